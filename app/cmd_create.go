@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+
+	"rambar/ramdisk"
+)
+
+func init() {
+	register(&command{Name: "create", Args: "NAME SIZE [--fs FS] [--hidden] [--force] [--json]",
+		Summary: "make a RAM disk (fs: apfs, apfs-case, hfs+, hfs+-case, tmpfs, zram)", Order: 10, Run: runCreate})
+}
+
+func runCreate(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("create", flag.ContinueOnError)
+	fsName := fl.String("fs", "", "file system")
+	hidden := fl.Bool("hidden", false, "hide from Finder's sidebar")
+	force := fl.Bool("force", false, "make it even if memory is short")
+	asJSON := fl.Bool("json", false, "print the plan and the disk as JSON")
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs("create", pos, 2, 2); err != nil {
+		return err
+	}
+	name := pos[0]
+	if err := ramdisk.ValidateName(name); err != nil {
+		return err
+	}
+	req := ramdisk.Request{Name: name, Hidden: *hidden, Force: *force}
+	if *fsName != "" {
+		if req.FS, err = ramdisk.ParseFileSystem(*fsName); err != nil {
+			return err
+		}
+	}
+	// Check the size's spelling before touching the engine, so bad input is
+	// refused the same way everywhere; a percentage is resolved once memory is known.
+	if _, err := ramdisk.ParseSize(pos[1], ramdisk.MaxSize); err != nil {
+		return err
+	}
+	f, err := a.facts(ctx)
+	if err != nil {
+		return err
+	}
+	if req.Size, err = ramdisk.ParseSize(pos[1], f.Memory.Physical); err != nil {
+		return err
+	}
+	plan, err := ramdisk.NewPlan(req, f)
+	if err != nil {
+		return err
+	}
+	if !*asJSON {
+		printPlan(a, plan)
+	}
+	e, _ := a.Engine()
+	v, err := e.Create(ctx, plan)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, struct {
+			Version int          `json:"version"`
+			Plan    ramdisk.Plan `json:"plan"`
+			Disk    diskJSON     `json:"disk"`
+		}{jsonVersion, plan, toDiskJSON(disk{Volume: v})})
+	}
+	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
+	return nil
+}
+
+// printPlan prints what is about to happen and what the user must know.
+func printPlan(a *App, p ramdisk.Plan) {
+	fmt.Fprintf(a.Stdout, "Creating %s\n", p.Summary())
+	for _, n := range p.Notes {
+		mark := "·"
+		switch n.Severity {
+		case ramdisk.Advice:
+			mark = "tip:"
+		case ramdisk.Warning:
+			mark = "warning:"
+		}
+		fmt.Fprintf(a.Stdout, "  %s %s\n", mark, strings.TrimSpace(n.Text))
+	}
+}

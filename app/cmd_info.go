@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+)
+
+func init() {
+	register(&command{Name: "info", Args: "NAME [--json]", Summary: "show one RAM disk in detail", Order: 21, Run: runInfo})
+}
+
+func runInfo(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("info", flag.ContinueOnError)
+	asJSON := fl.Bool("json", false, "print JSON")
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs("info", pos, 1, 1); err != nil {
+		return err
+	}
+	v, err := a.findDisk(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	e, _ := a.Engine()
+	d := disk{Volume: v}
+	d.Usage, d.UsageErr = e.Usage(ctx, v)
+	if *asJSON {
+		return writeJSON(a.Stdout, struct {
+			Version int `json:"version"`
+			diskJSON
+		}{jsonVersion, toDiskJSON(d)})
+	}
+	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+	row := func(k, f string, args ...any) { fmt.Fprintf(tw, "%s:\t"+f+"\n", append([]any{k}, args...)...) }
+	row("Name", "%s", d.Name)
+	row("Mount point", "%s", d.MountPoint)
+	row("Device", "%s", d.Device)
+	row("File system", "%s", d.FS.Label())
+	row("Size", "%s", d.Size)
+	row("Allocation", "%s", d.Allocation.Phrase())
+	if d.HelperPID > 0 {
+		row("Helper", "diskimages-helper pid %d", d.HelperPID)
+	}
+	if d.UsageErr != nil {
+		row("Usage", "unknown: %v", d.UsageErr)
+	} else {
+		u := d.Usage
+		row("Used", "%s (%.0f%%), %s free", u.Used.Short(), 100*u.Fill(), u.Free.Short())
+		if u.HeldKnown {
+			row("Memory held", "%s", u.Held.Short())
+			if p := u.Pinned(); p > 0 {
+				row("Pinned by deleted files", "%s", p.Short())
+			}
+			if r := u.CompressionRatio(); r > 0 {
+				row("Compression", "%.1fx (%s stored in %s)", r, u.Stored.Short(), u.Held.Short())
+			}
+		} else {
+			row("Memory held", "unknown")
+		}
+		if u.NearlyFull() {
+			row("Warning", "over 90%% full")
+		}
+		if u.ReclaimWorthwhile() {
+			row("Tip", "rambar reclaim %s would give back about %s", d.Name, u.Pinned().Short())
+		}
+	}
+	for _, n := range d.Notes {
+		row("Note", "%s", n)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportLayers keeps the imports going one way (DESIGN.md, Layout):
+// tray, mirror and bench import ramdisk; darwin and linux import ramdisk and
+// internal/run; ramdisk imports neither engines nor UI; only app imports
+// everything.
+func TestImportLayers(t *testing.T) {
+	forbidden := map[string][]string{
+		"rambar/ramdisk": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/internal/run", "fyne.io/systray"},
+		"rambar/darwin":  {"rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "fyne.io/systray"},
+		"rambar/linux":   {"rambar/darwin", "rambar/tray", "rambar/mirror", "rambar/bench", "fyne.io/systray"},
+		"rambar/tray":    {"rambar/darwin", "rambar/linux", "rambar/bench", "rambar/internal/run"},
+		"rambar/mirror":  {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "fyne.io/systray"},
+		"rambar/bench":   {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "fyne.io/systray"},
+	}
+	for _, goos := range []string{"linux", "darwin"} {
+		for pkg, bad := range forbidden {
+			cmd := exec.Command("go", "list", "-deps", pkg)
+			cmd.Env = append(cmd.Environ(), "GOOS="+goos, "CGO_ENABLED=0")
+			out, err := cmd.Output()
+			if err != nil {
+				if strings.Contains(string(out)+err.Error(), "no Go files") {
+					continue
+				}
+				t.Fatalf("go list -deps %s (GOOS=%s): %v", pkg, goos, err)
+			}
+			deps := map[string]bool{}
+			for _, d := range strings.Fields(string(out)) {
+				deps[d] = true
+			}
+			for _, b := range bad {
+				if deps[b] {
+					t.Errorf("GOOS=%s: %s imports %s", goos, pkg, b)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// isMountPoint reports whether dir is the root of a mounted file system: its
+// device differs from its parent's.
+func isMountPoint(dir string) bool {
+	st, err := os.Lstat(dir)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	pst, err := os.Lstat(filepath.Dir(dir))
+	if err != nil {
+		return false
+	}
+	a, ok1 := st.Sys().(*syscall.Stat_t)
+	b, ok2 := pst.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && a.Dev != b.Dev
+}

@@ -1,0 +1,2 @@
+// Package assets is being built.
+package assets

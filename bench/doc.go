@@ -1,0 +1,2 @@
+// Package bench is being built.
+package bench

@@ -1,0 +1,2 @@
+// Package mirror is being built.
+package mirror

@@ -1,0 +1,166 @@
+package ramdisk
+
+import (
+	"context"
+	"time"
+)
+
+// Engine makes, lists, measures and removes RAM disks on one platform. Every
+// method takes a context; cancelling it stops waiting on tools, it does not undo
+// steps already done (each method says what it leaves behind).
+//
+// Engines carry out Plans made by NewPlan; they do not decide sizes or names.
+// They map tool failures onto the sentinel errors of this package and keep the
+// tool's own words in the wrapped error.
+type Engine interface {
+	// Caps describes what this engine can do on this machine.
+	Caps() Caps
+
+	// Create makes the disk described by p, mounted and ready, and returns it.
+	// Partial failure: Create never leaves a half-made disk behind. If a step
+	// after the device exists fails (format, mount, permissions), the device is
+	// removed before Create returns, and the error carries the failing tool's
+	// words. If that cleanup also fails, both errors are returned joined.
+	Create(ctx context.Context, p Plan) (Volume, error)
+
+	// List returns the RAM disks mounted now, made by RAMBar or by hand
+	// (Finder, hdiutil, mount -t tmpfs under RAMBar's mount root), sorted by
+	// name. A disk that disappears while being listed is left out, not an error.
+	List(ctx context.Context) ([]Volume, error)
+
+	// Eject unmounts v and frees its memory. A busy volume gives a *BusyError
+	// naming the holders, and nothing changes; with force the volume is
+	// unmounted anyway (macOS: diskutil eject force; Linux: lazy unmount). A
+	// volume that is already gone gives ErrNotFound. Partial failure: if the
+	// volume was unmounted but the device could not be freed, the error says so
+	// and a later Eject of the same volume finishes the job.
+	Eject(ctx context.Context, v Volume, force bool) error
+
+	// Usage measures v now: bytes used on the file system and the memory it
+	// really holds. It is cheap enough for a menu refresh except where Caps
+	// says HeldIsCostly.
+	Usage(ctx context.Context, v Volume) (Usage, error)
+
+	// Memory reports the whole machine's memory: physical, free, compressed,
+	// swap.
+	Memory(ctx context.Context) (Memory, error)
+}
+
+// Caps describes an engine.
+type Caps struct {
+	OS           string       // "darwin", "linux"
+	FileSystems  []FileSystem // what Create accepts, default first
+	NeedsAdmin   []FileSystem // file systems that prompt for admin rights
+	MountRoot    string       // where disks are mounted: /Volumes, /mnt/rambar
+	HeldIsCostly bool         // Usage's Held figure costs a process launch (footprint)
+	// LazyThreshold is the size from which memory is taken only as blocks are
+	// written (macOS disk images: 4 GiB); 0 means always as written.
+	LazyThreshold Size
+}
+
+// Supports reports whether the engine can make fs.
+func (c Caps) Supports(fs FileSystem) bool {
+	for _, f := range c.FileSystems {
+		if f == fs {
+			return true
+		}
+	}
+	return false
+}
+
+// Volume is one mounted RAM disk.
+type Volume struct {
+	Name       string     `json:"name"`
+	MountPoint string     `json:"mount_point"`
+	Device     string     `json:"device"` // /dev/disk4 (the ram:// device), /dev/zram1, or the tmpfs source
+	FS         FileSystem `json:"fs"`
+	Size       Size       `json:"size_bytes"`
+	Hidden     bool       `json:"hidden,omitempty"`
+	// HelperPID is the diskimages-helper serving a macOS ram:// disk (0 when unknown).
+	HelperPID int `json:"helper_pid,omitempty"`
+	// Allocation is when the disk takes its memory.
+	Allocation Allocation `json:"allocation"`
+	// Managed is true for disks RAMBar made (a marker on the volume or the
+	// mount root says so); hand-made ones are listed too.
+	Managed bool `json:"managed"`
+	// Notes records what is known and not known about this volume (e.g. "helper
+	// pid unknown: attached with diskutil image").
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Usage is a volume's measurement at one moment.
+type Usage struct {
+	Size Size `json:"size_bytes"` // capacity of the file system
+	Used Size `json:"used_bytes"` // bytes the files take
+	Free Size `json:"free_bytes"` // bytes available
+	// Held is the memory the disk really holds (macOS: the helper's footprint;
+	// tmpfs: its pages; zram: mem_used_total). HeldKnown is false when it
+	// could not be measured.
+	Held      Size `json:"held_bytes"`
+	HeldKnown bool `json:"held_known"`
+	// Stored is the uncompressed data a compressed disk keeps (zram
+	// orig_data_size); 0 elsewhere.
+	Stored Size `json:"stored_bytes,omitempty"`
+	// Files is the number of inodes in use, when known.
+	Files int64     `json:"files,omitempty"`
+	At    time.Time `json:"at"`
+}
+
+// Pinned is memory held beyond what the files use: what deleted files still
+// pin on a macOS disk image (or an undiscarded zram disk). Never negative.
+func (u Usage) Pinned() Size {
+	if !u.HeldKnown || u.Held <= u.Used {
+		return 0
+	}
+	return u.Held - u.Used
+}
+
+// ReclaimThreshold is the pinned memory from which Reclaim is offered (it must
+// also exceed ReclaimFraction of the disk's size).
+const ReclaimThreshold = 256 * MiB
+
+// ReclaimFraction is the share of the size that pinned memory must exceed.
+const ReclaimFraction = 0.10
+
+// ReclaimWorthwhile reports whether reclaiming would give back enough memory
+// to be worth offering: over 256 MiB and over 10% of the size.
+func (u Usage) ReclaimWorthwhile() bool {
+	p := u.Pinned()
+	return p > ReclaimThreshold && float64(p) > ReclaimFraction*float64(u.Size)
+}
+
+// FullFraction is the fill level from which a disk is reported nearly full.
+const FullFraction = 0.90
+
+// Fill returns used/size in [0,1].
+func (u Usage) Fill() float64 {
+	if u.Size <= 0 {
+		return 0
+	}
+	return float64(u.Used) / float64(u.Size)
+}
+
+// NearlyFull reports a disk over 90% full.
+func (u Usage) NearlyFull() bool { return u.Fill() > FullFraction }
+
+// CompressionRatio is Stored/Held for a compressed disk, 0 when not known.
+func (u Usage) CompressionRatio() float64 {
+	if u.Stored <= 0 || !u.HeldKnown || u.Held <= 0 {
+		return 0
+	}
+	return float64(u.Stored) / float64(u.Held)
+}
+
+// Memory is the whole machine's memory at one moment.
+type Memory struct {
+	Physical   Size `json:"physical_bytes"`
+	Free       Size `json:"free_bytes"`       // free + reclaimable without paging (Linux MemAvailable)
+	Compressed Size `json:"compressed_bytes"` // held by the compressor (macOS) or zram
+	SwapTotal  Size `json:"swap_total_bytes"`
+	SwapUsed   Size `json:"swap_used_bytes"`
+	// Pressure is the OS's own word when it has one: "normal", "warn", "critical".
+	Pressure string `json:"pressure,omitempty"`
+}
+
+// Swapping reports whether the machine has memory out in swap.
+func (m Memory) Swapping() bool { return m.SwapUsed > 0 }

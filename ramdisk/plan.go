@@ -1,0 +1,204 @@
+package ramdisk
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Allocation is when a RAM disk takes its memory.
+type Allocation string
+
+// Allocation values; stable in `--json` output.
+const (
+	// AllocUpfront: the whole size is taken when the disk is attached (macOS
+	// disk images under 4 GiB).
+	AllocUpfront Allocation = "upfront"
+	// AllocOnWrite: memory is taken as blocks are written (macOS disk images of
+	// 4 GiB and over, tmpfs, zram).
+	AllocOnWrite Allocation = "on-write"
+)
+
+// Phrase is the allocation as the menu and CLI say it.
+func (a Allocation) Phrase() string {
+	switch a {
+	case AllocUpfront:
+		return "committed now"
+	case AllocOnWrite:
+		return "grows as written"
+	}
+	return "allocation unknown"
+}
+
+// DiskImageLazyThreshold is the size from which a macOS ram:// disk takes
+// memory only as it is written. Measured on macOS 26.4.1: 4,095 MiB took
+// 4,202 MB at attach, 4,096 MiB took 9 MB (seed 000).
+const DiskImageLazyThreshold = 4 * GiB
+
+// Headroom is the memory a plan keeps free for the system: a disk that would
+// push RAM disks' memory past physical memory minus Headroom is refused unless
+// forced.
+const Headroom = 2 * GiB
+
+// AllocationFor says when a disk of this file system and size takes memory.
+func AllocationFor(fs FileSystem, size Size) Allocation {
+	if fs.IsDiskImage() && size < DiskImageLazyThreshold {
+		return AllocUpfront
+	}
+	return AllocOnWrite
+}
+
+// Request is what the user asked for.
+type Request struct {
+	Name   string
+	Size   Size
+	FS     FileSystem // empty: the engine's default
+	Hidden bool       // macOS: -nobrowse, not shown in Finder's sidebar
+	Force  bool       // override memory refusals
+}
+
+// Facts are what the plan needs to know about the machine.
+type Facts struct {
+	Caps    Caps
+	Memory  Memory
+	Mounted []Volume // RAM disks mounted now
+	Held    Size     // memory RAM disks already hold (sum of Usage.Held)
+	// Taken lists names in use by any mounted volume (RAM disk or not), so a
+	// new disk never lands at "NAME 1".
+	Taken []string
+}
+
+// Severity orders plan notes.
+type Severity string
+
+// Note severities.
+const (
+	Info    Severity = "info"
+	Advice  Severity = "advice"
+	Warning Severity = "warning"
+)
+
+// Note is one thing the user must be told before the disk is made.
+type Note struct {
+	Severity Severity `json:"severity"`
+	Text     string   `json:"text"`
+}
+
+// Plan is everything an engine will do and everything the user must be told.
+type Plan struct {
+	Name       string     `json:"name"`
+	Size       Size       `json:"size_bytes"`
+	FS         FileSystem `json:"fs"`
+	Hidden     bool       `json:"hidden,omitempty"`
+	Allocation Allocation `json:"allocation"`
+	// CommitNow is the memory taken the moment the disk exists.
+	CommitNow Size `json:"commit_now_bytes"`
+	// MountPoint is where the engine will mount it.
+	MountPoint string `json:"mount_point"`
+	Forced     bool   `json:"forced,omitempty"`
+	Notes      []Note `json:"notes"`
+}
+
+// Summary is the plan's first line: "Scratch: 4 GiB APFS, grows as written".
+func (p Plan) Summary() string {
+	s := fmt.Sprintf("%s: %s %s, %s", p.Name, p.Size, p.FS.Label(), p.Allocation.Phrase())
+	if p.Allocation == AllocUpfront {
+		s = fmt.Sprintf("%s: %s %s, commits %s now", p.Name, p.Size, p.FS.Label(), p.CommitNow.Short())
+	}
+	return s
+}
+
+// NewPlan turns a request into a plan, or refuses it. Bad names, sizes and
+// file systems are errors that wrap ErrName, ErrSize or ErrFileSystem; a name
+// already mounted wraps ErrExists; a disk that could push RAM disks' memory
+// past physical memory minus Headroom wraps ErrTooLarge unless r.Force.
+func NewPlan(r Request, f Facts) (Plan, error) {
+	if err := ValidateName(r.Name); err != nil {
+		return Plan{}, err
+	}
+	for _, t := range f.Taken {
+		if strings.EqualFold(t, r.Name) {
+			return Plan{}, fmt.Errorf("%w: %q (macOS would silently mount it as %q)", ErrExists, r.Name, r.Name+" 1")
+		}
+	}
+	for _, v := range f.Mounted {
+		if strings.EqualFold(v.Name, r.Name) {
+			return Plan{}, fmt.Errorf("%w: %q at %s", ErrExists, r.Name, v.MountPoint)
+		}
+	}
+	if r.Size < MinSize {
+		return Plan{}, fmt.Errorf("%w: %s is below the minimum of %s", ErrSize, r.Size, MinSize)
+	}
+	if r.Size > MaxSize {
+		return Plan{}, fmt.Errorf("%w: %s is above the limit of %s", ErrSize, r.Size, MaxSize)
+	}
+	fs := r.FS
+	if fs == "" && len(f.Caps.FileSystems) > 0 {
+		fs = f.Caps.FileSystems[0]
+	}
+	if !f.Caps.Supports(fs) {
+		var names []string
+		for _, x := range f.Caps.FileSystems {
+			names = append(names, string(x))
+		}
+		return Plan{}, fmt.Errorf("%w %q on %s: use one of %s", ErrFileSystem, fs, osLabel(f.Caps.OS), strings.Join(names, ", "))
+	}
+	p := Plan{
+		Name:       r.Name,
+		Size:       r.Size,
+		FS:         fs,
+		Hidden:     r.Hidden,
+		Allocation: AllocationFor(fs, r.Size),
+		Forced:     r.Force,
+	}
+	if f.Caps.MountRoot != "" {
+		p.MountPoint = strings.TrimSuffix(f.Caps.MountRoot, "/") + "/" + r.Name
+	}
+	if p.Allocation == AllocUpfront {
+		p.CommitNow = r.Size
+		p.note(Info, fmt.Sprintf("takes all %s of memory as soon as it is made", r.Size))
+		if r.Size >= 3*GiB {
+			p.note(Advice, fmt.Sprintf("a 4 GiB disk costs less until it is filled: under 4 GiB macOS commits the whole %s now, from 4 GiB it takes memory only as you write", r.Size))
+		}
+	} else {
+		p.note(Info, "takes memory only as files are written, up to "+r.Size.String())
+	}
+	if fs.IsDiskImage() {
+		p.note(Info, "deleting files does not give memory back; eject (or Reclaim) does")
+	}
+	for _, x := range f.Caps.NeedsAdmin {
+		if x == fs {
+			p.note(Info, fs.Label()+" needs administrator rights; you will be asked for your password")
+		}
+	}
+	if f.Memory.Swapping() {
+		p.note(Warning, fmt.Sprintf("this machine is already using %s of swap: a RAM disk adds to memory pressure and may end up on the SSD anyway", f.Memory.SwapUsed.Short()))
+	}
+	if phys := f.Memory.Physical; phys > 0 {
+		limit := phys - Headroom
+		// What the disk could come to hold, on top of what RAM disks hold now.
+		worst := f.Held + r.Size
+		if worst > limit {
+			msg := fmt.Sprintf("%s would bring RAM disks to %s of memory, more than physical memory (%s) minus %s for the system",
+				r.Size, worst.Short(), phys.Short(), Headroom)
+			if !r.Force {
+				return Plan{}, fmt.Errorf("%w: %s; use --force to make it anyway", ErrTooLarge, msg)
+			}
+			p.note(Warning, "forced: "+msg+"; filling it will push memory to swap")
+		}
+	}
+	return p, nil
+}
+
+func (p *Plan) note(s Severity, text string) { p.Notes = append(p.Notes, Note{s, text}) }
+
+func osLabel(goos string) string {
+	switch goos {
+	case "darwin":
+		return "macOS"
+	case "linux":
+		return "Linux"
+	case "":
+		return "this system"
+	}
+	return goos
+}

@@ -1,0 +1,273 @@
+package ramdisk
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"howett.net/plist"
+
+	"rambar/internal/atomicfile"
+)
+
+// SettingsVersion is the schema version this build writes. Files of every
+// older version load through migrate; a newer one is refused untouched.
+const SettingsVersion = 2
+
+// Errors about the settings file.
+var (
+	// ErrSettingsCorrupt: the file is not a settings plist.
+	ErrSettingsCorrupt = errors.New("settings file is corrupt")
+	// ErrSettingsNewer: written by a newer RAMBar; this one will not touch it.
+	ErrSettingsNewer = errors.New("settings file is from a newer RAMBar")
+)
+
+// ContentMode says what happens to a disk's contents.
+type ContentMode string
+
+// Content modes.
+const (
+	Discard ContentMode = ""       // contents die with the disk
+	Keep    ContentMode = "keep"   // saved to a backing folder, restored at create
+	Mirror  ContentMode = "mirror" // an existing folder loaded at create, changes written back
+)
+
+// EjectOnQuit values.
+const (
+	QuitAsk   = "ask"
+	QuitEject = "eject"
+	QuitLeave = "leave"
+)
+
+// Preset is a disk the user wants again: made from the menu in one click, or
+// at login when AutoMount is set.
+type Preset struct {
+	Name string `plist:"Name"`
+	// Size is the size as the user typed it ("4G", "25%"), so a percentage
+	// follows the machine.
+	Size      string      `plist:"Size"`
+	FS        FileSystem  `plist:"FileSystem,omitempty"`
+	Hidden    bool        `plist:"Hidden,omitempty"`
+	AutoMount bool        `plist:"AutoMount,omitempty"`
+	Contents  ContentMode `plist:"Contents,omitempty"`
+	// MirrorPath is the folder a Mirror disk loads and writes back.
+	MirrorPath string `plist:"MirrorPath,omitempty"`
+	// SaveEvery is the autosave interval in seconds for Keep and Mirror; 0 = off.
+	SaveEvery int `plist:"SaveEverySeconds,omitempty"`
+	// Snapshots is how many past saves to keep; 0 = the default.
+	Snapshots int `plist:"Snapshots,omitempty"`
+}
+
+// SaveInterval returns SaveEvery as a duration.
+func (p Preset) SaveInterval() time.Duration { return time.Duration(p.SaveEvery) * time.Second }
+
+// Validate checks a preset's fields (the size against physical memory when a
+// percentage is used).
+func (p Preset) Validate(physical Size) error {
+	if err := ValidateName(p.Name); err != nil {
+		return fmt.Errorf("preset %q: %w", p.Name, err)
+	}
+	if _, err := ParseSize(p.Size, physical); err != nil {
+		return fmt.Errorf("preset %q: %w", p.Name, err)
+	}
+	if p.FS != "" {
+		if _, err := ParseFileSystem(string(p.FS)); err != nil {
+			return fmt.Errorf("preset %q: %w", p.Name, err)
+		}
+	}
+	switch p.Contents {
+	case Discard, Keep:
+	case Mirror:
+		if !filepath.IsAbs(p.MirrorPath) {
+			return fmt.Errorf("preset %q: mirror folder must be an absolute path, got %q", p.Name, p.MirrorPath)
+		}
+	default:
+		return fmt.Errorf("preset %q: unknown contents mode %q (keep or mirror)", p.Name, p.Contents)
+	}
+	if p.SaveEvery < 0 || p.Snapshots < 0 {
+		return fmt.Errorf("preset %q: save interval and snapshot count must not be negative", p.Name)
+	}
+	return nil
+}
+
+// Settings is everything RAMBar remembers.
+type Settings struct {
+	Version int `plist:"Version"`
+	// ShowMemoryInTitle puts the total memory RAM disks hold in the menu-bar title.
+	ShowMemoryInTitle bool `plist:"ShowMemoryInTitle"`
+	// EjectOnQuit: QuitAsk, QuitEject or QuitLeave.
+	EjectOnQuit string   `plist:"EjectOnQuit"`
+	Presets     []Preset `plist:"Presets"`
+}
+
+// DefaultSettings is what a fresh install starts with.
+func DefaultSettings() Settings {
+	return Settings{Version: SettingsVersion, EjectOnQuit: QuitAsk, Presets: []Preset{}}
+}
+
+// Preset returns the preset with that name (case-insensitive).
+func (s *Settings) Preset(name string) (*Preset, bool) {
+	for i := range s.Presets {
+		if strings.EqualFold(s.Presets[i].Name, name) {
+			return &s.Presets[i], true
+		}
+	}
+	return nil, false
+}
+
+// Validate checks every field.
+func (s Settings) Validate(physical Size) error {
+	switch s.EjectOnQuit {
+	case QuitAsk, QuitEject, QuitLeave:
+	default:
+		return fmt.Errorf("EjectOnQuit %q: use %s, %s or %s", s.EjectOnQuit, QuitAsk, QuitEject, QuitLeave)
+	}
+	seen := map[string]bool{}
+	for _, p := range s.Presets {
+		if err := p.Validate(physical); err != nil {
+			return err
+		}
+		k := strings.ToLower(p.Name)
+		if seen[k] {
+			return fmt.Errorf("preset %q is defined twice", p.Name)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// settingsV1 is the first schema: sizes in whole MiB and diskutil's own
+// file-system names ("APFS", "HFS+"); no content modes.
+type settingsV1 struct {
+	Version           int `plist:"Version"`
+	ShowMemoryInTitle bool
+	EjectOnQuit       bool // v1: eject on quit, yes or no
+	Presets           []struct {
+		Name      string
+		SizeMiB   int64
+		Format    string
+		Hidden    bool
+		AutoMount bool
+	}
+}
+
+// DecodeSettings reads a settings plist of any known version and returns it
+// migrated to SettingsVersion.
+func DecodeSettings(data []byte) (Settings, error) {
+	var head struct {
+		Version int `plist:"Version"`
+	}
+	if _, err := plist.Unmarshal(data, &head); err != nil {
+		return Settings{}, fmt.Errorf("%w: %v", ErrSettingsCorrupt, err)
+	}
+	switch {
+	case head.Version > SettingsVersion:
+		return Settings{}, fmt.Errorf("%w (version %d; this RAMBar reads up to %d)", ErrSettingsNewer, head.Version, SettingsVersion)
+	case head.Version == 1:
+		var v1 settingsV1
+		if _, err := plist.Unmarshal(data, &v1); err != nil {
+			return Settings{}, fmt.Errorf("%w: %v", ErrSettingsCorrupt, err)
+		}
+		s := DefaultSettings()
+		s.ShowMemoryInTitle = v1.ShowMemoryInTitle
+		if v1.EjectOnQuit {
+			s.EjectOnQuit = QuitEject
+		}
+		for _, p := range v1.Presets {
+			fsys, err := ParseFileSystem(p.Format)
+			if err != nil {
+				return Settings{}, fmt.Errorf("%w: preset %q: %v", ErrSettingsCorrupt, p.Name, err)
+			}
+			s.Presets = append(s.Presets, Preset{Name: p.Name, Size: fmt.Sprintf("%dM", p.SizeMiB), FS: fsys, Hidden: p.Hidden, AutoMount: p.AutoMount})
+		}
+		return s, nil
+	case head.Version == SettingsVersion:
+		s := DefaultSettings()
+		if _, err := plist.Unmarshal(data, &s); err != nil {
+			return Settings{}, fmt.Errorf("%w: %v", ErrSettingsCorrupt, err)
+		}
+		if s.EjectOnQuit == "" {
+			s.EjectOnQuit = QuitAsk
+		}
+		if s.Presets == nil {
+			s.Presets = []Preset{}
+		}
+		return s, nil
+	}
+	return Settings{}, fmt.Errorf("%w: no valid Version key (got %d)", ErrSettingsCorrupt, head.Version)
+}
+
+// EncodeSettings writes s as an XML plist at SettingsVersion.
+func EncodeSettings(s Settings) ([]byte, error) {
+	s.Version = SettingsVersion
+	if s.Presets == nil {
+		s.Presets = []Preset{}
+	}
+	var b bytes.Buffer
+	enc := plist.NewEncoderForFormat(&b, plist.XMLFormat)
+	enc.Indent("\t")
+	if err := enc.Encode(s); err != nil {
+		return nil, fmt.Errorf("plist encode settings: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// Store is the settings file on disk.
+type Store struct {
+	Path string
+}
+
+// Load reads the settings. A missing file gives DefaultSettings. A corrupt or
+// newer file gives an error naming it, and the file is left untouched.
+func (st Store) Load() (Settings, error) {
+	data, err := os.ReadFile(st.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return DefaultSettings(), nil
+	}
+	if err != nil {
+		return Settings{}, fmt.Errorf("read settings: %w", err)
+	}
+	s, err := DecodeSettings(data)
+	if err != nil {
+		return Settings{}, fmt.Errorf("%s: %w; it was left as it is: move it aside to start afresh", st.Path, err)
+	}
+	return s, nil
+}
+
+// Save writes s atomically (temp file, fsync, rename). It refuses to replace
+// a file that Load cannot read, so a corrupt or newer file is never silently
+// overwritten.
+func (st Store) Save(s Settings) error {
+	if _, err := st.Load(); err != nil {
+		return err
+	}
+	data, err := EncodeSettings(s)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(st.Path), 0o700); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	return atomicfile.WriteFile(st.Path, data, 0o600)
+}
+
+// Update loads, applies fn, validates and saves. Nothing is written when fn or
+// validation fails.
+func (st Store) Update(physical Size, fn func(*Settings) error) (Settings, error) {
+	s, err := st.Load()
+	if err != nil {
+		return Settings{}, err
+	}
+	if err := fn(&s); err != nil {
+		return Settings{}, err
+	}
+	if err := s.Validate(physical); err != nil {
+		return Settings{}, err
+	}
+	return s, st.Save(s)
+}

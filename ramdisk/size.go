@@ -1,0 +1,159 @@
+package ramdisk
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Size is a byte count. RAMBar uses binary units everywhere: "4G" is 4 GiB,
+// because ram:// devices count 512-byte sectors and TmpDisk's mix of 1000 and
+// 1024 ("1 GB" becoming 1000 MiB) is a known bug this package avoids.
+type Size int64
+
+// Binary units.
+const (
+	Byte Size = 1
+	KiB       = 1024 * Byte
+	MiB       = 1024 * KiB
+	GiB       = 1024 * MiB
+	TiB       = 1024 * GiB
+)
+
+// SectorSize is the unit of a ram:// device's length.
+const SectorSize = 512
+
+// MinSize is the smallest disk RAMBar makes; smaller volumes cannot hold a
+// file system's own metadata.
+const MinSize = 1 * MiB
+
+// MaxSize is the largest size the parser accepts: more memory than any Mac or
+// PC RAMBar runs on could ever address. Plans apply the real, per-machine limit.
+const MaxSize = 64 * TiB
+
+// ErrSize is wrapped by every size parsing error.
+var ErrSize = errors.New("invalid size")
+
+// sizeHelp is appended to size errors so users see what is accepted.
+const sizeHelp = "use a number with a unit like 512M, 4G, 1.5GiB, 4096MiB, or a percentage of memory like 25%"
+
+var units = map[string]Size{
+	"":  MiB, // a bare number is MiB, as in TmpDisk and the hdiutil recipe
+	"b": Byte,
+	"k": KiB, "kb": KiB, "kib": KiB,
+	"m": MiB, "mb": MiB, "mib": MiB,
+	"g": GiB, "gb": GiB, "gib": GiB,
+	"t": TiB, "tb": TiB, "tib": TiB,
+}
+
+// ParseSize reads a size as a user types it: "512M", "4G", "4GiB", "1.5G",
+// "4096MiB", "25%" (of physical memory, which must then be given), or a bare
+// number of MiB. Results are rounded up to a whole MiB. Zero, negative,
+// unknown units and sizes beyond MaxSize are refused with a one-line error.
+func ParseSize(s string, physical Size) (Size, error) {
+	in := strings.TrimSpace(s)
+	if in == "" {
+		return 0, fmt.Errorf("%w: empty; %s", ErrSize, sizeHelp)
+	}
+	if strings.HasPrefix(in, "-") {
+		return 0, fmt.Errorf("%w %q: must be positive; %s", ErrSize, s, sizeHelp)
+	}
+	if strings.HasSuffix(in, "%") {
+		p, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(in, "%")), 64)
+		if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
+			return 0, fmt.Errorf("%w %q: %s", ErrSize, s, sizeHelp)
+		}
+		if p <= 0 || p > 100 {
+			return 0, fmt.Errorf("%w %q: a percentage must be above 0 and at most 100", ErrSize, s)
+		}
+		if physical <= 0 {
+			return 0, fmt.Errorf("%w %q: physical memory is unknown, so a percentage cannot be used", ErrSize, s)
+		}
+		return finish(s, float64(physical)*p/100)
+	}
+	i := strings.IndexFunc(in, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := in, ""
+	if i >= 0 {
+		num, unit = in[:i], strings.ToLower(strings.TrimSpace(in[i:]))
+	}
+	mult, ok := units[unit]
+	if !ok {
+		return 0, fmt.Errorf("%w %q: unknown unit %q; %s", ErrSize, s, in[i:], sizeHelp)
+	}
+	if num == "" {
+		return 0, fmt.Errorf("%w %q: no number; %s", ErrSize, s, sizeHelp)
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w %q: %s", ErrSize, s, sizeHelp)
+	}
+	return finish(s, f*float64(mult))
+}
+
+func finish(s string, bytes float64) (Size, error) {
+	if bytes <= 0 {
+		return 0, fmt.Errorf("%w %q: must be more than zero; %s", ErrSize, s, sizeHelp)
+	}
+	if bytes > float64(MaxSize) {
+		return 0, fmt.Errorf("%w %q: larger than any machine's memory (limit %s)", ErrSize, s, MaxSize)
+	}
+	z := Size(math.Ceil(bytes/float64(MiB))) * MiB
+	if z < MinSize {
+		z = MinSize
+	}
+	return z, nil
+}
+
+// MiBs returns the size in whole MiB, rounded up.
+func (z Size) MiBs() int64 { return int64((z + MiB - 1) / MiB) }
+
+// Sectors returns the size in 512-byte sectors, as ram:// wants it
+// (MiB × 2048).
+func (z Size) Sectors() int64 { return int64((z + SectorSize - 1) / SectorSize) }
+
+// String prints the size in the largest binary unit that keeps it readable:
+// "4 GiB", "1.5 GiB", "512 MiB", "3 KiB", "12 B".
+func (z Size) String() string {
+	neg := ""
+	if z < 0 {
+		neg, z = "-", -z
+	}
+	for _, u := range []struct {
+		n    Size
+		name string
+	}{{TiB, "TiB"}, {GiB, "GiB"}, {MiB, "MiB"}, {KiB, "KiB"}} {
+		if z >= u.n {
+			return neg + trimFloat(float64(z)/float64(u.n)) + " " + u.name
+		}
+	}
+	return fmt.Sprintf("%s%d B", neg, int64(z))
+}
+
+// Short prints the size the way the menu does, in decimal-looking but binary
+// figures with one decimal: "1.2 GB", "512 MB". Menu text favours brevity; the
+// CLI uses String.
+func (z Size) Short() string {
+	neg := ""
+	if z < 0 {
+		neg, z = "-", -z
+	}
+	switch {
+	case z >= TiB:
+		return fmt.Sprintf("%s%.1f TB", neg, float64(z)/float64(TiB))
+	case z >= GiB:
+		return fmt.Sprintf("%s%.1f GB", neg, float64(z)/float64(GiB))
+	case z >= MiB:
+		return fmt.Sprintf("%s%.0f MB", neg, float64(z)/float64(MiB))
+	case z >= KiB:
+		return fmt.Sprintf("%s%.0f KB", neg, float64(z)/float64(KiB))
+	}
+	return fmt.Sprintf("%s%d B", neg, int64(z))
+}
+
+func trimFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 2, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}

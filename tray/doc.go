@@ -1,0 +1,2 @@
+// Package tray is being built.
+package tray
