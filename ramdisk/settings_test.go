@@ -1,0 +1,137 @@
+package ramdisk
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"howett.net/plist"
+)
+
+// copyFixture copies testdata/name into a temp folder and returns a Store on it.
+func copyFixture(t *testing.T, name string) Store {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "settings.plist")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return Store{Path: p}
+}
+
+// TestLoadEveryVersion: a file written by every older RAMBar still loads, migrated.
+func TestLoadEveryVersion(t *testing.T) {
+	tests := []struct {
+		file string
+		want Settings
+	}{
+		{"settings-v1.plist", Settings{Version: SettingsVersion, ShowMemoryInTitle: true, EjectOnQuit: QuitEject, Presets: []Preset{
+			{Name: "Scratch", Size: "4096M", FS: APFS, AutoMount: true},
+			{Name: "Build Cache", Size: "2048M", FS: HFSPlus, Hidden: true},
+			{Name: "Cases", Size: "512M", FS: APFSCase},
+		}}},
+		{"settings-v2.plist", Settings{Version: SettingsVersion, EjectOnQuit: QuitLeave, Presets: []Preset{
+			{Name: "Scratch", Size: "25%", FS: HFSPlus, AutoMount: true, Contents: Keep, SaveEvery: 600, Snapshots: 3},
+			{Name: "Xcode DerivedData", Size: "8G", Hidden: true, Contents: Mirror, MirrorPath: "/Users/ada/Library/Developer/Xcode/DerivedData"},
+		}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			st := copyFixture(t, tt.file)
+			got, err := st.Load()
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Load:\n got %+v\nwant %+v", got, tt.want)
+			}
+			if err := got.Validate(16 * GiB); err != nil {
+				t.Errorf("migrated settings do not validate: %v", err)
+			}
+			// A save writes the current version, and reading it back gives the same.
+			if err := st.Save(got); err != nil {
+				t.Fatalf("Save: %v", err)
+			}
+			again, err := st.Load()
+			if err != nil {
+				t.Fatalf("Load after Save: %v", err)
+			}
+			if !reflect.DeepEqual(again, tt.want) {
+				t.Errorf("after Save:\n got %+v\nwant %+v", again, tt.want)
+			}
+			data, _ := os.ReadFile(st.Path)
+			var head struct{ Version int }
+			if _, err := plist.Unmarshal(data, &head); err != nil || head.Version != SettingsVersion {
+				t.Errorf("saved file has version %d (%v), want %d", head.Version, err, SettingsVersion)
+			}
+		})
+	}
+}
+
+// TestRefusedUntouched: a corrupt file or one from a newer RAMBar is refused by
+// Load, Save and Update, and its bytes stay as they were.
+func TestRefusedUntouched(t *testing.T) {
+	tests := []struct {
+		file string
+		want error
+	}{
+		{"settings-corrupt.plist", ErrSettingsCorrupt},
+		{"settings-v3.plist", ErrSettingsNewer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			st := copyFixture(t, tt.file)
+			before, _ := os.ReadFile(st.Path)
+			if _, err := st.Load(); !errors.Is(err, tt.want) {
+				t.Errorf("Load: got %v, want %v", err, tt.want)
+			}
+			if err := st.Save(DefaultSettings()); !errors.Is(err, tt.want) {
+				t.Errorf("Save: got %v, want %v", err, tt.want)
+			}
+			_, err := st.Update(16*GiB, func(s *Settings) error {
+				return s.AddPreset(Preset{Name: "New", Size: "1G"}, 16*GiB)
+			})
+			if !errors.Is(err, tt.want) {
+				t.Errorf("Update: got %v, want %v", err, tt.want)
+			}
+			after, _ := os.ReadFile(st.Path)
+			if !bytes.Equal(before, after) {
+				t.Errorf("file changed")
+			}
+			ents, _ := os.ReadDir(filepath.Dir(st.Path))
+			if len(ents) != 1 {
+				t.Errorf("folder holds %d entries, want only the settings file", len(ents))
+			}
+		})
+	}
+}
+
+// TestDecodeSettingsBad: files that are not settings at all.
+func TestDecodeSettingsBad(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want error
+	}{
+		{"empty", "", ErrSettingsCorrupt},
+		{"not a plist", "hello", ErrSettingsCorrupt},
+		{"no version", `<plist version="1.0"><dict><key>Presets</key><array/></dict></plist>`, ErrSettingsCorrupt},
+		{"version zero", `<plist version="1.0"><dict><key>Version</key><integer>0</integer></dict></plist>`, ErrSettingsCorrupt},
+		{"version a string", `<plist version="1.0"><dict><key>Version</key><string>2</string></dict></plist>`, ErrSettingsCorrupt},
+		{"v1 unknown format", `<plist version="1.0"><dict><key>Version</key><integer>1</integer><key>Presets</key><array><dict><key>Name</key><string>A</string><key>SizeMiB</key><integer>1</integer><key>Format</key><string>FAT32</string></dict></array></dict></plist>`, ErrSettingsCorrupt},
+		{"newer", `<plist version="1.0"><dict><key>Version</key><integer>99</integer></dict></plist>`, ErrSettingsNewer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := DecodeSettings([]byte(tt.data)); !errors.Is(err, tt.want) {
+				t.Errorf("got %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
