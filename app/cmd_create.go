@@ -27,39 +27,15 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 	if err := wantArgs("create", pos, 2, 2); err != nil {
 		return err
 	}
-	name := pos[0]
-	if err := ramdisk.ValidateName(name); err != nil {
-		return err
-	}
-	req := ramdisk.Request{Name: name, Hidden: *hidden, Force: *force}
+	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}
 	if *fsName != "" {
 		if req.FS, err = ramdisk.ParseFileSystem(*fsName); err != nil {
 			return err
 		}
 	}
-	// Check the size's spelling before touching the engine, so bad input is
-	// refused the same way everywhere; a percentage is resolved once memory is known.
-	if _, err := ramdisk.ParseSize(pos[1], ramdisk.MaxSize); err != nil {
-		return err
-	}
-	f, err := a.facts(ctx)
+	plan, v, err := a.createDisk(ctx, req, createOpts{Size: pos[1], Quiet: *asJSON})
 	if err != nil {
 		return err
-	}
-	if req.Size, err = ramdisk.ParseSize(pos[1], f.Memory.Physical); err != nil {
-		return err
-	}
-	plan, err := ramdisk.NewPlan(req, f)
-	if err != nil {
-		return err
-	}
-	if !*asJSON {
-		printPlan(a, plan)
-	}
-	e, _ := a.Engine()
-	v, err := e.Create(ctx, plan)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", name, err)
 	}
 	if *asJSON {
 		return writeJSON(a.Stdout, struct {

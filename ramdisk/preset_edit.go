@@ -138,6 +138,15 @@ func (s *Settings) RemovePreset(name string) (Preset, error) {
 	return Preset{}, fmt.Errorf("preset %q: %w%s", name, ErrNoPreset, s.presetNames())
 }
 
+// FindPreset returns the preset named name (any letter case), or
+// ErrNoPreset with the names there are.
+func (s Settings) FindPreset(name string) (Preset, error) {
+	if p, ok := s.Preset(name); ok {
+		return *p, nil
+	}
+	return Preset{}, fmt.Errorf("preset %q: %w%s", name, ErrNoPreset, s.presetNames())
+}
+
 // AutoMountPresets returns the presets to mount at login, in file order.
 func (s Settings) AutoMountPresets() []Preset {
 	var out []Preset

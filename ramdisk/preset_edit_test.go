@@ -3,6 +3,7 @@ package ramdisk
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -134,5 +135,20 @@ func TestRemovePreset(t *testing.T) {
 	}
 	if len(s.Presets) != 2 || s.Presets[0].Name != "A" || s.Presets[1].Name != "C" {
 		t.Errorf("presets = %+v", s.Presets)
+	}
+}
+
+func TestFindPreset(t *testing.T) {
+	s := DefaultSettings()
+	if _, err := s.FindPreset("A"); !errors.Is(err, ErrNoPreset) || !strings.Contains(err.Error(), "there are none") {
+		t.Errorf("empty settings: %v", err)
+	}
+	s.Presets = []Preset{{Name: "Beta", Size: "1G"}, {Name: "Alpha", Size: "2G"}}
+	if p, err := s.FindPreset("alpha"); err != nil || p.Size != "2G" {
+		t.Errorf("FindPreset(alpha) = %+v, %v", p, err)
+	}
+	_, err := s.FindPreset("Gamma")
+	if !errors.Is(err, ErrNoPreset) || !strings.Contains(err.Error(), "(presets: Alpha, Beta)") {
+		t.Errorf("FindPreset(Gamma) = %v", err)
 	}
 }

@@ -1,0 +1,459 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"rambar/ramdisk"
+)
+
+func init() {
+	register(&command{Name: "preset",
+		Args: "add NAME SIZE [FLAGS] | edit NAME [SIZE] [FLAGS] | rm NAME | list [--json] | mount NAME\n" +
+			"  flags: [--fs FS] [--hidden|--no-hidden] [--auto-mount|--no-auto-mount] [--keep | --mirror PATH | --discard]\n" +
+			"         [--save-every 10m|off] [--snapshots K]",
+		Summary: "remember disks to make in one click, or at login with --auto-mount (see 'rambar up')", Order: 40, Run: runPreset})
+}
+
+func runPreset(ctx context.Context, a *App, args []string) error {
+	usage := fmt.Errorf("%w: rambar preset add|edit|rm|list|mount; see 'rambar help preset'", errUsage)
+	if len(args) == 0 {
+		return usage
+	}
+	switch args[0] {
+	case "add":
+		return runPresetAdd(ctx, a, args[1:])
+	case "edit":
+		return runPresetEdit(ctx, a, args[1:])
+	case "rm", "remove":
+		return runPresetRm(ctx, a, args[1:])
+	case "list", "ls":
+		return runPresetList(ctx, a, args[1:])
+	case "mount":
+		return runPresetMount(ctx, a, args[1:])
+	}
+	return usage
+}
+
+// presetFlags are the flags add and edit share. Which ones were given is
+// read with FlagSet.Visit, so edit changes only those.
+type presetFlags struct {
+	fl                    *flag.FlagSet
+	fs, mirror, saveEvery string
+	hidden, noHidden      bool
+	auto, noAuto          bool
+	keep, discard         bool
+	snapshots             int
+	set                   map[string]bool
+}
+
+func newPresetFlags(name string, edit bool) *presetFlags {
+	p := &presetFlags{fl: flag.NewFlagSet("preset "+name, flag.ContinueOnError)}
+	p.fl.StringVar(&p.fs, "fs", "", "file system")
+	p.fl.BoolVar(&p.hidden, "hidden", false, "hide from Finder's sidebar")
+	p.fl.BoolVar(&p.auto, "auto-mount", false, "mount at login ('rambar up')")
+	p.fl.BoolVar(&p.keep, "keep", false, "save the contents and restore them when the disk is made")
+	p.fl.StringVar(&p.mirror, "mirror", "", "load this folder into the disk and write changes back")
+	p.fl.StringVar(&p.saveEvery, "save-every", "", "autosave interval (10m, 1h, off)")
+	p.fl.IntVar(&p.snapshots, "snapshots", 0, "how many past saves to keep")
+	if edit {
+		p.fl.BoolVar(&p.noHidden, "no-hidden", false, "show in Finder's sidebar")
+		p.fl.BoolVar(&p.noAuto, "no-auto-mount", false, "do not mount at login")
+		p.fl.BoolVar(&p.discard, "discard", false, "contents die with the disk")
+	}
+	return p
+}
+
+func (p *presetFlags) parse(args []string) ([]string, error) {
+	pos, err := parseFlags(p.fl, args)
+	if err != nil {
+		return nil, err
+	}
+	p.set = map[string]bool{}
+	p.fl.Visit(func(f *flag.Flag) { p.set[f.Name] = true })
+	for _, pair := range [][2]string{{"hidden", "no-hidden"}, {"auto-mount", "no-auto-mount"}} {
+		if p.set[pair[0]] && p.set[pair[1]] {
+			return nil, fmt.Errorf("%w: --%s and --%s contradict each other", errUsage, pair[0], pair[1])
+		}
+	}
+	n := 0
+	for _, f := range []string{"keep", "mirror", "discard"} {
+		if p.set[f] {
+			n++
+		}
+	}
+	if n > 1 {
+		return nil, fmt.Errorf("%w: give only one of --keep, --mirror PATH and --discard", errUsage)
+	}
+	return pos, nil
+}
+
+// change turns the given flags into a PresetChange.
+func (p *presetFlags) change() (ramdisk.PresetChange, error) {
+	var c ramdisk.PresetChange
+	if p.set["fs"] {
+		fs, err := ramdisk.ParseFileSystem(p.fs)
+		if err != nil {
+			return c, err
+		}
+		c.FS = &fs
+	}
+	if p.set["hidden"] || p.set["no-hidden"] {
+		c.Hidden = ptrTo(p.set["hidden"] && p.hidden || p.set["no-hidden"] && !p.noHidden)
+	}
+	if p.set["auto-mount"] || p.set["no-auto-mount"] {
+		c.AutoMount = ptrTo(p.set["auto-mount"] && p.auto || p.set["no-auto-mount"] && !p.noAuto)
+	}
+	switch {
+	case p.set["keep"] && p.keep:
+		c.Contents = ptrTo(ramdisk.Keep)
+	case p.set["discard"] && p.discard:
+		c.Contents = ptrTo(ramdisk.Discard)
+	case p.set["mirror"]:
+		if strings.TrimSpace(p.mirror) == "" {
+			return c, fmt.Errorf("%w: --mirror needs a folder", errUsage)
+		}
+		abs, err := filepath.Abs(p.mirror)
+		if err != nil {
+			return c, fmt.Errorf("%w: --mirror %q: %v", errUsage, p.mirror, err)
+		}
+		c.Contents, c.MirrorPath = ptrTo(ramdisk.Mirror), &abs
+	}
+	if p.set["save-every"] {
+		secs, err := parseSaveEvery(p.saveEvery)
+		if err != nil {
+			return c, err
+		}
+		c.SaveEvery = &secs
+	}
+	if p.set["snapshots"] {
+		if p.snapshots < 0 {
+			return c, fmt.Errorf("%w: --snapshots %d: must be 0 or more", errUsage, p.snapshots)
+		}
+		c.Snapshots = ptrTo(p.snapshots)
+	}
+	return c, nil
+}
+
+// parseSaveEvery reads an autosave interval: a Go duration of at least a
+// second ("30s", "10m", "1h30m"), or "off"/"0".
+func parseSaveEvery(s string) (int, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "off", "0", "never":
+		return 0, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < time.Second || d%time.Second != 0 {
+		return 0, fmt.Errorf("%w: --save-every %q: use whole seconds or more, like 30s, 10m or 1h (or off)", errUsage, s)
+	}
+	if d > 30*24*time.Hour {
+		return 0, fmt.Errorf("%w: --save-every %q: at most 720h", errUsage, s)
+	}
+	return int(d / time.Second), nil
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// physical is the machine's memory, for percentage sizes; 0 when unknown (a
+// percentage is then refused with a message saying so).
+func (a *App) physical(ctx context.Context) ramdisk.Size {
+	e, err := a.Engine()
+	if err != nil {
+		return 0
+	}
+	m, err := e.Memory(ctx)
+	if err != nil {
+		return 0
+	}
+	return m.Physical
+}
+
+// asUsage marks a refused preset as bad input (exit 2), unless it is already
+// a named kind (not found, exists).
+func asUsage(err error) error {
+	if err == nil || errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, ramdisk.ErrExists) || errors.Is(err, errUsage) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", errUsage, err)
+}
+
+func runPresetAdd(ctx context.Context, a *App, args []string) error {
+	pf := newPresetFlags("add", false)
+	pos, err := pf.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return fmt.Errorf("%w: rambar preset add NAME SIZE [--fs FS] [--hidden] [--auto-mount] [--keep | --mirror PATH] [--save-every 10m] [--snapshots K]", errUsage)
+	}
+	c, err := pf.change()
+	if err != nil {
+		return err
+	}
+	p := ramdisk.Preset{Name: pos[0], Size: pos[1]}
+	c.Apply(&p)
+	st, err := a.Store()
+	if err != nil {
+		return err
+	}
+	phys := a.physical(ctx)
+	if _, err := st.Update(phys, func(s *ramdisk.Settings) error { return asUsage(s.AddPreset(p, phys)) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Stdout, "Added preset %s: %s\n", p.Name, describePreset(p))
+	return nil
+}
+
+func runPresetEdit(ctx context.Context, a *App, args []string) error {
+	pf := newPresetFlags("edit", true)
+	pf.fl.String("size", "", "new size")
+	pos, err := pf.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return fmt.Errorf("%w: rambar preset edit NAME [SIZE] [--fs FS] [--hidden|--no-hidden] [--auto-mount|--no-auto-mount] [--keep | --mirror PATH | --discard] [--save-every 10m|off] [--snapshots K]", errUsage)
+	}
+	c, err := pf.change()
+	if err != nil {
+		return err
+	}
+	if size := pf.fl.Lookup("size").Value.String(); pf.set["size"] || len(pos) == 2 {
+		if len(pos) == 2 {
+			if pf.set["size"] {
+				return fmt.Errorf("%w: give the size once", errUsage)
+			}
+			size = pos[1]
+		}
+		c.Size = &size
+	}
+	if c.Empty() {
+		return fmt.Errorf("%w: nothing to change; give a size or flags (see 'rambar help preset')", errUsage)
+	}
+	st, err := a.Store()
+	if err != nil {
+		return err
+	}
+	phys := a.physical(ctx)
+	var got ramdisk.Preset
+	if _, err := st.Update(phys, func(s *ramdisk.Settings) error {
+		var err error
+		got, err = s.EditPreset(pos[0], c, phys)
+		return asUsage(err)
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Stdout, "Changed preset %s: %s\n", got.Name, describePreset(got))
+	return nil
+}
+
+func runPresetRm(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("preset rm", flag.ContinueOnError)
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: rambar preset rm NAME", errUsage)
+	}
+	st, err := a.Store()
+	if err != nil {
+		return err
+	}
+	var gone ramdisk.Preset
+	if _, err := st.Update(a.physical(ctx), func(s *ramdisk.Settings) error {
+		var err error
+		gone, err = s.RemovePreset(pos[0])
+		return err
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Stdout, "Removed preset %s (a mounted disk of that name stays mounted)\n", gone.Name)
+	return nil
+}
+
+// presetJSON is one preset in `preset list --json`.
+type presetJSON struct {
+	Name       string             `json:"name"`
+	Size       string             `json:"size"`
+	SizeBytes  *ramdisk.Size      `json:"size_bytes"` // null when it cannot be resolved here
+	FS         ramdisk.FileSystem `json:"fs"`         // "" = the engine's default
+	Hidden     bool               `json:"hidden"`
+	AutoMount  bool               `json:"auto_mount"`
+	Contents   string             `json:"contents"` // discard, keep, mirror
+	MirrorPath string             `json:"mirror_path,omitempty"`
+	SaveEvery  int                `json:"save_every_seconds"`
+	Snapshots  int                `json:"snapshots"`
+}
+
+func contentsWord(m ramdisk.ContentMode) string {
+	if m == ramdisk.Discard {
+		return "discard"
+	}
+	return string(m)
+}
+
+func runPresetList(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("preset list", flag.ContinueOnError)
+	asJSON := fl.Bool("json", false, "print JSON")
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return fmt.Errorf("%w: rambar preset list [--json]", errUsage)
+	}
+	st, err := a.Store()
+	if err != nil {
+		return err
+	}
+	s, err := st.Load()
+	if err != nil {
+		return err
+	}
+	phys := a.physical(ctx)
+	if *asJSON {
+		out := struct {
+			Version int          `json:"version"`
+			Presets []presetJSON `json:"presets"`
+		}{Version: jsonVersion, Presets: []presetJSON{}}
+		for _, p := range s.Presets {
+			j := presetJSON{Name: p.Name, Size: p.Size, FS: p.FS, Hidden: p.Hidden, AutoMount: p.AutoMount,
+				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, SaveEvery: p.SaveEvery, Snapshots: p.Snapshots}
+			if z, err := ramdisk.ParseSize(p.Size, phys); err == nil {
+				j.SizeBytes = &z
+			}
+			out.Presets = append(out.Presets, j)
+		}
+		return writeJSON(a.Stdout, out)
+	}
+	if len(s.Presets) == 0 {
+		fmt.Fprintln(a.Stdout, "No presets. Add one with: rambar preset add Scratch 4G --auto-mount")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSIZE\tFS\tAT LOGIN\tCONTENTS")
+	for _, p := range s.Presets {
+		size := p.Size
+		if z, err := ramdisk.ParseSize(p.Size, phys); err == nil && strings.HasSuffix(p.Size, "%") {
+			size += " (" + z.Short() + ")"
+		}
+		fs := "default"
+		if p.FS != "" {
+			fs = p.FS.Label()
+		}
+		if p.Hidden {
+			fs += ", hidden"
+		}
+		login := "no"
+		if p.AutoMount {
+			login = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, size, fs, login, contentsPhrase(p))
+	}
+	return tw.Flush()
+}
+
+// contentsPhrase says what happens to a preset's contents, in a few words.
+func contentsPhrase(p ramdisk.Preset) string {
+	var s string
+	switch p.Contents {
+	case ramdisk.Keep:
+		s = "kept"
+	case ramdisk.Mirror:
+		s = "mirrors " + p.MirrorPath
+	default:
+		return "discarded"
+	}
+	if p.SaveEvery > 0 {
+		s += ", saved every " + shortDuration(p.SaveInterval())
+	}
+	if p.Snapshots > 0 {
+		s += ", " + strconv.Itoa(p.Snapshots) + " snapshots"
+	}
+	return s
+}
+
+// describePreset is a one-line summary for add and edit.
+func describePreset(p ramdisk.Preset) string {
+	parts := []string{p.Size}
+	if p.FS != "" {
+		parts = append(parts, p.FS.Label())
+	}
+	if p.Hidden {
+		parts = append(parts, "hidden")
+	}
+	if p.AutoMount {
+		parts = append(parts, "mounts at login")
+	}
+	parts = append(parts, "contents "+contentsPhrase(p))
+	return strings.Join(parts, ", ")
+}
+
+func runPresetMount(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("preset mount", flag.ContinueOnError)
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: rambar preset mount NAME", errUsage)
+	}
+	plan, v, err := a.MountPreset(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	printPlan(a, plan)
+	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
+	return nil
+}
+
+// MountPreset makes the disk a preset describes, through the same path as
+// `rambar create`, printing nothing: the tray's Presets submenu calls it. A
+// preset whose disk is already mounted gives ErrExists; an unknown name gives
+// ErrNoPreset (which is also ErrNotFound).
+func (a *App) MountPreset(ctx context.Context, name string) (ramdisk.Plan, ramdisk.Volume, error) {
+	st, err := a.Store()
+	if err != nil {
+		return ramdisk.Plan{}, ramdisk.Volume{}, err
+	}
+	s, err := st.Load()
+	if err != nil {
+		return ramdisk.Plan{}, ramdisk.Volume{}, err
+	}
+	p, err := s.FindPreset(name)
+	if err != nil {
+		return ramdisk.Plan{}, ramdisk.Volume{}, err
+	}
+	return a.mountPreset(ctx, p)
+}
+
+// mountPreset makes p's disk unless a disk of that name is mounted.
+func (a *App) mountPreset(ctx context.Context, p ramdisk.Preset) (ramdisk.Plan, ramdisk.Volume, error) {
+	if v, err := a.findDisk(ctx, p.Name); err == nil {
+		return ramdisk.Plan{}, v, fmt.Errorf("preset %s: %w at %s", p.Name, ramdisk.ErrExists, v.MountPoint)
+	} else if !errors.Is(err, ramdisk.ErrNotFound) {
+		return ramdisk.Plan{}, ramdisk.Volume{}, err
+	}
+	req := ramdisk.Request{Name: p.Name, FS: p.FS, Hidden: p.Hidden}
+	return a.createDisk(ctx, req, createOpts{Size: p.Size, Quiet: true, Preset: &p})
+}
+
+// shortDuration prints 10m, 1h, 1h30m, 45s rather than Go's 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
