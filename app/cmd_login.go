@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"rambar/internal/run"
+	"rambar/login"
+)
+
+func init() {
+	register(&command{Name: "login", Args: "on|off|status [--json]",
+		Summary: "start RAMBar at login (a LaunchAgent on macOS, XDG autostart on Linux)", Order: 50, Run: runLogin})
+}
+
+// loginItem is this program's login item, read from the App's environment.
+func (a *App) loginItem() (*login.Item, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("login item: find this program: %w", err)
+	}
+	if p, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = p
+	}
+	return login.New(runtime.GOOS, a.Getenv, exe, os.Getuid(), run.System())
+}
+
+func runLogin(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("login", flag.ContinueOnError)
+	asJSON := fl.Bool("json", false, "print the status as JSON")
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || (pos[0] != "on" && pos[0] != "off" && pos[0] != "status") {
+		return fmt.Errorf("%w: rambar login on|off|status [--json]", errUsage)
+	}
+	it, err := a.loginItem()
+	if err != nil {
+		return err
+	}
+	switch pos[0] {
+	case "on":
+		err := it.Set(ctx, true)
+		if errors.Is(err, login.ErrNoSession) {
+			fmt.Fprintf(a.Stdout, "RAMBar will start at your next login (%s).\n  note: %v\n", it.Path(), login.ErrNoSession)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.Stdout, "RAMBar starts at login (%s) and mounts the presets marked --auto-mount.\n", it.Path())
+		return nil
+	case "off":
+		if err := it.Set(ctx, false); err != nil {
+			return err
+		}
+		fmt.Fprintln(a.Stdout, "RAMBar no longer starts at login.")
+		return nil
+	}
+	st, err := it.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, struct {
+			Version int `json:"version"`
+			login.Status
+		}{jsonVersion, st})
+	}
+	if !st.Enabled {
+		fmt.Fprintln(a.Stdout, "off: RAMBar does not start at login. Turn it on with: rambar login on")
+		return nil
+	}
+	fmt.Fprintf(a.Stdout, "on: %s starts %s\n", st.Path, st.Program)
+	if st.Stale {
+		fmt.Fprintf(a.Stdout, "  note: that is not this copy of RAMBar (%s); run 'rambar login on' to point it here\n", it.Executable)
+	}
+	if st.Loaded != nil && !*st.Loaded {
+		fmt.Fprintln(a.Stdout, "  note: launchd has not loaded it in this session; it loads at the next login")
+	}
+	return nil
+}

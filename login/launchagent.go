@@ -1,0 +1,201 @@
+package login
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+
+	"howett.net/plist"
+
+	"rambar/internal/atomicfile"
+	"rambar/internal/run"
+)
+
+// agent is the LaunchAgent plist (launchd.plist(5)).
+type agent struct {
+	Label                  string   `plist:"Label"`
+	ProgramArguments       []string `plist:"ProgramArguments"`
+	RunAtLoad              bool     `plist:"RunAtLoad"`
+	ProcessType            string   `plist:"ProcessType,omitempty"`
+	LimitLoadToSessionType string   `plist:"LimitLoadToSessionType,omitempty"`
+}
+
+// agentPlist is the agent file for exe: started at login in GUI sessions
+// only, with an app's (absent) resource limits.
+func agentPlist(exe string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := plist.NewEncoderForFormat(&b, plist.XMLFormat)
+	enc.Indent("\t")
+	a := agent{Label: Label, ProgramArguments: []string{exe}, RunAtLoad: true, ProcessType: "Interactive", LimitLoadToSessionType: "Aqua"}
+	if err := enc.Encode(a); err != nil {
+		return nil, fmt.Errorf("plist encode launch agent: %w", err)
+	}
+	if !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), nil
+}
+
+// readAgent reads the agent file; ok is false when there is none.
+func (it *Item) readAgent() (a agent, ok bool, err error) {
+	data, err := os.ReadFile(it.Path())
+	if errors.Is(err, fs.ErrNotExist) {
+		return agent{}, false, nil
+	}
+	if err != nil {
+		return agent{}, false, fmt.Errorf("read login item: %w", err)
+	}
+	if _, err := plist.Unmarshal(data, &a); err != nil {
+		return agent{}, true, fmt.Errorf("%s is not a launch agent plist: %v", it.Path(), err)
+	}
+	return a, true, nil
+}
+
+func (it *Item) domain() string  { return "gui/" + strconv.Itoa(it.UID) }
+func (it *Item) service() string { return it.domain() + "/" + Label }
+
+func (it *Item) statusDarwin(ctx context.Context) (Status, error) {
+	st := Status{Path: it.Path()}
+	a, ok, err := it.readAgent()
+	if err != nil {
+		return st, err
+	}
+	if ok && a.Label == Label && len(a.ProgramArguments) > 0 {
+		st.Enabled = a.RunAtLoad
+		st.Program = a.ProgramArguments[0]
+		st.Stale = st.Program != it.Executable
+	}
+	if loaded, err := it.loaded(ctx); err == nil {
+		st.Loaded = &loaded
+	}
+	return st, nil
+}
+
+// loaded asks launchd whether the job is in the gui domain.
+func (it *Item) loaded(ctx context.Context) (bool, error) {
+	_, err := run.Output(ctx, it.Runner, "launchctl", "print", it.service())
+	if err == nil {
+		return true, nil
+	}
+	var re *run.Error
+	if errors.As(err, &re) && (re.ExitCode == 113 || strings.Contains(string(re.Stderr), "Could not find service")) {
+		return false, nil
+	}
+	return false, fmt.Errorf("launchctl print %s: %w", it.service(), err)
+}
+
+// launchctl error numbers (the exit status is the number in the message).
+const (
+	lcNoSuchProcess = 3   // "Boot-out failed: 3: No such process": not loaded
+	lcIOError       = 5   // "Bootstrap failed: 5: Input/output error": often already loaded
+	lcNotFound      = 113 // "Could not find service": not loaded
+	lcNoDomain      = 125 // "Domain does not support specified action": no GUI session
+)
+
+func noDomain(err error) bool {
+	var re *run.Error
+	return errors.As(err, &re) && (re.ExitCode == lcNoDomain || strings.Contains(string(re.Stderr), "Domain does not support"))
+}
+
+func (it *Item) enableDarwin(ctx context.Context) error {
+	data, err := agentPlist(it.Executable)
+	if err != nil {
+		return err
+	}
+	old, hadFile := []byte(nil), false
+	if b, err := os.ReadFile(it.Path()); err == nil {
+		old, hadFile = b, true
+	}
+	if err := os.MkdirAll(it.Dir, 0o755); err != nil {
+		return fmt.Errorf("login item: %w", err)
+	}
+	if err := atomicfile.WriteFile(it.Path(), data, 0o644); err != nil {
+		return fmt.Errorf("login item: %w", err)
+	}
+	if it.SelfIsAgent {
+		return nil // launchd started this very process from the agent: it is loaded
+	}
+	err = it.bootstrap(ctx, bytes.Equal(old, data))
+	if err != nil && !errors.Is(err, ErrNoSession) {
+		// Put the file back as it was, so the state stays what it was.
+		if hadFile {
+			atomicfile.WriteFile(it.Path(), old, 0o644)
+		} else {
+			os.Remove(it.Path())
+		}
+	}
+	return err
+}
+
+// bootstrap loads the agent, first booting out a loaded job whose file
+// changed so launchd reads the new one. A loaded job with the same file is
+// left running.
+func (it *Item) bootstrap(ctx context.Context, sameFile bool) error {
+	loaded, err := it.loaded(ctx)
+	if err != nil && !noDomain(err) {
+		return err
+	}
+	if loaded {
+		if sameFile {
+			return nil
+		}
+		if err := it.bootout(ctx); err != nil {
+			return err
+		}
+	}
+	for try := 0; ; try++ {
+		_, err := run.Output(ctx, it.Runner, "launchctl", "bootstrap", it.domain(), it.Path())
+		if err == nil {
+			return nil
+		}
+		if noDomain(err) {
+			return fmt.Errorf("launchctl bootstrap %s: %w", it.domain(), ErrNoSession)
+		}
+		if run.ExitCode(err) != lcIOError {
+			return fmt.Errorf("launchctl bootstrap %s %s: %w", it.domain(), it.Path(), err)
+		}
+		// 5 is also what a job still being torn down, or one whose load
+		// finished asynchronously, gives: believe launchd's own view.
+		if now, perr := it.loaded(ctx); perr == nil && now {
+			return nil
+		}
+		if try == 1 {
+			return fmt.Errorf("launchctl bootstrap %s %s: %w (the agent file may be owned by another user or group-writable)", it.domain(), it.Path(), err)
+		}
+	}
+}
+
+// bootout unloads the job; a job that is not loaded, or a session without
+// a GUI domain, is fine.
+func (it *Item) bootout(ctx context.Context) error {
+	_, err := run.Output(ctx, it.Runner, "launchctl", "bootout", it.service())
+	if err == nil || noDomain(err) {
+		return nil
+	}
+	switch run.ExitCode(err) {
+	case lcNoSuchProcess, lcNotFound:
+		return nil
+	case lcIOError:
+		if now, perr := it.loaded(ctx); perr == nil && !now {
+			return nil
+		}
+	}
+	return fmt.Errorf("launchctl bootout %s: %w", it.service(), err)
+}
+
+func (it *Item) disableDarwin(ctx context.Context) error {
+	if !it.SelfIsAgent {
+		if err := it.bootout(ctx); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(it.Path()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("login item: %w", err)
+	}
+	return nil
+}
