@@ -5,8 +5,13 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 BIN := bin/rambar
+BUILD ?= $(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+DIST := dist
+APP := $(DIST)/RAMBar.app
+DMG := $(DIST)/RAMBar.dmg
+CHECK := $(DIST)/check
 
-.PHONY: help run build test unit lint cross bench
+.PHONY: help run build test unit lint cross bench app dmg notarize bundle-check icons
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -35,3 +40,42 @@ cross: ## vet, test-build and build the CLI for macOS without cgo
 
 bench: ## benchmarks with ratios against rsync, cp, tar, dd
 	@echo "benchmarks: see bench/"
+
+# Release (packaging/README.md). The Go program packaging/bundle does the work;
+# every tool it starts gets argv, never a shell string.
+
+bin/quill: go.mod go.sum
+	$(GO) build -o $@ github.com/anchore/quill/cmd/quill
+
+bin/lipo: go.mod go.sum
+	$(GO) build -o $@ github.com/konoui/lipo
+
+icons: ## redraw assets/appicon.png (go generate) and make dist/AppIcon.icns from it
+	$(GO) generate ./assets
+	$(GO) run ./packaging/bundle icns -icon assets/appicon.png -o $(DIST)/AppIcon.icns
+
+app: ## macOS: universal dist/RAMBar.app, signed (Developer ID from RAMBAR_SIGN_IDENTITY, else ad hoc)
+	@if [ "$$(uname -s)" != Darwin ]; then echo "make app needs macOS (cgo and the SDK); on Linux, run make bundle-check"; exit 1; fi
+	$(GO) build -o bin/bundle ./packaging/bundle
+	MACOSX_DEPLOYMENT_TARGET=13.0 GOOS=darwin GOARCH=arm64 CGO_ENABLED=1 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(DIST)/arm64/rambar ./app
+	MACOSX_DEPLOYMENT_TARGET=13.0 GOOS=darwin GOARCH=amd64 CGO_ENABLED=1 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(DIST)/amd64/rambar ./app
+	lipo -create -output $(DIST)/rambar $(DIST)/arm64/rambar $(DIST)/amd64/rambar
+	bin/bundle app -bin $(DIST)/rambar -o $(APP) -version "$(VERSION)" -build "$(BUILD)"
+	bin/bundle sign -app $(APP)
+	bin/bundle check -app $(APP) -version "$(VERSION)" -build "$(BUILD)"
+
+dmg: app ## macOS: dist/RAMBar.dmg holding the app and an Applications link
+	bin/bundle dmg -app $(APP) -o $(DMG)
+
+notarize: dmg ## macOS: notarize and staple dist/RAMBar.dmg (credentials: packaging/README.md)
+	bin/bundle notarize -dmg $(DMG)
+
+bundle-check: bin/quill bin/lipo ## any OS: lint the workflows; build RAMBar.app from the cgo-free darwin build, sign it ad hoc with quill, check it
+	$(GO) tool actionlint -no-color -oneline
+	$(GO) build -o bin/bundle ./packaging/bundle
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(CHECK)/arm64/rambar ./app
+	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(CHECK)/amd64/rambar ./app
+	bin/lipo -create -output $(CHECK)/rambar $(CHECK)/arm64/rambar $(CHECK)/amd64/rambar
+	bin/bundle app -bin $(CHECK)/rambar -o $(CHECK)/RAMBar.app -version "$(VERSION)" -build "$(BUILD)"
+	bin/bundle sign -app $(CHECK)/RAMBar.app -quill "$(CURDIR)/bin/quill"
+	bin/bundle check -app $(CHECK)/RAMBar.app -version "$(VERSION)" -build "$(BUILD)" -quill "$(CURDIR)/bin/quill"
