@@ -39,7 +39,7 @@ func main() {
 // Encode draws the icon and returns it as a PNG.
 func Encode() ([]byte, error) {
 	var b bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
 	if err := enc.Encode(&b, Draw()); err != nil {
 		return nil, fmt.Errorf("png encode: %w", err)
 	}
@@ -98,28 +98,45 @@ var (
 	barLight  = rgba{1, 1, 1, 0.9}
 )
 
-// sample is the colour of the point (x, y).
-func sample(x, y float64) rgba {
-	var c rgba
-	// The tile: a vertical gradient with a soft top highlight.
+// Regions sample tells apart: a pixel whose four corners lie in the same
+// region is drawn from its centre alone; the others (edges) are supersampled.
+const (
+	regionOutside = iota
+	regionTile
+	regionShadow
+	regionRim
+	regionBoard
+	regionPin
+	regionChip
+	regionChipTop
+	regionBar = 16 // added to the region under the bar
+)
+
+// sample is the colour of the point (x, y) and the region it lies in.
+func sample(x, y float64) (rgba, int) {
+	// The tile: a vertical gradient.
 	if roundRect(x, y, tileMin, tileMin, tileMax, tileMax, tileRadius) > 0 {
-		return c
+		return rgba{}, regionOutside
 	}
 	t := (y - tileMin) / (tileMax - tileMin)
-	c = mix(skyTop, skyBottom, t)
+	c, region := mix(skyTop, skyBottom, t), regionTile
+	// Far from the module (its shadow reaches 18+24 px below it), only the tile.
+	if x < boardX0-24 || x > boardX1+24 || y < boardY0-8 || y > boardY1+18+24 {
+		return c, region
+	}
 	// The module's shadow, offset downwards.
 	if d := roundRect(x, y-18, boardX0, boardY0, boardX1, boardY1, 26); d < 24 {
-		c = over(c, rgba{0, 0, 0.1, 0.28 * (1 - math.Max(d, 0)/24)})
+		c, region = over(c, rgba{0, 0, 0.1, 0.28 * (1 - math.Max(d, 0)/24)}), regionShadow
 	}
 	// The circuit board, with a darker rim.
 	d := roundRect(x, y, boardX0, boardY0, boardX1, boardY1, 26)
 	if d > 0 || math.Abs(x-notchX) < 14 && y > boardY1-40 {
-		return c // outside the board, or in the keying notch cut through it
+		return c, region // outside the board, or in the keying notch cut through it
 	}
 	if d > -8 {
-		c = boardEdge
+		c, region = boardEdge, regionRim
 	} else {
-		c = board
+		c, region = board, regionBoard
 	}
 	// Gold contacts along the bottom edge, with the keying notch.
 	if y > pinTop && y < boardY1-10 {
@@ -128,7 +145,7 @@ func sample(x, y float64) rgba {
 		if i >= 0 && i < pins {
 			px := boardX0 + 30 + i*pitch
 			if roundRect(x, y, px+5, pinTop+6, px+pitch-5, boardY1-14, 5) < 0 && math.Abs(x-notchX) > 16 {
-				c = gold
+				c, region = gold, regionPin
 			}
 		}
 	}
@@ -136,43 +153,59 @@ func sample(x, y float64) rgba {
 	for i := 0; i < 4; i++ {
 		x0 := boardX0 + 52 + float64(i)*140
 		if roundRect(x, y, x0, 420, x0+112, 560, 10) < 0 {
-			c = chip
+			c, region = chip, regionChip
 			if y < 440 {
-				c = chipTop
+				c, region = chipTop, regionChipTop
 			}
 		}
 	}
 	// The "bar": a level meter across the chips, what the app shows.
 	if roundRect(x, y, boardX0+52, 478, boardX0+52+440, 502, 12) < 0 {
-		c = over(c, barLight)
+		c, region = over(c, barLight), region+regionBar
 	}
-	return c
+	return c, region
 }
 
-// Draw renders the icon with 4×4 supersampling.
+// Draw renders the icon. Pixels whose corners share a region take the
+// colour at their centre; the others average 4×4 samples.
 func Draw() *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, Size, Size))
+	// Regions at the pixel corners, one row of Size+1 at a time.
+	above, below := make([]int, Size+1), make([]int, Size+1)
+	for x := range above {
+		_, above[x] = sample(float64(x), 0)
+	}
+	to8 := func(v float64) uint8 { return uint8(math.Round(math.Min(math.Max(v, 0), 1) * 255)) }
 	const n = 4
 	for py := 0; py < Size; py++ {
+		for x := range below {
+			_, below[x] = sample(float64(x), float64(py+1))
+		}
 		for px := 0; px < Size; px++ {
-			var acc rgba
-			for sy := 0; sy < n; sy++ {
-				for sx := 0; sx < n; sx++ {
-					s := sample(float64(px)+(float64(sx)+0.5)/n, float64(py)+(float64(sy)+0.5)/n)
-					// Accumulate premultiplied.
-					acc.r += s.r * s.a
-					acc.g += s.g * s.a
-					acc.b += s.b * s.a
-					acc.a += s.a
+			var c rgba
+			r := above[px]
+			if r == above[px+1] && r == below[px] && r == below[px+1] {
+				c, _ = sample(float64(px)+0.5, float64(py)+0.5)
+			} else {
+				var acc rgba
+				for sy := 0; sy < n; sy++ {
+					for sx := 0; sx < n; sx++ {
+						s, _ := sample(float64(px)+(float64(sx)+0.5)/n, float64(py)+(float64(sy)+0.5)/n)
+						acc.r += s.r * s.a // premultiplied
+						acc.g += s.g * s.a
+						acc.b += s.b * s.a
+						acc.a += s.a
+					}
+				}
+				if acc.a > 0 {
+					c = rgba{acc.r / acc.a, acc.g / acc.a, acc.b / acc.a, acc.a / (n * n)}
 				}
 			}
-			if acc.a == 0 {
-				continue
+			if c.a > 0 {
+				img.SetNRGBA(px, py, color.NRGBA{to8(c.r), to8(c.g), to8(c.b), to8(c.a)})
 			}
-			a := acc.a / (n * n)
-			to8 := func(v float64) uint8 { return uint8(math.Round(math.Min(math.Max(v, 0), 1) * 255)) }
-			img.SetNRGBA(px, py, color.NRGBA{to8(acc.r / acc.a), to8(acc.g / acc.a), to8(acc.b / acc.a), to8(a)})
 		}
+		above, below = below, above
 	}
 	return img
 }

@@ -164,7 +164,9 @@ type AppSpec struct {
 	Out       string // the .app folder to (re)create
 	InfoPlist string // the Info.plist template
 	Icon      string // the app icon PNG
-	Version   Version
+	// ICNS is the icon already encoded (tests); nil: made from Icon.
+	ICNS    []byte
+	Version Version
 }
 
 // Assemble builds the bundle in a temporary folder beside s.Out and renames
@@ -183,9 +185,11 @@ func Assemble(s AppSpec) error {
 	if err != nil {
 		return err
 	}
-	icon, err := ICNS(s.Icon)
-	if err != nil {
-		return err
+	icon := s.ICNS
+	if icon == nil {
+		if icon, err = ICNS(s.Icon); err != nil {
+			return err
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(s.Out), 0o755); err != nil {
 		return err
