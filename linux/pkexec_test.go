@@ -1,0 +1,127 @@
+//go:build linux
+
+package linux
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"rambar/internal/run"
+	"rambar/internal/run/runtest"
+	"rambar/ramdisk"
+)
+
+// desktopEngine is the engine as a desktop user sees it: not root, every
+// privileged step through pkexec, here answered by a script.
+func desktopEngine(t *testing.T, r run.Runner, root string) *Engine {
+	e := New(r, WithMountRoot(root), WithOwner(1000, 1000))
+	e.asRoot, e.admin = false, pkexecAdmin{r: r}
+	return e
+}
+
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := run.Resolve(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPkexecCreateArgv(t *testing.T) {
+	calls := func(root string, mountReply runtest.Reply) []runtest.Call {
+		mp := filepath.Join(root, "Scratch")
+		cs := []runtest.Call{
+			{Argv: []string{"pkexec", tool(t, "mkdir"), "-p", "-m", "755", "--", root}},
+			{Argv: []string{"pkexec", tool(t, "mkdir"), "-m", "700", "--", mp}},
+			{Argv: []string{"pkexec", tool(t, "mount"), "-t", "tmpfs", "-o", "size=16777216,mode=0700,uid=1000,gid=1000,nosuid,nodev", "--", "rambar", mp}, Reply: mountReply},
+		}
+		if mountReply.Exit != 0 {
+			cs = append(cs, runtest.Call{Argv: []string{"pkexec", tool(t, "rmdir"), "--", mp}})
+		}
+		return cs
+	}
+	tests := []struct {
+		name  string
+		reply runtest.Reply
+		want  error
+	}{
+		{"ok", runtest.Reply{}, nil},
+		{"dismissed", runtest.Reply{Exit: 126, Stderr: "Error executing command as another user: Request dismissed"}, ramdisk.ErrCancelled},
+		{"not authorized", runtest.Reply{Exit: 127, Stderr: "Error executing command as another user: Not authorized"}, ramdisk.ErrNeedsAdmin},
+		{"mount fails", runtest.Reply{Exit: 32, Stderr: "mount: /x: wrong fs type"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := testRoot(t)
+			e := desktopEngine(t, runtest.NewScript(t, calls(root, tt.reply)...), root)
+			if c := e.Caps(); len(c.NeedsAdmin) == 0 || c.NeedsAdmin[0] != ramdisk.TmpFS {
+				t.Errorf("Caps as a desktop user: NeedsAdmin %v", c.NeedsAdmin)
+			}
+			v, err := e.Create(ctx, plan(t, e, "Scratch", 16*ramdisk.MiB, ramdisk.TmpFS))
+			switch {
+			case tt.reply.Exit == 0:
+				if err != nil || v.MountPoint != filepath.Join(root, "Scratch") || !v.Managed {
+					t.Errorf("Create = %+v, %v", v, err)
+				}
+			case tt.want != nil && !errors.Is(err, tt.want):
+				t.Errorf("Create: %v, want %v", err, tt.want)
+			case err == nil:
+				t.Errorf("Create succeeded")
+			}
+		})
+	}
+}
+
+func TestPkexecError(t *testing.T) {
+	missing := &run.Error{Argv: []string{"pkexec"}, ExitCode: -1, Err: fmt.Errorf("pkexec: %w", run.ErrToolMissing)}
+	tests := []struct {
+		err  error
+		want error
+	}{
+		{missing, ramdisk.ErrNeedsAdmin},
+		{&run.Error{Argv: []string{"pkexec"}, ExitCode: 126}, ramdisk.ErrCancelled},
+		{&run.Error{Argv: []string{"pkexec"}, ExitCode: 127}, ramdisk.ErrNeedsAdmin},
+		{&run.Error{Argv: []string{"pkexec"}, ExitCode: 32}, nil},
+	}
+	for _, tt := range tests {
+		got := pkexecError(tt.err)
+		if tt.want != nil && !errors.Is(got, tt.want) || tt.want == nil && got != tt.err {
+			t.Errorf("pkexecError(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestPkexecEjectBusy: umount's "target is busy" through pkexec becomes a
+// BusyError naming the real holder of a real mount.
+func TestPkexecEjectBusy(t *testing.T) {
+	var argv0 [][]string
+	r := runtest.Func(func(argv []string, stdin string) runtest.Reply {
+		argv0 = append(argv0, argv)
+		return runtest.Reply{Exit: 32, Stderr: "umount: " + argv[len(argv)-1] + ": target is busy."}
+	})
+	e := desktopEngine(t, r, testRoot(t))
+	mp := filepath.Join(e.root, "Held")
+	if err := os.MkdirAll(mp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount(Source, mp, "tmpfs", 0, "size=1m"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Unmount(mp, syscall.MNT_DETACH) })
+	v := ramdisk.Volume{Name: "Held", MountPoint: mp, FS: ramdisk.TmpFS}
+	hold(t, v)
+	err := e.Eject(ctx, v, false)
+	var be *ramdisk.BusyError
+	if !errors.As(err, &be) || len(be.Holders) == 0 || be.Holders[0].Command != "sleep" {
+		t.Errorf("Eject: %v, want a BusyError naming sleep", err)
+	}
+	want := []string{"pkexec", tool(t, "umount"), "--", mp}
+	if len(argv0) != 1 || fmt.Sprint(argv0[0]) != fmt.Sprint(want) {
+		t.Errorf("ran %q, want %q", argv0, want)
+	}
+}
