@@ -35,6 +35,10 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// errUsage can be wrapped (fmt.Errorf("%w: rambar x ARGS", errUsage)) to
+// mark a usage error; the message then reads "usage: rambar x ARGS".
+var errUsage error = &usageError{"usage"}
+
 // usagef returns a usageError.
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
