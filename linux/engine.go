@@ -353,7 +353,7 @@ func (e *Engine) readInt(path string) (int64, error) {
 	return n, nil
 }
 
-// Eject implements ramdisk.Eject. It unmounts v's mount point; if processes
+// Eject implements ramdisk.Engine. It unmounts v's mount point; if processes
 // hold it, nothing changes and the *BusyError names them (from
 // /proc/PID/{fd,cwd,root,maps}). With force it unmounts lazily
 // (MNT_DETACH): the disk leaves the file tree at once and its memory is
