@@ -35,7 +35,7 @@ type DiskInfo struct {
 	APFSPhysicalStores        []struct {
 		Store string `plist:"APFSPhysicalStore"`
 	} `plist:"APFSPhysicalStores"`
-	GlobalPermissionsEnabled *bool `plist:"GlobalPermissionsEnabled"`
+	GlobalPermissionsEnabled *bool  `plist:"GlobalPermissionsEnabled"`
 	VirtualOrPhysical        string `plist:"VirtualOrPhysical"`
 	// Error document fields (diskutil -plist reports failures on stdout).
 	Error        bool   `plist:"Error"`
