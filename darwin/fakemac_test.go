@@ -480,6 +480,9 @@ func (f *fakeMac) eject(dev string) runtest.Reply {
 		return fail(1, "Unable to find disk for "+dev+"\n")
 	}
 	if hs := f.holders[im.mp]; im.mp != "" && len(hs) > 0 {
+		if f.busyStyle == "other" {
+			return runtest.Reply{Stderr: "Error: -69825: Wrapped error\n", Exit: 1}
+		}
 		if f.busyStyle == "69888" {
 			return runtest.Reply{Stdout: "Unmount of disk" + strconv.Itoa(im.n) + " failed\n", Stderr: "Error: -69888: Couldn't unmount disk\n", Exit: 1}
 		}
