@@ -240,11 +240,9 @@ func diskutilFS(fs ramdisk.FileSystem) (string, bool) {
 func (e *Engine) diskInfo(ctx context.Context, target string) (DiskInfo, error) {
 	res, err := e.run(ctx, "diskutil", "info", "-plist", target)
 	if err != nil {
-		// The error document is on stdout with exit 1.
-		if d, perr := ParseDiskInfo(res.Stdout); perr != nil && len(res.Stdout) > 0 {
-			if errors.Is(perr, ErrNoDisk) {
-				return d, fmt.Errorf("diskutil info %s: %w", target, perr)
-			}
+		// diskutil -plist reports failures as a plist on stdout, exit 1.
+		if d, perr := ParseDiskInfo(res.Stdout); perr != nil && d.Error {
+			return d, fmt.Errorf("diskutil info %s: %w", target, perr)
 		}
 		return DiskInfo{}, fmt.Errorf("diskutil info %s: %w", target, toolErr(err))
 	}
@@ -263,6 +261,9 @@ func (e *Engine) diskInfo(ctx context.Context, target string) (DiskInfo, error) 
 func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, error) {
 	if err := ramdisk.ValidateName(p.Name); err != nil {
 		return ramdisk.Volume{}, err
+	}
+	if strings.HasPrefix(p.Name, "-") {
+		return ramdisk.Volume{}, fmt.Errorf("%w %q: may not start with '-' on macOS (diskutil could read it as an option)", ramdisk.ErrName, p.Name)
 	}
 	if !e.Caps().Supports(p.FS) {
 		return ramdisk.Volume{}, fmt.Errorf("%w: %s on macOS", ramdisk.ErrUnsupported, p.FS.Label())
