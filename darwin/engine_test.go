@@ -483,3 +483,73 @@ func TestCapture(t *testing.T) {
 		t.Errorf("captured vm_stat does not parse: %v", err)
 	}
 }
+
+// A leftover folder at /Volumes/NAME makes macOS mount at "NAME 1": the
+// engine reads the real mount point back instead of assuming it.
+func TestCreateReadsMountPointBack(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	if err := os.Mkdir(filepath.Join(f.root, "Work"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.Create(ctx, plan(t, e, "Work", 64*ramdisk.MiB, ramdisk.HFSPlus, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.MountPoint != filepath.Join(f.root, "Work 1") {
+		t.Errorf("mount point %q", v.MountPoint)
+	}
+	if _, err := os.Stat(filepath.Join(v.MountPoint, Marker)); err != nil {
+		t.Errorf("marker not on the real mount point: %v", err)
+	}
+}
+
+func TestUsageHeldUnknownWhenToolsFail(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	v, err := e.Create(ctx, plan(t, e, "Blind", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.HelperPID = 1 // not the helper: footprint and ps find nothing
+	u, err := e.Usage(ctx, v)
+	if err != nil || u.HeldKnown || u.Size != 64*ramdisk.MiB || u.Used <= 0 {
+		t.Errorf("usage %+v %v", u, err)
+	}
+}
+
+func TestEjectOtherFailureKeepsBothToolsWords(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	inner := runtest.Func(f.answer)
+	r := runtest.Func(func(argv []string, in string) runtest.Reply {
+		switch {
+		case argv[0] == "diskutil" && argv[1] == "eject":
+			return runtest.Reply{Stderr: "Error: -69877: Couldn't open device\n", Exit: 1}
+		case argv[0] == "hdiutil" && argv[1] == "detach":
+			return runtest.Reply{Stderr: "hdiutil: detach failed - Operation not permitted\n", Exit: 1}
+		}
+		return inner(argv, in)
+	})
+	e := New(r, WithMountRoot(f.root))
+	v, err := e.Create(ctx, plan(t, e, "Stays", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.Eject(ctx, v, false)
+	if err == nil || errors.Is(err, ramdisk.ErrBusy) || !strings.Contains(err.Error(), "-69877: Couldn't open device") || !strings.Contains(err.Error(), "Operation not permitted") {
+		t.Errorf("eject: %v", err)
+	}
+	if f.attached() != 1 {
+		t.Errorf("disk gone after a failed eject")
+	}
+}
+
+func TestDiskInfoErrorDocument(t *testing.T) {
+	r := runtest.Func(func(argv []string, _ string) runtest.Reply {
+		return runtest.Reply{Stdout: plistOut(map[string]any{"Error": true, "ErrorMessage": "The disk is not a volume", "ExitCode": 1}), Exit: 1}
+	})
+	_, err := New(r).diskInfo(ctx, "disk9")
+	if err == nil || errors.Is(err, ErrNoDisk) || err.Error() != "diskutil info disk9: The disk is not a volume" {
+		t.Errorf("got %v", err)
+	}
+}
