@@ -35,3 +35,6 @@ cross: ## vet, test-build and build the CLI for macOS without cgo
 
 bench: ## benchmarks with ratios against rsync, cp, tar, dd
 	@echo "benchmarks: see bench/"
+
+integration: ## on a Mac: run the conformance suite against the real hdiutil/diskutil
+	$(GO) test -tags integration -count=1 -v ./darwin/
