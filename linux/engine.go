@@ -3,6 +3,8 @@
 package linux
 
 import (
+	"golang.org/x/sys/unix"
+
 	"context"
 	"errors"
 	"fmt"
@@ -440,6 +442,10 @@ func (e *Engine) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, er
 	case ramdisk.TmpFS:
 		u.Held, u.HeldKnown = u.Used, true
 	case ramdisk.ZRAM:
+		// Written data sits in the page cache until writeback; flush this
+		// file system first so mm_stat counts what the files hold, not what
+		// happened to be written back so far.
+		syncFS(mp)
 		mm, err := e.mmStat(zramDevice(m.Source))
 		if err != nil {
 			return ramdisk.Usage{}, err
@@ -462,4 +468,15 @@ func (e *Engine) Memory(ctx context.Context) (ramdisk.Memory, error) {
 		return ramdisk.Memory{}, err
 	}
 	return MemoryFrom(mi, e.zramHeld())
+}
+
+// syncFS flushes one mounted file system's dirty pages (syncfs(2)); errors
+// only mean the figures that follow are a little stale.
+func syncFS(dir string) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	unix.Syncfs(int(f.Fd()))
 }
