@@ -16,10 +16,10 @@ import (
 
 func init() {
 	register(&command{Name: "preset",
-		Args: "add NAME SIZE [FLAGS] | edit NAME [SIZE] [FLAGS] | rm NAME | list [--json] | mount NAME\n" +
-			"  flags: [--fs FS] [--hidden|--no-hidden] [--auto-mount|--no-auto-mount] [--keep | --mirror PATH | --discard]\n" +
-			"         [--save-every 10m|off] [--snapshots K]",
-		Summary: "remember disks to make in one click, or at login with --auto-mount (see 'rambar up')", Order: 40, Run: runPreset})
+		Args: "add NAME SIZE [FLAGS] | edit NAME [SIZE] [FLAGS] | rm NAME | list [--json] | mount NAME",
+		Summary: "disks to make in one click, or at login ('rambar up'); FLAGS: --fs FS, --hidden, --auto-mount, " +
+			"--keep or --mirror PATH, --save-every 10m, --snapshots K; edit also takes --no-hidden, --no-auto-mount, --discard",
+		Order: 40, Run: runPreset})
 }
 
 func runPreset(ctx context.Context, a *App, args []string) error {
