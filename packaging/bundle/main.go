@@ -3,7 +3,7 @@
 // anywhere). Every tool it starts goes through internal/run: argv only, never
 // a shell string, so signing identities and paths are passed as they are.
 //
-//	bundle app      -bin FILE -o DIR.app -version V [-build N] [-info Info.plist] [-icon PNG]
+//	bundle app      -bin FILE -o DIR.app -version V [-build N] [-info Info.plist] [-icon PNG | -icns FILE]
 //	bundle icns     -icon PNG -o FILE.icns
 //	bundle sign     -app DIR.app [-identity ID] [-quill PATH]
 //	bundle check    -app DIR.app [-version V] [-quill PATH] [-arch arm64,x86_64]
@@ -57,6 +57,7 @@ func Main(ctx context.Context, args []string, out io.Writer, getenv func(string)
 		build    = fl.String("build", "", "build number (commits)")
 		info     = fl.String("info", "Info.plist", "the Info.plist template")
 		icon     = fl.String("icon", "assets/appicon.png", "the 1024 px app icon")
+		icnsFile = fl.String("icns", "", "a ready .icns (make icons); default: made from -icon")
 		app      = fl.String("app", "", "the .app bundle")
 		identity = fl.String("identity", getenv("RAMBAR_SIGN_IDENTITY"), "codesign identity; empty: ad hoc")
 		quill    = fl.String("quill", "", "path to quill: sign or describe with it")
@@ -83,7 +84,15 @@ func Main(ctx context.Context, args []string, out io.Writer, getenv func(string)
 			return err
 		}
 		v := ParseVersion(*version, *build)
-		if err := Assemble(AppSpec{Binary: *bin, Out: *outPath, InfoPlist: *info, Icon: *icon, Version: v}); err != nil {
+		spec := AppSpec{Binary: *bin, Out: *outPath, InfoPlist: *info, Icon: *icon, Version: v}
+		if *icnsFile != "" {
+			data, err := os.ReadFile(*icnsFile)
+			if err != nil {
+				return err
+			}
+			spec.ICNS = data
+		}
+		if err := Assemble(spec); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "assembled %s (version %s, build %s)\n", *outPath, v.Short, v.Build)
