@@ -305,3 +305,17 @@ func TestMountPreset(t *testing.T) {
 		t.Errorf("preset mount of a mounted preset: exit %d, %q", code, errOut)
 	}
 }
+
+// TestPresetMirrorRelative: a relative --mirror folder is stored absolute,
+// resolved from where the command ran.
+func TestPresetMirrorRelative(t *testing.T) {
+	p := newPresetApp(t)
+	wd, _ := os.Getwd()
+	if code, _, errOut := p.run("preset", "add", "Site", "1G", "--mirror", "testdata/../site"); code != 0 {
+		t.Fatalf("add: %s", errOut)
+	}
+	got, err := p.settings(t).FindPreset("Site")
+	if want := filepath.Join(wd, "site"); got.MirrorPath != want || got.Contents != ramdisk.Mirror {
+		t.Errorf("preset = %+v (%v), want mirror of %s", got, err, want)
+	}
+}
