@@ -59,7 +59,7 @@ func (it *Item) readAgent() (a agent, ok bool, err error) {
 func (it *Item) domain() string  { return "gui/" + strconv.Itoa(it.UID) }
 func (it *Item) service() string { return it.domain() + "/" + Label }
 
-func (it *Item) statusDarwin(ctx context.Context) (Status, error) {
+func (it *Item) statusDarwin(ctx context.Context, askLaunchd bool) (Status, error) {
 	st := Status{Path: it.Path()}
 	a, ok, err := it.readAgent()
 	if err != nil {
@@ -69,6 +69,9 @@ func (it *Item) statusDarwin(ctx context.Context) (Status, error) {
 		st.Enabled = a.RunAtLoad
 		st.Program = a.ProgramArguments[0]
 		st.Stale = st.Program != it.Executable
+	}
+	if !askLaunchd {
+		return st, nil
 	}
 	if loaded, err := it.loaded(ctx); err == nil {
 		st.Loaded = &loaded

@@ -178,8 +178,12 @@ func TestLaunchAgentRoundTrip(t *testing.T) {
 		if err := it.Set(ctx, on); err != nil {
 			t.Fatalf("step %d Set(%v): %v", i, on, err)
 		}
+		before := len(f.calls)
 		if got, err := it.Enabled(ctx); err != nil || got != on || f.loaded != on {
 			t.Fatalf("step %d: Enabled = %v, %v; loaded %v; want %v", i, got, err, f.loaded, on)
+		}
+		if len(f.calls) != before {
+			t.Errorf("Enabled ran launchctl: %v", f.calls[before:])
 		}
 	}
 	os.MkdirAll(it.Dir, 0o755)

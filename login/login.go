@@ -118,17 +118,23 @@ func (it *Item) Path() string {
 	return filepath.Join(it.Dir, "rambar.desktop")
 }
 
-// Status reads the login item's state.
+// Status reads the login item's state, asking launchd (macOS) whether the
+// agent is loaded.
 func (it *Item) Status(ctx context.Context) (Status, error) {
 	if it.GOOS == "darwin" {
-		return it.statusDarwin(ctx)
+		return it.statusDarwin(ctx, true)
 	}
 	return it.statusLinux()
 }
 
-// Enabled reports whether RAMBar starts at the next login.
+// Enabled reports whether RAMBar starts at the next login. It reads only the
+// file (no launchctl), so a menu can ask each time it opens.
 func (it *Item) Enabled(ctx context.Context) (bool, error) {
-	st, err := it.Status(ctx)
+	if it.GOOS == "darwin" {
+		st, err := it.statusDarwin(ctx, false)
+		return st.Enabled, err
+	}
+	st, err := it.statusLinux()
 	return st.Enabled, err
 }
 
