@@ -86,3 +86,22 @@ func runLogin(ctx context.Context, a *App, args []string) error {
 	}
 	return nil
 }
+
+// LoginEnabled is the tray's "Launch at Login" checkbox state: whether this
+// program starts at the next login (read from the agent or autostart file).
+func (a *App) LoginEnabled(ctx context.Context) (bool, error) {
+	it, err := a.loginItem()
+	if err != nil {
+		return false, err
+	}
+	return it.Enabled(ctx)
+}
+
+// SetLogin is the tray's "Launch at Login" checkbox action.
+func (a *App) SetLogin(ctx context.Context, on bool) error {
+	it, err := a.loginItem()
+	if err != nil {
+		return err
+	}
+	return it.Set(ctx, on)
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -59,5 +60,30 @@ func TestLoginCLI(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 || st.Version != 1 || !st.Enabled || st.Path != entry || st.Program != exe || st.Stale {
 		t.Errorf("status --json: exit %d, %v: %s", code, err, out)
+	}
+}
+
+// TestLoginTrayAPI: the two calls the tray's checkbox uses.
+func TestLoginTrayAPI(t *testing.T) {
+	p := newPresetApp(t)
+	cfg := t.TempDir()
+	p.Getenv = func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return cfg
+		}
+		return ""
+	}
+	ctx := context.Background()
+	for _, on := range []bool{true, false, true} {
+		if err := p.SetLogin(ctx, on); err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.LoginEnabled(ctx)
+		if err != nil || got != on {
+			t.Errorf("after SetLogin(%v): LoginEnabled = %v, %v", on, got, err)
+		}
+		if _, err := os.Stat(filepath.Join(cfg, "autostart", "rambar.desktop")); (err == nil) != on {
+			t.Errorf("after SetLogin(%v): file exists = %v", on, err == nil)
+		}
 	}
 }
