@@ -175,6 +175,24 @@ func (a *App) physical(ctx context.Context) ramdisk.Size {
 	return m.Physical
 }
 
+// checkFS refuses a file system this machine's engine cannot make, so a
+// preset never waits until login to fail for that.
+func (a *App) checkFS(fs ramdisk.FileSystem) error {
+	e, err := a.Engine()
+	if err != nil || fs == "" {
+		return nil
+	}
+	caps := e.Caps()
+	if caps.Supports(fs) {
+		return nil
+	}
+	names := make([]string, len(caps.FileSystems))
+	for i, f := range caps.FileSystems {
+		names[i] = string(f)
+	}
+	return fmt.Errorf("%w: file system %q is not available on this machine: use one of %s", errUsage, fs, strings.Join(names, ", "))
+}
+
 // asUsage marks a refused preset as bad input (exit 2), unless it is already
 // a named kind (not found, exists).
 func asUsage(err error) error {
@@ -199,6 +217,9 @@ func runPresetAdd(ctx context.Context, a *App, args []string) error {
 	}
 	p := ramdisk.Preset{Name: pos[0], Size: pos[1]}
 	c.Apply(&p)
+	if err := a.checkFS(p.FS); err != nil {
+		return err
+	}
 	st, err := a.Store()
 	if err != nil {
 		return err
@@ -236,6 +257,11 @@ func runPresetEdit(ctx context.Context, a *App, args []string) error {
 	}
 	if c.Empty() {
 		return fmt.Errorf("%w: nothing to change; give a size or flags (see 'rambar help preset')", errUsage)
+	}
+	if c.FS != nil {
+		if err := a.checkFS(*c.FS); err != nil {
+			return err
+		}
 	}
 	st, err := a.Store()
 	if err != nil {

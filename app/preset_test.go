@@ -133,6 +133,8 @@ func TestPresetBadInput(t *testing.T) {
 		{[]string{"preset", "add", "a\x01b", "1G"}, exitUsage, "control characters"},
 		{[]string{"preset", "add", long, "1G"}, exitUsage, "300 bytes long"},
 		{[]string{"preset", "add", "Big", "1G", "--fs", "fat32"}, exitUsage, "unknown file system"},
+		{[]string{"preset", "add", "Big", "1G", "--fs", "zram"}, exitUsage, `"zram" is not available on this machine: use one of tmpfs, apfs, hfs+`},
+		{[]string{"preset", "edit", "Scratch", "--fs", "apfs-case"}, exitUsage, `"apfs-case" is not available`},
 		{[]string{"preset", "add", "scratch", "1G"}, exitExists, "a preset with that name exists"},
 		{[]string{"preset", "add", "Big", "1G", "--keep", "--mirror", "/srv"}, exitUsage, "only one of"},
 		{[]string{"preset", "add", "Big", "1G", "--save-every", "10m"}, exitUsage, "need kept or mirrored contents"},
