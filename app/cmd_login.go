@@ -38,7 +38,7 @@ func runLogin(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if len(pos) != 1 || (pos[0] != "on" && pos[0] != "off" && pos[0] != "status") {
-		return fmt.Errorf("%w: rambar login on|off|status [--json]", errUsage)
+		return usagef("usage: rambar login on|off|status [--json]")
 	}
 	it, err := a.loginItem()
 	if err != nil {

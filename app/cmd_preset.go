@@ -23,7 +23,7 @@ func init() {
 }
 
 func runPreset(ctx context.Context, a *App, args []string) error {
-	usage := fmt.Errorf("%w: rambar preset add|edit|rm|list|mount; see 'rambar help preset'", errUsage)
+	usage := usagef("usage: rambar preset add|edit|rm|list|mount; see 'rambar help preset'")
 	if len(args) == 0 {
 		return usage
 	}
@@ -80,7 +80,7 @@ func (p *presetFlags) parse(args []string) ([]string, error) {
 	p.fl.Visit(func(f *flag.Flag) { p.set[f.Name] = true })
 	for _, pair := range [][2]string{{"hidden", "no-hidden"}, {"auto-mount", "no-auto-mount"}} {
 		if p.set[pair[0]] && p.set[pair[1]] {
-			return nil, fmt.Errorf("%w: --%s and --%s contradict each other", errUsage, pair[0], pair[1])
+			return nil, usagef("--%s and --%s contradict each other", pair[0], pair[1])
 		}
 	}
 	n := 0
@@ -90,7 +90,7 @@ func (p *presetFlags) parse(args []string) ([]string, error) {
 		}
 	}
 	if n > 1 {
-		return nil, fmt.Errorf("%w: give only one of --keep, --mirror PATH and --discard", errUsage)
+		return nil, usagef("give only one of --keep, --mirror PATH and --discard")
 	}
 	return pos, nil
 }
@@ -118,11 +118,11 @@ func (p *presetFlags) change() (ramdisk.PresetChange, error) {
 		c.Contents = ptrTo(ramdisk.Discard)
 	case p.set["mirror"]:
 		if strings.TrimSpace(p.mirror) == "" {
-			return c, fmt.Errorf("%w: --mirror needs a folder", errUsage)
+			return c, usagef("--mirror needs a folder")
 		}
 		abs, err := filepath.Abs(p.mirror)
 		if err != nil {
-			return c, fmt.Errorf("%w: --mirror %q: %v", errUsage, p.mirror, err)
+			return c, usagef("--mirror %q: %v", p.mirror, err)
 		}
 		c.Contents, c.MirrorPath = ptrTo(ramdisk.Mirror), &abs
 	}
@@ -135,7 +135,7 @@ func (p *presetFlags) change() (ramdisk.PresetChange, error) {
 	}
 	if p.set["snapshots"] {
 		if p.snapshots < 0 {
-			return c, fmt.Errorf("%w: --snapshots %d: must be 0 or more", errUsage, p.snapshots)
+			return c, usagef("--snapshots %d: must be 0 or more", p.snapshots)
 		}
 		c.Snapshots = ptrTo(p.snapshots)
 	}
@@ -151,10 +151,10 @@ func parseSaveEvery(s string) (int, error) {
 	}
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil || d < time.Second || d%time.Second != 0 {
-		return 0, fmt.Errorf("%w: --save-every %q: use whole seconds or more, like 30s, 10m or 1h (or off)", errUsage, s)
+		return 0, usagef("--save-every %q: use whole seconds or more, like 30s, 10m or 1h (or off)", s)
 	}
 	if d > 30*24*time.Hour {
-		return 0, fmt.Errorf("%w: --save-every %q: at most 720h", errUsage, s)
+		return 0, usagef("--save-every %q: at most 720h", s)
 	}
 	return int(d / time.Second), nil
 }
@@ -190,16 +190,17 @@ func (a *App) checkFS(fs ramdisk.FileSystem) error {
 	for i, f := range caps.FileSystems {
 		names[i] = string(f)
 	}
-	return fmt.Errorf("%w: file system %q is not available on this machine: use one of %s", errUsage, fs, strings.Join(names, ", "))
+	return usagef("file system %q is not available on this machine: use one of %s", fs, strings.Join(names, ", "))
 }
 
 // asUsage marks a refused preset as bad input (exit 2), unless it is already
 // a named kind (not found, exists).
 func asUsage(err error) error {
-	if err == nil || errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, ramdisk.ErrExists) || errors.Is(err, errUsage) {
+	var ue *usageError
+	if err == nil || errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, ramdisk.ErrExists) || errors.As(err, &ue) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", errUsage, err)
+	return usagef("%v", err)
 }
 
 func runPresetAdd(ctx context.Context, a *App, args []string) error {
@@ -209,7 +210,7 @@ func runPresetAdd(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if len(pos) != 2 {
-		return fmt.Errorf("%w: rambar preset add NAME SIZE [--fs FS] [--hidden] [--auto-mount] [--keep | --mirror PATH] [--save-every 10m] [--snapshots K]", errUsage)
+		return usagef("usage: rambar preset add NAME SIZE [--fs FS] [--hidden] [--auto-mount] [--keep | --mirror PATH] [--save-every 10m] [--snapshots K]")
 	}
 	c, err := pf.change()
 	if err != nil {
@@ -240,7 +241,7 @@ func runPresetEdit(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if len(pos) < 1 || len(pos) > 2 {
-		return fmt.Errorf("%w: rambar preset edit NAME [SIZE] [--fs FS] [--hidden|--no-hidden] [--auto-mount|--no-auto-mount] [--keep | --mirror PATH | --discard] [--save-every 10m|off] [--snapshots K]", errUsage)
+		return usagef("usage: rambar preset edit NAME [SIZE] [--fs FS] [--hidden|--no-hidden] [--auto-mount|--no-auto-mount] [--keep | --mirror PATH | --discard] [--save-every 10m|off] [--snapshots K]")
 	}
 	c, err := pf.change()
 	if err != nil {
@@ -249,14 +250,14 @@ func runPresetEdit(ctx context.Context, a *App, args []string) error {
 	if size := pf.fl.Lookup("size").Value.String(); pf.set["size"] || len(pos) == 2 {
 		if len(pos) == 2 {
 			if pf.set["size"] {
-				return fmt.Errorf("%w: give the size once", errUsage)
+				return usagef("give the size once")
 			}
 			size = pos[1]
 		}
 		c.Size = &size
 	}
 	if c.Empty() {
-		return fmt.Errorf("%w: nothing to change; give a size or flags (see 'rambar help preset')", errUsage)
+		return usagef("nothing to change; give a size or flags (see 'rambar help preset')")
 	}
 	if c.FS != nil {
 		if err := a.checkFS(*c.FS); err != nil {
@@ -287,7 +288,7 @@ func runPresetRm(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: rambar preset rm NAME", errUsage)
+		return usagef("usage: rambar preset rm NAME")
 	}
 	st, err := a.Store()
 	if err != nil {
@@ -334,7 +335,7 @@ func runPresetList(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if len(pos) != 0 {
-		return fmt.Errorf("%w: rambar preset list [--json]", errUsage)
+		return usagef("usage: rambar preset list [--json]")
 	}
 	st, err := a.Store()
 	if err != nil {
@@ -430,7 +431,7 @@ func runPresetMount(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: rambar preset mount NAME", errUsage)
+		return usagef("usage: rambar preset mount NAME")
 	}
 	plan, v, err := a.MountPreset(ctx, pos[0])
 	if err != nil {
