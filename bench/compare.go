@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -24,13 +26,17 @@ type Comparison struct {
 	Tool   string `json:"tool"` // the tool's command line, for the reader
 	Ours   Result `json:"ours"`
 	Theirs Result `json:"theirs"`
-	// Ratio is ours/theirs of the medians (same unit), 0 when either failed.
+	// Ratio is the median over runs of ours/theirs, each run's pair measured
+	// back to back (so a busy moment on a shared machine hits both), 0 when
+	// either failed. Same unit: for MB/s above 1 means RAMBar measured
+	// faster; for µs and s above 1 means RAMBar measured slower.
 	Ratio float64 `json:"ratio"`
 }
 
 // Compare measures t's sequential, fsync and untar rows with RAMBar and with
 // dd, fio and tar, alternating runs, and returns ratios of the medians. Tools
-// that are not installed give a Comparison whose Theirs says so.
+// that are not installed give a Comparison whose Theirs says so. With
+// opts.Rows set, only those of the four rows are compared.
 // Sequential rows are compared with dd (oflag=direct conv=fsync, iflag=direct,
 // the same block size and file size); the fsync row with fio (--fsync=1, 4 KB
 // blocks, the same count; its per-write latency is write + sync latency), or
@@ -73,6 +79,17 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 	if err := os.WriteFile(tarFile, archive, 0o644); err != nil {
 		return nil, err
 	}
+	want := func(ids ...RowID) bool {
+		if len(opts.Rows) == 0 {
+			return true
+		}
+		for _, id := range ids {
+			if slices.Contains(opts.Rows, id) {
+				return true
+			}
+		}
+		return false
+	}
 	ddDirect := true
 	for run := 1; run <= e.runs; run++ {
 		if err := ctx.Err(); err != nil {
@@ -83,69 +100,75 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 			return nil, err
 		}
 		st := &jobState{}
-		progress(fmt.Sprintf("%s: sequential, RAMBar then dd (run %d of %d)", t.Name, run, e.runs))
-		if s, err := runSequential(ctx, e, dir, fsName, st); err == nil {
-			seqW.Ours.Samples = append(seqW.Ours.Samples, s[0])
-			seqR.Ours.Samples = append(seqR.Ours.Samples, s[1])
-			seqW.Ours.Note = st.note
-		} else {
-			seqW.Ours.Err, seqR.Ours.Err = err.Error(), err.Error()
-		}
-		if dd == "" {
-			seqW.Theirs.Skipped, seqR.Theirs.Skipped = "dd not installed", "dd not installed"
-		} else {
-			f := filepath.Join(dir, "dd.bin")
-			w, err := ddRate(ctx, dd, "if=/dev/zero", "of="+f, fmt.Sprintf("bs=%d", sz.block), fmt.Sprintf("count=%d", blocks), "conv=fsync", ddFlag("oflag", ddDirect))
-			if err != nil && ddDirect {
-				// The file system refused direct I/O; measure cached, as RAMBar does.
-				ddDirect = false
-				w, err = ddRate(ctx, dd, "if=/dev/zero", "of="+f, fmt.Sprintf("bs=%d", sz.block), fmt.Sprintf("count=%d", blocks), "conv=fsync")
+		if want(SeqWrite, SeqRead) {
+			progress(fmt.Sprintf("%s: sequential, RAMBar then dd (run %d of %d)", t.Name, run, e.runs))
+			if s, err := runSequential(ctx, e, dir, fsName, st); err == nil {
+				seqW.Ours.Samples = append(seqW.Ours.Samples, s[0])
+				seqR.Ours.Samples = append(seqR.Ours.Samples, s[1])
+				seqW.Ours.Note = st.note
+			} else {
+				seqW.Ours.Err, seqR.Ours.Err = err.Error(), err.Error()
 			}
-			record(&seqW.Theirs, w, err)
-			if !ddDirect {
-				dropCache(f)
+			if dd == "" {
+				seqW.Theirs.Skipped, seqR.Theirs.Skipped = "dd not installed", "dd not installed"
+			} else {
+				f := filepath.Join(dir, "dd.bin")
+				w, err := ddRate(ctx, dd, "if=/dev/zero", "of="+f, fmt.Sprintf("bs=%d", sz.block), fmt.Sprintf("count=%d", blocks), "conv=fsync", ddFlag("oflag", ddDirect))
+				if err != nil && ddDirect {
+					// The file system refused direct I/O; measure cached, as RAMBar does.
+					ddDirect = false
+					w, err = ddRate(ctx, dd, "if=/dev/zero", "of="+f, fmt.Sprintf("bs=%d", sz.block), fmt.Sprintf("count=%d", blocks), "conv=fsync")
+				}
+				record(&seqW.Theirs, w, err)
+				if !ddDirect {
+					dropCache(f)
+				}
+				r, err := ddRate(ctx, dd, "if="+f, "of=/dev/null", fmt.Sprintf("bs=%d", sz.block), ddFlag("iflag", ddDirect))
+				record(&seqR.Theirs, r, err)
+				os.Remove(f)
 			}
-			r, err := ddRate(ctx, dd, "if="+f, "of=/dev/null", fmt.Sprintf("bs=%d", sz.block), ddFlag("iflag", ddDirect))
-			record(&seqR.Theirs, r, err)
-			os.Remove(f)
 		}
-		progress(fmt.Sprintf("%s: 4 KB write + fsync, RAMBar then %s (run %d of %d)", t.Name, strings.Fields(syncC.Tool)[0], run, e.runs))
-		if s, err := runSyncWrites(ctx, e, dir, st, fsync); err == nil {
-			syncC.Ours.Samples = append(syncC.Ours.Samples, s[0])
-		} else {
-			syncC.Ours.Err = err.Error()
-		}
-		switch {
-		case fio != "":
-			v, err := fioSyncLatency(ctx, fio, filepath.Join(dir, "fio.bin"), sz.fsyncs)
-			record(&syncC.Theirs, v, err)
-		case dd != "":
-			f := filepath.Join(dir, "dsync.bin")
-			t0 := time.Now()
-			_, err := ddRate(ctx, dd, "if=/dev/zero", "of="+f, "bs=4096", fmt.Sprintf("count=%d", sz.fsyncs), "oflag=dsync")
-			record(&syncC.Theirs, float64(time.Since(t0).Microseconds())/float64(sz.fsyncs), err)
-		default:
-			syncC.Theirs.Skipped = "neither fio nor dd installed"
-		}
-		progress(fmt.Sprintf("%s: untar, RAMBar then tar (run %d of %d)", t.Name, run, e.runs))
-		if s, err := runUntar(ctx, e, filepath.Join(dir), fsName, st); err == nil {
-			untar.Ours.Samples = append(untar.Ours.Samples, s[0])
-		} else {
-			untar.Ours.Err = err.Error()
-		}
-		if tarTool == "" {
-			untar.Theirs.Skipped = "tar not installed"
-		} else {
-			out := filepath.Join(dir, "tar-out")
-			os.Mkdir(out, 0o755)
-			t0 := time.Now()
-			cmd := exec.CommandContext(ctx, tarTool, "-xf", tarFile, "-C", out)
-			cmd.Env = toolEnv()
-			b, err := cmd.CombinedOutput()
-			if err != nil {
-				err = fmt.Errorf("tar -xf: %w: %s", err, strings.TrimSpace(string(b)))
+		if want(Fsync) {
+			progress(fmt.Sprintf("%s: 4 KB write + fsync, RAMBar then %s (run %d of %d)", t.Name, strings.Fields(syncC.Tool)[0], run, e.runs))
+			if s, err := runSyncWrites(ctx, e, dir, st, fsync); err == nil {
+				syncC.Ours.Samples = append(syncC.Ours.Samples, s[0])
+			} else {
+				syncC.Ours.Err = err.Error()
 			}
-			record(&untar.Theirs, time.Since(t0).Seconds(), err)
+			switch {
+			case fio != "":
+				v, err := fioSyncLatency(ctx, fio, filepath.Join(dir, "fio.bin"), sz.fsyncs)
+				record(&syncC.Theirs, v, err)
+			case dd != "":
+				f := filepath.Join(dir, "dsync.bin")
+				t0 := time.Now()
+				_, err := ddRate(ctx, dd, "if=/dev/zero", "of="+f, "bs=4096", fmt.Sprintf("count=%d", sz.fsyncs), "oflag=dsync")
+				record(&syncC.Theirs, float64(time.Since(t0).Microseconds())/float64(sz.fsyncs), err)
+			default:
+				syncC.Theirs.Skipped = "neither fio nor dd installed"
+			}
+		}
+		if want(Untar) {
+			progress(fmt.Sprintf("%s: untar, RAMBar then tar (run %d of %d)", t.Name, run, e.runs))
+			if s, err := runUntar(ctx, e, filepath.Join(dir), fsName, st); err == nil {
+				untar.Ours.Samples = append(untar.Ours.Samples, s[0])
+			} else {
+				untar.Ours.Err = err.Error()
+			}
+			if tarTool == "" {
+				untar.Theirs.Skipped = "tar not installed"
+			} else {
+				out := filepath.Join(dir, "tar-out")
+				os.Mkdir(out, 0o755)
+				t0 := time.Now()
+				cmd := exec.CommandContext(ctx, tarTool, "-xf", tarFile, "-C", out)
+				cmd.Env = toolEnv()
+				b, err := cmd.CombinedOutput()
+				if err != nil {
+					err = fmt.Errorf("tar -xf: %w: %s", err, strings.TrimSpace(string(b)))
+				}
+				record(&untar.Theirs, time.Since(t0).Seconds(), err)
+			}
 		}
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, err
@@ -155,13 +178,25 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 		seqW.Tool = strings.Replace(seqW.Tool, " oflag=direct", "", 1) + " (direct I/O refused)"
 		seqR.Tool = strings.Replace(seqR.Tool, " iflag=direct", "", 1) + " (direct I/O refused)"
 	}
-	out := []Comparison{*seqW, *seqR, *syncC, *untar}
+	var out []Comparison
+	for _, c := range []*Comparison{seqW, seqR, syncC, untar} {
+		if want(c.Row) {
+			out = append(out, *c)
+		}
+	}
 	for i := range out {
 		c := &out[i]
 		summarize(&c.Ours)
 		summarize(&c.Theirs)
-		if c.Ours.OK() && c.Theirs.OK() && c.Theirs.Median > 0 {
-			c.Ratio = c.Ours.Median / c.Theirs.Median
+		if c.Ours.OK() && c.Theirs.OK() && len(c.Ours.Samples) == len(c.Theirs.Samples) {
+			var rs []float64
+			for k := range c.Ours.Samples {
+				if c.Theirs.Samples[k] > 0 {
+					rs = append(rs, c.Ours.Samples[k]/c.Theirs.Samples[k])
+				}
+			}
+			sort.Float64s(rs)
+			c.Ratio = median(rs)
 		}
 	}
 	return out, nil
