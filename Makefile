@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 BIN := bin/rambar
 
-.PHONY: help run build test unit lint cross bench
+.PHONY: help run build test unit lint cross bench bench-storage
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -35,3 +35,6 @@ cross: ## vet, test-build and build the CLI for macOS without cgo
 
 bench: ## benchmarks with ratios against rsync, cp, tar, dd
 	@echo "benchmarks: see bench/"
+
+bench-storage: ## storage benchmark on a real tmpfs and /var/tmp, with ratios against dd, fio, tar (root; RAMBAR_BENCH_FULL=1: full sizes)
+	$(GO) test -run '^$$' -bench '^BenchmarkStorage$$' -benchtime 1x -count=1 -v ./bench/

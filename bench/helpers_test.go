@@ -11,7 +11,7 @@ import (
 
 // mountTmpfs mounts a real tmpfs of size (e.g. "256m") in a fresh temporary
 // folder and unmounts it when the test ends. Tests run as root here and in CI.
-func mountTmpfs(t *testing.T, size string) string {
+func mountTmpfs(t testing.TB, size string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ram")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -31,7 +31,7 @@ func mountTmpfs(t *testing.T, size string) string {
 
 // diskDir is a folder on an ordinary disk: /var/tmp (t.TempDir may be on a
 // tmpfs /tmp on some machines).
-func diskDir(t *testing.T) string {
+func diskDir(t testing.TB) string {
 	t.Helper()
 	d, err := os.MkdirTemp("/var/tmp", "rambar-bench-test-")
 	if err != nil {
