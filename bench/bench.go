@@ -267,12 +267,7 @@ func Run(ctx context.Context, targets []Target, opts Options, progress func(Prog
 		progress = func(Progress) {}
 	}
 	jobs := plan(rep.Rows)
-	steps := 0
-	for _, j := range jobs {
-		steps += rep.Runs
-		_ = j
-	}
-	steps *= len(targets)
+	steps := len(jobs) * rep.Runs * len(targets)
 	env := &runEnv{opts: opts, sz: opts.sizes(), runs: rep.Runs}
 	step := 0
 	for _, t := range targets {

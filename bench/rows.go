@@ -2,13 +2,11 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"rambar/ramdisk"
@@ -366,13 +364,4 @@ func osName() string {
 		return "Linux"
 	}
 	return runtime.GOOS
-}
-
-// errString is err's text without a leading "exec: ".
-func errString(err error) string {
-	var ee *os.PathError
-	if errors.As(err, &ee) {
-		return ee.Error()
-	}
-	return strings.TrimPrefix(err.Error(), "exec: ")
 }
