@@ -96,15 +96,26 @@ func pythonText(rng *rand.Rand, n int) []byte {
 	return b.Bytes()[:n]
 }
 
-// Extract unpacks a tar archive into dir the way tar -xf does (folders and
-// regular files with their modes; no syncs) and returns the number of files.
-// Names that would leave dir are refused.
+// Extract unpacks a tar archive into dir the way tar -xf does for a normal
+// user (folders and regular files with their modes and modification times,
+// folders' times set last; no owners, no syncs) and returns the number of
+// files. Names that would leave dir are refused.
 func Extract(ctx context.Context, archive []byte, dir string) (int, error) {
 	tr := tar.NewReader(bytes.NewReader(archive))
 	files := 0
+	type dirTime struct {
+		path string
+		t    time.Time
+	}
+	var dirs []dirTime
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
+			for i := len(dirs) - 1; i >= 0; i-- {
+				if err := os.Chtimes(dirs[i].path, time.Time{}, dirs[i].t); err != nil {
+					return files, fmt.Errorf("untar: %w", err)
+				}
+			}
 			return files, nil
 		}
 		if err != nil {
@@ -119,6 +130,7 @@ func Extract(ctx context.Context, archive []byte, dir string) (int, error) {
 			if err := os.MkdirAll(p, os.FileMode(h.Mode)&0o777|0o700); err != nil {
 				return files, fmt.Errorf("untar: %w", err)
 			}
+			dirs = append(dirs, dirTime{p, h.ModTime})
 		case tar.TypeReg:
 			if files%128 == 0 && ctx.Err() != nil {
 				return files, ctx.Err()
@@ -130,6 +142,9 @@ func Extract(ctx context.Context, archive []byte, dir string) (int, error) {
 			_, err = io.Copy(f, tr)
 			if cerr := f.Close(); err == nil {
 				err = cerr
+			}
+			if err == nil {
+				err = os.Chtimes(p, time.Time{}, h.ModTime)
 			}
 			if err != nil {
 				return files, fmt.Errorf("untar %s: %w", h.Name, err)

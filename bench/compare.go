@@ -40,7 +40,9 @@ type Comparison struct {
 // Sequential rows are compared with dd (oflag=direct conv=fsync, iflag=direct,
 // the same block size and file size); the fsync row with fio (--fsync=1, 4 KB
 // blocks, the same count; its per-write latency is write + sync latency), or
-// dd oflag=dsync when fio is missing; untar with tar -xf of the same archive.
+// dd oflag=dsync when fio is missing; untar with tar -xf of the same archive,
+// as a normal user runs it (--no-same-owner --no-same-permissions: root's tar
+// would also chown and chmod every file, which Extract does not).
 func Compare(ctx context.Context, t Target, opts Options, progress func(string)) ([]Comparison, error) {
 	if progress == nil {
 		progress = func(string) {}
@@ -72,7 +74,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 	if fio == "" {
 		syncC.Tool = fmt.Sprintf("dd bs=4k count=%d oflag=dsync (fio not installed)", sz.fsyncs)
 	}
-	untar := mk(Untar, Secs, "tar -xf")
+	untar := mk(Untar, Secs, "tar --no-same-owner --no-same-permissions -xf")
 	archive := GenerateArchive(sz.archiveFiles, sz.archiveBytes)
 	e.archive = archive
 	tarFile := filepath.Join(work, "archive.tar")
@@ -161,7 +163,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 				out := filepath.Join(dir, "tar-out")
 				os.Mkdir(out, 0o755)
 				t0 := time.Now()
-				cmd := exec.CommandContext(ctx, tarTool, "-xf", tarFile, "-C", out)
+				cmd := exec.CommandContext(ctx, tarTool, "--no-same-owner", "--no-same-permissions", "-xf", tarFile, "-C", out)
 				cmd.Env = toolEnv()
 				b, err := cmd.CombinedOutput()
 				if err != nil {
