@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 BIN := bin/rambar
 
-.PHONY: help run build test unit lint cross bench bench-storage
+.PHONY: help run build test unit lint cross bench bench-storage integration
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -38,3 +38,6 @@ bench: ## benchmarks with ratios against rsync, cp, tar, dd
 
 bench-storage: ## storage benchmark on a real tmpfs and /var/tmp, with ratios against dd, fio, tar (root; RAMBAR_BENCH_FULL=1: full sizes)
 	$(GO) test -run '^$$' -bench '^BenchmarkStorage$$' -benchtime 1x -count=1 -v ./bench/
+
+integration: ## on a Mac: run the conformance suite against the real hdiutil/diskutil
+	$(GO) test -tags integration -count=1 -v ./darwin/
