@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -57,15 +59,12 @@ func benchEntries(t *testing.T, dir string) []string {
 	return n
 }
 
-// TestTryInterruptedBySIGINT builds rambar, starts `rambar try` on a real
+// TestTryInterruptedBySIGINT starts the real rambar binary: `rambar try` on a real
 // tmpfs with a command that runs for 30 s, sends the rambar process SIGINT
 // mid-run, and checks that it stops the command, removes its copy and exits
 // with the cancelled code.
 func TestTryInterruptedBySIGINT(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "rambar")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := rambarBinary(t)
 	ram := benchMountTmpfs(t, "64m")
 	src := t.TempDir()
 	os.WriteFile(filepath.Join(src, "data.txt"), []byte("some work\n"), 0o644)
