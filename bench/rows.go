@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
-
-	"rambar/ramdisk"
 )
 
 // job measures one or two rows together (a run of the sequential job writes a
@@ -143,7 +141,7 @@ func (e *runEnv) runJob(ctx context.Context, j job, t Target, work, fsName strin
 			return res, nil
 		}
 		if free < need {
-			why := fmt.Sprintf("no room: needs %s, %s free on %s", ramdisk.Size(need), ramdisk.Size(free), t.Dir)
+			why := fmt.Sprintf("no room: needs %s, %s free on %s", bytesText(need), bytesText(free), t.Dir)
 			setAll(func(r *Result) { r.Skipped = why; r.Samples = nil })
 			return res, nil
 		}

@@ -153,3 +153,18 @@ func (r Report) Table() string {
 	}
 	return b.String()
 }
+
+// bytesText prints a byte count in binary units for messages: "80 MiB",
+// "6.0 MiB", "1.5 GiB", "400 KiB" (whole numbers when exact, else one decimal).
+func bytesText(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v, u := float64(n), 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f %s", v, units[u])
+	}
+	return fmt.Sprintf("%.1f %s", v, units[u])
+}

@@ -198,7 +198,7 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 	// Room for the copy and as much again for what the command writes.
 	if need := 2*bytes + int64(files)*4096 + 16<<20; free < need {
 		return res, fmt.Errorf("try: %w: %s holds %s; the RAM disk at %s has %s free (needs %s with room for the command's output)",
-			ErrNoRoom, o.Src, ramdisk.Size(bytes), o.RAMDir, ramdisk.Size(free), ramdisk.Size(need))
+			ErrNoRoom, o.Src, bytesText(bytes), o.RAMDir, bytesText(free), bytesText(need))
 	}
 	holder, err := os.MkdirTemp(o.RAMDir, ".rambar-try-")
 	if err != nil {
@@ -210,7 +210,7 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 		}
 	}()
 	res.Copy = filepath.Join(holder, filepath.Base(o.Src))
-	progress(fmt.Sprintf("copying %s (%s, %d files) to the RAM disk", o.Src, ramdisk.Size(bytes), files))
+	progress(fmt.Sprintf("copying %s (%s, %d files) to the RAM disk", o.Src, bytesText(bytes), files))
 	t0 := time.Now()
 	if err := CopyTree(ctx, o.Src, res.Copy); err != nil {
 		return res, fmt.Errorf("try: copy to the RAM disk: %w", err)

@@ -173,7 +173,7 @@ func TestTrialRefuses(t *testing.T) {
 	src := srcDir(t)
 	os.WriteFile(filepath.Join(src, "big"), make([]byte, 6<<20), 0o644)
 	_, err := Trial(context.Background(), TrialOptions{Src: src, RAMDir: ram, Argv: []string{"true"}})
-	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "holds 6 MiB") {
+	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "holds 6.0 MiB") {
 		t.Errorf("no room: %v", err)
 	}
 	if _, err := Trial(context.Background(), TrialOptions{Src: src, RAMDir: ram, Argv: []string{"true"}, Runs: 2}); err == nil || !strings.Contains(err.Error(), "at least 3 runs") {
