@@ -85,6 +85,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 		}
 	} else {
 		fmt.Fprint(a.Stdout, rep.Table())
+		fmt.Fprintf(a.Stdout, "In short: %s\n", rep.Headline())
 		if len(cmp) > 0 {
 			fmt.Fprintln(a.Stdout)
 			fmt.Fprint(a.Stdout, bench.ComparisonTable(cmp))
@@ -108,16 +109,11 @@ func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, e
 		vols, _ = e.List(ctx)
 	}
 	if len(pos) == 0 {
-		var ts []bench.Target
-		for _, v := range vols {
-			ts = append(ts, bench.Target{Name: v.Name, Dir: v.MountPoint, RAM: true})
-		}
 		home := a.Getenv("HOME")
 		if home == "" {
 			return nil, fmt.Errorf("%w: HOME is not set; name a folder to benchmark", errUsage)
 		}
-		ts = append(ts, bench.Target{Name: "Home disk", Dir: home, RAM: bench.IsMemoryFS(home)})
-		return ts, nil
+		return bench.DefaultTargets(vols, home), nil
 	}
 	var ts []bench.Target
 	for _, p := range pos {
@@ -149,8 +145,13 @@ func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, e
 
 func targetByName(vols []ramdisk.Volume, name string) (bench.Target, bool) {
 	for _, v := range vols {
-		if v.Name == name || strings.EqualFold(v.Name, name) {
-			return bench.Target{Name: v.Name, Dir: v.MountPoint, RAM: true}, true
+		if v.Name == name {
+			return bench.ForVolume(v), true
+		}
+	}
+	for _, v := range vols {
+		if strings.EqualFold(v.Name, name) {
+			return bench.ForVolume(v), true
 		}
 	}
 	return bench.Target{}, false
