@@ -65,7 +65,7 @@ func TestTableAndHeadline(t *testing.T) {
 func TestDefaultTargets(t *testing.T) {
 	home := t.TempDir()
 	ts := DefaultTargets([]ramdisk.Volume{{Name: "Scratch", MountPoint: "/mnt/rambar/Scratch"}}, home)
-	want := []Target{{Name: "Scratch", Dir: "/mnt/rambar/Scratch", RAM: true}, {Name: HomeDiskName, Dir: home}}
+	want := []Target{{Name: "Scratch", Dir: "/mnt/rambar/Scratch", RAM: true}, {Name: HomeDiskName, Dir: home, RAM: IsMemoryFS(home)}}
 	if len(ts) != 2 || ts[0] != want[0] || ts[1] != want[1] {
 		t.Errorf("DefaultTargets = %+v, want %+v", ts, want)
 	}

@@ -186,6 +186,12 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 		log = io.Discard
 	}
 	res.Argv, res.Src = o.Argv, o.Src
+	if isInside(o.Src, o.RAMDir) {
+		return res, fmt.Errorf("try: %s is already on the RAM disk at %s; run it from a folder on an ordinary disk", o.Src, o.RAMDir)
+	}
+	if isInside(o.RAMDir, o.Src) {
+		return res, fmt.Errorf("try: the RAM disk folder %s is inside %s, which would be copied into itself", o.RAMDir, o.Src)
+	}
 	bytes, files, err := TreeSize(o.Src)
 	if err != nil {
 		return res, fmt.Errorf("try: measure %s: %w", o.Src, err)
@@ -267,6 +273,12 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 	res.RAM.Ops, res.Disk.Ops = 1, 1
 	res.Speedup, res.Verdict = Decide(res.RAM.Samples, res.Disk.Samples)
 	return res, nil
+}
+
+// isInside reports whether path is dir or inside it.
+func isInside(path, dir string) bool {
+	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // runOnce runs argv in dir and returns its wall time. Cancelling ctx sends

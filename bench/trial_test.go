@@ -182,6 +182,15 @@ func TestTrialRefuses(t *testing.T) {
 	if _, err := Trial(context.Background(), TrialOptions{Src: src, RAMDir: ram}); err == nil {
 		t.Error("no command: no error")
 	}
+	sub := filepath.Join(ram, "project")
+	os.Mkdir(sub, 0o755)
+	if _, err := Trial(context.Background(), TrialOptions{Src: sub, RAMDir: ram, Argv: []string{"true"}}); err == nil || !strings.Contains(err.Error(), "already on the RAM disk") {
+		t.Errorf("source on the RAM disk: %v", err)
+	}
+	if _, err := Trial(context.Background(), TrialOptions{Src: ram, RAMDir: sub, Argv: []string{"true"}}); err == nil || !strings.Contains(err.Error(), "copied into itself") {
+		t.Errorf("RAM folder inside the source: %v", err)
+	}
+	os.Remove(sub)
 	if left := leftovers(t, ram); len(left) != 0 {
 		t.Errorf("left on the RAM disk: %v", left)
 	}
