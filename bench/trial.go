@@ -143,6 +143,8 @@ type CommandError struct {
 	Err      error
 }
 
+// Error says where the command failed and how: "the command failed on the
+// RAM disk (the warm-up run): exit status 3".
 func (e *CommandError) Error() string {
 	run := fmt.Sprintf("run %d", e.Run)
 	if e.Run == 0 {
@@ -154,6 +156,7 @@ func (e *CommandError) Error() string {
 	return fmt.Sprintf("the command failed %s (%s): %v", e.Place.Words(), run, e.Err)
 }
 
+// Unwrap returns the underlying *exec.ExitError or start failure.
 func (e *CommandError) Unwrap() error { return e.Err }
 
 // ErrNoRoom is wrapped when a copy would not fit on the RAM disk.
