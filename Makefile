@@ -11,7 +11,7 @@ APP := $(DIST)/RAMBar.app
 DMG := $(DIST)/RAMBar.dmg
 CHECK := $(DIST)/check
 
-.PHONY: help run build test unit lint cross bench integration app dmg notarize bundle-check icons
+.PHONY: help run build test unit lint cross bench bench-storage integration app dmg notarize bundle-check icons
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -40,6 +40,9 @@ cross: ## vet, test-build and build the CLI for macOS without cgo
 
 bench: ## benchmarks with ratios against rsync, cp, tar, dd
 	@echo "benchmarks: see bench/"
+
+bench-storage: ## storage benchmark on a real tmpfs and /var/tmp, with ratios against dd, fio, tar (root; RAMBAR_BENCH_FULL=1: full sizes)
+	$(GO) test -run '^$$' -bench '^BenchmarkStorage$$' -benchtime 1x -count=1 -v ./bench/
 
 integration: ## on a Mac: run the conformance suite against the real hdiutil/diskutil
 	$(GO) test -tags integration -count=1 -v ./darwin/

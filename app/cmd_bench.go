@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"rambar/bench"
+	"rambar/ramdisk"
+)
+
+func init() {
+	register(&command{Name: "bench", Args: "[TARGET...] [--quick] [--runs N] [--rows ROW,...] [--json] [--svg FILE] [--compare]",
+		Summary: "measure RAM disks against the home folder's disk (default: every RAM disk and the home disk)", Order: 60, Run: runBench})
+}
+
+func runBench(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("bench", flag.ContinueOnError)
+	quick := fl.Bool("quick", false, "smaller sizes: seconds instead of minutes")
+	runs := fl.Int("runs", 3, "runs per row (median, min and max are reported)")
+	rows := fl.String("rows", "", "comma-separated rows to run (default: all)")
+	asJSON := fl.Bool("json", false, "print JSON")
+	svg := fl.String("svg", "", "also write an SVG chart to FILE")
+	compare := fl.Bool("compare", false, "also measure with fio, dd and tar and print our figure against theirs")
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	if *runs < 1 || *runs > 100 {
+		return fmt.Errorf("%w: --runs must be between 1 and 100, not %d", errUsage, *runs)
+	}
+	opts := bench.Options{Quick: *quick, Runs: *runs}
+	if *rows != "" {
+		for _, s := range strings.Split(*rows, ",") {
+			id, err := bench.ParseRow(strings.TrimSpace(s))
+			if err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			opts.Rows = append(opts.Rows, id)
+		}
+	}
+	targets, err := a.benchTargets(ctx, pos)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	p := a.progressLine()
+	rep, err := bench.Run(ctx, targets, opts, func(pr bench.Progress) { p(pr.String()) })
+	p("")
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("bench: %w (its files were removed)", ramdisk.ErrCancelled)
+		}
+		return fmt.Errorf("bench: %w", err)
+	}
+	var cmp []bench.Comparison
+	if *compare {
+		for _, t := range targets {
+			c, err := bench.Compare(ctx, t, opts, func(s string) { p(s) })
+			p("")
+			if err != nil {
+				return fmt.Errorf("bench --compare %s: %w", t.Name, err)
+			}
+			cmp = append(cmp, c...)
+		}
+	}
+	if *svg != "" {
+		if err := os.WriteFile(*svg, []byte(rep.SVG()), 0o644); err != nil {
+			return fmt.Errorf("bench --svg: %w", err)
+		}
+	}
+	if *asJSON {
+		out := struct {
+			bench.Report
+			Comparisons []bench.Comparison `json:"comparisons,omitempty"`
+		}{rep, cmp}
+		if err := writeJSON(a.Stdout, out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(a.Stdout, rep.Table())
+		fmt.Fprintf(a.Stdout, "In short: %s\n", rep.Headline())
+		if len(cmp) > 0 {
+			fmt.Fprintln(a.Stdout)
+			fmt.Fprint(a.Stdout, bench.ComparisonTable(cmp))
+		}
+		if *svg != "" {
+			fmt.Fprintf(a.Stdout, "Chart written to %s\n", *svg)
+		}
+	}
+	if probs := rep.Problems(); len(probs) > 0 {
+		return fmt.Errorf("bench: %d row(s) not measured: %s", len(probs), strings.Join(probs, "; "))
+	}
+	return nil
+}
+
+// benchTargets turns the command line into targets: a RAM disk's name, or a
+// folder (a RAM disk when it is one's mount point or a memory file system).
+// With none given: every mounted RAM disk and the home folder's disk.
+func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, error) {
+	var vols []ramdisk.Volume
+	if e, err := a.Engine(); err == nil {
+		vols, _ = e.List(ctx)
+	}
+	if len(pos) == 0 {
+		home := a.Getenv("HOME")
+		if home == "" {
+			return nil, fmt.Errorf("%w: HOME is not set; name a folder to benchmark", errUsage)
+		}
+		return bench.DefaultTargets(vols, home), nil
+	}
+	var ts []bench.Target
+	for _, p := range pos {
+		if t, ok := targetByName(vols, p); ok {
+			ts = append(ts, t)
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", errUsage, p, err)
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q is neither a mounted RAM disk nor a folder", ramdisk.ErrNotFound, p)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%w: %s is not a folder", errUsage, p)
+		}
+		t := bench.Target{Name: abs, Dir: abs, RAM: bench.IsMemoryFS(abs)}
+		for _, v := range vols {
+			if v.MountPoint == abs {
+				t.Name, t.RAM = v.Name, true
+			}
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+func targetByName(vols []ramdisk.Volume, name string) (bench.Target, bool) {
+	for _, v := range vols {
+		if v.Name == name {
+			return bench.ForVolume(v), true
+		}
+	}
+	for _, v := range vols {
+		if strings.EqualFold(v.Name, name) {
+			return bench.ForVolume(v), true
+		}
+	}
+	return bench.Target{}, false
+}
+
+// progressLine returns a printer of one progress line on stderr: redrawn in
+// place on a terminal, one line per step otherwise. An empty string clears
+// the line.
+func (a *App) progressLine() func(string) {
+	return func(s string) {
+		switch {
+		case a.Interactive && s == "":
+			fmt.Fprint(a.Stderr, "\r\033[K")
+		case a.Interactive:
+			fmt.Fprintf(a.Stderr, "\r\033[K%s", s)
+		case s != "":
+			fmt.Fprintln(a.Stderr, s)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"rambar/bench"
+	"rambar/ramdisk"
+)
+
+func init() {
+	register(&command{Name: "try", Args: "[--disk NAME|PATH] [--runs N] [--json] -- COMMAND...",
+		Summary: "does a RAM disk help this command? runs it on a RAM disk copy of this folder and in place", Order: 61, Run: runTry})
+}
+
+func runTry(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("try", flag.ContinueOnError)
+	diskName := fl.String("disk", "", "an existing RAM disk (name or mount point); default: a temporary one, ejected afterwards")
+	runs := fl.Int("runs", 5, "timed runs in each place (at least 3)")
+	asJSON := fl.Bool("json", false, "print JSON")
+	argv, err := parseTryArgs(fl, args)
+	if err != nil {
+		return err
+	}
+	if *runs < 3 || *runs > 100 {
+		return fmt.Errorf("%w: --runs must be between 3 and 100 (fewer cannot tell a gain from noise), not %d", errUsage, *runs)
+	}
+	src, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("try: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var ramDir, diskLabel string
+	if *diskName != "" {
+		t, err := a.findRAMDir(ctx, *diskName)
+		if err != nil {
+			return err
+		}
+		ramDir, diskLabel = t.Dir, t.Name
+	} else {
+		v, eject, err := a.tempDisk(ctx, src)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if eerr := eject(); eerr != nil {
+				fmt.Fprintf(a.Stderr, "rambar: try: eject the temporary RAM disk %s: %v\n", v.Name, eerr)
+			}
+		}()
+		ramDir, diskLabel = v.MountPoint, v.Name+" (temporary)"
+	}
+
+	logFile, err := os.CreateTemp("", "rambar-try-*.log")
+	if err != nil {
+		return fmt.Errorf("try: log: %w", err)
+	}
+	defer logFile.Close()
+	p := a.progressLine()
+	if !*asJSON {
+		fmt.Fprintf(a.Stdout, "Trying %q: a copy of %s on %s, and in place; %d timed runs each after a warm-up.\n",
+			strings.Join(argv, " "), src, diskLabel, *runs)
+		fmt.Fprintf(a.Stdout, "The warm-up run's output is shown; the others go to %s\n", logFile.Name())
+	}
+	stdout := a.Stdout
+	if *asJSON {
+		stdout = logFile
+	}
+	res, err := bench.Trial(ctx, bench.TrialOptions{
+		Src: src, RAMDir: ramDir, Argv: argv, Runs: *runs,
+		Stdout: stdout, Stderr: a.Stderr, Log: logFile,
+		Progress: func(s string) {
+			p("")
+			p(s)
+		},
+	})
+	p("")
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("try: %w (the RAM disk copy was removed)", ramdisk.ErrCancelled)
+		}
+		var ce *bench.CommandError
+		if errors.As(err, &ce) {
+			return fmt.Errorf("try: %v; nothing was measured (output: %s)", ce, logFile.Name())
+		}
+		return err
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, struct {
+			Version int `json:"version"`
+			bench.TrialResult
+			Summary string `json:"summary"`
+			Log     string `json:"log"`
+		}{jsonVersion, res, res.Summary(), logFile.Name()})
+	}
+	fmt.Fprintf(a.Stdout, "  RAM disk: %s\n  in place: %s\n", res.RAM.Cell(), res.Disk.Cell())
+	fmt.Fprintf(a.Stdout, "%s\n", capitalize(res.Summary()))
+	if res.Verdict == bench.NoGain {
+		fmt.Fprintf(a.Stdout, "(medians %s vs %s; a gain is reported only when every RAM run beats every run in place by %.0f%% or more at the median)\n",
+			bench.Format(res.RAM.Median, bench.Secs), bench.Format(res.Disk.Median, bench.Secs), (bench.MinGain-1)*100)
+	}
+	return nil
+}
+
+// parseTryArgs splits `try [flags] -- COMMAND...`: flags before "--", the
+// command after it, untouched (its own flags are not rambar's).
+func parseTryArgs(fl *flag.FlagSet, args []string) ([]string, error) {
+	i := -1
+	for k, s := range args {
+		if s == "--" {
+			i = k
+			break
+		}
+	}
+	if i < 0 {
+		return nil, fmt.Errorf("%w: rambar try %s (put the command after --)", errUsage, commands["try"].Args)
+	}
+	pos, err := parseFlags(fl, args[:i])
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) > 0 {
+		return nil, fmt.Errorf("%w: unexpected %q before --; rambar try %s", errUsage, pos[0], commands["try"].Args)
+	}
+	argv := args[i+1:]
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, fmt.Errorf("%w: no command after --", errUsage)
+	}
+	return argv, nil
+}
+
+// findRAMDir resolves --disk: a mounted RAM disk's name, or the path of a
+// folder on a RAM disk.
+func (a *App) findRAMDir(ctx context.Context, s string) (bench.Target, error) {
+	var vols []ramdisk.Volume
+	if e, err := a.Engine(); err == nil {
+		vols, _ = e.List(ctx)
+	}
+	if t, ok := targetByName(vols, s); ok {
+		return t, nil
+	}
+	if strings.ContainsRune(s, filepath.Separator) {
+		abs, err := filepath.Abs(s)
+		if err == nil {
+			if st, err := os.Stat(abs); err == nil && st.IsDir() {
+				for _, v := range vols {
+					if v.MountPoint == abs {
+						return bench.Target{Name: v.Name, Dir: abs, RAM: true}, nil
+					}
+				}
+				if bench.IsMemoryFS(abs) {
+					return bench.Target{Name: abs, Dir: abs, RAM: true}, nil
+				}
+				return bench.Target{}, fmt.Errorf("%w: %s is not on a RAM disk", errUsage, s)
+			}
+		}
+	}
+	return bench.Target{}, fmt.Errorf("--disk %q: %w (give a mounted RAM disk's name or mount point)", s, ramdisk.ErrNotFound)
+}
+
+// tempDisk makes a RAM disk for the trial: room for the folder twice over
+// (the copy and what the command writes), at least 512 MiB; on macOS at
+// least the size from which memory is taken only as written, which then
+// costs nothing more. It returns the volume and a func that ejects it.
+func (a *App) tempDisk(ctx context.Context, src string) (ramdisk.Volume, func() error, error) {
+	bytes, files, err := bench.TreeSize(src)
+	if err != nil {
+		return ramdisk.Volume{}, nil, fmt.Errorf("try: measure %s: %w", src, err)
+	}
+	f, err := a.facts(ctx)
+	if err != nil {
+		return ramdisk.Volume{}, nil, fmt.Errorf("try: %w", err)
+	}
+	size := ramdisk.Size(2*bytes+int64(files)*4096) + 256*ramdisk.MiB
+	size = max(size, 512*ramdisk.MiB)
+	if lazy := f.Caps.LazyThreshold; lazy > 0 && size < lazy {
+		size = lazy
+	}
+	size = (size + ramdisk.MiB - 1) / ramdisk.MiB * ramdisk.MiB
+	name := fmt.Sprintf("RAMBar Try %d", os.Getpid())
+	plan, err := ramdisk.NewPlan(ramdisk.Request{Name: name, Size: size, Hidden: true}, f)
+	if err != nil {
+		return ramdisk.Volume{}, nil, fmt.Errorf("try: temporary RAM disk: %w", err)
+	}
+	e, _ := a.Engine()
+	v, err := e.Create(ctx, plan)
+	if err != nil {
+		return ramdisk.Volume{}, nil, fmt.Errorf("try: make a temporary RAM disk (or name one with --disk): %w", err)
+	}
+	fmt.Fprintf(a.Stderr, "Made a temporary RAM disk %s at %s; it is ejected afterwards.\n", v.Name, v.MountPoint)
+	eject := func() error {
+		// Cleanup must happen even when ctx was cancelled by Ctrl-C.
+		return e.Eject(context.WithoutCancel(ctx), v, true)
+	}
+	return v, eject, nil
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,98 @@
+//go:build linux
+
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// uncachedHow names the way sequential rows bypass the page cache here.
+const uncachedHow = "O_DIRECT"
+
+// haveFullFsync is false: F_FULLFSYNC is a macOS fcntl.
+const haveFullFsync = false
+
+// fullFsync is not available on Linux.
+func fullFsync(*os.File) error { return errors.New("F_FULLFSYNC is macOS only") }
+
+// openUncached opens path with O_DIRECT when direct is true. A file system
+// that refuses O_DIRECT (EINVAL) gets a cached file instead and direct false.
+func openUncached(path string, flag int, direct bool) (*os.File, bool, error) {
+	if direct {
+		f, err := os.OpenFile(path, flag|syscall.O_DIRECT, 0o644)
+		if err == nil {
+			return f, true, nil
+		}
+		if !errors.Is(err, syscall.EINVAL) {
+			return nil, false, err
+		}
+	}
+	f, err := os.OpenFile(path, flag, 0o644)
+	return f, false, err
+}
+
+// dropCache asks the kernel to forget path's cached pages, so a cached read
+// at least starts cold where the file system allows it (tmpfs cannot).
+func dropCache(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	const posixFadvDontneed = 4
+	syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, posixFadvDontneed, 0, 0)
+}
+
+// freeSpace is the bytes an unprivileged writer may still use under dir.
+func freeSpace(dir string) (int64, error) {
+	var s syscall.Statfs_t
+	if err := syscall.Statfs(dir, &s); err != nil {
+		return 0, fmt.Errorf("statfs %s: %w", dir, err)
+	}
+	return int64(s.Bavail) * int64(s.Bsize), nil
+}
+
+// fsMagic maps statfs f_type to a name (linux/magic.h).
+var fsMagic = map[int64]string{
+	0x01021994: "tmpfs",
+	0xEF53:     "ext4",
+	0x58465342: "xfs",
+	0x9123683E: "btrfs",
+	0x794C7630: "overlayfs",
+	0x2FC12FC1: "zfs",
+	0x6969:     "nfs",
+	0x65735546: "fuse",
+	0x858458F6: "ramfs",
+	0xF2F52010: "f2fs",
+	0x4d44:     "vfat",
+	0x5346544e: "ntfs",
+}
+
+// fsType names the file system dir is on.
+func fsType(dir string) (string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("not a folder")
+	}
+	var s syscall.Statfs_t
+	if err := syscall.Statfs(dir, &s); err != nil {
+		return "", fmt.Errorf("statfs %s: %w", dir, err)
+	}
+	if n, ok := fsMagic[int64(s.Type)]; ok {
+		return n, nil
+	}
+	return fmt.Sprintf("fs 0x%x", s.Type), nil
+}
+
+// IsMemoryFS reports whether dir is on a file system that lives in memory
+// (tmpfs, ramfs).
+func IsMemoryFS(dir string) bool {
+	n, err := fsType(dir)
+	return err == nil && (n == "tmpfs" || n == "ramfs")
+}

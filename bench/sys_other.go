@@ -1,0 +1,30 @@
+//go:build !linux && !darwin
+
+package bench
+
+import (
+	"errors"
+	"os"
+)
+
+const uncachedHow = "uncached I/O"
+
+const haveFullFsync = false
+
+var errOS = errors.New("storage benchmark: not supported on this OS")
+
+func fullFsync(*os.File) error { return errOS }
+
+func openUncached(path string, flag int, _ bool) (*os.File, bool, error) {
+	f, err := os.OpenFile(path, flag, 0o644)
+	return f, false, err
+}
+
+func dropCache(string) {}
+
+func freeSpace(string) (int64, error) { return 0, errOS }
+
+func fsType(string) (string, error) { return "", errOS }
+
+// IsMemoryFS is false where the benchmark does not run.
+func IsMemoryFS(string) bool { return false }

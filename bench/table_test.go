@@ -1,0 +1,72 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+
+	"rambar/ramdisk"
+)
+
+func res(id RowID, u Unit, s ...float64) Result {
+	r := Result{Row: id, Unit: u, Samples: s}
+	summarize(&r)
+	return r
+}
+
+// TestTableAndHeadline: cells, the speedup column with its noise mark, and
+// the headline's three groups, on a report built by hand.
+func TestTableAndHeadline(t *testing.T) {
+	rep := Report{Version: 1, Runs: 3, Rows: Options{}.Labels()[:3]}
+	rep.Rows = append(rep.Rows, RowInfo{Untar, "untar", Secs})
+	rep.Targets = []TargetReport{
+		{Target: Target{Name: "Scratch", RAM: true}, FS: "tmpfs", Results: []Result{
+			res(SeqWrite, MBps, 7000, 7357, 7400), res(SeqRead, MBps, 11000, 11936, 12000),
+			res(Fsync, Micros, 16, 17, 18), res(Untar, Secs, 0.68, 0.69, 0.80)}},
+		{Target: Target{Name: "Home disk"}, FS: "apfs", Results: []Result{
+			res(SeqWrite, MBps, 4700, 4722, 4800), {Row: SeqRead, Unit: MBps, Skipped: "no room: needs 1 GiB, 10 MiB free on /x"},
+			res(Fsync, Micros, 44, 45, 46), res(Untar, Secs, 0.70, 0.75, 0.79)}},
+	}
+	table := rep.Table()
+	for _, want := range []string{
+		"Scratch (tmpfs)", "Home disk (apfs)", "RAM vs disk",
+		"7,357 MB/s [7,000–7,400]", "4,722 MB/s [4,700–4,800]", "1.6×",
+		"no room: needs 1 GiB, 10 MiB free on /x",
+		"17 µs [16–18]", "2.6×",
+		"0.690 s [0.680–0.800]", "~1.1×",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	want := "Scratch vs Home disk: faster at 1 GiB write, uncached (1.6×), 4 KB write + fsync (2.6×); no measurable gain at untar"
+	if got := rep.Headline(); got != want {
+		t.Errorf("headline:\n got %q\nwant %q", got, want)
+	}
+	if p := rep.Problems(); len(p) != 1 || !strings.HasPrefix(p[0], "Home disk: seq-read: no room") {
+		t.Errorf("problems %q", p)
+	}
+	for _, c := range []struct {
+		v    float64
+		u    Unit
+		want string
+	}{{4722.4, MBps, "4,722 MB/s"}, {1234567, MBps, "1,234,567 MB/s"}, {3.46, Micros, "3.5 µs"}, {12699, Micros, "12,699 µs"}, {0.75, Secs, "0.750 s"}} {
+		if got := Format(c.v, c.u); got != c.want {
+			t.Errorf("Format(%v, %s) = %q, want %q", c.v, c.u, got, c.want)
+		}
+	}
+	for n, want := range map[int64]string{80 << 20: "80 MiB", 6<<20 + 6: "6.0 MiB", 1536 << 20: "1.5 GiB", 400 << 10: "400 KiB", 12: "12 B"} {
+		if got := bytesText(n); got != want {
+			t.Errorf("bytesText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestDefaultTargets: RAM disks first, then the home disk.
+func TestDefaultTargets(t *testing.T) {
+	home := t.TempDir()
+	ts := DefaultTargets([]ramdisk.Volume{{Name: "Scratch", MountPoint: "/mnt/rambar/Scratch"}}, home)
+	want := []Target{{Name: "Scratch", Dir: "/mnt/rambar/Scratch", RAM: true}, {Name: HomeDiskName, Dir: home, RAM: IsMemoryFS(home)}}
+	if len(ts) != 2 || ts[0] != want[0] || ts[1] != want[1] {
+		t.Errorf("DefaultTargets = %+v, want %+v", ts, want)
+	}
+}

@@ -1,0 +1,86 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"rambar/ramdisk"
+)
+
+// HomeDiskName is the name of the home folder's disk in tables.
+const HomeDiskName = "Home disk"
+
+// ForVolume is the target for a mounted RAM disk.
+func ForVolume(v ramdisk.Volume) Target {
+	return Target{Name: v.Name, Dir: v.MountPoint, RAM: true}
+}
+
+// HomeDisk is the target for the disk the home folder is on (the benchmark
+// works in a hidden subfolder of home and removes it).
+func HomeDisk(home string) Target {
+	return Target{Name: HomeDiskName, Dir: home, RAM: IsMemoryFS(home)}
+}
+
+// DefaultTargets is what `rambar bench` measures with no arguments: every
+// mounted RAM disk, then the home folder's disk. The menu's "Benchmark This
+// Disk…" passes one volume.
+func DefaultTargets(vols []ramdisk.Volume, home string) []Target {
+	var ts []Target
+	for _, v := range vols {
+		ts = append(ts, ForVolume(v))
+	}
+	if home != "" {
+		ts = append(ts, HomeDisk(home))
+	}
+	return ts
+}
+
+// Headline sums the report up in a sentence for a notification: which rows
+// the first RAM disk won against the first ordinary disk (beyond the run-to-run
+// noise), e.g. "Scratch vs Home disk: faster at 1 GiB read, uncached (9.7×),
+// 4 KB write + fsync (569×); no measurable gain at untar 2,900 files (70 MB)".
+// Without both kinds of target it names the first target's rows measured.
+func (r Report) Headline() string {
+	ram, disk := r.ramAndDisk()
+	if ram == nil || disk == nil {
+		if len(r.Targets) == 0 {
+			return "nothing measured"
+		}
+		n := 0
+		for _, x := range r.Targets[0].Results {
+			if x.OK() {
+				n++
+			}
+		}
+		return fmt.Sprintf("%s: %d rows measured (no RAM disk and ordinary disk to compare)", r.Targets[0].Name, n)
+	}
+	var faster, same, slower []string
+	for _, row := range r.Rows {
+		a, _ := ram.Result(row.ID)
+		d, _ := disk.Result(row.ID)
+		x, apart, ok := Speedup(a, d)
+		switch {
+		case !ok:
+		case apart && x >= MinGain:
+			faster = append(faster, fmt.Sprintf("%s (%.1f×)", row.Label, x))
+		case apart && x <= 1/MinGain:
+			slower = append(slower, fmt.Sprintf("%s (%.1f×)", row.Label, 1/x))
+		default:
+			same = append(same, row.Label)
+		}
+	}
+	parts := []string{}
+	if len(faster) > 0 {
+		parts = append(parts, "faster at "+strings.Join(faster, ", "))
+	}
+	if len(same) > 0 {
+		parts = append(parts, "no measurable gain at "+strings.Join(same, ", "))
+	}
+	if len(slower) > 0 {
+		parts = append(parts, "slower at "+strings.Join(slower, ", "))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%s vs %s: nothing could be compared", ram.Name, disk.Name)
+	}
+	return fmt.Sprintf("%s vs %s: %s", ram.Name, disk.Name, strings.Join(parts, "; "))
+}
