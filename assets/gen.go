@@ -43,8 +43,8 @@ var (
 		}
 		return out
 	}()
-	dot      = struct{ x, y, r float64 }{13, 3, 2.9}
-	dotMoat  = 1.1 // gap cut around the warning dot
+	dot     = struct{ x, y, r float64 }{13, 3, 2.9}
+	dotMoat = 1.1 // gap cut around the warning dot
 )
 
 // inGlyph reports whether (x,y) is in the glyph grown by d (d<0 shrinks).
