@@ -148,3 +148,7 @@ func Notify(ctx context.Context, title, text string) error {
 	}
 	return nil
 }
+
+// DialogsAvailable reports whether Zenity can open windows here (osascript
+// on macOS; the zenity tool on Linux).
+func DialogsAvailable() bool { return zenity.IsAvailable() }
