@@ -19,7 +19,7 @@ func runHelp(ctx context.Context, a *App, args []string) error {
 	if len(args) == 1 {
 		c, ok := commands[args[0]]
 		if !ok {
-			return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+			return usagef("unknown command %q", args[0])
 		}
 		fmt.Fprintf(a.Stdout, "usage: rambar %s %s\n\n%s\n", c.Name, c.Args, c.Summary)
 		return nil
