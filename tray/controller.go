@@ -179,8 +179,8 @@ func (c *Controller) render() {
 
 // notify shows a notification off the loop.
 func (c *Controller) notify(title, text string) {
-	c.d.Logf("notify: %s: %s", title, text)
 	if c.d.Notify == nil {
+		c.d.Logf("notification (no notifier): %s: %s", title, text)
 		return
 	}
 	c.goJob(func(context.Context) {
@@ -255,13 +255,15 @@ func (c *Controller) refresh(forceUsage bool) {
 }
 
 func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.Memory, merr error, us map[string]measured, marks map[string]bool) {
-	c.state.Memory, c.state.MemoryErr = mem, merr
-	if merr != nil {
+	if merr != nil && !sameErr(merr, c.state.MemoryErr) {
 		c.d.Logf("memory: %v", merr)
 	}
+	c.state.Memory, c.state.MemoryErr = mem, merr
 	if lerr != nil {
+		if !sameErr(lerr, c.state.ListErr) {
+			c.d.Logf("list: %v", lerr)
+		}
 		c.state.ListErr = lerr
-		c.d.Logf("list: %v", lerr)
 		return
 	}
 	c.state.ListErr = nil
@@ -303,6 +305,10 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 	sortDisks(disks)
 	c.state.Disks = disks
 }
+
+// sameErr reports whether two errors say the same, so a failure repeated at
+// every refresh is logged once.
+func sameErr(a, b error) bool { return a != nil && b != nil && a.Error() == b.Error() }
 
 func sortDisks(ds []DiskState) {
 	for i := 1; i < len(ds); i++ {
