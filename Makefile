@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 BIN := bin/rambar
 
-.PHONY: help run build test unit lint cross bench
+.PHONY: help run build test unit lint cross bench screenshot bench-tray
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -35,3 +35,10 @@ cross: ## vet, test-build and build the CLI for macOS without cgo
 
 bench: ## benchmarks with ratios against rsync, cp, tar, dd
 	@echo "benchmarks: see bench/"
+
+screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into docs/tray*.png (root; apt: xfce4-panel xvfb xdotool imagemagick x11-utils xfconf)
+	packaging/screenshot/screenshot.sh $(BIN) docs
+
+bench-tray: build ## idle CPU and memory of the running tray with three disks over 60 s, and the cost of one refresh (root)
+	tray/testdata/bench-tray.sh $(BIN) 60
+	$(GO) test -run '^$$' -bench . -benchmem ./tray/

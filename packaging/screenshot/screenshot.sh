@@ -15,15 +15,11 @@ scratch=$(mktemp -d)
 xvfb=
 cleanup() {
 	[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null || true
-	# Disks made for the picture go with it.
-	for m in "$scratch"/mnt/*; do
-		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
-	done
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
 
-mkdir -p "$scratch/home/.config/xfce4/xfconf/xfce-perchannel-xml" "$scratch/mnt" "$scratch/rambar" "$out"
+mkdir -p "$scratch/home/.config/xfce4/xfconf/xfce-perchannel-xml" "$scratch/rambar" "$out"
 cp "$here/xfce4-panel.xml" "$scratch/home/.config/xfce4/xfconf/xfce-perchannel-xml/"
 
 # -displayfd picks a free display and tells us which.
@@ -35,7 +31,14 @@ display=$(cat "$scratch/display")
 
 # xfconfd is started by the bus, so HOME and XDG_* must be set before it.
 export HOME=$scratch/home XDG_CONFIG_HOME=$scratch/home/.config XDG_CACHE_HOME=$scratch/home/.cache DISPLAY=":$display"
-export RAMBAR_MOUNT_ROOT=$scratch/mnt RAMBAR_HOME=$scratch/rambar RAMBAR_NOTIFY=log RAMBAR_REFRESH=500ms
-export BIN=$bin OUT=$out SCRATCH=$scratch
-timeout 120 dbus-run-session -- "$here/session.sh"
+unset RAMBAR_MOUNT_ROOT
+export RAMBAR_HOME=$scratch/rambar RAMBAR_NOTIFY=log RAMBAR_REFRESH=500ms
+export BIN=$bin OUT=$out SCRATCH=$scratch HERE=$here TRACE=${SCREENSHOT_TRACE:+-x}
+# A private mount namespace with its own /mnt: the disks appear at the usual
+# /mnt/rambar in the picture, nobody else sees them, and they end with it.
+timeout 120 unshare -m --propagation private bash -c '
+	set -e
+	mount -t tmpfs -o size=1m,mode=755 screenshot /mnt
+	mkdir /mnt/rambar
+	exec dbus-run-session -- bash $TRACE "$HERE/session.sh"'
 echo "wrote $out/tray.png $out/tray-submenu.png"
