@@ -40,5 +40,9 @@ timeout 120 unshare -m --propagation private bash -c '
 	set -e
 	mount -t tmpfs -o size=1m,mode=755 screenshot /mnt
 	mkdir /mnt/rambar
-	exec dbus-run-session -- bash $TRACE "$HERE/session.sh"'
+	exec dbus-run-session -- bash $TRACE "$HERE/session.sh"' 2>"$scratch/session.log" || {
+	# The panel, xfconfd and the bus are chatty; show what they said only on failure.
+	cat "$scratch/session.log" >&2
+	exit 1
+}
 echo "wrote $out/tray.png $out/tray-submenu.png"
