@@ -42,6 +42,7 @@ screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into
 bench-tray: build ## idle CPU and memory of the running tray with three disks over 60 s, and the cost of one refresh (root)
 	tray/testdata/bench-tray.sh $(BIN) 60
 	$(GO) test -run '^$$' -bench . -benchmem ./tray/
+	$(GO) test -run '^$$' -bench TrayRefreshLinux -benchmem ./app/
 
 integration: ## on a Mac: run the conformance suite against the real hdiutil/diskutil
 	$(GO) test -tags integration -count=1 -v ./darwin/

@@ -15,6 +15,14 @@ import (
 	"rambar/ramdisk"
 )
 
+// Limits on engine calls, so a hung tool cannot freeze the worker (and with
+// it every later refresh). Create allows for an administrator password prompt.
+const (
+	refreshTimeout = 30 * time.Second
+	ejectTimeout   = 2 * time.Minute
+	createTimeout  = 5 * time.Minute
+)
+
 // UI shows menus. The systray glue implements it; tests capture what it is
 // given. SetMenu is called from the controller's event loop only.
 type UI interface {
@@ -224,6 +232,8 @@ func (c *Controller) refresh(forceUsage bool) {
 	}
 	unsaved := c.d.Unsaved
 	c.enqueue(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+		defer cancel()
 		start := time.Now()
 		vs, lerr := c.d.Engine.List(ctx)
 		mem, merr := c.d.Engine.Memory(ctx)
@@ -426,6 +436,8 @@ func (c *Controller) eject(d *DiskState, force bool) {
 		eject = c.d.Engine.Eject
 	}
 	c.enqueue(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, ejectTimeout)
+		defer cancel()
 		err := eject(ctx, v, force)
 		c.post(func() { c.ejected(v.Name, err) })
 	})
@@ -481,7 +493,13 @@ func (c *Controller) create(r ramdisk.Request, base string) {
 		c.state.Creating = base
 	}
 	c.enqueue(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, createTimeout)
+		defer cancel()
 		f.Taken = takenNames(f.Caps.MountRoot)
+		// Plan against memory as it is now, not as of the last refresh.
+		if m, err := c.d.Engine.Memory(ctx); err == nil {
+			f.Memory = m
+		}
 		if r.Name == "" {
 			names := append([]string{}, f.Taken...)
 			for _, v := range f.Mounted {

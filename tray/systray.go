@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -145,15 +146,16 @@ func (u *sysUI) rebuild(items []Item) {
 			return
 		}
 		var mi *systray.MenuItem
+		title := label(it.Title)
 		switch {
 		case parent == nil && it.Checkbox:
-			mi = systray.AddMenuItemCheckbox(it.Title, it.Tooltip, it.Checked)
+			mi = systray.AddMenuItemCheckbox(title, it.Tooltip, it.Checked)
 		case parent == nil:
-			mi = systray.AddMenuItem(it.Title, it.Tooltip)
+			mi = systray.AddMenuItem(title, it.Tooltip)
 		case it.Checkbox:
-			mi = parent.AddSubMenuItemCheckbox(it.Title, it.Tooltip, it.Checked)
+			mi = parent.AddSubMenuItemCheckbox(title, it.Tooltip, it.Checked)
 		default:
-			mi = parent.AddSubMenuItem(it.Title, it.Tooltip)
+			mi = parent.AddSubMenuItem(title, it.Tooltip)
 		}
 		if it.Disabled {
 			mi.Disable()
@@ -185,6 +187,15 @@ func (u *sysUI) forward(ch chan struct{}, key string, gen int64) {
 	}
 }
 
+// label escapes a title for the platform: dbusmenu hosts (GTK, Qt) read "_"
+// as a mnemonic marker, so a disk named my_disk would show as "mydisk".
+func label(title string) string {
+	if runtime.GOOS == "darwin" {
+		return title
+	}
+	return strings.ReplaceAll(title, "_", "__")
+}
+
 func flat(it Item) Item { it.Children = nil; return it }
 
 func (u *sysUI) update(it Item) {
@@ -194,7 +205,7 @@ func (u *sysUI) update(it Item) {
 	}
 	old := u.prev[it.Key]
 	if it.Title != old.Title {
-		mi.SetTitle(it.Title)
+		mi.SetTitle(label(it.Title))
 	}
 	if it.Tooltip != old.Tooltip {
 		mi.SetTooltip(it.Tooltip)
