@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,6 +24,9 @@ import (
 // Linux engine mounting real tmpfs, driven over a private DBus session the
 // way a panel drives it (com.canonical.dbusmenu). The tray runs in a child
 // process, so this test is safe under -race (systray itself races).
+
+// showMemoryOn matches the saved setting in the settings plist.
+var showMemoryOn = regexp.MustCompile(`<key>ShowMemoryInTitle</key>\s*<true/>`)
 
 // trayRefresh is the refresh interval the child runs with.
 const trayRefresh = 200 * time.Millisecond
@@ -100,9 +104,11 @@ type trayApp struct {
 	bin    string
 	env    []string
 	root   string
+	home   string
 	conn   *dbus.Conn
 	menu   dbus.BusObject
 	cmd    *exec.Cmd
+	exited chan struct{} // closed when the child has exited
 	mu     sync.Mutex
 	stderr bytes.Buffer
 }
@@ -151,11 +157,11 @@ func buildRambar(t *testing.T) string {
 func startTray(t *testing.T) *trayApp {
 	t.Helper()
 	addr := startBus(t)
-	a := &trayApp{t: t, bin: buildRambar(t), root: t.TempDir()}
+	a := &trayApp{t: t, bin: buildRambar(t), root: t.TempDir(), home: t.TempDir()}
 	a.env = append(os.Environ(),
 		"DBUS_SESSION_BUS_ADDRESS="+addr,
 		"RAMBAR_MOUNT_ROOT="+a.root,
-		"RAMBAR_HOME="+t.TempDir(),
+		"RAMBAR_HOME="+a.home,
 		"RAMBAR_REFRESH="+trayRefresh.String(),
 		"RAMBAR_NOTIFY=log",
 		"RAMBAR_DEBUG=1",
@@ -168,15 +174,15 @@ func startTray(t *testing.T) *trayApp {
 	if err := a.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	a.exited = make(chan struct{})
+	go func() { a.cmd.Wait(); close(a.exited) }()
 	t.Cleanup(func() {
 		a.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { a.cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-a.exited:
 		case <-time.After(5 * time.Second):
 			a.cmd.Process.Kill()
-			<-done
+			<-a.exited
 		}
 		if t.Failed() {
 			t.Logf("rambar stderr:\n%s", a.log())
@@ -338,6 +344,33 @@ func TestTrayEndToEnd(t *testing.T) {
 	waitMount(t, filepath.Join(a.root, "RAM Disk 2"), true)
 	a.item("RAM Disk 2: ")
 
+	// The title checkbox shows the memory held in the menu-bar title and is
+	// saved in the settings.
+	a.click(a.item("Show Memory in Menu Bar"))
+	a.waitMenu("the checkbox ticked", 10*time.Second, func(n dbusNode) bool { c, _ := n.find("Show Memory"); return c.Toggle == 1 })
+	item := a.conn.Object(a.menu.Destination(), "/StatusNotifierItem")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v, err := item.GetProperty("org.kde.StatusNotifierItem.Title")
+		if title, _ := v.Value().(string); err == nil && strings.HasSuffix(title, "B") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("menu-bar title never showed the memory held: %v %v", v, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(a.home, "settings.plist"))
+		if err == nil && showMemoryOn.Match(data) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("setting not saved: %v\n%s", err, data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
 	// Eject from its submenu: the mount and the entry go.
 	n = a.layout()
 	d2, _ := n.find("RAM Disk 2: ")
@@ -390,6 +423,17 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 	a.waitMenu("Outside gone", 3*trayRefresh+2*time.Second, func(n dbusNode) bool { _, ok := n.find("Outside: "); return !ok })
 	a.waitLog("notify: Outside is gone")
+
+	// Quit from the menu: with no disks left it asks nothing and exits 0.
+	a.click(a.item("Quit RAMBar"))
+	select {
+	case <-a.exited:
+		if code := a.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("Quit: exit code %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Quit RAMBar did not end the app")
+	}
 	if strings.Contains(a.log(), "panic") || strings.Contains(a.log(), "DATA RACE") {
 		t.Errorf("the tray logged trouble:\n%s", a.log())
 	}
