@@ -53,6 +53,9 @@ type Controller struct {
 	lastUsage  time.Time
 	dialogOpen bool
 	quitting   bool
+	// settingsGen counts changes to the settings made here; a refresh that
+	// read the file before the latest one was saved does not apply it.
+	settingsGen int
 
 	// RefreshCost is the duration of the last refresh (List, Memory and,
 	// when due, Usage), for measurements.
@@ -231,6 +234,7 @@ func (c *Controller) refresh(forceUsage bool) {
 		}
 	}
 	unsaved := c.d.Unsaved
+	gen := c.settingsGen
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 		defer cancel()
@@ -257,7 +261,8 @@ func (c *Controller) refresh(forceUsage bool) {
 				c.lastUsage = start
 			}
 			c.applyRefresh(vs, lerr, mem, merr, us, marks)
-			if serr == nil {
+			// Settings read before a change made here was saved are stale.
+			if serr == nil && gen == c.settingsGen {
 				c.state.Settings = s
 			}
 		})
@@ -694,6 +699,7 @@ func opNoun(op OpKind) string {
 func (c *Controller) toggleTitle() {
 	want := !c.state.Settings.ShowMemoryInTitle
 	c.state.Settings.ShowMemoryInTitle = want
+	c.settingsGen++
 	phys := c.state.Memory.Physical
 	c.enqueue(func(ctx context.Context) {
 		_, err := c.d.Store.Update(phys, func(s *ramdisk.Settings) error {

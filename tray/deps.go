@@ -123,7 +123,6 @@ func (d *Deps) features() Features {
 		SaveNow:       d.SaveNow != nil,
 		Reclaim:       d.Reclaim != nil,
 		Benchmark:     d.Benchmark != nil,
-		MountPreset:   true,
 		EditPresets:   d.EditPresets != nil,
 		LaunchAtLogin: d.LaunchAtLogin != nil && d.LaunchAtLogin.Get != nil && d.LaunchAtLogin.Set != nil,
 	}

@@ -133,7 +133,7 @@ type DiskState struct {
 
 // Features says which optional items exist (their Deps hooks are set).
 type Features struct {
-	SaveNow, Reclaim, Benchmark, MountPreset, EditPresets, LaunchAtLogin bool
+	SaveNow, Reclaim, Benchmark, EditPresets, LaunchAtLogin bool
 }
 
 // State is everything the menu is built from.

@@ -69,7 +69,7 @@ func TestBuild(t *testing.T) {
 	reclaiming.Op, reclaiming.Progress = OpReclaiming, Progress{3, 10}
 	notYet := DiskState{Volume: vol("Fresh", 4*ramdisk.GiB, ramdisk.APFS)}
 	usageErr := DiskState{Volume: vol("Odd", 4*ramdisk.GiB, ramdisk.APFS), Measured: true, UsageErr: errors.New("footprint: no such process")}
-	all := Features{SaveNow: true, Reclaim: true, Benchmark: true, MountPreset: true, EditPresets: true, LaunchAtLogin: true}
+	all := Features{SaveNow: true, Reclaim: true, Benchmark: true, EditPresets: true, LaunchAtLogin: true}
 
 	tests := []struct {
 		name    string
