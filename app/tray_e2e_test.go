@@ -338,7 +338,9 @@ func TestTrayEndToEnd(t *testing.T) {
 	a.click(a.item("1 GiB"))
 	disk := filepath.Join(a.root, "RAM Disk")
 	waitMount(t, disk, true)
-	a.item("RAM Disk: ")
+	if it := a.item("RAM Disk: "); !regexp.MustCompile(`^RAM Disk: [0-9.]+ [KMG]?B used, [0-9.]+ [KMG]?B held, grows as written$`).MatchString(it.Label) {
+		t.Errorf("disk entry %q", it.Label)
+	}
 	a.click(a.item("2 GiB"))
 	waitMount(t, filepath.Join(a.root, "RAM Disk 2"), true)
 	a.item("RAM Disk 2: ")

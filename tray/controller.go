@@ -632,10 +632,22 @@ func (c *Controller) mountPreset(name string) {
 	if c.state.Creating != "" {
 		return
 	}
-	c.state.Creating = preset.Name
+	c.state.Creating, c.state.CreatingProgress = preset.Name, Progress{}
+	var last atomic.Int64
+	last.Store(-1)
+	progress := func(done, total int64) {
+		if pc := int64(Progress{done, total}.Percent()); last.Swap(pc) != pc {
+			c.post(func() {
+				if c.state.Creating == preset.Name {
+					c.state.CreatingProgress = Progress{done, total}
+				}
+			})
+		}
+	}
 	c.goJob(func(ctx context.Context) {
-		v, err := c.d.MountPreset(ctx, preset, func(int64, int64) {})
+		v, err := c.d.MountPreset(ctx, preset, progress)
 		c.post(func() {
+			c.state.CreatingProgress = Progress{}
 			if err != nil {
 				c.state.Creating = ""
 				c.notify("Can't make "+preset.Name, short(err))

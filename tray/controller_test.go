@@ -461,3 +461,35 @@ func TestLaunchAtLoginToggle(t *testing.T) {
 		t.Error("Set(true) not called")
 	}
 }
+
+func TestPresetsMountWithProgress(t *testing.T) {
+	dir := t.TempDir()
+	st := ramdisk.Store{Path: filepath.Join(dir, "settings.plist")}
+	s := ramdisk.DefaultSettings()
+	s.Presets = []ramdisk.Preset{{Name: "Kept", Size: "1G", Contents: ramdisk.Keep}, {Name: "Plain", Size: "512M"}}
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	proceed := make(chan struct{})
+	var mem *ramdisktest.Mem
+	h := start(t, func(d *Deps) {
+		d.Store = st
+		mem = d.Engine.(*ramdisktest.Mem)
+		d.MountPreset = func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error) {
+			if p.Name != "Kept" {
+				return ramdisk.Volume{}, errors.New("only Kept goes through the hook in this test")
+			}
+			progress(1, 4)
+			<-proceed
+			return mem.Create(ctx, ramdisk.Plan{Name: p.Name, Size: ramdisk.GiB, FS: ramdisk.TmpFS, Allocation: ramdisk.AllocOnWrite})
+		}
+	})
+	h.waitFor("Presets\n  Kept (1G)\n  Plain (512M)\n")
+	h.c.Click("preset/Kept")
+	h.waitFor("Creating Kept… 25% (off)")
+	close(proceed)
+	got := h.waitFor("Kept: 0 B used")
+	if !strings.Contains(got, "Kept (1G), mounted (off)") {
+		t.Errorf("preset not marked mounted:\n%s", got)
+	}
+}

@@ -147,8 +147,10 @@ type State struct {
 	Features  Features
 	// LaunchAtLogin is the current login-item state (Features.LaunchAtLogin).
 	LaunchAtLogin bool
-	// Creating names a disk being made, shown until it appears.
-	Creating string
+	// Creating names a disk being made, shown until it appears, with the
+	// progress of restoring its contents (a preset that keeps them).
+	Creating         string
+	CreatingProgress Progress
 }
 
 // ReadySizes are the sizes "New RAM Disk" offers in one click.
@@ -192,7 +194,11 @@ func Build(s State) Menu {
 		add(diskItem(s, d))
 	}
 	if s.Creating != "" {
-		add(Item{Key: "creating", Title: "Creating " + s.Creating + "…", Disabled: true})
+		t := "Creating " + s.Creating + "…"
+		if s.CreatingProgress.Total > 0 {
+			t += fmt.Sprintf(" %d%%", s.CreatingProgress.Percent())
+		}
+		add(Item{Key: "creating", Title: t, Disabled: true})
 	}
 	if s.ListErr != nil {
 		add(Item{Key: "listerr", Title: "Can't read RAM disks: " + short(s.ListErr), Tooltip: s.ListErr.Error(),

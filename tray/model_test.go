@@ -175,6 +175,11 @@ func TestBuild(t *testing.T) {
 			want: []string{"Creating RAM Disk 2… (off)\n"}, absent: []string{"No RAM Disks"},
 		},
 		{
+			name: "creating a preset, restoring its contents",
+			s:    State{Creating: "Kept", CreatingProgress: Progress{3, 4}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
+			want: []string{"Creating Kept… 75% (off)\n"},
+		},
+		{
 			name: "presets and launch at login",
 			s: State{Disks: []DiskState{scratch}, Memory: gb16, Caps: darwin, Features: all, LaunchAtLogin: true,
 				Settings: ramdisk.Settings{EjectOnQuit: ramdisk.QuitAsk, Presets: []ramdisk.Preset{{Name: "Scratch", Size: "8G"}, {Name: "Cache", Size: "25%"}}}},
