@@ -11,7 +11,7 @@ APP := $(DIST)/RAMBar.app
 DMG := $(DIST)/RAMBar.dmg
 CHECK := $(DIST)/check
 
-.PHONY: help run build test unit lint cross bench bench-storage integration app dmg notarize bundle-check icons
+.PHONY: help run build test unit lint cross bench bench-storage bench-tray screenshot integration app dmg notarize bundle-check icons
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -43,6 +43,14 @@ bench: ## benchmarks with ratios against rsync, cp, tar, dd
 
 bench-storage: ## storage benchmark on a real tmpfs and /var/tmp, with ratios against dd, fio, tar (root; RAMBAR_BENCH_FULL=1: full sizes)
 	$(GO) test -run '^$$' -bench '^BenchmarkStorage$$' -benchtime 1x -count=1 -v ./bench/
+
+screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into docs/tray*.png (root; apt: xfce4-panel xvfb xdotool imagemagick x11-utils xfconf)
+	packaging/screenshot/screenshot.sh $(BIN) docs
+
+bench-tray: build ## idle CPU and memory of the running tray with three disks over 60 s, and the cost of one refresh (root)
+	tray/testdata/bench-tray.sh $(BIN) 60
+	$(GO) test -run '^$$' -bench . -benchmem ./tray/
+	$(GO) test -run '^$$' -bench TrayRefreshLinux -benchmem ./app/
 
 integration: ## on a Mac: run the conformance suite against the real hdiutil/diskutil
 	$(GO) test -tags integration -count=1 -v ./darwin/

@@ -1,2 +1,0 @@
-// Package assets is being built.
-package assets

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Renders RAMBar's tray menu under Xvfb with xfce4-panel (its systray plugin is
+# a StatusNotifier host) and writes docs/tray.png (the menu) and
+# docs/tray-submenu.png (a disk's submenu). Needs root (the disks are real
+# tmpfs) and: apt-get install xfce4-panel xvfb xdotool imagemagick x11-utils xfconf
+# Usage: packaging/screenshot/screenshot.sh path/to/rambar [outdir]
+set -euo pipefail
+bin=$(realpath "$1")
+out=$(realpath "${2:-docs}")
+here=$(cd "$(dirname "$0")" && pwd)
+for tool in Xvfb xfce4-panel xdotool import convert dbus-run-session; do
+	command -v "$tool" >/dev/null || { echo "screenshot: $tool is missing (apt-get install xfce4-panel xvfb xdotool imagemagick x11-utils xfconf)" >&2; exit 1; }
+done
+scratch=$(mktemp -d)
+xvfb=
+cleanup() {
+	[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null || true
+	rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+mkdir -p "$scratch/home/.config/xfce4/xfconf/xfce-perchannel-xml" "$scratch/rambar" "$out"
+cp "$here/xfce4-panel.xml" "$scratch/home/.config/xfce4/xfconf/xfce-perchannel-xml/"
+
+# -displayfd picks a free display and tells us which.
+Xvfb -displayfd 3 -screen 0 1024x480x24 -nolisten tcp 3>"$scratch/display" 2>/dev/null &
+xvfb=$!
+for _ in $(seq 100); do [ -s "$scratch/display" ] && break; sleep 0.1; done
+display=$(cat "$scratch/display")
+[ -n "$display" ] || { echo "screenshot: Xvfb did not start" >&2; exit 1; }
+
+# xfconfd is started by the bus, so HOME and XDG_* must be set before it.
+export HOME=$scratch/home XDG_CONFIG_HOME=$scratch/home/.config XDG_CACHE_HOME=$scratch/home/.cache DISPLAY=":$display"
+unset RAMBAR_MOUNT_ROOT
+export RAMBAR_HOME=$scratch/rambar RAMBAR_NOTIFY=log RAMBAR_REFRESH=500ms
+export BIN=$bin OUT=$out SCRATCH=$scratch HERE=$here TRACE=${SCREENSHOT_TRACE:+-x}
+# A private mount namespace with its own /mnt: the disks appear at the usual
+# /mnt/rambar in the picture, nobody else sees them, and they end with it.
+timeout 120 unshare -m --propagation private bash -c '
+	set -e
+	mount -t tmpfs -o size=1m,mode=755 screenshot /mnt
+	mkdir /mnt/rambar
+	exec dbus-run-session -- bash $TRACE "$HERE/session.sh"' 2>"$scratch/session.log" || {
+	# The panel, xfconfd and the bus are chatty; show what they said only on failure.
+	cat "$scratch/session.log" >&2
+	exit 1
+}
+echo "wrote $out/tray.png $out/tray-submenu.png"

@@ -1,0 +1,495 @@
+package tray
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"rambar/ramdisk"
+	"rambar/ramdisk/ramdisktest"
+)
+
+// fakeUI keeps the last menu it was given.
+type fakeUI struct {
+	mu   sync.Mutex
+	last Menu
+	n    int
+}
+
+func (u *fakeUI) SetMenu(m Menu) { u.mu.Lock(); u.last = m; u.n++; u.mu.Unlock() }
+
+func (u *fakeUI) menu() Menu { u.mu.Lock(); defer u.mu.Unlock(); return u.last }
+
+// counting wraps an engine and counts calls.
+type counting struct {
+	ramdisk.Engine
+	caps          ramdisk.Caps
+	lists, usages atomic.Int64
+}
+
+func (c *counting) Caps() ramdisk.Caps { return c.caps }
+func (c *counting) List(ctx context.Context) ([]ramdisk.Volume, error) {
+	c.lists.Add(1)
+	return c.Engine.List(ctx)
+}
+func (c *counting) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, error) {
+	c.usages.Add(1)
+	return c.Engine.Usage(ctx, v)
+}
+
+// fakeDialogs answers dialogs from the test.
+type fakeDialogs struct {
+	form     NewDiskForm
+	checked  chan string // the plan text or refusal the dialog would show
+	quit     QuitChoice
+	messages chan string
+}
+
+func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error) {
+	p, err := check(f.form)
+	if err != nil {
+		f.checked <- PlanRefusal(err)
+		return ramdisk.Plan{}, ramdisk.ErrCancelled
+	}
+	f.checked <- PlanText(p)
+	return p, nil
+}
+func (f *fakeDialogs) Quit(ctx context.Context, n int) (QuitChoice, error) { return f.quit, nil }
+func (f *fakeDialogs) Message(ctx context.Context, title, text string) error {
+	f.messages <- title + ": " + text
+	return nil
+}
+
+type harness struct {
+	t      *testing.T
+	mem    *ramdisktest.Mem
+	ui     *fakeUI
+	c      *Controller
+	notes  chan string
+	quit   chan struct{}
+	store  ramdisk.Store
+	cancel context.CancelFunc
+	ended  chan struct{}
+}
+
+func start(t *testing.T, edit func(*Deps)) *harness {
+	t.Helper()
+	h := &harness{t: t, ui: &fakeUI{}, notes: make(chan string, 32), quit: make(chan struct{}), ended: make(chan struct{})}
+	h.mem = ramdisktest.NewMem(t.TempDir(), gb16)
+	h.store = ramdisk.Store{Path: filepath.Join(t.TempDir(), "settings.plist")}
+	var quitOnce sync.Once
+	d := Deps{
+		Engine:  h.mem,
+		Store:   h.store,
+		Notify:  func(title, text string) error { h.notes <- title + ": " + text; return nil },
+		Refresh: 20 * time.Millisecond,
+		Quit:    func() { quitOnce.Do(func() { close(h.quit) }) },
+		Logf:    t.Logf,
+	}
+	if edit != nil {
+		edit(&d)
+	}
+	h.c = New(d, h.ui)
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	go func() { h.c.Run(ctx); close(h.ended) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-h.ended:
+		case <-time.After(5 * time.Second):
+			t.Error("controller did not stop")
+		}
+	})
+	return h
+}
+
+// wait polls the menu until ok holds.
+func (h *harness) wait(what string, ok func(string) bool) string {
+	h.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := text(h.ui.menu())
+		if ok(got) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s; menu:\n%s", what, got)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (h *harness) waitFor(sub string) string {
+	h.t.Helper()
+	return h.wait("menu with "+sub, func(s string) bool { return strings.Contains(s, sub) })
+}
+
+func (h *harness) waitGone(sub string) string {
+	h.t.Helper()
+	return h.wait("menu without "+sub, func(s string) bool { return !strings.Contains(s, sub) })
+}
+
+func (h *harness) note(sub string) string {
+	h.t.Helper()
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case n := <-h.notes:
+			if strings.Contains(n, sub) {
+				return n
+			}
+			h.t.Logf("other notification: %s", n)
+		case <-timeout:
+			h.t.Fatalf("no notification with %q", sub)
+		}
+	}
+}
+
+func (h *harness) create(name string, size ramdisk.Size) ramdisk.Volume {
+	h.t.Helper()
+	v, err := h.mem.Create(context.Background(), ramdisk.Plan{Name: name, Size: size, FS: ramdisk.TmpFS, Allocation: ramdisk.AllocOnWrite})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return v
+}
+
+func TestReadySizeNamesAndEject(t *testing.T) {
+	h := start(t, nil)
+	h.waitFor("No RAM Disks")
+	h.c.Click("new/1 GiB")
+	h.waitFor("RAM Disk: 0 B used, 0 B held, grows as written")
+	h.c.Click("new/2 GiB")
+	h.waitFor("RAM Disk 2: 0 B used")
+	vs, _ := h.mem.List(context.Background())
+	if len(vs) != 2 || vs[0].Size != ramdisk.GiB || vs[1].Size != 2*ramdisk.GiB {
+		t.Fatalf("engine has %+v", vs)
+	}
+	h.c.Click("disk/RAM Disk/eject")
+	h.waitGone("RAM Disk: ")
+	h.waitFor("RAM Disk 2: ")
+	if vs, _ := h.mem.List(context.Background()); len(vs) != 1 {
+		t.Fatalf("after eject the engine has %+v", vs)
+	}
+	// The first free name is taken again.
+	h.c.Click("new/1 GiB")
+	h.waitFor("RAM Disk: 0 B used")
+	select {
+	case n := <-h.notes:
+		t.Errorf("unexpected notification: %s", n)
+	default:
+	}
+}
+
+func TestBusyEjectOffersForceEject(t *testing.T) {
+	h := start(t, nil)
+	v := h.create("Scratch", ramdisk.GiB)
+	release := h.mem.Hold(v, ramdisk.Holder{PID: 4242, Command: "vim"})
+	defer release()
+	h.waitFor("Scratch: ")
+	if strings.Contains(text(h.ui.menu()), "Force Eject") {
+		t.Fatal("Force Eject offered before any eject")
+	}
+	h.c.Click("disk/Scratch/eject")
+	if n := h.note("Can't eject Scratch"); !strings.Contains(n, "vim (pid 4242)") || !strings.Contains(n, "Force Eject") {
+		t.Errorf("notification: %s", n)
+	}
+	got := h.waitFor("Force Eject")
+	if !strings.Contains(got, "In use by vim (pid 4242) (off)") {
+		t.Errorf("holders not named:\n%s", got)
+	}
+	h.c.Click("disk/Scratch/force")
+	h.waitGone("Scratch")
+	if vs, _ := h.mem.List(context.Background()); len(vs) != 0 {
+		t.Fatalf("force eject left %+v", vs)
+	}
+}
+
+func TestOutsideChangesAndVanish(t *testing.T) {
+	h := start(t, nil)
+	h.waitFor("No RAM Disks")
+	h.create("Outside", 512*ramdisk.MiB)
+	h.waitFor("Outside: 0 B used, 0 B held")
+	h.mem.Vanish("Outside")
+	h.waitGone("Outside")
+	if n := h.note("Outside is gone"); !strings.Contains(n, "sleep") {
+		t.Errorf("notification: %s", n)
+	}
+	h.waitFor("No RAM Disks")
+}
+
+func TestStaleClickIgnored(t *testing.T) {
+	h := start(t, nil)
+	v := h.create("Gone", ramdisk.GiB)
+	h.waitFor("Gone: ")
+	h.mem.Vanish(v.Name)
+	h.waitGone("Gone: ")
+	h.note("Gone is gone")
+	h.c.Click("disk/Gone/eject") // an item from an older menu
+	h.c.Click("no/such/key")
+	h.c.Click("new/1 GiB")
+	h.waitFor("RAM Disk: ")
+	select {
+	case n := <-h.notes:
+		t.Errorf("stale click caused: %s", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func TestErrorsAreNotifiedAndMenuRecovers(t *testing.T) {
+	h := start(t, nil)
+	h.waitFor("No RAM Disks")
+	h.mem.FailNext("create", errors.New("mount: permission denied"))
+	h.c.Click("new/1 GiB")
+	if n := h.note("Can't make RAM Disk"); !strings.Contains(n, "permission denied") {
+		t.Errorf("notification: %s", n)
+	}
+	h.waitGone("Creating")
+	h.mem.FailNext("list", errors.New("findmnt: exit status 1"))
+	h.waitFor("Can't read RAM disks: findmnt: exit status 1")
+	h.waitGone("Can't read RAM disks")
+	h.mem.FailNext("eject", errors.New("umount: weird failure"))
+	h.create("X", ramdisk.GiB)
+	h.waitFor("X: ")
+	h.c.Click("disk/X/eject")
+	h.note("umount: weird failure")
+	got := h.waitFor("  Eject\n")
+	if !strings.Contains(got, "X: ") {
+		t.Errorf("disk lost after a failed eject:\n%s", got)
+	}
+}
+
+func TestRefusedSizeIsDisabled(t *testing.T) {
+	h := start(t, nil)
+	h.mem.SetMemory(ramdisk.Memory{Physical: 8 * ramdisk.GiB})
+	got := h.waitFor("8 GiB (not enough memory) (off)")
+	if !strings.Contains(got, "  4 GiB\n") {
+		t.Errorf("4 GiB should fit in 8 GiB:\n%s", got)
+	}
+	h.c.Click("new/8 GiB")
+	time.Sleep(60 * time.Millisecond)
+	if vs, _ := h.mem.List(context.Background()); len(vs) != 0 {
+		t.Fatalf("a disabled size made %+v", vs)
+	}
+}
+
+func TestToggleTitleSaves(t *testing.T) {
+	h := start(t, nil)
+	v := h.create("T", ramdisk.GiB)
+	if err := writeFile(v.MountPoint+"/f", 3*int(ramdisk.MiB)); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("T: 3 MB used")
+	h.c.Click("showmem")
+	h.waitFor("[x] Show Memory in Menu Bar")
+	deadline := time.Now().Add(5 * time.Second)
+	for h.ui.menu().Title != "3 MB" {
+		if time.Now().After(deadline) {
+			t.Fatalf("title = %q", h.ui.menu().Title)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for {
+		s, err := h.store.Load()
+		if err == nil && s.ShowMemoryInTitle {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("setting not saved: %+v %v", s, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestSaveNowProgress(t *testing.T) {
+	proceed := make(chan struct{})
+	var dirty atomic.Bool
+	dirty.Store(true)
+	h := start(t, func(d *Deps) {
+		d.SaveNow = func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) error {
+			progress(45, 100)
+			<-proceed
+			progress(100, 100)
+			dirty.Store(false)
+			return nil
+		}
+		d.Unsaved = func(v ramdisk.Volume) bool { return dirty.Load() }
+	})
+	h.create("Kept", ramdisk.GiB)
+	h.waitFor("• Kept: ")
+	h.waitFor("Save Now (unsaved changes)")
+	h.c.Click("disk/Kept/save")
+	h.waitFor("Kept: Saving… 45%")
+	if m := h.ui.menu(); m.Title != "Saving… 45%" {
+		t.Errorf("title = %q", m.Title)
+	}
+	close(proceed)
+	got := h.waitFor("Kept: 0 B used")
+	if strings.Contains(got, "•") {
+		t.Errorf("still marked unsaved:\n%s", got)
+	}
+}
+
+func TestBenchmarkAndReclaimHooks(t *testing.T) {
+	dlg := &fakeDialogs{messages: make(chan string, 1)}
+	h := start(t, func(d *Deps) {
+		d.Dialogs = dlg
+		d.Benchmark = func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (string, error) {
+			progress(1, 2)
+			return "write 9.5 GB/s", nil
+		}
+		d.Reclaim = func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (ramdisk.Size, error) {
+			return 0, errors.New("disk is busy")
+		}
+	})
+	h.create("B", ramdisk.GiB)
+	got := h.waitFor("Benchmark This Disk…")
+	if strings.Contains(got, "  Reclaim") {
+		t.Errorf("reclaim offered with nothing pinned:\n%s", got)
+	}
+	h.c.Click("disk/B/bench")
+	select {
+	case m := <-dlg.messages:
+		if m != "Benchmark of B: write 9.5 GB/s" {
+			t.Errorf("message %q", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no benchmark result shown")
+	}
+}
+
+func TestCustomDialogShowsPlanFirst(t *testing.T) {
+	dlg := &fakeDialogs{checked: make(chan string, 4), form: NewDiskForm{Name: "Huge", Size: "15G", FS: ramdisk.TmpFS}}
+	h := start(t, func(d *Deps) { d.Dialogs = dlg })
+	h.waitFor("of 16.0 GB memory") // the dialog plans against known memory
+	h.c.Click("new/custom")
+	if txt := <-dlg.checked; !strings.HasPrefix(txt, "This machine can't hold that disk") {
+		t.Errorf("refusal text: %s", txt)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if vs, _ := h.mem.List(context.Background()); len(vs) != 0 {
+		t.Fatalf("a refused plan made %+v", vs)
+	}
+	dlg.form = NewDiskForm{Name: "Work", Size: "512M", FS: ramdisk.TmpFS}
+	h.c.Click("new/custom")
+	if txt := <-dlg.checked; !strings.Contains(txt, "Create Work: 512 MiB tmpfs, grows as written?") {
+		t.Errorf("plan text: %s", txt)
+	}
+	h.waitFor("Work: ")
+}
+
+func TestQuitEjectsWhenSettingsSaySo(t *testing.T) {
+	dir := t.TempDir()
+	st := ramdisk.Store{Path: filepath.Join(dir, "settings.plist")}
+	s := ramdisk.DefaultSettings()
+	s.EjectOnQuit = ramdisk.QuitEject
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, func(d *Deps) { d.Store = st })
+	h.create("A", ramdisk.GiB)
+	h.create("B", ramdisk.GiB)
+	h.waitFor("B: ")
+	time.Sleep(50 * time.Millisecond) // settings loaded
+	h.c.Click("quit")
+	select {
+	case <-h.quit:
+	case <-time.After(5 * time.Second):
+		t.Fatal("did not quit")
+	}
+	if vs, _ := h.mem.List(context.Background()); len(vs) != 0 {
+		t.Fatalf("quit left %+v", vs)
+	}
+}
+
+func TestQuitAskLeaveMounted(t *testing.T) {
+	h := start(t, func(d *Deps) { d.Dialogs = &fakeDialogs{quit: QuitLeaveMounted} })
+	h.create("A", ramdisk.GiB)
+	h.waitFor("A: ")
+	h.c.Click("quit")
+	select {
+	case <-h.quit:
+	case <-time.After(5 * time.Second):
+		t.Fatal("did not quit")
+	}
+	if vs, _ := h.mem.List(context.Background()); len(vs) != 1 {
+		t.Fatalf("leave mounted ejected: %+v", vs)
+	}
+}
+
+func TestCostlyUsagePolledLessOften(t *testing.T) {
+	mem := ramdisktest.NewMem(t.TempDir(), gb16)
+	caps := mem.Caps()
+	caps.HeldIsCostly = true
+	eng := &counting{Engine: mem, caps: caps}
+	h := start(t, func(d *Deps) {
+		d.Engine = eng
+		d.Refresh = 10 * time.Millisecond
+		d.UsageEvery = time.Hour
+	})
+	h.mem = mem
+	h.create("C", ramdisk.GiB)
+	h.waitFor("C: 0 B used") // a new disk is measured at once
+	base := eng.usages.Load()
+	l0 := eng.lists.Load()
+	for eng.lists.Load() < l0+10 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := eng.usages.Load(); got != base {
+		t.Errorf("Usage called %d more times over 10 lists with HeldIsCostly", got-base)
+	}
+}
+
+func TestLaunchAtLoginToggle(t *testing.T) {
+	var on atomic.Bool
+	h := start(t, func(d *Deps) {
+		d.LaunchAtLogin = &LoginItem{
+			Get: func() (bool, error) { return on.Load(), nil },
+			Set: func(v bool) error { on.Store(v); return nil },
+		}
+	})
+	h.waitFor("[ ] Launch at Login")
+	h.c.Click("login")
+	h.waitFor("[x] Launch at Login")
+	if !on.Load() {
+		t.Error("Set(true) not called")
+	}
+}
+
+func TestPresetsMountWithProgress(t *testing.T) {
+	dir := t.TempDir()
+	st := ramdisk.Store{Path: filepath.Join(dir, "settings.plist")}
+	s := ramdisk.DefaultSettings()
+	s.Presets = []ramdisk.Preset{{Name: "Kept", Size: "1G", Contents: ramdisk.Keep}, {Name: "Plain", Size: "512M"}}
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	proceed := make(chan struct{})
+	var mem *ramdisktest.Mem
+	h := start(t, func(d *Deps) {
+		d.Store = st
+		mem = d.Engine.(*ramdisktest.Mem)
+		d.MountPreset = func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error) {
+			if p.Name != "Kept" {
+				return ramdisk.Volume{}, errors.New("only Kept goes through the hook in this test")
+			}
+			progress(1, 4)
+			<-proceed
+			return mem.Create(ctx, ramdisk.Plan{Name: p.Name, Size: ramdisk.GiB, FS: ramdisk.TmpFS, Allocation: ramdisk.AllocOnWrite})
+		}
+	})
+	h.waitFor("Presets\n  Kept (1G)\n  Plain (512M)\n")
+	h.c.Click("preset/Kept")
+	h.waitFor("Creating Kept… 25% (off)")
+	close(proceed)
+	got := h.waitFor("Kept: 0 B used")
+	if !strings.Contains(got, "Kept (1G), mounted (off)") {
+		t.Errorf("preset not marked mounted:\n%s", got)
+	}
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The inside of bench-tray.sh: a private DBus session and mount namespace.
+set -euo pipefail
+"$BIN" create Scratch 1G >/dev/null
+"$BIN" create Build 512M >/dev/null
+"$BIN" create Cache 256M >/dev/null
+for d in Scratch Build Cache; do
+	for i in $(seq 200); do echo "$i" >"/mnt/rambar/$d/f$i"; done
+done
+"$BIN" 2>"$RAMBAR_HOME/tray.log" &
+pid=$!
+sleep 5 # start-up is not idle
+cpu() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+rss() { awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"; }
+c0=$(cpu) t0=$(date +%s.%N) r0=$(rss)
+sleep "$SECS"
+c1=$(cpu) t1=$(date +%s.%N) r1=$(rss)
+kill "$pid"
+wait "$pid" || true
+awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v tck="$(getconf CLK_TCK)" -v r0="$r0" -v r1="$r1" 'BEGIN {
+	wall = t1 - t0; cpu = (c1 - c0) / tck; pct = 100 * cpu / wall
+	printf "bench-tray: rambar with 3 disks, default refresh, %.0f s idle\n", wall
+	printf "  CPU time  %.2f s in %.0f s = %.3f%% of one core (target < 1%%)\n", cpu, wall, pct
+	printf "  VmRSS     %.1f MB after start-up, %.1f MB at the end (target < 40 MB)\n", r0 / 1024, r1 / 1024
+	ok = pct < 1 && r1 / 1024 < 40
+	print(ok ? "  PASS" : "  FAIL")
+	exit !ok
+}'

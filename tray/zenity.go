@@ -1,0 +1,154 @@
+package tray
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ncruces/zenity"
+
+	"rambar/ramdisk"
+)
+
+// Zenity is Dialogs over github.com/ncruces/zenity: osascript on macOS, the
+// zenity tool on Linux; no cgo either way.
+type Zenity struct{}
+
+var _ Dialogs = Zenity{}
+
+func cancelled(err error) bool { return errors.Is(err, zenity.ErrCanceled) }
+
+// NewDisk implements Dialogs: name, size, file system, then the plan's words
+// (or its refusal) before anything is made.
+func (Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error) {
+	title := zenity.Title("New RAM Disk")
+	for {
+		name, err := zenity.Entry("Name of the new RAM disk:", title, zenity.EntryText(form.Name), zenity.Context(ctx))
+		if cancelled(err) {
+			return ramdisk.Plan{}, ramdisk.ErrCancelled
+		} else if err != nil {
+			return ramdisk.Plan{}, fmt.Errorf("zenity entry: %w", err)
+		}
+		form.Name = strings.TrimSpace(name)
+		size, err := zenity.Entry("Size (512M, 4G, 1.5G, or a share of memory like 25%):", title,
+			zenity.EntryText(form.Size), zenity.Context(ctx))
+		if cancelled(err) {
+			return ramdisk.Plan{}, ramdisk.ErrCancelled
+		} else if err != nil {
+			return ramdisk.Plan{}, fmt.Errorf("zenity entry: %w", err)
+		}
+		form.Size = strings.TrimSpace(size)
+		if len(fss) > 1 {
+			labels := make([]string, len(fss))
+			def := fss[0].Label()
+			for i, f := range fss {
+				labels[i] = f.Label()
+				if f == form.FS {
+					def = labels[i]
+				}
+			}
+			pick, err := zenity.List("File system:", labels, title, zenity.DefaultItems(def), zenity.DisallowEmpty(), zenity.Context(ctx))
+			if cancelled(err) {
+				return ramdisk.Plan{}, ramdisk.ErrCancelled
+			} else if err != nil {
+				return ramdisk.Plan{}, fmt.Errorf("zenity list: %w", err)
+			}
+			for i, l := range labels {
+				if l == pick {
+					form.FS = fss[i]
+				}
+			}
+		}
+		plan, err := check(form)
+		if err != nil {
+			// Refused: say why, then let the user change the answers.
+			if e := zenity.Error(PlanRefusal(err), title, zenity.OKLabel("Change"), zenity.Context(ctx)); cancelled(e) {
+				return ramdisk.Plan{}, ramdisk.ErrCancelled
+			}
+			continue
+		}
+		err = zenity.Question(PlanText(plan), title, zenity.OKLabel("Create"), zenity.CancelLabel("Cancel"),
+			zenity.ExtraButton("Change…"), zenity.Context(ctx))
+		switch {
+		case err == nil:
+			return plan, nil
+		case errors.Is(err, zenity.ErrExtraButton):
+			continue
+		case cancelled(err):
+			return ramdisk.Plan{}, ramdisk.ErrCancelled
+		default:
+			return ramdisk.Plan{}, fmt.Errorf("zenity question: %w", err)
+		}
+	}
+}
+
+// PlanText is what the dialog shows before a disk is made: the summary and
+// every note (memory committed now or as written, advice, warnings).
+func PlanText(p ramdisk.Plan) string {
+	var b strings.Builder
+	b.WriteString("Create " + p.Summary() + "?\n")
+	for _, n := range p.Notes {
+		mark := "•"
+		switch n.Severity {
+		case ramdisk.Advice:
+			mark = "Tip:"
+		case ramdisk.Warning:
+			mark = "Warning:"
+		}
+		fmt.Fprintf(&b, "\n%s %s", mark, n.Text)
+	}
+	return b.String()
+}
+
+// PlanRefusal words a refused plan for the dialog.
+func PlanRefusal(err error) string {
+	msg := err.Error()
+	if errors.Is(err, ramdisk.ErrTooLarge) {
+		msg = strings.TrimSuffix(msg, "; use --force to make it anyway")
+		return "This machine can't hold that disk: " + msg + ".\n\nChoose a smaller size."
+	}
+	return "Can't make that disk: " + msg
+}
+
+// Quit implements Dialogs.
+func (Zenity) Quit(ctx context.Context, n int) (QuitChoice, error) {
+	what := "the RAM disk"
+	if n > 1 {
+		what = fmt.Sprintf("the %d RAM disks", n)
+	}
+	err := zenity.Question(fmt.Sprintf("Eject %s before quitting? Their contents are lost when ejected; left mounted, they keep holding memory.", what),
+		zenity.Title("Quit RAMBar"), zenity.OKLabel("Eject and Quit"), zenity.ExtraButton("Leave Mounted"),
+		zenity.CancelLabel("Cancel"), zenity.Context(ctx))
+	switch {
+	case err == nil:
+		return QuitEjectAll, nil
+	case errors.Is(err, zenity.ErrExtraButton):
+		return QuitLeaveMounted, nil
+	case cancelled(err):
+		return QuitCancel, nil
+	}
+	return QuitCancel, fmt.Errorf("zenity question: %w", err)
+}
+
+// Message implements Dialogs.
+func (Zenity) Message(ctx context.Context, title, text string) error {
+	err := zenity.Info(text, zenity.Title(title), zenity.Context(ctx))
+	if err != nil && !cancelled(err) {
+		return fmt.Errorf("zenity info: %w", err)
+	}
+	return nil
+}
+
+// Notify shows a notification with zenity (osascript `display notification`
+// on macOS, `zenity --notification` on Linux), giving up after ctx ends.
+func Notify(ctx context.Context, title, text string) error {
+	if err := zenity.Notify(text, zenity.Title(title), zenity.Context(ctx)); err != nil {
+		return fmt.Errorf("zenity notify: %w", err)
+	}
+	return nil
+}
+
+// DialogsAvailable reports whether Zenity can open windows here (osascript
+// on macOS; the zenity tool on Linux).
+func DialogsAvailable() bool { return zenity.IsAvailable() }
