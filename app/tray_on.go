@@ -4,15 +4,40 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"rambar/tray"
 )
 
-// runTray starts the menu-bar app and returns when the user quits.
+// runTray starts the menu-bar app and returns when the user quits. A second
+// copy exits quietly; auto-mount presets are mounted (contents restored) once
+// the menu is up, so a slow restore never delays the icon.
 func runTray(ctx context.Context, a *App) error {
+	release, err := a.singleInstance()
+	if errors.Is(err, errAlreadyRunning) {
+		fmt.Fprintln(a.Stderr, "rambar: already running in the menu bar")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
 	d, err := a.trayDeps()
 	if err != nil {
 		return err
+	}
+	d.Started = func() {
+		res, err := a.Up(ctx)
+		if err != nil {
+			d.Notify("Presets", err.Error())
+			return
+		}
+		for _, r := range res {
+			if r.Err != nil {
+				d.Notify("Could not mount "+r.Preset.Name, r.Err.Error())
+			}
+		}
 	}
 	return tray.Run(d)
 }

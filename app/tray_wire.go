@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"rambar/bench"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 	"rambar/tray"
@@ -38,6 +39,23 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Open:     openFolder,
 		CopyPath: copyText,
 		Eject:    func(ctx context.Context, v ramdisk.Volume, force bool) error { return a.ejectOne(ctx, v, force) },
+	}
+	d.MountPreset = func(ctx context.Context, p ramdisk.Preset, progress tray.ProgressFunc) (ramdisk.Volume, error) {
+		_, v, err := a.mountPreset(ctx, p)
+		return v, err
+	}
+	d.LaunchAtLogin = &tray.LoginItem{
+		Get: func() (bool, error) { return a.LoginEnabled(context.Background()) },
+		Set: func(on bool) error { return a.SetLogin(context.Background(), on) },
+	}
+	home := a.Getenv("HOME")
+	d.Benchmark = func(ctx context.Context, v ramdisk.Volume, progress tray.ProgressFunc) (string, error) {
+		rep, err := bench.Run(ctx, []bench.Target{bench.ForVolume(v), bench.HomeDisk(home)}, bench.Options{Quick: true},
+			func(p bench.Progress) { progress(int64(p.Step), int64(p.Steps)) })
+		if err != nil {
+			return "", err
+		}
+		return rep.Headline() + "\n\n" + rep.Table(), nil
 	}
 	if tray.DialogsAvailable() {
 		d.Dialogs = tray.Zenity{}

@@ -102,6 +102,10 @@ type Deps struct {
 	LaunchAtLogin *LoginItem
 	Eject         EjectFunc
 
+	// Started, when set, runs once off the event loop after the menu is
+	// first shown (the app mounts its auto-mount presets there).
+	Started func()
+
 	// Quit ends the process's UI loop (systray.Quit); set by the glue.
 	Quit func()
 

@@ -33,6 +33,12 @@ func Run(d Deps) error {
 	ui.click = c.Click
 	stopped := make(chan struct{})
 	onReady := func() {
+		if d.Started != nil {
+			go func() {
+				d.Started()
+				c.RefreshNow()
+			}()
+		}
 		go func() {
 			c.Run(context.Background())
 			close(stopped)

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package main
+
+import "errors"
+
+var errAlreadyRunning = errors.New("RAMBar is already running")
+
+// singleInstance is a no-op where flock(2) does not exist.
+func (a *App) singleInstance() (func(), error) { return func() {}, nil }
