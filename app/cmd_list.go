@@ -67,11 +67,31 @@ func runList(ctx context.Context, a *App, args []string) error {
 	}
 	tw.Flush()
 	if memErr == nil && mem.Physical > 0 {
-		fmt.Fprintf(a.Stdout, "\nRAM disks hold %s of %s memory", held.Short(), mem.Physical.Short())
-		if mem.Swapping() {
-			fmt.Fprintf(a.Stdout, "; %s of swap in use", mem.SwapUsed.Short())
+		fmt.Fprintf(a.Stdout, "\n%s\n", memoryLine(held, mem))
+		if mem.Swapping() && held > 0 {
+			fmt.Fprintf(a.Stdout, "warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway\n", mem.SwapUsed.Short(), held.Short())
 		}
-		fmt.Fprintln(a.Stdout)
+	}
+	for _, d := range ds {
+		if d.UsageErr == nil && d.Usage.NearlyFull() {
+			fmt.Fprintf(a.Stdout, "warning: %s is %.0f%% full\n", d.Name, 100*d.Usage.Fill())
+		}
+		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
+			fmt.Fprintf(a.Stdout, "tip: deleted files on %s still pin %s; rambar reclaim %s gives it back\n", d.Name, d.Usage.Pinned().Short(), d.Name)
+		}
 	}
 	return nil
+}
+
+// memoryLine sums up the machine: "RAM disks hold 1.9 GB of 16.0 GB memory;
+// 8.2 GB free, 1.1 GB compressed, no swap in use".
+func memoryLine(held ramdisk.Size, m ramdisk.Memory) string {
+	s := fmt.Sprintf("RAM disks hold %s of %s memory; %s free", held.Short(), m.Physical.Short(), m.Free.Short())
+	if m.Compressed > 0 {
+		s += fmt.Sprintf(", %s compressed", m.Compressed.Short())
+	}
+	if m.Swapping() {
+		return s + fmt.Sprintf(", %s of swap in use", m.SwapUsed.Short())
+	}
+	return s + ", no swap in use"
 }
