@@ -108,7 +108,10 @@ func (e presetEditor) run(ctx context.Context) (string, error) {
 		return "", err
 	}
 	i := indexOf(items, pick)
-	if i < 0 || i == len(s.Presets) {
+	if i < 0 {
+		return "", nil
+	}
+	if i == len(s.Presets) {
 		return "", e.add(ctx, "New Preset", ramdisk.Preset{Size: "4G", FS: defaultFSOf(e.fss)})
 	}
 	p := s.Presets[i]

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"rambar/ramdisk"
 )
@@ -352,4 +353,24 @@ func TestEditPresetsFromTheMenu(t *testing.T) {
 	if left := sc.left(); len(left) > 0 {
 		t.Errorf("windows never shown: %v", left)
 	}
+}
+
+// TestEditPresetsCorruptFileShown: the controller shows why the presets
+// can't be edited, and the file stays as it was.
+func TestEditPresetsCorruptFileShown(t *testing.T) {
+	sc := &script{t: t, steps: []step{{"problem", "settings file is corrupt", ""}}}
+	h := start(t, func(d *Deps) { d.EditPresets = sc })
+	h.waitFor("Edit Presets…")
+	if err := os.WriteFile(h.store.Path, []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.c.Click("preset/edit")
+	deadline := time.Now().Add(5 * time.Second)
+	for len(sc.left()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the error was never shown")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	unchanged(t, h.store, []byte("garbage"))
 }
