@@ -310,8 +310,15 @@ func (e presetEditor) either(ctx context.Context, title, text, no, yes string, c
 	if cur {
 		def = yes
 	}
-	pick, err := e.dlg.Choose(ctx, title, text, []string{no, yes}, def)
-	return pick == yes, err
+	switch pick, err := e.dlg.Choose(ctx, title, text, []string{no, yes}, def); {
+	case err != nil:
+		return cur, err
+	case pick == yes:
+		return true, nil
+	case pick == no:
+		return false, nil
+	}
+	return cur, nil
 }
 
 // number picks one of values (the current one is offered too).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/ncruces/zenity"
@@ -143,13 +144,21 @@ func (Zenity) Message(ctx context.Context, title, text string) error {
 	return nil
 }
 
-// Choose implements PresetDialogs with a list.
+// Choose implements PresetDialogs with a list. The zenity tool (Linux) can
+// neither preselect def nor refuse an empty pick, so there the text names
+// def, and OK with nothing picked keeps it.
 func (Zenity) Choose(ctx context.Context, title, text string, items []string, def string) (string, error) {
 	opts := []zenity.Option{zenity.Title(title), zenity.DisallowEmpty(), zenity.Context(ctx)}
 	if def != "" {
 		opts = append(opts, zenity.DefaultItems(def))
+		if runtime.GOOS != "darwin" {
+			text += "\nNow: " + def
+		}
 	}
 	pick, err := zenity.List(text, items, opts...)
+	if err == nil && pick == "" {
+		pick = def
+	}
 	return pick, answer("zenity list", err)
 }
 
