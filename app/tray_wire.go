@@ -59,6 +59,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 	}
 	if tray.DialogsAvailable() {
 		d.Dialogs = tray.Zenity{}
+		d.EditPresets = tray.Zenity{}
 	}
 	toDesktop := a.Getenv("RAMBAR_NOTIFY") != "log"
 	d.Notify = func(title, text string) error {

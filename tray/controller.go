@@ -368,11 +368,10 @@ func (c *Controller) handle(key string) {
 	case ActMountPreset:
 		c.mountPreset(a.Preset)
 	case ActEditPresets:
-		c.goJob(func(ctx context.Context) {
-			if err := c.d.EditPresets(); err != nil {
-				c.post(func() { c.notify("Can't edit presets", short(err)) })
-			}
-		})
+		c.editPresets(presetEditor.run)
+	case ActSaveAsPreset:
+		v := disk.Volume
+		c.editPresets(func(e presetEditor, ctx context.Context) (string, error) { return "", e.saveAs(ctx, v) })
 	case ActSaveNow:
 		c.runHook(disk, OpSaving, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
 			return "", c.d.SaveNow(ctx, v, p)
@@ -654,6 +653,38 @@ func (c *Controller) mountPreset(name string) {
 				return
 			}
 			c.created(v)
+		})
+	})
+}
+
+// editPresets runs one pass of the preset editor off the loop. Saved
+// settings reach the menu at once; a preset the user chose to mount now is
+// mounted; a failure (a corrupt or newer settings file, which is then left
+// untouched) is shown in a window.
+func (c *Controller) editPresets(f func(presetEditor, context.Context) (string, error)) {
+	if c.dialogOpen {
+		return
+	}
+	c.dialogOpen = true
+	e := presetEditor{store: c.d.Store, dlg: c.d.EditPresets, fss: c.state.Caps.FileSystems, physical: c.state.Memory.Physical,
+		saved: func(s ramdisk.Settings) {
+			c.post(func() {
+				c.settingsGen++
+				c.state.Settings = s
+			})
+		}}
+	c.goJob(func(ctx context.Context) {
+		mount, err := f(e, ctx)
+		if err != nil && !errors.Is(err, ramdisk.ErrCancelled) {
+			if perr := e.dlg.Problem(ctx, "Presets not changed", err.Error()); perr != nil && !errors.Is(perr, ramdisk.ErrCancelled) {
+				c.post(func() { c.notify("Presets not changed", short(err)) })
+			}
+		}
+		c.post(func() {
+			c.dialogOpen = false
+			if mount != "" {
+				c.mountPreset(mount)
+			}
 		})
 	})
 }

@@ -93,12 +93,14 @@ type Deps struct {
 	Dialogs Dialogs
 
 	// Optional features; nil hides the item.
-	SaveNow       SaveFunc
-	Unsaved       UnsavedFunc
-	Reclaim       ReclaimFunc
-	Benchmark     BenchmarkFunc
-	MountPreset   MountPresetFunc
-	EditPresets   func() error
+	SaveNow     SaveFunc
+	Unsaved     UnsavedFunc
+	Reclaim     ReclaimFunc
+	Benchmark   BenchmarkFunc
+	MountPreset MountPresetFunc
+	// EditPresets are the dialogs of the preset editor ("Edit Presets…",
+	// and "Save as Preset…" on each disk); nil hides both.
+	EditPresets   PresetDialogs
 	LaunchAtLogin *LoginItem
 	Eject         EjectFunc
 

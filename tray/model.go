@@ -12,23 +12,24 @@ type ActionKind int
 
 // The actions a menu item can carry.
 const (
-	ActNone        ActionKind = iota // an informational line
-	ActOpen                          // open the disk in Finder or the file manager
-	ActCopyPath                      // copy the mount point to the clipboard
-	ActEject                         // eject one disk
-	ActForceEject                    // eject one disk although it is busy
-	ActSaveNow                       // save a kept disk's contents now
-	ActReclaim                       // give back memory pinned by deleted files
-	ActBenchmark                     // benchmark one disk
-	ActNewSize                       // make a disk of a ready size
-	ActNewCustom                     // ask for name, size and file system
-	ActMountPreset                   // make the disk a preset describes
-	ActEditPresets                   // open the presets editor
-	ActEjectAll                      // eject every disk
-	ActToggleTitle                   // show or hide the memory in the menu-bar title
-	ActToggleLogin                   // launch at login on or off
-	ActExplain                       // show the item's longer text as a notification
-	ActQuit                          // quit RAMBar
+	ActNone         ActionKind = iota // an informational line
+	ActOpen                           // open the disk in Finder or the file manager
+	ActCopyPath                       // copy the mount point to the clipboard
+	ActEject                          // eject one disk
+	ActForceEject                     // eject one disk although it is busy
+	ActSaveNow                        // save a kept disk's contents now
+	ActReclaim                        // give back memory pinned by deleted files
+	ActBenchmark                      // benchmark one disk
+	ActNewSize                        // make a disk of a ready size
+	ActNewCustom                      // ask for name, size and file system
+	ActMountPreset                    // make the disk a preset describes
+	ActEditPresets                    // open the presets editor
+	ActSaveAsPreset                   // make a preset from one disk
+	ActEjectAll                       // eject every disk
+	ActToggleTitle                    // show or hide the memory in the menu-bar title
+	ActToggleLogin                    // launch at login on or off
+	ActExplain                        // show the item's longer text as a notification
+	ActQuit                           // quit RAMBar
 )
 
 // Action is a menu item's effect, with its argument.
@@ -292,6 +293,9 @@ func diskItem(s State, d DiskState) Item {
 		Item{Key: key + "/open", Title: "Open", Action: act(ActOpen)},
 		Item{Key: key + "/copy", Title: "Copy Path", Action: act(ActCopyPath)},
 	)
+	if s.Features.EditPresets {
+		sub = append(sub, Item{Key: key + "/preset", Title: "Save as Preset…", Action: act(ActSaveAsPreset)})
+	}
 	var extra []Item
 	if s.Features.SaveNow {
 		t := "Save Now"

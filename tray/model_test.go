@@ -101,7 +101,7 @@ func TestBuild(t *testing.T) {
 				"  1 GiB, committed now\n  2 GiB, committed now\n  4 GiB, grows as written\n  8 GiB (not enough memory) (off)\n",
 				"Eject All\n",
 			},
-			absent:  []string{"No RAM Disks", "1.5 GB held by deleted files", "Force Eject", "Save Now", "Reclaim", "Benchmark", "Eject All (off)"},
+			absent:  []string{"No RAM Disks", "1.5 GB held by deleted files", "Force Eject", "Save Now", "Reclaim", "Benchmark", "Eject All (off)", "Preset"},
 			tooltip: "RAMBar: 2 RAM disks, 6.1 GB held",
 		},
 		{
@@ -183,7 +183,8 @@ func TestBuild(t *testing.T) {
 			name: "presets and launch at login",
 			s: State{Disks: []DiskState{scratch}, Memory: gb16, Caps: darwin, Features: all, LaunchAtLogin: true,
 				Settings: ramdisk.Settings{EjectOnQuit: ramdisk.QuitAsk, Presets: []ramdisk.Preset{{Name: "Scratch", Size: "8G"}, {Name: "Cache", Size: "25%"}}}},
-			want: []string{"Presets\n  Scratch (8G), mounted (off)\n  Cache (25%)\n  ----\n  Edit Presets…\n", "[x] Launch at Login"},
+			want: []string{"Presets\n  Scratch (8G), mounted (off)\n  Cache (25%)\n  ----\n  Edit Presets…\n", "[x] Launch at Login",
+				"  Open\n  Copy Path\n  Save as Preset…\n"},
 		},
 		{
 			name: "presets feature with no presets",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/ncruces/zenity"
@@ -15,7 +16,10 @@ import (
 // zenity tool on Linux; no cgo either way.
 type Zenity struct{}
 
-var _ Dialogs = Zenity{}
+var (
+	_ Dialogs       = Zenity{}
+	_ PresetDialogs = Zenity{}
+)
 
 func cancelled(err error) bool { return errors.Is(err, zenity.ErrCanceled) }
 
@@ -138,6 +142,66 @@ func (Zenity) Message(ctx context.Context, title, text string) error {
 		return fmt.Errorf("zenity info: %w", err)
 	}
 	return nil
+}
+
+// Choose implements PresetDialogs with a list. The zenity tool (Linux) can
+// neither preselect def nor refuse an empty pick, so there the text names
+// def, and OK with nothing picked keeps it.
+func (Zenity) Choose(ctx context.Context, title, text string, items []string, def string) (string, error) {
+	opts := []zenity.Option{zenity.Title(title), zenity.DisallowEmpty(), zenity.Context(ctx)}
+	if def != "" {
+		opts = append(opts, zenity.DefaultItems(def))
+		if runtime.GOOS != "darwin" {
+			text += "\nNow: " + def
+		}
+	}
+	pick, err := zenity.List(text, items, opts...)
+	if err == nil && pick == "" {
+		pick = def
+	}
+	return pick, answer("zenity list", err)
+}
+
+// Ask implements PresetDialogs with an entry.
+func (Zenity) Ask(ctx context.Context, title, text, def string) (string, error) {
+	s, err := zenity.Entry(text, zenity.Title(title), zenity.EntryText(def), zenity.Context(ctx))
+	return s, answer("zenity entry", err)
+}
+
+// Folder implements PresetDialogs with a folder chooser.
+func (Zenity) Folder(ctx context.Context, title, def string) (string, error) {
+	opts := []zenity.Option{zenity.Title(title), zenity.Directory(), zenity.Context(ctx)}
+	if def != "" {
+		opts = append(opts, zenity.Filename(def))
+	}
+	dir, err := zenity.SelectFile(opts...)
+	return dir, answer("zenity file selection", err)
+}
+
+// Confirm implements PresetDialogs with a question.
+func (Zenity) Confirm(ctx context.Context, title, text, ok string) (bool, error) {
+	err := zenity.Question(text, zenity.Title(title), zenity.OKLabel(ok), zenity.CancelLabel("Cancel"), zenity.Context(ctx))
+	if cancelled(err) {
+		return false, nil
+	}
+	return err == nil, answer("zenity question", err)
+}
+
+// Problem implements PresetDialogs with an error window.
+func (Zenity) Problem(ctx context.Context, title, text string) error {
+	return answer("zenity error", zenity.Error(text, zenity.Title(title), zenity.Context(ctx)))
+}
+
+// answer maps a dialog's cancel to ramdisk.ErrCancelled and wraps any other
+// failure with the dialog's name.
+func answer(what string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case cancelled(err):
+		return ramdisk.ErrCancelled
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // Notify shows a notification with zenity (osascript `display notification`
