@@ -53,6 +53,7 @@ type Controller struct {
 	lastUsage  time.Time
 	dialogOpen bool
 	quitting   bool
+	swapping   bool // the machine was swapping at the last refresh
 	// settingsGen counts changes to the settings made here; a refresh that
 	// read the file before the latest one was saved does not apply it.
 	settingsGen int
@@ -318,7 +319,36 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 		c.notify(name+" is gone", "It was ejected outside RAMBar or lost (sleep, a crash of its helper); what it held is gone.")
 	}
 	sortDisks(disks)
+	c.warnOnChange(c.state.Disks, disks, mem, merr)
 	c.state.Disks = disks
+}
+
+// warnOnChange notifies once when the machine starts swapping while RAM disks
+// hold memory, and once when a disk crosses 90% full; the menu's warning
+// entries stay for as long as the condition does.
+func (c *Controller) warnOnChange(before, after []DiskState, mem ramdisk.Memory, merr error) {
+	var held ramdisk.Size
+	wasFull := map[string]bool{}
+	for _, d := range before {
+		wasFull[d.Volume.Name] = d.Measured && d.UsageErr == nil && d.Usage.NearlyFull()
+	}
+	for _, d := range after {
+		if !d.Measured || d.UsageErr != nil {
+			continue
+		}
+		held += d.Usage.Held
+		if d.Usage.NearlyFull() && !wasFull[d.Volume.Name] {
+			c.notify(d.Volume.Name+" is nearly full", fmt.Sprintf("%.0f%% of %s used; writes will fail when it is full.", 100*d.Usage.Fill(), d.Volume.Size.Short()))
+		}
+	}
+	swapping := merr == nil && mem.Swapping()
+	if swapping && !c.swapping && held > 0 {
+		c.notify("Swapping while RAM disks hold "+held.Short(),
+			fmt.Sprintf("This machine has %s in swap: RAM disk contents may now be on the SSD. Eject disks you do not need.", mem.SwapUsed.Short()))
+	}
+	if merr == nil {
+		c.swapping = swapping
+	}
 }
 
 // sameErr reports whether two errors say the same, so a failure repeated at

@@ -3,6 +3,7 @@ package tray
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -222,6 +223,20 @@ func TestOutsideChangesAndVanish(t *testing.T) {
 		t.Errorf("notification: %s", n)
 	}
 	h.waitFor("No RAM Disks")
+}
+
+func TestSwapAndFullWarnings(t *testing.T) {
+	h := start(t, nil)
+	v := h.create("Work", 10*ramdisk.MiB)
+	os.WriteFile(filepath.Join(v.MountPoint, "f"), make([]byte, 19*ramdisk.MiB/2), 0o600)
+	if n := h.note("Work is nearly full"); !strings.Contains(n, "95% of 10 MB used") {
+		t.Errorf("nearly full notification: %s", n)
+	}
+	h.mem.SetMemory(ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: ramdisk.GiB, SwapUsed: 700 * ramdisk.MiB, SwapTotal: 2 * ramdisk.GiB})
+	if n := h.note("Swapping while RAM disks hold 10 MB"); !strings.Contains(n, "700 MB in swap") {
+		t.Errorf("swap notification: %s", n)
+	}
+	h.waitFor("⚠ Swapping")
 }
 
 func TestStaleClickIgnored(t *testing.T) {
