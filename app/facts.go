@@ -108,7 +108,7 @@ func (a *App) mountedNames(taken []string, ds []disk) []string {
 	root := e.Caps().MountRoot
 	var out []string
 	for _, n := range taken {
-		if isMountPoint(root + "/" + n) {
+		if ramdisk.IsMountPoint(root + "/" + n) {
 			out = append(out, n)
 		}
 	}

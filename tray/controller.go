@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"rambar/ramdisk"
@@ -578,25 +577,11 @@ func takenNames(root string) []string {
 	}
 	var out []string
 	for _, e := range ents {
-		if isMountPoint(filepath.Join(root, e.Name())) {
+		if ramdisk.IsMountPoint(filepath.Join(root, e.Name())) {
 			out = append(out, e.Name())
 		}
 	}
 	return out
-}
-
-func isMountPoint(dir string) bool {
-	st, err := os.Lstat(dir)
-	if err != nil || !st.IsDir() {
-		return false
-	}
-	pst, err := os.Lstat(filepath.Dir(dir))
-	if err != nil {
-		return false
-	}
-	a, ok1 := st.Sys().(*syscall.Stat_t)
-	b, ok2 := pst.Sys().(*syscall.Stat_t)
-	return ok1 && ok2 && a.Dev != b.Dev
 }
 
 // Check is what the Custom… dialog shows before anything is made: the plan

@@ -1,4 +1,6 @@
-package main
+//go:build unix
+
+package ramdisk
 
 import (
 	"os"
@@ -6,9 +8,10 @@ import (
 	"syscall"
 )
 
-// isMountPoint reports whether dir is the root of a mounted file system: its
-// device differs from its parent's.
-func isMountPoint(dir string) bool {
+// IsMountPoint reports whether dir is the root of a mounted file system: its
+// device differs from its parent's. Names under a mount root that are mount
+// points are taken; leftover empty folders are not.
+func IsMountPoint(dir string) bool {
 	st, err := os.Lstat(dir)
 	if err != nil || !st.IsDir() {
 		return false

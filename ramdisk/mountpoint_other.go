@@ -1,0 +1,6 @@
+//go:build !unix
+
+package ramdisk
+
+// IsMountPoint is false where mount points cannot be told by device numbers.
+func IsMountPoint(dir string) bool { return false }
