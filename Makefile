@@ -22,7 +22,7 @@ build: ## build bin/rambar for this machine
 run: build ## start the menu-bar app (macOS: the cgo build; Linux: your desktop session's tray)
 	./$(BIN)
 
-test: lint cross unit bundle-check ## everything CI runs: vet, gofmt, actionlint, darwin cross-checks, all tests with -race, the .app bundle check
+test: lint cross bundle-check unit ## everything CI runs: vet, gofmt, actionlint, darwin cross-checks, all tests with -race, the .app bundle check
 
 unit: ## the tests, with the race detector
 	$(GO) test -race -count=1 ./...
