@@ -138,6 +138,8 @@ func (k *Keeper) State(name string) (State, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return State{}, fmt.Errorf("state of %s is corrupt (%s): %w", name, filepath.Join(dir, "state.json"), err)
 	}
+	// The store is where the state was found, even if the data folder moved.
+	st.Backing = dir
 	return st, nil
 }
 
