@@ -99,14 +99,15 @@ func runChild(t *testing.T, data, vol, mirror string) *exec.Cmd {
 	return cmd
 }
 
-// TestSaveSurvivesKill9 kills a saving child process with SIGKILL at 32
-// (Keep) and 10 (Mirror)
-// random moments each. After each kill the store's current state must be the old
-// tree or the new tree, exactly, and the next save must finish the job and
+// TestSaveSurvivesKill9 kills a saving child process with SIGKILL at random
+// moments, 32 times for Keep and 10 for Mirror. After each kill the store's
+// current state (and a Mirror folder) must be the old tree or the new tree, exactly, and the next save must finish the job and
 // clean up what the killed one left.
 func TestSaveSurvivesKill9(t *testing.T) {
 	for _, mode := range []ramdisk.ContentMode{ramdisk.Keep, ramdisk.Mirror} {
-		t.Run(string(mode), func(t *testing.T) { crashTest(t, mode, map[ramdisk.ContentMode]int{ramdisk.Keep: 32, ramdisk.Mirror: 10}[mode]) })
+		t.Run(string(mode), func(t *testing.T) {
+			crashTest(t, mode, map[ramdisk.ContentMode]int{ramdisk.Keep: 32, ramdisk.Mirror: 10}[mode])
+		})
 	}
 }
 

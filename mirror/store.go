@@ -63,7 +63,9 @@ type Result struct {
 	Took        time.Duration `json:"took_ns"`
 }
 
-func (s *store) path(parts ...string) string { return filepath.Join(append([]string{s.dir}, parts...)...) }
+func (s *store) path(parts ...string) string {
+	return filepath.Join(append([]string{s.dir}, parts...)...)
+}
 
 // lock takes the store's exclusive lock (flock), so a CLI save and the
 // tray's autosave never interleave. It waits until ctx is done.
