@@ -10,8 +10,8 @@ import (
 )
 
 func init() {
-	register(&command{Name: "create", Args: "NAME SIZE [--fs FS] [--hidden] [--force] [--json]",
-		Summary: "make a RAM disk (fs: apfs, apfs-case, hfs+, hfs+-case, tmpfs, zram)", Order: 10, Run: runCreate})
+	register(&command{Name: "create", Args: "NAME SIZE [--fs FS] [--hidden] [--keep | --mirror FOLDER] [--snapshots N] [--save-every 10m] [--force] [--json]",
+		Summary: "make a RAM disk (fs: apfs, apfs-case, hfs+, hfs+-case, tmpfs, zram); --keep saves its contents, --mirror loads and writes back a folder", Order: 10, Run: runCreate})
 }
 
 func runCreate(ctx context.Context, a *App, args []string) error {
@@ -20,7 +20,15 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 	hidden := fl.Bool("hidden", false, "hide from Finder's sidebar")
 	force := fl.Bool("force", false, "make it even if memory is short")
 	asJSON := fl.Bool("json", false, "print the plan and the disk as JSON")
+	keep := fl.Bool("keep", false, "keep the contents: restore the last save now, save on eject")
+	mirrorDir := fl.String("mirror", "", "load this folder into the disk and write changes back to it")
+	snapshots := fl.Int("snapshots", 0, "how many saves to keep (default 5)")
+	saveEvery := fl.Duration("save-every", 0, "autosave interval for the menu-bar app (e.g. 10m)")
 	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	contents, err := contentsOptions(*keep, *mirrorDir, *snapshots, *saveEvery)
 	if err != nil {
 		return err
 	}
@@ -57,16 +65,29 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 		printPlan(a, plan)
 	}
 	e, _ := a.Engine()
+	undo, err := a.setupContents(name, contents)
+	if err != nil {
+		return err
+	}
 	v, err := e.Create(ctx, plan)
 	if err != nil {
+		undo()
 		return fmt.Errorf("create %s: %w", name, err)
 	}
+	var loaded *contentsJSON
+	if contents.Mode != ramdisk.Discard {
+		if loaded, err = a.loadContents(ctx, v, *asJSON); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
+		dj := toDiskJSON(disk{Volume: v})
+		dj.Contents = loaded
 		return writeJSON(a.Stdout, struct {
 			Version int          `json:"version"`
 			Plan    ramdisk.Plan `json:"plan"`
 			Disk    diskJSON     `json:"disk"`
-		}{jsonVersion, plan, toDiskJSON(disk{Volume: v})})
+		}{jsonVersion, plan, dj})
 	}
 	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
 	return nil
