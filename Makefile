@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 BIN := bin/rambar
 
-.PHONY: help run build test unit lint cross bench
+.PHONY: help run build test unit lint cross bench bench-mirror
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -35,3 +35,7 @@ cross: ## vet, test-build and build the CLI for macOS without cgo
 
 bench: ## benchmarks with ratios against rsync, cp, tar, dd
 	@echo "benchmarks: see bench/"
+
+bench-mirror: ## mirror's save/restore vs rsync -a --delete and cp -a on a 50,000-file tree (root: mounts a tmpfs)
+	$(GO) build -o bin/benchmirror ./mirror/benchmirror
+	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp}

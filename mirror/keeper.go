@@ -140,7 +140,25 @@ func (k *Keeper) State(name string) (State, error) {
 	}
 	// The store is where the state was found, even if the data folder moved.
 	st.Backing = dir
+	if b, err := os.ReadFile(filepath.Join(dir, "last.json")); err == nil {
+		var l lastSave
+		if json.Unmarshal(b, &l) == nil {
+			st.LastSave, st.LastSnapshot = l.Time, l.Snapshot
+		}
+	}
 	return st, nil
+}
+
+// lastSave is kept apart from state.json and written without fsync: it is
+// information, and losing it in a power cut loses nothing.
+type lastSave struct {
+	Time     time.Time `json:"time"`
+	Snapshot string    `json:"snapshot"`
+}
+
+func (k *Keeper) noteSave(st State, snapshot string) error {
+	b, _ := json.Marshal(lastSave{Time: time.Now().UTC(), Snapshot: snapshot})
+	return writeFast(filepath.Join(st.Backing, "last.json"), b)
 }
 
 func (k *Keeper) writeState(st State) error {
@@ -284,8 +302,7 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFu
 			return res, err
 		}
 	}
-	st.LastSave, st.LastSnapshot = time.Now().UTC(), res.Snapshot
-	return res, k.writeState(st)
+	return res, k.noteSave(st, res.Snapshot)
 }
 
 // checkEmpty refuses to load into a disk that already holds files.
@@ -338,8 +355,7 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 			return res, fmt.Errorf("saved %s to %s, but writing %s failed (it is unchanged): %w", v.Name, st.Backing, st.MirrorPath, err)
 		}
 	}
-	st.LastSave, st.LastSnapshot = time.Now().UTC(), res.Snapshot
-	return res, k.writeState(st)
+	return res, k.noteSave(st, res.Snapshot)
 }
 
 // guard refuses a save that could replace good contents with nothing.

@@ -94,47 +94,13 @@ func scan(root string) ([]scanned, error) {
 		defer wg.Done()
 		sem <- struct{}{}
 		dir := filepath.Join(root, filepath.FromSlash(rel))
-		f, err := os.Open(dir)
-		var names []string
-		if err == nil {
-			names, err = f.Readdirnames(-1)
-			f.Close()
-		}
+		local, subdirs, err := readDir(dir, rel)
 		if err != nil {
 			<-sem
 			mu.Lock()
-			errs = append(errs, fmt.Errorf("read folder %s: %w", dir, err))
+			errs = append(errs, err)
 			mu.Unlock()
 			return
-		}
-		local := make([]scanned, 0, len(names))
-		var subdirs []string
-		for _, n := range names {
-			if rel == "." && skipAtRoot[n] {
-				continue
-			}
-			r := n
-			if rel != "." {
-				r = rel + "/" + n
-			}
-			var s unix.Stat_t
-			if err := unix.Lstat(filepath.Join(dir, n), &s); err != nil {
-				if errors.Is(err, unix.ENOENT) {
-					continue // deleted while we looked: not part of this save
-				}
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("lstat %s: %w", filepath.Join(dir, n), err))
-				mu.Unlock()
-				continue
-			}
-			switch s.Mode & unix.S_IFMT {
-			case unix.S_IFREG, unix.S_IFLNK:
-			case unix.S_IFDIR:
-				subdirs = append(subdirs, r)
-			default:
-				continue // sockets, fifos, devices are not contents
-			}
-			local = append(local, scanned{rel: r, st: s})
 		}
 		<-sem
 		mu.Lock()
@@ -155,13 +121,75 @@ func scan(root string) ([]scanned, error) {
 	return out, nil
 }
 
+// readDir lists one folder and lstats its entries relative to the folder's
+// descriptor (no path walk per entry, no poller registration as os.Open
+// does), keeping files, folders and symlinks.
+func readDir(dir, rel string) (local []scanned, subdirs []string, err error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 32<<10)
+	var names []string
+	for {
+		n, err := unix.ReadDirent(fd, buf)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+	local = make([]scanned, 0, len(names))
+	for _, n := range names {
+		if rel == "." && skipAtRoot[n] {
+			continue
+		}
+		r := n
+		if rel != "." {
+			r = rel + "/" + n
+		}
+		var s unix.Stat_t
+		if err := unix.Fstatat(fd, n, &s, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue // deleted while we looked: not part of this save
+			}
+			return nil, nil, fmt.Errorf("lstat %s: %w", filepath.Join(dir, n), err)
+		}
+		switch s.Mode & unix.S_IFMT {
+		case unix.S_IFREG, unix.S_IFLNK:
+		case unix.S_IFDIR:
+			subdirs = append(subdirs, r)
+		default:
+			continue // sockets, fifos, devices are not contents
+		}
+		local = append(local, scanned{rel: r, st: s})
+	}
+	return local, subdirs, nil
+}
+
 // pathLess orders paths so that a folder comes right before its contents:
 // "." first, then component by component.
 func pathLess(a, b string) bool {
 	if a == "." || b == "." {
 		return a == "." && b != "."
 	}
-	return strings.ReplaceAll(a, "/", "\x00") < strings.ReplaceAll(b, "/", "\x00")
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if x == '/' {
+			return true
+		}
+		if y == '/' {
+			return false
+		}
+		return x < y
+	}
+	return len(a) < len(b)
 }
 
 func kindOf(mode uint32) Kind {
