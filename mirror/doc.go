@@ -12,7 +12,7 @@
 //	disks/NAME/snapshots/ID.gob    one manifest per save: every path with its
 //	                               type, mode, times, xattrs and object
 //	disks/NAME/current             the ID of the current snapshot
-//	disks/NAME/index.gob           identity (inode, ctime, size, mtime) of
+//	disks/NAME/index               identity (inode, ctime, size, mtime) of
 //	                               the disk's files as of the last save or
 //	                               restore, to skip unchanged files unread
 //

@@ -391,11 +391,12 @@ func (s *store) nonEmpty() (bool, error) {
 	if err != nil || cur == "" {
 		return false, err
 	}
-	m, err := s.manifest(cur)
+	m, err := s.readManifest(cur, false)
 	if err != nil {
 		return true, err
 	}
-	return len(m.Entries) > 1, nil
+	// A tree with any file, link or folder besides the root.
+	return m.Files > 0 || len(m.Refs) > 0 || s.hasEntries(cur), nil
 }
 
 // Restore puts a snapshot back on a mounted disk. A disk holding files is
@@ -491,13 +492,11 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if len(items) != len(idx.Idents) {
-		return true, nil
-	}
-	for _, it := range items {
-		if old, ok := idx.Idents[it.rel]; !ok || old != identOf(&it.st) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return !idx.matches(items), nil
+}
+
+// hasEntries reports whether snapshot id holds anything besides its root.
+func (s *store) hasEntries(id string) bool {
+	m, err := s.manifest(id)
+	return err != nil || len(m.Entries) > 1
 }

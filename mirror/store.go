@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/gob"
@@ -25,21 +26,20 @@ type store struct {
 	dir string
 }
 
-// manifest is one save: the whole tree.
+// manifest is one save: the whole tree. On disk it is two gob values, the
+// header then the entries, so listing and pruning read the header only.
 type manifest struct {
+	header
+	Entries []Entry
+}
+
+type header struct {
 	ID      string
 	Created time.Time
 	Files   int   // regular files
 	Bytes   int64 // their total size
-	Entries []Entry
-}
-
-// index records the identity of the disk's files as of a save or restore of
-// snapshot Snapshot on the disk whose marker is DiskID.
-type index struct {
-	Snapshot string
-	DiskID   string
-	Idents   map[string]ident
+	// Refs lists, per save, the numbers of the objects this tree uses.
+	Refs map[string][]uint32
 }
 
 // Snapshot describes one saved state.
@@ -107,26 +107,46 @@ func (s *store) current() (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-func (s *store) manifest(id string) (*manifest, error) {
-	b, err := os.ReadFile(s.path("snapshots", id+".gob"))
+func (s *store) manifest(id string) (*manifest, error) { return s.readManifest(id, true) }
+
+func (s *store) readManifest(id string, entries bool) (*manifest, error) {
+	f, err := os.Open(s.path("snapshots", id+".gob"))
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
+	defer f.Close()
+	dec := gob.NewDecoder(bufio.NewReaderSize(f, 256<<10))
 	var m manifest
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&m); err != nil {
+	if err := dec.Decode(&m.header); err != nil {
 		return nil, fmt.Errorf("decode snapshot %s: %w", id, err)
+	}
+	if entries {
+		if err := dec.Decode(&m.Entries); err != nil {
+			return nil, fmt.Errorf("decode snapshot %s: %w", id, err)
+		}
 	}
 	return &m, nil
 }
 
-// writeGob writes v to path atomically (temporary file, rename). durable
-// adds the fsyncs that make it survive a power cut (atomicfile); without
-// them the caller flushes later or the file only speeds things up.
-func writeGob(path string, v any, durable bool) error {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
+// writeManifest writes m (with its Refs filled in) atomically; durable as
+// in writeGob.
+func (s *store) writeManifest(m *manifest, durable bool) error {
+	m.Refs = map[string][]uint32{}
+	for _, e := range m.Entries {
+		if save, num, ok := strings.Cut(e.Obj, "/"); ok {
+			n, _ := strconv.ParseUint(num, 10, 32)
+			m.Refs[save] = append(m.Refs[save], uint32(n))
+		}
 	}
+	var buf bytes.Buffer
+	enc := gob.NewEncoder(&buf)
+	if err := enc.Encode(&m.header); err != nil {
+		return fmt.Errorf("encode snapshot %s: %w", m.ID, err)
+	}
+	if err := enc.Encode(m.Entries); err != nil {
+		return fmt.Errorf("encode snapshot %s: %w", m.ID, err)
+	}
+	path := s.path("snapshots", m.ID+".gob")
 	if durable {
 		return noSpace(atomicfile.WriteFile(path, buf.Bytes(), 0o600))
 	}
@@ -153,18 +173,6 @@ func writeFast(path string, data []byte) error {
 		return noSpace(fmt.Errorf("write %s: %w", path, err))
 	}
 	return nil
-}
-
-func (s *store) loadIndex() *index {
-	b, err := os.ReadFile(s.path("index.gob"))
-	if err != nil {
-		return nil
-	}
-	var x index
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&x) != nil {
-		return nil
-	}
-	return &x
 }
 
 // ids lists the saved snapshots' IDs, oldest first.
@@ -198,7 +206,7 @@ func (s *store) snapshots() ([]Snapshot, error) {
 	}
 	var out []Snapshot
 	for _, id := range ids {
-		m, err := s.manifest(id)
+		m, err := s.readManifest(id, false)
 		if err != nil {
 			return nil, err
 		}
@@ -290,48 +298,47 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 	if err != nil {
 		return Result{}, err
 	}
-	// prev is the snapshot the disk's files were last known to match.
-	var prev *manifest
 	idx := s.loadIndex()
-	if idx != nil && idx.DiskID == diskID && idx.Snapshot != "" {
-		if prev, err = s.manifest(idx.Snapshot); err != nil {
-			prev, idx = nil, nil
-		}
-	} else {
+	if idx != nil && (idx.DiskID != diskID || idx.Snapshot == "") {
 		idx = nil
-	}
-	var cur *manifest
-	if curID != "" {
-		if prev != nil && prev.ID == curID {
-			cur = prev
-		} else if cur, err = s.manifest(curID); err != nil {
-			return Result{}, err
-		}
-	}
-	prevBy := map[string]*Entry{}
-	if prev != nil {
-		for i := range prev.Entries {
-			prevBy[prev.Entries[i].Path] = &prev.Entries[i]
-		}
 	}
 	items, err := scan(root)
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
+	// Nothing changed since the current snapshot was saved or restored:
+	// done, without reading a file or even the manifest.
+	if idx != nil && curID != "" && idx.Snapshot == curID && idx.matches(items) {
+		h, err := s.readManifest(curID, false)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, Took: time.Since(start)}, nil
+	}
+	// prev is the snapshot the disk's files were last known to match; its
+	// entries are reused for every path whose identity is unchanged.
+	var prev *manifest
+	if idx != nil {
+		if prev, err = s.manifest(idx.Snapshot); err != nil {
+			prev, idx = nil, nil
+		}
+	}
 	entries := make([]Entry, len(items))
-	idents := make(map[string]ident, len(items))
 	var toCopy []int
-	var res Result
 	var copyBytes int64
+	pi, xi := 0, 0 // merge positions in prev.Entries and idx.Paths (all in pathLess order)
 	for i, it := range items {
-		id := identOf(&it.st)
-		idents[it.rel] = id
-		if idx != nil {
-			if old, ok := idx.Idents[it.rel]; ok && old == id {
-				if pe, ok := prevBy[it.rel]; ok {
-					entries[i] = *pe
-					continue
-				}
+		if idx != nil && prev != nil {
+			for xi < len(idx.Paths) && pathLess(idx.Paths[xi], it.rel) {
+				xi++
+			}
+			for pi < len(prev.Entries) && pathLess(prev.Entries[pi].Path, it.rel) {
+				pi++
+			}
+			if xi < len(idx.Paths) && idx.Paths[xi] == it.rel && idx.Idents[xi] == identOf(&it.st) &&
+				pi < len(prev.Entries) && prev.Entries[pi].Path == it.rel {
+				entries[i] = prev.Entries[pi]
+				continue
 			}
 		}
 		e, err := entryOf(root, it)
@@ -347,24 +354,19 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 			copyBytes += e.Size
 		}
 	}
+	var res Result
+	if prev != nil && prev.ID == curID {
+		res.Removed = removed(prev.Entries, entries)
+	} else if curID != "" {
+		if cur, err := s.manifest(curID); err == nil {
+			res.Removed = removed(cur.Entries, entries)
+		}
+	}
+	prev = nil // let the old tree go before copying
 	for _, e := range entries {
 		if e.Kind == KindFile {
 			res.Files++
 			res.Bytes += e.Size
-		}
-	}
-	// Nothing changed: the current snapshot already holds this tree.
-	if cur != nil && len(toCopy) == 0 && prev != nil && prev.ID == curID && len(entries) == len(cur.Entries) {
-		same := true
-		for i := range entries {
-			if !sameMeta(entries[i], cur.Entries[i]) || entries[i].Obj != cur.Entries[i].Obj {
-				same = false
-				break
-			}
-		}
-		if same {
-			res.Snapshot, res.Unchanged, res.Took = curID, true, time.Since(start)
-			return res, nil
 		}
 	}
 
@@ -401,25 +403,14 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 	for _, k := range toCopy {
 		res.CopiedBytes += entries[k].Size
 	}
-	if cur != nil {
-		now := map[string]bool{}
-		for _, e := range entries {
-			now[e.Path] = true
-		}
-		for _, e := range cur.Entries {
-			if !now[e.Path] {
-				res.Removed++
-			}
-		}
-	}
 	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
 		return fail(noSpace(err))
 	}
 	// Objects and manifest reach stable storage before current names them:
 	// on Linux one syncfs covers both; elsewhere each file was fsynced as
 	// written and the manifest is written with fsyncs.
-	mf := manifest{ID: id, Created: time.Now().UTC(), Files: res.Files, Bytes: res.Bytes, Entries: entries}
-	err = writeGob(s.path("snapshots", id+".gob"), &mf, syncEachFile)
+	mf := &manifest{header: header{ID: id, Created: time.Now().UTC(), Files: res.Files, Bytes: res.Bytes}, Entries: entries}
+	err = s.writeManifest(mf, syncEachFile)
 	if err == nil {
 		err = flushTree(s.dir, nil)
 		if syncEachFile && err == nil {
@@ -436,9 +427,7 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 		return fail(err)
 	}
 	res.Snapshot = id
-	// The index only speeds up the next save; failing to write it costs a
-	// full copy next time, never data.
-	_ = writeGob(s.path("index.gob"), &index{Snapshot: id, DiskID: diskID, Idents: idents}, false)
+	_ = s.writeIndex(indexOf(id, diskID, items))
 	if err := s.prune(keepN); err != nil {
 		return res, fmt.Errorf("saved %s, but removing old snapshots failed: %w", id, err)
 	}
@@ -446,8 +435,23 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 	return res, nil
 }
 
+// removed counts the paths of old (in pathLess order) missing from now.
+func removed(old, now []Entry) int {
+	n, j := 0, 0
+	for _, e := range old {
+		for j < len(now) && pathLess(now[j].Path, e.Path) {
+			j++
+		}
+		if j >= len(now) || now[j].Path != e.Path {
+			n++
+		}
+	}
+	return n
+}
+
 // prune keeps the newest keepN snapshots (always the current one) and
-// removes the objects only older snapshots used.
+// removes the objects only older snapshots used, reading manifest headers
+// only.
 func (s *store) prune(keepN int) error {
 	if keepN < 1 {
 		keepN = 1
@@ -457,15 +461,18 @@ func (s *store) prune(keepN int) error {
 		return err
 	}
 	drop, keep := ids[:len(ids)-keepN], ids[len(ids)-keepN:]
-	used := map[string]bool{}
+	used := map[string]map[uint32]bool{}
 	for _, id := range keep {
-		m, err := s.manifest(id)
+		h, err := s.readManifest(id, false)
 		if err != nil {
 			return err
 		}
-		for _, e := range m.Entries {
-			if e.Obj != "" {
-				used[e.Obj] = true
+		for save, nums := range h.Refs {
+			if used[save] == nil {
+				used[save] = map[uint32]bool{}
+			}
+			for _, n := range nums {
+				used[save][n] = true
 			}
 		}
 	}
@@ -474,19 +481,21 @@ func (s *store) prune(keepN int) error {
 			return fmt.Errorf("remove snapshot %s: %w", id, err)
 		}
 		dir := s.path("objects", id)
+		if len(used[id]) == 0 {
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("remove objects of %s: %w", id, err)
+			}
+			continue
+		}
 		ents, _ := os.ReadDir(dir)
-		left := 0
 		for _, e := range ents {
-			if used[id+"/"+e.Name()] {
-				left++
+			n, err := strconv.ParseUint(e.Name(), 10, 32)
+			if err == nil && used[id][uint32(n)] {
 				continue
 			}
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
 				return fmt.Errorf("remove object: %w", err)
 			}
-		}
-		if left == 0 {
-			os.Remove(dir)
 		}
 	}
 	return nil
@@ -521,16 +530,12 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 	if err := restoreTree(ctx, m.Entries, func(e Entry) string { return s.path("objects", e.Obj) }, dst, progress); err != nil {
 		return Result{}, err
 	}
-	items, err := scan(dst)
-	if err != nil {
-		return Result{}, err
-	}
-	idents := make(map[string]ident, len(items))
-	for _, it := range items {
-		idents[it.rel] = identOf(&it.st)
-	}
 	if diskID != "" {
-		_ = writeGob(s.path("index.gob"), &index{Snapshot: id, DiskID: diskID, Idents: idents}, false)
+		items, err := scan(dst)
+		if err != nil {
+			return Result{}, err
+		}
+		_ = s.writeIndex(indexOf(id, diskID, items))
 	}
 	return Result{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, Took: time.Since(start)}, nil
 }
