@@ -39,3 +39,6 @@ bench: ## benchmarks with ratios against rsync, cp, tar, dd
 bench-mirror: ## mirror's save/restore vs rsync -a --delete and cp -a on a 50,000-file tree (root: mounts a tmpfs)
 	$(GO) build -o bin/benchmirror ./mirror/benchmirror
 	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp}
+
+integration: ## on a Mac: run the conformance suite against the real hdiutil/diskutil
+	$(GO) test -tags integration -count=1 -v ./darwin/

@@ -29,8 +29,18 @@ const (
 	exitCancelled   = 9 // the user cancelled a prompt
 )
 
-// errUsage marks a misuse of the CLI (unknown verb, missing argument).
-var errUsage = errors.New("usage")
+// usageError is a misuse of the CLI (unknown verb, missing argument, bad
+// flag); it exits with exitUsage.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// errUsage can be wrapped (fmt.Errorf("%w: rambar x ARGS", errUsage)) to
+// mark a usage error; the message then reads "usage: rambar x ARGS".
+var errUsage error = &usageError{"usage"}
+
+// usagef returns a usageError.
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
 // App is the CLI with everything it touches injected, so tests run it against
 // the in-memory engine and golden files.
@@ -118,7 +128,7 @@ func (a *App) Main(args []string) int {
 	}
 	c, ok := commands[verb]
 	if !ok {
-		return a.exit(fmt.Errorf("%w: unknown command %q; run 'rambar help'", errUsage, verb))
+		return a.exit(usagef("unknown command %q; run 'rambar help'", verb))
 	}
 	return a.exit(c.Run(ctx, a, args[1:]))
 }
@@ -132,14 +142,14 @@ func (a *App) exit(err error) int {
 		return exitOK
 	}
 	msg := err.Error()
-	msg = strings.TrimPrefix(msg, errUsage.Error()+": ")
 	fmt.Fprintf(a.Stderr, "rambar: %s\n", strings.ReplaceAll(msg, "\n", "; "))
 	return exitCode(err)
 }
 
 func exitCode(err error) int {
+	var ue *usageError
 	switch {
-	case errors.Is(err, errUsage), errors.Is(err, ramdisk.ErrName), errors.Is(err, ramdisk.ErrSize),
+	case errors.As(err, &ue), errors.Is(err, ramdisk.ErrName), errors.Is(err, ramdisk.ErrSize),
 		errors.Is(err, ramdisk.ErrFileSystem):
 		return exitUsage
 	case errors.Is(err, ramdisk.ErrBusy):
@@ -178,7 +188,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
+			return nil, usagef("%s: %v", fs.Name(), err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -201,7 +211,7 @@ func isNegativeNumber(s string) bool {
 func wantArgs(c string, pos []string, min, max int) error {
 	if len(pos) < min || (max >= 0 && len(pos) > max) {
 		cmd := commands[c]
-		return fmt.Errorf("%w: rambar %s %s", errUsage, c, cmd.Args)
+		return usagef("usage: rambar %s %s", c, cmd.Args)
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ func runEject(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if *all == (len(pos) > 0) {
-		return fmt.Errorf("%w: rambar eject %s", errUsage, commands["eject"].Args)
+		return usagef("usage: rambar eject %s", commands["eject"].Args)
 	}
 	e, err := a.Engine()
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"text/tabwriter"
+	"strings"
 )
 
 // version is stamped at build time: -ldflags "-X main.version=$(git describe)".
@@ -19,7 +19,7 @@ func runHelp(ctx context.Context, a *App, args []string) error {
 	if len(args) == 1 {
 		c, ok := commands[args[0]]
 		if !ok {
-			return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+			return usagef("unknown command %q", args[0])
 		}
 		fmt.Fprintf(a.Stdout, "usage: rambar %s %s\n\n%s\n", c.Name, c.Args, c.Summary)
 		return nil
@@ -31,11 +31,9 @@ usage: rambar                 start the menu-bar app
 
 commands:
 `)
-	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
 	for _, c := range sortedCommands() {
-		fmt.Fprintf(tw, "  %s %s\t%s\n", c.Name, c.Args, c.Summary)
+		fmt.Fprintf(a.Stdout, "  %s\n      %s\n", strings.TrimSpace(c.Name+" "+c.Args), c.Summary)
 	}
-	tw.Flush()
 	fmt.Fprint(a.Stdout, `
 sizes: 512M, 4G, 1.5GiB, 4096MiB, 25% (of memory); a bare number is MiB; units are binary.
 `)

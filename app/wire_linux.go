@@ -1,9 +1,15 @@
 package main
 
 import (
+	"os"
+
 	"rambar/internal/run"
 	"rambar/linux"
 	"rambar/ramdisk"
 )
 
-func newEngine() (ramdisk.Engine, error) { return linux.New(run.System()), nil }
+// newEngine is the Linux engine. RAMBAR_MOUNT_ROOT, when set, mounts disks
+// there instead of /mnt/rambar (end-to-end tests give each test its own).
+func newEngine() (ramdisk.Engine, error) {
+	return linux.New(run.System(), linux.WithMountRoot(os.Getenv("RAMBAR_MOUNT_ROOT"))), nil
+}

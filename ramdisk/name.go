@@ -28,8 +28,6 @@ func ValidateName(name string) error {
 		return fmt.Errorf("%w %q: not valid UTF-8", ErrName, name)
 	case len(name) > MaxNameBytes:
 		return fmt.Errorf("%w: %d bytes long, at most %d allowed", ErrName, len(name), MaxNameBytes)
-	case strings.TrimSpace(name) != name:
-		return fmt.Errorf("%w %q: leading or trailing spaces", ErrName, name)
 	case strings.HasPrefix(name, "."):
 		return fmt.Errorf("%w %q: may not start with '.'", ErrName, name)
 	case strings.ContainsAny(name, "/:"):
@@ -39,6 +37,9 @@ func ValidateName(name string) error {
 		if unicode.IsControl(r) || r == utf8.RuneError {
 			return fmt.Errorf("%w %q: may not contain control characters", ErrName, name)
 		}
+	}
+	if strings.TrimSpace(name) != name {
+		return fmt.Errorf("%w %q: leading or trailing spaces", ErrName, name)
 	}
 	return nil
 }

@@ -120,13 +120,22 @@ func (z Size) String() string {
 	if z < 0 {
 		neg, z = "-", -z
 	}
-	for _, u := range []struct {
+	units := []struct {
 		n    Size
 		name string
-	}{{TiB, "TiB"}, {GiB, "GiB"}, {MiB, "MiB"}, {KiB, "KiB"}} {
-		if z >= u.n {
-			return neg + trimFloat(float64(z)/float64(u.n)) + " " + u.name
+	}{{TiB, "TiB"}, {GiB, "GiB"}, {MiB, "MiB"}, {KiB, "KiB"}}
+	for i, u := range units {
+		if z < u.n {
+			continue
 		}
+		// Exact figures stay exact: 4095 MiB must not print as "4 GiB", since
+		// the 4 GiB rule turns on that one MiB. Whole or quarter units print in
+		// this unit; anything else goes down a unit while it stays short.
+		exact := (z*4)%u.n == 0
+		if !exact && i+1 < len(units) && z/units[i+1].n < 10240 {
+			continue
+		}
+		return neg + trimFloat(float64(z)/float64(u.n)) + " " + u.name
 	}
 	return fmt.Sprintf("%s%d B", neg, int64(z))
 }

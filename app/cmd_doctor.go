@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"rambar/internal/run"
+	"rambar/ramdisk"
+)
+
+func init() {
+	register(&command{Name: "doctor", Args: "[--capture DIR] [--json]",
+		Summary: "check this machine: OS, tools, attach method, memory, disks (macOS: --capture saves raw tool output)", Order: 90, Run: runDoctor})
+}
+
+// Optional engine extras. The macOS engine has them; doctor works with any
+// ramdisk.Engine and says what it cannot tell.
+type (
+	attachTooler interface {
+		AttachTool(ctx context.Context) string
+	}
+	toolLister interface{ Tools() []string }
+	capturer   interface {
+		Capture(ctx context.Context, dir string) ([]string, error)
+	}
+	freePercenter interface {
+		FreePercent(ctx context.Context) (int, error)
+	}
+)
+
+// defaultTools are checked when the engine does not list its own.
+var defaultTools = map[string][]string{
+	"darwin": {"hdiutil", "diskutil", "footprint", "mount_tmpfs", "mdutil", "lsof", "osascript", "vm_stat", "sysctl", "memory_pressure", "ditto"},
+	"linux":  {"mount", "umount", "zramctl", "mkfs.ext4", "lsof", "pkexec"},
+}
+
+type doctorTool struct {
+	Name      string `json:"name"`
+	Installed bool   `json:"installed"`
+}
+
+type doctorReport struct {
+	Version     int             `json:"version"`
+	OS          string          `json:"os"`
+	Arch        string          `json:"arch"`
+	Caps        ramdisk.Caps    `json:"caps"`
+	AttachTool  string          `json:"attach_tool"`
+	Tools       []doctorTool    `json:"tools"`
+	Memory      *ramdisk.Memory `json:"memory,omitempty"`
+	MemoryError string          `json:"memory_error,omitempty"`
+	FreePercent *int            `json:"free_percent,omitempty"`
+	Disks       []diskJSON      `json:"disks"`
+	DisksError  string          `json:"disks_error,omitempty"`
+	Captured    []string        `json:"captured,omitempty"`
+}
+
+func runDoctor(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	capture := fl.String("capture", "", "save raw output of the read-only tools in this folder (macOS)")
+	asJSON := fl.Bool("json", false, "print JSON")
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs("doctor", pos, 0, 0); err != nil {
+		return err
+	}
+	e, err := a.Engine()
+	if err != nil {
+		return err
+	}
+	caps := e.Caps()
+	r := doctorReport{Version: jsonVersion, OS: runtime.GOOS, Arch: runtime.GOARCH, Caps: caps, Disks: []diskJSON{}}
+	if at, ok := e.(attachTooler); ok {
+		r.AttachTool = at.AttachTool(ctx)
+	}
+	tools := defaultTools[caps.OS]
+	if tl, ok := e.(toolLister); ok {
+		tools = tl.Tools()
+	}
+	for _, t := range tools {
+		r.Tools = append(r.Tools, doctorTool{Name: t, Installed: run.Has(t)})
+	}
+	if m, err := e.Memory(ctx); err != nil {
+		r.MemoryError = err.Error()
+	} else {
+		r.Memory = &m
+	}
+	if fp, ok := e.(freePercenter); ok {
+		if p, err := fp.FreePercent(ctx); err == nil {
+			r.FreePercent = &p
+		}
+	}
+	if ds, err := a.disks(ctx); err != nil {
+		r.DisksError = err.Error()
+	} else {
+		for _, d := range ds {
+			r.Disks = append(r.Disks, toDiskJSON(d))
+		}
+	}
+	var capErr error
+	if *capture != "" {
+		c, ok := e.(capturer)
+		if !ok {
+			return fmt.Errorf("doctor --capture: %w: the %s engine has no tool output to capture", ramdisk.ErrUnsupported, caps.OS)
+		}
+		r.Captured, capErr = c.Capture(ctx, *capture)
+	}
+	if *asJSON {
+		if err := writeJSON(a.Stdout, r); err != nil {
+			return err
+		}
+	} else {
+		printDoctor(a, r)
+	}
+	if capErr != nil {
+		return fmt.Errorf("doctor --capture %s: %w", *capture, capErr)
+	}
+	return nil
+}
+
+func printDoctor(a *App, r doctorReport) {
+	disks := r.Disks
+	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+	row := func(k, f string, args ...any) { fmt.Fprintf(tw, "%s:\t"+f+"\n", append([]any{k}, args...)...) }
+	row("OS", "%s/%s (engine: %s)", r.OS, r.Arch, r.Caps.OS)
+	var fss, admin []string
+	for _, f := range r.Caps.FileSystems {
+		fss = append(fss, f.Label())
+	}
+	for _, f := range r.Caps.NeedsAdmin {
+		admin = append(admin, f.Label())
+	}
+	row("File systems", "%s", orNone(fss))
+	if len(admin) > 0 {
+		row("Needs admin", "%s", strings.Join(admin, ", "))
+	}
+	row("Mount root", "%s", r.Caps.MountRoot)
+	switch {
+	case r.AttachTool == "diskutil":
+		row("Attach", "diskutil image attach --noMount ram://N (eject: diskutil eject)")
+	case r.AttachTool != "":
+		row("Attach", "%s attach -nomount ram://N (deprecated from macOS 27, still works)", r.AttachTool)
+	default:
+		row("Attach", "no ram:// attach step: the %s engine makes %s directly", r.Caps.OS, orNone(fss))
+	}
+	if r.Caps.LazyThreshold > 0 {
+		row("Lazy from", "%s (smaller disks take all their memory at once)", r.Caps.LazyThreshold)
+	} else {
+		row("Lazy from", "always: memory is taken as files are written")
+	}
+	var have, missing []string
+	for _, t := range r.Tools {
+		if t.Installed {
+			have = append(have, t.Name)
+		} else {
+			missing = append(missing, t.Name)
+		}
+	}
+	row("Tools found", "%s", orNone(have))
+	row("Tools missing", "%s", orNone(missing))
+	if r.Memory != nil {
+		m := r.Memory
+		row("Memory", "%s physical, %s free, %s compressed", m.Physical.Short(), m.Free.Short(), m.Compressed.Short())
+		row("Swap", "%s of %s used", m.SwapUsed.Short(), m.SwapTotal.Short())
+		if m.Pressure != "" {
+			row("Pressure", "%s", m.Pressure)
+		}
+	} else {
+		row("Memory", "unknown: %s", r.MemoryError)
+	}
+	if r.FreePercent != nil {
+		row("Free (memory_pressure)", "%d%%", *r.FreePercent)
+	}
+	if r.DisksError != "" {
+		row("Disks", "unknown: %s", r.DisksError)
+	} else if len(disks) == 0 {
+		row("Disks", "none mounted")
+	}
+	tw.Flush()
+	if len(disks) > 0 {
+		fmt.Fprintln(a.Stdout, "Disks:")
+		tw = tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+		for _, d := range disks {
+			held := "?"
+			if d.Held != nil {
+				held = d.Held.Short()
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s held\n", d.Name, d.MountPoint, d.Device, d.FS.Label(), held)
+		}
+		tw.Flush()
+	}
+	if len(r.Captured) > 0 {
+		fmt.Fprintf(a.Stdout, "Captured %d files:\n", len(r.Captured))
+		for _, f := range r.Captured {
+			fmt.Fprintf(a.Stdout, "  %s\n", f)
+		}
+	}
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,226 @@
+package darwin
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"howett.net/plist"
+)
+
+// DiskInfo is the part of `diskutil info -plist` RAMBar reads.
+type DiskInfo struct {
+	DeviceIdentifier string `plist:"DeviceIdentifier"`
+	DeviceNode       string `plist:"DeviceNode"`
+	ParentWholeDisk  string `plist:"ParentWholeDisk"`
+	WholeDisk        bool   `plist:"WholeDisk"`
+	BusProtocol      string `plist:"BusProtocol"`
+	VolumeName       string `plist:"VolumeName"`
+	MountPoint       string `plist:"MountPoint"`
+	FilesystemType   string `plist:"FilesystemType"` // apfs, hfs
+	FilesystemName   string `plist:"FilesystemName"` // APFS, Case-sensitive APFS, Journaled HFS+ ...
+	// FilesystemUserVisibleName: "APFS (Case-sensitive)", "Mac OS Extended (Case-sensitive, Journaled)".
+	FilesystemUserVisibleName string `plist:"FilesystemUserVisibleName"`
+	TotalSize                 int64  `plist:"TotalSize"`
+	Size                      int64  `plist:"Size"`
+	FreeSpace                 int64  `plist:"FreeSpace"`
+	VolumeSize                int64  `plist:"VolumeSize"`
+	APFSContainerReference    string `plist:"APFSContainerReference"`
+	APFSContainerSize         int64  `plist:"APFSContainerSize"`
+	APFSContainerFree         int64  `plist:"APFSContainerFree"`
+	APFSPhysicalStores        []struct {
+		Store string `plist:"APFSPhysicalStore"`
+	} `plist:"APFSPhysicalStores"`
+	GlobalPermissionsEnabled *bool  `plist:"GlobalPermissionsEnabled"`
+	VirtualOrPhysical        string `plist:"VirtualOrPhysical"`
+	// Error document fields (diskutil -plist reports failures on stdout).
+	Error        bool   `plist:"Error"`
+	ErrorMessage string `plist:"ErrorMessage"`
+}
+
+// IsAPFS reports an APFS volume.
+func (d DiskInfo) IsAPFS() bool {
+	return strings.EqualFold(d.FilesystemType, "apfs") || d.APFSContainerReference != ""
+}
+
+// Capacity is the file system's size: the container's for APFS.
+func (d DiskInfo) Capacity() int64 {
+	if d.IsAPFS() && d.APFSContainerSize > 0 {
+		return d.APFSContainerSize
+	}
+	for _, n := range []int64{d.TotalSize, d.Size, d.VolumeSize} {
+		if n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// Free is the space left: APFSContainerFree for APFS (FreeSpace is 0 there).
+func (d DiskInfo) Free() int64 {
+	if d.IsAPFS() {
+		return d.APFSContainerFree
+	}
+	return d.FreeSpace
+}
+
+// Stores are the physical stores of an APFS volume ("disk4"), i.e. the ram://
+// device under the synthesized container.
+func (d DiskInfo) Stores() []string {
+	var s []string
+	for _, p := range d.APFSPhysicalStores {
+		s = append(s, p.Store)
+	}
+	return s
+}
+
+// IsDiskImage reports a device served by a disk image.
+func (d DiskInfo) IsDiskImage() bool { return d.BusProtocol == "Disk Image" }
+
+// CaseSensitive reports a case-sensitive file system by its names.
+func (d DiskInfo) CaseSensitive() bool {
+	n := strings.ToLower(d.FilesystemName + " " + d.FilesystemUserVisibleName + " " + d.FilesystemType)
+	return strings.Contains(n, "case-sensitive") || strings.Contains(n, "hfsx")
+}
+
+// ErrNoDisk is wrapped when diskutil says "Could not find disk".
+var ErrNoDisk = errors.New("could not find disk")
+
+// ParseDiskInfo reads `diskutil info -plist`, turning its error document
+// (Error/ErrorMessage on stdout) into an error; "Could not find disk" wraps
+// ErrNoDisk.
+func ParseDiskInfo(b []byte) (DiskInfo, error) {
+	var d DiskInfo
+	if _, err := plist.Unmarshal(b, &d); err != nil {
+		return DiskInfo{}, fmt.Errorf("diskutil info -plist: %w", err)
+	}
+	if d.Error {
+		if strings.Contains(d.ErrorMessage, "Could not find disk") {
+			return d, fmt.Errorf("%w: %s", ErrNoDisk, d.ErrorMessage)
+		}
+		return d, errors.New(d.ErrorMessage)
+	}
+	return d, nil
+}
+
+// ListEntry is one whole disk of `diskutil list -plist` with what it holds.
+type ListEntry struct {
+	DeviceIdentifier string      `plist:"DeviceIdentifier"`
+	Content          string      `plist:"Content"`
+	Size             int64       `plist:"Size"`
+	MountPoint       string      `plist:"MountPoint"`
+	VolumeName       string      `plist:"VolumeName"`
+	Partitions       []ListEntry `plist:"Partitions"`
+	APFSVolumes      []ListEntry `plist:"APFSVolumes"`
+	APFSStores       []ListEntry `plist:"APFSPhysicalStores"`
+}
+
+// DiskList is `diskutil list -plist`.
+type DiskList struct {
+	AllDisks              []string    `plist:"AllDisks"`
+	WholeDisks            []string    `plist:"WholeDisks"`
+	AllDisksAndPartitions []ListEntry `plist:"AllDisksAndPartitions"`
+}
+
+// ParseList reads `diskutil list -plist`.
+func ParseList(b []byte) (DiskList, error) {
+	var l DiskList
+	if _, err := plist.Unmarshal(b, &l); err != nil {
+		return DiskList{}, fmt.Errorf("diskutil list -plist: %w", err)
+	}
+	return l, nil
+}
+
+// Mounted returns every mounted identifier in the list (whole disks,
+// partitions, APFS volumes) with its mount point.
+func (l DiskList) Mounted() map[string]string {
+	m := map[string]string{}
+	var walk func(es []ListEntry)
+	walk = func(es []ListEntry) {
+		for _, e := range es {
+			if e.MountPoint != "" {
+				m[e.DeviceIdentifier] = e.MountPoint
+			}
+			walk(e.Partitions)
+			walk(e.APFSVolumes)
+		}
+	}
+	walk(l.AllDisksAndPartitions)
+	return m
+}
+
+var (
+	reAPFSVolume = regexp.MustCompile(`(?m)^Created new APFS Volume (disk\d+s\d+)`)
+	reAPFSOp     = regexp.MustCompile(`(?m)^Disk from APFS operation: (disk\d+(?:s\d+)?)`)
+	reFinished   = regexp.MustCompile(`(?m)^Finished erase on (disk\d+)`)
+)
+
+// ParseErase returns the volume's device from `diskutil erasevolume` output:
+// the APFS volume diskMs1 when a container was made, else the erased disk
+// itself (HFS+ sits on the whole device). "" when nothing is recognised.
+func ParseErase(out []byte) string {
+	if m := reAPFSVolume.FindSubmatch(out); m != nil {
+		return string(m[1])
+	}
+	if m := reAPFSOp.FindSubmatch(out); m != nil {
+		return string(m[1])
+	}
+	if m := reFinished.FindSubmatch(out); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+var (
+	reDiskutilErr = regexp.MustCompile(`Error: (-\d+):`)
+	reDissent     = regexp.MustCompile(`dissented by PID (\d+)(?: \(([^)]*)\))?`)
+)
+
+// DiskutilCode returns the -69xxx code of a diskutil failure ("Error: -69888:
+// Couldn't unmount disk"), or 0.
+func DiskutilCode(out []byte) int {
+	m := reDiskutilErr.FindSubmatch(out)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
+}
+
+// CodeBusy is diskutil's "Couldn't unmount disk".
+const CodeBusy = -69888
+
+// Dissenters returns the processes diskutil names in "dissented by PID N (path)".
+func Dissenters(out []byte) []Proc {
+	var ps []Proc
+	for _, m := range reDissent.FindAllSubmatch(out, -1) {
+		pid, _ := strconv.Atoi(string(m[1]))
+		name := string(m[2])
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			name = name[i+1:]
+		}
+		ps = append(ps, Proc{PID: pid, Command: name})
+	}
+	return ps
+}
+
+// Proc is a process named by a tool.
+type Proc struct {
+	PID     int
+	Command string
+}
+
+// ParseMdutil reports whether `mdutil -i off|-s` said indexing is disabled.
+func ParseMdutil(out []byte) bool {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "Indexing disabled." {
+			return true
+		}
+	}
+	return false
+}

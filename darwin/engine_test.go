@@ -1,0 +1,555 @@
+package darwin
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rambar/internal/run"
+	"rambar/internal/run/runtest"
+	"rambar/ramdisk"
+	"rambar/ramdisk/ramdisktest"
+)
+
+var ctx = context.Background()
+
+func plan(t *testing.T, e *Engine, name string, size ramdisk.Size, fs ramdisk.FileSystem, hidden bool) ramdisk.Plan {
+	t.Helper()
+	p, err := ramdisk.NewPlan(ramdisk.Request{Name: name, Size: size, FS: fs, Hidden: hidden, Force: true}, ramdisk.Facts{Caps: e.Caps()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The conformance suite against the engine over the fake Mac, on each macOS
+// generation and file system the attach/eject paths differ for.
+func TestConformance(t *testing.T) {
+	cases := []struct {
+		name, version string
+		fs            ramdisk.FileSystem
+		setup         func(f *fakeMac)
+	}{
+		{"macOS26-diskutil-APFS", "26.4.1", ramdisk.APFS, nil},
+		{"macOS27-diskutil-HFS", "27.0", ramdisk.HFSPlus, func(f *fakeMac) { f.busyStyle = "69888" }},
+		{"macOS12-hdiutil-APFSX", "12.7.6", ramdisk.APFSCase, nil},
+		{"macOS15-hidden-from-hdiutil", "15.6", ramdisk.HFSPlusCase, func(f *fakeMac) { f.hideDiskutil = true }},
+		{"macOS26-tmpfs", "26.4.1", ramdisk.TmpFS, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ramdisktest.Run(t, func(t *testing.T) ramdisktest.Harness {
+				f := newFakeMac(t, c.version)
+				if c.setup != nil {
+					c.setup(f)
+				}
+				return ramdisktest.Harness{
+					Engine: f.engine(),
+					FS:     c.fs,
+					Hold: func(t *testing.T, v ramdisk.Volume) func() {
+						return f.hold(v.MountPoint, ramdisk.Holder{PID: 4242, Command: "vim"})
+					},
+				}
+			})
+		})
+	}
+}
+
+func TestAttachToolDecidedOnce(t *testing.T) {
+	for _, tt := range []struct {
+		version, want string
+	}{{"26.4.1", AttachDiskutil}, {"14.0", AttachDiskutil}, {"13.6.1", AttachHdiutil}, {"10.15.7", AttachHdiutil}} {
+		f := newFakeMac(t, tt.version)
+		e := f.engine()
+		if got := e.AttachTool(ctx); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.version, got, tt.want)
+		}
+		e.AttachTool(ctx)
+		if n := f.called("sw_vers"); n != 1 {
+			t.Errorf("%s: sw_vers ran %d times", tt.version, n)
+		}
+	}
+	// sw_vers missing: hdiutil, which every release has.
+	e := New(runtest.Func(func(argv []string, _ string) runtest.Reply {
+		return runtest.Reply{Stderr: "not found", Exit: 127}
+	}))
+	if got := e.AttachTool(ctx); got != AttachHdiutil {
+		t.Errorf("no sw_vers: %s", got)
+	}
+}
+
+func TestCreateAPFSOnDiskutil(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	v, err := e.Create(ctx, plan(t, e, "Scratch", 4*ramdisk.GiB, ramdisk.APFS, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.called("diskutil", "image", "attach", "--noMount", "--nobrowse", "ram://8388608") != 1 || f.called("hdiutil", "attach") != 0 {
+		t.Errorf("attach calls: %q", f.calls)
+	}
+	if f.called("diskutil", "erasevolume", "APFS", "Scratch", "/dev/disk4") != 1 {
+		t.Errorf("erasevolume not called on the trimmed device: %q", f.calls)
+	}
+	if v.Device != "/dev/disk4" || v.MountPoint != filepath.Join(f.root, "Scratch") || v.HelperPID != 91006 || !v.Hidden || v.Allocation != ramdisk.AllocOnWrite || !v.Managed {
+		t.Errorf("volume %+v", v)
+	}
+	for _, p := range []string{Marker, ".metadata_never_index", ".fseventsd/no_log"} {
+		if _, err := os.Stat(filepath.Join(v.MountPoint, p)); err != nil {
+			t.Errorf("%s missing: %v", p, err)
+		}
+	}
+	if st, _ := os.Stat(v.MountPoint); st.Mode().Perm() != 0o700 {
+		t.Errorf("mount point mode %v, want 0700", st.Mode().Perm())
+	}
+	if f.called("mdutil", "-i", "off", v.MountPoint) != 1 {
+		t.Errorf("Spotlight not turned off")
+	}
+	if len(v.Notes) != 1 || !strings.Contains(v.Notes[0], "ownership is ignored") {
+		t.Errorf("notes %q", v.Notes)
+	}
+	vs, err := e.List(ctx)
+	if err != nil || len(vs) != 1 || !vs[0].Hidden || vs[0].FS != ramdisk.APFS || vs[0].Size != 4*ramdisk.GiB {
+		t.Errorf("List: %+v %v", vs, err)
+	}
+}
+
+func TestCreateHFSOnHdiutilTrimsPadding(t *testing.T) {
+	f := newFakeMac(t, "13.6.1")
+	e := f.engine()
+	v, err := e.Create(ctx, plan(t, e, "Build", 512*ramdisk.MiB, ramdisk.HFSPlus, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.called("hdiutil", "attach", "-nomount", "ram://1048576") != 1 || f.called("diskutil", "erasevolume", "JHFS+", "Build", "/dev/disk4") != 1 {
+		t.Errorf("calls %q", f.calls)
+	}
+	if v.Allocation != ramdisk.AllocUpfront || v.FS != ramdisk.HFSPlus {
+		t.Errorf("volume %+v", v)
+	}
+}
+
+// macOS 27: hdiutil's deprecation warning on stderr is not a failure, and
+// never shows in an error.
+func TestHdiutilWarningIsNotFailure(t *testing.T) {
+	f := newFakeMac(t, "27.0")
+	e := f.engine(WithAttachTool(AttachHdiutil))
+	v, err := e.Create(ctx, plan(t, e, "Warned", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.warnings != 1 {
+		t.Errorf("fake printed %d warnings", f.warnings)
+	}
+	release := f.hold(v.MountPoint, ramdisk.Holder{PID: 77, Command: "zsh"})
+	// diskutil eject fails without a busy code here, so hdiutil detach runs
+	// and answers 16 after its warning.
+	f.busyStyle = "other"
+	err = e.Eject(ctx, v, false)
+	release()
+	var be *ramdisk.BusyError
+	if !errors.As(err, &be) || strings.Contains(err.Error(), "WARNING") || len(be.Holders) != 1 || run.ExitCode(err) != 16 {
+		t.Fatalf("busy eject: %v", err)
+	}
+	if f.warnings != 2 {
+		t.Errorf("hdiutil detach did not run (%d warnings)", f.warnings)
+	}
+	if err := e.Eject(ctx, v, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDiskutilVerbMissingFallsBackOnce(t *testing.T) {
+	f := newFakeMac(t, "14.2")
+	f.diskutilBroken = true
+	e := f.engine()
+	if _, err := e.Create(ctx, plan(t, e, "One", 64*ramdisk.MiB, ramdisk.APFS, false)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Create(ctx, plan(t, e, "Two", 64*ramdisk.MiB, ramdisk.APFS, false)); err != nil {
+		t.Fatal(err)
+	}
+	if d, h := f.called("diskutil", "image", "attach"), f.called("hdiutil", "attach"); d != 1 || h != 2 {
+		t.Errorf("diskutil image attach ran %d times, hdiutil attach %d; want 1, 2", d, h)
+	}
+	if e.AttachTool(ctx) != AttachHdiutil {
+		t.Errorf("engine did not switch to hdiutil")
+	}
+}
+
+func TestCreateFailedEraseDetaches(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	f.failErase = "Error: -69832: file system formatter failed\n"
+	e := f.engine()
+	_, err := e.Create(ctx, plan(t, e, "Broken", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err == nil || !strings.Contains(err.Error(), "-69832: file system formatter failed") || !strings.Contains(err.Error(), "diskutil erasevolume APFS Broken /dev/disk4") {
+		t.Fatalf("error %v does not carry diskutil's words", err)
+	}
+	if f.attached() != 0 || f.called("diskutil", "eject", "/dev/disk4") != 1 {
+		t.Errorf("device left attached: %d images, calls %q", f.attached(), f.calls)
+	}
+	// Erase "succeeds" but nothing is mounted: cleaned up too.
+	f.failErase, f.failMount = "", true
+	if _, err := e.Create(ctx, plan(t, e, "Unmounted", 64*ramdisk.MiB, ramdisk.APFS, false)); err == nil || !strings.Contains(err.Error(), "not mounted") {
+		t.Fatalf("unmounted volume: %v", err)
+	}
+	if f.attached() != 0 {
+		t.Errorf("device left attached after a mount failure")
+	}
+}
+
+func TestCreateCleanupFailureJoined(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	f.failErase = "Error: -69832: file system formatter failed\n"
+	inner := runtest.Func(f.answer)
+	r := runtest.Func(func(argv []string, in string) runtest.Reply {
+		if argv[0] == "diskutil" && argv[1] == "eject" || argv[0] == "hdiutil" && argv[1] == "detach" {
+			return runtest.Reply{Stderr: "hdiutil: detach failed - Resource busy\n", Exit: 16}
+		}
+		return inner(argv, in)
+	})
+	e := New(r, WithMountRoot(f.root))
+	_, err := e.Create(ctx, plan(t, e, "Stuck", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err == nil || !strings.Contains(err.Error(), "formatter failed") || !strings.Contains(err.Error(), "still attached") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestCreateRefusesTakenMountPoint(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	p := plan(t, e, "Dup", 64*ramdisk.MiB, ramdisk.APFS, false)
+	if _, err := e.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	p.Name = "dup" // same name, other case: still refused
+	if _, err := e.Create(ctx, p); !errors.Is(err, ramdisk.ErrExists) {
+		t.Errorf("got %v, want ErrExists", err)
+	}
+	if f.attached() != 1 {
+		t.Errorf("a refused create attached a device")
+	}
+}
+
+func TestCreateRejectsBadPlans(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	for _, p := range []ramdisk.Plan{
+		{Name: "a/b", Size: 64 * ramdisk.MiB, FS: ramdisk.APFS},
+		{Name: "ok", Size: 64 * ramdisk.MiB, FS: ramdisk.ZRAM},
+		{Name: "ok", Size: 0, FS: ramdisk.APFS},
+		{Name: "-rf", Size: 64 * ramdisk.MiB, FS: ramdisk.APFS},
+	} {
+		if _, err := e.Create(ctx, p); err == nil {
+			t.Errorf("plan %+v accepted", p)
+		}
+	}
+	if len(f.calls) != 0 || f.attached() != 0 {
+		t.Errorf("bad plans ran tools: %q", f.calls)
+	}
+}
+
+func TestUsageHeldAndPinned(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	v, err := e.Create(ctx, plan(t, e, "Lazy", 4*ramdisk.GiB, ramdisk.APFS, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(v.MountPoint, "big.bin")
+	if err := os.WriteFile(big, make([]byte, 8<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u1, err := e.Usage(ctx, v)
+	if err != nil || !u1.HeldKnown || u1.Held < 8<<20 || u1.Used < 8<<20 {
+		t.Fatalf("usage after write %+v %v", u1, err)
+	}
+	os.Remove(big)
+	u2, err := e.Usage(ctx, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u2.Held != u1.Held || u2.Pinned() < 8<<20 {
+		t.Errorf("after delete: held %v (was %v), pinned %v", u2.Held, u1.Held, u2.Pinned())
+	}
+	// footprint missing: ps rss answers.
+	f.noFootprint = true
+	u3, err := e.Usage(ctx, v)
+	if err != nil || !u3.HeldKnown || u3.Held/1024 != u2.Held/1024 {
+		t.Errorf("ps fallback %+v %v", u3, err)
+	}
+}
+
+func TestDiskutilImageMissingFromHdiutil(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	f.hideDiskutil = true
+	e := f.engine()
+	v, err := e.Create(ctx, plan(t, e, "Ghost", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.HelperPID != 0 || !strings.Contains(strings.Join(v.Notes, ";"), "helper process unknown") {
+		t.Errorf("created %+v", v)
+	}
+	vs, err := e.List(ctx)
+	if err != nil || len(vs) != 1 || vs[0].Device != "/dev/disk4" || vs[0].Size != 64*ramdisk.MiB || vs[0].FS != ramdisk.APFS {
+		t.Fatalf("List %+v %v", vs, err)
+	}
+	u, err := e.Usage(ctx, vs[0])
+	if err != nil || u.HeldKnown {
+		t.Errorf("usage %+v %v: held cannot be known without the helper", u, err)
+	}
+	// A hand-made disk image not in hdiutil info and without RAMBar's marker
+	// is not listed: it cannot be told from a .dmg.
+	os.Remove(filepath.Join(v.MountPoint, Marker))
+	if vs, _ := e.List(ctx); len(vs) != 0 {
+		t.Errorf("unmarked image listed: %+v", vs)
+	}
+}
+
+func TestEjectBusyForceAndGone(t *testing.T) {
+	for _, style := range []string{"dissent", "69888"} {
+		t.Run(style, func(t *testing.T) {
+			f := newFakeMac(t, "26.4.1")
+			f.busyStyle = style
+			e := f.engine()
+			v, err := e.Create(ctx, plan(t, e, "Held", 64*ramdisk.MiB, ramdisk.APFS, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			release := f.hold(v.MountPoint, ramdisk.Holder{PID: 632, Command: "Preview"})
+			defer release()
+			err = e.Eject(ctx, v, false)
+			var be *ramdisk.BusyError
+			if !errors.As(err, &be) || len(be.Holders) != 1 || be.Holders[0] != (ramdisk.Holder{PID: 632, Command: "Preview"}) {
+				t.Fatalf("eject: %v", err)
+			}
+			if f.attached() != 1 {
+				t.Fatal("a refused eject removed the disk")
+			}
+			if err := e.Eject(ctx, v, true); err != nil {
+				t.Fatalf("forced: %v", err)
+			}
+			if f.attached() != 0 || f.called("diskutil", "unmountDisk", "force", "/dev/disk4") != 1 {
+				t.Errorf("forced eject left %d images; calls %q", f.attached(), f.calls)
+			}
+			if err := e.Eject(ctx, v, false); !errors.Is(err, ramdisk.ErrNotFound) {
+				t.Errorf("eject gone: %v", err)
+			}
+		})
+	}
+}
+
+// A device number reused by another RAM disk is never ejected in v's name.
+func TestEjectReusedDeviceIsNotFound(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	v, err := e.Create(ctx, plan(t, e, "First", 64*ramdisk.MiB, ramdisk.HFSPlus, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Eject(ctx, v, false); err != nil {
+		t.Fatal(err)
+	}
+	f.next = 4
+	if _, err := e.Create(ctx, plan(t, e, "Second", 64*ramdisk.MiB, ramdisk.HFSPlus, false)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Eject(ctx, v, true); !errors.Is(err, ramdisk.ErrNotFound) {
+		t.Errorf("got %v, want ErrNotFound", err)
+	}
+	if f.attached() != 1 {
+		t.Errorf("the other disk was ejected")
+	}
+}
+
+// Unmounted but still attached (a partial eject): a later Eject detaches it.
+func TestEjectFinishesPartialEject(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	v, err := e.Create(ctx, plan(t, e, "Half", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.unmount(f.images[4])
+	f.mu.Unlock()
+	if err := e.Eject(ctx, v, false); err != nil || f.attached() != 0 {
+		t.Errorf("eject of unmounted image: %v, %d attached", err, f.attached())
+	}
+}
+
+func TestTmpfsAdminPrompt(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	name := `Q'uote "me" $(x) & ;`
+	p := plan(t, e, name, 256*ramdisk.MiB, ramdisk.TmpFS, false)
+	v, err := e.Create(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var osa []string
+	for _, c := range f.calls {
+		if c[0] == "osascript" {
+			osa = c
+		}
+	}
+	// The user's text is only ever an argument after "--", never script source.
+	i := len(osa) - 4
+	if osa[i] != "--" || osa[i+1] != v.MountPoint || osa[i+2] != "268435456" || osa[i+3] != "501:20" {
+		t.Errorf("osascript argv tail %q", osa[i:])
+	}
+	for _, a := range osa[:i] {
+		if strings.Contains(a, name) || strings.Contains(a, f.root) {
+			t.Errorf("user text in script source: %q", a)
+		}
+	}
+	vs, err := e.List(ctx)
+	if err != nil || len(vs) != 1 || vs[0].Name != name || vs[0].FS != ramdisk.TmpFS || vs[0].Size != 256*ramdisk.MiB {
+		t.Fatalf("List %+v %v", vs, err)
+	}
+	f.osaCancel = true
+	if err := e.Eject(ctx, v, false); !errors.Is(err, ramdisk.ErrCancelled) || !strings.Contains(err.Error(), "cancelled") {
+		t.Errorf("cancelled eject: %v", err)
+	}
+	if _, err := e.Create(ctx, plan(t, e, "Other", 64*ramdisk.MiB, ramdisk.TmpFS, false)); !errors.Is(err, ramdisk.ErrCancelled) {
+		t.Errorf("cancelled create: %v", err)
+	}
+	f.osaCancel = false
+	if err := e.Eject(ctx, v, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMemory(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	m, err := f.engine().Memory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ramdisk.Memory{Physical: 34359738368, Free: (130912 + 805511 + 21894) * 16384, Compressed: 153447 * 16384,
+		SwapTotal: 2048 << 20, SwapUsed: ramdisk.Size(1462.5 * (1 << 20)), Pressure: "normal"}
+	if m != want {
+		t.Errorf("Memory\n got %+v\nwant %+v", m, want)
+	}
+	pct, err := f.engine().FreePercent(ctx)
+	if err != nil || pct != 86 {
+		t.Errorf("FreePercent %d %v", pct, err)
+	}
+}
+
+func TestCompressedCopy(t *testing.T) {
+	s := runtest.NewScript(t, runtest.Call{Argv: []string{"ditto", "--hfsCompression", "/Users/a/Saved", "/Volumes/RAM/Saved"}})
+	if err := CompressedCopy(ctx, s, "/Users/a/Saved/", "/Volumes/RAM/Saved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := CompressedCopy(ctx, s, "-rf", "/x"); err == nil {
+		t.Errorf("relative source accepted")
+	}
+	bad := runtest.NewScript(t, runtest.Call{Argv: []string{"ditto", "--hfsCompression", "/a", "/b"}, Reply: runtest.Reply{Stderr: "ditto: /b: No space left on device\n", Exit: 1}})
+	err := CompressedCopy(ctx, bad, "/a", "/b")
+	if err == nil || !strings.Contains(err.Error(), "No space left on device") || run.ExitCode(err) != 1 {
+		t.Errorf("ditto failure: %v", err)
+	}
+}
+
+func TestCapture(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	inner := runtest.Func(f.answer)
+	r := runtest.Func(func(argv []string, in string) runtest.Reply {
+		switch strings.Join(argv, " ") {
+		case "sw_vers":
+			return runtest.Reply{Stdout: "ProductName:\t\tmacOS\nProductVersion:\t\t26.4.1\n"}
+		case "hdiutil info":
+			return runtest.Reply{Stdout: string(read(t, "hdiutil-info-15-ram.txt"))}
+		case "sysctl hw.memsize vm.swapusage hw.pagesize":
+			return runtest.Reply{Stdout: "hw.memsize: 1\n", Stderr: "sysctl: unknown oid 'hw.pagesize'\n", Exit: 1}
+		}
+		return inner(argv, in)
+	})
+	dir := filepath.Join(t.TempDir(), "cap")
+	files, err := New(r).Capture(ctx, dir)
+	if err == nil || !strings.Contains(err.Error(), "unknown oid") {
+		t.Errorf("a failing tool is reported: %v", err)
+	}
+	if len(files) != len(CaptureCommands)+1 {
+		t.Errorf("files %q", files)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "vm_stat.txt"))
+	if _, err := ParseVMStat(b); err != nil {
+		t.Errorf("captured vm_stat does not parse: %v", err)
+	}
+}
+
+// A leftover folder at /Volumes/NAME makes macOS mount at "NAME 1": the
+// engine reads the real mount point back instead of assuming it.
+func TestCreateReadsMountPointBack(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	if err := os.Mkdir(filepath.Join(f.root, "Work"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.Create(ctx, plan(t, e, "Work", 64*ramdisk.MiB, ramdisk.HFSPlus, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.MountPoint != filepath.Join(f.root, "Work 1") {
+		t.Errorf("mount point %q", v.MountPoint)
+	}
+	if _, err := os.Stat(filepath.Join(v.MountPoint, Marker)); err != nil {
+		t.Errorf("marker not on the real mount point: %v", err)
+	}
+}
+
+func TestUsageHeldUnknownWhenToolsFail(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	v, err := e.Create(ctx, plan(t, e, "Blind", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.HelperPID = 1 // not the helper: footprint and ps find nothing
+	u, err := e.Usage(ctx, v)
+	if err != nil || u.HeldKnown || u.Size != 64*ramdisk.MiB || u.Used <= 0 {
+		t.Errorf("usage %+v %v", u, err)
+	}
+}
+
+func TestEjectOtherFailureKeepsBothToolsWords(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	inner := runtest.Func(f.answer)
+	r := runtest.Func(func(argv []string, in string) runtest.Reply {
+		switch {
+		case argv[0] == "diskutil" && argv[1] == "eject":
+			return runtest.Reply{Stderr: "Error: -69877: Couldn't open device\n", Exit: 1}
+		case argv[0] == "hdiutil" && argv[1] == "detach":
+			return runtest.Reply{Stderr: "hdiutil: detach failed - Operation not permitted\n", Exit: 1}
+		}
+		return inner(argv, in)
+	})
+	e := New(r, WithMountRoot(f.root))
+	v, err := e.Create(ctx, plan(t, e, "Stays", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.Eject(ctx, v, false)
+	if err == nil || errors.Is(err, ramdisk.ErrBusy) || !strings.Contains(err.Error(), "-69877: Couldn't open device") || !strings.Contains(err.Error(), "Operation not permitted") {
+		t.Errorf("eject: %v", err)
+	}
+	if f.attached() != 1 {
+		t.Errorf("disk gone after a failed eject")
+	}
+}
+
+func TestDiskInfoErrorDocument(t *testing.T) {
+	r := runtest.Func(func(argv []string, _ string) runtest.Reply {
+		return runtest.Reply{Stdout: plistOut(map[string]any{"Error": true, "ErrorMessage": "The disk is not a volume", "ExitCode": 1}), Exit: 1}
+	})
+	_, err := New(r).diskInfo(ctx, "disk9")
+	if err == nil || errors.Is(err, ErrNoDisk) || err.Error() != "diskutil info disk9: The disk is not a volume" {
+		t.Errorf("got %v", err)
+	}
+}

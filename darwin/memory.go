@@ -1,0 +1,168 @@
+package darwin
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// VMStat is `vm_stat` output: the page size from its header and every row,
+// keyed by its label ("Pages free", "Pages occupied by compressor").
+type VMStat struct {
+	PageSize int64
+	Pages    map[string]int64
+}
+
+var rePageSize = regexp.MustCompile(`page size of (\d+) bytes`)
+
+// ParseVMStat reads `vm_stat`. Rows are split on their last ':' (one label
+// is quoted), one trailing '.' is dropped, unknown rows are kept.
+func ParseVMStat(b []byte) (VMStat, error) {
+	v := VMStat{Pages: map[string]int64{}}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := sc.Text()
+		if m := rePageSize.FindStringSubmatch(line); m != nil {
+			v.PageSize, _ = strconv.ParseInt(m[1], 10, 64)
+			continue
+		}
+		i := strings.LastIndexByte(line, ':')
+		if i < 0 {
+			continue
+		}
+		k := strings.Trim(strings.TrimSpace(line[:i]), `"`)
+		val := strings.TrimSuffix(strings.TrimSpace(line[i+1:]), ".")
+		val = strings.ReplaceAll(val, ",", "")
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			continue
+		}
+		v.Pages[k] = n
+	}
+	if v.PageSize == 0 {
+		return v, fmt.Errorf("vm_stat: no page size in header %q", firstLine(b))
+	}
+	if _, ok := v.Pages["Pages free"]; !ok {
+		return v, fmt.Errorf("vm_stat: no \"Pages free\" row")
+	}
+	return v, nil
+}
+
+// Bytes returns a row in bytes.
+func (v VMStat) Bytes(label string) int64 { return v.Pages[label] * v.PageSize }
+
+// Available is memory usable without paging: free + inactive + speculative
+// pages (the usual approximation; macOS publishes no official figure).
+func (v VMStat) Available() int64 {
+	return v.Bytes("Pages free") + v.Bytes("Pages inactive") + v.Bytes("Pages speculative")
+}
+
+// Compressed is the memory the compressor occupies.
+func (v VMStat) Compressed() int64 { return v.Bytes("Pages occupied by compressor") }
+
+// Sysctl is `sysctl NAME...` output, "name: value" per line (or bare values
+// with -n, keyed "" in order).
+type Sysctl map[string]string
+
+// ParseSysctl reads `sysctl hw.memsize vm.swapusage`.
+func ParseSysctl(b []byte) Sysctl {
+	s := Sysctl{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ": ")
+		if !ok {
+			continue
+		}
+		s[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return s
+}
+
+// MemSize is hw.memsize in bytes.
+func (s Sysctl) MemSize() (int64, error) {
+	v, ok := s["hw.memsize"]
+	if !ok {
+		return 0, fmt.Errorf("sysctl: no hw.memsize")
+	}
+	return strconv.ParseInt(v, 10, 64)
+}
+
+// Swap is vm.swapusage.
+type Swap struct{ Total, Used, Free int64 }
+
+var reSwap = regexp.MustCompile(`(total|used|free) = ([0-9.]+)([KMGT]?)`)
+
+// ParseSwap reads a vm.swapusage value ("total = 2048.00M  used = 1462.50M
+// free = 585.50M  (encrypted)"), with or without the "vm.swapusage: " prefix.
+func ParseSwap(s string) (Swap, error) {
+	var w Swap
+	ms := reSwap.FindAllStringSubmatch(s, -1)
+	if len(ms) < 2 {
+		return w, fmt.Errorf("vm.swapusage: cannot read %q", s)
+	}
+	for _, m := range ms {
+		f, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			return w, fmt.Errorf("vm.swapusage: %q: %w", m[0], err)
+		}
+		mult := map[string]float64{"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m[3]]
+		n := int64(f * mult)
+		switch m[1] {
+		case "total":
+			w.Total = n
+		case "used":
+			w.Used = n
+		case "free":
+			w.Free = n
+		}
+	}
+	return w, nil
+}
+
+// Pressure is `memory_pressure` (or `memory_pressure -Q`) output.
+type Pressure struct {
+	Physical    int64 // "The system has N ..."
+	PageSize    int64 // 0 in the -Q wording
+	FreePercent int   // "System-wide memory free percentage: N%"; -1 when absent
+}
+
+var (
+	reSystemHas = regexp.MustCompile(`The system has (\d+)`)
+	rePPage     = regexp.MustCompile(`page size of (\d+)\)`)
+	reFreePct   = regexp.MustCompile(`System-wide memory free percentage: (\d+)%`)
+)
+
+// ParsePressure reads `memory_pressure` in both first-line wordings.
+func ParsePressure(b []byte) (Pressure, error) {
+	p := Pressure{FreePercent: -1}
+	if m := reSystemHas.FindSubmatch(b); m != nil {
+		p.Physical, _ = strconv.ParseInt(string(m[1]), 10, 64)
+	}
+	if m := rePPage.FindSubmatch(b); m != nil {
+		p.PageSize, _ = strconv.ParseInt(string(m[1]), 10, 64)
+	}
+	if m := reFreePct.FindSubmatch(b); m != nil {
+		p.FreePercent, _ = strconv.Atoi(string(m[1]))
+	}
+	if p.FreePercent < 0 {
+		return p, fmt.Errorf("memory_pressure: no free percentage in %q", firstLine(b))
+	}
+	return p, nil
+}
+
+// PressureLevel names kern.memorystatus_vm_pressure_level (1, 2, 4) the way
+// ramdisk.Memory.Pressure does: "normal", "warn", "critical"; "" if unknown.
+func PressureLevel(v string) string {
+	switch strings.TrimSpace(v) {
+	case "1":
+		return "normal"
+	case "2":
+		return "warn"
+	case "4":
+		return "critical"
+	}
+	return ""
+}

@@ -1,0 +1,71 @@
+package atomicfile
+
+import (
+	"bytes"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestWriteFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.plist")
+	for _, data := range []string{"one", "two, longer"} {
+		if err := WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(p)
+		if string(got) != data {
+			t.Errorf("read %q, want %q", got, data)
+		}
+	}
+	st, _ := os.Stat(p)
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", st.Mode())
+	}
+	ents, _ := os.ReadDir(filepath.Dir(p))
+	if len(ents) != 1 {
+		t.Errorf("temp files left: %v", ents)
+	}
+	if err := WriteFile(filepath.Join(t.TempDir(), "no", "dir"), nil, 0o600); err == nil {
+		t.Error("write into a missing folder succeeded")
+	}
+}
+
+// TestKillDuringWrite kills a child that rewrites one file in a loop, at
+// random moments, and checks the file is always one whole version.
+func TestKillDuringWrite(t *testing.T) {
+	if os.Getenv("ATOMICFILE_CHILD") != "" {
+		p := os.Getenv("ATOMICFILE_CHILD")
+		for i := 0; ; i++ {
+			v := byte('a' + i%2)
+			if err := WriteFile(p, bytes.Repeat([]byte{v}, 1<<20), 0o600); err != nil {
+				os.Exit(3)
+			}
+		}
+	}
+	p := filepath.Join(t.TempDir(), "f")
+	if err := WriteFile(p, bytes.Repeat([]byte{'a'}, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 20; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillDuringWrite$")
+		cmd.Env = append(os.Environ(), "ATOMICFILE_CHILD="+p)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(5+rng.Intn(40)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		got, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1<<20 || (!bytes.Equal(got, bytes.Repeat([]byte{'a'}, 1<<20)) && !bytes.Equal(got, bytes.Repeat([]byte{'b'}, 1<<20))) {
+			t.Fatalf("kill %d: file is not one whole version (len %d, first %q)", i, len(got), got[:1])
+		}
+	}
+}

@@ -1,0 +1,245 @@
+//go:build linux
+
+package linux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"rambar/internal/run"
+	"rambar/ramdisk"
+)
+
+// admin does the steps that need root. As root they are system calls; for a
+// desktop user each is one `pkexec TOOL ARGS` (argv, never a shell string),
+// so polkit asks for the password.
+type admin interface {
+	// mount mounts fstype from source on target. opts mixes flag words
+	// (nosuid, nodev, noexec, ro) and file system options (size=, discard).
+	mount(ctx context.Context, source, target, fstype string, opts []string) error
+	// unmount unmounts target; lazy detaches it now and frees it when the
+	// last user lets go (MNT_DETACH). A busy target wraps syscall.EBUSY.
+	unmount(ctx context.Context, target string, lazy bool) error
+	mkdirAll(ctx context.Context, dir string, mode os.FileMode) error
+	// mkdir makes one folder; an existing one wraps os.ErrExist.
+	mkdir(ctx context.Context, dir string, mode os.FileMode) error
+	rmdir(ctx context.Context, dir string) error
+	chown(ctx context.Context, path string, uid, gid int) error
+	chmod(ctx context.Context, path string, mode os.FileMode) error
+	// write writes data to a file (sysfs, or a new marker file). A busy
+	// device (zram reset) wraps syscall.EBUSY.
+	write(ctx context.Context, path, data string) error
+	// read reads a file only root may read (zram-control/hot_add).
+	read(ctx context.Context, path string) (string, error)
+	// run runs a tool (mkfs.ext4).
+	run(ctx context.Context, argv ...string) error
+}
+
+// flagWords are the mount options that are mount(2) flags, not file system
+// data.
+var flagWords = map[string]uintptr{
+	"ro": syscall.MS_RDONLY, "nosuid": syscall.MS_NOSUID, "nodev": syscall.MS_NODEV,
+	"noexec": syscall.MS_NOEXEC, "noatime": syscall.MS_NOATIME, "relatime": syscall.MS_RELATIME,
+}
+
+// splitOpts separates mount(2) flags from the data string.
+func splitOpts(opts []string) (uintptr, string) {
+	var flags uintptr
+	var data []string
+	for _, o := range opts {
+		if f, ok := flagWords[o]; ok {
+			flags |= f
+			continue
+		}
+		data = append(data, o)
+	}
+	return flags, strings.Join(data, ",")
+}
+
+// rootAdmin is the engine running as root: system calls.
+type rootAdmin struct{ r run.Runner }
+
+func (a rootAdmin) mount(_ context.Context, source, target, fstype string, opts []string) error {
+	flags, data := splitOpts(opts)
+	if err := syscall.Mount(source, target, fstype, flags, data); err != nil {
+		return &os.PathError{Op: fmt.Sprintf("mount -t %s -o %s %s", fstype, strings.Join(opts, ","), source), Path: target, Err: err}
+	}
+	return nil
+}
+
+func (a rootAdmin) unmount(_ context.Context, target string, lazy bool) error {
+	flags := 0
+	op := "umount"
+	if lazy {
+		flags, op = syscall.MNT_DETACH, "umount --lazy"
+	}
+	if err := syscall.Unmount(target, flags); err != nil {
+		return &os.PathError{Op: op, Path: target, Err: err}
+	}
+	return nil
+}
+
+func (a rootAdmin) mkdirAll(_ context.Context, dir string, mode os.FileMode) error {
+	return os.MkdirAll(dir, mode)
+}
+
+func (a rootAdmin) mkdir(_ context.Context, dir string, mode os.FileMode) error {
+	if err := os.Mkdir(dir, mode); err != nil {
+		return err
+	}
+	// Mkdir's mode passes through the umask; the mount point must be exact.
+	return os.Chmod(dir, mode)
+}
+
+func (a rootAdmin) rmdir(_ context.Context, dir string) error { return syscall.Rmdir(dir) }
+
+func (a rootAdmin) chown(_ context.Context, path string, uid, gid int) error {
+	return os.Chown(path, uid, gid)
+}
+
+func (a rootAdmin) chmod(_ context.Context, path string, mode os.FileMode) error {
+	return os.Chmod(path, mode)
+}
+
+func (a rootAdmin) write(_ context.Context, path, data string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+func (a rootAdmin) read(_ context.Context, path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
+
+func (a rootAdmin) run(ctx context.Context, argv ...string) error {
+	_, err := a.r.Run(ctx, run.Cmd{Argv: argv})
+	return err
+}
+
+// pkexecAdmin is the engine running as a desktop user: every step is
+// `pkexec /abs/tool args`.
+type pkexecAdmin struct{ r run.Runner }
+
+// pkexec exit codes (pkexec(1)): 126 the authentication dialog was
+// dismissed, 127 not authorized or no authentication agent.
+const (
+	pkexecDismissed     = 126
+	pkexecNotAuthorized = 127
+)
+
+func (a pkexecAdmin) do(ctx context.Context, stdin string, argv ...string) (run.Result, error) {
+	tool, err := run.Resolve(argv[0])
+	if err != nil {
+		return run.Result{}, fmt.Errorf("%s: %w", argv[0], err)
+	}
+	c := run.Cmd{Argv: append([]string{"pkexec", tool}, argv[1:]...)}
+	if stdin != "" {
+		c.Stdin = strings.NewReader(stdin)
+	}
+	res, err := a.r.Run(ctx, c)
+	return res, pkexecError(err)
+}
+
+// pkexecError maps pkexec's own failures onto the sentinels, keeping its
+// words: not installed or not authorized is ErrNeedsAdmin, a dismissed
+// dialog ErrCancelled. The tool's failures pass through.
+func pkexecError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, run.ErrToolMissing) {
+		return fmt.Errorf("%w: not running as root and pkexec is not installed; run with sudo or install polkit (pkexec): %v", ramdisk.ErrNeedsAdmin, err)
+	}
+	switch run.ExitCode(err) {
+	case pkexecDismissed:
+		return fmt.Errorf("%w: the password dialog was dismissed: %w", ramdisk.ErrCancelled, err)
+	case pkexecNotAuthorized:
+		return fmt.Errorf("%w: pkexec refused (not authorized, or no polkit agent; run with sudo instead): %w", ramdisk.ErrNeedsAdmin, err)
+	}
+	return err
+}
+
+func (a pkexecAdmin) mount(ctx context.Context, source, target, fstype string, opts []string) error {
+	_, err := a.do(ctx, "", "mount", "-t", fstype, "-o", strings.Join(opts, ","), "--", source, target)
+	return err
+}
+
+func (a pkexecAdmin) unmount(ctx context.Context, target string, lazy bool) error {
+	argv := []string{"umount"}
+	if lazy {
+		argv = append(argv, "--lazy")
+	}
+	_, err := a.do(ctx, "", append(argv, "--", target)...)
+	var re *run.Error
+	if errors.As(err, &re) && bytes.Contains(re.Stderr, []byte("busy")) {
+		return fmt.Errorf("%w (%w)", syscall.EBUSY, err)
+	}
+	if errors.As(err, &re) && bytes.Contains(re.Stderr, []byte("not mounted")) {
+		return fmt.Errorf("%w (%w)", syscall.EINVAL, err)
+	}
+	return err
+}
+
+func (a pkexecAdmin) mkdirAll(ctx context.Context, dir string, mode os.FileMode) error {
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return nil
+	}
+	_, err := a.do(ctx, "", "mkdir", "-p", "-m", strconv.FormatUint(uint64(mode.Perm()), 8), "--", dir)
+	return err
+}
+
+func (a pkexecAdmin) mkdir(ctx context.Context, dir string, mode os.FileMode) error {
+	if _, err := os.Lstat(dir); err == nil {
+		return &os.PathError{Op: "mkdir", Path: dir, Err: os.ErrExist}
+	}
+	_, err := a.do(ctx, "", "mkdir", "-m", strconv.FormatUint(uint64(mode.Perm()), 8), "--", dir)
+	return err
+}
+
+func (a pkexecAdmin) rmdir(ctx context.Context, dir string) error {
+	_, err := a.do(ctx, "", "rmdir", "--", dir)
+	return err
+}
+
+func (a pkexecAdmin) chown(ctx context.Context, path string, uid, gid int) error {
+	_, err := a.do(ctx, "", "chown", fmt.Sprintf("%d:%d", uid, gid), "--", path)
+	return err
+}
+
+func (a pkexecAdmin) chmod(ctx context.Context, path string, mode os.FileMode) error {
+	_, err := a.do(ctx, "", "chmod", strconv.FormatUint(uint64(mode.Perm()), 8), "--", path)
+	return err
+}
+
+func (a pkexecAdmin) write(ctx context.Context, path, data string) error {
+	// tee writes stdin to the file; its copy on stdout is dropped.
+	_, err := a.do(ctx, data, "tee", "--", path)
+	var re *run.Error
+	if errors.As(err, &re) && bytes.Contains(re.Stderr, []byte("busy")) {
+		return fmt.Errorf("%w (%w)", syscall.EBUSY, err)
+	}
+	return err
+}
+
+func (a pkexecAdmin) read(ctx context.Context, path string) (string, error) {
+	res, err := a.do(ctx, "", "cat", "--", path)
+	return string(res.Stdout), err
+}
+
+func (a pkexecAdmin) run(ctx context.Context, argv ...string) error {
+	_, err := a.do(ctx, "", argv...)
+	return err
+}

@@ -1,0 +1,327 @@
+//go:build linux
+
+package linux
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"rambar/internal/run"
+	"rambar/ramdisk"
+)
+
+// WithZramDiscard chooses whether zram disks are mounted with the discard
+// option (the default, true). With discard, ext4 tells zram which blocks a
+// deleted file freed and zram gives their memory back. Without it, deleted
+// files keep their compressed pages until fstrim or eject: memory pinned by
+// deletes, the Linux twin of a macOS disk image's high-water mark. Tests of
+// Reclaim use WithZramDiscard(false) to get such a disk for real.
+func WithZramDiscard(on bool) Option { return func(e *Engine) { e.discard = on } }
+
+// detachedMarker is the file left in the mount point of a zram disk that a
+// forced eject unmounted while processes still held it: "zramN UUID". The
+// device is reset and removed by the next List or Eject once it is free.
+const detachedMarker = ".rambar-detached"
+
+// zramDevice returns N for "/dev/zramN", or -1.
+func zramDevice(source string) int {
+	rest, ok := strings.CutPrefix(source, "/dev/zram")
+	if !ok || rest == "" {
+		return -1
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
+func (e *Engine) zramControl(file string) string {
+	return filepath.Join(e.sys, "class", "zram-control", file)
+}
+
+func (e *Engine) zramAttr(n int, attr string) string {
+	return filepath.Join(e.sys, "block", "zram"+strconv.Itoa(n), attr)
+}
+
+func (e *Engine) zramAvailable() bool {
+	if _, err := os.Stat(e.zramControl("hot_add")); err != nil {
+		return false
+	}
+	return run.Has("mkfs.ext4")
+}
+
+// createZRAM adds a zram device, sizes it, formats it ext4 and mounts it at
+// mp. On failure everything it did is undone (the mount point is Create's).
+func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v ramdisk.Volume, err error) {
+	out, err := e.admin.read(ctx, e.zramControl("hot_add"))
+	if err != nil {
+		return v, fmt.Errorf("zram hot_add: %w", err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil || n < 0 {
+		return v, fmt.Errorf("zram hot_add: %q is not a device number", strings.TrimSpace(out))
+	}
+	dev := "/dev/zram" + strconv.Itoa(n)
+	mounted := false
+	defer func() {
+		if err == nil {
+			return
+		}
+		if mounted {
+			if uerr := e.admin.unmount(ctx, mp, false); uerr != nil {
+				err = errors.Join(err, fmt.Errorf("undo mount: %w", uerr))
+				return // the device cannot go while mounted
+			}
+		}
+		if rerr := e.removeZRAM(ctx, n); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("undo zram%d: %w", n, rerr))
+		}
+	}()
+	if algos, rerr := os.ReadFile(e.zramAttr(n, "comp_algorithm")); rerr == nil && hasAlgorithm(string(algos), "lz4") {
+		if err := e.admin.write(ctx, e.zramAttr(n, "comp_algorithm"), "lz4"); err != nil {
+			return v, fmt.Errorf("zram%d comp_algorithm lz4: %w", n, err)
+		}
+	}
+	if err := e.admin.write(ctx, e.zramAttr(n, "disksize"), strconv.FormatInt(int64(p.Size), 10)); err != nil {
+		return v, fmt.Errorf("zram%d disksize %d: %w", n, int64(p.Size), err)
+	}
+	// -m 0: no blocks reserved for root on a disk that is all the user's.
+	// lazy init off: the inode tables are zeroed now (zero pages cost zram
+	// nothing) rather than by a kernel thread writing after the mount.
+	if err := e.admin.run(ctx, "mkfs.ext4", "-q", "-F", "-L", Label, "-m", "0",
+		"-E", "lazy_itable_init=0,lazy_journal_init=0", dev); err != nil {
+		return v, fmt.Errorf("mkfs.ext4 %s: %w", dev, err)
+	}
+	opts := []string{"nosuid", "nodev"}
+	if e.discard {
+		opts = append(opts, "discard")
+	}
+	if err := e.admin.mount(ctx, dev, mp, "ext4", opts); err != nil {
+		return v, fmt.Errorf("mount %s: %w", dev, err)
+	}
+	mounted = true
+	if err := e.admin.chown(ctx, mp, e.uid, e.gid); err != nil {
+		return v, fmt.Errorf("chown %s: %w", mp, err)
+	}
+	if err := e.admin.chmod(ctx, mp, Mode); err != nil {
+		return v, fmt.Errorf("chmod %s: %w", mp, err)
+	}
+	v = ramdisk.Volume{
+		Name: p.Name, MountPoint: mp, Device: dev, FS: ramdisk.ZRAM, Size: p.Size,
+		Allocation: ramdisk.AllocOnWrite, Managed: true,
+	}
+	if !e.discard {
+		v.Notes = append(v.Notes, "mounted without discard: deleting files does not give memory back until fstrim or eject")
+	}
+	return v, nil
+}
+
+// hasAlgorithm reads comp_algorithm ("[lzo-rle] lzo lz4 zstd").
+func hasAlgorithm(list, name string) bool {
+	for _, a := range strings.Fields(list) {
+		if strings.Trim(a, "[]") == name {
+			return true
+		}
+	}
+	return false
+}
+
+// removeZRAM resets zram N (freeing its memory) and hot-removes it. A
+// device still open wraps syscall.EBUSY.
+func (e *Engine) removeZRAM(ctx context.Context, n int) error {
+	if err := e.admin.write(ctx, e.zramAttr(n, "reset"), "1"); err != nil {
+		return fmt.Errorf("zram%d reset: %w", n, err)
+	}
+	if err := e.admin.write(ctx, e.zramControl("hot_remove"), strconv.Itoa(n)); err != nil {
+		return fmt.Errorf("zram%d hot_remove: %w", n, err)
+	}
+	return nil
+}
+
+// freeZRAM runs after a zram disk's unmount: reset and remove the device,
+// then the mount point. A device still held after a lazy unmount gets the
+// detached marker instead, for sweepDetached.
+func (e *Engine) freeZRAM(ctx context.Context, dev, mp string) error {
+	n := zramDevice(dev)
+	err := e.removeZRAM(ctx, n)
+	if errors.Is(err, syscall.EBUSY) {
+		_, uuid, serr := ext4Super(dev)
+		if serr != nil {
+			return fmt.Errorf("unmounted %s, but zram%d is still held and cannot be identified for freeing later: %w", mp, n, errors.Join(err, serr))
+		}
+		if werr := e.admin.write(ctx, filepath.Join(mp, detachedMarker), fmt.Sprintf("zram%d %s\n", n, uuid)); werr != nil {
+			return fmt.Errorf("unmounted %s, but zram%d is still held: %w", mp, n, errors.Join(err, werr))
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("unmounted %s, but its memory is not freed (eject it again to retry): %w", mp, err)
+	}
+	e.admin.rmdir(ctx, mp) // best effort
+	return nil
+}
+
+// finishZRAM completes an earlier eject of a zram disk whose unmount worked
+// but whose device was not freed: the mount point is still there, nothing is
+// mounted on it or on the device, and the device is RAMBar's (its ext4
+// label, or the UUID in the detached marker). done is false when there is
+// nothing to finish.
+func (e *Engine) finishZRAM(ctx context.Context, ms []Mount, v ramdisk.Volume) (done bool, err error) {
+	n := zramDevice(v.Device)
+	if v.FS != ramdisk.ZRAM || n < 0 {
+		return false, nil
+	}
+	mp := filepath.Clean(v.MountPoint)
+	if st, err := os.Lstat(mp); err != nil || !st.IsDir() {
+		return false, nil
+	}
+	if !e.orphan(ms, n, mp) {
+		return false, nil
+	}
+	if err := e.removeZRAM(ctx, n); err != nil {
+		if errors.Is(err, syscall.EBUSY) {
+			maj, min := e.zramDevNumber(n)
+			return true, &ramdisk.BusyError{Volume: v.Name, Holders: FindHolders(e.proc, maj, min), Err: err}
+		}
+		return true, err
+	}
+	os.Remove(filepath.Join(mp, detachedMarker))
+	e.admin.rmdir(ctx, mp)
+	return true, nil
+}
+
+// orphan reports whether zram N is an unmounted RAMBar device that belonged
+// at mp: its UUID matches mp's detached marker, or, without a marker, its
+// label is RAMBar's.
+func (e *Engine) orphan(ms []Mount, n int, mp string) bool {
+	dev := "/dev/zram" + strconv.Itoa(n)
+	for _, m := range ms {
+		if m.Source == dev {
+			return false
+		}
+	}
+	label, uuid, err := ext4Super(dev)
+	if err != nil {
+		return false
+	}
+	if b, err := os.ReadFile(filepath.Join(mp, detachedMarker)); err == nil {
+		f := strings.Fields(string(b))
+		return len(f) == 2 && f[0] == "zram"+strconv.Itoa(n) && f[1] == uuid
+	}
+	return label == Label
+}
+
+// sweepDetached frees the zram devices of disks that a forced eject left
+// held, once nothing holds them. Only root can; failures wait for the next
+// sweep.
+func (e *Engine) sweepDetached(ctx context.Context, ms []Mount) {
+	if !e.asRoot {
+		return
+	}
+	root := e.realRoot()
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, de := range ents {
+		mp := filepath.Join(root, de.Name())
+		b, err := os.ReadFile(filepath.Join(mp, detachedMarker))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) != 2 {
+			continue
+		}
+		n := zramDevice("/dev/" + f[0])
+		if n < 0 {
+			continue
+		}
+		if _, err := os.Stat(e.zramAttr(n, "reset")); errors.Is(err, os.ErrNotExist) {
+			os.Remove(filepath.Join(mp, detachedMarker)) // already gone
+			e.admin.rmdir(ctx, mp)
+			continue
+		}
+		if !e.orphan(ms, n, mp) {
+			continue
+		}
+		if e.removeZRAM(ctx, n) == nil {
+			os.Remove(filepath.Join(mp, detachedMarker))
+			e.admin.rmdir(ctx, mp)
+		}
+	}
+}
+
+// zramDevNumber reads /sys/block/zramN/dev ("252:3").
+func (e *Engine) zramDevNumber(n int) (uint32, uint32) {
+	b, err := os.ReadFile(e.zramAttr(n, "dev"))
+	if err != nil {
+		return 0, 0
+	}
+	a, c, _ := strings.Cut(strings.TrimSpace(string(b)), ":")
+	ma, _ := strconv.ParseUint(a, 10, 32)
+	mi, _ := strconv.ParseUint(c, 10, 32)
+	return uint32(ma), uint32(mi)
+}
+
+func (e *Engine) mmStat(n int) (MMStat, error) {
+	b, err := os.ReadFile(e.zramAttr(n, "mm_stat"))
+	if err != nil {
+		return MMStat{}, fmt.Errorf("zram%d mm_stat: %w", n, err)
+	}
+	return ParseMMStat(string(b))
+}
+
+// zramHeld is the memory all zram devices hold now.
+func (e *Engine) zramHeld() ramdisk.Size {
+	ents, err := filepath.Glob(filepath.Join(e.sys, "block", "zram*", "mm_stat"))
+	if err != nil {
+		return 0
+	}
+	var total ramdisk.Size
+	for _, p := range ents {
+		if b, err := os.ReadFile(p); err == nil {
+			if mm, err := ParseMMStat(string(b)); err == nil {
+				total += ramdisk.Size(mm.MemUsedTotal)
+			}
+		}
+	}
+	return total
+}
+
+// ext4Super reads an ext4 superblock's label and UUID from dev (root only).
+func ext4Super(dev string) (label, uuid string, err error) {
+	f, err := os.Open(dev)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	sb := make([]byte, 1024)
+	if _, err := f.ReadAt(sb, 1024); err != nil && !errors.Is(err, io.EOF) {
+		return "", "", fmt.Errorf("read superblock of %s: %w", dev, err)
+	}
+	return parseExt4Super(sb)
+}
+
+// parseExt4Super reads the label (s_volume_name, offset 0x78) and UUID
+// (s_uuid, 0x68) of an ext2/3/4 superblock (magic 0xEF53 at 0x38).
+func parseExt4Super(sb []byte) (label, uuid string, err error) {
+	if len(sb) < 0x88 || binary.LittleEndian.Uint16(sb[0x38:]) != 0xEF53 {
+		return "", "", errors.New("no ext4 superblock")
+	}
+	label = string(sb[0x78:0x88])
+	if i := strings.IndexByte(label, 0); i >= 0 {
+		label = label[:i]
+	}
+	return label, hex.EncodeToString(sb[0x68:0x78]), nil
+}

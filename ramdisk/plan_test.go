@@ -1,0 +1,247 @@
+package ramdisk
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func macCaps() Caps {
+	return Caps{OS: "darwin", FileSystems: []FileSystem{APFS, APFSCase, HFSPlus, HFSPlusCase, TmpFS},
+		NeedsAdmin: []FileSystem{TmpFS}, MountRoot: "/Volumes", LazyThreshold: DiskImageLazyThreshold}
+}
+
+func linuxCaps() Caps {
+	return Caps{OS: "linux", FileSystems: []FileSystem{TmpFS, ZRAM}, MountRoot: "/mnt/rambar"}
+}
+
+func TestAllocationFor(t *testing.T) {
+	tests := []struct {
+		fs   FileSystem
+		size Size
+		want Allocation
+	}{
+		{APFS, 512 * MiB, AllocUpfront},
+		{APFS, 3 * GiB, AllocUpfront},
+		{HFSPlus, 4095 * MiB, AllocUpfront}, // seed: 4,095 MiB took 4,202 MB at attach
+		{APFS, 4096 * MiB, AllocOnWrite},    // seed: 4,096 MiB took 9 MB
+		{HFSPlusCase, 16 * GiB, AllocOnWrite},
+		{TmpFS, 512 * MiB, AllocOnWrite},
+		{ZRAM, 1 * GiB, AllocOnWrite},
+	}
+	for _, tt := range tests {
+		if got := AllocationFor(tt.fs, tt.size); got != tt.want {
+			t.Errorf("AllocationFor(%s, %v) = %s, want %s", tt.fs, tt.size, got, tt.want)
+		}
+	}
+}
+
+func TestNewPlan(t *testing.T) {
+	mem16 := Memory{Physical: 16 * GiB, Free: 8 * GiB}
+	tests := []struct {
+		name      string
+		req       Request
+		facts     Facts
+		wantErr   error
+		errSays   string
+		alloc     Allocation
+		commit    Size
+		fs        FileSystem
+		mount     string
+		notesSay  []string // each must appear in some note
+		notesLack []string
+	}{
+		{
+			name: "4G APFS grows as written", req: Request{Name: "Scratch", Size: 4 * GiB},
+			facts: Facts{Caps: macCaps(), Memory: mem16},
+			alloc: AllocOnWrite, fs: APFS, mount: "/Volumes/Scratch",
+			notesSay: []string{"only as files are written", "deleting files does not give memory back"}, notesLack: []string{"4 GiB disk costs less"},
+		},
+		{
+			name: "3.5G is told 4G costs less", req: Request{Name: "Scratch", Size: 3584 * MiB, FS: HFSPlus},
+			facts: Facts{Caps: macCaps(), Memory: mem16},
+			alloc: AllocUpfront, commit: 3584 * MiB, fs: HFSPlus,
+			notesSay: []string{"4 GiB disk costs less", "takes all 3.5 GiB"},
+		},
+		{
+			name: "1G commits now without the 4G advice", req: Request{Name: "Small", Size: GiB},
+			facts: Facts{Caps: macCaps(), Memory: mem16},
+			alloc: AllocUpfront, commit: GiB, fs: APFS, notesLack: []string{"4 GiB disk costs less"},
+		},
+		{
+			name: "tmpfs on macOS needs admin", req: Request{Name: "T", Size: GiB, FS: TmpFS},
+			facts: Facts{Caps: macCaps(), Memory: mem16},
+			alloc: AllocOnWrite, fs: TmpFS, notesSay: []string{"administrator"}, notesLack: []string{"does not give memory back"},
+		},
+		{
+			name: "linux default is tmpfs", req: Request{Name: "Scratch", Size: 2 * GiB},
+			facts: Facts{Caps: linuxCaps(), Memory: mem16},
+			alloc: AllocOnWrite, fs: TmpFS, mount: "/mnt/rambar/Scratch",
+		},
+		{
+			name: "swapping machine is warned", req: Request{Name: "S", Size: GiB, FS: TmpFS},
+			facts: Facts{Caps: linuxCaps(), Memory: Memory{Physical: 16 * GiB, SwapUsed: 3 * GiB}},
+			alloc: AllocOnWrite, fs: TmpFS, notesSay: []string{"3.0 GB of swap"},
+		},
+		{
+			name: "larger than physical minus 2 GiB refused", req: Request{Name: "Huge", Size: 15 * GiB},
+			facts:   Facts{Caps: macCaps(), Memory: mem16},
+			wantErr: ErrTooLarge, errSays: "--force",
+		},
+		{
+			name: "exactly physical minus 2 GiB allowed", req: Request{Name: "Edge", Size: 14 * GiB},
+			facts: Facts{Caps: macCaps(), Memory: mem16}, alloc: AllocOnWrite, fs: APFS,
+		},
+		{
+			name: "held memory counts toward the limit", req: Request{Name: "More", Size: 8 * GiB},
+			facts:   Facts{Caps: macCaps(), Memory: mem16, Held: 7 * GiB},
+			wantErr: ErrTooLarge,
+		},
+		{
+			name: "forced past the limit warns", req: Request{Name: "Huge", Size: 32 * GiB, Force: true},
+			facts: Facts{Caps: macCaps(), Memory: mem16}, alloc: AllocOnWrite, fs: APFS,
+			notesSay: []string{"forced", "swap"},
+		},
+		{
+			name: "name already mounted", req: Request{Name: "scratch", Size: GiB},
+			facts:   Facts{Caps: macCaps(), Memory: mem16, Mounted: []Volume{{Name: "Scratch", MountPoint: "/Volumes/Scratch"}}},
+			wantErr: ErrExists,
+		},
+		{
+			name: "name taken by another volume", req: Request{Name: "Backup", Size: GiB},
+			facts:   Facts{Caps: macCaps(), Memory: mem16, Taken: []string{"Backup"}},
+			wantErr: ErrExists, errSays: `"Backup 1"`,
+		},
+		{
+			name: "bad name", req: Request{Name: "a:b", Size: GiB},
+			facts: Facts{Caps: macCaps(), Memory: mem16}, wantErr: ErrName,
+		},
+		{
+			name: "zero size", req: Request{Name: "Z", Size: 0},
+			facts: Facts{Caps: macCaps(), Memory: mem16}, wantErr: ErrSize,
+		},
+		{
+			name: "APFS on linux", req: Request{Name: "A", Size: GiB, FS: APFS},
+			facts: Facts{Caps: linuxCaps(), Memory: mem16}, wantErr: ErrFileSystem, errSays: "Linux",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := NewPlan(tt.req, tt.facts)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("NewPlan: got %v, want %v", err, tt.wantErr)
+				}
+				if !strings.Contains(err.Error(), tt.errSays) {
+					t.Errorf("error %q does not say %q", err, tt.errSays)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("NewPlan: %v", err)
+			}
+			if p.Allocation != tt.alloc || p.CommitNow != tt.commit || p.FS != tt.fs {
+				t.Errorf("plan %+v: want alloc %s commit %v fs %s", p, tt.alloc, tt.commit, tt.fs)
+			}
+			if tt.mount != "" && p.MountPoint != tt.mount {
+				t.Errorf("mount point %q, want %q", p.MountPoint, tt.mount)
+			}
+			var all []string
+			for _, n := range p.Notes {
+				all = append(all, n.Text)
+			}
+			text := strings.Join(all, "\n")
+			for _, s := range tt.notesSay {
+				if !strings.Contains(text, s) {
+					t.Errorf("notes lack %q:\n%s", s, text)
+				}
+			}
+			for _, s := range tt.notesLack {
+				if strings.Contains(text, s) {
+					t.Errorf("notes should not say %q:\n%s", s, text)
+				}
+			}
+		})
+	}
+}
+
+func TestPlanSummary(t *testing.T) {
+	p, err := NewPlan(Request{Name: "Scratch", Size: 3 * GiB, FS: HFSPlus}, Facts{Caps: macCaps()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Summary(), "Scratch: 3 GiB HFS+, commits 3.0 GB now"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+	p, _ = NewPlan(Request{Name: "Big", Size: 8 * GiB}, Facts{Caps: macCaps()})
+	if got, want := p.Summary(), "Big: 8 GiB APFS, grows as written"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+}
+
+func TestUsageFigures(t *testing.T) {
+	tests := []struct {
+		name    string
+		u       Usage
+		pinned  Size
+		reclaim bool
+		full    bool
+		ratio   float64
+	}{
+		{"seed: 1 GiB written then deleted on 4 GiB", Usage{Size: 4 * GiB, Used: 0, Held: 1062 * MiB, HeldKnown: true}, 1062 * MiB, true, false, 0},
+		{"small gap", Usage{Size: 4 * GiB, Used: GiB, Held: GiB + 100*MiB, HeldKnown: true}, 100 * MiB, false, false, 0},
+		{"gap over 256M but under 10%", Usage{Size: 8 * GiB, Used: 0, Held: 300 * MiB, HeldKnown: true}, 300 * MiB, false, false, 0},
+		{"held unknown", Usage{Size: GiB, Used: 950 * MiB}, 0, false, true, 0},
+		{"zram 3x", Usage{Size: GiB, Used: 300 * MiB, Held: 100 * MiB, Stored: 300 * MiB, HeldKnown: true}, 0, false, false, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.u.Pinned(); got != tt.pinned {
+				t.Errorf("Pinned = %v, want %v", got, tt.pinned)
+			}
+			if got := tt.u.ReclaimWorthwhile(); got != tt.reclaim {
+				t.Errorf("ReclaimWorthwhile = %v", got)
+			}
+			if got := tt.u.NearlyFull(); got != tt.full {
+				t.Errorf("NearlyFull = %v", got)
+			}
+			if got := tt.u.CompressionRatio(); got != tt.ratio {
+				t.Errorf("CompressionRatio = %v", got)
+			}
+		})
+	}
+}
+
+func TestBusyError(t *testing.T) {
+	e := &BusyError{Volume: "Scratch", Holders: []Holder{{PID: 42, Command: "vim"}, {PID: 7, Command: "Finder"}}}
+	if !errors.Is(e, ErrBusy) {
+		t.Error("BusyError is not ErrBusy")
+	}
+	if got := e.Error(); !strings.Contains(got, "vim (pid 42), Finder (pid 7)") || !strings.Contains(got, "--force") {
+		t.Errorf("Error() = %q", got)
+	}
+}
+
+func TestDefaultPaths(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	tests := []struct {
+		goos     string
+		env      map[string]string
+		settings string
+		data     string
+	}{
+		{"darwin", map[string]string{"HOME": "/Users/ann"}, "/Users/ann/Library/Application Support/RAMBar/Settings.plist", "/Users/ann/Library/Application Support/RAMBar/Data"},
+		{"linux", map[string]string{"HOME": "/home/ann"}, "/home/ann/.config/rambar/settings.plist", "/home/ann/.local/share/rambar"},
+		{"linux", map[string]string{"HOME": "/home/ann", "XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d"}, "/c/rambar/settings.plist", "/d/rambar"},
+		{"linux", map[string]string{"RAMBAR_HOME": "/t"}, "/t/settings.plist", "/t/data"},
+	}
+	for _, tt := range tests {
+		p, err := DefaultPaths(tt.goos, env(tt.env))
+		if err != nil || p.Settings != tt.settings || p.Data != tt.data {
+			t.Errorf("DefaultPaths(%s, %v) = %+v, %v", tt.goos, tt.env, p, err)
+		}
+	}
+	if _, err := DefaultPaths("darwin", env(nil)); err == nil {
+		t.Error("no HOME accepted")
+	}
+}
