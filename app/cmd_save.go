@@ -87,7 +87,7 @@ func runSave(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if *all == (len(pos) > 0) {
-		return fmt.Errorf("%w: rambar save %s", errUsage, commands["save"].Args)
+		return usagef("usage: rambar save %s", commands["save"].Args)
 	}
 	k, err := a.keeper()
 	if err != nil {

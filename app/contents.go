@@ -17,20 +17,20 @@ func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Dura
 	o := mirror.Options{Snapshots: snapshots, SaveEvery: every}
 	switch {
 	case keep && mirrorDir != "":
-		return o, fmt.Errorf("%w: --keep and --mirror exclude each other", errUsage)
+		return o, usagef("--keep and --mirror exclude each other")
 	case keep:
 		o.Mode = ramdisk.Keep
 	case mirrorDir != "":
 		abs, err := filepath.Abs(mirrorDir)
 		if err != nil {
-			return o, fmt.Errorf("%w: --mirror %s: %v", errUsage, mirrorDir, err)
+			return o, usagef("--mirror %s: %v", mirrorDir, err)
 		}
 		o.Mode, o.MirrorPath = ramdisk.Mirror, abs
 	case snapshots != 0 || every != 0:
-		return o, fmt.Errorf("%w: --snapshots and --save-every need --keep or --mirror", errUsage)
+		return o, usagef("--snapshots and --save-every need --keep or --mirror")
 	}
 	if snapshots < 0 || every < 0 {
-		return o, fmt.Errorf("%w: --snapshots and --save-every must not be negative", errUsage)
+		return o, usagef("--snapshots and --save-every must not be negative")
 	}
 	return o, nil
 }
@@ -47,7 +47,7 @@ func (a *App) setupContents(name string, o mirror.Options) (undo func(), err err
 	}
 	_, before := k.State(name)
 	if _, err := k.Setup(name, o); err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, usagef("%v", err)
 	}
 	return func() {
 		if errors.Is(before, mirror.ErrNotKept) {
