@@ -106,3 +106,9 @@ func TestReclaimRefusesRealHolderBeforeCopying(t *testing.T) {
 		t.Error("a staging folder was made for a busy disk")
 	}
 }
+
+func mountForBench(dir string) error {
+	return unix.Mount("rambar-bench", dir, "tmpfs", 0, "size=1g,mode=0755")
+}
+
+func unmountForBench(dir string) { unix.Unmount(dir, unix.MNT_DETACH) }

@@ -25,7 +25,7 @@ const indexMagic = "RAMBAR-INDEX-1\n"
 func indexOf(snapshot, diskID string, items []scanned) *index {
 	x := &index{Snapshot: snapshot, DiskID: diskID, Paths: make([]string, len(items)), Idents: make([]ident, len(items))}
 	for i, it := range items {
-		x.Paths[i], x.Idents[i] = it.rel, identOf(&it.st)
+		x.Paths[i], x.Idents[i] = it.rel, it.id
 	}
 	return x
 }
@@ -111,7 +111,7 @@ func (x *index) matches(items []scanned) bool {
 		return false
 	}
 	for i, it := range items {
-		if it.rel != x.Paths[i] || identOf(&it.st) != x.Idents[i] {
+		if it.rel != x.Paths[i] || it.id != x.Idents[i] {
 			return false
 		}
 	}

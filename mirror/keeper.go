@@ -425,7 +425,7 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 		held := int64(0)
 		if items, err := scan(v.MountPoint); err == nil {
 			for _, it := range items {
-				held += it.st.Blocks * 512
+				held += it.id.Size
 			}
 		}
 		if n := need(m.Entries); n > free+held {

@@ -49,7 +49,7 @@ func (k *Keeper) publish(ctx context.Context, st State, id string) error {
 		if unix.Lstat(old, &stt) != nil || kindOf(uint32(stt.Mode)) != KindFile {
 			return ""
 		}
-		cur, err := entryOf(folder, scanned{rel: e.Path, st: stt})
+		cur, err := entryOf(folder, scanned{rel: e.Path, id: identOf(&stt)})
 		if err != nil || !sameMeta(cur, e) {
 			return ""
 		}

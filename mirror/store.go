@@ -335,7 +335,7 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 			for pi < len(prev.Entries) && pathLess(prev.Entries[pi].Path, it.rel) {
 				pi++
 			}
-			if xi < len(idx.Paths) && idx.Paths[xi] == it.rel && idx.Idents[xi] == identOf(&it.st) &&
+			if xi < len(idx.Paths) && idx.Paths[xi] == it.rel && idx.Idents[xi] == it.id &&
 				pi < len(prev.Entries) && prev.Entries[pi].Path == it.rel {
 				entries[i] = prev.Entries[pi]
 				continue

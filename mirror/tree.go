@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -66,10 +66,10 @@ var skipAtRoot = map[string]bool{
 	".TemporaryItems": true, ".DocumentRevisions-V100": true,
 }
 
-// scanned is one path found by scan, with its lstat.
+// scanned is one path found by scan, with the identity from its lstat.
 type scanned struct {
 	rel string
-	st  unix.Stat_t
+	id  ident
 }
 
 // scan walks root and returns every entry (root first, then parents before
@@ -84,7 +84,7 @@ func scan(root string) ([]scanned, error) {
 	}
 	var (
 		mu    sync.Mutex
-		out   = []scanned{{rel: ".", st: st}}
+		out   = []scanned{{rel: ".", id: identOf(&st)}}
 		errs  []error
 		wg    sync.WaitGroup
 		sem   = make(chan struct{}, 8)
@@ -117,9 +117,20 @@ func scan(root string) ([]scanned, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	sort.Slice(out, func(i, j int) bool { return pathLess(out[i].rel, out[j].rel) })
+	slices.SortFunc(out, func(a, b scanned) int {
+		switch {
+		case a.rel == b.rel:
+			return 0
+		case pathLess(a.rel, b.rel):
+			return -1
+		}
+		return 1
+	})
 	return out, nil
 }
+
+// direntBufs are getdents buffers, reused: a scan reads thousands of folders.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // readDir lists one folder and lstats its entries relative to the folder's
 // descriptor (no path walk per entry, no poller registration as os.Open
@@ -130,7 +141,9 @@ func readDir(dir, rel string) (local []scanned, subdirs []string, err error) {
 		return nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	var names []string
 	for {
 		n, err := unix.ReadDirent(fd, buf)
@@ -165,7 +178,7 @@ func readDir(dir, rel string) (local []scanned, subdirs []string, err error) {
 		default:
 			continue // sockets, fifos, devices are not contents
 		}
-		local = append(local, scanned{rel: r, st: s})
+		local = append(local, scanned{rel: r, id: identOf(&s)})
 	}
 	return local, subdirs, nil
 }
@@ -205,11 +218,10 @@ func kindOf(mode uint32) Kind {
 // entryOf reads the full metadata of a scanned path (xattrs, link target).
 func entryOf(root string, s scanned) (Entry, error) {
 	p := filepath.Join(root, filepath.FromSlash(s.rel))
-	e := Entry{Path: s.rel, Kind: kindOf(uint32(s.st.Mode)), Mode: uint32(s.st.Mode) & 0o7777,
-		MTime: tsNano(statMtime(&s.st))}
+	e := Entry{Path: s.rel, Kind: kindOf(s.id.Mode), Mode: s.id.Mode & 0o7777, MTime: s.id.MTime}
 	switch e.Kind {
 	case KindFile:
-		e.Size = s.st.Size
+		e.Size = s.id.Size
 	case KindSymlink:
 		l, err := os.Readlink(p)
 		if err != nil {
