@@ -301,4 +301,3 @@ func TestGuardsRefuseToLoseSavedContents(t *testing.T) {
 		t.Errorf("forced save: %+v %v", res, err)
 	}
 }
-

@@ -605,7 +605,10 @@ func buildTree(ctx context.Context, entries []Entry, src func(Entry) string, dst
 	for _, e := range entries {
 		if e.Kind == KindDir && e.Path != "." {
 			if err := os.Mkdir(at(e), 0o700); err != nil {
-				return noSpace(fmt.Errorf("restore: mkdir %s: %w", at(e), err))
+				if fi, serr := os.Lstat(at(e)); serr == nil && fi.IsDir() {
+					continue // already there; its metadata is set below
+				}
+				return noSpace(fmt.Errorf("restore: %w", err))
 			}
 		}
 	}

@@ -60,9 +60,10 @@ func tsNano(ts unix.Timespec) int64 { return int64(ts.Sec)*1e9 + int64(ts.Nsec) 
 // MarkerName is the file on a kept disk that ties it to its store.
 const MarkerName = ".rambar-id"
 
-// skipAtRoot are names never saved: the marker and macOS volume bookkeeping.
+// skipAtRoot are names never saved: the marker, macOS volume bookkeeping
+// and ext4's lost+found (a zram disk has one from birth).
 var skipAtRoot = map[string]bool{
-	MarkerName: true, ".fseventsd": true, ".Spotlight-V100": true, ".Trashes": true,
+	MarkerName: true, "lost+found": true, ".fseventsd": true, ".Spotlight-V100": true, ".Trashes": true,
 	".TemporaryItems": true, ".DocumentRevisions-V100": true,
 }
 
