@@ -3,7 +3,9 @@
 package mirror
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -65,3 +67,41 @@ func exchange(a, b string) error {
 
 // errNoAttr is what getxattr returns for a missing attribute.
 const errNoAttr = unix.ENODATA
+
+// kernelCopy copies in to out inside the kernel: copy_file_range where the
+// file systems allow it (same file system: it may share or offload the
+// blocks), sendfile across file systems (tmpfs to ext4 and back), and a
+// buffered copy as the last resort. It returns the bytes copied.
+func kernelCopy(out, in *os.File) (int64, error) {
+	inFd, outFd := int(in.Fd()), int(out.Fd())
+	var done int64
+	useCFR := true
+	for {
+		var n int
+		var err error
+		if useCFR {
+			n, err = unix.CopyFileRange(inFd, nil, outFd, nil, 1<<30, 0)
+			if err != nil && done == 0 && (errors.Is(err, unix.EXDEV) || errors.Is(err, unix.EINVAL) ||
+				errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP)) {
+				useCFR = false
+				continue
+			}
+		} else {
+			n, err = unix.Sendfile(outFd, inFd, nil, 1<<30)
+			if err != nil && done == 0 && (errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS)) {
+				m, err := io.Copy(out, in)
+				return m, err
+			}
+		}
+		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
+			continue
+		}
+		if err != nil {
+			return done, err
+		}
+		if n == 0 {
+			return done, nil
+		}
+		done += int64(n)
+	}
+}

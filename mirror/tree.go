@@ -3,7 +3,6 @@ package mirror
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -85,7 +84,7 @@ func scan(root string) ([]scanned, error) {
 	}
 	var (
 		mu    sync.Mutex
-		out   = []scanned{{rel: ".", id: identOf(&st)}}
+		byDir = map[string][]scanned{}
 		errs  []error
 		wg    sync.WaitGroup
 		sem   = make(chan struct{}, 8)
@@ -104,8 +103,9 @@ func scan(root string) ([]scanned, error) {
 			return
 		}
 		<-sem
+		slices.SortFunc(local, func(a, b scanned) int { return strings.Compare(a.rel, b.rel) })
 		mu.Lock()
-		out = append(out, local...)
+		byDir[rel] = local
 		mu.Unlock()
 		for _, d := range subdirs {
 			wg.Add(1)
@@ -118,15 +118,23 @@ func scan(root string) ([]scanned, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	slices.SortFunc(out, func(a, b scanned) int {
-		switch {
-		case a.rel == b.rel:
-			return 0
-		case pathLess(a.rel, b.rel):
-			return -1
+	// Depth first, siblings sorted: exactly pathLess order.
+	n := 1
+	for _, l := range byDir {
+		n += len(l)
+	}
+	out := make([]scanned, 0, n)
+	out = append(out, scanned{rel: ".", id: identOf(&st)})
+	var emit func(rel string)
+	emit = func(rel string) {
+		for _, c := range byDir[rel] {
+			out = append(out, c)
+			if c.id.Mode&unix.S_IFMT == unix.S_IFDIR {
+				emit(c.rel)
+			}
 		}
-		return 1
-	})
+	}
+	emit(".")
 	return out, nil
 }
 
@@ -353,8 +361,8 @@ func noSpace(err error) error {
 }
 
 // copyData copies src's bytes to a new file dst (created exclusively with
-// mode 0600), letting the kernel move the data where it can
-// (copy_file_range, sendfile); sync fsyncs dst before closing.
+// mode 0600), letting the kernel move the data (kernelCopy); sync fsyncs
+// dst before closing.
 func copyData(src, dst string, clone bool, sync bool) (int64, error) {
 	if clone {
 		if err := cloneFile(src, dst); err == nil {
@@ -374,7 +382,7 @@ func copyData(src, dst string, clone bool, sync bool) (int64, error) {
 	if err != nil {
 		return 0, noSpace(fmt.Errorf("create %s: %w", dst, err))
 	}
-	n, err := io.Copy(out, in)
+	n, err := kernelCopy(out, in)
 	if err == nil && sync {
 		err = out.Sync()
 	}

@@ -36,3 +36,25 @@ func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
 		}
 	}
 }
+
+func TestScanOrderIsPathLess(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a/b/c", "a-b/c", "a.b", "a0", "b", "a/b-c", "a/bc/d"} {
+		write(t, root, p, "x")
+	}
+	items, err := scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		got = append(got, it.rel)
+	}
+	want := []string{".", "a", "a/b", "a/b/c", "a/b-c", "a/bc", "a/bc/d", "a-b", "a-b/c", "a.b", "a0", "b"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("scan order %v, want %v", got, want)
+	}
+	if !sort.SliceIsSorted(got, func(i, j int) bool { return pathLess(got[i], got[j]) }) {
+		t.Error("scan order is not pathLess order")
+	}
+}
