@@ -38,6 +38,7 @@ func (f *fakeLogind) Inhibit(what, who, why, mode string) (dbus.UnixFD, *dbus.Er
 	if err != nil {
 		return 0, dbus.MakeFailedError(err)
 	}
+	fd := dbus.UnixFD(w.Fd())
 	go func() {
 		time.Sleep(300 * time.Millisecond) // the reply has gone out with its copy
 		w.Close()
@@ -48,7 +49,7 @@ func (f *fakeLogind) Inhibit(what, who, why, mode string) (dbus.UnixFD, *dbus.Er
 		}
 		f.released <- struct{}{}
 	}()
-	return dbus.UnixFD(w.Fd()), nil
+	return fd, nil
 }
 
 func privateBus(t *testing.T) string {
