@@ -301,3 +301,54 @@ func TestGuardsRefuseToLoseSavedContents(t *testing.T) {
 		t.Errorf("forced save: %+v %v", res, err)
 	}
 }
+
+func TestAutosaveSavesChangedDisksOnly(t *testing.T) {
+	f := newFixture(t)
+	f.k.Setup("Auto", Options{Mode: ramdisk.Keep})
+	kept := f.create("Auto")
+	f.k.Load(f.ctx, kept, nil)
+	plain := f.create("Plain")
+	write(t, plain.MountPoint, "p", "not kept")
+	write(t, kept.MountPoint, "a", "1")
+	ctx, cancel := context.WithCancel(f.ctx)
+	saved := make(chan string, 10)
+	done := make(chan error, 1)
+	go func() {
+		done <- f.k.Autosave(ctx, 30*time.Millisecond, f.eng.List, func(name string, r Result, err error) {
+			if err != nil {
+				t.Errorf("autosave %s: %v", name, err)
+			}
+			saved <- name
+		})
+	}()
+	wait := func() string {
+		select {
+		case n := <-saved:
+			return n
+		case <-time.After(5 * time.Second):
+			t.Fatal("no autosave")
+		}
+		return ""
+	}
+	if n := wait(); n != "Auto" {
+		t.Errorf("autosaved %q", n)
+	}
+	// Nothing changed: no save for a while; then a change is saved.
+	select {
+	case n := <-saved:
+		t.Errorf("autosaved %q with nothing changed", n)
+	case <-time.After(150 * time.Millisecond):
+	}
+	write(t, kept.MountPoint, "a", "2")
+	wait()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Autosave returned %v", err)
+	}
+	if dirty, _ := f.k.Dirty(kept); dirty {
+		t.Error("still dirty after autosave")
+	}
+	if _, err := f.k.State("Plain"); !errors.Is(err, ErrNotKept) {
+		t.Errorf("plain disk state: %v", err)
+	}
+}
