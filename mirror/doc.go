@@ -7,18 +7,23 @@
 //
 // Each kept or mirrored disk has a store folder under the app's data folder:
 //
-//	disks/NAME/state.json          mode, marker id, mirror folder, last save
+//	disks/NAME/state.json          mode, marker id, mirror folder, snapshots
+//	disks/NAME/last.json           when it was last saved (informational)
 //	disks/NAME/objects/SAVE/N      file contents, immutable once written
-//	disks/NAME/snapshots/ID.gob    one manifest per save: every path with its
-//	                               type, mode, times, xattrs and object
+//	disks/NAME/snapshots/ID.gob    one manifest per save: a header (counts,
+//	                               the objects it uses) then every path with
+//	                               its type, mode, times, xattrs and object
 //	disks/NAME/current             the ID of the current snapshot
-//	disks/NAME/index               identity (inode, ctime, size, mtime) of
-//	                               the disk's files as of the last save or
+//	disks/NAME/index               identity (inode, ctime, mtime, size, mode)
+//	                               of the disk's paths as of the last save or
 //	                               restore, to skip unchanged files unread
+//	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
 //
 // A save copies only files whose identity changed into a fresh objects
-// folder, flushes it to stable storage, writes the manifest atomically, and
-// then flips current atomically (internal/atomicfile). A kill -9, a full
+// folder, writes the manifest, flushes both to stable storage (one syncfs
+// on Linux, fsync per file on macOS), and then flips current atomically
+// (internal/atomicfile). A save with nothing changed reads only the index
+// and the disk's metadata, and writes nothing. A kill -9, a full
 // destination or a power cut at any point leaves current naming either the
 // old manifest, whose objects are untouched, or the new one, whose objects
 // were flushed before it was written. Objects no snapshot references
