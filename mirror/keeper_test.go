@@ -352,3 +352,30 @@ func TestAutosaveSavesChangedDisksOnly(t *testing.T) {
 		t.Errorf("plain disk state: %v", err)
 	}
 }
+
+func TestSnapshotsShareUnchangedFiles(t *testing.T) {
+	f := newFixture(t)
+	st, _ := f.k.Setup("Share", Options{Mode: ramdisk.Keep, Snapshots: 5})
+	v := f.create("Share")
+	f.k.Load(f.ctx, v, nil)
+	for i := 0; i < 50; i++ {
+		write(t, v.MountPoint, fmt.Sprintf("f%d", i), strings.Repeat("s", 1000+i))
+	}
+	for round := 0; round < 4; round++ {
+		write(t, v.MountPoint, "f0", fmt.Sprint(round))
+		if _, err := f.k.Save(f.ctx, v, SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 4 snapshots of 50 files: 50 objects for the first, 1 for each next.
+	n := 0
+	filepath.WalkDir(filepath.Join(st.Backing, "objects"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	if n != 53 {
+		t.Errorf("%d objects stored for 4 snapshots differing in one file, want 53", n)
+	}
+}
