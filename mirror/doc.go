@@ -10,7 +10,7 @@
 //	disks/NAME/state.json          mode, marker id, mirror folder, snapshots
 //	disks/NAME/last.json           when it was last saved (informational)
 //	disks/NAME/objects/SAVE/N      file contents, immutable once written
-//	disks/NAME/snapshots/ID.gob    one manifest per save: a header (counts,
+//	disks/NAME/snapshots/ID.snap   one manifest per save: a header (counts,
 //	                               the objects it uses) then every path with
 //	                               its type, mode, times, xattrs and object
 //	disks/NAME/current             the ID of the current snapshot

@@ -1,10 +1,8 @@
 package mirror
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -110,26 +108,20 @@ func (s *store) current() (string, error) {
 func (s *store) manifest(id string) (*manifest, error) { return s.readManifest(id, true) }
 
 func (s *store) readManifest(id string, entries bool) (*manifest, error) {
-	f, err := os.Open(s.path("snapshots", id+".gob"))
+	b, err := os.ReadFile(s.path("snapshots", id+".snap"))
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
-	defer f.Close()
-	dec := gob.NewDecoder(bufio.NewReaderSize(f, 256<<10))
-	var m manifest
-	if err := dec.Decode(&m.header); err != nil {
-		return nil, fmt.Errorf("decode snapshot %s: %w", id, err)
+	m, err := decodeManifest(b, entries)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
-	if entries {
-		if err := dec.Decode(&m.Entries); err != nil {
-			return nil, fmt.Errorf("decode snapshot %s: %w", id, err)
-		}
-	}
-	return &m, nil
+	return m, nil
 }
 
-// writeManifest writes m (with its Refs filled in) atomically; durable as
-// in writeGob.
+// writeManifest writes m (with its Refs filled in) atomically. durable adds
+// the fsyncs that make it survive a power cut (atomicfile); without them the
+// caller flushes before relying on it.
 func (s *store) writeManifest(m *manifest, durable bool) error {
 	m.Refs = map[string][]uint32{}
 	for _, e := range m.Entries {
@@ -138,19 +130,12 @@ func (s *store) writeManifest(m *manifest, durable bool) error {
 			m.Refs[save] = append(m.Refs[save], uint32(n))
 		}
 	}
-	var buf bytes.Buffer
-	enc := gob.NewEncoder(&buf)
-	if err := enc.Encode(&m.header); err != nil {
-		return fmt.Errorf("encode snapshot %s: %w", m.ID, err)
-	}
-	if err := enc.Encode(m.Entries); err != nil {
-		return fmt.Errorf("encode snapshot %s: %w", m.ID, err)
-	}
-	path := s.path("snapshots", m.ID+".gob")
+	b := encodeManifest(m)
+	path := s.path("snapshots", m.ID+".snap")
 	if durable {
-		return noSpace(atomicfile.WriteFile(path, buf.Bytes(), 0o600))
+		return noSpace(atomicfile.WriteFile(path, b, 0o600))
 	}
-	return writeFast(path, buf.Bytes())
+	return writeFast(path, b)
 }
 
 // writeFast replaces path atomically without waiting for the disk: after a
@@ -186,8 +171,8 @@ func (s *store) ids() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ".gob") && !strings.HasPrefix(n, ".") {
-			ids = append(ids, strings.TrimSuffix(n, ".gob"))
+		if n := e.Name(); strings.HasSuffix(n, ".snap") && !strings.HasPrefix(n, ".") {
+			ids = append(ids, strings.TrimSuffix(n, ".snap"))
 		}
 	}
 	sort.Strings(ids)
@@ -237,7 +222,7 @@ func (s *store) cleanup() error {
 	}
 	for _, id := range ids {
 		if cur == "" || id > cur {
-			os.Remove(s.path("snapshots", id+".gob"))
+			os.Remove(s.path("snapshots", id+".snap"))
 		}
 	}
 	// Objects of a save that never became current: every save names its
@@ -418,12 +403,12 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 		}
 	}
 	if err != nil {
-		os.Remove(s.path("snapshots", id+".gob"))
+		os.Remove(s.path("snapshots", id+".snap"))
 		return fail(err)
 	}
 	// The commit point: from here the new tree is the current one.
 	if err := noSpace(atomicfile.WriteFile(s.path("current"), []byte(id+"\n"), 0o600)); err != nil {
-		os.Remove(s.path("snapshots", id+".gob"))
+		os.Remove(s.path("snapshots", id+".snap"))
 		return fail(err)
 	}
 	res.Snapshot = id
@@ -477,7 +462,7 @@ func (s *store) prune(keepN int) error {
 		}
 	}
 	for _, id := range drop {
-		if err := os.Remove(s.path("snapshots", id+".gob")); err != nil {
+		if err := os.Remove(s.path("snapshots", id+".snap")); err != nil {
 			return fmt.Errorf("remove snapshot %s: %w", id, err)
 		}
 		dir := s.path("objects", id)

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+	"time"
 )
 
 func TestPathLessPutsFoldersBeforeTheirContents(t *testing.T) {
@@ -56,5 +57,28 @@ func TestScanOrderIsPathLess(t *testing.T) {
 	}
 	if !sort.SliceIsSorted(got, func(i, j int) bool { return pathLess(got[i], got[j]) }) {
 		t.Error("scan order is not pathLess order")
+	}
+}
+
+func TestManifestRoundTripAndRejectsDamage(t *testing.T) {
+	m := &manifest{header: header{ID: "20260101T000000.000001Z", Created: time.Unix(1700000000, 5).UTC(), Files: 2, Bytes: 12,
+		Refs: map[string][]uint32{"a": {0, 1}, "b": {7}}},
+		Entries: []Entry{
+			{Path: ".", Kind: KindDir, Mode: 0o755, MTime: -1},
+			{Path: "f", Kind: KindFile, Mode: 0o4755, Size: 12, MTime: 99, Obj: "a/1", Xattr: map[string][]byte{"user.x": {0, 1}, "user.e": {}}},
+			{Path: "l", Kind: KindSymlink, Mode: 0o777, Link: "f"},
+		}}
+	b := encodeManifest(m)
+	got, err := decodeManifest(b, true)
+	if err != nil || !reflect.DeepEqual(got, m) {
+		t.Fatalf("round trip:\n got %+v %v\nwant %+v", got, err, m)
+	}
+	if h, err := decodeManifest(b, false); err != nil || h.ID != m.ID || h.Files != 2 || len(h.Entries) != 0 {
+		t.Errorf("header only: %+v %v", h, err)
+	}
+	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte{}, b...), 1), make([]byte, len(b)), b[:30]} {
+		if _, err := decodeManifest(bad, true); err == nil {
+			t.Errorf("accepted %d damaged bytes", len(bad))
+		}
 	}
 }
