@@ -510,5 +510,6 @@ func pool(n, workers int, fn func(i int) error) error {
 	return first
 }
 
-// workers is the copy parallelism: enough to overlap I/O, bounded for memory.
-const workers = 4
+// workers is the copy parallelism: enough to overlap the per-file latency
+// of small files (open, create, close), bounded for memory and descriptors.
+const workers = 8
