@@ -372,7 +372,7 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 		}
 		e := &entries[toCopy[k]]
 		e.Obj = id + "/" + strconv.Itoa(k)
-		n, err := copyData(filepath.Join(root, filepath.FromSlash(e.Path)), s.path("objects", e.Obj), clone, syncEachFile)
+		n, err := copyData(filepath.Join(root, filepath.FromSlash(e.Path)), s.path("objects", e.Obj), clone, syncEachFile, 0)
 		if err != nil {
 			return err
 		}
@@ -614,11 +614,13 @@ func buildTree(ctx context.Context, entries []Entry, src func(Entry) string, dst
 				return nil
 			}
 		}
-		n, err := copyData(src(e), at(e), clone, false)
+		// The mode is set through the descriptor; a mode of 0 (which
+		// copyData takes as "leave it") is set by path below.
+		n, err := copyData(src(e), at(e), clone, false, filePerm(e))
 		if err != nil {
 			return err
 		}
-		if err := applyMeta(at(e), e); err != nil {
+		if err := setMeta(at(e), e, filePerm(e) == 0); err != nil {
 			return err
 		}
 		m.add(n, 1)

@@ -61,4 +61,4 @@ func exchange(a, b string) error {
 const errNoAttr = unix.ENOATTR
 
 // kernelCopy copies in to out (APFS clones are tried before, by cloneFile).
-func kernelCopy(out, in *os.File) (int64, error) { return io.Copy(out, in) }
+func kernelCopy(out, in *os.File, _ bool) (int64, error) { return io.Copy(out, in) }

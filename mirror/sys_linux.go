@@ -72,10 +72,12 @@ const errNoAttr = unix.ENODATA
 // file systems allow it (same file system: it may share or offload the
 // blocks), sendfile across file systems (tmpfs to ext4 and back), and a
 // buffered copy as the last resort. It returns the bytes copied.
-func kernelCopy(out, in *os.File) (int64, error) {
+// copy_file_range is tried only when sameFS: across file systems the
+// kernel refuses it (EXDEV) and the attempt is a wasted call per file.
+func kernelCopy(out, in *os.File, sameFS bool) (int64, error) {
 	inFd, outFd := int(in.Fd()), int(out.Fd())
 	var done int64
-	useCFR := true
+	useCFR := sameFS
 	for {
 		var n int
 		var err error

@@ -248,8 +248,13 @@ func entryOf(root string, s scanned) (Entry, error) {
 
 // applyMeta sets mode, xattrs and modification time of p from e (times last,
 // since the others change them on some systems).
-func applyMeta(p string, e Entry) error {
-	if e.Kind != KindSymlink {
+func applyMeta(p string, e Entry) error { return setMeta(p, e, true) }
+
+// filePerm is the permission of a file entry as os.Chmod takes it.
+func filePerm(e Entry) fs.FileMode { return fs.FileMode(e.Mode&0o777) | modeBits(e.Mode) }
+
+func setMeta(p string, e Entry, chmod bool) error {
+	if chmod && e.Kind != KindSymlink {
 		if err := os.Chmod(p, fs.FileMode(e.Mode&0o777)|modeBits(e.Mode)); err != nil {
 			return fmt.Errorf("chmod %s: %w", p, err)
 		}
@@ -363,9 +368,19 @@ func noSpace(err error) error {
 // copyData copies src's bytes to a new file dst (created exclusively with
 // mode 0600), letting the kernel move the data (kernelCopy); sync fsyncs
 // dst before closing.
-func copyData(src, dst string, clone bool, sync bool) (int64, error) {
+//
+// sameFS says src and dst share a file system: only then are reflinks and
+// copy_file_range tried. perm, when not 0, is set on dst through its
+// descriptor before it is closed (restores skip a path lookup per file).
+func copyData(src, dst string, sameFS bool, sync bool, perm fs.FileMode) (int64, error) {
+	clone := sameFS
 	if clone {
 		if err := cloneFile(src, dst); err == nil {
+			if perm != 0 {
+				if err := os.Chmod(dst, perm); err != nil {
+					return 0, fmt.Errorf("chmod %s: %w", dst, err)
+				}
+			}
 			st, err := os.Lstat(dst)
 			if err != nil {
 				return 0, err
@@ -382,7 +397,10 @@ func copyData(src, dst string, clone bool, sync bool) (int64, error) {
 	if err != nil {
 		return 0, noSpace(fmt.Errorf("create %s: %w", dst, err))
 	}
-	n, err := kernelCopy(out, in)
+	n, err := kernelCopy(out, in, sameFS)
+	if err == nil && perm != 0 {
+		err = out.Chmod(perm)
+	}
 	if err == nil && sync {
 		err = out.Sync()
 	}
