@@ -11,7 +11,7 @@ APP := $(DIST)/RAMBar.app
 DMG := $(DIST)/RAMBar.dmg
 CHECK := $(DIST)/check
 
-.PHONY: help run build test unit lint cross bench bench-storage bench-tray screenshot integration app dmg notarize bundle-check icons
+.PHONY: help run build test unit lint cross bench bench-storage bench-mirror bench-tray screenshot integration app dmg notarize bundle-check icons
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -38,8 +38,7 @@ cross: ## vet, test-build and build the CLI for macOS without cgo
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rambar-darwin-arm64 ./app
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rambar-darwin-amd64 ./app
 
-bench: ## benchmarks with ratios against rsync, cp, tar, dd
-	@echo "benchmarks: see bench/"
+bench: bench-storage bench-mirror bench-tray ## every benchmark, with ratios against dd, fio, tar, rsync and cp (root)
 
 bench-storage: ## storage benchmark on a real tmpfs and /var/tmp, with ratios against dd, fio, tar (root; RAMBAR_BENCH_FULL=1: full sizes)
 	$(GO) test -run '^$$' -bench '^BenchmarkStorage$$' -benchtime 1x -count=1 -v ./bench/
@@ -51,6 +50,10 @@ bench-tray: build ## idle CPU and memory of the running tray with three disks ov
 	tray/testdata/bench-tray.sh $(BIN) 60
 	$(GO) test -run '^$$' -bench . -benchmem ./tray/
 	$(GO) test -run '^$$' -bench TrayRefreshLinux -benchmem ./app/
+
+bench-mirror: ## mirror's save/restore vs rsync -a --delete and cp -a on a 50,000-file tree (root: mounts a tmpfs)
+	$(GO) build -o bin/benchmirror ./mirror/benchmirror
+	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp}
 
 integration: ## on a Mac: run the conformance suite against the real hdiutil/diskutil
 	$(GO) test -tags integration -count=1 -v ./darwin/

@@ -50,9 +50,9 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	p := a.progressLine()
+	p, done := a.progressLine(0)
 	rep, err := bench.Run(ctx, targets, opts, func(pr bench.Progress) { p(pr.String()) })
-	p("")
+	done()
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("bench: %w (its files were removed)", ramdisk.ErrCancelled)
@@ -62,8 +62,8 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	var cmp []bench.Comparison
 	if *compare {
 		for _, t := range targets {
-			c, err := bench.Compare(ctx, t, opts, func(s string) { p(s) })
-			p("")
+			c, err := bench.Compare(ctx, t, opts, p)
+			done()
 			if err != nil {
 				return fmt.Errorf("bench --compare %s: %w", t.Name, err)
 			}
@@ -155,20 +155,4 @@ func targetByName(vols []ramdisk.Volume, name string) (bench.Target, bool) {
 		}
 	}
 	return bench.Target{}, false
-}
-
-// progressLine returns a printer of one progress line on stderr: redrawn in
-// place on a terminal, one line per step otherwise. An empty string clears
-// the line.
-func (a *App) progressLine() func(string) {
-	return func(s string) {
-		switch {
-		case a.Interactive && s == "":
-			fmt.Fprint(a.Stderr, "\r\033[K")
-		case a.Interactive:
-			fmt.Fprintf(a.Stderr, "\r\033[K%s", s)
-		case s != "":
-			fmt.Fprintln(a.Stderr, s)
-		}
-	}
 }

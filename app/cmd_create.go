@@ -10,8 +10,8 @@ import (
 )
 
 func init() {
-	register(&command{Name: "create", Args: "NAME SIZE [--fs FS] [--hidden] [--force] [--json]",
-		Summary: "make a RAM disk (fs: apfs, apfs-case, hfs+, hfs+-case, tmpfs, zram)", Order: 10, Run: runCreate})
+	register(&command{Name: "create", Args: "NAME SIZE [--fs FS] [--hidden] [--keep | --mirror FOLDER] [--snapshots N] [--save-every 10m] [--force] [--json]",
+		Summary: "make a RAM disk (fs: apfs, apfs-case, hfs+, hfs+-case, tmpfs, zram); --keep saves its contents, --mirror loads and writes back a folder", Order: 10, Run: runCreate})
 }
 
 func runCreate(ctx context.Context, a *App, args []string) error {
@@ -20,7 +20,15 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 	hidden := fl.Bool("hidden", false, "hide from Finder's sidebar")
 	force := fl.Bool("force", false, "make it even if memory is short")
 	asJSON := fl.Bool("json", false, "print the plan and the disk as JSON")
+	keep := fl.Bool("keep", false, "keep the contents: restore the last save now, save on eject")
+	mirrorDir := fl.String("mirror", "", "load this folder into the disk and write changes back to it")
+	snapshots := fl.Int("snapshots", 0, "how many saves to keep (default 5)")
+	saveEvery := fl.Duration("save-every", 0, "autosave interval for the menu-bar app (e.g. 10m)")
 	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	contents, err := contentsOptions(*keep, *mirrorDir, *snapshots, *saveEvery)
 	if err != nil {
 		return err
 	}
@@ -33,16 +41,18 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 			return err
 		}
 	}
-	plan, v, err := a.createDisk(ctx, req, createOpts{Size: pos[1], Quiet: *asJSON})
+	plan, v, err := a.createDisk(ctx, req, createOpts{Size: pos[1], Quiet: *asJSON, Contents: contents})
 	if err != nil {
 		return err
 	}
 	if *asJSON {
+		dj := toDiskJSON(disk{Volume: v})
+		dj.Contents = a.contentsOf(v, false)
 		return writeJSON(a.Stdout, struct {
 			Version int          `json:"version"`
 			Plan    ramdisk.Plan `json:"plan"`
 			Disk    diskJSON     `json:"disk"`
-		}{jsonVersion, plan, toDiskJSON(disk{Volume: v})})
+		}{jsonVersion, plan, dj})
 	}
 	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"text/tabwriter"
+	"time"
 )
 
 func init() {
@@ -28,11 +29,14 @@ func runInfo(ctx context.Context, a *App, args []string) error {
 	e, _ := a.Engine()
 	d := disk{Volume: v}
 	d.Usage, d.UsageErr = e.Usage(ctx, v)
+	contents := a.contentsOf(v, true)
 	if *asJSON {
+		dj := toDiskJSON(d)
+		dj.Contents = contents
 		return writeJSON(a.Stdout, struct {
 			Version int `json:"version"`
 			diskJSON
-		}{jsonVersion, toDiskJSON(d)})
+		}{jsonVersion, dj})
 	}
 	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
 	row := func(k, f string, args ...any) { fmt.Fprintf(tw, "%s:\t"+f+"\n", append([]any{k}, args...)...) }
@@ -68,8 +72,43 @@ func runInfo(ctx context.Context, a *App, args []string) error {
 			row("Tip", "rambar reclaim %s would give back about %s", d.Name, u.Pinned().Short())
 		}
 	}
+	contentsRows(row, contents)
 	for _, n := range d.Notes {
 		row("Note", "%s", n)
 	}
 	return tw.Flush()
+}
+
+// contentsRows adds how the contents are kept to `info`.
+func contentsRows(row func(k, f string, args ...any), c *contentsJSON) {
+	if c == nil {
+		row("Contents", "discarded on eject")
+		return
+	}
+	switch c.Mode {
+	case "keep":
+		row("Contents", "kept (saved on eject, restored at create)")
+	case "mirror":
+		row("Contents", "mirror of %s", c.MirrorPath)
+	}
+	row("Backing folder", "%s", c.Backing)
+	if c.LastSave != nil {
+		row("Last save", "%s (%s)", c.LastSave.Local().Format("2006-01-02 15:04:05"), c.LastSnapshot)
+	} else {
+		row("Last save", "never")
+	}
+	switch {
+	case c.Unsaved == nil:
+		row("Unsaved changes", "unknown")
+	case *c.Unsaved:
+		row("Unsaved changes", "yes")
+	default:
+		row("Unsaved changes", "no")
+	}
+	if c.SaveEvery > 0 {
+		row("Autosave", "every %s", time.Duration(c.SaveEvery)*time.Second)
+	}
+	if c.Error != "" {
+		row("Contents error", "%s", c.Error)
+	}
 }

@@ -64,7 +64,7 @@ func runTry(ctx context.Context, a *App, args []string) error {
 		return fmt.Errorf("try: log: %w", err)
 	}
 	defer logFile.Close()
-	p := a.progressLine()
+	p, done := a.progressLine(0)
 	if !*asJSON {
 		fmt.Fprintf(a.Stdout, "Trying %q: a copy of %s on %s, and in place; %d timed runs each after a warm-up.\n",
 			strings.Join(argv, " "), src, diskLabel, *runs)
@@ -77,12 +77,9 @@ func runTry(ctx context.Context, a *App, args []string) error {
 	res, err := bench.Trial(ctx, bench.TrialOptions{
 		Src: src, RAMDir: ramDir, Argv: argv, Runs: *runs,
 		Stdout: stdout, Stderr: a.Stderr, Log: logFile,
-		Progress: func(s string) {
-			p("")
-			p(s)
-		},
+		Progress: p,
 	})
-	p("")
+	done()
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("try: %w (the RAM disk copy was removed)", ramdisk.ErrCancelled)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -14,14 +15,18 @@ type createOpts struct {
 	// Quiet prints nothing (--json, the tray, `up`, which reports on its own).
 	Quiet bool
 	// Preset is the preset the disk is made from, nil for a one-off disk.
-	// Kept and mirrored contents are restored from it once the disk exists.
+	// Its contents mode is used when Contents is not set.
 	Preset *ramdisk.Preset
+	// Contents says how the disk's contents are kept (create --keep/--mirror).
+	Contents mirror.Options
 }
 
 // createDisk is the one place a RAM disk is made, for `create`, `up`, `preset
 // mount` and the tray: it checks the name and size, gathers the machine's
 // facts, plans (refusing what memory cannot hold unless req.Force), prints the
-// plan unless opts.Quiet, and has the engine make the disk.
+// plan unless opts.Quiet, has the engine make the disk, and fills a kept or
+// mirrored disk from its saved copy (a disk that cannot be filled is ejected
+// again; the saved copy is never touched).
 func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOpts) (ramdisk.Plan, ramdisk.Volume, error) {
 	if err := ramdisk.ValidateName(req.Name); err != nil {
 		return ramdisk.Plan{}, ramdisk.Volume{}, err
@@ -49,9 +54,23 @@ func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOp
 	if err != nil {
 		return plan, ramdisk.Volume{}, err
 	}
+	contents := opts.Contents
+	if contents.Mode == ramdisk.Discard && opts.Preset != nil {
+		contents = mirror.OptionsFromPreset(*opts.Preset)
+	}
+	undo, err := a.setupContents(req.Name, contents)
+	if err != nil {
+		return plan, ramdisk.Volume{}, err
+	}
 	v, err := e.Create(ctx, plan)
 	if err != nil {
+		undo()
 		return plan, ramdisk.Volume{}, fmt.Errorf("create %s: %w", req.Name, err)
+	}
+	if contents.Mode != ramdisk.Discard {
+		if _, err := a.loadContents(ctx, v, opts.Quiet); err != nil {
+			return plan, ramdisk.Volume{}, err
+		}
 	}
 	return plan, v, nil
 }

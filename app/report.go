@@ -34,6 +34,9 @@ type diskJSON struct {
 	Notes      []string           `json:"notes,omitempty"`
 	Error      string             `json:"error,omitempty"`
 	MeasuredAt *time.Time         `json:"measured_at,omitempty"`
+	// Contents is how the disk's contents are kept (keep, mirror); absent
+	// when they die with the disk.
+	Contents *contentsJSON `json:"contents,omitempty"`
 }
 
 func toDiskJSON(d disk) diskJSON {

@@ -1,2 +1,36 @@
-// Package mirror is being built.
+// Package mirror keeps a RAM disk's contents on real storage: it saves a disk
+// into a crash-safe store of snapshots (Keep contents), loads and writes back
+// an ordinary folder (Mirror folder), restores a disk from either, and
+// reclaims the memory a disk pins by moving its contents out and back.
+//
+// # Store layout
+//
+// Each kept or mirrored disk has a store folder under the app's data folder:
+//
+//	disks/NAME/state.json          mode, marker id, mirror folder, snapshots
+//	disks/NAME/last.json           when it was last saved (informational)
+//	disks/NAME/objects/SAVE/N      file contents, immutable once written
+//	disks/NAME/snapshots/ID.snap   one manifest per save: a header (counts,
+//	                               the objects it uses) then every path with
+//	                               its type, mode, times, xattrs and object
+//	disks/NAME/current             the ID of the current snapshot
+//	disks/NAME/index               identity (inode, ctime, mtime, size, mode)
+//	                               of the disk's paths as of the last save or
+//	                               restore, to skip unchanged files unread
+//	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
+//
+// A save copies only files whose identity changed into a fresh objects
+// folder, writes the manifest, flushes both to stable storage (one syncfs
+// on Linux, fsync per file on macOS), and then flips current atomically
+// (internal/atomicfile). A save with nothing changed reads only the index
+// and the disk's metadata, and writes nothing. A kill -9, a full
+// destination or a power cut at any point leaves current naming either the
+// old manifest, whose objects are untouched, or the new one, whose objects
+// were flushed before it was written. Objects no snapshot references
+// (a save cut short) are removed by the next save.
+//
+// A Mirror folder is written back after the store: a new tree is built
+// beside it and swapped in with one atomic rename exchange
+// (renameat2 RENAME_EXCHANGE on Linux, renamex_np RENAME_SWAP on macOS), so
+// the folder, too, is always either old or new.
 package mirror

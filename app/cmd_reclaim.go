@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+func init() {
+	register(&command{Name: "reclaim", Args: "NAME [--force] [--json]",
+		Summary: "give back memory pinned by deleted files: move contents out, make the disk again, move them back", Order: 35, Run: runReclaim})
+}
+
+func runReclaim(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("reclaim", flag.ContinueOnError)
+	force := fl.Bool("force", false, "reclaim even when little memory is pinned")
+	asJSON := fl.Bool("json", false, "print JSON")
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs("reclaim", pos, 1, 1); err != nil {
+		return err
+	}
+	v, err := a.findDisk(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	k, err := a.keeper()
+	if err != nil {
+		return err
+	}
+	e, _ := a.Engine()
+	u, err := e.Usage(ctx, v)
+	if err != nil {
+		return fmt.Errorf("reclaim %s: %w", v.Name, err)
+	}
+	if !u.ReclaimWorthwhile() && !*force {
+		return refusedError{fmt.Errorf("reclaim %s: only %s is pinned (worth it from %s and %.0f%% of the size); use --force to do it anyway",
+			v.Name, u.Pinned().Short(), ramdisk.ReclaimThreshold.Short(), 100*ramdisk.ReclaimFraction)}
+	}
+	plan, err := a.replanFor(ctx, v, u)
+	if err != nil {
+		return err
+	}
+	fn, done := a.contentsProgress(v.Name)
+	if *asJSON {
+		fn = nil
+	}
+	res, err := k.Reclaim(ctx, e, v, plan, fn)
+	done()
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, struct {
+			Version int `json:"version"`
+			mirror.ReclaimResult
+		}{jsonVersion, res})
+	}
+	gave := res.Before.Held - res.After.Held
+	fmt.Fprintf(a.Stdout, "Reclaimed %s: %d files (%s) moved out and back, verified; memory held %s → %s",
+		v.Name, res.Files, ramdisk.Size(res.Bytes).Short(), res.Before.Held.Short(), res.After.Held.Short())
+	if gave > 0 {
+		fmt.Fprintf(a.Stdout, " (%s given back)", gave.Short())
+	}
+	fmt.Fprintln(a.Stdout)
+	return nil
+}
+
+// replanFor plans the same disk again (name, size, file system, hidden) as
+// if v were not mounted, so Reclaim can make it anew.
+func (a *App) replanFor(ctx context.Context, v ramdisk.Volume, u ramdisk.Usage) (ramdisk.Plan, error) {
+	f, err := a.facts(ctx)
+	if err != nil {
+		return ramdisk.Plan{}, err
+	}
+	var mounted []ramdisk.Volume
+	for _, m := range f.Mounted {
+		if m.Name != v.Name {
+			mounted = append(mounted, m)
+		}
+	}
+	f.Mounted = mounted
+	var taken []string
+	for _, n := range f.Taken {
+		if !strings.EqualFold(n, v.Name) {
+			taken = append(taken, n)
+		}
+	}
+	f.Taken = taken
+	if u.HeldKnown {
+		f.Held -= u.Held
+	}
+	// The disk exists already: memory checks were passed when it was made.
+	p, err := ramdisk.NewPlan(ramdisk.Request{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, Force: true}, f)
+	if err != nil {
+		return p, fmt.Errorf("reclaim %s: %w", v.Name, err)
+	}
+	if v.MountPoint != "" {
+		p.MountPoint = v.MountPoint
+	}
+	return p, nil
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+func init() {
+	register(&command{Name: "save", Args: "NAME...|--all [--force] [--json]",
+		Summary: "save kept and mirrored disks now (--force: even empty, unmounted or different ones)", Order: 40, Run: runSave})
+}
+
+// newKeeper makes the contents keeper; tests replace it to accept the
+// in-memory engine's folders as mounted disks.
+var newKeeper = func(data string) *mirror.Keeper { return mirror.NewKeeper(data) }
+
+func (a *App) keeper() (*mirror.Keeper, error) {
+	if a.Paths.Data == "" {
+		return nil, errors.New("no data folder: HOME is not set")
+	}
+	return newKeeper(a.Paths.Data), nil
+}
+
+// refusedError is a mirror refusal seen by the CLI: exit code 6.
+type refusedError struct{ error }
+
+func (e refusedError) Is(target error) bool { return target == errRefused }
+func (e refusedError) Unwrap() error        { return e.error }
+
+// contentsErr maps the keeper's errors onto the CLI's exit codes.
+func contentsErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, mirror.ErrRefused):
+		return refusedError{err}
+	case errors.Is(err, mirror.ErrNotKept):
+		return fmt.Errorf("%w; make it with 'rambar create NAME SIZE --keep' or '--mirror FOLDER'", err)
+	}
+	return err
+}
+
+func runSave(ctx context.Context, a *App, args []string) error {
+	fl := flag.NewFlagSet("save", flag.ContinueOnError)
+	all := fl.Bool("all", false, "save every kept or mirrored disk")
+	force := fl.Bool("force", false, "save even an empty, unmounted or different disk over the saved copy")
+	asJSON := fl.Bool("json", false, "print JSON")
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return err
+	}
+	if *all == (len(pos) > 0) {
+		return usagef("usage: rambar save %s", commands["save"].Args)
+	}
+	k, err := a.keeper()
+	if err != nil {
+		return err
+	}
+	e, err := a.Engine()
+	if err != nil {
+		return err
+	}
+	var vs []ramdisk.Volume
+	if *all {
+		all, err := e.List(ctx)
+		if err != nil {
+			return err
+		}
+		for _, v := range all {
+			if _, err := k.State(v.Name); err == nil {
+				vs = append(vs, v)
+			}
+		}
+	} else {
+		for _, n := range pos {
+			v, err := a.findDisk(ctx, n)
+			if err != nil {
+				return err
+			}
+			if _, err := k.State(v.Name); err != nil {
+				return contentsErr(err)
+			}
+			vs = append(vs, v)
+		}
+	}
+	type saved struct {
+		Name string `json:"name"`
+		mirror.Result
+		Error string `json:"error,omitempty"`
+	}
+	out := []saved{}
+	var errs []error
+	for _, v := range vs {
+		fn, done := a.contentsProgress(v.Name)
+		if *asJSON {
+			fn = nil
+		}
+		r, err := k.Save(ctx, v, mirror.SaveOptions{Force: *force, Progress: fn})
+		done()
+		s := saved{Name: v.Name, Result: r}
+		if err != nil {
+			s.Error = err.Error()
+			errs = append(errs, contentsErr(err))
+		} else if !*asJSON {
+			fmt.Fprintln(a.Stdout, describeSave(v.Name, r))
+		}
+		out = append(out, s)
+	}
+	if *asJSON {
+		if err := writeJSON(a.Stdout, struct {
+			Version int     `json:"version"`
+			Saved   []saved `json:"saved"`
+		}{jsonVersion, out}); err != nil {
+			return err
+		}
+	} else if len(vs) == 0 {
+		fmt.Fprintln(a.Stdout, "No kept or mirrored disks mounted.")
+	}
+	return errors.Join(errs...)
+}
+
+func describeSave(name string, r mirror.Result) string {
+	if r.Unchanged {
+		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot)
+	}
+	return fmt.Sprintf("Saved %s as %s: %d files (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
+		r.Files, ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
+		r.Took.Round(time.Millisecond))
+}

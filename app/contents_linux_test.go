@@ -1,0 +1,194 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"rambar/internal/run"
+	"rambar/linux"
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+// TestCLIKeepOnRealTmpfs: the built binary keeps a real tmpfs disk's
+// contents across eject and create, with a save in between, and refuses to
+// save the disk once it is emptied.
+func TestCLIKeepOnRealTmpfs(t *testing.T) {
+	c := newCLI(t)
+	out, errOut, code := c.run("create", "Kept", "32M", "--keep")
+	if code != 0 {
+		t.Fatalf("create --keep: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Cleanup(func() { c.run("eject", "--force", "--no-save", "Kept") })
+	mp := filepath.Join(c.root, "Kept")
+	put(t, mp, "src/main.go", "package main\n")
+	put(t, mp, "big.bin", strings.Repeat("z", 1<<20))
+	if err := unix.Setxattr(filepath.Join(mp, "src/main.go"), "user.tag", []byte("red"), 0); err != nil {
+		t.Fatalf("tmpfs user xattr: %v", err)
+	}
+	want, err := mirror.DigestTree(mp, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = c.run("info", "Kept", "--json")
+	var d diskJSON
+	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || d.Contents == nil || d.Contents.Unsaved == nil || !*d.Contents.Unsaved {
+		t.Fatalf("info before save: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code = c.run("eject", "Kept"); code != 0 || !strings.Contains(out, "Saved Kept") {
+		t.Fatalf("eject: exit %d\n%s%s", code, out, errOut)
+	}
+	if len(c.mounted()) != 0 {
+		t.Fatalf("still mounted: %v", c.mounted())
+	}
+	if out, errOut, code = c.run("create", "Kept", "32M", "--keep"); code != 0 || !strings.Contains(out, "Restored 2 files") {
+		t.Fatalf("create again: exit %d\n%s%s", code, out, errOut)
+	}
+	got, err := mirror.DigestTree(mp, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := want.Diff(got, 5); len(diff) > 0 {
+		t.Errorf("restored tree differs at %v", diff)
+	}
+	os.RemoveAll(filepath.Join(mp, "src"))
+	os.Remove(filepath.Join(mp, "big.bin"))
+	if _, errOut, code = c.run("save", "Kept"); code != exitRefused || !strings.Contains(errOut, "is empty") {
+		t.Errorf("save of an emptied disk: exit %d, %s", code, errOut)
+	}
+}
+
+// TestReclaimZramEndToEnd fills a real zram disk mounted without discard,
+// deletes most of it so memory stays pinned, reclaims it, and checks that
+// the memory came back (mm_stat mem_used_total of the new device) and the
+// contents are the same.
+func TestReclaimZramEndToEnd(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("this test makes a real zram disk: run it as root (CI does)")
+	}
+	root := filepath.Join(t.TempDir(), "mnt")
+	eng := linux.New(run.System(), linux.WithMountRoot(root), linux.WithZramDiscard(false))
+	if !eng.Caps().Supports(ramdisk.ZRAM) {
+		t.Fatal("no zram here (zram-control and mkfs.ext4 are needed; CI has them)")
+	}
+	var out, errb bytes.Buffer
+	home := t.TempDir()
+	a := &App{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""),
+		NewEngine: func() (ramdisk.Engine, error) { return eng, nil },
+		Paths:     ramdisk.Paths{Settings: filepath.Join(home, "settings.plist"), Data: filepath.Join(home, "data")},
+		Getenv:    func(string) string { return "" }, Now: time.Now}
+	ctx := context.Background()
+	t.Cleanup(func() {
+		vs, _ := eng.List(ctx)
+		for _, v := range vs {
+			if err := eng.Eject(ctx, v, true); err != nil {
+				t.Errorf("cleanup eject %s: %v", v.Name, err)
+			}
+		}
+	})
+	cli := func(code int, args ...string) string {
+		t.Helper()
+		out.Reset()
+		errb.Reset()
+		if got := a.Main(args); got != code {
+			t.Fatalf("rambar %s: exit %d, want %d\n%s%s", strings.Join(args, " "), got, code, out.String(), errb.String())
+		}
+		return out.String()
+	}
+	cli(0, "create", "Pinned", "1G", "--fs", "zram")
+	mp := filepath.Join(root, "Pinned")
+	// 400 MiB of incompressible data, and a small tree that stays.
+	r := rand.New(rand.NewSource(7))
+	block := make([]byte, 8<<20)
+	r.Read(block)
+	for i := 0; i < 5; i++ {
+		f, err := os.Create(filepath.Join(mp, "big"+string(rune('0'+i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 10; j++ {
+			block[j] ^= byte(i + 1) // every 8 MiB differs
+			if _, err := f.Write(block); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.Close()
+	}
+	for i := 0; i < 200; i++ {
+		put(t, mp, filepath.Join("keep", string(rune('a'+i%26)), "f"+string(rune('0'+i%10))+string(rune('a'+i/10))), strings.Repeat("k", i*37))
+	}
+	syncDisk(t, mp)
+	for i := 0; i < 4; i++ {
+		os.Remove(filepath.Join(mp, "big"+string(rune('0'+i))))
+	}
+	syncDisk(t, mp)
+	var before diskJSON
+	json.Unmarshal([]byte(cli(0, "info", "Pinned", "--json")), &before)
+	if before.Held == nil || before.Pinned < ramdisk.ReclaimThreshold || !before.Reclaim {
+		t.Fatalf("after deleting 320 MiB without discard: held %v pinned %v worthwhile %v", before.Held, before.Pinned, before.Reclaim)
+	}
+	want, err := mirror.DigestTree(mp, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res mirror.ReclaimResult
+	if err := json.Unmarshal([]byte(cli(0, "reclaim", "Pinned", "--json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	got, err := mirror.DigestTree(mp, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := want.Diff(got, 5); len(diff) > 0 || got.Files() != want.Files() {
+		t.Errorf("contents after reclaim differ at %v (%d files, want %d)", diff, got.Files(), want.Files())
+	}
+	mm := mmUsed(t, res.Volume.Device)
+	t.Logf("held %v pinned %v before; after: held %v, mm_stat mem_used_total %d; %d files", res.Before.Held, before.Pinned, res.After.Held, mm, res.Files)
+	if res.After.Held > res.Before.Held-before.Pinned+32*ramdisk.MiB || mm > int64(res.Before.Held-before.Pinned+32*ramdisk.MiB) {
+		t.Errorf("memory did not come back: before %v (pinned %v), after %v, mm_stat %d", res.Before.Held, before.Pinned, res.After.Held, mm)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(a.Paths.Data, "reclaim")); len(ents) != 0 {
+		t.Errorf("staging left behind: %v", ents)
+	}
+}
+
+func syncDisk(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Syncfs(int(f.Fd())); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mmUsed reads mem_used_total (the third field of mm_stat) of a zram device.
+func mmUsed(t *testing.T, dev string) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/sys/block/" + filepath.Base(dev) + "/mm_stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		t.Fatalf("mm_stat %q", b)
+	}
+	var n int64
+	for _, c := range f[2] {
+		n = n*10 + int64(c-'0')
+	}
+	return n
+}

@@ -1,0 +1,101 @@
+package mirror
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Digest describes a tree by content: one line per path with its type,
+// permissions, modification time, size, link target, extended attributes
+// and the SHA-256 of its bytes. Two trees are the same when their digests are.
+type Digest map[string]string
+
+// Files counts the regular files.
+func (d Digest) Files() int {
+	n := 0
+	for _, v := range d {
+		if strings.HasPrefix(v, "f ") {
+			n++
+		}
+	}
+	return n
+}
+
+// Diff lists the paths that differ between d and o, sorted (at most max).
+func (d Digest) Diff(o Digest, max int) []string {
+	var out []string
+	for p, v := range d {
+		if o[p] != v {
+			out = append(out, p)
+		}
+	}
+	for p := range o {
+		if _, ok := d[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	if len(out) > max {
+		out = out[:max]
+	}
+	return out
+}
+
+// DigestTree reads every file under root (skipping the marker and macOS
+// volume bookkeeping at the root). withTimes includes modification times
+// (folders' times change when anything is added, so callers comparing live
+// trees may leave them out).
+func DigestTree(root string, withTimes bool) (Digest, error) {
+	items, err := scan(root)
+	if err != nil {
+		return nil, err
+	}
+	d := make(Digest, len(items))
+	var mu sync.Mutex
+	err = pool(len(items), workers, func(i int) error {
+		e, err := entryOf(root, items[i])
+		if err != nil {
+			return err
+		}
+		sum := ""
+		kind := map[Kind]string{KindFile: "f", KindDir: "d", KindSymlink: "l"}[e.Kind]
+		if e.Kind == KindFile {
+			f, err := os.Open(filepath.Join(root, filepath.FromSlash(e.Path)))
+			if err != nil {
+				return err
+			}
+			h := sha256.New()
+			_, err = io.Copy(h, f)
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("read %s: %w", e.Path, err)
+			}
+			sum = hex.EncodeToString(h.Sum(nil))
+		}
+		var xs []string
+		for k, v := range e.Xattr {
+			xs = append(xs, k+"="+hex.EncodeToString(v))
+		}
+		sort.Strings(xs)
+		mt := int64(0)
+		if withTimes && e.Path != "." {
+			mt = e.MTime
+		}
+		line := fmt.Sprintf("%s %o %d %d %q %s %s", kind, e.Mode, mt, e.Size, e.Link, strings.Join(xs, ","), sum)
+		mu.Lock()
+		d[e.Path] = line
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("digest %s: %w", root, err)
+	}
+	return d, nil
+}

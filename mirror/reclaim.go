@@ -1,0 +1,164 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"rambar/ramdisk"
+)
+
+// ReclaimResult says what Reclaim did.
+type ReclaimResult struct {
+	Volume ramdisk.Volume `json:"disk"`   // the disk as made again
+	Files  int            `json:"files"`  // regular files moved out and back
+	Bytes  int64          `json:"bytes"`  // their bytes
+	Before ramdisk.Usage  `json:"before"` // usage before
+	After  ramdisk.Usage  `json:"after"`  // usage after
+	Took   time.Duration  `json:"took_ns"`
+}
+
+// ReclaimError is a Reclaim that failed after the disk was ejected: the
+// contents are whole in Staging, which is left in place.
+type ReclaimError struct {
+	Staging string
+	Err     error
+}
+
+func (e *ReclaimError) Error() string {
+	return fmt.Sprintf("%v; the disk's contents are safe in %s", e.Err, e.Staging)
+}
+
+// Unwrap returns the failure.
+func (e *ReclaimError) Unwrap() error { return e.Err }
+
+// Reclaim gives back the memory a disk pins (deleted files on a macOS disk
+// image or an undiscarded zram disk): it copies the contents to a staging
+// folder in the data folder and checks the copy, ejects the disk (never
+// forced), makes it again from plan (same name, size, file system, mount
+// point), copies the contents back, checks them by file count and content
+// hash, and only then removes the staging copy.
+//
+// A busy disk is refused with a *ramdisk.BusyError naming the holders before
+// anything is copied (where the holders can be found; elsewhere the engine's
+// eject refuses it after the copy, and the disk is untouched). If any step
+// after the eject fails, the error is a *ReclaimError naming the staging
+// folder, which keeps the contents.
+func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume, plan ramdisk.Plan, progress ProgressFunc) (ReclaimResult, error) {
+	start := time.Now()
+	res := ReclaimResult{}
+	if hs := holders(v.MountPoint); len(hs) > 0 {
+		return res, &ramdisk.BusyError{Volume: v.Name, Holders: hs}
+	}
+	if plan.Name != v.Name || plan.Size <= 0 {
+		return res, fmt.Errorf("reclaim %s: the plan is for %q", v.Name, plan.Name)
+	}
+	var err error
+	if res.Before, err = e.Usage(ctx, v); err != nil {
+		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
+	}
+	if k.Data == "" {
+		return res, errors.New("reclaim: no data folder")
+	}
+	staging := filepath.Join(k.Data, "reclaim", v.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	if err := os.MkdirAll(staging, 0o700); err != nil {
+		return res, noSpace(fmt.Errorf("reclaim %s: make %s: %w", v.Name, staging, err))
+	}
+	mark := marker(v)
+	// 1. Copy out and check the copy. The disk is untouched so far: any
+	// failure removes the staging copy and leaves the disk as it was.
+	entries, err := treeEntries(v.MountPoint)
+	if err == nil {
+		err = buildTree(ctx, entries, func(x Entry) string { return filepath.Join(v.MountPoint, filepath.FromSlash(x.Path)) },
+			staging, phase(progress, "copying out"), true, nil)
+	}
+	var want Digest
+	if err == nil {
+		want, err = DigestTree(staging, true)
+	}
+	if err == nil {
+		var got Digest
+		if got, err = DigestTree(v.MountPoint, true); err == nil {
+			if diff := want.Diff(got, 5); len(diff) > 0 {
+				err = fmt.Errorf("the disk changed while it was copied (%v); try again when it is idle", diff)
+			}
+		}
+	}
+	if err != nil {
+		os.RemoveAll(staging)
+		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
+	}
+	for _, x := range entries {
+		if x.Kind == KindFile {
+			res.Files++
+			res.Bytes += x.Size
+		}
+	}
+	// 2. Eject, never forced. Busy: nothing changed, drop the copy.
+	if err := e.Eject(ctx, v, false); err != nil {
+		if errors.Is(err, ramdisk.ErrBusy) {
+			os.RemoveAll(staging)
+			return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
+		}
+		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: eject: %w", v.Name, err)}
+	}
+	// 3. Make it again and copy back.
+	nv, err := e.Create(ctx, plan)
+	if err != nil {
+		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: make it again: %w", v.Name, err)}
+	}
+	res.Volume = nv
+	if err := buildTree(ctx, entries, func(x Entry) string { return filepath.Join(staging, filepath.FromSlash(x.Path)) },
+		nv.MountPoint, phase(progress, "copying back"), true, nil); err != nil {
+		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: copy back: %w", v.Name, err)}
+	}
+	if mark != "" {
+		if err := writeMarker(nv, mark); err != nil {
+			return res, &ReclaimError{Staging: staging, Err: err}
+		}
+	}
+	// 4. Verify by count and content, then drop the staging copy.
+	got, err := DigestTree(nv.MountPoint, true)
+	if err != nil {
+		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: verify: %w", v.Name, err)}
+	}
+	if got.Files() != want.Files() || len(got) != len(want) {
+		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: verify: %d files back of %d", v.Name, got.Files(), want.Files())}
+	}
+	if diff := want.Diff(got, 5); len(diff) > 0 {
+		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: verify: differs at %v", v.Name, diff)}
+	}
+	if err := os.RemoveAll(staging); err != nil {
+		return res, fmt.Errorf("reclaim %s: done and verified, but removing %s failed: %w", v.Name, staging, err)
+	}
+	os.Remove(filepath.Dir(staging))
+	res.After, _ = e.Usage(ctx, nv)
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// treeEntries scans root and reads every entry's metadata.
+func treeEntries(root string) ([]Entry, error) {
+	items, err := scan(root)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(items))
+	for i, it := range items {
+		if out[i], err = entryOf(root, it); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// phase relabels progress reports.
+func phase(fn ProgressFunc, name string) ProgressFunc {
+	if fn == nil {
+		return nil
+	}
+	return func(p Progress) { p.Phase = name; fn(p) }
+}

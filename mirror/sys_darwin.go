@@ -1,0 +1,64 @@
+//go:build darwin
+
+package mirror
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"rambar/internal/atomicfile"
+)
+
+func statCtime(st *unix.Stat_t) unix.Timespec { return st.Ctim }
+func statMtime(st *unix.Stat_t) unix.Timespec { return st.Mtim }
+
+// xattrIsContent: on macOS every attribute is the file's (Finder tags,
+// quarantine, resource forks) except the ones the system keeps for itself.
+func xattrIsContent(name string) bool { return !strings.HasPrefix(name, "com.apple.system.") }
+
+// cloneFile makes dst an APFS clone of src (clonefile(2)); it fails across
+// volumes or on HFS+, and callers then copy.
+func cloneFile(src, dst string) error {
+	if err := unix.Clonefile(src, dst, unix.CLONE_NOFOLLOW); err != nil {
+		return fmt.Errorf("clonefile %s: %w", dst, err)
+	}
+	return nil
+}
+
+// flushTree fsyncs the written files and the folders holding them. macOS
+// has no syncfs; fsync per file is what makes them durable.
+func flushTree(dir string, files []string) error {
+	for _, p := range files {
+		f, err := os.Open(p)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", p, err)
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("fsync %s: %w", p, err)
+		}
+	}
+	return atomicfile.SyncDir(dir)
+}
+
+// syncEachFile is true: macOS fsyncs each file as it is written.
+const syncEachFile = true
+
+// exchange swaps two paths atomically (renamex_np RENAME_SWAP).
+func exchange(a, b string) error {
+	if err := unix.RenamexNp(a, b, unix.RENAME_SWAP); err != nil {
+		return fmt.Errorf("renamex_np swap %s %s: %w", a, b, err)
+	}
+	return nil
+}
+
+// errNoAttr is what getxattr returns for a missing attribute.
+const errNoAttr = unix.ENOATTR
+
+// kernelCopy copies in to out (APFS clones are tried before, by cloneFile).
+func kernelCopy(out, in *os.File, _ bool) (int64, error) { return io.Copy(out, in) }

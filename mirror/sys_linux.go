@@ -1,0 +1,109 @@
+//go:build linux
+
+package mirror
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+func statCtime(st *unix.Stat_t) unix.Timespec { return st.Ctim }
+func statMtime(st *unix.Stat_t) unix.Timespec { return st.Mtim }
+
+// xattrIsContent: on Linux only user.* attributes belong to the files;
+// security.*, trusted.* and system.* belong to the system.
+func xattrIsContent(name string) bool { return strings.HasPrefix(name, "user.") }
+
+// cloneFile makes dst share src's blocks (FICLONE: btrfs, XFS, bcachefs).
+// It fails across file systems or where reflinks are unsupported; callers
+// then copy.
+func cloneFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlFileClone(int(out.Fd()), int(in.Fd())); err != nil {
+		out.Close()
+		os.Remove(dst)
+		return fmt.Errorf("FICLONE %s: %w", dst, err)
+	}
+	return out.Close()
+}
+
+// flushTree makes everything written under dir durable: one syncfs for the
+// whole file system, far cheaper than an fsync per file.
+func flushTree(dir string, _ []string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer f.Close()
+	if err := unix.Syncfs(int(f.Fd())); err != nil {
+		return fmt.Errorf("syncfs %s: %w", dir, err)
+	}
+	return nil
+}
+
+// syncEachFile is false: flushTree's syncfs covers every file.
+const syncEachFile = false
+
+// exchange swaps two paths atomically (renameat2 RENAME_EXCHANGE).
+func exchange(a, b string) error {
+	if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
+		return fmt.Errorf("renameat2 exchange %s %s: %w", a, b, err)
+	}
+	return nil
+}
+
+// errNoAttr is what getxattr returns for a missing attribute.
+const errNoAttr = unix.ENODATA
+
+// kernelCopy copies in to out inside the kernel: copy_file_range where the
+// file systems allow it (same file system: it may share or offload the
+// blocks), sendfile across file systems (tmpfs to ext4 and back), and a
+// buffered copy as the last resort. It returns the bytes copied.
+// copy_file_range is tried only when sameFS: across file systems the
+// kernel refuses it (EXDEV) and the attempt is a wasted call per file.
+func kernelCopy(out, in *os.File, sameFS bool) (int64, error) {
+	inFd, outFd := int(in.Fd()), int(out.Fd())
+	var done int64
+	useCFR := sameFS
+	for {
+		var n int
+		var err error
+		if useCFR {
+			n, err = unix.CopyFileRange(inFd, nil, outFd, nil, 1<<30, 0)
+			if err != nil && done == 0 && (errors.Is(err, unix.EXDEV) || errors.Is(err, unix.EINVAL) ||
+				errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP)) {
+				useCFR = false
+				continue
+			}
+		} else {
+			n, err = unix.Sendfile(outFd, inFd, nil, 1<<30)
+			if err != nil && done == 0 && (errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS)) {
+				m, err := io.Copy(out, in)
+				return m, err
+			}
+		}
+		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
+			continue
+		}
+		if err != nil {
+			return done, err
+		}
+		if n == 0 {
+			return done, nil
+		}
+		done += int64(n)
+	}
+}

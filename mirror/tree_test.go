@@ -1,0 +1,84 @@
+package mirror
+
+import (
+	"bytes"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+)
+
+func TestPathLessPutsFoldersBeforeTheirContents(t *testing.T) {
+	got := []string{"a.b", "a/b", ".", "a", "a-b/c", "a/b/c", "b", "a0"}
+	sort.Slice(got, func(i, j int) bool { return pathLess(got[i], got[j]) })
+	want := []string{".", "a", "a/b", "a/b/c", "a-b/c", "a.b", "a0", "b"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("order = %v, want %v", got, want)
+		}
+	}
+}
+
+func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
+	x := &index{Snapshot: "s1", DiskID: "d", Paths: []string{".", "a", "a/b"},
+		Idents: []ident{{Ino: 1, CTime: -5, MTime: 7, Size: 0, Mode: 0o40755}, {Ino: 2, Size: 99}, {Ino: 3, CTime: 1 << 60}}}
+	var buf bytes.Buffer
+	if err := x.encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeIndex(buf.Bytes())
+	if err != nil || !reflect.DeepEqual(got, x) {
+		t.Fatalf("round trip = %+v, %v", got, err)
+	}
+	b := buf.Bytes()
+	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte{}, b...), 0), []byte("RAMBAR-INDEX-2\n"), make([]byte, len(b))} {
+		if _, err := decodeIndex(bad); err == nil {
+			t.Errorf("decodeIndex accepted %d damaged bytes", len(bad))
+		}
+	}
+}
+
+func TestScanOrderIsPathLess(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a/b/c", "a-b/c", "a.b", "a0", "b", "a/b-c", "a/bc/d"} {
+		write(t, root, p, "x")
+	}
+	items, err := scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		got = append(got, it.rel)
+	}
+	want := []string{".", "a", "a/b", "a/b/c", "a/b-c", "a/bc", "a/bc/d", "a-b", "a-b/c", "a.b", "a0", "b"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("scan order %v, want %v", got, want)
+	}
+	if !sort.SliceIsSorted(got, func(i, j int) bool { return pathLess(got[i], got[j]) }) {
+		t.Error("scan order is not pathLess order")
+	}
+}
+
+func TestManifestRoundTripAndRejectsDamage(t *testing.T) {
+	m := &manifest{header: header{ID: "20260101T000000.000001Z", Created: time.Unix(1700000000, 5).UTC(), Files: 2, Bytes: 12,
+		Refs: map[string][]uint32{"a": {0, 1}, "b": {7}}},
+		Entries: []Entry{
+			{Path: ".", Kind: KindDir, Mode: 0o755, MTime: -1},
+			{Path: "f", Kind: KindFile, Mode: 0o4755, Size: 12, MTime: 99, Obj: "a/1", Xattr: map[string][]byte{"user.x": {0, 1}, "user.e": {}}},
+			{Path: "l", Kind: KindSymlink, Mode: 0o777, Link: "f"},
+		}}
+	b := encodeManifest(m)
+	got, err := decodeManifest(b, true)
+	if err != nil || !reflect.DeepEqual(got, m) {
+		t.Fatalf("round trip:\n got %+v %v\nwant %+v", got, err, m)
+	}
+	if h, err := decodeManifest(b, false); err != nil || h.ID != m.ID || h.Files != 2 || len(h.Entries) != 0 {
+		t.Errorf("header only: %+v %v", h, err)
+	}
+	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte{}, b...), 1), make([]byte, len(b)), b[:30]} {
+		if _, err := decodeManifest(bad, true); err == nil {
+			t.Errorf("accepted %d damaged bytes", len(bad))
+		}
+	}
+}
