@@ -7,14 +7,21 @@ import (
 	"time"
 )
 
-// A manifest file is a compact binary record (a save with a few files
-// changed rewrites it whole, so it must be quick to read and write):
+// A manifest file is a compact binary record:
 //
-//	magic, header (ID, created, files, bytes, object refs), entries
+//	version 1: magic, header (ID, created, files, bytes, object refs), entries
+//	version 2: magic, header (ID, created, files, bytes, base, object refs),
+//	           entries, removed paths
 //
-// Every string is a uvarint length and bytes. Reading checks that the file
-// ends exactly where the records do, so a damaged file is refused.
-const manifestMagic = "RAMBAR-MANIFEST-1\n"
+// A version 2 manifest with a base is a delta: its entries are the paths
+// added or changed since the base (a full manifest) and its removed paths
+// those gone since. Every string is a uvarint length and bytes. Reading
+// checks that the file ends exactly where the records do, so a damaged file
+// is refused. Version 1 files (written before deltas existed) still load.
+const (
+	manifestMagic   = "RAMBAR-MANIFEST-2\n"
+	manifestMagicV1 = "RAMBAR-MANIFEST-1\n"
+)
 
 var errBadManifest = errors.New("damaged snapshot manifest")
 
@@ -80,6 +87,7 @@ func encodeManifest(m *manifest) []byte {
 	e.sv(m.Created.UnixNano())
 	e.uv(uint64(m.Files))
 	e.sv(m.Bytes)
+	e.str(m.Base)
 	saves := make([]string, 0, len(m.Refs))
 	for s := range m.Refs {
 		saves = append(saves, s)
@@ -114,13 +122,18 @@ func encodeManifest(m *manifest) []byte {
 			e.bytes(x.Xattr[k])
 		}
 	}
+	e.uv(uint64(len(m.Removed)))
+	for _, p := range m.Removed {
+		e.str(p)
+	}
 	return e.b
 }
 
 // decodeManifest reads a manifest; with entries false it stops after the
 // header (listing and pruning need no more).
 func decodeManifest(b []byte, entries bool) (*manifest, error) {
-	if len(b) < len(manifestMagic) || string(b[:len(manifestMagic)]) != manifestMagic {
+	v2 := len(b) >= len(manifestMagic) && string(b[:len(manifestMagic)]) == manifestMagic
+	if !v2 && (len(b) < len(manifestMagicV1) || string(b[:len(manifestMagicV1)]) != manifestMagicV1) {
 		return nil, errBadManifest
 	}
 	d := &decoder{b: b[len(manifestMagic):]}
@@ -129,6 +142,9 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 	m.Created = time.Unix(0, d.sv()).UTC()
 	m.Files = int(d.uv())
 	m.Bytes = d.sv()
+	if v2 {
+		m.Base = d.str()
+	}
 	m.Refs = map[string][]uint32{}
 	for i, n := 0, d.count(2); i < n && !d.bad; i++ {
 		s := d.str()
@@ -158,6 +174,14 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 			}
 		}
 		m.Entries = append(m.Entries, x)
+	}
+	if v2 {
+		if k := d.count(1); k > 0 {
+			m.Removed = make([]string, 0, k)
+			for j := 0; j < k && !d.bad; j++ {
+				m.Removed = append(m.Removed, d.str())
+			}
+		}
 	}
 	if d.bad || len(d.b) != 0 {
 		return nil, errBadManifest

@@ -13,17 +13,28 @@ import (
 // snapshot Snapshot on the disk whose marker is DiskID: paths in scan order
 // (pathLess) with their identities. It is a compact binary file, because a
 // save with nothing changed reads it whole and compares, and little else.
+//
+// Exact (version 2 files) promises that Paths are exactly the paths of
+// Snapshot's tree, no more and no fewer: a save may then record only what
+// changed (a delta manifest), taking every path with an unchanged identity
+// from Snapshot and every indexed path no longer on the disk as removed.
+// Version 1 files (older saves and restores) promise less and are only
+// used to skip reading unchanged files.
 type index struct {
 	Snapshot string
 	DiskID   string
+	Exact    bool
 	Paths    []string
 	Idents   []ident
 }
 
-const indexMagic = "RAMBAR-INDEX-1\n"
+const (
+	indexMagic   = "RAMBAR-INDEX-2\n"
+	indexMagicV1 = "RAMBAR-INDEX-1\n"
+)
 
 func indexOf(snapshot, diskID string, items []scanned) *index {
-	x := &index{Snapshot: snapshot, DiskID: diskID, Paths: make([]string, len(items)), Idents: make([]ident, len(items))}
+	x := &index{Snapshot: snapshot, DiskID: diskID, Exact: true, Paths: make([]string, len(items)), Idents: make([]ident, len(items))}
 	for i, it := range items {
 		x.Paths[i], x.Idents[i] = it.rel, it.id
 	}
@@ -36,7 +47,11 @@ func (x *index) encode(w io.Writer) error {
 	uv := func(v uint64) { bw.Write(tmp[:binary.PutUvarint(tmp[:], v)]) }
 	sv := func(v int64) { bw.Write(tmp[:binary.PutVarint(tmp[:], v)]) }
 	str := func(s string) { uv(uint64(len(s))); bw.WriteString(s) }
-	bw.WriteString(indexMagic)
+	if x.Exact {
+		bw.WriteString(indexMagic)
+	} else {
+		bw.WriteString(indexMagicV1)
+	}
 	str(x.Snapshot)
 	str(x.DiskID)
 	uv(uint64(len(x.Paths)))
@@ -55,7 +70,11 @@ func (x *index) encode(w io.Writer) error {
 var errBadIndex = errors.New("bad index")
 
 func decodeIndex(b []byte) (*index, error) {
-	if len(b) < len(indexMagic) || string(b[:len(indexMagic)]) != indexMagic {
+	if len(b) < len(indexMagic) {
+		return nil, errBadIndex
+	}
+	exact := string(b[:len(indexMagic)]) == indexMagic
+	if !exact && string(b[:len(indexMagicV1)]) != indexMagicV1 {
 		return nil, errBadIndex
 	}
 	b = b[len(indexMagic):]
@@ -88,7 +107,7 @@ func decodeIndex(b []byte) (*index, error) {
 		b = b[n:]
 		return s
 	}
-	x := &index{Snapshot: str(), DiskID: str()}
+	x := &index{Snapshot: str(), DiskID: str(), Exact: exact}
 	n := uv()
 	if bad || n > uint64(len(b)) {
 		return nil, errBadIndex

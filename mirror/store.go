@@ -24,19 +24,26 @@ type store struct {
 	dir string
 }
 
-// manifest is one save: the whole tree. On disk it is two gob values, the
-// header then the entries, so listing and pruning read the header only.
+// manifest is one save: the whole tree, or (a delta, Base set) the paths
+// added or changed since the full manifest Base and the paths removed since.
+// On disk (codec.go) the header comes first, so listing and pruning read
+// the header only.
 type manifest struct {
 	header
 	Entries []Entry
+	// Removed lists, in a delta, the paths of Base that are gone.
+	Removed []string
 }
 
 type header struct {
 	ID      string
 	Created time.Time
-	Files   int   // regular files
+	Files   int   // regular files of the whole tree
 	Bytes   int64 // their total size
-	// Refs lists, per save, the numbers of the objects this tree uses.
+	// Base is, for a delta, the full manifest it records changes to.
+	Base string
+	// Refs lists, per save, the numbers of the objects this manifest's
+	// entries use (a delta's Base lists the rest).
 	Refs map[string][]uint32
 }
 
@@ -105,10 +112,66 @@ func (s *store) current() (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-func (s *store) manifest(id string) (*manifest, error) { return s.readManifest(id, true) }
+// manifest returns snapshot id's whole tree (a delta applied to its base).
+func (s *store) manifest(id string) (*manifest, error) { return s.tree(id, false) }
 
+// tree reads manifest id and applies it to its base when it is a delta.
+// hidden also finds a base kept only for the deltas on it (see prune).
+func (s *store) tree(id string, hidden bool) (*manifest, error) {
+	m, err := s.readFile(id, hidden, true)
+	if err != nil || m.Base == "" {
+		return m, err
+	}
+	base, err := s.readFile(m.Base, true, true)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", id, err)
+	}
+	if base.Base != "" {
+		return nil, fmt.Errorf("read snapshot %s: its base %s is a delta: %w", id, m.Base, errBadManifest)
+	}
+	out := *m
+	out.Entries, out.Removed = applyDelta(base.Entries, m.Removed, m.Entries), nil
+	return &out, nil
+}
+
+// applyDelta returns base (in pathLess order) without the removed paths
+// and with sets (in pathLess order) added or replacing their paths.
+func applyDelta(base []Entry, removed []string, sets []Entry) []Entry {
+	gone := make(map[string]bool, len(removed))
+	for _, p := range removed {
+		gone[p] = true
+	}
+	out := make([]Entry, 0, len(base)+len(sets))
+	j := 0
+	for _, e := range base {
+		for j < len(sets) && pathLess(sets[j].Path, e.Path) {
+			out = append(out, sets[j])
+			j++
+		}
+		if j < len(sets) && sets[j].Path == e.Path {
+			out = append(out, sets[j])
+			j++
+			continue
+		}
+		if !gone[e.Path] {
+			out = append(out, e)
+		}
+	}
+	return append(out, sets[j:]...)
+}
+
+// readManifest reads listed snapshot id as stored (a delta is not applied);
+// with entries false only its header.
 func (s *store) readManifest(id string, entries bool) (*manifest, error) {
+	return s.readFile(id, false, entries)
+}
+
+// readFile is readManifest that, with hidden, also finds a hidden base.
+func (s *store) readFile(id string, hidden, entries bool) (*manifest, error) {
 	b, err := os.ReadFile(s.path("snapshots", id+".snap"))
+	if hidden && errors.Is(err, fs.ErrNotExist) {
+		b, err = os.ReadFile(s.path("snapshots", id+".base"))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
@@ -161,7 +224,10 @@ func writeFast(path string, data []byte) error {
 }
 
 // ids lists the saved snapshots' IDs, oldest first.
-func (s *store) ids() ([]string, error) {
+func (s *store) ids() ([]string, error) { return s.idsOf(".snap") }
+
+// idsOf lists the IDs of the snapshot files ending in ext, oldest first.
+func (s *store) idsOf(ext string) ([]string, error) {
 	ents, err := os.ReadDir(s.path("snapshots"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -171,8 +237,8 @@ func (s *store) ids() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ".snap") && !strings.HasPrefix(n, ".") {
-			ids = append(ids, strings.TrimSuffix(n, ".snap"))
+		if n := e.Name(); strings.HasSuffix(n, ext) && !strings.HasPrefix(n, ".") {
+			ids = append(ids, strings.TrimSuffix(n, ext))
 		}
 	}
 	sort.Strings(ids)
@@ -266,9 +332,20 @@ func sameMeta(a, b Entry) bool {
 	return true
 }
 
+// deltaLimit is the most entries plus removed paths a delta on a base of
+// baseFiles files may hold; a save that would make a bigger one writes a
+// full manifest instead (the compaction), and later deltas build on that.
+var deltaLimit = func(baseFiles int) int { return 256 + baseFiles/2 }
+
 // save makes root's tree the store's new current snapshot, copying only the
 // files whose identity changed since the snapshot the index describes, and
 // keeps the newest keepN snapshots.
+//
+// When the index is exact (see index) and the change is small, the new
+// manifest is a delta: it holds only what changed since a full manifest,
+// so neither the old tree is read nor the whole new one written. The delta
+// on a delta is built by merging the previous delta's changes with the new
+// ones, so every delta is one step from its full base.
 func (s *store) save(ctx context.Context, root, diskID string, keepN int, progress ProgressFunc) (Result, error) {
 	start := time.Now()
 	unlock, err := s.lock(ctx)
@@ -300,63 +377,117 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 		}
 		return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, Took: time.Since(start)}, nil
 	}
-	// prev is the snapshot the disk's files were last known to match; its
-	// entries are reused for every path whose identity is unchanged.
-	var prev *manifest
+	// same[i]: items[i] has the identity the index recorded; gone: indexed
+	// paths no longer on the disk.
+	same := make([]bool, len(items))
+	var gone []string
+	changed := len(items)
 	if idx != nil {
-		if prev, err = s.manifest(idx.Snapshot); err != nil {
-			prev, idx = nil, nil
-		}
-	}
-	entries := make([]Entry, len(items))
-	var toCopy []int
-	var copyBytes int64
-	pi, xi := 0, 0 // merge positions in prev.Entries and idx.Paths (all in pathLess order)
-	for i, it := range items {
-		if idx != nil && prev != nil {
+		xi := 0
+		for i, it := range items {
 			for xi < len(idx.Paths) && pathLess(idx.Paths[xi], it.rel) {
+				gone = append(gone, idx.Paths[xi])
 				xi++
 			}
-			for pi < len(prev.Entries) && pathLess(prev.Entries[pi].Path, it.rel) {
-				pi++
-			}
-			if xi < len(idx.Paths) && idx.Paths[xi] == it.rel && idx.Idents[xi] == it.id &&
-				pi < len(prev.Entries) && prev.Entries[pi].Path == it.rel {
-				entries[i] = prev.Entries[pi]
-				continue
+			if xi < len(idx.Paths) && idx.Paths[xi] == it.rel {
+				if same[i] = idx.Idents[xi] == it.id; same[i] {
+					changed--
+				}
+				xi++
 			}
 		}
-		e, err := entryOf(root, it)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return Result{}, fmt.Errorf("save %s: %s changed during the save, try again: %w", root, it.rel, err)
-			}
-			return Result{}, fmt.Errorf("save %s: %w", root, err)
-		}
-		entries[i] = e
-		if e.Kind == KindFile {
-			toCopy = append(toCopy, i)
-			copyBytes += e.Size
-		}
+		gone = append(gone, idx.Paths[xi:]...)
 	}
-	var res Result
-	if prev != nil && prev.ID == curID {
-		res.Removed = removed(prev.Entries, entries)
-	} else if curID != "" {
-		if cur, err := s.manifest(curID); err == nil {
-			res.Removed = removed(cur.Entries, entries)
-		}
-	}
-	prev = nil // let the old tree go before copying
-	for _, e := range entries {
-		if e.Kind == KindFile {
-			res.Files++
-			res.Bytes += e.Size
-		}
+	var delta *manifest // the previous changes a new delta builds on; nil: a full manifest
+	if idx != nil && idx.Exact {
+		delta = s.deltaBase(idx.Snapshot, changed+len(gone))
 	}
 
 	id := newID(time.Now(), curID)
 	objDir := s.path("objects", id)
+	var entries []Entry // the new manifest's entries
+	var toCopy []*Entry
+	var res Result
+	entryAt := func(it scanned) (Entry, error) {
+		e, err := entryOf(root, it)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return e, fmt.Errorf("save %s: %s changed during the save, try again: %w", root, it.rel, err)
+			}
+			return e, fmt.Errorf("save %s: %w", root, err)
+		}
+		return e, nil
+	}
+	if delta != nil {
+		fresh := make([]Entry, 0, changed)
+		for i, it := range items {
+			if kindOf(it.id.Mode) == KindFile {
+				res.Files++
+				res.Bytes += it.id.Size
+			}
+			if same[i] {
+				continue
+			}
+			e, err := entryAt(it)
+			if err != nil {
+				return Result{}, err
+			}
+			fresh = append(fresh, e)
+		}
+		entries, delta.Removed = mergeDelta(delta, fresh, gone)
+		res.Removed = len(gone)
+		for i := range entries {
+			if e := &entries[i]; e.Kind == KindFile && e.Obj == "" {
+				toCopy = append(toCopy, e)
+			}
+		}
+	} else {
+		// prev is the snapshot the disk's files were last known to match; its
+		// entries are reused for every path whose identity is unchanged.
+		var prev *manifest
+		if idx != nil {
+			if prev, err = s.tree(idx.Snapshot, true); err != nil {
+				prev = nil
+			}
+		}
+		entries = make([]Entry, len(items))
+		pi := 0
+		for i, it := range items {
+			if same[i] && prev != nil {
+				for pi < len(prev.Entries) && pathLess(prev.Entries[pi].Path, it.rel) {
+					pi++
+				}
+				if pi < len(prev.Entries) && prev.Entries[pi].Path == it.rel {
+					entries[i] = prev.Entries[pi]
+					continue
+				}
+			}
+			e, err := entryAt(it)
+			if err != nil {
+				return Result{}, err
+			}
+			entries[i] = e
+		}
+		for i := range entries {
+			if e := &entries[i]; e.Kind == KindFile && e.Obj == "" {
+				toCopy = append(toCopy, e)
+			}
+		}
+		if prev != nil && prev.ID == curID {
+			res.Removed = removed(prev.Entries, entries)
+		} else if curID != "" {
+			if cur, err := s.manifest(curID); err == nil {
+				res.Removed = removed(cur.Entries, entries)
+			}
+		}
+		prev = nil // let the old tree go before copying
+	}
+	var copyBytes int64
+	for _, e := range toCopy {
+		copyBytes += e.Size
+	}
+	res.Bytes -= copyBytes // counted again below as copied
+
 	if err := os.MkdirAll(objDir, 0o700); err != nil {
 		return Result{}, noSpace(fmt.Errorf("save %s: make %s: %w", root, objDir, err))
 	}
@@ -370,12 +501,13 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e := &entries[toCopy[k]]
-		e.Obj = id + "/" + strconv.Itoa(k)
-		n, err := copyData(filepath.Join(root, filepath.FromSlash(e.Path)), s.path("objects", e.Obj), clone, syncEachFile, 0)
+		e := toCopy[k]
+		obj := id + "/" + strconv.Itoa(k)
+		n, err := copyData(filepath.Join(root, filepath.FromSlash(e.Path)), s.path("objects", obj), clone, syncEachFile, 0)
 		if err != nil {
 			return err
 		}
+		e.Obj = obj
 		e.Size = n // the bytes kept; a file growing under us is seen again next save
 		m.add(n, 1)
 		return nil
@@ -385,16 +517,29 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 		return fail(err)
 	}
 	res.CopiedFiles = len(toCopy)
-	for _, k := range toCopy {
-		res.CopiedBytes += entries[k].Size
+	for _, e := range toCopy {
+		res.CopiedBytes += e.Size
 	}
+	res.Bytes += res.CopiedBytes
+	mf := &manifest{header: header{ID: id, Created: time.Now().UTC()}, Entries: entries}
+	if delta != nil {
+		mf.Base, mf.Removed = delta.Base, delta.Removed
+	} else {
+		res.Files, res.Bytes = 0, 0
+		for _, e := range entries {
+			if e.Kind == KindFile {
+				res.Files++
+				res.Bytes += e.Size
+			}
+		}
+	}
+	mf.Files, mf.Bytes = res.Files, res.Bytes
 	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
 		return fail(noSpace(err))
 	}
 	// Objects and manifest reach stable storage before current names them:
 	// on Linux one syncfs covers both; elsewhere each file was fsynced as
 	// written and the manifest is written with fsyncs.
-	mf := &manifest{header: header{ID: id, Created: time.Now().UTC(), Files: res.Files, Bytes: res.Bytes}, Entries: entries}
 	err = s.writeManifest(mf, syncEachFile)
 	if err == nil {
 		err = flushTree(s.dir, nil)
@@ -420,6 +565,63 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 	return res, nil
 }
 
+// deltaBase returns what a delta on snapshot base builds on: base's own
+// changes when it is a delta, none when it is a full manifest. It returns
+// nil (write a full manifest) when base cannot be read or the delta, with
+// about n more changes, would pass deltaLimit.
+func (s *store) deltaBase(base string, n int) *manifest {
+	h, err := s.readFile(base, true, false)
+	if err != nil {
+		return nil
+	}
+	prev := &manifest{header: header{Base: base}}
+	if h.Base != "" {
+		if prev, err = s.readFile(base, true, true); err != nil {
+			return nil
+		}
+		if h, err = s.readFile(prev.Base, true, false); err != nil || h.Base != "" {
+			return nil
+		}
+	}
+	if len(prev.Entries)+len(prev.Removed)+n > deltaLimit(h.Files) {
+		return nil
+	}
+	return prev
+}
+
+// mergeDelta folds the changes since prev's snapshot (fresh entries, gone
+// paths; pathLess order) into prev's delta: the new delta's entries (fresh
+// ones replacing prev's, gone ones dropped) and removed paths.
+func mergeDelta(prev *manifest, fresh []Entry, gone []string) ([]Entry, []string) {
+	isGone := make(map[string]bool, len(gone))
+	for _, p := range gone {
+		isGone[p] = true
+	}
+	kept := make([]Entry, 0, len(prev.Entries))
+	for _, e := range prev.Entries {
+		if !isGone[e.Path] {
+			kept = append(kept, e)
+		}
+	}
+	entries := applyDelta(kept, nil, fresh)
+	set := make(map[string]bool, len(fresh))
+	for _, e := range fresh {
+		set[e.Path] = true
+	}
+	seen := map[string]bool{}
+	var rm []string
+	for _, list := range [][]string{prev.Removed, gone} {
+		for _, p := range list {
+			if !set[p] && !seen[p] {
+				seen[p] = true
+				rm = append(rm, p)
+			}
+		}
+	}
+	sort.Slice(rm, func(i, j int) bool { return pathLess(rm[i], rm[j]) })
+	return entries, rm
+}
+
 // removed counts the paths of old (in pathLess order) missing from now.
 func removed(old, now []Entry) int {
 	n, j := 0, 0
@@ -436,7 +638,9 @@ func removed(old, now []Entry) int {
 
 // prune keeps the newest keepN snapshots (always the current one) and
 // removes the objects only older snapshots used, reading manifest headers
-// only.
+// only. A dropped full manifest that a kept delta is based on is renamed
+// ID.base instead: no longer listed or restorable by ID, but kept until no
+// delta needs it.
 func (s *store) prune(keepN int) error {
 	if keepN < 1 {
 		keepN = 1
@@ -445,13 +649,13 @@ func (s *store) prune(keepN int) error {
 	if err != nil || len(ids) <= keepN {
 		return err
 	}
+	hidden, err := s.idsOf(".base")
+	if err != nil {
+		return err
+	}
 	drop, keep := ids[:len(ids)-keepN], ids[len(ids)-keepN:]
 	used := map[string]map[uint32]bool{}
-	for _, id := range keep {
-		h, err := s.readManifest(id, false)
-		if err != nil {
-			return err
-		}
+	note := func(h *manifest) {
 		for save, nums := range h.Refs {
 			if used[save] == nil {
 				used[save] = map[uint32]bool{}
@@ -461,8 +665,26 @@ func (s *store) prune(keepN int) error {
 			}
 		}
 	}
-	for _, id := range drop {
-		if err := os.Remove(s.path("snapshots", id+".snap")); err != nil {
+	bases := map[string]bool{}
+	for _, id := range keep {
+		h, err := s.readManifest(id, false)
+		if err != nil {
+			return err
+		}
+		note(h)
+		if h.Base != "" {
+			bases[h.Base] = true
+		}
+	}
+	for b := range bases {
+		h, err := s.readFile(b, true, false)
+		if err != nil {
+			return err
+		}
+		note(h)
+	}
+	remove := func(id, ext string) error {
+		if err := os.Remove(s.path("snapshots", id+ext)); err != nil {
 			return fmt.Errorf("remove snapshot %s: %w", id, err)
 		}
 		dir := s.path("objects", id)
@@ -470,7 +692,7 @@ func (s *store) prune(keepN int) error {
 			if err := os.RemoveAll(dir); err != nil {
 				return fmt.Errorf("remove objects of %s: %w", id, err)
 			}
-			continue
+			return nil
 		}
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
@@ -480,6 +702,25 @@ func (s *store) prune(keepN int) error {
 			}
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
 				return fmt.Errorf("remove object: %w", err)
+			}
+		}
+		return nil
+	}
+	for _, id := range drop {
+		if bases[id] {
+			if err := os.Rename(s.path("snapshots", id+".snap"), s.path("snapshots", id+".base")); err != nil {
+				return fmt.Errorf("keep base of later snapshots %s: %w", id, err)
+			}
+			continue
+		}
+		if err := remove(id, ".snap"); err != nil {
+			return err
+		}
+	}
+	for _, id := range hidden {
+		if !bases[id] {
+			if err := remove(id, ".base"); err != nil {
+				return err
 			}
 		}
 	}
@@ -520,9 +761,28 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 		if err != nil {
 			return Result{}, err
 		}
-		_ = s.writeIndex(indexOf(id, diskID, items))
+		_ = s.writeIndex(restoredIndex(id, diskID, m.Entries, items))
 	}
 	return Result{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, Took: time.Since(start)}, nil
+}
+
+// restoredIndex is the exact index of a restore of snapshot id: the
+// snapshot's paths (entries), with the identities the disk now shows
+// (items); a path the disk lacks gets none, so the next save records it as
+// removed, and a path only the disk has is not indexed, so it is saved.
+func restoredIndex(id, diskID string, entries []Entry, items []scanned) *index {
+	x := &index{Snapshot: id, DiskID: diskID, Exact: true, Paths: make([]string, len(entries)), Idents: make([]ident, len(entries))}
+	j := 0
+	for i, e := range entries {
+		x.Paths[i] = e.Path
+		for j < len(items) && pathLess(items[j].rel, e.Path) {
+			j++
+		}
+		if j < len(items) && items[j].rel == e.Path {
+			x.Idents[i] = items[j].id
+		}
+	}
+	return x
 }
 
 // resolve loads snapshot id, or the current one when id is "".
