@@ -26,6 +26,9 @@ const (
 	envData   = "RAMBAR_MIRROR_CRASH_DATA"
 	envVolume = "RAMBAR_MIRROR_CRASH_VOLUME"
 	envMirror = "RAMBAR_MIRROR_CRASH_MIRROR"
+	// envCompact makes the child's save a compaction (a full manifest
+	// where it would write a delta).
+	envCompact = "RAMBAR_MIRROR_CRASH_COMPACT"
 )
 
 func TestMain(m *testing.M) {
@@ -40,6 +43,9 @@ func crashChild() int {
 	k := NewKeeper(os.Getenv(envData))
 	k.IsMounted = func(string) bool { return true }
 	v := ramdisk.Volume{Name: "Crash", MountPoint: os.Getenv(envVolume)}
+	if os.Getenv(envCompact) == "1" {
+		deltaLimit = func(int) int { return 0 }
+	}
 	if _, err := k.Save(context.Background(), v, SaveOptions{}); err != nil {
 		fmt.Fprintln(os.Stderr, "child save:", err)
 		return 1
@@ -91,9 +97,12 @@ func crashTree(t *testing.T, root string, seed int64, n int) {
 	}
 }
 
-func runChild(t *testing.T, data, vol, mirror string) *exec.Cmd {
+func runChild(t *testing.T, data, vol, mirror string, compact bool) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envChild+"=1", envData+"="+data, envVolume+"="+vol, envMirror+"="+mirror)
+	if compact {
+		cmd.Env = append(cmd.Env, envCompact+"=1")
+	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -108,12 +117,22 @@ func runChild(t *testing.T, data, vol, mirror string) *exec.Cmd {
 func TestSaveSurvivesKill9(t *testing.T) {
 	for _, mode := range []ramdisk.ContentMode{ramdisk.Keep, ramdisk.Mirror} {
 		t.Run(string(mode), func(t *testing.T) {
-			crashTest(t, mode, map[ramdisk.ContentMode]int{ramdisk.Keep: 32, ramdisk.Mirror: 10}[mode])
+			crashTest(t, mode, map[ramdisk.ContentMode]int{ramdisk.Keep: 32, ramdisk.Mirror: 10}[mode], false)
 		})
 	}
 }
 
-func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int) {
+// TestCompactionSurvivesKill9 is TestSaveSurvivesKill9 for a save that
+// replaces a delta with a full manifest: the store's current snapshot is a
+// delta, and the killed save writes the whole tree again.
+func TestCompactionSurvivesKill9(t *testing.T) {
+	crashTest(t, ramdisk.Keep, 16, true)
+}
+
+// crashTest runs the kills. The child's save writes a delta (on the full
+// first save), or with compact a full manifest over a store whose current
+// snapshot is a delta; a completed child save is checked to have done so.
+func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) {
 	// A tmpfs keeps syncfs cheap on this shared machine; what is tested is
 	// the process dying at any instruction, which is the same on any file
 	// system (durability across power loss comes from syncfs before the
@@ -135,6 +154,12 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int) {
 	crashTree(t, vol, 1, 3000)
 	if _, err := k.Save(context.Background(), v, SaveOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if compact {
+		write(t, vol, "dir0/sub0/file0", "a delta")
+		if res, err := k.Save(context.Background(), v, SaveOptions{}); err != nil || res.CopiedFiles != 1 {
+			t.Fatal(res, err)
+		}
 	}
 	oldTree := digest(t, vol)
 	// The new tree: a third of the files rewritten, some deleted, some added.
@@ -166,10 +191,15 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int) {
 		os.RemoveAll(data)
 		linkCopy(t, pristine, data)
 		start := time.Now()
-		if err := runChild(t, data, vol, mirrorDir).Wait(); err != nil {
+		if err := runChild(t, data, vol, mirrorDir, compact).Wait(); err != nil {
 			t.Fatal(err)
 		}
 		d := time.Since(start)
+		s := &store{dir: filepath.Join(data, "disks", "Crash")}
+		cur, _ := s.current()
+		if h, err := s.readManifest(cur, false); err != nil || (h.Base == "") != compact {
+			t.Fatalf("the save killed below wrote %+v (%v); want a delta: %v", h, err, !compact)
+		}
 		os.RemoveAll(data)
 		return d
 	}
@@ -187,7 +217,7 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int) {
 	for i := 0; i < kills; i++ {
 		data := filepath.Join(base, fmt.Sprintf("run%d", i))
 		linkCopy(t, pristine, data)
-		cmd := runChild(t, data, vol, mirrorDir)
+		cmd := runChild(t, data, vol, mirrorDir, compact)
 		delay := time.Duration(r.Int63n(int64(full) * 11 / 10))
 		time.Sleep(delay)
 		cmd.Process.Signal(syscall.SIGKILL)

@@ -687,23 +687,6 @@ func (s *store) prune(keepN int) error {
 		if err := os.Remove(s.path("snapshots", id+ext)); err != nil {
 			return fmt.Errorf("remove snapshot %s: %w", id, err)
 		}
-		dir := s.path("objects", id)
-		if len(used[id]) == 0 {
-			if err := os.RemoveAll(dir); err != nil {
-				return fmt.Errorf("remove objects of %s: %w", id, err)
-			}
-			return nil
-		}
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			n, err := strconv.ParseUint(e.Name(), 10, 32)
-			if err == nil && used[id][uint32(n)] {
-				continue
-			}
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				return fmt.Errorf("remove object: %w", err)
-			}
-		}
 		return nil
 	}
 	for _, id := range drop {
@@ -721,6 +704,44 @@ func (s *store) prune(keepN int) error {
 		if !bases[id] {
 			if err := remove(id, ".base"); err != nil {
 				return err
+			}
+		}
+	}
+	// Objects: a kept snapshot's own folder holds only objects it uses;
+	// every other folder keeps just the objects a kept snapshot names
+	// (a save's objects outlive it while later trees share them).
+	cur, err := s.current()
+	if err != nil {
+		return err
+	}
+	retained := map[string]bool{}
+	for _, id := range keep {
+		retained[id] = true
+	}
+	for b := range bases {
+		retained[b] = true
+	}
+	dirs, _ := os.ReadDir(s.path("objects"))
+	for _, d := range dirs {
+		id := d.Name()
+		if retained[id] || id > cur {
+			continue
+		}
+		dir := s.path("objects", id)
+		if len(used[id]) == 0 {
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("remove objects of %s: %w", id, err)
+			}
+			continue
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			n, err := strconv.ParseUint(e.Name(), 10, 32)
+			if err == nil && used[id][uint32(n)] {
+				continue
+			}
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("remove object: %w", err)
 			}
 		}
 	}
