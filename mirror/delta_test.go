@@ -230,3 +230,71 @@ func TestStoreWrittenBeforeDeltasStillLoads(t *testing.T) {
 	}
 	sameTree(t, now, digest(t, out))
 }
+
+// TestDeltaPacksSmallFiles changes many small files and one large one: the
+// delta packs the small ones into one object (the large one gets its own),
+// every snapshot restores whole, a pack stays while any kept snapshot
+// uses a file in it, and goes when none does.
+func TestDeltaPacksSmallFiles(t *testing.T) {
+	f := newFixture(t)
+	st, _ := f.k.Setup("Pack", Options{Mode: ramdisk.Keep, Snapshots: 1})
+	v := f.create("Pack")
+	f.k.Load(f.ctx, v, nil)
+	for i := 0; i < 30; i++ {
+		write(t, v.MountPoint, fmt.Sprintf("d%d/f%d", i%3, i), strings.Repeat("a", 100+i))
+	}
+	if _, err := f.k.Save(f.ctx, v, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		write(t, v.MountPoint, fmt.Sprintf("d%d/f%d", i%3, i), strings.Repeat("p", 1000*i))
+	}
+	write(t, v.MountPoint, "big", strings.Repeat("B", packMax+1))
+	want := digest(t, v.MountPoint)
+	res, err := f.k.Save(f.ctx, v, SaveOptions{})
+	if err != nil || res.CopiedFiles != 11 {
+		t.Fatalf("delta save: %+v %v", res, err)
+	}
+	packed := res.Snapshot
+	objs, _ := os.ReadDir(filepath.Join(st.Backing, "objects", packed))
+	if len(objs) != 2 {
+		t.Errorf("the delta wrote %d objects for 10 small files and a large one, want 2 (a pack and the large file)", len(objs))
+	}
+	s := f.k.store(st)
+	check := func(what string) {
+		t.Helper()
+		out := t.TempDir()
+		if _, err := s.restore(f.ctx, "", out, "", nil); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		sameTree(t, want, digest(t, out))
+	}
+	check("delta with a pack")
+	// A compaction with one snapshot kept: the full manifest still uses
+	// the packed files, so the pack stays.
+	old := deltaLimit
+	deltaLimit = func(int) int { return 0 }
+	t.Cleanup(func() { deltaLimit = old })
+	write(t, v.MountPoint, "d2/f29", "other")
+	want = digest(t, v.MountPoint)
+	if _, err := f.k.Save(f.ctx, v, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check("full manifest using packed files")
+	if objs, _ := os.ReadDir(filepath.Join(st.Backing, "objects", packed)); len(objs) != 2 {
+		t.Errorf("pack and large object of the pruned delta: %d left, want both", len(objs))
+	}
+	// Every packed file and the large one rewritten: nothing uses them.
+	for i := 0; i < 10; i++ {
+		write(t, v.MountPoint, fmt.Sprintf("d%d/f%d", i%3, i), "gone")
+	}
+	write(t, v.MountPoint, "big", "small now")
+	want = digest(t, v.MountPoint)
+	if _, err := f.k.Save(f.ctx, v, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check("after the packed files changed")
+	if objs, err := os.ReadDir(filepath.Join(st.Backing, "objects", packed)); err == nil && len(objs) > 0 {
+		t.Errorf("%d objects no snapshot uses remain", len(objs))
+	}
+}

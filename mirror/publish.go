@@ -55,7 +55,7 @@ func (k *Keeper) publish(ctx context.Context, st State, id string) error {
 		}
 		return old
 	}
-	src := func(e Entry) string { return s.path("objects", e.Obj) }
+	src := s.objPath
 	files := []string{}
 	if err := buildTree(ctx, m.Entries, src, tmp, nil, false, reuse); err != nil {
 		os.RemoveAll(tmp)

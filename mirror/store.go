@@ -189,6 +189,7 @@ func (s *store) writeManifest(m *manifest, durable bool) error {
 	m.Refs = map[string][]uint32{}
 	for _, e := range m.Entries {
 		if save, num, ok := strings.Cut(e.Obj, "/"); ok {
+			num, _, _ = strings.Cut(num, "@") // a packed file: its pack
 			n, _ := strconv.ParseUint(num, 10, 32)
 			m.Refs[save] = append(m.Refs[save], uint32(n))
 		}
@@ -199,6 +200,93 @@ func (s *store) writeManifest(m *manifest, durable bool) error {
 		return noSpace(atomicfile.WriteFile(path, b, 0o600))
 	}
 	return writeFast(path, b)
+}
+
+// objPath is where e's bytes are: its object file, or for a file packed
+// with others (Obj "SAVE/N@OFFSET") the pack, a NUL, the offset, a NUL and
+// the size, which copyData reads (a NUL is never part of a real path).
+func (s *store) objPath(e Entry) string {
+	obj, off, packed := strings.Cut(e.Obj, "@")
+	p := s.path("objects", obj)
+	if packed {
+		p += "\x00" + off + "\x00" + strconv.FormatInt(e.Size, 10)
+	}
+	return p
+}
+
+// Small files a delta save copies are packed: written one after another
+// into a few pack objects instead of one object each, since creating a
+// file on the store's disk costs far more than writing a few KiB.
+const (
+	packMax   = 64 << 10 // files up to this size are packed
+	packBytes = 8 << 20  // a pack is closed past this size
+)
+
+// packGroups splits the small files of toCopy into packs (each at least 2
+// files, at most about packBytes) and returns them and the other files.
+func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
+	var small []*Entry
+	for _, e := range toCopy {
+		if e.Size <= packMax {
+			small = append(small, e)
+		} else {
+			single = append(single, e)
+		}
+	}
+	var cur []*Entry
+	var size int64
+	for _, e := range small {
+		cur = append(cur, e)
+		if size += e.Size; size >= packBytes {
+			packs, cur, size = append(packs, cur), nil, 0
+		}
+	}
+	if len(cur) > 0 {
+		packs = append(packs, cur)
+	}
+	// A pack of one is just an object.
+	for i := 0; i < len(packs); i++ {
+		if len(packs[i]) == 1 {
+			single = append(single, packs[i][0])
+			packs = append(packs[:i], packs[i+1:]...)
+			i--
+		}
+	}
+	return packs, single
+}
+
+// writePack copies the files of group into a new pack object at path,
+// one after another, setting each entry's Obj (obj@offset) and Size.
+func writePack(root, path, obj string, group []*Entry, sync bool) (int64, error) {
+	out, err := openRetry(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return 0, noSpace(fmt.Errorf("create %s: %w", path, err))
+	}
+	var off int64
+	err = func() error {
+		for _, e := range group {
+			src := filepath.Join(root, filepath.FromSlash(e.Path))
+			in, err := openRetry(src, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fmt.Errorf("open %s: %w", src, err)
+			}
+			n, err := kernelCopy(out, in, false)
+			unix.Close(in)
+			if err != nil {
+				return noSpace(fmt.Errorf("copy %s to %s: %w", src, path, err))
+			}
+			e.Obj, e.Size = obj+"@"+strconv.FormatInt(off, 10), n
+			off += n
+		}
+		if sync {
+			return retryEINTR(func() error { return unix.Fsync(out) })
+		}
+		return nil
+	}()
+	if cerr := unix.Close(out); err == nil && cerr != nil {
+		err = noSpace(fmt.Errorf("write %s: %w", path, cerr))
+	}
+	return off, err
 }
 
 // writeFast replaces path atomically without waiting for the disk: after a
@@ -497,12 +585,25 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 	}
 	clone := sameDev(root, objDir)
 	m := newMeter(progress, "saving", copyBytes, len(toCopy))
-	err = pool(len(toCopy), workers, func(k int) error {
+	var packs [][]*Entry
+	single := toCopy
+	if delta != nil {
+		packs, single = packGroups(toCopy)
+	}
+	err = pool(len(packs)+len(single), workers, func(k int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e := toCopy[k]
 		obj := id + "/" + strconv.Itoa(k)
+		if k < len(packs) {
+			n, err := writePack(root, s.path("objects", obj), obj, packs[k], syncEachFile)
+			if err != nil {
+				return err
+			}
+			m.add(n, len(packs[k]))
+			return nil
+		}
+		e := single[k-len(packs)]
 		n, err := copyData(filepath.Join(root, filepath.FromSlash(e.Path)), s.path("objects", obj), clone, syncEachFile, 0)
 		if err != nil {
 			return err
@@ -774,7 +875,7 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 		return Result{}, err
 	}
 	id = m.ID
-	if err := restoreTree(ctx, m.Entries, func(e Entry) string { return s.path("objects", e.Obj) }, dst, progress); err != nil {
+	if err := restoreTree(ctx, m.Entries, s.objPath, dst, progress); err != nil {
 		return Result{}, err
 	}
 	if diskID != "" {
@@ -882,7 +983,11 @@ func buildTree(ctx context.Context, entries []Entry, src func(Entry) string, dst
 	for _, i := range files {
 		bytesTotal += entries[i].Size
 	}
-	clone := len(files) > 0 && sameDev(src(entries[files[0]]), dst)
+	clone := false
+	if len(files) > 0 {
+		first, _, _ := strings.Cut(src(entries[files[0]]), "\x00") // a pack: its file
+		clone = sameDev(first, dst)
+	}
 	m := newMeter(progress, "restoring", bytesTotal, len(files))
 	err = pool(len(files), workers, func(k int) error {
 		if err := ctx.Err(); err != nil {

@@ -4,7 +4,6 @@ package mirror
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -61,4 +60,7 @@ func exchange(a, b string) error {
 const errNoAttr = unix.ENOATTR
 
 // kernelCopy copies in to out (APFS clones are tried before, by cloneFile).
-func kernelCopy(out, in *os.File, _ bool) (int64, error) { return io.Copy(out, in) }
+func kernelCopy(out, in int, _ bool) (int64, error) { return readWriteCopy(out, in) }
+
+// kernelRangeCopy is not offered here: EINVAL makes rangeCopy use pread.
+func kernelRangeCopy(out, in int, off, size int64) error { return unix.EINVAL }

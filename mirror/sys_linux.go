@@ -5,7 +5,6 @@ package mirror
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -74,8 +73,7 @@ const errNoAttr = unix.ENODATA
 // buffered copy as the last resort. It returns the bytes copied.
 // copy_file_range is tried only when sameFS: across file systems the
 // kernel refuses it (EXDEV) and the attempt is a wasted call per file.
-func kernelCopy(out, in *os.File, sameFS bool) (int64, error) {
-	inFd, outFd := int(in.Fd()), int(out.Fd())
+func kernelCopy(outFd, inFd int, sameFS bool) (int64, error) {
 	var done int64
 	useCFR := sameFS
 	for {
@@ -91,8 +89,7 @@ func kernelCopy(out, in *os.File, sameFS bool) (int64, error) {
 		} else {
 			n, err = unix.Sendfile(outFd, inFd, nil, 1<<30)
 			if err != nil && done == 0 && (errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS)) {
-				m, err := io.Copy(out, in)
-				return m, err
+				return readWriteCopy(outFd, inFd)
 			}
 		}
 		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
@@ -106,4 +103,24 @@ func kernelCopy(out, in *os.File, sameFS bool) (int64, error) {
 		}
 		done += int64(n)
 	}
+}
+
+// kernelRangeCopy copies size bytes at off of in to out with sendfile,
+// which reads at an offset without moving in's position. EINVAL (a file
+// system sendfile cannot read) makes the caller copy through a buffer.
+func kernelRangeCopy(out, in int, off, size int64) error {
+	for size > 0 {
+		n, err := unix.Sendfile(out, in, &off, int(min(size, 1<<30)))
+		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("pack ends %d bytes early: %w", size, errBadManifest)
+		}
+		size -= int64(n)
+	}
+	return nil
 }

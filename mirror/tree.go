@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -372,8 +373,18 @@ func noSpace(err error) error {
 // sameFS says src and dst share a file system: only then are reflinks and
 // copy_file_range tried. perm, when not 0, is set on dst through its
 // descriptor before it is closed (restores skip a path lookup per file).
+// Both files are opened as bare descriptors: os.File would try (and fail)
+// to register each regular file with the poller, several system calls per
+// file that dominate copying many small files.
+//
+// src may name a range of a pack object (see store.objPath): the pack's
+// path, a NUL, the offset, a NUL and the size.
 func copyData(src, dst string, sameFS bool, sync bool, perm fs.FileMode) (int64, error) {
-	clone := sameFS
+	src, off, size, packed, err := splitPacked(src)
+	if err != nil {
+		return 0, err
+	}
+	clone := sameFS && !packed
 	if clone {
 		if err := cloneFile(src, dst); err == nil {
 			if perm != 0 {
@@ -388,29 +399,159 @@ func copyData(src, dst string, sameFS bool, sync bool, perm fs.FileMode) (int64,
 			return st.Size(), nil
 		}
 	}
-	in, err := os.Open(src)
+	in, err := openRetry(src, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, fmt.Errorf("open %s: %w", src, err)
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	defer unix.Close(in)
+	out, err := openRetry(dst, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return 0, noSpace(fmt.Errorf("create %s: %w", dst, err))
 	}
-	n, err := kernelCopy(out, in, sameFS)
+	var n int64
+	if packed {
+		n, err = size, rangeCopy(out, in, off, size)
+	} else {
+		n, err = kernelCopy(out, in, sameFS)
+	}
 	if err == nil && perm != 0 {
-		err = out.Chmod(perm)
+		err = retryEINTR(func() error { return unix.Fchmod(out, unixMode(perm)) })
 	}
 	if err == nil && sync {
-		err = out.Sync()
+		err = retryEINTR(func() error { return unix.Fsync(out) })
 	}
-	if cerr := out.Close(); err == nil {
+	if cerr := unix.Close(out); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return n, noSpace(fmt.Errorf("copy %s to %s: %w", src, dst, err))
 	}
 	return n, nil
+}
+
+// splitPacked reads a packed source (see copyData).
+func splitPacked(src string) (path string, off, size int64, packed bool, err error) {
+	path, rest, packed := strings.Cut(src, "\x00")
+	if !packed {
+		return src, 0, 0, false, nil
+	}
+	o, s, _ := strings.Cut(rest, "\x00")
+	off, err1 := strconv.ParseInt(o, 10, 64)
+	size, err2 := strconv.ParseInt(s, 10, 64)
+	if err1 != nil || err2 != nil || off < 0 || size < 0 {
+		return "", 0, 0, false, fmt.Errorf("bad packed object %q in %s: %w", rest, path, errBadManifest)
+	}
+	return path, off, size, true, nil
+}
+
+// rangeCopy copies size bytes at off of in to out (at its position).
+func rangeCopy(out, in int, off, size int64) error {
+	if size == 0 {
+		return nil
+	}
+	if err := kernelRangeCopy(out, in, off, size); err == nil || !errors.Is(err, unix.EINVAL) {
+		return err
+	}
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	for size > 0 {
+		k := int64(len(buf))
+		if k > size {
+			k = size
+		}
+		n, err := unix.Pread(in, buf[:k], off)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("pack ends %d bytes early: %w", size, errBadManifest)
+		}
+		for w := 0; w < n; {
+			m, err := unix.Write(out, buf[w:n])
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			w += m
+		}
+		off += int64(n)
+		size -= int64(n)
+	}
+	return nil
+}
+
+// openRetry is open(2), retried when interrupted by a signal.
+func openRetry(path string, flags int, mode uint32) (int, error) {
+	for {
+		fd, err := unix.Open(path, flags, mode)
+		if !errors.Is(err, unix.EINTR) {
+			return fd, err
+		}
+	}
+}
+
+func retryEINTR(f func() error) error {
+	for {
+		if err := f(); !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// unixMode converts permission bits with setuid, setgid and sticky to
+// chmod(2)'s mode.
+func unixMode(perm fs.FileMode) uint32 {
+	m := uint32(perm.Perm())
+	if perm&fs.ModeSetuid != 0 {
+		m |= unix.S_ISUID
+	}
+	if perm&fs.ModeSetgid != 0 {
+		m |= unix.S_ISGID
+	}
+	if perm&fs.ModeSticky != 0 {
+		m |= unix.S_ISVTX
+	}
+	return m
+}
+
+// copyBufs are readWriteCopy's buffers.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// readWriteCopy copies in to out through a buffer, until end of file.
+func readWriteCopy(out, in int) (int64, error) {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	var done int64
+	for {
+		n, err := unix.Read(in, buf)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return done, err
+		}
+		if n == 0 {
+			return done, nil
+		}
+		for w := 0; w < n; {
+			m, err := unix.Write(out, buf[w:n])
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil {
+				return done, err
+			}
+			w += m
+			done += int64(m)
+		}
+	}
 }
 
 // Progress is how far a save, restore or reclaim has come. Totals are known
