@@ -97,10 +97,10 @@ type Deps struct {
 	Dialogs Dialogs
 
 	// Optional features; nil hides the item.
-	SaveNow     SaveFunc
-	Unsaved     UnsavedFunc
+	SaveNow SaveFunc
+	Unsaved UnsavedFunc
 	// Kept, when set, limits Save Now to kept disks; nil offers it on all.
-	Kept KeptFunc
+	Kept        KeptFunc
 	Reclaim     ReclaimFunc
 	Benchmark   BenchmarkFunc
 	MountPreset MountPresetFunc
