@@ -22,6 +22,8 @@ import (
 // store is one disk's folder of snapshots (see the package doc for its layout).
 type store struct {
 	dir string
+	// copyFile, when set, writes restored files (Keeper.CopyFile).
+	copyFile CopyFunc
 }
 
 // manifest is one save: the whole tree. On disk it is two gob values, the
@@ -512,7 +514,7 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 		return Result{}, err
 	}
 	id = m.ID
-	if err := restoreTree(ctx, m.Entries, func(e Entry) string { return s.path("objects", e.Obj) }, dst, progress); err != nil {
+	if err := restoreTree(ctx, m.Entries, func(e Entry) string { return s.path("objects", e.Obj) }, dst, progress, s.copyFile); err != nil {
 		return Result{}, err
 	}
 	if diskID != "" {
@@ -561,8 +563,9 @@ func need(entries []Entry) int64 {
 
 // restoreTree recreates entries under dst, reading each file's bytes from
 // src(e). It refuses before writing anything when dst lacks the room.
-func restoreTree(ctx context.Context, entries []Entry, src func(Entry) string, dst string, progress ProgressFunc) error {
-	return buildTree(ctx, entries, src, dst, progress, true, nil)
+// copyFile, when set, writes each file's data (see Keeper.CopyFile).
+func restoreTree(ctx context.Context, entries []Entry, src func(Entry) string, dst string, progress ProgressFunc, copyFile CopyFunc) error {
+	return buildTree(ctx, entries, src, dst, progress, true, nil, copyFile)
 }
 
 // buildTree is restoreTree with two knobs: checkSpace, and reuse, which may
@@ -570,7 +573,7 @@ func restoreTree(ctx context.Context, entries []Entry, src func(Entry) string, d
 // mirror folder links unchanged files from the folder it replaces; a RAM
 // disk never gets links).
 func buildTree(ctx context.Context, entries []Entry, src func(Entry) string, dst string, progress ProgressFunc,
-	checkSpace bool, reuse func(Entry) string) error {
+	checkSpace bool, reuse func(Entry) string, copyFile CopyFunc) error {
 	var files []int
 	for i, e := range entries {
 		if e.Kind == KindFile {
@@ -613,6 +616,16 @@ func buildTree(ctx context.Context, entries []Entry, src func(Entry) string, dst
 				m.add(e.Size, 1)
 				return nil
 			}
+		}
+		if copyFile != nil {
+			if err := copyFile(ctx, src(e), at(e)); err != nil {
+				return noSpace(fmt.Errorf("copy %s: %w", e.Path, err))
+			}
+			if err := setMeta(at(e), e, true); err != nil {
+				return err
+			}
+			m.add(e.Size, 1)
+			return nil
 		}
 		// The mode is set through the descriptor; a mode of 0 (which
 		// copyData takes as "leave it") is set by path below.
