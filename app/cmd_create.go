@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strings"
 
 	"rambar/ramdisk"
 )
@@ -69,13 +68,6 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 func printPlan(a *App, p ramdisk.Plan) {
 	fmt.Fprintf(a.Stdout, "Creating %s\n", p.Summary())
 	for _, n := range p.Notes {
-		mark := "·"
-		switch n.Severity {
-		case ramdisk.Advice:
-			mark = "tip:"
-		case ramdisk.Warning:
-			mark = "warning:"
-		}
-		fmt.Fprintf(a.Stdout, "  %s %s\n", mark, strings.TrimSpace(n.Text))
+		fmt.Fprintf(a.Stdout, "  · %s\n", n)
 	}
 }
