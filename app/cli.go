@@ -55,6 +55,9 @@ type App struct {
 	Now       func() time.Time
 	// Interactive is true when stderr is a terminal: progress lines redraw.
 	Interactive bool
+	// Compress restores kept and mirrored contents compressed on the disk
+	// (create/restore --compress; macOS).
+	Compress bool
 
 	engine ramdisk.Engine
 }

@@ -156,3 +156,23 @@ func TestParseFlagsAnywhere(t *testing.T) {
 		t.Errorf("pos %q force %v fs %q err %v", pos, *b, *s, err)
 	}
 }
+
+// TestCompressFlag: --compress applies to restored contents, and only macOS
+// has ditto --hfsCompression; elsewhere it is refused before anything is made.
+func TestCompressFlag(t *testing.T) {
+	root := t.TempDir()
+	eng := ramdisktest.NewMem(root, ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: 9 * ramdisk.GiB})
+	_, errOut, code := cliRun(t, eng, root, "create", "Plain", "1G", "--compress")
+	if code != exitUsage || !strings.Contains(errOut, "needs --keep or --mirror") {
+		t.Errorf("--compress without contents: exit %d, %q", code, errOut)
+	}
+	_, errOut, code = cliRun(t, eng, root, "create", "Kept", "1G", "--keep", "--compress")
+	if compressedCopy() == nil {
+		if code != exitUnsupported || !strings.Contains(errOut, "ditto --hfsCompression") {
+			t.Errorf("--compress off macOS: exit %d, %q", code, errOut)
+		}
+		if vs, _ := eng.List(t.Context()); len(vs) != 0 {
+			t.Errorf("a refused create made %v", vs)
+		}
+	}
+}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strings"
 
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "create", Args: "NAME SIZE [--fs FS] [--hidden] [--keep | --mirror FOLDER] [--snapshots N] [--save-every 10m] [--force] [--json]",
+	register(&command{Name: "create", Args: "NAME SIZE [--fs FS] [--hidden] [--keep | --mirror FOLDER] [--snapshots N] [--save-every 10m] [--compress] [--force] [--json]",
 		Summary: "make a RAM disk (fs: apfs, apfs-case, hfs+, hfs+-case, tmpfs, zram); --keep saves its contents, --mirror loads and writes back a folder", Order: 10, Run: runCreate})
 }
 
@@ -24,12 +23,19 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 	mirrorDir := fl.String("mirror", "", "load this folder into the disk and write changes back to it")
 	snapshots := fl.Int("snapshots", 0, "how many saves to keep (default 5)")
 	saveEvery := fl.Duration("save-every", 0, "autosave interval for the menu-bar app (e.g. 10m)")
+	compress := fl.Bool("compress", false, "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)")
 	pos, err := parseFlags(fl, args)
 	if err != nil {
 		return err
 	}
 	contents, err := contentsOptions(*keep, *mirrorDir, *snapshots, *saveEvery)
 	if err != nil {
+		return err
+	}
+	if *compress && contents.Mode == ramdisk.Discard {
+		return usagef("--compress needs --keep or --mirror: it applies to restored contents")
+	}
+	if err := a.setCompress(*compress); err != nil {
 		return err
 	}
 	if err := wantArgs("create", pos, 2, 2); err != nil {
@@ -62,13 +68,6 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 func printPlan(a *App, p ramdisk.Plan) {
 	fmt.Fprintf(a.Stdout, "Creating %s\n", p.Summary())
 	for _, n := range p.Notes {
-		mark := "·"
-		switch n.Severity {
-		case ramdisk.Advice:
-			mark = "tip:"
-		case ramdisk.Warning:
-			mark = "warning:"
-		}
-		fmt.Fprintf(a.Stdout, "  %s %s\n", mark, strings.TrimSpace(n.Text))
+		fmt.Fprintf(a.Stdout, "  · %s\n", n)
 	}
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register(&command{Name: "restore", Args: "NAME [--snapshot ID] [--force] [--json]",
+	register(&command{Name: "restore", Args: "NAME [--snapshot ID] [--compress] [--force] [--json]",
 		Summary: "put a saved state back on a kept disk (--force: replace the files it holds)", Order: 41, Run: runRestore})
 }
 
@@ -19,11 +19,15 @@ func runRestore(ctx context.Context, a *App, args []string) error {
 	snap := fl.String("snapshot", "", "snapshot ID (see 'rambar snapshots NAME'); default the latest")
 	force := fl.Bool("force", false, "replace the files on the disk, even unsaved ones")
 	asJSON := fl.Bool("json", false, "print JSON")
+	compress := fl.Bool("compress", false, "macOS: write the files compressed (ditto --hfsCompression), so they take less memory")
 	pos, err := parseFlags(fl, args)
 	if err != nil {
 		return err
 	}
 	if err := wantArgs("restore", pos, 1, 1); err != nil {
+		return err
+	}
+	if err := a.setCompress(*compress); err != nil {
 		return err
 	}
 	k, err := a.keeper()

@@ -24,7 +24,21 @@ func (a *App) keeper() (*mirror.Keeper, error) {
 	if a.Paths.Data == "" {
 		return nil, errors.New("no data folder: HOME is not set")
 	}
-	return newKeeper(a.Paths.Data), nil
+	k := newKeeper(a.Paths.Data)
+	if a.Compress {
+		k.CopyFile = compressedCopy()
+	}
+	return k, nil
+}
+
+// setCompress takes create's and restore's --compress: restored files are
+// written compressed (macOS only).
+func (a *App) setCompress(on bool) error {
+	if on && compressedCopy() == nil {
+		return fmt.Errorf("--compress: %w: it writes files with ditto --hfsCompression, which only macOS has (on Linux, make a compressed disk with --fs zram)", ramdisk.ErrUnsupported)
+	}
+	a.Compress = on
+	return nil
 }
 
 // refusedError is a mirror refusal seen by the CLI: exit code 6.

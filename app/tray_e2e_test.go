@@ -425,6 +425,41 @@ func TestTrayEndToEnd(t *testing.T) {
 	a.waitMenu("Outside gone", 3*trayRefresh+2*time.Second, func(n dbusNode) bool { _, ok := n.find("Outside: "); return !ok })
 	a.waitLog("notify: Outside is gone")
 
+	// A kept disk made by the CLI offers Save Now (a plain one does not);
+	// a file written shows the unsaved mark, and Save Now saves it.
+	cli = exec.Command(a.bin, "create", "Kept", "64M", "--keep")
+	cli.Env = a.env
+	if out, err := cli.CombinedOutput(); err != nil {
+		t.Fatalf("rambar create --keep: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(a.root, "Kept", "notes.txt"), []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n = a.waitMenu("Kept marked unsaved", 20*time.Second, func(n dbusNode) bool {
+		k, ok := n.find("• Kept: ")
+		_, save := k.find("Save Now (unsaved changes)")
+		return ok && save
+	})
+	a.click(a.item("Save Now (unsaved changes)"))
+	a.waitMenu("Kept saved", 20*time.Second, func(n dbusNode) bool {
+		k, ok := n.find("Kept: ")
+		_, save := k.find("Save Now")
+		_, marked := n.find("• Kept: ")
+		return ok && save && !marked
+	})
+	info := exec.Command(a.bin, "info", "Kept", "--json")
+	info.Env = a.env
+	out, err := info.Output()
+	if err != nil || !regexp.MustCompile(`"last_snapshot": "[^"]+"`).Match(out) {
+		t.Fatalf("after Save Now, info shows no save: %v\n%s", err, out)
+	}
+	n = a.layout()
+	k, _ := n.find("Kept: ")
+	ej, _ = k.find("Eject")
+	a.click(ej)
+	waitMount(t, filepath.Join(a.root, "Kept"), false)
+	a.waitMenu("Kept gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("Kept: "); return !ok })
+
 	// Quit from the menu: with no disks left it asks nothing and exits 0.
 	a.click(a.item("Quit RAMBar"))
 	select {

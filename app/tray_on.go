@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"rambar/tray"
 )
@@ -26,6 +27,19 @@ func runTray(ctx context.Context, a *App) error {
 	d, err := a.trayDeps()
 	if err != nil {
 		return err
+	}
+	if c := a.newContents(); c != nil {
+		c.hook(&d)
+		bg, stop := context.WithCancel(ctx)
+		c.background(bg, d.Notify)
+		defer func() {
+			// Quitting (or logging out) with disks left mounted: save what
+			// they keep, so nothing written since the last save is lost.
+			stop()
+			save, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			defer cancel()
+			c.saveAll(save, d.Notify)
+		}()
 	}
 	d.Started = func() {
 		res, err := a.Up(ctx)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"rambar/mirror"
 
 	"rambar/internal/run"
 	"rambar/linux"
@@ -13,3 +14,7 @@ import (
 func newEngine() (ramdisk.Engine, error) {
 	return linux.New(run.System(), linux.WithMountRoot(os.Getenv("RAMBAR_MOUNT_ROOT"))), nil
 }
+
+// compressedCopy is nil: transparent compression of restored files
+// (ditto --hfsCompression) exists only on macOS; on Linux use --fs zram.
+func compressedCopy() mirror.CopyFunc { return nil }

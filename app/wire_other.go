@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"rambar/mirror"
 	"runtime"
 
 	"rambar/ramdisk"
@@ -12,3 +13,7 @@ import (
 func newEngine() (ramdisk.Engine, error) {
 	return nil, fmt.Errorf("RAM disks on %s: %w (RAMBar runs on macOS and Linux)", runtime.GOOS, ramdisk.ErrUnsupported)
 }
+
+// compressedCopy is nil: transparent compression of restored files
+// (ditto --hfsCompression) exists only on macOS; on Linux use --fs zram.
+func compressedCopy() mirror.CopyFunc { return nil }

@@ -1,12 +1,14 @@
 package mirror
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"rambar/ramdisk"
@@ -270,6 +272,28 @@ func TestDeltaPacksSmallFiles(t *testing.T) {
 		sameTree(t, want, digest(t, out))
 	}
 	check("delta with a pack")
+	// Through a CopyFile hook, packed files reach it as files of their own.
+	hooked := *s
+	calls := 0
+	var mu sync.Mutex
+	hooked.copyFile = func(ctx context.Context, src, dst string) error {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o600)
+	}
+	out := t.TempDir()
+	if _, err := hooked.restore(f.ctx, "", out, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, want, digest(t, out))
+	if calls != 31 {
+		t.Errorf("CopyFile called %d times, want 31", calls)
+	}
 	// A compaction with one snapshot kept: the full manifest still uses
 	// the packed files, so the pack stays.
 	old := deltaLimit

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -377,5 +378,51 @@ func TestSnapshotsShareUnchangedFiles(t *testing.T) {
 	})
 	if n != 53 {
 		t.Errorf("%d objects stored for 4 snapshots differing in one file, want 53", n)
+	}
+}
+
+// TestCopyFileHook restores through Keeper.CopyFile (macOS sets it to
+// `ditto --hfsCompression`): every file goes through the hook, and the tree
+// still comes back whole with its metadata.
+func TestCopyFileHook(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.k.Setup("Hook", Options{Mode: ramdisk.Keep}); err != nil {
+		t.Fatal(err)
+	}
+	v := f.create("Hook")
+	if _, err := f.k.Load(f.ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	richTree(t, v.MountPoint)
+	want := digest(t, v.MountPoint)
+	if _, err := f.k.Save(f.ctx, v, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.eject(v)
+	var mu sync.Mutex
+	var copied []string
+	f.k.CopyFile = func(ctx context.Context, src, dst string) error {
+		mu.Lock()
+		copied = append(copied, filepath.Base(dst))
+		mu.Unlock()
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o600)
+	}
+	v = f.create("Hook")
+	if _, err := f.k.Load(f.ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, want, digest(t, v.MountPoint))
+	if len(copied) != 5 {
+		t.Errorf("CopyFile wrote %d files (%v), want all 5", len(copied), copied)
+	}
+	f.k.CopyFile = func(ctx context.Context, src, dst string) error { return errors.New("ditto: no space") }
+	f.eject(v)
+	v = f.create("Hook")
+	if _, err := f.k.Load(f.ctx, v, nil); err == nil || !strings.Contains(err.Error(), "ditto: no space") {
+		t.Errorf("a failing CopyFile: Load gave %v", err)
 	}
 }

@@ -57,7 +57,7 @@ func (k *Keeper) publish(ctx context.Context, st State, id string) error {
 	}
 	src := s.objPath
 	files := []string{}
-	if err := buildTree(ctx, m.Entries, src, tmp, nil, false, reuse); err != nil {
+	if err := buildTree(ctx, m.Entries, src, tmp, nil, false, reuse, nil); err != nil {
 		os.RemoveAll(tmp)
 		return err
 	}

@@ -73,7 +73,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	entries, err := treeEntries(v.MountPoint)
 	if err == nil {
 		err = buildTree(ctx, entries, func(x Entry) string { return filepath.Join(v.MountPoint, filepath.FromSlash(x.Path)) },
-			staging, phase(progress, "copying out"), true, nil)
+			staging, phase(progress, "copying out"), true, nil, nil)
 	}
 	var want Digest
 	if err == nil {
@@ -112,7 +112,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	}
 	res.Volume = nv
 	if err := buildTree(ctx, entries, func(x Entry) string { return filepath.Join(staging, filepath.FromSlash(x.Path)) },
-		nv.MountPoint, phase(progress, "copying back"), true, nil); err != nil {
+		nv.MountPoint, phase(progress, "copying back"), true, nil, k.CopyFile); err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: copy back: %w", v.Name, err)}
 	}
 	if mark != "" {

@@ -22,6 +22,8 @@ import (
 // store is one disk's folder of snapshots (see the package doc for its layout).
 type store struct {
 	dir string
+	// copyFile, when set, writes restored files (Keeper.CopyFile).
+	copyFile CopyFunc
 }
 
 // manifest is one save: the whole tree, or (a delta, Base set) the paths
@@ -875,7 +877,7 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 		return Result{}, err
 	}
 	id = m.ID
-	if err := restoreTree(ctx, m.Entries, s.objPath, dst, progress); err != nil {
+	if err := restoreTree(ctx, m.Entries, s.objPath, dst, progress, s.copyFile); err != nil {
 		return Result{}, err
 	}
 	if diskID != "" {
@@ -943,8 +945,9 @@ func need(entries []Entry) int64 {
 
 // restoreTree recreates entries under dst, reading each file's bytes from
 // src(e). It refuses before writing anything when dst lacks the room.
-func restoreTree(ctx context.Context, entries []Entry, src func(Entry) string, dst string, progress ProgressFunc) error {
-	return buildTree(ctx, entries, src, dst, progress, true, nil)
+// copyFile, when set, writes each file's data (see Keeper.CopyFile).
+func restoreTree(ctx context.Context, entries []Entry, src func(Entry) string, dst string, progress ProgressFunc, copyFile CopyFunc) error {
+	return buildTree(ctx, entries, src, dst, progress, true, nil, copyFile)
 }
 
 // buildTree is restoreTree with two knobs: checkSpace, and reuse, which may
@@ -952,7 +955,7 @@ func restoreTree(ctx context.Context, entries []Entry, src func(Entry) string, d
 // mirror folder links unchanged files from the folder it replaces; a RAM
 // disk never gets links).
 func buildTree(ctx context.Context, entries []Entry, src func(Entry) string, dst string, progress ProgressFunc,
-	checkSpace bool, reuse func(Entry) string) error {
+	checkSpace bool, reuse func(Entry) string, copyFile CopyFunc) error {
 	var files []int
 	for i, e := range entries {
 		if e.Kind == KindFile {
@@ -1000,6 +1003,16 @@ func buildTree(ctx context.Context, entries []Entry, src func(Entry) string, dst
 				return nil
 			}
 		}
+		if copyFile != nil {
+			if err := copyThrough(ctx, copyFile, src(e), at(e)); err != nil {
+				return noSpace(fmt.Errorf("copy %s: %w", e.Path, err))
+			}
+			if err := setMeta(at(e), e, true); err != nil {
+				return err
+			}
+			m.add(e.Size, 1)
+			return nil
+		}
 		// The mode is set through the descriptor; a mode of 0 (which
 		// copyData takes as "leave it") is set by path below.
 		n, err := copyData(src(e), at(e), clone, false, filePerm(e))
@@ -1035,6 +1048,30 @@ func buildTree(ctx context.Context, entries []Entry, src func(Entry) string, dst
 		}
 	}
 	return nil
+}
+
+// copyThrough runs copyFile from src to dst. A packed source (see
+// store.objPath) is first copied out of its pack into a temporary file in
+// the store, which copyFile then reads.
+func copyThrough(ctx context.Context, copyFile CopyFunc, src, dst string) error {
+	if !strings.Contains(src, "\x00") {
+		return copyFile(ctx, src, dst)
+	}
+	pack, _, _ := strings.Cut(src, "\x00")
+	// The store's folder (pack is STORE/objects/SAVE/N): a save's cleanup
+	// removes what a killed restore leaves there.
+	f, err := os.CreateTemp(filepath.Dir(filepath.Dir(filepath.Dir(pack))), ".unpack.tmp-*")
+	if err != nil {
+		return noSpace(fmt.Errorf("unpack %s: %w", pack, err))
+	}
+	tmp := f.Name()
+	f.Close()
+	os.Remove(tmp)
+	defer os.Remove(tmp)
+	if _, err := copyData(src, tmp, false, false, 0); err != nil {
+		return err
+	}
+	return copyFile(ctx, tmp, dst)
 }
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.

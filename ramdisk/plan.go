@@ -83,6 +83,18 @@ type Note struct {
 	Text     string   `json:"text"`
 }
 
+// String is the note as the CLI and the menu show it: "Tip: …" for advice,
+// "Warning: …" for warnings, the bare text otherwise.
+func (n Note) String() string {
+	switch n.Severity {
+	case Advice:
+		return "Tip: " + n.Text
+	case Warning:
+		return "Warning: " + n.Text
+	}
+	return n.Text
+}
+
 // Plan is everything an engine will do and everything the user must be told.
 type Plan struct {
 	Name       string     `json:"name"`

@@ -233,7 +233,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			known[d.Volume.Name] = true
 		}
 	}
-	unsaved := c.d.Unsaved
+	unsaved, kept := c.d.Unsaved, c.d.Kept
 	gen := c.settingsGen
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
@@ -243,7 +243,9 @@ func (c *Controller) refresh(forceUsage bool) {
 		mem, merr := c.d.Engine.Memory(ctx)
 		us := map[string]measured{}
 		marks := map[string]bool{}
+		keptNow := map[string]bool{}
 		for _, v := range vs {
+			keptNow[v.Name] = kept == nil || kept(v)
 			if all || !known[v.Name] {
 				u, err := c.d.Engine.Usage(ctx, v)
 				us[v.Name] = measured{u, err}
@@ -260,7 +262,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			if all {
 				c.lastUsage = start
 			}
-			c.applyRefresh(vs, lerr, mem, merr, us, marks)
+			c.applyRefresh(vs, lerr, mem, merr, us, marks, keptNow)
 			// Settings read before a change made here was saved are stale.
 			if serr == nil && gen == c.settingsGen {
 				c.state.Settings = s
@@ -269,7 +271,7 @@ func (c *Controller) refresh(forceUsage bool) {
 	})
 }
 
-func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.Memory, merr error, us map[string]measured, marks map[string]bool) {
+func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.Memory, merr error, us map[string]measured, marks, kept map[string]bool) {
 	if merr != nil && !sameErr(merr, c.state.MemoryErr) {
 		c.d.Logf("memory: %v", merr)
 	}
@@ -300,6 +302,7 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 			}
 			d.Usage, d.UsageErr, d.Measured = m.u, m.err, true
 		}
+		d.Kept = kept[v.Name]
 		if mark, ok := marks[v.Name]; ok {
 			d.Unsaved = mark
 		}

@@ -16,6 +16,10 @@ type ProgressFunc func(done, total int64)
 // shows "Saving… 45%" in the item and the title while it runs.
 type SaveFunc func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) error
 
+// KeptFunc reports whether a disk's contents are kept (saved and restored);
+// Save Now is offered only on such disks. Called on every refresh: cheap.
+type KeptFunc func(v ramdisk.Volume) bool
+
 // UnsavedFunc reports whether a kept disk has changes not yet saved; it is
 // called on every refresh, so it must be cheap. The menu marks such disks "•".
 type UnsavedFunc func(v ramdisk.Volume) bool
@@ -93,8 +97,10 @@ type Deps struct {
 	Dialogs Dialogs
 
 	// Optional features; nil hides the item.
-	SaveNow     SaveFunc
-	Unsaved     UnsavedFunc
+	SaveNow SaveFunc
+	Unsaved UnsavedFunc
+	// Kept, when set, limits Save Now to kept disks; nil offers it on all.
+	Kept        KeptFunc
 	Reclaim     ReclaimFunc
 	Benchmark   BenchmarkFunc
 	MountPreset MountPresetFunc

@@ -130,6 +130,9 @@ type DiskState struct {
 	Progress Progress
 	// Unsaved is true when a kept disk has changes not yet saved.
 	Unsaved bool
+	// Kept is true when Save Now applies (Deps.Kept, or every disk when
+	// that hook is not set).
+	Kept bool
 }
 
 // Features says which optional items exist (their Deps hooks are set).
@@ -297,7 +300,7 @@ func diskItem(s State, d DiskState) Item {
 		sub = append(sub, Item{Key: key + "/preset", Title: "Save as Preset…", Action: act(ActSaveAsPreset)})
 	}
 	var extra []Item
-	if s.Features.SaveNow {
+	if s.Features.SaveNow && (d.Kept || d.Op == OpSaving) {
 		t := "Save Now"
 		if d.Op == OpSaving {
 			t = progressText(d)

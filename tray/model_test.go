@@ -63,8 +63,9 @@ func TestBuild(t *testing.T) {
 	saving := scratch
 	saving.Op, saving.Progress = OpSaving, Progress{45, 100}
 	unsaved := scratch
-	unsaved.Unsaved = true
+	unsaved.Unsaved, unsaved.Kept = true, true
 	pinned := measuredDisk(vol("Scratch", 8*ramdisk.GiB, ramdisk.APFS), 1*ramdisk.GiB, 3994*ramdisk.MiB)
+	pinned.Kept = true
 	reclaiming := pinned
 	reclaiming.Op, reclaiming.Progress = OpReclaiming, Progress{3, 10}
 	notYet := DiskState{Volume: vol("Fresh", 4*ramdisk.GiB, ramdisk.APFS)}
@@ -146,6 +147,12 @@ func TestBuild(t *testing.T) {
 			s:      State{Disks: []DiskState{pinned}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
 			want:   []string{"  Reclaim 2.9 GB\n", "  Save Now\n", "  Benchmark This Disk…\n"},
 			absent: []string{"Reclaim 2.9 GB (off)"},
+		},
+		{
+			name:   "save offered only on kept disks",
+			s:      State{Disks: []DiskState{scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
+			want:   []string{"  Benchmark This Disk…\n"},
+			absent: []string{"Save Now"},
 		},
 		{
 			name:   "reclaim not offered when little is pinned",

@@ -93,14 +93,7 @@ func PlanText(p ramdisk.Plan) string {
 	var b strings.Builder
 	b.WriteString("Create " + p.Summary() + "?\n")
 	for _, n := range p.Notes {
-		mark := "•"
-		switch n.Severity {
-		case ramdisk.Advice:
-			mark = "Tip:"
-		case ramdisk.Warning:
-			mark = "Warning:"
-		}
-		fmt.Fprintf(&b, "\n%s %s", mark, n.Text)
+		fmt.Fprintf(&b, "\n• %s", n)
 	}
 	return b.String()
 }

@@ -8,7 +8,9 @@ sleep 4
 # Three disks with something on them, made with the CLI as a user would.
 "$BIN" create Scratch 4G >/dev/null
 "$BIN" create Build 2G >/dev/null
-"$BIN" create Cache 512M >/dev/null
+"$BIN" create Cache 512M --keep >/dev/null
+"$BIN" preset add Scratch 4G --auto-mount >/dev/null
+"$BIN" preset add Photos 8G --keep --save-every 10m >/dev/null
 dd if=/dev/urandom of="/mnt/rambar/Scratch/data" bs=1M count=1200 status=none
 dd if=/dev/urandom of="/mnt/rambar/Build/obj" bs=1M count=300 status=none
 dd if=/dev/urandom of="/mnt/rambar/Cache/c" bs=1M count=470 status=none

@@ -3,7 +3,9 @@
 set -euo pipefail
 "$BIN" create Scratch 1G >/dev/null
 "$BIN" create Build 512M >/dev/null
-"$BIN" create Cache 256M >/dev/null
+"$BIN" create Cache 256M --keep >/dev/null
+# A kept disk with 2,000 files: the unsaved-changes mark walks it.
+(cd /mnt/rambar/Cache && seq -f 'f%g' 1 2000 | xargs touch)
 for d in Scratch Build Cache; do
 	for i in $(seq 200); do echo "$i" >"/mnt/rambar/$d/f$i"; done
 done
