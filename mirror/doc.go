@@ -9,21 +9,35 @@
 //
 //	disks/NAME/state.json          mode, marker id, mirror folder, snapshots
 //	disks/NAME/last.json           when it was last saved (informational)
-//	disks/NAME/objects/SAVE/N      file contents, immutable once written
+//	disks/NAME/objects/SAVE/N      file contents, immutable once written: one
+//	                               file's bytes, or (a pack) several small
+//	                               files' bytes one after another
 //	disks/NAME/snapshots/ID.snap   one manifest per save: a header (counts,
-//	                               the objects it uses) then every path with
-//	                               its type, mode, times, xattrs and object
+//	                               base, the objects it uses) then paths with
+//	                               their type, mode, times, xattrs and object;
+//	                               a full manifest lists every path, a delta
+//	                               only those changed since its base (a full
+//	                               manifest) and those removed
+//	disks/NAME/snapshots/ID.base   a full manifest no longer listed, kept
+//	                               while a listed delta is based on it
 //	disks/NAME/current             the ID of the current snapshot
 //	disks/NAME/index               identity (inode, ctime, mtime, size, mode)
 //	                               of the disk's paths as of the last save or
-//	                               restore, to skip unchanged files unread
+//	                               restore, to skip unchanged files unread;
+//	                               exactly the paths of that snapshot
 //	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
 //
 // A save copies only files whose identity changed into a fresh objects
 // folder, writes the manifest, flushes both to stable storage (one syncfs
 // on Linux, fsync per file on macOS), and then flips current atomically
 // (internal/atomicfile). A save with nothing changed reads only the index
-// and the disk's metadata, and writes nothing. A kill -9, a full
+// and the disk's metadata, and writes nothing. A save with a few changes
+// writes a delta: the previous delta's changes merged with the new ones,
+// on the same full base, its small files packed into a few objects; it
+// reads neither the old tree nor writes the whole new one. Once a delta
+// would pass half its base, the save writes a full manifest instead (the
+// compaction). Manifests and the index are versioned; stores written
+// before deltas (version 1) still load. A kill -9, a full
 // destination or a power cut at any point leaves current naming either the
 // old manifest, whose objects are untouched, or the new one, whose objects
 // were flushed before it was written. Objects no snapshot references
