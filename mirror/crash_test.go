@@ -99,7 +99,10 @@ func crashTree(t *testing.T, root string, seed int64, n int) {
 
 func runChild(t *testing.T, data, vol, mirror string, compact bool) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envChild+"=1", envData+"="+data, envVolume+"="+vol, envMirror+"="+mirror)
+	// GORACE: under -race a process sleeps a second at exit by default,
+	// which would put most random kills after the save is done.
+	cmd.Env = append(os.Environ(), envChild+"=1", envData+"="+data, envVolume+"="+vol, envMirror+"="+mirror,
+		"GORACE=atexit_sleep_ms=0")
 	if compact {
 		cmd.Env = append(cmd.Env, envCompact+"=1")
 	}

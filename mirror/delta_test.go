@@ -322,3 +322,32 @@ func TestDeltaPacksSmallFiles(t *testing.T) {
 		t.Errorf("%d objects no snapshot uses remain", len(objs))
 	}
 }
+
+func TestSplitPackedReadsRangesAndRejectsDamage(t *testing.T) {
+	cases := []struct {
+		src       string
+		path      string
+		off, size int64
+		packed    bool
+		bad       bool
+	}{
+		{"/s/objects/a/1", "/s/objects/a/1", 0, 0, false, false},
+		{"/s/objects/a/1\x0012\x0034", "/s/objects/a/1", 12, 34, true, false},
+		{"/s/objects/a/1\x00x\x0034", "", 0, 0, false, true},
+		{"/s/objects/a/1\x00-1\x0034", "", 0, 0, false, true},
+		{"/s/objects/a/1\x0012", "", 0, 0, false, true},
+	}
+	for _, c := range cases {
+		path, off, size, packed, err := splitPacked(c.src)
+		if (err != nil) != c.bad || path != c.path || off != c.off || size != c.size || packed != c.packed {
+			t.Errorf("splitPacked(%q) = %q %d %d %v %v", c.src, path, off, size, packed, err)
+		}
+	}
+	s := &store{dir: "/s"}
+	if got := s.objPath(Entry{Obj: "a/1@12", Size: 34}); got != "/s/objects/a/1\x0012\x0034" {
+		t.Errorf("objPath of a packed file = %q", got)
+	}
+	if got := s.objPath(Entry{Obj: "a/1", Size: 34}); got != "/s/objects/a/1" {
+		t.Errorf("objPath of an object = %q", got)
+	}
+}
