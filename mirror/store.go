@@ -606,7 +606,7 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 			return nil
 		}
 		e := single[k-len(packs)]
-		n, err := copyData(filepath.Join(root, filepath.FromSlash(e.Path)), s.path("objects", obj), clone, syncEachFile, 0)
+		n, _, err := copyData(filepath.Join(root, filepath.FromSlash(e.Path)), s.path("objects", obj), clone, syncEachFile, 0, nil)
 		if err != nil {
 			return err
 		}
@@ -1015,12 +1015,19 @@ func buildTree(ctx context.Context, entries []Entry, src func(Entry) string, dst
 		}
 		// The mode is set through the descriptor; a mode of 0 (which
 		// copyData takes as "leave it") is set by path below.
-		n, err := copyData(src(e), at(e), clone, false, filePerm(e))
+		// A file without xattrs gets its time through the descriptor too.
+		var mtime *int64
+		if len(e.Xattr) == 0 && filePerm(e) != 0 {
+			mtime = &e.MTime
+		}
+		n, timed, err := copyData(src(e), at(e), clone, false, filePerm(e), mtime)
 		if err != nil {
 			return err
 		}
-		if err := setMeta(at(e), e, filePerm(e) == 0); err != nil {
-			return err
+		if !timed {
+			if err := setMeta(at(e), e, filePerm(e) == 0); err != nil {
+				return err
+			}
 		}
 		m.add(n, 1)
 		return nil
@@ -1068,7 +1075,7 @@ func copyThrough(ctx context.Context, copyFile CopyFunc, src, dst string) error 
 	f.Close()
 	os.Remove(tmp)
 	defer os.Remove(tmp)
-	if _, err := copyData(src, tmp, false, false, 0); err != nil {
+	if _, _, err := copyData(src, tmp, false, false, 0, nil); err != nil {
 		return err
 	}
 	return copyFile(ctx, tmp, dst)

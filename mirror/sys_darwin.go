@@ -3,6 +3,7 @@
 package mirror
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -64,3 +65,6 @@ func kernelCopy(out, in int, _ bool) (int64, error) { return readWriteCopy(out, 
 
 // kernelRangeCopy is not offered here: EINVAL makes rangeCopy use pread.
 func kernelRangeCopy(out, in int, off, size int64) error { return unix.EINVAL }
+
+// setTimesFd is not offered here (ErrUnsupported): times are set by path.
+func setTimesFd(fd int, mtime int64) error { return errors.ErrUnsupported }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -123,4 +124,20 @@ func kernelRangeCopy(out, in int, off, size int64) error {
 		size -= int64(n)
 	}
 	return nil
+}
+
+// setTimesFd sets fd's access and modification times to mtime (ns since
+// the epoch): utimensat with no path acts on the descriptor itself.
+func setTimesFd(fd int, mtime int64) error {
+	ts := [2]unix.Timespec{unix.NsecToTimespec(mtime), unix.NsecToTimespec(mtime)}
+	for {
+		_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return e
+		}
+		return nil
+	}
 }

@@ -379,7 +379,17 @@ func noSpace(err error) error {
 //
 // src may name a range of a pack object (see store.objPath): the pack's
 // path, a NUL, the offset, a NUL and the size.
-func copyData(src, dst string, sameFS bool, sync bool, perm fs.FileMode) (int64, error) {
+//
+// mtime, when not nil, is set as dst's modification (and access) time
+// through the descriptor, last; timed reports that it was (else the caller
+// sets times by path). A restore of a file without xattrs then needs no
+// further call on it.
+func copyData(src, dst string, sameFS bool, sync bool, perm fs.FileMode, mtime *int64) (n int64, timed bool, err error) {
+	n, err = copyBytes(src, dst, sameFS, sync, perm, mtime, &timed)
+	return n, timed, err
+}
+
+func copyBytes(src, dst string, sameFS bool, sync bool, perm fs.FileMode, mtime *int64, timed *bool) (int64, error) {
 	src, off, size, packed, err := splitPacked(src)
 	if err != nil {
 		return 0, err
@@ -404,7 +414,13 @@ func copyData(src, dst string, sameFS bool, sync bool, perm fs.FileMode) (int64,
 		return 0, fmt.Errorf("open %s: %w", src, err)
 	}
 	defer unix.Close(in)
-	out, err := openRetry(dst, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+	// Created with its final permission when the umask keeps it whole,
+	// saving a chmod.
+	mode := uint32(0o600)
+	if perm != 0 && perm&^fs.ModePerm == 0 && uint32(perm)&createMask == 0 {
+		mode, perm = uint32(perm), 0
+	}
+	out, err := openRetry(dst, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, mode)
 	if err != nil {
 		return 0, noSpace(fmt.Errorf("create %s: %w", dst, err))
 	}
@@ -416,6 +432,13 @@ func copyData(src, dst string, sameFS bool, sync bool, perm fs.FileMode) (int64,
 	}
 	if err == nil && perm != 0 {
 		err = retryEINTR(func() error { return unix.Fchmod(out, unixMode(perm)) })
+	}
+	if err == nil && mtime != nil {
+		if terr := setTimesFd(out, *mtime); terr == nil {
+			*timed = true
+		} else if !errors.Is(terr, errors.ErrUnsupported) {
+			err = fmt.Errorf("set times of %s: %w", dst, terr)
+		}
 	}
 	if err == nil && sync {
 		err = retryEINTR(func() error { return unix.Fsync(out) })
@@ -485,6 +508,14 @@ func rangeCopy(out, in int, off, size int64) error {
 	}
 	return nil
 }
+
+// createMask is the process's umask, read once: a file created with a
+// mode it clears no bit of needs no chmod afterwards.
+var createMask = func() uint32 {
+	m := unix.Umask(0)
+	unix.Umask(m)
+	return uint32(m)
+}()
 
 // openRetry is open(2), retried when interrupted by a signal.
 func openRetry(path string, flags int, mode uint32) (int, error) {
