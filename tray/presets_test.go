@@ -321,6 +321,24 @@ func unchanged(t *testing.T, st ramdisk.Store, before []byte) {
 // TestEditPresetsFromTheMenu drives the controller: "Edit Presets…" adds a
 // preset that the menu shows at once, "Mount Now" mounts it, and "Save as
 // Preset…" on the disk adds another.
+// clickDialog clicks key until its dialog starts (the script's first step
+// is taken): a click while the previous flow is still closing its dialog is
+// ignored by design, as a real menu ignores it while a window is open.
+func clickDialog(t *testing.T, h *harness, sc *script, key string) {
+	t.Helper()
+	n := len(sc.left())
+	deadline := time.Now().Add(5 * time.Second)
+	for len(sc.left()) == n {
+		if time.Now().After(deadline) {
+			t.Fatalf("clicking %s never opened its dialog", key)
+		}
+		h.c.Click(key)
+		for wait := time.Now().Add(200 * time.Millisecond); len(sc.left()) == n && time.Now().Before(wait); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
 func TestEditPresetsFromTheMenu(t *testing.T) {
 	sc := &script{t: t}
 	h := start(t, func(d *Deps) { d.EditPresets = sc })
@@ -328,13 +346,13 @@ func TestEditPresetsFromTheMenu(t *testing.T) {
 	sc.mu.Lock()
 	sc.steps = steps(pick(choiceAdd), form("Build", "1G", "tmpfs"))
 	sc.mu.Unlock()
-	h.c.Click("preset/edit")
+	clickDialog(t, h, sc, "preset/edit")
 	h.waitFor("Build (1G)")
 
 	sc.mu.Lock()
 	sc.steps = steps(pick("Build: 1G tmpfs"), pick(choiceMount))
 	sc.mu.Unlock()
-	h.c.Click("preset/edit")
+	clickDialog(t, h, sc, "preset/edit")
 	h.waitFor("Build (1G), mounted")
 	got := h.waitFor("Save as Preset…")
 	if !strings.Contains(got, "Build: ") {
@@ -344,7 +362,7 @@ func TestEditPresetsFromTheMenu(t *testing.T) {
 	sc.mu.Lock()
 	sc.steps = steps([]step{{"ask", "disk:|Build 2", "Fast"}, {"ask", "%):|1 GiB", "1G"}, {"choose", "File system:|tmpfs", "tmpfs"}}, form("", "", "")[3:])
 	sc.mu.Unlock()
-	h.c.Click("disk/Build/preset")
+	clickDialog(t, h, sc, "disk/Build/preset")
 	h.waitFor("Fast (1G)")
 	s, err := h.store.Load()
 	if err != nil || len(s.Presets) != 2 || s.Presets[1].Name != "Fast" {
