@@ -24,8 +24,8 @@ run: build ## start the menu-bar app (macOS: the cgo build; Linux: your desktop 
 
 test: lint cross bundle-check unit ## everything CI runs: vet, gofmt, actionlint, darwin cross-checks, all tests with -race, the .app bundle check
 
-unit: ## the tests, with the race detector
-	$(GO) test -race -count=1 ./...
+unit: ## the tests, with the race detector (one package at a time: the crash and benchmark checks time real I/O)
+	$(GO) test -race -count=1 -p 1 ./...
 
 lint: ## go vet and gofmt
 	$(GO) vet ./...
