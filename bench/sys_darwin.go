@@ -41,27 +41,11 @@ func openUncached(path string, flag int, direct bool) (*os.File, bool, error) {
 // dropCache has no unprivileged equivalent on macOS (purge needs root).
 func dropCache(string) {}
 
-// freeSpace is the bytes an unprivileged writer may still use under dir.
-func freeSpace(dir string) (int64, error) {
-	var s syscall.Statfs_t
-	if err := syscall.Statfs(dir, &s); err != nil {
-		return 0, fmt.Errorf("statfs %s: %w", dir, err)
-	}
-	return int64(s.Bavail) * int64(s.Bsize), nil
-}
-
 // fsType names the file system dir is on ("apfs", "hfs", "tmpfs").
 func fsType(dir string) (string, error) {
-	st, err := os.Stat(dir)
+	s, err := statfsDir(dir)
 	if err != nil {
 		return "", err
-	}
-	if !st.IsDir() {
-		return "", fmt.Errorf("not a folder")
-	}
-	var s syscall.Statfs_t
-	if err := syscall.Statfs(dir, &s); err != nil {
-		return "", fmt.Errorf("statfs %s: %w", dir, err)
 	}
 	b := make([]byte, 0, len(s.Fstypename))
 	for _, c := range s.Fstypename {

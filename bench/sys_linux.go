@@ -46,15 +46,6 @@ func dropCache(path string) {
 	syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, posixFadvDontneed, 0, 0)
 }
 
-// freeSpace is the bytes an unprivileged writer may still use under dir.
-func freeSpace(dir string) (int64, error) {
-	var s syscall.Statfs_t
-	if err := syscall.Statfs(dir, &s); err != nil {
-		return 0, fmt.Errorf("statfs %s: %w", dir, err)
-	}
-	return int64(s.Bavail) * int64(s.Bsize), nil
-}
-
 // fsMagic maps statfs f_type to a name (linux/magic.h).
 var fsMagic = map[int64]string{
 	0x01021994: "tmpfs",
@@ -73,16 +64,9 @@ var fsMagic = map[int64]string{
 
 // fsType names the file system dir is on.
 func fsType(dir string) (string, error) {
-	st, err := os.Stat(dir)
+	s, err := statfsDir(dir)
 	if err != nil {
 		return "", err
-	}
-	if !st.IsDir() {
-		return "", fmt.Errorf("not a folder")
-	}
-	var s syscall.Statfs_t
-	if err := syscall.Statfs(dir, &s); err != nil {
-		return "", fmt.Errorf("statfs %s: %w", dir, err)
 	}
 	if n, ok := fsMagic[int64(s.Type)]; ok {
 		return n, nil

@@ -1,0 +1,34 @@
+//go:build linux || darwin
+
+package bench
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// statfsDir returns the statfs of the file system a folder is on.
+func statfsDir(dir string) (syscall.Statfs_t, error) {
+	var s syscall.Statfs_t
+	st, err := os.Stat(dir)
+	if err != nil {
+		return s, err
+	}
+	if !st.IsDir() {
+		return s, fmt.Errorf("not a folder")
+	}
+	if err := syscall.Statfs(dir, &s); err != nil {
+		return s, fmt.Errorf("statfs %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// freeSpace is the bytes an unprivileged writer may still use under dir.
+func freeSpace(dir string) (int64, error) {
+	var s syscall.Statfs_t
+	if err := syscall.Statfs(dir, &s); err != nil {
+		return 0, fmt.Errorf("statfs %s: %w", dir, err)
+	}
+	return int64(s.Bavail) * int64(s.Bsize), nil
+}
