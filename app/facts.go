@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"rambar/ramdisk"
@@ -66,7 +65,7 @@ func (a *App) findDisk(ctx context.Context, name string) (ramdisk.Volume, error)
 }
 
 // facts gathers what NewPlan needs: memory, mounted disks, memory they hold,
-// and every name already in use under the mount root.
+// and every name mounted under the mount root.
 func (a *App) facts(ctx context.Context) (ramdisk.Facts, error) {
 	e, err := a.Engine()
 	if err != nil {
@@ -88,29 +87,6 @@ func (a *App) facts(ctx context.Context) (ramdisk.Facts, error) {
 			f.Held += d.Size
 		}
 	}
-	if root := f.Caps.MountRoot; root != "" {
-		if ents, err := os.ReadDir(root); err == nil {
-			for _, de := range ents {
-				f.Taken = append(f.Taken, de.Name())
-			}
-		}
-	}
-	// A leftover empty folder under the mount root is not a mounted volume;
-	// only names of mounted things block a new disk.
-	f.Taken = a.mountedNames(f.Taken, ds)
+	f.Taken = ramdisk.TakenNames(f.Caps.MountRoot)
 	return f, nil
-}
-
-// mountedNames keeps the names in taken that are mount points (or RAM disks),
-// so stale empty folders do not block a name.
-func (a *App) mountedNames(taken []string, ds []disk) []string {
-	e, _ := a.Engine()
-	root := e.Caps().MountRoot
-	var out []string
-	for _, n := range taken {
-		if ramdisk.IsMountPoint(root + "/" + n) {
-			out = append(out, n)
-		}
-	}
-	return out
 }

@@ -24,3 +24,23 @@ func IsMountPoint(dir string) bool {
 	b, ok2 := pst.Sys().(*syscall.Stat_t)
 	return ok1 && ok2 && a.Dev != b.Dev
 }
+
+// TakenNames lists the names under a mount root that are mount points: a
+// RAM disk, or anything else mounted there (a USB stick at /Volumes/RAM Disk
+// blocks that name too). Leftover empty folders are not taken.
+func TakenNames(root string) []string {
+	if root == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if IsMountPoint(filepath.Join(root, e.Name())) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -531,7 +529,7 @@ func (c *Controller) create(r ramdisk.Request, base string) {
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, createTimeout)
 		defer cancel()
-		f.Taken = takenNames(f.Caps.MountRoot)
+		f.Taken = ramdisk.TakenNames(f.Caps.MountRoot)
 		// Plan against memory as it is now, not as of the last refresh.
 		if m, err := c.d.Engine.Memory(ctx); err == nil {
 			f.Memory = m
@@ -568,25 +566,6 @@ func (c *Controller) created(v ramdisk.Volume) {
 	c.refresh(false)
 }
 
-// takenNames lists the names under the mount root that are mount points (a
-// USB stick at /Volumes/RAM Disk blocks that name too).
-func takenNames(root string) []string {
-	if root == "" {
-		return nil
-	}
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if ramdisk.IsMountPoint(filepath.Join(root, e.Name())) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
 // Check is what the Custom… dialog shows before anything is made: the plan
 // for the answers given, or why they are refused.
 func Check(form NewDiskForm, f ramdisk.Facts) (ramdisk.Plan, error) {
@@ -616,7 +595,7 @@ func (c *Controller) custom() {
 	}
 	form := NewDiskForm{Name: FirstFreeName("RAM Disk", names), Size: "4G", FS: defaultFS(f.Caps)}
 	c.goJob(func(ctx context.Context) {
-		f.Taken = takenNames(f.Caps.MountRoot)
+		f.Taken = ramdisk.TakenNames(f.Caps.MountRoot)
 		plan, err := c.d.Dialogs.NewDisk(ctx, form, f.Caps.FileSystems, func(x NewDiskForm) (ramdisk.Plan, error) { return Check(x, f) })
 		c.post(func() {
 			c.dialogOpen = false
