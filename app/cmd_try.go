@@ -181,7 +181,7 @@ func (a *App) tempDisk(ctx context.Context, src string) (ramdisk.Volume, func() 
 	if lazy := f.Caps.LazyThreshold; lazy > 0 && size < lazy {
 		size = lazy
 	}
-	size = (size + ramdisk.MiB - 1) / ramdisk.MiB * ramdisk.MiB
+	size = ramdisk.Size(size.MiBs()) * ramdisk.MiB // whole MiB, as ram:// and tmpfs sizes are
 	name := fmt.Sprintf("RAMBar Try %d", os.Getpid())
 	plan, err := ramdisk.NewPlan(ramdisk.Request{Name: name, Size: size, Hidden: true}, f)
 	if err != nil {
