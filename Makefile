@@ -10,6 +10,9 @@ DIST := dist
 APP := $(DIST)/RAMBar.app
 DMG := $(DIST)/RAMBar.dmg
 CHECK := $(DIST)/check
+# Lint and release tools live in their own module (tools/go.mod), so the
+# product's go.mod lists only what the product uses.
+TOOL := $(GO) tool -modfile=tools/go.mod
 
 .PHONY: help run build test unit lint cross bench bench-storage bench-mirror bench-tray screenshot integration app dmg notarize bundle-check icons
 
@@ -22,14 +25,17 @@ build: ## build bin/rambar for this machine
 run: build ## start the menu-bar app (macOS: the cgo build; Linux: your desktop session's tray)
 	./$(BIN)
 
-test: lint cross bundle-check unit ## everything CI runs: vet, gofmt, actionlint, darwin cross-checks, all tests with -race, the .app bundle check
+test: lint cross bundle-check unit ## everything CI runs: vet, gofmt, staticcheck, actionlint, darwin cross-checks, all tests with -race, the .app bundle check
 
 unit: ## the tests, with the race detector (one package at a time: the crash and benchmark checks time real I/O)
 	$(GO) test -race -count=1 -p 1 ./...
 
-lint: ## go vet and gofmt
+lint: bin/staticcheck ## go vet, gofmt and staticcheck, for Linux and for macOS without cgo
 	$(GO) vet ./...
+	GOOS=darwin CGO_ENABLED=0 $(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	bin/staticcheck ./...
+	GOOS=darwin CGO_ENABLED=0 bin/staticcheck ./...
 
 cross: ## vet, test-build and build the CLI for macOS without cgo
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet ./...
@@ -61,11 +67,15 @@ integration: ## on a Mac: run the conformance suite against the real hdiutil/dis
 # Release (packaging/README.md). The Go program packaging/bundle does the work;
 # every tool it starts gets argv, never a shell string.
 
-bin/quill: go.mod go.sum
-	$(GO) build -o $@ github.com/anchore/quill/cmd/quill
+# Built for this machine (go tool would build staticcheck for GOOS=darwin too).
+bin/staticcheck: tools/go.mod tools/go.sum
+	$(GO) build -modfile=tools/go.mod -o $@ honnef.co/go/tools/cmd/staticcheck
 
-bin/lipo: go.mod go.sum
-	$(GO) build -o $@ github.com/konoui/lipo
+bin/quill: tools/go.mod tools/go.sum
+	$(GO) build -modfile=tools/go.mod -o $@ github.com/anchore/quill/cmd/quill
+
+bin/lipo: tools/go.mod tools/go.sum
+	$(GO) build -modfile=tools/go.mod -o $@ github.com/konoui/lipo
 
 icons: ## redraw assets/appicon.png (go generate) and make dist/AppIcon.icns from it
 	$(GO) generate ./assets
@@ -88,7 +98,7 @@ notarize: dmg ## macOS: notarize and staple dist/RAMBar.dmg (credentials: packag
 	bin/bundle notarize -dmg $(DMG)
 
 bundle-check: bin/quill bin/lipo ## any OS: lint the workflows; build RAMBar.app from the cgo-free darwin build, sign it ad hoc with quill, check it
-	$(GO) tool actionlint -no-color -oneline
+	$(TOOL) actionlint -no-color -oneline
 	$(GO) build -o bin/bundle ./packaging/bundle
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(CHECK)/arm64/rambar ./app
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(CHECK)/amd64/rambar ./app

@@ -15,11 +15,11 @@ import (
 	"unsafe"
 )
 
-// GenerateArchive returns an uncompressed tar of files files totalling about
+// generateArchive returns an uncompressed tar of files files totalling about
 // total bytes, shaped like a language's standard library: many small
 // Python-like text files of varied size in nested package folders. The same
 // arguments always give the same bytes.
-func GenerateArchive(files int, total int64) []byte {
+func generateArchive(files int, total int64) []byte {
 	rng := rand.New(rand.NewPCG(2871, 69))
 	// Sizes: log-normal like a real standard library (most files a few KB,
 	// a few over 100 KB), scaled to the total.
@@ -96,11 +96,11 @@ func pythonText(rng *rand.Rand, n int) []byte {
 	return b.Bytes()[:n]
 }
 
-// Extract unpacks a tar archive into dir the way tar -xf does for a normal
+// extract unpacks a tar archive into dir the way tar -xf does for a normal
 // user (folders and regular files with their modes and modification times,
 // folders' times set last; no owners, no syncs) and returns the number of
 // files. Names that would leave dir are refused.
-func Extract(ctx context.Context, archive []byte, dir string) (int, error) {
+func extract(ctx context.Context, archive []byte, dir string) (int, error) {
 	tr := tar.NewReader(bytes.NewReader(archive))
 	files := 0
 	type dirTime struct {

@@ -26,19 +26,19 @@ type RowID string
 
 // The rows, in the seed's order.
 const (
-	SeqWrite      RowID = "seq-write"      // sequential write bypassing the cache, MB/s
-	SeqRead       RowID = "seq-read"       // sequential read bypassing the cache, MB/s
-	Fsync         RowID = "fsync"          // 4 KB write + fsync, µs per write
-	FullFsync     RowID = "fullfsync"      // 4 KB write + F_FULLFSYNC (macOS), µs per write
-	SQLiteDefault RowID = "sqlite-default" // SQLite autocommit insert, default settings, µs
-	SQLiteFull    RowID = "sqlite-full"    // SQLite insert, synchronous=FULL (+ fullfsync=ON on macOS), µs
-	Untar         RowID = "untar"          // unpack a standard-library-shaped archive, s
-	CreateFiles   RowID = "create-files"   // create many 1 KB files, s
-	DeleteFiles   RowID = "delete-files"   // delete them, s
+	rowSeqWrite      RowID = "seq-write"      // sequential write bypassing the cache, MB/s
+	rowSeqRead       RowID = "seq-read"       // sequential read bypassing the cache, MB/s
+	rowFsync         RowID = "fsync"          // 4 KB write + fsync, µs per write
+	rowFullFsync     RowID = "fullfsync"      // 4 KB write + F_FULLFSYNC (macOS), µs per write
+	rowSQLiteDefault RowID = "sqlite-default" // SQLite autocommit insert, default settings, µs
+	rowSQLiteFull    RowID = "sqlite-full"    // SQLite insert, synchronous=FULL (+ fullfsync=ON on macOS), µs
+	rowUntar         RowID = "untar"          // unpack a standard-library-shaped archive, s
+	rowCreateFiles   RowID = "create-files"   // create many 1 KB files, s
+	rowDeleteFiles   RowID = "delete-files"   // delete them, s
 )
 
-// AllRows lists every row in table order.
-var AllRows = []RowID{SeqWrite, SeqRead, Fsync, FullFsync, SQLiteDefault, SQLiteFull, Untar, CreateFiles, DeleteFiles}
+// allRows lists every row in table order.
+var allRows = []RowID{rowSeqWrite, rowSeqRead, rowFsync, rowFullFsync, rowSQLiteDefault, rowSQLiteFull, rowUntar, rowCreateFiles, rowDeleteFiles}
 
 // Unit is a row's unit.
 type Unit string
@@ -60,7 +60,7 @@ type Options struct {
 	Quick bool
 	// Runs is how many times each row runs; 0 means 3 (the seed's count).
 	Runs int
-	// Rows limits the benchmark to these rows; empty means AllRows.
+	// Rows limits the benchmark to these rows; empty means allRows.
 	Rows []RowID
 	// NoDirect opens the sequential files without bypassing the cache, as
 	// if the file system refused to; tests use it to check the fallback.
@@ -200,15 +200,15 @@ func (o Options) Labels() []RowInfo {
 		full = "SQLite insert, PRAGMA fullfsync=ON"
 	}
 	all := []RowInfo{
-		{SeqWrite, seq + " write, uncached", MBps},
-		{SeqRead, seq + " read, uncached", MBps},
-		{Fsync, "4 KB write + fsync", Micros},
-		{FullFsync, "4 KB write + F_FULLFSYNC", Micros},
-		{SQLiteDefault, "SQLite insert, default settings", Micros},
-		{SQLiteFull, full, Micros},
-		{Untar, fmt.Sprintf("untar %s files (%d MB)", thousands(float64(sz.archiveFiles)), sz.archiveBytes/1_000_000), Secs},
-		{CreateFiles, fmt.Sprintf("create %s files of 1 KB", thousands(float64(sz.smallFiles))), Secs},
-		{DeleteFiles, fmt.Sprintf("delete those %s files", thousands(float64(sz.smallFiles))), Secs},
+		{rowSeqWrite, seq + " write, uncached", MBps},
+		{rowSeqRead, seq + " read, uncached", MBps},
+		{rowFsync, "4 KB write + fsync", Micros},
+		{rowFullFsync, "4 KB write + F_FULLFSYNC", Micros},
+		{rowSQLiteDefault, "SQLite insert, default settings", Micros},
+		{rowSQLiteFull, full, Micros},
+		{rowUntar, fmt.Sprintf("untar %s files (%d MB)", thousands(float64(sz.archiveFiles)), sz.archiveBytes/1_000_000), Secs},
+		{rowCreateFiles, fmt.Sprintf("create %s files of 1 KB", thousands(float64(sz.smallFiles))), Secs},
+		{rowDeleteFiles, fmt.Sprintf("delete those %s files", thousands(float64(sz.smallFiles))), Secs},
 	}
 	want := o.Rows
 	if len(want) == 0 {
@@ -228,28 +228,28 @@ func (o Options) Labels() []RowInfo {
 
 // ParseRow reads a row id as given on the command line.
 func ParseRow(s string) (RowID, error) {
-	for _, r := range AllRows {
+	for _, r := range allRows {
 		if string(r) == s {
 			return r, nil
 		}
 	}
-	return "", fmt.Errorf("unknown benchmark row %q (rows: %v)", s, AllRows)
+	return "", fmt.Errorf("unknown benchmark row %q (rows: %v)", s, allRows)
 }
 
 // syncCalls counts every fsync-class call this package makes, so tests can
 // check that the fsync rows really sync.
 var syncCalls atomic.Int64
 
-// SyncCalls returns how many fsync-class calls the package has made.
-func SyncCalls() int64 { return syncCalls.Load() }
+// syncsSoFar returns how many fsync-class calls the package has made.
+func syncsSoFar() int64 { return syncCalls.Load() }
 
 func fsync(f *os.File) error {
 	syncCalls.Add(1)
 	return f.Sync()
 }
 
-// ErrNoTargets is returned when Run is given nothing to measure.
-var ErrNoTargets = errors.New("nothing to benchmark")
+// errNoTargets is returned when Run is given nothing to measure.
+var errNoTargets = errors.New("nothing to benchmark")
 
 // Run measures every target with the rows of opts and reports each run
 // through progress (which may be nil). A row that cannot run on a target
@@ -261,7 +261,7 @@ func Run(ctx context.Context, targets []Target, opts Options, progress func(Prog
 	start := time.Now()
 	rep := Report{Version: 1, OS: runtime.GOOS, Quick: opts.Quick, Runs: opts.runs(), Rows: opts.Labels(), Started: start.UTC()}
 	if len(targets) == 0 {
-		return rep, ErrNoTargets
+		return rep, errNoTargets
 	}
 	if progress == nil {
 		progress = func(Progress) {}

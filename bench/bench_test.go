@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"rambar/internal/diskspace"
 )
 
 // TestRunQuickOnTmpfsAndDisk runs the whole quick benchmark on a real tmpfs
@@ -25,17 +27,17 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 	targets := []Target{{Name: "Scratch", Dir: ram, RAM: true}, {Name: "Disk", Dir: disk}}
 	opts := Options{Quick: true, Runs: 2}
 	var steps []Progress
-	before := SyncCalls()
+	before := syncsSoFar()
 	rep, err := Run(context.Background(), targets, opts, func(p Progress) { steps = append(steps, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := SyncCalls() - before; got < int64(2*2*quickSizes.fsyncs) {
+	if got := syncsSoFar() - before; got < int64(2*2*quickSizes.fsyncs) {
 		t.Errorf("package sync counter rose by %d, want at least %d (fsync row, 2 runs, 2 targets)", got, 2*2*quickSizes.fsyncs)
 	}
-	wantUnit := map[RowID]Unit{SeqWrite: MBps, SeqRead: MBps, Fsync: Micros, FullFsync: Micros,
-		SQLiteDefault: Micros, SQLiteFull: Micros, Untar: Secs, CreateFiles: Secs, DeleteFiles: Secs}
-	if len(rep.Rows) != len(AllRows) || len(rep.Targets) != 2 {
+	wantUnit := map[RowID]Unit{rowSeqWrite: MBps, rowSeqRead: MBps, rowFsync: Micros, rowFullFsync: Micros,
+		rowSQLiteDefault: Micros, rowSQLiteFull: Micros, rowUntar: Secs, rowCreateFiles: Secs, rowDeleteFiles: Secs}
+	if len(rep.Rows) != len(allRows) || len(rep.Targets) != 2 {
 		t.Fatalf("report has %d rows and %d targets", len(rep.Rows), len(rep.Targets))
 	}
 	if rep.Targets[0].FS != "tmpfs" || rep.Targets[1].FS == "tmpfs" {
@@ -43,7 +45,7 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 	}
 	haveSQLite := lookTool("sqlite3") != ""
 	for _, tr := range rep.Targets {
-		for _, id := range AllRows {
+		for _, id := range allRows {
 			r, ok := tr.Result(id)
 			if !ok {
 				t.Errorf("%s: row %s missing", tr.Name, id)
@@ -53,12 +55,12 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 				t.Errorf("%s %s: unit %q, want %q", tr.Name, id, r.Unit, wantUnit[id])
 			}
 			switch {
-			case id == FullFsync:
+			case id == rowFullFsync:
 				if r.Skipped == "" || !strings.HasPrefix(r.Skipped, "n/a") {
 					t.Errorf("%s: F_FULLFSYNC row on Linux: %+v, want n/a", tr.Name, r)
 				}
 				continue
-			case (id == SQLiteDefault || id == SQLiteFull) && !haveSQLite:
+			case (id == rowSQLiteDefault || id == rowSQLiteFull) && !haveSQLite:
 				if r.Skipped != "sqlite3 not installed" {
 					t.Errorf("%s %s without sqlite3: %+v", tr.Name, id, r)
 				}
@@ -72,11 +74,11 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 				t.Errorf("%s %s: median %v outside [%v, %v]", tr.Name, id, r.Median, r.Min, r.Max)
 			}
 		}
-		fs, _ := tr.Result(Fsync)
+		fs, _ := tr.Result(rowFsync)
 		if fs.Syncs != int64(2*quickSizes.fsyncs) || fs.Ops != quickSizes.fsyncs {
 			t.Errorf("%s: fsync row made %d syncs for %d writes per run, want %d", tr.Name, fs.Syncs, fs.Ops, 2*quickSizes.fsyncs)
 		}
-		if sq, _ := tr.Result(SQLiteDefault); haveSQLite && !strings.HasPrefix(sq.Note, "synchronous=") {
+		if sq, _ := tr.Result(rowSQLiteDefault); haveSQLite && !strings.HasPrefix(sq.Note, "synchronous=") {
 			t.Errorf("%s: SQLite default row should say which synchronous mode is the default: %q", tr.Name, sq.Note)
 		}
 		if left := leftovers(t, tr.Dir); len(left) != 0 {
@@ -144,21 +146,21 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 // filled; the row says why and Problems reports it.
 func TestNoRoomRefusesAndFillsNothing(t *testing.T) {
 	ram := mountTmpfs(t, "8m")
-	free0, err := freeSpace(ram)
+	free0, err := diskspace.Free(ram)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(context.Background(), []Target{{Name: "Tiny", Dir: ram, RAM: true}}, Options{Quick: true, Runs: 1, Rows: []RowID{SeqWrite, SeqRead, Fsync}}, nil)
+	rep, err := Run(context.Background(), []Target{{Name: "Tiny", Dir: ram, RAM: true}}, Options{Quick: true, Runs: 1, Rows: []RowID{rowSeqWrite, rowSeqRead, rowFsync}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []RowID{SeqWrite, SeqRead} {
+	for _, id := range []RowID{rowSeqWrite, rowSeqRead} {
 		r, _ := rep.Targets[0].Result(id)
 		if !strings.HasPrefix(r.Skipped, "no room: needs 80 MiB") || len(r.Samples) != 0 {
 			t.Errorf("%s on an 8 MiB tmpfs: %+v", id, r)
 		}
 	}
-	if r, _ := rep.Targets[0].Result(Fsync); !r.OK() {
+	if r, _ := rep.Targets[0].Result(rowFsync); !r.OK() {
 		t.Errorf("fsync row fits in 8 MiB and should run: %+v", r)
 	}
 	if p := rep.Problems(); len(p) != 2 || !strings.Contains(p[0], "Tiny: seq-write: no room") {
@@ -167,7 +169,7 @@ func TestNoRoomRefusesAndFillsNothing(t *testing.T) {
 	if !strings.Contains(rep.Table(), "no room: needs 80 MiB, ") {
 		t.Errorf("table does not say why:\n%s", rep.Table())
 	}
-	if free1, _ := freeSpace(ram); free1 != free0 {
+	if free1, _ := diskspace.Free(ram); free1 != free0 {
 		t.Errorf("free space %d before, %d after", free0, free1)
 	}
 }
@@ -178,11 +180,11 @@ func TestNoRoomRefusesAndFillsNothing(t *testing.T) {
 // the same fallback.)
 func TestCachedFallbackIsSaid(t *testing.T) {
 	ram := mountTmpfs(t, "128m")
-	rep, err := Run(context.Background(), []Target{{Name: "Scratch", Dir: ram, RAM: true}}, Options{Quick: true, Runs: 1, Rows: []RowID{SeqWrite, SeqRead}, NoDirect: true}, nil)
+	rep, err := Run(context.Background(), []Target{{Name: "Scratch", Dir: ram, RAM: true}}, Options{Quick: true, Runs: 1, Rows: []RowID{rowSeqWrite, rowSeqRead}, NoDirect: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []RowID{SeqWrite, SeqRead} {
+	for _, id := range []RowID{rowSeqWrite, rowSeqRead} {
 		r, _ := rep.Targets[0].Result(id)
 		if r.Note != "cached (O_DIRECT unsupported on tmpfs)" || !strings.Contains(r.Cell(), "cached (O_DIRECT unsupported on tmpfs)") {
 			t.Errorf("%s: note %q, cell %q", id, r.Note, r.Cell())
@@ -200,7 +202,7 @@ func TestBadTargets(t *testing.T) {
 			t.Errorf("Run on %s: no error", dir)
 		}
 	}
-	if _, err := Run(context.Background(), nil, Options{}, nil); err != ErrNoTargets {
+	if _, err := Run(context.Background(), nil, Options{}, nil); err != errNoTargets {
 		t.Errorf("no targets: %v", err)
 	}
 }

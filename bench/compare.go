@@ -15,6 +15,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"rambar/internal/diskspace"
 )
 
 // Comparison is one row measured by RAMBar and by a standard tool on the
@@ -42,7 +44,7 @@ type Comparison struct {
 // blocks, the same count; its per-write latency is write + sync latency), or
 // dd oflag=dsync when fio is missing; untar with tar -xf of the same archive,
 // as a normal user runs it (--no-same-owner --no-same-permissions: root's tar
-// would also chown and chmod every file, which Extract does not).
+// would also chown and chmod every file, which extract does not).
 func Compare(ctx context.Context, t Target, opts Options, progress func(string)) ([]Comparison, error) {
 	if progress == nil {
 		progress = func(string) {}
@@ -58,7 +60,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 	defer os.RemoveAll(work)
 	e := &runEnv{opts: opts, sz: opts.sizes(), runs: opts.runs()}
 	sz := e.sz
-	if free, err := freeSpace(work); err == nil && free < sz.seq+sz.archiveBytes+64<<20 {
+	if free, err := diskspace.Free(work); err == nil && free < sz.seq+sz.archiveBytes+64<<20 {
 		return nil, fmt.Errorf("compare %s: no room: %d MB free", t.Name, free/1e6)
 	}
 	blocks := sz.seq / int64(sz.block)
@@ -68,14 +70,14 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 	dd := lookTool("dd")
 	fio := lookTool("fio")
 	tarTool := lookTool("tar")
-	seqW := mk(SeqWrite, MBps, fmt.Sprintf("dd bs=%d count=%d oflag=direct conv=fsync", sz.block, blocks))
-	seqR := mk(SeqRead, MBps, fmt.Sprintf("dd bs=%d iflag=direct", sz.block))
-	syncC := mk(Fsync, Micros, fmt.Sprintf("fio --rw=write --bs=4k --size=%dk --fsync=1 --ioengine=sync", sz.fsyncs*4))
+	seqW := mk(rowSeqWrite, MBps, fmt.Sprintf("dd bs=%d count=%d oflag=direct conv=fsync", sz.block, blocks))
+	seqR := mk(rowSeqRead, MBps, fmt.Sprintf("dd bs=%d iflag=direct", sz.block))
+	syncC := mk(rowFsync, Micros, fmt.Sprintf("fio --rw=write --bs=4k --size=%dk --fsync=1 --ioengine=sync", sz.fsyncs*4))
 	if fio == "" {
 		syncC.Tool = fmt.Sprintf("dd bs=4k count=%d oflag=dsync (fio not installed)", sz.fsyncs)
 	}
-	untar := mk(Untar, Secs, "tar --no-same-owner --no-same-permissions -xf")
-	archive := GenerateArchive(sz.archiveFiles, sz.archiveBytes)
+	untar := mk(rowUntar, Secs, "tar --no-same-owner --no-same-permissions -xf")
+	archive := generateArchive(sz.archiveFiles, sz.archiveBytes)
 	e.archive = archive
 	tarFile := filepath.Join(work, "archive.tar")
 	if err := os.WriteFile(tarFile, archive, 0o644); err != nil {
@@ -102,7 +104,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 			return nil, err
 		}
 		st := &jobState{}
-		if want(SeqWrite, SeqRead) {
+		if want(rowSeqWrite, rowSeqRead) {
 			progress(fmt.Sprintf("%s: sequential, RAMBar then dd (run %d of %d)", t.Name, run, e.runs))
 			if s, err := runSequential(ctx, e, dir, fsName, st); err == nil {
 				seqW.Ours.Samples = append(seqW.Ours.Samples, s[0])
@@ -130,7 +132,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 				os.Remove(f)
 			}
 		}
-		if want(Fsync) {
+		if want(rowFsync) {
 			progress(fmt.Sprintf("%s: 4 KB write + fsync, RAMBar then %s (run %d of %d)", t.Name, strings.Fields(syncC.Tool)[0], run, e.runs))
 			if s, err := runSyncWrites(ctx, e, dir, st, fsync); err == nil {
 				syncC.Ours.Samples = append(syncC.Ours.Samples, s[0])
@@ -150,7 +152,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 				syncC.Theirs.Skipped = "neither fio nor dd installed"
 			}
 		}
-		if want(Untar) {
+		if want(rowUntar) {
 			progress(fmt.Sprintf("%s: untar, RAMBar then tar (run %d of %d)", t.Name, run, e.runs))
 			if s, err := runUntar(ctx, e, filepath.Join(dir), fsName, st); err == nil {
 				untar.Ours.Samples = append(untar.Ours.Samples, s[0])

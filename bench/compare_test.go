@@ -53,9 +53,9 @@ func TestCompareWithDdAndTar(t *testing.T) {
 		row    RowID
 	}
 	checks := []check{
-		{Target{Name: "Scratch", Dir: ram, RAM: true}, SeqRead},
-		{Target{Name: "Disk", Dir: disk}, SeqWrite},
-		{Target{Name: "Disk", Dir: disk}, Untar},
+		{Target{Name: "Scratch", Dir: ram, RAM: true}, rowSeqRead},
+		{Target{Name: "Disk", Dir: disk}, rowSeqWrite},
+		{Target{Name: "Disk", Dir: disk}, rowUntar},
 	}
 	last := map[check]Comparison{}
 	for attempt := 1; attempt <= 3; attempt++ {

@@ -63,12 +63,12 @@ func leftovers(t *testing.T, dir string) []string {
 // folder and exits (1 if it did not make one sync per write).
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("RAMBAR_BENCH_CHILD_DIR"); dir != "" {
-		rep, err := Run(context.Background(), []Target{{Name: "child", Dir: dir}}, Options{Quick: true, Runs: 1, Rows: []RowID{Fsync}}, nil)
+		rep, err := Run(context.Background(), []Target{{Name: "child", Dir: dir}}, Options{Quick: true, Runs: 1, Rows: []RowID{rowFsync}}, nil)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		if r, _ := rep.Targets[0].Result(Fsync); !r.OK() || r.Syncs != int64(quickSizes.fsyncs) {
+		if r, _ := rep.Targets[0].Result(rowFsync); !r.OK() || r.Syncs != int64(quickSizes.fsyncs) {
 			fmt.Fprintf(os.Stderr, "fsync row: %+v\n", r)
 			os.Exit(1)
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"rambar/internal/diskspace"
 )
 
 // job measures one or two rows together (a run of the sequential job writes a
@@ -41,17 +43,17 @@ type runEnv struct {
 }
 
 var allJobs = []job{
-	{ids: []RowID{SeqWrite, SeqRead},
+	{ids: []RowID{rowSeqWrite, rowSeqRead},
 		need: func(s sizes) int64 { return s.seq + 16<<20 },
 		ops:  func(s sizes) int { return int(s.seq / int64(s.block)) },
 		run:  runSequential},
-	{ids: []RowID{Fsync},
+	{ids: []RowID{rowFsync},
 		need: func(s sizes) int64 { return int64(s.fsyncs)*4096 + 1<<20 },
 		ops:  func(s sizes) int { return s.fsyncs },
 		run: func(ctx context.Context, e *runEnv, dir, _ string, st *jobState) ([]float64, error) {
 			return runSyncWrites(ctx, e, dir, st, fsync)
 		}},
-	{ids: []RowID{FullFsync},
+	{ids: []RowID{rowFullFsync},
 		need: func(s sizes) int64 { return int64(s.fsyncs)*4096 + 1<<20 },
 		ops:  func(s sizes) int { return s.fsyncs },
 		skip: func(*runEnv, string) string {
@@ -63,25 +65,25 @@ var allJobs = []job{
 		run: func(ctx context.Context, e *runEnv, dir, _ string, st *jobState) ([]float64, error) {
 			return runSyncWrites(ctx, e, dir, st, fullFsync)
 		}},
-	{ids: []RowID{SQLiteDefault},
+	{ids: []RowID{rowSQLiteDefault},
 		need: func(s sizes) int64 { return int64(s.inserts)*8192 + 4<<20 },
 		ops:  func(s sizes) int { return s.inserts },
 		skip: skipSQLite,
 		run: func(ctx context.Context, e *runEnv, dir, _ string, st *jobState) ([]float64, error) {
 			return runSQLite(ctx, e, dir, st, false)
 		}},
-	{ids: []RowID{SQLiteFull},
+	{ids: []RowID{rowSQLiteFull},
 		need: func(s sizes) int64 { return int64(s.inserts)*8192 + 4<<20 },
 		ops:  func(s sizes) int { return s.inserts },
 		skip: skipSQLite,
 		run: func(ctx context.Context, e *runEnv, dir, _ string, st *jobState) ([]float64, error) {
 			return runSQLite(ctx, e, dir, st, true)
 		}},
-	{ids: []RowID{Untar},
+	{ids: []RowID{rowUntar},
 		need: func(s sizes) int64 { return s.archiveBytes + int64(s.archiveFiles)*4096 + 4<<20 },
 		ops:  func(s sizes) int { return s.archiveFiles },
 		run:  runUntar},
-	{ids: []RowID{CreateFiles, DeleteFiles},
+	{ids: []RowID{rowCreateFiles, rowDeleteFiles},
 		need: func(s sizes) int64 { return int64(s.smallFiles)*4096 + 4<<20 },
 		ops:  func(s sizes) int { return s.smallFiles },
 		run:  runFiles},
@@ -135,7 +137,7 @@ func (e *runEnv) runJob(ctx context.Context, j job, t Target, work, fsName strin
 		}
 		onRun(run)
 		need := j.need(e.sz)
-		free, err := freeSpace(work)
+		free, err := diskspace.Free(work)
 		if err != nil {
 			setAll(func(r *Result) { r.Err = err.Error() })
 			return res, nil
@@ -177,7 +179,7 @@ func (e *runEnv) runJob(ctx context.Context, j job, t Target, work, fsName strin
 	// Only the sync rows count their syncs; the sequential job's one sync per
 	// file is not the row's subject.
 	for i := range res {
-		if res[i].Row == Fsync || res[i].Row == FullFsync {
+		if res[i].Row == rowFsync || res[i].Row == rowFullFsync {
 			res[i].Syncs = st.syncs
 		}
 	}
@@ -312,10 +314,10 @@ func runSyncWrites(ctx context.Context, e *runEnv, dir string, st *jobState, syn
 // tar -xf does (no syncs). Sample: seconds.
 func runUntar(ctx context.Context, e *runEnv, dir, _ string, _ *jobState) ([]float64, error) {
 	if e.archive == nil {
-		e.archive = GenerateArchive(e.sz.archiveFiles, e.sz.archiveBytes)
+		e.archive = generateArchive(e.sz.archiveFiles, e.sz.archiveBytes)
 	}
 	t0 := time.Now()
-	if _, err := Extract(ctx, e.archive, dir); err != nil {
+	if _, err := extract(ctx, e.archive, dir); err != nil {
 		return nil, err
 	}
 	return []float64{time.Since(t0).Seconds()}, nil

@@ -12,25 +12,19 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"rambar/internal/run"
 )
 
-// toolDirs are searched before PATH, so a look-alike tool earlier in PATH is
-// not picked up and a Finder-launched app with launchd's minimal PATH finds
-// Homebrew's.
-var toolDirs = []string{"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/opt/homebrew/bin"}
-
-// lookTool returns the absolute path of a tool, or "" when it is not installed.
+// lookTool returns the absolute path of a tool in the system folders
+// (run.Resolve: the one lookup every part of RAMBar uses), or "" when it is not
+// installed.
 func lookTool(name string) string {
-	for _, d := range toolDirs {
-		p := filepath.Join(d, name)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p
-		}
+	p, err := run.Resolve(name)
+	if err != nil {
+		return ""
 	}
-	if p, err := exec.LookPath(name); err == nil && filepath.IsAbs(p) {
-		return p
-	}
-	return ""
+	return p
 }
 
 // toolEnv is the environment of every tool the package starts: the user's,

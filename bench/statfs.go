@@ -23,12 +23,3 @@ func statfsDir(dir string) (syscall.Statfs_t, error) {
 	}
 	return s, nil
 }
-
-// freeSpace is the bytes an unprivileged writer may still use under dir.
-func freeSpace(dir string) (int64, error) {
-	var s syscall.Statfs_t
-	if err := syscall.Statfs(dir, &s); err != nil {
-		return 0, fmt.Errorf("statfs %s: %w", dir, err)
-	}
-	return int64(s.Bavail) * int64(s.Bsize), nil
-}

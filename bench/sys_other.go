@@ -22,8 +22,6 @@ func openUncached(path string, flag int, _ bool) (*os.File, bool, error) {
 
 func dropCache(string) {}
 
-func freeSpace(string) (int64, error) { return 0, errOS }
-
 func fsType(string) (string, error) { return "", errOS }
 
 // IsMemoryFS is false where the benchmark does not run.

@@ -65,10 +65,10 @@ func (r Result) Cell() string {
 	return s
 }
 
-// Speedup is how many times better a is than b on one row (for MB/s a/b,
+// speedupOf is how many times better a is than b on one row (for MB/s a/b,
 // for times b/a), and whether the runs' ranges are apart (no overlap between
 // min–max), which is when the difference is more than run-to-run noise.
-func Speedup(a, b Result) (x float64, apart, ok bool) {
+func speedupOf(a, b Result) (x float64, apart, ok bool) {
 	if !a.OK() || !b.OK() || a.Median <= 0 || b.Median <= 0 {
 		return 0, false, false
 	}
@@ -126,7 +126,7 @@ func (r Report) Table() string {
 		if ram != nil && disk != nil {
 			a, _ := ram.Result(row.ID)
 			d, _ := disk.Result(row.ID)
-			if x, apart, ok := Speedup(a, d); ok {
+			if x, apart, ok := speedupOf(a, d); ok {
 				c := fmt.Sprintf("%.1f×", x)
 				if !apart {
 					c = "~" + c

@@ -17,14 +17,14 @@ func res(id RowID, u Unit, s ...float64) Result {
 // the headline's three groups, on a report built by hand.
 func TestTableAndHeadline(t *testing.T) {
 	rep := Report{Version: 1, Runs: 3, Rows: Options{}.Labels()[:3]}
-	rep.Rows = append(rep.Rows, RowInfo{Untar, "untar", Secs})
+	rep.Rows = append(rep.Rows, RowInfo{rowUntar, "untar", Secs})
 	rep.Targets = []TargetReport{
 		{Target: Target{Name: "Scratch", RAM: true}, FS: "tmpfs", Results: []Result{
-			res(SeqWrite, MBps, 7000, 7357, 7400), res(SeqRead, MBps, 11000, 11936, 12000),
-			res(Fsync, Micros, 16, 17, 18), res(Untar, Secs, 0.68, 0.69, 0.80)}},
+			res(rowSeqWrite, MBps, 7000, 7357, 7400), res(rowSeqRead, MBps, 11000, 11936, 12000),
+			res(rowFsync, Micros, 16, 17, 18), res(rowUntar, Secs, 0.68, 0.69, 0.80)}},
 		{Target: Target{Name: "Home disk"}, FS: "apfs", Results: []Result{
-			res(SeqWrite, MBps, 4700, 4722, 4800), {Row: SeqRead, Unit: MBps, Skipped: "no room: needs 1 GiB, 10 MiB free on /x"},
-			res(Fsync, Micros, 44, 45, 46), res(Untar, Secs, 0.70, 0.75, 0.79)}},
+			res(rowSeqWrite, MBps, 4700, 4722, 4800), {Row: rowSeqRead, Unit: MBps, Skipped: "no room: needs 1 GiB, 10 MiB free on /x"},
+			res(rowFsync, Micros, 44, 45, 46), res(rowUntar, Secs, 0.70, 0.75, 0.79)}},
 	}
 	table := rep.Table()
 	for _, want := range []string{
@@ -65,7 +65,7 @@ func TestTableAndHeadline(t *testing.T) {
 func TestDefaultTargets(t *testing.T) {
 	home := t.TempDir()
 	ts := DefaultTargets([]ramdisk.Volume{{Name: "Scratch", MountPoint: "/mnt/rambar/Scratch"}}, home)
-	want := []Target{{Name: "Scratch", Dir: "/mnt/rambar/Scratch", RAM: true}, {Name: HomeDiskName, Dir: home, RAM: IsMemoryFS(home)}}
+	want := []Target{{Name: "Scratch", Dir: "/mnt/rambar/Scratch", RAM: true}, {Name: homeDiskName, Dir: home, RAM: IsMemoryFS(home)}}
 	if len(ts) != 2 || ts[0] != want[0] || ts[1] != want[1] {
 		t.Errorf("DefaultTargets = %+v, want %+v", ts, want)
 	}

@@ -7,8 +7,8 @@ import (
 	"rambar/ramdisk"
 )
 
-// HomeDiskName is the name of the home folder's disk in tables.
-const HomeDiskName = "Home disk"
+// homeDiskName is the name of the home folder's disk in tables.
+const homeDiskName = "Home disk"
 
 // ForVolume is the target for a mounted RAM disk.
 func ForVolume(v ramdisk.Volume) Target {
@@ -18,7 +18,7 @@ func ForVolume(v ramdisk.Volume) Target {
 // HomeDisk is the target for the disk the home folder is on (the benchmark
 // works in a hidden subfolder of home and removes it).
 func HomeDisk(home string) Target {
-	return Target{Name: HomeDiskName, Dir: home, RAM: IsMemoryFS(home)}
+	return Target{Name: homeDiskName, Dir: home, RAM: IsMemoryFS(home)}
 }
 
 // DefaultTargets is what `rambar bench` measures with no arguments: every
@@ -58,7 +58,7 @@ func (r Report) Headline() string {
 	for _, row := range r.Rows {
 		a, _ := ram.Result(row.ID)
 		d, _ := disk.Result(row.ID)
-		x, apart, ok := Speedup(a, d)
+		x, apart, ok := speedupOf(a, d)
 		switch {
 		case !ok:
 		case apart && x >= MinGain:

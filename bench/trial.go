@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"rambar/internal/diskspace"
 	"rambar/ramdisk"
 )
 
@@ -105,7 +106,7 @@ func (r TrialResult) Summary() string {
 	return "not enough runs to tell"
 }
 
-// Decide compares the timed runs on the RAM disk with those in place.
+// decide compares the timed runs on the RAM disk with those in place.
 //
 // The rule: the RAM disk is faster only when every RAM run beat every run in
 // place (the min–max ranges do not overlap; in Mann-Whitney terms U = 0, which
@@ -113,7 +114,7 @@ func (r TrialResult) Summary() string {
 // each side: 5% for 3 runs, 0.8% for 5) and the medians differ by at least
 // MinGain. Slower is the mirror image. Anything else is "no measurable gain
 // (within the noise)".
-func Decide(ram, disk []float64) (speedup float64, v Verdict) {
+func decide(ram, disk []float64) (speedup float64, v Verdict) {
 	if len(ram) < 2 || len(disk) < 2 {
 		return 0, Unknown
 	}
@@ -159,12 +160,9 @@ func (e *CommandError) Error() string {
 // Unwrap returns the underlying *exec.ExitError or start failure.
 func (e *CommandError) Unwrap() error { return e.Err }
 
-// ErrNoRoom is wrapped when a copy would not fit on the RAM disk.
-var ErrNoRoom = ramdisk.ErrNoSpace
-
 // Trial copies o.Src to o.RAMDir, runs o.Argv there and in o.Src, alternating
 // (a warm-up pair first, then RAM/disk and disk/RAM pairs in turn so neither
-// place always goes first), and decides with Decide. The command's output
+// place always goes first), and decides with decide. The command's output
 // goes to Stdout/Stderr on the warm-up run and to Log after. The copy is
 // removed when Trial returns, whether the command failed, ctx was cancelled
 // (the running command gets SIGINT, then SIGKILL after 10 s) or all went
@@ -200,14 +198,14 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 		return res, fmt.Errorf("try: measure %s: %w", o.Src, err)
 	}
 	res.CopyBytes, res.CopyFiles = bytes, files
-	free, err := freeSpace(o.RAMDir)
+	free, err := diskspace.Free(o.RAMDir)
 	if err != nil {
 		return res, fmt.Errorf("try: %w", err)
 	}
 	// Room for the copy and as much again for what the command writes.
 	if need := 2*bytes + int64(files)*4096 + 16<<20; free < need {
 		return res, fmt.Errorf("try: %w: %s holds %s; the RAM disk at %s has %s free (needs %s with room for the command's output)",
-			ErrNoRoom, o.Src, bytesText(bytes), o.RAMDir, bytesText(free), bytesText(need))
+			ramdisk.ErrNoSpace, o.Src, bytesText(bytes), o.RAMDir, bytesText(free), bytesText(need))
 	}
 	holder, err := os.MkdirTemp(o.RAMDir, ".rambar-try-")
 	if err != nil {
@@ -221,7 +219,7 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 	res.Copy = filepath.Join(holder, filepath.Base(o.Src))
 	progress(fmt.Sprintf("copying %s (%s, %d files) to the RAM disk", o.Src, bytesText(bytes), files))
 	t0 := time.Now()
-	if err := CopyTree(ctx, o.Src, res.Copy); err != nil {
+	if err := copyTree(ctx, o.Src, res.Copy); err != nil {
 		return res, fmt.Errorf("try: copy to the RAM disk: %w", err)
 	}
 	res.CopySecs = time.Since(t0).Seconds()
@@ -274,7 +272,7 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 	summarize(&res.RAM)
 	summarize(&res.Disk)
 	res.RAM.Ops, res.Disk.Ops = 1, 1
-	res.Speedup, res.Verdict = Decide(res.RAM.Samples, res.Disk.Samples)
+	res.Speedup, res.Verdict = decide(res.RAM.Samples, res.Disk.Samples)
 	return res, nil
 }
 
@@ -317,11 +315,11 @@ func TreeSize(dir string) (bytes int64, files int, err error) {
 	return bytes, files, err
 }
 
-// CopyTree copies the folder src to dst (which must not exist): folders,
+// copyTree copies the folder src to dst (which must not exist): folders,
 // regular files with their modes and modification times (so make and other
 // build tools see the same state), and symbolic links as links. Sockets,
 // devices and pipes are skipped.
-func CopyTree(ctx context.Context, src, dst string) error {
+func copyTree(ctx context.Context, src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

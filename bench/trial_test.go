@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"rambar/ramdisk"
 )
 
 func TestDecide(t *testing.T) {
@@ -29,7 +31,7 @@ func TestDecide(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			x, v := Decide(c.ram, c.disk)
+			x, v := decide(c.ram, c.disk)
 			if v != c.want || abs(x-c.speedup) > 1e-9 {
 				t.Errorf("Decide = %.3f %s, want %.3f %s", x, v, c.speedup, c.want)
 			}
@@ -173,7 +175,7 @@ func TestTrialRefuses(t *testing.T) {
 	src := srcDir(t)
 	os.WriteFile(filepath.Join(src, "big"), make([]byte, 6<<20), 0o644)
 	_, err := Trial(context.Background(), TrialOptions{Src: src, RAMDir: ram, Argv: []string{"true"}})
-	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "holds 6.0 MiB") {
+	if !errors.Is(err, ramdisk.ErrNoSpace) || !strings.Contains(err.Error(), "holds 6.0 MiB") {
 		t.Errorf("no room: %v", err)
 	}
 	if _, err := Trial(context.Background(), TrialOptions{Src: src, RAMDir: ram, Argv: []string{"true"}, Runs: 2}); err == nil || !strings.Contains(err.Error(), "at least 3 runs") {
@@ -205,7 +207,7 @@ func TestCopyTree(t *testing.T) {
 	os.Chtimes(filepath.Join(src, "a", "b", "x.sh"), old, old)
 	os.Symlink("b/x.sh", filepath.Join(src, "a", "link"))
 	dst := filepath.Join(t.TempDir(), "copy")
-	if err := CopyTree(context.Background(), src, dst); err != nil {
+	if err := copyTree(context.Background(), src, dst); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(filepath.Join(dst, "a", "b", "x.sh"))
@@ -222,13 +224,13 @@ func TestCopyTree(t *testing.T) {
 
 // TestGenerateArchive is deterministic and shaped as promised.
 func TestGenerateArchive(t *testing.T) {
-	a := GenerateArchive(300, 3_000_000)
-	b := GenerateArchive(300, 3_000_000)
+	a := generateArchive(300, 3_000_000)
+	b := generateArchive(300, 3_000_000)
 	if !bytes.Equal(a, b) {
 		t.Fatal("archive differs between calls")
 	}
 	dir := t.TempDir()
-	n, err := Extract(context.Background(), a, dir)
+	n, err := extract(context.Background(), a, dir)
 	if err != nil || n != 300 {
 		t.Fatalf("Extract: %d files, %v", n, err)
 	}

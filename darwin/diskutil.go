@@ -12,8 +12,8 @@ import (
 	"howett.net/plist"
 )
 
-// DiskInfo is the part of `diskutil info -plist` RAMBar reads.
-type DiskInfo struct {
+// diskInfoPlist is the part of `diskutil info -plist` RAMBar reads.
+type diskInfoPlist struct {
 	DeviceIdentifier string `plist:"DeviceIdentifier"`
 	DeviceNode       string `plist:"DeviceNode"`
 	ParentWholeDisk  string `plist:"ParentWholeDisk"`
@@ -43,12 +43,12 @@ type DiskInfo struct {
 }
 
 // IsAPFS reports an APFS volume.
-func (d DiskInfo) IsAPFS() bool {
+func (d diskInfoPlist) IsAPFS() bool {
 	return strings.EqualFold(d.FilesystemType, "apfs") || d.APFSContainerReference != ""
 }
 
 // Capacity is the file system's size: the container's for APFS.
-func (d DiskInfo) Capacity() int64 {
+func (d diskInfoPlist) Capacity() int64 {
 	if d.IsAPFS() && d.APFSContainerSize > 0 {
 		return d.APFSContainerSize
 	}
@@ -61,7 +61,7 @@ func (d DiskInfo) Capacity() int64 {
 }
 
 // Free is the space left: APFSContainerFree for APFS (FreeSpace is 0 there).
-func (d DiskInfo) Free() int64 {
+func (d diskInfoPlist) Free() int64 {
 	if d.IsAPFS() {
 		return d.APFSContainerFree
 	}
@@ -70,7 +70,7 @@ func (d DiskInfo) Free() int64 {
 
 // Stores are the physical stores of an APFS volume ("disk4"), i.e. the ram://
 // device under the synthesized container.
-func (d DiskInfo) Stores() []string {
+func (d diskInfoPlist) Stores() []string {
 	var s []string
 	for _, p := range d.APFSPhysicalStores {
 		s = append(s, p.Store)
@@ -79,68 +79,68 @@ func (d DiskInfo) Stores() []string {
 }
 
 // IsDiskImage reports a device served by a disk image.
-func (d DiskInfo) IsDiskImage() bool { return d.BusProtocol == "Disk Image" }
+func (d diskInfoPlist) IsDiskImage() bool { return d.BusProtocol == "Disk Image" }
 
 // CaseSensitive reports a case-sensitive file system by its names.
-func (d DiskInfo) CaseSensitive() bool {
+func (d diskInfoPlist) CaseSensitive() bool {
 	n := strings.ToLower(d.FilesystemName + " " + d.FilesystemUserVisibleName + " " + d.FilesystemType)
 	return strings.Contains(n, "case-sensitive") || strings.Contains(n, "hfsx")
 }
 
-// ErrNoDisk is wrapped when diskutil says "Could not find disk".
-var ErrNoDisk = errors.New("could not find disk")
+// errNoDisk is wrapped when diskutil says "Could not find disk".
+var errNoDisk = errors.New("could not find disk")
 
-// ParseDiskInfo reads `diskutil info -plist`, turning its error document
+// parseDiskInfo reads `diskutil info -plist`, turning its error document
 // (Error/ErrorMessage on stdout) into an error; "Could not find disk" wraps
-// ErrNoDisk.
-func ParseDiskInfo(b []byte) (DiskInfo, error) {
-	var d DiskInfo
+// errNoDisk.
+func parseDiskInfo(b []byte) (diskInfoPlist, error) {
+	var d diskInfoPlist
 	if _, err := plist.Unmarshal(b, &d); err != nil {
-		return DiskInfo{}, fmt.Errorf("diskutil info -plist: %w", err)
+		return diskInfoPlist{}, fmt.Errorf("diskutil info -plist: %w", err)
 	}
 	if d.Error {
 		if strings.Contains(d.ErrorMessage, "Could not find disk") {
-			return d, fmt.Errorf("%w: %s", ErrNoDisk, d.ErrorMessage)
+			return d, fmt.Errorf("%w: %s", errNoDisk, d.ErrorMessage)
 		}
 		return d, errors.New(d.ErrorMessage)
 	}
 	return d, nil
 }
 
-// ListEntry is one whole disk of `diskutil list -plist` with what it holds.
-type ListEntry struct {
+// listEntry is one whole disk of `diskutil list -plist` with what it holds.
+type listEntry struct {
 	DeviceIdentifier string      `plist:"DeviceIdentifier"`
 	Content          string      `plist:"Content"`
 	Size             int64       `plist:"Size"`
 	MountPoint       string      `plist:"MountPoint"`
 	VolumeName       string      `plist:"VolumeName"`
-	Partitions       []ListEntry `plist:"Partitions"`
-	APFSVolumes      []ListEntry `plist:"APFSVolumes"`
-	APFSStores       []ListEntry `plist:"APFSPhysicalStores"`
+	Partitions       []listEntry `plist:"Partitions"`
+	APFSVolumes      []listEntry `plist:"APFSVolumes"`
+	APFSStores       []listEntry `plist:"APFSPhysicalStores"`
 }
 
-// DiskList is `diskutil list -plist`.
-type DiskList struct {
+// diskList is `diskutil list -plist`.
+type diskList struct {
 	AllDisks              []string    `plist:"AllDisks"`
 	WholeDisks            []string    `plist:"WholeDisks"`
-	AllDisksAndPartitions []ListEntry `plist:"AllDisksAndPartitions"`
+	AllDisksAndPartitions []listEntry `plist:"AllDisksAndPartitions"`
 }
 
-// ParseList reads `diskutil list -plist`.
-func ParseList(b []byte) (DiskList, error) {
-	var l DiskList
+// parseList reads `diskutil list -plist`.
+func parseList(b []byte) (diskList, error) {
+	var l diskList
 	if _, err := plist.Unmarshal(b, &l); err != nil {
-		return DiskList{}, fmt.Errorf("diskutil list -plist: %w", err)
+		return diskList{}, fmt.Errorf("diskutil list -plist: %w", err)
 	}
 	return l, nil
 }
 
 // Mounted returns every mounted identifier in the list (whole disks,
 // partitions, APFS volumes) with its mount point.
-func (l DiskList) Mounted() map[string]string {
+func (l diskList) Mounted() map[string]string {
 	m := map[string]string{}
-	var walk func(es []ListEntry)
-	walk = func(es []ListEntry) {
+	var walk func(es []listEntry)
+	walk = func(es []listEntry) {
 		for _, e := range es {
 			if e.MountPoint != "" {
 				m[e.DeviceIdentifier] = e.MountPoint
@@ -159,10 +159,10 @@ var (
 	reFinished   = regexp.MustCompile(`(?m)^Finished erase on (disk\d+)`)
 )
 
-// ParseErase returns the volume's device from `diskutil erasevolume` output:
+// parseErase returns the volume's device from `diskutil erasevolume` output:
 // the APFS volume diskMs1 when a container was made, else the erased disk
 // itself (HFS+ sits on the whole device). "" when nothing is recognised.
-func ParseErase(out []byte) string {
+func parseErase(out []byte) string {
 	if m := reAPFSVolume.FindSubmatch(out); m != nil {
 		return string(m[1])
 	}
@@ -180,9 +180,9 @@ var (
 	reDissent     = regexp.MustCompile(`dissented by PID (\d+)(?: \(([^)]*)\))?`)
 )
 
-// DiskutilCode returns the -69xxx code of a diskutil failure ("Error: -69888:
+// diskutilCode returns the -69xxx code of a diskutil failure ("Error: -69888:
 // Couldn't unmount disk"), or 0.
-func DiskutilCode(out []byte) int {
+func diskutilCode(out []byte) int {
 	m := reDiskutilErr.FindSubmatch(out)
 	if m == nil {
 		return 0
@@ -191,31 +191,31 @@ func DiskutilCode(out []byte) int {
 	return n
 }
 
-// CodeBusy is diskutil's "Couldn't unmount disk".
-const CodeBusy = -69888
+// codeBusy is diskutil's "Couldn't unmount disk".
+const codeBusy = -69888
 
-// Dissenters returns the processes diskutil names in "dissented by PID N (path)".
-func Dissenters(out []byte) []Proc {
-	var ps []Proc
+// dissenters returns the processes diskutil names in "dissented by PID N (path)".
+func dissenters(out []byte) []proc {
+	var ps []proc
 	for _, m := range reDissent.FindAllSubmatch(out, -1) {
 		pid, _ := strconv.Atoi(string(m[1]))
 		name := string(m[2])
 		if i := strings.LastIndexByte(name, '/'); i >= 0 {
 			name = name[i+1:]
 		}
-		ps = append(ps, Proc{PID: pid, Command: name})
+		ps = append(ps, proc{PID: pid, Command: name})
 	}
 	return ps
 }
 
-// Proc is a process named by a tool.
-type Proc struct {
+// proc is a process named by a tool.
+type proc struct {
 	PID     int
 	Command string
 }
 
-// ParseMdutil reports whether `mdutil -i off|-s` said indexing is disabled.
-func ParseMdutil(out []byte) bool {
+// parseMdutil reports whether `mdutil -i off|-s` said indexing is disabled.
+func parseMdutil(out []byte) bool {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		if strings.TrimSpace(sc.Text()) == "Indexing disabled." {

@@ -23,33 +23,34 @@ import (
 	"sync"
 	"time"
 
+	"rambar/internal/diskspace"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
 
 // The attach tools AttachTool reports.
 const (
-	AttachDiskutil = "diskutil" // diskutil image attach --noMount (macOS 14+)
-	AttachHdiutil  = "hdiutil"  // hdiutil attach -nomount (deprecated in macOS 27)
+	attachDiskutil = "diskutil" // diskutil image attach --noMount (macOS 14+)
+	attachHdiutil  = "hdiutil"  // hdiutil attach -nomount (deprecated in macOS 27)
 )
 
-// DiskutilImageSince is the first macOS major version whose `diskutil image
+// diskutilImageSince is the first macOS major version whose `diskutil image
 // attach` RAMBar uses (Homebrew's choice; the verb appeared in 13).
-const DiskutilImageSince = 14
+const diskutilImageSince = 14
 
-// Marker is the file RAMBar writes at the root of every disk it makes.
-const Marker = ".rambar"
+// markerFile is the file RAMBar writes at the root of every disk it makes.
+const markerFile = ".rambar"
 
 // Engine is the macOS engine. Make it with New; it is safe for concurrent use.
 type Engine struct {
 	r         run.Runner
 	mountRoot string
 	uid, gid  int
-	statfs    StatFS
+	statfs    func(path string) (diskspace.Stat, error)
 	now       func() time.Time
 
 	mu     sync.Mutex
-	attach string // decided once: AttachDiskutil or AttachHdiutil
+	attach string // decided once: attachDiskutil or attachHdiutil
 }
 
 var _ ramdisk.Engine = (*Engine)(nil)
@@ -57,22 +58,24 @@ var _ ramdisk.Engine = (*Engine)(nil)
 // Option configures an Engine.
 type Option func(*Engine)
 
-// WithMountRoot sets where disks are mounted (default /Volumes). The fake Mac
+// withMountRoot sets where disks are mounted (default /Volumes). The fake Mac
 // in tests mounts under a temporary folder.
-func WithMountRoot(dir string) Option { return func(e *Engine) { e.mountRoot = dir } }
+func withMountRoot(dir string) Option { return func(e *Engine) { e.mountRoot = dir } }
 
-// WithAttachTool skips the probe and uses tool (AttachDiskutil or AttachHdiutil).
-func WithAttachTool(tool string) Option { return func(e *Engine) { e.attach = tool } }
+// withAttachTool skips the probe and uses tool (attachDiskutil or attachHdiutil).
+func withAttachTool(tool string) Option { return func(e *Engine) { e.attach = tool } }
 
-// WithOwner sets the user a tmpfs disk is given to (default: this process's).
-func WithOwner(uid, gid int) Option { return func(e *Engine) { e.uid, e.gid = uid, gid } }
+// withOwner sets the user a tmpfs disk is given to (default: this process's).
+func withOwner(uid, gid int) Option { return func(e *Engine) { e.uid, e.gid = uid, gid } }
 
-// WithStatfs replaces the file system statistics call (tests).
-func WithStatfs(f StatFS) Option { return func(e *Engine) { e.statfs = f } }
+// withStatfs replaces the file system statistics call (tests).
+func withStatfs(f func(string) (diskspace.Stat, error)) Option {
+	return func(e *Engine) { e.statfs = f }
+}
 
 // New returns an engine that runs tools through r.
 func New(r run.Runner, opts ...Option) *Engine {
-	e := &Engine{r: r, mountRoot: "/Volumes", uid: os.Getuid(), gid: os.Getgid(), statfs: systemStatfs, now: time.Now}
+	e := &Engine{r: r, mountRoot: "/Volumes", uid: os.Getuid(), gid: os.Getgid(), statfs: diskspace.Of, now: time.Now}
 	for _, o := range opts {
 		o(e)
 	}
@@ -97,17 +100,17 @@ func (e *Engine) Tools() []string {
 }
 
 // AttachTool reports which tool attaches ram:// devices on this Mac, deciding
-// once per Engine: `diskutil image attach` from macOS DiskutilImageSince
+// once per Engine: `diskutil image attach` from macOS diskutilImageSince
 // (sw_vers -productVersion), else `hdiutil attach`. If the diskutil verb then
 // fails where hdiutil works, the engine switches to hdiutil for good.
 func (e *Engine) AttachTool(ctx context.Context) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.attach == "" {
-		e.attach = AttachHdiutil
+		e.attach = attachHdiutil
 		if out, err := run.Output(ctx, e.r, "sw_vers", "-productVersion"); err == nil {
-			if major, ok := macOSMajor(string(out)); ok && major >= DiskutilImageSince {
-				e.attach = AttachDiskutil
+			if major, ok := macOSMajor(string(out)); ok && major >= diskutilImageSince {
+				e.attach = attachDiskutil
 			}
 		}
 	}
@@ -123,14 +126,14 @@ func macOSMajor(s string) (int, bool) {
 	return n, err == nil && n > 0
 }
 
-// ToolError is a tool's failure with its own words (stderr, or stdout where
+// toolError is a tool's failure with its own words (stderr, or stdout where
 // the tool reports there), macOS 27's deprecation warnings removed.
-type ToolError struct {
+type toolError struct {
 	Err   *run.Error
 	Words string
 }
 
-func (t *ToolError) Error() string {
+func (t *toolError) Error() string {
 	if t.Words == "" {
 		return fmt.Sprintf("exit %d", t.Err.ExitCode)
 	}
@@ -138,7 +141,7 @@ func (t *ToolError) Error() string {
 }
 
 // Unwrap returns the *run.Error.
-func (t *ToolError) Unwrap() error { return t.Err }
+func (t *toolError) Unwrap() error { return t.Err }
 
 // toolErr keeps a tool's words and drops the deprecation warning.
 func toolErr(err error) error {
@@ -156,7 +159,7 @@ func toolErr(err error) error {
 	if len(words) > 400 {
 		words = words[:400] + "…"
 	}
-	return &ToolError{Err: re, Words: strings.ReplaceAll(words, "\n", "; ")}
+	return &toolError{Err: re, Words: strings.ReplaceAll(words, "\n", "; ")}
 }
 
 func (e *Engine) run(ctx context.Context, argv ...string) (run.Result, error) {
@@ -176,13 +179,13 @@ func (e *Engine) attachRAM(ctx context.Context, sectors int64, hidden bool) (str
 		if err != nil {
 			return "", fmt.Errorf("hdiutil attach %s: %w", url, toolErr(err))
 		}
-		dev, err := ParseAttach(res.Stdout)
+		dev, err := parseAttach(res.Stdout)
 		if err != nil {
 			return "", fmt.Errorf("hdiutil attach %s: %w", url, err)
 		}
 		return dev, nil
 	}
-	if e.AttachTool(ctx) == AttachHdiutil {
+	if e.AttachTool(ctx) == attachHdiutil {
 		return hd()
 	}
 	argv := []string{"diskutil", "image", "attach", "--noMount"}
@@ -191,7 +194,7 @@ func (e *Engine) attachRAM(ctx context.Context, sectors int64, hidden bool) (str
 	}
 	res, err := e.run(ctx, append(argv, url)...)
 	if err == nil {
-		dev, perr := ParseAttach(res.Stdout)
+		dev, perr := parseAttach(res.Stdout)
 		if perr == nil {
 			return dev, nil
 		}
@@ -202,7 +205,7 @@ func (e *Engine) attachRAM(ctx context.Context, sectors int64, hidden bool) (str
 	if herr != nil {
 		return "", errors.Join(derr, herr)
 	}
-	e.setAttach(AttachHdiutil)
+	e.setAttach(attachHdiutil)
 	return dev, nil
 }
 
@@ -237,16 +240,16 @@ func diskutilFS(fs ramdisk.FileSystem) (string, bool) {
 	return "", false
 }
 
-func (e *Engine) diskInfo(ctx context.Context, target string) (DiskInfo, error) {
+func (e *Engine) diskInfo(ctx context.Context, target string) (diskInfoPlist, error) {
 	res, err := e.run(ctx, "diskutil", "info", "-plist", target)
 	if err != nil {
 		// diskutil -plist reports failures as a plist on stdout, exit 1.
-		if d, perr := ParseDiskInfo(res.Stdout); perr != nil && d.Error {
+		if d, perr := parseDiskInfo(res.Stdout); perr != nil && d.Error {
 			return d, fmt.Errorf("diskutil info %s: %w", target, perr)
 		}
-		return DiskInfo{}, fmt.Errorf("diskutil info %s: %w", target, toolErr(err))
+		return diskInfoPlist{}, fmt.Errorf("diskutil info %s: %w", target, toolErr(err))
 	}
-	d, err := ParseDiskInfo(res.Stdout)
+	d, err := parseDiskInfo(res.Stdout)
 	if err != nil {
 		return d, fmt.Errorf("diskutil info %s: %w", target, err)
 	}
@@ -296,7 +299,7 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	if err != nil {
 		return fail(fmt.Errorf("diskutil erasevolume %s %s %s: %w", format, p.Name, dev, toolErr(err)))
 	}
-	target := ParseErase(res.Stdout)
+	target := parseErase(res.Stdout)
 	if target == "" {
 		target = mp
 	}
@@ -361,7 +364,7 @@ func (e *Engine) prepare(mp string, p ramdisk.Plan) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(mp, Marker), append(m, '\n'), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(mp, markerFile), append(m, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write marker on %s: %w", mp, err)
 	}
 	if err := os.WriteFile(filepath.Join(mp, ".metadata_never_index"), nil, 0o644); err != nil {
@@ -386,13 +389,13 @@ func (e *Engine) spotlightOff(ctx context.Context, mp string) []string {
 	if err != nil {
 		return []string{fmt.Sprintf("mdutil -i off %s: %v", mp, toolErr(err))}
 	}
-	if !ParseMdutil(res.Stdout) {
+	if !parseMdutil(res.Stdout) {
 		return []string{fmt.Sprintf("mdutil -i off %s did not confirm indexing is disabled", mp)}
 	}
 	return nil
 }
 
-func ownershipNotes(d DiskInfo) []string {
+func ownershipNotes(d diskInfoPlist) []string {
 	if d.GlobalPermissionsEnabled != nil && !*d.GlobalPermissionsEnabled {
 		return []string{"ownership is ignored on this volume: other users of this Mac can open its files (sudo diskutil enableOwnership turns it on)"}
 	}
@@ -400,30 +403,30 @@ func ownershipNotes(d DiskInfo) []string {
 }
 
 // images reads hdiutil info -plist.
-func (e *Engine) images(ctx context.Context) ([]Image, error) {
+func (e *Engine) images(ctx context.Context) ([]hdImage, error) {
 	res, err := e.run(ctx, "hdiutil", "info", "-plist")
 	if err != nil {
 		return nil, fmt.Errorf("hdiutil info: %w", toolErr(err))
 	}
-	return ParseInfoPlist(res.Stdout)
+	return parseInfoPlist(res.Stdout)
 }
 
 // imageFor finds the attached ram:// image whose whole disk is dev.
-func (e *Engine) imageFor(ctx context.Context, dev string) (Image, bool) {
+func (e *Engine) imageFor(ctx context.Context, dev string) (hdImage, bool) {
 	ims, err := e.images(ctx)
 	if err != nil {
-		return Image{}, false
+		return hdImage{}, false
 	}
 	for _, im := range ims {
 		if im.IsRAM() && im.Device() == dev {
 			return im, true
 		}
 	}
-	return Image{}, false
+	return hdImage{}, false
 }
 
 // fsOf maps diskutil's description onto a FileSystem.
-func fsOf(d DiskInfo) ramdisk.FileSystem {
+func fsOf(d diskInfoPlist) ramdisk.FileSystem {
 	cs := d.CaseSensitive()
 	switch {
 	case d.IsAPFS() && cs:
@@ -444,7 +447,7 @@ func devPath(id string) string {
 }
 
 func hasMarker(mp string) bool {
-	_, err := os.Lstat(filepath.Join(mp, Marker))
+	_, err := os.Lstat(filepath.Join(mp, markerFile))
 	return err == nil
 }
 
@@ -454,10 +457,10 @@ func hasMarker(mp string) bool {
 // mounts under the mount root from the mount table.
 func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
 	var out []ramdisk.Volume
-	mounts := map[string]MountEntry{}
+	mounts := map[string]mountEntry{}
 	mres, merr := e.run(ctx, "mount")
 	if merr == nil {
-		for _, m := range ParseMount(mres.Stdout) {
+		for _, m := range parseMount(mres.Stdout) {
 			mounts[m.MountPoint] = m
 		}
 	}
@@ -478,7 +481,7 @@ func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
 		}
 		d, err := e.diskInfo(ctx, en.Dev)
 		if err != nil {
-			if errors.Is(err, ErrNoDisk) {
+			if errors.Is(err, errNoDisk) {
 				continue // gone while listing
 			}
 			return nil, err
@@ -504,7 +507,7 @@ func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
 	// so), since nothing known tells a diskutil-attached ram:// disk from a .dmg.
 	lres, lerr := e.run(ctx, "diskutil", "list", "-plist")
 	if lerr == nil {
-		if l, err := ParseList(lres.Stdout); err == nil {
+		if l, err := parseList(lres.Stdout); err == nil {
 			ids := l.Mounted()
 			keys := make([]string, 0, len(ids))
 			for id := range ids {
@@ -568,7 +571,7 @@ func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
 }
 
 // finish fills what every disk image volume shares.
-func (e *Engine) finish(v ramdisk.Volume, d DiskInfo, mounts map[string]MountEntry) ramdisk.Volume {
+func (e *Engine) finish(v ramdisk.Volume, d diskInfoPlist, mounts map[string]mountEntry) ramdisk.Volume {
 	v.Allocation = ramdisk.AllocationFor(v.FS, v.Size)
 	if m, ok := mounts[v.MountPoint]; ok {
 		for _, o := range m.Options {
@@ -582,7 +585,7 @@ func (e *Engine) finish(v ramdisk.Volume, d DiskInfo, mounts map[string]MountEnt
 }
 
 func readMarker(mp string) (marker, bool) {
-	b, err := os.ReadFile(filepath.Join(mp, Marker))
+	b, err := os.ReadFile(filepath.Join(mp, markerFile))
 	if err != nil {
 		return marker{}, false
 	}
@@ -616,7 +619,7 @@ func (e *Engine) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, er
 	}
 	d, err := e.diskInfo(ctx, v.MountPoint)
 	if err != nil {
-		if errors.Is(err, ErrNoDisk) {
+		if errors.Is(err, errNoDisk) {
 			return u, fmt.Errorf("%s: %w", v.Name, ramdisk.ErrNotFound)
 		}
 		return u, err
@@ -649,7 +652,7 @@ func (e *Engine) held(ctx context.Context, pid int) (int64, error) {
 	p := strconv.Itoa(pid)
 	res, ferr := e.run(ctx, "footprint", "-f", "bytes", "--noCategories", p)
 	if ferr == nil {
-		if fps, err := ParseFootprintText(res.Stdout); err == nil {
+		if fps, err := parseFootprintText(res.Stdout); err == nil {
 			for _, f := range fps {
 				if f.PID == pid {
 					return f.Bytes(), nil
@@ -661,7 +664,7 @@ func (e *Engine) held(ctx context.Context, pid int) (int64, error) {
 	if err != nil {
 		return 0, errors.Join(fmt.Errorf("footprint %s: %w", p, toolErr(ferr)), fmt.Errorf("ps -p %s: %w", p, toolErr(err)))
 	}
-	return ParseRSS(res.Stdout)
+	return parseRSS(res.Stdout)
 }
 
 // Eject implements ramdisk.Engine. Disk images: `diskutil eject DEV` of the
@@ -699,8 +702,8 @@ func (e *Engine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error 
 		return nil
 	}
 	out := append(append([]byte{}, res.Stdout...), res.Stderr...)
-	if DiskutilCode(out) == CodeBusy || len(Dissenters(out)) > 0 {
-		return e.busy(ctx, v, Dissenters(out), fmt.Errorf("diskutil eject %s: %w", dev, toolErr(derr)))
+	if diskutilCode(out) == codeBusy || len(dissenters(out)) > 0 {
+		return e.busy(ctx, v, dissenters(out), fmt.Errorf("diskutil eject %s: %w", dev, toolErr(derr)))
 	}
 	_, herr := e.run(ctx, "hdiutil", "detach", dev)
 	if herr == nil {
@@ -748,7 +751,7 @@ func (e *Engine) resolve(ctx context.Context, v ramdisk.Volume) (string, error) 
 }
 
 // busy builds the BusyError: lsof's holders, else the processes diskutil named.
-func (e *Engine) busy(ctx context.Context, v ramdisk.Volume, dissent []Proc, cause error) error {
+func (e *Engine) busy(ctx context.Context, v ramdisk.Volume, dissent []proc, cause error) error {
 	be := &ramdisk.BusyError{Volume: v.Name, Err: cause}
 	if be.Volume == "" {
 		be.Volume = v.MountPoint
@@ -764,7 +767,7 @@ func (e *Engine) busy(ctx context.Context, v ramdisk.Volume, dissent []Proc, cau
 }
 
 // holders lists processes with files open on the volume (lsof +f -- MP).
-func (e *Engine) holders(ctx context.Context, mp string) []Proc {
+func (e *Engine) holders(ctx context.Context, mp string) []proc {
 	if mp == "" {
 		return nil
 	}
@@ -772,7 +775,7 @@ func (e *Engine) holders(ctx context.Context, mp string) []Proc {
 	if err != nil && run.ExitCode(err) != 1 { // lsof exits 1 when nothing is open
 		return nil
 	}
-	return ParseLsofF(res.Stdout)
+	return parseLsofF(res.Stdout)
 }
 
 // Memory implements ramdisk.Engine: vm_stat (page size from its header),
@@ -783,14 +786,14 @@ func (e *Engine) Memory(ctx context.Context) (ramdisk.Memory, error) {
 	if err != nil {
 		return m, fmt.Errorf("sysctl hw.memsize vm.swapusage: %w", toolErr(err))
 	}
-	sc := ParseSysctl(res.Stdout)
+	sc := parseSysctl(res.Stdout)
 	phys, err := sc.MemSize()
 	if err != nil {
 		return m, fmt.Errorf("sysctl hw.memsize: %w", err)
 	}
 	m.Physical = ramdisk.Size(phys)
 	if s, ok := sc["vm.swapusage"]; ok {
-		sw, err := ParseSwap(s)
+		sw, err := parseSwap(s)
 		if err != nil {
 			return m, err
 		}
@@ -800,14 +803,14 @@ func (e *Engine) Memory(ctx context.Context) (ramdisk.Memory, error) {
 	if err != nil {
 		return m, fmt.Errorf("vm_stat: %w", toolErr(err))
 	}
-	vm, err := ParseVMStat(res.Stdout)
+	vm, err := parseVMStat(res.Stdout)
 	if err != nil {
 		return m, err
 	}
 	m.Free = ramdisk.Size(min(vm.Available(), phys))
 	m.Compressed = ramdisk.Size(vm.Compressed())
 	if res, err := e.run(ctx, "sysctl", "-n", "kern.memorystatus_vm_pressure_level"); err == nil {
-		m.Pressure = PressureLevel(string(res.Stdout))
+		m.Pressure = pressureLevel(string(res.Stdout))
 	}
 	return m, nil
 }
@@ -818,7 +821,7 @@ func (e *Engine) FreePercent(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("memory_pressure -Q: %w", toolErr(err))
 	}
-	p, err := ParsePressure(res.Stdout)
+	p, err := parsePressure(res.Stdout)
 	if err != nil {
 		return 0, err
 	}

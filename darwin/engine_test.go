@@ -61,7 +61,7 @@ func TestConformance(t *testing.T) {
 func TestAttachToolDecidedOnce(t *testing.T) {
 	for _, tt := range []struct {
 		version, want string
-	}{{"26.4.1", AttachDiskutil}, {"14.0", AttachDiskutil}, {"13.6.1", AttachHdiutil}, {"10.15.7", AttachHdiutil}} {
+	}{{"26.4.1", attachDiskutil}, {"14.0", attachDiskutil}, {"13.6.1", attachHdiutil}, {"10.15.7", attachHdiutil}} {
 		f := newFakeMac(t, tt.version)
 		e := f.engine()
 		if got := e.AttachTool(ctx); got != tt.want {
@@ -76,7 +76,7 @@ func TestAttachToolDecidedOnce(t *testing.T) {
 	e := New(runtest.Func(func(argv []string, _ string) runtest.Reply {
 		return runtest.Reply{Stderr: "not found", Exit: 127}
 	}))
-	if got := e.AttachTool(ctx); got != AttachHdiutil {
+	if got := e.AttachTool(ctx); got != attachHdiutil {
 		t.Errorf("no sw_vers: %s", got)
 	}
 }
@@ -97,7 +97,7 @@ func TestCreateAPFSOnDiskutil(t *testing.T) {
 	if v.Device != "/dev/disk4" || v.MountPoint != filepath.Join(f.root, "Scratch") || v.HelperPID != 91006 || !v.Hidden || v.Allocation != ramdisk.AllocOnWrite || !v.Managed {
 		t.Errorf("volume %+v", v)
 	}
-	for _, p := range []string{Marker, ".metadata_never_index", ".fseventsd/no_log"} {
+	for _, p := range []string{markerFile, ".metadata_never_index", ".fseventsd/no_log"} {
 		if _, err := os.Stat(filepath.Join(v.MountPoint, p)); err != nil {
 			t.Errorf("%s missing: %v", p, err)
 		}
@@ -136,7 +136,7 @@ func TestCreateHFSOnHdiutilTrimsPadding(t *testing.T) {
 // never shows in an error.
 func TestHdiutilWarningIsNotFailure(t *testing.T) {
 	f := newFakeMac(t, "27.0")
-	e := f.engine(WithAttachTool(AttachHdiutil))
+	e := f.engine(withAttachTool(attachHdiutil))
 	v, err := e.Create(ctx, plan(t, e, "Warned", 64*ramdisk.MiB, ramdisk.APFS, false))
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func TestDiskutilVerbMissingFallsBackOnce(t *testing.T) {
 	if d, h := f.called("diskutil", "image", "attach"), f.called("hdiutil", "attach"); d != 1 || h != 2 {
 		t.Errorf("diskutil image attach ran %d times, hdiutil attach %d; want 1, 2", d, h)
 	}
-	if e.AttachTool(ctx) != AttachHdiutil {
+	if e.AttachTool(ctx) != attachHdiutil {
 		t.Errorf("engine did not switch to hdiutil")
 	}
 }
@@ -211,7 +211,7 @@ func TestCreateCleanupFailureJoined(t *testing.T) {
 		}
 		return inner(argv, in)
 	})
-	e := New(r, WithMountRoot(f.root))
+	e := New(r, withMountRoot(f.root))
 	_, err := e.Create(ctx, plan(t, e, "Stuck", 64*ramdisk.MiB, ramdisk.APFS, false))
 	if err == nil || !strings.Contains(err.Error(), "formatter failed") || !strings.Contains(err.Error(), "still attached") {
 		t.Fatalf("error %v", err)
@@ -304,7 +304,7 @@ func TestDiskutilImageMissingFromHdiutil(t *testing.T) {
 	}
 	// A hand-made disk image not in hdiutil info and without RAMBar's marker
 	// is not listed: it cannot be told from a .dmg.
-	os.Remove(filepath.Join(v.MountPoint, Marker))
+	os.Remove(filepath.Join(v.MountPoint, markerFile))
 	if vs, _ := e.List(ctx); len(vs) != 0 {
 		t.Errorf("unmarked image listed: %+v", vs)
 	}
@@ -475,11 +475,11 @@ func TestCapture(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "unknown oid") {
 		t.Errorf("a failing tool is reported: %v", err)
 	}
-	if len(files) != len(CaptureCommands)+1 {
+	if len(files) != len(captureCommands)+1 {
 		t.Errorf("files %q", files)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "vm_stat.txt"))
-	if _, err := ParseVMStat(b); err != nil {
+	if _, err := parseVMStat(b); err != nil {
 		t.Errorf("captured vm_stat does not parse: %v", err)
 	}
 }
@@ -499,7 +499,7 @@ func TestCreateReadsMountPointBack(t *testing.T) {
 	if v.MountPoint != filepath.Join(f.root, "Work 1") {
 		t.Errorf("mount point %q", v.MountPoint)
 	}
-	if _, err := os.Stat(filepath.Join(v.MountPoint, Marker)); err != nil {
+	if _, err := os.Stat(filepath.Join(v.MountPoint, markerFile)); err != nil {
 		t.Errorf("marker not on the real mount point: %v", err)
 	}
 }
@@ -530,7 +530,7 @@ func TestEjectOtherFailureKeepsBothToolsWords(t *testing.T) {
 		}
 		return inner(argv, in)
 	})
-	e := New(r, WithMountRoot(f.root))
+	e := New(r, withMountRoot(f.root))
 	v, err := e.Create(ctx, plan(t, e, "Stays", 64*ramdisk.MiB, ramdisk.APFS, false))
 	if err != nil {
 		t.Fatal(err)
@@ -549,7 +549,7 @@ func TestDiskInfoErrorDocument(t *testing.T) {
 		return runtest.Reply{Stdout: plistOut(map[string]any{"Error": true, "ErrorMessage": "The disk is not a volume", "ExitCode": 1}), Exit: 1}
 	})
 	_, err := New(r).diskInfo(ctx, "disk9")
-	if err == nil || errors.Is(err, ErrNoDisk) || err.Error() != "diskutil info disk9: The disk is not a volume" {
+	if err == nil || errors.Is(err, errNoDisk) || err.Error() != "diskutil info disk9: The disk is not a volume" {
 		t.Errorf("got %v", err)
 	}
 }

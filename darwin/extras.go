@@ -26,9 +26,9 @@ func CompressedCopy(ctx context.Context, r run.Runner, src, dst string) error {
 	return nil
 }
 
-// CaptureCommands are the read-only tools `rambar doctor --capture` saves,
+// captureCommands are the read-only tools `rambar doctor --capture` saves,
 // by file name.
-var CaptureCommands = []struct {
+var captureCommands = []struct {
 	File string
 	Argv []string
 }{
@@ -42,7 +42,7 @@ var CaptureCommands = []struct {
 	{"memory_pressure.txt", []string{"memory_pressure"}},
 }
 
-// Capture saves the raw output of CaptureCommands in dir (stderr beside it
+// Capture saves the raw output of captureCommands in dir (stderr beside it
 // as FILE.stderr when not empty) and returns the files written. A tool that
 // fails is recorded, not fatal.
 func (e *Engine) Capture(ctx context.Context, dir string) ([]string, error) {
@@ -51,7 +51,7 @@ func (e *Engine) Capture(ctx context.Context, dir string) ([]string, error) {
 	}
 	var files []string
 	var errs []error
-	for _, c := range CaptureCommands {
+	for _, c := range captureCommands {
 		res, err := e.r.Run(ctx, run.Cmd{Argv: c.Argv})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", c.Argv[0], toolErr(err)))

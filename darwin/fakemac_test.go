@@ -13,6 +13,7 @@ import (
 
 	"howett.net/plist"
 
+	"rambar/internal/diskspace"
 	"rambar/internal/run/runtest"
 	"rambar/ramdisk"
 )
@@ -70,7 +71,7 @@ func newFakeMac(t *testing.T, version string) *fakeMac {
 }
 
 func (f *fakeMac) engine(opts ...Option) *Engine {
-	return New(runtest.Func(f.answer), append([]Option{WithMountRoot(f.root), WithOwner(501, 20), WithStatfs(f.statfs)}, opts...)...)
+	return New(runtest.Func(f.answer), append([]Option{withMountRoot(f.root), withOwner(501, 20), withStatfs(f.statfs)}, opts...)...)
 }
 
 func (f *fakeMac) hold(mp string, h ramdisk.Holder) func() {
@@ -107,15 +108,15 @@ func used(dir string) int64 {
 	return n
 }
 
-func (f *fakeMac) statfs(path string) (FSStat, error) {
+func (f *fakeMac) statfs(path string) (diskspace.Stat, error) {
 	f.mu.Lock()
 	size, ok := f.tmpfs[path]
 	f.mu.Unlock()
 	if !ok {
-		return FSStat{}, fmt.Errorf("statfs %s: no such mount", path)
+		return diskspace.Stat{}, fmt.Errorf("statfs %s: no such mount", path)
 	}
 	u := used(path)
-	return FSStat{Total: size, Free: size - u, Files: 3}, nil
+	return diskspace.Stat{Total: size, Used: u, Free: size - u, Files: 3}, nil
 }
 
 func ok(out string) runtest.Reply           { return runtest.Reply{Stdout: out} }

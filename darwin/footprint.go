@@ -3,15 +3,14 @@ package darwin
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 )
 
-// Footprint is one process in a `footprint` report.
-type Footprint struct {
+// procFootprint is one process in a `footprint` report.
+type procFootprint struct {
 	Name      string
 	PID       int
 	PageSize  int64
@@ -22,7 +21,7 @@ type Footprint struct {
 }
 
 // Bytes is the best figure: phys_footprint when reported, else the headline.
-func (f Footprint) Bytes() int64 {
+func (f procFootprint) Bytes() int64 {
 	if f.Phys > 0 {
 		return f.Phys
 	}
@@ -46,10 +45,10 @@ func unitBytes(num, unit string) (int64, error) {
 	return int64(f * mult), nil
 }
 
-// ParseFootprintText reads footprint's text report (formatted or -f bytes),
+// parseFootprintText reads footprint's text report (formatted or -f bytes),
 // one entry per process block.
-func ParseFootprintText(b []byte) ([]Footprint, error) {
-	var out []Footprint
+func parseFootprintText(b []byte) ([]procFootprint, error) {
+	var out []procFootprint
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := sc.Text()
@@ -60,7 +59,7 @@ func ParseFootprintText(b []byte) ([]Footprint, error) {
 				return nil, fmt.Errorf("footprint: %q: %w", line, err)
 			}
 			ps, _ := strconv.ParseInt(m[5], 10, 64)
-			out = append(out, Footprint{Name: m[1], PID: pid, Footprint: n, PageSize: ps})
+			out = append(out, procFootprint{Name: m[1], PID: pid, Footprint: n, PageSize: ps})
 			continue
 		}
 		if m := reFPAux.FindStringSubmatch(line); m != nil && len(out) > 0 {
@@ -81,42 +80,8 @@ func ParseFootprintText(b []byte) ([]Footprint, error) {
 	return out, nil
 }
 
-// ParseFootprintJSON reads the file `footprint --json PATH` writes. Sizes are
-// multiplied by "bytes per unit".
-func ParseFootprintJSON(b []byte) ([]Footprint, error) {
-	var doc struct {
-		BytesPerUnit float64 `json:"bytes per unit"`
-		Processes    []struct {
-			Name      string  `json:"name"`
-			PID       int     `json:"pid"`
-			PageSize  int64   `json:"page size"`
-			Footprint float64 `json:"footprint"`
-			Auxiliary struct {
-				Phys float64 `json:"phys_footprint"`
-				Peak float64 `json:"phys_footprint_peak"`
-			} `json:"auxiliary"`
-		} `json:"processes"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("footprint json: %w", err)
-	}
-	u := doc.BytesPerUnit
-	if u == 0 {
-		u = 1
-	}
-	var out []Footprint
-	for _, p := range doc.Processes {
-		out = append(out, Footprint{Name: p.Name, PID: p.PID, PageSize: p.PageSize,
-			Footprint: int64(p.Footprint * u), Phys: int64(p.Auxiliary.Phys * u), Peak: int64(p.Auxiliary.Peak * u)})
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("footprint json: no processes")
-	}
-	return out, nil
-}
-
-// ParseRSS reads `ps -o rss= -p PID` (KiB, right-aligned) into bytes.
-func ParseRSS(b []byte) (int64, error) {
+// parseRSS reads `ps -o rss= -p PID` (KiB, right-aligned) into bytes.
+func parseRSS(b []byte) (int64, error) {
 	s := strings.TrimSpace(string(b))
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {

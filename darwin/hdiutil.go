@@ -4,17 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"howett.net/plist"
 )
 
-// ParseAttach returns the device that `hdiutil attach -nomount ram://N` (or
+// parseAttach returns the device that `hdiutil attach -nomount ram://N` (or
 // `diskutil image attach --noMount`) printed. hdiutil pads the device to 20
 // columns and adds two TABs and 31 spaces; the first field of the first line
 // that starts with /dev/disk is the device, never the padded line.
-func ParseAttach(out []byte) (string, error) {
+func parseAttach(out []byte) (string, error) {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -25,22 +24,22 @@ func ParseAttach(out []byte) (string, error) {
 	return "", fmt.Errorf("no /dev/disk device in attach output %q", firstLine(out))
 }
 
-// Entity is one device of an attached image: the whole disk, a partition, an
+// entity is one device of an attached image: the whole disk, a partition, an
 // APFS container or volume.
-type Entity struct {
+type entity struct {
 	Dev        string `plist:"dev-entry"`
 	Hint       string `plist:"content-hint"`
 	MountPoint string `plist:"mount-point"`
 }
 
-// Image is one attached disk image as `hdiutil info` reports it.
-type Image struct {
+// hdImage is one attached disk image as `hdiutil info` reports it.
+type hdImage struct {
 	Path       string   `plist:"image-path"`
 	BlockCount int64    `plist:"blockcount"`
 	BlockSize  int64    `plist:"blocksize"`
 	HelperPID  int      `plist:"hdid-pid"` // 0 when not reported
 	OwnerUID   int      `plist:"owner-uid"`
-	Entities   []Entity `plist:"system-entities"`
+	Entities   []entity `plist:"system-entities"`
 	// DiskImages2 is true for images served by the newer framework.
 	DiskImages2 bool `plist:"diskimages2"`
 	// Framework is the text form's "framework name" (DiskImages, DiskImages2).
@@ -48,11 +47,11 @@ type Image struct {
 }
 
 // IsRAM reports whether the image is a ram:// disk.
-func (im Image) IsRAM() bool { return strings.HasPrefix(im.Path, "ram://") }
+func (im hdImage) IsRAM() bool { return strings.HasPrefix(im.Path, "ram://") }
 
 // Device is the image's whole disk (/dev/diskN): what must be detached to
 // free its memory (for APFS, not the synthesized container).
-func (im Image) Device() string {
+func (im hdImage) Device() string {
 	// hdiutil lists the whole disk first, then partitions, then any APFS
 	// container synthesized on top of it.
 	if len(im.Entities) == 0 {
@@ -62,17 +61,17 @@ func (im Image) Device() string {
 }
 
 // Mounted returns the image's mounted entity (the volume), if any.
-func (im Image) Mounted() (Entity, bool) {
+func (im hdImage) Mounted() (entity, bool) {
 	for _, e := range im.Entities {
 		if e.MountPoint != "" {
 			return e, true
 		}
 	}
-	return Entity{}, false
+	return entity{}, false
 }
 
 // Size is blockcount × blocksize (512 when the text form leaves it out).
-func (im Image) Size() int64 {
+func (im hdImage) Size() int64 {
 	bs := im.BlockSize
 	if bs == 0 {
 		bs = 512
@@ -81,74 +80,18 @@ func (im Image) Size() int64 {
 }
 
 type infoPlist struct {
-	Framework string  `plist:"framework"`
-	Images    []Image `plist:"images"`
+	Framework string    `plist:"framework"`
+	Images    []hdImage `plist:"images"`
 }
 
-// ParseInfoPlist reads `hdiutil info -plist`. macOS 15 leaves the images key
+// parseInfoPlist reads `hdiutil info -plist`. macOS 15 leaves the images key
 // out when nothing is attached; that is an empty list, not an error.
-func ParseInfoPlist(b []byte) ([]Image, error) {
+func parseInfoPlist(b []byte) ([]hdImage, error) {
 	var doc infoPlist
 	if _, err := plist.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("hdiutil info -plist: %w", err)
 	}
 	return doc.Images, nil
-}
-
-// ParseInfoText reads the text form of `hdiutil info` (any locale: only key
-// names, which are not translated, and numbers are used). Blocks are separated
-// by lines of '='; entity lines are TAB-separated "dev\thint\tmount".
-func ParseInfoText(b []byte) ([]Image, error) {
-	var out []Image
-	var cur *Image
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		switch {
-		case strings.HasPrefix(line, "===="):
-			cur = nil
-			continue
-		case strings.HasPrefix(line, "/dev/"):
-			if cur == nil {
-				continue
-			}
-			parts := strings.Split(line, "\t")
-			e := Entity{Dev: strings.TrimSpace(parts[0])}
-			if len(parts) > 1 {
-				e.Hint = strings.TrimSpace(parts[1])
-			}
-			if len(parts) > 2 {
-				e.MountPoint = parts[2]
-			}
-			cur.Entities = append(cur.Entities, e)
-			continue
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if k == "image-path" {
-			out = append(out, Image{Path: v})
-			cur = &out[len(out)-1]
-			continue
-		}
-		if cur == nil {
-			continue
-		}
-		switch k {
-		case "blockcount":
-			cur.BlockCount, _ = strconv.ParseInt(v, 10, 64)
-		case "blocksize":
-			cur.BlockSize, _ = strconv.ParseInt(v, 10, 64)
-		case "process ID":
-			cur.HelperPID, _ = strconv.Atoi(v)
-		case "framework name":
-			cur.Framework = v
-			cur.DiskImages2 = v == "DiskImages2"
-		}
-	}
-	return out, sc.Err()
 }
 
 // stripWarnings drops macOS 27's "hdiutil: WARNING: ... is deprecated" lines
@@ -164,8 +107,8 @@ func stripWarnings(s string) string {
 	return strings.TrimSpace(strings.Join(keep, "\n"))
 }
 
-// Deprecated reports whether stderr carries macOS 27's deprecation warning.
-func Deprecated(stderr []byte) bool {
+// isDeprecated reports whether stderr carries macOS 27's deprecation warning.
+func isDeprecated(stderr []byte) bool {
 	return bytes.Contains(stderr, []byte("hdiutil: WARNING:")) && bytes.Contains(stderr, []byte("deprecated"))
 }
 

@@ -9,19 +9,19 @@ import (
 	"strings"
 )
 
-// VMStat is `vm_stat` output: the page size from its header and every row,
+// vmStat is `vm_stat` output: the page size from its header and every row,
 // keyed by its label ("Pages free", "Pages occupied by compressor").
-type VMStat struct {
+type vmStat struct {
 	PageSize int64
 	Pages    map[string]int64
 }
 
 var rePageSize = regexp.MustCompile(`page size of (\d+) bytes`)
 
-// ParseVMStat reads `vm_stat`. Rows are split on their last ':' (one label
+// parseVMStat reads `vm_stat`. Rows are split on their last ':' (one label
 // is quoted), one trailing '.' is dropped, unknown rows are kept.
-func ParseVMStat(b []byte) (VMStat, error) {
-	v := VMStat{Pages: map[string]int64{}}
+func parseVMStat(b []byte) (vmStat, error) {
+	v := vmStat{Pages: map[string]int64{}}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := sc.Text()
@@ -52,24 +52,24 @@ func ParseVMStat(b []byte) (VMStat, error) {
 }
 
 // Bytes returns a row in bytes.
-func (v VMStat) Bytes(label string) int64 { return v.Pages[label] * v.PageSize }
+func (v vmStat) Bytes(label string) int64 { return v.Pages[label] * v.PageSize }
 
 // Available is memory usable without paging: free + inactive + speculative
 // pages (the usual approximation; macOS publishes no official figure).
-func (v VMStat) Available() int64 {
+func (v vmStat) Available() int64 {
 	return v.Bytes("Pages free") + v.Bytes("Pages inactive") + v.Bytes("Pages speculative")
 }
 
 // Compressed is the memory the compressor occupies.
-func (v VMStat) Compressed() int64 { return v.Bytes("Pages occupied by compressor") }
+func (v vmStat) Compressed() int64 { return v.Bytes("Pages occupied by compressor") }
 
-// Sysctl is `sysctl NAME...` output, "name: value" per line (or bare values
+// sysctlValues is `sysctl NAME...` output, "name: value" per line (or bare values
 // with -n, keyed "" in order).
-type Sysctl map[string]string
+type sysctlValues map[string]string
 
-// ParseSysctl reads `sysctl hw.memsize vm.swapusage`.
-func ParseSysctl(b []byte) Sysctl {
-	s := Sysctl{}
+// parseSysctl reads `sysctl hw.memsize vm.swapusage`.
+func parseSysctl(b []byte) sysctlValues {
+	s := sysctlValues{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ": ")
@@ -82,7 +82,7 @@ func ParseSysctl(b []byte) Sysctl {
 }
 
 // MemSize is hw.memsize in bytes.
-func (s Sysctl) MemSize() (int64, error) {
+func (s sysctlValues) MemSize() (int64, error) {
 	v, ok := s["hw.memsize"]
 	if !ok {
 		return 0, fmt.Errorf("sysctl: no hw.memsize")
@@ -90,15 +90,15 @@ func (s Sysctl) MemSize() (int64, error) {
 	return strconv.ParseInt(v, 10, 64)
 }
 
-// Swap is vm.swapusage.
-type Swap struct{ Total, Used, Free int64 }
+// swapUsage is vm.swapusage.
+type swapUsage struct{ Total, Used, Free int64 }
 
 var reSwap = regexp.MustCompile(`(total|used|free) = ([0-9.]+)([KMGT]?)`)
 
-// ParseSwap reads a vm.swapusage value ("total = 2048.00M  used = 1462.50M
+// parseSwap reads a vm.swapusage value ("total = 2048.00M  used = 1462.50M
 // free = 585.50M  (encrypted)"), with or without the "vm.swapusage: " prefix.
-func ParseSwap(s string) (Swap, error) {
-	var w Swap
+func parseSwap(s string) (swapUsage, error) {
+	var w swapUsage
 	ms := reSwap.FindAllStringSubmatch(s, -1)
 	if len(ms) < 2 {
 		return w, fmt.Errorf("vm.swapusage: cannot read %q", s)
@@ -122,8 +122,8 @@ func ParseSwap(s string) (Swap, error) {
 	return w, nil
 }
 
-// Pressure is `memory_pressure` (or `memory_pressure -Q`) output.
-type Pressure struct {
+// pressureReport is `memory_pressure` (or `memory_pressure -Q`) output.
+type pressureReport struct {
 	Physical    int64 // "The system has N ..."
 	PageSize    int64 // 0 in the -Q wording
 	FreePercent int   // "System-wide memory free percentage: N%"; -1 when absent
@@ -135,9 +135,9 @@ var (
 	reFreePct   = regexp.MustCompile(`System-wide memory free percentage: (\d+)%`)
 )
 
-// ParsePressure reads `memory_pressure` in both first-line wordings.
-func ParsePressure(b []byte) (Pressure, error) {
-	p := Pressure{FreePercent: -1}
+// parsePressure reads `memory_pressure` in both first-line wordings.
+func parsePressure(b []byte) (pressureReport, error) {
+	p := pressureReport{FreePercent: -1}
 	if m := reSystemHas.FindSubmatch(b); m != nil {
 		p.Physical, _ = strconv.ParseInt(string(m[1]), 10, 64)
 	}
@@ -153,9 +153,9 @@ func ParsePressure(b []byte) (Pressure, error) {
 	return p, nil
 }
 
-// PressureLevel names kern.memorystatus_vm_pressure_level (1, 2, 4) the way
+// pressureLevel names kern.memorystatus_vm_pressure_level (1, 2, 4) the way
 // ramdisk.Memory.Pressure does: "normal", "warn", "critical"; "" if unknown.
-func PressureLevel(v string) string {
+func pressureLevel(v string) string {
 	switch strings.TrimSpace(v) {
 	case "1":
 		return "normal"

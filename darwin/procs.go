@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// ParseLsofF reads `lsof -F pc` output (one "p<pid>" line then "c<command>"
+// parseLsofF reads `lsof -F pc` output (one "p<pid>" line then "c<command>"
 // per process, then file lines) into the distinct processes named.
-func ParseLsofF(b []byte) []Proc {
-	var out []Proc
+func parseLsofF(b []byte) []proc {
+	var out []proc
 	seen := map[int]bool{}
 	cur := -1
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -28,7 +28,7 @@ func ParseLsofF(b []byte) []Proc {
 				continue
 			}
 			seen[pid] = true
-			out = append(out, Proc{PID: pid})
+			out = append(out, proc{PID: pid})
 			cur = len(out) - 1
 		case 'c':
 			if cur >= 0 {
@@ -39,24 +39,24 @@ func ParseLsofF(b []byte) []Proc {
 	return out
 }
 
-// MountEntry is one line of `mount` output.
-type MountEntry struct {
+// mountEntry is one line of `mount` output.
+type mountEntry struct {
 	Source, MountPoint, FSType string
 	Options                    []string
 }
 
 var reMount = regexp.MustCompile(`^(.*) on (.*) \(([^,)]+)(?:, ([^)]*))?\)$`)
 
-// ParseMount reads macOS `mount` output: "SOURCE on MOUNTPOINT (TYPE, opts...)".
-func ParseMount(b []byte) []MountEntry {
-	var out []MountEntry
+// parseMount reads macOS `mount` output: "SOURCE on MOUNTPOINT (TYPE, opts...)".
+func parseMount(b []byte) []mountEntry {
+	var out []mountEntry
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		m := reMount.FindStringSubmatch(sc.Text())
 		if m == nil {
 			continue
 		}
-		e := MountEntry{Source: m[1], MountPoint: m[2], FSType: m[3]}
+		e := mountEntry{Source: m[1], MountPoint: m[2], FSType: m[3]}
 		if m[4] != "" {
 			for _, o := range strings.Split(m[4], ",") {
 				e.Options = append(e.Options, strings.TrimSpace(o))
@@ -69,11 +69,11 @@ func ParseMount(b []byte) []MountEntry {
 
 var reOsaErr = regexp.MustCompile(`execution error: (.*) \((-?\d+)\)\s*$`)
 
-// ParseOsascriptError splits osascript's "N:M: execution error: TEXT (CODE)"
+// parseOsascriptError splits osascript's "N:M: execution error: TEXT (CODE)"
 // into the text and the number (the shell exit status for `do shell script`,
 // or an AppleScript error such as -128 for a cancelled prompt). ok is false
 // when stderr has another shape.
-func ParseOsascriptError(stderr []byte) (text string, code int, ok bool) {
+func parseOsascriptError(stderr []byte) (text string, code int, ok bool) {
 	m := reOsaErr.FindSubmatch(bytes.TrimSpace(stderr))
 	if m == nil {
 		return "", 0, false
@@ -84,6 +84,6 @@ func ParseOsascriptError(stderr []byte) (text string, code int, ok bool) {
 
 // Osascript codes.
 const (
-	OsaCancelled   = -128   // the user pressed Cancel
-	OsaBadPassword = -60007 // the administrator name or password was wrong
+	osaCancelled   = -128   // the user pressed Cancel
+	osaBadPassword = -60007 // the administrator name or password was wrong
 )

@@ -36,9 +36,9 @@ var (
 	}
 )
 
-// OsascriptArgv builds `osascript -e LINE... -- ARGS...`: script lines as -e
+// osascriptArgv builds `osascript -e LINE... -- ARGS...`: script lines as -e
 // statements, values only as arguments.
-func OsascriptArgv(script []string, args ...string) []string {
+func osascriptArgv(script []string, args ...string) []string {
 	argv := []string{"osascript"}
 	for _, l := range script {
 		argv = append(argv, "-e", l)
@@ -49,11 +49,11 @@ func OsascriptArgv(script []string, args ...string) []string {
 // adminErr maps osascript's failure: -128 is ErrCancelled, -60007
 // ErrNeedsAdmin; anything else keeps the command's words.
 func adminErr(what string, err error, stderr []byte) error {
-	text, code, ok := ParseOsascriptError(stderr)
+	text, code, ok := parseOsascriptError(stderr)
 	switch {
-	case ok && code == OsaCancelled:
+	case ok && code == osaCancelled:
 		return fmt.Errorf("%s: %w: the administrator prompt was cancelled", what, ramdisk.ErrCancelled)
-	case ok && code == OsaBadPassword:
+	case ok && code == osaBadPassword:
 		return fmt.Errorf("%s: %w: %s", what, ramdisk.ErrNeedsAdmin, text)
 	case ok:
 		return fmt.Errorf("%s: %s (exit %d)", what, text, code)
@@ -68,7 +68,7 @@ func (e *Engine) createTmpfs(ctx context.Context, p ramdisk.Plan, mp string) (ra
 	owner := fmt.Sprintf("%d:%d", e.uid, e.gid)
 	size := strconv.FormatInt(int64(p.Size), 10)
 	what := fmt.Sprintf("mount_tmpfs -s %s %s", size, mp)
-	res, err := e.r.Run(ctx, runCmd(OsascriptArgv(mountScript, mp, size, owner)))
+	res, err := e.r.Run(ctx, runCmd(osascriptArgv(mountScript, mp, size, owner)))
 	if err != nil {
 		return ramdisk.Volume{}, adminErr(what, err, res.Stderr)
 	}
@@ -89,7 +89,7 @@ func (e *Engine) unmountTmpfs(ctx context.Context, mp string, force bool) error 
 	if force {
 		mode = "force"
 	}
-	res, err := e.r.Run(ctx, runCmd(OsascriptArgv(umountScript, mode, mp)))
+	res, err := e.r.Run(ctx, runCmd(osascriptArgv(umountScript, mode, mp)))
 	if err != nil {
 		return adminErr("umount "+mp, err, res.Stderr)
 	}
@@ -102,7 +102,7 @@ func (e *Engine) tmpfsMounted(ctx context.Context, mp string) bool {
 	if err != nil {
 		return false
 	}
-	for _, m := range ParseMount(res.Stdout) {
+	for _, m := range parseMount(res.Stdout) {
 		if m.MountPoint == mp && m.FSType == "tmpfs" {
 			return true
 		}

@@ -17,25 +17,27 @@ import (
 	"syscall"
 	"time"
 
+	"rambar/internal/diskspace"
+	"rambar/internal/holders"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
 
-// DefaultMountRoot is where disks are mounted unless WithMountRoot says
+// defaultMountRoot is where disks are mounted unless WithMountRoot says
 // otherwise.
-const DefaultMountRoot = "/mnt/rambar"
+const defaultMountRoot = "/mnt/rambar"
 
-// Source is the mount source RAMBar gives its tmpfs mounts. It marks them as
+// mountSource is the mount source RAMBar gives its tmpfs mounts. It marks them as
 // RAMBar's: List reports a tmpfs under the mount root with this source as
 // Managed, and any other tmpfs there as hand-made.
-const Source = "rambar"
+const mountSource = "rambar"
 
-// Label is the ext4 label RAMBar gives its zram disks, the marker of a
+// zramLabel is the ext4 label RAMBar gives its zram disks, the marker of a
 // managed zram disk.
-const Label = "rambar"
+const zramLabel = "rambar"
 
-// Mode is the permission of a disk's root folder: private to its owner.
-const Mode os.FileMode = 0o700
+// rootMode is the permission of a disk's root folder: private to its owner.
+const rootMode os.FileMode = 0o700
 
 // Engine is the Linux engine. Make it with New.
 type Engine struct {
@@ -56,7 +58,7 @@ var _ ramdisk.Engine = (*Engine)(nil)
 // Option configures an Engine.
 type Option func(*Engine)
 
-// WithMountRoot mounts disks under dir instead of DefaultMountRoot. The
+// WithMountRoot mounts disks under dir instead of defaultMountRoot. The
 // folder is made when the first disk is (mode 0755).
 func WithMountRoot(dir string) Option {
 	return func(e *Engine) {
@@ -66,9 +68,9 @@ func WithMountRoot(dir string) Option {
 	}
 }
 
-// WithOwner makes uid:gid the owner of new disks instead of the invoking
+// withOwner makes uid:gid the owner of new disks instead of the invoking
 // user (see New).
-func WithOwner(uid, gid int) Option { return func(e *Engine) { e.uid, e.gid = uid, gid } }
+func withOwner(uid, gid int) Option { return func(e *Engine) { e.uid, e.gid = uid, gid } }
 
 // New returns the Linux engine. Tools (mkfs.ext4, and pkexec when not root)
 // run through r.
@@ -78,7 +80,7 @@ func WithOwner(uid, gid int) Option { return func(e *Engine) { e.uid, e.gid = ui
 // group); otherwise the current user. Their root folder is mode 0700.
 func New(r run.Runner, opts ...Option) *Engine {
 	e := &Engine{
-		r: r, root: DefaultMountRoot, discard: true,
+		r: r, root: defaultMountRoot, discard: true,
 		proc: "/proc", sys: "/sys", now: time.Now,
 		asRoot: os.Geteuid() == 0,
 	}
@@ -137,13 +139,13 @@ func (e *Engine) Caps() ramdisk.Caps {
 }
 
 // mounts reads the mount table of this process's namespace.
-func (e *Engine) mounts() ([]Mount, error) {
+func (e *Engine) mounts() ([]mountEntry, error) {
 	f, err := os.Open(filepath.Join(e.proc, "self", "mountinfo"))
 	if err != nil {
 		return nil, fmt.Errorf("read mount table: %w", err)
 	}
 	defer f.Close()
-	return ParseMountInfo(f)
+	return parseMountInfo(f)
 }
 
 // realRoot is the mount root with symlinks resolved, as the mount table
@@ -156,8 +158,8 @@ func (e *Engine) realRoot() string {
 }
 
 // mountAt returns the mount visible at dir (the last one mounted there).
-func mountAt(ms []Mount, dir string) (Mount, bool) {
-	var found Mount
+func mountAt(ms []mountEntry, dir string) (mountEntry, bool) {
+	var found mountEntry
 	ok := false
 	for _, m := range ms {
 		if m.MountPoint == dir {
@@ -169,7 +171,7 @@ func mountAt(ms []Mount, dir string) (Mount, bool) {
 
 // kind tells a RAM disk's file system from its mount: tmpfs, or ext4 on a
 // zram device.
-func kind(m Mount) (ramdisk.FileSystem, bool) {
+func kind(m mountEntry) (ramdisk.FileSystem, bool) {
 	switch {
 	case m.FSType == "tmpfs":
 		return ramdisk.TmpFS, true
@@ -242,7 +244,7 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 // empty folder that is already there is used as it is; anything else there
 // is ErrExists.
 func (e *Engine) makeMountPoint(ctx context.Context, mp string) (bool, error) {
-	err := e.admin.mkdir(ctx, mp, Mode)
+	err := e.admin.mkdir(ctx, mp, rootMode)
 	if err == nil {
 		return true, nil
 	}
@@ -263,15 +265,15 @@ func (e *Engine) makeMountPoint(ctx context.Context, mp string) (bool, error) {
 func (e *Engine) createTmpFS(ctx context.Context, p ramdisk.Plan, mp string) (ramdisk.Volume, error) {
 	opts := []string{
 		"size=" + strconv.FormatInt(int64(p.Size), 10),
-		fmt.Sprintf("mode=%04o", Mode.Perm()),
+		fmt.Sprintf("mode=%04o", rootMode.Perm()),
 		"uid=" + strconv.Itoa(e.uid), "gid=" + strconv.Itoa(e.gid),
 		"nosuid", "nodev",
 	}
-	if err := e.admin.mount(ctx, Source, mp, "tmpfs", opts); err != nil {
+	if err := e.admin.mount(ctx, mountSource, mp, "tmpfs", opts); err != nil {
 		return ramdisk.Volume{}, fmt.Errorf("mount tmpfs %s: %w", mp, err)
 	}
 	return ramdisk.Volume{
-		Name: p.Name, MountPoint: mp, Device: Source, FS: ramdisk.TmpFS, Size: p.Size,
+		Name: p.Name, MountPoint: mp, Device: mountSource, FS: ramdisk.TmpFS, Size: p.Size,
 		Allocation: ramdisk.AllocOnWrite, Managed: true,
 	}, nil
 }
@@ -286,7 +288,7 @@ func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
 		return nil, err
 	}
 	root := e.realRoot()
-	last := map[string]Mount{}
+	last := map[string]mountEntry{}
 	for _, m := range ms {
 		if filepath.Dir(m.MountPoint) == root && m.MountPoint != root {
 			last[m.MountPoint] = m
@@ -305,7 +307,7 @@ func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
 
 // volume describes a mount as a Volume; false when it is not a RAM disk or
 // has gone.
-func (e *Engine) volume(m Mount) (ramdisk.Volume, bool) {
+func (e *Engine) volume(m mountEntry) (ramdisk.Volume, bool) {
 	fs, ok := kind(m)
 	if !ok {
 		return ramdisk.Volume{}, false
@@ -316,12 +318,12 @@ func (e *Engine) volume(m Mount) (ramdisk.Volume, bool) {
 	}
 	switch fs {
 	case ramdisk.TmpFS:
-		var st syscall.Statfs_t
-		if err := syscall.Statfs(m.MountPoint, &st); err != nil {
+		st, err := diskspace.Of(m.MountPoint)
+		if err != nil {
 			return ramdisk.Volume{}, false
 		}
-		v.Size = ramdisk.Size(st.Blocks) * ramdisk.Size(st.Bsize)
-		v.Managed = m.Source == Source
+		v.Size = ramdisk.Size(st.Total)
+		v.Managed = m.Source == mountSource
 	case ramdisk.ZRAM:
 		n := zramDevice(m.Source)
 		size, err := e.readInt(filepath.Join(e.sys, "block", "zram"+strconv.Itoa(n), "disksize"))
@@ -333,7 +335,7 @@ func (e *Engine) volume(m Mount) (ramdisk.Volume, bool) {
 		switch {
 		case err != nil:
 			v.Notes = append(v.Notes, "whether RAMBar made it is unknown: "+err.Error())
-		case label == Label:
+		case label == zramLabel:
 			v.Managed = true
 		}
 		if !strings.Contains(","+m.SuperOptions+",", ",discard,") {
@@ -385,7 +387,7 @@ func (e *Engine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error 
 	}
 	if err := e.admin.unmount(ctx, mp, force); err != nil {
 		if errors.Is(err, syscall.EBUSY) {
-			return &ramdisk.BusyError{Volume: v.Name, Holders: FindHolders(e.proc, m.Major, m.Minor), Err: err}
+			return &ramdisk.BusyError{Volume: v.Name, Holders: holders.Find(e.proc, m.Major, m.Minor), Err: err}
 		}
 		if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOENT) {
 			return fmt.Errorf("%s: %w: %w", v.Name, ramdisk.ErrNotFound, err)
@@ -426,16 +428,15 @@ func (e *Engine) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, er
 	if !ok {
 		return ramdisk.Usage{}, fmt.Errorf("%s: %w (%s is %s, not a RAM disk)", v.Name, ramdisk.ErrNotFound, mp, m.FSType)
 	}
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(mp, &st); err != nil {
-		return ramdisk.Usage{}, fmt.Errorf("statfs %s: %w", mp, err)
+	st, err := diskspace.Of(mp)
+	if err != nil {
+		return ramdisk.Usage{}, err
 	}
-	bs := ramdisk.Size(st.Bsize)
 	u := ramdisk.Usage{
-		Size:  ramdisk.Size(st.Blocks) * bs,
-		Used:  ramdisk.Size(st.Blocks-st.Bfree) * bs,
-		Free:  ramdisk.Size(st.Bavail) * bs,
-		Files: int64(st.Files - st.Ffree),
+		Size:  ramdisk.Size(st.Total),
+		Used:  ramdisk.Size(st.Used),
+		Free:  ramdisk.Size(st.Free),
+		Files: st.Files,
 		At:    e.now(),
 	}
 	switch fs {
@@ -463,11 +464,11 @@ func (e *Engine) Memory(ctx context.Context) (ramdisk.Memory, error) {
 		return ramdisk.Memory{}, fmt.Errorf("read memory: %w", err)
 	}
 	defer f.Close()
-	mi, err := ParseMemInfo(f)
+	mi, err := parseMemInfo(f)
 	if err != nil {
 		return ramdisk.Memory{}, err
 	}
-	return MemoryFrom(mi, e.zramHeld())
+	return memoryFrom(mi, e.zramHeld())
 }
 
 // syncFS flushes one mounted file system's dirty pages (syncfs(2)); errors

@@ -10,10 +10,10 @@ import (
 	"rambar/ramdisk"
 )
 
-// ParseMemInfo reads /proc/meminfo ("MemTotal:       24683656 kB") into
+// parseMemInfo reads /proc/meminfo ("MemTotal:       24683656 kB") into
 // bytes by key. Lines without a unit (HugePages_Total) keep their plain
 // count. A line that is not "Key: number [kB]" is an error naming it.
-func ParseMemInfo(r io.Reader) (map[string]int64, error) {
+func parseMemInfo(r io.Reader) (map[string]int64, error) {
 	out := map[string]int64{}
 	sc := bufio.NewScanner(r)
 	n := 0
@@ -46,11 +46,11 @@ func ParseMemInfo(r io.Reader) (map[string]int64, error) {
 	return out, nil
 }
 
-// MemoryFrom turns parsed /proc/meminfo figures into ramdisk.Memory.
+// memoryFrom turns parsed /proc/meminfo figures into ramdisk.Memory.
 // Compressed is what zram devices hold (the sum of their mem_used_total),
 // which /proc/meminfo does not show. MemTotal is required; a kernel older
 // than 3.14 without MemAvailable falls back to MemFree+Cached.
-func MemoryFrom(mi map[string]int64, zramHeld ramdisk.Size) (ramdisk.Memory, error) {
+func memoryFrom(mi map[string]int64, zramHeld ramdisk.Size) (ramdisk.Memory, error) {
 	total, ok := mi["MemTotal"]
 	if !ok || total <= 0 {
 		return ramdisk.Memory{}, fmt.Errorf("meminfo: no MemTotal")

@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// Mount is one line of /proc/PID/mountinfo (proc(5)): a file system mounted
+// mountEntry is one line of /proc/PID/mountinfo (proc(5)): a file system mounted
 // somewhere, with the kernel's octal escapes (\040 for a space) undone.
-type Mount struct {
+type mountEntry struct {
 	ID, Parent   int
 	Major, Minor uint32 // st_dev of files on it
 	Root         string // the mounted subtree of the file system
@@ -23,7 +23,7 @@ type Mount struct {
 
 // SuperOption returns the value of key in the per-file-system options
 // ("size" in "rw,size=16384k" gives "16384k") and whether it is there.
-func (m Mount) SuperOption(key string) (string, bool) {
+func (m mountEntry) SuperOption(key string) (string, bool) {
 	for _, o := range strings.Split(m.SuperOptions, ",") {
 		k, v, _ := strings.Cut(o, "=")
 		if k == key {
@@ -33,15 +33,15 @@ func (m Mount) SuperOption(key string) (string, bool) {
 	return "", false
 }
 
-// ParseMountInfo reads the mount table in the format of /proc/self/mountinfo:
+// parseMountInfo reads the mount table in the format of /proc/self/mountinfo:
 //
 //	36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue
 //
 // The optional fields (master:1) may be any in number; they end at a lone
 // "-". Paths and the source are unescaped (\040 space, \011 tab, \012
 // newline, \134 backslash). A malformed line is an error naming its number.
-func ParseMountInfo(r io.Reader) ([]Mount, error) {
-	var out []Mount
+func parseMountInfo(r io.Reader) ([]mountEntry, error) {
+	var out []mountEntry
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	n := 0
@@ -63,7 +63,7 @@ func ParseMountInfo(r io.Reader) ([]Mount, error) {
 	return out, nil
 }
 
-func parseMountLine(line string) (Mount, error) {
+func parseMountLine(line string) (mountEntry, error) {
 	f := strings.Split(line, " ")
 	sep := -1
 	for i := 6; i < len(f); i++ {
@@ -73,24 +73,24 @@ func parseMountLine(line string) (Mount, error) {
 		}
 	}
 	if len(f) < 10 || sep < 0 || len(f) < sep+4 {
-		return Mount{}, fmt.Errorf("malformed: %q", line)
+		return mountEntry{}, fmt.Errorf("malformed: %q", line)
 	}
-	var m Mount
+	var m mountEntry
 	var err error
 	if m.ID, err = strconv.Atoi(f[0]); err != nil {
-		return Mount{}, fmt.Errorf("mount id %q: %w", f[0], err)
+		return mountEntry{}, fmt.Errorf("mount id %q: %w", f[0], err)
 	}
 	if m.Parent, err = strconv.Atoi(f[1]); err != nil {
-		return Mount{}, fmt.Errorf("parent id %q: %w", f[1], err)
+		return mountEntry{}, fmt.Errorf("parent id %q: %w", f[1], err)
 	}
 	maj, min, ok := strings.Cut(f[2], ":")
 	if !ok {
-		return Mount{}, fmt.Errorf("device %q: want major:minor", f[2])
+		return mountEntry{}, fmt.Errorf("device %q: want major:minor", f[2])
 	}
 	ma, err1 := strconv.ParseUint(maj, 10, 32)
 	mi, err2 := strconv.ParseUint(min, 10, 32)
 	if err1 != nil || err2 != nil {
-		return Mount{}, fmt.Errorf("device %q: want major:minor", f[2])
+		return mountEntry{}, fmt.Errorf("device %q: want major:minor", f[2])
 	}
 	m.Major, m.Minor = uint32(ma), uint32(mi)
 	m.Root = unescapeMount(f[3])

@@ -45,7 +45,7 @@ func TestParseMountInfo(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			ms, err := ParseMountInfo(f)
+			ms, err := parseMountInfo(f)
 			if err != nil {
 				t.Fatalf("ParseMountInfo: %v", err)
 			}
@@ -76,7 +76,7 @@ func TestParseMountInfoMalformed(t *testing.T) {
 		"36 35 98:0 / /mnt rw -",
 		"36 35",
 	} {
-		if _, err := ParseMountInfo(strings.NewReader(in + "\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+		if _, err := parseMountInfo(strings.NewReader(in + "\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("ParseMountInfo(%q) = %v, want an error naming line 1", in, err)
 		}
 	}
@@ -110,7 +110,7 @@ func TestParseMemInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	mi, err := ParseMemInfo(f)
+	mi, err := parseMemInfo(f)
 	if err != nil {
 		t.Fatalf("ParseMemInfo: %v", err)
 	}
@@ -124,7 +124,7 @@ func TestParseMemInfo(t *testing.T) {
 			t.Errorf("%s = %d, %v; want %d", k, got, ok, want)
 		}
 	}
-	m, err := MemoryFrom(mi, 5*ramdisk.MiB)
+	m, err := memoryFrom(mi, 5*ramdisk.MiB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,11 +149,11 @@ func TestMemoryFrom(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mi, err := ParseMemInfo(strings.NewReader(tt.in))
+			mi, err := parseMemInfo(strings.NewReader(tt.in))
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := MemoryFrom(mi, 0)
+			m, err := memoryFrom(mi, 0)
 			if (err != nil) != tt.err || m != tt.want {
 				t.Errorf("MemoryFrom = %+v, %v; want %+v, error %v", m, err, tt.want, tt.err)
 			}
@@ -163,7 +163,7 @@ func TestMemoryFrom(t *testing.T) {
 
 func TestParseMemInfoMalformed(t *testing.T) {
 	for _, in := range []string{"MemTotal 100 kB", "MemTotal: lots kB", "MemTotal: 100 MB", "MemTotal: -5 kB", ": 5"} {
-		if _, err := ParseMemInfo(strings.NewReader(in)); err == nil {
+		if _, err := parseMemInfo(strings.NewReader(in)); err == nil {
 			t.Errorf("ParseMemInfo(%q) succeeded", in)
 		}
 	}
@@ -171,7 +171,7 @@ func TestParseMemInfoMalformed(t *testing.T) {
 
 // mmStatFixture is testdata/mm_stat-debian12.txt: 8 MiB of random data and
 // 8 MiB of zeros on a 64 MiB lz4 zram disk with ext4.
-var mmStatFixture = MMStat{OrigDataSize: 16887808, ComprDataSize: 8391067, MemUsedTotal: 8503296,
+var mmStatFixture = mmStat{OrigDataSize: 16887808, ComprDataSize: 8391067, MemUsedTotal: 8503296,
 	MemUsedMax: 8540160, SamePages: 2055, HugePages: 2048}
 
 func TestParseMMStat(t *testing.T) {
@@ -181,16 +181,16 @@ func TestParseMMStat(t *testing.T) {
 	}
 	tests := []struct {
 		in   string
-		want MMStat
+		want mmStat
 		err  bool
 	}{
 		{string(b), mmStatFixture, false},
-		{"4096 74 12288 0 12288 0 0\n", MMStat{OrigDataSize: 4096, ComprDataSize: 74, MemUsedTotal: 12288, MemUsedMax: 12288}, false},
-		{"1 2 3\n", MMStat{}, true},
-		{"1 2 3 4 5 6 x 8\n", MMStat{}, true},
+		{"4096 74 12288 0 12288 0 0\n", mmStat{OrigDataSize: 4096, ComprDataSize: 74, MemUsedTotal: 12288, MemUsedMax: 12288}, false},
+		{"1 2 3\n", mmStat{}, true},
+		{"1 2 3 4 5 6 x 8\n", mmStat{}, true},
 	}
 	for _, tt := range tests {
-		got, err := ParseMMStat(tt.in)
+		got, err := parseMMStat(tt.in)
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("ParseMMStat(%q) = %+v, %v; want %+v, error %v", tt.in, got, err, tt.want, tt.err)
 		}

@@ -20,7 +20,7 @@ import (
 // desktopEngine is the engine as a desktop user sees it: not root, every
 // privileged step through pkexec, here answered by a script.
 func desktopEngine(t *testing.T, r run.Runner, root string) *Engine {
-	e := New(r, WithMountRoot(root), WithOwner(1000, 1000))
+	e := New(r, WithMountRoot(root), withOwner(1000, 1000))
 	e.asRoot, e.admin = false, pkexecAdmin{r: r}
 	return e
 }
@@ -111,7 +111,7 @@ func TestPkexecEjectBusy(t *testing.T) {
 	if err := os.MkdirAll(mp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mount(Source, mp, "tmpfs", 0, "size=1m"); err != nil {
+	if err := syscall.Mount(mountSource, mp, "tmpfs", 0, "size=1m"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Unmount(mp, syscall.MNT_DETACH) })

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"rambar/internal/holders"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
@@ -98,7 +99,7 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v r
 	// -m 0: no blocks reserved for root on a disk that is all the user's.
 	// lazy init off: the inode tables are zeroed now (zero pages cost zram
 	// nothing) rather than by a kernel thread writing after the mount.
-	if err := e.admin.run(ctx, "mkfs.ext4", "-q", "-F", "-L", Label, "-m", "0",
+	if err := e.admin.run(ctx, "mkfs.ext4", "-q", "-F", "-L", zramLabel, "-m", "0",
 		"-E", "lazy_itable_init=0,lazy_journal_init=0", dev); err != nil {
 		return v, fmt.Errorf("mkfs.ext4 %s: %w", dev, err)
 	}
@@ -113,7 +114,7 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v r
 	if err := e.admin.chown(ctx, mp, e.uid, e.gid); err != nil {
 		return v, fmt.Errorf("chown %s: %w", mp, err)
 	}
-	if err := e.admin.chmod(ctx, mp, Mode); err != nil {
+	if err := e.admin.chmod(ctx, mp, rootMode); err != nil {
 		return v, fmt.Errorf("chmod %s: %w", mp, err)
 	}
 	v = ramdisk.Volume{
@@ -176,7 +177,7 @@ func (e *Engine) freeZRAM(ctx context.Context, dev, mp string) error {
 // mounted on it or on the device, and the device is RAMBar's (its ext4
 // label, or the UUID in the detached marker). done is false when there is
 // nothing to finish.
-func (e *Engine) finishZRAM(ctx context.Context, ms []Mount, v ramdisk.Volume) (done bool, err error) {
+func (e *Engine) finishZRAM(ctx context.Context, ms []mountEntry, v ramdisk.Volume) (done bool, err error) {
 	n := zramDevice(v.Device)
 	if v.FS != ramdisk.ZRAM || n < 0 {
 		return false, nil
@@ -191,7 +192,7 @@ func (e *Engine) finishZRAM(ctx context.Context, ms []Mount, v ramdisk.Volume) (
 	if err := e.removeZRAM(ctx, n); err != nil {
 		if errors.Is(err, syscall.EBUSY) {
 			maj, min := e.zramDevNumber(n)
-			return true, &ramdisk.BusyError{Volume: v.Name, Holders: FindHolders(e.proc, maj, min), Err: err}
+			return true, &ramdisk.BusyError{Volume: v.Name, Holders: holders.Find(e.proc, maj, min), Err: err}
 		}
 		return true, err
 	}
@@ -203,7 +204,7 @@ func (e *Engine) finishZRAM(ctx context.Context, ms []Mount, v ramdisk.Volume) (
 // orphan reports whether zram N is an unmounted RAMBar device that belonged
 // at mp: its UUID matches mp's detached marker, or, without a marker, its
 // label is RAMBar's.
-func (e *Engine) orphan(ms []Mount, n int, mp string) bool {
+func (e *Engine) orphan(ms []mountEntry, n int, mp string) bool {
 	dev := "/dev/zram" + strconv.Itoa(n)
 	for _, m := range ms {
 		if m.Source == dev {
@@ -218,13 +219,13 @@ func (e *Engine) orphan(ms []Mount, n int, mp string) bool {
 		f := strings.Fields(string(b))
 		return len(f) == 2 && f[0] == "zram"+strconv.Itoa(n) && f[1] == uuid
 	}
-	return label == Label
+	return label == zramLabel
 }
 
 // sweepDetached frees the zram devices of disks that a forced eject left
 // held, once nothing holds them. Only root can; failures wait for the next
 // sweep.
-func (e *Engine) sweepDetached(ctx context.Context, ms []Mount) {
+func (e *Engine) sweepDetached(ctx context.Context, ms []mountEntry) {
 	if !e.asRoot {
 		return
 	}
@@ -274,12 +275,12 @@ func (e *Engine) zramDevNumber(n int) (uint32, uint32) {
 	return uint32(ma), uint32(mi)
 }
 
-func (e *Engine) mmStat(n int) (MMStat, error) {
+func (e *Engine) mmStat(n int) (mmStat, error) {
 	b, err := os.ReadFile(e.zramAttr(n, "mm_stat"))
 	if err != nil {
-		return MMStat{}, fmt.Errorf("zram%d mm_stat: %w", n, err)
+		return mmStat{}, fmt.Errorf("zram%d mm_stat: %w", n, err)
 	}
-	return ParseMMStat(string(b))
+	return parseMMStat(string(b))
 }
 
 // zramHeld is the memory all zram devices hold now.
@@ -291,7 +292,7 @@ func (e *Engine) zramHeld() ramdisk.Size {
 	var total ramdisk.Size
 	for _, p := range ents {
 		if b, err := os.ReadFile(p); err == nil {
-			if mm, err := ParseMMStat(string(b)); err == nil {
+			if mm, err := parseMMStat(string(b)); err == nil {
 				total += ramdisk.Size(mm.MemUsedTotal)
 			}
 		}

@@ -56,7 +56,7 @@ func TestConformanceZRAM(t *testing.T) {
 }
 
 func TestCreateZRAM(t *testing.T) {
-	e := zramEngine(t, WithOwner(1234, 5678))
+	e := zramEngine(t, withOwner(1234, 5678))
 	v := mustCreate(t, e, plan(t, e, "Packed", 32*ramdisk.MiB, ramdisk.ZRAM))
 	n := zramDevice(v.Device)
 	if n < 0 || v.FS != ramdisk.ZRAM || !v.Managed || len(v.Notes) != 0 {

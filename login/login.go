@@ -9,9 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"rambar/internal/run"
@@ -98,18 +96,6 @@ func New(goos string, getenv func(string) string, exe string, uid int, r run.Run
 	return it, nil
 }
 
-// Default is the login item of this user for this program.
-func Default() (*Item, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("login item: find this program: %w", err)
-	}
-	if p, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = p
-	}
-	return New(runtime.GOOS, os.Getenv, exe, os.Getuid(), run.System())
-}
-
 // Path is the file that makes RAMBar start at login.
 func (it *Item) Path() string {
 	if it.GOOS == "darwin" {
@@ -154,23 +140,4 @@ func (it *Item) Set(ctx context.Context, on bool) error {
 		return it.enableLinux()
 	}
 	return it.disableLinux()
-}
-
-// Enabled reports whether RAMBar starts at the next login, for this user and
-// this program: the tray's "Launch at Login" checkbox.
-func Enabled() (bool, error) {
-	it, err := Default()
-	if err != nil {
-		return false, err
-	}
-	return it.Enabled(context.Background())
-}
-
-// Set turns "Launch at Login" on or off for this user and this program.
-func Set(on bool) error {
-	it, err := Default()
-	if err != nil {
-		return err
-	}
-	return it.Set(context.Background(), on)
 }

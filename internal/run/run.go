@@ -20,7 +20,7 @@ import (
 // Cmd is one program to run.
 type Cmd struct {
 	// Argv is the program and its arguments. Argv[0] is a bare tool name
-	// ("hdiutil") resolved in SystemDirs, or an absolute path.
+	// ("hdiutil") resolved in systemDirs, or an absolute path.
 	Argv []string
 	// Stdin is fed to the program when not nil.
 	Stdin io.Reader
@@ -88,13 +88,14 @@ func ExitCode(err error) int {
 	return -1
 }
 
-// SystemDirs are searched, in order, for a bare tool name.
-var SystemDirs = []string{"/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/sbin", "/usr/local/bin"}
+// systemDirs are searched, in order, for a bare tool name: the system's
+// folders first, then Homebrew's (fio, say, for the benchmark's comparison).
+var systemDirs = []string{"/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/sbin", "/usr/local/bin", "/opt/homebrew/bin"}
 
 // ErrToolMissing is wrapped when a tool is not installed.
 var ErrToolMissing = errors.New("tool not installed")
 
-// Resolve finds a tool's absolute path in SystemDirs.
+// Resolve finds a tool's absolute path in systemDirs.
 func Resolve(name string) (string, error) {
 	if filepath.IsAbs(name) {
 		return name, nil
@@ -102,13 +103,13 @@ func Resolve(name string) (string, error) {
 	if strings.ContainsRune(name, '/') {
 		return "", fmt.Errorf("run: tool %q must be a bare name or an absolute path", name)
 	}
-	for _, d := range SystemDirs {
+	for _, d := range systemDirs {
 		p := filepath.Join(d, name)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%s: %w (looked in %s)", name, ErrToolMissing, strings.Join(SystemDirs, ", "))
+	return "", fmt.Errorf("%s: %w (looked in %s)", name, ErrToolMissing, strings.Join(systemDirs, ", "))
 }
 
 // Has reports whether a tool is installed.

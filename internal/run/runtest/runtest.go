@@ -62,7 +62,7 @@ func (s *Script) Run(ctx context.Context, c run.Cmd) (run.Result, error) {
 	if strings.Join(want.Argv, "\x00") != strings.Join(c.Argv, "\x00") {
 		s.t.Errorf("runtest: call %d: got %q, want %q", s.next, c.Argv, want.Argv)
 	}
-	return Answer(c, want.Reply)
+	return answer(c, want.Reply)
 }
 
 // Func is a Runner backed by a function: the shape of a stateful fake.
@@ -75,11 +75,11 @@ func (f Func) Run(ctx context.Context, c run.Cmd) (run.Result, error) {
 		b, _ := io.ReadAll(c.Stdin)
 		in = string(b)
 	}
-	return Answer(c, f(c.Argv, in))
+	return answer(c, f(c.Argv, in))
 }
 
-// Answer turns a Reply into what the system runner would have returned.
-func Answer(c run.Cmd, r Reply) (run.Result, error) {
+// answer turns a Reply into what the system runner would have returned.
+func answer(c run.Cmd, r Reply) (run.Result, error) {
 	res := run.Result{Stdout: []byte(r.Stdout), Stderr: []byte(r.Stderr)}
 	if c.Stdout != nil {
 		io.WriteString(c.Stdout, r.Stdout)

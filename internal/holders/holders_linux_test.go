@@ -1,0 +1,143 @@
+package holders
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mountTmpfs mounts a small real tmpfs (the tests run as root) and unmounts
+// it at the end.
+func mountTmpfs(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("rambar-holders-test", dir, "tmpfs", 0, "size=8m"); err != nil {
+		t.Fatalf("mount tmpfs (the tests run as root): %v", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+func start(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd.Process.Pid
+}
+
+// waitForFD waits until the shell has opened fd and exec'd sleep (Start
+// returns once sh runs, before its redirection).
+func waitForFD(t *testing.T, pid, fd int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if _, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd)); err == nil && strings.TrimSpace(string(comm)) == "sleep" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d never opened fd %d", pid, fd)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestEveryKindOfHold: a working directory, an open file and a program run
+// from the disk (its text mapped) each hold it; a process elsewhere does not.
+// OnMount and Find agree, and the list is sorted by PID.
+func TestEveryKindOfHold(t *testing.T) {
+	mp := mountTmpfs(t)
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mp, "mapsleep"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mp, "held.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cwd := exec.Command(sleep, "300")
+	cwd.Dir = mp
+	fd := exec.Command("/bin/sh", "-c", "exec 3<\"$1\"; exec sleep 300", "sh", filepath.Join(mp, "held.txt"))
+	fd.Dir = "/"
+	mapped := exec.Command(filepath.Join(mp, "mapsleep"), "300")
+	mapped.Dir = "/"
+	other := exec.Command(sleep, "300")
+	other.Dir = "/"
+	fdPID := start(t, fd)
+	want := map[int]string{start(t, cwd): "sleep", fdPID: "sleep", start(t, mapped): "mapsleep"}
+	otherPID := start(t, other)
+	waitForFD(t, fdPID, 3)
+
+	hs := OnMount("/proc", mp)
+	got := map[int]string{}
+	for i, h := range hs {
+		got[h.PID] = h.Command
+		if i > 0 && hs[i-1].PID >= h.PID {
+			t.Errorf("not sorted by PID: %+v", hs)
+		}
+	}
+	for pid, comm := range want {
+		if got[pid] != comm {
+			t.Errorf("pid %d (%s) not found holding %s: %+v", pid, comm, mp, hs)
+		}
+	}
+	if _, ok := got[otherPID]; ok {
+		t.Errorf("pid %d, with nothing on the disk, listed: %+v", otherPID, hs)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(mp, &st); err != nil {
+		t.Fatal(err)
+	}
+	if byDev := Find("/proc", devMajor(uint64(st.Dev)), devMinor(uint64(st.Dev))); fmt.Sprint(byDev) != fmt.Sprint(hs) {
+		t.Errorf("Find by device %+v, OnMount %+v", byDev, hs)
+	}
+	if !mapsAny(fmt.Sprintf("/proc/%d/maps", mapped.Process.Pid), func(f []string) bool { return mapsDev(f, devMajor(uint64(st.Dev)), devMinor(uint64(st.Dev))) }) {
+		t.Errorf("maps of pid %d does not show the disk", mapped.Process.Pid)
+	}
+}
+
+// TestFolderByPath: a folder that is not a mount point (a disk stood in for
+// by a folder) is matched by path: a process working under it holds it, the
+// many processes elsewhere on the same file system do not.
+func TestFolderByPath(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cwd := exec.Command("/bin/sleep", "300")
+	cwd.Dir = sub
+	pid := start(t, cwd)
+	hs := OnMount("/proc", dir)
+	if len(hs) != 1 || hs[0].PID != pid {
+		t.Errorf("holders of the folder %s: %+v, want only pid %d", dir, hs, pid)
+	}
+}
+
+// TestNothingToFind: a folder that is not there, and a /proc that is not
+// there, give no holders rather than an error or a guess.
+func TestNothingToFind(t *testing.T) {
+	if hs := OnMount("/proc", filepath.Join(t.TempDir(), "gone")); hs != nil {
+		t.Errorf("missing folder: %+v", hs)
+	}
+	if hs := OnMount(filepath.Join(t.TempDir(), "noproc"), "/"); hs != nil {
+		t.Errorf("missing /proc: %+v", hs)
+	}
+}
