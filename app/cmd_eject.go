@@ -59,15 +59,6 @@ func runEject(ctx context.Context, a *App, args []string) error {
 	return errors.Join(errs...)
 }
 
-// ejectOne ejects one volume. It is the one place the CLI ejects, so steps
-// that must happen first hook in here: a kept or mirrored disk is saved, and
-// a failed save stops the eject so nothing is lost. A save refused for
-// safety (an empty or foreign disk) holds nothing worth keeping over the
-// saved copy: the eject goes on and says so.
-func (a *App) ejectOne(ctx context.Context, v ramdisk.Volume, force bool) error {
-	return a.eject(ctx, v, force, true)
-}
-
 // eject is ejectOne with the save made optional (eject --no-save).
 func (a *App) eject(ctx context.Context, v ramdisk.Volume, force, save bool) error {
 	e, err := a.Engine()

@@ -1,4 +1,7 @@
-//go:build unix
+//go:build unix && (cgo || !darwin)
+
+// The single-instance lock guards the menu-bar app; the CLI-only darwin
+// build (no cgo) has none.
 
 package main
 

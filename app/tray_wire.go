@@ -1,3 +1,5 @@
+//go:build cgo || !darwin
+
 package main
 
 import (
@@ -16,6 +18,15 @@ import (
 	"rambar/ramdisk"
 	"rambar/tray"
 )
+
+// ejectOne ejects one volume. It is the tray's eject, so steps
+// that must happen first hook in here: a kept or mirrored disk is saved, and
+// a failed save stops the eject so nothing is lost. A save refused for
+// safety (an empty or foreign disk) holds nothing worth keeping over the
+// saved copy: the eject goes on and says so.
+func (a *App) ejectOne(ctx context.Context, v ramdisk.Volume, force bool) error {
+	return a.eject(ctx, v, force, true)
+}
 
 // trayDeps wires the tray to the engine, the settings and this OS's tools.
 // Environment (for tests and the curious):

@@ -117,17 +117,17 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 				seqW.Theirs.Skipped, seqR.Theirs.Skipped = "dd not installed", "dd not installed"
 			} else {
 				f := filepath.Join(dir, "dd.bin")
-				w, err := ddRate(ctx, dd, "if=/dev/zero", "of="+f, fmt.Sprintf("bs=%d", sz.block), fmt.Sprintf("count=%d", blocks), "conv=fsync", ddFlag("oflag", ddDirect))
+				w, err := ddRate(ctx, dd, ddWriteArgs(f, sz, ddDirect)...)
 				if err != nil && ddDirect {
 					// The file system refused direct I/O; measure cached, as RAMBar does.
 					ddDirect = false
-					w, err = ddRate(ctx, dd, "if=/dev/zero", "of="+f, fmt.Sprintf("bs=%d", sz.block), fmt.Sprintf("count=%d", blocks), "conv=fsync")
+					w, err = ddRate(ctx, dd, ddWriteArgs(f, sz, false)...)
 				}
 				record(&seqW.Theirs, w, err)
 				if !ddDirect {
 					dropCache(f)
 				}
-				r, err := ddRate(ctx, dd, "if="+f, "of=/dev/null", fmt.Sprintf("bs=%d", sz.block), ddFlag("iflag", ddDirect))
+				r, err := ddRate(ctx, dd, ddReadArgs(f, sz, ddDirect)...)
 				record(&seqR.Theirs, r, err)
 				os.Remove(f)
 			}
@@ -165,7 +165,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 				out := filepath.Join(dir, "tar-out")
 				os.Mkdir(out, 0o755)
 				t0 := time.Now()
-				cmd := exec.CommandContext(ctx, tarTool, "--no-same-owner", "--no-same-permissions", "-xf", tarFile, "-C", out)
+				cmd := exec.CommandContext(ctx, tarTool, tarArgs(tarFile, out)...)
 				cmd.Env = toolEnv()
 				b, err := cmd.CombinedOutput()
 				if err != nil {
@@ -212,6 +212,28 @@ func record(r *Result, v float64, err error) {
 		return
 	}
 	r.Samples = append(r.Samples, v)
+}
+
+// ddWriteArgs is dd's side of the sequential write: the same block size and
+// count as RAMBar's, flushed at the end (conv=fsync), direct I/O when the file
+// system allows it. The honesty test runs the same argv under strace.
+func ddWriteArgs(file string, sz sizes, direct bool) []string {
+	args := []string{"if=/dev/zero", "of=" + file, fmt.Sprintf("bs=%d", sz.block), fmt.Sprintf("count=%d", sz.seq/int64(sz.block)), "conv=fsync"}
+	if direct {
+		args = append(args, "oflag=direct")
+	}
+	return args
+}
+
+// ddReadArgs is dd's side of the sequential read of the file written.
+func ddReadArgs(file string, sz sizes, direct bool) []string {
+	return []string{"if=" + file, "of=/dev/null", fmt.Sprintf("bs=%d", sz.block), ddFlag("iflag", direct)}
+}
+
+// tarArgs extracts archive into dir as a normal user does (root's tar would
+// also chown and chmod every file, which extract does not).
+func tarArgs(archive, dir string) []string {
+	return []string{"--no-same-owner", "--no-same-permissions", "-xf", archive, "-C", dir}
 }
 
 func ddFlag(name string, direct bool) string {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -58,21 +59,35 @@ func leftovers(t *testing.T, dir string) []string {
 	return names
 }
 
-// TestMain doubles as the child of TestFsyncRowCallsFsyncUnderStrace: with
-// RAMBAR_BENCH_CHILD_DIR set, the test binary runs the fsync row once in that
-// folder and exits (1 if it did not make one sync per write).
+// TestMain doubles as the child of the strace tests: with
+// RAMBAR_BENCH_CHILD_DIR set, the test binary runs rows once in that folder
+// and exits, 1 if a row failed. The rows are RAMBAR_BENCH_CHILD_ROWS
+// (comma-separated), or the fsync row, which must make one sync per write.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("RAMBAR_BENCH_CHILD_DIR"); dir != "" {
-		rep, err := Run(context.Background(), []Target{{Name: "child", Dir: dir}}, Options{Quick: true, Runs: 1, Rows: []RowID{rowFsync}}, nil)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		if r, _ := rep.Targets[0].Result(rowFsync); !r.OK() || r.Syncs != int64(quickSizes.fsyncs) {
-			fmt.Fprintf(os.Stderr, "fsync row: %+v\n", r)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(child(dir, os.Getenv("RAMBAR_BENCH_CHILD_ROWS")))
 	}
 	os.Exit(m.Run())
+}
+
+func child(dir, rowList string) int {
+	rows := []RowID{rowFsync}
+	if rowList != "" {
+		rows = nil
+		for _, r := range strings.Split(rowList, ",") {
+			rows = append(rows, RowID(r))
+		}
+	}
+	rep, err := Run(context.Background(), []Target{{Name: "child", Dir: dir}}, Options{Quick: true, Runs: 1, Rows: rows}, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for _, r := range rep.Targets[0].Results {
+		if !r.OK() || (r.Row == rowFsync && r.Syncs != int64(quickSizes.fsyncs)) {
+			fmt.Fprintf(os.Stderr, "%s row: %+v\n", r.Row, r)
+			return 1
+		}
+	}
+	return 0
 }

@@ -65,11 +65,13 @@ func srcDir(t *testing.T) string {
 	return d
 }
 
-// TestTrialSyncHeavyCommandIsFaster: a command doing 4 KB writes each
-// flushed to the device (dd oflag=dsync) is measurably faster on a real tmpfs
-// than on the disk; the warm-up's output goes to the terminal writers, the
-// rest to the log, and the copy is removed.
-func TestTrialSyncHeavyCommandIsFaster(t *testing.T) {
+// TestTrialRunsBothPlaces: a command doing 4 KB writes each flushed to the
+// device (dd oflag=dsync) runs on a real tmpfs and in place, alternately, as
+// many times as asked; the verdict is the one decide gives for the samples
+// (how much faster the RAM disk is, is timing: not asserted here); the
+// warm-up's output goes to the terminal writers, the rest to the log, and the
+// copy is removed.
+func TestTrialRunsBothPlaces(t *testing.T) {
 	ram := mountTmpfs(t, "128m")
 	src := srcDir(t)
 	var out, errOut, log bytes.Buffer
@@ -84,8 +86,8 @@ func TestTrialSyncHeavyCommandIsFaster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("RAM %s, disk %s: %s", res.RAM.Cell(), res.Disk.Cell(), res.Summary())
-	if res.Verdict != Faster || res.Speedup < 2 {
-		t.Errorf("verdict %s, speedup %.2f; want faster by 2× or more", res.Verdict, res.Speedup)
+	if x, v := decide(res.RAM.Samples, res.Disk.Samples); res.Verdict != v || res.Speedup != x || x <= 0 {
+		t.Errorf("verdict %s, speedup %.2f; decide gives %s, %.2f for the samples", res.Verdict, res.Speedup, v, x)
 	}
 	if len(res.RAM.Samples) != 3 || len(res.Disk.Samples) != 3 || len(res.Runs) != 8 {
 		t.Errorf("samples %d/%d, runs %d", len(res.RAM.Samples), len(res.Disk.Samples), len(res.Runs))

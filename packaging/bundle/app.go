@@ -82,6 +82,7 @@ func CheckInfo(info map[string]any) error {
 		}
 	}
 	if len(bad) > 0 {
+		//lint:ignore ST1005 the message starts with the file's name
 		return fmt.Errorf("Info.plist: %s", strings.Join(sorted(bad), "; "))
 	}
 	return nil
