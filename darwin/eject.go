@@ -1,0 +1,121 @@
+package darwin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"rambar/internal/run"
+	"rambar/ramdisk"
+)
+
+// Eject implements ramdisk.Engine. Disk images: `diskutil eject DEV` of the
+// ram:// device (which frees the memory, APFS container included), falling
+// back to `hdiutil detach DEV`; busy (diskutil -69888 or a dissent, hdiutil
+// exit 16) gives a *BusyError naming lsof's holders. force unmounts with
+// `diskutil unmountDisk force` first, then ejects, falling back to `hdiutil
+// detach -force`. An unmounted but still attached image (an earlier partial
+// eject) is detached.
+func (e *Engine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
+	if v.FS == ramdisk.TmpFS {
+		return e.ejectTmpfs(ctx, v, force)
+	}
+	dev, err := e.resolve(ctx, v)
+	if err != nil {
+		return err
+	}
+	if force {
+		_, uerr := e.run(ctx, "diskutil", "unmountDisk", "force", dev)
+		_, eerr := e.run(ctx, "diskutil", "eject", dev)
+		if eerr == nil {
+			return nil
+		}
+		if _, herr := e.run(ctx, "hdiutil", "detach", "-force", dev); herr != nil {
+			errs := []error{fmt.Errorf("diskutil eject %s: %w", dev, toolErr(eerr)), fmt.Errorf("hdiutil detach -force %s: %w", dev, toolErr(herr))}
+			if uerr != nil {
+				errs = append([]error{fmt.Errorf("diskutil unmountDisk force %s: %w", dev, toolErr(uerr))}, errs...)
+			}
+			return errors.Join(errs...)
+		}
+		return nil
+	}
+	res, derr := e.run(ctx, "diskutil", "eject", dev)
+	if derr == nil {
+		return nil
+	}
+	out := append(append([]byte{}, res.Stdout...), res.Stderr...)
+	if diskutilCode(out) == codeBusy || len(dissenters(out)) > 0 {
+		return e.busy(ctx, v, dissenters(out), fmt.Errorf("diskutil eject %s: %w", dev, toolErr(derr)))
+	}
+	_, herr := e.run(ctx, "hdiutil", "detach", dev)
+	if herr == nil {
+		return nil
+	}
+	if run.ExitCode(herr) == 16 {
+		return e.busy(ctx, v, nil, fmt.Errorf("hdiutil detach %s: %w", dev, toolErr(herr)))
+	}
+	return errors.Join(fmt.Errorf("diskutil eject %s: %w", dev, toolErr(derr)), fmt.Errorf("hdiutil detach %s: %w", dev, toolErr(herr)))
+}
+
+// resolve finds the ram:// device that still backs v, or ErrNotFound. A
+// device number reused by another disk is not v.
+func (e *Engine) resolve(ctx context.Context, v ramdisk.Volume) (string, error) {
+	ims, ierr := e.images(ctx)
+	for _, im := range ims {
+		if !im.IsRAM() || (v.Device != "" && im.Device() != v.Device) {
+			continue
+		}
+		en, mounted := im.Mounted()
+		if v.Device == "" && (!mounted || en.MountPoint != v.MountPoint) {
+			continue
+		}
+		if mounted && v.MountPoint != "" && en.MountPoint != v.MountPoint {
+			return "", fmt.Errorf("%s: %w (%s now serves %s)", v.Name, ramdisk.ErrNotFound, im.Device(), en.MountPoint)
+		}
+		return im.Device(), nil
+	}
+	// Not in hdiutil info: a disk image attached with diskutil image.
+	if v.MountPoint != "" {
+		if d, err := e.diskInfo(ctx, v.MountPoint); err == nil && d.MountPoint == v.MountPoint && d.IsDiskImage() {
+			dev := devPath(d.ParentWholeDisk)
+			if st := d.Stores(); d.IsAPFS() && len(st) > 0 {
+				dev = devPath(st[0])
+			}
+			return dev, nil
+		}
+	}
+	if v.Device != "" && ierr != nil {
+		if d, err := e.diskInfo(ctx, v.Device); err == nil && d.IsDiskImage() && d.MountPoint == "" {
+			return v.Device, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", v.Name, ramdisk.ErrNotFound)
+}
+
+// busy builds the BusyError: lsof's holders, else the processes diskutil named.
+func (e *Engine) busy(ctx context.Context, v ramdisk.Volume, dissent []proc, cause error) error {
+	be := &ramdisk.BusyError{Volume: v.Name, Err: cause}
+	if be.Volume == "" {
+		be.Volume = v.MountPoint
+	}
+	procs := e.holders(ctx, v.MountPoint)
+	if len(procs) == 0 {
+		procs = dissent
+	}
+	for _, p := range procs {
+		be.Holders = append(be.Holders, ramdisk.Holder{PID: p.PID, Command: p.Command})
+	}
+	return be
+}
+
+// holders lists processes with files open on the volume (lsof +f -- MP).
+func (e *Engine) holders(ctx context.Context, mp string) []proc {
+	if mp == "" {
+		return nil
+	}
+	res, err := e.run(ctx, "lsof", "-F", "pc", "+f", "--", mp)
+	if err != nil && run.ExitCode(err) != 1 { // lsof exits 1 when nothing is open
+		return nil
+	}
+	return parseLsofF(res.Stdout)
+}
