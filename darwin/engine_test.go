@@ -366,6 +366,30 @@ func TestEjectReusedDeviceIsNotFound(t *testing.T) {
 	}
 }
 
+// The whole disk is found by its role when hdiutil lists the APFS volume and
+// container first: List reports it, Usage measures its helper, Eject frees it.
+func TestWholeDiskListedLast(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	f.reverseEnts = true
+	e := f.engine()
+	if _, err := e.Create(ctx, plan(t, e, "Late", 64*ramdisk.MiB, ramdisk.APFS, false)); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := e.List(ctx)
+	if err != nil || len(vs) != 1 || vs[0].Device != "/dev/disk4" || vs[0].HelperPID != 91006 {
+		t.Fatalf("List: %+v, %v", vs, err)
+	}
+	if u, err := e.Usage(ctx, ramdisk.Volume{Name: vs[0].Name, MountPoint: vs[0].MountPoint, Device: vs[0].Device, FS: vs[0].FS}); err != nil || !u.HeldKnown {
+		t.Errorf("Usage without the helper's pid: %+v, %v", u, err)
+	}
+	if err := e.Eject(ctx, vs[0], false); err != nil || f.attached() != 0 {
+		t.Errorf("Eject: %v, %d still attached", err, f.attached())
+	}
+	if f.called("diskutil", "eject", "/dev/disk5") != 0 {
+		t.Errorf("ejected the APFS container instead of the RAM device: %q", f.calls)
+	}
+}
+
 // Unmounted but still attached (a partial eject): a later Eject detaches it.
 func TestEjectFinishesPartialEject(t *testing.T) {
 	f := newFakeMac(t, "26.4.1")

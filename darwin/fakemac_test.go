@@ -63,6 +63,7 @@ type fakeMac struct {
 	busyStyle      string // "dissent" (default) or "69888"
 	osaCancel      bool
 	noFootprint    bool
+	reverseEnts    bool // hdiutil info lists an image's entities last first (volume, container, whole disk)
 }
 
 func newFakeMac(t *testing.T, version string) *fakeMac {
@@ -403,6 +404,11 @@ func (f *fakeMac) hdiutilInfo() runtest.Reply {
 			ents = append(ents, v)
 		} else if im.mp != "" {
 			ents[0]["mount-point"] = im.mp
+		}
+		if f.reverseEnts {
+			for i, j := 0, len(ents)-1; i < j; i, j = i+1, j-1 {
+				ents[i], ents[j] = ents[j], ents[i]
+			}
 		}
 		images = append(images, map[string]any{
 			"autodiskmount": false, "blockcount": im.sectors, "blocksize": 512, "diskimages2": false,

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"howett.net/plist"
@@ -50,15 +51,22 @@ type hdImage struct {
 func (im hdImage) IsRAM() bool { return strings.HasPrefix(im.Path, "ram://") }
 
 // Device is the image's whole disk (/dev/diskN): what must be detached to
-// free its memory (for APFS, not the synthesized container).
+// free its memory. It is found by its role, not its position (real output can
+// list disk3s1 before disk3): the entity with no partition suffix that is not
+// an APFS container synthesized on top of the image. "" when there is none.
 func (im hdImage) Device() string {
-	// hdiutil lists the whole disk first, then partitions, then any APFS
-	// container synthesized on top of it.
-	if len(im.Entities) == 0 {
-		return ""
+	for _, e := range im.Entities {
+		if reWholeDisk.MatchString(e.Dev) && !strings.EqualFold(e.Hint, apfsContainerHint) {
+			return e.Dev
+		}
 	}
-	return im.Entities[0].Dev
+	return ""
 }
+
+// apfsContainerHint is the content hint of a synthesized APFS container disk.
+const apfsContainerHint = "EF57347C-0000-11AA-AA11-00306543ECAC"
+
+var reWholeDisk = regexp.MustCompile(`^/dev/disk\d+$`)
 
 // Mounted returns the image's mounted entity (the volume), if any.
 func (im hdImage) Mounted() (entity, bool) {

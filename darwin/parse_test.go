@@ -77,6 +77,23 @@ func TestParseInfoPlist(t *testing.T) {
 	}
 }
 
+// TestWholeDiskByRole: the whole disk is the entity without a partition
+// suffix that is not a synthesized APFS container, wherever it is listed.
+func TestWholeDiskByRole(t *testing.T) {
+	ims, err := parseInfoPlist(read(t, "hdiutil-info-entity-order.plist"))
+	if err != nil || len(ims) != 2 {
+		t.Fatalf("%d images, %v", len(ims), err)
+	}
+	for i, want := range []string{"/dev/disk4", "/dev/disk3"} {
+		if got := ims[i].Device(); got != want {
+			t.Errorf("image %d (%s): whole disk %q, want %q", i, ims[i].Path, got, want)
+		}
+	}
+	if (hdImage{Entities: []entity{{Dev: "/dev/disk9s1"}}}).Device() != "" {
+		t.Errorf("a partition alone was taken for the whole disk")
+	}
+}
+
 func TestParseDiskInfo(t *testing.T) {
 	d, err := parseDiskInfo(read(t, "diskutil-info-apfs-10.15.plist"))
 	if err != nil {
