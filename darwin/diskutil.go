@@ -208,6 +208,19 @@ func dissenters(out []byte) []proc {
 	return ps
 }
 
+// busyWording reports whether a tool's words say the disk is in use, in the
+// forms hdiutil and diskutil use (LC_ALL=C): "Resource busy", "dissented by",
+// "in use by process", "Couldn't unmount disk".
+func busyWording(out []byte) bool {
+	s := strings.ToLower(string(out))
+	for _, w := range []string{"resource busy", "dissented by", "in use by process", "couldn't unmount disk"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // proc is a process named by a tool.
 type proc struct {
 	PID     int

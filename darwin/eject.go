@@ -11,8 +11,9 @@ import (
 
 // Eject implements ramdisk.Engine. Disk images: `diskutil eject DEV` of the
 // ram:// device (which frees the memory, APFS container included), falling
-// back to `hdiutil detach DEV`; busy (diskutil -69888 or a dissent, hdiutil
-// exit 16) gives a *BusyError naming lsof's holders. force unmounts with
+// back to `hdiutil detach DEV`; busy (isBusy: exit 16, -69888, a dissent or
+// the busy wording; or lsof finding holders when both tools fail otherwise)
+// gives a *BusyError naming lsof's holders. force unmounts with
 // `diskutil unmountDisk force` first, then ejects, falling back to `hdiutil
 // detach -force`. An unmounted but still attached image (an earlier partial
 // eject) is detached.
@@ -43,18 +44,37 @@ func (e *Engine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error 
 	if derr == nil {
 		return nil
 	}
-	out := append(append([]byte{}, res.Stdout...), res.Stderr...)
-	if diskutilCode(out) == codeBusy || len(dissenters(out)) > 0 {
-		return e.busy(ctx, v, dissenters(out), fmt.Errorf("diskutil eject %s: %w", dev, toolErr(derr)))
+	dout := both(res)
+	if isBusy(derr, dout) {
+		return e.busy(ctx, v, dissenters(dout), fmt.Errorf("diskutil eject %s: %w", dev, toolErr(derr)))
 	}
-	_, herr := e.run(ctx, "hdiutil", "detach", dev)
+	hres, herr := e.run(ctx, "hdiutil", "detach", dev)
 	if herr == nil {
 		return nil
 	}
-	if run.ExitCode(herr) == 16 {
-		return e.busy(ctx, v, nil, fmt.Errorf("hdiutil detach %s: %w", dev, toolErr(herr)))
+	if isBusy(herr, both(hres)) {
+		return e.busy(ctx, v, dissenters(both(hres)), fmt.Errorf("hdiutil detach %s: %w", dev, toolErr(herr)))
 	}
-	return errors.Join(fmt.Errorf("diskutil eject %s: %w", dev, toolErr(derr)), fmt.Errorf("hdiutil detach %s: %w", dev, toolErr(herr)))
+	cause := errors.Join(fmt.Errorf("diskutil eject %s: %w", dev, toolErr(derr)), fmt.Errorf("hdiutil detach %s: %w", dev, toolErr(herr)))
+	if hs := e.holders(ctx, v.MountPoint); len(hs) > 0 {
+		// Neither tool said "busy" in words we know, but files are open.
+		return e.busy(ctx, v, nil, cause)
+	}
+	return cause
+}
+
+// both is a tool's stdout and stderr together (diskutil reports on either).
+func both(res run.Result) []byte { return append(append([]byte{}, res.Stdout...), res.Stderr...) }
+
+// isBusy reports whether a failed eject or detach said the disk is in use:
+// exit 16 (EBUSY), diskutil's -69888, a dissenting process, or the busy
+// wording itself ("Resource busy" also comes with other exit codes: OS X 10.8
+// exits 2).
+func isBusy(err error, out []byte) bool {
+	if run.ExitCode(err) == 16 || diskutilCode(out) == codeBusy || len(dissenters(out)) > 0 {
+		return true
+	}
+	return busyWording(out)
 }
 
 // resolve finds the ram:// device that still backs v, or ErrNotFound. A

@@ -310,11 +310,14 @@ func TestDiskutilImageMissingFromHdiutil(t *testing.T) {
 	}
 }
 
+// Busy is recognised however the tools say it: diskutil's dissent or -69888;
+// or, after another diskutil failure, hdiutil's exit 16, its "Resource busy"
+// with exit 2, or lsof finding holders when hdiutil's words say nothing.
 func TestEjectBusyForceAndGone(t *testing.T) {
-	for _, style := range []string{"dissent", "69888"} {
-		t.Run(style, func(t *testing.T) {
+	for _, style := range [][2]string{{"dissent", ""}, {"69888", ""}, {"other", ""}, {"other", "exit2"}, {"other", "other"}} {
+		t.Run(style[0]+"-"+style[1], func(t *testing.T) {
 			f := newFakeMac(t, "26.4.1")
-			f.busyStyle = style
+			f.busyStyle, f.detachBusy = style[0], style[1]
 			e := f.engine()
 			v, err := e.Create(ctx, plan(t, e, "Held", 64*ramdisk.MiB, ramdisk.APFS, false))
 			if err != nil {

@@ -60,7 +60,8 @@ type fakeMac struct {
 	failMount      bool   // erasevolume succeeds but nothing gets mounted
 	diskutilBroken bool   // `diskutil image attach` fails (verb missing)
 	hideDiskutil   bool   // images attached with diskutil image are missing from hdiutil info
-	busyStyle      string // "dissent" (default) or "69888"
+	busyStyle      string // diskutil eject of a busy disk: "dissent" (default), "69888" or "other" (-69825)
+	detachBusy     string // hdiutil detach of a busy disk: "" exit 16, "exit2" (OS X 10.8: exit 2, "Resource busy"), "other" (exit 1, no busy words)
 	osaCancel      bool
 	noFootprint    bool
 	reverseEnts    bool // hdiutil info lists an image's entities last first (volume, container, whole disk)
@@ -506,6 +507,12 @@ func (f *fakeMac) hdiutilDetach(dev string, force bool) runtest.Reply {
 		return fail(1, "hdiutil: detach failed - No such file or directory\n")
 	}
 	if hs := f.holders[im.mp]; im.mp != "" && len(hs) > 0 && !force {
+		switch f.detachBusy {
+		case "exit2":
+			return fail(2, fmt.Sprintf("hdiutil: couldn't unmount \"disk%d\" - Resource busy\n", im.n))
+		case "other":
+			return fail(1, "hdiutil: detach failed - Operation not permitted\n")
+		}
 		return fail(16, fmt.Sprintf("hdiutil: couldn't unmount \"disk%d\" - Resource busy\n", im.n))
 	}
 	f.unmount(im)

@@ -174,6 +174,21 @@ func TestBusyParsers(t *testing.T) {
 	}
 }
 
+// TestBusyWording: hdiutil's and diskutil's ways of saying "in use", from
+// the VERBATIM samples, whatever the exit code; other failures are not busy.
+func TestBusyWording(t *testing.T) {
+	for _, f := range []string{"hdiutil-detach-busy-old.txt", "hdiutil-detach-busy-10.14.txt", "diskutil-unmount-dissent.txt", "diskutil-69888-10.7.txt"} {
+		if !busyWording(read(t, f)) {
+			t.Errorf("%s: busy not recognised", f)
+		}
+	}
+	for _, f := range []string{"hdiutil-detach-gone.txt", "hdiutil-attach-failed.txt", "diskutil-eject.txt"} {
+		if busyWording(read(t, f)) {
+			t.Errorf("%s: taken for busy", f)
+		}
+	}
+}
+
 func TestParseMemory(t *testing.T) {
 	tests := []struct {
 		file              string

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"rambar/ramdisk"
 )
@@ -122,7 +121,7 @@ func (e *Engine) ejectTmpfs(ctx context.Context, v ramdisk.Volume, force bool) e
 		}
 	}
 	err := e.unmountTmpfs(ctx, v.MountPoint, force)
-	if err != nil && !force && strings.Contains(err.Error(), "Resource busy") {
+	if err != nil && !force && busyWording([]byte(err.Error())) {
 		return e.busy(ctx, v, nil, err)
 	}
 	return err
