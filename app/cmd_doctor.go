@@ -142,9 +142,9 @@ func printDoctor(a *App, r doctorReport) {
 	row("Mount root", "%s", r.Caps.MountRoot)
 	switch {
 	case r.AttachTool == "diskutil":
-		row("Attach", "diskutil image attach --noMount ram://N (eject: diskutil eject)")
+		row("Attach", "diskutil image attach --noMount ram://N (macOS 27 and later, where hdiutil attach is deprecated; eject: diskutil eject)")
 	case r.AttachTool != "":
-		row("Attach", "%s attach -nomount ram://N (deprecated from macOS 27, still works)", r.AttachTool)
+		row("Attach", "%s attach -nomount ram://N (through macOS 26: the tool RAMBar's memory findings were measured with)", r.AttachTool)
 	default:
 		row("Attach", "no ram:// attach step: the %s engine makes %s directly", r.Caps.OS, orNone(fss))
 	}

@@ -12,10 +12,13 @@ import (
 	"rambar/ramdisk"
 )
 
-// AttachTool reports which tool attaches ram:// devices on this Mac, deciding
-// once per Engine: `diskutil image attach` from macOS diskutilImageSince
-// (sw_vers -productVersion), else `hdiutil attach`. If the diskutil verb then
-// fails where hdiutil works, the engine switches to hdiutil for good.
+// AttachTool reports which tool attaches ram:// devices on this Mac, decided
+// once per Engine by probing: `hdiutil attach` through macOS 26 (every
+// memory finding RAMBar relies on was measured with hdiutil's helper), and
+// `diskutil image attach` from macOS diskutilImageSince (sw_vers
+// -productVersion), where hdiutil warns that it is deprecated. What the tools
+// then say corrects the choice for good: hdiutil's deprecation warning moves
+// to diskutil; diskutil's verb missing (nothing attached) moves to hdiutil.
 func (e *Engine) AttachTool(ctx context.Context) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -30,8 +33,6 @@ func (e *Engine) AttachTool(ctx context.Context) string {
 	return e.attach
 }
 
-func (e *Engine) setAttach(tool string) { e.mu.Lock(); e.attach = tool; e.mu.Unlock() }
-
 // macOSMajor reads "26.4.1" or "10.15.7" as 26 or 10.
 func macOSMajor(s string) (int, bool) {
 	f := strings.SplitN(strings.TrimSpace(s), ".", 2)
@@ -40,26 +41,16 @@ func macOSMajor(s string) (int, bool) {
 }
 
 // attachRAM attaches an unformatted ram:// device of n sectors and returns it
-// (/dev/diskN, trimmed).
+// (/dev/diskN, trimmed). Nothing is left attached when it fails: a device the
+// attach made but did not name (output that cannot be read, diskutil failing
+// after attaching) is found by comparing diskutil's whole disks before and
+// after, and detached; and hdiutil is tried after diskutil only when diskutil
+// attached nothing, so a failure never attaches a second device.
 func (e *Engine) attachRAM(ctx context.Context, sectors int64, hidden bool) (string, error) {
 	url := fmt.Sprintf("ram://%d", sectors)
-	hd := func() (string, error) {
-		argv := []string{"hdiutil", "attach", "-nomount"}
-		if hidden {
-			argv = append(argv, "-nobrowse")
-		}
-		res, err := e.run(ctx, append(argv, url)...)
-		if err != nil {
-			return "", fmt.Errorf("hdiutil attach %s: %w", url, toolErr(err))
-		}
-		dev, err := parseAttach(res.Stdout)
-		if err != nil {
-			return "", fmt.Errorf("hdiutil attach %s: %w", url, err)
-		}
-		return dev, nil
-	}
+	before, lerr := e.wholeDisks(ctx)
 	if e.AttachTool(ctx) == attachHdiutil {
-		return hd()
+		return e.hdiutilAttach(ctx, url, hidden, before, sectors)
 	}
 	argv := []string{"diskutil", "image", "attach", "--noMount"}
 	if hidden {
@@ -67,19 +58,113 @@ func (e *Engine) attachRAM(ctx context.Context, sectors int64, hidden bool) (str
 	}
 	res, err := e.run(ctx, append(argv, url)...)
 	if err == nil {
-		dev, perr := parseAttach(res.Stdout)
-		if perr == nil {
-			return dev, nil
-		}
-		return "", fmt.Errorf("diskutil image attach %s: %w", url, perr)
+		return e.attached(ctx, "diskutil image attach "+url, res.Stdout, before, sectors)
 	}
 	derr := fmt.Errorf("diskutil image attach %s: %w", url, toolErr(err))
-	dev, herr := hd()
+	if lerr != nil {
+		// Whether it attached something cannot be told: do not risk a second device.
+		return "", errors.Join(derr, fmt.Errorf("not trying hdiutil: %w", lerr))
+	}
+	if left := e.leftovers(ctx, before, sectors); len(left) > 0 {
+		return "", errors.Join(derr, e.cleanup(ctx, left))
+	}
+	e.mu.Lock()
+	e.attach, e.noDiskutilImage = attachHdiutil, true // the verb is missing here
+	e.mu.Unlock()
+	dev, herr := e.hdiutilAttach(ctx, url, hidden, before, sectors)
 	if herr != nil {
 		return "", errors.Join(derr, herr)
 	}
-	e.setAttach(attachHdiutil)
 	return dev, nil
+}
+
+func (e *Engine) hdiutilAttach(ctx context.Context, url string, hidden bool, before map[string]listEntry, sectors int64) (string, error) {
+	argv := []string{"hdiutil", "attach", "-nomount"}
+	if hidden {
+		argv = append(argv, "-nobrowse")
+	}
+	res, err := e.run(ctx, append(argv, url)...)
+	if err != nil {
+		return "", fmt.Errorf("hdiutil attach %s: %w", url, toolErr(err))
+	}
+	if isDeprecated(res.Stderr) {
+		e.mu.Lock()
+		if !e.noDiskutilImage {
+			e.attach = attachDiskutil // hdiutil warns: diskutil image from the next attach on
+		}
+		e.mu.Unlock()
+	}
+	return e.attached(ctx, "hdiutil attach "+url, res.Stdout, before, sectors)
+}
+
+// attached reads the device a successful attach printed. When it cannot, the
+// device the attach left behind is detached before the error is returned.
+func (e *Engine) attached(ctx context.Context, what string, out []byte, before map[string]listEntry, sectors int64) (string, error) {
+	dev, err := parseAttach(out)
+	if err == nil {
+		return dev, nil
+	}
+	err = fmt.Errorf("%s: %w", what, err)
+	if before == nil {
+		return "", errors.Join(err, errors.New("cleanup: which device it attached cannot be told (diskutil list failed before the attach); see `hdiutil info`"))
+	}
+	left := e.leftovers(ctx, before, sectors)
+	if len(left) == 0 {
+		return "", errors.Join(err, errors.New("cleanup: no new device of that size is listed"))
+	}
+	return "", errors.Join(err, e.cleanup(ctx, left))
+}
+
+// wholeDisks lists diskutil's whole disks by identifier.
+func (e *Engine) wholeDisks(ctx context.Context) (map[string]listEntry, error) {
+	res, err := e.run(ctx, "diskutil", "list", "-plist")
+	if err != nil {
+		return nil, fmt.Errorf("diskutil list: %w", toolErr(err))
+	}
+	l, err := parseList(res.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]listEntry{}
+	for _, d := range l.AllDisksAndPartitions {
+		m[d.DeviceIdentifier] = d
+	}
+	return m, nil
+}
+
+// leftovers are the devices an attach of sectors made without naming them:
+// whole disks that were not there before, of exactly that size, still raw
+// (no content, partitions or mount point). More than one is ambiguous (a
+// second attach elsewhere at the same moment): then none is taken.
+func (e *Engine) leftovers(ctx context.Context, before map[string]listEntry, sectors int64) []string {
+	after, err := e.wholeDisks(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for id, d := range after {
+		if _, old := before[id]; old || d.Size != sectors*512 || d.Content != "" || d.MountPoint != "" || len(d.Partitions) > 0 {
+			continue
+		}
+		out = append(out, devPath(id))
+	}
+	if len(out) != 1 {
+		return nil
+	}
+	return out
+}
+
+// cleanup detaches devices an attach left behind.
+func (e *Engine) cleanup(ctx context.Context, devs []string) error {
+	var errs []error
+	for _, d := range devs {
+		if err := e.detach(ctx, d); err != nil {
+			errs = append(errs, fmt.Errorf("cleanup: %s is still attached: %w", d, err))
+		} else {
+			errs = append(errs, fmt.Errorf("cleanup: detached %s, which the attach left behind", d))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // detach frees a ram:// device: diskutil eject, then hdiutil detach -force.

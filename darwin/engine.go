@@ -1,5 +1,6 @@
 // Package darwin is RAMBar's macOS engine: ram:// disk images attached with
-// `diskutil image attach` (or `hdiutil attach` where that verb is missing),
+// `hdiutil attach` through macOS 26 and `diskutil image attach` from 27 (where
+// hdiutil warns that it is deprecated),
 // formatted with `diskutil erasevolume`, measured through the
 // diskimages-helper's footprint, ejected with `diskutil eject`; and tmpfs
 // (`mount_tmpfs`) behind the administrator prompt.
@@ -28,13 +29,16 @@ import (
 
 // The attach tools AttachTool reports.
 const (
-	attachDiskutil = "diskutil" // diskutil image attach --noMount (macOS 14+)
-	attachHdiutil  = "hdiutil"  // hdiutil attach -nomount (deprecated in macOS 27)
+	attachDiskutil = "diskutil" // diskutil image attach --noMount (macOS 27+, where hdiutil warns)
+	attachHdiutil  = "hdiutil"  // hdiutil attach -nomount (through macOS 26; deprecated in 27)
 )
 
 // diskutilImageSince is the first macOS major version whose `diskutil image
-// attach` RAMBar uses (Homebrew's choice; the verb appeared in 13).
-const diskutilImageSince = 14
+// attach` RAMBar uses: 27, where hdiutil attach prints its deprecation
+// warning. When the verb appeared is disputed (13, 14 and 26 are claimed) and
+// Homebrew reverted its switch from 14 (#23444); hdiutil is what the memory
+// findings were measured with.
+const diskutilImageSince = 27
 
 // markerFile is the file RAMBar writes at the root of every disk it makes.
 const markerFile = ".rambar"
@@ -49,6 +53,9 @@ type Engine struct {
 
 	mu     sync.Mutex
 	attach string // decided once: attachDiskutil or attachHdiutil
+	// noDiskutilImage: `diskutil image attach` was found missing, so
+	// hdiutil's deprecation warning does not move back to it.
+	noDiskutilImage bool
 }
 
 var _ ramdisk.Engine = (*Engine)(nil)

@@ -33,10 +33,11 @@ func TestConformance(t *testing.T) {
 		fs            ramdisk.FileSystem
 		setup         func(f *fakeMac)
 	}{
-		{"macOS26-diskutil-APFS", "26.4.1", ramdisk.APFS, nil},
+		{"macOS26-hdiutil-APFS", "26.4.1", ramdisk.APFS, nil},
+		{"macOS27-diskutil-APFS", "27.0", ramdisk.APFS, nil},
 		{"macOS27-diskutil-HFS", "27.0", ramdisk.HFSPlus, func(f *fakeMac) { f.busyStyle = "69888" }},
 		{"macOS12-hdiutil-APFSX", "12.7.6", ramdisk.APFSCase, nil},
-		{"macOS15-hidden-from-hdiutil", "15.6", ramdisk.HFSPlusCase, func(f *fakeMac) { f.hideDiskutil = true }},
+		{"macOS27-hidden-from-hdiutil", "27.1", ramdisk.HFSPlusCase, func(f *fakeMac) { f.hideDiskutil = true }},
 		{"macOS26-tmpfs", "26.4.1", ramdisk.TmpFS, nil},
 	}
 	for _, c := range cases {
@@ -61,7 +62,7 @@ func TestConformance(t *testing.T) {
 func TestAttachToolDecidedOnce(t *testing.T) {
 	for _, tt := range []struct {
 		version, want string
-	}{{"26.4.1", attachDiskutil}, {"14.0", attachDiskutil}, {"13.6.1", attachHdiutil}, {"10.15.7", attachHdiutil}} {
+	}{{"27.0", attachDiskutil}, {"28.1", attachDiskutil}, {"26.4.1", attachHdiutil}, {"14.0", attachHdiutil}, {"13.6.1", attachHdiutil}, {"10.15.7", attachHdiutil}} {
 		f := newFakeMac(t, tt.version)
 		e := f.engine()
 		if got := e.AttachTool(ctx); got != tt.want {
@@ -82,7 +83,7 @@ func TestAttachToolDecidedOnce(t *testing.T) {
 }
 
 func TestCreateAPFSOnDiskutil(t *testing.T) {
-	f := newFakeMac(t, "26.4.1")
+	f := newFakeMac(t, "27.0")
 	e := f.engine()
 	v, err := e.Create(ctx, plan(t, e, "Scratch", 4*ramdisk.GiB, ramdisk.APFS, true))
 	if err != nil {
@@ -163,7 +164,7 @@ func TestHdiutilWarningIsNotFailure(t *testing.T) {
 }
 
 func TestDiskutilVerbMissingFallsBackOnce(t *testing.T) {
-	f := newFakeMac(t, "14.2")
+	f := newFakeMac(t, "27.0")
 	f.diskutilBroken = true
 	e := f.engine()
 	if _, err := e.Create(ctx, plan(t, e, "One", 64*ramdisk.MiB, ramdisk.APFS, false)); err != nil {
@@ -177,6 +178,60 @@ func TestDiskutilVerbMissingFallsBackOnce(t *testing.T) {
 	}
 	if e.AttachTool(ctx) != attachHdiutil {
 		t.Errorf("engine did not switch to hdiutil")
+	}
+}
+
+// Where the version cannot be read, hdiutil is used until it warns that it is
+// deprecated; from the next attach on, diskutil image attach.
+func TestHdiutilWarningMovesToDiskutil(t *testing.T) {
+	f := newFakeMac(t, "27.0")
+	f.swVersBroken = true
+	e := f.engine()
+	if _, err := e.Create(ctx, plan(t, e, "One", 64*ramdisk.MiB, ramdisk.APFS, false)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Create(ctx, plan(t, e, "Two", 64*ramdisk.MiB, ramdisk.APFS, false)); err != nil {
+		t.Fatal(err)
+	}
+	if h, d := f.called("hdiutil", "attach"), f.called("diskutil", "image", "attach"); h != 1 || d != 1 || e.AttachTool(ctx) != attachDiskutil {
+		t.Errorf("hdiutil attach ran %d times, diskutil image attach %d, now %s; want 1, 1, diskutil", h, d, e.AttachTool(ctx))
+	}
+}
+
+// An attach that succeeds but prints what cannot be read leaves nothing
+// attached: the new device is found in diskutil list and detached.
+func TestAttachUnreadableOutputDetaches(t *testing.T) {
+	for _, version := range []string{"26.4.1", "27.0"} {
+		t.Run(version, func(t *testing.T) {
+			f := newFakeMac(t, version)
+			f.attachGarbage = true
+			e := f.engine()
+			_, err := e.Create(ctx, plan(t, e, "Lost", 64*ramdisk.MiB, ramdisk.APFS, false))
+			if err == nil || !strings.Contains(err.Error(), "no /dev/disk device") || !strings.Contains(err.Error(), "detached /dev/disk4") {
+				t.Errorf("Create: %v", err)
+			}
+			if f.attached() != 0 {
+				t.Errorf("%d devices left attached", f.attached())
+			}
+		})
+	}
+}
+
+// diskutil image attach failing after it attached: that device is detached
+// and hdiutil is not tried, so no second device is attached.
+func TestDiskutilFailureAfterAttachNoSecondDevice(t *testing.T) {
+	f := newFakeMac(t, "27.0")
+	f.diskutilFailsAfter = true
+	e := f.engine()
+	_, err := e.Create(ctx, plan(t, e, "Twice", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err == nil || !strings.Contains(err.Error(), "-69842") || !strings.Contains(err.Error(), "detached /dev/disk4") {
+		t.Errorf("Create: %v", err)
+	}
+	if f.attached() != 0 || f.next != 5 || f.called("hdiutil", "attach") != 0 {
+		t.Errorf("%d attached, next device %d, hdiutil attach ran %d times", f.attached(), f.next, f.called("hdiutil", "attach"))
+	}
+	if e.AttachTool(ctx) != attachDiskutil {
+		t.Errorf("a diskutil failure that attached switched to hdiutil")
 	}
 }
 
@@ -284,7 +339,7 @@ func TestUsageHeldAndPinned(t *testing.T) {
 }
 
 func TestDiskutilImageMissingFromHdiutil(t *testing.T) {
-	f := newFakeMac(t, "26.4.1")
+	f := newFakeMac(t, "27.0")
 	f.hideDiskutil = true
 	e := f.engine()
 	v, err := e.Create(ctx, plan(t, e, "Ghost", 64*ramdisk.MiB, ramdisk.APFS, false))

@@ -56,15 +56,18 @@ type fakeMac struct {
 	warnings int // deprecation warnings printed
 
 	// Knobs.
-	failErase      string // erasevolume fails with this on stderr
-	failMount      bool   // erasevolume succeeds but nothing gets mounted
-	diskutilBroken bool   // `diskutil image attach` fails (verb missing)
-	hideDiskutil   bool   // images attached with diskutil image are missing from hdiutil info
-	busyStyle      string // diskutil eject of a busy disk: "dissent" (default), "69888" or "other" (-69825)
-	detachBusy     string // hdiutil detach of a busy disk: "" exit 16, "exit2" (OS X 10.8: exit 2, "Resource busy"), "other" (exit 1, no busy words)
-	osaCancel      bool
-	noFootprint    bool
-	reverseEnts    bool // hdiutil info lists an image's entities last first (volume, container, whole disk)
+	failErase          string // erasevolume fails with this on stderr
+	failMount          bool   // erasevolume succeeds but nothing gets mounted
+	diskutilBroken     bool   // `diskutil image attach` fails (verb missing)
+	hideDiskutil       bool   // images attached with diskutil image are missing from hdiutil info
+	busyStyle          string // diskutil eject of a busy disk: "dissent" (default), "69888" or "other" (-69825)
+	detachBusy         string // hdiutil detach of a busy disk: "" exit 16, "exit2" (OS X 10.8: exit 2, "Resource busy"), "other" (exit 1, no busy words)
+	osaCancel          bool
+	noFootprint        bool
+	reverseEnts        bool
+	swVersBroken       bool // sw_vers fails
+	attachGarbage      bool // attach succeeds but prints nothing readable
+	diskutilFailsAfter bool // diskutil image attach attaches, then fails // hdiutil info lists an image's entities last first (volume, container, whole disk)
 }
 
 func newFakeMac(t *testing.T, version string) *fakeMac {
@@ -159,6 +162,9 @@ func (f *fakeMac) answer(argv []string, stdin string) runtest.Reply {
 	a := strings.Join(argv, " ")
 	switch {
 	case a == "sw_vers -productVersion":
+		if f.swVersBroken {
+			return fail(1, "sw_vers: not available\n")
+		}
 		return ok(f.version + "\n")
 	case strings.HasPrefix(a, "diskutil image attach --noMount"):
 		if f.diskutilBroken || f.major() < 13 {
@@ -166,9 +172,18 @@ func (f *fakeMac) answer(argv []string, stdin string) runtest.Reply {
 		}
 		im := f.attachImage(argv[len(argv)-1], strings.Contains(a, "--nobrowse"))
 		im.viaDiskutil = true
+		switch {
+		case f.diskutilFailsAfter:
+			return fail(1, "Error: -69842: Couldn't open device\n")
+		case f.attachGarbage:
+			return ok("Attached.\n")
+		}
 		return ok(fmt.Sprintf("/dev/disk%d\n", im.n))
 	case strings.HasPrefix(a, "hdiutil attach -nomount"):
 		im := f.attachImage(argv[len(argv)-1], strings.Contains(a, "-nobrowse"))
+		if f.attachGarbage {
+			return f.warn(ok("\t\n"), "attach")
+		}
 		return f.warn(ok(fmt.Sprintf("%-20s\t%-31s\t\n", fmt.Sprintf("/dev/disk%d", im.n), "")), "attach")
 	case len(argv) == 5 && argv[0] == "diskutil" && argv[1] == "erasevolume":
 		return f.erase(argv[2], argv[3], argv[4])
