@@ -89,7 +89,9 @@ func (e *Engine) resolve(ctx context.Context, v ramdisk.Volume) (string, error) 
 		if v.Device == "" && (!mounted || en.MountPoint != v.MountPoint) {
 			continue
 		}
-		if mounted && v.MountPoint != "" && en.MountPoint != v.MountPoint {
+		if mounted && en.MountPoint != v.MountPoint {
+			// The device number now serves another volume (or, for an
+			// image listed unmounted, it was mounted since).
 			return "", fmt.Errorf("%s: %w (%s now serves %s)", v.Name, ramdisk.ErrNotFound, im.Device(), en.MountPoint)
 		}
 		return im.Device(), nil

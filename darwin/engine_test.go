@@ -448,6 +448,65 @@ func TestWholeDiskListedLast(t *testing.T) {
 	}
 }
 
+// An image attached but not mounted (Disk Utility's Unmount, or an eject
+// that unmounted but could not detach) is listed by its device with its size
+// and the memory its helper holds, and can be ejected; once mounted again,
+// that listing no longer ejects it.
+func TestAttachedNotMountedListedAndEjected(t *testing.T) {
+	for _, fs := range []ramdisk.FileSystem{ramdisk.APFS, ramdisk.HFSPlus} {
+		t.Run(string(fs), func(t *testing.T) {
+			f := newFakeMac(t, "26.4.1")
+			e := f.engine()
+			if _, err := e.Create(ctx, plan(t, e, "Gone", 256*ramdisk.MiB, fs, false)); err != nil {
+				t.Fatal(err)
+			}
+			f.mu.Lock()
+			f.unmount(f.images[4])
+			f.mu.Unlock()
+			vs, err := e.List(ctx)
+			if err != nil || len(vs) != 1 {
+				t.Fatalf("List: %+v, %v", vs, err)
+			}
+			v := vs[0]
+			if v.Name != "disk4" || v.MountPoint != "" || v.Device != "/dev/disk4" || v.Size != 256*ramdisk.MiB || v.HelperPID != 91006 ||
+				v.FS != fs || v.Managed || !strings.Contains(strings.Join(v.Notes, ";"), "not mounted") {
+				t.Errorf("listed as %+v", v)
+			}
+			u, err := e.Usage(ctx, v)
+			if err != nil || !u.HeldKnown || u.Held != 265*ramdisk.MiB || u.Size != 256*ramdisk.MiB {
+				t.Errorf("Usage: %+v, %v; want the helper's 265 MiB", u, err)
+			}
+			if err := e.Eject(ctx, v, false); err != nil || f.attached() != 0 {
+				t.Errorf("Eject: %v, %d attached", err, f.attached())
+			}
+			if vs, err := e.List(ctx); err != nil || len(vs) != 0 {
+				t.Errorf("List after eject: %+v, %v", vs, err)
+			}
+		})
+	}
+	// Listed unmounted, then mounted again: the old listing is stale.
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	if _, err := e.Create(ctx, plan(t, e, "Back", 64*ramdisk.MiB, ramdisk.APFS, false)); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	mp := f.images[4].mp
+	f.unmount(f.images[4])
+	f.mu.Unlock()
+	vs, _ := e.List(ctx)
+	f.mu.Lock()
+	os.Mkdir(mp, 0o755)
+	f.images[4].mp = mp
+	f.mu.Unlock()
+	if err := e.Eject(ctx, vs[0], false); !errors.Is(err, ramdisk.ErrNotFound) || f.attached() != 1 {
+		t.Errorf("stale unmounted listing: %v, %d attached", err, f.attached())
+	}
+	if _, err := e.Usage(ctx, vs[0]); !errors.Is(err, ramdisk.ErrNotFound) {
+		t.Errorf("Usage of a stale unmounted listing: %v", err)
+	}
+}
+
 // Unmounted but still attached (a partial eject): a later Eject detaches it.
 func TestEjectFinishesPartialEject(t *testing.T) {
 	f := newFakeMac(t, "26.4.1")

@@ -345,7 +345,7 @@ func (f *fakeMac) info(target string) runtest.Reply {
 	id := strings.TrimPrefix(target, "/dev/")
 	d := map[string]any{"BusProtocol": "Disk Image", "Internal": false, "VirtualOrPhysical": "Virtual"}
 	whole := fmt.Sprintf("disk%d", im.n)
-	isVolume := im.mp != "" && (id == im.volID() || target == im.mp)
+	isVolume := id == im.volID() || (im.mp != "" && target == im.mp)
 	if im.container > 0 && id == whole {
 		// The ram:// device under an APFS container: no file system of its own.
 		d["DeviceIdentifier"], d["WholeDisk"], d["Size"], d["Content"] = whole, true, im.size(), "Apple_APFS"
@@ -359,17 +359,19 @@ func (f *fakeMac) info(target string) runtest.Reply {
 	d["DeviceNode"] = "/dev/" + im.volID()
 	d["WholeDisk"] = im.container == 0
 	d["ParentWholeDisk"] = whole
-	if im.mp == "" {
-		d["MountPoint"] = ""
-		return ok(plistOut(d))
+	u := int64(0)
+	if im.mp != "" {
+		u = used(im.mp)
+		im.highWater = max(im.highWater, u)
 	}
-	u := used(im.mp)
-	im.highWater = max(im.highWater, u)
-	d["MountPoint"] = im.mp
+	d["MountPoint"] = im.mp // "" when unmounted: diskutil still describes the file system
 	d["VolumeName"] = im.name
 	d["GlobalPermissionsEnabled"] = false
 	d["TotalSize"] = im.size()
 	cs := strings.HasSuffix(im.format, "X")
+	if im.format == "" {
+		return ok(plistOut(d)) // never erased: no file system
+	}
 	if im.container > 0 {
 		d["ParentWholeDisk"] = fmt.Sprintf("disk%d", im.container)
 		d["APFSContainerReference"] = fmt.Sprintf("disk%d", im.container)

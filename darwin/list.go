@@ -63,11 +63,11 @@ func hasMarker(mp string) bool {
 }
 
 // List implements ramdisk.Engine: ram:// images from hdiutil info joined with
-// diskutil info; RAMBar-made disk images missing from hdiutil info (attached
-// with diskutil image) found through diskutil list and their marker; tmpfs
-// mounts under the mount root from the mount table.
+// diskutil info, including images attached but not mounted (they keep their
+// memory until ejected); RAMBar-made disk images missing from hdiutil info
+// (attached with diskutil image) found through diskutil list and their
+// marker; tmpfs mounts under the mount root from the mount table.
 func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
-	var out []ramdisk.Volume
 	mounts := map[string]mountEntry{}
 	mres, merr := e.run(ctx, "mount")
 	if merr == nil {
@@ -76,18 +76,37 @@ func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
 		}
 	}
 	ims, ierr := e.images(ctx)
-	known := map[string]bool{} // devices that belong to some image
-	for _, im := range ims {
-		for _, en := range im.Entities {
-			known[strings.TrimPrefix(en.Dev, "/dev/")] = true
-		}
+	out, err := e.listImages(ctx, ims, mounts)
+	if err != nil {
+		return nil, err
 	}
+	unreported, lerr := e.listUnreported(ctx, ims, mounts)
+	if ierr != nil && lerr != nil {
+		return nil, errors.Join(ierr, lerr)
+	}
+	out = append(out, unreported...)
+	if merr == nil {
+		out = append(out, e.listTmpfs(mounts)...)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].MountPoint < out[j].MountPoint
+	})
+	return out, nil
+}
+
+// listImages turns hdiutil's ram:// images into volumes.
+func (e *Engine) listImages(ctx context.Context, ims []hdImage, mounts map[string]mountEntry) ([]ramdisk.Volume, error) {
+	var out []ramdisk.Volume
 	for _, im := range ims {
-		if !im.IsRAM() {
+		if !im.IsRAM() || im.Device() == "" {
 			continue
 		}
 		en, ok := im.Mounted()
 		if !ok {
+			out = append(out, e.unmounted(ctx, im))
 			continue
 		}
 		d, err := e.diskInfo(ctx, en.Dev)
@@ -114,71 +133,112 @@ func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
 		}
 		out = append(out, e.finish(v, d, mounts))
 	}
-	// Disk images hdiutil does not report: only RAMBar's own (the marker says
-	// so), since nothing known tells a diskutil-attached ram:// disk from a .dmg.
-	lres, lerr := e.run(ctx, "diskutil", "list", "-plist")
-	if lerr == nil {
-		if l, err := parseList(lres.Stdout); err == nil {
-			ids := l.Mounted()
-			keys := make([]string, 0, len(ids))
-			for id := range ids {
-				keys = append(keys, id)
-			}
-			sort.Strings(keys)
-			for _, id := range keys {
-				mp := ids[id]
-				if known[id] || !hasMarker(mp) {
-					continue
-				}
-				d, err := e.diskInfo(ctx, id)
-				if err != nil || !d.IsDiskImage() {
-					continue
-				}
-				dev := devPath(d.ParentWholeDisk)
-				if st := d.Stores(); d.IsAPFS() && len(st) > 0 {
-					dev = devPath(st[0])
-				}
-				v := ramdisk.Volume{Name: d.VolumeName, MountPoint: d.MountPoint, Device: dev, FS: fsOf(d),
-					Size: ramdisk.Size(d.Capacity()), Managed: true, Notes: []string{noHelperNote}}
-				if v.MountPoint == "" {
-					v.MountPoint = mp
-				}
-				if mk, ok := readMarker(v.MountPoint); ok && mk.Size > 0 {
-					v.Size = mk.Size
-				}
-				out = append(out, e.finish(v, d, mounts))
-			}
-		}
-	}
-	if ierr != nil && lerr != nil {
-		return nil, errors.Join(ierr, fmt.Errorf("diskutil list: %w", toolErr(lerr)))
-	}
-	if merr == nil {
-		for _, m := range mounts {
-			if m.FSType != "tmpfs" || (filepath.Dir(m.MountPoint) != filepath.Clean(e.mountRoot) && !hasMarker(m.MountPoint)) {
-				continue
-			}
-			v := ramdisk.Volume{Name: filepath.Base(m.MountPoint), MountPoint: m.MountPoint, Device: m.Source,
-				FS: ramdisk.TmpFS, Allocation: ramdisk.AllocOnWrite, Managed: hasMarker(m.MountPoint)}
-			if mk, ok := readMarker(m.MountPoint); ok {
-				v.Size = mk.Size
-				if mk.Name != "" {
-					v.Name = mk.Name
-				}
-			}
-			if st, err := e.statfs(m.MountPoint); err == nil && v.Size == 0 {
-				v.Size = ramdisk.Size(st.Total)
-			}
-			out = append(out, v)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Name != out[j].Name {
-			return out[i].Name < out[j].Name
-		}
-		return out[i].MountPoint < out[j].MountPoint
-	})
 	return out, nil
+}
+
+// unmountedNote is said of a ram:// image that is attached but not mounted.
+const unmountedNote = "attached but not mounted: it keeps its memory until it is ejected"
+
+// unmounted describes a ram:// image with nothing mounted (Disk Utility's
+// Unmount, an eject that unmounted but could not detach): named by its
+// device, so it can be ejected, with its size and helper; its file system as
+// far as diskutil still tells it ("" when unformatted or unknown).
+func (e *Engine) unmounted(ctx context.Context, im hdImage) ramdisk.Volume {
+	dev := im.Device()
+	v := ramdisk.Volume{Name: strings.TrimPrefix(dev, "/dev/"), Device: dev, Size: ramdisk.Size(im.Size()),
+		HelperPID: im.HelperPID, Notes: []string{unmountedNote}}
+	target := dev
+	for _, en := range im.Entities {
+		if strings.EqualFold(en.Hint, apfsVolumeHint) {
+			target = en.Dev // an APFS volume still describes its file system
+		}
+	}
+	if d, err := e.diskInfo(ctx, target); err == nil && (d.IsAPFS() || strings.EqualFold(d.FilesystemType, "hfs")) {
+		v.FS = fsOf(d)
+	}
+	v.Allocation = ramdisk.AllocationFor(ramdisk.APFS, v.Size) // the disk image rule, whatever is on it
+	if v.HelperPID == 0 {
+		v.Notes = append(v.Notes, noHelperNote)
+	}
+	return v
+}
+
+// apfsVolumeHint is the content hint of an APFS volume ("APFS" in ASCII).
+const apfsVolumeHint = "41504653-0000-11AA-AA11-00306543ECAC"
+
+// listUnreported finds disk images hdiutil does not report: only RAMBar's
+// own (the marker says so), since nothing known tells a diskutil-attached
+// ram:// disk from a .dmg.
+func (e *Engine) listUnreported(ctx context.Context, ims []hdImage, mounts map[string]mountEntry) ([]ramdisk.Volume, error) {
+	known := map[string]bool{} // devices that belong to some image
+	for _, im := range ims {
+		for _, en := range im.Entities {
+			known[strings.TrimPrefix(en.Dev, "/dev/")] = true
+		}
+	}
+	lres, err := e.run(ctx, "diskutil", "list", "-plist")
+	if err != nil {
+		return nil, fmt.Errorf("diskutil list: %w", toolErr(err))
+	}
+	l, err := parseList(lres.Stdout)
+	if err != nil {
+		return nil, nil
+	}
+	ids := l.Mounted()
+	keys := make([]string, 0, len(ids))
+	for id := range ids {
+		keys = append(keys, id)
+	}
+	sort.Strings(keys)
+	var out []ramdisk.Volume
+	for _, id := range keys {
+		mp := ids[id]
+		if known[id] || !hasMarker(mp) {
+			continue
+		}
+		d, err := e.diskInfo(ctx, id)
+		if err != nil || !d.IsDiskImage() {
+			continue
+		}
+		dev := devPath(d.ParentWholeDisk)
+		if st := d.Stores(); d.IsAPFS() && len(st) > 0 {
+			dev = devPath(st[0])
+		}
+		v := ramdisk.Volume{Name: d.VolumeName, MountPoint: d.MountPoint, Device: dev, FS: fsOf(d),
+			Size: ramdisk.Size(d.Capacity()), Managed: true, Notes: []string{noHelperNote}}
+		if v.MountPoint == "" {
+			v.MountPoint = mp
+		}
+		if mk, ok := readMarker(v.MountPoint); ok && mk.Size > 0 {
+			v.Size = mk.Size
+		}
+		out = append(out, e.finish(v, d, mounts))
+	}
+	return out, nil
+}
+
+// listTmpfs lists the tmpfs mounts under the mount root or with RAMBar's
+// marker.
+func (e *Engine) listTmpfs(mounts map[string]mountEntry) []ramdisk.Volume {
+	var out []ramdisk.Volume
+	for _, m := range mounts {
+		if m.FSType != "tmpfs" || (filepath.Dir(m.MountPoint) != filepath.Clean(e.mountRoot) && !hasMarker(m.MountPoint)) {
+			continue
+		}
+		v := ramdisk.Volume{Name: filepath.Base(m.MountPoint), MountPoint: m.MountPoint, Device: m.Source,
+			FS: ramdisk.TmpFS, Allocation: ramdisk.AllocOnWrite, Managed: hasMarker(m.MountPoint)}
+		if mk, ok := readMarker(m.MountPoint); ok {
+			v.Size = mk.Size
+			if mk.Name != "" {
+				v.Name = mk.Name
+			}
+		}
+		if st, err := e.statfs(m.MountPoint); err == nil && v.Size == 0 {
+			v.Size = ramdisk.Size(st.Total)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // finish fills what every disk image volume shares.

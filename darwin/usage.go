@@ -30,6 +30,9 @@ func (e *Engine) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, er
 		u.Held, u.HeldKnown = u.Used, true
 		return u, nil
 	}
+	if v.MountPoint == "" {
+		return e.unmountedUsage(ctx, v, u)
+	}
 	d, err := e.diskInfo(ctx, v.MountPoint)
 	if err != nil {
 		if errors.Is(err, errNoDisk) {
@@ -54,6 +57,25 @@ func (e *Engine) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, er
 	}
 	if pid > 0 {
 		if n, err := e.held(ctx, pid); err == nil {
+			u.Held, u.HeldKnown = ramdisk.Size(n), true
+		}
+	}
+	return u, nil
+}
+
+// unmountedUsage measures an image attached but not mounted: its size and
+// the memory its helper holds; no file system to count files in.
+func (e *Engine) unmountedUsage(ctx context.Context, v ramdisk.Volume, u ramdisk.Usage) (ramdisk.Usage, error) {
+	im, ok := e.imageFor(ctx, v.Device)
+	if !ok {
+		return u, fmt.Errorf("%s: %w", v.Name, ramdisk.ErrNotFound)
+	}
+	if _, mounted := im.Mounted(); mounted {
+		return u, fmt.Errorf("%s: %w (%s is mounted again)", v.Name, ramdisk.ErrNotFound, v.Device)
+	}
+	u.Size = ramdisk.Size(im.Size())
+	if im.HelperPID > 0 {
+		if n, err := e.held(ctx, im.HelperPID); err == nil {
 			u.Held, u.HeldKnown = ramdisk.Size(n), true
 		}
 	}
