@@ -565,6 +565,42 @@ func TestTmpfsAdminPrompt(t *testing.T) {
 	}
 }
 
+// mount_tmpfs caps a tmpfs at half the memory without saying so: a larger
+// plan is cut to 16 GiB on a 32 GiB Mac before mounting, with a note, and
+// Create, List and Usage show the real size; where memory is unknown the size
+// statfs reports after mounting is what is shown.
+func TestTmpfsCappedAtHalfTheMemory(t *testing.T) {
+	for _, noMemsize := range []bool{false, true} {
+		f := newFakeMac(t, "26.4.1")
+		f.noMemsize = noMemsize
+		e := f.engine()
+		p := ramdisk.Plan{Name: "Huge", Size: 20 * ramdisk.GiB, FS: ramdisk.TmpFS}
+		v, err := e.Create(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "at most half the memory: 16 GiB instead of the 20 GiB"
+		if noMemsize {
+			want = "mount_tmpfs made it 16 GiB, not the 20 GiB asked for"
+		}
+		if v.Size != 16*ramdisk.GiB || !strings.Contains(strings.Join(v.Notes, ";"), want) {
+			t.Errorf("memsize unknown %v: created %+v, want 16 GiB and %q", noMemsize, v, want)
+		}
+		if vs, err := e.List(ctx); err != nil || len(vs) != 1 || vs[0].Size != 16*ramdisk.GiB {
+			t.Errorf("List: %+v, %v", vs, err)
+		}
+		if u, err := e.Usage(ctx, v); err != nil || u.Size != 16*ramdisk.GiB {
+			t.Errorf("Usage: %+v, %v", u, err)
+		}
+		if mk, ok := readMarker(v.MountPoint); !ok || mk.Size != 16*ramdisk.GiB {
+			t.Errorf("marker %+v", mk)
+		}
+		if err := e.Eject(ctx, v, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestMemory(t *testing.T) {
 	f := newFakeMac(t, "26.4.1")
 	m, err := f.engine().Memory(ctx)

@@ -66,6 +66,7 @@ type fakeMac struct {
 	noFootprint        bool
 	reverseEnts        bool
 	swVersBroken       bool // sw_vers fails
+	noMemsize          bool // sysctl hw.memsize alone fails
 	attachGarbage      bool // attach succeeds but prints nothing readable
 	diskutilFailsAfter bool // diskutil image attach attaches, then fails // hdiutil info lists an image's entities last first (volume, container, whole disk)
 }
@@ -237,6 +238,11 @@ func (f *fakeMac) answer(argv []string, stdin string) runtest.Reply {
 		return ok(fmt.Sprintf(" %d\n", f.held(im)/1024))
 	case a == "vm_stat":
 		return ok(f.testdata("vm_stat-applesilicon-32g.txt"))
+	case a == "sysctl hw.memsize":
+		if f.noMemsize {
+			return fail(1, "sysctl: unknown oid 'hw.memsize'\n")
+		}
+		return ok("hw.memsize: 34359738368\n")
 	case a == "sysctl hw.memsize vm.swapusage":
 		return ok("hw.memsize: 34359738368\n" + f.testdata("sysctl-swapusage-memo.txt"))
 	case a == "sysctl -n kern.memorystatus_vm_pressure_level":
@@ -557,7 +563,7 @@ func (f *fakeMac) osascript(argv []string) runtest.Reply {
 		if err := os.MkdirAll(mp, 0o755); err != nil {
 			return fail(1, "0:300: execution error: mkdir: "+err.Error()+" (1)\n")
 		}
-		f.tmpfs[mp] = size
+		f.tmpfs[mp] = min(size, 16<<30) // mount_tmpfs caps at half of the 32 GiB silently (TmpDisk #36)
 		return ok("")
 	case strings.Contains(script, "/sbin/umount") && len(args) == 2:
 		mp := args[1]

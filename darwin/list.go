@@ -233,8 +233,8 @@ func (e *Engine) listTmpfs(mounts map[string]mountEntry) []ramdisk.Volume {
 				v.Name = mk.Name
 			}
 		}
-		if st, err := e.statfs(m.MountPoint); err == nil && v.Size == 0 {
-			v.Size = ramdisk.Size(st.Total)
+		if st, err := e.statfs(m.MountPoint); err == nil && st.Total > 0 {
+			v.Size = ramdisk.Size(st.Total) // the real size (mount_tmpfs caps it silently)
 		}
 		out = append(out, v)
 	}

@@ -63,7 +63,17 @@ func adminErr(what string, err error, stderr []byte) error {
 // createTmpfs mounts a tmpfs of p.Size at mp through the administrator
 // prompt, gives it to the user (mode 700) and writes the marker files. If a
 // step after the mount fails it is unmounted again (a second prompt).
+//
+// mount_tmpfs silently makes a tmpfs of at most half the physical memory
+// (TmpDisk #36): a larger plan is cut to that limit before mounting, with a
+// note, so the size asked of mount_tmpfs, written in the marker and shown is
+// the real one; the size statfs reports after mounting has the last word.
 func (e *Engine) createTmpfs(ctx context.Context, p ramdisk.Plan, mp string) (ramdisk.Volume, error) {
+	var notes []string
+	if limit, ok := e.tmpfsLimit(ctx); ok && p.Size > limit {
+		notes = append(notes, fmt.Sprintf("mount_tmpfs makes a tmpfs of at most half the memory: %s instead of the %s asked for", limit, p.Size))
+		p.Size = limit
+	}
 	owner := fmt.Sprintf("%d:%d", e.uid, e.gid)
 	size := strconv.FormatInt(int64(p.Size), 10)
 	what := fmt.Sprintf("mount_tmpfs -s %s %s", size, mp)
@@ -71,8 +81,12 @@ func (e *Engine) createTmpfs(ctx context.Context, p ramdisk.Plan, mp string) (ra
 	if err != nil {
 		return ramdisk.Volume{}, adminErr(what, err, res.Stderr)
 	}
+	if st, err := e.statfs(mp); err == nil && st.Total > 0 && ramdisk.Size(st.Total) < p.Size {
+		notes = append(notes, fmt.Sprintf("mount_tmpfs made it %s, not the %s asked for", ramdisk.Size(st.Total), p.Size))
+		p.Size = ramdisk.Size(st.Total)
+	}
 	v := ramdisk.Volume{Name: p.Name, MountPoint: mp, Device: "tmpfs", FS: ramdisk.TmpFS, Size: p.Size,
-		Allocation: ramdisk.AllocOnWrite, Managed: true}
+		Allocation: ramdisk.AllocOnWrite, Managed: true, Notes: notes}
 	if err := e.prepare(mp, p); err != nil {
 		if cerr := e.unmountTmpfs(context.WithoutCancel(ctx), mp, true); cerr != nil {
 			return ramdisk.Volume{}, errors.Join(err, fmt.Errorf("cleanup: %s is still mounted: %w", mp, cerr))
@@ -81,6 +95,20 @@ func (e *Engine) createTmpfs(ctx context.Context, p ramdisk.Plan, mp string) (ra
 	}
 	v.Notes = append(v.Notes, e.spotlightOff(ctx, mp)...)
 	return v, nil
+}
+
+// tmpfsLimit is the largest tmpfs mount_tmpfs makes: half the physical
+// memory (sysctl hw.memsize), in whole MiB. false when memory is unknown.
+func (e *Engine) tmpfsLimit(ctx context.Context) (ramdisk.Size, bool) {
+	res, err := e.run(ctx, "sysctl", "hw.memsize")
+	if err != nil {
+		return 0, false
+	}
+	phys, err := parseSysctl(res.Stdout).MemSize()
+	if err != nil || phys <= 0 {
+		return 0, false
+	}
+	return ramdisk.Size(phys/2) / ramdisk.MiB * ramdisk.MiB, true
 }
 
 func (e *Engine) unmountTmpfs(ctx context.Context, mp string, force bool) error {
