@@ -183,7 +183,8 @@ func (e *Engine) detach(ctx context.Context, dev string) error {
 	return nil
 }
 
-// diskutilFS is the erasevolume format for a file system.
+// diskutilFS is the erasevolume format for a file system: hfs+ is plain
+// HFS+ (what the seed measured), jhfs+ the journaled one.
 func diskutilFS(fs ramdisk.FileSystem) (string, bool) {
 	switch fs {
 	case ramdisk.APFS:
@@ -191,9 +192,11 @@ func diskutilFS(fs ramdisk.FileSystem) (string, bool) {
 	case ramdisk.APFSCase:
 		return "APFSX", true
 	case ramdisk.HFSPlus:
-		return "JHFS+", true
+		return "HFS+", true
 	case ramdisk.HFSPlusCase:
-		return "JHFSX", true
+		return "HFSX", true
+	case ramdisk.JHFSPlus:
+		return "JHFS+", true
 	}
 	return "", false
 }

@@ -87,6 +87,12 @@ func (d diskInfoPlist) CaseSensitive() bool {
 	return strings.Contains(n, "case-sensitive") || strings.Contains(n, "hfsx")
 }
 
+// Journaled reports a journaled HFS+ volume ("Journaled HFS+", "Mac OS
+// Extended (Journaled)"); plain HFS+ is "HFS+" / "Mac OS Extended".
+func (d diskInfoPlist) Journaled() bool {
+	return strings.Contains(strings.ToLower(d.FilesystemName+" "+d.FilesystemUserVisibleName), "journaled")
+}
+
 // errNoDisk is wrapped when diskutil says "Could not find disk".
 var errNoDisk = errors.New("could not find disk")
 

@@ -91,7 +91,7 @@ func New(r run.Runner, opts ...Option) *Engine {
 func (e *Engine) Caps() ramdisk.Caps {
 	return ramdisk.Caps{
 		OS:            "darwin",
-		FileSystems:   []ramdisk.FileSystem{ramdisk.APFS, ramdisk.APFSCase, ramdisk.HFSPlus, ramdisk.HFSPlusCase, ramdisk.TmpFS},
+		FileSystems:   []ramdisk.FileSystem{ramdisk.APFS, ramdisk.APFSCase, ramdisk.HFSPlus, ramdisk.HFSPlusCase, ramdisk.JHFSPlus, ramdisk.TmpFS},
 		NeedsAdmin:    []ramdisk.FileSystem{ramdisk.TmpFS},
 		MountRoot:     e.mountRoot,
 		HeldIsCostly:  true,

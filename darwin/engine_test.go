@@ -125,11 +125,39 @@ func TestCreateHFSOnHdiutilTrimsPadding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.called("hdiutil", "attach", "-nomount", "ram://1048576") != 1 || f.called("diskutil", "erasevolume", "JHFS+", "Build", "/dev/disk4") != 1 {
+	if f.called("hdiutil", "attach", "-nomount", "ram://1048576") != 1 || f.called("diskutil", "erasevolume", "HFS+", "Build", "/dev/disk4") != 1 {
 		t.Errorf("calls %q", f.calls)
 	}
 	if v.Allocation != ramdisk.AllocUpfront || v.FS != ramdisk.HFSPlus {
 		t.Errorf("volume %+v", v)
+	}
+}
+
+// hfs+ is plain HFS+, as the seed measured it; jhfs+ is the journaled one.
+// Each is erased with its own format and listed back as itself.
+func TestHFSPlainAndJournaled(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	for _, c := range []struct {
+		name, format string
+		fs           ramdisk.FileSystem
+	}{{"Plain", "HFS+", ramdisk.HFSPlus}, {"Journal", "JHFS+", ramdisk.JHFSPlus}, {"Cased", "HFSX", ramdisk.HFSPlusCase}} {
+		if _, err := e.Create(ctx, plan(t, e, c.name, 64*ramdisk.MiB, c.fs, false)); err != nil {
+			t.Fatal(err)
+		}
+		if f.called("diskutil", "erasevolume", c.format, c.name) != 1 {
+			t.Errorf("%s: not erased as %s: %q", c.fs, c.format, f.calls)
+		}
+	}
+	vs, err := e.List(ctx)
+	if err != nil || len(vs) != 3 {
+		t.Fatalf("List: %+v, %v", vs, err)
+	}
+	for _, v := range vs {
+		want := map[string]ramdisk.FileSystem{"Plain": ramdisk.HFSPlus, "Journal": ramdisk.JHFSPlus, "Cased": ramdisk.HFSPlusCase}[v.Name]
+		if v.FS != want {
+			t.Errorf("%s listed as %s, want %s", v.Name, v.FS, want)
+		}
 	}
 }
 

@@ -314,7 +314,11 @@ func (f *fakeMac) erase(format, name, dev string) runtest.Reply {
 		out += fmt.Sprintf("Creating a new empty APFS Container\nUnmounting Volumes\nSwitching disk%d to APFS\nCreating APFS Container\nCreated new APFS Container disk%d\nPreparing to add APFS Volume to APFS Container disk%d\nCreating APFS Volume\nCreated new APFS Volume disk%ds1\nMounting APFS Volume\nSetting volume permissions\n",
 			im.n, im.container, im.container, im.container)
 	} else {
-		out += fmt.Sprintf("Initialized /dev/rdisk%d as a %d MB case-insensitive HFS Plus volume with a 512k journal\nMounting disk\n", im.n, im.size()>>20)
+		journal := ""
+		if strings.HasPrefix(format, "J") {
+			journal = " with a 512k journal"
+		}
+		out += fmt.Sprintf("Initialized /dev/rdisk%d as a %d MB case-insensitive HFS Plus volume%s\nMounting disk\n", im.n, im.size()>>20, journal)
 	}
 	if !f.failMount {
 		mp := filepath.Join(f.root, name)
@@ -394,9 +398,13 @@ func (f *fakeMac) info(target string) runtest.Reply {
 	} else {
 		d["FreeSpace"] = im.size() - u - 8<<20
 		d["FilesystemType"] = "hfs"
-		d["FilesystemName"], d["FilesystemUserVisibleName"] = "Journaled HFS+", "Mac OS Extended (Journaled)"
-		if cs {
-			d["FilesystemName"], d["FilesystemUserVisibleName"] = "Case-sensitive Journaled HFS+", "Mac OS Extended (Case-sensitive, Journaled)"
+		switch im.format {
+		case "JHFS+":
+			d["FilesystemName"], d["FilesystemUserVisibleName"] = "Journaled HFS+", "Mac OS Extended (Journaled)"
+		case "HFSX":
+			d["FilesystemName"], d["FilesystemUserVisibleName"] = "Case-sensitive HFS+", "Mac OS Extended (Case-sensitive)"
+		default:
+			d["FilesystemName"], d["FilesystemUserVisibleName"] = "HFS+", "Mac OS Extended"
 		}
 	}
 	return ok(plistOut(d))

@@ -45,7 +45,9 @@ func fsOf(d diskInfoPlist) ramdisk.FileSystem {
 	case d.IsAPFS():
 		return ramdisk.APFS
 	case cs:
-		return ramdisk.HFSPlusCase
+		return ramdisk.HFSPlusCase // journaled or not: RAMBar has one case-sensitive HFS+
+	case d.Journaled():
+		return ramdisk.JHFSPlus
 	}
 	return ramdisk.HFSPlus
 }

@@ -14,21 +14,22 @@ type FileSystem string
 const (
 	APFS        FileSystem = "apfs"      // macOS: APFS (clones), the default
 	APFSCase    FileSystem = "apfs-case" // macOS: case-sensitive APFS
-	HFSPlus     FileSystem = "hfs+"      // macOS: journaled HFS+ (faster flushes)
-	HFSPlusCase FileSystem = "hfs+-case" // macOS: case-sensitive journaled HFS+
+	HFSPlus     FileSystem = "hfs+"      // macOS: plain HFS+, as the seed measured it (faster flushes)
+	HFSPlusCase FileSystem = "hfs+-case" // macOS: case-sensitive HFS+
+	JHFSPlus    FileSystem = "jhfs+"     // macOS: journaled HFS+
 	TmpFS       FileSystem = "tmpfs"     // Linux; macOS 11+ with admin rights
 	ZRAM        FileSystem = "zram"      // Linux: compressed block device with ext4
 )
 
 // AllFileSystems lists every file system in the order menus show them.
-var AllFileSystems = []FileSystem{APFS, APFSCase, HFSPlus, HFSPlusCase, TmpFS, ZRAM}
+var AllFileSystems = []FileSystem{APFS, APFSCase, HFSPlus, HFSPlusCase, JHFSPlus, TmpFS, ZRAM}
 
 // ErrFileSystem is wrapped when a file system name is not known.
 var ErrFileSystem = errors.New("unknown file system")
 
 var fsAliases = map[string]FileSystem{
 	"apfs": APFS, "apfs-case": APFSCase, "apfsx": APFSCase, "case-sensitive apfs": APFSCase,
-	"hfs+": HFSPlus, "hfs": HFSPlus, "jhfs+": HFSPlus, "hfsplus": HFSPlus, "mac os extended": HFSPlus,
+	"hfs+": HFSPlus, "hfs": HFSPlus, "jhfs+": JHFSPlus, "journaled hfs+": JHFSPlus, "hfsplus": HFSPlus, "mac os extended": HFSPlus,
 	"hfs+-case": HFSPlusCase, "hfsx": HFSPlusCase, "jhfsx": HFSPlusCase, "jhfs+x": HFSPlusCase,
 	"tmpfs": TmpFS, "zram": ZRAM,
 }
@@ -57,6 +58,8 @@ func (f FileSystem) Label() string {
 		return "HFS+"
 	case HFSPlusCase:
 		return "HFS+ (case-sensitive)"
+	case JHFSPlus:
+		return "HFS+ (journaled)"
 	case TmpFS:
 		return "tmpfs"
 	case ZRAM:
@@ -68,5 +71,5 @@ func (f FileSystem) Label() string {
 // IsDiskImage reports whether the file system lives on a macOS ram:// disk
 // image, served by a diskimages-helper process.
 func (f FileSystem) IsDiskImage() bool {
-	return f == APFS || f == APFSCase || f == HFSPlus || f == HFSPlusCase
+	return f == APFS || f == APFSCase || f == HFSPlus || f == HFSPlusCase || f == JHFSPlus
 }

@@ -48,7 +48,7 @@ func TestValidateName(t *testing.T) {
 func TestParseFileSystem(t *testing.T) {
 	tests := map[string]FileSystem{
 		"APFS": APFS, "apfs": APFS, "APFSX": APFSCase, "apfs-case": APFSCase,
-		"HFS+": HFSPlus, "JHFS+": HFSPlus, "hfs": HFSPlus, "HFSX": HFSPlusCase, "jhfsx": HFSPlusCase,
+		"HFS+": HFSPlus, "JHFS+": JHFSPlus, "hfs": HFSPlus, "HFSX": HFSPlusCase, "jhfsx": HFSPlusCase,
 		"tmpfs": TmpFS, " TMPFS ": TmpFS, "zram": ZRAM,
 	}
 	for in, want := range tests {
