@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"howett.net/plist"
 
@@ -95,9 +96,17 @@ func (it *Item) loaded(ctx context.Context) (bool, error) {
 // launchctl error numbers (the exit status is the number in the message).
 const (
 	lcNoSuchProcess = 3   // "Boot-out failed: 3: No such process": not loaded
-	lcIOError       = 5   // "Bootstrap failed: 5: Input/output error": often already loaded
+	lcIOError       = 5   // "Bootstrap failed: 5: Input/output error": loaded, torn down, or disabled
+	lcInProgress    = 37  // "Operation already in progress": the old job is still being torn down
 	lcNotFound      = 113 // "Could not find service": not loaded
 	lcNoDomain      = 125 // "Domain does not support specified action": no GUI session
+)
+
+// How long a booted-out job may take to go: bootout returns before launchd
+// has torn the job down (launchd.md §2a).
+const (
+	goneTries = 50
+	goneEvery = 100 * time.Millisecond
 )
 
 func noDomain(err error) bool {
@@ -136,8 +145,12 @@ func (it *Item) enableDarwin(ctx context.Context) error {
 }
 
 // bootstrap loads the agent, first booting out a loaded job whose file
-// changed so launchd reads the new one. A loaded job with the same file is
-// left running.
+// changed so launchd reads the new one, and waiting until that job is gone
+// (bootout is asynchronous: until then bootstrap fails with 37 or 5, and
+// `launchctl print` still finds the old job, which must not be taken for the
+// new one). A loaded job with the same file is left running. Error 5 with
+// nothing loaded is also what a service turned off with `launchctl disable`
+// gives: it is enabled (the user asked for it to start) and tried again.
 func (it *Item) bootstrap(ctx context.Context, sameFile bool) error {
 	loaded, err := it.loaded(ctx)
 	if err != nil && !noDomain(err) {
@@ -150,7 +163,11 @@ func (it *Item) bootstrap(ctx context.Context, sameFile bool) error {
 		if err := it.bootout(ctx); err != nil {
 			return err
 		}
+		if err := it.waitGone(ctx); err != nil {
+			return err
+		}
 	}
+	ioErrors := 0
 	for try := 0; ; try++ {
 		_, err := run.Output(ctx, it.Runner, "launchctl", "bootstrap", it.domain(), it.Path())
 		if err == nil {
@@ -159,17 +176,59 @@ func (it *Item) bootstrap(ctx context.Context, sameFile bool) error {
 		if noDomain(err) {
 			return fmt.Errorf("launchctl bootstrap %s: %w", it.domain(), ErrNoSession)
 		}
-		if run.ExitCode(err) != lcIOError {
+		code := run.ExitCode(err)
+		switch {
+		case code == lcInProgress && try < goneTries:
+			if err := it.pause(ctx); err != nil {
+				return err
+			}
+			continue
+		case code != lcIOError:
 			return fmt.Errorf("launchctl bootstrap %s %s: %w", it.domain(), it.Path(), err)
 		}
-		// 5 is also what a job still being torn down, or one whose load
-		// finished asynchronously, gives: believe launchd's own view.
+		// 5: no old job is left, so a job launchd now has is the new one,
+		// loaded asynchronously.
 		if now, perr := it.loaded(ctx); perr == nil && now {
 			return nil
 		}
-		if try == 1 {
+		if ioErrors++; ioErrors == 2 {
 			return fmt.Errorf("launchctl bootstrap %s %s: %w (the agent file may be owned by another user or group-writable)", it.domain(), it.Path(), err)
 		}
+		if _, err := run.Output(ctx, it.Runner, "launchctl", "enable", it.service()); err != nil {
+			return fmt.Errorf("launchctl enable %s: %w", it.service(), err)
+		}
+	}
+}
+
+// waitGone waits until launchd no longer finds the job.
+func (it *Item) waitGone(ctx context.Context) error {
+	for try := 0; try < goneTries; try++ {
+		loaded, err := it.loaded(ctx)
+		if err != nil && !noDomain(err) {
+			return err
+		}
+		if !loaded {
+			return nil
+		}
+		if err := it.pause(ctx); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("launchctl bootout %s: the old job is still there after %v", it.service(), goneTries*goneEvery)
+}
+
+// pause waits goneEvery (tests make it instant), or until ctx ends.
+func (it *Item) pause(ctx context.Context) error {
+	if it.wait != nil {
+		return it.wait(ctx, goneEvery)
+	}
+	t := time.NewTimer(goneEvery)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"rambar/internal/run/runtest"
 )
@@ -21,6 +22,11 @@ type fakeLaunchd struct {
 	busy      int  // bootstraps that answer 5 before one works
 	async     bool // a bootstrap that answers 5 has loaded the job anyway
 	refuse    int  // when not 0, bootstrap fails with this error number
+	teardown  int  // after a bootout, this many prints still find the old job
+	dyingCode int  // what bootstrap answers while the old job is torn down (37 or 5)
+	busy37    int  // bootstraps that answer 37 before one works
+	disabled  bool // `launchctl disable` was run: bootstrap answers 5 until enabled
+	dying     int
 	calls     []string
 }
 
@@ -36,6 +42,10 @@ func (f *fakeLaunchd) run(argv []string, _ string) runtest.Reply {
 	case "print":
 		if argv[2] != fakeService {
 			f.t.Errorf("print %q", argv[2])
+		}
+		if f.dying > 0 {
+			f.dying-- // the old job, still being torn down
+			return runtest.Reply{Stdout: fakeService + " = {\n\tactive count = 0\n\tstate = not running\n}\n"}
 		}
 		if !f.loaded {
 			return runtest.Reply{Stderr: "Could not find service \"" + Label + "\" in domain for user gui: 501\n", Exit: 113}
@@ -53,6 +63,19 @@ func (f *fakeLaunchd) run(argv []string, _ string) runtest.Reply {
 		}
 		if _, err := os.Stat(argv[3]); err != nil {
 			f.t.Errorf("bootstrap of a missing file %s", argv[3])
+		}
+		if f.dying > 0 {
+			if f.dyingCode == 37 {
+				return runtest.Reply{Stderr: "Bootstrap failed: 37: Operation already in progress\n", Exit: 37}
+			}
+			return runtest.Reply{Stderr: "Bootstrap failed: 5: Input/output error\n", Exit: 5}
+		}
+		if f.busy37 > 0 {
+			f.busy37--
+			return runtest.Reply{Stderr: "Bootstrap failed: 37: Operation already in progress\n", Exit: 37}
+		}
+		if f.disabled {
+			return runtest.Reply{Stderr: "Bootstrap failed: 5: Input/output error\n", Exit: 5}
 		}
 		if f.loaded || f.busy > 0 {
 			f.busy--
@@ -74,6 +97,13 @@ func (f *fakeLaunchd) run(argv []string, _ string) runtest.Reply {
 			return runtest.Reply{Stderr: "Boot-out failed: 3: No such process\n", Exit: 3}
 		}
 		f.loaded = false
+		f.dying = f.teardown // bootout returns before launchd has torn the job down
+		return runtest.Reply{}
+	case "enable":
+		if argv[2] != fakeService {
+			f.t.Errorf("enable %q", argv[2])
+		}
+		f.disabled = false
 		return runtest.Reply{}
 	}
 	f.t.Errorf("unexpected launchctl verb %q", argv)
@@ -97,10 +127,21 @@ func TestLaunchAgentFlows(t *testing.T) {
 		{name: "on, fresh", on: true, wantCalls: "print bootstrap", wantFile: macExe, wantLoad: true},
 		{name: "on, already on", fake: fakeLaunchd{loaded: true}, oldExe: macExe, on: true, wantCalls: "print", wantFile: macExe, wantLoad: true},
 		{name: "on, stale file loaded", fake: fakeLaunchd{loaded: true}, oldExe: "/Users/ada/Downloads/RAMBar.app/Contents/MacOS/rambar", on: true,
-			wantCalls: "print bootout bootstrap", wantFile: macExe, wantLoad: true},
+			wantCalls: "print bootout print bootstrap", wantFile: macExe, wantLoad: true},
+		// bootout is asynchronous: print still finds the old job and bootstrap
+		// answers 5 (or 37) until it is gone; that 5 is not taken for success.
+		{name: "on, stale file, old job torn down slowly (5)", fake: fakeLaunchd{loaded: true, teardown: 3, dyingCode: 5},
+			oldExe: "/Users/ada/Downloads/RAMBar.app/Contents/MacOS/rambar", on: true,
+			wantCalls: "print bootout print print print print bootstrap", wantFile: macExe, wantLoad: true},
+		{name: "on, stale file, old job torn down slowly (37)", fake: fakeLaunchd{loaded: true, teardown: 1, dyingCode: 37},
+			oldExe: "/Users/ada/Downloads/RAMBar.app/Contents/MacOS/rambar", on: true,
+			wantCalls: "print bootout print print bootstrap", wantFile: macExe, wantLoad: true},
+		{name: "on, 37 while launchd finishes", fake: fakeLaunchd{busy37: 2}, on: true, wantCalls: "print bootstrap bootstrap bootstrap", wantFile: macExe, wantLoad: true},
+		{name: "on, service disabled with launchctl disable", fake: fakeLaunchd{disabled: true}, on: true,
+			wantCalls: "print bootstrap print enable bootstrap", wantFile: macExe, wantLoad: true},
 		{name: "on, 5 but loaded async", fake: fakeLaunchd{busy: 1, async: true}, on: true, wantCalls: "print bootstrap print", wantFile: macExe, wantLoad: true},
-		{name: "on, 5 then works", fake: fakeLaunchd{busy: 1}, on: true, wantCalls: "print bootstrap print bootstrap", wantFile: macExe, wantLoad: true},
-		{name: "on, 5 twice", fake: fakeLaunchd{busy: 2}, on: true, wantCalls: "print bootstrap print bootstrap print",
+		{name: "on, 5 then works", fake: fakeLaunchd{busy: 1}, on: true, wantCalls: "print bootstrap print enable bootstrap", wantFile: macExe, wantLoad: true},
+		{name: "on, 5 twice", fake: fakeLaunchd{busy: 2}, on: true, wantCalls: "print bootstrap print enable bootstrap print",
 			wantErr: "Bootstrap failed: 5: Input/output error"},
 		{name: "on, refused: old file put back", fake: fakeLaunchd{refuse: 1}, oldExe: "/Applications/Old.app/Contents/MacOS/rambar", on: true,
 			wantCalls: "print bootstrap", wantErr: "Operation not permitted", wantFile: "/Applications/Old.app/Contents/MacOS/rambar"},
@@ -126,6 +167,7 @@ func TestLaunchAgentFlows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			it.wait = func(context.Context, time.Duration) error { return nil }
 			if tt.oldExe != "" {
 				data, _ := agentPlist(tt.oldExe)
 				os.MkdirAll(it.Dir, 0o755)

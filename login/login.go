@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"rambar/internal/run"
 	"rambar/ramdisk"
@@ -42,6 +43,9 @@ type Item struct {
 	// Label (XPC_SERVICE_NAME says so): booting the job out would kill it, so
 	// turning the item off then only removes the file.
 	SelfIsAgent bool
+
+	// wait replaces the pause between launchctl retries (tests).
+	wait func(ctx context.Context, d time.Duration) error
 }
 
 // Status is what the login item looks like now.
@@ -64,7 +68,8 @@ type Status struct {
 // HOME, XDG_CONFIG_HOME, XPC_SERVICE_NAME), for the program at exe. It
 // refuses an exe that would not survive until the next login: a relative
 // path, a copy Gatekeeper runs from a random translocated folder, or an app
-// still on the mounted disk image.
+// still on the mounted disk image (onDiskImage; an Applications folder on an
+// external volume is accepted).
 func New(goos string, getenv func(string) string, exe string, uid int, r run.Runner) (*Item, error) {
 	if !filepath.IsAbs(exe) {
 		return nil, fmt.Errorf("login item: program path %q is not absolute", exe)
@@ -73,7 +78,7 @@ func New(goos string, getenv func(string) string, exe string, uid int, r run.Run
 	home := getenv("HOME")
 	switch goos {
 	case "darwin":
-		if strings.Contains(exe, "/AppTranslocation/") || strings.HasPrefix(exe, "/Volumes/") {
+		if strings.Contains(exe, "/AppTranslocation/") || onDiskImage(exe) {
 			return nil, fmt.Errorf("login item: RAMBar is running from %s, not from where it is installed; move RAMBar.app to Applications, open it from there, and try again", filepath.Dir(exe))
 		}
 		if home == "" {
@@ -94,6 +99,19 @@ func New(goos string, getenv func(string) string, exe string, uid int, r run.Run
 		return nil, fmt.Errorf("login item on %s: %w", goos, ramdisk.ErrUnsupported)
 	}
 	return it, nil
+}
+
+// onDiskImage reports an app opened from the disk image it came on: a
+// bundle at the root of a volume (/Volumes/RAMBar/RAMBar.app), as the dmg
+// shows it. An Applications folder on an external volume
+// (/Volumes/Ext/Applications/RAMBar.app) is a real install.
+func onDiskImage(exe string) bool {
+	rest, ok := strings.CutPrefix(filepath.Clean(exe), "/Volumes/")
+	if !ok {
+		return false
+	}
+	parts := strings.Split(rest, "/")
+	return len(parts) >= 2 && strings.HasSuffix(parts[1], ".app")
 }
 
 // Path is the file that makes RAMBar start at login.
