@@ -94,7 +94,9 @@ app: ## macOS: universal dist/RAMBar.app, signed (Developer ID from RAMBAR_SIGN_
 dmg: app ## macOS: dist/RAMBar.dmg holding the app and an Applications link
 	bin/bundle dmg -app $(APP) -o $(DMG)
 
-notarize: dmg ## macOS: notarize and staple dist/RAMBar.dmg (credentials: packaging/README.md)
+notarize: app ## macOS: notarize and staple the app, make dist/RAMBar.dmg from it, notarize and staple the dmg (credentials: packaging/README.md)
+	bin/bundle notarize -app $(APP)
+	bin/bundle dmg -app $(APP) -o $(DMG)
 	bin/bundle notarize -dmg $(DMG)
 
 bundle-check: bin/quill bin/lipo ## any OS: lint the workflows; build RAMBar.app from the cgo-free darwin build, sign it ad hoc with quill, check it

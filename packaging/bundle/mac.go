@@ -64,18 +64,25 @@ func macOSMajor(ctx context.Context, r run.Runner) (int, error) {
 	return n, nil
 }
 
+// diskutilImageSince is the first macOS major version where the dmg is made
+// with `diskutil image create from`: 27, where hdiutil is deprecated (the
+// same probe as the engine's attach, darwin/README.md).
+const diskutilImageSince = 27
+
 // MakeDMG makes a compressed disk image holding the app and a link to
-// /Applications to drag it onto. macOS 14 and later create it with
-// `diskutil image create from` (hdiutil is deprecated in macOS 27); older
-// ones with `hdiutil create`. With a Developer ID identity the image is
-// signed too.
+// /Applications to drag it onto: `hdiutil create` through macOS 26,
+// `diskutil image create from` from 27, falling back to hdiutil where the
+// diskutil verb is missing (its usage text, no image made). With a Developer
+// ID identity the image is signed too. Make it from an app that is already
+// stapled (Notarize on the .app), so the copy dragged to /Applications
+// carries its own ticket.
 func MakeDMG(ctx context.Context, r run.Runner, app, dmg, identity string, out io.Writer) error {
 	stage, err := os.MkdirTemp("", "rambar-dmg-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(stage)
-	// ditto keeps the signature, extended attributes and modes intact.
+	// ditto keeps the signature, the stapled ticket, extended attributes and modes intact.
 	if _, err := run.Output(ctx, r, "ditto", app, filepath.Join(stage, filepath.Base(app))); err != nil {
 		return fmt.Errorf("ditto %s: %w", app, err)
 	}
@@ -93,13 +100,20 @@ func MakeDMG(ctx context.Context, r run.Runner, app, dmg, identity string, out i
 		return err
 	}
 	vol := strings.TrimSuffix(filepath.Base(app), ".app")
-	var argv []string
-	if major >= 14 {
+	hd := []string{"hdiutil", "create", "-volname", vol, "-srcfolder", stage, "-fs", "HFS+", "-format", "UDZO", "-ov", dmg}
+	argv := hd
+	if major >= diskutilImageSince {
 		argv = []string{"diskutil", "image", "create", "from", "--format", "UDZO", "--volumeName", vol, stage, dmg}
-	} else {
-		argv = []string{"hdiutil", "create", "-volname", vol, "-srcfolder", stage, "-fs", "HFS+", "-format", "UDZO", "-ov", dmg}
 	}
-	if _, err := run.Output(ctx, r, argv...); err != nil {
+	res, err := r.Run(ctx, run.Cmd{Argv: argv})
+	if err != nil && argv[0] == "diskutil" && verbMissing(res) {
+		if _, statErr := os.Stat(dmg); errors.Is(statErr, os.ErrNotExist) {
+			fmt.Fprintf(out, "diskutil image create is missing here; using hdiutil create\n")
+			argv = hd
+			_, err = r.Run(ctx, run.Cmd{Argv: argv})
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("%s %s %s: %w", argv[0], argv[1], dmg, err)
 	}
 	if identity != "" {
@@ -109,6 +123,12 @@ func MakeDMG(ctx context.Context, r run.Runner, app, dmg, identity string, out i
 	}
 	fmt.Fprintf(out, "made %s with %s\n", dmg, argv[0])
 	return nil
+}
+
+// verbMissing reports diskutil answering with its usage text: a verb this
+// macOS does not have.
+func verbMissing(res run.Result) bool {
+	return strings.Contains(string(res.Stdout)+string(res.Stderr), "Usage:")
 }
 
 // NotaryAuth picks notarytool's credentials from the environment, in this
@@ -147,15 +167,30 @@ type submission struct {
 	Message string `json:"message"`
 }
 
-// Notarize sends the disk image to Apple's notary service and waits, fetches
-// the log when it is not accepted, then staples the ticket to the image and
-// validates it, so Gatekeeper accepts the app offline on first open.
-func Notarize(ctx context.Context, r run.Runner, dmg string, auth []string, out io.Writer) error {
-	argv := append([]string{"xcrun", "notarytool", "submit", dmg, "--wait", "--output-format", "json"}, auth...)
+// Notarize sends the app or the disk image to Apple's notary service and
+// waits, fetches the log when it is not accepted, then staples the ticket to
+// it and validates it, so Gatekeeper accepts it offline on first open. An
+// .app is sent as a zip (ditto -c -k --keepParent) and the ticket stapled to
+// the bundle itself: staple the app before making the dmg from it, so the
+// copy in /Applications has its own ticket.
+func Notarize(ctx context.Context, r run.Runner, path string, auth []string, out io.Writer) error {
+	send := path
+	if strings.HasSuffix(path, ".app") {
+		dir, err := os.MkdirTemp("", "rambar-notarize-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		send = filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), ".app")+".zip")
+		if _, err := run.Output(ctx, r, "ditto", "-c", "-k", "--keepParent", path, send); err != nil {
+			return fmt.Errorf("ditto -c -k %s: %w", path, err)
+		}
+	}
+	argv := append([]string{"xcrun", "notarytool", "submit", send, "--wait", "--output-format", "json"}, auth...)
 	b, err := run.Output(ctx, r, argv...)
 	var sub submission
 	if jerr := json.Unmarshal(b, &sub); jerr != nil && err == nil {
-		return fmt.Errorf("notarytool submit %s: reading its answer %q: %w", dmg, b, jerr)
+		return fmt.Errorf("notarytool submit %s: reading its answer %q: %w", path, b, jerr)
 	}
 	if err != nil || sub.Status != "Accepted" {
 		why := fmt.Sprintf("status %q: %s", sub.Status, sub.Message)
@@ -168,15 +203,15 @@ func Notarize(ctx context.Context, r run.Runner, dmg string, auth []string, out 
 				out.Write(lb)
 			}
 		}
-		return fmt.Errorf("notarytool submit %s: %s", dmg, why)
+		return fmt.Errorf("notarytool submit %s: %s", path, why)
 	}
-	fmt.Fprintf(out, "notarized %s (submission %s)\n", dmg, sub.ID)
-	if _, err := run.Output(ctx, r, "xcrun", "stapler", "staple", dmg); err != nil {
-		return fmt.Errorf("stapler staple %s: %w", dmg, err)
+	fmt.Fprintf(out, "notarized %s (submission %s)\n", path, sub.ID)
+	if _, err := run.Output(ctx, r, "xcrun", "stapler", "staple", path); err != nil {
+		return fmt.Errorf("stapler staple %s: %w", path, err)
 	}
-	if _, err := run.Output(ctx, r, "xcrun", "stapler", "validate", dmg); err != nil {
-		return fmt.Errorf("stapler validate %s: %w", dmg, err)
+	if _, err := run.Output(ctx, r, "xcrun", "stapler", "validate", path); err != nil {
+		return fmt.Errorf("stapler validate %s: %w", path, err)
 	}
-	fmt.Fprintf(out, "stapled %s\n", dmg)
+	fmt.Fprintf(out, "stapled %s\n", path)
 	return nil
 }

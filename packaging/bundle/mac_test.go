@@ -87,6 +87,20 @@ func (f stageFake) Run(ctx context.Context, c run.Cmd) (run.Result, error) {
 	return f.s.Run(ctx, c)
 }
 
+// tmpFake names Notarize's temporary zip folder TMP in argv.
+type tmpFake struct{ s *runtest.Script }
+
+func (f tmpFake) Run(ctx context.Context, c run.Cmd) (run.Result, error) {
+	argv := append([]string(nil), c.Argv...)
+	for i, a := range argv {
+		if strings.Contains(a, "rambar-notarize-") {
+			argv[i] = filepath.Join("TMP", filepath.Base(a))
+		}
+	}
+	c.Argv = argv
+	return f.s.Run(ctx, c)
+}
+
 func TestMakeDMG(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -99,14 +113,18 @@ func TestMakeDMG(t *testing.T) {
 	}{
 		{"macOS 27: diskutil image", "27.0", "",
 			[]string{"diskutil", "image", "create", "from", "--format", "UDZO", "--volumeName", "RAMBar", "STAGE", "OUT/RAMBar.dmg"}, reply{}, nil, ""},
-		{"macOS 14: diskutil image", "14.6.1", "",
-			[]string{"diskutil", "image", "create", "from", "--format", "UDZO", "--volumeName", "RAMBar", "STAGE", "OUT/RAMBar.dmg"}, reply{}, nil, ""},
-		{"macOS 13: hdiutil", "13.6", "",
+		{"macOS 26: hdiutil", "26.4.1", "",
 			[]string{"hdiutil", "create", "-volname", "RAMBar", "-srcfolder", "STAGE", "-fs", "HFS+", "-format", "UDZO", "-ov", "OUT/RAMBar.dmg"}, reply{}, nil, ""},
-		{"signed image", "26.1", "Developer ID Application: Ada L (TEAM123456)",
+		{"macOS 14: hdiutil", "14.6.1", "",
+			[]string{"hdiutil", "create", "-volname", "RAMBar", "-srcfolder", "STAGE", "-fs", "HFS+", "-format", "UDZO", "-ov", "OUT/RAMBar.dmg"}, reply{}, nil, ""},
+		{"macOS 27: diskutil verb missing, hdiutil", "27.0", "",
+			[]string{"diskutil", "image", "create", "from", "--format", "UDZO", "--volumeName", "RAMBar", "STAGE", "OUT/RAMBar.dmg"},
+			reply{Stdout: "Usage:  diskutil [quiet] <verb> <options>\n", Exit: 1},
+			[]call{{Argv: []string{"hdiutil", "create", "-volname", "RAMBar", "-srcfolder", "STAGE", "-fs", "HFS+", "-format", "UDZO", "-ov", "OUT/RAMBar.dmg"}}}, ""},
+		{"signed image", "27.1", "Developer ID Application: Ada L (TEAM123456)",
 			[]string{"diskutil", "image", "create", "from", "--format", "UDZO", "--volumeName", "RAMBar", "STAGE", "OUT/RAMBar.dmg"}, reply{},
 			[]call{{Argv: []string{"codesign", "--force", "--timestamp", "--sign", "Developer ID Application: Ada L (TEAM123456)", "OUT/RAMBar.dmg"}}}, ""},
-		{"create fails", "15.0", "",
+		{"create fails: no fallback", "27.0", "",
 			[]string{"diskutil", "image", "create", "from", "--format", "UDZO", "--volumeName", "RAMBar", "STAGE", "OUT/RAMBar.dmg"},
 			reply{Stderr: "Error: -69877: Couldn't open device\n", Exit: 1}, nil, "Couldn't open device"},
 	}
@@ -180,6 +198,12 @@ func TestNotarize(t *testing.T) {
 		{"submit fails", []call{
 			{Argv: submit, Reply: reply{Stderr: "Error: HTTP status code: 401. Unable to authenticate.\n", Exit: 69}},
 		}, "Unable to authenticate", ""},
+		{"the app: zipped, sent, stapled itself", []call{
+			{Argv: []string{"ditto", "-c", "-k", "--keepParent", "dist/RAMBar.app", "TMP/RAMBar.zip"}},
+			{Argv: []string{"xcrun", "notarytool", "submit", "TMP/RAMBar.zip", "--wait", "--output-format", "json", "--keychain-profile", "rambar"}, Reply: reply{Stdout: accepted}},
+			{Argv: []string{"xcrun", "stapler", "staple", "dist/RAMBar.app"}, Reply: reply{Stdout: "The staple and validate action worked!\n"}},
+			{Argv: []string{"xcrun", "stapler", "validate", "dist/RAMBar.app"}, Reply: reply{Stdout: "The validate action worked!\n"}},
+		}, "", "stapled dist/RAMBar.app"},
 		{"staple fails", []call{
 			{Argv: submit, Reply: reply{Stdout: accepted}},
 			{Argv: []string{"xcrun", "stapler", "staple", "RAMBar.dmg"}, Reply: reply{Stderr: "CloudKit query for RAMBar.dmg failed due to \"Record not found\".\n", Exit: 65}},
@@ -188,7 +212,11 @@ func TestNotarize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := Notarize(context.Background(), runtest.NewScript(t, tt.calls...), "RAMBar.dmg", auth, &out)
+			target := "RAMBar.dmg"
+			if strings.HasPrefix(tt.name, "the app") {
+				target = "dist/RAMBar.app"
+			}
+			err := Notarize(context.Background(), tmpFake{runtest.NewScript(t, tt.calls...)}, target, auth, &out)
 			if (tt.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("Notarize = %v, want %q", err, tt.wantErr)
 			}

@@ -8,12 +8,14 @@
 //	bundle sign     -app DIR.app [-identity ID] [-quill PATH]
 //	bundle check    -app DIR.app [-version V] [-quill PATH] [-arch arm64,x86_64]
 //	bundle dmg      -app DIR.app -o FILE.dmg
-//	bundle notarize -dmg FILE.dmg
+//	bundle notarize -app DIR.app | -dmg FILE.dmg
 //
 // sign: with -quill, the Mach-O is signed ad hoc by quill (Linux CI);
 // otherwise codesign signs the bundle with the hardened runtime, using
 // -identity or $RAMBAR_SIGN_IDENTITY (a Developer ID), ad hoc when neither is
-// set. notarize reads its credentials from the environment (README.md).
+// set. notarize reads its credentials from the environment (README.md); the
+// release notarizes and staples the app, makes the dmg from it, then
+// notarizes and staples the dmg.
 package main
 
 import (
@@ -141,14 +143,18 @@ func Main(ctx context.Context, args []string, out io.Writer, getenv func(string)
 		}
 		return MakeDMG(ctx, r, *app, *outPath, *identity, out)
 	case "notarize":
-		if err := need("dmg", *dmg); err != nil {
-			return err
+		target := *dmg
+		if *app != "" {
+			target = *app
+		}
+		if (*app == "") == (*dmg == "") {
+			return fmt.Errorf("%s: one of -app or -dmg is required", args[0])
 		}
 		auth, err := NotaryAuth(getenv)
 		if err != nil {
 			return err
 		}
-		return Notarize(ctx, r, *dmg, auth, out)
+		return Notarize(ctx, r, target, auth, out)
 	}
 	return errUsage
 }

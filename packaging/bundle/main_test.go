@@ -24,6 +24,8 @@ func TestMainUsage(t *testing.T) {
 		{[]string{"sign", "-app", "x.app", "extra"}, `unexpected argument "extra"`},
 		{[]string{"dmg", "-app", "x.app", "-nope"}, "flag provided but not defined"},
 		{[]string{"notarize", "-dmg", "x.dmg"}, "no credentials"},
+		{[]string{"notarize", "-app", "x.app"}, "no credentials"},
+		{[]string{"notarize"}, "one of -app or -dmg"},
 	}
 	for _, tt := range tests {
 		err := Main(context.Background(), tt.args, &bytes.Buffer{}, func(string) string { return "" }, runtest.NewScript(t))
