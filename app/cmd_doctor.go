@@ -60,7 +60,7 @@ type doctorReport struct {
 
 func runDoctor(ctx context.Context, a *App, args []string) error {
 	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	capture := fl.String("capture", "", "save raw output of the read-only tools in this folder (macOS)")
+	capture := fl.String("capture", "", "save in this folder what a first run on a Mac must tell: tool output, and the memory of short-lived hidden RAM disks made each way (macOS; darwin/README.md)")
 	asJSON := fl.Bool("json", false, "print JSON")
 	pos, err := parseFlags(fl, args)
 	if err != nil {
@@ -195,7 +195,7 @@ func printDoctor(a *App, r doctorReport) {
 		tw.Flush()
 	}
 	if len(r.Captured) > 0 {
-		fmt.Fprintf(a.Stdout, "Captured %d files:\n", len(r.Captured))
+		fmt.Fprintf(a.Stdout, "Captured %d files (send the folder with an issue: it holds no file contents, only tool output):\n", len(r.Captured))
 		for _, f := range r.Captured {
 			fmt.Fprintf(a.Stdout, "  %s\n", f)
 		}

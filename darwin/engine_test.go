@@ -3,6 +3,7 @@ package darwin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -661,13 +662,17 @@ func TestCompressedCopy(t *testing.T) {
 	}
 }
 
+// TestCapture runs doctor --capture's experiments on the fake Mac: every
+// read-only tool saved (a failing one recorded, the rest going on), raw
+// devices attached each way at 2 and 4 GiB with hdiutil's view and the
+// helper's memory, the written-then-deleted file's memory, Spotlight without
+// sudo, the provenance attempt, launchd's view of the login item; and no
+// disk left behind.
 func TestCapture(t *testing.T) {
-	f := newFakeMac(t, "26.4.1")
+	f := newFakeMac(t, "27.0")
 	inner := runtest.Func(f.answer)
 	r := runtest.Func(func(argv []string, in string) runtest.Reply {
 		switch strings.Join(argv, " ") {
-		case "sw_vers":
-			return runtest.Reply{Stdout: "ProductName:\t\tmacOS\nProductVersion:\t\t26.4.1\n"}
 		case "hdiutil info":
 			return runtest.Reply{Stdout: string(read(t, "hdiutil-info-15-ram.txt"))}
 		case "sysctl hw.memsize vm.swapusage hw.pagesize":
@@ -675,17 +680,54 @@ func TestCapture(t *testing.T) {
 		}
 		return inner(argv, in)
 	})
+	e := New(r, withMountRoot(f.root), withOwner(501, 20), withStatfs(f.statfs))
 	dir := filepath.Join(t.TempDir(), "cap")
-	files, err := New(r).Capture(ctx, dir)
-	if err == nil || !strings.Contains(err.Error(), "unknown oid") {
-		t.Errorf("a failing tool is reported: %v", err)
+	files, err := e.Capture(ctx, dir)
+	if err == nil || !strings.Contains(err.Error(), "unknown oid") || !strings.Contains(err.Error(), "Operation not permitted") {
+		t.Errorf("failing tools are reported: %v", err)
 	}
-	if len(files) != len(captureCommands)+1 {
-		t.Errorf("files %q", files)
+	if strings.Contains(fmt.Sprint(err), "written-") || strings.Contains(fmt.Sprint(err), "helper.err") {
+		t.Errorf("an experiment failed: %v", err)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, "vm_stat.txt"))
-	if _, err := parseVMStat(b); err != nil {
+	have := map[string]string{}
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		have[filepath.Base(p)] = string(b)
+	}
+	for _, want := range []string{"vm_stat.txt", "diskutil-image-attach-help.txt", "login-launchctl-print.txt", "login-launchctl-print.txt.stderr",
+		"login-launchctl-print-disabled.txt", "sysctl.txt.stderr", "mdutil-off-nosudo.txt", "mdutil-s.txt", "provenance-set.txt.stderr"} {
+		if _, ok := have[want]; !ok {
+			t.Errorf("%s not captured", want)
+		}
+	}
+	if _, err := parseVMStat([]byte(have["vm_stat.txt"])); err != nil {
 		t.Errorf("captured vm_stat does not parse: %v", err)
+	}
+	for _, tag := range []string{"hdiutil-2g", "hdiutil-4g", "diskutil-2g", "diskutil-4g"} {
+		ims, err := parseInfoPlist([]byte(have[tag+"-hdiutil-info.plist"]))
+		if err != nil || len(ims) != 1 || ims[0].HelperPID == 0 {
+			t.Errorf("%s: hdiutil info %+v, %v", tag, ims, err)
+		}
+		if !strings.Contains(have[tag+"-ps.txt"], "diskimages-helper") {
+			t.Errorf("%s: ps %q", tag, have[tag+"-ps.txt"])
+		}
+		if fp, err := parseFootprintText([]byte(have[tag+"-footprint.txt"])); err != nil || len(fp) != 1 {
+			t.Errorf("%s: footprint %+v, %v", tag, fp, err)
+		}
+	}
+	held := func(tag string) int64 {
+		fp, err := parseFootprintText([]byte(have[tag+"-footprint.txt"]))
+		if err != nil || len(fp) != 1 {
+			t.Fatalf("%s: footprint %+v, %v", tag, fp, err)
+		}
+		return fp[0].Bytes()
+	}
+	empty, written, deleted := held("written-0-empty"), held("written-1-after-write"), held("written-2-after-delete")
+	if written < empty+256<<20 || deleted != written {
+		t.Errorf("helper memory: empty %d, written %d, deleted %d (the fake keeps the high-water mark)", empty, written, deleted)
+	}
+	if f.attached() != 0 {
+		t.Errorf("capture left %d devices attached", f.attached())
 	}
 }
 

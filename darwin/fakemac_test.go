@@ -167,6 +167,28 @@ func (f *fakeMac) answer(argv []string, stdin string) runtest.Reply {
 			return fail(1, "sw_vers: not available\n")
 		}
 		return ok(f.version + "\n")
+	case a == "diskutil image attach --help":
+		if f.major() < 13 {
+			return runtest.Reply{Stdout: "Usage:  diskutil [quiet] <verb> <options>\n", Exit: 1}
+		}
+		return ok("Usage:  diskutil image attach [options] <image>\n        --noMount  attach without mounting\n")
+	case a == "sw_vers":
+		return ok("ProductName:\t\tmacOS\nProductVersion:\t\t" + f.version + "\n")
+	case strings.HasPrefix(a, "ps -o user,comm -p "):
+		if _, found := f.byPID(argv[4]); !found {
+			return runtest.Reply{Stdout: "USER   COMM\n", Exit: 1}
+		}
+		return ok("USER   COMM\nalice  /System/Library/PrivateFrameworks/DiskImages.framework/Resources/diskimages-helper\n")
+	case strings.HasPrefix(a, "mdutil -s "):
+		return ok(argv[2] + ":\n\tIndexing disabled.\n")
+	case len(argv) == 5 && argv[0] == "xattr" && argv[1] == "-w" && argv[2] == "com.apple.provenance":
+		return fail(1, "xattr: [Errno 1] Operation not permitted: '"+argv[4]+"'\n")
+	case len(argv) == 3 && argv[0] == "xattr" && argv[1] == "-l":
+		return ok("")
+	case len(argv) == 3 && argv[0] == "launchctl" && argv[1] == "print":
+		return fail(113, "Could not find service \""+bundleID+"\" in domain for user gui: 501\n")
+	case a == "launchctl print-disabled gui/501":
+		return ok("disabled services = {\n}\nlogin item associations = {\n}\n")
 	case strings.HasPrefix(a, "diskutil image attach --noMount"):
 		if f.diskutilBroken || f.major() < 13 {
 			return runtest.Reply{Stdout: "Usage:  diskutil [quiet] <verb> <options>\n", Exit: 1}
