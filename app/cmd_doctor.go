@@ -195,7 +195,7 @@ func printDoctor(a *App, r doctorReport) {
 		tw.Flush()
 	}
 	if len(r.Captured) > 0 {
-		fmt.Fprintf(a.Stdout, "Captured %d files (send the folder with an issue: it holds no file contents, only tool output):\n", len(r.Captured))
+		fmt.Fprintf(a.Stdout, "Captured %d files (send the folder with an issue: it holds tool output, with disk and mount names, and no file contents):\n", len(r.Captured))
 		for _, f := range r.Captured {
 			fmt.Fprintf(a.Stdout, "  %s\n", f)
 		}
