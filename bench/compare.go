@@ -58,152 +58,191 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	e := &runEnv{opts: opts, sz: opts.sizes(), runs: opts.runs()}
-	sz := e.sz
+	c := newComparer(t, opts, fsName, work, progress)
+	sz := c.e.sz
 	if free, err := diskspace.Free(work); err == nil && free < sz.seq+sz.archiveBytes+64<<20 {
 		return nil, fmt.Errorf("compare %s: no room: %d MB free", t.Name, free/1e6)
 	}
-	blocks := sz.seq / int64(sz.block)
-	mk := func(row RowID, unit Unit, tool string) *Comparison {
-		return &Comparison{Target: t.Name, Row: row, Tool: tool, Ours: Result{Row: row, Unit: unit}, Theirs: Result{Row: row, Unit: unit}}
-	}
-	dd := lookTool("dd")
-	fio := lookTool("fio")
-	tarTool := lookTool("tar")
-	seqW := mk(rowSeqWrite, MBps, fmt.Sprintf("dd bs=%d count=%d oflag=direct conv=fsync", sz.block, blocks))
-	seqR := mk(rowSeqRead, MBps, fmt.Sprintf("dd bs=%d iflag=direct", sz.block))
-	syncC := mk(rowFsync, Micros, fmt.Sprintf("fio --rw=write --bs=4k --size=%dk --fsync=1 --ioengine=sync", sz.fsyncs*4))
-	if fio == "" {
-		syncC.Tool = fmt.Sprintf("dd bs=4k count=%d oflag=dsync (fio not installed)", sz.fsyncs)
-	}
-	untar := mk(rowUntar, Secs, "tar --no-same-owner --no-same-permissions -xf")
-	archive := generateArchive(sz.archiveFiles, sz.archiveBytes)
-	e.archive = archive
-	tarFile := filepath.Join(work, "archive.tar")
-	if err := os.WriteFile(tarFile, archive, 0o644); err != nil {
+	c.e.archive = generateArchive(sz.archiveFiles, sz.archiveBytes)
+	if err := os.WriteFile(c.tarFile, c.e.archive, 0o644); err != nil {
 		return nil, err
 	}
-	want := func(ids ...RowID) bool {
-		if len(opts.Rows) == 0 {
-			return true
-		}
-		for _, id := range ids {
-			if slices.Contains(opts.Rows, id) {
-				return true
-			}
-		}
-		return false
-	}
-	ddDirect := true
-	for run := 1; run <= e.runs; run++ {
+	for run := 1; run <= c.e.runs; run++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		dir, err := os.MkdirTemp(work, "run-")
-		if err != nil {
-			return nil, err
-		}
-		st := &jobState{}
-		if want(rowSeqWrite, rowSeqRead) {
-			progress(fmt.Sprintf("%s: sequential, RAMBar then dd (run %d of %d)", t.Name, run, e.runs))
-			if s, err := runSequential(ctx, e, dir, fsName, st); err == nil {
-				seqW.Ours.Samples = append(seqW.Ours.Samples, s[0])
-				seqR.Ours.Samples = append(seqR.Ours.Samples, s[1])
-				seqW.Ours.Note = st.note
-			} else {
-				seqW.Ours.Err, seqR.Ours.Err = err.Error(), err.Error()
-			}
-			if dd == "" {
-				seqW.Theirs.Skipped, seqR.Theirs.Skipped = "dd not installed", "dd not installed"
-			} else {
-				f := filepath.Join(dir, "dd.bin")
-				w, err := ddRate(ctx, dd, ddWriteArgs(f, sz, ddDirect)...)
-				if err != nil && ddDirect {
-					// The file system refused direct I/O; measure cached, as RAMBar does.
-					ddDirect = false
-					w, err = ddRate(ctx, dd, ddWriteArgs(f, sz, false)...)
-				}
-				record(&seqW.Theirs, w, err)
-				if !ddDirect {
-					dropCache(f)
-				}
-				r, err := ddRate(ctx, dd, ddReadArgs(f, sz, ddDirect)...)
-				record(&seqR.Theirs, r, err)
-				os.Remove(f)
-			}
-		}
-		if want(rowFsync) {
-			progress(fmt.Sprintf("%s: 4 KB write + fsync, RAMBar then %s (run %d of %d)", t.Name, strings.Fields(syncC.Tool)[0], run, e.runs))
-			if s, err := runSyncWrites(ctx, e, dir, st, fsync); err == nil {
-				syncC.Ours.Samples = append(syncC.Ours.Samples, s[0])
-			} else {
-				syncC.Ours.Err = err.Error()
-			}
-			switch {
-			case fio != "":
-				v, err := fioSyncLatency(ctx, fio, filepath.Join(dir, "fio.bin"), sz.fsyncs)
-				record(&syncC.Theirs, v, err)
-			case dd != "":
-				f := filepath.Join(dir, "dsync.bin")
-				t0 := time.Now()
-				_, err := ddRate(ctx, dd, "if=/dev/zero", "of="+f, "bs=4096", fmt.Sprintf("count=%d", sz.fsyncs), "oflag=dsync")
-				record(&syncC.Theirs, float64(time.Since(t0).Microseconds())/float64(sz.fsyncs), err)
-			default:
-				syncC.Theirs.Skipped = "neither fio nor dd installed"
-			}
-		}
-		if want(rowUntar) {
-			progress(fmt.Sprintf("%s: untar, RAMBar then tar (run %d of %d)", t.Name, run, e.runs))
-			if s, err := runUntar(ctx, e, filepath.Join(dir), fsName, st); err == nil {
-				untar.Ours.Samples = append(untar.Ours.Samples, s[0])
-			} else {
-				untar.Ours.Err = err.Error()
-			}
-			if tarTool == "" {
-				untar.Theirs.Skipped = "tar not installed"
-			} else {
-				out := filepath.Join(dir, "tar-out")
-				os.Mkdir(out, 0o755)
-				t0 := time.Now()
-				cmd := exec.CommandContext(ctx, tarTool, tarArgs(tarFile, out)...)
-				cmd.Env = toolEnv()
-				b, err := cmd.CombinedOutput()
-				if err != nil {
-					err = fmt.Errorf("tar -xf: %w: %s", err, strings.TrimSpace(string(b)))
-				}
-				record(&untar.Theirs, time.Since(t0).Seconds(), err)
-			}
-		}
-		if err := os.RemoveAll(dir); err != nil {
+		if err := c.run(ctx, run); err != nil {
 			return nil, err
 		}
 	}
-	if !ddDirect {
-		seqW.Tool = strings.Replace(seqW.Tool, " oflag=direct", "", 1) + " (direct I/O refused)"
-		seqR.Tool = strings.Replace(seqR.Tool, " iflag=direct", "", 1) + " (direct I/O refused)"
+	return c.results(), nil
+}
+
+// comparer holds one Compare's rows and tools.
+type comparer struct {
+	t                         Target
+	opts                      Options
+	fsName, work, tarFile     string
+	e                         *runEnv
+	progress                  func(string)
+	dd, fio, tar              string
+	ddDirect                  bool
+	seqW, seqR, syncC, untarC *Comparison
+}
+
+func newComparer(t Target, opts Options, fsName, work string, progress func(string)) *comparer {
+	e := &runEnv{opts: opts, sz: opts.sizes(), runs: opts.runs()}
+	sz := e.sz
+	c := &comparer{t: t, opts: opts, fsName: fsName, work: work, tarFile: filepath.Join(work, "archive.tar"), e: e, progress: progress,
+		dd: lookTool("dd"), fio: lookTool("fio"), tar: lookTool("tar"), ddDirect: true}
+	mk := func(row RowID, unit Unit, tool string) *Comparison {
+		return &Comparison{Target: t.Name, Row: row, Tool: tool, Ours: Result{Row: row, Unit: unit}, Theirs: Result{Row: row, Unit: unit}}
+	}
+	c.seqW = mk(rowSeqWrite, MBps, fmt.Sprintf("dd bs=%d count=%d oflag=direct conv=fsync", sz.block, sz.seq/int64(sz.block)))
+	c.seqR = mk(rowSeqRead, MBps, fmt.Sprintf("dd bs=%d iflag=direct", sz.block))
+	c.syncC = mk(rowFsync, Micros, fmt.Sprintf("fio --rw=write --bs=4k --size=%dk --fsync=1 --ioengine=sync", sz.fsyncs*4))
+	if c.fio == "" {
+		c.syncC.Tool = fmt.Sprintf("dd bs=4k count=%d oflag=dsync (fio not installed)", sz.fsyncs)
+	}
+	c.untarC = mk(rowUntar, Secs, "tar --no-same-owner --no-same-permissions -xf")
+	return c
+}
+
+// want reports whether one of ids was asked for (all when opts.Rows is empty).
+func (c *comparer) want(ids ...RowID) bool {
+	if len(c.opts.Rows) == 0 {
+		return true
+	}
+	for _, id := range ids {
+		if slices.Contains(c.opts.Rows, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// run measures one run of every row asked for, RAMBar then the tool, in a
+// fresh folder removed afterwards.
+func (c *comparer) run(ctx context.Context, run int) error {
+	dir, err := os.MkdirTemp(c.work, "run-")
+	if err != nil {
+		return err
+	}
+	st := &jobState{}
+	if c.want(rowSeqWrite, rowSeqRead) {
+		c.progress(fmt.Sprintf("%s: sequential, RAMBar then dd (run %d of %d)", c.t.Name, run, c.e.runs))
+		c.sequential(ctx, dir, st)
+	}
+	if c.want(rowFsync) {
+		c.progress(fmt.Sprintf("%s: 4 KB write + fsync, RAMBar then %s (run %d of %d)", c.t.Name, strings.Fields(c.syncC.Tool)[0], run, c.e.runs))
+		c.syncWrites(ctx, dir, st)
+	}
+	if c.want(rowUntar) {
+		c.progress(fmt.Sprintf("%s: untar, RAMBar then tar (run %d of %d)", c.t.Name, run, c.e.runs))
+		c.untar(ctx, dir, st)
+	}
+	return os.RemoveAll(dir)
+}
+
+func (c *comparer) sequential(ctx context.Context, dir string, st *jobState) {
+	if s, err := runSequential(ctx, c.e, dir, c.fsName, st); err == nil {
+		c.seqW.Ours.Samples = append(c.seqW.Ours.Samples, s[0])
+		c.seqR.Ours.Samples = append(c.seqR.Ours.Samples, s[1])
+		c.seqW.Ours.Note = st.note
+	} else {
+		c.seqW.Ours.Err, c.seqR.Ours.Err = err.Error(), err.Error()
+	}
+	if c.dd == "" {
+		c.seqW.Theirs.Skipped, c.seqR.Theirs.Skipped = "dd not installed", "dd not installed"
+		return
+	}
+	f := filepath.Join(dir, "dd.bin")
+	w, err := ddRate(ctx, c.dd, ddWriteArgs(f, c.e.sz, c.ddDirect)...)
+	if err != nil && c.ddDirect {
+		// The file system refused direct I/O; measure cached, as RAMBar does.
+		c.ddDirect = false
+		w, err = ddRate(ctx, c.dd, ddWriteArgs(f, c.e.sz, false)...)
+	}
+	record(&c.seqW.Theirs, w, err)
+	if !c.ddDirect {
+		dropCache(f)
+	}
+	r, err := ddRate(ctx, c.dd, ddReadArgs(f, c.e.sz, c.ddDirect)...)
+	record(&c.seqR.Theirs, r, err)
+	os.Remove(f)
+}
+
+func (c *comparer) syncWrites(ctx context.Context, dir string, st *jobState) {
+	if s, err := runSyncWrites(ctx, c.e, dir, st, fsync); err == nil {
+		c.syncC.Ours.Samples = append(c.syncC.Ours.Samples, s[0])
+	} else {
+		c.syncC.Ours.Err = err.Error()
+	}
+	n := c.e.sz.fsyncs
+	switch {
+	case c.fio != "":
+		v, err := fioSyncLatency(ctx, c.fio, filepath.Join(dir, "fio.bin"), n)
+		record(&c.syncC.Theirs, v, err)
+	case c.dd != "":
+		f := filepath.Join(dir, "dsync.bin")
+		t0 := time.Now()
+		_, err := ddRate(ctx, c.dd, "if=/dev/zero", "of="+f, "bs=4096", fmt.Sprintf("count=%d", n), "oflag=dsync")
+		record(&c.syncC.Theirs, float64(time.Since(t0).Microseconds())/float64(n), err)
+	default:
+		c.syncC.Theirs.Skipped = "neither fio nor dd installed"
+	}
+}
+
+func (c *comparer) untar(ctx context.Context, dir string, st *jobState) {
+	if s, err := runUntar(ctx, c.e, dir, c.fsName, st); err == nil {
+		c.untarC.Ours.Samples = append(c.untarC.Ours.Samples, s[0])
+	} else {
+		c.untarC.Ours.Err = err.Error()
+	}
+	if c.tar == "" {
+		c.untarC.Theirs.Skipped = "tar not installed"
+		return
+	}
+	out := filepath.Join(dir, "tar-out")
+	os.Mkdir(out, 0o755)
+	t0 := time.Now()
+	cmd := exec.CommandContext(ctx, c.tar, tarArgs(c.tarFile, out)...)
+	cmd.Env = toolEnv()
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		err = fmt.Errorf("tar -xf: %w: %s", err, strings.TrimSpace(string(b)))
+	}
+	record(&c.untarC.Theirs, time.Since(t0).Seconds(), err)
+}
+
+// results summarizes the rows asked for and the median of the paired ratios.
+func (c *comparer) results() []Comparison {
+	if !c.ddDirect {
+		c.seqW.Tool = strings.Replace(c.seqW.Tool, " oflag=direct", "", 1) + " (direct I/O refused)"
+		c.seqR.Tool = strings.Replace(c.seqR.Tool, " iflag=direct", "", 1) + " (direct I/O refused)"
 	}
 	var out []Comparison
-	for _, c := range []*Comparison{seqW, seqR, syncC, untar} {
-		if want(c.Row) {
-			out = append(out, *c)
+	for _, x := range []*Comparison{c.seqW, c.seqR, c.syncC, c.untarC} {
+		if c.want(x.Row) {
+			out = append(out, *x)
 		}
 	}
 	for i := range out {
-		c := &out[i]
-		summarize(&c.Ours)
-		summarize(&c.Theirs)
-		if c.Ours.OK() && c.Theirs.OK() && len(c.Ours.Samples) == len(c.Theirs.Samples) {
+		x := &out[i]
+		summarize(&x.Ours)
+		summarize(&x.Theirs)
+		if x.Ours.OK() && x.Theirs.OK() && len(x.Ours.Samples) == len(x.Theirs.Samples) {
 			var rs []float64
-			for k := range c.Ours.Samples {
-				if c.Theirs.Samples[k] > 0 {
-					rs = append(rs, c.Ours.Samples[k]/c.Theirs.Samples[k])
+			for k := range x.Ours.Samples {
+				if x.Theirs.Samples[k] > 0 {
+					rs = append(rs, x.Ours.Samples[k]/x.Theirs.Samples[k])
 				}
 			}
 			sort.Float64s(rs)
-			c.Ratio = median(rs)
+			x.Ratio = median(rs)
 		}
 	}
-	return out, nil
+	return out
 }
 
 func record(r *Result, v float64, err error) {

@@ -168,45 +168,22 @@ func (e *CommandError) Unwrap() error { return e.Err }
 // (the running command gets SIGINT, then SIGKILL after 10 s) or all went
 // well. A failing command stops the trial with a *CommandError.
 func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
-	if len(o.Argv) == 0 {
-		return res, errors.New("try: no command given")
-	}
-	runs := o.Runs
-	if runs == 0 {
-		runs = 5
-	}
-	if runs < 3 {
-		return res, fmt.Errorf("try: at least 3 runs are needed to tell a gain from noise, not %d", runs)
-	}
-	progress := o.Progress
-	if progress == nil {
-		progress = func(string) {}
-	}
-	log := o.Log
-	if log == nil {
-		log = io.Discard
-	}
 	res.Argv, res.Src = o.Argv, o.Src
-	if isInside(o.Src, o.RAMDir) {
-		return res, fmt.Errorf("try: %s is already on the RAM disk at %s; run it from a folder on an ordinary disk", o.Src, o.RAMDir)
-	}
-	if isInside(o.RAMDir, o.Src) {
-		return res, fmt.Errorf("try: the RAM disk folder %s is inside %s, which would be copied into itself", o.RAMDir, o.Src)
-	}
-	bytes, files, err := TreeSize(o.Src)
+	runs, err := o.check()
 	if err != nil {
-		return res, fmt.Errorf("try: measure %s: %w", o.Src, err)
+		return res, err
+	}
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	bytes, files, err := o.room()
+	if err != nil {
+		return res, err
 	}
 	res.CopyBytes, res.CopyFiles = bytes, files
-	free, err := diskspace.Free(o.RAMDir)
-	if err != nil {
-		return res, fmt.Errorf("try: %w", err)
-	}
-	// Room for the copy and as much again for what the command writes.
-	if need := 2*bytes + int64(files)*4096 + 16<<20; free < need {
-		return res, fmt.Errorf("try: %w: %s holds %s; the RAM disk at %s has %s free (needs %s with room for the command's output)",
-			ramdisk.ErrNoSpace, o.Src, bytesText(bytes), o.RAMDir, bytesText(free), bytesText(need))
-	}
 	holder, err := os.MkdirTemp(o.RAMDir, ".rambar-try-")
 	if err != nil {
 		return res, fmt.Errorf("try: %w", err)
@@ -217,13 +194,66 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 		}
 	}()
 	res.Copy = filepath.Join(holder, filepath.Base(o.Src))
-	progress(fmt.Sprintf("copying %s (%s, %d files) to the RAM disk", o.Src, bytesText(bytes), files))
+	o.Progress(fmt.Sprintf("copying %s (%s, %d files) to the RAM disk", o.Src, bytesText(bytes), files))
 	t0 := time.Now()
 	if err := copyTree(ctx, o.Src, res.Copy); err != nil {
 		return res, fmt.Errorf("try: copy to the RAM disk: %w", err)
 	}
 	res.CopySecs = time.Since(t0).Seconds()
 	res.RAM, res.Disk = Result{Unit: Secs}, Result{Unit: Secs}
+	if err := o.alternate(ctx, runs, &res); err != nil {
+		return res, err
+	}
+	summarize(&res.RAM)
+	summarize(&res.Disk)
+	res.RAM.Ops, res.Disk.Ops = 1, 1
+	res.Speedup, res.Verdict = decide(res.RAM.Samples, res.Disk.Samples)
+	return res, nil
+}
+
+// check validates the options and returns the number of timed runs.
+func (o TrialOptions) check() (int, error) {
+	if len(o.Argv) == 0 {
+		return 0, errors.New("try: no command given")
+	}
+	runs := o.Runs
+	if runs == 0 {
+		runs = 5
+	}
+	if runs < 3 {
+		return 0, fmt.Errorf("try: at least 3 runs are needed to tell a gain from noise, not %d", runs)
+	}
+	if isInside(o.Src, o.RAMDir) {
+		return 0, fmt.Errorf("try: %s is already on the RAM disk at %s; run it from a folder on an ordinary disk", o.Src, o.RAMDir)
+	}
+	if isInside(o.RAMDir, o.Src) {
+		return 0, fmt.Errorf("try: the RAM disk folder %s is inside %s, which would be copied into itself", o.RAMDir, o.Src)
+	}
+	return runs, nil
+}
+
+// room measures the source and checks the RAM disk can hold it twice (the
+// copy and as much again for what the command writes).
+func (o TrialOptions) room() (bytes int64, files int, err error) {
+	bytes, files, err = TreeSize(o.Src)
+	if err != nil {
+		return 0, 0, fmt.Errorf("try: measure %s: %w", o.Src, err)
+	}
+	free, err := diskspace.Free(o.RAMDir)
+	if err != nil {
+		return 0, 0, fmt.Errorf("try: %w", err)
+	}
+	if need := 2*bytes + int64(files)*4096 + 16<<20; free < need {
+		return 0, 0, fmt.Errorf("try: %w: %s holds %s; the RAM disk at %s has %s free (needs %s with room for the command's output)",
+			ramdisk.ErrNoSpace, o.Src, bytesText(bytes), o.RAMDir, bytesText(free), bytesText(need))
+	}
+	return bytes, files, nil
+}
+
+// alternate runs the command on the RAM disk copy and in place: a warm-up
+// pair (its RAM-disk output shown on the terminal writers), then runs pairs,
+// the order swapped every other pair, each sample recorded in res.
+func (o TrialOptions) alternate(ctx context.Context, runs int, res *TrialResult) error {
 	dirOf := map[Place]string{OnRAM: res.Copy, InSitu: o.Src}
 	for run := 0; run <= runs; run++ {
 		order := []Place{OnRAM, InSitu}
@@ -232,48 +262,43 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 		}
 		for _, p := range order {
 			if err := ctx.Err(); err != nil {
-				return res, err
+				return err
 			}
 			what := fmt.Sprintf("run %d of %d", run, runs)
 			if run == 0 {
 				what = "warm-up"
 			}
-			progress(fmt.Sprintf("%s %s (%s)", strings.Join(o.Argv, " "), p.Words(), what))
-			stdout, stderr := log, log
+			o.Progress(fmt.Sprintf("%s %s (%s)", strings.Join(o.Argv, " "), p.Words(), what))
+			stdout, stderr := o.Log, o.Log
 			if run == 0 && p == OnRAM {
 				stdout, stderr = o.Stdout, o.Stderr
 			}
 			if run > 0 || p == InSitu {
-				fmt.Fprintf(log, "==== rambar try: %s, %s, in %s\n", p.Words(), what, dirOf[p])
+				fmt.Fprintf(o.Log, "==== rambar try: %s, %s, in %s\n", p.Words(), what, dirOf[p])
 			}
 			secs, err := runOnce(ctx, o.Argv, dirOf[p], p, stdout, stderr)
 			if err != nil {
 				if ctx.Err() != nil {
-					return res, ctx.Err()
+					return ctx.Err()
 				}
 				code := -1
 				var ee *exec.ExitError
 				if errors.As(err, &ee) {
 					code = ee.ExitCode()
 				}
-				return res, &CommandError{Place: p, Run: run, ExitCode: code, Err: err}
+				return &CommandError{Place: p, Run: run, ExitCode: code, Err: err}
 			}
 			res.Runs = append(res.Runs, TrialRun{Place: p, Run: run, Seconds: secs})
-			if run == 0 {
-				continue
-			}
-			if p == OnRAM {
+			switch {
+			case run == 0:
+			case p == OnRAM:
 				res.RAM.Samples = append(res.RAM.Samples, secs)
-			} else {
+			default:
 				res.Disk.Samples = append(res.Disk.Samples, secs)
 			}
 		}
 	}
-	summarize(&res.RAM)
-	summarize(&res.Disk)
-	res.RAM.Ops, res.Disk.Ops = 1, 1
-	res.Speedup, res.Verdict = decide(res.RAM.Samples, res.Disk.Samples)
-	return res, nil
+	return nil
 }
 
 // isInside reports whether path is dir or inside it.
