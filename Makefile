@@ -39,6 +39,7 @@ lint: bin/staticcheck ## go vet, gofmt and staticcheck, for Linux and for macOS 
 
 cross: ## vet, test-build and build the CLI for macOS without cgo
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet -tags integration ./darwin/
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) test -exec=true -count=1 ./... >/dev/null
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) test -exec=true -count=1 ./... >/dev/null
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rambar-darwin-arm64 ./app

@@ -96,6 +96,7 @@ func (e *Engine) Caps() ramdisk.Caps {
 		MountRoot:     e.mountRoot,
 		HeldIsCostly:  true,
 		LazyThreshold: ramdisk.DiskImageLazyThreshold,
+		TmpFSShare:    50, // mount_tmpfs caps a tmpfs at half the memory (TmpDisk #36)
 	}
 }
 

@@ -56,6 +56,9 @@ type Caps struct {
 	// LazyThreshold is the size from which memory is taken only as blocks are
 	// written (macOS disk images: 4 GiB); 0 means always as written.
 	LazyThreshold Size
+	// TmpFSShare is the percentage of physical memory a tmpfs is cut to (macOS
+	// mount_tmpfs: 50, silently); 0 means no such limit.
+	TmpFSShare int `json:",omitempty"`
 }
 
 // Supports reports whether the engine can make fs.

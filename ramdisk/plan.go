@@ -165,6 +165,10 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	if f.Caps.MountRoot != "" {
 		p.MountPoint = strings.TrimSuffix(f.Caps.MountRoot, "/") + "/" + r.Name
 	}
+	if limit := f.Memory.Physical * Size(f.Caps.TmpFSShare) / 100 / MiB * MiB; fs == TmpFS && limit > 0 && p.Size > limit {
+		p.note(Warning, fmt.Sprintf("a tmpfs can be at most %d%% of memory here: it will be %s, not %s", f.Caps.TmpFSShare, limit, r.Size))
+		p.Size = limit
+	}
 	if p.Allocation == AllocUpfront {
 		p.CommitNow = r.Size
 		p.note(Info, fmt.Sprintf("takes all %s of memory as soon as it is made", r.Size))
@@ -172,7 +176,7 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 			p.note(Advice, fmt.Sprintf("a 4 GiB disk costs less until it is filled: under 4 GiB macOS commits the whole %s now, from 4 GiB it takes memory only as you write", r.Size))
 		}
 	} else {
-		p.note(Info, "takes memory only as files are written, up to "+r.Size.String())
+		p.note(Info, "takes memory only as files are written, up to "+p.Size.String())
 	}
 	if fs.IsDiskImage() {
 		p.note(Info, "deleting files does not give memory back; eject (or Reclaim) does")
@@ -188,10 +192,10 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	if phys := f.Memory.Physical; phys > 0 {
 		limit := phys - Headroom
 		// What the disk could come to hold, on top of what RAM disks hold now.
-		worst := f.Held + r.Size
+		worst := f.Held + p.Size
 		if worst > limit {
 			msg := fmt.Sprintf("%s would bring RAM disks to %s of memory, more than physical memory (%s) minus %s for the system",
-				r.Size, worst.Short(), phys.Short(), Headroom)
+				p.Size, worst.Short(), phys.Short(), Headroom)
 			if !r.Force {
 				return Plan{}, fmt.Errorf("%w: %s; use --force to make it anyway", ErrTooLarge, msg)
 			}

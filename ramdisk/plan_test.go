@@ -2,6 +2,7 @@ package ramdisk
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -33,6 +34,27 @@ func TestAllocationFor(t *testing.T) {
 		if got := AllocationFor(tt.fs, tt.size); got != tt.want {
 			t.Errorf("AllocationFor(%s, %v) = %s, want %s", tt.fs, tt.size, got, tt.want)
 		}
+	}
+}
+
+// A tmpfs where the OS cuts it to a share of memory (macOS: half) is planned
+// at the size it will really have, and the plan says so; a smaller one, other
+// file systems and Linux are unchanged.
+func TestPlanTmpfsShare(t *testing.T) {
+	caps := macCaps()
+	caps.TmpFSShare = 50
+	f := Facts{Caps: caps, Memory: Memory{Physical: 32 * GiB, Free: 30 * GiB}}
+	p, err := NewPlan(Request{Name: "Big", Size: 20 * GiB, FS: TmpFS}, f)
+	if err != nil || p.Size != 16*GiB || len(p.Notes) == 0 || !strings.Contains(fmt.Sprint(p.Notes), "at most 50% of memory here: it will be 16 GiB, not 20 GiB") {
+		t.Errorf("20 GiB tmpfs on 32 GiB: %+v, %v", p, err)
+	}
+	for _, r := range []Request{{Name: "Small", Size: 8 * GiB, FS: TmpFS}, {Name: "Image", Size: 20 * GiB, FS: APFS}} {
+		if p, err := NewPlan(r, f); err != nil || p.Size != r.Size {
+			t.Errorf("%+v: planned %v, %v", r, p.Size, err)
+		}
+	}
+	if p, err := NewPlan(Request{Name: "Lin", Size: 20 * GiB, FS: TmpFS}, Facts{Caps: linuxCaps(), Memory: f.Memory}); err != nil || p.Size != 20*GiB {
+		t.Errorf("Linux: planned %v, %v", p.Size, err)
 	}
 }
 
