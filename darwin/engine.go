@@ -100,9 +100,10 @@ func (e *Engine) Caps() ramdisk.Caps {
 	}
 }
 
-// Tools lists the programs the engine runs, for `rambar doctor`.
+// Tools lists the programs the engine runs (and doctor --capture uses), for
+// `rambar doctor`.
 func (e *Engine) Tools() []string {
-	return []string{"hdiutil", "diskutil", "sw_vers", "footprint", "ps", "lsof", "mdutil", "mount", "mount_tmpfs", "osascript", "vm_stat", "sysctl", "memory_pressure", "ditto"}
+	return []string{"hdiutil", "diskutil", "sw_vers", "footprint", "ps", "lsof", "mdutil", "mount", "mount_tmpfs", "osascript", "vm_stat", "sysctl", "memory_pressure", "ditto", "xattr", "launchctl"}
 }
 
 // toolError is a tool's failure with its own words (stderr, or stdout where
