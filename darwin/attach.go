@@ -45,7 +45,8 @@ func macOSMajor(s string) (int, bool) {
 // attach made but did not name (output that cannot be read, diskutil failing
 // after attaching) is found by comparing diskutil's whole disks before and
 // after, and detached; and hdiutil is tried after diskutil only when diskutil
-// attached nothing, so a failure never attaches a second device.
+// attached nothing, so a failure never attaches a second device (and only
+// its usage text, a missing verb, moves the engine to hdiutil for good).
 func (e *Engine) attachRAM(ctx context.Context, sectors int64, hidden bool) (string, error) {
 	url := fmt.Sprintf("ram://%d", sectors)
 	before, lerr := e.wholeDisks(ctx)
@@ -68,9 +69,11 @@ func (e *Engine) attachRAM(ctx context.Context, sectors int64, hidden bool) (str
 	if left := e.leftovers(ctx, before, sectors); len(left) > 0 {
 		return "", errors.Join(derr, e.cleanup(ctx, left))
 	}
-	e.mu.Lock()
-	e.attach, e.noDiskutilImage = attachHdiutil, true // the verb is missing here
-	e.mu.Unlock()
+	if usageText(err) {
+		e.mu.Lock()
+		e.attach, e.noDiskutilImage = attachHdiutil, true // the verb is missing here: hdiutil for good
+		e.mu.Unlock()
+	}
 	dev, herr := e.hdiutilAttach(ctx, url, hidden, before, sectors)
 	if herr != nil {
 		return "", errors.Join(derr, herr)
@@ -113,6 +116,13 @@ func (e *Engine) attached(ctx context.Context, what string, out []byte, before m
 		return "", errors.Join(err, errors.New("cleanup: no new device of that size is listed"))
 	}
 	return "", errors.Join(err, e.cleanup(ctx, left))
+}
+
+// usageText reports diskutil answering with its usage text: a verb this
+// macOS does not have.
+func usageText(err error) bool {
+	var re *run.Error
+	return errors.As(err, &re) && strings.Contains(string(re.Stdout)+string(re.Stderr), "Usage:")
 }
 
 // wholeDisks lists diskutil's whole disks by identifier.

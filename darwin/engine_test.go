@@ -227,6 +227,21 @@ func TestHdiutilWarningMovesToDiskutil(t *testing.T) {
 	}
 }
 
+// diskutil image attach failing for another reason, having attached
+// nothing: hdiutil makes this disk, but the engine stays with diskutil.
+func TestDiskutilOtherFailureTriesHdiutilOnce(t *testing.T) {
+	f := newFakeMac(t, "27.0")
+	f.diskutilBroken = true
+	f.diskutilWords = "Error: -69877: Couldn't open device\n"
+	e := f.engine()
+	if _, err := e.Create(ctx, plan(t, e, "Once", 64*ramdisk.MiB, ramdisk.APFS, false)); err != nil {
+		t.Fatal(err)
+	}
+	if f.called("hdiutil", "attach") != 1 || e.AttachTool(ctx) != attachDiskutil || f.attached() != 1 {
+		t.Errorf("hdiutil attach ran %d times, tool now %s, %d attached", f.called("hdiutil", "attach"), e.AttachTool(ctx), f.attached())
+	}
+}
+
 // An attach that succeeds but prints what cannot be read leaves nothing
 // attached: the new device is found in diskutil list and detached.
 func TestAttachUnreadableOutputDetaches(t *testing.T) {

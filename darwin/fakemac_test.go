@@ -65,10 +65,11 @@ type fakeMac struct {
 	osaCancel          bool
 	noFootprint        bool
 	reverseEnts        bool
-	swVersBroken       bool // sw_vers fails
-	noMemsize          bool // sysctl hw.memsize alone fails
-	attachGarbage      bool // attach succeeds but prints nothing readable
-	diskutilFailsAfter bool // diskutil image attach attaches, then fails // hdiutil info lists an image's entities last first (volume, container, whole disk)
+	swVersBroken       bool   // sw_vers fails
+	noMemsize          bool   // sysctl hw.memsize alone fails
+	diskutilWords      string // with diskutilBroken: its stderr instead of the usage text
+	attachGarbage      bool   // attach succeeds but prints nothing readable
+	diskutilFailsAfter bool   // diskutil image attach attaches, then fails // hdiutil info lists an image's entities last first (volume, container, whole disk)
 }
 
 func newFakeMac(t *testing.T, version string) *fakeMac {
@@ -191,6 +192,9 @@ func (f *fakeMac) answer(argv []string, stdin string) runtest.Reply {
 		return ok("disabled services = {\n}\nlogin item associations = {\n}\n")
 	case strings.HasPrefix(a, "diskutil image attach --noMount"):
 		if f.diskutilBroken || f.major() < 13 {
+			if f.diskutilWords != "" {
+				return runtest.Reply{Stderr: f.diskutilWords, Exit: 1}
+			}
 			return runtest.Reply{Stdout: "Usage:  diskutil [quiet] <verb> <options>\n", Exit: 1}
 		}
 		im := f.attachImage(argv[len(argv)-1], strings.Contains(a, "--nobrowse"))
