@@ -240,9 +240,6 @@ func ParseRow(s string) (RowID, error) {
 // check that the fsync rows really sync.
 var syncCalls atomic.Int64
 
-// syncsSoFar returns how many fsync-class calls the package has made.
-func syncsSoFar() int64 { return syncCalls.Load() }
-
 func fsync(f *os.File) error {
 	syncCalls.Add(1)
 	return f.Sync()

@@ -27,12 +27,12 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 	targets := []Target{{Name: "Scratch", Dir: ram, RAM: true}, {Name: "Disk", Dir: disk}}
 	opts := Options{Quick: true, Runs: 2}
 	var steps []Progress
-	before := syncsSoFar()
+	before := syncCalls.Load()
 	rep, err := Run(context.Background(), targets, opts, func(p Progress) { steps = append(steps, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := syncsSoFar() - before; got < int64(2*2*quickSizes.fsyncs) {
+	if got := syncCalls.Load() - before; got < int64(2*2*quickSizes.fsyncs) {
 		t.Errorf("package sync counter rose by %d, want at least %d (fsync row, 2 runs, 2 targets)", got, 2*2*quickSizes.fsyncs)
 	}
 	wantUnit := map[RowID]Unit{rowSeqWrite: MBps, rowSeqRead: MBps, rowFsync: Micros, rowFullFsync: Micros,
