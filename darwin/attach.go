@@ -81,6 +81,8 @@ func (e *Engine) attachRAM(ctx context.Context, sectors int64, hidden bool) (str
 	return dev, nil
 }
 
+// hdiutilAttach attaches with hdiutil; a failure that still left a device
+// (found as in attachRAM) detaches it.
 func (e *Engine) hdiutilAttach(ctx context.Context, url string, hidden bool, before map[string]listEntry, sectors int64) (string, error) {
 	argv := []string{"hdiutil", "attach", "-nomount"}
 	if hidden {
@@ -88,7 +90,13 @@ func (e *Engine) hdiutilAttach(ctx context.Context, url string, hidden bool, bef
 	}
 	res, err := e.run(ctx, append(argv, url)...)
 	if err != nil {
-		return "", fmt.Errorf("hdiutil attach %s: %w", url, toolErr(err))
+		herr := fmt.Errorf("hdiutil attach %s: %w", url, toolErr(err))
+		if before != nil {
+			if left := e.leftovers(ctx, before, sectors); len(left) > 0 {
+				return "", errors.Join(herr, e.cleanup(ctx, left))
+			}
+		}
+		return "", herr
 	}
 	if isDeprecated(res.Stderr) {
 		e.mu.Lock()

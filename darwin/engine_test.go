@@ -279,6 +279,20 @@ func TestDiskutilFailureAfterAttachNoSecondDevice(t *testing.T) {
 	}
 }
 
+// hdiutil attach failing after it attached: that device is detached too.
+func TestHdiutilFailureAfterAttachDetaches(t *testing.T) {
+	f := newFakeMac(t, "26.4.1")
+	f.hdiutilFailsAfter = true
+	e := f.engine()
+	_, err := e.Create(ctx, plan(t, e, "Half", 64*ramdisk.MiB, ramdisk.APFS, false))
+	if err == nil || !strings.Contains(err.Error(), "Resource temporarily unavailable") || !strings.Contains(err.Error(), "detached /dev/disk4") {
+		t.Errorf("Create: %v", err)
+	}
+	if f.attached() != 0 {
+		t.Errorf("%d devices left attached", f.attached())
+	}
+}
+
 func TestCreateFailedEraseDetaches(t *testing.T) {
 	f := newFakeMac(t, "26.4.1")
 	f.failErase = "Error: -69832: file system formatter failed\n"

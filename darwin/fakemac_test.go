@@ -68,6 +68,7 @@ type fakeMac struct {
 	swVersBroken       bool   // sw_vers fails
 	noMemsize          bool   // sysctl hw.memsize alone fails
 	diskutilWords      string // with diskutilBroken: its stderr instead of the usage text
+	hdiutilFailsAfter  bool   // hdiutil attach attaches, then fails
 	attachGarbage      bool   // attach succeeds but prints nothing readable
 	diskutilFailsAfter bool   // diskutil image attach attaches, then fails // hdiutil info lists an image's entities last first (volume, container, whole disk)
 }
@@ -208,6 +209,9 @@ func (f *fakeMac) answer(argv []string, stdin string) runtest.Reply {
 		return ok(fmt.Sprintf("/dev/disk%d\n", im.n))
 	case strings.HasPrefix(a, "hdiutil attach -nomount"):
 		im := f.attachImage(argv[len(argv)-1], strings.Contains(a, "-nobrowse"))
+		if f.hdiutilFailsAfter {
+			return f.warn(fail(1, "hdiutil: attach failed - Resource temporarily unavailable\n"), "attach")
+		}
 		if f.attachGarbage {
 			return f.warn(ok("\t\n"), "attach")
 		}
