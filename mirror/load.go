@@ -55,7 +55,7 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFu
 			}
 			entries = append(entries, e)
 		}
-		if err := restoreTree(ctx, entries, under(st.MirrorPath), v.MountPoint, progress, k.CopyFile); err != nil {
+		if err := restoreTree(ctx, entries, st.MirrorPath, samePath, v.MountPoint, progress, k.CopyFile); err != nil {
 			return Result{}, fmt.Errorf("load %s into %s: %w", st.MirrorPath, v.Name, err)
 		}
 		// The folder's state becomes the first snapshot: from now on the

@@ -40,23 +40,21 @@ func (k *Keeper) publish(ctx context.Context, st State, id string) error {
 	}
 	_, statErr := os.Lstat(folder)
 	exists := statErr == nil
-	reuse := func(e Entry) string {
-		if !exists {
-			return ""
-		}
+	reuse := func(e Entry) bool {
 		old := filepath.Join(folder, filepath.FromSlash(e.Path))
 		var stt unix.Stat_t
 		if unix.Lstat(old, &stt) != nil || kindOf(uint32(stt.Mode)) != KindFile {
-			return ""
+			return false
 		}
 		cur, err := entryOf(folder, scanned{rel: e.Path, id: identOf(&stt)})
-		if err != nil || !sameMeta(cur, e) {
-			return ""
-		}
-		return old
+		return err == nil && sameMeta(cur, e)
 	}
 	files := []string{}
-	if err := buildTree(ctx, m.Entries, tmp, build{src: s.objRef, reuse: reuse}); err != nil {
+	b := build{from: s.path("objects"), src: objRefOf, unpackDir: s.dir}
+	if exists {
+		b.reuse, b.old = reuse, folder
+	}
+	if err := buildTree(ctx, m.Entries, tmp, b); err != nil {
 		os.RemoveAll(tmp)
 		return err
 	}
