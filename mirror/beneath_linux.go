@@ -45,10 +45,10 @@ func cloneAt(t *dirTree, rel string, in int) (int, bool) {
 	return out, true
 }
 
-// setTimes sets the access and modification times of fd to mtime (ns
-// since the epoch): utimensat with no path acts on the descriptor itself.
-func setTimes(_ *dirTree, fd int, _ string, mtime int64) error {
-	ts := [2]unix.Timespec{unix.NsecToTimespec(mtime), unix.NsecToTimespec(mtime)}
+// setTimes sets the access and modification times of fd: utimensat with
+// no path acts on the descriptor itself.
+func setTimes(_ *dirTree, fd int, _ string, atime, mtime unix.Timespec) error {
+	ts := [2]unix.Timespec{atime, mtime}
 	for {
 		_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
 		if e == unix.EINTR {
@@ -66,3 +66,6 @@ func setTimes(_ *dirTree, fd int, _ string, mtime int64) error {
 func lsetxattrAt(pfd int, name, attr string, v []byte) error {
 	return unix.Lsetxattr("/proc/self/fd/"+strconv.Itoa(pfd)+"/"+name, attr, v, 0)
 }
+
+// mkfifoAt makes the FIFO name in the folder pfd.
+func mkfifoAt(_ *dirTree, pfd int, name, _ string) error { return unix.Mkfifoat(pfd, name, 0o600) }

@@ -14,7 +14,8 @@
 //	                               files' bytes one after another
 //	disks/NAME/snapshots/ID.snap   one manifest per save: a header (counts,
 //	                               base, the objects it uses) then paths with
-//	                               their type, mode, times, xattrs and object;
+//	                               their type, mode, owner, times, xattrs,
+//	                               hard link, data extents and object;
 //	                               a full manifest lists every path, a delta
 //	                               only those changed since its base (a full
 //	                               manifest) and those removed
@@ -42,6 +43,24 @@
 // old manifest, whose objects are untouched, or the new one, whose objects
 // were flushed before it was written. Objects no snapshot references
 // (a save cut short) are removed by the next save.
+//
+// # What is kept
+//
+// Files (sparse ones with their holes: only the data ranges are stored,
+// and written back at their offsets), folders, symlinks and FIFOs, with
+// permission bits (setuid, setgid, sticky), owner and group (set back when
+// RAMBar runs as root), access and modification times to the nanosecond
+// (any time the file system holds, past 2262), extended attributes
+// (user.*, POSIX ACLs; as root on Linux also security.* and trusted.*; on
+// macOS all but com.apple.system.*), and hard links as links (the bytes
+// stored once). Sockets and device nodes cannot be kept: a save names
+// them in Result.NotKept. An xattr the system refuses to set on restore
+// (macOS's com.apple.provenance, com.apple.macl, com.apple.rootless) is
+// named there too, and the restore goes on. Not saved: the marker, and
+// folders the file system made itself: ext4's lost+found (inode 11 at the
+// root of an ext4 disk, as mkfs makes on zram) and, on macOS, .fseventsd,
+// .Spotlight-V100, .Trashes, .TemporaryItems, .DocumentRevisions-V100 at
+// the root; the same names anywhere else, or on tmpfs, are contents.
 //
 // # Untrusted stores
 //

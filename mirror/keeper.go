@@ -132,7 +132,9 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)
 	}
 	if st.Mode == ramdisk.Mirror {
-		if err := k.publish(ctx, st, res.Snapshot); err != nil {
+		notes, err := k.publish(ctx, st, res.Snapshot)
+		res.NotKept = append(res.NotKept, notes...)
+		if err != nil {
 			return res, fmt.Errorf("saved %s to %s, but writing %s failed (it is unchanged): %w", v.Name, st.Backing, st.MirrorPath, err)
 		}
 	}
@@ -157,8 +159,9 @@ func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", v.MountPoint, err)
 	}
+	reserved := reservedIn(v.MountPoint)
 	for _, e := range ents {
-		if !skipAtRoot[e.Name()] {
+		if !reserved(e.Name()) {
 			return nil
 		}
 	}

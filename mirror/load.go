@@ -55,7 +55,8 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFu
 			}
 			entries = append(entries, e)
 		}
-		if err := restoreTree(ctx, entries, st.MirrorPath, samePath, v.MountPoint, progress, k.CopyFile); err != nil {
+		notes, err := restoreTree(ctx, entries, st.MirrorPath, samePath, v.MountPoint, progress, k.CopyFile)
+		if err != nil {
 			return Result{}, fmt.Errorf("load %s into %s: %w", st.MirrorPath, v.Name, err)
 		}
 		// The folder's state becomes the first snapshot: from now on the
@@ -63,6 +64,7 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFu
 		if res, err = k.store(st).save(ctx, v.MountPoint, st.ID, st.Snapshots, nil); err != nil {
 			return res, err
 		}
+		res.NotKept = append(notes, res.NotKept...)
 	}
 	return res, k.noteSave(st, res.Snapshot)
 }
@@ -73,8 +75,9 @@ func (k *Keeper) checkEmpty(v ramdisk.Volume) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", v.MountPoint, err)
 	}
+	reserved := reservedIn(v.MountPoint)
 	for _, e := range ents {
-		if !skipAtRoot[e.Name()] {
+		if !reserved(e.Name()) {
 			return fmt.Errorf("%w: %s already holds files (%s); restoring would overwrite them", ErrRefused, v.Name, e.Name())
 		}
 	}
@@ -107,7 +110,9 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 		held := int64(0)
 		if items, err := scan(v.MountPoint); err == nil {
 			for _, it := range items {
-				held += it.id.Size
+				if it.hardLink == "" {
+					held += it.blocks * 512
+				}
 			}
 		}
 		if n := need(m.Entries); n > free+held {
@@ -133,8 +138,9 @@ func clearDisk(root string) error {
 	if err != nil {
 		return err
 	}
+	reserved := reservedIn(root)
 	for _, e := range ents {
-		if skipAtRoot[e.Name()] {
+		if reserved(e.Name()) {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {

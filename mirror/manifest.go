@@ -109,9 +109,10 @@ func removed(old, now []Entry) int {
 }
 
 // sameMeta reports whether a and b record the same path with the same
-// metadata (not comparing their objects).
+// metadata (not comparing their objects, extents or access times).
 func sameMeta(a, b Entry) bool {
-	if a.Path != b.Path || a.Kind != b.Kind || a.Mode != b.Mode || a.Size != b.Size || a.MTime != b.MTime || a.Link != b.Link || len(a.Xattr) != len(b.Xattr) {
+	if a.Path != b.Path || a.Kind != b.Kind || a.Mode != b.Mode || a.Size != b.Size || a.MTime != b.MTime || a.Link != b.Link ||
+		a.UID != b.UID || a.GID != b.GID || a.HardLink != b.HardLink || len(a.Xattr) != len(b.Xattr) {
 		return false
 	}
 	for k, v := range a.Xattr {

@@ -18,11 +18,11 @@ import (
 // tree is built beside it (unchanged files hard-linked from the old tree,
 // the others copied from the store), flushed, and swapped in with one atomic
 // exchange; the old tree is then removed.
-func (k *Keeper) publish(ctx context.Context, st State, id string) error {
+func (k *Keeper) publish(ctx context.Context, st State, id string) ([]NotKept, error) {
 	s := k.store(st)
 	m, err := s.manifest(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	folder := filepath.Clean(st.MirrorPath)
 	parent := filepath.Dir(folder)
@@ -30,13 +30,13 @@ func (k *Keeper) publish(ctx context.Context, st State, id string) error {
 	// A write-back cut short leaves tmp behind: a partial new tree or, after
 	// the exchange, the old one. The folder itself is whole either way.
 	if err := os.RemoveAll(tmp); err != nil {
-		return fmt.Errorf("remove leftover %s: %w", tmp, err)
+		return nil, fmt.Errorf("remove leftover %s: %w", tmp, err)
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return noSpace(fmt.Errorf("make %s: %w", parent, err))
+		return nil, noSpace(fmt.Errorf("make %s: %w", parent, err))
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return noSpace(fmt.Errorf("make %s: %w", tmp, err))
+		return nil, noSpace(fmt.Errorf("make %s: %w", tmp, err))
 	}
 	_, statErr := os.Lstat(folder)
 	exists := statErr == nil
@@ -54,9 +54,10 @@ func (k *Keeper) publish(ctx context.Context, st State, id string) error {
 	if exists {
 		b.reuse, b.old = reuse, folder
 	}
-	if err := buildTree(ctx, m.Entries, tmp, b); err != nil {
+	notes, err := buildTree(ctx, m.Entries, tmp, b)
+	if err != nil {
 		os.RemoveAll(tmp)
-		return err
+		return nil, err
 	}
 	if syncEachFile {
 		for _, e := range m.Entries {
@@ -67,22 +68,22 @@ func (k *Keeper) publish(ctx context.Context, st State, id string) error {
 	}
 	if err := flushTree(tmp, files); err != nil {
 		os.RemoveAll(tmp)
-		return err
+		return nil, err
 	}
 	if exists {
 		if err := exchange(tmp, folder); err != nil {
 			os.RemoveAll(tmp)
-			return err
+			return nil, err
 		}
 	} else if err := os.Rename(tmp, folder); err != nil {
 		os.RemoveAll(tmp)
-		return fmt.Errorf("rename %s: %w", folder, err)
+		return nil, fmt.Errorf("rename %s: %w", folder, err)
 	}
 	if err := atomicfile.SyncDir(parent); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.RemoveAll(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove old tree %s: %w", tmp, err)
+		return nil, fmt.Errorf("remove old tree %s: %w", tmp, err)
 	}
-	return nil
+	return notes, nil
 }

@@ -18,7 +18,10 @@ type ReclaimResult struct {
 	Bytes  int64          `json:"bytes"`  // their bytes
 	Before ramdisk.Usage  `json:"before"` // usage before
 	After  ramdisk.Usage  `json:"after"`  // usage after
-	Took   time.Duration  `json:"took_ns"`
+	// NotKept names what the copy back could not set (an xattr the system
+	// refused).
+	NotKept []NotKept     `json:"not_kept,omitempty"`
+	Took    time.Duration `json:"took_ns"`
 }
 
 // ReclaimError is a Reclaim that failed after the disk was ejected: the
@@ -96,8 +99,9 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: make it again: %w", v.Name, err)}
 	}
 	res.Volume = nv
-	if err := buildTree(ctx, entries, nv.MountPoint,
-		build{from: staging, src: samePath, progress: phase(progress, "copying back"), checkSpace: true, copyFile: k.CopyFile}); err != nil {
+	res.NotKept, err = buildTree(ctx, entries, nv.MountPoint,
+		build{from: staging, src: samePath, progress: phase(progress, "copying back"), checkSpace: true, copyFile: k.CopyFile})
+	if err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: copy back: %w", v.Name, err)}
 	}
 	if mark != "" {
@@ -126,7 +130,7 @@ func stageOut(ctx context.Context, root, staging string, progress ProgressFunc) 
 		return nil, nil, err
 	}
 	b := build{from: root, src: samePath, progress: phase(progress, "copying out"), checkSpace: true}
-	if err := buildTree(ctx, entries, staging, b); err != nil {
+	if _, err := buildTree(ctx, entries, staging, b); err != nil {
 		return nil, nil, err
 	}
 	want, err := DigestTree(staging, true)

@@ -37,14 +37,17 @@ type Snapshot struct {
 
 // Result says what a save or restore did.
 type Result struct {
-	Snapshot    string        `json:"snapshot"`          // the snapshot saved or restored
-	Unchanged   bool          `json:"unchanged"`         // nothing had changed: no new snapshot
-	Files       int           `json:"files"`             // regular files in the tree
-	Bytes       int64         `json:"bytes"`             // their total size
-	CopiedFiles int           `json:"copied_files"`      // files whose bytes were copied
-	CopiedBytes int64         `json:"copied_bytes"`      // bytes copied
-	Removed     int           `json:"removed,omitempty"` // paths gone since the previous save
-	Took        time.Duration `json:"took_ns"`
+	Snapshot    string `json:"snapshot"`          // the snapshot saved or restored
+	Unchanged   bool   `json:"unchanged"`         // nothing had changed: no new snapshot
+	Files       int    `json:"files"`             // regular files in the tree
+	Bytes       int64  `json:"bytes"`             // their total size
+	CopiedFiles int    `json:"copied_files"`      // files whose bytes were copied
+	CopiedBytes int64  `json:"copied_bytes"`      // bytes copied
+	Removed     int    `json:"removed,omitempty"` // paths gone since the previous save
+	// NotKept names what a save could not keep (sockets, device nodes)
+	// and what a restore could not set (an xattr the system refused).
+	NotKept []NotKept     `json:"not_kept,omitempty"`
+	Took    time.Duration `json:"took_ns"`
 }
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
