@@ -91,3 +91,29 @@ func TestRoomCheckCountsHolesAndLinksOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedXattrIsNotedNotFatal restores a file with an xattr the file
+// system refuses (as macOS refuses com.apple.provenance): the restore goes
+// on, the file comes back with its other xattrs, and the refusal is named.
+func TestRefusedXattrIsNotedNotFatal(t *testing.T) {
+	src, dst := t.TempDir(), mountTmpfs(t, "8m")
+	write(t, src, "f", "data")
+	entries, err := treeEntries(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries[1].Xattr = map[string][]byte{"user.kept": []byte("k"), "system.rambar-refused": []byte("x")}
+	notes, err := buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
+	if err != nil {
+		t.Fatalf("a refused xattr failed the restore: %v", err)
+	}
+	if len(notes) != 1 || notes[0].Path != "f" || !strings.Contains(notes[0].Why, "system.rambar-refused") {
+		t.Errorf("notes %+v, want the refused xattr of f", notes)
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, "f")); err != nil || string(b) != "data" {
+		t.Errorf("f: %q %v", b, err)
+	}
+	if v, ok, _ := getXattr(filepath.Join(dst, "f"), "user.kept"); !ok || string(v) != "k" {
+		t.Errorf("user.kept = %q %v", v, ok)
+	}
+}
