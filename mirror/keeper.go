@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"rambar/ramdisk"
 )
@@ -92,9 +93,18 @@ func marker(v ramdisk.Volume) string {
 	return strings.TrimSpace(string(b))
 }
 
+// writeMarker writes the marker, never through a symlink someone left in
+// its place.
 func writeMarker(v ramdisk.Volume, id string) error {
 	p := filepath.Join(v.MountPoint, MarkerName)
-	if err := os.WriteFile(p, []byte(id+"\n"), 0o644); err != nil {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	if err == nil {
+		_, err = f.WriteString(id + "\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("write marker %s: %w", p, err)
 	}
 	return nil

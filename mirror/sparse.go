@@ -2,7 +2,6 @@ package mirror
 
 import (
 	"errors"
-	"fmt"
 
 	"golang.org/x/sys/unix"
 )
@@ -46,11 +45,9 @@ func dataExtents(fd int) ([]Extent, int64, error) {
 func saveData(out, in int, e *Entry, sameFS bool) (int64, error) {
 	e.Extents = nil
 	if e.sparse {
+		// A file system that cannot tell (an error) gets the whole file.
 		ext, size, err := dataExtents(in)
-		if err != nil {
-			return 0, fmt.Errorf("find the holes: %w", err)
-		}
-		if data := (&Entry{Size: size, Extents: ext}).stored(); data < size {
+		if data := (&Entry{Size: size, Extents: ext}).stored(); err == nil && data < size {
 			for _, x := range ext {
 				if err := rangeCopy(out, in, x.Off, x.Len); err != nil {
 					return 0, err
@@ -72,11 +69,11 @@ func saveData(out, in int, e *Entry, sameFS bool) (int64, error) {
 func restoreData(out, in int, src objRef, e Entry, sameFS bool) (int64, error) {
 	ext, base := e.Extents, src.Off
 	if ext == nil && e.sparse && !src.Packed {
-		var err error
-		if ext, e.Size, err = dataExtents(in); err != nil {
-			return 0, fmt.Errorf("find the holes: %w", err)
+		// Each range at its own offset; a file system that cannot tell
+		// (an error) gets the whole file copied.
+		if x, size, err := dataExtents(in); err == nil {
+			ext, e.Size, base = x, size, -1
 		}
-		base = -1 // each range at its own offset
 	}
 	if ext == nil {
 		return copyInto(out, in, src, sameFS)

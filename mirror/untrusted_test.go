@@ -170,3 +170,20 @@ func TestBuildNeverFollowsASymlinkItDidNotMake(t *testing.T) {
 	}
 	outsideUntouched(t, outside)
 }
+
+// TestMarkerIsNotWrittenThroughASymlink: a symlink left in the marker's
+// place is not followed when the marker is written.
+func TestMarkerIsNotWrittenThroughASymlink(t *testing.T) {
+	f := newFixture(t)
+	f.k.Setup("M", Options{Mode: ramdisk.Keep})
+	v := f.create("M")
+	outside := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(outside, []byte("keep me\n"), 0o600)
+	os.Symlink(outside, filepath.Join(v.MountPoint, MarkerName))
+	if _, err := f.k.Load(f.ctx, v, nil); err == nil {
+		t.Error("Load wrote the marker through a symlink")
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "keep me\n" {
+		t.Errorf("the file the symlink names now holds %q", b)
+	}
+}
