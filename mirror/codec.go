@@ -23,14 +23,17 @@ import (
 //	version 2: magic, header (ID, created, files, bytes, base, object refs),
 //	           entries, removed paths
 //	version 3: as version 2; each entry also has its access time, owner,
-//	           group, hard link and data extents, and times are seconds
-//	           and nanoseconds (any time a file system holds; version 1
-//	           and 2 kept nanoseconds in an int64, which ends in 2262)
+//	           group, flags (owner unknown: an entry carried over from
+//	           version 1 or 2), hard link and data extents, and times are
+//	           seconds and nanoseconds (any time a file system holds;
+//	           version 1 and 2 kept nanoseconds in an int64, which ends in
+//	           2262)
 //
 // A manifest with a base is a delta: its entries are the paths added or
 // changed since the base (a full manifest) and its removed paths those
 // gone since. Version 1 and 2 files still load (their access time is the
-// modification time, their owner root).
+// modification time; their owner is unknown, so a restore as root leaves
+// the owner it makes).
 //
 // An index file: magic, snapshot, disk ID, then per path the path, inode,
 // ctime, mtime, size and mode. Version 2 is exact (see index), version 1
@@ -42,6 +45,9 @@ const (
 	indexMagic      = "RAMBAR-INDEX-2\n"
 	indexMagicV1    = "RAMBAR-INDEX-1\n"
 )
+
+// flagNoOwner marks an entry whose owner was not recorded.
+const flagNoOwner = 1
 
 var (
 	errBadManifest = errors.New("damaged snapshot manifest")
@@ -165,6 +171,11 @@ func encodeEntry(e *encoder, x *Entry) {
 	e.time(x.ATime)
 	e.uv(uint64(x.UID))
 	e.uv(uint64(x.GID))
+	flags := uint64(0)
+	if x.noOwner {
+		flags |= flagNoOwner
+	}
+	e.uv(flags)
 	e.str(x.Link)
 	e.str(x.HardLink)
 	e.str(x.Obj)
@@ -260,11 +271,16 @@ func decodeEntry(d *decoder, version int) Entry {
 	x := Entry{Path: d.str(), Kind: Kind(d.uv()), Mode: uint32(d.uv()), Size: d.sv()}
 	if version < 3 {
 		x.MTime = unix.NsecToTimespec(d.sv())
-		x.ATime = x.MTime
+		x.ATime, x.noOwner = x.MTime, true
 		x.Link, x.Obj = d.str(), d.str()
 	} else {
 		x.MTime, x.ATime = d.time(), d.time()
 		x.UID, x.GID = d.u32(), d.u32()
+		flags := d.uv()
+		x.noOwner = flags&flagNoOwner != 0
+		if flags&^flagNoOwner != 0 {
+			d.bad = true
+		}
 		x.Link, x.HardLink, x.Obj = d.str(), d.str(), d.str()
 		if k := d.count(2); k > 0 {
 			x.Extents = make([]Extent, 0, k)

@@ -178,7 +178,7 @@ func (t *dirTree) note(rel, why string) {
 // refuses (macOS's com.apple.provenance, com.apple.macl; Linux's security.*
 // under a policy) is noted, not fatal.
 func (t *dirTree) setMeta(fd int, rel string, e Entry, chmod bool) error {
-	if asRoot {
+	if asRoot && !e.noOwner {
 		if err := unix.Fchown(fd, int(e.UID), int(e.GID)); err != nil {
 			return fmt.Errorf("chown %s: %w", t.path(rel), err)
 		}
@@ -224,7 +224,7 @@ func (t *dirTree) setLinkMeta(rel string, e Entry) error {
 		return err
 	}
 	defer done()
-	if asRoot {
+	if asRoot && !e.noOwner {
 		if err := unix.Fchownat(pfd, name, int(e.UID), int(e.GID), unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return fmt.Errorf("chown %s: %w", t.path(rel), err)
 		}

@@ -33,8 +33,9 @@ type Entry struct {
 	// object holds only their bytes, one after another. nil: all of it.
 	Extents []Extent
 
-	sparse bool  // seen by the scan to hold fewer blocks than bytes
-	alloc  int64 // sparse: the bytes its blocks hold
+	noOwner bool  // UID and GID were not recorded (version 1 and 2 manifests)
+	sparse  bool  // seen by the scan to hold fewer blocks than bytes
+	alloc   int64 // sparse: the bytes its blocks hold
 }
 
 // Extent is a range of a sparse file that holds data.
