@@ -86,7 +86,7 @@ func (k *Keeper) store(st State) *store {
 
 // marker returns the id written on the disk, "" if there is none.
 func marker(v ramdisk.Volume) string {
-	b, err := os.ReadFile(filepath.Join(v.MountPoint, MarkerName))
+	b, err := readBounded(filepath.Join(v.MountPoint, MarkerName), maxSmall)
 	if err != nil {
 		return ""
 	}

@@ -95,7 +95,7 @@ func (s *store) lock(ctx context.Context) (func(), error) {
 
 // current returns the current snapshot's ID, "" when nothing was saved.
 func (s *store) current() (string, error) {
-	b, err := os.ReadFile(s.path("current"))
+	b, err := readBounded(s.path("current"), maxSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -157,9 +157,9 @@ func (s *store) readFile(id string, hidden, entries bool) (*manifest, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("read snapshot %q: not a snapshot ID: %w", id, fs.ErrNotExist)
 	}
-	b, err := os.ReadFile(s.path("snapshots", id+".snap"))
+	b, err := readBounded(s.path("snapshots", id+".snap"), maxFile)
 	if hidden && errors.Is(err, fs.ErrNotExist) {
-		b, err = os.ReadFile(s.path("snapshots", id+".base"))
+		b, err = readBounded(s.path("snapshots", id+".base"), maxFile)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", id, err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"rambar/ramdisk"
@@ -185,5 +186,26 @@ func TestMarkerIsNotWrittenThroughASymlink(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(outside); string(b) != "keep me\n" {
 		t.Errorf("the file the symlink names now holds %q", b)
+	}
+}
+
+// TestOversizedOrOddStoreFilesAreRefused: a manifest far too large (a
+// sparse 2 GiB file) is refused without being read, and a FIFO in place of
+// current does not hang the reader.
+func TestOversizedOrOddStoreFilesAreRefused(t *testing.T) {
+	f, s, m := craftedStore(t)
+	p := s.path("snapshots", m.ID+".snap")
+	if err := os.Truncate(p, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.k.Snapshots("Evil"); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("listing a store with a 2 GiB manifest: %v", err)
+	}
+	os.Remove(s.path("current"))
+	if err := syscall.Mkfifo(s.path("current"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.k.Snapshots("Evil"); err == nil {
+		t.Error("a FIFO as current was read")
 	}
 }

@@ -1,8 +1,12 @@
 package mirror
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
+	"syscall"
 )
 
 // A store is untrusted input: anyone able to write the data folder may
@@ -11,12 +15,37 @@ import (
 // and relative and in order, every object reference stays inside objects/,
 // and counts and sizes are bounded.
 const (
+	maxFile  = 1 << 30   // bytes of a manifest or the index (about 20 million paths)
+	maxSmall = 1 << 20   // bytes of current, state.json, last.json, the marker
 	maxPath  = 4096      // bytes of a path
 	maxName  = 255       // bytes of a path component or xattr name
 	maxValue = 64 << 20  // bytes of an xattr value
 	maxSize  = 1 << 50   // bytes of a file
 	maxCount = 100 << 20 // entries, removed paths, objects of one save
 )
+
+// readBounded reads the regular file path (not through a symlink at its
+// end), refusing one larger than max before reading it.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, max)
+	}
+	b := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return b[:n], nil
+}
 
 // validID reports whether id has newID's form: 20060102T150405.000000Z.
 func validID(id string) bool {
