@@ -37,17 +37,24 @@ func entryOf(root string, s scanned) (Entry, error) {
 
 // treeEntries scans root and reads every entry's metadata.
 func treeEntries(root string) ([]Entry, error) {
-	items, err := scan(root)
+	out, _, err := treeEntriesAll(root)
+	return out, err
+}
+
+// treeEntriesAll is treeEntries that also names what cannot be kept
+// (sockets, device nodes).
+func treeEntriesAll(root string) ([]Entry, []NotKept, error) {
+	items, notKept, err := scanAll(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]Entry, len(items))
 	for i, it := range items {
 		if out[i], err = entryOf(root, it); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, notKept, nil
 }
 
 // filePerm is the permission of a file entry as os.Chmod takes it.
