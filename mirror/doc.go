@@ -75,6 +75,28 @@
 // macOS) and read objects the same way, so nothing is written outside the
 // disk and no symlink is followed that the restore did not just make.
 //
+// # Files
+//
+//	keeper.go, state.go, load.go  the Keeper: setup, state, load, save, restore, guards
+//	autosave.go, sleep_*.go       saves on a timer and before sleep
+//	reclaim.go, holders_*.go      Reclaim: out to staging, eject, make again, back
+//	publish.go                    writing a Mirror folder back (atomic exchange)
+//	store.go                      a store: lock, current, manifests on disk, cleanup
+//	save.go                       a save's phases: plan (scan diffed with the index),
+//	                              copy the objects, write and flush the manifest,
+//	                              commit, index, prune (prune.go)
+//	restore.go                    restores and every tree build (buildTree)
+//	manifest.go, codec.go         manifest types, deltas; the one encoder/decoder
+//	                              of manifests and the index (index.go)
+//	validate.go                   checks of everything read from a store
+//	objects.go                    object names and references, packs
+//	entry.go, scan.go, meta.go    entries, the scan, metadata read from the disk
+//	dirtree.go, beneath_*.go      making and reading trees through descriptors
+//	copy.go, sparse.go            copying bytes (kernel copies, ranges, holes)
+//	progress.go, pool.go          progress reports, the worker pool
+//	digest.go                     content digests of trees (Reclaim, tests)
+//	sys_*.go                      what differs between Linux and macOS
+//
 // A Mirror folder is written back after the store: a new tree is built
 // beside it and swapped in with one atomic rename exchange
 // (renameat2 RENAME_EXCHANGE on Linux, renamex_np RENAME_SWAP on macOS), so
