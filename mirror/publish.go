@@ -18,11 +18,11 @@ import (
 // tree is built beside it (unchanged files hard-linked from the old tree,
 // the others copied from the store), flushed, and swapped in with one atomic
 // exchange; the old tree is then removed.
-func (k *Keeper) publish(ctx context.Context, st State, id string) error {
+func (k *Keeper) publish(ctx context.Context, st State, id string) ([]NotKept, error) {
 	s := k.store(st)
 	m, err := s.manifest(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	folder := filepath.Clean(st.MirrorPath)
 	parent := filepath.Dir(folder)
@@ -30,36 +30,34 @@ func (k *Keeper) publish(ctx context.Context, st State, id string) error {
 	// A write-back cut short leaves tmp behind: a partial new tree or, after
 	// the exchange, the old one. The folder itself is whole either way.
 	if err := os.RemoveAll(tmp); err != nil {
-		return fmt.Errorf("remove leftover %s: %w", tmp, err)
+		return nil, fmt.Errorf("remove leftover %s: %w", tmp, err)
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return noSpace(fmt.Errorf("make %s: %w", parent, err))
+		return nil, noSpace(fmt.Errorf("make %s: %w", parent, err))
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return noSpace(fmt.Errorf("make %s: %w", tmp, err))
+		return nil, noSpace(fmt.Errorf("make %s: %w", tmp, err))
 	}
 	_, statErr := os.Lstat(folder)
 	exists := statErr == nil
-	reuse := func(e Entry) string {
-		if !exists {
-			return ""
-		}
+	reuse := func(e Entry) bool {
 		old := filepath.Join(folder, filepath.FromSlash(e.Path))
 		var stt unix.Stat_t
 		if unix.Lstat(old, &stt) != nil || kindOf(uint32(stt.Mode)) != KindFile {
-			return ""
+			return false
 		}
 		cur, err := entryOf(folder, scanned{rel: e.Path, id: identOf(&stt)})
-		if err != nil || !sameMeta(cur, e) {
-			return ""
-		}
-		return old
+		return err == nil && sameMeta(cur, e)
 	}
-	src := s.objPath
 	files := []string{}
-	if err := buildTree(ctx, m.Entries, src, tmp, nil, false, reuse, nil); err != nil {
+	b := build{from: s.path("objects"), src: objRefOf, unpackDir: s.dir}
+	if exists {
+		b.reuse, b.old = reuse, folder
+	}
+	notes, err := buildTree(ctx, m.Entries, tmp, b)
+	if err != nil {
 		os.RemoveAll(tmp)
-		return err
+		return nil, err
 	}
 	if syncEachFile {
 		for _, e := range m.Entries {
@@ -70,22 +68,22 @@ func (k *Keeper) publish(ctx context.Context, st State, id string) error {
 	}
 	if err := flushTree(tmp, files); err != nil {
 		os.RemoveAll(tmp)
-		return err
+		return nil, err
 	}
 	if exists {
 		if err := exchange(tmp, folder); err != nil {
 			os.RemoveAll(tmp)
-			return err
+			return nil, err
 		}
 	} else if err := os.Rename(tmp, folder); err != nil {
 		os.RemoveAll(tmp)
-		return fmt.Errorf("rename %s: %w", folder, err)
+		return nil, fmt.Errorf("rename %s: %w", folder, err)
 	}
 	if err := atomicfile.SyncDir(parent); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.RemoveAll(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove old tree %s: %w", tmp, err)
+		return nil, fmt.Errorf("remove old tree %s: %w", tmp, err)
 	}
-	return nil
+	return notes, nil
 }

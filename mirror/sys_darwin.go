@@ -3,7 +3,6 @@
 package mirror
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -19,15 +18,6 @@ func statMtime(st *unix.Stat_t) unix.Timespec { return st.Mtim }
 // xattrIsContent: on macOS every attribute is the file's (Finder tags,
 // quarantine, resource forks) except the ones the system keeps for itself.
 func xattrIsContent(name string) bool { return !strings.HasPrefix(name, "com.apple.system.") }
-
-// cloneFile makes dst an APFS clone of src (clonefile(2)); it fails across
-// volumes or on HFS+, and callers then copy.
-func cloneFile(src, dst string) error {
-	if err := unix.Clonefile(src, dst, unix.CLONE_NOFOLLOW); err != nil {
-		return fmt.Errorf("clonefile %s: %w", dst, err)
-	}
-	return nil
-}
 
 // flushTree fsyncs the written files and the folders holding them. macOS
 // has no syncfs; fsync per file is what makes them durable.
@@ -66,5 +56,16 @@ func kernelCopy(out, in int, _ bool) (int64, error) { return readWriteCopy(out, 
 // kernelRangeCopy is not offered here: EINVAL makes rangeCopy use pread.
 func kernelRangeCopy(out, in int, off, size int64) error { return unix.EINVAL }
 
-// setTimesFd is not offered here (ErrUnsupported): times are set by path.
-func setTimesFd(fd int, mtime int64) error { return errors.ErrUnsupported }
+func statAtime(st *unix.Stat_t) unix.Timespec { return st.Atim }
+
+// macReserved are the folders macOS keeps at a volume's root for itself.
+var macReserved = map[string]bool{".fseventsd": true, ".Spotlight-V100": true, ".Trashes": true,
+	".TemporaryItems": true, ".DocumentRevisions-V100": true}
+
+// reservedName: on macOS the system's own folders at a volume's root.
+func reservedName(_ int, name string, st *unix.Stat_t) bool {
+	return macReserved[name] && st.Mode&unix.S_IFMT == unix.S_IFDIR
+}
+
+// oNoAtime: macOS has no O_NOATIME (its volumes mostly keep atimes lazily).
+const oNoAtime = 0

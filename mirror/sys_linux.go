@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,29 +14,18 @@ import (
 func statCtime(st *unix.Stat_t) unix.Timespec { return st.Ctim }
 func statMtime(st *unix.Stat_t) unix.Timespec { return st.Mtim }
 
-// xattrIsContent: on Linux only user.* attributes belong to the files;
-// security.*, trusted.* and system.* belong to the system.
-func xattrIsContent(name string) bool { return strings.HasPrefix(name, "user.") }
-
-// cloneFile makes dst share src's blocks (FICLONE: btrfs, XFS, bcachefs).
-// It fails across file systems or where reflinks are unsupported; callers
-// then copy.
-func cloneFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
+// xattrIsContent: on Linux user.* attributes and POSIX ACLs belong to the
+// files, and as root security.* (SELinux labels, capabilities) and
+// trusted.* too: only root can read and set those. Other system.*
+// attributes are the kernel's.
+func xattrIsContent(name string) bool {
+	switch {
+	case strings.HasPrefix(name, "user."), name == "system.posix_acl_access", name == "system.posix_acl_default":
+		return true
+	case strings.HasPrefix(name, "security."), strings.HasPrefix(name, "trusted."):
+		return asRoot
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := unix.IoctlFileClone(int(out.Fd()), int(in.Fd())); err != nil {
-		out.Close()
-		os.Remove(dst)
-		return fmt.Errorf("FICLONE %s: %w", dst, err)
-	}
-	return out.Close()
+	return false
 }
 
 // flushTree makes everything written under dir durable: one syncfs for the
@@ -126,18 +114,19 @@ func kernelRangeCopy(out, in int, off, size int64) error {
 	return nil
 }
 
-// setTimesFd sets fd's access and modification times to mtime (ns since
-// the epoch): utimensat with no path acts on the descriptor itself.
-func setTimesFd(fd int, mtime int64) error {
-	ts := [2]unix.Timespec{unix.NsecToTimespec(mtime), unix.NsecToTimespec(mtime)}
-	for {
-		_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
-		if e == unix.EINTR {
-			continue
-		}
-		if e != 0 {
-			return e
-		}
-		return nil
+func statAtime(st *unix.Stat_t) unix.Timespec { return st.Atim }
+
+// reservedName: on Linux only the lost+found that mkfs.ext4 made (inode
+// 11 at the root of an ext4 file system, as on a zram disk) is the file
+// system's own; a lost+found the user made on tmpfs is contents.
+func reservedName(rootFd int, name string, st *unix.Stat_t) bool {
+	if name != "lost+found" || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != 11 {
+		return false
 	}
+	var fs unix.Statfs_t
+	return unix.Fstatfs(rootFd, &fs) == nil && fs.Type == unix.EXT4_SUPER_MAGIC
 }
+
+// oNoAtime keeps reads from moving access times: saves read the disk, and
+// the index scan after a restore reads the folders it just timed.
+const oNoAtime = unix.O_NOATIME

@@ -1,0 +1,157 @@
+package mirror
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// An entry's Obj names where its bytes are kept, relative to objects/:
+// "SAVE/N" is object file N written by save SAVE, holding that one file's
+// bytes; "SAVE/N@OFF" is the range of pack N starting at OFF, the entry's
+// Size long (a small file packed with others).
+
+// objRef is where a file's bytes are to be read, relative to the folder a
+// build reads from (a store's objects/, or a plain tree): a whole file, or
+// (Packed) Size bytes at Off of a pack.
+type objRef struct {
+	Rel    string
+	Off    int64
+	Size   int64
+	Packed bool
+}
+
+// samePath is the source of each entry of a plain tree: its own path.
+func samePath(e Entry) (objRef, error) { return objRef{Rel: e.Path}, nil }
+
+// objName is an entry's Obj taken apart.
+type objName struct {
+	Save   string // the save that wrote the object (its objects folder)
+	Num    uint32 // the object's number in that folder
+	Off    int64  // Packed: where the file's bytes start
+	Packed bool
+}
+
+// parseObj reads an entry's Obj.
+func parseObj(obj string) (objName, error) {
+	rest, off, packed := strings.Cut(obj, "@")
+	save, num, ok := strings.Cut(rest, "/")
+	n, err := strconv.ParseUint(num, 10, 32)
+	if !ok || err != nil || !validID(save) {
+		return objName{}, fmt.Errorf("bad object %q", obj)
+	}
+	o := objName{Save: save, Num: uint32(n), Packed: packed}
+	if packed {
+		if o.Off, err = strconv.ParseInt(off, 10, 64); err != nil || o.Off < 0 {
+			return objName{}, fmt.Errorf("bad packed object %q", obj)
+		}
+	}
+	return o, nil
+}
+
+// objRef is where e's bytes are in the store, relative to objects/.
+func objRefOf(e Entry) (objRef, error) {
+	o, err := parseObj(e.Obj)
+	if err != nil {
+		return objRef{}, fmt.Errorf("%w: %v", errBadManifest, err)
+	}
+	r := objRef{Rel: o.Save + "/" + strconv.FormatUint(uint64(o.Num), 10)}
+	if o.Packed {
+		if e.Size < 0 {
+			return objRef{}, fmt.Errorf("bad packed object %q of size %d: %w", e.Obj, e.Size, errBadManifest)
+		}
+		r.Off, r.Size, r.Packed = o.Off, e.stored(), true
+	}
+	return r, nil
+}
+
+// refsOf lists, per save, the numbers of the objects entries use.
+func refsOf(entries []Entry) map[string][]uint32 {
+	refs := map[string][]uint32{}
+	for _, e := range entries {
+		if e.Obj == "" {
+			continue
+		}
+		if o, err := parseObj(e.Obj); err == nil {
+			refs[o.Save] = append(refs[o.Save], o.Num)
+		}
+	}
+	return refs
+}
+
+// Small files a delta save copies are packed: written one after another
+// into a few pack objects instead of one object each, since creating a
+// file on the store's disk costs far more than writing a few KiB.
+const (
+	packMax   = 64 << 10 // files up to this size are packed
+	packBytes = 8 << 20  // a pack is closed past this size
+)
+
+// packGroups splits the small files of toCopy into packs (each at least 2
+// files, at most about packBytes) and returns them and the other files.
+func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
+	var small []*Entry
+	for _, e := range toCopy {
+		if e.Size <= packMax {
+			small = append(small, e)
+		} else {
+			single = append(single, e)
+		}
+	}
+	var cur []*Entry
+	var size int64
+	for _, e := range small {
+		cur = append(cur, e)
+		if size += e.Size; size >= packBytes {
+			packs, cur, size = append(packs, cur), nil, 0
+		}
+	}
+	if len(cur) > 0 {
+		packs = append(packs, cur)
+	}
+	// A pack of one is just an object.
+	for i := 0; i < len(packs); i++ {
+		if len(packs[i]) == 1 {
+			single = append(single, packs[i][0])
+			packs = append(packs[:i], packs[i+1:]...)
+			i--
+		}
+	}
+	return packs, single
+}
+
+// writePack copies the files of group from the tree root into a new pack
+// object name in the folder objs, one after another (a sparse one's data
+// only), setting each entry's Obj (obj@offset), Size and Extents.
+func writePack(root, objs *dirTree, name, obj string, group []*Entry, sync bool) (int64, error) {
+	out, _, err := objs.create(name, 0o600, -1, false)
+	if err != nil {
+		return 0, err
+	}
+	var off int64
+	err = func() error {
+		for _, e := range group {
+			in, err := root.openFile(e.Path)
+			if err != nil {
+				return err
+			}
+			n, err := saveData(out, in, e, false)
+			unix.Close(in)
+			if err != nil {
+				return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(e.Path), objs.path(name), err))
+			}
+			e.Obj = obj + "@" + strconv.FormatInt(off, 10)
+			off += n
+		}
+		if sync {
+			return retryEINTR(func() error { return unix.Fsync(out) })
+		}
+		return nil
+	}()
+	if cerr := unix.Close(out); err == nil && cerr != nil {
+		err = noSpace(fmt.Errorf("write %s: %w", objs.path(name), cerr))
+	}
+	return off, err
+}

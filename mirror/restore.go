@@ -1,0 +1,306 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"rambar/ramdisk"
+)
+
+// restore writes snapshot id ("" = current) into dst, which must be empty
+// apart from the marker. With a diskID it records the restored files'
+// identities, so the next save of that disk copies nothing unchanged. It
+// checks first that dst has room; nothing is written when it has not.
+// Files are copied (or reflinked), never hard linked, so the disk never
+// shares an inode with the store.
+func (s *store) restore(ctx context.Context, id, dst, diskID string, progress ProgressFunc) (Result, error) {
+	start := time.Now()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	m, err := s.resolve(id)
+	if err != nil {
+		return Result{}, err
+	}
+	id = m.ID
+	b := build{from: s.path("objects"), src: objRefOf, unpackDir: s.dir, progress: progress, checkSpace: true, copyFile: s.copyFile}
+	notes, err := buildTree(ctx, m.Entries, dst, b)
+	if err != nil {
+		return Result{}, err
+	}
+	if diskID != "" {
+		items, err := scan(dst)
+		if err != nil {
+			return Result{}, err
+		}
+		_ = s.writeIndex(restoredIndex(id, diskID, m.Entries, items))
+	}
+	return Result{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, NotKept: notes,
+		Took: time.Since(start)}, nil
+}
+
+// resolve loads snapshot id, or the current one when id is "".
+func (s *store) resolve(id string) (*manifest, error) {
+	if id == "" {
+		cur, err := s.current()
+		if err != nil {
+			return nil, err
+		}
+		if cur == "" {
+			return nil, fmt.Errorf("restore: nothing saved yet: %w", ErrNoSnapshot)
+		}
+		id = cur
+	}
+	m, err := s.manifest(id)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("restore: snapshot %s: %w", id, ErrNoSnapshot)
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// need is the room a restore of entries takes: a block per entry plus
+// each file's data rounded up to blocks, holes left out and a file with
+// several hard links counted once.
+func need(entries []Entry) int64 {
+	var n int64
+	for i := range entries {
+		n += 4096 + (entries[i].allocated()+4095)&^4095
+	}
+	return n
+}
+
+// restoreTree recreates entries under dst, reading each file's bytes from
+// src(e) in the folder from. It refuses before writing anything when dst
+// lacks the room. copyFile, when set, writes each file's data (see
+// Keeper.CopyFile).
+func restoreTree(ctx context.Context, entries []Entry, from string, src func(Entry) (objRef, error), dst string, progress ProgressFunc, copyFile CopyFunc) ([]NotKept, error) {
+	return buildTree(ctx, entries, dst, build{from: from, src: src, progress: progress, checkSpace: true, copyFile: copyFile})
+}
+
+// build says how buildTree makes a tree.
+type build struct {
+	from string                      // the folder the files' bytes are read from
+	src  func(Entry) (objRef, error) // where in from each file's bytes are
+	// unpackDir is where packed files are unpacked for copyFile.
+	unpackDir string
+	progress  ProgressFunc
+	// checkSpace refuses, before anything is written, a tree that does
+	// not fit.
+	checkSpace bool
+	// reuse, when it reports that the folder old holds a file identical
+	// to e at e.Path, makes buildTree hard-link that file instead of
+	// copying (write-back to a mirror folder links unchanged files from
+	// the folder it replaces; a RAM disk never gets links).
+	reuse func(e Entry) bool
+	old   string
+	// copyFile, when set, writes each file's data (see Keeper.CopyFile).
+	copyFile CopyFunc
+
+	fromT, toT, oldT *dirTree // the folders, open while building
+}
+
+// buildTree recreates entries under dst through descriptors (dirTree):
+// folders, then files (in parallel), then hard links, symlinks and FIFOs,
+// then the folders' metadata. Nothing is made outside dst and no symlink
+// is followed on the way to what is made, or read. It returns what could
+// not be set (an xattr the system refused).
+func buildTree(ctx context.Context, entries []Entry, dst string, b build) (notes []NotKept, err error) {
+	if err := checkRoom(entries, dst, b.checkSpace); err != nil {
+		return nil, err
+	}
+	if b.toT, err = openTree(dst); err != nil {
+		return nil, err
+	}
+	defer b.toT.close()
+	if hasFiles(entries) {
+		if b.fromT, err = openTree(b.from); err != nil {
+			return nil, err
+		}
+		defer b.fromT.close()
+	}
+	if b.reuse != nil {
+		if b.oldT, err = openTree(b.old); err != nil {
+			b.reuse = nil
+		} else {
+			defer b.oldT.close()
+		}
+	}
+	for _, e := range entries {
+		if e.Kind == KindDir && e.Path != "." {
+			if err := b.toT.mkdir(e.Path); err != nil {
+				return nil, fmt.Errorf("restore: %w", err)
+			}
+		}
+	}
+	if err := b.files(ctx, entries); err != nil {
+		return nil, fmt.Errorf("restore into %s: %w", dst, err)
+	}
+	for _, e := range entries {
+		if err := b.other(e); err != nil {
+			return nil, fmt.Errorf("restore: %w", err)
+		}
+	}
+	// Folders last and deepest first: filling a folder changes its time.
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := entries[i]; e.Kind == KindDir {
+			if err := b.toT.setMetaOf(e.Path, e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b.toT.notes, nil
+}
+
+// other makes e when it is a hard link, a symlink or a FIFO.
+func (b *build) other(e Entry) error {
+	switch {
+	case e.Kind == KindFile && e.HardLink != "":
+		if err := b.toT.link(b.toT, e.HardLink, e.Path); err != nil {
+			return noSpace(fmt.Errorf("link %s to %s: %w", b.toT.path(e.Path), e.HardLink, err))
+		}
+	case e.Kind == KindSymlink:
+		if err := b.toT.symlink(e.Link, e.Path); err != nil {
+			return err
+		}
+		return b.toT.setLinkMeta(e.Path, e)
+	case e.Kind == KindFIFO:
+		if err := b.toT.mkfifo(e.Path); err != nil {
+			return err
+		}
+		return b.toT.setMetaOf(e.Path, e)
+	}
+	return nil
+}
+
+// hasFiles reports whether entries hold a regular file with data of its own.
+func hasFiles(entries []Entry) bool {
+	for _, e := range entries {
+		if e.Kind == KindFile && e.HardLink == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRoom refuses (when check) a tree that needs more than dst has free.
+func checkRoom(entries []Entry, dst string, check bool) error {
+	need := need(entries)
+	free, err := freeSpace(dst)
+	if err != nil {
+		return err
+	}
+	if check && need > free {
+		return fmt.Errorf("restore into %s: %w: needs %s, %s free; nothing was written",
+			dst, ramdisk.ErrNoSpace, ramdisk.Size(need).Short(), ramdisk.Size(free).Short())
+	}
+	return nil
+}
+
+// files writes the regular files of entries, with a pool of workers.
+func (b *build) files(ctx context.Context, entries []Entry) error {
+	var files []int
+	var total int64
+	for i, e := range entries {
+		if e.Kind == KindFile && e.HardLink == "" {
+			files = append(files, i)
+			total += e.Size
+		}
+	}
+	clone := sameDev(b.from, b.toT.dir)
+	m := newMeter(b.progress, "restoring", total, len(files))
+	err := pool(len(files), workers, func(k int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := b.file(ctx, entries[files[k]], clone)
+		if err != nil {
+			return err
+		}
+		m.add(n, 1)
+		return nil
+	})
+	m.done()
+	return err
+}
+
+// file writes the file e and returns the bytes written.
+func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
+	if b.reuse != nil && b.reuse(e) && b.toT.link(b.oldT, e.Path, e.Path) == nil {
+		return e.Size, nil
+	}
+	src, err := b.src(e)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", e.Path, err)
+	}
+	in, err := b.fromT.openFile(src.Rel)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(in)
+	if b.copyFile != nil {
+		return e.Size, b.hooked(ctx, e, src, in)
+	}
+	// Created with its final permission when the umask keeps it whole,
+	// saving a chmod.
+	perm := filePerm(e)
+	mode, chmod := uint32(0o600), true
+	if perm&^fs.ModePerm == 0 && uint32(perm)&createMask == 0 {
+		mode, chmod = uint32(perm), false
+	}
+	out, cloned, err := b.toT.create(e.Path, mode, in, clone && !src.Packed && e.Extents == nil)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	if cloned {
+		n, chmod = e.Size, true
+	} else {
+		n, err = restoreData(out, in, src, e, clone)
+	}
+	if err == nil {
+		err = b.toT.setMeta(out, e.Path, e, chmod)
+	}
+	if cerr := unix.Close(out); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return n, noSpace(fmt.Errorf("copy %s to %s: %w", b.fromT.path(src.Rel), b.toT.path(e.Path), err))
+	}
+	return n, nil
+}
+
+// hooked writes the file e with copyFile (a packed source is unpacked to
+// a file of its own first), then sets its metadata.
+func (b *build) hooked(ctx context.Context, e Entry, src objRef, in int) error {
+	from := b.fromT.path(src.Rel)
+	if src.Packed || e.Extents != nil {
+		tmp, err := unpack(in, src, e, b.unpackDir)
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp)
+		from = tmp
+	}
+	// The folder it goes in is reached without a symlink: copyFile takes
+	// a path.
+	_, _, done, err := b.toT.parent(e.Path)
+	if err != nil {
+		return err
+	}
+	done()
+	if err := b.copyFile(ctx, from, b.toT.path(e.Path)); err != nil {
+		return noSpace(fmt.Errorf("copy %s: %w", e.Path, err))
+	}
+	return b.toT.setMetaOf(e.Path, e)
+}
