@@ -231,7 +231,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			known[d.Volume.Name] = true
 		}
 	}
-	unsaved, kept := c.d.Unsaved, c.d.Kept
+	disks := c.d.Disks
 	gen := c.settingsGen
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
@@ -243,13 +243,13 @@ func (c *Controller) refresh(forceUsage bool) {
 		marks := map[string]bool{}
 		keptNow := map[string]bool{}
 		for _, v := range vs {
-			keptNow[v.Name] = kept == nil || kept(v)
+			keptNow[v.Name] = disks != nil && disks.Kept(v)
 			if all || !known[v.Name] {
 				u, err := c.d.Engine.Usage(ctx, v)
 				us[v.Name] = measured{u, err}
 			}
-			if unsaved != nil {
-				marks[v.Name] = unsaved(v)
+			if disks != nil {
+				marks[v.Name] = disks.Unsaved(v)
 			}
 		}
 		s, serr := c.d.Store.Load()
@@ -404,11 +404,11 @@ func (c *Controller) handle(key string) {
 		c.editPresets(func(e presetEditor, ctx context.Context) (string, error) { return "", e.saveAs(ctx, v) })
 	case ActSaveNow:
 		c.runHook(disk, OpSaving, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
-			return "", c.d.SaveNow(ctx, v, p)
+			return "", c.d.Disks.Save(ctx, v, units(p))
 		}, func(d *DiskState, _ string) { d.Unsaved = false })
 	case ActReclaim:
 		c.runHook(disk, OpReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
-			freed, err := c.d.Reclaim(ctx, v, p)
+			freed, err := c.d.Disks.Reclaim(ctx, v, units(p))
 			return freed.Short(), err
 		}, func(d *DiskState, freed string) {
 			c.notify("Reclaimed "+freed, d.Volume.Name+" gave back "+freed+" of memory.")
@@ -465,9 +465,9 @@ func (c *Controller) eject(d *DiskState, force bool) {
 	}
 	d.Op = OpEjecting
 	v := d.Volume
-	eject := c.d.Eject
-	if eject == nil {
-		eject = c.d.Engine.Eject
+	eject := c.d.Engine.Eject
+	if c.d.Disks != nil {
+		eject = c.d.Disks.Eject
 	}
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, ejectTimeout)
@@ -505,13 +505,20 @@ func (c *Controller) removeDisk(name string) {
 	c.state.Disks = out
 }
 
-// facts is what a plan needs, from what the loop knows now.
-func (c *Controller) facts() ramdisk.Facts {
-	f := ramdisk.Facts{Caps: c.state.Caps, Memory: c.state.Memory, Held: c.state.Held()}
-	for _, d := range c.state.Disks {
-		f.Mounted = append(f.Mounted, d.Volume)
+// facts returns what a plan needs, from what the loop knows now; call the
+// returned func off the loop (it reads the mount root's names).
+func (c *Controller) facts() func() ramdisk.Facts {
+	caps, mem, held := c.state.Caps, c.state.Memory, c.state.Held()
+	vs := make([]ramdisk.Volume, len(c.state.Disks))
+	for i, d := range c.state.Disks {
+		vs[i] = d.Volume
 	}
-	return f
+	return func() ramdisk.Facts { return ramdisk.NewFacts(caps, mem, vs, held) }
+}
+
+// units adapts the tray's done-of-total progress to the use cases'.
+func units(p ProgressFunc) ramdisk.ProgressFunc {
+	return func(x ramdisk.Progress) { p(x.Units()) }
 }
 
 // create makes a disk on the worker. An empty r.Name takes the first free
@@ -521,7 +528,7 @@ func (c *Controller) create(r ramdisk.Request, base string) {
 		c.notify("Already making a RAM disk", "Wait until "+c.state.Creating+" is ready.")
 		return
 	}
-	f := c.facts()
+	facts := c.facts()
 	c.state.Creating = r.Name
 	if r.Name == "" {
 		c.state.Creating = base
@@ -529,7 +536,7 @@ func (c *Controller) create(r ramdisk.Request, base string) {
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, createTimeout)
 		defer cancel()
-		f.Taken = ramdisk.TakenNames(f.Caps.MountRoot)
+		f := facts()
 		// Plan against memory as it is now, not as of the last refresh.
 		if m, err := c.d.Engine.Memory(ctx); err == nil {
 			f.Memory = m
@@ -540,6 +547,20 @@ func (c *Controller) create(r ramdisk.Request, base string) {
 				names = append(names, v.Name)
 			}
 			r.Name = FirstFreeName(base, names)
+		}
+		if c.d.Disks != nil {
+			// The use case plans again under the disk's lock.
+			c.post(func() { c.state.Creating = r.Name })
+			v, err := c.d.Disks.Create(ctx, r)
+			c.post(func() {
+				if err == nil {
+					c.created(v)
+					return
+				}
+				c.state.Creating = ""
+				c.notify("Can't make "+r.Name, short(err))
+			})
+			return
 		}
 		plan, err := ramdisk.NewPlan(r, f)
 		if err == nil {
@@ -569,14 +590,7 @@ func (c *Controller) created(v ramdisk.Volume) {
 // Check is what the Custom… dialog shows before anything is made: the plan
 // for the answers given, or why they are refused.
 func Check(form NewDiskForm, f ramdisk.Facts) (ramdisk.Plan, error) {
-	if err := ramdisk.ValidateName(form.Name); err != nil {
-		return ramdisk.Plan{}, err
-	}
-	size, err := ramdisk.ParseSize(form.Size, f.Memory.Physical)
-	if err != nil {
-		return ramdisk.Plan{}, err
-	}
-	return ramdisk.NewPlan(ramdisk.Request{Name: form.Name, Size: size, FS: form.FS}, f)
+	return ramdisk.PlanInput(ramdisk.Input{Name: form.Name, Size: form.Size, FS: form.FS}, f)
 }
 
 func (c *Controller) custom() {
@@ -588,14 +602,14 @@ func (c *Controller) custom() {
 		return
 	}
 	c.dialogOpen = true
-	f := c.facts()
+	facts := c.facts()
 	var names []string
-	for _, v := range f.Mounted {
-		names = append(names, v.Name)
+	for _, d := range c.state.Disks {
+		names = append(names, d.Volume.Name)
 	}
-	form := NewDiskForm{Name: FirstFreeName("RAM Disk", names), Size: "4G", FS: defaultFS(f.Caps)}
+	form := NewDiskForm{Name: FirstFreeName("RAM Disk", names), Size: "4G", FS: defaultFS(c.state.Caps)}
 	c.goJob(func(ctx context.Context) {
-		f.Taken = ramdisk.TakenNames(f.Caps.MountRoot)
+		f := facts()
 		plan, err := c.d.Dialogs.NewDisk(ctx, form, f.Caps.FileSystems, func(x NewDiskForm) (ramdisk.Plan, error) { return Check(x, f) })
 		c.post(func() {
 			c.dialogOpen = false
@@ -616,7 +630,7 @@ func (c *Controller) mountPreset(name string) {
 		return
 	}
 	preset := *p
-	if c.d.MountPreset == nil {
+	if c.d.Disks == nil {
 		size, err := ramdisk.ParseSize(preset.Size, c.state.Memory.Physical)
 		if err != nil {
 			c.notify("Can't make "+preset.Name, short(err))
@@ -641,7 +655,7 @@ func (c *Controller) mountPreset(name string) {
 		}
 	}
 	c.goJob(func(ctx context.Context) {
-		v, err := c.d.MountPreset(ctx, preset, progress)
+		v, err := c.d.Disks.MountPreset(ctx, preset, units(progress))
 		c.post(func() {
 			c.state.CreatingProgress = Progress{}
 			if err != nil {

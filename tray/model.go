@@ -165,12 +165,7 @@ var ReadySizes = []ramdisk.Size{1 * ramdisk.GiB, 2 * ramdisk.GiB, 4 * ramdisk.Gi
 func (s State) Held() ramdisk.Size {
 	var held ramdisk.Size
 	for _, d := range s.Disks {
-		switch {
-		case d.Measured && d.UsageErr == nil && d.Usage.HeldKnown:
-			held += d.Usage.Held
-		case d.Volume.Allocation == ramdisk.AllocUpfront:
-			held += d.Volume.Size
-		}
+		held += ramdisk.HeldMemory(d.Volume, d.Usage, d.Measured && d.UsageErr == nil)
 	}
 	return held
 }
@@ -423,18 +418,13 @@ func presetsItem(s State) (Item, bool) {
 	return Item{Key: "presets", Title: "Presets", Children: sub}, true
 }
 
-// MemoryLine is "RAM disks hold 4.1 GB of 16.0 GB memory; 1.2 GB swap in use".
+// MemoryLine is ramdisk.MemoryLine for the menu: "RAM disks hold 4.1 GB of
+// 16.0 GB memory; 8.2 GB free, 1.2 GB of swap in use".
 func MemoryLine(s State) string {
 	if s.MemoryErr != nil {
 		return fmt.Sprintf("RAM disks hold %s; memory unknown", s.Held().Short())
 	}
-	line := fmt.Sprintf("RAM disks hold %s of %s memory", s.Held().Short(), s.Memory.Physical.Short())
-	if s.Memory.Swapping() {
-		line += fmt.Sprintf("; %s swap in use", s.Memory.SwapUsed.Short())
-	} else {
-		line += "; no swap in use"
-	}
-	return line
+	return ramdisk.MemoryLine(s.Held(), s.Memory)
 }
 
 func memoryItems(s State) []Item {

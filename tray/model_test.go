@@ -85,7 +85,7 @@ func TestBuild(t *testing.T) {
 			name: "no disks",
 			s:    State{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
 			want: []string{"No RAM Disks (off)\n", "New RAM Disk\n  1 GiB\n  2 GiB\n  4 GiB\n  8 GiB\n  ----\n  Custom…\n",
-				"RAM disks hold 0 B of 16.0 GB memory; no swap in use (off)", "Eject All (off)", "[ ] Show Memory in Menu Bar", "Quit RAMBar"},
+				"RAM disks hold 0 B of 16.0 GB memory; 8.0 GB free, no swap in use (off)", "Eject All (off)", "[ ] Show Memory in Menu Bar", "Quit RAMBar"},
 			absent:  []string{"Presets", "Launch at Login", "⚠", "grows as written"},
 			tooltip: "RAMBar: no RAM disks",
 		},
@@ -114,7 +114,7 @@ func TestBuild(t *testing.T) {
 		{
 			name: "swapping",
 			s:    State{Disks: []DiskState{build}, Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, SwapUsed: 1229 * ramdisk.MiB}, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"RAM disks hold 2.0 GB of 16.0 GB memory; 1.2 GB swap in use (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
+			want: []string{"RAM disks hold 2.0 GB of 16.0 GB memory; 0 B free, 1.2 GB of swap in use (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
 			icon: IconWarning,
 		},
 		{

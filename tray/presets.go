@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"rambar/ramdisk"
 )
@@ -73,14 +74,8 @@ func PresetLine(p ramdisk.Preset) string {
 	if p.FS != "" {
 		parts[0] += " " + p.FS.Label()
 	}
-	switch p.Contents {
-	case ramdisk.Keep:
-		parts = append(parts, "kept")
-	case ramdisk.Mirror:
-		parts = append(parts, "mirrors "+p.MirrorPath)
-	}
-	if p.SaveEvery > 0 {
-		parts = append(parts, "saved every "+intervalLabel(p.SaveEvery))
+	if p.Contents != ramdisk.Discard {
+		parts = append(parts, ramdisk.ContentsPhrase(p))
 	}
 	if p.Hidden {
 		parts = append(parts, "hidden")
@@ -340,18 +335,12 @@ func (e presetEditor) number(ctx context.Context, title, text string, values []i
 	return cur, nil
 }
 
-// intervalLabel is "Off", "5m", "1h".
+// intervalLabel is "Off", "5m", "1h", "1h30m".
 func intervalLabel(secs int) string {
 	if secs == 0 {
 		return "Off"
 	}
-	switch {
-	case secs%3600 == 0:
-		return fmt.Sprintf("%dh", secs/3600)
-	case secs%60 == 0:
-		return fmt.Sprintf("%dm", secs/60)
-	}
-	return fmt.Sprintf("%ds", secs)
+	return ramdisk.ShortDuration(time.Duration(secs) * time.Second)
 }
 
 func defaultFSOf(fss []ramdisk.FileSystem) ramdisk.FileSystem {
