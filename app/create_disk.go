@@ -27,7 +27,8 @@ func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOp
 	if err != nil {
 		return ramdisk.Plan{}, ramdisk.Volume{}, err
 	}
-	r := disks.CreateRequest{Request: req, SizeText: opts.Size, Contents: opts.Contents}
+	r := disks.CreateRequest{Input: ramdisk.Input{Name: req.Name, Size: opts.Size, FS: req.FS, Hidden: req.Hidden, Force: req.Force},
+		Contents: opts.Contents}
 	var done func()
 	if !opts.Quiet {
 		r.Planned = func(p ramdisk.Plan) { printPlan(a, p) }

@@ -11,12 +11,12 @@ import (
 
 // CreateRequest is a disk to make.
 type CreateRequest struct {
-	// Request is the name, file system, hidden and force; its Size is used
-	// when SizeText is empty.
-	ramdisk.Request
-	// SizeText is the size as typed: "4G", "1.5GiB", "25%" (of this
-	// machine's memory).
-	SizeText string
+	// Input is the disk as typed: name, size ("4G", "1.5GiB", "25%" of this
+	// machine's memory), file system, hidden, force.
+	ramdisk.Input
+	// Exact, when set, is the size in bytes, and Input.Size is not read
+	// (the menu's ready sizes).
+	Exact ramdisk.Size
 	// Preset is the preset the disk is made from, nil for a one-off disk.
 	// Its contents mode is used when Contents is not set.
 	Preset *ramdisk.Preset
@@ -51,8 +51,8 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	}
 	// Check the size's spelling before touching the engine, so bad input is
 	// refused the same way everywhere; a percentage is resolved once memory is known.
-	if r.SizeText != "" {
-		if _, err := ramdisk.ParseSize(r.SizeText, ramdisk.MaxSize); err != nil {
+	if r.Exact == 0 {
+		if err := ramdisk.CheckInput(r.Input); err != nil {
 			return Created{}, err
 		}
 	}
@@ -66,10 +66,10 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		return Created{}, err
 	}
 	var c Created
-	if r.SizeText != "" {
-		c.Plan, err = ramdisk.PlanInput(ramdisk.Input{Name: r.Name, Size: r.SizeText, FS: r.FS, Hidden: r.Hidden, Force: r.Force}, f)
+	if r.Exact > 0 {
+		c.Plan, err = ramdisk.NewPlan(ramdisk.Request{Name: r.Name, Size: r.Exact, FS: r.FS, Hidden: r.Hidden, Force: r.Force}, f)
 	} else {
-		c.Plan, err = ramdisk.NewPlan(r.Request, f)
+		c.Plan, err = ramdisk.PlanInput(r.Input, f)
 	}
 	if err != nil {
 		return Created{}, err
@@ -154,8 +154,7 @@ func (s *Service) MountPreset(ctx context.Context, p ramdisk.Preset, progress ra
 	} else if !errors.Is(err, ramdisk.ErrNotFound) {
 		return Created{}, err
 	}
-	return s.Create(ctx, CreateRequest{Request: ramdisk.Request{Name: p.Name, FS: p.FS, Hidden: p.Hidden},
-		SizeText: p.Size, Preset: &p, Progress: progress})
+	return s.Create(ctx, CreateRequest{Input: p.Input(), Preset: &p, Progress: progress})
 }
 
 // MountPresetNamed mounts the preset of that name from the settings; an

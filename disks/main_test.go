@@ -35,7 +35,7 @@ func child(op string) int {
 	ctx := context.Background()
 	switch op {
 	case "create":
-		_, err = s.Create(ctx, CreateRequest{Request: ramdisk.Request{Name: os.Getenv("DISKS_NAME")}, SizeText: "64M"})
+		_, err = s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: os.Getenv("DISKS_NAME"), Size: "64M"}})
 	default:
 		err = fmt.Errorf("unknown child op %q", op)
 	}

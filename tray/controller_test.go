@@ -54,10 +54,10 @@ type fakeDialogs struct {
 func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error) {
 	p, err := check(f.form)
 	if err != nil {
-		f.checked <- PlanRefusal(err)
+		f.checked <- planRefusal(err)
 		return ramdisk.Plan{}, ramdisk.ErrCancelled
 	}
-	f.checked <- PlanText(p)
+	f.checked <- planText(p)
 	return p, nil
 }
 func (f *fakeDialogs) Quit(ctx context.Context, n int) (QuitChoice, error) { return f.quit, nil }

@@ -126,11 +126,11 @@ type Deps struct {
 	Logf func(format string, args ...any)
 }
 
-// DefaultRefresh is the list interval when Deps.Refresh is zero.
-const DefaultRefresh = 2 * time.Second
+// defaultRefresh is the list interval when Deps.Refresh is zero.
+const defaultRefresh = 2 * time.Second
 
-func (d *Deps) features() Features {
-	return Features{
+func (d *Deps) features() featureSet {
+	return featureSet{
 		SaveNow:       d.Disks != nil,
 		Reclaim:       d.Disks != nil,
 		Benchmark:     d.Benchmark != nil,
