@@ -148,12 +148,11 @@ func TestCLIRefusesBadInput(t *testing.T) {
 }
 
 func TestParseFlagsAnywhere(t *testing.T) {
-	fs := flag.NewFlagSet("x", flag.ContinueOnError)
-	b := fs.Bool("force", false, "")
-	s := fs.String("fs", "", "")
-	pos, err := parseFlags(fs, []string{"Name", "--force", "4G", "--fs", "apfs", "--", "--not-a-flag"})
-	if err != nil || !*b || *s != "apfs" || strings.Join(pos, ",") != "Name,4G,--not-a-flag" {
-		t.Errorf("pos %q force %v fs %q err %v", pos, *b, *s, err)
+	c := &command{Name: "x", Args: []arg{{Name: "A", Repeat: true}},
+		Flags: []flagSpec{flagBool("force", ""), flagString("fs", "FS", "")}}
+	in, help, err := parse(c, []string{"Name", "--force", "4G", "--fs", "apfs", "-1G", "--", "--not-a-flag"})
+	if err != nil || help || !*in.Bool("force") || *in.String("fs") != "apfs" || strings.Join(in.Args, ",") != "Name,4G,-1G,--not-a-flag" {
+		t.Errorf("pos %q err %v", in.Args, err)
 	}
 }
 

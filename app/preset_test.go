@@ -143,7 +143,7 @@ func TestPresetBadInput(t *testing.T) {
 		{[]string{"preset", "add", "Big", "1G", "--keep", "--snapshots", "-2"}, exitUsage, "--snapshots"},
 		{[]string{"preset", "add", "Big", "1G", "--mirror", ""}, exitUsage, "--mirror needs a folder"},
 		{[]string{"preset", "add", "Big"}, exitUsage, "rambar preset add NAME SIZE"},
-		{[]string{"preset", "add", "Big", "1G", "--bogus"}, exitUsage, "flag provided but not defined"},
+		{[]string{"preset", "add", "Big", "1G", "--bogus"}, exitUsage, "unknown flag --bogus"},
 		{[]string{"preset", "edit", "Scratch"}, exitUsage, "nothing to change"},
 		{[]string{"preset", "edit", "Nope", "2G"}, exitNotFound, "no such preset"},
 		{[]string{"preset", "edit", "Scratch", "0"}, exitUsage, "invalid size"},
