@@ -37,12 +37,18 @@ var testdataDir, _ = filepath.Abs("testdata")
 
 var volatile = regexp.MustCompile(`"measured_at": "[^"]*"`)
 
+// decimalLabel is a size labelled as if it were decimal ("4.0 GB").
+var decimalLabel = regexp.MustCompile(`\d ?[KMGT]B\b`)
+
 // golden compares got with testdata/NAME.golden, with the temp root and
 // timestamps replaced by stable words.
 func golden(t *testing.T, name, got, root string) {
 	t.Helper()
 	got = strings.ReplaceAll(got, root, "$ROOT")
 	got = volatile.ReplaceAllLiteralString(got, `"measured_at": "$TIME"`)
+	if m := decimalLabel.FindString(got); m != "" {
+		t.Errorf("%s: %q: sizes are binary and labelled GiB, MiB, KiB", name, m)
+	}
 	p := filepath.Join(testdataDir, name+".golden")
 	if *update {
 		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {

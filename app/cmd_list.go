@@ -76,8 +76,8 @@ func runList(ctx context.Context, a *App, in *input) error {
 	return nil
 }
 
-// memoryLine sums up the machine: "RAM disks hold 1.9 GB of 16.0 GB memory;
-// 8.2 GB free, 1.1 GB compressed, no swap in use".
+// memoryLine sums up the machine: "RAM disks hold 1.9 GiB of 16.0 GiB memory;
+// 8.2 GiB free, 1.1 GiB compressed, no swap in use".
 func memoryLine(held ramdisk.Size, m ramdisk.Memory) string {
 	s := fmt.Sprintf("RAM disks hold %s of %s memory; %s free", held.Short(), m.Physical.Short(), m.Free.Short())
 	if m.Compressed > 0 {
