@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"runtime"
 	"strings"
@@ -13,8 +12,9 @@ import (
 )
 
 func init() {
-	register(&command{Name: "doctor", Args: "[--capture DIR] [--json]",
-		Summary: "check this machine: OS, tools, attach method, memory, disks (macOS: --capture saves raw tool output)", Order: 90, Run: runDoctor})
+	register(&command{Name: "doctor", Summary: "check this machine: OS, tools, attach method, memory, disks",
+		Flags: []flagSpec{flagString("capture", "DIR", "save raw output of the read-only tools in this folder (macOS)")},
+		JSON:  true, Example: "doctor\ndoctor --capture ~/rambar-fixtures", Order: 90, Run: runDoctor})
 }
 
 // Optional engine extras. The macOS engine has them; doctor works with any
@@ -58,17 +58,8 @@ type doctorReport struct {
 	Captured    []string        `json:"captured,omitempty"`
 }
 
-func runDoctor(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	capture := fl.String("capture", "", "save raw output of the read-only tools in this folder (macOS)")
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("doctor", pos, 0, 0); err != nil {
-		return err
-	}
+func runDoctor(ctx context.Context, a *App, in *input) error {
+	capture, asJSON := in.String("capture"), in.Bool("json")
 	e, err := a.Engine()
 	if err != nil {
 		return err

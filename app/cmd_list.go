@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"text/tabwriter"
 
@@ -10,19 +9,13 @@ import (
 )
 
 func init() {
-	register(&command{Name: "list", Args: "[--json]", Summary: "list mounted RAM disks with the memory each really holds", Order: 20, Run: runList})
+	register(&command{Name: "list", Summary: "list mounted RAM disks with the memory each really holds",
+		Doc:  "It also says what the machine has free and in swap, and which disks are nearly full or worth a reclaim.",
+		JSON: true, Example: "list\nlist --json", Order: 20, Run: runList})
 }
 
-func runList(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("list", flag.ContinueOnError)
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("list", pos, 0, 0); err != nil {
-		return err
-	}
+func runList(ctx context.Context, a *App, in *input) error {
+	asJSON := in.Bool("json")
 	ds, err := a.disks(ctx)
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"time"
 
@@ -13,8 +12,14 @@ import (
 )
 
 func init() {
-	register(&command{Name: "save", Args: "NAME...|--all [--force] [--json]",
-		Summary: "save kept and mirrored disks now (--force: even empty, unmounted or different ones)", Order: 40, Run: runSave})
+	register(&command{Name: "save", Summary: "save kept and mirrored disks now",
+		Doc:  "Name the disks, or give --all. Each save is a new snapshot; unchanged files are shared with the last one.",
+		Args: []arg{{Name: "NAME", Optional: true, Repeat: true}}, Usage: "NAME... | --all",
+		Flags: []flagSpec{
+			flagBool("all", "save every kept or mirrored disk"),
+			flagBool("force", "save even an empty, unmounted or different disk over the saved copy"),
+		},
+		JSON: true, Example: "save Work\nsave --all", Order: 40, Run: runSave})
 }
 
 // keeper is the contents keeper of this App's data folder.
@@ -55,17 +60,10 @@ func contentsErr(err error) error {
 	return err
 }
 
-func runSave(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("save", flag.ContinueOnError)
-	all := fl.Bool("all", false, "save every kept or mirrored disk")
-	force := fl.Bool("force", false, "save even an empty, unmounted or different disk over the saved copy")
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
+func runSave(ctx context.Context, a *App, in *input) error {
+	all, force, asJSON, pos := in.Bool("all"), in.Bool("force"), in.Bool("json"), in.Args
 	if *all == (len(pos) > 0) {
-		return usagef("usage: rambar save %s", commands["save"].Args)
+		return in.usageErr("name the disks, or give --all")
 	}
 	k, err := a.keeper()
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -16,19 +15,18 @@ import (
 )
 
 func init() {
-	register(&command{Name: "try", Args: "[--disk NAME|PATH] [--runs N] [--json] -- COMMAND...",
-		Summary: "does a RAM disk help this command? runs it on a RAM disk copy of this folder and in place", Order: 61, Run: runTry})
+	register(&command{Name: "try", Summary: "find out whether a RAM disk makes a command faster",
+		Doc: "It runs the command on a RAM disk copy of this folder and in place, alternating, after a warm-up; " +
+			"a gain is reported only when it is beyond the noise.",
+		Flags: []flagSpec{
+			flagString("disk", "NAME|PATH", "an existing RAM disk (name or mount point); default: a temporary one, ejected afterwards"),
+			flagInt("runs", "N", 5, "timed runs in each place, at least 3"),
+		},
+		JSON: true, Command: true, Example: "try -- make test\ntry --disk Scratch --runs 7 -- go build ./...", Order: 61, Run: runTry})
 }
 
-func runTry(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("try", flag.ContinueOnError)
-	diskName := fl.String("disk", "", "an existing RAM disk (name or mount point); default: a temporary one, ejected afterwards")
-	runs := fl.Int("runs", 5, "timed runs in each place (at least 3)")
-	asJSON := fl.Bool("json", false, "print JSON")
-	argv, err := parseTryArgs(fl, args)
-	if err != nil {
-		return err
-	}
+func runTry(ctx context.Context, a *App, in *input) error {
+	diskName, runs, asJSON, argv := in.String("disk"), in.Int("runs"), in.Bool("json"), in.Rest
 	if *runs < 3 || *runs > 100 {
 		return fmt.Errorf("%w: --runs must be between 3 and 100 (fewer cannot tell a gain from noise), not %d", errUsage, *runs)
 	}
@@ -105,33 +103,6 @@ func runTry(ctx context.Context, a *App, args []string) error {
 			bench.Format(res.RAM.Median, bench.Secs), bench.Format(res.Disk.Median, bench.Secs), (bench.MinGain-1)*100)
 	}
 	return nil
-}
-
-// parseTryArgs splits `try [flags] -- COMMAND...`: flags before "--", the
-// command after it, untouched (its own flags are not rambar's).
-func parseTryArgs(fl *flag.FlagSet, args []string) ([]string, error) {
-	i := -1
-	for k, s := range args {
-		if s == "--" {
-			i = k
-			break
-		}
-	}
-	if i < 0 {
-		return nil, fmt.Errorf("%w: rambar try %s (put the command after --)", errUsage, commands["try"].Args)
-	}
-	pos, err := parseFlags(fl, args[:i])
-	if err != nil {
-		return nil, err
-	}
-	if len(pos) > 0 {
-		return nil, fmt.Errorf("%w: unexpected %q before --; rambar try %s", errUsage, pos[0], commands["try"].Args)
-	}
-	argv := args[i+1:]
-	if len(argv) == 0 || argv[0] == "" {
-		return nil, fmt.Errorf("%w: no command after --", errUsage)
-	}
-	return argv, nil
 }
 
 // findRAMDir resolves --disk: a mounted RAM disk's name, or the path of a

@@ -133,7 +133,7 @@ func TestCLICreateListInfoEject(t *testing.T) {
 		t.Fatalf("mounted %v", m)
 	}
 	out, _, code = c.run("list")
-	if code != 0 || !strings.Contains(out, "Scratch") || !strings.Contains(out, "tmpfs") || !strings.Contains(out, "16 MB") {
+	if code != 0 || !strings.Contains(out, "Scratch") || !strings.Contains(out, "tmpfs") || !strings.Contains(out, "16 MiB") {
 		t.Errorf("list: exit %d\n%s", code, out)
 	}
 	if err := os.WriteFile(filepath.Join(c.root, "Scratch", "f"), make([]byte, 4<<20), 0o600); err != nil {
@@ -164,7 +164,7 @@ func TestCLICreateListInfoEject(t *testing.T) {
 		t.Errorf("list --json = %s", out)
 	}
 	out, _, code = c.run("info", "Scratch")
-	if code != 0 || !strings.Contains(out, "Memory held:") || !strings.Contains(out, "4 MB") || !strings.Contains(out, "rambar") {
+	if code != 0 || !strings.Contains(out, "Memory held:") || !strings.Contains(out, "4 MiB") || !strings.Contains(out, "rambar") {
 		t.Errorf("info: exit %d\n%s", code, out)
 	}
 	out, _, code = c.run("create", "Scratch", "16M")

@@ -242,7 +242,7 @@ func progressText(d diskState) string {
 	return d.Op.verb()
 }
 
-// diskLine is a disk's entry: "Scratch: 1.2 GB used, 4.1 GB held, grows as written".
+// diskLine is a disk's entry: "Scratch: 1.2 GiB used, 4.1 GiB held, grows as written".
 func diskLine(d diskState) string {
 	name := d.Volume.Name
 	if d.Unsaved {
@@ -418,8 +418,8 @@ func presetsItem(s menuState) (Item, bool) {
 	return Item{Key: "presets", Title: "Presets", Children: sub}, true
 }
 
-// memoryLine is ramdisk.MemoryLine for the menu: "RAM disks hold 4.1 GB of
-// 16.0 GB memory; 8.2 GB free, 1.2 GB of swap in use".
+// memoryLine is ramdisk.MemoryLine for the menu: "RAM disks hold 4.1 GiB of
+// 16.0 GiB memory; 8.2 GiB free, 1.2 GiB of swap in use".
 func memoryLine(s menuState) string {
 	if s.MemoryErr != nil {
 		return fmt.Sprintf("RAM disks hold %s; memory unknown", s.Held().Short())
