@@ -74,7 +74,7 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 	if dirty, err := k.Dirty(v); err == nil && !dirty {
 		return Ejected{}, nil
 	}
-	r, err := k.Save(ctx, v, mirror.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
+	r, err := savePinned(ctx, k, v, mirror.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
 	switch {
 	case errors.Is(err, mirror.ErrRefused):
 		return Ejected{NotSaved: err}, nil
@@ -111,9 +111,25 @@ func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (mi
 	if incomplete && !o.Force {
 		return mirror.Result{}, incompleteErr("save", v)
 	}
-	r, err := k.Save(ctx, v, mirror.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	r, err := savePinned(ctx, k, v, mirror.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
 	if err == nil && incomplete {
 		s.restored(v.Name) // saved as it is, by request: it is the saved state now
+	}
+	return r, err
+}
+
+// savePinned saves v with its mount point held open, and checks at the
+// end that what was saved is still the disk that was mounted at the start.
+func savePinned(ctx context.Context, k *mirror.Keeper, v ramdisk.Volume, o mirror.SaveOptions) (mirror.Result, error) {
+	p, err := pin(v)
+	if err != nil {
+		return mirror.Result{}, err
+	}
+	defer p.release()
+	r, err := k.Save(ctx, v, o)
+	if err == nil {
+		st, _ := k.State(v.Name)
+		err = p.check(v, st.ID)
 	}
 	return r, err
 }
