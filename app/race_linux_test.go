@@ -72,3 +72,26 @@ func TestSaveRacingEjectNeverSavesAnEmptyDisk(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentPresetAddsLoseNothing runs many `rambar preset add` at
+// once: every one exits 0 and every preset is there afterwards.
+func TestConcurrentPresetAddsLoseNothing(t *testing.T) {
+	c := newCLI(t)
+	const n = 30
+	var waits []func() (int, string)
+	for i := 0; i < n; i++ {
+		waits = append(waits, c.start("preset", "add", fmt.Sprintf("P%02d", i), "64M"))
+	}
+	for i, wait := range waits {
+		if code, out := wait(); code != 0 {
+			t.Errorf("preset add P%02d: exit %d\n%s", i, code, out)
+		}
+	}
+	out, errOut, code := c.run("preset", "list", "--json")
+	if code != 0 {
+		t.Fatalf("preset list: exit %d %s", code, errOut)
+	}
+	if got := strings.Count(out, `"name": "P`); got != n {
+		t.Errorf("%d presets after %d concurrent adds:\n%s", got, n, out)
+	}
+}
