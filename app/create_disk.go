@@ -61,6 +61,9 @@ func createErr(err error) error {
 	if errors.Is(err, disks.ErrContents) {
 		return usagef("%v", err)
 	}
+	if errors.Is(err, disks.ErrReclaimStopped) {
+		return refusedError{err}
+	}
 	return contentsErr(err)
 }
 

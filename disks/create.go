@@ -74,6 +74,9 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return Created{}, err
 	}
+	if err := s.pendingReclaim(r.Name); err != nil {
+		return Created{}, err
+	}
 	if r.Planned != nil {
 		r.Planned(c.Plan)
 	}
