@@ -21,6 +21,8 @@ func init() {
 
 func runReclaim(ctx context.Context, a *App, in *input) error {
 	force, asJSON, pos := in.Bool("force"), in.Bool("json"), in.Args
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	svc, err := a.service()
 	if err != nil {
 		return err
@@ -42,7 +44,7 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 		return refusedError{err}
 	}
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	if *asJSON {
 		return writeJSON(a.Stdout, struct {

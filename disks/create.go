@@ -157,7 +157,8 @@ func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.P
 	}
 	r, err := k.Load(ctx, v, mirrorProgress(v.Name, progress))
 	if err != nil {
-		if ejErr := s.Engine.Eject(ctx, v, false); ejErr != nil {
+		// Even when ctx was cancelled (Ctrl-C): the half-filled disk goes.
+		if ejErr := s.Engine.Eject(context.WithoutCancel(ctx), v, false); ejErr != nil {
 			return mirror.State{}, r, fmt.Errorf("create %s: loading contents failed: %w (and ejecting it again failed: %v)", v.Name, err, ejErr)
 		}
 		s.restored(v.Name) // the partial disk is gone
