@@ -107,7 +107,13 @@ func diskItem(s menuState, d diskState) Item {
 	if d.Op == opEjecting {
 		ejectTitle = "Ejecting…"
 	}
-	sub = append(sub, Item{Key: key + "/eject", Title: ejectTitle, Disabled: !idle, action: act(actEject)})
+	if d.Incomplete {
+		// Eject would be refused (it would save the partial disk): drop it instead.
+		sub = append(sub, Item{Key: key + "/eject", Title: "Eject Without Saving (the saved copy is kept)", Disabled: !idle,
+			Tooltip: "Its restore did not finish; mount it again to restore the whole saved state", action: act(actForceEject)})
+	} else {
+		sub = append(sub, Item{Key: key + "/eject", Title: ejectTitle, Disabled: !idle, action: act(actEject)})
+	}
 	if d.Busy != nil {
 		sub = append(sub, Item{Key: key + "/busy", Title: busyLine(d.Busy), Tooltip: d.Busy.Error(), Disabled: true},
 			Item{Key: key + "/force", Title: "Force Eject", Tooltip: "Unmount even though files are open; programs using it may lose data",
