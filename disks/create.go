@@ -222,7 +222,8 @@ type UpResult struct {
 }
 
 // Up mounts every auto-mount preset whose disk is not mounted, one after the
-// other, each through MountPreset. One failure does not stop the others. The
+// other, each through MountPreset (a disk mounted with its restore
+// incomplete is a failure, saying how to go on). One failure does not stop the others. The
 // error is only for settings that cannot be read; per-preset failures are in
 // the results. `rambar up` and the menu at login run it.
 func (s *Service) Up(ctx context.Context, progress ramdisk.ProgressFunc) ([]UpResult, error) {
@@ -242,7 +243,7 @@ func (s *Service) Up(ctx context.Context, progress ramdisk.ProgressFunc) ([]UpRe
 		switch {
 		case r.Err == nil:
 			r.Outcome = UpMounted
-		case errors.Is(r.Err, ramdisk.ErrExists) && r.Volume.Name != "":
+		case errors.Is(r.Err, ramdisk.ErrExists) && r.Volume.Name != "" && !s.Incomplete(r.Volume):
 			r.Outcome, r.Err = UpSkipped, nil
 		default:
 			r.Outcome = UpFailed
