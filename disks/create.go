@@ -222,10 +222,11 @@ type UpResult struct {
 }
 
 // Up mounts every auto-mount preset whose disk is not mounted, one after the
-// other, each through MountPreset (a disk mounted with its restore
-// incomplete is a failure, saying how to go on). One failure does not stop the others. The
-// error is only for settings that cannot be read; per-preset failures are in
-// the results. `rambar up` and the menu at login run it.
+// other, each through MountPreset; a disk mounted with its restore
+// incomplete is a failure, saying how to go on. One failure does not stop
+// the others. The error is only for settings that cannot be read;
+// per-preset failures are in the results. `rambar up` and the menu at login
+// run it.
 func (s *Service) Up(ctx context.Context, progress ramdisk.ProgressFunc) ([]UpResult, error) {
 	st, err := s.Store()
 	if err != nil {
