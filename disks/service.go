@@ -97,6 +97,10 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 			return v, nil
 		}
 	}
+	if st := s.stagingFor(name); st != "" {
+		return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped and its contents are safe in %s: 'rambar reclaim %s --resume' makes it again and puts them back",
+			name, ramdisk.ErrNotFound, st, name)
+	}
 	if len(vs) == 0 {
 		return ramdisk.Volume{}, fmt.Errorf("%q: %w (none is mounted)", name, ramdisk.ErrNotFound)
 	}
