@@ -103,6 +103,15 @@ func diskItem(s menuState, d diskState) Item {
 		sub = append(sub, extra...)
 	}
 	sub = append(sub, Item{Key: key + "/sep3", Separator: true})
+	sub = append(sub, ejectItems(key, d, act)...)
+	return Item{Key: key, Title: diskLine(d), Tooltip: d.Volume.MountPoint, Children: sub}
+}
+
+// ejectItems are a disk's Eject (Eject Without Saving when its restore is
+// incomplete) and, after a refused eject, who holds it and Force Eject.
+func ejectItems(key string, d diskState, act func(actionKind) action) []Item {
+	idle := d.Op == opNone
+	var sub []Item
 	ejectTitle := "Eject"
 	if d.Op == opEjecting {
 		ejectTitle = "Ejecting…"
@@ -119,7 +128,7 @@ func diskItem(s menuState, d diskState) Item {
 			Item{Key: key + "/force", Title: "Force Eject", Tooltip: "Unmount even though files are open; programs using it may lose data",
 				Disabled: !idle, action: act(actForceEject)})
 	}
-	return Item{Key: key, Title: diskLine(d), Tooltip: d.Volume.MountPoint, Children: sub}
+	return sub
 }
 
 // reclaimable reports whether remaking the disk would give memory back: a
