@@ -11,7 +11,7 @@ import (
 	"rambar/ramdisk"
 )
 
-// ErrNotWorthwhile: a reclaim refused because little memory is pinned;
+// ErrNotWorthwhile marks a reclaim refused because little memory is pinned;
 // ReclaimOptions.Force overrides.
 var ErrNotWorthwhile = errors.New("reclaim not worthwhile")
 

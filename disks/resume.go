@@ -280,5 +280,5 @@ func (s *Service) pendingReclaim(name string) error {
 	return nil
 }
 
-// ErrReclaimStopped: a reclaim of the disk was stopped; resume it first.
+// ErrReclaimStopped means a reclaim of the disk was stopped: resume it first.
 var ErrReclaimStopped = errors.New("reclaim not finished")

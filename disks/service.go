@@ -29,7 +29,7 @@ type Service struct {
 	LockWait time.Duration
 }
 
-// ErrNoData: there is no data folder (HOME is not set), so nothing is kept.
+// ErrNoData means there is no data folder (HOME is not set), so nothing is kept.
 var ErrNoData = errors.New("no data folder: HOME is not set")
 
 // Keeper returns the contents keeper, or ErrNoData.
