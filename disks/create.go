@@ -38,6 +38,10 @@ type Created struct {
 	Contents mirror.State
 	// Loaded is what filling a kept or mirrored disk put on it.
 	Loaded mirror.Result
+	// Reclaimed, when set, is the staging copy of a reclaim that was stopped
+	// while the disk was gone: its contents were put back instead (they are
+	// newer than any save), verified, and the copy removed.
+	Reclaimed string
 }
 
 // Create is the one place a RAM disk is made, for `create`, `up`, `preset
@@ -75,15 +79,19 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return Created{}, s.existsHint(err, r.Name, f.Mounted)
 	}
-	if err := s.pendingReclaim(r.Name); err != nil {
-		return Created{}, err
-	}
 	if r.Planned != nil {
 		r.Planned(c.Plan)
 	}
 	contents := r.Contents
 	if contents.Mode == ramdisk.Discard && r.Preset != nil {
 		contents = mirror.OptionsFromPreset(*r.Preset)
+	}
+	if staging, rec := s.stoppedWhileGone(r.Name); staging != "" {
+		// Its contents wait from a reclaim that was stopped: they go back.
+		if _, err := s.setupContents(r.Name, contents); err != nil {
+			return c, err
+		}
+		return s.finishFromStaging(ctx, c, staging, rec, r.Progress)
 	}
 	undo, err := s.setupContents(r.Name, contents)
 	if err != nil {
