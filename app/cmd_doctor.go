@@ -2,19 +2,20 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"runtime"
 	"strings"
 	"text/tabwriter"
 
+	"rambar/disks"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "doctor", Args: "[--capture DIR] [--json]",
-		Summary: "check this machine: OS, tools, attach method, memory, disks (macOS: --capture saves raw tool output)", Order: 90, Run: runDoctor})
+	register(&command{Name: "doctor", Summary: "check this machine: OS, tools, attach method, memory, disks",
+		Flags: []flagSpec{flagString("capture", "DIR", "save in this folder what a first run on a Mac must tell: tool output and the memory of short-lived test disks (macOS; darwin/README.md)")},
+		JSON:  true, Example: "doctor\ndoctor --capture ~/rambar-fixtures", Order: 90, Run: runDoctor})
 }
 
 // Optional engine extras. The macOS engine has them; doctor works with any
@@ -56,19 +57,12 @@ type doctorReport struct {
 	Disks       []diskJSON      `json:"disks"`
 	DisksError  string          `json:"disks_error,omitempty"`
 	Captured    []string        `json:"captured,omitempty"`
+	// Leftovers are what killed RAMBar processes left behind.
+	Leftovers []disks.Leftover `json:"leftovers"`
 }
 
-func runDoctor(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	capture := fl.String("capture", "", "save in this folder what a first run on a Mac must tell: tool output, and the memory of short-lived hidden RAM disks made each way (macOS; darwin/README.md)")
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("doctor", pos, 0, 0); err != nil {
-		return err
-	}
+func runDoctor(ctx context.Context, a *App, in *input) error {
+	capture, asJSON := in.String("capture"), in.Bool("json")
 	e, err := a.Engine()
 	if err != nil {
 		return err
@@ -100,6 +94,12 @@ func runDoctor(ctx context.Context, a *App, args []string) error {
 	} else {
 		for _, d := range ds {
 			r.Disks = append(r.Disks, toDiskJSON(d))
+		}
+	}
+	r.Leftovers = []disks.Leftover{}
+	if svc, err := a.service(); err == nil {
+		if l, err := svc.Leftovers(ctx); err == nil {
+			r.Leftovers = append(r.Leftovers, l...)
 		}
 	}
 	var capErr error
@@ -194,11 +194,22 @@ func printDoctor(a *App, r doctorReport) {
 		}
 		tw.Flush()
 	}
+	printLeftovers(a, r.Leftovers)
 	if len(r.Captured) > 0 {
 		fmt.Fprintf(a.Stdout, "Captured %d files (send the folder with an issue: it holds tool output, with disk and mount names, and no file contents):\n", len(r.Captured))
 		for _, f := range r.Captured {
 			fmt.Fprintf(a.Stdout, "  %s\n", f)
 		}
+	}
+}
+
+// printLeftovers lists what stopped RAMBars left behind, and what to do.
+func printLeftovers(a *App, ls []disks.Leftover) {
+	if len(ls) > 0 {
+		fmt.Fprintln(a.Stdout, "Left behind by a RAMBar that was stopped:")
+	}
+	for _, l := range ls {
+		fmt.Fprintf(a.Stdout, "  %s (%s): %s\n", l.Path, l.Kind, l.Advice)
 	}
 }
 

@@ -2,27 +2,21 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"strconv"
 	"text/tabwriter"
 
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "list", Args: "[--json]", Summary: "list mounted RAM disks with the memory each really holds", Order: 20, Run: runList})
+	register(&command{Name: "list", Summary: "list mounted RAM disks with the memory each really holds",
+		Doc:  "It also says what the machine has free and in swap, and which disks are nearly full or worth a reclaim.",
+		JSON: true, Example: "list\nlist --json", Order: 20, Run: runList})
 }
 
-func runList(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("list", flag.ContinueOnError)
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("list", pos, 0, 0); err != nil {
-		return err
-	}
+func runList(ctx context.Context, a *App, in *input) error {
+	asJSON := in.Bool("json")
 	ds, err := a.disks(ctx)
 	if err != nil {
 		return err
@@ -37,16 +31,17 @@ func runList(ctx context.Context, a *App, args []string) error {
 			Held    ramdisk.Size    `json:"held_bytes"`
 		}{Version: jsonVersion, Disks: []diskJSON{}}
 		for _, d := range ds {
-			out.Disks = append(out.Disks, toDiskJSON(d))
-			if d.UsageErr == nil && d.Usage.HeldKnown {
-				out.Held += d.Usage.Held
-			}
+			dj := toDiskJSON(d)
+			dj.RestoreIncomplete = a.files().Incomplete(d.Volume)
+			out.Disks = append(out.Disks, dj)
+			out.Held += d.Held()
 		}
 		if memErr == nil {
 			out.Memory = &mem
 		}
 		return writeJSON(a.Stdout, out)
 	}
+	defer a.printStoppedReclaims()
 	if len(ds) == 0 {
 		fmt.Fprintln(a.Stdout, "No RAM disks mounted. Make one with: rambar create Scratch 4G")
 		return nil
@@ -60,14 +55,14 @@ func runList(ctx context.Context, a *App, args []string) error {
 			used = d.Usage.Used.Short()
 			if d.Usage.HeldKnown {
 				heldS = d.Usage.Held.Short()
-				held += d.Usage.Held
 			}
 		}
+		held += d.Held()
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.MountPoint, d.FS.Label(), d.Size.Short(), used, heldS, d.Allocation.Phrase())
 	}
 	tw.Flush()
 	if memErr == nil && mem.Physical > 0 {
-		fmt.Fprintf(a.Stdout, "\n%s\n", memoryLine(held, mem))
+		fmt.Fprintf(a.Stdout, "\n%s\n", ramdisk.MemoryLine(held, mem))
 		if mem.Swapping() && held > 0 {
 			fmt.Fprintf(a.Stdout, "warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway\n", mem.SwapUsed.Short(), held.Short())
 		}
@@ -76,6 +71,9 @@ func runList(ctx context.Context, a *App, args []string) error {
 		if d.UsageErr == nil && d.Usage.NearlyFull() {
 			fmt.Fprintf(a.Stdout, "warning: %s is %.0f%% full\n", d.Name, 100*d.Usage.Fill())
 		}
+		if a.files().Incomplete(d.Volume) {
+			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, d.Name)
+		}
 		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
 			fmt.Fprintf(a.Stdout, "tip: deleted files on %s still pin %s; rambar reclaim %s gives it back\n", d.Name, d.Usage.Pinned().Short(), d.Name)
 		}
@@ -83,15 +81,21 @@ func runList(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
-// memoryLine sums up the machine: "RAM disks hold 1.9 GB of 16.0 GB memory;
-// 8.2 GB free, 1.1 GB compressed, no swap in use".
-func memoryLine(held ramdisk.Size, m ramdisk.Memory) string {
-	s := fmt.Sprintf("RAM disks hold %s of %s memory; %s free", held.Short(), m.Physical.Short(), m.Free.Short())
-	if m.Compressed > 0 {
-		s += fmt.Sprintf(", %s compressed", m.Compressed.Short())
+// printStoppedReclaims announces reclaims that were stopped: their staging
+// copies hold a disk's contents until resumed.
+func (a *App) printStoppedReclaims() {
+	for _, l := range a.files().StoppedReclaims() {
+		fmt.Fprintf(a.Stdout, "warning: a reclaim of %s was stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it\n",
+			l.Name, l.Path, quoteName(l.Name))
 	}
-	if m.Swapping() {
-		return s + fmt.Sprintf(", %s of swap in use", m.SwapUsed.Short())
+}
+
+// quoteName quotes a disk name for a command line when it needs it.
+func quoteName(name string) string {
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return strconv.Quote(name)
+		}
 	}
-	return s + ", no swap in use"
+	return name
 }

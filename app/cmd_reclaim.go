@@ -2,59 +2,49 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
-	"strings"
 
+	"rambar/disks"
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "reclaim", Args: "NAME [--force] [--json]",
-		Summary: "give back memory pinned by deleted files: move contents out, make the disk again, move them back", Order: 35, Run: runReclaim})
+	register(&command{Name: "reclaim", Summary: "give back memory pinned by deleted files",
+		Doc:  "It moves the contents out, makes the disk again, moves them back and verifies them by content hash.",
+		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk"}},
+		Flags: []flagSpec{flagBool("force", "reclaim even when little memory is pinned"),
+			flagBool("resume", "finish or undo a reclaim of NAME that was stopped (its contents wait in the data folder)")},
+		JSON: true, Example: "reclaim Work", Order: 35, Run: runReclaim})
 }
 
-func runReclaim(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("reclaim", flag.ContinueOnError)
-	force := fl.Bool("force", false, "reclaim even when little memory is pinned")
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
+func runReclaim(ctx context.Context, a *App, in *input) error {
+	force, asJSON, pos := in.Bool("force"), in.Bool("json"), in.Args
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	svc, err := a.service()
 	if err != nil {
 		return err
 	}
-	if err := wantArgs("reclaim", pos, 1, 1); err != nil {
-		return err
+	if *in.Bool("resume") {
+		return a.resumeReclaim(ctx, svc, pos[0])
 	}
-	v, err := a.findDisk(ctx, pos[0])
+	v, err := svc.Find(ctx, pos[0])
 	if err != nil {
 		return err
 	}
-	k, err := a.keeper()
-	if err != nil {
-		return err
-	}
-	e, _ := a.Engine()
-	u, err := e.Usage(ctx, v)
-	if err != nil {
-		return fmt.Errorf("reclaim %s: %w", v.Name, err)
-	}
-	if !u.ReclaimWorthwhile() && !*force {
-		return refusedError{fmt.Errorf("reclaim %s: only %s is pinned (worth it from %s and %.0f%% of the size); use --force to do it anyway",
-			v.Name, u.Pinned().Short(), ramdisk.ReclaimThreshold.Short(), 100*ramdisk.ReclaimFraction)}
-	}
-	plan, err := a.replanFor(ctx, v, u)
-	if err != nil {
-		return err
-	}
-	fn, done := a.contentsProgress(v.Name)
+	fn, done := a.contentsProgress()
 	if *asJSON {
 		fn = nil
 	}
-	res, err := k.Reclaim(ctx, e, v, plan, fn)
+	res, err := svc.Reclaim(ctx, v, disks.ReclaimOptions{Force: *force, Progress: fn})
 	done()
+	if errors.Is(err, disks.ErrNotWorthwhile) {
+		return refusedError{err}
+	}
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	if *asJSON {
 		return writeJSON(a.Stdout, struct {
@@ -72,37 +62,20 @@ func runReclaim(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
-// replanFor plans the same disk again (name, size, file system, hidden) as
-// if v were not mounted, so Reclaim can make it anew.
-func (a *App) replanFor(ctx context.Context, v ramdisk.Volume, u ramdisk.Usage) (ramdisk.Plan, error) {
-	f, err := a.facts(ctx)
+// resumeReclaim is reclaim --resume: it finishes or undoes a reclaim that
+// was stopped, and says which.
+func (a *App) resumeReclaim(ctx context.Context, svc *disks.Service, name string) error {
+	fn, done := a.contentsProgress()
+	how, v, err := svc.ResumeReclaim(ctx, name, fn)
+	done()
 	if err != nil {
-		return ramdisk.Plan{}, err
+		return err
 	}
-	var mounted []ramdisk.Volume
-	for _, m := range f.Mounted {
-		if m.Name != v.Name {
-			mounted = append(mounted, m)
-		}
+	switch how {
+	case disks.ResumeUndone:
+		fmt.Fprintf(a.Stdout, "Undid the stopped reclaim of %s: it was never ejected and holds its contents; the partial copy was removed\n", v.Name)
+	default:
+		fmt.Fprintf(a.Stdout, "Finished the stopped reclaim of %s at %s: its contents are back, verified; the staging copy was removed\n", v.Name, v.MountPoint)
 	}
-	f.Mounted = mounted
-	var taken []string
-	for _, n := range f.Taken {
-		if !strings.EqualFold(n, v.Name) {
-			taken = append(taken, n)
-		}
-	}
-	f.Taken = taken
-	if u.HeldKnown {
-		f.Held -= u.Held
-	}
-	// The disk exists already: memory checks were passed when it was made.
-	p, err := ramdisk.NewPlan(ramdisk.Request{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, Force: true}, f)
-	if err != nil {
-		return p, fmt.Errorf("reclaim %s: %w", v.Name, err)
-	}
-	if v.MountPoint != "" {
-		p.MountPoint = v.MountPoint
-	}
-	return p, nil
+	return nil
 }

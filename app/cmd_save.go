@@ -3,32 +3,36 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"time"
 
+	"rambar/disks"
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "save", Args: "NAME...|--all [--force] [--json]",
-		Summary: "save kept and mirrored disks now (--force: even empty, unmounted or different ones)", Order: 40, Run: runSave})
+	register(&command{Name: "save", Summary: "save kept and mirrored disks now",
+		Doc:  "Name the disks, or give --all. Each save is a new snapshot; unchanged files are shared with the last one.",
+		Args: []arg{{Name: "NAME", Optional: true, Repeat: true}}, Usage: "NAME... | --all",
+		Flags: []flagSpec{
+			flagBool("all", "save every kept or mirrored disk"),
+			flagBool("force", "save even an empty, unmounted or different disk over the saved copy"),
+		},
+		JSON: true, Example: "save Work\nsave --all", Order: 40, Run: runSave})
 }
 
-// newKeeper makes the contents keeper; tests replace it to accept the
-// in-memory engine's folders as mounted disks.
-var newKeeper = func(data string) *mirror.Keeper { return mirror.NewKeeper(data) }
+// keeper is the contents keeper of this App's data folder.
+func (a *App) keeper() (*mirror.Keeper, error) { return a.files().Keeper() }
 
-func (a *App) keeper() (*mirror.Keeper, error) {
-	if a.Paths.Data == "" {
-		return nil, errors.New("no data folder: HOME is not set")
-	}
-	k := newKeeper(a.Paths.Data)
+// files is the use-case layer without an engine: what it knows from
+// RAMBar's files alone (kept contents, restores that did not finish).
+func (a *App) files() *disks.Service {
+	s := &disks.Service{Paths: a.Paths, NewKeeper: a.NewKeeper}
 	if a.Compress {
-		k.CopyFile = compressedCopy()
+		s.CopyFile = compressedCopy()
 	}
-	return k, nil
+	return s
 }
 
 // setCompress takes create's and restore's --compress: restored files are
@@ -52,7 +56,7 @@ func contentsErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, mirror.ErrRefused):
+	case errors.Is(err, mirror.ErrRefused), errors.Is(err, disks.ErrIncomplete):
 		return refusedError{err}
 	case errors.Is(err, mirror.ErrNotKept):
 		return fmt.Errorf("%w; make it with 'rambar create NAME SIZE --keep' or '--mirror FOLDER'", err)
@@ -60,36 +64,25 @@ func contentsErr(err error) error {
 	return err
 }
 
-func runSave(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("save", flag.ContinueOnError)
-	all := fl.Bool("all", false, "save every kept or mirrored disk")
-	force := fl.Bool("force", false, "save even an empty, unmounted or different disk over the saved copy")
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
+func runSave(ctx context.Context, a *App, in *input) error {
+	all, force, asJSON, pos := in.Bool("all"), in.Bool("force"), in.Bool("json"), in.Args
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	if *all == (len(pos) > 0) {
-		return usagef("usage: rambar save %s", commands["save"].Args)
+		return in.usageErr("name the disks, or give --all")
 	}
 	k, err := a.keeper()
 	if err != nil {
 		return err
 	}
-	e, err := a.Engine()
+	svc, err := a.service()
 	if err != nil {
 		return err
 	}
 	var vs []ramdisk.Volume
 	if *all {
-		all, err := e.List(ctx)
-		if err != nil {
+		if vs, err = svc.Kept(ctx); err != nil {
 			return err
-		}
-		for _, v := range all {
-			if _, err := k.State(v.Name); err == nil {
-				vs = append(vs, v)
-			}
 		}
 	} else {
 		for _, n := range pos {
@@ -111,11 +104,11 @@ func runSave(ctx context.Context, a *App, args []string) error {
 	out := []saved{}
 	var errs []error
 	for _, v := range vs {
-		fn, done := a.contentsProgress(v.Name)
+		fn, done := a.contentsProgress()
 		if *asJSON {
 			fn = nil
 		}
-		r, err := k.Save(ctx, v, mirror.SaveOptions{Force: *force, Progress: fn})
+		r, err := svc.Save(ctx, v, disks.SaveOptions{Force: *force, Progress: fn})
 		done()
 		s := saved{Name: v.Name, Result: r}
 		if err != nil {
@@ -136,7 +129,7 @@ func runSave(ctx context.Context, a *App, args []string) error {
 	} else if len(vs) == 0 {
 		fmt.Fprintln(a.Stdout, "No kept or mirrored disks mounted.")
 	}
-	return errors.Join(errs...)
+	return interrupted(ctx, errors.Join(errs...))
 }
 
 func describeSave(name string, r mirror.Result) string {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"time"
 
@@ -35,62 +33,6 @@ func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Dura
 	return o, nil
 }
 
-// setupContents records how the disk's contents are kept; undo forgets it
-// again if the disk could not be made and nothing was kept before.
-func (a *App) setupContents(name string, o mirror.Options) (undo func(), err error) {
-	if o.Mode == ramdisk.Discard {
-		return func() {}, nil
-	}
-	k, err := a.keeper()
-	if err != nil {
-		return nil, err
-	}
-	_, before := k.State(name)
-	if _, err := k.Setup(name, o); err != nil {
-		return nil, usagef("%v", err)
-	}
-	return func() {
-		if errors.Is(before, mirror.ErrNotKept) {
-			k.Forget(name)
-		}
-	}, nil
-}
-
-// loadContents fills a new kept or mirrored disk. If that fails the disk is
-// ejected again (it is empty; the saved copy is untouched) and the error
-// says so.
-func (a *App) loadContents(ctx context.Context, v ramdisk.Volume, quiet bool) (*contentsJSON, error) {
-	k, err := a.keeper()
-	if err != nil {
-		return nil, err
-	}
-	fn, done := a.contentsProgress(v.Name)
-	if quiet {
-		fn = nil
-	}
-	r, err := k.Load(ctx, v, fn)
-	done()
-	if err != nil {
-		e, _ := a.Engine()
-		if ejErr := e.Eject(ctx, v, false); ejErr != nil {
-			return nil, contentsErr(fmt.Errorf("create %s: loading contents failed: %w (and ejecting it again failed: %v)", v.Name, err, ejErr))
-		}
-		return nil, contentsErr(fmt.Errorf("create %s: loading contents failed, the disk was ejected and the saved copy is untouched: %w", v.Name, err))
-	}
-	c := a.contentsOf(v, false)
-	if !quiet {
-		switch {
-		case c.Mode == ramdisk.Mirror:
-			fmt.Fprintf(a.Stdout, "Loaded %s: %d files (%s); changes are written back on save and eject\n", c.MirrorPath, r.Files, ramdisk.Size(r.Bytes).Short())
-		case r.Snapshot != "":
-			fmt.Fprintf(a.Stdout, "Restored %d files (%s) saved %s\n", r.Files, ramdisk.Size(r.Bytes).Short(), r.Snapshot)
-		default:
-			fmt.Fprintf(a.Stdout, "Contents are kept in %s (nothing saved yet)\n", c.Backing)
-		}
-	}
-	return c, nil
-}
-
 // contentsJSON is a disk's contents mode in `info --json` and `create --json`.
 type contentsJSON struct {
 	Mode         ramdisk.ContentMode `json:"mode"`
@@ -102,8 +44,11 @@ type contentsJSON struct {
 	SaveEvery    int                 `json:"save_every_seconds,omitempty"`
 	// Unsaved is whether the disk has changes not yet saved; null when
 	// it could not be told.
-	Unsaved *bool  `json:"unsaved_changes"`
-	Error   string `json:"error,omitempty"`
+	Unsaved *bool `json:"unsaved_changes"`
+	// RestoreIncomplete is set when the disk's restore did not finish: it
+	// holds only part of its saved state, and is not saved over it.
+	RestoreIncomplete bool   `json:"restore_incomplete,omitempty"`
+	Error             string `json:"error,omitempty"`
 }
 
 // contentsOf describes a disk's contents mode; nil for disks not kept.
@@ -121,7 +66,7 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 		return &contentsJSON{Error: err.Error()}
 	}
 	c := &contentsJSON{Mode: st.Mode, Backing: st.Backing, MirrorPath: st.MirrorPath, LastSnapshot: st.LastSnapshot,
-		Snapshots: st.Snapshots, SaveEvery: st.SaveEvery}
+		Snapshots: st.Snapshots, SaveEvery: st.SaveEvery, RestoreIncomplete: a.files().Incomplete(v)}
 	if !st.LastSave.IsZero() {
 		t := st.LastSave.UTC()
 		c.LastSave = &t

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
-	"rambar/mirror"
+	"rambar/ramdisk"
 )
 
 // contentsEvery is how often a save's progress is printed when stderr is not
@@ -47,13 +52,29 @@ func (a *App) progressLine(every time.Duration) (show func(string), done func())
 }
 
 // contentsProgress adapts progressLine to a save's, restore's or reclaim's
-// progress: "Scratch: Saving… 45% (120 MB of 260 MB, 1,234 of 5,000 files)".
-func (a *App) contentsProgress(name string) (fn mirror.ProgressFunc, done func()) {
+// progress: "Scratch: Saving… 45% (120 MiB of 260 MiB, 1,234 of 5,000 files)".
+func (a *App) contentsProgress() (fn ramdisk.ProgressFunc, done func()) {
 	show, done := a.progressLine(contentsEvery)
-	return func(p mirror.Progress) {
+	return func(p ramdisk.Progress) {
 		if p.FilesTotal == 0 && p.BytesTotal == 0 {
 			return
 		}
-		show(name + ": " + p.String())
+		show(p.Disk + ": " + p.String())
 	}, done
+}
+
+// interruptible returns ctx cancelled by SIGINT, SIGTERM or SIGPIPE, so an
+// operation on a disk stops and cleans up (a create whose fill is cut short
+// ejects the disk again; a save leaves the previous one current) instead
+// of dying half done. stop restores the default handling.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+}
+
+// interrupted marks err as a cancellation (exit 9) when ctx was ended by a signal.
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ramdisk.ErrCancelled) {
+		return fmt.Errorf("%w (interrupted): %v", ramdisk.ErrCancelled, err)
+	}
+	return err
 }

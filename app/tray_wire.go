@@ -14,19 +14,11 @@ import (
 	"time"
 
 	"rambar/bench"
+	"rambar/disks"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 	"rambar/tray"
 )
-
-// ejectOne ejects one volume. It is the tray's eject, so steps
-// that must happen first hook in here: a kept or mirrored disk is saved, and
-// a failed save stops the eject so nothing is lost. A save refused for
-// safety (an empty or foreign disk) holds nothing worth keeping over the
-// saved copy: the eject goes on and says so.
-func (a *App) ejectOne(ctx context.Context, v ramdisk.Volume, force bool) error {
-	return a.eject(ctx, v, force, true)
-}
 
 // trayDeps wires the tray to the engine, the settings and this OS's tools.
 // Environment (for tests and the curious):
@@ -49,11 +41,9 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Store:    st,
 		Open:     openFolder,
 		CopyPath: copyText,
-		Eject:    func(ctx context.Context, v ramdisk.Volume, force bool) error { return a.ejectOne(ctx, v, force) },
 	}
-	d.MountPreset = func(ctx context.Context, p ramdisk.Preset, progress tray.ProgressFunc) (ramdisk.Volume, error) {
-		_, v, err := a.mountPreset(ctx, p)
-		return v, err
+	if svc, err := a.service(); err == nil {
+		d.Disks = disks.NewMenu(svc)
 	}
 	d.LaunchAtLogin = &tray.LoginItem{
 		Get: func() (bool, error) { return a.LoginEnabled(context.Background()) },

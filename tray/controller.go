@@ -43,7 +43,7 @@ type Controller struct {
 	cancel context.CancelFunc
 
 	// Owned by the loop.
-	state      State
+	state      menuState
 	menu       Menu
 	shown      bool
 	refreshing bool
@@ -54,6 +54,9 @@ type Controller struct {
 	// settingsGen counts changes to the settings made here; a refresh that
 	// read the file before the latest one was saved does not apply it.
 	settingsGen int
+	// loginGen counts Launch at Login toggles, so the first reading of the
+	// login item, if it comes late, does not undo a toggle.
+	loginGen int
 
 	// RefreshCost is the duration of the last refresh (List, Memory and,
 	// when due, Usage), for measurements.
@@ -64,7 +67,7 @@ type Controller struct {
 // New returns a controller for d that shows its menus on ui.
 func New(d Deps, ui UI) *Controller {
 	if d.Refresh <= 0 {
-		d.Refresh = DefaultRefresh
+		d.Refresh = defaultRefresh
 	}
 	if d.UsageEvery <= 0 {
 		d.UsageEvery = 5 * d.Refresh
@@ -98,13 +101,16 @@ func (c *Controller) Run(ctx context.Context) {
 
 	c.enqueue(c.loadSettings)
 	if li := c.d.LaunchAtLogin; c.state.Features.LaunchAtLogin {
+		gen := c.loginGen
 		c.goJob(func(ctx context.Context) {
 			on, err := li.Get()
 			c.post(func() {
 				if err != nil {
 					c.d.Logf("launch at login: %v", err)
 				}
-				c.state.LaunchAtLogin = on
+				if gen == c.loginGen { // not toggled meanwhile: that answer is newer
+					c.state.LaunchAtLogin = on
+				}
 			})
 		})
 	}
@@ -178,7 +184,7 @@ func (c *Controller) goJob(j func(ctx context.Context)) {
 }
 
 func (c *Controller) render() {
-	m := Build(c.state)
+	m := buildMenu(c.state)
 	if c.shown && reflect.DeepEqual(m, c.menu) {
 		return
 	}
@@ -231,7 +237,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			known[d.Volume.Name] = true
 		}
 	}
-	unsaved, kept := c.d.Unsaved, c.d.Kept
+	disks := c.d.Disks
 	gen := c.settingsGen
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
@@ -242,15 +248,21 @@ func (c *Controller) refresh(forceUsage bool) {
 		us := map[string]measured{}
 		marks := map[string]bool{}
 		keptNow := map[string]bool{}
+		incomplete := map[string]bool{}
 		for _, v := range vs {
-			keptNow[v.Name] = kept == nil || kept(v)
+			keptNow[v.Name] = disks != nil && disks.Kept(v)
 			if all || !known[v.Name] {
 				u, err := c.d.Engine.Usage(ctx, v)
 				us[v.Name] = measured{u, err}
 			}
-			if unsaved != nil {
-				marks[v.Name] = unsaved(v)
+			if disks != nil {
+				marks[v.Name] = disks.Unsaved(v)
+				incomplete[v.Name] = disks.Incomplete(v)
 			}
+		}
+		var notices []string
+		if disks != nil {
+			notices = disks.Notices()
 		}
 		s, serr := c.d.Store.Load()
 		cost := time.Since(start)
@@ -261,6 +273,10 @@ func (c *Controller) refresh(forceUsage bool) {
 				c.lastUsage = start
 			}
 			c.applyRefresh(vs, lerr, mem, merr, us, marks, keptNow)
+			for i := range c.state.Disks {
+				c.state.Disks[i].Incomplete = incomplete[c.state.Disks[i].Volume.Name]
+			}
+			c.state.Notices = notices
 			// Settings read before a change made here was saved are stale.
 			if serr == nil && gen == c.settingsGen {
 				c.state.Settings = s
@@ -282,15 +298,15 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 		return
 	}
 	c.state.ListErr = nil
-	old := map[string]DiskState{}
+	old := map[string]diskState{}
 	for _, d := range c.state.Disks {
 		old[d.Volume.Name] = d
 	}
-	disks := make([]DiskState, 0, len(vs))
+	disks := make([]diskState, 0, len(vs))
 	for _, v := range vs {
 		d, ok := old[v.Name]
 		if !ok {
-			d = DiskState{}
+			d = diskState{}
 		}
 		delete(old, v.Name)
 		d.Volume = v
@@ -311,7 +327,7 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 	}
 	for name, d := range old {
 		switch d.Op {
-		case OpReclaiming, OpEjecting:
+		case opReclaiming, opEjecting:
 			// Remade or ejected by this app right now: not news.
 			disks = append(disks, d)
 			continue
@@ -326,7 +342,7 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 // warnOnChange notifies once when the machine starts swapping while RAM disks
 // hold memory, and once when a disk crosses 90% full; the menu's warning
 // entries stay for as long as the condition does.
-func (c *Controller) warnOnChange(before, after []DiskState, mem ramdisk.Memory, merr error) {
+func (c *Controller) warnOnChange(before, after []diskState, mem ramdisk.Memory, merr error) {
 	var held ramdisk.Size
 	wasFull := map[string]bool{}
 	for _, d := range before {
@@ -355,476 +371,10 @@ func (c *Controller) warnOnChange(before, after []DiskState, mem ramdisk.Memory,
 // every refresh is logged once.
 func sameErr(a, b error) bool { return a != nil && b != nil && a.Error() == b.Error() }
 
-func sortDisks(ds []DiskState) {
+func sortDisks(ds []diskState) {
 	for i := 1; i < len(ds); i++ {
 		for j := i; j > 0 && ds[j].Volume.Name < ds[j-1].Volume.Name; j-- {
 			ds[j], ds[j-1] = ds[j-1], ds[j]
 		}
 	}
-}
-
-func (c *Controller) handle(key string) {
-	it, ok := c.menu.Find(key)
-	if !ok || it.Disabled || c.quitting {
-		c.d.Logf("click on %q dropped (stale or disabled)", key)
-		return
-	}
-	a := it.Action
-	var disk *DiskState
-	if a.Disk != "" {
-		if disk, ok = c.state.Disk(a.Disk); !ok {
-			return
-		}
-	}
-	switch a.Kind {
-	case ActOpen:
-		c.open(disk.Volume)
-	case ActCopyPath:
-		c.copyPath(disk.Volume)
-	case ActEject:
-		c.eject(disk, false)
-	case ActForceEject:
-		c.eject(disk, true)
-	case ActEjectAll:
-		for i := range c.state.Disks {
-			if c.state.Disks[i].Op == OpNone {
-				c.eject(&c.state.Disks[i], false)
-			}
-		}
-	case ActNewSize:
-		c.create(ramdisk.Request{Size: a.Size}, "RAM Disk")
-	case ActNewCustom:
-		c.custom()
-	case ActMountPreset:
-		c.mountPreset(a.Preset)
-	case ActEditPresets:
-		c.editPresets(presetEditor.run)
-	case ActSaveAsPreset:
-		v := disk.Volume
-		c.editPresets(func(e presetEditor, ctx context.Context) (string, error) { return "", e.saveAs(ctx, v) })
-	case ActSaveNow:
-		c.runHook(disk, OpSaving, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
-			return "", c.d.SaveNow(ctx, v, p)
-		}, func(d *DiskState, _ string) { d.Unsaved = false })
-	case ActReclaim:
-		c.runHook(disk, OpReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
-			freed, err := c.d.Reclaim(ctx, v, p)
-			return freed.Short(), err
-		}, func(d *DiskState, freed string) {
-			c.notify("Reclaimed "+freed, d.Volume.Name+" gave back "+freed+" of memory.")
-			c.refresh(true)
-		})
-	case ActBenchmark:
-		c.runHook(disk, OpBenchmarking, c.d.Benchmark, func(d *DiskState, summary string) {
-			title := "Benchmark of " + d.Volume.Name
-			if c.d.Dialogs == nil {
-				c.notify(title, summary)
-				return
-			}
-			c.goJob(func(ctx context.Context) { c.d.Dialogs.Message(ctx, title, summary) })
-		})
-	case ActToggleTitle:
-		c.toggleTitle()
-	case ActToggleLogin:
-		c.toggleLogin()
-	case ActExplain:
-		c.notify(it.Title, a.Text)
-	case ActQuit:
-		c.askQuit()
-	}
-}
-
-func (c *Controller) open(v ramdisk.Volume) {
-	if c.d.Open == nil {
-		c.notify("Can't open "+v.Name, "no file manager is known on this system")
-		return
-	}
-	c.goJob(func(context.Context) {
-		if err := c.d.Open(v.MountPoint); err != nil {
-			c.post(func() { c.notify("Can't open "+v.Name, short(err)) })
-		}
-	})
-}
-
-func (c *Controller) copyPath(v ramdisk.Volume) {
-	c.goJob(func(context.Context) {
-		if c.d.CopyPath != nil {
-			if err := c.d.CopyPath(v.MountPoint); err == nil {
-				return
-			} else {
-				c.d.Logf("copy path: %v", err)
-			}
-		}
-		c.post(func() { c.notify("Path of "+v.Name, v.MountPoint) })
-	})
-}
-
-func (c *Controller) eject(d *DiskState, force bool) {
-	if d.Op != OpNone {
-		return
-	}
-	d.Op = OpEjecting
-	v := d.Volume
-	eject := c.d.Eject
-	if eject == nil {
-		eject = c.d.Engine.Eject
-	}
-	c.enqueue(func(ctx context.Context) {
-		ctx, cancel := context.WithTimeout(ctx, ejectTimeout)
-		defer cancel()
-		err := eject(ctx, v, force)
-		c.post(func() { c.ejected(v.Name, err) })
-	})
-}
-
-func (c *Controller) ejected(name string, err error) {
-	d, ok := c.state.Disk(name)
-	if !ok {
-		return
-	}
-	d.Op = OpNone
-	var be *ramdisk.BusyError
-	switch {
-	case err == nil || errors.Is(err, ramdisk.ErrNotFound):
-		c.removeDisk(name)
-	case errors.As(err, &be):
-		d.Busy = be
-		c.notify("Can't eject "+name, busyLine(be)+". Close them, or use Force Eject in its menu.")
-	default:
-		c.notify("Can't eject "+name, short(err))
-	}
-}
-
-func (c *Controller) removeDisk(name string) {
-	out := c.state.Disks[:0]
-	for _, d := range c.state.Disks {
-		if d.Volume.Name != name {
-			out = append(out, d)
-		}
-	}
-	c.state.Disks = out
-}
-
-// facts is what a plan needs, from what the loop knows now.
-func (c *Controller) facts() ramdisk.Facts {
-	f := ramdisk.Facts{Caps: c.state.Caps, Memory: c.state.Memory, Held: c.state.Held()}
-	for _, d := range c.state.Disks {
-		f.Mounted = append(f.Mounted, d.Volume)
-	}
-	return f
-}
-
-// create makes a disk on the worker. An empty r.Name takes the first free
-// name after base ("RAM Disk", "RAM Disk 2"…).
-func (c *Controller) create(r ramdisk.Request, base string) {
-	if c.state.Creating != "" {
-		c.notify("Already making a RAM disk", "Wait until "+c.state.Creating+" is ready.")
-		return
-	}
-	f := c.facts()
-	c.state.Creating = r.Name
-	if r.Name == "" {
-		c.state.Creating = base
-	}
-	c.enqueue(func(ctx context.Context) {
-		ctx, cancel := context.WithTimeout(ctx, createTimeout)
-		defer cancel()
-		f.Taken = ramdisk.TakenNames(f.Caps.MountRoot)
-		// Plan against memory as it is now, not as of the last refresh.
-		if m, err := c.d.Engine.Memory(ctx); err == nil {
-			f.Memory = m
-		}
-		if r.Name == "" {
-			names := append([]string{}, f.Taken...)
-			for _, v := range f.Mounted {
-				names = append(names, v.Name)
-			}
-			r.Name = FirstFreeName(base, names)
-		}
-		plan, err := ramdisk.NewPlan(r, f)
-		if err == nil {
-			c.post(func() { c.state.Creating = plan.Name })
-			var v ramdisk.Volume
-			if v, err = c.d.Engine.Create(ctx, plan); err == nil {
-				c.post(func() { c.created(v) })
-				return
-			}
-		}
-		c.post(func() {
-			c.state.Creating = ""
-			c.notify("Can't make "+r.Name, short(err))
-		})
-	})
-}
-
-func (c *Controller) created(v ramdisk.Volume) {
-	c.state.Creating = ""
-	if _, ok := c.state.Disk(v.Name); !ok {
-		c.state.Disks = append(c.state.Disks, DiskState{Volume: v})
-		sortDisks(c.state.Disks)
-	}
-	c.refresh(false)
-}
-
-// Check is what the Custom… dialog shows before anything is made: the plan
-// for the answers given, or why they are refused.
-func Check(form NewDiskForm, f ramdisk.Facts) (ramdisk.Plan, error) {
-	if err := ramdisk.ValidateName(form.Name); err != nil {
-		return ramdisk.Plan{}, err
-	}
-	size, err := ramdisk.ParseSize(form.Size, f.Memory.Physical)
-	if err != nil {
-		return ramdisk.Plan{}, err
-	}
-	return ramdisk.NewPlan(ramdisk.Request{Name: form.Name, Size: size, FS: form.FS}, f)
-}
-
-func (c *Controller) custom() {
-	if c.d.Dialogs == nil {
-		c.notify("Can't ask for a size", "no dialog tool is available; use: rambar create NAME SIZE")
-		return
-	}
-	if c.dialogOpen {
-		return
-	}
-	c.dialogOpen = true
-	f := c.facts()
-	var names []string
-	for _, v := range f.Mounted {
-		names = append(names, v.Name)
-	}
-	form := NewDiskForm{Name: FirstFreeName("RAM Disk", names), Size: "4G", FS: defaultFS(f.Caps)}
-	c.goJob(func(ctx context.Context) {
-		f.Taken = ramdisk.TakenNames(f.Caps.MountRoot)
-		plan, err := c.d.Dialogs.NewDisk(ctx, form, f.Caps.FileSystems, func(x NewDiskForm) (ramdisk.Plan, error) { return Check(x, f) })
-		c.post(func() {
-			c.dialogOpen = false
-			switch {
-			case errors.Is(err, ramdisk.ErrCancelled):
-			case err != nil:
-				c.notify("Can't make a RAM disk", short(err))
-			default:
-				c.create(ramdisk.Request{Name: plan.Name, Size: plan.Size, FS: plan.FS, Hidden: plan.Hidden, Force: plan.Forced}, "")
-			}
-		})
-	})
-}
-
-func (c *Controller) mountPreset(name string) {
-	p, ok := c.state.Settings.Preset(name)
-	if !ok {
-		return
-	}
-	preset := *p
-	if c.d.MountPreset == nil {
-		size, err := ramdisk.ParseSize(preset.Size, c.state.Memory.Physical)
-		if err != nil {
-			c.notify("Can't make "+preset.Name, short(err))
-			return
-		}
-		c.create(ramdisk.Request{Name: preset.Name, Size: size, FS: preset.FS, Hidden: preset.Hidden}, "")
-		return
-	}
-	if c.state.Creating != "" {
-		return
-	}
-	c.state.Creating, c.state.CreatingProgress = preset.Name, Progress{}
-	var last atomic.Int64
-	last.Store(-1)
-	progress := func(done, total int64) {
-		if pc := int64(Progress{done, total}.Percent()); last.Swap(pc) != pc {
-			c.post(func() {
-				if c.state.Creating == preset.Name {
-					c.state.CreatingProgress = Progress{done, total}
-				}
-			})
-		}
-	}
-	c.goJob(func(ctx context.Context) {
-		v, err := c.d.MountPreset(ctx, preset, progress)
-		c.post(func() {
-			c.state.CreatingProgress = Progress{}
-			if err != nil {
-				c.state.Creating = ""
-				c.notify("Can't make "+preset.Name, short(err))
-				return
-			}
-			c.created(v)
-		})
-	})
-}
-
-// editPresets runs one pass of the preset editor off the loop. Saved
-// settings reach the menu at once; a preset the user chose to mount now is
-// mounted; a failure (a corrupt or newer settings file, which is then left
-// untouched) is shown in a window.
-func (c *Controller) editPresets(f func(presetEditor, context.Context) (string, error)) {
-	if c.dialogOpen {
-		return
-	}
-	c.dialogOpen = true
-	e := presetEditor{store: c.d.Store, dlg: c.d.EditPresets, fss: c.state.Caps.FileSystems, physical: c.state.Memory.Physical,
-		saved: func(s ramdisk.Settings) {
-			c.post(func() {
-				c.settingsGen++
-				c.state.Settings = s
-			})
-		}}
-	c.goJob(func(ctx context.Context) {
-		mount, err := f(e, ctx)
-		if err != nil && !errors.Is(err, ramdisk.ErrCancelled) {
-			if perr := e.dlg.Problem(ctx, "Presets not changed", err.Error()); perr != nil && !errors.Is(perr, ramdisk.ErrCancelled) {
-				c.post(func() { c.notify("Presets not changed", short(err)) })
-			}
-		}
-		c.post(func() {
-			c.dialogOpen = false
-			if mount != "" {
-				c.mountPreset(mount)
-			}
-		})
-	})
-}
-
-// runHook runs a per-disk hook with progress, then ok on the loop.
-func (c *Controller) runHook(d *DiskState, op OpKind, hook func(context.Context, ramdisk.Volume, ProgressFunc) (string, error), ok func(*DiskState, string)) {
-	if d.Op != OpNone || hook == nil {
-		return
-	}
-	d.Op, d.Progress = op, Progress{}
-	v := d.Volume
-	var last atomic.Int64
-	last.Store(-1)
-	progress := func(done, total int64) {
-		pc := int64(Progress{done, total}.Percent())
-		if last.Swap(pc) == pc {
-			return // throttle: only changes of a whole percent reach the menu
-		}
-		c.post(func() {
-			if d, ok := c.state.Disk(v.Name); ok && d.Op == op {
-				d.Progress = Progress{done, total}
-			}
-		})
-	}
-	c.goJob(func(ctx context.Context) {
-		res, err := hook(ctx, v, progress)
-		c.post(func() {
-			d, found := c.state.Disk(v.Name)
-			if found {
-				d.Op, d.Progress = OpNone, Progress{}
-			}
-			if err != nil {
-				c.notify(fmt.Sprintf("%s of %s failed", opNoun(op), v.Name), short(err))
-				return
-			}
-			if found {
-				ok(d, res)
-			}
-		})
-	})
-}
-
-func opNoun(op OpKind) string {
-	switch op {
-	case OpSaving:
-		return "Saving"
-	case OpReclaiming:
-		return "Reclaiming"
-	case OpBenchmarking:
-		return "Benchmark"
-	}
-	return "Job"
-}
-
-func (c *Controller) toggleTitle() {
-	want := !c.state.Settings.ShowMemoryInTitle
-	c.state.Settings.ShowMemoryInTitle = want
-	c.settingsGen++
-	phys := c.state.Memory.Physical
-	c.enqueue(func(ctx context.Context) {
-		_, err := c.d.Store.Update(phys, func(s *ramdisk.Settings) error {
-			s.ShowMemoryInTitle = want
-			return nil
-		})
-		if err != nil {
-			c.post(func() {
-				c.state.Settings.ShowMemoryInTitle = !want
-				c.notify("Setting not saved", short(err))
-			})
-		}
-	})
-}
-
-func (c *Controller) toggleLogin() {
-	want := !c.state.LaunchAtLogin
-	c.state.LaunchAtLogin = want
-	li := c.d.LaunchAtLogin
-	c.goJob(func(ctx context.Context) {
-		err := li.Set(want)
-		on, gerr := li.Get()
-		c.post(func() {
-			if gerr == nil {
-				c.state.LaunchAtLogin = on
-			} else {
-				c.state.LaunchAtLogin = !want
-			}
-			if err != nil {
-				c.notify("Launch at Login not changed", short(err))
-			}
-		})
-	})
-}
-
-func (c *Controller) askQuit() {
-	n := len(c.state.Disks)
-	switch {
-	case n == 0 || c.state.Settings.EjectOnQuit == ramdisk.QuitLeave:
-		c.quit()
-	case c.state.Settings.EjectOnQuit == ramdisk.QuitEject:
-		c.ejectAndQuit()
-	case c.d.Dialogs == nil:
-		c.quit()
-	default:
-		if c.dialogOpen {
-			return
-		}
-		c.dialogOpen = true
-		c.goJob(func(ctx context.Context) {
-			choice, err := c.d.Dialogs.Quit(ctx, n)
-			c.post(func() {
-				c.dialogOpen = false
-				if err != nil && !errors.Is(err, ramdisk.ErrCancelled) {
-					c.notify("RAMBar", short(err))
-				}
-				switch choice {
-				case QuitEjectAll:
-					c.ejectAndQuit()
-				case QuitLeaveMounted:
-					c.quit()
-				}
-			})
-		})
-	}
-}
-
-// ejectAndQuit ejects every disk, reports the ones that stay, then quits.
-func (c *Controller) ejectAndQuit() {
-	for i := range c.state.Disks {
-		if c.state.Disks[i].Op == OpNone {
-			c.eject(&c.state.Disks[i], false)
-		}
-	}
-	c.quitting = true
-	c.enqueue(func(ctx context.Context) {
-		// Runs after the ejects queued above; their results are posted first.
-		c.post(c.quit)
-	})
-}
-
-func (c *Controller) quit() {
-	c.quitting = true
-	if c.d.Quit != nil {
-		c.d.Quit()
-	}
-	c.cancel()
 }

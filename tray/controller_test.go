@@ -54,10 +54,10 @@ type fakeDialogs struct {
 func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error) {
 	p, err := check(f.form)
 	if err != nil {
-		f.checked <- PlanRefusal(err)
+		f.checked <- planRefusal(err)
 		return ramdisk.Plan{}, ramdisk.ErrCancelled
 	}
-	f.checked <- PlanText(p)
+	f.checked <- planText(p)
 	return p, nil
 }
 func (f *fakeDialogs) Quit(ctx context.Context, n int) (QuitChoice, error) { return f.quit, nil }
@@ -228,12 +228,17 @@ func TestOutsideChangesAndVanish(t *testing.T) {
 func TestSwapAndFullWarnings(t *testing.T) {
 	h := start(t, nil)
 	v := h.create("Work", 10*ramdisk.MiB)
-	os.WriteFile(filepath.Join(v.MountPoint, "f"), make([]byte, 19*ramdisk.MiB/2), 0o600)
-	if n := h.note("Work is nearly full"); !strings.Contains(n, "95% of 10 MB used") {
+	// Written beside the disk and moved in at once, so no refresh sees it half written.
+	tmp := filepath.Join(filepath.Dir(v.MountPoint), ".f")
+	os.WriteFile(tmp, make([]byte, 19*ramdisk.MiB/2), 0o600)
+	if err := os.Rename(tmp, filepath.Join(v.MountPoint, "f")); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.note("Work is nearly full"); !strings.Contains(n, "95% of 10 MiB used") {
 		t.Errorf("nearly full notification: %s", n)
 	}
 	h.mem.SetMemory(ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: ramdisk.GiB, SwapUsed: 700 * ramdisk.MiB, SwapTotal: 2 * ramdisk.GiB})
-	if n := h.note("Swapping while RAM disks hold 10 MB"); !strings.Contains(n, "700 MB in swap") {
+	if n := h.note("Swapping while RAM disks hold 10 MiB"); !strings.Contains(n, "700 MiB in swap") {
 		t.Errorf("swap notification: %s", n)
 	}
 	h.waitFor("⚠ Swapping")
@@ -300,11 +305,11 @@ func TestToggleTitleSaves(t *testing.T) {
 	if err := writeFile(v.MountPoint+"/f", 3*int(ramdisk.MiB)); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("T: 3 MB used")
+	h.waitFor("T: 3 MiB used")
 	h.c.Click("showmem")
 	h.waitFor("[x] Show Memory in Menu Bar")
 	deadline := time.Now().Add(5 * time.Second)
-	for h.ui.menu().Title != "3 MB" {
+	for h.ui.menu().Title != "3 MiB" {
 		if time.Now().After(deadline) {
 			t.Fatalf("title = %q", h.ui.menu().Title)
 		}
@@ -327,14 +332,13 @@ func TestSaveNowProgress(t *testing.T) {
 	var dirty atomic.Bool
 	dirty.Store(true)
 	h := start(t, func(d *Deps) {
-		d.SaveNow = func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) error {
+		d.Disks = &fakeDisks{eng: d.Engine, save: func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) error {
 			progress(45, 100)
 			<-proceed
 			progress(100, 100)
 			dirty.Store(false)
 			return nil
-		}
-		d.Unsaved = func(v ramdisk.Volume) bool { return dirty.Load() }
+		}, unsaved: func(v ramdisk.Volume) bool { return dirty.Load() }}
 	})
 	h.create("Kept", ramdisk.GiB)
 	h.waitFor("• Kept: ")
@@ -359,9 +363,9 @@ func TestBenchmarkAndReclaimHooks(t *testing.T) {
 			progress(1, 2)
 			return "write 9.5 GB/s", nil
 		}
-		d.Reclaim = func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (ramdisk.Size, error) {
+		d.Disks = &fakeDisks{eng: d.Engine, reclaim: func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (ramdisk.Size, error) {
 			return 0, errors.New("disk is busy")
-		}
+		}}
 	})
 	h.create("B", ramdisk.GiB)
 	got := h.waitFor("Benchmark This Disk…")
@@ -382,7 +386,7 @@ func TestBenchmarkAndReclaimHooks(t *testing.T) {
 func TestCustomDialogShowsPlanFirst(t *testing.T) {
 	dlg := &fakeDialogs{checked: make(chan string, 4), form: NewDiskForm{Name: "Huge", Size: "15G", FS: ramdisk.TmpFS}}
 	h := start(t, func(d *Deps) { d.Dialogs = dlg })
-	h.waitFor("of 16.0 GB memory") // the dialog plans against known memory
+	h.waitFor("of 16.0 GiB memory") // the dialog plans against known memory
 	h.c.Click("new/custom")
 	if txt := <-dlg.checked; !strings.HasPrefix(txt, "This machine can't hold that disk") {
 		t.Errorf("refusal text: %s", txt)
@@ -490,14 +494,14 @@ func TestPresetsMountWithProgress(t *testing.T) {
 	h := start(t, func(d *Deps) {
 		d.Store = st
 		mem = d.Engine.(*ramdisktest.Mem)
-		d.MountPreset = func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error) {
+		d.Disks = &fakeDisks{eng: d.Engine, mount: func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error) {
 			if p.Name != "Kept" {
 				return ramdisk.Volume{}, errors.New("only Kept goes through the hook in this test")
 			}
 			progress(1, 4)
 			<-proceed
 			return mem.Create(ctx, ramdisk.Plan{Name: p.Name, Size: ramdisk.GiB, FS: ramdisk.TmpFS, Allocation: ramdisk.AllocOnWrite})
-		}
+		}}
 	})
 	h.waitFor("Presets\n  Kept (1G)\n  Plain (512M)\n")
 	h.c.Click("preset/Kept")

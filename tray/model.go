@@ -7,34 +7,34 @@ import (
 	"rambar/ramdisk"
 )
 
-// ActionKind is what clicking a menu item does.
-type ActionKind int
+// actionKind is what clicking a menu item does.
+type actionKind int
 
 // The actions a menu item can carry.
 const (
-	ActNone         ActionKind = iota // an informational line
-	ActOpen                           // open the disk in Finder or the file manager
-	ActCopyPath                       // copy the mount point to the clipboard
-	ActEject                          // eject one disk
-	ActForceEject                     // eject one disk although it is busy
-	ActSaveNow                        // save a kept disk's contents now
-	ActReclaim                        // give back memory pinned by deleted files
-	ActBenchmark                      // benchmark one disk
-	ActNewSize                        // make a disk of a ready size
-	ActNewCustom                      // ask for name, size and file system
-	ActMountPreset                    // make the disk a preset describes
-	ActEditPresets                    // open the presets editor
-	ActSaveAsPreset                   // make a preset from one disk
-	ActEjectAll                       // eject every disk
-	ActToggleTitle                    // show or hide the memory in the menu-bar title
-	ActToggleLogin                    // launch at login on or off
-	ActExplain                        // show the item's longer text as a notification
-	ActQuit                           // quit RAMBar
+	actNone         actionKind = iota // an informational line
+	actOpen                           // open the disk in Finder or the file manager
+	actCopyPath                       // copy the mount point to the clipboard
+	actEject                          // eject one disk
+	actForceEject                     // eject one disk although it is busy
+	actSaveNow                        // save a kept disk's contents now
+	actReclaim                        // give back memory pinned by deleted files
+	actBenchmark                      // benchmark one disk
+	actNewSize                        // make a disk of a ready size
+	actNewCustom                      // ask for name, size and file system
+	actMountPreset                    // make the disk a preset describes
+	actEditPresets                    // open the presets editor
+	actSaveAsPreset                   // make a preset from one disk
+	actEjectAll                       // eject every disk
+	actToggleTitle                    // show or hide the memory in the menu-bar title
+	actToggleLogin                    // launch at login on or off
+	actExplain                        // show the item's longer text as a notification
+	actQuit                           // quit RAMBar
 )
 
-// Action is a menu item's effect, with its argument.
-type Action struct {
-	Kind   ActionKind
+// action is a menu item's effect, with its argument.
+type action struct {
+	Kind   actionKind
 	Disk   string       // the volume's name, for per-disk actions
 	Size   ramdisk.Size // ActNewSize
 	Preset string       // ActMountPreset
@@ -51,7 +51,7 @@ type Item struct {
 	Checkbox  bool // a checkable item
 	Checked   bool
 	Disabled  bool
-	Action    Action
+	action    action
 	Children  []Item
 }
 
@@ -72,13 +72,13 @@ type Menu struct {
 	Items   []Item
 }
 
-// Progress is how far a long job has come.
-type Progress struct {
+// jobProgress is how far a long job has come.
+type jobProgress struct {
 	Done, Total int64
 }
 
 // Percent is Done/Total in whole percent, 0 when Total is unknown.
-func (p Progress) Percent() int {
+func (p jobProgress) Percent() int {
 	if p.Total <= 0 {
 		return 0
 	}
@@ -89,34 +89,34 @@ func (p Progress) Percent() int {
 	return pc
 }
 
-// OpKind is a long job running on one disk.
-type OpKind int
+// opKind is a long job running on one disk.
+type opKind int
 
 // Per-disk jobs.
 const (
-	OpNone OpKind = iota
-	OpEjecting
-	OpSaving
-	OpReclaiming
-	OpBenchmarking
+	opNone opKind = iota
+	opEjecting
+	opSaving
+	opReclaiming
+	opBenchmarking
 )
 
-func (o OpKind) verb() string {
+func (o opKind) verb() string {
 	switch o {
-	case OpEjecting:
+	case opEjecting:
 		return "Ejecting…"
-	case OpSaving:
+	case opSaving:
 		return "Saving…"
-	case OpReclaiming:
+	case opReclaiming:
 		return "Reclaiming…"
-	case OpBenchmarking:
+	case opBenchmarking:
 		return "Benchmarking…"
 	}
 	return ""
 }
 
-// DiskState is one mounted disk as the menu knows it.
-type DiskState struct {
+// diskState is one mounted disk as the menu knows it.
+type diskState struct {
 	Volume ramdisk.Volume
 	// Usage is the last measurement; Measured is false until there is one.
 	Usage    ramdisk.Usage
@@ -126,57 +126,56 @@ type DiskState struct {
 	// Force Eject and names the holders.
 	Busy *ramdisk.BusyError
 	// Op is the long job running on this disk, with its progress.
-	Op       OpKind
-	Progress Progress
+	Op       opKind
+	Progress jobProgress
 	// Unsaved is true when a kept disk has changes not yet saved.
 	Unsaved bool
+	// Incomplete is true when the disk's restore did not finish.
+	Incomplete bool
 	// Kept is true when Save Now applies (Deps.Kept, or every disk when
 	// that hook is not set).
 	Kept bool
 }
 
-// Features says which optional items exist (their Deps hooks are set).
-type Features struct {
+// featureSet says which optional items exist (their Deps hooks are set).
+type featureSet struct {
 	SaveNow, Reclaim, Benchmark, EditPresets, LaunchAtLogin bool
 }
 
-// State is everything the menu is built from.
-type State struct {
-	Disks     []DiskState
+// menuState is everything the menu is built from.
+type menuState struct {
+	Disks     []diskState
 	ListErr   error // the last List failed; Disks are what was known before
 	Memory    ramdisk.Memory
 	MemoryErr error
 	Caps      ramdisk.Caps
 	Settings  ramdisk.Settings
-	Features  Features
+	Features  featureSet
 	// LaunchAtLogin is the current login-item state (Features.LaunchAtLogin).
 	LaunchAtLogin bool
 	// Creating names a disk being made, shown until it appears, with the
 	// progress of restoring its contents (a preset that keeps them).
 	Creating         string
-	CreatingProgress Progress
+	CreatingProgress jobProgress
+	// Notices are warnings that belong to no mounted disk (Disks.Notices).
+	Notices []string
 }
 
-// ReadySizes are the sizes "New RAM Disk" offers in one click.
-var ReadySizes = []ramdisk.Size{1 * ramdisk.GiB, 2 * ramdisk.GiB, 4 * ramdisk.GiB, 8 * ramdisk.GiB}
+// readySizes are the sizes "New RAM Disk" offers in one click.
+var readySizes = []ramdisk.Size{1 * ramdisk.GiB, 2 * ramdisk.GiB, 4 * ramdisk.GiB, 8 * ramdisk.GiB}
 
 // Held is the memory all disks hold, counting a disk not yet measured (or
 // not measurable) at its committed size when it commits up front.
-func (s State) Held() ramdisk.Size {
+func (s menuState) Held() ramdisk.Size {
 	var held ramdisk.Size
 	for _, d := range s.Disks {
-		switch {
-		case d.Measured && d.UsageErr == nil && d.Usage.HeldKnown:
-			held += d.Usage.Held
-		case d.Volume.Allocation == ramdisk.AllocUpfront:
-			held += d.Volume.Size
-		}
+		held += ramdisk.HeldMemory(d.Volume, d.Usage, d.Measured && d.UsageErr == nil)
 	}
 	return held
 }
 
 // Disk returns the disk with that name.
-func (s *State) Disk(name string) (*DiskState, bool) {
+func (s *menuState) Disk(name string) (*diskState, bool) {
 	for i := range s.Disks {
 		if s.Disks[i].Volume.Name == name {
 			return &s.Disks[i], true
@@ -185,8 +184,8 @@ func (s *State) Disk(name string) (*DiskState, bool) {
 	return nil, false
 }
 
-// Build turns the state into the menu. It is pure: same state, same menu.
-func Build(s State) Menu {
+// buildMenu turns the state into the menu. It is pure: same state, same menu.
+func buildMenu(s menuState) Menu {
 	var items []Item
 	add := func(it ...Item) { items = append(items, it...) }
 	sep := func(key string) Item { return Item{Key: "sep/" + key, Separator: true} }
@@ -206,7 +205,7 @@ func Build(s State) Menu {
 	}
 	if s.ListErr != nil {
 		add(Item{Key: "listerr", Title: "Can't read RAM disks: " + short(s.ListErr), Tooltip: s.ListErr.Error(),
-			Action: Action{Kind: ActExplain, Text: s.ListErr.Error()}})
+			action: action{Kind: actExplain, Text: s.ListErr.Error()}})
 	}
 	add(sep("disks"), newDiskItem(s))
 	if pi, ok := presetsItem(s); ok {
@@ -214,13 +213,13 @@ func Build(s State) Menu {
 	}
 	add(sep("memory"))
 	add(memoryItems(s)...)
-	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: len(s.Disks) == 0, Action: Action{Kind: ActEjectAll}})
+	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: len(s.Disks) == 0, action: action{Kind: actEjectAll}})
 	add(sep("settings"), Item{Key: "showmem", Title: "Show Memory in Menu Bar", Checkbox: true,
-		Checked: s.Settings.ShowMemoryInTitle, Action: Action{Kind: ActToggleTitle}})
+		Checked: s.Settings.ShowMemoryInTitle, action: action{Kind: actToggleTitle}})
 	if s.Features.LaunchAtLogin {
-		add(Item{Key: "login", Title: "Launch at Login", Checkbox: true, Checked: s.LaunchAtLogin, Action: Action{Kind: ActToggleLogin}})
+		add(Item{Key: "login", Title: "Launch at Login", Checkbox: true, Checked: s.LaunchAtLogin, action: action{Kind: actToggleLogin}})
 	}
-	add(sep("quit"), Item{Key: "quit", Title: "Quit RAMBar", Action: Action{Kind: ActQuit}})
+	add(sep("quit"), Item{Key: "quit", Title: "Quit RAMBar", action: action{Kind: actQuit}})
 
 	m := Menu{Items: items, Tooltip: tooltip(s)}
 	if warnings(s) != nil {
@@ -231,302 +230,11 @@ func Build(s State) Menu {
 		title = append(title, s.Held().Short())
 	}
 	for _, d := range s.Disks {
-		if d.Op != OpNone && d.Op != OpEjecting {
+		if d.Op != opNone && d.Op != opEjecting {
 			title = append(title, progressText(d))
 			break
 		}
 	}
 	m.Title = strings.Join(title, " · ")
 	return m
-}
-
-func progressText(d DiskState) string {
-	if d.Progress.Total > 0 {
-		return fmt.Sprintf("%s %d%%", d.Op.verb(), d.Progress.Percent())
-	}
-	return d.Op.verb()
-}
-
-// DiskLine is a disk's entry: "Scratch: 1.2 GB used, 4.1 GB held, grows as written".
-func DiskLine(d DiskState) string {
-	name := d.Volume.Name
-	if d.Unsaved {
-		name = "• " + name
-	}
-	if d.Op != OpNone {
-		return name + ": " + progressText(d)
-	}
-	alloc := d.Volume.Allocation.Phrase()
-	switch {
-	case d.UsageErr != nil:
-		return fmt.Sprintf("%s: %s, usage unknown", name, d.Volume.Size.Short())
-	case !d.Measured:
-		return fmt.Sprintf("%s: %s, %s", name, d.Volume.Size.Short(), alloc)
-	case !d.Usage.HeldKnown:
-		return fmt.Sprintf("%s: %s used, %s", name, d.Usage.Used.Short(), alloc)
-	}
-	return fmt.Sprintf("%s: %s used, %s held, %s", name, d.Usage.Used.Short(), d.Usage.Held.Short(), alloc)
-}
-
-func diskItem(s State, d DiskState) Item {
-	name := d.Volume.Name
-	key := "disk/" + name
-	act := func(k ActionKind) Action { return Action{Kind: k, Disk: name} }
-	idle := d.Op == OpNone
-	info := fmt.Sprintf("%s %s at %s", d.Volume.Size, d.Volume.FS.Label(), d.Volume.MountPoint)
-	sub := []Item{
-		{Key: key + "/info", Title: info, Disabled: true},
-	}
-	if d.Measured && d.UsageErr == nil {
-		if p := d.Usage.Pinned(); p > 0 && d.Volume.FS.IsDiskImage() && d.Volume.Allocation != ramdisk.AllocUpfront {
-			sub = append(sub, Item{Key: key + "/pinned", Title: p.Short() + " held by deleted files", Disabled: true})
-		}
-		if r := d.Usage.CompressionRatio(); r > 0 {
-			sub = append(sub, Item{Key: key + "/ratio", Title: fmt.Sprintf("Compressed %.1f×", r), Disabled: true})
-		}
-		if d.Usage.NearlyFull() {
-			sub = append(sub, Item{Key: key + "/full", Title: fmt.Sprintf("⚠ %.0f%% full", 100*d.Usage.Fill()), Disabled: true})
-		}
-	}
-	if d.UsageErr != nil {
-		sub = append(sub, Item{Key: key + "/usageerr", Title: "Can't measure: " + short(d.UsageErr), Tooltip: d.UsageErr.Error(), Disabled: true})
-	}
-	sub = append(sub,
-		Item{Key: key + "/sep1", Separator: true},
-		Item{Key: key + "/open", Title: "Open", Action: act(ActOpen)},
-		Item{Key: key + "/copy", Title: "Copy Path", Action: act(ActCopyPath)},
-	)
-	if s.Features.EditPresets {
-		sub = append(sub, Item{Key: key + "/preset", Title: "Save as Preset…", Action: act(ActSaveAsPreset)})
-	}
-	var extra []Item
-	if s.Features.SaveNow && (d.Kept || d.Op == OpSaving) {
-		t := "Save Now"
-		if d.Op == OpSaving {
-			t = progressText(d)
-		} else if d.Unsaved {
-			t = "Save Now (unsaved changes)"
-		}
-		extra = append(extra, Item{Key: key + "/save", Title: t, Disabled: !idle, Action: act(ActSaveNow)})
-	}
-	if s.Features.Reclaim && (d.Op == OpReclaiming || reclaimable(d)) {
-		t := "Reclaim " + d.Usage.Pinned().Short()
-		if d.Op == OpReclaiming {
-			t = progressText(d)
-		}
-		extra = append(extra, Item{Key: key + "/reclaim", Title: t, Tooltip: "Copy the files out, remake the disk and copy them back, freeing memory deleted files still hold",
-			Disabled: !idle, Action: act(ActReclaim)})
-	}
-	if s.Features.Benchmark {
-		t := "Benchmark This Disk…"
-		if d.Op == OpBenchmarking {
-			t = progressText(d)
-		}
-		extra = append(extra, Item{Key: key + "/bench", Title: t, Disabled: !idle, Action: act(ActBenchmark)})
-	}
-	if len(extra) > 0 {
-		sub = append(sub, Item{Key: key + "/sep2", Separator: true})
-		sub = append(sub, extra...)
-	}
-	sub = append(sub, Item{Key: key + "/sep3", Separator: true})
-	ejectTitle := "Eject"
-	if d.Op == OpEjecting {
-		ejectTitle = "Ejecting…"
-	}
-	sub = append(sub, Item{Key: key + "/eject", Title: ejectTitle, Disabled: !idle, Action: act(ActEject)})
-	if d.Busy != nil {
-		sub = append(sub, Item{Key: key + "/busy", Title: busyLine(d.Busy), Tooltip: d.Busy.Error(), Disabled: true},
-			Item{Key: key + "/force", Title: "Force Eject", Tooltip: "Unmount even though files are open; programs using it may lose data",
-				Disabled: !idle, Action: act(ActForceEject)})
-	}
-	return Item{Key: key, Title: DiskLine(d), Tooltip: d.Volume.MountPoint, Children: sub}
-}
-
-// reclaimable reports whether remaking the disk would give memory back: a
-// disk that commits its whole size up front holds it again once remade.
-func reclaimable(d DiskState) bool {
-	return d.Measured && d.UsageErr == nil && d.Volume.Allocation != ramdisk.AllocUpfront && d.Usage.ReclaimWorthwhile()
-}
-
-// busyLine names the processes holding a disk: "In use by vim (pid 41), less (pid 7)".
-func busyLine(b *ramdisk.BusyError) string {
-	if len(b.Holders) == 0 {
-		return "In use by another program"
-	}
-	names := make([]string, 0, len(b.Holders))
-	for i, h := range b.Holders {
-		if i == 3 {
-			names = append(names, fmt.Sprintf("and %d more", len(b.Holders)-3))
-			break
-		}
-		names = append(names, h.String())
-	}
-	return "In use by " + strings.Join(names, ", ")
-}
-
-// sizeFits reports whether a disk of size z may be made without forcing.
-func sizeFits(s State, z ramdisk.Size) bool {
-	phys := s.Memory.Physical
-	if s.MemoryErr != nil || phys <= 0 {
-		return true
-	}
-	return s.Held()+z <= phys-ramdisk.Headroom
-}
-
-func newDiskItem(s State) Item {
-	var sub []Item
-	for _, z := range ReadySizes {
-		t := z.String()
-		fs := defaultFS(s.Caps)
-		switch {
-		case !sizeFits(s, z):
-			t += " (not enough memory)"
-		case s.Caps.LazyThreshold > 0 || fs.IsDiskImage():
-			t += ", " + ramdisk.AllocationFor(fs, z).Phrase()
-		}
-		sub = append(sub, Item{Key: "new/" + z.String(), Title: t, Disabled: !sizeFits(s, z),
-			Action: Action{Kind: ActNewSize, Size: z}})
-	}
-	sub = append(sub, Item{Key: "new/sep", Separator: true},
-		Item{Key: "new/custom", Title: "Custom…", Action: Action{Kind: ActNewCustom}})
-	return Item{Key: "new", Title: "New RAM Disk", Children: sub}
-}
-
-func defaultFS(c ramdisk.Caps) ramdisk.FileSystem {
-	if len(c.FileSystems) > 0 {
-		return c.FileSystems[0]
-	}
-	return ""
-}
-
-func presetsItem(s State) (Item, bool) {
-	if len(s.Settings.Presets) == 0 && !s.Features.EditPresets {
-		return Item{}, false
-	}
-	var sub []Item
-	for _, p := range s.Settings.Presets {
-		_, mounted := s.Disk(p.Name)
-		t := fmt.Sprintf("%s (%s)", p.Name, p.Size)
-		if mounted {
-			t += ", mounted"
-		}
-		sub = append(sub, Item{Key: "preset/" + p.Name, Title: t, Disabled: mounted,
-			Action: Action{Kind: ActMountPreset, Preset: p.Name}})
-	}
-	if len(sub) == 0 {
-		sub = append(sub, Item{Key: "preset/none", Title: "No Presets", Disabled: true})
-	}
-	if s.Features.EditPresets {
-		sub = append(sub, Item{Key: "preset/sep", Separator: true},
-			Item{Key: "preset/edit", Title: "Edit Presets…", Action: Action{Kind: ActEditPresets}})
-	}
-	return Item{Key: "presets", Title: "Presets", Children: sub}, true
-}
-
-// MemoryLine is "RAM disks hold 4.1 GB of 16.0 GB memory; 1.2 GB swap in use".
-func MemoryLine(s State) string {
-	if s.MemoryErr != nil {
-		return fmt.Sprintf("RAM disks hold %s; memory unknown", s.Held().Short())
-	}
-	line := fmt.Sprintf("RAM disks hold %s of %s memory", s.Held().Short(), s.Memory.Physical.Short())
-	if s.Memory.Swapping() {
-		line += fmt.Sprintf("; %s swap in use", s.Memory.SwapUsed.Short())
-	} else {
-		line += "; no swap in use"
-	}
-	return line
-}
-
-func memoryItems(s State) []Item {
-	items := []Item{{Key: "memory", Title: MemoryLine(s), Disabled: true}}
-	for _, w := range warnings(s) {
-		items = append(items, w)
-	}
-	return items
-}
-
-// warnings are the entries that need the user's eye; the icon changes when
-// there are any.
-func warnings(s State) []Item {
-	var out []Item
-	if s.MemoryErr == nil && s.Memory.Swapping() {
-		text := fmt.Sprintf("This machine has %s in swap. A RAM disk competes with programs for memory; "+
-			"filling one now pushes more to swap, which is slower than any disk. Eject disks you do not need.", s.Memory.SwapUsed.Short())
-		out = append(out, Item{Key: "warn/swap", Title: "⚠ Swapping: RAM disks add to memory pressure",
-			Tooltip: text, Action: Action{Kind: ActExplain, Text: text}})
-	}
-	for _, d := range s.Disks {
-		if d.Measured && d.UsageErr == nil && d.Usage.NearlyFull() {
-			text := fmt.Sprintf("%s is %.0f%% full (%s free). Writes will fail when it is full.",
-				d.Volume.Name, 100*d.Usage.Fill(), d.Usage.Free.Short())
-			out = append(out, Item{Key: "warn/full/" + d.Volume.Name,
-				Title:  fmt.Sprintf("⚠ %s is %.0f%% full", d.Volume.Name, 100*d.Usage.Fill()),
-				Action: Action{Kind: ActExplain, Text: text}})
-		}
-	}
-	return out
-}
-
-func tooltip(s State) string {
-	switch len(s.Disks) {
-	case 0:
-		return "RAMBar: no RAM disks"
-	case 1:
-		return "RAMBar: 1 RAM disk, " + s.Held().Short() + " held"
-	}
-	return fmt.Sprintf("RAMBar: %d RAM disks, %s held", len(s.Disks), s.Held().Short())
-}
-
-// short is an error's first clause, for a menu line.
-func short(err error) string {
-	msg := err.Error()
-	if i := strings.IndexAny(msg, "\n;"); i > 0 {
-		msg = msg[:i]
-	}
-	if len(msg) > 80 {
-		msg = msg[:77] + "…"
-	}
-	return msg
-}
-
-// Walk calls fn for every item of the menu, depth first.
-func (m Menu) Walk(fn func(Item)) {
-	var walk func([]Item)
-	walk = func(items []Item) {
-		for _, it := range items {
-			fn(it)
-			walk(it.Children)
-		}
-	}
-	walk(m.Items)
-}
-
-// Find returns the item with that key.
-func (m Menu) Find(key string) (Item, bool) {
-	var found Item
-	ok := false
-	m.Walk(func(it Item) {
-		if !ok && it.Key == key {
-			found, ok = it, true
-		}
-	})
-	return found, ok
-}
-
-// FirstFreeName returns "RAM Disk", or "RAM Disk 2", "RAM Disk 3"… the first
-// not in taken (compared case-insensitively, as macOS volume names are).
-func FirstFreeName(base string, taken []string) string {
-	used := map[string]bool{}
-	for _, t := range taken {
-		used[strings.ToLower(t)] = true
-	}
-	if !used[strings.ToLower(base)] {
-		return base
-	}
-	for i := 2; ; i++ {
-		n := fmt.Sprintf("%s %d", base, i)
-		if !used[strings.ToLower(n)] {
-			return n
-		}
-	}
 }

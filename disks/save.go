@@ -1,0 +1,250 @@
+package disks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+// EjectOptions tune one eject.
+type EjectOptions struct {
+	// Force unmounts a disk that is in use.
+	Force bool
+	// NoSave skips the save of a kept or mirrored disk: its unsaved changes are lost.
+	NoSave bool
+	// Progress, when set, hears how far the save before the eject has come.
+	Progress ramdisk.ProgressFunc
+}
+
+// Ejected is what Eject did besides unmounting.
+type Ejected struct {
+	// Saved is set when the disk was saved first.
+	Saved *mirror.Result
+	// NotSaved is why a kept disk was not saved first although it had
+	// changes: the save was refused for safety (an empty or foreign disk
+	// holds nothing worth keeping over the saved copy), so the eject went on.
+	NotSaved error
+}
+
+// Eject ejects one disk under its lock. It is the one place RAMBar ejects,
+// so what must happen first hooks in here: a kept or mirrored disk with
+// unsaved changes is saved, and a failed save stops the eject so nothing is
+// lost.
+func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (Ejected, error) {
+	release, err := s.lock(ctx, v.Name, "ejecting")
+	if err != nil {
+		return Ejected{}, err
+	}
+	defer release()
+	var ej Ejected
+	incomplete := s.Incomplete(v)
+	switch {
+	case incomplete && !o.Force && !o.NoSave:
+		return ej, incompleteErr("", v)
+	case incomplete && !o.NoSave:
+		ej.NotSaved = fmt.Errorf("%w: its restore did not finish; the saved copy is kept as it was", ErrIncomplete)
+	case !o.NoSave:
+		if ej, err = s.saveBeforeEject(ctx, v, o.Progress); err != nil {
+			return ej, err
+		}
+	}
+	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
+		return ej, err
+	}
+	if incomplete {
+		s.restored(v.Name) // the partial disk is gone; its saved copy is whole
+	}
+	return ej, nil
+}
+
+func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (Ejected, error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return Ejected{}, nil // no data folder: nothing can be kept
+	}
+	if _, err := k.State(v.Name); err != nil {
+		if errors.Is(err, mirror.ErrNotKept) {
+			return Ejected{}, nil
+		}
+		return Ejected{}, fmt.Errorf("not ejected, its contents could not be saved: %w", err)
+	}
+	if dirty, err := k.Dirty(v); err == nil && !dirty {
+		return Ejected{}, nil
+	}
+	r, err := savePinned(ctx, k, v, mirror.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
+	switch {
+	case errors.Is(err, mirror.ErrRefused):
+		return Ejected{NotSaved: err}, nil
+	case err != nil:
+		return Ejected{}, fmt.Errorf("not ejected, its contents could not be saved (eject --no-save to drop them): %w", err)
+	}
+	return Ejected{Saved: &r}, nil
+}
+
+// SaveOptions tune one save.
+type SaveOptions struct {
+	// Force saves even an empty, unmounted or different disk over the saved copy.
+	Force    bool
+	Progress ramdisk.ProgressFunc
+}
+
+// Save saves a kept or mirrored disk now, under its lock. A disk that was
+// ejected while the save waited for the lock gives ErrNotFound, so an
+// empty mount point is never saved.
+func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (mirror.Result, error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return mirror.Result{}, err
+	}
+	release, err := s.lock(ctx, v.Name, "saving")
+	if err != nil {
+		return mirror.Result{}, err
+	}
+	defer release()
+	if err := s.stillMounted(ctx, v); err != nil {
+		return mirror.Result{}, err
+	}
+	incomplete := s.Incomplete(v)
+	if incomplete && !o.Force {
+		return mirror.Result{}, incompleteErr("save", v)
+	}
+	r, err := savePinned(ctx, k, v, mirror.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	if err == nil && incomplete {
+		s.restored(v.Name) // saved as it is, by request: it is the saved state now
+	}
+	return r, err
+}
+
+// savePinned saves v with its mount point held open, and checks at the
+// end that what was saved is still the disk that was mounted at the start.
+func savePinned(ctx context.Context, k *mirror.Keeper, v ramdisk.Volume, o mirror.SaveOptions) (mirror.Result, error) {
+	p, err := pin(v)
+	if err != nil {
+		return mirror.Result{}, err
+	}
+	defer p.release()
+	r, err := k.Save(ctx, v, o)
+	if err == nil {
+		st, _ := k.State(v.Name)
+		err = p.check(v, st.ID)
+	}
+	return r, err
+}
+
+// stillMounted checks that v is still the disk mounted under its name (same
+// mount point and device), after waiting for the lock.
+func (s *Service) stillMounted(ctx context.Context, v ramdisk.Volume) error {
+	vs, err := s.Engine.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range vs {
+		if m.Name == v.Name && m.MountPoint == v.MountPoint && m.Device == v.Device {
+			return nil
+		}
+	}
+	return fmt.Errorf("save %s: %w: it was ejected or replaced meanwhile", v.Name, ramdisk.ErrNotFound)
+}
+
+// Kept lists the mounted disks whose contents are kept or mirrored.
+func (s *Service) Kept(ctx context.Context) ([]ramdisk.Volume, error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return nil, err
+	}
+	vs, err := s.Engine.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []ramdisk.Volume
+	for _, v := range vs {
+		if _, err := k.State(v.Name); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// SaveAll saves every mounted kept or mirrored disk with unsaved changes
+// (the menu: before sleep and at quit; due says which are due, nil: all).
+// report, when set, hears each save's outcome; the error joins the failures.
+func (s *Service) SaveAll(ctx context.Context, due func(mirror.State) bool, report func(name string, r mirror.Result, err error)) error {
+	k, err := s.Keeper()
+	if err != nil {
+		return err
+	}
+	vs, err := s.Engine.List(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, v := range vs {
+		st, err := k.State(v.Name)
+		if errors.Is(err, mirror.ErrNotKept) || err == nil && due != nil && !due(st) {
+			continue
+		}
+		if err == nil {
+			if s.Incomplete(v) {
+				continue // never saved over its whole saved copy; the menu says so
+			}
+			if dirty, derr := k.Dirty(v); derr == nil && !dirty {
+				continue
+			}
+			var r mirror.Result
+			r, err = s.Save(ctx, v, SaveOptions{})
+			if errors.Is(err, ramdisk.ErrNotFound) {
+				continue // ejected meanwhile: nothing to save
+			}
+			if report != nil {
+				report(v.Name, r, err)
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// RestoreOptions tune one restore.
+type RestoreOptions struct {
+	// Snapshot to restore; "" is the current one.
+	Snapshot string
+	// Force replaces the files on the disk, even unsaved ones.
+	Force    bool
+	Progress ramdisk.ProgressFunc
+}
+
+// Restore puts a saved state back on a mounted kept disk, under its lock.
+func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions) (mirror.Result, error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return mirror.Result{}, err
+	}
+	release, err := s.lock(ctx, v.Name, "restoring")
+	if err != nil {
+		return mirror.Result{}, err
+	}
+	defer release()
+	_, before := s.record(v.Name)
+	if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
+		return mirror.Result{}, err
+	}
+	r, err := k.Restore(ctx, v, mirror.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	switch {
+	case err == nil:
+		s.restored(v.Name)
+	case !before && untouched(err):
+		s.restored(v.Name) // refused before anything was written
+	}
+	return r, err
+}
+
+// untouched reports whether a failed restore changed nothing on the disk.
+func untouched(err error) bool {
+	return errors.Is(err, mirror.ErrRefused) || errors.Is(err, ramdisk.ErrNoSpace) ||
+		errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, mirror.ErrNotKept)
+}

@@ -1,0 +1,19 @@
+package mirror
+
+import (
+	"context"
+)
+
+// CopyTree copies the tree at src into the existing folder dst the way
+// Reclaim copies a disk back: every kind of file with its metadata, through
+// descriptors, the room checked first. It is for finishing a reclaim that
+// was stopped (disks.Service.ResumeReclaim). It returns what could not be
+// set (an xattr the system refused).
+func CopyTree(ctx context.Context, src, dst string, progress ProgressFunc, copyFile CopyFunc) ([]NotKept, error) {
+	entries, err := treeEntries(src)
+	if err != nil {
+		return nil, err
+	}
+	return buildTree(ctx, entries, dst,
+		build{from: src, src: samePath, progress: phase(progress, "copying back"), checkSpace: true, copyFile: copyFile})
+}
