@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"rambar/ramdisk"
 )
@@ -13,11 +14,22 @@ var (
 		"not starting with '.', up to 255 bytes"}
 	sizeArg = arg{Name: "SIZE", Doc: "512M, 4G, 4GiB, 1.5G, 4096MiB, or 25% (of physical memory); " +
 		"a bare number is MiB; units are binary"}
-	fsFlag = flagString("fs", "FS", "file system: apfs, apfs-case, hfs+, hfs+-case, tmpfs or zram "+
-		"(default: apfs on macOS, tmpfs on Linux)")
+	fsFlag     = flagString("fs", "FS", "file system: "+fileSystemsHere())
 	hiddenFlag = flagBool("hidden", "hide it from Finder's sidebar (macOS)")
 	mirrorFlag = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
 )
+
+// fileSystemsHere names the file systems this OS's engine makes, for help;
+// the engine refuses the others with "not supported here".
+func fileSystemsHere() string {
+	switch runtime.GOOS {
+	case "darwin":
+		return "apfs (the default), apfs-case, hfs+, hfs+-case, or tmpfs (needs administrator rights)"
+	case "linux":
+		return "tmpfs (the default), or zram (compressed, where the kernel has it)"
+	}
+	return "none on " + runtime.GOOS
+}
 
 func init() {
 	register(&command{Name: "create", Summary: "make a RAM disk; it prints the plan first",

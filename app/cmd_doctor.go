@@ -186,7 +186,7 @@ func printDoctor(a *App, r doctorReport) {
 		tw.Flush()
 	}
 	if len(r.Captured) > 0 {
-		fmt.Fprintf(a.Stdout, "Captured %d files:\n", len(r.Captured))
+		fmt.Fprintf(a.Stdout, "Captured %s:\n", ramdisk.Plural(len(r.Captured), "file"))
 		for _, f := range r.Captured {
 			fmt.Fprintf(a.Stdout, "  %s\n", f)
 		}

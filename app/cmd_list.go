@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 
 	"rambar/ramdisk"
 )
@@ -44,7 +43,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, "No RAM disks mounted. Make one with: rambar create Scratch 4G")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+	tw := newColumns(a.Stdout)
 	fmt.Fprintln(tw, "NAME\tMOUNT POINT\tFS\tSIZE\tUSED\tHELD\tALLOCATION")
 	var held ramdisk.Size
 	for _, d := range ds {

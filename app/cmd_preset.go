@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"rambar/ramdisk"
@@ -176,22 +175,15 @@ func (a *App) checkFS(fs ramdisk.FileSystem) error {
 	if err != nil || fs == "" {
 		return nil
 	}
-	caps := e.Caps()
-	if caps.Supports(fs) {
-		return nil
-	}
-	names := make([]string, len(caps.FileSystems))
-	for i, f := range caps.FileSystems {
-		names[i] = string(f)
-	}
-	return usagef("file system %q is not available on this machine: use one of %s", fs, strings.Join(names, ", "))
+	return e.Caps().CheckFS(fs)
 }
 
 // asUsage marks a refused preset as bad input (exit 2), unless it is already
 // a named kind (not found, exists).
 func asUsage(err error) error {
 	var ue *usageError
-	if err == nil || errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, ramdisk.ErrExists) || errors.As(err, &ue) {
+	if err == nil || errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, ramdisk.ErrExists) ||
+		errors.Is(err, ramdisk.ErrUnsupported) || errors.As(err, &ue) {
 		return err
 	}
 	return usagef("%v", err)
@@ -282,7 +274,11 @@ func runPresetRm(ctx context.Context, a *App, in *input) error {
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stdout, "Removed preset %s (a mounted disk of that name stays mounted)\n", gone.Name)
+	if v, err := a.findDisk(ctx, gone.Name); err == nil {
+		fmt.Fprintf(a.Stdout, "Removed preset %s (its disk stays mounted at %s)\n", gone.Name, v.MountPoint)
+		return nil
+	}
+	fmt.Fprintf(a.Stdout, "Removed preset %s\n", gone.Name)
 	return nil
 }
 
@@ -337,7 +333,7 @@ func runPresetList(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, "No presets. Add one with: rambar preset add Scratch 4G --auto-mount")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+	tw := newColumns(a.Stdout)
 	fmt.Fprintln(tw, "NAME\tSIZE\tFS\tAT LOGIN\tCONTENTS")
 	for _, p := range s.Presets {
 		size := p.Size

@@ -56,8 +56,8 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 		}{jsonVersion, res})
 	}
 	gave := res.Before.Held - res.After.Held
-	fmt.Fprintf(a.Stdout, "Reclaimed %s: %d files (%s) moved out and back, verified; memory held %s → %s",
-		v.Name, res.Files, ramdisk.Size(res.Bytes).Short(), res.Before.Held.Short(), res.After.Held.Short())
+	fmt.Fprintf(a.Stdout, "Reclaimed %s: %s (%s) moved out and back, verified; memory held %s → %s",
+		v.Name, ramdisk.Plural(res.Files, "file"), ramdisk.Size(res.Bytes).Short(), res.Before.Held.Short(), res.After.Held.Short())
 	if gave > 0 {
 		fmt.Fprintf(a.Stdout, " (%s given back)", gave.Short())
 	}

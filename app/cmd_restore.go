@@ -50,6 +50,6 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 			mirror.Result
 		}{jsonVersion, v.Name, r})
 	}
-	fmt.Fprintf(a.Stdout, "Restored %s from %s: %d files (%s)\n", v.Name, r.Snapshot, r.Files, ramdisk.Size(r.Bytes).Short())
+	fmt.Fprintf(a.Stdout, "Restored %s from %s: %s (%s)\n", v.Name, r.Snapshot, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
 	return nil
 }

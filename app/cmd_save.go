@@ -141,7 +141,7 @@ func describeSave(name string, r mirror.Result) string {
 	if r.Unchanged {
 		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot)
 	}
-	return fmt.Sprintf("Saved %s as %s: %d files (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
-		r.Files, ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
+	return fmt.Sprintf("Saved %s as %s: %s (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
+		ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
 		r.Took.Round(time.Millisecond))
 }

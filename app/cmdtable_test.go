@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"rambar/ramdisk"
 	"rambar/ramdisk/ramdisktest"
@@ -66,7 +65,7 @@ func TestHelpPages(t *testing.T) {
 func checkWidth(t *testing.T, what, out string) {
 	t.Helper()
 	for _, l := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(l); n > helpWidth {
+		if n := displayWidth(l); n > helpWidth {
 			t.Errorf("%s: a help line is %d columns wide: %q", what, n, l)
 		}
 	}

@@ -156,9 +156,6 @@ func wrap(text, first, rest string, width int) []string {
 	return append(lines, line)
 }
 
-// displayWidth counts runes; help text is ASCII and a few symbols.
-func displayWidth(s string) int { return utf8.RuneCountInString(s) }
-
 // sentence makes a summary phrase a sentence: capital first, full stop last.
 func sentence(s string) string {
 	if s == "" {

@@ -214,7 +214,7 @@ func TestReclaimCommand(t *testing.T) {
 	put(t, mp, "f", "data")
 	// The in-memory engine pins nothing: reclaim is not worth it.
 	c.run(exitRefused, "reclaim", "R")
-	if out := c.run(0, "reclaim", "R", "--force"); !strings.Contains(out, "Reclaimed R: 1 files") {
+	if out := c.run(0, "reclaim", "R", "--force"); !strings.Contains(out, "Reclaimed R: 1 file (") {
 		t.Errorf("reclaim said %q", out)
 	}
 	if got := read(t, filepath.Join(mp, "f")); got != "data" {

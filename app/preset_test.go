@@ -133,9 +133,9 @@ func TestPresetBadInput(t *testing.T) {
 		{[]string{"preset", "add", "a\x01b", "1G"}, exitUsage, "control characters"},
 		{[]string{"preset", "add", long, "1G"}, exitUsage, "300 bytes long"},
 		{[]string{"preset", "add", "Big", "1G", "--fs", "fat32"}, exitUsage, "unknown file system"},
-		{[]string{"preset", "add", "Big", "1G", "--fs", "zram"}, exitUsage, `"zram" is not available on this machine: use one of tmpfs, apfs, hfs+`},
-		{[]string{"preset", "edit", "Scratch", "--fs", "apfs-case"}, exitUsage, `"apfs-case" is not available`},
-		{[]string{"preset", "add", "scratch", "1G"}, exitExists, "a preset with that name exists"},
+		{[]string{"preset", "add", "Big", "1G", "--fs", "zram"}, exitUnsupported, `"zram" is not supported here (mem): use one of tmpfs, apfs, hfs+`},
+		{[]string{"preset", "edit", "Scratch", "--fs", "apfs-case"}, exitUnsupported, `"apfs-case" is not supported here`},
+		{[]string{"preset", "add", "scratch", "1G"}, exitUsage, "a preset with that name exists"},
 		{[]string{"preset", "add", "Big", "1G", "--keep", "--mirror", "/srv"}, exitUsage, "only one of"},
 		{[]string{"preset", "add", "Big", "1G", "--save-every", "10m"}, exitUsage, "need kept or mirrored contents"},
 		{[]string{"preset", "add", "Big", "1G", "--keep", "--save-every", "ten"}, exitUsage, "--save-every"},
@@ -319,5 +319,22 @@ func TestPresetMirrorRelative(t *testing.T) {
 	got, err := p.settings(t).FindPreset("Site")
 	if want := filepath.Join(wd, "site"); got.MirrorPath != want || got.Contents != ramdisk.Mirror {
 		t.Errorf("preset = %+v (%v), want mirror of %s", got, err, want)
+	}
+}
+
+// TestPresetRemoveWords: the note that a disk stays mounted is there only
+// when one is.
+func TestPresetRemoveWords(t *testing.T) {
+	p := newPresetApp(t)
+	for _, args := range [][]string{{"preset", "add", "A", "64M"}, {"preset", "add", "B", "64M"}, {"create", "b", "64M"}} {
+		if code, _, errOut := p.run(args...); code != exitOK {
+			t.Fatalf("%q: %s", args, errOut)
+		}
+	}
+	if _, out, _ := p.run("preset", "rm", "A"); out != "Removed preset A\n" {
+		t.Errorf("rm of an unmounted preset: %q", out)
+	}
+	if _, out, _ := p.run("preset", "rm", "B"); !strings.HasPrefix(out, "Removed preset B (its disk stays mounted at ") {
+		t.Errorf("rm of a mounted preset: %q", out)
 	}
 }

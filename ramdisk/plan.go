@@ -119,9 +119,9 @@ func (p Plan) Summary() string {
 	return s
 }
 
-// NewPlan turns a request into a plan, or refuses it. Bad names, sizes and
-// file systems are errors that wrap ErrName, ErrSize or ErrFileSystem; a name
-// already mounted wraps ErrExists; a disk that could push RAM disks' memory
+// NewPlan turns a request into a plan, or refuses it. Bad names and sizes
+// are errors that wrap ErrName or ErrSize; a file system this OS cannot make
+// wraps ErrUnsupported; a name already mounted wraps ErrExists; a disk that could push RAM disks' memory
 // past physical memory minus Headroom wraps ErrTooLarge unless r.Force.
 func NewPlan(r Request, f Facts) (Plan, error) {
 	if err := ValidateName(r.Name); err != nil {
@@ -129,7 +129,7 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	}
 	for _, t := range f.Taken {
 		if strings.EqualFold(t, r.Name) {
-			return Plan{}, fmt.Errorf("%w: %q (macOS would silently mount it as %q)", ErrExists, r.Name, r.Name+" 1")
+			return Plan{}, takenError(r.Name, f.Caps)
 		}
 	}
 	for _, v := range f.Mounted {
@@ -147,12 +147,8 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	if fs == "" && len(f.Caps.FileSystems) > 0 {
 		fs = f.Caps.FileSystems[0]
 	}
-	if !f.Caps.Supports(fs) {
-		var names []string
-		for _, x := range f.Caps.FileSystems {
-			names = append(names, string(x))
-		}
-		return Plan{}, fmt.Errorf("%w %q on %s: use one of %s", ErrFileSystem, fs, osLabel(f.Caps.OS), strings.Join(names, ", "))
+	if err := f.Caps.CheckFS(fs); err != nil {
+		return Plan{}, err
 	}
 	p := Plan{
 		Name:       r.Name,
@@ -202,6 +198,31 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 }
 
 func (p *Plan) note(s Severity, text string) { p.Notes = append(p.Notes, Note{s, text}) }
+
+// CheckFS refuses a file system this engine cannot make, naming the ones
+// it can; the error wraps ErrUnsupported.
+func (c Caps) CheckFS(fs FileSystem) error {
+	if c.Supports(fs) {
+		return nil
+	}
+	names := make([]string, len(c.FileSystems))
+	for i, x := range c.FileSystems {
+		names[i] = string(x)
+	}
+	return fmt.Errorf("file system %q is %w (%s): use one of %s", fs, ErrUnsupported, osLabel(c.OS), strings.Join(names, ", "))
+}
+
+// takenError refuses a name another volume is mounted under. macOS would
+// mount the new disk as "NAME 1"; elsewhere the mount point is simply in use.
+func takenError(name string, c Caps) error {
+	if c.OS == "darwin" {
+		return fmt.Errorf("%w: %q (macOS would silently mount it as %q)", ErrExists, name, name+" 1")
+	}
+	if c.MountRoot != "" {
+		return fmt.Errorf("%w: %q (another volume is mounted at %s)", ErrExists, name, strings.TrimSuffix(c.MountRoot, "/")+"/"+name)
+	}
+	return fmt.Errorf("%w: %q (another volume has that name)", ErrExists, name)
+}
 
 func osLabel(goos string) string {
 	switch goos {

@@ -44,6 +44,7 @@ func TestNewPlan(t *testing.T) {
 		facts     Facts
 		wantErr   error
 		errSays   string
+		errLacks  string
 		alloc     Allocation
 		commit    Size
 		fs        FileSystem
@@ -113,6 +114,11 @@ func TestNewPlan(t *testing.T) {
 			wantErr: ErrExists, errSays: `"Backup 1"`,
 		},
 		{
+			name: "name taken on linux", req: Request{Name: "Backup", Size: GiB},
+			facts:   Facts{Caps: linuxCaps(), Memory: mem16, Taken: []string{"Backup"}},
+			wantErr: ErrExists, errSays: "another volume is mounted at ", errLacks: "macOS",
+		},
+		{
 			name: "bad name", req: Request{Name: "a:b", Size: GiB},
 			facts: Facts{Caps: macCaps(), Memory: mem16}, wantErr: ErrName,
 		},
@@ -122,7 +128,7 @@ func TestNewPlan(t *testing.T) {
 		},
 		{
 			name: "APFS on linux", req: Request{Name: "A", Size: GiB, FS: APFS},
-			facts: Facts{Caps: linuxCaps(), Memory: mem16}, wantErr: ErrFileSystem, errSays: "Linux",
+			facts: Facts{Caps: linuxCaps(), Memory: mem16}, wantErr: ErrUnsupported, errSays: "not supported here (Linux)",
 		},
 	}
 	for _, tt := range tests {
@@ -134,6 +140,9 @@ func TestNewPlan(t *testing.T) {
 				}
 				if !strings.Contains(err.Error(), tt.errSays) {
 					t.Errorf("error %q does not say %q", err, tt.errSays)
+				}
+				if tt.errLacks != "" && strings.Contains(err.Error(), tt.errLacks) {
+					t.Errorf("error %q says %q", err, tt.errLacks)
 				}
 				return
 			}
