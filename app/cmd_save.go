@@ -47,6 +47,12 @@ type refusedError struct{ error }
 func (e refusedError) Is(target error) bool { return target == errRefused }
 func (e refusedError) Unwrap() error        { return e.error }
 
+// notFoundError is a miss the keeper reports (no such snapshot): exit 4.
+type notFoundError struct{ error }
+
+func (e notFoundError) Is(target error) bool { return target == ramdisk.ErrNotFound }
+func (e notFoundError) Unwrap() error        { return e.error }
+
 // contentsErr maps the keeper's errors onto the CLI's exit codes.
 func contentsErr(err error) error {
 	switch {
@@ -54,6 +60,8 @@ func contentsErr(err error) error {
 		return nil
 	case errors.Is(err, mirror.ErrRefused):
 		return refusedError{err}
+	case errors.Is(err, mirror.ErrNoSnapshot):
+		return notFoundError{err}
 	case errors.Is(err, mirror.ErrNotKept):
 		return fmt.Errorf("%w; make it with 'rambar create NAME SIZE --keep' or '--mirror FOLDER'", err)
 	}
@@ -79,15 +87,13 @@ func runSave(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	} else {
-		for _, n := range pos {
-			v, err := a.findDisk(ctx, n)
-			if err != nil {
-				return err
-			}
+		if vs, err = findAll(ctx, svc, pos); err != nil {
+			return err
+		}
+		for _, v := range vs {
 			if _, err := k.State(v.Name); err != nil {
 				return contentsErr(err)
 			}
-			vs = append(vs, v)
 		}
 	}
 	type saved struct {

@@ -128,6 +128,10 @@ func TestKeptDiskSurvivesEjectAndCreate(t *testing.T) {
 	}
 	c.run(exitRefused, "restore", "Work", "--snapshot", first)
 	c.run(0, "restore", "Work", "--snapshot", first, "--force")
+	c.run(exitNotFound, "restore", "Work", "--snapshot", "20990101T000000Z", "--force")
+	if !strings.Contains(c.err.String(), "no such snapshot") {
+		t.Errorf("unknown snapshot said %q", c.err.String())
+	}
 	if got := read(t, filepath.Join(mp, "notes.txt")); got != "one" {
 		t.Errorf("restored old snapshot: notes.txt = %q", got)
 	}
