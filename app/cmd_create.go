@@ -74,7 +74,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	if *asJSON {
-		dj := toDiskJSON(disk{Volume: v})
+		dj := a.measuredDiskJSON(ctx, v)
 		dj.Contents = a.contentsOf(v, false)
 		return writeJSON(a.Stdout, struct {
 			Version int          `json:"version"`

@@ -47,8 +47,8 @@ type doctorReport struct {
 	Version     int             `json:"version"`
 	OS          string          `json:"os"`
 	Arch        string          `json:"arch"`
-	Caps        ramdisk.Caps    `json:"caps"`
-	AttachTool  string          `json:"attach_tool"`
+	Caps        capsJSON        `json:"caps"`
+	AttachTool  *string         `json:"attach_tool"` // null: no ram:// attach step (Linux)
 	Tools       []doctorTool    `json:"tools"`
 	Memory      *ramdisk.Memory `json:"memory,omitempty"`
 	MemoryError string          `json:"memory_error,omitempty"`
@@ -65,9 +65,10 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	caps := e.Caps()
-	r := doctorReport{Version: jsonVersion, OS: runtime.GOOS, Arch: runtime.GOARCH, Caps: caps, Disks: []diskJSON{}}
+	r := doctorReport{Version: jsonVersion, OS: runtime.GOOS, Arch: runtime.GOARCH, Caps: toCapsJSON(caps),
+		Tools: []doctorTool{}, Disks: []diskJSON{}}
 	if at, ok := e.(attachTooler); ok {
-		r.AttachTool = at.AttachTool(ctx)
+		r.AttachTool = optString(at.AttachTool(ctx))
 	}
 	tools := defaultTools[caps.OS]
 	if tl, ok := e.(toolLister); ok {
@@ -132,10 +133,10 @@ func printDoctor(a *App, r doctorReport) {
 	}
 	row("Mount root", "%s", r.Caps.MountRoot)
 	switch {
-	case r.AttachTool == "diskutil":
+	case r.AttachTool != nil && *r.AttachTool == "diskutil":
 		row("Attach", "diskutil image attach --noMount ram://N (eject: diskutil eject)")
-	case r.AttachTool != "":
-		row("Attach", "%s attach -nomount ram://N (deprecated from macOS 27, still works)", r.AttachTool)
+	case r.AttachTool != nil:
+		row("Attach", "%s attach -nomount ram://N (deprecated from macOS 27, still works)", *r.AttachTool)
 	default:
 		row("Attach", "no ram:// attach step: the %s engine makes %s directly", r.Caps.OS, orNone(fss))
 	}

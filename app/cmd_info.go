@@ -86,8 +86,8 @@ func contentsRows(row func(k, f string, args ...any), c *contentsJSON) {
 		row("Contents", "mirror of %s", c.MirrorPath)
 	}
 	row("Backing folder", "%s", c.Backing)
-	if c.LastSave != nil {
-		row("Last save", "%s (%s)", c.LastSave.Local().Format("2006-01-02 15:04:05"), c.LastSnapshot)
+	if c.LastSave != nil && c.LastSnapshot != nil {
+		row("Last save", "%s (%s)", c.LastSave.Local().Format("2006-01-02 15:04:05"), *c.LastSnapshot)
 	} else {
 		row("Last save", "never")
 	}
@@ -100,7 +100,7 @@ func contentsRows(row func(k, f string, args ...any), c *contentsJSON) {
 		row("Unsaved changes", "no")
 	}
 	if c.SaveEvery > 0 {
-		row("Autosave", "every %s", time.Duration(c.SaveEvery)*time.Second)
+		row("Autosave", "every %s", time.Duration(c.SaveEvery*float64(time.Second)))
 	}
 	if c.Error != "" {
 		row("Contents error", "%s", c.Error)

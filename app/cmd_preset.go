@@ -283,16 +283,16 @@ func runPresetRm(ctx context.Context, a *App, in *input) error {
 
 // presetJSON is one preset in `preset list --json`.
 type presetJSON struct {
-	Name       string             `json:"name"`
-	Size       string             `json:"size"`
-	SizeBytes  *ramdisk.Size      `json:"size_bytes"` // null when it cannot be resolved here
-	FS         ramdisk.FileSystem `json:"fs"`         // "" = the engine's default
-	Hidden     bool               `json:"hidden"`
-	AutoMount  bool               `json:"auto_mount"`
-	Contents   string             `json:"contents"` // discard, keep, mirror
-	MirrorPath string             `json:"mirror_path,omitempty"`
-	SaveEvery  int                `json:"save_every_seconds"`
-	Snapshots  int                `json:"snapshots"`
+	Name       string              `json:"name"`
+	Size       string              `json:"size"`
+	SizeBytes  *ramdisk.Size       `json:"size_bytes"` // null when it cannot be resolved here
+	FS         *ramdisk.FileSystem `json:"fs"`         // null: the engine's default
+	Hidden     bool                `json:"hidden"`
+	AutoMount  bool                `json:"auto_mount"`
+	Contents   string              `json:"contents"` // discard, keep, mirror
+	MirrorPath string              `json:"mirror_path,omitempty"`
+	SaveEvery  float64             `json:"save_every_seconds"` // 0: no autosave
+	Snapshots  int                 `json:"snapshots"`
 }
 
 func contentsWord(m ramdisk.ContentMode) string {
@@ -319,8 +319,11 @@ func runPresetList(ctx context.Context, a *App, in *input) error {
 			Presets []presetJSON `json:"presets"`
 		}{Version: jsonVersion, Presets: []presetJSON{}}
 		for _, p := range s.Presets {
-			j := presetJSON{Name: p.Name, Size: p.Size, FS: p.FS, Hidden: p.Hidden, AutoMount: p.AutoMount,
-				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, SaveEvery: p.SaveEvery, Snapshots: p.Snapshots}
+			j := presetJSON{Name: p.Name, Size: p.Size, Hidden: p.Hidden, AutoMount: p.AutoMount,
+				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, SaveEvery: float64(p.SaveEvery), Snapshots: p.Snapshots}
+			if p.FS != "" {
+				j.FS = &p.FS
+			}
 			if z, err := ramdisk.ParseSize(p.Size, phys); err == nil {
 				j.SizeBytes = &z
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"rambar/disks"
-	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -41,10 +40,7 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(a.Stdout, struct {
-			Version int `json:"version"`
-			mirror.ReclaimResult
-		}{jsonVersion, res})
+		return writeJSON(a.Stdout, toReclaimJSON(res))
 	}
 	gave := res.Before.Held - res.After.Held
 	fmt.Fprintf(a.Stdout, "Reclaimed %s: %s (%s) moved out and back, verified; memory held %s → %s",

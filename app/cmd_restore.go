@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"rambar/disks"
-	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -51,8 +50,8 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 		return writeJSON(a.Stdout, struct {
 			Version int    `json:"version"`
 			Name    string `json:"name"`
-			mirror.Result
-		}{jsonVersion, v.Name, r})
+			resultJSON
+		}{jsonVersion, v.Name, toResultJSON(r)})
 	}
 	fmt.Fprintf(a.Stdout, "Restored %s from %s: %s (%s)\n", v.Name, r.Snapshot, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
 	return nil

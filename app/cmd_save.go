@@ -96,9 +96,10 @@ func runSave(ctx context.Context, a *App, in *input) error {
 			}
 		}
 	}
+	// A failed save has its name and error only.
 	type saved struct {
 		Name string `json:"name"`
-		mirror.Result
+		*resultJSON
 		Error string `json:"error,omitempty"`
 	}
 	out := []saved{}
@@ -110,11 +111,13 @@ func runSave(ctx context.Context, a *App, in *input) error {
 		}
 		r, err := svc.Save(ctx, v, disks.SaveOptions{Force: *force, Progress: fn})
 		done()
-		s := saved{Name: v.Name, Result: r}
+		s := saved{Name: v.Name}
 		if err != nil {
 			s.Error = err.Error()
 			errs = append(errs, contentsErr(err))
-		} else if !*asJSON {
+		} else if rj := toResultJSON(r); *asJSON {
+			s.resultJSON = &rj
+		} else {
 			fmt.Fprintln(a.Stdout, describeSave(v.Name, r))
 		}
 		out = append(out, s)

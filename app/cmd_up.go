@@ -47,7 +47,7 @@ func runUp(ctx context.Context, a *App, in *input) error {
 			if r.Err != nil {
 				j.Error = r.Err.Error()
 			} else {
-				d := toDiskJSON(disk{Volume: r.Volume})
+				d := a.measuredDiskJSON(ctx, r.Volume)
 				j.Disk = &d
 			}
 			out.Presets = append(out.Presets, j)

@@ -35,13 +35,13 @@ func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Dura
 
 // contentsJSON is a disk's contents mode in `info --json` and `create --json`.
 type contentsJSON struct {
-	Mode         ramdisk.ContentMode `json:"mode"`
-	Backing      string              `json:"backing"`
+	Mode         ramdisk.ContentMode `json:"mode,omitempty"`    // absent only with error
+	Backing      string              `json:"backing,omitempty"` // absent only with error
 	MirrorPath   string              `json:"mirror_path,omitempty"`
-	LastSave     *time.Time          `json:"last_save"` // null: never saved
-	LastSnapshot string              `json:"last_snapshot,omitempty"`
+	LastSave     *time.Time          `json:"last_save"`     // null: never saved
+	LastSnapshot *string             `json:"last_snapshot"` // null: never saved
 	Snapshots    int                 `json:"snapshots_kept"`
-	SaveEvery    int                 `json:"save_every_seconds,omitempty"`
+	SaveEvery    float64             `json:"save_every_seconds"` // 0: no autosave
 	// Unsaved is whether the disk has changes not yet saved; null when
 	// it could not be told.
 	Unsaved *bool  `json:"unsaved_changes"`
@@ -62,8 +62,8 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 		}
 		return &contentsJSON{Error: err.Error()}
 	}
-	c := &contentsJSON{Mode: st.Mode, Backing: st.Backing, MirrorPath: st.MirrorPath, LastSnapshot: st.LastSnapshot,
-		Snapshots: st.Snapshots, SaveEvery: st.SaveEvery}
+	c := &contentsJSON{Mode: st.Mode, Backing: st.Backing, MirrorPath: st.MirrorPath, LastSnapshot: optString(st.LastSnapshot),
+		Snapshots: st.Snapshots, SaveEvery: float64(st.SaveEvery)}
 	if !st.LastSave.IsZero() {
 		t := st.LastSave.UTC()
 		c.LastSave = &t

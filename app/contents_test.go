@@ -102,7 +102,7 @@ func TestKeptDiskSurvivesEjectAndCreate(t *testing.T) {
 		!strings.HasPrefix(d.Contents.Backing, c.a.Paths.Data) {
 		t.Errorf("info after save: %+v", d.Contents)
 	}
-	first := d.Contents.LastSnapshot
+	first := *d.Contents.LastSnapshot
 	put(t, mp, "notes.txt", "two")
 	if d := c.info("Work"); !*d.Contents.Unsaved {
 		t.Error("info does not see the unsaved change")

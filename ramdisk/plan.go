@@ -100,13 +100,13 @@ type Plan struct {
 	Name       string     `json:"name"`
 	Size       Size       `json:"size_bytes"`
 	FS         FileSystem `json:"fs"`
-	Hidden     bool       `json:"hidden,omitempty"`
+	Hidden     bool       `json:"hidden"`
 	Allocation Allocation `json:"allocation"`
 	// CommitNow is the memory taken the moment the disk exists.
 	CommitNow Size `json:"commit_now_bytes"`
 	// MountPoint is where the engine will mount it.
 	MountPoint string `json:"mount_point"`
-	Forced     bool   `json:"forced,omitempty"`
+	Forced     bool   `json:"forced"`
 	Notes      []Note `json:"notes"`
 }
 
