@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"rambar/disks"
 	"rambar/ramdisk"
@@ -13,7 +14,8 @@ func init() {
 		Doc:  "A restore that would not fit is refused before anything is written.",
 		Args: []arg{{Name: "NAME", Doc: "a mounted kept or mirrored disk"}},
 		Flags: []flagSpec{
-			flagString("snapshot", "ID", "the snapshot to restore (see 'rambar snapshots NAME'); default the latest"),
+			flagString("snapshot", "ID", "the snapshot to restore: its ID from 'rambar snapshots NAME' or the start of it "+
+				"(20261129T1200), or the time shown there (\"2026-11-29 12:00\"); default the latest"),
 			flagBool("compress", "macOS: write the files compressed (ditto --hfsCompression), so they take less memory"),
 			flagBool("force", "replace the files on the disk, even unsaved ones"),
 		},
@@ -36,6 +38,19 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 	v, err := svc.Find(ctx, pos[0])
 	if err != nil {
 		return err
+	}
+	if *snap != "" {
+		k, err := a.keeper()
+		if err != nil {
+			return err
+		}
+		snaps, err := k.Snapshots(v.Name)
+		if err != nil {
+			return contentsErr(err)
+		}
+		if *snap, err = resolveSnapshot(v.Name, *snap, snaps, time.Local); err != nil {
+			return err
+		}
 	}
 	fn, done := a.contentsProgress()
 	if *asJSON {
