@@ -72,6 +72,9 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 	if ej.Saved != nil {
 		fmt.Fprintln(a.Stdout, describeSave(v.Name, *ej.Saved))
 	}
+	if errors.Is(err, disks.ErrIncomplete) {
+		return refusedError{err}
+	}
 	return err
 }
 

@@ -91,6 +91,10 @@ func contentsRows(row func(k, f string, args ...any), c *contentsJSON) {
 	} else {
 		row("Last save", "never")
 	}
+	if c.RestoreIncomplete {
+		row("Restore", "incomplete: it holds only part of its saved state, which is kept and not saved over; "+
+			"finish with 'rambar restore NAME --force', or drop it with 'rambar eject NAME --force'")
+	}
 	switch {
 	case c.Unsaved == nil:
 		row("Unsaved changes", "unknown")

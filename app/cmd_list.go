@@ -29,7 +29,9 @@ func runList(ctx context.Context, a *App, in *input) error {
 			Held    ramdisk.Size    `json:"held_bytes"`
 		}{Version: jsonVersion, Disks: []diskJSON{}}
 		for _, d := range ds {
-			out.Disks = append(out.Disks, toDiskJSON(d))
+			dj := toDiskJSON(d)
+			dj.RestoreIncomplete = a.files().Incomplete(d.Volume)
+			out.Disks = append(out.Disks, dj)
 			out.Held += d.Held()
 		}
 		if memErr == nil {
@@ -65,6 +67,9 @@ func runList(ctx context.Context, a *App, in *input) error {
 	for _, d := range ds {
 		if d.UsageErr == nil && d.Usage.NearlyFull() {
 			fmt.Fprintf(a.Stdout, "warning: %s is %.0f%% full\n", d.Name, 100*d.Usage.Fill())
+		}
+		if a.files().Incomplete(d.Volume) {
+			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, d.Name)
 		}
 		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
 			fmt.Fprintf(a.Stdout, "tip: deleted files on %s still pin %s; rambar reclaim %s gives it back\n", d.Name, d.Usage.Pinned().Short(), d.Name)

@@ -23,12 +23,16 @@ func init() {
 }
 
 // keeper is the contents keeper of this App's data folder.
-func (a *App) keeper() (*mirror.Keeper, error) {
+func (a *App) keeper() (*mirror.Keeper, error) { return a.files().Keeper() }
+
+// files is the use-case layer without an engine: what it knows from
+// RAMBar's files alone (kept contents, restores that did not finish).
+func (a *App) files() *disks.Service {
 	s := &disks.Service{Paths: a.Paths, NewKeeper: a.NewKeeper}
 	if a.Compress {
 		s.CopyFile = compressedCopy()
 	}
-	return s.Keeper()
+	return s
 }
 
 // setCompress takes create's and restore's --compress: restored files are
@@ -58,7 +62,7 @@ func contentsErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, mirror.ErrRefused):
+	case errors.Is(err, mirror.ErrRefused), errors.Is(err, disks.ErrIncomplete):
 		return refusedError{err}
 	case errors.Is(err, mirror.ErrNoSnapshot):
 		return notFoundError{err}

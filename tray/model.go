@@ -130,6 +130,8 @@ type diskState struct {
 	Progress jobProgress
 	// Unsaved is true when a kept disk has changes not yet saved.
 	Unsaved bool
+	// Incomplete is true when the disk's restore did not finish.
+	Incomplete bool
 	// Kept is true when Save Now applies (Deps.Kept, or every disk when
 	// that hook is not set).
 	Kept bool
@@ -248,6 +250,9 @@ func diskLine(d diskState) string {
 	if d.Unsaved {
 		name = "• " + name
 	}
+	if d.Incomplete {
+		name += " (restore incomplete)"
+	}
 	if d.Op != opNone {
 		return name + ": " + progressText(d)
 	}
@@ -282,6 +287,10 @@ func diskItem(s menuState, d diskState) Item {
 		if d.Usage.NearlyFull() {
 			sub = append(sub, Item{Key: key + "/full", Title: fmt.Sprintf("⚠ %.0f%% full", 100*d.Usage.Fill()), Disabled: true})
 		}
+	}
+	if d.Incomplete {
+		sub = append(sub, Item{Key: key + "/incomplete", Title: "⚠ Restore incomplete: its saved state is kept, not saved over",
+			Tooltip: "RAMBar was stopped while restoring this disk. Eject it and mount it again to restore the whole saved state.", Disabled: true})
 	}
 	if d.UsageErr != nil {
 		sub = append(sub, Item{Key: key + "/usageerr", Title: "Can't measure: " + short(d.UsageErr), Tooltip: d.UsageErr.Error(), Disabled: true})

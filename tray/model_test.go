@@ -310,3 +310,15 @@ func Example_diskLine() {
 	fmt.Println(diskLine(d))
 	// Output: Scratch: 1.2 GiB used, 4.1 GiB held, grows as written
 }
+
+func TestIncompleteRestoreIsShown(t *testing.T) {
+	d := measuredDisk(vol("Work", 4*ramdisk.GiB, ramdisk.TmpFS), 10*ramdisk.MiB, 10*ramdisk.MiB)
+	d.Incomplete, d.Kept = true, true
+	got := text(buildMenu(menuState{Disks: []diskState{d}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(),
+		Features: featureSet{SaveNow: true}}))
+	for _, want := range []string{"Work (restore incomplete): ", "  ⚠ Restore incomplete: its saved state is kept, not saved over (off)\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("menu lacks %q:\n%s", want, got)
+		}
+	}
+}
