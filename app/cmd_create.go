@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"time"
 
 	"rambar/ramdisk"
 )
@@ -73,6 +74,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
+	a.noteAutosave(v.Name, contents.SaveEvery)
 	if *asJSON {
 		dj := a.measuredDiskJSON(ctx, v)
 		dj.Contents = a.contentsOf(v, false)
@@ -84,6 +86,17 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	}
 	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
 	return nil
+}
+
+// noteAutosave warns, on stderr, that a disk's autosave waits for the
+// menu-bar app when that is not running.
+func (a *App) noteAutosave(name string, every time.Duration) {
+	if every <= 0 || a.menuBarRunning() {
+		return
+	}
+	fmt.Fprintf(a.Stderr, "rambar: note: %s is saved every %s only while the menu-bar app runs, and it is not running now; "+
+		"start it with 'rambar' (at each login: 'rambar login on'), or save now with 'rambar save %s'\n",
+		name, ramdisk.ShortDuration(every), name)
 }
 
 // printPlan prints what is about to happen and what the user must know.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 	"time"
+
+	"rambar/ramdisk"
 )
 
 func init() {
@@ -104,9 +106,19 @@ func contentsRows(row func(k, f string, args ...any), c *contentsJSON) {
 		row("Unsaved changes", "no")
 	}
 	if c.SaveEvery > 0 {
-		row("Autosave", "every %s", time.Duration(c.SaveEvery*float64(time.Second)))
+		row("Autosave", "%s", autosavePhrase(time.Duration(c.SaveEvery*float64(time.Second)), c.AutosaveActive))
 	}
 	if c.Error != "" {
 		row("Contents error", "%s", c.Error)
 	}
+}
+
+// autosavePhrase says how often a disk is saved and whether that happens
+// now: only the menu-bar app autosaves.
+func autosavePhrase(every time.Duration, running bool) string {
+	s := "every " + ramdisk.ShortDuration(every) + " while the menu-bar app runs"
+	if running {
+		return s + " (it is running)"
+	}
+	return s + "; it is not running now, so nothing is saved until it starts"
 }

@@ -212,6 +212,7 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Added preset %s: %s\n", p.Name, describePreset(p))
+	a.noteAutosave(p.Name, p.SaveInterval())
 	return nil
 }
 
@@ -256,6 +257,9 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Changed preset %s: %s\n", got.Name, describePreset(got))
+	if c.SaveEvery != nil {
+		a.noteAutosave(got.Name, got.SaveInterval())
+	}
 	return nil
 }
 

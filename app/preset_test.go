@@ -70,7 +70,7 @@ func TestPresetAddEditRemove(t *testing.T) {
 		{[]string{"preset", "list"}, exitOK, "No presets"},
 		{[]string{"preset", "add", "Scratch", "4G", "--auto-mount"}, exitOK, "Added preset Scratch: 4G, mounts at login, contents discarded"},
 		{[]string{"preset", "add", "--fs", "hfs+", "Cache", "25%", "--hidden", "--keep", "--save-every", "10m", "--snapshots", "3"}, exitOK,
-			"Added preset Cache: 25%, HFS+, hidden, contents kept, saved every 10m, 3 snapshots"},
+			"Added preset Cache: 25%, HFS+, hidden, contents kept, saved every 10 min, 3 snapshots"},
 		{[]string{"preset", "add", "Site", "1G", "--mirror", mirrorDir}, exitOK, "mirrors " + mirrorDir},
 		{[]string{"preset", "list"}, exitOK, "Cache    25% (4.0 GiB)  HFS+, hidden"},
 		{[]string{"preset", "edit", "scratch", "2G", "--no-auto-mount", "--fs", "apfs"}, exitOK, "Changed preset Scratch: 2G, APFS, contents discarded"},

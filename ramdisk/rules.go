@@ -86,16 +86,22 @@ func (p Preset) Input() Input {
 	return Input{Name: p.Name, Size: p.Size, FS: p.FS, Hidden: p.Hidden}
 }
 
-// ShortDuration prints 10m, 1h, 1h30m, 45s rather than Go's 10m0s.
+// ShortDuration prints a duration as people write it: "45 s", "10 min",
+// "1 h", "1 h 30 min" (whole seconds; Go's own form is "10m0s").
 func ShortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
+	d = d.Round(time.Second)
+	h, m, sec := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	var parts []string
+	if h > 0 {
+		parts = append(parts, strconv.Itoa(h)+" h")
 	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
+	if m > 0 {
+		parts = append(parts, strconv.Itoa(m)+" min")
 	}
-	return s
+	if sec > 0 || len(parts) == 0 {
+		parts = append(parts, strconv.Itoa(sec)+" s")
+	}
+	return strings.Join(parts, " ")
 }
 
 // ContentsPhrase says what happens to a preset's contents, in a few words:

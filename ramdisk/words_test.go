@@ -1,6 +1,9 @@
 package ramdisk
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestPlural(t *testing.T) {
 	for _, c := range []struct {
@@ -10,6 +13,20 @@ func TestPlural(t *testing.T) {
 	}{{0, "file", "0 files"}, {1, "file", "1 file"}, {2, "run", "2 runs"}, {-1, "file", "-1 files"}, {1234, "file", "1234 files"}} {
 		if got := Plural(c.n, c.noun); got != c.want {
 			t.Errorf("Plural(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{45 * time.Second, "45 s"}, {10 * time.Minute, "10 min"}, {time.Hour, "1 h"}, {90 * time.Minute, "1 h 30 min"},
+		{0, "0 s"}, {61 * time.Second, "1 min 1 s"}, {720 * time.Hour, "720 h"}, {1500 * time.Millisecond, "2 s"},
+	} {
+		if got := ShortDuration(c.d); got != c.want {
+			t.Errorf("ShortDuration(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
 }
