@@ -64,6 +64,9 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	if err := a.setCompress(*compress); err != nil {
 		return err
 	}
+	if err := a.checkHidden(*hidden); err != nil {
+		return err
+	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}
 	if *fsName != "" {
 		if req.FS, err = ramdisk.ParseFileSystem(*fsName); err != nil {

@@ -177,6 +177,16 @@ func (a *App) checkFS(fs ramdisk.FileSystem) error {
 	return e.Caps().CheckFS(fs)
 }
 
+// checkHidden refuses --hidden where a disk cannot be hidden (Linux), so it
+// is never silently ignored.
+func (a *App) checkHidden(hidden bool) error {
+	e, err := a.Engine()
+	if err != nil {
+		return nil
+	}
+	return e.Caps().CheckHidden(hidden)
+}
+
 // asUsage marks a refused preset as bad input (exit 2), unless it is already
 // a named kind (not found, exists).
 func asUsage(err error) error {
@@ -201,6 +211,9 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 	p := ramdisk.Preset{Name: pos[0], Size: pos[1]}
 	c.Apply(&p)
 	if err := a.checkFS(p.FS); err != nil {
+		return err
+	}
+	if err := a.checkHidden(p.Hidden); err != nil {
 		return err
 	}
 	st, err := a.Store()
@@ -240,6 +253,11 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 	}
 	if c.FS != nil {
 		if err := a.checkFS(*c.FS); err != nil {
+			return err
+		}
+	}
+	if c.Hidden != nil {
+		if err := a.checkHidden(*c.Hidden); err != nil {
 			return err
 		}
 	}

@@ -259,6 +259,14 @@ func TestUp(t *testing.T) {
 		doc.Presets[0].Disk == nil || doc.Presets[2].Error == "" {
 		t.Errorf("second up = %+v", doc.Presets)
 	}
+	// The failure says --force overrides, and up takes it.
+	if !strings.Contains(doc.Presets[2].Error, "--force") {
+		t.Errorf("failure does not offer --force: %q", doc.Presets[2].Error)
+	}
+	if code, out, errOut := p.run("up", "--force"); code != 0 || !strings.Contains(out, "Mounted Huge at ") {
+		t.Errorf("up --force: exit %d, %q %q", code, out, errOut)
+	}
+	p.run("eject", "Huge")
 	// With the failing preset gone, up succeeds.
 	p.run("preset", "rm", "Huge")
 	if code, out, errOut := p.run("up"); code != 0 || strings.Count(out, "Skipped") != 3 {

@@ -161,6 +161,11 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	if f.Caps.MountRoot != "" {
 		p.MountPoint = strings.TrimSuffix(f.Caps.MountRoot, "/") + "/" + r.Name
 	}
+	if err := f.Caps.CheckHidden(r.Hidden); err != nil {
+		// A preset made on a Mac: the disk is made, shown, and the plan says so.
+		p.Hidden = false
+		p.note(Warning, "not hidden: "+err.Error())
+	}
 	if p.Allocation == AllocUpfront {
 		p.CommitNow = r.Size
 		p.note(Info, fmt.Sprintf("takes all %s of memory as soon as it is made", r.Size))
@@ -210,6 +215,15 @@ func (c Caps) CheckFS(fs FileSystem) error {
 		names[i] = string(x)
 	}
 	return fmt.Errorf("file system %q is %w (%s): use one of %s", fs, ErrUnsupported, osLabel(c.OS), strings.Join(names, ", "))
+}
+
+// CheckHidden refuses hiding a disk where there is no Finder sidebar to hide
+// it from (Linux); the error wraps ErrUnsupported.
+func (c Caps) CheckHidden(hidden bool) error {
+	if hidden && c.OS == "linux" {
+		return fmt.Errorf("hiding a disk (--hidden) is %w (%s): only macOS's Finder hides one", ErrUnsupported, osLabel(c.OS))
+	}
+	return nil
 }
 
 // takenError refuses a name another volume is mounted under. macOS would
