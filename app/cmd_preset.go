@@ -37,7 +37,7 @@ type presetFlags struct {
 	fs, mirror, saveEvery string
 	hidden, noHidden      bool
 	auto, noAuto          bool
-	keep, discard         bool
+	keep, discard, mkdir  bool
 	snapshots             int
 	set                   map[string]bool
 }
@@ -48,7 +48,7 @@ func presetFlagSpecs(edit bool) []flagSpec {
 		fsFlag, hiddenFlag,
 		flagBool("auto-mount", "mount at login ('rambar up')"),
 		flagBool("keep", "save the contents and restore them when the disk is made"),
-		mirrorFlag,
+		mirrorFlag, mkdirFlag,
 		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off)"),
 		flagInt("snapshots", "K", 0, "how many past saves to keep"),
 	}
@@ -66,7 +66,8 @@ func presetFlagSpecs(edit bool) []flagSpec {
 // contradict each other.
 func newPresetFlags(in *input) (*presetFlags, error) {
 	p := &presetFlags{set: in.set, fs: *in.String("fs"), mirror: *in.String("mirror"), saveEvery: *in.String("save-every"),
-		hidden: *in.Bool("hidden"), auto: *in.Bool("auto-mount"), keep: *in.Bool("keep"), snapshots: *in.Int("snapshots")}
+		hidden: *in.Bool("hidden"), auto: *in.Bool("auto-mount"), keep: *in.Bool("keep"), snapshots: *in.Int("snapshots"),
+		mkdir: *in.Bool("mkdir")}
 	if _, edit := in.cmd.flag("discard"); edit {
 		p.noHidden, p.noAuto, p.discard = *in.Bool("no-hidden"), *in.Bool("no-auto-mount"), *in.Bool("discard")
 	}
@@ -116,7 +117,13 @@ func (p *presetFlags) change() (ramdisk.PresetChange, error) {
 		if err != nil {
 			return c, usagef("--mirror %q: %v", p.mirror, err)
 		}
+		if err := checkMirrorFolder(abs, p.mkdir); err != nil {
+			return c, err
+		}
 		c.Contents, c.MirrorPath = ptrTo(ramdisk.Mirror), &abs
+	}
+	if p.set["mkdir"] && !p.set["mirror"] {
+		return c, usagef("--mkdir goes with --mirror FOLDER")
 	}
 	if p.set["save-every"] {
 		secs, err := parseSaveEvery(p.saveEvery)
