@@ -27,6 +27,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 			Disks   []diskJSON      `json:"disks"`
 			Memory  *ramdisk.Memory `json:"memory"`
 			Held    ramdisk.Size    `json:"held_bytes"`
+			GrowTo  ramdisk.Size    `json:"grow_to_bytes"`
 		}{Version: jsonVersion, Disks: []diskJSON{}}
 		for _, d := range ds {
 			dj := toDiskJSON(d)
@@ -37,6 +38,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 		if memErr == nil {
 			out.Memory = &mem
 		}
+		out.GrowTo = ramdisk.GrowTo(volumesOf(ds), out.Held)
 		return writeJSON(a.Stdout, out)
 	}
 	if len(ds) == 0 {
@@ -59,7 +61,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 	}
 	tw.Flush()
 	if memErr == nil && mem.Physical > 0 {
-		fmt.Fprintf(a.Stdout, "\n%s\n", ramdisk.MemoryLine(held, mem))
+		fmt.Fprintf(a.Stdout, "\n%s\n%s\n", ramdisk.MemoryLine(held, mem), capitalize(ramdisk.GrowLine(ramdisk.GrowTo(volumesOf(ds), held), mem)))
 		if mem.Swapping() && held > 0 {
 			fmt.Fprintf(a.Stdout, "warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway\n", mem.SwapUsed.Short(), held.Short())
 		}
@@ -76,4 +78,12 @@ func runList(ctx context.Context, a *App, in *input) error {
 		}
 	}
 	return nil
+}
+
+func volumesOf(ds []disk) []ramdisk.Volume {
+	vs := make([]ramdisk.Volume, len(ds))
+	for i, d := range ds {
+		vs[i] = d.Volume
+	}
+	return vs
 }
