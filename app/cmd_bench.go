@@ -47,7 +47,7 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE) // SIGPIPE: `| head` must not skip the cleanup
 	defer stop()
 	p, done := a.progressLine(0)
 	rep, err := bench.Run(ctx, targets, opts, func(pr bench.Progress) { p(pr.String()) })

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"rambar/disks"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
@@ -56,6 +57,8 @@ type doctorReport struct {
 	Disks       []diskJSON      `json:"disks"`
 	DisksError  string          `json:"disks_error,omitempty"`
 	Captured    []string        `json:"captured,omitempty"`
+	// Leftovers are what killed RAMBar processes left behind.
+	Leftovers []disks.Leftover `json:"leftovers"`
 }
 
 func runDoctor(ctx context.Context, a *App, in *input) error {
@@ -92,6 +95,12 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 	} else {
 		for _, d := range ds {
 			r.Disks = append(r.Disks, toDiskJSON(d))
+		}
+	}
+	r.Leftovers = []disks.Leftover{}
+	if svc, err := a.service(); err == nil {
+		if l, err := svc.Leftovers(ctx); err == nil {
+			r.Leftovers = append(r.Leftovers, l...)
 		}
 	}
 	var capErr error
@@ -185,6 +194,12 @@ func printDoctor(a *App, r doctorReport) {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s held\n", d.Name, d.MountPoint, d.Device, d.FS.Label(), held)
 		}
 		tw.Flush()
+	}
+	if len(r.Leftovers) > 0 {
+		fmt.Fprintln(a.Stdout, "Left behind by a RAMBar that was stopped:")
+		for _, l := range r.Leftovers {
+			fmt.Fprintf(a.Stdout, "  %s (%s): %s\n", l.Path, l.Kind, l.Advice)
+		}
 	}
 	if len(r.Captured) > 0 {
 		fmt.Fprintf(a.Stdout, "Captured %s:\n", ramdisk.Plural(len(r.Captured), "file"))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"rambar/ramdisk"
 )
@@ -41,6 +42,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 		out.GrowTo = ramdisk.GrowTo(volumesOf(ds), out.Held)
 		return writeJSON(a.Stdout, out)
 	}
+	defer a.printStoppedReclaims()
 	if len(ds) == 0 {
 		fmt.Fprintln(a.Stdout, "No RAM disks mounted. Make one with: rambar create Scratch 4G")
 		return nil
@@ -86,4 +88,23 @@ func volumesOf(ds []disk) []ramdisk.Volume {
 		vs[i] = d.Volume
 	}
 	return vs
+}
+
+// printStoppedReclaims announces reclaims that were stopped: their staging
+// copies hold a disk's contents until resumed.
+func (a *App) printStoppedReclaims() {
+	for _, l := range a.files().StoppedReclaims() {
+		fmt.Fprintf(a.Stdout, "warning: a reclaim of %s was stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it\n",
+			l.Name, l.Path, quoteName(l.Name))
+	}
+}
+
+// quoteName quotes a disk name for a command line when it needs it.
+func quoteName(name string) string {
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }

@@ -74,6 +74,9 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return Created{}, err
 	}
+	if err := s.pendingReclaim(r.Name); err != nil {
+		return Created{}, err
+	}
 	if r.Planned != nil {
 		r.Planned(c.Plan)
 	}
@@ -154,7 +157,8 @@ func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.P
 	}
 	r, err := k.Load(ctx, v, mirrorProgress(v.Name, progress))
 	if err != nil {
-		if ejErr := s.Engine.Eject(ctx, v, false); ejErr != nil {
+		// Even when ctx was cancelled (Ctrl-C): the half-filled disk goes.
+		if ejErr := s.Engine.Eject(context.WithoutCancel(ctx), v, false); ejErr != nil {
 			return mirror.State{}, r, fmt.Errorf("create %s: loading contents failed: %w (and ejecting it again failed: %v)", v.Name, err, ejErr)
 		}
 		s.restored(v.Name) // the partial disk is gone

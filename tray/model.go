@@ -157,6 +157,8 @@ type menuState struct {
 	// progress of restoring its contents (a preset that keeps them).
 	Creating         string
 	CreatingProgress jobProgress
+	// Notices are warnings that belong to no mounted disk (Disks.Notices).
+	Notices []string
 }
 
 // readySizes are the sizes "New RAM Disk" offers in one click.
@@ -453,6 +455,13 @@ func warnings(s menuState) []Item {
 			"filling one now pushes more to swap, which is slower than any disk. Eject disks you do not need.", s.Memory.SwapUsed.Short())
 		out = append(out, Item{Key: "warn/swap", Title: "⚠ Swapping: RAM disks add to memory pressure",
 			Tooltip: text, action: action{Kind: actExplain, Text: text}})
+	}
+	for i, n := range s.Notices {
+		title := n
+		if i := strings.Index(title, ":"); i > 0 {
+			title = title[:i]
+		}
+		out = append(out, Item{Key: fmt.Sprintf("warn/notice/%d", i), Title: "⚠ " + title, Tooltip: n, action: action{Kind: actExplain, Text: n}})
 	}
 	for _, d := range s.Disks {
 		if d.Measured && d.UsageErr == nil && d.Usage.NearlyFull() {
