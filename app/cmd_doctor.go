@@ -183,9 +183,14 @@ func printDoctor(a *App, r doctorReport) {
 		row("Disks", "none mounted")
 	}
 	tw.Flush()
-	if len(disks) > 0 {
+	printDoctorLists(a, r)
+}
+
+// printDoctorLists prints doctor's disks, leftovers and captured files.
+func printDoctorLists(a *App, r doctorReport) {
+	if disks := r.Disks; len(disks) > 0 {
 		fmt.Fprintln(a.Stdout, "Disks:")
-		tw = tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+		tw := newColumns(a.Stdout)
 		for _, d := range disks {
 			held := "?"
 			if d.Held != nil {
