@@ -43,43 +43,20 @@ func runTry(ctx context.Context, a *App, in *input) error {
 	defer stop()
 
 	a.cleanTryLeftovers(ctx)
-	var ramDir, diskLabel string
-	if *diskName != "" {
-		t, err := a.findRAMDir(ctx, *diskName)
-		if err != nil {
-			return err
-		}
-		ramDir, diskLabel = t.Dir, t.Name
-	} else {
-		v, eject, err := a.tempDisk(ctx, src)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if eerr := eject(); eerr != nil {
-				fmt.Fprintf(a.Stderr, "rambar: try: eject the temporary RAM disk %s: %v\n", v.Name, eerr)
-			}
-		}()
-		ramDir, diskLabel = v.MountPoint, v.Name+" (temporary)"
-	}
-
-	pattern := disks.TryLogPattern(os.Getpid()) // removed at the end, or by the next try
-	if keepLog {
-		pattern = "rambar-try-*.log"
-	}
-	logFile, err := os.CreateTemp("", pattern)
+	ramDir, diskLabel, release, err := a.tryPlace(ctx, *diskName, src)
 	if err != nil {
-		return fmt.Errorf("try: log: %w", err)
+		return err
 	}
-	defer func() {
-		logFile.Close()
-		if !keepLog {
-			os.Remove(logFile.Name())
-		}
-	}()
-	keptLog, logName := "", "a log that is removed afterwards (--keep-log keeps it)"
+	defer release()
+
+	logFile, keptLog, closeLog, err := tryLog(keepLog)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	logName := "a log that is removed afterwards (--keep-log keeps it)"
 	if keepLog {
-		keptLog, logName = logFile.Name(), logFile.Name()
+		logName = keptLog
 	}
 	p, done := a.progressLine(0)
 	if !*asJSON {
@@ -187,6 +164,51 @@ func (a *App) tempDisk(ctx context.Context, src string) (ramdisk.Volume, func() 
 		return e.Eject(context.WithoutCancel(ctx), v, true)
 	}
 	return v, eject, nil
+}
+
+// tryPlace is where the trial runs: the RAM disk --disk names, or a
+// temporary one that release ejects.
+func (a *App) tryPlace(ctx context.Context, diskName, src string) (dir, label string, release func(), err error) {
+	if diskName != "" {
+		t, err := a.findRAMDir(ctx, diskName)
+		if err != nil {
+			return "", "", nil, err
+		}
+		return t.Dir, t.Name, func() {}, nil
+	}
+	v, eject, err := a.tempDisk(ctx, src)
+	if err != nil {
+		return "", "", nil, err
+	}
+	release = func() {
+		if eerr := eject(); eerr != nil {
+			fmt.Fprintf(a.Stderr, "rambar: try: eject the temporary RAM disk %s: %v\n", v.Name, eerr)
+		}
+	}
+	return v.MountPoint, v.Name + " (temporary)", release, nil
+}
+
+// tryLog makes the log of the timed runs' output. Unless keep, it is
+// named after this process and removed by closeLog (or, after a kill -9,
+// by the next try); keptLog is its path when kept, "" otherwise.
+func tryLog(keep bool) (f *os.File, keptLog string, closeLog func(), err error) {
+	pattern := disks.TryLogPattern(os.Getpid())
+	if keep {
+		pattern = "rambar-try-*.log"
+	}
+	if f, err = os.CreateTemp("", pattern); err != nil {
+		return nil, "", nil, fmt.Errorf("try: log: %w", err)
+	}
+	closeLog = func() {
+		f.Close()
+		if !keep {
+			os.Remove(f.Name())
+		}
+	}
+	if keep {
+		keptLog = f.Name()
+	}
+	return f, keptLog, closeLog, nil
 }
 
 // cleanTryLeftovers ejects the temporary disks, and removes the logs, of

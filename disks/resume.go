@@ -28,7 +28,7 @@ import (
 // Reclaim steps, as the record says them.
 const (
 	stepOut  = "copying out"  // the disk is untouched so far
-	stepBack = "copying back" // the disk was ejected and made again
+	stepBack = "copying back" // the disk is being ejected, or was, and made again
 )
 
 // reclaimRecord is what is kept about a reclaim while it runs.
@@ -81,18 +81,22 @@ func devOf(dir string) uint64 {
 	return uint64(st.Dev)
 }
 
-// recordingProgress notes in the record when the reclaim reaches the copy
-// back (the disk was ejected and made again), then passes progress on.
-func (s *Service) recordingProgress(r reclaimRecord, fn ramdisk.ProgressFunc) ramdisk.ProgressFunc {
-	return func(p ramdisk.Progress) {
-		if p.Phase == stepBack && r.Step != stepBack {
-			r.Step = stepBack
-			s.writeReclaimRecord(r)
-		}
-		if fn != nil {
-			fn(p)
-		}
+// recordingEngine notes in the reclaim's record, before the disk is
+// ejected, that from now on the disk may be gone or made again: a resume
+// then never takes it for the untouched original.
+type recordingEngine struct {
+	ramdisk.Engine
+	s   *Service
+	rec reclaimRecord
+}
+
+// Eject records the step, then ejects.
+func (e recordingEngine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
+	e.rec.Step = stepBack
+	if err := e.s.writeReclaimRecord(e.rec); err != nil {
+		return fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
+	return e.Engine.Eject(ctx, v, force)
 }
 
 // stagingFor returns the newest staging folder of a disk, "" if none.
@@ -276,5 +280,5 @@ func (s *Service) pendingReclaim(name string) error {
 	return nil
 }
 
-// ErrReclaimStopped: a reclaim of the disk was stopped; resume it first.
+// ErrReclaimStopped means a reclaim of the disk was stopped: resume it first.
 var ErrReclaimStopped = errors.New("reclaim not finished")
