@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"rambar/mirror"
 )
@@ -17,5 +18,13 @@ func TestSaveWordsSingular(t *testing.T) {
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%d files: %q lacks %q", c.files, got, c.want)
 		}
+	}
+}
+
+// TestSaveTookReadsAsWritten: "in 0.84 s", not Go's "841ms".
+func TestSaveTookReadsAsWritten(t *testing.T) {
+	got := describeSave("Work", mirror.Result{Files: 2, Snapshot: "20261129T120000Z", Took: 841 * time.Millisecond})
+	if !strings.HasSuffix(got, ", in 0.84 s") {
+		t.Errorf("%q", got)
 	}
 }
