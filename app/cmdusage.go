@@ -20,6 +20,9 @@ func printUsage(w io.Writer, c *command) {
 	if c.Doc != "" {
 		about += " " + c.Doc
 	}
+	if len(c.Aliases) > 0 {
+		about += fmt.Sprintf(" Also spelled: %s.", strings.Join(c.Aliases, ", "))
+	}
 	writeWrapped(w, about, "", "")
 	if len(c.Subs) > 0 {
 		fmt.Fprint(w, "\ncommands:\n")
