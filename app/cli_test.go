@@ -88,6 +88,7 @@ func TestCLIGolden(t *testing.T) {
 		{"info-scratch", []string{"info", "Scratch"}, exitOK, ""},
 		{"info-json", []string{"info", "scratch", "--json"}, exitOK, ""},
 		{"info-missing", []string{"info", "Nope"}, exitNotFound, ""},
+		{"eject-missing", []string{"eject", "Nope", "Scratch", "Gone"}, exitNotFound, ""},
 		{"eject-two", []string{"eject", "Small", "Scratch"}, exitOK, ""},
 		{"eject-gone", []string{"eject", "Scratch"}, exitNotFound, ""},
 		{"eject-usage", []string{"eject"}, exitUsage, ""},

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"time"
 
 	"rambar/ramdisk"
 )
@@ -13,11 +15,23 @@ var (
 		"not starting with '.', up to 255 bytes"}
 	sizeArg = arg{Name: "SIZE", Doc: "512M, 4G, 4GiB, 1.5G, 4096MiB, or 25% (of physical memory); " +
 		"a bare number is MiB; units are binary"}
-	fsFlag = flagString("fs", "FS", "file system: apfs, apfs-case, hfs+, hfs+-case, tmpfs or zram "+
-		"(default: apfs on macOS, tmpfs on Linux)")
+	fsFlag     = flagString("fs", "FS", "file system: "+fileSystemsHere())
 	hiddenFlag = flagBool("hidden", "hide it from Finder's sidebar (macOS)")
 	mirrorFlag = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
+	mkdirFlag  = flagBool("mkdir", "with --mirror: the folder is new (it is made at the first save); without it a missing folder is refused")
 )
+
+// fileSystemsHere names the file systems this OS's engine makes, for help;
+// the engine refuses the others with "not supported here".
+func fileSystemsHere() string {
+	switch runtime.GOOS {
+	case "darwin":
+		return "apfs (the default), apfs-case, hfs+, hfs+-case, or tmpfs (needs administrator rights)"
+	case "linux":
+		return "tmpfs (the default), or zram (compressed, where the kernel has it)"
+	}
+	return "none on " + runtime.GOOS
+}
 
 func init() {
 	register(&command{Name: "create", Summary: "make a RAM disk; it prints the plan first",
@@ -27,7 +41,7 @@ func init() {
 		Flags: []flagSpec{
 			fsFlag, hiddenFlag,
 			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
-			mirrorFlag,
+			mirrorFlag, mkdirFlag,
 			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5)"),
 			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror"),
 			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
@@ -45,10 +59,20 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
+	if contents.Mode == ramdisk.Mirror {
+		if err := checkMirrorFolder(contents.MirrorPath, *in.Bool("mkdir")); err != nil {
+			return err
+		}
+	} else if in.Set("mkdir") {
+		return usagef("--mkdir goes with --mirror FOLDER")
+	}
 	if *compress && contents.Mode == ramdisk.Discard {
 		return usagef("--compress needs --keep or --mirror: it applies to restored contents")
 	}
 	if err := a.setCompress(*compress); err != nil {
+		return err
+	}
+	if err := a.checkHidden(*hidden); err != nil {
 		return err
 	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}
@@ -61,8 +85,9 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
+	a.noteAutosave(v.Name, contents.SaveEvery)
 	if *asJSON {
-		dj := toDiskJSON(disk{Volume: v})
+		dj := a.measuredDiskJSON(ctx, v)
 		dj.Contents = a.contentsOf(v, false)
 		return writeJSON(a.Stdout, struct {
 			Version int          `json:"version"`
@@ -72,6 +97,17 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	}
 	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
 	return nil
+}
+
+// noteAutosave warns, on stderr, that a disk's autosave waits for the
+// menu-bar app when that is not running.
+func (a *App) noteAutosave(name string, every time.Duration) {
+	if every <= 0 || a.menuBarRunning() {
+		return
+	}
+	fmt.Fprintf(a.Stderr, "rambar: note: %s is saved every %s only while the menu-bar app runs, and it is not running now; "+
+		"start it with 'rambar' (at each login: 'rambar login on'), or save now with 'rambar save %s'\n",
+		name, ramdisk.ShortDuration(every), name)
 }
 
 // printPlan prints what is about to happen and what the user must know.

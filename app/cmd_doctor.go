@@ -48,8 +48,8 @@ type doctorReport struct {
 	Version     int             `json:"version"`
 	OS          string          `json:"os"`
 	Arch        string          `json:"arch"`
-	Caps        ramdisk.Caps    `json:"caps"`
-	AttachTool  string          `json:"attach_tool"`
+	Caps        capsJSON        `json:"caps"`
+	AttachTool  *string         `json:"attach_tool"` // null: no ram:// attach step (Linux)
 	Tools       []doctorTool    `json:"tools"`
 	Memory      *ramdisk.Memory `json:"memory,omitempty"`
 	MemoryError string          `json:"memory_error,omitempty"`
@@ -68,9 +68,10 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	caps := e.Caps()
-	r := doctorReport{Version: jsonVersion, OS: runtime.GOOS, Arch: runtime.GOARCH, Caps: caps, Disks: []diskJSON{}}
+	r := doctorReport{Version: jsonVersion, OS: runtime.GOOS, Arch: runtime.GOARCH, Caps: toCapsJSON(caps),
+		Tools: []doctorTool{}, Disks: []diskJSON{}}
 	if at, ok := e.(attachTooler); ok {
-		r.AttachTool = at.AttachTool(ctx)
+		r.AttachTool = optString(at.AttachTool(ctx))
 	}
 	tools := defaultTools[caps.OS]
 	if tl, ok := e.(toolLister); ok {
@@ -141,10 +142,10 @@ func printDoctor(a *App, r doctorReport) {
 	}
 	row("Mount root", "%s", r.Caps.MountRoot)
 	switch {
-	case r.AttachTool == "diskutil":
+	case r.AttachTool != nil && *r.AttachTool == "diskutil":
 		row("Attach", "diskutil image attach --noMount ram://N (macOS 27 and later, where hdiutil attach is deprecated; eject: diskutil eject)")
-	case r.AttachTool != "":
-		row("Attach", "%s attach -nomount ram://N (through macOS 26: the tool RAMBar's memory findings were measured with)", r.AttachTool)
+	case r.AttachTool != nil:
+		row("Attach", "%s attach -nomount ram://N (through macOS 26: the tool RAMBar's memory findings were measured with)", *r.AttachTool)
 	default:
 		row("Attach", "no ram:// attach step: the %s engine makes %s directly", r.Caps.OS, orNone(fss))
 	}
@@ -182,9 +183,14 @@ func printDoctor(a *App, r doctorReport) {
 		row("Disks", "none mounted")
 	}
 	tw.Flush()
-	if len(disks) > 0 {
+	printDoctorLists(a, r)
+}
+
+// printDoctorLists prints doctor's disks, leftovers and captured files.
+func printDoctorLists(a *App, r doctorReport) {
+	if disks := r.Disks; len(disks) > 0 {
 		fmt.Fprintln(a.Stdout, "Disks:")
-		tw = tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+		tw := newColumns(a.Stdout)
 		for _, d := range disks {
 			held := "?"
 			if d.Held != nil {
@@ -196,7 +202,7 @@ func printDoctor(a *App, r doctorReport) {
 	}
 	printLeftovers(a, r.Leftovers)
 	if len(r.Captured) > 0 {
-		fmt.Fprintf(a.Stdout, "Captured %d files (send the folder with an issue: it holds tool output, with disk and mount names, and no file contents):\n", len(r.Captured))
+		fmt.Fprintf(a.Stdout, "Captured %s (send the folder with an issue: it holds tool output, with disk and mount names, and no file contents):\n", ramdisk.Plural(len(r.Captured), "file"))
 		for _, f := range r.Captured {
 			fmt.Fprintf(a.Stdout, "  %s\n", f)
 		}

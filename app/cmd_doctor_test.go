@@ -79,7 +79,7 @@ func TestDoctorMacExtrasJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Version != 1 || r.AttachTool != "diskutil" || r.FreePercent == nil || *r.FreePercent != 86 || r.Memory == nil || r.Memory.Physical != 16*ramdisk.GiB {
+	if r.Version != 1 || r.AttachTool == nil || *r.AttachTool != "diskutil" || r.FreePercent == nil || *r.FreePercent != 86 || r.Memory == nil || r.Memory.Physical != 16*ramdisk.GiB {
 		t.Errorf("report %+v", r)
 	}
 	if len(r.Tools) != 2 || !r.Tools[0].Installed || r.Tools[1].Installed {

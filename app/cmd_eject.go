@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"rambar/disks"
 	"rambar/ramdisk"
@@ -42,12 +44,8 @@ func runEject(ctx context.Context, a *App, in *input) error {
 			return nil
 		}
 	} else {
-		for _, n := range pos {
-			v, err := svc.Find(ctx, n)
-			if err != nil {
-				return err
-			}
-			vs = append(vs, v)
+		if vs, err = findAll(ctx, svc, pos); err != nil {
+			return err
 		}
 	}
 	var errs []error
@@ -80,4 +78,42 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 		return refusedError{err}
 	}
 	return err
+}
+
+// findAll finds every named disk, or names every one that is not mounted
+// (one missing name gets Find's own error).
+func findAll(ctx context.Context, svc *disks.Service, names []string) ([]ramdisk.Volume, error) {
+	var vs []ramdisk.Volume
+	var missing []string
+	var missErr error
+	for _, n := range names {
+		v, err := svc.Find(ctx, n)
+		switch {
+		case errors.Is(err, ramdisk.ErrNotFound):
+			missing, missErr = append(missing, strconv.Quote(n)), err
+		case err != nil:
+			return nil, err
+		default:
+			vs = append(vs, v)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return vs, nil
+	case 1:
+		return nil, missErr
+	}
+	all, err := svc.Engine.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mounted := "none is mounted"
+	if len(all) > 0 {
+		ns := make([]string, len(all))
+		for i, v := range all {
+			ns[i] = v.Name
+		}
+		mounted = "mounted: " + strings.Join(ns, ", ")
+	}
+	return nil, fmt.Errorf("%s: %w (%s)", strings.Join(missing, ", "), ramdisk.ErrNotFound, mounted)
 }

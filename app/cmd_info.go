@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 	"time"
+
+	"rambar/ramdisk"
 )
 
 func init() {
@@ -91,8 +93,8 @@ func contentsRows(row func(k, f string, args ...any), c *contentsJSON) {
 		row("Contents", "mirror of %s", c.MirrorPath)
 	}
 	row("Backing folder", "%s", c.Backing)
-	if c.LastSave != nil {
-		row("Last save", "%s (%s)", c.LastSave.Local().Format("2006-01-02 15:04:05"), c.LastSnapshot)
+	if c.LastSave != nil && c.LastSnapshot != nil {
+		row("Last save", "%s (%s)", c.LastSave.Local().Format("2006-01-02 15:04:05"), *c.LastSnapshot)
 	} else {
 		row("Last save", "never")
 	}
@@ -109,9 +111,19 @@ func contentsRows(row func(k, f string, args ...any), c *contentsJSON) {
 		row("Unsaved changes", "no")
 	}
 	if c.SaveEvery > 0 {
-		row("Autosave", "every %s", time.Duration(c.SaveEvery)*time.Second)
+		row("Autosave", "%s", autosavePhrase(time.Duration(c.SaveEvery*float64(time.Second)), c.AutosaveActive))
 	}
 	if c.Error != "" {
 		row("Contents error", "%s", c.Error)
 	}
+}
+
+// autosavePhrase says how often a disk is saved and whether that happens
+// now: only the menu-bar app autosaves.
+func autosavePhrase(every time.Duration, running bool) string {
+	s := "every " + ramdisk.ShortDuration(every) + " while the menu-bar app runs"
+	if running {
+		return s + " (it is running)"
+	}
+	return s + "; it is not running now, so nothing is saved until it starts"
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"text/tabwriter"
 
 	"rambar/ramdisk"
 )
@@ -29,6 +28,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 			Disks   []diskJSON      `json:"disks"`
 			Memory  *ramdisk.Memory `json:"memory"`
 			Held    ramdisk.Size    `json:"held_bytes"`
+			GrowTo  ramdisk.Size    `json:"grow_to_bytes"`
 		}{Version: jsonVersion, Disks: []diskJSON{}}
 		for _, d := range ds {
 			dj := toDiskJSON(d)
@@ -39,6 +39,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 		if memErr == nil {
 			out.Memory = &mem
 		}
+		out.GrowTo = ramdisk.GrowTo(volumesOf(ds), out.Held)
 		return writeJSON(a.Stdout, out)
 	}
 	defer a.printStoppedReclaims()
@@ -46,7 +47,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, "No RAM disks mounted. Make one with: rambar create Scratch 4G")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+	tw := newColumns(a.Stdout)
 	fmt.Fprintln(tw, "NAME\tMOUNT POINT\tFS\tSIZE\tUSED\tHELD\tALLOCATION")
 	var held ramdisk.Size
 	for _, d := range ds {
@@ -62,7 +63,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 	}
 	tw.Flush()
 	if memErr == nil && mem.Physical > 0 {
-		fmt.Fprintf(a.Stdout, "\n%s\n", ramdisk.MemoryLine(held, mem))
+		fmt.Fprintf(a.Stdout, "\n%s\n%s\n", ramdisk.MemoryLine(held, mem), capitalize(ramdisk.GrowLine(ramdisk.GrowTo(volumesOf(ds), held), mem)))
 		if mem.Swapping() && held > 0 {
 			fmt.Fprintf(a.Stdout, "warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway\n", mem.SwapUsed.Short(), held.Short())
 		}
@@ -79,6 +80,14 @@ func runList(ctx context.Context, a *App, in *input) error {
 		}
 	}
 	return nil
+}
+
+func volumesOf(ds []disk) []ramdisk.Volume {
+	vs := make([]ramdisk.Volume, len(ds))
+	for i, d := range ds {
+		vs[i] = d.Volume
+	}
+	return vs
 }
 
 // printStoppedReclaims announces reclaims that were stopped: their staging

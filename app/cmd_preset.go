@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"rambar/ramdisk"
 )
@@ -32,128 +29,6 @@ func init() {
 		Example: "preset add Scratch 4G --auto-mount\npreset list", Order: 40})
 }
 
-// presetFlags are the flags add and edit share. edit changes only the ones
-// given (input.Set).
-type presetFlags struct {
-	fs, mirror, saveEvery string
-	hidden, noHidden      bool
-	auto, noAuto          bool
-	keep, discard         bool
-	snapshots             int
-	set                   map[string]bool
-}
-
-// presetFlagSpecs declares add's flags, and edit's when edit is set.
-func presetFlagSpecs(edit bool) []flagSpec {
-	fs := []flagSpec{
-		fsFlag, hiddenFlag,
-		flagBool("auto-mount", "mount at login ('rambar up')"),
-		flagBool("keep", "save the contents and restore them when the disk is made"),
-		mirrorFlag,
-		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off)"),
-		flagInt("snapshots", "K", 0, "how many past saves to keep"),
-	}
-	if edit {
-		fs = append(fs,
-			flagString("size", "SIZE", "the new size (or give it after the name)"),
-			flagBool("no-hidden", "show it in Finder's sidebar"),
-			flagBool("no-auto-mount", "do not mount at login"),
-			flagBool("discard", "contents die with the disk"))
-	}
-	return fs
-}
-
-// newPresetFlags reads add's or edit's flags from in and refuses ones that
-// contradict each other.
-func newPresetFlags(in *input) (*presetFlags, error) {
-	p := &presetFlags{set: in.set, fs: *in.String("fs"), mirror: *in.String("mirror"), saveEvery: *in.String("save-every"),
-		hidden: *in.Bool("hidden"), auto: *in.Bool("auto-mount"), keep: *in.Bool("keep"), snapshots: *in.Int("snapshots")}
-	if _, edit := in.cmd.flag("discard"); edit {
-		p.noHidden, p.noAuto, p.discard = *in.Bool("no-hidden"), *in.Bool("no-auto-mount"), *in.Bool("discard")
-	}
-	for _, pair := range [][2]string{{"hidden", "no-hidden"}, {"auto-mount", "no-auto-mount"}} {
-		if p.set[pair[0]] && p.set[pair[1]] {
-			return nil, usagef("--%s and --%s contradict each other", pair[0], pair[1])
-		}
-	}
-	n := 0
-	for _, f := range []string{"keep", "mirror", "discard"} {
-		if p.set[f] {
-			n++
-		}
-	}
-	if n > 1 {
-		return nil, usagef("give only one of --keep, --mirror PATH and --discard")
-	}
-	return p, nil
-}
-
-// change turns the given flags into a PresetChange.
-func (p *presetFlags) change() (ramdisk.PresetChange, error) {
-	var c ramdisk.PresetChange
-	if p.set["fs"] {
-		fs, err := ramdisk.ParseFileSystem(p.fs)
-		if err != nil {
-			return c, err
-		}
-		c.FS = &fs
-	}
-	if p.set["hidden"] || p.set["no-hidden"] {
-		c.Hidden = ptrTo(p.set["hidden"] && p.hidden || p.set["no-hidden"] && !p.noHidden)
-	}
-	if p.set["auto-mount"] || p.set["no-auto-mount"] {
-		c.AutoMount = ptrTo(p.set["auto-mount"] && p.auto || p.set["no-auto-mount"] && !p.noAuto)
-	}
-	switch {
-	case p.set["keep"] && p.keep:
-		c.Contents = ptrTo(ramdisk.Keep)
-	case p.set["discard"] && p.discard:
-		c.Contents = ptrTo(ramdisk.Discard)
-	case p.set["mirror"]:
-		if strings.TrimSpace(p.mirror) == "" {
-			return c, usagef("--mirror needs a folder")
-		}
-		abs, err := filepath.Abs(p.mirror)
-		if err != nil {
-			return c, usagef("--mirror %q: %v", p.mirror, err)
-		}
-		c.Contents, c.MirrorPath = ptrTo(ramdisk.Mirror), &abs
-	}
-	if p.set["save-every"] {
-		secs, err := parseSaveEvery(p.saveEvery)
-		if err != nil {
-			return c, err
-		}
-		c.SaveEvery = &secs
-	}
-	if p.set["snapshots"] {
-		if p.snapshots < 0 {
-			return c, usagef("--snapshots %d: must be 0 or more", p.snapshots)
-		}
-		c.Snapshots = ptrTo(p.snapshots)
-	}
-	return c, nil
-}
-
-// parseSaveEvery reads an autosave interval: a Go duration of at least a
-// second ("30s", "10m", "1h30m"), or "off"/"0".
-func parseSaveEvery(s string) (int, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "off", "0", "never":
-		return 0, nil
-	}
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil || d < time.Second || d%time.Second != 0 {
-		return 0, usagef("--save-every %q: use whole seconds or more, like 30s, 10m or 1h (or off)", s)
-	}
-	if d > 30*24*time.Hour {
-		return 0, usagef("--save-every %q: at most 720h", s)
-	}
-	return int(d / time.Second), nil
-}
-
-func ptrTo[T any](v T) *T { return &v }
-
 // physical is the machine's memory, for percentage sizes; 0 when unknown (a
 // percentage is then refused with a message saying so).
 func (a *App) physical(ctx context.Context) ramdisk.Size {
@@ -175,22 +50,25 @@ func (a *App) checkFS(fs ramdisk.FileSystem) error {
 	if err != nil || fs == "" {
 		return nil
 	}
-	caps := e.Caps()
-	if caps.Supports(fs) {
+	return e.Caps().CheckFS(fs)
+}
+
+// checkHidden refuses --hidden where a disk cannot be hidden (Linux), so it
+// is never silently ignored.
+func (a *App) checkHidden(hidden bool) error {
+	e, err := a.Engine()
+	if err != nil {
 		return nil
 	}
-	names := make([]string, len(caps.FileSystems))
-	for i, f := range caps.FileSystems {
-		names[i] = string(f)
-	}
-	return usagef("file system %q is not available on this machine: use one of %s", fs, strings.Join(names, ", "))
+	return e.Caps().CheckHidden(hidden)
 }
 
 // asUsage marks a refused preset as bad input (exit 2), unless it is already
 // a named kind (not found, exists).
 func asUsage(err error) error {
 	var ue *usageError
-	if err == nil || errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, ramdisk.ErrExists) || errors.As(err, &ue) {
+	if err == nil || errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, ramdisk.ErrExists) ||
+		errors.Is(err, ramdisk.ErrUnsupported) || errors.As(err, &ue) {
 		return err
 	}
 	return usagef("%v", err)
@@ -211,6 +89,9 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 	if err := a.checkFS(p.FS); err != nil {
 		return err
 	}
+	if err := a.checkHidden(p.Hidden); err != nil {
+		return err
+	}
 	st, err := a.Store()
 	if err != nil {
 		return err
@@ -220,6 +101,7 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Added preset %s: %s\n", p.Name, describePreset(p))
+	a.noteAutosave(p.Name, p.SaveInterval())
 	return nil
 }
 
@@ -250,6 +132,11 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	}
+	if c.Hidden != nil {
+		if err := a.checkHidden(*c.Hidden); err != nil {
+			return err
+		}
+	}
 	st, err := a.Store()
 	if err != nil {
 		return err
@@ -264,6 +151,9 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Changed preset %s: %s\n", got.Name, describePreset(got))
+	if c.SaveEvery != nil {
+		a.noteAutosave(got.Name, got.SaveInterval())
+	}
 	return nil
 }
 
@@ -281,22 +171,26 @@ func runPresetRm(ctx context.Context, a *App, in *input) error {
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stdout, "Removed preset %s (a mounted disk of that name stays mounted)\n", gone.Name)
+	if v, err := a.findDisk(ctx, gone.Name); err == nil {
+		fmt.Fprintf(a.Stdout, "Removed preset %s (its disk stays mounted at %s)\n", gone.Name, v.MountPoint)
+		return nil
+	}
+	fmt.Fprintf(a.Stdout, "Removed preset %s\n", gone.Name)
 	return nil
 }
 
 // presetJSON is one preset in `preset list --json`.
 type presetJSON struct {
-	Name       string             `json:"name"`
-	Size       string             `json:"size"`
-	SizeBytes  *ramdisk.Size      `json:"size_bytes"` // null when it cannot be resolved here
-	FS         ramdisk.FileSystem `json:"fs"`         // "" = the engine's default
-	Hidden     bool               `json:"hidden"`
-	AutoMount  bool               `json:"auto_mount"`
-	Contents   string             `json:"contents"` // discard, keep, mirror
-	MirrorPath string             `json:"mirror_path,omitempty"`
-	SaveEvery  int                `json:"save_every_seconds"`
-	Snapshots  int                `json:"snapshots"`
+	Name       string              `json:"name"`
+	Size       string              `json:"size"`
+	SizeBytes  *ramdisk.Size       `json:"size_bytes"` // null when it cannot be resolved here
+	FS         *ramdisk.FileSystem `json:"fs"`         // null: the engine's default
+	Hidden     bool                `json:"hidden"`
+	AutoMount  bool                `json:"auto_mount"`
+	Contents   string              `json:"contents"` // discard, keep, mirror
+	MirrorPath string              `json:"mirror_path,omitempty"`
+	SaveEvery  float64             `json:"save_every_seconds"` // 0: no autosave
+	Snapshots  int                 `json:"snapshots"`
 }
 
 func contentsWord(m ramdisk.ContentMode) string {
@@ -323,8 +217,11 @@ func runPresetList(ctx context.Context, a *App, in *input) error {
 			Presets []presetJSON `json:"presets"`
 		}{Version: jsonVersion, Presets: []presetJSON{}}
 		for _, p := range s.Presets {
-			j := presetJSON{Name: p.Name, Size: p.Size, FS: p.FS, Hidden: p.Hidden, AutoMount: p.AutoMount,
-				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, SaveEvery: p.SaveEvery, Snapshots: p.Snapshots}
+			j := presetJSON{Name: p.Name, Size: p.Size, Hidden: p.Hidden, AutoMount: p.AutoMount,
+				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, SaveEvery: float64(p.SaveEvery), Snapshots: p.Snapshots}
+			if p.FS != "" {
+				j.FS = &p.FS
+			}
 			if z, err := ramdisk.ParseSize(p.Size, phys); err == nil {
 				j.SizeBytes = &z
 			}
@@ -336,7 +233,7 @@ func runPresetList(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, "No presets. Add one with: rambar preset add Scratch 4G --auto-mount")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+	tw := newColumns(a.Stdout)
 	fmt.Fprintln(tw, "NAME\tSIZE\tFS\tAT LOGIN\tCONTENTS")
 	for _, p := range s.Presets {
 		size := p.Size

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"rambar/disks"
-	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -47,14 +46,11 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 		return interrupted(ctx, err)
 	}
 	if *asJSON {
-		return writeJSON(a.Stdout, struct {
-			Version int `json:"version"`
-			mirror.ReclaimResult
-		}{jsonVersion, res})
+		return writeJSON(a.Stdout, toReclaimJSON(res))
 	}
 	gave := res.Before.Held - res.After.Held
-	fmt.Fprintf(a.Stdout, "Reclaimed %s: %d files (%s) moved out and back, verified; memory held %s → %s",
-		v.Name, res.Files, ramdisk.Size(res.Bytes).Short(), res.Before.Held.Short(), res.After.Held.Short())
+	fmt.Fprintf(a.Stdout, "Reclaimed %s: %s (%s) moved out and back, verified; memory held %s → %s",
+		v.Name, ramdisk.Plural(res.Files, "file"), ramdisk.Size(res.Bytes).Short(), res.Before.Held.Short(), res.After.Held.Short())
 	if gave > 0 {
 		fmt.Fprintf(a.Stdout, " (%s given back)", gave.Short())
 	}

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"rambar/disks"
-	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -14,7 +14,8 @@ func init() {
 		Doc:  "A restore that would not fit is refused before anything is written.",
 		Args: []arg{{Name: "NAME", Doc: "a mounted kept or mirrored disk"}},
 		Flags: []flagSpec{
-			flagString("snapshot", "ID", "the snapshot to restore (see 'rambar snapshots NAME'); default the latest"),
+			flagString("snapshot", "ID", "the snapshot to restore: its ID from 'rambar snapshots NAME' or the start of it "+
+				"(20261129T1200), or the time shown there (\"2026-11-29 12:00\"); default the latest"),
 			flagBool("compress", "macOS: write the files compressed (ditto --hfsCompression), so they take less memory"),
 			flagBool("force", "replace the files on the disk, even unsaved ones"),
 		},
@@ -40,6 +41,19 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
+	if *snap != "" {
+		k, err := a.keeper()
+		if err != nil {
+			return err
+		}
+		snaps, err := k.Snapshots(v.Name)
+		if err != nil {
+			return contentsErr(err)
+		}
+		if *snap, err = resolveSnapshot(v.Name, *snap, snaps, time.Local); err != nil {
+			return err
+		}
+	}
 	fn, done := a.contentsProgress()
 	if *asJSON {
 		fn = nil
@@ -53,9 +67,9 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 		return writeJSON(a.Stdout, struct {
 			Version int    `json:"version"`
 			Name    string `json:"name"`
-			mirror.Result
-		}{jsonVersion, v.Name, r})
+			resultJSON
+		}{jsonVersion, v.Name, toResultJSON(r)})
 	}
-	fmt.Fprintf(a.Stdout, "Restored %s from %s: %d files (%s)\n", v.Name, r.Snapshot, r.Files, ramdisk.Size(r.Bytes).Short())
+	fmt.Fprintf(a.Stdout, "Restored %s from %s: %s (%s)\n", v.Name, r.Snapshot, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
 	return nil
 }

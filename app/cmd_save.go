@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"rambar/disks"
 	"rambar/mirror"
@@ -51,6 +50,12 @@ type refusedError struct{ error }
 func (e refusedError) Is(target error) bool { return target == errRefused }
 func (e refusedError) Unwrap() error        { return e.error }
 
+// notFoundError is a miss the keeper reports (no such snapshot): exit 4.
+type notFoundError struct{ error }
+
+func (e notFoundError) Is(target error) bool { return target == ramdisk.ErrNotFound }
+func (e notFoundError) Unwrap() error        { return e.error }
+
 // contentsErr maps the keeper's errors onto the CLI's exit codes.
 func contentsErr(err error) error {
 	switch {
@@ -58,6 +63,8 @@ func contentsErr(err error) error {
 		return nil
 	case errors.Is(err, mirror.ErrRefused), errors.Is(err, disks.ErrIncomplete):
 		return refusedError{err}
+	case errors.Is(err, mirror.ErrNoSnapshot):
+		return notFoundError{err}
 	case errors.Is(err, mirror.ErrNotKept):
 		return fmt.Errorf("%w; make it with 'rambar create NAME SIZE --keep' or '--mirror FOLDER'", err)
 	}
@@ -85,20 +92,19 @@ func runSave(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	} else {
-		for _, n := range pos {
-			v, err := a.findDisk(ctx, n)
-			if err != nil {
-				return err
-			}
+		if vs, err = findAll(ctx, svc, pos); err != nil {
+			return err
+		}
+		for _, v := range vs {
 			if _, err := k.State(v.Name); err != nil {
 				return contentsErr(err)
 			}
-			vs = append(vs, v)
 		}
 	}
+	// A failed save has its name and error only.
 	type saved struct {
 		Name string `json:"name"`
-		mirror.Result
+		*resultJSON
 		Error string `json:"error,omitempty"`
 	}
 	out := []saved{}
@@ -110,11 +116,13 @@ func runSave(ctx context.Context, a *App, in *input) error {
 		}
 		r, err := svc.Save(ctx, v, disks.SaveOptions{Force: *force, Progress: fn})
 		done()
-		s := saved{Name: v.Name, Result: r}
+		s := saved{Name: v.Name}
 		if err != nil {
 			s.Error = err.Error()
 			errs = append(errs, contentsErr(err))
-		} else if !*asJSON {
+		} else if rj := toResultJSON(r); *asJSON {
+			s.resultJSON = &rj
+		} else {
 			fmt.Fprintln(a.Stdout, describeSave(v.Name, r))
 		}
 		out = append(out, s)
@@ -136,7 +144,7 @@ func describeSave(name string, r mirror.Result) string {
 	if r.Unchanged {
 		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot)
 	}
-	return fmt.Sprintf("Saved %s as %s: %d files (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
-		r.Files, ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
-		r.Took.Round(time.Millisecond))
+	return fmt.Sprintf("Saved %s as %s: %s (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
+		ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
+		ramdisk.ShortDuration(r.Took))
 }

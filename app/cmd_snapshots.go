@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"rambar/mirror"
@@ -34,16 +35,18 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
+	onDisk := a.snapshotOnDisk(ctx, k, st.Name)
 	if *asJSON {
-		if snaps == nil {
-			snaps = []mirror.Snapshot{}
+		out := []snapshotJSON{}
+		for _, s := range snaps {
+			out = append(out, snapshotJSON{s, s.ID == onDisk})
 		}
 		return writeJSON(a.Stdout, struct {
-			Version   int               `json:"version"`
-			Name      string            `json:"name"`
-			Backing   string            `json:"backing"`
-			Snapshots []mirror.Snapshot `json:"snapshots"`
-		}{jsonVersion, st.Name, st.Backing, snaps})
+			Version   int            `json:"version"`
+			Name      string         `json:"name"`
+			Backing   string         `json:"backing"`
+			Snapshots []snapshotJSON `json:"snapshots"`
+		}{jsonVersion, st.Name, st.Backing, out})
 	}
 	if len(snaps) == 0 {
 		fmt.Fprintf(a.Stdout, "%s has not been saved yet (%s).\n", st.Name, st.Backing)
@@ -52,11 +55,37 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSAVED\tFILES\tSIZE\t")
 	for _, s := range snaps {
-		cur := ""
+		var marks []string
 		if s.Current {
-			cur = "current"
+			marks = append(marks, "latest")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"), s.Files, ramdisk.Size(s.Bytes).Short(), cur)
+		if s.ID == onDisk {
+			marks = append(marks, "on the disk now")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"), s.Files,
+			ramdisk.Size(s.Bytes).Short(), strings.Join(marks, ", "))
 	}
 	return tw.Flush()
+}
+
+// snapshotJSON is one snapshot in `snapshots --json`: current is the latest
+// save (the next one builds on it), on_disk the state the mounted disk was
+// last saved as or restored from.
+type snapshotJSON struct {
+	mirror.Snapshot
+	OnDisk bool `json:"on_disk"`
+}
+
+// snapshotOnDisk is the snapshot a mounted disk holds, "" when it is not
+// mounted or that cannot be told.
+func (a *App) snapshotOnDisk(ctx context.Context, k *mirror.Keeper, name string) string {
+	svc, err := a.service()
+	if err != nil {
+		return ""
+	}
+	if _, err := svc.Find(ctx, name); err != nil {
+		return ""
+	}
+	id, _ := k.Holding(name)
+	return id
 }

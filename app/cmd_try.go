@@ -89,12 +89,7 @@ func runTry(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(a.Stdout, struct {
-			Version int `json:"version"`
-			bench.TrialResult
-			Summary string `json:"summary"`
-			Log     string `json:"log,omitempty"` // with --keep-log
-		}{jsonVersion, res, res.Summary(), keptLog})
+		return writeJSON(a.Stdout, toTryJSON(res, keptLog))
 	}
 	fmt.Fprintf(a.Stdout, "  RAM disk: %s\n  in place: %s\n", res.RAM.Cell(), res.Disk.Cell())
 	fmt.Fprintf(a.Stdout, "%s\n", capitalize(res.Summary()))

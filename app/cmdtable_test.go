@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"rambar/ramdisk"
 	"rambar/ramdisk/ramdisktest"
@@ -34,7 +33,11 @@ func TestHelpPages(t *testing.T) {
 		if code != exitOK || errOut != "" {
 			t.Errorf("%s --help: exit %d, stderr %q", c.path(), code, errOut)
 		}
-		for _, args := range [][]string{append(path, "-h"), append([]string{"help"}, path...)} {
+		alts := [][]string{append(path, "-h"), append([]string{"help"}, path...)}
+		for _, alias := range c.Aliases { // "preset remove" is "preset rm"
+			alts = append(alts, append(append([]string(nil), path[:len(path)-1]...), alias, "--help"))
+		}
+		for _, args := range alts {
 			o, e, code := cliRun(t, eng, home, args...)
 			if o != out || e != "" || code != exitOK {
 				t.Errorf("rambar %s: exit %d, stderr %q, and a page other than --help's:\n%s", strings.Join(args, " "), code, e, o)
@@ -66,7 +69,7 @@ func TestHelpPages(t *testing.T) {
 func checkWidth(t *testing.T, what, out string) {
 	t.Helper()
 	for _, l := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(l); n > helpWidth {
+		if n := displayWidth(l); n > helpWidth {
 			t.Errorf("%s: a help line is %d columns wide: %q", what, n, l)
 		}
 	}

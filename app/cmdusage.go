@@ -20,6 +20,9 @@ func printUsage(w io.Writer, c *command) {
 	if c.Doc != "" {
 		about += " " + c.Doc
 	}
+	if len(c.Aliases) > 0 {
+		about += fmt.Sprintf(" Also spelled: %s.", strings.Join(c.Aliases, ", "))
+	}
 	writeWrapped(w, about, "", "")
 	if len(c.Subs) > 0 {
 		fmt.Fprint(w, "\ncommands:\n")
@@ -155,9 +158,6 @@ func wrap(text, first, rest string, width int) []string {
 	}
 	return append(lines, line)
 }
-
-// displayWidth counts runes; help text is ASCII and a few symbols.
-func displayWidth(s string) int { return utf8.RuneCountInString(s) }
 
 // sentence makes a summary phrase a sentence: capital first, full stop last.
 func sentence(s string) string {

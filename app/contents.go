@@ -2,12 +2,30 @@ package main
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
+
+// checkMirrorFolder refuses a --mirror folder that does not exist, unless
+// mkdir says it is new (it is then made at the first save): a mistyped path
+// would otherwise become an empty disk and a new folder.
+func checkMirrorFolder(abs string, mkdir bool) error {
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil && !fi.IsDir():
+		return usagef("--mirror %s: not a folder", abs)
+	case errors.Is(err, fs.ErrNotExist) && !mkdir:
+		return usagef("--mirror %s: no such folder; give --mkdir to start a new one there", abs)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return usagef("--mirror %s: %v", abs, err)
+	}
+	return nil
+}
 
 // contentsOptions checks create's --keep/--mirror/--snapshots/--save-every
 // before anything is made.
@@ -35,13 +53,16 @@ func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Dura
 
 // contentsJSON is a disk's contents mode in `info --json` and `create --json`.
 type contentsJSON struct {
-	Mode         ramdisk.ContentMode `json:"mode"`
-	Backing      string              `json:"backing"`
+	Mode         ramdisk.ContentMode `json:"mode,omitempty"`    // absent only with error
+	Backing      string              `json:"backing,omitempty"` // absent only with error
 	MirrorPath   string              `json:"mirror_path,omitempty"`
-	LastSave     *time.Time          `json:"last_save"` // null: never saved
-	LastSnapshot string              `json:"last_snapshot,omitempty"`
+	LastSave     *time.Time          `json:"last_save"`     // null: never saved
+	LastSnapshot *string             `json:"last_snapshot"` // null: never saved
 	Snapshots    int                 `json:"snapshots_kept"`
-	SaveEvery    int                 `json:"save_every_seconds,omitempty"`
+	SaveEvery    float64             `json:"save_every_seconds"` // 0: no autosave
+	// AutosaveActive: an interval is set and the menu-bar app, which does
+	// the autosaving, runs now.
+	AutosaveActive bool `json:"autosave_active"`
 	// Unsaved is whether the disk has changes not yet saved; null when
 	// it could not be told.
 	Unsaved *bool `json:"unsaved_changes"`
@@ -65,8 +86,9 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 		}
 		return &contentsJSON{Error: err.Error()}
 	}
-	c := &contentsJSON{Mode: st.Mode, Backing: st.Backing, MirrorPath: st.MirrorPath, LastSnapshot: st.LastSnapshot,
-		Snapshots: st.Snapshots, SaveEvery: st.SaveEvery, RestoreIncomplete: a.files().Incomplete(v)}
+	c := &contentsJSON{Mode: st.Mode, Backing: st.Backing, MirrorPath: st.MirrorPath, LastSnapshot: optString(st.LastSnapshot),
+		Snapshots: st.Snapshots, SaveEvery: float64(st.SaveEvery), RestoreIncomplete: a.files().Incomplete(v)}
+	c.AutosaveActive = st.SaveEvery > 0 && a.menuBarRunning()
 	if !st.LastSave.IsZero() {
 		t := st.LastSave.UTC()
 		c.LastSave = &t

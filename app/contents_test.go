@@ -103,7 +103,7 @@ func TestKeptDiskSurvivesEjectAndCreate(t *testing.T) {
 		!strings.HasPrefix(d.Contents.Backing, c.a.Paths.Data) {
 		t.Errorf("info after save: %+v", d.Contents)
 	}
-	first := d.Contents.LastSnapshot
+	first := *d.Contents.LastSnapshot
 	put(t, mp, "notes.txt", "two")
 	if d := c.info("Work"); !*d.Contents.Unsaved {
 		t.Error("info does not see the unsaved change")
@@ -129,6 +129,10 @@ func TestKeptDiskSurvivesEjectAndCreate(t *testing.T) {
 	}
 	c.run(exitRefused, "restore", "Work", "--snapshot", first)
 	c.run(0, "restore", "Work", "--snapshot", first, "--force")
+	c.run(exitNotFound, "restore", "Work", "--snapshot", "20990101T000000Z", "--force")
+	if !strings.Contains(c.err.String(), "no such snapshot") {
+		t.Errorf("unknown snapshot said %q", c.err.String())
+	}
 	if got := read(t, filepath.Join(mp, "notes.txt")); got != "one" {
 		t.Errorf("restored old snapshot: notes.txt = %q", got)
 	}
@@ -217,7 +221,7 @@ func TestReclaimCommand(t *testing.T) {
 	put(t, mp, "f", "data")
 	// The in-memory engine pins nothing: reclaim is not worth it.
 	c.run(exitRefused, "reclaim", "R")
-	if out := c.run(0, "reclaim", "R", "--force"); !strings.Contains(out, "Reclaimed R: 1 files") {
+	if out := c.run(0, "reclaim", "R", "--force"); !strings.Contains(out, "Reclaimed R: 1 file (") {
 		t.Errorf("reclaim said %q", out)
 	}
 	if got := read(t, filepath.Join(mp, "f")); got != "data" {

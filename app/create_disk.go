@@ -75,9 +75,9 @@ func printLoaded(a *App, c disks.Created) {
 	r := c.Loaded
 	switch {
 	case c.Contents.Mode == ramdisk.Mirror:
-		fmt.Fprintf(a.Stdout, "Loaded %s: %d files (%s); changes are written back on save and eject\n", c.Contents.MirrorPath, r.Files, ramdisk.Size(r.Bytes).Short())
+		fmt.Fprintf(a.Stdout, "Loaded %s: %s (%s); changes are written back on save and eject\n", c.Contents.MirrorPath, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
 	case r.Snapshot != "":
-		fmt.Fprintf(a.Stdout, "Restored %d files (%s) saved %s\n", r.Files, ramdisk.Size(r.Bytes).Short(), r.Snapshot)
+		fmt.Fprintf(a.Stdout, "Restored %s (%s) saved %s\n", ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.Snapshot)
 	default:
 		fmt.Fprintf(a.Stdout, "Contents are kept in %s (nothing saved yet)\n", c.Contents.Backing)
 	}

@@ -8,3 +8,6 @@ var errAlreadyRunning = errors.New("RAMBar is already running")
 
 // singleInstance is a no-op where flock(2) does not exist.
 func (a *App) singleInstance() (func(), error) { return func() {}, nil }
+
+// menuBarRunning cannot be told here; autosave is reported as not running.
+func (a *App) menuBarRunning() bool { return false }

@@ -1,7 +1,7 @@
-//go:build unix && (cgo || !darwin)
+//go:build unix
 
-// The single-instance lock guards the menu-bar app; the CLI-only darwin
-// build (no cgo) has none.
+// The single-instance lock guards the menu-bar app; its pid in the lock
+// file tells CLI commands that the menu-bar app (which autosaves) runs.
 
 package main
 
@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -28,7 +30,7 @@ func (a *App) singleInstance() (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "rambar.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(a.lockPath(), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
@@ -39,5 +41,31 @@ func (a *App) singleInstance() (release func(), err error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
-	return func() { f.Close() }, nil
+	// The pid tells other RAMBar commands the menu-bar app runs (menuBarRunning)
+	// without their taking the lock, which would make a starting app think
+	// another copy holds it.
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return func() { f.Truncate(0); f.Close() }, nil
 }
+
+// menuBarRunning tells whether the menu-bar app runs now (autosave happens
+// only then): the pid in the single-instance lock file is a live process.
+func (a *App) menuBarRunning() bool {
+	if a.Paths.Settings == "" {
+		return false
+	}
+	b, err := os.ReadFile(a.lockPath())
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return false
+	}
+	err = syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func (a *App) lockPath() string { return filepath.Join(filepath.Dir(a.Paths.Settings), "rambar.lock") }

@@ -229,13 +229,26 @@ func TestCLIBadInputRefused(t *testing.T) {
 		{[]string{"create", "a:b", "16M"}, "invalid name"},
 		{[]string{"create", strings.Repeat("n", 300), "16M"}, "invalid name"},
 		{[]string{"create", "bell\x07", "16M"}, "control characters"},
-		{[]string{"create", "Scratch", "16M", "--fs", "apfs"}, "unknown file system"},
 		{[]string{"create", "Scratch", "16M", "--fs", "ntfs"}, "unknown file system"},
 	}
 	for _, tt := range tests {
 		out, errOut, code := c.run(tt.args...)
 		if code != 2 || !strings.Contains(errOut, tt.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 			t.Errorf("rambar %q: exit %d, want 2 and one line with %q\nstdout: %sstderr: %s", tt.args, code, tt.want, out, errOut)
+		}
+	}
+	// --hidden has no meaning on Linux: refused (exit 7), never ignored.
+	for _, args := range [][]string{{"create", "Scratch", "16M", "--hidden"}, {"preset", "add", "Scratch", "16M", "--hidden"}} {
+		_, errOut, code := c.run(args...)
+		if code != exitUnsupported || !strings.Contains(errOut, "(--hidden) is not supported here (Linux)") {
+			t.Errorf("rambar %q on Linux: exit %d, %s", args, code, errOut)
+		}
+	}
+	// A file system of macOS is known, but not made here: exit 7, not 2.
+	for _, fs := range []string{"apfs", "hfs+"} {
+		_, errOut, code := c.run("create", "Scratch", "16M", "--fs", fs)
+		if code != exitUnsupported || !strings.Contains(errOut, "is not supported here (Linux): use one of tmpfs, zram") {
+			t.Errorf("create --fs %s on Linux: exit %d, %s", fs, code, errOut)
 		}
 	}
 	if m := c.mounted(); len(m) != 0 {

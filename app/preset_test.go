@@ -70,7 +70,7 @@ func TestPresetAddEditRemove(t *testing.T) {
 		{[]string{"preset", "list"}, exitOK, "No presets"},
 		{[]string{"preset", "add", "Scratch", "4G", "--auto-mount"}, exitOK, "Added preset Scratch: 4G, mounts at login, contents discarded"},
 		{[]string{"preset", "add", "--fs", "hfs+", "Cache", "25%", "--hidden", "--keep", "--save-every", "10m", "--snapshots", "3"}, exitOK,
-			"Added preset Cache: 25%, HFS+, hidden, contents kept, saved every 10m, 3 snapshots"},
+			"Added preset Cache: 25%, HFS+, hidden, contents kept, saved every 10 min, 3 snapshots"},
 		{[]string{"preset", "add", "Site", "1G", "--mirror", mirrorDir}, exitOK, "mirrors " + mirrorDir},
 		{[]string{"preset", "list"}, exitOK, "Cache    25% (4.0 GiB)  HFS+, hidden"},
 		{[]string{"preset", "edit", "scratch", "2G", "--no-auto-mount", "--fs", "apfs"}, exitOK, "Changed preset Scratch: 2G, APFS, contents discarded"},
@@ -133,9 +133,9 @@ func TestPresetBadInput(t *testing.T) {
 		{[]string{"preset", "add", "a\x01b", "1G"}, exitUsage, "control characters"},
 		{[]string{"preset", "add", long, "1G"}, exitUsage, "300 bytes long"},
 		{[]string{"preset", "add", "Big", "1G", "--fs", "fat32"}, exitUsage, "unknown file system"},
-		{[]string{"preset", "add", "Big", "1G", "--fs", "zram"}, exitUsage, `"zram" is not available on this machine: use one of tmpfs, apfs, hfs+`},
-		{[]string{"preset", "edit", "Scratch", "--fs", "apfs-case"}, exitUsage, `"apfs-case" is not available`},
-		{[]string{"preset", "add", "scratch", "1G"}, exitExists, "a preset with that name exists"},
+		{[]string{"preset", "add", "Big", "1G", "--fs", "zram"}, exitUnsupported, `"zram" is not supported here (mem): use one of tmpfs, apfs, hfs+`},
+		{[]string{"preset", "edit", "Scratch", "--fs", "apfs-case"}, exitUnsupported, `"apfs-case" is not supported here`},
+		{[]string{"preset", "add", "scratch", "1G"}, exitUsage, "a preset with that name exists"},
 		{[]string{"preset", "add", "Big", "1G", "--keep", "--mirror", "/srv"}, exitUsage, "only one of"},
 		{[]string{"preset", "add", "Big", "1G", "--save-every", "10m"}, exitUsage, "need kept or mirrored contents"},
 		{[]string{"preset", "add", "Big", "1G", "--keep", "--save-every", "ten"}, exitUsage, "--save-every"},
@@ -259,6 +259,14 @@ func TestUp(t *testing.T) {
 		doc.Presets[0].Disk == nil || doc.Presets[2].Error == "" {
 		t.Errorf("second up = %+v", doc.Presets)
 	}
+	// The failure says --force overrides, and up takes it.
+	if !strings.Contains(doc.Presets[2].Error, "--force") {
+		t.Errorf("failure does not offer --force: %q", doc.Presets[2].Error)
+	}
+	if code, out, errOut := p.run("up", "--force"); code != 0 || !strings.Contains(out, "Mounted Huge at ") {
+		t.Errorf("up --force: exit %d, %q %q", code, out, errOut)
+	}
+	p.run("eject", "Huge")
 	// With the failing preset gone, up succeeds.
 	p.run("preset", "rm", "Huge")
 	if code, out, errOut := p.run("up"); code != 0 || strings.Count(out, "Skipped") != 3 {
@@ -313,11 +321,61 @@ func TestMountPreset(t *testing.T) {
 func TestPresetMirrorRelative(t *testing.T) {
 	p := newPresetApp(t)
 	wd, _ := os.Getwd()
-	if code, _, errOut := p.run("preset", "add", "Site", "1G", "--mirror", "testdata/../site"); code != 0 {
+	if code, _, errOut := p.run("preset", "add", "Site", "1G", "--mirror", "testdata/../site", "--mkdir"); code != 0 {
 		t.Fatalf("add: %s", errOut)
 	}
 	got, err := p.settings(t).FindPreset("Site")
 	if want := filepath.Join(wd, "site"); got.MirrorPath != want || got.Contents != ramdisk.Mirror {
 		t.Errorf("preset = %+v (%v), want mirror of %s", got, err, want)
+	}
+}
+
+// TestPresetRemoveWords: the note that a disk stays mounted is there only
+// when one is.
+func TestPresetRemoveWords(t *testing.T) {
+	p := newPresetApp(t)
+	for _, args := range [][]string{{"preset", "add", "A", "64M"}, {"preset", "add", "B", "64M"}, {"create", "b", "64M"}} {
+		if code, _, errOut := p.run(args...); code != exitOK {
+			t.Fatalf("%q: %s", args, errOut)
+		}
+	}
+	if _, out, _ := p.run("preset", "rm", "A"); out != "Removed preset A\n" {
+		t.Errorf("rm of an unmounted preset: %q", out)
+	}
+	if _, out, _ := p.run("preset", "rm", "B"); !strings.HasPrefix(out, "Removed preset B (its disk stays mounted at ") {
+		t.Errorf("rm of a mounted preset: %q", out)
+	}
+}
+
+// TestMirrorFolderMustExist: a --mirror folder that is not there is refused
+// (a typo would become an empty disk and a new folder) unless --mkdir says
+// it is new; nothing is made or recorded on a refusal.
+func TestMirrorFolderMustExist(t *testing.T) {
+	p := newPresetApp(t)
+	missing := filepath.Join(t.TempDir(), "Sitess")
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"create", "Site", "64M", "--mirror", missing}, exitUsage, "no such folder; give --mkdir"},
+		{[]string{"preset", "add", "Site", "64M", "--mirror", missing}, exitUsage, "no such folder; give --mkdir"},
+		{[]string{"create", "Site", "64M", "--mirror", file}, exitUsage, "not a folder"},
+		{[]string{"create", "Site", "64M", "--mkdir"}, exitUsage, "--mkdir goes with --mirror"},
+		{[]string{"preset", "add", "Site", "64M", "--keep", "--mkdir"}, exitUsage, "--mkdir goes with --mirror"},
+	} {
+		if code, out, errOut := p.run(c.args...); code != c.code || !strings.Contains(errOut, c.says) || out != "" {
+			t.Errorf("%q: exit %d, %q %q; want %d saying %q", c.args, code, out, errOut, c.code, c.says)
+		}
+	}
+	if vs, _ := p.mem.List(context.Background()); len(vs) != 0 || p.fileBytes() != "" {
+		t.Fatalf("a refusal made %v / settings %q", vs, p.fileBytes())
+	}
+	for _, args := range [][]string{{"preset", "add", "Site", "64M", "--mirror", missing, "--mkdir"}, {"create", "Site", "64M", "--mirror", missing, "--mkdir"}} {
+		if code, _, errOut := p.run(args...); code != exitOK {
+			t.Errorf("%q: exit %d, %s", args, code, errOut)
+		}
 	}
 }

@@ -45,7 +45,7 @@ func TestCLIUpLinux(t *testing.T) {
 		t.Fatalf("eject: %s", errOut)
 	}
 	// A macOS file system is refused when the preset is made.
-	if _, errOut, code := c.run("preset", "add", "Mac", "8M", "--fs", "apfs", "--auto-mount"); code != 2 || !strings.Contains(errOut, `"apfs" is not available on this machine`) {
+	if _, errOut, code := c.run("preset", "add", "Mac", "8M", "--fs", "apfs", "--auto-mount"); code != exitUnsupported || !strings.Contains(errOut, `"apfs" is not supported here (Linux)`) {
 		t.Errorf("preset add with apfs on Linux: exit %d, %s", code, errOut)
 	}
 	// A preset larger than this machine's memory fails at up, the others are still made.

@@ -202,12 +202,12 @@ func (o Options) Labels() []RowInfo {
 	all := []RowInfo{
 		{rowSeqWrite, seq + " write, uncached", MBps},
 		{rowSeqRead, seq + " read, uncached", MBps},
-		{rowFsync, "4 KB write + fsync", Micros},
-		{rowFullFsync, "4 KB write + F_FULLFSYNC", Micros},
+		{rowFsync, "4 KiB write + fsync", Micros},
+		{rowFullFsync, "4 KiB write + F_FULLFSYNC", Micros},
 		{rowSQLiteDefault, "SQLite insert, default settings", Micros},
 		{rowSQLiteFull, full, Micros},
 		{rowUntar, fmt.Sprintf("untar %s files (%d MB)", thousands(float64(sz.archiveFiles)), sz.archiveBytes/1_000_000), Secs},
-		{rowCreateFiles, fmt.Sprintf("create %s files of 1 KB", thousands(float64(sz.smallFiles))), Secs},
+		{rowCreateFiles, fmt.Sprintf("create %s files of 1 KiB", thousands(float64(sz.smallFiles))), Secs},
 		{rowDeleteFiles, fmt.Sprintf("delete those %s files", thousands(float64(sz.smallFiles))), Secs},
 	}
 	want := o.Rows

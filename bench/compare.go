@@ -134,7 +134,7 @@ func (c *comparer) run(ctx context.Context, run int) error {
 		c.sequential(ctx, dir, st)
 	}
 	if c.want(rowFsync) {
-		c.progress(fmt.Sprintf("%s: 4 KB write + fsync, RAMBar then %s (run %d of %d)", c.t.Name, strings.Fields(c.syncC.Tool)[0], run, c.e.runs))
+		c.progress(fmt.Sprintf("%s: 4 KiB write + fsync, RAMBar then %s (run %d of %d)", c.t.Name, strings.Fields(c.syncC.Tool)[0], run, c.e.runs))
 		c.syncWrites(ctx, dir, st)
 	}
 	if c.want(rowUntar) {

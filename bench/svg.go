@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"rambar/ramdisk"
 )
 
 // svgColors are the bar colours, one per target.
@@ -24,7 +26,7 @@ func (r Report) SVG() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="-apple-system, Helvetica, Arial, sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="bold">Does a RAM disk help? (median of %d runs; longer bar is better)</text>`+"\n", left, r.Runs)
+	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="bold">Does a RAM disk help? (median of %s; longer bar is better)</text>`+"\n", left, ramdisk.Plural(r.Runs, "run"))
 	x := left
 	for i, t := range r.Targets {
 		c := svgColors[i%len(svgColors)]

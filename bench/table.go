@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"rambar/ramdisk"
 )
 
 // thousands formats f rounded to a whole number with comma separators: 4,722.
@@ -143,7 +145,7 @@ func (r Report) Table() string {
 	if r.Quick {
 		mode = "quick"
 	}
-	fmt.Fprintf(&b, "\nMedian of %d runs [min–max], %s sizes, %s.", r.Runs, mode, osName())
+	fmt.Fprintf(&b, "\nMedian of %s [min–max], %s sizes, %s.", ramdisk.Plural(r.Runs, "run"), mode, osName())
 	if ram != nil && disk != nil {
 		fmt.Fprintf(&b, " RAM vs disk: %s against %s; ~ means the runs overlap (noise).", ram.Name, disk.Name)
 	}

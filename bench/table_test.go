@@ -38,7 +38,7 @@ func TestTableAndHeadline(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
-	want := "Scratch vs Home disk: faster at 1 GiB write, uncached (1.6×), 4 KB write + fsync (2.6×); no measurable gain at untar"
+	want := "Scratch vs Home disk: faster at 1 GiB write, uncached (1.6×), 4 KiB write + fsync (2.6×); no measurable gain at untar"
 	if got := rep.Headline(); got != want {
 		t.Errorf("headline:\n got %q\nwant %q", got, want)
 	}

@@ -100,13 +100,13 @@ type Plan struct {
 	Name       string     `json:"name"`
 	Size       Size       `json:"size_bytes"`
 	FS         FileSystem `json:"fs"`
-	Hidden     bool       `json:"hidden,omitempty"`
+	Hidden     bool       `json:"hidden"`
 	Allocation Allocation `json:"allocation"`
 	// CommitNow is the memory taken the moment the disk exists.
 	CommitNow Size `json:"commit_now_bytes"`
 	// MountPoint is where the engine will mount it.
 	MountPoint string `json:"mount_point"`
-	Forced     bool   `json:"forced,omitempty"`
+	Forced     bool   `json:"forced"`
 	Notes      []Note `json:"notes"`
 }
 
@@ -119,17 +119,19 @@ func (p Plan) Summary() string {
 	return s
 }
 
-// NewPlan turns a request into a plan, or refuses it. Bad names, sizes and
-// file systems are errors that wrap ErrName, ErrSize or ErrFileSystem; a name
-// already mounted wraps ErrExists; a disk that could push RAM disks' memory
-// past physical memory minus Headroom wraps ErrTooLarge unless r.Force.
+// NewPlan turns a request into a plan, or refuses it. Bad names and sizes
+// are errors that wrap ErrName or ErrSize; a file system this OS cannot make
+// wraps ErrUnsupported; a name already mounted wraps ErrExists; a disk that
+// could let RAM disks grow past physical memory minus Headroom wraps
+// ErrTooLarge unless r.Force. It counts what every mounted disk could grow
+// to (Facts.GrowTo), not only what they hold now.
 func NewPlan(r Request, f Facts) (Plan, error) {
 	if err := ValidateName(r.Name); err != nil {
 		return Plan{}, err
 	}
 	for _, t := range f.Taken {
 		if strings.EqualFold(t, r.Name) {
-			return Plan{}, fmt.Errorf("%w: %q (macOS would silently mount it as %q)", ErrExists, r.Name, r.Name+" 1")
+			return Plan{}, takenError(r.Name, f.Caps)
 		}
 	}
 	for _, v := range f.Mounted {
@@ -147,12 +149,8 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	if fs == "" && len(f.Caps.FileSystems) > 0 {
 		fs = f.Caps.FileSystems[0]
 	}
-	if !f.Caps.Supports(fs) {
-		var names []string
-		for _, x := range f.Caps.FileSystems {
-			names = append(names, string(x))
-		}
-		return Plan{}, fmt.Errorf("%w %q on %s: use one of %s", ErrFileSystem, fs, osLabel(f.Caps.OS), strings.Join(names, ", "))
+	if err := f.Caps.CheckFS(fs); err != nil {
+		return Plan{}, err
 	}
 	p := Plan{
 		Name:       r.Name,
@@ -168,6 +166,11 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	if limit := f.Memory.Physical * Size(f.Caps.TmpFSShare) / 100 / MiB * MiB; fs == TmpFS && limit > 0 && p.Size > limit {
 		p.note(Warning, fmt.Sprintf("a tmpfs can be at most %d%% of memory here: it will be %s, not %s", f.Caps.TmpFSShare, limit, r.Size))
 		p.Size = limit
+	}
+	if err := f.Caps.CheckHidden(r.Hidden); err != nil {
+		// A preset made on a Mac: the disk is made, shown, and the plan says so.
+		p.Hidden = false
+		p.note(Warning, "not hidden: "+err.Error())
 	}
 	if p.Allocation == AllocUpfront {
 		p.CommitNow = r.Size
@@ -189,23 +192,47 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	if f.Memory.Swapping() {
 		p.note(Warning, fmt.Sprintf("this machine is already using %s of swap: a RAM disk adds to memory pressure and may end up on the SSD anyway", f.Memory.SwapUsed.Short()))
 	}
-	if phys := f.Memory.Physical; phys > 0 {
-		limit := phys - Headroom
-		// What the disk could come to hold, on top of what RAM disks hold now.
-		worst := f.Held + p.Size
-		if worst > limit {
-			msg := fmt.Sprintf("%s would bring RAM disks to %s of memory, more than physical memory (%s) minus %s for the system",
-				p.Size, worst.Short(), phys.Short(), Headroom)
-			if !r.Force {
-				return Plan{}, fmt.Errorf("%w: %s; use --force to make it anyway", ErrTooLarge, msg)
-			}
-			p.note(Warning, "forced: "+msg+"; filling it will push memory to swap")
-		}
+	if err := p.memoryCheck(r, f); err != nil {
+		return Plan{}, err
 	}
 	return p, nil
 }
 
 func (p *Plan) note(s Severity, text string) { p.Notes = append(p.Notes, Note{s, text}) }
+
+// CheckFS refuses a file system this engine cannot make, naming the ones
+// it can; the error wraps ErrUnsupported.
+func (c Caps) CheckFS(fs FileSystem) error {
+	if c.Supports(fs) {
+		return nil
+	}
+	names := make([]string, len(c.FileSystems))
+	for i, x := range c.FileSystems {
+		names[i] = string(x)
+	}
+	return fmt.Errorf("file system %q is %w (%s): use one of %s", fs, ErrUnsupported, osLabel(c.OS), strings.Join(names, ", "))
+}
+
+// CheckHidden refuses hiding a disk where there is no Finder sidebar to hide
+// it from (Linux); the error wraps ErrUnsupported.
+func (c Caps) CheckHidden(hidden bool) error {
+	if hidden && c.OS == "linux" {
+		return fmt.Errorf("hiding a disk (--hidden) is %w (%s): only macOS's Finder hides one", ErrUnsupported, osLabel(c.OS))
+	}
+	return nil
+}
+
+// takenError refuses a name another volume is mounted under. macOS would
+// mount the new disk as "NAME 1"; elsewhere the mount point is simply in use.
+func takenError(name string, c Caps) error {
+	if c.OS == "darwin" {
+		return fmt.Errorf("%w: %q (macOS would silently mount it as %q)", ErrExists, name, name+" 1")
+	}
+	if c.MountRoot != "" {
+		return fmt.Errorf("%w: %q (another volume is mounted at %s)", ErrExists, name, strings.TrimSuffix(c.MountRoot, "/")+"/"+name)
+	}
+	return fmt.Errorf("%w: %q (another volume has that name)", ErrExists, name)
+}
 
 func osLabel(goos string) string {
 	switch goos {

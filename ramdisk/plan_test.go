@@ -66,6 +66,7 @@ func TestNewPlan(t *testing.T) {
 		facts     Facts
 		wantErr   error
 		errSays   string
+		errLacks  string
 		alloc     Allocation
 		commit    Size
 		fs        FileSystem
@@ -135,6 +136,16 @@ func TestNewPlan(t *testing.T) {
 			wantErr: ErrExists, errSays: `"Backup 1"`,
 		},
 		{
+			name: "hidden on linux is shown, and says so", req: Request{Name: "H", Size: GiB, Hidden: true},
+			facts: Facts{Caps: linuxCaps(), Memory: mem16}, alloc: AllocOnWrite, fs: TmpFS,
+			notesSay: []string{"not hidden: hiding a disk (--hidden) is not supported here (Linux)"},
+		},
+		{
+			name: "name taken on linux", req: Request{Name: "Backup", Size: GiB},
+			facts:   Facts{Caps: linuxCaps(), Memory: mem16, Taken: []string{"Backup"}},
+			wantErr: ErrExists, errSays: "another volume is mounted at ", errLacks: "macOS",
+		},
+		{
 			name: "bad name", req: Request{Name: "a:b", Size: GiB},
 			facts: Facts{Caps: macCaps(), Memory: mem16}, wantErr: ErrName,
 		},
@@ -144,7 +155,7 @@ func TestNewPlan(t *testing.T) {
 		},
 		{
 			name: "APFS on linux", req: Request{Name: "A", Size: GiB, FS: APFS},
-			facts: Facts{Caps: linuxCaps(), Memory: mem16}, wantErr: ErrFileSystem, errSays: "Linux",
+			facts: Facts{Caps: linuxCaps(), Memory: mem16}, wantErr: ErrUnsupported, errSays: "not supported here (Linux)",
 		},
 	}
 	for _, tt := range tests {
@@ -156,6 +167,9 @@ func TestNewPlan(t *testing.T) {
 				}
 				if !strings.Contains(err.Error(), tt.errSays) {
 					t.Errorf("error %q does not say %q", err, tt.errSays)
+				}
+				if tt.errLacks != "" && strings.Contains(err.Error(), tt.errLacks) {
+					t.Errorf("error %q says %q", err, tt.errLacks)
 				}
 				return
 			}
@@ -265,5 +279,20 @@ func TestDefaultPaths(t *testing.T) {
 	}
 	if _, err := DefaultPaths("darwin", env(nil)); err == nil {
 		t.Error("no HOME accepted")
+	}
+}
+
+// TestHiddenOnLinux: a hidden request on Linux plans a shown disk, so the
+// plan and the disk agree; macOS keeps it hidden.
+func TestHiddenOnLinux(t *testing.T) {
+	mem := Memory{Physical: 16 * GiB, Free: 8 * GiB}
+	for _, c := range []struct {
+		caps Caps
+		want bool
+	}{{linuxCaps(), false}, {macCaps(), true}} {
+		p, err := NewPlan(Request{Name: "H", Size: GiB, Hidden: true}, Facts{Caps: c.caps, Memory: mem})
+		if err != nil || p.Hidden != c.want {
+			t.Errorf("%s: hidden %v, %v; want %v", c.caps.OS, p.Hidden, err, c.want)
+		}
 	}
 }

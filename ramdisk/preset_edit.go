@@ -7,7 +7,7 @@ import (
 )
 
 // presetError is a preset sentinel that also matches a general sentinel
-// (ErrNotFound, ErrExists) so callers map it to the same exit code.
+// (ErrNotFound, ErrName) so callers map it to the same exit code.
 type presetError struct {
 	msg  string
 	kind error
@@ -16,13 +16,14 @@ type presetError struct {
 func (e presetError) Error() string        { return e.msg }
 func (e presetError) Is(target error) bool { return target == e.kind }
 
-// Preset errors. ErrNoPreset also matches ErrNotFound, ErrPresetExists also
-// matches ErrExists.
+// Preset errors. ErrNoPreset also matches ErrNotFound; ErrPresetExists
+// matches ErrName (a name already taken by a preset is a bad argument, not a
+// mounted disk).
 var (
 	// ErrNoPreset: no preset has that name.
 	ErrNoPreset error = presetError{"no such preset", ErrNotFound}
 	// ErrPresetExists: a preset with that name (in any letter case) exists.
-	ErrPresetExists error = presetError{"a preset with that name exists", ErrExists}
+	ErrPresetExists error = presetError{"a preset with that name exists", ErrName}
 )
 
 // PresetChange is an edit of some of a preset's fields: nil fields are left

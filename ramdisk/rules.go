@@ -86,16 +86,27 @@ func (p Preset) Input() Input {
 	return Input{Name: p.Name, Size: p.Size, FS: p.FS, Hidden: p.Hidden}
 }
 
-// ShortDuration prints 10m, 1h, 1h30m, 45s rather than Go's 10m0s.
+// ShortDuration prints a duration as people write it: "0.84 s", "45 s",
+// "10 min", "1 h", "1 h 30 min" (fractions of a second only under 10 s;
+// Go's own form is "10m0s").
 func ShortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
+	if d > 0 && d < 10*time.Second && d%time.Second != 0 {
+		s := strconv.FormatFloat(d.Seconds(), 'f', 2, 64)
+		return strings.TrimSuffix(strings.TrimRight(s, "0"), ".") + " s"
 	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
+	d = d.Round(time.Second)
+	h, m, sec := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	var parts []string
+	if h > 0 {
+		parts = append(parts, strconv.Itoa(h)+" h")
 	}
-	return s
+	if m > 0 {
+		parts = append(parts, strconv.Itoa(m)+" min")
+	}
+	if sec > 0 || len(parts) == 0 {
+		parts = append(parts, strconv.Itoa(sec)+" s")
+	}
+	return strings.Join(parts, " ")
 }
 
 // ContentsPhrase says what happens to a preset's contents, in a few words:
@@ -114,7 +125,7 @@ func ContentsPhrase(p Preset) string {
 		s += ", saved every " + ShortDuration(p.SaveInterval())
 	}
 	if p.Snapshots > 0 {
-		s += ", " + strconv.Itoa(p.Snapshots) + " snapshots"
+		s += ", " + Plural(p.Snapshots, "snapshot")
 	}
 	return s
 }

@@ -223,6 +223,15 @@ func memoryLine(s menuState) string {
 
 func memoryItems(s menuState) []Item {
 	items := []Item{{Key: "memory", Title: memoryLine(s), Disabled: true}}
+	if len(s.Disks) > 0 && s.MemoryErr == nil {
+		// What the memory check counts: every disk filled up.
+		vols := make([]ramdisk.Volume, len(s.Disks))
+		for i, d := range s.Disks {
+			vols[i] = d.Volume
+		}
+		line := ramdisk.GrowLine(ramdisk.GrowTo(vols, s.Held()), s.Memory)
+		items = append(items, Item{Key: "memory/grow", Title: strings.ToUpper(line[:1]) + line[1:], Disabled: true})
+	}
 	items = append(items, warnings(s)...)
 	return items
 }

@@ -114,7 +114,8 @@ func TestBuild(t *testing.T) {
 		{
 			name: "swapping",
 			s:    menuState{Disks: []diskState{build}, Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, SwapUsed: 1229 * ramdisk.MiB}, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"RAM disks hold 2.0 GiB of 16.0 GiB memory; 0 B free, 1.2 GiB of swap in use (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
+			want: []string{"RAM disks hold 2.0 GiB of 16.0 GiB memory; 0 B free, 1.2 GiB of swap in use (off)\n" +
+				"If every RAM disk fills up they hold 2.0 GiB, 12% of memory (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
 			icon: IconWarning,
 		},
 		{

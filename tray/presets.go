@@ -335,7 +335,7 @@ func (e presetEditor) number(ctx context.Context, title, text string, values []i
 	return cur, nil
 }
 
-// intervalLabel is "Off", "5m", "1h", "1h30m".
+// intervalLabel is "Off", "5 min", "1 h", "1 h 30 min".
 func intervalLabel(secs int) string {
 	if secs == 0 {
 		return "Off"

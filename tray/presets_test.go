@@ -113,7 +113,7 @@ func pick(answer string) []step { return []step{{"choose", "", answer}} }
 func TestPresetEditor(t *testing.T) {
 	start := []ramdisk.Preset{scratchPreset, cachePreset}
 	scratchLine, cacheLine := presetLine(scratchPreset), presetLine(cachePreset)
-	if cacheLine != "Cache: 25% zram (compressed), kept, saved every 10m" {
+	if cacheLine != "Cache: 25% zram (compressed), kept, saved every 10 min" {
 		t.Fatalf("PresetLine = %q", cacheLine)
 	}
 	build := ramdisk.Preset{Name: "Build", Size: "8G", FS: ramdisk.ZRAM}
@@ -133,7 +133,7 @@ func TestPresetEditor(t *testing.T) {
 			script: steps(pick(choiceAdd), []step{
 				{"ask", "disk:|", " Src "}, {"ask", "%):|4G", "2G"}, {"choose", "File system:|tmpfs", "tmpfs"},
 				{"choose", "Show", choiceHidden}, {"choose", "When", choiceAutoMount}, {"choose", "contents", choiceMirror},
-				{"folder", "Folder to mirror on Src", "/home/me/src"}, {"choose", "every:|Off", "5m"}, {"choose", "snapshots:|Default", "3"},
+				{"folder", "Folder to mirror on Src", "/home/me/src"}, {"choose", "every:|Off", "5 min"}, {"choose", "snapshots:|Default", "3"},
 			}),
 			want: []ramdisk.Preset{scratchPreset, cachePreset, {Name: "Src", Size: "2G", FS: ramdisk.TmpFS, Hidden: true, AutoMount: true,
 				Contents: ramdisk.Mirror, MirrorPath: "/home/me/src", SaveEvery: 300, Snapshots: 3}},
@@ -158,7 +158,7 @@ func TestPresetEditor(t *testing.T) {
 			script: steps(pick(cacheLine), pick(choiceEdit), []step{
 				{"ask", "Edit Cache|Name of the disk:|Cache", "Cache"}, {"ask", "%):|25%", "50%"}, {"choose", "File system:|zram", "zram (compressed)"},
 				{"choose", "disk?|" + choiceShown, choiceShown}, {"choose", "it:|" + choiceMenuOnly, choiceAutoMount},
-				{"choose", "contents:|" + choiceKeep, choiceKeep}, {"choose", "every:|10m", "1h"}, {"choose", "snapshots:|Default", "Default"},
+				{"choose", "contents:|" + choiceKeep, choiceKeep}, {"choose", "every:|10 min", "1 h"}, {"choose", "snapshots:|Default", "Default"},
 			}),
 			want: []ramdisk.Preset{scratchPreset, {Name: "Cache", Size: "50%", FS: ramdisk.ZRAM, AutoMount: true, Contents: ramdisk.Keep, SaveEvery: 3600}},
 		},
@@ -220,7 +220,7 @@ func TestPresetEditorCancelChangesNothing(t *testing.T) {
 		"add": steps(pick(choiceAdd), []step{
 			{"ask", "Name", "Src"}, {"ask", "Size", "2G"}, {"choose", "File system", "tmpfs"},
 			{"choose", "Show", choiceHidden}, {"choose", "When", choiceAutoMount}, {"choose", "contents", choiceMirror},
-			{"folder", "", "/src"}, {"choose", "every", "5m"}, {"choose", "snapshots", "3"},
+			{"folder", "", "/src"}, {"choose", "every", "5 min"}, {"choose", "snapshots", "3"},
 		}),
 		"edit":   steps(pick(presetLine(cachePreset)), pick(choiceEdit), form("Other", "1G", "tmpfs")),
 		"remove": steps(pick(presetLine(scratchPreset)), pick(choiceRemove), []step{{"confirm", "", "yes"}}),

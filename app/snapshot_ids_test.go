@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+func TestResolveSnapshot(t *testing.T) {
+	loc := time.FixedZone("CET", 3600)
+	at := func(s string) time.Time { t, _ := time.Parse("20060102T150405.000000Z", s); return t }
+	var snaps []mirror.Snapshot
+	for _, id := range []string{"20261129T115000.123456Z", "20261129T120000.004211Z", "20261129T120000.900000Z", "20261130T080000.000001Z"} {
+		snaps = append(snaps, mirror.Snapshot{ID: id, Time: at(id)})
+	}
+	for _, c := range []struct {
+		typed, want string
+		code        int // exit code of the error, 0 for none
+		says        string
+	}{
+		{typed: "20261129T115000.123456Z", want: "20261129T115000.123456Z"},
+		{typed: "20261129T1150", want: "20261129T115000.123456Z"},
+		{typed: "20261129T115000Z", want: "20261129T115000.123456Z"},
+		{typed: "20261130", want: "20261130T080000.000001Z"},
+		{typed: "2026-11-29 12:50", want: "20261129T115000.123456Z"}, // local time, as `snapshots` shows it
+		{typed: "2026-11-29T12:50:00", want: "20261129T115000.123456Z"},
+		{typed: "2026-11-29T11:50Z", want: "20261129T115000.123456Z"},
+		{typed: " 20261130T08 ", want: "20261130T080000.000001Z"},
+		{typed: "20261129T120000Z", code: exitUsage, says: "2 snapshots of Work match: 20261129T120000.900000Z"},
+		{typed: "2026-11-29 13:00", code: exitUsage, says: "give more of the ID"},
+		{typed: "20251129T1150", code: exitNotFound, says: "no such snapshot of Work; saved: 20261130T080000.000001Z (2026-11-30 09:00:00), "},
+		{typed: "../../etc", code: exitNotFound, says: "no such snapshot"},
+		{typed: "2026-11-31 25:00", code: exitUsage, says: "or a time like 2026-11-29 12:00"},
+		{typed: "Z", code: exitNotFound, says: "no such snapshot"},
+	} {
+		got, err := resolveSnapshot("Work", c.typed, snaps, loc)
+		switch {
+		case c.code == 0 && (err != nil || got != c.want):
+			t.Errorf("%q: %q, %v; want %q", c.typed, got, err, c.want)
+		case c.code != 0 && (err == nil || exitCode(err) != c.code || !strings.Contains(err.Error(), c.says)):
+			t.Errorf("%q: %q, %v; want exit %d saying %q", c.typed, got, err, c.code, c.says)
+		}
+	}
+	_, err := resolveSnapshot("New", "2026", nil, loc)
+	if !errors.Is(err, ramdisk.ErrNotFound) || !strings.Contains(err.Error(), "New has not been saved yet") {
+		t.Errorf("no snapshots: %v", err)
+	}
+}
+
+// TestRestoreByShortIDMarksDisk: a snapshot is restored by the start of its
+// ID, and `snapshots` then marks it as the state on the disk, the newest
+// save still as the latest.
+func TestRestoreByShortIDMarksDisk(t *testing.T) {
+	c := newContentsApp(t)
+	c.run(0, "create", "Work", "64M", "--keep")
+	mp := c.mem.Root + "/Work"
+	var ids []string
+	for _, s := range []string{"one", "two"} {
+		put(t, mp, "notes.txt", s)
+		c.run(0, "save", "Work")
+		ids = append(ids, *c.info("Work").Contents.LastSnapshot)
+	}
+	n := 0 // the shortest start of the older ID that is not the newer one's
+	for ids[0][n] == ids[1][n] {
+		n++
+	}
+	c.run(0, "restore", "Work", "--snapshot", ids[0][:n+1], "--force")
+	if got := read(t, mp+"/notes.txt"); got != "one" {
+		t.Errorf("restored %q", got)
+	}
+	out := c.run(0, "snapshots", "Work")
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, ids[0]) && !strings.HasSuffix(l, "  on the disk now"):
+			t.Errorf("restored snapshot not marked: %q", l)
+		case strings.HasPrefix(l, ids[1]) && !strings.HasSuffix(l, "  latest"):
+			t.Errorf("latest save not marked: %q", l)
+		}
+	}
+	c.run(exitNotFound, "restore", "Work", "--snapshot", "19990101", "--force")
+	if !strings.Contains(c.err.String(), ids[1]) || !strings.Contains(c.err.String(), ids[0]) {
+		t.Errorf("a miss does not list the snapshots: %q", c.err.String())
+	}
+}
