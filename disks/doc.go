@@ -22,6 +22,6 @@
 //	                       ResumeReclaim (or the next Create) finishes or
 //	                       undoes it from the staging copy in reclaim/
 //
-// Each is written whole (temp file and rename) and read as untrusted input:
+// The records are written whole (temp file and rename) and read as untrusted input:
 // bounded, and a damaged record errs on the side of keeping data.
 package disks
