@@ -129,40 +129,23 @@ func (a *App) findRAMDir(ctx context.Context, s string) (bench.Target, error) {
 	return bench.Target{}, fmt.Errorf("--disk %q: %w (give a mounted RAM disk's name or mount point)", s, ramdisk.ErrNotFound)
 }
 
-// tempDisk makes a RAM disk for the trial: room for the folder twice over
-// (the copy and what the command writes), at least 512 MiB; on macOS at
-// least the size from which memory is taken only as written, which then
-// costs nothing more. It returns the volume and a func that ejects it.
+// tempDisk makes the trial's temporary RAM disk (disks.Service.MakeTryDisk,
+// sized for the folder) and says so. It returns the volume and a func that
+// ejects it, even after Ctrl-C.
 func (a *App) tempDisk(ctx context.Context, src string) (ramdisk.Volume, func() error, error) {
 	bytes, files, err := bench.TreeSize(src)
 	if err != nil {
 		return ramdisk.Volume{}, nil, fmt.Errorf("try: measure %s: %w", src, err)
 	}
-	f, err := a.facts(ctx)
+	svc, err := a.service()
 	if err != nil {
 		return ramdisk.Volume{}, nil, fmt.Errorf("try: %w", err)
 	}
-	size := ramdisk.Size(2*bytes+int64(files)*4096) + 256*ramdisk.MiB
-	size = max(size, 512*ramdisk.MiB)
-	if lazy := f.Caps.LazyThreshold; lazy > 0 && size < lazy {
-		size = lazy
-	}
-	size = ramdisk.Size(size.MiBs()) * ramdisk.MiB // whole MiB, as ram:// and tmpfs sizes are
-	name := disks.TryDiskName(os.Getpid())
-	plan, err := ramdisk.NewPlan(ramdisk.Request{Name: name, Size: size, Hidden: true}, f)
+	v, eject, err := svc.MakeTryDisk(ctx, bytes, files)
 	if err != nil {
-		return ramdisk.Volume{}, nil, fmt.Errorf("try: temporary RAM disk: %w", err)
-	}
-	e, _ := a.Engine()
-	v, err := e.Create(ctx, plan)
-	if err != nil {
-		return ramdisk.Volume{}, nil, fmt.Errorf("try: make a temporary RAM disk (or name one with --disk): %w", err)
+		return ramdisk.Volume{}, nil, fmt.Errorf("try: %w", err)
 	}
 	fmt.Fprintf(a.Stderr, "Made a temporary RAM disk %s at %s; it is ejected afterwards.\n", v.Name, v.MountPoint)
-	eject := func() error {
-		// Cleanup must happen even when ctx was cancelled by Ctrl-C.
-		return e.Eject(context.WithoutCancel(ctx), v, true)
-	}
 	return v, eject, nil
 }
 

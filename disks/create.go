@@ -38,6 +38,10 @@ type Created struct {
 	Contents mirror.State
 	// Loaded is what filling a kept or mirrored disk put on it.
 	Loaded mirror.Result
+	// Reclaimed, when set, is the staging copy of a reclaim that was stopped
+	// while the disk was gone: its contents were put back instead (they are
+	// newer than any save), verified, and the copy removed.
+	Reclaimed string
 }
 
 // Create is the one place a RAM disk is made, for `create`, `up`, `preset
@@ -75,9 +79,6 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return Created{}, s.existsHint(err, r.Name, f.Mounted)
 	}
-	if err := s.pendingReclaim(r.Name); err != nil {
-		return Created{}, err
-	}
 	if r.Planned != nil {
 		r.Planned(c.Plan)
 	}
@@ -85,14 +86,28 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if contents.Mode == ramdisk.Discard && r.Preset != nil {
 		contents = mirror.OptionsFromPreset(*r.Preset)
 	}
-	undo, err := s.setupContents(r.Name, contents)
+	if staging, rec := s.stoppedWhileGone(r.Name); staging != "" {
+		// Its contents wait from a reclaim that was stopped: they go back.
+		if _, err := s.setupContents(r.Name, contents); err != nil {
+			return c, err
+		}
+		return s.finishFromStaging(ctx, c, staging, rec, r.Progress)
+	}
+	return s.makeAndFill(ctx, c, contents, r.Progress)
+}
+
+// makeAndFill has the engine make the planned disk and fills a kept or
+// mirrored one, noting it incomplete until the fill has finished.
+func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Options, progress ramdisk.ProgressFunc) (Created, error) {
+	name := c.Plan.Name
+	undo, err := s.setupContents(name, contents)
 	if err != nil {
 		return c, err
 	}
 	kept := contents.Mode != ramdisk.Discard
 	if kept {
 		// From here until the load has finished, the disk is incomplete.
-		if err := s.markRestoring(r.Name, c.Plan.MountPoint); err != nil {
+		if err := s.markRestoring(name, c.Plan.MountPoint); err != nil {
 			undo()
 			return c, err
 		}
@@ -100,22 +115,22 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
 		undo()
 		if kept {
-			s.restored(r.Name)
+			s.restored(name)
 		}
-		return c, fmt.Errorf("create %s: %w", r.Name, err)
+		return c, fmt.Errorf("create %s: %w", name, err)
 	}
 	if !kept {
 		return c, nil
 	}
 	if c.Volume.MountPoint != c.Plan.MountPoint {
-		if err := s.markRestoring(r.Name, c.Volume.MountPoint); err != nil {
+		if err := s.markRestoring(name, c.Volume.MountPoint); err != nil {
 			return c, err
 		}
 	}
-	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, r.Progress); err != nil {
+	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, progress); err != nil {
 		return c, err
 	}
-	s.restored(r.Name)
+	s.restored(name)
 	return c, nil
 }
 
