@@ -12,8 +12,10 @@ import (
 func everyCommand() []*command {
 	var cs []*command
 	for _, c := range topLevel() {
-		cs = append(cs, c)
-		cs = append(cs, c.Subs...)
+		if !c.Hidden {
+			cs = append(cs, c)
+			cs = append(cs, c.Subs...)
+		}
 	}
 	return cs
 }

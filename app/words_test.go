@@ -28,3 +28,19 @@ func TestSaveTookReadsAsWritten(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// TestFileSystemWords: an unknown --fs gets the nearest one this machine
+// makes, or the list of them; none of the ones it does not make.
+func TestFileSystemWords(t *testing.T) {
+	p := newPresetApp(t) // the in-memory engine makes tmpfs, apfs, hfs+
+	for _, c := range []struct{ args, says string }{
+		{"create X 64M --fs tmfps", `unknown file system "tmfps"; did you mean tmpfs?`},
+		{"create X 64M --fs ntfs", `unknown file system "ntfs": use one of tmpfs, apfs, hfs+`},
+		{"preset add X 64M --fs apsf", `unknown file system "apsf"; did you mean apfs?`},
+	} {
+		code, _, errOut := p.run(strings.Fields(c.args)...)
+		if code != exitUsage || !strings.Contains(errOut, c.says) {
+			t.Errorf("%s: exit %d, %q; want %q", c.args, code, errOut, c.says)
+		}
+	}
+}
