@@ -158,8 +158,9 @@ func targetByName(vols []ramdisk.Volume, name string) (bench.Target, bool) {
 
 // rowNames lists the benchmark's rows for --rows.
 func rowNames() string {
-	names := make([]string, len(bench.AllRows))
-	for i, r := range bench.AllRows {
+	rows := bench.AllRows()
+	names := make([]string, len(rows))
+	for i, r := range rows {
 		names[i] = string(r)
 	}
 	return strings.Join(names, ", ")

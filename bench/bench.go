@@ -40,6 +40,9 @@ const (
 // allRows lists every row in table order.
 var allRows = []RowID{rowSeqWrite, rowSeqRead, rowFsync, rowFullFsync, rowSQLiteDefault, rowSQLiteFull, rowUntar, rowCreateFiles, rowDeleteFiles}
 
+// AllRows lists every row in table order (for the CLI's --rows help).
+func AllRows() []RowID { return append([]RowID(nil), allRows...) }
+
 // Unit is a row's unit.
 type Unit string
 
