@@ -14,7 +14,7 @@ import (
 
 func init() {
 	register(&command{Name: "doctor", Summary: "check this machine: OS, tools, attach method, memory, disks",
-		Flags: []flagSpec{flagString("capture", "DIR", "save in this folder what a first run on a Mac must tell: tool output and the memory of short-lived test disks (macOS; darwin/README.md)")},
+		Flags: []flagSpec{flagString("capture", "DIR", "save what a first Mac run must tell (tool output, memory of test disks) in DIR (macOS)")},
 		JSON:  true, Example: "doctor\ndoctor --capture ~/rambar-fixtures", Order: 90, Run: runDoctor})
 }
 
