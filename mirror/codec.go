@@ -7,7 +7,13 @@ import (
 	"time"
 )
 
-// A manifest file is a compact binary record:
+// Manifests and the index are compact binary records, written by encoder
+// and read by decoder: every number a varint, every string a uvarint length
+// and bytes, after a magic line that names the format and its version.
+// Reading checks that the file ends exactly where the records do, so a
+// damaged file is refused.
+//
+// A manifest file:
 //
 //	version 1: magic, header (ID, created, files, bytes, object refs), entries
 //	version 2: magic, header (ID, created, files, bytes, base, object refs),
@@ -15,15 +21,23 @@ import (
 //
 // A version 2 manifest with a base is a delta: its entries are the paths
 // added or changed since the base (a full manifest) and its removed paths
-// those gone since. Every string is a uvarint length and bytes. Reading
-// checks that the file ends exactly where the records do, so a damaged file
-// is refused. Version 1 files (written before deltas existed) still load.
+// those gone since. Version 1 files (written before deltas existed) still
+// load.
+//
+// An index file: magic, snapshot, disk ID, then per path the path, inode,
+// ctime, mtime, size and mode. Version 2 is exact (see index), version 1
+// is not.
 const (
 	manifestMagic   = "RAMBAR-MANIFEST-2\n"
 	manifestMagicV1 = "RAMBAR-MANIFEST-1\n"
+	indexMagic      = "RAMBAR-INDEX-2\n"
+	indexMagicV1    = "RAMBAR-INDEX-1\n"
 )
 
-var errBadManifest = errors.New("damaged snapshot manifest")
+var (
+	errBadManifest = errors.New("damaged snapshot manifest")
+	errBadIndex    = errors.New("bad index")
+)
 
 type encoder struct{ b []byte }
 
@@ -32,9 +46,24 @@ func (e *encoder) sv(v int64)     { e.b = binary.AppendVarint(e.b, v) }
 func (e *encoder) str(s string)   { e.uv(uint64(len(s))); e.b = append(e.b, s...) }
 func (e *encoder) bytes(p []byte) { e.uv(uint64(len(p))); e.b = append(e.b, p...) }
 
+// decoder reads what encoder wrote; the first malformed field sets bad,
+// and every later read then returns zero values.
 type decoder struct {
 	b   []byte
 	bad bool
+}
+
+// magic reads one of the magic lines (all of one length) and returns which
+// (its index in magics), or -1.
+func (d *decoder) magic(magics ...string) int {
+	for i, m := range magics {
+		if len(d.b) >= len(m) && string(d.b[:len(m)]) == m {
+			d.b = d.b[len(m):]
+			return i
+		}
+	}
+	d.bad = true
+	return -1
 }
 
 func (d *decoder) uv() uint64 {
@@ -80,6 +109,10 @@ func (d *decoder) count(min int) int {
 	return int(n)
 }
 
+// end reports whether everything was read and nothing was malformed.
+func (d *decoder) end() bool { return !d.bad && len(d.b) == 0 }
+
+// encodeManifest writes m in the current format.
 func encodeManifest(m *manifest) []byte {
 	e := &encoder{b: make([]byte, 0, 64+len(m.Entries)*48)}
 	e.b = append(e.b, manifestMagic...)
@@ -103,24 +136,7 @@ func encodeManifest(m *manifest) []byte {
 	}
 	e.uv(uint64(len(m.Entries)))
 	for i := range m.Entries {
-		x := &m.Entries[i]
-		e.str(x.Path)
-		e.uv(uint64(x.Kind))
-		e.uv(uint64(x.Mode))
-		e.sv(x.Size)
-		e.sv(x.MTime)
-		e.str(x.Link)
-		e.str(x.Obj)
-		keys := make([]string, 0, len(x.Xattr))
-		for k := range x.Xattr {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		e.uv(uint64(len(keys)))
-		for _, k := range keys {
-			e.str(k)
-			e.bytes(x.Xattr[k])
-		}
+		encodeEntry(e, &m.Entries[i])
 	}
 	e.uv(uint64(len(m.Removed)))
 	for _, p := range m.Removed {
@@ -129,32 +145,32 @@ func encodeManifest(m *manifest) []byte {
 	return e.b
 }
 
+func encodeEntry(e *encoder, x *Entry) {
+	e.str(x.Path)
+	e.uv(uint64(x.Kind))
+	e.uv(uint64(x.Mode))
+	e.sv(x.Size)
+	e.sv(x.MTime)
+	e.str(x.Link)
+	e.str(x.Obj)
+	keys := make([]string, 0, len(x.Xattr))
+	for k := range x.Xattr {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	e.uv(uint64(len(keys)))
+	for _, k := range keys {
+		e.str(k)
+		e.bytes(x.Xattr[k])
+	}
+}
+
 // decodeManifest reads a manifest; with entries false it stops after the
 // header (listing and pruning need no more).
 func decodeManifest(b []byte, entries bool) (*manifest, error) {
-	v2 := len(b) >= len(manifestMagic) && string(b[:len(manifestMagic)]) == manifestMagic
-	if !v2 && (len(b) < len(manifestMagicV1) || string(b[:len(manifestMagicV1)]) != manifestMagicV1) {
-		return nil, errBadManifest
-	}
-	d := &decoder{b: b[len(manifestMagic):]}
-	m := &manifest{}
-	m.ID = d.str()
-	m.Created = time.Unix(0, d.sv()).UTC()
-	m.Files = int(d.uv())
-	m.Bytes = d.sv()
-	if v2 {
-		m.Base = d.str()
-	}
-	m.Refs = map[string][]uint32{}
-	for i, n := 0, d.count(2); i < n && !d.bad; i++ {
-		s := d.str()
-		k := d.count(1)
-		nums := make([]uint32, 0, k)
-		for j := 0; j < k && !d.bad; j++ {
-			nums = append(nums, uint32(d.uv()))
-		}
-		m.Refs[s] = nums
-	}
+	d := &decoder{b: b}
+	v2 := d.magic(manifestMagic, manifestMagicV1) == 0
+	m := &manifest{header: decodeHeader(d, v2)}
 	if d.bad {
 		return nil, errBadManifest
 	}
@@ -164,16 +180,7 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 	n := d.count(8)
 	m.Entries = make([]Entry, 0, n)
 	for i := 0; i < n && !d.bad; i++ {
-		x := Entry{Path: d.str(), Kind: Kind(d.uv()), Mode: uint32(d.uv()), Size: d.sv(), MTime: d.sv(), Link: d.str(), Obj: d.str()}
-		if k := d.count(2); k > 0 {
-			x.Xattr = make(map[string][]byte, k)
-			for j := 0; j < k && !d.bad; j++ {
-				key := d.str()
-				v := d.raw()
-				x.Xattr[key] = append(make([]byte, 0, len(v)), v...)
-			}
-		}
-		m.Entries = append(m.Entries, x)
+		m.Entries = append(m.Entries, decodeEntry(d))
 	}
 	if v2 {
 		if k := d.count(1); k > 0 {
@@ -183,8 +190,82 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 			}
 		}
 	}
-	if d.bad || len(d.b) != 0 {
+	if !d.end() {
 		return nil, errBadManifest
 	}
 	return m, nil
+}
+
+func decodeHeader(d *decoder, v2 bool) header {
+	h := header{ID: d.str(), Created: time.Unix(0, d.sv()).UTC(), Files: int(d.uv()), Bytes: d.sv()}
+	if v2 {
+		h.Base = d.str()
+	}
+	h.Refs = map[string][]uint32{}
+	for i, n := 0, d.count(2); i < n && !d.bad; i++ {
+		s := d.str()
+		k := d.count(1)
+		nums := make([]uint32, 0, k)
+		for j := 0; j < k && !d.bad; j++ {
+			nums = append(nums, uint32(d.uv()))
+		}
+		h.Refs[s] = nums
+	}
+	return h
+}
+
+func decodeEntry(d *decoder) Entry {
+	x := Entry{Path: d.str(), Kind: Kind(d.uv()), Mode: uint32(d.uv()), Size: d.sv(), MTime: d.sv(), Link: d.str(), Obj: d.str()}
+	if k := d.count(2); k > 0 {
+		x.Xattr = make(map[string][]byte, k)
+		for j := 0; j < k && !d.bad; j++ {
+			key := d.str()
+			v := d.raw()
+			x.Xattr[key] = append(make([]byte, 0, len(v)), v...)
+		}
+	}
+	return x
+}
+
+// encodeIndex writes x: exact as version 2, else as version 1.
+func encodeIndex(x *index) []byte {
+	e := &encoder{b: make([]byte, 0, 64+len(x.Paths)*40)}
+	if x.Exact {
+		e.b = append(e.b, indexMagic...)
+	} else {
+		e.b = append(e.b, indexMagicV1...)
+	}
+	e.str(x.Snapshot)
+	e.str(x.DiskID)
+	e.uv(uint64(len(x.Paths)))
+	for i, p := range x.Paths {
+		id := x.Idents[i]
+		e.str(p)
+		e.uv(id.Ino)
+		e.sv(id.CTime)
+		e.sv(id.MTime)
+		e.sv(id.Size)
+		e.uv(uint64(id.Mode))
+	}
+	return e.b
+}
+
+// decodeIndex reads an index file.
+func decodeIndex(b []byte) (*index, error) {
+	d := &decoder{b: b}
+	exact := d.magic(indexMagic, indexMagicV1) == 0
+	x := &index{Snapshot: d.str(), DiskID: d.str(), Exact: exact}
+	n := d.count(6)
+	if d.bad {
+		return nil, errBadIndex
+	}
+	x.Paths, x.Idents = make([]string, 0, n), make([]ident, 0, n)
+	for i := 0; i < n && !d.bad; i++ {
+		x.Paths = append(x.Paths, d.str())
+		x.Idents = append(x.Idents, ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv(), Size: d.sv(), Mode: uint32(d.uv())})
+	}
+	if !d.end() {
+		return nil, errBadIndex
+	}
+	return x, nil
 }

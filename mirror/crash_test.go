@@ -44,7 +44,7 @@ func crashChild() int {
 	k.IsMounted = func(string) bool { return true }
 	v := ramdisk.Volume{Name: "Crash", MountPoint: os.Getenv(envVolume)}
 	if os.Getenv(envCompact) == "1" {
-		deltaLimit = func(int) int { return 0 }
+		k.deltaLimit = func(int) int { return 0 }
 	}
 	if _, err := k.Save(context.Background(), v, SaveOptions{}); err != nil {
 		fmt.Fprintln(os.Stderr, "child save:", err)

@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -109,9 +110,7 @@ func TestDeltaChainRestoresAndPrunes(t *testing.T) {
 	}
 	// A compaction: the next save writes a full manifest; once the deltas
 	// on the old base are pruned, the base and its unused objects go.
-	old := deltaLimit
-	deltaLimit = func(int) int { return 0 }
-	t.Cleanup(func() { deltaLimit = old })
+	f.k.deltaLimit = func(int) int { return 0 }
 	for i := 0; i < 3; i++ {
 		write(t, v.MountPoint, "d0/f0", fmt.Sprint("compact", i))
 		want := digest(t, v.MountPoint)
@@ -296,9 +295,7 @@ func TestDeltaPacksSmallFiles(t *testing.T) {
 	}
 	// A compaction with one snapshot kept: the full manifest still uses
 	// the packed files, so the pack stays.
-	old := deltaLimit
-	deltaLimit = func(int) int { return 0 }
-	t.Cleanup(func() { deltaLimit = old })
+	f.k.deltaLimit = func(int) int { return 0 }
 	write(t, v.MountPoint, "d2/f29", "other")
 	want = digest(t, v.MountPoint)
 	if _, err := f.k.Save(f.ctx, v, SaveOptions{}); err != nil {
@@ -323,31 +320,28 @@ func TestDeltaPacksSmallFiles(t *testing.T) {
 	}
 }
 
-func TestSplitPackedReadsRangesAndRejectsDamage(t *testing.T) {
+// TestObjRefReadsRangesAndRejectsDamage: an entry's Obj names an object
+// or a range of a pack; a malformed one is refused as a damaged manifest.
+func TestObjRefReadsRangesAndRejectsDamage(t *testing.T) {
 	cases := []struct {
-		src       string
-		path      string
-		off, size int64
-		packed    bool
-		bad       bool
+		obj  string
+		size int64
+		want objRef
+		bad  bool
 	}{
-		{"/s/objects/a/1", "/s/objects/a/1", 0, 0, false, false},
-		{"/s/objects/a/1\x0012\x0034", "/s/objects/a/1", 12, 34, true, false},
-		{"/s/objects/a/1\x00x\x0034", "", 0, 0, false, true},
-		{"/s/objects/a/1\x00-1\x0034", "", 0, 0, false, true},
-		{"/s/objects/a/1\x0012", "", 0, 0, false, true},
-	}
-	for _, c := range cases {
-		path, off, size, packed, err := splitPacked(c.src)
-		if (err != nil) != c.bad || path != c.path || off != c.off || size != c.size || packed != c.packed {
-			t.Errorf("splitPacked(%q) = %q %d %d %v %v", c.src, path, off, size, packed, err)
-		}
+		{"a/1", 34, objRef{Path: "/s/objects/a/1"}, false},
+		{"a/1@12", 34, objRef{Path: "/s/objects/a/1", Off: 12, Size: 34, Packed: true}, false},
+		{"a/1@x", 34, objRef{}, true},
+		{"a/1@-1", 34, objRef{}, true},
+		{"a/1@12", -1, objRef{}, true},
+		{"a/x", 34, objRef{}, true},
+		{"a", 34, objRef{}, true},
 	}
 	s := &store{dir: "/s"}
-	if got := s.objPath(Entry{Obj: "a/1@12", Size: 34}); got != "/s/objects/a/1\x0012\x0034" {
-		t.Errorf("objPath of a packed file = %q", got)
-	}
-	if got := s.objPath(Entry{Obj: "a/1", Size: 34}); got != "/s/objects/a/1" {
-		t.Errorf("objPath of an object = %q", got)
+	for _, c := range cases {
+		got, err := s.objRef(Entry{Obj: c.obj, Size: c.size})
+		if (err != nil) != c.bad || got != c.want || (err != nil && !errors.Is(err, errBadManifest)) {
+			t.Errorf("objRef(%q, size %d) = %+v, %v; want %+v, bad %v", c.obj, c.size, got, err, c.want, c.bad)
+		}
 	}
 }

@@ -1,18 +1,17 @@
 package mirror
 
 import (
-	"bufio"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"os"
+
+	"rambar/internal/atomicfile"
 )
 
 // index records the identity of the disk's files as of a save or restore of
 // snapshot Snapshot on the disk whose marker is DiskID: paths in scan order
-// (pathLess) with their identities. It is a compact binary file, because a
-// save with nothing changed reads it whole and compares, and little else.
+// (pathLess) with their identities. It is a compact binary file (codec.go),
+// because a save with nothing changed reads it whole and compares, and
+// little else.
 //
 // Exact (version 2 files) promises that Paths are exactly the paths of
 // Snapshot's tree, no more and no fewer: a save may then record only what
@@ -28,11 +27,7 @@ type index struct {
 	Idents   []ident
 }
 
-const (
-	indexMagic   = "RAMBAR-INDEX-2\n"
-	indexMagicV1 = "RAMBAR-INDEX-1\n"
-)
-
+// indexOf is the exact index of a save of items as snapshot.
 func indexOf(snapshot, diskID string, items []scanned) *index {
 	x := &index{Snapshot: snapshot, DiskID: diskID, Exact: true, Paths: make([]string, len(items)), Idents: make([]ident, len(items))}
 	for i, it := range items {
@@ -41,86 +36,23 @@ func indexOf(snapshot, diskID string, items []scanned) *index {
 	return x
 }
 
-func (x *index) encode(w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 256<<10)
-	var tmp [binary.MaxVarintLen64]byte
-	uv := func(v uint64) { bw.Write(tmp[:binary.PutUvarint(tmp[:], v)]) }
-	sv := func(v int64) { bw.Write(tmp[:binary.PutVarint(tmp[:], v)]) }
-	str := func(s string) { uv(uint64(len(s))); bw.WriteString(s) }
-	if x.Exact {
-		bw.WriteString(indexMagic)
-	} else {
-		bw.WriteString(indexMagicV1)
-	}
-	str(x.Snapshot)
-	str(x.DiskID)
-	uv(uint64(len(x.Paths)))
-	for i, p := range x.Paths {
-		id := x.Idents[i]
-		str(p)
-		uv(id.Ino)
-		sv(id.CTime)
-		sv(id.MTime)
-		sv(id.Size)
-		uv(uint64(id.Mode))
-	}
-	return bw.Flush()
-}
-
-var errBadIndex = errors.New("bad index")
-
-func decodeIndex(b []byte) (*index, error) {
-	if len(b) < len(indexMagic) {
-		return nil, errBadIndex
-	}
-	exact := string(b[:len(indexMagic)]) == indexMagic
-	if !exact && string(b[:len(indexMagicV1)]) != indexMagicV1 {
-		return nil, errBadIndex
-	}
-	b = b[len(indexMagic):]
-	bad := false
-	uv := func() uint64 {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			bad = true
-			return 0
+// restoredIndex is the exact index of a restore of snapshot id: the
+// snapshot's paths (entries), with the identities the disk now shows
+// (items); a path the disk lacks gets none, so the next save records it as
+// removed, and a path only the disk has is not indexed, so it is saved.
+func restoredIndex(id, diskID string, entries []Entry, items []scanned) *index {
+	x := &index{Snapshot: id, DiskID: diskID, Exact: true, Paths: make([]string, len(entries)), Idents: make([]ident, len(entries))}
+	j := 0
+	for i, e := range entries {
+		x.Paths[i] = e.Path
+		for j < len(items) && pathLess(items[j].rel, e.Path) {
+			j++
 		}
-		b = b[n:]
-		return v
-	}
-	sv := func() int64 {
-		v, n := binary.Varint(b)
-		if n <= 0 {
-			bad = true
-			return 0
+		if j < len(items) && items[j].rel == e.Path {
+			x.Idents[i] = items[j].id
 		}
-		b = b[n:]
-		return v
 	}
-	str := func() string {
-		n := uv()
-		if bad || n > uint64(len(b)) {
-			bad = true
-			return ""
-		}
-		s := string(b[:n])
-		b = b[n:]
-		return s
-	}
-	x := &index{Snapshot: str(), DiskID: str(), Exact: exact}
-	n := uv()
-	if bad || n > uint64(len(b)) {
-		return nil, errBadIndex
-	}
-	x.Paths, x.Idents = make([]string, 0, n), make([]ident, 0, n)
-	for i := uint64(0); i < n && !bad; i++ {
-		x.Paths = append(x.Paths, str())
-		x.Idents = append(x.Idents, ident{Ino: uv(), CTime: sv(), MTime: sv(), Size: sv(), Mode: uint32(uv())})
-	}
-	if bad || len(b) != 0 {
-		return nil, errBadIndex
-	}
-	return x, nil
+	return x
 }
 
 // matches reports whether items (in scan order) are exactly the indexed
@@ -137,6 +69,38 @@ func (x *index) matches(items []scanned) bool {
 	return true
 }
 
+// indexDiff is how a scan of the disk compares with the index.
+type indexDiff struct {
+	same    []bool   // same[i]: items[i] has the identity the index recorded
+	gone    []string // indexed paths no longer on the disk
+	changed int      // items not the same
+}
+
+// diffIndex compares items (in scan order) with x; a nil x knows nothing,
+// so every item is changed and nothing is gone.
+func diffIndex(x *index, items []scanned) indexDiff {
+	d := indexDiff{same: make([]bool, len(items)), changed: len(items)}
+	if x == nil {
+		return d
+	}
+	xi := 0
+	for i, it := range items {
+		for xi < len(x.Paths) && pathLess(x.Paths[xi], it.rel) {
+			d.gone = append(d.gone, x.Paths[xi])
+			xi++
+		}
+		if xi < len(x.Paths) && x.Paths[xi] == it.rel {
+			if d.same[i] = x.Idents[xi] == it.id; d.same[i] {
+				d.changed--
+			}
+			xi++
+		}
+	}
+	d.gone = append(d.gone, x.Paths[xi:]...)
+	return d
+}
+
+// loadIndex reads the store's index; nil when there is none or it is damaged.
 func (s *store) loadIndex() *index {
 	b, err := os.ReadFile(s.path("index"))
 	if err != nil {
@@ -152,19 +116,7 @@ func (s *store) loadIndex() *index {
 // writeIndex replaces the index without fsync: it only saves work, and a
 // lost or torn one (rejected when read) costs a full copy, never data.
 func (s *store) writeIndex(x *index) error {
-	f, err := os.CreateTemp(s.dir, ".index.tmp-*")
-	if err != nil {
-		return noSpace(err)
-	}
-	err = x.encode(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), s.path("index"))
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.WriteFast(s.path("index"), encodeIndex(x), 0o600); err != nil {
 		return noSpace(fmt.Errorf("write index: %w", err))
 	}
 	return nil

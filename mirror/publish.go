@@ -55,9 +55,8 @@ func (k *Keeper) publish(ctx context.Context, st State, id string) error {
 		}
 		return old
 	}
-	src := s.objPath
 	files := []string{}
-	if err := buildTree(ctx, m.Entries, src, tmp, nil, false, reuse, nil); err != nil {
+	if err := buildTree(ctx, m.Entries, tmp, build{src: s.objRef, reuse: reuse}); err != nil {
 		os.RemoveAll(tmp)
 		return err
 	}

@@ -28,6 +28,7 @@ type ReclaimError struct {
 	Err     error
 }
 
+// Error says what failed and where the contents are.
 func (e *ReclaimError) Error() string {
 	return fmt.Sprintf("%v; the disk's contents are safe in %s", e.Err, e.Staging)
 }
@@ -70,23 +71,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	mark := marker(v)
 	// 1. Copy out and check the copy. The disk is untouched so far: any
 	// failure removes the staging copy and leaves the disk as it was.
-	entries, err := treeEntries(v.MountPoint)
-	if err == nil {
-		err = buildTree(ctx, entries, func(x Entry) string { return filepath.Join(v.MountPoint, filepath.FromSlash(x.Path)) },
-			staging, phase(progress, "copying out"), true, nil, nil)
-	}
-	var want Digest
-	if err == nil {
-		want, err = DigestTree(staging, true)
-	}
-	if err == nil {
-		var got Digest
-		if got, err = DigestTree(v.MountPoint, true); err == nil {
-			if diff := want.Diff(got, 5); len(diff) > 0 {
-				err = fmt.Errorf("the disk changed while it was copied (%v); try again when it is idle", diff)
-			}
-		}
-	}
+	entries, want, err := stageOut(ctx, v.MountPoint, staging, progress)
 	if err != nil {
 		os.RemoveAll(staging)
 		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
@@ -111,8 +96,8 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: make it again: %w", v.Name, err)}
 	}
 	res.Volume = nv
-	if err := buildTree(ctx, entries, func(x Entry) string { return filepath.Join(staging, filepath.FromSlash(x.Path)) },
-		nv.MountPoint, phase(progress, "copying back"), true, nil, k.CopyFile); err != nil {
+	if err := buildTree(ctx, entries, nv.MountPoint,
+		build{src: under(staging), progress: phase(progress, "copying back"), checkSpace: true, copyFile: k.CopyFile}); err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: copy back: %w", v.Name, err)}
 	}
 	if mark != "" {
@@ -121,15 +106,8 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		}
 	}
 	// 4. Verify by count and content, then drop the staging copy.
-	got, err := DigestTree(nv.MountPoint, true)
-	if err != nil {
+	if err := verifyBack(nv.MountPoint, want); err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: verify: %w", v.Name, err)}
-	}
-	if got.Files() != want.Files() || len(got) != len(want) {
-		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: verify: %d files back of %d", v.Name, got.Files(), want.Files())}
-	}
-	if diff := want.Diff(got, 5); len(diff) > 0 {
-		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: verify: differs at %v", v.Name, diff)}
 	}
 	if err := os.RemoveAll(staging); err != nil {
 		return res, fmt.Errorf("reclaim %s: done and verified, but removing %s failed: %w", v.Name, staging, err)
@@ -140,25 +118,43 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	return res, nil
 }
 
-// treeEntries scans root and reads every entry's metadata.
-func treeEntries(root string) ([]Entry, error) {
-	items, err := scan(root)
+// stageOut copies the disk at root into staging and checks the copy
+// against the disk: the disk's entries and the copy's digest.
+func stageOut(ctx context.Context, root, staging string, progress ProgressFunc) ([]Entry, Digest, error) {
+	entries, err := treeEntries(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]Entry, len(items))
-	for i, it := range items {
-		if out[i], err = entryOf(root, it); err != nil {
-			return nil, err
-		}
+	b := build{src: under(root), progress: phase(progress, "copying out"), checkSpace: true}
+	if err := buildTree(ctx, entries, staging, b); err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	want, err := DigestTree(staging, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	got, err := DigestTree(root, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if diff := want.Diff(got, 5); len(diff) > 0 {
+		return nil, nil, fmt.Errorf("the disk changed while it was copied (%v); try again when it is idle", diff)
+	}
+	return entries, want, nil
 }
 
-// phase relabels progress reports.
-func phase(fn ProgressFunc, name string) ProgressFunc {
-	if fn == nil {
-		return nil
+// verifyBack checks the tree at root against the staged copy's digest, by
+// count and content.
+func verifyBack(root string, want Digest) error {
+	got, err := DigestTree(root, true)
+	if err != nil {
+		return err
 	}
-	return func(p Progress) { p.Phase = name; fn(p) }
+	if got.Files() != want.Files() || len(got) != len(want) {
+		return fmt.Errorf("%d files back of %d", got.Files(), want.Files())
+	}
+	if diff := want.Diff(got, 5); len(diff) > 0 {
+		return fmt.Errorf("differs at %v", diff)
+	}
+	return nil
 }

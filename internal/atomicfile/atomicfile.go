@@ -1,7 +1,11 @@
-// Package atomicfile writes files so that a crash, kill -9 or power cut at any
-// moment leaves either the old file or the new one, whole: the data goes to a
-// temporary file in the same folder, is fsynced, renamed over the target, and
-// the folder is fsynced so the rename itself is durable.
+// Package atomicfile replaces files atomically: the data goes to a
+// temporary file in the same folder, which is renamed over the target, so a
+// crash or kill -9 at any moment leaves either the old file or the new one,
+// whole. The durable form (WriteFile) also fsyncs the file before the
+// rename and the folder after it, so the new file survives a power cut; the
+// fast form (WriteFast) does not wait for the disk, and after a power cut
+// the file may be old, new or empty: it is for files that are checked when
+// read and can be lost.
 package atomicfile
 
 import (
@@ -10,8 +14,19 @@ import (
 	"path/filepath"
 )
 
-// WriteFile replaces path with data atomically, with permissions perm.
-func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+// WriteFile replaces path with data atomically and durably, with
+// permissions perm.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, true)
+}
+
+// WriteFast replaces path with data atomically, with permissions perm,
+// without waiting for stable storage.
+func WriteFast(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+func write(path string, data []byte, perm os.FileMode, durable bool) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -33,14 +48,19 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("atomicfile: chmod %s: %w", tmp, err)
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("atomicfile: fsync %s: %w", tmp, err)
+	if durable {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("atomicfile: fsync %s: %w", tmp, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("atomicfile: close %s: %w", tmp, err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("atomicfile: rename %s: %w", path, err)
+	}
+	if !durable {
+		return nil
 	}
 	return SyncDir(dir)
 }

@@ -69,3 +69,24 @@ func TestKillDuringWrite(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteFastReplacesWithoutLeftovers(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "index")
+	for _, data := range []string{"one", "two, longer", ""} {
+		if err := WriteFast(p, []byte(data), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != data {
+			t.Errorf("read %q, want %q", got, data)
+		}
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v", st.Mode())
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
+		t.Errorf("temp files left: %v", ents)
+	}
+	if err := WriteFast(filepath.Join(p, "sub"), []byte("x"), 0o600); err == nil {
+		t.Error("WriteFast under a file succeeded")
+	}
+}

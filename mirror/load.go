@@ -1,0 +1,145 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"rambar/ramdisk"
+)
+
+// Load fills a freshly made disk: the current snapshot of a kept disk, or
+// the mirror folder of a mirrored one (then saved as the first snapshot so
+// the store and the folder agree). It writes the marker first. A disk too
+// small is refused before anything is written.
+func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (Result, error) {
+	st, err := k.State(v.Name)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := k.checkEmpty(v); err != nil {
+		return Result{}, err
+	}
+	if err := writeMarker(v, st.ID); err != nil {
+		return Result{}, err
+	}
+	var res Result
+	switch st.Mode {
+	case ramdisk.Keep:
+		cur, err := k.store(st).current()
+		if err != nil {
+			return Result{}, err
+		}
+		if cur == "" {
+			return Result{Unchanged: true}, nil
+		}
+		if res, err = k.store(st).restore(ctx, "", v.MountPoint, st.ID, progress); err != nil {
+			return res, fmt.Errorf("restore %s from %s: %w", v.Name, st.Backing, err)
+		}
+	case ramdisk.Mirror:
+		if _, err := os.Stat(st.MirrorPath); errors.Is(err, fs.ErrNotExist) {
+			return Result{Unchanged: true}, nil
+		}
+		items, err := scan(st.MirrorPath)
+		if err != nil {
+			return Result{}, fmt.Errorf("load %s: %w", st.MirrorPath, err)
+		}
+		entries := make([]Entry, 0, len(items))
+		for _, it := range items {
+			e, err := entryOf(st.MirrorPath, it)
+			if err != nil {
+				return Result{}, fmt.Errorf("load %s: %w", st.MirrorPath, err)
+			}
+			entries = append(entries, e)
+		}
+		if err := restoreTree(ctx, entries, under(st.MirrorPath), v.MountPoint, progress, k.CopyFile); err != nil {
+			return Result{}, fmt.Errorf("load %s into %s: %w", st.MirrorPath, v.Name, err)
+		}
+		// The folder's state becomes the first snapshot: from now on the
+		// store knows it and saves are incremental.
+		if res, err = k.store(st).save(ctx, v.MountPoint, st.ID, st.Snapshots, nil); err != nil {
+			return res, err
+		}
+	}
+	return res, k.noteSave(st, res.Snapshot)
+}
+
+// checkEmpty refuses to load into a disk that already holds files.
+func (k *Keeper) checkEmpty(v ramdisk.Volume) error {
+	ents, err := os.ReadDir(v.MountPoint)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", v.MountPoint, err)
+	}
+	for _, e := range ents {
+		if !skipAtRoot[e.Name()] {
+			return fmt.Errorf("%w: %s already holds files (%s); restoring would overwrite them", ErrRefused, v.Name, e.Name())
+		}
+	}
+	return nil
+}
+
+// Restore puts a snapshot back on a mounted disk. A disk holding files is
+// refused unless o.Force (its files are then removed first); the room
+// needed is checked before anything is written.
+func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions) (Result, error) {
+	st, err := k.State(v.Name)
+	if err != nil {
+		return Result{}, err
+	}
+	s := k.store(st)
+	m, err := s.resolve(o.Snapshot)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := k.checkEmpty(v); err != nil {
+		if !o.Force {
+			return Result{}, fmt.Errorf("%w (use --force to replace them)", err)
+		}
+		// Check the room before removing anything: what the disk holds now
+		// is freed by the clearing.
+		free, err := freeSpace(v.MountPoint)
+		if err != nil {
+			return Result{}, err
+		}
+		held := int64(0)
+		if items, err := scan(v.MountPoint); err == nil {
+			for _, it := range items {
+				held += it.id.Size
+			}
+		}
+		if n := need(m.Entries); n > free+held {
+			return Result{}, fmt.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
+				v.Name, ramdisk.ErrNoSpace, ramdisk.Size(n).Short(), ramdisk.Size(free+held).Short())
+		}
+		if err := clearDisk(v.MountPoint); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := writeMarker(v, st.ID); err != nil {
+		return Result{}, err
+	}
+	res, err := s.restore(ctx, m.ID, v.MountPoint, st.ID, o.Progress)
+	if err != nil {
+		return res, fmt.Errorf("restore %s from %s: %w", v.Name, st.Backing, err)
+	}
+	return res, nil
+}
+
+func clearDisk(root string) error {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if skipAtRoot[e.Name()] {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+			return fmt.Errorf("clear %s: %w", root, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package mirror
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// entryOf reads the full metadata of a scanned path (xattrs, link target).
+func entryOf(root string, s scanned) (Entry, error) {
+	p := filepath.Join(root, filepath.FromSlash(s.rel))
+	e := Entry{Path: s.rel, Kind: kindOf(s.id.Mode), Mode: s.id.Mode & 0o7777, MTime: s.id.MTime}
+	switch e.Kind {
+	case KindFile:
+		e.Size = s.id.Size
+	case KindSymlink:
+		l, err := os.Readlink(p)
+		if err != nil {
+			return e, fmt.Errorf("readlink %s: %w", p, err)
+		}
+		e.Link = l
+	}
+	x, err := readXattrs(p)
+	if err != nil {
+		return e, err
+	}
+	e.Xattr = x
+	return e, nil
+}
+
+// treeEntries scans root and reads every entry's metadata.
+func treeEntries(root string) ([]Entry, error) {
+	items, err := scan(root)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(items))
+	for i, it := range items {
+		if out[i], err = entryOf(root, it); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// applyMeta sets mode, xattrs and modification time of p from e (times last,
+// since the others change them on some systems).
+func applyMeta(p string, e Entry) error { return setMeta(p, e, true) }
+
+// filePerm is the permission of a file entry as os.Chmod takes it.
+func filePerm(e Entry) fs.FileMode { return fs.FileMode(e.Mode&0o777) | modeBits(e.Mode) }
+
+// setMeta is applyMeta that leaves the mode alone unless chmod.
+func setMeta(p string, e Entry, chmod bool) error {
+	if chmod && e.Kind != KindSymlink {
+		if err := os.Chmod(p, filePerm(e)); err != nil {
+			return fmt.Errorf("chmod %s: %w", p, err)
+		}
+	}
+	if err := writeXattrs(p, e.Xattr); err != nil {
+		return err
+	}
+	ts := []unix.Timespec{unix.NsecToTimespec(e.MTime), unix.NsecToTimespec(e.MTime)}
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, p, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("set times of %s: %w", p, err)
+	}
+	return nil
+}
+
+// modeBits turns setuid, setgid and sticky of a stat mode into fs.FileMode bits.
+func modeBits(m uint32) fs.FileMode {
+	var f fs.FileMode
+	if m&unix.S_ISUID != 0 {
+		f |= fs.ModeSetuid
+	}
+	if m&unix.S_ISGID != 0 {
+		f |= fs.ModeSetgid
+	}
+	if m&unix.S_ISVTX != 0 {
+		f |= fs.ModeSticky
+	}
+	return f
+}
+
+// unixMode converts permission bits with setuid, setgid and sticky to
+// chmod(2)'s mode.
+func unixMode(perm fs.FileMode) uint32 {
+	m := uint32(perm.Perm())
+	if perm&fs.ModeSetuid != 0 {
+		m |= unix.S_ISUID
+	}
+	if perm&fs.ModeSetgid != 0 {
+		m |= unix.S_ISGID
+	}
+	if perm&fs.ModeSticky != 0 {
+		m |= unix.S_ISVTX
+	}
+	return m
+}
+
+// readXattrs returns p's extended attributes (not following symlinks),
+// those xattrIsContent keeps.
+func readXattrs(p string) (map[string][]byte, error) {
+	names, err := listXattrs(p)
+	if err != nil || len(names) == 0 {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, name := range names {
+		if !xattrIsContent(name) {
+			continue
+		}
+		v, ok, err := getXattr(p, name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[name] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// listXattrs lists p's attribute names; none where the file system has none.
+func listXattrs(p string) ([]string, error) {
+	buf := make([]byte, 1024)
+	for {
+		n, err := unix.Llistxattr(p, buf)
+		if errors.Is(err, unix.ERANGE) {
+			buf = make([]byte, len(buf)*4)
+			continue
+		}
+		if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EPERM) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list xattrs of %s: %w", p, err)
+		}
+		var names []string
+		for _, name := range strings.Split(string(buf[:n]), "\x00") {
+			if name != "" {
+				names = append(names, name)
+			}
+		}
+		return names, nil
+	}
+}
+
+// getXattr reads one attribute; ok is false when it vanished meanwhile.
+func getXattr(p, name string) (v []byte, ok bool, err error) {
+	val := make([]byte, 256)
+	for {
+		m, err := unix.Lgetxattr(p, name, val)
+		if errors.Is(err, unix.ERANGE) {
+			val = make([]byte, len(val)*8)
+			continue
+		}
+		if errors.Is(err, errNoAttr) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("read xattr %s of %s: %w", name, p, err)
+		}
+		return append([]byte(nil), val[:m]...), true, nil
+	}
+}
+
+// writeXattrs sets p's attributes (not following symlinks).
+func writeXattrs(p string, x map[string][]byte) error {
+	for name, v := range x {
+		if err := unix.Lsetxattr(p, name, v, 0); err != nil {
+			if errors.Is(err, unix.EPERM) && kindOfPath(p) == KindSymlink {
+				continue // Linux refuses user.* xattrs on symlinks
+			}
+			return fmt.Errorf("set xattr %s of %s: %w", name, p, err)
+		}
+	}
+	return nil
+}
+
+// kindOfPath is the kind of what p names (not following a symlink); 0 if nothing.
+func kindOfPath(p string) Kind {
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) != nil {
+		return 0
+	}
+	return kindOf(uint32(st.Mode))
+}

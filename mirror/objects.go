@@ -1,0 +1,188 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// An entry's Obj names where its bytes are kept, relative to objects/:
+// "SAVE/N" is object file N written by save SAVE, holding that one file's
+// bytes; "SAVE/N@OFF" is the range of pack N starting at OFF, the entry's
+// Size long (a small file packed with others).
+
+// objRef is where a file's bytes are to be read: a whole file, or (Packed)
+// Size bytes at Off of a pack.
+type objRef struct {
+	Path   string
+	Off    int64
+	Size   int64
+	Packed bool
+}
+
+// fileRef reads a whole file.
+func fileRef(path string) objRef { return objRef{Path: path} }
+
+// under returns the source of each entry in the folder root (a mirror
+// folder, a disk, a staging copy: never packed).
+func under(root string) func(Entry) (objRef, error) {
+	return func(e Entry) (objRef, error) { return fileRef(filepath.Join(root, filepath.FromSlash(e.Path))), nil }
+}
+
+// objName is an entry's Obj taken apart.
+type objName struct {
+	Save   string // the save that wrote the object (its objects folder)
+	Num    uint32 // the object's number in that folder
+	Off    int64  // Packed: where the file's bytes start
+	Packed bool
+}
+
+// parseObj reads an entry's Obj.
+func parseObj(obj string) (objName, error) {
+	rest, off, packed := strings.Cut(obj, "@")
+	save, num, ok := strings.Cut(rest, "/")
+	n, err := strconv.ParseUint(num, 10, 32)
+	if !ok || err != nil {
+		return objName{}, fmt.Errorf("bad object %q: %w", obj, errBadManifest)
+	}
+	o := objName{Save: save, Num: uint32(n), Packed: packed}
+	if packed {
+		if o.Off, err = strconv.ParseInt(off, 10, 64); err != nil || o.Off < 0 {
+			return objName{}, fmt.Errorf("bad packed object %q: %w", obj, errBadManifest)
+		}
+	}
+	return o, nil
+}
+
+// objRef is where e's bytes are in the store.
+func (s *store) objRef(e Entry) (objRef, error) {
+	o, err := parseObj(e.Obj)
+	if err != nil {
+		return objRef{}, err
+	}
+	r := objRef{Path: s.path("objects", o.Save, strconv.FormatUint(uint64(o.Num), 10))}
+	if o.Packed {
+		if e.Size < 0 {
+			return objRef{}, fmt.Errorf("bad packed object %q of size %d: %w", e.Obj, e.Size, errBadManifest)
+		}
+		r.Off, r.Size, r.Packed = o.Off, e.Size, true
+	}
+	return r, nil
+}
+
+// refsOf lists, per save, the numbers of the objects entries use.
+func refsOf(entries []Entry) map[string][]uint32 {
+	refs := map[string][]uint32{}
+	for _, e := range entries {
+		if e.Obj == "" {
+			continue
+		}
+		if o, err := parseObj(e.Obj); err == nil {
+			refs[o.Save] = append(refs[o.Save], o.Num)
+		}
+	}
+	return refs
+}
+
+// Small files a delta save copies are packed: written one after another
+// into a few pack objects instead of one object each, since creating a
+// file on the store's disk costs far more than writing a few KiB.
+const (
+	packMax   = 64 << 10 // files up to this size are packed
+	packBytes = 8 << 20  // a pack is closed past this size
+)
+
+// packGroups splits the small files of toCopy into packs (each at least 2
+// files, at most about packBytes) and returns them and the other files.
+func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
+	var small []*Entry
+	for _, e := range toCopy {
+		if e.Size <= packMax {
+			small = append(small, e)
+		} else {
+			single = append(single, e)
+		}
+	}
+	var cur []*Entry
+	var size int64
+	for _, e := range small {
+		cur = append(cur, e)
+		if size += e.Size; size >= packBytes {
+			packs, cur, size = append(packs, cur), nil, 0
+		}
+	}
+	if len(cur) > 0 {
+		packs = append(packs, cur)
+	}
+	// A pack of one is just an object.
+	for i := 0; i < len(packs); i++ {
+		if len(packs[i]) == 1 {
+			single = append(single, packs[i][0])
+			packs = append(packs[:i], packs[i+1:]...)
+			i--
+		}
+	}
+	return packs, single
+}
+
+// writePack copies the files of group into a new pack object at path,
+// one after another, setting each entry's Obj (obj@offset) and Size.
+func writePack(root, path, obj string, group []*Entry, sync bool) (int64, error) {
+	out, err := openRetry(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return 0, noSpace(fmt.Errorf("create %s: %w", path, err))
+	}
+	var off int64
+	err = func() error {
+		for _, e := range group {
+			src := filepath.Join(root, filepath.FromSlash(e.Path))
+			in, err := openRetry(src, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fmt.Errorf("open %s: %w", src, err)
+			}
+			n, err := kernelCopy(out, in, false)
+			unix.Close(in)
+			if err != nil {
+				return noSpace(fmt.Errorf("copy %s to %s: %w", src, path, err))
+			}
+			e.Obj, e.Size = obj+"@"+strconv.FormatInt(off, 10), n
+			off += n
+		}
+		if sync {
+			return retryEINTR(func() error { return unix.Fsync(out) })
+		}
+		return nil
+	}()
+	if cerr := unix.Close(out); err == nil && cerr != nil {
+		err = noSpace(fmt.Errorf("write %s: %w", path, cerr))
+	}
+	return off, err
+}
+
+// copyThrough runs copyFile from src to dst. A packed source is first
+// copied out of its pack into a temporary file in the store, which
+// copyFile then reads.
+func copyThrough(ctx context.Context, copyFile CopyFunc, src objRef, dst string) error {
+	if !src.Packed {
+		return copyFile(ctx, src.Path, dst)
+	}
+	// The store's folder (a pack is STORE/objects/SAVE/N): a save's cleanup
+	// removes what a killed restore leaves there.
+	f, err := os.CreateTemp(filepath.Dir(filepath.Dir(filepath.Dir(src.Path))), ".unpack.tmp-*")
+	if err != nil {
+		return noSpace(fmt.Errorf("unpack %s: %w", src.Path, err))
+	}
+	tmp := f.Name()
+	f.Close()
+	os.Remove(tmp)
+	defer os.Remove(tmp)
+	if _, _, err := copyData(src, tmp, false, false, 0, nil); err != nil {
+		return err
+	}
+	return copyFile(ctx, tmp, dst)
+}

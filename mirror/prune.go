@@ -1,0 +1,144 @@
+package mirror
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// prune keeps the newest keepN snapshots (always the current one) and
+// removes the objects only older snapshots used, reading manifest headers
+// only. A dropped full manifest that a kept delta is based on is renamed
+// ID.base instead: no longer listed or restorable by ID, but kept until no
+// delta needs it.
+func (s *store) prune(keepN int) error {
+	if keepN < 1 {
+		keepN = 1
+	}
+	ids, err := s.ids()
+	if err != nil || len(ids) <= keepN {
+		return err
+	}
+	hidden, err := s.idsOf(".base")
+	if err != nil {
+		return err
+	}
+	drop, keep := ids[:len(ids)-keepN], ids[len(ids)-keepN:]
+	used, bases, err := s.usedBy(keep)
+	if err != nil {
+		return err
+	}
+	if err := s.dropManifests(drop, hidden, bases); err != nil {
+		return err
+	}
+	retained := map[string]bool{}
+	for _, id := range keep {
+		retained[id] = true
+	}
+	for b := range bases {
+		retained[b] = true
+	}
+	return s.dropObjects(used, retained)
+}
+
+// usedBy reads the headers of the kept snapshots and of the bases of those
+// that are deltas: the objects they use (per save, by number) and the bases.
+func (s *store) usedBy(keep []string) (used map[string]map[uint32]bool, bases map[string]bool, err error) {
+	used, bases = map[string]map[uint32]bool{}, map[string]bool{}
+	note := func(h *manifest) {
+		for save, nums := range h.Refs {
+			if used[save] == nil {
+				used[save] = map[uint32]bool{}
+			}
+			for _, n := range nums {
+				used[save][n] = true
+			}
+		}
+	}
+	for _, id := range keep {
+		h, err := s.readManifest(id, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		note(h)
+		if h.Base != "" {
+			bases[h.Base] = true
+		}
+	}
+	for b := range bases {
+		h, err := s.readFile(b, true, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		note(h)
+	}
+	return used, bases, nil
+}
+
+// dropManifests removes the dropped snapshots' manifests (hiding those that
+// are bases of kept deltas) and the hidden bases no kept delta needs.
+func (s *store) dropManifests(drop, hidden []string, bases map[string]bool) error {
+	remove := func(id, ext string) error {
+		if err := os.Remove(s.path("snapshots", id+ext)); err != nil {
+			return fmt.Errorf("remove snapshot %s: %w", id, err)
+		}
+		return nil
+	}
+	for _, id := range drop {
+		if bases[id] {
+			if err := os.Rename(s.path("snapshots", id+".snap"), s.path("snapshots", id+".base")); err != nil {
+				return fmt.Errorf("keep base of later snapshots %s: %w", id, err)
+			}
+			continue
+		}
+		if err := remove(id, ".snap"); err != nil {
+			return err
+		}
+	}
+	for _, id := range hidden {
+		if !bases[id] {
+			if err := remove(id, ".base"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dropObjects removes the objects no retained snapshot uses: a retained
+// snapshot's own folder holds only objects it uses; every other folder
+// keeps just the objects a retained snapshot names (a save's objects
+// outlive it while later trees share them). Folders of saves later than
+// the current one are left to cleanup.
+func (s *store) dropObjects(used map[string]map[uint32]bool, retained map[string]bool) error {
+	cur, err := s.current()
+	if err != nil {
+		return err
+	}
+	dirs, _ := os.ReadDir(s.path("objects"))
+	for _, d := range dirs {
+		id := d.Name()
+		if retained[id] || id > cur {
+			continue
+		}
+		dir := s.path("objects", id)
+		if len(used[id]) == 0 {
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("remove objects of %s: %w", id, err)
+			}
+			continue
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			n, err := strconv.ParseUint(e.Name(), 10, 32)
+			if err == nil && used[id][uint32(n)] {
+				continue
+			}
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("remove object: %w", err)
+			}
+		}
+	}
+	return nil
+}

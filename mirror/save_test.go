@@ -1,0 +1,156 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
+	id := func(n uint64) ident { return ident{Ino: n} }
+	items := func(ps ...string) []scanned {
+		var out []scanned
+		for i, p := range ps {
+			out = append(out, scanned{rel: p, id: id(uint64(i + 1))})
+		}
+		return out
+	}
+	x := &index{Paths: []string{".", "a", "a/b", "c"}, Idents: []ident{id(1), id(2), id(3), id(4)}}
+	cases := []struct {
+		name    string
+		x       *index
+		items   []scanned
+		same    []bool
+		gone    []string
+		changed int
+	}{
+		{"no index", nil, items(".", "a"), []bool{false, false}, nil, 2},
+		{"nothing changed", x, items(".", "a", "a/b", "c"), []bool{true, true, true, true}, nil, 0},
+		{"last gone", x, items(".", "a", "a/b"), []bool{true, true, true}, []string{"c"}, 0},
+		{"folder gone, one added", x, items(".", "b", "c"), []bool{true, false, false}, []string{"a", "a/b"}, 2},
+		{"identity changed", x, []scanned{{".", id(1)}, {"a", id(9)}, {"a/b", id(3)}, {"c", id(4)}}, []bool{true, false, true, true}, nil, 1},
+	}
+	for _, c := range cases {
+		d := diffIndex(c.x, c.items)
+		if !reflect.DeepEqual(d.same, c.same) || !reflect.DeepEqual(d.gone, c.gone) || d.changed != c.changed {
+			t.Errorf("%s: same %v gone %v changed %d; want %v %v %d", c.name, d.same, d.gone, d.changed, c.same, c.gone, c.changed)
+		}
+	}
+}
+
+func TestPackGroupsPacksSmallFilesOnly(t *testing.T) {
+	sizes := func(es ...int64) []*Entry {
+		var out []*Entry
+		for i, s := range es {
+			out = append(out, &Entry{Path: fmt.Sprint(i), Size: s})
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		in     []*Entry
+		packs  []int // files per pack
+		single int
+	}{
+		{"none", nil, nil, 0},
+		{"one small is an object", sizes(10), nil, 1},
+		{"small ones packed, large alone", sizes(10, 20, packMax+1, 30), []int{3}, 1},
+		{"small ones in one pack", sizes(packMax, packMax, packMax, packMax, 1, 2), []int{6}, 0},
+	}
+	big := make([]int64, 0, 200)
+	for i := 0; i < 200; i++ {
+		big = append(big, packMax)
+	}
+	cases = append(cases, struct {
+		name   string
+		in     []*Entry
+		packs  []int
+		single int
+	}{"many small: a pack closes at packBytes", sizes(big...), []int{packBytes / packMax, 200 - packBytes/packMax}, 0})
+	for _, c := range cases {
+		packs, single := packGroups(c.in)
+		var got []int
+		for _, p := range packs {
+			got = append(got, len(p))
+		}
+		if !reflect.DeepEqual(got, c.packs) || len(single) != c.single {
+			t.Errorf("%s: packs %v, %d single; want %v, %d", c.name, got, len(single), c.packs, c.single)
+		}
+	}
+}
+
+func TestMergeDeltaFoldsChanges(t *testing.T) {
+	e := func(p, obj string) Entry { return Entry{Path: p, Kind: KindFile, Obj: obj} }
+	cases := []struct {
+		name        string
+		prev        *manifest
+		fresh       []Entry
+		gone        []string
+		wantEntries []Entry
+		wantRemoved []string
+	}{
+		{"first delta", &manifest{}, []Entry{e("a", "")}, []string{"b"}, []Entry{e("a", "")}, []string{"b"}},
+		{"fresh replaces prev", &manifest{Entries: []Entry{e("a", "1/0"), e("c", "1/1")}},
+			[]Entry{e("a", "")}, nil, []Entry{e("a", ""), e("c", "1/1")}, nil},
+		{"gone drops prev's change", &manifest{Entries: []Entry{e("a", "1/0")}, Removed: []string{"x"}},
+			nil, []string{"a"}, []Entry{}, []string{"a", "x"}},
+		{"removed path back", &manifest{Removed: []string{"b", "d"}},
+			[]Entry{e("b", "")}, nil, []Entry{e("b", "")}, []string{"d"}},
+	}
+	for _, c := range cases {
+		entries, rm := mergeDelta(c.prev, c.fresh, c.gone)
+		if !reflect.DeepEqual(entries, c.wantEntries) || !reflect.DeepEqual(rm, c.wantRemoved) {
+			t.Errorf("%s: %v %v; want %v %v", c.name, entries, rm, c.wantEntries, c.wantRemoved)
+		}
+	}
+}
+
+// TestSavePhasesOneByOne runs a save's phases alone on a fresh store: the
+// plan of a tree with no index copies every file, the copy names each
+// file's object, and once the manifest is written and committed the store
+// restores the tree.
+func TestSavePhasesOneByOne(t *testing.T) {
+	root, s := t.TempDir(), &store{dir: t.TempDir()}
+	for i := 0; i < 5; i++ {
+		write(t, root, fmt.Sprintf("d/f%d", i), strings.Repeat("x", i))
+	}
+	want := digest(t, root)
+	items, err := scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.plan(root, "", nil, items)
+	if err != nil || p.delta != nil || len(p.entries) != 7 || len(p.toCopy) != 5 || p.files != 5 || p.bytes != 10 {
+		t.Fatalf("plan = %+v, %v; want a full manifest of 7 entries copying 5 files", p, err)
+	}
+	id := newID(time.Now(), "")
+	os.MkdirAll(s.path("objects", id), 0o700)
+	copied, err := s.copyObjects(context.Background(), root, id, p.toCopy, true, nil)
+	if err != nil || copied != 10 {
+		t.Fatalf("copy: %d bytes, %v", copied, err)
+	}
+	for _, e := range p.toCopy {
+		if _, err := os.Stat(filepath.Join(s.dir, "objects", strings.Split(e.Obj, "@")[0])); err != nil {
+			t.Errorf("%s: object %q: %v", e.Path, e.Obj, err)
+		}
+	}
+	if err := s.writeSnapshot(p.manifest(id, copied)); err != nil {
+		t.Fatal(err)
+	}
+	if cur, _ := s.current(); cur != "" {
+		t.Fatalf("current is %q before the commit", cur)
+	}
+	if err := s.commit(id); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := s.restore(context.Background(), "", out, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, want, digest(t, out))
+}
