@@ -20,8 +20,8 @@ import (
 // store and checked against their hash, and folders get their metadata
 // once their contents are in.
 type builder struct {
-	objPath func(Entry) string // a disk entry's bytes in the store
-	owner   owner              // who owns what the disk adds
+	objRef  func(Entry) (objRef, error) // a disk entry's bytes in the store
+	owner   owner                       // who owns what the disk adds
 	notKept []string
 	inos    map[string]uint64 // the inode each new path got, for the record
 	files   int               // files written (each flushed once)
@@ -186,16 +186,17 @@ func (b *builder) link(top level, name string, it *planItem) error {
 
 // copyFromStore writes the disk's version of a file, checking its hash.
 func (b *builder) copyFromStore(top level, name string, it *planItem) error {
-	src, off, size, packed, err := splitPacked(b.objPath(*it.D))
+	ref, err := b.objRef(*it.D)
 	if err != nil {
 		return err
 	}
-	in, err := openRetry(src, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	off, size := ref.Off, ref.Size
+	in, err := openRetry(ref.Path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return fmt.Errorf("open the store's copy: %w", err)
 	}
 	defer unix.Close(in)
-	if !packed {
+	if !ref.Packed {
 		off, size = 0, -1
 	}
 	out, err := unix.Openat(top.newfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)

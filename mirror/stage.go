@@ -19,10 +19,10 @@ import (
 // into the new one, never dropped.
 type folderWrite struct {
 	folder  string
-	entries []Entry            // the disk's tree (the snapshot just saved)
-	objPath func(Entry) string // where an entry's bytes are in the store
-	rec     *syncRecord        // the last sync; nil: none (everything differs)
-	at      time.Time          // names conflict copies
+	entries []Entry                     // the disk's tree (the snapshot just saved)
+	objRef  func(Entry) (objRef, error) // where an entry's bytes are in the store
+	rec     *syncRecord                 // the last sync; nil: none (everything differs)
+	at      time.Time                   // names conflict copies
 	// staged, when set, runs once the new tree is built, before the swap
 	// (tests race it).
 	staged func(box string)
@@ -139,20 +139,20 @@ func (w *folderWrite) scanFolder() error {
 }
 
 func (w *folderWrite) diskHash(e *Entry) (string, error) {
-	src, off, size, packed, err := splitPacked(w.objPath(*e))
+	ref, err := w.objRef(*e)
 	if err != nil {
 		return "", err
 	}
-	fd, err := openRetry(src, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	fd, err := openRetry(ref.Path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return "", err
 	}
 	defer unix.Close(fd)
-	if !packed {
+	if !ref.Packed {
 		return hashFd(fd)
 	}
 	h := newHash()
-	if err := readAll(fd, off, size, h); err != nil {
+	if err := readAll(fd, ref.Off, ref.Size, h); err != nil {
 		return "", err
 	}
 	return hexSum(h), nil
