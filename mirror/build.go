@@ -247,11 +247,11 @@ func (b *builder) dirMeta(lv level) error {
 		return fmt.Errorf("chmod %s: %w", it.Path, err)
 	}
 	mt := int64(0)
-	switch {
-	case it.F != nil:
-		mt = tsNano(statMtime(&it.F.e.st))
+	switch { // the disk's time when it has the folder: its contents are the disk's
 	case it.D != nil:
 		mt = it.D.MTime
+	case it.F != nil:
+		mt = tsNano(statMtime(&it.F.e.st))
 	}
 	if mt != 0 {
 		ts := []unix.Timespec{unix.NsecToTimespec(mt), unix.NsecToTimespec(mt)}

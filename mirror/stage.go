@@ -54,7 +54,7 @@ func (w *folderWrite) run(ctx context.Context) (WriteBack, *syncRecord, error) {
 	}
 	var st unix.Stat_t
 	unix.Fstat(w.folderfd, &st)
-	w.b.owner = newOwner(st.Uid, st.Gid)
+	w.b.owner, w.b.objRef = newOwner(st.Uid, st.Gid), w.objRef
 	if err := w.b.build(ctx, w.newfd, w.folderfd, items); err != nil {
 		w.discard()
 		return wb, nil, fmt.Errorf("build the new %s (the folder is unchanged): %w", w.folder, err)

@@ -45,6 +45,9 @@ type Result struct {
 	CopiedBytes int64         `json:"copied_bytes"`      // bytes copied
 	Removed     int           `json:"removed,omitempty"` // paths gone since the previous save
 	Took        time.Duration `json:"took_ns"`
+	// Folder is what a Mirror disk's write-back did (conflicts, outside
+	// changes kept); nil when there was none.
+	Folder *WriteBack `json:"folder,omitempty"`
 }
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
