@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -58,6 +59,9 @@ type App struct {
 	// Compress restores kept and mirrored contents compressed on the disk
 	// (create/restore --compress; macOS).
 	Compress bool
+	// NewKeeper makes the contents keeper for the data folder; nil is
+	// mirror.NewKeeper (tests take the in-memory engine's folders for disks).
+	NewKeeper func(data string) *mirror.Keeper
 
 	engine ramdisk.Engine
 }

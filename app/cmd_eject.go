@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 
-	"rambar/mirror"
+	"rambar/disks"
 	"rambar/ramdisk"
 )
 
@@ -26,13 +26,13 @@ func runEject(ctx context.Context, a *App, args []string) error {
 	if *all == (len(pos) > 0) {
 		return usagef("usage: rambar eject %s", commands["eject"].Args)
 	}
-	e, err := a.Engine()
+	svc, err := a.service()
 	if err != nil {
 		return err
 	}
 	var vs []ramdisk.Volume
 	if *all {
-		if vs, err = e.List(ctx); err != nil {
+		if vs, err = svc.Engine.List(ctx); err != nil {
 			return err
 		}
 		if len(vs) == 0 {
@@ -41,7 +41,7 @@ func runEject(ctx context.Context, a *App, args []string) error {
 		}
 	} else {
 		for _, n := range pos {
-			v, err := a.findDisk(ctx, n)
+			v, err := svc.Find(ctx, n)
 			if err != nil {
 				return err
 			}
@@ -50,7 +50,7 @@ func runEject(ctx context.Context, a *App, args []string) error {
 	}
 	var errs []error
 	for _, v := range vs {
-		if err := a.eject(ctx, v, *force, !*noSave); err != nil {
+		if err := a.eject(ctx, svc, v, disks.EjectOptions{Force: *force, NoSave: *noSave}); err != nil {
 			errs = append(errs, fmt.Errorf("eject %s: %w", v.Name, err))
 			continue
 		}
@@ -59,53 +59,20 @@ func runEject(ctx context.Context, a *App, args []string) error {
 	return errors.Join(errs...)
 }
 
-// ejectOne ejects one volume. It is the one place the CLI ejects, so steps
-// that must happen first hook in here: a kept or mirrored disk is saved, and
-// a failed save stops the eject so nothing is lost. A save refused for
-// safety (an empty or foreign disk) holds nothing worth keeping over the
-// saved copy: the eject goes on and says so.
-func (a *App) ejectOne(ctx context.Context, v ramdisk.Volume, force bool) error {
-	return a.eject(ctx, v, force, true)
-}
-
-// eject is ejectOne with the save made optional (eject --no-save).
-func (a *App) eject(ctx context.Context, v ramdisk.Volume, force, save bool) error {
-	e, err := a.Engine()
-	if err != nil {
-		return err
-	}
-	if save {
-		if err := a.saveBeforeEject(ctx, v); err != nil {
-			return err
-		}
-	}
-	return e.Eject(ctx, v, force)
-}
-
-func (a *App) saveBeforeEject(ctx context.Context, v ramdisk.Volume) error {
-	k, err := a.keeper()
-	if err != nil {
-		return nil // no data folder: nothing can be kept
-	}
-	if _, err := k.State(v.Name); err != nil {
-		if errors.Is(err, mirror.ErrNotKept) {
-			return nil
-		}
-		return fmt.Errorf("not ejected, its contents could not be saved: %w", err)
-	}
-	if dirty, err := k.Dirty(v); err == nil && !dirty {
-		return nil
-	}
-	fn, done := a.contentsProgress(v.Name)
-	r, err := k.Save(ctx, v, mirror.SaveOptions{Progress: fn})
+// eject ejects one disk through the use case (saving a kept disk first) and
+// says what the save did: a save refused for safety (an empty or foreign
+// disk) holds nothing worth keeping over the saved copy, so the eject went
+// on, and says so.
+func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o disks.EjectOptions) error {
+	var done func()
+	o.Progress, done = a.contentsProgress()
+	ej, err := svc.Eject(ctx, v, o)
 	done()
-	switch {
-	case errors.Is(err, mirror.ErrRefused):
-		fmt.Fprintf(a.Stderr, "rambar: %s: not saved before eject: %v\n", v.Name, err)
-		return nil
-	case err != nil:
-		return fmt.Errorf("not ejected, its contents could not be saved (eject --no-save to drop them): %w", err)
+	if ej.NotSaved != nil {
+		fmt.Fprintf(a.Stderr, "rambar: %s: not saved before eject: %v\n", v.Name, ej.NotSaved)
 	}
-	fmt.Fprintln(a.Stdout, describeSave(v.Name, r))
-	return nil
+	if ej.Saved != nil {
+		fmt.Fprintln(a.Stdout, describeSave(v.Name, *ej.Saved))
+	}
+	return err
 }

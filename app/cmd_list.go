@@ -38,9 +38,7 @@ func runList(ctx context.Context, a *App, args []string) error {
 		}{Version: jsonVersion, Disks: []diskJSON{}}
 		for _, d := range ds {
 			out.Disks = append(out.Disks, toDiskJSON(d))
-			if d.UsageErr == nil && d.Usage.HeldKnown {
-				out.Held += d.Usage.Held
-			}
+			out.Held += d.Held()
 		}
 		if memErr == nil {
 			out.Memory = &mem
@@ -60,14 +58,14 @@ func runList(ctx context.Context, a *App, args []string) error {
 			used = d.Usage.Used.Short()
 			if d.Usage.HeldKnown {
 				heldS = d.Usage.Held.Short()
-				held += d.Usage.Held
 			}
 		}
+		held += d.Held()
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.MountPoint, d.FS.Label(), d.Size.Short(), used, heldS, d.Allocation.Phrase())
 	}
 	tw.Flush()
 	if memErr == nil && mem.Physical > 0 {
-		fmt.Fprintf(a.Stdout, "\n%s\n", memoryLine(held, mem))
+		fmt.Fprintf(a.Stdout, "\n%s\n", ramdisk.MemoryLine(held, mem))
 		if mem.Swapping() && held > 0 {
 			fmt.Fprintf(a.Stdout, "warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway\n", mem.SwapUsed.Short(), held.Short())
 		}
@@ -81,17 +79,4 @@ func runList(ctx context.Context, a *App, args []string) error {
 		}
 	}
 	return nil
-}
-
-// memoryLine sums up the machine: "RAM disks hold 1.9 GB of 16.0 GB memory;
-// 8.2 GB free, 1.1 GB compressed, no swap in use".
-func memoryLine(held ramdisk.Size, m ramdisk.Memory) string {
-	s := fmt.Sprintf("RAM disks hold %s of %s memory; %s free", held.Short(), m.Physical.Short(), m.Free.Short())
-	if m.Compressed > 0 {
-		s += fmt.Sprintf(", %s compressed", m.Compressed.Short())
-	}
-	if m.Swapping() {
-		return s + fmt.Sprintf(", %s of swap in use", m.SwapUsed.Short())
-	}
-	return s + ", no swap in use"
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -383,29 +382,9 @@ func runPresetList(ctx context.Context, a *App, args []string) error {
 		if p.AutoMount {
 			login = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, size, fs, login, contentsPhrase(p))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, size, fs, login, ramdisk.ContentsPhrase(p))
 	}
 	return tw.Flush()
-}
-
-// contentsPhrase says what happens to a preset's contents, in a few words.
-func contentsPhrase(p ramdisk.Preset) string {
-	var s string
-	switch p.Contents {
-	case ramdisk.Keep:
-		s = "kept"
-	case ramdisk.Mirror:
-		s = "mirrors " + p.MirrorPath
-	default:
-		return "discarded"
-	}
-	if p.SaveEvery > 0 {
-		s += ", saved every " + shortDuration(p.SaveInterval())
-	}
-	if p.Snapshots > 0 {
-		s += ", " + strconv.Itoa(p.Snapshots) + " snapshots"
-	}
-	return s
 }
 
 // describePreset is a one-line summary for add and edit.
@@ -420,7 +399,7 @@ func describePreset(p ramdisk.Preset) string {
 	if p.AutoMount {
 		parts = append(parts, "mounts at login")
 	}
-	parts = append(parts, "contents "+contentsPhrase(p))
+	parts = append(parts, "contents "+ramdisk.ContentsPhrase(p))
 	return strings.Join(parts, ", ")
 }
 
@@ -443,44 +422,17 @@ func runPresetMount(ctx context.Context, a *App, args []string) error {
 }
 
 // MountPreset makes the disk a preset describes, through the same path as
-// `rambar create`, printing nothing: the tray's Presets submenu calls it. A
-// preset whose disk is already mounted gives ErrExists; an unknown name gives
-// ErrNoPreset (which is also ErrNotFound).
+// `rambar create` (disks.Service.MountPresetNamed), printing nothing. A
+// preset whose disk is already mounted gives ErrExists; an unknown name
+// gives ErrNoPreset (which is also ErrNotFound).
 func (a *App) MountPreset(ctx context.Context, name string) (ramdisk.Plan, ramdisk.Volume, error) {
-	st, err := a.Store()
+	svc, err := a.service()
 	if err != nil {
 		return ramdisk.Plan{}, ramdisk.Volume{}, err
 	}
-	s, err := st.Load()
+	c, err := svc.MountPresetNamed(ctx, name, nil)
 	if err != nil {
-		return ramdisk.Plan{}, ramdisk.Volume{}, err
+		return c.Plan, c.Volume, createErr(err)
 	}
-	p, err := s.FindPreset(name)
-	if err != nil {
-		return ramdisk.Plan{}, ramdisk.Volume{}, err
-	}
-	return a.mountPreset(ctx, p)
-}
-
-// mountPreset makes p's disk unless a disk of that name is mounted.
-func (a *App) mountPreset(ctx context.Context, p ramdisk.Preset) (ramdisk.Plan, ramdisk.Volume, error) {
-	if v, err := a.findDisk(ctx, p.Name); err == nil {
-		return ramdisk.Plan{}, v, fmt.Errorf("preset %s: %w at %s", p.Name, ramdisk.ErrExists, v.MountPoint)
-	} else if !errors.Is(err, ramdisk.ErrNotFound) {
-		return ramdisk.Plan{}, ramdisk.Volume{}, err
-	}
-	req := ramdisk.Request{Name: p.Name, FS: p.FS, Hidden: p.Hidden}
-	return a.createDisk(ctx, req, createOpts{Size: p.Size, Quiet: true, Preset: &p})
-}
-
-// shortDuration prints 10m, 1h, 1h30m, 45s rather than Go's 10m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return c.Plan, c.Volume, nil
 }

@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"strings"
 
+	"rambar/disks"
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
@@ -26,33 +27,23 @@ func runReclaim(ctx context.Context, a *App, args []string) error {
 	if err := wantArgs("reclaim", pos, 1, 1); err != nil {
 		return err
 	}
-	v, err := a.findDisk(ctx, pos[0])
+	svc, err := a.service()
 	if err != nil {
 		return err
 	}
-	k, err := a.keeper()
+	v, err := svc.Find(ctx, pos[0])
 	if err != nil {
 		return err
 	}
-	e, _ := a.Engine()
-	u, err := e.Usage(ctx, v)
-	if err != nil {
-		return fmt.Errorf("reclaim %s: %w", v.Name, err)
-	}
-	if !u.ReclaimWorthwhile() && !*force {
-		return refusedError{fmt.Errorf("reclaim %s: only %s is pinned (worth it from %s and %.0f%% of the size); use --force to do it anyway",
-			v.Name, u.Pinned().Short(), ramdisk.ReclaimThreshold.Short(), 100*ramdisk.ReclaimFraction)}
-	}
-	plan, err := a.replanFor(ctx, v, u)
-	if err != nil {
-		return err
-	}
-	fn, done := a.contentsProgress(v.Name)
+	fn, done := a.contentsProgress()
 	if *asJSON {
 		fn = nil
 	}
-	res, err := k.Reclaim(ctx, e, v, plan, fn)
+	res, err := svc.Reclaim(ctx, v, disks.ReclaimOptions{Force: *force, Progress: fn})
 	done()
+	if errors.Is(err, disks.ErrNotWorthwhile) {
+		return refusedError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -70,39 +61,4 @@ func runReclaim(ctx context.Context, a *App, args []string) error {
 	}
 	fmt.Fprintln(a.Stdout)
 	return nil
-}
-
-// replanFor plans the same disk again (name, size, file system, hidden) as
-// if v were not mounted, so Reclaim can make it anew.
-func (a *App) replanFor(ctx context.Context, v ramdisk.Volume, u ramdisk.Usage) (ramdisk.Plan, error) {
-	f, err := a.facts(ctx)
-	if err != nil {
-		return ramdisk.Plan{}, err
-	}
-	var mounted []ramdisk.Volume
-	for _, m := range f.Mounted {
-		if m.Name != v.Name {
-			mounted = append(mounted, m)
-		}
-	}
-	f.Mounted = mounted
-	var taken []string
-	for _, n := range f.Taken {
-		if !strings.EqualFold(n, v.Name) {
-			taken = append(taken, n)
-		}
-	}
-	f.Taken = taken
-	if u.HeldKnown {
-		f.Held -= u.Held
-	}
-	// The disk exists already: memory checks were passed when it was made.
-	p, err := ramdisk.NewPlan(ramdisk.Request{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, Force: true}, f)
-	if err != nil {
-		return p, fmt.Errorf("reclaim %s: %w", v.Name, err)
-	}
-	if v.MountPoint != "" {
-		p.MountPoint = v.MountPoint
-	}
-	return p, nil
 }

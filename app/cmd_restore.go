@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"rambar/disks"
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
@@ -30,19 +31,22 @@ func runRestore(ctx context.Context, a *App, args []string) error {
 	if err := a.setCompress(*compress); err != nil {
 		return err
 	}
-	k, err := a.keeper()
+	if _, err := a.keeper(); err != nil {
+		return err
+	}
+	svc, err := a.service()
 	if err != nil {
 		return err
 	}
-	v, err := a.findDisk(ctx, pos[0])
+	v, err := svc.Find(ctx, pos[0])
 	if err != nil {
 		return err
 	}
-	fn, done := a.contentsProgress(v.Name)
+	fn, done := a.contentsProgress()
 	if *asJSON {
 		fn = nil
 	}
-	r, err := k.Restore(ctx, v, mirror.RestoreOptions{Snapshot: *snap, Force: *force, Progress: fn})
+	r, err := svc.Restore(ctx, v, disks.RestoreOptions{Snapshot: *snap, Force: *force, Progress: fn})
 	done()
 	if err != nil {
 		return contentsErr(err)

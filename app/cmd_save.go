@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"rambar/disks"
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
@@ -16,19 +17,13 @@ func init() {
 		Summary: "save kept and mirrored disks now (--force: even empty, unmounted or different ones)", Order: 40, Run: runSave})
 }
 
-// newKeeper makes the contents keeper; tests replace it to accept the
-// in-memory engine's folders as mounted disks.
-var newKeeper = func(data string) *mirror.Keeper { return mirror.NewKeeper(data) }
-
+// keeper is the contents keeper of this App's data folder.
 func (a *App) keeper() (*mirror.Keeper, error) {
-	if a.Paths.Data == "" {
-		return nil, errors.New("no data folder: HOME is not set")
-	}
-	k := newKeeper(a.Paths.Data)
+	s := &disks.Service{Paths: a.Paths, NewKeeper: a.NewKeeper}
 	if a.Compress {
-		k.CopyFile = compressedCopy()
+		s.CopyFile = compressedCopy()
 	}
-	return k, nil
+	return s.Keeper()
 }
 
 // setCompress takes create's and restore's --compress: restored files are
@@ -76,20 +71,14 @@ func runSave(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	e, err := a.Engine()
+	svc, err := a.service()
 	if err != nil {
 		return err
 	}
 	var vs []ramdisk.Volume
 	if *all {
-		all, err := e.List(ctx)
-		if err != nil {
+		if vs, err = svc.Kept(ctx); err != nil {
 			return err
-		}
-		for _, v := range all {
-			if _, err := k.State(v.Name); err == nil {
-				vs = append(vs, v)
-			}
 		}
 	} else {
 		for _, n := range pos {
@@ -111,11 +100,11 @@ func runSave(ctx context.Context, a *App, args []string) error {
 	out := []saved{}
 	var errs []error
 	for _, v := range vs {
-		fn, done := a.contentsProgress(v.Name)
+		fn, done := a.contentsProgress()
 		if *asJSON {
 			fn = nil
 		}
-		r, err := k.Save(ctx, v, mirror.SaveOptions{Force: *force, Progress: fn})
+		r, err := svc.Save(ctx, v, disks.SaveOptions{Force: *force, Progress: fn})
 		done()
 		s := saved{Name: v.Name, Result: r}
 		if err != nil {

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 
+	"rambar/disks"
 	"rambar/ramdisk"
 )
 
@@ -14,60 +14,11 @@ func init() {
 		Summary: "mount every preset marked --auto-mount that is not mounted (what happens at login)", Order: 45, Run: runUp})
 }
 
-// UpOutcome is what `up` did with one preset.
-type UpOutcome string
-
-// Outcomes of Up.
-const (
-	UpMounted UpOutcome = "mounted" // the disk was made
-	UpSkipped UpOutcome = "skipped" // a disk of that name was already mounted
-	UpFailed  UpOutcome = "failed"  // making it failed; Err says why
-)
-
-// UpResult is one auto-mount preset and what Up did with it.
-type UpResult struct {
-	Preset  ramdisk.Preset
-	Outcome UpOutcome
-	Volume  ramdisk.Volume // the new disk, or the one already mounted
-	Plan    ramdisk.Plan   // set when the disk was made (its notes are worth showing)
-	Err     error
-}
-
-// Up mounts every auto-mount preset whose disk is not mounted, one after the
-// other, each through createDisk. One failure does not stop the others. The
-// error is only for settings that cannot be read; per-preset failures are in
-// the results. The tray calls it at start when it was launched at login.
-func (a *App) Up(ctx context.Context) ([]UpResult, error) {
-	st, err := a.Store()
-	if err != nil {
-		return nil, err
-	}
-	s, err := st.Load()
-	if err != nil {
-		return nil, err
-	}
-	var out []UpResult
-	for _, p := range s.AutoMountPresets() {
-		r := UpResult{Preset: p}
-		r.Plan, r.Volume, r.Err = a.mountPreset(ctx, p)
-		switch {
-		case r.Err == nil:
-			r.Outcome = UpMounted
-		case errors.Is(r.Err, ramdisk.ErrExists) && r.Volume.Name != "":
-			r.Outcome, r.Err = UpSkipped, nil
-		default:
-			r.Outcome = UpFailed
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
 type upJSON struct {
-	Preset string    `json:"preset"`
-	Result UpOutcome `json:"result"`
-	Disk   *diskJSON `json:"disk,omitempty"`
-	Error  string    `json:"error,omitempty"`
+	Preset string          `json:"preset"`
+	Result disks.UpOutcome `json:"result"`
+	Disk   *diskJSON       `json:"disk,omitempty"`
+	Error  string          `json:"error,omitempty"`
 }
 
 func runUp(ctx context.Context, a *App, args []string) error {
@@ -80,13 +31,17 @@ func runUp(ctx context.Context, a *App, args []string) error {
 	if err := wantArgs("up", pos, 0, 0); err != nil {
 		return err
 	}
-	rs, err := a.Up(ctx)
+	svc, err := a.service()
+	if err != nil {
+		return err
+	}
+	rs, err := svc.Up(ctx, nil)
 	if err != nil {
 		return err
 	}
 	failed := 0
 	for _, r := range rs {
-		if r.Outcome == UpFailed {
+		if r.Outcome == disks.UpFailed {
 			failed++
 		}
 	}
@@ -114,16 +69,16 @@ func runUp(ctx context.Context, a *App, args []string) error {
 		}
 		for _, r := range rs {
 			switch r.Outcome {
-			case UpMounted:
+			case disks.UpMounted:
 				fmt.Fprintf(a.Stdout, "Mounted %s at %s (%s)\n", r.Preset.Name, r.Volume.MountPoint, r.Plan.Summary())
 				for _, n := range r.Plan.Notes {
 					if n.Severity == ramdisk.Warning {
 						fmt.Fprintf(a.Stdout, "  warning: %s\n", n.Text)
 					}
 				}
-			case UpSkipped:
+			case disks.UpSkipped:
 				fmt.Fprintf(a.Stdout, "Skipped %s: already mounted at %s\n", r.Preset.Name, r.Volume.MountPoint)
-			case UpFailed:
+			case disks.UpFailed:
 				fmt.Fprintf(a.Stdout, "Failed %s: %v\n", r.Preset.Name, r.Err)
 			}
 		}

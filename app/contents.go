@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"time"
 
@@ -33,62 +31,6 @@ func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Dura
 		return o, usagef("--snapshots and --save-every must not be negative")
 	}
 	return o, nil
-}
-
-// setupContents records how the disk's contents are kept; undo forgets it
-// again if the disk could not be made and nothing was kept before.
-func (a *App) setupContents(name string, o mirror.Options) (undo func(), err error) {
-	if o.Mode == ramdisk.Discard {
-		return func() {}, nil
-	}
-	k, err := a.keeper()
-	if err != nil {
-		return nil, err
-	}
-	_, before := k.State(name)
-	if _, err := k.Setup(name, o); err != nil {
-		return nil, usagef("%v", err)
-	}
-	return func() {
-		if errors.Is(before, mirror.ErrNotKept) {
-			k.Forget(name)
-		}
-	}, nil
-}
-
-// loadContents fills a new kept or mirrored disk. If that fails the disk is
-// ejected again (it is empty; the saved copy is untouched) and the error
-// says so.
-func (a *App) loadContents(ctx context.Context, v ramdisk.Volume, quiet bool) (*contentsJSON, error) {
-	k, err := a.keeper()
-	if err != nil {
-		return nil, err
-	}
-	fn, done := a.contentsProgress(v.Name)
-	if quiet {
-		fn = nil
-	}
-	r, err := k.Load(ctx, v, fn)
-	done()
-	if err != nil {
-		e, _ := a.Engine()
-		if ejErr := e.Eject(ctx, v, false); ejErr != nil {
-			return nil, contentsErr(fmt.Errorf("create %s: loading contents failed: %w (and ejecting it again failed: %v)", v.Name, err, ejErr))
-		}
-		return nil, contentsErr(fmt.Errorf("create %s: loading contents failed, the disk was ejected and the saved copy is untouched: %w", v.Name, err))
-	}
-	c := a.contentsOf(v, false)
-	if !quiet {
-		switch {
-		case c.Mode == ramdisk.Mirror:
-			fmt.Fprintf(a.Stdout, "Loaded %s: %d files (%s); changes are written back on save and eject\n", c.MirrorPath, r.Files, ramdisk.Size(r.Bytes).Short())
-		case r.Snapshot != "":
-			fmt.Fprintf(a.Stdout, "Restored %d files (%s) saved %s\n", r.Files, ramdisk.Size(r.Bytes).Short(), r.Snapshot)
-		default:
-			fmt.Fprintf(a.Stdout, "Contents are kept in %s (nothing saved yet)\n", c.Backing)
-		}
-	}
-	return c, nil
 }
 
 // contentsJSON is a disk's contents mode in `info --json` and `create --json`.

@@ -27,19 +27,21 @@ func newContentsApp(t *testing.T) *contentsApp {
 	root := t.TempDir()
 	mem := ramdisktest.NewMem(filepath.Join(root, "vols"), ramdisk.Memory{Physical: 16 * ramdisk.GiB})
 	os.MkdirAll(mem.Root, 0o700)
-	old := newKeeper
-	newKeeper = func(data string) *mirror.Keeper {
-		k := mirror.NewKeeper(data)
-		k.IsMounted = func(dir string) bool { _, err := os.Stat(dir); return err == nil }
-		return k
-	}
-	t.Cleanup(func() { newKeeper = old })
 	c := &contentsApp{t: t, mem: mem}
 	c.a = &App{Stdout: &c.out, Stderr: &c.err, Stdin: strings.NewReader(""),
 		NewEngine: func() (ramdisk.Engine, error) { return mem, nil },
+		NewKeeper: folderKeeper,
 		Paths:     ramdisk.Paths{Settings: filepath.Join(root, "settings.plist"), Data: filepath.Join(root, "data")},
 		Getenv:    func(string) string { return "" }, Now: time.Now}
 	return c
+}
+
+// folderKeeper is a keeper that takes the in-memory engine's folders for
+// mounted disks.
+func folderKeeper(data string) *mirror.Keeper {
+	k := mirror.NewKeeper(data)
+	k.IsMounted = func(dir string) bool { _, err := os.Stat(dir); return err == nil }
+	return k
 }
 
 // run runs the CLI and checks the exit code; it returns stdout.

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"rambar/disks"
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
@@ -12,65 +14,65 @@ import (
 type createOpts struct {
 	// Size is the size as typed: "4G", "1.5GiB", "25%" (of this machine's memory).
 	Size string
-	// Quiet prints nothing (--json, the tray, `up`, which reports on its own).
+	// Quiet prints nothing (--json).
 	Quiet bool
-	// Preset is the preset the disk is made from, nil for a one-off disk.
-	// Its contents mode is used when Contents is not set.
-	Preset *ramdisk.Preset
 	// Contents says how the disk's contents are kept (create --keep/--mirror).
 	Contents mirror.Options
 }
 
-// createDisk is the one place a RAM disk is made, for `create`, `up`, `preset
-// mount` and the tray: it checks the name and size, gathers the machine's
-// facts, plans (refusing what memory cannot hold unless req.Force), prints the
-// plan unless opts.Quiet, has the engine make the disk, and fills a kept or
-// mirrored disk from its saved copy (a disk that cannot be filled is ejected
-// again; the saved copy is never touched).
+// createDisk makes a disk through disks.Service.Create, printing the plan
+// before the disk is made and what filling it brought, unless opts.Quiet.
 func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOpts) (ramdisk.Plan, ramdisk.Volume, error) {
-	if err := ramdisk.ValidateName(req.Name); err != nil {
-		return ramdisk.Plan{}, ramdisk.Volume{}, err
-	}
-	// Check the size's spelling before touching the engine, so bad input is
-	// refused the same way everywhere; a percentage is resolved once memory is known.
-	if _, err := ramdisk.ParseSize(opts.Size, ramdisk.MaxSize); err != nil {
-		return ramdisk.Plan{}, ramdisk.Volume{}, err
-	}
-	f, err := a.facts(ctx)
+	s, err := a.serviceFor(req.Name, opts.Size)
 	if err != nil {
 		return ramdisk.Plan{}, ramdisk.Volume{}, err
 	}
-	if req.Size, err = ramdisk.ParseSize(opts.Size, f.Memory.Physical); err != nil {
-		return ramdisk.Plan{}, ramdisk.Volume{}, err
-	}
-	plan, err := ramdisk.NewPlan(req, f)
-	if err != nil {
-		return ramdisk.Plan{}, ramdisk.Volume{}, err
-	}
+	r := disks.CreateRequest{Input: ramdisk.Input{Name: req.Name, Size: opts.Size, FS: req.FS, Hidden: req.Hidden, Force: req.Force},
+		Contents: opts.Contents}
+	var done func()
 	if !opts.Quiet {
-		printPlan(a, plan)
+		r.Planned = func(p ramdisk.Plan) { printPlan(a, p) }
+		r.Progress, done = a.contentsProgress()
 	}
-	e, err := a.Engine()
+	c, err := s.Create(ctx, r)
+	if done != nil {
+		done()
+	}
 	if err != nil {
-		return plan, ramdisk.Volume{}, err
+		return c.Plan, ramdisk.Volume{}, createErr(err)
 	}
-	contents := opts.Contents
-	if contents.Mode == ramdisk.Discard && opts.Preset != nil {
-		contents = mirror.OptionsFromPreset(*opts.Preset)
+	if !opts.Quiet && c.Contents.Mode != ramdisk.Discard {
+		printLoaded(a, c)
 	}
-	undo, err := a.setupContents(req.Name, contents)
-	if err != nil {
-		return plan, ramdisk.Volume{}, err
+	return c.Plan, c.Volume, nil
+}
+
+// serviceFor is service, after the name and size's spelling are checked, so
+// bad input is refused even where there is no engine.
+func (a *App) serviceFor(name, size string) (*disks.Service, error) {
+	if err := ramdisk.CheckInput(ramdisk.Input{Name: name, Size: size}); err != nil {
+		return nil, err
 	}
-	v, err := e.Create(ctx, plan)
-	if err != nil {
-		undo()
-		return plan, ramdisk.Volume{}, fmt.Errorf("create %s: %w", req.Name, err)
+	return a.service()
+}
+
+// createErr maps a create's errors onto the CLI's exit codes.
+func createErr(err error) error {
+	if errors.Is(err, disks.ErrContents) {
+		return usagef("%v", err)
 	}
-	if contents.Mode != ramdisk.Discard {
-		if _, err := a.loadContents(ctx, v, opts.Quiet); err != nil {
-			return plan, ramdisk.Volume{}, err
-		}
+	return contentsErr(err)
+}
+
+// printLoaded says what filling a kept or mirrored disk put on it.
+func printLoaded(a *App, c disks.Created) {
+	r := c.Loaded
+	switch {
+	case c.Contents.Mode == ramdisk.Mirror:
+		fmt.Fprintf(a.Stdout, "Loaded %s: %d files (%s); changes are written back on save and eject\n", c.Contents.MirrorPath, r.Files, ramdisk.Size(r.Bytes).Short())
+	case r.Snapshot != "":
+		fmt.Fprintf(a.Stdout, "Restored %d files (%s) saved %s\n", r.Files, ramdisk.Size(r.Bytes).Short(), r.Snapshot)
+	default:
+		fmt.Fprintf(a.Stdout, "Contents are kept in %s (nothing saved yet)\n", c.Contents.Backing)
 	}
-	return plan, v, nil
 }

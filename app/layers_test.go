@@ -8,17 +8,20 @@ import (
 
 // TestImportLayers keeps the imports going one way (DESIGN.md, Layout):
 // tray, mirror and bench import ramdisk; darwin and linux import ramdisk and
-// internal/run; ramdisk imports neither engines nor UI; only app imports
+// internal/run; disks (the use cases) imports the domain packages (ramdisk,
+// mirror) but no engine, front end or unrelated feature, and nothing but app
+// imports disks; ramdisk imports neither engines nor UI; only app imports
 // everything.
 func TestImportLayers(t *testing.T) {
 	forbidden := map[string][]string{
-		"rambar/ramdisk": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/internal/run", "fyne.io/systray"},
-		"rambar/darwin":  {"rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "fyne.io/systray"},
-		"rambar/linux":   {"rambar/darwin", "rambar/tray", "rambar/mirror", "rambar/bench", "fyne.io/systray"},
-		"rambar/tray":    {"rambar/darwin", "rambar/linux", "rambar/bench", "rambar/mirror", "rambar/login", "rambar/internal/run"},
-		"rambar/mirror":  {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "fyne.io/systray"},
-		"rambar/login":   {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "fyne.io/systray"},
-		"rambar/bench":   {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "fyne.io/systray"},
+		"rambar/ramdisk": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "rambar/internal/run", "fyne.io/systray"},
+		"rambar/disks":   {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/login", "fyne.io/systray"},
+		"rambar/darwin":  {"rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "fyne.io/systray"},
+		"rambar/linux":   {"rambar/darwin", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "fyne.io/systray"},
+		"rambar/tray":    {"rambar/darwin", "rambar/linux", "rambar/bench", "rambar/mirror", "rambar/login", "rambar/disks", "rambar/internal/run"},
+		"rambar/mirror":  {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/disks", "fyne.io/systray"},
+		"rambar/login":   {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "fyne.io/systray"},
+		"rambar/bench":   {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/disks", "fyne.io/systray"},
 	}
 	for _, goos := range []string{"linux", "darwin"} {
 		for pkg, bad := range forbidden {

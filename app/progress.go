@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"rambar/mirror"
+	"rambar/ramdisk"
 )
 
 // contentsEvery is how often a save's progress is printed when stderr is not
@@ -48,12 +48,12 @@ func (a *App) progressLine(every time.Duration) (show func(string), done func())
 
 // contentsProgress adapts progressLine to a save's, restore's or reclaim's
 // progress: "Scratch: Saving… 45% (120 MB of 260 MB, 1,234 of 5,000 files)".
-func (a *App) contentsProgress(name string) (fn mirror.ProgressFunc, done func()) {
+func (a *App) contentsProgress() (fn ramdisk.ProgressFunc, done func()) {
 	show, done := a.progressLine(contentsEvery)
-	return func(p mirror.Progress) {
+	return func(p ramdisk.Progress) {
 		if p.FilesTotal == 0 && p.BytesTotal == 0 {
 			return
 		}
-		show(name + ": " + p.String())
+		show(p.Disk + ": " + p.String())
 	}, done
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"rambar/disks"
 	"rambar/tray"
 )
 
@@ -28,8 +29,8 @@ func runTray(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	if c := a.newContents(); c != nil {
-		c.hook(&d)
+	menu, _ := d.Disks.(*disks.Menu)
+	if c := a.newContents(menu); c != nil {
 		bg, stop := context.WithCancel(ctx)
 		c.background(bg, d.Notify)
 		defer func() {
@@ -42,7 +43,10 @@ func runTray(ctx context.Context, a *App) error {
 		}()
 	}
 	d.Started = func() {
-		res, err := a.Up(ctx)
+		if menu == nil {
+			return
+		}
+		res, err := menu.S.Up(ctx, nil)
 		if err != nil {
 			d.Notify("Presets", err.Error())
 			return

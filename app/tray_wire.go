@@ -1,3 +1,5 @@
+//go:build cgo || !darwin
+
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"rambar/bench"
+	"rambar/disks"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 	"rambar/tray"
@@ -38,11 +41,9 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Store:    st,
 		Open:     openFolder,
 		CopyPath: copyText,
-		Eject:    func(ctx context.Context, v ramdisk.Volume, force bool) error { return a.ejectOne(ctx, v, force) },
 	}
-	d.MountPreset = func(ctx context.Context, p ramdisk.Preset, progress tray.ProgressFunc) (ramdisk.Volume, error) {
-		_, v, err := a.mountPreset(ctx, p)
-		return v, err
+	if svc, err := a.service(); err == nil {
+		d.Disks = disks.NewMenu(svc)
 	}
 	d.LaunchAtLogin = &tray.LoginItem{
 		Get: func() (bool, error) { return a.LoginEnabled(context.Background()) },

@@ -12,14 +12,14 @@ import (
 
 // BenchmarkBuild is the cost of turning a state with three disks into a menu.
 func BenchmarkBuild(b *testing.B) {
-	s := State{Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(),
-		Features: Features{SaveNow: true, Reclaim: true, Benchmark: true, EditPresets: true, LaunchAtLogin: true}}
+	s := menuState{Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(),
+		Features: featureSet{SaveNow: true, Reclaim: true, Benchmark: true, EditPresets: true, LaunchAtLogin: true}}
 	for i := 0; i < 3; i++ {
 		s.Disks = append(s.Disks, measuredDisk(vol(fmt.Sprintf("Disk %d", i), 4*ramdisk.GiB, ramdisk.APFS), ramdisk.GiB, 2*ramdisk.GiB))
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		Build(s)
+		buildMenu(s)
 	}
 }
 

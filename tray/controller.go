@@ -43,7 +43,7 @@ type Controller struct {
 	cancel context.CancelFunc
 
 	// Owned by the loop.
-	state      State
+	state      menuState
 	menu       Menu
 	shown      bool
 	refreshing bool
@@ -64,7 +64,7 @@ type Controller struct {
 // New returns a controller for d that shows its menus on ui.
 func New(d Deps, ui UI) *Controller {
 	if d.Refresh <= 0 {
-		d.Refresh = DefaultRefresh
+		d.Refresh = defaultRefresh
 	}
 	if d.UsageEvery <= 0 {
 		d.UsageEvery = 5 * d.Refresh
@@ -178,7 +178,7 @@ func (c *Controller) goJob(j func(ctx context.Context)) {
 }
 
 func (c *Controller) render() {
-	m := Build(c.state)
+	m := buildMenu(c.state)
 	if c.shown && reflect.DeepEqual(m, c.menu) {
 		return
 	}
@@ -231,7 +231,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			known[d.Volume.Name] = true
 		}
 	}
-	unsaved, kept := c.d.Unsaved, c.d.Kept
+	disks := c.d.Disks
 	gen := c.settingsGen
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
@@ -243,13 +243,13 @@ func (c *Controller) refresh(forceUsage bool) {
 		marks := map[string]bool{}
 		keptNow := map[string]bool{}
 		for _, v := range vs {
-			keptNow[v.Name] = kept == nil || kept(v)
+			keptNow[v.Name] = disks != nil && disks.Kept(v)
 			if all || !known[v.Name] {
 				u, err := c.d.Engine.Usage(ctx, v)
 				us[v.Name] = measured{u, err}
 			}
-			if unsaved != nil {
-				marks[v.Name] = unsaved(v)
+			if disks != nil {
+				marks[v.Name] = disks.Unsaved(v)
 			}
 		}
 		s, serr := c.d.Store.Load()
@@ -282,15 +282,15 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 		return
 	}
 	c.state.ListErr = nil
-	old := map[string]DiskState{}
+	old := map[string]diskState{}
 	for _, d := range c.state.Disks {
 		old[d.Volume.Name] = d
 	}
-	disks := make([]DiskState, 0, len(vs))
+	disks := make([]diskState, 0, len(vs))
 	for _, v := range vs {
 		d, ok := old[v.Name]
 		if !ok {
-			d = DiskState{}
+			d = diskState{}
 		}
 		delete(old, v.Name)
 		d.Volume = v
@@ -311,7 +311,7 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 	}
 	for name, d := range old {
 		switch d.Op {
-		case OpReclaiming, OpEjecting:
+		case opReclaiming, opEjecting:
 			// Remade or ejected by this app right now: not news.
 			disks = append(disks, d)
 			continue
@@ -326,7 +326,7 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 // warnOnChange notifies once when the machine starts swapping while RAM disks
 // hold memory, and once when a disk crosses 90% full; the menu's warning
 // entries stay for as long as the condition does.
-func (c *Controller) warnOnChange(before, after []DiskState, mem ramdisk.Memory, merr error) {
+func (c *Controller) warnOnChange(before, after []diskState, mem ramdisk.Memory, merr error) {
 	var held ramdisk.Size
 	wasFull := map[string]bool{}
 	for _, d := range before {
@@ -355,7 +355,7 @@ func (c *Controller) warnOnChange(before, after []DiskState, mem ramdisk.Memory,
 // every refresh is logged once.
 func sameErr(a, b error) bool { return a != nil && b != nil && a.Error() == b.Error() }
 
-func sortDisks(ds []DiskState) {
+func sortDisks(ds []diskState) {
 	for i := 1; i < len(ds); i++ {
 		for j := i; j > 0 && ds[j].Volume.Name < ds[j-1].Volume.Name; j-- {
 			ds[j], ds[j-1] = ds[j-1], ds[j]
@@ -369,53 +369,53 @@ func (c *Controller) handle(key string) {
 		c.d.Logf("click on %q dropped (stale or disabled)", key)
 		return
 	}
-	a := it.Action
-	var disk *DiskState
+	a := it.action
+	var disk *diskState
 	if a.Disk != "" {
 		if disk, ok = c.state.Disk(a.Disk); !ok {
 			return
 		}
 	}
 	switch a.Kind {
-	case ActOpen:
+	case actOpen:
 		c.open(disk.Volume)
-	case ActCopyPath:
+	case actCopyPath:
 		c.copyPath(disk.Volume)
-	case ActEject:
+	case actEject:
 		c.eject(disk, false)
-	case ActForceEject:
+	case actForceEject:
 		c.eject(disk, true)
-	case ActEjectAll:
+	case actEjectAll:
 		for i := range c.state.Disks {
-			if c.state.Disks[i].Op == OpNone {
+			if c.state.Disks[i].Op == opNone {
 				c.eject(&c.state.Disks[i], false)
 			}
 		}
-	case ActNewSize:
+	case actNewSize:
 		c.create(ramdisk.Request{Size: a.Size}, "RAM Disk")
-	case ActNewCustom:
+	case actNewCustom:
 		c.custom()
-	case ActMountPreset:
+	case actMountPreset:
 		c.mountPreset(a.Preset)
-	case ActEditPresets:
+	case actEditPresets:
 		c.editPresets(presetEditor.run)
-	case ActSaveAsPreset:
+	case actSaveAsPreset:
 		v := disk.Volume
 		c.editPresets(func(e presetEditor, ctx context.Context) (string, error) { return "", e.saveAs(ctx, v) })
-	case ActSaveNow:
-		c.runHook(disk, OpSaving, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
-			return "", c.d.SaveNow(ctx, v, p)
-		}, func(d *DiskState, _ string) { d.Unsaved = false })
-	case ActReclaim:
-		c.runHook(disk, OpReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
-			freed, err := c.d.Reclaim(ctx, v, p)
+	case actSaveNow:
+		c.runHook(disk, opSaving, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
+			return "", c.d.Disks.Save(ctx, v, units(p))
+		}, func(d *diskState, _ string) { d.Unsaved = false })
+	case actReclaim:
+		c.runHook(disk, opReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
+			freed, err := c.d.Disks.Reclaim(ctx, v, units(p))
 			return freed.Short(), err
-		}, func(d *DiskState, freed string) {
+		}, func(d *diskState, freed string) {
 			c.notify("Reclaimed "+freed, d.Volume.Name+" gave back "+freed+" of memory.")
 			c.refresh(true)
 		})
-	case ActBenchmark:
-		c.runHook(disk, OpBenchmarking, c.d.Benchmark, func(d *DiskState, summary string) {
+	case actBenchmark:
+		c.runHook(disk, opBenchmarking, c.d.Benchmark, func(d *diskState, summary string) {
 			title := "Benchmark of " + d.Volume.Name
 			if c.d.Dialogs == nil {
 				c.notify(title, summary)
@@ -423,13 +423,13 @@ func (c *Controller) handle(key string) {
 			}
 			c.goJob(func(ctx context.Context) { c.d.Dialogs.Message(ctx, title, summary) })
 		})
-	case ActToggleTitle:
+	case actToggleTitle:
 		c.toggleTitle()
-	case ActToggleLogin:
+	case actToggleLogin:
 		c.toggleLogin()
-	case ActExplain:
+	case actExplain:
 		c.notify(it.Title, a.Text)
-	case ActQuit:
+	case actQuit:
 		c.askQuit()
 	}
 }
@@ -459,15 +459,15 @@ func (c *Controller) copyPath(v ramdisk.Volume) {
 	})
 }
 
-func (c *Controller) eject(d *DiskState, force bool) {
-	if d.Op != OpNone {
+func (c *Controller) eject(d *diskState, force bool) {
+	if d.Op != opNone {
 		return
 	}
-	d.Op = OpEjecting
+	d.Op = opEjecting
 	v := d.Volume
-	eject := c.d.Eject
-	if eject == nil {
-		eject = c.d.Engine.Eject
+	eject := c.d.Engine.Eject
+	if c.d.Disks != nil {
+		eject = c.d.Disks.Eject
 	}
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, ejectTimeout)
@@ -482,7 +482,7 @@ func (c *Controller) ejected(name string, err error) {
 	if !ok {
 		return
 	}
-	d.Op = OpNone
+	d.Op = opNone
 	var be *ramdisk.BusyError
 	switch {
 	case err == nil || errors.Is(err, ramdisk.ErrNotFound):
@@ -505,13 +505,20 @@ func (c *Controller) removeDisk(name string) {
 	c.state.Disks = out
 }
 
-// facts is what a plan needs, from what the loop knows now.
-func (c *Controller) facts() ramdisk.Facts {
-	f := ramdisk.Facts{Caps: c.state.Caps, Memory: c.state.Memory, Held: c.state.Held()}
-	for _, d := range c.state.Disks {
-		f.Mounted = append(f.Mounted, d.Volume)
+// facts returns what a plan needs, from what the loop knows now; call the
+// returned func off the loop (it reads the mount root's names).
+func (c *Controller) facts() func() ramdisk.Facts {
+	caps, mem, held := c.state.Caps, c.state.Memory, c.state.Held()
+	vs := make([]ramdisk.Volume, len(c.state.Disks))
+	for i, d := range c.state.Disks {
+		vs[i] = d.Volume
 	}
-	return f
+	return func() ramdisk.Facts { return ramdisk.NewFacts(caps, mem, vs, held) }
+}
+
+// units adapts the tray's done-of-total progress to the use cases'.
+func units(p ProgressFunc) ramdisk.ProgressFunc {
+	return func(x ramdisk.Progress) { p(x.Units()) }
 }
 
 // create makes a disk on the worker. An empty r.Name takes the first free
@@ -521,7 +528,7 @@ func (c *Controller) create(r ramdisk.Request, base string) {
 		c.notify("Already making a RAM disk", "Wait until "+c.state.Creating+" is ready.")
 		return
 	}
-	f := c.facts()
+	facts := c.facts()
 	c.state.Creating = r.Name
 	if r.Name == "" {
 		c.state.Creating = base
@@ -529,7 +536,7 @@ func (c *Controller) create(r ramdisk.Request, base string) {
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, createTimeout)
 		defer cancel()
-		f.Taken = ramdisk.TakenNames(f.Caps.MountRoot)
+		f := facts()
 		// Plan against memory as it is now, not as of the last refresh.
 		if m, err := c.d.Engine.Memory(ctx); err == nil {
 			f.Memory = m
@@ -539,7 +546,21 @@ func (c *Controller) create(r ramdisk.Request, base string) {
 			for _, v := range f.Mounted {
 				names = append(names, v.Name)
 			}
-			r.Name = FirstFreeName(base, names)
+			r.Name = firstFreeName(base, names)
+		}
+		if c.d.Disks != nil {
+			// The use case plans again under the disk's lock.
+			c.post(func() { c.state.Creating = r.Name })
+			v, err := c.d.Disks.Create(ctx, r)
+			c.post(func() {
+				if err == nil {
+					c.created(v)
+					return
+				}
+				c.state.Creating = ""
+				c.notify("Can't make "+r.Name, short(err))
+			})
+			return
 		}
 		plan, err := ramdisk.NewPlan(r, f)
 		if err == nil {
@@ -560,23 +581,16 @@ func (c *Controller) create(r ramdisk.Request, base string) {
 func (c *Controller) created(v ramdisk.Volume) {
 	c.state.Creating = ""
 	if _, ok := c.state.Disk(v.Name); !ok {
-		c.state.Disks = append(c.state.Disks, DiskState{Volume: v})
+		c.state.Disks = append(c.state.Disks, diskState{Volume: v})
 		sortDisks(c.state.Disks)
 	}
 	c.refresh(false)
 }
 
-// Check is what the Custom… dialog shows before anything is made: the plan
+// checkForm is what the Custom… dialog shows before anything is made: the plan
 // for the answers given, or why they are refused.
-func Check(form NewDiskForm, f ramdisk.Facts) (ramdisk.Plan, error) {
-	if err := ramdisk.ValidateName(form.Name); err != nil {
-		return ramdisk.Plan{}, err
-	}
-	size, err := ramdisk.ParseSize(form.Size, f.Memory.Physical)
-	if err != nil {
-		return ramdisk.Plan{}, err
-	}
-	return ramdisk.NewPlan(ramdisk.Request{Name: form.Name, Size: size, FS: form.FS}, f)
+func checkForm(form NewDiskForm, f ramdisk.Facts) (ramdisk.Plan, error) {
+	return ramdisk.PlanInput(ramdisk.Input{Name: form.Name, Size: form.Size, FS: form.FS}, f)
 }
 
 func (c *Controller) custom() {
@@ -588,15 +602,15 @@ func (c *Controller) custom() {
 		return
 	}
 	c.dialogOpen = true
-	f := c.facts()
+	facts := c.facts()
 	var names []string
-	for _, v := range f.Mounted {
-		names = append(names, v.Name)
+	for _, d := range c.state.Disks {
+		names = append(names, d.Volume.Name)
 	}
-	form := NewDiskForm{Name: FirstFreeName("RAM Disk", names), Size: "4G", FS: defaultFS(f.Caps)}
+	form := NewDiskForm{Name: firstFreeName("RAM Disk", names), Size: "4G", FS: defaultFS(c.state.Caps)}
 	c.goJob(func(ctx context.Context) {
-		f.Taken = ramdisk.TakenNames(f.Caps.MountRoot)
-		plan, err := c.d.Dialogs.NewDisk(ctx, form, f.Caps.FileSystems, func(x NewDiskForm) (ramdisk.Plan, error) { return Check(x, f) })
+		f := facts()
+		plan, err := c.d.Dialogs.NewDisk(ctx, form, f.Caps.FileSystems, func(x NewDiskForm) (ramdisk.Plan, error) { return checkForm(x, f) })
 		c.post(func() {
 			c.dialogOpen = false
 			switch {
@@ -616,7 +630,7 @@ func (c *Controller) mountPreset(name string) {
 		return
 	}
 	preset := *p
-	if c.d.MountPreset == nil {
+	if c.d.Disks == nil {
 		size, err := ramdisk.ParseSize(preset.Size, c.state.Memory.Physical)
 		if err != nil {
 			c.notify("Can't make "+preset.Name, short(err))
@@ -628,22 +642,22 @@ func (c *Controller) mountPreset(name string) {
 	if c.state.Creating != "" {
 		return
 	}
-	c.state.Creating, c.state.CreatingProgress = preset.Name, Progress{}
+	c.state.Creating, c.state.CreatingProgress = preset.Name, jobProgress{}
 	var last atomic.Int64
 	last.Store(-1)
 	progress := func(done, total int64) {
-		if pc := int64(Progress{done, total}.Percent()); last.Swap(pc) != pc {
+		if pc := int64(jobProgress{done, total}.Percent()); last.Swap(pc) != pc {
 			c.post(func() {
 				if c.state.Creating == preset.Name {
-					c.state.CreatingProgress = Progress{done, total}
+					c.state.CreatingProgress = jobProgress{done, total}
 				}
 			})
 		}
 	}
 	c.goJob(func(ctx context.Context) {
-		v, err := c.d.MountPreset(ctx, preset, progress)
+		v, err := c.d.Disks.MountPreset(ctx, preset, units(progress))
 		c.post(func() {
-			c.state.CreatingProgress = Progress{}
+			c.state.CreatingProgress = jobProgress{}
 			if err != nil {
 				c.state.Creating = ""
 				c.notify("Can't make "+preset.Name, short(err))
@@ -687,22 +701,22 @@ func (c *Controller) editPresets(f func(presetEditor, context.Context) (string, 
 }
 
 // runHook runs a per-disk hook with progress, then ok on the loop.
-func (c *Controller) runHook(d *DiskState, op OpKind, hook func(context.Context, ramdisk.Volume, ProgressFunc) (string, error), ok func(*DiskState, string)) {
-	if d.Op != OpNone || hook == nil {
+func (c *Controller) runHook(d *diskState, op opKind, hook func(context.Context, ramdisk.Volume, ProgressFunc) (string, error), ok func(*diskState, string)) {
+	if d.Op != opNone || hook == nil {
 		return
 	}
-	d.Op, d.Progress = op, Progress{}
+	d.Op, d.Progress = op, jobProgress{}
 	v := d.Volume
 	var last atomic.Int64
 	last.Store(-1)
 	progress := func(done, total int64) {
-		pc := int64(Progress{done, total}.Percent())
+		pc := int64(jobProgress{done, total}.Percent())
 		if last.Swap(pc) == pc {
 			return // throttle: only changes of a whole percent reach the menu
 		}
 		c.post(func() {
 			if d, ok := c.state.Disk(v.Name); ok && d.Op == op {
-				d.Progress = Progress{done, total}
+				d.Progress = jobProgress{done, total}
 			}
 		})
 	}
@@ -711,7 +725,7 @@ func (c *Controller) runHook(d *DiskState, op OpKind, hook func(context.Context,
 		c.post(func() {
 			d, found := c.state.Disk(v.Name)
 			if found {
-				d.Op, d.Progress = OpNone, Progress{}
+				d.Op, d.Progress = opNone, jobProgress{}
 			}
 			if err != nil {
 				c.notify(fmt.Sprintf("%s of %s failed", opNoun(op), v.Name), short(err))
@@ -724,13 +738,13 @@ func (c *Controller) runHook(d *DiskState, op OpKind, hook func(context.Context,
 	})
 }
 
-func opNoun(op OpKind) string {
+func opNoun(op opKind) string {
 	switch op {
-	case OpSaving:
+	case opSaving:
 		return "Saving"
-	case OpReclaiming:
+	case opReclaiming:
 		return "Reclaiming"
-	case OpBenchmarking:
+	case opBenchmarking:
 		return "Benchmark"
 	}
 	return "Job"
@@ -810,7 +824,7 @@ func (c *Controller) askQuit() {
 // ejectAndQuit ejects every disk, reports the ones that stay, then quits.
 func (c *Controller) ejectAndQuit() {
 	for i := range c.state.Disks {
-		if c.state.Disks[i].Op == OpNone {
+		if c.state.Disks[i].Op == opNone {
 			c.eject(&c.state.Disks[i], false)
 		}
 	}

@@ -54,10 +54,10 @@ type fakeDialogs struct {
 func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error) {
 	p, err := check(f.form)
 	if err != nil {
-		f.checked <- PlanRefusal(err)
+		f.checked <- planRefusal(err)
 		return ramdisk.Plan{}, ramdisk.ErrCancelled
 	}
-	f.checked <- PlanText(p)
+	f.checked <- planText(p)
 	return p, nil
 }
 func (f *fakeDialogs) Quit(ctx context.Context, n int) (QuitChoice, error) { return f.quit, nil }
@@ -327,14 +327,13 @@ func TestSaveNowProgress(t *testing.T) {
 	var dirty atomic.Bool
 	dirty.Store(true)
 	h := start(t, func(d *Deps) {
-		d.SaveNow = func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) error {
+		d.Disks = &fakeDisks{eng: d.Engine, save: func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) error {
 			progress(45, 100)
 			<-proceed
 			progress(100, 100)
 			dirty.Store(false)
 			return nil
-		}
-		d.Unsaved = func(v ramdisk.Volume) bool { return dirty.Load() }
+		}, unsaved: func(v ramdisk.Volume) bool { return dirty.Load() }}
 	})
 	h.create("Kept", ramdisk.GiB)
 	h.waitFor("• Kept: ")
@@ -359,9 +358,9 @@ func TestBenchmarkAndReclaimHooks(t *testing.T) {
 			progress(1, 2)
 			return "write 9.5 GB/s", nil
 		}
-		d.Reclaim = func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (ramdisk.Size, error) {
+		d.Disks = &fakeDisks{eng: d.Engine, reclaim: func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (ramdisk.Size, error) {
 			return 0, errors.New("disk is busy")
-		}
+		}}
 	})
 	h.create("B", ramdisk.GiB)
 	got := h.waitFor("Benchmark This Disk…")
@@ -490,14 +489,14 @@ func TestPresetsMountWithProgress(t *testing.T) {
 	h := start(t, func(d *Deps) {
 		d.Store = st
 		mem = d.Engine.(*ramdisktest.Mem)
-		d.MountPreset = func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error) {
+		d.Disks = &fakeDisks{eng: d.Engine, mount: func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error) {
 			if p.Name != "Kept" {
 				return ramdisk.Volume{}, errors.New("only Kept goes through the hook in this test")
 			}
 			progress(1, 4)
 			<-proceed
 			return mem.Create(ctx, ramdisk.Plan{Name: p.Name, Size: ramdisk.GiB, FS: ramdisk.TmpFS, Allocation: ramdisk.AllocOnWrite})
-		}
+		}}
 	})
 	h.waitFor("Presets\n  Kept (1G)\n  Plain (512M)\n")
 	h.c.Click("preset/Kept")

@@ -12,34 +12,35 @@ import (
 // goroutine, as often as the job likes; the tray throttles what it shows.
 type ProgressFunc func(done, total int64)
 
-// SaveFunc saves a kept disk's contents now (the mirror feature). The tray
-// shows "Saving… 45%" in the item and the title while it runs.
-type SaveFunc func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) error
-
-// KeptFunc reports whether a disk's contents are kept (saved and restored);
-// Save Now is offered only on such disks. Called on every refresh: cheap.
-type KeptFunc func(v ramdisk.Volume) bool
-
-// UnsavedFunc reports whether a kept disk has changes not yet saved; it is
-// called on every refresh, so it must be cheap. The menu marks such disks "•".
-type UnsavedFunc func(v ramdisk.Volume) bool
-
-// ReclaimFunc gives back memory that deleted files still pin (copy out,
-// remake, copy back) and returns how much was freed. Offered only when
-// Usage.ReclaimWorthwhile.
-type ReclaimFunc func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (freed ramdisk.Size, err error)
-
 // BenchmarkFunc measures one disk and returns a short summary for a dialog
 // ("Sequential write 9.5 GB/s, 4 KB fsync 12 µs…").
 type BenchmarkFunc func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (summary string, err error)
 
-// MountPresetFunc makes the disk a preset describes, restoring its contents
-// when it keeps them. When nil, the tray makes presets itself as plain disks.
-type MountPresetFunc func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error)
-
-// EjectFunc ejects one disk, doing what must happen first (saving kept
-// contents). When nil, the tray calls Engine.Eject.
-type EjectFunc func(ctx context.Context, v ramdisk.Volume, force bool) error
+// Disks are the operations the menu runs through the use-case layer, the
+// same ones the CLI runs (*disks.Menu satisfies it). Progress is reported
+// as the CLI sees it; the tray shows "Saving… 45%".
+type Disks interface {
+	// Create makes a plain disk (a ready size, Custom…); the plan is made
+	// again under the disk's lock from the facts of that moment.
+	Create(ctx context.Context, r ramdisk.Request) (ramdisk.Volume, error)
+	// MountPreset makes the disk a preset describes, restoring its contents
+	// when it keeps them.
+	MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdisk.ProgressFunc) (ramdisk.Volume, error)
+	// Eject ejects one disk, doing what must happen first (saving kept contents).
+	Eject(ctx context.Context, v ramdisk.Volume, force bool) error
+	// Save saves a kept disk's contents now (Save Now).
+	Save(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) error
+	// Reclaim gives back memory that deleted files still pin (copy out,
+	// remake, copy back) and returns how much was freed. Offered only when
+	// Usage.ReclaimWorthwhile.
+	Reclaim(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (freed ramdisk.Size, err error)
+	// Kept reports whether a disk's contents are kept (saved and restored);
+	// Save Now is offered only on such disks. Called on every refresh: cheap.
+	Kept(v ramdisk.Volume) bool
+	// Unsaved reports whether a kept disk has changes not yet saved; called
+	// on every refresh, so it must be cheap. The menu marks such disks "•".
+	Unsaved(v ramdisk.Volume) bool
+}
 
 // LoginItem turns launching at login on and off.
 type LoginItem struct {
@@ -96,19 +97,17 @@ type Deps struct {
 	// Dialogs opens the New RAM Disk, Quit and result windows.
 	Dialogs Dialogs
 
+	// Disks runs making, ejecting, saving and reclaiming; when nil the tray
+	// makes and ejects plain disks with the Engine, and offers neither Save
+	// Now nor Reclaim.
+	Disks Disks
+
 	// Optional features; nil hides the item.
-	SaveNow SaveFunc
-	Unsaved UnsavedFunc
-	// Kept, when set, limits Save Now to kept disks; nil offers it on all.
-	Kept        KeptFunc
-	Reclaim     ReclaimFunc
-	Benchmark   BenchmarkFunc
-	MountPreset MountPresetFunc
+	Benchmark BenchmarkFunc
 	// EditPresets are the dialogs of the preset editor ("Edit Presets…",
 	// and "Save as Preset…" on each disk); nil hides both.
 	EditPresets   PresetDialogs
 	LaunchAtLogin *LoginItem
-	Eject         EjectFunc
 
 	// Started, when set, runs once off the event loop after the menu is
 	// first shown (the app mounts its auto-mount presets there).
@@ -127,13 +126,13 @@ type Deps struct {
 	Logf func(format string, args ...any)
 }
 
-// DefaultRefresh is the list interval when Deps.Refresh is zero.
-const DefaultRefresh = 2 * time.Second
+// defaultRefresh is the list interval when Deps.Refresh is zero.
+const defaultRefresh = 2 * time.Second
 
-func (d *Deps) features() Features {
-	return Features{
-		SaveNow:       d.SaveNow != nil,
-		Reclaim:       d.Reclaim != nil,
+func (d *Deps) features() featureSet {
+	return featureSet{
+		SaveNow:       d.Disks != nil,
+		Reclaim:       d.Disks != nil,
 		Benchmark:     d.Benchmark != nil,
 		EditPresets:   d.EditPresets != nil,
 		LaunchAtLogin: d.LaunchAtLogin != nil && d.LaunchAtLogin.Get != nil && d.LaunchAtLogin.Set != nil,

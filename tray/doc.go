@@ -1,4 +1,4 @@
-// Package tray is RAMBar's menu: a pure model (Build turns the engine's state
+// Package tray is RAMBar's menu: a pure model (buildMenu turns the engine's state
 // and the settings into a menu tree), a Controller that is the one event loop
 // (clicks, refreshes and job progress in; engine work serialised on one
 // worker goroutine), the zenity dialogs, and the fyne.io/systray glue (built

@@ -7,34 +7,34 @@ import (
 	"rambar/ramdisk"
 )
 
-// ActionKind is what clicking a menu item does.
-type ActionKind int
+// actionKind is what clicking a menu item does.
+type actionKind int
 
 // The actions a menu item can carry.
 const (
-	ActNone         ActionKind = iota // an informational line
-	ActOpen                           // open the disk in Finder or the file manager
-	ActCopyPath                       // copy the mount point to the clipboard
-	ActEject                          // eject one disk
-	ActForceEject                     // eject one disk although it is busy
-	ActSaveNow                        // save a kept disk's contents now
-	ActReclaim                        // give back memory pinned by deleted files
-	ActBenchmark                      // benchmark one disk
-	ActNewSize                        // make a disk of a ready size
-	ActNewCustom                      // ask for name, size and file system
-	ActMountPreset                    // make the disk a preset describes
-	ActEditPresets                    // open the presets editor
-	ActSaveAsPreset                   // make a preset from one disk
-	ActEjectAll                       // eject every disk
-	ActToggleTitle                    // show or hide the memory in the menu-bar title
-	ActToggleLogin                    // launch at login on or off
-	ActExplain                        // show the item's longer text as a notification
-	ActQuit                           // quit RAMBar
+	actNone         actionKind = iota // an informational line
+	actOpen                           // open the disk in Finder or the file manager
+	actCopyPath                       // copy the mount point to the clipboard
+	actEject                          // eject one disk
+	actForceEject                     // eject one disk although it is busy
+	actSaveNow                        // save a kept disk's contents now
+	actReclaim                        // give back memory pinned by deleted files
+	actBenchmark                      // benchmark one disk
+	actNewSize                        // make a disk of a ready size
+	actNewCustom                      // ask for name, size and file system
+	actMountPreset                    // make the disk a preset describes
+	actEditPresets                    // open the presets editor
+	actSaveAsPreset                   // make a preset from one disk
+	actEjectAll                       // eject every disk
+	actToggleTitle                    // show or hide the memory in the menu-bar title
+	actToggleLogin                    // launch at login on or off
+	actExplain                        // show the item's longer text as a notification
+	actQuit                           // quit RAMBar
 )
 
-// Action is a menu item's effect, with its argument.
-type Action struct {
-	Kind   ActionKind
+// action is a menu item's effect, with its argument.
+type action struct {
+	Kind   actionKind
 	Disk   string       // the volume's name, for per-disk actions
 	Size   ramdisk.Size // ActNewSize
 	Preset string       // ActMountPreset
@@ -51,7 +51,7 @@ type Item struct {
 	Checkbox  bool // a checkable item
 	Checked   bool
 	Disabled  bool
-	Action    Action
+	action    action
 	Children  []Item
 }
 
@@ -72,13 +72,13 @@ type Menu struct {
 	Items   []Item
 }
 
-// Progress is how far a long job has come.
-type Progress struct {
+// jobProgress is how far a long job has come.
+type jobProgress struct {
 	Done, Total int64
 }
 
 // Percent is Done/Total in whole percent, 0 when Total is unknown.
-func (p Progress) Percent() int {
+func (p jobProgress) Percent() int {
 	if p.Total <= 0 {
 		return 0
 	}
@@ -89,34 +89,34 @@ func (p Progress) Percent() int {
 	return pc
 }
 
-// OpKind is a long job running on one disk.
-type OpKind int
+// opKind is a long job running on one disk.
+type opKind int
 
 // Per-disk jobs.
 const (
-	OpNone OpKind = iota
-	OpEjecting
-	OpSaving
-	OpReclaiming
-	OpBenchmarking
+	opNone opKind = iota
+	opEjecting
+	opSaving
+	opReclaiming
+	opBenchmarking
 )
 
-func (o OpKind) verb() string {
+func (o opKind) verb() string {
 	switch o {
-	case OpEjecting:
+	case opEjecting:
 		return "Ejecting…"
-	case OpSaving:
+	case opSaving:
 		return "Saving…"
-	case OpReclaiming:
+	case opReclaiming:
 		return "Reclaiming…"
-	case OpBenchmarking:
+	case opBenchmarking:
 		return "Benchmarking…"
 	}
 	return ""
 }
 
-// DiskState is one mounted disk as the menu knows it.
-type DiskState struct {
+// diskState is one mounted disk as the menu knows it.
+type diskState struct {
 	Volume ramdisk.Volume
 	// Usage is the last measurement; Measured is false until there is one.
 	Usage    ramdisk.Usage
@@ -126,8 +126,8 @@ type DiskState struct {
 	// Force Eject and names the holders.
 	Busy *ramdisk.BusyError
 	// Op is the long job running on this disk, with its progress.
-	Op       OpKind
-	Progress Progress
+	Op       opKind
+	Progress jobProgress
 	// Unsaved is true when a kept disk has changes not yet saved.
 	Unsaved bool
 	// Kept is true when Save Now applies (Deps.Kept, or every disk when
@@ -135,48 +135,43 @@ type DiskState struct {
 	Kept bool
 }
 
-// Features says which optional items exist (their Deps hooks are set).
-type Features struct {
+// featureSet says which optional items exist (their Deps hooks are set).
+type featureSet struct {
 	SaveNow, Reclaim, Benchmark, EditPresets, LaunchAtLogin bool
 }
 
-// State is everything the menu is built from.
-type State struct {
-	Disks     []DiskState
+// menuState is everything the menu is built from.
+type menuState struct {
+	Disks     []diskState
 	ListErr   error // the last List failed; Disks are what was known before
 	Memory    ramdisk.Memory
 	MemoryErr error
 	Caps      ramdisk.Caps
 	Settings  ramdisk.Settings
-	Features  Features
+	Features  featureSet
 	// LaunchAtLogin is the current login-item state (Features.LaunchAtLogin).
 	LaunchAtLogin bool
 	// Creating names a disk being made, shown until it appears, with the
 	// progress of restoring its contents (a preset that keeps them).
 	Creating         string
-	CreatingProgress Progress
+	CreatingProgress jobProgress
 }
 
-// ReadySizes are the sizes "New RAM Disk" offers in one click.
-var ReadySizes = []ramdisk.Size{1 * ramdisk.GiB, 2 * ramdisk.GiB, 4 * ramdisk.GiB, 8 * ramdisk.GiB}
+// readySizes are the sizes "New RAM Disk" offers in one click.
+var readySizes = []ramdisk.Size{1 * ramdisk.GiB, 2 * ramdisk.GiB, 4 * ramdisk.GiB, 8 * ramdisk.GiB}
 
 // Held is the memory all disks hold, counting a disk not yet measured (or
 // not measurable) at its committed size when it commits up front.
-func (s State) Held() ramdisk.Size {
+func (s menuState) Held() ramdisk.Size {
 	var held ramdisk.Size
 	for _, d := range s.Disks {
-		switch {
-		case d.Measured && d.UsageErr == nil && d.Usage.HeldKnown:
-			held += d.Usage.Held
-		case d.Volume.Allocation == ramdisk.AllocUpfront:
-			held += d.Volume.Size
-		}
+		held += ramdisk.HeldMemory(d.Volume, d.Usage, d.Measured && d.UsageErr == nil)
 	}
 	return held
 }
 
 // Disk returns the disk with that name.
-func (s *State) Disk(name string) (*DiskState, bool) {
+func (s *menuState) Disk(name string) (*diskState, bool) {
 	for i := range s.Disks {
 		if s.Disks[i].Volume.Name == name {
 			return &s.Disks[i], true
@@ -185,8 +180,8 @@ func (s *State) Disk(name string) (*DiskState, bool) {
 	return nil, false
 }
 
-// Build turns the state into the menu. It is pure: same state, same menu.
-func Build(s State) Menu {
+// buildMenu turns the state into the menu. It is pure: same state, same menu.
+func buildMenu(s menuState) Menu {
 	var items []Item
 	add := func(it ...Item) { items = append(items, it...) }
 	sep := func(key string) Item { return Item{Key: "sep/" + key, Separator: true} }
@@ -206,7 +201,7 @@ func Build(s State) Menu {
 	}
 	if s.ListErr != nil {
 		add(Item{Key: "listerr", Title: "Can't read RAM disks: " + short(s.ListErr), Tooltip: s.ListErr.Error(),
-			Action: Action{Kind: ActExplain, Text: s.ListErr.Error()}})
+			action: action{Kind: actExplain, Text: s.ListErr.Error()}})
 	}
 	add(sep("disks"), newDiskItem(s))
 	if pi, ok := presetsItem(s); ok {
@@ -214,13 +209,13 @@ func Build(s State) Menu {
 	}
 	add(sep("memory"))
 	add(memoryItems(s)...)
-	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: len(s.Disks) == 0, Action: Action{Kind: ActEjectAll}})
+	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: len(s.Disks) == 0, action: action{Kind: actEjectAll}})
 	add(sep("settings"), Item{Key: "showmem", Title: "Show Memory in Menu Bar", Checkbox: true,
-		Checked: s.Settings.ShowMemoryInTitle, Action: Action{Kind: ActToggleTitle}})
+		Checked: s.Settings.ShowMemoryInTitle, action: action{Kind: actToggleTitle}})
 	if s.Features.LaunchAtLogin {
-		add(Item{Key: "login", Title: "Launch at Login", Checkbox: true, Checked: s.LaunchAtLogin, Action: Action{Kind: ActToggleLogin}})
+		add(Item{Key: "login", Title: "Launch at Login", Checkbox: true, Checked: s.LaunchAtLogin, action: action{Kind: actToggleLogin}})
 	}
-	add(sep("quit"), Item{Key: "quit", Title: "Quit RAMBar", Action: Action{Kind: ActQuit}})
+	add(sep("quit"), Item{Key: "quit", Title: "Quit RAMBar", action: action{Kind: actQuit}})
 
 	m := Menu{Items: items, Tooltip: tooltip(s)}
 	if warnings(s) != nil {
@@ -231,7 +226,7 @@ func Build(s State) Menu {
 		title = append(title, s.Held().Short())
 	}
 	for _, d := range s.Disks {
-		if d.Op != OpNone && d.Op != OpEjecting {
+		if d.Op != opNone && d.Op != opEjecting {
 			title = append(title, progressText(d))
 			break
 		}
@@ -240,20 +235,20 @@ func Build(s State) Menu {
 	return m
 }
 
-func progressText(d DiskState) string {
+func progressText(d diskState) string {
 	if d.Progress.Total > 0 {
 		return fmt.Sprintf("%s %d%%", d.Op.verb(), d.Progress.Percent())
 	}
 	return d.Op.verb()
 }
 
-// DiskLine is a disk's entry: "Scratch: 1.2 GB used, 4.1 GB held, grows as written".
-func DiskLine(d DiskState) string {
+// diskLine is a disk's entry: "Scratch: 1.2 GB used, 4.1 GB held, grows as written".
+func diskLine(d diskState) string {
 	name := d.Volume.Name
 	if d.Unsaved {
 		name = "• " + name
 	}
-	if d.Op != OpNone {
+	if d.Op != opNone {
 		return name + ": " + progressText(d)
 	}
 	alloc := d.Volume.Allocation.Phrase()
@@ -268,11 +263,11 @@ func DiskLine(d DiskState) string {
 	return fmt.Sprintf("%s: %s used, %s held, %s", name, d.Usage.Used.Short(), d.Usage.Held.Short(), alloc)
 }
 
-func diskItem(s State, d DiskState) Item {
+func diskItem(s menuState, d diskState) Item {
 	name := d.Volume.Name
 	key := "disk/" + name
-	act := func(k ActionKind) Action { return Action{Kind: k, Disk: name} }
-	idle := d.Op == OpNone
+	act := func(k actionKind) action { return action{Kind: k, Disk: name} }
+	idle := d.Op == opNone
 	info := fmt.Sprintf("%s %s at %s", d.Volume.Size, d.Volume.FS.Label(), d.Volume.MountPoint)
 	sub := []Item{
 		{Key: key + "/info", Title: info, Disabled: true},
@@ -293,36 +288,36 @@ func diskItem(s State, d DiskState) Item {
 	}
 	sub = append(sub,
 		Item{Key: key + "/sep1", Separator: true},
-		Item{Key: key + "/open", Title: "Open", Action: act(ActOpen)},
-		Item{Key: key + "/copy", Title: "Copy Path", Action: act(ActCopyPath)},
+		Item{Key: key + "/open", Title: "Open", action: act(actOpen)},
+		Item{Key: key + "/copy", Title: "Copy Path", action: act(actCopyPath)},
 	)
 	if s.Features.EditPresets {
-		sub = append(sub, Item{Key: key + "/preset", Title: "Save as Preset…", Action: act(ActSaveAsPreset)})
+		sub = append(sub, Item{Key: key + "/preset", Title: "Save as Preset…", action: act(actSaveAsPreset)})
 	}
 	var extra []Item
-	if s.Features.SaveNow && (d.Kept || d.Op == OpSaving) {
+	if s.Features.SaveNow && (d.Kept || d.Op == opSaving) {
 		t := "Save Now"
-		if d.Op == OpSaving {
+		if d.Op == opSaving {
 			t = progressText(d)
 		} else if d.Unsaved {
 			t = "Save Now (unsaved changes)"
 		}
-		extra = append(extra, Item{Key: key + "/save", Title: t, Disabled: !idle, Action: act(ActSaveNow)})
+		extra = append(extra, Item{Key: key + "/save", Title: t, Disabled: !idle, action: act(actSaveNow)})
 	}
-	if s.Features.Reclaim && (d.Op == OpReclaiming || reclaimable(d)) {
+	if s.Features.Reclaim && (d.Op == opReclaiming || reclaimable(d)) {
 		t := "Reclaim " + d.Usage.Pinned().Short()
-		if d.Op == OpReclaiming {
+		if d.Op == opReclaiming {
 			t = progressText(d)
 		}
 		extra = append(extra, Item{Key: key + "/reclaim", Title: t, Tooltip: "Copy the files out, remake the disk and copy them back, freeing memory deleted files still hold",
-			Disabled: !idle, Action: act(ActReclaim)})
+			Disabled: !idle, action: act(actReclaim)})
 	}
 	if s.Features.Benchmark {
 		t := "Benchmark This Disk…"
-		if d.Op == OpBenchmarking {
+		if d.Op == opBenchmarking {
 			t = progressText(d)
 		}
-		extra = append(extra, Item{Key: key + "/bench", Title: t, Disabled: !idle, Action: act(ActBenchmark)})
+		extra = append(extra, Item{Key: key + "/bench", Title: t, Disabled: !idle, action: act(actBenchmark)})
 	}
 	if len(extra) > 0 {
 		sub = append(sub, Item{Key: key + "/sep2", Separator: true})
@@ -330,21 +325,21 @@ func diskItem(s State, d DiskState) Item {
 	}
 	sub = append(sub, Item{Key: key + "/sep3", Separator: true})
 	ejectTitle := "Eject"
-	if d.Op == OpEjecting {
+	if d.Op == opEjecting {
 		ejectTitle = "Ejecting…"
 	}
-	sub = append(sub, Item{Key: key + "/eject", Title: ejectTitle, Disabled: !idle, Action: act(ActEject)})
+	sub = append(sub, Item{Key: key + "/eject", Title: ejectTitle, Disabled: !idle, action: act(actEject)})
 	if d.Busy != nil {
 		sub = append(sub, Item{Key: key + "/busy", Title: busyLine(d.Busy), Tooltip: d.Busy.Error(), Disabled: true},
 			Item{Key: key + "/force", Title: "Force Eject", Tooltip: "Unmount even though files are open; programs using it may lose data",
-				Disabled: !idle, Action: act(ActForceEject)})
+				Disabled: !idle, action: act(actForceEject)})
 	}
-	return Item{Key: key, Title: DiskLine(d), Tooltip: d.Volume.MountPoint, Children: sub}
+	return Item{Key: key, Title: diskLine(d), Tooltip: d.Volume.MountPoint, Children: sub}
 }
 
 // reclaimable reports whether remaking the disk would give memory back: a
 // disk that commits its whole size up front holds it again once remade.
-func reclaimable(d DiskState) bool {
+func reclaimable(d diskState) bool {
 	return d.Measured && d.UsageErr == nil && d.Volume.Allocation != ramdisk.AllocUpfront && d.Usage.ReclaimWorthwhile()
 }
 
@@ -365,7 +360,7 @@ func busyLine(b *ramdisk.BusyError) string {
 }
 
 // sizeFits reports whether a disk of size z may be made without forcing.
-func sizeFits(s State, z ramdisk.Size) bool {
+func sizeFits(s menuState, z ramdisk.Size) bool {
 	phys := s.Memory.Physical
 	if s.MemoryErr != nil || phys <= 0 {
 		return true
@@ -373,9 +368,9 @@ func sizeFits(s State, z ramdisk.Size) bool {
 	return s.Held()+z <= phys-ramdisk.Headroom
 }
 
-func newDiskItem(s State) Item {
+func newDiskItem(s menuState) Item {
 	var sub []Item
-	for _, z := range ReadySizes {
+	for _, z := range readySizes {
 		t := z.String()
 		fs := defaultFS(s.Caps)
 		switch {
@@ -385,10 +380,10 @@ func newDiskItem(s State) Item {
 			t += ", " + ramdisk.AllocationFor(fs, z).Phrase()
 		}
 		sub = append(sub, Item{Key: "new/" + z.String(), Title: t, Disabled: !sizeFits(s, z),
-			Action: Action{Kind: ActNewSize, Size: z}})
+			action: action{Kind: actNewSize, Size: z}})
 	}
 	sub = append(sub, Item{Key: "new/sep", Separator: true},
-		Item{Key: "new/custom", Title: "Custom…", Action: Action{Kind: ActNewCustom}})
+		Item{Key: "new/custom", Title: "Custom…", action: action{Kind: actNewCustom}})
 	return Item{Key: "new", Title: "New RAM Disk", Children: sub}
 }
 
@@ -399,7 +394,7 @@ func defaultFS(c ramdisk.Caps) ramdisk.FileSystem {
 	return ""
 }
 
-func presetsItem(s State) (Item, bool) {
+func presetsItem(s menuState) (Item, bool) {
 	if len(s.Settings.Presets) == 0 && !s.Features.EditPresets {
 		return Item{}, false
 	}
@@ -411,34 +406,29 @@ func presetsItem(s State) (Item, bool) {
 			t += ", mounted"
 		}
 		sub = append(sub, Item{Key: "preset/" + p.Name, Title: t, Disabled: mounted,
-			Action: Action{Kind: ActMountPreset, Preset: p.Name}})
+			action: action{Kind: actMountPreset, Preset: p.Name}})
 	}
 	if len(sub) == 0 {
 		sub = append(sub, Item{Key: "preset/none", Title: "No Presets", Disabled: true})
 	}
 	if s.Features.EditPresets {
 		sub = append(sub, Item{Key: "preset/sep", Separator: true},
-			Item{Key: "preset/edit", Title: "Edit Presets…", Action: Action{Kind: ActEditPresets}})
+			Item{Key: "preset/edit", Title: "Edit Presets…", action: action{Kind: actEditPresets}})
 	}
 	return Item{Key: "presets", Title: "Presets", Children: sub}, true
 }
 
-// MemoryLine is "RAM disks hold 4.1 GB of 16.0 GB memory; 1.2 GB swap in use".
-func MemoryLine(s State) string {
+// memoryLine is ramdisk.MemoryLine for the menu: "RAM disks hold 4.1 GB of
+// 16.0 GB memory; 8.2 GB free, 1.2 GB of swap in use".
+func memoryLine(s menuState) string {
 	if s.MemoryErr != nil {
 		return fmt.Sprintf("RAM disks hold %s; memory unknown", s.Held().Short())
 	}
-	line := fmt.Sprintf("RAM disks hold %s of %s memory", s.Held().Short(), s.Memory.Physical.Short())
-	if s.Memory.Swapping() {
-		line += fmt.Sprintf("; %s swap in use", s.Memory.SwapUsed.Short())
-	} else {
-		line += "; no swap in use"
-	}
-	return line
+	return ramdisk.MemoryLine(s.Held(), s.Memory)
 }
 
-func memoryItems(s State) []Item {
-	items := []Item{{Key: "memory", Title: MemoryLine(s), Disabled: true}}
+func memoryItems(s menuState) []Item {
+	items := []Item{{Key: "memory", Title: memoryLine(s), Disabled: true}}
 	for _, w := range warnings(s) {
 		items = append(items, w)
 	}
@@ -447,13 +437,13 @@ func memoryItems(s State) []Item {
 
 // warnings are the entries that need the user's eye; the icon changes when
 // there are any.
-func warnings(s State) []Item {
+func warnings(s menuState) []Item {
 	var out []Item
 	if s.MemoryErr == nil && s.Memory.Swapping() {
 		text := fmt.Sprintf("This machine has %s in swap. A RAM disk competes with programs for memory; "+
 			"filling one now pushes more to swap, which is slower than any disk. Eject disks you do not need.", s.Memory.SwapUsed.Short())
 		out = append(out, Item{Key: "warn/swap", Title: "⚠ Swapping: RAM disks add to memory pressure",
-			Tooltip: text, Action: Action{Kind: ActExplain, Text: text}})
+			Tooltip: text, action: action{Kind: actExplain, Text: text}})
 	}
 	for _, d := range s.Disks {
 		if d.Measured && d.UsageErr == nil && d.Usage.NearlyFull() {
@@ -461,13 +451,13 @@ func warnings(s State) []Item {
 				d.Volume.Name, 100*d.Usage.Fill(), d.Usage.Free.Short())
 			out = append(out, Item{Key: "warn/full/" + d.Volume.Name,
 				Title:  fmt.Sprintf("⚠ %s is %.0f%% full", d.Volume.Name, 100*d.Usage.Fill()),
-				Action: Action{Kind: ActExplain, Text: text}})
+				action: action{Kind: actExplain, Text: text}})
 		}
 	}
 	return out
 }
 
-func tooltip(s State) string {
+func tooltip(s menuState) string {
 	switch len(s.Disks) {
 	case 0:
 		return "RAMBar: no RAM disks"
@@ -513,9 +503,9 @@ func (m Menu) Find(key string) (Item, bool) {
 	return found, ok
 }
 
-// FirstFreeName returns "RAM Disk", or "RAM Disk 2", "RAM Disk 3"… the first
+// firstFreeName returns "RAM Disk", or "RAM Disk 2", "RAM Disk 3"… the first
 // not in taken (compared case-insensitively, as macOS volume names are).
-func FirstFreeName(base string, taken []string) string {
+func firstFreeName(base string, taken []string) string {
 	used := map[string]bool{}
 	for _, t := range taken {
 		used[strings.ToLower(t)] = true

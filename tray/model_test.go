@@ -50,8 +50,8 @@ func vol(name string, size ramdisk.Size, fs ramdisk.FileSystem) ramdisk.Volume {
 	return ramdisk.Volume{Name: name, MountPoint: "/Volumes/" + name, FS: fs, Size: size, Allocation: ramdisk.AllocationFor(fs, size), Managed: true}
 }
 
-func measuredDisk(v ramdisk.Volume, used, held ramdisk.Size) DiskState {
-	return DiskState{Volume: v, Measured: true, Usage: ramdisk.Usage{Size: v.Size, Used: used, Free: v.Size - used, Held: held, HeldKnown: true}}
+func measuredDisk(v ramdisk.Volume, used, held ramdisk.Size) diskState {
+	return diskState{Volume: v, Measured: true, Usage: ramdisk.Usage{Size: v.Size, Used: used, Free: v.Size - used, Held: held, HeldKnown: true}}
 }
 
 func TestBuild(t *testing.T) {
@@ -61,20 +61,20 @@ func TestBuild(t *testing.T) {
 	busy := scratch
 	busy.Busy = &ramdisk.BusyError{Volume: "Scratch", Holders: []ramdisk.Holder{{PID: 41, Command: "vim"}, {PID: 7, Command: "less"}}}
 	saving := scratch
-	saving.Op, saving.Progress = OpSaving, Progress{45, 100}
+	saving.Op, saving.Progress = opSaving, jobProgress{45, 100}
 	unsaved := scratch
 	unsaved.Unsaved, unsaved.Kept = true, true
 	pinned := measuredDisk(vol("Scratch", 8*ramdisk.GiB, ramdisk.APFS), 1*ramdisk.GiB, 3994*ramdisk.MiB)
 	pinned.Kept = true
 	reclaiming := pinned
-	reclaiming.Op, reclaiming.Progress = OpReclaiming, Progress{3, 10}
-	notYet := DiskState{Volume: vol("Fresh", 4*ramdisk.GiB, ramdisk.APFS)}
-	usageErr := DiskState{Volume: vol("Odd", 4*ramdisk.GiB, ramdisk.APFS), Measured: true, UsageErr: errors.New("footprint: no such process")}
-	all := Features{SaveNow: true, Reclaim: true, Benchmark: true, EditPresets: true, LaunchAtLogin: true}
+	reclaiming.Op, reclaiming.Progress = opReclaiming, jobProgress{3, 10}
+	notYet := diskState{Volume: vol("Fresh", 4*ramdisk.GiB, ramdisk.APFS)}
+	usageErr := diskState{Volume: vol("Odd", 4*ramdisk.GiB, ramdisk.APFS), Measured: true, UsageErr: errors.New("footprint: no such process")}
+	all := featureSet{SaveNow: true, Reclaim: true, Benchmark: true, EditPresets: true, LaunchAtLogin: true}
 
 	tests := []struct {
 		name    string
-		s       State
+		s       menuState
 		want    []string // lines (substrings) that must be in the menu text
 		absent  []string // substrings that must not be
 		title   string
@@ -83,15 +83,15 @@ func TestBuild(t *testing.T) {
 	}{
 		{
 			name: "no disks",
-			s:    State{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
+			s:    menuState{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
 			want: []string{"No RAM Disks (off)\n", "New RAM Disk\n  1 GiB\n  2 GiB\n  4 GiB\n  8 GiB\n  ----\n  Custom…\n",
-				"RAM disks hold 0 B of 16.0 GB memory; no swap in use (off)", "Eject All (off)", "[ ] Show Memory in Menu Bar", "Quit RAMBar"},
+				"RAM disks hold 0 B of 16.0 GB memory; 8.0 GB free, no swap in use (off)", "Eject All (off)", "[ ] Show Memory in Menu Bar", "Quit RAMBar"},
 			absent:  []string{"Presets", "Launch at Login", "⚠", "grows as written"},
 			tooltip: "RAMBar: no RAM disks",
 		},
 		{
 			name: "several disks on a Mac",
-			s:    State{Disks: []DiskState{build, scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
+			s:    menuState{Disks: []diskState{build, scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
 			want: []string{
 				"Build: 512 MB used, 2.0 GB held, committed now\n",
 				"Scratch: 1.2 GB used, 4.1 GB held, grows as written\n",
@@ -107,25 +107,25 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:   "busy eject offers Force Eject and names holders",
-			s:      State{Disks: []DiskState{busy}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
+			s:      menuState{Disks: []diskState{busy}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
 			want:   []string{"  Eject\n  In use by vim (pid 41), less (pid 7) (off)\n  Force Eject\n"},
 			absent: []string{"Force Eject (off)"},
 		},
 		{
 			name: "swapping",
-			s:    State{Disks: []DiskState{build}, Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, SwapUsed: 1229 * ramdisk.MiB}, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"RAM disks hold 2.0 GB of 16.0 GB memory; 1.2 GB swap in use (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
+			s:    menuState{Disks: []diskState{build}, Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, SwapUsed: 1229 * ramdisk.MiB}, Caps: darwin, Settings: ramdisk.DefaultSettings()},
+			want: []string{"RAM disks hold 2.0 GB of 16.0 GB memory; 0 B free, 1.2 GB of swap in use (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
 			icon: IconWarning,
 		},
 		{
 			name: "nearly full",
-			s:    State{Disks: []DiskState{full}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
+			s:    menuState{Disks: []diskState{full}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
 			want: []string{"Full: 950 MB used, 950 MB held, grows as written", "  ⚠ 93% full (off)", "⚠ Full is 93% full\n"},
 			icon: IconWarning,
 		},
 		{
 			name: "errors: list, memory and usage",
-			s: State{Disks: []DiskState{usageErr}, ListErr: errors.New("findmnt: exit status 1; stderr: boom"),
+			s: menuState{Disks: []diskState{usageErr}, ListErr: errors.New("findmnt: exit status 1; stderr: boom"),
 				MemoryErr: errors.New("read /proc/meminfo: permission denied"), Caps: darwin, Settings: ramdisk.DefaultSettings()},
 			want: []string{"Odd: 4.0 GB, usage unknown\n", "  Can't measure: footprint: no such process (off)",
 				"Can't read RAM disks: findmnt: exit status 1\n", "RAM disks hold 0 B; memory unknown (off)",
@@ -133,75 +133,75 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:  "saving progress in item and title",
-			s:     State{Disks: []DiskState{saving}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
+			s:     menuState{Disks: []diskState{saving}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
 			want:  []string{"Scratch: Saving… 45%\n", "  Saving… 45% (off)\n", "  Eject (off)\n", "  Benchmark This Disk… (off)"},
 			title: "Saving… 45%",
 		},
 		{
 			name: "unsaved mark",
-			s:    State{Disks: []DiskState{unsaved}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
+			s:    menuState{Disks: []diskState{unsaved}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
 			want: []string{"• Scratch: 1.2 GB used", "  Save Now (unsaved changes)\n"},
 		},
 		{
 			name:   "reclaim offered",
-			s:      State{Disks: []DiskState{pinned}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
+			s:      menuState{Disks: []diskState{pinned}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
 			want:   []string{"  Reclaim 2.9 GB\n", "  Save Now\n", "  Benchmark This Disk…\n"},
 			absent: []string{"Reclaim 2.9 GB (off)"},
 		},
 		{
 			name:   "save offered only on kept disks",
-			s:      State{Disks: []DiskState{scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
+			s:      menuState{Disks: []diskState{scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
 			want:   []string{"  Benchmark This Disk…\n"},
 			absent: []string{"Save Now"},
 		},
 		{
 			name:   "reclaim not offered when little is pinned",
-			s:      State{Disks: []DiskState{build}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
+			s:      menuState{Disks: []diskState{build}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
 			absent: []string{"Reclaim"},
 		},
 		{
 			name:  "reclaim in progress",
-			s:     State{Disks: []DiskState{reclaiming}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
+			s:     menuState{Disks: []diskState{reclaiming}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
 			want:  []string{"Scratch: Reclaiming… 30%", "  Reclaiming… 30% (off)"},
 			title: "Reclaiming… 30%",
 		},
 		{
 			name:  "memory in the title",
-			s:     State{Disks: []DiskState{scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.Settings{ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitAsk}},
+			s:     menuState{Disks: []diskState{scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.Settings{ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitAsk}},
 			want:  []string{"[x] Show Memory in Menu Bar"},
 			title: "4.1 GB",
 		},
 		{
 			name: "not yet measured: upfront disk counts at its size",
-			s:    State{Disks: []DiskState{notYet, {Volume: vol("Small", 1*ramdisk.GiB, ramdisk.APFS)}}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
+			s:    menuState{Disks: []diskState{notYet, {Volume: vol("Small", 1*ramdisk.GiB, ramdisk.APFS)}}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
 			want: []string{"Fresh: 4.0 GB, grows as written\n", "Small: 1.0 GB, committed now\n", "RAM disks hold 1.0 GB of 16.0 GB"},
 		},
 		{
 			name: "creating",
-			s:    State{Creating: "RAM Disk 2", Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
+			s:    menuState{Creating: "RAM Disk 2", Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
 			want: []string{"Creating RAM Disk 2… (off)\n"}, absent: []string{"No RAM Disks"},
 		},
 		{
 			name: "creating a preset, restoring its contents",
-			s:    State{Creating: "Kept", CreatingProgress: Progress{3, 4}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
+			s:    menuState{Creating: "Kept", CreatingProgress: jobProgress{3, 4}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
 			want: []string{"Creating Kept… 75% (off)\n"},
 		},
 		{
 			name: "presets and launch at login",
-			s: State{Disks: []DiskState{scratch}, Memory: gb16, Caps: darwin, Features: all, LaunchAtLogin: true,
+			s: menuState{Disks: []diskState{scratch}, Memory: gb16, Caps: darwin, Features: all, LaunchAtLogin: true,
 				Settings: ramdisk.Settings{EjectOnQuit: ramdisk.QuitAsk, Presets: []ramdisk.Preset{{Name: "Scratch", Size: "8G"}, {Name: "Cache", Size: "25%"}}}},
 			want: []string{"Presets\n  Scratch (8G), mounted (off)\n  Cache (25%)\n  ----\n  Edit Presets…\n", "[x] Launch at Login",
 				"  Open\n  Copy Path\n  Save as Preset…\n"},
 		},
 		{
 			name: "presets feature with no presets",
-			s:    State{Memory: gb16, Caps: linux, Features: all, Settings: ramdisk.DefaultSettings()},
+			s:    menuState{Memory: gb16, Caps: linux, Features: all, Settings: ramdisk.DefaultSettings()},
 			want: []string{"Presets\n  No Presets (off)\n  ----\n  Edit Presets…\n", "[ ] Launch at Login"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := Build(tt.s)
+			m := buildMenu(tt.s)
 			got := text(m)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
@@ -234,8 +234,8 @@ func TestBuild(t *testing.T) {
 }
 
 func TestBuildIsStable(t *testing.T) {
-	s := State{Disks: []DiskState{measuredDisk(vol("A", ramdisk.GiB, ramdisk.TmpFS), 0, 0)}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()}
-	if a, b := text(Build(s)), text(Build(s)); a != b {
+	s := menuState{Disks: []diskState{measuredDisk(vol("A", ramdisk.GiB, ramdisk.TmpFS), 0, 0)}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()}
+	if a, b := text(buildMenu(s)), text(buildMenu(s)); a != b {
 		t.Fatalf("two builds of one state differ:\n%s\n%s", a, b)
 	}
 }
@@ -253,7 +253,7 @@ func TestFirstFreeName(t *testing.T) {
 		{[]string{"RAM Disk", "RAM Disk 3"}, "RAM Disk 2"},
 	}
 	for _, tt := range tests {
-		if got := FirstFreeName("RAM Disk", tt.taken); got != tt.want {
+		if got := firstFreeName("RAM Disk", tt.taken); got != tt.want {
 			t.Errorf("FirstFreeName(%q) = %q, want %q", tt.taken, got, tt.want)
 		}
 	}
@@ -261,9 +261,9 @@ func TestFirstFreeName(t *testing.T) {
 
 func TestProgressPercent(t *testing.T) {
 	for _, tt := range []struct {
-		p    Progress
+		p    jobProgress
 		want int
-	}{{Progress{0, 0}, 0}, {Progress{45, 100}, 45}, {Progress{3, 10}, 30}, {Progress{11, 10}, 100}, {Progress{1 << 40, 1 << 41}, 50}} {
+	}{{jobProgress{0, 0}, 0}, {jobProgress{45, 100}, 45}, {jobProgress{3, 10}, 30}, {jobProgress{11, 10}, 100}, {jobProgress{1 << 40, 1 << 41}, 50}} {
 		if got := tt.p.Percent(); got != tt.want {
 			t.Errorf("%v.Percent() = %d, want %d", tt.p, got, tt.want)
 		}
@@ -272,30 +272,30 @@ func TestProgressPercent(t *testing.T) {
 
 func TestPlanTextAndRefusal(t *testing.T) {
 	f := ramdisk.Facts{Caps: darwin, Memory: gb16}
-	p, err := Check(NewDiskForm{Name: "Scratch", Size: "3G", FS: ramdisk.APFS}, f)
+	p, err := checkForm(NewDiskForm{Name: "Scratch", Size: "3G", FS: ramdisk.APFS}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	txt := PlanText(p)
+	txt := planText(p)
 	for _, w := range []string{"Create Scratch: 3 GiB APFS, commits 3.0 GB now?", "takes all 3 GiB of memory as soon as it is made", "Tip: a 4 GiB disk costs less"} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("plan text lacks %q:\n%s", w, txt)
 		}
 	}
-	p, err = Check(NewDiskForm{Name: "Big", Size: "8G", FS: ramdisk.APFS}, f)
+	p, err = checkForm(NewDiskForm{Name: "Big", Size: "8G", FS: ramdisk.APFS}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if txt := PlanText(p); !strings.Contains(txt, "grows as written") || !strings.Contains(txt, "takes memory only as files are written") {
+	if txt := planText(p); !strings.Contains(txt, "grows as written") || !strings.Contains(txt, "takes memory only as files are written") {
 		t.Errorf("8G plan text: %s", txt)
 	}
 	for _, bad := range []NewDiskForm{{Name: "a/b", Size: "1G"}, {Name: "X", Size: "0"}, {Name: "X", Size: "-1G"}, {Name: "X", Size: "3.5Q"}, {Name: "X", Size: "15G"}} {
-		_, err := Check(bad, f)
+		_, err := checkForm(bad, f)
 		if err == nil {
 			t.Errorf("Check(%+v) accepted", bad)
 			continue
 		}
-		msg := PlanRefusal(err)
+		msg := planRefusal(err)
 		if bad.Size == "15G" && !strings.HasPrefix(msg, "This machine can't hold that disk") {
 			t.Errorf("refusal for %v: %s", bad, msg)
 		}
@@ -305,8 +305,8 @@ func TestPlanTextAndRefusal(t *testing.T) {
 	}
 }
 
-func ExampleDiskLine() {
+func Example_diskLine() {
 	d := measuredDisk(vol("Scratch", 8*ramdisk.GiB, ramdisk.APFS), 1229*ramdisk.MiB, 4198*ramdisk.MiB)
-	fmt.Println(DiskLine(d))
+	fmt.Println(diskLine(d))
 	// Output: Scratch: 1.2 GB used, 4.1 GB held, grows as written
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"rambar/ramdisk"
 )
@@ -67,20 +68,14 @@ type presetEditor struct {
 // form asked again, starting from what was typed.
 type refused struct{ error }
 
-// PresetLine describes a preset in one line: "Scratch: 4G APFS, kept, at login".
-func PresetLine(p ramdisk.Preset) string {
+// presetLine describes a preset in one line: "Scratch: 4G APFS, kept, at login".
+func presetLine(p ramdisk.Preset) string {
 	parts := []string{p.Size}
 	if p.FS != "" {
 		parts[0] += " " + p.FS.Label()
 	}
-	switch p.Contents {
-	case ramdisk.Keep:
-		parts = append(parts, "kept")
-	case ramdisk.Mirror:
-		parts = append(parts, "mirrors "+p.MirrorPath)
-	}
-	if p.SaveEvery > 0 {
-		parts = append(parts, "saved every "+intervalLabel(p.SaveEvery))
+	if p.Contents != ramdisk.Discard {
+		parts = append(parts, ramdisk.ContentsPhrase(p))
 	}
 	if p.Hidden {
 		parts = append(parts, "hidden")
@@ -100,7 +95,7 @@ func (e presetEditor) run(ctx context.Context) (string, error) {
 	}
 	items := make([]string, 0, len(s.Presets)+1)
 	for _, p := range s.Presets {
-		items = append(items, PresetLine(p))
+		items = append(items, presetLine(p))
 	}
 	items = append(items, choiceAdd)
 	pick, err := e.dlg.Choose(ctx, "RAM Disk Presets", "Choose a preset to change, or add one:", items, "")
@@ -115,7 +110,7 @@ func (e presetEditor) run(ctx context.Context) (string, error) {
 		return "", e.add(ctx, "New Preset", ramdisk.Preset{Size: "4G", FS: defaultFSOf(e.fss)})
 	}
 	p := s.Presets[i]
-	what, err := e.dlg.Choose(ctx, p.Name, PresetLine(p), []string{choiceEdit, choiceRemove, choiceMount}, choiceEdit)
+	what, err := e.dlg.Choose(ctx, p.Name, presetLine(p), []string{choiceEdit, choiceRemove, choiceMount}, choiceEdit)
 	if err != nil {
 		return "", err
 	}
@@ -148,7 +143,7 @@ func (e presetEditor) saveAs(ctx context.Context, v ramdisk.Volume) error {
 	for i, p := range s.Presets {
 		names[i] = p.Name
 	}
-	p := ramdisk.Preset{Name: FirstFreeName(v.Name, names), Size: v.Size.String(), FS: v.FS, Hidden: v.Hidden}
+	p := ramdisk.Preset{Name: firstFreeName(v.Name, names), Size: v.Size.String(), FS: v.FS, Hidden: v.Hidden}
 	return e.add(ctx, "Save "+v.Name+" as Preset", p)
 }
 
@@ -340,18 +335,12 @@ func (e presetEditor) number(ctx context.Context, title, text string, values []i
 	return cur, nil
 }
 
-// intervalLabel is "Off", "5m", "1h".
+// intervalLabel is "Off", "5m", "1h", "1h30m".
 func intervalLabel(secs int) string {
 	if secs == 0 {
 		return "Off"
 	}
-	switch {
-	case secs%3600 == 0:
-		return fmt.Sprintf("%dh", secs/3600)
-	case secs%60 == 0:
-		return fmt.Sprintf("%dm", secs/60)
-	}
-	return fmt.Sprintf("%ds", secs)
+	return ramdisk.ShortDuration(time.Duration(secs) * time.Second)
 }
 
 func defaultFSOf(fss []ramdisk.FileSystem) ramdisk.FileSystem {

@@ -112,7 +112,7 @@ func pick(answer string) []step { return []step{{"choose", "", answer}} }
 
 func TestPresetEditor(t *testing.T) {
 	start := []ramdisk.Preset{scratchPreset, cachePreset}
-	scratchLine, cacheLine := PresetLine(scratchPreset), PresetLine(cachePreset)
+	scratchLine, cacheLine := presetLine(scratchPreset), presetLine(cachePreset)
 	if cacheLine != "Cache: 25% zram (compressed), kept, saved every 10m" {
 		t.Fatalf("PresetLine = %q", cacheLine)
 	}
@@ -222,8 +222,8 @@ func TestPresetEditorCancelChangesNothing(t *testing.T) {
 			{"choose", "Show", choiceHidden}, {"choose", "When", choiceAutoMount}, {"choose", "contents", choiceMirror},
 			{"folder", "", "/src"}, {"choose", "every", "5m"}, {"choose", "snapshots", "3"},
 		}),
-		"edit":   steps(pick(PresetLine(cachePreset)), pick(choiceEdit), form("Other", "1G", "tmpfs")),
-		"remove": steps(pick(PresetLine(scratchPreset)), pick(choiceRemove), []step{{"confirm", "", "yes"}}),
+		"edit":   steps(pick(presetLine(cachePreset)), pick(choiceEdit), form("Other", "1G", "tmpfs")),
+		"remove": steps(pick(presetLine(scratchPreset)), pick(choiceRemove), []step{{"confirm", "", "yes"}}),
 	}
 	for name, flow := range flows {
 		for k := range flow {

@@ -11,27 +11,27 @@ import (
 
 func TestShapeDecidesRebuild(t *testing.T) {
 	d := measuredDisk(vol("A", ramdisk.GiB, ramdisk.TmpFS), 0, 0)
-	s := State{Disks: []DiskState{d}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()}
-	base := shapeOf(Build(s).Items)
+	s := menuState{Disks: []diskState{d}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()}
+	base := shapeOf(buildMenu(s).Items)
 
 	// Figures, titles and ticks change in place.
 	grown := s
-	grown.Disks = []DiskState{measuredDisk(vol("A", ramdisk.GiB, ramdisk.TmpFS), 300*ramdisk.MiB, 300*ramdisk.MiB)}
+	grown.Disks = []diskState{measuredDisk(vol("A", ramdisk.GiB, ramdisk.TmpFS), 300*ramdisk.MiB, 300*ramdisk.MiB)}
 	grown.Settings.ShowMemoryInTitle = true
-	if shapeOf(Build(grown).Items) != base {
+	if shapeOf(buildMenu(grown).Items) != base {
 		t.Error("a change of figures and a tick rebuilt the menu")
 	}
 	// A new disk, a busy eject (Force Eject appears) or a new warning rebuild it.
 	more := s
-	more.Disks = append([]DiskState{d}, measuredDisk(vol("B", ramdisk.GiB, ramdisk.TmpFS), 0, 0))
+	more.Disks = append([]diskState{d}, measuredDisk(vol("B", ramdisk.GiB, ramdisk.TmpFS), 0, 0))
 	busy := s
 	bd := d
 	bd.Busy = &ramdisk.BusyError{Volume: "A"}
-	busy.Disks = []DiskState{bd}
+	busy.Disks = []diskState{bd}
 	swap := s
 	swap.Memory.SwapUsed = ramdisk.GiB
-	for name, st := range map[string]State{"new disk": more, "busy": busy, "swapping": swap} {
-		if shapeOf(Build(st).Items) == base {
+	for name, st := range map[string]menuState{"new disk": more, "busy": busy, "swapping": swap} {
+		if shapeOf(buildMenu(st).Items) == base {
 			t.Errorf("%s: the menu's shape did not change", name)
 		}
 	}

@@ -1,5 +1,63 @@
 package tray
 
-import "os"
+import (
+	"context"
+	"errors"
+	"os"
+
+	"rambar/ramdisk"
+)
 
 func writeFile(path string, n int) error { return os.WriteFile(path, make([]byte, n), 0o600) }
+
+// fakeDisks is the use-case layer for controller tests: the hooks a test
+// sets, the in-memory engine for the rest.
+type fakeDisks struct {
+	eng     ramdisk.Engine
+	save    func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) error
+	reclaim func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (ramdisk.Size, error)
+	mount   func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error)
+	unsaved func(v ramdisk.Volume) bool
+}
+
+// asUnits turns a use case's progress back into done of total.
+func asUnits(p ramdisk.ProgressFunc) ProgressFunc {
+	return func(done, total int64) { p(ramdisk.Progress{BytesDone: done, BytesTotal: total}) }
+}
+
+func (f *fakeDisks) Create(ctx context.Context, r ramdisk.Request) (ramdisk.Volume, error) {
+	plan, err := ramdisk.NewPlan(r, ramdisk.Facts{Caps: f.eng.Caps()})
+	if err != nil {
+		return ramdisk.Volume{}, err
+	}
+	return f.eng.Create(ctx, plan)
+}
+
+func (f *fakeDisks) MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdisk.ProgressFunc) (ramdisk.Volume, error) {
+	if f.mount == nil {
+		return ramdisk.Volume{}, errors.New("no mount hook")
+	}
+	return f.mount(ctx, p, asUnits(progress))
+}
+
+func (f *fakeDisks) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
+	return f.eng.Eject(ctx, v, force)
+}
+
+func (f *fakeDisks) Save(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) error {
+	if f.save == nil {
+		return errors.New("no save hook")
+	}
+	return f.save(ctx, v, asUnits(progress))
+}
+
+func (f *fakeDisks) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (ramdisk.Size, error) {
+	if f.reclaim == nil {
+		return 0, errors.New("no reclaim hook")
+	}
+	return f.reclaim(ctx, v, asUnits(progress))
+}
+
+func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return true }
+
+func (f *fakeDisks) Unsaved(v ramdisk.Volume) bool { return f.unsaved != nil && f.unsaved(v) }

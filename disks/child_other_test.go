@@ -1,0 +1,7 @@
+//go:build !linux
+
+package disks
+
+import "errors"
+
+func childService() (*Service, error) { return nil, errors.New("child processes run on Linux only") }

@@ -1,0 +1,226 @@
+package disks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+// CreateRequest is a disk to make.
+type CreateRequest struct {
+	// Input is the disk as typed: name, size ("4G", "1.5GiB", "25%" of this
+	// machine's memory), file system, hidden, force.
+	ramdisk.Input
+	// Exact, when set, is the size in bytes, and Input.Size is not read
+	// (the menu's ready sizes).
+	Exact ramdisk.Size
+	// Preset is the preset the disk is made from, nil for a one-off disk.
+	// Its contents mode is used when Contents is not set.
+	Preset *ramdisk.Preset
+	// Contents says how the disk's contents are kept (create --keep/--mirror).
+	Contents mirror.Options
+	// Planned, when set, is told the plan before the disk is made.
+	Planned func(ramdisk.Plan)
+	// Progress, when set, hears how far filling the disk has come.
+	Progress ramdisk.ProgressFunc
+}
+
+// Created is a disk made by Create.
+type Created struct {
+	Plan   ramdisk.Plan
+	Volume ramdisk.Volume
+	// Contents is how the disk's contents are kept; Mode is "" for a disk
+	// whose contents die with it.
+	Contents mirror.State
+	// Loaded is what filling a kept or mirrored disk put on it.
+	Loaded mirror.Result
+}
+
+// Create is the one place a RAM disk is made, for `create`, `up`, `preset
+// mount` and the menu. Under the disk's lock it checks the name and size,
+// gathers the machine's facts, plans (refusing what memory cannot hold
+// unless r.Force), tells r.Planned, has the engine make the disk, and fills
+// a kept or mirrored disk from its saved copy. A disk that cannot be filled
+// is ejected again; the saved copy is never touched.
+func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) {
+	if err := ramdisk.ValidateName(r.Name); err != nil {
+		return Created{}, err
+	}
+	// Check the size's spelling before touching the engine, so bad input is
+	// refused the same way everywhere; a percentage is resolved once memory is known.
+	if r.Exact == 0 {
+		if err := ramdisk.CheckInput(r.Input); err != nil {
+			return Created{}, err
+		}
+	}
+	release, err := s.lock(ctx, r.Name, "creating")
+	if err != nil {
+		return Created{}, err
+	}
+	defer release()
+	f, err := s.Facts(ctx)
+	if err != nil {
+		return Created{}, err
+	}
+	var c Created
+	if r.Exact > 0 {
+		c.Plan, err = ramdisk.NewPlan(ramdisk.Request{Name: r.Name, Size: r.Exact, FS: r.FS, Hidden: r.Hidden, Force: r.Force}, f)
+	} else {
+		c.Plan, err = ramdisk.PlanInput(r.Input, f)
+	}
+	if err != nil {
+		return Created{}, err
+	}
+	if r.Planned != nil {
+		r.Planned(c.Plan)
+	}
+	contents := r.Contents
+	if contents.Mode == ramdisk.Discard && r.Preset != nil {
+		contents = mirror.OptionsFromPreset(*r.Preset)
+	}
+	undo, err := s.setupContents(r.Name, contents)
+	if err != nil {
+		return c, err
+	}
+	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
+		undo()
+		return c, fmt.Errorf("create %s: %w", r.Name, err)
+	}
+	if contents.Mode != ramdisk.Discard {
+		if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, r.Progress); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// ErrContents marks a contents option the keeper refused (a relative or
+// file mirror folder, a negative count): bad input.
+var ErrContents = errors.New("contents options refused")
+
+type contentsError struct{ error }
+
+func (e contentsError) Is(target error) bool { return target == ErrContents }
+func (e contentsError) Unwrap() error        { return e.error }
+
+// setupContents records how the disk's contents are kept; undo forgets it
+// again if the disk could not be made and nothing was kept before.
+func (s *Service) setupContents(name string, o mirror.Options) (undo func(), err error) {
+	if o.Mode == ramdisk.Discard {
+		return func() {}, nil
+	}
+	k, err := s.Keeper()
+	if err != nil {
+		return nil, err
+	}
+	_, before := k.State(name)
+	if _, err := k.Setup(name, o); err != nil {
+		return nil, contentsError{err}
+	}
+	return func() {
+		if errors.Is(before, mirror.ErrNotKept) {
+			k.Forget(name)
+		}
+	}, nil
+}
+
+// load fills a new kept or mirrored disk. If that fails the disk is ejected
+// again (it is empty; the saved copy is untouched) and the error says so.
+func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (mirror.State, mirror.Result, error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return mirror.State{}, mirror.Result{}, err
+	}
+	r, err := k.Load(ctx, v, mirrorProgress(v.Name, progress))
+	if err != nil {
+		if ejErr := s.Engine.Eject(ctx, v, false); ejErr != nil {
+			return mirror.State{}, r, fmt.Errorf("create %s: loading contents failed: %w (and ejecting it again failed: %v)", v.Name, err, ejErr)
+		}
+		return mirror.State{}, r, fmt.Errorf("create %s: loading contents failed, the disk was ejected and the saved copy is untouched: %w", v.Name, err)
+	}
+	st, err := k.State(v.Name)
+	return st, r, err
+}
+
+// MountPreset makes the disk preset p describes, through Create. A disk of
+// that name already mounted gives ErrExists, with the mounted disk in
+// Created.Volume.
+func (s *Service) MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdisk.ProgressFunc) (Created, error) {
+	if v, err := s.Find(ctx, p.Name); err == nil {
+		return Created{Volume: v}, fmt.Errorf("preset %s: %w at %s", p.Name, ramdisk.ErrExists, v.MountPoint)
+	} else if !errors.Is(err, ramdisk.ErrNotFound) {
+		return Created{}, err
+	}
+	return s.Create(ctx, CreateRequest{Input: p.Input(), Preset: &p, Progress: progress})
+}
+
+// MountPresetNamed mounts the preset of that name from the settings; an
+// unknown name gives ErrNoPreset (which is also ErrNotFound).
+func (s *Service) MountPresetNamed(ctx context.Context, name string, progress ramdisk.ProgressFunc) (Created, error) {
+	st, err := s.Store()
+	if err != nil {
+		return Created{}, err
+	}
+	set, err := st.Load()
+	if err != nil {
+		return Created{}, err
+	}
+	p, err := set.FindPreset(name)
+	if err != nil {
+		return Created{}, err
+	}
+	return s.MountPreset(ctx, p, progress)
+}
+
+// UpOutcome is what Up did with one preset.
+type UpOutcome string
+
+// Outcomes of Up.
+const (
+	UpMounted UpOutcome = "mounted" // the disk was made
+	UpSkipped UpOutcome = "skipped" // a disk of that name was already mounted
+	UpFailed  UpOutcome = "failed"  // making it failed; Err says why
+)
+
+// UpResult is one auto-mount preset and what Up did with it.
+type UpResult struct {
+	Preset  ramdisk.Preset
+	Outcome UpOutcome
+	Volume  ramdisk.Volume // the new disk, or the one already mounted
+	Plan    ramdisk.Plan   // set when the disk was made (its notes are worth showing)
+	Err     error
+}
+
+// Up mounts every auto-mount preset whose disk is not mounted, one after the
+// other, each through MountPreset. One failure does not stop the others. The
+// error is only for settings that cannot be read; per-preset failures are in
+// the results. `rambar up` and the menu at login run it.
+func (s *Service) Up(ctx context.Context, progress ramdisk.ProgressFunc) ([]UpResult, error) {
+	st, err := s.Store()
+	if err != nil {
+		return nil, err
+	}
+	set, err := st.Load()
+	if err != nil {
+		return nil, err
+	}
+	var out []UpResult
+	for _, p := range set.AutoMountPresets() {
+		r := UpResult{Preset: p}
+		c, err := s.MountPreset(ctx, p, progress)
+		r.Plan, r.Volume, r.Err = c.Plan, c.Volume, err
+		switch {
+		case r.Err == nil:
+			r.Outcome = UpMounted
+		case errors.Is(r.Err, ramdisk.ErrExists) && r.Volume.Name != "":
+			r.Outcome, r.Err = UpSkipped, nil
+		default:
+			r.Outcome = UpFailed
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

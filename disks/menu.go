@@ -1,0 +1,107 @@
+package disks
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"rambar/ramdisk"
+)
+
+// dirtyEvery is how long the menu reuses an "unsaved changes" answer:
+// finding it walks the disk's metadata, too much for every 2-second refresh
+// of a large disk.
+const dirtyEvery = 15 * time.Second
+
+// Menu is the use cases as the menu calls them (it satisfies tray.Disks):
+// the same operations as the CLI's, with the menu's shapes of results.
+type Menu struct {
+	S *Service
+
+	mu    sync.Mutex
+	dirty map[string]dirtyMark
+}
+
+type dirtyMark struct {
+	at    time.Time
+	dirty bool
+}
+
+// NewMenu returns the menu's view of s.
+func NewMenu(s *Service) *Menu { return &Menu{S: s, dirty: map[string]dirtyMark{}} }
+
+// Create makes a plain disk (New RAM Disk, Custom…).
+func (m *Menu) Create(ctx context.Context, r ramdisk.Request) (ramdisk.Volume, error) {
+	c, err := m.S.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: r.Name, FS: r.FS, Hidden: r.Hidden, Force: r.Force}, Exact: r.Size})
+	return c.Volume, err
+}
+
+// MountPreset makes a preset's disk, restoring its contents with progress.
+func (m *Menu) MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdisk.ProgressFunc) (ramdisk.Volume, error) {
+	c, err := m.S.MountPreset(ctx, p, progress)
+	return c.Volume, err
+}
+
+// Eject saves a kept disk first, then ejects it.
+func (m *Menu) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
+	_, err := m.S.Eject(ctx, v, EjectOptions{Force: force})
+	m.Forget(v.Name)
+	return err
+}
+
+// Save is Save Now.
+func (m *Menu) Save(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) error {
+	_, err := m.S.Save(ctx, v, SaveOptions{Progress: progress})
+	m.Forget(v.Name)
+	return err
+}
+
+// Reclaim gives back pinned memory and says how much.
+func (m *Menu) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (ramdisk.Size, error) {
+	res, err := m.S.Reclaim(ctx, v, ReclaimOptions{Force: true, Progress: progress})
+	m.Forget(v.Name)
+	if err != nil {
+		return 0, err
+	}
+	return res.Before.Held - res.After.Held, nil
+}
+
+// Kept tells kept and mirrored disks (Save Now applies) from plain ones.
+func (m *Menu) Kept(v ramdisk.Volume) bool {
+	k, err := m.S.Keeper()
+	if err != nil {
+		return false
+	}
+	_, err = k.State(v.Name)
+	return err == nil
+}
+
+// Unsaved is the menu's "•" mark: only kept and mirrored disks have one.
+// The answer is reused for a while (dirtyEvery) unless the disk was saved.
+func (m *Menu) Unsaved(v ramdisk.Volume) bool {
+	if !m.Kept(v) {
+		return false
+	}
+	m.mu.Lock()
+	d, ok := m.dirty[v.Name]
+	m.mu.Unlock()
+	if ok && time.Since(d.at) < dirtyEvery {
+		return d.dirty
+	}
+	k, _ := m.S.Keeper()
+	dirty, err := k.Dirty(v)
+	if err != nil {
+		return false
+	}
+	m.mu.Lock()
+	m.dirty[v.Name] = dirtyMark{time.Now(), dirty}
+	m.mu.Unlock()
+	return dirty
+}
+
+// Forget drops the remembered "unsaved" answer of a disk (it was saved).
+func (m *Menu) Forget(name string) {
+	m.mu.Lock()
+	delete(m.dirty, name)
+	m.mu.Unlock()
+}

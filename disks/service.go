@@ -1,0 +1,139 @@
+package disks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+// Service runs the use cases against one engine and RAMBar's files.
+type Service struct {
+	// Engine makes, lists and ejects disks.
+	Engine ramdisk.Engine
+	// Paths are the settings file (presets) and the data folder (kept
+	// contents, reclaim staging, the per-disk locks).
+	Paths ramdisk.Paths
+	// NewKeeper makes the contents keeper for the data folder; nil is
+	// mirror.NewKeeper. Tests give one that takes plain folders for disks.
+	NewKeeper func(data string) *mirror.Keeper
+	// CopyFile, when set, writes each file a restore puts on a disk (macOS:
+	// ditto --hfsCompression, so restored files sit compressed).
+	CopyFile mirror.CopyFunc
+	// LockWait bounds how long an operation waits while another RAMBar works
+	// on the same disk; 0 is DefaultLockWait. The context may end it sooner.
+	LockWait time.Duration
+}
+
+// ErrNoData: there is no data folder (HOME is not set), so nothing is kept.
+var ErrNoData = errors.New("no data folder: HOME is not set")
+
+// Keeper returns the contents keeper, or ErrNoData.
+func (s *Service) Keeper() (*mirror.Keeper, error) {
+	if s.Paths.Data == "" {
+		return nil, ErrNoData
+	}
+	newKeeper := s.NewKeeper
+	if newKeeper == nil {
+		newKeeper = mirror.NewKeeper
+	}
+	k := newKeeper(s.Paths.Data)
+	if s.CopyFile != nil {
+		k.CopyFile = s.CopyFile
+	}
+	return k, nil
+}
+
+// Store is the settings file, or an error when there is no place for it.
+func (s *Service) Store() (ramdisk.Store, error) {
+	if s.Paths.Settings == "" {
+		return ramdisk.Store{}, errors.New("no settings location: HOME is not set")
+	}
+	return ramdisk.Store{Path: s.Paths.Settings}, nil
+}
+
+// Disk is a mounted volume with its measurement.
+type Disk struct {
+	ramdisk.Volume
+	Usage    ramdisk.Usage
+	UsageErr error
+}
+
+// Held is the memory the disk holds (ramdisk.HeldMemory).
+func (d Disk) Held() ramdisk.Size { return ramdisk.HeldMemory(d.Volume, d.Usage, d.UsageErr == nil) }
+
+// List lists the mounted RAM disks and measures each.
+func (s *Service) List(ctx context.Context) ([]Disk, error) {
+	vs, err := s.Engine.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Disk, len(vs))
+	for i, v := range vs {
+		out[i].Volume = v
+		out[i].Usage, out[i].UsageErr = s.Engine.Usage(ctx, v)
+	}
+	return out, nil
+}
+
+// Find returns the mounted disk with that name (exact match first, then
+// case-insensitive), or ErrNotFound naming what is mounted.
+func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error) {
+	vs, err := s.Engine.List(ctx)
+	if err != nil {
+		return ramdisk.Volume{}, err
+	}
+	for _, v := range vs {
+		if v.Name == name {
+			return v, nil
+		}
+	}
+	for _, v := range vs {
+		if strings.EqualFold(v.Name, name) {
+			return v, nil
+		}
+	}
+	if len(vs) == 0 {
+		return ramdisk.Volume{}, fmt.Errorf("%q: %w (none is mounted)", name, ramdisk.ErrNotFound)
+	}
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.Name
+	}
+	return ramdisk.Volume{}, fmt.Errorf("%q: %w (mounted: %s)", name, ramdisk.ErrNotFound, strings.Join(names, ", "))
+}
+
+// Facts gathers what a plan needs now: memory, the mounted disks, the memory
+// they hold and every name mounted under the mount root.
+func (s *Service) Facts(ctx context.Context) (ramdisk.Facts, error) {
+	m, err := s.Engine.Memory(ctx)
+	if err != nil {
+		return ramdisk.Facts{Caps: s.Engine.Caps()}, fmt.Errorf("read memory: %w", err)
+	}
+	ds, err := s.List(ctx)
+	if err != nil {
+		return ramdisk.Facts{Caps: s.Engine.Caps(), Memory: m}, err
+	}
+	var held ramdisk.Size
+	vs := make([]ramdisk.Volume, len(ds))
+	for i, d := range ds {
+		vs[i] = d.Volume
+		held += d.Held()
+	}
+	return ramdisk.NewFacts(s.Engine.Caps(), m, vs, held), nil
+}
+
+// mirrorProgress turns the keeper's progress into the front ends' for disk name.
+func mirrorProgress(name string, fn ramdisk.ProgressFunc) mirror.ProgressFunc {
+	if fn == nil {
+		return nil
+	}
+	return func(p mirror.Progress) {
+		fn(ramdisk.Progress{Disk: name, Phase: p.Phase, BytesDone: p.BytesDone, BytesTotal: p.BytesTotal,
+			FilesDone: p.FilesDone, FilesTotal: p.FilesTotal})
+	}
+}

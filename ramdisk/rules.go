@@ -1,0 +1,133 @@
+package ramdisk
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// HeldMemory is the memory one disk holds as far as is known: the measured
+// Held when its usage is known (ok: measured without error), otherwise its
+// whole size when it commits that up front, otherwise nothing. The CLI's
+// list, the menu and every plan count held memory this way.
+func HeldMemory(v Volume, u Usage, ok bool) Size {
+	if ok && u.HeldKnown {
+		return u.Held
+	}
+	if v.Allocation == AllocUpfront {
+		return v.Size
+	}
+	return 0
+}
+
+// NewFacts is what NewPlan needs, from the engine's caps, the machine's
+// memory, the disks mounted now and the memory they hold (HeldMemory summed).
+// Taken is read from the mount root (TakenNames), so call it off any UI loop.
+func NewFacts(c Caps, m Memory, mounted []Volume, held Size) Facts {
+	return Facts{Caps: c, Memory: m, Mounted: mounted, Held: held, Taken: TakenNames(c.MountRoot)}
+}
+
+// Without returns the facts as if the disk named name were not mounted and
+// did not hold held (a disk about to be made again: reclaim).
+func (f Facts) Without(name string, held Size) Facts {
+	var mounted []Volume
+	for _, m := range f.Mounted {
+		if m.Name != name {
+			mounted = append(mounted, m)
+		}
+	}
+	var taken []string
+	for _, n := range f.Taken {
+		if !strings.EqualFold(n, name) {
+			taken = append(taken, n)
+		}
+	}
+	f.Mounted, f.Taken = mounted, taken
+	f.Held -= held
+	return f
+}
+
+// Input is a disk as typed by the user (the CLI's arguments, the menu's
+// Custom… dialog): the size still a string, "4G", "1.5GiB" or "25%".
+type Input struct {
+	Name   string
+	Size   string
+	FS     FileSystem
+	Hidden bool
+	Force  bool
+}
+
+// CheckInput refuses a bad name or a badly spelled size before anything is
+// asked of the machine (a percentage is resolved later, once memory is known).
+func CheckInput(in Input) error {
+	if err := ValidateName(in.Name); err != nil {
+		return err
+	}
+	_, err := ParseSize(in.Size, MaxSize)
+	return err
+}
+
+// PlanInput is the one place typed input becomes a plan: the name checked,
+// the size parsed against this machine's memory, then NewPlan.
+func PlanInput(in Input, f Facts) (Plan, error) {
+	if err := ValidateName(in.Name); err != nil {
+		return Plan{}, err
+	}
+	size, err := ParseSize(in.Size, f.Memory.Physical)
+	if err != nil {
+		return Plan{}, err
+	}
+	return NewPlan(Request{Name: in.Name, Size: size, FS: in.FS, Hidden: in.Hidden, Force: in.Force}, f)
+}
+
+// Input is the disk a preset describes, as typed input for PlanInput.
+func (p Preset) Input() Input {
+	return Input{Name: p.Name, Size: p.Size, FS: p.FS, Hidden: p.Hidden}
+}
+
+// ShortDuration prints 10m, 1h, 1h30m, 45s rather than Go's 10m0s.
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// ContentsPhrase says what happens to a preset's contents, in a few words:
+// "discarded", "kept, saved every 10m, 3 snapshots", "mirrors /path".
+func ContentsPhrase(p Preset) string {
+	var s string
+	switch p.Contents {
+	case Keep:
+		s = "kept"
+	case Mirror:
+		s = "mirrors " + p.MirrorPath
+	default:
+		return "discarded"
+	}
+	if p.SaveEvery > 0 {
+		s += ", saved every " + ShortDuration(p.SaveInterval())
+	}
+	if p.Snapshots > 0 {
+		s += ", " + strconv.Itoa(p.Snapshots) + " snapshots"
+	}
+	return s
+}
+
+// MemoryLine sums up the machine for the CLI and the menu: "RAM disks hold
+// 1.9 GB of 16.0 GB memory; 8.2 GB free, 1.1 GB compressed, no swap in use".
+func MemoryLine(held Size, m Memory) string {
+	s := fmt.Sprintf("RAM disks hold %s of %s memory; %s free", held.Short(), m.Physical.Short(), m.Free.Short())
+	if m.Compressed > 0 {
+		s += fmt.Sprintf(", %s compressed", m.Compressed.Short())
+	}
+	if m.Swapping() {
+		return s + fmt.Sprintf(", %s of swap in use", m.SwapUsed.Short())
+	}
+	return s + ", no swap in use"
+}
