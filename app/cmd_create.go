@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register(&command{Name: "create", Args: "NAME SIZE [--fs FS] [--hidden] [--keep | --mirror FOLDER] [--snapshots N] [--save-every 10m] [--compress] [--force] [--json]",
+	register(&command{Name: "create", Args: "NAME SIZE [--fs FS] [--hidden] [--keep | --mirror FOLDER [--create-folder]] [--snapshots N] [--save-every 10m] [--compress] [--force] [--json]",
 		Summary: "make a RAM disk (fs: apfs, apfs-case, hfs+, hfs+-case, tmpfs, zram); --keep saves its contents, --mirror loads and writes back a folder", Order: 10, Run: runCreate})
 }
 
@@ -21,6 +21,7 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 	asJSON := fl.Bool("json", false, "print the plan and the disk as JSON")
 	keep := fl.Bool("keep", false, "keep the contents: restore the last save now, save on eject")
 	mirrorDir := fl.String("mirror", "", "load this folder into the disk and write changes back to it")
+	createFolder := fl.Bool("create-folder", false, "with --mirror: make the folder if it does not exist")
 	snapshots := fl.Int("snapshots", 0, "how many saves to keep (default 5)")
 	saveEvery := fl.Duration("save-every", 0, "autosave interval for the menu-bar app (e.g. 10m)")
 	compress := fl.Bool("compress", false, "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)")
@@ -32,6 +33,10 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *createFolder && contents.Mode != ramdisk.Mirror {
+		return usagef("--create-folder needs --mirror FOLDER")
+	}
+	contents.CreateFolder = *createFolder
 	if *compress && contents.Mode == ramdisk.Discard {
 		return usagef("--compress needs --keep or --mirror: it applies to restored contents")
 	}

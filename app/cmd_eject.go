@@ -71,6 +71,9 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 	if ej.NotSaved != nil {
 		fmt.Fprintf(a.Stderr, "rambar: %s: not saved before eject: %v\n", v.Name, ej.NotSaved)
 	}
+	if ej.KeptIn != "" && err == nil {
+		fmt.Fprintf(a.Stderr, "rambar: %s: ejected anyway (--force); its last saved state is %s\n", v.Name, ej.KeptIn)
+	}
 	if ej.Saved != nil {
 		fmt.Fprintln(a.Stdout, describeSave(v.Name, *ej.Saved))
 	}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -225,7 +226,15 @@ func runPresetAdd(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	phys := a.physical(ctx)
-	if _, err := st.Update(phys, func(s *ramdisk.Settings) error { return asUsage(s.AddPreset(p, phys)) }); err != nil {
+	if err := a.checkPresetMirror(p, nil); err != nil {
+		return err
+	}
+	if _, err := st.Update(phys, func(s *ramdisk.Settings) error {
+		if err := a.checkPresetMirror(p, s.Presets); err != nil {
+			return err
+		}
+		return asUsage(s.AddPreset(p, phys))
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Added preset %s: %s\n", p.Name, describePreset(p))
@@ -435,4 +444,45 @@ func (a *App) MountPreset(ctx context.Context, name string) (ramdisk.Plan, ramdi
 		return c.Plan, c.Volume, createErr(err)
 	}
 	return c.Plan, c.Volume, nil
+}
+
+// checkPresetMirror refuses a Mirror preset whose folder cannot be mirrored
+// (mirror.CheckFolder; a missing folder passes, it is refused when the
+// preset is mounted), that another preset mirrors too (the same folder, or
+// one inside the other), or that a mounted disk mirrors now.
+func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset) error {
+	if p.Contents != ramdisk.Mirror {
+		return nil
+	}
+	svc, err := a.service()
+	if err != nil {
+		return nil // no engine: the checks run when the preset is mounted
+	}
+	k, err := svc.Keeper()
+	if err != nil {
+		return nil
+	}
+	rules := mirror.FolderRules{Data: k.Data, Home: k.Home, Create: true}
+	if k.RAMDisks != nil {
+		rules.RAMDisks = k.RAMDisks()
+	}
+	if err := mirror.CheckFolder(p.MirrorPath, rules); err != nil {
+		return usagef("preset %s: %v", p.Name, err)
+	}
+	for _, o := range others {
+		if o.Name != p.Name && o.Contents == ramdisk.Mirror && foldersOverlap(o.MirrorPath, p.MirrorPath) {
+			return refusedError{fmt.Errorf("%w: preset %s: %s is mirrored by preset %s (%s); one folder, one disk",
+				mirror.ErrClaimed, p.Name, p.MirrorPath, o.Name, o.MirrorPath)}
+		}
+	}
+	if err := k.CheckClaim(p.Name, p.MirrorPath); err != nil {
+		return refusedError{fmt.Errorf("preset %s: %w", p.Name, err)}
+	}
+	return nil
+}
+
+// foldersOverlap: the same folder, or one inside the other.
+func foldersOverlap(a, b string) bool {
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"rambar/disks"
@@ -132,7 +133,41 @@ func describeSave(name string, r mirror.Result) string {
 	if r.Unchanged {
 		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot)
 	}
-	return fmt.Sprintf("Saved %s as %s: %d files (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
+	s := fmt.Sprintf("Saved %s as %s: %d files (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
 		r.Files, ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
 		r.Took.Round(time.Millisecond))
+	return s + describeWriteBack(r.Folder)
+}
+
+// describeWriteBack lists what a Mirror write-back kept of the folder's own
+// changes: one line per conflict, per path deleted outside, per metadata
+// not kept.
+func describeWriteBack(wb *mirror.WriteBack) string {
+	if wb == nil {
+		return ""
+	}
+	var b strings.Builder
+	if n := len(wb.Conflicts); n > 0 {
+		fmt.Fprintf(&b, "\n%d %s in %s (both versions kept):", n, plural(n, "conflict", "conflicts"), wb.Folder)
+		for _, c := range wb.Conflicts {
+			b.WriteString("\n  " + c.String())
+		}
+	}
+	if wb.KeptOutside > 0 {
+		fmt.Fprintf(&b, "\nKept %d %s made in %s outside RAMBar", wb.KeptOutside, plural(wb.KeptOutside, "change", "changes"), wb.Folder)
+	}
+	for _, p := range wb.DeletedOutside {
+		b.WriteString("\n  deleted in the folder, kept deleted (the disk still has it): " + p)
+	}
+	for _, p := range wb.NotKept {
+		b.WriteString("\n  not kept: " + p)
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -81,6 +81,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if contents.Mode == ramdisk.Discard && r.Preset != nil {
 		contents = mirror.OptionsFromPreset(*r.Preset)
 	}
+	contents.MountPoint = c.Plan.MountPoint // a mirror folder inside the disk is refused
 	undo, err := s.setupContents(r.Name, contents)
 	if err != nil {
 		return c, err
