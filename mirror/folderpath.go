@@ -41,7 +41,7 @@ func CheckFolder(path string, r FolderRules) error {
 		return bad("that is the whole file system; mirror a folder inside it")
 	}
 	// A symlink anywhere in the path: say where it points.
-	existing := clean
+	existing, missing := clean, false
 	for {
 		fi, err := os.Lstat(existing)
 		if err == nil {
@@ -61,9 +61,7 @@ func CheckFolder(path string, r FolderRules) error {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return bad("%v", err)
 		}
-		if existing == clean && !r.Create {
-			return bad("it does not exist (pass --create-folder to make it)")
-		}
+		missing = missing || existing == clean
 		existing = filepath.Dir(existing)
 	}
 	if real, err := filepath.EvalSymlinks(existing); err == nil && real != existing {
@@ -98,6 +96,9 @@ func CheckFolder(path string, r FolderRules) error {
 		case within(m, clean):
 			return bad("it holds %s, a mount point of another file system", m)
 		}
+	}
+	if missing && !r.Create {
+		return bad("it does not exist (pass --create-folder to make it)")
 	}
 	return nil
 }

@@ -66,7 +66,7 @@ type Keeper struct {
 
 	// staged, when set, runs in each write-back once the new tree is
 	// built, before the swap (tests race it).
-	staged func(box string)
+	staged func(w *folderWrite)
 
 	// deltaLimit, when set, replaces how many changes a delta may hold
 	// (tests force compactions with it).

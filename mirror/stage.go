@@ -23,9 +23,9 @@ type folderWrite struct {
 	objRef  func(Entry) (objRef, error) // where an entry's bytes are in the store
 	rec     *syncRecord                 // the last sync; nil: none (everything differs)
 	at      time.Time                   // names conflict copies
-	// staged, when set, runs once the new tree is built, before the swap
-	// (tests race it).
-	staged func(box string)
+	// staged, when set, runs once the new tree is built and flushed, before
+	// the swap (tests race it and count the flushes).
+	staged func(w *folderWrite)
 
 	parentfd, folderfd, boxfd, newfd int
 	box                              string
@@ -65,7 +65,7 @@ func (w *folderWrite) run(ctx context.Context) (WriteBack, *syncRecord, error) {
 	}
 	w.b.flushes++
 	if w.staged != nil {
-		w.staged(filepath.Join(filepath.Dir(w.folder), w.box))
+		w.staged(w)
 	}
 	if err := w.swap(); err != nil {
 		return wb, nil, err
