@@ -52,12 +52,20 @@ func tmpfsAt(t *testing.T, dir, size string) string {
 // a fresh disk and loads it.
 func newMirror(t *testing.T, files map[string]string) *mfix {
 	t.Helper()
+	return newMirrorFill(t, func(folder string) {
+		for p, c := range files {
+			write(t, folder, p, c)
+		}
+	})
+}
+
+// newMirrorFill is newMirror with the folder filled by fill.
+func newMirrorFill(t *testing.T, fill func(folder string)) *mfix {
+	t.Helper()
 	base := tmpfsAt(t, "", "64m")
 	f := &mfix{t: t, base: base, folder: filepath.Join(base, "site"), ctx: context.Background()}
 	os.MkdirAll(f.folder, 0o755)
-	for p, c := range files {
-		write(t, f.folder, p, c)
-	}
+	fill(f.folder)
 	f.k = NewKeeper(filepath.Join(base, "data"))
 	if _, err := f.k.Setup("Site", Options{Mode: ramdisk.Mirror, MirrorPath: f.folder}); err != nil {
 		t.Fatal(err)
