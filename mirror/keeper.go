@@ -127,6 +127,12 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 	if err != nil {
 		return Result{}, err
 	}
+	// A Mirror disk whose load did not finish is never written back.
+	if st.Mode == ramdisk.Mirror && !o.Force {
+		if _, err := k.loadedRecord(st); err != nil {
+			return Result{}, err
+		}
+	}
 	if !o.Force && backed {
 		if err := k.guard(v, st); err != nil {
 			return Result{}, err
@@ -147,11 +153,6 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 		return Result{}, err
 	}
 	defer unlock()
-	if st.Mode == ramdisk.Mirror && !o.Force {
-		if _, err := k.loadedRecord(st); err != nil {
-			return Result{}, err
-		}
-	}
 	res, err := s.saveLocked(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress)
 	if err != nil {
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)
