@@ -20,7 +20,7 @@ import (
 // store and checked against their hash, and folders get their metadata
 // once their contents are in.
 type builder struct {
-	objRef  func(Entry) (objRef, error) // a disk entry's bytes in the store
+	openObj func(Entry) (int, objRef, error) // opens a disk entry's bytes in the store
 	owner   owner                       // who owns what the disk adds
 	notKept []string
 	inos    map[string]uint64 // the inode each new path got, for the record
@@ -186,15 +186,11 @@ func (b *builder) link(top level, name string, it *planItem) error {
 
 // copyFromStore writes the disk's version of a file, checking its hash.
 func (b *builder) copyFromStore(top level, name string, it *planItem) error {
-	ref, err := b.objRef(*it.D)
-	if err != nil {
-		return err
-	}
-	off, size := ref.Off, ref.Size
-	in, err := openRetry(ref.Path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	in, ref, err := b.openObj(*it.D)
 	if err != nil {
 		return fmt.Errorf("open the store's copy: %w", err)
 	}
+	off, size := ref.Off, ref.Size
 	defer unix.Close(in)
 	if !ref.Packed {
 		off, size = 0, -1

@@ -3,6 +3,7 @@ package mirror
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -174,6 +175,9 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 	if d.bad {
 		return nil, errBadManifest
 	}
+	if err := checkHeader(&m.header); err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadManifest, err)
+	}
 	if !entries {
 		return m, nil
 	}
@@ -192,6 +196,9 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 	}
 	if !d.end() {
 		return nil, errBadManifest
+	}
+	if err := checkEntries(m); err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadManifest, err)
 	}
 	return m, nil
 }
@@ -264,8 +271,13 @@ func decodeIndex(b []byte) (*index, error) {
 		x.Paths = append(x.Paths, d.str())
 		x.Idents = append(x.Idents, ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv(), Size: d.sv(), Mode: uint32(d.uv())})
 	}
-	if !d.end() {
+	if !d.end() || (x.Snapshot != "" && !validID(x.Snapshot)) {
 		return nil, errBadIndex
+	}
+	for i, p := range x.Paths {
+		if checkPath(p) != nil || (i > 0 && !pathLess(x.Paths[i-1], p)) {
+			return nil, errBadIndex
+		}
 	}
 	return x, nil
 }

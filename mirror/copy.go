@@ -3,7 +3,6 @@ package mirror
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"sync"
 	"syscall"
@@ -13,88 +12,35 @@ import (
 	"rambar/ramdisk"
 )
 
-// copyData copies src's bytes to a new file dst (created exclusively with
-// mode 0600), letting the kernel move the data (kernelCopy); sync fsyncs
-// dst before closing.
-//
-// sameFS says src and dst share a file system: only then are reflinks and
-// copy_file_range tried. perm, when not 0, is set on dst through its
-// descriptor before it is closed (restores skip a path lookup per file).
-// Both files are opened as bare descriptors: os.File would try (and fail)
-// to register each regular file with the poller, several system calls per
-// file that dominate copying many small files.
-//
-// src may be a range of a pack object (see objRef).
-//
-// mtime, when not nil, is set as dst's modification (and access) time
-// through the descriptor, last; timed reports that it was (else the caller
-// sets times by path). A restore of a file without xattrs then needs no
-// further call on it.
-func copyData(src objRef, dst string, sameFS bool, sync bool, perm fs.FileMode, mtime *int64) (n int64, timed bool, err error) {
-	if sameFS && !src.Packed {
-		if n, cloned, err := cloneTo(src.Path, dst, perm); cloned {
-			return n, false, err
-		}
-	}
-	in, err := openRetry(src.Path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return 0, false, fmt.Errorf("open %s: %w", src.Path, err)
-	}
-	defer unix.Close(in)
-	// Created with its final permission when the umask keeps it whole,
-	// saving a chmod.
-	mode := uint32(0o600)
-	if perm != 0 && perm&^fs.ModePerm == 0 && uint32(perm)&createMask == 0 {
-		mode, perm = uint32(perm), 0
-	}
-	out, err := openRetry(dst, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, mode)
-	if err != nil {
-		return 0, false, noSpace(fmt.Errorf("create %s: %w", dst, err))
-	}
+// copyInto copies src's bytes (opened as in) to out: a range of a pack,
+// or the whole file, letting the kernel move the data (kernelCopy; sameFS:
+// in and out share a file system, so copy_file_range may be tried). Both
+// are bare descriptors: os.File would try (and fail) to register each
+// regular file with the poller, several system calls per file that
+// dominate copying many small files.
+func copyInto(out, in int, src objRef, sameFS bool) (int64, error) {
 	if src.Packed {
-		n, err = src.Size, rangeCopy(out, in, src.Off, src.Size)
-	} else {
-		n, err = kernelCopy(out, in, sameFS)
+		return src.Size, rangeCopy(out, in, src.Off, src.Size)
 	}
-	if err == nil && perm != 0 {
-		err = retryEINTR(func() error { return unix.Fchmod(out, unixMode(perm)) })
+	return kernelCopy(out, in, sameFS)
+}
+
+// unpack copies a packed file out of its pack (opened as in) into a new
+// temporary file in dir and returns its path.
+func unpack(in int, src objRef, dir string) (string, error) {
+	f, err := os.CreateTemp(dir, ".unpack.tmp-*")
+	if err != nil {
+		return "", noSpace(fmt.Errorf("unpack %s: %w", src.Rel, err))
 	}
-	if err == nil && mtime != nil {
-		if terr := setTimesFd(out, *mtime); terr == nil {
-			timed = true
-		} else if !errors.Is(terr, errors.ErrUnsupported) {
-			err = fmt.Errorf("set times of %s: %w", dst, terr)
-		}
-	}
-	if err == nil && sync {
-		err = retryEINTR(func() error { return unix.Fsync(out) })
-	}
-	if cerr := unix.Close(out); err == nil {
+	err = rangeCopy(int(f.Fd()), in, src.Off, src.Size)
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return n, timed, noSpace(fmt.Errorf("copy %s to %s: %w", src.Path, dst, err))
+		os.Remove(f.Name())
+		return "", noSpace(fmt.Errorf("unpack %s: %w", src.Rel, err))
 	}
-	return n, timed, nil
-}
-
-// cloneTo makes dst a reflink (clone) of src with permission perm (when
-// not 0) and returns its size; cloned is false (and dst not made) where
-// clones are not offered.
-func cloneTo(src, dst string, perm fs.FileMode) (n int64, cloned bool, err error) {
-	if cloneFile(src, dst) != nil {
-		return 0, false, nil
-	}
-	if perm != 0 {
-		if err := os.Chmod(dst, perm); err != nil {
-			return 0, true, fmt.Errorf("chmod %s: %w", dst, err)
-		}
-	}
-	st, err := os.Lstat(dst)
-	if err != nil {
-		return 0, true, err
-	}
-	return st.Size(), true, nil
+	return f.Name(), nil
 }
 
 // rangeCopy copies size bytes at off of in to out (at its position).

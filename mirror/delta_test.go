@@ -329,17 +329,19 @@ func TestObjRefReadsRangesAndRejectsDamage(t *testing.T) {
 		want objRef
 		bad  bool
 	}{
-		{"a/1", 34, objRef{Path: "/s/objects/a/1"}, false},
-		{"a/1@12", 34, objRef{Path: "/s/objects/a/1", Off: 12, Size: 34, Packed: true}, false},
-		{"a/1@x", 34, objRef{}, true},
-		{"a/1@-1", 34, objRef{}, true},
-		{"a/1@12", -1, objRef{}, true},
-		{"a/x", 34, objRef{}, true},
-		{"a", 34, objRef{}, true},
+		{"20260101T000000.000001Z/1", 34, objRef{Rel: "20260101T000000.000001Z/1"}, false},
+		{"20260101T000000.000001Z/1@12", 34, objRef{Rel: "20260101T000000.000001Z/1", Off: 12, Size: 34, Packed: true}, false},
+		{"20260101T000000.000001Z/1@x", 34, objRef{}, true},
+		{"20260101T000000.000001Z/1@-1", 34, objRef{}, true},
+		{"20260101T000000.000001Z/1@12", -1, objRef{}, true},
+		{"20260101T000000.000001Z/x", 34, objRef{}, true},
+		{"20260101T000000.000001Z", 34, objRef{}, true},
+		{"../../etc/hostname", 34, objRef{}, true},
+		{"20260101T000000.000001Z/../../x", 34, objRef{}, true},
+		{"20260101T000000.000001Z/-1", 34, objRef{}, true},
 	}
-	s := &store{dir: "/s"}
 	for _, c := range cases {
-		got, err := s.objRef(Entry{Obj: c.obj, Size: c.size})
+		got, err := objRefOf(Entry{Obj: c.obj, Size: c.size})
 		if (err != nil) != c.bad || got != c.want || (err != nil && !errors.Is(err, errBadManifest)) {
 			t.Errorf("objRef(%q, size %d) = %+v, %v; want %+v, bad %v", c.obj, c.size, got, err, c.want, c.bad)
 		}

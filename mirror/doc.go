@@ -43,6 +43,19 @@
 // were flushed before it was written. Objects no snapshot references
 // (a save cut short) are removed by the next save.
 //
+// # Untrusted stores
+//
+// Whatever is in a store may have been crafted by someone else with access
+// to the data folder. Manifests and the index are checked when read
+// (validate.go; the decoders are fuzzed): snapshot IDs have one fixed form,
+// paths are clean and relative and listed once, in order, each inside a
+// folder of the tree, object references name objects/SAVE/N and nothing
+// else, counts and sizes are bounded. Restores, loads and write-backs make
+// every file, folder and symlink through directory descriptors (dirTree:
+// openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS on Linux, O_NOFOLLOW_ANY on
+// macOS) and read objects the same way, so nothing is written outside the
+// disk and no symlink is followed that the restore did not just make.
+//
 // A Mirror folder is written back after the store: a new tree is built
 // beside it and swapped in with one atomic rename exchange
 // (renameat2 RENAME_EXCHANGE on Linux, renamex_np RENAME_SWAP on macOS), so

@@ -48,29 +48,8 @@ func treeEntries(root string) ([]Entry, error) {
 	return out, nil
 }
 
-// applyMeta sets mode, xattrs and modification time of p from e (times last,
-// since the others change them on some systems).
-func applyMeta(p string, e Entry) error { return setMeta(p, e, true) }
-
 // filePerm is the permission of a file entry as os.Chmod takes it.
 func filePerm(e Entry) fs.FileMode { return fs.FileMode(e.Mode&0o777) | modeBits(e.Mode) }
-
-// setMeta is applyMeta that leaves the mode alone unless chmod.
-func setMeta(p string, e Entry, chmod bool) error {
-	if chmod && e.Kind != KindSymlink {
-		if err := os.Chmod(p, filePerm(e)); err != nil {
-			return fmt.Errorf("chmod %s: %w", p, err)
-		}
-	}
-	if err := writeXattrs(p, e.Xattr); err != nil {
-		return err
-	}
-	ts := []unix.Timespec{unix.NsecToTimespec(e.MTime), unix.NsecToTimespec(e.MTime)}
-	if err := unix.UtimesNanoAt(unix.AT_FDCWD, p, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fmt.Errorf("set times of %s: %w", p, err)
-	}
-	return nil
-}
 
 // modeBits turns setuid, setgid and sticky of a stat mode into fs.FileMode bits.
 func modeBits(m uint32) fs.FileMode {
@@ -171,26 +150,4 @@ func getXattr(p, name string) (v []byte, ok bool, err error) {
 		}
 		return append([]byte(nil), val[:m]...), true, nil
 	}
-}
-
-// writeXattrs sets p's attributes (not following symlinks).
-func writeXattrs(p string, x map[string][]byte) error {
-	for name, v := range x {
-		if err := unix.Lsetxattr(p, name, v, 0); err != nil {
-			if errors.Is(err, unix.EPERM) && kindOfPath(p) == KindSymlink {
-				continue // Linux refuses user.* xattrs on symlinks
-			}
-			return fmt.Errorf("set xattr %s of %s: %w", name, p, err)
-		}
-	}
-	return nil
-}
-
-// kindOfPath is the kind of what p names (not following a symlink); 0 if nothing.
-func kindOfPath(p string) Kind {
-	var st unix.Stat_t
-	if unix.Lstat(p, &st) != nil {
-		return 0
-	}
-	return kindOf(uint32(st.Mode))
 }

@@ -142,7 +142,26 @@ func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id string, f
 	if err != nil {
 		return nil, err
 	}
-	w := &folderWrite{folder: st.MirrorPath, entries: m.Entries, objRef: s.objRef, rec: rec, at: time.Now(), staged: k.staged}
+	var objs *dirTree // opened at the first file: an empty tree has no objects folder
+	defer func() {
+		if objs != nil {
+			objs.close()
+		}
+	}()
+	openObj := func(e Entry) (int, objRef, error) {
+		ref, err := objRefOf(e)
+		if err != nil {
+			return -1, ref, err
+		}
+		if objs == nil {
+			if objs, err = openTree(s.path("objects")); err != nil {
+				return -1, ref, err
+			}
+		}
+		fd, err := objs.openFile(ref.Rel)
+		return fd, ref, err
+	}
+	w := &folderWrite{folder: st.MirrorPath, entries: m.Entries, openObj: openObj, rec: rec, at: time.Now(), staged: k.staged}
 	wb, next, err := w.run(ctx)
 	if err != nil {
 		return nil, err

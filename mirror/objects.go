@@ -1,10 +1,7 @@
 package mirror
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,23 +13,18 @@ import (
 // bytes; "SAVE/N@OFF" is the range of pack N starting at OFF, the entry's
 // Size long (a small file packed with others).
 
-// objRef is where a file's bytes are to be read: a whole file, or (Packed)
-// Size bytes at Off of a pack.
+// objRef is where a file's bytes are to be read, relative to the folder a
+// build reads from (a store's objects/, or a plain tree): a whole file, or
+// (Packed) Size bytes at Off of a pack.
 type objRef struct {
-	Path   string
+	Rel    string
 	Off    int64
 	Size   int64
 	Packed bool
 }
 
-// fileRef reads a whole file.
-func fileRef(path string) objRef { return objRef{Path: path} }
-
-// under returns the source of each entry in the folder root (a mirror
-// folder, a disk, a staging copy: never packed).
-func under(root string) func(Entry) (objRef, error) {
-	return func(e Entry) (objRef, error) { return fileRef(filepath.Join(root, filepath.FromSlash(e.Path))), nil }
-}
+// samePath is the source of each entry of a plain tree: its own path.
+func samePath(e Entry) (objRef, error) { return objRef{Rel: e.Path}, nil }
 
 // objName is an entry's Obj taken apart.
 type objName struct {
@@ -47,25 +39,25 @@ func parseObj(obj string) (objName, error) {
 	rest, off, packed := strings.Cut(obj, "@")
 	save, num, ok := strings.Cut(rest, "/")
 	n, err := strconv.ParseUint(num, 10, 32)
-	if !ok || err != nil {
-		return objName{}, fmt.Errorf("bad object %q: %w", obj, errBadManifest)
+	if !ok || err != nil || !validID(save) {
+		return objName{}, fmt.Errorf("bad object %q", obj)
 	}
 	o := objName{Save: save, Num: uint32(n), Packed: packed}
 	if packed {
 		if o.Off, err = strconv.ParseInt(off, 10, 64); err != nil || o.Off < 0 {
-			return objName{}, fmt.Errorf("bad packed object %q: %w", obj, errBadManifest)
+			return objName{}, fmt.Errorf("bad packed object %q", obj)
 		}
 	}
 	return o, nil
 }
 
-// objRef is where e's bytes are in the store.
-func (s *store) objRef(e Entry) (objRef, error) {
+// objRef is where e's bytes are in the store, relative to objects/.
+func objRefOf(e Entry) (objRef, error) {
 	o, err := parseObj(e.Obj)
 	if err != nil {
-		return objRef{}, err
+		return objRef{}, fmt.Errorf("%w: %v", errBadManifest, err)
 	}
-	r := objRef{Path: s.path("objects", o.Save, strconv.FormatUint(uint64(o.Num), 10))}
+	r := objRef{Rel: o.Save + "/" + strconv.FormatUint(uint64(o.Num), 10)}
 	if o.Packed {
 		if e.Size < 0 {
 			return objRef{}, fmt.Errorf("bad packed object %q of size %d: %w", e.Obj, e.Size, errBadManifest)
@@ -130,25 +122,25 @@ func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
 	return packs, single
 }
 
-// writePack copies the files of group into a new pack object at path,
-// one after another, setting each entry's Obj (obj@offset) and Size.
-func writePack(root, path, obj string, group []*Entry, sync bool) (int64, error) {
-	out, err := openRetry(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+// writePack copies the files of group from the tree root into a new pack
+// object name in the folder objs, one after another, setting each entry's
+// Obj (obj@offset) and Size.
+func writePack(root, objs *dirTree, name, obj string, group []*Entry, sync bool) (int64, error) {
+	out, _, err := objs.create(name, 0o600, -1, false)
 	if err != nil {
-		return 0, noSpace(fmt.Errorf("create %s: %w", path, err))
+		return 0, err
 	}
 	var off int64
 	err = func() error {
 		for _, e := range group {
-			src := filepath.Join(root, filepath.FromSlash(e.Path))
-			in, err := openRetry(src, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			in, err := root.openFile(e.Path)
 			if err != nil {
-				return fmt.Errorf("open %s: %w", src, err)
+				return err
 			}
 			n, err := kernelCopy(out, in, false)
 			unix.Close(in)
 			if err != nil {
-				return noSpace(fmt.Errorf("copy %s to %s: %w", src, path, err))
+				return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(e.Path), objs.path(name), err))
 			}
 			e.Obj, e.Size = obj+"@"+strconv.FormatInt(off, 10), n
 			off += n
@@ -159,30 +151,7 @@ func writePack(root, path, obj string, group []*Entry, sync bool) (int64, error)
 		return nil
 	}()
 	if cerr := unix.Close(out); err == nil && cerr != nil {
-		err = noSpace(fmt.Errorf("write %s: %w", path, cerr))
+		err = noSpace(fmt.Errorf("write %s: %w", objs.path(name), cerr))
 	}
 	return off, err
-}
-
-// copyThrough runs copyFile from src to dst. A packed source is first
-// copied out of its pack into a temporary file in the store, which
-// copyFile then reads.
-func copyThrough(ctx context.Context, copyFile CopyFunc, src objRef, dst string) error {
-	if !src.Packed {
-		return copyFile(ctx, src.Path, dst)
-	}
-	// The store's folder (a pack is STORE/objects/SAVE/N): a save's cleanup
-	// removes what a killed restore leaves there.
-	f, err := os.CreateTemp(filepath.Dir(filepath.Dir(filepath.Dir(src.Path))), ".unpack.tmp-*")
-	if err != nil {
-		return noSpace(fmt.Errorf("unpack %s: %w", src.Path, err))
-	}
-	tmp := f.Name()
-	f.Close()
-	os.Remove(tmp)
-	defer os.Remove(tmp)
-	if _, _, err := copyData(src, tmp, false, false, 0, nil); err != nil {
-		return err
-	}
-	return copyFile(ctx, tmp, dst)
 }

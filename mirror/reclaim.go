@@ -97,7 +97,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	}
 	res.Volume = nv
 	if err := buildTree(ctx, entries, nv.MountPoint,
-		build{src: under(staging), progress: phase(progress, "copying back"), checkSpace: true, copyFile: k.CopyFile}); err != nil {
+		build{from: staging, src: samePath, progress: phase(progress, "copying back"), checkSpace: true, copyFile: k.CopyFile}); err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: copy back: %w", v.Name, err)}
 	}
 	if mark != "" {
@@ -125,7 +125,7 @@ func stageOut(ctx context.Context, root, staging string, progress ProgressFunc) 
 	if err != nil {
 		return nil, nil, err
 	}
-	b := build{src: under(root), progress: phase(progress, "copying out"), checkSpace: true}
+	b := build{from: root, src: samePath, progress: phase(progress, "copying out"), checkSpace: true}
 	if err := buildTree(ctx, entries, staging, b); err != nil {
 		return nil, nil, err
 	}

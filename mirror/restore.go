@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"rambar/ramdisk"
 )
@@ -30,7 +31,8 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 		return Result{}, err
 	}
 	id = m.ID
-	if err := restoreTree(ctx, m.Entries, s.objRef, dst, progress, s.copyFile); err != nil {
+	b := build{from: s.path("objects"), src: objRefOf, unpackDir: s.dir, progress: progress, checkSpace: true, copyFile: s.copyFile}
+	if err := buildTree(ctx, m.Entries, dst, b); err != nil {
 		return Result{}, err
 	}
 	if diskID != "" {
@@ -78,46 +80,76 @@ func need(entries []Entry) int64 {
 }
 
 // restoreTree recreates entries under dst, reading each file's bytes from
-// src(e). It refuses before writing anything when dst lacks the room.
-// copyFile, when set, writes each file's data (see Keeper.CopyFile).
-func restoreTree(ctx context.Context, entries []Entry, src func(Entry) (objRef, error), dst string, progress ProgressFunc, copyFile CopyFunc) error {
-	return buildTree(ctx, entries, dst, build{src: src, progress: progress, checkSpace: true, copyFile: copyFile})
+// src(e) in the folder from. It refuses before writing anything when dst
+// lacks the room. copyFile, when set, writes each file's data (see
+// Keeper.CopyFile).
+func restoreTree(ctx context.Context, entries []Entry, from string, src func(Entry) (objRef, error), dst string, progress ProgressFunc, copyFile CopyFunc) error {
+	return buildTree(ctx, entries, dst, build{from: from, src: src, progress: progress, checkSpace: true, copyFile: copyFile})
 }
 
 // build says how buildTree makes a tree.
 type build struct {
-	src      func(Entry) (objRef, error) // where each file's bytes are
-	progress ProgressFunc
+	from string                      // the folder the files' bytes are read from
+	src  func(Entry) (objRef, error) // where in from each file's bytes are
+	// unpackDir is where packed files are unpacked for copyFile.
+	unpackDir string
+	progress  ProgressFunc
 	// checkSpace refuses, before anything is written, a tree that does
 	// not fit.
 	checkSpace bool
-	// reuse may name an identical file to hard-link instead of copying
-	// (write-back to a mirror folder links unchanged files from the folder
-	// it replaces; a RAM disk never gets links).
-	reuse func(Entry) string
+	// reuse, when it reports that the folder old holds a file identical
+	// to e at e.Path, makes buildTree hard-link that file instead of
+	// copying (write-back to a mirror folder links unchanged files from
+	// the folder it replaces; a RAM disk never gets links).
+	reuse func(e Entry) bool
+	old   string
 	// copyFile, when set, writes each file's data (see Keeper.CopyFile).
 	copyFile CopyFunc
+
+	fromT, toT, oldT *dirTree // the folders, open while building
 }
 
-// buildTree recreates entries under dst: folders, then files (in
-// parallel), then symlinks, then the folders' metadata.
-func buildTree(ctx context.Context, entries []Entry, dst string, b build) error {
+// buildTree recreates entries under dst through descriptors (dirTree):
+// folders, then files (in parallel), then symlinks, then the folders'
+// metadata. Nothing is made outside dst and no symlink is followed on the
+// way to what is made, or read.
+func buildTree(ctx context.Context, entries []Entry, dst string, b build) (err error) {
 	if err := checkRoom(entries, dst, b.checkSpace); err != nil {
 		return err
 	}
-	if err := makeDirs(entries, dst); err != nil {
+	if b.toT, err = openTree(dst); err != nil {
 		return err
 	}
-	if err := b.files(ctx, entries, dst); err != nil {
+	defer b.toT.close()
+	if hasFiles(entries) {
+		if b.fromT, err = openTree(b.from); err != nil {
+			return err
+		}
+		defer b.fromT.close()
+	}
+	if b.reuse != nil {
+		if b.oldT, err = openTree(b.old); err != nil {
+			b.reuse = nil
+		} else {
+			defer b.oldT.close()
+		}
+	}
+	for _, e := range entries {
+		if e.Kind == KindDir && e.Path != "." {
+			if err := b.toT.mkdir(e.Path); err != nil {
+				return fmt.Errorf("restore: %w", err)
+			}
+		}
+	}
+	if err := b.files(ctx, entries); err != nil {
 		return fmt.Errorf("restore into %s: %w", dst, err)
 	}
-	at := func(e Entry) string { return filepath.Join(dst, filepath.FromSlash(e.Path)) }
 	for _, e := range entries {
 		if e.Kind == KindSymlink {
-			if err := os.Symlink(e.Link, at(e)); err != nil {
-				return noSpace(fmt.Errorf("restore: symlink %s: %w", at(e), err))
+			if err := b.toT.symlink(e.Link, e.Path); err != nil {
+				return fmt.Errorf("restore: %w", err)
 			}
-			if err := applyMeta(at(e), e); err != nil {
+			if err := b.toT.setLinkMeta(e.Path, e); err != nil {
 				return err
 			}
 		}
@@ -125,12 +157,22 @@ func buildTree(ctx context.Context, entries []Entry, dst string, b build) error 
 	// Folders last and deepest first: filling a folder changes its time.
 	for i := len(entries) - 1; i >= 0; i-- {
 		if e := entries[i]; e.Kind == KindDir {
-			if err := applyMeta(at(e), e); err != nil {
+			if err := b.toT.setMetaOf(e.Path, e); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// hasFiles reports whether entries hold a regular file.
+func hasFiles(entries []Entry) bool {
+	for _, e := range entries {
+		if e.Kind == KindFile {
+			return true
+		}
+	}
+	return false
 }
 
 // checkRoom refuses (when check) a tree that needs more than dst has free.
@@ -147,25 +189,8 @@ func checkRoom(entries []Entry, dst string, check bool) error {
 	return nil
 }
 
-// makeDirs makes the folders of entries under dst (parents first), with
-// their metadata left for later.
-func makeDirs(entries []Entry, dst string) error {
-	for _, e := range entries {
-		if e.Kind == KindDir && e.Path != "." {
-			p := filepath.Join(dst, filepath.FromSlash(e.Path))
-			if err := os.Mkdir(p, 0o700); err != nil {
-				if fi, serr := os.Lstat(p); serr == nil && fi.IsDir() {
-					continue // already there; its metadata is set below
-				}
-				return noSpace(fmt.Errorf("restore: %w", err))
-			}
-		}
-	}
-	return nil
-}
-
-// files writes the regular files of entries under dst, with a pool of workers.
-func (b build) files(ctx context.Context, entries []Entry, dst string) error {
+// files writes the regular files of entries, with a pool of workers.
+func (b *build) files(ctx context.Context, entries []Entry) error {
 	var files []int
 	var total int64
 	for i, e := range entries {
@@ -174,19 +199,13 @@ func (b build) files(ctx context.Context, entries []Entry, dst string) error {
 			total += e.Size
 		}
 	}
-	clone := false
-	if len(files) > 0 {
-		if first, err := b.src(entries[files[0]]); err == nil {
-			clone = sameDev(first.Path, dst)
-		}
-	}
+	clone := sameDev(b.from, b.toT.dir)
 	m := newMeter(b.progress, "restoring", total, len(files))
 	err := pool(len(files), workers, func(k int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e := entries[files[k]]
-		n, err := b.file(ctx, e, filepath.Join(dst, filepath.FromSlash(e.Path)), clone)
+		n, err := b.file(ctx, entries[files[k]], clone)
 		if err != nil {
 			return err
 		}
@@ -197,38 +216,73 @@ func (b build) files(ctx context.Context, entries []Entry, dst string) error {
 	return err
 }
 
-// file writes one file e at p and returns the bytes written.
-func (b build) file(ctx context.Context, e Entry, p string, clone bool) (int64, error) {
-	if b.reuse != nil {
-		if old := b.reuse(e); old != "" && os.Link(old, p) == nil {
-			return e.Size, nil
-		}
+// file writes the file e and returns the bytes written.
+func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
+	if b.reuse != nil && b.reuse(e) && b.toT.link(b.oldT, e.Path) == nil {
+		return e.Size, nil
 	}
 	src, err := b.src(e)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", e.Path, err)
 	}
-	if b.copyFile != nil {
-		if err := copyThrough(ctx, b.copyFile, src, p); err != nil {
-			return 0, noSpace(fmt.Errorf("copy %s: %w", e.Path, err))
-		}
-		return e.Size, setMeta(p, e, true)
-	}
-	// The mode is set through the descriptor; a mode of 0 (which copyData
-	// takes as "leave it") is set by path below. A file without xattrs gets
-	// its time through the descriptor too.
-	var mtime *int64
-	if len(e.Xattr) == 0 && filePerm(e) != 0 {
-		mtime = &e.MTime
-	}
-	n, timed, err := copyData(src, p, clone, false, filePerm(e), mtime)
+	in, err := b.fromT.openFile(src.Rel)
 	if err != nil {
 		return 0, err
 	}
-	if !timed {
-		if err := setMeta(p, e, filePerm(e) == 0); err != nil {
-			return 0, err
-		}
+	defer unix.Close(in)
+	if b.copyFile != nil {
+		return e.Size, b.hooked(ctx, e, src, in)
+	}
+	// Created with its final permission when the umask keeps it whole,
+	// saving a chmod.
+	perm := filePerm(e)
+	mode, chmod := uint32(0o600), true
+	if perm&^fs.ModePerm == 0 && uint32(perm)&createMask == 0 {
+		mode, chmod = uint32(perm), false
+	}
+	out, cloned, err := b.toT.create(e.Path, mode, in, clone && !src.Packed)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	if cloned {
+		n, chmod = e.Size, true
+	} else {
+		n, err = copyInto(out, in, src, clone)
+	}
+	if err == nil {
+		err = b.toT.setMeta(out, e.Path, e, chmod)
+	}
+	if cerr := unix.Close(out); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return n, noSpace(fmt.Errorf("copy %s to %s: %w", b.fromT.path(src.Rel), b.toT.path(e.Path), err))
 	}
 	return n, nil
+}
+
+// hooked writes the file e with copyFile (a packed source is unpacked to
+// a file of its own first), then sets its metadata.
+func (b *build) hooked(ctx context.Context, e Entry, src objRef, in int) error {
+	from := b.fromT.path(src.Rel)
+	if src.Packed {
+		tmp, err := unpack(in, src, b.unpackDir)
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp)
+		from = tmp
+	}
+	// The folder it goes in is reached without a symlink: copyFile takes
+	// a path.
+	_, _, done, err := b.toT.parent(e.Path)
+	if err != nil {
+		return err
+	}
+	done()
+	if err := b.copyFile(ctx, from, b.toT.path(e.Path)); err != nil {
+		return noSpace(fmt.Errorf("copy %s: %w", e.Path, err))
+	}
+	return b.toT.setMetaOf(e.Path, e)
 }

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"rambar/internal/atomicfile"
 )
@@ -240,29 +241,39 @@ func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entr
 	for _, e := range toCopy {
 		total += e.Size
 	}
-	clone := sameDev(root, s.path("objects", id))
+	src, err := openTree(root)
+	if err != nil {
+		return 0, err
+	}
+	defer src.close()
+	objs, err := openTree(s.path("objects", id))
+	if err != nil {
+		return 0, err
+	}
+	defer objs.close()
+	clone := sameDev(root, objs.dir)
 	m := newMeter(progress, "saving", total, len(toCopy))
 	var packs [][]*Entry
 	single := toCopy
 	if pack {
 		packs, single = packGroups(toCopy)
 	}
-	err := pool(len(packs)+len(single), workers, func(k int) error {
+	err = pool(len(packs)+len(single), workers, func(k int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		obj := id + "/" + strconv.Itoa(k)
+		name := strconv.Itoa(k)
 		if k < len(packs) {
-			n, err := writePack(root, s.path("objects", obj), obj, packs[k], syncEachFile)
+			n, err := writePack(src, objs, name, id+"/"+name, packs[k], syncEachFile)
 			m.add(n, len(packs[k]))
 			return err
 		}
 		e := single[k-len(packs)]
-		n, _, err := copyData(fileRef(filepath.Join(root, filepath.FromSlash(e.Path))), s.path("objects", obj), clone, syncEachFile, 0, nil)
+		n, err := copyObject(src, objs, e.Path, name, clone)
 		if err != nil {
 			return err
 		}
-		e.Obj, e.Size = obj, n
+		e.Obj, e.Size = id+"/"+name, n
 		m.add(n, 1)
 		return nil
 	})
@@ -275,6 +286,40 @@ func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entr
 		copied += e.Size
 	}
 	return copied, nil
+}
+
+// copyObject copies the file rel of the tree root into a new object name
+// in the folder objs (a clone where they share a file system that can),
+// fsyncing it when syncEachFile; it returns the bytes kept.
+func copyObject(root, objs *dirTree, rel, name string, clone bool) (int64, error) {
+	in, err := root.openFile(rel)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(in)
+	out, cloned, err := objs.create(name, 0o600, in, clone)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	if cloned {
+		var st unix.Stat_t
+		if err = unix.Fstat(out, &st); err == nil {
+			n = st.Size
+		}
+	} else {
+		n, err = kernelCopy(out, in, clone)
+	}
+	if err == nil && syncEachFile {
+		err = retryEINTR(func() error { return unix.Fsync(out) })
+	}
+	if cerr := unix.Close(out); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return n, noSpace(fmt.Errorf("copy %s to %s: %w", root.path(rel), objs.path(name), err))
+	}
+	return n, nil
 }
 
 // writeSnapshot writes manifest m and flushes it with its objects: on

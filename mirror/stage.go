@@ -20,7 +20,7 @@ import (
 type folderWrite struct {
 	folder  string
 	entries []Entry                     // the disk's tree (the snapshot just saved)
-	objRef  func(Entry) (objRef, error) // where an entry's bytes are in the store
+	openObj func(Entry) (int, objRef, error) // opens an entry's bytes in the store
 	rec     *syncRecord                 // the last sync; nil: none (everything differs)
 	at      time.Time                   // names conflict copies
 	// staged, when set, runs once the new tree is built and flushed, before
@@ -54,7 +54,7 @@ func (w *folderWrite) run(ctx context.Context) (WriteBack, *syncRecord, error) {
 	}
 	var st unix.Stat_t
 	unix.Fstat(w.folderfd, &st)
-	w.b.owner, w.b.objRef = newOwner(st.Uid, st.Gid), w.objRef
+	w.b.owner, w.b.openObj = newOwner(st.Uid, st.Gid), w.openObj
 	if err := w.b.build(ctx, w.newfd, w.folderfd, items); err != nil {
 		w.discard()
 		return wb, nil, fmt.Errorf("build the new %s (the folder is unchanged): %w", w.folder, err)
@@ -139,11 +139,7 @@ func (w *folderWrite) scanFolder() error {
 }
 
 func (w *folderWrite) diskHash(e *Entry) (string, error) {
-	ref, err := w.objRef(*e)
-	if err != nil {
-		return "", err
-	}
-	fd, err := openRetry(ref.Path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	fd, ref, err := w.openObj(*e)
 	if err != nil {
 		return "", err
 	}

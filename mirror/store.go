@@ -102,7 +102,11 @@ func (s *store) current() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read current snapshot: %w", err)
 	}
-	return strings.TrimSpace(string(b)), nil
+	id := strings.TrimSpace(string(b))
+	if !validID(id) {
+		return "", fmt.Errorf("read current snapshot: %q is not a snapshot ID: %w", id, errBadManifest)
+	}
+	return id, nil
 }
 
 // commit makes snapshot id the current one, durably: the commit point of
@@ -118,8 +122,14 @@ func (s *store) manifest(id string) (*manifest, error) { return s.tree(id, false
 // hidden also finds a base kept only for the deltas on it (see prune).
 func (s *store) tree(id string, hidden bool) (*manifest, error) {
 	m, err := s.readFile(id, hidden, true)
-	if err != nil || m.Base == "" {
-		return m, err
+	if err != nil {
+		return nil, err
+	}
+	if m.Base == "" {
+		if err := checkTree(m.Entries); err != nil {
+			return nil, fmt.Errorf("read snapshot %s: %w: %v", id, errBadManifest, err)
+		}
+		return m, nil
 	}
 	base, err := s.readFile(m.Base, true, true)
 	if err != nil {
@@ -130,6 +140,9 @@ func (s *store) tree(id string, hidden bool) (*manifest, error) {
 	}
 	out := *m
 	out.Entries, out.Removed = applyDelta(base.Entries, m.Removed, m.Entries), nil
+	if err := checkTree(out.Entries); err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w: %v", id, errBadManifest, err)
+	}
 	return &out, nil
 }
 
@@ -141,6 +154,9 @@ func (s *store) readManifest(id string, entries bool) (*manifest, error) {
 
 // readFile is readManifest that, with hidden, also finds a hidden base.
 func (s *store) readFile(id string, hidden, entries bool) (*manifest, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("read snapshot %q: not a snapshot ID: %w", id, fs.ErrNotExist)
+	}
 	b, err := os.ReadFile(s.path("snapshots", id+".snap"))
 	if hidden && errors.Is(err, fs.ErrNotExist) {
 		b, err = os.ReadFile(s.path("snapshots", id+".base"))

@@ -3,7 +3,6 @@
 package mirror
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -19,15 +18,6 @@ func statMtime(st *unix.Stat_t) unix.Timespec { return st.Mtim }
 // xattrIsContent: on macOS every attribute is the file's (Finder tags,
 // quarantine, resource forks) except the ones the system keeps for itself.
 func xattrIsContent(name string) bool { return !strings.HasPrefix(name, "com.apple.system.") }
-
-// cloneFile makes dst an APFS clone of src (clonefile(2)); it fails across
-// volumes or on HFS+, and callers then copy.
-func cloneFile(src, dst string) error {
-	if err := unix.Clonefile(src, dst, unix.CLONE_NOFOLLOW); err != nil {
-		return fmt.Errorf("clonefile %s: %w", dst, err)
-	}
-	return nil
-}
 
 // flushTree fsyncs the written files and the folders holding them. macOS
 // has no syncfs; fsync per file is what makes them durable.
@@ -57,6 +47,3 @@ func kernelCopy(out, in int, _ bool) (int64, error) { return readWriteCopy(out, 
 
 // kernelRangeCopy is not offered here: EINVAL makes rangeCopy use pread.
 func kernelRangeCopy(out, in int, off, size int64) error { return unix.EINVAL }
-
-// setTimesFd is not offered here (ErrUnsupported): times are set by path.
-func setTimesFd(fd int, mtime int64) error { return errors.ErrUnsupported }

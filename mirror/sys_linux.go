@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,27 +17,6 @@ func statMtime(st *unix.Stat_t) unix.Timespec { return st.Mtim }
 // xattrIsContent: on Linux only user.* attributes belong to the files;
 // security.*, trusted.* and system.* belong to the system.
 func xattrIsContent(name string) bool { return strings.HasPrefix(name, "user.") }
-
-// cloneFile makes dst share src's blocks (FICLONE: btrfs, XFS, bcachefs).
-// It fails across file systems or where reflinks are unsupported; callers
-// then copy.
-func cloneFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := unix.IoctlFileClone(int(out.Fd()), int(in.Fd())); err != nil {
-		out.Close()
-		os.Remove(dst)
-		return fmt.Errorf("FICLONE %s: %w", dst, err)
-	}
-	return out.Close()
-}
 
 // flushTree makes everything written under dir durable: one syncfs for the
 // whole file system, far cheaper than an fsync per file.
@@ -116,20 +94,4 @@ func kernelRangeCopy(out, in int, off, size int64) error {
 		size -= int64(n)
 	}
 	return nil
-}
-
-// setTimesFd sets fd's access and modification times to mtime (ns since
-// the epoch): utimensat with no path acts on the descriptor itself.
-func setTimesFd(fd int, mtime int64) error {
-	ts := [2]unix.Timespec{unix.NsecToTimespec(mtime), unix.NsecToTimespec(mtime)}
-	for {
-		_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
-		if e == unix.EINTR {
-			continue
-		}
-		if e != 0 {
-			return e
-		}
-		return nil
-	}
 }

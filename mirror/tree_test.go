@@ -19,7 +19,7 @@ func TestPathLessPutsFoldersBeforeTheirContents(t *testing.T) {
 }
 
 func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
-	x := &index{Snapshot: "s1", DiskID: "d", Paths: []string{".", "a", "a/b"},
+	x := &index{Snapshot: "20260101T000000.000001Z", DiskID: "d", Paths: []string{".", "a", "a/b"},
 		Idents: []ident{{Ino: 1, CTime: -5, MTime: 7, Size: 0, Mode: 0o40755}, {Ino: 2, Size: 99}, {Ino: 3, CTime: 1 << 60}}}
 	b := encodeIndex(x)
 	got, err := decodeIndex(b)
@@ -57,10 +57,10 @@ func TestScanOrderIsPathLess(t *testing.T) {
 
 func TestManifestRoundTripAndRejectsDamage(t *testing.T) {
 	m := &manifest{header: header{ID: "20260101T000000.000001Z", Created: time.Unix(1700000000, 5).UTC(), Files: 2, Bytes: 12,
-		Refs: map[string][]uint32{"a": {0, 1}, "b": {7}}},
+		Refs: map[string][]uint32{"20251231T000000.000001Z": {0, 1}, "20251231T000000.000002Z": {7}}},
 		Entries: []Entry{
 			{Path: ".", Kind: KindDir, Mode: 0o755, MTime: -1},
-			{Path: "f", Kind: KindFile, Mode: 0o4755, Size: 12, MTime: 99, Obj: "a/1", Xattr: map[string][]byte{"user.x": {0, 1}, "user.e": {}}},
+			{Path: "f", Kind: KindFile, Mode: 0o4755, Size: 12, MTime: 99, Obj: "20251231T000000.000001Z/1", Xattr: map[string][]byte{"user.x": {0, 1}, "user.e": {}}},
 			{Path: "l", Kind: KindSymlink, Mode: 0o777, Link: "f"},
 		}}
 	b := encodeManifest(m)

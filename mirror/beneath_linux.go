@@ -1,0 +1,68 @@
+//go:build linux
+
+package mirror
+
+import (
+	"errors"
+	"strconv"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// openBeneath opens rel relative to dirfd with openat2: the path may not
+// leave dirfd's folder, cross a mount, or pass through any symlink (the
+// last component included).
+func openBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
+	how := unix.OpenHow{Flags: uint64(flags),
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_NO_XDEV}
+	if flags&unix.O_CREAT != 0 {
+		how.Mode = uint64(mode)
+	}
+	for {
+		fd, err := unix.Openat2(dirfd, rel, &how)
+		if !errors.Is(err, unix.EINTR) && !errors.Is(err, unix.EAGAIN) {
+			return fd, err
+		}
+	}
+}
+
+// cloneAt makes rel under t a reflink of in (FICLONE: btrfs, XFS,
+// bcachefs); ok is false where that fails, and nothing is left.
+func cloneAt(t *dirTree, rel string, in int) (int, bool) {
+	out, err := t.open(rel, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o600)
+	if err != nil {
+		return -1, false
+	}
+	if unix.IoctlFileClone(out, in) != nil {
+		unix.Close(out)
+		if pfd, name, done, err := t.parent(rel); err == nil {
+			unix.Unlinkat(pfd, name, 0)
+			done()
+		}
+		return -1, false
+	}
+	return out, true
+}
+
+// setTimes sets the access and modification times of fd to mtime (ns
+// since the epoch): utimensat with no path acts on the descriptor itself.
+func setTimes(_ *dirTree, fd int, _ string, mtime int64) error {
+	ts := [2]unix.Timespec{unix.NsecToTimespec(mtime), unix.NsecToTimespec(mtime)}
+	for {
+		_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return e
+		}
+		return nil
+	}
+}
+
+// lsetxattrAt sets an xattr of the symlink name in the folder pfd, through
+// /proc/self/fd (the folder's descriptor; the link itself is not followed).
+func lsetxattrAt(pfd int, name, attr string, v []byte) error {
+	return unix.Lsetxattr("/proc/self/fd/"+strconv.Itoa(pfd)+"/"+name, attr, v, 0)
+}

@@ -1,0 +1,56 @@
+package mirror
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestStoreOfFormat2StillLoads restores both snapshots of a store written
+// by the version 2 code (testdata/store-v2: a full manifest, then a delta
+// whose two files are packed), then saves on top of it and restores that.
+func TestStoreOfFormat2StillLoads(t *testing.T) {
+	var want struct {
+		Current   string   `json:"current"`
+		Snapshots []string `json:"snapshots"`
+		Trees     []Digest `json:"trees"`
+	}
+	b, err := os.ReadFile("testdata/store-v2/want.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t)
+	disks := filepath.Join(f.k.Data, "disks")
+	os.MkdirAll(disks, 0o700)
+	if out, err := exec.Command("cp", "-r", "testdata/store-v2/Cur", disks).CombinedOutput(); err != nil {
+		t.Fatalf("copy fixture: %v %s", err, out)
+	}
+	snaps, err := f.k.Snapshots("Cur")
+	if err != nil || len(snaps) != 2 || !snaps[1].Current || snaps[1].ID != want.Current {
+		t.Fatalf("snapshots of the version 2 store: %+v %v", snaps, err)
+	}
+	v := f.create("Cur")
+	for i, id := range want.Snapshots {
+		if _, err := f.k.Restore(f.ctx, v, RestoreOptions{Snapshot: id, Force: true}); err != nil {
+			t.Fatalf("restore version 2 snapshot %s: %v", id, err)
+		}
+		sameTree(t, want.Trees[i], digest(t, v.MountPoint))
+	}
+	write(t, v.MountPoint, "README", "after the upgrade\n")
+	now := digest(t, v.MountPoint)
+	res, err := f.k.Save(f.ctx, v, SaveOptions{})
+	if err != nil || res.CopiedFiles != 1 {
+		t.Fatalf("save on the version 2 store: %+v %v", res, err)
+	}
+	st, _ := f.k.State("Cur")
+	out := t.TempDir()
+	if _, err := f.k.store(st).restore(f.ctx, "", out, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, now, digest(t, out))
+}

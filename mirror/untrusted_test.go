@@ -1,0 +1,172 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rambar/ramdisk"
+)
+
+// craftedStore saves a small tree for disk "Evil" and returns the fixture,
+// the store and its current manifest, for a test to tamper with.
+func craftedStore(t *testing.T) (*fixture, *store, *manifest) {
+	t.Helper()
+	f := newFixture(t)
+	st, err := f.k.Setup("Evil", Options{Mode: ramdisk.Keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := f.create("Evil")
+	f.k.Load(f.ctx, v, nil)
+	write(t, v.MountPoint, "dir/file", "innocent")
+	res, err := f.k.Save(f.ctx, v, SaveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.eject(v)
+	s := f.k.store(st)
+	m, err := s.manifest(res.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, s, m
+}
+
+// rewrite stores m as its snapshot's manifest, unchecked.
+func rewrite(t *testing.T, s *store, m *manifest) {
+	t.Helper()
+	if err := os.WriteFile(s.path("snapshots", m.ID+".snap"), encodeManifest(m), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// outsideUntouched fails when anything appeared in dir besides want.
+func outsideUntouched(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !strings.Contains(strings.Join(want, "\x00")+"\x00", e.Name()+"\x00") {
+			t.Errorf("the restore wrote %s outside the disk", filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// TestCraftedStoresAreRefused restores crafted snapshots: each is refused
+// with a clear error, and nothing is written outside the disk or copied
+// from outside the store.
+func TestCraftedStoresAreRefused(t *testing.T) {
+	fileObj := func(m *manifest) Entry {
+		for _, e := range m.Entries {
+			if e.Kind == KindFile {
+				return e
+			}
+		}
+		t.Fatal("no file in the manifest")
+		return Entry{}
+	}
+	cases := []struct {
+		name   string
+		craft  func(m *manifest, s *store, outside string)
+		reason string
+	}{
+		{"../ in a path", func(m *manifest, _ *store, _ string) {
+			e := fileObj(m)
+			e.Path = "../escape"
+			m.Entries = append(m.Entries, e)
+		}, `bad path "../escape"`},
+		{"absolute path", func(m *manifest, _ *store, _ string) {
+			e := fileObj(m)
+			e.Path = "/tmp/escape"
+			m.Entries = append(m.Entries, e)
+		}, "bad path"},
+		{"a path twice", func(m *manifest, _ *store, _ string) {
+			m.Entries = append(m.Entries, m.Entries[len(m.Entries)-1])
+		}, "out of order or twice"},
+		{"symlink, then a file through it", func(m *manifest, _ *store, outside string) {
+			e := fileObj(m)
+			e.Path = "link/escape"
+			m.Entries = append(m.Entries, Entry{Path: "link", Kind: KindSymlink, Mode: 0o777, Link: outside}, e)
+		}, `"link/escape" is not inside a folder`},
+		{"object climbing out of objects/", func(m *manifest, _ *store, _ string) {
+			for i := range m.Entries {
+				if m.Entries[i].Kind == KindFile {
+					m.Entries[i].Obj = "../../../../../../../../etc/hostname"
+				}
+			}
+		}, "bad object"},
+		{"object replaced by a symlink", func(m *manifest, s *store, _ string) {
+			e := fileObj(m)
+			p := filepath.Join(s.path("objects"), filepath.FromSlash(e.Obj))
+			os.Remove(p)
+			os.Symlink("/etc/hostname", p)
+		}, "not followed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, s, m := craftedStore(t)
+			outside := f.eng.Root
+			c.craft(m, s, outside)
+			rewrite(t, s, m)
+			v := f.create("Evil")
+			_, err := f.k.Load(f.ctx, v, nil)
+			if err == nil || !strings.Contains(err.Error(), c.reason) {
+				t.Fatalf("Load = %v, want an error saying %q", err, c.reason)
+			}
+			outsideUntouched(t, outside, "Evil")
+			hostname, _ := os.ReadFile("/etc/hostname")
+			filepath.WalkDir(v.MountPoint, func(p string, d os.DirEntry, err error) error {
+				if b, _ := os.ReadFile(p); err == nil && !d.IsDir() && len(hostname) > 0 && string(b) == string(hostname) {
+					t.Errorf("%s holds /etc/hostname", p)
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// TestCurrentAndSnapshotIDsAreChecked: a current file or a requested
+// snapshot naming a path instead of an ID is refused.
+func TestCurrentAndSnapshotIDsAreChecked(t *testing.T) {
+	f, s, _ := craftedStore(t)
+	v := f.create("Evil")
+	for _, id := range []string{"../../../etc/passwd", "x", "20260101T000000.000001Z/../x"} {
+		if _, err := f.k.Restore(f.ctx, v, RestoreOptions{Snapshot: id, Force: true}); !errors.Is(err, ErrNoSnapshot) {
+			t.Errorf("restore of snapshot %q: %v, want ErrNoSnapshot", id, err)
+		}
+	}
+	os.WriteFile(s.path("current"), []byte("../../../../etc/passwd\n"), 0o600)
+	if _, err := f.k.Load(f.ctx, v, nil); err == nil || !strings.Contains(err.Error(), "not a snapshot ID") {
+		t.Errorf("Load with a crafted current: %v", err)
+	}
+}
+
+// TestBuildNeverFollowsASymlinkItDidNotMake: a symlink already on the
+// disk (put there by someone else during a restore) is not followed,
+// neither as a folder on the way nor as the file to write.
+func TestBuildNeverFollowsASymlinkItDidNotMake(t *testing.T) {
+	src, dst, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, src, "a/x", "data")
+	write(t, src, "y", "data")
+	entries, err := treeEntries(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(outside, filepath.Join(dst, "a"))
+	os.Symlink(filepath.Join(outside, "y"), filepath.Join(dst, "y"))
+	err = buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
+	if err == nil {
+		t.Fatal("the build went through a symlink it did not make")
+	}
+	outsideUntouched(t, outside)
+	// Without the folder, the file through the planted link is refused too.
+	os.Remove(filepath.Join(dst, "a"))
+	err = buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
+	if err == nil || !strings.Contains(err.Error(), "y") {
+		t.Fatalf("build over a planted file link: %v", err)
+	}
+	outsideUntouched(t, outside)
+}
