@@ -51,7 +51,7 @@ func runEject(ctx context.Context, a *App, args []string) error {
 	var errs []error
 	for _, v := range vs {
 		if err := a.eject(ctx, svc, v, disks.EjectOptions{Force: *force, NoSave: *noSave}); err != nil {
-			errs = append(errs, fmt.Errorf("eject %s: %w", v.Name, err))
+			errs = append(errs, contentsErr(fmt.Errorf("eject %s: %w", v.Name, err)))
 			continue
 		}
 		fmt.Fprintf(a.Stdout, "Ejected %s\n", v.Name)
