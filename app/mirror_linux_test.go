@@ -168,3 +168,14 @@ func TestCLIMirrorKillDuringCreateThenEject(t *testing.T) {
 		t.Error("no kill landed during a load")
 	}
 }
+
+func TestConflictNotice(t *testing.T) {
+	wb := mirror.WriteBack{Folder: "/f"}
+	for i := 0; i < 7; i++ {
+		wb.Conflicts = append(wb.Conflicts, mirror.Conflict{Path: fmt.Sprintf("p%d", i), Copy: "c", What: "changed on both sides"})
+	}
+	title, text := conflictNotice("Site", wb)
+	if title != "Site: 7 conflicts in /f" || strings.Count(text, "\n") != 6 || !strings.Contains(text, "and 2 more") {
+		t.Errorf("notice %q\n%s", title, text)
+	}
+}

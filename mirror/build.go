@@ -21,7 +21,7 @@ import (
 // once their contents are in.
 type builder struct {
 	openObj func(Entry) (int, objRef, error) // opens a disk entry's bytes in the store
-	owner   owner                       // who owns what the disk adds
+	owner   owner                            // who owns what the disk adds
 	notKept []string
 	inos    map[string]uint64 // the inode each new path got, for the record
 	files   int               // files written (each flushed once)
@@ -54,7 +54,6 @@ type level struct {
 	newfd  int
 	oldfd  int
 	it     *planItem
-	mtime  int64
 	closer bool
 }
 

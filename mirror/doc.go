@@ -25,6 +25,13 @@
 //	                               of the disk's paths as of the last save or
 //	                               restore, to skip unchanged files unread;
 //	                               exactly the paths of that snapshot
+//	disks/NAME/mirror-sync.json    a Mirror disk's record of its last load
+//	                               or write-back: per path the folder's
+//	                               identity and content hash and the disk's
+//	                               object and hash; "complete" only once a
+//	                               load finished
+//	claims/KEY.json                which mounted disk mirrors a folder (KEY:
+//	                               the folder's real path, device, inode)
 //	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
 //
 // A save copies only files whose identity changed into a fresh objects
@@ -56,8 +63,22 @@
 // macOS) and read objects the same way, so nothing is written outside the
 // disk and no symlink is followed that the restore did not just make.
 //
-// A Mirror folder is written back after the store: a new tree is built
-// beside it and swapped in with one atomic rename exchange
-// (renameat2 RENAME_EXCHANGE on Linux, renamex_np RENAME_SWAP on macOS), so
-// the folder, too, is always either old or new.
+// A Mirror folder is the user's, not a copy. A load reads it through
+// directory descriptors (never following a symlink, never entering another
+// file system) and records what it loaded, last; a disk without that
+// record is never written back. A write-back runs under the store's lock,
+// after the save: it compares the folder and the disk with the record, by
+// content, and keeps what changed in the folder outside RAMBar (an edit the
+// disk did not make, an addition, a deletion), writing the disk's version
+// only where the folder still holds what the disk started from; a path
+// changed on both sides keeps both (the disk's under the name, the
+// folder's as NAME.rambar-conflict-YYYYMMDD-HHMMSS.EXT). The new tree is
+// built in a staging folder only RAMBar's user can enter, made beside the
+// folder and used through its descriptor (the folder's own files
+// hard-linked, so they keep their owner, ACLs and xattrs; the disk's copied
+// from the store and checked against their hash), flushed once, and swapped
+// in with one atomic exchange (renameat2 RENAME_EXCHANGE on Linux,
+// renameatx_np RENAME_SWAP on macOS), so the folder is always either old
+// or new. Whatever appeared in the old tree meanwhile is moved into the new
+// one. One disk mirrors a folder at a time (claims/).
 package mirror

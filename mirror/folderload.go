@@ -52,22 +52,9 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 		return err
 	}
 	defer unix.Close(dst)
-	var need int64
-	n := 0
-	if err := walkFolder(src, func(_ int, _ string, e *fsEntry) error {
-		if l.loads(e) {
-			need += 4096
-			if e.isReg() {
-				need, n = need+e.st.Size, n+1
-			}
-		}
-		return nil
-	}); err != nil {
+	need, n, err := l.room(src)
+	if err != nil {
 		return err
-	}
-	if free, err := freeSpace(l.disk); err == nil && need > free {
-		return fmt.Errorf("load %s: %w: needs %s, %s free; nothing was written", l.folder, ramdisk.ErrNoSpace,
-			ramdisk.Size(need).Short(), ramdisk.Size(free).Short())
 	}
 	l.sides = map[string]*side{}
 	l.meter = newMeter(progress, "loading", need, n)
@@ -126,6 +113,28 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 		l.dirMeta(stack[0])
 	}
 	return err
+}
+
+// room walks the folder once (no file read) and refuses a disk too small
+// for it; it returns the bytes and files to load.
+func (l *folderLoad) room(src int) (need int64, files int, err error) {
+	err = walkFolder(src, func(_ int, _ string, e *fsEntry) error {
+		if l.loads(e) {
+			need += 4096
+			if e.isReg() {
+				need, files = need+e.st.Size, files+1
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	if free, err := freeSpace(l.disk); err == nil && need > free {
+		return 0, 0, fmt.Errorf("load %s: %w: needs %s, %s free; nothing was written", l.folder, ramdisk.ErrNoSpace,
+			ramdisk.Size(need).Short(), ramdisk.Size(free).Short())
+	}
+	return need, files, nil
 }
 
 // loads says whether e goes onto the disk.

@@ -19,10 +19,10 @@ import (
 // into the new one, never dropped.
 type folderWrite struct {
 	folder  string
-	entries []Entry                     // the disk's tree (the snapshot just saved)
+	entries []Entry                          // the disk's tree (the snapshot just saved)
 	openObj func(Entry) (int, objRef, error) // opens an entry's bytes in the store
-	rec     *syncRecord                 // the last sync; nil: none (everything differs)
-	at      time.Time                   // names conflict copies
+	rec     *syncRecord                      // the last sync; nil: none (everything differs)
+	at      time.Time                        // names conflict copies
 	// staged, when set, runs once the new tree is built and flushed, before
 	// the swap (tests race it and count the flushes).
 	staged func(w *folderWrite)
