@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -99,26 +97,6 @@ func (a *App) Store() (ramdisk.Store, error) {
 	return ramdisk.Store{Path: a.Paths.Settings}, nil
 }
 
-// command is one CLI verb. Each lives in its own cmd_<verb>.go and registers
-// itself in init.
-type command struct {
-	Name    string
-	Args    string // synopsis after the verb
-	Summary string
-	Order   int  // position in help
-	Hidden  bool // not listed in help
-	Run     func(ctx context.Context, a *App, args []string) error
-}
-
-var commands = map[string]*command{}
-
-func register(c *command) {
-	if _, dup := commands[c.Name]; dup {
-		panic("rambar: command registered twice: " + c.Name)
-	}
-	commands[c.Name] = c
-}
-
 // Main runs the CLI (or, with no arguments, the menu-bar app) and returns
 // the exit code.
 func (a *App) Main(args []string) int {
@@ -126,26 +104,26 @@ func (a *App) Main(args []string) int {
 	if len(args) == 0 {
 		return a.exit(runTray(ctx, a))
 	}
-	verb := args[0]
-	switch verb {
-	case "-h", "--help":
-		verb = "help"
-	case "-v", "--version":
-		verb = "version"
+	c, rest, err := resolve(args)
+	if err != nil {
+		return a.exit(err)
 	}
-	c, ok := commands[verb]
-	if !ok {
-		return a.exit(usagef("unknown command %q; run 'rambar help'", verb))
+	in, help, err := parse(c, rest)
+	switch {
+	case err != nil:
+		return a.exit(err)
+	case help:
+		printUsage(a.Stdout, c)
+		return exitOK
+	case c.Run == nil: // a group of sub-verbs, given none
+		return a.exit(c.usageErr(""))
 	}
-	return a.exit(c.Run(ctx, a, args[1:]))
+	return a.exit(c.Run(ctx, a, in))
 }
 
 // exit prints err as one line on stderr and maps it to an exit code.
 func (a *App) exit(err error) int {
 	if err == nil {
-		return exitOK
-	}
-	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
 	msg := err.Error()
@@ -180,64 +158,6 @@ func exitCode(err error) int {
 // errRefused marks a refusal for safety reasons (not memory), e.g. saving an
 // empty disk over a non-empty backing copy; --force overrides.
 var errRefused = errors.New("refused")
-
-// parseFlags parses flags anywhere among the arguments (`create Scratch 4G
-// --fs hfs+` and `create --fs hfs+ Scratch 4G` both work) and returns the
-// positional ones. A lone "--" ends flags; what follows is positional.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var pos []string
-	for {
-		for len(args) > 0 && isNegativeNumber(args[0]) {
-			pos, args = append(pos, args[0]), args[1:]
-		}
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, usagef("%s: %v", fs.Name(), err)
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
-// isNegativeNumber tells "-1G" (a bad size, reported as such) from a flag.
-func isNegativeNumber(s string) bool {
-	return len(s) > 1 && s[0] == '-' && (s[1] >= '0' && s[1] <= '9' || s[1] == '.')
-}
-
-// wantArgs checks the number of positional arguments.
-func wantArgs(c string, pos []string, min, max int) error {
-	if len(pos) < min || (max >= 0 && len(pos) > max) {
-		cmd := commands[c]
-		return usagef("usage: rambar %s %s", c, cmd.Args)
-	}
-	return nil
-}
-
-func sortedCommands() []*command {
-	var cs []*command
-	for _, c := range commands {
-		if !c.Hidden {
-			cs = append(cs, c)
-		}
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].Order != cs[j].Order {
-			return cs[i].Order < cs[j].Order
-		}
-		return cs[i].Name < cs[j].Name
-	})
-	return cs
-}
 
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()

@@ -37,12 +37,18 @@ var testdataDir, _ = filepath.Abs("testdata")
 
 var volatile = regexp.MustCompile(`"measured_at": "[^"]*"`)
 
+// decimalLabel is a size labelled as if it were decimal ("4.0 GB").
+var decimalLabel = regexp.MustCompile(`\d ?[KMGT]B\b`)
+
 // golden compares got with testdata/NAME.golden, with the temp root and
 // timestamps replaced by stable words.
 func golden(t *testing.T, name, got, root string) {
 	t.Helper()
 	got = strings.ReplaceAll(got, root, "$ROOT")
 	got = volatile.ReplaceAllLiteralString(got, `"measured_at": "$TIME"`)
+	if m := decimalLabel.FindString(got); m != "" {
+		t.Errorf("%s: %q: sizes are binary and labelled GiB, MiB, KiB", name, m)
+	}
 	p := filepath.Join(testdataDir, name+".golden")
 	if *update {
 		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
@@ -148,12 +154,11 @@ func TestCLIRefusesBadInput(t *testing.T) {
 }
 
 func TestParseFlagsAnywhere(t *testing.T) {
-	fs := flag.NewFlagSet("x", flag.ContinueOnError)
-	b := fs.Bool("force", false, "")
-	s := fs.String("fs", "", "")
-	pos, err := parseFlags(fs, []string{"Name", "--force", "4G", "--fs", "apfs", "--", "--not-a-flag"})
-	if err != nil || !*b || *s != "apfs" || strings.Join(pos, ",") != "Name,4G,--not-a-flag" {
-		t.Errorf("pos %q force %v fs %q err %v", pos, *b, *s, err)
+	c := &command{Name: "x", Args: []arg{{Name: "A", Repeat: true}},
+		Flags: []flagSpec{flagBool("force", ""), flagString("fs", "FS", "")}}
+	in, help, err := parse(c, []string{"Name", "--force", "4G", "--fs", "apfs", "-1G", "--", "--not-a-flag"})
+	if err != nil || help || !*in.Bool("force") || *in.String("fs") != "apfs" || strings.Join(in.Args, ",") != "Name,4G,-1G,--not-a-flag" {
+		t.Errorf("pos %q err %v", in.Args, err)
 	}
 }
 

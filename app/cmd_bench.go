@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -15,22 +14,22 @@ import (
 )
 
 func init() {
-	register(&command{Name: "bench", Args: "[TARGET...] [--quick] [--runs N] [--rows ROW,...] [--json] [--svg FILE] [--compare]",
-		Summary: "measure RAM disks against the home folder's disk (default: every RAM disk and the home disk)", Order: 60, Run: runBench})
+	register(&command{Name: "bench", Summary: "measure RAM disks against the home folder's disk",
+		Doc:  "With no targets: every RAM disk and the home folder's disk. Each cell is the median of the runs, with min and max.",
+		Args: []arg{{Name: "TARGET", Optional: true, Repeat: true, Doc: "a mounted RAM disk's name, or a folder"}},
+		Flags: []flagSpec{
+			flagBool("quick", "smaller sizes: seconds instead of minutes"),
+			flagInt("runs", "N", 3, "runs per row (median, min and max are reported)"),
+			flagString("rows", "ROW,...", "comma-separated rows to run (default: all)"),
+			flagString("svg", "FILE", "also write an SVG chart to FILE"),
+			flagBool("compare", "also measure with fio, dd and tar and print our figure against theirs"),
+		},
+		JSON: true, Example: "bench\nbench Scratch ~/src --quick --svg bench.svg", Order: 60, Run: runBench})
 }
 
-func runBench(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("bench", flag.ContinueOnError)
-	quick := fl.Bool("quick", false, "smaller sizes: seconds instead of minutes")
-	runs := fl.Int("runs", 3, "runs per row (median, min and max are reported)")
-	rows := fl.String("rows", "", "comma-separated rows to run (default: all)")
-	asJSON := fl.Bool("json", false, "print JSON")
-	svg := fl.String("svg", "", "also write an SVG chart to FILE")
-	compare := fl.Bool("compare", false, "also measure with fio, dd and tar and print our figure against theirs")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
+func runBench(ctx context.Context, a *App, in *input) error {
+	quick, runs, rows, asJSON := in.Bool("quick"), in.Int("runs"), in.String("rows"), in.Bool("json")
+	svg, compare, pos := in.String("svg"), in.Bool("compare"), in.Args
 	if *runs < 1 || *runs > 100 {
 		return fmt.Errorf("%w: --runs must be between 1 and 100, not %d", errUsage, *runs)
 	}
@@ -48,7 +47,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE) // SIGPIPE: `| head` must not skip the cleanup
 	defer stop()
 	p, done := a.progressLine(0)
 	rep, err := bench.Run(ctx, targets, opts, func(pr bench.Progress) { p(pr.String()) })

@@ -2,33 +2,47 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"rambar/ramdisk"
 )
 
+// Arguments and flags more than one verb declares.
+var (
+	nameArg = arg{Name: "NAME", Doc: "the disk's name: any Unicode but '/', ':' and control characters, " +
+		"not starting with '.', up to 255 bytes"}
+	sizeArg = arg{Name: "SIZE", Doc: "512M, 4G, 4GiB, 1.5G, 4096MiB, or 25% (of physical memory); " +
+		"a bare number is MiB; units are binary"}
+	fsFlag = flagString("fs", "FS", "file system: apfs, apfs-case, hfs+, hfs+-case, tmpfs or zram "+
+		"(default: apfs on macOS, tmpfs on Linux)")
+	hiddenFlag = flagBool("hidden", "hide it from Finder's sidebar (macOS)")
+	mirrorFlag = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
+)
+
 func init() {
-	register(&command{Name: "create", Args: "NAME SIZE [--fs FS] [--hidden] [--keep | --mirror FOLDER [--create-folder]] [--snapshots N] [--save-every 10m] [--compress] [--force] [--json]",
-		Summary: "make a RAM disk (fs: apfs, apfs-case, hfs+, hfs+-case, tmpfs, zram); --keep saves its contents, --mirror loads and writes back a folder", Order: 10, Run: runCreate})
+	register(&command{Name: "create", Summary: "make a RAM disk; it prints the plan first",
+		Doc: "--keep saves its contents on eject and restores them when it is made again; " +
+			"--mirror loads a folder and writes changes back to it.",
+		Args: []arg{nameArg, sizeArg},
+		Flags: []flagSpec{
+			fsFlag, hiddenFlag,
+			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
+			mirrorFlag,
+			flagBool("create-folder", "with --mirror: make the folder if it does not exist"),
+			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5)"),
+			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror"),
+			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
+			flagBool("force", "make it even if memory is short"),
+		},
+		JSON: true, Example: "create Scratch 4G\ncreate Work 8G --fs hfs+ --keep --save-every 10m",
+		Order: 10, Run: runCreate})
 }
 
-func runCreate(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("create", flag.ContinueOnError)
-	fsName := fl.String("fs", "", "file system")
-	hidden := fl.Bool("hidden", false, "hide from Finder's sidebar")
-	force := fl.Bool("force", false, "make it even if memory is short")
-	asJSON := fl.Bool("json", false, "print the plan and the disk as JSON")
-	keep := fl.Bool("keep", false, "keep the contents: restore the last save now, save on eject")
-	mirrorDir := fl.String("mirror", "", "load this folder into the disk and write changes back to it")
-	createFolder := fl.Bool("create-folder", false, "with --mirror: make the folder if it does not exist")
-	snapshots := fl.Int("snapshots", 0, "how many saves to keep (default 5)")
-	saveEvery := fl.Duration("save-every", 0, "autosave interval for the menu-bar app (e.g. 10m)")
-	compress := fl.Bool("compress", false, "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
+func runCreate(ctx context.Context, a *App, in *input) error {
+	fsName, hidden, force, asJSON := in.String("fs"), in.Bool("hidden"), in.Bool("force"), in.Bool("json")
+	keep, mirrorDir, snapshots := in.Bool("keep"), in.String("mirror"), in.Int("snapshots")
+	saveEvery, compress, pos := in.Duration("save-every"), in.Bool("compress"), in.Args
+	createFolder := in.Bool("create-folder")
 	contents, err := contentsOptions(*keep, *mirrorDir, *snapshots, *saveEvery)
 	if err != nil {
 		return err
@@ -41,9 +55,6 @@ func runCreate(ctx context.Context, a *App, args []string) error {
 		return usagef("--compress needs --keep or --mirror: it applies to restored contents")
 	}
 	if err := a.setCompress(*compress); err != nil {
-		return err
-	}
-	if err := wantArgs("create", pos, 2, 2); err != nil {
 		return err
 	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}

@@ -2,19 +2,20 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"runtime"
 	"strings"
 	"text/tabwriter"
 
+	"rambar/disks"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "doctor", Args: "[--capture DIR] [--json]",
-		Summary: "check this machine: OS, tools, attach method, memory, disks (macOS: --capture saves raw tool output)", Order: 90, Run: runDoctor})
+	register(&command{Name: "doctor", Summary: "check this machine: OS, tools, attach method, memory, disks",
+		Flags: []flagSpec{flagString("capture", "DIR", "save raw output of the read-only tools in this folder (macOS)")},
+		JSON:  true, Example: "doctor\ndoctor --capture ~/rambar-fixtures", Order: 90, Run: runDoctor})
 }
 
 // Optional engine extras. The macOS engine has them; doctor works with any
@@ -56,19 +57,12 @@ type doctorReport struct {
 	Disks       []diskJSON      `json:"disks"`
 	DisksError  string          `json:"disks_error,omitempty"`
 	Captured    []string        `json:"captured,omitempty"`
+	// Leftovers are what killed RAMBar processes left behind.
+	Leftovers []disks.Leftover `json:"leftovers"`
 }
 
-func runDoctor(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	capture := fl.String("capture", "", "save raw output of the read-only tools in this folder (macOS)")
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("doctor", pos, 0, 0); err != nil {
-		return err
-	}
+func runDoctor(ctx context.Context, a *App, in *input) error {
+	capture, asJSON := in.String("capture"), in.Bool("json")
 	e, err := a.Engine()
 	if err != nil {
 		return err
@@ -100,6 +94,12 @@ func runDoctor(ctx context.Context, a *App, args []string) error {
 	} else {
 		for _, d := range ds {
 			r.Disks = append(r.Disks, toDiskJSON(d))
+		}
+	}
+	r.Leftovers = []disks.Leftover{}
+	if svc, err := a.service(); err == nil {
+		if l, err := svc.Leftovers(ctx); err == nil {
+			r.Leftovers = append(r.Leftovers, l...)
 		}
 	}
 	var capErr error
@@ -193,6 +193,12 @@ func printDoctor(a *App, r doctorReport) {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s held\n", d.Name, d.MountPoint, d.Device, d.FS.Label(), held)
 		}
 		tw.Flush()
+	}
+	if len(r.Leftovers) > 0 {
+		fmt.Fprintln(a.Stdout, "Left behind by a RAMBar that was stopped:")
+		for _, l := range r.Leftovers {
+			fmt.Fprintf(a.Stdout, "  %s (%s): %s\n", l.Path, l.Kind, l.Advice)
+		}
 	}
 	if len(r.Captured) > 0 {
 		fmt.Fprintf(a.Stdout, "Captured %d files:\n", len(r.Captured))

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 
 	"rambar/disks"
@@ -11,20 +10,21 @@ import (
 )
 
 func init() {
-	register(&command{Name: "eject", Args: "NAME...|--all [--force] [--no-save]", Summary: "eject RAM disks and free their memory (kept and mirrored disks are saved first)", Order: 30, Run: runEject})
+	register(&command{Name: "eject", Summary: "eject RAM disks and free their memory (kept and mirrored disks are saved first)",
+		Doc:  "Name the disks, or give --all. A busy disk names the processes that hold it.",
+		Args: []arg{{Name: "NAME", Optional: true, Repeat: true}}, Usage: "NAME... | --all",
+		Flags: []flagSpec{
+			flagBool("all", "eject every RAM disk"),
+			flagBool("force", "eject even if files are open on it"),
+			flagBool("no-save", "do not save kept or mirrored disks first: their unsaved changes are lost"),
+		},
+		Example: "eject Scratch\neject --all", Order: 30, Run: runEject})
 }
 
-func runEject(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("eject", flag.ContinueOnError)
-	all := fl.Bool("all", false, "eject every RAM disk")
-	force := fl.Bool("force", false, "eject even if files are open on it")
-	noSave := fl.Bool("no-save", false, "do not save kept or mirrored disks first: their unsaved changes are lost")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
+func runEject(ctx context.Context, a *App, in *input) error {
+	all, force, noSave, pos := in.Bool("all"), in.Bool("force"), in.Bool("no-save"), in.Args
 	if *all == (len(pos) > 0) {
-		return usagef("usage: rambar eject %s", commands["eject"].Args)
+		return in.usageErr("name the disks, or give --all")
 	}
 	svc, err := a.service()
 	if err != nil {
@@ -76,6 +76,9 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 	}
 	if ej.Saved != nil {
 		fmt.Fprintln(a.Stdout, describeSave(v.Name, *ej.Saved))
+	}
+	if errors.Is(err, disks.ErrIncomplete) {
+		return refusedError{err}
 	}
 	return err
 }

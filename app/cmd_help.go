@@ -4,43 +4,42 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strings"
 )
 
 // version is stamped at build time: -ldflags "-X main.version=$(git describe)".
 var version = "dev"
 
 func init() {
-	register(&command{Name: "help", Args: "[COMMAND]", Summary: "show this help, or one command's", Order: 90, Run: runHelp})
-	register(&command{Name: "version", Summary: "print RAMBar's version", Order: 91, Run: runVersion})
+	register(&command{Name: "help", Summary: "show this help, or one command's flags and an example",
+		Args:    []arg{{Name: "COMMAND", Optional: true}, {Name: "SUBCOMMAND", Optional: true}},
+		Example: "help create\nhelp preset add", Order: 90, Run: runHelp})
+	register(&command{Name: "version", Summary: "print RAMBar's version", Example: "version", Order: 91, Run: runVersion})
 }
 
-func runHelp(ctx context.Context, a *App, args []string) error {
-	if len(args) == 1 {
-		c, ok := commands[args[0]]
-		if !ok {
-			return usagef("unknown command %q", args[0])
-		}
-		fmt.Fprintf(a.Stdout, "usage: rambar %s %s\n\n%s\n", c.Name, c.Args, c.Summary)
+func runHelp(ctx context.Context, a *App, in *input) error {
+	if len(in.Args) == 0 {
+		printHelp(a.Stdout)
 		return nil
 	}
-	fmt.Fprint(a.Stdout, `RAMBar makes RAM disks, shows what they really cost in memory, and keeps their contents safe.
-
-usage: rambar                 start the menu-bar app
-       rambar COMMAND [ARGS]  run one command
-
-commands:
-`)
-	for _, c := range sortedCommands() {
-		fmt.Fprintf(a.Stdout, "  %s\n      %s\n", strings.TrimSpace(c.Name+" "+c.Args), c.Summary)
+	c := commands[in.Args[0]]
+	if c == nil {
+		return unknownCommand(in.Args[0])
 	}
-	fmt.Fprint(a.Stdout, `
-sizes: 512M, 4G, 1.5GiB, 4096MiB, 25% (of memory); a bare number is MiB; units are binary.
-`)
+	if len(in.Args) == 2 {
+		s := c.sub(in.Args[1])
+		switch {
+		case len(c.Subs) == 0:
+			return usagef("%s has no sub-commands; see 'rambar help %s'", c.Name, c.Name)
+		case s == nil:
+			return unknownSub(c, in.Args[1])
+		}
+		c = s
+	}
+	printUsage(a.Stdout, c)
 	return nil
 }
 
-func runVersion(ctx context.Context, a *App, args []string) error {
+func runVersion(ctx context.Context, a *App, in *input) error {
 	fmt.Fprintf(a.Stdout, "rambar %s (%s/%s, %s)\n", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
 	return nil
 }

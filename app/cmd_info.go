@@ -2,26 +2,20 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
 )
 
 func init() {
-	register(&command{Name: "info", Args: "NAME [--json]", Summary: "show one RAM disk in detail", Order: 21, Run: runInfo})
+	register(&command{Name: "info", Summary: "show one RAM disk in detail",
+		Doc:  "Its size, use, the memory it holds, and how its contents are kept.",
+		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk (any letter case)"}},
+		JSON: true, Example: "info Scratch\ninfo Work --json", Order: 21, Run: runInfo})
 }
 
-func runInfo(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("info", flag.ContinueOnError)
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("info", pos, 1, 1); err != nil {
-		return err
-	}
+func runInfo(ctx context.Context, a *App, in *input) error {
+	asJSON, pos := in.Bool("json"), in.Args
 	v, err := a.findDisk(ctx, pos[0])
 	if err != nil {
 		return err
@@ -96,6 +90,10 @@ func contentsRows(row func(k, f string, args ...any), c *contentsJSON) {
 		row("Last save", "%s (%s)", c.LastSave.Local().Format("2006-01-02 15:04:05"), c.LastSnapshot)
 	} else {
 		row("Last save", "never")
+	}
+	if c.RestoreIncomplete {
+		row("Restore", "incomplete: it holds only part of its saved state, which is kept and not saved over; "+
+			"finish with 'rambar restore NAME --force', or drop it with 'rambar eject NAME --force'")
 	}
 	switch {
 	case c.Unsaved == nil:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"text/tabwriter"
 
@@ -10,19 +9,13 @@ import (
 )
 
 func init() {
-	register(&command{Name: "list", Args: "[--json]", Summary: "list mounted RAM disks with the memory each really holds", Order: 20, Run: runList})
+	register(&command{Name: "list", Summary: "list mounted RAM disks with the memory each really holds",
+		Doc:  "It also says what the machine has free and in swap, and which disks are nearly full or worth a reclaim.",
+		JSON: true, Example: "list\nlist --json", Order: 20, Run: runList})
 }
 
-func runList(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("list", flag.ContinueOnError)
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("list", pos, 0, 0); err != nil {
-		return err
-	}
+func runList(ctx context.Context, a *App, in *input) error {
+	asJSON := in.Bool("json")
 	ds, err := a.disks(ctx)
 	if err != nil {
 		return err
@@ -37,7 +30,9 @@ func runList(ctx context.Context, a *App, args []string) error {
 			Held    ramdisk.Size    `json:"held_bytes"`
 		}{Version: jsonVersion, Disks: []diskJSON{}}
 		for _, d := range ds {
-			out.Disks = append(out.Disks, toDiskJSON(d))
+			dj := toDiskJSON(d)
+			dj.RestoreIncomplete = a.files().Incomplete(d.Volume)
+			out.Disks = append(out.Disks, dj)
 			out.Held += d.Held()
 		}
 		if memErr == nil {
@@ -73,6 +68,9 @@ func runList(ctx context.Context, a *App, args []string) error {
 	for _, d := range ds {
 		if d.UsageErr == nil && d.Usage.NearlyFull() {
 			fmt.Fprintf(a.Stdout, "warning: %s is %.0f%% full\n", d.Name, 100*d.Usage.Fill())
+		}
+		if a.files().Incomplete(d.Volume) {
+			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, d.Name)
 		}
 		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
 			fmt.Fprintf(a.Stdout, "tip: deleted files on %s still pin %s; rambar reclaim %s gives it back\n", d.Name, d.Usage.Pinned().Short(), d.Name)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,8 +13,15 @@ import (
 )
 
 func init() {
-	register(&command{Name: "login", Args: "on|off|status [--json]",
-		Summary: "start RAMBar at login (a LaunchAgent on macOS, XDG autostart on Linux)", Order: 50, Run: runLogin})
+	register(&command{Name: "login", Summary: "start RAMBar at login (a LaunchAgent on macOS, XDG autostart on Linux)",
+		Doc: "At each login RAMBar starts and mounts the presets marked --auto-mount.",
+		Subs: []*command{
+			{Name: "on", Summary: "start RAMBar at each login", Example: "login on", Run: runLoginOn},
+			{Name: "off", Summary: "no longer start RAMBar at login", Example: "login off", Run: runLoginOff},
+			{Name: "status", Summary: "say whether RAMBar starts at login, what it starts, and whether that is this copy",
+				JSON: true, Example: "login status --json", Run: runLoginStatus},
+		},
+		Example: "login on\nlogin status", Order: 50})
 }
 
 // loginItem is this program's login item, read from the App's environment.
@@ -30,38 +36,40 @@ func (a *App) loginItem() (*login.Item, error) {
 	return login.New(runtime.GOOS, a.Getenv, exe, os.Getuid(), run.System())
 }
 
-func runLogin(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("login", flag.ContinueOnError)
-	asJSON := fl.Bool("json", false, "print the status as JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || (pos[0] != "on" && pos[0] != "off" && pos[0] != "status") {
-		return usagef("usage: rambar login on|off|status [--json]")
-	}
+func runLoginOn(ctx context.Context, a *App, in *input) error {
 	it, err := a.loginItem()
 	if err != nil {
 		return err
 	}
-	switch pos[0] {
-	case "on":
-		err := it.Set(ctx, true)
-		if errors.Is(err, login.ErrNoSession) {
-			fmt.Fprintf(a.Stdout, "RAMBar will start at your next login (%s).\n  note: %v\n", it.Path(), login.ErrNoSession)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(a.Stdout, "RAMBar starts at login (%s) and mounts the presets marked --auto-mount.\n", it.Path())
+	err = it.Set(ctx, true)
+	if errors.Is(err, login.ErrNoSession) {
+		fmt.Fprintf(a.Stdout, "RAMBar will start at your next login (%s).\n  note: %v\n", it.Path(), login.ErrNoSession)
 		return nil
-	case "off":
-		if err := it.Set(ctx, false); err != nil {
-			return err
-		}
-		fmt.Fprintln(a.Stdout, "RAMBar no longer starts at login.")
-		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Stdout, "RAMBar starts at login (%s) and mounts the presets marked --auto-mount.\n", it.Path())
+	return nil
+}
+
+func runLoginOff(ctx context.Context, a *App, in *input) error {
+	it, err := a.loginItem()
+	if err != nil {
+		return err
+	}
+	if err := it.Set(ctx, false); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.Stdout, "RAMBar no longer starts at login.")
+	return nil
+}
+
+func runLoginStatus(ctx context.Context, a *App, in *input) error {
+	asJSON := in.Bool("json")
+	it, err := a.loginItem()
+	if err != nil {
+		return err
 	}
 	st, err := it.Status(ctx)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,37 +14,28 @@ import (
 )
 
 func init() {
-	register(&command{Name: "preset",
-		Args: "add NAME SIZE [FLAGS] | edit NAME [SIZE] [FLAGS] | rm NAME | list [--json] | mount NAME",
-		Summary: "disks to make in one click, or at login ('rambar up'); FLAGS: --fs FS, --hidden, --auto-mount, " +
-			"--keep or --mirror PATH, --save-every 10m, --snapshots K; edit also takes --no-hidden, --no-auto-mount, --discard",
-		Order: 40, Run: runPreset})
+	register(&command{Name: "preset", Summary: "disks to make in one click, or at login ('rambar up')",
+		Doc: "Presets live in the settings file; the menu lists them too.",
+		Subs: []*command{
+			{Name: "add", Summary: "add a preset", Args: []arg{nameArg, sizeArg}, Flags: presetFlagSpecs(false),
+				Example: "preset add Scratch 4G --auto-mount\npreset add Cache 25% --keep --save-every 10m --snapshots 3",
+				Run:     runPresetAdd},
+			{Name: "edit", Summary: "change a preset: only what is given changes",
+				Args:  []arg{{Name: "NAME", Doc: "the preset (any letter case)"}, {Name: "SIZE", Optional: true, Doc: sizeArg.Doc}},
+				Flags: presetFlagSpecs(true), Example: "preset edit Scratch 8G --no-auto-mount", Run: runPresetEdit},
+			{Name: "rm", Aliases: []string{"remove"}, Summary: "remove a preset (a mounted disk of that name stays mounted)",
+				Args: []arg{{Name: "NAME"}}, Example: "preset rm Cache", Run: runPresetRm},
+			{Name: "list", Aliases: []string{"ls"}, Summary: "list the presets", JSON: true,
+				Example: "preset list", Run: runPresetList},
+			{Name: "mount", Summary: "make a preset's disk now, as 'rambar create' would",
+				Args: []arg{{Name: "NAME"}}, Example: "preset mount Scratch", Run: runPresetMount},
+		},
+		Example: "preset add Scratch 4G --auto-mount\npreset list", Order: 40})
 }
 
-func runPreset(ctx context.Context, a *App, args []string) error {
-	usage := usagef("usage: rambar preset add|edit|rm|list|mount; see 'rambar help preset'")
-	if len(args) == 0 {
-		return usage
-	}
-	switch args[0] {
-	case "add":
-		return runPresetAdd(ctx, a, args[1:])
-	case "edit":
-		return runPresetEdit(ctx, a, args[1:])
-	case "rm", "remove":
-		return runPresetRm(ctx, a, args[1:])
-	case "list", "ls":
-		return runPresetList(ctx, a, args[1:])
-	case "mount":
-		return runPresetMount(ctx, a, args[1:])
-	}
-	return usage
-}
-
-// presetFlags are the flags add and edit share. Which ones were given is
-// read with FlagSet.Visit, so edit changes only those.
+// presetFlags are the flags add and edit share. edit changes only the ones
+// given (input.Set).
 type presetFlags struct {
-	fl                    *flag.FlagSet
 	fs, mirror, saveEvery string
 	hidden, noHidden      bool
 	auto, noAuto          bool
@@ -54,30 +44,34 @@ type presetFlags struct {
 	set                   map[string]bool
 }
 
-func newPresetFlags(name string, edit bool) *presetFlags {
-	p := &presetFlags{fl: flag.NewFlagSet("preset "+name, flag.ContinueOnError)}
-	p.fl.StringVar(&p.fs, "fs", "", "file system")
-	p.fl.BoolVar(&p.hidden, "hidden", false, "hide from Finder's sidebar")
-	p.fl.BoolVar(&p.auto, "auto-mount", false, "mount at login ('rambar up')")
-	p.fl.BoolVar(&p.keep, "keep", false, "save the contents and restore them when the disk is made")
-	p.fl.StringVar(&p.mirror, "mirror", "", "load this folder into the disk and write changes back")
-	p.fl.StringVar(&p.saveEvery, "save-every", "", "autosave interval (10m, 1h, off)")
-	p.fl.IntVar(&p.snapshots, "snapshots", 0, "how many past saves to keep")
-	if edit {
-		p.fl.BoolVar(&p.noHidden, "no-hidden", false, "show in Finder's sidebar")
-		p.fl.BoolVar(&p.noAuto, "no-auto-mount", false, "do not mount at login")
-		p.fl.BoolVar(&p.discard, "discard", false, "contents die with the disk")
+// presetFlagSpecs declares add's flags, and edit's when edit is set.
+func presetFlagSpecs(edit bool) []flagSpec {
+	fs := []flagSpec{
+		fsFlag, hiddenFlag,
+		flagBool("auto-mount", "mount at login ('rambar up')"),
+		flagBool("keep", "save the contents and restore them when the disk is made"),
+		mirrorFlag,
+		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off)"),
+		flagInt("snapshots", "K", 0, "how many past saves to keep"),
 	}
-	return p
+	if edit {
+		fs = append(fs,
+			flagString("size", "SIZE", "the new size (or give it after the name)"),
+			flagBool("no-hidden", "show it in Finder's sidebar"),
+			flagBool("no-auto-mount", "do not mount at login"),
+			flagBool("discard", "contents die with the disk"))
+	}
+	return fs
 }
 
-func (p *presetFlags) parse(args []string) ([]string, error) {
-	pos, err := parseFlags(p.fl, args)
-	if err != nil {
-		return nil, err
+// newPresetFlags reads add's or edit's flags from in and refuses ones that
+// contradict each other.
+func newPresetFlags(in *input) (*presetFlags, error) {
+	p := &presetFlags{set: in.set, fs: *in.String("fs"), mirror: *in.String("mirror"), saveEvery: *in.String("save-every"),
+		hidden: *in.Bool("hidden"), auto: *in.Bool("auto-mount"), keep: *in.Bool("keep"), snapshots: *in.Int("snapshots")}
+	if _, edit := in.cmd.flag("discard"); edit {
+		p.noHidden, p.noAuto, p.discard = *in.Bool("no-hidden"), *in.Bool("no-auto-mount"), *in.Bool("discard")
 	}
-	p.set = map[string]bool{}
-	p.fl.Visit(func(f *flag.Flag) { p.set[f.Name] = true })
 	for _, pair := range [][2]string{{"hidden", "no-hidden"}, {"auto-mount", "no-auto-mount"}} {
 		if p.set[pair[0]] && p.set[pair[1]] {
 			return nil, usagef("--%s and --%s contradict each other", pair[0], pair[1])
@@ -92,7 +86,7 @@ func (p *presetFlags) parse(args []string) ([]string, error) {
 	if n > 1 {
 		return nil, usagef("give only one of --keep, --mirror PATH and --discard")
 	}
-	return pos, nil
+	return p, nil
 }
 
 // change turns the given flags into a PresetChange.
@@ -203,15 +197,12 @@ func asUsage(err error) error {
 	return usagef("%v", err)
 }
 
-func runPresetAdd(ctx context.Context, a *App, args []string) error {
-	pf := newPresetFlags("add", false)
-	pos, err := pf.parse(args)
+func runPresetAdd(ctx context.Context, a *App, in *input) error {
+	pf, err := newPresetFlags(in)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 {
-		return usagef("usage: rambar preset add NAME SIZE [--fs FS] [--hidden] [--auto-mount] [--keep | --mirror PATH] [--save-every 10m] [--snapshots K]")
-	}
+	pos := in.Args
 	c, err := pf.change()
 	if err != nil {
 		return err
@@ -241,21 +232,17 @@ func runPresetAdd(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
-func runPresetEdit(ctx context.Context, a *App, args []string) error {
-	pf := newPresetFlags("edit", true)
-	pf.fl.String("size", "", "new size")
-	pos, err := pf.parse(args)
+func runPresetEdit(ctx context.Context, a *App, in *input) error {
+	pf, err := newPresetFlags(in)
 	if err != nil {
 		return err
 	}
-	if len(pos) < 1 || len(pos) > 2 {
-		return usagef("usage: rambar preset edit NAME [SIZE] [--fs FS] [--hidden|--no-hidden] [--auto-mount|--no-auto-mount] [--keep | --mirror PATH | --discard] [--save-every 10m|off] [--snapshots K]")
-	}
+	pos := in.Args
 	c, err := pf.change()
 	if err != nil {
 		return err
 	}
-	if size := pf.fl.Lookup("size").Value.String(); pf.set["size"] || len(pos) == 2 {
+	if size := *in.String("size"); pf.set["size"] || len(pos) == 2 {
 		if len(pos) == 2 {
 			if pf.set["size"] {
 				return usagef("give the size once")
@@ -265,7 +252,7 @@ func runPresetEdit(ctx context.Context, a *App, args []string) error {
 		c.Size = &size
 	}
 	if c.Empty() {
-		return usagef("nothing to change; give a size or flags (see 'rambar help preset')")
+		return usagef("nothing to change; give a size or flags (see 'rambar preset edit --help')")
 	}
 	if c.FS != nil {
 		if err := a.checkFS(*c.FS); err != nil {
@@ -289,15 +276,8 @@ func runPresetEdit(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
-func runPresetRm(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("preset rm", flag.ContinueOnError)
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("usage: rambar preset rm NAME")
-	}
+func runPresetRm(ctx context.Context, a *App, in *input) error {
+	pos := in.Args
 	st, err := a.Store()
 	if err != nil {
 		return err
@@ -335,16 +315,8 @@ func contentsWord(m ramdisk.ContentMode) string {
 	return string(m)
 }
 
-func runPresetList(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("preset list", flag.ContinueOnError)
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return usagef("usage: rambar preset list [--json]")
-	}
+func runPresetList(ctx context.Context, a *App, in *input) error {
+	asJSON := in.Bool("json")
 	st, err := a.Store()
 	if err != nil {
 		return err
@@ -412,15 +384,8 @@ func describePreset(p ramdisk.Preset) string {
 	return strings.Join(parts, ", ")
 }
 
-func runPresetMount(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("preset mount", flag.ContinueOnError)
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("usage: rambar preset mount NAME")
-	}
+func runPresetMount(ctx context.Context, a *App, in *input) error {
+	pos := in.Args
 	plan, v, err := a.MountPreset(ctx, pos[0])
 	if err != nil {
 		return err

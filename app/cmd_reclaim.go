@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 
 	"rambar/disks"
@@ -12,21 +11,15 @@ import (
 )
 
 func init() {
-	register(&command{Name: "reclaim", Args: "NAME [--force] [--json]",
-		Summary: "give back memory pinned by deleted files: move contents out, make the disk again, move them back", Order: 35, Run: runReclaim})
+	register(&command{Name: "reclaim", Summary: "give back memory pinned by deleted files",
+		Doc:   "It moves the contents out, makes the disk again, moves them back and verifies them by content hash.",
+		Args:  []arg{{Name: "NAME", Doc: "a mounted RAM disk"}},
+		Flags: []flagSpec{flagBool("force", "reclaim even when little memory is pinned")},
+		JSON:  true, Example: "reclaim Work", Order: 35, Run: runReclaim})
 }
 
-func runReclaim(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("reclaim", flag.ContinueOnError)
-	force := fl.Bool("force", false, "reclaim even when little memory is pinned")
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("reclaim", pos, 1, 1); err != nil {
-		return err
-	}
+func runReclaim(ctx context.Context, a *App, in *input) error {
+	force, asJSON, pos := in.Bool("force"), in.Bool("json"), in.Args
 	svc, err := a.service()
 	if err != nil {
 		return err

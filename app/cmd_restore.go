@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"rambar/disks"
@@ -11,23 +10,20 @@ import (
 )
 
 func init() {
-	register(&command{Name: "restore", Args: "NAME [--snapshot ID] [--compress] [--force] [--json]",
-		Summary: "put a saved state back on a kept disk (--force: replace the files it holds)", Order: 41, Run: runRestore})
+	register(&command{Name: "restore", Summary: "put a saved state back on a kept or mirrored disk",
+		Doc:  "A restore that would not fit is refused before anything is written.",
+		Args: []arg{{Name: "NAME", Doc: "a mounted kept or mirrored disk"}},
+		Flags: []flagSpec{
+			flagString("snapshot", "ID", "the snapshot to restore (see 'rambar snapshots NAME'); default the latest"),
+			flagBool("compress", "macOS: write the files compressed (ditto --hfsCompression), so they take less memory"),
+			flagBool("force", "replace the files on the disk, even unsaved ones"),
+		},
+		JSON: true, Example: "restore Work\nrestore Work --snapshot 20261129T120000Z", Order: 41, Run: runRestore})
 }
 
-func runRestore(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("restore", flag.ContinueOnError)
-	snap := fl.String("snapshot", "", "snapshot ID (see 'rambar snapshots NAME'); default the latest")
-	force := fl.Bool("force", false, "replace the files on the disk, even unsaved ones")
-	asJSON := fl.Bool("json", false, "print JSON")
-	compress := fl.Bool("compress", false, "macOS: write the files compressed (ditto --hfsCompression), so they take less memory")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("restore", pos, 1, 1); err != nil {
-		return err
-	}
+func runRestore(ctx context.Context, a *App, in *input) error {
+	snap, force, asJSON, compress := in.String("snapshot"), in.Bool("force"), in.Bool("json"), in.Bool("compress")
+	pos := in.Args
 	if err := a.setCompress(*compress); err != nil {
 		return err
 	}

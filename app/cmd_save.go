@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -14,17 +13,27 @@ import (
 )
 
 func init() {
-	register(&command{Name: "save", Args: "NAME...|--all [--force] [--json]",
-		Summary: "save kept and mirrored disks now (--force: even empty, unmounted or different ones)", Order: 40, Run: runSave})
+	register(&command{Name: "save", Summary: "save kept and mirrored disks now",
+		Doc:  "Name the disks, or give --all. Each save is a new snapshot; unchanged files are shared with the last one.",
+		Args: []arg{{Name: "NAME", Optional: true, Repeat: true}}, Usage: "NAME... | --all",
+		Flags: []flagSpec{
+			flagBool("all", "save every kept or mirrored disk"),
+			flagBool("force", "save even an empty, unmounted or different disk over the saved copy"),
+		},
+		JSON: true, Example: "save Work\nsave --all", Order: 40, Run: runSave})
 }
 
 // keeper is the contents keeper of this App's data folder.
-func (a *App) keeper() (*mirror.Keeper, error) {
+func (a *App) keeper() (*mirror.Keeper, error) { return a.files().Keeper() }
+
+// files is the use-case layer without an engine: what it knows from
+// RAMBar's files alone (kept contents, restores that did not finish).
+func (a *App) files() *disks.Service {
 	s := &disks.Service{Paths: a.Paths, NewKeeper: a.NewKeeper}
 	if a.Compress {
 		s.CopyFile = compressedCopy()
 	}
-	return s.Keeper()
+	return s
 }
 
 // setCompress takes create's and restore's --compress: restored files are
@@ -48,7 +57,7 @@ func contentsErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, mirror.ErrRefused):
+	case errors.Is(err, mirror.ErrRefused), errors.Is(err, disks.ErrIncomplete):
 		return refusedError{err}
 	case errors.Is(err, mirror.ErrNotKept):
 		return fmt.Errorf("%w; make it with 'rambar create NAME SIZE --keep' or '--mirror FOLDER'", err)
@@ -56,17 +65,10 @@ func contentsErr(err error) error {
 	return err
 }
 
-func runSave(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("save", flag.ContinueOnError)
-	all := fl.Bool("all", false, "save every kept or mirrored disk")
-	force := fl.Bool("force", false, "save even an empty, unmounted or different disk over the saved copy")
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
+func runSave(ctx context.Context, a *App, in *input) error {
+	all, force, asJSON, pos := in.Bool("all"), in.Bool("force"), in.Bool("json"), in.Args
 	if *all == (len(pos) > 0) {
-		return usagef("usage: rambar save %s", commands["save"].Args)
+		return in.usageErr("name the disks, or give --all")
 	}
 	k, err := a.keeper()
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"text/tabwriter"
 
@@ -11,19 +10,14 @@ import (
 )
 
 func init() {
-	register(&command{Name: "snapshots", Args: "NAME [--json]", Summary: "list the saved states of a kept disk", Order: 42, Run: runSnapshots})
+	register(&command{Name: "snapshots", Summary: "list the saved states of a kept or mirrored disk",
+		Doc:  "The disk need not be mounted.",
+		Args: []arg{{Name: "NAME", Doc: "a kept or mirrored disk"}},
+		JSON: true, Example: "snapshots Work", Order: 42, Run: runSnapshots})
 }
 
-func runSnapshots(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("snapshots", flag.ContinueOnError)
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("snapshots", pos, 1, 1); err != nil {
-		return err
-	}
+func runSnapshots(ctx context.Context, a *App, in *input) error {
+	asJSON, pos := in.Bool("json"), in.Args
 	if err := ramdisk.ValidateName(pos[0]); err != nil {
 		return err
 	}

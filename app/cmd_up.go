@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"rambar/disks"
@@ -10,8 +9,9 @@ import (
 )
 
 func init() {
-	register(&command{Name: "up", Args: "[--json]",
-		Summary: "mount every preset marked --auto-mount that is not mounted (what happens at login)", Order: 45, Run: runUp})
+	register(&command{Name: "up", Summary: "mount every preset marked --auto-mount that is not mounted",
+		Doc:  "This is what happens at login. It reports each preset and exits non-zero if any failed.",
+		JSON: true, Example: "up", Order: 45, Run: runUp})
 }
 
 type upJSON struct {
@@ -21,16 +21,8 @@ type upJSON struct {
 	Error  string          `json:"error,omitempty"`
 }
 
-func runUp(ctx context.Context, a *App, args []string) error {
-	fl := flag.NewFlagSet("up", flag.ContinueOnError)
-	asJSON := fl.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs("up", pos, 0, 0); err != nil {
-		return err
-	}
+func runUp(ctx context.Context, a *App, in *input) error {
+	asJSON := in.Bool("json")
 	svc, err := a.service()
 	if err != nil {
 		return err

@@ -44,8 +44,11 @@ type contentsJSON struct {
 	SaveEvery    int                 `json:"save_every_seconds,omitempty"`
 	// Unsaved is whether the disk has changes not yet saved; null when
 	// it could not be told.
-	Unsaved *bool  `json:"unsaved_changes"`
-	Error   string `json:"error,omitempty"`
+	Unsaved *bool `json:"unsaved_changes"`
+	// RestoreIncomplete is set when the disk's restore did not finish: it
+	// holds only part of its saved state, and is not saved over it.
+	RestoreIncomplete bool   `json:"restore_incomplete,omitempty"`
+	Error             string `json:"error,omitempty"`
 }
 
 // contentsOf describes a disk's contents mode; nil for disks not kept.
@@ -63,7 +66,7 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 		return &contentsJSON{Error: err.Error()}
 	}
 	c := &contentsJSON{Mode: st.Mode, Backing: st.Backing, MirrorPath: st.MirrorPath, LastSnapshot: st.LastSnapshot,
-		Snapshots: st.Snapshots, SaveEvery: st.SaveEvery}
+		Snapshots: st.Snapshots, SaveEvery: st.SaveEvery, RestoreIncomplete: a.files().Incomplete(v)}
 	if !st.LastSave.IsZero() {
 		t := st.LastSave.UTC()
 		c.LastSave = &t

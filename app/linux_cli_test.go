@@ -94,8 +94,8 @@ func (c *cli) mounted() []string {
 	var out []string
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
-		if len(f) > 4 && strings.HasPrefix(f[4], c.root+"/") {
-			out = append(out, f[4])
+		if len(f) > 4 && strings.HasPrefix(unescapeMount(f[4]), c.root+"/") {
+			out = append(out, unescapeMount(f[4]))
 		}
 	}
 	return out
@@ -107,11 +107,11 @@ func (c *cli) scrub() {
 	lines := strings.Split(string(b), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		f := strings.Fields(lines[i])
-		if len(f) < 10 || !strings.HasPrefix(f[4], c.root+"/") {
+		if len(f) < 10 || !strings.HasPrefix(unescapeMount(f[4]), c.root+"/") {
 			continue
 		}
 		c.t.Errorf("left mounted: %s", f[4])
-		syscall.Unmount(f[4], syscall.MNT_DETACH)
+		syscall.Unmount(unescapeMount(f[4]), syscall.MNT_DETACH)
 		for j, x := range f {
 			if x == "-" && j+2 < len(f) && strings.HasPrefix(f[j+2], "/dev/zram") {
 				n := strings.TrimPrefix(f[j+2], "/dev/zram")
@@ -133,7 +133,7 @@ func TestCLICreateListInfoEject(t *testing.T) {
 		t.Fatalf("mounted %v", m)
 	}
 	out, _, code = c.run("list")
-	if code != 0 || !strings.Contains(out, "Scratch") || !strings.Contains(out, "tmpfs") || !strings.Contains(out, "16 MB") {
+	if code != 0 || !strings.Contains(out, "Scratch") || !strings.Contains(out, "tmpfs") || !strings.Contains(out, "16 MiB") {
 		t.Errorf("list: exit %d\n%s", code, out)
 	}
 	if err := os.WriteFile(filepath.Join(c.root, "Scratch", "f"), make([]byte, 4<<20), 0o600); err != nil {
@@ -164,7 +164,7 @@ func TestCLICreateListInfoEject(t *testing.T) {
 		t.Errorf("list --json = %s", out)
 	}
 	out, _, code = c.run("info", "Scratch")
-	if code != 0 || !strings.Contains(out, "Memory held:") || !strings.Contains(out, "4 MB") || !strings.Contains(out, "rambar") {
+	if code != 0 || !strings.Contains(out, "Memory held:") || !strings.Contains(out, "4 MiB") || !strings.Contains(out, "rambar") {
 		t.Errorf("info: exit %d\n%s", code, out)
 	}
 	out, _, code = c.run("create", "Scratch", "16M")

@@ -144,7 +144,7 @@ func TestCLIMirrorKillDuringCreateThenEject(t *testing.T) {
 		cmd.Wait()
 		_, errOut, code := c.run("eject", "Site")
 		switch {
-		case code == exitRefused && strings.Contains(errOut, "was not completely loaded") && strings.Contains(errOut, "--no-save"):
+		case code == exitRefused && strings.Contains(errOut, "loading it from "+folder) && strings.Contains(errOut, "--no-save"):
 			refused++
 			if _, errOut, code := c.run("eject", "Site", "--no-save"); code != 0 {
 				t.Fatalf("eject --no-save: %d %s", code, errOut)

@@ -47,7 +47,7 @@ func (a *App) progressLine(every time.Duration) (show func(string), done func())
 }
 
 // contentsProgress adapts progressLine to a save's, restore's or reclaim's
-// progress: "Scratch: Saving… 45% (120 MB of 260 MB, 1,234 of 5,000 files)".
+// progress: "Scratch: Saving… 45% (120 MiB of 260 MiB, 1,234 of 5,000 files)".
 func (a *App) contentsProgress() (fn ramdisk.ProgressFunc, done func()) {
 	show, done := a.progressLine(contentsEvery)
 	return func(p ramdisk.Progress) {

@@ -34,6 +34,8 @@ type diskJSON struct {
 	Notes      []string           `json:"notes,omitempty"`
 	Error      string             `json:"error,omitempty"`
 	MeasuredAt *time.Time         `json:"measured_at,omitempty"`
+	// RestoreIncomplete is set when the disk's restore did not finish (list).
+	RestoreIncomplete bool `json:"restore_incomplete,omitempty"`
 	// Contents is how the disk's contents are kept (keep, mirror); absent
 	// when they die with the disk.
 	Contents *contentsJSON `json:"contents,omitempty"`

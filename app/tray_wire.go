@@ -15,8 +15,8 @@ import (
 
 	"rambar/bench"
 	"rambar/disks"
-	"rambar/mirror"
 	"rambar/internal/run"
+	"rambar/mirror"
 	"rambar/ramdisk"
 	"rambar/tray"
 )

@@ -86,15 +86,33 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return c, err
 	}
-	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
-		undo()
-		return c, fmt.Errorf("create %s: %w", r.Name, err)
-	}
-	if contents.Mode != ramdisk.Discard {
-		if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, r.Progress); err != nil {
+	kept := contents.Mode != ramdisk.Discard
+	if kept {
+		// From here until the load has finished, the disk is incomplete.
+		if err := s.markRestoring(r.Name, c.Plan.MountPoint); err != nil {
+			undo()
 			return c, err
 		}
 	}
+	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
+		undo()
+		if kept {
+			s.restored(r.Name)
+		}
+		return c, fmt.Errorf("create %s: %w", r.Name, err)
+	}
+	if !kept {
+		return c, nil
+	}
+	if c.Volume.MountPoint != c.Plan.MountPoint {
+		if err := s.markRestoring(r.Name, c.Volume.MountPoint); err != nil {
+			return c, err
+		}
+	}
+	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, r.Progress); err != nil {
+		return c, err
+	}
+	s.restored(r.Name)
 	return c, nil
 }
 
@@ -140,6 +158,7 @@ func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.P
 		if ejErr := s.Engine.Eject(ctx, v, false); ejErr != nil {
 			return mirror.State{}, r, fmt.Errorf("create %s: loading contents failed: %w (and ejecting it again failed: %v)", v.Name, err, ejErr)
 		}
+		s.restored(v.Name) // the partial disk is gone
 		return mirror.State{}, r, fmt.Errorf("create %s: loading contents failed, the disk was ejected and the saved copy is untouched: %w", v.Name, err)
 	}
 	st, err := k.State(v.Name)
@@ -151,6 +170,10 @@ func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.P
 // Created.Volume.
 func (s *Service) MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdisk.ProgressFunc) (Created, error) {
 	if v, err := s.Find(ctx, p.Name); err == nil {
+		if s.Incomplete(v) {
+			return Created{Volume: v}, fmt.Errorf("preset %s: %w at %s, but its restore did not finish: eject it with 'rambar eject %s --force' (its saved copy is kept) and mount it again",
+				p.Name, ramdisk.ErrExists, v.MountPoint, v.Name)
+		}
 		return Created{Volume: v}, fmt.Errorf("preset %s: %w at %s", p.Name, ramdisk.ErrExists, v.MountPoint)
 	} else if !errors.Is(err, ramdisk.ErrNotFound) {
 		return Created{}, err

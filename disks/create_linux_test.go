@@ -129,3 +129,33 @@ func TestTwoCreatesOfOneNameAcrossProcesses(t *testing.T) {
 		unmountAll(t, root)
 	}
 }
+
+// TestPinHoldsAndNoticesAnUnmount: while a save holds a disk pinned, a
+// plain unmount fails, and a lazy one is noticed at the end of the save.
+func TestPinHoldsAndNoticesAnUnmount(t *testing.T) {
+	root := realRoot(t)
+	eng := linux.New(run.System(), linux.WithMountRoot(root))
+	s := &Service{Engine: eng, Paths: ramdiskPaths(t)}
+	c, err := s.Create(context.Background(), CreateRequest{Input: ramdiskInput("Pinned", "16M")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.Volume
+	p, err := pin(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.release()
+	if err := p.check(v, ""); err != nil {
+		t.Fatalf("check of the pinned disk: %v", err)
+	}
+	if err := syscall.Unmount(v.MountPoint, 0); err == nil {
+		t.Fatal("a plain unmount of a pinned disk went through")
+	}
+	if err := syscall.Unmount(v.MountPoint, syscall.MNT_DETACH); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.check(v, ""); err == nil {
+		t.Error("a lazily unmounted disk passed the check")
+	}
+}

@@ -90,6 +90,9 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 	return err == nil
 }
 
+// Incomplete reports whether the disk's restore did not finish.
+func (m *Menu) Incomplete(v ramdisk.Volume) bool { return m.S.Incomplete(v) }
+
 // Unsaved is the menu's "•" mark: only kept and mirrored disks have one.
 // The answer is reused for a while (dirtyEvery) unless the disk was saved.
 func (m *Menu) Unsaved(v ramdisk.Volume) bool {

@@ -47,7 +47,13 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	}
 	defer release()
 	var ej Ejected
-	if !o.NoSave {
+	incomplete := s.Incomplete(v)
+	switch {
+	case incomplete && !o.Force && !o.NoSave:
+		return ej, s.incompleteErr("", v)
+	case incomplete && !o.NoSave:
+		ej.NotSaved = fmt.Errorf("%w: its restore did not finish; the saved copy is kept as it was", ErrIncomplete)
+	case !o.NoSave:
 		if ej, err = s.saveBeforeEject(ctx, v, o.Progress); err != nil {
 			if !o.Force {
 				return ej, err
@@ -57,6 +63,9 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	}
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
 		return ej, err
+	}
+	if incomplete {
+		s.restored(v.Name) // the partial disk is gone; its saved copy is whole
 	}
 	if k, err := s.Keeper(); err == nil {
 		k.Release(v.Name)
@@ -97,7 +106,7 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 	if dirty, err := k.Dirty(v); err == nil && !dirty {
 		return Ejected{}, nil
 	}
-	r, err := k.Save(ctx, v, mirror.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
+	r, err := savePinned(ctx, k, v, mirror.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
 	switch {
 	case errors.Is(err, mirror.ErrIncomplete):
 		return Ejected{}, fmt.Errorf("not ejected: %w (--force ejects it without writing it back)", err)
@@ -132,7 +141,31 @@ func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (mi
 	if err := s.stillMounted(ctx, v); err != nil {
 		return mirror.Result{}, err
 	}
-	return k.Save(ctx, v, mirror.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	incomplete := s.Incomplete(v)
+	if incomplete && !o.Force {
+		return mirror.Result{}, s.incompleteErr("save", v)
+	}
+	r, err := savePinned(ctx, k, v, mirror.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	if err == nil && incomplete {
+		s.restored(v.Name) // saved as it is, by request: it is the saved state now
+	}
+	return r, err
+}
+
+// savePinned saves v with its mount point held open, and checks at the
+// end that what was saved is still the disk that was mounted at the start.
+func savePinned(ctx context.Context, k *mirror.Keeper, v ramdisk.Volume, o mirror.SaveOptions) (mirror.Result, error) {
+	p, err := pin(v)
+	if err != nil {
+		return mirror.Result{}, err
+	}
+	defer p.release()
+	r, err := k.Save(ctx, v, o)
+	if err == nil {
+		st, _ := k.State(v.Name)
+		err = p.check(v, st.ID)
+	}
+	return r, err
 }
 
 // stillMounted checks that v is still the disk mounted under its name (same
@@ -188,6 +221,9 @@ func (s *Service) SaveAll(ctx context.Context, due func(mirror.State) bool, repo
 			continue
 		}
 		if err == nil {
+			if s.Incomplete(v) {
+				continue // never saved over its whole saved copy; the menu says so
+			}
 			if dirty, derr := k.Dirty(v); derr == nil && !dirty {
 				continue
 			}
@@ -227,5 +263,42 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 		return mirror.Result{}, err
 	}
 	defer release()
-	return k.Restore(ctx, v, mirror.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	_, before := s.record(v.Name)
+	if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
+		return mirror.Result{}, err
+	}
+	r, err := k.Restore(ctx, v, mirror.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	switch {
+	case err == nil:
+		s.restored(v.Name)
+	case !before && untouched(err):
+		s.restored(v.Name) // refused before anything was written
+	}
+	return r, err
+}
+
+// untouched reports whether a failed restore changed nothing on the disk.
+func untouched(err error) bool {
+	return errors.Is(err, mirror.ErrRefused) || errors.Is(err, ramdisk.ErrNoSpace) ||
+		errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, mirror.ErrNotKept)
+}
+
+// incompleteErr is the refusal to save an incomplete disk, in a Mirror
+// disk's words when it is one: its folder is untouched, and it is reloaded
+// by making it again.
+func (s *Service) incompleteErr(verb string, v ramdisk.Volume) error {
+	k, err := s.Keeper()
+	if err != nil {
+		return incompleteErr(verb, v)
+	}
+	st, err := k.State(v.Name)
+	if err != nil || st.Mode != ramdisk.Mirror {
+		return incompleteErr(verb, v)
+	}
+	if verb != "" {
+		verb += " " + v.Name + ": "
+	}
+	return fmt.Errorf("%srefused: %w: RAMBar was stopped while loading it from %s, so it holds only part of the folder, "+
+		"and writing it back would cut the folder down; the folder is untouched. Reload it: 'rambar eject %s --no-save', "+
+		"then create it again with --mirror %s", verb, ErrIncomplete, st.MirrorPath, v.Name, st.MirrorPath)
 }

@@ -81,3 +81,52 @@ func TestKeptDiskSavedAtEjectAndRestoredAtCreate(t *testing.T) {
 		t.Errorf("restored %q", b)
 	}
 }
+
+func TestIncompleteRestoreIsNeverSavedOver(t *testing.T) {
+	s, _ := memService(t)
+	ctx := context.Background()
+	keep := mirror.Options{Mode: ramdisk.Keep}
+	c, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.Volume
+	os.WriteFile(filepath.Join(v.MountPoint, "a.txt"), []byte("whole"), 0o644)
+	if _, err := s.Save(ctx, v, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Incomplete(v) {
+		t.Fatal("a disk whose load finished is incomplete")
+	}
+	// A refused restore (the disk holds files) changes nothing: still whole.
+	if _, err := s.Restore(ctx, v, RestoreOptions{}); !errors.Is(err, mirror.ErrRefused) || s.Incomplete(v) {
+		t.Fatalf("refused restore: %v, incomplete %v", err, s.Incomplete(v))
+	}
+	// A restore cut short (as by kill -9) leaves the record behind.
+	if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(v.MountPoint, "a.txt"), []byte("part"), 0o644)
+	if !s.Incomplete(v) {
+		t.Fatal("not incomplete")
+	}
+	if _, err := s.Save(ctx, v, SaveOptions{}); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("save: %v", err)
+	}
+	if err := s.SaveAll(ctx, nil, func(name string, _ mirror.Result, err error) { t.Errorf("SaveAll saved %s: %v", name, err) }); err != nil {
+		t.Errorf("SaveAll: %v", err)
+	}
+	if _, err := s.Eject(ctx, v, EjectOptions{}); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("eject: %v", err)
+	}
+	if _, err := s.Eject(ctx, v, EjectOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	c, err = s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.Volume.MountPoint, "a.txt")); string(b) != "whole" || s.Incomplete(c.Volume) {
+		t.Errorf("after create: %q, incomplete %v", b, s.Incomplete(c.Volume))
+	}
+}

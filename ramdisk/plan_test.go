@@ -81,7 +81,7 @@ func TestNewPlan(t *testing.T) {
 		{
 			name: "swapping machine is warned", req: Request{Name: "S", Size: GiB, FS: TmpFS},
 			facts: Facts{Caps: linuxCaps(), Memory: Memory{Physical: 16 * GiB, SwapUsed: 3 * GiB}},
-			alloc: AllocOnWrite, fs: TmpFS, notesSay: []string{"3.0 GB of swap"},
+			alloc: AllocOnWrite, fs: TmpFS, notesSay: []string{"3.0 GiB of swap"},
 		},
 		{
 			name: "larger than physical minus 2 GiB refused", req: Request{Name: "Huge", Size: 15 * GiB},
@@ -170,7 +170,7 @@ func TestPlanSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := p.Summary(), "Scratch: 3 GiB HFS+, commits 3.0 GB now"; got != want {
+	if got, want := p.Summary(), "Scratch: 3 GiB HFS+, commits 3.0 GiB now"; got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
 	p, _ = NewPlan(Request{Name: "Big", Size: 8 * GiB}, Facts{Caps: macCaps()})

@@ -39,7 +39,7 @@ func (p Progress) Percent() int {
 	return int(min(100, 100*done/total))
 }
 
-// String is the CLI's wording: "Saving… 45% (1.2 GB of 2.6 GB, 4010 of 9000 files)".
+// String is the CLI's wording: "Saving… 45% (1.2 GiB of 2.6 GiB, 4010 of 9000 files)".
 func (p Progress) String() string {
 	phase := p.Phase
 	if phase != "" {

@@ -120,7 +120,7 @@ func ContentsPhrase(p Preset) string {
 }
 
 // MemoryLine sums up the machine for the CLI and the menu: "RAM disks hold
-// 1.9 GB of 16.0 GB memory; 8.2 GB free, 1.1 GB compressed, no swap in use".
+// 1.9 GiB of 16.0 GiB memory; 8.2 GiB free, 1.1 GiB compressed, no swap in use".
 func MemoryLine(held Size, m Memory) string {
 	s := fmt.Sprintf("RAM disks hold %s of %s memory; %s free", held.Short(), m.Physical.Short(), m.Free.Short())
 	if m.Compressed > 0 {

@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"howett.net/plist"
-
-	"rambar/internal/atomicfile"
 )
 
 // SettingsVersion is the schema version this build writes. Files of every
@@ -89,8 +85,26 @@ func (p Preset) Validate(physical Size) error {
 	default:
 		return fmt.Errorf("preset %q: unknown contents mode %q (keep or mirror)", p.Name, p.Contents)
 	}
+	return p.checkRanges()
+}
+
+// Limits on a preset's numbers: anything beyond is refused, at load too.
+const (
+	MaxSaveEverySeconds = 30 * 24 * 3600 // 720h
+	MaxSnapshots        = 1000
+)
+
+// checkRanges refuses numbers out of range (a hand-edited file with a
+// SaveEverySeconds near the int64 limit would otherwise say "every -1s").
+func (p Preset) checkRanges() error {
 	if p.SaveEvery < 0 || p.Snapshots < 0 {
 		return fmt.Errorf("preset %q: save interval and snapshot count must not be negative", p.Name)
+	}
+	if p.SaveEvery > MaxSaveEverySeconds {
+		return fmt.Errorf("preset %q: SaveEverySeconds %d is out of range (0 to %d, 720h)", p.Name, p.SaveEvery, MaxSaveEverySeconds)
+	}
+	if p.Snapshots > MaxSnapshots {
+		return fmt.Errorf("preset %q: Snapshots %d is out of range (0 to %d)", p.Name, p.Snapshots, MaxSnapshots)
 	}
 	return nil
 }
@@ -197,6 +211,11 @@ func DecodeSettings(data []byte) (Settings, error) {
 		if s.Presets == nil {
 			s.Presets = []Preset{}
 		}
+		for _, p := range s.Presets {
+			if err := p.checkRanges(); err != nil {
+				return Settings{}, fmt.Errorf("%w: %v", ErrSettingsCorrupt, err)
+			}
+		}
 		return s, nil
 	}
 	return Settings{}, fmt.Errorf("%w: no valid Version key (got %d)", ErrSettingsCorrupt, head.Version)
@@ -215,59 +234,4 @@ func EncodeSettings(s Settings) ([]byte, error) {
 		return nil, fmt.Errorf("plist encode settings: %w", err)
 	}
 	return b.Bytes(), nil
-}
-
-// Store is the settings file on disk.
-type Store struct {
-	Path string
-}
-
-// Load reads the settings. A missing file gives DefaultSettings. A corrupt or
-// newer file gives an error naming it, and the file is left untouched.
-func (st Store) Load() (Settings, error) {
-	data, err := os.ReadFile(st.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return DefaultSettings(), nil
-	}
-	if err != nil {
-		return Settings{}, fmt.Errorf("read settings: %w", err)
-	}
-	s, err := DecodeSettings(data)
-	if err != nil {
-		return Settings{}, fmt.Errorf("%s: %w; it was left as it is: move it aside to start afresh", st.Path, err)
-	}
-	return s, nil
-}
-
-// Save writes s atomically (temp file, fsync, rename). It refuses to replace
-// a file that Load cannot read, so a corrupt or newer file is never silently
-// overwritten.
-func (st Store) Save(s Settings) error {
-	if _, err := st.Load(); err != nil {
-		return err
-	}
-	data, err := EncodeSettings(s)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(st.Path), 0o700); err != nil {
-		return fmt.Errorf("save settings: %w", err)
-	}
-	return atomicfile.WriteFile(st.Path, data, 0o600)
-}
-
-// Update loads, applies fn, validates and saves. Nothing is written when fn or
-// validation fails.
-func (st Store) Update(physical Size, fn func(*Settings) error) (Settings, error) {
-	s, err := st.Load()
-	if err != nil {
-		return Settings{}, err
-	}
-	if err := fn(&s); err != nil {
-		return Settings{}, err
-	}
-	if err := s.Validate(physical); err != nil {
-		return Settings{}, err
-	}
-	return s, st.Save(s)
 }

@@ -140,9 +140,9 @@ func (z Size) String() string {
 	return fmt.Sprintf("%s%d B", neg, int64(z))
 }
 
-// Short prints the size the way the menu does, in decimal-looking but binary
-// figures with one decimal: "1.2 GB", "512 MB". Menu text favours brevity; the
-// CLI uses String.
+// Short prints the size briefly, with one decimal for GiB and TiB and
+// binary unit names, as everything RAMBar shows is: "1.2 GiB", "512 MiB".
+// The menu and the CLI's tables use it; String keeps exact figures.
 func (z Size) Short() string {
 	neg := ""
 	if z < 0 {
@@ -150,13 +150,13 @@ func (z Size) Short() string {
 	}
 	switch {
 	case z >= TiB:
-		return fmt.Sprintf("%s%.1f TB", neg, float64(z)/float64(TiB))
+		return fmt.Sprintf("%s%.1f TiB", neg, float64(z)/float64(TiB))
 	case z >= GiB:
-		return fmt.Sprintf("%s%.1f GB", neg, float64(z)/float64(GiB))
+		return fmt.Sprintf("%s%.1f GiB", neg, float64(z)/float64(GiB))
 	case z >= MiB:
-		return fmt.Sprintf("%s%.0f MB", neg, float64(z)/float64(MiB))
+		return fmt.Sprintf("%s%.0f MiB", neg, float64(z)/float64(MiB))
 	case z >= KiB:
-		return fmt.Sprintf("%s%.0f KB", neg, float64(z)/float64(KiB))
+		return fmt.Sprintf("%s%.0f KiB", neg, float64(z)/float64(KiB))
 	}
 	return fmt.Sprintf("%s%d B", neg, int64(z))
 }

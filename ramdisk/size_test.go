@@ -99,14 +99,14 @@ func TestSizeFormsAndSectors(t *testing.T) {
 		short   string
 		sectors int64
 	}{
-		{4 * GiB, "4 GiB", "4.0 GB", 8388608}, // the seed's ram://8388608
-		{1536 * MiB, "1.5 GiB", "1.5 GB", 3145728},
-		{512 * MiB, "512 MiB", "512 MB", 1048576},
-		{4095 * MiB, "4095 MiB", "4.0 GB", 4095 * 2048},
-		{3 * KiB, "3 KiB", "3 KB", 6},
+		{4 * GiB, "4 GiB", "4.0 GiB", 8388608}, // the seed's ram://8388608
+		{1536 * MiB, "1.5 GiB", "1.5 GiB", 3145728},
+		{512 * MiB, "512 MiB", "512 MiB", 1048576},
+		{4095 * MiB, "4095 MiB", "4.0 GiB", 4095 * 2048},
+		{3 * KiB, "3 KiB", "3 KiB", 6},
 		{12, "12 B", "12 B", 1},
-		{TiB, "1 TiB", "1.0 TB", 2147483648},
-		{-2 * GiB, "-2 GiB", "-2.0 GB", 0},
+		{TiB, "1 TiB", "1.0 TiB", 2147483648},
+		{-2 * GiB, "-2 GiB", "-2.0 GiB", 0},
 	}
 	for _, tt := range tests {
 		if got := tt.z.String(); got != tt.str {

@@ -242,6 +242,7 @@ func (c *Controller) refresh(forceUsage bool) {
 		us := map[string]measured{}
 		marks := map[string]bool{}
 		keptNow := map[string]bool{}
+		incomplete := map[string]bool{}
 		for _, v := range vs {
 			keptNow[v.Name] = disks != nil && disks.Kept(v)
 			if all || !known[v.Name] {
@@ -250,6 +251,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			}
 			if disks != nil {
 				marks[v.Name] = disks.Unsaved(v)
+				incomplete[v.Name] = disks.Incomplete(v)
 			}
 		}
 		s, serr := c.d.Store.Load()
@@ -261,6 +263,9 @@ func (c *Controller) refresh(forceUsage bool) {
 				c.lastUsage = start
 			}
 			c.applyRefresh(vs, lerr, mem, merr, us, marks, keptNow)
+			for i := range c.state.Disks {
+				c.state.Disks[i].Incomplete = incomplete[c.state.Disks[i].Volume.Name]
+			}
 			// Settings read before a change made here was saved are stale.
 			if serr == nil && gen == c.settingsGen {
 				c.state.Settings = s

@@ -229,11 +229,11 @@ func TestSwapAndFullWarnings(t *testing.T) {
 	h := start(t, nil)
 	v := h.create("Work", 10*ramdisk.MiB)
 	os.WriteFile(filepath.Join(v.MountPoint, "f"), make([]byte, 19*ramdisk.MiB/2), 0o600)
-	if n := h.note("Work is nearly full"); !strings.Contains(n, "95% of 10 MB used") {
+	if n := h.note("Work is nearly full"); !strings.Contains(n, "95% of 10 MiB used") {
 		t.Errorf("nearly full notification: %s", n)
 	}
 	h.mem.SetMemory(ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: ramdisk.GiB, SwapUsed: 700 * ramdisk.MiB, SwapTotal: 2 * ramdisk.GiB})
-	if n := h.note("Swapping while RAM disks hold 10 MB"); !strings.Contains(n, "700 MB in swap") {
+	if n := h.note("Swapping while RAM disks hold 10 MiB"); !strings.Contains(n, "700 MiB in swap") {
 		t.Errorf("swap notification: %s", n)
 	}
 	h.waitFor("⚠ Swapping")
@@ -300,11 +300,11 @@ func TestToggleTitleSaves(t *testing.T) {
 	if err := writeFile(v.MountPoint+"/f", 3*int(ramdisk.MiB)); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("T: 3 MB used")
+	h.waitFor("T: 3 MiB used")
 	h.c.Click("showmem")
 	h.waitFor("[x] Show Memory in Menu Bar")
 	deadline := time.Now().Add(5 * time.Second)
-	for h.ui.menu().Title != "3 MB" {
+	for h.ui.menu().Title != "3 MiB" {
 		if time.Now().After(deadline) {
 			t.Fatalf("title = %q", h.ui.menu().Title)
 		}
@@ -381,7 +381,7 @@ func TestBenchmarkAndReclaimHooks(t *testing.T) {
 func TestCustomDialogShowsPlanFirst(t *testing.T) {
 	dlg := &fakeDialogs{checked: make(chan string, 4), form: NewDiskForm{Name: "Huge", Size: "15G", FS: ramdisk.TmpFS}}
 	h := start(t, func(d *Deps) { d.Dialogs = dlg })
-	h.waitFor("of 16.0 GB memory") // the dialog plans against known memory
+	h.waitFor("of 16.0 GiB memory") // the dialog plans against known memory
 	h.c.Click("new/custom")
 	if txt := <-dlg.checked; !strings.HasPrefix(txt, "This machine can't hold that disk") {
 		t.Errorf("refusal text: %s", txt)

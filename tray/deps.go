@@ -40,6 +40,10 @@ type Disks interface {
 	// Unsaved reports whether a kept disk has changes not yet saved; called
 	// on every refresh, so it must be cheap. The menu marks such disks "•".
 	Unsaved(v ramdisk.Volume) bool
+	// Incomplete reports whether a disk's restore did not finish (RAMBar
+	// was stopped in the middle): it holds part of its saved state and is
+	// never saved over it. Called on every refresh: cheap.
+	Incomplete(v ramdisk.Volume) bool
 }
 
 // LoginItem turns launching at login on and off.

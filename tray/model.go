@@ -130,6 +130,8 @@ type diskState struct {
 	Progress jobProgress
 	// Unsaved is true when a kept disk has changes not yet saved.
 	Unsaved bool
+	// Incomplete is true when the disk's restore did not finish.
+	Incomplete bool
 	// Kept is true when Save Now applies (Deps.Kept, or every disk when
 	// that hook is not set).
 	Kept bool
@@ -242,11 +244,14 @@ func progressText(d diskState) string {
 	return d.Op.verb()
 }
 
-// diskLine is a disk's entry: "Scratch: 1.2 GB used, 4.1 GB held, grows as written".
+// diskLine is a disk's entry: "Scratch: 1.2 GiB used, 4.1 GiB held, grows as written".
 func diskLine(d diskState) string {
 	name := d.Volume.Name
 	if d.Unsaved {
 		name = "• " + name
+	}
+	if d.Incomplete {
+		name += " (restore incomplete)"
 	}
 	if d.Op != opNone {
 		return name + ": " + progressText(d)
@@ -282,6 +287,10 @@ func diskItem(s menuState, d diskState) Item {
 		if d.Usage.NearlyFull() {
 			sub = append(sub, Item{Key: key + "/full", Title: fmt.Sprintf("⚠ %.0f%% full", 100*d.Usage.Fill()), Disabled: true})
 		}
+	}
+	if d.Incomplete {
+		sub = append(sub, Item{Key: key + "/incomplete", Title: "⚠ Restore incomplete: its saved state is kept, not saved over",
+			Tooltip: "RAMBar was stopped while restoring this disk. Eject it and mount it again to restore the whole saved state.", Disabled: true})
 	}
 	if d.UsageErr != nil {
 		sub = append(sub, Item{Key: key + "/usageerr", Title: "Can't measure: " + short(d.UsageErr), Tooltip: d.UsageErr.Error(), Disabled: true})
@@ -418,8 +427,8 @@ func presetsItem(s menuState) (Item, bool) {
 	return Item{Key: "presets", Title: "Presets", Children: sub}, true
 }
 
-// memoryLine is ramdisk.MemoryLine for the menu: "RAM disks hold 4.1 GB of
-// 16.0 GB memory; 8.2 GB free, 1.2 GB of swap in use".
+// memoryLine is ramdisk.MemoryLine for the menu: "RAM disks hold 4.1 GiB of
+// 16.0 GiB memory; 8.2 GiB free, 1.2 GiB of swap in use".
 func memoryLine(s menuState) string {
 	if s.MemoryErr != nil {
 		return fmt.Sprintf("RAM disks hold %s; memory unknown", s.Held().Short())

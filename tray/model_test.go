@@ -85,7 +85,7 @@ func TestBuild(t *testing.T) {
 			name: "no disks",
 			s:    menuState{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
 			want: []string{"No RAM Disks (off)\n", "New RAM Disk\n  1 GiB\n  2 GiB\n  4 GiB\n  8 GiB\n  ----\n  Custom…\n",
-				"RAM disks hold 0 B of 16.0 GB memory; 8.0 GB free, no swap in use (off)", "Eject All (off)", "[ ] Show Memory in Menu Bar", "Quit RAMBar"},
+				"RAM disks hold 0 B of 16.0 GiB memory; 8.0 GiB free, no swap in use (off)", "Eject All (off)", "[ ] Show Memory in Menu Bar", "Quit RAMBar"},
 			absent:  []string{"Presets", "Launch at Login", "⚠", "grows as written"},
 			tooltip: "RAMBar: no RAM disks",
 		},
@@ -93,17 +93,17 @@ func TestBuild(t *testing.T) {
 			name: "several disks on a Mac",
 			s:    menuState{Disks: []diskState{build, scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
 			want: []string{
-				"Build: 512 MB used, 2.0 GB held, committed now\n",
-				"Scratch: 1.2 GB used, 4.1 GB held, grows as written\n",
+				"Build: 512 MiB used, 2.0 GiB held, committed now\n",
+				"Scratch: 1.2 GiB used, 4.1 GiB held, grows as written\n",
 				"  8 GiB APFS at /Volumes/Scratch (off)\n",
-				"  2.9 GB held by deleted files (off)",
+				"  2.9 GiB held by deleted files (off)",
 				"  Open\n  Copy Path\n  ----\n  Eject\n",
-				"RAM disks hold 6.1 GB of 16.0 GB memory",
+				"RAM disks hold 6.1 GiB of 16.0 GiB memory",
 				"  1 GiB, committed now\n  2 GiB, committed now\n  4 GiB, grows as written\n  8 GiB (not enough memory) (off)\n",
 				"Eject All\n",
 			},
-			absent:  []string{"No RAM Disks", "1.5 GB held by deleted files", "Force Eject", "Save Now", "Reclaim", "Benchmark", "Eject All (off)", "Preset"},
-			tooltip: "RAMBar: 2 RAM disks, 6.1 GB held",
+			absent:  []string{"No RAM Disks", "1.5 GiB held by deleted files", "Force Eject", "Save Now", "Reclaim", "Benchmark", "Eject All (off)", "Preset"},
+			tooltip: "RAMBar: 2 RAM disks, 6.1 GiB held",
 		},
 		{
 			name:   "busy eject offers Force Eject and names holders",
@@ -114,20 +114,20 @@ func TestBuild(t *testing.T) {
 		{
 			name: "swapping",
 			s:    menuState{Disks: []diskState{build}, Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, SwapUsed: 1229 * ramdisk.MiB}, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"RAM disks hold 2.0 GB of 16.0 GB memory; 0 B free, 1.2 GB of swap in use (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
+			want: []string{"RAM disks hold 2.0 GiB of 16.0 GiB memory; 0 B free, 1.2 GiB of swap in use (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
 			icon: IconWarning,
 		},
 		{
 			name: "nearly full",
 			s:    menuState{Disks: []diskState{full}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
-			want: []string{"Full: 950 MB used, 950 MB held, grows as written", "  ⚠ 93% full (off)", "⚠ Full is 93% full\n"},
+			want: []string{"Full: 950 MiB used, 950 MiB held, grows as written", "  ⚠ 93% full (off)", "⚠ Full is 93% full\n"},
 			icon: IconWarning,
 		},
 		{
 			name: "errors: list, memory and usage",
 			s: menuState{Disks: []diskState{usageErr}, ListErr: errors.New("findmnt: exit status 1; stderr: boom"),
 				MemoryErr: errors.New("read /proc/meminfo: permission denied"), Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"Odd: 4.0 GB, usage unknown\n", "  Can't measure: footprint: no such process (off)",
+			want: []string{"Odd: 4.0 GiB, usage unknown\n", "  Can't measure: footprint: no such process (off)",
 				"Can't read RAM disks: findmnt: exit status 1\n", "RAM disks hold 0 B; memory unknown (off)",
 				"  8 GiB, grows as written\n"},
 		},
@@ -140,13 +140,13 @@ func TestBuild(t *testing.T) {
 		{
 			name: "unsaved mark",
 			s:    menuState{Disks: []diskState{unsaved}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
-			want: []string{"• Scratch: 1.2 GB used", "  Save Now (unsaved changes)\n"},
+			want: []string{"• Scratch: 1.2 GiB used", "  Save Now (unsaved changes)\n"},
 		},
 		{
 			name:   "reclaim offered",
 			s:      menuState{Disks: []diskState{pinned}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
-			want:   []string{"  Reclaim 2.9 GB\n", "  Save Now\n", "  Benchmark This Disk…\n"},
-			absent: []string{"Reclaim 2.9 GB (off)"},
+			want:   []string{"  Reclaim 2.9 GiB\n", "  Save Now\n", "  Benchmark This Disk…\n"},
+			absent: []string{"Reclaim 2.9 GiB (off)"},
 		},
 		{
 			name:   "save offered only on kept disks",
@@ -169,12 +169,12 @@ func TestBuild(t *testing.T) {
 			name:  "memory in the title",
 			s:     menuState{Disks: []diskState{scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.Settings{ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitAsk}},
 			want:  []string{"[x] Show Memory in Menu Bar"},
-			title: "4.1 GB",
+			title: "4.1 GiB",
 		},
 		{
 			name: "not yet measured: upfront disk counts at its size",
 			s:    menuState{Disks: []diskState{notYet, {Volume: vol("Small", 1*ramdisk.GiB, ramdisk.APFS)}}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"Fresh: 4.0 GB, grows as written\n", "Small: 1.0 GB, committed now\n", "RAM disks hold 1.0 GB of 16.0 GB"},
+			want: []string{"Fresh: 4.0 GiB, grows as written\n", "Small: 1.0 GiB, committed now\n", "RAM disks hold 1.0 GiB of 16.0 GiB"},
 		},
 		{
 			name: "creating",
@@ -277,7 +277,7 @@ func TestPlanTextAndRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	txt := planText(p)
-	for _, w := range []string{"Create Scratch: 3 GiB APFS, commits 3.0 GB now?", "takes all 3 GiB of memory as soon as it is made", "Tip: a 4 GiB disk costs less"} {
+	for _, w := range []string{"Create Scratch: 3 GiB APFS, commits 3.0 GiB now?", "takes all 3 GiB of memory as soon as it is made", "Tip: a 4 GiB disk costs less"} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("plan text lacks %q:\n%s", w, txt)
 		}
@@ -308,5 +308,17 @@ func TestPlanTextAndRefusal(t *testing.T) {
 func Example_diskLine() {
 	d := measuredDisk(vol("Scratch", 8*ramdisk.GiB, ramdisk.APFS), 1229*ramdisk.MiB, 4198*ramdisk.MiB)
 	fmt.Println(diskLine(d))
-	// Output: Scratch: 1.2 GB used, 4.1 GB held, grows as written
+	// Output: Scratch: 1.2 GiB used, 4.1 GiB held, grows as written
+}
+
+func TestIncompleteRestoreIsShown(t *testing.T) {
+	d := measuredDisk(vol("Work", 4*ramdisk.GiB, ramdisk.TmpFS), 10*ramdisk.MiB, 10*ramdisk.MiB)
+	d.Incomplete, d.Kept = true, true
+	got := text(buildMenu(menuState{Disks: []diskState{d}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(),
+		Features: featureSet{SaveNow: true}}))
+	for _, want := range []string{"Work (restore incomplete): ", "  ⚠ Restore incomplete: its saved state is kept, not saved over (off)\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("menu lacks %q:\n%s", want, got)
+		}
+	}
 }

@@ -18,6 +18,8 @@ type fakeDisks struct {
 	reclaim func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (ramdisk.Size, error)
 	mount   func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error)
 	unsaved func(v ramdisk.Volume) bool
+	// incomplete says which disks' restores did not finish.
+	incomplete func(v ramdisk.Volume) bool
 }
 
 // asUnits turns a use case's progress back into done of total.
@@ -59,5 +61,7 @@ func (f *fakeDisks) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramd
 }
 
 func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return true }
+
+func (f *fakeDisks) Incomplete(v ramdisk.Volume) bool { return f.incomplete != nil && f.incomplete(v) }
 
 func (f *fakeDisks) Unsaved(v ramdisk.Volume) bool { return f.unsaved != nil && f.unsaved(v) }

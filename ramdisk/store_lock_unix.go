@@ -1,0 +1,45 @@
+//go:build unix
+
+package ramdisk
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// settingsLockWait bounds how long a change waits for another RAMBar's.
+const settingsLockWait = 30 * time.Second
+
+// lock takes the settings lock: an flock on the folder that holds the
+// settings file. The folder is never replaced (the file is, by each atomic
+// write), and no lock file is left beside the settings.
+func (st Store) lock() (unlock func(), err error) {
+	p := filepath.Dir(st.Path)
+	if err := os.MkdirAll(p, 0o700); err != nil {
+		return nil, fmt.Errorf("lock settings: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("lock settings: %w", err)
+	}
+	deadline := time.Now().Add(settingsLockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock settings: flock %s: %w", p, err)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("lock settings: %w: another RAMBar has been changing %s for %s", ErrBusy, st.Path, settingsLockWait)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
