@@ -164,6 +164,9 @@ func describeWriteBack(wb *mirror.WriteBack) string {
 	for _, p := range wb.NotKept {
 		b.WriteString("\n  not kept: " + p)
 	}
+	for _, p := range wb.Leftovers {
+		b.WriteString("\n  left by an interrupted write-back (check it, then remove it): " + p)
+	}
 	return b.String()
 }
 

@@ -168,6 +168,10 @@ func (b *builder) link(top level, name string, it *planItem) error {
 	if errors.Is(err, unix.ENOENT) {
 		return nil // deleted outside meanwhile: stays deleted
 	}
+	if errors.Is(err, unix.EPERM) && it.F.e.isReg() {
+		// protected_hardlinks: a file of another user; copied instead.
+		return b.copyOwn(top, srcName, name, it)
+	}
 	if err != nil {
 		return noSpace(fmt.Errorf("link the folder's own file: %w", err))
 	}
@@ -180,6 +184,43 @@ func (b *builder) link(top level, name string, it *planItem) error {
 			}
 		}
 	}
+	return nil
+}
+
+// copyOwn copies the folder's own file (where it cannot be linked), with
+// its mode, xattrs and time; its owner and inode cannot be kept.
+func (b *builder) copyOwn(top level, srcName, name string, it *planItem) error {
+	in, err := openFileAt(top.oldfd, srcName, &it.F.e.st)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(in)
+	out, err := unix.Openat(top.newfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return noSpace(err)
+	}
+	defer unix.Close(out)
+	if err := readAll(in, 0, -1, teeWriter{io.Discard, out}); err != nil {
+		return noSpace(err)
+	}
+	x, _ := fdXattrs(in)
+	for k, v := range x {
+		if unix.Fsetxattr(out, k, v, 0) != nil {
+			b.notKept = append(b.notKept, fmt.Sprintf("xattr %s of %s", k, it.Path))
+		}
+	}
+	if err := unix.Fchmod(out, it.Mode); err != nil {
+		return fmt.Errorf("chmod: %w", err)
+	}
+	if err := fileFlush(out); err != nil {
+		return noSpace(err)
+	}
+	var st unix.Stat_t
+	unix.Fstat(out, &st)
+	b.inos[it.Path] = uint64(st.Ino)
+	b.files++
+	b.notKept = append(b.notKept, "owner of "+it.Path+" (copied: it could not be linked)")
+	b.timesAt(top.newfd, name, tsNano(statMtime(&it.F.e.st)))
 	return nil
 }
 

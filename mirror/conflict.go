@@ -44,6 +44,10 @@ type WriteBack struct {
 	// NotKept names metadata the folder had that could not be set on the
 	// new tree (an owner or extended attribute the OS refused).
 	NotKept []string `json:"not_kept,omitempty"`
+	// Leftovers are staging folders an interrupted write-back left beside
+	// the folder (kill -9, power cut). They are never removed unseen: one
+	// may hold the old tree with changes made while it ran.
+	Leftovers []string `json:"leftovers,omitempty"`
 }
 
 // conflictName is the name the other version of path gets: syncthing's

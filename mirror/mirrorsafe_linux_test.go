@@ -403,3 +403,18 @@ func TestConflictName(t *testing.T) {
 		t.Errorf("name of %d bytes", len(got))
 	}
 }
+
+func TestMirrorNamesLeftoverStaging(t *testing.T) {
+	f := newMirror(t, map[string]string{"a": "a"})
+	left := filepath.Join(f.base, ".site.rambar-deadbeef")
+	write(t, left, "new/a", "from a write-back killed after its swap")
+	os.Chmod(left, 0o700)
+	write(t, f.v.MountPoint, "a", "a2")
+	r := f.save()
+	if r.Folder == nil || len(r.Folder.Leftovers) != 1 || r.Folder.Leftovers[0] != left {
+		t.Errorf("leftovers %+v", r.Folder)
+	}
+	if read(t, filepath.Join(left, "new/a")) != "from a write-back killed after its swap" {
+		t.Error("a leftover staging folder was removed unseen")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -72,6 +73,7 @@ func (w *folderWrite) run(ctx context.Context) (WriteBack, *syncRecord, error) {
 	}
 	rescued := w.sweep()
 	planned.NotKept = append(planned.NotKept, w.b.notKept...)
+	planned.Leftovers = w.leftovers()
 	planned.KeptOutside += rescued
 	rec, err := w.record(items, dsides)
 	return planned, rec, err
@@ -314,6 +316,24 @@ func (w *folderWrite) newDir(rel string) (int, error) {
 		fd = next
 	}
 	return fd, nil
+}
+
+// leftovers lists the staging folders of earlier write-backs of this
+// folder that RAMBar's user made and never removed.
+func (w *folderWrite) leftovers() []string {
+	names, _ := readNames(w.parentfd)
+	prefix := "." + filepath.Base(w.folder) + ".rambar-"
+	var out []string
+	for _, n := range names {
+		var st unix.Stat_t
+		if n == w.box || !strings.HasPrefix(n, prefix) || unix.Fstatat(w.parentfd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			continue
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Geteuid() {
+			out = append(out, filepath.Join(filepath.Dir(w.folder), n))
+		}
+	}
+	return out
 }
 
 // removeAllAt removes name under dirfd and everything in it, never
