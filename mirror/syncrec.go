@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"rambar/internal/atomicfile"
 )
 
@@ -147,7 +149,7 @@ func (w *folderWrite) record(items []*planItem, dsides map[string]*side) (*syncR
 			if it != nil {
 				s.Hash = it.Hash
 			}
-			if e.isReg() && s.Hash != "" {
+			if e.isReg() && s.Hash != "" && (it == nil || asBuilt(it, &e.st)) {
 				id := identOf(&e.st)
 				s.Ident = &id
 			}
@@ -168,6 +170,19 @@ func (w *folderWrite) record(items []*planItem, dsides map[string]*side) (*syncR
 		out[p].D = d
 	}
 	return sortedRecord(out), nil
+}
+
+// asBuilt: a file still has the size and time the write-back gave it (or
+// found it with); one written to meanwhile gets no identity, so the next
+// write-back reads it again rather than trust a hash of older bytes.
+func asBuilt(it *planItem, st *unix.Stat_t) bool {
+	switch {
+	case it.From == fromDisk:
+		return st.Size == it.D.Size && tsNano(statMtime(st)) == it.D.MTime
+	case it.F != nil:
+		return st.Size == it.F.e.st.Size && tsNano(statMtime(st)) == tsNano(statMtime(&it.F.e.st))
+	}
+	return false
 }
 
 func sortedRecord(m map[string]*syncPath) *syncRecord {
