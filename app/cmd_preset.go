@@ -267,8 +267,13 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 	var got ramdisk.Preset
 	if _, err := st.Update(phys, func(s *ramdisk.Settings) error {
 		var err error
-		got, err = s.EditPreset(pos[0], c, phys)
-		return asUsage(err)
+		if got, err = s.EditPreset(pos[0], c, phys); err != nil {
+			return asUsage(err)
+		}
+		if c.MirrorPath != nil {
+			return a.checkPresetMirror(got, s.Presets)
+		}
+		return nil
 	}); err != nil {
 		return err
 	}

@@ -69,6 +69,23 @@ func TestCLIMirrorConflictsClaimsAndRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, %s", args, code, errOut)
 		}
 	}
+	// Presets: one folder, one preset; and `up` refuses a folder a mounted disk holds.
+	other := filepath.Join(t.TempDir(), "other")
+	put(t, other, "x", "x")
+	if _, errOut, code := c.run("preset", "add", "Up1", "32M", "--mirror", other, "--auto-mount"); code != 0 {
+		t.Fatalf("preset add: %s", errOut)
+	}
+	if _, errOut, code := c.run("preset", "add", "Up2", "32M", "--mirror", other); code != exitRefused || !strings.Contains(errOut, "mirrored by preset Up1") {
+		t.Errorf("a second preset on one folder: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := c.run("create", "Holder", "32M", "--mirror", other); code != 0 {
+		t.Fatalf("create Holder: %s", errOut)
+	}
+	t.Cleanup(func() { c.run("eject", "--force", "--no-save", "Holder") })
+	if out, errOut, code := c.run("up"); code == 0 || !strings.Contains(out+errOut, "mirrored by the disk Holder") {
+		t.Errorf("up with the folder held: exit %d\n%s%s", code, out, errOut)
+	}
+	c.run("eject", "Holder")
 	file := filepath.Join(folder, "index.html")
 	missing := filepath.Join(t.TempDir(), "new")
 	for args, want := range map[string]string{file: "is a file", missing: "does not exist (pass --create-folder", "/": "whole file system"} {
@@ -80,6 +97,7 @@ func TestCLIMirrorConflictsClaimsAndRefusals(t *testing.T) {
 	if len(c.mounted()) != 1 {
 		t.Errorf("a refused create left a disk: %v", c.mounted())
 	}
+	c.run("preset", "rm", "Up1")
 	if out, errOut, code := c.run("create", "New", "32M", "--mirror", missing, "--create-folder"); code != 0 {
 		t.Errorf("--create-folder: exit %d\n%s%s", code, out, errOut)
 	}
