@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Conflict is a path of a Mirror folder that changed both in the folder
@@ -68,7 +69,11 @@ func conflictName(p string, at time.Time, n int) string {
 	}
 	// A name stays within 255 bytes: the stem is cut if need be.
 	if over := len(stem) + len(tag) + len(ext) - 255; over > 0 {
-		stem = stem[:max(0, len(stem)-over)]
+		cut := max(0, len(stem)-over)
+		for cut > 0 && !utf8.RuneStart(stem[cut]) {
+			cut-- // never half a character
+		}
+		stem = stem[:cut]
 	}
 	return dir + stem + tag + ext
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -399,8 +400,10 @@ func TestConflictName(t *testing.T) {
 	if got := conflictName("x.txt", at, 2); got != "x.rambar-conflict-20261201-101500-2.txt" {
 		t.Errorf("second copy: %q", got)
 	}
-	if got := conflictName(strings.Repeat("n", 250)+".txt", at, 1); len(got) > 255 {
-		t.Errorf("name of %d bytes", len(got))
+	for _, long := range []string{strings.Repeat("n", 250) + ".txt", strings.Repeat("é", 125) + ".txt"} {
+		if got := conflictName(long, at, 1); len(got) > 255 || !utf8.ValidString(got) {
+			t.Errorf("name of %d bytes: %q", len(got), got)
+		}
 	}
 }
 
