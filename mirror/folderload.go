@@ -47,9 +47,10 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 	if err := unix.Stat(filepath.Dir(l.folder), &pst); err == nil && unix.Fstat(src, &fst) == nil && pst.Dev != fst.Dev {
 		return fmt.Errorf("%s is a mount point of another file system; it cannot be mirrored", l.folder)
 	}
-	dst, err := openDirPath(l.disk)
+	// The disk's mount point is RAMBar's own; below it nothing is followed.
+	dst, err := openRetry(l.disk, dirFlags, 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("open %s: %w", l.disk, err)
 	}
 	defer unix.Close(dst)
 	need, n, err := l.room(src)
