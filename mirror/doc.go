@@ -30,6 +30,8 @@
 //	                               identity and content hash and the disk's
 //	                               object and hash; "complete" only once a
 //	                               load finished
+//	disks/NAME/mirror-sync.head    that record's snapshot and completeness,
+//	                               for Dirty to read without the paths
 //	claims/KEY.json                which mounted disk mirrors a folder (KEY:
 //	                               the folder's real path, device, inode)
 //	reclaim/NAME-TIME/             Reclaim's staging copy while it runs

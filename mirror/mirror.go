@@ -105,7 +105,8 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	return res, nil
 }
 
-// startLoad marks a Mirror disk incomplete before anything is loaded.
+// startLoad marks a Mirror disk incomplete before anything is loaded (the
+// head, then the record: both say incomplete).
 func (k *Keeper) startLoad(st State) error {
 	return writeSyncRecord(st.Backing, &syncRecord{DiskID: st.ID, Folder: st.MirrorPath})
 }
@@ -176,6 +177,6 @@ func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id string, f
 // behind reports whether a Mirror disk's folder lacks the current snapshot
 // (a write-back failed or never ran).
 func (k *Keeper) behind(st State, cur string) bool {
-	rec, err := readSyncRecord(st.Backing)
-	return err != nil || rec == nil || !rec.Complete || rec.Snapshot != cur
+	h, ok := readSyncHead(st.Backing)
+	return !ok || !h.Complete || h.Snapshot != cur || h.DiskID != st.ID || h.Folder != st.MirrorPath
 }

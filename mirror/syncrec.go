@@ -95,14 +95,37 @@ func readSyncRecord(dir string) (*syncRecord, error) {
 	return &r, nil
 }
 
-// writeSyncRecord replaces the record durably.
+// writeSyncRecord replaces the record durably, then its head: the few
+// fields Dirty reads every few seconds without parsing every path.
 func writeSyncRecord(dir string, r *syncRecord) error {
 	r.Version = syncRecordVersion
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	return noSpace(atomicfile.WriteFile(syncRecordPath(dir), b, 0o600))
+	if err := noSpace(atomicfile.WriteFile(syncRecordPath(dir), b, 0o600)); err != nil {
+		return err
+	}
+	h, _ := json.Marshal(syncHead{DiskID: r.DiskID, Folder: r.Folder, Snapshot: r.Snapshot, Complete: r.Complete})
+	return noSpace(atomicfile.WriteFile(filepath.Join(dir, syncHeadName), h, 0o600))
+}
+
+// syncHead is a record's header, kept beside it. A crash between the two
+// writes leaves an older head: at worst one write-back more.
+type syncHead struct {
+	DiskID   string `json:"disk_id"`
+	Folder   string `json:"folder"`
+	Snapshot string `json:"snapshot"`
+	Complete bool   `json:"complete"`
+}
+
+const syncHeadName = "mirror-sync.head"
+
+// readSyncHead reads the head; ok is false when there is none or it is damaged.
+func readSyncHead(dir string) (syncHead, bool) {
+	var h syncHead
+	b, err := os.ReadFile(filepath.Join(dir, syncHeadName))
+	return h, err == nil && len(b) < 64<<10 && json.Unmarshal(b, &h) == nil
 }
 
 // cleanRel: "." or a slash-separated relative path without empty, "." or
