@@ -123,15 +123,24 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 		return Result{}, err
 	}
 	s := k.store(st)
-	backed, err := s.nonEmpty()
+	// One lock over the checks, the save and the write-back: two saves of
+	// one disk (autosave and the CLI, save and eject) never interleave,
+	// and the mirror record read here is the one the write-back uses.
+	unlock, err := s.lock(ctx)
 	if err != nil {
 		return Result{}, err
 	}
+	defer unlock()
 	// A Mirror disk whose load did not finish is never written back.
-	if st.Mode == ramdisk.Mirror && !o.Force {
-		if _, err := k.loadedRecord(st); err != nil {
+	var rec *syncRecord
+	if st.Mode == ramdisk.Mirror {
+		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && errors.Is(err, ErrIncomplete)) {
 			return Result{}, err
 		}
+	}
+	backed, err := s.nonEmpty()
+	if err != nil {
+		return Result{}, err
 	}
 	if !o.Force && backed {
 		if err := k.guard(v, st); err != nil {
@@ -146,20 +155,13 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 			return Result{}, err
 		}
 	}
-	// One lock over the save and the write-back: two saves of one disk
-	// (autosave and the CLI, save and eject) never interleave.
-	unlock, err := s.lock(ctx)
-	if err != nil {
-		return Result{}, err
-	}
-	defer unlock()
 	res, err := s.saveLocked(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress)
 	if err != nil {
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)
 	}
 	if st.Mode == ramdisk.Mirror {
 		if !res.Unchanged || k.behind(st, res.Snapshot) {
-			wb, err := k.writeBack(ctx, st, s, res.Snapshot, o.Force)
+			wb, err := k.writeBack(ctx, st, s, res.Snapshot, rec)
 			res.Folder = wb
 			if err != nil {
 				return res, fmt.Errorf("saved %s as snapshot %s in %s, but writing it back to %s failed: %w",

@@ -127,15 +127,12 @@ func (k *Keeper) loadedRecord(st State) (*syncRecord, error) {
 }
 
 // writeBack writes snapshot id of a Mirror disk into its folder, keeping
-// what changed there outside RAMBar (see plan). The store lock is held.
-// force writes back even an incomplete load: with no record, nothing in
-// the folder is taken for unchanged, so nothing of it is replaced or
-// deleted (every difference is a conflict with both versions kept).
-func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id string, force bool) (*WriteBack, error) {
-	rec, err := k.loadedRecord(st)
-	if err != nil && !(force && errors.Is(err, ErrIncomplete)) {
-		return nil, err
-	}
+// what changed there outside RAMBar (see plan), against rec, the last
+// sync's record. The store lock is held. A nil rec (a forced save of an
+// incomplete load) takes nothing in the folder for unchanged, so nothing
+// of it is replaced or deleted (every difference is a conflict with both
+// versions kept).
+func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id string, rec *syncRecord) (*WriteBack, error) {
 	if err := CheckFolder(st.MirrorPath, k.folderRules(false, "")); err != nil {
 		return nil, fmt.Errorf("%w (the disk's state is kept in snapshot %s in %s)", err, id, st.Backing)
 	}
