@@ -41,11 +41,10 @@ func cloneAt(t *dirTree, rel string, in int) (int, bool) {
 	return out, true
 }
 
-// setTimes sets the access and modification times of rel to mtime (ns
-// since the epoch), refusing a symlink on the way (x/sys has no futimens
-// here).
-func setTimes(t *dirTree, _ int, rel string, mtime int64) error {
-	ts := []unix.Timespec{unix.NsecToTimespec(mtime), unix.NsecToTimespec(mtime)}
+// setTimes sets the access and modification times of rel, refusing a
+// symlink on the way (x/sys has no futimens here).
+func setTimes(t *dirTree, _ int, rel string, atime, mtime unix.Timespec) error {
+	ts := []unix.Timespec{atime, mtime}
 	return unix.UtimesNanoAt(t.fd, rel, ts, unix.AT_SYMLINK_NOFOLLOW|atSymlinkNofollowAny)
 }
 
@@ -59,3 +58,7 @@ func lsetxattrAt(pfd int, name, attr string, v []byte) error {
 	defer unix.Close(fd)
 	return unix.Fsetxattr(fd, attr, v, 0)
 }
+
+// mkfifoAt makes the FIFO rel (x/sys has no mkfifoat here: by path, its
+// folder having just been opened without a symlink on the way).
+func mkfifoAt(t *dirTree, _ int, _, rel string) error { return unix.Mkfifo(t.path(rel), 0o600) }

@@ -2,8 +2,6 @@ package mirror
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -150,10 +148,21 @@ func (b *builder) entry(top level, name string, it *planItem) error {
 			return noSpace(err)
 		}
 		b.chownAt(top.newfd, name, it)
-		b.timesAt(top.newfd, name, d.MTime)
+		b.timesAt(top.newfd, name, tsNano(d.MTime))
 		return nil
 	case KindFile:
 		return b.copyFromStore(top, name, it)
+	case KindFIFO:
+		if err := mkfifoIn(top.newfd, name); err != nil {
+			b.notKept = append(b.notKept, fmt.Sprintf("FIFO %s (%v)", it.Path, err))
+			return nil
+		}
+		b.chownAt(top.newfd, name, it)
+		if err := unix.Fchmodat(top.newfd, name, it.Mode, 0); err != nil {
+			return fmt.Errorf("chmod: %w", err)
+		}
+		b.timesAt(top.newfd, name, tsNano(d.MTime))
+		return nil
 	}
 	return fmt.Errorf("unknown kind %d", d.Kind)
 }
@@ -230,22 +239,18 @@ func (b *builder) copyFromStore(top level, name string, it *planItem) error {
 	if err != nil {
 		return fmt.Errorf("open the store's copy: %w", err)
 	}
-	off, size := ref.Off, ref.Size
 	defer unix.Close(in)
-	if !ref.Packed {
-		off, size = 0, -1
-	}
-	out, err := unix.Openat(top.newfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	out, err := unix.Openat(top.newfd, name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return noSpace(err)
 	}
 	defer unix.Close(out)
-	h := sha256.New()
-	if err := readAll(in, off, size, teeWriter{h, out}); err != nil {
+	// Holes stay holes (a sparse file's object holds its data ranges).
+	if _, err := restoreData(out, in, ref, *it.D, false); err != nil {
 		return noSpace(err)
 	}
-	if it.Hash != "" && hex.EncodeToString(h.Sum(nil)) != it.Hash {
-		return fmt.Errorf("the store's copy does not match its hash: %w", errBadManifest)
+	if sum, err := hashFd(out); err != nil || (it.Hash != "" && sum != it.Hash) {
+		return fmt.Errorf("the store's copy does not match its hash (%v): %w", err, errBadManifest)
 	}
 	var st unix.Stat_t
 	unix.Fstat(out, &st)
@@ -266,7 +271,7 @@ func (b *builder) copyFromStore(top level, name string, it *planItem) error {
 		return noSpace(err)
 	}
 	b.files++
-	b.timesAt(top.newfd, name, it.D.MTime)
+	b.timesAt(top.newfd, name, tsNano(it.D.MTime))
 	return nil
 }
 
@@ -285,7 +290,7 @@ func (b *builder) dirMeta(lv level) error {
 	mt := int64(0)
 	switch { // the disk's time when it has the folder: its contents are the disk's
 	case it.D != nil:
-		mt = it.D.MTime
+		mt = tsNano(it.D.MTime)
 	case it.F != nil:
 		mt = tsNano(statMtime(&it.F.e.st))
 	}
@@ -329,16 +334,14 @@ func (b *builder) timesAt(dirfd int, name string, mtime int64) {
 	unix.UtimesNanoAt(dirfd, name, ts, unix.AT_SYMLINK_NOFOLLOW)
 }
 
-// xattrsFd sets the xattrs the new entry gets: the folder's own that are
-// not contents (POSIX ACLs, security.*, trusted.*), then the contents ones
-// of the version written (the disk's, or the folder's for a made folder).
+// xattrsFd sets the xattrs the new entry gets: every one the folder's
+// entry had (POSIX ACLs, security.* and trusted.* as root, user.*), then
+// those of the disk's version over them.
 func (b *builder) xattrsFd(fd int, it *planItem, folder map[string][]byte) {
 	set := map[string][]byte{}
 	if it.F != nil {
 		for k, v := range folder {
-			if !xattrIsContent(k) || it.D == nil {
-				set[k] = v
-			}
+			set[k] = v // the folder's own (ACLs included) are kept
 		}
 	}
 	if it.D != nil {

@@ -4,8 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Manifests and the index are compact binary records, written by encoder
@@ -19,21 +22,32 @@ import (
 //	version 1: magic, header (ID, created, files, bytes, object refs), entries
 //	version 2: magic, header (ID, created, files, bytes, base, object refs),
 //	           entries, removed paths
+//	version 3: as version 2; each entry also has its access time, owner,
+//	           group, flags (owner unknown: an entry carried over from
+//	           version 1 or 2), hard link and data extents, and times are
+//	           seconds and nanoseconds (any time a file system holds;
+//	           version 1 and 2 kept nanoseconds in an int64, which ends in
+//	           2262)
 //
-// A version 2 manifest with a base is a delta: its entries are the paths
-// added or changed since the base (a full manifest) and its removed paths
-// those gone since. Version 1 files (written before deltas existed) still
-// load.
+// A manifest with a base is a delta: its entries are the paths added or
+// changed since the base (a full manifest) and its removed paths those
+// gone since. Version 1 and 2 files still load (their access time is the
+// modification time; their owner is unknown, so a restore as root leaves
+// the owner it makes).
 //
 // An index file: magic, snapshot, disk ID, then per path the path, inode,
 // ctime, mtime, size and mode. Version 2 is exact (see index), version 1
 // is not.
 const (
-	manifestMagic   = "RAMBAR-MANIFEST-2\n"
+	manifestMagic   = "RAMBAR-MANIFEST-3\n"
+	manifestMagicV2 = "RAMBAR-MANIFEST-2\n"
 	manifestMagicV1 = "RAMBAR-MANIFEST-1\n"
 	indexMagic      = "RAMBAR-INDEX-2\n"
 	indexMagicV1    = "RAMBAR-INDEX-1\n"
 )
+
+// flagNoOwner marks an entry whose owner was not recorded.
+const flagNoOwner = 1
 
 var (
 	errBadManifest = errors.New("damaged snapshot manifest")
@@ -146,14 +160,30 @@ func encodeManifest(m *manifest) []byte {
 	return e.b
 }
 
+func (e *encoder) time(t unix.Timespec) { e.sv(int64(t.Sec)); e.uv(uint64(t.Nsec)) }
+
 func encodeEntry(e *encoder, x *Entry) {
 	e.str(x.Path)
 	e.uv(uint64(x.Kind))
 	e.uv(uint64(x.Mode))
 	e.sv(x.Size)
-	e.sv(x.MTime)
+	e.time(x.MTime)
+	e.time(x.ATime)
+	e.uv(uint64(x.UID))
+	e.uv(uint64(x.GID))
+	flags := uint64(0)
+	if x.noOwner {
+		flags |= flagNoOwner
+	}
+	e.uv(flags)
 	e.str(x.Link)
+	e.str(x.HardLink)
 	e.str(x.Obj)
+	e.uv(uint64(len(x.Extents)))
+	for _, r := range x.Extents {
+		e.uv(uint64(r.Off))
+		e.uv(uint64(r.Len))
+	}
 	keys := make([]string, 0, len(x.Xattr))
 	for k := range x.Xattr {
 		keys = append(keys, k)
@@ -170,8 +200,8 @@ func encodeEntry(e *encoder, x *Entry) {
 // header (listing and pruning need no more).
 func decodeManifest(b []byte, entries bool) (*manifest, error) {
 	d := &decoder{b: b}
-	v2 := d.magic(manifestMagic, manifestMagicV1) == 0
-	m := &manifest{header: decodeHeader(d, v2)}
+	version := 3 - d.magic(manifestMagic, manifestMagicV2, manifestMagicV1)
+	m := &manifest{header: decodeHeader(d, version >= 2)}
 	if d.bad {
 		return nil, errBadManifest
 	}
@@ -184,9 +214,9 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 	n := d.count(8)
 	m.Entries = make([]Entry, 0, n)
 	for i := 0; i < n && !d.bad; i++ {
-		m.Entries = append(m.Entries, decodeEntry(d))
+		m.Entries = append(m.Entries, decodeEntry(d, version))
 	}
-	if v2 {
+	if version >= 2 {
 		if k := d.count(1); k > 0 {
 			m.Removed = make([]string, 0, k)
 			for j := 0; j < k && !d.bad; j++ {
@@ -221,8 +251,44 @@ func decodeHeader(d *decoder, v2 bool) header {
 	return h
 }
 
-func decodeEntry(d *decoder) Entry {
-	x := Entry{Path: d.str(), Kind: Kind(d.uv()), Mode: uint32(d.uv()), Size: d.sv(), MTime: d.sv(), Link: d.str(), Obj: d.str()}
+func (d *decoder) u32() uint32 {
+	v := d.uv()
+	if v > math.MaxUint32 {
+		d.bad = true
+	}
+	return uint32(v)
+}
+
+func (d *decoder) time() unix.Timespec {
+	t := unix.Timespec{Sec: d.sv(), Nsec: int64(d.uv())}
+	if t.Nsec >= 1e9 {
+		d.bad = true
+	}
+	return t
+}
+
+func decodeEntry(d *decoder, version int) Entry {
+	x := Entry{Path: d.str(), Kind: Kind(d.uv()), Mode: uint32(d.uv()), Size: d.sv()}
+	if version < 3 {
+		x.MTime = unix.NsecToTimespec(d.sv())
+		x.ATime, x.noOwner = x.MTime, true
+		x.Link, x.Obj = d.str(), d.str()
+	} else {
+		x.MTime, x.ATime = d.time(), d.time()
+		x.UID, x.GID = d.u32(), d.u32()
+		flags := d.uv()
+		x.noOwner = flags&flagNoOwner != 0
+		if flags&^flagNoOwner != 0 {
+			d.bad = true
+		}
+		x.Link, x.HardLink, x.Obj = d.str(), d.str(), d.str()
+		if k := d.count(2); k > 0 {
+			x.Extents = make([]Extent, 0, k)
+			for j := 0; j < k && !d.bad; j++ {
+				x.Extents = append(x.Extents, Extent{Off: int64(d.uv()), Len: int64(d.uv())})
+			}
+		}
+	}
 	if k := d.count(2); k > 0 {
 		x.Xattr = make(map[string][]byte, k)
 		for j := 0; j < k && !d.bad; j++ {

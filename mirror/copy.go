@@ -25,14 +25,14 @@ func copyInto(out, in int, src objRef, sameFS bool) (int64, error) {
 	return kernelCopy(out, in, sameFS)
 }
 
-// unpack copies a packed file out of its pack (opened as in) into a new
-// temporary file in dir and returns its path.
-func unpack(in int, src objRef, dir string) (string, error) {
+// unpack copies a packed or sparse file e out of its object (opened as in)
+// into a new temporary file in dir, holes and all, and returns its path.
+func unpack(in int, src objRef, e Entry, dir string) (string, error) {
 	f, err := os.CreateTemp(dir, ".unpack.tmp-*")
 	if err != nil {
 		return "", noSpace(fmt.Errorf("unpack %s: %w", src.Rel, err))
 	}
-	err = rangeCopy(int(f.Fd()), in, src.Off, src.Size)
+	_, err = restoreData(int(f.Fd()), in, src, e, false)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -96,6 +96,18 @@ var createMask = func() uint32 {
 	unix.Umask(m)
 	return uint32(m)
 }()
+
+// openNoAtime opens path, reading it without moving its access time where
+// the system allows that (O_NOATIME: Linux, the owner or root).
+func openNoAtime(path string, flags int) (int, error) {
+	if oNoAtime != 0 {
+		fd, err := openRetry(path, flags|oNoAtime, 0)
+		if !errors.Is(err, unix.EPERM) {
+			return fd, err
+		}
+	}
+	return openRetry(path, flags, 0)
+}
 
 // openRetry is open(2), retried when interrupted by a signal.
 func openRetry(path string, flags int, mode uint32) (int, error) {

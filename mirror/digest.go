@@ -5,11 +5,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // Digest describes a tree by content: one line per path with its type,
@@ -65,7 +68,7 @@ func DigestTree(root string, withTimes bool) (Digest, error) {
 			return err
 		}
 		sum := ""
-		kind := map[Kind]string{KindFile: "f", KindDir: "d", KindSymlink: "l"}[e.Kind]
+		kind := map[Kind]string{KindFile: "f", KindDir: "d", KindSymlink: "l", KindFIFO: "p"}[e.Kind]
 		if e.Kind == KindFile {
 			f, err := os.Open(filepath.Join(root, filepath.FromSlash(e.Path)))
 			if err != nil {
@@ -84,11 +87,11 @@ func DigestTree(root string, withTimes bool) (Digest, error) {
 			xs = append(xs, k+"="+hex.EncodeToString(v))
 		}
 		sort.Strings(xs)
-		mt := int64(0)
+		mt := "0"
 		if withTimes && e.Path != "." {
-			mt = e.MTime
+			mt = nsString(e.MTime)
 		}
-		line := fmt.Sprintf("%s %o %d %d %q %s %s", kind, e.Mode, mt, e.Size, e.Link, strings.Join(xs, ","), sum)
+		line := fmt.Sprintf("%s %o %s %d %q %s %s", kind, e.Mode, mt, e.Size, e.Link, strings.Join(xs, ","), sum)
 		mu.Lock()
 		d[e.Path] = line
 		mu.Unlock()
@@ -98,4 +101,10 @@ func DigestTree(root string, withTimes bool) (Digest, error) {
 		return nil, fmt.Errorf("digest %s: %w", root, err)
 	}
 	return d, nil
+}
+
+// nsString is t in nanoseconds since the epoch, in decimal, for any t.
+func nsString(t unix.Timespec) string {
+	n := new(big.Int).Mul(big.NewInt(int64(t.Sec)), big.NewInt(1e9))
+	return n.Add(n, big.NewInt(int64(t.Nsec))).String()
 }

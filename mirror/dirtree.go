@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,6 +19,9 @@ import (
 type dirTree struct {
 	dir string
 	fd  int
+
+	mu    sync.Mutex
+	notes []NotKept // what could not be set (setMeta)
 }
 
 // openTree opens the folder dir (itself trusted: a mount point, a store
@@ -46,9 +51,13 @@ func (t *dirTree) open(rel string, flags int, mode uint32) (int, error) {
 	return fd, nil
 }
 
-// openFile opens the regular file rel for reading; anything else is refused.
+// openFile opens the regular file rel for reading, leaving its access time
+// alone where it can; anything else is refused.
 func (t *dirTree) openFile(rel string) (int, error) {
-	fd, err := t.open(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
+	fd, err := t.open(rel, unix.O_RDONLY|unix.O_NONBLOCK|oNoAtime, 0)
+	if errors.Is(err, unix.EPERM) && oNoAtime != 0 {
+		fd, err = t.open(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0) // O_NOATIME needs the owner or root
+	}
 	if err != nil {
 		return -1, err
 	}
@@ -108,9 +117,22 @@ func (t *dirTree) symlink(target, rel string) error {
 	return nil
 }
 
-// link makes rel in t a hard link to rel in from.
-func (t *dirTree) link(from *dirTree, rel string) error {
-	ofd, oname, odone, err := from.parent(rel)
+// mkfifo makes rel a FIFO (mode 0600 until its metadata is set).
+func (t *dirTree) mkfifo(rel string) error {
+	pfd, name, done, err := t.parent(rel)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := mkfifoAt(t, pfd, name, rel); err != nil {
+		return noSpace(fmt.Errorf("mkfifo %s: %w", t.path(rel), err))
+	}
+	return nil
+}
+
+// link makes rel in t a hard link to fromRel in from.
+func (t *dirTree) link(from *dirTree, fromRel, rel string) error {
+	ofd, oname, odone, err := from.parent(fromRel)
 	if err != nil {
 		return err
 	}
@@ -139,26 +161,49 @@ func (t *dirTree) create(rel string, mode uint32, in int, clone bool) (out int, 
 	return out, false, nil
 }
 
+// asRoot: running as root, a restore gives every path its recorded owner
+// (as another user, the files are that user's).
+var asRoot = os.Geteuid() == 0
+
+// note records something of rel that could not be set.
+func (t *dirTree) note(rel, why string) {
+	t.mu.Lock()
+	t.notes = append(t.notes, NotKept{Path: rel, Why: why})
+	t.mu.Unlock()
+}
+
 // setMeta sets the metadata of rel from e through its descriptor fd (a
-// file or folder): mode (when chmod), xattrs, then times.
+// file, folder or FIFO): owner (as root), mode (when chmod, or when the
+// chown cleared setuid or setgid), xattrs, then times. An xattr the system
+// refuses (macOS's com.apple.provenance, com.apple.macl; Linux's security.*
+// under a policy) is noted, not fatal.
 func (t *dirTree) setMeta(fd int, rel string, e Entry, chmod bool) error {
+	if asRoot && !e.noOwner {
+		if err := unix.Fchown(fd, int(e.UID), int(e.GID)); err != nil {
+			return fmt.Errorf("chown %s: %w", t.path(rel), err)
+		}
+		chmod = chmod || e.Mode&(unix.S_ISUID|unix.S_ISGID) != 0
+	}
 	if chmod {
 		if err := retryEINTR(func() error { return unix.Fchmod(fd, unixMode(filePerm(e))) }); err != nil {
 			return fmt.Errorf("chmod %s: %w", t.path(rel), err)
 		}
 	}
-	for name, v := range e.Xattr {
-		if err := unix.Fsetxattr(fd, name, v, 0); err != nil {
-			return fmt.Errorf("set xattr %s of %s: %w", name, t.path(rel), err)
+	for _, name := range sortedKeys(e.Xattr) {
+		if err := unix.Fsetxattr(fd, name, e.Xattr[name], 0); err != nil {
+			if !xattrRefused(err) {
+				return fmt.Errorf("set xattr %s of %s: %w", name, t.path(rel), err)
+			}
+			t.note(rel, fmt.Sprintf("extended attribute %s not set: %v", name, err))
 		}
 	}
-	if err := setTimes(t, fd, rel, e.MTime); err != nil {
+	if err := setTimes(t, fd, rel, e.ATime, e.MTime); err != nil {
 		return fmt.Errorf("set times of %s: %w", t.path(rel), err)
 	}
 	return nil
 }
 
-// setMetaOf opens rel (a file or folder) and sets its metadata.
+// setMetaOf opens rel (a file, folder or FIFO) and sets its metadata.
 func (t *dirTree) setMetaOf(rel string, e Entry) error {
 	flags := unix.O_RDONLY | unix.O_NONBLOCK
 	if e.Kind == KindDir {
@@ -172,24 +217,48 @@ func (t *dirTree) setMetaOf(rel string, e Entry) error {
 	return t.setMeta(fd, rel, e, true)
 }
 
-// setLinkMeta sets the xattrs and times of the symlink rel.
+// setLinkMeta sets the owner (as root), xattrs and times of the symlink rel.
 func (t *dirTree) setLinkMeta(rel string, e Entry) error {
 	pfd, name, done, err := t.parent(rel)
 	if err != nil {
 		return err
 	}
 	defer done()
-	for k, v := range e.Xattr {
-		if err := lsetxattrAt(pfd, name, k, v); err != nil {
-			if errors.Is(err, unix.EPERM) {
-				continue // Linux refuses user.* xattrs on symlinks
-			}
-			return fmt.Errorf("set xattr %s of %s: %w", k, t.path(rel), err)
+	if asRoot && !e.noOwner {
+		if err := unix.Fchownat(pfd, name, int(e.UID), int(e.GID), unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return fmt.Errorf("chown %s: %w", t.path(rel), err)
 		}
 	}
-	ts := []unix.Timespec{unix.NsecToTimespec(e.MTime), unix.NsecToTimespec(e.MTime)}
+	for _, k := range sortedKeys(e.Xattr) {
+		if err := lsetxattrAt(pfd, name, k, e.Xattr[k]); err != nil {
+			if errors.Is(err, unix.EPERM) && strings.HasPrefix(k, "user.") {
+				continue // Linux refuses user.* xattrs on symlinks
+			}
+			if !xattrRefused(err) {
+				return fmt.Errorf("set xattr %s of %s: %w", k, t.path(rel), err)
+			}
+			t.note(rel, fmt.Sprintf("extended attribute %s not set: %v", k, err))
+		}
+	}
+	ts := []unix.Timespec{e.ATime, e.MTime}
 	if err := unix.UtimesNanoAt(pfd, name, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return fmt.Errorf("set times of %s: %w", t.path(rel), err)
 	}
 	return nil
+}
+
+// xattrRefused reports whether setting an xattr failed because the system
+// does not allow it here (not for lack of space or a broken disk).
+func xattrRefused(err error) bool {
+	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EACCES)
+}
+
+// sortedKeys lists an xattr map's names in order.
+func sortedKeys(x map[string][]byte) []string {
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -14,7 +14,8 @@
 //	                               files' bytes one after another
 //	disks/NAME/snapshots/ID.snap   one manifest per save: a header (counts,
 //	                               base, the objects it uses) then paths with
-//	                               their type, mode, times, xattrs and object;
+//	                               their type, mode, owner, times, xattrs,
+//	                               hard link, data extents and object;
 //	                               a full manifest lists every path, a delta
 //	                               only those changed since its base (a full
 //	                               manifest) and those removed
@@ -52,6 +53,24 @@
 // were flushed before it was written. Objects no snapshot references
 // (a save cut short) are removed by the next save.
 //
+// # What is kept
+//
+// Files (sparse ones with their holes: only the data ranges are stored,
+// and written back at their offsets), folders, symlinks and FIFOs, with
+// permission bits (setuid, setgid, sticky), owner and group (set back when
+// RAMBar runs as root), access and modification times to the nanosecond
+// (any time the file system holds, past 2262), extended attributes
+// (user.*, POSIX ACLs; as root on Linux also security.* and trusted.*; on
+// macOS all but com.apple.system.*), and hard links as links (the bytes
+// stored once). Sockets and device nodes cannot be kept: a save names
+// them in Result.NotKept. An xattr the system refuses to set on restore
+// (macOS's com.apple.provenance, com.apple.macl, com.apple.rootless) is
+// named there too, and the restore goes on. Not saved: the marker, and
+// folders the file system made itself: ext4's lost+found (inode 11 at the
+// root of an ext4 disk, as mkfs makes on zram) and, on macOS, .fseventsd,
+// .Spotlight-V100, .Trashes, .TemporaryItems, .DocumentRevisions-V100 at
+// the root; the same names anywhere else, or on tmpfs, are contents.
+//
 // # Untrusted stores
 //
 // Whatever is in a store may have been crafted by someone else with access
@@ -64,6 +83,35 @@
 // openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS on Linux, O_NOFOLLOW_ANY on
 // macOS) and read objects the same way, so nothing is written outside the
 // disk and no symlink is followed that the restore did not just make.
+//
+// # Files
+//
+//	keeper.go, state.go, load.go  the Keeper: setup, state, load, save, restore, guards
+//	autosave.go, sleep_*.go       saves on a timer and before sleep
+//	reclaim.go, holders_*.go      Reclaim: out to staging, eject, make again, back
+//	mirror.go                     a Mirror disk's load and write-back, wired to the Keeper
+//	folderpath.go, mounts_*.go    which folders may be mirrored (CheckFolder)
+//	claim.go                      one disk per folder (claims/)
+//	fdwalk.go, folderload.go      reading a mirror folder through descriptors; the load
+//	syncrec.go                    the record of the last load or write-back
+//	plan.go, conflict.go          which version each path gets; conflict copies
+//	stage.go, build.go            the write-back: private staging, build, swap, sweep
+//	flush_*.go                    a write-back's flushes and its atomic exchange
+//	store.go                      a store: lock, current, manifests on disk, cleanup
+//	save.go                       a save's phases: plan (scan diffed with the index),
+//	                              copy the objects, write and flush the manifest,
+//	                              commit, index, prune (prune.go)
+//	restore.go                    restores and every tree build (buildTree)
+//	manifest.go, codec.go         manifest types, deltas; the one encoder/decoder
+//	                              of manifests and the index (index.go)
+//	validate.go                   checks of everything read from a store
+//	objects.go                    object names and references, packs
+//	entry.go, scan.go, meta.go    entries, the scan, metadata read from the disk
+//	dirtree.go, beneath_*.go      making and reading trees through descriptors
+//	copy.go, sparse.go            copying bytes (kernel copies, ranges, holes)
+//	progress.go, pool.go          progress reports, the worker pool
+//	digest.go                     content digests of trees (Reclaim, tests)
+//	sys_*.go                      what differs between Linux and macOS
 //
 // A Mirror folder is the user's, not a copy. A load reads it through
 // directory descriptors (never following a symlink, never entering another

@@ -10,22 +10,68 @@ const (
 	KindFile Kind = iota + 1
 	KindDir
 	KindSymlink
+	KindFIFO
 )
 
 // Entry is one path of a saved tree, as recorded in a manifest.
 type Entry struct {
 	Path  string            // slash-separated, relative to the root; "." is the root
-	Kind  Kind              // file, dir or symlink
+	Kind  Kind              // file, dir, symlink or FIFO
 	Mode  uint32            // permission bits with setuid, setgid, sticky (unix)
 	Size  int64             // bytes (files)
-	MTime int64             // modification time, ns since the epoch
+	MTime unix.Timespec     // modification time
+	ATime unix.Timespec     // access time
+	UID   uint32            // owner
+	GID   uint32            // group
 	Link  string            // symlink target
 	Xattr map[string][]byte // extended attributes
 	Obj   string            // object holding a file's contents, relative to objects/
+	// HardLink, for a file, is the path of the file (earlier in the tree)
+	// that this one is a hard link to; such an entry has no object.
+	HardLink string
+	// Extents, for a sparse file, are the ranges that hold data; its
+	// object holds only their bytes, one after another. nil: all of it.
+	Extents []Extent
+
+	noOwner bool  // UID and GID were not recorded (version 1 and 2 manifests)
+	sparse  bool  // seen by the scan to hold fewer blocks than bytes
+	alloc   int64 // sparse: the bytes its blocks hold
+}
+
+// Extent is a range of a sparse file that holds data.
+type Extent struct {
+	Off, Len int64
+}
+
+// stored is how many bytes of e its object holds.
+func (e *Entry) stored() int64 {
+	if e.Extents == nil {
+		return e.Size
+	}
+	var n int64
+	for _, x := range e.Extents {
+		n += x.Len
+	}
+	return n
+}
+
+// allocated is about how many bytes e takes on a disk: its data, not its
+// holes; a second hard link to a file takes none.
+func (e *Entry) allocated() int64 {
+	switch {
+	case e.Kind != KindFile || e.HardLink != "":
+		return 0
+	case e.Extents != nil:
+		return e.stored()
+	case e.sparse:
+		return e.alloc
+	}
+	return e.Size
 }
 
 // ident is what tells an unchanged file from a changed one without reading
-// it: any write, chmod, chown, xattr change or replacement changes one of these.
+// it: any write, chmod, chown, link, xattr change or replacement changes
+// one of these.
 type ident struct {
 	Ino   uint64
 	CTime int64
@@ -39,18 +85,24 @@ func identOf(st *unix.Stat_t) ident {
 		Size: st.Size, Mode: uint32(st.Mode)}
 }
 
+// tsNano is ts in ns since the epoch (wrapping past 2262: only used to
+// tell identities apart).
 func tsNano(ts unix.Timespec) int64 { return int64(ts.Sec)*1e9 + int64(ts.Nsec) }
 
 // MarkerName is the file on a kept disk that ties it to its store.
 const MarkerName = ".rambar-id"
 
-// kindOf is the entry kind of a stat mode.
+// kindOf is the entry kind of a stat mode (sockets and devices are none).
 func kindOf(mode uint32) Kind {
 	switch mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 		return KindDir
 	case unix.S_IFLNK:
 		return KindSymlink
+	case unix.S_IFIFO:
+		return KindFIFO
+	case unix.S_IFREG:
+		return KindFile
 	}
-	return KindFile
+	return 0
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -35,11 +36,20 @@ func TestStoreOfFormat2StillLoads(t *testing.T) {
 		t.Fatalf("snapshots of the version 2 store: %+v %v", snaps, err)
 	}
 	v := f.create("Cur")
+	// The disk is a user's (as the Linux engine makes it for the user who
+	// asked): a version 2 store did not record owners, so a restore as
+	// root must not give the disk to root.
+	if err := os.Chown(v.MountPoint, 1234, 5678); err != nil {
+		t.Fatal(err)
+	}
 	for i, id := range want.Snapshots {
 		if _, err := f.k.Restore(f.ctx, v, RestoreOptions{Snapshot: id, Force: true}); err != nil {
 			t.Fatalf("restore version 2 snapshot %s: %v", id, err)
 		}
 		sameTree(t, want.Trees[i], digest(t, v.MountPoint))
+		if fi, err := os.Stat(v.MountPoint); err != nil || fi.Sys().(*syscall.Stat_t).Uid != 1234 {
+			t.Errorf("restore of a store without owners changed the disk's owner: %v", err)
+		}
 	}
 	write(t, v.MountPoint, "README", "after the upgrade\n")
 	now := digest(t, v.MountPoint)

@@ -43,3 +43,7 @@ func exchangeAt(fromfd int, from string, tofd int, to string) error {
 	}
 	return nil
 }
+
+// mkfifoIn is not offered here: x/sys has no mkfifoat for macOS, and a
+// FIFO made by path could be redirected. The write-back names it instead.
+func mkfifoIn(int, string) error { return errors.ErrUnsupported }

@@ -28,3 +28,7 @@ func exchangeAt(fromfd int, from string, tofd int, to string) error {
 	}
 	return nil
 }
+
+// mkfifoIn makes the FIFO name in the folder dirfd (mode 0600 until its
+// metadata is set).
+func mkfifoIn(dirfd int, name string) error { return unix.Mkfifoat(dirfd, name, 0o600) }

@@ -25,6 +25,7 @@ type folderLoad struct {
 	copyFile     CopyFunc
 	meter        *meter
 	sides        map[string]*side
+	taken        map[string]bool // names the disk's root holds already (its marker, a zram disk's lost+found)
 	files        int
 	bytes        int64
 }
@@ -53,6 +54,12 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 		return fmt.Errorf("open %s: %w", l.disk, err)
 	}
 	defer unix.Close(dst)
+	l.taken = map[string]bool{}
+	if names, err := readNames(dst); err == nil {
+		for _, n := range names {
+			l.taken[n] = true
+		}
+	}
 	need, n, err := l.room(src)
 	if err != nil {
 		return err
@@ -144,7 +151,7 @@ func (l *folderLoad) loads(e *fsEntry) bool {
 		return false
 	}
 	first, _, _ := strings.Cut(e.rel, "/")
-	return !skipAtRoot[first]
+	return first != MarkerName && !l.taken[first]
 }
 
 func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e *fsEntry) error {

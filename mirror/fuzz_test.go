@@ -29,7 +29,7 @@ func FuzzDecodeManifest(f *testing.F) {
 		}
 		_ = checkTree(m.Entries)
 		for _, e := range m.Entries {
-			if e.Kind == KindFile {
+			if e.Kind == KindFile && e.HardLink == "" {
 				if _, err := objRefOf(e); err != nil {
 					t.Fatalf("accepted a bad object: %v", err)
 				}
@@ -79,6 +79,10 @@ func TestFuzzSeedsDecodeAsNamed(t *testing.T) {
 		{"FuzzDecodeManifest", "path-dotdot", false}, {"FuzzDecodeManifest", "path-abs", false},
 		{"FuzzDecodeManifest", "path-nul", false}, {"FuzzDecodeManifest", "path-empty", false},
 		{"FuzzDecodeManifest", "obj-climbs", false}, {"FuzzDecodeManifest", "truncated", false},
+		{"FuzzDecodeManifest", "v3-full", true}, {"FuzzDecodeManifest", "v3-extents-overlap", false},
+		{"FuzzDecodeManifest", "v3-extent-past-end", false}, {"FuzzDecodeManifest", "v3-hardlink-with-object", false},
+		{"FuzzDecodeManifest", "v3-hardlink-climbs", false}, {"FuzzDecodeManifest", "v3-fifo-with-data", false},
+		{"FuzzDecodeManifest", "v3-bad-nsec", false},
 		{"FuzzDecodeIndex", "v2", true}, {"FuzzDecodeIndex", "v1", true}, {"FuzzDecodeIndex", "store-v1", true},
 		{"FuzzDecodeIndex", "dotdot", false},
 	}

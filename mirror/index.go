@@ -2,7 +2,6 @@ package mirror
 
 import (
 	"fmt"
-	"os"
 
 	"rambar/internal/atomicfile"
 )
@@ -102,7 +101,7 @@ func diffIndex(x *index, items []scanned) indexDiff {
 
 // loadIndex reads the store's index; nil when there is none or it is damaged.
 func (s *store) loadIndex() *index {
-	b, err := os.ReadFile(s.path("index"))
+	b, err := readBounded(s.path("index"), maxFile)
 	if err != nil {
 		return nil
 	}

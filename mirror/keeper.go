@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"rambar/ramdisk"
 )
@@ -98,16 +99,25 @@ func (k *Keeper) store(st State) *store {
 
 // marker returns the id written on the disk, "" if there is none.
 func marker(v ramdisk.Volume) string {
-	b, err := os.ReadFile(filepath.Join(v.MountPoint, MarkerName))
+	b, err := readBounded(filepath.Join(v.MountPoint, MarkerName), maxSmall)
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
 }
 
+// writeMarker writes the marker, never through a symlink someone left in
+// its place.
 func writeMarker(v ramdisk.Volume, id string) error {
 	p := filepath.Join(v.MountPoint, MarkerName)
-	if err := os.WriteFile(p, []byte(id+"\n"), 0o644); err != nil {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	if err == nil {
+		_, err = f.WriteString(id + "\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("write marker %s: %w", p, err)
 	}
 	return nil
@@ -191,8 +201,9 @@ func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", v.MountPoint, err)
 	}
+	reserved := reservedIn(v.MountPoint)
 	for _, e := range ents {
-		if !skipAtRoot[e.Name()] {
+		if !reserved(e.Name()) {
 			return nil
 		}
 	}

@@ -340,7 +340,14 @@ func TestAutosaveSavesChangedDisksOnly(t *testing.T) {
 		t.Errorf("autosaved %q with nothing changed", n)
 	case <-time.After(150 * time.Millisecond):
 	}
-	write(t, kept.MountPoint, "a", "2")
+	// Replaced whole (written beside the disk, renamed in): a tick landing
+	// mid-write would save the truncated file, and the disk would rightly
+	// still be dirty after that save.
+	tmp := filepath.Join(t.TempDir(), "a.new")
+	write(t, filepath.Dir(tmp), filepath.Base(tmp), "2")
+	if err := os.Rename(tmp, filepath.Join(kept.MountPoint, "a")); err != nil {
+		t.Fatal(err)
+	}
 	wait()
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {

@@ -56,8 +56,9 @@ func (k *Keeper) checkEmpty(v ramdisk.Volume) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", v.MountPoint, err)
 	}
+	reserved := reservedIn(v.MountPoint)
 	for _, e := range ents {
-		if !skipAtRoot[e.Name()] {
+		if !reserved(e.Name()) {
 			return fmt.Errorf("%w: %s already holds files (%s); restoring would overwrite them", ErrRefused, v.Name, e.Name())
 		}
 	}
@@ -90,7 +91,9 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 		held := int64(0)
 		if items, err := scan(v.MountPoint); err == nil {
 			for _, it := range items {
-				held += it.id.Size
+				if it.hardLink == "" {
+					held += it.blocks * 512
+				}
 			}
 		}
 		if n := need(m.Entries); n > free+held {
@@ -116,8 +119,9 @@ func clearDisk(root string) error {
 	if err != nil {
 		return err
 	}
+	reserved := reservedIn(root)
 	for _, e := range ents {
-		if skipAtRoot[e.Name()] {
+		if reserved(e.Name()) {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {

@@ -14,10 +14,12 @@ import (
 // entryOf reads the full metadata of a scanned path (xattrs, link target).
 func entryOf(root string, s scanned) (Entry, error) {
 	p := filepath.Join(root, filepath.FromSlash(s.rel))
-	e := Entry{Path: s.rel, Kind: kindOf(s.id.Mode), Mode: s.id.Mode & 0o7777, MTime: s.id.MTime}
+	e := Entry{Path: s.rel, Kind: kindOf(s.id.Mode), Mode: s.id.Mode & 0o7777, MTime: s.mtime, ATime: s.atime,
+		UID: s.uid, GID: s.gid, HardLink: s.hardLink}
 	switch e.Kind {
 	case KindFile:
 		e.Size = s.id.Size
+		e.sparse, e.alloc = s.blocks*512 < s.id.Size, s.blocks*512
 	case KindSymlink:
 		l, err := os.Readlink(p)
 		if err != nil {
@@ -35,17 +37,24 @@ func entryOf(root string, s scanned) (Entry, error) {
 
 // treeEntries scans root and reads every entry's metadata.
 func treeEntries(root string) ([]Entry, error) {
-	items, err := scan(root)
+	out, _, err := treeEntriesAll(root)
+	return out, err
+}
+
+// treeEntriesAll is treeEntries that also names what cannot be kept
+// (sockets, device nodes).
+func treeEntriesAll(root string) ([]Entry, []NotKept, error) {
+	items, notKept, err := scanAll(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]Entry, len(items))
 	for i, it := range items {
 		if out[i], err = entryOf(root, it); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, notKept, nil
 }
 
 // filePerm is the permission of a file entry as os.Chmod takes it.

@@ -62,7 +62,7 @@ func objRefOf(e Entry) (objRef, error) {
 		if e.Size < 0 {
 			return objRef{}, fmt.Errorf("bad packed object %q of size %d: %w", e.Obj, e.Size, errBadManifest)
 		}
-		r.Off, r.Size, r.Packed = o.Off, e.Size, true
+		r.Off, r.Size, r.Packed = o.Off, e.stored(), true
 	}
 	return r, nil
 }
@@ -123,8 +123,8 @@ func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
 }
 
 // writePack copies the files of group from the tree root into a new pack
-// object name in the folder objs, one after another, setting each entry's
-// Obj (obj@offset) and Size.
+// object name in the folder objs, one after another (a sparse one's data
+// only), setting each entry's Obj (obj@offset), Size and Extents.
 func writePack(root, objs *dirTree, name, obj string, group []*Entry, sync bool) (int64, error) {
 	out, _, err := objs.create(name, 0o600, -1, false)
 	if err != nil {
@@ -137,12 +137,12 @@ func writePack(root, objs *dirTree, name, obj string, group []*Entry, sync bool)
 			if err != nil {
 				return err
 			}
-			n, err := kernelCopy(out, in, false)
+			n, err := saveData(out, in, e, false)
 			unix.Close(in)
 			if err != nil {
 				return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(e.Path), objs.path(name), err))
 			}
-			e.Obj, e.Size = obj+"@"+strconv.FormatInt(off, 10), n
+			e.Obj = obj + "@" + strconv.FormatInt(off, 10)
 			off += n
 		}
 		if sync {

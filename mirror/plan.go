@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The write-back plan: which version of each path the folder gets.
@@ -45,8 +47,11 @@ func (f *fstate) side() *side {
 		return nil
 	}
 	s := &side{Kind: f.e.kind(), Mode: uint32(f.e.st.Mode) & 0o7777, Hash: f.hash}
-	if !f.e.isReg() && !f.e.isDir() && !f.e.isLink() {
-		s.Kind, s.Hash = 0, fmt.Sprintf("special %o", f.e.st.Mode) // FIFOs, sockets, devices: never the disk's
+	switch {
+	case f.e.st.Mode&unix.S_IFMT == unix.S_IFIFO:
+		s.Kind = KindFIFO
+	case !f.e.isReg() && !f.e.isDir() && !f.e.isLink():
+		s.Kind, s.Hash = 0, fmt.Sprintf("special %o", f.e.st.Mode) // sockets, devices: never the disk's
 	}
 	return s
 }
@@ -86,8 +91,18 @@ func makePlan(rec *syncRecord, folder map[string]*fstate, disk []Entry, diskHash
 	}
 	paths := map[string]bool{}
 	for i := range disk {
-		p.disk[disk[i].Path] = &disk[i]
-		paths[disk[i].Path] = true
+		d := &disk[i]
+		if d.HardLink != "" {
+			// A second name of a file: its contents are the first's (the
+			// folder gets its own copy where the disk changed it).
+			if t := p.disk[d.HardLink]; t != nil && t.Kind == KindFile {
+				r := *t
+				r.Path = d.Path
+				d = &r
+			}
+		}
+		p.disk[d.Path] = d
+		paths[d.Path] = true
 	}
 	for k := range folder {
 		paths[k] = true

@@ -18,7 +18,10 @@ type ReclaimResult struct {
 	Bytes  int64          `json:"bytes"`  // their bytes
 	Before ramdisk.Usage  `json:"before"` // usage before
 	After  ramdisk.Usage  `json:"after"`  // usage after
-	Took   time.Duration  `json:"took_ns"`
+	// NotKept names what could not be moved out and back: sockets and
+	// device nodes (gone after the reclaim), xattrs the system refused.
+	NotKept []NotKept     `json:"not_kept,omitempty"`
+	Took    time.Duration `json:"took_ns"`
 }
 
 // ReclaimError is a Reclaim that failed after the disk was ejected: the
@@ -71,7 +74,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	mark := marker(v)
 	// 1. Copy out and check the copy. The disk is untouched so far: any
 	// failure removes the staging copy and leaves the disk as it was.
-	entries, want, err := stageOut(ctx, v.MountPoint, staging, progress)
+	entries, want, notKept, err := stageOut(ctx, v.MountPoint, staging, progress)
 	if err != nil {
 		os.RemoveAll(staging)
 		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
@@ -96,8 +99,10 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: make it again: %w", v.Name, err)}
 	}
 	res.Volume = nv
-	if err := buildTree(ctx, entries, nv.MountPoint,
-		build{from: staging, src: samePath, progress: phase(progress, "copying back"), checkSpace: true, copyFile: k.CopyFile}); err != nil {
+	notes, err := buildTree(ctx, entries, nv.MountPoint,
+		build{from: staging, src: samePath, progress: phase(progress, "copying back"), checkSpace: true, copyFile: k.CopyFile})
+	res.NotKept = append(notKept, notes...)
+	if err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: copy back: %w", v.Name, err)}
 	}
 	if mark != "" {
@@ -119,28 +124,30 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 }
 
 // stageOut copies the disk at root into staging and checks the copy
-// against the disk: the disk's entries and the copy's digest.
-func stageOut(ctx context.Context, root, staging string, progress ProgressFunc) ([]Entry, Digest, error) {
-	entries, err := treeEntries(root)
+// against the disk: the disk's entries, the copy's digest, and what could
+// not be moved (sockets and device nodes, xattrs the system refused).
+func stageOut(ctx context.Context, root, staging string, progress ProgressFunc) ([]Entry, Digest, []NotKept, error) {
+	entries, notKept, err := treeEntriesAll(root)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	b := build{from: root, src: samePath, progress: phase(progress, "copying out"), checkSpace: true}
-	if err := buildTree(ctx, entries, staging, b); err != nil {
-		return nil, nil, err
+	notes, err := buildTree(ctx, entries, staging, b)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	want, err := DigestTree(staging, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	got, err := DigestTree(root, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if diff := want.Diff(got, 5); len(diff) > 0 {
-		return nil, nil, fmt.Errorf("the disk changed while it was copied (%v); try again when it is idle", diff)
+		return nil, nil, nil, fmt.Errorf("the disk changed while it was copied (%v); try again when it is idle", diff)
 	}
-	return entries, want, nil
+	return entries, want, append(notKept, notes...), nil
 }
 
 // verifyBack checks the tree at root against the staged copy's digest, by

@@ -32,7 +32,8 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 	}
 	id = m.ID
 	b := build{from: s.path("objects"), src: objRefOf, unpackDir: s.dir, progress: progress, checkSpace: true, copyFile: s.copyFile}
-	if err := buildTree(ctx, m.Entries, dst, b); err != nil {
+	notes, err := buildTree(ctx, m.Entries, dst, b)
+	if err != nil {
 		return Result{}, err
 	}
 	if diskID != "" {
@@ -42,7 +43,8 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 		}
 		_ = s.writeIndex(restoredIndex(id, diskID, m.Entries, items))
 	}
-	return Result{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, Took: time.Since(start)}, nil
+	return Result{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, NotKept: notes,
+		Took: time.Since(start)}, nil
 }
 
 // resolve loads snapshot id, or the current one when id is "".
@@ -67,14 +69,13 @@ func (s *store) resolve(id string) (*manifest, error) {
 	return m, nil
 }
 
-// need is the room a tree takes: its bytes plus a block per entry.
+// need is the room a restore of entries takes: a block per entry plus
+// each file's data rounded up to blocks, holes left out and a file with
+// several hard links counted once.
 func need(entries []Entry) int64 {
 	var n int64
-	for _, e := range entries {
-		n += 4096
-		if e.Kind == KindFile {
-			n += e.Size
-		}
+	for i := range entries {
+		n += 4096 + (entries[i].allocated()+4095)&^4095
 	}
 	return n
 }
@@ -102,20 +103,21 @@ type build struct {
 }
 
 // buildTree recreates entries under dst through descriptors (dirTree):
-// folders, then files (in parallel), then symlinks, then the folders'
-// metadata. Nothing is made outside dst and no symlink is followed on the
-// way to what is made, or read.
-func buildTree(ctx context.Context, entries []Entry, dst string, b build) (err error) {
+// folders, then files (in parallel), then hard links, symlinks and FIFOs,
+// then the folders' metadata. Nothing is made outside dst and no symlink
+// is followed on the way to what is made, or read. It returns what could
+// not be set (an xattr the system refused).
+func buildTree(ctx context.Context, entries []Entry, dst string, b build) (notes []NotKept, err error) {
 	if err := checkRoom(entries, dst, b.checkSpace); err != nil {
-		return err
+		return nil, err
 	}
 	if b.toT, err = openTree(dst); err != nil {
-		return err
+		return nil, err
 	}
 	defer b.toT.close()
 	if hasFiles(entries) {
 		if b.fromT, err = openTree(b.from); err != nil {
-			return err
+			return nil, err
 		}
 		defer b.fromT.close()
 	}
@@ -129,38 +131,54 @@ func buildTree(ctx context.Context, entries []Entry, dst string, b build) (err e
 	for _, e := range entries {
 		if e.Kind == KindDir && e.Path != "." {
 			if err := b.toT.mkdir(e.Path); err != nil {
-				return fmt.Errorf("restore: %w", err)
+				return nil, fmt.Errorf("restore: %w", err)
 			}
 		}
 	}
 	if err := b.files(ctx, entries); err != nil {
-		return fmt.Errorf("restore into %s: %w", dst, err)
+		return nil, fmt.Errorf("restore into %s: %w", dst, err)
 	}
 	for _, e := range entries {
-		if e.Kind == KindSymlink {
-			if err := b.toT.symlink(e.Link, e.Path); err != nil {
-				return fmt.Errorf("restore: %w", err)
-			}
-			if err := b.toT.setLinkMeta(e.Path, e); err != nil {
-				return err
-			}
+		if err := b.other(e); err != nil {
+			return nil, fmt.Errorf("restore: %w", err)
 		}
 	}
 	// Folders last and deepest first: filling a folder changes its time.
 	for i := len(entries) - 1; i >= 0; i-- {
 		if e := entries[i]; e.Kind == KindDir {
 			if err := b.toT.setMetaOf(e.Path, e); err != nil {
-				return err
+				return nil, err
 			}
 		}
+	}
+	return b.toT.notes, nil
+}
+
+// other makes e when it is a hard link, a symlink or a FIFO.
+func (b *build) other(e Entry) error {
+	switch {
+	case e.Kind == KindFile && e.HardLink != "":
+		if err := b.toT.link(b.toT, e.HardLink, e.Path); err != nil {
+			return noSpace(fmt.Errorf("link %s to %s: %w", b.toT.path(e.Path), e.HardLink, err))
+		}
+	case e.Kind == KindSymlink:
+		if err := b.toT.symlink(e.Link, e.Path); err != nil {
+			return err
+		}
+		return b.toT.setLinkMeta(e.Path, e)
+	case e.Kind == KindFIFO:
+		if err := b.toT.mkfifo(e.Path); err != nil {
+			return err
+		}
+		return b.toT.setMetaOf(e.Path, e)
 	}
 	return nil
 }
 
-// hasFiles reports whether entries hold a regular file.
+// hasFiles reports whether entries hold a regular file with data of its own.
 func hasFiles(entries []Entry) bool {
 	for _, e := range entries {
-		if e.Kind == KindFile {
+		if e.Kind == KindFile && e.HardLink == "" {
 			return true
 		}
 	}
@@ -186,7 +204,7 @@ func (b *build) files(ctx context.Context, entries []Entry) error {
 	var files []int
 	var total int64
 	for i, e := range entries {
-		if e.Kind == KindFile {
+		if e.Kind == KindFile && e.HardLink == "" {
 			files = append(files, i)
 			total += e.Size
 		}
@@ -210,7 +228,7 @@ func (b *build) files(ctx context.Context, entries []Entry) error {
 
 // file writes the file e and returns the bytes written.
 func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
-	if b.reuse != nil && b.reuse(e) && b.toT.link(b.oldT, e.Path) == nil {
+	if b.reuse != nil && b.reuse(e) && b.toT.link(b.oldT, e.Path, e.Path) == nil {
 		return e.Size, nil
 	}
 	src, err := b.src(e)
@@ -232,7 +250,7 @@ func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
 	if perm&^fs.ModePerm == 0 && uint32(perm)&createMask == 0 {
 		mode, chmod = uint32(perm), false
 	}
-	out, cloned, err := b.toT.create(e.Path, mode, in, clone && !src.Packed)
+	out, cloned, err := b.toT.create(e.Path, mode, in, clone && !src.Packed && e.Extents == nil)
 	if err != nil {
 		return 0, err
 	}
@@ -240,7 +258,7 @@ func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
 	if cloned {
 		n, chmod = e.Size, true
 	} else {
-		n, err = copyInto(out, in, src, clone)
+		n, err = restoreData(out, in, src, e, clone)
 	}
 	if err == nil {
 		err = b.toT.setMeta(out, e.Path, e, chmod)
@@ -258,8 +276,8 @@ func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
 // a file of its own first), then sets its metadata.
 func (b *build) hooked(ctx context.Context, e Entry, src objRef, in int) error {
 	from := b.fromT.path(src.Rel)
-	if src.Packed {
-		tmp, err := unpack(in, src, b.unpackDir)
+	if src.Packed || e.Extents != nil {
+		tmp, err := unpack(in, src, e, b.unpackDir)
 		if err != nil {
 			return err
 		}

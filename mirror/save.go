@@ -49,7 +49,7 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	if idx != nil && (idx.DiskID != diskID || idx.Snapshot == "") {
 		idx = nil
 	}
-	items, err := scan(root)
+	items, notKept, err := scanAll(root)
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
@@ -60,7 +60,7 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 		if err != nil {
 			return Result{}, err
 		}
-		return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, Took: time.Since(start)}, nil
+		return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
 	}
 	p, err := s.plan(root, curID, idx, items)
 	if err != nil {
@@ -72,10 +72,11 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
 	_ = s.writeIndex(indexOf(id, diskID, items))
+	res.NotKept = notKept
 	if err := s.prune(keepN); err != nil {
 		return res, fmt.Errorf("saved %s, but removing old snapshots failed: %w", id, err)
 	}
-	res.Took = time.Since(start)
+	res.NotKept, res.Took = notKept, time.Since(start)
 	return res, nil
 }
 
@@ -111,7 +112,7 @@ func (s *store) plan(root, curID string, idx *index, items []scanned) (*savePlan
 		return nil, err
 	}
 	for i := range p.entries {
-		if e := &p.entries[i]; e.Kind == KindFile && e.Obj == "" {
+		if e := &p.entries[i]; e.Kind == KindFile && e.Obj == "" && e.HardLink == "" {
 			p.toCopy = append(p.toCopy, e)
 		}
 	}
@@ -269,12 +270,11 @@ func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entr
 			return err
 		}
 		e := single[k-len(packs)]
-		n, err := copyObject(src, objs, e.Path, name, clone)
-		if err != nil {
+		if err := copyObject(src, objs, e, name, clone); err != nil {
 			return err
 		}
-		e.Obj, e.Size = id+"/"+name, n
-		m.add(n, 1)
+		e.Obj = id + "/" + name
+		m.add(e.Size, 1)
 		return nil
 	})
 	m.done()
@@ -288,27 +288,29 @@ func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entr
 	return copied, nil
 }
 
-// copyObject copies the file rel of the tree root into a new object name
-// in the folder objs (a clone where they share a file system that can),
-// fsyncing it when syncEachFile; it returns the bytes kept.
-func copyObject(root, objs *dirTree, rel, name string, clone bool) (int64, error) {
+// copyObject copies the file e of the tree root into a new object name in
+// the folder objs (a clone where they share a file system that can, unless
+// it is sparse: its holes are left out), fsyncing it when syncEachFile. It
+// sets e.Size (the bytes kept; a file growing under us is seen again next
+// save) and, for a sparse file, e.Extents.
+func copyObject(root, objs *dirTree, e *Entry, name string, clone bool) error {
+	rel := e.Path
 	in, err := root.openFile(rel)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer unix.Close(in)
-	out, cloned, err := objs.create(name, 0o600, in, clone)
+	out, cloned, err := objs.create(name, 0o600, in, clone && !e.sparse)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	var n int64
 	if cloned {
 		var st unix.Stat_t
 		if err = unix.Fstat(out, &st); err == nil {
-			n = st.Size
+			e.Size, e.Extents = st.Size, nil
 		}
 	} else {
-		n, err = kernelCopy(out, in, clone)
+		_, err = saveData(out, in, e, clone)
 	}
 	if err == nil && syncEachFile {
 		err = retryEINTR(func() error { return unix.Fsync(out) })
@@ -317,9 +319,9 @@ func copyObject(root, objs *dirTree, rel, name string, clone bool) (int64, error
 		err = cerr
 	}
 	if err != nil {
-		return n, noSpace(fmt.Errorf("copy %s to %s: %w", root.path(rel), objs.path(name), err))
+		return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(rel), objs.path(name), err))
 	}
-	return n, nil
+	return nil
 }
 
 // writeSnapshot writes manifest m and flushes it with its objects: on

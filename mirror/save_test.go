@@ -33,7 +33,7 @@ func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
 		{"nothing changed", x, items(".", "a", "a/b", "c"), []bool{true, true, true, true}, nil, 0},
 		{"last gone", x, items(".", "a", "a/b"), []bool{true, true, true}, []string{"c"}, 0},
 		{"folder gone, one added", x, items(".", "b", "c"), []bool{true, false, false}, []string{"a", "a/b"}, 2},
-		{"identity changed", x, []scanned{{".", id(1)}, {"a", id(9)}, {"a/b", id(3)}, {"c", id(4)}}, []bool{true, false, true, true}, nil, 1},
+		{"identity changed", x, []scanned{{rel: ".", id: id(1)}, {rel: "a", id: id(9)}, {rel: "a/b", id: id(3)}, {rel: "c", id: id(4)}}, []bool{true, false, true, true}, nil, 1},
 	}
 	for _, c := range cases {
 		d := diffIndex(c.x, c.items)

@@ -11,32 +11,73 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// skipAtRoot are names never saved: the marker, macOS volume bookkeeping
-// and ext4's lost+found (a zram disk has one from birth).
-var skipAtRoot = map[string]bool{
-	MarkerName: true, "lost+found": true, ".fseventsd": true, ".Spotlight-V100": true, ".Trashes": true,
-	".TemporaryItems": true, ".DocumentRevisions-V100": true,
+// scanned is one path found by scan, with the identity and the rest of
+// the metadata from its lstat.
+type scanned struct {
+	rel      string
+	id       ident
+	atime    unix.Timespec
+	mtime    unix.Timespec
+	uid, gid uint32
+	nlink    uint64
+	blocks   int64  // 512-byte blocks allocated
+	hardLink string // for a file with other links: the first of them, if not this one
 }
 
-// scanned is one path found by scan, with the identity from its lstat.
-type scanned struct {
-	rel string
-	id  ident
+func scannedOf(rel string, st *unix.Stat_t) scanned {
+	return scanned{rel: rel, id: identOf(st), atime: statAtime(st), mtime: statMtime(st),
+		uid: st.Uid, gid: st.Gid, nlink: uint64(st.Nlink), blocks: int64(st.Blocks)}
+}
+
+// NotKept names a path a save could not keep, or something of it a
+// restore could not set, and why.
+type NotKept struct {
+	Path string `json:"path"`
+	Why  string `json:"why"`
+}
+
+// isReserved reports whether name at the root of the folder held by fd
+// (lstat st) is not contents: the marker, or a folder the file system
+// itself made (reservedName).
+func isReserved(fd int, name string, st *unix.Stat_t) bool {
+	return name == MarkerName || reservedName(fd, name, st)
+}
+
+// reservedIn returns isReserved for the names at the root of dir.
+func reservedIn(dir string) func(name string) bool {
+	names := map[string]bool{MarkerName: true}
+	if fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+		all, _ := dirNames(fd)
+		for _, n := range all {
+			var st unix.Stat_t
+			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && isReserved(fd, n, &st) {
+				names[n] = true
+			}
+		}
+		unix.Close(fd)
+	}
+	return func(name string) bool { return names[name] }
 }
 
 // scan walks root and returns every entry (root first, then parents before
 // children, sorted by path), reading directories with a few goroutines.
 func scan(root string) ([]scanned, error) {
+	items, _, err := scanAll(root)
+	return items, err
+}
+
+// scanAll is scan that also names the sockets and device nodes it skipped.
+func scanAll(root string) ([]scanned, []NotKept, error) {
 	var st unix.Stat_t
 	if err := unix.Lstat(root, &st); err != nil {
-		return nil, fmt.Errorf("lstat %s: %w", root, err)
+		return nil, nil, fmt.Errorf("lstat %s: %w", root, err)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return nil, fmt.Errorf("%s is not a folder", root)
+		return nil, nil, fmt.Errorf("%s is not a folder", root)
 	}
-	byDir, err := readTree(root)
+	byDir, notKept, err := readTree(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Depth first, siblings sorted: exactly pathLess order.
 	n := 1
@@ -44,7 +85,7 @@ func scan(root string) ([]scanned, error) {
 		n += len(l)
 	}
 	out := make([]scanned, 0, n)
-	out = append(out, scanned{rel: ".", id: identOf(&st)})
+	out = append(out, scannedOf(".", &st))
 	var emit func(rel string)
 	emit = func(rel string) {
 		for _, c := range byDir[rel] {
@@ -55,24 +96,44 @@ func scan(root string) ([]scanned, error) {
 		}
 	}
 	emit(".")
-	return out, nil
+	linkGroups(out)
+	slices.SortFunc(notKept, func(a, b NotKept) int { return strings.Compare(a.Path, b.Path) })
+	return out, notKept, nil
+}
+
+// linkGroups marks every regular file with other links to its inode as a
+// hard link to the first of them in scan order.
+func linkGroups(items []scanned) {
+	first := map[uint64]string{}
+	for i := range items {
+		it := &items[i]
+		if it.nlink < 2 || it.id.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
+		}
+		if p, ok := first[it.id.Ino]; ok {
+			it.hardLink = p
+		} else {
+			first[it.id.Ino] = it.rel
+		}
+	}
 }
 
 // readTree lists every folder under root, a goroutine per folder with at
 // most 8 reading at once: the entries of each folder by its path, sorted.
-func readTree(root string) (map[string][]scanned, error) {
+func readTree(root string) (map[string][]scanned, []NotKept, error) {
 	var (
-		mu    sync.Mutex
-		byDir = map[string][]scanned{}
-		errs  []error
-		wg    sync.WaitGroup
-		sem   = make(chan struct{}, 8)
-		visit func(rel string)
+		mu      sync.Mutex
+		byDir   = map[string][]scanned{}
+		notKept []NotKept
+		errs    []error
+		wg      sync.WaitGroup
+		sem     = make(chan struct{}, 8)
+		visit   func(rel string)
 	)
 	visit = func(rel string) {
 		defer wg.Done()
 		sem <- struct{}{}
-		local, subdirs, err := readDir(filepath.Join(root, filepath.FromSlash(rel)), rel)
+		local, subdirs, skipped, err := readDir(filepath.Join(root, filepath.FromSlash(rel)), rel)
 		<-sem
 		if err != nil {
 			mu.Lock()
@@ -83,6 +144,7 @@ func readTree(root string) (map[string][]scanned, error) {
 		slices.SortFunc(local, func(a, b scanned) int { return strings.Compare(a.rel, b.rel) })
 		mu.Lock()
 		byDir[rel] = local
+		notKept = append(notKept, skipped...)
 		mu.Unlock()
 		for _, d := range subdirs {
 			wg.Add(1)
@@ -93,9 +155,9 @@ func readTree(root string) (map[string][]scanned, error) {
 	visit(".")
 	wg.Wait()
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(errs...)
 	}
-	return byDir, nil
+	return byDir, notKept, nil
 }
 
 // direntBufs are getdents buffers, reused: a scan reads thousands of folders.
@@ -103,22 +165,20 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 
 // readDir lists one folder and lstats its entries relative to the folder's
 // descriptor (no path walk per entry, no poller registration as os.Open
-// does), keeping files, folders and symlinks.
-func readDir(dir, rel string) (local []scanned, subdirs []string, err error) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+// does), keeping files, folders, symlinks and FIFOs; sockets and device
+// nodes are named in skipped.
+func readDir(dir, rel string) (local []scanned, subdirs []string, skipped []NotKept, err error) {
+	fd, err := openNoAtime(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
+		return nil, nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
 	}
 	defer unix.Close(fd)
 	names, err := dirNames(fd)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
+		return nil, nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
 	}
 	local = make([]scanned, 0, len(names))
 	for _, n := range names {
-		if rel == "." && skipAtRoot[n] {
-			continue
-		}
 		r := n
 		if rel != "." {
 			r = rel + "/" + n
@@ -128,18 +188,25 @@ func readDir(dir, rel string) (local []scanned, subdirs []string, err error) {
 			if errors.Is(err, unix.ENOENT) {
 				continue // deleted while we looked: not part of this save
 			}
-			return nil, nil, fmt.Errorf("lstat %s: %w", filepath.Join(dir, n), err)
+			return nil, nil, nil, fmt.Errorf("lstat %s: %w", filepath.Join(dir, n), err)
+		}
+		if rel == "." && isReserved(fd, n, &s) {
+			continue
 		}
 		switch s.Mode & unix.S_IFMT {
-		case unix.S_IFREG, unix.S_IFLNK:
+		case unix.S_IFREG, unix.S_IFLNK, unix.S_IFIFO:
 		case unix.S_IFDIR:
 			subdirs = append(subdirs, r)
+		case unix.S_IFSOCK:
+			skipped = append(skipped, NotKept{Path: r, Why: "a socket: only the process serving it can make it again"})
+			continue
 		default:
-			continue // sockets, fifos, devices are not contents
+			skipped = append(skipped, NotKept{Path: r, Why: "a device node: not contents"})
+			continue
 		}
-		local = append(local, scanned{rel: r, id: identOf(&s)})
+		local = append(local, scannedOf(r, &s))
 	}
-	return local, subdirs, nil
+	return local, subdirs, skipped, nil
 }
 
 // dirNames reads the names in the open folder fd (getdents).

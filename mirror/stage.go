@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,14 +147,46 @@ func (w *folderWrite) diskHash(e *Entry) (string, error) {
 		return "", err
 	}
 	defer unix.Close(fd)
-	if !ref.Packed {
+	if !ref.Packed && e.Extents == nil {
 		return hashFd(fd)
 	}
 	h := newHash()
-	if err := readAll(fd, ref.Off, ref.Size, h); err != nil {
+	if e.Extents == nil {
+		if err := readAll(fd, ref.Off, ref.Size, h); err != nil {
+			return "", err
+		}
+		return hexSum(h), nil
+	}
+	// A sparse file: its object holds the data ranges one after another;
+	// the holes between are zeros.
+	pos, from := int64(0), ref.Off
+	for _, x := range e.Extents {
+		if err := zeros(h, x.Off-pos); err != nil {
+			return "", err
+		}
+		if err := readAll(fd, from, x.Len, h); err != nil {
+			return "", err
+		}
+		pos, from = x.Off+x.Len, from+x.Len
+	}
+	if err := zeros(h, e.Size-pos); err != nil {
 		return "", err
 	}
 	return hexSum(h), nil
+}
+
+// zeros writes n zero bytes to w (a hole's contents).
+func zeros(w io.Writer, n int64) error {
+	if n < 0 {
+		return fmt.Errorf("extents overlap or pass the end: %w", errBadManifest)
+	}
+	var z [32 << 10]byte
+	for n > 0 {
+		k := min(n, int64(len(z)))
+		w.Write(z[:k])
+		n -= k
+	}
+	return nil
 }
 
 // makeBox makes the private staging folder beside the folder and the new

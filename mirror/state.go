@@ -60,7 +60,7 @@ func (k *Keeper) State(name string) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	b, err := readBounded(filepath.Join(dir, "state.json"), maxSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{}, fmt.Errorf("%s: %w", name, ErrNotKept)
 	}
@@ -73,7 +73,7 @@ func (k *Keeper) State(name string) (State, error) {
 	}
 	// The store is where the state was found, even if the data folder moved.
 	st.Backing = dir
-	if b, err := os.ReadFile(filepath.Join(dir, "last.json")); err == nil {
+	if b, err := readBounded(filepath.Join(dir, "last.json"), maxSmall); err == nil {
 		var l lastSave
 		if json.Unmarshal(b, &l) == nil {
 			st.LastSave, st.LastSnapshot = l.Time, l.Snapshot

@@ -37,14 +37,17 @@ type Snapshot struct {
 
 // Result says what a save or restore did.
 type Result struct {
-	Snapshot    string        `json:"snapshot"`          // the snapshot saved or restored
-	Unchanged   bool          `json:"unchanged"`         // nothing had changed: no new snapshot
-	Files       int           `json:"files"`             // regular files in the tree
-	Bytes       int64         `json:"bytes"`             // their total size
-	CopiedFiles int           `json:"copied_files"`      // files whose bytes were copied
-	CopiedBytes int64         `json:"copied_bytes"`      // bytes copied
-	Removed     int           `json:"removed,omitempty"` // paths gone since the previous save
-	Took        time.Duration `json:"took_ns"`
+	Snapshot    string `json:"snapshot"`          // the snapshot saved or restored
+	Unchanged   bool   `json:"unchanged"`         // nothing had changed: no new snapshot
+	Files       int    `json:"files"`             // regular files in the tree
+	Bytes       int64  `json:"bytes"`             // their total size
+	CopiedFiles int    `json:"copied_files"`      // files whose bytes were copied
+	CopiedBytes int64  `json:"copied_bytes"`      // bytes copied
+	Removed     int    `json:"removed,omitempty"` // paths gone since the previous save
+	// NotKept names what a save could not keep (sockets, device nodes)
+	// and what a restore could not set (an xattr the system refused).
+	NotKept []NotKept     `json:"not_kept,omitempty"`
+	Took    time.Duration `json:"took_ns"`
 	// Folder is what a Mirror disk's write-back did (conflicts, outside
 	// changes kept); nil when there was none.
 	Folder *WriteBack `json:"folder,omitempty"`
@@ -95,7 +98,7 @@ func (s *store) lock(ctx context.Context) (func(), error) {
 
 // current returns the current snapshot's ID, "" when nothing was saved.
 func (s *store) current() (string, error) {
-	b, err := os.ReadFile(s.path("current"))
+	b, err := readBounded(s.path("current"), maxSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -157,9 +160,9 @@ func (s *store) readFile(id string, hidden, entries bool) (*manifest, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("read snapshot %q: not a snapshot ID: %w", id, fs.ErrNotExist)
 	}
-	b, err := os.ReadFile(s.path("snapshots", id+".snap"))
+	b, err := readBounded(s.path("snapshots", id+".snap"), maxFile)
 	if hidden && errors.Is(err, fs.ErrNotExist) {
-		b, err = os.ReadFile(s.path("snapshots", id+".base"))
+		b, err = readBounded(s.path("snapshots", id+".base"), maxFile)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", id, err)

@@ -201,7 +201,7 @@ func (w *folderWrite) record(items []*planItem, dsides map[string]*side) (*syncR
 func asBuilt(it *planItem, st *unix.Stat_t) bool {
 	switch {
 	case it.From == fromDisk:
-		return st.Size == it.D.Size && tsNano(statMtime(st)) == it.D.MTime
+		return st.Size == it.D.Size && tsNano(statMtime(st)) == tsNano(it.D.MTime)
 	case it.F != nil:
 		return st.Size == it.F.e.st.Size && tsNano(statMtime(st)) == tsNano(statMtime(&it.F.e.st))
 	}

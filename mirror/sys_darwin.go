@@ -47,3 +47,17 @@ func kernelCopy(out, in int, _ bool) (int64, error) { return readWriteCopy(out, 
 
 // kernelRangeCopy is not offered here: EINVAL makes rangeCopy use pread.
 func kernelRangeCopy(out, in int, off, size int64) error { return unix.EINVAL }
+
+func statAtime(st *unix.Stat_t) unix.Timespec { return st.Atim }
+
+// macReserved are the folders macOS keeps at a volume's root for itself.
+var macReserved = map[string]bool{".fseventsd": true, ".Spotlight-V100": true, ".Trashes": true,
+	".TemporaryItems": true, ".DocumentRevisions-V100": true}
+
+// reservedName: on macOS the system's own folders at a volume's root.
+func reservedName(_ int, name string, st *unix.Stat_t) bool {
+	return macReserved[name] && st.Mode&unix.S_IFMT == unix.S_IFDIR
+}
+
+// oNoAtime: macOS has no O_NOATIME (its volumes mostly keep atimes lazily).
+const oNoAtime = 0

@@ -14,9 +14,19 @@ import (
 func statCtime(st *unix.Stat_t) unix.Timespec { return st.Ctim }
 func statMtime(st *unix.Stat_t) unix.Timespec { return st.Mtim }
 
-// xattrIsContent: on Linux only user.* attributes belong to the files;
-// security.*, trusted.* and system.* belong to the system.
-func xattrIsContent(name string) bool { return strings.HasPrefix(name, "user.") }
+// xattrIsContent: on Linux user.* attributes and POSIX ACLs belong to the
+// files, and as root security.* (SELinux labels, capabilities) and
+// trusted.* too: only root can read and set those. Other system.*
+// attributes are the kernel's.
+func xattrIsContent(name string) bool {
+	switch {
+	case strings.HasPrefix(name, "user."), name == "system.posix_acl_access", name == "system.posix_acl_default":
+		return true
+	case strings.HasPrefix(name, "security."), strings.HasPrefix(name, "trusted."):
+		return asRoot
+	}
+	return false
+}
 
 // flushTree makes everything written under dir durable: one syncfs for the
 // whole file system, far cheaper than an fsync per file.
@@ -95,3 +105,20 @@ func kernelRangeCopy(out, in int, off, size int64) error {
 	}
 	return nil
 }
+
+func statAtime(st *unix.Stat_t) unix.Timespec { return st.Atim }
+
+// reservedName: on Linux only the lost+found that mkfs.ext4 made (inode
+// 11 at the root of an ext4 file system, as on a zram disk) is the file
+// system's own; a lost+found the user made on tmpfs is contents.
+func reservedName(rootFd int, name string, st *unix.Stat_t) bool {
+	if name != "lost+found" || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != 11 {
+		return false
+	}
+	var fs unix.Statfs_t
+	return unix.Fstatfs(rootFd, &fs) == nil && fs.Type == unix.EXT4_SUPER_MAGIC
+}
+
+// oNoAtime keeps reads from moving access times: saves read the disk, and
+// the index scan after a restore reads the folders it just timed.
+const oNoAtime = unix.O_NOATIME

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"rambar/ramdisk"
@@ -157,16 +158,54 @@ func TestBuildNeverFollowsASymlinkItDidNotMake(t *testing.T) {
 	}
 	os.Symlink(outside, filepath.Join(dst, "a"))
 	os.Symlink(filepath.Join(outside, "y"), filepath.Join(dst, "y"))
-	err = buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
+	_, err = buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
 	if err == nil {
 		t.Fatal("the build went through a symlink it did not make")
 	}
 	outsideUntouched(t, outside)
 	// Without the folder, the file through the planted link is refused too.
 	os.Remove(filepath.Join(dst, "a"))
-	err = buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
+	_, err = buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
 	if err == nil || !strings.Contains(err.Error(), "y") {
 		t.Fatalf("build over a planted file link: %v", err)
 	}
 	outsideUntouched(t, outside)
+}
+
+// TestMarkerIsNotWrittenThroughASymlink: a symlink left in the marker's
+// place is not followed when the marker is written.
+func TestMarkerIsNotWrittenThroughASymlink(t *testing.T) {
+	f := newFixture(t)
+	f.k.Setup("M", Options{Mode: ramdisk.Keep})
+	v := f.create("M")
+	outside := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(outside, []byte("keep me\n"), 0o600)
+	os.Symlink(outside, filepath.Join(v.MountPoint, MarkerName))
+	if _, err := f.k.Load(f.ctx, v, nil); err == nil {
+		t.Error("Load wrote the marker through a symlink")
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "keep me\n" {
+		t.Errorf("the file the symlink names now holds %q", b)
+	}
+}
+
+// TestOversizedOrOddStoreFilesAreRefused: a manifest far too large (a
+// sparse 2 GiB file) is refused without being read, and a FIFO in place of
+// current does not hang the reader.
+func TestOversizedOrOddStoreFilesAreRefused(t *testing.T) {
+	f, s, m := craftedStore(t)
+	p := s.path("snapshots", m.ID+".snap")
+	if err := os.Truncate(p, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.k.Snapshots("Evil"); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("listing a store with a 2 GiB manifest: %v", err)
+	}
+	os.Remove(s.path("current"))
+	if err := syscall.Mkfifo(s.path("current"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.k.Snapshots("Evil"); err == nil {
+		t.Error("a FIFO as current was read")
+	}
 }

@@ -1,8 +1,12 @@
 package mirror
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
+	"syscall"
 )
 
 // A store is untrusted input: anyone able to write the data folder may
@@ -11,12 +15,37 @@ import (
 // and relative and in order, every object reference stays inside objects/,
 // and counts and sizes are bounded.
 const (
+	maxFile  = 1 << 30   // bytes of a manifest or the index (about 20 million paths)
+	maxSmall = 1 << 20   // bytes of current, state.json, last.json, the marker
 	maxPath  = 4096      // bytes of a path
 	maxName  = 255       // bytes of a path component or xattr name
 	maxValue = 64 << 20  // bytes of an xattr value
 	maxSize  = 1 << 50   // bytes of a file
 	maxCount = 100 << 20 // entries, removed paths, objects of one save
 )
+
+// readBounded reads the regular file path (not through a symlink at its
+// end), refusing one larger than max before reading it.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, max)
+	}
+	b := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return b[:n], nil
+}
 
 // validID reports whether id has newID's form: 20060102T150405.000000Z.
 func validID(id string) bool {
@@ -58,21 +87,24 @@ func checkEntry(e *Entry) error {
 		if e.Size < 0 || e.Size > maxSize {
 			return fmt.Errorf("%s: bad size %d", e.Path, e.Size)
 		}
-		if _, err := parseObj(e.Obj); err != nil {
-			return fmt.Errorf("%s: %w", e.Path, err)
+		if err := checkData(e); err != nil {
+			return err
 		}
-	case KindDir, KindSymlink:
-		if e.Obj != "" || e.Size != 0 {
-			return fmt.Errorf("%s: a folder or link with contents", e.Path)
+	case KindDir, KindSymlink, KindFIFO:
+		if e.Obj != "" || e.Size != 0 || e.HardLink != "" || e.Extents != nil {
+			return fmt.Errorf("%s: a folder, link or FIFO with contents", e.Path)
 		}
 	default:
 		return fmt.Errorf("%s: unknown kind %d", e.Path, e.Kind)
+	}
+	if e.MTime.Nsec < 0 || e.MTime.Nsec >= 1e9 || e.ATime.Nsec < 0 || e.ATime.Nsec >= 1e9 {
+		return fmt.Errorf("%s: bad time", e.Path)
 	}
 	if e.Kind == KindSymlink && (e.Link == "" || len(e.Link) > maxPath || strings.IndexByte(e.Link, 0) >= 0) {
 		return fmt.Errorf("%s: bad link target", e.Path)
 	}
 	if e.Kind != KindSymlink && e.Link != "" {
-		return fmt.Errorf("%s: a link target on a %s", e.Path, map[Kind]string{KindFile: "file", KindDir: "folder"}[e.Kind])
+		return fmt.Errorf("%s: a symlink target on something else", e.Path)
 	}
 	if e.Path == "." && e.Kind != KindDir {
 		return fmt.Errorf("the root is not a folder")
@@ -84,6 +116,31 @@ func checkEntry(e *Entry) error {
 		if k == "" || len(k) > maxName || strings.IndexByte(k, 0) >= 0 || len(v) > maxValue {
 			return fmt.Errorf("%s: bad extended attribute %q", e.Path, k)
 		}
+	}
+	return nil
+}
+
+// checkData checks where a file's bytes are: an object, or (a hard link)
+// another file; and that its extents are in order inside the file.
+func checkData(e *Entry) error {
+	if e.HardLink != "" {
+		if e.Obj != "" || e.Extents != nil || checkPath(e.HardLink) != nil || e.HardLink == "." {
+			return fmt.Errorf("%s: bad hard link %q", e.Path, e.HardLink)
+		}
+		return nil
+	}
+	if _, err := parseObj(e.Obj); err != nil {
+		return fmt.Errorf("%s: %w", e.Path, err)
+	}
+	if len(e.Extents) > maxCount {
+		return fmt.Errorf("%s: too many extents", e.Path)
+	}
+	end := int64(0)
+	for _, x := range e.Extents {
+		if x.Off < end || x.Len <= 0 || x.Len > e.Size || x.Off > e.Size-x.Len {
+			return fmt.Errorf("%s: bad extent %d+%d", e.Path, x.Off, x.Len)
+		}
+		end = x.Off + x.Len
 	}
 	return nil
 }
@@ -145,6 +202,7 @@ func checkTree(entries []Entry) error {
 		return fmt.Errorf("the tree has no root folder")
 	}
 	dirs := map[string]bool{".": true}
+	files := map[string]bool{} // files with data of their own
 	for i := 1; i < len(entries); i++ {
 		e := &entries[i]
 		parent := "."
@@ -154,8 +212,13 @@ func checkTree(entries []Entry) error {
 		if !dirs[parent] {
 			return fmt.Errorf("%q is not inside a folder of the tree", e.Path)
 		}
-		if e.Kind == KindDir {
+		switch {
+		case e.Kind == KindDir:
 			dirs[e.Path] = true
+		case e.Kind == KindFile && e.HardLink == "":
+			files[e.Path] = true
+		case e.Kind == KindFile && !files[e.HardLink]:
+			return fmt.Errorf("%q is a hard link to %q, not a file before it", e.Path, e.HardLink)
 		}
 	}
 	return nil

@@ -1,0 +1,36 @@
+//go:build linux
+
+package mirror
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestWalkBeneathRefusesSymlinks: the component-by-component open used
+// where openat2 is missing follows no symlink on the way or at the end.
+func TestWalkBeneathRefusesSymlinks(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	write(t, root, "d/f", "x")
+	write(t, outside, "f", "secret")
+	os.Symlink(outside, filepath.Join(root, "link"))
+	os.Symlink(filepath.Join(outside, "f"), filepath.Join(root, "d/lf"))
+	tree, err := openTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.close()
+	if fd, err := walkBeneath(tree.fd, "d/f", os.O_RDONLY, 0); err != nil {
+		t.Errorf("d/f: %v", err)
+	} else {
+		syscall.Close(fd)
+	}
+	for _, rel := range []string{"link/f", "d/lf"} {
+		if fd, err := walkBeneath(tree.fd, rel, os.O_RDONLY, 0); err == nil {
+			syscall.Close(fd)
+			t.Errorf("%s: opened through a symlink", rel)
+		}
+	}
+}

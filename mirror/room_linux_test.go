@@ -1,0 +1,119 @@
+//go:build linux
+
+package mirror
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rambar/ramdisk"
+)
+
+func TestNeedCountsWhatARestoreAllocates(t *testing.T) {
+	file := func(size int64) Entry { return Entry{Kind: KindFile, Size: size} }
+	cases := []struct {
+		name    string
+		entries []Entry
+		want    int64
+	}{
+		{"a folder", []Entry{{Kind: KindDir}}, 4096},
+		{"data rounded up to blocks", []Entry{{Kind: KindDir}, file(1), file(4097)}, 3*4096 + 4096 + 8192},
+		{"a sparse file: its extents", []Entry{{Kind: KindFile, Size: 1 << 30, Extents: []Extent{{Off: 0, Len: 10}, {Off: 1 << 20, Len: 4096}}}}, 4096 + 8192},
+		{"hard links once", []Entry{file(1 << 20), {Kind: KindFile, Size: 1 << 20, HardLink: "a"}, {Kind: KindFile, Size: 1 << 20, HardLink: "a"}}, 3*4096 + 1<<20},
+		{"symlinks and FIFOs: an entry each", []Entry{{Kind: KindSymlink, Link: "x"}, {Kind: KindFIFO}}, 2 * 4096},
+	}
+	for _, c := range cases {
+		if got := need(c.entries); got != c.want {
+			t.Errorf("%s: need %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRoomCheckCountsHolesAndLinksOnce: a tree of a 1 GiB sparse file of
+// 4 KiB and a 3 MiB file with three names restores into a 6 MiB disk;
+// and a forced restore over a disk holding a hard-linked file counts what
+// the disk holds once, refusing (before removing anything) a snapshot
+// that does not fit.
+func TestRoomCheckCountsHolesAndLinksOnce(t *testing.T) {
+	ctx := context.Background()
+	k := NewKeeper(t.TempDir())
+	k.IsMounted = func(string) bool { return true }
+	if _, err := k.Setup("Room", Options{Mode: ramdisk.Keep, Snapshots: 5}); err != nil {
+		t.Fatal(err)
+	}
+	v := ramdisk.Volume{Name: "Room", MountPoint: mountTmpfs(t, "64m")}
+	if _, err := k.Load(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(v.MountPoint, "sparse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte(strings.Repeat("d", 4096)), 100<<20)
+	f.Truncate(1 << 30)
+	f.Close()
+	write(t, v.MountPoint, "linked", strings.Repeat("l", 3<<20))
+	os.Link(filepath.Join(v.MountPoint, "linked"), filepath.Join(v.MountPoint, "two"))
+	os.Link(filepath.Join(v.MountPoint, "linked"), filepath.Join(v.MountPoint, "three"))
+	small, err := k.Save(ctx, v, SaveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	into := ramdisk.Volume{Name: "Room", MountPoint: mountTmpfs(t, "6m")}
+	if _, err := k.Restore(ctx, into, RestoreOptions{Snapshot: small.Snapshot}); err != nil {
+		t.Fatalf("restore of 1 GiB sparse + 3 MiB linked thrice into 6 MiB: %v", err)
+	}
+	// A snapshot of 9 MiB, forced over the 8 MiB disk holding the linked
+	// file (3 MiB, three names): 5 MiB free + 3 MiB held is too little.
+	for _, p := range []string{"sparse", "linked", "two", "three"} {
+		os.Remove(filepath.Join(v.MountPoint, p))
+	}
+	write(t, v.MountPoint, "big", strings.Repeat("b", 9<<20))
+	big, err := k.Save(ctx, v, SaveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := ramdisk.Volume{Name: "Room", MountPoint: mountTmpfs(t, "8m")}
+	write(t, full.MountPoint, "held", strings.Repeat("h", 3<<20))
+	os.Link(filepath.Join(full.MountPoint, "held"), filepath.Join(full.MountPoint, "held2"))
+	os.Link(filepath.Join(full.MountPoint, "held"), filepath.Join(full.MountPoint, "held3"))
+	_, err = k.Restore(ctx, full, RestoreOptions{Snapshot: big.Snapshot, Force: true})
+	if !errors.Is(err, ramdisk.ErrNoSpace) || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("forced restore of 9 MiB over an 8 MiB disk: %v, want ErrNoSpace before anything changed", err)
+	}
+	for _, p := range []string{"held", "held2", "held3"} {
+		if _, err := os.Stat(filepath.Join(full.MountPoint, p)); err != nil {
+			t.Errorf("the refused restore removed %s: %v", p, err)
+		}
+	}
+}
+
+// TestRefusedXattrIsNotedNotFatal restores a file with an xattr the file
+// system refuses (as macOS refuses com.apple.provenance): the restore goes
+// on, the file comes back with its other xattrs, and the refusal is named.
+func TestRefusedXattrIsNotedNotFatal(t *testing.T) {
+	src, dst := t.TempDir(), mountTmpfs(t, "8m")
+	write(t, src, "f", "data")
+	entries, err := treeEntries(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries[1].Xattr = map[string][]byte{"user.kept": []byte("k"), "system.rambar-refused": []byte("x")}
+	notes, err := buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
+	if err != nil {
+		t.Fatalf("a refused xattr failed the restore: %v", err)
+	}
+	if len(notes) != 1 || notes[0].Path != "f" || !strings.Contains(notes[0].Why, "system.rambar-refused") {
+		t.Errorf("notes %+v, want the refused xattr of f", notes)
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, "f")); err != nil || string(b) != "data" {
+		t.Errorf("f: %q %v", b, err)
+	}
+	if v, ok, _ := getXattr(filepath.Join(dst, "f"), "user.kept"); !ok || string(v) != "k" {
+		t.Errorf("user.kept = %q %v", v, ok)
+	}
+}
