@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"text/tabwriter"
 
 	"rambar/ramdisk"
@@ -40,6 +41,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 		}
 		return writeJSON(a.Stdout, out)
 	}
+	defer a.printStoppedReclaims()
 	if len(ds) == 0 {
 		fmt.Fprintln(a.Stdout, "No RAM disks mounted. Make one with: rambar create Scratch 4G")
 		return nil
@@ -70,11 +72,30 @@ func runList(ctx context.Context, a *App, in *input) error {
 			fmt.Fprintf(a.Stdout, "warning: %s is %.0f%% full\n", d.Name, 100*d.Usage.Fill())
 		}
 		if a.files().Incomplete(d.Volume) {
-			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, d.Name)
+			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, quoteName(d.Name))
 		}
 		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
 			fmt.Fprintf(a.Stdout, "tip: deleted files on %s still pin %s; rambar reclaim %s gives it back\n", d.Name, d.Usage.Pinned().Short(), d.Name)
 		}
 	}
 	return nil
+}
+
+// printStoppedReclaims announces reclaims that were stopped: their staging
+// copies hold a disk's contents until resumed.
+func (a *App) printStoppedReclaims() {
+	for _, l := range a.files().StoppedReclaims() {
+		fmt.Fprintf(a.Stdout, "warning: a reclaim of %s was stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it\n",
+			l.Name, l.Path, quoteName(l.Name))
+	}
+}
+
+// quoteName quotes a disk name for a command line when it needs it.
+func quoteName(name string) string {
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }

@@ -23,6 +23,8 @@ type createOpts struct {
 // createDisk makes a disk through disks.Service.Create, printing the plan
 // before the disk is made and what filling it brought, unless opts.Quiet.
 func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOpts) (ramdisk.Plan, ramdisk.Volume, error) {
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	s, err := a.serviceFor(req.Name, opts.Size)
 	if err != nil {
 		return ramdisk.Plan{}, ramdisk.Volume{}, err
@@ -39,9 +41,13 @@ func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOp
 		done()
 	}
 	if err != nil {
-		return c.Plan, ramdisk.Volume{}, createErr(err)
+		return c.Plan, ramdisk.Volume{}, interrupted(ctx, createErr(err))
 	}
-	if !opts.Quiet && c.Contents.Mode != ramdisk.Discard {
+	switch {
+	case opts.Quiet:
+	case c.Reclaimed != "":
+		fmt.Fprintf(a.Stdout, "Put back the contents of a reclaim of %s that was stopped (from %s), verified\n", c.Volume.Name, c.Reclaimed)
+	case c.Contents.Mode != ramdisk.Discard:
 		printLoaded(a, c)
 	}
 	return c.Plan, c.Volume, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"rambar/mirror"
 	"rambar/ramdisk"
@@ -37,6 +38,10 @@ type Created struct {
 	Contents mirror.State
 	// Loaded is what filling a kept or mirrored disk put on it.
 	Loaded mirror.Result
+	// Reclaimed, when set, is the staging copy of a reclaim that was stopped
+	// while the disk was gone: its contents were put back instead (they are
+	// newer than any save), verified, and the copy removed.
+	Reclaimed string
 }
 
 // Create is the one place a RAM disk is made, for `create`, `up`, `preset
@@ -72,7 +77,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		c.Plan, err = ramdisk.PlanInput(r.Input, f)
 	}
 	if err != nil {
-		return Created{}, err
+		return Created{}, s.existsHint(err, r.Name, f.Mounted)
 	}
 	if r.Planned != nil {
 		r.Planned(c.Plan)
@@ -82,14 +87,28 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		contents = mirror.OptionsFromPreset(*r.Preset)
 	}
 	contents.MountPoint = c.Plan.MountPoint // a mirror folder inside the disk is refused
-	undo, err := s.setupContents(r.Name, contents)
+	if staging, rec := s.stoppedWhileGone(r.Name); staging != "" {
+		// Its contents wait from a reclaim that was stopped: they go back.
+		if _, err := s.setupContents(r.Name, contents); err != nil {
+			return c, err
+		}
+		return s.finishFromStaging(ctx, c, staging, rec, r.Progress)
+	}
+	return s.makeAndFill(ctx, c, contents, r.Progress)
+}
+
+// makeAndFill has the engine make the planned disk and fills a kept or
+// mirrored one, noting it incomplete until the fill has finished.
+func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Options, progress ramdisk.ProgressFunc) (Created, error) {
+	name := c.Plan.Name
+	undo, err := s.setupContents(name, contents)
 	if err != nil {
 		return c, err
 	}
 	kept := contents.Mode != ramdisk.Discard
 	if kept {
 		// From here until the load has finished, the disk is incomplete.
-		if err := s.markRestoring(r.Name, c.Plan.MountPoint); err != nil {
+		if err := s.markRestoring(name, c.Plan.MountPoint); err != nil {
 			undo()
 			return c, err
 		}
@@ -97,23 +116,37 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
 		undo()
 		if kept {
-			s.restored(r.Name)
+			s.restored(name)
 		}
-		return c, fmt.Errorf("create %s: %w", r.Name, err)
+		return c, fmt.Errorf("create %s: %w", name, err)
 	}
 	if !kept {
 		return c, nil
 	}
 	if c.Volume.MountPoint != c.Plan.MountPoint {
-		if err := s.markRestoring(r.Name, c.Volume.MountPoint); err != nil {
+		if err := s.markRestoring(name, c.Volume.MountPoint); err != nil {
 			return c, err
 		}
 	}
-	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, r.Progress); err != nil {
+	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, progress); err != nil {
 		return c, err
 	}
-	s.restored(r.Name)
+	s.restored(name)
 	return c, nil
+}
+
+// existsHint adds to "already mounted" the way on when that disk's restore
+// did not finish: eject it with force (its saved copy is kept), then create.
+func (s *Service) existsHint(err error, name string, mounted []ramdisk.Volume) error {
+	if !errors.Is(err, ramdisk.ErrExists) {
+		return err
+	}
+	for _, v := range mounted {
+		if strings.EqualFold(v.Name, name) && s.Incomplete(v) {
+			return fmt.Errorf("%w; its restore did not finish: 'rambar eject %s --force' drops it (the saved copy is kept), then create it again", err, v.Name)
+		}
+	}
+	return err
 }
 
 // ErrContents marks a contents option the keeper refused (a relative or
@@ -155,7 +188,8 @@ func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.P
 	}
 	r, err := k.Load(ctx, v, mirrorProgress(v.Name, progress))
 	if err != nil {
-		if ejErr := s.Engine.Eject(ctx, v, false); ejErr != nil {
+		// Even when ctx was cancelled (Ctrl-C): the half-filled disk goes.
+		if ejErr := s.Engine.Eject(context.WithoutCancel(ctx), v, false); ejErr != nil {
 			return mirror.State{}, r, fmt.Errorf("create %s: loading contents failed: %w (and ejecting it again failed: %v)", v.Name, err, ejErr)
 		}
 		s.restored(v.Name) // the partial disk is gone
@@ -219,9 +253,11 @@ type UpResult struct {
 }
 
 // Up mounts every auto-mount preset whose disk is not mounted, one after the
-// other, each through MountPreset. One failure does not stop the others. The
-// error is only for settings that cannot be read; per-preset failures are in
-// the results. `rambar up` and the menu at login run it.
+// other, each through MountPreset; a disk mounted with its restore
+// incomplete is a failure, saying how to go on. One failure does not stop
+// the others. The error is only for settings that cannot be read;
+// per-preset failures are in the results. `rambar up` and the menu at login
+// run it.
 func (s *Service) Up(ctx context.Context, progress ramdisk.ProgressFunc) ([]UpResult, error) {
 	st, err := s.Store()
 	if err != nil {
@@ -239,7 +275,7 @@ func (s *Service) Up(ctx context.Context, progress ramdisk.ProgressFunc) ([]UpRe
 		switch {
 		case r.Err == nil:
 			r.Outcome = UpMounted
-		case errors.Is(r.Err, ramdisk.ErrExists) && r.Volume.Name != "":
+		case errors.Is(r.Err, ramdisk.ErrExists) && r.Volume.Name != "" && !s.Incomplete(r.Volume):
 			r.Outcome, r.Err = UpSkipped, nil
 		default:
 			r.Outcome = UpFailed

@@ -90,14 +90,24 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 	return err == nil
 }
 
+// Notices are the reclaims that were stopped, for the menu.
+func (m *Menu) Notices() []string {
+	var out []string
+	for _, l := range m.S.StoppedReclaims() {
+		out = append(out, "A reclaim of "+l.Name+" was stopped: its contents are safe in "+l.Path+
+			"; run: rambar reclaim \""+l.Name+"\" --resume")
+	}
+	return out
+}
+
 // Incomplete reports whether the disk's restore did not finish.
 func (m *Menu) Incomplete(v ramdisk.Volume) bool { return m.S.Incomplete(v) }
 
 // Unsaved is the menu's "•" mark: only kept and mirrored disks have one.
 // The answer is reused for a while (dirtyEvery) unless the disk was saved.
 func (m *Menu) Unsaved(v ramdisk.Volume) bool {
-	if !m.Kept(v) {
-		return false
+	if !m.Kept(v) || m.S.Incomplete(v) {
+		return false // an incomplete disk is not saved: the menu says so instead
 	}
 	m.mu.Lock()
 	d, ok := m.dirty[v.Name]

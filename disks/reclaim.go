@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
-// ErrNotWorthwhile: a reclaim refused because little memory is pinned;
+// ErrNotWorthwhile marks a reclaim refused because little memory is pinned;
 // ReclaimOptions.Force overrides.
 var ErrNotWorthwhile = errors.New("reclaim not worthwhile")
 
@@ -53,7 +54,17 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 	if err != nil {
 		return mirror.ReclaimResult{}, err
 	}
-	return k.Reclaim(ctx, s.Engine, v, plan, mirrorProgress(v.Name, o.Progress))
+	rec := reclaimRecord{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, MountPoint: plan.MountPoint,
+		Dev: devOf(v.MountPoint), Marker: readMarker(v.MountPoint), Step: stepOut}
+	if err := s.writeReclaimRecord(rec); err != nil {
+		return mirror.ReclaimResult{}, err
+	}
+	res, err := k.Reclaim(ctx, recordingEngine{s.Engine, s, rec}, v, plan, mirrorProgress(v.Name, o.Progress))
+	var stopped *mirror.ReclaimError
+	if !errors.As(err, &stopped) {
+		os.Remove(s.reclaimPath(v.Name)) // done, or nothing changed
+	}
+	return res, err
 }
 
 // replan plans the same disk again (name, size, file system, hidden) as if

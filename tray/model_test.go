@@ -316,9 +316,19 @@ func TestIncompleteRestoreIsShown(t *testing.T) {
 	d.Incomplete, d.Kept = true, true
 	got := text(buildMenu(menuState{Disks: []diskState{d}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(),
 		Features: featureSet{SaveNow: true}}))
-	for _, want := range []string{"Work (restore incomplete): ", "  ⚠ Restore incomplete: its saved state is kept, not saved over (off)\n"} {
+	for _, want := range []string{"Work (restore incomplete): ", "  ⚠ Restore incomplete: its saved state is kept, not saved over (off)\n",
+		"  Eject Without Saving (the saved copy is kept)\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("menu lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+func TestNoticesAreWarnings(t *testing.T) {
+	n := "A reclaim of Work was stopped: its contents are safe in /data/reclaim/Work-20261201T080000Z; run: rambar reclaim \"Work\" --resume"
+	m := buildMenu(menuState{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(), Notices: []string{n}})
+	it, ok := m.Find("warn/notice/0")
+	if !ok || it.Title != "⚠ A reclaim of Work was stopped" || it.action.Text != n || m.Icon != IconWarning {
+		t.Errorf("notice item %+v (found %v), icon %v", it, ok, m.Icon)
 	}
 }

@@ -1,0 +1,17 @@
+package mirror
+
+import "context"
+
+// CopyTree copies the tree at src into the existing folder dst the way
+// Reclaim copies a disk back: files, folders and symbolic links with their
+// modes, times and extended attributes, the room checked first. It is for
+// finishing a reclaim that was stopped (disks.Service.ResumeReclaim).
+func CopyTree(ctx context.Context, src, dst string, progress ProgressFunc, copyFile CopyFunc) error {
+	entries, err := treeEntries(src)
+	if err != nil {
+		return err
+	}
+	_, err = buildTree(ctx, entries, dst, build{from: src, src: samePath, progress: phase(progress, "copying back"),
+		checkSpace: true, copyFile: copyFile})
+	return err
+}
