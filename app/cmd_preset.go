@@ -432,10 +432,7 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset) error
 	if err != nil {
 		return nil
 	}
-	rules := mirror.FolderRules{Data: k.Data, Home: k.Home, Create: true}
-	if k.RAMDisks != nil {
-		rules.RAMDisks = k.RAMDisks()
-	}
+	rules := k.Rules(true)
 	if err := mirror.CheckFolder(p.MirrorPath, rules); err != nil {
 		return usagef("preset %s: %v", p.Name, err)
 	}

@@ -16,6 +16,9 @@ var ErrBadFolder = errors.New("cannot be mirrored")
 type FolderRules struct {
 	// Data is RAMBar's data folder; Home the user's home.
 	Data, Home string
+	// Homes are more homes held as a whole to refuse (under sudo: the
+	// invoking user's, besides root's).
+	Homes []string
 	// RAMDisks are the mount points of RAM disks, mounted or about to be
 	// (the disk being made included).
 	RAMDisks []string
@@ -77,8 +80,10 @@ func CheckFolder(path string, r FolderRules) error {
 	if r.Data != "" && within(clean, r.Data) {
 		return bad("it is inside RAMBar's data folder %s", r.Data)
 	}
-	if r.Home != "" && within(filepath.Clean(r.Home), clean) {
-		return bad("it holds the home folder %s as a whole; mirror a folder inside it", r.Home)
+	for _, h := range append([]string{r.Home}, r.Homes...) {
+		if h != "" && within(filepath.Clean(h), clean) {
+			return bad("it holds the home folder %s as a whole; mirror a folder inside it", h)
+		}
 	}
 	for _, d := range r.RAMDisks {
 		if d != "" && within(clean, d) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"strconv"
 	"time"
 
@@ -16,9 +17,13 @@ import (
 // would cut its folder down. It is an ErrRefused.
 var ErrIncomplete = fmt.Errorf("%w: its load did not finish", ErrRefused)
 
+// Rules are the rules a mirror folder is checked against now (create: a
+// missing folder passes).
+func (k *Keeper) Rules(create bool) FolderRules { return k.folderRules(create, "") }
+
 // folderRules are the rules a mirror folder is checked against now.
 func (k *Keeper) folderRules(create bool, mountPoint string) FolderRules {
-	r := FolderRules{Data: k.Data, Home: k.Home, Create: create}
+	r := FolderRules{Data: k.Data, Home: k.Home, Homes: sudoHome(), Create: create}
 	if k.RAMDisks != nil {
 		r.RAMDisks = k.RAMDisks()
 	}
@@ -176,4 +181,16 @@ func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id string, r
 func (k *Keeper) behind(st State, cur string) bool {
 	h, ok := readSyncHead(st.Backing)
 	return !ok || !h.Complete || h.Snapshot != cur || h.DiskID != st.ID || h.Folder != st.MirrorPath
+}
+
+// sudoHome is the invoking user's home under sudo (HOME is root's there).
+func sudoHome() []string {
+	name := os.Getenv("SUDO_USER")
+	if name == "" || os.Geteuid() != 0 {
+		return nil
+	}
+	if u, err := user.Lookup(name); err == nil && u.HomeDir != "" {
+		return []string{u.HomeDir}
+	}
+	return nil
 }

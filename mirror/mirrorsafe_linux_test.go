@@ -295,6 +295,11 @@ func TestMirrorRefusesFolders(t *testing.T) {
 			t.Errorf("%s: %v is not ErrBadFolder", c.path, err)
 		}
 	}
+	// Under sudo, the invoking user's home too (daemon's is /usr/sbin).
+	t.Setenv("SUDO_USER", "daemon")
+	if _, err := k.Setup("Bad", Options{Mode: ramdisk.Mirror, MirrorPath: "/usr"}); err == nil || !strings.Contains(err.Error(), "home folder /usr/sbin") {
+		t.Errorf("the sudo user's home as a whole: %v", err)
+	}
 	absent(t, filepath.Join(base, "missing"))
 	if _, err := k.State("Bad"); !errors.Is(err, ErrNotKept) {
 		t.Errorf("a refused folder left a state: %v", err)
