@@ -43,17 +43,9 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFu
 		if _, err := os.Stat(st.MirrorPath); errors.Is(err, fs.ErrNotExist) {
 			return Result{Unchanged: true}, nil
 		}
-		items, err := scan(st.MirrorPath)
+		entries, skipped, err := treeEntriesAll(st.MirrorPath)
 		if err != nil {
 			return Result{}, fmt.Errorf("load %s: %w", st.MirrorPath, err)
-		}
-		entries := make([]Entry, 0, len(items))
-		for _, it := range items {
-			e, err := entryOf(st.MirrorPath, it)
-			if err != nil {
-				return Result{}, fmt.Errorf("load %s: %w", st.MirrorPath, err)
-			}
-			entries = append(entries, e)
 		}
 		notes, err := restoreTree(ctx, entries, st.MirrorPath, samePath, v.MountPoint, progress, k.CopyFile)
 		if err != nil {
@@ -64,7 +56,7 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFu
 		if res, err = k.store(st).save(ctx, v.MountPoint, st.ID, st.Snapshots, nil); err != nil {
 			return res, err
 		}
-		res.NotKept = append(notes, res.NotKept...)
+		res.NotKept = append(append(skipped, notes...), res.NotKept...)
 	}
 	return res, k.noteSave(st, res.Snapshot)
 }
