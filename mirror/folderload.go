@@ -26,6 +26,7 @@ type folderLoad struct {
 	meter        *meter
 	sides        map[string]*side
 	taken        map[string]bool // names the disk's root holds already (its marker, a zram disk's lost+found)
+	notKept      []NotKept       // what cannot be loaded (sockets, devices)
 	files        int
 	bytes        int64
 }
@@ -87,6 +88,10 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 		if !l.loads(e) {
 			return nil
 		}
+		if why := unloadable(e); why != "" {
+			l.notKept = append(l.notKept, NotKept{Path: e.rel, Why: why})
+			return nil
+		}
 		dir, _ := splitRel(e.rel)
 		for stack[len(stack)-1].rel != dir {
 			if len(stack) == 1 {
@@ -145,17 +150,38 @@ func (l *folderLoad) room(src int) (need int64, files int, err error) {
 	return need, files, nil
 }
 
-// loads says whether e goes onto the disk.
+// loads says whether e goes onto the disk: not a name the disk's root
+// holds already.
 func (l *folderLoad) loads(e *fsEntry) bool {
-	if e.rel != "." && !e.isReg() && !e.isDir() && !e.isLink() {
-		return false
-	}
 	first, _, _ := strings.Cut(e.rel, "/")
 	return first != MarkerName && !l.taken[first]
 }
 
+// unloadable says why e cannot be put on a disk ("" when it can). They stay
+// in the folder: the write-back keeps them.
+func unloadable(e *fsEntry) string {
+	switch e.st.Mode & unix.S_IFMT {
+	case unix.S_IFSOCK:
+		return "a socket: only the process serving it can make it again"
+	case unix.S_IFCHR, unix.S_IFBLK:
+		return "a device node: not contents"
+	}
+	return ""
+}
+
 func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e *fsEntry) error {
 	mode := uint32(e.st.Mode) & 0o7777
+	if e.st.Mode&unix.S_IFMT == unix.S_IFIFO {
+		if err := mkfifoIn(top, name); err != nil {
+			l.notKept = append(l.notKept, NotKept{Path: e.rel, Why: fmt.Sprintf("a FIFO: %v", err)})
+			return nil
+		}
+		unix.Fchmodat(top, name, mode, 0)
+		l.owner(top, name, e)
+		setTimesAt(top, name, &e.st)
+		l.sides[e.rel] = &side{Kind: KindFIFO, Mode: mode}
+		return nil
+	}
 	if e.isLink() {
 		if err := unix.Symlinkat(e.link, top, name); err != nil {
 			return noSpace(fmt.Errorf("symlink %s on the disk: %w", e.rel, err))

@@ -107,6 +107,7 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 		return res, fmt.Errorf("load %s: %w", st.MirrorPath, err)
 	}
 	res.Files, res.Bytes = l.files, l.bytes
+	res.NotKept = append(l.notKept, res.NotKept...)
 	return res, nil
 }
 
