@@ -16,10 +16,10 @@ var (
 		"not starting with '.', up to 255 bytes"}
 	sizeArg = arg{Name: "SIZE", Doc: "512M, 4G, 4GiB, 1.5G, 4096MiB, or 25% (of physical memory); " +
 		"a bare number is MiB; units are binary"}
-	fsFlag     = flagString("fs", "FS", "file system: "+fileSystemsHere())
-	hiddenFlag = flagBool("hidden", "hide it from Finder's sidebar (macOS)")
-	mirrorFlag = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
-	mkdirFlag  = flagBool("mkdir", "with --mirror: the folder is new (it is made at the first save); without it a missing folder is refused")
+	fsFlag           = flagString("fs", "FS", "file system: "+fileSystemsHere())
+	hiddenFlag       = flagBool("hidden", "hide it from Finder's sidebar (macOS)")
+	mirrorFlag       = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
+	createFolderFlag = flagBool("create-folder", "with --mirror: make the folder if it does not exist (else a missing folder is refused)")
 )
 
 // fileSystemsHere names the file systems this OS's engine makes, for help;
@@ -27,7 +27,7 @@ var (
 func fileSystemsHere() string {
 	switch runtime.GOOS {
 	case "darwin":
-		return "apfs (the default), apfs-case, hfs+, hfs+-case, or tmpfs (needs administrator rights)"
+		return "apfs (the default), apfs-case, hfs+, hfs+-case, jhfs+ (journaled), or tmpfs (needs administrator rights)"
 	case "linux":
 		return "tmpfs (the default), or zram (compressed, where the kernel has it)"
 	}
@@ -42,7 +42,7 @@ func init() {
 		Flags: []flagSpec{
 			fsFlag, hiddenFlag,
 			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
-			mirrorFlag, mkdirFlag,
+			mirrorFlag, createFolderFlag,
 			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5)"),
 			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror"),
 			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
@@ -61,11 +61,12 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	if contents.Mode == ramdisk.Mirror {
-		if err := checkMirrorFolder(contents.MirrorPath, *in.Bool("mkdir")); err != nil {
+		if err := checkMirrorFolder(contents.MirrorPath, *in.Bool("create-folder")); err != nil {
 			return err
 		}
-	} else if in.Set("mkdir") {
-		return usagef("--mkdir goes with --mirror FOLDER")
+		contents.CreateFolder = *in.Bool("create-folder")
+	} else if in.Set("create-folder") {
+		return usagef("--create-folder goes with --mirror FOLDER")
 	}
 	if *compress && contents.Mode == ramdisk.Discard {
 		return usagef("--compress needs --keep or --mirror: it applies to restored contents")

@@ -51,7 +51,7 @@ func runEject(ctx context.Context, a *App, in *input) error {
 	var errs []error
 	for _, v := range vs {
 		if err := a.eject(ctx, svc, v, disks.EjectOptions{Force: *force, NoSave: *noSave}); err != nil {
-			errs = append(errs, fmt.Errorf("eject %s: %w", v.Name, err))
+			errs = append(errs, contentsErr(fmt.Errorf("eject %s: %w", v.Name, err)))
 			continue
 		}
 		fmt.Fprintf(a.Stdout, "Ejected %s\n", v.Name)
@@ -70,6 +70,9 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 	done()
 	if ej.NotSaved != nil {
 		fmt.Fprintf(a.Stderr, "rambar: %s: not saved before eject: %v\n", v.Name, ej.NotSaved)
+	}
+	if ej.KeptIn != "" && err == nil {
+		fmt.Fprintf(a.Stderr, "rambar: %s: ejected anyway (--force); its last saved state is %s\n", v.Name, ej.KeptIn)
 	}
 	if ej.Saved != nil {
 		fmt.Fprintln(a.Stdout, describeSave(v.Name, *ej.Saved))

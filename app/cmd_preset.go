@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -97,7 +100,18 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	phys := a.physical(ctx)
-	if _, err := st.Update(phys, func(s *ramdisk.Settings) error { return asUsage(s.AddPreset(p, phys)) }); err != nil {
+	if err := a.checkPresetMirror(p, nil); err != nil {
+		return err
+	}
+	if _, err := st.Update(phys, func(s *ramdisk.Settings) error {
+		if err := a.checkPresetMirror(p, s.Presets); err != nil {
+			return err
+		}
+		return asUsage(s.AddPreset(p, phys))
+	}); err != nil {
+		return err
+	}
+	if err := makeMirrorFolder(in, p); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Added preset %s: %s\n", p.Name, describePreset(p))
@@ -145,9 +159,17 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 	var got ramdisk.Preset
 	if _, err := st.Update(phys, func(s *ramdisk.Settings) error {
 		var err error
-		got, err = s.EditPreset(pos[0], c, phys)
-		return asUsage(err)
+		if got, err = s.EditPreset(pos[0], c, phys); err != nil {
+			return asUsage(err)
+		}
+		if c.MirrorPath != nil {
+			return a.checkPresetMirror(got, s.Presets)
+		}
+		return nil
 	}); err != nil {
+		return err
+	}
+	if err := makeMirrorFolder(in, got); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Changed preset %s: %s\n", got.Name, describePreset(got))
@@ -297,4 +319,55 @@ func (a *App) MountPreset(ctx context.Context, name string) (ramdisk.Plan, ramdi
 		return c.Plan, c.Volume, createErr(err)
 	}
 	return c.Plan, c.Volume, nil
+}
+
+// checkPresetMirror refuses a Mirror preset whose folder cannot be mirrored
+// (mirror.CheckFolder; a missing folder passes, it is refused when the
+// preset is mounted), that another preset mirrors too (the same folder, or
+// one inside the other), or that a mounted disk mirrors now.
+func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset) error {
+	if p.Contents != ramdisk.Mirror {
+		return nil
+	}
+	svc, err := a.service()
+	if err != nil {
+		return nil // no engine: the checks run when the preset is mounted
+	}
+	k, err := svc.Keeper()
+	if err != nil {
+		return nil
+	}
+	rules := k.Rules(true)
+	if err := mirror.CheckFolder(p.MirrorPath, rules); err != nil {
+		return usagef("preset %s: %v", p.Name, err)
+	}
+	for _, o := range others {
+		if o.Name != p.Name && o.Contents == ramdisk.Mirror && foldersOverlap(o.MirrorPath, p.MirrorPath) {
+			return refusedError{fmt.Errorf("%w: preset %s: %s is mirrored by preset %s (%s); one folder, one disk",
+				mirror.ErrClaimed, p.Name, p.MirrorPath, o.Name, o.MirrorPath)}
+		}
+	}
+	if err := k.CheckClaim(p.Name, p.MirrorPath); err != nil {
+		return refusedError{fmt.Errorf("preset %s: %w", p.Name, err)}
+	}
+	return nil
+}
+
+// foldersOverlap: the same folder, or one inside the other.
+func foldersOverlap(a, b string) bool {
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+// makeMirrorFolder makes a Mirror preset's missing folder when
+// --create-folder asks for it, so the preset mounts (a mount refuses a
+// missing folder); the folder's rules were checked already.
+func makeMirrorFolder(in *input, p ramdisk.Preset) error {
+	if !*in.Bool("create-folder") || p.Contents != ramdisk.Mirror {
+		return nil
+	}
+	if err := os.MkdirAll(p.MirrorPath, 0o755); err != nil {
+		return fmt.Errorf("preset %s: make %s: %w", p.Name, p.MirrorPath, err)
+	}
+	return nil
 }

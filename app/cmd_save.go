@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"rambar/disks"
 	"rambar/mirror"
@@ -144,7 +145,47 @@ func describeSave(name string, r mirror.Result) string {
 	if r.Unchanged {
 		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot)
 	}
-	return fmt.Sprintf("Saved %s as %s: %s (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
+	s := fmt.Sprintf("Saved %s as %s: %s (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
 		ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
 		ramdisk.ShortDuration(r.Took))
+	return s + describeNotKept(r.NotKept) + describeWriteBack(r.Folder)
+}
+
+// describeNotKept names what a save could not keep (sockets, device nodes):
+// nothing is dropped silently.
+func describeNotKept(nk []mirror.NotKept) string {
+	var b strings.Builder
+	for _, n := range nk {
+		b.WriteString("\n  not kept: " + n.Path + " (" + n.Why + ")")
+	}
+	return b.String()
+}
+
+// describeWriteBack lists what a Mirror write-back kept of the folder's own
+// changes: one line per conflict, per path deleted outside, per metadata
+// not kept.
+func describeWriteBack(wb *mirror.WriteBack) string {
+	if wb == nil {
+		return ""
+	}
+	var b strings.Builder
+	if n := len(wb.Conflicts); n > 0 {
+		fmt.Fprintf(&b, "\n%s in %s (both versions kept):", ramdisk.Plural(n, "conflict"), wb.Folder)
+		for _, c := range wb.Conflicts {
+			b.WriteString("\n  " + c.String())
+		}
+	}
+	if wb.KeptOutside > 0 {
+		fmt.Fprintf(&b, "\nKept %s made in %s outside RAMBar", ramdisk.Plural(wb.KeptOutside, "change"), wb.Folder)
+	}
+	for _, p := range wb.DeletedOutside {
+		b.WriteString("\n  deleted in the folder, kept deleted (the disk still has it): " + p)
+	}
+	for _, p := range wb.NotKept {
+		b.WriteString("\n  not kept: " + p)
+	}
+	for _, p := range wb.Leftovers {
+		b.WriteString("\n  left by an interrupted write-back (check it, then remove it): " + p)
+	}
+	return b.String()
 }

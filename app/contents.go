@@ -12,15 +12,15 @@ import (
 )
 
 // checkMirrorFolder refuses a --mirror folder that does not exist, unless
-// mkdir says it is new (it is then made at the first save): a mistyped path
+// create says to make it (--create-folder): a mistyped path
 // would otherwise become an empty disk and a new folder.
-func checkMirrorFolder(abs string, mkdir bool) error {
+func checkMirrorFolder(abs string, create bool) error {
 	fi, err := os.Stat(abs)
 	switch {
 	case err == nil && !fi.IsDir():
 		return usagef("--mirror %s: not a folder", abs)
-	case errors.Is(err, fs.ErrNotExist) && !mkdir:
-		return usagef("--mirror %s: no such folder; give --mkdir to start a new one there", abs)
+	case errors.Is(err, fs.ErrNotExist) && !create:
+		return usagef("--mirror %s: no such folder; give --create-folder to start a new one there", abs)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return usagef("--mirror %s: %v", abs, err)
 	}

@@ -64,6 +64,9 @@ func (a *App) serviceFor(name, size string) (*disks.Service, error) {
 
 // createErr maps a create's errors onto the CLI's exit codes.
 func createErr(err error) error {
+	if errors.Is(err, mirror.ErrClaimed) {
+		return refusedError{err}
+	}
 	if errors.Is(err, disks.ErrContents) {
 		return usagef("%v", err)
 	}

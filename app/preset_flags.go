@@ -14,7 +14,7 @@ type presetFlags struct {
 	fs, mirror, saveEvery string
 	hidden, noHidden      bool
 	auto, noAuto          bool
-	keep, discard, mkdir  bool
+	keep, discard, create bool
 	snapshots             int
 	set                   map[string]bool
 }
@@ -25,7 +25,7 @@ func presetFlagSpecs(edit bool) []flagSpec {
 		fsFlag, hiddenFlag,
 		flagBool("auto-mount", "mount at login ('rambar up')"),
 		flagBool("keep", "save the contents and restore them when the disk is made"),
-		mirrorFlag, mkdirFlag,
+		mirrorFlag, createFolderFlag,
 		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off)"),
 		flagInt("snapshots", "K", 0, "how many past saves to keep"),
 	}
@@ -44,7 +44,7 @@ func presetFlagSpecs(edit bool) []flagSpec {
 func newPresetFlags(in *input) (*presetFlags, error) {
 	p := &presetFlags{set: in.set, fs: *in.String("fs"), mirror: *in.String("mirror"), saveEvery: *in.String("save-every"),
 		hidden: *in.Bool("hidden"), auto: *in.Bool("auto-mount"), keep: *in.Bool("keep"), snapshots: *in.Int("snapshots"),
-		mkdir: *in.Bool("mkdir")}
+		create: *in.Bool("create-folder")}
 	if _, edit := in.cmd.flag("discard"); edit {
 		p.noHidden, p.noAuto, p.discard = *in.Bool("no-hidden"), *in.Bool("no-auto-mount"), *in.Bool("discard")
 	}
@@ -94,13 +94,13 @@ func (p *presetFlags) change(parseFS func(string) (ramdisk.FileSystem, error)) (
 		if err != nil {
 			return c, usagef("--mirror %q: %v", p.mirror, err)
 		}
-		if err := checkMirrorFolder(abs, p.mkdir); err != nil {
+		if err := checkMirrorFolder(abs, p.create); err != nil {
 			return c, err
 		}
 		c.Contents, c.MirrorPath = ptrTo(ramdisk.Mirror), &abs
 	}
-	if p.set["mkdir"] && !p.set["mirror"] {
-		return c, usagef("--mkdir goes with --mirror FOLDER")
+	if p.set["create-folder"] && !p.set["mirror"] {
+		return c, usagef("--create-folder goes with --mirror FOLDER")
 	}
 	if p.set["save-every"] {
 		secs, err := parseSaveEvery(p.saveEvery)

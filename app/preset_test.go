@@ -321,7 +321,7 @@ func TestMountPreset(t *testing.T) {
 func TestPresetMirrorRelative(t *testing.T) {
 	p := newPresetApp(t)
 	wd, _ := os.Getwd()
-	if code, _, errOut := p.run("preset", "add", "Site", "1G", "--mirror", "testdata/../site", "--mkdir"); code != 0 {
+	if code, _, errOut := p.run("preset", "add", "Site", "1G", "--mirror", "testdata/../site", "--create-folder"); code != 0 {
 		t.Fatalf("add: %s", errOut)
 	}
 	got, err := p.settings(t).FindPreset("Site")
@@ -348,7 +348,7 @@ func TestPresetRemoveWords(t *testing.T) {
 }
 
 // TestMirrorFolderMustExist: a --mirror folder that is not there is refused
-// (a typo would become an empty disk and a new folder) unless --mkdir says
+// (a typo would become an empty disk and a new folder) unless --create-folder says
 // it is new; nothing is made or recorded on a refusal.
 func TestMirrorFolderMustExist(t *testing.T) {
 	p := newPresetApp(t)
@@ -360,11 +360,11 @@ func TestMirrorFolderMustExist(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"create", "Site", "64M", "--mirror", missing}, exitUsage, "no such folder; give --mkdir"},
-		{[]string{"preset", "add", "Site", "64M", "--mirror", missing}, exitUsage, "no such folder; give --mkdir"},
+		{[]string{"create", "Site", "64M", "--mirror", missing}, exitUsage, "no such folder; give --create-folder"},
+		{[]string{"preset", "add", "Site", "64M", "--mirror", missing}, exitUsage, "no such folder; give --create-folder"},
 		{[]string{"create", "Site", "64M", "--mirror", file}, exitUsage, "not a folder"},
-		{[]string{"create", "Site", "64M", "--mkdir"}, exitUsage, "--mkdir goes with --mirror"},
-		{[]string{"preset", "add", "Site", "64M", "--keep", "--mkdir"}, exitUsage, "--mkdir goes with --mirror"},
+		{[]string{"create", "Site", "64M", "--create-folder"}, exitUsage, "--create-folder goes with --mirror"},
+		{[]string{"preset", "add", "Site", "64M", "--keep", "--create-folder"}, exitUsage, "--create-folder goes with --mirror"},
 	} {
 		if code, out, errOut := p.run(c.args...); code != c.code || !strings.Contains(errOut, c.says) || out != "" {
 			t.Errorf("%q: exit %d, %q %q; want %d saying %q", c.args, code, out, errOut, c.code, c.says)
@@ -373,7 +373,7 @@ func TestMirrorFolderMustExist(t *testing.T) {
 	if vs, _ := p.mem.List(context.Background()); len(vs) != 0 || p.fileBytes() != "" {
 		t.Fatalf("a refusal made %v / settings %q", vs, p.fileBytes())
 	}
-	for _, args := range [][]string{{"preset", "add", "Site", "64M", "--mirror", missing, "--mkdir"}, {"create", "Site", "64M", "--mirror", missing, "--mkdir"}} {
+	for _, args := range [][]string{{"preset", "add", "Site", "64M", "--mirror", missing, "--create-folder"}, {"create", "Site", "64M", "--mirror", missing, "--create-folder"}} {
 		if code, _, errOut := p.run(args...); code != exitOK {
 			t.Errorf("%q: exit %d, %s", args, code, errOut)
 		}

@@ -5,6 +5,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"rambar/disks"
@@ -38,12 +40,31 @@ func (a *App) newContents(menu *disks.Menu) *contents {
 
 // report notifies a failed save and forgets the disk's unsaved mark.
 func (c *contents) report(notify func(title, text string) error) func(string, mirror.Result, error) {
-	return func(name string, _ mirror.Result, err error) {
+	return func(name string, r mirror.Result, err error) {
 		c.menu.Forget(name)
 		if err != nil {
 			notify("Could not save "+name, err.Error())
 		}
+		if r.Folder != nil && len(r.Folder.Conflicts) > 0 {
+			notify(conflictNotice(name, *r.Folder))
+		}
 	}
+}
+
+// conflictNotice is the menu's notification of a write-back that kept
+// both versions of some paths.
+func conflictNotice(name string, wb mirror.WriteBack) (title, text string) {
+	n := len(wb.Conflicts)
+	title = fmt.Sprintf("%s: %s in %s", name, ramdisk.Plural(n, "conflict"), wb.Folder)
+	lines := []string{"Changed on the disk and in the folder; both versions are kept:"}
+	for i, c := range wb.Conflicts {
+		if i == 5 {
+			lines = append(lines, fmt.Sprintf("and %d more ('rambar save %s' lists them)", n-5, name))
+			break
+		}
+		lines = append(lines, c.String())
+	}
+	return title, strings.Join(lines, "\n")
 }
 
 // saveAll saves every kept or mirrored disk with unsaved changes, notifying

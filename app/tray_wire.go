@@ -16,6 +16,7 @@ import (
 	"rambar/bench"
 	"rambar/disks"
 	"rambar/internal/run"
+	"rambar/mirror"
 	"rambar/ramdisk"
 	"rambar/tray"
 )
@@ -71,6 +72,9 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		return tray.Notify(ctx, title, text)
+	}
+	if m, ok := d.Disks.(*disks.Menu); ok {
+		m.Conflicts = func(name string, wb mirror.WriteBack) { d.Notify(conflictNotice(name, wb)) }
 	}
 	if a.Getenv("RAMBAR_DEBUG") != "" {
 		d.Logf = func(format string, args ...any) { fmt.Fprintf(a.Stderr, "rambar: "+format+"\n", args...) }

@@ -86,6 +86,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if contents.Mode == ramdisk.Discard && r.Preset != nil {
 		contents = mirror.OptionsFromPreset(*r.Preset)
 	}
+	contents.MountPoint = c.Plan.MountPoint // a mirror folder inside the disk is refused
 	if staging, rec := s.stoppedWhileGone(r.Name); staging != "" {
 		// Its contents wait from a reclaim that was stopped: they go back.
 		if _, err := s.setupContents(r.Name, contents); err != nil {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -17,6 +18,9 @@ const dirtyEvery = 15 * time.Second
 // the same operations as the CLI's, with the menu's shapes of results.
 type Menu struct {
 	S *Service
+	// Conflicts, when set, hears each Mirror write-back of Save Now or
+	// Eject that kept both versions of some paths (the menu notifies).
+	Conflicts func(name string, wb mirror.WriteBack)
 
 	mu    sync.Mutex
 	dirty map[string]dirtyMark
@@ -44,16 +48,26 @@ func (m *Menu) MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdi
 
 // Eject saves a kept disk first, then ejects it.
 func (m *Menu) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
-	_, err := m.S.Eject(ctx, v, EjectOptions{Force: force})
+	ej, err := m.S.Eject(ctx, v, EjectOptions{Force: force})
 	m.Forget(v.Name)
+	if ej.Saved != nil {
+		m.conflicts(v.Name, *ej.Saved)
+	}
 	return err
 }
 
 // Save is Save Now.
 func (m *Menu) Save(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) error {
-	_, err := m.S.Save(ctx, v, SaveOptions{Progress: progress})
+	r, err := m.S.Save(ctx, v, SaveOptions{Progress: progress})
 	m.Forget(v.Name)
+	m.conflicts(v.Name, r)
 	return err
+}
+
+func (m *Menu) conflicts(name string, r mirror.Result) {
+	if m.Conflicts != nil && r.Folder != nil && len(r.Folder.Conflicts) > 0 {
+		m.Conflicts(name, *r.Folder)
+	}
 }
 
 // Reclaim gives back pinned memory and says how much.

@@ -25,14 +25,21 @@ type Ejected struct {
 	Saved *mirror.Result
 	// NotSaved is why a kept disk was not saved first although it had
 	// changes: the save was refused for safety (an empty or foreign disk
-	// holds nothing worth keeping over the saved copy), so the eject went on.
+	// holds nothing worth keeping over the saved copy), so the eject went on;
+	// or (EjectOptions.Force) the save or write-back failed.
 	NotSaved error
+	// KeptIn, after a forced eject whose save or write-back failed, says
+	// where the disk's last saved state is (a snapshot in its store).
+	KeptIn string
 }
 
 // Eject ejects one disk under its lock. It is the one place RAMBar ejects,
 // so what must happen first hooks in here: a kept or mirrored disk with
-// unsaved changes is saved, and a failed save stops the eject so nothing is
-// lost.
+// unsaved changes is saved, and a failed save or write-back stops the eject
+// so nothing is lost (o.Force ejects anyway and says where the last saved
+// state is kept). A Mirror disk whose load did not finish is not written
+// back and not ejected (mirror.ErrIncomplete) unless o.Force or o.NoSave.
+// A Mirror disk's claim on its folder is released once it is ejected.
 func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (Ejected, error) {
 	release, err := s.lock(ctx, v.Name, "ejecting")
 	if err != nil {
@@ -43,12 +50,15 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	incomplete := s.Incomplete(v)
 	switch {
 	case incomplete && !o.Force && !o.NoSave:
-		return ej, incompleteErr("", v)
+		return ej, s.incompleteErr("", v)
 	case incomplete && !o.NoSave:
 		ej.NotSaved = fmt.Errorf("%w: its restore did not finish; the saved copy is kept as it was", ErrIncomplete)
 	case !o.NoSave:
 		if ej, err = s.saveBeforeEject(ctx, v, o.Progress); err != nil {
-			return ej, err
+			if !o.Force {
+				return ej, err
+			}
+			ej.NotSaved, ej.KeptIn = err, s.keptIn(v.Name)
 		}
 	}
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
@@ -57,7 +67,29 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	if incomplete {
 		s.restored(v.Name) // the partial disk is gone; its saved copy is whole
 	}
+	if k, err := s.Keeper(); err == nil {
+		k.Release(v.Name)
+	}
 	return ej, nil
+}
+
+// keptIn says where a disk's last saved state is.
+func (s *Service) keptIn(name string) string {
+	k, err := s.Keeper()
+	if err != nil {
+		return ""
+	}
+	st, err := k.State(name)
+	if err != nil {
+		return ""
+	}
+	snaps, _ := k.Snapshots(name)
+	for _, sn := range snaps {
+		if sn.Current {
+			return fmt.Sprintf("snapshot %s in %s (rambar restore %s --snapshot %s after creating it again)", sn.ID, st.Backing, name, sn.ID)
+		}
+	}
+	return st.Backing
 }
 
 func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (Ejected, error) {
@@ -76,6 +108,8 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 	}
 	r, err := savePinned(ctx, k, v, mirror.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
 	switch {
+	case errors.Is(err, mirror.ErrIncomplete):
+		return Ejected{}, fmt.Errorf("not ejected: %w (--force ejects it without writing it back)", err)
 	case errors.Is(err, mirror.ErrRefused):
 		return Ejected{NotSaved: err}, nil
 	case err != nil:
@@ -109,7 +143,7 @@ func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (mi
 	}
 	incomplete := s.Incomplete(v)
 	if incomplete && !o.Force {
-		return mirror.Result{}, incompleteErr("save", v)
+		return mirror.Result{}, s.incompleteErr("save", v)
 	}
 	r, err := savePinned(ctx, k, v, mirror.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
 	if err == nil && incomplete {
@@ -247,4 +281,24 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 func untouched(err error) bool {
 	return errors.Is(err, mirror.ErrRefused) || errors.Is(err, ramdisk.ErrNoSpace) ||
 		errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, mirror.ErrNotKept)
+}
+
+// incompleteErr is the refusal to save an incomplete disk, in a Mirror
+// disk's words when it is one: its folder is untouched, and it is reloaded
+// by making it again.
+func (s *Service) incompleteErr(verb string, v ramdisk.Volume) error {
+	k, err := s.Keeper()
+	if err != nil {
+		return incompleteErr(verb, v)
+	}
+	st, err := k.State(v.Name)
+	if err != nil || st.Mode != ramdisk.Mirror {
+		return incompleteErr(verb, v)
+	}
+	if verb != "" {
+		verb += " " + v.Name + ": "
+	}
+	return fmt.Errorf("%srefused: %w: RAMBar was stopped while loading it from %s, so it holds only part of the folder, "+
+		"and writing it back would cut the folder down; the folder is untouched. Reload it: 'rambar eject %s --no-save', "+
+		"then create it again with --mirror %s", verb, ErrIncomplete, st.MirrorPath, v.Name, st.MirrorPath)
 }

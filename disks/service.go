@@ -45,6 +45,17 @@ func (s *Service) Keeper() (*mirror.Keeper, error) {
 	if s.CopyFile != nil {
 		k.CopyFile = s.CopyFile
 	}
+	if s.Engine != nil {
+		// A mirror folder inside a RAM disk is refused.
+		k.RAMDisks = func() []string {
+			vs, _ := s.Engine.List(context.Background())
+			out := make([]string, len(vs))
+			for i, v := range vs {
+				out[i] = v.MountPoint
+			}
+			return out
+		}
+	}
 	return k, nil
 }
 

@@ -24,7 +24,7 @@ import (
 //	           entries, removed paths
 //	version 3: as version 2; each entry also has its access time, owner,
 //	           group, flags (owner unknown: an entry carried over from
-//	           version 1 or 2), hard link and data extents, and times are
+//	           version 1 or 2; sparse), hard link and data extents, and times are
 //	           seconds and nanoseconds (any time a file system holds;
 //	           version 1 and 2 kept nanoseconds in an int64, which ends in
 //	           2262)
@@ -46,8 +46,12 @@ const (
 	indexMagicV1    = "RAMBAR-INDEX-1\n"
 )
 
-// flagNoOwner marks an entry whose owner was not recorded.
-const flagNoOwner = 1
+// Entry flags: the owner was not recorded; the file is sparse (Extents
+// set, perhaps to none: a file that is all hole).
+const (
+	flagNoOwner = 1 << iota
+	flagSparse
+)
 
 var (
 	errBadManifest = errors.New("damaged snapshot manifest")
@@ -175,6 +179,9 @@ func encodeEntry(e *encoder, x *Entry) {
 	if x.noOwner {
 		flags |= flagNoOwner
 	}
+	if x.Extents != nil {
+		flags |= flagSparse // even with no extent: a file all hole
+	}
 	e.uv(flags)
 	e.str(x.Link)
 	e.str(x.HardLink)
@@ -278,11 +285,11 @@ func decodeEntry(d *decoder, version int) Entry {
 		x.UID, x.GID = d.u32(), d.u32()
 		flags := d.uv()
 		x.noOwner = flags&flagNoOwner != 0
-		if flags&^flagNoOwner != 0 {
+		if flags&^(flagNoOwner|flagSparse) != 0 {
 			d.bad = true
 		}
 		x.Link, x.HardLink, x.Obj = d.str(), d.str(), d.str()
-		if k := d.count(2); k > 0 {
+		if k := d.count(2); k > 0 || flags&flagSparse != 0 {
 			x.Extents = make([]Extent, 0, k)
 			for j := 0; j < k && !d.bad; j++ {
 				x.Extents = append(x.Extents, Extent{Off: int64(d.uv()), Len: int64(d.uv())})

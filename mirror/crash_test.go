@@ -146,7 +146,7 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) 
 	mirrorDir := filepath.Join(base, "mirror", "Folder")
 	k := NewKeeper(pristine)
 	k.IsMounted = func(string) bool { return true }
-	if _, err := k.Setup("Crash", Options{Mode: mode, MirrorPath: mirrorDir, Snapshots: 3}); err != nil {
+	if _, err := k.Setup("Crash", Options{Mode: mode, MirrorPath: mirrorDir, Snapshots: 3, CreateFolder: true}); err != nil {
 		t.Fatal(err)
 	}
 	os.MkdirAll(vol, 0o700)

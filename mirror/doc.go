@@ -26,6 +26,15 @@
 //	                               of the disk's paths as of the last save or
 //	                               restore, to skip unchanged files unread;
 //	                               exactly the paths of that snapshot
+//	disks/NAME/mirror-sync.json    a Mirror disk's record of its last load
+//	                               or write-back: per path the folder's
+//	                               identity and content hash and the disk's
+//	                               object and hash; "complete" only once a
+//	                               load finished
+//	disks/NAME/mirror-sync.head    that record's snapshot and completeness,
+//	                               for Dirty to read without the paths
+//	claims/KEY.json                which mounted disk mirrors a folder (KEY:
+//	                               the folder's real path, device, inode)
 //	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
 //
 // A save copies only files whose identity changed into a fresh objects
@@ -80,7 +89,14 @@
 //	keeper.go, state.go, load.go  the Keeper: setup, state, load, save, restore, guards
 //	autosave.go, sleep_*.go       saves on a timer and before sleep
 //	reclaim.go, holders_*.go      Reclaim: out to staging, eject, make again, back
-//	publish.go                    writing a Mirror folder back (atomic exchange)
+//	mirror.go                     a Mirror disk's load and write-back, wired to the Keeper
+//	folderpath.go, mounts_*.go    which folders may be mirrored (CheckFolder)
+//	claim.go                      one disk per folder (claims/)
+//	fdwalk.go, folderload.go      reading a mirror folder through descriptors; the load
+//	syncrec.go                    the record of the last load or write-back
+//	plan.go, conflict.go          which version each path gets; conflict copies
+//	stage.go, build.go            the write-back: private staging, build, swap, sweep
+//	flush_*.go                    a write-back's flushes and its atomic exchange
 //	store.go                      a store: lock, current, manifests on disk, cleanup
 //	save.go                       a save's phases: plan (scan diffed with the index),
 //	                              copy the objects, write and flush the manifest,
@@ -97,8 +113,22 @@
 //	digest.go                     content digests of trees (Reclaim, tests)
 //	sys_*.go                      what differs between Linux and macOS
 //
-// A Mirror folder is written back after the store: a new tree is built
-// beside it and swapped in with one atomic rename exchange
-// (renameat2 RENAME_EXCHANGE on Linux, renamex_np RENAME_SWAP on macOS), so
-// the folder, too, is always either old or new.
+// A Mirror folder is the user's, not a copy. A load reads it through
+// directory descriptors (never following a symlink, never entering another
+// file system) and records what it loaded, last; a disk without that
+// record is never written back. A write-back runs under the store's lock,
+// after the save: it compares the folder and the disk with the record, by
+// content, and keeps what changed in the folder outside RAMBar (an edit the
+// disk did not make, an addition, a deletion), writing the disk's version
+// only where the folder still holds what the disk started from; a path
+// changed on both sides keeps both (the disk's under the name, the
+// folder's as NAME.rambar-conflict-YYYYMMDD-HHMMSS.EXT). The new tree is
+// built in a staging folder only RAMBar's user can enter, made beside the
+// folder and used through its descriptor (the folder's own files
+// hard-linked, so they keep their owner, ACLs and xattrs; the disk's copied
+// from the store and checked against their hash), flushed once, and swapped
+// in with one atomic exchange (renameat2 RENAME_EXCHANGE on Linux,
+// renameatx_np RENAME_SWAP on macOS), so the folder is always either old
+// or new. Whatever appeared in the old tree meanwhile is moved into the new
+// one. One disk mirrors a folder at a time (claims/).
 package mirror

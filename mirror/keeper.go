@@ -58,6 +58,16 @@ type Keeper struct {
 	// On macOS the app sets it to `ditto --hfsCompression` so the files sit
 	// compressed on the disk and take less of its memory.
 	CopyFile CopyFunc
+	// Home is the user's home folder: a mirror folder holding it whole is
+	// refused. NewKeeper sets it.
+	Home string
+	// RAMDisks, when set, lists the mount points of the RAM disks: a
+	// mirror folder inside one is refused.
+	RAMDisks func() []string
+
+	// staged, when set, runs in each write-back once the new tree is
+	// built, before the swap (tests race it).
+	staged func(w *folderWrite)
 
 	// deltaLimit, when set, replaces how many changes a delta may hold
 	// (tests force compactions with it).
@@ -68,7 +78,10 @@ type Keeper struct {
 type CopyFunc func(ctx context.Context, src, dst string) error
 
 // NewKeeper returns a Keeper storing under data.
-func NewKeeper(data string) *Keeper { return &Keeper{Data: data, IsMounted: ramdisk.IsMountPoint} }
+func NewKeeper(data string) *Keeper {
+	home, _ := os.UserHomeDir()
+	return &Keeper{Data: data, IsMounted: ramdisk.IsMountPoint, Home: home}
+}
 
 func (k *Keeper) diskDir(name string) (string, error) {
 	if err := ramdisk.ValidateName(name); err != nil {
@@ -120,6 +133,21 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 		return Result{}, err
 	}
 	s := k.store(st)
+	// One lock over the checks, the save and the write-back: two saves of
+	// one disk (autosave and the CLI, save and eject) never interleave,
+	// and the mirror record read here is the one the write-back uses.
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	// A Mirror disk whose load did not finish is never written back.
+	var rec *syncRecord
+	if st.Mode == ramdisk.Mirror {
+		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && errors.Is(err, ErrIncomplete)) {
+			return Result{}, err
+		}
+	}
 	backed, err := s.nonEmpty()
 	if err != nil {
 		return Result{}, err
@@ -137,15 +165,19 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 			return Result{}, err
 		}
 	}
-	res, err := s.save(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress)
+	res, err := s.saveLocked(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress)
 	if err != nil {
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)
 	}
 	if st.Mode == ramdisk.Mirror {
-		notes, err := k.publish(ctx, st, res.Snapshot)
-		res.NotKept = append(res.NotKept, notes...)
-		if err != nil {
-			return res, fmt.Errorf("saved %s to %s, but writing %s failed (it is unchanged): %w", v.Name, st.Backing, st.MirrorPath, err)
+		if !res.Unchanged || k.behind(st, res.Snapshot) {
+			wb, err := k.writeBack(ctx, st, s, res.Snapshot, rec)
+			res.Folder = wb
+			if err != nil {
+				return res, fmt.Errorf("saved %s as snapshot %s in %s, but writing it back to %s failed: %w",
+					v.Name, res.Snapshot, st.Backing, st.MirrorPath, err)
+			}
+			res.Unchanged = false
 		}
 	}
 	return res, k.noteSave(st, res.Snapshot)
@@ -218,6 +250,9 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 	}
 	if idx == nil || idx.DiskID != st.ID || idx.Snapshot != cur || marker(v) != st.ID {
 		return true, nil
+	}
+	if st.Mode == ramdisk.Mirror && k.behind(st, cur) {
+		return true, nil // the folder lacks the last save (a write-back failed)
 	}
 	items, err := scan(v.MountPoint)
 	if err != nil {

@@ -2,9 +2,7 @@ package mirror
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -23,6 +21,11 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFu
 	if err := k.checkEmpty(v); err != nil {
 		return Result{}, err
 	}
+	if st.Mode == ramdisk.Mirror {
+		if err := k.startLoad(st); err != nil {
+			return Result{}, err
+		}
+	}
 	if err := writeMarker(v, st.ID); err != nil {
 		return Result{}, err
 	}
@@ -40,31 +43,9 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFu
 			return res, fmt.Errorf("restore %s from %s: %w", v.Name, st.Backing, err)
 		}
 	case ramdisk.Mirror:
-		if _, err := os.Stat(st.MirrorPath); errors.Is(err, fs.ErrNotExist) {
-			return Result{Unchanged: true}, nil
-		}
-		items, err := scan(st.MirrorPath)
-		if err != nil {
-			return Result{}, fmt.Errorf("load %s: %w", st.MirrorPath, err)
-		}
-		entries := make([]Entry, 0, len(items))
-		for _, it := range items {
-			e, err := entryOf(st.MirrorPath, it)
-			if err != nil {
-				return Result{}, fmt.Errorf("load %s: %w", st.MirrorPath, err)
-			}
-			entries = append(entries, e)
-		}
-		notes, err := restoreTree(ctx, entries, st.MirrorPath, samePath, v.MountPoint, progress, k.CopyFile)
-		if err != nil {
-			return Result{}, fmt.Errorf("load %s into %s: %w", st.MirrorPath, v.Name, err)
-		}
-		// The folder's state becomes the first snapshot: from now on the
-		// store knows it and saves are incremental.
-		if res, err = k.store(st).save(ctx, v.MountPoint, st.ID, st.Snapshots, nil); err != nil {
+		if res, err = k.loadMirror(ctx, st, v, progress); err != nil {
 			return res, err
 		}
-		res.NotKept = append(notes, res.NotKept...)
 	}
 	return res, k.noteSave(st, res.Snapshot)
 }

@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"bytes"
 	"sort"
 	"time"
 )
@@ -106,19 +105,4 @@ func removed(old, now []Entry) int {
 		}
 	}
 	return n
-}
-
-// sameMeta reports whether a and b record the same path with the same
-// metadata (not comparing their objects, extents or access times).
-func sameMeta(a, b Entry) bool {
-	if a.Path != b.Path || a.Kind != b.Kind || a.Mode != b.Mode || a.Size != b.Size || a.MTime != b.MTime || a.Link != b.Link ||
-		a.UID != b.UID || a.GID != b.GID || a.HardLink != b.HardLink || len(a.Xattr) != len(b.Xattr) {
-		return false
-	}
-	for k, v := range a.Xattr {
-		if w, ok := b.Xattr[k]; !ok || !bytes.Equal(v, w) {
-			return false
-		}
-	}
-	return true
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"rambar/ramdisk"
 )
 
 // TestReclaimKeepsFIFOsAndLinksAndNamesSockets: a reclaim moves a FIFO
@@ -38,5 +40,28 @@ func TestReclaimKeepsFIFOsAndLinksAndNamesSockets(t *testing.T) {
 	}
 	if err := unix.Lstat(filepath.Join(res.Volume.MountPoint, "README.link"), &st); err != nil || st.Nlink != 2 {
 		t.Errorf("hard link after the reclaim: %d links, %v", st.Nlink, err)
+	}
+}
+
+// TestMirrorLoadNamesWhatItCannotLoad: a socket in a mirror folder is
+// named by the load, not dropped silently.
+func TestMirrorLoadNamesWhatItCannotLoad(t *testing.T) {
+	f := newFixture(t)
+	folder := filepath.Join(t.TempDir(), "Folder")
+	write(t, folder, "kept", "x")
+	l, err := net.Listen("unix", filepath.Join(folder, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := f.k.Setup("Mir", Options{Mode: ramdisk.Mirror, MirrorPath: folder}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.k.Load(f.ctx, f.create("Mir"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.NotKept) != 1 || res.NotKept[0].Path != "sock" {
+		t.Errorf("not kept: %+v, want the socket", res.NotKept)
 	}
 }

@@ -80,14 +80,6 @@ func need(entries []Entry) int64 {
 	return n
 }
 
-// restoreTree recreates entries under dst, reading each file's bytes from
-// src(e) in the folder from. It refuses before writing anything when dst
-// lacks the room. copyFile, when set, writes each file's data (see
-// Keeper.CopyFile).
-func restoreTree(ctx context.Context, entries []Entry, from string, src func(Entry) (objRef, error), dst string, progress ProgressFunc, copyFile CopyFunc) ([]NotKept, error) {
-	return buildTree(ctx, entries, dst, build{from: from, src: src, progress: progress, checkSpace: true, copyFile: copyFile})
-}
-
 // build says how buildTree makes a tree.
 type build struct {
 	from string                      // the folder the files' bytes are read from

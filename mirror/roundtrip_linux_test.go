@@ -28,6 +28,7 @@ var year2400 = time.Date(2400, 3, 4, 5, 6, 7, 123456789, time.UTC)
 // root: files with owners, odd modes, atime apart from mtime, a year-2400
 // mtime, xattrs of every namespace root may use, POSIX ACLs (setfacl), a
 // hard-linked file with three names, a 1 GiB sparse file holding 4 KiB, a
+// 1 GiB file that is all hole, a
 // FIFO, symlinks with owners, a user-made lost+found, and a socket and a
 // device node (which cannot be kept). It returns the paths that must be
 // named as not kept.
@@ -53,6 +54,8 @@ func everyKind(t *testing.T, root string) []string {
 	must(err)
 	must(f.Truncate(1 << 30))
 	must(f.Close())
+	must(os.WriteFile(p("allhole"), nil, 0o600))
+	must(os.Truncate(p("allhole"), 1<<30))
 	must(unix.Mkfifo(p("dir/fifo"), 0o620))
 	must(os.Chown(p("dir/fifo"), 42, 43))
 	must(os.Symlink("owned", p("dir/link")))

@@ -27,12 +27,17 @@ import (
 // on a delta is built by merging the previous delta's changes with the new
 // ones, so every delta is one step from its full base.
 func (s *store) save(ctx context.Context, root, diskID string, keepN int, progress ProgressFunc) (Result, error) {
-	start := time.Now()
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return Result{}, err
 	}
 	defer unlock()
+	return s.saveLocked(ctx, root, diskID, keepN, progress)
+}
+
+// saveLocked is save with the store's lock already held.
+func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, progress ProgressFunc) (Result, error) {
+	start := time.Now()
 	if err := s.cleanup(); err != nil {
 		return Result{}, err
 	}

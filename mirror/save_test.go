@@ -154,3 +154,16 @@ func TestSavePhasesOneByOne(t *testing.T) {
 	}
 	sameTree(t, want, digest(t, out))
 }
+
+func TestCheckPathRefusesAnythingButCleanRelativePaths(t *testing.T) {
+	for _, p := range []string{".", "a", "a/b", "a.b/..c", "...", "a/.x"} {
+		if err := checkPath(p); err != nil {
+			t.Errorf("checkPath(%q) = %v", p, err)
+		}
+	}
+	for _, p := range []string{"", "/", "/a", "a/", "a//b", "./a", "a/./b", "..", "a/..", "../a", "a\x00b", strings.Repeat("n", 256), strings.Repeat("a/", 2049)} {
+		if err := checkPath(p); err == nil {
+			t.Errorf("checkPath(%q) accepted", p)
+		}
+	}
+}

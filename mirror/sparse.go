@@ -11,12 +11,14 @@ import (
 // them as the entry's Extents; a restore writes each range at its offset
 // and sets the size, so the holes take no memory on the disk.
 
-// dataExtents lists the ranges of the open file fd that hold data, and its size.
+// dataExtents lists the ranges of the open file fd that hold data, and its
+// size. It leaves fd's position at the start.
 func dataExtents(fd int) ([]Extent, int64, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, 0, err
 	}
+	defer unix.Seek(fd, 0, unix.SEEK_SET)
 	ext := []Extent{}
 	for off := int64(0); off < st.Size; {
 		d, err := unix.Seek(fd, off, unix.SEEK_DATA)
@@ -29,6 +31,9 @@ func dataExtents(fd int) ([]Extent, int64, error) {
 		h, err := unix.Seek(fd, d, unix.SEEK_HOLE)
 		if err != nil {
 			return nil, 0, err
+		}
+		if h <= d { // no progress: take the rest as data
+			h = st.Size
 		}
 		h = min(h, st.Size)
 		if h > d {

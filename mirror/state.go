@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"rambar/internal/atomicfile"
@@ -43,6 +42,11 @@ type Options struct {
 	MirrorPath string
 	Snapshots  int           // 0: DefaultSnapshots
 	SaveEvery  time.Duration // 0: no autosave
+	// CreateFolder makes a missing mirror folder (else it is refused).
+	CreateFolder bool
+	// MountPoint is where the disk will be mounted: a mirror folder inside
+	// it is refused.
+	MountPoint string
 }
 
 // OptionsFromPreset reads the contents settings of a preset.
@@ -112,13 +116,8 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 			return State{}, fmt.Errorf("mirror folder must be an absolute path, got %q", o.MirrorPath)
 		}
 		o.MirrorPath = filepath.Clean(o.MirrorPath)
-		if fi, err := os.Stat(o.MirrorPath); err == nil && !fi.IsDir() {
-			return State{}, fmt.Errorf("mirror folder %s is a file", o.MirrorPath)
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return State{}, fmt.Errorf("mirror folder: %w", err)
-		}
-		if strings.HasPrefix(o.MirrorPath+"/", filepath.Clean(k.Data)+"/") {
-			return State{}, fmt.Errorf("mirror folder %s is inside RAMBar's data folder", o.MirrorPath)
+		if err := k.setupFolder(name, o); err != nil {
+			return State{}, err
 		}
 	default:
 		return State{}, fmt.Errorf("unknown contents mode %q (keep or mirror)", o.Mode)

@@ -48,6 +48,9 @@ type Result struct {
 	// and what a restore could not set (an xattr the system refused).
 	NotKept []NotKept     `json:"not_kept,omitempty"`
 	Took    time.Duration `json:"took_ns"`
+	// Folder is what a Mirror disk's write-back did (conflicts, outside
+	// changes kept); nil when there was none.
+	Folder *WriteBack `json:"folder,omitempty"`
 }
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
@@ -187,7 +190,8 @@ func (s *store) writeManifest(m *manifest, durable bool) error {
 // ids lists the saved snapshots' IDs, oldest first.
 func (s *store) ids() ([]string, error) { return s.idsOf(".snap") }
 
-// idsOf lists the IDs of the snapshot files ending in ext, oldest first.
+// idsOf lists the IDs of the snapshot files ending in ext, oldest first
+// (files not named for an ID are not snapshots).
 func (s *store) idsOf(ext string) ([]string, error) {
 	ents, err := os.ReadDir(s.path("snapshots"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -198,8 +202,8 @@ func (s *store) idsOf(ext string) ([]string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ext) && !strings.HasPrefix(n, ".") {
-			ids = append(ids, strings.TrimSuffix(n, ext))
+		if id, ok := strings.CutSuffix(e.Name(), ext); ok && validID(id) {
+			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)

@@ -39,14 +39,6 @@ func flushTree(dir string, files []string) error {
 // syncEachFile is true: macOS fsyncs each file as it is written.
 const syncEachFile = true
 
-// exchange swaps two paths atomically (renamex_np RENAME_SWAP).
-func exchange(a, b string) error {
-	if err := unix.RenamexNp(a, b, unix.RENAME_SWAP); err != nil {
-		return fmt.Errorf("renamex_np swap %s %s: %w", a, b, err)
-	}
-	return nil
-}
-
 // errNoAttr is what getxattr returns for a missing attribute.
 const errNoAttr = unix.ENOATTR
 

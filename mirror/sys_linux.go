@@ -45,14 +45,6 @@ func flushTree(dir string, _ []string) error {
 // syncEachFile is false: flushTree's syncfs covers every file.
 const syncEachFile = false
 
-// exchange swaps two paths atomically (renameat2 RENAME_EXCHANGE).
-func exchange(a, b string) error {
-	if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
-		return fmt.Errorf("renameat2 exchange %s %s: %w", a, b, err)
-	}
-	return nil
-}
-
 // errNoAttr is what getxattr returns for a missing attribute.
 const errNoAttr = unix.ENODATA
 

@@ -209,3 +209,14 @@ func TestOversizedOrOddStoreFilesAreRefused(t *testing.T) {
 		t.Error("a FIFO as current was read")
 	}
 }
+
+// TestStrayFilesInSnapshotsAreNotSnapshots: a file in snapshots/ not named
+// for an ID is neither listed nor read.
+func TestStrayFilesInSnapshotsAreNotSnapshots(t *testing.T) {
+	f, s, m := craftedStore(t)
+	os.WriteFile(s.path("snapshots", "evil.snap"), []byte("junk"), 0o600)
+	snaps, err := f.k.Snapshots("Evil")
+	if err != nil || len(snaps) != 1 || snaps[0].ID != m.ID {
+		t.Errorf("snapshots with a stray file: %+v %v", snaps, err)
+	}
+}

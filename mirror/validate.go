@@ -69,12 +69,16 @@ func checkPath(p string) error {
 	if p == "" || len(p) > maxPath || strings.IndexByte(p, 0) >= 0 {
 		return fmt.Errorf("bad path %q", p)
 	}
-	for _, c := range strings.Split(p, "/") {
+	for rest := p; ; {
+		c, more, found := strings.Cut(rest, "/")
 		if c == "" || c == "." || c == ".." || len(c) > maxName {
 			return fmt.Errorf("bad path %q", p)
 		}
+		if !found {
+			return nil
+		}
+		rest = more
 	}
-	return nil
 }
 
 // checkEntry checks one manifest entry on its own.

@@ -1,0 +1,311 @@
+package mirror
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// This file reads a mirror folder through directory descriptors: every
+// folder is opened relative to its parent with O_NOFOLLOW, every entry is
+// looked at with fstatat and opened with openat, so nobody who can write
+// the folder or its parent can redirect a load or a write-back by swapping
+// a folder for a symlink halfway. A folder of another file system (a mount
+// point inside the mirror folder) is never entered.
+
+// errMountInside: a folder inside the mirror folder is another file system.
+var errMountInside = errors.New("holds a mount point of another file system")
+
+const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+
+// openDirAt opens folder name under dirfd, never following a symlink.
+func openDirAt(dirfd int, name string) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, dirFlags, 0)
+		if !errors.Is(err, unix.EINTR) {
+			return fd, err
+		}
+	}
+}
+
+// openDirPath opens an absolute folder path component by component, none
+// of them followed if it is a symlink (ELOOP or ENOTDIR then).
+func openDirPath(path string) (int, error) {
+	if !filepath.IsAbs(path) {
+		return -1, fmt.Errorf("open %s: not an absolute path", path)
+	}
+	fd, err := unix.Open("/", dirFlags, 0)
+	if err != nil {
+		return -1, fmt.Errorf("open /: %w", err)
+	}
+	for _, c := range strings.Split(strings.Trim(filepath.Clean(path), "/"), "/") {
+		if c == "" {
+			continue
+		}
+		next, err := openDirAt(fd, c)
+		unix.Close(fd)
+		if err != nil {
+			return -1, fmt.Errorf("open %s (at %s, never following symlinks): %w", path, c, err)
+		}
+		fd = next
+	}
+	return fd, nil
+}
+
+// readNames lists the names in the folder dirfd refers to, sorted.
+func readNames(dirfd int) ([]string, error) {
+	// A duplicate descriptor: reading moves the folder's offset.
+	d, err := openDirAt(dirfd, ".")
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(d)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	var names []string
+	for {
+		n, err := unix.ReadDirent(d, *bp)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent((*bp)[:n], -1, names)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// fsEntry is one path of a folder as the descriptor walk found it.
+type fsEntry struct {
+	rel  string
+	st   unix.Stat_t
+	link string // symlink target
+}
+
+func (e *fsEntry) kind() Kind { return kindOf(uint32(e.st.Mode)) }
+
+// isReg, isDir tell a regular file and a folder from every other kind
+// (kindOf calls FIFOs, sockets and devices files; the walk does not).
+func (e *fsEntry) isReg() bool  { return e.st.Mode&unix.S_IFMT == unix.S_IFREG }
+func (e *fsEntry) isDir() bool  { return e.st.Mode&unix.S_IFMT == unix.S_IFDIR }
+func (e *fsEntry) isLink() bool { return e.st.Mode&unix.S_IFMT == unix.S_IFLNK }
+
+// walkFn sees each entry with its parent folder's descriptor (valid only
+// during the call) and its name there.
+type walkFn func(parent int, name string, e *fsEntry) error
+
+// walkFolder visits root (rel ".", parent -1) and everything under it,
+// parents before children, siblings sorted (pathLess order). It returns
+// errMountInside when a folder under root is another file system, and
+// never follows a symlink.
+func walkFolder(rootfd int, fn walkFn) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(rootfd, &st); err != nil {
+		return fmt.Errorf("fstat: %w", err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return errors.New("not a folder")
+	}
+	root := &fsEntry{rel: ".", st: st}
+	if err := fn(-1, ".", root); err != nil {
+		return err
+	}
+	return walkIn(rootfd, ".", uint64(st.Dev), fn)
+}
+
+func walkIn(dirfd int, rel string, dev uint64, fn walkFn) error {
+	names, err := readNames(dirfd)
+	if err != nil {
+		return fmt.Errorf("read folder %s: %w", rel, err)
+	}
+	for _, n := range names {
+		e := &fsEntry{rel: joinRel(rel, n)}
+		if err := unix.Fstatat(dirfd, n, &e.st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue // gone while we looked
+			}
+			return fmt.Errorf("lstat %s: %w", e.rel, err)
+		}
+		if e.isLink() {
+			l, err := readlinkAt(dirfd, n)
+			if err != nil {
+				return err
+			}
+			e.link = l
+		}
+		if e.isDir() && uint64(e.st.Dev) != dev {
+			return fmt.Errorf("%s: %w (never entered)", e.rel, errMountInside)
+		}
+		if err := fn(dirfd, n, e); err != nil {
+			return err
+		}
+		if e.isDir() {
+			sub, err := openDirAt(dirfd, n)
+			if err != nil {
+				return fmt.Errorf("open folder %s: %w", e.rel, err)
+			}
+			var now unix.Stat_t
+			if err := unix.Fstat(sub, &now); err != nil || now.Ino != e.st.Ino || now.Dev != e.st.Dev {
+				unix.Close(sub)
+				return fmt.Errorf("folder %s was replaced while it was read", e.rel)
+			}
+			err = walkIn(sub, e.rel, dev, fn)
+			unix.Close(sub)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func joinRel(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// splitRel returns the folder and the name of a relative path.
+func splitRel(rel string) (dir, name string) {
+	i := strings.LastIndexByte(rel, '/')
+	if i < 0 {
+		return ".", rel
+	}
+	return rel[:i], rel[i+1:]
+}
+
+func readlinkAt(dirfd int, name string) (string, error) {
+	for size := 256; ; size *= 4 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(dirfd, name, buf)
+		if err != nil {
+			return "", fmt.Errorf("readlink %s: %w", name, err)
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// openFileAt opens regular file name under dirfd for reading, never
+// following a symlink and never blocking on a FIFO put there meanwhile;
+// the file opened must be the one want describes (same inode).
+func openFileAt(dirfd int, name string, want *unix.Stat_t) (int, error) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("open %s: %w", name, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG ||
+		(want != nil && (st.Ino != want.Ino || st.Dev != want.Dev)) {
+		unix.Close(fd)
+		return -1, fmt.Errorf("open %s: it was replaced while it was read", name)
+	}
+	return fd, nil
+}
+
+// hashFd returns the SHA-256 of everything fd holds from its start.
+func hashFd(fd int) (string, error) {
+	h := sha256.New()
+	if err := readAll(fd, 0, -1, h); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// readAll writes size bytes at off of fd (to the end when size < 0) to h.
+func readAll(fd int, off, size int64, h io.Writer) error {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	for size != 0 {
+		k := len(buf)
+		if size > 0 && int64(k) > size {
+			k = int(size)
+		}
+		n, err := unix.Pread(fd, buf[:k], off)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			if size > 0 {
+				return fmt.Errorf("file ends %d bytes early", size)
+			}
+			return nil
+		}
+		if _, err := h.Write(buf[:n]); err != nil {
+			return err
+		}
+		off += int64(n)
+		if size > 0 {
+			size -= int64(n)
+		}
+	}
+	return nil
+}
+
+// linkHash is a symlink's content: the hash of its target.
+func linkHash(target string) string {
+	s := sha256.Sum256([]byte(target))
+	return hex.EncodeToString(s[:])
+}
+
+// fdXattrs reads every extended attribute of fd that it can (all
+// namespaces: user.*, POSIX ACLs, security.* and trusted.* as root).
+func fdXattrs(fd int) (map[string][]byte, error) {
+	buf := make([]byte, 1024)
+	var n int
+	var err error
+	for {
+		n, err = unix.Flistxattr(fd, buf)
+		if errors.Is(err, unix.ERANGE) {
+			buf = make([]byte, len(buf)*4)
+			continue
+		}
+		break
+	}
+	if errors.Is(err, unix.ENOTSUP) || n <= 0 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list xattrs: %w", err)
+	}
+	out := map[string][]byte{}
+	for _, name := range strings.Split(strings.TrimRight(string(buf[:n]), "\x00"), "\x00") {
+		if name == "" {
+			continue
+		}
+		val := make([]byte, 256)
+		for {
+			m, err := unix.Fgetxattr(fd, name, val)
+			if errors.Is(err, unix.ERANGE) {
+				val = make([]byte, len(val)*8)
+				continue
+			}
+			if err == nil {
+				out[name] = append([]byte(nil), val[:m]...)
+			}
+			break
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}

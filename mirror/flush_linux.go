@@ -1,0 +1,34 @@
+//go:build linux
+
+package mirror
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// fileFlush pushes one written file toward the disk: nothing on Linux,
+// where commitFlush's one syncfs covers every file.
+func fileFlush(int) error { return nil }
+
+// commitFlush makes everything written on dirfd's file system durable
+// before a write-back's swap: one syncfs.
+func commitFlush(dirfd int) error {
+	if err := unix.Syncfs(dirfd); err != nil {
+		return fmt.Errorf("syncfs: %w", err)
+	}
+	return nil
+}
+
+// exchangeAt swaps two names atomically (renameat2 RENAME_EXCHANGE).
+func exchangeAt(fromfd int, from string, tofd int, to string) error {
+	if err := unix.Renameat2(fromfd, from, tofd, to, unix.RENAME_EXCHANGE); err != nil {
+		return fmt.Errorf("renameat2 exchange %s: %w", to, err)
+	}
+	return nil
+}
+
+// mkfifoIn makes the FIFO name in the folder dirfd (mode 0600 until its
+// metadata is set).
+func mkfifoIn(dirfd int, name string) error { return unix.Mkfifoat(dirfd, name, 0o600) }
