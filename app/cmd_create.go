@@ -61,10 +61,11 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	if contents.Mode == ramdisk.Mirror {
-		if err := checkMirrorFolder(contents.MirrorPath, *in.Bool("create-folder")); err != nil {
+		// Refused before the plan is printed; the disk's making checks again.
+		contents.CreateFolder = *in.Bool("create-folder")
+		if err := a.checkMirrorFolder(contents.MirrorPath, contents.CreateFolder); err != nil {
 			return err
 		}
-		contents.CreateFolder = *in.Bool("create-folder")
 	} else if in.Set("create-folder") {
 		return usagef("--create-folder goes with --mirror FOLDER")
 	}

@@ -100,11 +100,11 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	phys := a.physical(ctx)
-	if err := a.checkPresetMirror(p, nil); err != nil {
+	if err := a.checkPresetMirror(p, nil, *in.Bool("create-folder")); err != nil {
 		return err
 	}
 	if _, err := st.Update(phys, func(s *ramdisk.Settings) error {
-		if err := a.checkPresetMirror(p, s.Presets); err != nil {
+		if err := a.checkPresetMirror(p, s.Presets, *in.Bool("create-folder")); err != nil {
 			return err
 		}
 		return asUsage(s.AddPreset(p, phys))
@@ -163,7 +163,7 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 			return asUsage(err)
 		}
 		if c.MirrorPath != nil {
-			return a.checkPresetMirror(got, s.Presets)
+			return a.checkPresetMirror(got, s.Presets, *in.Bool("create-folder"))
 		}
 		return nil
 	}); err != nil {
@@ -321,11 +321,11 @@ func (a *App) MountPreset(ctx context.Context, name string) (ramdisk.Plan, ramdi
 	return c.Plan, c.Volume, nil
 }
 
-// checkPresetMirror refuses a Mirror preset whose folder cannot be mirrored
-// (mirror.CheckFolder; a missing folder passes, it is refused when the
-// preset is mounted), that another preset mirrors too (the same folder, or
-// one inside the other), or that a mounted disk mirrors now.
-func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset) error {
+// checkPresetMirror refuses a Mirror preset that another preset mirrors too
+// (the same folder, or one inside the other), that a mounted disk mirrors
+// now, or whose folder cannot be mirrored (mirror.CheckFolder; a missing
+// folder only with create, --create-folder, which makes it).
+func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, create bool) error {
 	if p.Contents != ramdisk.Mirror {
 		return nil
 	}
@@ -337,10 +337,6 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset) error
 	if err != nil {
 		return nil
 	}
-	rules := k.Rules(true)
-	if err := mirror.CheckFolder(p.MirrorPath, rules); err != nil {
-		return usagef("preset %s: %v", p.Name, err)
-	}
 	for _, o := range others {
 		if o.Name != p.Name && o.Contents == ramdisk.Mirror && foldersOverlap(o.MirrorPath, p.MirrorPath) {
 			return refusedError{fmt.Errorf("%w: preset %s: %s is mirrored by preset %s (%s); one folder, one disk",
@@ -349,6 +345,26 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset) error
 	}
 	if err := k.CheckClaim(p.Name, p.MirrorPath); err != nil {
 		return refusedError{fmt.Errorf("preset %s: %w", p.Name, err)}
+	}
+	if err := mirror.CheckFolder(p.MirrorPath, k.Rules(create)); err != nil {
+		return usagef("preset %s: %v", p.Name, err)
+	}
+	return nil
+}
+
+// checkMirrorFolder applies mirror's folder rules (mirror.CheckFolder) to a
+// --mirror folder; create allows a missing one (--create-folder).
+func (a *App) checkMirrorFolder(path string, create bool) error {
+	svc, err := a.service()
+	if err != nil {
+		return nil // no engine: the rules run when the disk is made
+	}
+	k, err := svc.Keeper()
+	if err != nil {
+		return nil
+	}
+	if err := mirror.CheckFolder(path, k.Rules(create)); err != nil {
+		return usagef("%v", err)
 	}
 	return nil
 }

@@ -23,11 +23,16 @@ type resultJSON struct {
 	CopiedBytes int64   `json:"copied_bytes"`
 	Removed     int     `json:"removed"`
 	Took        float64 `json:"took_seconds"`
+	// NotKept names what the save could not keep (sockets, device nodes).
+	NotKept []mirror.NotKept `json:"not_kept,omitempty"`
+	// Folder is a Mirror write-back: conflicts, outside changes kept.
+	Folder *mirror.WriteBack `json:"folder,omitempty"`
 }
 
 func toResultJSON(r mirror.Result) resultJSON {
 	return resultJSON{Snapshot: r.Snapshot, Unchanged: r.Unchanged, Files: r.Files, Bytes: r.Bytes,
-		CopiedFiles: r.CopiedFiles, CopiedBytes: r.CopiedBytes, Removed: r.Removed, Took: r.Took.Seconds()}
+		CopiedFiles: r.CopiedFiles, CopiedBytes: r.CopiedBytes, Removed: r.Removed, Took: r.Took.Seconds(),
+		NotKept: r.NotKept, Folder: r.Folder}
 }
 
 // usageJSON is a disk's use at one moment (reclaim's before and after).

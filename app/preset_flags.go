@@ -14,7 +14,7 @@ type presetFlags struct {
 	fs, mirror, saveEvery string
 	hidden, noHidden      bool
 	auto, noAuto          bool
-	keep, discard, create bool
+	keep, discard bool
 	snapshots             int
 	set                   map[string]bool
 }
@@ -43,8 +43,7 @@ func presetFlagSpecs(edit bool) []flagSpec {
 // contradict each other.
 func newPresetFlags(in *input) (*presetFlags, error) {
 	p := &presetFlags{set: in.set, fs: *in.String("fs"), mirror: *in.String("mirror"), saveEvery: *in.String("save-every"),
-		hidden: *in.Bool("hidden"), auto: *in.Bool("auto-mount"), keep: *in.Bool("keep"), snapshots: *in.Int("snapshots"),
-		create: *in.Bool("create-folder")}
+		hidden: *in.Bool("hidden"), auto: *in.Bool("auto-mount"), keep: *in.Bool("keep"), snapshots: *in.Int("snapshots")}
 	if _, edit := in.cmd.flag("discard"); edit {
 		p.noHidden, p.noAuto, p.discard = *in.Bool("no-hidden"), *in.Bool("no-auto-mount"), *in.Bool("discard")
 	}
@@ -93,9 +92,6 @@ func (p *presetFlags) change(parseFS func(string) (ramdisk.FileSystem, error)) (
 		abs, err := filepath.Abs(p.mirror)
 		if err != nil {
 			return c, usagef("--mirror %q: %v", p.mirror, err)
-		}
-		if err := checkMirrorFolder(abs, p.create); err != nil {
-			return c, err
 		}
 		c.Contents, c.MirrorPath = ptrTo(ramdisk.Mirror), &abs
 	}
