@@ -27,6 +27,7 @@ type folderLoad struct {
 	sides        map[string]*side
 	taken        map[string]bool // names the disk's root holds already (its marker, a zram disk's lost+found)
 	notKept      []NotKept       // what cannot be loaded (sockets, devices)
+	stack        []loadLevel     // the folders being loaded, root first
 	files        int
 	bytes        int64
 }
@@ -68,64 +69,72 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 	l.sides = map[string]*side{}
 	l.meter = newMeter(progress, "loading", need, n)
 	defer l.meter.done()
-	stack := []loadLevel{{rel: ".", fd: dst}}
-	pop := func() {
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		l.dirMeta(top)
-		unix.Close(top.fd)
-	}
+	l.stack = []loadLevel{{rel: ".", fd: dst}}
 	err = walkFolder(src, func(parent int, name string, e *fsEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if e.rel == "." {
-			stack[0].e = e
-			stack[0].x, _ = fdXattrs(src)
+			l.stack[0].e = e
+			l.stack[0].x, _ = fdXattrs(src)
 			l.sides["."] = &side{Kind: KindDir, Mode: uint32(e.st.Mode) & 0o7777}
 			return nil
 		}
-		if !l.loads(e) {
-			return nil
-		}
-		if why := unloadable(e); why != "" {
-			l.notKept = append(l.notKept, NotKept{Path: e.rel, Why: why})
-			return nil
-		}
-		dir, _ := splitRel(e.rel)
-		for stack[len(stack)-1].rel != dir {
-			if len(stack) == 1 {
-				return fmt.Errorf("load %s: folder walk out of order at %s", l.folder, e.rel)
-			}
-			pop()
-		}
-		top := stack[len(stack)-1].fd
-		if e.isDir() {
-			if err := unix.Mkdirat(top, name, 0o700); err != nil {
-				return noSpace(fmt.Errorf("make %s on the disk: %w", e.rel, err))
-			}
-			fd, err := openDirAt(top, name)
-			if err != nil {
-				return err
-			}
-			lv := loadLevel{rel: e.rel, fd: fd, e: e}
-			if from, err := openDirAt(parent, name); err == nil {
-				lv.x, _ = fdXattrs(from)
-				unix.Close(from)
-			}
-			stack = append(stack, lv)
-			l.sides[e.rel] = &side{Kind: KindDir, Mode: uint32(e.st.Mode) & 0o7777}
-			return nil
-		}
-		return l.entry(ctx, parent, top, name, e)
+		return l.visit(ctx, parent, name, e)
 	})
-	for len(stack) > 1 {
-		pop()
+	for len(l.stack) > 1 {
+		l.pop()
 	}
 	if err == nil {
-		l.dirMeta(stack[0])
+		l.dirMeta(l.stack[0])
 	}
 	return err
+}
+
+// pop leaves the deepest folder being loaded: its metadata, now that its
+// contents are in.
+func (l *folderLoad) pop() {
+	top := l.stack[len(l.stack)-1]
+	l.stack = l.stack[:len(l.stack)-1]
+	l.dirMeta(top)
+	unix.Close(top.fd)
+}
+
+// visit loads one entry of the folder (parent is its folder's descriptor).
+func (l *folderLoad) visit(ctx context.Context, parent int, name string, e *fsEntry) error {
+	if !l.loads(e) {
+		return nil
+	}
+	if why := unloadable(e); why != "" {
+		l.notKept = append(l.notKept, NotKept{Path: e.rel, Why: why})
+		return nil
+	}
+	dir, _ := splitRel(e.rel)
+	for l.stack[len(l.stack)-1].rel != dir {
+		if len(l.stack) == 1 {
+			return fmt.Errorf("load %s: folder walk out of order at %s", l.folder, e.rel)
+		}
+		l.pop()
+	}
+	top := l.stack[len(l.stack)-1].fd
+	if !e.isDir() {
+		return l.entry(ctx, parent, top, name, e)
+	}
+	if err := unix.Mkdirat(top, name, 0o700); err != nil {
+		return noSpace(fmt.Errorf("make %s on the disk: %w", e.rel, err))
+	}
+	fd, err := openDirAt(top, name)
+	if err != nil {
+		return err
+	}
+	lv := loadLevel{rel: e.rel, fd: fd, e: e}
+	if from, err := openDirAt(parent, name); err == nil {
+		lv.x, _ = fdXattrs(from)
+		unix.Close(from)
+	}
+	l.stack = append(l.stack, lv)
+	l.sides[e.rel] = &side{Kind: KindDir, Mode: uint32(e.st.Mode) & 0o7777}
+	return nil
 }
 
 // room walks the folder once (no file read) and refuses a disk too small
@@ -172,14 +181,7 @@ func unloadable(e *fsEntry) string {
 func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e *fsEntry) error {
 	mode := uint32(e.st.Mode) & 0o7777
 	if e.st.Mode&unix.S_IFMT == unix.S_IFIFO {
-		if err := mkfifoIn(top, name); err != nil {
-			l.notKept = append(l.notKept, NotKept{Path: e.rel, Why: fmt.Sprintf("a FIFO: %v", err)})
-			return nil
-		}
-		unix.Fchmodat(top, name, mode, 0)
-		l.owner(top, name, e)
-		setTimesAt(top, name, &e.st)
-		l.sides[e.rel] = &side{Kind: KindFIFO, Mode: mode}
+		l.fifo(top, name, e)
 		return nil
 	}
 	if e.isLink() {
@@ -249,6 +251,19 @@ func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e 
 	l.bytes += e.st.Size
 	l.meter.add(e.st.Size, 1)
 	return nil
+}
+
+// fifo makes a FIFO on the disk as the folder has it (or names it).
+func (l *folderLoad) fifo(top int, name string, e *fsEntry) {
+	if err := mkfifoIn(top, name); err != nil {
+		l.notKept = append(l.notKept, NotKept{Path: e.rel, Why: fmt.Sprintf("a FIFO: %v", err)})
+		return
+	}
+	mode := uint32(e.st.Mode) & 0o7777
+	unix.Fchmodat(top, name, mode, 0)
+	l.owner(top, name, e)
+	setTimesAt(top, name, &e.st)
+	l.sides[e.rel] = &side{Kind: KindFIFO, Mode: mode}
 }
 
 // owner keeps the folder's owner on the disk when RAMBar runs as root.
