@@ -14,7 +14,7 @@ type presetFlags struct {
 	fs, mirror, saveEvery string
 	hidden, noHidden      bool
 	auto, noAuto          bool
-	keep, discard bool
+	keep, discard         bool
 	snapshots             int
 	set                   map[string]bool
 }
