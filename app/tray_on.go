@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"rambar/tray"
 )
@@ -32,13 +31,14 @@ func runTray(ctx context.Context, a *App) error {
 		c.hook(&d)
 		bg, stop := context.WithCancel(ctx)
 		c.background(bg, d.Notify)
+		g := a.sessionGuard(c, d.Notify)
+		unwatch := a.watchSession(g, &d)
 		defer func() {
 			// Quitting (or logging out) with disks left mounted: save what
 			// they keep, so nothing written since the last save is lost.
 			stop()
-			save, cancel := context.WithTimeout(ctx, 2*time.Minute)
-			defer cancel()
-			c.saveAll(save, d.Notify)
+			unwatch()
+			a.endSession(g)
 		}()
 	}
 	d.Started = func() {

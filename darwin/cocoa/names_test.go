@@ -1,0 +1,68 @@
+package cocoa
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every selector RAMBar answers takes one object argument: its name has one
+// colon, at the end (a notification, a sender, or the queue's nil).
+func TestOwnSelectors(t *testing.T) {
+	for sel, args := range ownMethods {
+		if got := arity(sel); got != args {
+			t.Errorf("%s: %d colons, table says %d arguments", sel, got, args)
+		}
+		if !strings.HasSuffix(sel, ":") || strings.ContainsAny(sel, " \t") {
+			t.Errorf("%q is not a well-formed one-argument selector", sel)
+		}
+	}
+	for _, c := range []struct {
+		sel  string
+		want int
+	}{
+		{"addObserver:selector:name:object:", 4},
+		{"performSelectorOnMainThread:withObject:waitUntilDone:", 3},
+		{"requestAuthorizationWithOptions:completionHandler:", 2},
+		{"UTF8String", 0},
+	} {
+		if got := arity(c.sel); got != c.want {
+			t.Errorf("arity(%s) = %d, want %d", c.sel, got, c.want)
+		}
+	}
+}
+
+// The method added to the app delegate returns an NSUInteger and takes
+// self, _cmd and one object: its type encoding says exactly that.
+func TestTerminateEncoding(t *testing.T) {
+	if terminateEncoding != "Q@:@" {
+		t.Errorf("terminateEncoding = %q", terminateEncoding)
+	}
+	if args := strings.Count(terminateEncoding[1:], "@") - 1; args != arity("applicationShouldTerminate:") {
+		t.Errorf("encoding %q has %d object arguments, the selector %d", terminateEncoding, args, arity("applicationShouldTerminate:"))
+	}
+	if terminateCancel != 0 || terminateNow != 1 || terminateLater != 2 {
+		t.Error("NSApplicationTerminateReply values changed")
+	}
+}
+
+func TestNotificationNames(t *testing.T) {
+	for _, n := range []string{nameWillPowerOff, nameWillSleep, nameWillTerminate, nameDidFinishLaunched} {
+		if !strings.HasPrefix(n, "NS") || !strings.HasSuffix(n, "Notification") {
+			t.Errorf("%q is not a Cocoa notification name", n)
+		}
+	}
+}
+
+func TestHasAppSuffix(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/Applications/RAMBar.app":  true,
+		"/Applications/RAMBar.app/": true,
+		"/usr/local/bin":            false,
+		"/Users/me/go/bin/rambar":   false,
+		"/Volumes/x/RAMBar.apps":    false,
+	} {
+		if got := hasAppSuffix(path); got != want {
+			t.Errorf("hasAppSuffix(%q) = %v, want %v", path, got, want)
+		}
+	}
+}

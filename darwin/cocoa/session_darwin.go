@@ -1,0 +1,101 @@
+//go:build darwin
+
+package cocoa
+
+import (
+	"fmt"
+
+	"github.com/ebitengine/purego/objc"
+)
+
+const (
+	appKitPath     = "/System/Library/Frameworks/AppKit.framework/AppKit"
+	foundationPath = "/System/Library/Frameworks/Foundation.framework/Foundation"
+)
+
+// Watch makes g save when the session ends (log out, restart, shut down),
+// before the Mac sleeps, and when the app terminates:
+//
+//   - NSWorkspaceWillPowerOffNotification starts the save without blocking
+//     the main thread;
+//   - NSWorkspaceWillSleepNotification saves before returning (sleep waits
+//     for the main thread, up to SleepBound);
+//   - applicationShouldTerminate:, added to the app delegate once AppKit has
+//     finished launching (fyne's delegate has none), answers "later" until
+//     the save ends (Ending);
+//   - NSApplicationWillTerminateNotification saves before AppKit calls exit
+//     if that did not happen yet.
+//
+// logf receives what went wrong (nil: nothing is logged). Call it before the
+// app's run loop starts, on the main thread or any other; stop removes the
+// observers.
+func Watch(g *Guard, logf func(format string, args ...any)) (stop func(), err error) {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	obj, err := native()
+	if err != nil {
+		return nil, err
+	}
+	end := &Ending{G: g}
+	handle(selWillPowerOff, func(objc.ID) { g.Start(SessionEnding) })
+	handle(selWillSleep, func(objc.ID) {
+		if err := g.Run(WillSleep); err != nil {
+			logf("%v", err)
+		}
+	})
+	handle(selWillTerminate, func(objc.ID) {
+		if err := end.WillTerminate(); err != nil {
+			logf("%v", err)
+		}
+	})
+	handle(selDidFinishLaunched, func(objc.ID) {
+		if err := answerTerminate(end); err != nil {
+			logf("%v", err)
+		}
+	})
+	err = onMainSync(func() {
+		ws := class("NSWorkspace").Send(selSharedWorkspace).Send(selNotificationCenter)
+		ws.Send(selAddObserver, obj, selWillPowerOff, constString(appKitPath, nameWillPowerOff, nameWillPowerOff), objc.ID(0))
+		ws.Send(selAddObserver, obj, selWillSleep, constString(appKitPath, nameWillSleep, nameWillSleep), objc.ID(0))
+		nc := class("NSNotificationCenter").Send(selDefaultCenter)
+		nc.Send(selAddObserver, obj, selWillTerminate, constString(appKitPath, nameWillTerminate, nameWillTerminate), objc.ID(0))
+		nc.Send(selAddObserver, obj, selDidFinishLaunched, constString(appKitPath, nameDidFinishLaunched, nameDidFinishLaunched), objc.ID(0))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		onMainSync(func() {
+			class("NSWorkspace").Send(selSharedWorkspace).Send(selNotificationCenter).Send(selRemoveObserver, obj)
+			class("NSNotificationCenter").Send(selDefaultCenter).Send(selRemoveObserver, obj)
+		})
+	}, nil
+}
+
+// answerTerminate gives the app delegate an applicationShouldTerminate: that
+// runs end, unless it has one of its own. It runs on the main thread, once
+// the delegate is set. The delegate is set again afterwards, because
+// NSApplication may remember which methods its delegate answers when it is
+// set (to be confirmed on a Mac, darwin/README.md).
+func answerTerminate(end *Ending) error {
+	app := class("NSApplication").Send(selSharedApplication)
+	del := app.Send(selDelegate)
+	if del == 0 {
+		return fmt.Errorf("cocoa: the app has no delegate; applicationShouldTerminate: is not answered")
+	}
+	if objc.Send[bool](del, selRespondsToSelector, selShouldTerminate) {
+		return nil
+	}
+	imp := objc.NewIMP(func(self objc.ID, cmd objc.SEL, sender objc.ID) uint {
+		end.ShouldTerminate(func() {
+			onMain(func() { app.Send(selReplyToShouldTerminate, true) })
+		})
+		return terminateLater
+	})
+	if !del.Class().AddMethod(selShouldTerminate, imp, terminateEncoding) {
+		return fmt.Errorf("cocoa: add applicationShouldTerminate: to %s: refused", goString(objc.ID(del.Class()).Send(objc.RegisterName("description"))))
+	}
+	app.Send(selSetDelegate, del)
+	return nil
+}
