@@ -3,17 +3,70 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"rambar/darwin/cocoa"
 	"rambar/tray"
 )
 
+// natives puts the native macOS parts (darwin/cocoa) into the tray's Deps:
+// notifications through UNUserNotificationCenter and the login item through
+// SMAppService, each with its fallback.
+//
+//	RAMBAR_NOTIFY=log        notifications go to stderr only
+//	RAMBAR_NOTIFY=osascript  when native ones can't be shown (not in the
+//	                         bundle, or turned off), also try osascript,
+//	                         which macOS attributes to Script Editor
+func (a *App) natives(d *tray.Deps) {
+	n := &cocoa.Notifier{Log: func(line string) { fmt.Fprintf(a.Stderr, "rambar: %s\n", line) }}
+	mode := a.Getenv("RAMBAR_NOTIFY")
+	if mode != "log" {
+		if c, err := cocoa.NewCenter(); err == nil {
+			n.Center = c
+		} else {
+			n.Log(fmt.Sprintf("notifications: %v", err))
+		}
+	}
+	if mode == "osascript" {
+		n.Fallback = tray.Notify
+	}
+	d.Notify = func(title, text string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return n.Notify(ctx, title, text)
+	}
+	if l := a.loginToggle(); l != nil {
+		d.LaunchAtLogin = &tray.LoginItem{
+			Get: func() (bool, error) { return l.Enabled(context.Background()) },
+			Set: func(on bool) error { return l.Set(context.Background(), on) },
+		}
+	}
+}
+
+// loginToggle is the login item both front ends use on macOS: SMAppService
+// (macOS 13+, from RAMBar.app) with the LaunchAgent as the fallback. Nil
+// when neither can be had here.
+func (a *App) loginToggle() *cocoa.Login {
+	l := &cocoa.Login{}
+	if svc, err := cocoa.NewLoginService(); err == nil {
+		l.Service = svc
+	}
+	if it, err := a.loginItem(); err == nil {
+		l.Agent = it
+	}
+	if l.Service == nil && l.Agent == nil {
+		return nil
+	}
+	return l
+}
+
 // watchSession makes g save when the macOS session ends, before sleep and
 // when AppKit terminates the app (which then exits without returning to
 // runTray's deferred save). A failure to watch is said and otherwise
 // ignored: the save at SIGTERM and at Quit still happen.
-func (a *App) watchSession(g *cocoa.Guard, d *tray.Deps) (stop func()) {
+func (a *App) watchSession(g *cocoa.Guard) (stop func()) {
 	stop, err := cocoa.Watch(g, func(format string, args ...any) {
 		fmt.Fprintf(a.Stderr, "rambar: "+format+"\n", args...)
 	})

@@ -7,6 +7,10 @@ import (
 	"rambar/tray"
 )
 
+// natives has nothing to add outside macOS: the tray's zenity dialogs and
+// notifications and the XDG autostart entry are the native ways there.
+func (a *App) natives(d *tray.Deps) {}
+
 // watchSession has nothing native to watch outside macOS: SIGTERM (tray.Run)
 // and logind's sleep signal (mirror.WatchSleep) already reach the tray.
-func (a *App) watchSession(g *cocoa.Guard, d *tray.Deps) (stop func()) { return func() {} }
+func (a *App) watchSession(g *cocoa.Guard) (stop func()) { return func() {} }

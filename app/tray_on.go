@@ -27,12 +27,13 @@ func runTray(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
+	a.natives(&d)
 	if c := a.newContents(); c != nil {
 		c.hook(&d)
 		bg, stop := context.WithCancel(ctx)
 		c.background(bg, d.Notify)
 		g := a.sessionGuard(c, d.Notify)
-		unwatch := a.watchSession(g, &d)
+		unwatch := a.watchSession(g)
 		defer func() {
 			// Quitting (or logging out) with disks left mounted: save what
 			// they keep, so nothing written since the last save is lost.

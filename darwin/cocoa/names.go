@@ -68,3 +68,8 @@ func hasAppSuffix(path string) bool {
 // NSApplicationTerminateReply (NSUInteger, "Q"), takes self ("@"), _cmd
 // (":") and the sender ("@").
 const terminateEncoding = "Q@:@"
+
+// UNNotificationInterruptionLevelActive (macOS 12+): shown at once, not
+// breaking through Focus. The setter is sent only where the content object
+// answers it (older systems would raise "unrecognized selector").
+const interruptionActive = 1

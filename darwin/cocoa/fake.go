@@ -1,0 +1,110 @@
+package cocoa
+
+import (
+	"context"
+	"sync"
+)
+
+// Fake is a native side that runs anywhere, for tests of what is built on
+// this package: a notification center that records what it is asked, and
+// an SMAppService whose status the test sets.
+type Fake struct {
+	mu sync.Mutex
+	// Grant is the user's answer to the authorisation prompt.
+	Grant bool
+	// AuthErr, when set, is Authorize's error.
+	AuthErr error
+	// Block, when set, holds Authorize until it is closed.
+	Block chan struct{}
+	// Asked counts authorisation prompts; Posted the notifications shown.
+	Asked  int
+	Posted []string
+
+	// Service is the login item's status; ServiceErr, when set, every
+	// LoginService call's error. NeedsApproval makes Register wait for the
+	// user. Registers and SettingsOpened count calls.
+	Service        ServiceStatus
+	ServiceErr     error
+	NeedsApproval  bool
+	Registers      int
+	SettingsOpened int
+}
+
+var (
+	_ Center       = (*Fake)(nil)
+	_ LoginService = (*Fake)(nil)
+)
+
+// Authorize implements Center.
+func (f *Fake) Authorize(ctx context.Context) (bool, error) {
+	f.mu.Lock()
+	f.Asked++
+	block := f.Block
+	f.mu.Unlock()
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.Grant, f.AuthErr
+}
+
+// Post implements Center.
+func (f *Fake) Post(ctx context.Context, title, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Posted = append(f.Posted, title+": "+text)
+	return nil
+}
+
+// Counts returns Asked and a copy of Posted.
+func (f *Fake) Counts() (asked int, posted []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.Asked, append([]string(nil), f.Posted...)
+}
+
+// Status implements LoginService.
+func (f *Fake) Status() (ServiceStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.Service, f.ServiceErr
+}
+
+// Register implements LoginService: enabled, or waiting for approval when
+// NeedsApproval is set.
+func (f *Fake) Register() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Registers++
+	if f.ServiceErr != nil {
+		return f.ServiceErr
+	}
+	f.Service = ServiceEnabled
+	if f.NeedsApproval {
+		f.Service = ServiceRequiresApproval
+	}
+	return nil
+}
+
+// Unregister implements LoginService.
+func (f *Fake) Unregister() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ServiceErr != nil {
+		return f.ServiceErr
+	}
+	f.Service = ServiceNotRegistered
+	return nil
+}
+
+// OpenSettings implements LoginService.
+func (f *Fake) OpenSettings() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.SettingsOpened++
+}
