@@ -12,14 +12,22 @@ import (
 )
 
 // natives puts the native macOS parts (darwin/cocoa) into the tray's Deps:
-// notifications through UNUserNotificationCenter and the login item through
-// SMAppService, each with its fallback.
+// the dialogs as native windows that take the keyboard (zenity's osascript
+// windows can't be activated), notifications through
+// UNUserNotificationCenter and the login item through SMAppService, each
+// with its fallback.
 //
 //	RAMBAR_NOTIFY=log        notifications go to stderr only
 //	RAMBAR_NOTIFY=osascript  when native ones can't be shown (not in the
 //	                         bundle, or turned off), also try osascript,
 //	                         which macOS attributes to Script Editor
 func (a *App) natives(d *tray.Deps) {
+	if dlg, err := cocoa.Native(); err == nil {
+		d.Dialogs = nativeDialogs{dlg}
+		d.EditPresets = nativeDialogs{dlg}
+	} else {
+		fmt.Fprintf(a.Stderr, "rambar: native dialogs: %v\n", err)
+	}
 	n := &cocoa.Notifier{Log: func(line string) { fmt.Fprintf(a.Stderr, "rambar: %s\n", line) }}
 	mode := a.Getenv("RAMBAR_NOTIFY")
 	if mode != "log" {

@@ -3,11 +3,14 @@ package cocoa
 import (
 	"context"
 	"sync"
+
+	"rambar/ramdisk"
 )
 
 // Fake is a native side that runs anywhere, for tests of what is built on
 // this package: a notification center that records what it is asked, and
-// an SMAppService whose status the test sets.
+// an SMAppService whose status the test sets. FakeWindows (below) stands
+// for the windows.
 type Fake struct {
 	mu sync.Mutex
 	// Grant is the user's answer to the authorisation prompt.
@@ -107,4 +110,67 @@ func (f *Fake) OpenSettings() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.SettingsOpened++
+}
+
+// FakeWindows are Windows that answer from a script and record what they
+// showed.
+type FakeWindows struct {
+	mu sync.Mutex
+	// Answers are the next Alert answers, in order; when they run out an
+	// Alert is cancelled (Esc).
+	Answers []Answer
+	// Fill is what the user makes of each Form shown (nil: Cancel). The
+	// fake presses Create even when the words refuse, as a check that
+	// changed its mind between typing and pressing would.
+	Fill func(shown Form) Form
+	// Folder is ChooseFolder's answer ("" cancels).
+	Folder string
+
+	// Alerts, Forms and Words record what was shown: each Alert, each Form
+	// as opened, and the words the window showed at opening and at Create.
+	Alerts []Alert
+	Forms  []Form
+	Words  []string
+}
+
+var _ Windows = (*FakeWindows)(nil)
+
+// Alert implements Windows.
+func (w *FakeWindows) Alert(ctx context.Context, a Alert) (Answer, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.Alerts = append(w.Alerts, a)
+	if len(w.Answers) == 0 {
+		return Answer{}, ramdisk.ErrCancelled
+	}
+	ans := w.Answers[0]
+	w.Answers = w.Answers[1:]
+	if ans.Button < len(a.Buttons) && a.Buttons[ans.Button] == "Cancel" {
+		return ans, ramdisk.ErrCancelled
+	}
+	return ans, nil
+}
+
+// ChooseFolder implements Windows.
+func (w *FakeWindows) ChooseFolder(ctx context.Context, title, start string) (string, error) {
+	if w.Folder == "" {
+		return "", ramdisk.ErrCancelled
+	}
+	return w.Folder, nil
+}
+
+// Form implements Windows.
+func (w *FakeWindows) Form(ctx context.Context, title string, f Form, opt FormOptions, words func(Form) (string, bool)) (Form, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.Forms = append(w.Forms, f)
+	text, _ := words(f)
+	w.Words = append(w.Words, text)
+	if w.Fill == nil {
+		return Form{}, ramdisk.ErrCancelled
+	}
+	got := w.Fill(f)
+	text, _ = words(got)
+	w.Words = append(w.Words, text)
+	return got, nil
 }
