@@ -13,9 +13,9 @@ import (
 
 // natives puts the native macOS parts (darwin/cocoa) into the tray's Deps:
 // the dialogs as native windows that take the keyboard (zenity's osascript
-// windows can't be activated), notifications through
-// UNUserNotificationCenter and the login item through SMAppService, each
-// with its fallback.
+// windows can't be activated) and notifications through
+// UNUserNotificationCenter, each with its fallback. (The login item goes
+// through SMAppService in loginToggle, for the CLI too.)
 //
 //	RAMBAR_NOTIFY=log        notifications go to stderr only
 //	RAMBAR_NOTIFY=osascript  when native ones can't be shown (not in the
@@ -45,29 +45,16 @@ func (a *App) natives(d *tray.Deps) {
 		defer cancel()
 		return n.Notify(ctx, title, text)
 	}
-	if l := a.loginToggle(); l != nil {
-		d.LaunchAtLogin = &tray.LoginItem{
-			Get: func() (bool, error) { return l.Enabled(context.Background()) },
-			Set: func(on bool) error { return l.Set(context.Background(), on) },
-		}
-	}
 }
 
-// loginToggle is the login item both front ends use on macOS: SMAppService
-// (macOS 13+, from RAMBar.app) with the LaunchAgent as the fallback. Nil
-// when neither can be had here.
-func (a *App) loginToggle() *cocoa.Login {
-	l := &cocoa.Login{}
-	if svc, err := cocoa.NewLoginService(); err == nil {
-		l.Service = svc
-	}
-	if it, err := a.loginItem(); err == nil {
-		l.Agent = it
-	}
-	if l.Service == nil && l.Agent == nil {
+// loginService is RAMBar.app's SMAppService login item, or nil where there
+// is none (before macOS 13, or not running from the bundle).
+func (a *App) loginService() cocoa.LoginService {
+	svc, err := cocoa.NewLoginService()
+	if err != nil {
 		return nil
 	}
-	return l
+	return svc
 }
 
 // watchSession makes g save when the macOS session ends, before sleep and

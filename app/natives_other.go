@@ -14,3 +14,6 @@ func (a *App) natives(d *tray.Deps) {}
 // watchSession has nothing native to watch outside macOS: SIGTERM (tray.Run)
 // and logind's sleep signal (mirror.WatchSleep) already reach the tray.
 func (a *App) watchSession(g *cocoa.Guard) (stop func()) { return func() {} }
+
+// loginService is nil: SMAppService is macOS's.
+func (a *App) loginService() cocoa.LoginService { return nil }

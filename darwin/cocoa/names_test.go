@@ -66,3 +66,18 @@ func TestHasAppSuffix(t *testing.T) {
 		}
 	}
 }
+
+// RAMBar asks for banners with sound; a menu-bar app has no Dock icon to
+// badge. The values are UNAuthorizationOptions' and
+// UNNotificationInterruptionLevel's.
+func TestNotificationOptions(t *testing.T) {
+	if unOptionBadge != 1 || unOptionSound != 2 || unOptionAlert != 4 {
+		t.Error("UNAuthorizationOptions values changed")
+	}
+	if notifyOptions != 6 || notifyOptions&unOptionBadge != 0 {
+		t.Errorf("notifyOptions = %d, want alert|sound (6)", notifyOptions)
+	}
+	if interruptionActive != 1 {
+		t.Errorf("interruptionActive = %d, want UNNotificationInterruptionLevelActive (1)", interruptionActive)
+	}
+}

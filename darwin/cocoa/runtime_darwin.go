@@ -17,11 +17,9 @@ import (
 var (
 	selAlloc                  = objc.RegisterName("alloc")
 	selNew                    = objc.RegisterName("new")
-	selInit                   = objc.RegisterName("init")
 	selRelease                = objc.RegisterName("release")
 	selRetain                 = objc.RegisterName("retain")
 	selDrain                  = objc.RegisterName("drain")
-	selIsMainThread           = objc.RegisterName("isMainThread")
 	selPerformOnMain          = objc.RegisterName("performSelectorOnMainThread:withObject:waitUntilDone:")
 	selStringWithUTF8         = objc.RegisterName("stringWithUTF8String:")
 	selUTF8String             = objc.RegisterName("UTF8String")
@@ -169,24 +167,6 @@ func onMain(f func()) error {
 	queue.fs = append(queue.fs, f)
 	queue.Unlock()
 	obj.Send(selPerformOnMain, selRunQueued, objc.ID(0), false)
-	return nil
-}
-
-// onMainSync runs f on the main thread and returns when it has run. On the
-// main thread itself (before the app's run loop starts) f runs at once.
-func onMainSync(f func()) error {
-	if err := frameworks(); err != nil {
-		return err
-	}
-	if objc.Send[bool](class("NSThread"), selIsMainThread) {
-		withPool(f)
-		return nil
-	}
-	done := make(chan struct{})
-	if err := onMain(func() { defer close(done); f() }); err != nil {
-		return err
-	}
-	<-done
 	return nil
 }
 

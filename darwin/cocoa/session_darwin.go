@@ -27,8 +27,8 @@ const (
 //     if that did not happen yet.
 //
 // logf receives what went wrong (nil: nothing is logged). Call it before the
-// app's run loop starts, on the main thread or any other; stop removes the
-// observers.
+// app's run loop starts (AppKit's did-finish-launching must come after),
+// from any goroutine; stop removes the observers.
 func Watch(g *Guard, logf func(format string, args ...any)) (stop func(), err error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -54,7 +54,9 @@ func Watch(g *Guard, logf func(format string, args ...any)) (stop func(), err er
 			logf("%v", err)
 		}
 	})
-	err = onMainSync(func() {
+	// Notification centers take observers from any thread, so this never
+	// waits for a run loop that has not started yet.
+	err = offMain(func() {
 		ws := class("NSWorkspace").Send(selSharedWorkspace).Send(selNotificationCenter)
 		ws.Send(selAddObserver, obj, selWillPowerOff, constString(appKitPath, nameWillPowerOff, nameWillPowerOff), objc.ID(0))
 		ws.Send(selAddObserver, obj, selWillSleep, constString(appKitPath, nameWillSleep, nameWillSleep), objc.ID(0))
@@ -66,7 +68,7 @@ func Watch(g *Guard, logf func(format string, args ...any)) (stop func(), err er
 		return nil, err
 	}
 	return func() {
-		onMainSync(func() {
+		offMain(func() {
 			class("NSWorkspace").Send(selSharedWorkspace).Send(selNotificationCenter).Send(selRemoveObserver, obj)
 			class("NSNotificationCenter").Send(selDefaultCenter).Send(selRemoveObserver, obj)
 		})
