@@ -226,3 +226,36 @@ func (e *Ending) WillTerminate() error {
 	}
 	return e.G.Run(Terminating)
 }
+
+// observer is one notification the session watch answers: its name, the
+// center it is posted on, the selector of RAMBar's class that receives it,
+// and what the Go side does (on the main thread).
+type observer struct {
+	name      string
+	workspace bool // NSWorkspace's own center, not the default one
+	sel       string
+	do        func()
+}
+
+// observers are what Watch registers. Will-power-off starts the save and
+// returns (the main thread keeps the menu alive during logout); will-sleep
+// and will-terminate return only when the save is done or bounded, because
+// the system goes on as soon as they return. launched (nil: nothing) runs
+// when AppKit has finished launching: the darwin side adds
+// applicationShouldTerminate: there.
+func observers(g *Guard, end *Ending, launched func() error, logf func(format string, args ...any)) []observer {
+	logged := func(err error) {
+		if err != nil {
+			logf("%v", err)
+		}
+	}
+	obs := []observer{
+		{nameWillPowerOff, true, "rambarWillPowerOff:", func() { g.Start(SessionEnding) }},
+		{nameWillSleep, true, "rambarWillSleep:", func() { logged(g.Run(WillSleep)) }},
+		{nameWillTerminate, false, "rambarWillTerminate:", func() { logged(end.WillTerminate()) }},
+	}
+	if launched != nil {
+		obs = append(obs, observer{nameDidFinishLaunched, false, "rambarDidFinishLaunching:", func() { logged(launched()) }})
+	}
+	return obs
+}

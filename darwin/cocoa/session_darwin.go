@@ -38,31 +38,22 @@ func Watch(g *Guard, logf func(format string, args ...any)) (stop func(), err er
 		return nil, err
 	}
 	end := &Ending{G: g}
-	handle(selWillPowerOff, func(objc.ID) { g.Start(SessionEnding) })
-	handle(selWillSleep, func(objc.ID) {
-		if err := g.Run(WillSleep); err != nil {
-			logf("%v", err)
-		}
-	})
-	handle(selWillTerminate, func(objc.ID) {
-		if err := end.WillTerminate(); err != nil {
-			logf("%v", err)
-		}
-	})
-	handle(selDidFinishLaunched, func(objc.ID) {
-		if err := answerTerminate(end); err != nil {
-			logf("%v", err)
-		}
-	})
+	obs := observers(g, end, func() error { return answerTerminate(end) }, logf)
+	for _, o := range obs {
+		handle(objc.RegisterName(o.sel), func(objc.ID) { o.do() })
+	}
 	// Notification centers take observers from any thread, so this never
 	// waits for a run loop that has not started yet.
 	err = offMain(func() {
 		ws := class("NSWorkspace").Send(selSharedWorkspace).Send(selNotificationCenter)
-		ws.Send(selAddObserver, obj, selWillPowerOff, constString(appKitPath, nameWillPowerOff, nameWillPowerOff), objc.ID(0))
-		ws.Send(selAddObserver, obj, selWillSleep, constString(appKitPath, nameWillSleep, nameWillSleep), objc.ID(0))
 		nc := class("NSNotificationCenter").Send(selDefaultCenter)
-		nc.Send(selAddObserver, obj, selWillTerminate, constString(appKitPath, nameWillTerminate, nameWillTerminate), objc.ID(0))
-		nc.Send(selAddObserver, obj, selDidFinishLaunched, constString(appKitPath, nameDidFinishLaunched, nameDidFinishLaunched), objc.ID(0))
+		for _, o := range obs {
+			center := nc
+			if o.workspace {
+				center = ws
+			}
+			center.Send(selAddObserver, obj, objc.RegisterName(o.sel), constString(appKitPath, o.name, o.name), objc.ID(0))
+		}
 	})
 	if err != nil {
 		return nil, err

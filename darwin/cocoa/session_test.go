@@ -229,3 +229,56 @@ func TestEndingRepliesAtTheBound(t *testing.T) {
 		t.Fatalf("WillTerminate = %v, want ErrTimedOut (the hung save is waited for, bounded)", err)
 	}
 }
+
+// What each observed notification does: will-power-off starts the save and
+// returns while it runs; will-sleep and will-terminate return only after it.
+func TestObservers(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var events []Event
+	g := &Guard{Save: func(_ context.Context, e Event) error {
+		mu.Lock()
+		events = append(events, e)
+		n := len(events)
+		mu.Unlock()
+		if n == 1 {
+			<-release
+		}
+		return nil
+	}}
+	launched := 0
+	var logs []string
+	obs := observers(g, &Ending{G: g}, func() error { launched++; return errors.New("no delegate") },
+		func(f string, a ...any) { logs = append(logs, f) })
+	byName := map[string]observer{}
+	for _, o := range obs {
+		if ownMethods[o.sel] != 1 {
+			t.Errorf("%s: selector %s is not one of RAMBar's one-argument methods", o.name, o.sel)
+		}
+		byName[o.name] = o
+	}
+	if !byName[nameWillPowerOff].workspace || !byName[nameWillSleep].workspace || byName[nameWillTerminate].workspace || byName[nameDidFinishLaunched].workspace {
+		t.Error("the workspace notifications must be observed on NSWorkspace's center, the app's on the default one")
+	}
+	byName[nameWillPowerOff].do() // returns with the save running
+	if !g.Busy() {
+		t.Fatal("will-power-off did not start a save")
+	}
+	done := make(chan struct{})
+	go func() { byName[nameWillSleep].do(); close(done) }()
+	close(release)
+	<-done
+	byName[nameWillTerminate].do()
+	byName[nameDidFinishLaunched].do()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(events) != 3 || events[0] != SessionEnding || events[1] != WillSleep || events[2] != Terminating {
+		t.Errorf("saves for %v; want session ending, will sleep, terminating", events)
+	}
+	if launched != 1 || len(logs) != 1 {
+		t.Errorf("launched %d times, %d log lines; want 1 and 1 (its error)", launched, len(logs))
+	}
+	if len(observers(g, &Ending{G: g}, nil, nil)) != 3 {
+		t.Error("without a launched hook there should be three observers")
+	}
+}
