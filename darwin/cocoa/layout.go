@@ -1,13 +1,17 @@
 package cocoa
 
+import "structs"
+
 // The New RAM Disk window's accessory view, laid out in Go (plain frames,
 // no Auto Layout): a label and a control per row, the plan's words below.
 // AppKit's coordinates start at the bottom left.
 
 // rect is an NSRect (CGRect): origin then size, in CGFloat (float64 on
-// every 64-bit Mac). Its layout is the C struct's, so purego passes it by
-// value to initWithFrame:.
+// every 64-bit Mac). HostLayout keeps the C struct's layout, so purego
+// passes it by value to initWithFrame: (four doubles: in registers on
+// arm64, in memory on amd64).
 type rect struct {
+	_          structs.HostLayout
 	X, Y, W, H float64
 }
 
@@ -64,19 +68,21 @@ func layoutForm(opt FormOptions) formLayout {
 		kinds = append(kinds, rowContents, rowFolder)
 	}
 	height := wordsHeight + float64(len(kinds))*(rowHeight+rowGap)
-	l := formLayout{view: rect{0, 0, formWidth, height}, words: rect{0, 0, formWidth, wordsHeight}}
+	l := formLayout{view: mkRect(0, 0, formWidth, height), words: mkRect(0, 0, formWidth, wordsHeight)}
 	for i, k := range kinds {
 		y := height - float64(i+1)*(rowHeight+rowGap) + rowGap
 		r := row{
 			kind:    k,
-			label:   rect{0, y + 2, labelWidth, rowHeight - 4},
-			control: rect{controlInset, y, formWidth - controlInset, rowHeight},
+			label:   mkRect(0, y+2, labelWidth, rowHeight-4),
+			control: mkRect(controlInset, y, formWidth-controlInset, rowHeight),
 		}
 		if k == rowFolder {
 			r.control.W -= buttonWidth + 8
-			r.button = rect{formWidth - buttonWidth, y, buttonWidth, rowHeight}
+			r.button = mkRect(formWidth-buttonWidth, y, buttonWidth, rowHeight)
 		}
 		l.rows = append(l.rows, r)
 	}
 	return l
 }
+
+func mkRect(x, y, w, h float64) rect { return rect{X: x, Y: y, W: w, H: h} }

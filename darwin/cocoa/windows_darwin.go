@@ -143,11 +143,11 @@ func (appWindows) Alert(ctx context.Context, a Alert) (Answer, error) {
 		var field, popup objc.ID
 		switch {
 		case a.Field != nil:
-			field = newView("NSTextField", rect{0, 0, 300, 24})
+			field = newView("NSTextField", mkRect(0, 0, 300, 24))
 			field.Send(selSetStringValue, nsString(*a.Field))
 			al.Send(selSetAccessoryView, field)
 		case len(a.Choices) > 0:
-			popup = newPopup(rect{0, 0, 300, 26}, a.Choices, a.Choice)
+			popup = newPopup(mkRect(0, 0, 300, 26), a.Choices, a.Choice)
 			al.Send(selSetAccessoryView, popup)
 		}
 		al.Send(selLayout)
