@@ -28,14 +28,13 @@ func (a *App) natives(d *tray.Deps) {
 	} else {
 		fmt.Fprintf(a.Stderr, "rambar: native dialogs: %v\n", err)
 	}
-	n := &cocoa.Notifier{Log: func(line string) { fmt.Fprintf(a.Stderr, "rambar: %s\n", line) }}
 	mode := a.Getenv("RAMBAR_NOTIFY")
-	if mode != "log" {
-		if c, err := cocoa.NewCenter(); err == nil {
-			n.Center = c
-		} else {
-			n.Log(fmt.Sprintf("notifications: %v", err))
-		}
+	if mode == "log" {
+		return // trayDeps' notifier already writes to stderr only
+	}
+	n := &cocoa.Notifier{Log: func(line string) { fmt.Fprintf(a.Stderr, "rambar: %s\n", line) }}
+	if c, err := cocoa.NewCenter(); err == nil {
+		n.Center = c
 	}
 	if mode == "osascript" {
 		n.Fallback = tray.Notify
