@@ -5,6 +5,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"rambar/darwin/cocoa"
@@ -69,4 +71,15 @@ func (a *App) watchSession(g *cocoa.Guard) (stop func()) {
 		return func() {}
 	}
 	return stop
+}
+
+// captureNatives saves what `rambar doctor --capture` must tell about the
+// native side (in a bundle, SMAppService's and the notifications' status)
+// in dir/natives.txt, and returns that file.
+func (a *App) captureNatives(ctx context.Context, dir string) (string, error) {
+	p := filepath.Join(dir, "natives.txt")
+	if err := os.WriteFile(p, []byte(cocoa.Describe(ctx).Text()), 0o644); err != nil {
+		return "", fmt.Errorf("capture: %w", err)
+	}
+	return p, nil
 }

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"context"
+
 	"rambar/darwin/cocoa"
 	"rambar/tray"
 )
@@ -17,3 +19,6 @@ func (a *App) watchSession(g *cocoa.Guard) (stop func()) { return func() {} }
 
 // loginService is nil: SMAppService is macOS's.
 func (a *App) loginService() cocoa.LoginService { return nil }
+
+// captureNatives has nothing to capture outside macOS.
+func (a *App) captureNatives(ctx context.Context, dir string) (string, error) { return "", nil }
