@@ -1,6 +1,9 @@
 package cocoa
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -79,5 +82,40 @@ func TestNotificationOptions(t *testing.T) {
 	}
 	if interruptionActive != 1 {
 		t.Errorf("interruptionActive = %d, want UNNotificationInterruptionLevelActive (1)", interruptionActive)
+	}
+}
+
+// The darwin files register their own selectors with own(), which panics at
+// package init on a Mac for a name missing from ownMethods; and every
+// selector they send must be well formed. Both are read from the sources
+// here, so a typo fails on Linux.
+func TestDarwinSelectors(t *testing.T) {
+	files, err := filepath.Glob("*_darwin.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no darwin sources: %v", err)
+	}
+	ownCall := regexp.MustCompile(`own\("([^"]*)"\)`)
+	sent := regexp.MustCompile(`RegisterName\("([^"]*)"\)`)
+	wellFormed := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(:|([A-Za-z0-9_]*:)+)?$`)
+	owned := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ownCall.FindAllStringSubmatch(string(src), -1) {
+			owned++
+			if _, ok := ownMethods[m[1]]; !ok {
+				t.Errorf("%s: own(%q) is not in ownMethods: the package would panic at init on a Mac", f, m[1])
+			}
+		}
+		for _, m := range sent.FindAllStringSubmatch(string(src), -1) {
+			if !wellFormed.MatchString(m[1]) {
+				t.Errorf("%s: selector %q is not well formed", f, m[1])
+			}
+		}
+	}
+	if owned < len(ownMethods)-1 { // applicationShouldTerminate: is added to the delegate, also via own
+		t.Errorf("only %d own() calls for %d own methods", owned, len(ownMethods))
 	}
 }
