@@ -68,9 +68,10 @@ func Watch(g *Guard, logf func(format string, args ...any)) (stop func(), err er
 
 // answerTerminate gives the app delegate an applicationShouldTerminate: that
 // runs end, unless it has one of its own. It runs on the main thread, once
-// the delegate is set. The delegate is set again afterwards, because
-// NSApplication may remember which methods its delegate answers when it is
-// set (to be confirmed on a Mac, darwin/README.md).
+// the delegate is set. The delegate is then unset and set again (the same
+// object: a no-op could be skipped), because NSApplication may remember
+// which methods its delegate answers when it is set (to be confirmed on a
+// Mac, darwin/README.md).
 func answerTerminate(end *Ending) error {
 	app := class("NSApplication").Send(selSharedApplication)
 	del := app.Send(selDelegate)
@@ -89,6 +90,7 @@ func answerTerminate(end *Ending) error {
 	if !del.Class().AddMethod(selShouldTerminate, imp, terminateEncoding) {
 		return fmt.Errorf("cocoa: add applicationShouldTerminate: to %s: refused", goString(objc.ID(del.Class()).Send(objc.RegisterName("description"))))
 	}
+	app.Send(selSetDelegate, objc.ID(0))
 	app.Send(selSetDelegate, del)
 	return nil
 }
