@@ -1,19 +1,18 @@
-//go:build cgo || !darwin
-
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
-
-	"rambar/tray"
 )
 
 // runTray starts the menu-bar app and returns when the user quits. A second
 // copy exits quietly; auto-mount presets are mounted (contents restored) once
 // the menu is up, so a slow restore never delays the icon.
 func runTray(ctx context.Context, a *App) error {
+	if err := a.canRunMenuBar(); err != nil {
+		return err
+	}
 	release, err := a.singleInstance()
 	if errors.Is(err, errAlreadyRunning) {
 		fmt.Fprintln(a.Stderr, "rambar: already running in the menu bar")
@@ -54,5 +53,5 @@ func runTray(ctx context.Context, a *App) error {
 			}
 		}
 	}
-	return tray.Run(d)
+	return a.menuBar(d)
 }

@@ -28,10 +28,25 @@ var ownMethods = map[string]int{
 	"rambarChooseFolder:":         1,
 	"controlTextDidChange:":       1, // NSTextFieldDelegate: typing in the window
 	"applicationShouldTerminate:": 1, // added to the app delegate
+	"rambarMenuClicked:":          1, // a status-item menu entry (its tag names it)
+	"menuWillOpen:":               1, // NSMenuDelegate: the menu is opening
 }
 
 // arity is the number of arguments a selector takes: its colons.
 func arity(sel string) int { return strings.Count(sel, ":") }
+
+// NSApplicationActivationPolicyAccessory: no Dock icon, no menu of its own,
+// windows allowed (LSUIElement's policy, for a binary run outside the bundle).
+const activationAccessory = 1
+
+// NSVariableStatusItemLength: the status item is as wide as its contents.
+const variableLength = -1.0
+
+// NSControlStateValueOn / Off for a ticked menu entry.
+const (
+	stateOff = 0
+	stateOn  = 1
+)
 
 // NSApplicationTerminateReply (AppKit).
 const (

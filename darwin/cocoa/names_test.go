@@ -119,3 +119,11 @@ func TestDarwinSelectors(t *testing.T) {
 		t.Errorf("only %d own() calls for %d own methods", owned, len(ownMethods))
 	}
 }
+
+// AppKit's values for the status item: an accessory app, a variable-width
+// item, an entry's tick.
+func TestStatusItemValues(t *testing.T) {
+	if activationAccessory != 1 || variableLength != -1.0 || stateOff != 0 || stateOn != 1 {
+		t.Error("NSApplicationActivationPolicyAccessory, NSVariableStatusItemLength or NSControlStateValue changed")
+	}
+}

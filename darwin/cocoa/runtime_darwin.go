@@ -49,6 +49,8 @@ var (
 	selChooseFolder      = own("rambarChooseFolder:")
 	selTextDidChange     = own("controlTextDidChange:")
 	selShouldTerminate   = own("applicationShouldTerminate:")
+	selMenuClicked       = own("rambarMenuClicked:")
+	selMenuWillOpen      = own("menuWillOpen:")
 )
 
 // own registers one of the selectors of names.go, refusing any other (the
@@ -130,7 +132,7 @@ var native = sync.OnceValues(func() (objc.ID, error) {
 	}
 	var defs []objc.MethodDef
 	for _, sel := range []objc.SEL{selRunQueued, selWillPowerOff, selWillSleep, selWillTerminate,
-		selDidFinishLaunched, selFormChanged, selChooseFolder, selTextDidChange} {
+		selDidFinishLaunched, selFormChanged, selChooseFolder, selTextDidChange, selMenuClicked, selMenuWillOpen} {
 		defs = append(defs, objc.MethodDef{Cmd: sel, Fn: dispatch})
 	}
 	cls, err := objc.RegisterClass("RAMBarNative", objc.GetClass("NSObject"), nil, nil, defs)
