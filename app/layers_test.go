@@ -15,9 +15,9 @@ func TestImportLayers(t *testing.T) {
 		"rambar/ramdisk": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/internal/run", "fyne.io/systray"},
 		"rambar/darwin":  {"rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "fyne.io/systray"},
 		"rambar/linux":   {"rambar/darwin", "rambar/tray", "rambar/mirror", "rambar/bench", "fyne.io/systray"},
-		"rambar/tray":    {"rambar/darwin", "rambar/linux", "rambar/bench", "rambar/mirror", "rambar/login", "rambar/internal/run"},
+		"rambar/tray":    {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/bench", "rambar/mirror", "rambar/login", "rambar/internal/run"},
 		"rambar/mirror":  {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "fyne.io/systray"},
-		"rambar/login":   {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "fyne.io/systray"},
+		"rambar/login":   {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "fyne.io/systray"},
 		"rambar/bench":   {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "fyne.io/systray"},
 		// The native macOS parts stand alone: app adapts them to the tray.
 		"rambar/darwin/cocoa": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/login", "fyne.io/systray"},
