@@ -90,7 +90,7 @@ type Saving struct {
 // Done is closed when the save has ended.
 func (s *Saving) Done() <-chan struct{} { return s.done }
 
-// Err is the save's error, once Done is closed.
+// Err waits for the save to end and returns its error.
 func (s *Saving) Err() error {
 	<-s.done
 	return s.err
