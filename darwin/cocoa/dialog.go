@@ -213,6 +213,19 @@ func (d Dialogs) Problem(ctx context.Context, title, text string) error {
 	return d.Message(ctx, title, text)
 }
 
+// pressed is the answer an alert with these buttons gives for the button
+// at index i (-1: none, the modal loop was aborted): a button titled
+// "Cancel", or none, is ramdisk.ErrCancelled.
+func pressed(i int, buttons []string) (int, error) {
+	switch {
+	case i < 0:
+		return -1, ramdisk.ErrCancelled
+	case i < len(buttons) && buttons[i] == "Cancel":
+		return i, ramdisk.ErrCancelled
+	}
+	return i, nil
+}
+
 // buttonIndex maps an NSModalResponse to the index of the button pressed,
 // or -1 (aborted, stopped, unknown).
 func buttonIndex(resp int) int {

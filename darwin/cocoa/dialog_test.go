@@ -156,3 +156,16 @@ func TestButtonIndexAndContents(t *testing.T) {
 		t.Error("fsIndex")
 	}
 }
+
+func TestPressed(t *testing.T) {
+	buttons := []string{"Create", "Cancel"}
+	for _, c := range []struct {
+		i, want   int
+		cancelled bool
+	}{{0, 0, false}, {1, 1, true}, {-1, -1, true}, {5, 5, false}} {
+		got, err := pressed(c.i, buttons)
+		if got != c.want || errors.Is(err, ramdisk.ErrCancelled) != c.cancelled {
+			t.Errorf("pressed(%d) = %d, %v", c.i, got, err)
+		}
+	}
+}

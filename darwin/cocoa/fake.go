@@ -145,10 +145,9 @@ func (w *FakeWindows) Alert(ctx context.Context, a Alert) (Answer, error) {
 	}
 	ans := w.Answers[0]
 	w.Answers = w.Answers[1:]
-	if ans.Button < len(a.Buttons) && a.Buttons[ans.Button] == "Cancel" {
-		return ans, ramdisk.ErrCancelled
-	}
-	return ans, nil
+	var err error
+	ans.Button, err = pressed(ans.Button, a.Buttons)
+	return ans, err
 }
 
 // ChooseFolder implements Windows.

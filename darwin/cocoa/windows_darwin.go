@@ -166,13 +166,8 @@ func (appWindows) Alert(ctx context.Context, a Alert) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	if ans.Button = buttonIndex(resp); ans.Button < 0 {
-		return Answer{}, ramdisk.ErrCancelled
-	}
-	if ans.Button < len(a.Buttons) && a.Buttons[ans.Button] == "Cancel" {
-		return ans, ramdisk.ErrCancelled
-	}
-	return ans, nil
+	ans.Button, err = pressed(buttonIndex(resp), a.Buttons)
+	return ans, err
 }
 
 // ChooseFolder implements Windows.
