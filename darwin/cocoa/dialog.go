@@ -96,6 +96,23 @@ func fsIndex(fss []ramdisk.FileSystem, fs ramdisk.FileSystem) int {
 	return 0
 }
 
+// formOf is the Form the window's controls hold: the two text fields, the
+// file-system and contents popups' indexes (out of range: the first), the
+// folder chosen. Without a contents row the disk keeps nothing.
+func formOf(name, size string, fsIdx, contentsIdx int, folder string, opt FormOptions) Form {
+	f := Form{Name: name, Size: size, Folder: folder}
+	if len(opt.FileSystems) > 0 {
+		f.FS = opt.FileSystems[0]
+		if fsIdx >= 0 && fsIdx < len(opt.FileSystems) {
+			f.FS = opt.FileSystems[fsIdx]
+		}
+	}
+	if opt.Contents {
+		f.Contents = contentAt(contentsIdx)
+	}
+	return f
+}
+
 // FormWords is what the window shows for f: words' text, after the checks
 // the window owns itself (a name, a size, a folder to mirror).
 func FormWords(f Form, words func(Form) (string, bool)) (string, bool) {

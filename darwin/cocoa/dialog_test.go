@@ -169,3 +169,21 @@ func TestPressed(t *testing.T) {
 		}
 	}
 }
+
+func TestFormOf(t *testing.T) {
+	fss := []ramdisk.FileSystem{ramdisk.APFS, ramdisk.HFSPlus}
+	for _, c := range []struct {
+		fs, contents int
+		opt          FormOptions
+		want         Form
+	}{
+		{1, 2, FormOptions{FileSystems: fss, Contents: true}, Form{Name: "n", Size: "1G", FS: ramdisk.HFSPlus, Contents: ramdisk.Mirror, Folder: "/d"}},
+		{-1, 9, FormOptions{FileSystems: fss, Contents: true}, Form{Name: "n", Size: "1G", FS: ramdisk.APFS, Contents: ramdisk.Discard, Folder: "/d"}},
+		{1, 1, FormOptions{FileSystems: fss}, Form{Name: "n", Size: "1G", FS: ramdisk.HFSPlus, Folder: "/d"}},
+		{0, 0, FormOptions{}, Form{Name: "n", Size: "1G", Folder: "/d"}},
+	} {
+		if got := formOf("n", "1G", c.fs, c.contents, "/d", c.opt); got != c.want {
+			t.Errorf("formOf(fs %d, contents %d, %+v) = %+v, want %+v", c.fs, c.contents, c.opt, got, c.want)
+		}
+	}
+}

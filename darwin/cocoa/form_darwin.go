@@ -42,17 +42,14 @@ type formState struct {
 var openForm *formState
 
 func (s *formState) read() Form {
-	f := Form{Name: goString(s.name.Send(selStringValue)), Size: goString(s.size.Send(selStringValue)), Folder: s.folder}
-	f.FS = s.opt.FileSystems[0]
+	fsIdx, contentsIdx := 0, 0
 	if s.fsPopup != 0 {
-		if i := objc.Send[int](s.fsPopup, selIndexOfSelected); i >= 0 && i < len(s.opt.FileSystems) {
-			f.FS = s.opt.FileSystems[i]
-		}
+		fsIdx = objc.Send[int](s.fsPopup, selIndexOfSelected)
 	}
 	if s.contents != 0 {
-		f.Contents = contentAt(objc.Send[int](s.contents, selIndexOfSelected))
+		contentsIdx = objc.Send[int](s.contents, selIndexOfSelected)
 	}
-	return f
+	return formOf(goString(s.name.Send(selStringValue)), goString(s.size.Send(selStringValue)), fsIdx, contentsIdx, s.folder, s.opt)
 }
 
 // update shows the words for what the fields hold now and enables Create
