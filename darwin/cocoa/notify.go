@@ -62,7 +62,7 @@ func (n *Notifier) Notify(ctx context.Context, title, text string) error {
 		if n.Fallback != nil {
 			how = "trying osascript instead"
 		}
-		n.Log(fmt.Sprintf("notifications: %v; %s", err, how))
+		n.Log(fmt.Sprintf("%v; %s", err, how))
 	}
 	if n.Fallback == nil {
 		return err
