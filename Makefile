@@ -37,6 +37,7 @@ cross: ## vet, test-build and build the CLI for macOS without cgo
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) test -exec=true -count=1 ./... >/dev/null
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rambar-darwin-arm64 ./app
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rambar-darwin-amd64 ./app
+	sh darwin/cocoa/cgocheck.sh # the cgo tray build, type-checked against a stubbed fyne
 
 bench: bench-storage bench-mirror bench-tray ## every benchmark, with ratios against dd, fio, tar, rsync and cp (root)
 

@@ -54,10 +54,10 @@ type fakeDialogs struct {
 func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error) {
 	p, err := check(f.form)
 	if err != nil {
-		f.checked <- planRefusal(err)
+		f.checked <- PlanRefusal(err)
 		return ramdisk.Plan{}, ramdisk.ErrCancelled
 	}
-	f.checked <- planText(p)
+	f.checked <- PlanText(p)
 	return p, nil
 }
 func (f *fakeDialogs) Quit(ctx context.Context, n int) (QuitChoice, error) { return f.quit, nil }

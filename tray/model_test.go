@@ -276,7 +276,7 @@ func TestPlanTextAndRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	txt := planText(p)
+	txt := PlanText(p)
 	for _, w := range []string{"Create Scratch: 3 GiB APFS, commits 3.0 GiB now?", "takes all 3 GiB of memory as soon as it is made", "Tip: a 4 GiB disk costs less"} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("plan text lacks %q:\n%s", w, txt)
@@ -286,7 +286,7 @@ func TestPlanTextAndRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if txt := planText(p); !strings.Contains(txt, "grows as written") || !strings.Contains(txt, "takes memory only as files are written") {
+	if txt := PlanText(p); !strings.Contains(txt, "grows as written") || !strings.Contains(txt, "takes memory only as files are written") {
 		t.Errorf("8G plan text: %s", txt)
 	}
 	for _, bad := range []NewDiskForm{{Name: "a/b", Size: "1G"}, {Name: "X", Size: "0"}, {Name: "X", Size: "-1G"}, {Name: "X", Size: "3.5Q"}, {Name: "X", Size: "15G"}} {
@@ -295,7 +295,7 @@ func TestPlanTextAndRefusal(t *testing.T) {
 			t.Errorf("Check(%+v) accepted", bad)
 			continue
 		}
-		msg := planRefusal(err)
+		msg := PlanRefusal(err)
 		if bad.Size == "15G" && !strings.HasPrefix(msg, "This machine can't hold that disk") {
 			t.Errorf("refusal for %v: %s", bad, msg)
 		}

@@ -67,12 +67,12 @@ func (Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileS
 		plan, err := check(form)
 		if err != nil {
 			// Refused: say why, then let the user change the answers.
-			if e := zenity.Error(planRefusal(err), title, zenity.OKLabel("Change"), zenity.Context(ctx)); cancelled(e) {
+			if e := zenity.Error(PlanRefusal(err), title, zenity.OKLabel("Change"), zenity.Context(ctx)); cancelled(e) {
 				return ramdisk.Plan{}, ramdisk.ErrCancelled
 			}
 			continue
 		}
-		err = zenity.Question(planText(plan), title, zenity.OKLabel("Create"), zenity.CancelLabel("Cancel"),
+		err = zenity.Question(PlanText(plan), title, zenity.OKLabel("Create"), zenity.CancelLabel("Cancel"),
 			zenity.ExtraButton("Change…"), zenity.Context(ctx))
 		switch {
 		case err == nil:
@@ -87,9 +87,9 @@ func (Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileS
 	}
 }
 
-// planText is what the dialog shows before a disk is made: the summary and
+// PlanText is what the dialog shows before a disk is made: the summary and
 // every note (memory committed now or as written, advice, warnings).
-func planText(p ramdisk.Plan) string {
+func PlanText(p ramdisk.Plan) string {
 	var b strings.Builder
 	b.WriteString("Create " + p.Summary() + "?\n")
 	for _, n := range p.Notes {
@@ -98,8 +98,8 @@ func planText(p ramdisk.Plan) string {
 	return b.String()
 }
 
-// planRefusal words a refused plan for the dialog.
-func planRefusal(err error) string {
+// PlanRefusal words a refused plan for the dialog.
+func PlanRefusal(err error) string {
 	msg := err.Error()
 	if errors.Is(err, ramdisk.ErrTooLarge) {
 		msg = strings.TrimSuffix(msg, "; use --force to make it anyway")
