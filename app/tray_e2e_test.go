@@ -156,6 +156,7 @@ func buildRambar(t *testing.T) string {
 func startTray(t *testing.T) *trayApp {
 	t.Helper()
 	addr := startBus(t)
+	hostWatcher(t, addr)
 	a := &trayApp{t: t, bin: buildRambar(t), root: t.TempDir(), home: t.TempDir()}
 	a.env = append(os.Environ(),
 		"DBUS_SESSION_BUS_ADDRESS="+addr,

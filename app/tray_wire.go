@@ -25,6 +25,7 @@ import (
 //	RAMBAR_USAGE_EVERY=10s  how often a costly Usage (macOS footprint) is measured
 //	RAMBAR_NOTIFY=log       notifications go to stderr only, not to the desktop
 //	RAMBAR_DEBUG=1          diagnostics on stderr
+//	RAMBAR_TRAY_WAIT=30s    how long to wait on Linux for a panel's system tray (default 15s)
 func (a *App) trayDeps() (tray.Deps, error) {
 	e, err := a.Engine()
 	if err != nil {
@@ -76,7 +77,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 	for _, x := range []struct {
 		env string
 		dst *time.Duration
-	}{{"RAMBAR_REFRESH", &d.Refresh}, {"RAMBAR_USAGE_EVERY", &d.UsageEvery}} {
+	}{{"RAMBAR_REFRESH", &d.Refresh}, {"RAMBAR_USAGE_EVERY", &d.UsageEvery}, {"RAMBAR_TRAY_WAIT", &d.HostWait}} {
 		if s := a.Getenv(x.env); s != "" {
 			v, err := time.ParseDuration(s)
 			if err != nil || v < 10*time.Millisecond {

@@ -125,6 +125,9 @@ type Deps struct {
 	// (default 5 × Refresh); otherwise Usage is measured on every refresh.
 	Refresh    time.Duration
 	UsageEvery time.Duration
+	// HostWait is how long Run waits on Linux for a tray host (a
+	// StatusNotifierWatcher) that is not there yet (default 15 s).
+	HostWait time.Duration
 
 	// Logf receives diagnostics (nil: none).
 	Logf func(format string, args ...any)
