@@ -50,12 +50,12 @@ func (a *App) trayDeps() (tray.Deps, error) {
 	}
 	home := a.Getenv("HOME")
 	d.Benchmark = func(ctx context.Context, v ramdisk.Volume, progress tray.ProgressFunc) (string, error) {
-		rep, err := bench.Run(ctx, []bench.Target{bench.ForVolume(v), bench.HomeDisk(home)}, bench.Options{Quick: true},
+		rep, err := bench.Run(ctx, bench.WithHomeDisk([]bench.Target{bench.ForVolume(v)}, home), bench.Options{Quick: true},
 			func(p bench.Progress) { progress(int64(p.Step), int64(p.Steps)) })
 		if err != nil {
 			return "", err
 		}
-		return rep.Headline() + "\n\n" + rep.Table(), nil
+		return rep.Summary(), nil
 	}
 	if tray.DialogsAvailable() {
 		d.Dialogs = tray.Zenity{}

@@ -30,7 +30,7 @@ const (
 	SeqRead       RowID = "seq-read"       // sequential read bypassing the cache, MB/s
 	Fsync         RowID = "fsync"          // 4 KB write + fsync, µs per write
 	FullFsync     RowID = "fullfsync"      // 4 KB write + F_FULLFSYNC (macOS), µs per write
-	SQLiteDefault RowID = "sqlite-default" // SQLite autocommit insert, default settings, µs
+	SQLiteDefault RowID = "sqlite-default" // SQLite autocommit insert, no PRAGMA set, µs
 	SQLiteFull    RowID = "sqlite-full"    // SQLite insert, synchronous=FULL (+ fullfsync=ON on macOS), µs
 	Untar         RowID = "untar"          // unpack a standard-library-shaped archive, s
 	CreateFiles   RowID = "create-files"   // create many 1 KB files, s
@@ -197,14 +197,14 @@ func (o Options) Labels() []RowInfo {
 	seq := ramdisk.Size(sz.seq).String()
 	full := "SQLite insert, PRAGMA synchronous=FULL"
 	if runtime.GOOS == "darwin" {
-		full = "SQLite insert, PRAGMA fullfsync=ON"
+		full = "SQLite insert, PRAGMA synchronous=FULL + fullfsync=ON"
 	}
 	all := []RowInfo{
 		{SeqWrite, seq + " write, uncached", MBps},
 		{SeqRead, seq + " read, uncached", MBps},
 		{Fsync, "4 KB write + fsync", Micros},
 		{FullFsync, "4 KB write + F_FULLFSYNC", Micros},
-		{SQLiteDefault, "SQLite insert, default settings", Micros},
+		{SQLiteDefault, "SQLite insert, no PRAGMA (sqlite3's defaults)", Micros},
 		{SQLiteFull, full, Micros},
 		{Untar, fmt.Sprintf("untar %s files (%d MB)", thousands(float64(sz.archiveFiles)), sz.archiveBytes/1_000_000), Secs},
 		{CreateFiles, fmt.Sprintf("create %s files of 1 KB", thousands(float64(sz.smallFiles))), Secs},
@@ -275,7 +275,7 @@ func Run(ctx context.Context, targets []Target, opts Options, progress func(Prog
 		if err != nil {
 			return rep, fmt.Errorf("benchmark %s: %w", t.Dir, err)
 		}
-		work, err := os.MkdirTemp(t.Dir, ".rambar-bench-")
+		work, err := os.MkdirTemp(t.Dir, ramdisk.ScratchPrefix+"bench-")
 		if err != nil {
 			return rep, fmt.Errorf("benchmark %s: %w", t.Name, err)
 		}

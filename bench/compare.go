@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"rambar/ramdisk"
 )
 
 // Comparison is one row measured by RAMBar and by a standard tool on the
@@ -26,9 +27,9 @@ type Comparison struct {
 	Tool   string `json:"tool"` // the tool's command line, for the reader
 	Ours   Result `json:"ours"`
 	Theirs Result `json:"theirs"`
-	// Ratio is the median over runs of ours/theirs, each run's pair measured
-	// back to back (so a busy moment on a shared machine hits both), 0 when
-	// either failed. Same unit: for MB/s above 1 means RAMBar measured
+	// Ratio is our median over theirs, the two figures the table shows
+	// (runs alternate, so a busy moment on a shared machine hits both), 0
+	// when either failed. Same unit: for MB/s above 1 means RAMBar measured
 	// faster; for µs and s above 1 means RAMBar measured slower.
 	Ratio float64 `json:"ratio"`
 }
@@ -51,7 +52,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 	if err != nil {
 		return nil, fmt.Errorf("compare %s: %w", t.Dir, err)
 	}
-	work, err := os.MkdirTemp(t.Dir, ".rambar-compare-")
+	work, err := os.MkdirTemp(t.Dir, ramdisk.ScratchPrefix+"compare-")
 	if err != nil {
 		return nil, err
 	}
@@ -190,15 +191,8 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 		c := &out[i]
 		summarize(&c.Ours)
 		summarize(&c.Theirs)
-		if c.Ours.OK() && c.Theirs.OK() && len(c.Ours.Samples) == len(c.Theirs.Samples) {
-			var rs []float64
-			for k := range c.Ours.Samples {
-				if c.Theirs.Samples[k] > 0 {
-					rs = append(rs, c.Ours.Samples[k]/c.Theirs.Samples[k])
-				}
-			}
-			sort.Float64s(rs)
-			c.Ratio = median(rs)
+		if c.Ours.OK() && c.Theirs.OK() && c.Theirs.Median > 0 {
+			c.Ratio = c.Ours.Median / c.Theirs.Median
 		}
 	}
 	return out, nil

@@ -37,9 +37,9 @@ import (
 // into a 1 MiB buffer is instrumented and RAMBar's side would be measured
 // 3–6× too slow. That also checks the CLI's --compare end to end.
 //
-// Each comparison alternates RAMBar and the tool run by run and takes the
-// median of the paired ratios, so a busy moment on the 2-core shared machine
-// hits both sides. A row is retried up to three times before failing: a
+// Each comparison alternates RAMBar and the tool run by run, so a busy
+// moment on the 2-core shared machine hits both sides, and its ratio is the
+// two medians shown, one over the other. A row is retried up to three times before failing: a
 // systematic error of more than 25% fails all three.
 func TestCompareWithDdAndTar(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "rambar")
@@ -79,6 +79,9 @@ func TestCompareWithDdAndTar(t *testing.T) {
 				for _, x := range cs {
 					if x.Ours.Err != "" || x.Theirs.Err != "" || x.Theirs.Skipped != "" {
 						t.Fatalf("%s %s: ours %q, theirs %q %q", x.Target, x.Row, x.Ours.Err, x.Theirs.Err, x.Theirs.Skipped)
+					}
+					if want := x.Ours.Median / x.Theirs.Median; math.Abs(x.Ratio-want) > 1e-9*want {
+						t.Errorf("%s %s: ratio %v is not the medians' %v / %v", x.Target, x.Row, x.Ratio, x.Ours.Median, x.Theirs.Median)
 					}
 				}
 			}

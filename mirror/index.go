@@ -130,11 +130,22 @@ func (x *index) matches(items []scanned) bool {
 		return false
 	}
 	for i, it := range items {
-		if it.rel != x.Paths[i] || it.id != x.Idents[i] {
+		if it.rel != x.Paths[i] || !sameIdent(it.rel, it.id, x.Idents[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameIdent compares two identities of path rel. The top folder's times
+// change whenever anything is made or removed in it, RAMBar's own scratch
+// folders included (ramdisk.ScratchPrefix), so there they alone do not make
+// a disk unsaved: what it holds is compared entry by entry.
+func sameIdent(rel string, a, b ident) bool {
+	if rel == "." {
+		a.CTime, a.MTime, a.Size = b.CTime, b.MTime, b.Size
+	}
+	return a == b
 }
 
 func (s *store) loadIndex() *index {

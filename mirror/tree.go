@@ -167,7 +167,7 @@ func readDir(dir, rel string) (local []scanned, subdirs []string, err error) {
 	}
 	local = make([]scanned, 0, len(names))
 	for _, n := range names {
-		if rel == "." && skipAtRoot[n] {
+		if rel == "." && (skipAtRoot[n] || ramdisk.IsScratch(n)) {
 			continue
 		}
 		r := n

@@ -363,7 +363,7 @@ func TestBenchmarkAndReclaimHooks(t *testing.T) {
 		}}
 	})
 	h.create("B", ramdisk.GiB)
-	got := h.waitFor("Benchmark This Disk…")
+	got := h.waitFor("Benchmark This Disk")
 	if strings.Contains(got, "  Reclaim") {
 		t.Errorf("reclaim offered with nothing pinned:\n%s", got)
 	}

@@ -322,7 +322,7 @@ func diskItem(s menuState, d diskState) Item {
 			Disabled: !idle, action: act(actReclaim)})
 	}
 	if s.Features.Benchmark {
-		t := "Benchmark This Disk…"
+		t := "Benchmark This Disk"
 		if d.Op == opBenchmarking {
 			t = progressText(d)
 		}

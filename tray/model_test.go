@@ -134,7 +134,7 @@ func TestBuild(t *testing.T) {
 		{
 			name:  "saving progress in item and title",
 			s:     menuState{Disks: []diskState{saving}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
-			want:  []string{"Scratch: Saving… 45%\n", "  Saving… 45% (off)\n", "  Eject (off)\n", "  Benchmark This Disk… (off)"},
+			want:  []string{"Scratch: Saving… 45%\n", "  Saving… 45% (off)\n", "  Eject (off)\n", "  Benchmark This Disk (off)"},
 			title: "Saving… 45%",
 		},
 		{
@@ -145,13 +145,13 @@ func TestBuild(t *testing.T) {
 		{
 			name:   "reclaim offered",
 			s:      menuState{Disks: []diskState{pinned}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
-			want:   []string{"  Reclaim 2.9 GiB\n", "  Save Now\n", "  Benchmark This Disk…\n"},
+			want:   []string{"  Reclaim 2.9 GiB\n", "  Save Now\n", "  Benchmark This Disk\n"},
 			absent: []string{"Reclaim 2.9 GiB (off)"},
 		},
 		{
 			name:   "save offered only on kept disks",
 			s:      menuState{Disks: []diskState{scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
-			want:   []string{"  Benchmark This Disk…\n"},
+			want:   []string{"  Benchmark This Disk\n"},
 			absent: []string{"Save Now"},
 		},
 		{
