@@ -26,7 +26,7 @@ func init() {
 			flagBool("no-compare", "with one target, measure only it (not the home folder's disk too)"),
 			flagBool("compare", "also measure the targets given with fio, dd and tar and print our figure against theirs"),
 		},
-		JSON: true, Example: "bench\nbench Scratch ~/src --quick --svg bench.svg", Order: 60, Run: runBench})
+		JSON: true, Example: "bench\nbench Scratch --quick --svg bench.svg\nbench Scratch ~/src", Order: 60, Run: runBench})
 }
 
 func runBench(ctx context.Context, a *App, in *input) error {
@@ -53,7 +53,7 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	if len(pos) == 1 && !*noCompare {
 		targets = bench.WithHomeDisk(named, a.Getenv("HOME"))
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE) // SIGPIPE: `| head` must not skip the cleanup
 	defer stop()
 	p, done := a.progressLine(0)
 	rep, err := bench.Run(ctx, targets, opts, func(pr bench.Progress) { p(pr.String()) })

@@ -24,7 +24,7 @@ func TestBenchCLI(t *testing.T) {
 	if code := a.Main(args); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"4 KB write + fsync", "create 2,000 files of 1 KB", " µs [", " s [", "(tmpfs)", "Scratch (", "Chart written to"} {
+	for _, want := range []string{"4 KiB write + fsync", "create 2,000 files of 1 KiB", " µs [", " s [", "(tmpfs)", "Scratch (", "Chart written to"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

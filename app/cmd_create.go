@@ -18,6 +18,7 @@ var (
 	fsFlag     = flagString("fs", "FS", "file system: "+fileSystemsHere())
 	hiddenFlag = flagBool("hidden", "hide it from Finder's sidebar (macOS)")
 	mirrorFlag = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
+	mkdirFlag  = flagBool("mkdir", "with --mirror: the folder is new (it is made at the first save); without it a missing folder is refused")
 )
 
 // fileSystemsHere names the file systems this OS's engine makes, for help;
@@ -40,7 +41,7 @@ func init() {
 		Flags: []flagSpec{
 			fsFlag, hiddenFlag,
 			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
-			mirrorFlag,
+			mirrorFlag, mkdirFlag,
 			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5)"),
 			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror"),
 			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
@@ -58,10 +59,20 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
+	if contents.Mode == ramdisk.Mirror {
+		if err := checkMirrorFolder(contents.MirrorPath, *in.Bool("mkdir")); err != nil {
+			return err
+		}
+	} else if in.Set("mkdir") {
+		return usagef("--mkdir goes with --mirror FOLDER")
+	}
 	if *compress && contents.Mode == ramdisk.Discard {
 		return usagef("--compress needs --keep or --mirror: it applies to restored contents")
 	}
 	if err := a.setCompress(*compress); err != nil {
+		return err
+	}
+	if err := a.checkHidden(*hidden); err != nil {
 		return err
 	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"rambar/disks"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
@@ -57,6 +58,8 @@ type doctorReport struct {
 	Disks       []diskJSON      `json:"disks"`
 	DisksError  string          `json:"disks_error,omitempty"`
 	Captured    []string        `json:"captured,omitempty"`
+	// Leftovers are what killed RAMBar processes left behind.
+	Leftovers []disks.Leftover `json:"leftovers"`
 }
 
 func runDoctor(ctx context.Context, a *App, in *input) error {
@@ -93,6 +96,12 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 	} else {
 		for _, d := range ds {
 			r.Disks = append(r.Disks, toDiskJSON(d))
+		}
+	}
+	r.Leftovers = []disks.Leftover{}
+	if svc, err := a.service(); err == nil {
+		if l, err := svc.Leftovers(ctx); err == nil {
+			r.Leftovers = append(r.Leftovers, l...)
 		}
 	}
 	var capErr error
@@ -180,9 +189,14 @@ func printDoctor(a *App, r doctorReport) {
 		row("Disks", "none mounted")
 	}
 	tw.Flush()
-	if len(disks) > 0 {
+	printDoctorLists(a, r)
+}
+
+// printDoctorLists prints doctor's disks, leftovers and captured files.
+func printDoctorLists(a *App, r doctorReport) {
+	if disks := r.Disks; len(disks) > 0 {
 		fmt.Fprintln(a.Stdout, "Disks:")
-		tw = tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+		tw := newColumns(a.Stdout)
 		for _, d := range disks {
 			held := "?"
 			if d.Held != nil {
@@ -191,6 +205,12 @@ func printDoctor(a *App, r doctorReport) {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s held\n", d.Name, d.MountPoint, d.Device, d.FS.Label(), held)
 		}
 		tw.Flush()
+	}
+	if len(r.Leftovers) > 0 {
+		fmt.Fprintln(a.Stdout, "Left behind by a RAMBar that was stopped:")
+		for _, l := range r.Leftovers {
+			fmt.Fprintf(a.Stdout, "  %s (%s): %s\n", l.Path, l.Kind, l.Advice)
+		}
 	}
 	if len(r.Captured) > 0 {
 		fmt.Fprintf(a.Stdout, "Captured %s:\n", ramdisk.Plural(len(r.Captured), "file"))

@@ -25,6 +25,8 @@ func init() {
 
 func runEject(ctx context.Context, a *App, in *input) error {
 	all, force, noSave, pos := in.Bool("all"), in.Bool("force"), in.Bool("no-save"), in.Args
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	if *all == (len(pos) > 0) {
 		return in.usageErr("name the disks, or give --all")
 	}
@@ -54,7 +56,7 @@ func runEject(ctx context.Context, a *App, in *input) error {
 		}
 		fmt.Fprintf(a.Stdout, "Ejected %s\n", v.Name)
 	}
-	return errors.Join(errs...)
+	return interrupted(ctx, errors.Join(errs...))
 }
 
 // eject ejects one disk through the use case (saving a kept disk first) and

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"rambar/ramdisk"
 )
@@ -27,6 +28,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 			Disks   []diskJSON      `json:"disks"`
 			Memory  *ramdisk.Memory `json:"memory"`
 			Held    ramdisk.Size    `json:"held_bytes"`
+			GrowTo  ramdisk.Size    `json:"grow_to_bytes"`
 		}{Version: jsonVersion, Disks: []diskJSON{}}
 		for _, d := range ds {
 			dj := toDiskJSON(d)
@@ -37,8 +39,10 @@ func runList(ctx context.Context, a *App, in *input) error {
 		if memErr == nil {
 			out.Memory = &mem
 		}
+		out.GrowTo = ramdisk.GrowTo(volumesOf(ds), out.Held)
 		return writeJSON(a.Stdout, out)
 	}
+	defer a.printStoppedReclaims()
 	if len(ds) == 0 {
 		fmt.Fprintln(a.Stdout, "No RAM disks mounted. Make one with: rambar create Scratch 4G")
 		return nil
@@ -59,7 +63,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 	}
 	tw.Flush()
 	if memErr == nil && mem.Physical > 0 {
-		fmt.Fprintf(a.Stdout, "\n%s\n", ramdisk.MemoryLine(held, mem))
+		fmt.Fprintf(a.Stdout, "\n%s\n%s\n", ramdisk.MemoryLine(held, mem), capitalize(ramdisk.GrowLine(ramdisk.GrowTo(volumesOf(ds), held), mem)))
 		if mem.Swapping() && held > 0 {
 			fmt.Fprintf(a.Stdout, "warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway\n", mem.SwapUsed.Short(), held.Short())
 		}
@@ -76,4 +80,31 @@ func runList(ctx context.Context, a *App, in *input) error {
 		}
 	}
 	return nil
+}
+
+func volumesOf(ds []disk) []ramdisk.Volume {
+	vs := make([]ramdisk.Volume, len(ds))
+	for i, d := range ds {
+		vs[i] = d.Volume
+	}
+	return vs
+}
+
+// printStoppedReclaims announces reclaims that were stopped: their staging
+// copies hold a disk's contents until resumed.
+func (a *App) printStoppedReclaims() {
+	for _, l := range a.files().StoppedReclaims() {
+		fmt.Fprintf(a.Stdout, "warning: a reclaim of %s was stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it\n",
+			l.Name, l.Path, quoteName(l.Name))
+	}
+}
+
+// quoteName quotes a disk name for a command line when it needs it.
+func quoteName(name string) string {
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }

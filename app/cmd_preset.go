@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"rambar/ramdisk"
 )
@@ -31,128 +29,6 @@ func init() {
 		Example: "preset add Scratch 4G --auto-mount\npreset list", Order: 40})
 }
 
-// presetFlags are the flags add and edit share. edit changes only the ones
-// given (input.Set).
-type presetFlags struct {
-	fs, mirror, saveEvery string
-	hidden, noHidden      bool
-	auto, noAuto          bool
-	keep, discard         bool
-	snapshots             int
-	set                   map[string]bool
-}
-
-// presetFlagSpecs declares add's flags, and edit's when edit is set.
-func presetFlagSpecs(edit bool) []flagSpec {
-	fs := []flagSpec{
-		fsFlag, hiddenFlag,
-		flagBool("auto-mount", "mount at login ('rambar up')"),
-		flagBool("keep", "save the contents and restore them when the disk is made"),
-		mirrorFlag,
-		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off)"),
-		flagInt("snapshots", "K", 0, "how many past saves to keep"),
-	}
-	if edit {
-		fs = append(fs,
-			flagString("size", "SIZE", "the new size (or give it after the name)"),
-			flagBool("no-hidden", "show it in Finder's sidebar"),
-			flagBool("no-auto-mount", "do not mount at login"),
-			flagBool("discard", "contents die with the disk"))
-	}
-	return fs
-}
-
-// newPresetFlags reads add's or edit's flags from in and refuses ones that
-// contradict each other.
-func newPresetFlags(in *input) (*presetFlags, error) {
-	p := &presetFlags{set: in.set, fs: *in.String("fs"), mirror: *in.String("mirror"), saveEvery: *in.String("save-every"),
-		hidden: *in.Bool("hidden"), auto: *in.Bool("auto-mount"), keep: *in.Bool("keep"), snapshots: *in.Int("snapshots")}
-	if _, edit := in.cmd.flag("discard"); edit {
-		p.noHidden, p.noAuto, p.discard = *in.Bool("no-hidden"), *in.Bool("no-auto-mount"), *in.Bool("discard")
-	}
-	for _, pair := range [][2]string{{"hidden", "no-hidden"}, {"auto-mount", "no-auto-mount"}} {
-		if p.set[pair[0]] && p.set[pair[1]] {
-			return nil, usagef("--%s and --%s contradict each other", pair[0], pair[1])
-		}
-	}
-	n := 0
-	for _, f := range []string{"keep", "mirror", "discard"} {
-		if p.set[f] {
-			n++
-		}
-	}
-	if n > 1 {
-		return nil, usagef("give only one of --keep, --mirror PATH and --discard")
-	}
-	return p, nil
-}
-
-// change turns the given flags into a PresetChange.
-func (p *presetFlags) change() (ramdisk.PresetChange, error) {
-	var c ramdisk.PresetChange
-	if p.set["fs"] {
-		fs, err := ramdisk.ParseFileSystem(p.fs)
-		if err != nil {
-			return c, err
-		}
-		c.FS = &fs
-	}
-	if p.set["hidden"] || p.set["no-hidden"] {
-		c.Hidden = ptrTo(p.set["hidden"] && p.hidden || p.set["no-hidden"] && !p.noHidden)
-	}
-	if p.set["auto-mount"] || p.set["no-auto-mount"] {
-		c.AutoMount = ptrTo(p.set["auto-mount"] && p.auto || p.set["no-auto-mount"] && !p.noAuto)
-	}
-	switch {
-	case p.set["keep"] && p.keep:
-		c.Contents = ptrTo(ramdisk.Keep)
-	case p.set["discard"] && p.discard:
-		c.Contents = ptrTo(ramdisk.Discard)
-	case p.set["mirror"]:
-		if strings.TrimSpace(p.mirror) == "" {
-			return c, usagef("--mirror needs a folder")
-		}
-		abs, err := filepath.Abs(p.mirror)
-		if err != nil {
-			return c, usagef("--mirror %q: %v", p.mirror, err)
-		}
-		c.Contents, c.MirrorPath = ptrTo(ramdisk.Mirror), &abs
-	}
-	if p.set["save-every"] {
-		secs, err := parseSaveEvery(p.saveEvery)
-		if err != nil {
-			return c, err
-		}
-		c.SaveEvery = &secs
-	}
-	if p.set["snapshots"] {
-		if p.snapshots < 0 {
-			return c, usagef("--snapshots %d: must be 0 or more", p.snapshots)
-		}
-		c.Snapshots = ptrTo(p.snapshots)
-	}
-	return c, nil
-}
-
-// parseSaveEvery reads an autosave interval: a Go duration of at least a
-// second ("30s", "10m", "1h30m"), or "off"/"0".
-func parseSaveEvery(s string) (int, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "off", "0", "never":
-		return 0, nil
-	}
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil || d < time.Second || d%time.Second != 0 {
-		return 0, usagef("--save-every %q: use whole seconds or more, like 30s, 10m or 1h (or off)", s)
-	}
-	if d > 30*24*time.Hour {
-		return 0, usagef("--save-every %q: at most 720h", s)
-	}
-	return int(d / time.Second), nil
-}
-
-func ptrTo[T any](v T) *T { return &v }
-
 // physical is the machine's memory, for percentage sizes; 0 when unknown (a
 // percentage is then refused with a message saying so).
 func (a *App) physical(ctx context.Context) ramdisk.Size {
@@ -175,6 +51,16 @@ func (a *App) checkFS(fs ramdisk.FileSystem) error {
 		return nil
 	}
 	return e.Caps().CheckFS(fs)
+}
+
+// checkHidden refuses --hidden where a disk cannot be hidden (Linux), so it
+// is never silently ignored.
+func (a *App) checkHidden(hidden bool) error {
+	e, err := a.Engine()
+	if err != nil {
+		return nil
+	}
+	return e.Caps().CheckHidden(hidden)
 }
 
 // asUsage marks a refused preset as bad input (exit 2), unless it is already
@@ -201,6 +87,9 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 	p := ramdisk.Preset{Name: pos[0], Size: pos[1]}
 	c.Apply(&p)
 	if err := a.checkFS(p.FS); err != nil {
+		return err
+	}
+	if err := a.checkHidden(p.Hidden); err != nil {
 		return err
 	}
 	st, err := a.Store()
@@ -240,6 +129,11 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 	}
 	if c.FS != nil {
 		if err := a.checkFS(*c.FS); err != nil {
+			return err
+		}
+	}
+	if c.Hidden != nil {
+		if err := a.checkHidden(*c.Hidden); err != nil {
 			return err
 		}
 	}

@@ -11,17 +11,23 @@ import (
 
 func init() {
 	register(&command{Name: "reclaim", Summary: "give back memory pinned by deleted files",
-		Doc:   "It moves the contents out, makes the disk again, moves them back and verifies them by content hash.",
-		Args:  []arg{{Name: "NAME", Doc: "a mounted RAM disk"}},
-		Flags: []flagSpec{flagBool("force", "reclaim even when little memory is pinned")},
-		JSON:  true, Example: "reclaim Work", Order: 35, Run: runReclaim})
+		Doc:  "It moves the contents out, makes the disk again, moves them back and verifies them by content hash.",
+		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk"}},
+		Flags: []flagSpec{flagBool("force", "reclaim even when little memory is pinned"),
+			flagBool("resume", "finish or undo a reclaim of NAME that was stopped (its contents wait in the data folder)")},
+		JSON: true, Example: "reclaim Work", Order: 35, Run: runReclaim})
 }
 
 func runReclaim(ctx context.Context, a *App, in *input) error {
 	force, asJSON, pos := in.Bool("force"), in.Bool("json"), in.Args
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	svc, err := a.service()
 	if err != nil {
 		return err
+	}
+	if *in.Bool("resume") {
+		return a.resumeReclaim(ctx, svc, pos[0])
 	}
 	v, err := svc.Find(ctx, pos[0])
 	if err != nil {
@@ -37,7 +43,7 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 		return refusedError{err}
 	}
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	if *asJSON {
 		return writeJSON(a.Stdout, toReclaimJSON(res))
@@ -49,5 +55,23 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintf(a.Stdout, " (%s given back)", gave.Short())
 	}
 	fmt.Fprintln(a.Stdout)
+	return nil
+}
+
+// resumeReclaim is reclaim --resume: it finishes or undoes a reclaim that
+// was stopped, and says which.
+func (a *App) resumeReclaim(ctx context.Context, svc *disks.Service, name string) error {
+	fn, done := a.contentsProgress()
+	how, v, err := svc.ResumeReclaim(ctx, name, fn)
+	done()
+	if err != nil {
+		return err
+	}
+	switch how {
+	case disks.ResumeUndone:
+		fmt.Fprintf(a.Stdout, "Undid the stopped reclaim of %s: it was never ejected and holds its contents; the partial copy was removed\n", v.Name)
+	default:
+		fmt.Fprintf(a.Stdout, "Finished the stopped reclaim of %s at %s: its contents are back, verified; the staging copy was removed\n", v.Name, v.MountPoint)
+	}
 	return nil
 }

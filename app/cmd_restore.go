@@ -25,6 +25,8 @@ func init() {
 func runRestore(ctx context.Context, a *App, in *input) error {
 	snap, force, asJSON, compress := in.String("snapshot"), in.Bool("force"), in.Bool("json"), in.Bool("compress")
 	pos := in.Args
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	if err := a.setCompress(*compress); err != nil {
 		return err
 	}
@@ -59,7 +61,7 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 	r, err := svc.Restore(ctx, v, disks.RestoreOptions{Snapshot: *snap, Force: *force, Progress: fn})
 	done()
 	if err != nil {
-		return contentsErr(err)
+		return interrupted(ctx, contentsErr(err))
 	}
 	if *asJSON {
 		return writeJSON(a.Stdout, struct {

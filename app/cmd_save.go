@@ -74,6 +74,8 @@ func contentsErr(err error) error {
 
 func runSave(ctx context.Context, a *App, in *input) error {
 	all, force, asJSON, pos := in.Bool("all"), in.Bool("force"), in.Bool("json"), in.Args
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	if *all == (len(pos) > 0) {
 		return in.usageErr("name the disks, or give --all")
 	}
@@ -136,7 +138,7 @@ func runSave(ctx context.Context, a *App, in *input) error {
 	} else if len(vs) == 0 {
 		fmt.Fprintln(a.Stdout, "No kept or mirrored disks mounted.")
 	}
-	return errors.Join(errs...)
+	return interrupted(ctx, errors.Join(errs...))
 }
 
 func describeSave(name string, r mirror.Result) string {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"rambar/bench"
+	"rambar/disks"
 	"rambar/ramdisk"
 )
 
@@ -21,12 +22,14 @@ func init() {
 		Flags: []flagSpec{
 			flagString("disk", "NAME|PATH", "an existing RAM disk (name or mount point); default: a temporary one, ejected afterwards"),
 			flagInt("runs", "N", 5, "timed runs in each place, at least 3"),
+			flagBool("keep-log", "keep the log of the timed runs' output (removed otherwise)"),
 		},
 		JSON: true, Command: true, Example: "try -- make test\ntry --disk Scratch --runs 7 -- go build ./...", Order: 61, Run: runTry})
 }
 
 func runTry(ctx context.Context, a *App, in *input) error {
 	diskName, runs, asJSON, argv := in.String("disk"), in.Int("runs"), in.Bool("json"), in.Rest
+	keepLog := *in.Bool("keep-log")
 	if *runs < 3 || *runs > 100 {
 		return fmt.Errorf("%w: --runs must be between 3 and 100 (fewer cannot tell a gain from noise), not %d", errUsage, *runs)
 	}
@@ -34,9 +37,12 @@ func runTry(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return fmt.Errorf("try: %w", err)
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	// SIGPIPE too (rambar try … | head): a write to the closed pipe then
+	// fails instead of killing the process before it cleans up.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 	defer stop()
 
+	a.cleanTryLeftovers(ctx)
 	var ramDir, diskLabel string
 	if *diskName != "" {
 		t, err := a.findRAMDir(ctx, *diskName)
@@ -57,16 +63,29 @@ func runTry(ctx context.Context, a *App, in *input) error {
 		ramDir, diskLabel = v.MountPoint, v.Name+" (temporary)"
 	}
 
-	logFile, err := os.CreateTemp("", "rambar-try-*.log")
+	pattern := disks.TryLogPattern(os.Getpid()) // removed at the end, or by the next try
+	if keepLog {
+		pattern = "rambar-try-*.log"
+	}
+	logFile, err := os.CreateTemp("", pattern)
 	if err != nil {
 		return fmt.Errorf("try: log: %w", err)
 	}
-	defer logFile.Close()
+	defer func() {
+		logFile.Close()
+		if !keepLog {
+			os.Remove(logFile.Name())
+		}
+	}()
+	keptLog, logName := "", "a log that is removed afterwards (--keep-log keeps it)"
+	if keepLog {
+		keptLog, logName = logFile.Name(), logFile.Name()
+	}
 	p, done := a.progressLine(0)
 	if !*asJSON {
 		fmt.Fprintf(a.Stdout, "Trying %q: a copy of %s on %s, and in place; %d timed runs each after a warm-up.\n",
 			strings.Join(argv, " "), src, diskLabel, *runs)
-		fmt.Fprintf(a.Stdout, "The warm-up run's output is shown; the others go to %s\n", logFile.Name())
+		fmt.Fprintf(a.Stdout, "The warm-up run's output is shown; the others go to %s\n", logName)
 	}
 	stdout := a.Stdout
 	if *asJSON {
@@ -84,12 +103,16 @@ func runTry(ctx context.Context, a *App, in *input) error {
 		}
 		var ce *bench.CommandError
 		if errors.As(err, &ce) {
+			if !keepLog {
+				showTail(a, logFile.Name())
+				return fmt.Errorf("try: %v; nothing was measured (its output is above; --keep-log keeps it all)", ce)
+			}
 			return fmt.Errorf("try: %v; nothing was measured (output: %s)", ce, logFile.Name())
 		}
 		return err
 	}
 	if *asJSON {
-		return writeJSON(a.Stdout, toTryJSON(res, logFile.Name()))
+		return writeJSON(a.Stdout, toTryJSON(res, keptLog))
 	}
 	fmt.Fprintf(a.Stdout, "  RAM disk: %s\n  in place: %s\n", res.RAM.Cell(), res.Disk.Cell())
 	fmt.Fprintf(a.Stdout, "%s\n", capitalize(res.Summary()))
@@ -148,7 +171,7 @@ func (a *App) tempDisk(ctx context.Context, src string) (ramdisk.Volume, func() 
 		size = lazy
 	}
 	size = ramdisk.Size(size.MiBs()) * ramdisk.MiB // whole MiB, as ram:// and tmpfs sizes are
-	name := fmt.Sprintf("RAMBar Try %d", os.Getpid())
+	name := disks.TryDiskName(os.Getpid())
 	plan, err := ramdisk.NewPlan(ramdisk.Request{Name: name, Size: size, Hidden: true}, f)
 	if err != nil {
 		return ramdisk.Volume{}, nil, fmt.Errorf("try: temporary RAM disk: %w", err)
@@ -164,6 +187,36 @@ func (a *App) tempDisk(ctx context.Context, src string) (ramdisk.Volume, func() 
 		return e.Eject(context.WithoutCancel(ctx), v, true)
 	}
 	return v, eject, nil
+}
+
+// cleanTryLeftovers ejects the temporary disks, and removes the logs, of
+// tries that were killed.
+func (a *App) cleanTryLeftovers(ctx context.Context) {
+	svc, err := a.service()
+	if err != nil {
+		return
+	}
+	disks.CleanTryLogs(os.TempDir())
+	gone, err := svc.CleanTryDisks(ctx)
+	for _, n := range gone {
+		fmt.Fprintf(a.Stderr, "Ejected %s, left by a try that was stopped.\n", n)
+	}
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "rambar: try: %v\n", err)
+	}
+}
+
+// showTail copies the last lines of the log to stderr.
+func showTail(a *App, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
+	}
+	fmt.Fprintf(a.Stderr, "--- the failed run's last output ---\n%s\n---\n", strings.Join(lines, "\n"))
 }
 
 func capitalize(s string) string {

@@ -10,8 +10,9 @@ import (
 
 func init() {
 	register(&command{Name: "up", Summary: "mount every preset marked --auto-mount that is not mounted",
-		Doc:  "This is what happens at login. It reports each preset and exits non-zero if any failed.",
-		JSON: true, Example: "up", Order: 45, Run: runUp})
+		Doc:   "This is what happens at login. It reports each preset and exits non-zero if any failed.",
+		Flags: []flagSpec{flagBool("force", "make disks even when the memory check refuses them")},
+		JSON:  true, Example: "up\nup --force", Order: 45, Run: runUp})
 }
 
 type upJSON struct {
@@ -22,12 +23,12 @@ type upJSON struct {
 }
 
 func runUp(ctx context.Context, a *App, in *input) error {
-	asJSON := in.Bool("json")
+	asJSON, force := in.Bool("json"), in.Bool("force")
 	svc, err := a.service()
 	if err != nil {
 		return err
 	}
-	rs, err := svc.Up(ctx, nil)
+	rs, err := svc.UpWith(ctx, disks.UpOptions{Force: *force})
 	if err != nil {
 		return err
 	}

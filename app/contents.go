@@ -2,12 +2,30 @@ package main
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
+
+// checkMirrorFolder refuses a --mirror folder that does not exist, unless
+// mkdir says it is new (it is then made at the first save): a mistyped path
+// would otherwise become an empty disk and a new folder.
+func checkMirrorFolder(abs string, mkdir bool) error {
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil && !fi.IsDir():
+		return usagef("--mirror %s: not a folder", abs)
+	case errors.Is(err, fs.ErrNotExist) && !mkdir:
+		return usagef("--mirror %s: no such folder; give --mkdir to start a new one there", abs)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return usagef("--mirror %s: %v", abs, err)
+	}
+	return nil
+}
 
 // contentsOptions checks create's --keep/--mirror/--snapshots/--save-every
 // before anything is made.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -230,4 +231,38 @@ func TestReclaimCommand(t *testing.T) {
 	if out := c.run(0, "save", "R"); !strings.Contains(out, "Saved R") {
 		t.Errorf("save after reclaim said %q", out)
 	}
+}
+
+func TestStoppedReclaimIsAnnouncedAndResumed(t *testing.T) {
+	c := newContentsApp(t)
+	c.run(0, "create", "Work", "64M")
+	vs, _ := c.mem.List(context.Background())
+	put(t, vs[0].MountPoint, "a/notes.txt", "kept")
+	// What a reclaim killed after its copy out leaves: the staged copy.
+	staging := filepath.Join(c.a.Paths.Data, "reclaim", "Work-20261201T080000Z")
+	put(t, staging, "a/notes.txt", "kept")
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, root := range []string{vs[0].MountPoint, staging} {
+		os.Chtimes(filepath.Join(root, "a/notes.txt"), when, when)
+		os.Chtimes(filepath.Join(root, "a"), when, when)
+	}
+	if out := c.run(0, "list"); !strings.Contains(out, "warning: a reclaim of Work was stopped; its contents are safe in "+staging) {
+		t.Errorf("list does not announce it:\n%s", out)
+	}
+	if out := c.run(0, "info", "Work"); !strings.Contains(out, "Reclaim:") || !strings.Contains(out, "--resume") {
+		t.Errorf("info does not announce it:\n%s", out)
+	}
+	if out := c.run(0, "doctor"); !strings.Contains(out, staging+" (reclaim-staging)") {
+		t.Errorf("doctor does not list it:\n%s", out)
+	}
+	if out := c.run(0, "reclaim", "Work", "--resume"); !strings.Contains(out, "Finished the stopped reclaim of Work") {
+		t.Errorf("reclaim --resume said %q", out)
+	}
+	if _, err := os.Stat(staging); !os.IsNotExist(err) {
+		t.Errorf("staging still there: %v", err)
+	}
+	if out := c.run(0, "list"); strings.Contains(out, "stopped") {
+		t.Errorf("list still announces it:\n%s", out)
+	}
+	c.run(exitNotFound, "reclaim", "Work", "--resume")
 }

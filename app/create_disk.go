@@ -23,6 +23,8 @@ type createOpts struct {
 // createDisk makes a disk through disks.Service.Create, printing the plan
 // before the disk is made and what filling it brought, unless opts.Quiet.
 func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOpts) (ramdisk.Plan, ramdisk.Volume, error) {
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	s, err := a.serviceFor(req.Name, opts.Size)
 	if err != nil {
 		return ramdisk.Plan{}, ramdisk.Volume{}, err
@@ -39,7 +41,7 @@ func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOp
 		done()
 	}
 	if err != nil {
-		return c.Plan, ramdisk.Volume{}, createErr(err)
+		return c.Plan, ramdisk.Volume{}, interrupted(ctx, createErr(err))
 	}
 	if !opts.Quiet && c.Contents.Mode != ramdisk.Discard {
 		printLoaded(a, c)
@@ -60,6 +62,9 @@ func (a *App) serviceFor(name, size string) (*disks.Service, error) {
 func createErr(err error) error {
 	if errors.Is(err, disks.ErrContents) {
 		return usagef("%v", err)
+	}
+	if errors.Is(err, disks.ErrReclaimStopped) {
+		return refusedError{err}
 	}
 	return contentsErr(err)
 }

@@ -112,3 +112,72 @@ func TestKillDuringRestoreNeverReplacesTheSave(t *testing.T) {
 	}
 	t.Logf("%d of 12 restores cut short", cut)
 }
+
+// TestInterruptedRestoreEjectsTheDisk sends SIGINT (then SIGTERM) to
+// `rambar create --keep` while it restores: it stops, ejects the half-filled
+// disk again, exits 9, and the saved state stays whole.
+func TestInterruptedRestoreEjectsTheDisk(t *testing.T) {
+	c := newCLI(t)
+	if out, errOut, code := c.run("create", "Work", "256M", "--keep"); code != 0 {
+		t.Fatalf("create --keep: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Cleanup(func() { c.run("eject", "--force", "--no-save", "Work") })
+	mp := filepath.Join(c.root, "Work")
+	for i := 0; i < 3000; i++ {
+		put(t, mp, fmt.Sprintf("d%02d/f%04d.txt", i%40, i), strings.Repeat("i", 100+i%900))
+	}
+	want, err := mirror.DigestTree(mp, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := c.run("eject", "Work"); code != 0 {
+		t.Fatalf("eject: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(c.bin, "create", "Work", "256M", "--keep")
+		cmd.Env = append(os.Environ(), "RAMBAR_MOUNT_ROOT="+c.root, "RAMBAR_HOME="+c.home)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+	wait:
+		for {
+			select {
+			case <-exited:
+				break wait
+			default:
+			}
+			if ents, _ := os.ReadDir(filepath.Join(mp, "d00")); len(ents) > 0 {
+				break
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		cmd.Process.Signal(sig)
+		<-exited
+		code := cmd.ProcessState.ExitCode()
+		t.Logf("%v: exit %d", sig, code)
+		if code == 0 {
+			// The restore finished before the signal: then it is whole.
+			if got, _ := mirror.DigestTree(mp, true); len(want.Diff(got, 5)) > 0 {
+				t.Fatalf("%v: exit 0 with a partial disk", sig)
+			}
+			c.run("eject", "Work")
+			continue
+		}
+		if code != exitCancelled {
+			t.Errorf("%v: exit %d, want %d", sig, code, exitCancelled)
+		}
+		if m := c.mounted(); len(m) != 0 {
+			t.Fatalf("%v: the half-filled disk stays mounted: %v", sig, m)
+		}
+		if out, errOut, code := c.run("create", "Work", "256M", "--keep"); code != 0 {
+			t.Fatalf("%v: create: exit %d\n%s%s", sig, code, out, errOut)
+		}
+		got, _ := mirror.DigestTree(mp, true)
+		if diff := want.Diff(got, 5); len(diff) > 0 {
+			t.Fatalf("%v: the saved state changed at %v", sig, diff)
+		}
+		c.run("eject", "Work")
+	}
+}

@@ -130,7 +130,7 @@ type tryJSON struct {
 	Speedup   float64          `json:"speedup"`
 	Verdict   bench.Verdict    `json:"verdict"`
 	Summary   string           `json:"summary"`
-	Log       string           `json:"log"`
+	Log       string           `json:"log,omitempty"` // with --keep-log
 }
 
 func toTryJSON(r bench.TrialResult, log string) tryJSON {

@@ -94,8 +94,8 @@ func (c *cli) mounted() []string {
 	var out []string
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
-		if len(f) > 4 && strings.HasPrefix(f[4], c.root+"/") {
-			out = append(out, f[4])
+		if len(f) > 4 && strings.HasPrefix(unescapeMount(f[4]), c.root+"/") {
+			out = append(out, unescapeMount(f[4]))
 		}
 	}
 	return out
@@ -107,11 +107,11 @@ func (c *cli) scrub() {
 	lines := strings.Split(string(b), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		f := strings.Fields(lines[i])
-		if len(f) < 10 || !strings.HasPrefix(f[4], c.root+"/") {
+		if len(f) < 10 || !strings.HasPrefix(unescapeMount(f[4]), c.root+"/") {
 			continue
 		}
 		c.t.Errorf("left mounted: %s", f[4])
-		syscall.Unmount(f[4], syscall.MNT_DETACH)
+		syscall.Unmount(unescapeMount(f[4]), syscall.MNT_DETACH)
 		for j, x := range f {
 			if x == "-" && j+2 < len(f) && strings.HasPrefix(f[j+2], "/dev/zram") {
 				n := strings.TrimPrefix(f[j+2], "/dev/zram")
@@ -235,6 +235,13 @@ func TestCLIBadInputRefused(t *testing.T) {
 		out, errOut, code := c.run(tt.args...)
 		if code != 2 || !strings.Contains(errOut, tt.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 			t.Errorf("rambar %q: exit %d, want 2 and one line with %q\nstdout: %sstderr: %s", tt.args, code, tt.want, out, errOut)
+		}
+	}
+	// --hidden has no meaning on Linux: refused (exit 7), never ignored.
+	for _, args := range [][]string{{"create", "Scratch", "16M", "--hidden"}, {"preset", "add", "Scratch", "16M", "--hidden"}} {
+		_, errOut, code := c.run(args...)
+		if code != exitUnsupported || !strings.Contains(errOut, "(--hidden) is not supported here (Linux)") {
+			t.Errorf("rambar %q on Linux: exit %d, %s", args, code, errOut)
 		}
 	}
 	// A file system of macOS is known, but not made here: exit 7, not 2.

@@ -259,6 +259,14 @@ func TestUp(t *testing.T) {
 		doc.Presets[0].Disk == nil || doc.Presets[2].Error == "" {
 		t.Errorf("second up = %+v", doc.Presets)
 	}
+	// The failure says --force overrides, and up takes it.
+	if !strings.Contains(doc.Presets[2].Error, "--force") {
+		t.Errorf("failure does not offer --force: %q", doc.Presets[2].Error)
+	}
+	if code, out, errOut := p.run("up", "--force"); code != 0 || !strings.Contains(out, "Mounted Huge at ") {
+		t.Errorf("up --force: exit %d, %q %q", code, out, errOut)
+	}
+	p.run("eject", "Huge")
 	// With the failing preset gone, up succeeds.
 	p.run("preset", "rm", "Huge")
 	if code, out, errOut := p.run("up"); code != 0 || strings.Count(out, "Skipped") != 3 {
@@ -313,7 +321,7 @@ func TestMountPreset(t *testing.T) {
 func TestPresetMirrorRelative(t *testing.T) {
 	p := newPresetApp(t)
 	wd, _ := os.Getwd()
-	if code, _, errOut := p.run("preset", "add", "Site", "1G", "--mirror", "testdata/../site"); code != 0 {
+	if code, _, errOut := p.run("preset", "add", "Site", "1G", "--mirror", "testdata/../site", "--mkdir"); code != 0 {
 		t.Fatalf("add: %s", errOut)
 	}
 	got, err := p.settings(t).FindPreset("Site")
@@ -336,5 +344,38 @@ func TestPresetRemoveWords(t *testing.T) {
 	}
 	if _, out, _ := p.run("preset", "rm", "B"); !strings.HasPrefix(out, "Removed preset B (its disk stays mounted at ") {
 		t.Errorf("rm of a mounted preset: %q", out)
+	}
+}
+
+// TestMirrorFolderMustExist: a --mirror folder that is not there is refused
+// (a typo would become an empty disk and a new folder) unless --mkdir says
+// it is new; nothing is made or recorded on a refusal.
+func TestMirrorFolderMustExist(t *testing.T) {
+	p := newPresetApp(t)
+	missing := filepath.Join(t.TempDir(), "Sitess")
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"create", "Site", "64M", "--mirror", missing}, exitUsage, "no such folder; give --mkdir"},
+		{[]string{"preset", "add", "Site", "64M", "--mirror", missing}, exitUsage, "no such folder; give --mkdir"},
+		{[]string{"create", "Site", "64M", "--mirror", file}, exitUsage, "not a folder"},
+		{[]string{"create", "Site", "64M", "--mkdir"}, exitUsage, "--mkdir goes with --mirror"},
+		{[]string{"preset", "add", "Site", "64M", "--keep", "--mkdir"}, exitUsage, "--mkdir goes with --mirror"},
+	} {
+		if code, out, errOut := p.run(c.args...); code != c.code || !strings.Contains(errOut, c.says) || out != "" {
+			t.Errorf("%q: exit %d, %q %q; want %d saying %q", c.args, code, out, errOut, c.code, c.says)
+		}
+	}
+	if vs, _ := p.mem.List(context.Background()); len(vs) != 0 || p.fileBytes() != "" {
+		t.Fatalf("a refusal made %v / settings %q", vs, p.fileBytes())
+	}
+	for _, args := range [][]string{{"preset", "add", "Site", "64M", "--mirror", missing, "--mkdir"}, {"create", "Site", "64M", "--mirror", missing, "--mkdir"}} {
+		if code, _, errOut := p.run(args...); code != exitOK {
+			t.Errorf("%q: exit %d, %s", args, code, errOut)
+		}
 	}
 }

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"rambar/ramdisk"
@@ -56,4 +61,20 @@ func (a *App) contentsProgress() (fn ramdisk.ProgressFunc, done func()) {
 		}
 		show(p.Disk + ": " + p.String())
 	}, done
+}
+
+// interruptible returns ctx cancelled by SIGINT, SIGTERM or SIGPIPE, so an
+// operation on a disk stops and cleans up (a create whose fill is cut short
+// ejects the disk again; a save leaves the previous one current) instead
+// of dying half done. stop restores the default handling.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+}
+
+// interrupted marks err as a cancellation (exit 9) when ctx was ended by a signal.
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ramdisk.ErrCancelled) {
+		return fmt.Errorf("%w (interrupted): %v", ramdisk.ErrCancelled, err)
+	}
+	return err
 }

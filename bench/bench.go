@@ -202,12 +202,12 @@ func (o Options) Labels() []RowInfo {
 	all := []RowInfo{
 		{SeqWrite, seq + " write, uncached", MBps},
 		{SeqRead, seq + " read, uncached", MBps},
-		{Fsync, "4 KB write + fsync", Micros},
-		{FullFsync, "4 KB write + F_FULLFSYNC", Micros},
+		{Fsync, "4 KiB write + fsync", Micros},
+		{FullFsync, "4 KiB write + F_FULLFSYNC", Micros},
 		{SQLiteDefault, "SQLite insert, no PRAGMA (sqlite3's defaults)", Micros},
 		{SQLiteFull, full, Micros},
 		{Untar, fmt.Sprintf("untar %s files (%d MB)", thousands(float64(sz.archiveFiles)), sz.archiveBytes/1_000_000), Secs},
-		{CreateFiles, fmt.Sprintf("create %s files of 1 KB", thousands(float64(sz.smallFiles))), Secs},
+		{CreateFiles, fmt.Sprintf("create %s files of 1 KiB", thousands(float64(sz.smallFiles))), Secs},
 		{DeleteFiles, fmt.Sprintf("delete those %s files", thousands(float64(sz.smallFiles))), Secs},
 	}
 	want := o.Rows

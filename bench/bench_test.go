@@ -96,9 +96,9 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 	}
 
 	table := rep.Table()
-	for _, want := range []string{"64 MiB write, uncached", "64 MiB read, uncached", "4 KB write + fsync", "4 KB write + F_FULLFSYNC",
+	for _, want := range []string{"64 MiB write, uncached", "64 MiB read, uncached", "4 KiB write + fsync", "4 KiB write + F_FULLFSYNC",
 		"SQLite insert, no PRAGMA (sqlite3's defaults)", "SQLite insert, PRAGMA synchronous=FULL", "untar 600 files (14 MB)",
-		"create 2,000 files of 1 KB", "delete those 2,000 files", " MB/s [", " µs [", " s [", "RAM vs disk", "Scratch (tmpfs)", "×"} {
+		"create 2,000 files of 1 KiB", "delete those 2,000 files", " MB/s [", " µs [", " s [", "RAM vs disk", "Scratch (tmpfs)", "×"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}

@@ -132,7 +132,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 			}
 		}
 		if want(Fsync) {
-			progress(fmt.Sprintf("%s: 4 KB write + fsync, RAMBar then %s (run %d of %d)", t.Name, strings.Fields(syncC.Tool)[0], run, e.runs))
+			progress(fmt.Sprintf("%s: 4 KiB write + fsync, RAMBar then %s (run %d of %d)", t.Name, strings.Fields(syncC.Tool)[0], run, e.runs))
 			if s, err := runSyncWrites(ctx, e, dir, st, fsync); err == nil {
 				syncC.Ours.Samples = append(syncC.Ours.Samples, s[0])
 			} else {

@@ -20,8 +20,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func chartReport() Report {
 	rows := []RowInfo{
 		{SeqWrite, "1 GiB write, uncached", MBps},
-		{Fsync, "4 KB write + fsync", Micros},
-		{FullFsync, "4 KB write + F_FULLFSYNC", Micros},
+		{Fsync, "4 KiB write + fsync", Micros},
+		{FullFsync, "4 KiB write + F_FULLFSYNC", Micros},
 		{SQLiteDefault, "SQLite insert, no PRAGMA (sqlite3's defaults)", Micros},
 		{SQLiteFull, "SQLite insert, PRAGMA synchronous=FULL", Micros},
 		{Untar, "untar 2,900 files (70 MB)", Secs},

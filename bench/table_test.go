@@ -41,7 +41,7 @@ func TestTableAndHeadline(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
-	want := "Scratch vs Home disk: faster at 1 GiB write, uncached (1.6×), 4 KB write + fsync (2.6×); no measurable gain at untar"
+	want := "Scratch vs Home disk: faster at 1 GiB write, uncached (1.6×), 4 KiB write + fsync (2.6×); no measurable gain at untar"
 	if got := rep.Headline(); got != want {
 		t.Errorf("headline:\n got %q\nwant %q", got, want)
 	}
@@ -119,8 +119,8 @@ func TestSummary(t *testing.T) {
 	for _, want := range []string{
 		"Scratch (tmpfs) against Home disk (ext4), median of 3 runs:\n",
 		"• 1 GiB write, uncached: 5.8× faster (7,357 vs 1,274 MB/s)\n",
-		"• 4 KB write + fsync: 569× faster (3.0 vs 1,707 µs)\n",
-		"• 4 KB write + F_FULLFSYNC: n/a (F_FULLFSYNC is macOS only)\n",
+		"• 4 KiB write + fsync: 569× faster (3.0 vs 1,707 µs)\n",
+		"• 4 KiB write + F_FULLFSYNC: n/a (F_FULLFSYNC is macOS only)\n",
 		"• SQLite insert, PRAGMA synchronous=FULL: not compared (Home disk: sqlite3 not installed)\n",
 		"• untar 2,900 files (70 MB): ~1.1× (noise) (0.690 vs 0.750 s)\n",
 		"• delete those 20,000 files: 2.0× slower (0.410 vs 0.205 s)",

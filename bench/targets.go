@@ -66,7 +66,7 @@ func (r Report) Headline() string {
 				n++
 			}
 		}
-		return fmt.Sprintf("%s: %d rows measured (no RAM disk and ordinary disk to compare)", r.Targets[0].Name, n)
+		return fmt.Sprintf("%s: %s measured (no RAM disk and ordinary disk to compare)", r.Targets[0].Name, ramdisk.Plural(n, "row"))
 	}
 	var faster, same, slower []string
 	for _, row := range r.Rows {

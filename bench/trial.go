@@ -219,7 +219,7 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 		}
 	}()
 	res.Copy = filepath.Join(holder, filepath.Base(o.Src))
-	progress(fmt.Sprintf("copying %s (%s, %d files) to the RAM disk", o.Src, bytesText(bytes), files))
+	progress(fmt.Sprintf("copying %s (%s, %s) to the RAM disk", o.Src, bytesText(bytes), ramdisk.Plural(files, "file")))
 	t0 := time.Now()
 	if err := CopyTree(ctx, o.Src, res.Copy); err != nil {
 		return res, fmt.Errorf("try: copy to the RAM disk: %w", err)

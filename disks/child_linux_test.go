@@ -1,10 +1,13 @@
 package disks
 
 import (
+	"context"
 	"os"
+	"syscall"
 
 	"rambar/internal/run"
 	"rambar/linux"
+	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -13,4 +16,38 @@ import (
 func childService() (*Service, error) {
 	e := linux.New(run.System(), linux.WithMountRoot(os.Getenv("DISKS_ROOT")))
 	return &Service{Engine: e, Paths: ramdisk.Paths{Data: os.Getenv("DISKS_DATA")}}, nil
+}
+
+// killAt names the moment a reclaiming child kills itself with SIGKILL.
+// "create" is in the engine (the disk ejected, not yet made again); the
+// others are progress reports: PHASE-start or PHASE-end.
+type killingEngine struct {
+	ramdisk.Engine
+	at string
+}
+
+func (e killingEngine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, error) {
+	if e.at == "create" {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+	return e.Engine.Create(ctx, p)
+}
+
+// childReclaim reclaims the disk, killing itself at killAt.
+func childReclaim(ctx context.Context, s *Service, name, killAt string) error {
+	s.Engine = killingEngine{s.Engine, killAt}
+	s.NewKeeper = func(data string) *mirror.Keeper { return mirror.NewKeeper(data) }
+	v, err := s.Find(ctx, name)
+	if err != nil {
+		return err
+	}
+	_, err = s.Reclaim(ctx, v, ReclaimOptions{Force: true, Progress: func(p ramdisk.Progress) {
+		done, total := p.Units()
+		switch {
+		case killAt == p.Phase+"-start",
+			killAt == p.Phase+"-end" && total > 0 && done >= total:
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}})
+	return err
 }

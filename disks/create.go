@@ -74,6 +74,9 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return Created{}, err
 	}
+	if err := s.pendingReclaim(r.Name); err != nil {
+		return Created{}, err
+	}
 	if r.Planned != nil {
 		r.Planned(c.Plan)
 	}
@@ -154,7 +157,8 @@ func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.P
 	}
 	r, err := k.Load(ctx, v, mirrorProgress(v.Name, progress))
 	if err != nil {
-		if ejErr := s.Engine.Eject(ctx, v, false); ejErr != nil {
+		// Even when ctx was cancelled (Ctrl-C): the half-filled disk goes.
+		if ejErr := s.Engine.Eject(context.WithoutCancel(ctx), v, false); ejErr != nil {
 			return mirror.State{}, r, fmt.Errorf("create %s: loading contents failed: %w (and ejecting it again failed: %v)", v.Name, err, ejErr)
 		}
 		s.restored(v.Name) // the partial disk is gone
@@ -168,6 +172,11 @@ func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.P
 // that name already mounted gives ErrExists, with the mounted disk in
 // Created.Volume.
 func (s *Service) MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdisk.ProgressFunc) (Created, error) {
+	return s.mountPreset(ctx, p, false, progress)
+}
+
+// mountPreset is MountPreset; force makes a disk the memory check refuses.
+func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool, progress ramdisk.ProgressFunc) (Created, error) {
 	if v, err := s.Find(ctx, p.Name); err == nil {
 		if s.Incomplete(v) {
 			return Created{Volume: v}, fmt.Errorf("preset %s: %w at %s, but its restore did not finish: eject it with 'rambar eject %s --force' (its saved copy is kept) and mount it again",
@@ -177,7 +186,9 @@ func (s *Service) MountPreset(ctx context.Context, p ramdisk.Preset, progress ra
 	} else if !errors.Is(err, ramdisk.ErrNotFound) {
 		return Created{}, err
 	}
-	return s.Create(ctx, CreateRequest{Input: p.Input(), Preset: &p, Progress: progress})
+	in := p.Input()
+	in.Force = in.Force || force
+	return s.Create(ctx, CreateRequest{Input: in, Preset: &p, Progress: progress})
 }
 
 // MountPresetNamed mounts the preset of that name from the settings; an
@@ -222,6 +233,17 @@ type UpResult struct {
 // error is only for settings that cannot be read; per-preset failures are in
 // the results. `rambar up` and the menu at login run it.
 func (s *Service) Up(ctx context.Context, progress ramdisk.ProgressFunc) ([]UpResult, error) {
+	return s.UpWith(ctx, UpOptions{Progress: progress})
+}
+
+// UpOptions are `rambar up`'s: Force makes disks the memory check refuses.
+type UpOptions struct {
+	Force    bool
+	Progress ramdisk.ProgressFunc
+}
+
+// UpWith is Up with options.
+func (s *Service) UpWith(ctx context.Context, o UpOptions) ([]UpResult, error) {
 	st, err := s.Store()
 	if err != nil {
 		return nil, err
@@ -233,7 +255,7 @@ func (s *Service) Up(ctx context.Context, progress ramdisk.ProgressFunc) ([]UpRe
 	var out []UpResult
 	for _, p := range set.AutoMountPresets() {
 		r := UpResult{Preset: p}
-		c, err := s.MountPreset(ctx, p, progress)
+		c, err := s.mountPreset(ctx, p, o.Force, o.Progress)
 		r.Plan, r.Volume, r.Err = c.Plan, c.Volume, err
 		switch {
 		case r.Err == nil:

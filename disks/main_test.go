@@ -36,6 +36,8 @@ func child(op string) int {
 	switch op {
 	case "create":
 		_, err = s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: os.Getenv("DISKS_NAME"), Size: "64M"}})
+	case "reclaim":
+		err = childReclaim(ctx, s, os.Getenv("DISKS_NAME"), os.Getenv("DISKS_KILL_AT"))
 	default:
 		err = fmt.Errorf("unknown child op %q", op)
 	}

@@ -76,6 +76,16 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 	return err == nil
 }
 
+// Notices are the reclaims that were stopped, for the menu.
+func (m *Menu) Notices() []string {
+	var out []string
+	for _, l := range m.S.StoppedReclaims() {
+		out = append(out, "A reclaim of "+l.Name+" was stopped: its contents are safe in "+l.Path+
+			"; run: rambar reclaim \""+l.Name+"\" --resume")
+	}
+	return out
+}
+
 // Incomplete reports whether the disk's restore did not finish.
 func (m *Menu) Incomplete(v ramdisk.Volume) bool { return m.S.Incomplete(v) }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"rambar/mirror"
@@ -53,7 +54,17 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 	if err != nil {
 		return mirror.ReclaimResult{}, err
 	}
-	return k.Reclaim(ctx, s.Engine, v, plan, mirrorProgress(v.Name, o.Progress))
+	rec := reclaimRecord{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, MountPoint: plan.MountPoint,
+		Dev: devOf(v.MountPoint), Marker: readMarker(v.MountPoint), Step: stepOut}
+	if err := s.writeReclaimRecord(rec); err != nil {
+		return mirror.ReclaimResult{}, err
+	}
+	res, err := k.Reclaim(ctx, s.Engine, v, plan, mirrorProgress(v.Name, s.recordingProgress(rec, o.Progress)))
+	var stopped *mirror.ReclaimError
+	if !errors.As(err, &stopped) {
+		os.Remove(s.reclaimPath(v.Name)) // done, or nothing changed
+	}
+	return res, err
 }
 
 // replan plans the same disk again (name, size, file system, hidden) as if

@@ -121,8 +121,10 @@ func (p Plan) Summary() string {
 
 // NewPlan turns a request into a plan, or refuses it. Bad names and sizes
 // are errors that wrap ErrName or ErrSize; a file system this OS cannot make
-// wraps ErrUnsupported; a name already mounted wraps ErrExists; a disk that could push RAM disks' memory
-// past physical memory minus Headroom wraps ErrTooLarge unless r.Force.
+// wraps ErrUnsupported; a name already mounted wraps ErrExists; a disk that
+// could let RAM disks grow past physical memory minus Headroom wraps
+// ErrTooLarge unless r.Force. It counts what every mounted disk could grow
+// to (Facts.GrowTo), not only what they hold now.
 func NewPlan(r Request, f Facts) (Plan, error) {
 	if err := ValidateName(r.Name); err != nil {
 		return Plan{}, err
@@ -161,6 +163,11 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	if f.Caps.MountRoot != "" {
 		p.MountPoint = strings.TrimSuffix(f.Caps.MountRoot, "/") + "/" + r.Name
 	}
+	if err := f.Caps.CheckHidden(r.Hidden); err != nil {
+		// A preset made on a Mac: the disk is made, shown, and the plan says so.
+		p.Hidden = false
+		p.note(Warning, "not hidden: "+err.Error())
+	}
 	if p.Allocation == AllocUpfront {
 		p.CommitNow = r.Size
 		p.note(Info, fmt.Sprintf("takes all %s of memory as soon as it is made", r.Size))
@@ -181,18 +188,8 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	if f.Memory.Swapping() {
 		p.note(Warning, fmt.Sprintf("this machine is already using %s of swap: a RAM disk adds to memory pressure and may end up on the SSD anyway", f.Memory.SwapUsed.Short()))
 	}
-	if phys := f.Memory.Physical; phys > 0 {
-		limit := phys - Headroom
-		// What the disk could come to hold, on top of what RAM disks hold now.
-		worst := f.Held + r.Size
-		if worst > limit {
-			msg := fmt.Sprintf("%s would bring RAM disks to %s of memory, more than physical memory (%s) minus %s for the system",
-				r.Size, worst.Short(), phys.Short(), Headroom)
-			if !r.Force {
-				return Plan{}, fmt.Errorf("%w: %s; use --force to make it anyway", ErrTooLarge, msg)
-			}
-			p.note(Warning, "forced: "+msg+"; filling it will push memory to swap")
-		}
+	if err := p.memoryCheck(r, f); err != nil {
+		return Plan{}, err
 	}
 	return p, nil
 }
@@ -210,6 +207,15 @@ func (c Caps) CheckFS(fs FileSystem) error {
 		names[i] = string(x)
 	}
 	return fmt.Errorf("file system %q is %w (%s): use one of %s", fs, ErrUnsupported, osLabel(c.OS), strings.Join(names, ", "))
+}
+
+// CheckHidden refuses hiding a disk where there is no Finder sidebar to hide
+// it from (Linux); the error wraps ErrUnsupported.
+func (c Caps) CheckHidden(hidden bool) error {
+	if hidden && c.OS == "linux" {
+		return fmt.Errorf("hiding a disk (--hidden) is %w (%s): only macOS's Finder hides one", ErrUnsupported, osLabel(c.OS))
+	}
+	return nil
 }
 
 // takenError refuses a name another volume is mounted under. macOS would

@@ -114,6 +114,11 @@ func TestNewPlan(t *testing.T) {
 			wantErr: ErrExists, errSays: `"Backup 1"`,
 		},
 		{
+			name: "hidden on linux is shown, and says so", req: Request{Name: "H", Size: GiB, Hidden: true},
+			facts: Facts{Caps: linuxCaps(), Memory: mem16}, alloc: AllocOnWrite, fs: TmpFS,
+			notesSay: []string{"not hidden: hiding a disk (--hidden) is not supported here (Linux)"},
+		},
+		{
 			name: "name taken on linux", req: Request{Name: "Backup", Size: GiB},
 			facts:   Facts{Caps: linuxCaps(), Memory: mem16, Taken: []string{"Backup"}},
 			wantErr: ErrExists, errSays: "another volume is mounted at ", errLacks: "macOS",
@@ -252,5 +257,20 @@ func TestDefaultPaths(t *testing.T) {
 	}
 	if _, err := DefaultPaths("darwin", env(nil)); err == nil {
 		t.Error("no HOME accepted")
+	}
+}
+
+// TestHiddenOnLinux: a hidden request on Linux plans a shown disk, so the
+// plan and the disk agree; macOS keeps it hidden.
+func TestHiddenOnLinux(t *testing.T) {
+	mem := Memory{Physical: 16 * GiB, Free: 8 * GiB}
+	for _, c := range []struct {
+		caps Caps
+		want bool
+	}{{linuxCaps(), false}, {macCaps(), true}} {
+		p, err := NewPlan(Request{Name: "H", Size: GiB, Hidden: true}, Facts{Caps: c.caps, Memory: mem})
+		if err != nil || p.Hidden != c.want {
+			t.Errorf("%s: hidden %v, %v; want %v", c.caps.OS, p.Hidden, err, c.want)
+		}
 	}
 }

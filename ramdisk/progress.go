@@ -45,6 +45,6 @@ func (p Progress) String() string {
 	if phase != "" {
 		phase = strings.ToUpper(phase[:1]) + phase[1:]
 	}
-	return fmt.Sprintf("%s… %d%% (%s of %s, %d of %d files)", phase, p.Percent(),
-		Size(p.BytesDone).Short(), Size(p.BytesTotal).Short(), p.FilesDone, p.FilesTotal)
+	return fmt.Sprintf("%s… %d%% (%s of %s, %d of %s)", phase, p.Percent(),
+		Size(p.BytesDone).Short(), Size(p.BytesTotal).Short(), p.FilesDone, Plural(p.FilesTotal, "file"))
 }

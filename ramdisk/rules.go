@@ -120,7 +120,7 @@ func ContentsPhrase(p Preset) string {
 		s += ", saved every " + ShortDuration(p.SaveInterval())
 	}
 	if p.Snapshots > 0 {
-		s += ", " + strconv.Itoa(p.Snapshots) + " snapshots"
+		s += ", " + Plural(p.Snapshots, "snapshot")
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package ramdisk
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -28,5 +29,19 @@ func TestShortDuration(t *testing.T) {
 		if got := ShortDuration(c.d); got != c.want {
 			t.Errorf("ShortDuration(%v) = %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// TestWordsSingular: one snapshot, one file, in the phrases the CLI and the
+// menu share.
+func TestWordsSingular(t *testing.T) {
+	if got := ContentsPhrase(Preset{Contents: Keep, Snapshots: 1}); got != "kept, 1 snapshot" {
+		t.Errorf("ContentsPhrase = %q", got)
+	}
+	if got := ContentsPhrase(Preset{Contents: Keep, Snapshots: 3, SaveEvery: 600}); got != "kept, saved every 10 min, 3 snapshots" {
+		t.Errorf("ContentsPhrase = %q", got)
+	}
+	if got := (Progress{Phase: "saving", FilesDone: 1, FilesTotal: 1}).String(); !strings.HasSuffix(got, ", 1 of 1 file)") {
+		t.Errorf("Progress = %q", got)
 	}
 }

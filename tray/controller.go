@@ -54,6 +54,9 @@ type Controller struct {
 	// settingsGen counts changes to the settings made here; a refresh that
 	// read the file before the latest one was saved does not apply it.
 	settingsGen int
+	// loginGen counts Launch at Login toggles, so the first reading of the
+	// login item, if it comes late, does not undo a toggle.
+	loginGen int
 
 	// RefreshCost is the duration of the last refresh (List, Memory and,
 	// when due, Usage), for measurements.
@@ -98,13 +101,16 @@ func (c *Controller) Run(ctx context.Context) {
 
 	c.enqueue(c.loadSettings)
 	if li := c.d.LaunchAtLogin; c.state.Features.LaunchAtLogin {
+		gen := c.loginGen
 		c.goJob(func(ctx context.Context) {
 			on, err := li.Get()
 			c.post(func() {
 				if err != nil {
 					c.d.Logf("launch at login: %v", err)
 				}
-				c.state.LaunchAtLogin = on
+				if gen == c.loginGen { // not toggled meanwhile: that answer is newer
+					c.state.LaunchAtLogin = on
+				}
 			})
 		})
 	}
@@ -254,6 +260,10 @@ func (c *Controller) refresh(forceUsage bool) {
 				incomplete[v.Name] = disks.Incomplete(v)
 			}
 		}
+		var notices []string
+		if disks != nil {
+			notices = disks.Notices()
+		}
 		s, serr := c.d.Store.Load()
 		cost := time.Since(start)
 		c.refreshCost.Store(int64(cost))
@@ -266,6 +276,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			for i := range c.state.Disks {
 				c.state.Disks[i].Incomplete = incomplete[c.state.Disks[i].Volume.Name]
 			}
+			c.state.Notices = notices
 			// Settings read before a change made here was saved are stale.
 			if serr == nil && gen == c.settingsGen {
 				c.state.Settings = s
@@ -777,6 +788,7 @@ func (c *Controller) toggleTitle() {
 func (c *Controller) toggleLogin() {
 	want := !c.state.LaunchAtLogin
 	c.state.LaunchAtLogin = want
+	c.loginGen++
 	li := c.d.LaunchAtLogin
 	c.goJob(func(ctx context.Context) {
 		err := li.Set(want)

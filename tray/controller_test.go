@@ -228,7 +228,12 @@ func TestOutsideChangesAndVanish(t *testing.T) {
 func TestSwapAndFullWarnings(t *testing.T) {
 	h := start(t, nil)
 	v := h.create("Work", 10*ramdisk.MiB)
-	os.WriteFile(filepath.Join(v.MountPoint, "f"), make([]byte, 19*ramdisk.MiB/2), 0o600)
+	// Written beside the disk and moved in at once, so no refresh sees it half written.
+	tmp := filepath.Join(filepath.Dir(v.MountPoint), ".f")
+	os.WriteFile(tmp, make([]byte, 19*ramdisk.MiB/2), 0o600)
+	if err := os.Rename(tmp, filepath.Join(v.MountPoint, "f")); err != nil {
+		t.Fatal(err)
+	}
 	if n := h.note("Work is nearly full"); !strings.Contains(n, "95% of 10 MiB used") {
 		t.Errorf("nearly full notification: %s", n)
 	}

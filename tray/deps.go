@@ -44,6 +44,10 @@ type Disks interface {
 	// was stopped in the middle): it holds part of its saved state and is
 	// never saved over it. Called on every refresh: cheap.
 	Incomplete(v ramdisk.Volume) bool
+	// Notices are things the user must hear about that belong to no
+	// mounted disk (a reclaim that was stopped, with where its contents
+	// wait and how to go on), one line each. Called on every refresh: cheap.
+	Notices() []string
 }
 
 // LoginItem turns launching at login on and off.

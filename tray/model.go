@@ -157,6 +157,8 @@ type menuState struct {
 	// progress of restoring its contents (a preset that keeps them).
 	Creating         string
 	CreatingProgress jobProgress
+	// Notices are warnings that belong to no mounted disk (Disks.Notices).
+	Notices []string
 }
 
 // readySizes are the sizes "New RAM Disk" offers in one click.
@@ -438,6 +440,15 @@ func memoryLine(s menuState) string {
 
 func memoryItems(s menuState) []Item {
 	items := []Item{{Key: "memory", Title: memoryLine(s), Disabled: true}}
+	if len(s.Disks) > 0 && s.MemoryErr == nil {
+		// What the memory check counts: every disk filled up.
+		vols := make([]ramdisk.Volume, len(s.Disks))
+		for i, d := range s.Disks {
+			vols[i] = d.Volume
+		}
+		line := ramdisk.GrowLine(ramdisk.GrowTo(vols, s.Held()), s.Memory)
+		items = append(items, Item{Key: "memory/grow", Title: strings.ToUpper(line[:1]) + line[1:], Disabled: true})
+	}
 	for _, w := range warnings(s) {
 		items = append(items, w)
 	}
@@ -453,6 +464,13 @@ func warnings(s menuState) []Item {
 			"filling one now pushes more to swap, which is slower than any disk. Eject disks you do not need.", s.Memory.SwapUsed.Short())
 		out = append(out, Item{Key: "warn/swap", Title: "⚠ Swapping: RAM disks add to memory pressure",
 			Tooltip: text, action: action{Kind: actExplain, Text: text}})
+	}
+	for i, n := range s.Notices {
+		title := n
+		if i := strings.Index(title, ":"); i > 0 {
+			title = title[:i]
+		}
+		out = append(out, Item{Key: fmt.Sprintf("warn/notice/%d", i), Title: "⚠ " + title, Tooltip: n, action: action{Kind: actExplain, Text: n}})
 	}
 	for _, d := range s.Disks {
 		if d.Measured && d.UsageErr == nil && d.Usage.NearlyFull() {

@@ -114,7 +114,8 @@ func TestBuild(t *testing.T) {
 		{
 			name: "swapping",
 			s:    menuState{Disks: []diskState{build}, Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, SwapUsed: 1229 * ramdisk.MiB}, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"RAM disks hold 2.0 GiB of 16.0 GiB memory; 0 B free, 1.2 GiB of swap in use (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
+			want: []string{"RAM disks hold 2.0 GiB of 16.0 GiB memory; 0 B free, 1.2 GiB of swap in use (off)\n" +
+				"If every RAM disk fills up they hold 2.0 GiB, 12% of memory (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
 			icon: IconWarning,
 		},
 		{
@@ -320,5 +321,14 @@ func TestIncompleteRestoreIsShown(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("menu lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+func TestNoticesAreWarnings(t *testing.T) {
+	n := "A reclaim of Work was stopped: its contents are safe in /data/reclaim/Work-20261201T080000Z; run: rambar reclaim \"Work\" --resume"
+	m := buildMenu(menuState{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(), Notices: []string{n}})
+	it, ok := m.Find("warn/notice/0")
+	if !ok || it.Title != "⚠ A reclaim of Work was stopped" || it.action.Text != n || m.Icon != IconWarning {
+		t.Errorf("notice item %+v (found %v), icon %v", it, ok, m.Icon)
 	}
 }

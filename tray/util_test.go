@@ -20,6 +20,7 @@ type fakeDisks struct {
 	unsaved func(v ramdisk.Volume) bool
 	// incomplete says which disks' restores did not finish.
 	incomplete func(v ramdisk.Volume) bool
+	notices    []string
 }
 
 // asUnits turns a use case's progress back into done of total.
@@ -61,6 +62,8 @@ func (f *fakeDisks) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramd
 }
 
 func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return true }
+
+func (f *fakeDisks) Notices() []string { return f.notices }
 
 func (f *fakeDisks) Incomplete(v ramdisk.Volume) bool { return f.incomplete != nil && f.incomplete(v) }
 

@@ -1,0 +1,176 @@
+package disks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"rambar/ramdisk"
+)
+
+// tryPrefix starts the name of the temporary disk `rambar try` makes; the
+// trying process's id follows.
+const tryPrefix = "RAMBar Try "
+
+// TryDiskName is the name of the temporary disk process pid makes for `try`.
+func TryDiskName(pid int) string { return tryPrefix + strconv.Itoa(pid) }
+
+// tryDiskOwner returns the process id in a temporary try disk's name.
+func tryDiskOwner(name string) (int, bool) {
+	s, ok := strings.CutPrefix(name, tryPrefix)
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(s)
+	return pid, err == nil && pid > 0 && strconv.Itoa(pid) == s
+}
+
+// alive reports whether a process with that id runs (EPERM: it does, as
+// another user).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// LeftoverKind is what a leftover is.
+type LeftoverKind string
+
+// Kinds of leftovers.
+const (
+	// LeftTryDisk: the temporary disk of a `try` that was killed.
+	LeftTryDisk LeftoverKind = "try-disk"
+	// LeftIncomplete: a disk whose restore did not finish.
+	LeftIncomplete LeftoverKind = "restore-incomplete"
+	// LeftTryLog: the log of a `try` that was killed.
+	LeftTryLog LeftoverKind = "try-log"
+	// LeftReclaim: a reclaim's staging copy (the disk's contents while it
+	// was made again) that was not removed.
+	LeftReclaim LeftoverKind = "reclaim-staging"
+)
+
+// Leftover is something RAMBar made and a killed RAMBar left behind.
+type Leftover struct {
+	Kind LeftoverKind `json:"kind"`
+	Name string       `json:"name"` // the disk's name
+	Path string       `json:"path"` // the mount point or folder
+	// What is the next step, in words.
+	Advice string `json:"advice"`
+}
+
+// Leftovers finds what RAMBar processes that were killed (kill -9, a crash)
+// left behind: temporary try disks whose process is gone, disks whose
+// restore did not finish, and reclaim staging copies.
+func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
+	vs, err := s.Engine.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Leftover
+	for _, v := range vs {
+		if pid, ok := tryDiskOwner(v.Name); ok && !alive(pid) {
+			out = append(out, Leftover{Kind: LeftTryDisk, Name: v.Name, Path: v.MountPoint,
+				Advice: fmt.Sprintf("the temporary disk of a 'rambar try' that was stopped; the next try ejects it, or: rambar eject %q", v.Name)})
+		}
+		if s.Incomplete(v) {
+			out = append(out, Leftover{Kind: LeftIncomplete, Name: v.Name, Path: v.MountPoint,
+				Advice: fmt.Sprintf("its restore did not finish, its saved copy is kept: rambar restore %q --force finishes it, rambar eject %q --force drops it", v.Name, v.Name)})
+		}
+	}
+	for _, p := range staleTryLogs(os.TempDir()) {
+		out = append(out, Leftover{Kind: LeftTryLog, Path: p, Advice: "the log of a 'rambar try' that was stopped; the next try removes it"})
+	}
+	return append(out, s.stagings()...), nil
+}
+
+// stagings lists reclaim staging folders: DATA/reclaim/NAME-TIME.
+func (s *Service) stagings() []Leftover {
+	if s.Paths.Data == "" {
+		return nil
+	}
+	dir := filepath.Join(s.Paths.Data, "reclaim")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []Leftover
+	for _, e := range ents {
+		name, ok := stagingDisk(e.Name())
+		if !ok || !e.IsDir() {
+			continue
+		}
+		out = append(out, Leftover{Kind: LeftReclaim, Name: name, Path: filepath.Join(dir, e.Name()),
+			Advice: fmt.Sprintf("a reclaim of %s was stopped; its contents are safe there: rambar reclaim %q --resume finishes or undoes it", name, name)})
+	}
+	return out
+}
+
+// stagingDisk returns the disk a staging folder's name belongs to:
+// NAME-20060102T150405Z.
+func stagingDisk(folder string) (string, bool) {
+	const stamp = len("-20060102T150405Z")
+	if len(folder) <= stamp || folder[len(folder)-stamp] != '-' || !strings.HasSuffix(folder, "Z") {
+		return "", false
+	}
+	name := folder[:len(folder)-stamp]
+	return name, ramdisk.ValidateName(name) == nil
+}
+
+// CleanTryDisks ejects the temporary disks of `try` runs whose process is
+// gone (a kill -9 leaves them mounted) and returns their names.
+func (s *Service) CleanTryDisks(ctx context.Context) ([]string, error) {
+	vs, err := s.Engine.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var gone []string
+	var errs []error
+	for _, v := range vs {
+		if pid, ok := tryDiskOwner(v.Name); ok && !alive(pid) {
+			if err := s.Engine.Eject(ctx, v, true); err != nil && !errors.Is(err, ramdisk.ErrNotFound) {
+				errs = append(errs, fmt.Errorf("eject the leftover %s: %w", v.Name, err))
+				continue
+			}
+			gone = append(gone, v.Name)
+		}
+	}
+	return gone, errors.Join(errs...)
+}
+
+// TryLogPattern is the os.CreateTemp pattern of the log a `try` by process
+// pid removes when it ends; the pid in it lets a later try remove the log
+// of one that was killed.
+func TryLogPattern(pid int) string { return ".rambar-try-" + strconv.Itoa(pid) + "-*.log" }
+
+// staleTryLogs lists the logs in dir of tries whose process is gone.
+func staleTryLogs(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), ".rambar-try-")
+		pidText, _, cut := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if ok && cut && err == nil && pid > 0 && strings.HasSuffix(e.Name(), ".log") && e.Type().IsRegular() && !alive(pid) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// CleanTryLogs removes from dir the logs of tries that were killed.
+func CleanTryLogs(dir string) []string {
+	var gone []string
+	for _, p := range staleTryLogs(dir) {
+		if os.Remove(p) == nil {
+			gone = append(gone, p)
+		}
+	}
+	return gone
+}

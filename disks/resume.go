@@ -1,0 +1,280 @@
+package disks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"rambar/internal/atomicfile"
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+// A reclaim that was stopped (kill -9 at any step) leaves its staging copy
+// in DATA/reclaim/NAME-TIME/, and disks' record of it in
+// DATA/reclaiming/KEY.json: the disk as it was (size, file system, mount
+// point, device, marker) and the step reached. ResumeReclaim finishes or
+// undoes it; the staging copy is removed only once the disk is verified
+// to hold the same tree, or is the untouched original.
+
+// Reclaim steps, as the record says them.
+const (
+	stepOut  = "copying out"  // the disk is untouched so far
+	stepBack = "copying back" // the disk was ejected and made again
+)
+
+// reclaimRecord is what is kept about a reclaim while it runs.
+type reclaimRecord struct {
+	Name       string             `json:"name"`
+	Size       ramdisk.Size       `json:"size_bytes"`
+	FS         ramdisk.FileSystem `json:"fs"`
+	Hidden     bool               `json:"hidden,omitempty"`
+	MountPoint string             `json:"mount_point"`
+	Dev        uint64             `json:"dev"`
+	Marker     string             `json:"marker,omitempty"`
+	Step       string             `json:"step"`
+}
+
+func (s *Service) reclaimPath(name string) string {
+	return filepath.Join(s.Paths.Data, "reclaiming", strings.TrimSuffix(lockName(name), ".lock")+".json")
+}
+
+func (s *Service) writeReclaimRecord(r reclaimRecord) error {
+	p := s.reclaimPath(r.Name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("reclaim %s: %w", r.Name, err)
+	}
+	b, _ := json.Marshal(r)
+	return atomicfile.WriteFile(p, b, 0o600)
+}
+
+// readReclaimRecord reads the record, bounded; ok is false when there is
+// none or it cannot be read.
+func (s *Service) readReclaimRecord(name string) (reclaimRecord, bool) {
+	f, err := os.Open(s.reclaimPath(name))
+	if err != nil {
+		return reclaimRecord{}, false
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 64<<10))
+	var r reclaimRecord
+	if json.Unmarshal(b, &r) != nil || !strings.EqualFold(r.Name, name) {
+		return reclaimRecord{}, false
+	}
+	return r, true
+}
+
+// devOf is the device of the file system mounted at dir.
+func devOf(dir string) uint64 {
+	var st unix.Stat_t
+	if unix.Stat(dir, &st) != nil {
+		return 0
+	}
+	return uint64(st.Dev)
+}
+
+// recordingProgress notes in the record when the reclaim reaches the copy
+// back (the disk was ejected and made again), then passes progress on.
+func (s *Service) recordingProgress(r reclaimRecord, fn ramdisk.ProgressFunc) ramdisk.ProgressFunc {
+	return func(p ramdisk.Progress) {
+		if p.Phase == stepBack && r.Step != stepBack {
+			r.Step = stepBack
+			s.writeReclaimRecord(r)
+		}
+		if fn != nil {
+			fn(p)
+		}
+	}
+}
+
+// stagingFor returns the newest staging folder of a disk, "" if none.
+func (s *Service) stagingFor(name string) string {
+	var found []string
+	for _, l := range s.stagings() {
+		if l.Name == name {
+			found = append(found, l.Path)
+		}
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	sort.Strings(found) // the time stamp sorts
+	return found[len(found)-1]
+}
+
+// Resumed says how ResumeReclaim ended a stopped reclaim.
+type Resumed string
+
+// Outcomes of ResumeReclaim.
+const (
+	// ResumeFinished: the disk holds the staged tree, verified; staging removed.
+	ResumeFinished Resumed = "finished"
+	// ResumeUndone: the disk was never ejected and holds its contents; the
+	// partial staging copy was removed.
+	ResumeUndone Resumed = "undone"
+)
+
+// ResumeReclaim finishes or undoes a reclaim that was stopped, under the
+// disk's lock: when the disk is gone it is made again as it was and the
+// staged copy put back; when it was made again and partly filled, it is
+// filled again from the staged copy; when it is the untouched original,
+// the partial copy is dropped. The staging copy is removed only after the
+// disk is verified (every file's content and times) against it.
+func (s *Service) ResumeReclaim(ctx context.Context, name string, progress ramdisk.ProgressFunc) (Resumed, ramdisk.Volume, error) {
+	release, err := s.lock(ctx, name, "reclaiming")
+	if err != nil {
+		return "", ramdisk.Volume{}, err
+	}
+	defer release()
+	staging := s.stagingFor(name)
+	rec, hasRec := s.readReclaimRecord(name)
+	if staging == "" {
+		os.Remove(s.reclaimPath(name))
+		return "", ramdisk.Volume{}, fmt.Errorf("reclaim %s: %w: no stopped reclaim to resume", name, ramdisk.ErrNotFound)
+	}
+	want, err := mirror.DigestTree(staging, true)
+	if err != nil {
+		return "", ramdisk.Volume{}, fmt.Errorf("reclaim %s: read %s: %w", name, staging, err)
+	}
+	v, err := s.Find(ctx, name)
+	switch {
+	case errors.Is(err, ramdisk.ErrNotFound) && !hasRec:
+		return "", ramdisk.Volume{}, fmt.Errorf("reclaim %s: the disk is gone and its size was not recorded; make it (rambar create %q SIZE), then resume again; its contents are safe in %s", name, name, staging)
+	case errors.Is(err, ramdisk.ErrNotFound):
+		if v, err = s.remake(ctx, rec); err != nil {
+			return "", ramdisk.Volume{}, fmt.Errorf("reclaim %s: make it again: %w; its contents are safe in %s", name, err, staging)
+		}
+	case err != nil:
+		return "", ramdisk.Volume{}, err
+	default:
+		got, err := mirror.DigestTree(v.MountPoint, true)
+		if err != nil {
+			return "", v, err
+		}
+		if len(want.Diff(got, 1)) == 0 && len(got) == len(want) {
+			// Copied back whole; only the marker may be missing.
+			if err := remark(v, rec.Marker); err != nil {
+				return "", v, fmt.Errorf("reclaim %s: %w; its contents are safe in %s", name, err, staging)
+			}
+			return ResumeFinished, v, s.dropStaging(name, staging)
+		}
+		if hasRec && rec.Step == stepOut && rec.Dev != 0 && devOf(v.MountPoint) == rec.Dev && !emptyDisk(v.MountPoint) {
+			// Stopped while copying out: the disk is the original, whole.
+			return ResumeUndone, v, s.dropStaging(name, staging)
+		}
+		if err := clearForCopy(v.MountPoint); err != nil {
+			return "", v, fmt.Errorf("reclaim %s: %w; its contents are safe in %s", name, err, staging)
+		}
+	}
+	k, err := s.Keeper()
+	if err != nil {
+		return "", v, err
+	}
+	if err := mirror.CopyTree(ctx, staging, v.MountPoint, mirrorProgress(name, progress), k.CopyFile); err != nil {
+		return "", v, fmt.Errorf("reclaim %s: copy back: %w; its contents are safe in %s", name, err, staging)
+	}
+	if err := remark(v, rec.Marker); err != nil {
+		return "", v, fmt.Errorf("reclaim %s: %w; its contents are safe in %s", name, err, staging)
+	}
+	got, err := mirror.DigestTree(v.MountPoint, true)
+	if err != nil {
+		return "", v, err
+	}
+	if diff := want.Diff(got, 5); len(diff) > 0 || len(got) != len(want) {
+		return "", v, fmt.Errorf("reclaim %s: verify: differs at %v; its contents are safe in %s", name, diff, staging)
+	}
+	return ResumeFinished, v, s.dropStaging(name, staging)
+}
+
+// remark puts the disk's marker back (it ties a kept disk to its store).
+func remark(v ramdisk.Volume, marker string) error {
+	if marker == "" || readMarker(v.MountPoint) == marker {
+		return nil
+	}
+	return os.WriteFile(filepath.Join(v.MountPoint, mirror.MarkerName), []byte(marker+"\n"), 0o644)
+}
+
+// remake makes the disk again as the record says it was.
+func (s *Service) remake(ctx context.Context, r reclaimRecord) (ramdisk.Volume, error) {
+	f, err := s.Facts(ctx)
+	if err != nil {
+		return ramdisk.Volume{}, err
+	}
+	p, err := ramdisk.NewPlan(ramdisk.Request{Name: r.Name, Size: r.Size, FS: r.FS, Hidden: r.Hidden, Force: true}, f)
+	if err != nil {
+		return ramdisk.Volume{}, err
+	}
+	if r.MountPoint != "" {
+		p.MountPoint = r.MountPoint
+	}
+	return s.Engine.Create(ctx, p)
+}
+
+func (s *Service) dropStaging(name, staging string) error {
+	if err := os.RemoveAll(staging); err != nil {
+		return fmt.Errorf("reclaim %s: done and verified, but removing %s failed: %w", name, staging, err)
+	}
+	os.Remove(filepath.Dir(staging))
+	os.Remove(s.reclaimPath(name))
+	return nil
+}
+
+// emptyDisk reports whether a disk holds nothing but its marker and
+// lost+found.
+func emptyDisk(root string) bool {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.Name() != mirror.MarkerName && e.Name() != "lost+found" {
+			return false
+		}
+	}
+	return true
+}
+
+// clearForCopy removes a partly copied-back tree from a disk made again.
+func clearForCopy(root string) error {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Name() == mirror.MarkerName || e.Name() == "lost+found" {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+			return fmt.Errorf("clear %s: %w", root, err)
+		}
+	}
+	return nil
+}
+
+// StoppedReclaims lists the staging copies of reclaims that were stopped,
+// from the data folder alone (cheap: the menu asks on every refresh).
+func (s *Service) StoppedReclaims() []Leftover { return s.stagings() }
+
+// pendingReclaim is the refusal to make a disk whose reclaim was stopped
+// while it was gone: the staged contents must go back first.
+func (s *Service) pendingReclaim(name string) error {
+	if _, ok := s.readReclaimRecord(name); !ok {
+		return nil
+	}
+	if st := s.stagingFor(name); st != "" {
+		return fmt.Errorf("%w: a reclaim of %s was stopped and its contents are in %s; 'rambar reclaim %s --resume' makes the disk again and puts them back",
+			ErrReclaimStopped, name, st, name)
+	}
+	return nil
+}
+
+// ErrReclaimStopped: a reclaim of the disk was stopped; resume it first.
+var ErrReclaimStopped = errors.New("reclaim not finished")

@@ -1,0 +1,64 @@
+package ramdisk
+
+import "fmt"
+
+// GrowTo is the memory mounted RAM disks could come to hold: each can fill
+// up to its size (one that takes memory as written can still reach it), or
+// what they hold already when that is more (a disk image's helper holds a
+// little beyond its size). The memory check plans against it, and `list`
+// shows it.
+func GrowTo(mounted []Volume, held Size) Size {
+	var sum Size
+	for _, v := range mounted {
+		sum += v.Size
+	}
+	return max(sum, held)
+}
+
+// GrowTo is the memory the disks mounted now could come to hold.
+func (f Facts) GrowTo() Size { return GrowTo(f.Mounted, f.Held) }
+
+// GrowLine says what the disks could grow to against physical memory:
+// "if every RAM disk fills up they hold 12.0 GiB, 75% of memory".
+func GrowLine(growTo Size, m Memory) string {
+	s := fmt.Sprintf("if every RAM disk fills up they hold %s", growTo.Short())
+	if m.Physical <= 0 {
+		return s
+	}
+	s += fmt.Sprintf(", %.0f%% of memory", 100*float64(growTo)/float64(m.Physical))
+	switch {
+	case growTo > m.Physical:
+		s += ": more than the machine has, so filling them pushes memory to swap"
+	case growTo > m.Physical-Headroom:
+		s += fmt.Sprintf(": less than %s would be left for the system", Headroom)
+	}
+	return s
+}
+
+// memoryCheck refuses (unless forced) a disk that would let RAM disks grow
+// past physical memory minus Headroom, and says so in a forced plan.
+func (p *Plan) memoryCheck(r Request, f Facts) error {
+	phys := f.Memory.Physical
+	if phys <= 0 {
+		return nil
+	}
+	now := f.GrowTo()
+	worst := now + r.Size
+	if worst <= phys-Headroom {
+		return nil
+	}
+	msg := fmt.Sprintf("%s would let RAM disks grow to %s of memory", r.Size, worst.Short())
+	if now > 0 {
+		msg += fmt.Sprintf(" (the disks mounted now can fill up to %s)", now.Short())
+	}
+	if worst > phys {
+		msg += fmt.Sprintf(", more than physical memory (%s)", phys.Short())
+	} else {
+		msg += fmt.Sprintf(", more than physical memory (%s) minus %s for the system", phys.Short(), Headroom)
+	}
+	if !r.Force {
+		return fmt.Errorf("%w: %s; use --force to make it anyway", ErrTooLarge, msg)
+	}
+	p.note(Warning, "forced: "+msg+"; filling them will push memory to swap")
+	return nil
+}
