@@ -206,17 +206,22 @@ func printDoctorLists(a *App, r doctorReport) {
 		}
 		tw.Flush()
 	}
-	if len(r.Leftovers) > 0 {
-		fmt.Fprintln(a.Stdout, "Left behind by a RAMBar that was stopped:")
-		for _, l := range r.Leftovers {
-			fmt.Fprintf(a.Stdout, "  %s (%s): %s\n", l.Path, l.Kind, l.Advice)
-		}
-	}
+	printLeftovers(a, r.Leftovers)
 	if len(r.Captured) > 0 {
 		fmt.Fprintf(a.Stdout, "Captured %s:\n", ramdisk.Plural(len(r.Captured), "file"))
 		for _, f := range r.Captured {
 			fmt.Fprintf(a.Stdout, "  %s\n", f)
 		}
+	}
+}
+
+// printLeftovers lists what stopped RAMBars left behind, and what to do.
+func printLeftovers(a *App, ls []disks.Leftover) {
+	if len(ls) > 0 {
+		fmt.Fprintln(a.Stdout, "Left behind by a RAMBar that was stopped:")
+	}
+	for _, l := range ls {
+		fmt.Fprintf(a.Stdout, "  %s (%s): %s\n", l.Path, l.Kind, l.Advice)
 	}
 }
 

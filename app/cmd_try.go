@@ -43,43 +43,20 @@ func runTry(ctx context.Context, a *App, in *input) error {
 	defer stop()
 
 	a.cleanTryLeftovers(ctx)
-	var ramDir, diskLabel string
-	if *diskName != "" {
-		t, err := a.findRAMDir(ctx, *diskName)
-		if err != nil {
-			return err
-		}
-		ramDir, diskLabel = t.Dir, t.Name
-	} else {
-		v, eject, err := a.tempDisk(ctx, src)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if eerr := eject(); eerr != nil {
-				fmt.Fprintf(a.Stderr, "rambar: try: eject the temporary RAM disk %s: %v\n", v.Name, eerr)
-			}
-		}()
-		ramDir, diskLabel = v.MountPoint, v.Name+" (temporary)"
-	}
-
-	pattern := disks.TryLogPattern(os.Getpid()) // removed at the end, or by the next try
-	if keepLog {
-		pattern = "rambar-try-*.log"
-	}
-	logFile, err := os.CreateTemp("", pattern)
+	ramDir, diskLabel, release, err := a.tryPlace(ctx, *diskName, src)
 	if err != nil {
-		return fmt.Errorf("try: log: %w", err)
+		return err
 	}
-	defer func() {
-		logFile.Close()
-		if !keepLog {
-			os.Remove(logFile.Name())
-		}
-	}()
-	keptLog, logName := "", "a log that is removed afterwards (--keep-log keeps it)"
+	defer release()
+
+	logFile, keptLog, closeLog, err := tryLog(keepLog)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	logName := "a log that is removed afterwards (--keep-log keeps it)"
 	if keepLog {
-		keptLog, logName = logFile.Name(), logFile.Name()
+		logName = keptLog
 	}
 	p, done := a.progressLine(0)
 	if !*asJSON {
@@ -152,41 +129,69 @@ func (a *App) findRAMDir(ctx context.Context, s string) (bench.Target, error) {
 	return bench.Target{}, fmt.Errorf("--disk %q: %w (give a mounted RAM disk's name or mount point)", s, ramdisk.ErrNotFound)
 }
 
-// tempDisk makes a RAM disk for the trial: room for the folder twice over
-// (the copy and what the command writes), at least 512 MiB; on macOS at
-// least the size from which memory is taken only as written, which then
-// costs nothing more. It returns the volume and a func that ejects it.
+// tempDisk makes the trial's temporary RAM disk (disks.Service.MakeTryDisk,
+// sized for the folder) and says so. It returns the volume and a func that
+// ejects it, even after Ctrl-C.
 func (a *App) tempDisk(ctx context.Context, src string) (ramdisk.Volume, func() error, error) {
 	bytes, files, err := bench.TreeSize(src)
 	if err != nil {
 		return ramdisk.Volume{}, nil, fmt.Errorf("try: measure %s: %w", src, err)
 	}
-	f, err := a.facts(ctx)
+	svc, err := a.service()
 	if err != nil {
 		return ramdisk.Volume{}, nil, fmt.Errorf("try: %w", err)
 	}
-	size := ramdisk.Size(2*bytes+int64(files)*4096) + 256*ramdisk.MiB
-	size = max(size, 512*ramdisk.MiB)
-	if lazy := f.Caps.LazyThreshold; lazy > 0 && size < lazy {
-		size = lazy
-	}
-	size = ramdisk.Size(size.MiBs()) * ramdisk.MiB // whole MiB, as ram:// and tmpfs sizes are
-	name := disks.TryDiskName(os.Getpid())
-	plan, err := ramdisk.NewPlan(ramdisk.Request{Name: name, Size: size, Hidden: true}, f)
+	v, eject, err := svc.MakeTryDisk(ctx, bytes, files)
 	if err != nil {
-		return ramdisk.Volume{}, nil, fmt.Errorf("try: temporary RAM disk: %w", err)
-	}
-	e, _ := a.Engine()
-	v, err := e.Create(ctx, plan)
-	if err != nil {
-		return ramdisk.Volume{}, nil, fmt.Errorf("try: make a temporary RAM disk (or name one with --disk): %w", err)
+		return ramdisk.Volume{}, nil, fmt.Errorf("try: %w", err)
 	}
 	fmt.Fprintf(a.Stderr, "Made a temporary RAM disk %s at %s; it is ejected afterwards.\n", v.Name, v.MountPoint)
-	eject := func() error {
-		// Cleanup must happen even when ctx was cancelled by Ctrl-C.
-		return e.Eject(context.WithoutCancel(ctx), v, true)
-	}
 	return v, eject, nil
+}
+
+// tryPlace is where the trial runs: the RAM disk --disk names, or a
+// temporary one that release ejects.
+func (a *App) tryPlace(ctx context.Context, diskName, src string) (dir, label string, release func(), err error) {
+	if diskName != "" {
+		t, err := a.findRAMDir(ctx, diskName)
+		if err != nil {
+			return "", "", nil, err
+		}
+		return t.Dir, t.Name, func() {}, nil
+	}
+	v, eject, err := a.tempDisk(ctx, src)
+	if err != nil {
+		return "", "", nil, err
+	}
+	release = func() {
+		if eerr := eject(); eerr != nil {
+			fmt.Fprintf(a.Stderr, "rambar: try: eject the temporary RAM disk %s: %v\n", v.Name, eerr)
+		}
+	}
+	return v.MountPoint, v.Name + " (temporary)", release, nil
+}
+
+// tryLog makes the log of the timed runs' output. Unless keep, it is
+// named after this process and removed by closeLog (or, after a kill -9,
+// by the next try); keptLog is its path when kept, "" otherwise.
+func tryLog(keep bool) (f *os.File, keptLog string, closeLog func(), err error) {
+	pattern := disks.TryLogPattern(os.Getpid())
+	if keep {
+		pattern = "rambar-try-*.log"
+	}
+	if f, err = os.CreateTemp("", pattern); err != nil {
+		return nil, "", nil, fmt.Errorf("try: log: %w", err)
+	}
+	closeLog = func() {
+		f.Close()
+		if !keep {
+			os.Remove(f.Name())
+		}
+	}
+	if keep {
+		keptLog = f.Name()
+	}
+	return f, keptLog, closeLog, nil
 }
 
 // cleanTryLeftovers ejects the temporary disks, and removes the logs, of

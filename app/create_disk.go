@@ -43,7 +43,11 @@ func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOp
 	if err != nil {
 		return c.Plan, ramdisk.Volume{}, interrupted(ctx, createErr(err))
 	}
-	if !opts.Quiet && c.Contents.Mode != ramdisk.Discard {
+	switch {
+	case opts.Quiet:
+	case c.Reclaimed != "":
+		fmt.Fprintf(a.Stdout, "Put back the contents of a reclaim of %s that was stopped (from %s), verified\n", c.Volume.Name, c.Reclaimed)
+	case c.Contents.Mode != ramdisk.Discard:
 		printLoaded(a, c)
 	}
 	return c.Plan, c.Volume, nil
@@ -62,9 +66,6 @@ func (a *App) serviceFor(name, size string) (*disks.Service, error) {
 func createErr(err error) error {
 	if errors.Is(err, disks.ErrContents) {
 		return usagef("%v", err)
-	}
-	if errors.Is(err, disks.ErrReclaimStopped) {
-		return refusedError{err}
 	}
 	return contentsErr(err)
 }

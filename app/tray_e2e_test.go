@@ -436,7 +436,7 @@ func TestTrayEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(a.root, "Kept", "notes.txt"), []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	n = a.waitMenu("Kept marked unsaved", 20*time.Second, func(n dbusNode) bool {
+	a.waitMenu("Kept marked unsaved", 20*time.Second, func(n dbusNode) bool {
 		k, ok := n.find("• Kept: ")
 		_, save := k.find("Save Now (unsaved changes)")
 		return ok && save

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -95,5 +96,37 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestTrayShowsIncompleteRestoreAndStoppedReclaim: through the real wiring,
+// a disk whose restore did not finish is marked in the menu, and a stopped
+// reclaim's staging copy is a warning.
+func TestTrayShowsIncompleteRestoreAndStoppedReclaim(t *testing.T) {
+	c := newContentsApp(t)
+	c.run(0, "create", "Work", "64M", "--keep")
+	vs, _ := c.mem.List(context.Background())
+	// What a restore killed half way leaves: its record (see disks/incomplete.go).
+	rec := fmt.Sprintf(`{"name":"Work","mount_point":%q,"pid":1}`, vs[0].MountPoint)
+	put(t, filepath.Join(c.a.Paths.Data, "restoring"), "work.json", rec)
+	put(t, filepath.Join(c.a.Paths.Data, "reclaim", "Gone-20261201T080000Z"), "f.txt", "safe")
+
+	d, err := c.a.trayDeps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Dialogs, d.EditPresets, d.LaunchAtLogin = nil, nil, nil
+	d.Notify = func(title, text string) error { return nil }
+	d.Refresh = 20 * time.Millisecond
+	ui := &titlesUI{}
+	ctl := tray.New(d, ui)
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan struct{})
+	go func() { ctl.Run(ctx); close(ended) }()
+	defer func() { cancel(); <-ended }()
+	waitUntil(t, "the incomplete mark", func() bool { return ui.has("Work (restore incomplete): ") })
+	waitUntil(t, "the stopped reclaim", func() bool { return ui.has("⚠ A reclaim of Gone was stopped") })
+	if out := c.run(exitRefused, "eject", "Work"); out != "" {
+		t.Errorf("eject printed %q", out)
 	}
 }

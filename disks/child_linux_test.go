@@ -19,11 +19,19 @@ func childService() (*Service, error) {
 }
 
 // killAt names the moment a reclaiming child kills itself with SIGKILL.
-// "create" is in the engine (the disk ejected, not yet made again); the
+// "eject" and "create" are in the engine (about to eject; ejected, not yet
+// made again); the
 // others are progress reports: PHASE-start or PHASE-end.
 type killingEngine struct {
 	ramdisk.Engine
 	at string
+}
+
+func (e killingEngine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
+	if e.at == "eject" {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+	return e.Engine.Eject(ctx, v, force)
 }
 
 func (e killingEngine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, error) {

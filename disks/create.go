@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"rambar/mirror"
 	"rambar/ramdisk"
@@ -37,6 +38,10 @@ type Created struct {
 	Contents mirror.State
 	// Loaded is what filling a kept or mirrored disk put on it.
 	Loaded mirror.Result
+	// Reclaimed, when set, is the staging copy of a reclaim that was stopped
+	// while the disk was gone: its contents were put back instead (they are
+	// newer than any save), verified, and the copy removed.
+	Reclaimed string
 }
 
 // Create is the one place a RAM disk is made, for `create`, `up`, `preset
@@ -72,10 +77,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		c.Plan, err = ramdisk.PlanInput(r.Input, f)
 	}
 	if err != nil {
-		return Created{}, err
-	}
-	if err := s.pendingReclaim(r.Name); err != nil {
-		return Created{}, err
+		return Created{}, s.existsHint(err, r.Name, f.Mounted)
 	}
 	if r.Planned != nil {
 		r.Planned(c.Plan)
@@ -83,6 +85,13 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	contents := r.Contents
 	if contents.Mode == ramdisk.Discard && r.Preset != nil {
 		contents = mirror.OptionsFromPreset(*r.Preset)
+	}
+	if staging, rec := s.stoppedWhileGone(r.Name); staging != "" {
+		// Its contents wait from a reclaim that was stopped: they go back.
+		if _, err := s.setupContents(r.Name, contents); err != nil {
+			return c, err
+		}
+		return s.finishFromStaging(ctx, c, staging, rec, r.Progress)
 	}
 	undo, err := s.setupContents(r.Name, contents)
 	if err != nil {
@@ -116,6 +125,20 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	}
 	s.restored(r.Name)
 	return c, nil
+}
+
+// existsHint adds to "already mounted" the way on when that disk's restore
+// did not finish: eject it with force (its saved copy is kept), then create.
+func (s *Service) existsHint(err error, name string, mounted []ramdisk.Volume) error {
+	if !errors.Is(err, ramdisk.ErrExists) {
+		return err
+	}
+	for _, v := range mounted {
+		if strings.EqualFold(v.Name, name) && s.Incomplete(v) {
+			return fmt.Errorf("%w; its restore did not finish: 'rambar eject %s --force' drops it (the saved copy is kept), then create it again", err, v.Name)
+		}
+	}
+	return err
 }
 
 // ErrContents marks a contents option the keeper refused (a relative or
@@ -229,9 +252,11 @@ type UpResult struct {
 }
 
 // Up mounts every auto-mount preset whose disk is not mounted, one after the
-// other, each through MountPreset. One failure does not stop the others. The
-// error is only for settings that cannot be read; per-preset failures are in
-// the results. `rambar up` and the menu at login run it.
+// other, each through MountPreset; a disk mounted with its restore
+// incomplete is a failure, saying how to go on. One failure does not stop
+// the others. The error is only for settings that cannot be read;
+// per-preset failures are in the results. `rambar up` and the menu at login
+// run it.
 func (s *Service) Up(ctx context.Context, progress ramdisk.ProgressFunc) ([]UpResult, error) {
 	return s.UpWith(ctx, UpOptions{Progress: progress})
 }
@@ -260,7 +285,7 @@ func (s *Service) UpWith(ctx context.Context, o UpOptions) ([]UpResult, error) {
 		switch {
 		case r.Err == nil:
 			r.Outcome = UpMounted
-		case errors.Is(r.Err, ramdisk.ErrExists) && r.Volume.Name != "":
+		case errors.Is(r.Err, ramdisk.ErrExists) && r.Volume.Name != "" && !s.Incomplete(r.Volume):
 			r.Outcome, r.Err = UpSkipped, nil
 		default:
 			r.Outcome = UpFailed

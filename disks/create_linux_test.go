@@ -13,6 +13,7 @@ import (
 
 	"rambar/internal/run"
 	"rambar/linux"
+	"rambar/ramdisk"
 )
 
 // mountsUnder lists the mount points under root, from the mount table
@@ -159,3 +160,10 @@ func TestPinHoldsAndNoticesAnUnmount(t *testing.T) {
 		t.Error("a lazily unmounted disk passed the check")
 	}
 }
+
+func ramdiskPaths(t *testing.T) ramdisk.Paths {
+	d := t.TempDir()
+	return ramdisk.Paths{Settings: filepath.Join(d, "settings.plist"), Data: filepath.Join(d, "data")}
+}
+
+func ramdiskInput(name, size string) ramdisk.Input { return ramdisk.Input{Name: name, Size: size} }

@@ -14,7 +14,7 @@ import (
 	"rambar/ramdisk"
 )
 
-// ErrIncomplete: the disk's restore (or load) did not finish, so it holds
+// ErrIncomplete means the disk's restore (or load) did not finish, so it holds
 // only part of its saved state; saving it would replace a whole saved copy
 // with a partial one. Save with Force, or eject with Force (the saved copy
 // is kept) to go on.

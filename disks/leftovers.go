@@ -174,3 +174,30 @@ func CleanTryLogs(dir string) []string {
 	}
 	return gone
 }
+
+// MakeTryDisk makes the temporary disk of a `try` of a folder of that many
+// bytes and files: room for it twice over (the copy and what the command
+// writes), at least 512 MiB; where memory is taken only from a size on
+// (macOS), at least that size, which then costs nothing more. It is hidden,
+// named for this process (so a later try finds it if this one is killed),
+// and eject removes it even when ctx was cancelled.
+func (s *Service) MakeTryDisk(ctx context.Context, bytes int64, files int) (v ramdisk.Volume, eject func() error, err error) {
+	f, err := s.Facts(ctx)
+	if err != nil {
+		return v, nil, err
+	}
+	size := ramdisk.Size(2*bytes+int64(files)*4096) + 256*ramdisk.MiB
+	size = max(size, 512*ramdisk.MiB)
+	if lazy := f.Caps.LazyThreshold; lazy > 0 && size < lazy {
+		size = lazy
+	}
+	size = ramdisk.Size(size.MiBs()) * ramdisk.MiB // whole MiB, as ram:// and tmpfs sizes are
+	plan, err := ramdisk.NewPlan(ramdisk.Request{Name: TryDiskName(os.Getpid()), Size: size, Hidden: true}, f)
+	if err != nil {
+		return v, nil, fmt.Errorf("temporary RAM disk: %w", err)
+	}
+	if v, err = s.Engine.Create(ctx, plan); err != nil {
+		return v, nil, fmt.Errorf("make a temporary RAM disk (or name one with --disk): %w", err)
+	}
+	return v, func() error { return s.Engine.Eject(context.WithoutCancel(ctx), v, true) }, nil
+}

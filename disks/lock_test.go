@@ -78,10 +78,3 @@ func TestLockWaitsThenFailsBusy(t *testing.T) {
 		t.Errorf("lock files: %v", ents)
 	}
 }
-
-func ramdiskPaths(t *testing.T) ramdisk.Paths {
-	d := t.TempDir()
-	return ramdisk.Paths{Settings: filepath.Join(d, "settings.plist"), Data: filepath.Join(d, "data")}
-}
-
-func ramdiskInput(name, size string) ramdisk.Input { return ramdisk.Input{Name: name, Size: size} }

@@ -92,8 +92,8 @@ func (m *Menu) Incomplete(v ramdisk.Volume) bool { return m.S.Incomplete(v) }
 // Unsaved is the menu's "•" mark: only kept and mirrored disks have one.
 // The answer is reused for a while (dirtyEvery) unless the disk was saved.
 func (m *Menu) Unsaved(v ramdisk.Volume) bool {
-	if !m.Kept(v) {
-		return false
+	if !m.Kept(v) || m.S.Incomplete(v) {
+		return false // an incomplete disk is not saved: the menu says so instead
 	}
 	m.mu.Lock()
 	d, ok := m.dirty[v.Name]

@@ -11,7 +11,7 @@ import (
 	"rambar/ramdisk"
 )
 
-// ErrNotWorthwhile: a reclaim refused because little memory is pinned;
+// ErrNotWorthwhile marks a reclaim refused because little memory is pinned;
 // ReclaimOptions.Force overrides.
 var ErrNotWorthwhile = errors.New("reclaim not worthwhile")
 
@@ -59,7 +59,7 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 	if err := s.writeReclaimRecord(rec); err != nil {
 		return mirror.ReclaimResult{}, err
 	}
-	res, err := k.Reclaim(ctx, s.Engine, v, plan, mirrorProgress(v.Name, s.recordingProgress(rec, o.Progress)))
+	res, err := k.Reclaim(ctx, recordingEngine{s.Engine, s, rec}, v, plan, mirrorProgress(v.Name, o.Progress))
 	var stopped *mirror.ReclaimError
 	if !errors.As(err, &stopped) {
 		os.Remove(s.reclaimPath(v.Name)) // done, or nothing changed

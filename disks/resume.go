@@ -22,13 +22,14 @@ import (
 // in DATA/reclaim/NAME-TIME/, and disks' record of it in
 // DATA/reclaiming/KEY.json: the disk as it was (size, file system, mount
 // point, device, marker) and the step reached. ResumeReclaim finishes or
-// undoes it; the staging copy is removed only once the disk is verified
-// to hold the same tree, or is the untouched original.
+// undoes it, and so does the next Create of a disk that is gone; the
+// staging copy is removed only once the disk is verified to hold the same
+// tree, or is the untouched original.
 
 // Reclaim steps, as the record says them.
 const (
 	stepOut  = "copying out"  // the disk is untouched so far
-	stepBack = "copying back" // the disk was ejected and made again
+	stepBack = "copying back" // the disk is being ejected, or was, and made again
 )
 
 // reclaimRecord is what is kept about a reclaim while it runs.
@@ -81,18 +82,22 @@ func devOf(dir string) uint64 {
 	return uint64(st.Dev)
 }
 
-// recordingProgress notes in the record when the reclaim reaches the copy
-// back (the disk was ejected and made again), then passes progress on.
-func (s *Service) recordingProgress(r reclaimRecord, fn ramdisk.ProgressFunc) ramdisk.ProgressFunc {
-	return func(p ramdisk.Progress) {
-		if p.Phase == stepBack && r.Step != stepBack {
-			r.Step = stepBack
-			s.writeReclaimRecord(r)
-		}
-		if fn != nil {
-			fn(p)
-		}
+// recordingEngine notes in the reclaim's record, before the disk is
+// ejected, that from now on the disk may be gone or made again: a resume
+// then never takes it for the untouched original.
+type recordingEngine struct {
+	ramdisk.Engine
+	s   *Service
+	rec reclaimRecord
+}
+
+// Eject records the step, then ejects.
+func (e recordingEngine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
+	e.rec.Step = stepBack
+	if err := e.s.writeReclaimRecord(e.rec); err != nil {
+		return fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
+	return e.Engine.Eject(ctx, v, force)
 }
 
 // stagingFor returns the newest staging folder of a disk, "" if none.
@@ -174,24 +179,33 @@ func (s *Service) ResumeReclaim(ctx context.Context, name string, progress ramdi
 			return "", v, fmt.Errorf("reclaim %s: %w; its contents are safe in %s", name, err, staging)
 		}
 	}
-	k, err := s.Keeper()
-	if err != nil {
+	if err := s.fillFromStaging(ctx, v, staging, want, rec.Marker, progress); err != nil {
 		return "", v, err
 	}
-	if err := mirror.CopyTree(ctx, staging, v.MountPoint, mirrorProgress(name, progress), k.CopyFile); err != nil {
-		return "", v, fmt.Errorf("reclaim %s: copy back: %w; its contents are safe in %s", name, err, staging)
+	return ResumeFinished, v, s.dropStaging(name, staging)
+}
+
+// fillFromStaging copies a staged tree (its digest want) onto the disk,
+// puts its marker back and verifies the disk against want.
+func (s *Service) fillFromStaging(ctx context.Context, v ramdisk.Volume, staging string, want mirror.Digest, marker string, progress ramdisk.ProgressFunc) error {
+	k, err := s.Keeper()
+	if err != nil {
+		return err
 	}
-	if err := remark(v, rec.Marker); err != nil {
-		return "", v, fmt.Errorf("reclaim %s: %w; its contents are safe in %s", name, err, staging)
+	if err := mirror.CopyTree(ctx, staging, v.MountPoint, mirrorProgress(v.Name, progress), k.CopyFile); err != nil {
+		return fmt.Errorf("reclaim %s: copy back: %w; its contents are safe in %s", v.Name, err, staging)
+	}
+	if err := remark(v, marker); err != nil {
+		return fmt.Errorf("reclaim %s: %w; its contents are safe in %s", v.Name, err, staging)
 	}
 	got, err := mirror.DigestTree(v.MountPoint, true)
 	if err != nil {
-		return "", v, err
+		return err
 	}
 	if diff := want.Diff(got, 5); len(diff) > 0 || len(got) != len(want) {
-		return "", v, fmt.Errorf("reclaim %s: verify: differs at %v; its contents are safe in %s", name, diff, staging)
+		return fmt.Errorf("reclaim %s: verify: differs at %v; its contents are safe in %s", v.Name, diff, staging)
 	}
-	return ResumeFinished, v, s.dropStaging(name, staging)
+	return nil
 }
 
 // remark puts the disk's marker back (it ties a kept disk to its store).
@@ -263,18 +277,36 @@ func clearForCopy(root string) error {
 // from the data folder alone (cheap: the menu asks on every refresh).
 func (s *Service) StoppedReclaims() []Leftover { return s.stagings() }
 
-// pendingReclaim is the refusal to make a disk whose reclaim was stopped
-// while it was gone: the staged contents must go back first.
-func (s *Service) pendingReclaim(name string) error {
-	if _, ok := s.readReclaimRecord(name); !ok {
-		return nil
+// stoppedWhileGone returns the staging copy of a reclaim of the disk that
+// was stopped after the eject ("" if none): the disk is not mounted, so its
+// contents are only there.
+func (s *Service) stoppedWhileGone(name string) (string, reclaimRecord) {
+	rec, ok := s.readReclaimRecord(name)
+	if !ok {
+		return "", rec
 	}
-	if st := s.stagingFor(name); st != "" {
-		return fmt.Errorf("%w: a reclaim of %s was stopped and its contents are in %s; 'rambar reclaim %s --resume' makes the disk again and puts them back",
-			ErrReclaimStopped, name, st, name)
-	}
-	return nil
+	return s.stagingFor(name), rec
 }
 
-// ErrReclaimStopped: a reclaim of the disk was stopped; resume it first.
-var ErrReclaimStopped = errors.New("reclaim not finished")
+// finishFromStaging is the next create of a disk whose reclaim was stopped
+// while it was gone: the disk made from c.Plan gets the staged contents
+// back (newer than any save), verified, and only then is the staging copy
+// removed. If they do not go back, the disk is ejected again and the staging
+// copy stays.
+func (s *Service) finishFromStaging(ctx context.Context, c Created, staging string, rec reclaimRecord, progress ramdisk.ProgressFunc) (Created, error) {
+	want, err := mirror.DigestTree(staging, true)
+	if err != nil {
+		return c, fmt.Errorf("create %s: read %s: %w", c.Plan.Name, staging, err)
+	}
+	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
+		return c, fmt.Errorf("create %s: %w", c.Plan.Name, err)
+	}
+	if err := s.fillFromStaging(ctx, c.Volume, staging, want, rec.Marker, progress); err != nil {
+		if ejErr := s.Engine.Eject(context.WithoutCancel(ctx), c.Volume, true); ejErr != nil {
+			err = fmt.Errorf("%w (and ejecting it again failed: %v)", err, ejErr)
+		}
+		return c, err
+	}
+	c.Reclaimed = staging
+	return c, s.dropStaging(c.Plan.Name, staging)
+}

@@ -29,7 +29,7 @@ type Service struct {
 	LockWait time.Duration
 }
 
-// ErrNoData: there is no data folder (HOME is not set), so nothing is kept.
+// ErrNoData means there is no data folder (HOME is not set), so nothing is kept.
 var ErrNoData = errors.New("no data folder: HOME is not set")
 
 // Keeper returns the contents keeper, or ErrNoData.
@@ -96,6 +96,10 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 		if strings.EqualFold(v.Name, name) {
 			return v, nil
 		}
+	}
+	if st := s.stagingFor(name); st != "" {
+		return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped and its contents are safe in %s: 'rambar reclaim %s --resume' makes it again and puts them back",
+			name, ramdisk.ErrNotFound, st, name)
 	}
 	if len(vs) == 0 {
 		return ramdisk.Volume{}, fmt.Errorf("%q: %w (none is mounted)", name, ramdisk.ErrNotFound)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rambar/mirror"
@@ -115,6 +116,10 @@ func TestIncompleteRestoreIsNeverSavedOver(t *testing.T) {
 	}
 	if err := s.SaveAll(ctx, nil, func(name string, _ mirror.Result, err error) { t.Errorf("SaveAll saved %s: %v", name, err) }); err != nil {
 		t.Errorf("SaveAll: %v", err)
+	}
+	if _, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: keep}); !errors.Is(err, ramdisk.ErrExists) ||
+		!strings.Contains(err.Error(), "eject Work --force") {
+		t.Errorf("create over it: %v", err)
 	}
 	if _, err := s.Eject(ctx, v, EjectOptions{}); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("eject: %v", err)

@@ -317,7 +317,8 @@ func TestIncompleteRestoreIsShown(t *testing.T) {
 	d.Incomplete, d.Kept = true, true
 	got := text(buildMenu(menuState{Disks: []diskState{d}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(),
 		Features: featureSet{SaveNow: true}}))
-	for _, want := range []string{"Work (restore incomplete): ", "  ⚠ Restore incomplete: its saved state is kept, not saved over (off)\n"} {
+	for _, want := range []string{"Work (restore incomplete): ", "  ⚠ Restore incomplete: its saved state is kept, not saved over (off)\n",
+		"  Eject Without Saving (the saved copy is kept)\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("menu lacks %q:\n%s", want, got)
 		}

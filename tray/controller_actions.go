@@ -1,0 +1,296 @@
+package tray
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"rambar/ramdisk"
+)
+
+func (c *Controller) handle(key string) {
+	it, ok := c.menu.Find(key)
+	if !ok || it.Disabled || c.quitting {
+		c.d.Logf("click on %q dropped (stale or disabled)", key)
+		return
+	}
+	a := it.action
+	var disk *diskState
+	if a.Disk != "" {
+		if disk, ok = c.state.Disk(a.Disk); !ok {
+			return
+		}
+	}
+	switch a.Kind {
+	case actOpen:
+		c.open(disk.Volume)
+	case actCopyPath:
+		c.copyPath(disk.Volume)
+	case actEject:
+		c.eject(disk, false)
+	case actForceEject:
+		c.eject(disk, true)
+	case actEjectAll:
+		for i := range c.state.Disks {
+			if c.state.Disks[i].Op == opNone {
+				c.eject(&c.state.Disks[i], false)
+			}
+		}
+	case actNewSize:
+		c.create(ramdisk.Request{Size: a.Size}, "RAM Disk")
+	case actNewCustom:
+		c.custom()
+	case actMountPreset:
+		c.mountPreset(a.Preset)
+	case actEditPresets:
+		c.editPresets(presetEditor.run)
+	case actSaveAsPreset:
+		v := disk.Volume
+		c.editPresets(func(e presetEditor, ctx context.Context) (string, error) { return "", e.saveAs(ctx, v) })
+	case actSaveNow:
+		c.runHook(disk, opSaving, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
+			return "", c.d.Disks.Save(ctx, v, units(p))
+		}, func(d *diskState, _ string) { d.Unsaved = false })
+	case actReclaim:
+		c.runHook(disk, opReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
+			freed, err := c.d.Disks.Reclaim(ctx, v, units(p))
+			return freed.Short(), err
+		}, func(d *diskState, freed string) {
+			c.notify("Reclaimed "+freed, d.Volume.Name+" gave back "+freed+" of memory.")
+			c.refresh(true)
+		})
+	case actBenchmark:
+		c.runHook(disk, opBenchmarking, c.d.Benchmark, func(d *diskState, summary string) {
+			title := "Benchmark of " + d.Volume.Name
+			if c.d.Dialogs == nil {
+				c.notify(title, summary)
+				return
+			}
+			c.goJob(func(ctx context.Context) { c.d.Dialogs.Message(ctx, title, summary) })
+		})
+	case actToggleTitle:
+		c.toggleTitle()
+	case actToggleLogin:
+		c.toggleLogin()
+	case actExplain:
+		c.notify(it.Title, a.Text)
+	case actQuit:
+		c.askQuit()
+	}
+}
+
+func (c *Controller) open(v ramdisk.Volume) {
+	if c.d.Open == nil {
+		c.notify("Can't open "+v.Name, "no file manager is known on this system")
+		return
+	}
+	c.goJob(func(context.Context) {
+		if err := c.d.Open(v.MountPoint); err != nil {
+			c.post(func() { c.notify("Can't open "+v.Name, short(err)) })
+		}
+	})
+}
+
+func (c *Controller) copyPath(v ramdisk.Volume) {
+	c.goJob(func(context.Context) {
+		if c.d.CopyPath != nil {
+			if err := c.d.CopyPath(v.MountPoint); err == nil {
+				return
+			} else {
+				c.d.Logf("copy path: %v", err)
+			}
+		}
+		c.post(func() { c.notify("Path of "+v.Name, v.MountPoint) })
+	})
+}
+
+func (c *Controller) eject(d *diskState, force bool) {
+	if d.Op != opNone {
+		return
+	}
+	d.Op = opEjecting
+	v := d.Volume
+	eject := c.d.Engine.Eject
+	if c.d.Disks != nil {
+		eject = c.d.Disks.Eject
+	}
+	c.enqueue(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, ejectTimeout)
+		defer cancel()
+		err := eject(ctx, v, force)
+		c.post(func() { c.ejected(v.Name, err) })
+	})
+}
+
+func (c *Controller) ejected(name string, err error) {
+	d, ok := c.state.Disk(name)
+	if !ok {
+		return
+	}
+	d.Op = opNone
+	var be *ramdisk.BusyError
+	switch {
+	case err == nil || errors.Is(err, ramdisk.ErrNotFound):
+		c.removeDisk(name)
+	case errors.As(err, &be):
+		d.Busy = be
+		c.notify("Can't eject "+name, busyLine(be)+". Close them, or use Force Eject in its menu.")
+	default:
+		c.notify("Can't eject "+name, short(err))
+	}
+}
+
+func (c *Controller) removeDisk(name string) {
+	out := c.state.Disks[:0]
+	for _, d := range c.state.Disks {
+		if d.Volume.Name != name {
+			out = append(out, d)
+		}
+	}
+	c.state.Disks = out
+}
+
+// runHook runs a per-disk hook with progress, then ok on the loop.
+func (c *Controller) runHook(d *diskState, op opKind, hook func(context.Context, ramdisk.Volume, ProgressFunc) (string, error), ok func(*diskState, string)) {
+	if d.Op != opNone || hook == nil {
+		return
+	}
+	d.Op, d.Progress = op, jobProgress{}
+	v := d.Volume
+	var last atomic.Int64
+	last.Store(-1)
+	progress := func(done, total int64) {
+		pc := int64(jobProgress{done, total}.Percent())
+		if last.Swap(pc) == pc {
+			return // throttle: only changes of a whole percent reach the menu
+		}
+		c.post(func() {
+			if d, ok := c.state.Disk(v.Name); ok && d.Op == op {
+				d.Progress = jobProgress{done, total}
+			}
+		})
+	}
+	c.goJob(func(ctx context.Context) {
+		res, err := hook(ctx, v, progress)
+		c.post(func() {
+			d, found := c.state.Disk(v.Name)
+			if found {
+				d.Op, d.Progress = opNone, jobProgress{}
+			}
+			if err != nil {
+				c.notify(fmt.Sprintf("%s of %s failed", opNoun(op), v.Name), short(err))
+				return
+			}
+			if found {
+				ok(d, res)
+			}
+		})
+	})
+}
+
+func opNoun(op opKind) string {
+	switch op {
+	case opSaving:
+		return "Saving"
+	case opReclaiming:
+		return "Reclaiming"
+	case opBenchmarking:
+		return "Benchmark"
+	}
+	return "Job"
+}
+
+func (c *Controller) toggleTitle() {
+	want := !c.state.Settings.ShowMemoryInTitle
+	c.state.Settings.ShowMemoryInTitle = want
+	c.settingsGen++
+	phys := c.state.Memory.Physical
+	c.enqueue(func(ctx context.Context) {
+		_, err := c.d.Store.Update(phys, func(s *ramdisk.Settings) error {
+			s.ShowMemoryInTitle = want
+			return nil
+		})
+		if err != nil {
+			c.post(func() {
+				c.state.Settings.ShowMemoryInTitle = !want
+				c.notify("Setting not saved", short(err))
+			})
+		}
+	})
+}
+
+func (c *Controller) toggleLogin() {
+	want := !c.state.LaunchAtLogin
+	c.state.LaunchAtLogin = want
+	c.loginGen++
+	li := c.d.LaunchAtLogin
+	c.goJob(func(ctx context.Context) {
+		err := li.Set(want)
+		on, gerr := li.Get()
+		c.post(func() {
+			if gerr == nil {
+				c.state.LaunchAtLogin = on
+			} else {
+				c.state.LaunchAtLogin = !want
+			}
+			if err != nil {
+				c.notify("Launch at Login not changed", short(err))
+			}
+		})
+	})
+}
+
+func (c *Controller) askQuit() {
+	n := len(c.state.Disks)
+	switch {
+	case n == 0 || c.state.Settings.EjectOnQuit == ramdisk.QuitLeave:
+		c.quit()
+	case c.state.Settings.EjectOnQuit == ramdisk.QuitEject:
+		c.ejectAndQuit()
+	case c.d.Dialogs == nil:
+		c.quit()
+	default:
+		if c.dialogOpen {
+			return
+		}
+		c.dialogOpen = true
+		c.goJob(func(ctx context.Context) {
+			choice, err := c.d.Dialogs.Quit(ctx, n)
+			c.post(func() {
+				c.dialogOpen = false
+				if err != nil && !errors.Is(err, ramdisk.ErrCancelled) {
+					c.notify("RAMBar", short(err))
+				}
+				switch choice {
+				case QuitEjectAll:
+					c.ejectAndQuit()
+				case QuitLeaveMounted:
+					c.quit()
+				}
+			})
+		})
+	}
+}
+
+// ejectAndQuit ejects every disk, reports the ones that stay, then quits.
+func (c *Controller) ejectAndQuit() {
+	for i := range c.state.Disks {
+		if c.state.Disks[i].Op == opNone {
+			c.eject(&c.state.Disks[i], false)
+		}
+	}
+	c.quitting = true
+	c.enqueue(func(ctx context.Context) {
+		// Runs after the ejects queued above; their results are posted first.
+		c.post(c.quit)
+	})
+}
+
+func (c *Controller) quit() {
+	c.quitting = true
+	if c.d.Quit != nil {
+		c.d.Quit()
+	}
+	c.cancel()
+}

@@ -1,0 +1,330 @@
+package tray
+
+import (
+	"fmt"
+	"strings"
+
+	"rambar/ramdisk"
+)
+
+func progressText(d diskState) string {
+	if d.Progress.Total > 0 {
+		return fmt.Sprintf("%s %d%%", d.Op.verb(), d.Progress.Percent())
+	}
+	return d.Op.verb()
+}
+
+// diskLine is a disk's entry: "Scratch: 1.2 GiB used, 4.1 GiB held, grows as written".
+func diskLine(d diskState) string {
+	name := d.Volume.Name
+	if d.Unsaved {
+		name = "• " + name
+	}
+	if d.Incomplete {
+		name += " (restore incomplete)"
+	}
+	if d.Op != opNone {
+		return name + ": " + progressText(d)
+	}
+	alloc := d.Volume.Allocation.Phrase()
+	switch {
+	case d.UsageErr != nil:
+		return fmt.Sprintf("%s: %s, usage unknown", name, d.Volume.Size.Short())
+	case !d.Measured:
+		return fmt.Sprintf("%s: %s, %s", name, d.Volume.Size.Short(), alloc)
+	case !d.Usage.HeldKnown:
+		return fmt.Sprintf("%s: %s used, %s", name, d.Usage.Used.Short(), alloc)
+	}
+	return fmt.Sprintf("%s: %s used, %s held, %s", name, d.Usage.Used.Short(), d.Usage.Held.Short(), alloc)
+}
+
+func diskItem(s menuState, d diskState) Item {
+	name := d.Volume.Name
+	key := "disk/" + name
+	act := func(k actionKind) action { return action{Kind: k, Disk: name} }
+	idle := d.Op == opNone
+	info := fmt.Sprintf("%s %s at %s", d.Volume.Size, d.Volume.FS.Label(), d.Volume.MountPoint)
+	sub := []Item{
+		{Key: key + "/info", Title: info, Disabled: true},
+	}
+	if d.Measured && d.UsageErr == nil {
+		if p := d.Usage.Pinned(); p > 0 && d.Volume.FS.IsDiskImage() && d.Volume.Allocation != ramdisk.AllocUpfront {
+			sub = append(sub, Item{Key: key + "/pinned", Title: p.Short() + " held by deleted files", Disabled: true})
+		}
+		if r := d.Usage.CompressionRatio(); r > 0 {
+			sub = append(sub, Item{Key: key + "/ratio", Title: fmt.Sprintf("Compressed %.1f×", r), Disabled: true})
+		}
+		if d.Usage.NearlyFull() {
+			sub = append(sub, Item{Key: key + "/full", Title: fmt.Sprintf("⚠ %.0f%% full", 100*d.Usage.Fill()), Disabled: true})
+		}
+	}
+	if d.Incomplete {
+		sub = append(sub, Item{Key: key + "/incomplete", Title: "⚠ Restore incomplete: its saved state is kept, not saved over",
+			Tooltip: "RAMBar was stopped while restoring this disk. Eject it and mount it again to restore the whole saved state.", Disabled: true})
+	}
+	if d.UsageErr != nil {
+		sub = append(sub, Item{Key: key + "/usageerr", Title: "Can't measure: " + short(d.UsageErr), Tooltip: d.UsageErr.Error(), Disabled: true})
+	}
+	sub = append(sub,
+		Item{Key: key + "/sep1", Separator: true},
+		Item{Key: key + "/open", Title: "Open", action: act(actOpen)},
+		Item{Key: key + "/copy", Title: "Copy Path", action: act(actCopyPath)},
+	)
+	if s.Features.EditPresets {
+		sub = append(sub, Item{Key: key + "/preset", Title: "Save as Preset…", action: act(actSaveAsPreset)})
+	}
+	var extra []Item
+	if s.Features.SaveNow && (d.Kept || d.Op == opSaving) {
+		t := "Save Now"
+		if d.Op == opSaving {
+			t = progressText(d)
+		} else if d.Unsaved {
+			t = "Save Now (unsaved changes)"
+		}
+		extra = append(extra, Item{Key: key + "/save", Title: t, Disabled: !idle, action: act(actSaveNow)})
+	}
+	if s.Features.Reclaim && (d.Op == opReclaiming || reclaimable(d)) {
+		t := "Reclaim " + d.Usage.Pinned().Short()
+		if d.Op == opReclaiming {
+			t = progressText(d)
+		}
+		extra = append(extra, Item{Key: key + "/reclaim", Title: t, Tooltip: "Copy the files out, remake the disk and copy them back, freeing memory deleted files still hold",
+			Disabled: !idle, action: act(actReclaim)})
+	}
+	if s.Features.Benchmark {
+		t := "Benchmark This Disk"
+		if d.Op == opBenchmarking {
+			t = progressText(d)
+		}
+		extra = append(extra, Item{Key: key + "/bench", Title: t, Disabled: !idle, action: act(actBenchmark)})
+	}
+	if len(extra) > 0 {
+		sub = append(sub, Item{Key: key + "/sep2", Separator: true})
+		sub = append(sub, extra...)
+	}
+	sub = append(sub, Item{Key: key + "/sep3", Separator: true})
+	sub = append(sub, ejectItems(key, d, act)...)
+	return Item{Key: key, Title: diskLine(d), Tooltip: d.Volume.MountPoint, Children: sub}
+}
+
+// ejectItems are a disk's Eject (Eject Without Saving when its restore is
+// incomplete) and, after a refused eject, who holds it and Force Eject.
+func ejectItems(key string, d diskState, act func(actionKind) action) []Item {
+	idle := d.Op == opNone
+	var sub []Item
+	ejectTitle := "Eject"
+	if d.Op == opEjecting {
+		ejectTitle = "Ejecting…"
+	}
+	if d.Incomplete {
+		// Eject would be refused (it would save the partial disk): drop it instead.
+		sub = append(sub, Item{Key: key + "/eject", Title: "Eject Without Saving (the saved copy is kept)", Disabled: !idle,
+			Tooltip: "Its restore did not finish; mount it again to restore the whole saved state", action: act(actForceEject)})
+	} else {
+		sub = append(sub, Item{Key: key + "/eject", Title: ejectTitle, Disabled: !idle, action: act(actEject)})
+	}
+	if d.Busy != nil {
+		sub = append(sub, Item{Key: key + "/busy", Title: busyLine(d.Busy), Tooltip: d.Busy.Error(), Disabled: true},
+			Item{Key: key + "/force", Title: "Force Eject", Tooltip: "Unmount even though files are open; programs using it may lose data",
+				Disabled: !idle, action: act(actForceEject)})
+	}
+	return sub
+}
+
+// reclaimable reports whether remaking the disk would give memory back: a
+// disk that commits its whole size up front holds it again once remade.
+func reclaimable(d diskState) bool {
+	return d.Measured && d.UsageErr == nil && d.Volume.Allocation != ramdisk.AllocUpfront && d.Usage.ReclaimWorthwhile()
+}
+
+// busyLine names the processes holding a disk: "In use by vim (pid 41), less (pid 7)".
+func busyLine(b *ramdisk.BusyError) string {
+	if len(b.Holders) == 0 {
+		return "In use by another program"
+	}
+	names := make([]string, 0, len(b.Holders))
+	for i, h := range b.Holders {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(b.Holders)-3))
+			break
+		}
+		names = append(names, h.String())
+	}
+	return "In use by " + strings.Join(names, ", ")
+}
+
+// sizeFits reports whether a disk of size z may be made without forcing.
+func sizeFits(s menuState, z ramdisk.Size) bool {
+	phys := s.Memory.Physical
+	if s.MemoryErr != nil || phys <= 0 {
+		return true
+	}
+	return s.Held()+z <= phys-ramdisk.Headroom
+}
+
+func newDiskItem(s menuState) Item {
+	var sub []Item
+	for _, z := range readySizes {
+		t := z.String()
+		fs := defaultFS(s.Caps)
+		switch {
+		case !sizeFits(s, z):
+			t += " (not enough memory)"
+		case s.Caps.LazyThreshold > 0 || fs.IsDiskImage():
+			t += ", " + ramdisk.AllocationFor(fs, z).Phrase()
+		}
+		sub = append(sub, Item{Key: "new/" + z.String(), Title: t, Disabled: !sizeFits(s, z),
+			action: action{Kind: actNewSize, Size: z}})
+	}
+	sub = append(sub, Item{Key: "new/sep", Separator: true},
+		Item{Key: "new/custom", Title: "Custom…", action: action{Kind: actNewCustom}})
+	return Item{Key: "new", Title: "New RAM Disk", Children: sub}
+}
+
+func defaultFS(c ramdisk.Caps) ramdisk.FileSystem {
+	if len(c.FileSystems) > 0 {
+		return c.FileSystems[0]
+	}
+	return ""
+}
+
+func presetsItem(s menuState) (Item, bool) {
+	if len(s.Settings.Presets) == 0 && !s.Features.EditPresets {
+		return Item{}, false
+	}
+	var sub []Item
+	for _, p := range s.Settings.Presets {
+		_, mounted := s.Disk(p.Name)
+		t := fmt.Sprintf("%s (%s)", p.Name, p.Size)
+		if mounted {
+			t += ", mounted"
+		}
+		sub = append(sub, Item{Key: "preset/" + p.Name, Title: t, Disabled: mounted,
+			action: action{Kind: actMountPreset, Preset: p.Name}})
+	}
+	if len(sub) == 0 {
+		sub = append(sub, Item{Key: "preset/none", Title: "No Presets", Disabled: true})
+	}
+	if s.Features.EditPresets {
+		sub = append(sub, Item{Key: "preset/sep", Separator: true},
+			Item{Key: "preset/edit", Title: "Edit Presets…", action: action{Kind: actEditPresets}})
+	}
+	return Item{Key: "presets", Title: "Presets", Children: sub}, true
+}
+
+// memoryLine is ramdisk.MemoryLine for the menu: "RAM disks hold 4.1 GiB of
+// 16.0 GiB memory; 8.2 GiB free, 1.2 GiB of swap in use".
+func memoryLine(s menuState) string {
+	if s.MemoryErr != nil {
+		return fmt.Sprintf("RAM disks hold %s; memory unknown", s.Held().Short())
+	}
+	return ramdisk.MemoryLine(s.Held(), s.Memory)
+}
+
+func memoryItems(s menuState) []Item {
+	items := []Item{{Key: "memory", Title: memoryLine(s), Disabled: true}}
+	if len(s.Disks) > 0 && s.MemoryErr == nil {
+		// What the memory check counts: every disk filled up.
+		vols := make([]ramdisk.Volume, len(s.Disks))
+		for i, d := range s.Disks {
+			vols[i] = d.Volume
+		}
+		line := ramdisk.GrowLine(ramdisk.GrowTo(vols, s.Held()), s.Memory)
+		items = append(items, Item{Key: "memory/grow", Title: strings.ToUpper(line[:1]) + line[1:], Disabled: true})
+	}
+	items = append(items, warnings(s)...)
+	return items
+}
+
+// warnings are the entries that need the user's eye; the icon changes when
+// there are any.
+func warnings(s menuState) []Item {
+	var out []Item
+	if s.MemoryErr == nil && s.Memory.Swapping() {
+		text := fmt.Sprintf("This machine has %s in swap. A RAM disk competes with programs for memory; "+
+			"filling one now pushes more to swap, which is slower than any disk. Eject disks you do not need.", s.Memory.SwapUsed.Short())
+		out = append(out, Item{Key: "warn/swap", Title: "⚠ Swapping: RAM disks add to memory pressure",
+			Tooltip: text, action: action{Kind: actExplain, Text: text}})
+	}
+	for i, n := range s.Notices {
+		title := n
+		if i := strings.Index(title, ":"); i > 0 {
+			title = title[:i]
+		}
+		out = append(out, Item{Key: fmt.Sprintf("warn/notice/%d", i), Title: "⚠ " + title, Tooltip: n, action: action{Kind: actExplain, Text: n}})
+	}
+	for _, d := range s.Disks {
+		if d.Measured && d.UsageErr == nil && d.Usage.NearlyFull() {
+			text := fmt.Sprintf("%s is %.0f%% full (%s free). Writes will fail when it is full.",
+				d.Volume.Name, 100*d.Usage.Fill(), d.Usage.Free.Short())
+			out = append(out, Item{Key: "warn/full/" + d.Volume.Name,
+				Title:  fmt.Sprintf("⚠ %s is %.0f%% full", d.Volume.Name, 100*d.Usage.Fill()),
+				action: action{Kind: actExplain, Text: text}})
+		}
+	}
+	return out
+}
+
+func tooltip(s menuState) string {
+	switch len(s.Disks) {
+	case 0:
+		return "RAMBar: no RAM disks"
+	case 1:
+		return "RAMBar: 1 RAM disk, " + s.Held().Short() + " held"
+	}
+	return fmt.Sprintf("RAMBar: %d RAM disks, %s held", len(s.Disks), s.Held().Short())
+}
+
+// short is an error's first clause, for a menu line.
+func short(err error) string {
+	msg := err.Error()
+	if i := strings.IndexAny(msg, "\n;"); i > 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 80 {
+		msg = msg[:77] + "…"
+	}
+	return msg
+}
+
+// Walk calls fn for every item of the menu, depth first.
+func (m Menu) Walk(fn func(Item)) {
+	var walk func([]Item)
+	walk = func(items []Item) {
+		for _, it := range items {
+			fn(it)
+			walk(it.Children)
+		}
+	}
+	walk(m.Items)
+}
+
+// Find returns the item with that key.
+func (m Menu) Find(key string) (Item, bool) {
+	var found Item
+	ok := false
+	m.Walk(func(it Item) {
+		if !ok && it.Key == key {
+			found, ok = it, true
+		}
+	})
+	return found, ok
+}
+
+// firstFreeName returns "RAM Disk", or "RAM Disk 2", "RAM Disk 3"… the first
+// not in taken (compared case-insensitively, as macOS volume names are).
+func firstFreeName(base string, taken []string) string {
+	used := map[string]bool{}
+	for _, t := range taken {
+		used[strings.ToLower(t)] = true
+	}
+	if !used[strings.ToLower(base)] {
+		return base
+	}
+	for i := 2; ; i++ {
+		n := fmt.Sprintf("%s %d", base, i)
+		if !used[strings.ToLower(n)] {
+			return n
+		}
+	}
+}
