@@ -23,8 +23,10 @@ var (
 
 // NewDisk implements tray.Dialogs: the plan's words (or the refusal) from
 // check are shown while the user types, and the plan confirmed is check's.
-func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss []ramdisk.FileSystem, check func(tray.NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error) {
-	toTray := func(f cocoa.Form) tray.NewDiskForm { return tray.NewDiskForm{Name: f.Name, Size: f.Size, FS: f.FS} }
+func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss []ramdisk.FileSystem, check func(tray.NewDiskForm) (ramdisk.Plan, error)) (tray.NewDiskForm, ramdisk.Plan, error) {
+	toTray := func(f cocoa.Form) tray.NewDiskForm {
+		return tray.NewDiskForm{Name: f.Name, Size: f.Size, FS: f.FS, Contents: f.Contents, Folder: f.Folder}
+	}
 	words := func(f cocoa.Form) (string, bool) {
 		p, err := check(toTray(f))
 		if err != nil {
@@ -32,12 +34,14 @@ func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss [
 		}
 		return tray.PlanText(p), true
 	}
-	f, err := d.Dialogs.NewDisk(ctx, cocoa.Form{Name: form.Name, Size: form.Size, FS: form.FS},
-		cocoa.FormOptions{FileSystems: fss}, words)
+	f, err := d.Dialogs.NewDisk(ctx, cocoa.Form{Name: form.Name, Size: form.Size, FS: form.FS, Contents: form.Contents, Folder: form.Folder},
+		cocoa.FormOptions{FileSystems: fss, Contents: true}, words)
 	if err != nil {
-		return ramdisk.Plan{}, err
+		return form, ramdisk.Plan{}, err
 	}
-	return check(toTray(f))
+	answers := toTray(f)
+	plan, err := check(answers)
+	return answers, plan, err
 }
 
 // Quit implements tray.Dialogs.

@@ -29,15 +29,23 @@ func TestNativeNewDisk(t *testing.T) {
 		tries++
 		f.Name = "Scratch"
 		f.Size = map[int]string{1: "64G", 2: "3G"}[tries]
+		f.Contents, f.Folder = ramdisk.Mirror, "/Users/me/src"
 		return f
 	}}
 	d := nativeDialogs{cocoa.Dialogs{W: w}}
-	plan, err := d.NewDisk(context.Background(), tray.NewDiskForm{Name: "RAM Disk", Size: "4G", FS: ramdisk.APFS}, macFacts.Caps.FileSystems, macCheck)
+	answers, plan, err := d.NewDisk(context.Background(), tray.NewDiskForm{Name: "RAM Disk", Size: "4G", FS: ramdisk.APFS}, macFacts.Caps.FileSystems, macCheck)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if plan.Name != "Scratch" || plan.Size != 3*ramdisk.GiB || plan.FS != ramdisk.APFS {
 		t.Errorf("plan %+v", plan)
+	}
+	// The window's contents row is on and its answer reaches the create.
+	if len(w.Options) == 0 || !w.Options[0].Contents {
+		t.Errorf("the window's contents row is off: %+v", w.Options)
+	}
+	if answers.Contents != ramdisk.Mirror || answers.Folder != "/Users/me/src" || answers.Name != "Scratch" {
+		t.Errorf("answers %+v", answers)
 	}
 	if len(w.Words) != 4 {
 		t.Fatalf("words shown %q", w.Words)
@@ -47,7 +55,7 @@ func TestNativeNewDisk(t *testing.T) {
 			t.Errorf("words[%d] = %q, want it to say %q", i, w.Words[i], want)
 		}
 	}
-	if _, err := (nativeDialogs{cocoa.Dialogs{W: &cocoa.FakeWindows{}}}).NewDisk(context.Background(), tray.NewDiskForm{Name: "x", Size: "1G"}, nil, macCheck); !errors.Is(err, ramdisk.ErrCancelled) {
+	if _, _, err := (nativeDialogs{cocoa.Dialogs{W: &cocoa.FakeWindows{}}}).NewDisk(context.Background(), tray.NewDiskForm{Name: "x", Size: "1G"}, nil, macCheck); !errors.Is(err, ramdisk.ErrCancelled) {
 		t.Errorf("cancelled NewDisk = %v", err)
 	}
 }

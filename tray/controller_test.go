@@ -45,20 +45,22 @@ func (c *counting) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, 
 
 // fakeDialogs answers dialogs from the test.
 type fakeDialogs struct {
-	form     NewDiskForm
+	form     NewDiskForm // the answers
+	asked    NewDiskForm // the defaults the window was opened with
 	checked  chan string // the plan text or refusal the dialog would show
 	quit     QuitChoice
 	messages chan string
 }
 
-func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error) {
+func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
+	f.asked = form
 	p, err := check(f.form)
 	if err != nil {
 		f.checked <- PlanRefusal(err)
-		return ramdisk.Plan{}, ramdisk.ErrCancelled
+		return f.form, ramdisk.Plan{}, ramdisk.ErrCancelled
 	}
 	f.checked <- PlanText(p)
-	return p, nil
+	return f.form, p, nil
 }
 func (f *fakeDialogs) Quit(ctx context.Context, n int) (QuitChoice, error) { return f.quit, nil }
 func (f *fakeDialogs) Message(ctx context.Context, title, text string) error {

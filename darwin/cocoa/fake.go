@@ -131,6 +131,8 @@ type FakeWindows struct {
 	Alerts []Alert
 	Forms  []Form
 	Words  []string
+	// Options are each Form's options, as opened.
+	Options []FormOptions
 }
 
 var _ Windows = (*FakeWindows)(nil)
@@ -163,6 +165,7 @@ func (w *FakeWindows) Form(ctx context.Context, title string, f Form, opt FormOp
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.Forms = append(w.Forms, f)
+	w.Options = append(w.Options, opt)
 	text, _ := words(f)
 	w.Words = append(w.Words, text)
 	if w.Fill == nil {
