@@ -46,7 +46,7 @@ func TestTraySavesAtSIGTERM(t *testing.T) {
 	if out := cli("info", "Kept", "--json"); lastSnapshot.MatchString(out) {
 		t.Fatalf("the disk was saved before SIGTERM; the test would prove nothing:\n%s", out)
 	}
-	a.waitMenu("Kept in the menu", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("• Kept: "); return ok })
+	a.waitMenu("Kept in the menu", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("• Kept — "); return ok })
 
 	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

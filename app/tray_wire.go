@@ -40,6 +40,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Store:    st,
 		Open:     openFolder,
 		CopyPath: copyText,
+		Version:  version,
 	}
 	if svc, err := a.service(); err == nil {
 		d.Disks = disks.NewMenu(svc)

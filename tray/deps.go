@@ -140,6 +140,9 @@ type Deps struct {
 	// StatusNotifierWatcher) that is not there yet (default 15 s).
 	HostWait time.Duration
 
+	// Version is shown in About RAMBar ("" reads "dev").
+	Version string
+
 	// Logf receives diagnostics (nil: none).
 	Logf func(format string, args ...any)
 }
