@@ -44,8 +44,12 @@ bench: bench-storage bench-mirror bench-tray ## every benchmark, with ratios aga
 bench-storage: ## storage benchmark on a real tmpfs and /var/tmp, with ratios against dd, fio, tar (root; RAMBAR_BENCH_FULL=1: full sizes)
 	$(GO) test -run '^$$' -bench '^BenchmarkStorage$$' -benchtime 1x -count=1 -v ./bench/
 
-screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into docs/tray*.png (root; apt: xfce4-panel xvfb xdotool imagemagick x11-utils xfconf)
-	packaging/screenshot/screenshot.sh $(BIN) docs
+# Where `make screenshot` writes: bin/screenshot (untracked) unless DOCS=1
+# asks to refresh the README's pictures in docs/.
+SHOTS = $(if $(DOCS),docs,bin/screenshot)
+
+screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into bin/screenshot/ (DOCS=1: docs/) (root; apt: xfce4-panel xvfb xdotool imagemagick x11-utils xfconf zenity dbus-daemon)
+	packaging/screenshot/screenshot.sh $(BIN) $(SHOTS)
 
 bench-tray: build ## idle CPU and memory of the running tray with three disks over 60 s, and the cost of one refresh (root)
 	tray/testdata/bench-tray.sh $(BIN) 60
