@@ -20,8 +20,8 @@ func init() {
 		Args: []arg{{Name: "TARGET", Optional: true, Repeat: true, Doc: "a mounted RAM disk's name, or a folder"}},
 		Flags: []flagSpec{
 			flagBool("quick", "smaller sizes: seconds instead of minutes"),
-			flagInt("runs", "N", 3, "runs per row (median, min and max are reported)"),
-			flagString("rows", "ROW,...", "comma-separated rows to run (default: all)"),
+			flagInt("runs", "N", 3, "runs per row; the median, min and max are reported"),
+			flagString("rows", "ROW,...", "the rows to run, comma-separated: "+rowNames()+" (default: all)"),
 			flagString("svg", "FILE", "also write an SVG chart to FILE"),
 			flagBool("no-compare", "with one target, measure only it (not the home folder's disk too)"),
 			flagBool("compare", "also measure the targets given with fio, dd and tar and print our figure against theirs"),
@@ -161,4 +161,13 @@ func targetByName(vols []ramdisk.Volume, name string) (bench.Target, bool) {
 		}
 	}
 	return bench.Target{}, false
+}
+
+// rowNames lists the benchmark's rows for --rows.
+func rowNames() string {
+	names := make([]string, len(bench.AllRows))
+	for i, r := range bench.AllRows {
+		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
 }

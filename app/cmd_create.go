@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	"rambar/ramdisk"
@@ -77,7 +78,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}
 	if *fsName != "" {
-		if req.FS, err = ramdisk.ParseFileSystem(*fsName); err != nil {
+		if req.FS, err = a.parseFS(*fsName); err != nil {
 			return err
 		}
 	}
@@ -97,6 +98,27 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	}
 	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
 	return nil
+}
+
+// parseFS reads --fs; a name it does not know gets the nearest one this
+// machine makes, or the list of them (not every file system RAMBar knows).
+func (a *App) parseFS(s string) (ramdisk.FileSystem, error) {
+	fs, err := ramdisk.ParseFileSystem(s)
+	if err == nil {
+		return fs, nil
+	}
+	here := ramdisk.AllFileSystems
+	if e, err := a.Engine(); err == nil && len(e.Caps().FileSystems) > 0 {
+		here = e.Caps().FileSystems
+	}
+	names := make([]string, len(here))
+	for i, f := range here {
+		names[i] = string(f)
+	}
+	if best := nearest(s, names); best != "" {
+		return "", fmt.Errorf("%w %q; did you mean %s?", ramdisk.ErrFileSystem, s, best)
+	}
+	return "", fmt.Errorf("%w %q: use one of %s", ramdisk.ErrFileSystem, s, strings.Join(names, ", "))
 }
 
 // noteAutosave warns, on stderr, that a disk's autosave waits for the

@@ -68,7 +68,7 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 			row("Tip", "rambar reclaim %s would give back about %s", d.Name, u.Pinned().Short())
 		}
 	}
-	contentsRows(row, contents)
+	contentsRows(row, d.Name, contents)
 	for _, l := range a.files().StoppedReclaims() {
 		if l.Name == d.Name {
 			row("Reclaim", "stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it", l.Path, quoteName(l.Name))
@@ -81,7 +81,7 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 }
 
 // contentsRows adds how the contents are kept to `info`.
-func contentsRows(row func(k, f string, args ...any), c *contentsJSON) {
+func contentsRows(row func(k, f string, args ...any), name string, c *contentsJSON) {
 	if c == nil {
 		row("Contents", "discarded on eject")
 		return
@@ -98,11 +98,11 @@ func contentsRows(row func(k, f string, args ...any), c *contentsJSON) {
 	} else {
 		row("Last save", "never")
 	}
-	if c.RestoreIncomplete {
-		row("Restore", "incomplete: it holds only part of its saved state, which is kept and not saved over; "+
-			"finish with 'rambar restore NAME --force', or drop it with 'rambar eject NAME --force'")
-	}
+	n := quoteName(name)
 	switch {
+	case c.RestoreIncomplete:
+		row("Restore", "incomplete: it holds only part of its saved state, which is kept and not saved over; "+
+			"finish with 'rambar restore %s --force', or drop it with 'rambar eject %s --force'", n, n)
 	case c.Unsaved == nil:
 		row("Unsaved changes", "unknown")
 	case *c.Unsaved:

@@ -73,7 +73,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 			fmt.Fprintf(a.Stdout, "warning: %s is %.0f%% full\n", d.Name, 100*d.Usage.Fill())
 		}
 		if a.files().Incomplete(d.Volume) {
-			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, d.Name)
+			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, quoteName(d.Name))
 		}
 		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
 			fmt.Fprintf(a.Stdout, "tip: deleted files on %s still pin %s; rambar reclaim %s gives it back\n", d.Name, d.Usage.Pinned().Short(), d.Name)

@@ -80,7 +80,7 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	pos := in.Args
-	c, err := pf.change()
+	c, err := pf.change(a.parseFS)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	pos := in.Args
-	c, err := pf.change()
+	c, err := pf.change(a.parseFS)
 	if err != nil {
 		return err
 	}

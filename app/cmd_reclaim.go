@@ -64,8 +64,11 @@ func (a *App) resumeReclaim(ctx context.Context, svc *disks.Service, name string
 	fn, done := a.contentsProgress()
 	how, v, err := svc.ResumeReclaim(ctx, name, fn)
 	done()
+	if errors.Is(err, disks.ErrReclaimStopped) {
+		return refusedError{err}
+	}
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	switch how {
 	case disks.ResumeUndone:

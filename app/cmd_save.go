@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"rambar/disks"
 	"rambar/mirror"
@@ -147,5 +146,5 @@ func describeSave(name string, r mirror.Result) string {
 	}
 	return fmt.Sprintf("Saved %s as %s: %s (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
 		ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
-		r.Took.Round(time.Millisecond))
+		ramdisk.ShortDuration(r.Took))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -111,20 +112,11 @@ func (c *command) path() string {
 // sub finds a sub-verb by name or alias.
 func (c *command) sub(name string) *command {
 	for _, s := range c.Subs {
-		if s.Name == name || contains(s.Aliases, name) {
+		if s.Name == name || slices.Contains(s.Aliases, name) {
 			return s
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // flags is what the command accepts, in help order.

@@ -12,8 +12,10 @@ import (
 func everyCommand() []*command {
 	var cs []*command
 	for _, c := range topLevel() {
-		cs = append(cs, c)
-		cs = append(cs, c.Subs...)
+		if !c.Hidden {
+			cs = append(cs, c)
+			cs = append(cs, c.Subs...)
+		}
 	}
 	return cs
 }
@@ -33,7 +35,11 @@ func TestHelpPages(t *testing.T) {
 		if code != exitOK || errOut != "" {
 			t.Errorf("%s --help: exit %d, stderr %q", c.path(), code, errOut)
 		}
-		for _, args := range [][]string{append(path, "-h"), append([]string{"help"}, path...)} {
+		alts := [][]string{append(path, "-h"), append([]string{"help"}, path...)}
+		for _, alias := range c.Aliases { // "preset remove" is "preset rm"
+			alts = append(alts, append(append([]string(nil), path[:len(path)-1]...), alias, "--help"))
+		}
+		for _, args := range alts {
 			o, e, code := cliRun(t, eng, home, args...)
 			if o != out || e != "" || code != exitOK {
 				t.Errorf("rambar %s: exit %d, stderr %q, and a page other than --help's:\n%s", strings.Join(args, " "), code, e, o)

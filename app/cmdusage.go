@@ -20,6 +20,9 @@ func printUsage(w io.Writer, c *command) {
 	if c.Doc != "" {
 		about += " " + c.Doc
 	}
+	if len(c.Aliases) > 0 {
+		about += fmt.Sprintf(" Also spelled: %s.", strings.Join(c.Aliases, ", "))
+	}
 	writeWrapped(w, about, "", "")
 	if len(c.Subs) > 0 {
 		fmt.Fprint(w, "\ncommands:\n")
@@ -180,8 +183,8 @@ func nearest(word string, candidates []string) string {
 			best, bestD = c, d
 		}
 	}
-	limit := 1
-	if utf8.RuneCountInString(word) >= 3 {
+	limit := 1 // two slips in a word of four or fewer letters is another word ("ntfs", "apfs")
+	if utf8.RuneCountInString(word) >= 5 {
 		limit = 2
 	}
 	if bestD >= 0 && bestD <= limit {

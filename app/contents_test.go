@@ -245,6 +245,8 @@ func TestStoppedReclaimIsAnnouncedAndResumed(t *testing.T) {
 	for _, root := range []string{vs[0].MountPoint, staging} {
 		os.Chtimes(filepath.Join(root, "a/notes.txt"), when, when)
 		os.Chtimes(filepath.Join(root, "a"), when, when)
+		os.Chmod(root, 0o755)
+		os.Chtimes(root, when, when)
 	}
 	if out := c.run(0, "list"); !strings.Contains(out, "warning: a reclaim of Work was stopped; its contents are safe in "+staging) {
 		t.Errorf("list does not announce it:\n%s", out)

@@ -41,12 +41,3 @@ func (a *App) findDisk(ctx context.Context, name string) (ramdisk.Volume, error)
 	}
 	return s.Find(ctx, name)
 }
-
-// facts gathers what NewPlan needs (disks.Service.Facts).
-func (a *App) facts(ctx context.Context) (ramdisk.Facts, error) {
-	s, err := a.service()
-	if err != nil {
-		return ramdisk.Facts{}, err
-	}
-	return s.Facts(ctx)
-}

@@ -65,11 +65,11 @@ func newPresetFlags(in *input) (*presetFlags, error) {
 	return p, nil
 }
 
-// change turns the given flags into a PresetChange.
-func (p *presetFlags) change() (ramdisk.PresetChange, error) {
+// change turns the given flags into a PresetChange; parseFS reads --fs.
+func (p *presetFlags) change(parseFS func(string) (ramdisk.FileSystem, error)) (ramdisk.PresetChange, error) {
 	var c ramdisk.PresetChange
 	if p.set["fs"] {
-		fs, err := ramdisk.ParseFileSystem(p.fs)
+		fs, err := parseFS(p.fs)
 		if err != nil {
 			return c, err
 		}

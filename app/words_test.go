@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"rambar/mirror"
 )
@@ -16,6 +17,30 @@ func TestSaveWordsSingular(t *testing.T) {
 		got := describeSave("Work", mirror.Result{Files: c.files, Snapshot: "20261129T120000Z"})
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%d files: %q lacks %q", c.files, got, c.want)
+		}
+	}
+}
+
+// TestSaveTookReadsAsWritten: "in 0.84 s", not Go's "841ms".
+func TestSaveTookReadsAsWritten(t *testing.T) {
+	got := describeSave("Work", mirror.Result{Files: 2, Snapshot: "20261129T120000Z", Took: 841 * time.Millisecond})
+	if !strings.HasSuffix(got, ", in 0.84 s") {
+		t.Errorf("%q", got)
+	}
+}
+
+// TestFileSystemWords: an unknown --fs gets the nearest one this machine
+// makes, or the list of them; none of the ones it does not make.
+func TestFileSystemWords(t *testing.T) {
+	p := newPresetApp(t) // the in-memory engine makes tmpfs, apfs, hfs+
+	for _, c := range []struct{ args, says string }{
+		{"create X 64M --fs tmfps", `unknown file system "tmfps"; did you mean tmpfs?`},
+		{"create X 64M --fs ntfs", `unknown file system "ntfs": use one of tmpfs, apfs, hfs+`},
+		{"preset add X 64M --fs apsf", `unknown file system "apsf"; did you mean apfs?`},
+	} {
+		code, _, errOut := p.run(strings.Fields(c.args)...)
+		if code != exitUsage || !strings.Contains(errOut, c.says) {
+			t.Errorf("%s: exit %d, %q; want %q", c.args, code, errOut, c.says)
 		}
 	}
 }

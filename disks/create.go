@@ -93,14 +93,21 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		}
 		return s.finishFromStaging(ctx, c, staging, rec, r.Progress)
 	}
-	undo, err := s.setupContents(r.Name, contents)
+	return s.makeAndFill(ctx, c, contents, r.Progress)
+}
+
+// makeAndFill has the engine make the planned disk and fills a kept or
+// mirrored one, noting it incomplete until the fill has finished.
+func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Options, progress ramdisk.ProgressFunc) (Created, error) {
+	name := c.Plan.Name
+	undo, err := s.setupContents(name, contents)
 	if err != nil {
 		return c, err
 	}
 	kept := contents.Mode != ramdisk.Discard
 	if kept {
 		// From here until the load has finished, the disk is incomplete.
-		if err := s.markRestoring(r.Name, c.Plan.MountPoint); err != nil {
+		if err := s.markRestoring(name, c.Plan.MountPoint); err != nil {
 			undo()
 			return c, err
 		}
@@ -108,22 +115,22 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
 		undo()
 		if kept {
-			s.restored(r.Name)
+			s.restored(name)
 		}
-		return c, fmt.Errorf("create %s: %w", r.Name, err)
+		return c, fmt.Errorf("create %s: %w", name, err)
 	}
 	if !kept {
 		return c, nil
 	}
 	if c.Volume.MountPoint != c.Plan.MountPoint {
-		if err := s.markRestoring(r.Name, c.Volume.MountPoint); err != nil {
+		if err := s.markRestoring(name, c.Volume.MountPoint); err != nil {
 			return c, err
 		}
 	}
-	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, r.Progress); err != nil {
+	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, progress); err != nil {
 		return c, err
 	}
-	s.restored(r.Name)
+	s.restored(name)
 	return c, nil
 }
 

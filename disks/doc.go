@@ -7,4 +7,21 @@
 // Nothing here prints: operations return results, report progress through a
 // ramdisk.ProgressFunc and tell events (the plan, before a disk is made)
 // through callbacks; the front ends decide what to show.
+//
+// # Files in the data folder
+//
+// Besides the keeper's stores (package mirror), disks keeps, under
+// RAMBar's data folder, with KEY the disk's name folded to lower case and
+// escaped (lockName):
+//
+//	locks/KEY.lock         the per-disk flock; never removed
+//	restoring/KEY.json     a restore or load that has not finished: the disk
+//	                       is "incomplete" and never saved over its copy
+//	reclaiming/KEY.json    a reclaim that has not finished: the disk as it
+//	                       was and whether the eject was asked for, so that
+//	                       ResumeReclaim (or the next Create) finishes or
+//	                       undoes it from the staging copy in reclaim/
+//
+// The records are written whole (temp file and rename) and read as untrusted input:
+// bounded, and a damaged record errs on the side of keeping data.
 package disks

@@ -175,6 +175,11 @@ func (s *Service) ResumeReclaim(ctx context.Context, name string, progress ramdi
 			// Stopped while copying out: the disk is the original, whole.
 			return ResumeUndone, v, s.dropStaging(name, staging)
 		}
+		if !hasRec && !emptyDisk(v.MountPoint) {
+			// Without the record there is no telling which is newer: guess nothing.
+			return "", v, fmt.Errorf("reclaim %s: %w: the disk and the staging copy %s differ and the reclaim's record is gone, "+
+				"so which is newer cannot be told; nothing was changed: keep the one you want and remove the other", name, ErrReclaimStopped, staging)
+		}
 		if err := clearForCopy(v.MountPoint); err != nil {
 			return "", v, fmt.Errorf("reclaim %s: %w; its contents are safe in %s", name, err, staging)
 		}
@@ -310,3 +315,7 @@ func (s *Service) finishFromStaging(ctx context.Context, c Created, staging stri
 	c.Reclaimed = staging
 	return c, s.dropStaging(c.Plan.Name, staging)
 }
+
+// ErrReclaimStopped means a stopped reclaim could not be resumed without a
+// guess (its record is gone and the disk differs from the staged copy).
+var ErrReclaimStopped = errors.New("reclaim not finished")

@@ -25,7 +25,11 @@ func GrowLine(growTo Size, m Memory) string {
 	if m.Physical <= 0 {
 		return s
 	}
-	s += fmt.Sprintf(", %.0f%% of memory", 100*float64(growTo)/float64(m.Physical))
+	if pct := 100 * float64(growTo) / float64(m.Physical); pct < 1 {
+		s += ", under 1% of memory"
+	} else {
+		s += fmt.Sprintf(", %.0f%% of memory", pct)
+	}
 	switch {
 	case growTo > m.Physical:
 		s += ": more than the machine has, so filling them pushes memory to swap"

@@ -53,6 +53,7 @@ func TestGrowLine(t *testing.T) {
 		want string
 	}{
 		{8 * GiB, "if every RAM disk fills up they hold 8.0 GiB, 50% of memory"},
+		{96 * MiB, "they hold 96 MiB, under 1% of memory"},
 		{15 * GiB, "they hold 15.0 GiB, 94% of memory: less than 2 GiB would be left for the system"},
 		{20 * GiB, "125% of memory: more than the machine has, so filling them pushes memory to swap"},
 	} {

@@ -86,9 +86,14 @@ func (p Preset) Input() Input {
 	return Input{Name: p.Name, Size: p.Size, FS: p.FS, Hidden: p.Hidden}
 }
 
-// ShortDuration prints a duration as people write it: "45 s", "10 min",
-// "1 h", "1 h 30 min" (whole seconds; Go's own form is "10m0s").
+// ShortDuration prints a duration as people write it: "0.84 s", "45 s",
+// "10 min", "1 h", "1 h 30 min" (fractions of a second only under 10 s;
+// Go's own form is "10m0s").
 func ShortDuration(d time.Duration) string {
+	if d > 0 && d < 10*time.Second && d%time.Second != 0 {
+		s := strconv.FormatFloat(d.Seconds(), 'f', 2, 64)
+		return strings.TrimSuffix(strings.TrimRight(s, "0"), ".") + " s"
+	}
 	d = d.Round(time.Second)
 	h, m, sec := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
 	var parts []string
