@@ -95,3 +95,24 @@ func TestConcurrentPresetAddsLoseNothing(t *testing.T) {
 		t.Errorf("%d presets after %d concurrent adds:\n%s", got, n, out)
 	}
 }
+
+// TestTwoCreatesOfOneNameExit0And8 starts two `rambar create` of one name
+// at once, several times (real tmpfs): one makes it, the other exits 8, and
+// one tmpfs is mounted there.
+func TestTwoCreatesOfOneNameExit0And8(t *testing.T) {
+	c := newCLI(t)
+	for round := 0; round < 6; round++ {
+		a, b := c.start("create", "Same", "64M"), c.start("create", "Same", "64M")
+		ca, oa := a()
+		cb, ob := b()
+		if !(ca == 0 && cb == exitExists || ca == exitExists && cb == 0) {
+			t.Errorf("round %d: exits %d and %d, want 0 and %d\n%s\n%s", round, ca, cb, exitExists, oa, ob)
+		}
+		if m := c.mounted(); len(m) != 1 {
+			t.Errorf("round %d: mounted %v, want one disk", round, m)
+		}
+		if out, errOut, code := c.run("eject", "Same"); code != 0 {
+			t.Fatalf("round %d: eject: exit %d\n%s%s", round, code, out, errOut)
+		}
+	}
+}

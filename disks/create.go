@@ -124,6 +124,10 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Op
 	}
 	if c.Volume.MountPoint != c.Plan.MountPoint {
 		if err := s.markRestoring(name, c.Volume.MountPoint); err != nil {
+			// Never fill a disk that could not be noted as being filled.
+			s.Engine.Eject(context.WithoutCancel(ctx), c.Volume, false)
+			undo()
+			s.restored(name)
 			return c, err
 		}
 	}
