@@ -69,7 +69,8 @@ func TestFormsNewDisk(t *testing.T) {
 		name, answer string
 		want         NewDiskForm
 	}{
-		{"Return on the defaults", "\x1f\x1f\x1f\n", def},
+		{"Create on the defaults", "\x1f\x1f\x1f\n", def},
+		{"a line before the answers", "SpiRegistry daemon is running\nWork\x1f\x1f\x1f\n", NewDiskForm{Name: "Work", Size: "4G", FS: ramdisk.TmpFS}},
 		{"typed", "Build\x1f512M\x1fzram (compressed)\x1fKeep: saved, and restored when mounted\n",
 			NewDiskForm{Name: "Build", Size: "512M", FS: ramdisk.ZRAM, Contents: ramdisk.Keep}},
 	} {

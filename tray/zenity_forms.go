@@ -39,7 +39,8 @@ func contentLabel(m ramdisk.ContentMode) string {
 // formsArgs is the zenity command line of the one New RAM Disk window: name,
 // size, file system (when there is a choice) and contents, each left empty
 // to keep the default its label names (zenity's forms cannot prefill).
-// Return in a field is OK.
+// zenity 3.44's forms do not take Return in a field as Create (Tab to
+// Create, then Return, does).
 func formsArgs(form NewDiskForm, fss []ramdisk.FileSystem) []string {
 	args := []string{"--forms", "--title=New RAM Disk", "--ok-label=Create", "--cancel-label=Cancel",
 		"--separator=" + formsSep,
@@ -61,9 +62,11 @@ func formsArgs(form NewDiskForm, fss []ramdisk.FileSystem) []string {
 }
 
 // parseForms reads zenity's answers onto form: an empty answer keeps the
-// default.
+// default. The answers are zenity's last line (a bus service it starts may
+// print before it).
 func parseForms(out string, form NewDiskForm, fss []ramdisk.FileSystem) NewDiskForm {
-	fields := strings.Split(strings.TrimRight(out, "\r\n"), formsSep)
+	lines := strings.Split(strings.TrimRight(out, "\r\n"), "\n")
+	fields := strings.Split(lines[len(lines)-1], formsSep)
 	next := func() string {
 		if len(fields) == 0 {
 			return ""
