@@ -44,14 +44,19 @@ cross: ## vet, test-build and build the CLI for macOS without cgo
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) test -exec=true -count=1 ./... >/dev/null
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rambar-darwin-arm64 ./app
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rambar-darwin-amd64 ./app
+	sh darwin/cocoa/cgocheck.sh # the cgo tray build, type-checked against a stubbed fyne
 
 bench: bench-storage bench-mirror bench-tray ## every benchmark, with ratios against dd, fio, tar, rsync and cp (root)
 
 bench-storage: ## storage benchmark on a real tmpfs and /var/tmp, with ratios against dd, fio, tar (root; RAMBAR_BENCH_FULL=1: full sizes)
 	$(GO) test -run '^$$' -bench '^BenchmarkStorage$$' -benchtime 1x -count=1 -v ./bench/
 
-screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into docs/tray*.png (root; apt: xfce4-panel xvfb xdotool imagemagick x11-utils xfconf)
-	packaging/screenshot/screenshot.sh $(BIN) docs
+# Where `make screenshot` writes: bin/screenshot (untracked) unless DOCS=1
+# asks to refresh the README's pictures in docs/.
+SHOTS = $(if $(DOCS),docs,bin/screenshot)
+
+screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into bin/screenshot/ (DOCS=1: docs/) (root; apt: xfce4-panel xvfb xdotool imagemagick x11-utils xfconf zenity dbus-daemon)
+	packaging/screenshot/screenshot.sh $(BIN) $(SHOTS)
 
 bench-tray: build ## idle CPU and memory of the running tray with three disks over 60 s, and the cost of one refresh (root)
 	tray/testdata/bench-tray.sh $(BIN) 60

@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	fyne.io/systray v1.12.2
+	github.com/ebitengine/purego v0.11.3
 	github.com/godbus/dbus/v5 v5.2.4
 	github.com/jackmordaunt/icns/v3 v3.0.1
 	github.com/ncruces/zenity v0.10.14

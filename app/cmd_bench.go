@@ -15,21 +15,23 @@ import (
 
 func init() {
 	register(&command{Name: "bench", Summary: "measure RAM disks against the home folder's disk",
-		Doc:  "With no targets: every RAM disk and the home folder's disk. Each cell is the median of the runs, with min and max.",
+		Doc: "With no targets: the RAM disks RAMBar made for you and the home folder's disk (never a hand-made or another user's RAM disk). " +
+			"One target is measured against the home folder's disk unless --no-compare. Each cell is the median of the runs, with min and max.",
 		Args: []arg{{Name: "TARGET", Optional: true, Repeat: true, Doc: "a mounted RAM disk's name, or a folder"}},
 		Flags: []flagSpec{
 			flagBool("quick", "smaller sizes: seconds instead of minutes"),
 			flagInt("runs", "N", 3, "runs per row; the median, min and max are reported"),
 			flagString("rows", "ROW,...", "the rows to run, comma-separated: "+rowNames()+" (default: all)"),
 			flagString("svg", "FILE", "also write an SVG chart to FILE"),
-			flagBool("compare", "also measure with fio, dd and tar and print our figure against theirs"),
+			flagBool("no-compare", "with one target, measure only it (not the home folder's disk too)"),
+			flagBool("compare", "also measure the targets given with fio, dd and tar and print our figure against theirs"),
 		},
-		JSON: true, Example: "bench\nbench Scratch ~/src --quick --svg bench.svg", Order: 60, Run: runBench})
+		JSON: true, Example: "bench\nbench Scratch --quick --svg bench.svg\nbench Scratch ~/src", Order: 60, Run: runBench})
 }
 
 func runBench(ctx context.Context, a *App, in *input) error {
 	quick, runs, rows, asJSON := in.Bool("quick"), in.Int("runs"), in.String("rows"), in.Bool("json")
-	svg, compare, pos := in.String("svg"), in.Bool("compare"), in.Args
+	svg, compare, noCompare, pos := in.String("svg"), in.Bool("compare"), in.Bool("no-compare"), in.Args
 	if *runs < 1 || *runs > 100 {
 		return fmt.Errorf("%w: --runs must be between 1 and 100, not %d", errUsage, *runs)
 	}
@@ -43,9 +45,13 @@ func runBench(ctx context.Context, a *App, in *input) error {
 			opts.Rows = append(opts.Rows, id)
 		}
 	}
-	targets, err := a.benchTargets(ctx, pos)
+	named, err := a.benchTargets(ctx, pos)
 	if err != nil {
 		return err
+	}
+	targets := named
+	if len(pos) == 1 && !*noCompare {
+		targets = bench.WithHomeDisk(named, a.Getenv("HOME"))
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE) // SIGPIPE: `| head` must not skip the cleanup
 	defer stop()
@@ -60,7 +66,7 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	}
 	var cmp []bench.Comparison
 	if *compare {
-		for _, t := range targets {
+		for _, t := range named { // what was asked about, not the home disk added to compare with
 			c, err := bench.Compare(ctx, t, opts, p)
 			done()
 			if err != nil {
@@ -101,7 +107,8 @@ func runBench(ctx context.Context, a *App, in *input) error {
 
 // benchTargets turns the command line into targets: a RAM disk's name, or a
 // folder (a RAM disk when it is one's mount point or a memory file system).
-// With none given: every mounted RAM disk and the home folder's disk.
+// With none given: RAMBar's own RAM disks that this user owns, and the home
+// folder's disk.
 func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, error) {
 	var vols []ramdisk.Volume
 	if e, err := a.Engine(); err == nil {
@@ -112,7 +119,7 @@ func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, e
 		if home == "" {
 			return nil, fmt.Errorf("%w: HOME is not set; name a folder to benchmark", errUsage)
 		}
-		return bench.DefaultTargets(vols, home), nil
+		return bench.DefaultTargets(vols, home, os.Getuid()), nil
 	}
 	var ts []bench.Target
 	for _, p := range pos {

@@ -86,3 +86,48 @@ func TestBenchBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchOneTargetComparesWithHome: one target named is measured against
+// the home folder's disk, unless --no-compare; nothing is left on either.
+func TestBenchOneTargetComparesWithHome(t *testing.T) {
+	ram := benchMountTmpfs(t, "64m")
+	home, err := os.MkdirTemp("/var/tmp", "rambar-bench-home-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	for _, c := range []struct {
+		flags []string
+		want  []string
+	}{
+		{nil, []string{ram, "Home disk"}},
+		{[]string{"--no-compare"}, []string{ram}},
+	} {
+		a, _, out, errOut := benchTestApp(t)
+		a.Getenv = func(k string) string { return map[string]string{"HOME": home}[k] }
+		args := append([]string{"bench", "--quick", "--runs", "1", "--rows", "fsync", "--json", ram}, c.flags...)
+		if code := a.Main(args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var doc struct {
+			Targets []struct {
+				Name string `json:"name"`
+			} `json:"targets"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, x := range doc.Targets {
+			got = append(got, x.Name)
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%v: targets %q, want %q", c.flags, got, c.want)
+		}
+		for _, dir := range []string{ram, home} {
+			if left := benchEntries(t, dir); len(left) != 0 {
+				t.Errorf("%v: %s holds %v", c.flags, dir, left)
+			}
+		}
+	}
+}

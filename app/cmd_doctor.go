@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -110,6 +111,11 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 			return fmt.Errorf("doctor --capture: %w: the %s engine has no tool output to capture", ramdisk.ErrUnsupported, caps.OS)
 		}
 		r.Captured, capErr = c.Capture(ctx, *capture)
+		if f, err := a.captureNatives(ctx, *capture); err != nil {
+			capErr = errors.Join(capErr, err)
+		} else if f != "" {
+			r.Captured = append(r.Captured, f)
+		}
 	}
 	if *asJSON {
 		if err := writeJSON(a.Stdout, r); err != nil {

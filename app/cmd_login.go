@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"rambar/darwin/cocoa"
 	"rambar/internal/run"
 	"rambar/login"
 )
@@ -41,6 +42,9 @@ func runLoginOn(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
+	if svc := a.loginService(); svc != nil {
+		return runLoginService(ctx, a, &cocoa.Login{Service: svc, Agent: it}, "on", false)
+	}
 	err = it.Set(ctx, true)
 	if errors.Is(err, login.ErrNoSession) {
 		fmt.Fprintf(a.Stdout, "RAMBar will start at your next login (%s).\n  note: %v\n", it.Path(), login.ErrNoSession)
@@ -58,6 +62,9 @@ func runLoginOff(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
+	if svc := a.loginService(); svc != nil {
+		return runLoginService(ctx, a, &cocoa.Login{Service: svc, Agent: it}, "off", false)
+	}
 	if err := it.Set(ctx, false); err != nil {
 		return err
 	}
@@ -70,6 +77,9 @@ func runLoginStatus(ctx context.Context, a *App, in *input) error {
 	it, err := a.loginItem()
 	if err != nil {
 		return err
+	}
+	if svc := a.loginService(); svc != nil {
+		return runLoginService(ctx, a, &cocoa.Login{Service: svc, Agent: it}, "status", *asJSON)
 	}
 	st, err := it.Status(ctx)
 	if err != nil {
@@ -95,21 +105,82 @@ func runLoginStatus(ctx context.Context, a *App, in *input) error {
 	return nil
 }
 
-// LoginEnabled is the tray's "Launch at Login" checkbox state: whether this
-// program starts at the next login (read from the agent or autostart file).
-func (a *App) LoginEnabled(ctx context.Context) (bool, error) {
+// loginToggle is the login item both front ends turn on and off: on macOS
+// 13+ from RAMBar.app, SMAppService with the LaunchAgent as the fallback;
+// elsewhere the LaunchAgent or XDG autostart entry itself.
+func (a *App) loginToggle() (cocoa.Toggle, error) {
 	it, err := a.loginItem()
+	if svc := a.loginService(); svc != nil {
+		l := &cocoa.Login{Service: svc}
+		if err == nil {
+			l.Agent = it
+		}
+		return l, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// LoginEnabled is the tray's "Launch at Login" checkbox state: whether this
+// program starts at the next login (read from the agent or autostart file,
+// or SMAppService's status).
+func (a *App) LoginEnabled(ctx context.Context) (bool, error) {
+	l, err := a.loginToggle()
 	if err != nil {
 		return false, err
 	}
-	return it.Enabled(ctx)
+	return l.Enabled(ctx)
 }
 
 // SetLogin is the tray's "Launch at Login" checkbox action.
 func (a *App) SetLogin(ctx context.Context, on bool) error {
-	it, err := a.loginItem()
+	l, err := a.loginToggle()
 	if err != nil {
 		return err
 	}
-	return it.Set(ctx, on)
+	return l.Set(ctx, on)
+}
+
+// runLoginService is `rambar login` where SMAppService decides (macOS 13+,
+// from RAMBar.app).
+func runLoginService(ctx context.Context, a *App, l *cocoa.Login, verb string, asJSON bool) error {
+	switch verb {
+	case "on", "off":
+		err := l.Set(ctx, verb == "on")
+		switch {
+		case errors.Is(err, cocoa.ErrNeedsApproval):
+			fmt.Fprintf(a.Stdout, "RAMBar is a login item now, waiting for you: %v.\n", err)
+			return nil
+		case err != nil:
+			return err
+		case verb == "on":
+			fmt.Fprintln(a.Stdout, "RAMBar starts at login (System Settings › General › Login Items) and mounts the presets marked --auto-mount.")
+		default:
+			fmt.Fprintln(a.Stdout, "RAMBar no longer starts at login.")
+		}
+		return nil
+	}
+	st, err := l.Service.Status()
+	if err != nil {
+		return fmt.Errorf("login item: SMAppService status: %w", err)
+	}
+	on, err := l.Enabled(ctx)
+	if err != nil && !errors.Is(err, cocoa.ErrNeedsApproval) {
+		return err
+	}
+	if asJSON {
+		return writeJSON(a.Stdout, struct {
+			Version int    `json:"version"`
+			Enabled bool   `json:"enabled"`
+			Service string `json:"service"`
+		}{jsonVersion, on, st.String()})
+	}
+	if on {
+		fmt.Fprintf(a.Stdout, "on: RAMBar starts at login (SMAppService: %s)\n", st)
+		return nil
+	}
+	fmt.Fprintf(a.Stdout, "off: RAMBar does not start at login (SMAppService: %s). Turn it on with: rambar login on\n", st)
+	return nil
 }

@@ -1,5 +1,3 @@
-//go:build cgo || !darwin
-
 package main
 
 import (

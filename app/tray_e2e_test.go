@@ -156,6 +156,7 @@ func buildRambar(t *testing.T) string {
 func startTray(t *testing.T) *trayApp {
 	t.Helper()
 	addr := startBus(t)
+	hostWatcher(t, addr)
 	a := &trayApp{t: t, bin: buildRambar(t), root: t.TempDir(), home: t.TempDir()}
 	a.env = append(os.Environ(),
 		"DBUS_SESSION_BUS_ADDRESS="+addr,
@@ -338,12 +339,12 @@ func TestTrayEndToEnd(t *testing.T) {
 	a.click(a.item("1 GiB"))
 	disk := filepath.Join(a.root, "RAM Disk")
 	waitMount(t, disk, true)
-	if it := a.item("RAM Disk: "); !regexp.MustCompile(`^RAM Disk: [0-9.]+ [KMG]?B used, [0-9.]+ [KMG]?B held, grows as written$`).MatchString(it.Label) {
+	if it := a.item("RAM Disk — "); !regexp.MustCompile(`^RAM Disk — [0-9.]+ [KMG]?i?B of 1 GiB, [0-9.]+ [KMG]?i?B in memory$`).MatchString(it.Label) {
 		t.Errorf("disk entry %q", it.Label)
 	}
 	a.click(a.item("2 GiB"))
 	waitMount(t, filepath.Join(a.root, "RAM Disk 2"), true)
-	a.item("RAM Disk 2: ")
+	a.item("RAM Disk 2 — ")
 
 	// The title checkbox shows the memory held in the menu-bar title and is
 	// saved in the settings.
@@ -374,14 +375,14 @@ func TestTrayEndToEnd(t *testing.T) {
 
 	// Eject from its submenu: the mount and the entry go.
 	n = a.layout()
-	d2, _ := n.find("RAM Disk 2: ")
+	d2, _ := n.find("RAM Disk 2 — ")
 	ej, ok := d2.find("Eject")
 	if !ok {
 		t.Fatalf("no Eject in RAM Disk 2's submenu:\n%s", n.text(""))
 	}
 	a.click(ej)
 	waitMount(t, filepath.Join(a.root, "RAM Disk 2"), false)
-	a.waitMenu("RAM Disk 2 gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("RAM Disk 2: "); return !ok })
+	a.waitMenu("RAM Disk 2 gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("RAM Disk 2 — "); return !ok })
 
 	// A busy eject names the holder and offers Force Eject, which works.
 	f, err := os.Create(filepath.Join(disk, "held"))
@@ -390,7 +391,7 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 	defer f.Close()
 	n = a.layout()
-	d1, _ := n.find("RAM Disk: ")
+	d1, _ := n.find("RAM Disk — ")
 	ej, _ = d1.find("Eject")
 	a.click(ej)
 	a.waitLog("notify: Can't eject RAM Disk")
@@ -404,7 +405,7 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 	a.click(force)
 	waitMount(t, disk, false)
-	a.waitMenu("RAM Disk gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("RAM Disk: "); return !ok })
+	a.waitMenu("RAM Disk gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("RAM Disk — "); return !ok })
 	f.Close()
 
 	// A disk made outside the app (the CLI) appears within a refresh or two;
@@ -415,14 +416,14 @@ func TestTrayEndToEnd(t *testing.T) {
 		t.Fatalf("rambar create: %v\n%s", err, out)
 	}
 	made := time.Now()
-	a.waitMenu("Outside in the menu", 3*trayRefresh+2*time.Second, func(n dbusNode) bool { _, ok := n.find("Outside: "); return ok })
+	a.waitMenu("Outside in the menu", 3*trayRefresh+2*time.Second, func(n dbusNode) bool { _, ok := n.find("Outside — "); return ok })
 	t.Logf("a disk made by the CLI showed in the menu after %v (refresh every %v)", time.Since(made).Round(time.Millisecond), trayRefresh)
 	cli = exec.Command(a.bin, "eject", "Outside")
 	cli.Env = a.env
 	if out, err := cli.CombinedOutput(); err != nil {
 		t.Fatalf("rambar eject: %v\n%s", err, out)
 	}
-	a.waitMenu("Outside gone", 3*trayRefresh+2*time.Second, func(n dbusNode) bool { _, ok := n.find("Outside: "); return !ok })
+	a.waitMenu("Outside gone", 3*trayRefresh+2*time.Second, func(n dbusNode) bool { _, ok := n.find("Outside — "); return !ok })
 	a.waitLog("notify: Outside is gone")
 
 	// A kept disk made by the CLI offers Save Now (a plain one does not);
@@ -436,15 +437,15 @@ func TestTrayEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.waitMenu("Kept marked unsaved", 20*time.Second, func(n dbusNode) bool {
-		k, ok := n.find("• Kept: ")
+		k, ok := n.find("• Kept — ")
 		_, save := k.find("Save Now (unsaved changes)")
 		return ok && save
 	})
 	a.click(a.item("Save Now (unsaved changes)"))
 	a.waitMenu("Kept saved", 20*time.Second, func(n dbusNode) bool {
-		k, ok := n.find("Kept: ")
+		k, ok := n.find("Kept — ")
 		_, save := k.find("Save Now")
-		_, marked := n.find("• Kept: ")
+		_, marked := n.find("• Kept — ")
 		return ok && save && !marked
 	})
 	info := exec.Command(a.bin, "info", "Kept", "--json")
@@ -454,11 +455,11 @@ func TestTrayEndToEnd(t *testing.T) {
 		t.Fatalf("after Save Now, info shows no save: %v\n%s", err, out)
 	}
 	n = a.layout()
-	k, _ := n.find("Kept: ")
+	k, _ := n.find("Kept — ")
 	ej, _ = k.find("Eject")
 	a.click(ej)
 	waitMount(t, filepath.Join(a.root, "Kept"), false)
-	a.waitMenu("Kept gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("Kept: "); return !ok })
+	a.waitMenu("Kept gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("Kept — "); return !ok })
 
 	// Quit from the menu: with no disks left it asks nothing and exits 0.
 	a.click(a.item("Quit RAMBar"))

@@ -1,21 +1,20 @@
-//go:build cgo || !darwin
-
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"rambar/disks"
-	"rambar/tray"
 )
 
 // runTray starts the menu-bar app and returns when the user quits. A second
 // copy exits quietly; auto-mount presets are mounted (contents restored) once
 // the menu is up, so a slow restore never delays the icon.
 func runTray(ctx context.Context, a *App) error {
+	if err := a.canRunMenuBar(); err != nil {
+		return err
+	}
 	release, err := a.singleInstance()
 	if errors.Is(err, errAlreadyRunning) {
 		fmt.Fprintln(a.Stderr, "rambar: already running in the menu bar")
@@ -29,17 +28,19 @@ func runTray(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
+	a.natives(&d)
 	menu, _ := d.Disks.(*disks.Menu)
 	if c := a.newContents(menu); c != nil {
 		bg, stop := context.WithCancel(ctx)
 		c.background(bg, d.Notify)
+		g := a.sessionGuard(c, d.Notify)
+		unwatch := a.watchSession(g)
 		defer func() {
 			// Quitting (or logging out) with disks left mounted: save what
 			// they keep, so nothing written since the last save is lost.
 			stop()
-			save, cancel := context.WithTimeout(ctx, 2*time.Minute)
-			defer cancel()
-			c.saveAll(save, d.Notify)
+			unwatch()
+			a.endSession(g)
 		}()
 	}
 	d.Started = func() {
@@ -57,5 +58,5 @@ func runTray(ctx context.Context, a *App) error {
 			}
 		}
 	}
-	return tray.Run(d)
+	return a.menuBar(d)
 }

@@ -1,5 +1,3 @@
-//go:build cgo || !darwin
-
 package main
 
 import (
@@ -80,7 +78,7 @@ func TestTrayPresetMountShowsRestoreProgress(t *testing.T) {
 
 	waitUntil(t, "the preset in the menu", func() bool { return ui.has("Work (64M)") })
 	ctl.Click("preset/Work")
-	waitUntil(t, "the disk in the menu", func() bool { return ui.has("Work: ") })
+	waitUntil(t, "the disk in the menu", func() bool { return ui.has("Work — ") })
 	if !ui.seen(regexp.MustCompile(`^Creating Work… \d+%$`)) {
 		t.Error("the menu never showed the restore's progress (Creating Work… N%)")
 	}
@@ -126,7 +124,7 @@ func TestTrayShowsIncompleteRestoreAndStoppedReclaim(t *testing.T) {
 	ended := make(chan struct{})
 	go func() { ctl.Run(ctx); close(ended) }()
 	defer func() { cancel(); <-ended }()
-	waitUntil(t, "the incomplete mark", func() bool { return ui.has("Work (restore incomplete): ") })
+	waitUntil(t, "the incomplete mark", func() bool { return ui.has("Work (restore incomplete) — ") })
 	waitUntil(t, "the stopped reclaim", func() bool { return ui.has("⚠ A reclaim of Gone was stopped") })
 	if out := c.run(exitRefused, "eject", "Work"); out != "" {
 		t.Errorf("eject printed %q", out)

@@ -1,5 +1,3 @@
-//go:build cgo || !darwin
-
 package main
 
 import (
@@ -28,6 +26,7 @@ import (
 //	RAMBAR_USAGE_EVERY=10s  how often a costly Usage (macOS footprint) is measured
 //	RAMBAR_NOTIFY=log       notifications go to stderr only, not to the desktop
 //	RAMBAR_DEBUG=1          diagnostics on stderr
+//	RAMBAR_TRAY_WAIT=30s    how long to wait on Linux for a panel's system tray (default 15s)
 func (a *App) trayDeps() (tray.Deps, error) {
 	e, err := a.Engine()
 	if err != nil {
@@ -42,6 +41,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Store:    st,
 		Open:     openFolder,
 		CopyPath: copyText,
+		Version:  version,
 	}
 	if svc, err := a.service(); err == nil {
 		d.Disks = disks.NewMenu(svc)
@@ -52,12 +52,12 @@ func (a *App) trayDeps() (tray.Deps, error) {
 	}
 	home := a.Getenv("HOME")
 	d.Benchmark = func(ctx context.Context, v ramdisk.Volume, progress tray.ProgressFunc) (string, error) {
-		rep, err := bench.Run(ctx, []bench.Target{bench.ForVolume(v), bench.HomeDisk(home)}, bench.Options{Quick: true},
+		rep, err := bench.Run(ctx, bench.WithHomeDisk([]bench.Target{bench.ForVolume(v)}, home), bench.Options{Quick: true},
 			func(p bench.Progress) { progress(int64(p.Step), int64(p.Steps)) })
 		if err != nil {
 			return "", err
 		}
-		return rep.Headline() + "\n\n" + rep.Table(), nil
+		return rep.Summary(), nil
 	}
 	if tray.DialogsAvailable() {
 		d.Dialogs = tray.Zenity{}
@@ -82,7 +82,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 	for _, x := range []struct {
 		env string
 		dst *time.Duration
-	}{{"RAMBAR_REFRESH", &d.Refresh}, {"RAMBAR_USAGE_EVERY", &d.UsageEvery}} {
+	}{{"RAMBAR_REFRESH", &d.Refresh}, {"RAMBAR_USAGE_EVERY", &d.UsageEvery}, {"RAMBAR_TRAY_WAIT", &d.HostWait}} {
 		if s := a.Getenv(x.env); s != "" {
 			v, err := time.ParseDuration(s)
 			if err != nil || v < 10*time.Millisecond {

@@ -30,7 +30,7 @@ const (
 	rowSeqRead       RowID = "seq-read"       // sequential read bypassing the cache, MB/s
 	rowFsync         RowID = "fsync"          // 4 KB write + fsync, µs per write
 	rowFullFsync     RowID = "fullfsync"      // 4 KB write + F_FULLFSYNC (macOS), µs per write
-	rowSQLiteDefault RowID = "sqlite-default" // SQLite autocommit insert, default settings, µs
+	rowSQLiteDefault RowID = "sqlite-default" // SQLite autocommit insert, no PRAGMA set, µs
 	rowSQLiteFull    RowID = "sqlite-full"    // SQLite insert, synchronous=FULL (+ fullfsync=ON on macOS), µs
 	rowUntar         RowID = "untar"          // unpack a standard-library-shaped archive, s
 	rowCreateFiles   RowID = "create-files"   // create many 1 KB files, s
@@ -40,7 +40,7 @@ const (
 // allRows lists every row in table order.
 var allRows = []RowID{rowSeqWrite, rowSeqRead, rowFsync, rowFullFsync, rowSQLiteDefault, rowSQLiteFull, rowUntar, rowCreateFiles, rowDeleteFiles}
 
-// AllRows lists every row in table order (for the CLI's --rows help).
+// allRows lists every row in table order (for the CLI's --rows help).
 func AllRows() []RowID { return append([]RowID(nil), allRows...) }
 
 // Unit is a row's unit.
@@ -200,14 +200,14 @@ func (o Options) Labels() []RowInfo {
 	seq := ramdisk.Size(sz.seq).String()
 	full := "SQLite insert, PRAGMA synchronous=FULL"
 	if runtime.GOOS == "darwin" {
-		full = "SQLite insert, PRAGMA fullfsync=ON"
+		full = "SQLite insert, PRAGMA synchronous=FULL + fullfsync=ON"
 	}
 	all := []RowInfo{
 		{rowSeqWrite, seq + " write, uncached", MBps},
 		{rowSeqRead, seq + " read, uncached", MBps},
 		{rowFsync, "4 KiB write + fsync", Micros},
 		{rowFullFsync, "4 KiB write + F_FULLFSYNC", Micros},
-		{rowSQLiteDefault, "SQLite insert, default settings", Micros},
+		{rowSQLiteDefault, "SQLite insert, no PRAGMA (sqlite3's defaults)", Micros},
 		{rowSQLiteFull, full, Micros},
 		{rowUntar, fmt.Sprintf("untar %s files (%d MB)", thousands(float64(sz.archiveFiles)), sz.archiveBytes/1_000_000), Secs},
 		{rowCreateFiles, fmt.Sprintf("create %s files of 1 KiB", thousands(float64(sz.smallFiles))), Secs},
@@ -275,7 +275,7 @@ func Run(ctx context.Context, targets []Target, opts Options, progress func(Prog
 		if err != nil {
 			return rep, fmt.Errorf("benchmark %s: %w", t.Dir, err)
 		}
-		work, err := os.MkdirTemp(t.Dir, ".rambar-bench-")
+		work, err := os.MkdirTemp(t.Dir, ramdisk.ScratchPrefix+"bench-")
 		if err != nil {
 			return rep, fmt.Errorf("benchmark %s: %w", t.Name, err)
 		}

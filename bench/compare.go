@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"rambar/internal/diskspace"
+	"rambar/ramdisk"
 )
 
 // Comparison is one row measured by RAMBar and by a standard tool on the
@@ -28,9 +28,9 @@ type Comparison struct {
 	Tool   string `json:"tool"` // the tool's command line, for the reader
 	Ours   Result `json:"ours"`
 	Theirs Result `json:"theirs"`
-	// Ratio is the median over runs of ours/theirs, each run's pair measured
-	// back to back (so a busy moment on a shared machine hits both), 0 when
-	// either failed. Same unit: for MB/s above 1 means RAMBar measured
+	// Ratio is our median over theirs, the two figures the table shows
+	// (runs alternate, so a busy moment on a shared machine hits both), 0
+	// when either failed. Same unit: for MB/s above 1 means RAMBar measured
 	// faster; for µs and s above 1 means RAMBar measured slower.
 	Ratio float64 `json:"ratio"`
 }
@@ -53,7 +53,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 	if err != nil {
 		return nil, fmt.Errorf("compare %s: %w", t.Dir, err)
 	}
-	work, err := os.MkdirTemp(t.Dir, ".rambar-compare-")
+	work, err := os.MkdirTemp(t.Dir, ramdisk.ScratchPrefix+"compare-")
 	if err != nil {
 		return nil, err
 	}
@@ -231,15 +231,9 @@ func (c *comparer) results() []Comparison {
 		x := &out[i]
 		summarize(&x.Ours)
 		summarize(&x.Theirs)
-		if x.Ours.OK() && x.Theirs.OK() && len(x.Ours.Samples) == len(x.Theirs.Samples) {
-			var rs []float64
-			for k := range x.Ours.Samples {
-				if x.Theirs.Samples[k] > 0 {
-					rs = append(rs, x.Ours.Samples[k]/x.Theirs.Samples[k])
-				}
-			}
-			sort.Float64s(rs)
-			x.Ratio = median(rs)
+		if x.Ours.OK() && x.Theirs.OK() && x.Theirs.Median > 0 {
+			// The two medians shown, one over the other.
+			x.Ratio = x.Ours.Median / x.Theirs.Median
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,6 +119,10 @@ func TestCompareReportsBothSides(t *testing.T) {
 		}
 		if !c.Ours.OK() || !c.Theirs.OK() || c.Ratio <= 0 || len(c.Ours.Samples) != 2 || len(c.Theirs.Samples) != 2 {
 			t.Errorf("%s: ours %+v, theirs %+v, ratio %v", c.Row, c.Ours, c.Theirs, c.Ratio)
+		}
+		// The ratio printed is the two medians shown, one over the other.
+		if want := c.Ours.Median / c.Theirs.Median; c.Theirs.Median > 0 && math.Abs(c.Ratio-want) > 1e-9*want {
+			t.Errorf("%s: ratio %v is not the medians' %v / %v", c.Row, c.Ratio, c.Ours.Median, c.Theirs.Median)
 		}
 		t.Logf("%s: RAMBar %s, %s %s, ratio %.2f", c.Row, c.Ours.Cell(), c.Tool, c.Theirs.Cell(), c.Ratio)
 	}

@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,12 +64,73 @@ func TestTableAndHeadline(t *testing.T) {
 	}
 }
 
-// TestDefaultTargets: RAM disks first, then the home disk.
+// TestDefaultTargets on real tmpfs: RAMBar's own disks that this user owns,
+// then the home disk; never a hand-made RAM disk or another user's.
 func TestDefaultTargets(t *testing.T) {
-	home := t.TempDir()
-	ts := DefaultTargets([]ramdisk.Volume{{Name: "Scratch", MountPoint: "/mnt/rambar/Scratch"}}, home)
-	want := []Target{{Name: "Scratch", Dir: "/mnt/rambar/Scratch", RAM: true}, {Name: homeDiskName, Dir: home, RAM: IsMemoryFS(home)}}
-	if len(ts) != 2 || ts[0] != want[0] || ts[1] != want[1] {
+	home := diskDir(t)
+	mine, theirs, handMade := mountTmpfs(t, "8m"), mountTmpfs(t, "8m"), mountTmpfs(t, "8m")
+	if err := os.Chown(theirs, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	vols := []ramdisk.Volume{
+		{Name: "Mine", MountPoint: mine, Managed: true},
+		{Name: "Theirs", MountPoint: theirs, Managed: true},
+		{Name: "Hand-made", MountPoint: handMade},
+	}
+	ts := DefaultTargets(vols, home, os.Getuid())
+	want := []Target{{Name: "Mine", Dir: mine, RAM: true}, {Name: homeDiskName, Dir: home, RAM: false}}
+	if !slices.Equal(ts, want) {
 		t.Errorf("DefaultTargets = %+v, want %+v", ts, want)
+	}
+	for _, dir := range []string{mine, theirs, handMade} {
+		if left := leftovers(t, dir); len(left) != 0 {
+			t.Errorf("%s holds %v", dir, left)
+		}
+	}
+}
+
+// TestWithHomeDisk: one target is measured against the home disk, unless it
+// is on that disk; several are left as they are.
+func TestWithHomeDisk(t *testing.T) {
+	home := diskDir(t)
+	ram := Target{Name: "Scratch", Dir: mountTmpfs(t, "8m"), RAM: true}
+	sub := filepath.Join(home, "src")
+	os.Mkdir(sub, 0o755)
+	onHome := Target{Name: sub, Dir: sub}
+	for _, c := range []struct {
+		in, want []Target
+	}{
+		{[]Target{ram}, []Target{ram, HomeDisk(home)}},
+		{[]Target{onHome}, []Target{onHome}},
+		{[]Target{ram, onHome}, []Target{ram, onHome}},
+	} {
+		if got := WithHomeDisk(c.in, home); !slices.Equal(got, c.want) {
+			t.Errorf("WithHomeDisk(%+v) = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+	if got := WithHomeDisk([]Target{ram}, ""); !slices.Equal(got, []Target{ram}) {
+		t.Errorf("no home: %+v", got)
+	}
+}
+
+// TestSummary: the menu's result reads line by line, the n/a row once.
+func TestSummary(t *testing.T) {
+	got := chartReport().Summary()
+	for _, want := range []string{
+		"Scratch (tmpfs) against Home disk (ext4), median of 3 runs:\n",
+		"• 1 GiB write, uncached: 5.8× faster (7,357 vs 1,274 MB/s)\n",
+		"• 4 KiB write + fsync: 569× faster (3.0 vs 1,707 µs)\n",
+		"• 4 KiB write + F_FULLFSYNC: n/a (F_FULLFSYNC is macOS only)\n",
+		"• SQLite insert, PRAGMA synchronous=FULL: not compared (Home disk: sqlite3 not installed)\n",
+		"• untar 2,900 files (70 MB): ~1.1× (noise) (0.690 vs 0.750 s)\n",
+		"• delete those 20,000 files: 2.0× slower (0.410 vs 0.205 s)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+	one := Report{Runs: 1, Rows: chartReport().Rows[:1], Targets: chartReport().Targets[:1]}
+	if got := one.Summary(); got != "Scratch (tmpfs), median of 1 run:\n• 1 GiB write, uncached: 7,357 MB/s [7,000–7,400]" {
+		t.Errorf("one target: %q", got)
 	}
 }

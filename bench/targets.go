@@ -21,18 +21,32 @@ func HomeDisk(home string) Target {
 	return Target{Name: homeDiskName, Dir: home, RAM: IsMemoryFS(home)}
 }
 
-// DefaultTargets is what `rambar bench` measures with no arguments: every
-// mounted RAM disk, then the home folder's disk. The menu's "Benchmark This
-// Disk…" passes one volume.
-func DefaultTargets(vols []ramdisk.Volume, home string) []Target {
+// DefaultTargets is what `rambar bench` measures with no arguments: the RAM
+// disks RAMBar made (Managed) whose top folder uid owns, then the home
+// folder's disk. Hand-made RAM disks and other users' are never written to
+// unless named.
+func DefaultTargets(vols []ramdisk.Volume, home string, uid int) []Target {
 	var ts []Target
 	for _, v := range vols {
-		ts = append(ts, ForVolume(v))
+		if v.Managed && ownedBy(v.MountPoint, uid) {
+			ts = append(ts, ForVolume(v))
+		}
 	}
 	if home != "" {
 		ts = append(ts, HomeDisk(home))
 	}
 	return ts
+}
+
+// WithHomeDisk is what one named target is measured against: the home
+// folder's disk is added, unless the target is on that disk already (or
+// home is unknown). Other target lists are returned as they are. The CLI's
+// `bench NAME` and the menu's "Benchmark This Disk" both use it.
+func WithHomeDisk(ts []Target, home string) []Target {
+	if len(ts) != 1 || home == "" || sameDevice(ts[0].Dir, home) {
+		return ts
+	}
+	return append(ts, HomeDisk(home))
 }
 
 // Headline sums the report up in a sentence for a notification: which rows
@@ -83,4 +97,43 @@ func (r Report) Headline() string {
 		return fmt.Sprintf("%s vs %s: nothing could be compared", ram.Name, disk.Name)
 	}
 	return fmt.Sprintf("%s vs %s: %s", ram.Name, disk.Name, strings.Join(parts, "; "))
+}
+
+// Summary is the result for a window with a proportional font (the menu's
+// "Benchmark This Disk"): one line per row saying how many times faster the
+// first RAM disk was than the first ordinary disk, with both medians, and
+// each row not compared said once. Without both kinds of target it is the
+// first target's medians.
+func (r Report) Summary() string {
+	var b strings.Builder
+	ram, disk := r.ramAndDisk()
+	if ram == nil || disk == nil {
+		if len(r.Targets) == 0 {
+			return "Nothing measured."
+		}
+		t := r.Targets[0]
+		fmt.Fprintf(&b, "%s (%s), median of %s:\n", t.Name, t.FS, ramdisk.Plural(r.Runs, "run"))
+		for _, row := range r.Rows {
+			res, _ := t.Result(row.ID)
+			fmt.Fprintf(&b, "• %s: %s\n", row.Label, res.Cell())
+		}
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	fmt.Fprintf(&b, "%s (%s) against %s (%s), median of %s:\n", ram.Name, ram.FS, disk.Name, disk.FS, ramdisk.Plural(r.Runs, "run"))
+	for _, row := range r.Rows {
+		a, _ := ram.Result(row.ID)
+		d, _ := disk.Result(row.ID)
+		if why, same := sameSkip([]*TargetReport{ram}, disk, row.ID); same {
+			fmt.Fprintf(&b, "• %s: %s\n", row.Label, why)
+			continue
+		}
+		x, apart, ok := speedupOf(a, d)
+		if !ok {
+			fmt.Fprintf(&b, "• %s: not compared (%s)\n", row.Label, notCompared(ram, disk, row.ID))
+			continue
+		}
+		fmt.Fprintf(&b, "• %s: %s (%s vs %s)\n", row.Label, speedupWords(speedup{x, apart, ok}),
+			formatNum(a.Median, a.Unit), Format(d.Median, d.Unit))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -61,11 +61,22 @@ func (x *index) matches(items []scanned) bool {
 		return false
 	}
 	for i, it := range items {
-		if it.rel != x.Paths[i] || it.id != x.Idents[i] {
+		if it.rel != x.Paths[i] || !sameIdent(it.rel, it.id, x.Idents[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameIdent compares two identities of path rel. The top folder's times
+// change whenever anything is made or removed in it, RAMBar's own scratch
+// folders included (ramdisk.ScratchPrefix), so there they alone do not make
+// a disk unsaved: what it holds is compared entry by entry.
+func sameIdent(rel string, a, b ident) bool {
+	if rel == "." {
+		a.CTime, a.MTime, a.Size = b.CTime, b.MTime, b.Size
+	}
+	return a == b
 }
 
 // indexDiff is how a scan of the disk compares with the index.
@@ -89,7 +100,7 @@ func diffIndex(x *index, items []scanned) indexDiff {
 			xi++
 		}
 		if xi < len(x.Paths) && x.Paths[xi] == it.rel {
-			if d.same[i] = x.Idents[xi] == it.id; d.same[i] {
+			if d.same[i] = sameIdent(it.rel, it.id, x.Idents[xi]); d.same[i] {
 				d.changed--
 			}
 			xi++

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"rambar/ramdisk"
 )
 
 // scanned is one path found by scan, with the identity and the rest of
@@ -37,10 +39,11 @@ type NotKept struct {
 }
 
 // isReserved reports whether name at the root of the folder held by fd
-// (lstat st) is not contents: the marker, or a folder the file system
+// (lstat st) is not contents: the marker, RAMBar's own scratch folders
+// (ramdisk.IsScratch: the benchmark's files), or a folder the file system
 // itself made (reservedName).
 func isReserved(fd int, name string, st *unix.Stat_t) bool {
-	return name == MarkerName || reservedName(fd, name, st)
+	return name == MarkerName || ramdisk.IsScratch(name) || reservedName(fd, name, st)
 }
 
 // reservedIn returns isReserved for the names at the root of dir.

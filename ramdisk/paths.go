@@ -3,6 +3,7 @@ package ramdisk
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 )
 
 // Paths are where RAMBar keeps its files.
@@ -44,3 +45,12 @@ func DefaultPaths(goos string, getenv func(string) string) (Paths, error) {
 	}
 	return Paths{Settings: filepath.Join(cfg, "rambar", "settings.plist"), Data: filepath.Join(data, "rambar")}, nil
 }
+
+// ScratchPrefix starts the name of a folder RAMBar makes at a disk's top
+// level for its own passing work (the benchmark's files) and removes when
+// done. Such folders are not contents: they are never saved or mirrored and
+// never make a kept disk unsaved.
+const ScratchPrefix = ".rambar-scratch-"
+
+// IsScratch reports whether a top-level name is one of RAMBar's scratch folders.
+func IsScratch(name string) bool { return strings.HasPrefix(name, ScratchPrefix) }

@@ -75,6 +75,10 @@ func (c *Controller) handle(key string) {
 		c.toggleLogin()
 	case actExplain:
 		c.notify(it.Title, a.Text)
+	case actSetQuit:
+		c.setQuit(a.Text)
+	case actAbout:
+		c.about()
 	case actQuit:
 		c.askQuit()
 	}
@@ -218,6 +222,52 @@ func (c *Controller) toggleTitle() {
 			})
 		}
 	})
+}
+
+// setQuit saves what quitting does with mounted disks.
+func (c *Controller) setQuit(choice string) {
+	was := c.state.Settings.EjectOnQuit
+	if was == choice {
+		return
+	}
+	c.state.Settings.EjectOnQuit = choice
+	c.settingsGen++
+	phys := c.state.Memory.Physical
+	c.enqueue(func(ctx context.Context) {
+		_, err := c.d.Store.Update(phys, func(s *ramdisk.Settings) error {
+			s.EjectOnQuit = choice
+			return nil
+		})
+		if err != nil {
+			c.post(func() {
+				c.state.Settings.EjectOnQuit = was
+				c.notify("Setting not saved", short(err))
+			})
+		}
+	})
+}
+
+// aboutText is the About window's text for a version.
+func aboutText(version string) string {
+	if version == "" {
+		version = "dev"
+	}
+	return "RAMBar " + version + "\n" +
+		"RAM disks that show what they really cost in memory, and keep their contents safe.\n\n" +
+		"Help: run 'rambar help' in a terminal for every command, 'rambar doctor' to check this machine.\n" +
+		"Documentation and issues: " + HelpURL
+}
+
+// HelpURL is where RAMBar's documentation and issue tracker live.
+const HelpURL = "https://github.com/rambar/rambar"
+
+func (c *Controller) about() {
+	text := aboutText(c.d.Version)
+	if c.d.Dialogs == nil {
+		c.notify("About RAMBar", text)
+		return
+	}
+	c.goJob(func(ctx context.Context) { c.d.Dialogs.Message(ctx, "About RAMBar", text) })
 }
 
 func (c *Controller) toggleLogin() {

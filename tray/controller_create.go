@@ -26,7 +26,11 @@ func units(p ProgressFunc) ramdisk.ProgressFunc {
 
 // create makes a disk on the worker. An empty r.Name takes the first free
 // name after base ("RAM Disk", "RAM Disk 2"…).
-func (c *Controller) create(r ramdisk.Request, base string) {
+func (c *Controller) create(r ramdisk.Request, base string) { c.createWith(r, base, NewDiskForm{}) }
+
+// createWith makes a disk whose contents are kept or mirrored as form says
+// (Custom…'s choice; the zero form for a plain disk).
+func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm) {
 	if c.state.Creating != "" {
 		c.notify("Already making a RAM disk", "Wait until "+c.state.Creating+" is ready.")
 		return
@@ -54,7 +58,7 @@ func (c *Controller) create(r ramdisk.Request, base string) {
 		if c.d.Disks != nil {
 			// The use case plans again under the disk's lock.
 			c.post(func() { c.state.Creating = r.Name })
-			v, err := c.d.Disks.Create(ctx, r)
+			v, err := c.d.Disks.Create(ctx, r, form.Contents, form.Folder)
 			c.post(func() {
 				if err == nil {
 					c.created(v)
@@ -113,7 +117,7 @@ func (c *Controller) custom() {
 	form := NewDiskForm{Name: firstFreeName("RAM Disk", names), Size: "4G", FS: defaultFS(c.state.Caps)}
 	c.goJob(func(ctx context.Context) {
 		f := facts()
-		plan, err := c.d.Dialogs.NewDisk(ctx, form, f.Caps.FileSystems, func(x NewDiskForm) (ramdisk.Plan, error) { return checkForm(x, f) })
+		answers, plan, err := c.d.Dialogs.NewDisk(ctx, form, f.Caps.FileSystems, func(x NewDiskForm) (ramdisk.Plan, error) { return checkForm(x, f) })
 		c.post(func() {
 			c.dialogOpen = false
 			switch {
@@ -121,7 +125,7 @@ func (c *Controller) custom() {
 			case err != nil:
 				c.notify("Can't make a RAM disk", short(err))
 			default:
-				c.create(ramdisk.Request{Name: plan.Name, Size: plan.Size, FS: plan.FS, Hidden: plan.Hidden, Force: plan.Forced}, "")
+				c.createWith(ramdisk.Request{Name: plan.Name, Size: plan.Size, FS: plan.FS, Hidden: plan.Hidden, Force: plan.Forced}, "", answers)
 			}
 		})
 	})

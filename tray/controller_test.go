@@ -45,20 +45,23 @@ func (c *counting) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, 
 
 // fakeDialogs answers dialogs from the test.
 type fakeDialogs struct {
-	form     NewDiskForm
+	form     NewDiskForm // the answers
+	asked    NewDiskForm // the defaults the window was opened with
 	checked  chan string // the plan text or refusal the dialog would show
 	quit     QuitChoice
 	messages chan string
 }
 
-func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error) {
-	p, err := check(f.form)
+func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
+	f.asked = form
+	answers := f.form // read before the test hears back and changes it
+	p, err := check(answers)
 	if err != nil {
-		f.checked <- planRefusal(err)
-		return ramdisk.Plan{}, ramdisk.ErrCancelled
+		f.checked <- PlanRefusal(err)
+		return answers, ramdisk.Plan{}, ramdisk.ErrCancelled
 	}
-	f.checked <- planText(p)
-	return p, nil
+	f.checked <- PlanText(p)
+	return answers, p, nil
 }
 func (f *fakeDialogs) Quit(ctx context.Context, n int) (QuitChoice, error) { return f.quit, nil }
 func (f *fakeDialogs) Message(ctx context.Context, title, text string) error {
@@ -165,22 +168,22 @@ func TestReadySizeNamesAndEject(t *testing.T) {
 	h := start(t, nil)
 	h.waitFor("No RAM Disks")
 	h.c.Click("new/1 GiB")
-	h.waitFor("RAM Disk: 0 B used, 0 B held, grows as written")
+	h.waitFor("RAM Disk — 0 B of 1 GiB, 0 B in memory")
 	h.c.Click("new/2 GiB")
-	h.waitFor("RAM Disk 2: 0 B used")
+	h.waitFor("RAM Disk 2 — 0 B of 2 GiB")
 	vs, _ := h.mem.List(context.Background())
 	if len(vs) != 2 || vs[0].Size != ramdisk.GiB || vs[1].Size != 2*ramdisk.GiB {
 		t.Fatalf("engine has %+v", vs)
 	}
 	h.c.Click("disk/RAM Disk/eject")
-	h.waitGone("RAM Disk: ")
-	h.waitFor("RAM Disk 2: ")
+	h.waitGone("RAM Disk — ")
+	h.waitFor("RAM Disk 2 — ")
 	if vs, _ := h.mem.List(context.Background()); len(vs) != 1 {
 		t.Fatalf("after eject the engine has %+v", vs)
 	}
 	// The first free name is taken again.
 	h.c.Click("new/1 GiB")
-	h.waitFor("RAM Disk: 0 B used")
+	h.waitFor("RAM Disk — 0 B of 1 GiB")
 	select {
 	case n := <-h.notes:
 		t.Errorf("unexpected notification: %s", n)
@@ -193,7 +196,7 @@ func TestBusyEjectOffersForceEject(t *testing.T) {
 	v := h.create("Scratch", ramdisk.GiB)
 	release := h.mem.Hold(v, ramdisk.Holder{PID: 4242, Command: "vim"})
 	defer release()
-	h.waitFor("Scratch: ")
+	h.waitFor("Scratch — ")
 	if strings.Contains(text(h.ui.menu()), "Force Eject") {
 		t.Fatal("Force Eject offered before any eject")
 	}
@@ -216,7 +219,7 @@ func TestOutsideChangesAndVanish(t *testing.T) {
 	h := start(t, nil)
 	h.waitFor("No RAM Disks")
 	h.create("Outside", 512*ramdisk.MiB)
-	h.waitFor("Outside: 0 B used, 0 B held")
+	h.waitFor("Outside — 0 B of 512 MiB, 0 B in memory")
 	h.mem.Vanish("Outside")
 	h.waitGone("Outside")
 	if n := h.note("Outside is gone"); !strings.Contains(n, "sleep") {
@@ -247,14 +250,14 @@ func TestSwapAndFullWarnings(t *testing.T) {
 func TestStaleClickIgnored(t *testing.T) {
 	h := start(t, nil)
 	v := h.create("Gone", ramdisk.GiB)
-	h.waitFor("Gone: ")
+	h.waitFor("Gone — ")
 	h.mem.Vanish(v.Name)
-	h.waitGone("Gone: ")
+	h.waitGone("Gone — ")
 	h.note("Gone is gone")
 	h.c.Click("disk/Gone/eject") // an item from an older menu
 	h.c.Click("no/such/key")
 	h.c.Click("new/1 GiB")
-	h.waitFor("RAM Disk: ")
+	h.waitFor("RAM Disk — ")
 	select {
 	case n := <-h.notes:
 		t.Errorf("stale click caused: %s", n)
@@ -276,11 +279,11 @@ func TestErrorsAreNotifiedAndMenuRecovers(t *testing.T) {
 	h.waitGone("Can't read RAM disks")
 	h.mem.FailNext("eject", errors.New("umount: weird failure"))
 	h.create("X", ramdisk.GiB)
-	h.waitFor("X: ")
+	h.waitFor("X — ")
 	h.c.Click("disk/X/eject")
 	h.note("umount: weird failure")
 	got := h.waitFor("  Eject\n")
-	if !strings.Contains(got, "X: ") {
+	if !strings.Contains(got, "X — ") {
 		t.Errorf("disk lost after a failed eject:\n%s", got)
 	}
 }
@@ -305,7 +308,7 @@ func TestToggleTitleSaves(t *testing.T) {
 	if err := writeFile(v.MountPoint+"/f", 3*int(ramdisk.MiB)); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("T: 3 MiB used")
+	h.waitFor("T — 3 MiB of 1 GiB")
 	h.c.Click("showmem")
 	h.waitFor("[x] Show Memory in Menu Bar")
 	deadline := time.Now().Add(5 * time.Second)
@@ -341,15 +344,15 @@ func TestSaveNowProgress(t *testing.T) {
 		}, unsaved: func(v ramdisk.Volume) bool { return dirty.Load() }}
 	})
 	h.create("Kept", ramdisk.GiB)
-	h.waitFor("• Kept: ")
+	h.waitFor("• Kept — ")
 	h.waitFor("Save Now (unsaved changes)")
 	h.c.Click("disk/Kept/save")
-	h.waitFor("Kept: Saving… 45%")
+	h.waitFor("Kept — Saving… 45%")
 	if m := h.ui.menu(); m.Title != "Saving… 45%" {
 		t.Errorf("title = %q", m.Title)
 	}
 	close(proceed)
-	got := h.waitFor("Kept: 0 B used")
+	got := h.waitFor("Kept — 0 B of 1 GiB")
 	if strings.Contains(got, "•") {
 		t.Errorf("still marked unsaved:\n%s", got)
 	}
@@ -368,7 +371,7 @@ func TestBenchmarkAndReclaimHooks(t *testing.T) {
 		}}
 	})
 	h.create("B", ramdisk.GiB)
-	got := h.waitFor("Benchmark This Disk…")
+	got := h.waitFor("Benchmark This Disk")
 	if strings.Contains(got, "  Reclaim") {
 		t.Errorf("reclaim offered with nothing pinned:\n%s", got)
 	}
@@ -400,7 +403,7 @@ func TestCustomDialogShowsPlanFirst(t *testing.T) {
 	if txt := <-dlg.checked; !strings.Contains(txt, "Create Work: 512 MiB tmpfs, grows as written?") {
 		t.Errorf("plan text: %s", txt)
 	}
-	h.waitFor("Work: ")
+	h.waitFor("Work — ")
 }
 
 func TestQuitEjectsWhenSettingsSaySo(t *testing.T) {
@@ -414,7 +417,7 @@ func TestQuitEjectsWhenSettingsSaySo(t *testing.T) {
 	h := start(t, func(d *Deps) { d.Store = st })
 	h.create("A", ramdisk.GiB)
 	h.create("B", ramdisk.GiB)
-	h.waitFor("B: ")
+	h.waitFor("B — ")
 	time.Sleep(50 * time.Millisecond) // settings loaded
 	h.c.Click("quit")
 	select {
@@ -430,7 +433,7 @@ func TestQuitEjectsWhenSettingsSaySo(t *testing.T) {
 func TestQuitAskLeaveMounted(t *testing.T) {
 	h := start(t, func(d *Deps) { d.Dialogs = &fakeDialogs{quit: QuitLeaveMounted} })
 	h.create("A", ramdisk.GiB)
-	h.waitFor("A: ")
+	h.waitFor("A — ")
 	h.c.Click("quit")
 	select {
 	case <-h.quit:
@@ -454,7 +457,7 @@ func TestCostlyUsagePolledLessOften(t *testing.T) {
 	})
 	h.mem = mem
 	h.create("C", ramdisk.GiB)
-	h.waitFor("C: 0 B used") // a new disk is measured at once
+	h.waitFor("C — 0 B of 1 GiB") // a new disk is measured at once
 	base := eng.usages.Load()
 	l0 := eng.lists.Load()
 	for eng.lists.Load() < l0+10 {
@@ -507,8 +510,38 @@ func TestPresetsMountWithProgress(t *testing.T) {
 	h.c.Click("preset/Kept")
 	h.waitFor("Creating Kept… 25% (off)")
 	close(proceed)
-	got := h.waitFor("Kept: 0 B used")
+	got := h.waitFor("Kept — 0 B of 1 GiB")
 	if !strings.Contains(got, "Kept (1G), mounted (off)") {
 		t.Errorf("preset not marked mounted:\n%s", got)
+	}
+}
+
+// The Settings' quitting choice is saved, and About shows the version and
+// where to get help.
+func TestSettingsQuitChoiceAndAbout(t *testing.T) {
+	dlg := &fakeDialogs{messages: make(chan string, 1)}
+	h := start(t, func(d *Deps) { d.Dialogs, d.Version = dlg, "1.4.0" })
+	h.waitFor("  [x] Ask Whether to Eject Disks")
+	h.c.Click("quit/leave")
+	h.waitFor("  [ ] Ask Whether to Eject Disks\n  [ ] Eject Disks (kept ones are saved first)\n  [x] Leave Disks Mounted")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := h.store.Load()
+		if err == nil && s.EjectOnQuit == ramdisk.QuitLeave {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("settings hold %+v, %v", s, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.c.Click("about")
+	select {
+	case m := <-dlg.messages:
+		if !strings.HasPrefix(m, "About RAMBar: RAMBar 1.4.0\n") {
+			t.Errorf("about says %q", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("About showed nothing")
 	}
 }

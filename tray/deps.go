@@ -20,9 +20,11 @@ type BenchmarkFunc func(ctx context.Context, v ramdisk.Volume, progress Progress
 // same ones the CLI runs (*disks.Menu satisfies it). Progress is reported
 // as the CLI sees it; the tray shows "Saving… 45%".
 type Disks interface {
-	// Create makes a plain disk (a ready size, Custom…); the plan is made
-	// again under the disk's lock from the facts of that moment.
-	Create(ctx context.Context, r ramdisk.Request) (ramdisk.Volume, error)
+	// Create makes a disk (a ready size, Custom…); the plan is made again
+	// under the disk's lock from the facts of that moment. contents says
+	// whether its contents are kept or mirror folder (Custom…'s choice);
+	// ramdisk.Discard for a plain disk.
+	Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string) (ramdisk.Volume, error)
 	// MountPreset makes the disk a preset describes, restoring its contents
 	// when it keeps them.
 	MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdisk.ProgressFunc) (ramdisk.Volume, error)
@@ -71,6 +73,10 @@ type NewDiskForm struct {
 	Name string
 	Size string // as typed: "4G", "512M", "25%"
 	FS   ramdisk.FileSystem
+	// Contents is whether the disk's contents die with it (Discard), are
+	// kept (saved and restored) or mirror Folder.
+	Contents ramdisk.ContentMode
+	Folder   string
 }
 
 // Dialogs are the windows the tray opens. Each call blocks until the user
@@ -79,9 +85,10 @@ type Dialogs interface {
 	// NewDisk asks for a name, size and file system, starting from form.
 	// Before anything is made it shows the words of the plan that check
 	// returns (memory committed now or as written, advice, warnings) or its
-	// refusal, and lets the user change the answers. It returns the plan the
-	// user confirmed, or an error wrapping ramdisk.ErrCancelled.
-	NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error)
+	// refusal, and lets the user change the answers. It returns the answers
+	// and the plan the user confirmed, or an error wrapping
+	// ramdisk.ErrCancelled.
+	NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error)
 	// Quit asks whether to eject n disks before quitting.
 	Quit(ctx context.Context, n int) (QuitChoice, error)
 	// Message shows a result (a benchmark's summary) until dismissed.
@@ -129,6 +136,12 @@ type Deps struct {
 	// (default 5 × Refresh); otherwise Usage is measured on every refresh.
 	Refresh    time.Duration
 	UsageEvery time.Duration
+	// HostWait is how long Run waits on Linux for a tray host (a
+	// StatusNotifierWatcher) that is not there yet (default 15 s).
+	HostWait time.Duration
+
+	// Version is shown in About RAMBar ("" reads "dev").
+	Version string
 
 	// Logf receives diagnostics (nil: none).
 	Logf func(format string, args ...any)

@@ -29,6 +29,8 @@ const (
 	actToggleTitle                    // show or hide the memory in the menu-bar title
 	actToggleLogin                    // launch at login on or off
 	actExplain                        // show the item's longer text as a notification
+	actSetQuit                        // choose what quitting does with mounted disks
+	actAbout                          // show the version and where to get help
 	actQuit                           // quit RAMBar
 )
 
@@ -38,7 +40,7 @@ type action struct {
 	Disk   string       // the volume's name, for per-disk actions
 	Size   ramdisk.Size // ActNewSize
 	Preset string       // ActMountPreset
-	Text   string       // ActExplain
+	Text   string       // ActExplain; ActSetQuit: ramdisk.QuitAsk, QuitEject or QuitLeave
 }
 
 // Item is one menu entry. Key is unique in the menu and stable across
@@ -214,11 +216,7 @@ func buildMenu(s menuState) Menu {
 	add(sep("memory"))
 	add(memoryItems(s)...)
 	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: len(s.Disks) == 0, action: action{Kind: actEjectAll}})
-	add(sep("settings"), Item{Key: "showmem", Title: "Show Memory in Menu Bar", Checkbox: true,
-		Checked: s.Settings.ShowMemoryInTitle, action: action{Kind: actToggleTitle}})
-	if s.Features.LaunchAtLogin {
-		add(Item{Key: "login", Title: "Launch at Login", Checkbox: true, Checked: s.LaunchAtLogin, action: action{Kind: actToggleLogin}})
-	}
+	add(sep("settings"), settingsItem(s), Item{Key: "about", Title: "About RAMBar", action: action{Kind: actAbout}})
 	add(sep("quit"), Item{Key: "quit", Title: "Quit RAMBar", action: action{Kind: actQuit}})
 
 	m := Menu{Items: items, Tooltip: tooltip(s)}
@@ -237,4 +235,37 @@ func buildMenu(s menuState) Menu {
 	}
 	m.Title = strings.Join(title, " · ")
 	return m
+}
+
+// quitChoices are the Settings' "When Quitting" choices.
+var quitChoices = []struct{ value, title string }{
+	{ramdisk.QuitAsk, "Ask Whether to Eject Disks"},
+	{ramdisk.QuitEject, "Eject Disks (kept ones are saved first)"},
+	{ramdisk.QuitLeave, "Leave Disks Mounted"},
+}
+
+// autosaveHelp is what the Settings' autosave line says when clicked.
+const autosaveHelp = "While RAMBar runs in the menu bar it saves each kept or mirrored disk at the interval it was made with " +
+	"(rambar create NAME SIZE --keep --save-every 10m, or a preset's save interval), before the Mac sleeps and when it quits. " +
+	"Save Now in a disk's submenu saves at once."
+
+// settingsItem is the Settings submenu: the menu-bar title, the login item,
+// what quitting does with mounted disks, and how autosave works.
+func settingsItem(s menuState) Item {
+	sub := []Item{{Key: "showmem", Title: "Show Memory in Menu Bar", Checkbox: true,
+		Checked: s.Settings.ShowMemoryInTitle, action: action{Kind: actToggleTitle}}}
+	if s.Features.LaunchAtLogin {
+		sub = append(sub, Item{Key: "login", Title: "Launch at Login", Checkbox: true, Checked: s.LaunchAtLogin, action: action{Kind: actToggleLogin}})
+	}
+	sub = append(sub, Item{Key: "settings/sep1", Separator: true},
+		Item{Key: "settings/quit", Title: "When Quitting with Disks Mounted:", Disabled: true})
+	for _, q := range quitChoices {
+		on := s.Settings.EjectOnQuit == q.value || (s.Settings.EjectOnQuit == "" && q.value == ramdisk.QuitAsk)
+		sub = append(sub, Item{Key: "quit/" + q.value, Title: q.title, Checkbox: true, Checked: on,
+			action: action{Kind: actSetQuit, Text: q.value}})
+	}
+	sub = append(sub, Item{Key: "settings/sep2", Separator: true},
+		Item{Key: "autosave", Title: "Autosave: kept disks, at their own interval, while RAMBar runs", Tooltip: autosaveHelp,
+			action: action{Kind: actExplain, Text: autosaveHelp}})
+	return Item{Key: "settings", Title: "Settings", Children: sub}
 }

@@ -14,7 +14,10 @@ func progressText(d diskState) string {
 	return d.Op.verb()
 }
 
-// diskLine is a disk's entry: "Scratch: 1.2 GiB used, 4.1 GiB held, grows as written".
+// diskLine is a disk's row, read at a glance: its name, what its files
+// use of its size, the memory it holds, and whether it has unsaved changes:
+// "Build — 300 MiB of 4 GiB, 2.0 GiB in memory". How the disk takes memory
+// is said once, in its submenu (allocationLine).
 func diskLine(d diskState) string {
 	name := d.Volume.Name
 	if d.Unsaved {
@@ -23,19 +26,40 @@ func diskLine(d diskState) string {
 	if d.Incomplete {
 		name += " (restore incomplete)"
 	}
-	if d.Op != opNone {
-		return name + ": " + progressText(d)
-	}
-	alloc := d.Volume.Allocation.Phrase()
+	size := d.Volume.Size.String()
+	var line string
 	switch {
+	case d.Op != opNone:
+		line = name + " — " + progressText(d)
 	case d.UsageErr != nil:
-		return fmt.Sprintf("%s: %s, usage unknown", name, d.Volume.Size.Short())
+		line = fmt.Sprintf("%s — %s, usage unknown", name, size)
 	case !d.Measured:
-		return fmt.Sprintf("%s: %s, %s", name, d.Volume.Size.Short(), alloc)
+		line = fmt.Sprintf("%s — %s", name, size)
 	case !d.Usage.HeldKnown:
-		return fmt.Sprintf("%s: %s used, %s", name, d.Usage.Used.Short(), alloc)
+		line = fmt.Sprintf("%s — %s of %s", name, d.Usage.Used.Short(), size)
+	default:
+		line = fmt.Sprintf("%s — %s of %s, %s in memory", name, d.Usage.Used.Short(), size, d.Usage.Held.Short())
 	}
-	return fmt.Sprintf("%s: %s used, %s held, %s", name, d.Usage.Used.Short(), d.Usage.Held.Short(), alloc)
+	if d.Unsaved && d.Op == opNone {
+		line += ", unsaved"
+	}
+	return line
+}
+
+// allocationLine explains, once per disk, how it takes memory and what
+// gives it back.
+func allocationLine(v ramdisk.Volume) string {
+	switch {
+	case v.Allocation == ramdisk.AllocUpfront:
+		return "In memory: all " + v.Size.String() + " from the start, until ejected"
+	case v.FS.IsDiskImage():
+		return "In memory: grows as files are written; deleting files gives none back"
+	case v.FS == ramdisk.ZRAM:
+		return "In memory: compressed, grows as files are written; Eject gives it back"
+	case v.Allocation == ramdisk.AllocOnWrite:
+		return "In memory: grows as files are written, shrinks as they are deleted"
+	}
+	return "In memory: how it takes memory is unknown"
 }
 
 func diskItem(s menuState, d diskState) Item {
@@ -46,6 +70,10 @@ func diskItem(s menuState, d diskState) Item {
 	info := fmt.Sprintf("%s %s at %s", d.Volume.Size, d.Volume.FS.Label(), d.Volume.MountPoint)
 	sub := []Item{
 		{Key: key + "/info", Title: info, Disabled: true},
+		{Key: key + "/alloc", Title: allocationLine(d.Volume), Disabled: true},
+	}
+	if d.Unsaved {
+		sub = append(sub, Item{Key: key + "/unsaved", Title: "• Unsaved: changed since the last save (Save Now, or autosave, keeps them)", Disabled: true})
 	}
 	if d.Measured && d.UsageErr == nil {
 		if p := d.Usage.Pinned(); p > 0 && d.Volume.FS.IsDiskImage() && d.Volume.Allocation != ramdisk.AllocUpfront {
@@ -92,7 +120,7 @@ func diskItem(s menuState, d diskState) Item {
 			Disabled: !idle, action: act(actReclaim)})
 	}
 	if s.Features.Benchmark {
-		t := "Benchmark This Disk…"
+		t := "Benchmark This Disk"
 		if d.Op == opBenchmarking {
 			t = progressText(d)
 		}
@@ -222,7 +250,10 @@ func memoryLine(s menuState) string {
 }
 
 func memoryItems(s menuState) []Item {
-	items := []Item{{Key: "memory", Title: memoryLine(s), Disabled: true}}
+	// Information, not a disabled command: shown in full colour, and a click
+	// says what the figures mean.
+	items := []Item{{Key: "memory", Title: memoryLine(s), Tooltip: memoryHelp,
+		action: action{Kind: actExplain, Text: memoryHelp}}}
 	if len(s.Disks) > 0 && s.MemoryErr == nil {
 		// What the memory check counts: every disk filled up.
 		vols := make([]ramdisk.Volume, len(s.Disks))
@@ -230,11 +261,18 @@ func memoryItems(s menuState) []Item {
 			vols[i] = d.Volume
 		}
 		line := ramdisk.GrowLine(ramdisk.GrowTo(vols, s.Held()), s.Memory)
-		items = append(items, Item{Key: "memory/grow", Title: strings.ToUpper(line[:1]) + line[1:], Disabled: true})
+		items = append(items, Item{Key: "memory/grow", Title: strings.ToUpper(line[:1]) + line[1:], Tooltip: growHelp,
+			action: action{Kind: actExplain, Text: growHelp}})
 	}
 	items = append(items, warnings(s)...)
 	return items
 }
+
+// memoryHelp and growHelp are what a click on the memory lines says.
+const (
+	memoryHelp = "The memory RAM disks hold now, of this machine's physical memory. Each disk's submenu says how it takes memory and what gives it back."
+	growHelp   = "A disk that grows as files are written can still reach its full size. New disks are planned against every disk filled up."
+)
 
 // warnings are the entries that need the user's eye; the icon changes when
 // there are any.

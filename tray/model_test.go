@@ -85,7 +85,7 @@ func TestBuild(t *testing.T) {
 			name: "no disks",
 			s:    menuState{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
 			want: []string{"No RAM Disks (off)\n", "New RAM Disk\n  1 GiB\n  2 GiB\n  4 GiB\n  8 GiB\n  ----\n  Custom…\n",
-				"RAM disks hold 0 B of 16.0 GiB memory; 8.0 GiB free, no swap in use (off)", "Eject All (off)", "[ ] Show Memory in Menu Bar", "Quit RAMBar"},
+				"RAM disks hold 0 B of 16.0 GiB memory; 8.0 GiB free, no swap in use\n", "Eject All (off)", "  [ ] Show Memory in Menu Bar", "About RAMBar\n", "Quit RAMBar"},
 			absent:  []string{"Presets", "Launch at Login", "⚠", "grows as written"},
 			tooltip: "RAMBar: no RAM disks",
 		},
@@ -93,16 +93,17 @@ func TestBuild(t *testing.T) {
 			name: "several disks on a Mac",
 			s:    menuState{Disks: []diskState{build, scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
 			want: []string{
-				"Build: 512 MiB used, 2.0 GiB held, committed now\n",
-				"Scratch: 1.2 GiB used, 4.1 GiB held, grows as written\n",
-				"  8 GiB APFS at /Volumes/Scratch (off)\n",
+				"Build — 512 MiB of 2 GiB, 2.0 GiB in memory\n",
+				"  2 GiB HFS+ at /Volumes/Build (off)\n  In memory: all 2 GiB from the start, until ejected (off)\n",
+				"Scratch — 1.2 GiB of 8 GiB, 4.1 GiB in memory\n",
+				"  8 GiB APFS at /Volumes/Scratch (off)\n  In memory: grows as files are written; deleting files gives none back (off)\n",
 				"  2.9 GiB held by deleted files (off)",
 				"  Open\n  Copy Path\n  ----\n  Eject\n",
 				"RAM disks hold 6.1 GiB of 16.0 GiB memory",
 				"  1 GiB, committed now\n  2 GiB, committed now\n  4 GiB, grows as written\n  8 GiB (not enough memory) (off)\n",
 				"Eject All\n",
 			},
-			absent:  []string{"No RAM Disks", "1.5 GiB held by deleted files", "Force Eject", "Save Now", "Reclaim", "Benchmark", "Eject All (off)", "Preset"},
+			absent:  []string{"No RAM Disks", "1.5 GiB held by deleted files", "Force Eject", "Save Now", "Reclaim", "Benchmark", "Eject All (off)", "Preset", "unsaved"},
 			tooltip: "RAMBar: 2 RAM disks, 6.1 GiB held",
 		},
 		{
@@ -114,45 +115,45 @@ func TestBuild(t *testing.T) {
 		{
 			name: "swapping",
 			s:    menuState{Disks: []diskState{build}, Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, SwapUsed: 1229 * ramdisk.MiB}, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"RAM disks hold 2.0 GiB of 16.0 GiB memory; 0 B free, 1.2 GiB of swap in use (off)\n" +
-				"If every RAM disk fills up they hold 2.0 GiB, 12% of memory (off)\n⚠ Swapping: RAM disks add to memory pressure\n"},
+			want: []string{"RAM disks hold 2.0 GiB of 16.0 GiB memory; 0 B free, 1.2 GiB of swap in use\n" +
+				"If every RAM disk fills up they hold 2.0 GiB, 12% of memory\n⚠ Swapping: RAM disks add to memory pressure\n"},
 			icon: IconWarning,
 		},
 		{
 			name: "nearly full",
 			s:    menuState{Disks: []diskState{full}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
-			want: []string{"Full: 950 MiB used, 950 MiB held, grows as written", "  ⚠ 93% full (off)", "⚠ Full is 93% full\n"},
+			want: []string{"Full — 950 MiB of 1 GiB, 950 MiB in memory\n  1 GiB tmpfs at /Volumes/Full (off)\n  In memory: grows as files are written, shrinks as they are deleted (off)\n", "  ⚠ 93% full (off)", "⚠ Full is 93% full\n"},
 			icon: IconWarning,
 		},
 		{
 			name: "errors: list, memory and usage",
 			s: menuState{Disks: []diskState{usageErr}, ListErr: errors.New("findmnt: exit status 1; stderr: boom"),
 				MemoryErr: errors.New("read /proc/meminfo: permission denied"), Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"Odd: 4.0 GiB, usage unknown\n", "  Can't measure: footprint: no such process (off)",
-				"Can't read RAM disks: findmnt: exit status 1\n", "RAM disks hold 0 B; memory unknown (off)",
+			want: []string{"Odd — 4 GiB, usage unknown\n", "  Can't measure: footprint: no such process (off)",
+				"Can't read RAM disks: findmnt: exit status 1\n", "RAM disks hold 0 B; memory unknown\n",
 				"  8 GiB, grows as written\n"},
 		},
 		{
 			name:  "saving progress in item and title",
 			s:     menuState{Disks: []diskState{saving}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
-			want:  []string{"Scratch: Saving… 45%\n", "  Saving… 45% (off)\n", "  Eject (off)\n", "  Benchmark This Disk… (off)"},
+			want:  []string{"Scratch — Saving… 45%\n", "  Saving… 45% (off)\n", "  Eject (off)\n", "  Benchmark This Disk (off)"},
 			title: "Saving… 45%",
 		},
 		{
 			name: "unsaved mark",
 			s:    menuState{Disks: []diskState{unsaved}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
-			want: []string{"• Scratch: 1.2 GiB used", "  Save Now (unsaved changes)\n"},
+			want: []string{"• Scratch — 1.2 GiB of 8 GiB, 4.1 GiB in memory, unsaved\n", "  • Unsaved: changed since the last save (Save Now, or autosave, keeps them) (off)\n", "  Save Now (unsaved changes)\n"},
 		},
 		{
 			name:   "reclaim offered",
 			s:      menuState{Disks: []diskState{pinned}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
-			want:   []string{"  Reclaim 2.9 GiB\n", "  Save Now\n", "  Benchmark This Disk…\n"},
+			want:   []string{"  Reclaim 2.9 GiB\n", "  Save Now\n", "  Benchmark This Disk\n"},
 			absent: []string{"Reclaim 2.9 GiB (off)"},
 		},
 		{
 			name:   "save offered only on kept disks",
 			s:      menuState{Disks: []diskState{scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
-			want:   []string{"  Benchmark This Disk…\n"},
+			want:   []string{"  Benchmark This Disk\n"},
 			absent: []string{"Save Now"},
 		},
 		{
@@ -163,19 +164,19 @@ func TestBuild(t *testing.T) {
 		{
 			name:  "reclaim in progress",
 			s:     menuState{Disks: []diskState{reclaiming}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
-			want:  []string{"Scratch: Reclaiming… 30%", "  Reclaiming… 30% (off)"},
+			want:  []string{"Scratch — Reclaiming… 30%\n", "  Reclaiming… 30% (off)"},
 			title: "Reclaiming… 30%",
 		},
 		{
 			name:  "memory in the title",
 			s:     menuState{Disks: []diskState{scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.Settings{ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitAsk}},
-			want:  []string{"[x] Show Memory in Menu Bar"},
+			want:  []string{"  [x] Show Memory in Menu Bar"},
 			title: "4.1 GiB",
 		},
 		{
 			name: "not yet measured: upfront disk counts at its size",
 			s:    menuState{Disks: []diskState{notYet, {Volume: vol("Small", 1*ramdisk.GiB, ramdisk.APFS)}}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"Fresh: 4.0 GiB, grows as written\n", "Small: 1.0 GiB, committed now\n", "RAM disks hold 1.0 GiB of 16.0 GiB"},
+			want: []string{"Fresh — 4 GiB\n", "Small — 1 GiB\n", "RAM disks hold 1.0 GiB of 16.0 GiB"},
 		},
 		{
 			name: "creating",
@@ -191,13 +192,13 @@ func TestBuild(t *testing.T) {
 			name: "presets and launch at login",
 			s: menuState{Disks: []diskState{scratch}, Memory: gb16, Caps: darwin, Features: all, LaunchAtLogin: true,
 				Settings: ramdisk.Settings{EjectOnQuit: ramdisk.QuitAsk, Presets: []ramdisk.Preset{{Name: "Scratch", Size: "8G"}, {Name: "Cache", Size: "25%"}}}},
-			want: []string{"Presets\n  Scratch (8G), mounted (off)\n  Cache (25%)\n  ----\n  Edit Presets…\n", "[x] Launch at Login",
+			want: []string{"Presets\n  Scratch (8G), mounted (off)\n  Cache (25%)\n  ----\n  Edit Presets…\n", "  [x] Launch at Login",
 				"  Open\n  Copy Path\n  Save as Preset…\n"},
 		},
 		{
 			name: "presets feature with no presets",
 			s:    menuState{Memory: gb16, Caps: linux, Features: all, Settings: ramdisk.DefaultSettings()},
-			want: []string{"Presets\n  No Presets (off)\n  ----\n  Edit Presets…\n", "[ ] Launch at Login"},
+			want: []string{"Presets\n  No Presets (off)\n  ----\n  Edit Presets…\n", "  [ ] Launch at Login"},
 		},
 	}
 	for _, tt := range tests {
@@ -277,7 +278,7 @@ func TestPlanTextAndRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	txt := planText(p)
+	txt := PlanText(p)
 	for _, w := range []string{"Create Scratch: 3 GiB APFS, commits 3.0 GiB now?", "takes all 3 GiB of memory as soon as it is made", "Tip: a 4 GiB disk costs less"} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("plan text lacks %q:\n%s", w, txt)
@@ -287,7 +288,7 @@ func TestPlanTextAndRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if txt := planText(p); !strings.Contains(txt, "grows as written") || !strings.Contains(txt, "takes memory only as files are written") {
+	if txt := PlanText(p); !strings.Contains(txt, "grows as written") || !strings.Contains(txt, "takes memory only as files are written") {
 		t.Errorf("8G plan text: %s", txt)
 	}
 	for _, bad := range []NewDiskForm{{Name: "a/b", Size: "1G"}, {Name: "X", Size: "0"}, {Name: "X", Size: "-1G"}, {Name: "X", Size: "3.5Q"}, {Name: "X", Size: "15G"}} {
@@ -296,7 +297,7 @@ func TestPlanTextAndRefusal(t *testing.T) {
 			t.Errorf("Check(%+v) accepted", bad)
 			continue
 		}
-		msg := planRefusal(err)
+		msg := PlanRefusal(err)
 		if bad.Size == "15G" && !strings.HasPrefix(msg, "This machine can't hold that disk") {
 			t.Errorf("refusal for %v: %s", bad, msg)
 		}
@@ -309,7 +310,7 @@ func TestPlanTextAndRefusal(t *testing.T) {
 func Example_diskLine() {
 	d := measuredDisk(vol("Scratch", 8*ramdisk.GiB, ramdisk.APFS), 1229*ramdisk.MiB, 4198*ramdisk.MiB)
 	fmt.Println(diskLine(d))
-	// Output: Scratch: 1.2 GiB used, 4.1 GiB held, grows as written
+	// Output: Scratch — 1.2 GiB of 8 GiB, 4.1 GiB in memory
 }
 
 func TestIncompleteRestoreIsShown(t *testing.T) {
@@ -317,7 +318,7 @@ func TestIncompleteRestoreIsShown(t *testing.T) {
 	d.Incomplete, d.Kept = true, true
 	got := text(buildMenu(menuState{Disks: []diskState{d}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(),
 		Features: featureSet{SaveNow: true}}))
-	for _, want := range []string{"Work (restore incomplete): ", "  ⚠ Restore incomplete: its saved state is kept, not saved over (off)\n",
+	for _, want := range []string{"Work (restore incomplete) — ", "  ⚠ Restore incomplete: its saved state is kept, not saved over (off)\n",
 		"  Eject Without Saving (the saved copy is kept)\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("menu lacks %q:\n%s", want, got)
@@ -331,5 +332,70 @@ func TestNoticesAreWarnings(t *testing.T) {
 	it, ok := m.Find("warn/notice/0")
 	if !ok || it.Title != "⚠ A reclaim of Work was stopped" || it.action.Text != n || m.Icon != IconWarning {
 		t.Errorf("notice item %+v (found %v), icon %v", it, ok, m.Icon)
+	}
+}
+
+// TestGlanceRowsAboutAndSettings: what issue 14's menu must read at a
+// glance, case by case.
+func TestGlanceRowsAboutAndSettings(t *testing.T) {
+	build := measuredDisk(vol("Build", 4*ramdisk.GiB, ramdisk.APFS), 300*ramdisk.MiB, 300*ramdisk.MiB)
+	unsaved := build
+	unsaved.Unsaved, unsaved.Kept = true, true
+	zram := measuredDisk(vol("Packed", ramdisk.GiB, ramdisk.ZRAM), 100*ramdisk.MiB, 40*ramdisk.MiB)
+	noHeld := build
+	noHeld.Usage.HeldKnown = false
+	all := featureSet{SaveNow: true, Reclaim: true, Benchmark: true, EditPresets: true, LaunchAtLogin: true}
+	for _, c := range []struct {
+		name         string
+		s            menuState
+		want, absent []string
+	}{
+		{"size, use and memory in the row; the allocation once, in the submenu",
+			menuState{Disks: []diskState{build, zram}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
+			[]string{"Build — 300 MiB of 4 GiB, 300 MiB in memory\n  4 GiB APFS at /Volumes/Build (off)\n  In memory: grows as files are written; deleting files gives none back (off)\n",
+				"Packed — 100 MiB of 1 GiB, 40 MiB in memory\n  1 GiB zram (compressed) at /Volumes/Packed (off)\n  In memory: compressed, grows as files are written; Eject gives it back (off)\n"},
+			[]string{"held"}},
+		{"held memory not measurable: no memory figure",
+			menuState{Disks: []diskState{noHeld}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
+			[]string{"Build — 300 MiB of 4 GiB\n"}, []string{"in memory\n"}},
+		{"unsaved said in the row and explained in the submenu",
+			menuState{Disks: []diskState{unsaved}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings(), Features: all},
+			[]string{"• Build — 300 MiB of 4 GiB, 300 MiB in memory, unsaved\n", "  • Unsaved: changed since the last save (Save Now, or autosave, keeps them) (off)\n"}, nil},
+		{"the memory summary is information, not a disabled item",
+			menuState{Disks: []diskState{build}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
+			[]string{"RAM disks hold 300 MiB of 16.0 GiB memory; 8.0 GiB free, no swap in use\nIf every RAM disk fills up"},
+			[]string{"memory; 8.0 GiB free, no swap in use (off)"}},
+		{"Settings and About",
+			menuState{Memory: gb16, Caps: darwin, Features: all, LaunchAtLogin: true,
+				Settings: ramdisk.Settings{ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitLeave}},
+			[]string{"Settings\n  [x] Show Memory in Menu Bar\n  [x] Launch at Login\n  ----\n  When Quitting with Disks Mounted: (off)\n" +
+				"  [ ] Ask Whether to Eject Disks\n  [ ] Eject Disks (kept ones are saved first)\n  [x] Leave Disks Mounted\n  ----\n" +
+				"  Autosave: kept disks, at their own interval, while RAMBar runs\nAbout RAMBar\n----\nQuit RAMBar\n"},
+			[]string{"Settings…", "About RAMBar…"}},
+		{"no login item; quitting asks by default",
+			menuState{Memory: gb16, Caps: linux, Settings: ramdisk.Settings{}},
+			[]string{"Settings\n  [ ] Show Memory in Menu Bar\n  ----\n", "  [x] Ask Whether to Eject Disks\n  [ ] Eject Disks"},
+			[]string{"Launch at Login"}},
+	} {
+		got := text(buildMenu(c.s))
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: menu lacks %q; menu:\n%s", c.name, w, got)
+			}
+		}
+		for _, a := range c.absent {
+			if strings.Contains(got, a) {
+				t.Errorf("%s: menu has %q; menu:\n%s", c.name, a, got)
+			}
+		}
+	}
+	m := buildMenu(menuState{Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()})
+	for key, kind := range map[string]actionKind{"memory": actExplain, "about": actAbout, "quit/eject": actSetQuit, "autosave": actExplain} {
+		if it, ok := m.Find(key); !ok || it.action.Kind != kind || it.Disabled {
+			t.Errorf("%s: %+v, want an enabled item doing %v", key, it, kind)
+		}
+	}
+	if txt := aboutText("1.4.0"); !strings.HasPrefix(txt, "RAMBar 1.4.0\n") || !strings.Contains(txt, "rambar help") || !strings.Contains(txt, HelpURL) {
+		t.Errorf("about: %q", txt)
 	}
 }

@@ -355,7 +355,7 @@ func TestEditPresetsFromTheMenu(t *testing.T) {
 	clickDialog(t, h, sc, "preset/edit")
 	h.waitFor("Build (1G), mounted")
 	got := h.waitFor("Save as Preset…")
-	if !strings.Contains(got, "Build: ") {
+	if !strings.Contains(got, "Build — ") {
 		t.Fatalf("menu:\n%s", got)
 	}
 

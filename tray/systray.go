@@ -20,11 +20,24 @@ import (
 
 // Run shows the menu-bar app and blocks until the user quits (or SIGINT or
 // SIGTERM arrives: then it leaves disks mounted and quits without asking).
-// On Linux it first checks that a session bus is reachable, and returns an
-// error instead of systray's deadlock when there is none. It must be called
-// from the main goroutine (macOS runs Cocoa there).
+// On Linux it first checks that the icon can be seen: a session bus already
+// running (none is ever autolaunched) and a tray host on it, waited for up
+// to Deps.HostWait; it returns an error naming what is missing instead of
+// running with an icon nobody sees. It must be called from the main
+// goroutine (macOS runs Cocoa there).
 func Run(d Deps) error {
-	if err := checkSession(); err != nil {
+	wait := d.HostWait
+	if wait <= 0 {
+		wait = defaultHostWait
+	}
+	logf := d.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	sig, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := checkHost(sig, wait, logf)
+	stop()
+	if err != nil {
 		return err
 	}
 	ui := &sysUI{items: map[string]*systray.MenuItem{}, prev: map[string]Item{}, icon: -1}

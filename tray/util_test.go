@@ -3,6 +3,7 @@ package tray
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 
 	"rambar/ramdisk"
@@ -21,6 +22,8 @@ type fakeDisks struct {
 	// incomplete says which disks' restores did not finish.
 	incomplete func(v ramdisk.Volume) bool
 	notices    []string
+	// created, when set, hears each Create: "NAME MODE \"FOLDER\"".
+	created chan string
 }
 
 // asUnits turns a use case's progress back into done of total.
@@ -28,7 +31,10 @@ func asUnits(p ramdisk.ProgressFunc) ProgressFunc {
 	return func(done, total int64) { p(ramdisk.Progress{BytesDone: done, BytesTotal: total}) }
 }
 
-func (f *fakeDisks) Create(ctx context.Context, r ramdisk.Request) (ramdisk.Volume, error) {
+func (f *fakeDisks) Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string) (ramdisk.Volume, error) {
+	if f.created != nil {
+		f.created <- fmt.Sprintf("%s %s %q", r.Name, contents, folder)
+	}
 	plan, err := ramdisk.NewPlan(r, ramdisk.Facts{Caps: f.eng.Caps()})
 	if err != nil {
 		return ramdisk.Volume{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"runtime"
 	"strings"
 
@@ -23,24 +24,31 @@ var (
 
 func cancelled(err error) bool { return errors.Is(err, zenity.ErrCanceled) }
 
-// NewDisk implements Dialogs: name, size, file system, then the plan's words
-// (or its refusal) before anything is made.
-func (Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (ramdisk.Plan, error) {
+// NewDisk implements Dialogs. On Linux it is one zenity forms window (name,
+// size, file system, contents; formsNewDisk). Through osascript (macOS
+// without the native window) it asks name, size and file system in turn,
+// then shows the plan's words (or its refusal) before anything is made.
+func (Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
+	if runtime.GOOS != "darwin" {
+		if tool, err := exec.LookPath("zenity"); err == nil {
+			return formsNewDisk(ctx, tool, form, fss, check)
+		}
+	}
 	title := zenity.Title("New RAM Disk")
 	for {
 		name, err := zenity.Entry("Name of the new RAM disk:", title, zenity.EntryText(form.Name), zenity.Context(ctx))
 		if cancelled(err) {
-			return ramdisk.Plan{}, ramdisk.ErrCancelled
+			return form, ramdisk.Plan{}, ramdisk.ErrCancelled
 		} else if err != nil {
-			return ramdisk.Plan{}, fmt.Errorf("zenity entry: %w", err)
+			return form, ramdisk.Plan{}, fmt.Errorf("zenity entry: %w", err)
 		}
 		form.Name = strings.TrimSpace(name)
 		size, err := zenity.Entry("Size (512M, 4G, 1.5G, or a share of memory like 25%):", title,
 			zenity.EntryText(form.Size), zenity.Context(ctx))
 		if cancelled(err) {
-			return ramdisk.Plan{}, ramdisk.ErrCancelled
+			return form, ramdisk.Plan{}, ramdisk.ErrCancelled
 		} else if err != nil {
-			return ramdisk.Plan{}, fmt.Errorf("zenity entry: %w", err)
+			return form, ramdisk.Plan{}, fmt.Errorf("zenity entry: %w", err)
 		}
 		form.Size = strings.TrimSpace(size)
 		if len(fss) > 1 {
@@ -54,9 +62,9 @@ func (Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileS
 			}
 			pick, err := zenity.List("File system:", labels, title, zenity.DefaultItems(def), zenity.DisallowEmpty(), zenity.Context(ctx))
 			if cancelled(err) {
-				return ramdisk.Plan{}, ramdisk.ErrCancelled
+				return form, ramdisk.Plan{}, ramdisk.ErrCancelled
 			} else if err != nil {
-				return ramdisk.Plan{}, fmt.Errorf("zenity list: %w", err)
+				return form, ramdisk.Plan{}, fmt.Errorf("zenity list: %w", err)
 			}
 			for i, l := range labels {
 				if l == pick {
@@ -67,29 +75,29 @@ func (Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileS
 		plan, err := check(form)
 		if err != nil {
 			// Refused: say why, then let the user change the answers.
-			if e := zenity.Error(planRefusal(err), title, zenity.OKLabel("Change"), zenity.Context(ctx)); cancelled(e) {
-				return ramdisk.Plan{}, ramdisk.ErrCancelled
+			if e := zenity.Error(PlanRefusal(err), title, zenity.OKLabel("Change"), zenity.Context(ctx)); cancelled(e) {
+				return form, ramdisk.Plan{}, ramdisk.ErrCancelled
 			}
 			continue
 		}
-		err = zenity.Question(planText(plan), title, zenity.OKLabel("Create"), zenity.CancelLabel("Cancel"),
+		err = zenity.Question(PlanText(plan), title, zenity.OKLabel("Create"), zenity.CancelLabel("Cancel"),
 			zenity.ExtraButton("Change…"), zenity.Context(ctx))
 		switch {
 		case err == nil:
-			return plan, nil
+			return form, plan, nil
 		case errors.Is(err, zenity.ErrExtraButton):
 			continue
 		case cancelled(err):
-			return ramdisk.Plan{}, ramdisk.ErrCancelled
+			return form, ramdisk.Plan{}, ramdisk.ErrCancelled
 		default:
-			return ramdisk.Plan{}, fmt.Errorf("zenity question: %w", err)
+			return form, ramdisk.Plan{}, fmt.Errorf("zenity question: %w", err)
 		}
 	}
 }
 
-// planText is what the dialog shows before a disk is made: the summary and
+// PlanText is what the dialog shows before a disk is made: the summary and
 // every note (memory committed now or as written, advice, warnings).
-func planText(p ramdisk.Plan) string {
+func PlanText(p ramdisk.Plan) string {
 	var b strings.Builder
 	b.WriteString("Create " + p.Summary() + "?\n")
 	for _, n := range p.Notes {
@@ -98,8 +106,8 @@ func planText(p ramdisk.Plan) string {
 	return b.String()
 }
 
-// planRefusal words a refused plan for the dialog.
-func planRefusal(err error) string {
+// PlanRefusal words a refused plan for the dialog.
+func PlanRefusal(err error) string {
 	msg := err.Error()
 	if errors.Is(err, ramdisk.ErrTooLarge) {
 		msg = strings.TrimSuffix(msg, "; use --force to make it anyway")

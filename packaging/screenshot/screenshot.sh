@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Renders RAMBar's tray menu under Xvfb with xfce4-panel (its systray plugin is
-# a StatusNotifier host) and writes docs/tray.png (the menu) and
-# docs/tray-submenu.png (a disk's submenu). Needs root (the disks are real
-# tmpfs) and: apt-get install xfce4-panel xvfb xdotool imagemagick x11-utils xfconf
-# Usage: packaging/screenshot/screenshot.sh path/to/rambar [outdir]
+# a StatusNotifier host) and writes OUTDIR/tray.png (the menu) and
+# OUTDIR/tray-submenu.png (a disk's submenu). Needs root (the disks are real
+# tmpfs) and: apt-get install xfce4-panel xvfb xdotool imagemagick x11-utils xfconf zenity dbus-daemon
+# (zenity: without a dialog tool the menu hides Custom… and Edit Presets…).
+# Usage: packaging/screenshot/screenshot.sh path/to/rambar OUTDIR
+# (make screenshot: OUTDIR is bin/screenshot, untracked; make screenshot DOCS=1: docs)
 set -euo pipefail
 bin=$(realpath "$1")
-out=$(realpath "${2:-docs}")
+[ -n "${2:-}" ] || { echo "usage: $0 path/to/rambar OUTDIR (docs/ only to refresh the README's pictures)" >&2; exit 2; }
+mkdir -p "$2"
+out=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)
-for tool in Xvfb xfce4-panel xdotool import convert dbus-run-session; do
-	command -v "$tool" >/dev/null || { echo "screenshot: $tool is missing (apt-get install xfce4-panel xvfb xdotool imagemagick x11-utils xfconf)" >&2; exit 1; }
+for tool in Xvfb xfce4-panel xdotool import convert xfconfd zenity dbus-run-session; do
+	command -v "$tool" >/dev/null || [ -x "/usr/lib/x86_64-linux-gnu/xfce4/xfconf/$tool" ] ||
+		{ echo "screenshot: $tool is missing (apt-get install xfce4-panel xvfb xdotool imagemagick x11-utils xfconf zenity dbus-daemon)" >&2; exit 1; }
 done
 scratch=$(mktemp -d)
 xvfb=

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"rambar/darwin/cocoa"
+	"rambar/ramdisk"
+	"rambar/tray"
+)
+
+// nativeDialogs are the tray's dialogs over darwin/cocoa's native windows
+// (one New RAM Disk window with the plan's words live, the app activated
+// first); the preset editor's windows come from cocoa.Dialogs as they are.
+// It has no build tag: Linux tests run it over cocoa.FakeWindows.
+type nativeDialogs struct{ cocoa.Dialogs }
+
+var (
+	_ tray.Dialogs       = nativeDialogs{}
+	_ tray.PresetDialogs = nativeDialogs{}
+)
+
+// NewDisk implements tray.Dialogs: the plan's words (or the refusal) from
+// check are shown while the user types, and the plan confirmed is check's.
+func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss []ramdisk.FileSystem, check func(tray.NewDiskForm) (ramdisk.Plan, error)) (tray.NewDiskForm, ramdisk.Plan, error) {
+	toTray := func(f cocoa.Form) tray.NewDiskForm {
+		return tray.NewDiskForm{Name: f.Name, Size: f.Size, FS: f.FS, Contents: f.Contents, Folder: f.Folder}
+	}
+	words := func(f cocoa.Form) (string, bool) {
+		p, err := check(toTray(f))
+		if err != nil {
+			return tray.PlanRefusal(err), false
+		}
+		return tray.PlanText(p), true
+	}
+	f, err := d.Dialogs.NewDisk(ctx, cocoa.Form{Name: form.Name, Size: form.Size, FS: form.FS, Contents: form.Contents, Folder: form.Folder},
+		cocoa.FormOptions{FileSystems: fss, Contents: true}, words)
+	if err != nil {
+		return form, ramdisk.Plan{}, err
+	}
+	answers := toTray(f)
+	plan, err := check(answers)
+	return answers, plan, err
+}
+
+// Quit implements tray.Dialogs.
+func (d nativeDialogs) Quit(ctx context.Context, n int) (tray.QuitChoice, error) {
+	what := "the RAM disk"
+	if n > 1 {
+		what = fmt.Sprintf("the %d RAM disks", n)
+	}
+	i, err := d.Buttons(ctx, "Quit RAMBar",
+		fmt.Sprintf("Eject %s before quitting? Their contents are lost when ejected; left mounted, they keep holding memory.", what),
+		"Eject and Quit", "Leave Mounted", "Cancel")
+	switch {
+	case errors.Is(err, ramdisk.ErrCancelled):
+		return tray.QuitCancel, nil
+	case err != nil:
+		return tray.QuitCancel, err
+	case i == 0:
+		return tray.QuitEjectAll, nil
+	case i == 1:
+		return tray.QuitLeaveMounted, nil
+	}
+	return tray.QuitCancel, nil
+}

@@ -1,0 +1,254 @@
+package cocoa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"rambar/ramdisk"
+)
+
+// Windows are the native windows (NSAlert, NSOpenPanel): each call activates
+// the app first, so the window has keyboard focus, and blocks until the user
+// answers or ctx ends (ramdisk.ErrCancelled either way).
+type Windows interface {
+	// Alert shows a and returns which button was pressed and what the field
+	// or popup holds. The first button is the default (Return); a button
+	// titled "Cancel" answers Esc.
+	Alert(ctx context.Context, a Alert) (Answer, error)
+	// ChooseFolder asks for a folder, starting at start.
+	ChooseFolder(ctx context.Context, title, start string) (string, error)
+	// Form shows the New RAM Disk window filled from f and returns what the
+	// user made of it when Create was pressed. words is called on every
+	// change; its text is shown under the fields and Create is enabled only
+	// while it reports ok.
+	Form(ctx context.Context, title string, f Form, opt FormOptions, words func(Form) (text string, ok bool)) (Form, error)
+}
+
+// Alert is a message with buttons and, at most, one text field or one popup.
+type Alert struct {
+	Title, Text string
+	Buttons     []string
+	// Field, when set, shows a text field holding *Field.
+	Field *string
+	// Choices, when set, shows a popup with Choice selected.
+	Choices []string
+	Choice  int
+}
+
+// Answer is what the user did in an Alert.
+type Answer struct {
+	Button int // index in Alert.Buttons
+	Text   string
+	Choice int
+}
+
+// Form is what the New RAM Disk (and preset) window asks.
+type Form struct {
+	Name     string
+	Size     string // as typed: "4G", "512M", "25%"
+	FS       ramdisk.FileSystem
+	Contents ramdisk.ContentMode
+	Folder   string // the folder a Mirror disk loads and writes back
+}
+
+// FormOptions says which fields the window shows.
+type FormOptions struct {
+	// FileSystems are the popup's choices (hidden when fewer than two).
+	FileSystems []ramdisk.FileSystem
+	// Contents shows the contents row (none, keep, mirror a folder).
+	Contents bool
+}
+
+// contentChoices are the contents popup, in order.
+var contentChoices = []struct {
+	mode  ramdisk.ContentMode
+	label string
+}{
+	{ramdisk.Discard, "None: contents are lost when ejected"},
+	{ramdisk.Keep, "Keep: saved, and restored when mounted"},
+	{ramdisk.Mirror, "Mirror a folder: loaded, changes written back"},
+}
+
+func contentIndex(m ramdisk.ContentMode) int {
+	for i, c := range contentChoices {
+		if c.mode == m {
+			return i
+		}
+	}
+	return 0
+}
+
+func contentAt(i int) ramdisk.ContentMode {
+	if i < 0 || i >= len(contentChoices) {
+		return ramdisk.Discard
+	}
+	return contentChoices[i].mode
+}
+
+func fsIndex(fss []ramdisk.FileSystem, fs ramdisk.FileSystem) int {
+	for i, f := range fss {
+		if f == fs {
+			return i
+		}
+	}
+	return 0
+}
+
+// formOf is the Form the window's controls hold: the two text fields, the
+// file-system and contents popups' indexes (out of range: the first), the
+// folder chosen. Without a contents row the disk keeps nothing.
+func formOf(name, size string, fsIdx, contentsIdx int, folder string, opt FormOptions) Form {
+	f := Form{Name: name, Size: size, Folder: folder}
+	if len(opt.FileSystems) > 0 {
+		f.FS = opt.FileSystems[0]
+		if fsIdx >= 0 && fsIdx < len(opt.FileSystems) {
+			f.FS = opt.FileSystems[fsIdx]
+		}
+	}
+	if opt.Contents {
+		f.Contents = contentAt(contentsIdx)
+	}
+	return f
+}
+
+// FormWords is what the window shows for f: words' text, after the checks
+// the window owns itself (a name, a size, a folder to mirror).
+func FormWords(f Form, words func(Form) (string, bool)) (string, bool) {
+	switch {
+	case strings.TrimSpace(f.Name) == "":
+		return "Type a name for the disk.", false
+	case strings.TrimSpace(f.Size) == "":
+		return "Type a size: 512M, 4G, 1.5G, or a share of memory like 25%.", false
+	case f.Contents == ramdisk.Mirror && strings.TrimSpace(f.Folder) == "":
+		return "Choose the folder to mirror (Folder…).", false
+	}
+	return words(f)
+}
+
+// trimmed is f as the user meant it: no spaces around the typed fields.
+func trimmed(f Form) Form {
+	f.Name = strings.TrimSpace(f.Name)
+	f.Size = strings.TrimSpace(f.Size)
+	f.Folder = strings.TrimSpace(f.Folder)
+	return f
+}
+
+// Dialogs are RAMBar's dialogs over native Windows: the New RAM Disk form,
+// the Quit question, messages, and the preset editor's small windows (the
+// methods of tray.PresetDialogs, which Dialogs satisfies).
+type Dialogs struct {
+	W Windows
+}
+
+// NewDisk shows the form until the user creates a disk the checks accept
+// (words ok) or cancels (ramdisk.ErrCancelled). A form refused when Create
+// is pressed (the checks saw something new) is shown again with the
+// refusal, starting from what was typed.
+func (d Dialogs) NewDisk(ctx context.Context, f Form, opt FormOptions, words func(Form) (string, bool)) (Form, error) {
+	for {
+		got, err := d.W.Form(ctx, "New RAM Disk", f, opt, func(x Form) (string, bool) { return FormWords(trimmed(x), words) })
+		if err != nil {
+			return Form{}, err
+		}
+		f = trimmed(got)
+		if _, ok := FormWords(f, words); ok {
+			return f, nil
+		}
+	}
+}
+
+// Buttons shows text with buttons and returns the index of the one pressed;
+// cancelled (Esc, ctx) is ramdisk.ErrCancelled.
+func (d Dialogs) Buttons(ctx context.Context, title, text string, buttons ...string) (int, error) {
+	a, err := d.W.Alert(ctx, Alert{Title: title, Text: text, Buttons: buttons})
+	return a.Button, err
+}
+
+// Message shows a result until dismissed.
+func (d Dialogs) Message(ctx context.Context, title, text string) error {
+	_, err := d.W.Alert(ctx, Alert{Title: title, Text: text, Buttons: []string{"OK"}})
+	if isCancelled(err) {
+		return nil
+	}
+	return err
+}
+
+// Choose shows items in a popup, def selected, and returns the one picked.
+func (d Dialogs) Choose(ctx context.Context, title, text string, items []string, def string) (string, error) {
+	if len(items) == 0 {
+		return "", fmt.Errorf("choose %q: no items", title)
+	}
+	pick := 0
+	for i, it := range items {
+		if it == def {
+			pick = i
+		}
+	}
+	a, err := d.W.Alert(ctx, Alert{Title: title, Text: text, Buttons: []string{"OK", "Cancel"}, Choices: items, Choice: pick})
+	if err != nil {
+		return "", err
+	}
+	if a.Button != 0 {
+		return "", ramdisk.ErrCancelled
+	}
+	if a.Choice < 0 || a.Choice >= len(items) {
+		return def, nil
+	}
+	return items[a.Choice], nil
+}
+
+// Ask asks for a line of text, starting from def.
+func (d Dialogs) Ask(ctx context.Context, title, text, def string) (string, error) {
+	a, err := d.W.Alert(ctx, Alert{Title: title, Text: text, Buttons: []string{"OK", "Cancel"}, Field: &def})
+	if err != nil {
+		return "", err
+	}
+	if a.Button != 0 {
+		return "", ramdisk.ErrCancelled
+	}
+	return a.Text, nil
+}
+
+// Folder asks for a folder, starting at def.
+func (d Dialogs) Folder(ctx context.Context, title, def string) (string, error) {
+	return d.W.ChooseFolder(ctx, title, def)
+}
+
+// Confirm asks before something is done; false when the user declines.
+func (d Dialogs) Confirm(ctx context.Context, title, text, ok string) (bool, error) {
+	a, err := d.W.Alert(ctx, Alert{Title: title, Text: text, Buttons: []string{ok, "Cancel"}})
+	if isCancelled(err) {
+		return false, nil
+	}
+	return err == nil && a.Button == 0, err
+}
+
+// Problem shows what was wrong until dismissed.
+func (d Dialogs) Problem(ctx context.Context, title, text string) error {
+	return d.Message(ctx, title, text)
+}
+
+// pressed is the answer an alert with these buttons gives for the button
+// at index i (-1: none, the modal loop was aborted): a button titled
+// "Cancel", or none, is ramdisk.ErrCancelled.
+func pressed(i int, buttons []string) (int, error) {
+	switch {
+	case i < 0:
+		return -1, ramdisk.ErrCancelled
+	case i < len(buttons) && buttons[i] == "Cancel":
+		return i, ramdisk.ErrCancelled
+	}
+	return i, nil
+}
+
+// buttonIndex maps an NSModalResponse to the index of the button pressed,
+// or -1 (aborted, stopped, unknown).
+func buttonIndex(resp int) int {
+	if resp >= alertFirstButton && resp < alertFirstButton+100 {
+		return resp - alertFirstButton
+	}
+	return -1
+}
+func isCancelled(err error) bool { return errors.Is(err, ramdisk.ErrCancelled) }

@@ -1,0 +1,162 @@
+package tray
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/ncruces/zenity"
+
+	"rambar/ramdisk"
+)
+
+// formsSep separates the answers zenity --forms prints: a control
+// character, which no disk name may hold (ramdisk.ValidateName).
+const formsSep = "\x1f"
+
+// contentLabels are the contents choices of the New RAM Disk window.
+var contentLabels = []struct {
+	mode  ramdisk.ContentMode
+	label string
+}{
+	{ramdisk.Discard, "None: contents are lost when ejected"},
+	{ramdisk.Keep, "Keep: saved, and restored when mounted"},
+	{ramdisk.Mirror, "Mirror a folder: loaded, changes written back"},
+}
+
+func contentLabel(m ramdisk.ContentMode) string {
+	for _, c := range contentLabels {
+		if c.mode == m {
+			return c.label
+		}
+	}
+	return contentLabels[0].label
+}
+
+// formsArgs is the zenity command line of the one New RAM Disk window: name,
+// size, file system (when there is a choice) and contents, each left empty
+// to keep the default its label names (zenity's forms cannot prefill).
+// zenity 3.44's forms do not take Return in a field as Create (Tab to
+// Create, then Return, does).
+func formsArgs(form NewDiskForm, fss []ramdisk.FileSystem) []string {
+	args := []string{"--forms", "--title=New RAM Disk", "--ok-label=Create", "--cancel-label=Cancel",
+		"--separator=" + formsSep,
+		"--text=Empty fields keep the default in brackets.",
+		"--add-entry=Name [" + form.Name + "]",
+		"--add-entry=Size [" + form.Size + "] (512M, 4G, 1.5G, or 25% of memory)"}
+	if len(fss) > 1 {
+		labels := make([]string, len(fss))
+		for i, f := range fss {
+			labels[i] = f.Label()
+		}
+		args = append(args, "--add-combo=File system ["+form.FS.Label()+"]", "--combo-values="+strings.Join(labels, "|"))
+	}
+	labels := make([]string, len(contentLabels))
+	for i, c := range contentLabels {
+		labels[i] = c.label
+	}
+	return append(args, "--add-combo=Contents ["+strings.Split(contentLabel(form.Contents), ":")[0]+"]", "--combo-values="+strings.Join(labels, "|"))
+}
+
+// parseForms reads zenity's answers onto form: an empty answer keeps the
+// default. The answers are zenity's last line (a bus service it starts may
+// print before it).
+func parseForms(out string, form NewDiskForm, fss []ramdisk.FileSystem) NewDiskForm {
+	lines := strings.Split(strings.TrimRight(out, "\r\n"), "\n")
+	fields := strings.Split(lines[len(lines)-1], formsSep)
+	next := func() string {
+		if len(fields) == 0 {
+			return ""
+		}
+		f := strings.TrimSpace(fields[0])
+		fields = fields[1:]
+		return f
+	}
+	if s := next(); s != "" {
+		form.Name = s
+	}
+	if s := next(); s != "" {
+		form.Size = s
+	}
+	if len(fss) > 1 {
+		s := next()
+		for _, f := range fss {
+			if s == f.Label() {
+				form.FS = f
+			}
+		}
+	}
+	s := next()
+	for _, c := range contentLabels {
+		if s == c.label {
+			form.Contents = c.mode
+		}
+	}
+	return form
+}
+
+// formsNewDisk is Zenity.NewDisk with the zenity tool's forms: one window,
+// then a folder chooser only for a mirror, and a second look only when the
+// plan warns or is refused.
+func formsNewDisk(ctx context.Context, tool string, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
+	title := zenity.Title("New RAM Disk")
+	for {
+		cmd := exec.CommandContext(ctx, tool, formsArgs(form, fss)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee) && ee.ExitCode() == 1:
+			return form, ramdisk.Plan{}, ramdisk.ErrCancelled
+		case err != nil:
+			return form, ramdisk.Plan{}, fmt.Errorf("zenity --forms: %w: %s", err, strings.TrimSpace(stderr.String()))
+		}
+		form = parseForms(string(out), form, fss)
+		if form.Contents == ramdisk.Mirror {
+			dir, err := zenity.SelectFile(title, zenity.Directory(), zenity.Filename(form.Folder), zenity.Context(ctx))
+			if cancelled(err) {
+				continue // back to the form
+			} else if err != nil {
+				return form, ramdisk.Plan{}, fmt.Errorf("zenity file selection: %w", err)
+			}
+			form.Folder = dir
+		}
+		plan, err := check(form)
+		if err != nil {
+			if e := zenity.Error(PlanRefusal(err), title, zenity.OKLabel("Change"), zenity.Context(ctx)); cancelled(e) {
+				return form, ramdisk.Plan{}, ramdisk.ErrCancelled
+			}
+			continue
+		}
+		if !warns(plan) {
+			return form, plan, nil
+		}
+		err = zenity.Question(PlanText(plan), title, zenity.OKLabel("Create"), zenity.CancelLabel("Cancel"),
+			zenity.ExtraButton("Change…"), zenity.Context(ctx))
+		switch {
+		case err == nil:
+			return form, plan, nil
+		case errors.Is(err, zenity.ErrExtraButton):
+			continue
+		case cancelled(err):
+			return form, ramdisk.Plan{}, ramdisk.ErrCancelled
+		default:
+			return form, ramdisk.Plan{}, fmt.Errorf("zenity question: %w", err)
+		}
+	}
+}
+
+// warns reports whether a plan holds a warning the user must see before the
+// disk is made (its memory words are in the menu once it exists).
+func warns(p ramdisk.Plan) bool {
+	for _, n := range p.Notes {
+		if n.Severity == ramdisk.Warning {
+			return true
+		}
+	}
+	return false
+}
