@@ -35,102 +35,134 @@ type speedup struct {
 // with the two medians under the row's name. A row that could not be
 // compared says why once. Hand-written SVG with no dependencies.
 func (r Report) SVG() string {
-	var rams []*TargetReport
-	var disk *TargetReport
+	c := newChart(r)
+	fmt.Fprintf(&c.b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="-apple-system, Helvetica, Arial, sans-serif" font-size="12">`+"\n", c.width, c.height, c.width, c.height)
+	c.b.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
+	c.text(svgLeft, 24, ` font-size="15" font-weight="bold"`, "How many times faster is the RAM disk?")
+	if c.disk == nil || len(c.rams) == 0 {
+		c.text(svgLeft, 44, ` fill="#555"`, fmt.Sprintf("Median of %s; nothing to compare: the chart needs a RAM disk and an ordinary disk.", ramdisk.Plural(r.Runs, "run")))
+		c.text(svgLeft, 64, ` fill="#555"`, "rambar bench NAME measures a RAM disk against the home folder's disk.")
+		c.b.WriteString("</svg>\n")
+		return c.b.String()
+	}
+	c.text(svgLeft, 44, ` fill="#555"`, fmt.Sprintf("Each bar: the RAM disk's speed-up over %s (%s), median of %s; log scale, 1× = no gain.", c.disk.Name, c.disk.FS, ramdisk.Plural(r.Runs, "run")))
+	c.legend()
+	c.axis()
+	y := c.top + 14
+	for _, row := range r.Rows {
+		c.row(row, y)
+		y += c.groupH
+	}
+	c.text(svgLeft, c.bottom+24, ` fill="#555" font-size="11"`, "~ marks a difference within the run-to-run noise (the runs' ranges overlap). MB/s are decimal megabytes per second.")
+	c.b.WriteString("</svg>\n")
+	return c.b.String()
+}
+
+// chart is the speed-up chart being drawn: its layout and the scale.
+type chart struct {
+	r                   Report
+	rams                []*TargetReport
+	disk                *TargetReport
+	axisX, width        int
+	groupH, top, bottom int
+	height              int
+	lo, hi              float64 // the scale, from 0.5× to a power of ten
+	b                   strings.Builder
+}
+
+// newChart lays the chart out: a label column as wide as the longest row
+// label, one group of bars per row, and the scale from 0.5× (slower shows
+// as a bar to the left of 1×) to the power of ten above the largest
+// speed-up, at least 10×.
+func newChart(r Report) *chart {
+	c := &chart{r: r, lo: 0.5, hi: 10}
 	for i := range r.Targets {
 		t := &r.Targets[i]
 		if t.RAM {
-			rams = append(rams, t)
-		} else if disk == nil {
-			disk = t
+			c.rams = append(c.rams, t)
+		} else if c.disk == nil {
+			c.disk = t
 		}
 	}
 	longest := 44
 	for _, row := range r.Rows {
 		longest = max(longest, utf8.RuneCountInString(row.Label))
 	}
-	axisX := svgLeft + int(float64(longest)*svgCharW) + 16
-	width := axisX + svgAxisW + svgValueW
-	groupH := max(36, len(rams)*(svgBarH+2)+22)
-	top := 76
-	if len(rams) > 1 {
-		top += 20
+	c.axisX = svgLeft + int(float64(longest)*svgCharW) + 16
+	c.width = c.axisX + svgAxisW + svgValueW
+	c.groupH = max(36, len(c.rams)*(svgBarH+2)+22)
+	c.top = 76
+	if len(c.rams) > 1 {
+		c.top += 20
 	}
-	compared := disk != nil && len(rams) > 0
-	height := top + 46
-	if compared {
-		height += len(r.Rows) * groupH
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="-apple-system, Helvetica, Arial, sans-serif" font-size="12">`+"\n", width, height, width, height)
-	b.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
-	text := func(x, y int, attrs, s string) {
-		fmt.Fprintf(&b, `<text x="%d" y="%d"%s>%s</text>`+"\n", x, y, attrs, html.EscapeString(s))
-	}
-	text(svgLeft, 24, ` font-size="15" font-weight="bold"`, "How many times faster is the RAM disk?")
-	if !compared {
-		text(svgLeft, 44, ` fill="#555"`, fmt.Sprintf("Median of %s; nothing to compare: the chart needs a RAM disk and an ordinary disk.", ramdisk.Plural(r.Runs, "run")))
-		text(svgLeft, 64, ` fill="#555"`, "rambar bench NAME measures a RAM disk against the home folder's disk.")
-		b.WriteString("</svg>\n")
-		return b.String()
-	}
-	text(svgLeft, 44, ` fill="#555"`, fmt.Sprintf("Each bar: the RAM disk's speed-up over %s (%s), median of %s; log scale, 1× = no gain.", disk.Name, disk.FS, ramdisk.Plural(r.Runs, "run")))
-	if len(rams) > 1 {
-		x := svgLeft
-		for i, t := range rams {
-			label := fmt.Sprintf("%s (%s)", t.Name, t.FS)
-			fmt.Fprintf(&b, `<rect x="%d" y="54" width="12" height="12" fill="%s"/>`+"\n", x, svgColors[i%len(svgColors)])
-			text(x+16, 64, "", label)
-			x += 28 + int(float64(utf8.RuneCountInString(label))*svgCharW)
-		}
-	}
-	// The scale: from 0.5× (slower shows as a bar to the left of 1×) to the
-	// power of ten above the largest speed-up, at least 10×.
-	hi := 10.0
-	for _, row := range r.Rows {
-		for _, t := range rams {
-			if s := compare(t, disk, row.ID); s.ok {
-				for hi < s.x {
-					hi *= 10
+	c.height = c.top + 46
+	if c.disk != nil && len(c.rams) > 0 {
+		c.height += len(r.Rows) * c.groupH
+		for _, row := range r.Rows {
+			for _, t := range c.rams {
+				if s := compare(t, c.disk, row.ID); s.ok {
+					for c.hi < s.x {
+						c.hi *= 10
+					}
 				}
 			}
 		}
 	}
-	lo := 0.5
-	pos := func(x float64) float64 {
-		x = min(max(x, lo), hi)
-		return float64(axisX) + svgAxisW*math.Log(x/lo)/math.Log(hi/lo)
+	c.bottom = c.top + len(r.Rows)*c.groupH
+	return c
+}
+
+func (c *chart) text(x, y int, attrs, s string) {
+	fmt.Fprintf(&c.b, `<text x="%d" y="%d"%s>%s</text>`+"\n", x, y, attrs, html.EscapeString(s))
+}
+
+// pos is where speed-up x sits on the log scale.
+func (c *chart) pos(x float64) float64 {
+	x = min(max(x, c.lo), c.hi)
+	return float64(c.axisX) + svgAxisW*math.Log(x/c.lo)/math.Log(c.hi/c.lo)
+}
+
+// legend names the RAM disks' colours when there are several.
+func (c *chart) legend() {
+	if len(c.rams) < 2 {
+		return
 	}
-	bottom := top + len(r.Rows)*groupH
-	for t := 1.0; t <= hi; t *= 10 {
-		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#ccc"/>`+"\n", pos(t), pos(t), top-6, bottom)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#888" text-anchor="middle">%s×</text>`+"\n", pos(t), top-10, thousands(t))
+	x := svgLeft
+	for i, t := range c.rams {
+		label := fmt.Sprintf("%s (%s)", t.Name, t.FS)
+		fmt.Fprintf(&c.b, `<rect x="%d" y="54" width="12" height="12" fill="%s"/>`+"\n", x, svgColors[i%len(svgColors)])
+		c.text(x+16, 64, "", label)
+		x += 28 + int(float64(utf8.RuneCountInString(label))*svgCharW)
 	}
-	y := top + 14
-	for _, row := range r.Rows {
-		text(svgLeft, y, ` font-weight="bold"`, row.Label)
-		text(svgLeft, y+15, ` fill="#666" font-size="11"`, medians(r.Targets, row.ID))
-		if why, same := sameSkip(rams, disk, row.ID); same {
-			text(axisX+4, y, ` fill="#888"`, why) // the n/a row, said once
-			y += groupH
+}
+
+// axis draws a line and a label at each power of ten.
+func (c *chart) axis() {
+	for t := 1.0; t <= c.hi; t *= 10 {
+		fmt.Fprintf(&c.b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#ccc"/>`+"\n", c.pos(t), c.pos(t), c.top-6, c.bottom)
+		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" fill="#888" text-anchor="middle">%s×</text>`+"\n", c.pos(t), c.top-10, thousands(t))
+	}
+}
+
+// row draws one row's label, medians and a bar per RAM disk at y.
+func (c *chart) row(row RowInfo, y int) {
+	c.text(svgLeft, y, ` font-weight="bold"`, row.Label)
+	c.text(svgLeft, y+15, ` fill="#666" font-size="11"`, medians(c.r.Targets, row.ID))
+	if why, same := sameSkip(c.rams, c.disk, row.ID); same {
+		c.text(c.axisX+4, y, ` fill="#888"`, why) // the n/a row, said once
+		return
+	}
+	for i, t := range c.rams {
+		by := y - 11 + i*(svgBarH+2)
+		s := compare(t, c.disk, row.ID)
+		if !s.ok {
+			c.text(c.axisX+4, by+svgBarH-3, ` fill="#888"`, "not compared: "+notCompared(t, c.disk, row.ID))
 			continue
 		}
-		for i, t := range rams {
-			by := y - 11 + i*(svgBarH+2)
-			s := compare(t, disk, row.ID)
-			if !s.ok {
-				text(axisX+4, by+svgBarH-3, ` fill="#888"`, "not compared: "+notCompared(t, disk, row.ID))
-				continue
-			}
-			x0, x1 := pos(min(1, s.x)), pos(max(1, s.x))
-			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", x0, by, max(x1-x0, 1), svgBarH, svgColors[i%len(svgColors)])
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s</text>`+"\n", x1+6, by+svgBarH-3, html.EscapeString(speedupWords(s)))
-		}
-		y += groupH
+		x0, x1 := c.pos(min(1, s.x)), c.pos(max(1, s.x))
+		fmt.Fprintf(&c.b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", x0, by, max(x1-x0, 1), svgBarH, svgColors[i%len(svgColors)])
+		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d">%s</text>`+"\n", x1+6, by+svgBarH-3, html.EscapeString(speedupWords(s)))
 	}
-	text(svgLeft, bottom+24, ` fill="#555" font-size="11"`, "~ marks a difference within the run-to-run noise (the runs' ranges overlap). MB/s are decimal megabytes per second.")
-	b.WriteString("</svg>\n")
-	return b.String()
 }
 
 // compare is RAM disk t against disk on one row.
