@@ -52,6 +52,7 @@ func presetFlagSpecs(edit bool) []flagSpec {
 		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off)"),
 		flagInt("snapshots", "K", 0, "how many past saves to keep"),
 	}
+	fs = append(fs, volumeFlagSpecs()...)
 	if edit {
 		fs = append(fs,
 			flagString("size", "SIZE", "the new size (or give it after the name)"),
@@ -198,6 +199,9 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
+	if err := volumeChange(in, &c); err != nil {
+		return err
+	}
 	p := ramdisk.Preset{Name: pos[0], Size: pos[1]}
 	c.Apply(&p)
 	if err := a.checkFS(p.FS); err != nil {
@@ -224,6 +228,9 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 	pos := in.Args
 	c, err := pf.change()
 	if err != nil {
+		return err
+	}
+	if err := volumeChange(in, &c); err != nil {
 		return err
 	}
 	if size := *in.String("size"); pf.set["size"] || len(pos) == 2 {
@@ -375,6 +382,9 @@ func describePreset(p ramdisk.Preset) string {
 		parts = append(parts, "mounts at login")
 	}
 	parts = append(parts, "contents "+ramdisk.ContentsPhrase(p))
+	if o := describeOptions(p); o != "" {
+		parts = append(parts, o)
+	}
 	return strings.Join(parts, ", ")
 }
 

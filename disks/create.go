@@ -100,7 +100,11 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		}
 		return c, fmt.Errorf("create %s: %w", r.Name, err)
 	}
+	if err := s.recordOptions(r.Name, c.Volume.MountPoint, c.Plan.Options); err != nil {
+		c.Volume.Notes = append(c.Volume.Notes, err.Error())
+	}
 	if !kept {
+		s.extras(&c.Volume, c.Plan.Options, true)
 		return c, nil
 	}
 	if c.Volume.MountPoint != c.Plan.MountPoint {
@@ -112,6 +116,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		return c, err
 	}
 	s.restored(r.Name)
+	s.extras(&c.Volume, c.Plan.Options, true) // after the load: its folders are made again
 	return c, nil
 }
 

@@ -76,6 +76,12 @@ func (s *Service) replan(ctx context.Context, v ramdisk.Volume, u ramdisk.Usage)
 	if v.MountPoint != "" {
 		p.MountPoint = v.MountPoint
 	}
+	if o, ok := s.options(v); ok { // made again as it was: noexec, at its folder
+		p.Options = o
+		if o.MountPoint != "" {
+			p.Options.MountPoint = v.MountPoint
+		}
+	}
 	return p, nil
 }
 

@@ -237,6 +237,11 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 	switch {
 	case err == nil:
 		s.restored(v.Name)
+		if opts, ok := s.options(v); ok {
+			if ferr := MakeFolders(v.MountPoint, opts.Folders); ferr != nil {
+				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
+			}
+		}
 	case !before && untouched(err):
 		s.restored(v.Name) // refused before anything was written
 	}

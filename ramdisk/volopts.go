@@ -151,3 +151,22 @@ func (p Preset) VolumeOptions() VolumeOptions {
 func (p *Preset) SetVolumeOptions(o VolumeOptions) {
 	p.NoExec, p.Folders, p.MountPoint, p.Icon, p.Spotlight = o.NoExec, o.Folders, o.MountPoint, o.Icon, o.Spotlight
 }
+
+// applyVolume applies the extras' part of a change.
+func (c PresetChange) applyVolume(p *Preset) {
+	if c.NoExec != nil {
+		p.NoExec = *c.NoExec
+	}
+	if c.Folders != nil {
+		p.Folders = *c.Folders
+	}
+	if c.MountPoint != nil {
+		p.MountPoint = *c.MountPoint
+	}
+	if c.Icon != nil {
+		p.Icon = *c.Icon
+	}
+	if c.Spotlight != nil {
+		p.Spotlight = *c.Spotlight
+	}
+}

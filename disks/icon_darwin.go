@@ -1,0 +1,24 @@
+//go:build darwin
+
+package disks
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// setCustomIconFlag sets kHasCustomIcon in root's FinderInfo, keeping the
+// other bytes, so Finder shows root/.VolumeIcon.icns.
+func setCustomIconFlag(root string) ([]string, error) {
+	old := make([]byte, 32)
+	n, err := unix.Getxattr(root, FinderInfoXattr, old)
+	if err != nil && !errors.Is(err, unix.ENOATTR) {
+		return nil, fmt.Errorf("icon: read %s of %s: %w", FinderInfoXattr, root, err)
+	}
+	if err := unix.Setxattr(root, FinderInfoXattr, WithCustomIcon(old[:max(n, 0)]), 0); err != nil {
+		return nil, fmt.Errorf("icon: set %s of %s: %w", FinderInfoXattr, root, err)
+	}
+	return nil, nil
+}
