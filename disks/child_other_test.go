@@ -2,6 +2,13 @@
 
 package disks
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 func childService() (*Service, error) { return nil, errors.New("child processes run on Linux only") }
+
+func childCache(context.Context, *Service, string) error {
+	return errors.New("child processes run on Linux only")
+}

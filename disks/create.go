@@ -105,6 +105,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	}
 	if !kept {
 		s.extras(&c.Volume, c.Plan.Options, true)
+		c.Volume.Notes = append(c.Volume.Notes, s.cachesToDisk(c.Volume)...)
 		return c, nil
 	}
 	if c.Volume.MountPoint != c.Plan.MountPoint {
@@ -117,6 +118,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	}
 	s.restored(r.Name)
 	s.extras(&c.Volume, c.Plan.Options, true) // after the load: its folders are made again
+	c.Volume.Notes = append(c.Volume.Notes, s.cachesToDisk(c.Volume)...)
 	return c, nil
 }
 
@@ -182,7 +184,11 @@ func (s *Service) MountPreset(ctx context.Context, p ramdisk.Preset, progress ra
 	} else if !errors.Is(err, ramdisk.ErrNotFound) {
 		return Created{}, err
 	}
-	return s.Create(ctx, CreateRequest{Input: p.Input(), Preset: &p, Progress: progress})
+	c, err := s.Create(ctx, CreateRequest{Input: p.Input(), Preset: &p, Progress: progress})
+	if err == nil {
+		c.Volume.Notes = append(c.Volume.Notes, s.presetCaches(ctx, p)...)
+	}
+	return c, err
 }
 
 // MountPresetNamed mounts the preset of that name from the settings; an

@@ -36,6 +36,8 @@ func child(op string) int {
 	switch op {
 	case "create":
 		_, err = s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: os.Getenv("DISKS_NAME"), Size: "64M"}})
+	case "cache-on", "cache-off":
+		err = childCache(ctx, s, op)
 	default:
 		err = fmt.Errorf("unknown child op %q", op)
 	}

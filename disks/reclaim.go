@@ -53,7 +53,14 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 	if err != nil {
 		return mirror.ReclaimResult{}, err
 	}
-	return k.Reclaim(ctx, s.Engine, v, plan, mirrorProgress(v.Name, o.Progress))
+	if err := s.cachesToFallback(v); err != nil {
+		return mirror.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)
+	}
+	res, err := k.Reclaim(ctx, s.Engine, v, plan, mirrorProgress(v.Name, o.Progress))
+	if nv, ferr := s.Find(ctx, v.Name); ferr == nil {
+		s.cachesToDisk(nv)
+	}
+	return res, err
 }
 
 // replan plans the same disk again (name, size, file system, hidden) as if

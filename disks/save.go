@@ -51,7 +51,11 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 			return ej, err
 		}
 	}
+	if err := s.cachesToFallback(v); err != nil { // nothing may point at a disk that is going
+		return ej, fmt.Errorf("not ejected: %w", err)
+	}
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
+		s.cachesToDisk(v) // still mounted: the caches go back to it
 		return ej, err
 	}
 	if incomplete {
