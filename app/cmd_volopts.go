@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rambar/disks"
 	"rambar/ramdisk"
 )
 
@@ -78,6 +79,20 @@ func volumeChange(in *input, c *ramdisk.PresetChange) error {
 	}
 	if in.Set("icon") {
 		c.Icon = &o.Icon
+	}
+	if in.Set("caches") {
+		var cs []string
+		for _, arg := range strings.Split(*in.String("caches"), ",") {
+			if arg = strings.TrimSpace(arg); arg == "" {
+				continue
+			}
+			t, err := disks.ResolveCacheTarget(arg, knownCaches())
+			if err != nil {
+				return cacheErr(err)
+			}
+			cs = append(cs, t.Path)
+		}
+		c.Caches = &cs
 	}
 	return nil
 }

@@ -181,6 +181,18 @@ func (s *Service) CacheOn(ctx context.Context, name string, t CacheTarget, force
 	if s.Paths.Data == "" {
 		return CacheState{}, ErrNoData
 	}
+	_, already := s.cacheRecordFor(t.Path)
+	if t.Path != TMPDIRKey && !already {
+		var mps []string
+		if ds, err := s.Engine.List(ctx); err == nil {
+			for _, d := range ds {
+				mps = append(mps, d.MountPoint)
+			}
+		}
+		if err := checkCacheTarget(t.Path, os.Getenv("HOME"), s.Paths.Data, mps, force); err != nil {
+			return CacheState{}, err
+		}
+	}
 	v, err := s.Find(ctx, name)
 	if err != nil {
 		return CacheState{}, err
@@ -200,17 +212,6 @@ func (s *Service) CacheOn(ctx context.Context, name string, t CacheTarget, force
 		return s.cacheState(r, &v), nil
 	}
 	id := cacheID(t.Path)
-	if t.Path != TMPDIRKey {
-		var mps []string
-		if ds, err := s.Engine.List(ctx); err == nil {
-			for _, d := range ds {
-				mps = append(mps, d.MountPoint)
-			}
-		}
-		if err := checkCacheTarget(t.Path, os.Getenv("HOME"), s.Paths.Data, mps, force); err != nil {
-			return CacheState{}, err
-		}
-	}
 	for _, d := range []string{"caches", "cache-links", "cache-empty", "cache-saved"} {
 		if err := os.MkdirAll(s.cacheDir(d), 0o700); err != nil {
 			return CacheState{}, fmt.Errorf("cache: %w", err)

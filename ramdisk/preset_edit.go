@@ -44,6 +44,7 @@ type PresetChange struct {
 	MountPoint *string
 	Icon       *string
 	Spotlight  *bool
+	Caches     *[]string
 }
 
 // Empty reports whether the change changes nothing.

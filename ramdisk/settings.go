@@ -93,7 +93,7 @@ func (p Preset) Validate(physical Size) error {
 	default:
 		return fmt.Errorf("preset %q: unknown contents mode %q (keep or mirror)", p.Name, p.Contents)
 	}
-	if err := p.VolumeOptions().Check(); err != nil {
+	if err := p.checkExtras(); err != nil {
 		return fmt.Errorf("preset %q: %w", p.Name, err)
 	}
 	return p.checkRanges()

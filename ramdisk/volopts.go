@@ -169,4 +169,21 @@ func (c PresetChange) applyVolume(p *Preset) {
 	if c.Spotlight != nil {
 		p.Spotlight = *c.Spotlight
 	}
+	if c.Caches != nil {
+		p.Caches = *c.Caches
+	}
+}
+
+// checkExtras checks the preset's extras and its cache targets (absolute
+// folders, or "tmpdir").
+func (p Preset) checkExtras() error {
+	if err := p.VolumeOptions().Check(); err != nil {
+		return err
+	}
+	for _, c := range p.Caches {
+		if c != "tmpdir" && (!filepath.IsAbs(c) || filepath.Clean(c) != c) {
+			return fmt.Errorf("%w: cache target %q must be a clean absolute path", ErrOption, c)
+		}
+	}
+	return nil
 }
