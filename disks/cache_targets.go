@@ -226,3 +226,26 @@ func (s *Service) presetCaches(ctx context.Context, p ramdisk.Preset) []string {
 	}
 	return notes
 }
+
+// CacheChoice is a known target and the disk it is on now ("" none).
+type CacheChoice struct {
+	CacheTarget
+	OnDisk string
+}
+
+// CacheChoices lists the known targets except TMPDIR (a shell's setting,
+// for the CLI) with the disk each is on, from RAMBar's records only: cheap
+// enough for every menu build.
+func (s *Service) CacheChoices(known []CacheTarget) []CacheChoice {
+	on := map[string]string{}
+	for _, r := range s.cacheRecords() {
+		on[r.Target] = r.Disk
+	}
+	var out []CacheChoice
+	for _, k := range known {
+		if k.Path != TMPDIRKey {
+			out = append(out, CacheChoice{CacheTarget: k, OnDisk: on[k.Path]})
+		}
+	}
+	return out
+}

@@ -178,6 +178,7 @@ func (c *Controller) goJob(j func(ctx context.Context)) {
 }
 
 func (c *Controller) render() {
+	c.state.Caches = c.cacheTargets()
 	m := buildMenu(c.state)
 	if c.shown && reflect.DeepEqual(m, c.menu) {
 		return
@@ -436,6 +437,8 @@ func (c *Controller) handle(key string) {
 		c.notify(it.Title, a.Text)
 	case actQuit:
 		c.askQuit()
+	case actCacheToggle:
+		c.toggleCache(disk, a.Text)
 	}
 }
 

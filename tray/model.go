@@ -30,6 +30,7 @@ const (
 	actToggleLogin                    // launch at login on or off
 	actExplain                        // show the item's longer text as a notification
 	actQuit                           // quit RAMBar
+	actCacheToggle                    // put a cache folder on the disk, or back (Text: its key)
 )
 
 // action is a menu item's effect, with its argument.
@@ -140,6 +141,7 @@ type diskState struct {
 // featureSet says which optional items exist (their Deps hooks are set).
 type featureSet struct {
 	SaveNow, Reclaim, Benchmark, EditPresets, LaunchAtLogin bool
+	Caches                                                  bool // Deps.Caches: "Use for…"
 }
 
 // menuState is everything the menu is built from.
@@ -157,6 +159,8 @@ type menuState struct {
 	// progress of restoring its contents (a preset that keeps them).
 	Creating         string
 	CreatingProgress jobProgress
+	// Caches are the cache targets "Use for…" offers (Features.Caches).
+	Caches []CacheTarget
 }
 
 // readySizes are the sizes "New RAM Disk" offers in one click.
@@ -302,6 +306,9 @@ func diskItem(s menuState, d diskState) Item {
 	)
 	if s.Features.EditPresets {
 		sub = append(sub, Item{Key: key + "/preset", Title: "Save as Preset…", action: act(actSaveAsPreset)})
+	}
+	if it, ok := cacheItem(s, d); ok {
+		sub = append(sub, it)
 	}
 	var extra []Item
 	if s.Features.SaveNow && (d.Kept || d.Op == opSaving) {
