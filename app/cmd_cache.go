@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"time"
 
 	"rambar/disks"
 	"rambar/ramdisk"
@@ -34,9 +38,39 @@ func init() {
 		Example: "cache on Build go\ncache list\ncache off Build go", Order: 42})
 }
 
+// goCache is `go env GOCACHE`, asked once (the menu lists targets at every
+// build); "" when go is not installed or says nothing.
+var goCache = sync.OnceValue(func() string {
+	if os.Getenv("GOCACHE") != "" {
+		return ""
+	}
+	path, err := exec.LookPath("go")
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "env", "GOCACHE").Output()
+	if err != nil {
+		return ""
+	}
+	if p := strings.TrimSpace(string(out)); filepath.IsAbs(p) {
+		return p
+	}
+	return ""
+})
+
+// cacheEnv is os.Getenv, with GOCACHE from `go env` when it is not set.
+func cacheEnv(k string) string {
+	if k == "GOCACHE" && os.Getenv(k) == "" {
+		return goCache()
+	}
+	return os.Getenv(k)
+}
+
 // knownCaches are the targets this OS knows, XDG cache folders included on Linux.
 func knownCaches() []disks.CacheTarget {
-	k := disks.KnownCacheTargets(runtime.GOOS, os.Getenv)
+	k := disks.KnownCacheTargets(runtime.GOOS, cacheEnv)
 	if runtime.GOOS == "linux" {
 		k = append(k, disks.XDGCacheTargets(os.Getenv, k)...)
 	}

@@ -89,7 +89,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		}{jsonVersion, plan, dj})
 	}
 	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
-	printVolumeNotes(a, v, req.Options)
+	printVolumeNotes(a, v)
 	return nil
 }
 

@@ -305,6 +305,13 @@ type presetJSON struct {
 	MirrorPath string              `json:"mirror_path,omitempty"`
 	SaveEvery  float64             `json:"save_every_seconds"` // 0: no autosave
 	Snapshots  int                 `json:"snapshots"`
+	// The disk's extras and its cache targets (settings version 3).
+	NoExec     bool     `json:"noexec"`
+	Folders    []string `json:"folders,omitempty"`
+	MountPoint string   `json:"mount_point,omitempty"`
+	Icon       string   `json:"icon,omitempty"`
+	Spotlight  bool     `json:"spotlight"`
+	Caches     []string `json:"caches,omitempty"`
 }
 
 func contentsWord(m ramdisk.ContentMode) string {
@@ -332,7 +339,8 @@ func runPresetList(ctx context.Context, a *App, in *input) error {
 		}{Version: jsonVersion, Presets: []presetJSON{}}
 		for _, p := range s.Presets {
 			j := presetJSON{Name: p.Name, Size: p.Size, Hidden: p.Hidden, AutoMount: p.AutoMount,
-				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, SaveEvery: float64(p.SaveEvery), Snapshots: p.Snapshots}
+				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, SaveEvery: float64(p.SaveEvery), Snapshots: p.Snapshots,
+				NoExec: p.NoExec, Folders: p.Folders, MountPoint: p.MountPoint, Icon: p.Icon, Spotlight: p.Spotlight, Caches: p.Caches}
 			if p.FS != "" {
 				j.FS = &p.FS
 			}

@@ -110,13 +110,10 @@ func describeOptions(p ramdisk.Preset) string {
 }
 
 // printVolumeNotes prints what the new disk's extras left to say (a folder
-// not made, the icon's reach), when any were asked for.
-func printVolumeNotes(a *App, v ramdisk.Volume, o ramdisk.VolumeOptions) {
-	if o.Phrase() == "" {
-		return
-	}
+// not made, the icon's reach, a cache not switched back onto it).
+func printVolumeNotes(a *App, v ramdisk.Volume) {
 	for _, n := range v.Notes {
-		if strings.HasPrefix(n, "icon: ") || strings.HasPrefix(n, "folder ") || strings.HasPrefix(n, "make folders") {
+		if strings.HasPrefix(n, "icon: ") || strings.HasPrefix(n, "folder ") || strings.HasPrefix(n, "make folders") || strings.HasPrefix(n, "cache") {
 			fmt.Fprintf(a.Stdout, "  · %s\n", n)
 		}
 	}
