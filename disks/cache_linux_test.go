@@ -305,3 +305,66 @@ func (f *cacheFixture) mountPoint(t *testing.T) string {
 	}
 	return v.MountPoint + "/x"
 }
+
+// TestCacheOnAnotherFileSystem: a target on another file system than
+// RAMBar's data folder keeps its old contents beside it (a rename cannot
+// cross), and off still gives them back exactly.
+func TestCacheOnAnotherFileSystem(t *testing.T) {
+	f := newCacheFixture(t)
+	ctx := context.Background()
+	f.mount(t)
+	other := filepath.Join(t.TempDir(), "otherfs")
+	os.Mkdir(other, 0o755)
+	if err := syscall.Mount("test-other-fs", other, "tmpfs", 0, "size=4m"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Unmount(other, syscall.MNT_DETACH) })
+	target := filepath.Join(other, "cache")
+	os.MkdirAll(filepath.Join(target, "x"), 0o755)
+	os.WriteFile(filepath.Join(target, "x", "f"), []byte("far"), 0o600)
+	before := tree(t, target)
+	st, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: target}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Saved != pendingPath(target, cacheID(target)) {
+		t.Errorf("saved at %s, want beside the target", st.Saved)
+	}
+	resolvesToFolder(t, "on", target)
+	if err := f.s.CacheOff(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, "off", tree(t, target), before)
+	if ents, _ := os.ReadDir(other); len(ents) != 1 {
+		t.Errorf("left beside the target: %v", ents)
+	}
+}
+
+// TestCacheBusyEjectPointsBack: an eject refused because the disk is busy
+// leaves the cache on the disk, where its files still are.
+func TestCacheBusyEjectPointsBack(t *testing.T) {
+	f := newCacheFixture(t)
+	ctx := context.Background()
+	v := f.mount(t)
+	if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: f.target}, false); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sleep", "300")
+	cmd.Dir = v.MountPoint
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if _, err := f.s.Eject(ctx, v, EjectOptions{}); !errors.Is(err, ramdisk.ErrBusy) {
+		t.Fatalf("eject of a busy disk: %v", err)
+	}
+	if real := resolvesToFolder(t, "after a refused eject", f.target); !strings.HasPrefix(real, v.MountPoint+"/") {
+		t.Errorf("target resolves to %s, want the disk", real)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if err := f.s.CacheOff(ctx, f.target); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, "off", tree(t, f.target), f.before)
+}
