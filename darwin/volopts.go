@@ -43,8 +43,8 @@ func (e *Engine) remount(ctx context.Context, info DiskInfo, p ramdisk.Plan) (st
 		return "", fmt.Errorf("diskutil unmount %s: %w", dev, toolErr(err))
 	}
 	argv := []string{"diskutil", "mount"}
-	if p.Options.NoExec {
-		argv = append(argv, "-mountOptions", NoExecOptions)
+	if o := remountOptions(p); o != "" {
+		argv = append(argv, "-mountOptions", o)
 	}
 	if custom != "" {
 		if err := os.Mkdir(custom, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
@@ -105,4 +105,21 @@ func indexingEnabled(out []byte) bool {
 		}
 	}
 	return false
+}
+
+// remountOptions are the -mountOptions of the second mount: noexec's, and
+// nobrowse for a hidden disk (the attach's -nobrowse may not carry over to a
+// mount diskutil makes); "" for none.
+func remountOptions(p ramdisk.Plan) string {
+	var o []string
+	if p.Options.NoExec {
+		o = append(o, NoExecOptions)
+	}
+	if p.Hidden {
+		if len(o) == 0 {
+			o = append(o, "rw")
+		}
+		o = append(o, "nobrowse")
+	}
+	return strings.Join(o, ",")
 }

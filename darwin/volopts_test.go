@@ -98,12 +98,16 @@ func TestNoExecAndMountPointCommandLines(t *testing.T) {
 			[]string{"diskutil", "mount", "-mountOptions", "rw,noexec,nosuid,nodev", "-mountPoint", custom, "/dev/disk4"}, custom},
 		{"APFS at a folder", ramdisk.APFS, ramdisk.VolumeOptions{MountPoint: other}, "/dev/disk5s1",
 			[]string{"diskutil", "mount", "-mountPoint", other, "/dev/disk5s1"}, other},
+		{"hidden noexec", ramdisk.APFS, ramdisk.VolumeOptions{NoExec: true}, "/dev/disk5s1",
+			[]string{"diskutil", "mount", "-mountOptions", "rw,noexec,nosuid,nodev,nobrowse", "/dev/disk5s1"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeMac(t, "26.4.1")
 			e := f.engine()
-			v, err := e.Create(ctx, planOpts(t, e, "Inbox", tt.fs, tt.o))
+			p := planOpts(t, e, "Inbox", tt.fs, tt.o)
+			p.Hidden = strings.HasPrefix(tt.name, "hidden")
+			v, err := e.Create(ctx, p)
 			if err != nil {
 				t.Fatal(err)
 			}
