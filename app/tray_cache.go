@@ -34,3 +34,5 @@ func (c trayCaches) CacheOff(ctx context.Context, key string) error {
 	}
 	return c.s.CacheOff(ctx, t.Path)
 }
+
+func (c trayCaches) RepairCaches(ctx context.Context) []error { return c.s.RepairCaches(ctx) }

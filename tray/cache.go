@@ -25,6 +25,9 @@ type Caches interface {
 	CacheOn(ctx context.Context, disk, key string) error
 	// CacheOff puts the target back as it was.
 	CacheOff(ctx context.Context, key string) error
+	// RepairCaches points the caches of disks that went (Finder's eject, a
+	// lost disk) at their empty folders.
+	RepairCaches(ctx context.Context) []error
 }
 
 // cacheItem is a disk's "Use for…" submenu: each known target, ticked when
@@ -87,4 +90,26 @@ func (c *Controller) toggleCache(d *diskState, key string) {
 			c.render()
 		})
 	})
+}
+
+// repairIfGone repairs the caches when a disk left the list without the
+// menu ejecting it, so no cache keeps pointing at it.
+func (c *Controller) repairIfGone(before, after []diskState) {
+	if c.d.Caches == nil {
+		return
+	}
+	still := map[string]bool{}
+	for _, d := range after {
+		still[d.Volume.Name] = true
+	}
+	for _, d := range before {
+		if !still[d.Volume.Name] {
+			c.goJob(func(ctx context.Context) {
+				for _, err := range c.d.Caches.RepairCaches(ctx) {
+					c.d.Logf("repair caches: %v", err)
+				}
+			})
+			return
+		}
+	}
 }

@@ -5,15 +5,24 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"rambar/ramdisk"
 )
 
 // fakeCaches records what the menu asked and keeps where each target is.
 type fakeCaches struct {
-	mu    sync.Mutex
-	on    map[string]string // key -> disk
-	calls []string
+	mu      sync.Mutex
+	on      map[string]string // key -> disk
+	calls   []string
+	repairs chan struct{}
+}
+
+func (f *fakeCaches) RepairCaches(ctx context.Context) []error {
+	if f.repairs != nil {
+		f.repairs <- struct{}{}
+	}
+	return nil
 }
 
 func (f *fakeCaches) CacheTargets() []CacheTarget {
@@ -76,5 +85,23 @@ func TestNoUseForWithoutCaches(t *testing.T) {
 	h.create("Build", ramdisk.GiB)
 	if m := h.waitFor("Build: "); strings.Contains(m, "Use for…") {
 		t.Errorf("Use for… without Deps.Caches:\n%s", m)
+	}
+}
+
+// TestDiskGoneRepairsCaches: a disk that leaves the list without the menu
+// (Finder's eject) has its caches repaired.
+func TestDiskGoneRepairsCaches(t *testing.T) {
+	fc := &fakeCaches{on: map[string]string{}, repairs: make(chan struct{}, 4)}
+	h := start(t, func(d *Deps) { d.Caches = fc })
+	v := h.create("Build", ramdisk.GiB)
+	h.waitFor("Build: ")
+	if err := h.mem.Eject(context.Background(), v, false); err != nil { // behind the menu's back
+		t.Fatal(err)
+	}
+	h.waitGone("Build: ")
+	select {
+	case <-fc.repairs:
+	case <-time.After(5 * time.Second):
+		t.Fatal("caches not repaired after the disk went")
 	}
 }

@@ -333,6 +333,7 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 // hold memory, and once when a disk crosses 90% full; the menu's warning
 // entries stay for as long as the condition does.
 func (c *Controller) warnOnChange(before, after []diskState, mem ramdisk.Memory, merr error) {
+	c.repairIfGone(before, after)
 	var held ramdisk.Size
 	wasFull := map[string]bool{}
 	for _, d := range before {
