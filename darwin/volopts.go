@@ -13,10 +13,10 @@ import (
 	"rambar/ramdisk"
 )
 
-// NoExecOptions are the mount options of a --noexec disk. rw is given
+// noExecOptions are the mount options of a --noexec disk. rw is given
 // explicitly: macOS 26.5 mounted a RAM disk read-only when diskutil mount was
 // given -mountOptions without it (hdiutil.md, gopass PR #3527).
-const NoExecOptions = "rw,noexec,nosuid,nodev"
+const noExecOptions = "rw,noexec,nosuid,nodev"
 
 // remount mounts the new, still empty volume again where and how the plan
 // asks: with noexec, nosuid and nodev, and at a mount point of the user's
@@ -113,7 +113,7 @@ func indexingEnabled(out []byte) bool {
 func remountOptions(p ramdisk.Plan) string {
 	var o []string
 	if p.Options.NoExec {
-		o = append(o, NoExecOptions)
+		o = append(o, noExecOptions)
 	}
 	if p.Hidden {
 		if len(o) == 0 {

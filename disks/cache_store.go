@@ -134,7 +134,7 @@ func (s *Service) toFallback(id string) error {
 
 // toDisk points the link at the disk's folder, made if need be.
 func (s *Service) toDisk(id string, v ramdisk.Volume) error {
-	if err := MakeFolders(v.MountPoint, []string{"Caches/" + id}); err != nil {
+	if err := makeFolders(v.MountPoint, []string{"Caches/" + id}); err != nil {
 		return err
 	}
 	return s.pointLink(id, diskCacheFolder(v.MountPoint, id))

@@ -13,13 +13,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// VolumeIconName is the file Finder shows as a volume's icon when the root
+// volumeIconName is the file Finder shows as a volume's icon when the root
 // folder's FinderInfo has the custom-icon flag.
-const VolumeIconName = ".VolumeIcon.icns"
+const volumeIconName = ".VolumeIcon.icns"
 
-// FinderInfoXattr is the extended attribute that holds a file's or folder's
+// finderInfoXattr is the extended attribute that holds a file's or folder's
 // 32 bytes of Finder information.
-const FinderInfoXattr = "com.apple.FinderInfo"
+const finderInfoXattr = "com.apple.FinderInfo"
 
 // hasCustomIcon is kHasCustomIcon, a bit of the Finder flags: the 16-bit
 // big-endian field at bytes 8-9 of FinderInfo (FileInfo.finderFlags and
@@ -29,26 +29,26 @@ const hasCustomIcon = 0x0400
 // maxIconBytes bounds the icon file read.
 const maxIconBytes = 16 << 20
 
-// SetVolumeIcon writes the icon file (a .icns as it is; a .png converted to
+// setVolumeIcon writes the icon file (a .icns as it is; a .png converted to
 // .icns) to root/.VolumeIcon.icns and, on macOS, sets the custom-icon flag
 // in the root folder's FinderInfo, keeping its other bytes (no SetFile
 // needed). Elsewhere the flag is not set and a note says so: Linux file
 // managers do not read .VolumeIcon.icns. The icon file is untrusted input:
 // bounded, and a .png must decode.
-func SetVolumeIcon(root, icon string) (notes []string, err error) {
+func setVolumeIcon(root, icon string) (notes []string, err error) {
 	data, err := iconData(icon)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeNew(root, VolumeIconName, data); err != nil {
-		return nil, fmt.Errorf("icon: write %s on %s: %w", VolumeIconName, root, err)
+	if err := writeNew(root, volumeIconName, data); err != nil {
+		return nil, fmt.Errorf("icon: write %s on %s: %w", volumeIconName, root, err)
 	}
 	return setCustomIconFlag(root)
 }
 
-// WithCustomIcon returns FinderInfo (32 bytes; shorter or missing input is
+// withCustomIcon returns FinderInfo (32 bytes; shorter or missing input is
 // padded with zeros) with kHasCustomIcon set and every other bit as it was.
-func WithCustomIcon(info []byte) []byte {
+func withCustomIcon(info []byte) []byte {
 	out := make([]byte, 32)
 	copy(out, info)
 	flags := uint16(out[8])<<8 | uint16(out[9])

@@ -13,12 +13,12 @@ import (
 // other bytes, so Finder shows root/.VolumeIcon.icns.
 func setCustomIconFlag(root string) ([]string, error) {
 	old := make([]byte, 32)
-	n, err := unix.Getxattr(root, FinderInfoXattr, old)
+	n, err := unix.Getxattr(root, finderInfoXattr, old)
 	if err != nil && !errors.Is(err, unix.ENOATTR) {
-		return nil, fmt.Errorf("icon: read %s of %s: %w", FinderInfoXattr, root, err)
+		return nil, fmt.Errorf("icon: read %s of %s: %w", finderInfoXattr, root, err)
 	}
-	if err := unix.Setxattr(root, FinderInfoXattr, WithCustomIcon(old[:max(n, 0)]), 0); err != nil {
-		return nil, fmt.Errorf("icon: set %s of %s: %w", FinderInfoXattr, root, err)
+	if err := unix.Setxattr(root, finderInfoXattr, withCustomIcon(old[:max(n, 0)]), 0); err != nil {
+		return nil, fmt.Errorf("icon: set %s of %s: %w", finderInfoXattr, root, err)
 	}
 	return nil, nil
 }

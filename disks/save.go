@@ -242,7 +242,7 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 	case err == nil:
 		s.restored(v.Name)
 		if opts, ok := s.options(v); ok {
-			if ferr := MakeFolders(v.MountPoint, opts.Folders); ferr != nil {
+			if ferr := makeFolders(v.MountPoint, opts.Folders); ferr != nil {
 				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
 			}
 		}

@@ -73,11 +73,11 @@ func (s *Service) options(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
 // folders, its icon. What fails is a note on the volume, not an error: the
 // disk is made and usable.
 func (s *Service) extras(v *ramdisk.Volume, o ramdisk.VolumeOptions, icon bool) {
-	if err := MakeFolders(v.MountPoint, o.Folders); err != nil {
+	if err := makeFolders(v.MountPoint, o.Folders); err != nil {
 		v.Notes = append(v.Notes, err.Error())
 	}
 	if icon && o.Icon != "" {
-		notes, err := SetVolumeIcon(v.MountPoint, o.Icon)
+		notes, err := setVolumeIcon(v.MountPoint, o.Icon)
 		if err != nil {
 			notes = append(notes, err.Error())
 		}

@@ -71,16 +71,16 @@ func TestMakeFoldersNeverFollowsLinks(t *testing.T) {
 	disk, outside := t.TempDir(), t.TempDir()
 	os.Symlink(outside, filepath.Join(disk, "a"))
 	os.WriteFile(filepath.Join(disk, "f"), nil, 0o600)
-	err := MakeFolders(disk, []string{"a/b", "f/g", "ok/x"})
+	err := makeFolders(disk, []string{"a/b", "f/g", "ok/x"})
 	if err == nil || !strings.Contains(err.Error(), "folder a/b not made") || !strings.Contains(err.Error(), "folder f/g not made") ||
 		!strings.Contains(err.Error(), "a is a link or a file") {
-		t.Errorf("MakeFolders: %v", err)
+		t.Errorf("makeFolders: %v", err)
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Errorf("made outside the disk: %v", ents)
 	}
 	assertFolders(t, "good one", disk, []string{"ok/x"})
-	if err := MakeFolders(disk, []string{"../escape"}); err == nil {
+	if err := makeFolders(disk, []string{"../escape"}); err == nil {
 		t.Error("../escape accepted")
 	}
 }
@@ -101,7 +101,7 @@ func TestWithCustomIcon(t *testing.T) {
 		if len(in) == 32 {
 			in[0], in[31] = 'X', 'Y' // the rest of FinderInfo stays as it was
 		}
-		got := WithCustomIcon(in)
+		got := withCustomIcon(in)
 		if len(got) != 32 || got[8] != tt.want[0] || got[9] != tt.want[1] {
 			t.Errorf("%s: flags % x, want % x (len %d)", tt.name, got[8:10], tt.want, len(got))
 		}
@@ -134,9 +134,9 @@ func TestVolumeIconOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Eject(ctx, c.Volume, EjectOptions{Force: true}) })
-	got, err := os.ReadFile(filepath.Join(c.Volume.MountPoint, VolumeIconName))
+	got, err := os.ReadFile(filepath.Join(c.Volume.MountPoint, volumeIconName))
 	if err != nil || !bytes.HasPrefix(got, []byte("icns")) {
-		t.Fatalf("%s: %d bytes, %v", VolumeIconName, len(got), err)
+		t.Fatalf("%s: %d bytes, %v", volumeIconName, len(got), err)
 	}
 	if n := strings.Join(c.Volume.Notes, "; "); !strings.Contains(n, "only macOS's Finder shows it") {
 		t.Errorf("notes %q: want the Linux note", n)
@@ -144,10 +144,10 @@ func TestVolumeIconOnDisk(t *testing.T) {
 	icnsPath := filepath.Join(dir, "icon.icns")
 	os.WriteFile(icnsPath, got, 0o600)
 	other := t.TempDir()
-	if _, err := SetVolumeIcon(other, icnsPath); err != nil {
+	if _, err := setVolumeIcon(other, icnsPath); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := os.ReadFile(filepath.Join(other, VolumeIconName)); !bytes.Equal(again, got) {
+	if again, _ := os.ReadFile(filepath.Join(other, volumeIconName)); !bytes.Equal(again, got) {
 		t.Errorf(".icns not copied as it is")
 	}
 	fake := filepath.Join(dir, "fake.icns")
@@ -155,8 +155,8 @@ func TestVolumeIconOnDisk(t *testing.T) {
 	badPNG := filepath.Join(dir, "bad.png")
 	os.WriteFile(badPNG, []byte("not a png"), 0o600)
 	for _, p := range []string{fake, badPNG, filepath.Join(dir, "missing.png")} {
-		if _, err := SetVolumeIcon(t.TempDir(), p); err == nil {
-			t.Errorf("SetVolumeIcon(%s) accepted", p)
+		if _, err := setVolumeIcon(t.TempDir(), p); err == nil {
+			t.Errorf("setVolumeIcon(%s) accepted", p)
 		}
 	}
 }
