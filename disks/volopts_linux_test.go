@@ -160,3 +160,43 @@ func TestVolumeIconOnDisk(t *testing.T) {
 		}
 	}
 }
+
+// TestReclaimKeepsOptions: a disk made again by Reclaim is noexec again, at
+// its own folder again, with its files.
+func TestReclaimKeepsOptions(t *testing.T) {
+	root := realRoot(t)
+	s := &Service{Engine: linux.New(run.System(), linux.WithMountRoot(root)), Paths: ramdiskPaths(t)}
+	ctx := context.Background()
+	mp := filepath.Join(t.TempDir(), "mine")
+	t.Cleanup(func() { unmountAll(t, filepath.Dir(mp)) })
+	in := ramdisk.Input{Name: "Again", Size: "16M", Options: ramdisk.VolumeOptions{NoExec: true, MountPoint: mp}}
+	c, err := s.Create(ctx, CreateRequest{Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Eject(ctx, c.Volume, EjectOptions{Force: true}) })
+	os.WriteFile(filepath.Join(mp, "f"), []byte("kept"), 0o600)
+	if _, err := s.Reclaim(ctx, c.Volume, ReclaimOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Find(ctx, "Again")
+	if err != nil || v.MountPoint != mp {
+		t.Fatalf("after reclaim: %+v, %v", v, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(mp, "f")); string(b) != "kept" {
+		t.Errorf("file after reclaim: %q", b)
+	}
+	mi, _ := os.ReadFile("/proc/self/mountinfo")
+	found := false
+	for _, line := range strings.Split(string(mi), "\n") {
+		if f := strings.Fields(line); len(f) > 5 && unescapeOctal(f[4]) == mp {
+			found = true
+			if !strings.Contains(","+f[5]+",", ",noexec,") {
+				t.Errorf("after reclaim mounted %q, want noexec", f[5])
+			}
+		}
+	}
+	if !found {
+		t.Errorf("%s not mounted after reclaim", mp)
+	}
+}
