@@ -211,7 +211,7 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 		return ramdisk.Volume{}, fmt.Errorf("plan mounts %s at %s, outside the mount root %s", p.Name, p.MountPoint, e.root)
 	}
 	if custom != "" {
-		if err := checkCustom(p, fs); err != nil {
+		if err := checkCustom(p, fs, custom); err != nil {
 			return ramdisk.Volume{}, err
 		}
 	} else if err := e.admin.mkdirAll(ctx, e.root, 0o755); err != nil {

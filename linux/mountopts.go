@@ -3,7 +3,9 @@
 package linux
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -34,10 +36,15 @@ func customMountPoint(p ramdisk.Plan, root string) string {
 	return filepath.Clean(c)
 }
 
-// checkCustom refuses what cannot be mounted at a folder of one's choice.
-func checkCustom(p ramdisk.Plan, fs ramdisk.FileSystem) error {
+// checkCustom refuses what cannot be mounted at a folder of one's choice,
+// and makes an absent folder as the user (not through pkexec), so it stays
+// theirs after the disk is ejected.
+func checkCustom(p ramdisk.Plan, fs ramdisk.FileSystem, dir string) error {
 	if fs == ramdisk.ZRAM {
 		return fmt.Errorf("%w: --mount-point with zram (RAMBar finds zram disks under its mount root only); use tmpfs", ramdisk.ErrUnsupported)
+	}
+	if err := os.Mkdir(dir, Mode); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("mkdir %s: %w", dir, err)
 	}
 	return nil
 }
