@@ -17,10 +17,6 @@ import (
 // folder's FinderInfo has the custom-icon flag.
 const volumeIconName = ".VolumeIcon.icns"
 
-// finderInfoXattr is the extended attribute that holds a file's or folder's
-// 32 bytes of Finder information.
-const finderInfoXattr = "com.apple.FinderInfo"
-
 // hasCustomIcon is kHasCustomIcon, a bit of the Finder flags: the 16-bit
 // big-endian field at bytes 8-9 of FinderInfo (FileInfo.finderFlags and
 // FolderInfo.finderFlags alike).

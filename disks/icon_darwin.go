@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// finderInfoXattr is the extended attribute that holds a file's or folder's
+// 32 bytes of Finder information.
+const finderInfoXattr = "com.apple.FinderInfo"
+
 // setCustomIconFlag sets kHasCustomIcon in root's FinderInfo, keeping the
 // other bytes, so Finder shows root/.VolumeIcon.icns.
 func setCustomIconFlag(root string) ([]string, error) {
