@@ -51,6 +51,9 @@ func TestCLICache(t *testing.T) {
 	if !strings.Contains(out, "Build") || !strings.Contains(out, gocache) || !strings.Contains(out, "on the disk") || !strings.Contains(out, "[on Build]") {
 		t.Errorf("cache list:\n%s", out)
 	}
+	if out, _, _ := c.runHome(home, "info", "Build"); !strings.Contains(out, "Cache:") || !strings.Contains(out, gocache) {
+		t.Errorf("info does not name the cache:\n%s", out)
+	}
 	if _, errOut, code := c.runHome(home, "eject", "Build"); code != 0 {
 		t.Fatalf("eject: %s", errOut)
 	}

@@ -69,6 +69,7 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 		}
 	}
 	contentsRows(row, contents)
+	a.extrasRows(ctx, row, v)
 	for _, n := range d.Notes {
 		row("Note", "%s", n)
 	}

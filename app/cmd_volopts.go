@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -115,6 +116,26 @@ func printVolumeNotes(a *App, v ramdisk.Volume) {
 	for _, n := range v.Notes {
 		if strings.HasPrefix(n, "icon: ") || strings.HasPrefix(n, "folder ") || strings.HasPrefix(n, "make folders") || strings.HasPrefix(n, "cache") {
 			fmt.Fprintf(a.Stdout, "  · %s\n", n)
+		}
+	}
+}
+
+// extrasRows adds the disk's extras and the caches on it to `info`.
+func (a *App) extrasRows(ctx context.Context, row func(k, f string, args ...any), v ramdisk.Volume) {
+	svc, err := a.service()
+	if err != nil {
+		return
+	}
+	if o, ok := svc.VolumeOptionsOf(v); ok && o.Phrase() != "" {
+		row("Options", "%s", o.Phrase())
+	}
+	for _, c := range svc.Caches(ctx) {
+		if strings.EqualFold(c.Disk, v.Name) {
+			t := c.Target
+			if t == disks.TMPDIRKey {
+				t = "TMPDIR=" + c.Link
+			}
+			row("Cache", "%s", t)
 		}
 	}
 }

@@ -43,6 +43,10 @@ func TestCLIVolumeOptions(t *testing.T) {
 	if err := exec.Command(script).Run(); err == nil || !strings.Contains(err.Error(), "permission denied") {
 		t.Errorf("a script on the noexec disk: %v, want permission denied", err)
 	}
+	out, _, code = c.run("info", "Downloads")
+	if code != 0 || !strings.Contains(out, "noexec, folders incoming, unpacked/zips, at "+mp+", icon x.icns, Spotlight on") {
+		t.Errorf("info does not show the options:\n%s", out)
+	}
 	out, _, code = c.run("list")
 	if code != 0 || !strings.Contains(out, "Downloads") {
 		t.Errorf("list does not show the disk at its own folder: %s", out)

@@ -84,3 +84,10 @@ func (s *Service) extras(v *ramdisk.Volume, o ramdisk.VolumeOptions, icon bool) 
 		v.Notes = append(v.Notes, notes...)
 	}
 }
+
+// VolumeOptionsOf returns the extras the mounted disk v was made with, as
+// recorded when it was made; false when it has none or the record is not of
+// this disk.
+func (s *Service) VolumeOptionsOf(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
+	return s.options(v)
+}
