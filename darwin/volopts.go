@@ -40,7 +40,12 @@ func (e *Engine) remount(ctx context.Context, info DiskInfo, p ramdisk.Plan) (st
 		dev = devPath(info.DeviceIdentifier)
 	}
 	if _, err := e.run(ctx, "diskutil", "unmount", dev); err != nil {
-		return "", fmt.Errorf("diskutil unmount %s: %w", dev, toolErr(err))
+		// Spotlight or fseventsd may already hold the new, empty volume:
+		// forcing it off loses nothing.
+		if _, ferr := e.run(ctx, "diskutil", "unmount", "force", dev); ferr != nil {
+			return "", errors.Join(fmt.Errorf("diskutil unmount %s: %w", dev, toolErr(err)),
+				fmt.Errorf("diskutil unmount force %s: %w", dev, toolErr(ferr)))
+		}
 	}
 	argv := []string{"diskutil", "mount"}
 	if o := remountOptions(p); o != "" {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"rambar/internal/run/runtest"
@@ -20,14 +21,20 @@ var fakeVolumes = struct {
 	emptyAtUnmount map[*fakeImage]bool
 }{opts: map[*fakeImage]string{}, emptyAtUnmount: map[*fakeImage]bool{}}
 
+// fakeUnmountDissent makes a plain diskutil unmount fail as when mds holds
+// the volume.
+var fakeUnmountDissent atomic.Bool
+
 // volumeVerb answers diskutil unmount, diskutil mount [-mountOptions O]
 // [-mountPoint P] and mdutil -i on; false for any other call. f.mu is held.
 func (f *fakeMac) volumeVerb(argv []string) (runtest.Reply, bool) {
 	switch {
-	case len(argv) == 3 && argv[0] == "diskutil" && argv[1] == "unmount":
-		im, found := f.find(argv[2])
+	case len(argv) == 3 && argv[0] == "diskutil" && argv[1] == "unmount" && fakeUnmountDissent.Load():
+		return fail(1, "Volume Inbox on "+strings.TrimPrefix(argv[2], "/dev/")+" failed to unmount: dissented by PID 312 (/System/Library/Frameworks/CoreServices.framework/Frameworks/Metadata.framework/Versions/A/Support/mds)\n"), true
+	case (len(argv) == 3 || len(argv) == 4 && argv[2] == "force") && argv[0] == "diskutil" && argv[1] == "unmount":
+		im, found := f.find(argv[len(argv)-1])
 		if !found || im.mp == "" {
-			return fail(1, "Unable to find disk for "+argv[2]+"\n"), true
+			return fail(1, "Unable to find disk for "+argv[len(argv)-1]+"\n"), true
 		}
 		ents, _ := os.ReadDir(im.mp)
 		fakeVolumes.Lock()
@@ -200,5 +207,21 @@ func TestSpotlightCommandLines(t *testing.T) {
 				t.Errorf("note %q", n)
 			}
 		}
+	}
+}
+
+// TestRemountForcesPastSpotlight: when mds holds the new volume the plain
+// unmount fails and a forced one (safe: the volume is empty) goes through.
+func TestRemountForcesPastSpotlight(t *testing.T) {
+	fakeUnmountDissent.Store(true)
+	defer fakeUnmountDissent.Store(false)
+	f := newFakeMac(t, "26.4.1")
+	e := f.engine()
+	if _, err := e.Create(ctx, planOpts(t, e, "Inbox", ramdisk.APFS, ramdisk.VolumeOptions{NoExec: true})); err != nil {
+		t.Fatal(err)
+	}
+	if f.called("diskutil", "unmount", "/dev/disk5s1") != 1 || f.called("diskutil", "unmount", "force", "/dev/disk5s1") != 1 ||
+		f.called("diskutil", "mount", "-mountOptions", "rw,noexec,nosuid,nodev", "/dev/disk5s1") != 1 {
+		t.Errorf("calls: %q", f.calls)
 	}
 }
