@@ -23,7 +23,9 @@ import (
 func TestIntegrationNoExecMountPoint(t *testing.T) {
 	ctx := context.Background()
 	e := New(run.System())
-	mp := filepath.Join(t.TempDir(), "RAMBarIT noexec")
+	// Under HOME: t.TempDir is in /var/folders, a system folder to the checks.
+	mp := filepath.Join(os.Getenv("HOME"), "RAMBarIT noexec")
+	t.Cleanup(func() { os.Remove(mp) })
 	p, err := ramdisk.NewPlan(ramdisk.Request{Name: "RAMBarITNoExec", Size: 64 * ramdisk.MiB, FS: ramdisk.APFS, Force: true,
 		Options: ramdisk.VolumeOptions{NoExec: true, MountPoint: mp}}, ramdisk.Facts{Caps: e.Caps()})
 	if err != nil {
