@@ -36,7 +36,7 @@ func NewMenu(s *Service) *Menu { return &Menu{S: s, dirty: map[string]dirtyMark{
 
 // Create makes a plain disk (New RAM Disk, Custom…).
 func (m *Menu) Create(ctx context.Context, r ramdisk.Request) (ramdisk.Volume, error) {
-	c, err := m.S.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: r.Name, FS: r.FS, Hidden: r.Hidden, Force: r.Force}, Exact: r.Size})
+	c, err := m.S.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: r.Name, FS: r.FS, Hidden: r.Hidden, Force: r.Force, Options: r.Options}, Exact: r.Size})
 	return c.Volume, err
 }
 

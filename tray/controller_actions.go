@@ -77,6 +77,8 @@ func (c *Controller) handle(key string) {
 		c.notify(it.Title, a.Text)
 	case actQuit:
 		c.askQuit()
+	case actCacheToggle:
+		c.toggleCache(disk, a.Text)
 	}
 }
 

@@ -30,6 +30,7 @@ const (
 	actToggleLogin                    // launch at login on or off
 	actExplain                        // show the item's longer text as a notification
 	actQuit                           // quit RAMBar
+	actCacheToggle                    // put a cache folder on the disk, or back (Text: its key)
 )
 
 // action is a menu item's effect, with its argument.
@@ -140,6 +141,7 @@ type diskState struct {
 // featureSet says which optional items exist (their Deps hooks are set).
 type featureSet struct {
 	SaveNow, Reclaim, Benchmark, EditPresets, LaunchAtLogin bool
+	Caches                                                  bool // Deps.Caches: "Use for…"
 }
 
 // menuState is everything the menu is built from.
@@ -159,6 +161,8 @@ type menuState struct {
 	CreatingProgress jobProgress
 	// Notices are warnings that belong to no mounted disk (Disks.Notices).
 	Notices []string
+	// Caches are the cache targets "Use for…" offers (Features.Caches).
+	Caches []CacheTarget
 }
 
 // readySizes are the sizes "New RAM Disk" offers in one click.
