@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -198,5 +199,78 @@ func TestReclaimKeepsOptions(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("%s not mounted after reclaim", mp)
+	}
+}
+
+// TestStoppedReclaimResumedAsItWas: the reclaim of a noexec disk at its own
+// folder, with a cache on it, is killed once the disk is ejected. While it is
+// stopped the cache resolves to its empty folder; ResumeReclaim makes the
+// disk again noexec at its folder with its files, and the cache is on it again.
+func TestStoppedReclaimResumedAsItWas(t *testing.T) {
+	root, paths := realRoot(t), ramdiskPaths(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	target := filepath.Join(home, ".cache", "go-build")
+	os.MkdirAll(target, 0o750)
+	s := &Service{Engine: linux.New(run.System(), linux.WithMountRoot(root)), Paths: paths}
+	ctx := context.Background()
+	mp := filepath.Join(t.TempDir(), "mine")
+	t.Cleanup(func() { unmountAll(t, filepath.Dir(mp)) })
+	in := ramdisk.Input{Name: "Again", Size: "16M", Options: ramdisk.VolumeOptions{NoExec: true, MountPoint: mp}}
+	c, err := s.Create(ctx, CreateRequest{Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if v, err := s.Find(ctx, "Again"); err == nil {
+			s.Eject(ctx, v, EjectOptions{Force: true})
+		}
+		s.CacheOff(ctx, target)
+	})
+	if _, err := s.CacheOn(ctx, "Again", CacheTarget{Key: "t", Label: "test", Path: target}, false); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(target, "built"), []byte("object"), 0o600)
+	os.WriteFile(filepath.Join(mp, "f"), []byte("kept"), 0o600)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "DISKS_CHILD=reclaim", "DISKS_NAME=Again", "DISKS_KILL_AT=create", "DISKS_ROOT="+root, "DISKS_DATA="+paths.Data)
+	if out, _ := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != -1 {
+		t.Fatalf("the reclaiming child was not killed: %s", out)
+	}
+	if _, err := s.Find(ctx, c.Volume.Name); err == nil {
+		t.Fatal("the disk is still mounted: the child was killed too early")
+	}
+	if real := resolvesToFolder(t, "stopped", target); strings.HasPrefix(real, mp+"/") {
+		t.Errorf("while stopped the cache resolves to %s, on the gone disk's folder", real)
+	}
+	how, v, err := s.ResumeReclaim(ctx, "Again", nil)
+	if err != nil || how != ResumeFinished || v.MountPoint != mp {
+		t.Fatalf("resume: %s, %+v, %v; want finished at %s", how, v, err, mp)
+	}
+	if b, _ := os.ReadFile(filepath.Join(mp, "f")); string(b) != "kept" {
+		t.Errorf("file after resume: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(target, "built")); string(b) != "object" {
+		t.Errorf("cache file after resume: %q", b)
+	}
+	if real := resolvesToFolder(t, "resumed", target); !strings.HasPrefix(real, mp+"/") {
+		t.Errorf("after resume the cache resolves to %s, not onto the disk at %s", real, mp)
+	}
+	mi, _ := os.ReadFile("/proc/self/mountinfo")
+	found := false
+	for _, line := range strings.Split(string(mi), "\n") {
+		if f := strings.Fields(line); len(f) > 5 && unescapeOctal(f[4]) == mp {
+			found = true
+			if !strings.Contains(","+f[5]+",", ",noexec,") {
+				t.Errorf("after resume mounted %q, want noexec", f[5])
+			}
+		}
+	}
+	if !found {
+		t.Errorf("%s not mounted after resume", mp)
 	}
 }
