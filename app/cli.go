@@ -135,7 +135,7 @@ func exitCode(err error) int {
 	var ue *usageError
 	switch {
 	case errors.As(err, &ue), errors.Is(err, ramdisk.ErrName), errors.Is(err, ramdisk.ErrSize),
-		errors.Is(err, ramdisk.ErrFileSystem):
+		errors.Is(err, ramdisk.ErrFileSystem), errors.Is(err, ramdisk.ErrOption):
 		return exitUsage
 	case errors.Is(err, ramdisk.ErrBusy):
 		return exitBusy

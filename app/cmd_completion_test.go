@@ -20,7 +20,8 @@ func TestCompletions(t *testing.T) {
 		{[]string{"pre"}, "preset"},
 		{[]string{"preset", "ad"}, "add"},
 		{[]string{"login", ""}, "off on status"},
-		{[]string{"create", "X", "1G", "--f"}, "--force --fs"},
+		{[]string{"create", "X", "1G", "--f"}, "--folders --force --fs"},
+		{[]string{"cache", "o"}, "off on"},
 		{[]string{"create", "X", "1G", "--fs", ""}, "apfs hfs+ tmpfs"}, // the in-memory engine's
 		{[]string{"info", ""}, "Build Scratch"},
 		{[]string{"eject", "Build", "S"}, "Scratch"},

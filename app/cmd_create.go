@@ -39,7 +39,7 @@ func init() {
 		Doc: "--keep saves its contents on eject and restores them when it is made again; " +
 			"--mirror loads a folder and writes changes back to it.",
 		Args: []arg{nameArg, sizeArg},
-		Flags: []flagSpec{
+		Flags: append([]flagSpec{
 			fsFlag, hiddenFlag,
 			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
 			mirrorFlag, createFolderFlag,
@@ -47,8 +47,9 @@ func init() {
 			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror"),
 			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
 			flagBool("force", "make it even if memory is short"),
-		},
-		JSON: true, Example: "create Scratch 4G\ncreate Work 8G --fs hfs+ --keep --save-every 10m",
+		}, volumeFlagSpecs()...),
+		JSON: true, Example: "create Scratch 4G\ncreate Work 8G --fs hfs+ --keep --save-every 10m\n" +
+			"create Downloads 2G --noexec --folders incoming,unpacked --icon dl.png",
 		Order: 10, Run: runCreate})
 }
 
@@ -79,6 +80,9 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}
+	if req.Options, err = volumeOptions(in); err != nil {
+		return err
+	}
 	if *fsName != "" {
 		if req.FS, err = a.parseFS(*fsName); err != nil {
 			return err
@@ -99,6 +103,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		}{jsonVersion, plan, dj})
 	}
 	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
+	printVolumeNotes(a, v)
 	return nil
 }
 

@@ -69,6 +69,7 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 		}
 	}
 	contentsRows(row, d.Name, contents)
+	a.extrasRows(ctx, row, v)
 	for _, l := range a.files().StoppedReclaims() {
 		if l.Name == d.Name {
 			row("Reclaim", "stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it", l.Path, quoteName(l.Name))

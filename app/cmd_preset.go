@@ -87,6 +87,9 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
+	if err := volumeChange(in, &c); err != nil {
+		return err
+	}
 	p := ramdisk.Preset{Name: pos[0], Size: pos[1]}
 	c.Apply(&p)
 	if err := a.checkFS(p.FS); err != nil {
@@ -127,6 +130,9 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 	pos := in.Args
 	c, err := pf.change(a.parseFS)
 	if err != nil {
+		return err
+	}
+	if err := volumeChange(in, &c); err != nil {
 		return err
 	}
 	if size := *in.String("size"); pf.set["size"] || len(pos) == 2 {
@@ -213,6 +219,13 @@ type presetJSON struct {
 	MirrorPath string              `json:"mirror_path,omitempty"`
 	SaveEvery  float64             `json:"save_every_seconds"` // 0: no autosave
 	Snapshots  int                 `json:"snapshots"`
+	// The disk's extras and its cache targets (settings version 3).
+	NoExec     bool     `json:"noexec"`
+	Folders    []string `json:"folders,omitempty"`
+	MountPoint string   `json:"mount_point,omitempty"`
+	Icon       string   `json:"icon,omitempty"`
+	Spotlight  bool     `json:"spotlight"`
+	Caches     []string `json:"caches,omitempty"`
 }
 
 func contentsWord(m ramdisk.ContentMode) string {
@@ -240,7 +253,8 @@ func runPresetList(ctx context.Context, a *App, in *input) error {
 		}{Version: jsonVersion, Presets: []presetJSON{}}
 		for _, p := range s.Presets {
 			j := presetJSON{Name: p.Name, Size: p.Size, Hidden: p.Hidden, AutoMount: p.AutoMount,
-				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, SaveEvery: float64(p.SaveEvery), Snapshots: p.Snapshots}
+				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, SaveEvery: float64(p.SaveEvery), Snapshots: p.Snapshots,
+				NoExec: p.NoExec, Folders: p.Folders, MountPoint: p.MountPoint, Icon: p.Icon, Spotlight: p.Spotlight, Caches: p.Caches}
 			if p.FS != "" {
 				j.FS = &p.FS
 			}
@@ -291,6 +305,9 @@ func describePreset(p ramdisk.Preset) string {
 		parts = append(parts, "mounts at login")
 	}
 	parts = append(parts, "contents "+ramdisk.ContentsPhrase(p))
+	if o := describeOptions(p); o != "" {
+		parts = append(parts, o)
+	}
 	return strings.Join(parts, ", ")
 }
 

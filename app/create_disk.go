@@ -29,7 +29,7 @@ func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOp
 	if err != nil {
 		return ramdisk.Plan{}, ramdisk.Volume{}, err
 	}
-	r := disks.CreateRequest{Input: ramdisk.Input{Name: req.Name, Size: opts.Size, FS: req.FS, Hidden: req.Hidden, Force: req.Force},
+	r := disks.CreateRequest{Input: ramdisk.Input{Name: req.Name, Size: opts.Size, FS: req.FS, Hidden: req.Hidden, Force: req.Force, Options: req.Options},
 		Contents: opts.Contents}
 	var done func()
 	if !opts.Quiet {

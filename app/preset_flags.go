@@ -29,6 +29,8 @@ func presetFlagSpecs(edit bool) []flagSpec {
 		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off)"),
 		flagInt("snapshots", "K", 0, "how many past saves to keep"),
 	}
+	fs = append(fs, volumeFlagSpecs()...)
+	fs = append(fs, flagString("caches", "T1,T2", "cache folders to switch onto the disk when it is mounted (see 'rambar cache list')"))
 	if edit {
 		fs = append(fs,
 			flagString("size", "SIZE", "the new size (or give it after the name)"),

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -94,7 +95,7 @@ func TestPresetAddEditRemove(t *testing.T) {
 		{Name: "Site", Size: "3G", AutoMount: true, Contents: ramdisk.Mirror, MirrorPath: mirrorDir},
 	}
 	got := p.settings(t).Presets
-	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("presets on disk = %+v, want %+v", got, want)
 	}
 	code, out, _ := p.run("preset", "list", "--json")
@@ -169,7 +170,7 @@ func TestPresetBadInput(t *testing.T) {
 // newer RAMBar, every verb that reads presets fails, says which file and why,
 // and leaves it untouched.
 func TestPresetRefusesUnreadableFile(t *testing.T) {
-	for _, fixture := range []string{"settings-corrupt.plist", "settings-v3.plist"} {
+	for _, fixture := range []string{"settings-corrupt.plist", "settings-v4.plist"} {
 		t.Run(fixture, func(t *testing.T) {
 			p := newPresetApp(t)
 			data, err := os.ReadFile(filepath.Join("..", "ramdisk", "testdata", fixture))
@@ -180,7 +181,7 @@ func TestPresetRefusesUnreadableFile(t *testing.T) {
 			if err := os.WriteFile(p.Paths.Settings, data, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]string{"settings-corrupt.plist": "settings file is corrupt", "settings-v3.plist": "from a newer RAMBar"}[fixture]
+			want := map[string]string{"settings-corrupt.plist": "settings file is corrupt", "settings-v4.plist": "from a newer RAMBar"}[fixture]
 			for _, args := range [][]string{
 				{"preset", "add", "New", "1G"}, {"preset", "edit", "Future", "2G"}, {"preset", "rm", "Future"},
 				{"preset", "list"}, {"preset", "list", "--json"}, {"preset", "mount", "Future"}, {"up"},

@@ -180,6 +180,9 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	if p.Size < ramdisk.MinSize {
 		return ramdisk.Volume{}, fmt.Errorf("%w: %s is below the minimum of %s", ramdisk.ErrSize, p.Size, ramdisk.MinSize)
 	}
+	if err := checkOptions(p); err != nil {
+		return ramdisk.Volume{}, err
+	}
 	mp := p.MountPoint
 	if mp == "" {
 		mp = filepath.Join(e.mountRoot, p.Name)
@@ -216,7 +219,9 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	if info.MountPoint == "" {
 		return fail(fmt.Errorf("diskutil erasevolume %s %s %s: the volume %s is not mounted", format, p.Name, dev, target))
 	}
-	mp = info.MountPoint
+	if mp, err = e.remount(ctx, info, p); err != nil {
+		return fail(err)
+	}
 	if err := e.prepare(mp, p); err != nil {
 		return fail(err)
 	}
@@ -224,7 +229,7 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 		Name: p.Name, MountPoint: mp, Device: dev, FS: p.FS, Size: p.Size, Hidden: p.Hidden,
 		Allocation: ramdisk.AllocationFor(p.FS, p.Size), Managed: true,
 	}
-	v.Notes = append(v.Notes, e.spotlightOff(ctx, mp)...)
+	v.Notes = append(v.Notes, e.spotlight(ctx, mp, p)...)
 	v.Notes = append(v.Notes, ownershipNotes(info)...)
 	if im, ok := e.imageFor(ctx, dev); ok {
 		v.HelperPID = im.HelperPID

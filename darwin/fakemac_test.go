@@ -162,6 +162,9 @@ func (f *fakeMac) answer(argv []string, stdin string) runtest.Reply {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, argv)
+	if r, ok := f.volumeVerb(argv); ok {
+		return r
+	}
 	a := strings.Join(argv, " ")
 	switch {
 	case a == "sw_vers -productVersion":

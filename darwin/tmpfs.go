@@ -93,7 +93,7 @@ func (e *Engine) createTmpfs(ctx context.Context, p ramdisk.Plan, mp string) (ra
 		}
 		return ramdisk.Volume{}, err
 	}
-	v.Notes = append(v.Notes, e.spotlightOff(ctx, mp)...)
+	v.Notes = append(v.Notes, e.spotlight(ctx, mp, p)...)
 	return v, nil
 }
 

@@ -72,7 +72,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	}
 	var c Created
 	if r.Exact > 0 {
-		c.Plan, err = ramdisk.NewPlan(ramdisk.Request{Name: r.Name, Size: r.Exact, FS: r.FS, Hidden: r.Hidden, Force: r.Force}, f)
+		c.Plan, err = ramdisk.NewPlan(ramdisk.Request{Name: r.Name, Size: r.Exact, FS: r.FS, Hidden: r.Hidden, Force: r.Force, Options: r.Options}, f)
 	} else {
 		c.Plan, err = ramdisk.PlanInput(r.Input, f)
 	}
@@ -120,7 +120,9 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Op
 		}
 		return c, fmt.Errorf("create %s: %w", name, err)
 	}
+	s.recordMade(&c)
 	if !kept {
+		s.madeExtras(&c)
 		return c, nil
 	}
 	if c.Volume.MountPoint != c.Plan.MountPoint {
@@ -136,7 +138,23 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Op
 		return c, err
 	}
 	s.restored(name)
+	s.madeExtras(&c) // after the load: its folders are made again
 	return c, nil
+}
+
+// recordMade keeps the new disk's extras (recordOptions), so a restore and
+// a reclaim know them; what fails is a note on the volume.
+func (s *Service) recordMade(c *Created) {
+	if err := s.recordOptions(c.Plan.Name, c.Volume.MountPoint, c.Plan.Options); err != nil {
+		c.Volume.Notes = append(c.Volume.Notes, err.Error())
+	}
+}
+
+// madeExtras does what the new, filled disk's extras ask (its folders, its
+// icon) and points its caches back at it; what fails is a note on the volume.
+func (s *Service) madeExtras(c *Created) {
+	s.extras(&c.Volume, c.Plan.Options, true)
+	c.Volume.Notes = append(c.Volume.Notes, s.cachesToDisk(c.Volume)...)
 }
 
 // existsHint adds to "already mounted" the way on when that disk's restore
@@ -223,7 +241,11 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 	}
 	in := p.Input()
 	in.Force = in.Force || force
-	return s.Create(ctx, CreateRequest{Input: in, Preset: &p, Progress: progress})
+	c, err := s.Create(ctx, CreateRequest{Input: in, Preset: &p, Progress: progress})
+	if err == nil {
+		c.Volume.Notes = append(c.Volume.Notes, s.presetCaches(ctx, p)...)
+	}
+	return c, err
 }
 
 // MountPresetNamed mounts the preset of that name from the settings; an

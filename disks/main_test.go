@@ -38,6 +38,8 @@ func child(op string) int {
 		_, err = s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: os.Getenv("DISKS_NAME"), Size: "64M"}})
 	case "reclaim":
 		err = childReclaim(ctx, s, os.Getenv("DISKS_NAME"), os.Getenv("DISKS_KILL_AT"))
+	case "cache-on", "cache-off":
+		err = childCache(ctx, s, op)
 	default:
 		err = fmt.Errorf("unknown child op %q", op)
 	}

@@ -37,7 +37,7 @@ func NewMenu(s *Service) *Menu { return &Menu{S: s, dirty: map[string]dirtyMark{
 // Create makes a disk (New RAM Disk, Custom…), its contents kept or
 // mirroring folder as contents says (ramdisk.Discard: a plain disk).
 func (m *Menu) Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string) (ramdisk.Volume, error) {
-	c, err := m.S.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: r.Name, FS: r.FS, Hidden: r.Hidden, Force: r.Force}, Exact: r.Size,
+	c, err := m.S.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: r.Name, FS: r.FS, Hidden: r.Hidden, Force: r.Force, Options: r.Options}, Exact: r.Size,
 		Contents: mirror.Options{Mode: contents, MirrorPath: folder}})
 	return c.Volume, err
 }

@@ -54,15 +54,22 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 	if err != nil {
 		return mirror.ReclaimResult{}, err
 	}
+	if err := s.cachesToFallback(v); err != nil {
+		return mirror.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)
+	}
 	rec := reclaimRecord{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, MountPoint: plan.MountPoint,
 		Dev: devOf(v.MountPoint), Marker: readMarker(v.MountPoint), Step: stepOut}
 	if err := s.writeReclaimRecord(rec); err != nil {
+		s.cachesToDisk(v) // nothing changed: the caches go back to it
 		return mirror.ReclaimResult{}, err
 	}
 	res, err := k.Reclaim(ctx, recordingEngine{s.Engine, s, rec}, v, plan, mirrorProgress(v.Name, o.Progress))
 	var stopped *mirror.ReclaimError
 	if !errors.As(err, &stopped) {
 		os.Remove(s.reclaimPath(v.Name)) // done, or nothing changed
+		if nv, ferr := s.Find(ctx, v.Name); ferr == nil {
+			s.cachesToDisk(nv)
+		}
 	}
 	return res, err
 }
@@ -87,7 +94,19 @@ func (s *Service) replan(ctx context.Context, v ramdisk.Volume, u ramdisk.Usage)
 	if v.MountPoint != "" {
 		p.MountPoint = v.MountPoint
 	}
+	s.asItWas(&p, v)
 	return p, nil
+}
+
+// asItWas gives a plan that makes the disk v again the extras it was made
+// with (recorded by Create): noexec, at its own folder.
+func (s *Service) asItWas(p *ramdisk.Plan, v ramdisk.Volume) {
+	if o, ok := s.options(v); ok {
+		p.Options = o
+		if o.MountPoint != "" {
+			p.Options.MountPoint = v.MountPoint
+		}
+	}
 }
 
 // Autosave saves kept and mirrored disks that have a save interval until

@@ -132,13 +132,24 @@ const (
 // staged copy put back; when it was made again and partly filled, it is
 // filled again from the staged copy; when it is the untouched original,
 // the partial copy is dropped. The staging copy is removed only after the
-// disk is verified (every file's content and times) against it.
+// disk is verified (every file's content and times) against it. The disk's
+// caches, on their empty folders since the reclaim began, point at it again
+// once it is finished or undone.
 func (s *Service) ResumeReclaim(ctx context.Context, name string, progress ramdisk.ProgressFunc) (Resumed, ramdisk.Volume, error) {
 	release, err := s.lock(ctx, name, "reclaiming")
 	if err != nil {
 		return "", ramdisk.Volume{}, err
 	}
 	defer release()
+	r, v, err := s.resumeReclaim(ctx, name, progress)
+	if r != "" { // the disk holds its contents (err: only the staging copy stayed)
+		v.Notes = append(v.Notes, s.cachesToDisk(v)...)
+	}
+	return r, v, err
+}
+
+// resumeReclaim is ResumeReclaim under the disk's lock.
+func (s *Service) resumeReclaim(ctx context.Context, name string, progress ramdisk.ProgressFunc) (Resumed, ramdisk.Volume, error) {
 	staging := s.stagingFor(name)
 	rec, hasRec := s.readReclaimRecord(name)
 	if staging == "" {
@@ -239,6 +250,7 @@ func (s *Service) remake(ctx context.Context, r reclaimRecord) (ramdisk.Volume, 
 	if r.MountPoint != "" {
 		p.MountPoint = r.MountPoint
 	}
+	s.asItWas(&p, ramdisk.Volume{Name: r.Name, MountPoint: r.MountPoint})
 	return s.Engine.Create(ctx, p)
 }
 
@@ -311,6 +323,7 @@ func (s *Service) finishFromStaging(ctx context.Context, c Created, staging stri
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
 		return c, fmt.Errorf("create %s: %w", c.Plan.Name, err)
 	}
+	s.recordMade(&c)
 	if err := s.fillFromStaging(ctx, c.Volume, staging, want, rec.Marker, progress); err != nil {
 		if ejErr := s.Engine.Eject(context.WithoutCancel(ctx), c.Volume, true); ejErr != nil {
 			err = fmt.Errorf("%w (and ejecting it again failed: %v)", err, ejErr)
@@ -318,6 +331,7 @@ func (s *Service) finishFromStaging(ctx context.Context, c Created, staging stri
 		return c, err
 	}
 	c.Reclaimed = staging
+	s.madeExtras(&c)
 	return c, s.dropStaging(c.Plan.Name, staging)
 }
 

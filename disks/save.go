@@ -61,7 +61,11 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 			ej.NotSaved, ej.KeptIn = err, s.keptIn(v.Name)
 		}
 	}
+	if err := s.cachesToFallback(v); err != nil { // nothing may point at a disk that is going
+		return ej, fmt.Errorf("not ejected: %w", err)
+	}
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
+		s.cachesToDisk(v) // still mounted: the caches go back to it
 		return ej, err
 	}
 	if incomplete {
@@ -271,6 +275,11 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 	switch {
 	case err == nil:
 		s.restored(v.Name)
+		if opts, ok := s.options(v); ok {
+			if ferr := makeFolders(v.MountPoint, opts.Folders); ferr != nil {
+				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
+			}
+		}
 	case !before && untouched(err):
 		s.restored(v.Name) // refused before anything was written
 	}

@@ -141,6 +141,10 @@ func (e *Engine) Caps() ramdisk.Caps {
 //	tmpfs: mount -t tmpfs -o size=BYTES,mode=0700,uid=U,gid=G,nosuid,nodev rambar ROOT/NAME
 //	zram:  hot_add, lz4, disksize, mkfs.ext4 -L rambar, mount -o discard,nosuid,nodev
 //
+// --noexec adds noexec. A tmpfs at a folder of the user's choice
+// (Plan.Options.MountPoint) is mounted from "rambar:NAME" so List finds it
+// there; its folder stays when it is ejected.
+//
 // Partial failure: a mount point Create made is removed again, and a zram
 // device it added is reset and removed, before the error is returned.
 func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, error) {
@@ -158,13 +162,21 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 		return ramdisk.Volume{}, fmt.Errorf("%w: %s on this Linux machine", ramdisk.ErrUnsupported, fs.Label())
 	}
 	mp := filepath.Join(e.root, p.Name)
-	if p.MountPoint != "" && filepath.Clean(p.MountPoint) != mp {
+	custom := customMountPoint(p, e.root)
+	if p.MountPoint != "" && filepath.Clean(p.MountPoint) != mp && custom == "" {
 		return ramdisk.Volume{}, fmt.Errorf("plan mounts %s at %s, outside the mount root %s", p.Name, p.MountPoint, e.root)
 	}
-	if err := e.admin.mkdirAll(ctx, e.root, 0o755); err != nil {
+	if custom != "" {
+		if err := checkCustom(p, fs, custom); err != nil {
+			return ramdisk.Volume{}, err
+		}
+	} else if err := e.admin.mkdirAll(ctx, e.root, 0o755); err != nil {
 		return ramdisk.Volume{}, fmt.Errorf("mkdir %s: %w", e.root, err)
 	}
 	mp = filepath.Join(e.realRoot(), p.Name)
+	if custom != "" {
+		mp = custom
+	}
 	ms, err := e.mounts()
 	if err != nil {
 		return ramdisk.Volume{}, err
@@ -181,7 +193,7 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	case ramdisk.ZRAM:
 		v, err = e.createZRAM(ctx, p, mp)
 	default:
-		v, err = e.createTmpFS(ctx, p, mp)
+		v, err = e.createTmpFS(ctx, p, mp, tmpfsSource(p, custom))
 	}
 	if err != nil {
 		if made {
@@ -216,18 +228,19 @@ func (e *Engine) makeMountPoint(ctx context.Context, mp string) (bool, error) {
 	return false, nil
 }
 
-func (e *Engine) createTmpFS(ctx context.Context, p ramdisk.Plan, mp string) (ramdisk.Volume, error) {
+func (e *Engine) createTmpFS(ctx context.Context, p ramdisk.Plan, mp, source string) (ramdisk.Volume, error) {
 	opts := []string{
 		"size=" + strconv.FormatInt(int64(p.Size), 10),
 		fmt.Sprintf("mode=%04o", rootMode.Perm()),
 		"uid=" + strconv.Itoa(e.uid), "gid=" + strconv.Itoa(e.gid),
 		"nosuid", "nodev",
 	}
-	if err := e.admin.mount(ctx, mountSource, mp, "tmpfs", opts); err != nil {
+	opts = append(opts, optionFlags(p)...)
+	if err := e.admin.mount(ctx, source, mp, "tmpfs", opts); err != nil {
 		return ramdisk.Volume{}, fmt.Errorf("mount tmpfs %s: %w", mp, err)
 	}
 	return ramdisk.Volume{
-		Name: p.Name, MountPoint: mp, Device: mountSource, FS: ramdisk.TmpFS, Size: p.Size,
+		Name: p.Name, MountPoint: mp, Device: source, FS: ramdisk.TmpFS, Size: p.Size,
 		Allocation: ramdisk.AllocOnWrite, Managed: true,
 	}, nil
 }
@@ -272,7 +285,9 @@ func (e *Engine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error 
 	if fs == ramdisk.ZRAM {
 		return e.freeZRAM(ctx, m.Source, mp)
 	}
-	e.admin.rmdir(ctx, mp) // best effort: an empty folder left behind blocks nothing
+	if _, custom := customMount(m); !custom {
+		e.admin.rmdir(ctx, mp) // best effort: an empty folder left behind blocks nothing
+	}
 	return nil
 }
 

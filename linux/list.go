@@ -61,7 +61,8 @@ func kind(m mountEntry) (ramdisk.FileSystem, bool) {
 // List implements ramdisk.Engine: every tmpfs, and every ext4 on a zram
 // device, mounted directly under the mount root, whoever made it. Managed
 // says whether RAMBar did (tmpfs source "rambar"; zram ext4 label
-// "rambar").
+// "rambar"). A tmpfs RAMBar mounted at a folder of the user's choice (source
+// "rambar:NAME") is listed wherever it is, as NAME.
 func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
 	ms, err := e.mounts()
 	if err != nil {
@@ -70,7 +71,7 @@ func (e *Engine) List(ctx context.Context) ([]ramdisk.Volume, error) {
 	root := e.realRoot()
 	last := map[string]mountEntry{}
 	for _, m := range ms {
-		if filepath.Dir(m.MountPoint) == root && m.MountPoint != root {
+		if _, custom := customMount(m); custom || filepath.Dir(m.MountPoint) == root && m.MountPoint != root {
 			last[m.MountPoint] = m
 		}
 	}
@@ -104,6 +105,9 @@ func (e *Engine) volume(m mountEntry) (ramdisk.Volume, bool) {
 		}
 		v.Size = ramdisk.Size(st.Total)
 		v.Managed = m.Source == mountSource
+		if name, ok := customMount(m); ok {
+			v.Name, v.Managed = name, true
+		}
 	case ramdisk.ZRAM:
 		n := zramDevice(m.Source)
 		size, err := e.readInt(filepath.Join(e.sys, "block", "zram"+strconv.Itoa(n), "disksize"))

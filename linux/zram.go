@@ -103,7 +103,7 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v r
 		"-E", "lazy_itable_init=0,lazy_journal_init=0", dev); err != nil {
 		return v, fmt.Errorf("mkfs.ext4 %s: %w", dev, err)
 	}
-	opts := []string{"nosuid", "nodev"}
+	opts := append([]string{"nosuid", "nodev"}, optionFlags(p)...)
 	if e.discard {
 		opts = append(opts, "discard")
 	}

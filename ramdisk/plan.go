@@ -54,6 +54,8 @@ type Request struct {
 	FS     FileSystem // empty: the engine's default
 	Hidden bool       // macOS: -nobrowse, not shown in Finder's sidebar
 	Force  bool       // override memory refusals
+	// Options are the disk's extras: noexec, folders, mount point, icon, Spotlight.
+	Options VolumeOptions
 }
 
 // Facts are what the plan needs to know about the machine.
@@ -108,6 +110,8 @@ type Plan struct {
 	MountPoint string `json:"mount_point"`
 	Forced     bool   `json:"forced"`
 	Notes      []Note `json:"notes"`
+	// Options are the extras asked for; Options.MountPoint, when set, is MountPoint.
+	Options VolumeOptions `json:"-"`
 }
 
 // Summary is the plan's first line: "Scratch: 4 GiB APFS, grows as written".
@@ -171,6 +175,9 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 		// A preset made on a Mac: the disk is made, shown, and the plan says so.
 		p.Hidden = false
 		p.note(Warning, "not hidden: "+err.Error())
+	}
+	if err := p.applyOptions(r.Options, f); err != nil {
+		return Plan{}, err
 	}
 	if p.Allocation == AllocUpfront {
 		p.CommitNow = r.Size

@@ -38,6 +38,13 @@ type PresetChange struct {
 	MirrorPath *string
 	SaveEvery  *int // seconds
 	Snapshots  *int
+	// The disk's extras (VolumeOptions).
+	NoExec     *bool
+	Folders    *[]string
+	MountPoint *string
+	Icon       *string
+	Spotlight  *bool
+	Caches     *[]string
 }
 
 // Empty reports whether the change changes nothing.
@@ -77,6 +84,7 @@ func (c PresetChange) Apply(p *Preset) {
 	if c.Snapshots != nil {
 		p.Snapshots = *c.Snapshots
 	}
+	c.applyVolume(p)
 }
 
 // checkSaving refuses saving options on a disk whose contents are discarded,

@@ -56,6 +56,8 @@ type Input struct {
 	FS     FileSystem
 	Hidden bool
 	Force  bool
+	// Options are the disk's extras (create --noexec, --folders, …).
+	Options VolumeOptions
 }
 
 // CheckInput refuses a bad name or a badly spelled size before anything is
@@ -64,8 +66,10 @@ func CheckInput(in Input) error {
 	if err := ValidateName(in.Name); err != nil {
 		return err
 	}
-	_, err := ParseSize(in.Size, MaxSize)
-	return err
+	if _, err := ParseSize(in.Size, MaxSize); err != nil {
+		return err
+	}
+	return in.Options.Check()
 }
 
 // PlanInput is the one place typed input becomes a plan: the name checked,
@@ -78,12 +82,12 @@ func PlanInput(in Input, f Facts) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	return NewPlan(Request{Name: in.Name, Size: size, FS: in.FS, Hidden: in.Hidden, Force: in.Force}, f)
+	return NewPlan(Request{Name: in.Name, Size: size, FS: in.FS, Hidden: in.Hidden, Force: in.Force, Options: in.Options}, f)
 }
 
 // Input is the disk a preset describes, as typed input for PlanInput.
 func (p Preset) Input() Input {
-	return Input{Name: p.Name, Size: p.Size, FS: p.FS, Hidden: p.Hidden}
+	return Input{Name: p.Name, Size: p.Size, FS: p.FS, Hidden: p.Hidden, Options: p.VolumeOptions()}
 }
 
 // ShortDuration prints a duration as people write it: "0.84 s", "45 s",

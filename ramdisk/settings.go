@@ -13,7 +13,7 @@ import (
 
 // SettingsVersion is the schema version this build writes. Files of every
 // older version load through migrate; a newer one is refused untouched.
-const SettingsVersion = 2
+const SettingsVersion = 3
 
 // Errors about the settings file.
 var (
@@ -57,6 +57,14 @@ type Preset struct {
 	SaveEvery int `plist:"SaveEverySeconds,omitempty"`
 	// Snapshots is how many past saves to keep; 0 = the default.
 	Snapshots int `plist:"Snapshots,omitempty"`
+	// Version 3: the disk's extras (VolumeOptions) and its cache targets.
+	NoExec     bool     `plist:"NoExec,omitempty"`
+	Folders    []string `plist:"Folders,omitempty"`
+	MountPoint string   `plist:"MountPoint,omitempty"`
+	Icon       string   `plist:"Icon,omitempty"`
+	Spotlight  bool     `plist:"Spotlight,omitempty"`
+	// Caches are folders switched onto the disk when it is mounted ('rambar cache').
+	Caches []string `plist:"Caches,omitempty"`
 }
 
 // SaveInterval returns SaveEvery as a duration.
@@ -84,6 +92,9 @@ func (p Preset) Validate(physical Size) error {
 		}
 	default:
 		return fmt.Errorf("preset %q: unknown contents mode %q (keep or mirror)", p.Name, p.Contents)
+	}
+	if err := p.checkExtras(); err != nil {
+		return fmt.Errorf("preset %q: %w", p.Name, err)
 	}
 	return p.checkRanges()
 }
@@ -200,11 +211,13 @@ func DecodeSettings(data []byte) (Settings, error) {
 			s.Presets = append(s.Presets, Preset{Name: p.Name, Size: fmt.Sprintf("%dM", p.SizeMiB), FS: fsys, Hidden: p.Hidden, AutoMount: p.AutoMount})
 		}
 		return s, nil
-	case head.Version == SettingsVersion:
+	case head.Version == 2 || head.Version == SettingsVersion:
+		// Version 3 only added optional keys: a version 2 file reads as one.
 		s := DefaultSettings()
 		if _, err := plist.Unmarshal(data, &s); err != nil {
 			return Settings{}, fmt.Errorf("%w: %v", ErrSettingsCorrupt, err)
 		}
+		s.Version = SettingsVersion
 		if s.EjectOnQuit == "" {
 			s.EjectOnQuit = QuitAsk
 		}

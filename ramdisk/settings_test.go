@@ -40,6 +40,12 @@ func TestLoadEveryVersion(t *testing.T) {
 			{Name: "Scratch", Size: "25%", FS: HFSPlus, AutoMount: true, Contents: Keep, SaveEvery: 600, Snapshots: 3},
 			{Name: "Xcode DerivedData", Size: "8G", Hidden: true, Contents: Mirror, MirrorPath: "/Users/ada/Library/Developer/Xcode/DerivedData"},
 		}}},
+		{"settings-v3.plist", Settings{Version: SettingsVersion, ShowMemoryInTitle: true, EjectOnQuit: QuitEject, Presets: []Preset{
+			{Name: "Downloads", Size: "2G", NoExec: true, Folders: []string{"incoming", "unpacked/zips"},
+				MountPoint: "/Users/ada/RAM Downloads", Icon: "/Users/ada/Pictures/downloads.png"},
+			{Name: "Build", Size: "8G", AutoMount: true, Spotlight: true,
+				Caches: []string{"/Users/ada/Library/Developer/Xcode/DerivedData", "/Users/ada/Library/Caches/go-build"}},
+		}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -82,7 +88,7 @@ func TestRefusedUntouched(t *testing.T) {
 		want error
 	}{
 		{"settings-corrupt.plist", ErrSettingsCorrupt},
-		{"settings-v3.plist", ErrSettingsNewer},
+		{"settings-v4.plist", ErrSettingsNewer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -13,7 +13,8 @@ import (
 var (
 	knownSettingsKeys = map[string]bool{"Version": true, "ShowMemoryInTitle": true, "EjectOnQuit": true, "Presets": true}
 	knownPresetKeys   = map[string]bool{"Name": true, "Size": true, "FileSystem": true, "Hidden": true, "AutoMount": true,
-		"Contents": true, "MirrorPath": true, "SaveEverySeconds": true, "Snapshots": true}
+		"Contents": true, "MirrorPath": true, "SaveEverySeconds": true, "Snapshots": true,
+		"NoExec": true, "Folders": true, "MountPoint": true, "Icon": true, "Spotlight": true, "Caches": true}
 )
 
 // keepUnknown adds to the encoded settings data the keys of old (a file of
@@ -62,10 +63,10 @@ func keepUnknown(data, old []byte) ([]byte, error) {
 
 func sameVersion(m map[string]any) bool {
 	switch v := m["Version"].(type) {
-	case uint64:
-		return v == SettingsVersion
+	case uint64: // version 3 only added keys to version 2
+		return v >= 2 && v <= SettingsVersion
 	case int64:
-		return v == SettingsVersion
+		return v >= 2 && v <= SettingsVersion
 	}
 	return false
 }

@@ -184,6 +184,7 @@ func (c *Controller) goJob(j func(ctx context.Context)) {
 }
 
 func (c *Controller) render() {
+	c.state.Caches = c.cacheTargets()
 	m := buildMenu(c.state)
 	if c.shown && reflect.DeepEqual(m, c.menu) {
 		return
@@ -343,6 +344,7 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 // hold memory, and once when a disk crosses 90% full; the menu's warning
 // entries stay for as long as the condition does.
 func (c *Controller) warnOnChange(before, after []diskState, mem ramdisk.Memory, merr error) {
+	c.repairIfGone(before, after)
 	var held ramdisk.Size
 	wasFull := map[string]bool{}
 	for _, d := range before {

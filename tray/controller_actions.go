@@ -81,6 +81,8 @@ func (c *Controller) handle(key string) {
 		c.about()
 	case actQuit:
 		c.askQuit()
+	case actCacheToggle:
+		c.toggleCache(disk, a.Text)
 	}
 }
 

@@ -145,6 +145,8 @@ type Deps struct {
 
 	// Logf receives diagnostics (nil: none).
 	Logf func(format string, args ...any)
+	// Caches, when set, gives each disk a "Use for…" submenu of cache folders.
+	Caches Caches
 }
 
 // defaultRefresh is the list interval when Deps.Refresh is zero.
@@ -157,5 +159,6 @@ func (d *Deps) features() featureSet {
 		Benchmark:     d.Benchmark != nil,
 		EditPresets:   d.EditPresets != nil,
 		LaunchAtLogin: d.LaunchAtLogin != nil && d.LaunchAtLogin.Get != nil && d.LaunchAtLogin.Set != nil,
+		Caches:        d.Caches != nil,
 	}
 }

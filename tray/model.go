@@ -32,6 +32,7 @@ const (
 	actSetQuit                        // choose what quitting does with mounted disks
 	actAbout                          // show the version and where to get help
 	actQuit                           // quit RAMBar
+	actCacheToggle                    // put a cache folder on the disk, or back (Text: its key)
 )
 
 // action is a menu item's effect, with its argument.
@@ -142,6 +143,7 @@ type diskState struct {
 // featureSet says which optional items exist (their Deps hooks are set).
 type featureSet struct {
 	SaveNow, Reclaim, Benchmark, EditPresets, LaunchAtLogin bool
+	Caches                                                  bool // Deps.Caches: "Use for…"
 }
 
 // menuState is everything the menu is built from.
@@ -161,6 +163,8 @@ type menuState struct {
 	CreatingProgress jobProgress
 	// Notices are warnings that belong to no mounted disk (Disks.Notices).
 	Notices []string
+	// Caches are the cache targets "Use for…" offers (Features.Caches).
+	Caches []CacheTarget
 }
 
 // readySizes are the sizes "New RAM Disk" offers in one click.

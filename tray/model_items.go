@@ -101,6 +101,9 @@ func diskItem(s menuState, d diskState) Item {
 	if s.Features.EditPresets {
 		sub = append(sub, Item{Key: key + "/preset", Title: "Save as Preset…", action: act(actSaveAsPreset)})
 	}
+	if it, ok := cacheItem(s, d); ok {
+		sub = append(sub, it)
+	}
 	var extra []Item
 	if s.Features.SaveNow && (d.Kept || d.Op == opSaving) {
 		t := "Save Now"

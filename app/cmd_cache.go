@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"rambar/disks"
+	"rambar/ramdisk"
+)
+
+func init() {
+	register(&command{Name: "cache", Summary: "put a cache folder on a RAM disk, safely",
+		Doc: "The folder becomes a link to a path in RAMBar's data folder that always resolves: to a folder " +
+			"on the disk while it is mounted, to an empty ordinary folder while it is not (eject switches it " +
+			"first), so a login or an app never meets a dangling link. Its old contents are kept and put back " +
+			"by 'off'. Folders the system needs to log in (~/Library, ~/Library/Caches, ~/.cache, your home) " +
+			"are refused unless --force. Whether it pays depends on the work: measure it with 'rambar try'.",
+		Subs: []*command{
+			{Name: "on", Summary: "switch cache folders onto a mounted RAM disk",
+				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: "a known cache (see 'rambar cache list': go, npm, xcode, tmpdir…) or a folder"}},
+				Flags:   []flagSpec{flagBool("force", "allow a folder the system needs to log in (it falls back to an empty folder when the disk is away)")},
+				Example: "cache on Build go npm\ncache on Build ~/Library/Caches/com.spotify.client\ncache on Build tmpdir",
+				Run:     runCacheOn},
+			{Name: "off", Summary: "put cache folders back as they were, with their old contents",
+				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: "a known cache or a folder that is on the disk"}},
+				Example: "cache off Build go", Run: runCacheOff},
+			{Name: "list", Aliases: []string{"ls"}, Summary: "the caches on RAM disks, and the known ones with what they gain",
+				Args: []arg{{Name: "NAME", Optional: true, Doc: "only this disk's"}}, Example: "cache list", Run: runCacheList},
+		},
+		Example: "cache on Build go\ncache list\ncache off Build go", Order: 42})
+}
+
+// goCache is `go env GOCACHE`, asked once (the menu lists targets at every
+// build); "" when go is not installed or says nothing.
+var goCache = sync.OnceValue(func() string {
+	if os.Getenv("GOCACHE") != "" {
+		return ""
+	}
+	path, err := exec.LookPath("go")
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "env", "GOCACHE").Output()
+	if err != nil {
+		return ""
+	}
+	if p := strings.TrimSpace(string(out)); filepath.IsAbs(p) {
+		return p
+	}
+	return ""
+})
+
+// cacheEnv is os.Getenv, with GOCACHE from `go env` when it is not set.
+func cacheEnv(k string) string {
+	if k == "GOCACHE" && os.Getenv(k) == "" {
+		return goCache()
+	}
+	return os.Getenv(k)
+}
+
+// knownCaches are the targets this OS knows, XDG cache folders included on Linux.
+func knownCaches() []disks.CacheTarget {
+	k := disks.KnownCacheTargets(runtime.GOOS, cacheEnv)
+	if runtime.GOOS == "linux" {
+		k = append(k, disks.XDGCacheTargets(os.Getenv, k)...)
+	}
+	return k
+}
+
+// cacheErr maps cache refusals onto the CLI's exit codes.
+func cacheErr(err error) error {
+	if errors.Is(err, disks.ErrCacheRefused) {
+		return usagef("%v", err)
+	}
+	return err
+}
+
+func runCacheOn(ctx context.Context, a *App, in *input) error {
+	svc, err := a.service()
+	if err != nil {
+		return err
+	}
+	known := knownCaches()
+	name, targets := in.Args[0], in.Args[1:]
+	if len(targets) == 0 {
+		return usagef("cache on %s: give at least one TARGET (see 'rambar cache list')", name)
+	}
+	for _, arg := range targets {
+		t, err := disks.ResolveCacheTarget(arg, known)
+		if err != nil {
+			return cacheErr(err)
+		}
+		st, err := svc.CacheOn(ctx, name, t, *in.Bool("force"))
+		if err != nil {
+			return cacheErr(err)
+		}
+		if t.Path == disks.TMPDIRKey {
+			fmt.Fprintf(a.Stdout, "TMPDIR on %s: add this line to your shell's profile (it always resolves, disk or not):\n  export TMPDIR=%s\n", st.Disk, shellQuote(st.Link))
+			continue
+		}
+		fmt.Fprintf(a.Stdout, "%s (%s) is on %s now; its old contents wait in %s for 'rambar cache off'\n", t.Label, t.Path, st.Disk, st.Saved)
+		if t.Gain != "" {
+			fmt.Fprintf(a.Stdout, "  · expect: %s\n", t.Gain)
+		}
+	}
+	return nil
+}
+
+func runCacheOff(ctx context.Context, a *App, in *input) error {
+	svc, err := a.service()
+	if err != nil {
+		return err
+	}
+	known := knownCaches()
+	name, targets := in.Args[0], in.Args[1:]
+	if len(targets) == 0 {
+		return usagef("cache off %s: give at least one TARGET (see 'rambar cache list')", name)
+	}
+	on := svc.Caches(ctx)
+	for _, arg := range targets {
+		t, err := disks.ResolveCacheTarget(arg, known)
+		if err != nil {
+			return cacheErr(err)
+		}
+		found := false
+		for _, c := range on {
+			if c.Target == t.Path {
+				found = true
+				if !strings.EqualFold(c.Disk, name) {
+					return usagef("cache off %s: %s is on %s, not %s", name, t.Path, c.Disk, name)
+				}
+			}
+		}
+		if !found {
+			return fmt.Errorf("cache off %s: %s: %w (not on a RAM disk)", name, t.Path, ramdisk.ErrNotFound)
+		}
+		if err := svc.CacheOff(ctx, t.Path); err != nil {
+			return cacheErr(err)
+		}
+		if t.Path == disks.TMPDIRKey {
+			fmt.Fprintln(a.Stdout, "TMPDIR is off; its link stays, pointing at an empty folder: remove the export line from your shell's profile")
+			continue
+		}
+		fmt.Fprintf(a.Stdout, "%s is back as it was\n", t.Path)
+	}
+	return nil
+}
+
+func runCacheList(ctx context.Context, a *App, in *input) error {
+	svc, err := a.service()
+	if err != nil {
+		return err
+	}
+	only := ""
+	if len(in.Args) > 0 {
+		only = in.Args[0]
+	}
+	on := map[string]disks.CacheState{}
+	var rows []string
+	for _, c := range svc.Caches(ctx) {
+		on[c.Target] = c
+		if only != "" && !strings.EqualFold(only, c.Disk) {
+			continue
+		}
+		now := "on the disk"
+		if !c.OnDisk {
+			now = "empty folder (disk not mounted)"
+		}
+		target := c.Target
+		if target == disks.TMPDIRKey {
+			target = "TMPDIR=" + c.Link
+		}
+		rows = append(rows, c.Disk+"\t"+target+"\t"+now)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(a.Stdout, "No cache is on a RAM disk. Put one there with: rambar cache on NAME TARGET")
+	} else {
+		tw := newColumns(a.Stdout)
+		fmt.Fprintln(tw, "DISK\tTARGET\tNOW")
+		for _, r := range rows {
+			fmt.Fprintln(tw, r)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(a.Stdout, "\nKnown caches (rambar cache on NAME KEY); measure first with 'rambar try -- COMMAND':")
+	for _, k := range knownCaches() {
+		mark := ""
+		if c, ok := on[k.Path]; ok {
+			mark = " [on " + c.Disk + "]"
+		}
+		path := k.Path
+		if path == disks.TMPDIRKey {
+			path = "$TMPDIR"
+		}
+		fmt.Fprintf(a.Stdout, "  %s — %s, %s%s\n    %s\n", k.Key, k.Label, path, mark, k.Gain)
+	}
+	return nil
+}
+
+// shellQuote quotes a path for a shell line the user copies.
+func shellQuote(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

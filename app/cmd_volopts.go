@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"rambar/disks"
+	"rambar/ramdisk"
+)
+
+// volumeFlagSpecs are the flags of a disk's extras, for create and preset
+// add and edit (edit: --noexec=false, --folders "" and so on turn one off).
+func volumeFlagSpecs() []flagSpec {
+	return []flagSpec{
+		flagBool("noexec", "mount it noexec, nosuid, nodev: nothing on it can run (a downloads disk)"),
+		flagString("folders", "A,B/C", "folders to make on it at every mount and after every restore"),
+		flagString("mount-point", "FOLDER", "mount it at this empty or absent folder of yours instead of the usual place"),
+		flagString("icon", "FILE", "the volume's icon, a .icns or .png file (Finder; on Linux the file is only copied)"),
+		flagBool("spotlight", "let Spotlight index it (macOS; off by default)"),
+	}
+}
+
+// volumeOptions reads the extras' flags. Paths are made absolute; the icon
+// must be a readable file. Bad input is a usage error.
+func volumeOptions(in *input) (ramdisk.VolumeOptions, error) {
+	o := ramdisk.VolumeOptions{NoExec: *in.Bool("noexec"), Spotlight: *in.Bool("spotlight")}
+	var err error
+	if o.Folders, err = ramdisk.ParseFolders(*in.String("folders")); err != nil {
+		return o, usagef("--folders: %v", err)
+	}
+	if o.MountPoint, err = absFlag("mount-point", *in.String("mount-point")); err != nil {
+		return o, err
+	}
+	if o.Icon, err = absFlag("icon", *in.String("icon")); err != nil {
+		return o, err
+	}
+	if err := ramdisk.CheckIcon(o.Icon); err != nil {
+		return o, usagef("--icon: %v", err)
+	}
+	if o.Icon != "" {
+		if st, err := os.Stat(o.Icon); err != nil || !st.Mode().IsRegular() {
+			return o, usagef("--icon %s: not a readable file", o.Icon)
+		}
+	}
+	return o, nil
+}
+
+// absFlag makes a path flag's value absolute; "" stays "".
+func absFlag(name, v string) (string, error) {
+	if strings.TrimSpace(v) == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(v)
+	if err != nil {
+		return "", usagef("--%s %q: %v", name, v, err)
+	}
+	return abs, nil
+}
+
+// volumeChange is the extras' part of a preset change: only the flags given.
+func volumeChange(in *input, c *ramdisk.PresetChange) error {
+	o, err := volumeOptions(in)
+	if err != nil {
+		return err
+	}
+	if in.Set("noexec") {
+		c.NoExec = &o.NoExec
+	}
+	if in.Set("spotlight") {
+		c.Spotlight = &o.Spotlight
+	}
+	if in.Set("folders") {
+		c.Folders = &o.Folders
+	}
+	if in.Set("mount-point") {
+		c.MountPoint = &o.MountPoint
+	}
+	if in.Set("icon") {
+		c.Icon = &o.Icon
+	}
+	if in.Set("caches") {
+		var cs []string
+		for _, arg := range strings.Split(*in.String("caches"), ",") {
+			if arg = strings.TrimSpace(arg); arg == "" {
+				continue
+			}
+			t, err := disks.ResolveCacheTarget(arg, knownCaches())
+			if err != nil {
+				return cacheErr(err)
+			}
+			cs = append(cs, t.Path)
+		}
+		c.Caches = &cs
+	}
+	return nil
+}
+
+// describeOptions is the extras' part of a preset's description, "" when none.
+func describeOptions(p ramdisk.Preset) string {
+	s := p.VolumeOptions().Phrase()
+	if len(p.Caches) > 0 {
+		if s != "" {
+			s += ", "
+		}
+		s += fmt.Sprintf("caches %s", strings.Join(p.Caches, ", "))
+	}
+	return s
+}
+
+// printVolumeNotes prints what the new disk's extras left to say (a folder
+// not made, the icon's reach, a cache not switched back onto it).
+func printVolumeNotes(a *App, v ramdisk.Volume) {
+	for _, n := range v.Notes {
+		if strings.HasPrefix(n, "icon: ") || strings.HasPrefix(n, "folder ") || strings.HasPrefix(n, "make folders") || strings.HasPrefix(n, "cache") {
+			fmt.Fprintf(a.Stdout, "  · %s\n", n)
+		}
+	}
+}
+
+// extrasRows adds the disk's extras and the caches on it to `info`.
+func (a *App) extrasRows(ctx context.Context, row func(k, f string, args ...any), v ramdisk.Volume) {
+	svc, err := a.service()
+	if err != nil {
+		return
+	}
+	if o, ok := svc.VolumeOptionsOf(v); ok && o.Phrase() != "" {
+		row("Options", "%s", o.Phrase())
+	}
+	for _, c := range svc.Caches(ctx) {
+		if strings.EqualFold(c.Disk, v.Name) {
+			t := c.Target
+			if t == disks.TMPDIRKey {
+				t = "TMPDIR=" + c.Link
+			}
+			row("Cache", "%s", t)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+
+	"rambar/disks"
+	"rambar/tray"
+)
+
+// trayCaches is the menu's "Use for…": the same use cases as 'rambar cache'.
+type trayCaches struct{ s *disks.Service }
+
+func (c trayCaches) CacheTargets() []tray.CacheTarget {
+	var out []tray.CacheTarget
+	for _, k := range c.s.CacheChoices(knownCaches()) {
+		out = append(out, tray.CacheTarget{Key: k.Key, Label: k.Label, Path: k.Path, Gain: k.Gain, OnDisk: k.OnDisk})
+	}
+	return out
+}
+
+func (c trayCaches) CacheOn(ctx context.Context, disk, key string) error {
+	t, err := disks.ResolveCacheTarget(key, knownCaches())
+	if err != nil {
+		return err
+	}
+	_, err = c.s.CacheOn(ctx, disk, t, false)
+	return err
+}
+
+func (c trayCaches) CacheOff(ctx context.Context, key string) error {
+	t, err := disks.ResolveCacheTarget(key, knownCaches())
+	if err != nil {
+		return err
+	}
+	return c.s.CacheOff(ctx, t.Path)
+}
+
+func (c trayCaches) RepairCaches(ctx context.Context) []error { return c.s.RepairCaches(ctx) }

@@ -1,0 +1,93 @@
+package disks
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"rambar/internal/atomicfile"
+	"rambar/ramdisk"
+)
+
+// A disk's extras (ramdisk.VolumeOptions) are recorded when it is made, in
+// DATA/options/KEY.json (KEY as for the lock), so what must happen again
+// later (its folders after a restore, its noexec and mount point when
+// Reclaim makes it anew) does not depend on a preset still saying so. The
+// record is RAMBar's, but read as untrusted: bounded and checked again.
+
+// optionsRecord is what is kept of a disk's extras.
+type optionsRecord struct {
+	Name       string                `json:"name"`
+	MountPoint string                `json:"mount_point"`
+	Options    ramdisk.VolumeOptions `json:"options"`
+}
+
+func (s *Service) optionsPath(name string) string {
+	return filepath.Join(s.Paths.Data, "options", strings.TrimSuffix(lockName(name), ".lock")+".json")
+}
+
+// recordOptions keeps the extras of the disk just made at mountPoint; a disk
+// without any has its old record removed.
+func (s *Service) recordOptions(name, mountPoint string, o ramdisk.VolumeOptions) error {
+	if s.Paths.Data == "" {
+		return nil
+	}
+	p := s.optionsPath(name)
+	if o.Phrase() == "" {
+		os.Remove(p)
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	b, _ := json.Marshal(optionsRecord{Name: name, MountPoint: mountPoint, Options: o})
+	if err := atomicfile.WriteFile(p, b, 0o600); err != nil {
+		return fmt.Errorf("create %s: note its options in %s: %w", name, p, err)
+	}
+	return nil
+}
+
+// options returns the recorded extras of the disk v, when the record is of
+// that disk at that mount point and its folders and icon still check out.
+func (s *Service) options(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
+	if s.Paths.Data == "" {
+		return ramdisk.VolumeOptions{}, false
+	}
+	f, err := os.Open(s.optionsPath(v.Name))
+	if err != nil {
+		return ramdisk.VolumeOptions{}, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 256<<10))
+	var r optionsRecord
+	if err != nil || json.Unmarshal(b, &r) != nil || !strings.EqualFold(r.Name, v.Name) || r.MountPoint != v.MountPoint || r.Options.Check() != nil {
+		return ramdisk.VolumeOptions{}, false
+	}
+	return r.Options, true
+}
+
+// extras does what the disk's options ask of a new, mounted disk: its
+// folders, its icon. What fails is a note on the volume, not an error: the
+// disk is made and usable.
+func (s *Service) extras(v *ramdisk.Volume, o ramdisk.VolumeOptions, icon bool) {
+	if err := makeFolders(v.MountPoint, o.Folders); err != nil {
+		v.Notes = append(v.Notes, err.Error())
+	}
+	if icon && o.Icon != "" {
+		notes, err := setVolumeIcon(v.MountPoint, o.Icon)
+		if err != nil {
+			notes = append(notes, err.Error())
+		}
+		v.Notes = append(v.Notes, notes...)
+	}
+}
+
+// VolumeOptionsOf returns the extras the mounted disk v was made with, as
+// recorded when it was made; false when it has none or the record is not of
+// this disk.
+func (s *Service) VolumeOptionsOf(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
+	return s.options(v)
+}
