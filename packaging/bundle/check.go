@@ -65,8 +65,37 @@ var expectedFiles = map[string]bool{
 // PkgInfo, and an icon holding a 1024 px image.
 func Check(app string, want Want) (Report, error) {
 	rep := Report{App: app, Binary: filepath.Join(app, "Contents", "MacOS", Executable)}
-	var problems []string
-	bad := func(f string, a ...any) { problems = append(problems, fmt.Sprintf(f, a...)) }
+	var c checker
+	if err := c.layout(app); err != nil {
+		return rep, fmt.Errorf("check %s: %w", app, err)
+	}
+	if err := c.err(app); err != nil {
+		return rep, err
+	}
+	if err := c.info(app, want, &rep); err != nil {
+		return rep, err
+	}
+	if err := c.binary(want, &rep); err != nil {
+		return rep, err
+	}
+	c.icon(app, &rep)
+	return rep, c.err(app)
+}
+
+// checker gathers what is wrong with a bundle, to say it all at once.
+type checker struct{ problems []string }
+
+func (c *checker) bad(f string, a ...any) { c.problems = append(c.problems, fmt.Sprintf(f, a...)) }
+
+func (c *checker) err(app string) error {
+	if len(c.problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("check %s: %s", app, strings.Join(c.problems, "; "))
+}
+
+// layout compares the bundle's files with expectedFiles.
+func (c *checker) layout(app string) error {
 	seen := map[string]bool{}
 	err := filepath.WalkDir(app, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -79,81 +108,87 @@ func Check(app string, want Want) (Report, error) {
 		rel = filepath.ToSlash(rel)
 		seen[rel] = true
 		if !expectedFiles[rel] {
-			bad("unexpected %s", rel)
+			c.bad("unexpected %s", rel)
 		}
 		return nil
 	})
 	if err != nil {
-		return rep, fmt.Errorf("check %s: %w", app, err)
+		return err
 	}
 	for f := range expectedFiles {
 		if !seen[f] && !strings.Contains(f, "_CodeSignature") {
-			bad("missing %s", f)
+			c.bad("missing %s", f)
 		}
 	}
-	if len(problems) > 0 {
-		return rep, fmt.Errorf("check %s: %s", app, strings.Join(problems, "; "))
-	}
+	return nil
+}
 
+// info checks Info.plist (and the version asked for) and PkgInfo.
+func (c *checker) info(app string, want Want, rep *Report) error {
 	info, err := ReadInfo(filepath.Join(app, "Contents", "Info.plist"))
 	if err != nil {
-		return rep, err
+		return err
 	}
 	if err := CheckInfo(info); err != nil {
-		bad("%v", err)
+		c.bad("%v", err)
 	}
 	rep.Version, _ = info["CFBundleShortVersionString"].(string)
 	rep.Build, _ = info["CFBundleVersion"].(string)
 	if want.Version != nil && (rep.Version != want.Version.Short || rep.Build != want.Version.Build || info["RAMBarSourceVersion"] != want.Version.Source) {
-		bad("Info.plist version %s (%s) from %v, want %s (%s) from %s", rep.Version, rep.Build, info["RAMBarSourceVersion"], want.Version.Short, want.Version.Build, want.Version.Source)
+		c.bad("Info.plist version %s (%s) from %v, want %s (%s) from %s", rep.Version, rep.Build, info["RAMBarSourceVersion"], want.Version.Short, want.Version.Build, want.Version.Source)
 	}
 	if b, err := os.ReadFile(filepath.Join(app, "Contents", "PkgInfo")); err != nil || string(b) != "APPL????" {
-		bad("PkgInfo is %q, want APPL????", b)
+		c.bad("PkgInfo is %q, want APPL????", b)
 	}
+	return nil
+}
 
+// binary checks the executable: a universal Mach-O of the architectures
+// wanted, each slice an executable.
+func (c *checker) binary(want Want, rep *Report) error {
 	st, err := os.Stat(rep.Binary)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	rep.Size = st.Size()
 	if st.Mode().Perm()&0o111 != 0o111 {
-		bad("%s is not executable (%v)", Executable, st.Mode())
+		c.bad("%s is not executable (%v)", Executable, st.Mode())
 	}
 	fat, err := macho.OpenFat(rep.Binary)
 	if err != nil {
-		bad("%s is not a universal Mach-O: %v", Executable, err)
-	} else {
-		for _, a := range fat.Arches {
-			rep.Archs = append(rep.Archs, archName(a.Cpu))
-			if a.Type != macho.TypeExec {
-				bad("%s slice is %v, not an executable", archName(a.Cpu), a.Type)
-			}
-		}
-		fat.Close()
-		sort.Strings(rep.Archs)
-		w := append([]string(nil), want.Archs...)
-		sort.Strings(w)
-		if strings.Join(rep.Archs, ",") != strings.Join(w, ",") {
-			bad("architectures %v, want %v", rep.Archs, w)
+		c.bad("%s is not a universal Mach-O: %v", Executable, err)
+		return nil
+	}
+	defer fat.Close()
+	for _, a := range fat.Arches {
+		rep.Archs = append(rep.Archs, archName(a.Cpu))
+		if a.Type != macho.TypeExec {
+			c.bad("%s slice is %v, not an executable", archName(a.Cpu), a.Type)
 		}
 	}
+	sort.Strings(rep.Archs)
+	w := append([]string(nil), want.Archs...)
+	sort.Strings(w)
+	if strings.Join(rep.Archs, ",") != strings.Join(w, ",") {
+		c.bad("architectures %v, want %v", rep.Archs, w)
+	}
+	return nil
+}
 
+// icon checks that AppIcon.icns holds a 1024 px image.
+func (c *checker) icon(app string, rep *Report) {
 	iconData, err := os.ReadFile(filepath.Join(app, "Contents", "Resources", "AppIcon.icns"))
 	if err == nil {
 		img, derr := decodeIcon(iconData)
 		if derr != nil {
-			bad("AppIcon.icns: %v", derr)
+			c.bad("AppIcon.icns: %v", derr)
 		} else {
 			rep.IconPx = img.Bounds().Dx()
 		}
 	}
 	if rep.IconPx != 1024 {
-		bad("AppIcon.icns largest image is %d px, want 1024", rep.IconPx)
+		c.bad("AppIcon.icns largest image is %d px, want 1024", rep.IconPx)
 	}
-	if len(problems) > 0 {
-		return rep, fmt.Errorf("check %s: %s", app, strings.Join(problems, "; "))
-	}
-	return rep, nil
 }
 
 func archName(c macho.Cpu) string {

@@ -50,111 +50,140 @@ func Main(ctx context.Context, args []string, out io.Writer, getenv func(string)
 	if len(args) == 0 {
 		return errUsage
 	}
-	fl := flag.NewFlagSet("bundle "+args[0], flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
-	var (
-		bin      = fl.String("bin", "", "the darwin binary (universal or thin)")
-		outPath  = fl.String("o", "", "what to write")
-		version  = fl.String("version", "", "version from git describe")
-		build    = fl.String("build", "", "build number (commits)")
-		info     = fl.String("info", "Info.plist", "the Info.plist template")
-		icon     = fl.String("icon", "assets/appicon.png", "the 1024 px app icon")
-		icnsFile = fl.String("icns", "", "a ready .icns (make icons); default: made from -icon")
-		app      = fl.String("app", "", "the .app bundle")
-		identity = fl.String("identity", getenv("RAMBAR_SIGN_IDENTITY"), "codesign identity; empty: ad hoc")
-		quill    = fl.String("quill", "", "path to quill: sign or describe with it")
-		archs    = fl.String("arch", "arm64,x86_64", "architectures the binary must hold")
-		dmg      = fl.String("dmg", "", "the disk image")
-	)
-	if err := fl.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%s: %w", args[0], err)
-	}
-	if fl.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q", args[0], fl.Arg(0))
-	}
-	need := func(pairs ...string) error {
-		for i := 0; i < len(pairs); i += 2 {
-			if pairs[i+1] == "" {
-				return fmt.Errorf("%s: -%s is required", args[0], pairs[i])
-			}
-		}
-		return nil
+	o, err := parseOpts(args, getenv)
+	if err != nil {
+		return err
 	}
 	switch args[0] {
 	case "app":
-		if err := need("bin", *bin, "o", *outPath, "version", *version); err != nil {
-			return err
-		}
-		v := ParseVersion(*version, *build)
-		spec := AppSpec{Binary: *bin, Out: *outPath, InfoPlist: *info, Icon: *icon, Version: v}
-		if *icnsFile != "" {
-			data, err := os.ReadFile(*icnsFile)
-			if err != nil {
-				return err
-			}
-			spec.ICNS = data
-		}
-		if err := Assemble(spec); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "assembled %s (version %s, build %s)\n", *outPath, v.Short, v.Build)
-		return nil
+		return o.assemble(out)
 	case "icns":
-		if err := need("icon", *icon, "o", *outPath); err != nil {
+		if err := o.need("icon", o.icon, "o", o.out); err != nil {
 			return err
 		}
-		return WriteICNS(*icon, *outPath)
+		return WriteICNS(o.icon, o.out)
 	case "sign":
-		if err := need("app", *app); err != nil {
+		if err := o.need("app", o.app); err != nil {
 			return err
 		}
-		if *quill != "" {
-			return QuillSign(ctx, r, *quill, *app, out)
+		if o.quill != "" {
+			return QuillSign(ctx, r, o.quill, o.app, out)
 		}
-		return Codesign(ctx, r, *app, *identity, out)
+		return Codesign(ctx, r, o.app, o.identity, out)
 	case "check":
-		if err := need("app", *app); err != nil {
-			return err
-		}
-		want := Want{Archs: strings.Split(*archs, ",")}
-		if *version != "" {
-			v := ParseVersion(*version, *build)
-			want.Version = &v
-		}
-		rep, err := Check(*app, want)
-		if err != nil {
-			return err
-		}
-		if *quill != "" {
-			sig, err := Describe(ctx, r, *quill, rep.Binary)
-			if err != nil {
-				return err
-			}
-			if err := sig.Verify(rep.Binary, want.Archs); err != nil {
-				return err
-			}
-			rep.Signature = sig.String()
-		}
-		fmt.Fprintln(out, rep)
-		return nil
+		return o.check(ctx, r, out)
 	case "dmg":
-		if err := need("app", *app, "o", *outPath); err != nil {
+		if err := o.need("app", o.app, "o", o.out); err != nil {
 			return err
 		}
-		return MakeDMG(ctx, r, *app, *outPath, *identity, out)
+		return MakeDMG(ctx, r, o.app, o.out, o.identity, out)
 	case "notarize":
-		target := *dmg
-		if *app != "" {
-			target = *app
-		}
-		if (*app == "") == (*dmg == "") {
-			return fmt.Errorf("%s: one of -app or -dmg is required", args[0])
-		}
-		auth, err := NotaryAuth(getenv)
-		if err != nil {
-			return err
-		}
-		return Notarize(ctx, r, target, auth, out)
+		return o.notarize(ctx, r, getenv, out)
 	}
 	return errUsage
+}
+
+// opts are the verbs' flags.
+type opts struct {
+	verb                                 string
+	bin, out, version, build, info, icon string
+	icns, app, identity, quill, archs    string
+	dmg                                  string
+}
+
+func parseOpts(args []string, getenv func(string) string) (opts, error) {
+	o := opts{verb: args[0]}
+	fl := flag.NewFlagSet("bundle "+args[0], flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	fl.StringVar(&o.bin, "bin", "", "the darwin binary (universal or thin)")
+	fl.StringVar(&o.out, "o", "", "what to write")
+	fl.StringVar(&o.version, "version", "", "version from git describe")
+	fl.StringVar(&o.build, "build", "", "build number (commits)")
+	fl.StringVar(&o.info, "info", "Info.plist", "the Info.plist template")
+	fl.StringVar(&o.icon, "icon", "assets/appicon.png", "the 1024 px app icon")
+	fl.StringVar(&o.icns, "icns", "", "a ready .icns (make icons); default: made from -icon")
+	fl.StringVar(&o.app, "app", "", "the .app bundle")
+	fl.StringVar(&o.identity, "identity", getenv("RAMBAR_SIGN_IDENTITY"), "codesign identity; empty: ad hoc")
+	fl.StringVar(&o.quill, "quill", "", "path to quill: sign or describe with it")
+	fl.StringVar(&o.archs, "arch", "arm64,x86_64", "architectures the binary must hold")
+	fl.StringVar(&o.dmg, "dmg", "", "the disk image")
+	if err := fl.Parse(args[1:]); err != nil {
+		return o, fmt.Errorf("%s: %w", args[0], err)
+	}
+	if fl.NArg() > 0 {
+		return o, fmt.Errorf("%s: unexpected argument %q", args[0], fl.Arg(0))
+	}
+	return o, nil
+}
+
+// need refuses a verb whose required flags (name, value pairs) are empty.
+func (o opts) need(pairs ...string) error {
+	for i := 0; i < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			return fmt.Errorf("%s: -%s is required", o.verb, pairs[i])
+		}
+	}
+	return nil
+}
+
+func (o opts) assemble(out io.Writer) error {
+	if err := o.need("bin", o.bin, "o", o.out, "version", o.version); err != nil {
+		return err
+	}
+	v := ParseVersion(o.version, o.build)
+	spec := AppSpec{Binary: o.bin, Out: o.out, InfoPlist: o.info, Icon: o.icon, Version: v}
+	if o.icns != "" {
+		data, err := os.ReadFile(o.icns)
+		if err != nil {
+			return err
+		}
+		spec.ICNS = data
+	}
+	if err := Assemble(spec); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "assembled %s (version %s, build %s)\n", o.out, v.Short, v.Build)
+	return nil
+}
+
+func (o opts) check(ctx context.Context, r run.Runner, out io.Writer) error {
+	if err := o.need("app", o.app); err != nil {
+		return err
+	}
+	want := Want{Archs: strings.Split(o.archs, ",")}
+	if o.version != "" {
+		v := ParseVersion(o.version, o.build)
+		want.Version = &v
+	}
+	rep, err := Check(o.app, want)
+	if err != nil {
+		return err
+	}
+	if o.quill != "" {
+		sig, err := Describe(ctx, r, o.quill, rep.Binary)
+		if err != nil {
+			return err
+		}
+		if err := sig.Verify(rep.Binary, want.Archs); err != nil {
+			return err
+		}
+		rep.Signature = sig.String()
+	}
+	fmt.Fprintln(out, rep)
+	return nil
+}
+
+func (o opts) notarize(ctx context.Context, r run.Runner, getenv func(string) string, out io.Writer) error {
+	if (o.app == "") == (o.dmg == "") {
+		return fmt.Errorf("%s: one of -app or -dmg is required", o.verb)
+	}
+	target := o.dmg
+	if o.app != "" {
+		target = o.app
+	}
+	auth, err := NotaryAuth(getenv)
+	if err != nil {
+		return err
+	}
+	return Notarize(ctx, r, target, auth, out)
 }
