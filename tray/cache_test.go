@@ -59,14 +59,14 @@ func TestUseForSubmenu(t *testing.T) {
 	h.create("Other", ramdisk.GiB)
 	// npm is ticked on Other and disabled on Build.
 	h.wait("both disks' Use for…", func(m string) bool {
-		return strings.Contains(m, "Other: ") && strings.Contains(m, "[ ] npm cache (off)") && strings.Contains(m, "[x] npm cache") &&
+		return strings.Contains(m, "Other — ") && strings.Contains(m, "[ ] npm cache (off)") && strings.Contains(m, "[x] npm cache") &&
 			strings.Contains(m, "[ ] Go build cache")
 	})
 	h.c.Click("disk/Build/cache/go")
 	h.note("go is on Build")
 	h.c.RefreshNow()
 	h.wait("go ticked on Build", func(s string) bool {
-		i := strings.Index(s, "Build: ")
+		i := strings.Index(s, "Build — ")
 		return i >= 0 && strings.Contains(s[i:], "[x] Go build cache")
 	})
 	h.c.Click("disk/Build/cache/go")
@@ -83,7 +83,7 @@ func TestUseForSubmenu(t *testing.T) {
 func TestNoUseForWithoutCaches(t *testing.T) {
 	h := start(t, nil)
 	h.create("Build", ramdisk.GiB)
-	if m := h.waitFor("Build: "); strings.Contains(m, "Use for…") {
+	if m := h.waitFor("Build — "); strings.Contains(m, "Use for…") {
 		t.Errorf("Use for… without Deps.Caches:\n%s", m)
 	}
 }
@@ -94,11 +94,11 @@ func TestDiskGoneRepairsCaches(t *testing.T) {
 	fc := &fakeCaches{on: map[string]string{}, repairs: make(chan struct{}, 4)}
 	h := start(t, func(d *Deps) { d.Caches = fc })
 	v := h.create("Build", ramdisk.GiB)
-	h.waitFor("Build: ")
+	h.waitFor("Build — ")
 	if err := h.mem.Eject(context.Background(), v, false); err != nil { // behind the menu's back
 		t.Fatal(err)
 	}
-	h.waitGone("Build: ")
+	h.waitGone("Build — ")
 	select {
 	case <-fc.repairs:
 	case <-time.After(5 * time.Second):

@@ -72,27 +72,39 @@ func (Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileS
 				}
 			}
 		}
-		plan, err := check(form)
-		if err != nil {
-			// Refused: say why, then let the user change the answers.
-			if e := zenity.Error(PlanRefusal(err), title, zenity.OKLabel("Change"), zenity.Context(ctx)); cancelled(e) {
-				return form, ramdisk.Plan{}, ramdisk.ErrCancelled
-			}
-			continue
-		}
-		err = zenity.Question(PlanText(plan), title, zenity.OKLabel("Create"), zenity.CancelLabel("Cancel"),
-			zenity.ExtraButton("Change…"), zenity.Context(ctx))
-		switch {
-		case err == nil:
-			return form, plan, nil
-		case errors.Is(err, zenity.ErrExtraButton):
-			continue
-		case cancelled(err):
-			return form, ramdisk.Plan{}, ramdisk.ErrCancelled
-		default:
-			return form, ramdisk.Plan{}, fmt.Errorf("zenity question: %w", err)
+		if plan, again, err := reviewPlan(ctx, title, form, check, func(ramdisk.Plan) bool { return true }); !again {
+			return form, plan, err
 		}
 	}
+}
+
+// reviewPlan plans the answers: a refusal is shown and the user changes
+// them (again); a plan that ask wants shown is shown with Create, Cancel
+// and Change… (again).
+func reviewPlan(ctx context.Context, title zenity.Option, form NewDiskForm, check func(NewDiskForm) (ramdisk.Plan, error),
+	ask func(ramdisk.Plan) bool) (plan ramdisk.Plan, again bool, err error) {
+	plan, err = check(form)
+	if err != nil {
+		// Refused: say why, then let the user change the answers.
+		if e := zenity.Error(PlanRefusal(err), title, zenity.OKLabel("Change"), zenity.Context(ctx)); cancelled(e) {
+			return ramdisk.Plan{}, false, ramdisk.ErrCancelled
+		}
+		return ramdisk.Plan{}, true, nil
+	}
+	if !ask(plan) {
+		return plan, false, nil
+	}
+	err = zenity.Question(PlanText(plan), title, zenity.OKLabel("Create"), zenity.CancelLabel("Cancel"),
+		zenity.ExtraButton("Change…"), zenity.Context(ctx))
+	switch {
+	case err == nil:
+		return plan, false, nil
+	case errors.Is(err, zenity.ErrExtraButton):
+		return ramdisk.Plan{}, true, nil
+	case cancelled(err):
+		return ramdisk.Plan{}, false, ramdisk.ErrCancelled
+	}
+	return ramdisk.Plan{}, false, fmt.Errorf("zenity question: %w", err)
 }
 
 // PlanText is what the dialog shows before a disk is made: the summary and

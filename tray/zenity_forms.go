@@ -125,27 +125,8 @@ func formsNewDisk(ctx context.Context, tool string, form NewDiskForm, fss []ramd
 			}
 			form.Folder = dir
 		}
-		plan, err := check(form)
-		if err != nil {
-			if e := zenity.Error(PlanRefusal(err), title, zenity.OKLabel("Change"), zenity.Context(ctx)); cancelled(e) {
-				return form, ramdisk.Plan{}, ramdisk.ErrCancelled
-			}
-			continue
-		}
-		if !warns(plan) {
-			return form, plan, nil
-		}
-		err = zenity.Question(PlanText(plan), title, zenity.OKLabel("Create"), zenity.CancelLabel("Cancel"),
-			zenity.ExtraButton("Change…"), zenity.Context(ctx))
-		switch {
-		case err == nil:
-			return form, plan, nil
-		case errors.Is(err, zenity.ErrExtraButton):
-			continue
-		case cancelled(err):
-			return form, ramdisk.Plan{}, ramdisk.ErrCancelled
-		default:
-			return form, ramdisk.Plan{}, fmt.Errorf("zenity question: %w", err)
+		if plan, again, err := reviewPlan(ctx, title, form, check, warns); !again {
+			return form, plan, err
 		}
 	}
 }
