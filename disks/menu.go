@@ -122,8 +122,8 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 	if err != nil {
 		return false
 	}
-	_, err = k.State(v.Name)
-	return err == nil
+	st, err := k.State(v.Name)
+	return err == nil && (k.Holds(v, st) || m.S.Incomplete(v))
 }
 
 // Notices are the reclaims that were stopped, for the menu.
