@@ -54,6 +54,9 @@ type App struct {
 	Now       func() time.Time
 	// Interactive is true when stderr is a terminal: progress lines redraw.
 	Interactive bool
+	// AskOK is true when questions can be asked: Stdin is a terminal
+	// (forget's "[y/N]").
+	AskOK bool
 	// Compress restores kept and mirrored contents compressed on the disk
 	// (create/restore --compress; macOS).
 	Compress bool
@@ -68,7 +71,7 @@ func newApp() *App {
 	a := &App{
 		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin,
 		NewEngine: newEngine, Getenv: os.Getenv, Now: time.Now,
-		Interactive: isTerminal(os.Stderr),
+		Interactive: isTerminal(os.Stderr), AskOK: isTerminal(os.Stdin),
 	}
 	p, err := ramdisk.DefaultPaths(runtime.GOOS, os.Getenv)
 	if err == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"rambar/disks"
 	"rambar/ramdisk"
 )
 
@@ -104,7 +105,26 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	}
 	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
 	printVolumeNotes(a, v)
+	if sv, ok := a.files().NotKept(v); ok {
+		fmt.Fprintln(a.Stdout, savedHint(sv, true))
+	}
 	return nil
+}
+
+// savedHint tells that a disk made without keeping has saved contents
+// waiting under its name, and how to get them; made says it was just made.
+func savedHint(sv disks.Saved, made bool) string {
+	n := quoteName(sv.Name)
+	last := "never saved"
+	if !sv.LastSave.IsZero() {
+		last = "last saved " + sv.LastSave.Local().Format("2006-01-02 15:04")
+	}
+	rest := fmt.Sprintf("'rambar restore %s' puts them on this disk, or eject it and make it with --keep; "+
+		"'rambar forget %s' deletes them", n, n)
+	if made {
+		return fmt.Sprintf("Saved contents of %s exist (%s); this disk is not kept: %s.", sv.Name, last, rest)
+	}
+	return fmt.Sprintf("not kept, but saved contents of %s exist (%s, in %s): %s", sv.Name, last, sv.Dir, rest)
 }
 
 // parseFS reads --fs; a name it does not know gets the nearest one this

@@ -50,13 +50,39 @@ func runEject(ctx context.Context, a *App, in *input) error {
 	}
 	var errs []error
 	for _, v := range vs {
-		if err := a.eject(ctx, svc, v, disks.EjectOptions{Force: *force, NoSave: *noSave}); err != nil {
+		err := a.eject(ctx, svc, v, disks.EjectOptions{Force: *force, NoSave: *noSave})
+		var ns notSavedError
+		if err != nil && !errors.As(err, &ns) {
 			errs = append(errs, contentsErr(fmt.Errorf("eject %s: %w", v.Name, err)))
 			continue
 		}
 		fmt.Fprintf(a.Stdout, "Ejected %s\n", v.Name)
+		if err != nil {
+			errs = append(errs, err) // said on stderr already; the exit says refused
+		}
 	}
-	return interrupted(ctx, errors.Join(errs...))
+	err = errors.Join(errs...)
+	if err != nil && allNotSaved(errs) {
+		// Ejected, but a save was refused: exit 6 with one line that says so.
+		return refusedError{errors.New("ejected, but not saved first (see above); its saved copy is kept as it was")}
+	}
+	return interrupted(ctx, err)
+}
+
+// notSavedError is a disk ejected although its save was refused for
+// safety: the eject happened, the refusal is the exit status.
+type notSavedError struct{ error }
+
+func (e notSavedError) Unwrap() error { return e.error }
+
+func allNotSaved(errs []error) bool {
+	for _, err := range errs {
+		var ns notSavedError
+		if !errors.As(err, &ns) {
+			return false
+		}
+	}
+	return true
 }
 
 // eject ejects one disk through the use case (saving a kept disk first) and
@@ -79,6 +105,9 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 	}
 	if errors.Is(err, disks.ErrIncomplete) {
 		return refusedError{err}
+	}
+	if err == nil && ej.NotSaved != nil && !o.Force { // --force overrides the refusal
+		return notSavedError{refusedError{ej.NotSaved}}
 	}
 	return err
 }

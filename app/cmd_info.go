@@ -68,7 +68,11 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 			row("Tip", "rambar reclaim %s would give back about %s", d.Name, u.Pinned().Short())
 		}
 	}
-	contentsRows(row, d.Name, contents)
+	if sv, ok := a.files().NotKept(v); ok {
+		row("Contents", "%s", savedHint(sv, false))
+	} else {
+		contentsRows(row, d.Name, contents)
+	}
 	a.extrasRows(ctx, row, v)
 	for _, l := range a.files().StoppedReclaims() {
 		if l.Name == d.Name {

@@ -68,6 +68,9 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 		}
 		return &contentsJSON{Error: err.Error()}
 	}
+	if !k.Holds(v, st) && !a.files().Incomplete(v) {
+		return nil // made without keeping (a kept name without --keep): not kept
+	}
 	c := &contentsJSON{Mode: st.Mode, Backing: st.Backing, MirrorPath: st.MirrorPath, LastSnapshot: optString(st.LastSnapshot),
 		Snapshots: st.Snapshots, SaveEvery: float64(st.SaveEvery), RestoreIncomplete: a.files().Incomplete(v)}
 	c.AutosaveActive = st.SaveEvery > 0 && a.menuBarRunning()

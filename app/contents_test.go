@@ -143,8 +143,9 @@ func TestKeptDiskSurvivesEjectAndCreate(t *testing.T) {
 	if !strings.Contains(c.err.String(), "is empty") {
 		t.Errorf("refusal said %q", c.err.String())
 	}
-	// Ejecting an empty kept disk is fine: the refusal is reported, the copy kept.
-	c.run(0, "eject", "Work")
+	// An empty kept disk is ejected, the refusal to save it reported and
+	// the copy kept; the exit says refused (issue 14 item 7).
+	c.run(exitRefused, "eject", "Work")
 	if !strings.Contains(c.err.String(), "not saved before eject") {
 		t.Errorf("eject of an empty kept disk said %q", c.err.String())
 	}

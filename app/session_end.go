@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"rambar/darwin/cocoa"
+	"rambar/mirror"
+	"rambar/tray"
 )
 
 // The save that must happen before the menu-bar app goes away with disks
@@ -14,20 +16,31 @@ import (
 // of them run through one cocoa.Guard, so a logout that brings several of
 // these saves once at a time and never for longer than the bound.
 
-// sessionGuard saves c's kept and mirrored disks, saying so on stderr when
-// there is one (the menu has no status line of its own yet), and notifying
-// each disk it could not save.
-func (a *App) sessionGuard(c *contents, notify func(title, text string) error) *cocoa.Guard {
-	return &cocoa.Guard{
+// sessionGuard saves c's kept and mirrored disks, saying so on stderr and
+// on the menu's status line ("Saving before logout… 50%", by disks saved
+// when there are several), and notifying each disk it could not save.
+func (a *App) sessionGuard(c *contents, notify func(title, text string) error, status *tray.StatusLine) *cocoa.Guard {
+	g := &cocoa.Guard{
 		Save: func(ctx context.Context, e cocoa.Event) error {
-			if !c.anyKept(ctx) {
+			n := c.keptCount(ctx)
+			if n == 0 {
 				return nil
 			}
 			fmt.Fprintf(a.Stderr, "rambar: %s\n", e.Status())
-			c.saveAll(ctx, notify)
+			report, done := c.report(notify), 0
+			c.svc.SaveAll(ctx, nil, func(name string, r mirror.Result, err error) {
+				report(name, r, err)
+				if done++; n > 1 && status != nil {
+					status.Progress(int64(done), int64(n))
+				}
+			})
 			return ctx.Err()
 		},
 	}
+	if status != nil {
+		g.Status = status.Set
+	}
+	return g
 }
 
 // endSession is the last save, when the tray's loop has ended (Quit with
@@ -42,20 +55,21 @@ func (a *App) endSession(g *cocoa.Guard) {
 	}
 }
 
-// anyKept reports whether a kept or mirrored disk is mounted.
-func (c *contents) anyKept(ctx context.Context) bool {
+// keptCount is how many kept or mirrored disks are mounted.
+func (c *contents) keptCount(ctx context.Context) int {
 	e, err := c.a.Engine()
 	if err != nil {
-		return false
+		return 0
 	}
 	vs, err := e.List(ctx)
 	if err != nil {
-		return true // let the save try, and say what fails
+		return 1 // let the save try, and say what fails
 	}
+	n := 0
 	for _, v := range vs {
 		if c.menu.Kept(v) {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }

@@ -36,16 +36,16 @@ func (a *App) newContents(menu *disks.Menu) *contents {
 	return &contents{a: a, svc: menu.S, menu: menu}
 }
 
-// report notifies a failed save and forgets the disk's unsaved mark.
+// report notifies a failed save, forgets the disk's unsaved mark and
+// records a Mirror write-back for the disk's entry (its conflicts are
+// notified through the menu's Conflicts hook).
 func (c *contents) report(notify func(title, text string) error) func(string, mirror.Result, error) {
 	return func(name string, r mirror.Result, err error) {
 		c.menu.Forget(name)
 		if err != nil {
 			notify("Could not save "+name, err.Error())
 		}
-		if r.Folder != nil && len(r.Folder.Conflicts) > 0 {
-			notify(conflictNotice(name, *r.Folder))
-		}
+		c.menu.Saved(name, r)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"rambar/disks"
+	"rambar/tray"
 )
 
 // runTray starts the menu-bar app and returns when the user quits. A second
@@ -33,7 +34,8 @@ func runTray(ctx context.Context, a *App) error {
 	if c := a.newContents(menu); c != nil {
 		bg, stop := context.WithCancel(ctx)
 		c.background(bg, d.Notify)
-		g := a.sessionGuard(c, d.Notify)
+		d.Status = &tray.StatusLine{}
+		g := a.sessionGuard(c, d.Notify, d.Status)
 		unwatch := a.watchSession(g)
 		defer func() {
 			// Quitting (or logging out) with disks left mounted: save what

@@ -22,8 +22,9 @@ type Menu struct {
 	// Eject that kept both versions of some paths (the menu notifies).
 	Conflicts func(name string, wb mirror.WriteBack)
 
-	mu    sync.Mutex
-	dirty map[string]dirtyMark
+	mu        sync.Mutex
+	dirty     map[string]dirtyMark
+	conflicts map[string]mirror.WriteBack // the last write-back of each disk, when it had conflicts
 }
 
 type dirtyMark struct {
@@ -32,7 +33,9 @@ type dirtyMark struct {
 }
 
 // NewMenu returns the menu's view of s.
-func NewMenu(s *Service) *Menu { return &Menu{S: s, dirty: map[string]dirtyMark{}} }
+func NewMenu(s *Service) *Menu {
+	return &Menu{S: s, dirty: map[string]dirtyMark{}, conflicts: map[string]mirror.WriteBack{}}
+}
 
 // Create makes a disk (New RAM Disk, Custom…), its contents kept or
 // mirroring folder as contents says (ramdisk.Discard: a plain disk).
@@ -53,7 +56,12 @@ func (m *Menu) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
 	ej, err := m.S.Eject(ctx, v, EjectOptions{Force: force})
 	m.Forget(v.Name)
 	if ej.Saved != nil {
-		m.conflicts(v.Name, *ej.Saved)
+		m.Saved(v.Name, *ej.Saved)
+	}
+	if err == nil { // a disk of that name made later starts with none
+		m.mu.Lock()
+		delete(m.conflicts, v.Name)
+		m.mu.Unlock()
 	}
 	return err
 }
@@ -62,14 +70,40 @@ func (m *Menu) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
 func (m *Menu) Save(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) error {
 	r, err := m.S.Save(ctx, v, SaveOptions{Progress: progress})
 	m.Forget(v.Name)
-	m.conflicts(v.Name, r)
+	m.Saved(v.Name, r)
 	return err
 }
 
-func (m *Menu) conflicts(name string, r mirror.Result) {
-	if m.Conflicts != nil && r.Folder != nil && len(r.Folder.Conflicts) > 0 {
+// Saved records a save of the disk (Save Now, Eject, autosave, the save
+// before sleep): a Mirror write-back's conflicts are kept for the menu's
+// entry (MirrorConflicts) and heard by Conflicts; a write-back without
+// conflicts clears them. A save that wrote nothing back changes nothing.
+func (m *Menu) Saved(name string, r mirror.Result) {
+	if r.Folder == nil {
+		return
+	}
+	m.mu.Lock()
+	if len(r.Folder.Conflicts) > 0 {
+		m.conflicts[name] = *r.Folder
+	} else {
+		delete(m.conflicts, name)
+	}
+	m.mu.Unlock()
+	if m.Conflicts != nil && len(r.Folder.Conflicts) > 0 {
 		m.Conflicts(name, *r.Folder)
 	}
+}
+
+// MirrorConflicts is what the last Mirror write-back of the disk left as
+// conflicts: n paths with both versions kept in folder (0 for none).
+func (m *Menu) MirrorConflicts(v ramdisk.Volume) (n int, folder string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	wb, ok := m.conflicts[v.Name]
+	if !ok {
+		return 0, ""
+	}
+	return len(wb.Conflicts), wb.Folder
 }
 
 // Reclaim gives back pinned memory and says how much.
@@ -88,8 +122,8 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 	if err != nil {
 		return false
 	}
-	_, err = k.State(v.Name)
-	return err == nil
+	st, err := k.State(v.Name)
+	return err == nil && (k.Holds(v, st) || m.S.Incomplete(v))
 }
 
 // Notices are the reclaims that were stopped, for the menu.

@@ -101,11 +101,15 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 	if err != nil {
 		return Ejected{}, nil // no data folder: nothing can be kept
 	}
-	if _, err := k.State(v.Name); err != nil {
+	st, err := k.State(v.Name)
+	if err != nil {
 		if errors.Is(err, mirror.ErrNotKept) {
 			return Ejected{}, nil
 		}
 		return Ejected{}, fmt.Errorf("not ejected, its contents could not be saved: %w", err)
+	}
+	if !k.Holds(v, st) {
+		return Ejected{}, nil // made without keeping (a kept name without --keep): the saved contents wait
 	}
 	if dirty, err := k.Dirty(v); err == nil && !dirty {
 		return Ejected{}, nil
@@ -221,8 +225,8 @@ func (s *Service) SaveAll(ctx context.Context, due func(mirror.State) bool, repo
 	var errs []error
 	for _, v := range vs {
 		st, err := k.State(v.Name)
-		if errors.Is(err, mirror.ErrNotKept) || err == nil && due != nil && !due(st) {
-			continue
+		if errors.Is(err, mirror.ErrNotKept) || err == nil && (!k.Holds(v, st) || due != nil && !due(st)) {
+			continue // not kept, made without keeping, or not due
 		}
 		if err == nil {
 			if s.Incomplete(v) {

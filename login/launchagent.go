@@ -24,7 +24,13 @@ type agent struct {
 	RunAtLoad              bool     `plist:"RunAtLoad"`
 	ProcessType            string   `plist:"ProcessType,omitempty"`
 	LimitLoadToSessionType string   `plist:"LimitLoadToSessionType,omitempty"`
+	ExitTimeOut            int      `plist:"ExitTimeOut,omitempty"`
 }
+
+// exitTimeOut is how many seconds launchd waits after SIGTERM before
+// SIGKILL: longer than the session-end save's bound (cocoa.EndBound, 45 s),
+// so that save can finish at logout.
+const exitTimeOut = 60
 
 // agentPlist is the agent file for exe: started at login in GUI sessions
 // only, with an app's (absent) resource limits.
@@ -32,7 +38,7 @@ func agentPlist(exe string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := plist.NewEncoderForFormat(&b, plist.XMLFormat)
 	enc.Indent("\t")
-	a := agent{Label: Label, ProgramArguments: []string{exe}, RunAtLoad: true, ProcessType: "Interactive", LimitLoadToSessionType: "Aqua"}
+	a := agent{Label: Label, ProgramArguments: []string{exe}, RunAtLoad: true, ProcessType: "Interactive", LimitLoadToSessionType: "Aqua", ExitTimeOut: exitTimeOut}
 	if err := enc.Encode(a); err != nil {
 		return nil, fmt.Errorf("plist encode launch agent: %w", err)
 	}

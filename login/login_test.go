@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"howett.net/plist"
 
+	"rambar/darwin/cocoa"
 	"rambar/ramdisk"
 )
 
@@ -176,6 +178,10 @@ func TestAgentPlist(t *testing.T) {
 	}
 	if m["Label"] != Label || m["RunAtLoad"] != true || m["ProcessType"] != "Interactive" || m["LimitLoadToSessionType"] != "Aqua" {
 		t.Errorf("keys: %v", m)
+	}
+	// launchd's SIGKILL must not cut the session-end save short.
+	if n, ok := m["ExitTimeOut"].(uint64); !ok || time.Duration(n)*time.Second < cocoa.EndBound+15*time.Second {
+		t.Errorf("ExitTimeOut %v (%T): want at least %v", m["ExitTimeOut"], m["ExitTimeOut"], cocoa.EndBound+15*time.Second)
 	}
 	if args, _ := m["ProgramArguments"].([]any); len(args) != 1 || args[0] != exe {
 		t.Errorf("ProgramArguments = %v", m["ProgramArguments"])

@@ -97,6 +97,10 @@ func (k *Keeper) store(st State) *store {
 	return &store{dir: st.Backing, copyFile: k.CopyFile, deltaLimit: k.deltaLimit}
 }
 
+// Holds reports whether the mounted disk v is the one st keeps: it carries
+// st's marker (a disk made without --keep under a kept name does not).
+func (k *Keeper) Holds(v ramdisk.Volume, st State) bool { return st.ID != "" && marker(v) == st.ID }
+
 // marker returns the id written on the disk, "" if there is none.
 func marker(v ramdisk.Volume) string {
 	b, err := readBounded(filepath.Join(v.MountPoint, MarkerName), maxSmall)

@@ -84,6 +84,11 @@ func New(d Deps, ui UI) *Controller {
 	c.state.Caps = d.Engine.Caps()
 	c.state.Features = d.features()
 	c.state.Settings = ramdisk.DefaultSettings()
+	if d.Status != nil {
+		d.Status.watch(func() {
+			c.post(func() { c.state.Status, c.state.StatusProgress = d.Status.get() })
+		})
+	}
 	return c
 }
 
@@ -250,6 +255,7 @@ func (c *Controller) refresh(forceUsage bool) {
 		marks := map[string]bool{}
 		keptNow := map[string]bool{}
 		incomplete := map[string]bool{}
+		conflicted := map[string]conflicts{}
 		for _, v := range vs {
 			keptNow[v.Name] = disks != nil && disks.Kept(v)
 			if all || !known[v.Name] {
@@ -259,6 +265,8 @@ func (c *Controller) refresh(forceUsage bool) {
 			if disks != nil {
 				marks[v.Name] = disks.Unsaved(v)
 				incomplete[v.Name] = disks.Incomplete(v)
+				n, folder := disks.MirrorConflicts(v)
+				conflicted[v.Name] = conflicts{n, folder}
 			}
 		}
 		var notices []string
@@ -276,6 +284,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			c.applyRefresh(vs, lerr, mem, merr, us, marks, keptNow)
 			for i := range c.state.Disks {
 				c.state.Disks[i].Incomplete = incomplete[c.state.Disks[i].Volume.Name]
+				c.state.Disks[i].Conflicts = conflicted[c.state.Disks[i].Volume.Name]
 			}
 			c.state.Notices = notices
 			// Settings read before a change made here was saved are stale.

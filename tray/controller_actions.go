@@ -24,7 +24,9 @@ func (c *Controller) handle(key string) {
 	}
 	switch a.Kind {
 	case actOpen:
-		c.open(disk.Volume)
+		c.open(disk.Volume.Name, disk.Volume.MountPoint)
+	case actOpenFolder:
+		c.open(disk.Volume.Name+"'s folder", a.Text)
 	case actCopyPath:
 		c.copyPath(disk.Volume)
 	case actEject:
@@ -86,14 +88,15 @@ func (c *Controller) handle(key string) {
 	}
 }
 
-func (c *Controller) open(v ramdisk.Volume) {
+// open shows path (what names) in the file manager.
+func (c *Controller) open(what, path string) {
 	if c.d.Open == nil {
-		c.notify("Can't open "+v.Name, "no file manager is known on this system")
+		c.notify("Can't open "+what, "no file manager is known on this system")
 		return
 	}
 	c.goJob(func(context.Context) {
-		if err := c.d.Open(v.MountPoint); err != nil {
-			c.post(func() { c.notify("Can't open "+v.Name, short(err)) })
+		if err := c.d.Open(path); err != nil {
+			c.post(func() { c.notify("Can't open "+what, short(err)) })
 		}
 	})
 }

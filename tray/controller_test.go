@@ -545,3 +545,40 @@ func TestSettingsQuitChoiceAndAbout(t *testing.T) {
 		t.Fatal("About showed nothing")
 	}
 }
+
+// TestConflictsOnTheEntryAndStatusLine: the conflicts of a disk's last
+// write-back appear on its entry, open the folder when clicked and go when
+// a later save has none; the app's status line shows and goes.
+func TestConflictsOnTheEntryAndStatusLine(t *testing.T) {
+	var n atomic.Int64
+	n.Store(2)
+	opened := make(chan string, 1)
+	status := &StatusLine{}
+	h := start(t, func(d *Deps) {
+		d.Disks = &fakeDisks{eng: d.Engine, conflicts: func(v ramdisk.Volume) (int, string) { return int(n.Load()), "/home/me/site" }}
+		d.Open = func(path string) error { opened <- path; return nil }
+		d.Status = status
+	})
+	h.create("Site", ramdisk.GiB)
+	h.waitFor("  ⚠ 2 conflicts in /home/me/site\n")
+	h.c.Click("disk/Site/conflicts")
+	select {
+	case p := <-opened:
+		if p != "/home/me/site" {
+			t.Errorf("opened %q", p)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the folder was not opened")
+	}
+	n.Store(0)
+	h.waitGone("conflict")
+
+	status.Set("Saving before logout…")
+	status.Progress(9, 20)
+	h.waitFor("Saving before logout… 45% (off)\n")
+	if m := h.ui.menu(); m.Title != "Saving before logout… 45%" {
+		t.Errorf("title = %q", m.Title)
+	}
+	status.Set("")
+	h.waitGone("Saving before logout")
+}

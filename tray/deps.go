@@ -50,6 +50,11 @@ type Disks interface {
 	// mounted disk (a reclaim that was stopped, with where its contents
 	// wait and how to go on), one line each. Called on every refresh: cheap.
 	Notices() []string
+	// MirrorConflicts is what the last Mirror write-back of a disk left as
+	// conflicts (zero when it had none, or when a later save had none).
+	// Called on every refresh: cheap.
+	// n is how many paths kept both versions, in folder.
+	MirrorConflicts(v ramdisk.Volume) (n int, folder string)
 }
 
 // LoginItem turns launching at login on and off.
@@ -123,6 +128,11 @@ type Deps struct {
 	// and "Save as Preset…" on each disk); nil hides both.
 	EditPresets   PresetDialogs
 	LaunchAtLogin *LoginItem
+
+	// Status, when set, is the status line the app sets while it does
+	// something no click started (the save before logout); the menu shows
+	// it at its top and in its title.
+	Status *StatusLine
 
 	// Started, when set, runs once off the event loop after the menu is
 	// first shown (the app mounts its auto-mount presets there).

@@ -14,6 +14,7 @@ type actionKind int
 const (
 	actNone         actionKind = iota // an informational line
 	actOpen                           // open the disk in Finder or the file manager
+	actOpenFolder                     // open a folder (a Mirror folder with conflicts)
 	actCopyPath                       // copy the mount point to the clipboard
 	actEject                          // eject one disk
 	actForceEject                     // eject one disk although it is busy
@@ -41,7 +42,7 @@ type action struct {
 	Disk   string       // the volume's name, for per-disk actions
 	Size   ramdisk.Size // ActNewSize
 	Preset string       // ActMountPreset
-	Text   string       // ActExplain; ActSetQuit: ramdisk.QuitAsk, QuitEject or QuitLeave
+	Text   string       // ActExplain; ActSetQuit: ramdisk.QuitAsk, QuitEject or QuitLeave; ActOpenFolder: the folder
 }
 
 // Item is one menu entry. Key is unique in the menu and stable across
@@ -138,6 +139,15 @@ type diskState struct {
 	// Kept is true when Save Now applies (Deps.Kept, or every disk when
 	// that hook is not set).
 	Kept bool
+	// Conflicts is the last Mirror write-back's conflicts (Disks.MirrorConflicts).
+	Conflicts conflicts
+}
+
+// conflicts is a Mirror write-back's conflicts: how many paths kept both
+// versions, in which folder.
+type conflicts struct {
+	N      int
+	Folder string
 }
 
 // featureSet says which optional items exist (their Deps hooks are set).
@@ -165,6 +175,10 @@ type menuState struct {
 	Notices []string
 	// Caches are the cache targets "Use for…" offers (Features.Caches).
 	Caches []CacheTarget
+	// Status is what the app is doing that no click started (Deps.Status:
+	// "Saving before logout…"), with its progress; "" for nothing.
+	Status         string
+	StatusProgress jobProgress
 }
 
 // readySizes are the sizes "New RAM Disk" offers in one click.
@@ -196,6 +210,9 @@ func buildMenu(s menuState) Menu {
 	add := func(it ...Item) { items = append(items, it...) }
 	sep := func(key string) Item { return Item{Key: "sep/" + key, Separator: true} }
 
+	if s.Status != "" {
+		add(Item{Key: "status", Title: statusText(s), Disabled: true})
+	}
 	if len(s.Disks) == 0 && s.Creating == "" {
 		add(Item{Key: "none", Title: "No RAM Disks", Disabled: true})
 	}
@@ -228,6 +245,9 @@ func buildMenu(s menuState) Menu {
 		m.Icon = IconWarning
 	}
 	var title []string
+	if s.Status != "" {
+		title = append(title, statusText(s))
+	}
 	if s.Settings.ShowMemoryInTitle && len(s.Disks) > 0 {
 		title = append(title, s.Held().Short())
 	}
@@ -239,6 +259,14 @@ func buildMenu(s menuState) Menu {
 	}
 	m.Title = strings.Join(title, " · ")
 	return m
+}
+
+// statusText is the status line with its progress: "Saving before logout… 45%".
+func statusText(s menuState) string {
+	if s.StatusProgress.Total > 0 {
+		return fmt.Sprintf("%s %d%%", s.Status, s.StatusProgress.Percent())
+	}
+	return s.Status
 }
 
 // quitChoices are the Settings' "When Quitting" choices.

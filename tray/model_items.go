@@ -72,6 +72,11 @@ func diskItem(s menuState, d diskState) Item {
 		{Key: key + "/info", Title: info, Disabled: true},
 		{Key: key + "/alloc", Title: allocationLine(d.Volume), Disabled: true},
 	}
+	if n := d.Conflicts.N; n > 0 {
+		sub = append(sub, Item{Key: key + "/conflicts", Title: fmt.Sprintf("⚠ %s in %s", ramdisk.Plural(n, "conflict"), d.Conflicts.Folder),
+			Tooltip: "Changed on the disk and in the folder since it was loaded: both versions are kept there. Click to open the folder.",
+			action:  action{Kind: actOpenFolder, Disk: name, Text: d.Conflicts.Folder}})
+	}
 	if d.Unsaved {
 		sub = append(sub, Item{Key: key + "/unsaved", Title: "• Unsaved: changed since the last save (Save Now, or autosave, keeps them)", Disabled: true})
 	}

@@ -399,3 +399,55 @@ func TestGlanceRowsAboutAndSettings(t *testing.T) {
 		t.Errorf("about: %q", txt)
 	}
 }
+
+// TestConflictsAndStatusLine: a Mirror write-back's conflicts on the disk's
+// entry (clicked, the folder opens) and the status line the app sets at
+// the session's end, at the menu's top and in its title.
+func TestConflictsAndStatusLine(t *testing.T) {
+	site := measuredDisk(vol("Site", ramdisk.GiB, ramdisk.TmpFS), 10*ramdisk.MiB, 10*ramdisk.MiB)
+	conflicted := site
+	conflicted.Conflicts = conflicts{N: 3, Folder: "/home/me/site"}
+	one := site
+	one.Conflicts = conflicts{N: 1, Folder: "/home/me/site"}
+	base := menuState{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()}
+	tests := []struct {
+		name         string
+		disks        []diskState
+		status       string
+		progress     jobProgress
+		want, absent []string
+		title        string
+	}{
+		{name: "no conflicts", disks: []diskState{site}, absent: []string{"conflict", "Saving"}},
+		{name: "conflicts", disks: []diskState{conflicted}, want: []string{"Site — 10 MiB of 1 GiB, 10 MiB in memory\n  1 GiB", "  ⚠ 3 conflicts in /home/me/site\n"}},
+		{name: "one conflict", disks: []diskState{one}, want: []string{"  ⚠ 1 conflict in /home/me/site\n"}},
+		{name: "saving before logout", disks: []diskState{site}, status: "Saving before logout…",
+			want: []string{"Saving before logout… (off)\nSite — "}, title: "Saving before logout…"},
+		{name: "with progress", status: "Saving before logout…", progress: jobProgress{9, 20},
+			want: []string{"Saving before logout… 45% (off)\nNo RAM Disks"}, title: "Saving before logout… 45%"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := base
+			s.Disks, s.Status, s.StatusProgress = tt.disks, tt.status, tt.progress
+			m := buildMenu(s)
+			got := text(m)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("menu lacks %q:\n%s", w, got)
+				}
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(got, a) {
+					t.Errorf("menu has %q:\n%s", a, got)
+				}
+			}
+			if m.Title != tt.title {
+				t.Errorf("title %q, want %q", m.Title, tt.title)
+			}
+			if it, ok := m.Find("disk/Site/conflicts"); ok && (it.action.Kind != actOpenFolder || it.action.Text != "/home/me/site" || it.Disabled) {
+				t.Errorf("conflicts item %+v: want it to open the folder", it)
+			}
+		})
+	}
+}

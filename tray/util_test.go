@@ -22,6 +22,8 @@ type fakeDisks struct {
 	// incomplete says which disks' restores did not finish.
 	incomplete func(v ramdisk.Volume) bool
 	notices    []string
+	// conflicts is what the last write-back of a disk left.
+	conflicts func(v ramdisk.Volume) (int, string)
 	// created, when set, hears each Create: "NAME MODE \"FOLDER\"".
 	created chan string
 }
@@ -70,6 +72,13 @@ func (f *fakeDisks) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramd
 func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return true }
 
 func (f *fakeDisks) Notices() []string { return f.notices }
+
+func (f *fakeDisks) MirrorConflicts(v ramdisk.Volume) (int, string) {
+	if f.conflicts == nil {
+		return 0, ""
+	}
+	return f.conflicts(v)
+}
 
 func (f *fakeDisks) Incomplete(v ramdisk.Volume) bool { return f.incomplete != nil && f.incomplete(v) }
 
