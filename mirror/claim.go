@@ -111,7 +111,11 @@ func (k *Keeper) holder(name, folder string) (claim, bool) {
 		if c.Disk == name {
 			continue
 		}
-		same := overlaps(c.Folder, real) || (ino != 0 && c.Dev == dev && c.Ino == ino)
+		// The claimed folder as it is now: a write-back swaps a new folder in
+		// at the path, so the inode recorded at load may be free and reused
+		// by an unrelated folder.
+		_, cdev, cino := identify(c.Folder)
+		same := overlaps(c.Folder, real) || (ino != 0 && cdev == dev && cino == ino)
 		if same && k.live(c) {
 			return c, true
 		}

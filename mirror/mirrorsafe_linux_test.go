@@ -4,6 +4,7 @@ package mirror
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -442,5 +443,39 @@ func TestMirrorEditDuringWriteBackIsKept(t *testing.T) {
 	r := f.save()
 	if len(r.Folder.Conflicts) != 1 || read(t, f.inFolder(r.Folder.Conflicts[0].Copy)) != "written meanwhile" {
 		t.Errorf("the edit made during a write-back was not kept: %+v", r.Folder)
+	}
+}
+
+// TestMirrorClaimAfterWriteBack: a write-back swaps a new folder in at the
+// mirror path, so the inode the claim recorded at load is free and the file
+// system may give it to an unrelated folder. That folder is not claimed.
+func TestMirrorClaimAfterWriteBack(t *testing.T) {
+	f := newMirror(t, map[string]string{"a": "a"})
+	write(t, f.v.MountPoint, "b", "from the disk")
+	f.save()
+	other := filepath.Join(f.base, "other")
+	os.MkdirAll(other, 0o755)
+	var st unix.Stat_t
+	if err := unix.Stat(other, &st); err != nil {
+		t.Fatal(err)
+	}
+	// As if the recorded inode had been reused by other.
+	files, _ := filepath.Glob(filepath.Join(f.k.Data, "claims", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("claims: %v", files)
+	}
+	var c claim
+	b, _ := os.ReadFile(files[0])
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	c.Dev, c.Ino = uint64(st.Dev), uint64(st.Ino)
+	b, _ = json.Marshal(c)
+	os.WriteFile(files[0], b, 0o600)
+	if err := f.k.CheckClaim("Other", other); err != nil {
+		t.Errorf("an unrelated folder with the claim's old inode: %v", err)
+	}
+	if err := f.k.CheckClaim("Other", f.folder); !errors.Is(err, ErrClaimed) {
+		t.Errorf("the mirrored folder itself after a write-back: %v", err)
 	}
 }
