@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"runtime"
@@ -163,6 +164,8 @@ func exitCode(err error) int {
 var errRefused = errors.New("refused")
 
 func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	// A character device is not enough (/dev/null is one): ask for the
+	// terminal's settings, which only a terminal has.
+	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlGetTermios)
+	return err == nil
 }
