@@ -81,7 +81,7 @@ func refsOf(entries []Entry) map[string][]uint32 {
 	return refs
 }
 
-// Small files a delta save copies are packed: written one after another
+// Small files a save copies are packed: written one after another
 // into a few pack objects instead of one object each, since creating a
 // file on the store's disk costs far more than writing a few KiB.
 const (
@@ -124,8 +124,9 @@ func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
 
 // writePack copies the files of group from the tree root into a new pack
 // object name in the folder objs, one after another (a sparse one's data
-// only), setting each entry's Obj (obj@offset), Size and Extents.
-func writePack(root, objs *dirTree, name, obj string, group []*Entry, sync bool) (int64, error) {
+// only), setting each entry's Obj (obj@offset), Size and Extents, and
+// pushes it to the disk (pushFile) before closing it.
+func writePack(root, objs *dirTree, name, obj string, group []*Entry) (int64, error) {
 	out, _, err := objs.create(name, 0o600, -1, false)
 	if err != nil {
 		return 0, err
@@ -145,10 +146,7 @@ func writePack(root, objs *dirTree, name, obj string, group []*Entry, sync bool)
 			e.Obj = obj + "@" + strconv.FormatInt(off, 10)
 			off += n
 		}
-		if sync {
-			return retryEINTR(func() error { return unix.Fsync(out) })
-		}
-		return nil
+		return pushFile(out)
 	}()
 	if cerr := unix.Close(out); err == nil && cerr != nil {
 		err = noSpace(fmt.Errorf("write %s: %w", objs.path(name), cerr))

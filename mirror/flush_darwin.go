@@ -1,0 +1,41 @@
+//go:build darwin
+
+package mirror
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// pushFile sends a written file's data to the drive with a barrier
+// (F_BARRIERFSYNC: later writes are not reordered before it), without
+// flushing the drive's cache: a full flush (F_FULLFSYNC) costs tens of
+// milliseconds on Apple SSDs, so it is done once, at the commit
+// (fullSync), never per file. Where the barrier is refused (HFS+, an
+// older system, a network volume) a plain fsync does the same job.
+func pushFile(fd int) error {
+	err := retryEINTR(func() error { _, err := unix.FcntlInt(uintptr(fd), unix.F_BARRIERFSYNC, 0); return err })
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, unix.EIO) || errors.Is(err, unix.ENOSPC) {
+		return err
+	}
+	return retryEINTR(func() error { return unix.Fsync(fd) })
+}
+
+// fullSync flushes the drive's cache through fd (F_FULLFSYNC): everything
+// pushed before (pushFile) is on stable storage when it returns. A volume
+// that refuses it gets an fsync.
+func fullSync(fd int) error {
+	err := retryEINTR(func() error { _, err := unix.FcntlInt(uintptr(fd), unix.F_FULLFSYNC, 0); return err })
+	if err != nil && !errors.Is(err, unix.EIO) && !errors.Is(err, unix.ENOSPC) {
+		err = retryEINTR(func() error { return unix.Fsync(fd) })
+	}
+	if err != nil {
+		return fmt.Errorf("fullfsync: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,11 @@
+//go:build linux
+
+package mirror
+
+import "golang.org/x/sys/unix"
+
+// pushFile starts a written file's data (a pack) on its way to the disk
+// and waits for it (fdatasync), so a full save's packs are written out
+// while later ones are still being filled; the syncfs before the commit
+// (flushTree) then has little left to do and covers the metadata.
+func pushFile(fd int) error { return retryEINTR(func() error { return unix.Fdatasync(fd) }) }
