@@ -9,3 +9,11 @@ import "golang.org/x/sys/unix"
 // while later ones are still being filled; the syncfs before the commit
 // (flushTree) then has little left to do and covers the metadata.
 func pushFile(fd int) error { return retryEINTR(func() error { return unix.Fdatasync(fd) }) }
+
+// readAhead tells the kernel that n bytes at off of fd are about to be
+// read in order (POSIX_FADV_SEQUENTIAL doubles the readahead window;
+// WILLNEED starts reading now). Advice only: errors are ignored.
+func readAhead(fd int, off, n int64) {
+	unix.Fadvise(fd, off, n, unix.FADV_SEQUENTIAL)
+	unix.Fadvise(fd, off, n, unix.FADV_WILLNEED)
+}

@@ -87,10 +87,11 @@ func refsOf(entries []Entry) map[string][]uint32 {
 const (
 	packMax   = 64 << 10 // files up to this size are packed
 	packBytes = 8 << 20  // a pack is closed past this size
+	packFiles = 4096     // or with this many files, so that a tree of tiny files makes packs enough for the workers
 )
 
 // packGroups splits the small files of toCopy into packs (each at least 2
-// files, at most about packBytes) and returns them and the other files.
+// files, at most about packBytes or packFiles files) and returns them and the other files.
 func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
 	var small []*Entry
 	for _, e := range toCopy {
@@ -104,7 +105,7 @@ func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
 	var size int64
 	for _, e := range small {
 		cur = append(cur, e)
-		if size += e.Size; size >= packBytes {
+		if size += e.Size; size >= packBytes || len(cur) >= packFiles {
 			packs, cur, size = append(packs, cur), nil, 0
 		}
 	}
