@@ -54,7 +54,10 @@
 // Files (sparse ones with their holes: only the data ranges are stored,
 // and written back at their offsets), folders, symlinks and FIFOs, with
 // permission bits (setuid, setgid, sticky), owner and group (set back when
-// RAMBar runs as root), access and modification times to the nanosecond
+// RAMBar runs as root; under sudo, SUDO_UID and SUDO_GID set, every
+// restored path is the invoking user's whatever the store recorded: the
+// user's store is untrusted, and a recorded root owner would let a crafted
+// one plant root's setuid files; owner.go), access and modification times to the nanosecond
 // (any time the file system holds, past 2262), extended attributes
 // (user.*, POSIX ACLs; as root on Linux also security.* and trusted.*; on
 // macOS all but com.apple.system.*), and hard links as links (the bytes
@@ -90,7 +93,9 @@
 //	save.go                       a save's phases: plan (scan diffed with the index),
 //	                              copy the objects, write and flush the manifest,
 //	                              commit, index, prune (prune.go)
-//	restore.go                    restores and every tree build (buildTree)
+//	restore.go, restorepack.go    restores and every tree build (buildTree);
+//	                              packed files restored pack by pack
+//	owner.go                      who restored paths belong to (root, sudo)
 //	manifest.go, codec.go         manifest types, deltas; the one encoder/decoder
 //	                              of manifests and the index (index.go)
 //	validate.go                   checks of everything read from a store
@@ -100,7 +105,8 @@
 //	copy.go, sparse.go            copying bytes (kernel copies, ranges, holes)
 //	progress.go, pool.go          progress reports, the worker pool
 //	digest.go                     content digests of trees (Reclaim, tests)
-//	sys_*.go                      what differs between Linux and macOS
+//	sys_*.go, flush_*.go          what differs between Linux and macOS
+//	                              (flushes: fdatasync, F_BARRIERFSYNC, F_FULLFSYNC)
 //
 // A Mirror folder is written back after the store: a new tree is built
 // beside it and swapped in with one atomic rename exchange
