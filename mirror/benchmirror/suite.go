@@ -55,7 +55,7 @@ func suite(r *report, name, dest string, gen func(string) (int64, error), rounds
 		return nil, err
 	}
 	r.ratio(name+": full save vs rsync -a --delete + syncfs", t.save, t.rsync, 3)
-	r.memory(name+": save peak memory (max RSS)", rss)
+	r.memory(name+": save peak memory (VmHWM)", rss)
 	if rounds {
 		if err := changedRounds(r, name, data, vol, work, rs); err != nil {
 			return nil, err
@@ -192,7 +192,7 @@ func storeSize(r *report, name, dest string, gen func(string) (int64, error), li
 	}
 	r.size(name, n, bytes, limit(bytes))
 	if rss {
-		r.memory(name+": save peak memory (max RSS)", peak)
+		r.memory(name+": save peak memory (VmHWM)", peak)
 	}
 	return nil
 }

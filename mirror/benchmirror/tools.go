@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -65,17 +64,22 @@ func tarPipe(from, to string) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-// ours runs a Keeper operation in a child and returns its time and peak RSS.
+// ours runs a Keeper operation in a child and returns its time and peak
+// resident memory (as the child reports it: see peakRSS).
 func ours(op, data, vol string) (time.Duration, int64, error) {
 	start := time.Now()
 	cmd := exec.Command("/proc/self/exe", "child", op, data, vol)
 	cmd.Stderr = os.Stderr
-	if _, err := cmd.Output(); err != nil {
+	out, err := cmd.Output()
+	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", op, err)
 	}
 	d := time.Since(start)
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return d, ru.Maxrss * 1024, nil
+	var files, bytes, rss int64
+	if _, err := fmt.Sscanf(string(out), "%d %d %d", &files, &bytes, &rss); err != nil {
+		return 0, 0, fmt.Errorf("%s: reading %q: %w", op, out, err)
+	}
+	return d, rss, nil
 }
 
 // allocated is the disk space the files under dir take (blocks, not sizes).
