@@ -88,6 +88,10 @@ const (
 	packMax   = 64 << 10 // files up to this size are packed
 	packBytes = 8 << 20  // a pack is closed past this size
 	packFiles = 4096     // or with this many files, so that a tree of tiny files makes packs enough for the workers
+	// pushSize: an object this large is pushed to the disk (pushFile) as
+	// it closes, as packs are, so that gigabytes of dirty pages do not
+	// pile up for the final flush.
+	pushSize = packBytes
 )
 
 // packGroups splits the small files of toCopy into packs (each at least 2

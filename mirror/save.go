@@ -304,7 +304,7 @@ func copyObject(root, objs *dirTree, e *Entry, name string, clone bool) error {
 	} else {
 		_, err = saveData(out, in, e, clone)
 	}
-	if err == nil && syncEachFile {
+	if err == nil && (syncEachFile || e.Size >= pushSize) {
 		err = pushFile(out)
 	}
 	if cerr := unix.Close(out); err == nil {
