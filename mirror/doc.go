@@ -29,17 +29,18 @@
 //	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
 //
 // A save copies only files whose identity changed into a fresh objects
-// folder (files up to 64 KiB packed one after another into packs of about
-// 8 MiB, each written sequentially and pushed to the disk as it closes;
-// larger files one object each, a clone where the file system can; a
-// hard-linked file once; a sparse file's data ranges only), writes the
-// manifest, flushes both to stable storage (one syncfs on Linux; on macOS
-// each file pushed with F_BARRIERFSYNC and one F_FULLFSYNC at the commit,
-// never a full flush per file), and then flips current atomically
-// (internal/atomicfile). A save with nothing changed reads only the index
-// and the disk's metadata, and writes nothing. A save with a few changes
-// writes a delta: the previous delta's changes merged with the new ones,
-// on the same full base; it
+// folder: files up to 64 KiB packed one after another into packs of about
+// 8 MiB or 4,096 files, each written sequentially and pushed to the disk
+// as it closes; larger files one object each (a clone where the file
+// system can), pushed as they close from 8 MiB up; a hard-linked file
+// once; a sparse file's data ranges only. It then writes the manifest,
+// flushes both to stable storage (one syncfs on Linux; on macOS each file
+// pushed with F_BARRIERFSYNC and one F_FULLFSYNC at the commit, never a
+// full flush per file), and flips current atomically
+// (internal/atomicfile). A restore reads each pack once, in order. A save
+// with nothing changed reads only the index and the disk's metadata, and
+// writes nothing. A save with a few changes writes a delta: the previous
+// delta's changes merged with the new ones, on the same full base; it
 // reads neither the old tree nor writes the whole new one. Once a delta
 // would pass half its base, the save writes a full manifest instead (the
 // compaction). Manifests and the index are versioned; stores written
