@@ -63,9 +63,9 @@ bench-tray: build ## idle CPU and memory of the running tray with three disks ov
 	$(GO) test -run '^$$' -bench . -benchmem ./tray/
 	$(GO) test -run '^$$' -bench TrayRefreshLinux -benchmem ./app/
 
-bench-mirror: ## mirror's save/restore vs rsync -a --delete and cp -a on a 50,000-file tree (root: mounts a tmpfs)
+bench-mirror: ## mirror's save/restore vs rsync -a --delete and tar at 10,000/50,000/200,000 files and 4 GiB of large files, store sizes, peak memory (root: mounts tmpfs; BENCH_ARGS="-files N -large SIZE")
 	$(GO) build -o bin/benchmirror ./mirror/benchmirror
-	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp}
+	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp} $(BENCH_ARGS)
 
 integration: ## on a Mac: run the conformance suite against the real hdiutil/diskutil
 	$(GO) test -tags integration -count=1 -v ./darwin/

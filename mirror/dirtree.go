@@ -162,7 +162,7 @@ func (t *dirTree) create(rel string, mode uint32, in int, clone bool) (out int, 
 }
 
 // asRoot: running as root, a restore gives every path its recorded owner
-// (as another user, the files are that user's).
+// (as another user, the files are that user's; under sudo, see ownerOf).
 var asRoot = os.Geteuid() == 0
 
 // note records something of rel that could not be set.
@@ -173,13 +173,13 @@ func (t *dirTree) note(rel, why string) {
 }
 
 // setMeta sets the metadata of rel from e through its descriptor fd (a
-// file, folder or FIFO): owner (as root), mode (when chmod, or when the
+// file, folder or FIFO): owner (as root: ownerOf), mode (when chmod, or when the
 // chown cleared setuid or setgid), xattrs, then times. An xattr the system
 // refuses (macOS's com.apple.provenance, com.apple.macl; Linux's security.*
 // under a policy) is noted, not fatal.
 func (t *dirTree) setMeta(fd int, rel string, e Entry, chmod bool) error {
-	if asRoot && !e.noOwner {
-		if err := unix.Fchown(fd, int(e.UID), int(e.GID)); err != nil {
+	if uid, gid, ok := ownerOf(e); ok {
+		if err := unix.Fchown(fd, uid, gid); err != nil {
 			return fmt.Errorf("chown %s: %w", t.path(rel), err)
 		}
 		chmod = chmod || e.Mode&(unix.S_ISUID|unix.S_ISGID) != 0
@@ -217,15 +217,15 @@ func (t *dirTree) setMetaOf(rel string, e Entry) error {
 	return t.setMeta(fd, rel, e, true)
 }
 
-// setLinkMeta sets the owner (as root), xattrs and times of the symlink rel.
+// setLinkMeta sets the owner (as root: ownerOf), xattrs and times of the symlink rel.
 func (t *dirTree) setLinkMeta(rel string, e Entry) error {
 	pfd, name, done, err := t.parent(rel)
 	if err != nil {
 		return err
 	}
 	defer done()
-	if asRoot && !e.noOwner {
-		if err := unix.Fchownat(pfd, name, int(e.UID), int(e.GID), unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if uid, gid, ok := ownerOf(e); ok {
+		if err := unix.Fchownat(pfd, name, uid, gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return fmt.Errorf("chown %s: %w", t.path(rel), err)
 		}
 	}

@@ -38,12 +38,18 @@
 //	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
 //
 // A save copies only files whose identity changed into a fresh objects
-// folder, writes the manifest, flushes both to stable storage (one syncfs
-// on Linux, fsync per file on macOS), and then flips current atomically
-// (internal/atomicfile). A save with nothing changed reads only the index
-// and the disk's metadata, and writes nothing. A save with a few changes
-// writes a delta: the previous delta's changes merged with the new ones,
-// on the same full base, its small files packed into a few objects; it
+// folder: files up to 64 KiB packed one after another into packs of about
+// 8 MiB or 4,096 files, each written sequentially and pushed to the disk
+// as it closes; larger files one object each (a clone where the file
+// system can), pushed as they close from 8 MiB up; a hard-linked file
+// once; a sparse file's data ranges only. It then writes the manifest,
+// flushes both to stable storage (one syncfs on Linux; on macOS each file
+// pushed with F_BARRIERFSYNC and one F_FULLFSYNC at the commit, never a
+// full flush per file), and flips current atomically
+// (internal/atomicfile). A restore reads each pack once, in order. A save
+// with nothing changed reads only the index and the disk's metadata, and
+// writes nothing. A save with a few changes writes a delta: the previous
+// delta's changes merged with the new ones, on the same full base; it
 // reads neither the old tree nor writes the whole new one. Once a delta
 // would pass half its base, the save writes a full manifest instead (the
 // compaction). Manifests and the index are versioned; stores written
@@ -58,7 +64,10 @@
 // Files (sparse ones with their holes: only the data ranges are stored,
 // and written back at their offsets), folders, symlinks and FIFOs, with
 // permission bits (setuid, setgid, sticky), owner and group (set back when
-// RAMBar runs as root), access and modification times to the nanosecond
+// RAMBar runs as root; under sudo, SUDO_UID and SUDO_GID set, every
+// restored path is the invoking user's whatever the store recorded: the
+// user's store is untrusted, and a recorded root owner would let a crafted
+// one plant root's setuid files; owner.go), access and modification times to the nanosecond
 // (any time the file system holds, past 2262), extended attributes
 // (user.*, POSIX ACLs; as root on Linux also security.* and trusted.*; on
 // macOS all but com.apple.system.*), and hard links as links (the bytes
@@ -101,7 +110,9 @@
 //	save.go                       a save's phases: plan (scan diffed with the index),
 //	                              copy the objects, write and flush the manifest,
 //	                              commit, index, prune (prune.go)
-//	restore.go                    restores and every tree build (buildTree)
+//	restore.go, restorepack.go    restores and every tree build (buildTree);
+//	                              packed files restored pack by pack
+//	owner.go                      who restored paths belong to (root, sudo)
 //	manifest.go, codec.go         manifest types, deltas; the one encoder/decoder
 //	                              of manifests and the index (index.go)
 //	validate.go                   checks of everything read from a store
@@ -111,7 +122,8 @@
 //	copy.go, sparse.go            copying bytes (kernel copies, ranges, holes)
 //	progress.go, pool.go          progress reports, the worker pool
 //	digest.go                     content digests of trees (Reclaim, tests)
-//	sys_*.go                      what differs between Linux and macOS
+//	sys_*.go, flush_*.go          what differs between Linux and macOS
+//	                              (flushes: fdatasync, F_BARRIERFSYNC, F_FULLFSYNC)
 //
 // A Mirror folder is the user's, not a copy. A load reads it through
 // directory descriptors (never following a symlink, never entering another

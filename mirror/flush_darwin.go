@@ -9,32 +9,54 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fileFlush pushes one written file to the drive without waiting for the
-// drive's cache (F_BARRIERFSYNC orders it before later writes; fsync where
-// the file system lacks it). F_FULLFSYNC costs about 4 ms a file, so it is
-// done once per write-back, by commitFlush, never per file.
-func fileFlush(fd int) error {
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_BARRIERFSYNC, 0); err == nil {
+// pushFile sends a written file's data to the drive with a barrier
+// (F_BARRIERFSYNC: later writes are not reordered before it), without
+// flushing the drive's cache: a full flush (F_FULLFSYNC) costs tens of
+// milliseconds on Apple SSDs, so it is done once, at the commit
+// (fullSync), never per file. Where the barrier is refused (HFS+, an
+// older system, a network volume) a plain fsync does the same job.
+func pushFile(fd int) error {
+	err := retryEINTR(func() error { _, err := unix.FcntlInt(uintptr(fd), unix.F_BARRIERFSYNC, 0); return err })
+	if err == nil {
 		return nil
-	} else if !errors.Is(err, unix.ENOTSUP) && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("F_BARRIERFSYNC: %w", err)
 	}
-	if err := unix.Fsync(fd); err != nil {
-		return fmt.Errorf("fsync: %w", err)
+	if errors.Is(err, unix.EIO) || errors.Is(err, unix.ENOSPC) {
+		return err
+	}
+	return retryEINTR(func() error { return unix.Fsync(fd) })
+}
+
+// fullSync flushes the drive's cache through fd (F_FULLFSYNC): everything
+// pushed before (pushFile) is on stable storage when it returns. A volume
+// that refuses it gets an fsync.
+func fullSync(fd int) error {
+	err := retryEINTR(func() error { _, err := unix.FcntlInt(uintptr(fd), unix.F_FULLFSYNC, 0); return err })
+	if err != nil && !errors.Is(err, unix.EIO) && !errors.Is(err, unix.ENOSPC) {
+		err = retryEINTR(func() error { return unix.Fsync(fd) })
+	}
+	if err != nil {
+		return fmt.Errorf("fullfsync: %w", err)
+	}
+	return nil
+}
+
+// readAhead asks macOS to read ahead on fd (F_RDAHEAD, on by default for
+// sequential reads; set in case a volume turned it off). Advice only.
+func readAhead(fd int, _, _ int64) { unix.FcntlInt(uintptr(fd), unix.F_RDAHEAD, 1) }
+
+// fileFlush pushes one file a write-back wrote (pushFile): F_FULLFSYNC
+// costs about 4 ms a file, so it is done once per write-back, by
+// commitFlush, never per file.
+func fileFlush(fd int) error {
+	if err := pushFile(fd); err != nil {
+		return fmt.Errorf("F_BARRIERFSYNC: %w", err)
 	}
 	return nil
 }
 
 // commitFlush is the write-back's one F_FULLFSYNC, before the swap: it
 // flushes the drive's cache, and with it every file fileFlush pushed.
-func commitFlush(dirfd int) error {
-	if _, err := unix.FcntlInt(uintptr(dirfd), unix.F_FULLFSYNC, 0); err != nil {
-		if err := unix.Fsync(dirfd); err != nil {
-			return fmt.Errorf("fsync: %w", err)
-		}
-	}
-	return nil
-}
+func commitFlush(dirfd int) error { return fullSync(dirfd) }
 
 // exchangeAt swaps two names atomically (renameatx_np RENAME_SWAP).
 func exchangeAt(fromfd int, from string, tofd int, to string) error {

@@ -81,16 +81,21 @@ func refsOf(entries []Entry) map[string][]uint32 {
 	return refs
 }
 
-// Small files a delta save copies are packed: written one after another
+// Small files a save copies are packed: written one after another
 // into a few pack objects instead of one object each, since creating a
 // file on the store's disk costs far more than writing a few KiB.
 const (
 	packMax   = 64 << 10 // files up to this size are packed
 	packBytes = 8 << 20  // a pack is closed past this size
+	packFiles = 4096     // or with this many files, so that a tree of tiny files makes packs enough for the workers
+	// pushSize: an object this large is pushed to the disk (pushFile) as
+	// it closes, as packs are, so that gigabytes of dirty pages do not
+	// pile up for the final flush.
+	pushSize = packBytes
 )
 
 // packGroups splits the small files of toCopy into packs (each at least 2
-// files, at most about packBytes) and returns them and the other files.
+// files, at most about packBytes or packFiles files) and returns them and the other files.
 func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
 	var small []*Entry
 	for _, e := range toCopy {
@@ -104,7 +109,7 @@ func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
 	var size int64
 	for _, e := range small {
 		cur = append(cur, e)
-		if size += e.Size; size >= packBytes {
+		if size += e.Size; size >= packBytes || len(cur) >= packFiles {
 			packs, cur, size = append(packs, cur), nil, 0
 		}
 	}
@@ -124,8 +129,9 @@ func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
 
 // writePack copies the files of group from the tree root into a new pack
 // object name in the folder objs, one after another (a sparse one's data
-// only), setting each entry's Obj (obj@offset), Size and Extents.
-func writePack(root, objs *dirTree, name, obj string, group []*Entry, sync bool) (int64, error) {
+// only), setting each entry's Obj (obj@offset), Size and Extents, and
+// pushes it to the disk (pushFile) before closing it.
+func writePack(root, objs *dirTree, name, obj string, group []*Entry) (int64, error) {
 	out, _, err := objs.create(name, 0o600, -1, false)
 	if err != nil {
 		return 0, err
@@ -145,10 +151,7 @@ func writePack(root, objs *dirTree, name, obj string, group []*Entry, sync bool)
 			e.Obj = obj + "@" + strconv.FormatInt(off, 10)
 			off += n
 		}
-		if sync {
-			return retryEINTR(func() error { return unix.Fsync(out) })
-		}
-		return nil
+		return pushFile(out)
 	}()
 	if cerr := unix.Close(out); err == nil && cerr != nil {
 		err = noSpace(fmt.Errorf("write %s: %w", objs.path(name), cerr))

@@ -199,23 +199,21 @@ func checkRoom(entries []Entry, dst string, check bool) error {
 	return nil
 }
 
-// files writes the regular files of entries, with a pool of workers.
+// files writes the regular files of entries, with a pool of workers:
+// the packed ones pack by pack (restorePack: one open and sequential reads
+// per pack), the others one by one.
 func (b *build) files(ctx context.Context, entries []Entry) error {
-	var files []int
-	var total int64
-	for i, e := range entries {
-		if e.Kind == KindFile && e.HardLink == "" {
-			files = append(files, i)
-			total += e.Size
-		}
-	}
+	jobs, single, total, nfiles := b.plan(entries)
 	clone := sameDev(b.from, b.toT.dir)
-	m := newMeter(b.progress, "restoring", total, len(files))
-	err := pool(len(files), workers, func(k int) error {
+	m := newMeter(b.progress, "restoring", total, nfiles)
+	err := pool(len(jobs)+len(single), workers, func(k int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := b.file(ctx, entries[files[k]], clone)
+		if k < len(jobs) {
+			return b.restorePack(ctx, entries, jobs[k], m)
+		}
+		n, err := b.file(ctx, entries[single[k-len(jobs)]], clone)
 		if err != nil {
 			return err
 		}
@@ -243,14 +241,7 @@ func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
 	if b.copyFile != nil {
 		return e.Size, b.hooked(ctx, e, src, in)
 	}
-	// Created with its final permission when the umask keeps it whole,
-	// saving a chmod.
-	perm := filePerm(e)
-	mode, chmod := uint32(0o600), true
-	if perm&^fs.ModePerm == 0 && uint32(perm)&createMask == 0 {
-		mode, chmod = uint32(perm), false
-	}
-	out, cloned, err := b.toT.create(e.Path, mode, in, clone && !src.Packed && e.Extents == nil)
+	out, cloned, chmod, err := b.createFor(e, in, clone && !src.Packed && e.Extents == nil)
 	if err != nil {
 		return 0, err
 	}
@@ -270,6 +261,19 @@ func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
 		return n, noSpace(fmt.Errorf("copy %s to %s: %w", b.fromT.path(src.Rel), b.toT.path(e.Path), err))
 	}
 	return n, nil
+}
+
+// createFor creates the file e (a clone of in when clone and the file
+// system can), with its final permission when the umask keeps it whole,
+// saving a chmod; chmod reports that one is still needed.
+func (b *build) createFor(e Entry, in int, clone bool) (out int, cloned, chmod bool, err error) {
+	perm := filePerm(e)
+	mode, chmod := uint32(0o600), true
+	if perm&^fs.ModePerm == 0 && uint32(perm)&createMask == 0 {
+		mode, chmod = uint32(perm), false
+	}
+	out, cloned, err = b.toT.create(e.Path, mode, in, clone)
+	return out, cloned, chmod, err
 }
 
 // hooked writes the file e with copyFile (a packed source is unpacked to

@@ -206,7 +206,7 @@ func (s *store) write(ctx context.Context, root, id string, p *savePlan, progres
 	for _, e := range p.toCopy {
 		planned += e.Size
 	}
-	copied, err := s.copyObjects(ctx, root, id, p.toCopy, p.delta != nil, progress)
+	copied, err := s.copyObjects(ctx, root, id, p.toCopy, progress)
 	if err == nil {
 		err = s.writeSnapshot(p.manifest(id, p.bytes-planned+copied))
 	}
@@ -234,10 +234,11 @@ func (p *savePlan) manifest(id string, bytes int64) *manifest {
 }
 
 // copyObjects copies the files of toCopy from root into objects/id, the
-// small ones packed together when pack, setting each entry's Obj and Size
-// (the bytes kept; a file growing under us is seen again next save). It
-// returns the bytes copied.
-func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entry, pack bool, progress ProgressFunc) (int64, error) {
+// small ones packed together (full saves and deltas alike: a few large
+// files written sequentially instead of one per file), setting each
+// entry's Obj and Size (the bytes kept; a file growing under us is seen
+// again next save). It returns the bytes copied.
+func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entry, progress ProgressFunc) (int64, error) {
 	var total int64
 	for _, e := range toCopy {
 		total += e.Size
@@ -254,18 +255,14 @@ func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entr
 	defer objs.close()
 	clone := sameDev(root, objs.dir)
 	m := newMeter(progress, "saving", total, len(toCopy))
-	var packs [][]*Entry
-	single := toCopy
-	if pack {
-		packs, single = packGroups(toCopy)
-	}
+	packs, single := packGroups(toCopy)
 	err = pool(len(packs)+len(single), workers, func(k int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		name := strconv.Itoa(k)
 		if k < len(packs) {
-			n, err := writePack(src, objs, name, id+"/"+name, packs[k], syncEachFile)
+			n, err := writePack(src, objs, name, id+"/"+name, packs[k])
 			m.add(n, len(packs[k]))
 			return err
 		}
@@ -312,8 +309,8 @@ func copyObject(root, objs *dirTree, e *Entry, name string, clone bool) error {
 	} else {
 		_, err = saveData(out, in, e, clone)
 	}
-	if err == nil && syncEachFile {
-		err = retryEINTR(func() error { return unix.Fsync(out) })
+	if err == nil && (syncEachFile || e.Size >= pushSize) {
+		err = pushFile(out)
 	}
 	if cerr := unix.Close(out); err == nil {
 		err = cerr

@@ -130,7 +130,7 @@ func TestSavePhasesOneByOne(t *testing.T) {
 	}
 	id := newID(time.Now(), "")
 	os.MkdirAll(s.path("objects", id), 0o700)
-	copied, err := s.copyObjects(context.Background(), root, id, p.toCopy, true, nil)
+	copied, err := s.copyObjects(context.Background(), root, id, p.toCopy, nil)
 	if err != nil || copied != 10 {
 		t.Fatalf("copy: %d bytes, %v", copied, err)
 	}

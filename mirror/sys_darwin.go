@@ -4,12 +4,9 @@ package mirror
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
-
-	"rambar/internal/atomicfile"
 )
 
 func statCtime(st *unix.Stat_t) unix.Timespec { return st.Ctim }
@@ -19,24 +16,35 @@ func statMtime(st *unix.Stat_t) unix.Timespec { return st.Mtim }
 // quarantine, resource forks) except the ones the system keeps for itself.
 func xattrIsContent(name string) bool { return !strings.HasPrefix(name, "com.apple.system.") }
 
-// flushTree fsyncs the written files and the folders holding them. macOS
-// has no syncfs; fsync per file is what makes them durable.
+// flushTree makes the written files and the folder dir holding them
+// durable. macOS has no syncfs: each file is pushed with a barrier
+// (pushFile), and one F_FULLFSYNC, of dir, flushes the drive's cache for
+// all of them; never a full flush per file.
 func flushTree(dir string, files []string) error {
 	for _, p := range files {
-		f, err := os.Open(p)
+		fd, err := openRetry(p, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 		if err != nil {
 			return fmt.Errorf("open %s: %w", p, err)
 		}
-		err = f.Sync()
-		f.Close()
+		err = pushFile(fd)
+		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("fsync %s: %w", p, err)
 		}
 	}
-	return atomicfile.SyncDir(dir)
+	fd, err := openRetry(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer unix.Close(fd)
+	if err := fullSync(fd); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	return nil
 }
 
-// syncEachFile is true: macOS fsyncs each file as it is written.
+// syncEachFile is true: macOS pushes each file as it is written
+// (pushFile); the commit's full flush makes them durable.
 const syncEachFile = true
 
 // errNoAttr is what getxattr returns for a missing attribute.

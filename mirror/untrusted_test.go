@@ -99,6 +99,13 @@ func TestCraftedStoresAreRefused(t *testing.T) {
 				}
 			}
 		}, "bad object"},
+		{"packed file past its pack's end", func(m *manifest, _ *store, _ string) {
+			for i := range m.Entries {
+				if m.Entries[i].Kind == KindFile { // an 8-byte object: 4 bytes left of the 8 the entry needs
+					m.Entries[i].Obj += "@4"
+				}
+			}
+		}, "pack ends 4 bytes early"},
 		{"object replaced by a symlink", func(m *manifest, s *store, _ string) {
 			e := fileObj(m)
 			p := filepath.Join(s.path("objects"), filepath.FromSlash(e.Obj))

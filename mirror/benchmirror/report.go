@@ -1,0 +1,83 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"rambar/ramdisk"
+)
+
+// report collects the figures and prints them beside their targets.
+type report struct{ lines []line }
+
+// line is one figure: what was measured, its target, and whether it met it
+// (no target: an informational line).
+type line struct {
+	name, measured, target string
+	hasTarget, met         bool
+}
+
+// maxRSS is the target for a save's peak memory with 200,000 files.
+const maxRSS = 64 << 20
+
+// ratio adds a time of ours against a tool's, the target the tool's time
+// over ours.
+func (r *report) ratio(name string, us, them time.Duration, target float64) {
+	x := them.Seconds() / us.Seconds()
+	r.lines = append(r.lines, line{name, fmt.Sprintf("%s vs %s = %.2fx", ms(us), ms(them), x),
+		fmt.Sprintf(">= %.1fx", target), true, x >= target})
+}
+
+// memory adds a save's peak memory; the target applies to trees of 200,000
+// files (the figure is informational for others).
+func (r *report) memory(name string, rss int64) {
+	l := line{name: name, measured: ramdisk.Size(rss).Short(), target: "-"}
+	if strings.Contains(name, "200000") || strings.Contains(name, "200,000") {
+		l.target, l.hasTarget, l.met = "<= 64 MiB", true, rss <= maxRSS
+	}
+	r.lines = append(r.lines, l)
+}
+
+// size adds a store's size on disk against its limit.
+func (r *report) size(name string, n, bytes, limit int64) {
+	r.lines = append(r.lines, line{name, fmt.Sprintf("%s (files hold %s)", ramdisk.Size(n).Short(), ramdisk.Size(bytes).Short()),
+		"<= " + ramdisk.Size(limit).Short(), true, n <= limit})
+}
+
+// growth adds how the times grew from the tree prev to t (informational).
+func (r *report) growth(prev, t *times) {
+	f := float64(t.n) / float64(prev.n)
+	g := func(a, b time.Duration) string { return fmt.Sprintf("%.1fx", b.Seconds()/a.Seconds()) }
+	r.lines = append(r.lines, line{name: fmt.Sprintf("growth %d -> %d files (%.0fx files)", prev.n, t.n, f),
+		measured: fmt.Sprintf("full save %s (rsync %s), restore %s (rsync %s, tar %s)",
+			g(prev.save, t.save), g(prev.rsync, t.rsync), g(prev.restore, t.restore), g(prev.rsyncBack, t.rsyncBack), g(prev.tar, t.tar)),
+		target: "-"})
+}
+
+// print writes the figures as a table and reports whether every target
+// was met.
+func (r *report) print(w io.Writer) bool {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nfigure\tmeasured (ours vs theirs = ratio)\ttarget\t")
+	ok := true
+	for _, l := range r.lines {
+		mark := ""
+		if l.hasTarget {
+			mark = "met"
+			if !l.met {
+				mark, ok = "MISSED", false
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t\n", l.name, l.measured, l.target, mark)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\ntimes include process start and a final syncfs of the destination for every tool (mirror flushes before it commits).")
+	return ok
+}
+
+func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }

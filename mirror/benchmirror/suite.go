@@ -1,0 +1,198 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+// times are a tree's measured times, for the growth lines.
+type times struct {
+	n                         int
+	save, rsync, restore, tar time.Duration
+	rsyncBack                 time.Duration
+}
+
+// suite generates a tree with gen on a tmpfs and measures a full save, (with
+// rounds) saves with nothing and with 1% changed, and a restore, against
+// the tools; it adds each figure to r under name.
+func suite(r *report, name, dest string, gen func(string) (int64, error), rounds bool) (*times, error) {
+	vol, back, done, err := tmpfsPair()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	work, err := os.MkdirTemp(dest, "rambar-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	fmt.Printf("%s: generating...\n", name)
+	total, err := gen(vol)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("%s: %s in tmpfs %s; destination %s\n", name, ramdisk.Size(total).Short(), vol, work)
+	data := filepath.Join(work, "data")
+	k := mirror.NewKeeper(data)
+	if _, err := k.Setup("Bench", mirror.Options{Mode: ramdisk.Keep}); err != nil {
+		return nil, err
+	}
+	rs := filepath.Join(work, "rsync")
+	syncfs(work)
+	t := &times{}
+	if t.rsync, err = timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/"); err != nil {
+		return nil, err
+	}
+	var rss int64
+	if t.save, rss, err = ours("save", data, vol); err != nil {
+		return nil, err
+	}
+	r.ratio(name+": full save vs rsync -a --delete + syncfs", t.save, t.rsync, 3)
+	r.memory(name+": save peak memory (VmHWM)", rss)
+	if rounds {
+		if err := changedRounds(r, name, data, vol, work, rs); err != nil {
+			return nil, err
+		}
+	}
+	if err := restores(r, name, t, data, vol, back, rs); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// changedRounds measures saves with nothing changed, then with 1% changed:
+// the quickest of three rounds each, the tools taking turns, as these runs
+// are short and the machine shared.
+func changedRounds(r *report, name, data, vol, work, rs string) error {
+	best := func(d *time.Duration, x time.Duration) {
+		if *d == 0 || x < *d {
+			*d = x
+		}
+	}
+	var uN, rN, uC, rC time.Duration
+	for round := 0; round < 3; round++ {
+		t, err := timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/")
+		if err != nil {
+			return err
+		}
+		best(&rN, t)
+		if t, _, err = ours("save", data, vol); err != nil {
+			return err
+		}
+		best(&uN, t)
+		if _, err = change(vol, round+1); err != nil {
+			return err
+		}
+		if t, err = timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/"); err != nil {
+			return err
+		}
+		best(&rC, t)
+		if t, _, err = ours("save", data, vol); err != nil {
+			return err
+		}
+		best(&uC, t)
+	}
+	r.ratio(name+": save, nothing changed, vs rsync", uN, rN, 5)
+	r.ratio(name+": save, 1% changed, vs rsync", uC, rC, 5)
+	return nil
+}
+
+// restores measures a restore into an empty tmpfs folder against rsync and
+// tar from rsync's copy, each copy removed before the next, and checks the
+// restored tree is the disk's.
+func restores(r *report, name string, t *times, data, vol, back, rs string) error {
+	var err error
+	rsBack, tarBack, usBack := filepath.Join(back, "rsync-back"), filepath.Join(back, "tar-back"), filepath.Join(back, "us-back")
+	if t.rsyncBack, err = timed(back, "rsync", "-a", "--delete", rs+"/", rsBack+"/"); err != nil {
+		return err
+	}
+	os.RemoveAll(rsBack)
+	if t.tar, err = tarPipe(rs, tarBack); err != nil {
+		return err
+	}
+	os.RemoveAll(tarBack)
+	os.Mkdir(usBack, 0o755)
+	if t.restore, _, err = ours("restore", data, usBack); err != nil {
+		return err
+	}
+	r.ratio(name+": restore vs rsync", t.restore, t.rsyncBack, 2.5)
+	r.ratio(name+": restore vs tar -c | tar -x", t.restore, t.tar, 1.2)
+	want, err := mirror.DigestTree(vol, true)
+	if err != nil {
+		return err
+	}
+	got, err := mirror.DigestTree(usBack, true)
+	if err != nil {
+		return err
+	}
+	if d := want.Diff(got, 3); len(d) > 0 {
+		return fmt.Errorf("the restored tree differs from the source at %v", d)
+	}
+	return nil
+}
+
+// storeSizes saves 200,000 tiny files and a 1 GiB sparse file and adds the
+// stores' sizes on disk to r.
+func storeSizes(r *report, dest string) error {
+	for _, c := range []struct {
+		name  string
+		gen   func(string) (int64, error)
+		limit func(bytes int64) int64
+		rss   bool
+	}{
+		{"store size, 200,000 tiny files", func(root string) (int64, error) { return generateTiny(root, 200000) },
+			func(b int64) int64 { return 2*b + 16<<20 }, true},
+		{"store size, 1 GiB sparse file with 4 KiB of data", func(root string) (int64, error) { return generateSparse(root, 1<<30) },
+			func(int64) int64 { return 1 << 20 }, false},
+	} {
+		if err := storeSize(r, c.name, dest, c.gen, c.limit, c.rss); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storeSize is one of storeSizes' figures.
+func storeSize(r *report, name, dest string, gen func(string) (int64, error), limit func(int64) int64, rss bool) error {
+	vol, _, done, err := tmpfsPair()
+	if err != nil {
+		return err
+	}
+	defer done()
+	work, err := os.MkdirTemp(dest, "rambar-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	fmt.Printf("%s: generating...\n", name)
+	bytes, err := gen(vol)
+	if err != nil {
+		return err
+	}
+	data := filepath.Join(work, "data")
+	k := mirror.NewKeeper(data)
+	st, err := k.Setup("Bench", mirror.Options{Mode: ramdisk.Keep})
+	if err != nil {
+		return err
+	}
+	_, peak, err := ours("save", data, vol)
+	if err != nil {
+		return err
+	}
+	n, err := allocated(st.Backing)
+	if err != nil {
+		return err
+	}
+	r.size(name, n, bytes, limit(bytes))
+	if rss {
+		r.memory(name+": save peak memory (VmHWM)", peak)
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// packJob is a run of the files packed in one pack object, in the order
+// of their bytes in it.
+type packJob struct {
+	rel   string // the pack, relative to the folder read from
+	files []packedFile
+}
+
+// packedFile is an entry (its index) and where its bytes are in the pack.
+type packedFile struct {
+	i   int
+	src objRef
+}
+
+// packJobFiles bounds a pack job, so that the workers share a large pack
+// (a pack holds up to packFiles files).
+const packJobFiles = 1024
+
+// plan splits the regular files of entries into pack jobs (packed files
+// without holes, read pack by pack) and the others (single, by index),
+// and sums their bytes and count.
+func (b *build) plan(entries []Entry) (jobs []packJob, single []int, total int64, n int) {
+	byPack := map[string][]packedFile{}
+	var order []string
+	for i := range entries {
+		e := &entries[i]
+		if e.Kind != KindFile || e.HardLink != "" {
+			continue
+		}
+		total += e.Size
+		n++
+		if b.copyFile == nil && b.reuse == nil && e.Extents == nil {
+			if src, err := b.src(*e); err == nil && src.Packed {
+				if _, ok := byPack[src.Rel]; !ok {
+					order = append(order, src.Rel)
+				}
+				byPack[src.Rel] = append(byPack[src.Rel], packedFile{i, src})
+				continue
+			}
+		}
+		single = append(single, i)
+	}
+	for _, rel := range order {
+		files := byPack[rel]
+		slices.SortStableFunc(files, func(x, y packedFile) int { return cmpInt64(x.src.Off, y.src.Off) })
+		for len(files) > 0 {
+			k := min(len(files), packJobFiles)
+			jobs = append(jobs, packJob{rel: rel, files: files[:k]})
+			files = files[k:]
+		}
+	}
+	return jobs, single, total, n
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// restorePack writes the files of job from their pack, opened once and
+// read sequentially in large reads (the kernel told to read ahead), each
+// file created, written in one write and given its metadata through its
+// descriptor.
+func (b *build) restorePack(ctx context.Context, entries []Entry, job packJob, m *meter) error {
+	in, err := b.fromT.openFile(job.rel)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(in)
+	first, last := job.files[0].src, job.files[len(job.files)-1].src
+	readAhead(in, first.Off, last.Off+last.Size-first.Off)
+	r := packReader{fd: in, buf: copyBufs.Get().(*[]byte)}
+	defer copyBufs.Put(r.buf)
+	for _, f := range job.files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := entries[f.i]
+		if err := b.packedFile(&r, e, f.src); err != nil {
+			return noSpace(fmt.Errorf("copy %s to %s: %w", b.fromT.path(job.rel), b.toT.path(e.Path), err))
+		}
+		m.add(e.Size, 1)
+	}
+	return nil
+}
+
+// packedFile writes the packed file e, its bytes read through r.
+func (b *build) packedFile(r *packReader, e Entry, src objRef) error {
+	out, _, chmod, err := b.createFor(e, -1, false)
+	if err != nil {
+		return err
+	}
+	data, err := r.read(src.Off, src.Size)
+	if err == nil {
+		if data != nil {
+			err = writeAll(out, data)
+		} else {
+			err = rangeCopy(out, r.fd, src.Off, src.Size)
+		}
+	}
+	if err == nil {
+		err = b.toT.setMeta(out, e.Path, e, chmod)
+	}
+	if cerr := unix.Close(out); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// packReader reads ranges of a pack through a buffer refilled by large
+// preads, so that files packed one after another cost one read per buffer,
+// not one per file.
+type packReader struct {
+	fd  int
+	buf *[]byte
+	off int64 // where the buffered bytes start in the pack
+	n   int   // how many are buffered
+}
+
+// read returns the size bytes at off (valid until the next read), or nil
+// when they do not fit the buffer (the caller copies them directly).
+func (r *packReader) read(off, size int64) ([]byte, error) {
+	buf := *r.buf
+	if size > int64(len(buf)) {
+		return nil, nil
+	}
+	if off >= r.off && off+size <= r.off+int64(r.n) {
+		return buf[off-r.off : off-r.off+size], nil
+	}
+	r.off, r.n = off, 0
+	for int64(r.n) < size {
+		k, err := unix.Pread(r.fd, buf[r.n:], off+int64(r.n))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if k == 0 {
+			return nil, fmt.Errorf("pack ends %d bytes early: %w", size-int64(r.n), errBadManifest)
+		}
+		r.n += k
+	}
+	return buf[:size], nil
+}
