@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+// checkPresetMirror refuses a Mirror preset that another preset mirrors too
+// (the same folder, or one inside the other), that a mounted disk mirrors
+// now, or whose folder cannot be mirrored (mirror.CheckFolder; a missing
+// folder only with create, --create-folder, which makes it).
+func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, create bool) error {
+	if p.Contents != ramdisk.Mirror {
+		return nil
+	}
+	svc, err := a.service()
+	if err != nil {
+		return nil // no engine: the checks run when the preset is mounted
+	}
+	k, err := svc.Keeper()
+	if err != nil {
+		return nil
+	}
+	for _, o := range others {
+		if o.Name != p.Name && o.Contents == ramdisk.Mirror && foldersOverlap(o.MirrorPath, p.MirrorPath) {
+			return refusedError{fmt.Errorf("%w: preset %s: %s is mirrored by preset %s (%s); one folder, one disk",
+				mirror.ErrClaimed, p.Name, p.MirrorPath, o.Name, o.MirrorPath)}
+		}
+	}
+	if err := k.CheckClaim(p.Name, p.MirrorPath); err != nil {
+		return refusedError{fmt.Errorf("preset %s: %w", p.Name, err)}
+	}
+	if err := mirror.CheckFolder(p.MirrorPath, k.Rules(create)); err != nil {
+		return usagef("preset %s: %v", p.Name, err)
+	}
+	return nil
+}
+
+// checkMirrorFolder applies mirror's folder rules (mirror.CheckFolder) to a
+// --mirror folder; create allows a missing one (--create-folder).
+func (a *App) checkMirrorFolder(path string, create bool) error {
+	svc, err := a.service()
+	if err != nil {
+		return nil // no engine: the rules run when the disk is made
+	}
+	k, err := svc.Keeper()
+	if err != nil {
+		return nil
+	}
+	if err := mirror.CheckFolder(path, k.Rules(create)); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// foldersOverlap: the same folder, or one inside the other.
+func foldersOverlap(a, b string) bool {
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+// makeMirrorFolder makes a Mirror preset's missing folder when
+// --create-folder asks for it, so the preset mounts (a mount refuses a
+// missing folder); the folder's rules were checked already.
+func makeMirrorFolder(in *input, p ramdisk.Preset) error {
+	if !*in.Bool("create-folder") || p.Contents != ramdisk.Mirror {
+		return nil
+	}
+	if err := os.MkdirAll(p.MirrorPath, 0o755); err != nil {
+		return fmt.Errorf("preset %s: make %s: %w", p.Name, p.MirrorPath, err)
+	}
+	return nil
+}
