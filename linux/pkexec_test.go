@@ -20,7 +20,7 @@ import (
 // desktopEngine is the engine as a desktop user sees it: not root, every
 // privileged step through pkexec, here answered by a script.
 func desktopEngine(t *testing.T, r run.Runner, root string) *Engine {
-	e := New(r, WithMountRoot(root), withOwner(1000, 1000))
+	e := New(r, WithMountRoot(root), withOwner(1000, 1000), WithZramRecords(filepath.Join(t.TempDir(), "zram")))
 	e.asRoot, e.admin = false, pkexecAdmin{r: r}
 	return e
 }
