@@ -100,20 +100,18 @@ func TestZRAMKilledCreate(t *testing.T) {
 			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 				t.Fatalf("child not killed at %s: %v %s", at, err, out)
 			}
+			recs := e.readRecords()
 			left, err := e.LeftoverDevices(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			leaked := map[int]bool{}
-			for n := range zramDevices(t) {
-				if !before[n] {
-					leaked[n] = true
-				}
-			}
+			// Other processes on this machine may add and remove zram
+			// devices meanwhile: judge by the child's own record.
+			dev := -1
 			switch at {
 			case "record":
-				if len(left) != 0 || len(leaked) != 0 {
-					t.Errorf("killed before hot_add: leftovers %v, new devices %v", left, leaked)
+				if len(recs) != 1 || recs[0].dev != -1 || len(left) != 0 {
+					t.Errorf("killed before hot_add: records %+v, leftovers %v", recs, left)
 				}
 			case "mount":
 				// Mounted: a disk like any other, which List shows and Eject frees.
@@ -128,23 +126,35 @@ func TestZRAMKilledCreate(t *testing.T) {
 					t.Fatal(err)
 				}
 			default:
-				if len(left) != 1 || len(leaked) != 1 || !leaked[zramDevice(left[0])] {
-					t.Errorf("killed after %s: leftovers %v, new devices %v", at, left, leaked)
+				if len(recs) != 1 || recs[0].dev < 0 || before[recs[0].dev] {
+					t.Fatalf("killed after %s: records %+v", at, recs)
+				}
+				dev = recs[0].dev
+				if fmt.Sprint(left) != fmt.Sprintf("[/dev/zram%d]", dev) {
+					t.Errorf("killed after %s: leftovers %v, want /dev/zram%d", at, left, dev)
+				}
+				if !zramDevices(t)[dev] {
+					t.Errorf("killed after %s: zram%d is not there", at, dev)
 				}
 			}
 			// The next Create frees what is left, and makes its own disk.
 			v := mustCreate(t, e, plan(t, e, name, 16*ramdisk.MiB, ramdisk.ZRAM))
+			if dev >= 0 && zramDevices(t)[dev] && v.Device != fmt.Sprintf("/dev/zram%d", dev) {
+				t.Errorf("after the next Create: zram%d is still there", dev)
+			}
 			if left, _ := e.LeftoverDevices(ctx); len(left) != 0 {
 				t.Errorf("after the next Create: leftovers %v", left)
 			}
 			if err := e.Eject(ctx, v, false); err != nil {
 				t.Fatal(err)
 			}
-			if now := zramDevices(t); fmt.Sprint(now) != fmt.Sprint(before) {
-				t.Errorf("zram devices %v, want %v as before the kill", now, before)
-			}
 			if ents, _ := os.ReadDir(e.records); len(ents) != 0 {
 				t.Errorf("records left: %v", ents)
+			}
+			for n := range before {
+				if !zramDevices(t)[n] && (n == sized || n == unsized) {
+					t.Errorf("zram%d, made outside RAMBar, is gone", n)
+				}
 			}
 		})
 	}
@@ -180,6 +190,7 @@ func TestZRAMRecordOfOthersDevice(t *testing.T) {
 	otherBoot := write("create-1-2.rec", zramRecord{boot: "another-boot", pid: dead, start: 1, dev: n, size: 8 << 20})
 	gone := write("create-1-3.rec", zramRecord{boot: boot, pid: dead, start: 1, dev: 100000, size: 8 << 20})
 	running := write("create-1-4.rec", zramRecord{boot: boot, pid: os.Getppid(), start: e.startTime(os.Getppid()), dev: n, size: 8 << 20})
+	noStart := write("create-1-6.rec", zramRecord{boot: boot, pid: os.Getppid(), dev: n, size: 8 << 20})
 	junk := write("create-1-5.rec", zramRecord{boot: "x"})
 	os.WriteFile(junk, []byte("zram0\n"), 0o600)
 	if left, err := e.LeftoverDevices(ctx); err != nil || len(left) != 0 {
@@ -193,7 +204,7 @@ func TestZRAMRecordOfOthersDevice(t *testing.T) {
 			t.Errorf("%s kept: %v", filepath.Base(p), err)
 		}
 	}
-	for _, p := range []string{running, junk} {
+	for _, p := range []string{running, noStart, junk} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s dropped: %v", filepath.Base(p), err)
 		}

@@ -219,7 +219,7 @@ func (e *Engine) strays(ms []mountEntry) (stray, finished []zramRecord) {
 			finished = append(finished, r) // its device went with that boot
 			continue
 		}
-		if r.pid == os.Getpid() || r.start != 0 && e.startTime(r.pid) == r.start {
+		if e.running(r) {
 			continue // that Create is still running
 		}
 		if r.dev < 0 || !e.strayDevice(ms, string(swaps), r) {
@@ -229,6 +229,20 @@ func (e *Engine) strays(ms []mountEntry) (stray, finished []zramRecord) {
 		stray = append(stray, r)
 	}
 	return stray, finished
+}
+
+// running reports whether the process that wrote r still runs: the same
+// pid with the same start time, or, when the start time could not be read
+// then, any process with that pid (in doubt, a device is left alone).
+func (e *Engine) running(r zramRecord) bool {
+	if r.pid == os.Getpid() {
+		return true
+	}
+	if r.start != 0 {
+		return e.startTime(r.pid) == r.start
+	}
+	err := syscall.Kill(r.pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // strayDevice reports whether record r's device is still there, unused and
