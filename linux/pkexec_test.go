@@ -230,6 +230,9 @@ func TestPkexecCreateZRAMArgv(t *testing.T) {
 			if fmt.Sprint(stdin) != fmt.Sprint(wantIn) {
 				t.Errorf("wrote %q to sysfs, want %q", stdin, wantIn)
 			}
+			if ents, err := os.ReadDir(e.records); err != nil || len(ents) != 0 {
+				t.Errorf("zram records after Create: %v, %v; want an empty folder", ents, err)
+			}
 		})
 	}
 }

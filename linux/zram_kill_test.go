@@ -257,3 +257,21 @@ func TestZramRecordsFolderRefused(t *testing.T) {
 		t.Errorf("a symlink: %v", err)
 	}
 }
+
+func TestDefaultZramRecords(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tc := range []struct {
+		root bool
+		env  map[string]string
+		want string
+	}{
+		{true, map[string]string{"HOME": "/home/u"}, "/run/rambar/zram"},
+		{false, map[string]string{"HOME": "/home/u"}, "/home/u/.local/share/rambar/zram"},
+		{false, map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/data"}, "/data/rambar/zram"},
+		{false, map[string]string{}, ""},
+	} {
+		if got := defaultZramRecords(tc.root, env(tc.env)); got != tc.want {
+			t.Errorf("root %v, %v: %q, want %q", tc.root, tc.env, got, tc.want)
+		}
+	}
+}
