@@ -193,13 +193,15 @@ func TestZRAMRecordOfOthersDevice(t *testing.T) {
 	noStart := write("create-1-6.rec", zramRecord{boot: boot, pid: os.Getppid(), dev: n, size: 8 << 20})
 	junk := write("create-1-5.rec", zramRecord{boot: "x"})
 	os.WriteFile(junk, []byte("zram0\n"), 0o600)
+	halfWritten := write(fmt.Sprintf(".create-%d-7.rec.tmp-123", dead), zramRecord{boot: "x"})
+	os.WriteFile(halfWritten, []byte("rambar-zr"), 0o600)
 	if left, err := e.LeftoverDevices(ctx); err != nil || len(left) != 0 {
 		t.Errorf("LeftoverDevices = %v, %v", left, err)
 	}
 	if freed, err := e.FreeLeftoverDevices(ctx); err != nil || len(freed) != 0 {
 		t.Errorf("FreeLeftoverDevices = %v, %v", freed, err)
 	}
-	for _, p := range []string{otherSize, otherBoot, gone} {
+	for _, p := range []string{otherSize, otherBoot, gone, halfWritten} {
 		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s kept: %v", filepath.Base(p), err)
 		}
@@ -273,5 +275,49 @@ func TestDefaultZramRecords(t *testing.T) {
 		if got := defaultZramRecords(tc.root, env(tc.env)); got != tc.want {
 			t.Errorf("root %v, %v: %q, want %q", tc.root, tc.env, got, tc.want)
 		}
+	}
+}
+
+// TestZRAMTempRecordIsARecord: a kill between writing the record's new
+// version and its rename leaves the temporary copy, which names the device.
+func TestZRAMTempRecordIsARecord(t *testing.T) {
+	e := zramEngine(t)
+	// Stands for the device the killed Create added (sized as it was).
+	b, err := os.ReadFile("/sys/class/zram-control/hot_add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := os.Stat(e.zramAttr(n, "reset")); err == nil {
+			freeTestZRAM(t, n)
+		}
+	})
+	os.WriteFile(e.zramAttr(n, "disksize"), []byte("8388608"), 0)
+	dir, err := e.recordsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := deadPid(t)
+	old := zramRecord{boot: e.bootID(), pid: dead, start: 1, dev: -1, size: 8 << 20}
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf("create-%d-9.rec", dead)), []byte(old.line()), 0o600)
+	newer := old
+	newer.dev = n
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf(".create-%d-9.rec.tmp-42", dead)), []byte(newer.line()), 0o600)
+	if left, err := e.LeftoverDevices(ctx); err != nil || fmt.Sprint(left) != fmt.Sprintf("[/dev/zram%d]", n) {
+		t.Fatalf("LeftoverDevices = %v, %v; want zram%d", left, err, n)
+	}
+	freed, err := e.FreeLeftoverDevices(ctx)
+	if err != nil || len(freed) != 1 {
+		t.Errorf("FreeLeftoverDevices = %v, %v", freed, err)
+	}
+	if _, err := os.Stat(e.zramAttr(n, "reset")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("zram%d not freed: %v", n, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("records left: %v", ents)
 	}
 }

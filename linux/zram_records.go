@@ -192,7 +192,7 @@ func (e *Engine) readRecords() []zramRecord {
 	}
 	var out []zramRecord
 	for _, de := range ents {
-		if !de.Type().IsRegular() || !strings.HasPrefix(de.Name(), "create-") || !strings.HasSuffix(de.Name(), ".rec") {
+		if !de.Type().IsRegular() || !isRecordName(de.Name()) {
 			continue
 		}
 		p := filepath.Join(dir, de.Name())
@@ -202,9 +202,27 @@ func (e *Engine) readRecords() []zramRecord {
 		}
 		if r, ok := parseZramRecord(p, string(b)); ok {
 			out = append(out, r)
+		} else if pid, ok := tempRecordPid(de.Name()); ok && !e.running(zramRecord{pid: pid}) {
+			os.Remove(p) // half written by a process that is gone
 		}
 	}
 	return out
+}
+
+// isRecordName: create-PID-TIME.rec, or its temporary copy
+// (.create-PID-TIME.rec.tmp-*, see atomicfile), which a kill between write
+// and rename leaves, holding the newer record.
+func isRecordName(name string) bool {
+	_, temp := tempRecordPid(name)
+	return temp || strings.HasPrefix(name, "create-") && strings.HasSuffix(name, ".rec")
+}
+
+// tempRecordPid returns the pid in a temporary record's name.
+func tempRecordPid(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, ".create-")
+	pidText, _, cut := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	return pid, ok && cut && err == nil && pid > 0 && strings.Contains(name, ".rec.tmp-")
 }
 
 // strays sorts the records: the devices a killed Create left (stray) and
