@@ -51,7 +51,16 @@ const (
 	// LeftReclaim: a reclaim's staging copy (the disk's contents while it
 	// was made again) that was not removed.
 	LeftReclaim LeftoverKind = "reclaim-staging"
+	// LeftZRAM: a zram device a create that was killed added and nothing
+	// mounted (Linux).
+	LeftZRAM LeftoverKind = "zram-device"
 )
+
+// leftoverDevicer is an engine that can name the devices killed creates
+// left (the Linux engine's zram devices).
+type leftoverDevicer interface {
+	LeftoverDevices(ctx context.Context) ([]string, error)
+}
 
 // Leftover is something RAMBar made and a killed RAMBar left behind.
 type Leftover struct {
@@ -64,7 +73,8 @@ type Leftover struct {
 
 // Leftovers finds what RAMBar processes that were killed (kill -9, a crash)
 // left behind: temporary try disks whose process is gone, disks whose
-// restore did not finish, and reclaim staging copies.
+// restore did not finish, reclaim staging copies, and zram devices of
+// creates that were killed.
 func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	vs, err := s.Engine.List(ctx)
 	if err != nil {
@@ -84,7 +94,15 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	for _, p := range staleTryLogs(os.TempDir()) {
 		out = append(out, Leftover{Kind: LeftTryLog, Path: p, Advice: "the log of a 'rambar try' that was stopped; the next try removes it"})
 	}
-	return append(out, s.stagings()...), nil
+	out = append(out, s.stagings()...)
+	if ld, ok := s.Engine.(leftoverDevicer); ok {
+		devs, _ := ld.LeftoverDevices(ctx) // unreadable records: nothing to name
+		for _, d := range devs {
+			out = append(out, Leftover{Kind: LeftZRAM, Path: d,
+				Advice: "a zram device of a 'rambar create --fs zram' that was stopped, holding no disk; the next zram create frees it"})
+		}
+	}
+	return out, nil
 }
 
 // stagings lists reclaim staging folders: DATA/reclaim/NAME-TIME.

@@ -48,6 +48,10 @@ type Engine struct {
 	proc    string // /proc
 	sys     string // /sys
 	now     func() time.Time
+	records string // zram records ("" none), see zram_records.go
+	// step, when set, is told each step of a zram Create as it is done
+	// (tests kill the process there).
+	step func(string)
 }
 
 var _ ramdisk.Engine = (*Engine)(nil)
@@ -82,6 +86,7 @@ func New(r run.Runner, opts ...Option) *Engine {
 		asRoot: os.Geteuid() == 0,
 	}
 	e.uid, e.gid = invokingUser(os.Getenv)
+	e.records = defaultZramRecords(e.asRoot, os.Getenv)
 	if e.asRoot {
 		e.admin = rootAdmin{r: r}
 	} else {

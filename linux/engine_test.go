@@ -101,7 +101,7 @@ func hold(t *testing.T, v ramdisk.Volume) func() {
 }
 
 func newTestEngine(t *testing.T, opts ...Option) *Engine {
-	return New(run.System(), append([]Option{WithMountRoot(testRoot(t))}, opts...)...)
+	return New(run.System(), append([]Option{WithMountRoot(testRoot(t)), WithZramRecords(filepath.Join(t.TempDir(), "zram"))}, opts...)...)
 }
 
 func TestConformanceTmpFS(t *testing.T) {

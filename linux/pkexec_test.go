@@ -20,7 +20,7 @@ import (
 // desktopEngine is the engine as a desktop user sees it: not root, every
 // privileged step through pkexec, here answered by a script.
 func desktopEngine(t *testing.T, r run.Runner, root string) *Engine {
-	e := New(r, WithMountRoot(root), withOwner(1000, 1000))
+	e := New(r, WithMountRoot(root), withOwner(1000, 1000), WithZramRecords(filepath.Join(t.TempDir(), "zram")))
 	e.asRoot, e.admin = false, pkexecAdmin{r: r}
 	return e
 }
@@ -229,6 +229,9 @@ func TestPkexecCreateZRAMArgv(t *testing.T) {
 			}
 			if fmt.Sprint(stdin) != fmt.Sprint(wantIn) {
 				t.Errorf("wrote %q to sysfs, want %q", stdin, wantIn)
+			}
+			if ents, err := os.ReadDir(e.records); err != nil || len(ents) != 0 {
+				t.Errorf("zram records after Create: %v, %v; want an empty folder", ents, err)
 			}
 		})
 	}

@@ -63,15 +63,27 @@ func (e *Engine) zramAvailable() bool {
 
 // createZRAM adds a zram device, sizes it, formats it ext4 and mounts it at
 // mp. On failure everything it did is undone (the mount point is Create's).
+// A record of the device is kept from before hot_add until the mount (see
+// zram_records.go), so a kill at any step leaves the device findable; the
+// devices earlier killed Creates left are freed first.
 func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v ramdisk.Volume, err error) {
+	e.FreeLeftoverDevices(ctx) // best effort: a device still open waits for the next time
+	rec, err := e.beginZramRecord(int64(p.Size))
+	if err != nil {
+		return v, err
+	}
+	e.did("record")
 	out, err := e.admin.read(ctx, e.zramControl("hot_add"))
 	if err != nil {
+		rec.remove()
 		return v, fmt.Errorf("zram hot_add: %w", err)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(out))
 	if err != nil || n < 0 {
+		rec.remove()
 		return v, fmt.Errorf("zram hot_add: %q is not a device number", strings.TrimSpace(out))
 	}
+	rec.dev = n
 	dev := "/dev/zram" + strconv.Itoa(n)
 	mounted := false
 	defer func() {
@@ -86,22 +98,16 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v r
 		}
 		if rerr := e.removeZRAM(ctx, n); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("undo zram%d: %w", n, rerr))
+			return // the record stays: the next Create frees the device
 		}
+		rec.remove()
 	}()
-	if algos, rerr := os.ReadFile(e.zramAttr(n, "comp_algorithm")); rerr == nil && hasAlgorithm(string(algos), "lz4") {
-		if err := e.admin.write(ctx, e.zramAttr(n, "comp_algorithm"), "lz4"); err != nil {
-			return v, fmt.Errorf("zram%d comp_algorithm lz4: %w", n, err)
-		}
+	if err := rec.write(); err != nil {
+		return v, err
 	}
-	if err := e.admin.write(ctx, e.zramAttr(n, "disksize"), strconv.FormatInt(int64(p.Size), 10)); err != nil {
-		return v, fmt.Errorf("zram%d disksize %d: %w", n, int64(p.Size), err)
-	}
-	// -m 0: no blocks reserved for root on a disk that is all the user's.
-	// lazy init off: the inode tables are zeroed now (zero pages cost zram
-	// nothing) rather than by a kernel thread writing after the mount.
-	if err := e.admin.run(ctx, "mkfs.ext4", "-q", "-F", "-L", zramLabel, "-m", "0",
-		"-E", "lazy_itable_init=0,lazy_journal_init=0", dev); err != nil {
-		return v, fmt.Errorf("mkfs.ext4 %s: %w", dev, err)
+	e.did("hot_add")
+	if err := e.formatZRAM(ctx, p, n); err != nil {
+		return v, err
 	}
 	opts := append([]string{"nosuid", "nodev"}, optionFlags(p)...)
 	if e.discard {
@@ -111,6 +117,8 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v r
 		return v, fmt.Errorf("mount %s: %w", dev, err)
 	}
 	mounted = true
+	rec.remove() // a mounted disk is found by List and freed by Eject
+	e.did("mount")
 	if err := e.admin.chown(ctx, mp, e.uid, e.gid); err != nil {
 		return v, fmt.Errorf("chown %s: %w", mp, err)
 	}
@@ -125,6 +133,37 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v r
 		v.Notes = append(v.Notes, "mounted without discard: deleting files does not give memory back until fstrim or eject")
 	}
 	return v, nil
+}
+
+// formatZRAM chooses lz4 when the kernel has it, sizes zram N and makes
+// ext4 on it.
+func (e *Engine) formatZRAM(ctx context.Context, p ramdisk.Plan, n int) error {
+	dev := "/dev/zram" + strconv.Itoa(n)
+	if algos, rerr := os.ReadFile(e.zramAttr(n, "comp_algorithm")); rerr == nil && hasAlgorithm(string(algos), "lz4") {
+		if err := e.admin.write(ctx, e.zramAttr(n, "comp_algorithm"), "lz4"); err != nil {
+			return fmt.Errorf("zram%d comp_algorithm lz4: %w", n, err)
+		}
+	}
+	if err := e.admin.write(ctx, e.zramAttr(n, "disksize"), strconv.FormatInt(int64(p.Size), 10)); err != nil {
+		return fmt.Errorf("zram%d disksize %d: %w", n, int64(p.Size), err)
+	}
+	e.did("disksize")
+	// -m 0: no blocks reserved for root on a disk that is all the user's.
+	// lazy init off: the inode tables are zeroed now (zero pages cost zram
+	// nothing) rather than by a kernel thread writing after the mount.
+	if err := e.admin.run(ctx, "mkfs.ext4", "-q", "-F", "-L", zramLabel, "-m", "0",
+		"-E", "lazy_itable_init=0,lazy_journal_init=0", dev); err != nil {
+		return fmt.Errorf("mkfs.ext4 %s: %w", dev, err)
+	}
+	e.did("mkfs")
+	return nil
+}
+
+// did tells the test hook that a step of a zram Create is done.
+func (e *Engine) did(step string) {
+	if e.step != nil {
+		e.step(step)
+	}
 }
 
 // hasAlgorithm reads comp_algorithm ("[lzo-rle] lzo lz4 zstd").

@@ -62,6 +62,9 @@ func TestCreateZRAM(t *testing.T) {
 	if n < 0 || v.FS != ramdisk.ZRAM || !v.Managed || len(v.Notes) != 0 {
 		t.Fatalf("Create = %+v", v)
 	}
+	if ents, _ := os.ReadDir(e.records); len(ents) != 0 {
+		t.Errorf("zram records left after Create: %v", ents)
+	}
 	algo, _ := os.ReadFile(e.zramAttr(n, "comp_algorithm"))
 	if hasAlgorithm(strings.ReplaceAll(string(algo), "[", " "), "lz4") && !strings.Contains(string(algo), "[lz4]") {
 		t.Errorf("comp_algorithm %q: lz4 is there but not chosen", algo)
@@ -136,6 +139,9 @@ func TestCreateZRAMFailureLeavesNothing(t *testing.T) {
 	ents, _ := os.ReadDir(e.root)
 	if len(ents) != 0 {
 		t.Errorf("left in the mount root: %v", ents)
+	}
+	if ents, _ := os.ReadDir(e.records); len(ents) != 0 {
+		t.Errorf("zram records left after the undone Create: %v", ents)
 	}
 }
 

@@ -1,0 +1,323 @@
+//go:build linux
+
+package linux
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"rambar/internal/run"
+	"rambar/ramdisk"
+)
+
+// TestMain runs the test binary as a child that creates a zram disk and
+// kills itself with SIGKILL at one step (LINUX_ZRAM_KILL_AT) when asked to.
+func TestMain(m *testing.M) {
+	if at := os.Getenv("LINUX_ZRAM_KILL_AT"); at != "" {
+		os.Exit(killedCreate(at))
+	}
+	os.Exit(m.Run())
+}
+
+// killedCreate creates LINUX_ZRAM_NAME under LINUX_ZRAM_ROOT, with records
+// in LINUX_ZRAM_RECORDS, and dies at step at.
+func killedCreate(at string) int {
+	e := New(run.System(), WithMountRoot(os.Getenv("LINUX_ZRAM_ROOT")), WithZramRecords(os.Getenv("LINUX_ZRAM_RECORDS")))
+	e.step = func(s string) {
+		if s == at {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}
+	p, err := ramdisk.NewPlan(ramdisk.Request{Name: os.Getenv("LINUX_ZRAM_NAME"), Size: 16 * ramdisk.MiB, FS: ramdisk.ZRAM, Force: true},
+		ramdisk.Facts{Caps: e.Caps()})
+	if err == nil {
+		_, err = e.Create(ctx, p)
+	}
+	fmt.Fprintf(os.Stderr, "not killed at %s: %v\n", at, err)
+	return 3
+}
+
+// zramDevices lists the zram device numbers there are now.
+func zramDevices(t *testing.T) map[int]bool {
+	t.Helper()
+	ents, err := filepath.Glob("/sys/block/zram*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]bool{}
+	for _, p := range ents {
+		if n := zramDevice("/dev/" + filepath.Base(p)); n >= 0 {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// outsideZRAM hot-adds a zram device as another program would (sized, no
+// record) and removes it when the test ends.
+func outsideZRAM(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/sys/class/zram-control/hot_add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { freeTestZRAM(t, n) })
+	if err := os.WriteFile(fmt.Sprintf("/sys/block/zram%d/disksize", n), []byte("8388608"), 0); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestZRAMKilledCreate kills a child Create at each step: a device added
+// before the kill is listed as a leftover, the next Create frees it, and
+// nothing is leaked; zram devices RAMBar has no record of (one unsized, one
+// sized like a swap device) are never touched.
+func TestZRAMKilledCreate(t *testing.T) {
+	e := zramEngine(t)
+	sized := outsideZRAM(t)
+	unsized := outsideZRAM(t)
+	os.WriteFile(fmt.Sprintf("/sys/block/zram%d/reset", unsized), []byte("1"), 0)
+	before := zramDevices(t)
+	for _, at := range []string{"record", "hot_add", "disksize", "mkfs", "mount"} {
+		t.Run(at, func(t *testing.T) {
+			name := "Killed-" + at
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "LINUX_ZRAM_KILL_AT="+at, "LINUX_ZRAM_ROOT="+e.root,
+				"LINUX_ZRAM_RECORDS="+e.records, "LINUX_ZRAM_NAME="+name)
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("child not killed at %s: %v %s", at, err, out)
+			}
+			recs := e.readRecords()
+			left, err := e.LeftoverDevices(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Other processes on this machine may add and remove zram
+			// devices meanwhile: judge by the child's own record.
+			dev := -1
+			switch at {
+			case "record":
+				if len(recs) != 1 || recs[0].dev != -1 || len(left) != 0 {
+					t.Errorf("killed before hot_add: records %+v, leftovers %v", recs, left)
+				}
+			case "mount":
+				// Mounted: a disk like any other, which List shows and Eject frees.
+				if len(left) != 0 {
+					t.Errorf("killed after the mount: leftovers %v", left)
+				}
+				vs, _ := e.List(ctx)
+				if len(vs) != 1 || vs[0].Name != name || !vs[0].Managed {
+					t.Fatalf("killed after the mount: List = %+v", vs)
+				}
+				if err := e.Eject(ctx, vs[0], false); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				if len(recs) != 1 || recs[0].dev < 0 || before[recs[0].dev] {
+					t.Fatalf("killed after %s: records %+v", at, recs)
+				}
+				dev = recs[0].dev
+				if fmt.Sprint(left) != fmt.Sprintf("[/dev/zram%d]", dev) {
+					t.Errorf("killed after %s: leftovers %v, want /dev/zram%d", at, left, dev)
+				}
+				if !zramDevices(t)[dev] {
+					t.Errorf("killed after %s: zram%d is not there", at, dev)
+				}
+			}
+			// The next Create frees what is left, and makes its own disk.
+			v := mustCreate(t, e, plan(t, e, name, 16*ramdisk.MiB, ramdisk.ZRAM))
+			if dev >= 0 && zramDevices(t)[dev] && v.Device != fmt.Sprintf("/dev/zram%d", dev) {
+				t.Errorf("after the next Create: zram%d is still there", dev)
+			}
+			if left, _ := e.LeftoverDevices(ctx); len(left) != 0 {
+				t.Errorf("after the next Create: leftovers %v", left)
+			}
+			if err := e.Eject(ctx, v, false); err != nil {
+				t.Fatal(err)
+			}
+			if ents, _ := os.ReadDir(e.records); len(ents) != 0 {
+				t.Errorf("records left: %v", ents)
+			}
+			for n := range before {
+				if !zramDevices(t)[n] && (n == sized || n == unsized) {
+					t.Errorf("zram%d, made outside RAMBar, is gone", n)
+				}
+			}
+		})
+	}
+	for _, n := range []int{sized, unsized} {
+		if _, err := os.Stat(e.zramAttr(n, "reset")); err != nil {
+			t.Errorf("zram%d, made outside RAMBar, was touched: %v", n, err)
+		}
+	}
+	if size, _ := e.readInt(e.zramAttr(sized, "disksize")); size != 8388608 {
+		t.Errorf("zram%d, made outside RAMBar: disksize %d", sized, size)
+	}
+}
+
+// TestZRAMRecordOfOthersDevice: a record whose device is now someone
+// else's (mounted, sized otherwise, or gone) is dropped and the device left
+// alone; a record of a running process is kept.
+func TestZRAMRecordOfOthersDevice(t *testing.T) {
+	e := zramEngine(t)
+	n := outsideZRAM(t)
+	dead := deadPid(t)
+	write := func(name string, r zramRecord) string {
+		p := filepath.Join(e.records, name)
+		if err := os.MkdirAll(e.records, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(r.line()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	boot := e.bootID()
+	otherSize := write("create-1-1.rec", zramRecord{boot: boot, pid: dead, start: 1, dev: n, size: 16 << 20})
+	otherBoot := write("create-1-2.rec", zramRecord{boot: "another-boot", pid: dead, start: 1, dev: n, size: 8 << 20})
+	gone := write("create-1-3.rec", zramRecord{boot: boot, pid: dead, start: 1, dev: 100000, size: 8 << 20})
+	running := write("create-1-4.rec", zramRecord{boot: boot, pid: os.Getppid(), start: e.startTime(os.Getppid()), dev: n, size: 8 << 20})
+	noStart := write("create-1-6.rec", zramRecord{boot: boot, pid: os.Getppid(), dev: n, size: 8 << 20})
+	junk := write("create-1-5.rec", zramRecord{boot: "x"})
+	os.WriteFile(junk, []byte("zram0\n"), 0o600)
+	halfWritten := write(fmt.Sprintf(".create-%d-7.rec.tmp-123", dead), zramRecord{boot: "x"})
+	os.WriteFile(halfWritten, []byte("rambar-zr"), 0o600)
+	if left, err := e.LeftoverDevices(ctx); err != nil || len(left) != 0 {
+		t.Errorf("LeftoverDevices = %v, %v", left, err)
+	}
+	if freed, err := e.FreeLeftoverDevices(ctx); err != nil || len(freed) != 0 {
+		t.Errorf("FreeLeftoverDevices = %v, %v", freed, err)
+	}
+	for _, p := range []string{otherSize, otherBoot, gone, halfWritten} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s kept: %v", filepath.Base(p), err)
+		}
+	}
+	for _, p := range []string{running, noStart, junk} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s dropped: %v", filepath.Base(p), err)
+		}
+	}
+	if size, _ := e.readInt(e.zramAttr(n, "disksize")); size != 8388608 {
+		t.Errorf("zram%d touched: disksize %d", n, size)
+	}
+}
+
+// deadPid is the id of a process that has ended.
+func deadPid(t *testing.T) int {
+	t.Helper()
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return c.Process.Pid
+}
+
+func TestParseZramRecord(t *testing.T) {
+	good := zramRecord{path: "p", boot: "b-1", pid: 42, start: 7, dev: 3, size: 1 << 20}
+	if r, ok := parseZramRecord("p", good.line()); !ok || r != good {
+		t.Errorf("round trip: %+v %v", r, ok)
+	}
+	for _, bad := range []string{
+		"", "zram3\n", "rambar-zram-1 b 42 7 3\n", "rambar-zram-2 b 42 7 3 1\n",
+		"rambar-zram-1 b 0 7 3 1\n", "rambar-zram-1 b 42 7 -2 1\n", "rambar-zram-1 b 42 7 3 0\n",
+		"rambar-zram-1 b 42 7 x 1\n", "rambar-zram-1 b 42 7 3 1\nrambar-zram-1 b 42 7 4 1\n",
+	} {
+		if r, ok := parseZramRecord("p", bad); ok {
+			t.Errorf("%q parsed as %+v", bad, r)
+		}
+	}
+}
+
+func TestZramRecordsFolderRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "zram")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	e := &Engine{records: dir}
+	if _, err := e.recordsDir(); err == nil || !strings.Contains(err.Error(), "open to other users") {
+		t.Errorf("a 0755 folder: %v", err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(t.TempDir(), link)
+	e.records = link
+	if _, err := e.recordsDir(); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Errorf("a symlink: %v", err)
+	}
+}
+
+func TestDefaultZramRecords(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tc := range []struct {
+		root bool
+		env  map[string]string
+		want string
+	}{
+		{true, map[string]string{"HOME": "/home/u"}, "/run/rambar/zram"},
+		{false, map[string]string{"HOME": "/home/u"}, "/home/u/.local/share/rambar/zram"},
+		{false, map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/data"}, "/data/rambar/zram"},
+		{false, map[string]string{}, ""},
+	} {
+		if got := defaultZramRecords(tc.root, env(tc.env)); got != tc.want {
+			t.Errorf("root %v, %v: %q, want %q", tc.root, tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestZRAMTempRecordIsARecord: a kill between writing the record's new
+// version and its rename leaves the temporary copy, which names the device.
+func TestZRAMTempRecordIsARecord(t *testing.T) {
+	e := zramEngine(t)
+	// Stands for the device the killed Create added (sized as it was).
+	b, err := os.ReadFile("/sys/class/zram-control/hot_add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := os.Stat(e.zramAttr(n, "reset")); err == nil {
+			freeTestZRAM(t, n)
+		}
+	})
+	os.WriteFile(e.zramAttr(n, "disksize"), []byte("8388608"), 0)
+	dir, err := e.recordsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := deadPid(t)
+	old := zramRecord{boot: e.bootID(), pid: dead, start: 1, dev: -1, size: 8 << 20}
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf("create-%d-9.rec", dead)), []byte(old.line()), 0o600)
+	newer := old
+	newer.dev = n
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf(".create-%d-9.rec.tmp-42", dead)), []byte(newer.line()), 0o600)
+	if left, err := e.LeftoverDevices(ctx); err != nil || fmt.Sprint(left) != fmt.Sprintf("[/dev/zram%d]", n) {
+		t.Fatalf("LeftoverDevices = %v, %v; want zram%d", left, err, n)
+	}
+	freed, err := e.FreeLeftoverDevices(ctx)
+	if err != nil || len(freed) != 1 {
+		t.Errorf("FreeLeftoverDevices = %v, %v", freed, err)
+	}
+	if _, err := os.Stat(e.zramAttr(n, "reset")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("zram%d not freed: %v", n, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("records left: %v", ents)
+	}
+}

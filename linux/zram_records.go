@@ -1,0 +1,331 @@
+//go:build linux
+
+package linux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"rambar/internal/atomicfile"
+	"rambar/ramdisk"
+)
+
+// A zram record notes a zram device that a Create is making, so a Create
+// killed half way (kill -9, a crash) leaves a trace of the device it added:
+// the record is written before hot_add, given the device number right after,
+// and removed once the disk is mounted or the device freed again. A later
+// Create frees the devices of records whose process is gone
+// (FreeLeftoverDevices); doctor lists them (LeftoverDevices). A zram device
+// without a record (swap on zram0, anyone else's) is never touched.
+
+// rootZramRecords is where root keeps zram records: /run is a tmpfs, empty
+// after a reboot, as every zram device is.
+const rootZramRecords = "/run/rambar/zram"
+
+// zramRecordMagic starts every record's one line.
+const zramRecordMagic = "rambar-zram-1"
+
+// WithZramRecords keeps the zram records in dir instead of the default
+// (/run/rambar/zram as root, DATA/zram for a desktop user). Tests give each
+// test its own.
+func WithZramRecords(dir string) Option {
+	return func(e *Engine) {
+		if dir != "" {
+			e.records = filepath.Clean(dir)
+		}
+	}
+}
+
+// defaultZramRecords is the records folder: root's under /run, a desktop
+// user's in the data folder (the records then carry the boot id, so a
+// record from before a reboot is dropped unread).
+func defaultZramRecords(asRoot bool, getenv func(string) string) string {
+	if asRoot {
+		return rootZramRecords
+	}
+	if p, err := ramdisk.DefaultPaths("linux", getenv); err == nil && p.Data != "" {
+		return filepath.Join(p.Data, "zram")
+	}
+	return ""
+}
+
+// zramRecord is one record: which process, in which boot, adds which device
+// (-1 before hot_add) of what size.
+type zramRecord struct {
+	path  string
+	boot  string
+	pid   int
+	start uint64 // the process's start time (/proc/PID/stat), against pid reuse
+	dev   int
+	size  int64
+}
+
+func (r zramRecord) line() string {
+	return fmt.Sprintf("%s %s %d %d %d %d\n", zramRecordMagic, r.boot, r.pid, r.start, r.dev, r.size)
+}
+
+// parseZramRecord reads a record's line; anything else is not a record.
+func parseZramRecord(path, text string) (zramRecord, bool) {
+	f := strings.Fields(text)
+	if len(f) != 6 || f[0] != zramRecordMagic || f[1] == "" || strings.Count(text, "\n") != 1 {
+		return zramRecord{}, false
+	}
+	r := zramRecord{path: path, boot: f[1]}
+	var err [4]error
+	r.pid, err[0] = strconv.Atoi(f[2])
+	r.start, err[1] = strconv.ParseUint(f[3], 10, 64)
+	r.dev, err[2] = strconv.Atoi(f[4])
+	r.size, err[3] = strconv.ParseInt(f[5], 10, 64)
+	if errors.Join(err[:]...) != nil || r.pid <= 0 || r.dev < -1 || r.size <= 0 {
+		return zramRecord{}, false
+	}
+	return r, true
+}
+
+// recordsDir makes (when missing) and checks the records folder: a real
+// folder owned by this user that no one else may enter. "" when there is
+// none.
+func (e *Engine) recordsDir() (string, error) {
+	if e.records == "" {
+		return "", nil
+	}
+	if err := os.MkdirAll(e.records, 0o700); err != nil {
+		return "", fmt.Errorf("zram records: mkdir %s: %w", e.records, err)
+	}
+	if err := checkPrivate(e.records); err != nil {
+		return "", fmt.Errorf("zram records: %w", err)
+	}
+	return e.records, nil
+}
+
+// checkPrivate refuses a folder that is a symlink, not this user's, or open
+// to others.
+func checkPrivate(dir string) error {
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	switch {
+	case !st.IsDir():
+		return fmt.Errorf("%s is not a folder", dir)
+	case !ok || int(sys.Uid) != os.Geteuid():
+		return fmt.Errorf("%s is not owned by this user", dir)
+	case st.Mode().Perm()&0o077 != 0:
+		return fmt.Errorf("%s is open to other users (mode %04o)", dir, st.Mode().Perm())
+	}
+	return nil
+}
+
+// beginZramRecord writes the record of a device about to be hot-added.
+// Without a records folder it returns a record that writes nothing.
+func (e *Engine) beginZramRecord(size int64) (zramRecord, error) {
+	dir, err := e.recordsDir()
+	if err != nil || dir == "" {
+		return zramRecord{}, err
+	}
+	pid := os.Getpid()
+	r := zramRecord{boot: e.bootID(), pid: pid, start: e.startTime(pid), dev: -1, size: size}
+	r.path = filepath.Join(dir, fmt.Sprintf("create-%d-%d.rec", pid, e.now().UnixNano()))
+	return r, r.write()
+}
+
+func (r zramRecord) write() error {
+	if r.path == "" {
+		return nil
+	}
+	if err := atomicfile.WriteFast(r.path, []byte(r.line()), 0o600); err != nil {
+		return fmt.Errorf("zram record %s: %w", r.path, err)
+	}
+	return nil
+}
+
+func (r zramRecord) remove() {
+	if r.path != "" {
+		os.Remove(r.path)
+	}
+}
+
+// bootID is this boot's id (/proc/sys/kernel/random/boot_id).
+func (e *Engine) bootID() string {
+	b, err := os.ReadFile(filepath.Join(e.proc, "sys", "kernel", "random", "boot_id"))
+	if id := strings.TrimSpace(string(b)); err == nil && id != "" && !strings.ContainsAny(id, " \t\n") {
+		return id
+	}
+	return "unknown"
+}
+
+// startTime is field 22 of /proc/PID/stat; 0 when the process is gone.
+func (e *Engine) startTime(pid int) uint64 {
+	b, err := os.ReadFile(filepath.Join(e.proc, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(f[19], 10, 64)
+	return n
+}
+
+// readRecords reads every record in the records folder.
+func (e *Engine) readRecords() []zramRecord {
+	dir, err := e.recordsDir()
+	if err != nil || dir == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []zramRecord
+	for _, de := range ents {
+		if !de.Type().IsRegular() || !isRecordName(de.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, de.Name())
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) > 512 {
+			continue
+		}
+		if r, ok := parseZramRecord(p, string(b)); ok {
+			out = append(out, r)
+		} else if pid, ok := tempRecordPid(de.Name()); ok && !e.running(zramRecord{pid: pid}) {
+			os.Remove(p) // half written by a process that is gone
+		}
+	}
+	return out
+}
+
+// isRecordName: create-PID-TIME.rec, or its temporary copy
+// (.create-PID-TIME.rec.tmp-*, see atomicfile), which a kill between write
+// and rename leaves, holding the newer record.
+func isRecordName(name string) bool {
+	_, temp := tempRecordPid(name)
+	return temp || strings.HasPrefix(name, "create-") && strings.HasSuffix(name, ".rec")
+}
+
+// tempRecordPid returns the pid in a temporary record's name.
+func tempRecordPid(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, ".create-")
+	pidText, _, cut := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	return pid, ok && cut && err == nil && pid > 0 && strings.Contains(name, ".rec.tmp-")
+}
+
+// strays sorts the records: the devices a killed Create left (stray) and
+// the records that are done with (finished: no device, or a device that is
+// mounted now, gone, or plainly not what that Create made). Records of
+// Creates still running are in neither.
+func (e *Engine) strays(ms []mountEntry) (stray, finished []zramRecord) {
+	swaps, _ := os.ReadFile(filepath.Join(e.proc, "swaps"))
+	boot := e.bootID()
+	for _, r := range e.readRecords() {
+		if r.boot != boot {
+			finished = append(finished, r) // its device went with that boot
+			continue
+		}
+		if e.running(r) {
+			continue // that Create is still running
+		}
+		if r.dev < 0 || !e.strayDevice(ms, string(swaps), r) {
+			finished = append(finished, r)
+			continue
+		}
+		stray = append(stray, r)
+	}
+	return stray, finished
+}
+
+// running reports whether the process that wrote r still runs: the same
+// pid with the same start time, or, when the start time could not be read
+// then, any process with that pid (in doubt, a device is left alone).
+func (e *Engine) running(r zramRecord) bool {
+	if r.pid == os.Getpid() {
+		return true
+	}
+	if r.start != 0 {
+		return e.startTime(r.pid) == r.start
+	}
+	err := syscall.Kill(r.pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// strayDevice reports whether record r's device is still there, unused and
+// as that Create left it: not mounted, not swap, its size 0 (before
+// disksize) or the recorded one, and no ext4 but RAMBar's on it.
+func (e *Engine) strayDevice(ms []mountEntry, swaps string, r zramRecord) bool {
+	dev := "/dev/zram" + strconv.Itoa(r.dev)
+	size, err := e.readInt(e.zramAttr(r.dev, "disksize"))
+	if err != nil || size != 0 && size != r.size {
+		return false
+	}
+	for _, m := range ms {
+		if m.Source == dev {
+			return false
+		}
+	}
+	for _, line := range strings.Split(swaps, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == dev {
+			return false
+		}
+	}
+	if label, _, err := ext4Super(dev); err == nil && label != zramLabel {
+		return false
+	}
+	return true
+}
+
+// LeftoverDevices lists the zram devices ("/dev/zramN") that a Create which
+// was killed added and nobody freed. The next Create of a zram disk frees
+// them.
+func (e *Engine) LeftoverDevices(ctx context.Context) ([]string, error) {
+	ms, err := e.mounts()
+	if err != nil {
+		return nil, err
+	}
+	stray, _ := e.strays(ms)
+	out := make([]string, 0, len(stray))
+	for _, r := range stray {
+		out = append(out, "/dev/zram"+strconv.Itoa(r.dev))
+	}
+	return out, nil
+}
+
+// FreeLeftoverDevices resets and removes the zram devices that killed
+// Creates left (see LeftoverDevices), drops the records that are done
+// with, and returns the devices it freed. A device that cannot be freed
+// (still open) keeps its record for the next time.
+func (e *Engine) FreeLeftoverDevices(ctx context.Context) ([]string, error) {
+	ms, err := e.mounts()
+	if err != nil {
+		return nil, err
+	}
+	stray, finished := e.strays(ms)
+	for _, r := range finished {
+		r.remove()
+	}
+	var freed []string
+	var errs []error
+	for _, r := range stray {
+		if err := e.removeZRAM(ctx, r.dev); err != nil {
+			errs = append(errs, fmt.Errorf("free the leftover zram%d: %w", r.dev, err))
+			continue
+		}
+		r.remove()
+		freed = append(freed, "/dev/zram"+strconv.Itoa(r.dev))
+	}
+	return freed, errors.Join(errs...)
+}
