@@ -85,16 +85,23 @@ func cacheErr(err error) error {
 	return err
 }
 
+// cacheArgs is what 'cache on' and 'cache off' share: the use cases, the
+// disk's name and at least one target.
+func (a *App) cacheArgs(in *input, verb string) (svc *disks.Service, name string, targets []string, err error) {
+	name, targets = in.Args[0], in.Args[1:]
+	if len(targets) == 0 {
+		return nil, "", nil, usagef("cache %s %s: give at least one TARGET (see 'rambar cache list')", verb, name)
+	}
+	svc, err = a.service()
+	return svc, name, targets, err
+}
+
 func runCacheOn(ctx context.Context, a *App, in *input) error {
-	svc, err := a.service()
+	svc, name, targets, err := a.cacheArgs(in, "on")
 	if err != nil {
 		return err
 	}
 	known := knownCaches()
-	name, targets := in.Args[0], in.Args[1:]
-	if len(targets) == 0 {
-		return usagef("cache on %s: give at least one TARGET (see 'rambar cache list')", name)
-	}
 	for _, arg := range targets {
 		t, err := disks.ResolveCacheTarget(arg, known)
 		if err != nil {
@@ -117,15 +124,11 @@ func runCacheOn(ctx context.Context, a *App, in *input) error {
 }
 
 func runCacheOff(ctx context.Context, a *App, in *input) error {
-	svc, err := a.service()
+	svc, name, targets, err := a.cacheArgs(in, "off")
 	if err != nil {
 		return err
 	}
 	known := knownCaches()
-	name, targets := in.Args[0], in.Args[1:]
-	if len(targets) == 0 {
-		return usagef("cache off %s: give at least one TARGET (see 'rambar cache list')", name)
-	}
 	on := svc.Caches(ctx)
 	for _, arg := range targets {
 		t, err := disks.ResolveCacheTarget(arg, known)
