@@ -18,13 +18,9 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, creat
 	if p.Contents != ramdisk.Mirror {
 		return nil
 	}
-	svc, err := a.service()
-	if err != nil {
-		return nil // no engine: the checks run when the preset is mounted
-	}
-	k, err := svc.Keeper()
-	if err != nil {
-		return nil
+	k, ok := a.folderKeeper()
+	if !ok {
+		return nil // no engine or data folder: the checks run when the preset is mounted
 	}
 	for _, o := range others {
 		if o.Name != p.Name && o.Contents == ramdisk.Mirror && foldersOverlap(o.MirrorPath, p.MirrorPath) {
@@ -44,18 +40,25 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, creat
 // checkMirrorFolder applies mirror's folder rules (mirror.CheckFolder) to a
 // --mirror folder; create allows a missing one (--create-folder).
 func (a *App) checkMirrorFolder(path string, create bool) error {
-	svc, err := a.service()
-	if err != nil {
-		return nil // no engine: the rules run when the disk is made
-	}
-	k, err := svc.Keeper()
-	if err != nil {
-		return nil
+	k, ok := a.folderKeeper()
+	if !ok {
+		return nil // no engine or data folder: the rules run when the disk is made
 	}
 	if err := mirror.CheckFolder(path, k.Rules(create)); err != nil {
 		return usagef("%v", err)
 	}
 	return nil
+}
+
+// folderKeeper is the keeper with the engine behind it, so mirror's folder
+// rules know the RAM disks mounted now (a folder inside one is refused).
+func (a *App) folderKeeper() (*mirror.Keeper, bool) {
+	svc, err := a.service()
+	if err != nil {
+		return nil, false
+	}
+	k, err := svc.Keeper()
+	return k, err == nil
 }
 
 // foldersOverlap: the same folder, or one inside the other.
