@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -15,7 +16,6 @@ import (
 	"rambar/disks"
 	"rambar/internal/run"
 	"rambar/mirror"
-	"rambar/ramdisk"
 	"rambar/tray"
 )
 
@@ -54,18 +54,13 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Get: func() (bool, error) { return a.LoginEnabled(context.Background()) },
 		Set: func(on bool) error { return a.SetLogin(context.Background(), on) },
 	}
-	home := a.Getenv("HOME")
-	d.Benchmark = func(ctx context.Context, v ramdisk.Volume, progress tray.ProgressFunc) (string, error) {
-		rep, err := bench.Run(ctx, bench.WithHomeDisk([]bench.Target{bench.ForVolume(v)}, home), bench.Options{Quick: true},
-			func(p bench.Progress) { progress(int64(p.Step), int64(p.Steps)) })
-		if err != nil {
-			return "", err
-		}
-		return rep.Summary(), nil
-	}
+	d.Benchmark = a.trayBenchmark(bench.Options{Quick: true})
 	if tray.DialogsAvailable() {
-		d.Dialogs = tray.Zenity{}
-		d.EditPresets = tray.Zenity{}
+		z := tray.Zenity{}
+		if a.Paths.Data != "" {
+			z.Dir = filepath.Join(a.Paths.Data, "zenity")
+		}
+		d.Dialogs, d.EditPresets = z, z
 	}
 	toDesktop := a.Getenv("RAMBAR_NOTIFY") != "log"
 	d.Notify = func(title, text string) error {

@@ -129,7 +129,7 @@ func (r Report) Table() string {
 			a, _ := ram.Result(row.ID)
 			d, _ := disk.Result(row.ID)
 			if x, apart, ok := speedupOf(a, d); ok {
-				c := fmt.Sprintf("%.1f×", x)
+				c := speedupNum(x) + "×" // the chart's and the menu's figure
 				if !apart {
 					c = "~" + c
 				}

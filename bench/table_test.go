@@ -112,25 +112,3 @@ func TestWithHomeDisk(t *testing.T) {
 		t.Errorf("no home: %+v", got)
 	}
 }
-
-// TestSummary: the menu's result reads line by line, the n/a row once.
-func TestSummary(t *testing.T) {
-	got := chartReport().Summary()
-	for _, want := range []string{
-		"Scratch (tmpfs) against Home disk (ext4), median of 3 runs:\n",
-		"• 1 GiB write, uncached: 5.8× faster (7,357 vs 1,274 MB/s)\n",
-		"• 4 KiB write + fsync: 569× faster (3.0 vs 1,707 µs)\n",
-		"• 4 KiB write + F_FULLFSYNC: n/a (F_FULLFSYNC is macOS only)\n",
-		"• SQLite insert, PRAGMA synchronous=FULL: not compared (Home disk: sqlite3 not installed)\n",
-		"• untar 2,900 files (70 MB): ~1.1× (noise) (0.690 vs 0.750 s)\n",
-		"• delete those 20,000 files: 2.0× slower (0.410 vs 0.205 s)",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("summary lacks %q:\n%s", want, got)
-		}
-	}
-	one := Report{Runs: 1, Rows: chartReport().Rows[:1], Targets: chartReport().Targets[:1]}
-	if got := one.Summary(); got != "Scratch (tmpfs), median of 1 run:\n• 1 GiB write, uncached: 7,357 MB/s [7,000–7,400]" {
-		t.Errorf("one target: %q", got)
-	}
-}

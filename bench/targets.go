@@ -76,9 +76,9 @@ func (r Report) Headline() string {
 		switch {
 		case !ok:
 		case apart && x >= MinGain:
-			faster = append(faster, fmt.Sprintf("%s (%.1f×)", row.Label, x))
+			faster = append(faster, fmt.Sprintf("%s (%s×)", row.Label, speedupNum(x)))
 		case apart && x <= 1/MinGain:
-			slower = append(slower, fmt.Sprintf("%s (%.1f×)", row.Label, 1/x))
+			slower = append(slower, fmt.Sprintf("%s (%s×)", row.Label, speedupNum(1/x)))
 		default:
 			same = append(same, row.Label)
 		}
@@ -97,43 +97,4 @@ func (r Report) Headline() string {
 		return fmt.Sprintf("%s vs %s: nothing could be compared", ram.Name, disk.Name)
 	}
 	return fmt.Sprintf("%s vs %s: %s", ram.Name, disk.Name, strings.Join(parts, "; "))
-}
-
-// Summary is the result for a window with a proportional font (the menu's
-// "Benchmark This Disk"): one line per row saying how many times faster the
-// first RAM disk was than the first ordinary disk, with both medians, and
-// each row not compared said once. Without both kinds of target it is the
-// first target's medians.
-func (r Report) Summary() string {
-	var b strings.Builder
-	ram, disk := r.ramAndDisk()
-	if ram == nil || disk == nil {
-		if len(r.Targets) == 0 {
-			return "Nothing measured."
-		}
-		t := r.Targets[0]
-		fmt.Fprintf(&b, "%s (%s), median of %s:\n", t.Name, t.FS, ramdisk.Plural(r.Runs, "run"))
-		for _, row := range r.Rows {
-			res, _ := t.Result(row.ID)
-			fmt.Fprintf(&b, "• %s: %s\n", row.Label, res.Cell())
-		}
-		return strings.TrimSuffix(b.String(), "\n")
-	}
-	fmt.Fprintf(&b, "%s (%s) against %s (%s), median of %s:\n", ram.Name, ram.FS, disk.Name, disk.FS, ramdisk.Plural(r.Runs, "run"))
-	for _, row := range r.Rows {
-		a, _ := ram.Result(row.ID)
-		d, _ := disk.Result(row.ID)
-		if why, same := sameSkip([]*TargetReport{ram}, disk, row.ID); same {
-			fmt.Fprintf(&b, "• %s: %s\n", row.Label, why)
-			continue
-		}
-		x, apart, ok := speedupOf(a, d)
-		if !ok {
-			fmt.Fprintf(&b, "• %s: not compared (%s)\n", row.Label, notCompared(ram, disk, row.ID))
-			continue
-		}
-		fmt.Fprintf(&b, "• %s: %s (%s vs %s)\n", row.Label, speedupWords(speedup{x, apart, ok}),
-			formatNum(a.Median, a.Unit), Format(d.Median, d.Unit))
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }

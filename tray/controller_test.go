@@ -50,6 +50,8 @@ type fakeDialogs struct {
 	checked  chan string // the plan text or refusal the dialog would show
 	quit     QuitChoice
 	messages chan string
+	results  chan string // each Result window: title, text and action
+	act      bool        // Result's answer: the action was pressed
 }
 
 func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
@@ -67,6 +69,10 @@ func (f *fakeDialogs) Quit(ctx context.Context, n int) (QuitChoice, error) { ret
 func (f *fakeDialogs) Message(ctx context.Context, title, text string) error {
 	f.messages <- title + ": " + text
 	return nil
+}
+func (f *fakeDialogs) Result(ctx context.Context, title, text, action string) (bool, error) {
+	f.results <- title + ": " + text + "[" + action + "]"
+	return f.act, nil
 }
 
 type harness struct {
@@ -358,31 +364,79 @@ func TestSaveNowProgress(t *testing.T) {
 	}
 }
 
+// Benchmark This Disk (no "…": it asks nothing) shows its progress while it
+// runs, then the table in a monospace window that offers the chart, and
+// opens the chart when asked; without windows, the headline is a
+// notification. Reclaim's failure is a notification.
 func TestBenchmarkAndReclaimHooks(t *testing.T) {
-	dlg := &fakeDialogs{messages: make(chan string, 1)}
+	dlg := &fakeDialogs{results: make(chan string, 1), act: true}
+	halfway, finish := make(chan struct{}), make(chan struct{})
+	opened := make(chan string, 1)
+	res := BenchmarkResult{Table: "Test  B  Home disk  RAM disk is\n", Headline: "B vs Home disk: faster", Chart: "/data/benchmarks/B.svg"}
 	h := start(t, func(d *Deps) {
 		d.Dialogs = dlg
-		d.Benchmark = func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (string, error) {
+		d.Open = func(path string) error { opened <- path; return nil }
+		d.Benchmark = func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (BenchmarkResult, error) {
 			progress(1, 2)
-			return "write 9.5 GB/s", nil
+			close(halfway)
+			<-finish
+			return res, nil
 		}
 		d.Disks = &fakeDisks{eng: d.Engine, reclaim: func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (ramdisk.Size, error) {
 			return 0, errors.New("disk is busy")
 		}}
 	})
 	h.create("B", ramdisk.GiB)
-	got := h.waitFor("Benchmark This Disk")
+	got := h.waitFor("  Benchmark This Disk\n")
 	if strings.Contains(got, "  Reclaim") {
 		t.Errorf("reclaim offered with nothing pinned:\n%s", got)
 	}
 	h.c.Click("disk/B/bench")
+	<-halfway
+	h.waitFor("  Benchmarking… 50% (off)\n")
+	close(finish)
 	select {
-	case m := <-dlg.messages:
-		if m != "Benchmark of B: write 9.5 GB/s" {
-			t.Errorf("message %q", m)
+	case m := <-dlg.results:
+		if want := "Benchmark of B: " + res.Table + "\nChart: /data/benchmarks/B.svg\n[Open Chart]"; m != want {
+			t.Errorf("result window\n got %q\nwant %q", m, want)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no benchmark result shown")
+	}
+	select {
+	case p := <-opened:
+		if p != res.Chart {
+			t.Errorf("opened %q", p)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Open Chart opened nothing")
+	}
+	h.waitFor("  Benchmark This Disk\n")
+
+	// No chart saved: nothing to offer. No windows: the headline.
+	for _, c := range []struct {
+		dialogs bool
+		want    string
+	}{{true, "Benchmark of N: table\n[]"}, {false, "Benchmark of N: B vs Home disk: faster"}} {
+		dlg := &fakeDialogs{results: make(chan string, 1)}
+		h := start(t, func(d *Deps) {
+			if c.dialogs {
+				d.Dialogs = dlg
+			}
+			d.Benchmark = func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (BenchmarkResult, error) {
+				return BenchmarkResult{Table: "table\n", Headline: "B vs Home disk: faster"}, nil
+			}
+		})
+		h.create("N", ramdisk.GiB)
+		h.waitFor("  Benchmark This Disk\n")
+		h.c.Click("disk/N/bench")
+		if c.dialogs {
+			if m := <-dlg.results; m != c.want {
+				t.Errorf("result window %q, want %q", m, c.want)
+			}
+		} else if n := h.note("Benchmark of N"); n != c.want {
+			t.Errorf("notification %q, want %q", n, c.want)
+		}
 	}
 }
 

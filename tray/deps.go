@@ -12,9 +12,22 @@ import (
 // goroutine, as often as the job likes; the tray throttles what it shows.
 type ProgressFunc func(done, total int64)
 
-// BenchmarkFunc measures one disk and returns a short summary for a dialog
-// ("Sequential write 9.5 GB/s, 4 KB fsync 12 µs…").
-type BenchmarkFunc func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (summary string, err error)
+// BenchmarkFunc measures one disk (against the home folder's disk) and
+// returns what Benchmark This Disk shows.
+type BenchmarkFunc func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (BenchmarkResult, error)
+
+// BenchmarkResult is a benchmark as the menu shows it.
+type BenchmarkResult struct {
+	// Table is the result as a monospace table (bench.Report.Compact: at
+	// most 72 columns).
+	Table string
+	// Headline is the result in a sentence, for a notification when no
+	// window can be shown.
+	Headline string
+	// Chart is the SVG chart's path, offered as "Open Chart"; "" when it
+	// could not be saved.
+	Chart string
+}
 
 // Disks are the operations the menu runs through the use-case layer, the
 // same ones the CLI runs (*disks.Menu satisfies it). Progress is reported
@@ -96,8 +109,12 @@ type Dialogs interface {
 	NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error)
 	// Quit asks whether to eject n disks before quitting.
 	Quit(ctx context.Context, n int) (QuitChoice, error)
-	// Message shows a result (a benchmark's summary) until dismissed.
+	// Message shows a message (About RAMBar) until dismissed.
 	Message(ctx context.Context, title, text string) error
+	// Result shows text in a monospace font (a benchmark's table) until
+	// dismissed. When action is not empty it is offered as a button ("Open
+	// Chart"); acted reports whether the user pressed it.
+	Result(ctx context.Context, title, text, action string) (acted bool, err error)
 }
 
 // Deps is everything the tray uses. Engine and Store are required; every
@@ -107,7 +124,7 @@ type Deps struct {
 	Store  ramdisk.Store
 
 	// Open shows a folder in Finder (`open`) or the desktop's file manager
-	// (`xdg-open`).
+	// (`xdg-open`), or a file (the benchmark's chart) in its default app.
 	Open func(path string) error
 	// CopyPath puts text on the clipboard (pbcopy; wl-copy or xclip). When it
 	// is nil or fails, the path is shown in a notification instead.

@@ -39,8 +39,9 @@ func TestCustomContentsReachCreate(t *testing.T) {
 	}
 }
 
-// fakeZenity puts a zenity on PATH that records its arguments (one a line)
-// and prints answer, exiting with code.
+// fakeZenity makes a zenity that records its arguments (one a line, in
+// argsFile), its stdin (in "stdin" beside it) and its working folder (in
+// "cwd"), and prints answer, exiting with code.
 func fakeZenity(t *testing.T, answer string, code int) (tool, argsFile string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -49,7 +50,8 @@ func fakeZenity(t *testing.T, answer string, code int) (tool, argsFile string) {
 	if err := os.WriteFile(answerFile, []byte(answer), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script := fmt.Sprintf("#!/bin/sh\nfor a in \"$@\"; do printf '%%s\\n' \"$a\"; done > %q\ncat %q\nexit %d\n", argsFile, answerFile, code)
+	script := fmt.Sprintf("#!/bin/sh\nfor a in \"$@\"; do printf '%%s\\n' \"$a\"; done > %q\ncat > %q\npwd > %q\ncat %q\nexit %d\n",
+		argsFile, filepath.Join(dir, "stdin"), filepath.Join(dir, "cwd"), answerFile, code)
 	tool = filepath.Join(dir, "zenity")
 	if err := os.WriteFile(tool, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -75,7 +77,7 @@ func TestFormsNewDisk(t *testing.T) {
 			NewDiskForm{Name: "Build", Size: "512M", FS: ramdisk.ZRAM, Contents: ramdisk.Keep}},
 	} {
 		tool, argsFile := fakeZenity(t, c.answer, 0)
-		got, plan, err := formsNewDisk(context.Background(), tool, def, fss, check)
+		got, plan, err := formsNewDisk(context.Background(), tool, "", def, fss, check)
 		if err != nil || got != c.want || plan.Name != c.want.Name || plan.FS != c.want.FS {
 			t.Errorf("%s: %+v %+v %v; want %+v", c.name, got, plan, err, c.want)
 		}
@@ -90,7 +92,100 @@ func TestFormsNewDisk(t *testing.T) {
 		}
 	}
 	tool, _ := fakeZenity(t, "", 1)
-	if _, _, err := formsNewDisk(context.Background(), tool, def, fss, check); !errors.Is(err, ramdisk.ErrCancelled) {
+	if _, _, err := formsNewDisk(context.Background(), tool, "", def, fss, check); !errors.Is(err, ramdisk.ErrCancelled) {
 		t.Errorf("Cancel: %v", err)
+	}
+}
+
+// Benchmark This Disk's window on Linux: zenity --text-info in a monospace
+// font showing the table (stdin), sized to it, Open Chart as OK (exit 0)
+// beside Close (exit 1); with nothing to offer, only Close.
+func TestTextInfoResult(t *testing.T) {
+	table := "Test  Scratch  Home disk  RAM disk is\n1 GiB write  7,357 MB/s  1,274 MB/s  5.8× faster\n"
+	for _, c := range []struct {
+		name, action string
+		code         int
+		acted        bool
+		want         []string
+	}{
+		{"Open Chart", "Open Chart", 0, true, []string{"--ok-label=Open Chart", "--cancel-label=Close"}},
+		{"Close", "Open Chart", 1, false, []string{"--ok-label=Open Chart", "--cancel-label=Close"}},
+		{"no chart", "", 0, false, []string{"--ok-label=Close"}},
+	} {
+		tool, argsFile := fakeZenity(t, "", c.code)
+		acted, err := textInfo(context.Background(), tool, "Benchmark of Scratch", table, c.action)
+		if err != nil || acted != c.acted {
+			t.Errorf("%s: acted %v, %v; want %v", c.name, acted, err, c.acted)
+		}
+		b, _ := os.ReadFile(argsFile)
+		args := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		want := append([]string{"--text-info", "--title=Benchmark of Scratch", "--font=Monospace 10", "--width=680", "--height=174"}, c.want...)
+		if strings.Join(args, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: zenity argv\n%q\nwant\n%q", c.name, args, want)
+		}
+		if in, _ := os.ReadFile(filepath.Join(filepath.Dir(argsFile), "stdin")); string(in) != table {
+			t.Errorf("%s: zenity read %q", c.name, in)
+		}
+	}
+	tool, _ := fakeZenity(t, "", 5)
+	if _, err := textInfo(context.Background(), tool, "T", table, ""); err == nil || !strings.Contains(err.Error(), "zenity --text-info") {
+		t.Errorf("a failing zenity: %v", err)
+	}
+}
+
+// The forms window's zenity.ui: Return, Enter and ISO_Enter press the OK
+// button; a zenity.ui without that button exactly once is not used.
+func TestWithReturn(t *testing.T) {
+	ui := []byte(`<object class="GtkDialog" id="zenity_forms_dialog">` + formsOKButton + `<property name="label">OK</property></object>`)
+	got, err := withReturn(ui)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{formsOKButton + `<accelerator key="Return" signal="clicked"/>`, `key="KP_Enter"`, `key="ISO_Enter"`} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("zenity.ui lacks %s:\n%s", want, got)
+		}
+	}
+	for _, bad := range [][]byte{[]byte("<interface/>"), append(append([]byte{}, ui...), ui...)} {
+		if _, err := withReturn(bad); err == nil {
+			t.Errorf("patched %s", bad)
+		}
+	}
+	if _, err := formsUIDir("", "/usr/bin/zenity"); err == nil {
+		t.Error("no folder: no error")
+	}
+	if got := installedUI("/usr/bin/zenity"); got != "/usr/share/zenity/zenity.ui" {
+		t.Errorf("installedUI = %s", got)
+	}
+}
+
+// The forms window runs in the private folder with the patched zenity.ui
+// copied from the tool's installed one; without it, in "/".
+func TestFormsRunsInUIDir(t *testing.T) {
+	fss := []ramdisk.FileSystem{ramdisk.TmpFS}
+	def := NewDiskForm{Name: "RAM Disk", Size: "4G", FS: ramdisk.TmpFS}
+	check := func(f NewDiskForm) (ramdisk.Plan, error) {
+		return checkForm(f, ramdisk.Facts{Caps: ramdisk.Caps{OS: "linux", FileSystems: fss, MountRoot: "/mnt/rambar"},
+			Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: 8 * ramdisk.GiB}})
+	}
+	tool, argsFile := fakeZenity(t, "\x1f\x1f\n", 0)
+	cwd := func() string {
+		b, _ := os.ReadFile(filepath.Join(filepath.Dir(argsFile), "cwd"))
+		return strings.TrimSpace(string(b))
+	}
+	uiDir := filepath.Join(t.TempDir(), "zenity")
+	if _, _, err := formsNewDisk(context.Background(), tool, uiDir, def, fss, check); err != nil || cwd() != "/" {
+		t.Errorf("no installed zenity.ui: ran in %q, %v; want /", cwd(), err)
+	}
+	share := filepath.Join(filepath.Dir(filepath.Dir(tool)), "share", "zenity")
+	os.MkdirAll(share, 0o755)
+	if err := os.WriteFile(filepath.Join(share, "zenity.ui"), []byte("<interface>"+formsOKButton+"</object></interface>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := formsNewDisk(context.Background(), tool, uiDir, def, fss, check); err != nil || cwd() != uiDir {
+		t.Errorf("ran in %q, %v; want %s", cwd(), err, uiDir)
+	}
+	if b, err := os.ReadFile(filepath.Join(uiDir, "zenity.ui")); err != nil || !strings.Contains(string(b), returnAccels) {
+		t.Errorf("zenity.ui %q, %v", b, err)
 	}
 }

@@ -15,7 +15,12 @@ import (
 
 // Zenity is Dialogs over github.com/ncruces/zenity: osascript on macOS, the
 // zenity tool on Linux; no cgo either way.
-type Zenity struct{}
+type Zenity struct {
+	// Dir is a private folder of RAMBar's (made 0700) for what the zenity
+	// tool's New RAM Disk window needs to take Return (zenity_return.go);
+	// "" leaves the window as zenity makes it (Tab to Create, then Return).
+	Dir string
+}
 
 var (
 	_ Dialogs       = Zenity{}
@@ -28,10 +33,10 @@ func cancelled(err error) bool { return errors.Is(err, zenity.ErrCanceled) }
 // size, file system, contents; formsNewDisk). Through osascript (macOS
 // without the native window) it asks name, size and file system in turn,
 // then shows the plan's words (or its refusal) before anything is made.
-func (Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
+func (z Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
 	if runtime.GOOS != "darwin" {
 		if tool, err := exec.LookPath("zenity"); err == nil {
-			return formsNewDisk(ctx, tool, form, fss, check)
+			return formsNewDisk(ctx, tool, z.Dir, form, fss, check)
 		}
 	}
 	title := zenity.Title("New RAM Disk")

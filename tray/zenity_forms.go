@@ -39,8 +39,7 @@ func contentLabel(m ramdisk.ContentMode) string {
 // formsArgs is the zenity command line of the one New RAM Disk window: name,
 // size, file system (when there is a choice) and contents, each left empty
 // to keep the default its label names (zenity's forms cannot prefill).
-// zenity 3.44's forms do not take Return in a field as Create (Tab to
-// Create, then Return, does).
+// Return in any field is Create when the window runs in formsUIDir.
 func formsArgs(form NewDiskForm, fss []ramdisk.FileSystem) []string {
 	args := []string{"--forms", "--title=New RAM Disk", "--ok-label=Create", "--cancel-label=Cancel",
 		"--separator=" + formsSep,
@@ -100,11 +99,18 @@ func parseForms(out string, form NewDiskForm, fss []ramdisk.FileSystem) NewDiskF
 
 // formsNewDisk is Zenity.NewDisk with the zenity tool's forms: one window,
 // then a folder chooser only for a mirror, and a second look only when the
-// plan warns or is refused.
-func formsNewDisk(ctx context.Context, tool string, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
+// plan warns or is refused. The window runs in uiDir prepared by
+// formsUIDir, so Return creates; when that cannot be done, in "/" (no
+// stray ./zenity.ui), where Tab to Create then Return does.
+func formsNewDisk(ctx context.Context, tool, uiDir string, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
 	title := zenity.Title("New RAM Disk")
+	cwd, err := formsUIDir(uiDir, tool)
+	if err != nil {
+		cwd = "/"
+	}
 	for {
 		cmd := exec.CommandContext(ctx, tool, formsArgs(form, fss)...)
+		cmd.Dir = cwd
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()

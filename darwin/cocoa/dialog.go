@@ -26,7 +26,8 @@ type Windows interface {
 	Form(ctx context.Context, title string, f Form, opt FormOptions, words func(Form) (text string, ok bool)) (Form, error)
 }
 
-// Alert is a message with buttons and, at most, one text field or one popup.
+// Alert is a message with buttons and, at most, one text field, one popup
+// or one fixed-pitch text.
 type Alert struct {
 	Title, Text string
 	Buttons     []string
@@ -35,6 +36,9 @@ type Alert struct {
 	// Choices, when set, shows a popup with Choice selected.
 	Choices []string
 	Choice  int
+	// Mono, when set, is shown under Text in a fixed-pitch font (a table),
+	// selectable so it can be copied.
+	Mono string
 }
 
 // Answer is what the user did in an Alert.
@@ -173,6 +177,21 @@ func (d Dialogs) Message(ctx context.Context, title, text string) error {
 		return nil
 	}
 	return err
+}
+
+// Result shows text in a fixed-pitch font (a benchmark's table) with OK
+// and, when action is set, action as a second button, and reports whether
+// action was pressed (the tray then opens the chart with `open`).
+func (d Dialogs) Result(ctx context.Context, title, text, action string) (bool, error) {
+	buttons := []string{"OK"}
+	if action != "" {
+		buttons = append(buttons, action)
+	}
+	a, err := d.W.Alert(ctx, Alert{Title: title, Mono: text, Buttons: buttons})
+	if isCancelled(err) {
+		return false, nil
+	}
+	return err == nil && action != "" && a.Button == 1, err
 }
 
 // Choose shows items in a popup, def selected, and returns the one picked.

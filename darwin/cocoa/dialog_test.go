@@ -187,3 +187,31 @@ func TestFormOf(t *testing.T) {
 		}
 	}
 }
+
+// Benchmark This Disk's window: the table in the fixed-pitch accessory, OK
+// first (Return), the action second; Esc and OK are not the action.
+func TestResult(t *testing.T) {
+	ctx := context.Background()
+	table := "Test  Scratch  Home disk  RAM disk is\n"
+	for _, c := range []struct {
+		name, action string
+		answers      []Answer
+		acted        bool
+		buttons      string
+	}{
+		{"Open Chart", "Open Chart", []Answer{{Button: 1}}, true, "OK|Open Chart"},
+		{"OK", "Open Chart", []Answer{{Button: 0}}, false, "OK|Open Chart"},
+		{"Esc", "Open Chart", nil, false, "OK|Open Chart"},
+		{"no chart", "", []Answer{{Button: 0}}, false, "OK"},
+	} {
+		w := &FakeWindows{Answers: c.answers}
+		acted, err := Dialogs{W: w}.Result(ctx, "Benchmark of Scratch", table, c.action)
+		if acted != c.acted || err != nil {
+			t.Errorf("%s: %v, %v; want %v", c.name, acted, err, c.acted)
+		}
+		a := w.Alerts[0]
+		if a.Title != "Benchmark of Scratch" || a.Mono != table || a.Text != "" || strings.Join(a.Buttons, "|") != c.buttons {
+			t.Errorf("%s: alert %+v", c.name, a)
+		}
+	}
+}

@@ -41,6 +41,10 @@ var (
 	selFileURLWithPath   = objc.RegisterName("fileURLWithPath:isDirectory:")
 	selURL               = objc.RegisterName("URL")
 	selPath              = objc.RegisterName("path")
+	selSetFont           = objc.RegisterName("setFont:")
+	selUserFixedPitch    = objc.RegisterName("userFixedPitchFontOfSize:")
+	selSetSelectable     = objc.RegisterName("setSelectable:")
+	selSizeToFit         = objc.RegisterName("sizeToFit")
 )
 
 // NSModalResponseOK, what an open panel's runModal returns for "Open".
@@ -122,6 +126,16 @@ func newAlert(title, text string, buttons []string) objc.ID {
 	return al
 }
 
+// monoLabel is a selectable label showing text in the user's fixed-pitch
+// font (Menlo unless changed), sized to fit it; main thread only.
+func monoLabel(text string) objc.ID {
+	l := class("NSTextField").Send(selLabelWithString, nsString(text))
+	l.Send(selSetFont, class("NSFont").Send(selUserFixedPitch, float64(11)))
+	l.Send(selSetSelectable, true)
+	l.Send(selSizeToFit)
+	return l
+}
+
 func newView(cls string, r rect) objc.ID {
 	return class(cls).Send(selAlloc).Send(selInitWithFrame, r).Send(selAutorelease)
 }
@@ -149,6 +163,8 @@ func (appWindows) Alert(ctx context.Context, a Alert) (Answer, error) {
 		case len(a.Choices) > 0:
 			popup = newPopup(mkRect(0, 0, 300, 26), a.Choices, a.Choice)
 			al.Send(selSetAccessoryView, popup)
+		case a.Mono != "":
+			al.Send(selSetAccessoryView, monoLabel(a.Mono))
 		}
 		al.Send(selLayout)
 		if field != 0 {
