@@ -146,6 +146,7 @@ func (c *compact) render(b *strings.Builder) {
 	if c.disk != nil && c.ram != nil {
 		head = append(head, "RAM disk is")
 	}
+	c.alignMarks()
 	widths := make([]int, len(head))
 	for i, h := range head {
 		widths[i] = width(h)
@@ -188,6 +189,26 @@ func (c *compact) render(b *strings.Builder) {
 		}
 	}
 	c.footer(b)
+}
+
+// alignMarks keeps the figures of a column aligned when some carry a note
+// mark: the others get a space where the mark would be.
+func (c *compact) alignMarks() {
+	marked := map[int]bool{}
+	for _, cells := range c.rows {
+		for j, cell := range cells {
+			r, _ := utf8.DecodeLastRuneInString(cell)
+			marked[j] = marked[j] || slices.Contains(noteMarks, string(r))
+		}
+	}
+	for _, cells := range c.rows {
+		for j, cell := range cells {
+			r, _ := utf8.DecodeLastRuneInString(cell)
+			if marked[j] && !slices.Contains(noteMarks, string(r)) {
+				cells[j] = cell + " "
+			}
+		}
+	}
 }
 
 // footer explains the marks and names the rows one side could not run.

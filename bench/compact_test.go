@@ -26,7 +26,7 @@ func TestCompactGolden(t *testing.T) {
 		{"compact.txt", rep, []string{
 			"Scratch (tmpfs) vs Home disk (ext4), median of 3 runs, quick sizes.\n",
 			"1 GiB write, uncached ", "7,357 MB/s¹  1,274 MB/s    5.8× faster\n",
-			"3.0 µs    1,707 µs    569× faster\n",
+			"3.0 µs     1,707 µs    569× faster\n",
 			"4 KiB write + F_FULLFSYNC", "n/a (F_FULLFSYNC is macOS only)\n",
 			"210× faster\n", "~1.1× (noise)\n", "2.0× slower\n",
 			"¹ cached (O_DIRECT unsupported on tmpfs)\n",
