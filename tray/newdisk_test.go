@@ -174,8 +174,12 @@ func TestFormsRunsInUIDir(t *testing.T) {
 		return strings.TrimSpace(string(b))
 	}
 	uiDir := filepath.Join(t.TempDir(), "zenity")
+	args := func() string { b, _ := os.ReadFile(argsFile); return string(b) }
 	if _, _, err := formsNewDisk(context.Background(), tool, uiDir, def, fss, check); err != nil || cwd() != "/" {
 		t.Errorf("no installed zenity.ui: ran in %q, %v; want /", cwd(), err)
+	}
+	if !strings.Contains(args(), "--text=Empty fields keep the default in brackets.\n") {
+		t.Errorf("without Return, the window says nothing of it:\n%s", args())
 	}
 	share := filepath.Join(filepath.Dir(filepath.Dir(tool)), "share", "zenity")
 	os.MkdirAll(share, 0o755)
@@ -184,6 +188,9 @@ func TestFormsRunsInUIDir(t *testing.T) {
 	}
 	if _, _, err := formsNewDisk(context.Background(), tool, uiDir, def, fss, check); err != nil || cwd() != uiDir {
 		t.Errorf("ran in %q, %v; want %s", cwd(), err, uiDir)
+	}
+	if !strings.Contains(args(), "--text=Empty fields keep the default in brackets. Return creates.\n") {
+		t.Errorf("the window does not say Return creates:\n%s", args())
 	}
 	if b, err := os.ReadFile(filepath.Join(uiDir, "zenity.ui")); err != nil || !strings.Contains(string(b), returnAccels) {
 		t.Errorf("zenity.ui %q, %v", b, err)

@@ -39,11 +39,15 @@ func contentLabel(m ramdisk.ContentMode) string {
 // formsArgs is the zenity command line of the one New RAM Disk window: name,
 // size, file system (when there is a choice) and contents, each left empty
 // to keep the default its label names (zenity's forms cannot prefill).
-// Return in any field is Create when the window runs in formsUIDir.
-func formsArgs(form NewDiskForm, fss []ramdisk.FileSystem) []string {
+// Return in any field is Create when the window runs in formsUIDir
+// (returnCreates: the window says so).
+func formsArgs(form NewDiskForm, fss []ramdisk.FileSystem, returnCreates bool) []string {
+	text := "Empty fields keep the default in brackets."
+	if returnCreates {
+		text += " Return creates."
+	}
 	args := []string{"--forms", "--title=New RAM Disk", "--ok-label=Create", "--cancel-label=Cancel",
-		"--separator=" + formsSep,
-		"--text=Empty fields keep the default in brackets.",
+		"--separator=" + formsSep, "--text=" + text,
 		"--add-entry=Name [" + form.Name + "]",
 		"--add-entry=Size [" + form.Size + "] (512M, 4G, 1.5G, or 25% of memory)"}
 	if len(fss) > 1 {
@@ -109,7 +113,7 @@ func formsNewDisk(ctx context.Context, tool, uiDir string, form NewDiskForm, fss
 		cwd = "/"
 	}
 	for {
-		cmd := exec.CommandContext(ctx, tool, formsArgs(form, fss)...)
+		cmd := exec.CommandContext(ctx, tool, formsArgs(form, fss, err == nil)...)
 		cmd.Dir = cwd
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
