@@ -83,18 +83,18 @@ func (s *Service) CacheOn(ctx context.Context, name string, t CacheTarget, force
 		}
 		return s.cacheState(r, &v), nil
 	}
+	if !s.fallbackReady(v) {
+		return CacheState{}, s.cacheFallbackFix(v, t.Path, s.Engine.Caps())
+	}
 	id := cacheID(t.Path)
 	for _, d := range []string{"caches", "cache-links", "cache-empty", "cache-saved"} {
 		if err := os.MkdirAll(s.cacheDir(d), 0o700); err != nil {
 			return CacheState{}, fmt.Errorf("cache: %w", err)
 		}
 	}
-	r := cacheRecord{ID: id, Disk: v.Name, Target: t.Path, Label: t.Label, State: cacheSwitchingOn}
-	if err := s.toDisk(id, v); err != nil {
+	r := cacheRecord{ID: id, Disk: v.Name, Target: t.Path, Label: t.Label, State: cacheSwitchingOn, MountPoint: v.MountPoint}
+	if err := s.point(&r, &v); err != nil {
 		return CacheState{}, err
-	}
-	if err := os.MkdirAll(s.cacheEmpty(id), 0o700); err != nil {
-		return CacheState{}, fmt.Errorf("cache: %w", err)
 	}
 	if err := s.writeCacheRecord(r); err != nil {
 		return CacheState{}, err
@@ -161,7 +161,7 @@ func (s *Service) settle(r *cacheRecord, v *ramdisk.Volume) error {
 			os.Remove(pending)
 		}
 		os.Remove(s.cacheLink(r.ID))
-		os.RemoveAll(s.cacheEmpty(r.ID))
+		s.removeFallback(*r)
 		os.Remove(s.cacheRecordPath(r.ID))
 		return fmt.Errorf("cache %s: switching it on was interrupted and has been undone; run it again", r.Target)
 	case r.State == cacheSwitchingOn:
@@ -187,10 +187,7 @@ func (s *Service) settle(r *cacheRecord, v *ramdisk.Volume) error {
 			v = &d
 		}
 	}
-	if v != nil {
-		return s.toDisk(r.ID, *v)
-	}
-	return s.toFallback(r.ID)
+	return s.point(r, v)
 }
 
 // CacheOff puts target back as it was before 'on': its old contents (or
@@ -209,7 +206,8 @@ func (s *Service) CacheOff(ctx context.Context, target string) error {
 	}
 	defer release()
 	if r.Target == TMPDIRKey {
-		if err := s.toFallback(r.ID); err != nil {
+		r.MountPoint = ""
+		if err := s.point(&r, nil); err != nil {
 			return err
 		}
 		return os.Remove(s.cacheRecordPath(r.ID))
@@ -275,7 +273,7 @@ func (s *Service) finishOff(r cacheRecord) error {
 	}
 	step("link gone")
 	os.Remove(s.cacheLink(r.ID))
-	os.RemoveAll(s.cacheEmpty(r.ID))
+	s.removeFallback(r)
 	if err := os.Remove(s.cacheRecordPath(r.ID)); err != nil {
 		return fmt.Errorf("cache %s: %w", r.Target, err)
 	}
@@ -283,4 +281,13 @@ func (s *Service) finishOff(r cacheRecord) error {
 		return fmt.Errorf("cache %s: its saved contents were gone, so it is an empty folder now", r.Target)
 	}
 	return nil
+}
+
+// removeFallback removes the target's fallback folder, and the disk's
+// fallback folder once no target is left in it (the link below the disk's
+// mount point then leads nowhere, and the engine drops that folder at the
+// next eject).
+func (s *Service) removeFallback(r cacheRecord) {
+	os.RemoveAll(s.cacheEmpty(r))
+	os.Remove(s.fallbackRoot(r.Disk))
 }

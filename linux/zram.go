@@ -207,7 +207,7 @@ func (e *Engine) freeZRAM(ctx context.Context, dev, mp string) error {
 	if err != nil {
 		return fmt.Errorf("unmounted %s, but its memory is not freed (eject it again to retry): %w", mp, err)
 	}
-	e.admin.rmdir(ctx, mp) // best effort
+	e.dropMountPoint(ctx, mp)
 	return nil
 }
 
@@ -236,7 +236,7 @@ func (e *Engine) finishZRAM(ctx context.Context, ms []mountEntry, v ramdisk.Volu
 		return true, err
 	}
 	os.Remove(filepath.Join(mp, detachedMarker))
-	e.admin.rmdir(ctx, mp)
+	e.dropMountPoint(ctx, mp)
 	return true, nil
 }
 
@@ -289,7 +289,7 @@ func (e *Engine) sweepDetached(ctx context.Context, ms []mountEntry) {
 		}
 		if _, err := os.Stat(e.zramAttr(n, "reset")); errors.Is(err, os.ErrNotExist) {
 			os.Remove(filepath.Join(mp, detachedMarker)) // already gone
-			e.admin.rmdir(ctx, mp)
+			e.dropMountPoint(ctx, mp)
 			continue
 		}
 		if !e.orphan(ms, n, mp) {
@@ -297,7 +297,7 @@ func (e *Engine) sweepDetached(ctx context.Context, ms []mountEntry) {
 		}
 		if e.removeZRAM(ctx, n) == nil {
 			os.Remove(filepath.Join(mp, detachedMarker))
-			e.admin.rmdir(ctx, mp)
+			e.dropMountPoint(ctx, mp)
 		}
 	}
 }

@@ -59,6 +59,10 @@ type Caps struct {
 	// TmpFSShare is the percentage of physical memory a tmpfs is cut to (macOS
 	// mount_tmpfs: 50, silently); 0 means no such limit.
 	TmpFSShare int `json:",omitempty"`
+	// KeepsMountPoints is true where a folder under MountRoot can outlive
+	// its disk (Linux /mnt/rambar), so a Plan.CacheFallback link can wait
+	// there; false where the system removes it with the disk (/Volumes).
+	KeepsMountPoints bool `json:"-"`
 }
 
 // Supports reports whether the engine can make fs.
