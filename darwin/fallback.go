@@ -33,15 +33,15 @@ func (e *Engine) leaveFallback(p ramdisk.Plan) error {
 	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("%w: mount point %s: %v", ramdisk.ErrExists, dir, err)
+		return fmt.Errorf("%w: mount point %s: %v", ramdisk.ErrOption, dir, err)
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil || int(st.Uid) != e.uid {
-		return fmt.Errorf("%w: mount point %s belongs to someone else", ramdisk.ErrExists, dir)
+		return fmt.Errorf("%w: mount point %s belongs to someone else", ramdisk.ErrOption, dir)
 	}
 	if err := ramdisk.CheckEmptyMountPoint(dir, e.uid); err != nil {
-		return fmt.Errorf("%w: mount point %s: %v", ramdisk.ErrExists, dir, err)
+		return fmt.Errorf("%w: mount point %s: %v", ramdisk.ErrOption, dir, err)
 	}
 	buf := make([]byte, 4096)
 	if n, err := unix.Readlinkat(fd, ramdisk.FallbackLink, buf); err == nil {

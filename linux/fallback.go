@@ -67,7 +67,7 @@ func (e *Engine) leaveFallback(ctx context.Context, mp, target string) error {
 	if err := unix.Symlinkat(target, fd, ramdisk.FallbackLink); err != nil {
 		return &os.PathError{Op: "symlink", Path: filepath.Join(mp, ramdisk.FallbackLink), Err: err}
 	}
-	if e.asRoot {
+	if os.Geteuid() == 0 { // as the user (pkexec), the link is theirs already
 		if err := unix.Fchownat(fd, ramdisk.FallbackLink, e.uid, e.gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return &os.PathError{Op: "chown", Path: filepath.Join(mp, ramdisk.FallbackLink), Err: err}
 		}
