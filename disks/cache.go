@@ -11,23 +11,33 @@ import (
 )
 
 // Caches on a RAM disk, without the reboot trap (TmpDisk #47). A target
-// folder T is switched onto disk D like this (DATA is RAMBar's data folder,
-// ID the target's cacheID):
+// folder T is switched onto disk D, mounted at MP, like this (DATA is
+// RAMBar's data folder, ID the target's cacheID, NAME D's name in lower case):
 //
-//	T                      -> DATA/cache-links/ID      (a link that never changes)
-//	DATA/cache-links/ID    -> D/Caches/ID              (while D is mounted)
-//	                       -> DATA/cache-empty/ID      (while it is not: an empty folder)
-//	DATA/cache-saved/ID       T's old contents, put back at 'off'
+//	T                       -> DATA/cache-links/ID   (a link that never changes)
+//	DATA/cache-links/ID     -> MP/Caches/ID
+//	MP/Caches/ID               D's folder while D is mounted; below D, where
+//	MP/Caches               -> DATA/cache-empty/NAME (ramdisk.FallbackLink)
+//	DATA/cache-empty/NAME/ID   an ordinary folder, T's fallback
+//	DATA/cache-saved/ID        T's old contents, put back at 'off'
 //
-// The second link is swapped atomically (a new link renamed over it), and
-// T itself only ever changes by an atomic exchange (renameat2
-// RENAME_EXCHANGE, renamex_np RENAME_SWAP), so T always resolves to a
-// folder that exists: the disk's while it is mounted, an ordinary empty one
-// otherwise. Eject switches the link to the empty folder before it
-// unmounts; mounting the disk switches it back. A step cut short (kill -9)
-// is finished, or undone, by the next cache command, 'rambar up' and the
-// menu at start (RepairCaches), from the record in DATA/caches/ID.json
-// written before each step.
+// The engine leaves MP/Caches below the mount point before it mounts D
+// (Plan.CacheFallback, withFallback), and keeps MP while that link leads
+// to a folder. So when D goes, whatever takes it (eject, umount -l, a
+// crash, a reboot), T resolves to its fallback with nothing for RAMBar to
+// do: eject and mount change no link. What apps wrote there while D was
+// away is removed once D is mounted again (cachesToDisk).
+//
+// The middle link still changes, atomically (a new link renamed over it),
+// in two cases: it follows D to a new mount point, and it points straight
+// at the fallback when MP lost its link (cachesGone, point) or when D was
+// mounted without one (by an older RAMBar, or by hand: such a disk takes no
+// new target, and its caches are switched before RAMBar ejects it,
+// cachesToFallback). T itself only ever changes by an atomic exchange
+// (renameat2 RENAME_EXCHANGE, renamex_np RENAME_SWAP). A step of on or off
+// cut short (kill -9) is finished, or undone, by the next cache command,
+// 'rambar up' and the menu at start (RepairCaches), from the record in
+// DATA/caches/ID.json written before each step.
 
 // Cache record states.
 const (
