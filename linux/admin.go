@@ -108,7 +108,7 @@ func (a rootAdmin) chmod(_ context.Context, path string, mode os.FileMode) error
 }
 
 func (a rootAdmin) write(_ context.Context, path, data string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return err
 	}
