@@ -29,6 +29,8 @@ type admin interface {
 	mkdirAll(ctx context.Context, dir string, mode os.FileMode) error
 	// mkdir makes one folder; an existing one wraps os.ErrExist.
 	mkdir(ctx context.Context, dir string, mode os.FileMode) error
+	// mkdirOwned is mkdir, the folder then owned by uid:gid (one step).
+	mkdirOwned(ctx context.Context, dir string, mode os.FileMode, uid, gid int) error
 	rmdir(ctx context.Context, dir string) error
 	chown(ctx context.Context, path string, uid, gid int) error
 	chmod(ctx context.Context, path string, mode os.FileMode) error
@@ -95,6 +97,13 @@ func (a rootAdmin) mkdir(_ context.Context, dir string, mode os.FileMode) error 
 	}
 	// Mkdir's mode passes through the umask; the mount point must be exact.
 	return os.Chmod(dir, mode)
+}
+
+func (a rootAdmin) mkdirOwned(ctx context.Context, dir string, mode os.FileMode, uid, gid int) error {
+	if err := a.mkdir(ctx, dir, mode); err != nil {
+		return err
+	}
+	return os.Lchown(dir, uid, gid)
 }
 
 func (a rootAdmin) rmdir(_ context.Context, dir string) error { return syscall.Rmdir(dir) }
@@ -206,6 +215,16 @@ func (a pkexecAdmin) mkdir(ctx context.Context, dir string, mode os.FileMode) er
 		return &os.PathError{Op: "mkdir", Path: dir, Err: os.ErrExist}
 	}
 	_, err := a.do(ctx, "", "mkdir", "-m", strconv.FormatUint(uint64(mode.Perm()), 8), "--", dir)
+	return err
+}
+
+// mkdirOwned is `install -d -m MODE -o UID -g GID -- DIR`: one prompt.
+func (a pkexecAdmin) mkdirOwned(ctx context.Context, dir string, mode os.FileMode, uid, gid int) error {
+	if _, err := os.Lstat(dir); err == nil {
+		return &os.PathError{Op: "mkdir", Path: dir, Err: os.ErrExist}
+	}
+	_, err := a.do(ctx, "", "install", "-d", "-m", strconv.FormatUint(uint64(mode.Perm()), 8),
+		"-o", strconv.Itoa(uid), "-g", strconv.Itoa(gid), "--", dir)
 	return err
 }
 

@@ -189,7 +189,7 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	if m, ok := mountAt(ms, mp); ok {
 		return ramdisk.Volume{}, fmt.Errorf("%w: %s (%s from %s)", ramdisk.ErrExists, mp, m.FSType, m.Source)
 	}
-	made, err := e.makeMountPoint(ctx, mp)
+	made, err := e.makeMountPoint(ctx, mp, p.CacheFallback != "")
 	if err != nil {
 		return ramdisk.Volume{}, err
 	}
@@ -219,12 +219,18 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	return v, nil
 }
 
-// makeMountPoint makes ROOT/NAME (mode 0700) and reports whether it did. An
-// empty folder that is already there, or one holding only the owner's
-// fallback link (ramdisk.CheckEmptyMountPoint), is used as it is; anything
-// else there is ErrExists.
-func (e *Engine) makeMountPoint(ctx context.Context, mp string) (bool, error) {
-	err := e.admin.mkdir(ctx, mp, rootMode)
+// makeMountPoint makes ROOT/NAME (mode 0700) and reports whether it did;
+// owned, it is the disk owner's (it is to hold a fallback link), in the
+// same one privileged step. An empty folder that is already there, or one
+// holding only the owner's fallback link (ramdisk.CheckEmptyMountPoint), is
+// used as it is; anything else there is ErrExists.
+func (e *Engine) makeMountPoint(ctx context.Context, mp string, owned bool) (bool, error) {
+	var err error
+	if owned {
+		err = e.admin.mkdirOwned(ctx, mp, rootMode, e.uid, e.gid)
+	} else {
+		err = e.admin.mkdir(ctx, mp, rootMode)
+	}
 	if err == nil {
 		return true, nil
 	}

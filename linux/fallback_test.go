@@ -106,11 +106,13 @@ func TestFallbackLink(t *testing.T) {
 	}
 }
 
-// TestPkexecFallbackArgv: as a desktop user the one privileged step the
-// fallback adds is giving a root-owned mount point to the user (pkexec
-// chown, once); the link is made as the user, and eject does not try to
-// remove a mount point that holds a live fallback link. The script does
-// each privileged step for real (the test is root), as pkexec would.
+// TestPkexecFallbackArgv: as a desktop user the fallback adds no password
+// prompt: the mount point is made the user's in the step that makes it
+// (pkexec install -d -o -g instead of mkdir), the link is made as the
+// user, and eject does not try to remove a mount point that holds a live
+// fallback link. A root-owned mount point an older RAMBar left is given to
+// the user once (pkexec chown). The script does each privileged step for
+// real (the test is root), as pkexec would.
 func TestPkexecFallbackArgv(t *testing.T) {
 	root := testRoot(t)
 	var ran []string
@@ -123,6 +125,14 @@ func TestPkexecFallbackArgv(t *testing.T) {
 			m, _ := strconv.ParseUint(argv[len(argv)-3], 8, 32)
 			if err = os.MkdirAll(args, 0o700); err == nil {
 				err = os.Chmod(args, os.FileMode(m))
+			}
+		case "install": // install -d -m MODE -o UID -g GID -- DIR
+			m, _ := strconv.ParseUint(argv[4], 8, 32)
+			u, _ := strconv.Atoi(argv[6])
+			g, _ := strconv.Atoi(argv[8])
+			if err = os.Mkdir(args, os.FileMode(m)); err == nil {
+				os.Chmod(args, os.FileMode(m))
+				err = os.Chown(args, u, g)
 			}
 		case "chown":
 			ids := strings.Split(argv[2], ":")
@@ -149,7 +159,7 @@ func TestPkexecFallbackArgv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "[mkdir mkdir chown mount]"; fmt.Sprint(ran) != want {
+	if want := "[mkdir install mount]"; fmt.Sprint(ran) != want {
 		t.Errorf("Create ran %v, want %s", ran, want)
 	}
 	ran = nil
@@ -165,6 +175,23 @@ func TestPkexecFallbackArgv(t *testing.T) {
 	}
 	if want := "[mount]"; fmt.Sprint(ran) != want {
 		t.Errorf("Create over the kept mount point ran %v, want %s", ran, want)
+	}
+	if err := e.Eject(ctx, v, false); err != nil {
+		t.Fatal(err)
+	}
+	if uid, _ := ownerOf(t, filepath.Join(root, "Desk")); uid != 1000 {
+		t.Errorf("mount point owner %d, want the user's 1000", uid)
+	}
+
+	os.Mkdir(filepath.Join(root, "Old"), 0o700) // root's, empty: an older RAMBar's
+	ran = nil
+	p = plan(t, e, "Old", 16*ramdisk.MiB, ramdisk.TmpFS)
+	p.CacheFallback = fb
+	if v, err = e.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if want := "[chown mount]"; fmt.Sprint(ran) != want {
+		t.Errorf("Create over an older root-owned mount point ran %v, want %s", ran, want)
 	}
 	if err := e.Eject(ctx, v, false); err != nil {
 		t.Fatal(err)
