@@ -15,7 +15,7 @@ import (
 // the user's leaves the link FOLDER/Caches -> fallback before the volume is
 // mounted there (the fake Mac notes what the folder held at the mount), with
 // the same diskutil calls as any mount point of one's choice and no
-// administrator prompt. In /Volumes (no mount point of its own), or over a
+// administrator prompt; eject leaves the folder and its link. In /Volumes (no mount point of its own), or over a
 // folder holding anything else, it is refused before anything is attached.
 func TestCacheFallbackCommandLines(t *testing.T) {
 	fb := filepath.Join(t.TempDir(), "cache-empty", "inbox")
@@ -74,6 +74,12 @@ func TestCacheFallbackCommandLines(t *testing.T) {
 			}
 			if f.called("osascript") != 0 {
 				t.Errorf("an administrator prompt was used")
+			}
+			if err := e.Eject(ctx, v, false); err != nil {
+				t.Fatal(err)
+			}
+			if dest, err := os.Readlink(filepath.Join(dir, ramdisk.FallbackLink)); err != nil || dest != fb {
+				t.Errorf("after eject the folder's link is %q (%v), want %s", dest, err, fb)
 			}
 		})
 	}

@@ -66,7 +66,6 @@ func (f *fakeMac) volumeVerb(argv []string) (runtest.Reply, bool) {
 		} else if st, err := os.Stat(mp); err != nil || !st.IsDir() {
 			return fail(1, "Volume on "+im.volID()+" failed to mount\n"), true
 		}
-		im.mp = mp
 		ents, _ := os.ReadDir(mp)
 		var below []string
 		for _, e := range ents {
@@ -77,6 +76,15 @@ func (f *fakeMac) volumeVerb(argv []string) (runtest.Reply, bool) {
 				below = append(below, e.Name())
 			}
 		}
+		if custom := mp != filepath.Join(f.root, im.name); custom {
+			// The volume hides what the folder held until it is unmounted.
+			im.below = mp + ".below"
+			os.Mkdir(im.below, 0o700)
+			for _, e := range ents {
+				os.Rename(filepath.Join(mp, e.Name()), filepath.Join(im.below, e.Name()))
+			}
+		}
+		im.mp = mp
 		fakeVolumes.Lock()
 		fakeVolumes.below[mp] = below
 		fakeVolumes.opts[im] = opts

@@ -227,9 +227,11 @@ func (s *Service) Caches(ctx context.Context) []CacheState {
 }
 
 // RepairCaches finishes cut-short steps and points every target's link at
-// its disk when that is mounted, at its empty folder when not (a disk that
-// went without RAMBar: a crash, a reboot, Finder's eject). Up and the menu
-// run it first; errors are per target and reported, not fatal.
+// its disk when that is mounted; when it is not (a disk that went without
+// RAMBar: a crash, a reboot, Finder's eject), through its mount point while
+// the fallback link waits below it (nothing to change), else straight at
+// its empty folder. Up and the menu run it first; errors are per target
+// and reported, not fatal.
 func (s *Service) RepairCaches(ctx context.Context) []error {
 	var errs []error
 	for _, r := range s.cacheRecords() {
