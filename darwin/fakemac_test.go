@@ -30,7 +30,7 @@ type fakeImage struct {
 	// below holds what the folder it is mounted on held before (a folder of
 	// the user's, which stays at unmount); "" when macOS made the folder.
 	below     string
-	highWater    int64  // most bytes ever written (the helper never gives memory back)
+	highWater int64 // most bytes ever written (the helper never gives memory back)
 }
 
 func (im *fakeImage) size() int64 { return im.sectors * 512 }
