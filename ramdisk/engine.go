@@ -21,6 +21,8 @@ type Engine interface {
 	// after the device exists fails (format, mount, permissions), the device is
 	// removed before Create returns, and the error carries the failing tool's
 	// words. If that cleanup also fails, both errors are returned joined.
+	// With p.CacheFallback set, the fallback link is below the mount point
+	// before the disk is mounted, or Create fails.
 	Create(ctx context.Context, p Plan) (Volume, error)
 
 	// List returns the RAM disks mounted now, made by RAMBar or by hand
