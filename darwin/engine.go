@@ -190,6 +190,11 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	if err := e.refuseExisting(ctx, p.Name, mp); err != nil {
 		return ramdisk.Volume{}, err
 	}
+	if p.CacheFallback != "" {
+		if err := e.leaveFallback(p); err != nil {
+			return ramdisk.Volume{}, err
+		}
+	}
 	if p.FS == ramdisk.TmpFS {
 		return e.createTmpfs(ctx, p, mp)
 	}

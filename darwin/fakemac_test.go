@@ -27,7 +27,10 @@ type fakeImage struct {
 	viaDiskutil  bool
 	name, format string // erasevolume arguments
 	mp           string // "" when not mounted
-	highWater    int64  // most bytes ever written (the helper never gives memory back)
+	// below holds what the folder it is mounted on held before (a folder of
+	// the user's, which stays at unmount); "" when macOS made the folder.
+	below     string
+	highWater int64 // most bytes ever written (the helper never gives memory back)
 }
 
 func (im *fakeImage) size() int64 { return im.sectors * 512 }
@@ -540,10 +543,24 @@ func (f *fakeMac) mountTable() runtest.Reply {
 }
 
 func (f *fakeMac) unmount(im *fakeImage) {
-	if im.mp != "" {
-		os.RemoveAll(im.mp)
-		im.mp = ""
+	if im.mp == "" {
+		return
 	}
+	if im.below == "" {
+		os.RemoveAll(im.mp)
+	} else { // the folder of the user's stays, with what it held below the volume
+		ents, _ := os.ReadDir(im.mp)
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(im.mp, e.Name()))
+		}
+		ents, _ = os.ReadDir(im.below)
+		for _, e := range ents {
+			os.Rename(filepath.Join(im.below, e.Name()), filepath.Join(im.mp, e.Name()))
+		}
+		os.Remove(im.below)
+		im.below = ""
+	}
+	im.mp = ""
 }
 
 func (f *fakeMac) eject(dev string) runtest.Reply {

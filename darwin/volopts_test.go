@@ -14,12 +14,14 @@ import (
 )
 
 // fakeVolumes is what the fake Mac knows of remounted volumes: each image's
-// mount options and whether its volume was empty when it was unmounted.
+// mount options, whether its volume was empty when it was unmounted, and
+// what a folder held (name, or name -> link) when a volume was mounted on it.
 var fakeVolumes = struct {
 	sync.Mutex
 	opts           map[*fakeImage]string
 	emptyAtUnmount map[*fakeImage]bool
-}{opts: map[*fakeImage]string{}, emptyAtUnmount: map[*fakeImage]bool{}}
+	below          map[string][]string
+}{opts: map[*fakeImage]string{}, emptyAtUnmount: map[*fakeImage]bool{}, below: map[string][]string{}}
 
 // fakeUnmountDissent makes a plain diskutil unmount fail as when mds holds
 // the volume.
@@ -64,8 +66,27 @@ func (f *fakeMac) volumeVerb(argv []string) (runtest.Reply, bool) {
 		} else if st, err := os.Stat(mp); err != nil || !st.IsDir() {
 			return fail(1, "Volume on "+im.volID()+" failed to mount\n"), true
 		}
+		ents, _ := os.ReadDir(mp)
+		var below []string
+		for _, e := range ents {
+			dest, err := os.Readlink(filepath.Join(mp, e.Name()))
+			if err == nil {
+				below = append(below, e.Name()+" -> "+dest)
+			} else {
+				below = append(below, e.Name())
+			}
+		}
+		if custom := mp != filepath.Join(f.root, im.name); custom {
+			// The volume hides what the folder held until it is unmounted.
+			im.below = mp + ".below"
+			os.Mkdir(im.below, 0o700)
+			for _, e := range ents {
+				os.Rename(filepath.Join(mp, e.Name()), filepath.Join(im.below, e.Name()))
+			}
+		}
 		im.mp = mp
 		fakeVolumes.Lock()
+		fakeVolumes.below[mp] = below
 		fakeVolumes.opts[im] = opts
 		fakeVolumes.Unlock()
 		return ok(fmt.Sprintf("Volume %s on %s mounted\n", im.name, im.volID())), true

@@ -11,23 +11,33 @@ import (
 )
 
 // Caches on a RAM disk, without the reboot trap (TmpDisk #47). A target
-// folder T is switched onto disk D like this (DATA is RAMBar's data folder,
-// ID the target's cacheID):
+// folder T is switched onto disk D, mounted at MP, like this (DATA is
+// RAMBar's data folder, ID the target's cacheID, NAME D's name in lower case):
 //
-//	T                      -> DATA/cache-links/ID      (a link that never changes)
-//	DATA/cache-links/ID    -> D/Caches/ID              (while D is mounted)
-//	                       -> DATA/cache-empty/ID      (while it is not: an empty folder)
-//	DATA/cache-saved/ID       T's old contents, put back at 'off'
+//	T                       -> DATA/cache-links/ID   (a link that never changes)
+//	DATA/cache-links/ID     -> MP/Caches/ID
+//	MP/Caches/ID               D's folder while D is mounted; below D, where
+//	MP/Caches               -> DATA/cache-empty/NAME (ramdisk.FallbackLink)
+//	DATA/cache-empty/NAME/ID   an ordinary folder, T's fallback
+//	DATA/cache-saved/ID        T's old contents, put back at 'off'
 //
-// The second link is swapped atomically (a new link renamed over it), and
-// T itself only ever changes by an atomic exchange (renameat2
-// RENAME_EXCHANGE, renamex_np RENAME_SWAP), so T always resolves to a
-// folder that exists: the disk's while it is mounted, an ordinary empty one
-// otherwise. Eject switches the link to the empty folder before it
-// unmounts; mounting the disk switches it back. A step cut short (kill -9)
-// is finished, or undone, by the next cache command, 'rambar up' and the
-// menu at start (RepairCaches), from the record in DATA/caches/ID.json
-// written before each step.
+// The engine leaves MP/Caches below the mount point before it mounts D
+// (Plan.CacheFallback, withFallback), and keeps MP while that link leads
+// to a folder. So when D goes, whatever takes it (eject, umount -l, a
+// crash, a reboot), T resolves to its fallback with nothing for RAMBar to
+// do: eject and mount change no link. What apps wrote there while D was
+// away is removed once D is mounted again (cachesToDisk).
+//
+// The middle link still changes, atomically (a new link renamed over it),
+// in two cases: it follows D to a new mount point, and it points straight
+// at the fallback when MP lost its link (cachesGone, point) or when D was
+// mounted without one (by an older RAMBar, or by hand: such a disk takes no
+// new target, and its caches are switched before RAMBar ejects it,
+// cachesToFallback). T itself only ever changes by an atomic exchange
+// (renameat2 RENAME_EXCHANGE, renamex_np RENAME_SWAP). A step of on or off
+// cut short (kill -9) is finished, or undone, by the next cache command,
+// 'rambar up' and the menu at start (RepairCaches), from the record in
+// DATA/caches/ID.json written before each step.
 
 // Cache record states.
 const (
@@ -83,18 +93,18 @@ func (s *Service) CacheOn(ctx context.Context, name string, t CacheTarget, force
 		}
 		return s.cacheState(r, &v), nil
 	}
+	if !s.fallbackReady(v) {
+		return CacheState{}, s.cacheFallbackFix(v, t.Path, s.Engine.Caps())
+	}
 	id := cacheID(t.Path)
 	for _, d := range []string{"caches", "cache-links", "cache-empty", "cache-saved"} {
 		if err := os.MkdirAll(s.cacheDir(d), 0o700); err != nil {
 			return CacheState{}, fmt.Errorf("cache: %w", err)
 		}
 	}
-	r := cacheRecord{ID: id, Disk: v.Name, Target: t.Path, Label: t.Label, State: cacheSwitchingOn}
-	if err := s.toDisk(id, v); err != nil {
+	r := cacheRecord{ID: id, Disk: v.Name, Target: t.Path, Label: t.Label, State: cacheSwitchingOn, MountPoint: v.MountPoint}
+	if err := s.point(&r, &v); err != nil {
 		return CacheState{}, err
-	}
-	if err := os.MkdirAll(s.cacheEmpty(id), 0o700); err != nil {
-		return CacheState{}, fmt.Errorf("cache: %w", err)
 	}
 	if err := s.writeCacheRecord(r); err != nil {
 		return CacheState{}, err
@@ -161,7 +171,7 @@ func (s *Service) settle(r *cacheRecord, v *ramdisk.Volume) error {
 			os.Remove(pending)
 		}
 		os.Remove(s.cacheLink(r.ID))
-		os.RemoveAll(s.cacheEmpty(r.ID))
+		s.removeFallback(*r)
 		os.Remove(s.cacheRecordPath(r.ID))
 		return fmt.Errorf("cache %s: switching it on was interrupted and has been undone; run it again", r.Target)
 	case r.State == cacheSwitchingOn:
@@ -187,10 +197,7 @@ func (s *Service) settle(r *cacheRecord, v *ramdisk.Volume) error {
 			v = &d
 		}
 	}
-	if v != nil {
-		return s.toDisk(r.ID, *v)
-	}
-	return s.toFallback(r.ID)
+	return s.point(r, v)
 }
 
 // CacheOff puts target back as it was before 'on': its old contents (or
@@ -209,7 +216,8 @@ func (s *Service) CacheOff(ctx context.Context, target string) error {
 	}
 	defer release()
 	if r.Target == TMPDIRKey {
-		if err := s.toFallback(r.ID); err != nil {
+		r.MountPoint = ""
+		if err := s.point(&r, nil); err != nil {
 			return err
 		}
 		return os.Remove(s.cacheRecordPath(r.ID))
@@ -275,7 +283,7 @@ func (s *Service) finishOff(r cacheRecord) error {
 	}
 	step("link gone")
 	os.Remove(s.cacheLink(r.ID))
-	os.RemoveAll(s.cacheEmpty(r.ID))
+	s.removeFallback(r)
 	if err := os.Remove(s.cacheRecordPath(r.ID)); err != nil {
 		return fmt.Errorf("cache %s: %w", r.Target, err)
 	}
@@ -283,4 +291,13 @@ func (s *Service) finishOff(r cacheRecord) error {
 		return fmt.Errorf("cache %s: its saved contents were gone, so it is an empty folder now", r.Target)
 	}
 	return nil
+}
+
+// removeFallback removes the target's fallback folder, and the disk's
+// fallback folder once no target is left in it (the link below the disk's
+// mount point then leads nowhere, and the engine drops that folder at the
+// next eject).
+func (s *Service) removeFallback(r cacheRecord) {
+	os.RemoveAll(s.cacheEmpty(r))
+	os.Remove(s.fallbackRoot(r.Disk))
 }

@@ -26,6 +26,9 @@ type cacheRecord struct {
 	State  string `json:"state"`
 	// Saved is where the target's old contents are; "" when it did not exist.
 	Saved string `json:"saved"`
+	// MountPoint is where the disk was mounted when last seen: the link
+	// leads through it, to the disk or, below it, to the fallback.
+	MountPoint string `json:"mount_point,omitempty"`
 }
 
 // CacheState is one target as 'rambar cache list' and the menu show it.
@@ -47,9 +50,17 @@ func (s *Service) cacheDir(kind string, parts ...string) string {
 
 func (s *Service) cacheRecordPath(id string) string { return s.cacheDir("caches", id+".json") }
 func (s *Service) cacheLink(id string) string       { return s.cacheDir("cache-links", id) }
-func (s *Service) cacheEmpty(id string) string      { return s.cacheDir("cache-empty", id) }
-func (s *Service) cacheSaved(id string) string      { return s.cacheDir("cache-saved", id) }
-func diskCacheFolder(mp, id string) string          { return filepath.Join(mp, "Caches", id) }
+func (s *Service) cacheEmpty(r cacheRecord) string {
+	return filepath.Join(s.fallbackRoot(r.Disk), r.ID)
+}
+func (s *Service) cacheSaved(id string) string { return s.cacheDir("cache-saved", id) }
+func diskCacheFolder(mp, id string) string     { return filepath.Join(mp, ramdisk.FallbackLink, id) }
+
+// fallbackRoot is where the fallback link below a disk's mount point leads
+// (Plan.CacheFallback): DATA/cache-empty/NAME, one folder per target in it.
+func (s *Service) fallbackRoot(disk string) string {
+	return s.cacheDir("cache-empty", strings.ToLower(disk))
+}
 
 // pendingPath is the sibling of the target that holds its other half while
 // it is exchanged.
@@ -119,25 +130,69 @@ func (s *Service) pointLink(id, dest string) error {
 	return nil
 }
 
-// toFallback points the link at its empty folder, emptied first when the
-// link does not point there now.
-func (s *Service) toFallback(id string) error {
-	empty := s.cacheEmpty(id)
-	if cur, err := os.Readlink(s.cacheLink(id)); err != nil || cur != empty {
-		os.RemoveAll(empty)
-	}
+// point makes the record's link lead where its disk is: onto the disk's
+// folder while v is mounted (made if need be, and the record told the
+// mount point); while it is not, through the mount point as long as the
+// fallback link waits below it (the way a crash leaves it, so nothing
+// changes), else straight to the fallback folder. The fallback folder is
+// made either way: every path of the chain ends in a folder that exists.
+func (s *Service) point(r *cacheRecord, v *ramdisk.Volume) error {
+	empty := s.cacheEmpty(*r)
 	if err := os.MkdirAll(empty, 0o700); err != nil {
 		return fmt.Errorf("cache fallback %s: %w", empty, err)
 	}
-	return s.pointLink(id, empty)
+	if v != nil {
+		if err := makeFolders(v.MountPoint, []string{ramdisk.FallbackLink + "/" + r.ID}); err != nil {
+			return err
+		}
+		if r.MountPoint != v.MountPoint {
+			r.MountPoint = v.MountPoint
+			if err := s.writeCacheRecord(*r); err != nil {
+				return err
+			}
+		}
+		return s.pointLink(r.ID, diskCacheFolder(v.MountPoint, r.ID))
+	}
+	if r.MountPoint != "" && s.fallbackBelow(r.MountPoint, r.Disk) {
+		return s.pointLink(r.ID, diskCacheFolder(r.MountPoint, r.ID))
+	}
+	return s.pointLink(r.ID, empty)
 }
 
-// toDisk points the link at the disk's folder, made if need be.
-func (s *Service) toDisk(id string, v ramdisk.Volume) error {
-	if err := makeFolders(v.MountPoint, []string{"Caches/" + id}); err != nil {
-		return err
+// fallbackBelow reports whether the folder mp (no disk mounted on it) holds
+// the fallback link to the disk's fallback folder. It is only read.
+func (s *Service) fallbackBelow(mp, disk string) bool {
+	dest, err := os.Readlink(filepath.Join(mp, ramdisk.FallbackLink))
+	return err == nil && dest == s.fallbackRoot(disk)
+}
+
+// emptyFallback removes what apps wrote into a target's fallback folder
+// while its disk was away (a cache: it is rebuilt on the disk). It runs
+// once the disk is mounted again, when nothing reaches the folder through
+// the target; entries are removed relative to the folder (os.Root), never
+// followed.
+func (s *Service) emptyFallback(r cacheRecord) error {
+	root, err := os.OpenRoot(s.cacheEmpty(r))
+	if err != nil {
+		return fmt.Errorf("cache %s: empty the fallback: %w", r.Target, err)
 	}
-	return s.pointLink(id, diskCacheFolder(v.MountPoint, id))
+	defer root.Close()
+	d, err := root.Open(".")
+	if err != nil {
+		return fmt.Errorf("cache %s: empty the fallback: %w", r.Target, err)
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	var errs []error
+	for _, n := range names {
+		if err := root.RemoveAll(n); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("cache %s: empty the fallback: %w", r.Target, err)
+	}
+	return nil
 }
 
 // cacheState describes a record now.
@@ -172,9 +227,11 @@ func (s *Service) Caches(ctx context.Context) []CacheState {
 }
 
 // RepairCaches finishes cut-short steps and points every target's link at
-// its disk when that is mounted, at its empty folder when not (a disk that
-// went without RAMBar: a crash, a reboot, Finder's eject). Up and the menu
-// run it first; errors are per target and reported, not fatal.
+// its disk when that is mounted; when it is not (a disk that went without
+// RAMBar: a crash, a reboot, Finder's eject), through its mount point while
+// the fallback link waits below it (nothing to change), else straight at
+// its empty folder. Up and the menu run it first; errors are per target
+// and reported, not fatal.
 func (s *Service) RepairCaches(ctx context.Context) []error {
 	var errs []error
 	for _, r := range s.cacheRecords() {
@@ -198,32 +255,4 @@ func (s *Service) repairOne(ctx context.Context, r cacheRecord) error {
 		vp = &v
 	}
 	return s.settle(&r, vp)
-}
-
-// cachesToFallback points every cache on v at its empty folder: eject and
-// reclaim call it before the disk goes.
-func (s *Service) cachesToFallback(v ramdisk.Volume) error {
-	var errs []error
-	for _, r := range s.cacheRecords() {
-		if strings.EqualFold(r.Disk, v.Name) {
-			if err := s.toFallback(r.ID); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// cachesToDisk points every cache of v's name at v: after it is mounted.
-// What fails is returned as notes.
-func (s *Service) cachesToDisk(v ramdisk.Volume) []string {
-	var notes []string
-	for _, r := range s.cacheRecords() {
-		if strings.EqualFold(r.Disk, v.Name) && (r.State == cacheOn || r.Target == TMPDIRKey) {
-			if err := s.toDisk(r.ID, v); err != nil {
-				notes = append(notes, err.Error())
-			}
-		}
-	}
-	return notes
 }

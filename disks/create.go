@@ -70,6 +70,9 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return Created{}, err
 	}
+	if err := s.cacheMountPoint(&r, f.Caps); err != nil {
+		return Created{}, err
+	}
 	var c Created
 	if r.Exact > 0 {
 		c.Plan, err = ramdisk.NewPlan(ramdisk.Request{Name: r.Name, Size: r.Exact, FS: r.FS, Hidden: r.Hidden, Force: r.Force, Options: r.Options}, f)
@@ -79,6 +82,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return Created{}, s.existsHint(err, r.Name, f.Mounted)
 	}
+	s.withFallback(&c.Plan, f.Caps)
 	if r.Planned != nil {
 		r.Planned(c.Plan)
 	}
@@ -114,6 +118,7 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Op
 		}
 	}
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
+		s.cachesAway(context.WithoutCancel(ctx), name)
 		undo()
 		if kept {
 			s.restored(name)
@@ -154,7 +159,7 @@ func (s *Service) recordMade(c *Created) {
 // icon) and points its caches back at it; what fails is a note on the volume.
 func (s *Service) madeExtras(c *Created) {
 	s.extras(&c.Volume, c.Plan.Options, true)
-	c.Volume.Notes = append(c.Volume.Notes, s.cachesToDisk(c.Volume)...)
+	c.Volume.Notes = append(c.Volume.Notes, s.cachesToDisk(c.Volume, &c.Plan)...)
 }
 
 // existsHint adds to "already mounted" the way on when that disk's restore

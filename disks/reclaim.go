@@ -60,15 +60,17 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 	rec := reclaimRecord{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, MountPoint: plan.MountPoint,
 		Dev: devOf(v.MountPoint), Marker: readMarker(v.MountPoint), Step: stepOut}
 	if err := s.writeReclaimRecord(rec); err != nil {
-		s.cachesToDisk(v) // nothing changed: the caches go back to it
+		s.cachesToDisk(v, nil) // nothing changed: the caches go back to it
 		return mirror.ReclaimResult{}, err
 	}
 	res, err := k.Reclaim(ctx, recordingEngine{s.Engine, s, rec}, v, plan, mirrorProgress(v.Name, o.Progress))
 	var stopped *mirror.ReclaimError
 	if !errors.As(err, &stopped) {
 		os.Remove(s.reclaimPath(v.Name)) // done, or nothing changed
-		if nv, ferr := s.Find(ctx, v.Name); ferr == nil {
-			s.cachesToDisk(nv)
+		if nv, ferr := s.Find(ctx, v.Name); ferr == nil && err == nil {
+			s.cachesToDisk(nv, &plan) // made again from plan
+		} else if ferr == nil {
+			s.cachesToDisk(nv, nil)
 		}
 	}
 	return res, err
@@ -99,7 +101,8 @@ func (s *Service) replan(ctx context.Context, v ramdisk.Volume, u ramdisk.Usage)
 }
 
 // asItWas gives a plan that makes the disk v again the extras it was made
-// with (recorded by Create): noexec, at its own folder.
+// with (recorded by Create): noexec, at its own folder, and the fallback
+// link below its mount point.
 func (s *Service) asItWas(p *ramdisk.Plan, v ramdisk.Volume) {
 	if o, ok := s.options(v); ok {
 		p.Options = o
@@ -107,6 +110,7 @@ func (s *Service) asItWas(p *ramdisk.Plan, v ramdisk.Volume) {
 			p.Options.MountPoint = v.MountPoint
 		}
 	}
+	s.withFallback(p, s.Engine.Caps())
 }
 
 // Autosave saves kept and mirrored disks that have a save interval until

@@ -143,7 +143,12 @@ func (s *Service) ResumeReclaim(ctx context.Context, name string, progress ramdi
 	defer release()
 	r, v, err := s.resumeReclaim(ctx, name, progress)
 	if r != "" { // the disk holds its contents (err: only the staging copy stayed)
-		v.Notes = append(v.Notes, s.cachesToDisk(v)...)
+		var made *ramdisk.Plan // the disk was made again (remake)
+		if r == ResumeFinished {
+			made = &ramdisk.Plan{Name: v.Name}
+			s.asItWas(made, v)
+		}
+		v.Notes = append(v.Notes, s.cachesToDisk(v, made)...)
 	}
 	return r, v, err
 }
@@ -321,6 +326,7 @@ func (s *Service) finishFromStaging(ctx context.Context, c Created, staging stri
 		return c, fmt.Errorf("create %s: read %s: %w", c.Plan.Name, staging, err)
 	}
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
+		s.cachesAway(context.WithoutCancel(ctx), c.Plan.Name)
 		return c, fmt.Errorf("create %s: %w", c.Plan.Name, err)
 	}
 	s.recordMade(&c)

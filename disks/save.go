@@ -61,13 +61,14 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 			ej.NotSaved, ej.KeptIn = err, s.keptIn(v.Name)
 		}
 	}
-	if err := s.cachesToFallback(v); err != nil { // nothing may point at a disk that is going
+	if err := s.cachesToFallback(v); err != nil { // a disk mounted without the fallback link
 		return ej, fmt.Errorf("not ejected: %w", err)
 	}
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
-		s.cachesToDisk(v) // still mounted: the caches go back to it
+		s.cachesToDisk(v, nil) // still mounted: the caches go back to it
 		return ej, err
 	}
+	s.cachesGone(v)
 	if incomplete {
 		s.restored(v.Name) // the partial disk is gone; its saved copy is whole
 	}

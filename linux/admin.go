@@ -29,6 +29,8 @@ type admin interface {
 	mkdirAll(ctx context.Context, dir string, mode os.FileMode) error
 	// mkdir makes one folder; an existing one wraps os.ErrExist.
 	mkdir(ctx context.Context, dir string, mode os.FileMode) error
+	// mkdirOwned is mkdir, the folder then owned by uid:gid (one step).
+	mkdirOwned(ctx context.Context, dir string, mode os.FileMode, uid, gid int) error
 	rmdir(ctx context.Context, dir string) error
 	chown(ctx context.Context, path string, uid, gid int) error
 	chmod(ctx context.Context, path string, mode os.FileMode) error
@@ -97,6 +99,13 @@ func (a rootAdmin) mkdir(_ context.Context, dir string, mode os.FileMode) error 
 	return os.Chmod(dir, mode)
 }
 
+func (a rootAdmin) mkdirOwned(ctx context.Context, dir string, mode os.FileMode, uid, gid int) error {
+	if err := a.mkdir(ctx, dir, mode); err != nil {
+		return err
+	}
+	return os.Lchown(dir, uid, gid)
+}
+
 func (a rootAdmin) rmdir(_ context.Context, dir string) error { return syscall.Rmdir(dir) }
 
 func (a rootAdmin) chown(_ context.Context, path string, uid, gid int) error {
@@ -108,7 +117,7 @@ func (a rootAdmin) chmod(_ context.Context, path string, mode os.FileMode) error
 }
 
 func (a rootAdmin) write(_ context.Context, path, data string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return err
 	}
@@ -206,6 +215,16 @@ func (a pkexecAdmin) mkdir(ctx context.Context, dir string, mode os.FileMode) er
 		return &os.PathError{Op: "mkdir", Path: dir, Err: os.ErrExist}
 	}
 	_, err := a.do(ctx, "", "mkdir", "-m", strconv.FormatUint(uint64(mode.Perm()), 8), "--", dir)
+	return err
+}
+
+// mkdirOwned is `install -d -m MODE -o UID -g GID -- DIR`: one prompt.
+func (a pkexecAdmin) mkdirOwned(ctx context.Context, dir string, mode os.FileMode, uid, gid int) error {
+	if _, err := os.Lstat(dir); err == nil {
+		return &os.PathError{Op: "mkdir", Path: dir, Err: os.ErrExist}
+	}
+	_, err := a.do(ctx, "", "install", "-d", "-m", strconv.FormatUint(uint64(mode.Perm()), 8),
+		"-o", strconv.Itoa(uid), "-g", strconv.Itoa(gid), "--", dir)
 	return err
 }
 

@@ -130,7 +130,7 @@ func primaryGroup(uid, fallback int) int {
 // Caps implements ramdisk.Engine. ZRAM is offered when the kernel has zram
 // with hot_add (/sys/class/zram-control) and mkfs.ext4 is installed.
 func (e *Engine) Caps() ramdisk.Caps {
-	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root}
+	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true}
 	if e.zramAvailable() {
 		c.FileSystems = append(c.FileSystems, ramdisk.ZRAM)
 	}
@@ -189,18 +189,26 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	if m, ok := mountAt(ms, mp); ok {
 		return ramdisk.Volume{}, fmt.Errorf("%w: %s (%s from %s)", ramdisk.ErrExists, mp, m.FSType, m.Source)
 	}
-	made, err := e.makeMountPoint(ctx, mp)
+	made, err := e.makeMountPoint(ctx, mp, p.CacheFallback != "")
 	if err != nil {
 		return ramdisk.Volume{}, err
 	}
 	var v ramdisk.Volume
-	switch fs {
-	case ramdisk.ZRAM:
-		v, err = e.createZRAM(ctx, p, mp)
-	default:
-		v, err = e.createTmpFS(ctx, p, mp, tmpfsSource(p, custom))
+	if p.CacheFallback != "" {
+		err = e.leaveFallback(ctx, mp, p.CacheFallback)
+	}
+	if err == nil {
+		switch fs {
+		case ramdisk.ZRAM:
+			v, err = e.createZRAM(ctx, p, mp)
+		default:
+			v, err = e.createTmpFS(ctx, p, mp, tmpfsSource(p, custom))
+		}
 	}
 	if err != nil {
+		if made && p.CacheFallback != "" {
+			os.Remove(filepath.Join(mp, ramdisk.FallbackLink))
+		}
 		if made {
 			if rerr := e.admin.rmdir(ctx, mp); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("remove mount point %s: %w", mp, rerr))
@@ -211,11 +219,18 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	return v, nil
 }
 
-// makeMountPoint makes ROOT/NAME (mode 0700) and reports whether it did. An
-// empty folder that is already there is used as it is; anything else there
-// is ErrExists.
-func (e *Engine) makeMountPoint(ctx context.Context, mp string) (bool, error) {
-	err := e.admin.mkdir(ctx, mp, rootMode)
+// makeMountPoint makes ROOT/NAME (mode 0700) and reports whether it did;
+// owned, it is the disk owner's (it is to hold a fallback link), in the
+// same one privileged step. An empty folder that is already there, or one
+// holding only the owner's fallback link (ramdisk.CheckEmptyMountPoint), is
+// used as it is; anything else there is ErrExists.
+func (e *Engine) makeMountPoint(ctx context.Context, mp string, owned bool) (bool, error) {
+	var err error
+	if owned {
+		err = e.admin.mkdirOwned(ctx, mp, rootMode, e.uid, e.gid)
+	} else {
+		err = e.admin.mkdir(ctx, mp, rootMode)
+	}
 	if err == nil {
 		return true, nil
 	}
@@ -226,9 +241,8 @@ func (e *Engine) makeMountPoint(ctx context.Context, mp string) (bool, error) {
 	if serr != nil || !st.IsDir() {
 		return false, fmt.Errorf("%w: %s is there and is not a folder", ramdisk.ErrExists, mp)
 	}
-	ents, rerr := os.ReadDir(mp)
-	if rerr != nil || len(ents) > 0 {
-		return false, fmt.Errorf("%w: %s is there and is not empty", ramdisk.ErrExists, mp)
+	if err := ramdisk.CheckEmptyMountPoint(mp, e.uid); err != nil {
+		return false, fmt.Errorf("%w: %s is there and is not empty: %v", ramdisk.ErrExists, mp, err)
 	}
 	return false, nil
 }
@@ -254,7 +268,8 @@ func (e *Engine) createTmpFS(ctx context.Context, p ramdisk.Plan, mp, source str
 // hold it, nothing changes and the *BusyError names them (from
 // /proc/PID/{fd,cwd,root,maps}). With force it unmounts lazily
 // (MNT_DETACH): the disk leaves the file tree at once and its memory is
-// freed when the last holder lets go. The empty mount point is removed.
+// freed when the last holder lets go. The empty mount point is removed; one
+// whose fallback link leads to a folder stays (dropMountPoint).
 //
 // zram: after the unmount the device is reset and hot-removed, which frees
 // its memory. When a forced eject leaves the device held, the mount point
@@ -291,7 +306,7 @@ func (e *Engine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error 
 		return e.freeZRAM(ctx, m.Source, mp)
 	}
 	if _, custom := customMount(m); !custom {
-		e.admin.rmdir(ctx, mp) // best effort: an empty folder left behind blocks nothing
+		e.dropMountPoint(ctx, mp)
 	}
 	return nil
 }

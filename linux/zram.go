@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"rambar/internal/holders"
 	"rambar/internal/run"
 	"rambar/ramdisk"
@@ -199,6 +201,9 @@ func (e *Engine) freeZRAM(ctx context.Context, dev, mp string) error {
 		if serr != nil {
 			return fmt.Errorf("unmounted %s, but zram%d is still held and cannot be identified for freeing later: %w", mp, n, errors.Join(err, serr))
 		}
+		// The mount point may be the user's (it holds a cache fallback link):
+		// whatever is in the marker's place goes first, never written through.
+		os.Remove(filepath.Join(mp, detachedMarker))
 		if werr := e.admin.write(ctx, filepath.Join(mp, detachedMarker), fmt.Sprintf("zram%d %s\n", n, uuid)); werr != nil {
 			return fmt.Errorf("unmounted %s, but zram%d is still held: %w", mp, n, errors.Join(err, werr))
 		}
@@ -207,7 +212,7 @@ func (e *Engine) freeZRAM(ctx context.Context, dev, mp string) error {
 	if err != nil {
 		return fmt.Errorf("unmounted %s, but its memory is not freed (eject it again to retry): %w", mp, err)
 	}
-	e.admin.rmdir(ctx, mp) // best effort
+	e.dropMountPoint(ctx, mp)
 	return nil
 }
 
@@ -236,7 +241,7 @@ func (e *Engine) finishZRAM(ctx context.Context, ms []mountEntry, v ramdisk.Volu
 		return true, err
 	}
 	os.Remove(filepath.Join(mp, detachedMarker))
-	e.admin.rmdir(ctx, mp)
+	e.dropMountPoint(ctx, mp)
 	return true, nil
 }
 
@@ -254,7 +259,7 @@ func (e *Engine) orphan(ms []mountEntry, n int, mp string) bool {
 	if err != nil {
 		return false
 	}
-	if b, err := os.ReadFile(filepath.Join(mp, detachedMarker)); err == nil {
+	if b, err := readDetachedMarker(mp); err == nil {
 		f := strings.Fields(string(b))
 		return len(f) == 2 && f[0] == "zram"+strconv.Itoa(n) && f[1] == uuid
 	}
@@ -275,7 +280,7 @@ func (e *Engine) sweepDetached(ctx context.Context, ms []mountEntry) {
 	}
 	for _, de := range ents {
 		mp := filepath.Join(root, de.Name())
-		b, err := os.ReadFile(filepath.Join(mp, detachedMarker))
+		b, err := readDetachedMarker(mp)
 		if err != nil {
 			continue
 		}
@@ -289,7 +294,7 @@ func (e *Engine) sweepDetached(ctx context.Context, ms []mountEntry) {
 		}
 		if _, err := os.Stat(e.zramAttr(n, "reset")); errors.Is(err, os.ErrNotExist) {
 			os.Remove(filepath.Join(mp, detachedMarker)) // already gone
-			e.admin.rmdir(ctx, mp)
+			e.dropMountPoint(ctx, mp)
 			continue
 		}
 		if !e.orphan(ms, n, mp) {
@@ -297,7 +302,7 @@ func (e *Engine) sweepDetached(ctx context.Context, ms []mountEntry) {
 		}
 		if e.removeZRAM(ctx, n) == nil {
 			os.Remove(filepath.Join(mp, detachedMarker))
-			e.admin.rmdir(ctx, mp)
+			e.dropMountPoint(ctx, mp)
 		}
 	}
 }
@@ -364,4 +369,21 @@ func parseExt4Super(sb []byte) (label, uuid string, err error) {
 		label = label[:i]
 	}
 	return label, hex.EncodeToString(sb[0x68:0x78]), nil
+}
+
+// readDetachedMarker reads mp's detached marker: a file root wrote (the
+// mount point may be the user's), not followed, bounded.
+func readDetachedMarker(mp string) ([]byte, error) {
+	path := filepath.Join(mp, detachedMarker)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Uid != 0 || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, fmt.Errorf("%s: not root's marker", path)
+	}
+	return io.ReadAll(io.LimitReader(f, 256))
 }

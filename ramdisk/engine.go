@@ -21,6 +21,8 @@ type Engine interface {
 	// after the device exists fails (format, mount, permissions), the device is
 	// removed before Create returns, and the error carries the failing tool's
 	// words. If that cleanup also fails, both errors are returned joined.
+	// With p.CacheFallback set, the fallback link is below the mount point
+	// before the disk is mounted, or Create fails.
 	Create(ctx context.Context, p Plan) (Volume, error)
 
 	// List returns the RAM disks mounted now, made by RAMBar or by hand
@@ -59,6 +61,10 @@ type Caps struct {
 	// TmpFSShare is the percentage of physical memory a tmpfs is cut to (macOS
 	// mount_tmpfs: 50, silently); 0 means no such limit.
 	TmpFSShare int `json:",omitempty"`
+	// KeepsMountPoints is true where a folder under MountRoot can outlive
+	// its disk (Linux /mnt/rambar), so a Plan.CacheFallback link can wait
+	// there; false where the system removes it with the disk (/Volumes).
+	KeepsMountPoints bool `json:"-"`
 }
 
 // Supports reports whether the engine can make fs.

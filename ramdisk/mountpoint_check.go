@@ -3,7 +3,6 @@ package ramdisk
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,7 +109,11 @@ func checkMountPoint(dir string, f mountPointFacts) (string, error) {
 	case owner(st) != f.uid && f.uid != 0:
 		return bad("the folder belongs to someone else")
 	}
-	if !emptyDir(real) {
+	anyOwner := f.uid
+	if f.uid == 0 {
+		anyOwner = -1
+	}
+	if CheckEmptyMountPoint(real, anyOwner) != nil {
 		return bad("the folder is not empty (the disk would hide what is in it)")
 	}
 	return real, nil
@@ -144,15 +147,4 @@ func systemWhy(p, home string) string {
 func within(p, dir string) bool {
 	dir = filepath.Clean(dir)
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
-}
-
-// emptyDir reports whether dir has nothing in it.
-func emptyDir(dir string) bool {
-	d, err := os.Open(dir)
-	if err != nil {
-		return false
-	}
-	defer d.Close()
-	_, err = d.Readdirnames(1)
-	return errors.Is(err, io.EOF)
 }

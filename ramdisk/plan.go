@@ -112,6 +112,13 @@ type Plan struct {
 	Notes      []Note `json:"notes"`
 	// Options are the extras asked for; Options.MountPoint, when set, is MountPoint.
 	Options VolumeOptions `json:"-"`
+	// CacheFallback, when set, is the folder the disk's cache targets fall
+	// back to while it is not mounted. Before mounting, the engine leaves the
+	// link MountPoint/FallbackLink -> CacheFallback on the file system below
+	// the mount point (or fails Create), and at eject it keeps that folder
+	// while the link leads to a folder that exists. Set only where mount
+	// points stay (Caps.KeepsMountPoints, or a mount point of the user's).
+	CacheFallback string `json:"-"`
 }
 
 // Summary is the plan's first line: "Scratch: 4 GiB APFS, grows as written".

@@ -1,0 +1,100 @@
+//go:build linux
+
+package linux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"rambar/ramdisk"
+)
+
+// leaveFallback makes the link MP/Caches -> target on the file system below
+// the mount point, before a disk is mounted there (ramdisk.Plan.CacheFallback).
+// The folder must be a real folder, the disk owner's: one of root's (the
+// engine just made it, or an older RAMBar did) is given to the owner
+// through admin, so the link and what apps write through it while the disk
+// is away are theirs; one of another user's is refused. Nothing there is
+// followed: the link is read, replaced and made relative to the folder's
+// descriptor (O_NOFOLLOW), and a link of the owner's that leads elsewhere
+// (an older data folder) is replaced.
+func (e *Engine) leaveFallback(ctx context.Context, mp, target string) error {
+	if !filepath.IsAbs(target) {
+		return fmt.Errorf("cache fallback %q is not an absolute path", target)
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(mp, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return fmt.Errorf("%w: %s is there and is not a folder", ramdisk.ErrExists, mp)
+	}
+	switch int(st.Uid) {
+	case e.uid:
+	case 0:
+		if err := e.admin.chown(ctx, mp, e.uid, e.gid); err != nil {
+			return fmt.Errorf("chown %s: %w", mp, err)
+		}
+	default:
+		return fmt.Errorf("%w: %s belongs to another user (uid %d)", ramdisk.ErrExists, mp, st.Uid)
+	}
+	fd, err := unix.Open(mp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: mp, Err: err}
+	}
+	defer unix.Close(fd)
+	if err := unix.Fstat(fd, &st); err != nil || int(st.Uid) != e.uid {
+		return fmt.Errorf("%w: %s changed while it was being checked", ramdisk.ErrExists, mp)
+	}
+	buf := make([]byte, 4096)
+	n, err := unix.Readlinkat(fd, ramdisk.FallbackLink, buf)
+	switch {
+	case err == nil && string(buf[:n]) == target:
+		return nil
+	case err == nil:
+		var lst unix.Stat_t
+		if err := unix.Fstatat(fd, ramdisk.FallbackLink, &lst, unix.AT_SYMLINK_NOFOLLOW); err != nil || int(lst.Uid) != e.uid {
+			return fmt.Errorf("%w: %s/%s is a link of another user's", ramdisk.ErrExists, mp, ramdisk.FallbackLink)
+		}
+		if err := unix.Unlinkat(fd, ramdisk.FallbackLink, 0); err != nil {
+			return &os.PathError{Op: "unlink", Path: filepath.Join(mp, ramdisk.FallbackLink), Err: err}
+		}
+	case !errors.Is(err, unix.ENOENT):
+		return fmt.Errorf("%w: %s/%s is there and is not RAMBar's link", ramdisk.ErrExists, mp, ramdisk.FallbackLink)
+	}
+	if err := unix.Symlinkat(target, fd, ramdisk.FallbackLink); err != nil {
+		return &os.PathError{Op: "symlink", Path: filepath.Join(mp, ramdisk.FallbackLink), Err: err}
+	}
+	if os.Geteuid() == 0 { // as the user (pkexec), the link is theirs already
+		if err := unix.Fchownat(fd, ramdisk.FallbackLink, e.uid, e.gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return &os.PathError{Op: "chown", Path: filepath.Join(mp, ramdisk.FallbackLink), Err: err}
+		}
+	}
+	return nil
+}
+
+// dropMountPoint removes an ejected disk's mount point folder, best effort
+// (an empty folder left behind blocks nothing). A folder whose fallback
+// link leads to a folder that exists stays: cache targets lead through it
+// while the disk is away. A link that leads nowhere (no cache is on the
+// disk any more) is removed with the folder; a folder holding anything else
+// is left as it is.
+func (e *Engine) dropMountPoint(ctx context.Context, mp string) {
+	link := filepath.Join(mp, ramdisk.FallbackLink)
+	if target, err := os.Readlink(link); err == nil {
+		if st, err := os.Stat(target); err == nil && st.IsDir() && filepath.IsAbs(target) {
+			return
+		}
+		os.Remove(link)
+	}
+	if d, err := os.Open(mp); err == nil {
+		names, _ := d.Readdirnames(1)
+		d.Close()
+		if len(names) > 0 {
+			return
+		}
+	}
+	e.admin.rmdir(ctx, mp)
+}
