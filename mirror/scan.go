@@ -214,7 +214,7 @@ func readDir(dir, rel string) (local []scanned, subdirs []string, skipped []NotK
 			r = rel + "/" + n
 		}
 		var s unix.Stat_t
-		if err := unix.Fstatat(fd, n, &s, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := lstatAt(fd, n, &s); err != nil {
 			if errors.Is(err, unix.ENOENT) {
 				continue // deleted while we looked: not part of this save
 			}
