@@ -35,15 +35,11 @@ import (
 // modification time; their owner is unknown, so a restore as root leaves
 // the owner it makes).
 //
-// An index file: magic, snapshot, disk ID, then per path the path, inode,
-// ctime, mtime, size and mode. Version 2 is exact (see index), version 1
-// is not.
+// The index file's format is in indexcodec.go.
 const (
 	manifestMagic   = "RAMBAR-MANIFEST-3\n"
 	manifestMagicV2 = "RAMBAR-MANIFEST-2\n"
 	manifestMagicV1 = "RAMBAR-MANIFEST-1\n"
-	indexMagic      = "RAMBAR-INDEX-2\n"
-	indexMagicV1    = "RAMBAR-INDEX-1\n"
 )
 
 // Entry flags: the owner was not recorded; the file is sparse (Extents
@@ -327,56 +323,4 @@ func decodeEntry(d *decoder, version int) Entry {
 		}
 	}
 	return x
-}
-
-// encodeIndex writes x: exact as version 2, else as version 1.
-func encodeIndex(x *index) []byte {
-	n := 64
-	for _, p := range x.Paths {
-		n += 40 + len(p)
-	}
-	e := &encoder{b: make([]byte, 0, n)}
-	if x.Exact {
-		e.b = append(e.b, indexMagic...)
-	} else {
-		e.b = append(e.b, indexMagicV1...)
-	}
-	e.str(x.Snapshot)
-	e.str(x.DiskID)
-	e.uv(uint64(len(x.Paths)))
-	for i, p := range x.Paths {
-		id := x.Idents[i]
-		e.str(p)
-		e.uv(id.Ino)
-		e.sv(id.CTime)
-		e.sv(id.MTime)
-		e.sv(id.Size)
-		e.uv(uint64(id.Mode))
-	}
-	return e.b
-}
-
-// decodeIndex reads an index file.
-func decodeIndex(b []byte) (*index, error) {
-	d := &decoder{b: b}
-	exact := d.magic(indexMagic, indexMagicV1) == 0
-	x := &index{Snapshot: d.str(), DiskID: d.str(), Exact: exact}
-	n := d.count(6)
-	if d.bad {
-		return nil, errBadIndex
-	}
-	x.Paths, x.Idents = make([]string, 0, n), make([]ident, 0, n)
-	for i := 0; i < n && !d.bad; i++ {
-		x.Paths = append(x.Paths, d.str())
-		x.Idents = append(x.Idents, ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv(), Size: d.sv(), Mode: uint32(d.uv())})
-	}
-	if !d.end() || (x.Snapshot != "" && !validID(x.Snapshot)) {
-		return nil, errBadIndex
-	}
-	for i, p := range x.Paths {
-		if checkPath(p) != nil || (i > 0 && !pathLess(x.Paths[i-1], p)) {
-			return nil, errBadIndex
-		}
-	}
-	return x, nil
 }

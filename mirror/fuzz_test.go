@@ -50,20 +50,28 @@ func FuzzDecodeManifest(f *testing.F) {
 // testdata/fuzz/FuzzDecodeIndex). It must never panic; whatever it accepts
 // has clean paths in scan order and encodes back to the same index.
 func FuzzDecodeIndex(f *testing.F) {
-	f.Add(encodeIndex(&index{Snapshot: "20260101T000000.000001Z", Exact: true, Paths: []string{".", "a"}, Idents: []ident{{}, {Ino: 1}}}))
+	f.Add(encodeIndexOf("20260101T000000.000001Z", "", []string{".", "a", "a/b", "ab"}, []ident{{}, {Ino: 1}, {Ino: 9, MTime: 3}, {}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x, err := decodeIndex(b)
 		if err != nil {
 			return
 		}
-		for i, p := range x.Paths {
-			if checkPath(p) != nil || (i > 0 && !pathLess(x.Paths[i-1], p)) {
+		ps, ids, err := indexEntries(x)
+		if err != nil {
+			t.Fatalf("accepted, then failed to walk: %v", err)
+		}
+		for i, p := range ps {
+			if checkPath(p) != nil || (i > 0 && !pathLess(ps[i-1], p)) {
 				t.Fatalf("accepted path %q", p)
 			}
 		}
-		again, err := decodeIndex(encodeIndex(x))
-		if err != nil || !reflect.DeepEqual(x, again) {
+		again, err := decodeIndex(encodeIndexOf(x.Snapshot, x.DiskID, ps, ids))
+		if err != nil || again.Snapshot != x.Snapshot || again.DiskID != x.DiskID {
 			t.Fatalf("round trip: %+v %v", again, err)
+		}
+		ps2, ids2, err := indexEntries(again)
+		if err != nil || !reflect.DeepEqual(ps, ps2) || !reflect.DeepEqual(ids, ids2) {
+			t.Fatalf("round trip: %v %v %v", ps2, ids2, err)
 		}
 	})
 }
@@ -84,7 +92,8 @@ func TestFuzzSeedsDecodeAsNamed(t *testing.T) {
 		{"FuzzDecodeManifest", "v3-hardlink-climbs", false}, {"FuzzDecodeManifest", "v3-fifo-with-data", false},
 		{"FuzzDecodeManifest", "v3-bad-nsec", false},
 		{"FuzzDecodeIndex", "v2", true}, {"FuzzDecodeIndex", "v1", true}, {"FuzzDecodeIndex", "store-v1", true},
-		{"FuzzDecodeIndex", "dotdot", false},
+		{"FuzzDecodeIndex", "dotdot", false}, {"FuzzDecodeIndex", "v3", true},
+		{"FuzzDecodeIndex", "v3-prefix-past-previous", false}, {"FuzzDecodeIndex", "v3-out-of-order", false},
 	}
 	for _, c := range cases {
 		b, err := os.ReadFile(filepath.Join("testdata/fuzz", c.fuzz, c.name))

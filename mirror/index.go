@@ -8,64 +8,73 @@ import (
 
 // index records the identity of the disk's files as of a save or restore of
 // snapshot Snapshot on the disk whose marker is DiskID: paths in scan order
-// (pathLess) with their identities. It is a compact binary file (codec.go),
-// because a save with nothing changed reads it whole and compares, and
-// little else.
+// (pathLess) with their identities. It is a compact binary file
+// (indexcodec.go), because a save with nothing changed reads it whole and
+// compares, and little else: the entries stay encoded and are compared as
+// they are read (walk), so the comparison makes no string per path.
 //
-// Exact (version 2 files) promises that Paths are exactly the paths of
-// Snapshot's tree, no more and no fewer: a save may then record only what
-// changed (a delta manifest), taking every path with an unchanged identity
-// from Snapshot and every indexed path no longer on the disk as removed.
-// Version 1 files (older saves and restores) promise less and are only
-// used to skip reading unchanged files.
+// Exact (version 2 and 3 files) promises that the paths are exactly the
+// paths of Snapshot's tree, no more and no fewer: a save may then record
+// only what changed (a delta manifest), taking every path with an
+// unchanged identity from Snapshot and every indexed path no longer on the
+// disk as removed. Version 1 files (older saves and restores) promise less
+// and are only used to skip reading unchanged files.
 type index struct {
 	Snapshot string
 	DiskID   string
 	Exact    bool
-	Paths    []string
-	Idents   []ident
+	version  int    // of the file's format: 1, 2 or 3
+	n        int    // entries
+	body     []byte // the encoded entries
 }
 
-// indexOf is the exact index of a save of items as snapshot.
-func indexOf(snapshot, diskID string, items []scanned) *index {
-	x := &index{Snapshot: snapshot, DiskID: diskID, Exact: true, Paths: make([]string, len(items)), Idents: make([]ident, len(items))}
-	for i, it := range items {
-		x.Paths[i], x.Idents[i] = it.rel, it.id
+// indexOf is the exact index of a save of items as snapshot, encoded.
+func indexOf(snapshot, diskID string, items []scanned) []byte {
+	w := newIndexWriter(snapshot, diskID, len(items))
+	for i := range items {
+		w.add(items[i].rel, items[i].id)
 	}
-	return x
+	return w.bytes()
 }
 
-// restoredIndex is the exact index of a restore of snapshot id: the
-// snapshot's paths (entries), with the identities the disk now shows
+// restoredIndex is the exact index of a restore of snapshot id, encoded:
+// the snapshot's paths (entries), with the identities the disk now shows
 // (items); a path the disk lacks gets none, so the next save records it as
 // removed, and a path only the disk has is not indexed, so it is saved.
-func restoredIndex(id, diskID string, entries []Entry, items []scanned) *index {
-	x := &index{Snapshot: id, DiskID: diskID, Exact: true, Paths: make([]string, len(entries)), Idents: make([]ident, len(entries))}
+func restoredIndex(id, diskID string, entries []Entry, items []scanned) []byte {
+	w := newIndexWriter(id, diskID, len(entries))
 	j := 0
-	for i, e := range entries {
-		x.Paths[i] = e.Path
-		for j < len(items) && pathLess(items[j].rel, e.Path) {
+	for i := range entries {
+		p := entries[i].Path
+		for j < len(items) && pathLess(items[j].rel, p) {
 			j++
 		}
-		if j < len(items) && items[j].rel == e.Path {
-			x.Idents[i] = items[j].id
+		var id ident
+		if j < len(items) && items[j].rel == p {
+			id = items[j].id
 		}
+		w.add(p, id)
 	}
-	return x
+	return w.bytes()
 }
 
 // matches reports whether items (in scan order) are exactly the indexed
-// paths with the indexed identities: nothing added, removed or changed.
+// paths with the indexed identities: nothing added, removed or changed. A
+// damaged index matches nothing.
 func (x *index) matches(items []scanned) bool {
-	if len(items) != len(x.Paths) {
+	if len(items) != x.n {
 		return false
 	}
-	for i, it := range items {
-		if it.rel != x.Paths[i] || !sameIdent(it.rel, it.id, x.Idents[i]) {
+	i := 0
+	err := x.walk(func(p []byte, id ident) bool {
+		it := &items[i]
+		if string(p) != it.rel || !sameIdent(it.rel, it.id, id) {
 			return false
 		}
-	}
-	return true
+		i++
+		return true
+	})
+	return err == nil && i == len(items)
 }
 
 // sameIdent compares two identities of path rel. The top folder's times
@@ -87,46 +96,53 @@ type indexDiff struct {
 }
 
 // diffIndex compares items (in scan order) with x; a nil x knows nothing,
-// so every item is changed and nothing is gone.
-func diffIndex(x *index, items []scanned) indexDiff {
-	d := indexDiff{same: make([]bool, len(items)), changed: len(items)}
+// so every item is changed and nothing is gone. ok is false when x is
+// damaged: the diff is then nil's, and x must not be used.
+func diffIndex(x *index, items []scanned) (d indexDiff, ok bool) {
+	d = indexDiff{same: make([]bool, len(items)), changed: len(items)}
 	if x == nil {
-		return d
+		return d, true
 	}
-	xi := 0
-	for i, it := range items {
-		for xi < len(x.Paths) && pathLess(x.Paths[xi], it.rel) {
-			d.gone = append(d.gone, x.Paths[xi])
-			xi++
+	i := 0
+	err := x.walk(func(p []byte, id ident) bool {
+		for i < len(items) && pathLess(items[i].rel, p) {
+			i++ // added, or changed from another kind: not the same
 		}
-		if xi < len(x.Paths) && x.Paths[xi] == it.rel {
-			if d.same[i] = sameIdent(it.rel, it.id, x.Idents[xi]); d.same[i] {
+		if i < len(items) && items[i].rel == string(p) {
+			if d.same[i] = sameIdent(items[i].rel, items[i].id, id); d.same[i] {
 				d.changed--
 			}
-			xi++
+			i++
+		} else {
+			d.gone = append(d.gone, string(p))
 		}
+		return true
+	})
+	if err != nil {
+		return indexDiff{same: make([]bool, len(items)), changed: len(items)}, false
 	}
-	d.gone = append(d.gone, x.Paths[xi:]...)
-	return d
+	return d, true
 }
 
-// loadIndex reads the store's index; nil when there is none or it is damaged.
+// loadIndex reads the store's index; nil when there is none or its header
+// is damaged (damaged entries are found as they are walked).
 func (s *store) loadIndex() *index {
 	b, err := readBounded(s.path("index"), maxFile)
 	if err != nil {
 		return nil
 	}
-	x, err := decodeIndex(b)
+	x, err := openIndex(b)
 	if err != nil {
 		return nil
 	}
 	return x
 }
 
-// writeIndex replaces the index without fsync: it only saves work, and a
-// lost or torn one (rejected when read) costs a full copy, never data.
-func (s *store) writeIndex(x *index) error {
-	if err := atomicfile.WriteFast(s.path("index"), encodeIndex(x), 0o600); err != nil {
+// writeIndex replaces the index (as indexOf or restoredIndex encode it)
+// without fsync: it only saves work, and a lost or torn one (rejected when
+// read) costs a full copy, never data.
+func (s *store) writeIndex(b []byte) error {
+	if err := atomicfile.WriteFast(s.path("index"), b, 0o600); err != nil {
 		return noSpace(fmt.Errorf("write index: %w", err))
 	}
 	return nil

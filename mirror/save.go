@@ -96,7 +96,10 @@ type savePlan struct {
 // index is exact and the change small, else the whole tree, reusing the
 // entries of the snapshot the index describes for unchanged paths.
 func (s *store) plan(root, curID string, idx *index, items []scanned) (*savePlan, error) {
-	d := diffIndex(idx, items)
+	d, ok := diffIndex(idx, items)
+	if !ok {
+		idx = nil // damaged: trusted for nothing
+	}
 	var delta *manifest // the previous changes a new delta builds on
 	if idx != nil && idx.Exact {
 		delta = s.deltaBase(idx.Snapshot, d.changed+len(d.gone))

@@ -20,7 +20,7 @@ func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
 		}
 		return out
 	}
-	x := &index{Paths: []string{".", "a", "a/b", "c"}, Idents: []ident{id(1), id(2), id(3), id(4)}}
+	x := indexFor(t, []string{".", "a", "a/b", "c"}, []ident{id(1), id(2), id(3), id(4)})
 	cases := []struct {
 		name    string
 		x       *index
@@ -36,8 +36,8 @@ func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
 		{"identity changed", x, []scanned{{rel: ".", id: id(1)}, {rel: "a", id: id(9)}, {rel: "a/b", id: id(3)}, {rel: "c", id: id(4)}}, []bool{true, false, true, true}, nil, 1},
 	}
 	for _, c := range cases {
-		d := diffIndex(c.x, c.items)
-		if !reflect.DeepEqual(d.same, c.same) || !reflect.DeepEqual(d.gone, c.gone) || d.changed != c.changed {
+		d, ok := diffIndex(c.x, c.items)
+		if !ok || !reflect.DeepEqual(d.same, c.same) || !reflect.DeepEqual(d.gone, c.gone) || d.changed != c.changed {
 			t.Errorf("%s: same %v gone %v changed %d; want %v %v %d", c.name, d.same, d.gone, d.changed, c.same, c.gone, c.changed)
 		}
 	}

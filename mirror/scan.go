@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -121,46 +122,72 @@ func linkGroups(items []scanned) {
 	}
 }
 
-// readTree lists every folder under root, a goroutine per folder with at
-// most 8 reading at once: the entries of each folder by its path, sorted.
+// readTree lists every folder under root with a few workers (one per core,
+// at least two, at most eight: a scan is system calls, and more workers
+// than cores only add switches): the entries of each folder by its path,
+// sorted.
 func readTree(root string) (map[string][]scanned, []NotKept, error) {
-	var (
-		mu      sync.Mutex
-		byDir   = map[string][]scanned{}
-		notKept []NotKept
-		errs    []error
-		wg      sync.WaitGroup
-		sem     = make(chan struct{}, 8)
-		visit   func(rel string)
-	)
-	visit = func(rel string) {
-		defer wg.Done()
-		sem <- struct{}{}
-		local, subdirs, skipped, err := readDir(filepath.Join(root, filepath.FromSlash(rel)), rel)
-		<-sem
-		if err != nil {
-			mu.Lock()
-			errs = append(errs, err)
-			mu.Unlock()
-			return
-		}
-		slices.SortFunc(local, func(a, b scanned) int { return strings.Compare(a.rel, b.rel) })
-		mu.Lock()
-		byDir[rel] = local
-		notKept = append(notKept, skipped...)
-		mu.Unlock()
-		for _, d := range subdirs {
-			wg.Add(1)
-			go visit(d)
-		}
+	q := &dirQueue{dirs: []string{"."}, pending: 1, byDir: map[string][]scanned{}}
+	q.cond = sync.NewCond(&q.mu)
+	var wg sync.WaitGroup
+	for range min(max(runtime.GOMAXPROCS(0), 2), 8) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rel, ok := q.next(); ok; rel, ok = q.next() {
+				local, subdirs, skipped, err := readDir(filepath.Join(root, filepath.FromSlash(rel)), rel)
+				slices.SortFunc(local, func(a, b scanned) int { return strings.Compare(a.rel, b.rel) })
+				q.done(rel, local, subdirs, skipped, err)
+			}
+		}()
 	}
-	wg.Add(1)
-	visit(".")
 	wg.Wait()
-	if len(errs) > 0 {
-		return nil, nil, errors.Join(errs...)
+	if len(q.errs) > 0 {
+		return nil, nil, errors.Join(q.errs...)
 	}
-	return byDir, notKept, nil
+	return q.byDir, q.notKept, nil
+}
+
+// dirQueue is readTree's work: folders still to read, and what was read.
+type dirQueue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	dirs    []string // to read
+	pending int      // folders queued or being read
+	byDir   map[string][]scanned
+	notKept []NotKept
+	errs    []error
+}
+
+// next takes a folder to read; false when every folder has been read.
+func (q *dirQueue) next() (string, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.dirs) == 0 && q.pending > 0 {
+		q.cond.Wait()
+	}
+	if len(q.dirs) == 0 {
+		return "", false
+	}
+	rel := q.dirs[len(q.dirs)-1]
+	q.dirs = q.dirs[:len(q.dirs)-1]
+	return rel, true
+}
+
+// done records folder rel's entries and queues its subfolders.
+func (q *dirQueue) done(rel string, local []scanned, subdirs []string, skipped []NotKept, err error) {
+	q.mu.Lock()
+	if err != nil {
+		q.errs = append(q.errs, err)
+	} else {
+		q.byDir[rel] = local
+		q.notKept = append(q.notKept, skipped...)
+		q.dirs = append(q.dirs, subdirs...)
+		q.pending += len(subdirs)
+	}
+	q.pending--
+	q.mu.Unlock()
+	q.cond.Broadcast()
 }
 
 // direntBufs are getdents buffers, reused: a scan reads thousands of folders.
@@ -187,7 +214,7 @@ func readDir(dir, rel string) (local []scanned, subdirs []string, skipped []NotK
 			r = rel + "/" + n
 		}
 		var s unix.Stat_t
-		if err := unix.Fstatat(fd, n, &s, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := lstatAt(fd, n, &s); err != nil {
 			if errors.Is(err, unix.ENOENT) {
 				continue // deleted while we looked: not part of this save
 			}
@@ -231,11 +258,19 @@ func dirNames(fd int) ([]string, error) {
 }
 
 // pathLess orders paths so that a folder comes right before its contents:
-// "." first, then component by component.
-func pathLess(a, b string) bool {
-	if a == "." || b == "." {
-		return a == "." && b != "."
+// "." first, then component by component. Either path may be a string or
+// bytes still encoded (the index's).
+func pathLess[A, B ~string | ~[]byte](a A, b B) bool {
+	aDot, bDot := len(a) == 1 && a[0] == '.', len(b) == 1 && b[0] == '.'
+	if aDot || bDot {
+		return aDot && !bDot
 	}
+	return componentLess(a, b)
+}
+
+// componentLess is pathLess for paths other than ".", or for what follows
+// a prefix two paths share.
+func componentLess[A, B ~string | ~[]byte](a A, b B) bool {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		x, y := a[i], b[i]
 		if x == y {

@@ -155,19 +155,36 @@ func (s *store) readManifest(id string, entries bool) (*manifest, error) {
 	return s.readFile(id, false, entries)
 }
 
+// headerRead is how much of a manifest is read for its header alone.
+const headerRead = 64 << 10
+
 // readFile is readManifest that, with hidden, also finds a hidden base.
 func (s *store) readFile(id string, hidden, entries bool) (*manifest, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("read snapshot %q: not a snapshot ID: %w", id, fs.ErrNotExist)
 	}
-	b, err := readBounded(s.path("snapshots", id+".snap"), maxFile)
+	// Without its entries only the header is needed: its first bytes, most
+	// often (a save with nothing changed reads no more of a large manifest).
+	limit := int64(maxFile)
+	if !entries {
+		limit = headerRead
+	}
+	name := s.path("snapshots", id+".snap")
+	b, whole, err := readPrefix(name, maxFile, limit)
 	if hidden && errors.Is(err, fs.ErrNotExist) {
-		b, err = readBounded(s.path("snapshots", id+".base"), maxFile)
+		name = s.path("snapshots", id+".base")
+		b, whole, err = readPrefix(name, maxFile, limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
 	m, err := decodeManifest(b, entries)
+	if err != nil && !whole {
+		if b, err = readBounded(name, maxFile); err != nil {
+			return nil, fmt.Errorf("read snapshot %s: %w", id, err)
+		}
+		m, err = decodeManifest(b, entries)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
 	}

@@ -21,18 +21,73 @@ func TestPathLessPutsFoldersBeforeTheirContents(t *testing.T) {
 }
 
 func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
-	x := &index{Snapshot: "20260101T000000.000001Z", DiskID: "d", Paths: []string{".", "a", "a/b"},
-		Idents: []ident{{Ino: 1, CTime: -5, MTime: 7, Size: 0, Mode: 0o40755}, {Ino: 2, Size: 99}, {Ino: 3, CTime: 1 << 60}}}
-	b := encodeIndex(x)
+	paths := []string{".", "a", "a/b", "a/b/c", "a/bc", "b"}
+	ids := []ident{{Ino: 1, CTime: -5, MTime: 7, Size: 0, Mode: 0o40755}, {Ino: 2, Size: 99}, {Ino: 3, CTime: 1 << 60},
+		{Ino: 1 << 63, CTime: -1 << 62, MTime: 1 << 62}, {Ino: 0, CTime: 1 << 62, MTime: -1 << 62}, {Ino: ^uint64(0), Mode: ^uint32(0)}}
+	b := encodeIndexOf("20260101T000000.000001Z", "d", paths, ids)
 	got, err := decodeIndex(b)
-	if err != nil || !reflect.DeepEqual(got, x) {
+	if err != nil || got.Snapshot != "20260101T000000.000001Z" || got.DiskID != "d" || !got.Exact {
 		t.Fatalf("round trip = %+v, %v", got, err)
 	}
-	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte{}, b...), 0), []byte("RAMBAR-INDEX-2\n"), make([]byte, len(b))} {
+	if ps, is, err := indexEntries(got); err != nil || !reflect.DeepEqual(ps, paths) || !reflect.DeepEqual(is, ids) {
+		t.Fatalf("round trip = %v %v, %v", ps, is, err)
+	}
+	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte{}, b...), 0), []byte("RAMBAR-INDEX-3\n"), make([]byte, len(b))} {
 		if _, err := decodeIndex(bad); err == nil {
 			t.Errorf("decodeIndex accepted %d damaged bytes", len(bad))
 		}
 	}
+	for name, ps := range map[string][]string{
+		"out of order": {".", "b", "a"}, "dotdot": {".", "a/.."}, "twice": {".", "a", "a"}, "slash": {".", "a/"},
+	} {
+		if _, err := decodeIndex(encodeIndexOf("", "d", ps, make([]ident, len(ps)))); err == nil {
+			t.Errorf("%s: decodeIndex accepted %q", name, ps)
+		}
+	}
+	// A shared prefix longer than the previous path is refused.
+	w := newIndexWriter("", "d", 2)
+	w.add(".", ident{})
+	w.e.uv(5)
+	w.e.str("x")
+	w.e.sv(0)
+	w.e.sv(0)
+	w.e.sv(0)
+	w.e.sv(0)
+	w.e.uv(0)
+	if _, err := decodeIndex(w.bytes()); err == nil {
+		t.Error("decodeIndex accepted a prefix past the previous path")
+	}
+}
+
+// encodeIndexOf is the index of paths (any order: the writer does not
+// check, so tests can make damaged ones) with ids.
+func encodeIndexOf(snapshot, diskID string, paths []string, ids []ident) []byte {
+	w := newIndexWriter(snapshot, diskID, len(paths))
+	for i, p := range paths {
+		w.add(p, ids[i])
+	}
+	return w.bytes()
+}
+
+// indexFor is encodeIndexOf opened as a save would.
+func indexFor(t testing.TB, paths []string, ids []ident) *index {
+	t.Helper()
+	x, err := openIndex(encodeIndexOf("", "", paths, ids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// indexEntries lists x's paths and identities.
+func indexEntries(x *index) ([]string, []ident, error) {
+	var ps []string
+	var ids []ident
+	err := x.walk(func(p []byte, id ident) bool {
+		ps, ids = append(ps, string(p)), append(ids, id)
+		return true
+	})
+	return ps, ids, err
 }
 
 func TestScanOrderIsPathLess(t *testing.T) {

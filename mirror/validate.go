@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -27,24 +28,31 @@ const (
 // readBounded reads the regular file path (not through a symlink at its
 // end), refusing one larger than max before reading it.
 func readBounded(path string, max int64) ([]byte, error) {
+	b, _, err := readPrefix(path, max, max)
+	return b, err
+}
+
+// readPrefix is readBounded that reads at most the first limit bytes;
+// whole reports whether that was all of the file.
+func readPrefix(path string, max, limit int64) (b []byte, whole bool, err error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if !fi.Mode().IsRegular() || fi.Size() > max {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, max)
+		return nil, false, fmt.Errorf("%s: not a regular file of at most %d bytes", path, max)
 	}
-	b := make([]byte, fi.Size())
+	b = make([]byte, min(fi.Size(), limit))
 	n, err := io.ReadFull(f, b)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
+		return nil, false, err
 	}
-	return b[:n], nil
+	return b[:n], int64(n) == fi.Size(), nil
 }
 
 // validID reports whether id has newID's form: 20060102T150405.000000Z.
@@ -63,23 +71,32 @@ func validID(id string) bool {
 // checkPath refuses a path that is not "." or clean and relative: no
 // empty, ".", or ".." component, no leading or trailing slash, no NUL.
 func checkPath(p string) error {
-	if p == "." {
-		return nil
-	}
-	if p == "" || len(p) > maxPath || strings.IndexByte(p, 0) >= 0 {
+	if p != "." && !cleanFrom([]byte(p), 0) {
 		return fmt.Errorf("bad path %q", p)
 	}
-	for rest := p; ; {
-		c, more, found := strings.Cut(rest, "/")
-		if c == "" || c == "." || c == ".." || len(c) > maxName {
-			return fmt.Errorf("bad path %q", p)
+	return nil
+}
+
+// cleanFrom is checkPath's rule for a path other than "." whose components
+// before from (0, or just after a slash) are known to be clean: the index
+// checks only what each path adds to the one before it.
+func cleanFrom(p []byte, from int) bool {
+	if len(p) == 0 || len(p) > maxPath || bytes.IndexByte(p[from:], 0) >= 0 {
+		return false
+	}
+	for rest := p[from:]; ; {
+		c, more, found := bytes.Cut(rest, slash)
+		if len(c) == 0 || len(c) > maxName || (c[0] == '.' && (len(c) == 1 || (len(c) == 2 && c[1] == '.'))) {
+			return false
 		}
 		if !found {
-			return nil
+			return true
 		}
 		rest = more
 	}
 }
+
+var slash = []byte{'/'}
 
 // checkEntry checks one manifest entry on its own.
 func checkEntry(e *Entry) error {
