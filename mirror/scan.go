@@ -66,12 +66,14 @@ func reservedIn(dir string) func(name string) bool {
 // scan walks root and returns every entry (root first, then parents before
 // children, sorted by path), reading directories with a few goroutines.
 func scan(root string) ([]scanned, error) {
-	items, _, err := scanAll(root)
+	items, _, err := scanAll(root, 0)
 	return items, err
 }
 
-// scanAll is scan that also names the sockets and device nodes it skipped.
-func scanAll(root string) ([]scanned, []NotKept, error) {
+// scanAll is scan that also names the sockets and device nodes it skipped;
+// hint is about how many paths to expect (the index's count: the slice is
+// then made once, at its size).
+func scanAll(root string, hint int) ([]scanned, []NotKept, error) {
 	var st unix.Stat_t
 	if err := unix.Lstat(root, &st); err != nil {
 		return nil, nil, fmt.Errorf("lstat %s: %w", root, err)
@@ -79,27 +81,10 @@ func scanAll(root string) ([]scanned, []NotKept, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return nil, nil, fmt.Errorf("%s is not a folder", root)
 	}
-	byDir, notKept, err := readTree(root)
+	out, notKept, err := readTree(root, append(make([]scanned, 0, max(hint+hint/16, 64)), scannedOf(".", &st)))
 	if err != nil {
 		return nil, nil, err
 	}
-	// Depth first, siblings sorted: exactly pathLess order.
-	n := 1
-	for _, l := range byDir {
-		n += len(l)
-	}
-	out := make([]scanned, 0, n)
-	out = append(out, scannedOf(".", &st))
-	var emit func(rel string)
-	emit = func(rel string) {
-		for _, c := range byDir[rel] {
-			out = append(out, c)
-			if c.id.Mode&unix.S_IFMT == unix.S_IFDIR {
-				emit(c.rel)
-			}
-		}
-	}
-	emit(".")
 	linkGroups(out)
 	slices.SortFunc(notKept, func(a, b NotKept) int { return strings.Compare(a.Path, b.Path) })
 	return out, notKept, nil
@@ -122,12 +107,15 @@ func linkGroups(items []scanned) {
 	}
 }
 
-// readTree lists every folder under root with a few workers (one per core,
-// at least two, at most eight: a scan is system calls, and more workers
-// than cores only add switches): the entries of each folder by its path,
-// sorted.
-func readTree(root string) (map[string][]scanned, []NotKept, error) {
-	q := &dirQueue{dirs: []string{"."}, pending: 1, byDir: map[string][]scanned{}}
+// readTree appends every path under root to out in pathLess order (depth
+// first, siblings sorted) and returns it. A few workers (one per core, at
+// least two, at most eight: a scan is system calls, and more workers than
+// cores only add switches) read the folders, always the first one in that
+// order still to read, while this goroutine appends each folder's entries
+// as soon as its turn comes: the workers stay just ahead, so only a few
+// folders' entries are held besides out, never a second copy of the tree.
+func readTree(root string, out []scanned) ([]scanned, []NotKept, error) {
+	q := &dirQueue{todo: []string{"."}, read: map[string]dirRead{}}
 	q.cond = sync.NewCond(&q.mu)
 	var wg sync.WaitGroup
 	for range min(max(runtime.GOMAXPROCS(0), 2), 8) {
@@ -135,93 +123,194 @@ func readTree(root string) (map[string][]scanned, []NotKept, error) {
 		go func() {
 			defer wg.Done()
 			for rel, ok := q.next(); ok; rel, ok = q.next() {
-				local, subdirs, skipped, err := readDir(filepath.Join(root, filepath.FromSlash(rel)), rel)
-				slices.SortFunc(local, func(a, b scanned) int { return strings.Compare(a.rel, b.rel) })
-				q.done(rel, local, subdirs, skipped, err)
+				var r dirRead
+				var subdirs []string
+				r.buf = q.buffer()
+				subdirs, r.skipped, r.err = readDir(filepath.Join(root, filepath.FromSlash(rel)), rel, r.buf)
+				q.done(rel, r, subdirs)
 			}
 		}()
 	}
-	wg.Wait()
-	if len(q.errs) > 0 {
-		return nil, nil, errors.Join(q.errs...)
+	var notKept []NotKept
+	var errs []error
+	var emit func(rel string)
+	emit = func(rel string) {
+		r := q.take(rel)
+		if r.err != nil {
+			errs = append(errs, r.err)
+			return
+		}
+		notKept = append(notKept, r.skipped...)
+		for _, c := range *r.buf {
+			out = append(out, c)
+			if c.id.Mode&unix.S_IFMT == unix.S_IFDIR {
+				emit(c.rel)
+			}
+		}
+		q.release(r.buf)
 	}
-	return q.byDir, q.notKept, nil
+	emit(".")
+	q.stop()
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	return out, notKept, nil
 }
 
-// dirQueue is readTree's work: folders still to read, and what was read.
+// dirRead is one folder as a worker read it: its entries in buf, given
+// back (dirQueue.release) once they are appended.
+type dirRead struct {
+	buf     *[]scanned
+	skipped []NotKept
+	err     error
+}
+
+// dirQueue is readTree's work: folders still to read (todo, a heap in
+// pathLess order) and folders read but not yet appended.
 type dirQueue struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
-	dirs    []string // to read
-	pending int      // folders queued or being read
-	byDir   map[string][]scanned
-	notKept []NotKept
-	errs    []error
+	todo    []string
+	read    map[string]dirRead
+	free    []*[]scanned // lists appended already, for the next folders
+	stopped bool
 }
 
-// next takes a folder to read; false when every folder has been read.
+// buffer is a list for a worker to fill: a used one when there is one.
+func (q *dirQueue) buffer() *[]scanned {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n := len(q.free); n > 0 {
+		b := q.free[n-1]
+		q.free = q.free[:n-1]
+		return b
+	}
+	return new([]scanned)
+}
+
+// release gives back a list whose entries are appended.
+func (q *dirQueue) release(b *[]scanned) {
+	q.mu.Lock()
+	q.free = append(q.free, b)
+	q.mu.Unlock()
+}
+
+// next takes the first folder still to read; false once stopped.
 func (q *dirQueue) next() (string, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for len(q.dirs) == 0 && q.pending > 0 {
+	for len(q.todo) == 0 && !q.stopped {
 		q.cond.Wait()
 	}
-	if len(q.dirs) == 0 {
+	if q.stopped {
 		return "", false
 	}
-	rel := q.dirs[len(q.dirs)-1]
-	q.dirs = q.dirs[:len(q.dirs)-1]
-	return rel, true
+	return heapPop(&q.todo), true
 }
 
-// done records folder rel's entries and queues its subfolders.
-func (q *dirQueue) done(rel string, local []scanned, subdirs []string, skipped []NotKept, err error) {
+// done records folder rel as read and queues its subfolders.
+func (q *dirQueue) done(rel string, r dirRead, subdirs []string) {
 	q.mu.Lock()
-	if err != nil {
-		q.errs = append(q.errs, err)
-	} else {
-		q.byDir[rel] = local
-		q.notKept = append(q.notKept, skipped...)
-		q.dirs = append(q.dirs, subdirs...)
-		q.pending += len(subdirs)
+	q.read[rel] = r
+	for _, d := range subdirs {
+		heapPush(&q.todo, d)
 	}
-	q.pending--
 	q.mu.Unlock()
 	q.cond.Broadcast()
+}
+
+// take waits until folder rel is read and hands it over.
+func (q *dirQueue) take(rel string) dirRead {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for {
+		if r, ok := q.read[rel]; ok {
+			delete(q.read, rel)
+			return r
+		}
+		q.cond.Wait()
+	}
+}
+
+// stop ends the workers: every folder has been taken (or one failed, and
+// the rest are not needed).
+func (q *dirQueue) stop() {
+	q.mu.Lock()
+	q.stopped = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// heapPush and heapPop keep h a min-heap in pathLess order.
+func heapPush(h *[]string, s string) {
+	*h = append(*h, s)
+	for i := len(*h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !pathLess((*h)[i], (*h)[p]) {
+			break
+		}
+		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
+		i = p
+	}
+}
+
+func heapPop(h *[]string) string {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(a) && pathLess(a[l], a[m]) {
+			m = l
+		}
+		if r < len(a) && pathLess(a[r], a[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
 }
 
 // direntBufs are getdents buffers, reused: a scan reads thousands of folders.
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// readDir lists one folder and lstats its entries relative to the folder's
-// descriptor (no path walk per entry, no poller registration as os.Open
-// does), keeping files, folders, symlinks and FIFOs; sockets and device
-// nodes are named in skipped.
-func readDir(dir, rel string) (local []scanned, subdirs []string, skipped []NotKept, err error) {
+// readDir lists one folder into list (its old contents dropped), sorted,
+// and lstats its entries relative to the folder's descriptor (no path walk
+// per entry, no poller registration as os.Open does), keeping files,
+// folders, symlinks and FIFOs; sockets and device nodes are named in
+// skipped.
+func readDir(dir, rel string, list *[]scanned) (subdirs []string, skipped []NotKept, err error) {
+	*list = (*list)[:0]
 	fd, err := openNoAtime(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
 	}
 	defer unix.Close(fd)
-	names, err := dirNames(fd)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
-	}
-	local = make([]scanned, 0, len(names))
-	for _, n := range names {
-		r := n
-		if rel != "." {
-			r = rel + "/" + n
+	all := *list
+	var statErr error
+	err = statEntries(fd, func(n []byte, s *unix.Stat_t, err error) error {
+		if errors.Is(err, unix.ENOENT) {
+			return nil // deleted while we looked: not part of this save
 		}
-		var s unix.Stat_t
-		if err := lstatAt(fd, n, &s); err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				continue // deleted while we looked: not part of this save
+		if err != nil {
+			statErr = fmt.Errorf("lstat %s: %w", filepath.Join(dir, string(n)), err)
+			return statErr
+		}
+		var r string
+		if rel == "." {
+			if r = string(n); isReserved(fd, r, s) {
+				return nil
 			}
-			return nil, nil, nil, fmt.Errorf("lstat %s: %w", filepath.Join(dir, n), err)
-		}
-		if rel == "." && isReserved(fd, n, &s) {
-			continue
+		} else {
+			r = rel + "/" + string(n)
 		}
 		switch s.Mode & unix.S_IFMT {
 		case unix.S_IFREG, unix.S_IFLNK, unix.S_IFIFO:
@@ -229,14 +318,23 @@ func readDir(dir, rel string) (local []scanned, subdirs []string, skipped []NotK
 			subdirs = append(subdirs, r)
 		case unix.S_IFSOCK:
 			skipped = append(skipped, NotKept{Path: r, Why: "a socket: only the process serving it can make it again"})
-			continue
+			return nil
 		default:
 			skipped = append(skipped, NotKept{Path: r, Why: "a device node: not contents"})
-			continue
+			return nil
 		}
-		local = append(local, scannedOf(r, &s))
+		all = append(all, scannedOf(r, s))
+		return nil
+	})
+	if statErr != nil {
+		return nil, nil, statErr
 	}
-	return local, subdirs, skipped, nil
+	if err != nil {
+		return nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
+	}
+	slices.SortFunc(all, func(a, b scanned) int { return strings.Compare(a.rel, b.rel) })
+	*list = all
+	return subdirs, skipped, nil
 }
 
 // dirNames reads the names in the open folder fd (getdents).
