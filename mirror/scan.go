@@ -115,8 +115,7 @@ func linkGroups(items []scanned) {
 // as soon as its turn comes: the workers stay just ahead, so only a few
 // folders' entries are held besides out, never a second copy of the tree.
 func readTree(root string, out []scanned) ([]scanned, []NotKept, error) {
-	q := &dirQueue{todo: []string{"."}, read: map[string]dirRead{}}
-	q.cond = sync.NewCond(&q.mu)
+	q := newDirQueue()
 	var wg sync.WaitGroup
 	for range min(max(runtime.GOMAXPROCS(0), 2), 8) {
 		wg.Add(1)
@@ -167,14 +166,26 @@ type dirRead struct {
 }
 
 // dirQueue is readTree's work: folders still to read (todo, a heap in
-// pathLess order) and folders read but not yet appended.
+// pathLess order) and folders read but not yet appended. Waking is exact
+// (a worker per queued folder, the appender only for the folder it
+// waits for): a broadcast per folder cost more in scheduler churn than the
+// reading.
 type dirQueue struct {
 	mu      sync.Mutex
-	cond    *sync.Cond
+	work    *sync.Cond // a folder was queued, or the scan stopped
+	ready   *sync.Cond // the folder the appender waits for was read
 	todo    []string
 	read    map[string]dirRead
 	free    []*[]scanned // lists appended already, for the next folders
+	want    string       // the folder the appender waits for, if any
+	idle    int          // workers waiting for work
 	stopped bool
+}
+
+func newDirQueue() *dirQueue {
+	q := &dirQueue{todo: []string{"."}, read: map[string]dirRead{}}
+	q.work, q.ready = sync.NewCond(&q.mu), sync.NewCond(&q.mu)
+	return q
 }
 
 // buffer is a list for a worker to fill: a used one when there is one.
@@ -201,7 +212,9 @@ func (q *dirQueue) next() (string, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for len(q.todo) == 0 && !q.stopped {
-		q.cond.Wait()
+		q.idle++
+		q.work.Wait()
+		q.idle--
 	}
 	if q.stopped {
 		return "", false
@@ -212,12 +225,17 @@ func (q *dirQueue) next() (string, bool) {
 // done records folder rel as read and queues its subfolders.
 func (q *dirQueue) done(rel string, r dirRead, subdirs []string) {
 	q.mu.Lock()
+	defer q.mu.Unlock()
 	q.read[rel] = r
 	for _, d := range subdirs {
 		heapPush(&q.todo, d)
 	}
-	q.mu.Unlock()
-	q.cond.Broadcast()
+	for range min(len(subdirs), q.idle) {
+		q.work.Signal()
+	}
+	if rel == q.want {
+		q.ready.Signal()
+	}
 }
 
 // take waits until folder rel is read and hands it over.
@@ -227,9 +245,11 @@ func (q *dirQueue) take(rel string) dirRead {
 	for {
 		if r, ok := q.read[rel]; ok {
 			delete(q.read, rel)
+			q.want = ""
 			return r
 		}
-		q.cond.Wait()
+		q.want = rel
+		q.ready.Wait()
 	}
 }
 
@@ -239,7 +259,7 @@ func (q *dirQueue) stop() {
 	q.mu.Lock()
 	q.stopped = true
 	q.mu.Unlock()
-	q.cond.Broadcast()
+	q.work.Broadcast()
 }
 
 // heapPush and heapPop keep h a min-heap in pathLess order.
