@@ -49,7 +49,7 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	if idx != nil && (idx.DiskID != diskID || idx.Snapshot == "") {
 		idx = nil
 	}
-	hint := 0
+	hint := inodesUsed(root) // the disk's file system holds the tree and little else
 	if idx != nil {
 		hint = idx.n
 	}

@@ -90,6 +90,17 @@ func scanAll(root string, hint int) ([]scanned, []NotKept, error) {
 	return out, notKept, nil
 }
 
+// inodesUsed is how many inodes the file system holding root uses (at most
+// 4 million), or 0 if it cannot tell: for the root of a RAM disk, about
+// how many paths a scan will find.
+func inodesUsed(root string) int {
+	var fs unix.Statfs_t
+	if unix.Statfs(root, &fs) != nil || fs.Ffree > fs.Files {
+		return 0
+	}
+	return int(min(uint64(fs.Files-fs.Ffree), 4<<20))
+}
+
 // linkGroups marks every regular file with other links to its inode as a
 // hard link to the first of them in scan order.
 func linkGroups(items []scanned) {
