@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -80,7 +81,7 @@ func scanAll(root string, hint int) ([]scanned, []NotKept, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return nil, nil, fmt.Errorf("%s is not a folder", root)
 	}
-	out, notKept, err := readTree(root, append(make([]scanned, 0, max(hint+hint/16, 64)), scannedOf(".", &st)))
+	out, notKept, err := readTree(root, append(prefault(make([]scanned, 0, max(hint+hint/16, 64))), scannedOf(".", &st)))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -98,6 +99,21 @@ func inodesUsed(root string) int {
 		return 0
 	}
 	return int(min(uint64(fs.Files-fs.Ffree), 4<<20))
+}
+
+// prefault writes to every page of s's backing array before anything reads
+// it. A large fresh allocation is untouched memory: were the collector to
+// scan it first (it holds pointers), each page would be mapped read-only to
+// the zero page, and each first write after that a copy-on-write fault
+// that flushes every core's TLB (an interprocessor interrupt per page: a
+// seventh of a save-with-nothing-changed's time, measured with perf here).
+func prefault(s []scanned) []scanned {
+	all := s[:cap(s)]
+	step := max(4096/int(unsafe.Sizeof(scanned{})), 1)
+	for i := 0; i < len(all); i += step {
+		all[i] = scanned{}
+	}
+	return s
 }
 
 // linkGroups marks every regular file with other links to its inode as a
