@@ -44,7 +44,7 @@ func treeEntries(root string) ([]Entry, error) {
 // treeEntriesAll is treeEntries that also names what cannot be kept
 // (sockets, device nodes).
 func treeEntriesAll(root string) ([]Entry, []NotKept, error) {
-	items, notKept, err := scanAll(root)
+	items, notKept, err := scanAll(root, 0)
 	if err != nil {
 		return nil, nil, err
 	}

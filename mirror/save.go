@@ -49,7 +49,11 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	if idx != nil && (idx.DiskID != diskID || idx.Snapshot == "") {
 		idx = nil
 	}
-	items, notKept, err := scanAll(root)
+	hint := inodesUsed(root) // the disk's file system holds the tree and little else
+	if idx != nil {
+		hint = idx.n
+	}
+	items, notKept, err := scanAll(root, hint)
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}

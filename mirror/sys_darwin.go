@@ -69,8 +69,3 @@ func reservedName(_ int, name string, st *unix.Stat_t) bool {
 
 // oNoAtime: macOS has no O_NOATIME (its volumes mostly keep atimes lazily).
 const oNoAtime = 0
-
-// lstatAt is fstatat(fd, name, AT_SYMLINK_NOFOLLOW).
-func lstatAt(fd int, name string, st *unix.Stat_t) error {
-	return unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW)
-}

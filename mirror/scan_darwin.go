@@ -1,0 +1,25 @@
+//go:build darwin
+
+package mirror
+
+import "golang.org/x/sys/unix"
+
+// statEntries calls fn with the name and lstat of each entry of the open
+// folder fd ("." and ".." left out), or the error its lstat gave.
+func statEntries(fd int, fn func(name []byte, st *unix.Stat_t, err error) error) error {
+	names, err := dirNames(fd)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n == "." || n == ".." {
+			continue
+		}
+		var st unix.Stat_t
+		err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err := fn([]byte(n), &st, err); err != nil {
+			return err
+		}
+	}
+	return nil
+}
