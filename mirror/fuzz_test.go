@@ -83,6 +83,12 @@ func TestFuzzSeedsDecodeAsNamed(t *testing.T) {
 		{"FuzzDecodeManifest", "v3-extent-past-end", false}, {"FuzzDecodeManifest", "v3-hardlink-with-object", false},
 		{"FuzzDecodeManifest", "v3-hardlink-climbs", false}, {"FuzzDecodeManifest", "v3-fifo-with-data", false},
 		{"FuzzDecodeManifest", "v3-bad-nsec", false},
+		{"FuzzDecodeManifest", "v4-full", true}, {"FuzzDecodeManifest", "v4-delta", true},
+		{"FuzzDecodeManifest", "v4-truncated", false}, {"FuzzDecodeManifest", "v4-save-climbs", false},
+		{"FuzzDecodeManifest", "v4-save-not-in-table", false}, {"FuzzDecodeManifest", "v4-pack-before-start", false},
+		{"FuzzDecodeManifest", "v4-extents-overlap", false}, {"FuzzDecodeManifest", "v4-hardlink-with-object", false},
+		{"FuzzDecodeManifest", "v4-path-dotdot", false}, {"FuzzDecodeManifest", "v4-prefix-too-long", false},
+		{"FuzzDecodeManifest", "v4-bad-flags", false},
 		{"FuzzDecodeIndex", "v2", true}, {"FuzzDecodeIndex", "v1", true}, {"FuzzDecodeIndex", "store-v1", true},
 		{"FuzzDecodeIndex", "dotdot", false},
 	}

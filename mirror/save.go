@@ -112,7 +112,7 @@ func (s *store) plan(root, curID string, idx *index, items []scanned) (*savePlan
 		return nil, err
 	}
 	for i := range p.entries {
-		if e := &p.entries[i]; e.Kind == KindFile && e.Obj == "" && e.HardLink == "" {
+		if e := &p.entries[i]; e.Kind == KindFile && e.Obj.none() && e.HardLink == "" {
 			p.toCopy = append(p.toCopy, e)
 		}
 	}
@@ -262,7 +262,7 @@ func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entr
 		}
 		name := strconv.Itoa(k)
 		if k < len(packs) {
-			n, err := writePack(src, objs, name, id+"/"+name, packs[k])
+			n, err := writePack(src, objs, id, uint32(k), packs[k])
 			m.add(n, len(packs[k]))
 			return err
 		}
@@ -270,7 +270,7 @@ func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entr
 		if err := copyObject(src, objs, e, name, clone); err != nil {
 			return err
 		}
-		e.Obj = id + "/" + name
+		e.Obj = objName{Save: id, Num: uint32(k)}
 		m.add(e.Size, 1)
 		return nil
 	})

@@ -85,7 +85,7 @@ func TestPackGroupsPacksSmallFilesOnly(t *testing.T) {
 }
 
 func TestMergeDeltaFoldsChanges(t *testing.T) {
-	e := func(p, obj string) Entry { return Entry{Path: p, Kind: KindFile, Obj: obj} }
+	e := func(p, obj string) Entry { return Entry{Path: p, Kind: KindFile, Obj: objName{Save: obj}} }
 	cases := []struct {
 		name        string
 		prev        *manifest
@@ -135,7 +135,7 @@ func TestSavePhasesOneByOne(t *testing.T) {
 		t.Fatalf("copy: %d bytes, %v", copied, err)
 	}
 	for _, e := range p.toCopy {
-		if _, err := os.Stat(filepath.Join(s.dir, "objects", strings.Split(e.Obj, "@")[0])); err != nil {
+		if _, err := os.Stat(filepath.Join(s.dir, "objects", strings.Split(e.Obj.String(), "@")[0])); err != nil {
 			t.Errorf("%s: object %q: %v", e.Path, e.Obj, err)
 		}
 	}
