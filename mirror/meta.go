@@ -14,7 +14,7 @@ import (
 // entryOf reads the full metadata of a scanned path (xattrs, link target).
 func entryOf(root string, s scanned) (Entry, error) {
 	p := filepath.Join(root, filepath.FromSlash(s.rel))
-	e := Entry{Path: s.rel, Kind: kindOf(s.id.Mode), Mode: s.id.Mode & 0o7777, MTime: s.mtime, ATime: s.atime,
+	e := Entry{Path: s.rel, Kind: kindOf(s.id.Mode), Mode: s.id.Mode & 0o7777, MTime: s.mtime(), ATime: s.atime(),
 		UID: s.uid, GID: s.gid, HardLink: s.hardLink}
 	switch e.Kind {
 	case KindFile:

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // An entry's Obj names where its bytes are kept, relative to objects/:
@@ -108,83 +106,4 @@ func refsOf(entries []Entry) map[string][]uint32 {
 		refs[s] = slices.Compact(nums)
 	}
 	return refs
-}
-
-// Small files a save copies are packed: written one after another
-// into a few pack objects instead of one object each, since creating a
-// file on the store's disk costs far more than writing a few KiB.
-const (
-	packMax   = 64 << 10 // files up to this size are packed
-	packBytes = 8 << 20  // a pack is closed past this size
-	packFiles = 4096     // or with this many files, so that a tree of tiny files makes packs enough for the workers
-	// pushSize: an object this large is pushed to the disk (pushFile) as
-	// it closes, as packs are, so that gigabytes of dirty pages do not
-	// pile up for the final flush.
-	pushSize = packBytes
-)
-
-// packGroups splits the small files of toCopy into packs (each at least 2
-// files, at most about packBytes or packFiles files) and returns them and the other files.
-func packGroups(toCopy []*Entry) (packs [][]*Entry, single []*Entry) {
-	var small []*Entry
-	for _, e := range toCopy {
-		if e.Size <= packMax {
-			small = append(small, e)
-		} else {
-			single = append(single, e)
-		}
-	}
-	var cur []*Entry
-	var size int64
-	for _, e := range small {
-		cur = append(cur, e)
-		if size += e.Size; size >= packBytes || len(cur) >= packFiles {
-			packs, cur, size = append(packs, cur), nil, 0
-		}
-	}
-	if len(cur) > 0 {
-		packs = append(packs, cur)
-	}
-	// A pack of one is just an object.
-	for i := 0; i < len(packs); i++ {
-		if len(packs[i]) == 1 {
-			single = append(single, packs[i][0])
-			packs = append(packs[:i], packs[i+1:]...)
-			i--
-		}
-	}
-	return packs, single
-}
-
-// writePack copies the files of group from the tree root into a new pack
-// object num of save in the folder objs, one after another (a sparse one's
-// data only), setting each entry's Obj, Size and Extents, and pushes it to
-// the disk (pushFile) before closing it.
-func writePack(root, objs *dirTree, save string, num uint32, group []*Entry) (int64, error) {
-	name := strconv.FormatUint(uint64(num), 10)
-	out, _, err := objs.create(name, 0o600, -1, false)
-	if err != nil {
-		return 0, err
-	}
-	var off int64
-	err = func() error {
-		for _, e := range group {
-			in, err := root.openFile(e.Path)
-			if err != nil {
-				return err
-			}
-			n, err := saveData(out, in, e, false)
-			unix.Close(in)
-			if err != nil {
-				return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(e.Path), objs.path(name), err))
-			}
-			e.Obj = objName{Save: save, Num: num, Off: off, Packed: true}
-			off += n
-		}
-		return pushFile(out)
-	}()
-	if cerr := unix.Close(out); err == nil && cerr != nil {
-		err = noSpace(fmt.Errorf("write %s: %w", objs.path(name), cerr))
-	}
-	return off, err
 }

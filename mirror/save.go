@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
+	"runtime"
+	"slices"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"rambar/internal/atomicfile"
 )
@@ -62,6 +61,10 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 		}
 		return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
 	}
+	// The scan's own buffers are garbage now; collected before the copy,
+	// they do not set the heap's size for the rest of the save (the
+	// collector lets it grow to twice what was live at its last run).
+	runtime.GC()
 	p, err := s.plan(root, curID, idx, items)
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
@@ -80,19 +83,37 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	return res, nil
 }
 
-// savePlan is what a save writes: the new manifest's entries, and which of
-// them need their bytes copied.
+// savePlan is what a save writes: the new manifest's entries, and which
+// files need their bytes copied.
 type savePlan struct {
-	entries []Entry  // the whole tree, or a delta's changes
-	toCopy  []*Entry // the files to copy, pointing into entries
+	// entries are a delta's: the paths changed since its base.
+	entries []Entry
+	// full, for a full manifest, makes its entries from the scan as the
+	// manifest is written, so that a save never holds the whole tree as
+	// entries beside the scan.
+	full *fullPlan
+	// jobs are the files to copy, in pathLess order; in a delta job k is
+	// entries[at[k]].
+	jobs []copyJob
+	at   []int32
 	// delta, when not nil, makes the manifest a delta: its Base and Removed.
 	delta   *manifest
 	files   int   // regular files of the whole tree
-	bytes   int64 // their bytes (toCopy's as scanned)
+	bytes   int64 // their bytes (the copied ones' as scanned)
 	removed int   // paths gone since the current snapshot
 }
 
-// plan builds the new manifest's entries from the scan: a delta when the
+// fullPlan is a full manifest to be made from a scan: each item's entry
+// is the one of the snapshot the index describes when its identity is
+// unchanged (reuse), else read from the disk as it is written.
+type fullPlan struct {
+	root  string
+	items []scanned
+	prev  []Entry
+	reuse []int32 // per item: 1 + its entry in prev, or 0 (nil: none)
+}
+
+// plan decides the new manifest's entries from the scan: a delta when the
 // index is exact and the change small, else the whole tree, reusing the
 // entries of the snapshot the index describes for unchanged paths.
 func (s *store) plan(root, curID string, idx *index, items []scanned) (*savePlan, error) {
@@ -101,22 +122,10 @@ func (s *store) plan(root, curID string, idx *index, items []scanned) (*savePlan
 	if idx != nil && idx.Exact {
 		delta = s.deltaBase(idx.Snapshot, d.changed+len(d.gone))
 	}
-	var p *savePlan
-	var err error
 	if delta != nil {
-		p, err = planDelta(root, delta, items, d)
-	} else {
-		p, err = s.planFull(root, curID, idx, items, d)
+		return planDelta(root, delta, items, d)
 	}
-	if err != nil {
-		return nil, err
-	}
-	for i := range p.entries {
-		if e := &p.entries[i]; e.Kind == KindFile && e.Obj.none() && e.HardLink == "" {
-			p.toCopy = append(p.toCopy, e)
-		}
-	}
-	return p, nil
+	return s.planFull(root, curID, idx, items, d), nil
 }
 
 // entryAt reads a scanned path's metadata for a save.
@@ -148,51 +157,71 @@ func planDelta(root string, delta *manifest, items []scanned, d indexDiff) (*sav
 		fresh = append(fresh, e)
 	}
 	p.entries, delta.Removed = mergeDelta(delta, fresh, d.gone)
+	for i := range p.entries {
+		if e := &p.entries[i]; e.Kind == KindFile && e.Obj.none() && e.HardLink == "" {
+			p.jobs = append(p.jobs, copyJob{path: e.Path, size: e.Size, sparse: e.sparse})
+			p.at = append(p.at, int32(i))
+		}
+	}
 	return p, nil
 }
 
 // planFull plans a full manifest: every item, taken from the snapshot the
-// index describes when its identity is unchanged, else read fresh.
-func (s *store) planFull(root, curID string, idx *index, items []scanned, d indexDiff) (*savePlan, error) {
+// index describes when its identity is unchanged, else read fresh when
+// the manifest is written; the files read fresh are copied.
+func (s *store) planFull(root, curID string, idx *index, items []scanned, d indexDiff) *savePlan {
+	f := &fullPlan{root: root, items: items}
 	var prev *manifest
 	if idx != nil {
 		if m, err := s.tree(idx.Snapshot, true); err == nil {
-			prev = m
+			prev, f.prev, f.reuse = m, m.Entries, make([]int32, len(items))
 		}
 	}
-	p := &savePlan{entries: make([]Entry, len(items))}
+	p := &savePlan{full: f}
+	n := 0
+	for i := range items {
+		if it := &items[i]; copiesData(it) && !(prev != nil && d.same[i]) {
+			n++
+		}
+	}
+	p.jobs = make([]copyJob, 0, n)
 	pi := 0
-	for i, it := range items {
+	for i := range items {
+		it := &items[i]
+		if kindOf(it.id.Mode) == KindFile {
+			p.files++
+			p.bytes += it.id.Size
+		}
 		if d.same[i] && prev != nil {
 			for pi < len(prev.Entries) && pathLess(prev.Entries[pi].Path, it.rel) {
 				pi++
 			}
-			if pi < len(prev.Entries) && prev.Entries[pi].Path == it.rel {
-				p.entries[i] = prev.Entries[pi]
+			if pi < len(prev.Entries) && prev.Entries[pi].Path == it.rel && kept(&prev.Entries[pi]) {
+				f.reuse[i] = int32(pi + 1)
 				continue
 			}
 		}
-		e, err := entryAt(root, it)
-		if err != nil {
-			return nil, err
-		}
-		p.entries[i] = e
-	}
-	for _, e := range p.entries {
-		if e.Kind == KindFile {
-			p.files++
-			p.bytes += e.Size
+		if copiesData(it) {
+			p.jobs = append(p.jobs, copyJob{path: it.rel, size: it.id.Size, sparse: it.sparse()})
 		}
 	}
 	if prev != nil && prev.ID == curID {
-		p.removed = removed(prev.Entries, p.entries)
+		p.removed = removedFrom(prev.Entries, items)
 	} else if curID != "" {
 		if cur, err := s.manifest(curID); err == nil {
-			p.removed = removed(cur.Entries, p.entries)
+			p.removed = removedFrom(cur.Entries, items)
 		}
 	}
-	return p, nil
+	return p
 }
+
+// copiesData reports whether a save reading it fresh copies item it's
+// bytes: a regular file that is not a second link.
+func copiesData(it *scanned) bool { return kindOf(it.id.Mode) == KindFile && it.hardLink == "" }
+
+// kept reports whether entry e of an earlier snapshot has what a new one
+// needs of it: a file its bytes (an object, or a link to another).
+func kept(e *Entry) bool { return e.Kind != KindFile || !e.Obj.none() || e.HardLink != "" }
 
 // write carries out plan p as snapshot id: copies the files into
 // objects/id, writes and flushes the manifest, and commits it. On failure
@@ -203,12 +232,12 @@ func (s *store) write(ctx context.Context, root, id string, p *savePlan, progres
 		return Result{}, noSpace(fmt.Errorf("make %s: %w", objDir, err))
 	}
 	planned := int64(0)
-	for _, e := range p.toCopy {
-		planned += e.Size
+	for i := range p.jobs {
+		planned += p.jobs[i].size
 	}
-	copied, err := s.copyObjects(ctx, root, id, p.toCopy, progress)
+	copied, ext, err := s.copyObjects(ctx, root, id, p.jobs, progress)
 	if err == nil {
-		err = s.writeSnapshot(p.manifest(id, p.bytes-planned+copied))
+		err = s.writeSnapshot(p.stream(id, p.bytes-planned+copied, ext))
 	}
 	if err == nil {
 		// The commit point: from here the new tree is the current one.
@@ -221,123 +250,127 @@ func (s *store) write(ctx context.Context, root, id string, p *savePlan, progres
 		return Result{}, err
 	}
 	return Result{Snapshot: id, Files: p.files, Bytes: p.bytes - planned + copied,
-		CopiedFiles: len(p.toCopy), CopiedBytes: copied, Removed: p.removed}, nil
+		CopiedFiles: len(p.jobs), CopiedBytes: copied, Removed: p.removed}, nil
 }
 
-// manifest is the snapshot id that p makes, its files holding bytes bytes.
-func (p *savePlan) manifest(id string, bytes int64) *manifest {
-	m := &manifest{header: header{ID: id, Created: time.Now().UTC(), Files: p.files, Bytes: bytes}, Entries: p.entries}
-	if p.delta != nil {
-		m.Base, m.Removed = p.delta.Base, p.delta.Removed
-	}
-	return m
+// manifestStream is a manifest to be written as it is encoded: its
+// header (Refs filled in), its n entries, given in order by each, and its
+// removed paths.
+type manifestStream struct {
+	header
+	n       int
+	each    func(put func(*Entry) error) error
+	removed []string
 }
 
-// copyObjects copies the files of toCopy from root into objects/id, the
-// small ones packed together (full saves and deltas alike: a few large
-// files written sequentially instead of one per file), setting each
-// entry's Obj and Size (the bytes kept; a file growing under us is seen
-// again next save). It returns the bytes copied.
-func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entry, progress ProgressFunc) (int64, error) {
-	var total int64
-	for _, e := range toCopy {
-		total += e.Size
-	}
-	src, err := openTree(root)
-	if err != nil {
-		return 0, err
-	}
-	defer src.close()
-	objs, err := openTree(s.path("objects", id))
-	if err != nil {
-		return 0, err
-	}
-	defer objs.close()
-	clone := sameDev(root, objs.dir)
-	m := newMeter(progress, "saving", total, len(toCopy))
-	packs, single := packGroups(toCopy)
-	err = pool(len(packs)+len(single), workers, func(k int) error {
-		if err := ctx.Err(); err != nil {
-			return err
+// streamOf is manifest m, whole, to be written.
+func streamOf(m *manifest) *manifestStream {
+	ms := &manifestStream{header: m.header, n: len(m.Entries), removed: m.Removed}
+	ms.Refs = refsOf(m.Entries)
+	ms.each = func(put func(*Entry) error) error {
+		for i := range m.Entries {
+			if err := put(&m.Entries[i]); err != nil {
+				return err
+			}
 		}
-		name := strconv.Itoa(k)
-		if k < len(packs) {
-			n, err := writePack(src, objs, id, uint32(k), packs[k])
-			m.add(n, len(packs[k]))
-			return err
-		}
-		e := single[k-len(packs)]
-		if err := copyObject(src, objs, e, name, clone); err != nil {
-			return err
-		}
-		e.Obj = objName{Save: id, Num: uint32(k)}
-		m.add(e.Size, 1)
 		return nil
-	})
-	m.done()
-	if err != nil {
-		return 0, err
 	}
-	var copied int64
-	for _, e := range toCopy {
-		copied += e.Size
-	}
-	return copied, nil
+	return ms
 }
 
-// copyObject copies the file e of the tree root into a new object name in
-// the folder objs (a clone where they share a file system that can, unless
-// it is sparse: its holes are left out), fsyncing it when syncEachFile. It
-// sets e.Size (the bytes kept; a file growing under us is seen again next
-// save) and, for a sparse file, e.Extents.
-func copyObject(root, objs *dirTree, e *Entry, name string, clone bool) error {
-	rel := e.Path
-	in, err := root.openFile(rel)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(in)
-	out, cloned, err := objs.create(name, 0o600, in, clone && !e.sparse)
-	if err != nil {
-		return err
-	}
-	if cloned {
-		var st unix.Stat_t
-		if err = unix.Fstat(out, &st); err == nil {
-			e.Size, e.Extents = st.Size, nil
+// stream is the snapshot id that p makes once its files are copied (ext:
+// the copied sparse files' extents by job), its files holding bytes bytes.
+func (p *savePlan) stream(id string, bytes int64, ext map[int][]Extent) *manifestStream {
+	h := header{ID: id, Created: time.Now().UTC(), Files: p.files, Bytes: bytes}
+	if p.full == nil {
+		for k := range p.jobs {
+			e := &p.entries[p.at[k]]
+			e.Obj, e.Size, e.Extents = p.jobs[k].obj(id), p.jobs[k].size, ext[k]
 		}
-	} else {
-		_, err = saveData(out, in, e, clone)
+		h.Base = p.delta.Base
+		return streamOf(&manifest{header: h, Entries: p.entries, Removed: p.delta.Removed})
 	}
-	if err == nil && (syncEachFile || e.Size >= pushSize) {
-		err = pushFile(out)
-	}
-	if cerr := unix.Close(out); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(rel), objs.path(name), err))
-	}
-	return nil
+	h.Refs = p.full.refs(id, p.jobs)
+	return &manifestStream{header: h, n: len(p.full.items), each: p.full.each(id, p.jobs, ext)}
 }
 
-// writeSnapshot writes manifest m and flushes it with its objects: on
+// refs lists, per save, the numbers of the objects the manifest uses:
+// those of the entries reused and the new ones (save id) of jobs.
+func (f *fullPlan) refs(id string, jobs []copyJob) map[string][]uint32 {
+	var used []objName
+	for _, r := range f.reuse {
+		if r > 0 && !f.prev[r-1].Obj.none() {
+			used = append(used, f.prev[r-1].Obj)
+		}
+	}
+	refs := map[string][]uint32{}
+	for _, o := range used {
+		refs[o.Save] = append(refs[o.Save], o.Num)
+	}
+	if len(jobs) > 0 {
+		nums := make([]uint32, len(jobs))
+		for k := range jobs {
+			nums[k] = jobs[k].num
+		}
+		refs[id] = nums
+	}
+	for s, nums := range refs {
+		slices.Sort(nums)
+		refs[s] = slices.Compact(nums)
+	}
+	return refs
+}
+
+// each gives the full manifest's entries in order to put: reused ones as
+// they are, the others read from the disk now, a copied file with its
+// object (jobs, in the same order; ext: extents by job).
+func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]Extent) func(put func(*Entry) error) error {
+	return func(put func(*Entry) error) error {
+		k := 0
+		var e Entry // one for all: put does not keep it
+		for i := range f.items {
+			if f.reuse != nil && f.reuse[i] > 0 {
+				if err := put(&f.prev[f.reuse[i]-1]); err != nil {
+					return err
+				}
+				continue
+			}
+			var err error
+			if e, err = entryAt(f.root, f.items[i]); err != nil {
+				return err
+			}
+			if copiesData(&f.items[i]) {
+				if k >= len(jobs) || jobs[k].path != e.Path {
+					return fmt.Errorf("save plan out of step at %s", e.Path)
+				}
+				e.Obj, e.Size, e.Extents = jobs[k].obj(id), jobs[k].size, ext[k]
+				k++
+			}
+			if err := put(&e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// writeSnapshot writes manifest ms and flushes it with its objects: on
 // Linux one syncfs covers both; elsewhere each file was fsynced as written
 // and the manifest is written with fsyncs. On failure the manifest is
 // removed.
-func (s *store) writeSnapshot(m *manifest) error {
+func (s *store) writeSnapshot(ms *manifestStream) error {
 	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
 		return noSpace(err)
 	}
-	err := s.writeManifest(m, syncEachFile)
+	err := s.streamManifest(&ms.header, ms.n, ms.each, ms.removed, syncEachFile)
 	if err == nil {
 		err = flushTree(s.dir, nil)
 		if syncEachFile && err == nil {
-			err = atomicfile.SyncDir(s.path("objects", m.ID))
+			err = atomicfile.SyncDir(s.path("objects", ms.ID))
 		}
 	}
 	if err != nil {
-		os.Remove(s.path("snapshots", m.ID+".snap"))
+		os.Remove(s.path("snapshots", ms.ID+".snap"))
 	}
 	return err
 }

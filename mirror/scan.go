@@ -3,6 +3,7 @@ package mirror
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,21 +15,38 @@ import (
 )
 
 // scanned is one path found by scan, with the identity and the rest of
-// the metadata from its lstat.
+// the metadata from its lstat, kept small: a save holds one per path.
 type scanned struct {
-	rel      string
-	id       ident
-	atime    unix.Timespec
-	mtime    unix.Timespec
-	uid, gid uint32
-	nlink    uint64
-	blocks   int64  // 512-byte blocks allocated
-	hardLink string // for a file with other links: the first of them, if not this one
+	rel       string
+	id        ident
+	atimeSec  int64
+	mtimeSec  int64  // with id.MTime, the modification time (see mtime)
+	blocks    int64  // 512-byte blocks allocated
+	hardLink  string // for a file with other links: the first of them, if not this one
+	atimeNsec uint32
+	uid, gid  uint32
+	nlink     uint32 // links (more than 4 billion count as that many)
+}
+
+// sparse reports whether the file holds fewer blocks than bytes.
+func (s *scanned) sparse() bool { return s.blocks*512 < s.id.Size }
+
+// atime is the access time.
+func (s *scanned) atime() unix.Timespec {
+	return unix.Timespec{Sec: s.atimeSec, Nsec: int64(s.atimeNsec)}
+}
+
+// mtime is the modification time: its seconds, and its nanoseconds from
+// id.MTime (seconds and nanoseconds in one int64, wrapping past 2262: the
+// difference is exact either way).
+func (s *scanned) mtime() unix.Timespec {
+	return unix.Timespec{Sec: s.mtimeSec, Nsec: s.id.MTime - s.mtimeSec*1e9}
 }
 
 func scannedOf(rel string, st *unix.Stat_t) scanned {
-	return scanned{rel: rel, id: identOf(st), atime: statAtime(st), mtime: statMtime(st),
-		uid: st.Uid, gid: st.Gid, nlink: uint64(st.Nlink), blocks: int64(st.Blocks)}
+	a, m := statAtime(st), statMtime(st)
+	return scanned{rel: rel, id: identOf(st), atimeSec: int64(a.Sec), atimeNsec: uint32(a.Nsec), mtimeSec: int64(m.Sec),
+		uid: st.Uid, gid: st.Gid, nlink: uint32(min(uint64(st.Nlink), math.MaxUint32)), blocks: int64(st.Blocks)}
 }
 
 // NotKept names a path a save could not keep, or something of it a

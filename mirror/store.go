@@ -175,24 +175,11 @@ func (s *store) readFile(id string, hidden, entries bool) (*manifest, error) {
 	return m, nil
 }
 
-// writeManifest writes m (with its Refs filled in) atomically. durable adds
-// the fsyncs that make it survive a power cut (atomicfile); without them the
-// caller flushes before relying on it.
-func (s *store) writeManifest(m *manifest, durable bool) error {
-	m.Refs = refsOf(m.Entries)
-	return s.streamManifest(&m.header, len(m.Entries), func(put func(*Entry) error) error {
-		for i := range m.Entries {
-			if err := put(&m.Entries[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, m.Removed, durable)
-}
-
-// streamManifest writes the manifest of header h (Refs filled in), its n
-// entries given by each, in order, to put, and its removed paths,
-// encoding as it writes (see writeManifest).
+// streamManifest writes, atomically, the manifest of header h (Refs
+// filled in), its n entries given by each, in order, to put, and its
+// removed paths, encoding as it writes. durable adds the fsyncs that make
+// it survive a power cut (atomicfile); without them the caller flushes
+// before relying on it.
 func (s *store) streamManifest(h *header, n int, each func(put func(*Entry) error) error, removed []string, durable bool) error {
 	path := s.path("snapshots", h.ID+".snap")
 	return noSpace(atomicfile.WriteFrom(path, 0o600, durable, func(w io.Writer) error {
