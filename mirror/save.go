@@ -7,10 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
-	"slices"
 	"time"
-
-	"rambar/internal/atomicfile"
 )
 
 // save makes root's tree the store's new current snapshot, copying only the
@@ -36,7 +33,7 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 
 // saveLocked is save with the store's lock already held.
 func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, progress ProgressFunc) (Result, error) {
-	start := time.Now()
+	start, before := time.Now(), inUse()
 	if err := s.cleanup(); err != nil {
 		return Result{}, err
 	}
@@ -63,8 +60,11 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	}
 	// The scan's own buffers are garbage now; collected before the copy,
 	// they do not set the heap's size for the rest of the save (the
-	// collector lets it grow to twice what was live at its last run).
+	// collector lets it grow to twice what was live at its last run), and
+	// what is live gives the save its room (memlimit.go).
 	runtime.GC()
+	mem := limitSaveMemory(before, liveHeap())
+	defer mem.done()
 	p, err := s.plan(root, curID, idx, items)
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
@@ -92,10 +92,9 @@ type savePlan struct {
 	// manifest is written, so that a save never holds the whole tree as
 	// entries beside the scan.
 	full *fullPlan
-	// jobs are the files to copy, in pathLess order; in a delta job k is
-	// entries[at[k]].
+	// jobs are the files to copy, in pathLess order: items of the full
+	// plan's scan, or entries of a delta (see path).
 	jobs []copyJob
-	at   []int32
 	// delta, when not nil, makes the manifest a delta: its Base and Removed.
 	delta   *manifest
 	files   int   // regular files of the whole tree
@@ -159,8 +158,7 @@ func planDelta(root string, delta *manifest, items []scanned, d indexDiff) (*sav
 	p.entries, delta.Removed = mergeDelta(delta, fresh, d.gone)
 	for i := range p.entries {
 		if e := &p.entries[i]; e.Kind == KindFile && e.Obj.none() && e.HardLink == "" {
-			p.jobs = append(p.jobs, copyJob{path: e.Path, size: e.Size, sparse: e.sparse})
-			p.at = append(p.at, int32(i))
+			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: e.Size, sparse: e.sparse})
 		}
 	}
 	return p, nil
@@ -202,7 +200,7 @@ func (s *store) planFull(root, curID string, idx *index, items []scanned, d inde
 			}
 		}
 		if copiesData(it) {
-			p.jobs = append(p.jobs, copyJob{path: it.rel, size: it.id.Size, sparse: it.sparse()})
+			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: it.id.Size, sparse: it.sparse()})
 		}
 	}
 	if prev != nil && prev.ID == curID {
@@ -235,7 +233,7 @@ func (s *store) write(ctx context.Context, root, id string, p *savePlan, progres
 	for i := range p.jobs {
 		planned += p.jobs[i].size
 	}
-	copied, ext, err := s.copyObjects(ctx, root, id, p.jobs, progress)
+	copied, ext, err := s.copyObjects(ctx, root, id, p.jobs, p.path, progress)
 	if err == nil {
 		err = s.writeSnapshot(p.stream(id, p.bytes-planned+copied, ext))
 	}
@@ -251,128 +249,6 @@ func (s *store) write(ctx context.Context, root, id string, p *savePlan, progres
 	}
 	return Result{Snapshot: id, Files: p.files, Bytes: p.bytes - planned + copied,
 		CopiedFiles: len(p.jobs), CopiedBytes: copied, Removed: p.removed}, nil
-}
-
-// manifestStream is a manifest to be written as it is encoded: its
-// header (Refs filled in), its n entries, given in order by each, and its
-// removed paths.
-type manifestStream struct {
-	header
-	n       int
-	each    func(put func(*Entry) error) error
-	removed []string
-}
-
-// streamOf is manifest m, whole, to be written.
-func streamOf(m *manifest) *manifestStream {
-	ms := &manifestStream{header: m.header, n: len(m.Entries), removed: m.Removed}
-	ms.Refs = refsOf(m.Entries)
-	ms.each = func(put func(*Entry) error) error {
-		for i := range m.Entries {
-			if err := put(&m.Entries[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return ms
-}
-
-// stream is the snapshot id that p makes once its files are copied (ext:
-// the copied sparse files' extents by job), its files holding bytes bytes.
-func (p *savePlan) stream(id string, bytes int64, ext map[int][]Extent) *manifestStream {
-	h := header{ID: id, Created: time.Now().UTC(), Files: p.files, Bytes: bytes}
-	if p.full == nil {
-		for k := range p.jobs {
-			e := &p.entries[p.at[k]]
-			e.Obj, e.Size, e.Extents = p.jobs[k].obj(id), p.jobs[k].size, ext[k]
-		}
-		h.Base = p.delta.Base
-		return streamOf(&manifest{header: h, Entries: p.entries, Removed: p.delta.Removed})
-	}
-	h.Refs = p.full.refs(id, p.jobs)
-	return &manifestStream{header: h, n: len(p.full.items), each: p.full.each(id, p.jobs, ext)}
-}
-
-// refs lists, per save, the numbers of the objects the manifest uses:
-// those of the entries reused and the new ones (save id) of jobs.
-func (f *fullPlan) refs(id string, jobs []copyJob) map[string][]uint32 {
-	var used []objName
-	for _, r := range f.reuse {
-		if r > 0 && !f.prev[r-1].Obj.none() {
-			used = append(used, f.prev[r-1].Obj)
-		}
-	}
-	refs := map[string][]uint32{}
-	for _, o := range used {
-		refs[o.Save] = append(refs[o.Save], o.Num)
-	}
-	if len(jobs) > 0 {
-		nums := make([]uint32, len(jobs))
-		for k := range jobs {
-			nums[k] = jobs[k].num
-		}
-		refs[id] = nums
-	}
-	for s, nums := range refs {
-		slices.Sort(nums)
-		refs[s] = slices.Compact(nums)
-	}
-	return refs
-}
-
-// each gives the full manifest's entries in order to put: reused ones as
-// they are, the others read from the disk now, a copied file with its
-// object (jobs, in the same order; ext: extents by job).
-func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]Extent) func(put func(*Entry) error) error {
-	return func(put func(*Entry) error) error {
-		k := 0
-		var e Entry // one for all: put does not keep it
-		for i := range f.items {
-			if f.reuse != nil && f.reuse[i] > 0 {
-				if err := put(&f.prev[f.reuse[i]-1]); err != nil {
-					return err
-				}
-				continue
-			}
-			var err error
-			if e, err = entryAt(f.root, f.items[i]); err != nil {
-				return err
-			}
-			if copiesData(&f.items[i]) {
-				if k >= len(jobs) || jobs[k].path != e.Path {
-					return fmt.Errorf("save plan out of step at %s", e.Path)
-				}
-				e.Obj, e.Size, e.Extents = jobs[k].obj(id), jobs[k].size, ext[k]
-				k++
-			}
-			if err := put(&e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
-// writeSnapshot writes manifest ms and flushes it with its objects: on
-// Linux one syncfs covers both; elsewhere each file was fsynced as written
-// and the manifest is written with fsyncs. On failure the manifest is
-// removed.
-func (s *store) writeSnapshot(ms *manifestStream) error {
-	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
-		return noSpace(err)
-	}
-	err := s.streamManifest(&ms.header, ms.n, ms.each, ms.removed, syncEachFile)
-	if err == nil {
-		err = flushTree(s.dir, nil)
-		if syncEachFile && err == nil {
-			err = atomicfile.SyncDir(s.path("objects", ms.ID))
-		}
-	}
-	if err != nil {
-		os.Remove(s.path("snapshots", ms.ID+".snap"))
-	}
-	return err
 }
 
 // deltaBase returns what a delta on snapshot base builds on: base's own

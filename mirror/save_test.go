@@ -47,7 +47,7 @@ func TestPackGroupsPacksSmallFilesOnly(t *testing.T) {
 	sizes := func(es ...int64) []copyJob {
 		var out []copyJob
 		for i, s := range es {
-			out = append(out, copyJob{path: fmt.Sprint(i), size: s})
+			out = append(out, copyJob{ref: int32(i), size: s})
 		}
 		return out
 	}
@@ -79,7 +79,7 @@ func TestPackGroupsPacksSmallFilesOnly(t *testing.T) {
 			got = append(got, p[1]-p[0])
 			for _, k := range small[p[0]:p[1]] {
 				if c.in[k].size > packMax {
-					t.Errorf("%s: %s of %d bytes packed", c.name, c.in[k].path, c.in[k].size)
+					t.Errorf("%s: file %d of %d bytes packed", c.name, c.in[k].ref, c.in[k].size)
 				}
 			}
 		}
@@ -135,13 +135,13 @@ func TestSavePhasesOneByOne(t *testing.T) {
 	}
 	id := newID(time.Now(), "")
 	os.MkdirAll(s.path("objects", id), 0o700)
-	copied, ext, err := s.copyObjects(context.Background(), root, id, p.jobs, nil)
+	copied, ext, err := s.copyObjects(context.Background(), root, id, p.jobs, p.path, nil)
 	if err != nil || copied != 10 {
 		t.Fatalf("copy: %d bytes, %v", copied, err)
 	}
 	for _, j := range p.jobs {
-		if _, err := os.Stat(filepath.Join(s.dir, "objects", strings.Split(j.obj(id).String(), "@")[0])); err != nil {
-			t.Errorf("%s: object %q: %v", j.path, j.obj(id), err)
+		if _, err := os.Stat(filepath.Join(s.dir, "objects", id, fmt.Sprint(j.num))); err != nil {
+			t.Errorf("%s: object %d: %v", p.path(j.ref), j.num, err)
 		}
 	}
 	if err := s.writeSnapshot(p.stream(id, copied, ext)); err != nil {

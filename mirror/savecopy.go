@@ -9,22 +9,40 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// copyJob is one file a save copies into the store: its path and size as
-// scanned and, once copied, where its bytes went and how many were kept
-// (a file growing under us is seen again next save). A save holds one per
-// file it copies, not a whole entry.
+// copyJob is one file a save copies into the store: which (ref: an item
+// of the scan, or an entry of a delta) and its size as scanned and, once
+// copied, the object its bytes went to and how many were kept (a file
+// growing under us is seen again next save). A save holds one per file it
+// copies, 24 bytes, not a whole entry.
 type copyJob struct {
-	path   string
 	size   int64
-	off    int64  // packed: where its bytes start in the pack
-	num    uint32 // the object it went to
-	sparse bool   // seen by the scan to hold fewer blocks than bytes
-	packed bool
+	ref    int32
+	num    uint32
+	sparse bool // seen by the scan to hold fewer blocks than bytes
+	packed bool // in pack num, after the files of the pack before it
 }
 
-// obj is where job j's bytes went, in the objects of save id.
-func (j *copyJob) obj(id string) objName {
-	return objName{Save: id, Num: j.num, Off: j.off, Packed: j.packed}
+// placer gives copied files their objects, jobs taken in order: a packed
+// file starts where the one before it in its pack ended (a pack's files
+// are written in job order; no other pack's come between them).
+type placer struct {
+	id   string
+	num  uint32
+	off  int64
+	open bool
+}
+
+// obj is where job j's bytes are (ext: its extents, nil unless sparse).
+func (pl *placer) obj(j *copyJob, ext []Extent) objName {
+	if !j.packed {
+		return objName{Save: pl.id, Num: j.num}
+	}
+	if !pl.open || pl.num != j.num {
+		pl.open, pl.num, pl.off = true, j.num, 0
+	}
+	o := objName{Save: pl.id, Num: j.num, Off: pl.off, Packed: true}
+	pl.off += (&Entry{Size: j.size, Extents: ext}).stored()
+	return o
 }
 
 // extentsOf collects the extents of the sparse files copied, by job.
@@ -48,9 +66,9 @@ func (x *extentsOf) set(k int, ext []Extent) {
 // copyObjects copies the files of jobs from root into objects/id, the
 // small ones packed together (full saves and deltas alike: a few large
 // files written sequentially instead of one per file), recording in each
-// job its object and the bytes kept. It returns the bytes copied and the
-// extents of the sparse files (by job).
-func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob, progress ProgressFunc) (int64, map[int][]Extent, error) {
+// job its object and the bytes kept; path names a job's file. It returns
+// the bytes copied and the extents of the sparse files (by job).
+func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob, path func(ref int32) string, progress ProgressFunc) (int64, map[int][]Extent, error) {
 	var total int64
 	for i := range jobs {
 		total += jobs[i].size
@@ -75,12 +93,12 @@ func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob
 		}
 		if k < len(packs) {
 			group := small[packs[k][0]:packs[k][1]]
-			n, err := writePack(src, objs, uint32(k), jobs, group, ext)
+			n, err := writePack(src, objs, uint32(k), jobs, group, path, ext)
 			m.add(n, len(group))
 			return err
 		}
 		j := int(single[k-len(packs)])
-		if err := copyObject(src, objs, &jobs[j], j, uint32(k), clone, ext); err != nil {
+		if err := copyObject(src, objs, &jobs[j], path(jobs[j].ref), j, uint32(k), clone, ext); err != nil {
 			return err
 		}
 		m.add(jobs[j].size, 1)
@@ -97,14 +115,14 @@ func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob
 	return copied, ext.m, nil
 }
 
-// copyObject copies job j's file (the k-th) of the tree root into a new
+// copyObject copies job j's file rel (the k-th job) of the tree root into a new
 // object num in the folder objs (a clone where they share a file system
 // that can, unless it is sparse: its holes are left out), fsyncing it
 // when syncEachFile. It records the bytes kept and, for a sparse file,
 // its extents.
-func copyObject(root, objs *dirTree, j *copyJob, k int, num uint32, clone bool, ext *extentsOf) error {
+func copyObject(root, objs *dirTree, j *copyJob, rel string, k int, num uint32, clone bool, ext *extentsOf) error {
 	name := strconv.FormatUint(uint64(num), 10)
-	in, err := root.openFile(j.path)
+	in, err := root.openFile(rel)
 	if err != nil {
 		return err
 	}
@@ -113,7 +131,7 @@ func copyObject(root, objs *dirTree, j *copyJob, k int, num uint32, clone bool, 
 	if err != nil {
 		return err
 	}
-	e := Entry{Path: j.path, Size: j.size, sparse: j.sparse}
+	e := Entry{Size: j.size, sparse: j.sparse}
 	if cloned {
 		var st unix.Stat_t
 		if err = unix.Fstat(out, &st); err == nil {
@@ -129,7 +147,7 @@ func copyObject(root, objs *dirTree, j *copyJob, k int, num uint32, clone bool, 
 		err = cerr
 	}
 	if err != nil {
-		return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(j.path), objs.path(name), err))
+		return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(rel), objs.path(name), err))
 	}
 	j.size, j.num = e.Size, num
 	ext.set(k, e.Extents)
@@ -188,11 +206,12 @@ func packGroups(jobs []copyJob) (small []int32, packs [][2]int, single []int32) 
 	return small, packs, single
 }
 
-// writePack copies the files of group (jobs by number) from the tree root
-// into a new pack object num in the folder objs, one after another (a
-// sparse one's data only), recording in each job where its bytes are, and
-// pushes it to the disk (pushFile) before closing it.
-func writePack(root, objs *dirTree, num uint32, jobs []copyJob, group []int32, ext *extentsOf) (int64, error) {
+// writePack copies the files of group (jobs by number; path names their
+// files) from the tree root into a new pack object num in the folder
+// objs, one after another (a sparse one's data only), recording in each
+// job its pack and the bytes kept, and pushes it to the disk (pushFile)
+// before closing it.
+func writePack(root, objs *dirTree, num uint32, jobs []copyJob, group []int32, path func(int32) string, ext *extentsOf) (int64, error) {
 	name := strconv.FormatUint(uint64(num), 10)
 	out, _, err := objs.create(name, 0o600, -1, false)
 	if err != nil {
@@ -202,17 +221,18 @@ func writePack(root, objs *dirTree, num uint32, jobs []copyJob, group []int32, e
 	err = func() error {
 		for _, k := range group {
 			j := &jobs[k]
-			in, err := root.openFile(j.path)
+			rel := path(j.ref)
+			in, err := root.openFile(rel)
 			if err != nil {
 				return err
 			}
-			e := Entry{Path: j.path, Size: j.size, sparse: j.sparse}
+			e := Entry{Size: j.size, sparse: j.sparse}
 			n, err := saveData(out, in, &e, false)
 			unix.Close(in)
 			if err != nil {
-				return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(j.path), objs.path(name), err))
+				return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(rel), objs.path(name), err))
 			}
-			j.size, j.num, j.off, j.packed = e.Size, num, off, true
+			j.size, j.num, j.packed = e.Size, num, true
 			ext.set(int(k), e.Extents)
 			off += n
 		}
