@@ -172,3 +172,36 @@ func TestCheckPathRefusesAnythingButCleanRelativePaths(t *testing.T) {
 		}
 	}
 }
+
+// TestPathGoneBeforeTheManifestFailsTheSave: a full manifest's entries are
+// read from the disk as the manifest is written, after the copy; a path
+// gone by then fails the save, which leaves nothing of itself behind
+// (objects, manifest, temporary files) and no current snapshot.
+func TestPathGoneBeforeTheManifestFailsTheSave(t *testing.T) {
+	root, s := t.TempDir(), &store{dir: t.TempDir()}
+	write(t, root, "d/f", "data")
+	if err := os.Symlink("f", filepath.Join(root, "d/link")); err != nil {
+		t.Fatal(err)
+	}
+	items, err := scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.plan(root, "", nil, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "d/link"))
+	id := newID(time.Now(), "")
+	if _, err := s.write(context.Background(), root, id, p, nil); err == nil || !strings.Contains(err.Error(), "changed during the save") {
+		t.Fatalf("write = %v, want a path changed during the save", err)
+	}
+	for _, dir := range []string{"objects", "snapshots"} {
+		if ents, _ := os.ReadDir(s.path(dir)); len(ents) > 0 {
+			t.Errorf("%s holds %v after the failed save", dir, ents)
+		}
+	}
+	if cur, _ := s.current(); cur != "" {
+		t.Errorf("current is %q", cur)
+	}
+}
