@@ -127,11 +127,11 @@ func (s *store) plan(root, curID string, idx *index, items []scanned) (*savePlan
 	return s.planFull(root, curID, idx, items, d), nil
 }
 
-// entryAt reads a scanned path's metadata for a save.
-func entryAt(root string, it scanned) (Entry, error) {
-	e, err := entryOf(root, it)
+// entryAt reads scanned path items[i]'s metadata for a save.
+func entryAt(root string, items []scanned, i int) (Entry, error) {
+	e, err := entryOf(root, items, i)
 	if errors.Is(err, fs.ErrNotExist) {
-		return e, fmt.Errorf("%s changed during the save, try again: %w", it.rel, err)
+		return e, fmt.Errorf("%s changed during the save, try again: %w", items[i].rel, err)
 	}
 	return e, err
 }
@@ -149,7 +149,7 @@ func planDelta(root string, delta *manifest, items []scanned, d indexDiff) (*sav
 		if d.same[i] {
 			continue
 		}
-		e, err := entryAt(root, it)
+		e, err := entryAt(root, items, i)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +215,7 @@ func (s *store) planFull(root, curID string, idx *index, items []scanned, d inde
 
 // copiesData reports whether a save reading it fresh copies item it's
 // bytes: a regular file that is not a second link.
-func copiesData(it *scanned) bool { return kindOf(it.id.Mode) == KindFile && it.hardLink == "" }
+func copiesData(it *scanned) bool { return kindOf(it.id.Mode) == KindFile && it.hardLink == 0 }
 
 // kept reports whether entry e of an earlier snapshot has what a new one
 // needs of it: a file its bytes (an object, or a link to another).

@@ -65,15 +65,14 @@ func (p *savePlan) stream(id string, bytes int64, ext map[int][]Extent) *manifes
 // refs lists, per save, the numbers of the objects the manifest uses:
 // those of the entries reused and the new ones (save id) of jobs.
 func (f *fullPlan) refs(id string, jobs []copyJob) map[string][]uint32 {
-	var used []objName
-	for _, r := range f.reuse {
-		if r > 0 && !f.prev[r-1].Obj.none() {
-			used = append(used, f.prev[r-1].Obj)
-		}
-	}
 	refs := map[string][]uint32{}
-	for _, o := range used {
-		refs[o.Save] = append(refs[o.Save], o.Num)
+	for _, r := range f.reuse {
+		if r == 0 {
+			continue
+		}
+		if o := &f.prev[r-1].Obj; !o.none() {
+			refs[o.Save] = append(refs[o.Save], o.Num)
+		}
 	}
 	if len(jobs) > 0 {
 		nums := make([]uint32, len(jobs))
@@ -105,7 +104,7 @@ func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]Extent) func(pu
 				continue
 			}
 			var err error
-			if e, err = entryAt(f.root, f.items[i]); err != nil {
+			if e, err = entryAt(f.root, f.items, i); err != nil {
 				return err
 			}
 			if copiesData(&f.items[i]) {

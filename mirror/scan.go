@@ -3,7 +3,6 @@ package mirror
 import (
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,12 +19,14 @@ type scanned struct {
 	rel       string
 	id        ident
 	atimeSec  int64
-	mtimeSec  int64  // with id.MTime, the modification time (see mtime)
-	blocks    int64  // 512-byte blocks allocated
-	hardLink  string // for a file with other links: the first of them, if not this one
+	mtimeSec  int64 // with id.MTime, the modification time (see mtime)
+	blocks    int64 // 512-byte blocks allocated
 	atimeNsec uint32
 	uid, gid  uint32
-	nlink     uint32 // links (more than 4 billion count as that many)
+	// hardLink, for a file with other links, is 1 + the place in the scan
+	// of the first of them, if not this one (scanAll's linkGroups); until
+	// then -1 marks a file with other links.
+	hardLink int32
 }
 
 // sparse reports whether the file holds fewer blocks than bytes.
@@ -45,8 +46,12 @@ func (s *scanned) mtime() unix.Timespec {
 
 func scannedOf(rel string, st *unix.Stat_t) scanned {
 	a, m := statAtime(st), statMtime(st)
-	return scanned{rel: rel, id: identOf(st), atimeSec: int64(a.Sec), atimeNsec: uint32(a.Nsec), mtimeSec: int64(m.Sec),
-		uid: st.Uid, gid: st.Gid, nlink: uint32(min(uint64(st.Nlink), math.MaxUint32)), blocks: int64(st.Blocks)}
+	s := scanned{rel: rel, id: identOf(st), atimeSec: int64(a.Sec), atimeNsec: uint32(a.Nsec), mtimeSec: int64(m.Sec),
+		uid: st.Uid, gid: st.Gid, blocks: int64(st.Blocks)}
+	if st.Nlink > 1 && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		s.hardLink = -1
+	}
+	return s
 }
 
 // NotKept names a path a save could not keep, or something of it a
@@ -125,18 +130,27 @@ func scanAll(root string) ([]scanned, []NotKept, error) {
 // linkGroups marks every regular file with other links to its inode as a
 // hard link to the first of them in scan order.
 func linkGroups(items []scanned) {
-	first := map[uint64]string{}
+	first := map[uint64]int32{}
 	for i := range items {
 		it := &items[i]
-		if it.nlink < 2 || it.id.Mode&unix.S_IFMT != unix.S_IFREG {
+		if it.hardLink != -1 {
 			continue
 		}
 		if p, ok := first[it.id.Ino]; ok {
-			it.hardLink = p
+			it.hardLink = p + 1
 		} else {
-			first[it.id.Ino] = it.rel
+			first[it.id.Ino], it.hardLink = int32(i), 0
 		}
 	}
+}
+
+// hardLinkOf is the path of the file items[i] is a second link to, "" if
+// none.
+func hardLinkOf(items []scanned, i int) string {
+	if l := items[i].hardLink; l > 0 {
+		return items[l-1].rel
+	}
+	return ""
 }
 
 // readTree lists every folder under root, a goroutine per folder with at
