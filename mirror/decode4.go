@@ -48,7 +48,10 @@ func decodeManifest4(d *decoder, entries bool) (*manifest, error) {
 	}
 	paths := &pathReader{budget: 64<<20 + 64*len(d.b)}
 	n := d.count(5)
-	m.Entries = make([]Entry, 0, n)
+	// Room for the entries an honest manifest of this size holds (about
+	// 9 bytes each for small files); a count larger than that grows the
+	// slice only as entries really decode, not on the count alone.
+	m.Entries = make([]Entry, 0, min(n, 1+len(d.b)/8))
 	var st entryState
 	for i := 0; i < n && !d.bad; i++ {
 		m.Entries = append(m.Entries, decodeEntry4(d, paths, &st, saves))
