@@ -16,7 +16,7 @@ import (
 // the library also runs in the menu-bar app, which may save several disks
 // at once.
 const (
-	saveBudget = 48 << 20 // what a save needs at least
+	saveBudget = 40 << 20 // what a save needs at least
 	// liveRoom is what a save needs for each byte live after its scan,
 	// in sixteenths (1.6: its heap may grow 60% past that before a
 	// collection, instead of the 100% of GOGC), so that a far larger tree
