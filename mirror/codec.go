@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -28,6 +28,13 @@ import (
 //	           seconds and nanoseconds (any time a file system holds;
 //	           version 1 and 2 kept nanoseconds in an int64, which ends in
 //	           2262)
+//	version 4: the same fields, smaller (codec4.go): each path as the bytes
+//	           it shares with the one before and the rest, object
+//	           references as numbers (a save of the header's table, the
+//	           object, the offset in a pack), times as the step from the
+//	           entry before, and what is the same as in the entry before
+//	           (mode, owner) or its own modification time (access time)
+//	           as a flag
 //
 // A manifest with a base is a delta: its entries are the paths added or
 // changed since the base (a full manifest) and its removed paths those
@@ -37,7 +44,8 @@ import (
 //
 // The index file's format is in indexcodec.go.
 const (
-	manifestMagic   = "RAMBAR-MANIFEST-3\n"
+	manifestMagic   = "RAMBAR-MANIFEST-4\n"
+	manifestMagicV3 = "RAMBAR-MANIFEST-3\n"
 	manifestMagicV2 = "RAMBAR-MANIFEST-2\n"
 	manifestMagicV1 = "RAMBAR-MANIFEST-1\n"
 )
@@ -54,7 +62,24 @@ var (
 	errBadIndex    = errors.New("bad index")
 )
 
-type encoder struct{ b []byte }
+// encoder appends to b; with w set, flush hands what it holds to w (a
+// manifest is written as it is encoded, not held whole).
+type encoder struct {
+	b   []byte
+	w   io.Writer
+	err error // the first error of w
+}
+
+// flush writes what e holds to its writer, if any.
+func (e *encoder) flush() {
+	if e.w == nil {
+		return
+	}
+	if e.err == nil {
+		_, e.err = e.w.Write(e.b)
+	}
+	e.b = e.b[:0]
+}
 
 func (e *encoder) uv(v uint64)    { e.b = binary.AppendUvarint(e.b, v) }
 func (e *encoder) sv(v int64)     { e.b = binary.AppendVarint(e.b, v) }
@@ -66,6 +91,15 @@ func (e *encoder) bytes(p []byte) { e.uv(uint64(len(p))); e.b = append(e.b, p...
 type decoder struct {
 	b   []byte
 	bad bool
+	why error // what was wrong, when known
+}
+
+// fail marks d bad because of why (the first reason is kept).
+func (d *decoder) fail(why error) {
+	if !d.bad {
+		d.why = why
+	}
+	d.bad = true
 }
 
 // magic reads one of the magic lines (all of one length) and returns which
@@ -127,105 +161,14 @@ func (d *decoder) count(min int) int {
 // end reports whether everything was read and nothing was malformed.
 func (d *decoder) end() bool { return !d.bad && len(d.b) == 0 }
 
-// encodeManifest writes m in the current format.
-func encodeManifest(m *manifest) []byte {
-	e := &encoder{b: make([]byte, 0, manifestCap(m))}
-	e.b = append(e.b, manifestMagic...)
-	e.str(m.ID)
-	e.sv(m.Created.UnixNano())
-	e.uv(uint64(m.Files))
-	e.sv(m.Bytes)
-	e.str(m.Base)
-	saves := make([]string, 0, len(m.Refs))
-	for s := range m.Refs {
-		saves = append(saves, s)
-	}
-	slices.Sort(saves)
-	e.uv(uint64(len(saves)))
-	for _, s := range saves {
-		e.str(s)
-		e.uv(uint64(len(m.Refs[s])))
-		for _, n := range m.Refs[s] {
-			e.uv(uint64(n))
-		}
-	}
-	e.uv(uint64(len(m.Entries)))
-	for i := range m.Entries {
-		encodeEntry(e, &m.Entries[i])
-	}
-	e.uv(uint64(len(m.Removed)))
-	for _, p := range m.Removed {
-		e.str(p)
-	}
-	return e.b
-}
-
-// manifestCap is about the bytes m encodes to, so that the encoder's
-// buffer is made once at its size: grown by doubling, a manifest of
-// 200,000 entries left twice its size in garbage behind, a save's largest
-// allocation.
-func manifestCap(m *manifest) int {
-	n := 256 + 16*len(m.Removed)
-	for _, r := range m.Refs {
-		n += 32 + 5*len(r)
-	}
-	for i := range m.Entries {
-		x := &m.Entries[i]
-		n += 48 + len(x.Path) + len(x.Link) + len(x.HardLink) + len(x.Obj) + 20*len(x.Extents)
-		for k, v := range x.Xattr {
-			n += 10 + len(k) + len(v)
-		}
-	}
-	for _, p := range m.Removed {
-		n += len(p)
-	}
-	return n
-}
-
-func (e *encoder) time(t unix.Timespec) { e.sv(int64(t.Sec)); e.uv(uint64(t.Nsec)) }
-
-func encodeEntry(e *encoder, x *Entry) {
-	e.str(x.Path)
-	e.uv(uint64(x.Kind))
-	e.uv(uint64(x.Mode))
-	e.sv(x.Size)
-	e.time(x.MTime)
-	e.time(x.ATime)
-	e.uv(uint64(x.UID))
-	e.uv(uint64(x.GID))
-	flags := uint64(0)
-	if x.noOwner {
-		flags |= flagNoOwner
-	}
-	if x.Extents != nil {
-		flags |= flagSparse // even with no extent: a file all hole
-	}
-	e.uv(flags)
-	e.str(x.Link)
-	e.str(x.HardLink)
-	e.str(x.Obj)
-	e.uv(uint64(len(x.Extents)))
-	for _, r := range x.Extents {
-		e.uv(uint64(r.Off))
-		e.uv(uint64(r.Len))
-	}
-	keys := make([]string, 0, len(x.Xattr))
-	for k := range x.Xattr {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	e.uv(uint64(len(keys)))
-	for _, k := range keys {
-		e.str(k)
-		e.bytes(x.Xattr[k])
-	}
-}
-
 // decodeManifest reads a manifest; with entries false it stops after the
 // header (listing and pruning need no more).
 func decodeManifest(b []byte, entries bool) (*manifest, error) {
 	d := &decoder{b: b}
-	version := 3 - d.magic(manifestMagic, manifestMagicV2, manifestMagicV1)
+	version := 4 - d.magic(manifestMagic, manifestMagicV3, manifestMagicV2, manifestMagicV1)
+	if version == 4 {
+		return decodeManifest4(d, entries)
+	}
 	m := &manifest{header: decodeHeader(d, version >= 2)}
 	if d.bad {
 		return nil, errBadManifest
@@ -249,7 +192,16 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 			}
 		}
 	}
+	return endManifest(d, m)
+}
+
+// endManifest checks that d was read to its end without fault and m's
+// entries are valid.
+func endManifest(d *decoder, m *manifest) (*manifest, error) {
 	if !d.end() {
+		if d.why != nil {
+			return nil, fmt.Errorf("%w: %v", errBadManifest, d.why)
+		}
 		return nil, errBadManifest
 	}
 	if err := checkEntries(m); err != nil {
@@ -292,12 +244,26 @@ func (d *decoder) time() unix.Timespec {
 	return t
 }
 
+// obj reads an object reference as text (none: empty).
+func (d *decoder) obj() objName {
+	s := d.str()
+	if s == "" {
+		return objName{}
+	}
+	o, err := parseObj(s)
+	if err != nil {
+		d.fail(err)
+	}
+	return o
+}
+
 func decodeEntry(d *decoder, version int) Entry {
 	x := Entry{Path: d.str(), Kind: Kind(d.uv()), Mode: uint32(d.uv()), Size: d.sv()}
 	if version < 3 {
 		x.MTime = unix.NsecToTimespec(d.sv())
 		x.ATime, x.noOwner = x.MTime, true
-		x.Link, x.Obj = d.str(), d.str()
+		x.Link = d.str()
+		x.Obj = d.obj()
 	} else {
 		x.MTime, x.ATime = d.time(), d.time()
 		x.UID, x.GID = d.u32(), d.u32()
@@ -306,7 +272,8 @@ func decodeEntry(d *decoder, version int) Entry {
 		if flags&^(flagNoOwner|flagSparse) != 0 {
 			d.bad = true
 		}
-		x.Link, x.HardLink, x.Obj = d.str(), d.str(), d.str()
+		x.Link, x.HardLink = d.str(), d.str()
+		x.Obj = d.obj()
 		if k := d.count(2); k > 0 || flags&flagSparse != 0 {
 			x.Extents = make([]Extent, 0, k)
 			for j := 0; j < k && !d.bad; j++ {

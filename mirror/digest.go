@@ -63,7 +63,7 @@ func DigestTree(root string, withTimes bool) (Digest, error) {
 	d := make(Digest, len(items))
 	var mu sync.Mutex
 	err = pool(len(items), workers, func(i int) error {
-		e, err := entryOf(root, items[i])
+		e, err := entryOf(root, items, i)
 		if err != nil {
 			return err
 		}

@@ -110,11 +110,15 @@
 //	save.go                       a save's phases: plan (scan diffed with the index),
 //	                              copy the objects, write and flush the manifest,
 //	                              commit, index, prune (prune.go)
+//	savecopy.go, savemanifest.go  a save's copy jobs and packs; its manifest
+//	                              written as it is encoded
+//	memlimit.go                   the soft memory limit while saves copy
 //	restore.go, restorepack.go    restores and every tree build (buildTree);
 //	                              packed files restored pack by pack
 //	owner.go                      who restored paths belong to (root, sudo)
 //	manifest.go, codec.go         manifest types, deltas; the one encoder/decoder
-//	                              of manifests and the index (index.go)
+//	                              of manifests and the index (index.go); version 4
+//	codec4.go, decode4.go         manifests (the current format)
 //	validate.go                   checks of everything read from a store
 //	objects.go                    object names and references, packs
 //	entry.go, scan.go, meta.go    entries, the scan, metadata read from the disk

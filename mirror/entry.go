@@ -25,7 +25,7 @@ type Entry struct {
 	GID   uint32            // group
 	Link  string            // symlink target
 	Xattr map[string][]byte // extended attributes
-	Obj   string            // object holding a file's contents, relative to objects/
+	Obj   objName           // object holding a file's contents (none: not a file, or a hard link)
 	// HardLink, for a file, is the path of the file (earlier in the tree)
 	// that this one is a hard link to; such an entry has no object.
 	HardLink string

@@ -91,7 +91,7 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 		held := int64(0)
 		if items, err := scan(v.MountPoint); err == nil {
 			for _, it := range items {
-				if it.hardLink == "" {
+				if it.hardLink == 0 {
 					held += it.blocks * 512
 				}
 			}

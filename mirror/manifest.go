@@ -93,14 +93,15 @@ func mergeDelta(prev *manifest, fresh []Entry, gone []string) ([]Entry, []string
 	return entries, rm
 }
 
-// removed counts the paths of old (in pathLess order) missing from now.
-func removed(old, now []Entry) int {
+// removedFrom counts the paths of old (in pathLess order) missing from
+// items.
+func removedFrom(old []Entry, items []scanned) int {
 	n, j := 0, 0
-	for _, e := range old {
-		for j < len(now) && pathLess(now[j].Path, e.Path) {
+	for i := range old {
+		for j < len(items) && pathLess(items[j].rel, old[i].Path) {
 			j++
 		}
-		if j >= len(now) || now[j].Path != e.Path {
+		if j >= len(items) || items[j].rel != old[i].Path {
 			n++
 		}
 	}

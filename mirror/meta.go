@@ -11,11 +11,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// entryOf reads the full metadata of a scanned path (xattrs, link target).
-func entryOf(root string, s scanned) (Entry, error) {
+// entryOf reads the full metadata of scanned path items[i] (xattrs, link
+// target).
+func entryOf(root string, items []scanned, i int) (Entry, error) {
+	s := &items[i]
 	p := filepath.Join(root, filepath.FromSlash(s.rel))
-	e := Entry{Path: s.rel, Kind: kindOf(s.id.Mode), Mode: s.id.Mode & 0o7777, MTime: s.mtime, ATime: s.atime,
-		UID: s.uid, GID: s.gid, HardLink: s.hardLink}
+	e := Entry{Path: s.rel, Kind: kindOf(s.id.Mode), Mode: s.id.Mode & 0o7777, MTime: s.mtime(), ATime: s.atime(),
+		UID: s.uid, GID: s.gid, HardLink: hardLinkOf(items, i)}
 	switch e.Kind {
 	case KindFile:
 		e.Size = s.id.Size
@@ -49,8 +51,8 @@ func treeEntriesAll(root string) ([]Entry, []NotKept, error) {
 		return nil, nil, err
 	}
 	out := make([]Entry, len(items))
-	for i, it := range items {
-		if out[i], err = entryOf(root, it); err != nil {
+	for i := range items {
+		if out[i], err = entryOf(root, items, i); err != nil {
 			return nil, nil, err
 		}
 	}

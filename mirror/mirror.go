@@ -92,7 +92,7 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 			sp = &syncPath{Path: e.Path}
 			paths[e.Path] = sp
 		}
-		d := &side{Kind: e.Kind, Mode: e.Mode, Obj: e.Obj}
+		d := &side{Kind: e.Kind, Mode: e.Mode, Obj: e.Obj.String()}
 		if sp.F != nil && sp.F.Kind == e.Kind {
 			d.Hash = sp.F.Hash // the bytes just copied
 		}

@@ -136,11 +136,11 @@ func (p *planner) diskSide(k string, base *side) (*side, error) {
 	if d == nil {
 		return nil, nil
 	}
-	s := &side{Kind: d.Kind, Mode: d.Mode, Obj: d.Obj}
+	s := &side{Kind: d.Kind, Mode: d.Mode, Obj: d.Obj.String()}
 	switch {
 	case d.Kind == KindSymlink:
 		s.Hash = linkHash(d.Link)
-	case d.Kind == KindFile && base != nil && base.Kind == KindFile && base.Obj != "" && base.Obj == d.Obj:
+	case d.Kind == KindFile && base != nil && base.Kind == KindFile && base.Obj != "" && base.Obj == s.Obj:
 		s.Hash = base.Hash // objects never change: same object, same bytes
 	case d.Kind == KindFile:
 		h, err := p.diskHash(d)

@@ -28,7 +28,7 @@ func planFolder(v map[string]string) map[string]*fstate {
 func planDisk(v map[string]string) []Entry {
 	out := []Entry{{Path: ".", Kind: KindDir, Mode: 0o755}}
 	for p, c := range v {
-		e := Entry{Path: p, Kind: KindFile, Mode: 0o644, Obj: "obj-" + c}
+		e := Entry{Path: p, Kind: KindFile, Mode: 0o644, Obj: objName{Save: "obj-" + c}}
 		if c == "d" {
 			e = Entry{Path: p, Kind: KindDir, Mode: 0o755}
 		}
@@ -43,7 +43,7 @@ func planBase(v map[string]string) *syncRecord {
 	r := &syncRecord{Complete: true}
 	r.Paths = append(r.Paths, syncPath{Path: ".", F: &side{Kind: KindDir, Mode: 0o755}, D: &side{Kind: KindDir, Mode: 0o755}})
 	for p, c := range v {
-		s := &side{Kind: KindFile, Mode: 0o644, Hash: c, Obj: "obj-" + c}
+		s := &side{Kind: KindFile, Mode: 0o644, Hash: c, Obj: objName{Save: "obj-" + c}.String()}
 		if c == "d" {
 			s = &side{Kind: KindDir, Mode: 0o755}
 		}
@@ -91,7 +91,7 @@ func TestMakePlan(t *testing.T) {
 			if c.base != nil {
 				rec = planBase(c.base)
 			}
-			hash := func(e *Entry) (string, error) { return strings.TrimPrefix(e.Obj, "obj-"), nil }
+			hash := func(e *Entry) (string, error) { return strings.TrimPrefix(e.Obj.Save, "obj-"), nil }
 			items, _, wb, err := makePlan(rec, planFolder(c.folder), planDisk(c.disk), hash, at)
 			if err != nil {
 				t.Fatal(err)

@@ -305,3 +305,69 @@ func mountZRAM(t *testing.T, size int64) string {
 	})
 	return dir
 }
+
+// TestSmallSparseFilesInPacksRoundTrip: small sparse files are packed with
+// the other small files (their data only), a large file between them is an
+// object of its own, and every packed file's range starts where the one
+// before it in its pack ended; the tree restores whole.
+func TestSmallSparseFilesInPacksRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	k := NewKeeper(t.TempDir())
+	k.IsMounted = func(string) bool { return true }
+	st, err := k.Setup("Packs", Options{Mode: ramdisk.Keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := ramdisk.Volume{Name: "Packs", MountPoint: mountTmpfs(t, "64m")}
+	if _, err := k.Load(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	sparse := func(name string, size, at int64) {
+		f, err := os.Create(filepath.Join(v.MountPoint, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		f.Truncate(size)
+		if _, err := f.WriteAt([]byte(strings.Repeat(name, 1024)), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, v.MountPoint, "a", strings.Repeat("a", 100))
+	sparse("b", 60<<10, 32<<10)
+	write(t, v.MountPoint, "c", strings.Repeat("c", 1000))
+	write(t, v.MountPoint, "large", strings.Repeat("L", 100<<10))
+	sparse("s", 64<<10, 0)
+	write(t, v.MountPoint, "z", "z")
+	want := digest(t, v.MountPoint)
+	res, err := k.Save(ctx, v, SaveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := k.store(st).manifest(res.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end int64
+	for _, e := range m.Entries {
+		switch {
+		case e.Kind != KindFile:
+		case e.Path == "large":
+			if e.Obj.Packed {
+				t.Errorf("large: packed %v", e.Obj)
+			}
+		case !e.Obj.Packed || e.Obj.Off != end:
+			t.Errorf("%s: object %v, want packed at %d", e.Path, e.Obj, end)
+		default:
+			if (e.Path == "b" || e.Path == "s") != (e.Extents != nil) {
+				t.Errorf("%s: extents %v", e.Path, e.Extents)
+			}
+			end = e.Obj.Off + e.stored()
+		}
+	}
+	back := ramdisk.Volume{Name: "Packs", MountPoint: mountTmpfs(t, "64m")}
+	if _, err := k.Load(ctx, back, nil); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, want, digest(t, back.MountPoint))
+}

@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
+	"runtime"
 	"time"
-
-	"golang.org/x/sys/unix"
-
-	"rambar/internal/atomicfile"
 )
 
 // save makes root's tree the store's new current snapshot, copying only the
@@ -37,7 +33,7 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 
 // saveLocked is save with the store's lock already held.
 func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, progress ProgressFunc) (Result, error) {
-	start := time.Now()
+	start, before := time.Now(), inUse()
 	if err := s.cleanup(); err != nil {
 		return Result{}, err
 	}
@@ -66,6 +62,13 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 		}
 		return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
 	}
+	// The scan's own buffers are garbage now; collected before the copy,
+	// they do not set the heap's size for the rest of the save (the
+	// collector lets it grow to twice what was live at its last run), and
+	// what is live gives the save its room (memlimit.go).
+	runtime.GC()
+	mem := limitSaveMemory(before, liveHeap())
+	defer mem.done()
 	p, err := s.plan(root, curID, idx, items)
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
@@ -84,19 +87,36 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	return res, nil
 }
 
-// savePlan is what a save writes: the new manifest's entries, and which of
-// them need their bytes copied.
+// savePlan is what a save writes: the new manifest's entries, and which
+// files need their bytes copied.
 type savePlan struct {
-	entries []Entry  // the whole tree, or a delta's changes
-	toCopy  []*Entry // the files to copy, pointing into entries
+	// entries are a delta's: the paths changed since its base.
+	entries []Entry
+	// full, for a full manifest, makes its entries from the scan as the
+	// manifest is written, so that a save never holds the whole tree as
+	// entries beside the scan.
+	full *fullPlan
+	// jobs are the files to copy, in pathLess order: items of the full
+	// plan's scan, or entries of a delta (see path).
+	jobs []copyJob
 	// delta, when not nil, makes the manifest a delta: its Base and Removed.
 	delta   *manifest
 	files   int   // regular files of the whole tree
-	bytes   int64 // their bytes (toCopy's as scanned)
+	bytes   int64 // their bytes (the copied ones' as scanned)
 	removed int   // paths gone since the current snapshot
 }
 
-// plan builds the new manifest's entries from the scan: a delta when the
+// fullPlan is a full manifest to be made from a scan: each item's entry
+// is the one of the snapshot the index describes when its identity is
+// unchanged (reuse), else read from the disk as it is written.
+type fullPlan struct {
+	root  string
+	items []scanned
+	prev  []Entry
+	reuse []int32 // per item: 1 + its entry in prev, or 0 (nil: none)
+}
+
+// plan decides the new manifest's entries from the scan: a delta when the
 // index is exact and the change small, else the whole tree, reusing the
 // entries of the snapshot the index describes for unchanged paths.
 func (s *store) plan(root, curID string, idx *index, items []scanned) (*savePlan, error) {
@@ -108,29 +128,17 @@ func (s *store) plan(root, curID string, idx *index, items []scanned) (*savePlan
 	if idx != nil && idx.Exact {
 		delta = s.deltaBase(idx.Snapshot, d.changed+len(d.gone))
 	}
-	var p *savePlan
-	var err error
 	if delta != nil {
-		p, err = planDelta(root, delta, items, d)
-	} else {
-		p, err = s.planFull(root, curID, idx, items, d)
+		return planDelta(root, delta, items, d)
 	}
-	if err != nil {
-		return nil, err
-	}
-	for i := range p.entries {
-		if e := &p.entries[i]; e.Kind == KindFile && e.Obj == "" && e.HardLink == "" {
-			p.toCopy = append(p.toCopy, e)
-		}
-	}
-	return p, nil
+	return s.planFull(root, curID, idx, items, d), nil
 }
 
-// entryAt reads a scanned path's metadata for a save.
-func entryAt(root string, it scanned) (Entry, error) {
-	e, err := entryOf(root, it)
+// entryAt reads scanned path items[i]'s metadata for a save.
+func entryAt(root string, items []scanned, i int) (Entry, error) {
+	e, err := entryOf(root, items, i)
 	if errors.Is(err, fs.ErrNotExist) {
-		return e, fmt.Errorf("%s changed during the save, try again: %w", it.rel, err)
+		return e, fmt.Errorf("%s changed during the save, try again: %w", items[i].rel, err)
 	}
 	return e, err
 }
@@ -148,58 +156,77 @@ func planDelta(root string, delta *manifest, items []scanned, d indexDiff) (*sav
 		if d.same[i] {
 			continue
 		}
-		e, err := entryAt(root, it)
+		e, err := entryAt(root, items, i)
 		if err != nil {
 			return nil, err
 		}
 		fresh = append(fresh, e)
 	}
 	p.entries, delta.Removed = mergeDelta(delta, fresh, d.gone)
+	for i := range p.entries {
+		if e := &p.entries[i]; e.Kind == KindFile && e.Obj.none() && e.HardLink == "" {
+			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: e.Size, sparse: e.sparse})
+		}
+	}
 	return p, nil
 }
 
 // planFull plans a full manifest: every item, taken from the snapshot the
-// index describes when its identity is unchanged, else read fresh.
-func (s *store) planFull(root, curID string, idx *index, items []scanned, d indexDiff) (*savePlan, error) {
+// index describes when its identity is unchanged, else read fresh when
+// the manifest is written; the files read fresh are copied.
+func (s *store) planFull(root, curID string, idx *index, items []scanned, d indexDiff) *savePlan {
+	f := &fullPlan{root: root, items: items}
 	var prev *manifest
 	if idx != nil {
 		if m, err := s.tree(idx.Snapshot, true); err == nil {
-			prev = m
+			prev, f.prev, f.reuse = m, m.Entries, make([]int32, len(items))
 		}
 	}
-	p := &savePlan{entries: make([]Entry, len(items))}
+	p := &savePlan{full: f}
+	n := 0
+	for i := range items {
+		if it := &items[i]; copiesData(it) && !(prev != nil && d.same[i]) {
+			n++
+		}
+	}
+	p.jobs = make([]copyJob, 0, n)
 	pi := 0
-	for i, it := range items {
+	for i := range items {
+		it := &items[i]
+		if kindOf(it.id.Mode) == KindFile {
+			p.files++
+			p.bytes += it.id.Size
+		}
 		if d.same[i] && prev != nil {
 			for pi < len(prev.Entries) && pathLess(prev.Entries[pi].Path, it.rel) {
 				pi++
 			}
-			if pi < len(prev.Entries) && prev.Entries[pi].Path == it.rel {
-				p.entries[i] = prev.Entries[pi]
+			if pi < len(prev.Entries) && prev.Entries[pi].Path == it.rel && kept(&prev.Entries[pi]) {
+				f.reuse[i] = int32(pi + 1)
 				continue
 			}
 		}
-		e, err := entryAt(root, it)
-		if err != nil {
-			return nil, err
-		}
-		p.entries[i] = e
-	}
-	for _, e := range p.entries {
-		if e.Kind == KindFile {
-			p.files++
-			p.bytes += e.Size
+		if copiesData(it) {
+			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: it.id.Size, sparse: it.sparse()})
 		}
 	}
 	if prev != nil && prev.ID == curID {
-		p.removed = removed(prev.Entries, p.entries)
+		p.removed = removedFrom(prev.Entries, items)
 	} else if curID != "" {
 		if cur, err := s.manifest(curID); err == nil {
-			p.removed = removed(cur.Entries, p.entries)
+			p.removed = removedFrom(cur.Entries, items)
 		}
 	}
-	return p, nil
+	return p
 }
+
+// copiesData reports whether a save reading it fresh copies item it's
+// bytes: a regular file that is not a second link.
+func copiesData(it *scanned) bool { return kindOf(it.id.Mode) == KindFile && it.hardLink == 0 }
+
+// kept reports whether entry e of an earlier snapshot has what a new one
+// needs of it: a file its bytes (an object, or a link to another).
+func kept(e *Entry) bool { return e.Kind != KindFile || !e.Obj.none() || e.HardLink != "" }
 
 // write carries out plan p as snapshot id: copies the files into
 // objects/id, writes and flushes the manifest, and commits it. On failure
@@ -210,12 +237,12 @@ func (s *store) write(ctx context.Context, root, id string, p *savePlan, progres
 		return Result{}, noSpace(fmt.Errorf("make %s: %w", objDir, err))
 	}
 	planned := int64(0)
-	for _, e := range p.toCopy {
-		planned += e.Size
+	for i := range p.jobs {
+		planned += p.jobs[i].size
 	}
-	copied, err := s.copyObjects(ctx, root, id, p.toCopy, progress)
+	copied, ext, err := s.copyObjects(ctx, root, id, p.jobs, p.path, progress)
 	if err == nil {
-		err = s.writeSnapshot(p.manifest(id, p.bytes-planned+copied))
+		err = s.writeSnapshot(p.stream(id, p.bytes-planned+copied, ext))
 	}
 	if err == nil {
 		// The commit point: from here the new tree is the current one.
@@ -228,125 +255,7 @@ func (s *store) write(ctx context.Context, root, id string, p *savePlan, progres
 		return Result{}, err
 	}
 	return Result{Snapshot: id, Files: p.files, Bytes: p.bytes - planned + copied,
-		CopiedFiles: len(p.toCopy), CopiedBytes: copied, Removed: p.removed}, nil
-}
-
-// manifest is the snapshot id that p makes, its files holding bytes bytes.
-func (p *savePlan) manifest(id string, bytes int64) *manifest {
-	m := &manifest{header: header{ID: id, Created: time.Now().UTC(), Files: p.files, Bytes: bytes}, Entries: p.entries}
-	if p.delta != nil {
-		m.Base, m.Removed = p.delta.Base, p.delta.Removed
-	}
-	return m
-}
-
-// copyObjects copies the files of toCopy from root into objects/id, the
-// small ones packed together (full saves and deltas alike: a few large
-// files written sequentially instead of one per file), setting each
-// entry's Obj and Size (the bytes kept; a file growing under us is seen
-// again next save). It returns the bytes copied.
-func (s *store) copyObjects(ctx context.Context, root, id string, toCopy []*Entry, progress ProgressFunc) (int64, error) {
-	var total int64
-	for _, e := range toCopy {
-		total += e.Size
-	}
-	src, err := openTree(root)
-	if err != nil {
-		return 0, err
-	}
-	defer src.close()
-	objs, err := openTree(s.path("objects", id))
-	if err != nil {
-		return 0, err
-	}
-	defer objs.close()
-	clone := sameDev(root, objs.dir)
-	m := newMeter(progress, "saving", total, len(toCopy))
-	packs, single := packGroups(toCopy)
-	err = pool(len(packs)+len(single), workers, func(k int) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		name := strconv.Itoa(k)
-		if k < len(packs) {
-			n, err := writePack(src, objs, name, id+"/"+name, packs[k])
-			m.add(n, len(packs[k]))
-			return err
-		}
-		e := single[k-len(packs)]
-		if err := copyObject(src, objs, e, name, clone); err != nil {
-			return err
-		}
-		e.Obj = id + "/" + name
-		m.add(e.Size, 1)
-		return nil
-	})
-	m.done()
-	if err != nil {
-		return 0, err
-	}
-	var copied int64
-	for _, e := range toCopy {
-		copied += e.Size
-	}
-	return copied, nil
-}
-
-// copyObject copies the file e of the tree root into a new object name in
-// the folder objs (a clone where they share a file system that can, unless
-// it is sparse: its holes are left out), fsyncing it when syncEachFile. It
-// sets e.Size (the bytes kept; a file growing under us is seen again next
-// save) and, for a sparse file, e.Extents.
-func copyObject(root, objs *dirTree, e *Entry, name string, clone bool) error {
-	rel := e.Path
-	in, err := root.openFile(rel)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(in)
-	out, cloned, err := objs.create(name, 0o600, in, clone && !e.sparse)
-	if err != nil {
-		return err
-	}
-	if cloned {
-		var st unix.Stat_t
-		if err = unix.Fstat(out, &st); err == nil {
-			e.Size, e.Extents = st.Size, nil
-		}
-	} else {
-		_, err = saveData(out, in, e, clone)
-	}
-	if err == nil && (syncEachFile || e.Size >= pushSize) {
-		err = pushFile(out)
-	}
-	if cerr := unix.Close(out); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(rel), objs.path(name), err))
-	}
-	return nil
-}
-
-// writeSnapshot writes manifest m and flushes it with its objects: on
-// Linux one syncfs covers both; elsewhere each file was fsynced as written
-// and the manifest is written with fsyncs. On failure the manifest is
-// removed.
-func (s *store) writeSnapshot(m *manifest) error {
-	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
-		return noSpace(err)
-	}
-	err := s.writeManifest(m, syncEachFile)
-	if err == nil {
-		err = flushTree(s.dir, nil)
-		if syncEachFile && err == nil {
-			err = atomicfile.SyncDir(s.path("objects", m.ID))
-		}
-	}
-	if err != nil {
-		os.Remove(s.path("snapshots", m.ID+".snap"))
-	}
-	return err
+		CopiedFiles: len(p.jobs), CopiedBytes: copied, Removed: p.removed}, nil
 }
 
 // deltaBase returns what a delta on snapshot base builds on: base's own

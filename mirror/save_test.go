@@ -44,16 +44,16 @@ func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
 }
 
 func TestPackGroupsPacksSmallFilesOnly(t *testing.T) {
-	sizes := func(es ...int64) []*Entry {
-		var out []*Entry
+	sizes := func(es ...int64) []copyJob {
+		var out []copyJob
 		for i, s := range es {
-			out = append(out, &Entry{Path: fmt.Sprint(i), Size: s})
+			out = append(out, copyJob{ref: int32(i), size: s})
 		}
 		return out
 	}
 	cases := []struct {
 		name   string
-		in     []*Entry
+		in     []copyJob
 		packs  []int // files per pack
 		single int
 	}{
@@ -68,15 +68,20 @@ func TestPackGroupsPacksSmallFilesOnly(t *testing.T) {
 	}
 	cases = append(cases, struct {
 		name   string
-		in     []*Entry
+		in     []copyJob
 		packs  []int
 		single int
 	}{"many small: a pack closes at packBytes", sizes(big...), []int{packBytes / packMax, 200 - packBytes/packMax}, 0})
 	for _, c := range cases {
-		packs, single := packGroups(c.in)
+		small, packs, single := packGroups(c.in)
 		var got []int
 		for _, p := range packs {
-			got = append(got, len(p))
+			got = append(got, p[1]-p[0])
+			for _, k := range small[p[0]:p[1]] {
+				if c.in[k].size > packMax {
+					t.Errorf("%s: file %d of %d bytes packed", c.name, c.in[k].ref, c.in[k].size)
+				}
+			}
 		}
 		if !reflect.DeepEqual(got, c.packs) || len(single) != c.single {
 			t.Errorf("%s: packs %v, %d single; want %v, %d", c.name, got, len(single), c.packs, c.single)
@@ -85,7 +90,7 @@ func TestPackGroupsPacksSmallFilesOnly(t *testing.T) {
 }
 
 func TestMergeDeltaFoldsChanges(t *testing.T) {
-	e := func(p, obj string) Entry { return Entry{Path: p, Kind: KindFile, Obj: obj} }
+	e := func(p, obj string) Entry { return Entry{Path: p, Kind: KindFile, Obj: objName{Save: obj}} }
 	cases := []struct {
 		name        string
 		prev        *manifest
@@ -125,21 +130,21 @@ func TestSavePhasesOneByOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := s.plan(root, "", nil, items)
-	if err != nil || p.delta != nil || len(p.entries) != 7 || len(p.toCopy) != 5 || p.files != 5 || p.bytes != 10 {
+	if err != nil || p.delta != nil || p.full == nil || len(p.full.items) != 7 || len(p.jobs) != 5 || p.files != 5 || p.bytes != 10 {
 		t.Fatalf("plan = %+v, %v; want a full manifest of 7 entries copying 5 files", p, err)
 	}
 	id := newID(time.Now(), "")
 	os.MkdirAll(s.path("objects", id), 0o700)
-	copied, err := s.copyObjects(context.Background(), root, id, p.toCopy, nil)
+	copied, ext, err := s.copyObjects(context.Background(), root, id, p.jobs, p.path, nil)
 	if err != nil || copied != 10 {
 		t.Fatalf("copy: %d bytes, %v", copied, err)
 	}
-	for _, e := range p.toCopy {
-		if _, err := os.Stat(filepath.Join(s.dir, "objects", strings.Split(e.Obj, "@")[0])); err != nil {
-			t.Errorf("%s: object %q: %v", e.Path, e.Obj, err)
+	for _, j := range p.jobs {
+		if _, err := os.Stat(filepath.Join(s.dir, "objects", id, fmt.Sprint(j.num))); err != nil {
+			t.Errorf("%s: object %d: %v", p.path(j.ref), j.num, err)
 		}
 	}
-	if err := s.writeSnapshot(p.manifest(id, copied)); err != nil {
+	if err := s.writeSnapshot(p.stream(id, copied, ext)); err != nil {
 		t.Fatal(err)
 	}
 	if cur, _ := s.current(); cur != "" {
@@ -165,5 +170,38 @@ func TestCheckPathRefusesAnythingButCleanRelativePaths(t *testing.T) {
 		if err := checkPath(p); err == nil {
 			t.Errorf("checkPath(%q) accepted", p)
 		}
+	}
+}
+
+// TestPathGoneBeforeTheManifestFailsTheSave: a full manifest's entries are
+// read from the disk as the manifest is written, after the copy; a path
+// gone by then fails the save, which leaves nothing of itself behind
+// (objects, manifest, temporary files) and no current snapshot.
+func TestPathGoneBeforeTheManifestFailsTheSave(t *testing.T) {
+	root, s := t.TempDir(), &store{dir: t.TempDir()}
+	write(t, root, "d/f", "data")
+	if err := os.Symlink("f", filepath.Join(root, "d/link")); err != nil {
+		t.Fatal(err)
+	}
+	items, err := scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.plan(root, "", nil, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "d/link"))
+	id := newID(time.Now(), "")
+	if _, err := s.write(context.Background(), root, id, p, nil); err == nil || !strings.Contains(err.Error(), "changed during the save") {
+		t.Fatalf("write = %v, want a path changed during the save", err)
+	}
+	for _, dir := range []string{"objects", "snapshots"} {
+		if ents, _ := os.ReadDir(s.path(dir)); len(ents) > 0 {
+			t.Errorf("%s holds %v after the failed save", dir, ents)
+		}
+	}
+	if cur, _ := s.current(); cur != "" {
+		t.Errorf("current is %q", cur)
 	}
 }

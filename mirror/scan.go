@@ -15,21 +15,44 @@ import (
 )
 
 // scanned is one path found by scan, with the identity and the rest of
-// the metadata from its lstat.
+// the metadata from its lstat, kept small: a save holds one per path.
 type scanned struct {
-	rel      string
-	id       ident
-	atime    unix.Timespec
-	mtime    unix.Timespec
-	uid, gid uint32
-	nlink    uint64
-	blocks   int64  // 512-byte blocks allocated
-	hardLink string // for a file with other links: the first of them, if not this one
+	rel       string
+	id        ident
+	atimeSec  int64
+	mtimeSec  int64 // with id.MTime, the modification time (see mtime)
+	blocks    int64 // 512-byte blocks allocated
+	atimeNsec uint32
+	uid, gid  uint32
+	// hardLink, for a file with other links, is 1 + the place in the scan
+	// of the first of them, if not this one (scanAll's linkGroups); until
+	// then -1 marks a file with other links.
+	hardLink int32
+}
+
+// sparse reports whether the file holds fewer blocks than bytes.
+func (s *scanned) sparse() bool { return s.blocks*512 < s.id.Size }
+
+// atime is the access time.
+func (s *scanned) atime() unix.Timespec {
+	return unix.Timespec{Sec: s.atimeSec, Nsec: int64(s.atimeNsec)}
+}
+
+// mtime is the modification time: its seconds, and its nanoseconds from
+// id.MTime (seconds and nanoseconds in one int64, wrapping past 2262: the
+// difference is exact either way).
+func (s *scanned) mtime() unix.Timespec {
+	return unix.Timespec{Sec: s.mtimeSec, Nsec: s.id.MTime - s.mtimeSec*1e9}
 }
 
 func scannedOf(rel string, st *unix.Stat_t) scanned {
-	return scanned{rel: rel, id: identOf(st), atime: statAtime(st), mtime: statMtime(st),
-		uid: st.Uid, gid: st.Gid, nlink: uint64(st.Nlink), blocks: int64(st.Blocks)}
+	a, m := statAtime(st), statMtime(st)
+	s := scanned{rel: rel, id: identOf(st), atimeSec: int64(a.Sec), atimeNsec: uint32(a.Nsec), mtimeSec: int64(m.Sec),
+		uid: st.Uid, gid: st.Gid, blocks: int64(st.Blocks)}
+	if st.Nlink > 1 && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		s.hardLink = -1
+	}
+	return s
 }
 
 // NotKept names a path a save could not keep, or something of it a
@@ -119,18 +142,27 @@ func prefault(s []scanned) []scanned {
 // linkGroups marks every regular file with other links to its inode as a
 // hard link to the first of them in scan order.
 func linkGroups(items []scanned) {
-	first := map[uint64]string{}
+	first := map[uint64]int32{}
 	for i := range items {
 		it := &items[i]
-		if it.nlink < 2 || it.id.Mode&unix.S_IFMT != unix.S_IFREG {
+		if it.hardLink != -1 {
 			continue
 		}
 		if p, ok := first[it.id.Ino]; ok {
-			it.hardLink = p
+			it.hardLink = p + 1
 		} else {
-			first[it.id.Ino] = it.rel
+			first[it.id.Ino], it.hardLink = int32(i), 0
 		}
 	}
+}
+
+// hardLinkOf is the path of the file items[i] is a second link to, "" if
+// none.
+func hardLinkOf(items []scanned, i int) string {
+	if l := items[i].hardLink; l > 0 {
+		return items[l-1].rel
+	}
+	return ""
 }
 
 // direntBufs are getdents buffers, reused: a scan reads thousands of folders.

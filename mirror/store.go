@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -191,17 +192,20 @@ func (s *store) readFile(id string, hidden, entries bool) (*manifest, error) {
 	return m, nil
 }
 
-// writeManifest writes m (with its Refs filled in) atomically. durable adds
-// the fsyncs that make it survive a power cut (atomicfile); without them the
-// caller flushes before relying on it.
-func (s *store) writeManifest(m *manifest, durable bool) error {
-	m.Refs = refsOf(m.Entries)
-	b := encodeManifest(m)
-	path := s.path("snapshots", m.ID+".snap")
-	if durable {
-		return noSpace(atomicfile.WriteFile(path, b, 0o600))
-	}
-	return noSpace(atomicfile.WriteFast(path, b, 0o600))
+// streamManifest writes, atomically, the manifest of header h (Refs
+// filled in), its n entries given by each, in order, to put, and its
+// removed paths, encoding as it writes. durable adds the fsyncs that make
+// it survive a power cut (atomicfile); without them the caller flushes
+// before relying on it.
+func (s *store) streamManifest(h *header, n int, each func(put func(*Entry) error) error, removed []string, durable bool) error {
+	path := s.path("snapshots", h.ID+".snap")
+	return noSpace(atomicfile.WriteFrom(path, 0o600, durable, func(w io.Writer) error {
+		mw := newManifestWriter(w, h, n)
+		if err := each(mw.entry); err != nil {
+			return err
+		}
+		return mw.finish(removed)
+	}))
 }
 
 // ids lists the saved snapshots' IDs, oldest first.

@@ -117,11 +117,11 @@ func TestManifestRoundTripAndRejectsDamage(t *testing.T) {
 		Refs: map[string][]uint32{"20251231T000000.000001Z": {0, 1}, "20251231T000000.000002Z": {7}}},
 		Entries: []Entry{
 			{Path: ".", Kind: KindDir, Mode: 0o755, MTime: unix.NsecToTimespec(-1)},
-			{Path: "f", Kind: KindFile, Mode: 0o4755, Size: 12, MTime: unix.Timespec{Nsec: 99}, Obj: "20251231T000000.000001Z/1", Xattr: map[string][]byte{"user.x": {0, 1}, "user.e": {}}},
+			{Path: "f", Kind: KindFile, Mode: 0o4755, Size: 12, MTime: unix.Timespec{Nsec: 99}, Obj: objName{Save: "20251231T000000.000001Z", Num: 1}, Xattr: map[string][]byte{"user.x": {0, 1}, "user.e": {}}},
 			{Path: "h", Kind: KindFile, Mode: 0o644, Size: 12, HardLink: "f", UID: 1234, GID: 5678},
 			{Path: "l", Kind: KindSymlink, Mode: 0o777, Link: "f"},
 			{Path: "p", Kind: KindFIFO, Mode: 0o600, ATime: unix.Timespec{Sec: 1, Nsec: 2}},
-			{Path: "s", Kind: KindFile, Mode: 0o600, Size: 1 << 30, Obj: "20251231T000000.000002Z/7",
+			{Path: "s", Kind: KindFile, Mode: 0o600, Size: 1 << 30, Obj: objName{Save: "20251231T000000.000002Z", Num: 7},
 				Extents: []Extent{{Off: 4096, Len: 4096}, {Off: 1<<30 - 1, Len: 1}},
 				MTime:   unix.Timespec{Sec: time.Date(2400, 1, 2, 3, 4, 5, 0, time.UTC).Unix(), Nsec: 999999999}},
 		}}

@@ -95,20 +95,20 @@ func TestCraftedStoresAreRefused(t *testing.T) {
 		{"object climbing out of objects/", func(m *manifest, _ *store, _ string) {
 			for i := range m.Entries {
 				if m.Entries[i].Kind == KindFile {
-					m.Entries[i].Obj = "../../../../../../../../etc/hostname"
+					m.Entries[i].Obj.Save = "../../../../../../../../etc/hostname"
 				}
 			}
 		}, "bad object"},
 		{"packed file past its pack's end", func(m *manifest, _ *store, _ string) {
 			for i := range m.Entries {
 				if m.Entries[i].Kind == KindFile { // an 8-byte object: 4 bytes left of the 8 the entry needs
-					m.Entries[i].Obj += "@4"
+					m.Entries[i].Obj.Off, m.Entries[i].Obj.Packed = 4, true
 				}
 			}
 		}, "pack ends 4 bytes early"},
 		{"object replaced by a symlink", func(m *manifest, s *store, _ string) {
 			e := fileObj(m)
-			p := filepath.Join(s.path("objects"), filepath.FromSlash(e.Obj))
+			p := filepath.Join(s.path("objects"), filepath.FromSlash(e.Obj.String()))
 			os.Remove(p)
 			os.Symlink("/etc/hostname", p)
 		}, "not followed"},

@@ -112,7 +112,7 @@ func checkEntry(e *Entry) error {
 			return err
 		}
 	case KindDir, KindSymlink, KindFIFO:
-		if e.Obj != "" || e.Size != 0 || e.HardLink != "" || e.Extents != nil {
+		if !e.Obj.none() || e.Size != 0 || e.HardLink != "" || e.Extents != nil {
 			return fmt.Errorf("%s: a folder, link or FIFO with contents", e.Path)
 		}
 	default:
@@ -145,12 +145,12 @@ func checkEntry(e *Entry) error {
 // another file; and that its extents are in order inside the file.
 func checkData(e *Entry) error {
 	if e.HardLink != "" {
-		if e.Obj != "" || e.Extents != nil || checkPath(e.HardLink) != nil || e.HardLink == "." {
+		if !e.Obj.none() || e.Extents != nil || checkPath(e.HardLink) != nil || e.HardLink == "." {
 			return fmt.Errorf("%s: bad hard link %q", e.Path, e.HardLink)
 		}
 		return nil
 	}
-	if _, err := parseObj(e.Obj); err != nil {
+	if err := e.Obj.check(); err != nil {
 		return fmt.Errorf("%s: %w", e.Path, err)
 	}
 	if len(e.Extents) > maxCount {

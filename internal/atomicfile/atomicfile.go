@@ -10,6 +10,7 @@ package atomicfile
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -26,7 +27,21 @@ func WriteFast(path string, data []byte, perm os.FileMode) error {
 	return write(path, data, perm, false)
 }
 
-func write(path string, data []byte, perm os.FileMode, durable bool) (err error) {
+// WriteFrom replaces path atomically with what fill writes (durably when
+// durable), with permissions perm: for data too large to hold whole. On an
+// error of fill nothing is replaced.
+func WriteFrom(path string, perm os.FileMode, durable bool, fill func(w io.Writer) error) error {
+	return writeWith(path, perm, durable, fill)
+}
+
+func write(path string, data []byte, perm os.FileMode, durable bool) error {
+	return writeWith(path, perm, durable, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+func writeWith(path string, perm os.FileMode, durable bool, fill func(w io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -42,7 +57,7 @@ func write(path string, data []byte, perm os.FileMode, durable bool) (err error)
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = fill(f); err != nil {
 		return fmt.Errorf("atomicfile: write %s: %w", tmp, err)
 	}
 	if err = f.Chmod(perm); err != nil {

@@ -1,0 +1,97 @@
+package mirror
+
+import (
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// A save that copies asks the collector to keep the process near the
+// memory it used before the save plus what the save needs (a soft limit, see
+// debug.SetMemoryLimit: exceeded rather than stall when more is live).
+// Without it the heap of a save of 200,000 files grows to twice the
+// scan's peak, and pages freed in one phase are not reused by the next
+// phase's large buffers. The limit is restored when the last save ends:
+// the library also runs in the menu-bar app, which may save several disks
+// at once.
+const (
+	saveBudget = 40 << 20 // what a save needs at least
+	// liveRoom is what a save needs for each byte live after its scan,
+	// in sixteenths (1.6: its heap may grow 60% past that before a
+	// collection, instead of the 100% of GOGC), so that a far larger tree
+	// gets room in proportion instead of a collector running nonstop.
+	liveRoom = 26
+)
+
+var saveMemory struct {
+	mu     sync.Mutex
+	active map[*saveGuard]bool
+	base   int64 // memory in use before the first running save began
+	prev   int64 // the limit before it
+}
+
+// saveGuard is one running save's share of the limit.
+type saveGuard struct{ budget int64 }
+
+// limitSaveMemory counts a save in that began when the process used
+// before bytes (inUse) and whose scan left live bytes live, lowering the
+// process's soft memory limit, and returns its guard; done counts it out.
+// A lower limit set by the program is kept.
+func limitSaveMemory(before, live int64) *saveGuard {
+	m := &saveMemory
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.active) == 0 {
+		m.active = map[*saveGuard]bool{}
+		m.prev, m.base = debug.SetMemoryLimit(-1), before
+	}
+	g := &saveGuard{budget: max(saveBudget, live*liveRoom/16)}
+	m.active[g] = true
+	applyLimit()
+	return g
+}
+
+// done counts the save out, restoring the limit after the last one.
+func (g *saveGuard) done() {
+	m := &saveMemory
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.active, g)
+	if len(m.active) == 0 {
+		debug.SetMemoryLimit(m.prev)
+		return
+	}
+	applyLimit()
+}
+
+// applyLimit sets the limit for the running saves (saveMemory locked).
+func applyLimit() {
+	m := &saveMemory
+	l := m.base
+	for g := range m.active {
+		l += g.budget
+	}
+	debug.SetMemoryLimit(min(l, m.prev))
+}
+
+// inUse is the memory the Go runtime holds from the system and has not
+// returned: what its memory limit counts.
+func inUse() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return math.MaxInt64 / 4
+	}
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+}
+
+// liveHeap is the heap the last collection found live.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
