@@ -29,6 +29,40 @@ var saveMemory struct {
 	active map[*saveGuard]bool
 	base   int64 // memory in use before the first running save began
 	prev   int64 // the limit before it
+	paused int   // scans running with the collector paused
+	gogc   int   // the collector's percent before the first of them
+}
+
+// scanRoom is what a scan holds for each path it will find: its entry
+// (96 bytes), its path and a margin.
+const scanRoom = 192
+
+// pauseCollector turns the collector's percent off while a save scans,
+// under a memory limit with room for hint paths (which still collects if
+// reached), and returns what undoes it. A scan allocates its list once and
+// a string per path, all live until it ends: a collection in the middle
+// finds nothing to free, and costs more than its marking (it stops each
+// worker between its system calls with signals, and its write barriers
+// read the list's fresh pages before they are written, each first write
+// then a copy-on-write fault that interrupts every core: a third of a
+// save-with-nothing-changed of 200,000 files, measured with perf here).
+func pauseCollector(before int64, hint int) (resume func()) {
+	g := limitSaveMemory(before, int64(hint)*scanRoom*16/liveRoom)
+	m := &saveMemory
+	m.mu.Lock()
+	if m.paused == 0 {
+		m.gogc = debug.SetGCPercent(-1)
+	}
+	m.paused++
+	m.mu.Unlock()
+	return func() {
+		m.mu.Lock()
+		if m.paused--; m.paused == 0 {
+			debug.SetGCPercent(m.gogc)
+		}
+		m.mu.Unlock()
+		g.done()
+	}
 }
 
 // saveGuard is one running save's share of the limit.

@@ -40,3 +40,31 @@ func TestSaveMemoryLimitIsRestored(t *testing.T) {
 		}
 	}
 }
+
+// TestScanPausesTheCollectorAndPutsItBack: scans running at once turn the
+// collector's percent off under a memory limit; the last to end restores
+// the percent and the limit the program had.
+func TestScanPausesTheCollectorAndPutsItBack(t *testing.T) {
+	orig := debug.SetGCPercent(70)
+	origLimit := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetGCPercent(orig); debug.SetMemoryLimit(origLimit) })
+	a := pauseCollector(10<<20, 1000)
+	b := pauseCollector(10<<20, 1_000_000)
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Errorf("percent while scanning = %d, want off", p)
+	}
+	if l := debug.SetMemoryLimit(-1); l >= origLimit || l < 10<<20+2*saveBudget {
+		t.Errorf("limit while scanning = %d", l)
+	}
+	a()
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Errorf("percent with one scan left = %d, want off", p)
+	}
+	b()
+	if p := debug.SetGCPercent(70); p != 70 {
+		t.Errorf("percent after = %d, want 70", p)
+	}
+	if l := debug.SetMemoryLimit(-1); l != origLimit {
+		t.Errorf("limit after = %d, want %d", l, origLimit)
+	}
+}

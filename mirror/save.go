@@ -49,7 +49,9 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	if idx != nil {
 		hint = idx.n
 	}
+	resume := pauseCollector(before, hint)
 	items, notKept, err := scanAll(root, hint)
+	resume()
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
