@@ -37,7 +37,9 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 		return Result{}, err
 	}
 	if diskID != "" {
-		items, err := scan(dst)
+		resume := pauseCollector(inUse(), len(m.Entries))
+		items, _, err := scanAll(dst, len(m.Entries))
+		resume()
 		if err != nil {
 			return Result{}, err
 		}
@@ -267,13 +269,19 @@ func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
 // system can), with its final permission when the umask keeps it whole,
 // saving a chmod; chmod reports that one is still needed.
 func (b *build) createFor(e Entry, in int, clone bool) (out int, cloned, chmod bool, err error) {
-	perm := filePerm(e)
-	mode, chmod := uint32(0o600), true
-	if perm&^fs.ModePerm == 0 && uint32(perm)&createMask == 0 {
-		mode, chmod = uint32(perm), false
-	}
+	mode, chmod := createMode(e)
 	out, cloned, err = b.toT.create(e.Path, mode, in, clone)
 	return out, cloned, chmod, err
+}
+
+// createMode is the mode a file for e is made with, and whether its mode
+// must be set after (setuid and the like, or bits the umask would drop).
+func createMode(e Entry) (mode uint32, chmod bool) {
+	perm := filePerm(e)
+	if perm&^fs.ModePerm == 0 && uint32(perm)&createMask == 0 {
+		return uint32(perm), false
+	}
+	return 0o600, true
 }
 
 // hooked writes the file e with copyFile (a packed source is unpacked to

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -86,12 +88,14 @@ func (b *build) restorePack(ctx context.Context, entries []Entry, job packJob, m
 	readAhead(in, first.Off, last.Off+last.Size-first.Off)
 	r := packReader{fd: in, buf: copyBufs.Get().(*[]byte)}
 	defer copyBufs.Put(r.buf)
+	pc := parentCache{t: b.toT, fd: -1}
+	defer pc.close()
 	for _, f := range job.files {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		e := entries[f.i]
-		if err := b.packedFile(&r, e, f.src); err != nil {
+		if err := b.packedFile(&r, &pc, e, f.src); err != nil {
 			return noSpace(fmt.Errorf("copy %s to %s: %w", b.fromT.path(job.rel), b.toT.path(e.Path), err))
 		}
 		m.add(e.Size, 1)
@@ -100,8 +104,9 @@ func (b *build) restorePack(ctx context.Context, entries []Entry, job packJob, m
 }
 
 // packedFile writes the packed file e, its bytes read through r.
-func (b *build) packedFile(r *packReader, e Entry, src objRef) error {
-	out, _, chmod, err := b.createFor(e, -1, false)
+func (b *build) packedFile(r *packReader, pc *parentCache, e Entry, src objRef) error {
+	mode, chmod := createMode(e)
+	out, err := pc.create(e.Path, mode)
 	if err != nil {
 		return err
 	}
@@ -120,6 +125,50 @@ func (b *build) packedFile(r *packReader, e Entry, src objRef) error {
 		err = cerr
 	}
 	return err
+}
+
+// parentCache holds the folder of the file last made from a pack: packs
+// hold files in path order, so most files go in the folder the one before
+// went in, and are made relative to it (one path component to look up,
+// not the whole path from the root). The folder was opened beneath the
+// tree, and a folder cannot be moved to another file system, so what is
+// made through it stays on the disk.
+type parentCache struct {
+	t   *dirTree
+	dir string // rel of the folder held, when fd >= 0
+	fd  int
+}
+
+// create makes the file rel (O_EXCL: never an existing file or a symlink).
+func (c *parentCache) create(rel string, mode uint32) (int, error) {
+	dir, name := ".", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, name = rel[:i], rel[i+1:]
+	}
+	pfd := c.t.fd
+	if dir != "." {
+		if c.fd < 0 || c.dir != dir {
+			c.close()
+			fd, err := c.t.open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+			if err != nil {
+				return -1, err
+			}
+			c.dir, c.fd = dir, fd
+		}
+		pfd = c.fd
+	}
+	out, err := unix.Openat(pfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
+	if err != nil {
+		return -1, noSpace(&os.PathError{Op: "create", Path: c.t.path(rel), Err: err})
+	}
+	return out, nil
+}
+
+func (c *parentCache) close() {
+	if c.fd >= 0 {
+		unix.Close(c.fd)
+		c.fd = -1
+	}
 }
 
 // packReader reads ranges of a pack through a buffer refilled by large
