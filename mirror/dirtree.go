@@ -22,6 +22,7 @@ type dirTree struct {
 
 	mu    sync.Mutex
 	notes []NotKept // what could not be set (setMeta)
+	ids   *idents   // when not nil: the identities of what is made
 }
 
 // openTree opens the folder dir (itself trusted: a mount point, a store
@@ -200,6 +201,7 @@ func (t *dirTree) setMeta(fd int, rel string, e Entry, chmod bool) error {
 	if err := setTimes(t, fd, rel, e.ATime, e.MTime); err != nil {
 		return fmt.Errorf("set times of %s: %w", t.path(rel), err)
 	}
+	t.ids.noteFd(rel, fd)
 	return nil
 }
 
@@ -244,6 +246,7 @@ func (t *dirTree) setLinkMeta(rel string, e Entry) error {
 	if err := unix.UtimesNanoAt(pfd, name, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return fmt.Errorf("set times of %s: %w", t.path(rel), err)
 	}
+	t.ids.noteAt(rel, pfd, name)
 	return nil
 }
 

@@ -38,22 +38,14 @@ func indexOf(snapshot, diskID string, items []scanned) []byte {
 }
 
 // restoredIndex is the exact index of a restore of snapshot id, encoded:
-// the snapshot's paths (entries), with the identities the disk now shows
-// (items); a path the disk lacks gets none, so the next save records it as
-// removed, and a path only the disk has is not indexed, so it is saved.
-func restoredIndex(id, diskID string, entries []Entry, items []scanned) []byte {
+// the snapshot's paths (entries), with the identities the restore left
+// them with (ids); a path not noted gets none, so the next save reads it
+// (or, if the disk lacks it, records it as removed), and a path only the
+// disk has is not indexed, so it is saved.
+func restoredIndex(id, diskID string, entries []Entry, ids *idents) []byte {
 	w := newIndexWriter(id, diskID, len(entries))
-	j := 0
 	for i := range entries {
-		p := entries[i].Path
-		for j < len(items) && pathLess(items[j].rel, p) {
-			j++
-		}
-		var id ident
-		if j < len(items) && items[j].rel == p {
-			id = items[j].id
-		}
-		w.add(p, id)
+		w.add(entries[i].Path, ids.of(entries[i].Path))
 	}
 	return w.bytes()
 }

@@ -31,19 +31,14 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 		return Result{}, err
 	}
 	id = m.ID
-	b := build{from: s.path("objects"), src: objRefOf, unpackDir: s.dir, progress: progress, checkSpace: true, copyFile: s.copyFile}
+	b := build{from: s.path("objects"), src: objRefOf, unpackDir: s.dir, progress: progress, checkSpace: true, copyFile: s.copyFile,
+		ids: newIdents(len(m.Entries))}
 	notes, err := buildTree(ctx, m.Entries, dst, b)
 	if err != nil {
 		return Result{}, err
 	}
 	if diskID != "" {
-		resume := pauseCollector(inUse(), len(m.Entries))
-		items, _, err := scanAll(dst, len(m.Entries))
-		resume()
-		if err != nil {
-			return Result{}, err
-		}
-		_ = s.writeIndex(restoredIndex(id, diskID, m.Entries, items))
+		_ = s.writeIndex(restoredIndex(id, diskID, m.Entries, b.ids))
 	}
 	return Result{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, NotKept: notes,
 		Took: time.Since(start)}, nil
@@ -102,6 +97,10 @@ type build struct {
 	copyFile CopyFunc
 
 	fromT, toT, oldT *dirTree // the folders, open while building
+
+	// ids, when not nil, gets each made path's identity as it was once its
+	// metadata was set (idents.go).
+	ids *idents
 }
 
 // buildTree recreates entries under dst through descriptors (dirTree):
@@ -117,6 +116,7 @@ func buildTree(ctx context.Context, entries []Entry, dst string, b build) (notes
 		return nil, err
 	}
 	defer b.toT.close()
+	b.toT.ids = b.ids
 	if hasFiles(entries) {
 		if b.fromT, err = openTree(b.from); err != nil {
 			return nil, err
@@ -163,6 +163,7 @@ func (b *build) other(e Entry) error {
 		if err := b.toT.link(b.toT, e.HardLink, e.Path); err != nil {
 			return noSpace(fmt.Errorf("link %s to %s: %w", b.toT.path(e.Path), e.HardLink, err))
 		}
+		b.toT.noteLinked(e.Path, e.HardLink) // a new link changes the inode's ctime
 	case e.Kind == KindSymlink:
 		if err := b.toT.symlink(e.Link, e.Path); err != nil {
 			return err
