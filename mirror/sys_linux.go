@@ -61,14 +61,14 @@ func kernelCopy(outFd, inFd int, sameFS bool) (int64, error) {
 		var n int
 		var err error
 		if useCFR {
-			n, err = unix.CopyFileRange(inFd, nil, outFd, nil, 1<<30, 0)
+			n, err = unix.CopyFileRange(inFd, nil, outFd, nil, copyChunk, 0)
 			if err != nil && done == 0 && (errors.Is(err, unix.EXDEV) || errors.Is(err, unix.EINVAL) ||
 				errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP)) {
 				useCFR = false
 				continue
 			}
 		} else {
-			n, err = unix.Sendfile(outFd, inFd, nil, 1<<30)
+			n, err = unix.Sendfile(outFd, inFd, nil, copyChunk)
 			if err != nil && done == 0 && (errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS)) {
 				return readWriteCopy(outFd, inFd)
 			}
@@ -82,9 +82,19 @@ func kernelCopy(outFd, inFd int, sameFS bool) (int64, error) {
 		if n == 0 {
 			return done, nil
 		}
+		if n == copyChunk {
+			// A large file: start writing this part to the disk now, so
+			// that the flush at the commit waits for the last part only,
+			// not for all of it (the copy and the disk then work at once).
+			_ = unix.SyncFileRange(outFd, done, int64(n), unix.SYNC_FILE_RANGE_WRITE)
+		}
 		done += int64(n)
 	}
 }
+
+// copyChunk is how much kernelCopy copies a call: a file larger than this
+// is pushed to the disk part by part as it is copied.
+const copyChunk = 64 << 20
 
 // kernelRangeCopy copies size bytes at off of in to out with sendfile,
 // which reads at an offset without moving in's position. EINVAL (a file
