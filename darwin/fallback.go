@@ -43,17 +43,5 @@ func (e *Engine) leaveFallback(p ramdisk.Plan) error {
 	if err := ramdisk.CheckEmptyMountPoint(dir, e.uid); err != nil {
 		return fmt.Errorf("%w: mount point %s: %v", ramdisk.ErrOption, dir, err)
 	}
-	buf := make([]byte, 4096)
-	if n, err := unix.Readlinkat(fd, ramdisk.FallbackLink, buf); err == nil {
-		if string(buf[:n]) == target {
-			return nil
-		}
-		if err := unix.Unlinkat(fd, ramdisk.FallbackLink, 0); err != nil {
-			return fmt.Errorf("remove %s/%s: %w", dir, ramdisk.FallbackLink, err)
-		}
-	}
-	if err := unix.Symlinkat(target, fd, ramdisk.FallbackLink); err != nil {
-		return fmt.Errorf("link %s/%s: %w", dir, ramdisk.FallbackLink, err)
-	}
-	return nil
+	return ramdisk.PlaceFallbackLink(fd, dir, target, e.uid, e.gid)
 }

@@ -4,7 +4,6 @@ package linux
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,31 +47,7 @@ func (e *Engine) leaveFallback(ctx context.Context, mp, target string) error {
 	if err := unix.Fstat(fd, &st); err != nil || int(st.Uid) != e.uid {
 		return fmt.Errorf("%w: %s changed while it was being checked", ramdisk.ErrExists, mp)
 	}
-	buf := make([]byte, 4096)
-	n, err := unix.Readlinkat(fd, ramdisk.FallbackLink, buf)
-	switch {
-	case err == nil && string(buf[:n]) == target:
-		return nil
-	case err == nil:
-		var lst unix.Stat_t
-		if err := unix.Fstatat(fd, ramdisk.FallbackLink, &lst, unix.AT_SYMLINK_NOFOLLOW); err != nil || int(lst.Uid) != e.uid {
-			return fmt.Errorf("%w: %s/%s is a link of another user's", ramdisk.ErrExists, mp, ramdisk.FallbackLink)
-		}
-		if err := unix.Unlinkat(fd, ramdisk.FallbackLink, 0); err != nil {
-			return &os.PathError{Op: "unlink", Path: filepath.Join(mp, ramdisk.FallbackLink), Err: err}
-		}
-	case !errors.Is(err, unix.ENOENT):
-		return fmt.Errorf("%w: %s/%s is there and is not RAMBar's link", ramdisk.ErrExists, mp, ramdisk.FallbackLink)
-	}
-	if err := unix.Symlinkat(target, fd, ramdisk.FallbackLink); err != nil {
-		return &os.PathError{Op: "symlink", Path: filepath.Join(mp, ramdisk.FallbackLink), Err: err}
-	}
-	if os.Geteuid() == 0 { // as the user (pkexec), the link is theirs already
-		if err := unix.Fchownat(fd, ramdisk.FallbackLink, e.uid, e.gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return &os.PathError{Op: "chown", Path: filepath.Join(mp, ramdisk.FallbackLink), Err: err}
-		}
-	}
-	return nil
+	return ramdisk.PlaceFallbackLink(fd, mp, target, e.uid, e.gid)
 }
 
 // dropMountPoint removes an ejected disk's mount point folder, best effort

@@ -84,11 +84,7 @@ func newManifestWriter(w io.Writer, h *header, n int) *manifestWriter {
 	e.uv(uint64(h.Files))
 	e.sv(h.Bytes)
 	e.str(h.Base)
-	saves := make([]string, 0, len(h.Refs))
-	for s := range h.Refs {
-		saves = append(saves, s)
-	}
-	slices.Sort(saves)
+	saves := sortedKeys(h.Refs)
 	e.uv(uint64(len(saves)))
 	for i, s := range saves {
 		mw.saves[s] = uint64(i)
@@ -240,11 +236,7 @@ func (mw *manifestWriter) data(x *Entry, bits, save uint64) {
 		}
 	}
 	if bits&bitXattr != 0 {
-		keys := make([]string, 0, len(x.Xattr))
-		for k := range x.Xattr {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := sortedKeys(x.Xattr)
 		e.uv(uint64(len(keys)))
 		for _, k := range keys {
 			e.str(k)

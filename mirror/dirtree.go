@@ -257,7 +257,7 @@ func xattrRefused(err error) bool {
 }
 
 // sortedKeys lists an xattr map's names in order.
-func sortedKeys(x map[string][]byte) []string {
+func sortedKeys[V any](x map[string]V) []string {
 	keys := make([]string, 0, len(x))
 	for k := range x {
 		keys = append(keys, k)
