@@ -11,3 +11,27 @@ func Plural[N ~int | ~int64](n N, noun string) string {
 	}
 	return s
 }
+
+// ContentChoice is one contents choice of the New RAM Disk window, as both
+// the macOS and the Linux window show it.
+type ContentChoice struct {
+	Mode  ContentMode
+	Label string
+}
+
+// ContentChoices are the New RAM Disk window's contents choices, in order.
+var ContentChoices = []ContentChoice{
+	{Discard, "None: contents are lost when ejected"},
+	{Keep, "Keep: saved, and restored when mounted"},
+	{Mirror, "Mirror a folder: loaded, changes written back"},
+}
+
+// ContentIndex is m's place in ContentChoices (0, None, when it has none).
+func ContentIndex(m ContentMode) int {
+	for i, c := range ContentChoices {
+		if c.Mode == m {
+			return i
+		}
+	}
+	return 0
+}

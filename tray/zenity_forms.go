@@ -17,25 +17,6 @@ import (
 // character, which no disk name may hold (ramdisk.ValidateName).
 const formsSep = "\x1f"
 
-// contentLabels are the contents choices of the New RAM Disk window.
-var contentLabels = []struct {
-	mode  ramdisk.ContentMode
-	label string
-}{
-	{ramdisk.Discard, "None: contents are lost when ejected"},
-	{ramdisk.Keep, "Keep: saved, and restored when mounted"},
-	{ramdisk.Mirror, "Mirror a folder: loaded, changes written back"},
-}
-
-func contentLabel(m ramdisk.ContentMode) string {
-	for _, c := range contentLabels {
-		if c.mode == m {
-			return c.label
-		}
-	}
-	return contentLabels[0].label
-}
-
 // formsArgs is the zenity command line of the one New RAM Disk window: name,
 // size, file system (when there is a choice) and contents, each left empty
 // to keep the default its label names (zenity's forms cannot prefill).
@@ -57,11 +38,11 @@ func formsArgs(form NewDiskForm, fss []ramdisk.FileSystem, returnCreates bool) [
 		}
 		args = append(args, "--add-combo=File system ["+form.FS.Label()+"]", "--combo-values="+strings.Join(labels, "|"))
 	}
-	labels := make([]string, len(contentLabels))
-	for i, c := range contentLabels {
-		labels[i] = c.label
+	labels := make([]string, len(ramdisk.ContentChoices))
+	for i, c := range ramdisk.ContentChoices {
+		labels[i] = c.Label
 	}
-	return append(args, "--add-combo=Contents ["+strings.Split(contentLabel(form.Contents), ":")[0]+"]", "--combo-values="+strings.Join(labels, "|"))
+	return append(args, "--add-combo=Contents ["+strings.Split(ramdisk.ContentChoices[ramdisk.ContentIndex(form.Contents)].Label, ":")[0]+"]", "--combo-values="+strings.Join(labels, "|"))
 }
 
 // parseForms reads zenity's answers onto form: an empty answer keeps the
@@ -93,9 +74,9 @@ func parseForms(out string, form NewDiskForm, fss []ramdisk.FileSystem) NewDiskF
 		}
 	}
 	s := next()
-	for _, c := range contentLabels {
-		if s == c.label {
-			form.Contents = c.mode
+	for _, c := range ramdisk.ContentChoices {
+		if s == c.Label {
+			form.Contents = c.Mode
 		}
 	}
 	return form

@@ -65,30 +65,11 @@ type FormOptions struct {
 	Contents bool
 }
 
-// contentChoices are the contents popup, in order.
-var contentChoices = []struct {
-	mode  ramdisk.ContentMode
-	label string
-}{
-	{ramdisk.Discard, "None: contents are lost when ejected"},
-	{ramdisk.Keep, "Keep: saved, and restored when mounted"},
-	{ramdisk.Mirror, "Mirror a folder: loaded, changes written back"},
-}
-
-func contentIndex(m ramdisk.ContentMode) int {
-	for i, c := range contentChoices {
-		if c.mode == m {
-			return i
-		}
-	}
-	return 0
-}
-
 func contentAt(i int) ramdisk.ContentMode {
-	if i < 0 || i >= len(contentChoices) {
+	if i < 0 || i >= len(ramdisk.ContentChoices) {
 		return ramdisk.Discard
 	}
-	return contentChoices[i].mode
+	return ramdisk.ContentChoices[i].Mode
 }
 
 func fsIndex(fss []ramdisk.FileSystem, fs ramdisk.FileSystem) int {

@@ -143,12 +143,12 @@ func TestButtonIndexAndContents(t *testing.T) {
 			t.Errorf("buttonIndex(%d) = %d, want %d", resp, got, want)
 		}
 	}
-	for i, c := range contentChoices {
-		if contentIndex(c.mode) != i || contentAt(i) != c.mode {
-			t.Errorf("contents choice %d (%q) does not round-trip", i, c.mode)
+	for i, c := range ramdisk.ContentChoices {
+		if ramdisk.ContentIndex(c.Mode) != i || contentAt(i) != c.Mode {
+			t.Errorf("contents choice %d (%q) does not round-trip", i, c.Mode)
 		}
 	}
-	if contentAt(-1) != ramdisk.Discard || contentAt(len(contentChoices)) != ramdisk.Discard {
+	if contentAt(-1) != ramdisk.Discard || contentAt(len(ramdisk.ContentChoices)) != ramdisk.Discard {
 		t.Error("an out-of-range popup index is not Discard")
 	}
 	fss := []ramdisk.FileSystem{"apfs", "hfs+"}

@@ -168,11 +168,11 @@ func buildForm(obj objc.ID, f Form, opt FormOptions) *builtForm {
 			}
 			b.fsPopup = popup(r.control, labels, fsIndex(opt.FileSystems, f.FS))
 		case rowContents:
-			labels := make([]string, len(contentChoices))
-			for i, c := range contentChoices {
-				labels[i] = c.label
+			labels := make([]string, len(ramdisk.ContentChoices))
+			for i, c := range ramdisk.ContentChoices {
+				labels[i] = c.Label
 			}
-			b.contents = popup(r.control, labels, contentIndex(f.Contents))
+			b.contents = popup(r.control, labels, ramdisk.ContentIndex(f.Contents))
 		case rowFolder:
 			b.folderLabel = add(class("NSTextField").Send(selLabelWithString, nsString(f.Folder)), r.control)
 			b.folderBt = add(class("NSButton").Send(selButtonWithTitle, nsString("Folder…"), obj, selChooseFolder), r.button)
