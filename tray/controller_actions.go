@@ -245,21 +245,8 @@ func opNoun(op opKind) string {
 
 func (c *Controller) toggleTitle() {
 	want := !c.state.Settings.ShowMemoryInTitle
-	c.state.Settings.ShowMemoryInTitle = want
-	c.settingsGen++
-	phys := c.state.Memory.Physical
-	c.enqueue(func(ctx context.Context) {
-		_, err := c.d.Store.Update(phys, func(s *ramdisk.Settings) error {
-			s.ShowMemoryInTitle = want
-			return nil
-		})
-		if err != nil {
-			c.post(func() {
-				c.state.Settings.ShowMemoryInTitle = !want
-				c.notify("Setting not saved", short(err))
-			})
-		}
-	})
+	c.changeSetting(func(s *ramdisk.Settings) { s.ShowMemoryInTitle = want },
+		func(s *ramdisk.Settings) { s.ShowMemoryInTitle = !want })
 }
 
 // setQuit saves what quitting does with mounted disks.
@@ -268,17 +255,25 @@ func (c *Controller) setQuit(choice string) {
 	if was == choice {
 		return
 	}
-	c.state.Settings.EjectOnQuit = choice
+	c.changeSetting(func(s *ramdisk.Settings) { s.EjectOnQuit = choice },
+		func(s *ramdisk.Settings) { s.EjectOnQuit = was })
+}
+
+// changeSetting applies set to the menu's settings at once and saves it in
+// the background; if saving fails, undo puts the menu's copy back and the
+// user is told.
+func (c *Controller) changeSetting(set, undo func(*ramdisk.Settings)) {
+	set(&c.state.Settings)
 	c.settingsGen++
 	phys := c.state.Memory.Physical
 	c.enqueue(func(ctx context.Context) {
 		_, err := c.d.Store.Update(phys, func(s *ramdisk.Settings) error {
-			s.EjectOnQuit = choice
+			set(s)
 			return nil
 		})
 		if err != nil {
 			c.post(func() {
-				c.state.Settings.EjectOnQuit = was
+				undo(&c.state.Settings)
 				c.notify("Setting not saved", short(err))
 			})
 		}
