@@ -45,9 +45,11 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	if idx != nil && (idx.DiskID != diskID || idx.Snapshot == "") {
 		idx = nil
 	}
-	hint := inodesUsed(root) // the disk's file system holds the tree and little else
+	var hint int
 	if idx != nil {
 		hint = idx.n
+	} else {
+		hint = inodesUsed(root) // the disk's file system holds the tree and little else
 	}
 	resume := pauseCollector(before, hint)
 	items, notKept, err := scanAll(root, hint)
