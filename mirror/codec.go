@@ -161,6 +161,18 @@ func (d *decoder) count(min int) int {
 // end reports whether everything was read and nothing was malformed.
 func (d *decoder) end() bool { return !d.bad && len(d.b) == 0 }
 
+// checkedHeader is errBadManifest (with the reason) when the header d just
+// read is malformed or does not check.
+func checkedHeader(d *decoder, h *header) error {
+	if d.bad {
+		return errBadManifest
+	}
+	if err := checkHeader(h); err != nil {
+		return fmt.Errorf("%w: %v", errBadManifest, err)
+	}
+	return nil
+}
+
 // decodeManifest reads a manifest; with entries false it stops after the
 // header (listing and pruning need no more).
 func decodeManifest(b []byte, entries bool) (*manifest, error) {
@@ -170,11 +182,8 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 		return decodeManifest4(d, entries)
 	}
 	m := &manifest{header: decodeHeader(d, version >= 2)}
-	if d.bad {
-		return nil, errBadManifest
-	}
-	if err := checkHeader(&m.header); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadManifest, err)
+	if err := checkedHeader(d, &m.header); err != nil {
+		return nil, err
 	}
 	if !entries {
 		return m, nil

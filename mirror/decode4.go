@@ -37,11 +37,8 @@ func (r *pathReader) read(d *decoder) string {
 func decodeManifest4(d *decoder, entries bool) (*manifest, error) {
 	m := &manifest{header: header{ID: d.str(), Created: time.Unix(0, d.sv()).UTC(), Files: int(d.uv()), Bytes: d.sv(), Base: d.str()}}
 	saves := decodeSaves(d, &m.header)
-	if d.bad {
-		return nil, errBadManifest
-	}
-	if err := checkHeader(&m.header); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadManifest, err)
+	if err := checkedHeader(d, &m.header); err != nil {
+		return nil, err
 	}
 	if !entries {
 		return m, nil
