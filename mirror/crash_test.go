@@ -171,6 +171,10 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) 
 		os.Remove(filepath.Join(vol, fmt.Sprintf("dir%d/sub%d/file%d", i%7, i%13, i)))
 	}
 	write(t, vol, "added/new/file", "new")
+	// Large files, copied with direct I/O (direct_linux.go): kills land
+	// in the middle of them too.
+	write(t, vol, "added/large/one", strings.Repeat("L", directMin+5))
+	write(t, vol, "added/large/two", strings.Repeat("M", 2*directMin+777))
 	newTree := digest(t, vol)
 	mirrorSnapshot := func(data string) {
 		// The mirror folder, like the store, must be one whole tree.

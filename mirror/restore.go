@@ -227,7 +227,8 @@ func (b *build) files(ctx context.Context, entries []Entry) error {
 	return err
 }
 
-// file writes the file e and returns the bytes written.
+// file writes the file e and returns the bytes written: a large whole
+// file read with direct I/O (directCopy).
 func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
 	if b.reuse != nil && b.reuse(e) && b.toT.link(b.oldT, e.Path, e.Path) == nil {
 		return e.Size, nil
@@ -249,9 +250,13 @@ func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
 		return 0, err
 	}
 	var n int64
+	direct := false
 	if cloned {
 		n, chmod = e.Size, true
-	} else {
+	} else if !src.Packed && e.Extents == nil && !e.sparse && e.Size >= directMin {
+		n, direct, err = directCopy(out, in, false)
+	}
+	if !cloned && !direct && err == nil {
 		n, err = restoreData(out, in, src, e, clone)
 	}
 	if err == nil {

@@ -117,8 +117,8 @@ func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob
 
 // copyObject copies job j's file rel (the k-th job) of the tree root into a new
 // object num in the folder objs (a clone where they share a file system
-// that can, unless it is sparse: its holes are left out), fsyncing it
-// when syncEachFile. It records the bytes kept and, for a sparse file,
+// that can, unless it is sparse: its holes are left out; a large file
+// with direct I/O, directCopy), fsyncing it when syncEachFile. It records the bytes kept and, for a sparse file,
 // its extents.
 func copyObject(root, objs *dirTree, j *copyJob, rel string, k int, num uint32, clone bool, ext *extentsOf) error {
 	name := strconv.FormatUint(uint64(num), 10)
@@ -132,15 +132,21 @@ func copyObject(root, objs *dirTree, j *copyJob, rel string, k int, num uint32, 
 		return err
 	}
 	e := Entry{Size: j.size, sparse: j.sparse}
+	direct := false
 	if cloned {
 		var st unix.Stat_t
 		if err = unix.Fstat(out, &st); err == nil {
 			e.Size = st.Size
 		}
-	} else {
+	} else if !j.sparse && j.size >= directMin {
+		e.Size, direct, err = directCopy(out, in, true)
+	}
+	if !cloned && !direct && err == nil {
 		_, err = saveData(out, in, &e, clone)
 	}
-	if err == nil && (syncEachFile || e.Size >= pushSize) {
+	// A direct copy left nothing in the cache to push (a tail under a
+	// block at most: the commit's flush takes it).
+	if err == nil && !direct && (syncEachFile || e.Size >= pushSize) {
 		err = pushFile(out)
 	}
 	if cerr := unix.Close(out); err == nil {

@@ -2,12 +2,16 @@
 
 // Command benchmirror measures mirror's saves and restores against rsync -a
 // --delete and tar -c | tar -x (make bench-mirror; needs root to mount
-// tmpfs). It runs trees of 10,000, 50,000 and 200,000 files shaped like a
-// source checkout (or one size, -files N) and a tree of large files
-// (-large SIZE, 4 GiB by default; 0 skips it), prints each time, how it
-// grows with the tree, the save's peak memory (the saving child's VmHWM) and the store's size for 200,000 tiny files and for a 1 GiB
-// sparse file with 4 KiB of data, each figure beside its target (issue
-// 15) and marked met or missed. It exits 1 when a target is missed.
+// tmpfs and drop caches). It runs trees of 10,000, 50,000 and 200,000
+// files shaped like a source checkout (or one size, -files N) and a tree
+// of large files (-large SIZE, 4 GiB by default; 0 skips it), prints each
+// time, how it grows with the tree, the save's peak memory (the saving
+// child's VmHWM) and the store's size for 200,000 tiny files and for a
+// 1 GiB sparse file with 4 KiB of data, each figure beside its target
+// (issue 15) and marked met or missed. Full saves are the quicker of two
+// rounds, the tools taking turns; saves after changes the quickest of
+// three; restores start with nothing cached, as at login. It exits 1 when
+// a target is missed.
 package main
 
 import (

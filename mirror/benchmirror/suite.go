@@ -19,9 +19,9 @@ type times struct {
 	rsyncBack                 time.Duration
 }
 
-// suite generates a tree with gen on a tmpfs and measures a full save, (with
-// rounds) saves with nothing and with 1% changed, and a restore, against
-// the tools; it adds each figure to r under name.
+// suite generates a tree with gen on a tmpfs and measures a full save
+// (fullRounds), (with rounds) saves with nothing and with 1% changed, and a
+// restore, against the tools; it adds each figure to r under name.
 func suite(r *report, name, dest string, gen func(string) (int64, error), rounds bool) (*times, error) {
 	vol, back, done, err := tmpfsPair()
 	if err != nil {
@@ -39,19 +39,10 @@ func suite(r *report, name, dest string, gen func(string) (int64, error), rounds
 		return nil, err
 	}
 	fmt.Printf("%s: %s in tmpfs %s; destination %s\n", name, ramdisk.Size(total).Short(), vol, work)
-	data := filepath.Join(work, "data")
-	k := mirror.NewKeeper(data)
-	if _, err := k.Setup("Bench", mirror.Options{Mode: ramdisk.Keep}); err != nil {
-		return nil, err
-	}
-	rs := filepath.Join(work, "rsync")
-	syncfs(work)
+	data, rs := filepath.Join(work, "data"), filepath.Join(work, "rsync")
 	t := &times{}
-	if t.rsync, err = timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/"); err != nil {
-		return nil, err
-	}
 	var rss int64
-	if t.save, rss, err = ours("save", data, vol); err != nil {
+	if t.save, t.rsync, rss, err = fullRounds(name, work, vol, data, rs); err != nil {
 		return nil, err
 	}
 	r.ratio(name+": full save vs rsync -a --delete + syncfs", t.save, t.rsync, 3)
@@ -65,6 +56,54 @@ func suite(r *report, name, dest string, gen func(string) (int64, error), rounds
 		return nil, err
 	}
 	return t, nil
+}
+
+// fullRounds measures full saves of vol against rsync into an empty
+// folder: the quickest of two rounds each, the tools taking turns (rsync
+// first, then mirror first), each into a new store or folder once the
+// last round's are removed and the removal flushed. The last round's store
+// (data) and copy (rs) are left for the rounds that follow. rss is the
+// larger of the saves' peak memory.
+func fullRounds(name, work, vol, data, rs string) (save, rsync time.Duration, rss int64, err error) {
+	for round := 0; round < 2; round++ {
+		var mt, rt time.Duration
+		os.RemoveAll(data)
+		os.RemoveAll(rs)
+		syncfs(work)
+		if _, err := mirror.NewKeeper(data).Setup("Bench", mirror.Options{Mode: ramdisk.Keep}); err != nil {
+			return 0, 0, 0, err
+		}
+		syncfs(work)
+		theirs := func() error {
+			t, err := timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/")
+			rt = t
+			if err == nil && (rsync == 0 || t < rsync) {
+				rsync = t
+			}
+			return err
+		}
+		mine := func() error {
+			t, peak, err := ours("save", data, vol)
+			mt = t
+			if err == nil && (save == 0 || t < save) {
+				save = t
+			}
+			rss = max(rss, peak)
+			return err
+		}
+		first, second := theirs, mine
+		if round == 1 {
+			first, second = mine, theirs
+		}
+		if err := first(); err != nil {
+			return 0, 0, 0, err
+		}
+		if err := second(); err != nil {
+			return 0, 0, 0, err
+		}
+		fmt.Printf("%s: full save, round %d: mirror %v, rsync %v\n", name, round+1, mt.Round(time.Millisecond), rt.Round(time.Millisecond))
+	}
+	return save, rsync, rss, nil
 }
 
 // changedRounds measures saves with nothing changed, then with 1% changed:
@@ -106,19 +145,31 @@ func changedRounds(r *report, name, data, vol, work, rs string) error {
 
 // restores measures a restore into an empty tmpfs folder against rsync and
 // tar from rsync's copy, each copy removed before the next, and checks the
-// restored tree is the disk's.
+// restored tree is the disk's. Each starts with nothing of the disk cached
+// (dropCaches), as a restore at login does: the store's large objects were
+// written past the cache (direct I/O) while rsync's copy would still be in
+// it.
 func restores(r *report, name string, t *times, data, vol, back, rs string) error {
 	var err error
 	rsBack, tarBack, usBack := filepath.Join(back, "rsync-back"), filepath.Join(back, "tar-back"), filepath.Join(back, "us-back")
+	if err := dropCaches(); err != nil {
+		return err
+	}
 	if t.rsyncBack, err = timed(back, "rsync", "-a", "--delete", rs+"/", rsBack+"/"); err != nil {
 		return err
 	}
 	os.RemoveAll(rsBack)
+	if err := dropCaches(); err != nil {
+		return err
+	}
 	if t.tar, err = tarPipe(rs, tarBack); err != nil {
 		return err
 	}
 	os.RemoveAll(tarBack)
 	os.Mkdir(usBack, 0o755)
+	if err := dropCaches(); err != nil {
+		return err
+	}
 	if t.restore, _, err = ours("restore", data, usBack); err != nil {
 		return err
 	}

@@ -22,6 +22,16 @@ func syncfs(dir string) {
 	}
 }
 
+// dropCaches writes out and then drops the clean page cache of every file
+// system (root), so that what a tool reads next comes from the disk.
+func dropCaches() error {
+	unix.Sync()
+	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0); err != nil {
+		return fmt.Errorf("drop caches: %w", err)
+	}
+	return nil
+}
+
 // timed runs argv and then syncfs on dst's file system, so the tools'
 // writes are as durable as mirror's (which flushes before committing).
 func timed(dst string, argv ...string) (time.Duration, error) {
