@@ -54,19 +54,37 @@ func restoredIndex(id, diskID string, entries []Entry, ids *idents) []byte {
 // paths with the indexed identities: nothing added, removed or changed. A
 // damaged index matches nothing.
 func (x *index) matches(items []scanned) bool {
-	if len(items) != x.n {
-		return false
+	m := x.match()
+	for i := range items {
+		m.see(&items[i])
 	}
-	i := 0
-	err := x.walk(func(p []byte, id ident) bool {
-		it := &items[i]
-		if string(p) != it.rel || !sameIdent(it.rel, it.id, id) {
-			return false
-		}
-		i++
-		return true
-	})
-	return err == nil && i == len(items)
+	return m.matched(len(items))
+}
+
+// indexMatch compares items of a scan, one at a time in scan order, with
+// an index's entries: a save's scan feeds it as it appends, so that the
+// comparison is done when the scan is (readTree).
+type indexMatch struct {
+	c  *indexCursor
+	ok bool // every item seen so far matched
+}
+
+// match starts comparing items with x.
+func (x *index) match() *indexMatch { return &indexMatch{c: x.cursor(), ok: true} }
+
+// see compares the next item with the next entry.
+func (m *indexMatch) see(it *scanned) {
+	if !m.ok {
+		return
+	}
+	p, id, ok := m.c.next()
+	m.ok = ok && string(p) == it.rel && sameIdent(it.rel, it.id, id)
+}
+
+// matched reports whether the n items seen were exactly the index's
+// entries, the index read to its end and sound.
+func (m *indexMatch) matched(n int) bool {
+	return m.ok && n == m.c.x.n && m.c.k == n && m.c.done() == nil
 }
 
 // sameIdent compares two identities of path rel. The top folder's times

@@ -90,37 +90,73 @@ func decodeIndex(b []byte) (*index, error) {
 // order, a field cut short, bytes after the last entry): an index is
 // trusted no further than it reads.
 func (x *index) walk(fn func(p []byte, id ident) bool) error {
-	d := &decoder{b: x.body}
-	var cur, prev []byte
-	var id ident
-	for k := 0; k < x.n; k++ {
-		cur = cur[:0]
-		shared := 0
-		if x.version >= 3 {
-			n := d.uv()
-			if n > uint64(len(prev)) {
-				return errBadIndex
-			}
-			shared = int(n)
-			cur = append(append(cur, prev[:shared]...), d.raw()...)
-			id = ident{Ino: id.Ino + uint64(d.sv()), CTime: id.CTime + d.sv(), MTime: id.MTime + d.sv()}
-		} else {
-			cur = append(cur, d.raw()...)
-			id = ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv()}
+	c := x.cursor()
+	for {
+		p, id, ok := c.next()
+		if !ok {
+			return c.done()
 		}
-		id.Size, id.Mode = d.sv(), uint32(d.uv())
-		if d.bad || !nextPath(prev, cur, shared, k == 0) {
-			return errBadIndex
-		}
-		if !fn(cur, id) {
+		if !fn(p, id) {
 			return nil
 		}
-		cur, prev = prev, cur
 	}
-	if !d.end() {
-		return errBadIndex
+}
+
+// indexCursor reads an index's entries one at a time, in order, checking
+// each as walk does: walk and the scan's match (indexMatch) read through
+// it.
+type indexCursor struct {
+	x          *index
+	d          decoder
+	cur, spare []byte // the last path returned; a buffer for the next
+	id         ident
+	k          int // entries read
+	err        error
+}
+
+// cursor starts reading x's entries.
+func (x *index) cursor() *indexCursor { return &indexCursor{x: x, d: decoder{b: x.body}} }
+
+// next reads the next entry: its path (bytes valid until the next call)
+// and identity; false after the last entry or at a malformed one (then
+// err is errBadIndex).
+func (c *indexCursor) next() ([]byte, ident, bool) {
+	if c.err != nil || c.k == c.x.n {
+		return nil, ident{}, false
 	}
-	return nil
+	d, prev, cur := &c.d, c.cur, c.spare[:0]
+	shared := 0
+	if c.x.version >= 3 {
+		n := d.uv()
+		if n > uint64(len(prev)) {
+			c.err = errBadIndex
+			return nil, ident{}, false
+		}
+		shared = int(n)
+		cur = append(append(cur, prev[:shared]...), d.raw()...)
+		c.id = ident{Ino: c.id.Ino + uint64(d.sv()), CTime: c.id.CTime + d.sv(), MTime: c.id.MTime + d.sv()}
+	} else {
+		cur = append(cur, d.raw()...)
+		c.id = ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv()}
+	}
+	c.id.Size, c.id.Mode = d.sv(), uint32(d.uv())
+	if d.bad || !nextPath(prev, cur, shared, c.k == 0) {
+		c.err = errBadIndex
+		return nil, ident{}, false
+	}
+	c.k++
+	c.spare, c.cur = prev, cur
+	return cur, c.id, true
+}
+
+// done is, once next has returned false, errBadIndex if an entry was
+// malformed or bytes follow the last one; nil if every entry was read
+// and sound (or reading stopped early with no fault found).
+func (c *indexCursor) done() error {
+	if c.err == nil && c.k == c.x.n && !c.d.end() {
+		c.err = errBadIndex
+	}
+	return c.err
 }
 
 // nextPath reports whether cur, which shares its first shared bytes with

@@ -51,15 +51,19 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	} else {
 		hint = inodesUsed(root) // the disk's file system holds the tree and little else
 	}
+	var against *index // compared with the scan as it goes
+	if idx != nil && curID != "" && idx.Snapshot == curID {
+		against = idx
+	}
 	resume := pauseCollector(before, hint)
-	items, notKept, err := scanAll(root, hint)
+	items, notKept, same, err := scanMatching(root, hint, against)
 	resume()
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
 	// Nothing changed since the current snapshot was saved or restored:
 	// done, without reading a file or even the manifest.
-	if idx != nil && curID != "" && idx.Snapshot == curID && idx.matches(items) {
+	if same {
 		h, err := s.readManifest(curID, false)
 		if err != nil {
 			return Result{}, err

@@ -97,20 +97,32 @@ func scan(root string) ([]scanned, error) {
 // hint is about how many paths to expect (the index's count: the slice is
 // then made once, at its size).
 func scanAll(root string, hint int) ([]scanned, []NotKept, error) {
+	items, notKept, _, err := scanMatching(root, hint, nil)
+	return items, notKept, err
+}
+
+// scanMatching is scanAll that also compares the paths, as they are found,
+// with the index x (nil: none): same reports that they are exactly x's
+// (x.matches, without a second pass over the scan).
+func scanMatching(root string, hint int, x *index) (items []scanned, notKept []NotKept, same bool, err error) {
 	var st unix.Stat_t
 	if err := unix.Lstat(root, &st); err != nil {
-		return nil, nil, fmt.Errorf("lstat %s: %w", root, err)
+		return nil, nil, false, fmt.Errorf("lstat %s: %w", root, err)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return nil, nil, fmt.Errorf("%s is not a folder", root)
+		return nil, nil, false, fmt.Errorf("%s is not a folder", root)
 	}
-	out, notKept, err := readTree(root, append(prefault(make([]scanned, 0, max(hint+hint/16, 64))), scannedOf(".", &st)))
+	var m *indexMatch
+	if x != nil {
+		m = x.match()
+	}
+	out, notKept, err := readTree(root, append(prefault(make([]scanned, 0, max(hint+hint/16, 64))), scannedOf(".", &st)), m)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	linkGroups(out)
 	slices.SortFunc(notKept, func(a, b NotKept) int { return strings.Compare(a.Path, b.Path) })
-	return out, notKept, nil
+	return out, notKept, m != nil && m.matched(len(out)), nil
 }
 
 // inodesUsed is how many inodes the file system holding root uses (at most

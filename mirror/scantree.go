@@ -18,11 +18,17 @@ import (
 // now next in order (one at a time: the appender). The workers stay just
 // ahead of the appending, so only a few folders' entries are held besides
 // out, never a second copy of the tree, and no goroutine sleeps waiting
-// for a folder while there is reading to do.
-func readTree(root string, out []scanned) ([]scanned, []NotKept, error) {
+// for a folder while there is reading to do. A match, when not nil, is fed
+// every path in order as it is appended (out's first ones included).
+func readTree(root string, out []scanned, match *indexMatch) ([]scanned, []NotKept, error) {
 	q := &dirQueue{todo: []string{"."}, read: map[string]dirRead{}}
 	q.work = sync.NewCond(&q.mu)
-	a := &appender{out: out, want: "."}
+	a := &appender{out: out, want: ".", match: match}
+	if match != nil {
+		for i := range out {
+			match.see(&out[i])
+		}
+	}
 	var wg sync.WaitGroup
 	for range min(max(runtime.GOMAXPROCS(0), 2), 8) {
 		wg.Add(1)
@@ -139,6 +145,7 @@ type appender struct {
 	out     []scanned
 	stack   []appendFrame // the folders being appended, outermost first
 	want    string        // the folder whose entries come next, "" if none
+	match   *indexMatch   // fed each path appended, if not nil
 	notKept []NotKept
 	errs    []error
 }
@@ -193,6 +200,9 @@ func (a *appender) advance(q *dirQueue) {
 		c := (*f.buf)[f.i]
 		f.i++
 		a.out = append(a.out, c)
+		if a.match != nil {
+			a.match.see(&c)
+		}
 		if c.id.Mode&unix.S_IFMT == unix.S_IFDIR {
 			a.want = c.rel
 		}
