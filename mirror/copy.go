@@ -97,22 +97,28 @@ var createMask = func() uint32 {
 	return uint32(m)
 }()
 
-// openNoAtime opens path, reading it without moving its access time where
-// the system allows that (O_NOATIME: Linux, the owner or root).
-func openNoAtime(path string, flags int) (int, error) {
+// openNoAtimeAt opens path relative to the folder dir, reading it without
+// moving its access time where the system allows that (O_NOATIME: Linux,
+// the owner or root).
+func openNoAtimeAt(dir int, path string, flags int) (int, error) {
 	if oNoAtime != 0 {
-		fd, err := openRetry(path, flags|oNoAtime, 0)
+		fd, err := openAtRetry(dir, path, flags|oNoAtime, 0)
 		if !errors.Is(err, unix.EPERM) {
 			return fd, err
 		}
 	}
-	return openRetry(path, flags, 0)
+	return openAtRetry(dir, path, flags, 0)
 }
 
 // openRetry is open(2), retried when interrupted by a signal.
 func openRetry(path string, flags int, mode uint32) (int, error) {
+	return openAtRetry(unix.AT_FDCWD, path, flags, mode)
+}
+
+// openAtRetry is openat(2), retried when interrupted by a signal.
+func openAtRetry(dir int, path string, flags int, mode uint32) (int, error) {
 	for {
-		fd, err := unix.Open(path, flags, mode)
+		fd, err := unix.Openat(dir, path, flags, mode)
 		if !errors.Is(err, unix.EINTR) {
 			return fd, err
 		}

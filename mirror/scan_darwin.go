@@ -23,3 +23,6 @@ func statEntries(fd int, fn func(name []byte, st *unix.Stat_t, err error) error)
 	}
 	return nil
 }
+
+// populate is false: macOS maps pages as they are first written.
+func populate([]byte) bool { return false }

@@ -84,3 +84,9 @@ func statxAt(fd int, nameZ []byte, st *unix.Stat_t) error {
 }
 
 func setNlink[T ~uint32 | ~uint64](p *T, n uint32) { *p = T(n) }
+
+// populate maps every page of b, writable, in one call
+// (MADV_POPULATE_WRITE, Linux 5.14); false if the kernel cannot.
+func populate(b []byte) bool {
+	return unix.Madvise(b, unix.MADV_POPULATE_WRITE) == nil
+}

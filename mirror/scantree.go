@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -24,6 +25,13 @@ func readTree(root string, out []scanned, match *indexMatch) ([]scanned, []NotKe
 	q := &dirQueue{todo: []string{"."}, read: map[string]dirRead{}}
 	q.work = sync.NewCond(&q.mu)
 	a := &appender{out: out, want: ".", match: match}
+	// Folders are opened relative to the top one, so each open walks the
+	// path inside the disk only, not the mount point's path too.
+	top, err := openRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read folder %s: %w", root, err)
+	}
+	defer unix.Close(top)
 	if match != nil {
 		for i := range out {
 			match.see(&out[i])
@@ -37,7 +45,7 @@ func readTree(root string, out []scanned, match *indexMatch) ([]scanned, []NotKe
 			for rel, ok := q.next(); ok; rel, ok = q.next() {
 				r := dirRead{buf: q.buffer()}
 				var subdirs []string
-				subdirs, r.skipped, r.err = readDir(filepath.Join(root, filepath.FromSlash(rel)), rel, r.buf)
+				subdirs, r.skipped, r.err = readDir(top, filepath.Join(root, filepath.FromSlash(rel)), rel, r.buf)
 				q.done(rel, r, subdirs)
 				a.poke(q)
 			}
