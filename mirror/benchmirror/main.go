@@ -10,7 +10,7 @@
 // 1 GiB sparse file with 4 KiB of data, each figure beside its target
 // (issue 15) and marked met or missed. Full saves are the quicker of two
 // rounds, the tools taking turns; saves after changes the quickest of
-// three; restores start with nothing cached, as at login. It exits 1 when
+// five; restores start with nothing cached, as at login. It exits 1 when
 // a target is missed.
 package main
 

@@ -107,8 +107,8 @@ func fullRounds(name, work, vol, data, rs string) (save, rsync time.Duration, rs
 }
 
 // changedRounds measures saves with nothing changed, then with 1% changed:
-// the quickest of three rounds each, the tools taking turns, as these runs
-// are short and the machine shared.
+// the quickest of changedRuns rounds each, as these runs are short and the
+// machine shared; the tools take turns going first.
 func changedRounds(r *report, name, data, vol, work, rs string) error {
 	best := func(d *time.Duration, x time.Duration) {
 		if *d == 0 || x < *d {
@@ -116,32 +116,43 @@ func changedRounds(r *report, name, data, vol, work, rs string) error {
 		}
 	}
 	var uN, rN, uC, rC time.Duration
-	for round := 0; round < 3; round++ {
-		t, err := timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/")
-		if err != nil {
+	// both times rsync and a save of the tree as it is now, in turn.
+	both := func(round int, mine, theirs *time.Duration) error {
+		for i := 0; i < 2; i++ {
+			if (i == 0) == (round%2 == 0) {
+				t, err := timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/")
+				if err != nil {
+					return err
+				}
+				best(theirs, t)
+			} else {
+				t, _, err := ours("save", data, vol)
+				if err != nil {
+					return err
+				}
+				best(mine, t)
+			}
+		}
+		return nil
+	}
+	for round := 0; round < changedRuns; round++ {
+		if err := both(round, &uN, &rN); err != nil {
 			return err
 		}
-		best(&rN, t)
-		if t, _, err = ours("save", data, vol); err != nil {
+		if _, err := change(vol, round+1); err != nil {
 			return err
 		}
-		best(&uN, t)
-		if _, err = change(vol, round+1); err != nil {
+		if err := both(round, &uC, &rC); err != nil {
 			return err
 		}
-		if t, err = timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/"); err != nil {
-			return err
-		}
-		best(&rC, t)
-		if t, _, err = ours("save", data, vol); err != nil {
-			return err
-		}
-		best(&uC, t)
 	}
 	r.ratio(name+": save, nothing changed, vs rsync", uN, rN, 5)
 	r.ratio(name+": save, 1% changed, vs rsync", uC, rC, 5)
 	return nil
 }
+
+// changedRuns is how many rounds changedRounds takes the quickest of.
+const changedRuns = 5
 
 // restores measures a restore into an empty tmpfs folder against rsync and
 // tar from rsync's copy, each copy removed before the next, and checks the
