@@ -9,21 +9,7 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"rambar/ramdisk"
 )
-
-// mountRamfs mounts a ramfs for the test (root only): a file system that
-// refuses direct I/O.
-func mountRamfs(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := unix.Mount("rambar-test", dir, "ramfs", 0, "mode=0755"); err != nil {
-		t.Fatalf("mount ramfs (tests run as root): %v", err)
-	}
-	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
-	return dir
-}
 
 // TestLargeFilesRoundTripPastTheCache saves files from directMin up, of
 // sizes that are and are not multiples of the block size and of the copy's
@@ -39,20 +25,11 @@ func TestLargeFilesRoundTripPastTheCache(t *testing.T) {
 	}{
 		{"the disk", func(t *testing.T) string { return t.TempDir() }},
 		{"tmpfs", func(t *testing.T) string { return mountTmpfs(t, "128m") }},
-		{"ramfs", mountRamfs},
+		{"ramfs (refuses direct I/O)", func(t *testing.T) string { return mountFS(t, "ramfs", "mode=0755") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			k := NewKeeper(c.data(t))
-			k.IsMounted = func(string) bool { return true }
-			st, err := k.Setup("Large", Options{Mode: ramdisk.Keep})
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := ramdisk.Volume{Name: "Large", MountPoint: mountTmpfs(t, "128m")}
-			if _, err := k.Load(ctx, v, nil); err != nil {
-				t.Fatal(err)
-			}
+			k, st, v := keptDisk(t, c.data(t), "Large", mountTmpfs(t, "128m"))
 			r := rand.New(rand.NewSource(7))
 			for i, n := range sizes {
 				b := make([]byte, n)

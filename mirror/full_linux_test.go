@@ -41,9 +41,33 @@ func TestRestoreIntoTooSmallDiskWritesNothing(t *testing.T) {
 // mountTmpfs mounts a tmpfs of the given size for the test (root only).
 func mountTmpfs(t *testing.T, size string) string {
 	t.Helper()
+	return mountFS(t, "tmpfs", "size="+size+",mode=0755")
+}
+
+// keptDisk sets up disk name kept (Keep) in the data folder data, as
+// mounted at the empty folder mnt, loaded.
+func keptDisk(t *testing.T, data, name, mnt string) (*Keeper, State, ramdisk.Volume) {
+	t.Helper()
+	k := NewKeeper(data)
+	k.IsMounted = func(string) bool { return true }
+	st, err := k.Setup(name, Options{Mode: ramdisk.Keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := ramdisk.Volume{Name: name, MountPoint: mnt}
+	if _, err := k.Load(context.Background(), v, nil); err != nil {
+		t.Fatal(err)
+	}
+	return k, st, v
+}
+
+// mountFS mounts a file system of type fstype with options opts on a new
+// folder for the test (root only), unmounted at its end.
+func mountFS(t *testing.T, fstype, opts string) string {
+	t.Helper()
 	dir := t.TempDir()
-	if err := unix.Mount("rambar-test", dir, "tmpfs", 0, "size="+size+",mode=0755"); err != nil {
-		t.Fatalf("mount tmpfs (tests run as root): %v", err)
+	if err := unix.Mount("rambar-test", dir, fstype, 0, opts); err != nil {
+		t.Fatalf("mount %s (tests run as root): %v", fstype, err)
 	}
 	t.Cleanup(func() {
 		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {

@@ -312,16 +312,7 @@ func mountZRAM(t *testing.T, size int64) string {
 // before it in its pack ended; the tree restores whole.
 func TestSmallSparseFilesInPacksRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	k := NewKeeper(t.TempDir())
-	k.IsMounted = func(string) bool { return true }
-	st, err := k.Setup("Packs", Options{Mode: ramdisk.Keep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := ramdisk.Volume{Name: "Packs", MountPoint: mountTmpfs(t, "64m")}
-	if _, err := k.Load(ctx, v, nil); err != nil {
-		t.Fatal(err)
-	}
+	k, st, v := keptDisk(t, t.TempDir(), "Packs", mountTmpfs(t, "64m"))
 	sparse := func(name string, size, at int64) {
 		f, err := os.Create(filepath.Join(v.MountPoint, name))
 		if err != nil {
