@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -38,17 +36,7 @@ func TestCompactGolden(t *testing.T) {
 		}},
 	} {
 		got := c.rep.Compact()
-		path := filepath.Join("testdata", c.file)
-		if *update {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(want) {
+		if want := golden(t, c.file, got); got != want {
 			t.Errorf("%s: got\n%s\nwant\n%s", c.file, got, want)
 		}
 		for _, w := range c.want {

@@ -14,6 +14,22 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// golden is testdata/file, first rewritten with got under -update.
+func golden(t *testing.T, file, got string) string {
+	t.Helper()
+	path := filepath.Join("testdata", file)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	return string(want)
+}
+
 // chartReport is a RAM disk against the home disk on every kind of row: a
 // big gain, a gain within the noise, a slower row, the macOS-only row
 // skipped on both, and a row skipped on one side only.
@@ -51,17 +67,7 @@ func TestChartGolden(t *testing.T) {
 		{"chart-nothing-to-compare.svg", Report{Version: 1, Runs: 1, Rows: chartReport().Rows, Targets: chartReport().Targets[:1]}},
 	} {
 		got := c.rep.SVG()
-		path := filepath.Join("testdata", c.file)
-		if *update {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test -update writes it)", err)
-		}
-		if got != string(want) {
+		if got != golden(t, c.file, got) {
 			t.Errorf("%s differs from the chart drawn now (go test -update rewrites it):\n%s", c.file, got)
 		}
 		checkInCanvas(t, c.file, got)

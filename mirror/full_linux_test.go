@@ -18,9 +18,7 @@ import (
 
 func TestRestoreIntoTooSmallDiskWritesNothing(t *testing.T) {
 	f := newFixture(t)
-	f.k.Setup("Small", Options{Mode: ramdisk.Keep})
-	v := f.create("Small")
-	f.k.Load(f.ctx, v, nil)
+	_, v := f.kept("Small")
 	write(t, v.MountPoint, "big", strings.Repeat("b", 3<<20))
 	if _, err := f.k.Save(f.ctx, v, SaveOptions{}); err != nil {
 		t.Fatal(err)

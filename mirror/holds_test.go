@@ -2,17 +2,13 @@ package mirror
 
 import (
 	"testing"
-
-	"rambar/ramdisk"
 )
 
 // TestHolding: after a restore of an older snapshot the disk holds that
 // one, not the newest; a save makes the new one held.
 func TestHolding(t *testing.T) {
 	f := newFixture(t)
-	f.k.Setup("Work", Options{Mode: ramdisk.Keep})
-	v := f.create("Work")
-	f.k.Load(f.ctx, v, nil)
+	_, v := f.kept("Work")
 	var ids []string
 	for _, s := range []string{"one", "two"} {
 		write(t, v.MountPoint, "a", s)

@@ -44,6 +44,20 @@ func (f *fixture) create(name string) ramdisk.Volume {
 	return v
 }
 
+// kept sets up disk name kept (Keep), creates it and loads it.
+func (f *fixture) kept(name string) (State, ramdisk.Volume) {
+	f.t.Helper()
+	st, err := f.k.Setup(name, Options{Mode: ramdisk.Keep})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	v := f.create(name)
+	if _, err := f.k.Load(f.ctx, v, nil); err != nil {
+		f.t.Fatal(err)
+	}
+	return st, v
+}
+
 func (f *fixture) eject(v ramdisk.Volume) {
 	f.t.Helper()
 	if err := f.eng.Eject(f.ctx, v, false); err != nil {
@@ -255,9 +269,7 @@ func TestSnapshotsArePrunedAndRestorable(t *testing.T) {
 
 func TestGuardsRefuseToLoseSavedContents(t *testing.T) {
 	f := newFixture(t)
-	f.k.Setup("G", Options{Mode: ramdisk.Keep})
-	v := f.create("G")
-	f.k.Load(f.ctx, v, nil)
+	_, v := f.kept("G")
 	write(t, v.MountPoint, "precious", "data")
 	if _, err := f.k.Save(f.ctx, v, SaveOptions{}); err != nil {
 		t.Fatal(err)
@@ -305,9 +317,7 @@ func TestGuardsRefuseToLoseSavedContents(t *testing.T) {
 
 func TestAutosaveSavesChangedDisksOnly(t *testing.T) {
 	f := newFixture(t)
-	f.k.Setup("Auto", Options{Mode: ramdisk.Keep})
-	kept := f.create("Auto")
-	f.k.Load(f.ctx, kept, nil)
+	_, kept := f.kept("Auto")
 	plain := f.create("Plain")
 	write(t, plain.MountPoint, "p", "not kept")
 	write(t, kept.MountPoint, "a", "1")

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-
-	"rambar/ramdisk"
 )
 
 func TestSudoerOf(t *testing.T) {
@@ -53,9 +51,7 @@ func TestRestoreUnderSudoGivesTheInvokingUser(t *testing.T) {
 		t.Fatalf("underSudo = %+v with SUDO_UID=4321 SUDO_GID=8765 as root", underSudo)
 	}
 	f := newFixture(t)
-	st, _ := f.k.Setup("Sudo", Options{Mode: ramdisk.Keep})
-	v := f.create("Sudo")
-	f.k.Load(f.ctx, v, nil)
+	st, v := f.kept("Sudo")
 	write(t, v.MountPoint, "root-owned", "r")
 	write(t, v.MountPoint, "dir/other", "o")
 	os.Chown(filepath.Join(v.MountPoint, "dir/other"), 1111, 2222)
