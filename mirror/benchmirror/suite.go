@@ -59,14 +59,13 @@ func suite(r *report, name, dest string, gen func(string) (int64, error), rounds
 }
 
 // fullRounds measures full saves of vol against rsync into an empty
-// folder: the quickest of two rounds each, the tools taking turns (rsync
-// first, then mirror first), each into a new store or folder once the
-// last round's are removed and the removal flushed. The last round's store
-// (data) and copy (rs) are left for the rounds that follow. rss is the
-// larger of the saves' peak memory.
+// folder: the quickest of two rounds each, the tools taking turns (inTurn),
+// each into a new store or folder once the last round's are removed and
+// the removal flushed. The last round's store (data) and copy (rs) are
+// left for the rounds that follow. rss is the larger of the saves' peak
+// memory.
 func fullRounds(name, work, vol, data, rs string) (save, rsync time.Duration, rss int64, err error) {
 	for round := 0; round < 2; round++ {
-		var mt, rt time.Duration
 		os.RemoveAll(data)
 		os.RemoveAll(rs)
 		syncfs(work)
@@ -74,77 +73,70 @@ func fullRounds(name, work, vol, data, rs string) (save, rsync time.Duration, rs
 			return 0, 0, 0, err
 		}
 		syncfs(work)
-		theirs := func() error {
-			t, err := timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/")
-			rt = t
-			if err == nil && (rsync == 0 || t < rsync) {
-				rsync = t
-			}
-			return err
-		}
-		mine := func() error {
-			t, peak, err := ours("save", data, vol)
-			mt = t
-			if err == nil && (save == 0 || t < save) {
-				save = t
-			}
-			rss = max(rss, peak)
-			return err
-		}
-		first, second := theirs, mine
-		if round == 1 {
-			first, second = mine, theirs
-		}
-		if err := first(); err != nil {
+		mt, rt, peak, err := inTurn(round, work, vol, data, rs)
+		if err != nil {
 			return 0, 0, 0, err
 		}
-		if err := second(); err != nil {
-			return 0, 0, 0, err
-		}
+		quicker(&save, mt)
+		quicker(&rsync, rt)
+		rss = max(rss, peak)
 		fmt.Printf("%s: full save, round %d: mirror %v, rsync %v\n", name, round+1, mt.Round(time.Millisecond), rt.Round(time.Millisecond))
 	}
 	return save, rsync, rss, nil
 }
 
+// inTurn times rsync of vol to rs and a save of vol into the store data,
+// rsync first in even rounds and the save first in odd ones, and returns
+// the save's time, rsync's and the save's peak memory.
+func inTurn(round int, work, vol, data, rs string) (mine, theirs time.Duration, peak int64, err error) {
+	rsync := func() (err error) {
+		theirs, err = timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/")
+		return err
+	}
+	save := func() (err error) {
+		mine, peak, err = ours("save", data, vol)
+		return err
+	}
+	first, second := rsync, save
+	if round%2 == 1 {
+		first, second = save, rsync
+	}
+	if err := first(); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := second(); err != nil {
+		return 0, 0, 0, err
+	}
+	return mine, theirs, peak, nil
+}
+
+// quicker sets *d to x when x is quicker, or *d is not set yet.
+func quicker(d *time.Duration, x time.Duration) {
+	if *d == 0 || x < *d {
+		*d = x
+	}
+}
+
 // changedRounds measures saves with nothing changed, then with 1% changed:
 // the quickest of changedRuns rounds each, as these runs are short and the
-// machine shared; the tools take turns going first.
+// machine shared; the tools take turns going first (inTurn).
 func changedRounds(r *report, name, data, vol, work, rs string) error {
-	best := func(d *time.Duration, x time.Duration) {
-		if *d == 0 || x < *d {
-			*d = x
-		}
-	}
 	var uN, rN, uC, rC time.Duration
-	// both times rsync and a save of the tree as it is now, in turn.
-	both := func(round int, mine, theirs *time.Duration) error {
-		for i := 0; i < 2; i++ {
-			if (i == 0) == (round%2 == 0) {
-				t, err := timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/")
-				if err != nil {
-					return err
-				}
-				best(theirs, t)
-			} else {
-				t, _, err := ours("save", data, vol)
-				if err != nil {
-					return err
-				}
-				best(mine, t)
-			}
-		}
-		return nil
-	}
 	for round := 0; round < changedRuns; round++ {
-		if err := both(round, &uN, &rN); err != nil {
+		mt, rt, _, err := inTurn(round, work, vol, data, rs)
+		if err != nil {
 			return err
 		}
+		quicker(&uN, mt)
+		quicker(&rN, rt)
 		if _, err := change(vol, round+1); err != nil {
 			return err
 		}
-		if err := both(round, &uC, &rC); err != nil {
+		if mt, rt, _, err = inTurn(round, work, vol, data, rs); err != nil {
 			return err
 		}
+		quicker(&uC, mt)
+		quicker(&rC, rt)
 	}
 	r.ratio(name+": save, nothing changed, vs rsync", uN, rN, 5)
 	r.ratio(name+": save, 1% changed, vs rsync", uC, rC, 5)
