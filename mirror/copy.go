@@ -74,6 +74,26 @@ func rangeCopy(out, in int, off, size int64) error {
 	return nil
 }
 
+// preadFull reads from fd at off until buf is full or the file ends, and
+// returns the bytes read.
+func preadFull(fd int, buf []byte, off int64) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := unix.Pread(fd, buf[n:], off+int64(n))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	return n, nil
+}
+
 // writeAll writes all of p to fd, retrying interrupted writes.
 func writeAll(fd int, p []byte) error {
 	for len(p) > 0 {

@@ -147,23 +147,3 @@ func directRead(in int, free <-chan []byte, full chan<- directChunk, stop, done 
 		}
 	}
 }
-
-// preadFull reads from fd at off until buf is full or the file ends, and
-// returns the bytes read.
-func preadFull(fd int, buf []byte, off int64) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := unix.Pread(fd, buf[n:], off+int64(n))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return n, err
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-	}
-	return n, nil
-}

@@ -50,20 +50,10 @@ func restoredIndex(id, diskID string, entries []Entry, ids *idents) []byte {
 	return w.bytes()
 }
 
-// matches reports whether items (in scan order) are exactly the indexed
-// paths with the indexed identities: nothing added, removed or changed. A
-// damaged index matches nothing.
-func (x *index) matches(items []scanned) bool {
-	m := x.match()
-	for i := range items {
-		m.see(&items[i])
-	}
-	return m.matched(len(items))
-}
-
 // indexMatch compares items of a scan, one at a time in scan order, with
-// an index's entries: a save's scan feeds it as it appends, so that the
-// comparison is done when the scan is (readTree).
+// an index's entries: a scan feeds it as it appends (scanMatching), so
+// that the comparison is done when the scan is. A damaged index matches
+// nothing.
 type indexMatch struct {
 	c  *indexCursor
 	ok bool // every item seen so far matched

@@ -258,11 +258,11 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 	if st.Mode == ramdisk.Mirror && k.behind(st, cur) {
 		return true, nil // the folder lacks the last save (a write-back failed)
 	}
-	items, err := scan(v.MountPoint)
+	_, _, same, err := scanMatching(v.MountPoint, idx.n, idx)
 	if err != nil {
 		return false, err
 	}
-	return !idx.matches(items), nil
+	return !same, nil
 }
 
 // hasEntries reports whether snapshot id holds anything besides its root.

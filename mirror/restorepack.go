@@ -2,7 +2,6 @@ package mirror
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -191,19 +190,13 @@ func (r *packReader) read(off, size int64) ([]byte, error) {
 	if off >= r.off && off+size <= r.off+int64(r.n) {
 		return buf[off-r.off : off-r.off+size], nil
 	}
-	r.off, r.n = off, 0
-	for int64(r.n) < size {
-		k, err := unix.Pread(r.fd, buf[r.n:], off+int64(r.n))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if k == 0 {
-			return nil, fmt.Errorf("pack ends %d bytes early: %w", size-int64(r.n), errBadManifest)
-		}
-		r.n += k
+	n, err := preadFull(r.fd, buf, off)
+	r.off, r.n = off, n
+	if err != nil {
+		return nil, err
+	}
+	if int64(n) < size {
+		return nil, fmt.Errorf("pack ends %d bytes early: %w", size-int64(n), errBadManifest)
 	}
 	return buf[:size], nil
 }

@@ -183,19 +183,23 @@ func hardLinkOf(items []scanned, i int) string {
 	return ""
 }
 
+// folderPath is the path of folder rel under root, for messages: a scan
+// does not build it for every folder it reads.
+func folderPath(root, rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
+
 // direntBufs are getdents buffers, reused: a scan reads thousands of folders.
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// readDir lists one folder, rel (dir) under the open folder top, into list (its old contents dropped), sorted,
-// and lstats its entries relative to the folder's descriptor (no path walk
+// readDir lists one folder, rel under the open folder top (root, named in
+// errors only), into list (its old contents dropped), sorted, and lstats its entries relative to the folder's descriptor (no path walk
 // per entry, no poller registration as os.Open does), keeping files,
 // folders, symlinks and FIFOs; sockets and device nodes are named in
 // skipped.
-func readDir(top int, dir, rel string, list *[]scanned) (subdirs []string, skipped []NotKept, err error) {
+func readDir(top int, root, rel string, list *[]scanned) (subdirs []string, skipped []NotKept, err error) {
 	*list = (*list)[:0]
 	fd, err := openNoAtimeAt(top, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("read folder %s: %w", folderPath(root, rel), err)
 	}
 	defer unix.Close(fd)
 	all := *list
@@ -205,7 +209,7 @@ func readDir(top int, dir, rel string, list *[]scanned) (subdirs []string, skipp
 			return nil // deleted while we looked: not part of this save
 		}
 		if err != nil {
-			statErr = fmt.Errorf("lstat %s: %w", filepath.Join(dir, string(n)), err)
+			statErr = fmt.Errorf("lstat %s: %w", filepath.Join(folderPath(root, rel), string(n)), err)
 			return statErr
 		}
 		var r string
@@ -234,7 +238,7 @@ func readDir(top int, dir, rel string, list *[]scanned) (subdirs []string, skipp
 		return nil, nil, statErr
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read folder %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("read folder %s: %w", folderPath(root, rel), err)
 	}
 	slices.SortFunc(all, func(a, b scanned) int { return strings.Compare(a.rel, b.rel) })
 	*list = all

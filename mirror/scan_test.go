@@ -121,6 +121,17 @@ func removeDeep(root, name string) {
 	}
 }
 
+// matches, for the tests, reports whether items (in scan order) are exactly the indexed
+// paths with the indexed identities: nothing added, removed or changed. A
+// damaged index matches nothing.
+func (x *index) matches(items []scanned) bool {
+	m := x.match()
+	for i := range items {
+		m.see(&items[i])
+	}
+	return m.matched(len(items))
+}
+
 // TestScanMatchingTellsEveryChange: the match made during the scan says
 // "same" for the tree the index was made of, and "changed" for each kind
 // of difference, exactly as comparing the finished scan does.

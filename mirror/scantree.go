@@ -3,7 +3,6 @@ package mirror
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -45,7 +44,7 @@ func readTree(root string, out []scanned, match *indexMatch) ([]scanned, []NotKe
 			for rel, ok := q.next(); ok; rel, ok = q.next() {
 				r := dirRead{buf: q.buffer()}
 				var subdirs []string
-				subdirs, r.skipped, r.err = readDir(top, filepath.Join(root, filepath.FromSlash(rel)), rel, r.buf)
+				subdirs, r.skipped, r.err = readDir(top, root, rel, r.buf)
 				q.done(rel, r, subdirs)
 				a.poke(q)
 			}
