@@ -14,10 +14,10 @@ CHECK := $(DIST)/check
 # product's go.mod lists only what the product uses.
 TOOL := $(GO) tool -modfile=tools/go.mod
 
-.PHONY: help run build test unit lint cross bench bench-storage bench-mirror bench-tray screenshot integration app dmg notarize bundle-check icons
+.PHONY: help deps run build test unit lint cross bench bench-storage bench-mirror bench-tray screenshot integration app dmg notarize bundle-check icons
 
 help: ## list the targets
-	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 
 build: ## build bin/rambar for this machine
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./app
@@ -25,7 +25,10 @@ build: ## build bin/rambar for this machine
 run: build ## start the menu-bar app (macOS: the cgo build; Linux: your desktop session's tray)
 	./$(BIN)
 
-test: lint cross bundle-check unit ## everything CI runs: vet, gofmt, staticcheck, actionlint, darwin cross-checks, all tests with -race, the .app bundle check
+test: deps lint cross bundle-check unit ## everything CI runs: the test tools (deps), vet, gofmt, staticcheck, actionlint, darwin cross-checks, all tests with -race, the .app bundle check
+
+deps: ## install the programs the tests run (.ci/tools) with apt-get as root, or name the packages and stop
+	tools/deps.sh
 
 unit: ## the tests, with the race detector (one package at a time: the crash and benchmark checks time real I/O)
 	$(GO) test -race -count=1 -p 1 ./...
@@ -59,7 +62,8 @@ screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into
 	packaging/screenshot/screenshot.sh $(BIN) $(SHOTS)
 
 bench-tray: build ## idle CPU and memory of the running tray with three disks over 60 s, and the cost of one refresh (root)
-	tray/testdata/bench-tray.sh $(BIN) 60
+	$(GO) build -o bin/trayhost ./cmd/trayhost
+	tray/testdata/bench-tray.sh $(BIN) 60 bin/trayhost
 	$(GO) test -run '^$$' -bench . -benchmem ./tray/
 	$(GO) test -run '^$$' -bench TrayRefreshLinux -benchmem ./app/
 

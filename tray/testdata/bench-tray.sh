@@ -5,16 +5,21 @@
 # it settle, then reads its CPU time (utime+stime, /proc/PID/stat) and
 # resident memory (VmRSS, /proc/PID/status) over SECONDS (default 60) at the
 # default refresh interval. Targets: under 1% of one core, under 40 MB.
-# Needs root. Usage: tray/testdata/bench-tray.sh path/to/rambar [seconds]
+# The tray needs a tray host on its bus: TRAYHOST (cmd/trayhost, built by make
+# bench-tray) plays the panel there.
+# Needs root. Usage: tray/testdata/bench-tray.sh path/to/rambar [seconds] [trayhost]
 set -euo pipefail
 bin=$(realpath "$1")
 secs=${2:-60}
+trayhost=$(realpath "${3:-bin/trayhost}")
+[ -x "$trayhost" ] || { echo "bench-tray: no tray host at $trayhost (go build -o bin/trayhost ./cmd/trayhost)" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 [ "$(id -u)" = 0 ] || { echo "bench-tray: run as root (the disks are real tmpfs)" >&2; exit 1; }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-export BIN=$bin SECS=$secs RAMBAR_HOME=$scratch RAMBAR_NOTIFY=log HERE=$here
+export BIN=$bin TRAYHOST=$trayhost SECS=$secs RAMBAR_HOME=$scratch RAMBAR_NOTIFY=log HERE=$here
 unset RAMBAR_MOUNT_ROOT RAMBAR_REFRESH RAMBAR_USAGE_EVERY DISPLAY
+# shellcheck disable=SC2016 # $HERE is expanded by the inner bash
 timeout $((secs + 60)) unshare -m --propagation private bash -c '
 	set -e
 	mount -t tmpfs -o size=1m,mode=755 bench /mnt

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# deps: make sure every program the tests run is installed (.ci/tools lists
+# them with their Debian packages). As root, installs what is missing with
+# apt-get; otherwise names the packages and exits 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+need=()
+while read -r cmd pkg; do
+	case "$cmd" in '' | '#'*) continue ;; esac
+	command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
+done <.ci/tools
+[ ${#need[@]} -eq 0 ] && exit 0
+mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+if [ "$(id -u)" != 0 ]; then
+	echo "make test needs these Debian packages: ${need[*]}" >&2
+	echo "install them as root (sudo apt-get install ${need[*]}) or run make test as root" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}"
