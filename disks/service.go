@@ -27,6 +27,10 @@ type Service struct {
 	// LockWait bounds how long an operation waits while another RAMBar works
 	// on the same disk; 0 is DefaultLockWait. The context may end it sooner.
 	LockWait time.Duration
+
+	// reclaimed, when set, hears each step of a reclaim once it is
+	// recorded (tests kill the process there).
+	reclaimed func(mirror.ReclaimStep)
 }
 
 // ErrNoData means there is no data folder (HOME is not set), so nothing is kept.
@@ -109,8 +113,8 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 		}
 	}
 	if st := s.stagingFor(name); st != "" {
-		return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped and its contents are safe in %s: 'rambar reclaim %s --resume' makes it again and puts them back",
-			name, ramdisk.ErrNotFound, st, name)
+		return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped (its staging copy is %s): 'rambar reclaim %s --resume' finishes it",
+			name, ramdisk.ErrNotFound, st, quoteArg(name))
 	}
 	if len(vs) == 0 {
 		return ramdisk.Volume{}, fmt.Errorf("%q: %w (none is mounted)", name, ramdisk.ErrNotFound)
