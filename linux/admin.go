@@ -7,10 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"rambar/internal/run"
 	"rambar/ramdisk"
@@ -39,6 +42,12 @@ type admin interface {
 	write(ctx context.Context, path, data string) error
 	// read reads a file only root may read (zram-control/hot_add).
 	read(ctx context.Context, path string) (string, error)
+	// readInto reads up to n bytes of src (zram-control/hot_add) straight
+	// into the existing file dst at offset off, in one step that nothing
+	// can stop half way for this process (root: one sendfile; a desktop
+	// user: one pkexec dd, which outlives this process). dst is not
+	// followed if it is a symlink.
+	readInto(ctx context.Context, src, dst string, off int64, n int) error
 	// run runs a tool (mkfs.ext4).
 	run(ctx context.Context, argv ...string) error
 }
@@ -131,6 +140,40 @@ func (a rootAdmin) write(_ context.Context, path, data string) error {
 func (a rootAdmin) read(_ context.Context, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	return string(b), err
+}
+
+func (a rootAdmin) readInto(_ context.Context, src, dst string, off int64, n int) error {
+	out, err := os.OpenFile(dst, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if _, err := out.Seek(off, io.SeekStart); err != nil {
+		return fmt.Errorf("seek %s: %w", dst, err)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	got, err := unix.Sendfile(int(out.Fd()), int(in.Fd()), nil, n)
+	if errors.Is(err, syscall.EINVAL) && got <= 0 {
+		// A kernel that cannot splice from sysfs refuses before reading:
+		// read, then write (a kill between the two loses the answer).
+		b := make([]byte, n)
+		m, rerr := in.Read(b)
+		if rerr != nil {
+			return fmt.Errorf("read %s: %w", src, rerr)
+		}
+		if _, err := out.Write(b[:m]); err != nil {
+			return fmt.Errorf("write %s: %w", dst, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sendfile %s to %s: %w", src, dst, err)
+	}
+	return nil
 }
 
 func (a rootAdmin) run(ctx context.Context, argv ...string) error {
@@ -256,6 +299,14 @@ func (a pkexecAdmin) write(ctx context.Context, path, data string) error {
 func (a pkexecAdmin) read(ctx context.Context, path string) (string, error) {
 	res, err := a.do(ctx, "", "cat", "--", path)
 	return string(res.Stdout), err
+}
+
+// readInto is `pkexec dd`: it reads src and writes dst in one privileged
+// process, which finishes even if this one is killed.
+func (a pkexecAdmin) readInto(ctx context.Context, src, dst string, off int64, n int) error {
+	_, err := a.do(ctx, "", "dd", "if="+src, "of="+dst, "bs="+strconv.Itoa(n), "count=1", "seek="+strconv.FormatInt(off, 10),
+		"oflag=seek_bytes,nofollow", "conv=notrunc", "status=none")
+	return err
 }
 
 func (a pkexecAdmin) run(ctx context.Context, argv ...string) error {

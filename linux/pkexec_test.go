@@ -172,6 +172,38 @@ func fakeSys(t *testing.T, n int) string {
 	return dir
 }
 
+// fakeDD does what `pkexec dd if=hot_add of=RECORD seek=OFF ...` would
+// when hot_add answers answer, and returns argv with the record's path and
+// offset as RECORD and AFTER-LINE (they change from run to run).
+func fakeDD(t *testing.T, argv []string, answer string) []string {
+	t.Helper()
+	out := append([]string(nil), argv...)
+	var path string
+	var off int64
+	for i, a := range out {
+		switch {
+		case strings.HasPrefix(a, "of="):
+			path, out[i] = strings.TrimPrefix(a, "of="), "of=RECORD"
+		case strings.HasPrefix(a, "seek="):
+			fmt.Sscan(strings.TrimPrefix(a, "seek="), &off)
+			out[i] = "seek=AFTER-LINE"
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("dd of=%s: %v", path, err)
+	}
+	defer f.Close()
+	b, _ := os.ReadFile(path)
+	if int(off) != strings.IndexByte(string(b), '\n')+1 {
+		t.Errorf("dd seek=%d: the record's line is %d bytes", off, strings.IndexByte(string(b), '\n')+1)
+	}
+	if _, err := f.WriteAt([]byte(answer), off); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func TestPkexecCreateZRAMArgv(t *testing.T) {
 	for _, dismissed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("mount dismissed=%v", dismissed), func(t *testing.T) {
@@ -186,7 +218,8 @@ func TestPkexecCreateZRAMArgv(t *testing.T) {
 			calls := []runtest.Call{
 				{Argv: pk("mkdir", "-p", "-m", "755", "--", root)},
 				{Argv: pk("mkdir", "-m", "700", "--", mp)},
-				{Argv: pk("cat", "--", sysDir+"/class/zram-control/hot_add"), Reply: runtest.Reply{Stdout: "7\n"}},
+				{Argv: pk("dd", "if="+sysDir+"/class/zram-control/hot_add", "of=RECORD", "bs=16", "count=1", "seek=AFTER-LINE",
+					"oflag=seek_bytes,nofollow", "conv=notrunc", "status=none")},
 				{Argv: pk("tee", "--", sysDir+"/block/zram7/comp_algorithm")},
 				{Argv: pk("tee", "--", sysDir+"/block/zram7/disksize")},
 				{Argv: pk("mkfs.ext4", "-q", "-F", "-L", "rambar", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0", "/dev/zram7")},
@@ -207,6 +240,9 @@ func TestPkexecCreateZRAMArgv(t *testing.T) {
 			r := runtest.Func(func(argv []string, in string) runtest.Reply {
 				if in != "" {
 					stdin = append(stdin, in)
+				}
+				if len(argv) > 2 && filepath.Base(argv[1]) == "dd" {
+					argv = fakeDD(t, argv, "7\n")
 				}
 				res, err := s.Run(ctx, run.Cmd{Argv: argv})
 				var re *run.Error
