@@ -68,7 +68,7 @@ func (e *Engine) zramAvailable() bool {
 // A record of the device is kept from before hot_add until the mount (see
 // zram_records.go), so a kill at any step leaves the device findable; the
 // devices earlier killed Creates left are freed first.
-func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v ramdisk.Volume, err error) {
+func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, target *os.File, mp string) (v ramdisk.Volume, err error) {
 	e.FreeLeftoverDevices(ctx) // best effort: a device still open waits for the next time
 	rec, err := e.beginZramRecord(int64(p.Size))
 	if err != nil {
@@ -109,7 +109,7 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v r
 	if e.discard {
 		opts = append(opts, "discard")
 	}
-	if err := e.admin.mount(ctx, dev, mp, "ext4", opts); err != nil {
+	if err := e.mount(ctx, dev, target, mp, "ext4", opts); err != nil {
 		return v, fmt.Errorf("mount %s: %w", dev, err)
 	}
 	mounted = true

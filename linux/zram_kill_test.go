@@ -17,11 +17,16 @@ import (
 	"rambar/ramdisk"
 )
 
-// TestMain runs the test binary as a child that creates a zram disk and
-// kills itself with SIGKILL at one step (LINUX_ZRAM_KILL_AT) when asked to.
+// TestMain runs the test binary as a child when asked to: one that creates
+// a zram disk and kills itself with SIGKILL at one step
+// (LINUX_ZRAM_KILL_AT), or another user's process swapping two names
+// (LINUX_SWAP_RACE, see TestMountPointSwapRace).
 func TestMain(m *testing.M) {
 	if at := os.Getenv("LINUX_ZRAM_KILL_AT"); at != "" {
 		os.Exit(killedCreate(at))
+	}
+	if spec := os.Getenv("LINUX_SWAP_RACE"); spec != "" {
+		os.Exit(swapLoop(spec))
 	}
 	os.Exit(m.Run())
 }
