@@ -153,4 +153,3 @@ func (s *Service) stagingOf(name string, rec reclaimRecord, hasRec bool) string 
 	}
 	return s.stagingFor(name)
 }
-

@@ -11,7 +11,9 @@ import (
 
 func TestCheckPathSteps(t *testing.T) {
 	const me, other = 1000, 65534
-	dir := func(p string, uid int, mode fs.FileMode) PathStep { return PathStep{Path: p, UID: uid, Mode: fs.ModeDir | mode} }
+	dir := func(p string, uid int, mode fs.FileMode) PathStep {
+		return PathStep{Path: p, UID: uid, Mode: fs.ModeDir | mode}
+	}
 	root := dir("/", 0, 0o755)
 	for _, tt := range []struct {
 		name  string
