@@ -99,7 +99,7 @@ func contentsRows(row func(k, f string, args ...any), name string, c *contentsJS
 	}
 	row("Backing folder", "%s", c.Backing)
 	if c.LastSave != nil && c.LastSnapshot != nil {
-		row("Last save", "%s (%s)", c.LastSave.Local().Format("2006-01-02 15:04:05"), *c.LastSnapshot)
+		row("Last save", "%s (%s)", snapshotTime(*c.LastSave, time.Local), *c.LastSnapshot)
 	} else {
 		row("Last save", "never")
 	}
