@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"rambar/mirror"
@@ -27,6 +28,11 @@ type Service struct {
 	// LockWait bounds how long an operation waits while another RAMBar works
 	// on the same disk; 0 is DefaultLockWait. The context may end it sooner.
 	LockWait time.Duration
+	// Warn, when set, hears what the user should know once about RAMBar's
+	// files: the data folder readable by other users (ExposedData).
+	Warn func(string)
+	// dataChecked is set once the data folder was looked at for Warn.
+	dataChecked atomic.Bool
 
 	// reclaimed, when set, hears each step of a reclaim once it is
 	// recorded (tests kill the process there).
@@ -41,6 +47,7 @@ func (s *Service) Keeper() (*mirror.Keeper, error) {
 	if s.Paths.Data == "" {
 		return nil, ErrNoData
 	}
+	s.warnExposed()
 	newKeeper := s.NewKeeper
 	if newKeeper == nil {
 		newKeeper = mirror.NewKeeper
