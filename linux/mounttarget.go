@@ -56,6 +56,7 @@ func openMountTarget(mp string, uid int) (*os.File, error) {
 		return nil, fmt.Errorf("mount at %s: %w", mp, err)
 	}
 	comps := strings.Split(mp[1:], "/")
+	unreadable := false
 	for i, c := range comps {
 		path := "/" + strings.Join(comps[:i+1], "/")
 		flags := unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC
@@ -63,6 +64,13 @@ func openMountTarget(mp string, uid int) (*os.File, error) {
 			flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 		}
 		nfd, err := unix.Openat(fd, c, flags, 0)
+		if errors.Is(err, unix.EACCES) && i == len(comps)-1 {
+			// A desktop user's mount point made by pkexec is root's and
+			// closed to them: held by O_PATH, unread (it was just made,
+			// or checked through pkexec before).
+			nfd, err = unix.Openat(fd, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			unreadable = err == nil
+		}
 		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
 			var st unix.Stat_t
 			if unix.Fstatat(fd, c, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
@@ -91,6 +99,9 @@ func openMountTarget(mp string, uid int) (*os.File, error) {
 	if why := ramdisk.CheckPathSteps(steps, uid); why != "" {
 		f.Close()
 		return nil, fmt.Errorf("mount at %s refused: %s", mp, why)
+	}
+	if unreadable {
+		return f, nil
 	}
 	if err := ramdisk.CheckEmptyDir(f, uid); err != nil {
 		f.Close()

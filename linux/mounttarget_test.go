@@ -4,10 +4,12 @@ package linux
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -193,5 +195,36 @@ func TestMountTargetRefusesWhatOthersCanSwap(t *testing.T) {
 		if tt.why == "" && err != nil || tt.why != "" && (err == nil || !strings.Contains(err.Error(), tt.why)) {
 			t.Errorf("%s: %v, want %q", tt.mp, err, tt.why)
 		}
+	}
+}
+
+// TestMountTargetClosedToTheUser: a desktop user's mount point under the
+// mount root is made by pkexec, root's and mode 0700: the user cannot list
+// it, and it is held by O_PATH instead (the test takes the user's file
+// system identity on one thread, as pkexec's caller would be).
+func TestMountTargetClosedToTheUser(t *testing.T) {
+	base := t.TempDir()
+	os.Chmod(filepath.Dir(base), 0o755)
+	os.Chmod(base, 0o755)
+	mp := filepath.Join(base, "mp")
+	if err := os.Mkdir(mp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() {
+		runtime.LockOSThread() // the thread ends with the goroutine: its fsuid goes with it
+		unix.Setfsuid(nobody)
+		f, err := openMountTarget(mp, nobody)
+		if err == nil {
+			var st unix.Stat_t
+			if err = unix.Fstat(int(f.Fd()), &st); err == nil && st.Uid != 0 {
+				err = fmt.Errorf("opened a folder of uid %d", st.Uid)
+			}
+			f.Close()
+		}
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Errorf("the user's view of a root-owned 0700 mount point: %v", err)
 	}
 }
