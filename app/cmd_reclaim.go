@@ -39,7 +39,7 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 	}
 	res, err := svc.Reclaim(ctx, v, disks.ReclaimOptions{Force: *force, Progress: fn})
 	done()
-	if errors.Is(err, disks.ErrNotWorthwhile) {
+	if errors.Is(err, disks.ErrNotWorthwhile) || errors.Is(err, disks.ErrReclaimStopped) {
 		return refusedError{err}
 	}
 	if err != nil {
