@@ -125,15 +125,32 @@ func (a *App) Main(args []string) int {
 	return a.exit(c.Run(ctx, a, in))
 }
 
-// exit prints err as one line on stderr and maps it to an exit code.
+// exit prints err as one line on stderr (then the items of a listError,
+// one a line) and maps it to an exit code.
 func (a *App) exit(err error) int {
 	if err == nil {
 		return exitOK
 	}
 	msg := err.Error()
 	fmt.Fprintf(a.Stderr, "rambar: %s\n", strings.ReplaceAll(msg, "\n", "; "))
+	var le listError
+	if errors.As(err, &le) {
+		for _, item := range le.list {
+			fmt.Fprintf(a.Stderr, "  %s\n", strings.ReplaceAll(item, "\n", "; "))
+		}
+	}
 	return exitCode(err)
 }
+
+// listError is an error of one line followed by a list the user picks
+// from (the snapshots an ambiguous --snapshot may mean), each item printed
+// on a line of its own.
+type listError struct {
+	error
+	list []string
+}
+
+func (e listError) Unwrap() error { return e.error }
 
 func exitCode(err error) int {
 	var ue *usageError

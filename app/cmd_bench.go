@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"rambar/bench"
+	"rambar/internal/signals"
 	"rambar/ramdisk"
 )
 
@@ -53,7 +54,7 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	if len(pos) == 1 && !*noCompare {
 		targets = bench.WithHomeDisk(named, a.Getenv("HOME"))
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE) // SIGPIPE: `| head` must not skip the cleanup
+	ctx, stop := signal.NotifyContext(ctx, signals.Stop(syscall.SIGPIPE)...) // SIGPIPE: `| head` must not skip the cleanup
 	defer stop()
 	p, done := a.progressLine(0)
 	rep, err := bench.Run(ctx, targets, opts, func(pr bench.Progress) { p(pr.String()) })

@@ -60,6 +60,9 @@ type doctorReport struct {
 	Captured    []string        `json:"captured,omitempty"`
 	// Leftovers are what killed RAMBar processes left behind.
 	Leftovers []disks.Leftover `json:"leftovers"`
+	// DataReadable says why other users can read the data folder's saved
+	// contents (disks.ExposedData); absent when they cannot.
+	DataReadable string `json:"data_readable_by_others,omitempty"`
 }
 
 func runDoctor(ctx context.Context, a *App, in *input) error {
@@ -103,6 +106,9 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 		if l, err := svc.Leftovers(ctx); err == nil {
 			r.Leftovers = append(r.Leftovers, l...)
 		}
+	}
+	if a.Paths.Data != "" {
+		r.DataReadable = disks.ExposedData(a.Paths.Data)
 	}
 	var capErr error
 	if *capture != "" {
@@ -207,6 +213,9 @@ func printDoctorLists(a *App, r doctorReport) {
 		tw.Flush()
 	}
 	printLeftovers(a, r.Leftovers)
+	if r.DataReadable != "" {
+		fmt.Fprintf(a.Stdout, "warning: %s\n", r.DataReadable)
+	}
 	if len(r.Captured) > 0 {
 		fmt.Fprintf(a.Stdout, "Captured %s (send the folder with an issue: it holds tool output, with disk and mount names, and no file contents):\n", ramdisk.Plural(len(r.Captured), "file"))
 		for _, f := range r.Captured {

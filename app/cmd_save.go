@@ -28,7 +28,7 @@ func (a *App) keeper() (*mirror.Keeper, error) { return a.files().Keeper() }
 // files is the use-case layer without an engine: what it knows from
 // RAMBar's files alone (kept contents, restores that did not finish).
 func (a *App) files() *disks.Service {
-	s := &disks.Service{Paths: a.Paths, NewKeeper: a.NewKeeper}
+	s := &disks.Service{Paths: a.Paths, NewKeeper: a.NewKeeper, Warn: a.warn}
 	if a.Compress {
 		s.CopyFile = compressedCopy()
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"rambar/mirror"
 	"rambar/ramdisk"
@@ -62,7 +63,7 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 		if s.ID == onDisk {
 			marks = append(marks, "on the disk now")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"), s.Files,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, snapshotTime(s.Time, time.Local), s.Files,
 			ramdisk.Size(s.Bytes).Short(), strings.Join(marks, ", "))
 	}
 	return tw.Flush()

@@ -12,6 +12,7 @@ import (
 
 	"rambar/bench"
 	"rambar/disks"
+	"rambar/internal/signals"
 	"rambar/ramdisk"
 )
 
@@ -39,7 +40,7 @@ func runTry(ctx context.Context, a *App, in *input) error {
 	}
 	// SIGPIPE too (rambar try … | head): a write to the closed pipe then
 	// fails instead of killing the process before it cleans up.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(ctx, signals.Stop(syscall.SIGPIPE)...)
 	defer stop()
 
 	a.cleanTryLeftovers(ctx)

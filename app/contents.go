@@ -42,8 +42,9 @@ type contentsJSON struct {
 	LastSnapshot *string             `json:"last_snapshot"` // null: never saved
 	Snapshots    int                 `json:"snapshots_kept"`
 	SaveEvery    float64             `json:"save_every_seconds"` // 0: no autosave
-	// AutosaveActive: an interval is set and the menu-bar app, which does
-	// the autosaving, runs now.
+	// AutosaveActive: an interval is set, the menu-bar app, which does
+	// the autosaving, runs now, and the disk is one it saves (not one whose
+	// restore did not finish).
 	AutosaveActive bool `json:"autosave_active"`
 	// Unsaved is whether the disk has changes not yet saved; null when
 	// it could not be told.
@@ -73,7 +74,7 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 	}
 	c := &contentsJSON{Mode: st.Mode, Backing: st.Backing, MirrorPath: st.MirrorPath, LastSnapshot: optString(st.LastSnapshot),
 		Snapshots: st.Snapshots, SaveEvery: float64(st.SaveEvery), RestoreIncomplete: a.files().Incomplete(v)}
-	c.AutosaveActive = st.SaveEvery > 0 && a.menuBarRunning()
+	c.AutosaveActive = st.SaveEvery > 0 && !c.RestoreIncomplete && a.menuBarRunning()
 	if !st.LastSave.IsZero() {
 		t := st.LastSave.UTC()
 		c.LastSave = &t

@@ -8,9 +8,9 @@ import (
 	"os"
 	"os/signal"
 	"sync"
-	"syscall"
 
 	"rambar/darwin/cocoa"
+	"rambar/internal/signals"
 	"rambar/ramdisk"
 	"rambar/tray"
 )
@@ -44,7 +44,7 @@ func (a *App) menuBar(d tray.Deps) error {
 			}()
 		}
 		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+		signal.Notify(sigs, signals.Stop()...)
 		go func() {
 			<-sigs
 			c.Quit()

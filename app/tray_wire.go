@@ -74,6 +74,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 	}
 	if m, ok := d.Disks.(*disks.Menu); ok {
 		m.Conflicts = func(name string, wb mirror.WriteBack) { d.Notify(conflictNotice(name, wb)) }
+		m.S.Warn = func(msg string) { d.Notify("Saved contents readable by others", msg) }
 	}
 	if a.Getenv("RAMBAR_DEBUG") != "" {
 		d.Logf = func(format string, args ...any) { fmt.Fprintf(a.Stderr, "rambar: "+format+"\n", args...) }

@@ -18,9 +18,11 @@
 //	restoring/KEY.json     a restore or load that has not finished: the disk
 //	                       is "incomplete" and never saved over its copy
 //	reclaiming/KEY.json    a reclaim that has not finished: the disk as it
-//	                       was and whether the eject was asked for, so that
+//	                       was (its volume's identity), the last step taken
+//	                       and the sum of what the disk held, so that
 //	                       ResumeReclaim (or the next Create) finishes or
 //	                       undoes it from the staging copy in reclaim/
+//	                       (resume.go says what each step allows)
 //
 // The records are written whole (temp file and rename) and read as untrusted input:
 // bounded, and a damaged record errs on the side of keeping data.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"rambar/mirror"
@@ -27,6 +28,15 @@ type Service struct {
 	// LockWait bounds how long an operation waits while another RAMBar works
 	// on the same disk; 0 is DefaultLockWait. The context may end it sooner.
 	LockWait time.Duration
+	// Warn, when set, hears what the user should know once about RAMBar's
+	// files: the data folder readable by other users (ExposedData).
+	Warn func(string)
+	// dataChecked is set once the data folder was looked at for Warn.
+	dataChecked atomic.Bool
+
+	// reclaimed, when set, hears each step of a reclaim once it is
+	// recorded (tests kill the process there).
+	reclaimed func(mirror.ReclaimStep)
 }
 
 // ErrNoData means there is no data folder (HOME is not set), so nothing is kept.
@@ -37,6 +47,7 @@ func (s *Service) Keeper() (*mirror.Keeper, error) {
 	if s.Paths.Data == "" {
 		return nil, ErrNoData
 	}
+	s.warnExposed()
 	newKeeper := s.NewKeeper
 	if newKeeper == nil {
 		newKeeper = mirror.NewKeeper
@@ -109,8 +120,8 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 		}
 	}
 	if st := s.stagingFor(name); st != "" {
-		return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped and its contents are safe in %s: 'rambar reclaim %s --resume' makes it again and puts them back",
-			name, ramdisk.ErrNotFound, st, name)
+		return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped (its staging copy is %s): 'rambar reclaim %s --resume' finishes it",
+			name, ramdisk.ErrNotFound, st, quoteArg(name))
 	}
 	if len(vs) == 0 {
 		return ramdisk.Volume{}, fmt.Errorf("%q: %w (none is mounted)", name, ramdisk.ErrNotFound)

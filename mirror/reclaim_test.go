@@ -25,7 +25,7 @@ func reclaimFixture(t *testing.T) (*fixture, ramdisk.Volume, ramdisk.Plan, Diges
 func TestReclaimMovesContentsOutAndBack(t *testing.T) {
 	f, v, plan, want := reclaimFixture(t)
 	var phases []string
-	res, err := f.k.Reclaim(f.ctx, f.eng, v, plan, func(p Progress) {
+	res, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil, func(p Progress) {
 		if len(phases) == 0 || phases[len(phases)-1] != p.Phase {
 			phases = append(phases, p.Phase)
 		}
@@ -49,7 +49,7 @@ func TestReclaimRefusesBusyDiskAndChangesNothing(t *testing.T) {
 	f, v, plan, want := reclaimFixture(t)
 	release := f.eng.Hold(v, ramdisk.Holder{PID: 42, Command: "vim"})
 	defer release()
-	_, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil)
+	_, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil, nil)
 	var be *ramdisk.BusyError
 	if !errors.As(err, &be) || !strings.Contains(err.Error(), "vim (pid 42)") {
 		t.Fatalf("err = %v, want a BusyError naming vim", err)
@@ -63,7 +63,7 @@ func TestReclaimRefusesBusyDiskAndChangesNothing(t *testing.T) {
 func TestReclaimFailureAfterEjectKeepsStaging(t *testing.T) {
 	f, v, plan, want := reclaimFixture(t)
 	f.eng.FailNext("create", errors.New("hdiutil attach: no memory"))
-	_, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil)
+	_, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil, nil)
 	var re *ReclaimError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "safe in "+re.Staging) {
 		t.Fatalf("err = %v, want a ReclaimError naming the staging folder", err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rambar/internal/atomicfile"
+	"rambar/internal/boottime"
 	"rambar/ramdisk"
 )
 
@@ -34,6 +35,9 @@ type State struct {
 	// LastSave is when the disk was last saved (or loaded), zero if never.
 	LastSave     time.Time `json:"last_save,omitempty"`
 	LastSnapshot string    `json:"last_snapshot,omitempty"`
+	// LastSaveClock is when the last save was on the boot clock (set
+	// clocks move it not): autosave goes by it (SaveDue).
+	LastSaveClock boottime.Stamp `json:"-"`
 }
 
 // Options configure a disk's contents (from a preset or CLI flags).
@@ -76,7 +80,7 @@ func (k *Keeper) State(name string) (State, error) {
 	if b, err := readBounded(filepath.Join(dir, "last.json"), maxSmall); err == nil {
 		var l lastSave
 		if json.Unmarshal(b, &l) == nil {
-			st.LastSave, st.LastSnapshot = l.Time, l.Snapshot
+			st.LastSave, st.LastSnapshot, st.LastSaveClock = l.Time, l.Snapshot, l.Clock
 		}
 	}
 	return st, nil
@@ -85,12 +89,13 @@ func (k *Keeper) State(name string) (State, error) {
 // lastSave is kept apart from state.json and written without fsync: it is
 // information, and losing it in a power cut loses nothing.
 type lastSave struct {
-	Time     time.Time `json:"time"`
-	Snapshot string    `json:"snapshot"`
+	Time     time.Time      `json:"time"`
+	Snapshot string         `json:"snapshot"`
+	Clock    boottime.Stamp `json:"clock"`
 }
 
 func (k *Keeper) noteSave(st State, snapshot string) error {
-	b, _ := json.Marshal(lastSave{Time: time.Now().UTC(), Snapshot: snapshot})
+	b, _ := json.Marshal(lastSave{Time: time.Now().UTC(), Snapshot: snapshot, Clock: boottime.Now()})
 	return noSpace(atomicfile.WriteFast(filepath.Join(st.Backing, "last.json"), b, 0o600))
 }
 
