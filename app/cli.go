@@ -130,6 +130,10 @@ func (a *App) exit(err error) int {
 	if err == nil {
 		return exitOK
 	}
+	var shown shownError
+	if errors.As(err, &shown) {
+		return exitCode(shown.error)
+	}
 	msg := err.Error()
 	fmt.Fprintf(a.Stderr, "rambar: %s\n", strings.ReplaceAll(msg, "\n", "; "))
 	return exitCode(err)
@@ -158,6 +162,12 @@ func exitCode(err error) int {
 	}
 	return exitError
 }
+
+// shownError is an error already said on stderr: the exit code is its own,
+// and it is not said again.
+type shownError struct{ error }
+
+func (e shownError) Unwrap() error { return e.error }
 
 // errRefused marks a refusal for safety reasons (not memory), e.g. saving an
 // empty disk over a non-empty backing copy; --force overrides.
