@@ -115,14 +115,72 @@ func (a *App) Main(args []string) int {
 	in, help, err := parse(c, rest)
 	switch {
 	case err != nil:
-		return a.exit(err)
+		return a.exitJSON(c, rest, nil, err)
 	case help:
 		printUsage(a.Stdout, c)
 		return exitOK
 	case c.Run == nil: // a group of sub-verbs, given none
 		return a.exit(c.usageErr(""))
 	}
-	return a.exit(c.Run(ctx, a, in))
+	out := &countingWriter{w: a.Stdout}
+	if c.JSON {
+		a.Stdout = out
+		defer func() { a.Stdout = out.w }()
+	}
+	return a.exitJSON(c, rest, out, c.Run(ctx, a, in))
+}
+
+// exitJSON is exit, and when --json was asked for and the command printed
+// no document of its own, the error as a JSON document on stdout too
+// ({"version": 1, "error": "...", "exit": N}; docs/json.md, "Errors").
+func (a *App) exitJSON(c *command, args []string, out *countingWriter, err error) int {
+	code := a.exit(err)
+	if err == nil || !c.JSON || !jsonAsked(args) || out != nil && out.n > 0 {
+		return code
+	}
+	var shown shownError
+	if errors.As(err, &shown) {
+		err = shown.error
+	}
+	w := a.Stdout
+	if out != nil {
+		w = out.w
+	}
+	writeJSON(w, errorJSON{Version: jsonVersion, Error: err.Error(), Exit: code})
+	return code
+}
+
+// errorJSON is a failed command's document under --json.
+type errorJSON struct {
+	Version int    `json:"version"`
+	Error   string `json:"error"`
+	Exit    int    `json:"exit"`
+}
+
+// jsonAsked tells whether --json is among args before a lone "--", even on
+// a command line that did not parse.
+func jsonAsked(args []string) bool {
+	for _, s := range args {
+		switch s {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true", "--json=1":
+			return true
+		}
+	}
+	return false
+}
+
+// countingWriter counts what a command wrote to stdout.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // exit prints err as one line on stderr and maps it to an exit code.

@@ -67,7 +67,9 @@ func contentsErr(err error) error {
 	case errors.Is(err, mirror.ErrNoSnapshot):
 		return notFoundError{err}
 	case errors.Is(err, mirror.ErrNotKept):
-		return fmt.Errorf("%w; make it with 'rambar create NAME SIZE --keep' or '--mirror FOLDER'", err)
+		// A disk named that is not kept: a bad argument (exit 2), as the
+		// README's table has it.
+		return &usageError{fmt.Sprintf("%v; make it with 'rambar create NAME SIZE --keep' or '--mirror FOLDER'", err)}
 	}
 	return err
 }
