@@ -110,10 +110,7 @@ func runBench(ctx context.Context, a *App, in *input) error {
 // With none given: RAMBar's own RAM disks that this user owns, and the home
 // folder's disk.
 func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, error) {
-	var vols []ramdisk.Volume
-	if e, err := a.Engine(); err == nil {
-		vols, _ = e.List(ctx)
-	}
+	caps, vols := a.mounted(ctx)
 	if len(pos) == 0 {
 		home := a.Getenv("HOME")
 		if home == "" {
@@ -123,7 +120,7 @@ func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, e
 	}
 	var ts []bench.Target
 	for _, p := range pos {
-		if t, ok := targetByName(vols, p); ok {
+		if t, ok := targetByName(caps, vols, p); ok {
 			ts = append(ts, t)
 			continue
 		}
@@ -149,14 +146,27 @@ func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, e
 	return ts, nil
 }
 
-func targetByName(vols []ramdisk.Volume, name string) (bench.Target, bool) {
+// mounted is the engine's caps and the disks mounted now; none when there
+// is no engine or the list fails (a folder can still be named).
+func (a *App) mounted(ctx context.Context) (ramdisk.Caps, []ramdisk.Volume) {
+	e, err := a.Engine()
+	if err != nil {
+		return ramdisk.Caps{}, nil
+	}
+	vols, _ := e.List(ctx)
+	return e.Caps(), vols
+}
+
+// targetByName finds a mounted disk by name: exactly, or but for letter
+// case where that names one disk (caps.SameName: macOS).
+func targetByName(caps ramdisk.Caps, vols []ramdisk.Volume, name string) (bench.Target, bool) {
 	for _, v := range vols {
 		if v.Name == name {
 			return bench.ForVolume(v), true
 		}
 	}
 	for _, v := range vols {
-		if strings.EqualFold(v.Name, name) {
+		if caps.SameName(v.Name, name) {
 			return bench.ForVolume(v), true
 		}
 	}

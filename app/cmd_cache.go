@@ -139,7 +139,7 @@ func runCacheOff(ctx context.Context, a *App, in *input) error {
 		for _, c := range on {
 			if c.Target == t.Path {
 				found = true
-				if !strings.EqualFold(c.Disk, name) {
+				if !svc.SameName(c.Disk, name) {
 					return usagef("cache off %s: %s is on %s, not %s", name, t.Path, c.Disk, name)
 				}
 			}
@@ -172,7 +172,7 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 	var rows []string
 	for _, c := range svc.Caches(ctx) {
 		on[c.Target] = c
-		if only != "" && !strings.EqualFold(only, c.Disk) {
+		if only != "" && !svc.SameName(only, c.Disk) {
 			continue
 		}
 		now := "on the disk"

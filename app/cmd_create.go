@@ -14,7 +14,7 @@ import (
 // Arguments and flags more than one verb declares.
 var (
 	nameArg = arg{Name: "NAME", Doc: "the disk's name: any Unicode but '/', ':' and control characters, " +
-		"not starting with '.', up to 255 bytes"}
+		"not starting with '.', up to 255 bytes; letter case counts on Linux, not on macOS"}
 	sizeArg = arg{Name: "SIZE", Doc: "512M, 4G, 4GiB, 1.5G, 4096MiB, or 25% (of physical memory); " +
 		"a bare number is MiB; units are binary"}
 	fsFlag           = flagString("fs", "FS", "file system: "+fileSystemsHere())
@@ -22,6 +22,10 @@ var (
 	mirrorFlag       = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
 	createFolderFlag = flagBool("create-folder", "with --mirror: make the folder if it does not exist (else a missing folder is refused)")
 )
+
+// nameCase is the rule for letter case in names, as help says it.
+const nameCase = "letter case counts on Linux (Work and work are two disks, as their folders are); " +
+	"on macOS, whose volumes ignore it, they are one disk"
 
 // fileSystemsHere names the file systems this OS's engine makes, for help;
 // the engine refuses the others with "not supported here".

@@ -130,7 +130,7 @@ func (a *App) extrasRows(ctx context.Context, row func(k, f string, args ...any)
 		row("Options", "%s", o.Phrase())
 	}
 	for _, c := range svc.Caches(ctx) {
-		if strings.EqualFold(c.Disk, v.Name) {
+		if svc.SameName(c.Disk, v.Name) {
 			t := c.Target
 			if t == disks.TMPDIRKey {
 				t = "TMPDIR=" + c.Link

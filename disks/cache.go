@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"rambar/ramdisk"
 )
@@ -85,7 +84,7 @@ func (s *Service) CacheOn(ctx context.Context, name string, t CacheTarget, force
 	}
 	defer release()
 	if r, ok := s.cacheRecordFor(t.Path); ok {
-		if !strings.EqualFold(r.Disk, v.Name) {
+		if !s.SameName(r.Disk, v.Name) {
 			return CacheState{}, fmt.Errorf("%w: %s is on the RAM disk %s already; 'rambar cache off %s %s' first", ErrCacheRefused, t.Path, r.Disk, r.Disk, t.Key)
 		}
 		if err := s.settle(&r, &v); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"rambar/mirror"
 	"rambar/ramdisk"
@@ -169,7 +168,7 @@ func (s *Service) existsHint(err error, name string, mounted []ramdisk.Volume) e
 		return err
 	}
 	for _, v := range mounted {
-		if strings.EqualFold(v.Name, name) && s.Incomplete(v) {
+		if s.Engine.Caps().SameName(v.Name, name) && s.Incomplete(v) {
 			return fmt.Errorf("%w; its restore did not finish: 'rambar eject %s --force' drops it (the saved copy is kept), then create it again", err, v.Name)
 		}
 	}

@@ -67,6 +67,15 @@ func (s *Service) Store() (ramdisk.Store, error) {
 	return ramdisk.Store{Path: s.Paths.Settings}, nil
 }
 
+// SameName is the engine's rule for names (ramdisk.Caps.SameName); without
+// an engine, names that differ only in letter case are one, as on macOS.
+func (s *Service) SameName(a, b string) bool {
+	if s.Engine == nil {
+		return strings.EqualFold(a, b)
+	}
+	return s.Engine.Caps().SameName(a, b)
+}
+
 // Disk is a mounted volume with its measurement.
 type Disk struct {
 	ramdisk.Volume
@@ -91,8 +100,9 @@ func (s *Service) List(ctx context.Context) ([]Disk, error) {
 	return out, nil
 }
 
-// Find returns the mounted disk with that name (exact match first, then
-// case-insensitive), or ErrNotFound naming what is mounted.
+// Find returns the mounted disk with that name (exact match first, then,
+// where names differ only in letter case name one disk, as on macOS, one
+// that matches but for case), or ErrNotFound naming what is mounted.
 func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error) {
 	vs, err := s.Engine.List(ctx)
 	if err != nil {
@@ -103,8 +113,9 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 			return v, nil
 		}
 	}
+	caps := s.Engine.Caps()
 	for _, v := range vs {
-		if strings.EqualFold(v.Name, name) {
+		if caps.SameName(v.Name, name) {
 			return v, nil
 		}
 	}

@@ -130,7 +130,7 @@ func primaryGroup(uid, fallback int) int {
 // Caps implements ramdisk.Engine. ZRAM is offered when the kernel has zram
 // with hot_add (/sys/class/zram-control) and mkfs.ext4 is installed.
 func (e *Engine) Caps() ramdisk.Caps {
-	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true}
+	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true, CaseSensitiveNames: true}
 	if e.zramAvailable() {
 		c.FileSystems = append(c.FileSystems, ramdisk.ZRAM)
 	}

@@ -2,6 +2,7 @@ package ramdisk
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -65,6 +66,20 @@ type Caps struct {
 	// its disk (Linux /mnt/rambar), so a Plan.CacheFallback link can wait
 	// there; false where the system removes it with the disk (/Volumes).
 	KeepsMountPoints bool `json:"-"`
+	// CaseSensitiveNames is true where names that differ only in letter
+	// case are two disks, as the mount points are two folders (Linux).
+	// False where they are one (macOS: /Volumes is case-insensitive, and a
+	// second "scratch" would be mounted as "scratch 1").
+	CaseSensitiveNames bool `json:"-"`
+}
+
+// SameName reports whether two disk names name the same disk here: equal
+// on Linux, equal but for letter case on macOS (Caps.CaseSensitiveNames).
+func (c Caps) SameName(a, b string) bool {
+	if c.CaseSensitiveNames {
+		return a == b
+	}
+	return strings.EqualFold(a, b)
 }
 
 // Supports reports whether the engine can make fs.

@@ -13,7 +13,7 @@ func macCaps() Caps {
 }
 
 func linuxCaps() Caps {
-	return Caps{OS: "linux", FileSystems: []FileSystem{TmpFS, ZRAM}, MountRoot: "/mnt/rambar"}
+	return Caps{OS: "linux", FileSystems: []FileSystem{TmpFS, ZRAM}, MountRoot: "/mnt/rambar", CaseSensitiveNames: true}
 }
 
 func TestAllocationFor(t *testing.T) {
@@ -144,6 +144,21 @@ func TestNewPlan(t *testing.T) {
 			name: "name taken on linux", req: Request{Name: "Backup", Size: GiB},
 			facts:   Facts{Caps: linuxCaps(), Memory: mem16, Taken: []string{"Backup"}},
 			wantErr: ErrExists, errSays: "another volume is mounted at ", errLacks: "macOS",
+		},
+		{
+			name: "macOS: a name in other letter case names the mounted one", req: Request{Name: "ADVCASE", Size: GiB},
+			facts:   Facts{Caps: macCaps(), Memory: mem16, Mounted: []Volume{{Name: "advCase", MountPoint: "/Volumes/advCase"}}, Taken: []string{"advCase"}},
+			wantErr: ErrExists, errSays: `"advCase" at /Volumes/advCase (names differ only in letter case`,
+		},
+		{
+			name: "macOS: another volume in other letter case names its real path", req: Request{Name: "BACKUP", Size: GiB},
+			facts:   Facts{Caps: macCaps(), Memory: mem16, Taken: []string{"Backup"}},
+			wantErr: ErrExists, errSays: "/Volumes/Backup is mounted",
+		},
+		{
+			name: "linux: names in other letter case are other disks", req: Request{Name: "ncwork", Size: GiB},
+			facts: Facts{Caps: linuxCaps(), Memory: mem16, Mounted: []Volume{{Name: "ncWork", MountPoint: "/mnt/rambar/ncWork"}}, Taken: []string{"ncWork"}},
+			alloc: AllocOnWrite, fs: TmpFS,
 		},
 		{
 			name: "bad name", req: Request{Name: "a:b", Size: GiB},

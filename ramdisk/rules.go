@@ -39,7 +39,7 @@ func (f Facts) Without(name string, held Size) Facts {
 	}
 	var taken []string
 	for _, n := range f.Taken {
-		if !strings.EqualFold(n, name) {
+		if !f.Caps.SameName(n, name) {
 			taken = append(taken, n)
 		}
 	}
