@@ -62,7 +62,11 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	fsName, hidden, force, asJSON := in.String("fs"), in.Bool("hidden"), in.Bool("force"), in.Bool("json")
 	keep, mirrorDir, snapshots := in.Bool("keep"), in.String("mirror"), in.Int("snapshots")
 	saveEvery, compress, pos := in.Duration("save-every"), in.Bool("compress"), in.Args
-	contents, err := contentsOptions(*keep, *mirrorDir, *snapshots, *saveEvery)
+	folder, err := a.pathArg("--mirror", *mirrorDir)
+	if err != nil {
+		return err
+	}
+	contents, err := contentsOptions(*keep, folder, *snapshots, *saveEvery)
 	if err != nil {
 		return err
 	}
@@ -85,7 +89,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}
-	if req.Options, err = volumeOptions(in); err != nil {
+	if req.Options, err = a.volumeOptions(in); err != nil {
 		return err
 	}
 	if *fsName != "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"path/filepath"
 	"time"
 
 	"rambar/mirror"
@@ -10,7 +9,7 @@ import (
 )
 
 // contentsOptions checks create's --keep/--mirror/--snapshots/--save-every
-// before anything is made.
+// before anything is made; mirrorDir is already absolute (App.pathArg).
 func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Duration) (mirror.Options, error) {
 	o := mirror.Options{Snapshots: snapshots, SaveEvery: every}
 	switch {
@@ -19,11 +18,7 @@ func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Dura
 	case keep:
 		o.Mode = ramdisk.Keep
 	case mirrorDir != "":
-		abs, err := filepath.Abs(mirrorDir)
-		if err != nil {
-			return o, usagef("--mirror %s: %v", mirrorDir, err)
-		}
-		o.Mode, o.MirrorPath = ramdisk.Mirror, abs
+		o.Mode, o.MirrorPath = ramdisk.Mirror, mirrorDir
 	case snapshots != 0 || every != 0:
 		return o, usagef("--snapshots and --save-every need --keep or --mirror")
 	}

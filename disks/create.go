@@ -234,6 +234,9 @@ func (s *Service) MountPreset(ctx context.Context, p ramdisk.Preset, progress ra
 
 // mountPreset is MountPreset; force makes a disk the memory check refuses.
 func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool, progress ramdisk.ProgressFunc) (Created, error) {
+	if err := ramdisk.CheckPresetPaths(p); err != nil {
+		return Created{}, err
+	}
 	if v, err := s.Find(ctx, p.Name); err == nil {
 		if s.Incomplete(v) {
 			return Created{Volume: v}, fmt.Errorf("preset %s: %w at %s, but its restore did not finish: eject it with 'rambar eject %s --force' (its saved copy is kept) and mount it again",
