@@ -37,13 +37,11 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	}
 	opts := bench.Options{Quick: *quick, Runs: *runs}
 	if *rows != "" {
-		for _, s := range strings.Split(*rows, ",") {
-			id, err := bench.ParseRow(strings.TrimSpace(s))
-			if err != nil {
-				return fmt.Errorf("%w: %v", errUsage, err)
-			}
-			opts.Rows = append(opts.Rows, id)
+		ids, err := parseRows(*rows)
+		if err != nil {
+			return err
 		}
+		opts.Rows = ids
 	}
 	named, err := a.benchTargets(ctx, pos)
 	if err != nil {
@@ -174,11 +172,33 @@ func targetByName(caps ramdisk.Caps, vols []ramdisk.Volume, name string) (bench.
 }
 
 // rowNames lists the benchmark's rows for --rows.
-func rowNames() string {
-	rows := bench.AllRows()
-	names := make([]string, len(rows))
-	for i, r := range rows {
-		names[i] = string(r)
+func rowNames() string { return bench.RowList() }
+
+// parseRows reads --rows: row names, comma-separated; one it does not know
+// gets the nearest row and the list of them, as words.
+func parseRows(list string) ([]bench.RowID, error) {
+	var ids []bench.RowID
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		id, err := bench.ParseRow(s)
+		if err == nil {
+			ids = append(ids, id)
+			continue
+		}
+		hint := ""
+		if best := nearest(s, rowIDs()); best != "" {
+			hint = "did you mean " + best + "? "
+		}
+		return nil, usagef("bench --rows: unknown row %q; %srows: %s", s, hint, bench.RowList())
 	}
-	return strings.Join(names, ", ")
+	return ids, nil
+}
+
+// rowIDs are the rows' names.
+func rowIDs() []string {
+	var out []string
+	for _, r := range bench.AllRows() {
+		out = append(out, string(r))
+	}
+	return out
 }

@@ -61,7 +61,8 @@ func init() {
 func runCreate(ctx context.Context, a *App, in *input) error {
 	fsName, hidden, force, asJSON := in.String("fs"), in.Bool("hidden"), in.Bool("force"), in.Bool("json")
 	keep, mirrorDir, snapshots := in.Bool("keep"), in.String("mirror"), in.Int("snapshots")
-	saveEvery, compress, pos := in.Duration("save-every"), in.Bool("compress"), in.Args
+	saveEvery, compress := in.Duration("save-every"), in.Bool("compress")
+	pos := a.nameSize(in.Args)
 	folder, err := a.pathArg("--mirror", *mirrorDir)
 	if err != nil {
 		return err
@@ -117,6 +118,22 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, savedHint(sv, true))
 	}
 	return nil
+}
+
+// nameSize is NAME SIZE as given, or swapped when they were given the other
+// way round (`create 4G Scratch`: the first is a size, the second is not),
+// saying so on stderr.
+func (a *App) nameSize(pos []string) []string {
+	if len(pos) != 2 {
+		return pos
+	}
+	_, firstErr := ramdisk.ParseSize(pos[0], ramdisk.MaxSize)
+	_, secondErr := ramdisk.ParseSize(pos[1], ramdisk.MaxSize)
+	if firstErr != nil || secondErr == nil {
+		return pos
+	}
+	fmt.Fprintf(a.Stderr, "rambar: note: taking %s as the name and %s as the size (NAME comes first)\n", quoteName(pos[1]), pos[0])
+	return []string{pos[1], pos[0]}
 }
 
 // savedHint tells that a disk made without keeping has saved contents

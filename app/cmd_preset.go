@@ -79,7 +79,7 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	pos := in.Args
+	pos := a.nameSize(in.Args)
 	c, err := pf.change(a.parseFS, a.pathArg)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,15 @@ var allRows = []RowID{rowSeqWrite, rowSeqRead, rowFsync, rowFullFsync, rowSQLite
 
 // allRows lists every row in table order (for the CLI's --rows help).
 func AllRows() []RowID { return append([]RowID(nil), allRows...) }
+
+// RowList names the rows as words, in order: "seq-write, seq-read, …".
+func RowList() string {
+	names := make([]string, len(allRows))
+	for i, r := range allRows {
+		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
+}
 
 // Unit is a row's unit.
 type Unit string
@@ -236,7 +246,7 @@ func ParseRow(s string) (RowID, error) {
 			return r, nil
 		}
 	}
-	return "", fmt.Errorf("unknown benchmark row %q (rows: %v)", s, allRows)
+	return "", fmt.Errorf("unknown benchmark row %q (rows: %s)", s, RowList())
 }
 
 // syncCalls counts every fsync-class call this package makes, so tests can

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -67,6 +68,19 @@ func (s *Service) Store() (ramdisk.Store, error) {
 	return ramdisk.Store{Path: s.Paths.Settings}, nil
 }
 
+// mountPointArg reads a disk given by its mount point: an argument with a
+// "/" in it (no name has one), made absolute and clean.
+func mountPointArg(arg string) (string, bool) {
+	if !strings.Contains(arg, "/") {
+		return "", false
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", false
+	}
+	return abs, true
+}
+
 // SameName is the engine's rule for names (ramdisk.Caps.SameName); without
 // an engine, names that differ only in letter case are one, as on macOS.
 func (s *Service) SameName(a, b string) bool {
@@ -102,7 +116,8 @@ func (s *Service) List(ctx context.Context) ([]Disk, error) {
 
 // Find returns the mounted disk with that name (exact match first, then,
 // where names differ only in letter case name one disk, as on macOS, one
-// that matches but for case), or ErrNotFound naming what is mounted.
+// that matches but for case), or mounted at that path (a name has no "/":
+// /mnt/rambar/X, ./X), or ErrNotFound naming what is mounted.
 func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error) {
 	vs, err := s.Engine.List(ctx)
 	if err != nil {
@@ -112,6 +127,15 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 		if v.Name == name {
 			return v, nil
 		}
+	}
+	if mp, ok := mountPointArg(name); ok {
+		// A name never holds "/": this is a mount point (info /mnt/rambar/X).
+		for _, v := range vs {
+			if abs, err := filepath.Abs(v.MountPoint); err == nil && abs == mp {
+				return v, nil
+			}
+		}
+		return ramdisk.Volume{}, fmt.Errorf("%s: %w (no RAM disk is mounted there)", name, ramdisk.ErrNotFound)
 	}
 	caps := s.Engine.Caps()
 	for _, v := range vs {
