@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -184,6 +185,9 @@ func parseRows(list string) ([]bench.RowID, error) {
 		if err == nil {
 			ids = append(ids, id)
 			continue
+		}
+		if errors.Is(err, ramdisk.ErrUnsupported) {
+			return nil, fmt.Errorf("bench --rows: %w", err)
 		}
 		hint := ""
 		if best := nearest(s, rowIDs()); best != "" {
