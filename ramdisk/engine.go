@@ -128,12 +128,26 @@ type Usage struct {
 	// Files is the number of inodes in use, when known.
 	Files int64     `json:"files,omitempty"`
 	At    time.Time `json:"at"`
+	// FreesDeleted is set where deleting a file gives its memory back at
+	// once (a zram disk mounted with discard): nothing is pinned there,
+	// whatever its file system's own records hold.
+	FreesDeleted bool `json:"-"`
 }
 
 // Pinned is memory held beyond what the files use: what deleted files still
-// pin on a macOS disk image (or an undiscarded zram disk). Never negative.
+// pin on a macOS disk image (or a zram disk mounted without discard, where
+// the data kept beyond the files' is counted in what it holds compressed).
+// Never negative; 0 where deleting frees memory (FreesDeleted).
 func (u Usage) Pinned() Size {
-	if !u.HeldKnown || u.Held <= u.Used {
+	switch {
+	case !u.HeldKnown || u.FreesDeleted:
+		return 0
+	case u.Stored > 0:
+		if u.Stored <= u.Used {
+			return 0
+		}
+		return Size(float64(u.Held) * float64(u.Stored-u.Used) / float64(u.Stored))
+	case u.Held <= u.Used:
 		return 0
 	}
 	return u.Held - u.Used
@@ -188,3 +202,19 @@ type Memory struct {
 
 // Swapping reports whether the machine has memory out in swap.
 func (m Memory) Swapping() bool { return m.SwapUsed > 0 }
+
+// NoSwap reports a machine with no swap at all (none configured on Linux;
+// macOS adds swap files as it needs them, so it has some once it swaps).
+// There the risk of filling memory is not swap but the out-of-memory
+// killer, and RAMBar does not talk of swap.
+func (m Memory) NoSwap() bool { return m.SwapTotal == 0 && m.SwapUsed == 0 }
+
+// Overflow says what filling memory does on this machine, to finish
+// "filling them …": "pushes memory to swap", or, with no swap, "leaves the
+// system out of memory: its out-of-memory killer ends programs".
+func (m Memory) Overflow() string {
+	if m.NoSwap() {
+		return "leaves the system out of memory: its out-of-memory killer ends programs"
+	}
+	return "pushes memory to swap"
+}
