@@ -361,8 +361,8 @@ func TestMirrorFolderMustExist(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"create", "Site", "64M", "--mirror", missing}, exitUsage, "it does not exist (pass --create-folder"},
-		{[]string{"preset", "add", "Site", "64M", "--mirror", missing}, exitUsage, "it does not exist (pass --create-folder"},
+		{[]string{"create", "Site", "64M", "--mirror", missing}, exitUsage, "it does not exist; pass --create-folder"},
+		{[]string{"preset", "add", "Site", "64M", "--mirror", missing}, exitUsage, "it does not exist; pass --create-folder"},
 		{[]string{"create", "Site", "64M", "--mirror", file}, exitUsage, "it is a file, not a folder"},
 		{[]string{"create", "Site", "64M", "--create-folder"}, exitUsage, "--create-folder goes with --mirror"},
 		{[]string{"preset", "add", "Site", "64M", "--keep", "--create-folder"}, exitUsage, "--create-folder goes with --mirror"},

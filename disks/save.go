@@ -121,6 +121,9 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 		return Ejected{}, fmt.Errorf("not ejected: %w (--force ejects it without writing it back)", err)
 	case errors.Is(err, mirror.ErrRefused):
 		return Ejected{NotSaved: err}, nil
+	case errors.Is(err, mirror.ErrFolderMissing):
+		return Ejected{}, fmt.Errorf("not ejected: %w; make the folder again to have the disk written back into it, "+
+			"or eject with --force (its state stays in the store)", err)
 	case err != nil:
 		return Ejected{}, fmt.Errorf("not ejected, its contents could not be saved (eject --no-save to drop them): %w", err)
 	}

@@ -239,10 +239,10 @@ func (e *Engine) makeMountPoint(ctx context.Context, mp string, owned bool) (boo
 	}
 	st, serr := os.Lstat(mp)
 	if serr != nil || !st.IsDir() {
-		return false, fmt.Errorf("%w: %s is there and is not a folder", ramdisk.ErrExists, mp)
+		return false, fmt.Errorf("%w: %s is there and is not a folder", ramdisk.ErrMountPointTaken, mp)
 	}
 	if err := ramdisk.CheckEmptyMountPoint(mp, e.uid); err != nil {
-		return false, fmt.Errorf("%w: %s is there and is not empty: %v", ramdisk.ErrExists, mp, err)
+		return false, fmt.Errorf("%w: %s is there and %v", ramdisk.ErrMountPointTaken, mp, err)
 	}
 	return false, nil
 }

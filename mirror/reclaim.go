@@ -75,6 +75,9 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	// 1. Copy out and check the copy. The disk is untouched so far: any
 	// failure removes the staging copy and leaves the disk as it was.
 	entries, want, notKept, err := stageOut(ctx, v.MountPoint, staging, progress)
+	if err == nil {
+		err = KeepRootTimes(v.MountPoint, staging) // the staging copy keeps them for a resume
+	}
 	if err != nil {
 		os.RemoveAll(staging)
 		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
@@ -109,6 +112,9 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		if err := writeMarker(nv, mark); err != nil {
 			return res, &ReclaimError{Staging: staging, Err: err}
 		}
+	}
+	if err := KeepRootTimes(staging, nv.MountPoint); err != nil {
+		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: %w", v.Name, err)}
 	}
 	// 4. Verify by count and content, then drop the staging copy.
 	if err := verifyBack(nv.MountPoint, want); err != nil {

@@ -49,6 +49,13 @@ type Engine interface {
 	Memory(ctx context.Context) (Memory, error)
 }
 
+// Prechecker is an engine that can tell, changing nothing, whether Create
+// would refuse p for its mount point (taken, not empty, another user's), so
+// a plan is shown only once it can be carried out.
+type Prechecker interface {
+	Precheck(ctx context.Context, p Plan) error
+}
+
 // Caps describes an engine.
 type Caps struct {
 	OS           string       // "darwin", "linux"
