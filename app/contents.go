@@ -49,6 +49,26 @@ type contentsJSON struct {
 	Error             string `json:"error,omitempty"`
 }
 
+// heldSnapshot is the snapshot the disk's files were last saved as or
+// restored from, and when that save was made; ok is false when it cannot
+// be told.
+func heldSnapshot(k *mirror.Keeper, name string) (string, time.Time, bool) {
+	id, err := k.Holding(name)
+	if err != nil || id == "" {
+		return "", time.Time{}, false
+	}
+	snaps, err := k.Snapshots(name)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	for _, s := range snaps {
+		if s.ID == id {
+			return id, s.Time.UTC(), true
+		}
+	}
+	return "", time.Time{}, false
+}
+
 // contentsOf describes a disk's contents mode; nil for disks not kept.
 // withDirty looks for unsaved changes (a walk of the disk, no file read).
 func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
@@ -72,6 +92,11 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 	if !st.LastSave.IsZero() {
 		t := st.LastSave.UTC()
 		c.LastSave = &t
+	}
+	if id, t, ok := heldSnapshot(k, v.Name); ok {
+		// The save the disk's files are (a restore of an older one, or a save
+		// that found nothing changed, does not make it newer).
+		c.LastSnapshot, c.LastSave = &id, &t
 	}
 	if withDirty {
 		if d, err := k.Dirty(v); err == nil {

@@ -275,6 +275,9 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 		return mirror.Result{}, err
 	}
 	defer release()
+	if r, done := s.alreadyHolds(k, v, o.Snapshot); done {
+		return r, nil
+	}
 	_, before := s.record(v.Name)
 	if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
 		return mirror.Result{}, err
@@ -292,6 +295,29 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 		s.restored(v.Name) // refused before anything was written
 	}
 	return r, err
+}
+
+// alreadyHolds reports a restore with nothing to do: the disk holds the
+// snapshot asked for ("" the newest) exactly, so its files are not
+// replaced, and no --force is needed to replace them with themselves. A
+// disk whose restore did not finish never does.
+func (s *Service) alreadyHolds(k *mirror.Keeper, v ramdisk.Volume, snapshot string) (mirror.Result, bool) {
+	if s.Incomplete(v) {
+		return mirror.Result{}, false
+	}
+	snaps, err := k.Snapshots(v.Name)
+	if err != nil {
+		return mirror.Result{}, false
+	}
+	for _, sn := range snaps {
+		if sn.ID == snapshot || snapshot == "" && sn.Current {
+			if same, err := k.Matches(v, sn.ID); err == nil && same {
+				return mirror.Result{Snapshot: sn.ID, Unchanged: true, Files: sn.Files, Bytes: sn.Bytes}, true
+			}
+			return mirror.Result{}, false
+		}
+	}
+	return mirror.Result{}, false
 }
 
 // untouched reports whether a failed restore changed nothing on the disk.
