@@ -31,6 +31,9 @@ type Ejected struct {
 	// KeptIn, after a forced eject whose save or write-back failed, says
 	// where the disk's last saved state is (a snapshot in its store).
 	KeptIn string
+	// Detached is set when a forced eject left the disk detached but its
+	// memory still held by the processes it names (a lazy unmount).
+	Detached *Detached
 }
 
 // Eject ejects one disk under its lock. It is the one place RAMBar ejects,
@@ -64,10 +67,15 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	if err := s.cachesToFallback(v); err != nil { // a disk mounted without the fallback link
 		return ej, fmt.Errorf("not ejected: %w", err)
 	}
+	device := ""
+	if dt, ok := s.Engine.(ramdisk.Detacher); ok && o.Force {
+		device = dt.DeviceID(v)
+	}
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
 		s.cachesToDisk(v, nil) // still mounted: the caches go back to it
 		return ej, err
 	}
+	ej.Detached = s.detachedAfter(ctx, v, device)
 	s.cachesGone(v)
 	if incomplete {
 		s.restored(v.Name) // the partial disk is gone; its saved copy is whole
@@ -275,7 +283,12 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 		return mirror.Result{}, err
 	}
 	defer release()
-	if r, done := s.alreadyHolds(k, v, o.Snapshot); done {
+	if r, done := s.alreadyHolds(k, v, o.Snapshot); done && !o.Force {
+		if opts, ok := s.options(v); ok {
+			if ferr := makeFolders(v.MountPoint, opts.Folders); ferr != nil {
+				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
+			}
+		}
 		return r, nil
 	}
 	_, before := s.record(v.Name)
@@ -298,9 +311,10 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 }
 
 // alreadyHolds reports a restore with nothing to do: the disk holds the
-// snapshot asked for ("" the newest) exactly, so its files are not
-// replaced, and no --force is needed to replace them with themselves. A
-// disk whose restore did not finish never does.
+// snapshot asked for ("" the newest) exactly, so no --force is needed to
+// replace its files with themselves, and without it they are left as they
+// are (with --force they are replaced all the same). A disk whose restore
+// did not finish never does.
 func (s *Service) alreadyHolds(k *mirror.Keeper, v ramdisk.Volume, snapshot string) (mirror.Result, bool) {
 	if s.Incomplete(v) {
 		return mirror.Result{}, false

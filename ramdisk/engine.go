@@ -56,6 +56,19 @@ type Prechecker interface {
 	Precheck(ctx context.Context, p Plan) error
 }
 
+// Detacher is an engine whose forced eject of a busy disk takes it out of
+// the file tree at once but frees its memory only when the last process
+// holding it lets go (Linux: a lazy unmount). It tells who still holds such
+// a disk, so it is never shown as gone while it still takes memory.
+type Detacher interface {
+	// DeviceID names the file system of the mounted disk v until the
+	// kernel frees it (Linux: "major:minor"); "" when it cannot be told.
+	DeviceID(v Volume) string
+	// StillHeld lists the processes that hold the file system id and the
+	// memory it takes; gone is true once it was freed.
+	StillHeld(ctx context.Context, id string) (holders []Holder, held Size, gone bool)
+}
+
 // Caps describes an engine.
 type Caps struct {
 	OS           string       // "darwin", "linux"
