@@ -43,6 +43,9 @@ func (a *App) volumeOptions(in *input) (ramdisk.VolumeOptions, error) {
 		if st, err := os.Stat(o.Icon); err != nil || !st.Mode().IsRegular() {
 			return o, usagef("--icon %s: not a readable file", o.Icon)
 		}
+		if err := disks.CheckIconFile(o.Icon); err != nil {
+			return o, usagef("--icon: %v", err)
+		}
 	}
 	return o, nil
 }
