@@ -395,7 +395,8 @@ func TestGlanceRowsAboutAndSettings(t *testing.T) {
 			t.Errorf("%s: %+v, want an enabled item doing %v", key, it, kind)
 		}
 	}
-	if txt := aboutText("1.4.0"); !strings.HasPrefix(txt, "RAMBar 1.4.0\n") || !strings.Contains(txt, "rambar help") || !strings.Contains(txt, HelpURL) {
+	if txt := aboutText("1.4.0"); !strings.HasPrefix(txt, "RAMBar 1.4.0\n") || !strings.Contains(txt, "rambar help") || !strings.Contains(txt, HelpURL) ||
+		!strings.Contains(txt, ReleaseURL) || !strings.Contains(txt, HomebrewInstall) || !strings.Contains(txt, "MIT License") {
 		t.Errorf("about: %q", txt)
 	}
 }
