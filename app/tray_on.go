@@ -71,13 +71,20 @@ func runTray(ctx context.Context, a *App) error {
 			}
 		}
 	}
-	err = a.menuBar(d)
-	if err != nil && s.started() {
-		fmt.Fprintf(a.Stderr, "rambar: %v\n", err) // the reason first, then the save
-		err = shownError{err}
-	}
+	err = a.reasonFirst(a.menuBar(d), s.started())
 	s.end()
 	return err
+}
+
+// reasonFirst says why a menu bar that had started failed, before the save
+// at its end, and returns the error as said; a menu bar that never started
+// saves nothing, so its reason is said as any error is.
+func (a *App) reasonFirst(err error, started bool) error {
+	if err == nil || !started {
+		return err
+	}
+	fmt.Fprintf(a.Stderr, "rambar: %v\n", err)
+	return shownError{err}
 }
 
 // session is the menu-bar app's background work on kept disks (autosave,
