@@ -14,13 +14,35 @@ CHECK := $(DIST)/check
 # product's go.mod lists only what the product uses.
 TOOL := $(GO) tool -modfile=tools/go.mod
 
-.PHONY: help deps run build test unit lint cross bench bench-storage bench-mirror bench-tray screenshot integration app dmg notarize bundle-check icons
+.PHONY: help deps run build install uninstall test unit lint cross bench bench-storage bench-mirror bench-tray screenshot integration app dmg notarize bundle-check icons
+
+# Where make install puts RAMBar on Linux: PREFIX/bin/rambar, a desktop
+# entry and its icon. /usr/local (as root) or $HOME/.local (for you alone);
+# DESTDIR is prepended for packagers.
+PREFIX ?= /usr/local
+ICON := bin/rambar-256.png
+INSTALLED := $(DESTDIR)$(PREFIX)/bin/rambar $(DESTDIR)$(PREFIX)/share/applications/rambar.desktop \
+	$(DESTDIR)$(PREFIX)/share/icons/hicolor/256x256/apps/rambar.png
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 
 build: ## build bin/rambar for this machine
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./app
+
+$(ICON): packaging/appicon/main.go
+	$(GO) run ./packaging/appicon -size 256 -o $@
+
+install: build $(ICON) ## Linux: install bin/rambar, a desktop entry and its icon under PREFIX (default /usr/local; PREFIX=$$HOME/.local for you alone)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/icons/hicolor/256x256/apps
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rambar
+	sed 's|@BIN@|$(PREFIX)/bin/rambar|' packaging/linux/rambar.desktop > $(DESTDIR)$(PREFIX)/share/applications/rambar.desktop
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/applications/rambar.desktop
+	install -m 0644 $(ICON) $(DESTDIR)$(PREFIX)/share/icons/hicolor/256x256/apps/rambar.png
+	@echo "installed $(PREFIX)/bin/rambar; make uninstall PREFIX=$(PREFIX) removes it"
+
+uninstall: ## Linux: remove what make install put under PREFIX (your settings and saved contents stay)
+	rm -f $(INSTALLED)
 
 run: build ## start the menu-bar app (macOS: the cgo build; Linux: your desktop session's tray)
 	./$(BIN)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -38,13 +39,11 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	}
 	opts := bench.Options{Quick: *quick, Runs: *runs}
 	if *rows != "" {
-		for _, s := range strings.Split(*rows, ",") {
-			id, err := bench.ParseRow(strings.TrimSpace(s))
-			if err != nil {
-				return fmt.Errorf("%w: %v", errUsage, err)
-			}
-			opts.Rows = append(opts.Rows, id)
+		ids, err := parseRows(*rows)
+		if err != nil {
+			return err
 		}
+		opts.Rows = ids
 	}
 	named, err := a.benchTargets(ctx, pos)
 	if err != nil {
@@ -111,10 +110,7 @@ func runBench(ctx context.Context, a *App, in *input) error {
 // With none given: RAMBar's own RAM disks that this user owns, and the home
 // folder's disk.
 func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, error) {
-	var vols []ramdisk.Volume
-	if e, err := a.Engine(); err == nil {
-		vols, _ = e.List(ctx)
-	}
+	caps, vols := a.mounted(ctx)
 	if len(pos) == 0 {
 		home := a.Getenv("HOME")
 		if home == "" {
@@ -124,7 +120,7 @@ func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, e
 	}
 	var ts []bench.Target
 	for _, p := range pos {
-		if t, ok := targetByName(vols, p); ok {
+		if t, ok := targetByName(caps, vols, p); ok {
 			ts = append(ts, t)
 			continue
 		}
@@ -150,14 +146,27 @@ func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, e
 	return ts, nil
 }
 
-func targetByName(vols []ramdisk.Volume, name string) (bench.Target, bool) {
+// mounted is the engine's caps and the disks mounted now; none when there
+// is no engine or the list fails (a folder can still be named).
+func (a *App) mounted(ctx context.Context) (ramdisk.Caps, []ramdisk.Volume) {
+	e, err := a.Engine()
+	if err != nil {
+		return ramdisk.Caps{}, nil
+	}
+	vols, _ := e.List(ctx)
+	return e.Caps(), vols
+}
+
+// targetByName finds a mounted disk by name: exactly, or but for letter
+// case where that names one disk (caps.SameName: macOS).
+func targetByName(caps ramdisk.Caps, vols []ramdisk.Volume, name string) (bench.Target, bool) {
 	for _, v := range vols {
 		if v.Name == name {
 			return bench.ForVolume(v), true
 		}
 	}
 	for _, v := range vols {
-		if strings.EqualFold(v.Name, name) {
+		if caps.SameName(v.Name, name) {
 			return bench.ForVolume(v), true
 		}
 	}
@@ -165,11 +174,36 @@ func targetByName(vols []ramdisk.Volume, name string) (bench.Target, bool) {
 }
 
 // rowNames lists the benchmark's rows for --rows.
-func rowNames() string {
-	rows := bench.AllRows()
-	names := make([]string, len(rows))
-	for i, r := range rows {
-		names[i] = string(r)
+func rowNames() string { return bench.RowList() }
+
+// parseRows reads --rows: row names, comma-separated; one it does not know
+// gets the nearest row and the list of them, as words.
+func parseRows(list string) ([]bench.RowID, error) {
+	var ids []bench.RowID
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		id, err := bench.ParseRow(s)
+		if err == nil {
+			ids = append(ids, id)
+			continue
+		}
+		if errors.Is(err, ramdisk.ErrUnsupported) {
+			return nil, fmt.Errorf("bench --rows: %w", err)
+		}
+		hint := ""
+		if best := nearest(s, rowIDs()); best != "" {
+			hint = "did you mean " + best + "? "
+		}
+		return nil, usagef("bench --rows: unknown row %q; %srows: %s", s, hint, bench.RowList())
 	}
-	return strings.Join(names, ", ")
+	return ids, nil
+}
+
+// rowIDs are the rows' names.
+func rowIDs() []string {
+	var out []string
+	for _, r := range bench.AllRows() {
+		out = append(out, string(r))
+	}
+	return out
 }

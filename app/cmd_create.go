@@ -14,7 +14,7 @@ import (
 // Arguments and flags more than one verb declares.
 var (
 	nameArg = arg{Name: "NAME", Doc: "the disk's name: any Unicode but '/', ':' and control characters, " +
-		"not starting with '.', up to 255 bytes"}
+		"not starting with '.', up to 255 bytes; letter case counts on Linux, not on macOS"}
 	sizeArg = arg{Name: "SIZE", Doc: "512M, 4G, 4GiB, 1.5G, 4096MiB, or 25% (of physical memory); " +
 		"a bare number is MiB; units are binary"}
 	fsFlag           = flagString("fs", "FS", "file system: "+fileSystemsHere())
@@ -22,6 +22,10 @@ var (
 	mirrorFlag       = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
 	createFolderFlag = flagBool("create-folder", "with --mirror: make the folder if it does not exist (else a missing folder is refused)")
 )
+
+// nameCase is the rule for letter case in names, as help says it.
+const nameCase = "letter case counts on Linux (Work and work are two disks, as their folders are); " +
+	"on macOS, whose volumes ignore it, they are one disk"
 
 // fileSystemsHere names the file systems this OS's engine makes, for help;
 // the engine refuses the others with "not supported here".
@@ -57,8 +61,13 @@ func init() {
 func runCreate(ctx context.Context, a *App, in *input) error {
 	fsName, hidden, force, asJSON := in.String("fs"), in.Bool("hidden"), in.Bool("force"), in.Bool("json")
 	keep, mirrorDir, snapshots := in.Bool("keep"), in.String("mirror"), in.Int("snapshots")
-	saveEvery, compress, pos := in.Duration("save-every"), in.Bool("compress"), in.Args
-	contents, err := contentsOptions(*keep, *mirrorDir, *snapshots, *saveEvery)
+	saveEvery, compress := in.Duration("save-every"), in.Bool("compress")
+	pos := a.nameSize(in.Args)
+	folder, err := a.pathArg("--mirror", *mirrorDir)
+	if err != nil {
+		return err
+	}
+	contents, err := contentsOptions(*keep, folder, *snapshots, *saveEvery)
 	if err != nil {
 		return err
 	}
@@ -81,7 +90,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}
-	if req.Options, err = volumeOptions(in); err != nil {
+	if req.Options, err = a.volumeOptions(in); err != nil {
 		return err
 	}
 	if *fsName != "" {
@@ -109,6 +118,22 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, savedHint(sv, true))
 	}
 	return nil
+}
+
+// nameSize is NAME SIZE as given, or swapped when they were given the other
+// way round (`create 4G Scratch`: the first is a size, the second is not),
+// saying so on stderr.
+func (a *App) nameSize(pos []string) []string {
+	if len(pos) != 2 {
+		return pos
+	}
+	_, firstErr := ramdisk.ParseSize(pos[0], ramdisk.MaxSize)
+	_, secondErr := ramdisk.ParseSize(pos[1], ramdisk.MaxSize)
+	if firstErr != nil || secondErr == nil {
+		return pos
+	}
+	fmt.Fprintf(a.Stderr, "rambar: note: taking %s as the name and %s as the size (NAME comes first)\n", quoteName(pos[1]), pos[0])
+	return []string{pos[1], pos[0]}
 }
 
 // savedHint tells that a disk made without keeping has saved contents

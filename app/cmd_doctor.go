@@ -179,7 +179,11 @@ func printDoctor(a *App, r doctorReport) {
 	if r.Memory != nil {
 		m := r.Memory
 		row("Memory", "%s physical, %s free, %s compressed", m.Physical.Short(), m.Free.Short(), m.Compressed.Short())
-		row("Swap", "%s of %s used", m.SwapUsed.Short(), m.SwapTotal.Short())
+		if m.NoSwap() {
+			row("Swap", "none (filling memory wakes the out-of-memory killer, not swap)")
+		} else {
+			row("Swap", "%s of %s used", m.SwapUsed.Short(), m.SwapTotal.Short())
+		}
 		if m.Pressure != "" {
 			row("Pressure", "%s", m.Pressure)
 		}

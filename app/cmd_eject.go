@@ -50,13 +50,18 @@ func runEject(ctx context.Context, a *App, in *input) error {
 	}
 	var errs []error
 	for _, v := range vs {
-		err := a.eject(ctx, svc, v, disks.EjectOptions{Force: *force, NoSave: *noSave})
+		ej, err := a.eject(ctx, svc, v, disks.EjectOptions{Force: *force, NoSave: *noSave})
 		var ns notSavedError
 		if err != nil && !errors.As(err, &ns) {
 			errs = append(errs, contentsErr(fmt.Errorf("eject %s: %w", v.Name, err)))
 			continue
 		}
-		fmt.Fprintf(a.Stdout, "Ejected %s\n", v.Name)
+		if d := ej.Detached; d != nil {
+			fmt.Fprintf(a.Stdout, "Ejected %s, lazily: it is out of the file tree, but %s stays held until these processes exit "+
+				"or close its files: %s ('rambar list' shows it until then)\n", v.Name, heldPhrase(d.Held), d.PIDs())
+		} else {
+			fmt.Fprintf(a.Stdout, "Ejected %s\n", v.Name)
+		}
 		if err != nil {
 			errs = append(errs, err) // said on stderr already; the exit says refused
 		}
@@ -89,7 +94,7 @@ func allNotSaved(errs []error) bool {
 // says what the save did: a save refused for safety (an empty or foreign
 // disk) holds nothing worth keeping over the saved copy, so the eject went
 // on, and says so.
-func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o disks.EjectOptions) error {
+func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o disks.EjectOptions) (disks.Ejected, error) {
 	var done func()
 	o.Progress, done = a.contentsProgress()
 	ej, err := svc.Eject(ctx, v, o)
@@ -104,12 +109,20 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 		fmt.Fprintln(a.Stdout, describeSave(v.Name, *ej.Saved))
 	}
 	if errors.Is(err, disks.ErrIncomplete) {
-		return refusedError{err}
+		return ej, refusedError{err}
 	}
 	if err == nil && ej.NotSaved != nil && !o.Force { // --force overrides the refusal
-		return notSavedError{refusedError{ej.NotSaved}}
+		return ej, notSavedError{refusedError{ej.NotSaved}}
 	}
-	return err
+	return ej, err
+}
+
+// heldPhrase is "its memory (12 MiB)", or "its memory" when not measured.
+func heldPhrase(held ramdisk.Size) string {
+	if held <= 0 {
+		return "its memory"
+	}
+	return "its memory (" + held.Short() + ")"
 }
 
 // findAll finds every named disk, or names every one that is not mounted

@@ -12,7 +12,7 @@ import (
 func init() {
 	register(&command{Name: "info", Summary: "show one RAM disk in detail",
 		Doc:  "Its size, use, the memory it holds, and how its contents are kept.",
-		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk (any letter case)"}},
+		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk, or its mount point"}},
 		JSON: true, Example: "info Scratch\ninfo Work --json", Order: 21, Run: runInfo})
 }
 

@@ -67,7 +67,9 @@ func contentsErr(err error) error {
 	case errors.Is(err, mirror.ErrNoSnapshot):
 		return notFoundError{err}
 	case errors.Is(err, mirror.ErrNotKept):
-		return fmt.Errorf("%w; make it with 'rambar create NAME SIZE --keep' or '--mirror FOLDER'", err)
+		// A disk named that is not kept: a bad argument (exit 2), as the
+		// README's table has it.
+		return &usageError{fmt.Sprintf("%v; make it with 'rambar create NAME SIZE --keep' or '--mirror FOLDER'", err)}
 	}
 	return err
 }
@@ -118,6 +120,7 @@ func runSave(ctx context.Context, a *App, in *input) error {
 		r, err := svc.Save(ctx, v, disks.SaveOptions{Force: *force, Progress: fn})
 		done()
 		s := saved{Name: v.Name}
+		err = saveHint(v.Name, err)
 		if err != nil {
 			s.Error = err.Error()
 			errs = append(errs, contentsErr(err))
@@ -139,6 +142,20 @@ func runSave(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, "No kept or mirrored disks mounted.")
 	}
 	return interrupted(ctx, errors.Join(errs...))
+}
+
+// saveHint adds to a failed save what `save` can do about it: --force over
+// a refusal of an empty or foreign disk, making a mirror folder that is gone.
+func saveHint(name string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, mirror.ErrFolderMissing):
+		return fmt.Errorf("%w; make the folder again to have the disk written back into it", err)
+	case errors.Is(err, mirror.ErrRefused) && !errors.Is(err, mirror.ErrIncomplete) && !errors.Is(err, disks.ErrIncomplete):
+		return fmt.Errorf("%w; 'rambar save %s --force' saves it anyway", err, quoteName(name))
+	}
+	return err
 }
 
 func describeSave(name string, r mirror.Result) string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -29,6 +30,10 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 	}
 	// The disk need not be mounted: its saves are listed by name.
 	st, err := k.State(pos[0])
+	if errors.Is(err, mirror.ErrNotKept) {
+		// No saves under that name: no such disk (exit 4).
+		return notFoundError{fmt.Errorf("%s: no saved contents under that name (a disk made with --keep or --mirror has them)", pos[0])}
+	}
 	if err != nil {
 		return contentsErr(err)
 	}

@@ -104,11 +104,8 @@ func runTry(ctx context.Context, a *App, in *input) error {
 // findRAMDir resolves --disk: a mounted RAM disk's name, or the path of a
 // folder on a RAM disk.
 func (a *App) findRAMDir(ctx context.Context, s string) (bench.Target, error) {
-	var vols []ramdisk.Volume
-	if e, err := a.Engine(); err == nil {
-		vols, _ = e.List(ctx)
-	}
-	if t, ok := targetByName(vols, s); ok {
+	caps, vols := a.mounted(ctx)
+	if t, ok := targetByName(caps, vols, s); ok {
 		return t, nil
 	}
 	if strings.ContainsRune(s, filepath.Separator) {

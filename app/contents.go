@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"path/filepath"
 	"time"
 
 	"rambar/mirror"
@@ -10,7 +9,7 @@ import (
 )
 
 // contentsOptions checks create's --keep/--mirror/--snapshots/--save-every
-// before anything is made.
+// before anything is made; mirrorDir is already absolute (App.pathArg).
 func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Duration) (mirror.Options, error) {
 	o := mirror.Options{Snapshots: snapshots, SaveEvery: every}
 	switch {
@@ -19,11 +18,7 @@ func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Dura
 	case keep:
 		o.Mode = ramdisk.Keep
 	case mirrorDir != "":
-		abs, err := filepath.Abs(mirrorDir)
-		if err != nil {
-			return o, usagef("--mirror %s: %v", mirrorDir, err)
-		}
-		o.Mode, o.MirrorPath = ramdisk.Mirror, abs
+		o.Mode, o.MirrorPath = ramdisk.Mirror, mirrorDir
 	case snapshots != 0 || every != 0:
 		return o, usagef("--snapshots and --save-every need --keep or --mirror")
 	}
@@ -55,6 +50,26 @@ type contentsJSON struct {
 	Error             string `json:"error,omitempty"`
 }
 
+// heldSnapshot is the snapshot the disk's files were last saved as or
+// restored from, and when that save was made; ok is false when it cannot
+// be told.
+func heldSnapshot(k *mirror.Keeper, name string) (string, time.Time, bool) {
+	id, err := k.Holding(name)
+	if err != nil || id == "" {
+		return "", time.Time{}, false
+	}
+	snaps, err := k.Snapshots(name)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	for _, s := range snaps {
+		if s.ID == id {
+			return id, s.Time.UTC(), true
+		}
+	}
+	return "", time.Time{}, false
+}
+
 // contentsOf describes a disk's contents mode; nil for disks not kept.
 // withDirty looks for unsaved changes (a walk of the disk, no file read).
 func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
@@ -78,6 +93,11 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 	if !st.LastSave.IsZero() {
 		t := st.LastSave.UTC()
 		c.LastSave = &t
+	}
+	if id, t, ok := heldSnapshot(k, v.Name); ok {
+		// The save the disk's files are (a restore of an older one, or a save
+		// that found nothing changed, does not make it newer).
+		c.LastSnapshot, c.LastSave = &id, &t
 	}
 	if withDirty {
 		if d, err := k.Dirty(v); err == nil {

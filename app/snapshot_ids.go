@@ -12,8 +12,10 @@ import (
 // Snapshot IDs are UTC times to the microsecond (20261129T120000.004211Z),
 // which nobody types. resolveSnapshot takes what a person would:
 //
+//   - "latest": the newest save;
 //   - the ID, or any unique beginning of it: 20261129T1200, 20261129T120000Z
 //     (the Z and the fraction may be left out);
+//   - a day, in local time: 2026-11-29 (the one save made that day);
 //   - the time as `snapshots` shows it, in local time to the minute or
 //     second: "2026-11-29 12:00", 2026-11-29T12:00:05; with a trailing Z it
 //     is UTC, and with a zone it is that zone ("2026-11-01 01:30 EST", as
@@ -29,7 +31,16 @@ import (
 func resolveSnapshot(name, typed string, snaps []mirror.Snapshot, loc *time.Location) (string, error) {
 	typed = strings.TrimSpace(typed)
 	var hits []mirror.Snapshot
-	if strings.ContainsAny(typed, "-:") {
+	if id, ok := latestSnapshot(typed, snaps); ok {
+		return id, nil
+	}
+	if day, ok := snapshotDay(typed, loc); ok {
+		for _, s := range snaps {
+			if !s.Time.Before(day) && s.Time.Before(day.AddDate(0, 0, 1)) {
+				hits = append(hits, s)
+			}
+		}
+	} else if strings.ContainsAny(typed, "-:") {
 		match, err := parseSnapshotTime(typed, loc)
 		if err != nil {
 			return "", usagef("--snapshot %q: %v", typed, err)
@@ -74,6 +85,26 @@ func sameTime(name string, hits []mirror.Snapshot, loc *time.Location) string {
 	return fmt.Sprintf("%d snapshots of %s were saved at that time", len(hits), name)
 }
 
+// latestSnapshot is the newest save for "latest" (ok false for anything
+// else, and when there is no save: the caller says there is none).
+func latestSnapshot(typed string, snaps []mirror.Snapshot) (string, bool) {
+	if !strings.EqualFold(typed, "latest") || len(snaps) == 0 {
+		return "", false
+	}
+	for _, s := range snaps {
+		if s.Current {
+			return s.ID, true
+		}
+	}
+	return snaps[len(snaps)-1].ID, true
+}
+
+// snapshotDay reads a day typed alone (2026-11-29) as its local midnight.
+func snapshotDay(typed string, loc *time.Location) (time.Time, bool) {
+	t, err := time.ParseInLocation("2006-01-02", typed, loc)
+	return t, err == nil
+}
+
 // snapshotTimeLayouts are the time forms --snapshot takes, with what they
 // are precise to; zoned ones name the zone.
 var snapshotTimeLayouts = []struct {
@@ -111,7 +142,7 @@ func parseSnapshotTime(s string, loc *time.Location) (func(time.Time) bool, erro
 		}
 		return func(t time.Time) bool { return wallClock(t, loc).Truncate(l.precision).Equal(wall) }, nil
 	}
-	return nil, errors.New("give an ID from 'rambar snapshots NAME' (or its start), or a time like 2026-11-29 12:00")
+	return nil, errors.New("give an ID from 'rambar snapshots NAME' (or its start), latest, a day like 2026-11-29, or a time like 2026-11-29 12:00")
 }
 
 // wallClock is what loc's clock showed at t, as a UTC time with those

@@ -41,6 +41,11 @@ func TestResolveSnapshot(t *testing.T) {
 		{typed: "../../etc", code: exitNotFound, says: "no such snapshot"},
 		{typed: "2026-11-31 25:00", code: exitUsage, says: "or a time like 2026-11-29 12:00"},
 		{typed: "Z", code: exitNotFound, says: "no such snapshot"},
+		{typed: "latest", want: "20261130T080000.000001Z"},
+		{typed: "LATEST", want: "20261130T080000.000001Z"},
+		{typed: "2026-11-30", want: "20261130T080000.000001Z"},                    // the one save that local day
+		{typed: "2026-11-29", code: exitUsage, says: "3 snapshots of Work match"}, // three that day
+		{typed: "2026-12-01", code: exitNotFound, says: "no such snapshot of Work"},
 	} {
 		got, err := resolveSnapshot("Work", c.typed, snaps, loc)
 		switch {
@@ -49,6 +54,14 @@ func TestResolveSnapshot(t *testing.T) {
 		case c.code != 0 && (err == nil || exitCode(err) != c.code || !strings.Contains(err.Error(), c.says)):
 			t.Errorf("%q: %q, %v; want exit %d saying %q", c.typed, got, err, c.code, c.says)
 		}
+	}
+	// A day is a local one: 00:30 CET on the 30th is the 29th in UTC.
+	late := []mirror.Snapshot{{ID: "20261129T233000.000000Z", Time: at("20261129T233000.000000Z")}}
+	if got, err := resolveSnapshot("Work", "2026-11-30", late, loc); err != nil || got != late[0].ID {
+		t.Errorf("a local day: %q, %v; want the save made at 00:30 local on it", got, err)
+	}
+	if _, err := resolveSnapshot("New", "latest", nil, loc); !errors.Is(err, ramdisk.ErrNotFound) {
+		t.Errorf("latest with no saves: %v, want not found", err)
 	}
 	_, err := resolveSnapshot("New", "2026", nil, loc)
 	if !errors.Is(err, ramdisk.ErrNotFound) || !strings.Contains(err.Error(), "New has not been saved yet") {
@@ -138,5 +151,49 @@ func TestRestoreByShortIDMarksDisk(t *testing.T) {
 	c.run(exitNotFound, "restore", "Work", "--snapshot", "19990101", "--force")
 	if !strings.Contains(c.err.String(), ids[1]) || !strings.Contains(c.err.String(), ids[0]) {
 		t.Errorf("a miss does not list the snapshots: %q", c.err.String())
+	}
+}
+
+// TestRestoreOverItsOwnSnapshot: restoring the snapshot a disk holds
+// exactly needs no --force and changes nothing; one that differs is still
+// refused without it. info's last save is the snapshot the disk holds, with
+// that save's time, not a later save that found nothing changed.
+func TestRestoreOverItsOwnSnapshot(t *testing.T) {
+	c := newContentsApp(t)
+	c.run(0, "create", "Work", "64M", "--keep")
+	mp := c.mem.Root + "/Work"
+	var ids []string
+	for _, s := range []string{"one", "two"} {
+		put(t, mp, "notes.txt", s)
+		c.run(0, "save", "Work")
+		ids = append(ids, *c.info("Work").Contents.LastSnapshot)
+	}
+	saved := *c.info("Work").Contents.LastSave
+	time.Sleep(1100 * time.Millisecond)
+	if out := c.run(0, "save", "Work"); !strings.Contains(out, "nothing changed") {
+		t.Fatalf("a save with nothing changed said %q", out)
+	}
+	if in := c.info("Work").Contents; *in.LastSnapshot != ids[1] || !in.LastSave.Equal(saved) {
+		t.Errorf("after a save that changed nothing, info says last save %v (%s); want %v (%s), the snapshot's own time", in.LastSave, *in.LastSnapshot, saved, ids[1])
+	}
+	if out := c.run(0, "restore", "Work", "--snapshot", "latest"); !strings.Contains(out, "already holds "+ids[1]+" exactly") {
+		t.Errorf("restore --snapshot latest over itself: %q", out)
+	}
+	c.run(0, "restore", "Work")
+	c.run(exitRefused, "restore", "Work", "--snapshot", ids[0])
+	if got := read(t, mp+"/notes.txt"); got != "two" {
+		t.Errorf("a refused restore changed the disk: %q", got)
+	}
+	c.run(0, "restore", "Work", "--snapshot", ids[0], "--force")
+	if out := c.run(0, "restore", "Work", "--snapshot", ids[0]); !strings.Contains(out, "already holds "+ids[0]) {
+		t.Errorf("restore of the older snapshot the disk holds: %q", out)
+	}
+	if in := c.info("Work").Contents; *in.LastSnapshot != ids[0] {
+		t.Errorf("after restoring %s, info's last snapshot is %s", ids[0], *in.LastSnapshot)
+	}
+	put(t, mp, "notes.txt", "three")
+	c.run(exitRefused, "restore", "Work", "--snapshot", ids[0])
+	if got := read(t, mp+"/notes.txt"); got != "three" {
+		t.Errorf("a refused restore over a changed file changed it: %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"rambar/ramdisk"
@@ -85,7 +86,7 @@ func (s *Service) CacheOn(ctx context.Context, name string, t CacheTarget, force
 	}
 	defer release()
 	if r, ok := s.cacheRecordFor(t.Path); ok {
-		if !strings.EqualFold(r.Disk, v.Name) {
+		if !s.SameName(r.Disk, v.Name) {
 			return CacheState{}, fmt.Errorf("%w: %s is on the RAM disk %s already; 'rambar cache off %s %s' first", ErrCacheRefused, t.Path, r.Disk, r.Disk, t.Key)
 		}
 		if err := s.settle(&r, &v); err != nil {
@@ -147,6 +148,23 @@ func (s *Service) switchTarget(r cacheRecord) error {
 	}
 	step("exchanged")
 	return nil
+}
+
+// movedLink finds the target's link moved aside in its folder (a Mirror
+// write-back's conflict copy of it); "" when it is not there.
+func (s *Service) movedLink(r cacheRecord) string {
+	dir, base := filepath.Split(r.Target)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if e.Name() != base && strings.HasPrefix(e.Name(), base) && e.Type()&os.ModeSymlink != 0 && s.isOurLink(p, r.ID) {
+			return p
+		}
+	}
+	return ""
 }
 
 // isOurLink reports whether path is the link to the record's stable link.
@@ -228,7 +246,14 @@ func (s *Service) CacheOff(ctx context.Context, target string) error {
 		}
 	}
 	if r.State != cacheGoingOff && !s.isOurLink(r.Target, r.ID) {
-		return fmt.Errorf("%w: %s is no longer RAMBar's link (changed by hand?); left as it is", ErrCacheRefused, r.Target)
+		if moved := s.movedLink(r); moved != "" {
+			// A Mirror write-back whose disk had its own version of the
+			// target kept that under the name and the link as a conflict copy.
+			return fmt.Errorf("%w: %s is no longer RAMBar's link: a mirror disk's write-back put the disk's version there "+
+				"and moved the link aside to %s (a conflict copy); left as it is: remove that link once the disk's version is what you want "+
+				"(the folder's old contents are in %s)", ErrCacheRefused, r.Target, moved, r.Saved)
+		}
+		return fmt.Errorf("%w: %s is no longer RAMBar's link (changed by another program, or by hand); left as it is", ErrCacheRefused, r.Target)
 	}
 	r.State = cacheGoingOff
 	if err := s.writeCacheRecord(r); err != nil {

@@ -111,7 +111,7 @@ func (s *Service) cachesToFallback(v ramdisk.Volume) error {
 	}
 	var errs []error
 	for _, r := range s.cacheRecords() {
-		if strings.EqualFold(r.Disk, v.Name) {
+		if s.SameName(r.Disk, v.Name) {
 			r.MountPoint = ""
 			if err := s.point(&r, nil); err != nil {
 				errs = append(errs, err)
@@ -136,7 +136,7 @@ func (s *Service) cachesAway(ctx context.Context, name string) {
 func (s *Service) cachesGone(v ramdisk.Volume) {
 	os.Remove(s.cacheMountPath(v.Name))
 	for _, r := range s.cacheRecords() {
-		if strings.EqualFold(r.Disk, v.Name) {
+		if s.SameName(r.Disk, v.Name) {
 			s.point(&r, nil)
 		}
 	}
@@ -154,7 +154,7 @@ func (s *Service) cachesToDisk(v ramdisk.Volume, p *ramdisk.Plan) []string {
 		}
 	}
 	for _, r := range s.cacheRecords() {
-		if strings.EqualFold(r.Disk, v.Name) && (r.State == cacheOn || r.Target == TMPDIRKey) {
+		if s.SameName(r.Disk, v.Name) && (r.State == cacheOn || r.Target == TMPDIRKey) {
 			if err := s.point(&r, &v); err != nil {
 				notes = append(notes, err.Error())
 				continue

@@ -12,10 +12,12 @@
 //
 // Besides the keeper's stores (package mirror), disks keeps, under
 // RAMBar's data folder, with KEY the disk's name folded to lower case and
-// escaped (lockName):
+// escaped (lockName), and NAME its exact name escaped (recordKey: on Linux
+// names that differ only in case are two disks):
 //
 //	locks/KEY.lock         the per-disk flock; never removed
-//	restoring/KEY.json     a restore or load that has not finished: the disk
+//	options/NAME.json      the extras the disk was made with (volopts.go)
+//	restoring/NAME.json    a restore or load that has not finished: the disk
 //	                       is "incomplete" and never saved over its copy
 //	reclaiming/KEY.json    a reclaim that has not finished: the disk as it
 //	                       was (its volume's identity), the last step taken

@@ -236,6 +236,9 @@ func (s *Service) fillFromStaging(ctx context.Context, v ramdisk.Volume, staging
 	if err := remark(v, marker); err != nil {
 		return fmt.Errorf("reclaim %s: %w; its contents are safe in %s", v.Name, err, staging)
 	}
+	if err := mirror.KeepRootTimes(staging, v.MountPoint); err != nil {
+		return fmt.Errorf("reclaim %s: %w; its contents are safe in %s", v.Name, err, staging)
+	}
 	if err := mirror.VerifyTree(v.MountPoint, want); err != nil {
 		return fmt.Errorf("reclaim %s: verify: %w; its contents are safe in %s", v.Name, err, staging)
 	}

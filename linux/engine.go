@@ -130,7 +130,7 @@ func primaryGroup(uid, fallback int) int {
 // Caps implements ramdisk.Engine. ZRAM is offered when the kernel has zram
 // with hot_add (/sys/class/zram-control) and mkfs.ext4 is installed.
 func (e *Engine) Caps() ramdisk.Caps {
-	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true}
+	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true, CaseSensitiveNames: true}
 	if e.zramAvailable() {
 		c.FileSystems = append(c.FileSystems, ramdisk.ZRAM)
 	}
@@ -244,10 +244,10 @@ func (e *Engine) makeMountPoint(ctx context.Context, mp string, owned bool) (boo
 	}
 	st, serr := os.Lstat(mp)
 	if serr != nil || !st.IsDir() {
-		return false, fmt.Errorf("%w: %s is there and is not a folder", ramdisk.ErrExists, mp)
+		return false, fmt.Errorf("%w: %s is there and is not a folder", ramdisk.ErrMountPointTaken, mp)
 	}
 	if err := ramdisk.CheckEmptyMountPoint(mp, e.uid); err != nil {
-		return false, fmt.Errorf("%w: %s is there and is not empty: %v", ramdisk.ErrExists, mp, err)
+		return false, fmt.Errorf("%w: %s is there and %v", ramdisk.ErrMountPointTaken, mp, err)
 	}
 	return false, nil
 }

@@ -192,6 +192,9 @@ func (e *Engine) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, er
 			return ramdisk.Usage{}, err
 		}
 		u.Held, u.HeldKnown, u.Stored = ramdisk.Size(mm.MemUsedTotal), true, ramdisk.Size(mm.OrigDataSize)
+		// With discard a deleted file's blocks leave zram at once: what it
+		// holds beyond the files is ext4's own (journal, tables), not pinned.
+		u.FreesDeleted = strings.Contains(","+m.SuperOptions+",", ",discard,")
 	}
 	return u, nil
 }

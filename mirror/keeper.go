@@ -188,9 +188,11 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 }
 
 // guard refuses a save that could replace good contents with nothing.
+// The words say what, not how to override it: `save --force` can, an
+// eject cannot (the disk is gone after it), so the callers say that.
 func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 	if k.IsMounted != nil && !k.IsMounted(v.MountPoint) {
-		return fmt.Errorf("%w: %s is not mounted at %s; saving it would replace the saved copy in %s (use --force to save anyway)",
+		return fmt.Errorf("%w: %s is not mounted at %s; saving it would replace the saved copy in %s",
 			ErrRefused, v.Name, v.MountPoint, st.Backing)
 	}
 	if m := marker(v); m != st.ID {
@@ -198,7 +200,7 @@ func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 		if m != "" {
 			what = "is a different disk (marker " + m + ")"
 		}
-		return fmt.Errorf("%w: %s %s; saving it would replace the saved copy in %s (use --force to save anyway)",
+		return fmt.Errorf("%w: %s %s; saving it would replace the saved copy in %s",
 			ErrRefused, v.Name, what, st.Backing)
 	}
 	ents, err := os.ReadDir(v.MountPoint)
@@ -211,7 +213,7 @@ func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: %s is empty; saving it would empty the saved copy in %s (use --force to save anyway)",
+	return fmt.Errorf("%w: %s is empty; saving it would empty the saved copy in %s",
 		ErrRefused, v.Name, st.Backing)
 }
 

@@ -116,6 +116,9 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	// failure removes the staging copy and leaves the disk as it was.
 	entries, want, notKept, err := stageOut(ctx, v.MountPoint, staging, progress)
 	if err == nil {
+		err = KeepRootTimes(v.MountPoint, staging) // the staging copy keeps them for a resume
+	}
+	if err == nil {
 		step.Step, step.Tree = ReclaimCopiedOut, want.Sum()
 		err = journal(step)
 	}
@@ -156,6 +159,9 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		if err := writeMarker(nv, mark); err != nil {
 			return res, &ReclaimError{Staging: staging, Err: err}
 		}
+	}
+	if err := KeepRootTimes(staging, nv.MountPoint); err != nil {
+		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: %w", v.Name, err)}
 	}
 	// 4. Verify by count and content against what the disk held, record
 	// that it is back, and only then touch the staging copy.

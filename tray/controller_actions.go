@@ -288,11 +288,21 @@ func aboutText(version string) string {
 	return "RAMBar " + version + "\n" +
 		"RAM disks that show what they really cost in memory, and keep their contents safe.\n\n" +
 		"Help: run 'rambar help' in a terminal for every command, 'rambar doctor' to check this machine.\n" +
-		"Documentation and issues: " + HelpURL
+		"Documentation and issues: " + HelpURL + "\n" +
+		"Newer versions: " + ReleaseURL + " (macOS, with Homebrew: " + HomebrewInstall + ")\n" +
+		"Free software under the MIT License."
 }
 
-// HelpURL is where RAMBar's documentation and issue tracker live.
-const HelpURL = "https://github.com/rambar/rambar"
+// Where RAMBar lives, as About and the README name it (a test checks they
+// agree, and packaging/rambar.rb's url).
+const (
+	// HelpURL is where RAMBar's documentation and issue tracker live.
+	HelpURL = "https://github.com/rambar/rambar"
+	// ReleaseURL is the newest release's page, with RAMBar.dmg.
+	ReleaseURL = HelpURL + "/releases/latest"
+	// HomebrewInstall installs the cask from RAMBar's tap (rambar/homebrew-rambar).
+	HomebrewInstall = "brew install --cask rambar/rambar/rambar"
+)
 
 func (c *Controller) about() {
 	text := aboutText(c.d.Version)

@@ -443,7 +443,7 @@ func TestBenchmarkAndReclaimHooks(t *testing.T) {
 func TestCustomDialogShowsPlanFirst(t *testing.T) {
 	dlg := &fakeDialogs{checked: make(chan string, 4), form: NewDiskForm{Name: "Huge", Size: "15G", FS: ramdisk.TmpFS}}
 	h := start(t, func(d *Deps) { d.Dialogs = dlg })
-	h.waitFor("of 16.0 GiB memory") // the dialog plans against known memory
+	h.waitFor("of 16 GiB memory") // the dialog plans against known memory
 	h.c.Click("new/custom")
 	if txt := <-dlg.checked; !strings.HasPrefix(txt, "This machine can't hold that disk") {
 		t.Errorf("refusal text: %s", txt)
