@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// Every selector RAMBar answers takes one object argument: its name has one
-// colon, at the end (a notification, a sender, or the queue's nil).
+// Every selector RAMBar answers is well formed and takes as many arguments
+// as the table says (one object for the observers, targets and the
+// queue; three for the notification delegate's).
 func TestOwnSelectors(t *testing.T) {
 	for sel, args := range ownMethods {
 		if got := arity(sel); got != args {
@@ -120,10 +121,67 @@ func TestDarwinSelectors(t *testing.T) {
 	}
 }
 
-// AppKit's values for the status item: an accessory app, a variable-width
-// item, an entry's tick.
-func TestStatusItemValues(t *testing.T) {
-	if activationAccessory != 1 || variableLength != -1.0 || stateOff != 0 || stateOn != 1 {
-		t.Error("NSApplicationActivationPolicyAccessory, NSVariableStatusItemLength or NSControlStateValue changed")
+// A notification shown while RAMBar is frontmost is a banner, kept in
+// Notification Center, with its sound (UNNotificationPresentationOptions).
+func TestPresentationOptions(t *testing.T) {
+	if presentSound != 2 || presentList != 8 || presentBanner != 16 {
+		t.Error("UNNotificationPresentationOptions values changed")
+	}
+	if presentNow != 26 {
+		t.Errorf("presentNow = %d, want banner|list|sound (26)", presentNow)
+	}
+}
+
+// The main-thread queue must run while a modal window is up and while
+// AppKit waits for the reply to applicationShouldTerminate: (it runs the
+// loop in NSModalPanelRunLoopMode then): queued in the default mode only,
+// that reply would never be sent and logout would hang.
+func TestMainQueueModes(t *testing.T) {
+	want := map[string]string{
+		"NSDefaultRunLoopMode":       "kCFRunLoopDefaultMode",
+		"NSModalPanelRunLoopMode":    "NSModalPanelRunLoopMode",
+		"NSEventTrackingRunLoopMode": "NSEventTrackingRunLoopMode",
+	}
+	for _, m := range mainQueueModes {
+		if v, ok := want[m.symbol]; !ok || v != m.value {
+			t.Errorf("mode %s = %q, want %q", m.symbol, m.value, v)
+		}
+		if m.appKit != (m.symbol != "NSDefaultRunLoopMode") {
+			t.Errorf("%s: looked up in the wrong framework", m.symbol)
+		}
+		delete(want, m.symbol)
+	}
+	if len(want) > 0 {
+		t.Errorf("modes missing: %v", want)
+	}
+	src, err := os.ReadFile("runtime_darwin.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), `"performSelectorOnMainThread:withObject:waitUntilDone:modes:"`) {
+		t.Error("onMain does not queue with modes: it would run in the default mode only")
+	}
+}
+
+// The app delegate is never swapped: applicationShouldTerminate: is added
+// to the delegate's class before the menu bar sets its delegate, and
+// nothing here sets NSApp's delegate (setDelegate: goes only to the
+// notification center, and to text fields as setDelegate: of a control).
+func TestNeverSetsTheAppDelegate(t *testing.T) {
+	files, err := filepath.Glob("*_darwin.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := regexp.MustCompile(`\.Send\(selSetDelegate,`)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			if sets.MatchString(line) && !strings.Contains(line, "selCurrentCenter") {
+				t.Errorf("%s sets a delegate other than the notification center's: %s", f, strings.TrimSpace(line))
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@
 package cocoa
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -12,6 +13,9 @@ import (
 	"github.com/ebitengine/purego/objc"
 )
 
+// AppKit runs on the process's first thread: the main goroutine stays on it.
+func init() { runtime.LockOSThread() }
+
 // Selectors sent from Go. Registering one takes the runtime's lock, so each
 // is registered once here.
 var (
@@ -20,12 +24,13 @@ var (
 	selRelease                = objc.RegisterName("release")
 	selRetain                 = objc.RegisterName("retain")
 	selDrain                  = objc.RegisterName("drain")
-	selPerformOnMain          = objc.RegisterName("performSelectorOnMainThread:withObject:waitUntilDone:")
+	selPerformOnMain          = objc.RegisterName("performSelectorOnMainThread:withObject:waitUntilDone:modes:")
+	selArray                  = objc.RegisterName("array")
+	selAddObject              = objc.RegisterName("addObject:")
 	selStringWithUTF8         = objc.RegisterName("stringWithUTF8String:")
 	selUTF8String             = objc.RegisterName("UTF8String")
 	selDefaultCenter          = objc.RegisterName("defaultCenter")
 	selAddObserver            = objc.RegisterName("addObserver:selector:name:object:")
-	selRemoveObserver         = objc.RegisterName("removeObserver:")
 	selSharedWorkspace        = objc.RegisterName("sharedWorkspace")
 	selNotificationCenter     = objc.RegisterName("notificationCenter")
 	selSharedApplication      = objc.RegisterName("sharedApplication")
@@ -49,8 +54,6 @@ var (
 	selChooseFolder      = own("rambarChooseFolder:")
 	selTextDidChange     = own("controlTextDidChange:")
 	selShouldTerminate   = own("applicationShouldTerminate:")
-	selMenuClicked       = own("rambarMenuClicked:")
-	selMenuWillOpen      = own("menuWillOpen:")
 )
 
 // own registers one of the selectors of names.go, refusing any other (the
@@ -132,7 +135,7 @@ var native = sync.OnceValues(func() (objc.ID, error) {
 	}
 	var defs []objc.MethodDef
 	for _, sel := range []objc.SEL{selRunQueued, selWillPowerOff, selWillSleep, selWillTerminate,
-		selDidFinishLaunched, selFormChanged, selChooseFolder, selTextDidChange, selMenuClicked, selMenuWillOpen} {
+		selDidFinishLaunched, selFormChanged, selChooseFolder, selTextDidChange} {
 		defs = append(defs, objc.MethodDef{Cmd: sel, Fn: dispatch})
 	}
 	cls, err := objc.RegisterClass("RAMBarNative", objc.GetClass("NSObject"), nil, nil, defs)
@@ -159,7 +162,26 @@ func runQueued() {
 	}
 }
 
-// onMain runs f on the main thread, later; it returns at once.
+// queueModes is the run-loop modes the main-thread queue runs in
+// (mainQueueModes, as NSStrings), made once.
+var queueModes = sync.OnceValue(func() objc.ID {
+	arr := class("NSMutableArray").Send(selArray).Send(selRetain)
+	for _, m := range mainQueueModes {
+		arr.Send(selAddObject, constString(m.framework(), m.symbol, m.value))
+	}
+	return arr
+})
+
+func (m runLoopMode) framework() string {
+	if m.appKit {
+		return appKitPath
+	}
+	return foundationPath
+}
+
+// onMain runs f on the main thread, later; it returns at once. It runs in
+// every mode of mainQueueModes, so also while a modal window or AppKit's
+// NSTerminateLater wait holds the run loop.
 func onMain(f func()) error {
 	obj, err := native()
 	if err != nil {
@@ -168,8 +190,23 @@ func onMain(f func()) error {
 	queue.Lock()
 	queue.fs = append(queue.fs, f)
 	queue.Unlock()
-	obj.Send(selPerformOnMain, selRunQueued, objc.ID(0), false)
+	obj.Send(selPerformOnMain, selRunQueued, objc.ID(0), false, queueModes())
 	return nil
+}
+
+// onMainWait runs f on the main thread and waits for it, at most until ctx
+// ends (then f may still run later).
+func onMainWait(ctx context.Context, f func()) error {
+	done := make(chan struct{})
+	if err := onMain(func() { defer close(done); f() }); err != nil {
+		return err
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("cocoa: the main thread did not answer: %w", ctx.Err())
+	}
 }
 
 // offMain runs f on this goroutine's thread inside an autorelease pool, for

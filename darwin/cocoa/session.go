@@ -48,13 +48,19 @@ func (e Event) Status() string {
 	return "Saving before logout…"
 }
 
-// Bounds on the save at an event. macOS does not wait for ever: launchd
-// sends SIGKILL ExitTimeOut seconds after SIGTERM (20 by default; the
-// LaunchAgent sets more, see darwin/README.md), and sleep goes on whether or
-// not the app is done.
+// Bounds on the save at an event. macOS does not wait for ever: at logout
+// loginwindow gives up on an app that has not answered within about 30 s
+// and cancels the logout, launchd sends SIGKILL ExitTimeOut seconds after
+// SIGTERM (20 by default; the LaunchAgent sets 60, see darwin/README.md),
+// and sleep goes on whether or not the app is done. So one logout has one
+// budget, LogoutBudget, from its first sign to AppKit's reply; of it,
+// NoticeReserve is kept for telling the user that the save failed, and the
+// save itself gets the rest (EndBound).
 const (
-	EndBound   = 45 * time.Second
-	SleepBound = 20 * time.Second
+	LogoutBudget  = 30 * time.Second
+	NoticeReserve = 5 * time.Second
+	EndBound      = LogoutBudget - NoticeReserve
+	SleepBound    = 20 * time.Second
 )
 
 // ErrTimedOut is returned by Guard.Run when the save outlived its bound; the
@@ -110,7 +116,10 @@ func (g *Guard) bound(e Event) time.Duration {
 // with that save. The native side uses it where it must not block the main
 // thread (will-power-off, and applicationShouldTerminate: answering
 // "later").
-func (g *Guard) Start(e Event) *Saving {
+func (g *Guard) Start(e Event) *Saving { return g.startBy(e, time.Now().Add(g.bound(e))) }
+
+// startBy is Start with the save told to stop at deadline.
+func (g *Guard) startBy(e Event, deadline time.Time) *Saving {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.cur != nil {
@@ -121,7 +130,7 @@ func (g *Guard) Start(e Event) *Saving {
 	if g.Status != nil {
 		g.Status(e.Status()) // under the lock, so "" can't overtake it
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), g.bound(e))
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	go func() {
 		defer cancel()
 		s.err = g.Save(ctx, e)
@@ -173,55 +182,161 @@ func (g *Guard) Run(e Event) error {
 	}
 }
 
-// Ending is how an AppKit app's termination drives a Guard.
-// applicationShouldTerminate: starts the save and answers "later" (so the
-// main thread keeps running and the menu can say what it does); when the
-// save is done or its bound has passed, reply lets AppKit go on. Then
-// applicationWillTerminate: (after which AppKit calls exit) saves only if
-// that first save did not finish well, or if termination skipped the
-// delegate (no reply was asked for).
+// Ending is one logout (or quit) as AppKit brings it: will-power-off,
+// then applicationShouldTerminate: (answered "later" so the main thread
+// keeps running and the menu can say what it does), then
+// applicationWillTerminate:, after which AppKit calls exit. The whole of it
+// has one budget (LogoutBudget) from its first sign to AppKit's reply:
+//
+//   - the save runs once, bounded by the budget less NoticeReserve; a second
+//     sign while it runs waits for it;
+//   - after a save that failed or ran out of time there is no second one;
+//     after one that succeeded, terminate saves once more within what is
+//     left (what was written meanwhile; cheap when nothing was);
+//   - a save that failed or ran out of time is told in a notification
+//     (Notify, from a goroutine, waited for at most until the budget ends)
+//     before AppKit is let go on;
+//   - WillTerminate saves only when termination skipped the delegate (no
+//     save ran in this ending).
+//
+// A sign that comes after the budget of the last one has passed (a logout
+// another app cancelled, then a quit days later) starts a new ending.
 type Ending struct {
 	G *Guard
+	// Notify, when set, tells the user that the save failed. It is called
+	// from a goroutine of its own and may block (a notification center
+	// asking for permission): nothing waits for it past the budget.
+	Notify func(title, text string)
+	// Budget and Reserve override LogoutBudget and NoticeReserve (tests).
+	Budget, Reserve time.Duration
 
 	mu       sync.Mutex
-	asked    bool // ShouldTerminate answered "later"
-	finished bool // and its save ended without error in time
+	deadline time.Time // the reply is due by then; zero: no ending yet
+	saving   *Saving   // this ending's last save
+	failed   error     // why it did not finish well (nil: it did, or none ended yet)
+	ran      bool      // a save ran in this ending
 }
 
-// ShouldTerminate starts the save and arranges for reply to be called once,
-// from another goroutine, when it ends or its bound passes. It reports
-// whether termination must wait for reply (NSTerminateLater); a second call
-// while one is pending waits for the same save.
+func (e *Ending) budget() (total, reserve time.Duration) {
+	total, reserve = LogoutBudget, NoticeReserve
+	if e.Budget > 0 {
+		total = e.Budget
+	}
+	if e.Reserve > 0 {
+		reserve = e.Reserve
+	}
+	return total, min(reserve, total/2)
+}
+
+// begin opens the ending at its first sign (or a new one after the last
+// budget passed) and returns when the save must stop and the reply is due.
+// Called with e.mu held.
+func (e *Ending) begin(now time.Time) (saveBy, replyBy time.Time) {
+	total, reserve := e.budget()
+	if e.deadline.IsZero() || now.After(e.deadline) {
+		e.deadline, e.saving, e.failed, e.ran = now.Add(total), nil, nil, false
+	}
+	return e.deadline.Add(-reserve), e.deadline
+}
+
+// save starts this ending's save for ev unless one is running or a save
+// of this ending already failed; it returns the save to wait for (nil:
+// none). Called with e.mu held.
+func (e *Ending) save(ev Event, saveBy time.Time) *Saving {
+	switch {
+	case e.saving != nil && !ended(e.saving):
+		return e.saving
+	case e.failed != nil, !time.Now().Before(saveBy):
+		return nil
+	}
+	e.saving, e.ran = e.G.startBy(ev, saveBy), true
+	return e.saving
+}
+
+func ended(s *Saving) bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// SessionEnding is will-power-off: the ending's save starts, and this
+// returns at once (the main thread keeps the menu alive during logout).
+func (e *Ending) SessionEnding() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	saveBy, _ := e.begin(time.Now())
+	e.save(SessionEnding, saveBy)
+}
+
+// ShouldTerminate saves (or waits for the ending's save) and arranges for
+// reply to be called once, from another goroutine, by the end of the
+// budget; a failed or unfinished save is notified first. It reports
+// whether termination must wait for reply (NSTerminateLater).
 func (e *Ending) ShouldTerminate(reply func()) (later bool) {
 	e.mu.Lock()
-	e.asked = true
-	e.finished = false
+	saveBy, replyBy := e.begin(time.Now())
+	s := e.save(Terminating, saveBy)
 	e.mu.Unlock()
-	s := e.G.Start(Terminating)
 	go func() {
-		t := time.NewTimer(e.G.bound(Terminating))
+		defer reply()
+		err := e.wait(s, saveBy)
+		if err == nil {
+			return
+		}
+		if e.Notify == nil {
+			return
+		}
+		told := make(chan struct{})
+		go func() {
+			defer close(told)
+			e.Notify("RAMBar could not save before quitting", err.Error()+". What was written since the last save may be lost.")
+		}()
+		t := time.NewTimer(time.Until(replyBy))
 		defer t.Stop()
-		ok := false
 		select {
-		case <-s.Done():
-			ok = s.Err() == nil
+		case <-told:
 		case <-t.C:
 		}
-		e.mu.Lock()
-		e.finished = ok
-		e.mu.Unlock()
-		reply()
 	}()
 	return true
 }
 
-// WillTerminate is the last chance before exit: it saves (bounded) unless
-// the save started by ShouldTerminate already finished well.
+// wait waits for s until saveBy and records how the ending's save went:
+// nil when it (or an earlier save of this ending, when s is nil) finished
+// well.
+func (e *Ending) wait(s *Saving, saveBy time.Time) error {
+	var err error
+	if s != nil {
+		t := time.NewTimer(time.Until(saveBy))
+		defer t.Stop()
+		select {
+		case <-s.Done():
+			err = s.Err()
+		case <-t.C:
+			err = ErrTimedOut
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil && e.failed == nil {
+		e.failed = err
+	}
+	return e.failed
+}
+
+// WillTerminate is the last chance before exit: it saves (bounded by
+// EndBound) only when no save ran in this ending, because termination
+// skipped the delegate.
 func (e *Ending) WillTerminate() error {
 	e.mu.Lock()
-	done := e.asked && e.finished
+	// A save of an ending long past (a logout another app cancelled) does
+	// not count for this exit.
+	ran := e.ran && time.Now().Before(e.deadline.Add(LogoutBudget))
 	e.mu.Unlock()
-	if done {
+	if ran {
 		return nil
 	}
 	return e.G.Run(Terminating)
@@ -240,22 +355,26 @@ type observer struct {
 // observers are what Watch registers. Will-power-off starts the save and
 // returns (the main thread keeps the menu alive during logout); will-sleep
 // and will-terminate return only when the save is done or bounded, because
-// the system goes on as soon as they return. launched (nil: nothing) runs
-// when AppKit has finished launching: the darwin side adds
-// applicationShouldTerminate: there.
-func observers(g *Guard, end *Ending, launched func() error, logf func(format string, args ...any)) []observer {
+// the system goes on as soon as they return.
+func observers(g *Guard, end *Ending, logf func(format string, args ...any)) []observer {
 	logged := func(err error) {
 		if err != nil {
 			logf("%v", err)
 		}
 	}
-	obs := []observer{
-		{nameWillPowerOff, true, "rambarWillPowerOff:", func() { g.Start(SessionEnding) }},
+	return []observer{
+		{nameWillPowerOff, true, "rambarWillPowerOff:", end.SessionEnding},
 		{nameWillSleep, true, "rambarWillSleep:", func() { logged(g.Run(WillSleep)) }},
 		{nameWillTerminate, false, "rambarWillTerminate:", func() { logged(end.WillTerminate()) }},
 	}
-	if launched != nil {
-		obs = append(obs, observer{nameDidFinishLaunched, false, "rambarDidFinishLaunching:", func() { logged(launched()) }})
+}
+
+// terminateReply is applicationShouldTerminate:'s answer: "now" while no
+// Guard watches the session (nothing to save), otherwise end decides and
+// reply lets AppKit go on later.
+func terminateReply(end *Ending, reply func()) uint {
+	if end == nil || !end.ShouldTerminate(reply) {
+		return terminateNow
 	}
-	return obs
+	return terminateLater
 }
