@@ -66,6 +66,7 @@ type App struct {
 	NewKeeper func(data string) *mirror.Keeper
 
 	engine ramdisk.Engine
+	noticeState
 }
 
 func newApp() *App {

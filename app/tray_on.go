@@ -30,19 +30,21 @@ func runTray(ctx context.Context, a *App) error {
 		return err
 	}
 	a.natives(&d)
+	a.prepareNatives()
 	menu, _ := d.Disks.(*disks.Menu)
 	if c := a.newContents(menu); c != nil {
 		bg, stop := context.WithCancel(ctx)
-		c.background(bg, d.Notify)
+		notes := a.notices()
+		c.background(bg, notes)
 		d.Status = &tray.StatusLine{}
-		g := a.sessionGuard(c, d.Notify, d.Status)
-		unwatch := a.watchSession(g)
+		g := a.sessionGuard(c, notes, d.Status)
+		unwatch := a.watchSession(g, func(title, text string) { notes.Notify(title, text) })
 		defer func() {
 			// Quitting (or logging out) with disks left mounted: save what
 			// they keep, so nothing written since the last save is lost.
 			stop()
 			unwatch()
-			a.endSession(g)
+			a.endSession(g, notes)
 		}()
 	}
 	d.Started = func() {
