@@ -109,6 +109,9 @@ func (a *App) Main(args []string) int {
 	if len(args) == 0 {
 		return a.exit(runTray(ctx, a))
 	}
+	if args[0] == "--selftest" { // the app started with --selftest (open RAMBar.app --args --selftest)
+		args = append([]string{"selftest"}, args[1:]...)
+	}
 	c, rest, err := resolve(args)
 	if err != nil {
 		return a.exit(err)

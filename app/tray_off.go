@@ -10,8 +10,11 @@ import (
 )
 
 // menuBarDelegateClass is "": this build has no menu bar, so no app
-// delegate to ready.
-const menuBarDelegateClass = ""
+// delegate to ready (and no status item in statusItemIvar to read back).
+const (
+	menuBarDelegateClass = ""
+	statusItemIvar       = "statusItem"
+)
 
 // canRunMenuBar explains that this binary is the command-line tool only:
 // RAMBar's menu bar is fyne.io/systray's status item, through cgo, and this
