@@ -35,26 +35,6 @@ var ownMethods = map[string]int{
 // arity is the number of arguments a selector takes: its colons.
 func arity(sel string) int { return strings.Count(sel, ":") }
 
-// runLoopMode is a run-loop mode: the exported NSString's symbol, the
-// framework that exports it, and its value (used when the symbol is not
-// found).
-type runLoopMode struct {
-	symbol, value string
-	appKit        bool
-}
-
-// mainQueueModes are the modes the main-thread queue runs in: the default
-// one, a modal window's (NSAlert's runModal, an open panel, and AppKit's
-// wait after applicationShouldTerminate: answered NSTerminateLater, which
-// runs the loop in NSModalPanelRunLoopMode until the reply) and a menu's
-// tracking. Queued in the default mode only, the reply to
-// applicationShouldTerminate: would wait for ever.
-var mainQueueModes = []runLoopMode{
-	{"NSDefaultRunLoopMode", "kCFRunLoopDefaultMode", false},
-	{"NSModalPanelRunLoopMode", "NSModalPanelRunLoopMode", true},
-	{"NSEventTrackingRunLoopMode", "NSEventTrackingRunLoopMode", true},
-}
-
 // NSApplicationTerminateReply (AppKit).
 const (
 	terminateCancel = 0

@@ -132,37 +132,6 @@ func TestPresentationOptions(t *testing.T) {
 	}
 }
 
-// The main-thread queue must run while a modal window is up and while
-// AppKit waits for the reply to applicationShouldTerminate: (it runs the
-// loop in NSModalPanelRunLoopMode then): queued in the default mode only,
-// that reply would never be sent and logout would hang.
-func TestMainQueueModes(t *testing.T) {
-	want := map[string]string{
-		"NSDefaultRunLoopMode":       "kCFRunLoopDefaultMode",
-		"NSModalPanelRunLoopMode":    "NSModalPanelRunLoopMode",
-		"NSEventTrackingRunLoopMode": "NSEventTrackingRunLoopMode",
-	}
-	for _, m := range mainQueueModes {
-		if v, ok := want[m.symbol]; !ok || v != m.value {
-			t.Errorf("mode %s = %q, want %q", m.symbol, m.value, v)
-		}
-		if m.appKit != (m.symbol != "NSDefaultRunLoopMode") {
-			t.Errorf("%s: looked up in the wrong framework", m.symbol)
-		}
-		delete(want, m.symbol)
-	}
-	if len(want) > 0 {
-		t.Errorf("modes missing: %v", want)
-	}
-	src, err := os.ReadFile("runtime_darwin.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(src), `"performSelectorOnMainThread:withObject:waitUntilDone:modes:"`) {
-		t.Error("onMain does not queue with modes: it would run in the default mode only")
-	}
-}
-
 // The app delegate is never swapped: applicationShouldTerminate: is added
 // to the delegate's class before the menu bar sets its delegate, and
 // nothing here sets NSApp's delegate (setDelegate: goes only to the

@@ -160,3 +160,34 @@ func probeKeyboard(app, modal objc.ID, p *DialogProbe) {
 		p.SelectAllKey = objc.Send[bool](app.Send(selMainMenu), selPerformKeyEquiv, ev)
 	}
 }
+
+// StatusMenuTitles reads the titles of the status item's menu, which the
+// app delegate keeps in its instance variable ivar (fyne's: "menu").
+func StatusMenuTitles(ctx context.Context, ivar string) ([]string, error) {
+	var titles []string
+	var err error
+	werr := onMainWait(ctx, func() {
+		del := class("NSApplication").Send(selSharedApplication).Send(selDelegate)
+		if del == 0 {
+			err = errors.New("NSApp has no delegate")
+			return
+		}
+		iv := del.Class().InstanceVariable(ivar)
+		if iv == 0 {
+			err = fmt.Errorf("the app delegate (%s) has no instance variable %s", className(del), ivar)
+			return
+		}
+		menu := del.GetIvar(iv)
+		if menu == 0 {
+			err = errors.New("the menu bar has no menu yet")
+			return
+		}
+		for i := range objc.Send[int](menu, selNumberOfItems) {
+			it := menu.Send(selItemAtIndex, i)
+			if !objc.Send[bool](it, selIsSeparator) {
+				titles = append(titles, goString(it.Send(selTitle)))
+			}
+		}
+	})
+	return titles, errors.Join(werr, err)
+}

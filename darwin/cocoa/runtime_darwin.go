@@ -24,9 +24,7 @@ var (
 	selRelease                = objc.RegisterName("release")
 	selRetain                 = objc.RegisterName("retain")
 	selDrain                  = objc.RegisterName("drain")
-	selPerformOnMain          = objc.RegisterName("performSelectorOnMainThread:withObject:waitUntilDone:modes:")
-	selArray                  = objc.RegisterName("array")
-	selAddObject              = objc.RegisterName("addObject:")
+	selPerformOnMain          = objc.RegisterName("performSelectorOnMainThread:withObject:waitUntilDone:")
 	selStringWithUTF8         = objc.RegisterName("stringWithUTF8String:")
 	selUTF8String             = objc.RegisterName("UTF8String")
 	selDefaultCenter          = objc.RegisterName("defaultCenter")
@@ -162,26 +160,13 @@ func runQueued() {
 	}
 }
 
-// queueModes is the run-loop modes the main-thread queue runs in
-// (mainQueueModes, as NSStrings), made once.
-var queueModes = sync.OnceValue(func() objc.ID {
-	arr := class("NSMutableArray").Send(selArray).Send(selRetain)
-	for _, m := range mainQueueModes {
-		arr.Send(selAddObject, constString(m.framework(), m.symbol, m.value))
-	}
-	return arr
-})
-
-func (m runLoopMode) framework() string {
-	if m.appKit {
-		return appKitPath
-	}
-	return foundationPath
-}
-
-// onMain runs f on the main thread, later; it returns at once. It runs in
-// every mode of mainQueueModes, so also while a modal window or AppKit's
-// NSTerminateLater wait holds the run loop.
+// onMain runs f on the main thread, later; it returns at once.
+// performSelectorOnMainThread:withObject:waitUntilDone: queues in the
+// common run-loop modes (NSThread.h: "equivalent to the first method with
+// kCFRunLoopCommonModes"), which AppKit makes include the modal-panel mode:
+// so f also runs while a modal window is up and while AppKit waits for the
+// reply to applicationShouldTerminate: (it runs the loop in
+// NSModalPanelRunLoopMode then).
 func onMain(f func()) error {
 	obj, err := native()
 	if err != nil {
@@ -190,7 +175,7 @@ func onMain(f func()) error {
 	queue.Lock()
 	queue.fs = append(queue.fs, f)
 	queue.Unlock()
-	obj.Send(selPerformOnMain, selRunQueued, objc.ID(0), false, queueModes())
+	obj.Send(selPerformOnMain, selRunQueued, objc.ID(0), false)
 	return nil
 }
 
