@@ -45,11 +45,11 @@ func runLoginOn(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	if l, ok := t.(*cocoa.Login); ok {
+	if l, ok := t.(*cocoa.Login); ok && l.Service != nil {
 		return runLoginService(ctx, a, l, "on", false)
 	}
-	it := t.(*login.Item)
-	err = it.Set(ctx, true)
+	err = t.Set(ctx, true) // through the toggle: its refusals hold here too
+	it := agentItem(t)
 	if errors.Is(err, login.ErrNoSession) {
 		fmt.Fprintf(a.Stdout, "RAMBar will start at your next login (%s).\n  note: %v\n", it.Path(), login.ErrNoSession)
 		return nil
@@ -66,7 +66,7 @@ func runLoginOff(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	if l, ok := t.(*cocoa.Login); ok {
+	if l, ok := t.(*cocoa.Login); ok && l.Service != nil {
 		return runLoginService(ctx, a, l, "off", false)
 	}
 	if err := t.Set(ctx, false); err != nil {
@@ -82,10 +82,14 @@ func runLoginStatus(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	if l, ok := t.(*cocoa.Login); ok {
+	l, _ := t.(*cocoa.Login)
+	if l != nil && l.Service != nil {
 		return runLoginService(ctx, a, l, "status", *asJSON)
 	}
-	it := t.(*login.Item)
+	it := agentItem(t)
+	if it == nil {
+		return l.Refused // this copy has no agent either (translocated, no HOME)
+	}
 	st, err := it.Status(ctx)
 	if err != nil {
 		return err
@@ -98,14 +102,30 @@ func runLoginStatus(ctx context.Context, a *App, in *input) error {
 	}
 	if !st.Enabled {
 		fmt.Fprintln(a.Stdout, "off: RAMBar does not start at login. Turn it on with: rambar login on")
-		return nil
+	} else {
+		fmt.Fprintf(a.Stdout, "on: %s starts %s\n", st.Path, st.Program)
 	}
-	fmt.Fprintf(a.Stdout, "on: %s starts %s\n", st.Path, st.Program)
-	if st.Stale {
+	if st.Enabled && st.Stale {
 		fmt.Fprintf(a.Stdout, "  note: that is not this copy of RAMBar (%s); run 'rambar login on' to point it here\n", it.Executable)
 	}
-	if st.Loaded != nil && !*st.Loaded {
+	if st.Enabled && st.Loaded != nil && !*st.Loaded {
 		fmt.Fprintln(a.Stdout, "  note: launchd has not loaded it in this session; it loads at the next login")
+	}
+	if l != nil && l.NoService != nil {
+		fmt.Fprintf(a.Stdout, "  why not SMAppService: %v\n", l.NoService)
+	}
+	return nil
+}
+
+// agentItem is the LaunchAgent or autostart entry behind a toggle (nil
+// when this copy can have none).
+func agentItem(t cocoa.Toggle) *login.Item {
+	switch t := t.(type) {
+	case *login.Item:
+		return t
+	case *cocoa.Login:
+		it, _ := t.Agent.(*login.Item)
+		return it
 	}
 	return nil
 }

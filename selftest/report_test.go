@@ -59,11 +59,12 @@ func TestHeldRule(t *testing.T) {
 	}{
 		{"mac 64 MiB", upfront, 66 * ramdisk.MiB, 70 * ramdisk.MiB, Pass},
 		{"mac 64 MiB not committed", upfront, 4 * ramdisk.MiB, 14 * ramdisk.MiB, Fail},
-		{"mac 4 GiB lazy", lazy, 12 * ramdisk.MiB, 30 * ramdisk.MiB, Fail}, // 12 MiB when made: over "about nothing"
-		{"mac 4 GiB lazy ok", lazy, 3 * ramdisk.MiB, 30 * ramdisk.MiB, Pass},
+		{"mac 4 GiB lazy", lazy, 13 * ramdisk.MiB, 30 * ramdisk.MiB, Pass}, // the helper's own 9 to 13 MB
+		{"mac 4 GiB lazy, too much when made", lazy, 600 * ramdisk.MiB, 620 * ramdisk.MiB, Fail},
 		{"mac 4 GiB committed", lazy, 3 * ramdisk.MiB, 4 * ramdisk.GiB, Fail},
 		{"tmpfs", tmpfs, 0, 17 * ramdisk.MiB, Pass},
 		{"tmpfs short", tmpfs, 0, 8 * ramdisk.MiB, Fail},
+		{"tmpfs held before writing", tmpfs, 12 * ramdisk.MiB, 17 * ramdisk.MiB, Fail},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := heldCheck("x", c.p, u(c.h0), u(c.h1), 16*ramdisk.MiB)
