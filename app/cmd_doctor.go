@@ -104,6 +104,7 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 			r.Leftovers = append(r.Leftovers, l...)
 		}
 	}
+	r.Leftovers = append(r.Leftovers, a.selftestLeftovers(ctx, e)...)
 	var capErr error
 	if *capture != "" {
 		c, ok := e.(capturer)

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"rambar/disks"
 	"rambar/ramdisk"
 	"rambar/selftest"
 )
@@ -109,4 +110,28 @@ func (a *App) selftestDoctor(out string) selftest.Check {
 		c.Rule = "doctor --capture (tool output, the memory of 2 and 4 GiB test disks, natives.txt) beside the report"
 	}
 	return c
+}
+
+// Kinds of what a self-test that was killed left, in doctor's leftovers.
+const (
+	leftSelftestDisk   disks.LeftoverKind = "selftest-disk"
+	leftSelftestFolder disks.LeftoverKind = "selftest-folder"
+)
+
+// selftestLeftovers lists for doctor what killed self-tests left.
+func (a *App) selftestLeftovers(ctx context.Context, e ramdisk.Engine) []disks.Leftover {
+	if a.Paths.Data == "" {
+		return nil
+	}
+	vols, folders, _ := selftest.Leftovers(ctx, e, filepath.Join(a.Paths.Data, "selftest"))
+	var out []disks.Leftover
+	for _, v := range vols {
+		out = append(out, disks.Leftover{Kind: leftSelftestDisk, Name: v.Name, Path: v.MountPoint,
+			Advice: "a disk of a 'rambar selftest' that was stopped; the next selftest ejects it"})
+	}
+	for _, f := range folders {
+		out = append(out, disks.Leftover{Kind: leftSelftestFolder, Path: f,
+			Advice: "the folder of a 'rambar selftest' that was stopped; the next selftest removes it"})
+	}
+	return out
 }

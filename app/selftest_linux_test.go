@@ -166,6 +166,25 @@ func TestSelftestKilled(t *testing.T) {
 			if len(folders) != 1 {
 				t.Errorf("killed at %q: run folders %v, want the killed run's", at, folders)
 			}
+			doctor := exec.Command(s.bin, "doctor", "--json")
+			doctor.Env = s.env
+			dout, err := doctor.Output()
+			if err != nil {
+				t.Fatalf("doctor: %v", err)
+			}
+			var d struct {
+				Leftovers []struct{ Kind, Path string }
+			}
+			if err := json.Unmarshal(dout, &d); err != nil {
+				t.Fatal(err)
+			}
+			kinds := map[string]int{}
+			for _, l := range d.Leftovers {
+				kinds[l.Kind]++
+			}
+			if kinds["selftest-folder"] != 1 || kinds["selftest-disk"] != len(mounts) {
+				t.Errorf("doctor lists %v; left: mounts %v, folders %v", d.Leftovers, mounts, folders)
+			}
 			rep, out, err := s.run("--selftest")
 			if err != nil {
 				t.Fatalf("the next run: %v\n%s", err, out)

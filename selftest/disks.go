@@ -45,9 +45,13 @@ func (r *Runner) memory(ctx context.Context, name, role string, size, large ramd
 	var d *madeDisk
 	c := Timed(func() Check {
 		r.logf("making a %s disk", size)
+		diskName, err := r.newDisk(role)
+		if err != nil {
+			return Failf(name, "%v", err)
+		}
 		var plan ramdisk.Plan
 		cr, err := r.Service().Create(ctx, disks.CreateRequest{
-			Input:   ramdisk.Input{Name: r.DiskName(role), Hidden: r.hidden(), Force: true},
+			Input:   ramdisk.Input{Name: diskName, Hidden: r.hidden(), Force: true},
 			Exact:   size,
 			Planned: func(p ramdisk.Plan) { plan = p },
 		})

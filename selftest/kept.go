@@ -24,8 +24,12 @@ func (r *Runner) Kept(ctx context.Context) Check {
 	const name = "kept.roundtrip"
 	return Timed(func() Check {
 		svc := r.Service()
+		diskName, err := r.newDisk("kept")
+		if err != nil {
+			return Failf(name, "%v", err)
+		}
 		req := disks.CreateRequest{
-			Input:    ramdisk.Input{Name: r.DiskName("kept"), Hidden: r.hidden(), Force: true},
+			Input:    ramdisk.Input{Name: diskName, Hidden: r.hidden(), Force: true},
 			Exact:    keptSize,
 			Contents: mirror.Options{Mode: ramdisk.Keep},
 		}

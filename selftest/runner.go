@@ -70,6 +70,52 @@ func (r *Runner) Service() *disks.Service { return &disks.Service{Engine: r.Engi
 // failed), for the session guard's check.
 func (r *Runner) KeptDisk() *ramdisk.Volume { return r.kept }
 
+// disksRecord is the file in a run's folder listing the disks it makes,
+// each written before the disk is made: RAMBar's own record of what a run
+// may leave, so a disk of the user's that only looks like one (its name) is
+// never ejected by a later run.
+const disksRecord = "disks"
+
+// newDisk notes the disk of role in this run's record, then returns its
+// name.
+func (r *Runner) newDisk(role string) (string, error) {
+	name := r.DiskName(role)
+	if err := os.MkdirAll(r.Work(), 0o700); err != nil {
+		return "", fmt.Errorf("self-test: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(r.Work(), disksRecord), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("self-test: %w", err)
+	}
+	_, err = f.WriteString(name + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("self-test: note %s: %w", name, err)
+	}
+	return name, nil
+}
+
+// recorded reads the names a run folder's record lists (only names of the
+// self-test's own form, for that run's process).
+func recorded(folder string, pid int) map[string]bool {
+	data, err := os.ReadFile(filepath.Join(folder, disksRecord))
+	if err != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, n := range strings.Split(string(data), "\n") {
+		if p, ok := owner(n); ok && p == pid {
+			out[n] = true
+		}
+	}
+	return out
+}
+
 // owner returns the process id in a self-test disk's name.
 func owner(name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, namePrefix)
@@ -88,27 +134,36 @@ func alive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// Leftovers lists what self-tests that were killed left behind: disks
-// named for a process that is gone, and their run folders below root.
+// Leftovers lists what self-tests that were killed left behind: the run
+// folders below root of processes that are gone, and the disks their
+// records list that are still mounted.
 func Leftovers(ctx context.Context, e ramdisk.Engine, root string) (vols []ramdisk.Volume, folders []string, err error) {
-	vs, err := e.List(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("self-test leftovers: %w", err)
-	}
-	for _, v := range vs {
-		if pid, ok := owner(v.Name); ok && !alive(pid) {
-			vols = append(vols, v)
-		}
-	}
 	ents, err := os.ReadDir(root)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return vols, nil, fmt.Errorf("self-test leftovers: %w", err)
+		return nil, nil, fmt.Errorf("self-test leftovers: %w", err)
 	}
+	ours := map[string]bool{}
 	for _, d := range ents {
 		pidText, ok := strings.CutPrefix(d.Name(), runPrefix)
 		pid, err := strconv.Atoi(pidText)
 		if ok && err == nil && pid > 0 && d.IsDir() && !alive(pid) {
-			folders = append(folders, filepath.Join(root, d.Name()))
+			f := filepath.Join(root, d.Name())
+			folders = append(folders, f)
+			for n := range recorded(f, pid) {
+				ours[n] = true
+			}
+		}
+	}
+	if len(ours) == 0 {
+		return nil, folders, nil
+	}
+	vs, err := e.List(ctx)
+	if err != nil {
+		return nil, folders, fmt.Errorf("self-test leftovers: %w", err)
+	}
+	for _, v := range vs {
+		if ours[v.Name] {
+			vols = append(vols, v)
 		}
 	}
 	return vols, folders, nil
@@ -130,9 +185,11 @@ func (r *Runner) CleanLeftovers(ctx context.Context) Check {
 			errs = append(errs, fmt.Errorf("eject %s: %w", v.Name, err))
 		}
 	}
-	for _, f := range folders {
-		if err := os.RemoveAll(f); err != nil {
-			errs = append(errs, err)
+	if len(errs) == 0 { // a folder goes once its disks are gone: its record names them
+		for _, f := range folders {
+			if err := os.RemoveAll(f); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	c := Passf(name, "nothing left by an earlier self-test")
@@ -142,7 +199,7 @@ func (r *Runner) CleanLeftovers(ctx context.Context) Check {
 	if len(errs) > 0 {
 		c = Failf(name, "could not clean what a stopped self-test left: %v", errors.Join(errs...))
 	}
-	c.Rule = "disks named \"" + namePrefix + "PID …\" and folders run-PID of processes that are gone are ejected and removed"
+	c.Rule = "the run folders (run-PID) of self-tests whose process is gone are removed, after the disks their records list are ejected; a disk no record lists is never touched"
 	c.Data = map[string]any{"disks": names(vols), "folders": folders}
 	return c
 }
@@ -166,8 +223,9 @@ func (r *Runner) Cleanup(ctx context.Context) Check {
 		errs = append(errs, err)
 	}
 	ejected := 0
+	ours := recorded(r.Work(), r.PID)
 	for _, v := range vs {
-		if pid, ok := owner(v.Name); ok && pid == r.PID {
+		if ours[v.Name] {
 			if err := r.Engine.Eject(ctx, v, true); err != nil && !errors.Is(err, ramdisk.ErrNotFound) {
 				errs = append(errs, fmt.Errorf("eject %s: %w", v.Name, err))
 				continue

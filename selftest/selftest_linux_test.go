@@ -108,7 +108,8 @@ func deadPID(t *testing.T) int {
 
 // What a killed self-test left (its disks, one held busy by a process, and
 // its run folder) is cleaned by the next run; a live run's disks and
-// folder, and the user's own disks, are left alone.
+// folder, and the user's own disks, even one named as the killed run's
+// would be, are left alone.
 func TestLeftovers(t *testing.T) {
 	ctx := context.Background()
 	e, _ := engine(t)
@@ -119,9 +120,6 @@ func TestLeftovers(t *testing.T) {
 	if c.Status != Pass {
 		t.Fatalf("%+v", c)
 	}
-	if err := os.MkdirAll(dead.Work(), 0o700); err != nil {
-		t.Fatal(err)
-	}
 	holder, err := startHolder(small.v.MountPoint)
 	if err != nil {
 		t.Fatal(err)
@@ -131,8 +129,8 @@ func TestLeftovers(t *testing.T) {
 	if _, c := live.memory(ctx, "engine.small", "small", smallSize, 0); c.Status != Pass {
 		t.Fatalf("%+v", c)
 	}
-	os.MkdirAll(live.Work(), 0o700)
-	user, err := (&disks.Service{Engine: e}).Create(ctx, disks.CreateRequest{Input: ramdisk.Input{Name: "RAMBar Selftest notapid x", Size: "16M"}})
+	// The user's disk, named as the dead run's would be, but in no record.
+	user, err := (&disks.Service{Engine: e}).Create(ctx, disks.CreateRequest{Input: ramdisk.Input{Name: dead.DiskName("mine"), Size: "16M"}})
 	if err != nil {
 		t.Fatal(err)
 	}
