@@ -110,7 +110,7 @@ func (a *App) Main(args []string) int {
 		return a.exit(runTray(ctx, a))
 	}
 	if args[0] == "--selftest" { // the app started with --selftest (open RAMBar.app --args --selftest)
-		args = append([]string{"selftest"}, args[1:]...)
+		args = append([]string{"selftest", "--notify"}, args[1:]...)
 	}
 	c, rest, err := resolve(args)
 	if err != nil {

@@ -21,7 +21,8 @@ func init() {
 			"then prints the summary; exits 1 if any check failed. It makes and removes its own hidden disks (64 MiB, 4 GiB and a kept one " +
 			"in a private store), briefly shows the menu-bar icon and a dialog that closes by itself, and may post one notification. " +
 			"Nothing of your own disks or saved contents is touched. The app started with --selftest does the same.",
-		Flags:   []flagSpec{flagString("out", "DIR", "write the report into DIR (default: a new folder beside RAMBar's data)")},
+		Flags: []flagSpec{flagString("out", "DIR", "write the report into DIR (default: a new folder beside RAMBar's data)"),
+			flagBool("notify", "also tell the outcome in a notification (the app started with --selftest does)")},
 		Example: "selftest\nselftest --out ~/rambar-selftest", Order: 92, Run: runSelftest})
 }
 
@@ -71,6 +72,10 @@ func runSelftest(ctx context.Context, a *App, in *input) error {
 	cleaned = true
 	werr := rep.Write()
 	fmt.Fprint(a.Stdout, rep.Summary())
+	if *in.Bool("notify") {
+		text := fmt.Sprintf("%d passed, %d failed, %d skipped. The report is in %s.", rep.Passed, rep.Failed, rep.Skipped, out)
+		a.notices().Notify("RAMBar self-test", text)
+	}
 	switch {
 	case werr != nil:
 		return werr

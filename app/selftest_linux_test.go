@@ -197,6 +197,9 @@ func TestSelftestKilled(t *testing.T) {
 			if m, f := s.leftovers(); len(m)+len(f) > 0 {
 				t.Errorf("after the next run: mounts %v, folders %v", m, f)
 			}
+			if !strings.Contains(out, "rambar: notify: RAMBar self-test: ") {
+				t.Errorf("started as the app (--selftest), it told no outcome in a notification:\n%s", out)
+			}
 		})
 	}
 }
