@@ -66,6 +66,7 @@ type App struct {
 	NewKeeper func(data string) *mirror.Keeper
 
 	engine ramdisk.Engine
+	noticeState
 }
 
 func newApp() *App {
@@ -107,6 +108,9 @@ func (a *App) Main(args []string) int {
 	ctx := context.Background()
 	if len(args) == 0 {
 		return a.exit(runTray(ctx, a))
+	}
+	if args[0] == "--selftest" { // the app started with --selftest (open RAMBar.app --args --selftest)
+		args = append([]string{"selftest", "--notify"}, args[1:]...)
 	}
 	c, rest, err := resolve(args)
 	if err != nil {

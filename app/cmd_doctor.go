@@ -110,6 +110,7 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 	if a.Paths.Data != "" {
 		r.DataReadable = disks.ExposedData(a.Paths.Data)
 	}
+	r.Leftovers = append(r.Leftovers, a.selftestLeftovers(ctx, e)...)
 	var capErr error
 	if *capture != "" {
 		c, ok := e.(capturer)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"rambar/darwin/cocoa"
 	"rambar/disks"
 	"rambar/tray"
 )
@@ -19,7 +20,18 @@ import (
 // that started. A menu bar that cannot start (no desktop, no system tray)
 // says why and has touched no disk; one that fails after it started says
 // why first, then saves.
-func runTray(ctx context.Context, a *App) error {
+func runTray(ctx context.Context, a *App) error { return a.trayRun(ctx, nil) }
+
+// trayHooks let the self-test run the real menu bar: ready is told when the
+// menu is up (instead of mounting the presets), with the tray's Deps and
+// the session guard (nil without a data folder); closing stop ends it.
+type trayHooks struct {
+	ready func(d *tray.Deps, g *cocoa.Guard)
+	stop  <-chan struct{}
+}
+
+// trayRun is runTray, with the self-test's hooks when h is set.
+func (a *App) trayRun(ctx context.Context, h *trayHooks) error {
 	if err := a.canRunMenuBar(); err != nil {
 		return err
 	}
@@ -37,43 +49,61 @@ func runTray(ctx context.Context, a *App) error {
 		return err
 	}
 	a.natives(&d)
+	a.prepareNatives()
 	menu, _ := d.Disks.(*disks.Menu)
 	var s session
+	var guard *cocoa.Guard
 	if c := a.newContents(menu); c != nil {
+		notes := a.notices()
 		d.Status = &tray.StatusLine{}
-		g := a.sessionGuard(c, d.Notify, d.Status)
+		g := a.sessionGuard(c, notes, d.Status)
+		guard = g
 		s.begin = func() func() {
 			bg, stop := context.WithCancel(ctx)
-			c.background(bg, d.Notify)
-			unwatch := a.watchSession(g)
+			c.background(bg, notes)
+			unwatch := a.watchSession(g, func(title, text string) { notes.Notify(title, text) })
 			return func() {
 				// Quitting (or logging out) with disks left mounted: save what
 				// they keep, so nothing written since the last save is lost.
 				stop()
 				unwatch()
-				a.endSession(g)
+				a.endSession(g, notes)
 			}
 		}
 	}
-	d.Started = func() {
-		s.start()
-		if menu == nil {
-			return
+	if h != nil {
+		d.Stop = h.stop
+		d.Started = func() {
+			s.start()
+			h.ready(&d, guard)
 		}
-		res, err := menu.S.Up(ctx, nil)
-		if err != nil {
-			d.Notify("Presets", err.Error())
-			return
-		}
-		for _, r := range res {
-			if r.Err != nil {
-				d.Notify("Could not mount "+r.Preset.Name, r.Err.Error())
-			}
+	} else {
+		d.Started = func() {
+			s.start()
+			upPresets(ctx, menu, d.Notify)
 		}
 	}
 	err = a.reasonFirst(a.menuBar(d), s.started())
 	s.end()
 	return err
+}
+
+// upPresets mounts the presets marked to mount at login, once the menu is
+// up, telling each failure.
+func upPresets(ctx context.Context, menu *disks.Menu, notify func(title, text string) error) {
+	if menu == nil {
+		return
+	}
+	res, err := menu.S.Up(ctx, nil)
+	if err != nil {
+		notify("Presets", err.Error())
+		return
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			notify("Could not mount "+r.Preset.Name, r.Err.Error())
+		}
+	}
 }
 
 // reasonFirst says why a menu bar that had started failed, before the save

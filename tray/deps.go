@@ -154,6 +154,9 @@ type Deps struct {
 	// Started, when set, runs once off the event loop after the menu is
 	// first shown (the app mounts its auto-mount presets there).
 	Started func()
+	// Stop, when set, ends the menu bar when closed, like Quit with disks
+	// left mounted (the self-test's run of the real menu bar).
+	Stop <-chan struct{}
 
 	// Quit ends the process's UI loop (systray.Quit); set by the glue.
 	Quit func()

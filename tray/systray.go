@@ -60,7 +60,10 @@ func Run(d Deps) error {
 		sigs := make(chan os.Signal, 1)
 		signal.Notify(sigs, signals.Stop()...)
 		go func() {
-			<-sigs
+			select {
+			case <-sigs:
+			case <-d.Stop: // nil: never
+			}
 			c.Quit()
 		}()
 		go func() {
