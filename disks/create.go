@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"rambar/internal/diskid"
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
@@ -42,6 +43,8 @@ type Created struct {
 	// while the disk was gone: its contents were put back instead (they are
 	// newer than any save), verified, and the copy removed.
 	Reclaimed string
+
+	kept bool // its contents are kept or mirrored (recordMade notes it so)
 }
 
 // Create is the one place a RAM disk is made, for `create`, `up`, `preset
@@ -52,6 +55,9 @@ type Created struct {
 // is ejected again; the saved copy is never touched.
 func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) {
 	if err := ramdisk.ValidateName(r.Name); err != nil {
+		return Created{}, err
+	}
+	if err := checkNotTryName(r.Name); err != nil {
 		return Created{}, err
 	}
 	// Check the size's spelling before touching the engine, so bad input is
@@ -83,14 +89,15 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		return Created{}, s.existsHint(err, r.Name, f.Mounted)
 	}
 	s.withFallback(&c.Plan, f.Caps)
-	if r.Planned != nil {
-		r.Planned(c.Plan)
-	}
 	contents := r.Contents
 	if contents.Mode == ramdisk.Discard && r.Preset != nil {
 		contents = mirror.OptionsFromPreset(*r.Preset)
 	}
 	contents.MountPoint = c.Plan.MountPoint // a mirror folder inside the disk is refused
+	c.kept = contents.Mode != ramdisk.Discard
+	if r.Planned != nil {
+		r.Planned(c.Plan)
+	}
 	if staging, rec := s.stoppedWhileGone(r.Name); staging != "" {
 		// Its contents wait from a reclaim that was stopped: they go back.
 		if _, err := s.setupContents(r.Name, contents); err != nil {
@@ -147,9 +154,13 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Op
 	return c, nil
 }
 
-// recordMade keeps the new disk's extras (recordOptions), so a restore and
-// a reclaim know them; what fails is a note on the volume.
+// recordMade notes the new disk as this data folder's (noteMade) and keeps
+// its extras (recordOptions), so a restore and a reclaim know them; what
+// fails is a note on the volume.
 func (s *Service) recordMade(c *Created) {
+	if err := s.noteMade(c.Volume, c.kept, diskid.KindPlain); err != nil {
+		c.Volume.Notes = append(c.Volume.Notes, err.Error())
+	}
 	if err := s.recordOptions(c.Plan.Name, c.Volume.MountPoint, c.Plan.Options); err != nil {
 		c.Volume.Notes = append(c.Volume.Notes, err.Error())
 	}

@@ -20,8 +20,8 @@ import (
 type State struct {
 	Name string              `json:"name"`
 	Mode ramdisk.ContentMode `json:"mode"`
-	// ID is the random id written to the disk's marker file (.rambar-id):
-	// it ties a mounted disk to this store.
+	// ID is the random id that ties a mounted disk to this store: in the
+	// data folder's record of the disk and its mark (internal/diskid).
 	ID string `json:"id"`
 	// Backing is the store folder holding the snapshots.
 	Backing string `json:"backing"`

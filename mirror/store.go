@@ -52,6 +52,10 @@ type Result struct {
 	// Folder is what a Mirror disk's write-back did (conflicts, outside
 	// changes kept); nil when there was none.
 	Folder *WriteBack `json:"folder,omitempty"`
+	// Remarked: the disk's RAMBar mark (an extended attribute on its root)
+	// was gone or not its own, and was put back; the data folder's record
+	// knew the disk.
+	Remarked bool `json:"remarked,omitempty"`
 }
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
