@@ -95,6 +95,15 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	}
 	contents.MountPoint = c.Plan.MountPoint // a mirror folder inside the disk is refused
 	c.kept = contents.Mode != ramdisk.Discard
+	// Refused before the plan is told (kept work a mirror would bury), and
+	// what the stored settings mean for this disk, in the plan's notes.
+	if k, err := s.Keeper(); err == nil {
+		notes, err := k.SetupNotes(r.Name, contents)
+		if err != nil {
+			return Created{}, fmt.Errorf("create %s: %w", r.Name, err)
+		}
+		c.Plan.Notes = append(c.Plan.Notes, notes...)
+	}
 	if r.Planned != nil {
 		r.Planned(c.Plan)
 	}

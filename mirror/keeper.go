@@ -92,7 +92,16 @@ func (k *Keeper) diskDir(name string) (string, error) {
 }
 
 func (k *Keeper) store(st State) *store {
-	return &store{dir: st.Backing, copyFile: k.CopyFile, deltaLimit: k.deltaLimit}
+	s := &store{dir: st.Backing, copyFile: k.CopyFile, deltaLimit: k.deltaLimit}
+	for _, id := range st.SetAside {
+		if validID(id) {
+			if s.pinned == nil {
+				s.pinned = map[string]bool{}
+			}
+			s.pinned[id] = true
+		}
+	}
+	return s
 }
 
 // Save saves a mounted disk's contents into its store (and writes a Mirror
