@@ -56,6 +56,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 		}
 	}
 	local := localOf(v) // read while it is mounted: its record goes with it
+	s.settleCut(v.Name, &v)
 	incomplete := s.Incomplete(v)
 	switch {
 	case incomplete && !o.Force && !o.NoSave:
