@@ -17,6 +17,11 @@
 //	locks/KEY.lock         the per-disk flock; never removed
 //	restoring/KEY.json     a restore or load that has not finished: the disk
 //	                       is "incomplete" and never saved over its copy
+//	made/HASH.json         the disks this data folder made, with their
+//	                       volume's identity (internal/diskid; written by
+//	                       the keeper): eject, eject --all, bench and the
+//	                       menu's Eject All act on these, and refuse or
+//	                       leave alone the others (identity.go)
 //	reclaiming/KEY.json    a reclaim that has not finished: the disk as it
 //	                       was and whether the eject was asked for, so that
 //	                       ResumeReclaim (or the next Create) finishes or
