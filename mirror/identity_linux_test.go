@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -295,5 +296,48 @@ func TestMirrorOfAGitCloneStaysClean(t *testing.T) {
 	f.save()
 	if got := read(t, f.inFolder("notes.txt")); got != "new" {
 		t.Errorf("written back after git clean: %q", got)
+	}
+}
+
+// TestADiskMadeAgainIsNotTheOld: a kept disk unmounted outside RAMBar
+// (umount, a crash) and another tmpfs mounted at once at its place (the
+// same device number, inode and, within the kernel's coarse clock, birth
+// time) is not the kept disk: not held, not known, its save refused, and
+// only a Load makes it the store's. Fifty rounds.
+func TestADiskMadeAgainIsNotTheOld(t *testing.T) {
+	ctx := context.Background()
+	k, st, v := keptOnTmpfs(t, "Again")
+	write(t, v.MountPoint, "work", "round -1")
+	if _, err := k.Save(ctx, v, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 50; round++ {
+		if err := unix.Unmount(v.MountPoint, unix.MNT_DETACH); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Mount("rambar-test", v.MountPoint, "tmpfs", 0, "size=32m,mode=0755"); err != nil {
+			t.Fatal(err)
+		}
+		write(t, v.MountPoint, "intruder", "not the kept disk")
+		if k.Holds(v, st) {
+			t.Fatalf("round %d: the tmpfs made again is held", round)
+		}
+		if _, ok := k.Known(v); ok {
+			t.Fatalf("round %d: the tmpfs made again is known", round)
+		}
+		if _, err := k.Save(ctx, v, SaveOptions{}); !errors.Is(err, ErrRefused) {
+			t.Fatalf("round %d: its save: %v, want refused", round, err)
+		}
+		os.Remove(filepath.Join(v.MountPoint, "intruder"))
+		if _, err := k.Load(ctx, v, nil); err != nil {
+			t.Fatalf("round %d: load: %v", round, err)
+		}
+		if got := read(t, filepath.Join(v.MountPoint, "work")); got != "round "+strconv.Itoa(round-1) {
+			t.Fatalf("round %d: loaded %q", round, got)
+		}
+		write(t, v.MountPoint, "work", "round "+strconv.Itoa(round))
+		if _, err := k.Save(ctx, v, SaveOptions{}); err != nil {
+			t.Fatalf("round %d: save: %v", round, err)
+		}
 	}
 }
