@@ -15,7 +15,8 @@ import (
 var snapshotID = regexp.MustCompile(`\b\d{8}T\d{6}(\.\d+)?Z\b`)
 
 // TestIdentityGolden: the words of a RAMBar with another data folder
-// meeting a disk it did not make (eject refused, eject --all leaving it),
+// meeting a disk it did not make (listed with a note, eject refused, eject
+// --all leaving it),
 // a try-shaped name, and a kept name made again with its settings.
 func TestIdentityGolden(t *testing.T) {
 	root := t.TempDir()
@@ -30,6 +31,7 @@ func TestIdentityGolden(t *testing.T) {
 		code   int
 	}{
 		{"", home, []string{"create", "Work", "1G", "--keep", "--snapshots", "8", "--save-every", "30s"}, exitOK},
+		{"list-another-data-folder", other, []string{"list"}, exitOK},
 		{"eject-another-data-folder", other, []string{"eject", "Work"}, exitRefused},
 		{"eject-all-another-data-folder", other, []string{"eject", "--all"}, exitOK},
 		{"", home, []string{"eject", "Work"}, exitOK},

@@ -341,3 +341,31 @@ func TestADiskMadeAgainIsNotTheOld(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHolds is what the menu's refresh and every save pay to tell a
+// kept disk: the record read, the volume's identity (statx, statfs, file
+// handle). go test -run '^$' -bench Holds ./mirror
+func BenchmarkHolds(b *testing.B) {
+	base := b.TempDir()
+	k := NewKeeper(filepath.Join(base, "data"))
+	st, err := k.Setup("Bench", Options{Mode: ramdisk.Keep})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mp := filepath.Join(base, "mnt")
+	os.MkdirAll(mp, 0o755)
+	if err := unix.Mount("rambar-test", mp, "tmpfs", 0, "size=4m"); err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Unmount(mp, unix.MNT_DETACH)
+	v := ramdisk.Volume{Name: "Bench", MountPoint: mp}
+	if _, err := k.Load(context.Background(), v, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if !k.Holds(v, st) {
+			b.Fatal("not held")
+		}
+	}
+}
