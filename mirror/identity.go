@@ -74,10 +74,19 @@ func (k *Keeper) Known(v ramdisk.Volume) (diskid.Record, bool) {
 		k.Holds(v, st) // takes on an older RAMBar's kept disk
 	}
 	rec, ok := k.registry().Get(v.Name)
-	if !ok || !rec.Matches(v.Identity, v.MountPoint) {
+	if ok && rec.Matches(v.Identity, v.MountPoint) {
+		return rec, true
+	}
+	// The record lost: this data folder's own mark, written for this very
+	// disk under this name, puts it back.
+	m, err := diskid.ReadMark(v.MountPoint)
+	if err != nil || !m.For(v.MountPoint) || m.Data != k.Data || m.Name != v.Name || m.ID != "" {
 		return diskid.Record{}, false
 	}
-	return rec, true
+	if err := k.note(v, m.Kind, ""); err != nil {
+		return diskid.Record{}, false
+	}
+	return k.registry().Get(v.Name)
 }
 
 // Note records the mounted disk v as made by this data folder, of kind
@@ -138,10 +147,11 @@ func (k *Keeper) note(v ramdisk.Volume, kind, id string) error {
 	}
 	rec := diskid.Record{Name: v.Name, Volume: diskid.For(v.Identity, v.MountPoint), Local: local,
 		MountPoint: v.MountPoint, Kind: kind, ID: id}
-	if old, ok := k.registry().Get(v.Name); ok && old.Local == local {
+	old, had := k.registry().Get(v.Name)
+	if had && old.Local == local {
 		rec.Made = old.Made
 	}
-	if old, ok := k.registry().Get(v.Name); !ok || old != rec {
+	if !had || old != rec {
 		if err := k.registry().Put(rec); err != nil {
 			return noSpace(err)
 		}

@@ -369,3 +369,28 @@ func BenchmarkHolds(b *testing.B) {
 		}
 	}
 }
+
+// TestLostRecordIsPutBackByTheMark: the data folder's records deleted, a
+// kept disk and a plain one this data folder made are known again from
+// their marks (and recorded again); another data folder's mark is not.
+func TestLostRecordIsPutBackByTheMark(t *testing.T) {
+	k, st, v := keptOnTmpfs(t, "Kept")
+	plain := ramdisk.Volume{Name: "Plain", MountPoint: tmpfsAt(t, "", "4m")}
+	if err := k.Note(plain, diskid.KindPlain); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(k.registry().Dir)
+	if _, ok := k.Known(plain); !ok {
+		t.Error("the plain disk is not known from its mark")
+	}
+	if !k.Holds(v, st) {
+		t.Error("the kept disk is not held from its mark")
+	}
+	if len(k.registry().All()) != 2 {
+		t.Errorf("records put back: %+v", k.registry().All())
+	}
+	other := NewKeeper(filepath.Join(t.TempDir(), "other"))
+	if _, ok := other.Known(plain); ok {
+		t.Error("another data folder knows the plain disk from its mark")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"sync"
 )
 
 // Kinds of disks a mark or a record names.
@@ -66,12 +67,17 @@ func NewMark(dir, data, name, kind, id string) (Mark, error) {
 	if err != nil {
 		return Mark{}, err
 	}
-	m := Mark{Volume: vol, Data: data, UID: os.Geteuid(), Name: name, Kind: kind, ID: id}
-	if u, err := user.LookupId(strconv.Itoa(m.UID)); err == nil {
-		m.User = u.Username
-	}
-	return m, nil
+	return Mark{Volume: vol, Data: data, UID: os.Geteuid(), User: userName(), Name: name, Kind: kind, ID: id}, nil
 }
+
+// userName is this process's user's login name ("" when unknown), looked
+// up once.
+var userName = sync.OnceValue(func() string {
+	if u, err := user.LookupId(strconv.Itoa(os.Geteuid())); err == nil {
+		return u.Username
+	}
+	return ""
+})
 
 // ReadMark reads the mark on the root folder dir; ErrNoMark when there is
 // none (or none this process may read), an error for one that is damaged.
