@@ -49,3 +49,25 @@ func TestIdentityGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchTargetsOnlyThisRAMBarsDisks: bench with no target measures the
+// disks this data folder made, never another RAMBar's (it writes its files
+// on them).
+func TestBenchTargetsOnlyThisRAMBarsDisks(t *testing.T) {
+	root := t.TempDir()
+	eng := ramdisktest.NewMem(filepath.Join(root, "mnt"), ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: 9 * ramdisk.GiB})
+	os.MkdirAll(eng.Root, 0o700)
+	home, other := filepath.Join(root, "home"), filepath.Join(root, "other")
+	for h, name := range map[string]string{home: "Mine", other: "Theirs"} {
+		if _, errOut, code := cliRun(t, eng, h, "create", name, "1G"); code != exitOK {
+			t.Fatalf("create %s: %s", name, errOut)
+		}
+	}
+	a := &App{NewEngine: func() (ramdisk.Engine, error) { return eng, nil },
+		Paths: ramdisk.Paths{Settings: filepath.Join(home, "settings.plist"), Data: filepath.Join(home, "data")}}
+	vs, _ := eng.List(t.Context())
+	got := a.mineOnly(vs)
+	if len(got) != 1 || got[0].Name != "Mine" {
+		t.Errorf("bench's own disks: %+v, want Mine alone", got)
+	}
+}

@@ -163,9 +163,11 @@ func (k *Keeper) note(v ramdisk.Volume, kind, id string) error {
 	cur, err := diskid.ReadMark(v.MountPoint)
 	_, foreign := k.foreign(v) // never taken from its maker
 	if !foreign && (err != nil || cur != mk) {
-		if err := diskid.WriteMark(v.MountPoint, mk); err != nil && !errors.Is(err, diskid.ErrNoMark) {
-			return err
-		}
+		// Best effort: where the mark cannot be written (no attributes on
+		// this file system, a top folder not this user's, a disk too full
+		// for one more attribute) the record knows the disk, and other
+		// data folders take it for one they do not know (and refuse it).
+		diskid.WriteMark(v.MountPoint, mk)
 	}
 	removeLegacyMarker(v.MountPoint)
 	return nil
