@@ -151,7 +151,11 @@ func runCacheOff(ctx context.Context, a *App, in *input) error {
 		if !found {
 			return fmt.Errorf("cache off %s: %s: %w (not on a RAM disk)", name, t.Path, ramdisk.ErrNotFound)
 		}
-		if err := svc.CacheOff(ctx, t.Path); err != nil {
+		told, err := svc.CacheOffTold(ctx, t.Path)
+		if told != "" {
+			fmt.Fprintln(a.Stdout, capitalize(told))
+		}
+		if err != nil {
 			return cacheErr(err)
 		}
 		if t.Path == disks.TMPDIRKey {

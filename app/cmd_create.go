@@ -48,8 +48,9 @@ func init() {
 			fsFlag, hiddenFlag,
 			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
 			mirrorFlag, createFolderFlag,
-			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5)"),
-			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror"),
+			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5, or what the name kept before)"),
+			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; default: what the name had before)"),
+			flagBool("set-aside-kept", "with --mirror: mirror the folder although the name holds kept work in no folder, keeping that work as a snapshot never pruned"),
 			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
 			flagBool("force", "make it even if memory is short"),
 		}, volumeFlagSpecs()...),
@@ -67,7 +68,8 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	contents, err := contentsOptions(*keep, folder, *snapshots, *saveEvery)
+	contents, err := contentsOptions(contentsFlags{Keep: *keep, Mirror: folder, Snapshots: *snapshots, SnapshotsSet: in.Set("snapshots"),
+		SaveEvery: *saveEvery, SaveEverySet: in.Set("save-every"), SetAside: *in.Bool("set-aside-kept")})
 	if err != nil {
 		return err
 	}
@@ -102,7 +104,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	a.noteAutosave(v.Name, contents.SaveEvery)
+	a.noteAutosave(v.Name, a.autosaveOf(v.Name))
 	if *asJSON {
 		dj := a.measuredDiskJSON(ctx, v)
 		dj.Contents = a.contentsOf(v, false)
@@ -171,6 +173,19 @@ func (a *App) parseFS(s string) (ramdisk.FileSystem, error) {
 		return "", fmt.Errorf("%w %q; did you mean %s?", ramdisk.ErrFileSystem, s, best)
 	}
 	return "", fmt.Errorf("%w %q: use one of %s", ramdisk.ErrFileSystem, s, strings.Join(names, ", "))
+}
+
+// autosaveOf is the autosave interval stored for a kept disk (0: none).
+func (a *App) autosaveOf(name string) time.Duration {
+	k, err := a.keeper()
+	if err != nil {
+		return 0
+	}
+	st, err := k.State(name)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(st.SaveEvery) * time.Second
 }
 
 // noteAutosave warns, on stderr, that a disk's autosave waits for the

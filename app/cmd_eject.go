@@ -13,11 +13,12 @@ import (
 
 func init() {
 	register(&command{Name: "eject", Summary: "eject RAM disks and free their memory (kept and mirrored disks are saved first)",
-		Doc:  "Name the disks, or give --all. A busy disk names the processes that hold it.",
+		Doc: "Name the disks, or give --all. A busy disk names the processes that hold it. " +
+			"A disk another RAMBar made (another user's, or another data folder's) is refused and named; --force ejects it unsaved.",
 		Args: []arg{{Name: "NAME", Optional: true, Repeat: true}}, Usage: "NAME... | --all",
 		Flags: []flagSpec{
-			flagBool("all", "eject every RAM disk"),
-			flagBool("force", "eject even if files are open on it"),
+			flagBool("all", "eject every RAM disk this RAMBar made (others are listed and left alone)"),
+			flagBool("force", "eject even if files are open on it, or it is another RAMBar's disk (unsaved)"),
 			flagBool("no-save", "do not save kept or mirrored disks first: their unsaved changes are lost"),
 		},
 		Example: "eject Scratch\neject --all", Order: 30, Run: runEject})
@@ -43,6 +44,7 @@ func runEject(ctx context.Context, a *App, in *input) error {
 			fmt.Fprintln(a.Stdout, "No RAM disks mounted.")
 			return nil
 		}
+		vs = a.onlyMine(svc, vs)
 	} else {
 		if vs, err = findAll(ctx, svc, pos); err != nil {
 			return err
@@ -72,6 +74,21 @@ func runEject(ctx context.Context, a *App, in *input) error {
 		return refusedError{errors.New("ejected, but not saved first (see above); its saved copy is kept as it was")}
 	}
 	return interrupted(ctx, err)
+}
+
+// onlyMine keeps the disks this data folder made; the others are named
+// on stdout and left alone (eject them by name, as their maker or with
+// --force).
+func (a *App) onlyMine(svc *disks.Service, vs []ramdisk.Volume) []ramdisk.Volume {
+	var mine []ramdisk.Volume
+	for _, v := range vs {
+		if whose := svc.Whose(v); whose != "" {
+			fmt.Fprintf(a.Stdout, "Left alone: %s %s\n", v.Name, whose)
+			continue
+		}
+		mine = append(mine, v)
+	}
+	return mine
 }
 
 // notSavedError is a disk ejected although its save was refused for

@@ -102,6 +102,8 @@ func runList(ctx context.Context, a *App, in *input) error {
 		}
 		if a.files().Incomplete(d.Volume) {
 			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, quoteName(d.Name))
+		} else if whose := a.files().Whose(d.Volume); whose != "" {
+			fmt.Fprintf(a.Stdout, "note: %s %s; eject --all and the menu's Eject All leave it alone\n", d.Name, whose)
 		}
 		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
 			fmt.Fprintf(a.Stdout, "tip: deleted files on %s still pin %s; rambar reclaim %s gives it back\n", d.Name, d.Usage.Pinned().Short(), d.Name)

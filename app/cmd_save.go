@@ -160,12 +160,20 @@ func saveHint(name string, err error) error {
 
 func describeSave(name string, r mirror.Result) string {
 	if r.Unchanged {
-		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot)
+		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot) + describeRemarked(name, r)
 	}
 	s := fmt.Sprintf("Saved %s as %s: %s (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
 		ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
 		ramdisk.ShortDuration(r.Took))
-	return s + describeNotKept(r.NotKept) + describeWriteBack(r.Folder)
+	return s + describeNotKept(r.NotKept) + describeWriteBack(r.Folder) + describeRemarked(name, r)
+}
+
+// describeRemarked tells that the disk's mark was gone and was put back.
+func describeRemarked(name string, r mirror.Result) string {
+	if !r.Remarked {
+		return ""
+	}
+	return "\n  " + name + "'s RAMBar mark (an attribute of its top folder) was removed and has been put back; RAMBar's own record knew the disk"
 }
 
 // describeNotKept names what a save could not keep (sockets, device nodes):

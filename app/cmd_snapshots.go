@@ -68,6 +68,9 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 		if s.ID == onDisk {
 			marks = append(marks, "on the disk now")
 		}
+		if s.SetAside {
+			marks = append(marks, "kept work set aside (never pruned)")
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, snapshotTime(s.Time, time.Local), s.Files,
 			ramdisk.Size(s.Bytes).Short(), strings.Join(marks, ", "))
 	}

@@ -2,28 +2,54 @@ package main
 
 import (
 	"errors"
+	"path/filepath"
 	"time"
 
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
+// contentsFlags are create's contents flags as given: a setting not given
+// (its Set false) keeps what is stored for the name.
+type contentsFlags struct {
+	Keep                   bool
+	Mirror                 string
+	Snapshots              int
+	SnapshotsSet           bool
+	SaveEvery              time.Duration
+	SaveEverySet, SetAside bool
+}
+
 // contentsOptions checks create's --keep/--mirror/--snapshots/--save-every
-// before anything is made; mirrorDir is already absolute (App.pathArg).
-func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Duration) (mirror.Options, error) {
-	o := mirror.Options{Snapshots: snapshots, SaveEvery: every}
+// before anything is made. --save-every 0 turns autosave off; a flag not
+// given keeps the name's stored setting.
+func contentsOptions(f contentsFlags) (mirror.Options, error) {
+	o := mirror.Options{Snapshots: f.Snapshots, SaveEvery: f.SaveEvery, SetAsideKept: f.SetAside}
 	switch {
-	case keep && mirrorDir != "":
+	case f.Keep && f.Mirror != "":
 		return o, usagef("--keep and --mirror exclude each other")
-	case keep:
+	case f.Keep:
 		o.Mode = ramdisk.Keep
-	case mirrorDir != "":
-		o.Mode, o.MirrorPath = ramdisk.Mirror, mirrorDir
-	case snapshots != 0 || every != 0:
+	case f.Mirror != "":
+		abs, err := filepath.Abs(f.Mirror)
+		if err != nil {
+			return o, usagef("--mirror %s: %v", f.Mirror, err)
+		}
+		o.Mode, o.MirrorPath = ramdisk.Mirror, abs
+	case f.SnapshotsSet || f.SaveEverySet:
 		return o, usagef("--snapshots and --save-every need --keep or --mirror")
 	}
-	if snapshots < 0 || every < 0 {
+	if f.SetAside && o.Mode != ramdisk.Mirror {
+		return o, usagef("--set-aside-kept goes with --mirror FOLDER")
+	}
+	if f.Snapshots < 0 || f.SaveEvery < 0 {
 		return o, usagef("--snapshots and --save-every must not be negative")
+	}
+	if f.SnapshotsSet && f.Snapshots == 0 {
+		return o, usagef("--snapshots must be at least 1")
+	}
+	if f.SaveEverySet && f.SaveEvery == 0 {
+		o.SaveEvery = mirror.AutosaveOff
 	}
 	return o, nil
 }

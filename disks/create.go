@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"rambar/internal/diskid"
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
@@ -41,6 +42,8 @@ type Created struct {
 	// while the disk was gone: its contents were put back instead (they are
 	// newer than any save), verified, and the copy removed.
 	Reclaimed string
+
+	kept bool // its contents are kept or mirrored (recordMade notes it so)
 }
 
 // Create is the one place a RAM disk is made, for `create`, `up`, `preset
@@ -51,6 +54,9 @@ type Created struct {
 // is ejected again; the saved copy is never touched.
 func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) {
 	if err := ramdisk.ValidateName(r.Name); err != nil {
+		return Created{}, err
+	}
+	if err := checkNotTryName(r.Name); err != nil {
 		return Created{}, err
 	}
 	// Check the size's spelling before touching the engine, so bad input is
@@ -96,6 +102,16 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		contents = mirror.OptionsFromPreset(*r.Preset)
 	}
 	contents.MountPoint = c.Plan.MountPoint // a mirror folder inside the disk is refused
+	c.kept = contents.Mode != ramdisk.Discard
+	// Refused before the plan is told (kept work a mirror would bury), and
+	// what the stored settings mean for this disk, in the plan's notes.
+	if k, err := s.Keeper(); err == nil {
+		notes, err := k.SetupNotes(r.Name, contents)
+		if err != nil {
+			return Created{}, fmt.Errorf("create %s: %w", r.Name, err)
+		}
+		c.Plan.Notes = append(c.Plan.Notes, notes...)
+	}
 	undo, err := s.setupContents(r.Name, contents)
 	if err != nil {
 		return Created{}, err
@@ -154,9 +170,13 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Op
 	return c, nil
 }
 
-// recordMade keeps the new disk's extras (recordOptions), so a restore and
-// a reclaim know them; what fails is a note on the volume.
+// recordMade notes the new disk as this data folder's (noteMade) and keeps
+// its extras (recordOptions), so a restore and a reclaim know them; what
+// fails is a note on the volume.
 func (s *Service) recordMade(c *Created) {
+	if err := s.noteMade(c.Volume, c.kept, diskid.KindPlain); err != nil {
+		c.Volume.Notes = append(c.Volume.Notes, err.Error())
+	}
 	if err := s.recordOptions(c.Plan.Name, c.Volume.MountPoint, c.Plan.Options); err != nil {
 		c.Volume.Notes = append(c.Volume.Notes, err.Error())
 	}

@@ -19,6 +19,11 @@
 //	options/NAME.json      the extras the disk was made with (volopts.go)
 //	restoring/NAME.json    a restore or load that has not finished: the disk
 //	                       is "incomplete" and never saved over its copy
+//	made/HASH.json         the disks this data folder made, with their
+//	                       volume's identity (internal/diskid; written by
+//	                       the keeper): eject, eject --all, bench and the
+//	                       menu's Eject All act on these, and refuse or
+//	                       leave alone the others (identity.go)
 //	reclaiming/KEY.json    a reclaim that has not finished: the disk as it
 //	                       was (its volume's identity), the last step taken
 //	                       and the sum of what the disk held, so that

@@ -176,6 +176,9 @@ func heldWords(held ramdisk.Size) string {
 // Incomplete reports whether the disk's restore did not finish.
 func (m *Menu) Incomplete(v ramdisk.Volume) bool { return m.S.Incomplete(v) }
 
+// Whose says whose a disk this RAMBar did not make is ("" for its own).
+func (m *Menu) Whose(v ramdisk.Volume) string { return m.S.Whose(v) }
+
 // Unsaved is the menu's "•" mark: only kept and mirrored disks have one.
 // The answer is reused for a while (dirtyEvery) unless the disk was saved.
 func (m *Menu) Unsaved(v ramdisk.Volume) bool {

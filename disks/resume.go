@@ -103,7 +103,7 @@ func (s *Service) resumeReclaim(ctx context.Context, name string, progress ramdi
 		}
 		if got.Sum() == *rec.Tree {
 			// Copied back whole; only the marker and the record may be missing.
-			if err := remark(v, rec.Marker); err != nil {
+			if err := s.remark(v, rec.Marker); err != nil {
 				return "", v, fmt.Errorf("reclaim %s: %w; its contents are safe in %s", name, err, staging)
 			}
 			return ResumeFinished, v, s.copiedBack(rec, staging)
@@ -233,7 +233,7 @@ func (s *Service) fillFromStaging(ctx context.Context, v ramdisk.Volume, staging
 		// The staging copy stays until everything it holds is back.
 		return fmt.Errorf("reclaim %s: copy back: %s could not be kept (%s); its contents are safe in %s", v.Name, notes[0].Path, notes[0].Why, staging)
 	}
-	if err := remark(v, marker); err != nil {
+	if err := s.remark(v, marker); err != nil {
 		return fmt.Errorf("reclaim %s: %w; its contents are safe in %s", v.Name, err, staging)
 	}
 	if err := mirror.KeepRootTimes(staging, v.MountPoint); err != nil {
@@ -243,14 +243,6 @@ func (s *Service) fillFromStaging(ctx context.Context, v ramdisk.Volume, staging
 		return fmt.Errorf("reclaim %s: verify: %w; its contents are safe in %s", v.Name, err, staging)
 	}
 	return nil
-}
-
-// remark puts the disk's marker back (it ties a kept disk to its store).
-func remark(v ramdisk.Volume, marker string) error {
-	if marker == "" || readMarker(v.MountPoint) == marker {
-		return nil
-	}
-	return os.WriteFile(filepath.Join(v.MountPoint, mirror.MarkerName), []byte(marker+"\n"), 0o644)
 }
 
 // remake makes the disk again as the record says it was.

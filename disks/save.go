@@ -37,7 +37,10 @@ type Ejected struct {
 }
 
 // Eject ejects one disk under its lock. It is the one place RAMBar ejects,
-// so what must happen first hooks in here: a kept or mirrored disk with
+// so what must happen first hooks in here: a disk this data folder did not
+// make (another data folder's or user's, or one it does not know) is
+// refused with ErrNotOurs, naming whose it is, unless o.Force; a kept or
+// mirrored disk with
 // unsaved changes is saved, and a failed save or write-back stops the eject
 // so nothing is lost (o.Force ejects anyway and says where the last saved
 // state is kept). A Mirror disk whose load did not finish is not written
@@ -50,6 +53,13 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	}
 	defer release()
 	var ej Ejected
+	if !o.Force {
+		if err := s.refuseForeign(v); err != nil {
+			return ej, err
+		}
+	}
+	local := localOf(v) // read while it is mounted: its record goes with it
+	s.settleCut(v.Name, &v)
 	incomplete := s.Incomplete(v)
 	switch {
 	case incomplete && !o.Force && !o.NoSave:
@@ -77,6 +87,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	}
 	ej.Detached = s.detachedAfter(ctx, v, device)
 	s.cachesGone(v)
+	s.forgetMade(v, local)
 	if incomplete {
 		s.restored(v.Name) // the partial disk is gone; its saved copy is whole
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rambar/internal/diskid"
 	"rambar/internal/diskspace"
 	"rambar/ramdisk"
 )
@@ -97,6 +98,8 @@ func (e *Engine) volume(m mountEntry) (ramdisk.Volume, bool) {
 		Name: filepath.Base(m.MountPoint), MountPoint: m.MountPoint, Device: m.Source, FS: fs,
 		Allocation: ramdisk.AllocOnWrite,
 	}
+	// Its identity: device, root inode and birth time (statx), this boot.
+	v.Identity, _ = diskid.Of(m.MountPoint)
 	switch fs {
 	case ramdisk.TmpFS:
 		st, err := diskspace.Of(m.MountPoint)

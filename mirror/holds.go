@@ -18,8 +18,8 @@ func (k *Keeper) Holding(name string) (string, error) {
 }
 
 // Matches reports whether the mounted disk v holds exactly snapshot id: its
-// files were last saved as or restored from id, it carries its store's
-// marker, and nothing on it changed since (compared as a save compares).
+// files were last saved as or restored from id, it is the store's disk
+// (Holds), and nothing on it changed since (compared as a save compares).
 // A restore of id over it then loses nothing.
 func (k *Keeper) Matches(v ramdisk.Volume, id string) (bool, error) {
 	st, err := k.State(v.Name)
@@ -27,7 +27,7 @@ func (k *Keeper) Matches(v ramdisk.Volume, id string) (bool, error) {
 		return false, err
 	}
 	x := k.store(st).loadIndex()
-	if id == "" || x == nil || x.DiskID != st.ID || x.Snapshot != id || marker(v) != st.ID {
+	if id == "" || x == nil || x.DiskID != st.ID || x.Snapshot != id || !k.Holds(v, st) {
 		return false, nil
 	}
 	_, _, same, err := scanMatching(v.MountPoint, x.n, x)

@@ -111,7 +111,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	if err := os.MkdirAll(staging, 0o700); err != nil {
 		return res, noSpace(fmt.Errorf("reclaim %s: make %s: %w", v.Name, staging, err))
 	}
-	mark := marker(v)
+	rec, known := k.Known(v) // the disk made again is recorded as this one was
 	// 1. Copy out and check the copy. The disk is untouched so far: any
 	// failure removes the staging copy and leaves the disk as it was.
 	entries, want, notKept, err := stageOut(ctx, v.MountPoint, staging, progress)
@@ -155,8 +155,8 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	if err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: copy back: %w", v.Name, err)}
 	}
-	if mark != "" {
-		if err := writeMarker(nv, mark); err != nil {
+	if known {
+		if err := k.Carry(rec, nv); err != nil {
 			return res, &ReclaimError{Staging: staging, Err: err}
 		}
 	}

@@ -127,6 +127,11 @@ type Volume struct {
 	// Managed is true for disks RAMBar made (a marker on the volume or the
 	// mount root says so); hand-made ones are listed too.
 	Managed bool `json:"managed"`
+	// Identity tells this mounted volume from every other on this machine,
+	// also one made again at the same place: macOS its volume UUID; Linux its
+	// device, root inode and birth time within this boot (internal/diskid).
+	// "" when the engine cannot tell; then diskid.Of(MountPoint) stands in.
+	Identity string `json:"identity,omitempty"`
 	// Notes records what is known and not known about this volume (e.g. "helper
 	// pid unknown: attached with diskutil image").
 	Notes []string `json:"notes,omitempty"`

@@ -35,7 +35,7 @@ func (c *Controller) handle(key string) {
 		c.eject(disk, true)
 	case actEjectAll:
 		for i := range c.state.Disks {
-			if c.state.Disks[i].Op == opNone {
+			if c.state.Disks[i].Op == opNone && c.state.Disks[i].Whose == "" {
 				c.eject(&c.state.Disks[i], false)
 			}
 		}
@@ -366,10 +366,11 @@ func (c *Controller) askQuit() {
 	}
 }
 
-// ejectAndQuit ejects every disk, reports the ones that stay, then quits.
+// ejectAndQuit ejects every disk this RAMBar made, reports the ones that
+// stay, then quits.
 func (c *Controller) ejectAndQuit() {
 	for i := range c.state.Disks {
-		if c.state.Disks[i].Op == opNone {
+		if c.state.Disks[i].Op == opNone && c.state.Disks[i].Whose == "" {
 			c.eject(&c.state.Disks[i], false)
 		}
 	}

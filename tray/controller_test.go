@@ -636,3 +636,33 @@ func TestConflictsOnTheEntryAndStatusLine(t *testing.T) {
 	status.Set("")
 	h.waitGone("Saving before logout")
 }
+
+// TestEjectAllLeavesOtherRAMBarsDisks: a disk another RAMBar made is
+// marked in the menu, offers only ejecting it without saving, and Eject
+// All (and eject at quit) leaves it mounted while ejecting this RAMBar's.
+func TestEjectAllLeavesOtherRAMBarsDisks(t *testing.T) {
+	h := start(t, func(d *Deps) {
+		d.Disks = &fakeDisks{eng: d.Engine, whose: func(v ramdisk.Volume) string {
+			if v.Name == "Theirs" {
+				return "is another RAMBar's disk: it was made with the data folder /root/.local/share/rambar of user root (uid 0)"
+			}
+			return ""
+		}}
+	})
+	h.create("Mine", ramdisk.GiB)
+	h.create("Theirs", ramdisk.GiB)
+	menu := h.waitFor("Theirs (not made here) — ")
+	if strings.Contains(menu, "Mine (not made here)") || !strings.Contains(menu, "Not made by this RAMBar: Eject All leaves it alone") ||
+		!strings.Contains(menu, "Eject Without Saving (another RAMBar's disk)") {
+		t.Errorf("menu:\n%s", menu)
+	}
+	h.c.Click("ejectall")
+	h.waitGone("Mine — ")
+	time.Sleep(100 * time.Millisecond) // a second refresh: nothing else goes
+	vs, _ := h.mem.List(context.Background())
+	if len(vs) != 1 || vs[0].Name != "Theirs" {
+		t.Fatalf("after Eject All the engine has %+v, want Theirs alone", vs)
+	}
+	h.c.Click("disk/Theirs/eject")
+	h.waitGone("Theirs")
+}

@@ -136,6 +136,8 @@ type diskState struct {
 	Unsaved bool
 	// Incomplete is true when the disk's restore did not finish.
 	Incomplete bool
+	// Whose is set for a disk this RAMBar did not make (Disks.Whose).
+	Whose string
 	// Kept is true when Save Now applies (Deps.Kept, or every disk when
 	// that hook is not set).
 	Kept bool
@@ -194,6 +196,17 @@ func (s menuState) Held() ramdisk.Size {
 	return held
 }
 
+// ownDisks counts the disks this RAMBar made (Eject All ejects those).
+func (s menuState) ownDisks() int {
+	n := 0
+	for _, d := range s.Disks {
+		if d.Whose == "" {
+			n++
+		}
+	}
+	return n
+}
+
 // Disk returns the disk with that name.
 func (s *menuState) Disk(name string) (*diskState, bool) {
 	for i := range s.Disks {
@@ -236,7 +249,8 @@ func buildMenu(s menuState) Menu {
 	}
 	add(sep("memory"))
 	add(memoryItems(s)...)
-	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: len(s.Disks) == 0, action: action{Kind: actEjectAll}})
+	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: s.ownDisks() == 0, action: action{Kind: actEjectAll},
+		Tooltip: "Ejects the disks this RAMBar made; other RAMBars' disks are left alone"})
 	add(sep("settings"), settingsItem(s), Item{Key: "about", Title: "About RAMBar", action: action{Kind: actAbout}})
 	add(sep("quit"), Item{Key: "quit", Title: "Quit RAMBar", action: action{Kind: actQuit}})
 

@@ -21,6 +21,7 @@ type fakeDisks struct {
 	unsaved func(v ramdisk.Volume) bool
 	// incomplete says which disks' restores did not finish.
 	incomplete func(v ramdisk.Volume) bool
+	whose      func(v ramdisk.Volume) string
 	notices    []string
 	// conflicts is what the last write-back of a disk left.
 	conflicts func(v ramdisk.Volume) (int, string)
@@ -81,5 +82,12 @@ func (f *fakeDisks) MirrorConflicts(v ramdisk.Volume) (int, string) {
 }
 
 func (f *fakeDisks) Incomplete(v ramdisk.Volume) bool { return f.incomplete != nil && f.incomplete(v) }
+
+func (f *fakeDisks) Whose(v ramdisk.Volume) string {
+	if f.whose == nil {
+		return ""
+	}
+	return f.whose(v)
+}
 
 func (f *fakeDisks) Unsaved(v ramdisk.Volume) bool { return f.unsaved != nil && f.unsaved(v) }
