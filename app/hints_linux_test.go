@@ -111,8 +111,8 @@ func TestCLIHintsFollowable(t *testing.T) {
 }
 
 // TestCLICacheOffAfterWriteBack: a cache target's link moved aside as a
-// mirror write-back's conflict copy is said to be that, not "changed by
-// hand".
+// mirror write-back's conflict copy is taken back by cache off, which says
+// so (not "changed by hand") and keeps what the write-back put there.
 func TestCLICacheOffAfterWriteBack(t *testing.T) {
 	c := newCLI(t)
 	home := t.TempDir()
@@ -130,8 +130,14 @@ func TestCLICacheOffAfterWriteBack(t *testing.T) {
 	}
 	os.Mkdir(target, 0o755) // the disk's version under the name
 	out, errOut, code := c.runHome(home, "cache", "off", "Build", target)
-	if code == 0 || !strings.Contains(errOut, "write-back") || !strings.Contains(errOut, copyPath) || strings.Contains(errOut, "by hand?") {
+	if code != 0 || !strings.Contains(out+errOut, "write-back") || strings.Contains(out+errOut, "by hand") {
 		t.Errorf("cache off after a write-back moved the link: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Lstat(copyPath); err == nil {
+		t.Errorf("the set-aside link %s is still there after cache off", copyPath)
+	}
+	if kept, _ := filepath.Glob(target + ".rambar-cache-copy-*"); len(kept) != 1 {
+		t.Errorf("what the write-back put at %s is not kept beside it: %v", target, kept)
 	}
 }
 
