@@ -76,17 +76,18 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 	s := k.store(st)
 	m, err := s.resolve(o.Snapshot)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nothingWritten{err}
 	}
+	cleared := false
 	if err := k.checkEmpty(v); err != nil {
 		if !o.Force {
-			return Result{}, fmt.Errorf("%w (use --force to replace them)", err)
+			return Result{}, nothingWritten{fmt.Errorf("%w (use --force to replace them)", err)}
 		}
 		// Check the room before removing anything: what the disk holds now
 		// is freed by the clearing.
 		free, err := freeSpace(v.MountPoint)
 		if err != nil {
-			return Result{}, err
+			return Result{}, nothingWritten{err}
 		}
 		held := int64(0)
 		if items, err := scan(v.MountPoint); err == nil {
@@ -96,10 +97,11 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 				}
 			}
 		}
-		if n := need(m.Entries); n > free+held {
-			return Result{}, fmt.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
-				v.Name, ramdisk.ErrNoSpace, ramdisk.Size(n).Short(), ramdisk.Size(free+held).Short())
+		if n := need(m.Entries, v.MountPoint); n > free+held {
+			return Result{}, nothingWritten{fmt.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
+				v.Name, ramdisk.ErrNoSpace, ramdisk.Size(n).Short(), ramdisk.Size(free+held).Short())}
 		}
+		cleared = true
 		if err := clearDisk(v.MountPoint); err != nil {
 			return Result{}, err
 		}
@@ -108,8 +110,11 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 		return Result{}, err
 	}
 	res, err := s.restore(ctx, m.ID, v.MountPoint, st.ID, o.Progress)
+	if nw, ok := err.(nothingWritten); ok && cleared {
+		err = nw.error // the disk was cleared for it
+	}
 	if err != nil {
-		return res, fmt.Errorf("restore %s from %s: %w", v.Name, st.Backing, err)
+		return res, wrapRestore(err, fmt.Sprintf("restore %s from %s", v.Name, st.Backing))
 	}
 	return res, nil
 }

@@ -20,10 +20,10 @@ import (
 // out, never a second copy of the tree, and no goroutine sleeps waiting
 // for a folder while there is reading to do. A match, when not nil, is fed
 // every path in order as it is appended (out's first ones included).
-func readTree(root string, out []scanned, match *indexMatch) ([]scanned, []NotKept, error) {
+func readTree(root string, out []scanned, match *indexMatch, o treeOpts) ([]scanned, []NotKept, error) {
 	q := &dirQueue{todo: []string{"."}, read: map[string]dirRead{}}
 	q.work = sync.NewCond(&q.mu)
-	a := &appender{out: out, want: ".", match: match}
+	a := &appender{out: out, want: ".", match: match, discard: o.discard}
 	// Folders are opened relative to the top one, so each open walks the
 	// path inside the disk only, not the mount point's path too.
 	top, err := openRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -44,7 +44,7 @@ func readTree(root string, out []scanned, match *indexMatch) ([]scanned, []NotKe
 			for rel, ok := q.next(); ok; rel, ok = q.next() {
 				r := dirRead{buf: q.buffer()}
 				var subdirs []string
-				subdirs, r.skipped, r.err = readDir(top, root, rel, r.buf)
+				subdirs, r.skipped, r.err = readDir(top, root, rel, r.buf, o.keepLF)
 				q.done(rel, r, subdirs)
 				a.poke(q)
 			}
@@ -54,7 +54,17 @@ func readTree(root string, out []scanned, match *indexMatch) ([]scanned, []NotKe
 	if len(a.errs) > 0 {
 		return nil, nil, errors.Join(a.errs...)
 	}
+	if o.discard {
+		return nil, a.notKept, nil
+	}
 	return a.out, a.notKept, nil
+}
+
+// treeOpts tune readTree: keepLF as for isReserved; with discard, paths
+// are fed to the match and not kept (a save's look after its copy).
+type treeOpts struct {
+	keepLF  func() bool
+	discard bool
 }
 
 // dirRead is one folder as a worker read it: its entries in buf, given
@@ -153,6 +163,7 @@ type appender struct {
 	stack   []appendFrame // the folders being appended, outermost first
 	want    string        // the folder whose entries come next, "" if none
 	match   *indexMatch   // fed each path appended, if not nil
+	discard bool          // keep out as it is: the match is all that is wanted
 	notKept []NotKept
 	errs    []error
 }
@@ -206,7 +217,9 @@ func (a *appender) advance(q *dirQueue) {
 		}
 		c := (*f.buf)[f.i]
 		f.i++
-		a.out = append(a.out, c)
+		if !a.discard {
+			a.out = append(a.out, c)
+		}
 		if a.match != nil {
 			a.match.see(&c)
 		}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -34,6 +35,9 @@ type Snapshot struct {
 	Files   int       `json:"files"`
 	Bytes   int64     `json:"bytes"`
 	Current bool      `json:"current"`
+	// InUse, when set, says it was taken while the disk was in use: the
+	// disk never held still during the save (see InUse).
+	InUse *InUse `json:"in_use,omitempty"`
 }
 
 // Result says what a save or restore did.
@@ -52,6 +56,10 @@ type Result struct {
 	// Folder is what a Mirror disk's write-back did (conflicts, outside
 	// changes kept); nil when there was none.
 	Folder *WriteBack `json:"folder,omitempty"`
+	// InUse, when set, says the disk never held still during the save, so
+	// the snapshot saved (or restored) was taken while in use; with
+	// Unchanged, that nothing could be saved beyond the last snapshot.
+	InUse *InUse `json:"in_use,omitempty"`
 }
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
@@ -241,13 +249,23 @@ func (s *store) snapshots() ([]Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	labelled, err := s.idsOf(inUseExt)
+	if err != nil {
+		return nil, err
+	}
 	var out []Snapshot
 	for _, id := range ids {
 		m, err := s.readManifest(id, false)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Snapshot{ID: id, Time: m.Created, Files: m.Files, Bytes: m.Bytes, Current: id == cur})
+		sn := Snapshot{ID: id, Time: m.Created, Files: m.Files, Bytes: m.Bytes, Current: id == cur}
+		if _, ok := slices.BinarySearch(labelled, id); ok {
+			if sn.InUse, err = s.inUse(id); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, sn)
 	}
 	return out, nil
 }
@@ -275,6 +293,13 @@ func (s *store) cleanup() error {
 	for _, id := range ids {
 		if cur == "" || id > cur {
 			os.Remove(s.path("snapshots", id+".snap"))
+		}
+	}
+	// Labels of snapshots never made current, or no longer listed.
+	labelled, _ := s.idsOf(inUseExt)
+	for _, id := range labelled {
+		if _, err := os.Lstat(s.path("snapshots", id+".snap")); err != nil || cur == "" || id > cur {
+			os.Remove(s.path("snapshots", id+inUseExt))
 		}
 	}
 	// Objects of a save that never became current: every save names its

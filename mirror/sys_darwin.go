@@ -63,7 +63,7 @@ var macReserved = map[string]bool{".fseventsd": true, ".Spotlight-V100": true, "
 	".TemporaryItems": true, ".DocumentRevisions-V100": true}
 
 // reservedName: on macOS the system's own folders at a volume's root.
-func reservedName(_ int, name string, st *unix.Stat_t) bool {
+func reservedName(_ int, name string, st *unix.Stat_t, _ func() bool) bool {
 	return macReserved[name] && st.Mode&unix.S_IFMT == unix.S_IFDIR
 }
 
