@@ -62,6 +62,9 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 		if s.ID == onDisk {
 			marks = append(marks, "on the disk now")
 		}
+		if s.InUse != nil {
+			marks = append(marks, fmt.Sprintf("taken while in use (%s changing)", ramdisk.Plural(s.InUse.Count, "path")))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"), s.Files,
 			ramdisk.Size(s.Bytes).Short(), strings.Join(marks, ", "))
 	}

@@ -136,6 +136,9 @@ type diskState struct {
 	Unsaved bool
 	// Incomplete is true when the disk's restore did not finish.
 	Incomplete bool
+	// InUse is how many paths kept changing during the save that made the
+	// disk's last snapshot (taken while in use); 0 when it was consistent.
+	InUse int
 	// Kept is true when Save Now applies (Deps.Kept, or every disk when
 	// that hook is not set).
 	Kept bool
