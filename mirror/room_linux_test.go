@@ -39,10 +39,10 @@ func TestNeedCountsWhatARestoreAllocates(t *testing.T) {
 	}
 }
 
-// TestRestoreOfManyEmptyFilesFitsTheDiskItCameFrom: 20,000 empty files and
-// 2,000 folders saved from a 16 MiB tmpfs restore into a 16 MiB tmpfs
-// (counting 4 KiB a path refused them: 88 MiB); a tree with more paths than
-// the disk has inodes is refused before anything is written.
+// TestRestoreOfManyEmptyFilesFitsTheDiskItCameFrom: 2,000 empty files and
+// 200 folders saved from a 4 MiB tmpfs restore into a 4 MiB tmpfs
+// (counting 4 KiB a path refused them: 8.8 MiB); a tree with more paths
+// than the disk has inodes is refused before anything is written.
 func TestRestoreOfManyEmptyFilesFitsTheDiskItCameFrom(t *testing.T) {
 	ctx := context.Background()
 	k := NewKeeper(t.TempDir())
@@ -50,11 +50,11 @@ func TestRestoreOfManyEmptyFilesFitsTheDiskItCameFrom(t *testing.T) {
 	if _, err := k.Setup("Empty", Options{Mode: ramdisk.Keep}); err != nil {
 		t.Fatal(err)
 	}
-	v := ramdisk.Volume{Name: "Empty", MountPoint: mountTmpfs(t, "16m")}
+	v := ramdisk.Volume{Name: "Empty", MountPoint: mountTmpfs(t, "4m")}
 	if _, err := k.Load(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
-	for d := 0; d < 2000; d++ {
+	for d := 0; d < 200; d++ {
 		dir := filepath.Join(v.MountPoint, fmt.Sprintf("d%04d", d))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
@@ -68,14 +68,14 @@ func TestRestoreOfManyEmptyFilesFitsTheDiskItCameFrom(t *testing.T) {
 	if _, err := k.Save(ctx, v, SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	to := ramdisk.Volume{Name: "Empty", MountPoint: mountTmpfs(t, "16m")}
+	to := ramdisk.Volume{Name: "Empty", MountPoint: mountTmpfs(t, "4m")}
 	res, err := k.Restore(ctx, to, RestoreOptions{})
-	if err != nil || res.Files != 20000 {
+	if err != nil || res.Files != 2000 {
 		t.Fatalf("restore into a disk of the same size = %+v, %v", res, err)
 	}
-	few := ramdisk.Volume{Name: "Empty", MountPoint: mountFS(t, "tmpfs", "size=16m,nr_inodes=1000")}
+	few := ramdisk.Volume{Name: "Empty", MountPoint: mountFS(t, "tmpfs", "size=4m,nr_inodes=1000")}
 	if _, err := k.Restore(ctx, few, RestoreOptions{}); !errors.Is(err, ramdisk.ErrNoSpace) || !errors.Is(err, ErrNothingWritten) {
-		t.Fatalf("restore of 22,000 paths into room for 1,000 = %v, want ErrNoSpace, nothing written", err)
+		t.Fatalf("restore of 2,200 paths into room for 1,000 = %v, want ErrNoSpace, nothing written", err)
 	}
 	if ents, _ := os.ReadDir(few.MountPoint); len(ents) > 1 {
 		t.Errorf("the refused restore wrote %d paths", len(ents))
