@@ -69,10 +69,13 @@ func (c *copyCheck) noteMoved(k int, id ident) {
 // and writable, which always has a writer, is compared by its contents
 // before and after its copy instead (watch.go). Where leases cannot tell
 // (another user's file; macOS), a file is copied once it has been left
-// alone for quiet.
+// alone for quiet. A lease makes a program that opens the file for
+// writing wait until the copy is done, so files past leaseMax (their copy
+// takes a while) are not leased either.
 const (
 	recentWindow = time.Second
 	quiet        = 50 * time.Millisecond
+	leaseMax     = 64 << 20
 )
 
 // quietLeft is how long until a file of identity id (changed at its ctime)
@@ -94,7 +97,7 @@ func (c *copier) held(k int, in int, id ident, copy func() error, redo func() er
 	j, rel := &c.jobs[k], c.path(c.jobs[k].ref)
 	want, watched := c.chk.w.sum(rel)
 	leased, writer := false, false
-	if time.Duration(time.Now().UnixNano()-id.CTime) < recentWindow {
+	if time.Duration(time.Now().UnixNano()-id.CTime) < recentWindow && id.Size <= leaseMax {
 		leased, writer = readLease(in)
 	}
 	if writer && !watched { // a watched file is told held still by its contents
