@@ -94,8 +94,9 @@
 // leased first when changed in the last second, its previous version kept
 // when it never holds still); files mapped shared and writable are
 // compared by content (watch.go, mapped*.go); a snapshot is consistent
-// only when a look at the whole disk after the copy finds nothing changed
-// (settle.go), else the save copies again, and a disk that never holds
+// only when every path is seen unchanged after its scan (by its copy, or
+// by a look at the whole disk made meanwhile: settle.go, look.go), else
+// the save copies again, and a disk that never holds
 // still gets a snapshot labelled taken while in use (splice.go, inuse.go).
 // Every manifest is checked as it is written with the rules it is read
 // with (treecheck.go): a hard link's target is part of what a save

@@ -63,25 +63,11 @@ func restoredIndex(id, diskID string, entries []Entry, ids *idents) []byte {
 // an index's entries: a scan feeds it as it appends (scanMatching), so
 // that the comparison is done when the scan is. A damaged index matches
 // nothing. It notes the watched files it passes, with their sums.
-//
-// With diffs set it compares every path instead of stopping at the first
-// difference, and names each path added, removed or changed (a save's
-// look at the disk after its copy: settle.go).
 type indexMatch struct {
 	c       *indexCursor
 	ok      bool // every item seen so far matched
 	watched map[string]contentSum
 	seen    int // items seen
-	diffs   *pathList
-	// moved (with diffs): a path was added or removed, or a folder changed
-	// (its listing, as far as its identity tells): not only files' contents.
-	moved bool
-	// held is an entry read but not yet matched (diffs only).
-	held    bool
-	hp      []byte
-	hid     ident
-	hok, hw bool
-	hsum    contentSum
 }
 
 // match starts comparing items with x.
@@ -90,10 +76,6 @@ func (x *index) match() *indexMatch { return &indexMatch{c: x.cursor(), ok: true
 // see compares the next item with the next entry.
 func (m *indexMatch) see(it *scanned) {
 	m.seen++
-	if m.diffs != nil {
-		m.merge(it)
-		return
-	}
 	if !m.ok {
 		return
 	}
@@ -112,68 +94,9 @@ func (m *indexMatch) note(rel string, sum contentSum) {
 	m.watched[rel] = sum
 }
 
-// merge is see with diffs: the index's entries before it are gone, an
-// entry of its path is compared, and no such entry means it was added.
-func (m *indexMatch) merge(it *scanned) {
-	for {
-		if !m.held {
-			m.hp, m.hid, m.hok = m.c.next()
-			m.hw, m.hsum, m.held = m.c.watched, m.c.sum, true
-		}
-		if !m.hok || !pathLess(m.hp, it.rel) {
-			break
-		}
-		m.differ(string(m.hp))
-		m.moved, m.held = true, false
-	}
-	if !m.hok || string(m.hp) != it.rel {
-		m.differ(it.rel)
-		m.moved = true
-		return
-	}
-	m.held = false
-	if !sameIdent(it.rel, it.id, m.hid) {
-		m.differ(it.rel)
-		m.moved = m.moved || it.id.Mode&unix.S_IFMT != unix.S_IFREG || m.hid.Mode&unix.S_IFMT != unix.S_IFREG
-	} else if m.hw {
-		m.note(it.rel, m.hsum)
-	}
-}
-
-// differ records path p as changed.
-func (m *indexMatch) differ(p string) {
-	m.ok = false
-	m.diffs.add(p)
-}
-
-// finish, after the last item, names (diffs) the entries no item matched.
-func (m *indexMatch) finish() {
-	if m.diffs == nil {
-		return
-	}
-	for {
-		if !m.held {
-			m.hp, m.hid, m.hok = m.c.next()
-		}
-		m.held = false
-		if !m.hok {
-			break
-		}
-		m.differ(string(m.hp))
-		m.moved = true
-	}
-	if m.c.done() != nil {
-		m.differ(".") // a damaged index matches nothing
-		m.moved = true
-	}
-}
-
 // matched reports whether the n items seen were exactly the index's
 // entries, the index read to its end and sound.
 func (m *indexMatch) matched(n int) bool {
-	if m.diffs != nil {
-		return m.ok
-	}
 	return m.ok && n == m.c.x.n && m.c.k == n && m.c.done() == nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -104,7 +105,8 @@ func writeVersion(f *os.File, v uint64, buf []byte) error {
 	return nil
 }
 
-// rewriteForever writes versions 1, 2, ... of path in place, without end.
+// rewriteForever writes versions 1, 2, ... of path in place, without end,
+// a millisecond apart (so as not to take a core of a shared machine).
 func rewriteForever(path string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
@@ -115,6 +117,7 @@ func rewriteForever(path string) error {
 		if err := writeVersion(f, v, buf); err != nil {
 			return err
 		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -157,7 +160,8 @@ func makeMaildir(t *testing.T, dir string) {
 }
 
 // moveForever moves random messages of the maildir dir between new/ and
-// cur/ (renames, as a mail client files them), without end.
+// cur/ (renames, as a mail client files them), without end, thousands a
+// second.
 func moveForever(dir string) error {
 	r := rand.New(rand.NewSource(int64(os.Getpid())))
 	for {
@@ -169,6 +173,7 @@ func moveForever(dir string) error {
 		if err := os.Rename(from, to); err != nil {
 			return err
 		}
+		time.Sleep(200 * time.Microsecond)
 	}
 }
 

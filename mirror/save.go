@@ -105,7 +105,7 @@ func scanAgainst(root string, hint int, x *index) (items []scanned, notKept []No
 	if x != nil {
 		m = x.match()
 	}
-	items, notKept, err = scanWith(root, hint, m, x.lists("lost+found"), true)
+	items, notKept, err = scanWith(root, hint, m, treeOpts{keepLF: x.lists("lost+found")})
 	return items, notKept, m, err
 }
 

@@ -114,29 +114,13 @@ func scanMatching(root string, hint int, x *index) (items []scanned, notKept []N
 	if x != nil {
 		m = x.match()
 	}
-	items, notKept, err = scanWith(root, hint, m, keepLF, true)
+	items, notKept, err = scanWith(root, hint, m, treeOpts{keepLF: keepLF})
 	return items, notKept, m != nil && m.matched(len(items)), err
 }
 
-// scanDiffs scans root without keeping what it finds, comparing every
-// path with x: the match, whose diffs name the paths added, removed or
-// changed since x (at most max), whose moved says whether more than
-// files' contents changed, and whose watched are the files x watches,
-// with their sums.
-func scanDiffs(root string, x *index, max int) (*indexMatch, error) {
-	m := x.match()
-	m.diffs = &pathList{max: max}
-	if _, _, err := scanWith(root, 0, m, x.lists("lost+found"), false); err != nil {
-		return nil, err
-	}
-	m.finish()
-	return m, nil
-}
-
-// scanWith scans root, feeding each path to m (nil: none) and, with keep,
-// keeping them all (in scan order, hard links grouped); keepLF is as for
-// isReserved.
-func scanWith(root string, hint int, m *indexMatch, keepLF func() bool, keep bool) ([]scanned, []NotKept, error) {
+// scanWith scans root, feeding each path to m (nil: none), and keeps them
+// all (in scan order, hard links grouped).
+func scanWith(root string, hint int, m *indexMatch, o treeOpts) ([]scanned, []NotKept, error) {
 	var st unix.Stat_t
 	if err := unix.Lstat(root, &st); err != nil {
 		return nil, nil, fmt.Errorf("lstat %s: %w", root, err)
@@ -144,11 +128,8 @@ func scanWith(root string, hint int, m *indexMatch, keepLF func() bool, keep boo
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return nil, nil, fmt.Errorf("%s is not a folder", root)
 	}
-	var out []scanned
-	if keep {
-		out = prefault(make([]scanned, 0, max(hint+hint/16, 64)))
-	}
-	out, notKept, err := readTree(root, append(out, scannedOf(".", &st)), m, treeOpts{keepLF: keepLF, discard: !keep})
+	out := prefault(make([]scanned, 0, max(hint+hint/16, 64)))
+	out, notKept, err := readTree(root, append(out, scannedOf(".", &st)), m, o)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -23,7 +23,7 @@ import (
 func readTree(root string, out []scanned, match *indexMatch, o treeOpts) ([]scanned, []NotKept, error) {
 	q := &dirQueue{todo: []string{"."}, read: map[string]dirRead{}}
 	q.work = sync.NewCond(&q.mu)
-	a := &appender{out: out, want: ".", match: match, discard: o.discard}
+	a := &appender{out: out, want: ".", match: match}
 	// Folders are opened relative to the top one, so each open walks the
 	// path inside the disk only, not the mount point's path too.
 	top, err := openRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -54,17 +54,12 @@ func readTree(root string, out []scanned, match *indexMatch, o treeOpts) ([]scan
 	if len(a.errs) > 0 {
 		return nil, nil, errors.Join(a.errs...)
 	}
-	if o.discard {
-		return nil, a.notKept, nil
-	}
 	return a.out, a.notKept, nil
 }
 
-// treeOpts tune readTree: keepLF as for isReserved; with discard, paths
-// are fed to the match and not kept (a save's look after its copy).
+// treeOpts tune readTree: keepLF as for isReserved.
 type treeOpts struct {
-	keepLF  func() bool
-	discard bool
+	keepLF func() bool
 }
 
 // dirRead is one folder as a worker read it: its entries in buf, given
@@ -163,7 +158,6 @@ type appender struct {
 	stack   []appendFrame // the folders being appended, outermost first
 	want    string        // the folder whose entries come next, "" if none
 	match   *indexMatch   // fed each path appended, if not nil
-	discard bool          // keep out as it is: the match is all that is wanted
 	notKept []NotKept
 	errs    []error
 }
@@ -217,9 +211,7 @@ func (a *appender) advance(q *dirQueue) {
 		}
 		c := (*f.buf)[f.i]
 		f.i++
-		if !a.discard {
-			a.out = append(a.out, c)
-		}
+		a.out = append(a.out, c)
 		if a.match != nil {
 			a.match.see(&c)
 		}

@@ -6,20 +6,21 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
 // A disk is in use while RAMBar saves it: programs write, rename and map
 // its files meanwhile. A save therefore keeps a file only as a version
 // that existed (savecopy.go: unchanged from its scan to the end of its
-// copy), and a snapshot is consistent only when, once everything is
-// copied, one more look at the whole disk (made while the manifest is
-// written and flushed) finds nothing changed since the scan: every path
-// then held still from its scan to that look, so the snapshot is the disk
-// as it was at one moment between the two, files that belong together (a
-// database and its journal) included. Until then the save copies again
-// what changed (saveRounds rounds, the unchanged copies of earlier rounds
-// kept), pausing a little longer each time for a burst of writes to end.
+// copy), and a snapshot is consistent only when every other path, looked
+// at again after the scan (look.go, while the copy runs), is as the scan
+// found it too: every path then held still from its scan to a moment after
+// the scan ended, so the snapshot is the disk as it was at that moment,
+// files that belong together (a database and its journal) included. Until
+// then the save copies again what changed (saveRounds rounds, the
+// unchanged copies of earlier rounds kept), pausing a little longer each
+// time for a burst of writes to end.
 // A disk that never holds still gets a snapshot labelled "taken while in
 // use" (inuse.go).
 
@@ -157,9 +158,13 @@ func (ls *liveSave) rounds(ctx context.Context, items []scanned) (Result, error)
 }
 
 // round plans items, copies what the plan needs and, when every file held
-// still, writes the manifest while looking at the disk again; it commits
-// the snapshot when that look finds nothing changed (moved then empty).
-// The last round looks in any case, to tell what moved.
+// still, writes the manifest; it commits the snapshot when the round's
+// look at the disk (made meanwhile, from the end of the scan on) found
+// nothing changed (moved then empty). A path copied is seen unchanged by
+// its copy, which ends after the scan; every other path by the look, which
+// starts after it: so the snapshot is the disk as it was when the scan
+// ended. The symlink targets and xattrs the scan does not tell are read
+// before the look starts.
 func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*round, error) {
 	r := &round{items: items, w: newWatch(ls.mapped, nil), ext: &extentsOf{}, moved: &pathList{max: inUseMax}, lost: map[string]bool{}}
 	lose := func(p string, gone bool) {
@@ -175,12 +180,23 @@ func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*rou
 	for _, g := range p.gone {
 		lose(g, true)
 	}
+	if p.full != nil {
+		gone, err := p.full.readExtras()
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range gone {
+			lose(g, true)
+		}
+	}
+	lk := ls.startLook(items)
 	ls.fromCache(r)
 	var planned int64
 	for k := range p.jobs {
 		planned += p.jobs[k].size
 	}
 	if ls.next, err = ls.s.copyObjects(ctx, ls.root, ls.id, p.jobs, ls.next, p.path, r.chk, r.ext, ls.progress); err != nil {
+		lk.wait(r, false)
 		return nil, err
 	}
 	var copied int64
@@ -191,36 +207,24 @@ func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*rou
 			lose(p.path(j.ref), j.state == jobGone)
 		}
 	}
-	if p.full != nil {
-		gone, err := p.full.readExtras()
-		if err != nil {
-			return nil, err
-		}
-		for _, g := range gone {
-			lose(g, true)
-		}
-	}
-	idx := indexOf(ls.id, ls.diskID, items, r.w.record(items))
 	if r.moved.n > 0 {
-		if last {
-			x, err := openIndex(idx)
-			if err != nil {
-				return nil, err
-			}
-			err = ls.look(x, r)
-			return r, err
-		}
-		return r, nil
+		return r, lk.wait(r, last) // only the last round needs to know what else moved
 	}
 	ms, err := ls.s.stream(p, ls.id, p.bytes-planned+copied, r.ext.m)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = ls.s.writeSnapshot(ms)
 	}
-	if err := ls.writeWhileLooking(ms, idx, r); err != nil || r.moved.n > 0 {
+	if lerr := lk.wait(r, true); err == nil {
+		err = lerr
+	}
+	if err == nil {
+		err = ls.resum(r)
+	}
+	if err != nil || r.moved.n > 0 {
 		os.Remove(ls.s.path("snapshots", ls.id+".snap"))
 		return r, err
 	}
-	if err := ls.commit(ms.Refs[ls.id], idx); err != nil {
+	if err := ls.commit(ms.Refs[ls.id], indexOf(ls.id, ls.diskID, items, r.w.record(items))); err != nil {
 		return nil, err
 	}
 	r.res = Result{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
@@ -228,36 +232,51 @@ func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*rou
 	return r, nil
 }
 
-// writeWhileLooking writes and flushes manifest ms while it looks at the
-// disk again (look), comparing it with idx (what round r saved).
-func (ls *liveSave) writeWhileLooking(ms *manifestStream, idx []byte, r *round) error {
-	x, err := openIndex(idx)
-	if err != nil {
-		return err
-	}
-	looked := make(chan error, 1)
-	go func() { looked <- ls.look(x, r) }()
-	werr := ls.s.writeSnapshot(ms)
-	if err := <-looked; werr == nil {
-		werr = err
-	}
-	return werr
+// look is a round's look at the disk (lookAt), in the background.
+type look struct {
+	stop  atomic.Bool
+	done  chan struct{}
+	diffs *pathList
+	moved bool
+	err   error
 }
 
-// look scans the disk and compares it with x, adding to r's moved the
-// paths added, removed or changed since, and the watched files whose
-// contents changed.
-func (ls *liveSave) look(x *index, r *round) error {
-	m, err := scanDiffs(ls.root, x, inUseMax)
-	if err != nil {
-		return err
+// startLook starts looking at the disk, comparing it with items.
+func (ls *liveSave) startLook(items []scanned) *look {
+	lk := &look{done: make(chan struct{})}
+	go func() {
+		defer close(lk.done)
+		lk.diffs, lk.moved, lk.err = lookAt(ls.root, items, inUseMax, &lk.stop)
+	}()
+	return lk
+}
+
+// wait ends the look (at once, unless want) and, when wanted, adds to r
+// the paths it found added, removed or changed.
+func (lk *look) wait(r *round, want bool) error {
+	if !want {
+		lk.stop.Store(true)
 	}
-	for _, p := range m.diffs.paths {
+	<-lk.done
+	if !want {
+		return nil
+	}
+	if lk.err != nil {
+		return lk.err
+	}
+	for _, p := range lk.diffs.paths {
 		r.moved.add(p)
 	}
-	r.moved.n += m.diffs.n - len(m.diffs.paths)
-	r.reshaped = r.reshaped || m.moved
-	if len(m.watched) == 0 {
+	r.moved.n += lk.diffs.n - len(lk.diffs.paths)
+	r.reshaped = r.reshaped || lk.moved
+	return nil
+}
+
+// resum adds to r's moved the files mapped shared and writable whose
+// contents changed since the round took them (their times do not tell).
+func (ls *liveSave) resum(r *round) error {
+	sums := r.w.record(r.items)
+	if len(sums) == 0 {
 		return nil
 	}
 	t, err := openTree(ls.root)
@@ -265,8 +284,8 @@ func (ls *liveSave) look(x *index, r *round) error {
 		return err
 	}
 	defer t.close()
-	for _, p := range sortedKeys(m.watched) {
-		if got, _, err := sumFile(t, p); err != nil || got != m.watched[p] {
+	for _, p := range sortedKeys(sums) {
+		if got, _, err := sumFile(t, p); err != nil || got != sums[p] {
 			r.moved.add(p)
 		}
 	}
