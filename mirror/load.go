@@ -90,7 +90,7 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 			return Result{}, nothingWritten{err}
 		}
 		held := int64(0)
-		if items, err := scan(v.MountPoint); err == nil {
+		if items, _, _, err := scanMatching(v.MountPoint, 0, nil); err == nil { // what the clearing frees: not Caches
 			for _, it := range items {
 				if it.hardLink == 0 {
 					held += it.blocks * 512

@@ -99,10 +99,11 @@ func scan(root string) ([]scanned, error) {
 
 // scanAll is scan that also names the sockets and device nodes it skipped;
 // hint is about how many paths to expect (the index's count: the slice is
-// then made once, at its size).
+// then made once, at its size). It is the whole disk, as a reclaim copies
+// it: RAMBar's Caches folder included (a save's scan, scanMatching, leaves
+// it out).
 func scanAll(root string, hint int) ([]scanned, []NotKept, error) {
-	items, notKept, _, err := scanMatching(root, hint, nil)
-	return items, notKept, err
+	return scanWith(root, hint, nil, treeOpts{caches: true})
 }
 
 // scanMatching is scanAll that also compares the paths, as they are found,
@@ -208,9 +209,9 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 // per entry, no poller registration as os.Open does), keeping files,
 // folders, symlinks and FIFOs; sockets and device nodes are named in
 // skipped. A folder removed or replaced since its parent was read holds
-// nothing: the disk is in use, and a save looks again (settle.go). keepLF
-// is as for isReserved.
-func readDir(top int, root, rel string, list *[]scanned, keepLF func() bool) (subdirs []string, skipped []NotKept, err error) {
+// nothing: the disk is in use, and a save looks again (settle.go). What
+// is not contents at the top is left out as o says.
+func readDir(top int, root, rel string, list *[]scanned, o treeOpts) (subdirs []string, skipped []NotKept, err error) {
 	*list = (*list)[:0]
 	fd, err := openNoAtimeAt(top, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
 	if rel != "." && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)) {
@@ -232,7 +233,7 @@ func readDir(top int, root, rel string, list *[]scanned, keepLF func() bool) (su
 		}
 		var r string
 		if rel == "." {
-			if r = string(n); isReserved(fd, r, s, keepLF) {
+			if r = string(n); isReserved(fd, r, s, o.keepLF) && !(o.caches && r == ramdisk.FallbackLink) {
 				return nil
 			}
 		} else {

@@ -44,7 +44,7 @@ func readTree(root string, out []scanned, match *indexMatch, o treeOpts) ([]scan
 			for rel, ok := q.next(); ok; rel, ok = q.next() {
 				r := dirRead{buf: q.buffer()}
 				var subdirs []string
-				subdirs, r.skipped, r.err = readDir(top, root, rel, r.buf, o.keepLF)
+				subdirs, r.skipped, r.err = readDir(top, root, rel, r.buf, o)
 				q.done(rel, r, subdirs)
 				a.poke(q)
 			}
@@ -57,9 +57,11 @@ func readTree(root string, out []scanned, match *indexMatch, o treeOpts) ([]scan
 	return a.out, a.notKept, nil
 }
 
-// treeOpts tune readTree: keepLF as for isReserved.
+// treeOpts tune readTree: keepLF as for isReserved; with caches, RAMBar's
+// Caches folder at the top is kept (a copy of the whole disk: a reclaim).
 type treeOpts struct {
 	keepLF func() bool
+	caches bool
 }
 
 // dirRead is one folder as a worker read it: its entries in buf, given
