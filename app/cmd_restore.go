@@ -75,5 +75,9 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 		return nil
 	}
 	fmt.Fprintf(a.Stdout, "Restored %s from %s: %s (%s)\n", v.Name, r.Snapshot, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
+	if r.InUse != nil {
+		fmt.Fprintln(a.Stdout, "That snapshot was taken while in use: the disk never held still during its save, so its files "+
+			"may not be one moment's state (a database may need its own recovery)"+describeInUse(r.InUse))
+	}
 	return nil
 }

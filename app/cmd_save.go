@@ -159,12 +159,20 @@ func saveHint(name string, err error) error {
 }
 
 func describeSave(name string, r mirror.Result) string {
+	if r.Unchanged && r.InUse != nil {
+		return fmt.Sprintf("Not saved %s: it never held still during the save, so %s still holds its last saved state; "+
+			"save again once it is idle", name, r.Snapshot) + describeInUse(r.InUse)
+	}
 	if r.Unchanged {
 		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot) + describeRemarked(name, r)
 	}
 	s := fmt.Sprintf("Saved %s as %s: %s (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
 		ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
 		ramdisk.ShortDuration(r.Took))
+	if r.InUse != nil {
+		s += "\nTaken while in use: the disk never held still during the save; each file is a version that existed, " +
+			"but together they may not be one moment's state (the next save made while it is idle is)" + describeInUse(r.InUse)
+	}
 	return s + describeNotKept(r.NotKept) + describeWriteBack(r.Folder) + describeRemarked(name, r)
 }
 
@@ -174,6 +182,20 @@ func describeRemarked(name string, r mirror.Result) string {
 		return ""
 	}
 	return "\n  " + name + "'s RAMBar mark (an attribute of its top folder) was removed and has been put back; RAMBar's own record knew the disk"
+}
+
+// describeInUse names the paths that kept changing during a save.
+func describeInUse(u *mirror.InUse) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n  %s changed during the save:", ramdisk.Plural(u.Count, "path"))
+	for i, p := range u.Paths {
+		if i == 10 {
+			fmt.Fprintf(&b, "\n  and %d more", u.Count-10)
+			break
+		}
+		b.WriteString("\n  changing: " + p)
+	}
+	return b.String()
 }
 
 // describeNotKept names what a save could not keep (sockets, device nodes):

@@ -71,6 +71,9 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 		if s.SetAside {
 			marks = append(marks, "kept work set aside (never pruned)")
 		}
+		if s.InUse != nil {
+			marks = append(marks, fmt.Sprintf("taken while in use (%s changing)", ramdisk.Plural(s.InUse.Count, "path")))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, snapshotTime(s.Time, time.Local), s.Files,
 			ramdisk.Size(s.Bytes).Short(), strings.Join(marks, ", "))
 	}

@@ -81,6 +81,9 @@ func printLoaded(a *App, c disks.Created) {
 		fmt.Fprintf(a.Stdout, "Loaded %s: %s (%s); changes are written back on save and eject\n", c.Contents.MirrorPath, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
 	case r.Snapshot != "":
 		fmt.Fprintf(a.Stdout, "Restored %s (%s) saved %s\n", ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.Snapshot)
+		if r.InUse != nil {
+			fmt.Fprintln(a.Stdout, "That snapshot was taken while in use: its files may not be one moment's state"+describeInUse(r.InUse))
+		}
 	default:
 		fmt.Fprintf(a.Stdout, "Contents are kept in %s (nothing saved yet)\n", c.Contents.Backing)
 	}

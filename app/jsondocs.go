@@ -27,12 +27,15 @@ type resultJSON struct {
 	NotKept []mirror.NotKept `json:"not_kept,omitempty"`
 	// Folder is a Mirror write-back: conflicts, outside changes kept.
 	Folder *mirror.WriteBack `json:"folder,omitempty"`
+	// InUse: the snapshot was taken while the disk was in use (it never
+	// held still during the save).
+	InUse *mirror.InUse `json:"in_use,omitempty"`
 }
 
 func toResultJSON(r mirror.Result) resultJSON {
 	return resultJSON{Snapshot: r.Snapshot, Unchanged: r.Unchanged, Files: r.Files, Bytes: r.Bytes,
 		CopiedFiles: r.CopiedFiles, CopiedBytes: r.CopiedBytes, Removed: r.Removed, Took: r.Took.Seconds(),
-		NotKept: r.NotKept, Folder: r.Folder}
+		NotKept: r.NotKept, Folder: r.Folder, InUse: r.InUse}
 }
 
 // usageJSON is a disk's use at one moment (reclaim's before and after).

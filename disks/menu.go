@@ -178,6 +178,19 @@ func (m *Menu) Incomplete(v ramdisk.Volume) bool { return m.S.Incomplete(v) }
 
 // Whose says whose a disk this RAMBar did not make is ("" for its own).
 func (m *Menu) Whose(v ramdisk.Volume) string { return m.S.Whose(v) }
+// InUse is how many paths kept changing during the save that made a kept
+// disk's last snapshot, which was then taken while in use; 0 when it was
+// consistent (or the disk is not kept).
+func (m *Menu) InUse(v ramdisk.Volume) int {
+	if !m.Kept(v) {
+		return 0
+	}
+	k, _ := m.S.Keeper()
+	if u, err := k.CurrentInUse(v.Name); err == nil && u != nil {
+		return max(u.Count, 1)
+	}
+	return 0
+}
 
 // Unsaved is the menu's "•" mark: only kept and mirrored disks have one.
 // The answer is reused for a while (dirtyEvery) unless the disk was saved.

@@ -345,9 +345,12 @@ func (s *Service) alreadyHolds(k *mirror.Keeper, v ramdisk.Volume, snapshot stri
 	return mirror.Result{}, false
 }
 
-// untouched reports whether a failed restore changed nothing on the disk.
+// untouched reports whether a failed restore changed nothing on the disk:
+// it failed before writing (mirror.ErrNothingWritten: its snapshot could
+// not be read, it would not fit, the disk holds files), or was refused. A
+// disk that filled up part way is not untouched.
 func untouched(err error) bool {
-	return errors.Is(err, mirror.ErrRefused) || errors.Is(err, ramdisk.ErrNoSpace) ||
+	return errors.Is(err, mirror.ErrNothingWritten) || errors.Is(err, mirror.ErrRefused) ||
 		errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, mirror.ErrNotKept)
 }
 

@@ -148,6 +148,17 @@ func (d *decoder) raw() []byte {
 
 func (d *decoder) str() string { return string(d.raw()) }
 
+// fixed reads n bytes (no length before them).
+func (d *decoder) fixed(n uint64) []byte {
+	if d.bad || n > uint64(len(d.b)) {
+		d.bad = true
+		return nil
+	}
+	p := d.b[:n:n]
+	d.b = d.b[n:]
+	return p
+}
+
 // count reads a number of records, each at least min bytes long.
 func (d *decoder) count(min int) int {
 	n := d.uv()

@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envChild) == "1" {
 		os.Exit(crashChild())
 	}
+	if h := os.Getenv(envLiveHelper); h != "" {
+		os.Exit(liveHelper(h, os.Getenv(envLiveArg)))
+	}
 	os.Exit(m.Run())
 }
 

@@ -22,11 +22,18 @@
 //	                               manifest) and those removed
 //	disks/NAME/snapshots/ID.base   a full manifest no longer listed, kept
 //	                               while a listed delta is based on it
+//	disks/NAME/snapshots/ID.inuse  the label of a snapshot taken while the
+//	                               disk was in use (it never held still
+//	                               during the save): the paths that kept
+//	                               changing; none when it was consistent
 //	disks/NAME/current             the ID of the current snapshot
 //	disks/NAME/index               identity (inode, ctime, mtime, size, mode)
-//	                               of the disk's paths as of the last save or
-//	                               restore, to skip unchanged files unread;
-//	                               exactly the paths of that snapshot
+//	                               and hard-link target of the disk's paths
+//	                               as of the last save or restore, to skip
+//	                               unchanged files unread; exactly the paths
+//	                               of that snapshot; the contents' SHA-256 of
+//	                               files watched for writes through shared
+//	                               mappings
 //	disks/NAME/mirror-sync.json    a Mirror disk's record of its last load
 //	                               or write-back: per path the folder's
 //	                               identity and content hash and the disk's
@@ -125,6 +132,22 @@
 // the files the engine writes (.rambar, .metadata_never_index) at the root;
 // the same names anywhere else, and lost+found on tmpfs, are contents.
 //
+// # A disk in use
+//
+// A disk is in use while it is saved. A file is stored only as a version
+// that existed (savecopy.go: the same identity before and after its copy,
+// leased first when changed in the last second, its previous version kept
+// when it never holds still); files mapped shared and writable are
+// compared by content (watch.go, mapped*.go); a snapshot is consistent
+// only when every path is seen unchanged after its scan (by its copy, or
+// by a look at the whole disk made meanwhile: settle.go, look.go), else
+// the save copies again, and a disk that never holds
+// still gets a snapshot labelled taken while in use (splice.go, inuse.go).
+// Every manifest is checked as it is written with the rules it is read
+// with (treecheck.go): a hard link's target is part of what a save
+// compares, so an entry reused from the index never names a path that
+// moved.
+//
 // # Untrusted stores
 //
 // Whatever is in a store may have been crafted by someone else with access
@@ -159,6 +182,15 @@
 //	                              commit, index, prune (prune.go)
 //	savecopy.go, savemanifest.go  a save's copy jobs and packs; its manifest
 //	                              written as it is encoded
+//	savehold.go                   each file copied held still, or not taken
+//	settle.go, splice.go          a save's rounds until the disk holds still;
+//	                              what one that never does keeps
+//	inuse.go                      the label of a snapshot taken while in use
+//	watch.go, mapped*.go          files compared by content: mapped shared and
+//	                              writable (/proc on Linux, lsof on macOS)
+//	lease_*.go                    a file leased while it is copied (Linux)
+//	treecheck.go                  manifests checked as they are written
+//	room_*.go                     the room a restore takes on each file system
 //	memlimit.go                   the soft memory limit while saves copy
 //	restore.go, restorepack.go    restores and every tree build (buildTree);
 //	                              packed files restored pack by pack

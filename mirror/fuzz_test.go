@@ -100,6 +100,7 @@ func TestFuzzSeedsDecodeAsNamed(t *testing.T) {
 		{"FuzzDecodeIndex", "v2", true}, {"FuzzDecodeIndex", "v1", true}, {"FuzzDecodeIndex", "store-v1", true},
 		{"FuzzDecodeIndex", "dotdot", false}, {"FuzzDecodeIndex", "v3", true},
 		{"FuzzDecodeIndex", "v3-prefix-past-previous", false}, {"FuzzDecodeIndex", "v3-out-of-order", false},
+		{"FuzzDecodeIndex", "v4", true}, {"FuzzDecodeIndex", "v4-link-after", false},
 	}
 	for _, c := range cases {
 		b, err := os.ReadFile(filepath.Join("testdata/fuzz", c.fuzz, c.name))

@@ -2,6 +2,9 @@ package mirror
 
 import (
 	"fmt"
+	"sync"
+
+	"golang.org/x/sys/unix"
 
 	"rambar/internal/atomicfile"
 )
@@ -28,11 +31,17 @@ type index struct {
 	body     []byte // the encoded entries
 }
 
-// indexOf is the exact index of a save of items as snapshot, encoded.
-func indexOf(snapshot, diskID string, items []scanned) []byte {
+// indexOf is the exact index of a save of items as snapshot, encoded:
+// each path with its identity, its hard-link target and, for the files
+// sums names (watched: watch.go), the sum of their contents.
+func indexOf(snapshot, diskID string, items []scanned, sums map[string]contentSum) []byte {
 	w := newIndexWriter(snapshot, diskID, len(items))
 	for i := range items {
-		w.add(items[i].rel, items[i].id)
+		var sum *contentSum
+		if c, ok := sums[items[i].rel]; ok {
+			sum = &c
+		}
+		w.add(items[i].rel, items[i].id, hardLinkOf(items, i), sum)
 	}
 	return w.bytes()
 }
@@ -45,7 +54,7 @@ func indexOf(snapshot, diskID string, items []scanned) []byte {
 func restoredIndex(id, diskID string, entries []Entry, ids *idents) []byte {
 	w := newIndexWriter(id, diskID, len(entries))
 	for i := range entries {
-		w.add(entries[i].Path, ids.of(entries[i].Path))
+		w.add(entries[i].Path, ids.of(entries[i].Path), entries[i].HardLink, nil)
 	}
 	return w.bytes()
 }
@@ -53,10 +62,12 @@ func restoredIndex(id, diskID string, entries []Entry, ids *idents) []byte {
 // indexMatch compares items of a scan, one at a time in scan order, with
 // an index's entries: a scan feeds it as it appends (scanMatching), so
 // that the comparison is done when the scan is. A damaged index matches
-// nothing.
+// nothing. It notes the watched files it passes, with their sums.
 type indexMatch struct {
-	c  *indexCursor
-	ok bool // every item seen so far matched
+	c       *indexCursor
+	ok      bool // every item seen so far matched
+	watched map[string]contentSum
+	seen    int // items seen
 }
 
 // match starts comparing items with x.
@@ -64,17 +75,58 @@ func (x *index) match() *indexMatch { return &indexMatch{c: x.cursor(), ok: true
 
 // see compares the next item with the next entry.
 func (m *indexMatch) see(it *scanned) {
+	m.seen++
 	if !m.ok {
 		return
 	}
 	p, id, ok := m.c.next()
 	m.ok = ok && string(p) == it.rel && sameIdent(it.rel, it.id, id)
+	if m.ok && m.c.watched {
+		m.note(it.rel, m.c.sum)
+	}
+}
+
+// note records watched file rel and its sum.
+func (m *indexMatch) note(rel string, sum contentSum) {
+	if m.watched == nil {
+		m.watched = map[string]contentSum{}
+	}
+	m.watched[rel] = sum
 }
 
 // matched reports whether the n items seen were exactly the index's
 // entries, the index read to its end and sound.
 func (m *indexMatch) matched(n int) bool {
 	return m.ok && n == m.c.x.n && m.c.k == n && m.c.done() == nil
+}
+
+// lists returns a test of whether x lists path p, made when first asked
+// (a walk of the index up to p); false for a nil x.
+func (x *index) lists(p string) func() bool {
+	return sync.OnceValue(func() bool {
+		found := false
+		if x != nil {
+			x.walk(func(q []byte, _ ident) bool {
+				found = string(q) == p
+				return pathLess(q, p)
+			})
+		}
+		return found
+	})
+}
+
+// pathList collects paths, keeping the first max of them and counting the
+// rest.
+type pathList struct {
+	paths []string
+	n     int
+	max   int
+}
+
+func (l *pathList) add(p string) {
+	if l.n++; len(l.paths) < l.max {
+		l.paths = append(l.paths, p)
+	}
 }
 
 // sameIdent compares two identities of path rel. The top folder's times
@@ -90,37 +142,62 @@ func sameIdent(rel string, a, b ident) bool {
 
 // indexDiff is how a scan of the disk compares with the index.
 type indexDiff struct {
-	same    []bool   // same[i]: items[i] has the identity the index recorded
+	same    []bool   // same[i]: items[i] has the identity and hard-link target the index recorded
 	gone    []string // indexed paths no longer on the disk
 	changed int      // items not the same
+	// watched are the indexed files watched for writes through shared
+	// mappings still on the disk, with their sums.
+	watched map[string]contentSum
+	// reshaped: paths were added or removed, or one changed its kind or
+	// hard-link target.
+	reshaped bool
 }
 
 // diffIndex compares items (in scan order) with x; a nil x knows nothing,
-// so every item is changed and nothing is gone. ok is false when x is
-// damaged: the diff is then nil's, and x must not be used.
+// so every item is changed and nothing is gone. An item is the same when
+// its identity and (an index of version 4) its hard-link target are: a
+// folder renamed moves a link's target without changing the link. ok is
+// false when x is damaged: the diff is then nil's, and x must not be used.
 func diffIndex(x *index, items []scanned) (d indexDiff, ok bool) {
 	d = indexDiff{same: make([]bool, len(items)), changed: len(items)}
 	if x == nil {
 		return d, true
 	}
-	i := 0
-	err := x.walk(func(p []byte, id ident) bool {
+	i, matched := 0, 0
+	c := x.cursor()
+	for {
+		p, id, more := c.next()
+		if !more {
+			break
+		}
 		for i < len(items) && pathLess(items[i].rel, p) {
 			i++ // added, or changed from another kind: not the same
 		}
 		if i < len(items) && items[i].rel == string(p) {
-			if d.same[i] = sameIdent(items[i].rel, items[i].id, id); d.same[i] {
+			link := hardLinkOf(items, i)
+			same := sameIdent(items[i].rel, items[i].id, id) && (x.version < 4 || string(c.link) == link)
+			if d.same[i] = same; same {
 				d.changed--
+			}
+			matched++
+			if items[i].id.Mode&unix.S_IFMT != id.Mode&unix.S_IFMT || string(c.link) != link {
+				d.reshaped = true
+			}
+			if c.watched {
+				if d.watched == nil {
+					d.watched = map[string]contentSum{}
+				}
+				d.watched[items[i].rel] = c.sum
 			}
 			i++
 		} else {
 			d.gone = append(d.gone, string(p))
 		}
-		return true
-	})
-	if err != nil {
+	}
+	if c.done() != nil {
 		return indexDiff{same: make([]bool, len(items)), changed: len(items)}, false
 	}
+	d.reshaped = d.reshaped || len(d.gone) > 0 || matched < len(items)
 	return d, true
 }
 

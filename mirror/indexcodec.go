@@ -10,17 +10,27 @@ import "bytes"
 //	version 3: exact; the path as the length of the prefix it shares with
 //	           the previous path and the rest, the inode, ctime and mtime
 //	           as differences from the previous path's, then size and mode
+//	version 4: as version 3, then the path's hard-link target (the first
+//	           name of its inode in scan order; none for the first, or a
+//	           file with one name) as its length times two plus one for a
+//	           watched file, the target's bytes, and for a watched file
+//	           (one seen mapped shared and writable: watch.go) the
+//	           SHA-256 of its contents
 //
 // Version 3 is about half the size of version 2 for a tree of small files
 // (paths share their folders; files made together have close inode numbers
-// and times). Every version is read; version 3 is written.
+// and times). Every version is read; version 4 is written.
 const (
-	indexMagic   = "RAMBAR-INDEX-3\n"
+	indexMagic   = "RAMBAR-INDEX-4\n"
+	indexMagicV3 = "RAMBAR-INDEX-3\n"
 	indexMagicV2 = "RAMBAR-INDEX-2\n"
 	indexMagicV1 = "RAMBAR-INDEX-1\n"
 )
 
-// indexWriter encodes an index (version 3) path by path.
+// contentSum is a SHA-256 of a file's contents.
+type contentSum [32]byte
+
+// indexWriter encodes an index (version 4) path by path.
 type indexWriter struct {
 	e            encoder
 	prev         string
@@ -39,8 +49,10 @@ func newIndexWriter(snapshot, diskID string, n int) *indexWriter {
 	return w
 }
 
-// add appends path p (after the previous one in pathLess order) with id.
-func (w *indexWriter) add(p string, id ident) {
+// add appends path p (after the previous one in pathLess order) with id,
+// its hard-link target link ("" for none) and, for a watched file, the sum
+// of its contents (nil: not watched).
+func (w *indexWriter) add(p string, id ident, link string, sum *contentSum) {
 	shared := 0
 	for shared < len(p) && shared < len(w.prev) && p[shared] == w.prev[shared] {
 		shared++
@@ -52,6 +64,15 @@ func (w *indexWriter) add(p string, id ident) {
 	w.e.sv(id.MTime - w.mtime)
 	w.e.sv(id.Size)
 	w.e.uv(uint64(id.Mode))
+	watched := uint64(0)
+	if sum != nil {
+		watched = 1
+	}
+	w.e.uv(uint64(len(link))<<1 | watched)
+	w.e.b = append(w.e.b, link...)
+	if sum != nil {
+		w.e.b = append(w.e.b, sum[:]...)
+	}
 	w.prev, w.ino, w.ctime, w.mtime = p, id.Ino, id.CTime, id.MTime
 }
 
@@ -62,7 +83,7 @@ func (w *indexWriter) bytes() []byte { return w.e.b }
 // reads them.
 func openIndex(b []byte) (*index, error) {
 	d := &decoder{b: b}
-	version := 3 - d.magic(indexMagic, indexMagicV2, indexMagicV1)
+	version := 4 - d.magic(indexMagic, indexMagicV3, indexMagicV2, indexMagicV1)
 	x := &index{Snapshot: d.str(), DiskID: d.str(), Exact: version >= 2, version: version}
 	x.n = d.count(6)
 	if d.bad || (x.Snapshot != "" && !validID(x.Snapshot)) {
@@ -112,6 +133,11 @@ type indexCursor struct {
 	id         ident
 	k          int // entries read
 	err        error
+	// link is the last entry's hard-link target (version 4; valid until
+	// the next call), sum its contents' sum when watched is set.
+	link    []byte
+	watched bool
+	sum     contentSum
 }
 
 // cursor starts reading x's entries.
@@ -140,6 +166,17 @@ func (c *indexCursor) next() ([]byte, ident, bool) {
 		c.id = ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv()}
 	}
 	c.id.Size, c.id.Mode = d.sv(), uint32(d.uv())
+	c.link, c.watched = nil, false
+	if c.x.version >= 4 {
+		n := d.uv()
+		c.watched = n&1 != 0
+		if c.link = d.fixed(n >> 1); c.watched {
+			copy(c.sum[:], d.fixed(uint64(len(c.sum))))
+		}
+		if len(c.link) > 0 && (!cleanFrom(c.link, 0) || !pathLess(c.link, cur)) {
+			d.bad = true // a target is a clean path before its link
+		}
+	}
 	if d.bad || !nextPath(prev, cur, shared, c.k == 0) {
 		c.err = errBadIndex
 		return nil, ident{}, false

@@ -219,7 +219,8 @@ func (k *Keeper) Snapshots(name string) ([]Snapshot, error) {
 
 // Dirty reports whether a mounted disk has changes not yet saved: any path
 // added, removed or changed (by identity: inode, ctime, mtime, size, mode)
-// since the last save or restore. Files are not read.
+// since the last save or restore. Files are not read, but those written
+// through shared mappings (changedSince).
 func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 	st, err := k.State(v.Name)
 	if err != nil {
@@ -237,11 +238,7 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 	if st.Mode == ramdisk.Mirror && k.behind(st, cur) {
 		return true, nil // the folder lacks the last save (a write-back failed)
 	}
-	_, _, same, err := scanMatching(v.MountPoint, idx.n, idx)
-	if err != nil {
-		return false, err
-	}
-	return !same, nil
+	return changedSince(v.MountPoint, idx)
 }
 
 // hasEntries reports whether snapshot id holds anything besides its root.

@@ -80,30 +80,32 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 	s := k.store(st)
 	m, err := s.resolve(o.Snapshot)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nothingWritten{err}
 	}
+	cleared := false
 	if err := k.checkEmpty(v); err != nil {
 		if !o.Force {
-			return Result{}, fmt.Errorf("%w (use --force to replace them)", err)
+			return Result{}, nothingWritten{fmt.Errorf("%w (use --force to replace them)", err)}
 		}
 		// Check the room before removing anything: what the disk holds now
 		// is freed by the clearing.
 		free, err := freeSpace(v.MountPoint)
 		if err != nil {
-			return Result{}, err
+			return Result{}, nothingWritten{err}
 		}
 		held := int64(0)
-		if items, err := scan(v.MountPoint); err == nil {
+		if items, _, _, err := scanMatching(v.MountPoint, 0, nil); err == nil { // what the clearing frees: not Caches
 			for _, it := range items {
 				if it.hardLink == 0 {
 					held += it.blocks * 512
 				}
 			}
 		}
-		if n := need(m.Entries); n > free+held {
-			return Result{}, fmt.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
-				v.Name, ramdisk.ErrNoSpace, ramdisk.Size(n).Short(), ramdisk.Size(free+held).Short())
+		if n := need(m.Entries, v.MountPoint); n > free+held {
+			return Result{}, nothingWritten{fmt.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
+				v.Name, ramdisk.ErrNoSpace, ramdisk.Size(n).Short(), ramdisk.Size(free+held).Short())}
 		}
+		cleared = true
 		if err := clearDisk(v.MountPoint); err != nil {
 			return Result{}, err
 		}
@@ -112,8 +114,11 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 		return Result{}, err
 	}
 	res, err := s.restore(ctx, m.ID, v.MountPoint, st.ID, o.Progress)
+	if nw, ok := err.(nothingWritten); ok && cleared {
+		err = nw.error // the disk was cleared for it
+	}
 	if err != nil {
-		return res, fmt.Errorf("restore %s from %s: %w", v.Name, st.Backing, err)
+		return res, wrapRestore(err, fmt.Sprintf("restore %s from %s", v.Name, st.Backing))
 	}
 	_, err = k.adopt(v, st) // a restored tree sets the root's attributes: the mark again
 	return res, err

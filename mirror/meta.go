@@ -14,30 +14,50 @@ import (
 // entryOf reads the full metadata of scanned path items[i] (xattrs, link
 // target).
 func entryOf(root string, items []scanned, i int) (Entry, error) {
+	e := scanEntry(items, i)
+	x, err := readExtra(root, &e)
+	e.Link, e.Xattr = x.link, x.xattr
+	return e, err
+}
+
+// scanEntry is the entry of scanned path items[i] as far as its scan
+// tells: all but its xattrs and a symlink's target (readExtra).
+func scanEntry(items []scanned, i int) Entry {
 	s := &items[i]
-	p := filepath.Join(root, filepath.FromSlash(s.rel))
 	e := Entry{Path: s.rel, Kind: kindOf(s.id.Mode), Mode: s.id.Mode & 0o7777, MTime: s.mtime(), ATime: s.atime(),
 		UID: s.uid, GID: s.gid, HardLink: hardLinkOf(items, i)}
-	switch e.Kind {
-	case KindFile:
+	if e.Kind == KindFile {
 		e.Size = s.id.Size
 		e.sparse, e.alloc = s.blocks*512 < s.id.Size, s.blocks*512
-	case KindSymlink:
+	}
+	return e
+}
+
+// extra is what of an entry the scan does not tell: a symlink's target
+// and the xattrs.
+type extra struct {
+	link  string
+	xattr map[string][]byte
+}
+
+// readExtra reads the target (a symlink) and xattrs of entry e of the
+// tree root; an error wraps fs.ErrNotExist when e's path is gone.
+func readExtra(root string, e *Entry) (extra, error) {
+	var x extra
+	p := filepath.Join(root, filepath.FromSlash(e.Path))
+	if e.Kind == KindSymlink {
 		l, err := os.Readlink(p)
 		if err != nil {
-			return e, fmt.Errorf("readlink %s: %w", p, err)
+			return x, fmt.Errorf("readlink %s: %w", p, err)
 		}
-		e.Link = l
+		x.link = l
 	}
-	x, err := readXattrs(p)
-	if err != nil {
-		return e, err
+	xa, err := readXattrs(p)
+	if e.Path == "." {
+		dropMarkAttrs(xa) // RAMBar's mark on the disk's root is not contents
 	}
-	if s.rel == "." {
-		dropMarkAttrs(x) // RAMBar's mark on the disk's root is not contents
-	}
-	e.Xattr = x
-	return e, nil
+	x.xattr = xa
+	return x, err
 }
 
 // treeEntries scans root and reads every entry's metadata.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -34,6 +35,7 @@ func (s *store) prune(keepN int) error {
 			drop = append(drop, id)
 		}
 	}
+	drop, keep = keepConsistent(drop, keep, s.labelled())
 	used, bases, err := s.usedBy(keep)
 	if err != nil {
 		return err
@@ -49,6 +51,33 @@ func (s *store) prune(keepN int) error {
 		retained[b] = true
 	}
 	return s.dropObjects(used, retained)
+}
+
+// labelled is the set of snapshots labelled taken while in use.
+func (s *store) labelled() map[string]bool {
+	ids, _ := s.idsOf(inUseExt)
+	out := map[string]bool{}
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out
+}
+
+// keepConsistent keeps, when every snapshot kept (keep) was taken while in
+// use, the newest of drop that was not too: saves of a disk that never
+// holds still do not push out its last consistent state.
+func keepConsistent(drop, keep []string, inUse map[string]bool) ([]string, []string) {
+	for _, id := range keep {
+		if !inUse[id] {
+			return drop, keep
+		}
+	}
+	for i := len(drop) - 1; i >= 0; i-- {
+		if !inUse[drop[i]] {
+			return slices.Delete(slices.Clone(drop), i, i+1), append([]string{drop[i]}, keep...)
+		}
+	}
+	return drop, keep
 }
 
 // usedBy reads the headers of the kept snapshots and of the bases of those
@@ -95,6 +124,7 @@ func (s *store) dropManifests(drop, hidden []string, bases map[string]bool) erro
 		return nil
 	}
 	for _, id := range drop {
+		os.Remove(s.path("snapshots", id+inUseExt)) // no longer listed
 		if bases[id] {
 			if err := os.Rename(s.path("snapshots", id+".snap"), s.path("snapshots", id+".base")); err != nil {
 				return fmt.Errorf("keep base of later snapshots %s: %w", id, err)

@@ -19,18 +19,25 @@ import (
 // checks first that dst has room; nothing is written when it has not.
 // Files are copied (or reflinked), never hard linked, so the disk never
 // shares an inode with the store.
+//
+// An error before anything was written is a nothingWritten
+// (ErrNothingWritten).
 func (s *store) restore(ctx context.Context, id, dst, diskID string, progress ProgressFunc) (Result, error) {
 	start := time.Now()
 	unlock, err := s.lock(ctx)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nothingWritten{err}
 	}
 	defer unlock()
 	m, err := s.resolve(id)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nothingWritten{err}
 	}
 	id = m.ID
+	u, err := s.inUse(id)
+	if err != nil {
+		return Result{}, nothingWritten{err}
+	}
 	b := build{from: s.path("objects"), src: objRefOf, unpackDir: s.dir, progress: progress, checkSpace: true, copyFile: s.copyFile,
 		ids: newIdents(len(m.Entries))}
 	notes, err := buildTree(ctx, m.Entries, dst, b)
@@ -41,7 +48,30 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 		_ = s.writeIndex(restoredIndex(id, diskID, m.Entries, b.ids))
 	}
 	return Result{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, NotKept: notes,
-		Took: time.Since(start)}, nil
+		Took: time.Since(start), InUse: u}, nil
+}
+
+// ErrNothingWritten: a restore failed before it wrote or removed anything
+// on the disk (its snapshot could not be read, it would not fit, the disk
+// holds files and Force was not given): the disk holds what it held.
+var ErrNothingWritten = errors.New("nothing was written")
+
+// nothingWritten is an error of a restore that wrote nothing; its message
+// is its cause's.
+type nothingWritten struct{ error }
+
+func (e nothingWritten) Unwrap() error { return e.error }
+
+// Is makes the error ErrNothingWritten too.
+func (e nothingWritten) Is(target error) bool { return target == ErrNothingWritten }
+
+// wrapRestore is err of a restore, prefixed with what, still a
+// nothingWritten when it was one.
+func wrapRestore(err error, what string) error {
+	if nw, ok := err.(nothingWritten); ok {
+		return nothingWritten{fmt.Errorf("%s: %w", what, nw.error)}
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // resolve loads snapshot id, or the current one when id is "".
@@ -66,13 +96,50 @@ func (s *store) resolve(id string) (*manifest, error) {
 	return m, nil
 }
 
-// need is the room a restore of entries takes: a block per entry plus
-// each file's data rounded up to blocks, holes left out and a file with
-// several hard links counted once.
-func need(entries []Entry) int64 {
+// need is the room a restore of entries takes on the file system of dst
+// (needOn, as that file system charges).
+func need(entries []Entry, dst string) int64 { return needOn(entries, chargeOf(dst)) }
+
+// needOn is the room a restore of entries takes where c says what each
+// kind of path costs: each file's data rounded up to blocks (holes left
+// out, a file with several hard links counted once), plus what a folder,
+// a symlink, or any path costs there.
+func needOn(entries []Entry, c charge) int64 {
 	var n int64
 	for i := range entries {
-		n += 4096 + (entries[i].allocated()+4095)&^4095
+		e := &entries[i]
+		n += c.entry + (e.allocated()+c.block-1)/c.block*c.block
+		switch {
+		case e.Kind == KindDir && e.Path != ".":
+			n += c.dir
+		case e.Kind == KindSymlink && len(e.Link) >= c.inlineLink:
+			n += c.block
+		}
+	}
+	return n
+}
+
+// charge is what a file system takes for the paths of a tree: data in
+// blocks; a folder, a symlink longer than it keeps in the inode, and any
+// path (beyond the inode it takes: inodesFree) in bytes.
+type charge struct {
+	block, dir, entry int64
+	inlineLink        int
+}
+
+// otherCharge is what a file system not known better (APFS, HFS+) takes:
+// a block for every path besides its data (room_linux.go has tmpfs and
+// ext4).
+var otherCharge = charge{block: 4096, entry: 4096, inlineLink: 1}
+
+// inodesNeeded is how many inodes a restore of entries takes (the root is
+// there; a second hard link takes none).
+func inodesNeeded(entries []Entry) int64 {
+	var n int64
+	for i := range entries {
+		if entries[i].Path != "." && entries[i].HardLink == "" {
+			n++
+		}
 	}
 	return n
 }
@@ -110,16 +177,16 @@ type build struct {
 // not be set (an xattr the system refused).
 func buildTree(ctx context.Context, entries []Entry, dst string, b build) (notes []NotKept, err error) {
 	if err := checkRoom(entries, dst, b.checkSpace); err != nil {
-		return nil, err
+		return nil, nothingWritten{err}
 	}
 	if b.toT, err = openTree(dst); err != nil {
-		return nil, err
+		return nil, nothingWritten{err}
 	}
 	defer b.toT.close()
 	b.toT.ids = b.ids
 	if hasFiles(entries) {
 		if b.fromT, err = openTree(b.from); err != nil {
-			return nil, err
+			return nil, nothingWritten{err}
 		}
 		defer b.fromT.close()
 	}
@@ -188,9 +255,10 @@ func hasFiles(entries []Entry) bool {
 	return false
 }
 
-// checkRoom refuses (when check) a tree that needs more than dst has free.
+// checkRoom refuses (when check) a tree that needs more than dst has free:
+// bytes, or inodes where the file system counts them.
 func checkRoom(entries []Entry, dst string, check bool) error {
-	need := need(entries)
+	need := need(entries, dst)
 	free, err := freeSpace(dst)
 	if err != nil {
 		return err
@@ -198,6 +266,10 @@ func checkRoom(entries []Entry, dst string, check bool) error {
 	if check && need > free {
 		return fmt.Errorf("restore into %s: %w: needs %s, %s free; nothing was written",
 			dst, ramdisk.ErrNoSpace, ramdisk.Size(need).Short(), ramdisk.Size(free).Short())
+	}
+	if n, ok := inodesFree(dst); check && ok && inodesNeeded(entries) > n {
+		return fmt.Errorf("restore into %s: %w: needs %d files and folders, room for %d; nothing was written",
+			dst, ramdisk.ErrNoSpace, inodesNeeded(entries), n)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ package mirror
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,22 +15,70 @@ import (
 )
 
 func TestNeedCountsWhatARestoreAllocates(t *testing.T) {
-	file := func(size int64) Entry { return Entry{Kind: KindFile, Size: size} }
+	file := func(size int64) Entry { return Entry{Path: "f", Kind: KindFile, Size: size} }
+	dir := Entry{Path: "d", Kind: KindDir}
 	cases := []struct {
 		name    string
 		entries []Entry
+		c       charge
 		want    int64
 	}{
-		{"a folder", []Entry{{Kind: KindDir}}, 4096},
-		{"data rounded up to blocks", []Entry{{Kind: KindDir}, file(1), file(4097)}, 3*4096 + 4096 + 8192},
-		{"a sparse file: its extents", []Entry{{Kind: KindFile, Size: 1 << 30, Extents: []Extent{{Off: 0, Len: 10}, {Off: 1 << 20, Len: 4096}}}}, 4096 + 8192},
-		{"hard links once", []Entry{file(1 << 20), {Kind: KindFile, Size: 1 << 20, HardLink: "a"}, {Kind: KindFile, Size: 1 << 20, HardLink: "a"}}, 3*4096 + 1<<20},
-		{"symlinks and FIFOs: an entry each", []Entry{{Kind: KindSymlink, Link: "x"}, {Kind: KindFIFO}}, 2 * 4096},
+		{"tmpfs: a folder takes nothing", []Entry{{Path: ".", Kind: KindDir}, dir}, tmpfsCharge, 0},
+		{"tmpfs: empty files take nothing", []Entry{file(0), file(0), file(0)}, tmpfsCharge, 0},
+		{"tmpfs: data rounded up to pages", []Entry{dir, file(1), file(4097)}, tmpfsCharge, 4096 + 8192},
+		{"tmpfs: a sparse file: its extents", []Entry{{Kind: KindFile, Size: 1 << 30, Extents: []Extent{{Off: 0, Len: 10}, {Off: 1 << 20, Len: 4096}}}}, tmpfsCharge, 8192},
+		{"tmpfs: hard links once", []Entry{file(1 << 20), {Kind: KindFile, Size: 1 << 20, HardLink: "a"}, {Kind: KindFile, Size: 1 << 20, HardLink: "a"}}, tmpfsCharge, 1 << 20},
+		{"tmpfs: a long symlink takes a page, a short one and a FIFO nothing", []Entry{{Kind: KindSymlink, Link: strings.Repeat("x", 200)}, {Kind: KindSymlink, Link: "x"}, {Kind: KindFIFO}}, tmpfsCharge, 4096},
+		{"ext4: a block per folder, empty files none", []Entry{{Path: ".", Kind: KindDir}, dir, file(0), file(1)}, ext4Charge, 4096 + 4096},
+		{"elsewhere: a block per path and the data", []Entry{dir, file(1), file(4097), {Kind: KindFIFO}}, otherCharge, 4*4096 + 4096 + 8192},
 	}
 	for _, c := range cases {
-		if got := need(c.entries); got != c.want {
+		if got := needOn(c.entries, c.c); got != c.want {
 			t.Errorf("%s: need %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestRestoreOfManyEmptyFilesFitsTheDiskItCameFrom: 2,000 empty files and
+// 200 folders saved from a 4 MiB tmpfs restore into a 4 MiB tmpfs
+// (counting 4 KiB a path refused them: 8.8 MiB); a tree with more paths
+// than the disk has inodes is refused before anything is written.
+func TestRestoreOfManyEmptyFilesFitsTheDiskItCameFrom(t *testing.T) {
+	ctx := context.Background()
+	k := NewKeeper(t.TempDir())
+	k.IsMounted = func(string) bool { return true }
+	if _, err := k.Setup("Empty", Options{Mode: ramdisk.Keep}); err != nil {
+		t.Fatal(err)
+	}
+	v := ramdisk.Volume{Name: "Empty", MountPoint: mountTmpfs(t, "4m")}
+	if _, err := k.Load(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	for d := 0; d < 200; d++ {
+		dir := filepath.Join(v.MountPoint, fmt.Sprintf("d%04d", d))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for f := 0; f < 10; f++ {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(f)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := k.Save(ctx, v, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	to := ramdisk.Volume{Name: "Empty", MountPoint: mountTmpfs(t, "4m")}
+	res, err := k.Restore(ctx, to, RestoreOptions{})
+	if err != nil || res.Files != 2000 {
+		t.Fatalf("restore into a disk of the same size = %+v, %v", res, err)
+	}
+	few := ramdisk.Volume{Name: "Empty", MountPoint: mountFS(t, "tmpfs", "size=4m,nr_inodes=1000")}
+	if _, err := k.Restore(ctx, few, RestoreOptions{}); !errors.Is(err, ramdisk.ErrNoSpace) || !errors.Is(err, ErrNothingWritten) {
+		t.Fatalf("restore of 2,200 paths into room for 1,000 = %v, want ErrNoSpace, nothing written", err)
+	}
+	if ents, _ := os.ReadDir(few.MountPoint); len(ents) > 1 {
+		t.Errorf("the refused restore wrote %d paths", len(ents))
 	}
 }
 

@@ -2,10 +2,7 @@ package mirror
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"runtime"
 	"time"
 )
@@ -14,8 +11,9 @@ import (
 // files whose identity changed since the snapshot the index describes, and
 // keeps the newest keepN snapshots. It runs in phases: scan the disk, diff
 // the scan against the index, plan the new manifest's entries, copy the
-// changed files into a fresh objects folder, write and flush the manifest,
-// commit (current names it), write the index, prune.
+// changed files into a fresh objects folder, look at the disk again (the
+// disk is in use: settle.go), write and flush the manifest, commit
+// (current names it), write the index, prune.
 //
 // When the index is exact (see index) and the change is small, the new
 // manifest is a delta: it holds only what changed since a full manifest,
@@ -55,20 +53,30 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	if idx != nil && curID != "" && idx.Snapshot == curID {
 		against = idx
 	}
+	mapped := make(chan map[uint64]bool, 1)
+	go func() { mapped <- mappedFiles(root) }() // while the scan runs
 	resume := pauseCollector(before, hint)
-	items, notKept, same, err := scanMatching(root, hint, against)
+	items, notKept, m, err := scanAgainst(root, hint, against)
 	resume()
+	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress}
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
 	// Nothing changed since the current snapshot was saved or restored:
-	// done, without reading a file or even the manifest.
-	if same {
-		h, err := s.readManifest(curID, false)
+	// done, without reading a file or even the manifest (but the watched
+	// ones: watch.go).
+	if m != nil && m.matched(len(items)) {
+		same, err := ls.unchanged(items, m.watched)
 		if err != nil {
-			return Result{}, err
+			return Result{}, fmt.Errorf("save %s: %w", root, err)
 		}
-		return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
+		if same {
+			h, err := s.readManifest(curID, false)
+			if err != nil {
+				return Result{}, err
+			}
+			return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
+		}
 	}
 	// The scan's own buffers are garbage now; collected before the copy,
 	// they do not set the heap's size for the rest of the save (the
@@ -77,22 +85,28 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	runtime.GC()
 	mem := limitSaveMemory(before, liveHeap())
 	defer mem.done()
-	p, err := s.plan(root, curID, idx, items)
+	res, err := ls.run(ctx, items)
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
-	id := newID(time.Now(), curID)
-	res, err := s.write(ctx, root, id, p, progress)
-	if err != nil {
-		return Result{}, fmt.Errorf("save %s: %w", root, err)
-	}
-	_ = s.writeIndex(indexOf(id, diskID, items))
 	res.NotKept = notKept
-	if err := s.prune(keepN); err != nil {
-		return res, fmt.Errorf("saved %s, but removing old snapshots failed: %w", id, err)
+	if !res.Unchanged {
+		if err := s.prune(keepN); err != nil {
+			return res, fmt.Errorf("saved %s, but removing old snapshots failed: %w", res.Snapshot, err)
+		}
 	}
-	res.NotKept, res.Took = notKept, time.Since(start)
+	res.Took = time.Since(start)
 	return res, nil
+}
+
+// scanAgainst scans root, comparing it with x (nil: none) as it goes; m
+// is the match (nil without x).
+func scanAgainst(root string, hint int, x *index) (items []scanned, notKept []NotKept, m *indexMatch, err error) {
+	if x != nil {
+		m = x.match()
+	}
+	items, notKept, err = scanWith(root, hint, m, treeOpts{keepLF: x.lists("lost+found")})
+	return items, notKept, m, err
 }
 
 // savePlan is what a save writes: the new manifest's entries, and which
@@ -112,28 +126,68 @@ type savePlan struct {
 	files   int   // regular files of the whole tree
 	bytes   int64 // their bytes (the copied ones' as scanned)
 	removed int   // paths gone since the current snapshot
+
+	items []scanned
+	same  []bool  // per item: taken from the snapshot the index describes
+	ofJob []int32 // a delta's: the item of each job
+	// gone are paths the plan found gone from the disk (a delta reads its
+	// entries' metadata as it plans).
+	gone []string
+	// reshaped: a delta adds or removes paths, changes a path's kind or
+	// a hard link (treecheck.go: checked against its base).
+	reshaped bool
+}
+
+// scanned is job k's path as scanned.
+func (p *savePlan) scanned(k int) *scanned {
+	if p.full != nil {
+		return &p.items[p.jobs[k].ref]
+	}
+	return &p.items[p.ofJob[k]]
 }
 
 // fullPlan is a full manifest to be made from a scan: each item's entry
 // is the one of the snapshot the index describes when its identity is
-// unchanged (reuse), else read from the disk as it is written.
+// unchanged (reuse), else made from its scan and what readExtras reads.
 type fullPlan struct {
 	root  string
 	items []scanned
 	prev  []Entry
 	reuse []int32 // per item: 1 + its entry in prev, or 0 (nil: none)
+	// extras are the symlink targets and xattrs of the items not reused,
+	// by path (those with none left out).
+	extras map[string]extra
 }
 
 // plan decides the new manifest's entries from the scan: a delta when the
 // index is exact and the change small, else the whole tree, reusing the
-// entries of the snapshot the index describes for unchanged paths.
-func (s *store) plan(root, curID string, idx *index, items []scanned) (*savePlan, error) {
+// entries of the snapshot the index describes for unchanged paths. The
+// files w watches whose contents changed are taken as changed (w, when
+// not nil, learns the index's sums and takes this round's); so is the top
+// folder, whose times and mode are saved at every save.
+func (s *store) plan(root, curID string, idx *index, items []scanned, w *watch) (*savePlan, error) {
 	d, ok := diffIndex(idx, items)
 	if !ok {
 		idx = nil // damaged: trusted for nothing
 	}
+	var force []int
+	if w != nil {
+		w.old = d.watched
+		var err error
+		if force, err = w.changed(root, items); err != nil {
+			return nil, err
+		}
+	}
+	if len(items) > 0 {
+		force = append(force, 0)
+	}
+	for _, i := range force {
+		if d.same[i] {
+			d.same[i], d.changed = false, d.changed+1
+		}
+	}
 	var delta *manifest // the previous changes a new delta builds on
-	if idx != nil && idx.Exact {
+	if idx != nil && idx.Exact && idx.version >= 4 {
 		delta = s.deltaBase(idx.Snapshot, d.changed+len(d.gone))
 	}
 	if delta != nil {
@@ -142,20 +196,13 @@ func (s *store) plan(root, curID string, idx *index, items []scanned) (*savePlan
 	return s.planFull(root, curID, idx, items, d), nil
 }
 
-// entryAt reads scanned path items[i]'s metadata for a save.
-func entryAt(root string, items []scanned, i int) (Entry, error) {
-	e, err := entryOf(root, items, i)
-	if errors.Is(err, fs.ErrNotExist) {
-		return e, fmt.Errorf("%s changed during the save, try again: %w", items[i].rel, err)
-	}
-	return e, err
-}
-
 // planDelta plans a delta on delta (the previous delta's changes, or none
 // on a full manifest): the changed items read fresh, merged with delta's.
+// An item gone before its metadata is read is left out, and named.
 func planDelta(root string, delta *manifest, items []scanned, d indexDiff) (*savePlan, error) {
-	p := &savePlan{delta: delta, removed: len(d.gone)}
+	p := &savePlan{delta: delta, removed: len(d.gone), items: items, same: d.same, reshaped: d.reshaped}
 	fresh := make([]Entry, 0, d.changed)
+	of := map[string]int32{}
 	for i, it := range items {
 		if kindOf(it.id.Mode) == KindFile {
 			p.files++
@@ -164,9 +211,19 @@ func planDelta(root string, delta *manifest, items []scanned, d indexDiff) (*sav
 		if d.same[i] {
 			continue
 		}
-		e, err := entryAt(root, items, i)
+		e, err := entryOf(root, items, i)
+		if isGone(err) {
+			p.gone = append(p.gone, it.rel)
+			continue
+		}
 		if err != nil {
 			return nil, err
+		}
+		if e.HardLink != "" {
+			p.reshaped = true
+		}
+		if kindOf(it.id.Mode) == KindFile && e.HardLink == "" {
+			of[e.Path] = int32(i)
 		}
 		fresh = append(fresh, e)
 	}
@@ -174,14 +231,15 @@ func planDelta(root string, delta *manifest, items []scanned, d indexDiff) (*sav
 	for i := range p.entries {
 		if e := &p.entries[i]; e.Kind == KindFile && e.Obj.none() && e.HardLink == "" {
 			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: e.Size, sparse: e.sparse})
+			p.ofJob = append(p.ofJob, of[e.Path])
 		}
 	}
 	return p, nil
 }
 
 // planFull plans a full manifest: every item, taken from the snapshot the
-// index describes when its identity is unchanged, else read fresh when
-// the manifest is written; the files read fresh are copied.
+// index describes when its identity and hard-link target are unchanged,
+// else made fresh; the files made fresh are copied.
 func (s *store) planFull(root, curID string, idx *index, items []scanned, d indexDiff) *savePlan {
 	f := &fullPlan{root: root, items: items}
 	var prev *manifest
@@ -190,7 +248,7 @@ func (s *store) planFull(root, curID string, idx *index, items []scanned, d inde
 			prev, f.prev, f.reuse = m, m.Entries, make([]int32, len(items))
 		}
 	}
-	p := &savePlan{full: f}
+	p := &savePlan{full: f, items: items, same: make([]bool, len(items))}
 	n := 0
 	for i := range items {
 		if it := &items[i]; copiesData(it) && !(prev != nil && d.same[i]) {
@@ -209,9 +267,11 @@ func (s *store) planFull(root, curID string, idx *index, items []scanned, d inde
 			for pi < len(prev.Entries) && pathLess(prev.Entries[pi].Path, it.rel) {
 				pi++
 			}
-			if pi < len(prev.Entries) && prev.Entries[pi].Path == it.rel && kept(&prev.Entries[pi]) {
-				f.reuse[i] = int32(pi + 1)
-				continue
+			if pi < len(prev.Entries) {
+				if e := &prev.Entries[pi]; e.Path == it.rel && kept(e) && e.HardLink == hardLinkOf(items, i) {
+					f.reuse[i], p.same[i] = int32(pi+1), true
+					continue
+				}
 			}
 		}
 		if copiesData(it) {
@@ -228,6 +288,34 @@ func (s *store) planFull(root, curID string, idx *index, items []scanned, d inde
 	return p
 }
 
+// readExtras reads the symlink targets and xattrs of the items f does not
+// reuse, so that writing the manifest reads nothing more of the disk; it
+// returns the paths gone meanwhile.
+func (f *fullPlan) readExtras() ([]string, error) {
+	var gone []string
+	for i := range f.items {
+		if f.reuse != nil && f.reuse[i] > 0 {
+			continue
+		}
+		e := Entry{Path: f.items[i].rel, Kind: kindOf(f.items[i].id.Mode)}
+		x, err := readExtra(f.root, &e)
+		if isGone(err) {
+			gone = append(gone, e.Path)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if x.link != "" || x.xattr != nil {
+			if f.extras == nil {
+				f.extras = map[string]extra{}
+			}
+			f.extras[e.Path] = x
+		}
+	}
+	return gone, nil
+}
+
 // copiesData reports whether a save reading it fresh copies item it's
 // bytes: a regular file that is not a second link.
 func copiesData(it *scanned) bool { return kindOf(it.id.Mode) == KindFile && it.hardLink == 0 }
@@ -235,36 +323,6 @@ func copiesData(it *scanned) bool { return kindOf(it.id.Mode) == KindFile && it.
 // kept reports whether entry e of an earlier snapshot has what a new one
 // needs of it: a file its bytes (an object, or a link to another).
 func kept(e *Entry) bool { return e.Kind != KindFile || !e.Obj.none() || e.HardLink != "" }
-
-// write carries out plan p as snapshot id: copies the files into
-// objects/id, writes and flushes the manifest, and commits it. On failure
-// nothing of id is left.
-func (s *store) write(ctx context.Context, root, id string, p *savePlan, progress ProgressFunc) (Result, error) {
-	objDir := s.path("objects", id)
-	if err := os.MkdirAll(objDir, 0o700); err != nil {
-		return Result{}, noSpace(fmt.Errorf("make %s: %w", objDir, err))
-	}
-	planned := int64(0)
-	for i := range p.jobs {
-		planned += p.jobs[i].size
-	}
-	copied, ext, err := s.copyObjects(ctx, root, id, p.jobs, p.path, progress)
-	if err == nil {
-		err = s.writeSnapshot(p.stream(id, p.bytes-planned+copied, ext))
-	}
-	if err == nil {
-		// The commit point: from here the new tree is the current one.
-		if err = s.commit(id); err != nil {
-			os.Remove(s.path("snapshots", id+".snap"))
-		}
-	}
-	if err != nil {
-		os.RemoveAll(objDir)
-		return Result{}, err
-	}
-	return Result{Snapshot: id, Files: p.files, Bytes: p.bytes - planned + copied,
-		CopiedFiles: len(p.jobs), CopiedBytes: copied, Removed: p.removed}, nil
-}
 
 // deltaBase returns what a delta on snapshot base builds on: base's own
 // changes when it is a delta, none when it is a full manifest. It returns

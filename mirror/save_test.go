@@ -129,22 +129,33 @@ func TestSavePhasesOneByOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.plan(root, "", nil, items)
+	p, err := s.plan(root, "", nil, items, nil)
 	if err != nil || p.delta != nil || p.full == nil || len(p.full.items) != 7 || len(p.jobs) != 5 || p.files != 5 || p.bytes != 10 {
 		t.Fatalf("plan = %+v, %v; want a full manifest of 7 entries copying 5 files", p, err)
 	}
 	id := newID(time.Now(), "")
 	os.MkdirAll(s.path("objects", id), 0o700)
-	copied, ext, err := s.copyObjects(context.Background(), root, id, p.jobs, p.path, nil)
-	if err != nil || copied != 10 {
-		t.Fatalf("copy: %d bytes, %v", copied, err)
+	ext := &extentsOf{}
+	next, err := s.copyObjects(context.Background(), root, id, p.jobs, 0, p.path, &copyCheck{scanned: p.scanned}, ext, nil)
+	if err != nil || next == 0 {
+		t.Fatalf("copy: objects up to %d, %v", next, err)
 	}
 	for _, j := range p.jobs {
+		if j.state != jobCopied {
+			t.Errorf("%s: copy state %d", p.path(j.ref), j.state)
+		}
 		if _, err := os.Stat(filepath.Join(s.dir, "objects", id, fmt.Sprint(j.num))); err != nil {
 			t.Errorf("%s: object %d: %v", p.path(j.ref), j.num, err)
 		}
 	}
-	if err := s.writeSnapshot(p.stream(id, copied, ext)); err != nil {
+	if _, err := p.full.readExtras(); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := s.stream(p, id, 10, ext.m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.writeSnapshot(ms); err != nil {
 		t.Fatal(err)
 	}
 	if cur, _ := s.current(); cur != "" {
@@ -173,13 +184,15 @@ func TestCheckPathRefusesAnythingButCleanRelativePaths(t *testing.T) {
 	}
 }
 
-// TestPathGoneBeforeTheManifestFailsTheSave: a full manifest's entries are
-// read from the disk as the manifest is written, after the copy; a path
-// gone by then fails the save, which leaves nothing of itself behind
-// (objects, manifest, temporary files) and no current snapshot.
-func TestPathGoneBeforeTheManifestFailsTheSave(t *testing.T) {
+// TestPathGoneDuringTheSaveIsNotAnError: paths scanned that are gone by
+// the time a save copies them or reads their metadata do not fail the save:
+// the round that found them gone does not commit, the next one (the disk
+// now holding still) saves the tree without them, and nothing of the
+// first round's copies is left in the store.
+func TestPathGoneDuringTheSaveIsNotAnError(t *testing.T) {
 	root, s := t.TempDir(), &store{dir: t.TempDir()}
 	write(t, root, "d/f", "data")
+	write(t, root, "d/keep", "kept")
 	if err := os.Symlink("f", filepath.Join(root, "d/link")); err != nil {
 		t.Fatal(err)
 	}
@@ -187,21 +200,25 @@ func TestPathGoneBeforeTheManifestFailsTheSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.plan(root, "", nil, items)
+	os.Remove(filepath.Join(root, "d/link"))
+	os.Remove(filepath.Join(root, "d/f"))
+	ls := &liveSave{s: s, root: root, diskID: "d"}
+	res, err := ls.run(context.Background(), items)
+	if err != nil || res.Unchanged || res.InUse != nil || res.Files != 1 {
+		t.Fatalf("save = %+v, %v; want a consistent snapshot of the one file left", res, err)
+	}
+	m, err := s.manifest(res.Snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(root, "d/link"))
-	id := newID(time.Now(), "")
-	if _, err := s.write(context.Background(), root, id, p, nil); err == nil || !strings.Contains(err.Error(), "changed during the save") {
-		t.Fatalf("write = %v, want a path changed during the save", err)
+	var paths []string
+	for _, e := range m.Entries {
+		paths = append(paths, e.Path)
 	}
-	for _, dir := range []string{"objects", "snapshots"} {
-		if ents, _ := os.ReadDir(s.path(dir)); len(ents) > 0 {
-			t.Errorf("%s holds %v after the failed save", dir, ents)
-		}
+	if strings.Join(paths, " ") != ". d d/keep" {
+		t.Errorf("snapshot holds %v", paths)
 	}
-	if cur, _ := s.current(); cur != "" {
-		t.Errorf("current is %q", cur)
+	if ents, _ := os.ReadDir(s.path("objects", res.Snapshot)); len(ents) != 1 {
+		t.Errorf("objects of the save: %d, want the one file's", len(ents))
 	}
 }

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -10,39 +11,18 @@ import (
 )
 
 // copyJob is one file a save copies into the store: which (ref: an item
-// of the scan, or an entry of a delta) and its size as scanned and, once
-// copied, the object its bytes went to and how many were kept (a file
-// growing under us is seen again next save). A save holds one per file it
-// copies, 24 bytes, not a whole entry.
+// of the scan, or an entry of a delta), its size as scanned and, once
+// copied, the object its bytes went to (a pack's from off) and how many
+// were kept, and how the copy went (state). A save holds one per file it
+// copies, 32 bytes, not a whole entry.
 type copyJob struct {
 	size   int64
+	off    int64 // packed: where in pack num its bytes start
 	ref    int32
 	num    uint32
-	sparse bool // seen by the scan to hold fewer blocks than bytes
-	packed bool // in pack num, after the files of the pack before it
-}
-
-// placer gives copied files their objects, jobs taken in order: a packed
-// file starts where the one before it in its pack ended (a pack's files
-// are written in job order; no other pack's come between them).
-type placer struct {
-	id   string
-	num  uint32
-	off  int64
-	open bool
-}
-
-// obj is where job j's bytes are (ext: its extents, nil unless sparse).
-func (pl *placer) obj(j *copyJob, ext []Extent) objName {
-	if !j.packed {
-		return objName{Save: pl.id, Num: j.num}
-	}
-	if !pl.open || pl.num != j.num {
-		pl.open, pl.num, pl.off = true, j.num, 0
-	}
-	o := objName{Save: pl.id, Num: j.num, Off: pl.off, Packed: true}
-	pl.off += (&Entry{Size: j.size, Extents: ext}).stored()
-	return o
+	sparse bool  // seen by the scan to hold fewer blocks than bytes
+	packed bool  // in pack num
+	state  uint8 // jobCopied, ...: 0 until copied
 }
 
 // extentsOf collects the extents of the sparse files copied, by job.
@@ -52,98 +32,164 @@ type extentsOf struct {
 }
 
 func (x *extentsOf) set(k int, ext []Extent) {
-	if ext == nil {
-		return
-	}
 	x.mu.Lock()
-	if x.m == nil {
-		x.m = map[int][]Extent{}
+	if ext == nil {
+		delete(x.m, k)
+	} else {
+		if x.m == nil {
+			x.m = map[int][]Extent{}
+		}
+		x.m[k] = ext
 	}
-	x.m[k] = ext
 	x.mu.Unlock()
 }
 
-// copyObjects copies the files of jobs from root into objects/id, the
-// small ones packed together (full saves and deltas alike: a few large
-// files written sequentially instead of one per file), recording in each
-// job its object and the bytes kept; path names a job's file. It returns
-// the bytes copied and the extents of the sparse files (by job).
-func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob, path func(ref int32) string, progress ProgressFunc) (int64, map[int][]Extent, error) {
+// copyObjects copies the files of the jobs not copied yet (state 0) from
+// root into objects/id, the small ones packed together (full saves and
+// deltas alike: a few large files written sequentially instead of one per
+// file), numbering new objects from first, and records in each job its
+// object, the bytes kept and its state (chk); path names a job's file.
+// ext collects the extents of the sparse files (by job). It returns the
+// next free object number. A file gone or changed is not an error: its
+// state says so.
+func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob, first uint32, path func(ref int32) string,
+	chk *copyCheck, ext *extentsOf, progress ProgressFunc) (uint32, error) {
 	var total int64
 	for i := range jobs {
-		total += jobs[i].size
+		if jobs[i].state == 0 {
+			total += jobs[i].size
+		}
 	}
 	src, err := openTree(root)
 	if err != nil {
-		return 0, nil, err
+		return first, err
 	}
 	defer src.close()
 	objs, err := openTree(s.path("objects", id))
 	if err != nil {
-		return 0, nil, err
+		return first, err
 	}
 	defer objs.close()
 	clone := sameDev(root, objs.dir)
-	m := newMeter(progress, "saving", total, len(jobs))
 	small, packs, single := packGroups(jobs)
-	ext := &extentsOf{}
+	m := newMeter(progress, "saving", total, len(small)+len(single))
+	c := &copier{src: src, objs: objs, jobs: jobs, path: path, chk: chk, ext: ext, clone: clone}
 	err = pool(len(packs)+len(single), workers, func(k int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		num := first + uint32(k)
 		if k < len(packs) {
 			group := small[packs[k][0]:packs[k][1]]
-			n, err := writePack(src, objs, uint32(k), jobs, group, path, ext)
+			n, err := c.pack(num, group)
 			m.add(n, len(group))
 			return err
 		}
 		j := int(single[k-len(packs)])
-		if err := copyObject(src, objs, &jobs[j], path(jobs[j].ref), j, uint32(k), clone, ext); err != nil {
+		if err := c.single(j, num); err != nil {
 			return err
 		}
 		m.add(jobs[j].size, 1)
 		return nil
 	})
 	m.done()
-	if err != nil {
-		return 0, nil, err
-	}
-	var copied int64
-	for i := range jobs {
-		copied += jobs[i].size
-	}
-	return copied, ext.m, nil
+	return first + uint32(len(packs)+len(single)), err
 }
 
-// copyObject copies job j's file rel (the k-th job) of the tree root into a new
-// object num in the folder objs (a clone where they share a file system
-// that can, unless it is sparse: its holes are left out; a large file
-// with direct I/O, directCopy), fsyncing it when syncEachFile. It records the bytes kept and, for a sparse file,
-// its extents.
-func copyObject(root, objs *dirTree, j *copyJob, rel string, k int, num uint32, clone bool, ext *extentsOf) error {
-	name := strconv.FormatUint(uint64(num), 10)
-	in, err := root.openFile(rel)
+// copier copies a save's jobs (copyObjects).
+type copier struct {
+	src, objs *dirTree
+	jobs      []copyJob
+	path      func(ref int32) string
+	chk       *copyCheck
+	ext       *extentsOf
+	clone     bool
+}
+
+// openScanned opens job k's file and reads its identity; gone reports a
+// path that is no longer there as a regular file (removed, replaced by
+// something else, or a folder on its way replaced by a symlink).
+func (c *copier) openScanned(k int) (fd int, id ident, gone bool, err error) {
+	fd, err = openToRead(c.src, c.path(c.jobs[k].ref))
+	if isGone(err) {
+		return -1, ident{}, true, nil
+	}
+	if err != nil {
+		return -1, ident{}, false, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return -1, ident{}, err == nil, err
+	}
+	return fd, identOf(&st), false, nil
+}
+
+// openToRead opens rel under t for reading, leaving its access time alone
+// where it can (O_NOATIME needs the owner or root).
+func openToRead(t *dirTree, rel string) (int, error) {
+	fd, err := t.open(rel, unix.O_RDONLY|unix.O_NONBLOCK|oNoAtime, 0)
+	if errors.Is(err, unix.EPERM) && oNoAtime != 0 {
+		fd, err = t.open(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
+	}
+	return fd, err
+}
+
+// single copies job j's file (the k-th object, num) into an object of its
+// own (a clone where they share a file system that can, unless it is
+// sparse: its holes are left out; a large file with direct I/O,
+// directCopy), pushing it to the disk when syncEachFile or large.
+func (c *copier) single(j int, num uint32) error {
+	in, id, gone, err := c.openScanned(j)
+	if gone {
+		c.jobs[j].state = jobGone
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	defer unix.Close(in)
-	out, cloned, err := objs.create(name, 0o600, in, clone && !j.sparse)
+	job := &c.jobs[j]
+	name := strconv.FormatUint(uint64(num), 10)
+	out, cloned, err := c.objs.create(name, 0o600, in, c.clone && !job.sparse)
 	if err != nil {
 		return err
 	}
-	e := Entry{Size: j.size, sparse: j.sparse}
+	e := Entry{Size: job.size, sparse: job.sparse}
 	direct := false
-	if cloned {
-		var st unix.Stat_t
-		if err = unix.Fstat(out, &st); err == nil {
+	copy := func() error {
+		if cloned {
+			var st unix.Stat_t
+			err := unix.Fstat(out, &st)
 			e.Size = st.Size
+			return err
 		}
-	} else if !j.sparse && j.size >= directMin {
-		e.Size, direct, err = directCopy(out, in, true)
+		var err error
+		direct = false
+		if !job.sparse && job.size >= directMin {
+			e.Size, direct, err = directCopy(out, in, true)
+		}
+		if !direct && err == nil {
+			_, err = saveData(out, in, &e, c.clone)
+		}
+		return err
 	}
-	if !cloned && !direct && err == nil {
-		_, err = saveData(out, in, &e, clone)
+	redo := func() error {
+		if cloned { // a clone is taken whole again
+			unix.Close(out)
+			if err := unix.Unlinkat(c.objs.fd, name, 0); err != nil {
+				return err
+			}
+			var err error
+			out, cloned, err = c.objs.create(name, 0o600, in, c.clone && !job.sparse)
+			return err
+		}
+		if _, err := unix.Seek(out, 0, unix.SEEK_SET); err != nil {
+			return err
+		}
+		return retryEINTR(func() error { return unix.Ftruncate(out, 0) })
 	}
+	err = c.held(j, in, id, copy, redo)
 	// A direct copy left nothing in the cache to push (a tail under a
 	// block at most: the commit's flush takes it).
 	if err == nil && !direct && (syncEachFile || e.Size >= pushSize) {
@@ -153,10 +199,10 @@ func copyObject(root, objs *dirTree, j *copyJob, rel string, k int, num uint32, 
 		err = cerr
 	}
 	if err != nil {
-		return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(rel), objs.path(name), err))
+		return noSpace(fmt.Errorf("copy %s to %s: %w", c.src.path(c.path(job.ref)), c.objs.path(name), err))
 	}
-	j.size, j.num = e.Size, num
-	ext.set(k, e.Extents)
+	job.size, job.num, job.off, job.packed = e.Size, num, 0, false
+	c.ext.set(j, e.Extents)
 	return nil
 }
 
@@ -173,20 +219,26 @@ const (
 	pushSize = packBytes
 )
 
-// packGroups splits the small files of jobs into packs (each at least 2
-// files, at most about packBytes or packFiles files): small lists them by
-// job, and each pack is a range [lo, hi) of small; single lists the other
-// files (a pack of one is just an object).
+// packGroups splits the small files of the jobs still to copy (state 0)
+// into packs (each at least 2 files, at most about packBytes or packFiles
+// files): small lists them by job, and each pack is a range [lo, hi) of
+// small; single lists the other files still to copy (a pack of one is just
+// an object).
 func packGroups(jobs []copyJob) (small []int32, packs [][2]int, single []int32) {
-	n := 0
+	n, m := 0, 0
 	for i := range jobs {
-		if jobs[i].size <= packMax {
-			n++
+		if jobs[i].state == 0 {
+			if m++; jobs[i].size <= packMax {
+				n++
+			}
 		}
 	}
 	small = make([]int32, 0, n)
-	single = make([]int32, 0, len(jobs)-n)
+	single = make([]int32, 0, m-n)
 	for i := range jobs {
+		if jobs[i].state != 0 {
+			continue
+		}
 		if jobs[i].size <= packMax {
 			small = append(small, int32(i))
 		} else {
@@ -212,40 +264,62 @@ func packGroups(jobs []copyJob) (small []int32, packs [][2]int, single []int32) 
 	return small, packs, single
 }
 
-// writePack copies the files of group (jobs by number; path names their
-// files) from the tree root into a new pack object num in the folder
-// objs, one after another (a sparse one's data only), recording in each
-// job its pack and the bytes kept, and pushes it to the disk (pushFile)
-// before closing it.
-func writePack(root, objs *dirTree, num uint32, jobs []copyJob, group []int32, path func(int32) string, ext *extentsOf) (int64, error) {
+// pack copies the files of group (jobs by number) into a new pack object
+// num, one after another (a sparse one's data only), recording in each job
+// its place in the pack, the bytes kept and its state, and pushes the pack
+// to the disk (pushFile) before closing it. A file gone takes no room.
+func (c *copier) pack(num uint32, group []int32) (int64, error) {
 	name := strconv.FormatUint(uint64(num), 10)
-	out, _, err := objs.create(name, 0o600, -1, false)
+	out, _, err := c.objs.create(name, 0o600, -1, false)
 	if err != nil {
 		return 0, err
 	}
 	var off int64
 	err = func() error {
 		for _, k := range group {
-			j := &jobs[k]
-			rel := path(j.ref)
-			in, err := root.openFile(rel)
+			n, err := c.packed(out, int(k), num, off)
 			if err != nil {
-				return err
+				return noSpace(fmt.Errorf("copy %s to %s: %w", c.src.path(c.path(c.jobs[k].ref)), c.objs.path(name), err))
 			}
-			e := Entry{Size: j.size, sparse: j.sparse}
-			n, err := saveData(out, in, &e, false)
-			unix.Close(in)
-			if err != nil {
-				return noSpace(fmt.Errorf("copy %s to %s: %w", root.path(rel), objs.path(name), err))
-			}
-			j.size, j.num, j.packed = e.Size, num, true
-			ext.set(int(k), e.Extents)
 			off += n
 		}
 		return pushFile(out)
 	}()
 	if cerr := unix.Close(out); err == nil && cerr != nil {
-		err = noSpace(fmt.Errorf("write %s: %w", objs.path(name), cerr))
+		err = noSpace(fmt.Errorf("write %s: %w", c.objs.path(name), cerr))
 	}
 	return off, err
+}
+
+// packed copies job k's file into the pack out (object num) at off, its
+// end, and returns the bytes it takes there.
+func (c *copier) packed(out, k int, num uint32, off int64) (int64, error) {
+	j := &c.jobs[k]
+	in, id, gone, err := c.openScanned(k)
+	if gone {
+		j.state = jobGone
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(in)
+	e := Entry{Size: j.size, sparse: j.sparse}
+	var n int64
+	copy := func() (err error) {
+		n, err = saveData(out, in, &e, false)
+		return err
+	}
+	redo := func() error {
+		if _, err := unix.Seek(out, off, unix.SEEK_SET); err != nil {
+			return err
+		}
+		return retryEINTR(func() error { return unix.Ftruncate(out, off) })
+	}
+	if err := c.held(k, in, id, copy, redo); err != nil {
+		return 0, err
+	}
+	j.size, j.num, j.off, j.packed = e.Size, num, off, true
+	c.ext.set(k, e.Extents)
+	return n, nil
 }

@@ -21,15 +21,17 @@ func (p *savePlan) path(ref int32) string {
 
 // manifestStream is a manifest to be written as it is encoded: its
 // header (Refs filled in), its n entries, given in order by each, and its
-// removed paths.
+// removed paths; check, when set, checks each entry as it is written
+// (treecheck.go).
 type manifestStream struct {
 	header
 	n       int
 	each    func(put func(*Entry) error) error
 	removed []string
+	check   *treeCheck
 }
 
-// streamOf is manifest m, whole, to be written.
+// streamOf is manifest m, whole, to be written, its tree checked.
 func streamOf(m *manifest) *manifestStream {
 	ms := &manifestStream{header: m.header, n: len(m.Entries), removed: m.Removed}
 	ms.Refs = refsOf(m.Entries)
@@ -41,25 +43,34 @@ func streamOf(m *manifest) *manifestStream {
 		}
 		return nil
 	}
+	ms.check = newTreeCheck(m.ID, m.Base == "", linkTargets(m.Entries))
 	return ms
 }
 
 // stream is the snapshot id that p makes once its files are copied (ext:
 // the copied sparse files' extents by job), its files holding bytes bytes.
-func (p *savePlan) stream(id string, bytes int64, ext map[int][]Extent) *manifestStream {
+// Its entries are checked as they are written; a delta's tree too, first,
+// when it changes the tree's shape (treecheck.go).
+func (s *store) stream(p *savePlan, id string, bytes int64, ext map[int][]Extent) (*manifestStream, error) {
 	h := header{ID: id, Created: time.Now().UTC(), Files: p.files, Bytes: bytes}
 	if p.full == nil {
-		pl := &placer{id: id}
 		for k := range p.jobs {
 			j := &p.jobs[k]
 			e := &p.entries[j.ref]
-			e.Obj, e.Size, e.Extents = pl.obj(j, ext[k]), j.size, ext[k]
+			e.Obj, e.Size, e.Extents = j.obj(id), j.size, ext[k]
 		}
 		h.Base = p.delta.Base
-		return streamOf(&manifest{header: h, Entries: p.entries, Removed: p.delta.Removed})
+		m := &manifest{header: h, Entries: p.entries, Removed: p.delta.Removed}
+		if p.reshaped {
+			if err := s.checkDeltaTree(id, m, scanTargets(p.items)); err != nil {
+				return nil, err
+			}
+		}
+		return streamOf(m), nil
 	}
 	h.Refs = p.full.refs(id, p.jobs)
-	return &manifestStream{header: h, n: len(p.full.items), each: p.full.each(id, p.jobs, ext)}
+	return &manifestStream{header: h, n: len(p.full.items), each: p.full.each(id, p.jobs, ext),
+		check: newTreeCheck(id, true, scanTargets(p.items))}, nil
 }
 
 // refs lists, per save, the numbers of the objects the manifest uses:
@@ -89,13 +100,12 @@ func (f *fullPlan) refs(id string, jobs []copyJob) map[string][]uint32 {
 }
 
 // each gives the full manifest's entries in order to put: reused ones as
-// they are, the others read from the disk now, a copied file with its
-// object (jobs, in the same order; ext: extents by job).
+// they are, the others made from the scan and the extras read, a copied
+// file with its object (jobs, in the same order; ext: extents by job).
+// Nothing is read from the disk.
 func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]Extent) func(put func(*Entry) error) error {
 	return func(put func(*Entry) error) error {
 		k := 0
-		pl := &placer{id: id}
-		var e Entry // one for all: put does not keep it
 		for i := range f.items {
 			if f.reuse != nil && f.reuse[i] > 0 {
 				if err := put(&f.prev[f.reuse[i]-1]); err != nil {
@@ -103,15 +113,14 @@ func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]Extent) func(pu
 				}
 				continue
 			}
-			var err error
-			if e, err = entryAt(f.root, f.items, i); err != nil {
-				return err
-			}
+			e := scanEntry(f.items, i)
+			x := f.extras[e.Path]
+			e.Link, e.Xattr = x.link, x.xattr
 			if copiesData(&f.items[i]) {
 				if k >= len(jobs) || jobs[k].ref != int32(i) {
 					return fmt.Errorf("save plan out of step at %s", e.Path)
 				}
-				e.Obj, e.Size, e.Extents = pl.obj(&jobs[k], ext[k]), jobs[k].size, ext[k]
+				e.Obj, e.Size, e.Extents = jobs[k].obj(id), jobs[k].size, ext[k]
 				k++
 			}
 			if err := put(&e); err != nil {
@@ -129,6 +138,30 @@ func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]Extent) func(pu
 func (s *store) writeSnapshot(ms *manifestStream) error {
 	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
 		return noSpace(err)
+	}
+	if ms.check != nil {
+		if err := checkHeader(&ms.header); err != nil {
+			return fmt.Errorf("write snapshot %s: %w: %v", ms.ID, errBadManifest, err)
+		}
+		if err := ms.check.removed(ms.removed); err != nil {
+			return err
+		}
+		if ms.Base == "" && len(ms.removed) > 0 {
+			return fmt.Errorf("write snapshot %s: %w: a full manifest with removed paths", ms.ID, errBadManifest)
+		}
+		each := ms.each
+		ms.each = func(put func(*Entry) error) error {
+			err := each(func(e *Entry) error {
+				if err := ms.check.add(e); err != nil {
+					return err
+				}
+				return put(e)
+			})
+			if err == nil && ms.check.tree && ms.check.n == 0 {
+				err = fmt.Errorf("write snapshot %s: %w: the tree has no root folder", ms.ID, errBadManifest)
+			}
+			return err
+		}
 	}
 	err := s.streamManifest(&ms.header, ms.n, ms.each, ms.removed, syncEachFile)
 	if err == nil {

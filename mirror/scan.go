@@ -64,10 +64,14 @@ type NotKept struct {
 
 // isReserved reports whether name at the root of the folder held by fd
 // (lstat st) is not contents: the marker, RAMBar's own scratch folders
-// (ramdisk.IsScratch: the benchmark's files), or a folder the file system
-// itself made (reservedName).
-func isReserved(fd int, name string, st *unix.Stat_t) bool {
-	return name == MarkerName || ramdisk.IsScratch(name) || reservedName(fd, name, st)
+// (ramdisk.IsScratch: the benchmark's files), its folder of app caches
+// (ramdisk.FallbackLink: `cache on` puts them there; they are never saved,
+// so never restored or written back into a mirrored folder), or a folder
+// the file system itself made and the user left empty (reservedName;
+// keepLF, when set, says whether the saved tree holds a lost+found of the
+// user's: then it is kept even empty).
+func isReserved(fd int, name string, st *unix.Stat_t, keepLF func() bool) bool {
+	return name == MarkerName || name == ramdisk.FallbackLink || ramdisk.IsScratch(name) || reservedName(fd, name, st, keepLF)
 }
 
 // reservedIn returns isReserved for the names at the root of dir.
@@ -77,7 +81,7 @@ func reservedIn(dir string) func(name string) bool {
 		all, _ := dirNames(fd)
 		for _, n := range all {
 			var st unix.Stat_t
-			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && isReserved(fd, n, &st) {
+			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && isReserved(fd, n, &st, nil) {
 				names[n] = true
 			}
 		}
@@ -95,34 +99,44 @@ func scan(root string) ([]scanned, error) {
 
 // scanAll is scan that also names the sockets and device nodes it skipped;
 // hint is about how many paths to expect (the index's count: the slice is
-// then made once, at its size).
+// then made once, at its size). It is the whole disk, as a reclaim copies
+// it: RAMBar's Caches folder included (a save's scan, scanMatching, leaves
+// it out).
 func scanAll(root string, hint int) ([]scanned, []NotKept, error) {
-	items, notKept, _, err := scanMatching(root, hint, nil)
-	return items, notKept, err
+	return scanWith(root, hint, nil, treeOpts{caches: true})
 }
 
 // scanMatching is scanAll that also compares the paths, as they are found,
 // with the index x (nil: none): same reports that they are exactly x's
-// (x.matches, without a second pass over the scan).
+// (x.matches, without a second pass over the scan). An empty lost+found of
+// the file system's is kept when x lists one (the user's, merged with it).
 func scanMatching(root string, hint int, x *index) (items []scanned, notKept []NotKept, same bool, err error) {
-	var st unix.Stat_t
-	if err := unix.Lstat(root, &st); err != nil {
-		return nil, nil, false, fmt.Errorf("lstat %s: %w", root, err)
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return nil, nil, false, fmt.Errorf("%s is not a folder", root)
-	}
-	var m *indexMatch
+	m, keepLF := (*indexMatch)(nil), x.lists("lost+found")
 	if x != nil {
 		m = x.match()
 	}
-	out, notKept, err := readTree(root, append(prefault(make([]scanned, 0, max(hint+hint/16, 64))), scannedOf(".", &st)), m)
+	items, notKept, err = scanWith(root, hint, m, treeOpts{keepLF: keepLF})
+	return items, notKept, m != nil && m.matched(len(items)), err
+}
+
+// scanWith scans root, feeding each path to m (nil: none), and keeps them
+// all (in scan order, hard links grouped).
+func scanWith(root string, hint int, m *indexMatch, o treeOpts) ([]scanned, []NotKept, error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(root, &st); err != nil {
+		return nil, nil, fmt.Errorf("lstat %s: %w", root, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return nil, nil, fmt.Errorf("%s is not a folder", root)
+	}
+	out := prefault(make([]scanned, 0, max(hint+hint/16, 64)))
+	out, notKept, err := readTree(root, append(out, scannedOf(".", &st)), m, o)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, err
 	}
 	linkGroups(out)
 	slices.SortFunc(notKept, func(a, b NotKept) int { return strings.Compare(a.Path, b.Path) })
-	return out, notKept, m != nil && m.matched(len(out)), nil
+	return out, notKept, nil
 }
 
 // inodesUsed is how many inodes the file system holding root uses (at most
@@ -194,10 +208,15 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 // errors only), into list (its old contents dropped), sorted, and lstats its entries relative to the folder's descriptor (no path walk
 // per entry, no poller registration as os.Open does), keeping files,
 // folders, symlinks and FIFOs; sockets and device nodes are named in
-// skipped.
-func readDir(top int, root, rel string, list *[]scanned) (subdirs []string, skipped []NotKept, err error) {
+// skipped. A folder removed or replaced since its parent was read holds
+// nothing: the disk is in use, and a save looks again (settle.go). What
+// is not contents at the top is left out as o says.
+func readDir(top int, root, rel string, list *[]scanned, o treeOpts) (subdirs []string, skipped []NotKept, err error) {
 	*list = (*list)[:0]
 	fd, err := openNoAtimeAt(top, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
+	if rel != "." && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)) {
+		return nil, nil, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read folder %s: %w", folderPath(root, rel), err)
 	}
@@ -214,7 +233,7 @@ func readDir(top int, root, rel string, list *[]scanned) (subdirs []string, skip
 		}
 		var r string
 		if rel == "." {
-			if r = string(n); isReserved(fd, r, s) {
+			if r = string(n); isReserved(fd, r, s, o.keepLF) && !(o.caches && r == ramdisk.FallbackLink) {
 				return nil
 			}
 		} else {

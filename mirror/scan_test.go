@@ -144,7 +144,7 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := indexOf("20260101T000000.000001Z", "d", items)
+	b := indexOf("20260101T000000.000001Z", "d", items, nil)
 	last := items[len(items)-1].rel
 	for _, c := range []struct {
 		name   string
@@ -195,7 +195,7 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 					}
 				}
 				items2, _ := scan(root)
-				items, b = items2, indexOf("20260101T000000.000001Z", "d", items2)
+				items, b = items2, indexOf("20260101T000000.000001Z", "d", items2, nil)
 				last = items[len(items)-1].rel
 			}
 		})

@@ -20,7 +20,7 @@ import (
 // out, never a second copy of the tree, and no goroutine sleeps waiting
 // for a folder while there is reading to do. A match, when not nil, is fed
 // every path in order as it is appended (out's first ones included).
-func readTree(root string, out []scanned, match *indexMatch) ([]scanned, []NotKept, error) {
+func readTree(root string, out []scanned, match *indexMatch, o treeOpts) ([]scanned, []NotKept, error) {
 	q := &dirQueue{todo: []string{"."}, read: map[string]dirRead{}}
 	q.work = sync.NewCond(&q.mu)
 	a := &appender{out: out, want: ".", match: match}
@@ -44,7 +44,7 @@ func readTree(root string, out []scanned, match *indexMatch) ([]scanned, []NotKe
 			for rel, ok := q.next(); ok; rel, ok = q.next() {
 				r := dirRead{buf: q.buffer()}
 				var subdirs []string
-				subdirs, r.skipped, r.err = readDir(top, root, rel, r.buf)
+				subdirs, r.skipped, r.err = readDir(top, root, rel, r.buf, o)
 				q.done(rel, r, subdirs)
 				a.poke(q)
 			}
@@ -55,6 +55,13 @@ func readTree(root string, out []scanned, match *indexMatch) ([]scanned, []NotKe
 		return nil, nil, errors.Join(a.errs...)
 	}
 	return a.out, a.notKept, nil
+}
+
+// treeOpts tune readTree: keepLF as for isReserved; with caches, RAMBar's
+// Caches folder at the top is kept (a copy of the whole disk: a reclaim).
+type treeOpts struct {
+	keepLF func() bool
+	caches bool
 }
 
 // dirRead is one folder as a worker read it: its entries in buf, given

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -39,6 +40,9 @@ type Snapshot struct {
 	// SetAside: kept work set aside when the name was mirrored after it
 	// (State.SetAside); never pruned.
 	SetAside bool `json:"set_aside,omitempty"`
+	// InUse, when set, says it was taken while the disk was in use: the
+	// disk never held still during the save (see InUse).
+	InUse *InUse `json:"in_use,omitempty"`
 }
 
 // Result says what a save or restore did.
@@ -61,6 +65,10 @@ type Result struct {
 	// was gone or not its own, and was put back; the data folder's record
 	// knew the disk.
 	Remarked bool `json:"remarked,omitempty"`
+	// InUse, when set, says the disk never held still during the save, so
+	// the snapshot saved (or restored) was taken while in use; with
+	// Unchanged, that nothing could be saved beyond the last snapshot.
+	InUse *InUse `json:"in_use,omitempty"`
 }
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
@@ -250,13 +258,23 @@ func (s *store) snapshots() ([]Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	labelled, err := s.idsOf(inUseExt)
+	if err != nil {
+		return nil, err
+	}
 	var out []Snapshot
 	for _, id := range ids {
 		m, err := s.readManifest(id, false)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Snapshot{ID: id, Time: m.Created, Files: m.Files, Bytes: m.Bytes, Current: id == cur, SetAside: s.pinned[id]})
+		sn := Snapshot{ID: id, Time: m.Created, Files: m.Files, Bytes: m.Bytes, Current: id == cur, SetAside: s.pinned[id]}
+		if _, ok := slices.BinarySearch(labelled, id); ok {
+			if sn.InUse, err = s.inUse(id); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, sn)
 	}
 	return out, nil
 }
@@ -284,6 +302,13 @@ func (s *store) cleanup() error {
 	for _, id := range ids {
 		if cur == "" || id > cur {
 			os.Remove(s.path("snapshots", id+".snap"))
+		}
+	}
+	// Labels of snapshots never made current, or no longer listed.
+	labelled, _ := s.idsOf(inUseExt)
+	for _, id := range labelled {
+		if _, err := os.Lstat(s.path("snapshots", id+".snap")); err != nil || cur == "" || id > cur {
+			os.Remove(s.path("snapshots", id+inUseExt))
 		}
 	}
 	// Objects of a save that never became current: every save names its

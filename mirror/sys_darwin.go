@@ -70,7 +70,7 @@ var macEngineFiles = map[string]bool{".rambar": true, ".metadata_never_index": t
 
 // reservedName: on macOS the system's own folders at a volume's root, and
 // the files the engine wrote there.
-func reservedName(_ int, name string, st *unix.Stat_t) bool {
+func reservedName(_ int, name string, st *unix.Stat_t, _ func() bool) bool {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 		return macReserved[name]

@@ -119,14 +119,31 @@ func kernelRangeCopy(out, in int, off, size int64) error {
 func statAtime(st *unix.Stat_t) unix.Timespec { return st.Atim }
 
 // reservedName: on Linux only the lost+found that mkfs.ext4 made (inode
-// 11 at the root of an ext4 file system, as on a zram disk) is the file
-// system's own; a lost+found the user made on tmpfs is contents.
-func reservedName(rootFd int, name string, st *unix.Stat_t) bool {
+// 11 at the root of an ext4 disk, as on a zram disk), and only while it
+// is empty and the saved tree has no lost+found (keepLF, when set, says
+// so): a user's lost+found restored onto such a disk is merged with the
+// file system's, and what it holds is the user's. A lost+found the user
+// made on tmpfs is contents.
+func reservedName(rootFd int, name string, st *unix.Stat_t, keepLF func() bool) bool {
 	if name != "lost+found" || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != 11 {
 		return false
 	}
 	var fs unix.Statfs_t
-	return unix.Fstatfs(rootFd, &fs) == nil && fs.Type == unix.EXT4_SUPER_MAGIC
+	if unix.Fstatfs(rootFd, &fs) != nil || fs.Type != unix.EXT4_SUPER_MAGIC {
+		return false
+	}
+	fd, err := openAtRetry(rootFd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	names, err := dirNames(fd)
+	for _, n := range names {
+		if n != "." && n != ".." {
+			return false
+		}
+	}
+	return err == nil && (keepLF == nil || !keepLF())
 }
 
 // oNoAtime keeps reads from moving access times: saves read the disk, and

@@ -46,13 +46,14 @@ func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
 	}
 	// A shared prefix longer than the previous path is refused.
 	w := newIndexWriter("", "d", 2)
-	w.add(".", ident{})
+	w.add(".", ident{}, "", nil)
 	w.e.uv(5)
 	w.e.str("x")
 	w.e.sv(0)
 	w.e.sv(0)
 	w.e.sv(0)
 	w.e.sv(0)
+	w.e.uv(0)
 	w.e.uv(0)
 	if _, err := decodeIndex(w.bytes()); err == nil {
 		t.Error("decodeIndex accepted a prefix past the previous path")
@@ -64,7 +65,7 @@ func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
 func encodeIndexOf(snapshot, diskID string, paths []string, ids []ident) []byte {
 	w := newIndexWriter(snapshot, diskID, len(paths))
 	for i, p := range paths {
-		w.add(p, ids[i])
+		w.add(p, ids[i], "", nil)
 	}
 	return w.bytes()
 }

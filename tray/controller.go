@@ -256,6 +256,7 @@ func (c *Controller) refresh(forceUsage bool) {
 		keptNow := map[string]bool{}
 		incomplete := map[string]bool{}
 		whose := map[string]string{}
+		inUse := map[string]int{}
 		conflicted := map[string]conflicts{}
 		for _, v := range vs {
 			keptNow[v.Name] = disks != nil && disks.Kept(v)
@@ -267,6 +268,7 @@ func (c *Controller) refresh(forceUsage bool) {
 				marks[v.Name] = disks.Unsaved(v)
 				incomplete[v.Name] = disks.Incomplete(v)
 				whose[v.Name] = disks.Whose(v)
+				inUse[v.Name] = disks.InUse(v)
 				n, folder := disks.MirrorConflicts(v)
 				conflicted[v.Name] = conflicts{n, folder}
 			}
@@ -287,6 +289,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			for i := range c.state.Disks {
 				c.state.Disks[i].Incomplete = incomplete[c.state.Disks[i].Volume.Name]
 				c.state.Disks[i].Whose = whose[c.state.Disks[i].Volume.Name]
+				c.state.Disks[i].InUse = inUse[c.state.Disks[i].Volume.Name]
 				c.state.Disks[i].Conflicts = conflicted[c.state.Disks[i].Volume.Name]
 			}
 			c.state.Notices = notices

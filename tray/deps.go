@@ -74,6 +74,11 @@ type Disks interface {
 	// Called on every refresh: cheap.
 	// n is how many paths kept both versions, in folder.
 	MirrorConflicts(v ramdisk.Volume) (n int, folder string)
+	// InUse is how many paths kept changing during the save that made a
+	// kept disk's last snapshot, which was then taken while in use (its
+	// files may not be one moment's state); 0 when it was consistent.
+	// Called on every refresh: cheap.
+	InUse(v ramdisk.Volume) int
 }
 
 // LoginItem turns launching at login on and off.

@@ -138,6 +138,9 @@ type diskState struct {
 	Incomplete bool
 	// Whose is set for a disk this RAMBar did not make (Disks.Whose).
 	Whose string
+	// InUse is how many paths kept changing during the save that made the
+	// disk's last snapshot (taken while in use); 0 when it was consistent.
+	InUse int
 	// Kept is true when Save Now applies (Deps.Kept, or every disk when
 	// that hook is not set).
 	Kept bool

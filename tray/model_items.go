@@ -83,6 +83,12 @@ func diskItem(s menuState, d diskState) Item {
 	if d.Unsaved {
 		sub = append(sub, Item{Key: key + "/unsaved", Title: "• Unsaved: changed since the last save (Save Now, or autosave, keeps them)", Disabled: true})
 	}
+	if d.InUse > 0 {
+		sub = append(sub, Item{Key: key + "/inuse", Title: fmt.Sprintf("⚠ Last save taken while in use: %s kept changing", ramdisk.Plural(d.InUse, "path")),
+			Tooltip: "The disk never held still while it was saved: each file is a version that existed, but together they may not be one moment's state. " +
+				"The next save made while it is idle is consistent; 'rambar snapshots " + d.Volume.Name + "' lists which saves were taken in use.",
+			Disabled: true})
+	}
 	if d.Measured && d.UsageErr == nil {
 		if p := d.Usage.Pinned(); p > 0 && d.Volume.FS.IsDiskImage() && d.Volume.Allocation != ramdisk.AllocUpfront {
 			sub = append(sub, Item{Key: key + "/pinned", Title: p.Short() + " held by deleted files", Disabled: true})

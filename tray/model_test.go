@@ -326,6 +326,23 @@ func TestIncompleteRestoreIsShown(t *testing.T) {
 	}
 }
 
+// TestSaveTakenInUseIsShown: a kept disk whose last snapshot was taken
+// while in use says so in its submenu; a consistent one says nothing.
+func TestSaveTakenInUseIsShown(t *testing.T) {
+	d := measuredDisk(vol("Mail", 4*ramdisk.GiB, ramdisk.TmpFS), 10*ramdisk.MiB, 10*ramdisk.MiB)
+	d.Kept, d.InUse = true, 3
+	menu := func() string {
+		return text(buildMenu(menuState{Disks: []diskState{d}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(),
+			Features: featureSet{SaveNow: true}}))
+	}
+	if got, want := menu(), "  ⚠ Last save taken while in use: 3 paths kept changing (off)\n"; !strings.Contains(got, want) {
+		t.Errorf("menu lacks %q:\n%s", want, got)
+	}
+	if d.InUse = 0; strings.Contains(menu(), "while in use") {
+		t.Errorf("a consistent save is shown as taken in use:\n%s", menu())
+	}
+}
+
 func TestNoticesAreWarnings(t *testing.T) {
 	n := "A reclaim of Work was stopped: its contents are safe in /data/reclaim/Work-20261201T080000Z; run: rambar reclaim \"Work\" --resume"
 	m := buildMenu(menuState{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(), Notices: []string{n}})

@@ -25,6 +25,8 @@ type fakeDisks struct {
 	notices    []string
 	// conflicts is what the last write-back of a disk left.
 	conflicts func(v ramdisk.Volume) (int, string)
+	// inUse is how many paths changed during a disk's last save.
+	inUse func(v ramdisk.Volume) int
 	// created, when set, hears each Create: "NAME MODE \"FOLDER\"".
 	created chan string
 }
@@ -88,6 +90,13 @@ func (f *fakeDisks) Whose(v ramdisk.Volume) string {
 		return ""
 	}
 	return f.whose(v)
+}
+
+func (f *fakeDisks) InUse(v ramdisk.Volume) int {
+	if f.inUse == nil {
+		return 0
+	}
+	return f.inUse(v)
 }
 
 func (f *fakeDisks) Unsaved(v ramdisk.Volume) bool { return f.unsaved != nil && f.unsaved(v) }

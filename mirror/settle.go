@@ -1,0 +1,356 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// A disk is in use while RAMBar saves it: programs write, rename and map
+// its files meanwhile. A save therefore keeps a file only as a version
+// that existed (savecopy.go: unchanged from its scan to the end of its
+// copy), and a snapshot is consistent only when every other path, looked
+// at again after the scan (look.go, while the copy runs), is as the scan
+// found it too: every path then held still from its scan to a moment after
+// the scan ended, so the snapshot is the disk as it was at that moment,
+// files that belong together (a database and its journal) included. Until
+// then the save copies again what changed (saveRounds rounds, the
+// unchanged copies of earlier rounds kept), pausing a little longer each
+// time for a burst of writes to end.
+// A disk that never holds still gets a snapshot labelled "taken while in
+// use" (inuse.go).
+
+// saveRounds is how many rounds a save copies what changed before it
+// gives up waiting for the disk to hold still.
+const saveRounds = 5
+
+// roundPause is the pause before round r+1: 10, 40, 90, 160 ms.
+func roundPause(r int) time.Duration { return time.Duration(r*r) * 10 * time.Millisecond }
+
+// inUseMax is how many of the paths that changed during a save it names.
+const inUseMax = 1000
+
+// liveSave is one save of a disk that may be in use.
+type liveSave struct {
+	s        *store
+	root     string
+	diskID   string
+	curID    string
+	idx      *index          // the disk as of a snapshot, nil if unknown
+	mapped   map[uint64]bool // inodes mapped shared and writable now
+	progress ProgressFunc
+
+	id    string // the snapshot being made
+	next  uint32 // its next object number
+	cache map[string]cachedCopy
+}
+
+// cachedCopy is a copy an earlier round of the save made of a file that
+// held still while copied: reused while the file keeps that identity
+// (and, watched, those contents).
+type cachedCopy struct {
+	id   ident
+	obj  objName
+	size int64
+	ext  []Extent
+	sum  *contentSum
+}
+
+// round is one round of a save: its plan and how its copy went.
+type round struct {
+	items []scanned
+	p     *savePlan
+	w     *watch
+	chk   *copyCheck
+	ext   *extentsOf
+	moved *pathList // paths that changed since the scan (none: a snapshot was committed)
+	// lost are the paths the round could not take as scanned: gone, or a
+	// file that did not hold still while copied.
+	lost map[string]bool
+	// reshaped: what moved is more than files' contents: a path appeared
+	// or went, a folder changed.
+	reshaped bool
+	res      Result
+}
+
+// unchanged reports, for a scan that matched the index exactly, whether
+// the watched files still hold what was saved (watched: the index's, with
+// their sums). The files watched only before are compared now, so the
+// index keeps just those still mapped.
+func (ls *liveSave) unchanged(items []scanned, watched map[string]contentSum) (bool, error) {
+	w := newWatch(ls.mapped, watched)
+	if !w.any() {
+		return true, nil
+	}
+	changed, err := w.changed(ls.root, items)
+	if err != nil || len(changed) > 0 {
+		return false, err
+	}
+	if rec := w.record(items); len(rec) != len(watched) {
+		_ = ls.s.writeIndex(indexOf(ls.curID, ls.diskID, items, rec))
+	}
+	return true, nil
+}
+
+// run saves items (the first scan) and the rounds that follow as a new
+// snapshot. Nothing of it is left behind on failure, or when the disk
+// turns out unchanged.
+func (ls *liveSave) run(ctx context.Context, items []scanned) (Result, error) {
+	ls.id = newID(time.Now(), ls.curID)
+	objDir := ls.s.path("objects", ls.id)
+	if err := os.MkdirAll(objDir, 0o700); err != nil {
+		return Result{}, noSpace(fmt.Errorf("make %s: %w", objDir, err))
+	}
+	res, err := ls.rounds(ctx, items)
+	if err != nil || res.Snapshot != ls.id {
+		os.Remove(ls.s.path("snapshots", ls.id+".snap"))
+		os.Remove(ls.s.path("snapshots", ls.id+inUseExt))
+		os.RemoveAll(objDir)
+	}
+	return res, err
+}
+
+// rounds copies what changed until the disk holds still for one look, or
+// saveRounds have passed.
+func (ls *liveSave) rounds(ctx context.Context, items []scanned) (Result, error) {
+	var against *index
+	if ls.idx != nil && ls.idx.Snapshot == ls.curID {
+		against = ls.idx
+	}
+	for n := 1; ; n++ {
+		r, err := ls.round(ctx, items, n == saveRounds)
+		if err != nil {
+			return Result{}, err
+		}
+		if r.moved.n == 0 {
+			return r.res, nil
+		}
+		if n == saveRounds {
+			return ls.inUse(r)
+		}
+		ls.remember(r)
+		select {
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		case <-time.After(roundPause(n)):
+		}
+		var m *indexMatch
+		if items, _, m, err = scanAgainst(ls.root, len(items), against); err != nil {
+			return Result{}, err
+		}
+		if m != nil && m.matched(len(items)) { // back as saved
+			if same, err := ls.unchanged(items, m.watched); err != nil || same {
+				h, herr := ls.s.readManifest(ls.curID, false)
+				if err == nil {
+					err = herr
+				}
+				if err != nil {
+					return Result{}, err
+				}
+				return Result{Snapshot: ls.curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes}, nil
+			}
+		}
+	}
+}
+
+// round plans items, copies what the plan needs and, when every file held
+// still, writes the manifest; it commits the snapshot when the round's
+// look at the disk (made meanwhile, from the end of the scan on) found
+// nothing changed (moved then empty). A path copied is seen unchanged by
+// its copy, which ends after the scan; every other path by the look, which
+// starts after it: so the snapshot is the disk as it was when the scan
+// ended. The symlink targets and xattrs the scan does not tell are read
+// before the look starts.
+func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*round, error) {
+	r := &round{items: items, w: newWatch(ls.mapped, nil), ext: &extentsOf{}, moved: &pathList{max: inUseMax}, lost: map[string]bool{}}
+	lose := func(p string, gone bool) {
+		r.lost[p] = true
+		r.moved.add(p)
+		r.reshaped = r.reshaped || gone
+	}
+	p, err := ls.s.plan(ls.root, ls.curID, ls.idx, items, r.w)
+	if err != nil {
+		return nil, err
+	}
+	r.p, r.chk = p, &copyCheck{scanned: p.scanned, w: r.w}
+	for _, g := range p.gone {
+		lose(g, true)
+	}
+	if p.full != nil {
+		gone, err := p.full.readExtras()
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range gone {
+			lose(g, true)
+		}
+	}
+	lk := ls.startLook(items)
+	ls.fromCache(r)
+	var planned int64
+	for k := range p.jobs {
+		planned += p.jobs[k].size
+	}
+	if ls.next, err = ls.s.copyObjects(ctx, ls.root, ls.id, p.jobs, ls.next, p.path, r.chk, r.ext, ls.progress); err != nil {
+		lk.wait(r, false)
+		return nil, err
+	}
+	var copied int64
+	for k := range p.jobs {
+		if j := &p.jobs[k]; j.ok() {
+			copied += j.size
+		} else {
+			lose(p.path(j.ref), j.state == jobGone)
+		}
+	}
+	if r.moved.n > 0 {
+		return r, lk.wait(r, last) // only the last round needs to know what else moved
+	}
+	ms, err := ls.s.stream(p, ls.id, p.bytes-planned+copied, r.ext.m)
+	if err == nil {
+		err = ls.s.writeSnapshot(ms)
+	}
+	if lerr := lk.wait(r, true); err == nil {
+		err = lerr
+	}
+	if err == nil {
+		err = ls.resum(r)
+	}
+	if err != nil || r.moved.n > 0 {
+		os.Remove(ls.s.path("snapshots", ls.id+".snap"))
+		return r, err
+	}
+	if err := ls.commit(ms.Refs[ls.id], indexOf(ls.id, ls.diskID, items, r.w.record(items))); err != nil {
+		return nil, err
+	}
+	r.res = Result{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
+		CopiedBytes: copied, Removed: p.removed}
+	return r, nil
+}
+
+// look is a round's look at the disk (lookAt), in the background.
+type look struct {
+	stop  atomic.Bool
+	done  chan struct{}
+	diffs *pathList
+	moved bool
+	err   error
+}
+
+// startLook starts looking at the disk, comparing it with items.
+func (ls *liveSave) startLook(items []scanned) *look {
+	lk := &look{done: make(chan struct{})}
+	go func() {
+		defer close(lk.done)
+		lk.diffs, lk.moved, lk.err = lookAt(ls.root, items, inUseMax, &lk.stop)
+	}()
+	return lk
+}
+
+// wait ends the look (at once, unless want) and, when wanted, adds to r
+// the paths it found added, removed or changed.
+func (lk *look) wait(r *round, want bool) error {
+	if !want {
+		lk.stop.Store(true)
+	}
+	<-lk.done
+	if !want {
+		return nil
+	}
+	if lk.err != nil {
+		return lk.err
+	}
+	for _, p := range lk.diffs.paths {
+		r.moved.add(p)
+	}
+	r.moved.n += lk.diffs.n - len(lk.diffs.paths)
+	r.reshaped = r.reshaped || lk.moved
+	return nil
+}
+
+// resum adds to r's moved the files mapped shared and writable whose
+// contents changed since the round took them (their times do not tell).
+func (ls *liveSave) resum(r *round) error {
+	sums := r.w.record(r.items)
+	if len(sums) == 0 {
+		return nil
+	}
+	t, err := openTree(ls.root)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	for _, p := range sortedKeys(sums) {
+		if got, _, err := sumFile(t, p); err != nil || got != sums[p] {
+			r.moved.add(p)
+		}
+	}
+	return nil
+}
+
+// commit removes the objects of the save that its manifest does not use
+// (copies of rounds that did not settle), then makes it current and writes
+// the index.
+func (ls *liveSave) commit(used []uint32, idx []byte) error {
+	dir := ls.s.path("objects", ls.id)
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if n, err := strconv.ParseUint(e.Name(), 10, 32); err != nil || !slices.Contains(used, uint32(n)) {
+			os.Remove(ls.s.path("objects", ls.id, e.Name()))
+		}
+	}
+	// The commit point: from here the new tree is the current one.
+	if err := ls.s.commit(ls.id); err != nil {
+		return err
+	}
+	_ = ls.s.writeIndex(idx)
+	return nil
+}
+
+// remember keeps round r's copies that held still, for the rounds after.
+func (ls *liveSave) remember(r *round) {
+	if ls.cache == nil {
+		ls.cache = map[string]cachedCopy{}
+	}
+	for k := range r.p.jobs {
+		j := &r.p.jobs[k]
+		c := cachedCopy{obj: j.obj(ls.id), size: j.size, ext: r.ext.m[k]}
+		switch j.state {
+		case jobCopied, jobCached:
+			c.id = r.p.scanned(k).id
+		case jobMoved:
+			c.id = r.chk.moved[k]
+		default:
+			continue
+		}
+		path := r.p.path(j.ref)
+		if sum, ok := r.w.sum(path); ok && j.state != jobMoved {
+			c.sum = &sum
+		} else if ok {
+			continue // a watched file's moved copy has no sum to trust
+		}
+		ls.cache[path] = c
+	}
+}
+
+// fromCache gives the jobs of round r whose files still have the identity
+// (and, watched, the contents) an earlier round copied them with that
+// copy, so they are not copied again.
+func (ls *liveSave) fromCache(r *round) {
+	for k := range r.p.jobs {
+		j := &r.p.jobs[k]
+		c, ok := ls.cache[r.p.path(j.ref)]
+		if !ok || j.state != 0 || c.id != r.p.scanned(k).id {
+			continue
+		}
+		if sum, watched := r.w.sum(r.p.path(j.ref)); watched && (c.sum == nil || *c.sum != sum) {
+			continue
+		}
+		j.num, j.off, j.packed, j.size, j.state = c.obj.Num, c.obj.Off, c.obj.Packed, c.size, jobCached
+		r.ext.set(k, c.ext)
+	}
+}
