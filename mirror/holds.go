@@ -26,10 +26,11 @@ func (k *Keeper) Matches(v ramdisk.Volume, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	x := k.store(st).loadIndex()
+	s := k.store(st)
+	x := s.loadIndex()
 	if id == "" || x == nil || x.DiskID != st.ID || x.Snapshot != id || !k.Holds(v, st) {
 		return false, nil
 	}
-	_, _, same, err := scanMatching(v.MountPoint, x.n, x)
+	_, _, same, err := scanMatching(v.MountPoint, x.n, x, s.caches)
 	return same, err
 }

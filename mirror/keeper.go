@@ -92,7 +92,7 @@ func (k *Keeper) diskDir(name string) (string, error) {
 }
 
 func (k *Keeper) store(st State) *store {
-	s := &store{dir: st.Backing, copyFile: k.CopyFile, deltaLimit: k.deltaLimit}
+	s := &store{dir: st.Backing, copyFile: k.CopyFile, deltaLimit: k.deltaLimit, caches: st.Mode == ramdisk.Mirror}
 	for _, id := range st.SetAside {
 		if validID(id) {
 			if s.pinned == nil {
@@ -238,7 +238,7 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 	if st.Mode == ramdisk.Mirror && k.behind(st, cur) {
 		return true, nil // the folder lacks the last save (a write-back failed)
 	}
-	return changedSince(v.MountPoint, idx)
+	return changedSince(v.MountPoint, idx, s.caches)
 }
 
 // hasEntries reports whether snapshot id holds anything besides its root.

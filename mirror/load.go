@@ -94,7 +94,7 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 			return Result{}, nothingWritten{err}
 		}
 		held := int64(0)
-		if items, _, _, err := scanMatching(v.MountPoint, 0, nil); err == nil { // what the clearing frees: not Caches
+		if items, _, _, err := scanMatching(v.MountPoint, 0, nil, st.Mode == ramdisk.Mirror); err == nil { // what the clearing frees: not Caches
 			for _, it := range items {
 				if it.hardLink == 0 {
 					held += it.blocks * 512

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"rambar/ramdisk"
 )
 
 // A save's look at the disk after its scan (settle.go) checks that every
@@ -25,13 +27,13 @@ import (
 // (a scan of it, in scan order) that are no longer as it found them (at
 // most named), and whether more than files' contents changed: a path gone
 // or added, a folder changed. It stops early once stop is set.
-func lookAt(root string, items []scanned, most int, stop *atomic.Bool) (*pathList, bool, error) {
+func lookAt(root string, items []scanned, most int, caches bool, stop *atomic.Bool) (*pathList, bool, error) {
 	top, err := openRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false, fmt.Errorf("look at %s: %w", root, err)
 	}
 	defer unix.Close(top)
-	l := &looker{top: top, items: items, diffs: &pathList{max: most}, stop: stop}
+	l := &looker{top: top, items: items, diffs: &pathList{max: most}, stop: stop, caches: caches}
 	if err := l.topNames(root); err != nil {
 		return nil, false, err
 	}
@@ -57,12 +59,13 @@ var errStopped = errors.New("look stopped")
 
 // looker is one look: what it compares, what it found.
 type looker struct {
-	top   int
-	items []scanned
-	stop  *atomic.Bool
-	mu    sync.Mutex
-	diffs *pathList
-	moved atomic.Bool
+	caches bool // a Caches folder at the top is contents (store.caches)
+	top    int
+	items  []scanned
+	stop   *atomic.Bool
+	mu     sync.Mutex
+	diffs  *pathList
+	moved  atomic.Bool
 }
 
 // differ records path p as changed; moved when more than its contents.
@@ -106,7 +109,7 @@ func (l *looker) topNames(root string) error {
 		if n == "." || n == ".." {
 			continue
 		}
-		if err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || kindOf(uint32(st.Mode)) != 0 && !isReserved(fd, n, &st, keepLF) {
+		if err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || kindOf(uint32(st.Mode)) != 0 && (!isReserved(fd, n, &st, keepLF) || l.caches && n == ramdisk.FallbackLink) {
 			now = append(now, n) // gone meanwhile, or contents (not a socket or device, as the scan skips)
 		}
 	}

@@ -63,7 +63,7 @@ func TestLookAtTellsWhatChangedSinceTheScan(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stop atomic.Bool
-			diffs, moved, err := lookAt(root, items, 100, &stop)
+			diffs, moved, err := lookAt(root, items, 100, false, &stop)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestLookAtStopsWhenTold(t *testing.T) {
 	}
 	var stop atomic.Bool
 	stop.Store(true)
-	if _, _, err := lookAt(root, items, 100, &stop); !errors.Is(err, errStopped) {
+	if _, _, err := lookAt(root, items, 100, false, &stop); !errors.Is(err, errStopped) {
 		t.Fatalf("look with stop set = %v, want errStopped", err)
 	}
 }

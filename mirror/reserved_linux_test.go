@@ -104,3 +104,26 @@ func TestUsersLostFoundSurvivesAZramDisk(t *testing.T) {
 		}
 	})
 }
+
+// TestCachesOfAMirrorFolderAreContents: on a Mirror disk (where `cache on`
+// is refused) a Caches folder at the top is the folder's own: loaded,
+// saved, seen by Dirty, its edits written back, never taken for changes
+// made outside RAMBar.
+func TestCachesOfAMirrorFolderAreContents(t *testing.T) {
+	f := newMirror(t, map[string]string{ramdisk.FallbackLink + "/x": "folder's", "a": "a"})
+	if got := read(t, f.disk(ramdisk.FallbackLink+"/x")); got != "folder's" {
+		t.Fatalf("loaded Caches/x = %q", got)
+	}
+	f.save()
+	write(t, f.v.MountPoint, ramdisk.FallbackLink+"/x", "edited on the disk")
+	if dirty, err := f.k.Dirty(f.v); err != nil || !dirty {
+		t.Errorf("Dirty after an edit of Caches/x = %v, %v", dirty, err)
+	}
+	r := f.save()
+	if got := read(t, f.inFolder(ramdisk.FallbackLink+"/x")); got != "edited on the disk" {
+		t.Errorf("the folder's Caches/x after the save = %q", got)
+	}
+	if r.Folder != nil && (r.Folder.KeptOutside > 0 || len(r.Folder.Conflicts) > 0) {
+		t.Errorf("the write-back took Caches for a change outside RAMBar: %+v", *r.Folder)
+	}
+}

@@ -110,12 +110,12 @@ func scanAll(root string, hint int) ([]scanned, []NotKept, error) {
 // with the index x (nil: none): same reports that they are exactly x's
 // (x.matches, without a second pass over the scan). An empty lost+found of
 // the file system's is kept when x lists one (the user's, merged with it).
-func scanMatching(root string, hint int, x *index) (items []scanned, notKept []NotKept, same bool, err error) {
+func scanMatching(root string, hint int, x *index, caches bool) (items []scanned, notKept []NotKept, same bool, err error) {
 	m, keepLF := (*indexMatch)(nil), x.lists("lost+found")
 	if x != nil {
 		m = x.match()
 	}
-	items, notKept, err = scanWith(root, hint, m, treeOpts{keepLF: keepLF})
+	items, notKept, err = scanWith(root, hint, m, treeOpts{keepLF: keepLF, caches: caches})
 	return items, notKept, m != nil && m.matched(len(items)), err
 }
 

@@ -175,7 +175,7 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _, same, err := scanMatching(root, x.n, x)
+			got, _, same, err := scanMatching(root, x.n, x, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -139,7 +139,7 @@ func (ls *liveSave) rounds(ctx context.Context, items []scanned) (Result, error)
 		case <-time.After(roundPause(n)):
 		}
 		var m *indexMatch
-		if items, _, m, err = scanAgainst(ls.root, len(items), against); err != nil {
+		if items, _, m, err = scanAgainst(ls.root, len(items), against, ls.s.caches); err != nil {
 			return Result{}, err
 		}
 		if m != nil && m.matched(len(items)) { // back as saved
@@ -246,7 +246,7 @@ func (ls *liveSave) startLook(items []scanned) *look {
 	lk := &look{done: make(chan struct{})}
 	go func() {
 		defer close(lk.done)
-		lk.diffs, lk.moved, lk.err = lookAt(ls.root, items, inUseMax, &lk.stop)
+		lk.diffs, lk.moved, lk.err = lookAt(ls.root, items, inUseMax, ls.s.caches, &lk.stop)
 	}()
 	return lk
 }

@@ -28,6 +28,10 @@ type store struct {
 	deltaLimit func(baseFiles int) int
 	// pinned are snapshots prune never removes (State.SetAside).
 	pinned map[string]bool
+	// caches: a Caches folder at the disk's top is contents (a Mirror
+	// disk: `cache on` is refused there, so it is the folder's own), not
+	// RAMBar's folder of app caches, which a kept disk's saves leave out.
+	caches bool
 }
 
 // Snapshot describes one saved state.

@@ -121,10 +121,10 @@ func (w *watch) record(items []scanned) map[string]contentSum {
 // restore idx describes: a path added, removed or changed by identity,
 // or a file mapped shared and writable now, or watched at that save, whose
 // contents differ (or were never summed).
-func changedSince(root string, idx *index) (bool, error) {
+func changedSince(root string, idx *index, caches bool) (bool, error) {
 	mapped := make(chan map[uint64]bool, 1)
 	go func() { mapped <- mappedFiles(root) }()
-	items, _, m, err := scanAgainst(root, idx.n, idx)
+	items, _, m, err := scanAgainst(root, idx.n, idx, caches)
 	w := newWatch(<-mapped, nil)
 	if err != nil || !m.matched(len(items)) {
 		return err == nil, err
