@@ -1,0 +1,525 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// The write-back's phases, in order:
+//
+//  1. the temporary names are listed in the store (journal.go);
+//  2. each new version is made under its temporary name in its own
+//     folder, through that folder's descriptor, never following a
+//     symlink: files copied from the store (holes kept) and checked
+//     against their hash, with owner, xattrs, mode, flags and times set
+//     on the new file; a folder the disk made is made under a temporary
+//     name too, and what it holds made in it under the final names;
+//  3. one flush (syncfs; macOS: F_FULLFSYNC), so no rename names a file
+//     whose bytes are not on stable storage;
+//  4. in path order, each is renamed over the old name once a last look
+//     finds the old name still holding what the plan was made from
+//     (RENAME_NOREPLACE where it expected nothing): if not, the folder's
+//     version stays and the disk's becomes a conflict copy, never
+//     overwriting what changed meanwhile; metadata-only changes are set
+//     in place;
+//  5. deletions, deepest first, only while a second look finds the disk
+//     still as its scan saw it (diskStill) and the path gone from it, and
+//     the folder's entry still what the record says; a folder is removed
+//     only once empty;
+//  6. folders' metadata, deepest first (their contents change their time);
+//  7. a second flush, before the record names the new versions.
+
+// errRaced: the folder's entry changed after the plan looked at it.
+var errRaced = errors.New("changed in the folder while it was written back")
+
+// write carries out the plan.
+func (w *pathWrite) write(ctx context.Context) error {
+	var temps []tempAt
+	for _, it := range w.items {
+		if it.Act == diskCopy || it.Act == writeDisk {
+			it.tmp = tempName()
+			dir, _ := splitRel(it.Path)
+			temps = append(temps, tempAt{dir: dir, name: it.tmp})
+		}
+	}
+	if len(temps) > 0 {
+		if err := writeJournal(w.s.dir, temps); err != nil {
+			return err
+		}
+	}
+	for _, it := range w.items {
+		if err := ctx.Err(); err != nil {
+			w.undo()
+			return err
+		}
+		if err := w.prepare(it); err != nil {
+			if refused(err) {
+				w.fail(it, err)
+				continue
+			}
+			w.undo()
+			return fmt.Errorf("write %s (the folder is as it was): %w", filepath.Join(w.folder, it.Path), noSpace(err))
+		}
+	}
+	if len(temps) > 0 || len(w.made) > 0 {
+		if err := w.flush(); err != nil {
+			w.undo()
+			return err
+		}
+	}
+	if w.placing != nil {
+		w.placing(w)
+	}
+	for _, it := range w.items {
+		if err := w.put(it); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Join(w.folder, it.Path), noSpace(err))
+		}
+	}
+	w.deletions()
+	for _, it := range w.items {
+		if it.replacesDir() && !it.failed {
+			w.putOverDir(it)
+		}
+	}
+	for i := len(w.items) - 1; i >= 0; i-- {
+		if it := w.items[i]; !it.failed && (it.makesDir() || it.Act == setMeta && it.F.isDir()) {
+			w.dirMeta(it)
+		}
+	}
+	for i := len(w.made) - 1; i >= 0; i-- {
+		w.madeMeta(w.made[i])
+	}
+	// What is still under a temporary name (a path given up, a stranger's
+	// file put there) goes: the names are the write-back's.
+	for _, p := range cleanTemps(w.rootfd, temps) {
+		w.wb.NotKept = append(w.wb.NotKept, "a temporary name could not be removed: "+p)
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	w.changes = make([]syncPath, 0, len(w.items))
+	for _, it := range w.items {
+		w.changes = append(w.changes, it.entry())
+	}
+	return nil
+}
+
+func (w *pathWrite) flush() error {
+	if err := commitFlush(w.rootfd); err != nil {
+		return noSpace(fmt.Errorf("flush %s: %w", w.folder, err))
+	}
+	w.flushes++
+	return nil
+}
+
+// refused: an error of one path (permissions, flags) rather than of the
+// whole write-back.
+func refused(err error) bool { return errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) }
+
+// fail gives up on one path: the folder keeps its version, the record
+// keeps the path pending, and the save says why.
+func (w *pathWrite) fail(it *planItem, err error) {
+	it.failed = true
+	w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("%s: the disk's version was not written (%v); it is in snapshot %s", it.Path, err, w.id))
+}
+
+// undo removes what a write-back that stops before its first rename made.
+func (w *pathWrite) undo() {
+	for _, it := range w.items {
+		if it.tmp == "" || it.fresh || it.ino == 0 {
+			continue
+		}
+		dir, _ := splitRel(it.Path)
+		if pfd, err := w.dirFd(dir); err == nil {
+			removeAllAt(pfd, it.tmp)
+		}
+	}
+	for i := len(w.made) - 1; i >= 0; i-- {
+		dir, name := splitRel(w.made[i])
+		if pfd, err := w.dirFd(dir); err == nil {
+			unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR)
+		}
+	}
+	removeJournal(w.s.dir)
+}
+
+// prepare makes it's new version under its temporary name (or, inside a
+// folder this write-back made, under its own).
+func (w *pathWrite) prepare(it *planItem) error {
+	if it.Act != writeDisk && it.Act != diskCopy || it.failed {
+		return nil
+	}
+	dir, name := splitRel(it.Path)
+	pfd, fresh, err := w.parentOf(dir)
+	if err != nil {
+		return err
+	}
+	target := it.tmp
+	if fresh && it.Act == writeDisk {
+		target, it.fresh = name, true
+	}
+	if it.makesDir() {
+		return w.makeDir(it, pfd, target)
+	}
+	if it.D.Kind == KindFile && it.D.HardLink != "" && w.linkable(it) {
+		it.link = true // made by a link to its first name, once that is in place
+		return nil
+	}
+	return w.makeNew(it, pfd, target)
+}
+
+// parentOf opens folder rel for a new entry: a folder this write-back made
+// (fresh), or the folder's own, made when missing.
+func (w *pathWrite) parentOf(rel string) (fd int, fresh bool, err error) {
+	if fd, ok := w.fresh[rel]; ok {
+		return fd, true, nil
+	}
+	fd, err = w.ensureDir(rel)
+	return fd, false, err
+}
+
+// dirFd opens folder rel of the folder (beneath it, no symlink on the way).
+func (w *pathWrite) dirFd(rel string) (int, error) {
+	if rel == "." {
+		return w.rootfd, nil
+	}
+	if fd, ok := w.fresh[rel]; ok {
+		return fd, nil
+	}
+	if fd, ok := w.dirs[rel]; ok {
+		return fd, nil
+	}
+	fd, err := openBeneath(w.rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	w.dirs[rel] = fd
+	return fd, nil
+}
+
+// ensureDir opens folder rel, making it (and its parents) where the folder
+// lacks it; a file or link where a folder must be moves aside as a
+// conflict copy.
+func (w *pathWrite) ensureDir(rel string) (int, error) {
+	if fd, err := w.dirFd(rel); err == nil {
+		return fd, nil
+	}
+	pdir, name := splitRel(rel)
+	pfd, err := w.ensureDir(pdir)
+	if err != nil {
+		return -1, err
+	}
+	st, _, err := lstatAt(pfd, name)
+	switch {
+	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
+		return -1, fmt.Errorf("open folder %s: not reachable without crossing a symlink or mount", rel)
+	case err == nil:
+		c, err := w.moveAside(pfd, name, rel)
+		if err != nil {
+			return -1, err
+		}
+		w.conflict(rel, c, "a folder on the disk, a file in the folder: the folder keeps the name, the folder's file is the copy")
+	case !errors.Is(err, unix.ENOENT):
+		return -1, err
+	}
+	if err := unix.Mkdirat(pfd, name, w.dirMode(rel)|0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+		return -1, err
+	}
+	w.made = append(w.made, rel)
+	fd, err := w.dirFd(rel)
+	if err == nil {
+		w.chownFd(fd, rel, nil)
+	}
+	return fd, err
+}
+
+// dirMode is the mode a folder the write-back makes gets: the disk's.
+func (w *pathWrite) dirMode(rel string) uint32 {
+	if it := w.byPath[rel]; it != nil && it.D != nil && it.D.Kind == KindDir {
+		return it.D.Mode & 0o7777
+	}
+	if w.rec != nil {
+		if r, err := w.rec.get(rel); err == nil && r != nil && r.D != nil && r.D.Kind == KindDir {
+			return r.D.Mode & 0o7777
+		}
+	}
+	return 0o755
+}
+
+// makeDir makes the disk's folder it under target (mode 0700 until its
+// contents are in).
+func (w *pathWrite) makeDir(it *planItem, pfd int, target string) error {
+	if err := unix.Mkdirat(pfd, target, 0o700); err != nil {
+		return err
+	}
+	fd, err := openDirAt(pfd, target)
+	if err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	unix.Fstat(fd, &st)
+	it.ino = uint64(st.Ino)
+	w.fresh[it.Path] = fd
+	w.chownFd(fd, it.Path, it)
+	return nil
+}
+
+// put renames it's new version into place (or sets its metadata).
+func (w *pathWrite) put(it *planItem) error {
+	if it.failed {
+		return nil
+	}
+	switch {
+	case it.Act == keepFolder:
+		if it.F != nil && it.F.e.isReg() && it.DS != nil && it.F.hash == it.DS.Hash {
+			w.placed[it.Path] = uint64(it.F.e.st.Ino)
+		}
+		it.after = keptSide(it.F)
+		w.note(it)
+		return nil
+	case it.Act == setMeta && !it.F.isDir():
+		w.setMetaAt(it)
+		return nil
+	case it.Act == setMeta, it.Act == deletePath, it.replacesDir():
+		return nil // after the deletions
+	case it.Act == diskCopy:
+		w.toCopy(it, it.Conflict)
+		it.after = keptSide(it.F)
+		return nil
+	}
+	dir, name := splitRel(it.Path)
+	pfd, err := w.dirFd(dir)
+	if err != nil {
+		w.fail(it, err)
+		return nil
+	}
+	if it.link {
+		if err := w.linkFirst(it, pfd, name); err != nil {
+			return err
+		}
+	}
+	if it.failed || it.fresh {
+		if !it.failed {
+			w.placed[it.Path] = it.ino
+			it.after = w.newSide(it, it.Path)
+			w.note(it)
+		}
+		return nil
+	}
+	if it.Aside && it.F != nil {
+		c, err := w.moveAside(pfd, name, it.Path)
+		if err != nil {
+			w.fail(it, err)
+			return nil
+		}
+		w.conflict(it.Path, c, it.Conflict)
+		it.Conflict = ""
+	}
+	w.note(it)
+	if !w.ours(pfd, it) {
+		return nil
+	}
+	var expect *unix.Stat_t
+	if it.F != nil && !it.Aside {
+		expect = &it.F.e.st
+	}
+	err = w.rename(pfd, it.tmp, name, expect, it.makesDir())
+	if errors.Is(err, errRaced) {
+		w.toCopy(it, "changed in the folder while it was written back: the folder's version is kept under the name, the disk's is the copy")
+		it.after = nil // read again next time
+		return nil
+	}
+	if err != nil {
+		if refused(err) {
+			w.fail(it, err)
+			removeAllAt(pfd, it.tmp)
+			return nil
+		}
+		return err
+	}
+	w.placed[it.Path] = it.ino
+	it.after = w.newSide(it, it.Path)
+	return nil
+}
+
+// ours checks it's temporary name still holds what was made there; if
+// another process replaced it, the path is given up (the folder keeps its
+// version) and the stranger is left where it is.
+func (w *pathWrite) ours(pfd int, it *planItem) bool {
+	var st unix.Stat_t
+	if unix.Fstatat(pfd, it.tmp, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || uint64(st.Ino) != it.ino {
+		w.fail(it, errors.New("its temporary file was replaced by another process"))
+		unix.Unlinkat(pfd, it.tmp, 0) // whatever is under the name now is not renamed anywhere
+		return false
+	}
+	return true
+}
+
+// rename puts tmp at name in folder pfd: only where name is absent
+// (expect nil), or still holds expect (else errRaced). A folder made for a
+// file the folder had (dir) is exchanged with it.
+func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir bool) error {
+	if expect == nil {
+		err := renameNoReplace(pfd, tmp, pfd, name)
+		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY) {
+			return errRaced
+		}
+		return err
+	}
+	var now unix.Stat_t
+	if err := unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || !sameFile(expect, &now) {
+		return errRaced
+	}
+	if !dir {
+		return unix.Renameat(pfd, tmp, pfd, name)
+	}
+	err := exchangeAt(pfd, tmp, pfd, name)
+	if errors.Is(err, errors.ErrUnsupported) {
+		if err := unix.Unlinkat(pfd, name, 0); err != nil {
+			return err
+		}
+		return renameNoReplace(pfd, tmp, pfd, name)
+	}
+	if err == nil {
+		unix.Unlinkat(pfd, tmp, 0) // the folder's old file, now under the temporary name
+	}
+	return err
+}
+
+// sameFile: the inode the plan saw, unchanged (ctime is not compared: a
+// rename of another name of the same inode changes it).
+func sameFile(a, b *unix.Stat_t) bool {
+	return a.Ino == b.Ino && a.Size == b.Size && a.Mode == b.Mode && tsNano(statMtime(a)) == tsNano(statMtime(b))
+}
+
+// moveAside renames the folder's name (path rel) to a free conflict copy
+// name in the same folder, keeping its inode, and returns that path.
+func (w *pathWrite) moveAside(pfd int, name, rel string) (string, error) {
+	return w.toFreeName(pfd, name, rel)
+}
+
+// toCopy renames it's temporary file to a conflict copy of its path.
+func (w *pathWrite) toCopy(it *planItem, what string) {
+	dir, _ := splitRel(it.Path)
+	pfd, err := w.dirFd(dir)
+	if err == nil && w.ours(pfd, it) {
+		var c string
+		if c, err = w.toFreeName(pfd, it.tmp, it.Path); err == nil {
+			w.conflict(it.Path, c, what)
+			return
+		}
+	}
+	if err != nil {
+		w.fail(it, err)
+	}
+}
+
+// toFreeName renames from (in folder pfd) to the first free conflict
+// copy name of rel.
+func (w *pathWrite) toFreeName(pfd int, from, rel string) (string, error) {
+	for n := 1; n < 1000; n++ {
+		c := conflictName(rel, w.at, n)
+		_, cname := splitRel(c)
+		err := renameNoReplace(pfd, from, pfd, cname)
+		if !errors.Is(err, unix.EEXIST) && !errors.Is(err, unix.ENOTEMPTY) {
+			return c, err
+		}
+	}
+	return "", fmt.Errorf("no free conflict copy name for %s", rel)
+}
+
+// note reports it's conflict that has no copy (one side's deletion).
+func (w *pathWrite) note(it *planItem) {
+	if it.Conflict != "" {
+		w.conflict(it.Path, "", it.Conflict)
+		it.Conflict = ""
+	}
+}
+
+func (w *pathWrite) conflict(p, c, what string) {
+	w.wb.Conflicts = append(w.wb.Conflicts, Conflict{Path: p, Copy: c, What: what})
+}
+
+// deletions removes, deepest first, what the disk deleted, after a
+// second look at the disk: while the disk is not still as its scan saw it,
+// a path it lacks may have moved during the scan, so every deletion waits
+// for a later write-back.
+func (w *pathWrite) deletions() {
+	still, asked := false, false
+	for i := len(w.items) - 1; i >= 0; i-- {
+		it := w.items[i]
+		if it.Act != deletePath || it.failed {
+			continue
+		}
+		if !asked {
+			still, asked = w.diskfd >= 0 && w.s.diskStill(w.disk, w.id), true
+		}
+		if !still || onDisk(w.diskfd, it.Path) {
+			it.failed, it.postponed = true, true
+			w.wb.Postponed++
+			continue
+		}
+		w.remove(it)
+	}
+}
+
+// remove deletes it from the folder when it still holds what the plan saw.
+func (w *pathWrite) remove(it *planItem) {
+	dir, name := splitRel(it.Path)
+	pfd, err := w.dirFd(dir)
+	if err != nil {
+		return // its folder is gone, and it with it
+	}
+	var now unix.Stat_t
+	if err := unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
+		return
+	}
+	if it.F.isDir() {
+		if now.Ino != it.F.e.st.Ino {
+			it.after = nil
+			return
+		}
+		if err := unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR); err != nil {
+			it.after = keptSide(it.F) // it holds what the folder added: kept
+			w.wb.KeptOutside++
+		}
+		return
+	}
+	if !sameFile(&it.F.e.st, &now) {
+		w.conflict(it.Path, "", "deleted on the disk, changed in the folder while it was written back: the folder's version is kept")
+		return
+	}
+	if err := unix.Unlinkat(pfd, name, 0); err != nil {
+		w.fail(it, err)
+	}
+}
+
+// putOverDir puts a file, link or FIFO where the folder had a folder the
+// deletions emptied; a folder still holding something (added in the
+// folder) keeps its name, and the disk's version is the copy.
+func (w *pathWrite) putOverDir(it *planItem) {
+	dir, name := splitRel(it.Path)
+	pfd, err := w.dirFd(dir)
+	if err != nil {
+		w.fail(it, err)
+		return
+	}
+	if err := unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR); err != nil && !errors.Is(err, unix.ENOENT) {
+		w.toCopy(it, "a file on the disk, a folder holding files in the folder: the folder keeps the name, the disk's version is the copy")
+		it.after = keptSide(it.F)
+		return
+	}
+	if !w.ours(pfd, it) {
+		return
+	}
+	if err := w.rename(pfd, it.tmp, name, nil, false); err != nil {
+		w.toCopy(it, "appeared in the folder while it was written back: the folder's version is kept under the name, the disk's is the copy")
+		return
+	}
+	w.placed[it.Path] = it.ino
+	it.after = w.newSide(it, it.Path)
+}

@@ -1,0 +1,487 @@
+package mirror
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"slices"
+	"syscall"
+)
+
+// The sync record's files (syncrec.go) in the store's binary codec
+// (encoder, decoder): every number a varint, every string its length and
+// bytes, each path as the bytes it shares with the one before and the
+// rest, each part checked by a CRC-32.
+//
+//	sync:   magic, disk ID, folder, snapshot, complete, base file, CRC of
+//	        all that; then the number of changed paths, the paths, CRC
+//	base:   magic, blocks of up to blockPaths paths (each block starts its
+//	        paths afresh), the blocks' index (per block: offset, length,
+//	        paths, CRC, first path), then the index's offset and CRC
+//
+// A path: shared bytes, the rest, flags (folder side, disk side,
+// pending, gone), then each side: kind, mode, flags (hash, identity, metadata),
+// the hash, the identity, object, hard link, size, then modification
+// time and xattrs (name and value digest).
+const (
+	syncMagic  = "RAMBAR-MIRROR-SYNC-1\n"
+	baseMagic  = "RAMBAR-MIRROR-BASE-1\n"
+	blockPaths = 128
+	trailerLen = 12 // a base's index offset (8 bytes) and the index's CRC (4)
+)
+
+const (
+	pathF = 1 << iota
+	pathD
+	pathPending
+	pathGone
+)
+
+const (
+	sideHash = 1 << iota
+	sideIdent
+	sideMeta
+)
+
+var errBadRecord = errors.New("damaged mirror record")
+
+// fixed32 appends v in four bytes (a CRC).
+func (e *encoder) fixed32(v uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
+
+// syncPath appends p, its path as what it shares with prev and the rest.
+func (e *encoder) syncPath(prev string, p *syncPath) {
+	shared := 0
+	for shared < len(p.Path) && shared < len(prev) && p.Path[shared] == prev[shared] {
+		shared++
+	}
+	e.uv(uint64(shared))
+	e.str(p.Path[shared:])
+	fl := 0
+	if p.F != nil {
+		fl |= pathF
+	}
+	if p.D != nil {
+		fl |= pathD
+	}
+	if p.Pending {
+		fl |= pathPending
+	}
+	if p.Gone {
+		fl |= pathGone
+	}
+	e.uv(uint64(fl))
+	if p.F != nil {
+		e.side(p.F)
+	}
+	if p.D != nil {
+		e.side(p.D)
+	}
+}
+
+func (e *encoder) side(s *side) {
+	e.uv(uint64(s.Kind))
+	e.uv(uint64(s.Mode))
+	fl := 0
+	if !s.Hash.none() {
+		fl |= sideHash
+	}
+	if s.Ident != nil {
+		fl |= sideIdent
+	}
+	if s.Meta {
+		fl |= sideMeta
+	}
+	e.uv(uint64(fl))
+	if fl&sideHash != 0 {
+		e.b = append(e.b, s.Hash[:]...)
+	}
+	if id := s.Ident; id != nil {
+		e.uv(id.Ino)
+		e.sv(id.CTime)
+		e.sv(id.MTime)
+		e.sv(id.Size)
+		e.uv(uint64(id.Mode))
+	}
+	e.str(s.Obj)
+	e.str(s.Link)
+	e.sv(s.Size)
+	if s.Meta {
+		e.sv(s.MTime)
+		e.uv(uint64(len(s.Xattrs)))
+		for _, x := range s.Xattrs {
+			e.str(x.Name)
+			e.uv(x.Sum)
+		}
+	}
+}
+
+// syncPath reads a path written after prev, checking it is clean and
+// comes after prev ("" for the first of a file or block).
+func (d *decoder) syncPath(prev string) syncPath {
+	n := d.uv()
+	if n > uint64(len(prev)) {
+		d.fail(fmt.Errorf("path shares %d bytes with one of %d", n, len(prev)))
+		return syncPath{}
+	}
+	p := syncPath{Path: prev[:n] + string(d.raw())}
+	if d.bad || checkPath(p.Path) != nil || (prev != "" && !pathLess(prev, p.Path)) {
+		d.fail(fmt.Errorf("path %q bad or out of order", p.Path))
+		return syncPath{}
+	}
+	fl := d.uv()
+	if fl&^(pathF|pathD|pathPending|pathGone) != 0 {
+		d.fail(fmt.Errorf("%q: bad flags %d", p.Path, fl))
+	}
+	p.Pending, p.Gone = fl&pathPending != 0, fl&pathGone != 0
+	if fl&pathF != 0 {
+		p.F = d.side()
+	}
+	if fl&pathD != 0 {
+		p.D = d.side()
+	}
+	return p
+}
+
+func (d *decoder) side() *side {
+	s := &side{Kind: Kind(d.uv()), Mode: d.u32()}
+	fl := d.uv()
+	if s.Kind > KindFIFO || fl&^(sideHash|sideIdent|sideMeta) != 0 {
+		d.fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
+		return s
+	}
+	if fl&sideHash != 0 {
+		if len(d.b) < len(s.Hash) {
+			d.fail(io.ErrUnexpectedEOF)
+			return s
+		}
+		copy(s.Hash[:], d.b)
+		d.b = d.b[len(s.Hash):]
+	}
+	if fl&sideIdent != 0 {
+		s.Ident = &ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv(), Size: d.sv(), Mode: d.u32()}
+	}
+	s.Obj, s.Link, s.Size = d.str(), d.str(), d.sv()
+	if s.Link != "" && checkPath(s.Link) != nil {
+		d.fail(fmt.Errorf("bad hard link %q", s.Link))
+	}
+	if s.Meta = fl&sideMeta != 0; s.Meta {
+		s.MTime = d.sv()
+		k := d.count(2)
+		for i := 0; i < k && !d.bad; i++ {
+			x := xattrSum{Name: d.str(), Sum: d.uv()}
+			if len(x.Name) == 0 || len(x.Name) > maxName || (i > 0 && x.Name <= s.Xattrs[i-1].Name) {
+				d.fail(fmt.Errorf("bad xattr name %q", x.Name))
+			}
+			s.Xattrs = append(s.Xattrs, x)
+		}
+	}
+	return s
+}
+
+// crcOK checks that b ends with the CRC-32 of what comes before.
+func crcOK(b []byte) bool {
+	return len(b) >= 4 && crc32.ChecksumIEEE(b[:len(b)-4]) == binary.LittleEndian.Uint32(b[len(b)-4:])
+}
+
+// encodeSync is the sync file of h with the changed paths delta (sorted).
+func encodeSync(h syncHead, delta []syncPath) []byte {
+	e := &encoder{b: append(make([]byte, 0, 256+128*len(delta)), syncMagic...)}
+	e.str(h.DiskID)
+	e.str(h.Folder)
+	e.str(h.Snapshot)
+	complete := uint64(0)
+	if h.Complete {
+		complete = 1
+	}
+	e.uv(complete)
+	e.str(h.Base)
+	e.fixed32(crc32.ChecksumIEEE(e.b))
+	start := len(e.b)
+	e.uv(uint64(len(delta)))
+	prev := ""
+	for i := range delta {
+		e.syncPath(prev, &delta[i])
+		prev = delta[i].Path
+	}
+	e.fixed32(crc32.ChecksumIEEE(e.b[start:]))
+	return e.b
+}
+
+// decodeSyncHeader reads a sync file's header and returns it with the
+// bytes that follow it.
+func decodeSyncHeader(b []byte) (syncHead, []byte, error) {
+	d := &decoder{b: b}
+	d.magic(syncMagic)
+	h := syncHead{DiskID: d.str(), Folder: d.str(), Snapshot: d.str()}
+	c := d.uv()
+	h.Complete = c == 1
+	h.Base = d.str()
+	n := len(b) - len(d.b)
+	if d.bad || c > 1 || len(d.b) < 4 || crc32.ChecksumIEEE(b[:n]) != binary.LittleEndian.Uint32(d.b) ||
+		(h.Snapshot != "" && !validID(h.Snapshot)) || (h.Base != "" && !validBaseName(h.Base)) {
+		return syncHead{}, nil, errBadRecord
+	}
+	return h, d.b[4:], nil
+}
+
+// decodeSync reads a whole sync file.
+func decodeSync(b []byte) (syncHead, []syncPath, error) {
+	h, rest, err := decodeSyncHeader(b)
+	if err != nil {
+		return h, nil, err
+	}
+	if !crcOK(rest) {
+		return h, nil, errBadRecord
+	}
+	d := &decoder{b: rest[:len(rest)-4]}
+	n := d.count(3)
+	out := make([]syncPath, 0, n)
+	prev := ""
+	for i := 0; i < n && !d.bad; i++ {
+		out = append(out, d.syncPath(prev))
+		prev = out[len(out)-1].Path
+	}
+	if !d.end() {
+		return h, nil, fmt.Errorf("%w: %v", errBadRecord, d.why)
+	}
+	return h, out, nil
+}
+
+// validBaseName: "base-" and 16 hex digits.
+func validBaseName(s string) bool {
+	if len(s) != 21 || s[:5] != "base-" {
+		return false
+	}
+	for _, c := range []byte(s[5:]) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// baseWriter streams a base file: paths in order, blockPaths to a block.
+type baseWriter struct {
+	w          io.Writer
+	off        int64
+	blk, index encoder
+	prev       string // the block's last path
+	last       string // the file's last path
+	inBlock    int
+	blocks, n  int
+	first      string
+}
+
+func newBaseWriter(w io.Writer) (*baseWriter, error) {
+	b := &baseWriter{w: w, off: int64(len(baseMagic))}
+	_, err := io.WriteString(w, baseMagic)
+	return b, err
+}
+
+// add appends p, which must come after the last path added.
+func (b *baseWriter) add(p *syncPath) error {
+	if b.n > 0 && !pathLess(b.last, p.Path) {
+		return fmt.Errorf("mirror record: %q after %q", p.Path, b.last)
+	}
+	if b.inBlock == 0 {
+		b.first, b.prev = p.Path, ""
+	}
+	b.blk.syncPath(b.prev, p)
+	b.prev, b.last = p.Path, p.Path
+	b.inBlock++
+	b.n++
+	if b.inBlock == blockPaths {
+		return b.flush()
+	}
+	return nil
+}
+
+// flush writes the block being filled and notes it in the index.
+func (b *baseWriter) flush() error {
+	if b.inBlock == 0 {
+		return nil
+	}
+	b.index.uv(uint64(b.off))
+	b.index.uv(uint64(len(b.blk.b)))
+	b.index.uv(uint64(b.inBlock))
+	b.index.fixed32(crc32.ChecksumIEEE(b.blk.b))
+	b.index.str(b.first)
+	if _, err := b.w.Write(b.blk.b); err != nil {
+		return err
+	}
+	b.off += int64(len(b.blk.b))
+	b.blk.b, b.inBlock = b.blk.b[:0], 0
+	b.blocks++
+	return nil
+}
+
+// finish writes the last block, the index and the trailer.
+func (b *baseWriter) finish() error {
+	if err := b.flush(); err != nil {
+		return err
+	}
+	idx := binary.AppendUvarint(binary.AppendUvarint(nil, uint64(b.blocks)), uint64(b.n))
+	idx = append(idx, b.index.b...)
+	idx = binary.LittleEndian.AppendUint64(idx, uint64(b.off))
+	idx = binary.LittleEndian.AppendUint32(idx, crc32.ChecksumIEEE(idx[:len(idx)-8]))
+	_, err := b.w.Write(idx)
+	return err
+}
+
+// baseFile is an open base: its blocks' index read, blocks read as asked.
+type baseFile struct {
+	f      *os.File
+	blocks []baseBlock
+	n      int
+	cached int // the block in cache, -1 none
+	cache  []syncPath
+}
+
+type baseBlock struct {
+	off, len int64
+	count    int
+	crc      uint32
+	first    string
+}
+
+// openBase opens base file path and checks its index.
+func openBase(path string) (*baseFile, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read mirror record: %w", err)
+	}
+	b, err := readBaseIndex(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("mirror record %s: %w", path, err)
+	}
+	return b, nil
+}
+
+func readBaseIndex(f *os.File) (*baseFile, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	if !fi.Mode().IsRegular() || size < int64(len(baseMagic))+trailerLen || size > 4*maxFile {
+		return nil, errBadRecord
+	}
+	head := make([]byte, len(baseMagic))
+	tail := make([]byte, trailerLen)
+	if _, err := f.ReadAt(head, 0); err != nil || string(head) != baseMagic {
+		return nil, errBadRecord
+	}
+	if _, err := f.ReadAt(tail, size-trailerLen); err != nil {
+		return nil, err
+	}
+	at := int64(binary.LittleEndian.Uint64(tail))
+	if at < int64(len(baseMagic)) || at > size-trailerLen {
+		return nil, errBadRecord
+	}
+	idx := make([]byte, size-at)
+	if _, err := f.ReadAt(idx, at); err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(idx[:len(idx)-trailerLen]) != binary.LittleEndian.Uint32(idx[len(idx)-4:]) {
+		return nil, errBadRecord
+	}
+	d := &decoder{b: idx[:len(idx)-trailerLen]}
+	nb := d.count(5)
+	b := &baseFile{f: f, n: int(d.uv()), cached: -1, blocks: make([]baseBlock, 0, nb)}
+	next, total := int64(len(baseMagic)), 0
+	for i := 0; i < nb && !d.bad; i++ {
+		k := baseBlock{off: int64(d.uv()), len: int64(d.uv()), count: int(d.uv())}
+		if len(d.b) < 4 {
+			return nil, errBadRecord
+		}
+		k.crc = binary.LittleEndian.Uint32(d.b)
+		d.b = d.b[4:]
+		k.first = d.str()
+		if k.off != next || k.len <= 0 || k.off+k.len > at || k.count <= 0 || k.count > blockPaths ||
+			checkPath(k.first) != nil || (i > 0 && !pathLess(b.blocks[i-1].first, k.first)) {
+			return nil, errBadRecord
+		}
+		next, total = k.off+k.len, total+k.count
+		b.blocks = append(b.blocks, k)
+	}
+	if !d.end() || next != at || total != b.n {
+		return nil, errBadRecord
+	}
+	return b, nil
+}
+
+func (b *baseFile) close() { b.f.Close() }
+
+// block reads and checks block i (the last one read is kept).
+func (b *baseFile) block(i int) ([]syncPath, error) {
+	if i == b.cached {
+		return b.cache, nil
+	}
+	k := b.blocks[i]
+	buf := make([]byte, k.len)
+	if _, err := b.f.ReadAt(buf, k.off); err != nil {
+		return nil, fmt.Errorf("read mirror record: %w", err)
+	}
+	if crc32.ChecksumIEEE(buf) != k.crc {
+		return nil, errBadRecord
+	}
+	d := &decoder{b: buf}
+	out := make([]syncPath, 0, k.count)
+	prev := ""
+	for j := 0; j < k.count && !d.bad; j++ {
+		out = append(out, d.syncPath(prev))
+		prev = out[j].Path
+	}
+	if !d.end() || out[0].Path != k.first {
+		return nil, errBadRecord
+	}
+	b.cached, b.cache = i, out
+	return out, nil
+}
+
+// find returns path p's entry, nil when the base has none.
+func (b *baseFile) find(p string) (*syncPath, error) {
+	// The last block whose first path is not after p.
+	i, _ := slices.BinarySearchFunc(b.blocks, p, func(k baseBlock, p string) int {
+		if k.first == p || pathLess(k.first, p) {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 {
+		return nil, nil
+	}
+	ps, err := b.block(i - 1)
+	if err != nil {
+		return nil, err
+	}
+	if j, ok := findPath(ps, p); ok {
+		return &ps[j], nil
+	}
+	return nil, nil
+}
+
+// each calls fn with every path in order (valid only during the call).
+func (b *baseFile) each(fn func(*syncPath) error) error {
+	last := ""
+	for i := range b.blocks {
+		ps, err := b.block(i)
+		if err != nil {
+			return err
+		}
+		if i > 0 && !pathLess(last, ps[0].Path) {
+			return errBadRecord
+		}
+		for j := range ps {
+			if err := fn(&ps[j]); err != nil {
+				return err
+			}
+		}
+		last = ps[len(ps)-1].Path
+	}
+	return nil
+}
