@@ -232,9 +232,9 @@ func (s *store) diskStill(root, id string) bool {
 }
 
 // onDisk reports whether the disk at root has path rel now (a second look
-// before a deletion; anything there counts).
+// before a deletion; anything there counts, and any doubt).
 func onDisk(rootfd int, rel string) bool {
 	var st unix.Stat_t
 	err := unix.Fstatat(rootfd, rel, &st, unix.AT_SYMLINK_NOFOLLOW)
-	return err == nil || !errors.Is(err, unix.ENOENT)
+	return err == nil || !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR)
 }

@@ -26,7 +26,7 @@ import (
 // (TestMirrorSafeChild): savers, loaders killed halfway, and an attacker
 // running as another user.
 const (
-	envSafeChild = "RAMBAR_MSAFE_CHILD" // save, load or attack
+	envSafeChild = "RAMBAR_MSAFE_CHILD" // save, writeback, load or attack
 	envSafeData  = "RAMBAR_MSAFE_DATA"
 	envSafeDisk  = "RAMBAR_MSAFE_DISK"
 	envSafeArg   = "RAMBAR_MSAFE_ARG"
@@ -48,6 +48,8 @@ func TestMirrorSafeChild(t *testing.T) {
 		if err = os.WriteFile(filepath.Join(v.MountPoint, "child-"+n), []byte(n), 0o644); err == nil {
 			_, err = k.Save(context.Background(), v, SaveOptions{})
 		}
+	case "writeback":
+		_, err = k.Save(context.Background(), v, SaveOptions{})
 	case "load":
 		_, err = k.Load(context.Background(), v, nil)
 	case "attack":

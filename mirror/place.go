@@ -65,6 +65,13 @@ func (w *pathWrite) write(ctx context.Context) error {
 			return fmt.Errorf("write %s (the folder is as it was): %w", filepath.Join(w.folder, it.Path), noSpace(err))
 		}
 	}
+	// The folders made under temporary names get their metadata before
+	// they appear (deepest first), and again, for their times, at the end.
+	for i := len(w.items) - 1; i >= 0; i-- {
+		if it := w.items[i]; !it.failed && it.makesDir() {
+			w.dirMeta(it)
+		}
+	}
 	if len(temps) > 0 || len(w.made) > 0 {
 		if err := w.flush(); err != nil {
 			w.undo()
