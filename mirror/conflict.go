@@ -51,6 +51,8 @@ type WriteBack struct {
 	// its snapshot lacks may only have moved. The folder keeps them
 	// meanwhile.
 	Postponed int `json:"postponed,omitempty"`
+	// Took is how long the write-back took (the save's Took is the store's).
+	Took time.Duration `json:"took_ns"`
 }
 
 // conflictName is the name the other version of path gets: syncthing's

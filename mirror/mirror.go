@@ -166,11 +166,13 @@ func (k *Keeper) loadedRecord(st State) (*record, error) {
 // so nothing of it is replaced or deleted (every difference is a conflict
 // with both versions kept).
 func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id, disk string, rec *record) (*WriteBack, error) {
+	start := time.Now()
 	if err := CheckFolder(st.MirrorPath, k.folderRules(false, "")); err != nil {
 		return nil, fmt.Errorf("%w (the disk's state is kept in snapshot %s in %s)", err, id, st.Backing)
 	}
-	w := &pathWrite{folder: st.MirrorPath, disk: disk, s: s, id: id, rec: rec, at: time.Now(), placing: k.placing}
+	w := &pathWrite{folder: st.MirrorPath, disk: disk, s: s, id: id, rec: rec, at: start, placing: k.placing}
 	wb, err := w.run(ctx)
+	defer func() { wb.Took = time.Since(start) }()
 	if err != nil {
 		return &wb, err
 	}
