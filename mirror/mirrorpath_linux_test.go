@@ -361,3 +361,24 @@ func TestMirrorSparseFilesKeepHoles(t *testing.T) {
 		t.Error("the folder's sparse file is not the disk's")
 	}
 }
+
+// A write-back through more folders than it keeps open at once (changed
+// folders, and new ones made whole under temporary names, two deep) ends
+// with the folder the disk's tree.
+func TestMirrorManyFolders(t *testing.T) {
+	f := newMirrorFill(t, func(folder string) {
+		for i := 0; i < maxOpenDirs+150; i++ {
+			write(t, folder, "old/d"+strconv.Itoa(i)+"/f", "v1")
+		}
+	})
+	for i := 0; i < maxOpenDirs+150; i++ {
+		write(t, f.v.MountPoint, "old/d"+strconv.Itoa(i)+"/f", "v2")
+		write(t, f.v.MountPoint, "new/n"+strconv.Itoa(i%40)+"/m"+strconv.Itoa(i)+"/g", "new")
+	}
+	f.save()
+	want, got := digest(t, f.v.MountPoint), digest(t, f.folder)
+	delete(want, ".")
+	delete(got, ".")
+	sameTree(t, want, got)
+	f.noLeftovers()
+}

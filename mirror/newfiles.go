@@ -296,11 +296,19 @@ func (w *pathWrite) dirMeta(it *planItem) {
 }
 
 // madeMeta gives a folder made for a path inside it (the folder had
-// deleted it) its final mode.
+// deleted it) its final mode, and the disk's time where it is known.
 func (w *pathWrite) madeMeta(rel string) {
-	if fd, err := w.dirFd(rel); err == nil {
-		unix.Fchmod(fd, w.dirMode(rel))
+	fd, err := w.dirFd(rel)
+	if err != nil {
+		return
 	}
+	mode, mtime := w.dirMode(rel)
+	unix.Fchmod(fd, mode)
+	if mtime != 0 {
+		ts := []unix.Timespec{unix.NsecToTimespec(mtime), unix.NsecToTimespec(mtime)}
+		unix.UtimesNanoAt(fd, ".", ts, 0)
+	}
+	delete(w.touched, rel)
 }
 
 // newSide is the record's folder side of the new version of it at rel:

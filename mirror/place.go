@@ -56,6 +56,7 @@ func (w *pathWrite) write(ctx context.Context) error {
 			w.undo()
 			return err
 		}
+		w.trim(maxOpenDirs)
 		if err := w.prepare(it); err != nil {
 			if refused(err) {
 				w.fail(it, err)
@@ -69,6 +70,7 @@ func (w *pathWrite) write(ctx context.Context) error {
 	// they appear (deepest first), and again, for their times, at the end.
 	for i := len(w.items) - 1; i >= 0; i-- {
 		if it := w.items[i]; !it.failed && it.makesDir() {
+			w.trim(maxOpenDirs)
 			w.dirMeta(it)
 		}
 	}
@@ -82,6 +84,7 @@ func (w *pathWrite) write(ctx context.Context) error {
 		w.placing(w)
 	}
 	for _, it := range w.items {
+		w.trim(maxOpenDirs)
 		if err := w.put(it); err != nil {
 			return fmt.Errorf("write %s: %w", filepath.Join(w.folder, it.Path), noSpace(err))
 		}
@@ -89,17 +92,21 @@ func (w *pathWrite) write(ctx context.Context) error {
 	w.deletions()
 	for _, it := range w.items {
 		if it.replacesDir() && !it.failed {
+			w.trim(maxOpenDirs)
 			w.putOverDir(it)
 		}
 	}
 	for i := len(w.items) - 1; i >= 0; i-- {
 		if it := w.items[i]; !it.failed && (it.makesDir() || it.Act == setMeta && it.F.isDir()) {
+			w.trim(maxOpenDirs)
 			w.dirMeta(it)
 		}
 	}
 	for i := len(w.made) - 1; i >= 0; i-- {
+		w.trim(maxOpenDirs)
 		w.madeMeta(w.made[i])
 	}
+	w.untouch()
 	// What is still under a temporary name (a path given up, a stranger's
 	// file put there) goes: the names are the write-back's.
 	for _, p := range cleanTemps(w.rootfd, temps) {
@@ -182,30 +189,88 @@ func (w *pathWrite) prepare(it *planItem) error {
 // parentOf opens folder rel for a new entry: a folder this write-back made
 // (fresh), or the folder's own, made when missing.
 func (w *pathWrite) parentOf(rel string) (fd int, fresh bool, err error) {
-	if fd, ok := w.fresh[rel]; ok {
-		return fd, true, nil
+	if _, ok := w.fresh[rel]; ok {
+		fd, err = w.dirFd(rel)
+		return fd, true, err
 	}
-	fd, err = w.ensureDir(rel)
+	if fd, err = w.ensureDir(rel); err == nil {
+		w.touch(rel, fd)
+	}
 	return fd, false, err
 }
 
-// dirFd opens folder rel of the folder (beneath it, no symlink on the way).
+// touch notes the times of folder rel (open as fd) before the write-back
+// first changes what it holds: a folder the disk did not change gets them
+// back at the end.
+func (w *pathWrite) touch(rel string, fd int) {
+	if _, ok := w.touched[rel]; ok {
+		return
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil {
+		w.touched[rel] = [2]unix.Timespec{statAtime(&st), statMtime(&st)}
+	}
+}
+
+// untouch gives the folders the write-back wrote in, which the disk did
+// not change, their times back.
+func (w *pathWrite) untouch() {
+	for rel, ts := range w.touched {
+		if it := w.byPath[rel]; it != nil && !it.failed && it.Act == setMeta {
+			continue // the disk's times (dirMeta)
+		}
+		w.trim(maxOpenDirs)
+		if fd, err := w.dirFd(rel); err == nil {
+			unix.UtimesNanoAt(fd, ".", ts[:], 0)
+		}
+	}
+}
+
+// freshDir is where a folder the write-back made is now: its parent and
+// its name there (a temporary one until it is renamed into place).
+type freshDir struct{ parent, name string }
+
+// maxOpenDirs is how many folders a write-back keeps open at once.
+const maxOpenDirs = 256
+
+// dirFd opens folder rel of the folder (beneath it, no symlink on the
+// way), or a folder the write-back made where it is now. The descriptor
+// stays valid until the next trim.
 func (w *pathWrite) dirFd(rel string) (int, error) {
 	if rel == "." {
 		return w.rootfd, nil
 	}
-	if fd, ok := w.fresh[rel]; ok {
-		return fd, nil
-	}
 	if fd, ok := w.dirs[rel]; ok {
 		return fd, nil
 	}
-	fd, err := openBeneath(w.rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	var fd int
+	var err error
+	if f, ok := w.fresh[rel]; ok {
+		pfd, perr := w.dirFd(f.parent)
+		if perr != nil {
+			return -1, perr
+		}
+		fd, err = openDirAt(pfd, f.name)
+	} else {
+		fd, err = openBeneath(w.rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		return -1, err
 	}
 	w.dirs[rel] = fd
 	return fd, nil
+}
+
+// trim closes the open folders once there are more than keep (between
+// paths: no descriptor is in use then).
+func (w *pathWrite) trim(keep int) {
+	if len(w.dirs) <= keep {
+		return
+	}
+	for rel, fd := range w.dirs {
+		unix.Close(fd)
+		delete(w.dirs, rel)
+	}
 }
 
 // ensureDir opens folder rel, making it (and its parents) where the folder
@@ -220,6 +285,7 @@ func (w *pathWrite) ensureDir(rel string) (int, error) {
 	if err != nil {
 		return -1, err
 	}
+	w.touch(pdir, pfd)
 	st, _, err := lstatAt(pfd, name)
 	switch {
 	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
@@ -233,7 +299,8 @@ func (w *pathWrite) ensureDir(rel string) (int, error) {
 	case !errors.Is(err, unix.ENOENT):
 		return -1, err
 	}
-	if err := unix.Mkdirat(pfd, name, w.dirMode(rel)|0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+	mode, _ := w.dirMode(rel)
+	if err := unix.Mkdirat(pfd, name, mode|0o700); err != nil && !errors.Is(err, unix.EEXIST) {
 		return -1, err
 	}
 	w.made = append(w.made, rel)
@@ -244,17 +311,18 @@ func (w *pathWrite) ensureDir(rel string) (int, error) {
 	return fd, err
 }
 
-// dirMode is the mode a folder the write-back makes gets: the disk's.
-func (w *pathWrite) dirMode(rel string) uint32 {
+// dirMode is the mode a folder the write-back makes gets, and its
+// modification time (0: unknown): the disk's.
+func (w *pathWrite) dirMode(rel string) (uint32, int64) {
 	if it := w.byPath[rel]; it != nil && it.D != nil && it.D.Kind == KindDir {
-		return it.D.Mode & 0o7777
+		return it.D.Mode & 0o7777, tsNano(it.D.MTime)
 	}
 	if w.rec != nil {
 		if r, err := w.rec.get(rel); err == nil && r != nil && r.D != nil && r.D.Kind == KindDir {
-			return r.D.Mode & 0o7777
+			return r.D.Mode & 0o7777, r.D.MTime
 		}
 	}
-	return 0o755
+	return 0o755, 0
 }
 
 // makeDir makes the disk's folder it under target (mode 0700 until its
@@ -270,7 +338,9 @@ func (w *pathWrite) makeDir(it *planItem, pfd int, target string) error {
 	var st unix.Stat_t
 	unix.Fstat(fd, &st)
 	it.ino = uint64(st.Ino)
-	w.fresh[it.Path] = fd
+	dir, _ := splitRel(it.Path)
+	w.fresh[it.Path] = freshDir{parent: dir, name: target}
+	w.dirs[it.Path] = fd
 	w.chownFd(fd, it.Path, it)
 	return nil
 }
@@ -336,7 +406,11 @@ func (w *pathWrite) put(it *planItem) error {
 	}
 	err = w.rename(pfd, it.tmp, name, expect, it.makesDir())
 	if errors.Is(err, errRaced) {
-		w.toCopy(it, "changed in the folder while it was written back: the folder's version is kept under the name, the disk's is the copy")
+		c := w.toCopy(it, "changed in the folder while it was written back: the folder's version is kept under the name, the disk's is the copy")
+		if it.makesDir() && c != "" {
+			_, cname := splitRel(c)
+			w.fresh[it.Path] = freshDir{parent: dir, name: cname}
+		}
 		it.after = nil // read again next time
 		return nil
 	}
@@ -347,6 +421,9 @@ func (w *pathWrite) put(it *planItem) error {
 			return nil
 		}
 		return err
+	}
+	if it.makesDir() {
+		w.fresh[it.Path] = freshDir{parent: dir, name: name}
 	}
 	w.placed[it.Path] = it.ino
 	it.after = w.newSide(it, it.Path)
@@ -409,20 +486,22 @@ func (w *pathWrite) moveAside(pfd int, name, rel string) (string, error) {
 	return w.toFreeName(pfd, name, rel)
 }
 
-// toCopy renames it's temporary file to a conflict copy of its path.
-func (w *pathWrite) toCopy(it *planItem, what string) {
+// toCopy renames it's temporary file to a conflict copy of its path, and
+// returns that path ("" when it could not).
+func (w *pathWrite) toCopy(it *planItem, what string) string {
 	dir, _ := splitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err == nil && w.ours(pfd, it) {
 		var c string
 		if c, err = w.toFreeName(pfd, it.tmp, it.Path); err == nil {
 			w.conflict(it.Path, c, what)
-			return
+			return c
 		}
 	}
 	if err != nil {
 		w.fail(it, err)
 	}
+	return ""
 }
 
 // toFreeName renames from (in folder pfd) to the first free conflict
@@ -470,6 +549,7 @@ func (w *pathWrite) deletions() {
 			w.wb.Postponed++
 			continue
 		}
+		w.trim(maxOpenDirs)
 		w.remove(it)
 	}
 }
@@ -481,6 +561,7 @@ func (w *pathWrite) remove(it *planItem) {
 	if err != nil {
 		return // its folder is gone, and it with it
 	}
+	w.touch(dir, pfd)
 	var now unix.Stat_t
 	if err := unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
 		return

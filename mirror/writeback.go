@@ -32,9 +32,10 @@ type pathWrite struct {
 
 	parentfd, rootfd, diskfd int
 	rootDev                  uint64
-	dirs                     map[string]int // folders of the folder open so far
-	fresh                    map[string]int // folders this write-back made, filled before they appear
-	made                     []string       // folders made in place (undone if the write-back fails)
+	dirs                     map[string]int              // folders of the folder open now (at most maxOpenDirs)
+	fresh                    map[string]freshDir         // folders this write-back made, filled before they appear
+	touched                  map[string][2]unix.Timespec // folders it writes in: their times before
+	made                     []string                    // folders made in place (undone if the write-back fails)
 	owner                    owner
 	objs                     *dirTree
 	hashes                   map[objKey]sum // content hashes of the store's objects read so far
@@ -52,8 +53,8 @@ type pathWrite struct {
 func (w *pathWrite) run(ctx context.Context) (WriteBack, error) {
 	w.wb = WriteBack{Folder: w.folder}
 	w.parentfd, w.rootfd, w.diskfd = -1, -1, -1
-	w.dirs, w.fresh, w.hashes = map[string]int{}, map[string]int{}, map[objKey]sum{}
-	w.byPath, w.placed = map[string]*planItem{}, map[string]uint64{}
+	w.dirs, w.fresh, w.hashes = map[string]int{}, map[string]freshDir{}, map[objKey]sum{}
+	w.byPath, w.placed, w.touched = map[string]*planItem{}, map[string]uint64{}, map[string][2]unix.Timespec{}
 	defer w.close()
 	if err := w.open(); err != nil {
 		return w.wb, err
@@ -80,12 +81,7 @@ func (w *pathWrite) run(ctx context.Context) (WriteBack, error) {
 }
 
 func (w *pathWrite) close() {
-	for _, fd := range w.dirs {
-		unix.Close(fd)
-	}
-	for _, fd := range w.fresh {
-		unix.Close(fd)
-	}
+	w.trim(0)
 	for _, fd := range []int{w.rootfd, w.parentfd, w.diskfd} {
 		if fd >= 0 {
 			unix.Close(fd)
@@ -127,6 +123,7 @@ func (w *pathWrite) plan(ctx context.Context, cands []candidate) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		w.trim(maxOpenDirs)
 		c := &cands[i]
 		it := &planItem{Path: c.path, D: c.d}
 		if c.rec != nil {
