@@ -23,9 +23,11 @@ import (
 //	        paths, CRC, first path), then the index's offset and CRC
 //
 // A path: shared bytes, the rest, flags (folder side, disk side,
-// pending, gone), then each side: kind, mode, flags (hash, identity, metadata),
-// the hash, the identity, object, hard link, size, then modification
-// time and xattrs (name and value digest).
+// pending, gone), then the folder's side: kind, mode, flags, hash, the
+// identity (inode, ctime and mtime as steps from the path before), and
+// the disk's: kind, mode, flags, hash (unless the folder's), object (its
+// save only when it is not the one before), hard link, size, modification
+// time (a step from the folder's) and xattrs (name and value digest).
 const (
 	syncMagic  = "RAMBAR-MIRROR-SYNC-1\n"
 	baseMagic  = "RAMBAR-MIRROR-BASE-1\n"
@@ -40,10 +42,10 @@ const (
 	pathGone
 )
 
+// Folder side flags.
 const (
 	sideHash = 1 << iota
 	sideIdent
-	sideMeta
 )
 
 var errBadRecord = errors.New("damaged mirror record")
@@ -51,14 +53,36 @@ var errBadRecord = errors.New("damaged mirror record")
 // fixed32 appends v in four bytes (a CRC).
 func (e *encoder) fixed32(v uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
 
-// syncPath appends p, its path as what it shares with prev and the rest.
-func (e *encoder) syncPath(prev string, p *syncPath) {
+// recState is what a path's fields are written against: the path, the
+// folder identity and the object's save before it (each block and each
+// sync file starts afresh).
+type recState struct {
+	path         string
+	ino          uint64
+	ctime, mtime int64
+	save         string
+}
+
+// Disk side flags.
+const (
+	diskHash     = 1 << iota // its own hash follows
+	diskSameHash             // the folder side's hash
+	diskMeta                 // time and xattrs follow
+	diskObj                  // an object follows
+	diskNewSave              // the object's save differs from the one before
+	diskPacked               // the object is a range of a pack
+	diskLink                 // a hard link's first name follows
+)
+
+// syncPath appends p.
+func (e *encoder) syncPath(st *recState, p *syncPath) {
 	shared := 0
-	for shared < len(p.Path) && shared < len(prev) && p.Path[shared] == prev[shared] {
+	for shared < len(p.Path) && shared < len(st.path) && p.Path[shared] == st.path[shared] {
 		shared++
 	}
 	e.uv(uint64(shared))
 	e.str(p.Path[shared:])
+	st.path = p.Path
 	fl := 0
 	if p.F != nil {
 		fl |= pathF
@@ -74,14 +98,14 @@ func (e *encoder) syncPath(prev string, p *syncPath) {
 	}
 	e.uv(uint64(fl))
 	if p.F != nil {
-		e.side(p.F)
+		e.folderSide(st, p.F)
 	}
 	if p.D != nil {
-		e.side(p.D)
+		e.diskSide(st, p.D, p.F)
 	}
 }
 
-func (e *encoder) side(s *side) {
+func (e *encoder) folderSide(st *recState, s *side) {
 	e.uv(uint64(s.Kind))
 	e.uv(uint64(s.Mode))
 	fl := 0
@@ -91,25 +115,66 @@ func (e *encoder) side(s *side) {
 	if s.Ident != nil {
 		fl |= sideIdent
 	}
-	if s.Meta {
-		fl |= sideMeta
-	}
 	e.uv(uint64(fl))
 	if fl&sideHash != 0 {
 		e.b = append(e.b, s.Hash[:]...)
 	}
 	if id := s.Ident; id != nil {
-		e.uv(id.Ino)
-		e.sv(id.CTime)
-		e.sv(id.MTime)
+		e.sv(int64(id.Ino - st.ino))
+		e.sv(id.CTime - st.ctime)
+		e.sv(id.MTime - st.mtime)
 		e.sv(id.Size)
 		e.uv(uint64(id.Mode))
+		st.ino, st.ctime, st.mtime = id.Ino, id.CTime, id.MTime
 	}
-	e.str(s.Obj)
-	e.str(s.Link)
+}
+
+func (e *encoder) diskSide(st *recState, s, f *side) {
+	e.uv(uint64(s.Kind))
+	e.uv(uint64(s.Mode))
+	fl := 0
+	switch {
+	case s.Hash.none():
+	case f != nil && f.Hash == s.Hash:
+		fl |= diskSameHash
+	default:
+		fl |= diskHash
+	}
+	if s.Meta {
+		fl |= diskMeta
+	}
+	if !s.Obj.none() {
+		fl |= diskObj
+		if s.Obj.Save != st.save {
+			fl |= diskNewSave
+		}
+		if s.Obj.Packed {
+			fl |= diskPacked
+		}
+	}
+	if s.Link != "" {
+		fl |= diskLink
+	}
+	e.uv(uint64(fl))
+	if fl&diskHash != 0 {
+		e.b = append(e.b, s.Hash[:]...)
+	}
+	if fl&diskObj != 0 {
+		if fl&diskNewSave != 0 {
+			e.str(s.Obj.Save)
+			st.save = s.Obj.Save
+		}
+		e.uv(uint64(s.Obj.Num))
+		if s.Obj.Packed {
+			e.uv(uint64(s.Obj.Off))
+		}
+	}
+	if s.Link != "" {
+		e.str(s.Link)
+	}
 	e.sv(s.Size)
 	if s.Meta {
-		e.sv(s.MTime)
+		e.sv(s.MTime - st.mtime)
 		e.uv(uint64(len(s.Xattrs)))
 		for _, x := range s.Xattrs {
 			e.str(x.Name)
@@ -118,57 +183,94 @@ func (e *encoder) side(s *side) {
 	}
 }
 
-// syncPath reads a path written after prev, checking it is clean and
-// comes after prev ("" for the first of a file or block).
-func (d *decoder) syncPath(prev string) syncPath {
+// syncPath reads the next path, checking it is clean and comes after the
+// one before.
+func (d *decoder) syncPath(st *recState) syncPath {
 	n := d.uv()
-	if n > uint64(len(prev)) {
-		d.fail(fmt.Errorf("path shares %d bytes with one of %d", n, len(prev)))
+	if n > uint64(len(st.path)) {
+		d.fail(fmt.Errorf("path shares %d bytes with one of %d", n, len(st.path)))
 		return syncPath{}
 	}
-	p := syncPath{Path: prev[:n] + string(d.raw())}
-	if d.bad || checkPath(p.Path) != nil || (prev != "" && !pathLess(prev, p.Path)) {
+	p := syncPath{Path: st.path[:n] + string(d.raw())}
+	if d.bad || checkPath(p.Path) != nil || (st.path != "" && !pathLess(st.path, p.Path)) {
 		d.fail(fmt.Errorf("path %q bad or out of order", p.Path))
 		return syncPath{}
 	}
+	st.path = p.Path
 	fl := d.uv()
 	if fl&^(pathF|pathD|pathPending|pathGone) != 0 {
 		d.fail(fmt.Errorf("%q: bad flags %d", p.Path, fl))
 	}
 	p.Pending, p.Gone = fl&pathPending != 0, fl&pathGone != 0
 	if fl&pathF != 0 {
-		p.F = d.side()
+		p.F = d.folderSide(st)
 	}
 	if fl&pathD != 0 {
-		p.D = d.side()
+		p.D = d.diskSide(st, p.F)
 	}
 	return p
 }
 
-func (d *decoder) side() *side {
+func (d *decoder) hash(h *sum) {
+	if len(d.b) < len(h) {
+		d.fail(io.ErrUnexpectedEOF)
+		return
+	}
+	copy(h[:], d.b)
+	d.b = d.b[len(h):]
+}
+
+func (d *decoder) folderSide(st *recState) *side {
 	s := &side{Kind: Kind(d.uv()), Mode: d.u32()}
 	fl := d.uv()
-	if s.Kind > KindFIFO || fl&^(sideHash|sideIdent|sideMeta) != 0 {
+	if s.Kind > KindFIFO || fl&^(sideHash|sideIdent) != 0 {
 		d.fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
 		return s
 	}
 	if fl&sideHash != 0 {
-		if len(d.b) < len(s.Hash) {
-			d.fail(io.ErrUnexpectedEOF)
-			return s
-		}
-		copy(s.Hash[:], d.b)
-		d.b = d.b[len(s.Hash):]
+		d.hash(&s.Hash)
 	}
 	if fl&sideIdent != 0 {
-		s.Ident = &ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv(), Size: d.sv(), Mode: d.u32()}
+		id := &ident{Ino: st.ino + uint64(d.sv()), CTime: st.ctime + d.sv(), MTime: st.mtime + d.sv(), Size: d.sv(), Mode: d.u32()}
+		st.ino, st.ctime, st.mtime = id.Ino, id.CTime, id.MTime
+		s.Ident = id
 	}
-	s.Obj, s.Link, s.Size = d.str(), d.str(), d.sv()
-	if s.Link != "" && checkPath(s.Link) != nil {
-		d.fail(fmt.Errorf("bad hard link %q", s.Link))
+	return s
+}
+
+func (d *decoder) diskSide(st *recState, f *side) *side {
+	s := &side{Kind: Kind(d.uv()), Mode: d.u32()}
+	fl := d.uv()
+	if s.Kind < KindFile || s.Kind > KindFIFO || fl >= diskLink<<1 || (fl&diskSameHash != 0 && (f == nil || fl&diskHash != 0)) {
+		d.fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
+		return s
 	}
-	if s.Meta = fl&sideMeta != 0; s.Meta {
-		s.MTime = d.sv()
+	switch {
+	case fl&diskHash != 0:
+		d.hash(&s.Hash)
+	case fl&diskSameHash != 0:
+		s.Hash = f.Hash
+	}
+	if fl&diskObj != 0 {
+		if fl&diskNewSave != 0 {
+			st.save = d.str()
+		}
+		s.Obj = objName{Save: st.save, Num: d.u32(), Packed: fl&diskPacked != 0}
+		if s.Obj.Packed {
+			s.Obj.Off = int64(d.uv())
+		}
+		if err := s.Obj.check(); err != nil {
+			d.fail(err)
+		}
+	}
+	if fl&diskLink != 0 {
+		if s.Link = d.str(); checkPath(s.Link) != nil {
+			d.fail(fmt.Errorf("bad hard link %q", s.Link))
+		}
+	}
+	s.Size = d.sv()
+	if s.Meta = fl&diskMeta != 0; s.Meta {
+		s.MTime = st.mtime + d.sv()
 		k := d.count(2)
 		for i := 0; i < k && !d.bad; i++ {
 			x := xattrSum{Name: d.str(), Sum: d.uv()}
@@ -201,10 +303,9 @@ func encodeSync(h syncHead, delta []syncPath) []byte {
 	e.fixed32(crc32.ChecksumIEEE(e.b))
 	start := len(e.b)
 	e.uv(uint64(len(delta)))
-	prev := ""
+	var st recState
 	for i := range delta {
-		e.syncPath(prev, &delta[i])
-		prev = delta[i].Path
+		e.syncPath(&st, &delta[i])
 	}
 	e.fixed32(crc32.ChecksumIEEE(e.b[start:]))
 	return e.b
@@ -239,10 +340,9 @@ func decodeSync(b []byte) (syncHead, []syncPath, error) {
 	d := &decoder{b: rest[:len(rest)-4]}
 	n := d.count(3)
 	out := make([]syncPath, 0, n)
-	prev := ""
+	var st recState
 	for i := 0; i < n && !d.bad; i++ {
-		out = append(out, d.syncPath(prev))
-		prev = out[len(out)-1].Path
+		out = append(out, d.syncPath(&st))
 	}
 	if !d.end() {
 		return h, nil, fmt.Errorf("%w: %v", errBadRecord, d.why)
@@ -268,8 +368,8 @@ type baseWriter struct {
 	w          io.Writer
 	off        int64
 	blk, index encoder
-	prev       string // the block's last path
-	last       string // the file's last path
+	st         recState // the block's state
+	last       string   // the file's last path
 	inBlock    int
 	blocks, n  int
 	first      string
@@ -287,10 +387,10 @@ func (b *baseWriter) add(p *syncPath) error {
 		return fmt.Errorf("mirror record: %q after %q", p.Path, b.last)
 	}
 	if b.inBlock == 0 {
-		b.first, b.prev = p.Path, ""
+		b.first, b.st = p.Path, recState{}
 	}
-	b.blk.syncPath(b.prev, p)
-	b.prev, b.last = p.Path, p.Path
+	b.blk.syncPath(&b.st, p)
+	b.last = p.Path
 	b.inBlock++
 	b.n++
 	if b.inBlock == blockPaths {
@@ -431,10 +531,9 @@ func (b *baseFile) block(i int) ([]syncPath, error) {
 	}
 	d := &decoder{b: buf}
 	out := make([]syncPath, 0, k.count)
-	prev := ""
+	var st recState
 	for j := 0; j < k.count && !d.bad; j++ {
-		out = append(out, d.syncPath(prev))
-		prev = out[j].Path
+		out = append(out, d.syncPath(&st))
 	}
 	if !d.end() || out[0].Path != k.first {
 		return nil, errBadRecord

@@ -53,8 +53,8 @@ type side struct {
 	Mode  uint32
 	Hash  sum
 	Ident *ident
-	Obj   string // the store object, as text (objName.String)
-	Link  string // the earlier path this file is a hard link to
+	Obj   objName // the store object holding the bytes
+	Link  string  // the earlier path this file is a hard link to
 	Size  int64
 	// Meta: MTime (ns) and Xattrs are known (not in records written
 	// before metadata was compared).
@@ -136,7 +136,7 @@ func valueSum(v []byte) uint64 {
 // diskSide is the record's side of disk entry e, whose content (for a hard
 // link: its first name's) is in object obj.
 func diskSide(e *Entry, obj objName) *side {
-	s := &side{Kind: e.Kind, Mode: e.Mode, Obj: obj.String(), Link: e.HardLink, Size: e.Size,
+	s := &side{Kind: e.Kind, Mode: e.Mode, Obj: obj, Link: e.HardLink, Size: e.Size,
 		Meta: true, MTime: tsNano(e.MTime), Xattrs: xattrSums(e.Xattr)}
 	if e.Kind == KindSymlink {
 		s.Hash = linkHash(e.Link)
@@ -243,7 +243,14 @@ func (l *legacySide) side() (*side, error) {
 	if l == nil {
 		return nil, nil
 	}
-	s := &side{Kind: l.K, Mode: l.M, Ident: l.I, Obj: l.O}
+	s := &side{Kind: l.K, Mode: l.M, Ident: l.I}
+	if l.O != "" {
+		o, err := parseObj(l.O)
+		if err != nil {
+			return nil, err
+		}
+		s.Obj = o
+	}
 	if l.H != "" {
 		b, err := hex.DecodeString(l.H)
 		if err != nil || len(b) != len(s.Hash) {

@@ -12,6 +12,7 @@ import (
 
 // recordPaths makes n record paths, some of them not UTF-8.
 func recordPaths(n int) []syncPath {
+	saves := []string{"20261201T101500.123456Z", "20261202T101500.123456Z"}
 	var out []syncPath
 	out = append(out, syncPath{Path: ".", F: &side{Kind: KindDir, Mode: 0o755}, D: &side{Kind: KindDir, Mode: 0o755, Meta: true}})
 	for i := 0; i < n; i++ {
@@ -23,7 +24,7 @@ func recordPaths(n int) []syncPath {
 		h := linkHash(p)
 		out = append(out, syncPath{Path: p,
 			F: &side{Kind: KindFile, Mode: 0o644, Hash: h, Ident: &id},
-			D: &side{Kind: KindFile, Mode: 0o644, Hash: h, Obj: "20261201T101500.123456Z/3@" + fmt.Sprint(i), Size: int64(i), Meta: true,
+			D: &side{Kind: KindFile, Mode: 0o644, Hash: h, Obj: objName{Save: saves[i%2], Num: 3, Off: int64(i % 5 * i), Packed: i%5 != 0}, Size: int64(i), Meta: true,
 				MTime: int64(i), Xattrs: []xattrSum{{"user.a", 1}, {"user.b", uint64(i)}}}})
 	}
 	for i := 0; i < 7; i++ {
@@ -197,7 +198,7 @@ func TestSyncRecordOfVersion1Loads(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := r.get("a.txt")
-	if a == nil || a.F.Hash != linkHash("a") || a.F.Ident.Ino != 5 || a.D.Obj != "20261201T101500.123456Z/0@0" || a.D.Meta {
+	if a == nil || a.F.Hash != linkHash("a") || a.F.Ident.Ino != 5 || a.D.Obj != (objName{Save: "20261201T101500.123456Z", Packed: true}) || a.D.Meta {
 		t.Fatalf("a.txt: %+v", a)
 	}
 	if s, _ := r.get("sock"); s == nil || s.F.Hash != specialHash(0o140755) {

@@ -204,7 +204,7 @@ func (w *pathWrite) diskSideOf(d, src *Entry, base *side) (*side, error) {
 	if d.Kind != KindFile {
 		return s, nil
 	}
-	if base != nil && base.Kind == KindFile && base.Obj == s.Obj && base.Size == s.Size && s.Obj != "" && !base.Hash.none() {
+	if base != nil && base.Kind == KindFile && base.Obj == s.Obj && base.Size == s.Size && !s.Obj.none() && !base.Hash.none() {
 		s.Hash = base.Hash
 		return s, nil
 	}
