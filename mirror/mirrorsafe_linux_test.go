@@ -515,3 +515,45 @@ func TestMirrorClaimAfterWriteBack(t *testing.T) {
 		t.Errorf("the mirrored folder itself after a write-back: %v", err)
 	}
 }
+
+// What appears in the folder while a write-back runs, where the disk's
+// version was to go, is never overwritten: a file made under the name of
+// a file the disk added, a file under the name of a folder the disk made,
+// an edit of a file the disk changed. The disk's versions become conflict
+// copies (the disk's new folder with what it holds), and the next saves
+// lose nothing.
+func TestMirrorWhatAppearsDuringAWriteBackIsKept(t *testing.T) {
+	f := newMirror(t, map[string]string{"a.txt": "a1", "keep.txt": "k"})
+	write(t, f.v.MountPoint, "a.txt", "a2 from the disk")
+	write(t, f.v.MountPoint, "added.txt", "added on the disk")
+	write(t, f.v.MountPoint, "newdir/inside.txt", "inside, from the disk")
+	f.k.placing = func(*pathWrite) {
+		write(t, f.folder, "a.txt", "edited meanwhile")
+		write(t, f.folder, "added.txt", "made meanwhile")
+		write(t, f.folder, "newdir", "a file made meanwhile")
+	}
+	r := f.save()
+	f.k.placing = nil
+	for p, want := range map[string]string{"a.txt": "edited meanwhile", "added.txt": "made meanwhile", "newdir": "a file made meanwhile"} {
+		if got := read(t, f.inFolder(p)); got != want {
+			t.Errorf("%s = %q, want %q (what appeared meanwhile)", p, got, want)
+		}
+	}
+	copies := map[string]string{}
+	for _, c := range r.Folder.Conflicts {
+		copies[c.Path] = c.Copy
+	}
+	if read(t, f.inFolder(copies["a.txt"])) != "a2 from the disk" || read(t, f.inFolder(copies["added.txt"])) != "added on the disk" ||
+		read(t, filepath.Join(f.inFolder(copies["newdir"]), "inside.txt")) != "inside, from the disk" {
+		t.Fatalf("the disk's versions are not the copies: %+v", r.Folder.Conflicts)
+	}
+	f.noLeftovers()
+	write(t, f.v.MountPoint, "keep.txt", "k2")
+	if _, err := f.k.Save(f.ctx, f.v, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, f.inFolder("keep.txt")) != "k2" || read(t, f.inFolder("a.txt")) != "edited meanwhile" {
+		t.Error("the next save lost something")
+	}
+	f.noLeftovers()
+}

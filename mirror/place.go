@@ -134,9 +134,27 @@ func (w *pathWrite) flush() error {
 // whole write-back.
 func refused(err error) bool { return errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) }
 
+// inUnplaced reports (and marks it failed, quietly) whether it lies
+// inside a folder the write-back made that was not put at its name: it
+// failed, or something appeared there and it became a conflict copy. The
+// record keeps what is inside pending, for the next write-back.
+func (w *pathWrite) inUnplaced(it *planItem) bool {
+	for p := it.Path; p != "."; {
+		p, _ = splitRel(p)
+		if w.unplaced[p] {
+			it.failed = true
+			return true
+		}
+	}
+	return false
+}
+
 // fail gives up on one path: the folder keeps its version, the record
 // keeps the path pending, and the save says why.
 func (w *pathWrite) fail(it *planItem, err error) {
+	if it.makesDir() {
+		w.unplaced[it.Path] = true
+	}
 	it.failed = true
 	w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("%s: the disk's version was not written (%v); it is in snapshot %s", it.Path, err, w.id))
 }
@@ -164,7 +182,7 @@ func (w *pathWrite) undo() {
 // prepare makes it's new version under its temporary name (or, inside a
 // folder this write-back made, under its own).
 func (w *pathWrite) prepare(it *planItem) error {
-	if it.Act != writeDisk && it.Act != diskCopy || it.failed {
+	if it.Act != writeDisk && it.Act != diskCopy || it.failed || w.inUnplaced(it) {
 		return nil
 	}
 	dir, name := splitRel(it.Path)
@@ -347,7 +365,7 @@ func (w *pathWrite) makeDir(it *planItem, pfd int, target string) error {
 
 // put renames it's new version into place (or sets its metadata).
 func (w *pathWrite) put(it *planItem) error {
-	if it.failed {
+	if it.failed || w.inUnplaced(it) {
 		return nil
 	}
 	switch {
@@ -407,9 +425,12 @@ func (w *pathWrite) put(it *planItem) error {
 	err = w.rename(pfd, it.tmp, name, expect, it.makesDir())
 	if errors.Is(err, errRaced) {
 		c := w.toCopy(it, "changed in the folder while it was written back: the folder's version is kept under the name, the disk's is the copy")
-		if it.makesDir() && c != "" {
-			_, cname := splitRel(c)
-			w.fresh[it.Path] = freshDir{parent: dir, name: cname}
+		if it.makesDir() {
+			w.unplaced[it.Path] = true // what it holds is part of the copy
+			if c != "" {
+				_, cname := splitRel(c)
+				w.fresh[it.Path] = freshDir{parent: dir, name: cname}
+			}
 		}
 		it.after = nil // read again next time
 		return nil

@@ -35,6 +35,7 @@ type pathWrite struct {
 	dirs                     map[string]int              // folders of the folder open now (at most maxOpenDirs)
 	fresh                    map[string]freshDir         // folders this write-back made, filled before they appear
 	touched                  map[string][2]unix.Timespec // folders it writes in: their times before
+	unplaced                 map[string]bool             // folders it made that are not at their names
 	made                     []string                    // folders made in place (undone if the write-back fails)
 	owner                    owner
 	objs                     *dirTree
@@ -55,6 +56,7 @@ func (w *pathWrite) run(ctx context.Context) (WriteBack, error) {
 	w.parentfd, w.rootfd, w.diskfd = -1, -1, -1
 	w.dirs, w.fresh, w.hashes = map[string]int{}, map[string]freshDir{}, map[objKey]sum{}
 	w.byPath, w.placed, w.touched = map[string]*planItem{}, map[string]uint64{}, map[string][2]unix.Timespec{}
+	w.unplaced = map[string]bool{}
 	defer w.close()
 	if err := w.open(); err != nil {
 		return w.wb, err
