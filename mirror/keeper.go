@@ -148,10 +148,10 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 	// A Mirror disk whose load did not finish is never written back.
 	var rec *record
 	if st.Mode == ramdisk.Mirror {
-		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && errors.Is(err, ErrIncomplete)) {
+		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && (errors.Is(err, ErrIncomplete) || errors.Is(err, errBadRecord))) {
 			return Result{}, err
 		}
-		defer rec.close()
+		defer func() { rec.close() }()
 	}
 	backed, err := s.nonEmpty()
 	if err != nil {
@@ -177,6 +177,15 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 	if st.Mode == ramdisk.Mirror {
 		if !res.Unchanged || k.behind(st, res.Snapshot) {
 			wb, err := k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, rec)
+			if errors.Is(err, errBadRecord) && rec != nil {
+				if !o.Force {
+					err = damaged(st, err)
+				} else {
+					rec.close()
+					rec = nil // as if never loaded: every difference kept both ways
+					wb, err = k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, nil)
+				}
+			}
 			res.Folder = wb
 			if err != nil {
 				return res, fmt.Errorf("saved %s as snapshot %s in %s, but writing it back to %s failed: %w",

@@ -147,6 +147,9 @@ func (k *Keeper) startLoad(st State) error {
 // closes it), or ErrIncomplete saying how to reload.
 func (k *Keeper) loadedRecord(st State) (*record, error) {
 	rec, err := openRecord(st.Backing)
+	if errors.Is(err, errBadRecord) {
+		return nil, damaged(st, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +160,13 @@ func (k *Keeper) loadedRecord(st State) (*record, error) {
 			ErrIncomplete, st.Name, st.MirrorPath, st.Name, st.MirrorPath)
 	}
 	return rec, nil
+}
+
+// damaged is the refusal of a save whose sync record is damaged (err): the
+// write-back could not tell the folder's changes from the disk's.
+func damaged(st State, err error) error {
+	return fmt.Errorf("%w: %w; the folder is untouched. `rambar save %s --force` writes the disk back into %s "+
+		"keeping both versions of every path where they differ", ErrRefused, err, st.Name, st.MirrorPath)
 }
 
 // writeBack writes snapshot id of a Mirror disk (mounted at disk) into its

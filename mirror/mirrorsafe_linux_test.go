@@ -557,3 +557,74 @@ func TestMirrorWhatAppearsDuringAWriteBackIsKept(t *testing.T) {
 	}
 	f.noLeftovers()
 }
+
+// A write-back looks only at what the disk changed: one file changed in a
+// folder of 2,000 is one path (and its folder) read and written, with the
+// record's base untouched.
+func TestMirrorWriteBackLooksOnlyAtChanges(t *testing.T) {
+	f := newMirrorFill(t, func(folder string) { crashTree(t, folder, 9, 2000) })
+	st := mustState(t, f.k)
+	rec, err := openRecord(st.Backing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := rec.Base
+	rec.close()
+	write(t, f.v.MountPoint, "dir3/sub3/file3", "changed")
+	var looked []string
+	f.k.placing = func(w *pathWrite) {
+		for _, it := range w.items {
+			looked = append(looked, it.Path)
+		}
+	}
+	f.save()
+	if len(looked) != 1 || looked[0] != "dir3/sub3/file3" {
+		t.Errorf("the write-back looked at %v", looked)
+	}
+	if rec, err = openRecord(st.Backing); err != nil || rec.Base != base || len(rec.delta) != 1 {
+		t.Errorf("the record: base %s (was %s), %d changed paths, %v", rec.Base, base, len(rec.delta), err)
+	}
+	rec.close()
+}
+
+// A damaged record (a block of its base, or its sync file) is refused with
+// what to do, the folder untouched; save --force writes the disk back as if
+// nothing were recorded: both versions of every path that differs.
+func TestMirrorDamagedRecord(t *testing.T) {
+	f := newMirror(t, map[string]string{"a.txt": "a", "b.txt": "b"})
+	st := mustState(t, f.k)
+	rec, err := openRecord(st.Backing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(recordDir(st.Backing), rec.Base)
+	rec.close()
+	b, _ := os.ReadFile(base)
+	b[len(baseMagic)+2] ^= 0xff // the first block
+	os.WriteFile(base, b, 0o600)
+	write(t, f.v.MountPoint, "a.txt", "a2")
+	write(t, f.folder, "b.txt", "b outside")
+	before := digest(t, f.folder)
+	_, err = f.k.Save(f.ctx, f.v, SaveOptions{})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "--force") || !strings.Contains(err.Error(), base) {
+		t.Fatalf("save with a damaged record: %v", err)
+	}
+	sameTree(t, before, digest(t, f.folder))
+	r, err := f.k.Save(f.ctx, f.v, SaveOptions{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, f.inFolder("a.txt")) != "a2" || read(t, f.inFolder("b.txt")) != "b" || len(r.Folder.Conflicts) != 2 {
+		t.Errorf("forced: a.txt %q, b.txt %q, %+v", read(t, f.inFolder("a.txt")), read(t, f.inFolder("b.txt")), r.Folder)
+	}
+	for _, c := range r.Folder.Conflicts {
+		if c.Path == "b.txt" && read(t, f.inFolder(c.Copy)) != "b outside" {
+			t.Errorf("the folder's b.txt is not kept: %+v", c)
+		}
+	}
+	write(t, f.v.MountPoint, "a.txt", "a3")
+	if r := f.save(); read(t, f.inFolder("a.txt")) != "a3" || len(r.Folder.Conflicts) != 0 {
+		t.Errorf("after: %+v", r.Folder)
+	}
+	f.noLeftovers()
+}

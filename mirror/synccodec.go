@@ -433,6 +433,7 @@ func (b *baseWriter) finish() error {
 
 // baseFile is an open base: its blocks' index read, blocks read as asked.
 type baseFile struct {
+	path   string
 	f      *os.File
 	blocks []baseBlock
 	n      int
@@ -458,6 +459,7 @@ func openBase(path string) (*baseFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("mirror record %s: %w", path, err)
 	}
+	b.path = path
 	return b, nil
 }
 
@@ -527,7 +529,7 @@ func (b *baseFile) block(i int) ([]syncPath, error) {
 		return nil, fmt.Errorf("read mirror record: %w", err)
 	}
 	if crc32.ChecksumIEEE(buf) != k.crc {
-		return nil, errBadRecord
+		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, errBadRecord)
 	}
 	d := &decoder{b: buf}
 	out := make([]syncPath, 0, k.count)
@@ -536,7 +538,7 @@ func (b *baseFile) block(i int) ([]syncPath, error) {
 		out = append(out, d.syncPath(&st))
 	}
 	if !d.end() || out[0].Path != k.first {
-		return nil, errBadRecord
+		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, errBadRecord)
 	}
 	b.cached, b.cache = i, out
 	return out, nil
@@ -573,7 +575,7 @@ func (b *baseFile) each(fn func(*syncPath) error) error {
 			return err
 		}
 		if i > 0 && !pathLess(last, ps[0].Path) {
-			return errBadRecord
+			return fmt.Errorf("mirror record %s: block %d out of order: %w", b.path, i, errBadRecord)
 		}
 		for j := range ps {
 			if err := fn(&ps[j]); err != nil {

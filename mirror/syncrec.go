@@ -222,17 +222,17 @@ func readLegacyRecord(storeDir string) (*record, error) {
 	}
 	var r legacyRecord
 	if err := json.Unmarshal(b, &r); err != nil || r.Version != 1 {
-		return nil, fmt.Errorf("mirror record %s is corrupt (version %d): %v", name, r.Version, err)
+		return nil, fmt.Errorf("mirror record %s (version %d): %w: %v", name, r.Version, errBadRecord, err)
 	}
 	rec := &record{syncHead: syncHead{DiskID: r.DiskID, Folder: r.Folder, Snapshot: r.Snapshot, Complete: r.Complete}}
 	for i, p := range r.Paths {
 		if checkPath(p.P) != nil || (i > 0 && !pathLess(r.Paths[i-1].P, p.P)) {
-			return nil, fmt.Errorf("mirror record %s is corrupt: bad path %q", name, p.P)
+			return nil, fmt.Errorf("mirror record %s: bad path %q: %w", name, p.P, errBadRecord)
 		}
 		f, ferr := p.F.side()
 		d, derr := p.D.side()
 		if ferr != nil || derr != nil {
-			return nil, fmt.Errorf("mirror record %s is corrupt at %q", name, p.P)
+			return nil, fmt.Errorf("mirror record %s at %q: %w", name, p.P, errBadRecord)
 		}
 		rec.legacy = append(rec.legacy, syncPath{Path: p.P, F: f, D: d})
 	}

@@ -34,7 +34,7 @@ func openRecord(storeDir string) (*record, error) {
 	}
 	h, delta, err := decodeSync(b)
 	if err != nil {
-		return nil, fmt.Errorf("mirror record %s is corrupt: %w", filepath.Join(dir, recordName), err)
+		return nil, fmt.Errorf("mirror record %s: %w", filepath.Join(dir, recordName), err)
 	}
 	r := &record{syncHead: h, delta: delta}
 	if h.Base != "" {
