@@ -91,8 +91,11 @@ func mirrorSuite(r *report, tree mirrorTree, dest string) error {
 	if _, err := timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/"); err != nil {
 		return err
 	}
-	for _, changed := range []int{1, 100, tree.n / 100} {
-		if err := writeBackRounds(r, tree, changed, work, vol, data, rs); err != nil {
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{1, "1 changed"}, {100, "100 changed"}, {tree.n / 100, fmt.Sprintf("1%% (%d) changed", tree.n/100)}} {
+		if err := writeBackRounds(r, tree, c.n, c.what, work, vol, data, rs); err != nil {
 			return err
 		}
 	}
@@ -104,7 +107,7 @@ func mirrorSuite(r *report, tree mirrorTree, dest string) error {
 // --delete from the disk to a copy of the folder: the quickest of
 // mirrorRuns rounds each, the tools taking turns going first. The part of
 // the save that was the write-back is shown beside.
-func writeBackRounds(r *report, tree mirrorTree, changed int, work, vol, data, rs string) error {
+func writeBackRounds(r *report, tree mirrorTree, changed int, what, work, vol, data, rs string) error {
 	var us, them, wbPart time.Duration
 	var peak int64
 	for round := 0; round < mirrorRuns; round++ {
@@ -137,7 +140,7 @@ func writeBackRounds(r *report, tree mirrorTree, changed int, work, vol, data, r
 		quicker(&them, rt)
 		peak = max(peak, rss)
 	}
-	name := fmt.Sprintf("%s: save with write-back, %d changed", tree.name, changed)
+	name := fmt.Sprintf("%s: save with write-back, %s", tree.name, what)
 	big := tree.n >= 100000
 	target := 0.0
 	if changed == 1 && big {
