@@ -107,12 +107,13 @@
 //	claim.go                      one disk per folder (claims/)
 //	fdwalk.go, folderload.go      reading a mirror folder through descriptors; the load
 //	syncrec.go, synccodec.go,     the record of the last load or write-back: sides,
-//	syncstore.go                  its binary files, base and delta
+//	syncbase.go, syncstore.go     its binary files (sync, base in blocks), delta
 //	changes.go                    the paths the disk changed since the record; the
 //	                              second look at the disk before a deletion
 //	plan.go, conflict.go          which version each path gets; conflict copies
-//	writeback.go, place.go,       the write-back: look, plan, temporary names,
-//	newfiles.go, journal.go       renames, deletions, metadata; the list of names
+//	writeback.go, place.go,       the write-back: look, plan, new versions under
+//	newfiles.go, wbdirs.go,       temporary names, renames, its folders, deletions,
+//	wbdelete.go, journal.go       metadata; the list of temporary names
 //	flags_*.go                    protection flags, no-replace renames, exchanges
 //	flush_*.go                    a write-back's flushes
 //	store.go                      a store: lock, current, manifests on disk, cleanup
