@@ -50,9 +50,18 @@ func passFlags(fd int, f fileFlags) {
 }
 
 // renameNoReplace renames from to to in the folders given, failing with
-// EEXIST when to exists (renameatx_np RENAME_EXCL).
+// EEXIST when to exists (renameatx_np RENAME_EXCL). A file system that
+// cannot (exFAT, SMB: ENOTSUP) gets a check then a plain rename.
 func renameNoReplace(fromfd int, from string, tofd int, to string) error {
-	return unix.RenameatxNp(fromfd, from, tofd, to, unix.RENAME_EXCL)
+	err := unix.RenameatxNp(fromfd, from, tofd, to, unix.RENAME_EXCL)
+	if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EINVAL) {
+		var st unix.Stat_t
+		if unix.Fstatat(tofd, to, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			return unix.EEXIST
+		}
+		return unix.Renameat(fromfd, from, tofd, to)
+	}
+	return err
 }
 
 // exchangeAt swaps two names atomically (renameatx_np RENAME_SWAP);
