@@ -150,3 +150,45 @@ func TestMirrorDamagedRecord(t *testing.T) {
 	}
 	f.noLeftovers()
 }
+
+// A folder of the mirror folder replaced by a symlink (before a write-back,
+// or while it runs, its folder moved away) is never followed: nothing is
+// written where the symlink points; the symlink is kept as a conflict
+// copy, and what was written in the moved folder stays in the folder.
+func TestMirrorNeverFollowsASymlinkInTheFolder(t *testing.T) {
+	f := newMirror(t, map[string]string{"sub/a.txt": "a", "two/b.txt": "b"})
+	target := filepath.Join(f.base, "elsewhere")
+	write(t, target, "canary", "untouched")
+	os.RemoveAll(f.inFolder("sub"))
+	os.Symlink(target, f.inFolder("sub"))
+	write(t, f.v.MountPoint, "sub/a.txt", "a2")
+	r := f.save()
+	if fi, err := os.Lstat(f.inFolder("sub")); err != nil || !fi.IsDir() || read(t, f.inFolder("sub/a.txt")) != "a2" {
+		t.Errorf("sub: %v %v", fi, err)
+	}
+	var kept bool
+	for _, c := range r.Folder.Conflicts {
+		if fi, err := os.Lstat(f.inFolder(c.Copy)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			kept = true
+		}
+	}
+	if !kept {
+		t.Errorf("the symlink is not kept as a copy: %+v", r.Folder.Conflicts)
+	}
+	// While the write-back runs: its folder moved away, a symlink put there.
+	write(t, f.v.MountPoint, "two/b.txt", "b2")
+	f.k.placing = func(*pathWrite) {
+		os.Rename(f.inFolder("two"), f.inFolder("two.moved"))
+		os.Symlink(target, f.inFolder("two"))
+	}
+	f.save()
+	f.k.placing = nil
+	ents, _ := os.ReadDir(target)
+	if len(ents) != 1 || read(t, filepath.Join(target, "canary")) != "untouched" {
+		t.Errorf("written through a symlink: %v", ents)
+	}
+	if read(t, f.inFolder("two.moved/b.txt")) != "b2" {
+		t.Errorf("the moved folder holds %q", read(t, f.inFolder("two.moved/b.txt")))
+	}
+	f.noLeftovers()
+}

@@ -130,9 +130,17 @@ func (w *pathWrite) flush() error {
 	return nil
 }
 
-// refused: an error of one path (permissions, flags) rather than of the
-// whole write-back.
-func refused(err error) bool { return errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) }
+// refused: an error of one path rather than of the whole write-back:
+// permissions, flags, or a symlink, file or mount put in the way of its
+// folder (never followed or crossed).
+func refused(err error) bool {
+	for _, e := range []error{unix.EPERM, unix.EACCES, unix.ELOOP, unix.ENOTDIR, unix.EXDEV} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
 
 // inUnplaced reports (and marks it failed, quietly) whether it lies
 // inside a folder the write-back made that was not put at its name: it
