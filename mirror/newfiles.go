@@ -331,7 +331,7 @@ func (w *pathWrite) newSide(it *planItem, rel string) *side {
 // keptSide is the record's folder side of an entry the folder keeps.
 func keptSide(f *fstate) *side {
 	s := f.side()
-	if s != nil && f.e.isReg() && !f.hash.none() {
+	if s != nil && f.e.isReg() && !f.hash.none() && f.hash != unknownHash {
 		id := identOf(&f.e.st)
 		s.Ident = &id
 	}

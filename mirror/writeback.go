@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -187,7 +188,11 @@ func (w *pathWrite) look(rel string, last *side) (*fstate, error) {
 		}
 		fd, err := openFileAt(pfd, name, &st)
 		if err != nil {
-			return nil, err
+			// Replaced while looked at (an editor saving), or unreadable:
+			// a version the record cannot vouch for, so the folder's is
+			// kept and the disk's, if it changed, is the copy.
+			f.hash = unknownHash
+			return f, nil
 		}
 		f.hash, err = hashFd(fd)
 		unix.Close(fd)
@@ -197,6 +202,10 @@ func (w *pathWrite) look(rel string, last *side) (*fstate, error) {
 	}
 	return f, nil
 }
+
+// unknownHash stands for the contents of a folder file that could not be
+// read: never any version's.
+var unknownHash = sha256.Sum256([]byte("rambar: a file that could not be read"))
 
 // diskSideOf is d's side with its content hash (src's bytes): the
 // record's when the object is the record's (objects never change), else
