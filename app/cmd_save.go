@@ -231,8 +231,9 @@ func describeWriteBack(wb *mirror.WriteBack) string {
 	for _, p := range wb.NotKept {
 		b.WriteString("\n  not kept: " + p)
 	}
-	for _, p := range wb.Leftovers {
-		b.WriteString("\n  left by an interrupted write-back (check it, then remove it): " + p)
+	if wb.Postponed > 0 {
+		fmt.Fprintf(&b, "\n%s in %s wait for a save of the disk at rest (it changed while it was saved); the folder keeps them meanwhile",
+			ramdisk.Plural(wb.Postponed, "deletion"), wb.Folder)
 	}
 	return b.String()
 }

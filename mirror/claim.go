@@ -114,9 +114,9 @@ func (k *Keeper) holder(name, folder string) (claim, bool) {
 		if c.Disk == name {
 			continue
 		}
-		// The claimed folder as it is now: a write-back swaps a new folder in
-		// at the path, so the inode recorded at load may be free and reused
-		// by an unrelated folder.
+		// The claimed folder as it is now: the folder may have been moved
+		// away or replaced since it was claimed, so the inode recorded then
+		// may be free and reused by an unrelated folder.
 		_, cdev, cino := identify(c.Folder)
 		same := overlaps(c.Folder, real) || (ino != 0 && cdev == dev && cino == ino)
 		if same && k.live(c) {

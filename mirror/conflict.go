@@ -42,13 +42,17 @@ type WriteBack struct {
 	// the disk still has: they stay deleted in the folder (the disk's copy
 	// is in the store's snapshots).
 	DeletedOutside []string `json:"deleted_outside,omitempty"`
-	// NotKept names metadata the folder had that could not be set on the
-	// new tree (an owner or extended attribute the OS refused).
+	// NotKept names what could not be kept or written: metadata the OS
+	// refused to set, or a path whose new version could not be written
+	// (the folder keeps its version; the next save tries again).
 	NotKept []string `json:"not_kept,omitempty"`
-	// Leftovers are staging folders an interrupted write-back left beside
-	// the folder (kill -9, power cut). They are never removed unseen: one
-	// may hold the old tree with changes made while it ran.
-	Leftovers []string `json:"leftovers,omitempty"`
+	// Postponed counts deletions the disk made that wait for a save that
+	// finds the disk still: the disk changed while it was saved, so a path
+	// its snapshot lacks may only have moved. The folder keeps them
+	// meanwhile.
+	Postponed int `json:"postponed,omitempty"`
+	// Took is how long the write-back took (the save's Took is the store's).
+	Took time.Duration `json:"took_ns"`
 }
 
 // conflictName is the name the other version of path gets: syncthing's

@@ -34,13 +34,17 @@
 //	                               of that snapshot; the contents' SHA-256 of
 //	                               files watched for writes through shared
 //	                               mappings
-//	disks/NAME/mirror-sync.json    a Mirror disk's record of its last load
-//	                               or write-back: per path the folder's
-//	                               identity and content hash and the disk's
-//	                               object and hash; "complete" only once a
-//	                               load finished
-//	disks/NAME/mirror-sync.head    that record's snapshot and completeness,
-//	                               for Dirty to read without the paths
+//	disks/NAME/mirror/sync         a Mirror disk's record of its last load
+//	                               or write-back (syncrec.go): its snapshot,
+//	                               "complete" only once a load finished, its
+//	                               base, and the paths changed since the base
+//	disks/NAME/mirror/base-ID      per path (as bytes, sorted, in blocks
+//	                               with an index) the folder's identity and
+//	                               content hash and the disk's object, hash
+//	                               and metadata; rewritten only once the
+//	                               changes pass an eighth of it
+//	disks/NAME/mirror/pending      the temporary names a write-back is
+//	                               making, listed before the first is made
 //	claims/KEY.json                which mounted disk mirrors a folder (KEY:
 //	                               the folder's real path, device, inode)
 //	made/KEY.json                  the disks this data folder made, by name,
@@ -172,10 +176,16 @@
 //	folderpath.go, mounts_*.go    which folders may be mirrored (CheckFolder)
 //	claim.go                      one disk per folder (claims/)
 //	fdwalk.go, folderload.go      reading a mirror folder through descriptors; the load
-//	syncrec.go                    the record of the last load or write-back
+//	syncrec.go, synccodec.go,     the record of the last load or write-back: sides,
+//	syncbase.go, syncstore.go     its binary files (sync, base in blocks), delta
+//	changes.go                    the paths the disk changed since the record; the
+//	                              second look at the disk before a deletion
 //	plan.go, conflict.go          which version each path gets; conflict copies
-//	stage.go, build.go            the write-back: private staging, build, swap, sweep
-//	flush_*.go                    a write-back's flushes and its atomic exchange
+//	writeback.go, place.go,       the write-back: look, plan, new versions under
+//	newfiles.go, wbdirs.go,       temporary names, renames, its folders, deletions,
+//	wbdelete.go, journal.go       metadata; the list of temporary names
+//	flags_*.go                    protection flags, no-replace renames, exchanges
+//	flush_*.go                    a write-back's flushes
 //	store.go                      a store: lock, current, manifests on disk, cleanup
 //	save.go                       a save's phases: plan (scan diffed with the index),
 //	                              copy the objects, write and flush the manifest,
@@ -210,20 +220,46 @@
 //
 // A Mirror folder is the user's, not a copy. A load reads it through
 // directory descriptors (never following a symlink, never entering another
-// file system) and records what it loaded, last; a disk without that
-// record is never written back. A write-back runs under the store's lock,
-// after the save: it compares the folder and the disk with the record, by
-// content, and keeps what changed in the folder outside RAMBar (an edit the
-// disk did not make, an addition, a deletion), writing the disk's version
-// only where the folder still holds what the disk started from; a path
-// changed on both sides keeps both (the disk's under the name, the
-// folder's as NAME.rambar-conflict-YYYYMMDD-HHMMSS.EXT). The new tree is
-// built in a staging folder only RAMBar's user can enter, made beside the
-// folder and used through its descriptor (the folder's own files
-// hard-linked, so they keep their owner, ACLs and xattrs; the disk's copied
-// from the store and checked against their hash), flushed once, and swapped
-// in with one atomic exchange (renameat2 RENAME_EXCHANGE on Linux,
-// renameatx_np RENAME_SWAP on macOS), so the folder is always either old
-// or new. Whatever appeared in the old tree meanwhile is moved into the new
-// one. One disk mirrors a folder at a time (claims/).
+// file system), keeps hard links as links, sparse files' holes, setuid
+// and setgid (owners are set before modes), and records what it loaded,
+// last; a disk without that record is never written back.
+//
+// A write-back runs under the store's lock, after the save, and costs
+// what changed: it looks in the folder only at the paths whose disk
+// version differs from the record (read from the snapshot's delta and the
+// record's, or, after a compaction, from the whole tree), and compares
+// each with the record, by content: what changed in the folder outside
+// RAMBar (an edit, an addition, a deletion) is kept, the disk's version is
+// written only where the folder still holds what the disk started from, a
+// path changed on both sides keeps both (the disk's under the name, the
+// folder's as NAME.rambar-conflict-YYYYMMDD-HHMMSS.EXT), and an immutable
+// or append-only file is left as it is (the disk's version is the copy).
+// A change of metadata alone (mode, times, xattrs, ACLs) is set on the
+// folder's entry in place.
+//
+// The guarantee is per path, as syncthing's and rsync --delay-updates':
+// each path of the folder is at every moment its old version or its new
+// one, never torn, never missing. Each new version is written under a
+// temporary name (".rambar-writeback-" and 16 hex digits) in the path's own
+// folder, through that folder's descriptor (openat2 RESOLVE_BENEATH|
+// RESOLVE_NO_SYMLINKS on Linux, O_NOFOLLOW_ANY on macOS), created
+// exclusively with mode 0600 and given its owner, xattrs, mode, flags and
+// times before anyone can reach it by its name; all are flushed at once
+// (syncfs; macOS: a barrier per file and one F_FULLFSYNC), then each is
+// renamed over its path once a last look finds the path still holding
+// what the plan saw (RENAME_NOREPLACE where it held nothing): what changed
+// meanwhile is never overwritten, the disk's version becoming a conflict
+// copy. A folder the disk made is made under a temporary name with what it
+// holds, then renamed into place whole. Deletions come last, deepest
+// first, and only after a second look at the disk: while any folder of the
+// disk differs from what the save's scan saw, a path the snapshot lacks may
+// only have moved (a mail client between new/ and cur/), so the deletion
+// waits for a save of the disk at rest; a folder is removed only once
+// empty. Metadata set in place is several calls: a kill between them leaves
+// part of it set, and the next write-back finishes it. Every folder, and
+// every path not replaced, keeps its inode: a shell, an editor or a watcher
+// inside the folder sees only the paths that changed change. The temporary
+// names are listed in the store before the first is made; a write-back
+// killed at any point leaves each path old or new and at worst such names,
+// which the next one removes. One disk mirrors a folder at a time (claims/).
 package mirror

@@ -2,9 +2,9 @@ package mirror
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"path/filepath"
 	"slices"
@@ -218,12 +218,49 @@ func openFileAt(dirfd int, name string, want *unix.Stat_t) (int, error) {
 }
 
 // hashFd returns the SHA-256 of everything fd holds from its start.
-func hashFd(fd int) (string, error) {
+func hashFd(fd int) (sum, error) {
 	h := sha256.New()
 	if err := readAll(fd, 0, -1, h); err != nil {
-		return "", err
+		return sum{}, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sumOf(h), nil
+}
+
+// newHash starts a content digest; sumOf ends it.
+func newHash() hash.Hash { return sha256.New() }
+
+func sumOf(h hash.Hash) sum {
+	var s sum
+	h.Sum(s[:0])
+	return s
+}
+
+// zeros writes n zero bytes to w (a hole's contents).
+func zeros(w io.Writer, n int64) error {
+	if n < 0 {
+		return fmt.Errorf("extents overlap or pass the end: %w", errBadManifest)
+	}
+	var z [32 << 10]byte
+	for n > 0 {
+		k := min(n, int64(len(z)))
+		w.Write(z[:k])
+		n -= k
+	}
+	return nil
+}
+
+// teeWriter feeds a hash and writes to a file descriptor.
+type teeWriter struct {
+	h  io.Writer
+	fd int
+}
+
+func (t teeWriter) Write(p []byte) (int, error) {
+	t.h.Write(p)
+	if err := writeAll(t.fd, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // readAll writes size bytes at off of fd (to the end when size < 0) to h.
@@ -258,12 +295,6 @@ func readAll(fd int, off, size int64, h io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// linkHash is a symlink's content: the hash of its target.
-func linkHash(target string) string {
-	s := sha256.Sum256([]byte(target))
-	return hex.EncodeToString(s[:])
 }
 
 // fdXattrs reads every extended attribute of fd that it can (all

@@ -45,8 +45,7 @@ func fullSync(fd int) error {
 func readAhead(fd int, _, _ int64) { unix.FcntlInt(uintptr(fd), unix.F_RDAHEAD, 1) }
 
 // fileFlush pushes one file a write-back wrote (pushFile): F_FULLFSYNC
-// costs about 4 ms a file, so it is done once per write-back, by
-// commitFlush, never per file.
+// costs about 4 ms a file, so it is done by commitFlush, never per file.
 func fileFlush(fd int) error {
 	if err := pushFile(fd); err != nil {
 		return fmt.Errorf("F_BARRIERFSYNC: %w", err)
@@ -54,17 +53,10 @@ func fileFlush(fd int) error {
 	return nil
 }
 
-// commitFlush is the write-back's one F_FULLFSYNC, before the swap: it
-// flushes the drive's cache, and with it every file fileFlush pushed.
+// commitFlush is one of a write-back's two F_FULLFSYNCs (before the
+// first rename, and before its record): it flushes the drive's cache, and
+// with it every file fileFlush pushed and every rename made.
 func commitFlush(dirfd int) error { return fullSync(dirfd) }
-
-// exchangeAt swaps two names atomically (renameatx_np RENAME_SWAP).
-func exchangeAt(fromfd int, from string, tofd int, to string) error {
-	if err := unix.RenameatxNp(fromfd, from, tofd, to, unix.RENAME_SWAP); err != nil {
-		return fmt.Errorf("renameatx_np swap %s: %w", to, err)
-	}
-	return nil
-}
 
 // mkfifoIn is not offered here: x/sys has no mkfifoat for macOS, and a
 // FIFO made by path could be redirected. The write-back names it instead.

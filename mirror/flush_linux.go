@@ -12,19 +12,12 @@ import (
 // where commitFlush's one syncfs covers every file.
 func fileFlush(int) error { return nil }
 
-// commitFlush makes everything written on dirfd's file system durable
-// before a write-back's swap: one syncfs.
+// commitFlush makes everything written on dirfd's file system durable:
+// one syncfs before a write-back's first rename (the new files' data),
+// one before its record (the renames).
 func commitFlush(dirfd int) error {
 	if err := unix.Syncfs(dirfd); err != nil {
 		return fmt.Errorf("syncfs: %w", err)
-	}
-	return nil
-}
-
-// exchangeAt swaps two names atomically (renameat2 RENAME_EXCHANGE).
-func exchangeAt(fromfd int, from string, tofd int, to string) error {
-	if err := unix.Renameat2(fromfd, from, tofd, to, unix.RENAME_EXCHANGE); err != nil {
-		return fmt.Errorf("renameat2 exchange %s: %w", to, err)
 	}
 	return nil
 }

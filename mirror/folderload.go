@@ -2,9 +2,8 @@ package mirror
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,19 +16,49 @@ import (
 // folderLoad copies a Mirror folder onto a fresh RAM disk, reading the
 // folder and writing the disk through directory descriptors (never
 // following a symlink on either side, never entering another file system),
-// and records each path's identity and content hash for the record.
-// FIFOs, sockets and devices stay in the folder only (the write-back keeps
-// them), as do the names a disk keeps for itself at its root.
+// and notes each path's identity and content hash for the record, in
+// order. Hard links stay links (one copy, several names), sparse files
+// keep their holes, and owners are set before modes (a chown clears
+// setuid and setgid). FIFOs are made; sockets and devices stay in the
+// folder only (the write-back keeps them), as do the names a disk keeps
+// for itself at its root.
 type folderLoad struct {
 	folder, disk string
 	copyFile     CopyFunc
 	meter        *meter
-	sides        map[string]*side
-	taken        map[string]bool // names the disk's root holds already (its marker, a zram disk's lost+found)
-	notKept      []NotKept       // what cannot be loaded (sockets, devices)
-	stack        []loadLevel     // the folders being loaded, root first
+	loaded       []loadedPath            // in walk (pathLess) order
+	links        map[[2]uint64]firstName // a file with other links: its first name loaded
+	diskT        *dirTree                // the disk, for links
+	taken        map[string]bool         // names the disk's root holds already (its marker, a zram disk's lost+found)
+	notKept      []NotKept               // what cannot be loaded (sockets, devices)
+	stack        []loadLevel             // the folders being loaded, root first
 	files        int
 	bytes        int64
+}
+
+// loadedPath is a path as loaded: the record's folder side of it.
+type loadedPath struct {
+	path  string
+	kind  Kind
+	mode  uint32
+	hash  sum
+	id    ident
+	hasID bool
+}
+
+func (p *loadedPath) side() *side {
+	s := &side{Kind: p.kind, Mode: p.mode, Hash: p.hash}
+	if p.hasID {
+		id := p.id
+		s.Ident = &id
+	}
+	return s
+}
+
+// firstName is the first name of a file with several, as loaded.
+type firstName struct {
+	path string
+	hash sum
 }
 
 type loadLevel struct {
@@ -51,12 +80,12 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 		return fmt.Errorf("%s is a mount point of another file system; it cannot be mirrored", l.folder)
 	}
 	// The disk's mount point is RAMBar's own; below it nothing is followed.
-	dst, err := openRetry(l.disk, dirFlags, 0)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", l.disk, err)
+	if l.diskT, err = openTree(l.disk); err != nil {
+		return err
 	}
-	defer unix.Close(dst)
-	l.taken = map[string]bool{}
+	defer l.diskT.close()
+	dst := l.diskT.fd
+	l.taken, l.links = map[string]bool{}, map[[2]uint64]firstName{}
 	if names, err := readNames(dst); err == nil {
 		for _, n := range names {
 			l.taken[n] = true
@@ -66,7 +95,6 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 	if err != nil {
 		return err
 	}
-	l.sides = map[string]*side{}
 	l.meter = newMeter(progress, "loading", need, n)
 	defer l.meter.done()
 	l.stack = []loadLevel{{rel: ".", fd: dst}}
@@ -77,7 +105,7 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 		if e.rel == "." {
 			l.stack[0].e = e
 			l.stack[0].x, _ = fdXattrs(src)
-			l.sides["."] = &side{Kind: KindDir, Mode: uint32(e.st.Mode) & 0o7777}
+			l.note(e, sum{}, nil)
 			return nil
 		}
 		return l.visit(ctx, parent, name, e)
@@ -89,6 +117,16 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 		l.dirMeta(l.stack[0])
 	}
 	return err
+}
+
+// note adds e to what was loaded, with its content hash and, when it is
+// known to be the loaded version's, its identity.
+func (l *folderLoad) note(e *fsEntry, h sum, id *ident) {
+	p := loadedPath{path: e.rel, kind: e.kind(), mode: uint32(e.st.Mode) & 0o7777, hash: h, hasID: id != nil}
+	if id != nil {
+		p.id = *id
+	}
+	l.loaded = append(l.loaded, p)
 }
 
 // pop leaves the deepest folder being loaded: its metadata, now that its
@@ -133,19 +171,29 @@ func (l *folderLoad) visit(ctx context.Context, parent int, name string, e *fsEn
 		unix.Close(from)
 	}
 	l.stack = append(l.stack, lv)
-	l.sides[e.rel] = &side{Kind: KindDir, Mode: uint32(e.st.Mode) & 0o7777}
+	l.note(e, sum{}, nil)
 	return nil
 }
 
 // room walks the folder once (no file read) and refuses a disk too small
-// for it; it returns the bytes and files to load.
+// for it; it returns the bytes and files to load. A file with several
+// names counts once, a sparse file its data only.
 func (l *folderLoad) room(src int) (need int64, files int, err error) {
+	seen := map[[2]uint64]bool{}
 	err = walkFolder(src, func(_ int, _ string, e *fsEntry) error {
-		if l.loads(e) {
-			need += 4096
-			if e.isReg() {
-				need, files = need+e.st.Size, files+1
+		if !l.loads(e) {
+			return nil
+		}
+		need += 4096
+		if e.isReg() {
+			if e.st.Nlink > 1 {
+				k := [2]uint64{uint64(e.st.Dev), uint64(e.st.Ino)}
+				if seen[k] {
+					return nil
+				}
+				seen[k] = true
 			}
+			need, files = need+min(e.st.Size, int64(e.st.Blocks)*512+4095), files+1
 		}
 		return nil
 	})
@@ -179,18 +227,27 @@ func unloadable(e *fsEntry) string {
 }
 
 func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e *fsEntry) error {
-	mode := uint32(e.st.Mode) & 0o7777
-	if e.st.Mode&unix.S_IFMT == unix.S_IFIFO {
+	switch {
+	case e.st.Mode&unix.S_IFMT == unix.S_IFIFO:
 		l.fifo(top, name, e)
 		return nil
-	}
-	if e.isLink() {
+	case e.isLink():
 		if err := unix.Symlinkat(e.link, top, name); err != nil {
 			return noSpace(fmt.Errorf("symlink %s on the disk: %w", e.rel, err))
 		}
 		l.owner(top, name, e)
 		setTimesAt(top, name, &e.st)
-		l.sides[e.rel] = &side{Kind: KindSymlink, Mode: mode, Hash: linkHash(e.link)}
+		l.note(e, linkHash(e.link), nil)
+		return nil
+	}
+	key := [2]uint64{uint64(e.st.Dev), uint64(e.st.Ino)}
+	if first, ok := l.links[key]; ok && e.st.Nlink > 1 {
+		// Another name of a file already loaded: a link to it on the disk.
+		if err := l.diskT.link(l.diskT, first.path, e.rel); err != nil {
+			return noSpace(fmt.Errorf("link %s to %s on the disk: %w", e.rel, first.path, err))
+		}
+		id := identOf(&e.st)
+		l.note(e, first.hash, &id)
 		return nil
 	}
 	in, err := openFileAt(parent, name, &e.st)
@@ -200,57 +257,101 @@ func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e 
 	defer unix.Close(in)
 	var before unix.Stat_t
 	unix.Fstat(in, &before)
-	var sum string
-	if l.copyFile != nil {
-		// The hook (ditto on macOS) copies by path; the hash is of what
-		// it wrote.
-		if err := l.copyFile(ctx, filepath.Join(l.folder, e.rel), filepath.Join(l.disk, e.rel)); err != nil {
-			return noSpace(fmt.Errorf("copy %s: %w", e.rel, err))
-		}
-		out, err := openFileAt(top, name, nil)
-		if err != nil {
-			return err
-		}
-		sum, err = hashFd(out)
-		unix.Close(out)
-		if err != nil {
-			return err
-		}
-	} else {
-		out, err := unix.Openat(top, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-		if err != nil {
-			return noSpace(fmt.Errorf("create %s on the disk: %w", e.rel, err))
-		}
-		h := sha256.New()
-		err = readAll(in, 0, -1, teeWriter{h, out})
-		if err == nil {
-			x, _ := fdXattrs(in)
-			for k, v := range x {
-				if xattrIsContent(k) {
-					unix.Fsetxattr(out, k, v, 0)
-				}
-			}
-			err = unix.Fchmod(out, mode)
-		}
-		unix.Close(out)
-		if err != nil {
-			return noSpace(fmt.Errorf("load %s: %w", e.rel, err))
-		}
-		sum = hex.EncodeToString(h.Sum(nil))
+	h, err := l.copy(ctx, in, top, name, e)
+	if err != nil {
+		return err
 	}
-	l.owner(top, name, e)
-	setTimesAt(top, name, &e.st)
-	s := &side{Kind: KindFile, Mode: mode, Hash: sum}
 	var after unix.Stat_t
+	var id *ident // changed while read: none, so the next write-back reads it again
 	if unix.Fstat(in, &after) == nil && identOf(&after) == identOf(&before) {
-		id := identOf(&after)
-		s.Ident = &id // else changed while read: the next write-back reads it again
+		a := identOf(&after)
+		id = &a
 	}
-	l.sides[e.rel] = s
+	l.note(e, h, id)
+	if e.st.Nlink > 1 {
+		l.links[key] = firstName{path: e.rel, hash: h}
+	}
 	l.files++
 	l.bytes += e.st.Size
 	l.meter.add(e.st.Size, 1)
 	return nil
+}
+
+// copy writes the file in (entry e) as name in the disk's folder top,
+// with its xattrs, owner, mode and times, and returns its content hash.
+func (l *folderLoad) copy(ctx context.Context, in, top int, name string, e *fsEntry) (sum, error) {
+	mode := uint32(e.st.Mode) & 0o7777
+	if l.copyFile != nil {
+		// The hook (ditto on macOS) copies by path; the hash is of what
+		// it wrote.
+		if err := l.copyFile(ctx, filepath.Join(l.folder, e.rel), filepath.Join(l.disk, e.rel)); err != nil {
+			return sum{}, noSpace(fmt.Errorf("copy %s: %w", e.rel, err))
+		}
+		out, err := openFileAt(top, name, nil)
+		if err != nil {
+			return sum{}, err
+		}
+		defer unix.Close(out)
+		l.ownerFd(out, e)
+		if err := unix.Fchmod(out, mode); err != nil {
+			return sum{}, fmt.Errorf("load %s: %w", e.rel, err)
+		}
+		setTimesAt(top, name, &e.st)
+		return hashFd(out)
+	}
+	out, err := unix.Openat(top, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return sum{}, noSpace(fmt.Errorf("create %s on the disk: %w", e.rel, err))
+	}
+	defer unix.Close(out)
+	h := newHash()
+	if int64(e.st.Blocks)*512 < e.st.Size {
+		err = copyHoles(out, in, h)
+	} else {
+		err = readAll(in, 0, -1, teeWriter{h, out})
+	}
+	if err == nil {
+		x, _ := fdXattrs(in)
+		for _, k := range sortedKeys(x) {
+			if xattrIsContent(k) {
+				unix.Fsetxattr(out, k, x[k], 0)
+			}
+		}
+		l.ownerFd(out, e) // before the mode: a chown clears setuid and setgid
+		err = unix.Fchmod(out, mode)
+	}
+	if err != nil {
+		return sum{}, noSpace(fmt.Errorf("load %s: %w", e.rel, err))
+	}
+	setTimesAt(top, name, &e.st)
+	return sumOf(h), nil
+}
+
+// copyHoles copies a sparse file's data ranges to out at their offsets,
+// leaving its holes holes, and feeds h its whole content (zeros for the
+// holes). A file system that cannot tell its ranges gets a whole copy.
+func copyHoles(out, in int, h io.Writer) error {
+	ext, size, err := dataExtents(in)
+	if err != nil {
+		return readAll(in, 0, -1, teeWriter{h, out})
+	}
+	pos := int64(0)
+	for _, x := range ext {
+		if err := zeros(h, x.Off-pos); err != nil {
+			return err
+		}
+		if _, err := unix.Seek(out, x.Off, unix.SEEK_SET); err != nil {
+			return err
+		}
+		if err := readAll(in, x.Off, x.Len, teeWriter{h, out}); err != nil {
+			return err
+		}
+		pos = x.Off + x.Len
+	}
+	if err := zeros(h, size-pos); err != nil {
+		return err
+	}
+	return retryEINTR(func() error { return unix.Ftruncate(out, size) })
 }
 
 // fifo makes a FIFO on the disk as the folder has it (or names it).
@@ -259,11 +360,10 @@ func (l *folderLoad) fifo(top int, name string, e *fsEntry) {
 		l.notKept = append(l.notKept, NotKept{Path: e.rel, Why: fmt.Sprintf("a FIFO: %v", err)})
 		return
 	}
-	mode := uint32(e.st.Mode) & 0o7777
-	unix.Fchmodat(top, name, mode, 0)
 	l.owner(top, name, e)
+	unix.Fchmodat(top, name, uint32(e.st.Mode)&0o7777, 0)
 	setTimesAt(top, name, &e.st)
-	l.sides[e.rel] = &side{Kind: KindFIFO, Mode: mode}
+	l.note(e, sum{}, nil)
 }
 
 // owner keeps the folder's owner on the disk when RAMBar runs as root.
@@ -273,16 +373,20 @@ func (l *folderLoad) owner(dirfd int, name string, e *fsEntry) {
 	}
 }
 
+func (l *folderLoad) ownerFd(fd int, e *fsEntry) {
+	if os.Geteuid() == 0 {
+		unix.Fchown(fd, int(e.st.Uid), int(e.st.Gid))
+	}
+}
+
 func (l *folderLoad) dirMeta(lv loadLevel) {
 	if lv.e == nil {
 		return
 	}
-	if os.Geteuid() == 0 {
-		unix.Fchown(lv.fd, int(lv.e.st.Uid), int(lv.e.st.Gid))
-	}
-	for k, v := range lv.x {
+	l.ownerFd(lv.fd, lv.e)
+	for _, k := range sortedKeys(lv.x) {
 		if xattrIsContent(k) {
-			unix.Fsetxattr(lv.fd, k, v, 0)
+			unix.Fsetxattr(lv.fd, k, lv.x[k], 0)
 		}
 	}
 	unix.Fchmod(lv.fd, uint32(lv.e.st.Mode)&0o7777)

@@ -63,9 +63,9 @@ type Keeper struct {
 	// mirror folder inside one is refused.
 	RAMDisks func() []string
 
-	// staged, when set, runs in each write-back once the new tree is
-	// built, before the swap (tests race it).
-	staged func(w *folderWrite)
+	// placing, when set, runs in each write-back once the new files are
+	// written and flushed, before the first rename (tests race it).
+	placing func(w *pathWrite)
 
 	// deltaLimit, when set, replaces how many changes a delta may hold
 	// (tests force compactions with it).
@@ -125,11 +125,12 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 	}
 	defer unlock()
 	// A Mirror disk whose load did not finish is never written back.
-	var rec *syncRecord
+	var rec *record
 	if st.Mode == ramdisk.Mirror {
-		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && errors.Is(err, ErrIncomplete)) {
+		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && (errors.Is(err, ErrIncomplete) || errors.Is(err, errBadRecord))) {
 			return Result{}, err
 		}
+		defer func() { rec.close() }()
 	}
 	backed, err := s.nonEmpty()
 	if err != nil {
@@ -157,7 +158,16 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 	}
 	if st.Mode == ramdisk.Mirror {
 		if !res.Unchanged || k.behind(st, res.Snapshot) {
-			wb, err := k.writeBack(ctx, st, s, res.Snapshot, rec)
+			wb, err := k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, rec)
+			if errors.Is(err, errBadRecord) && rec != nil {
+				if !o.Force {
+					err = damaged(st, err)
+				} else {
+					rec.close()
+					rec = nil // as if never loaded: every difference kept both ways
+					wb, err = k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, nil)
+				}
+			}
 			res.Folder = wb
 			if err != nil {
 				return res, fmt.Errorf("saved %s as snapshot %s in %s, but writing it back to %s failed: %w",

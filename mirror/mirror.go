@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
+	"slices"
 	"strconv"
 	"time"
 
@@ -82,28 +83,10 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	if err != nil {
 		return res, err
 	}
-	paths := map[string]*syncPath{}
-	for p, f := range l.sides {
-		paths[p] = &syncPath{Path: p, F: f}
-	}
-	for _, e := range m.Entries {
-		sp := paths[e.Path]
-		if sp == nil {
-			sp = &syncPath{Path: e.Path}
-			paths[e.Path] = sp
-		}
-		d := &side{Kind: e.Kind, Mode: e.Mode, Obj: e.Obj.String()}
-		if sp.F != nil && sp.F.Kind == e.Kind {
-			d.Hash = sp.F.Hash // the bytes just copied
-		}
-		if e.Kind == KindSymlink {
-			d.Hash = linkHash(e.Link)
-		}
-		sp.D = d
-	}
-	rec := sortedRecord(paths)
-	rec.DiskID, rec.Folder, rec.Snapshot = st.ID, st.MirrorPath, res.Snapshot
-	if err := writeSyncRecord(st.Backing, rec); err != nil {
+	h := syncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: res.Snapshot, Complete: true}
+	if err := writeRecord(st.Backing, h, nil, func(add func(*syncPath) error) error {
+		return loadRecord(l.loaded, m.Entries, add)
+	}); err != nil {
 		return res, fmt.Errorf("load %s: %w", st.MirrorPath, err)
 	}
 	res.Files, res.Bytes = l.files, l.bytes
@@ -111,20 +94,67 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	return res, nil
 }
 
-// startLoad marks a Mirror disk incomplete before anything is loaded (the
-// head, then the record: both say incomplete).
-func (k *Keeper) startLoad(st State) error {
-	return writeSyncRecord(st.Backing, &syncRecord{DiskID: st.ID, Folder: st.MirrorPath})
+// loadRecord gives add, in order, the record of a load: each path's folder
+// side as loaded and disk side as saved (the same bytes: the hash of what
+// was just copied).
+func loadRecord(loaded []loadedPath, entries []Entry, add func(*syncPath) error) error {
+	find := func(q string) *Entry {
+		if i, ok := slices.BinarySearchFunc(entries, q, func(e Entry, q string) int { return cmpPath(e.Path, q) }); ok {
+			return &entries[i]
+		}
+		return nil
+	}
+	i := 0
+	for j := range entries {
+		e := &entries[j]
+		for i < len(loaded) && pathLess(loaded[i].path, e.Path) {
+			if err := add(&syncPath{Path: loaded[i].path, F: loaded[i].side()}); err != nil {
+				return err
+			}
+			i++
+		}
+		sp := syncPath{Path: e.Path}
+		if i < len(loaded) && loaded[i].path == e.Path {
+			sp.F = loaded[i].side()
+			i++
+		}
+		var obj objName
+		if src := linkSource(e, find); src != nil {
+			obj = src.Obj
+		}
+		sp.D = diskSide(e, obj)
+		if e.Kind == KindFile && sp.F != nil && sp.F.Kind == KindFile {
+			sp.D.Hash = sp.F.Hash // the bytes just copied
+		}
+		if err := add(&sp); err != nil {
+			return err
+		}
+	}
+	for ; i < len(loaded); i++ {
+		if err := add(&syncPath{Path: loaded[i].path, F: loaded[i].side()}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// loadedRecord is the record of a finished load of this disk, or
-// ErrIncomplete saying how to reload.
-func (k *Keeper) loadedRecord(st State) (*syncRecord, error) {
-	rec, err := readSyncRecord(st.Backing)
+// startLoad marks a Mirror disk incomplete before anything is loaded.
+func (k *Keeper) startLoad(st State) error {
+	return commitSync(st.Backing, syncHead{DiskID: st.ID, Folder: st.MirrorPath}, nil)
+}
+
+// loadedRecord is the record of a finished load of this disk (the caller
+// closes it), or ErrIncomplete saying how to reload.
+func (k *Keeper) loadedRecord(st State) (*record, error) {
+	rec, err := openRecord(st.Backing)
+	if errors.Is(err, errBadRecord) {
+		return nil, damaged(st, err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil || !rec.Complete || rec.DiskID != st.ID || rec.Folder != st.MirrorPath {
+		rec.close()
 		return nil, fmt.Errorf("%w: %s was not completely loaded from %s, so writing it back would cut the folder down; "+
 			"the folder is untouched. Reload it: rambar eject %s --no-save, then create it again with --mirror %s",
 			ErrIncomplete, st.Name, st.MirrorPath, st.Name, st.MirrorPath)
@@ -132,56 +162,43 @@ func (k *Keeper) loadedRecord(st State) (*syncRecord, error) {
 	return rec, nil
 }
 
-// writeBack writes snapshot id of a Mirror disk into its folder, keeping
-// what changed there outside RAMBar (see plan), against rec, the last
-// sync's record. The store lock is held. A nil rec (a forced save of an
-// incomplete load) takes nothing in the folder for unchanged, so nothing
-// of it is replaced or deleted (every difference is a conflict with both
-// versions kept).
-func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id string, rec *syncRecord) (*WriteBack, error) {
+// damaged is the refusal of a save whose sync record is damaged (err): the
+// write-back could not tell the folder's changes from the disk's.
+func damaged(st State, err error) error {
+	return fmt.Errorf("%w: %w; the folder is untouched. `rambar save %s --force` writes the disk back into %s "+
+		"keeping both versions of every path where they differ", ErrRefused, err, st.Name, st.MirrorPath)
+}
+
+// writeBack writes snapshot id of a Mirror disk (mounted at disk) into its
+// folder, keeping what changed there outside RAMBar (see plan), against
+// rec, the last sync's record. The store lock is held. A nil rec (a forced
+// save of an incomplete load) takes nothing in the folder for unchanged,
+// so nothing of it is replaced or deleted (every difference is a conflict
+// with both versions kept).
+func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id, disk string, rec *record) (*WriteBack, error) {
+	start := time.Now()
 	if err := CheckFolder(st.MirrorPath, k.folderRules(false, "")); err != nil {
 		return nil, fmt.Errorf("%w (the disk's state is kept in snapshot %s in %s)", err, id, st.Backing)
 	}
-	m, err := s.manifest(id)
+	w := &pathWrite{folder: st.MirrorPath, disk: disk, s: s, id: id, rec: rec, at: start, placing: k.placing}
+	wb, err := w.run(ctx)
+	defer func() { wb.Took = time.Since(start) }()
 	if err != nil {
-		return nil, err
+		return &wb, err
 	}
-	var objs *dirTree // opened at the first file: an empty tree has no objects folder
-	defer func() {
-		if objs != nil {
-			objs.close()
-		}
-	}()
-	openObj := func(e Entry) (int, objRef, error) {
-		ref, err := objRefOf(e)
-		if err != nil {
-			return -1, ref, err
-		}
-		if objs == nil {
-			if objs, err = openTree(s.path("objects")); err != nil {
-				return -1, ref, err
-			}
-		}
-		fd, err := objs.openFile(ref.Rel)
-		return fd, ref, err
-	}
-	w := &folderWrite{folder: st.MirrorPath, entries: m.Entries, openObj: openObj, rec: rec, at: time.Now(), staged: k.staged}
-	wb, next, err := w.run(ctx)
-	if err != nil {
-		return nil, err
-	}
-	next.DiskID, next.Folder, next.Snapshot = st.ID, st.MirrorPath, id
-	if err := writeSyncRecord(st.Backing, next); err != nil {
+	h := syncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: id, Complete: true}
+	if err := updateRecord(st.Backing, rec, h, w.changes); err != nil {
 		return &wb, fmt.Errorf("wrote %s back, but recording it failed: %w", st.MirrorPath, err)
 	}
+	removeJournal(st.Backing)
 	return &wb, nil
 }
 
 // behind reports whether a Mirror disk's folder lacks the current snapshot
-// (a write-back failed or never ran).
+// (a write-back failed or never ran) or a write-back was cut short.
 func (k *Keeper) behind(st State, cur string) bool {
 	h, ok := readSyncHead(st.Backing)
-	return !ok || !h.Complete || h.Snapshot != cur || h.DiskID != st.ID || h.Folder != st.MirrorPath
+	return !ok || !h.Complete || h.Snapshot != cur || h.DiskID != st.ID || h.Folder != st.MirrorPath || hasJournal(st.Backing)
 }
 
 // sudoHome is the invoking user's home under sudo (HOME is root's there).

@@ -26,7 +26,7 @@ import (
 // (TestMirrorSafeChild): savers, loaders killed halfway, and an attacker
 // running as another user.
 const (
-	envSafeChild = "RAMBAR_MSAFE_CHILD" // save, load or attack
+	envSafeChild = "RAMBAR_MSAFE_CHILD" // save, writeback, load or attack
 	envSafeData  = "RAMBAR_MSAFE_DATA"
 	envSafeDisk  = "RAMBAR_MSAFE_DISK"
 	envSafeArg   = "RAMBAR_MSAFE_ARG"
@@ -48,6 +48,8 @@ func TestMirrorSafeChild(t *testing.T) {
 		if err = os.WriteFile(filepath.Join(v.MountPoint, "child-"+n), []byte(n), 0o644); err == nil {
 			_, err = k.Save(context.Background(), v, SaveOptions{})
 		}
+	case "writeback":
+		_, err = k.Save(context.Background(), v, SaveOptions{})
 	case "load":
 		_, err = k.Load(context.Background(), v, nil)
 	case "attack":
@@ -211,52 +213,53 @@ func TestMirrorFailedWriteBack(t *testing.T) {
 	}
 }
 
-// attack runs as another user: it watches the folder's parent (which it can
-// write) for RAMBar's staging folder, moves it aside and puts a symlink to
-// a root-only folder in its place, and reads whatever it can get at. It
-// stops when the parent holds "stop" and writes what it read to "loot".
-func attack(parent string) error {
-	target := filepath.Join(filepath.Dir(parent), "rootonly")
+// attack runs as another user: it watches drop (a folder inside the
+// mirror folder that it can write) for the write-back's temporary names,
+// moves each it finds aside, puts a symlink to a root-only folder under
+// its name, and reads whatever it can get at. It stops when drop holds
+// "stop" and writes what it read to drop/../../loot.
+func attack(drop string) error {
+	target := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(drop))), "rootonly")
 	var loot []byte
-	for n := 0; ; n++ {
-		if _, err := os.Stat(filepath.Join(parent, "stop")); err == nil {
-			break
-		}
-		ents, _ := os.ReadDir(parent)
-		for _, e := range ents {
-			if !strings.HasPrefix(e.Name(), ".site.rambar-") || !e.IsDir() {
-				continue
-			}
-			p := filepath.Join(parent, e.Name())
-			stolen := filepath.Join(parent, fmt.Sprintf("stolen-%d", n))
-			if os.Rename(p, stolen) == nil {
-				os.Symlink(target, p)
-				filepath.Walk(stolen, func(q string, fi os.FileInfo, err error) error {
-					if err == nil && fi.Mode().IsRegular() {
-						if b, err := os.ReadFile(q); err == nil {
-							loot = append(loot, b...)
-						}
-					}
-					return nil
-				})
-			}
-		}
-		for _, name := range []string{"site/secret.txt", "site/sub/secret.txt"} {
-			if b, err := os.ReadFile(filepath.Join(parent, name)); err == nil {
-				loot = append(loot, b...)
-			}
+	grab := func(p string) {
+		if b, err := os.ReadFile(p); err == nil {
+			loot = append(loot, b...)
 		}
 	}
-	return os.WriteFile(filepath.Join(parent, "loot"), loot, 0o644)
+	for n := 0; ; n++ {
+		if _, err := os.Stat(filepath.Join(drop, "stop")); err == nil {
+			break
+		}
+		ents, _ := os.ReadDir(drop)
+		for _, e := range ents {
+			if !strings.HasPrefix(e.Name(), tempPrefix) {
+				continue
+			}
+			p := filepath.Join(drop, e.Name())
+			grab(p)
+			stolen := filepath.Join(drop, fmt.Sprintf("stolen-%d", n))
+			if os.Rename(p, stolen) == nil {
+				os.Symlink(target, p)
+				grab(stolen)
+			}
+		}
+		for _, name := range []string{"secret.txt", "../secret.txt", "../sub/secret.txt"} {
+			grab(filepath.Join(drop, name))
+		}
+	}
+	return os.WriteFile(filepath.Join(filepath.Dir(filepath.Dir(drop)), "loot"), loot, 0o644)
 }
 
-// As root, mirroring a folder whose parent another user can write: that
-// user swaps the staging folder for a symlink to a root-only folder while
-// saves run (a real process under uid 65534, racing, and a swap at the
-// worst moment, right before the exchange). Nothing is written into the
-// symlink's target, no byte of the folder is lost, and the attacker reads
-// nothing of the private files.
-func TestMirrorHostileStagingSwap(t *testing.T) {
+// As root, mirroring a folder holding a folder another user can write
+// (drop, mode 0777): that user races the write-back's temporary names
+// there, moving them aside and putting symlinks to a root-only folder
+// under their names, while saves run (a real process under uid 65534, and
+// the same at the worst moment, right before the first rename). Nothing
+// is written into the symlink's target, the attacker reads nothing of the
+// private files, a path whose temporary file was taken keeps its old
+// version until a later save writes it, and once the attacker stops the
+// folder is the disk's tree.
+func TestMirrorHostileTempSwap(t *testing.T) {
 	base := tmpfsAt(t, "", "64m")
 	os.Chmod(filepath.Dir(base), 0o755) // t.TempDir's: uid 65534 must reach the binary
 	parent := filepath.Join(base, "shared")
@@ -266,11 +269,16 @@ func TestMirrorHostileStagingSwap(t *testing.T) {
 	os.MkdirAll(target, 0o700)
 	write(t, target, "canary", "root's")
 	folder := filepath.Join(parent, "site")
+	drop := filepath.Join(folder, "drop")
 	write(t, folder, "secret.txt", "PRIVATE-BYTES")
 	write(t, folder, "sub/secret.txt", "PRIVATE-BYTES too")
-	crashTree(t, filepath.Join(folder, "sub"), 5, 400) // a write-back long enough to race
-	os.Chmod(filepath.Join(folder, "secret.txt"), 0o600)
+	write(t, drop, "secret.txt", "PRIVATE in drop")
+	crashTree(t, filepath.Join(folder, "sub"), 5, 400)
+	for _, p := range []string{"secret.txt", "drop/secret.txt"} {
+		os.Chmod(filepath.Join(folder, p), 0o600)
+	}
 	os.Chmod(filepath.Join(folder, "sub"), 0o700)
+	os.Chmod(drop, 0o777)
 	k := NewKeeper(filepath.Join(base, "data"))
 	if _, err := k.Setup("Site", Options{Mode: ramdisk.Mirror, MirrorPath: folder}); err != nil {
 		t.Fatal(err)
@@ -282,35 +290,54 @@ func TestMirrorHostileStagingSwap(t *testing.T) {
 	// The test binary, where uid 65534 can run it.
 	bin := filepath.Join(base, "bin", "mirror.test")
 	copyExe(t, os.Args[0], bin)
-	attacker := safeChild(t, bin, "attack", "", "", parent, &syscall.Credential{Uid: 65534, Gid: 65534})
-	// The worst moment too: the staging folder swapped right before the exchange.
-	k.staged = func(w *folderWrite) {
-		box := filepath.Join(parent, w.box)
-		if os.Rename(box, filepath.Join(parent, "moved-"+w.box)) == nil {
-			os.Symlink(target, box)
+	attacker := safeChild(t, bin, "attack", "", "", drop, &syscall.Credential{Uid: 65534, Gid: 65534})
+	// The worst moment too: every temporary name in drop swapped right
+	// before the renames.
+	swapped := 0
+	k.placing = func(w *pathWrite) {
+		for _, it := range w.items {
+			if dir, _ := splitRel(it.Path); dir == "drop" && it.tmp != "" {
+				p := filepath.Join(drop, it.tmp)
+				if os.Rename(p, filepath.Join(drop, "moved-"+it.tmp)) == nil {
+					os.Symlink(target, p)
+					swapped++
+				}
+			}
 		}
 	}
 	for i := 0; i < 20; i++ {
 		if i == 10 {
-			k.staged = nil // the racing attacker alone
+			k.placing = nil // the racing attacker alone
 		}
 		write(t, v.MountPoint, fmt.Sprintf("round%d.txt", i), "PRIVATE round")
 		write(t, v.MountPoint, "secret.txt", fmt.Sprintf("PRIVATE-BYTES %d", i))
-		_, err := k.Save(context.Background(), v, SaveOptions{})
+		write(t, v.MountPoint, "drop/secret.txt", fmt.Sprintf("PRIVATE in drop %d", i))
+		write(t, v.MountPoint, fmt.Sprintf("drop/new%d.txt", i), "PRIVATE new")
+		for _, p := range []string{"secret.txt", "drop/secret.txt", fmt.Sprintf("drop/new%d.txt", i), fmt.Sprintf("round%d.txt", i)} {
+			os.Chmod(filepath.Join(v.MountPoint, p), 0o600)
+		}
+		r, err := k.Save(context.Background(), v, SaveOptions{})
 		if err != nil {
 			t.Logf("round %d: %v", i, err) // refusing is fine; losing or leaking is not
 		}
-		got := digest(t, folder)
-		if !strings.Contains(got["secret.txt"], " 600 ") || !strings.Contains(got["sub"], " 700 ") {
-			t.Fatalf("round %d: secret.txt is %s, sub is %s", i, got["secret.txt"], got["sub"])
+		if i < 10 && (r.Folder == nil || len(r.Folder.NotKept) == 0) {
+			t.Errorf("round %d: a temporary file taken before its rename went unnoticed: %+v", i, r.Folder)
+		}
+		a, aerr := os.Lstat(filepath.Join(folder, "secret.txt"))
+		b, berr := os.Lstat(filepath.Join(folder, "sub"))
+		if aerr != nil || berr != nil || a.Mode() != 0o600 || b.Mode() != os.ModeDir|0o700 {
+			t.Fatalf("round %d: secret.txt is %v (%v), sub is %v (%v)", i, a.Mode(), aerr, b.Mode(), berr)
+		}
+		if fi, err := os.Lstat(filepath.Join(drop, "secret.txt")); err != nil || !fi.Mode().IsRegular() {
+			t.Fatalf("round %d: drop/secret.txt is %v (%v): a symlink was renamed into place", i, fi, err)
 		}
 	}
-	os.WriteFile(filepath.Join(parent, "stop"), nil, 0o644)
+	os.WriteFile(filepath.Join(drop, "stop"), nil, 0o644)
 	if err := attacker.Wait(); err != nil {
 		t.Fatalf("attacker: %v", err)
 	}
-	stolen, _ := filepath.Glob(filepath.Join(parent, "stolen-*"))
-	t.Logf("the attacker swapped %d staging folders", len(stolen))
+	stolen, _ := filepath.Glob(filepath.Join(drop, "stolen-*"))
+	t.Logf("the attacker took %d temporary files; %d more were taken right before the renames", len(stolen), swapped)
 	if loot := read(t, filepath.Join(parent, "loot")); strings.Contains(loot, "PRIVATE") {
 		t.Errorf("the attacker read private bytes: %q", loot)
 	}
@@ -320,7 +347,24 @@ func TestMirrorHostileStagingSwap(t *testing.T) {
 	if len(ents) != 1 || ents[0].Name() != "canary" || st.Mode&0o777 != 0o700 {
 		t.Errorf("the symlink's target was written to: %v, mode %o", ents, st.Mode&0o777)
 	}
-	// The folder is the disk's tree, whole.
+	// The folder is the disk's tree, whole, beside what the attacker left:
+	// its own files, and symlinks it made under names of the write-back's
+	// form after the write-back had removed its own.
+	left, _ := filepath.Glob(filepath.Join(drop, tempPrefix+"*"))
+	for _, p := range left {
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) != nil || st.Uid != 65534 {
+			t.Errorf("%s is left, and it is not the attacker's (uid %d)", p, st.Uid)
+		}
+	}
+	for _, p := range append(append(stolen, left...), filepath.Join(drop, "stop")) {
+		os.Remove(p)
+	}
+	moved, _ := filepath.Glob(filepath.Join(drop, "moved-*"))
+	for _, p := range moved {
+		os.Remove(p)
+	}
+	os.Remove(filepath.Join(parent, "loot"))
 	write(t, v.MountPoint, "last.txt", "last")
 	if _, err := k.Save(context.Background(), v, SaveOptions{}); err != nil {
 		t.Fatal(err)
@@ -328,7 +372,10 @@ func TestMirrorHostileStagingSwap(t *testing.T) {
 	want, got := digest(t, v.MountPoint), digest(t, folder)
 	delete(want, ".")
 	delete(got, ".")
+	delete(want, "drop")
+	delete(got, "drop")
 	sameTree(t, want, got)
+	noTemps(t, folder)
 }
 
 func copyExe(t *testing.T, src, dst string) {

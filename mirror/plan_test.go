@@ -1,119 +1,109 @@
 package mirror
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// A version in the plan tests: "" absent, "d" a folder, anything else a
-// file with those contents.
-func planFolder(v map[string]string) map[string]*fstate {
-	out := map[string]*fstate{".": {e: &fsEntry{rel: ".", st: unix.Stat_t{Mode: unix.S_IFDIR | 0o755}}}}
-	for p, c := range v {
-		e := &fsEntry{rel: p, st: unix.Stat_t{Mode: unix.S_IFREG | 0o644}}
-		if c == "d" {
-			e.st.Mode = unix.S_IFDIR | 0o755
-			c = ""
-		}
-		out[p] = &fstate{e: e, hash: c}
+// A version in the plan tests: "" absent, "d" a folder, "l:T" a symlink to
+// T, anything else a file with those contents; a trailing "!" on the
+// folder's version makes it immutable, "+" append-only; "@M" on the disk's
+// version gives it mode M (metadata).
+func planSide(v string, disk bool) (*side, *fstate) {
+	if v == "" {
+		return nil, nil
 	}
-	return out
+	var flags fileFlags
+	switch {
+	case strings.HasSuffix(v, "!"):
+		v, flags = strings.TrimSuffix(v, "!"), flagImmutable
+	case strings.HasSuffix(v, "+"):
+		v, flags = strings.TrimSuffix(v, "+"), flagAppendOnly
+	}
+	mode := uint32(0o644)
+	if c, m, ok := strings.Cut(v, "@"); ok {
+		v = c
+		mode = 0o600
+		if m == "x" {
+			mode = 0o755
+		}
+	}
+	s := &side{Kind: KindFile, Mode: mode, Hash: linkHash("file " + v), Meta: disk}
+	var st unix.Stat_t
+	setMode(&st.Mode, unix.S_IFREG|mode)
+	switch {
+	case v == "d":
+		s = &side{Kind: KindDir, Mode: 0o755, Meta: disk}
+		setMode(&st.Mode, unix.S_IFDIR|0o755)
+	case strings.HasPrefix(v, "l:"):
+		s.Kind, s.Hash = KindSymlink, linkHash(v[2:])
+		setMode(&st.Mode, unix.S_IFLNK|0o777)
+	}
+	return s, &fstate{e: fsEntry{st: st}, hash: s.Hash, flags: flags}
 }
 
-func planDisk(v map[string]string) []Entry {
-	out := []Entry{{Path: ".", Kind: KindDir, Mode: 0o755}}
-	for p, c := range v {
-		e := Entry{Path: p, Kind: KindFile, Mode: 0o644, Obj: objName{Save: "obj-" + c}}
-		if c == "d" {
-			e = Entry{Path: p, Kind: KindDir, Mode: 0o755}
-		}
-		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool { return pathLess(out[i].Path, out[j].Path) })
-	return out
-}
+// setMode sets a stat mode (uint32 on Linux, uint16 on macOS).
+func setMode[T ~uint16 | ~uint32](p *T, m uint32) { *p = T(m) }
 
-// planBase is a record where folder and disk both held v.
-func planBase(v map[string]string) *syncRecord {
-	r := &syncRecord{Complete: true}
-	r.Paths = append(r.Paths, syncPath{Path: ".", F: &side{Kind: KindDir, Mode: 0o755}, D: &side{Kind: KindDir, Mode: 0o755}})
-	for p, c := range v {
-		s := &side{Kind: KindFile, Mode: 0o644, Hash: c, Obj: objName{Save: "obj-" + c}.String()}
-		if c == "d" {
-			s = &side{Kind: KindDir, Mode: 0o755}
-		}
-		f := *s
-		f.Obj = ""
-		r.Paths = append(r.Paths, syncPath{Path: p, F: &f, D: s})
-	}
-	sort.Slice(r.Paths, func(i, j int) bool { return pathLess(r.Paths[i].Path, r.Paths[j].Path) })
-	return r
-}
-
-func TestMakePlan(t *testing.T) {
-	at := time.Date(2026, 12, 1, 10, 15, 0, 0, time.UTC)
-	copyOf := func(p string) string { return conflictName(p, at, 1) }
+func TestDecide(t *testing.T) {
 	cases := []struct {
-		name               string
-		base, folder, disk map[string]string
-		want               string // path=source:version, sorted, "." left out
-		conflicts          int
-		deletedOutside     int
+		name                 string
+		base, folder, disk   string
+		act                  action
+		aside, outside, conf bool
+		what                 string // part of the conflict's words
 	}{
-		{"unchanged", map[string]string{"a": "1"}, map[string]string{"a": "1"}, map[string]string{"a": "1"}, "a=folder:1", 0, 0},
-		{"disk edit", map[string]string{"a": "1"}, map[string]string{"a": "1"}, map[string]string{"a": "2"}, "a=disk:2", 0, 0},
-		{"outside edit", map[string]string{"a": "1"}, map[string]string{"a": "x"}, map[string]string{"a": "1"}, "a=folder:x", 0, 0},
-		{"same edit both", map[string]string{"a": "1"}, map[string]string{"a": "2"}, map[string]string{"a": "2"}, "a=folder:2", 0, 0},
-		{"both edited", map[string]string{"a.txt": "1"}, map[string]string{"a.txt": "x"}, map[string]string{"a.txt": "2"},
-			copyOf("a.txt") + "=folder:x a.txt=disk:2", 1, 0},
-		{"disk delete", map[string]string{"a": "1"}, map[string]string{"a": "1"}, nil, "", 0, 0},
-		{"disk delete, outside edit", map[string]string{"a": "1"}, map[string]string{"a": "x"}, nil, "a=folder:x", 1, 0},
-		{"outside delete", map[string]string{"a": "1"}, nil, map[string]string{"a": "1"}, "", 0, 1},
-		{"outside delete, disk edit", map[string]string{"a": "1"}, nil, map[string]string{"a": "2"}, "a=disk:2", 1, 0},
-		{"outside add", nil, map[string]string{"n": "x"}, nil, "n=folder:x", 0, 0},
-		{"disk add", nil, nil, map[string]string{"n": "2"}, "n=disk:2", 0, 0},
-		{"no record: both added differently", nil, map[string]string{"n": "x"}, map[string]string{"n": "2"},
-			"n=disk:2 " + copyOf("n") + "=folder:x", 1, 0},
-		{"a folder keeps its name against a file", nil, map[string]string{"d": "d", "d/f": "x"}, map[string]string{"d": "2"},
-			"d=dir d/f=folder:x " + copyOf("d") + "=disk:2", 1, 0},
-		{"a folder the disk removed stays for an outside addition",
-			map[string]string{"d": "d", "d/a": "1"}, map[string]string{"d": "d", "d/a": "1", "d/new": "x"}, nil,
-			"d=dir d/new=folder:x", 0, 0},
+		{"unchanged", "1", "1", "1", keepFolder, false, false, false, ""},
+		{"disk edit", "1", "1", "2", writeDisk, false, false, false, ""},
+		{"outside edit", "1", "x", "1", keepFolder, false, true, false, ""},
+		{"same edit on both sides", "1", "2", "2", keepFolder, false, false, false, ""},
+		{"both edited", "1", "x", "2", writeDisk, true, false, true, "disk's version is under the name"},
+		{"disk delete", "1", "1", "", deletePath, false, false, false, ""},
+		{"disk delete, outside edit", "1", "x", "", keepFolder, false, false, true, "folder's version is kept"},
+		{"outside delete", "1", "", "1", keepFolder, false, true, false, ""},
+		{"outside delete, disk edit", "1", "", "2", writeDisk, false, false, true, "written back"},
+		{"disk add", "", "", "2", writeDisk, false, false, false, ""},
+		{"both added differently", "", "x", "2", writeDisk, true, false, true, "changed on both sides"},
+		{"a folder keeps its name against the disk's file", "", "d", "2", diskCopy, false, false, true, "the disk's is the copy"},
+		{"the disk's folder over the folder's changed file", "1", "x", "d", writeDisk, true, false, true, "the folder keeps the name"},
+		{"the disk's folder over the folder's file", "1", "1", "d", writeDisk, false, false, false, ""},
+		{"the disk's file over the folder's folder", "d", "d", "2", writeDisk, false, false, false, ""},
+		{"a symlink changed on the disk", "l:a", "l:a", "l:b", writeDisk, false, false, false, ""},
+		{"metadata only on the disk", "1", "1", "1@x", setMeta, false, false, false, ""},
+		{"metadata on the disk, content in the folder", "1", "x", "1@x", keepFolder, false, true, false, ""},
+		{"immutable, disk edit", "1", "1!", "2", diskCopy, false, false, true, "immutable (chattr +i)"},
+		{"immutable, both edited", "1", "x!", "2", diskCopy, false, false, true, "immutable (chattr +i)"},
+		{"append-only, disk delete", "1", "1+", "", keepFolder, false, false, true, "append-only (chattr +a)"},
+		{"immutable, metadata on the disk", "1", "1!", "1@x", keepFolder, false, false, true, "immutable"},
+		{"immutable, unchanged on the disk", "1", "1!", "1", keepFolder, false, false, false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var rec *syncRecord
-			if c.base != nil {
-				rec = planBase(c.base)
+			base, _ := planSide(c.base, true)
+			_, f := planSide(c.folder, false)
+			ds, _ := planSide(c.disk, true)
+			it := &planItem{Path: "a.txt", Base: base, LastF: base, F: f, DS: ds}
+			it.decide()
+			what := it.Conflict
+			if strings.Contains(c.what, "chattr") && !strings.Contains(what, "chattr") {
+				what = strings.NewReplacer("uchg", "chattr +i", "uappnd", "chattr +a").Replace(what)
 			}
-			hash := func(e *Entry) (string, error) { return strings.TrimPrefix(e.Obj.Save, "obj-"), nil }
-			items, _, wb, err := makePlan(rec, planFolder(c.folder), planDisk(c.disk), hash, at)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, it := range items {
-				switch {
-				case it.Path == ".":
-				case it.From == makeDir:
-					got = append(got, it.Path+"=dir")
-				case it.From == fromDisk:
-					got = append(got, it.Path+"=disk:"+it.Hash)
-				default:
-					got = append(got, fmt.Sprintf("%s=folder:%s", it.Path, it.Hash))
-				}
-			}
-			if g := strings.Join(got, " "); g != c.want {
-				t.Errorf("plan %q, want %q", g, c.want)
-			}
-			if len(wb.Conflicts) != c.conflicts || len(wb.DeletedOutside) != c.deletedOutside {
-				t.Errorf("conflicts %+v, deleted outside %v", wb.Conflicts, wb.DeletedOutside)
+			if it.Act != c.act || it.Aside != c.aside || it.Outside != c.outside || (it.Conflict != "") != c.conf ||
+				!strings.Contains(what, c.what) {
+				t.Errorf("act %d aside %v outside %v conflict %q; want act %d aside %v outside %v conflict %v (%q)",
+					it.Act, it.Aside, it.Outside, it.Conflict, c.act, c.aside, c.outside, c.conf, c.what)
 			}
 		})
+	}
+}
+
+func TestDecideTopFolderKeepsItsNameAndTakesTheDisksMetadata(t *testing.T) {
+	d, f := planSide("d", true)
+	it := &planItem{Path: ".", Base: d, F: f, DS: &side{Kind: KindDir, Mode: 0o700, Meta: true}}
+	it.decide()
+	if it.Act != setMeta {
+		t.Errorf("the top folder: act %d, want setMeta", it.Act)
 	}
 }

@@ -6,217 +6,288 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-
-	"golang.org/x/sys/unix"
-
-	"rambar/internal/atomicfile"
+	"slices"
 )
 
-// syncRecord is what a Mirror disk and its folder held the last time they
-// were brought together (the load, then each write-back): per path the
-// folder's version (its identity, so an unchanged file is known without
-// reading it, and its content hash) and the disk's (its store object and
-// content hash). A write-back compares the folder and the disk with it to
-// tell who changed what (see plan). It lives in the disk's store folder,
-// written durably; Complete is set only when the load finished, so a disk
-// whose load was cut short is never written back.
-type syncRecord struct {
-	Version  int    `json:"version"`
-	DiskID   string `json:"disk_id"`
-	Folder   string `json:"folder"`
-	Snapshot string `json:"snapshot"` // the store snapshot the disk sides describe
-	Complete bool   `json:"complete"`
-	// Paths in pathLess order; a path only one side had has the other nil.
-	Paths []syncPath `json:"paths"`
-}
+// The sync record is what a Mirror disk and its folder held the last time
+// they were brought together (the load, then each write-back): per path
+// the folder's version (its identity, so an unchanged file is known
+// without reading it, and its content hash) and the disk's (its store
+// object, content hash and metadata). A write-back compares the folder and
+// the disk with it to tell who changed what (plan.go). Complete is set
+// only once a load finished, so a disk whose load was cut short is never
+// written back.
+//
+// It lives in the store's mirror/ folder, in the store's binary codec, so
+// paths are kept as the bytes they are (names that are not UTF-8 too):
+//
+//	mirror/sync      the header (disk, folder, snapshot, complete, base)
+//	                 and the paths changed since the base (a delta), with
+//	                 checksums; replaced atomically and durably by each
+//	                 write-back: the record's commit point
+//	mirror/base-ID   every path, sorted, in blocks of blockPaths with an
+//	                 index of the blocks at its end, so a write-back reads
+//	                 only the blocks of the paths it looks at; immutable,
+//	                 rewritten (compaction) once the delta passes an eighth
+//	                 of it
+//	mirror/pending   the temporary names a write-back is making (journal.go)
+//
+// Records written before (mirror-sync.json, with mirror-sync.head) still
+// load; the next write-back replaces them.
 
-const (
-	syncRecordName    = "mirror-sync.json"
-	syncRecordVersion = 1
-)
+// sum is a content digest: the SHA-256 of a file's bytes or of a symlink's
+// target; the zero value is none (a folder, a FIFO).
+type sum [32]byte
 
-// syncPath is one path of a syncRecord.
-type syncPath struct {
-	Path string `json:"p"`
-	F    *side  `json:"f,omitempty"` // the folder's version
-	D    *side  `json:"d,omitempty"` // the disk's version
-}
+func (s sum) none() bool { return s == sum{} }
 
-// side is one version of a path: its kind, permission bits and content
-// (the SHA-256 of a file's bytes or of a symlink's target; "" for a
-// folder), plus for the folder its identity and for the disk its object.
+// side is one version of a path: its kind, permission bits and content;
+// for the folder its identity when known, for the disk its object, hard
+// link, size and (Meta) modification time and xattrs.
 type side struct {
-	Kind  Kind   `json:"k"`
-	Mode  uint32 `json:"m"`
-	Hash  string `json:"h,omitempty"`
-	Ident *ident `json:"i,omitempty"`
-	Obj   string `json:"o,omitempty"`
+	Kind  Kind
+	Mode  uint32
+	Hash  sum
+	Ident *ident
+	Obj   objName // the store object holding the bytes
+	Link  string  // the earlier path this file is a hard link to
+	Size  int64
+	// Meta: MTime (ns) and Xattrs are known (not in records written
+	// before metadata was compared).
+	Meta   bool
+	MTime  int64
+	Xattrs []xattrSum // sorted by name
 }
 
-// sameContent: the same kind holding the same bytes (folders always match).
+// xattrSum is an extended attribute's name and a digest of its value.
+type xattrSum struct {
+	Name string
+	Sum  uint64
+}
+
+// syncPath is one path of the record; a path only one side had has the
+// other nil.
+type syncPath struct {
+	Path string
+	F, D *side
+	// Pending: the folder did not get the disk's version at the last
+	// write-back (it could not be written, or a deletion was postponed
+	// because the disk was not still): D is still what the folder last
+	// got, and the next write-back looks at the path again. Gone: the
+	// snapshot then lacked the path (a postponed deletion).
+	Pending, Gone bool
+}
+
+// sameContent: the same kind holding the same bytes (folders and FIFOs
+// always match).
 func (a *side) sameContent(b *side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Kind == b.Kind && (a.Kind == KindDir || a.Hash == b.Hash)
+	return a.Kind == b.Kind && (a.Kind == KindDir || a.Kind == KindFIFO || a.Hash == b.Hash)
 }
 
-func syncRecordPath(storeDir string) string { return filepath.Join(storeDir, syncRecordName) }
+// sameDisk: the disk's side b is the one the record has (a): the same
+// object, link, mode and, where both know it, metadata. A record side
+// without metadata never matches one with it, so it is brought up to date.
+func (a *side) sameDisk(b *side) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Kind == b.Kind && a.Mode == b.Mode && a.Obj == b.Obj && a.Link == b.Link && a.Size == b.Size &&
+		a.Meta == b.Meta && a.MTime == b.MTime && slices.Equal(a.Xattrs, b.Xattrs)
+}
 
-// readSyncRecord reads the record of the store in dir; nil when there is
-// none. It is checked like any file RAMBar did not just write: paths must
-// be clean, relative and in order.
-func readSyncRecord(dir string) (*syncRecord, error) {
-	b, err := os.ReadFile(syncRecordPath(dir))
+// metaChanged: the disk changed the metadata the folder gets (mode,
+// modification time, xattrs) of a path whose content base describes.
+func metaChanged(base, d *side) bool {
+	if base == nil || d == nil || base.Kind != d.Kind {
+		return false
+	}
+	if base.Mode != d.Mode {
+		return true
+	}
+	return base.Meta && d.Meta && (base.MTime != d.MTime || !slices.Equal(base.Xattrs, d.Xattrs))
+}
+
+// xattrSums digests an entry's xattrs, sorted by name.
+func xattrSums(x map[string][]byte) []xattrSum {
+	if len(x) == 0 {
+		return nil
+	}
+	out := make([]xattrSum, 0, len(x))
+	for _, k := range sortedKeys(x) {
+		out = append(out, xattrSum{Name: k, Sum: valueSum(x[k])})
+	}
+	return out
+}
+
+// valueSum is an xattr value's digest (FNV-1a, 64 bits).
+func valueSum(v []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(v)
+	return h.Sum64()
+}
+
+// diskSide is the record's side of disk entry e, whose content (for a hard
+// link: its first name's) is in object obj.
+func diskSide(e *Entry, obj objName) *side {
+	s := &side{Kind: e.Kind, Mode: e.Mode, Obj: obj, Link: e.HardLink, Size: e.Size,
+		Meta: true, MTime: tsNano(e.MTime), Xattrs: xattrSums(e.Xattr)}
+	if e.Kind == KindSymlink {
+		s.Hash = linkHash(e.Link)
+	}
+	return s
+}
+
+// syncHead is the record's header: whose record it is and of which
+// snapshot, whether a load finished, and its base file.
+type syncHead struct {
+	DiskID, Folder, Snapshot string
+	Complete                 bool
+	Base                     string // the base file's name in mirror/; "" none
+}
+
+const (
+	recordDirName = "mirror"
+	recordName    = "sync"
+	legacyName    = "mirror-sync.json"
+	legacyHead    = "mirror-sync.head"
+)
+
+func recordDir(storeDir string) string { return filepath.Join(storeDir, recordDirName) }
+
+// readSyncHead reads the record's header only (Dirty asks every few
+// seconds); ok is false when there is none or it is damaged.
+func readSyncHead(storeDir string) (syncHead, bool) {
+	b, _, err := readPrefix(filepath.Join(recordDir(storeDir), recordName), maxFile, 64<<10)
+	if errors.Is(err, fs.ErrNotExist) {
+		return readLegacyHead(storeDir)
+	}
+	if err != nil {
+		return syncHead{}, false
+	}
+	h, _, err := decodeSyncHeader(b)
+	return h, err == nil
+}
+
+// The record as it was kept before (version 1): JSON, paths as text.
+type legacyRecord struct {
+	Version  int    `json:"version"`
+	DiskID   string `json:"disk_id"`
+	Folder   string `json:"folder"`
+	Snapshot string `json:"snapshot"`
+	Complete bool   `json:"complete"`
+	Paths    []struct {
+		P string      `json:"p"`
+		F *legacySide `json:"f"`
+		D *legacySide `json:"d"`
+	} `json:"paths"`
+}
+
+type legacySide struct {
+	K Kind   `json:"k"`
+	M uint32 `json:"m"`
+	H string `json:"h"`
+	I *ident `json:"i"`
+	O string `json:"o"`
+}
+
+func readLegacyHead(storeDir string) (syncHead, bool) {
+	var h struct {
+		DiskID   string `json:"disk_id"`
+		Folder   string `json:"folder"`
+		Snapshot string `json:"snapshot"`
+		Complete bool   `json:"complete"`
+	}
+	b, err := os.ReadFile(filepath.Join(storeDir, legacyHead))
+	ok := err == nil && len(b) < 64<<10 && json.Unmarshal(b, &h) == nil
+	return syncHead{DiskID: h.DiskID, Folder: h.Folder, Snapshot: h.Snapshot, Complete: h.Complete}, ok
+}
+
+// readLegacyRecord reads a version 1 record; nil when there is none. Its
+// paths are checked like any file RAMBar did not just write.
+func readLegacyRecord(storeDir string) (*record, error) {
+	name := filepath.Join(storeDir, legacyName)
+	b, err := readBounded(name, maxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read mirror record: %w", err)
 	}
-	var r syncRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("mirror record %s is corrupt: %w", syncRecordPath(dir), err)
+	var r legacyRecord
+	if err := json.Unmarshal(b, &r); err != nil || r.Version != 1 {
+		return nil, fmt.Errorf("mirror record %s (version %d): %w: %v", name, r.Version, errBadRecord, err)
 	}
-	if r.Version != syncRecordVersion {
-		return nil, fmt.Errorf("mirror record %s has version %d, this RAMBar reads %d", syncRecordPath(dir), r.Version, syncRecordVersion)
-	}
+	rec := &record{syncHead: syncHead{DiskID: r.DiskID, Folder: r.Folder, Snapshot: r.Snapshot, Complete: r.Complete}}
 	for i, p := range r.Paths {
-		if !cleanRel(p.Path) || (i > 0 && !pathLess(r.Paths[i-1].Path, p.Path)) {
-			return nil, fmt.Errorf("mirror record %s is corrupt: bad path %q", syncRecordPath(dir), p.Path)
+		if checkPath(p.P) != nil || (i > 0 && !pathLess(r.Paths[i-1].P, p.P)) {
+			return nil, fmt.Errorf("mirror record %s: bad path %q: %w", name, p.P, errBadRecord)
 		}
-	}
-	return &r, nil
-}
-
-// writeSyncRecord replaces the record durably, then its head: the few
-// fields Dirty reads every few seconds without parsing every path.
-func writeSyncRecord(dir string, r *syncRecord) error {
-	r.Version = syncRecordVersion
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	if err := noSpace(atomicfile.WriteFile(syncRecordPath(dir), b, 0o600)); err != nil {
-		return err
-	}
-	h, _ := json.Marshal(syncHead{DiskID: r.DiskID, Folder: r.Folder, Snapshot: r.Snapshot, Complete: r.Complete})
-	return noSpace(atomicfile.WriteFile(filepath.Join(dir, syncHeadName), h, 0o600))
-}
-
-// syncHead is a record's header, kept beside it. A crash between the two
-// writes leaves an older head: at worst one write-back more.
-type syncHead struct {
-	DiskID   string `json:"disk_id"`
-	Folder   string `json:"folder"`
-	Snapshot string `json:"snapshot"`
-	Complete bool   `json:"complete"`
-}
-
-const syncHeadName = "mirror-sync.head"
-
-// readSyncHead reads the head; ok is false when there is none or it is damaged.
-func readSyncHead(dir string) (syncHead, bool) {
-	var h syncHead
-	b, err := os.ReadFile(filepath.Join(dir, syncHeadName))
-	return h, err == nil && len(b) < 64<<10 && json.Unmarshal(b, &h) == nil
-}
-
-// cleanRel: "." or a slash-separated relative path without empty, "." or
-// ".." components or NULs.
-func cleanRel(p string) bool {
-	if p == "." {
-		return true
-	}
-	if p == "" || strings.ContainsRune(p, 0) || strings.HasPrefix(p, "/") {
-		return false
-	}
-	for _, c := range strings.Split(p, "/") {
-		if c == "" || c == "." || c == ".." {
-			return false
+		f, ferr := p.F.side()
+		d, derr := p.D.side()
+		if ferr != nil || derr != nil {
+			return nil, fmt.Errorf("mirror record %s at %q: %w", name, p.P, errBadRecord)
 		}
+		rec.legacy = append(rec.legacy, syncPath{Path: p.P, F: f, D: d})
 	}
-	return true
+	return rec, nil
 }
 
-// byPath indexes a record's paths.
-func (r *syncRecord) byPath() map[string]*syncPath {
-	out := make(map[string]*syncPath, len(r.Paths))
-	for i := range r.Paths {
-		out[r.Paths[i].Path] = &r.Paths[i]
+func (l *legacySide) side() (*side, error) {
+	if l == nil {
+		return nil, nil
 	}
-	return out
-}
-
-// record reads the new tree once more (after the swap and the sweep) and
-// makes the next record: each path's identity now, with the content the
-// write-back put there, and the disk's side. A path whose inode is not the
-// one the write-back made gets no identity, so the next write-back reads it.
-func (w *folderWrite) record(items []*planItem, dsides map[string]*side) (*syncRecord, error) {
-	want := make(map[string]*planItem, len(items))
-	for _, it := range items {
-		want[it.Path] = it
+	s := &side{Kind: l.K, Mode: l.M, Ident: l.I}
+	if l.O != "" {
+		o, err := parseObj(l.O)
+		if err != nil {
+			return nil, err
+		}
+		s.Obj = o
 	}
-	out := map[string]*syncPath{}
-	err := walkFolder(w.newfd, func(_ int, _ string, e *fsEntry) error {
-		f := &fstate{e: e}
-		s := f.side()
-		s.Hash = ""
-		if it := want[e.rel]; it != nil && w.b.inos[e.rel] == uint64(e.st.Ino) || e.rel == "." {
-			if it != nil {
-				s.Hash = it.Hash
+	if l.H != "" {
+		b, err := hex.DecodeString(l.H)
+		if err != nil || len(b) != len(s.Hash) {
+			if l.K == 0 {
+				s.Hash = sha256.Sum256([]byte(l.H)) // a special file's stand-in
+				return s, nil
 			}
-			if e.isReg() && s.Hash != "" && (it == nil || asBuilt(it, &e.st)) {
-				id := identOf(&e.st)
-				s.Ident = &id
-			}
+			return nil, fmt.Errorf("bad hash %q", l.H)
 		}
-		if e.isLink() {
-			s.Hash = linkHash(e.link)
+		copy(s.Hash[:], b)
+	}
+	return s, nil
+}
+
+// removeLegacy removes a version 1 record once a new one is written.
+func removeLegacy(storeDir string) {
+	os.Remove(filepath.Join(storeDir, legacyName))
+	os.Remove(filepath.Join(storeDir, legacyHead))
+}
+
+// linkHash is a symlink's content: the hash of its target.
+func linkHash(target string) sum { return sha256.Sum256([]byte(target)) }
+
+// specialHash stands for the content of a socket or device node: never
+// the disk's.
+func specialHash(mode uint32) sum { return sha256.Sum256(fmt.Appendf(nil, "special %o", mode)) }
+
+// findPath finds path p in ps (in pathLess order): its place, and whether
+// it is there.
+func findPath(ps []syncPath, p string) (int, bool) {
+	return slices.BinarySearchFunc(ps, p, func(a syncPath, p string) int {
+		switch {
+		case a.Path == p:
+			return 0
+		case pathLess(a.Path, p):
+			return -1
 		}
-		out[e.rel] = &syncPath{Path: e.rel, F: s}
-		return nil
+		return 1
 	})
-	if err != nil {
-		return nil, fmt.Errorf("read back %s: %w", w.folder, err)
-	}
-	for p, d := range dsides {
-		if out[p] == nil {
-			out[p] = &syncPath{Path: p}
-		}
-		out[p].D = d
-	}
-	return sortedRecord(out), nil
 }
-
-// asBuilt: a file still has the size and time the write-back gave it (or
-// found it with); one written to meanwhile gets no identity, so the next
-// write-back reads it again rather than trust a hash of older bytes.
-func asBuilt(it *planItem, st *unix.Stat_t) bool {
-	switch {
-	case it.From == fromDisk:
-		return st.Size == it.D.Size && tsNano(statMtime(st)) == tsNano(it.D.MTime)
-	case it.F != nil:
-		return st.Size == it.F.e.st.Size && tsNano(statMtime(st)) == tsNano(statMtime(&it.F.e.st))
-	}
-	return false
-}
-
-func sortedRecord(m map[string]*syncPath) *syncRecord {
-	r := &syncRecord{Version: syncRecordVersion, Complete: true, Paths: make([]syncPath, 0, len(m))}
-	for _, p := range m {
-		r.Paths = append(r.Paths, *p)
-	}
-	sort.Slice(r.Paths, func(i, j int) bool { return pathLess(r.Paths[i].Path, r.Paths[j].Path) })
-	return r
-}
-
-func newHash() hash.Hash           { return sha256.New() }
-func hexSum(h hash.Hash) string    { return hex.EncodeToString(h.Sum(nil)) }
-func splitAll(rel string) []string { return strings.Split(rel, "/") }

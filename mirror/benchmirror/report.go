@@ -26,11 +26,33 @@ type line struct {
 const maxRSS = 64 << 20
 
 // ratio adds a time of ours against a tool's, the target the tool's time
-// over ours.
+// over ours (0: none, the figure is informational).
 func (r *report) ratio(name string, us, them time.Duration, target float64) {
 	x := them.Seconds() / us.Seconds()
-	r.lines = append(r.lines, line{name, fmt.Sprintf("%s vs %s = %.2fx", ms(us), ms(them), x),
-		fmt.Sprintf(">= %.1fx", target), true, x >= target})
+	l := line{name, fmt.Sprintf("%s vs %s = %.2fx", ms(us), ms(them), x), "-", false, false}
+	if target > 0 {
+		l.target, l.hasTarget, l.met = fmt.Sprintf(">= %.1fx", target), true, x >= target
+	}
+	r.lines = append(r.lines, l)
+}
+
+// info adds an informational figure.
+func (r *report) info(name, measured string) {
+	r.lines = append(r.lines, line{name: name, measured: measured, target: "-"})
+}
+
+// duration adds a time of ours against the most it may take.
+func (r *report) duration(name string, d, limit time.Duration) {
+	r.lines = append(r.lines, line{name, ms(d), "<= " + ms(limit), true, d <= limit})
+}
+
+// memoryLimit adds a peak memory, against mirrorMaxRSS when limited.
+func (r *report) memoryLimit(name string, rss int64, limited bool) {
+	l := line{name: name, measured: ramdisk.Size(rss).Short(), target: "-"}
+	if limited {
+		l.target, l.hasTarget, l.met = "<= "+ramdisk.Size(mirrorMaxRSS).Short(), true, rss <= mirrorMaxRSS
+	}
+	r.lines = append(r.lines, l)
 }
 
 // memory adds a save's peak memory; the target applies to trees of 200,000

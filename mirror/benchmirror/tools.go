@@ -77,19 +77,26 @@ func tarPipe(from, to string) (time.Duration, error) {
 // ours runs a Keeper operation in a child and returns its time and peak
 // resident memory (as the child reports it: see peakRSS).
 func ours(op, data, vol string) (time.Duration, int64, error) {
+	d, rss, _, err := oursAll(op, data, vol)
+	return d, rss, err
+}
+
+// oursAll is ours that also returns how long a Mirror disk's write-back
+// took, as the child reports it (part of the time).
+func oursAll(op, data, vol string) (d time.Duration, rss int64, wb time.Duration, err error) {
 	start := time.Now()
 	cmd := exec.Command("/proc/self/exe", "child", op, data, vol)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s: %w", op, err)
+		return 0, 0, 0, fmt.Errorf("%s: %w", op, err)
 	}
-	d := time.Since(start)
-	var files, bytes, rss int64
-	if _, err := fmt.Sscanf(string(out), "%d %d %d", &files, &bytes, &rss); err != nil {
-		return 0, 0, fmt.Errorf("%s: reading %q: %w", op, out, err)
+	d = time.Since(start)
+	var files, bytes int64
+	if _, err := fmt.Sscanf(string(out), "%d %d %d %d", &files, &bytes, &rss, &wb); err != nil {
+		return 0, 0, 0, fmt.Errorf("%s: reading %q: %w", op, out, err)
 	}
-	return d, rss, nil
+	return d, rss, wb, nil
 }
 
 // allocated is the disk space the files under dir take (blocks, not sizes).

@@ -1,0 +1,240 @@
+package mirror
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// candidate is a path whose disk version may differ from the record's:
+// what a write-back looks at in the folder. Every other path is left as
+// the folder has it, unread.
+type candidate struct {
+	path string
+	d    *Entry    // the disk's entry in the snapshot; nil: it lacks the path
+	src  *Entry    // the entry whose object holds d's content (a hard link's first name)
+	rec  *syncPath // the record's entry; nil: none
+}
+
+// diskChanges lists, in order, the paths of snapshot id whose disk
+// version differs from the record's (or that the record marks pending).
+// It reads the two deltas only when the record's snapshot and id are
+// deltas on one full manifest (or the record's is that manifest): a path
+// neither changed has one version in both. Otherwise (a compaction, no
+// record) it compares the whole tree with the whole record.
+func diskChanges(s *store, rec *record, id string) ([]candidate, error) {
+	if c, ok, err := fastChanges(s, rec, id); ok || err != nil {
+		return c, err
+	}
+	return fullChanges(s, rec, id)
+}
+
+// fastChanges is diskChanges from the deltas; ok is false when they
+// cannot tell.
+func fastChanges(s *store, rec *record, id string) ([]candidate, bool, error) {
+	if rec == nil || rec.base == nil || rec.Snapshot == "" {
+		return nil, false, nil
+	}
+	nm, err := s.readFile(id, true, true)
+	if err != nil || nm.Base == "" {
+		return nil, false, nil
+	}
+	changed := make(map[string]*Entry, len(nm.Entries)+len(nm.Removed))
+	for i := range nm.Entries {
+		changed[nm.Entries[i].Path] = &nm.Entries[i]
+	}
+	for _, p := range nm.Removed {
+		changed[p] = nil
+	}
+	if rec.Snapshot != nm.Base && rec.Snapshot != id {
+		// The record's snapshot's changes must all be among id's, or a path
+		// changed there and back is id's base's, which is not read here.
+		om, err := s.readFile(rec.Snapshot, true, true)
+		if err != nil || om.Base != nm.Base {
+			return nil, false, nil
+		}
+		for _, e := range om.Entries {
+			if _, ok := changed[e.Path]; !ok {
+				return nil, false, nil
+			}
+		}
+		for _, p := range om.Removed {
+			if _, ok := changed[p]; !ok {
+				return nil, false, nil
+			}
+		}
+	}
+	paths := make([]string, 0, len(changed))
+	for p := range changed {
+		paths = append(paths, p)
+	}
+	for _, p := range rec.pending() {
+		if _, ok := changed[p]; !ok {
+			r, err := rec.get(p)
+			if err != nil {
+				return nil, false, err
+			}
+			if r == nil || !r.Gone {
+				return nil, false, nil // its disk version is in the base: not read here
+			}
+			paths = append(paths, p) // still gone: the lacking snapshot's
+		}
+	}
+	slices.SortFunc(paths, cmpPath)
+	out := make([]candidate, 0, len(paths))
+	for _, p := range paths {
+		c := candidate{path: p, d: changed[p]}
+		if c.d != nil {
+			if c.src = linkSource(c.d, func(q string) *Entry { return changed[q] }); c.src == nil {
+				return nil, false, nil // a link to a file the deltas do not hold
+			}
+		}
+		r, err := rec.get(p)
+		if err != nil {
+			return nil, false, err
+		}
+		if c.differs(r) {
+			out = append(out, c)
+		}
+	}
+	return out, true, nil
+}
+
+// fullChanges is diskChanges from the whole tree and record.
+func fullChanges(s *store, rec *record, id string) ([]candidate, error) {
+	m, err := s.manifest(id)
+	if err != nil {
+		return nil, err
+	}
+	entries := m.Entries
+	find := func(q string) *Entry {
+		if i, ok := slices.BinarySearchFunc(entries, q, func(e Entry, q string) int { return cmpPath(e.Path, q) }); ok {
+			return &entries[i]
+		}
+		return nil
+	}
+	var out []candidate
+	i := 0
+	add := func(e *Entry, r *syncPath) {
+		c := candidate{d: e}
+		if e != nil {
+			c.path, c.src = e.Path, linkSource(e, find)
+		} else {
+			c.path = r.Path
+		}
+		if c.differs(r) {
+			out = append(out, c)
+		}
+	}
+	each := func(fn func(*syncPath) error) error { return nil }
+	if rec != nil {
+		each = rec.each
+	}
+	err = each(func(r *syncPath) error {
+		for i < len(entries) && pathLess(entries[i].Path, r.Path) {
+			add(&entries[i], nil)
+			i++
+		}
+		var e *Entry
+		if i < len(entries) && entries[i].Path == r.Path {
+			e = &entries[i]
+			i++
+		}
+		add(e, r)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the mirror record: %w", err)
+	}
+	for ; i < len(entries); i++ {
+		add(&entries[i], nil)
+	}
+	return out, nil
+}
+
+// differs reports whether c's disk version differs from the record's r (or
+// r is pending), and keeps a copy of r in c when it does.
+func (c *candidate) differs(r *syncPath) bool {
+	var d *side
+	if c.d != nil {
+		var obj objName
+		if c.src != nil {
+			obj = c.src.Obj
+		}
+		d = diskSide(c.d, obj)
+	}
+	var rd *side
+	if r != nil {
+		rd = r.D
+	}
+	if r != nil && !r.Pending && rd.sameDisk(d) {
+		return false
+	}
+	if r != nil {
+		cp := *r
+		c.rec = &cp
+	}
+	return true
+}
+
+// linkSource is the entry whose object holds e's content: e itself, or
+// for a hard link its first name (found with find); nil when find has not
+// got it.
+func linkSource(e *Entry, find func(string) *Entry) *Entry {
+	if e.Kind != KindFile || e.HardLink == "" {
+		return e
+	}
+	if t := find(e.HardLink); t != nil && t.Kind == KindFile && t.HardLink == "" {
+		return t
+	}
+	return nil
+}
+
+func cmpPath(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case pathLess(a, b):
+		return -1
+	}
+	return 1
+}
+
+// diskStill reports whether every folder of the disk at root has the
+// identity the save's scan gave it (the index of snapshot id): then no
+// name was made, removed or renamed on the disk since, so a path the
+// snapshot lacks is truly gone, not moved while the scan ran. A file
+// renamed between two folders changes both folders' times.
+func (s *store) diskStill(root, id string) bool {
+	x := s.loadIndex()
+	if x == nil || x.Snapshot != id || !x.Exact {
+		return false
+	}
+	fd, err := openRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	still := true
+	err = x.walk(func(p []byte, id ident) bool {
+		if id.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return true
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(fd, string(p), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || identOf(&st) != id {
+			still = false
+		}
+		return still
+	})
+	return still && err == nil
+}
+
+// onDisk reports whether the disk at root has path rel now (a second look
+// before a deletion; anything there counts, and any doubt).
+func onDisk(rootfd int, rel string) bool {
+	var st unix.Stat_t
+	err := unix.Fstatat(rootfd, rel, &st, unix.AT_SYMLINK_NOFOLLOW)
+	return err == nil || !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR)
+}

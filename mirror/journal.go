@@ -1,0 +1,146 @@
+package mirror
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"rambar/internal/atomicfile"
+)
+
+// A write-back writes each new version of a path to a temporary name in
+// the path's own folder, then renames it over the path. The temporary
+// names have one form, tempPrefix and 16 hex digits
+// (".rambar-writeback-0123456789abcdef"), and before the first is made
+// they are listed, with their folders, in the store's mirror/pending
+// (durably): a write-back killed halfway leaves at worst such names, and
+// the next write-back of the disk removes every one the list names (a
+// folder made under such a name, with what it holds) before it starts.
+// Nothing else in the folder is ever removed by that clean-up.
+
+const (
+	tempPrefix   = ".rambar-writeback-"
+	journalName  = "pending"
+	journalMagic = "RAMBAR-MIRROR-PENDING-1\n"
+)
+
+// tempName is a new temporary name.
+func tempName() string { return tempPrefix + randomID()[:16] }
+
+// isTempName: name has tempName's form.
+func isTempName(name string) bool {
+	hex, ok := strings.CutPrefix(name, tempPrefix)
+	return ok && len(hex) == 16 && strings.Trim(hex, "0123456789abcdef") == ""
+}
+
+// tempAt is a temporary name in a folder of the mirror folder.
+type tempAt struct{ dir, name string }
+
+func journalPath(storeDir string) string { return filepath.Join(recordDir(storeDir), journalName) }
+
+// writeJournal lists temps in the store, durably, before they are made.
+func writeJournal(storeDir string, temps []tempAt) error {
+	e := &encoder{b: append([]byte(nil), journalMagic...)}
+	e.uv(uint64(len(temps)))
+	for _, t := range temps {
+		e.str(t.dir)
+		e.str(t.name)
+	}
+	e.fixed32(crc32.ChecksumIEEE(e.b))
+	if err := os.MkdirAll(recordDir(storeDir), 0o700); err != nil {
+		return noSpace(fmt.Errorf("make %s: %w", recordDir(storeDir), err))
+	}
+	if err := atomicfile.WriteFile(journalPath(storeDir), e.b, 0o600); err != nil {
+		return noSpace(fmt.Errorf("note the write-back's temporary names: %w", err))
+	}
+	return nil
+}
+
+// readJournal reads the list an interrupted write-back left; none when
+// there is none. A damaged list is refused: nothing is removed by it.
+func readJournal(storeDir string) ([]tempAt, error) {
+	b, err := readBounded(journalPath(storeDir), maxFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !crcOK(b) {
+		return nil, fmt.Errorf("%s is damaged", journalPath(storeDir))
+	}
+	d := &decoder{b: b[:len(b)-4]}
+	d.magic(journalMagic)
+	n := d.count(2)
+	out := make([]tempAt, 0, n)
+	for i := 0; i < n && !d.bad; i++ {
+		t := tempAt{dir: d.str(), name: d.str()}
+		if checkPath(t.dir) != nil || !isTempName(t.name) {
+			return nil, fmt.Errorf("%s is damaged", journalPath(storeDir))
+		}
+		out = append(out, t)
+	}
+	if !d.end() {
+		return nil, fmt.Errorf("%s is damaged", journalPath(storeDir))
+	}
+	return out, nil
+}
+
+// hasJournal: an interrupted write-back left temporary names to remove.
+func hasJournal(storeDir string) bool {
+	_, err := os.Lstat(journalPath(storeDir))
+	return err == nil
+}
+
+func removeJournal(storeDir string) { os.Remove(journalPath(storeDir)) }
+
+// cleanTemps removes the temporary names an interrupted write-back of the
+// folder rootfd listed (what is there under them is RAMBar's: a file never
+// renamed into place, or what a rename exchanged out), never following a
+// symlink and never leaving the folder. It returns what it could not
+// remove.
+func cleanTemps(rootfd int, temps []tempAt) []string {
+	var left []string
+	for _, t := range temps {
+		dirfd := rootfd
+		if t.dir != "." {
+			fd, err := openBeneath(rootfd, t.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				continue // its folder is gone, and the name with it
+			}
+			dirfd = fd
+		}
+		if err := removeAllAt(dirfd, t.name); err != nil && !errors.Is(err, unix.ENOENT) {
+			left = append(left, fmt.Sprintf("%s (%v)", joinRel(t.dir, t.name), err))
+		}
+		if dirfd != rootfd {
+			unix.Close(dirfd)
+		}
+	}
+	return left
+}
+
+// removeAllAt removes name under dirfd and everything in it, never
+// following a symlink.
+func removeAllAt(dirfd int, name string) error {
+	err := unix.Unlinkat(dirfd, name, 0)
+	if err == nil || errors.Is(err, unix.ENOENT) {
+		return err
+	}
+	sub, oerr := openDirAt(dirfd, name)
+	if oerr != nil {
+		return err
+	}
+	names, _ := readNames(sub)
+	for _, n := range names {
+		removeAllAt(sub, n)
+	}
+	unix.Close(sub)
+	return unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR)
+}

@@ -1,0 +1,393 @@
+package mirror
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// owner is the ownership given to paths the folder did not have: the
+// invoking user under sudo, the folder's owner as root, unset otherwise.
+type owner struct{ uid, gid int }
+
+// newOwner decides the owner for new paths of a folder owned by uid:gid.
+func newOwner(uid, gid uint32) owner {
+	if os.Geteuid() != 0 {
+		return owner{-1, -1}
+	}
+	if u, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && u > 0 {
+		g, err := strconv.Atoi(os.Getenv("SUDO_GID"))
+		if err != nil {
+			g = -1
+		}
+		return owner{u, g}
+	}
+	return owner{int(uid), int(gid)}
+}
+
+// ownerOf is who a new version of path rel belongs to: the folder's
+// entry's owner where it had one (as root: kept whatever it is), else the
+// owner of new paths.
+func (w *pathWrite) ownerOf(rel string, it *planItem) (int, int) {
+	if it != nil && it.F != nil && !it.Aside {
+		if os.Geteuid() == 0 {
+			return int(it.F.e.st.Uid), int(it.F.e.st.Gid)
+		}
+		if int(it.F.e.st.Uid) != os.Geteuid() {
+			w.wb.NotKept = append(w.wb.NotKept, "owner of "+rel)
+		}
+	}
+	return w.owner.uid, w.owner.gid
+}
+
+func (w *pathWrite) chownFd(fd int, rel string, it *planItem) {
+	if u, g := w.ownerOf(rel, it); u >= 0 || g >= 0 {
+		if err := unix.Fchown(fd, u, g); err != nil {
+			w.wb.NotKept = append(w.wb.NotKept, "owner of "+rel)
+		}
+	}
+}
+
+// modeOf is the permission bits it's new version gets: the disk's, unless
+// only the folder changed them (a chmod in the folder stays).
+func modeOf(it *planItem) uint32 {
+	base, f, ds := it.Base, it.F.side(), it.DS
+	if f != nil && !it.Aside && base != nil && f.Kind == ds.Kind && ds.Kind == base.Kind && ds.Mode == base.Mode {
+		return f.Mode
+	}
+	return ds.Mode
+}
+
+// makeNew writes the disk's file, symlink or FIFO of it under target in
+// the folder pfd, with its metadata.
+func (w *pathWrite) makeNew(it *planItem, pfd int, target string) error {
+	var err error
+	switch it.D.Kind {
+	case KindFile:
+		return w.writeFile(it, pfd, target)
+	case KindSymlink:
+		if err = unix.Symlinkat(it.D.Link, pfd, target); err != nil {
+			return err
+		}
+		if u, g := w.ownerOf(it.Path, it); u >= 0 || g >= 0 {
+			unix.Fchownat(pfd, target, u, g, unix.AT_SYMLINK_NOFOLLOW)
+		}
+	case KindFIFO:
+		if err = mkfifoIn(pfd, target); errors.Is(err, errors.ErrUnsupported) {
+			w.fail(it, fmt.Errorf("a FIFO: %w", err))
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if u, g := w.ownerOf(it.Path, it); u >= 0 || g >= 0 {
+			unix.Fchownat(pfd, target, u, g, unix.AT_SYMLINK_NOFOLLOW)
+		}
+		if err = unix.Fchmodat(pfd, target, modeOf(it), 0); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown kind %d", it.D.Kind)
+	}
+	w.setTimesAt(pfd, target, it.D)
+	var st unix.Stat_t
+	if err := unix.Fstatat(pfd, target, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	it.ino = uint64(st.Ino)
+	return nil
+}
+
+// writeFile copies the disk's file of it from the store to target (holes
+// kept), checks it against its hash, and sets owner, xattrs, mode (after
+// the owner: a chown clears setuid), flags and times on it.
+func (w *pathWrite) writeFile(it *planItem, pfd int, target string) error {
+	in, ref, err := w.openObj(it.Src)
+	if err != nil {
+		return fmt.Errorf("open the store's copy: %w", err)
+	}
+	defer unix.Close(in)
+	out, err := unix.Openat(pfd, target, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(out)
+	var st unix.Stat_t
+	unix.Fstat(out, &st)
+	it.ino = uint64(st.Ino) // from here undo removes it
+	if _, err := restoreData(out, in, ref, *it.Src, false); err != nil {
+		return err
+	}
+	if h, err := hashFd(out); err != nil || h != it.DS.Hash {
+		return fmt.Errorf("the store's copy does not match its hash (%v): %w", err, errBadManifest)
+	}
+	w.chownFd(out, it.Path, it)
+	w.newXattrs(it, pfd, out)
+	if err := unix.Fchmod(out, modeOf(it)); err != nil {
+		return err
+	}
+	if it.F != nil && !it.Aside {
+		passFlags(out, it.F.flags)
+	}
+	if err := fileFlush(out); err != nil {
+		return err
+	}
+	w.setTimesAt(pfd, target, it.D)
+	w.files++
+	return nil
+}
+
+// setTimesAt gives name in pfd e's access and modification times (a
+// symlink itself, not what it points to).
+func (w *pathWrite) setTimesAt(pfd int, name string, e *Entry) {
+	ts := []unix.Timespec{e.ATime, e.MTime}
+	if err := unix.UtimesNanoAt(pfd, name, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		w.wb.NotKept = append(w.wb.NotKept, "times of "+e.Path)
+	}
+}
+
+// newXattrs sets the xattrs of a new version of it (open as out): those
+// the folder's entry had (POSIX ACLs, security.* and trusted.* as root,
+// user.*), less the ones the disk removed, then the disk's.
+func (w *pathWrite) newXattrs(it *planItem, pfd, out int) {
+	vals := map[string][]byte{}
+	if it.F != nil && it.F.e.isReg() && !it.Aside {
+		_, name := splitRel(it.Path)
+		if old, err := openFileAt(pfd, name, &it.F.e.st); err == nil {
+			if x, _ := fdXattrs(old); x != nil {
+				vals = x
+			}
+			unix.Close(old)
+		}
+	}
+	for _, x := range xattrsRemoved(it) {
+		if v, ok := vals[x.Name]; ok && valueSum(v) == x.Sum {
+			delete(vals, x.Name)
+		}
+	}
+	for k, v := range it.D.Xattr {
+		vals[k] = v
+	}
+	for _, k := range sortedKeys(vals) {
+		if err := unix.Fsetxattr(out, k, vals[k], 0); err != nil {
+			w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("xattr %s of %s (%v)", k, it.Path, err))
+		}
+	}
+}
+
+// xattrsInPlace makes the changes the disk made to it's xattrs since the
+// record on the folder's own entry (open as fd): what the disk added or
+// changed is set, what it removed is removed where the folder still has
+// the record's value. The folder's other xattrs stay.
+func (w *pathWrite) xattrsInPlace(it *planItem, fd int) {
+	folder, _ := fdXattrs(fd)
+	for _, x := range xattrsRemoved(it) {
+		if v, ok := folder[x.Name]; ok && valueSum(v) == x.Sum {
+			if err := unix.Fremovexattr(fd, x.Name); err != nil {
+				w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("xattr %s of %s not removed (%v)", x.Name, it.Path, err))
+			}
+		}
+	}
+	base := map[string]uint64{}
+	if it.Base != nil {
+		for _, x := range it.Base.Xattrs {
+			base[x.Name] = x.Sum
+		}
+	}
+	for _, k := range sortedKeys(it.D.Xattr) {
+		v := it.D.Xattr[k]
+		if s, ok := base[k]; ok && s == valueSum(v) && it.Base.Meta {
+			continue // unchanged on the disk: the folder's value stays
+		}
+		if string(folder[k]) == string(v) {
+			continue
+		}
+		if err := unix.Fsetxattr(fd, k, v, 0); err != nil {
+			w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("xattr %s of %s (%v)", k, it.Path, err))
+		}
+	}
+}
+
+// xattrsRemoved are the xattrs the disk had at the record and has no more.
+func xattrsRemoved(it *planItem) []xattrSum {
+	if it.Base == nil || !it.Base.Meta {
+		return nil
+	}
+	var out []xattrSum
+	for _, x := range it.Base.Xattrs {
+		if _, still := it.D.Xattr[x.Name]; !still && xattrIsContent(x.Name) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// setMetaAt sets the disk's changed metadata on the folder's own file,
+// link or FIFO it, in place: its bytes and inode stay.
+func (w *pathWrite) setMetaAt(it *planItem) {
+	dir, name := splitRel(it.Path)
+	pfd, err := w.dirFd(dir)
+	if err != nil {
+		return
+	}
+	if !it.F.e.isLink() {
+		fd, err := unix.Openat(pfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			w.fail(it, err)
+			return
+		}
+		defer unix.Close(fd)
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil || !sameFile(&it.F.e.st, &st) {
+			it.after = nil // changed meanwhile: read again next time
+			return
+		}
+		if it.Base == nil || it.DS.Mode != it.Base.Mode {
+			if err := unix.Fchmod(fd, it.DS.Mode); err != nil {
+				w.fail(it, err)
+				return
+			}
+		}
+		w.xattrsInPlace(it, fd)
+	}
+	if it.Base == nil || !it.Base.Meta || it.DS.MTime != it.Base.MTime {
+		w.setTimesAt(pfd, name, it.D)
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Ino == it.F.e.st.Ino {
+		f := *it.F
+		f.e.st = st
+		it.after = keptSide(&f)
+	}
+}
+
+// dirMeta gives a folder the disk made or changed its mode, xattrs and
+// times, once its contents are in.
+func (w *pathWrite) dirMeta(it *planItem) {
+	fd, err := w.dirFd(it.Path)
+	if err != nil {
+		return
+	}
+	made := it.makesDir()
+	if made || it.Base == nil || it.DS.Mode != it.Base.Mode {
+		if err := unix.Fchmod(fd, it.DS.Mode); err != nil {
+			w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("mode of %s (%v)", it.Path, err))
+		}
+	}
+	if made {
+		for _, k := range sortedKeys(it.D.Xattr) {
+			if err := unix.Fsetxattr(fd, k, it.D.Xattr[k], 0); err != nil {
+				w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("xattr %s of %s (%v)", k, it.Path, err))
+			}
+		}
+	} else {
+		w.xattrsInPlace(it, fd)
+	}
+	ts := []unix.Timespec{it.D.ATime, it.D.MTime}
+	if err := unix.UtimesNanoAt(fd, ".", ts, 0); err != nil {
+		w.wb.NotKept = append(w.wb.NotKept, "times of "+it.Path)
+	}
+	if it.after == nil || made {
+		it.after = &side{Kind: KindDir, Mode: it.DS.Mode}
+	}
+}
+
+// madeMeta gives a folder made for a path inside it (the folder had
+// deleted it) its final mode, and the disk's time where it is known.
+func (w *pathWrite) madeMeta(rel string) {
+	fd, err := w.dirFd(rel)
+	if err != nil {
+		return
+	}
+	mode, mtime := w.dirMode(rel)
+	unix.Fchmod(fd, mode)
+	if mtime != 0 {
+		ts := []unix.Timespec{unix.NsecToTimespec(mtime), unix.NsecToTimespec(mtime)}
+		unix.UtimesNanoAt(fd, ".", ts, 0)
+	}
+	delete(w.touched, rel)
+}
+
+// newSide is the record's folder side of the new version of it at rel:
+// its identity now, if it is still the inode the write-back made.
+func (w *pathWrite) newSide(it *planItem, rel string) *side {
+	s := &side{Kind: it.DS.Kind, Mode: modeOf(it), Hash: it.DS.Hash}
+	dir, name := splitRel(rel)
+	pfd, err := w.dirFd(dir)
+	if err != nil || it.DS.Kind == KindDir {
+		return s
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(st.Ino) == it.ino && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		id := identOf(&st)
+		s.Ident = &id
+	}
+	return s
+}
+
+// keptSide is the record's folder side of an entry the folder keeps.
+func keptSide(f *fstate) *side {
+	s := f.side()
+	if s != nil && f.e.isReg() && !f.hash.none() && f.hash != unknownHash {
+		id := identOf(&f.e.st)
+		s.Ident = &id
+	}
+	return s
+}
+
+// linkable: it, a hard link to an earlier path, can be made as a link to
+// the folder's copy of that path (which holds the disk's bytes after the
+// write-back).
+func (w *pathWrite) linkable(it *planItem) bool {
+	q := w.byPath[it.D.HardLink]
+	if q == nil || q.failed || q.DS == nil || q.DS.Kind != KindFile {
+		return false
+	}
+	if q.Act == writeDisk {
+		return true
+	}
+	return q.Act != deletePath && q.F != nil && q.F.e.isReg() && q.F.hash == q.DS.Hash
+}
+
+// linkFirst makes it (a hard link) under its temporary name (or its name,
+// when fresh) as a link to its first name's inode in the folder; where
+// that cannot be (its first name was not written, or another user's file
+// under protected_hardlinks), as a file of its own.
+func (w *pathWrite) linkFirst(it *planItem, pfd int, name string) error {
+	target := it.tmp
+	if it.fresh {
+		target = name
+	}
+	q := it.D.HardLink
+	if ino, ok := w.placed[q]; ok {
+		qdir, qname := splitRel(q)
+		if qfd, err := w.dirFd(qdir); err == nil && unix.Linkat(qfd, qname, pfd, target, 0) == nil {
+			var st unix.Stat_t
+			if unix.Fstatat(pfd, target, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(st.Ino) == ino {
+				it.ino = ino
+				return nil
+			}
+			unix.Unlinkat(pfd, target, 0)
+		}
+	}
+	if err := w.makeNew(it, pfd, target); err != nil {
+		if refused(err) {
+			w.fail(it, err)
+			return nil
+		}
+		return err
+	}
+	return w.flush() // past the first flush: this file's bytes too
+}
+
+// entry is the record's new entry for it.
+func (it *planItem) entry() syncPath {
+	if it.failed {
+		sp := syncPath{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
+		return sp
+	}
+	return syncPath{Path: it.Path, F: it.after, D: it.DS}
+}

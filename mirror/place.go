@@ -1,0 +1,401 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// The write-back's phases, in order:
+//
+//  1. the temporary names are listed in the store (journal.go);
+//  2. each new version is made under its temporary name in its own
+//     folder, through that folder's descriptor, never following a
+//     symlink: files copied from the store (holes kept) and checked
+//     against their hash, with owner, xattrs, mode, flags and times set
+//     on the new file; a folder the disk made is made under a temporary
+//     name too, and what it holds made in it under the final names;
+//  3. one flush (syncfs; macOS: F_FULLFSYNC), so no rename names a file
+//     whose bytes are not on stable storage;
+//  4. in path order, each is renamed over the old name once a last look
+//     finds the old name still holding what the plan was made from
+//     (RENAME_NOREPLACE where it expected nothing): if not, the folder's
+//     version stays and the disk's becomes a conflict copy, never
+//     overwriting what changed meanwhile; metadata-only changes are set
+//     in place;
+//  5. deletions, deepest first, only while a second look finds the disk
+//     still as its scan saw it (diskStill) and the path gone from it, and
+//     the folder's entry still what the record says; a folder is removed
+//     only once empty;
+//  6. folders' metadata, deepest first (their contents change their time);
+//  7. a second flush, before the record names the new versions.
+
+// errRaced: the folder's entry changed after the plan looked at it.
+var errRaced = errors.New("changed in the folder while it was written back")
+
+// write carries out the plan.
+func (w *pathWrite) write(ctx context.Context) error {
+	var temps []tempAt
+	for _, it := range w.items {
+		if it.Act == diskCopy || it.Act == writeDisk {
+			it.tmp = tempName()
+			dir, _ := splitRel(it.Path)
+			temps = append(temps, tempAt{dir: dir, name: it.tmp})
+		}
+	}
+	if len(temps) > 0 {
+		if err := writeJournal(w.s.dir, temps); err != nil {
+			return err
+		}
+	}
+	for _, it := range w.items {
+		if err := ctx.Err(); err != nil {
+			w.undo()
+			return err
+		}
+		w.trim(maxOpenDirs)
+		if err := w.prepare(it); err != nil {
+			if refused(err) {
+				w.fail(it, err)
+				continue
+			}
+			w.undo()
+			return fmt.Errorf("write %s (the folder is as it was): %w", filepath.Join(w.folder, it.Path), noSpace(err))
+		}
+	}
+	// The folders made under temporary names get their metadata before
+	// they appear (deepest first), and again, for their times, at the end.
+	for i := len(w.items) - 1; i >= 0; i-- {
+		if it := w.items[i]; !it.failed && it.makesDir() {
+			w.trim(maxOpenDirs)
+			w.dirMeta(it)
+		}
+	}
+	if len(temps) > 0 || len(w.made) > 0 {
+		if err := w.flush(); err != nil {
+			w.undo()
+			return err
+		}
+	}
+	if w.placing != nil {
+		w.placing(w)
+	}
+	for _, it := range w.items {
+		w.trim(maxOpenDirs)
+		if err := w.put(it); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Join(w.folder, it.Path), noSpace(err))
+		}
+	}
+	w.deletions()
+	for _, it := range w.items {
+		if it.replacesDir() && !it.failed {
+			w.trim(maxOpenDirs)
+			w.putOverDir(it)
+		}
+	}
+	for i := len(w.items) - 1; i >= 0; i-- {
+		if it := w.items[i]; !it.failed && (it.makesDir() || it.Act == setMeta && it.F.isDir()) {
+			w.trim(maxOpenDirs)
+			w.dirMeta(it)
+		}
+	}
+	for i := len(w.made) - 1; i >= 0; i-- {
+		w.trim(maxOpenDirs)
+		w.madeMeta(w.made[i])
+	}
+	w.untouch()
+	// What is still under a temporary name (a path given up, a stranger's
+	// file put there) goes: the names are the write-back's.
+	for _, p := range cleanTemps(w.rootfd, temps) {
+		w.wb.NotKept = append(w.wb.NotKept, "a temporary name could not be removed: "+p)
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	w.changes = make([]syncPath, 0, len(w.items))
+	for _, it := range w.items {
+		w.changes = append(w.changes, it.entry())
+	}
+	return nil
+}
+
+func (w *pathWrite) flush() error {
+	if err := commitFlush(w.rootfd); err != nil {
+		return noSpace(fmt.Errorf("flush %s: %w", w.folder, err))
+	}
+	w.flushes++
+	return nil
+}
+
+// refused: an error of one path rather than of the whole write-back:
+// permissions, flags, or a symlink, file or mount put in the way of its
+// folder (never followed or crossed).
+func refused(err error) bool {
+	for _, e := range []error{unix.EPERM, unix.EACCES, unix.ELOOP, unix.ENOTDIR, unix.EXDEV} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// inUnplaced reports (and marks it failed, quietly) whether it lies
+// inside a folder the write-back made that was not put at its name: it
+// failed, or something appeared there and it became a conflict copy. The
+// record keeps what is inside pending, for the next write-back.
+func (w *pathWrite) inUnplaced(it *planItem) bool {
+	for p := it.Path; p != "."; {
+		p, _ = splitRel(p)
+		if w.unplaced[p] {
+			it.failed = true
+			return true
+		}
+	}
+	return false
+}
+
+// fail gives up on one path: the folder keeps its version, the record
+// keeps the path pending, and the save says why.
+func (w *pathWrite) fail(it *planItem, err error) {
+	if it.makesDir() {
+		w.unplaced[it.Path] = true
+	}
+	it.failed = true
+	w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("%s: the disk's version was not written (%v); it is in snapshot %s", it.Path, err, w.id))
+}
+
+// undo removes what a write-back that stops before its first rename made.
+func (w *pathWrite) undo() {
+	for _, it := range w.items {
+		if it.tmp == "" || it.fresh || it.ino == 0 {
+			continue
+		}
+		dir, _ := splitRel(it.Path)
+		if pfd, err := w.dirFd(dir); err == nil {
+			removeAllAt(pfd, it.tmp)
+		}
+	}
+	for i := len(w.made) - 1; i >= 0; i-- {
+		dir, name := splitRel(w.made[i])
+		if pfd, err := w.dirFd(dir); err == nil {
+			unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR)
+		}
+	}
+	removeJournal(w.s.dir)
+}
+
+// prepare makes it's new version under its temporary name (or, inside a
+// folder this write-back made, under its own).
+func (w *pathWrite) prepare(it *planItem) error {
+	if it.Act != writeDisk && it.Act != diskCopy || it.failed || w.inUnplaced(it) {
+		return nil
+	}
+	dir, name := splitRel(it.Path)
+	pfd, fresh, err := w.parentOf(dir)
+	if err != nil {
+		return err
+	}
+	target := it.tmp
+	if fresh && it.Act == writeDisk {
+		target, it.fresh = name, true
+	}
+	if it.makesDir() {
+		return w.makeDir(it, pfd, target)
+	}
+	if it.D.Kind == KindFile && it.D.HardLink != "" && w.linkable(it) {
+		it.link = true // made by a link to its first name, once that is in place
+		return nil
+	}
+	return w.makeNew(it, pfd, target)
+}
+
+// put renames it's new version into place (or sets its metadata).
+func (w *pathWrite) put(it *planItem) error {
+	if it.failed || w.inUnplaced(it) {
+		return nil
+	}
+	switch {
+	case it.Act == keepFolder:
+		if it.F != nil && it.F.e.isReg() && it.DS != nil && it.F.hash == it.DS.Hash {
+			w.placed[it.Path] = uint64(it.F.e.st.Ino)
+		}
+		it.after = keptSide(it.F)
+		w.note(it)
+		return nil
+	case it.Act == setMeta && !it.F.isDir():
+		w.setMetaAt(it)
+		return nil
+	case it.Act == setMeta, it.Act == deletePath, it.replacesDir():
+		return nil // after the deletions
+	case it.Act == diskCopy:
+		w.toCopy(it, it.Conflict)
+		it.after = keptSide(it.F)
+		return nil
+	}
+	dir, name := splitRel(it.Path)
+	pfd, err := w.dirFd(dir)
+	if err != nil {
+		w.fail(it, err)
+		return nil
+	}
+	if it.link {
+		if err := w.linkFirst(it, pfd, name); err != nil {
+			return err
+		}
+	}
+	if it.failed || it.fresh {
+		if !it.failed {
+			w.placed[it.Path] = it.ino
+			it.after = w.newSide(it, it.Path)
+			w.note(it)
+		}
+		return nil
+	}
+	if it.Aside && it.F != nil {
+		c, err := w.moveAside(pfd, name, it.Path)
+		if err != nil {
+			w.fail(it, err)
+			return nil
+		}
+		w.conflict(it.Path, c, it.Conflict)
+		it.Conflict = ""
+	}
+	w.note(it)
+	if !w.ours(pfd, it) {
+		return nil
+	}
+	var expect *unix.Stat_t
+	if it.F != nil && !it.Aside {
+		expect = &it.F.e.st
+	}
+	err = w.rename(pfd, it.tmp, name, expect, it.makesDir())
+	if errors.Is(err, errRaced) {
+		c := w.toCopy(it, "changed in the folder while it was written back: the folder's version is kept under the name, the disk's is the copy")
+		if it.makesDir() {
+			w.unplaced[it.Path] = true // what it holds is part of the copy
+			if c != "" {
+				_, cname := splitRel(c)
+				w.fresh[it.Path] = freshDir{parent: dir, name: cname}
+			}
+		}
+		it.after = nil // read again next time
+		return nil
+	}
+	if err != nil {
+		if refused(err) {
+			w.fail(it, err)
+			removeAllAt(pfd, it.tmp)
+			return nil
+		}
+		return err
+	}
+	if it.makesDir() {
+		w.fresh[it.Path] = freshDir{parent: dir, name: name}
+	}
+	w.placed[it.Path] = it.ino
+	it.after = w.newSide(it, it.Path)
+	return nil
+}
+
+// ours checks it's temporary name still holds what was made there; if
+// another process replaced it, the path is given up (the folder keeps its
+// version) and the stranger is left where it is.
+func (w *pathWrite) ours(pfd int, it *planItem) bool {
+	var st unix.Stat_t
+	if unix.Fstatat(pfd, it.tmp, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || uint64(st.Ino) != it.ino {
+		w.fail(it, errors.New("its temporary file was replaced by another process"))
+		unix.Unlinkat(pfd, it.tmp, 0) // whatever is under the name now is not renamed anywhere
+		return false
+	}
+	return true
+}
+
+// rename puts tmp at name in folder pfd: only where name is absent
+// (expect nil), or still holds expect (else errRaced). A folder made for a
+// file the folder had (dir) is exchanged with it.
+func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir bool) error {
+	if expect == nil {
+		err := renameNoReplace(pfd, tmp, pfd, name)
+		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY) {
+			return errRaced
+		}
+		return err
+	}
+	var now unix.Stat_t
+	if err := unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || !sameFile(expect, &now) {
+		return errRaced
+	}
+	if !dir {
+		return unix.Renameat(pfd, tmp, pfd, name)
+	}
+	err := exchangeAt(pfd, tmp, pfd, name)
+	if errors.Is(err, errors.ErrUnsupported) {
+		if err := unix.Unlinkat(pfd, name, 0); err != nil {
+			return err
+		}
+		return renameNoReplace(pfd, tmp, pfd, name)
+	}
+	if err == nil {
+		unix.Unlinkat(pfd, tmp, 0) // the folder's old file, now under the temporary name
+	}
+	return err
+}
+
+// sameFile: the inode the plan saw, unchanged (ctime is not compared: a
+// rename of another name of the same inode changes it).
+func sameFile(a, b *unix.Stat_t) bool {
+	return a.Ino == b.Ino && a.Size == b.Size && a.Mode == b.Mode && tsNano(statMtime(a)) == tsNano(statMtime(b))
+}
+
+// moveAside renames the folder's name (path rel) to a free conflict copy
+// name in the same folder, keeping its inode, and returns that path.
+func (w *pathWrite) moveAside(pfd int, name, rel string) (string, error) {
+	return w.toFreeName(pfd, name, rel)
+}
+
+// toCopy renames it's temporary file to a conflict copy of its path, and
+// returns that path ("" when it could not).
+func (w *pathWrite) toCopy(it *planItem, what string) string {
+	dir, _ := splitRel(it.Path)
+	pfd, err := w.dirFd(dir)
+	if err == nil && w.ours(pfd, it) {
+		var c string
+		if c, err = w.toFreeName(pfd, it.tmp, it.Path); err == nil {
+			w.conflict(it.Path, c, what)
+			return c
+		}
+	}
+	if err != nil {
+		w.fail(it, err)
+	}
+	return ""
+}
+
+// toFreeName renames from (in folder pfd) to the first free conflict
+// copy name of rel.
+func (w *pathWrite) toFreeName(pfd int, from, rel string) (string, error) {
+	for n := 1; n < 1000; n++ {
+		c := conflictName(rel, w.at, n)
+		_, cname := splitRel(c)
+		err := renameNoReplace(pfd, from, pfd, cname)
+		if !errors.Is(err, unix.EEXIST) && !errors.Is(err, unix.ENOTEMPTY) {
+			return c, err
+		}
+	}
+	return "", fmt.Errorf("no free conflict copy name for %s", rel)
+}
+
+// note reports it's conflict that has no copy (one side's deletion).
+func (w *pathWrite) note(it *planItem) {
+	if it.Conflict != "" {
+		w.conflict(it.Path, "", it.Conflict)
+		it.Conflict = ""
+	}
+}
+
+func (w *pathWrite) conflict(p, c, what string) {
+	w.wb.Conflicts = append(w.wb.Conflicts, Conflict{Path: p, Copy: c, What: what})
+}

@@ -1,0 +1,241 @@
+package mirror
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"slices"
+	"syscall"
+)
+
+// A base file of the sync record: magic, blocks of up to blockPaths paths
+// (each block starts its paths afresh, so one can be read alone), the
+// blocks' index (per block: offset, length, paths, CRC, first path), then
+// the index's offset and CRC. A write-back reads the index and the blocks
+// of the paths it looks at; a compaction reads them all, in order.
+
+// baseWriter streams a base file: paths in order, blockPaths to a block.
+type baseWriter struct {
+	w          io.Writer
+	off        int64
+	blk, index encoder
+	st         recState // the block's state
+	last       string   // the file's last path
+	inBlock    int
+	blocks, n  int
+	first      string
+}
+
+func newBaseWriter(w io.Writer) (*baseWriter, error) {
+	b := &baseWriter{w: w, off: int64(len(baseMagic))}
+	_, err := io.WriteString(w, baseMagic)
+	return b, err
+}
+
+// add appends p, which must come after the last path added.
+func (b *baseWriter) add(p *syncPath) error {
+	if b.n > 0 && !pathLess(b.last, p.Path) {
+		return fmt.Errorf("mirror record: %q after %q", p.Path, b.last)
+	}
+	if b.inBlock == 0 {
+		b.first, b.st = p.Path, recState{}
+	}
+	b.blk.syncPath(&b.st, p)
+	b.last = p.Path
+	b.inBlock++
+	b.n++
+	if b.inBlock == blockPaths {
+		return b.flush()
+	}
+	return nil
+}
+
+// flush writes the block being filled and notes it in the index.
+func (b *baseWriter) flush() error {
+	if b.inBlock == 0 {
+		return nil
+	}
+	b.index.uv(uint64(b.off))
+	b.index.uv(uint64(len(b.blk.b)))
+	b.index.uv(uint64(b.inBlock))
+	b.index.fixed32(crc32.ChecksumIEEE(b.blk.b))
+	b.index.str(b.first)
+	if _, err := b.w.Write(b.blk.b); err != nil {
+		return err
+	}
+	b.off += int64(len(b.blk.b))
+	b.blk.b, b.inBlock = b.blk.b[:0], 0
+	b.blocks++
+	return nil
+}
+
+// finish writes the last block, the index and the trailer.
+func (b *baseWriter) finish() error {
+	if err := b.flush(); err != nil {
+		return err
+	}
+	idx := binary.AppendUvarint(binary.AppendUvarint(nil, uint64(b.blocks)), uint64(b.n))
+	idx = append(idx, b.index.b...)
+	idx = binary.LittleEndian.AppendUint64(idx, uint64(b.off))
+	idx = binary.LittleEndian.AppendUint32(idx, crc32.ChecksumIEEE(idx[:len(idx)-8]))
+	_, err := b.w.Write(idx)
+	return err
+}
+
+// baseFile is an open base: its blocks' index read, blocks read as asked.
+type baseFile struct {
+	path   string
+	f      *os.File
+	blocks []baseBlock
+	n      int
+	cached int // the block in cache, -1 none
+	cache  []syncPath
+}
+
+type baseBlock struct {
+	off, len int64
+	count    int
+	crc      uint32
+	first    string
+}
+
+// openBase opens base file path and checks its index.
+func openBase(path string) (*baseFile, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read mirror record: %w", err)
+	}
+	b, err := readBaseIndex(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("mirror record %s: %w", path, err)
+	}
+	b.path = path
+	return b, nil
+}
+
+func readBaseIndex(f *os.File) (*baseFile, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	if !fi.Mode().IsRegular() || size < int64(len(baseMagic))+trailerLen || size > 4*maxFile {
+		return nil, errBadRecord
+	}
+	head := make([]byte, len(baseMagic))
+	tail := make([]byte, trailerLen)
+	if _, err := f.ReadAt(head, 0); err != nil || string(head) != baseMagic {
+		return nil, errBadRecord
+	}
+	if _, err := f.ReadAt(tail, size-trailerLen); err != nil {
+		return nil, err
+	}
+	at := int64(binary.LittleEndian.Uint64(tail))
+	if at < int64(len(baseMagic)) || at > size-trailerLen {
+		return nil, errBadRecord
+	}
+	idx := make([]byte, size-at)
+	if _, err := f.ReadAt(idx, at); err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(idx[:len(idx)-trailerLen]) != binary.LittleEndian.Uint32(idx[len(idx)-4:]) {
+		return nil, errBadRecord
+	}
+	d := &decoder{b: idx[:len(idx)-trailerLen]}
+	nb := d.count(5)
+	b := &baseFile{f: f, n: int(d.uv()), cached: -1, blocks: make([]baseBlock, 0, nb)}
+	next, total := int64(len(baseMagic)), 0
+	for i := 0; i < nb && !d.bad; i++ {
+		k := baseBlock{off: int64(d.uv()), len: int64(d.uv()), count: int(d.uv())}
+		if len(d.b) < 4 {
+			return nil, errBadRecord
+		}
+		k.crc = binary.LittleEndian.Uint32(d.b)
+		d.b = d.b[4:]
+		k.first = d.str()
+		if k.off != next || k.len <= 0 || k.off+k.len > at || k.count <= 0 || k.count > blockPaths ||
+			checkPath(k.first) != nil || (i > 0 && !pathLess(b.blocks[i-1].first, k.first)) {
+			return nil, errBadRecord
+		}
+		next, total = k.off+k.len, total+k.count
+		b.blocks = append(b.blocks, k)
+	}
+	if !d.end() || next != at || total != b.n {
+		return nil, errBadRecord
+	}
+	return b, nil
+}
+
+func (b *baseFile) close() { b.f.Close() }
+
+// block reads and checks block i (the last one read is kept).
+func (b *baseFile) block(i int) ([]syncPath, error) {
+	if i == b.cached {
+		return b.cache, nil
+	}
+	k := b.blocks[i]
+	buf := make([]byte, k.len)
+	if _, err := b.f.ReadAt(buf, k.off); err != nil {
+		return nil, fmt.Errorf("read mirror record: %w", err)
+	}
+	if crc32.ChecksumIEEE(buf) != k.crc {
+		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, errBadRecord)
+	}
+	d := &decoder{b: buf}
+	out := make([]syncPath, 0, k.count)
+	var st recState
+	for j := 0; j < k.count && !d.bad; j++ {
+		out = append(out, d.syncPath(&st))
+	}
+	if !d.end() || out[0].Path != k.first {
+		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, errBadRecord)
+	}
+	b.cached, b.cache = i, out
+	return out, nil
+}
+
+// find returns path p's entry, nil when the base has none.
+func (b *baseFile) find(p string) (*syncPath, error) {
+	// The last block whose first path is not after p.
+	i, _ := slices.BinarySearchFunc(b.blocks, p, func(k baseBlock, p string) int {
+		if k.first == p || pathLess(k.first, p) {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 {
+		return nil, nil
+	}
+	ps, err := b.block(i - 1)
+	if err != nil {
+		return nil, err
+	}
+	if j, ok := findPath(ps, p); ok {
+		return &ps[j], nil
+	}
+	return nil, nil
+}
+
+// each calls fn with every path in order (valid only during the call).
+func (b *baseFile) each(fn func(*syncPath) error) error {
+	last := ""
+	for i := range b.blocks {
+		ps, err := b.block(i)
+		if err != nil {
+			return err
+		}
+		if i > 0 && !pathLess(last, ps[0].Path) {
+			return fmt.Errorf("mirror record %s: block %d out of order: %w", b.path, i, errBadRecord)
+		}
+		for j := range ps {
+			if err := fn(&ps[j]); err != nil {
+				return err
+			}
+		}
+		last = ps[len(ps)-1].Path
+	}
+	return nil
+}

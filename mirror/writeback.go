@@ -1,0 +1,302 @@
+package mirror
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// pathWrite is one write-back of a Mirror folder, path by path: only the
+// paths the disk changed since the record are looked at in the folder
+// (changes.go), each gets the version the plan says (plan.go), and where
+// that is the disk's it is written to a temporary name in its own folder
+// and renamed over the old name (place.go). Every folder, and every path
+// not replaced, keeps its inode: a shell or editor inside the folder, and
+// its watchers, see only the files that changed change. A kill at any
+// moment leaves each path its old or its new version, plus at worst
+// temporary names the next write-back removes (journal.go).
+type pathWrite struct {
+	folder string
+	disk   string // the disk's mount point (second looks before deletions)
+	s      *store
+	id     string  // the snapshot written back
+	rec    *record // the last sync; nil: none (every difference is a conflict)
+	at     time.Time
+	// placing, when set, runs once the new files are written and flushed,
+	// before the first rename (tests race it and count the flushes).
+	placing func(w *pathWrite)
+
+	parentfd, rootfd, diskfd int
+	rootDev                  uint64
+	dirs                     map[string]int              // folders of the folder open now (at most maxOpenDirs)
+	fresh                    map[string]freshDir         // folders this write-back made, filled before they appear
+	touched                  map[string][2]unix.Timespec // folders it writes in: their times before
+	unplaced                 map[string]bool             // folders it made that are not at their names
+	made                     []string                    // folders made in place (undone if the write-back fails)
+	owner                    owner
+	objs                     *dirTree
+	hashes                   map[objKey]sum // content hashes of the store's objects read so far
+	byPath                   map[string]*planItem
+	items                    []*planItem
+	placed                   map[string]uint64 // paths holding the disk's content, by inode (hard links)
+
+	wb      WriteBack
+	files   int        // files written
+	flushes int        // commitFlush calls
+	changes []syncPath // the record's new entries
+}
+
+// run does the write-back; w.changes is then what the record gets.
+func (w *pathWrite) run(ctx context.Context) (WriteBack, error) {
+	w.wb = WriteBack{Folder: w.folder}
+	w.parentfd, w.rootfd, w.diskfd = -1, -1, -1
+	w.dirs, w.fresh, w.hashes = map[string]int{}, map[string]freshDir{}, map[objKey]sum{}
+	w.byPath, w.placed, w.touched = map[string]*planItem{}, map[string]uint64{}, map[string][2]unix.Timespec{}
+	w.unplaced = map[string]bool{}
+	defer w.close()
+	if err := w.open(); err != nil {
+		return w.wb, err
+	}
+	temps, err := readJournal(w.s.dir)
+	if err != nil {
+		return w.wb, err
+	}
+	for _, p := range cleanTemps(w.rootfd, temps) {
+		w.wb.NotKept = append(w.wb.NotKept, "a temporary file an interrupted write-back left could not be removed: "+p)
+	}
+	cands, err := diskChanges(w.s, w.rec, w.id)
+	if err != nil {
+		return w.wb, err
+	}
+	if err := w.plan(ctx, cands); err != nil {
+		return w.wb, err
+	}
+	if err := w.write(ctx); err != nil {
+		return w.wb, err
+	}
+	w.report()
+	return w.wb, nil
+}
+
+func (w *pathWrite) close() {
+	w.trim(0)
+	for _, fd := range []int{w.rootfd, w.parentfd, w.diskfd} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+	if w.objs != nil {
+		w.objs.close()
+	}
+}
+
+// open opens the folder's parent and the folder, never through a symlink,
+// refuses a folder that is a mount point, and opens the disk.
+func (w *pathWrite) open() error {
+	var err error
+	if w.parentfd, err = openDirPath(filepath.Dir(w.folder)); err != nil {
+		return err
+	}
+	if w.rootfd, err = openDirAt(w.parentfd, filepath.Base(w.folder)); err != nil {
+		return fmt.Errorf("open %s (never following a symlink): %w", w.folder, err)
+	}
+	var p, f unix.Stat_t
+	unix.Fstat(w.parentfd, &p)
+	unix.Fstat(w.rootfd, &f)
+	if p.Dev != f.Dev {
+		return fmt.Errorf("%s is a mount point of another file system; it is never written back", w.folder)
+	}
+	w.rootDev = uint64(f.Dev)
+	w.owner = newOwner(f.Uid, f.Gid)
+	if w.disk != "" {
+		w.diskfd, _ = openRetry(w.disk, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
+	return nil
+}
+
+// plan looks at each candidate in the folder and decides (plan.go).
+func (w *pathWrite) plan(ctx context.Context, cands []candidate) error {
+	w.items = make([]*planItem, 0, len(cands))
+	for i := range cands {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		w.trim(maxOpenDirs)
+		c := &cands[i]
+		it := &planItem{Path: c.path, D: c.d}
+		if c.rec != nil {
+			it.Base, it.LastF = c.rec.D, c.rec.F
+		}
+		f, err := w.look(c.path, it.LastF)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", filepath.Join(w.folder, c.path), err)
+		}
+		it.F = f
+		if c.d != nil {
+			if c.src == nil {
+				return fmt.Errorf("the disk's %s is a hard link to %s, which the snapshot lacks: %w", c.path, c.d.HardLink, errBadManifest)
+			}
+			it.Src = c.src
+			if it.DS, err = w.diskSideOf(c.d, c.src, it.Base); err != nil {
+				return err
+			}
+		}
+		it.decide()
+		w.items = append(w.items, it)
+		w.byPath[it.Path] = it
+	}
+	return nil
+}
+
+// look finds path rel in the folder, with its content hash: the record's
+// when the file's identity is the one recorded (last), else read.
+func (w *pathWrite) look(rel string, last *side) (*fstate, error) {
+	dir, name := splitRel(rel)
+	pfd := w.rootfd
+	if rel == "." {
+		name = "."
+	} else if fd, err := w.dirFd(dir); err != nil {
+		return nil, nil // its folder is not there (or not a folder): neither is it
+	} else {
+		pfd = fd
+	}
+	st, flags, err := lstatAt(pfd, name)
+	if errors.Is(err, unix.ENOENT) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := &fstate{e: fsEntry{rel: rel, st: st}, flags: flags}
+	switch {
+	case f.e.isDir() && uint64(st.Dev) != w.rootDev:
+		return nil, fmt.Errorf("%s: %w (never entered)", rel, errMountInside)
+	case f.e.isLink():
+		if f.e.link, err = readlinkAt(pfd, name); err != nil {
+			return nil, err
+		}
+		f.hash = linkHash(f.e.link)
+	case f.e.isReg():
+		if id := identOf(&st); last != nil && last.Ident != nil && *last.Ident == id && !last.Hash.none() {
+			f.hash = last.Hash
+			break
+		}
+		fd, err := openFileAt(pfd, name, &st)
+		if err != nil {
+			// Replaced while looked at (an editor saving), or unreadable:
+			// a version the record cannot vouch for, so the folder's is
+			// kept and the disk's, if it changed, is the copy.
+			f.hash = unknownHash
+			return f, nil
+		}
+		f.hash, err = hashFd(fd)
+		unix.Close(fd)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// unknownHash stands for the contents of a folder file that could not be
+// read: never any version's.
+var unknownHash = sha256.Sum256([]byte("rambar: a file that could not be read"))
+
+// diskSideOf is d's side with its content hash (src's bytes): the
+// record's when the object is the record's (objects never change), else
+// read from the store.
+func (w *pathWrite) diskSideOf(d, src *Entry, base *side) (*side, error) {
+	s := diskSide(d, src.Obj)
+	if d.Kind != KindFile {
+		return s, nil
+	}
+	if base != nil && base.Kind == KindFile && base.Obj == s.Obj && base.Size == s.Size && !s.Obj.none() && !base.Hash.none() {
+		s.Hash = base.Hash
+		return s, nil
+	}
+	key := objKey{src.Obj, src.Size}
+	if h, ok := w.hashes[key]; ok && !src.Obj.none() {
+		s.Hash = h
+		return s, nil
+	}
+	h, err := w.diskHash(src)
+	if err != nil {
+		return nil, fmt.Errorf("read the disk's %s: %w", d.Path, err)
+	}
+	w.hashes[key], s.Hash = h, h
+	return s, nil
+}
+
+// objKey names a file's bytes in the store: a packed object's name is
+// its start, which an empty file shares with the file after it.
+type objKey struct {
+	obj  objName
+	size int64
+}
+
+// openObj opens e's bytes in the store.
+func (w *pathWrite) openObj(e *Entry) (int, objRef, error) {
+	ref, err := objRefOf(*e)
+	if err != nil {
+		return -1, ref, err
+	}
+	if w.objs == nil {
+		if w.objs, err = openTree(w.s.path("objects")); err != nil {
+			return -1, ref, err
+		}
+	}
+	fd, err := w.objs.openFile(ref.Rel)
+	return fd, ref, err
+}
+
+// diskHash is the SHA-256 of e's bytes as the store has them.
+func (w *pathWrite) diskHash(e *Entry) (sum, error) {
+	fd, ref, err := w.openObj(e)
+	if err != nil {
+		return sum{}, err
+	}
+	defer unix.Close(fd)
+	if !ref.Packed && e.Extents == nil {
+		return hashFd(fd)
+	}
+	h := newHash()
+	if e.Extents == nil {
+		if err := readAll(fd, ref.Off, ref.Size, h); err != nil {
+			return sum{}, err
+		}
+		return sumOf(h), nil
+	}
+	// A sparse file: its object holds the data ranges one after another;
+	// the holes between are zeros.
+	pos, from := int64(0), ref.Off
+	for _, x := range e.Extents {
+		if err := zeros(h, x.Off-pos); err != nil {
+			return sum{}, err
+		}
+		if err := readAll(fd, from, x.Len, h); err != nil {
+			return sum{}, err
+		}
+		pos, from = x.Off+x.Len, from+x.Len
+	}
+	if err := zeros(h, e.Size-pos); err != nil {
+		return sum{}, err
+	}
+	return sumOf(h), nil
+}
+
+// report sums up what the plan kept in the folder's favour.
+func (w *pathWrite) report() {
+	for _, it := range w.items {
+		if it.Outside {
+			w.wb.KeptOutside++
+		}
+		if it.DeletedOutside {
+			w.wb.DeletedOutside = append(w.wb.DeletedOutside, it.Path)
+		}
+	}
+}
