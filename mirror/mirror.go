@@ -117,6 +117,13 @@ func (k *Keeper) startLoad(st State) error {
 	return writeSyncRecord(st.Backing, &syncRecord{DiskID: st.ID, Folder: st.MirrorPath})
 }
 
+// emptyLoadRecord records a Mirror disk as loaded from an empty folder:
+// its first write-back writes the whole disk into the folder (a disk that
+// began without --mirror: rambar keep --mirror).
+func emptyLoadRecord(st State) error {
+	return writeSyncRecord(st.Backing, &syncRecord{DiskID: st.ID, Folder: st.MirrorPath, Complete: true})
+}
+
 // loadedRecord is the record of a finished load of this disk, or
 // ErrIncomplete saying how to reload.
 func (k *Keeper) loadedRecord(st State) (*syncRecord, error) {

@@ -25,6 +25,10 @@ type fakeDisks struct {
 	notices    []string
 	// conflicts is what the last write-back of a disk left.
 	conflicts func(v ramdisk.Volume) (int, string)
+	// keep, when set, is Keep; plain, when set, says which disks are not
+	// kept (Kept is true for every disk otherwise).
+	keep  func(ctx context.Context, v ramdisk.Volume, folder string) error
+	plain func(v ramdisk.Volume) bool
 	// created, when set, hears each Create: "NAME MODE \"FOLDER\"".
 	created chan string
 }
@@ -70,7 +74,14 @@ func (f *fakeDisks) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramd
 	return f.reclaim(ctx, v, asUnits(progress))
 }
 
-func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return true }
+func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return f.plain == nil || !f.plain(v) }
+
+func (f *fakeDisks) Keep(ctx context.Context, v ramdisk.Volume, folder string, progress ramdisk.ProgressFunc) error {
+	if f.keep == nil {
+		return errors.New("no keep hook")
+	}
+	return f.keep(ctx, v, folder)
+}
 
 func (f *fakeDisks) Notices() []string { return f.notices }
 
