@@ -4,12 +4,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // treeOf is every path under root with what it is: a file's bytes, a
@@ -240,5 +243,52 @@ func TestCLIKeepAnotherDataFolder(t *testing.T) {
 	}
 	if out, errOut, code := mine.run("keep", "Theirs", "--force"); code != 0 || !strings.Contains(out, "is kept now") {
 		t.Errorf("keep --force of another data folder's disk: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestCLIKeepKilled: keep killed at random moments (before, during and
+// after its first save) leaves the disk and its files as they were, and a
+// second keep (no --force needed: nothing was saved over) or a save
+// finishes it; what is saved is the disk's files.
+func TestCLIKeepKilled(t *testing.T) {
+	c := newCLI(t)
+	for round := 0; round < 12; round++ {
+		name := fmt.Sprintf("K%d", round)
+		if _, errOut, code := c.run("create", name, "64M"); code != 0 {
+			t.Fatalf("create: %s", errOut)
+		}
+		mp := filepath.Join(c.root, name)
+		fillPlain(t, mp)
+		for i := 0; i < 300; i++ {
+			put(t, mp, fmt.Sprintf("many/%d.txt", i), strings.Repeat("x", 1000+i))
+		}
+		want := treeOf(t, mp)
+		cmd := exec.Command(c.bin, "keep", name)
+		cmd.Env = append(os.Environ(), "RAMBAR_MOUNT_ROOT="+c.root, "RAMBAR_HOME="+c.home)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(round*4) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		sameTrees(t, name+" after a killed keep", treeOf(t, mp), want)
+		out, errOut, code := c.run("keep", name)
+		switch {
+		case code == 0:
+		case code == exitUsage && strings.Contains(errOut, "kept already"):
+			if _, errOut, code := c.run("save", name); code != 0 {
+				t.Fatalf("round %d: save after a killed keep: exit %d %s", round, code, errOut)
+			}
+		default:
+			t.Fatalf("round %d: keep after a killed keep: exit %d\n%s%s", round, code, out, errOut)
+		}
+		if _, errOut, code := c.run("eject", name); code != 0 {
+			t.Fatalf("eject: %s", errOut)
+		}
+		if _, errOut, code := c.run("create", name, "64M", "--keep"); code != 0 {
+			t.Fatalf("create --keep: %s", errOut)
+		}
+		sameTrees(t, name+" made again", treeOf(t, mp), want)
+		c.run("eject", name)
 	}
 }

@@ -37,7 +37,7 @@ func (k *Keeper) TakeOn(v ramdisk.Volume, o Options, force bool) (State, error) 
 			how = "mirrored to " + before.MirrorPath
 		}
 		return State{}, fmt.Errorf("%s: %w (%s)", v.Name, ErrAlreadyKept, how)
-	case err == nil && !force:
+	case err == nil && !force && k.hasSnapshots(before):
 		return State{}, fmt.Errorf("%w: the name %s has saved contents of an earlier disk (%s); keeping this disk makes "+
 			"its contents their newest snapshot: add --force to do that (the older snapshots stay restorable), or delete "+
 			"them first with 'rambar forget %s'", ErrRefused, v.Name, lastWords(before), v.Name)
@@ -83,6 +83,13 @@ func (k *Keeper) TakeOn(v ramdisk.Volume, o Options, force bool) (State, error) 
 		return State{}, fmt.Errorf("keep %s: %w", v.Name, err)
 	}
 	return st, nil
+}
+
+// hasSnapshots reports whether st's store holds a snapshot (a keep killed
+// before its first save left none: it is taken on again without --force).
+func (k *Keeper) hasSnapshots(st State) bool {
+	snaps, err := k.store(st).snapshots()
+	return err != nil || len(snaps) > 0
 }
 
 // lastWords says when a store was last saved, for a refusal.
