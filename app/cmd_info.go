@@ -88,7 +88,7 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 // contentsRows adds how the contents are kept to `info`.
 func contentsRows(row func(k, f string, args ...any), name string, c *contentsJSON) {
 	if c == nil {
-		row("Contents", "discarded on eject")
+		row("Contents", "discarded on eject ('rambar keep %s' keeps them from now on)", quoteName(name))
 		return
 	}
 	switch c.Mode {

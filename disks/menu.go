@@ -83,6 +83,19 @@ func (m *Menu) Save(ctx context.Context, v ramdisk.Volume, progress ramdisk.Prog
 	return err
 }
 
+// Keep is Keep Contents (folder "") and Mirror to a Folder… (folder: the
+// empty folder the disk is written into).
+func (m *Menu) Keep(ctx context.Context, v ramdisk.Volume, folder string, progress ramdisk.ProgressFunc) error {
+	o := mirror.Options{Mode: ramdisk.Keep}
+	if folder != "" {
+		o = mirror.Options{Mode: ramdisk.Mirror, MirrorPath: folder}
+	}
+	r, err := m.S.Keep(ctx, KeepRequest{Name: v.Name, Contents: o, Progress: progress})
+	m.Forget(v.Name)
+	m.Saved(v.Name, r)
+	return err
+}
+
 // Saved records a save of the disk (Save Now, Eject, autosave, the save
 // before sleep): a Mirror write-back's conflicts are kept for the menu's
 // entry (MirrorConflicts) and heard by Conflicts; a write-back without

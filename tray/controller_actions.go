@@ -54,6 +54,10 @@ func (c *Controller) handle(key string) {
 		c.runHook(disk, opSaving, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
 			return "", c.d.Disks.Save(ctx, v, units(p))
 		}, func(d *diskState, _ string) { d.Unsaved = false })
+	case actKeep:
+		c.keep(disk, "")
+	case actMirrorTo:
+		c.mirrorTo(disk)
 	case actReclaim:
 		c.runHook(disk, opReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
 			freed, err := c.d.Disks.Reclaim(ctx, v, units(p))
@@ -191,6 +195,45 @@ func (c *Controller) runHook(d *diskState, op opKind, hook func(context.Context,
 	})
 }
 
+// keep starts keeping a plain disk (into folder when it is not ""), its
+// first save's progress in the menu.
+func (c *Controller) keep(disk *diskState, folder string) {
+	c.runHook(disk, opKeeping, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
+		return "", c.d.Disks.Keep(ctx, v, folder, units(p))
+	}, func(d *diskState, _ string) {
+		d.Kept, d.Unsaved = true, false
+		if folder == "" {
+			c.notify("Keeping "+d.Volume.Name, "Saved now, and on every eject; made again, it comes back as it was.")
+		} else {
+			c.notify(d.Volume.Name+" mirrors "+folder, "Written there now, and again on every save and eject.")
+		}
+		c.refresh(true)
+	})
+}
+
+// mirrorTo asks for the folder a plain disk is to be mirrored to, then
+// keeps it there.
+func (c *Controller) mirrorTo(disk *diskState) {
+	if c.d.EditPresets == nil {
+		return
+	}
+	name := disk.Volume.Name
+	c.goJob(func(ctx context.Context) {
+		folder, err := c.d.EditPresets.Folder(ctx, "An empty folder to mirror "+name+" to", "")
+		c.post(func() {
+			switch {
+			case errors.Is(err, ramdisk.ErrCancelled):
+			case err != nil:
+				c.notify("Can't mirror "+name, short(err))
+			default:
+				if d, ok := c.state.Disk(name); ok {
+					c.keep(d, folder)
+				}
+			}
+		})
+	})
+}
+
 // benchmark runs Benchmark This Disk, showing its progress in the menu,
 // then its table in a window that offers the chart.
 func (c *Controller) benchmark(disk *diskState) {
@@ -237,6 +280,8 @@ func opNoun(op opKind) string {
 		return "Saving"
 	case opReclaiming:
 		return "Reclaiming"
+	case opKeeping:
+		return "Keeping"
 	case opBenchmarking:
 		return "Benchmark"
 	}

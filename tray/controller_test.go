@@ -666,3 +666,50 @@ func TestEjectAllLeavesOtherRAMBarsDisks(t *testing.T) {
 	h.c.Click("disk/Theirs/eject")
 	h.waitGone("Theirs")
 }
+
+// A plain disk's submenu offers Keep Contents and Mirror to a Folder…; a
+// kept one neither. Keep Contents keeps it and Save Now takes their place;
+// Mirror to a Folder… asks for the folder (cancel: nothing happens) and a
+// refusal is a notification, the disk still plain.
+func TestKeepAndMirrorTo(t *testing.T) {
+	var mu sync.Mutex
+	kept := map[string]string{}
+	sc := &script{t: t, steps: []step{{"folder", "An empty folder to mirror M to|", cancel}, {"folder", "An empty folder to mirror M to|", "/home/me/full"},
+		{"folder", "An empty folder to mirror M to|", "/home/me/site"}}}
+	h := start(t, func(d *Deps) {
+		d.EditPresets = sc
+		d.Disks = &fakeDisks{eng: d.Engine,
+			plain: func(v ramdisk.Volume) bool { mu.Lock(); defer mu.Unlock(); _, ok := kept[v.Name]; return !ok },
+			keep: func(ctx context.Context, v ramdisk.Volume, folder string) error {
+				if folder == "/home/me/full" {
+					return errors.New("mirror folder /home/me/full: it is not empty")
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				kept[v.Name] = folder
+				return nil
+			}}
+	})
+	h.create("K", ramdisk.GiB)
+	h.create("M", ramdisk.GiB)
+	got := h.waitFor("  Mirror to a Folder…\n")
+	if strings.Contains(got, "Save Now") {
+		t.Errorf("Save Now offered on plain disks:\n%s", got)
+	}
+	h.c.Click("disk/K/keep")
+	h.note("Keeping K")
+	h.wait("K kept", func(m string) bool {
+		k := m[strings.Index(m, "K — "):strings.Index(m, "M — ")]
+		return strings.Contains(k, "Save Now") && !strings.Contains(k, "Keep Contents")
+	})
+	h.c.Click("disk/M/mirrorto") // cancelled
+	h.c.Click("disk/M/mirrorto")
+	h.note("Keeping of M failed: mirror folder /home/me/full: it is not empty")
+	h.c.Click("disk/M/mirrorto")
+	h.note("M mirrors /home/me/site")
+	mu.Lock()
+	defer mu.Unlock()
+	if kept["K"] != "" || kept["M"] != "/home/me/site" {
+		t.Errorf("kept %v", kept)
+	}
+}

@@ -45,6 +45,10 @@ type Disks interface {
 	Eject(ctx context.Context, v ramdisk.Volume, force bool) error
 	// Save saves a kept disk's contents now (Save Now).
 	Save(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) error
+	// Keep starts keeping a plain disk's contents without ejecting it and
+	// saves it now (Keep Contents; Mirror to a Folder…: folder is the empty
+	// folder it is written into, "" keeps it in RAMBar's store).
+	Keep(ctx context.Context, v ramdisk.Volume, folder string, progress ramdisk.ProgressFunc) error
 	// Reclaim gives back memory that deleted files still pin (copy out,
 	// remake, copy back) and returns how much was freed. Offered only when
 	// Usage.ReclaimWorthwhile.

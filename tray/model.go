@@ -34,6 +34,8 @@ const (
 	actAbout                          // show the version and where to get help
 	actQuit                           // quit RAMBar
 	actCacheToggle                    // put a cache folder on the disk, or back (Text: its key)
+	actKeep                           // keep a plain disk's contents from now on
+	actMirrorTo                       // mirror a plain disk to a folder the user picks
 )
 
 // action is a menu item's effect, with its argument.
@@ -103,6 +105,7 @@ const (
 	opSaving
 	opReclaiming
 	opBenchmarking
+	opKeeping // Keep Contents, Mirror to a Folder…: the first save
 )
 
 func (o opKind) verb() string {
@@ -115,6 +118,8 @@ func (o opKind) verb() string {
 		return "Reclaiming…"
 	case opBenchmarking:
 		return "Benchmarking…"
+	case opKeeping:
+		return "Keeping…"
 	}
 	return ""
 }

@@ -132,6 +132,18 @@ func diskItem(s menuState, d diskState) Item {
 		}
 		extra = append(extra, Item{Key: key + "/save", Title: t, Disabled: !idle, action: act(actSaveNow)})
 	}
+	if s.Features.SaveNow && (d.Op == opKeeping || !d.Kept && d.Whose == "" && !d.Incomplete) {
+		t := "Keep Contents"
+		if d.Op == opKeeping {
+			t = progressText(d)
+		}
+		extra = append(extra, Item{Key: key + "/keep", Title: t, Disabled: !idle,
+			Tooltip: "Save this disk now and on every eject, and restore it when it is made again", action: act(actKeep)})
+		if s.Features.EditPresets && idle {
+			extra = append(extra, Item{Key: key + "/mirrorto", Title: "Mirror to a Folder…",
+				Tooltip: "Write this disk into an empty folder now and on every save and eject", action: act(actMirrorTo)})
+		}
+	}
 	if s.Features.Reclaim && (d.Op == opReclaiming || reclaimable(d)) {
 		t := "Reclaim " + d.Usage.Pinned().Short()
 		if d.Op == opReclaiming {

@@ -27,6 +27,10 @@ type fakeDisks struct {
 	conflicts func(v ramdisk.Volume) (int, string)
 	// inUse is how many paths changed during a disk's last save.
 	inUse func(v ramdisk.Volume) int
+	// keep, when set, is Keep; plain, when set, says which disks are not
+	// kept (Kept is true for every disk otherwise).
+	keep  func(ctx context.Context, v ramdisk.Volume, folder string) error
+	plain func(v ramdisk.Volume) bool
 	// created, when set, hears each Create: "NAME MODE \"FOLDER\"".
 	created chan string
 }
@@ -72,7 +76,14 @@ func (f *fakeDisks) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramd
 	return f.reclaim(ctx, v, asUnits(progress))
 }
 
-func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return true }
+func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return f.plain == nil || !f.plain(v) }
+
+func (f *fakeDisks) Keep(ctx context.Context, v ramdisk.Volume, folder string, progress ramdisk.ProgressFunc) error {
+	if f.keep == nil {
+		return errors.New("no keep hook")
+	}
+	return f.keep(ctx, v, folder)
+}
 
 func (f *fakeDisks) Notices() []string { return f.notices }
 
