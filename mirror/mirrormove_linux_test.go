@@ -142,4 +142,3 @@ func messages(entries []Entry) int {
 	}
 	return len(have)
 }
-
