@@ -73,14 +73,9 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	if contents.Mode == ramdisk.Mirror {
-		// Refused before the plan is printed; the disk's making checks again.
-		contents.CreateFolder = *in.Bool("create-folder")
-		if err := a.checkMirrorFolder(contents.MirrorPath, contents.CreateFolder); err != nil {
-			return err
-		}
-	} else if in.Set("create-folder") {
-		return usagef("--create-folder goes with --mirror FOLDER")
+	// Refused before the plan is printed; the disk's making checks again.
+	if err := a.createFolderFlag(in, &contents); err != nil {
+		return err
 	}
 	if *compress && contents.Mode == ramdisk.Discard {
 		return usagef("--compress needs --keep or --mirror: it applies to restored contents")

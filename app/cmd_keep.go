@@ -37,13 +37,8 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	if contents.Mode == ramdisk.Mirror {
-		contents.CreateFolder = *in.Bool("create-folder")
-		if err := a.checkMirrorFolder(contents.MirrorPath, contents.CreateFolder); err != nil {
-			return err
-		}
-	} else if in.Set("create-folder") {
-		return usagef("--create-folder goes with --mirror FOLDER")
+	if err := a.createFolderFlag(in, &contents); err != nil {
+		return err
 	}
 	svc, err := a.service()
 	if err != nil {

@@ -51,6 +51,19 @@ func (a *App) checkMirrorFolder(path string, create bool) error {
 	return nil
 }
 
+// createFolderFlag takes --create-folder into o (create, keep) and checks
+// the mirror folder by the keeper's rules; it goes with --mirror only.
+func (a *App) createFolderFlag(in *input, o *mirror.Options) error {
+	if o.Mode != ramdisk.Mirror {
+		if in.Set("create-folder") {
+			return usagef("--create-folder goes with --mirror FOLDER")
+		}
+		return nil
+	}
+	o.CreateFolder = *in.Bool("create-folder")
+	return a.checkMirrorFolder(o.MirrorPath, o.CreateFolder)
+}
+
 // withCreateFolder adds to a missing mirror folder's refusal the flag that
 // makes it, for the commands that take it (create, preset add and edit).
 func withCreateFolder(err error) error {

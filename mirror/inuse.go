@@ -132,13 +132,5 @@ func inUseOf(moved *pathList) *InUse {
 
 // sortPaths sorts paths in pathLess order.
 func sortPaths(paths []string) {
-	slices.SortFunc(paths, func(a, b string) int {
-		switch {
-		case a == b:
-			return 0
-		case pathLess(a, b):
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(paths, cmpPath)
 }

@@ -69,17 +69,10 @@ func StatusItemTitle(ctx context.Context, ivar string) (string, error) {
 	var title string
 	var err error
 	werr := onMainWait(ctx, func() {
-		del := class("NSApplication").Send(selSharedApplication).Send(selDelegate)
-		if del == 0 {
-			err = errors.New("NSApp has no delegate")
+		var item objc.ID
+		if item, err = delegateIvar(ivar); err != nil {
 			return
 		}
-		iv := del.Class().InstanceVariable(ivar)
-		if iv == 0 {
-			err = fmt.Errorf("the app delegate (%s) has no instance variable %s", className(del), ivar)
-			return
-		}
-		item := del.GetIvar(iv)
 		if item == 0 {
 			err = errors.New("no status item: the menu bar has not made it")
 			return
@@ -167,17 +160,10 @@ func StatusMenuTitles(ctx context.Context, ivar string) ([]string, error) {
 	var titles []string
 	var err error
 	werr := onMainWait(ctx, func() {
-		del := class("NSApplication").Send(selSharedApplication).Send(selDelegate)
-		if del == 0 {
-			err = errors.New("NSApp has no delegate")
+		var menu objc.ID
+		if menu, err = delegateIvar(ivar); err != nil {
 			return
 		}
-		iv := del.Class().InstanceVariable(ivar)
-		if iv == 0 {
-			err = fmt.Errorf("the app delegate (%s) has no instance variable %s", className(del), ivar)
-			return
-		}
-		menu := del.GetIvar(iv)
 		if menu == 0 {
 			err = errors.New("the menu bar has no menu yet")
 			return
@@ -190,4 +176,18 @@ func StatusMenuTitles(ctx context.Context, ivar string) ([]string, error) {
 		}
 	})
 	return titles, errors.Join(werr, err)
+}
+
+// delegateIvar is the value of the app delegate's instance variable ivar
+// (0 when it is not set yet); on the main thread.
+func delegateIvar(ivar string) (objc.ID, error) {
+	del := class("NSApplication").Send(selSharedApplication).Send(selDelegate)
+	if del == 0 {
+		return 0, errors.New("NSApp has no delegate")
+	}
+	iv := del.Class().InstanceVariable(ivar)
+	if iv == 0 {
+		return 0, fmt.Errorf("the app delegate (%s) has no instance variable %s", className(del), ivar)
+	}
+	return del.GetIvar(iv), nil
 }
