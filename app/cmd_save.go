@@ -69,7 +69,7 @@ func contentsErr(err error) error {
 	case errors.Is(err, mirror.ErrNotKept):
 		// A disk named that is not kept: a bad argument (exit 2), as the
 		// README's table has it.
-		return &usageError{fmt.Sprintf("%v; 'rambar keep NAME' keeps a mounted disk from now on (--mirror FOLDER: into an empty folder)", err)}
+		return &usageError{fmt.Sprintf("%v; 'rambar keep NAME' keeps a mounted disk from now on, as 'rambar create NAME SIZE --keep' (or --mirror FOLDER) makes one", err)}
 	}
 	return err
 }
