@@ -14,7 +14,15 @@ CHECK := $(DIST)/check
 # product's go.mod lists only what the product uses.
 TOOL := $(GO) tool -modfile=tools/go.mod
 
-.PHONY: help deps run build test unit lint cross bench bench-storage bench-mirror bench-tray screenshot integration app dmg notarize bundle-check icons
+.PHONY: help deps run dev-app selftest build install uninstall test unit lint cross bench bench-storage bench-mirror bench-tray screenshot integration app dmg notarize bundle-check icons
+
+# Where make install puts RAMBar on Linux: PREFIX/bin/rambar, a desktop
+# entry and its icon. /usr/local (as root) or $HOME/.local (for you alone);
+# DESTDIR is prepended for packagers.
+PREFIX ?= /usr/local
+ICON := bin/rambar-256.png
+INSTALLED := $(DESTDIR)$(PREFIX)/bin/rambar $(DESTDIR)$(PREFIX)/share/applications/rambar.desktop \
+	$(DESTDIR)$(PREFIX)/share/icons/hicolor/256x256/apps/rambar.png
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -22,8 +30,44 @@ help: ## list the targets
 build: ## build bin/rambar for this machine
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./app
 
-run: build ## start the menu-bar app (macOS: the cgo build; Linux: your desktop session's tray)
-	./$(BIN)
+$(ICON): packaging/appicon/main.go
+	$(GO) run ./packaging/appicon -size 256 -o $@
+
+install: build $(ICON) ## Linux: install bin/rambar, a desktop entry and its icon under PREFIX (default /usr/local; PREFIX=~/.local for you alone)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/icons/hicolor/256x256/apps
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rambar
+	sed 's|@BIN@|$(PREFIX)/bin/rambar|' packaging/linux/rambar.desktop > $(DESTDIR)$(PREFIX)/share/applications/rambar.desktop
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/applications/rambar.desktop
+	install -m 0644 $(ICON) $(DESTDIR)$(PREFIX)/share/icons/hicolor/256x256/apps/rambar.png
+	@echo "installed $(PREFIX)/bin/rambar; make uninstall PREFIX=$(PREFIX) removes it"
+
+uninstall: ## Linux: remove what make install put under PREFIX (your settings and saved contents stay)
+	rm -f $(INSTALLED)
+
+# On a Mac the menu-bar app runs from a bundle: a bare binary shows no
+# menu-bar icon on macOS 26 (tauri-apps/tray-icon#273), and notifications,
+# SMAppService and the self-test's native checks need the bundle too.
+DEVAPP := $(DIST)/dev/RAMBar.app
+
+run: ## start the menu-bar app (macOS: a minimal ad-hoc RAMBar.app of the cgo build for this Mac, opened; Linux: bin/rambar in your desktop session's tray)
+	@if [ "$$(uname -s)" = Darwin ]; then \
+		$(MAKE) --no-print-directory dev-app && echo "open $(DEVAPP) (its log: log stream --process rambar)" && open -W -n $(DEVAPP); \
+	else $(MAKE) --no-print-directory build && ./$(BIN); fi
+
+dev-app: ## macOS: dist/dev/RAMBar.app for this Mac's architecture (cgo), signed ad hoc: what make run opens
+	@if [ "$$(uname -s)" != Darwin ]; then echo "make dev-app needs macOS (cgo and the SDK)"; exit 1; fi
+	$(GO) build -o bin/bundle ./packaging/bundle
+	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o $(DIST)/dev/rambar ./app
+	bin/bundle app -bin $(DIST)/dev/rambar -o $(DEVAPP) -version "$(VERSION)" -build "$(BUILD)"
+	bin/bundle sign -app $(DEVAPP)
+
+# Where `make selftest` writes its report (report.json, summary.txt, the doctor's capture).
+SELFTEST_OUT ?= $(DIST)/selftest
+
+selftest: ## run rambar selftest: on a Mac from dist/dev/RAMBar.app (make dev-app), on Linux bin/rambar (root, a tray host on the session bus); report in SELFTEST_OUT
+	@if [ "$$(uname -s)" = Darwin ]; then \
+		$(MAKE) --no-print-directory dev-app && $(DEVAPP)/Contents/MacOS/rambar selftest --out $(SELFTEST_OUT); \
+	else $(MAKE) --no-print-directory build && ./$(BIN) selftest --out $(SELFTEST_OUT); fi
 
 test: deps lint cross bundle-check unit ## everything CI runs: the test tools (deps), vet, gofmt, staticcheck, actionlint, darwin cross-checks, all tests with -race, the .app bundle check
 
@@ -31,7 +75,7 @@ deps: ## install the programs the tests run (.ci/tools) with apt-get as root, or
 	tools/deps.sh
 
 unit: ## the tests, with the race detector (one package at a time: the crash and benchmark checks time real I/O)
-	$(GO) test -race -count=1 -p 1 ./...
+	$(GO) test -race -count=1 -p 1 -timeout 30m ./...
 
 lint: bin/staticcheck ## go vet, gofmt and staticcheck, for Linux and for macOS without cgo
 	$(GO) vet ./...

@@ -66,6 +66,7 @@ type App struct {
 	NewKeeper func(data string) *mirror.Keeper
 
 	engine ramdisk.Engine
+	noticeState
 }
 
 func newApp() *App {
@@ -108,6 +109,9 @@ func (a *App) Main(args []string) int {
 	if len(args) == 0 {
 		return a.exit(runTray(ctx, a))
 	}
+	if args[0] == "--selftest" { // the app started with --selftest (open RAMBar.app --args --selftest)
+		args = append([]string{"selftest", "--notify"}, args[1:]...)
+	}
 	c, rest, err := resolve(args)
 	if err != nil {
 		return a.exit(err)
@@ -115,25 +119,104 @@ func (a *App) Main(args []string) int {
 	in, help, err := parse(c, rest)
 	switch {
 	case err != nil:
-		return a.exit(err)
+		return a.exitJSON(c, rest, nil, err)
 	case help:
 		printUsage(a.Stdout, c)
 		return exitOK
 	case c.Run == nil: // a group of sub-verbs, given none
 		return a.exit(c.usageErr(""))
 	}
-	return a.exit(c.Run(ctx, a, in))
+	out := &countingWriter{w: a.Stdout}
+	if c.JSON {
+		a.Stdout = out
+		defer func() { a.Stdout = out.w }()
+	}
+	return a.exitJSON(c, rest, out, c.Run(ctx, a, in))
 }
 
-// exit prints err as one line on stderr and maps it to an exit code.
+// exitJSON is exit, and when --json was asked for and the command printed
+// no document of its own, the error as a JSON document on stdout too
+// ({"version": 1, "error": "...", "exit": N}; docs/json.md, "Errors").
+func (a *App) exitJSON(c *command, args []string, out *countingWriter, err error) int {
+	code := a.exit(err)
+	if err == nil || !c.JSON || !jsonAsked(args) || out != nil && out.n > 0 {
+		return code
+	}
+	var shown shownError
+	if errors.As(err, &shown) {
+		err = shown.error
+	}
+	w := a.Stdout
+	if out != nil {
+		w = out.w
+	}
+	writeJSON(w, errorJSON{Version: jsonVersion, Error: err.Error(), Exit: code})
+	return code
+}
+
+// errorJSON is a failed command's document under --json.
+type errorJSON struct {
+	Version int    `json:"version"`
+	Error   string `json:"error"`
+	Exit    int    `json:"exit"`
+}
+
+// jsonAsked tells whether --json is among args before a lone "--", even on
+// a command line that did not parse.
+func jsonAsked(args []string) bool {
+	for _, s := range args {
+		switch s {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true", "--json=1":
+			return true
+		}
+	}
+	return false
+}
+
+// countingWriter counts what a command wrote to stdout.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// exit prints err as one line on stderr (then the items of a listError,
+// one a line) and maps it to an exit code.
 func (a *App) exit(err error) int {
 	if err == nil {
 		return exitOK
 	}
+	var shown shownError
+	if errors.As(err, &shown) {
+		return exitCode(shown.error)
+	}
 	msg := err.Error()
 	fmt.Fprintf(a.Stderr, "rambar: %s\n", strings.ReplaceAll(msg, "\n", "; "))
+	var le listError
+	if errors.As(err, &le) {
+		for _, item := range le.list {
+			fmt.Fprintf(a.Stderr, "  %s\n", strings.ReplaceAll(item, "\n", "; "))
+		}
+	}
 	return exitCode(err)
 }
+
+// listError is an error of one line followed by a list the user picks
+// from (the snapshots an ambiguous --snapshot may mean), each item printed
+// on a line of its own.
+type listError struct {
+	error
+	list []string
+}
+
+func (e listError) Unwrap() error { return e.error }
 
 func exitCode(err error) int {
 	var ue *usageError
@@ -158,6 +241,12 @@ func exitCode(err error) int {
 	}
 	return exitError
 }
+
+// shownError is an error already said on stderr: the exit code is its own,
+// and it is not said again.
+type shownError struct{ error }
+
+func (e shownError) Unwrap() error { return e.error }
 
 // errRefused marks a refusal for safety reasons (not memory), e.g. saving an
 // empty disk over a non-empty backing copy; --force overrides.

@@ -82,6 +82,8 @@ func TestCLIGolden(t *testing.T) {
 		{"create-hfs-3g", []string{"create", "Small", "3G", "--fs", "hfs+"}, exitOK, ""},
 		{"create-tmpfs-4g", []string{"create", "--fs=tmpfs", "Scratch", "4G"}, exitOK, ""},
 		{"create-duplicate", []string{"create", "scratch", "1G"}, exitExists, ""},
+		{"create-rounded", []string{"create", "Tiny", "512k"}, exitOK, ""},
+		{"eject-tiny", []string{"eject", "Tiny"}, exitOK, ""},
 		{"create-too-large", []string{"create", "Huge", "15G"}, exitRefused, ""},
 		{"list-two", []string{"list"}, exitOK, "data.bin"},
 		{"list-json", []string{"list", "--json"}, exitOK, ""},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 
 	"rambar/bench"
+	"rambar/internal/signals"
 	"rambar/ramdisk"
 )
 
@@ -37,13 +39,11 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	}
 	opts := bench.Options{Quick: *quick, Runs: *runs}
 	if *rows != "" {
-		for _, s := range strings.Split(*rows, ",") {
-			id, err := bench.ParseRow(strings.TrimSpace(s))
-			if err != nil {
-				return fmt.Errorf("%w: %v", errUsage, err)
-			}
-			opts.Rows = append(opts.Rows, id)
+		ids, err := parseRows(*rows)
+		if err != nil {
+			return err
 		}
+		opts.Rows = ids
 	}
 	named, err := a.benchTargets(ctx, pos)
 	if err != nil {
@@ -53,7 +53,7 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	if len(pos) == 1 && !*noCompare {
 		targets = bench.WithHomeDisk(named, a.Getenv("HOME"))
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE) // SIGPIPE: `| head` must not skip the cleanup
+	ctx, stop := signal.NotifyContext(ctx, signals.Stop(syscall.SIGPIPE)...) // SIGPIPE: `| head` must not skip the cleanup
 	defer stop()
 	p, done := a.progressLine(0)
 	rep, err := bench.Run(ctx, targets, opts, func(pr bench.Progress) { p(pr.String()) })
@@ -105,25 +105,38 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	return nil
 }
 
+// mineOnly keeps the disks this data folder made (bench writes its files
+// on them): another RAMBar's disks are benchmarked only when named.
+func (a *App) mineOnly(vols []ramdisk.Volume) []ramdisk.Volume {
+	svc, err := a.service()
+	if err != nil {
+		return nil
+	}
+	var out []ramdisk.Volume
+	for _, v := range vols {
+		if svc.Mine(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // benchTargets turns the command line into targets: a RAM disk's name, or a
 // folder (a RAM disk when it is one's mount point or a memory file system).
 // With none given: RAMBar's own RAM disks that this user owns, and the home
 // folder's disk.
 func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, error) {
-	var vols []ramdisk.Volume
-	if e, err := a.Engine(); err == nil {
-		vols, _ = e.List(ctx)
-	}
+	caps, vols := a.mounted(ctx)
 	if len(pos) == 0 {
 		home := a.Getenv("HOME")
 		if home == "" {
 			return nil, fmt.Errorf("%w: HOME is not set; name a folder to benchmark", errUsage)
 		}
-		return bench.DefaultTargets(vols, home, os.Getuid()), nil
+		return bench.DefaultTargets(a.mineOnly(vols), home, os.Getuid()), nil
 	}
 	var ts []bench.Target
 	for _, p := range pos {
-		if t, ok := targetByName(vols, p); ok {
+		if t, ok := targetByName(caps, vols, p); ok {
 			ts = append(ts, t)
 			continue
 		}
@@ -149,14 +162,27 @@ func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, e
 	return ts, nil
 }
 
-func targetByName(vols []ramdisk.Volume, name string) (bench.Target, bool) {
+// mounted is the engine's caps and the disks mounted now; none when there
+// is no engine or the list fails (a folder can still be named).
+func (a *App) mounted(ctx context.Context) (ramdisk.Caps, []ramdisk.Volume) {
+	e, err := a.Engine()
+	if err != nil {
+		return ramdisk.Caps{}, nil
+	}
+	vols, _ := e.List(ctx)
+	return e.Caps(), vols
+}
+
+// targetByName finds a mounted disk by name: exactly, or but for letter
+// case where that names one disk (caps.SameName: macOS).
+func targetByName(caps ramdisk.Caps, vols []ramdisk.Volume, name string) (bench.Target, bool) {
 	for _, v := range vols {
 		if v.Name == name {
 			return bench.ForVolume(v), true
 		}
 	}
 	for _, v := range vols {
-		if strings.EqualFold(v.Name, name) {
+		if caps.SameName(v.Name, name) {
 			return bench.ForVolume(v), true
 		}
 	}
@@ -164,11 +190,36 @@ func targetByName(vols []ramdisk.Volume, name string) (bench.Target, bool) {
 }
 
 // rowNames lists the benchmark's rows for --rows.
-func rowNames() string {
-	rows := bench.AllRows()
-	names := make([]string, len(rows))
-	for i, r := range rows {
-		names[i] = string(r)
+func rowNames() string { return bench.RowList() }
+
+// parseRows reads --rows: row names, comma-separated; one it does not know
+// gets the nearest row and the list of them, as words.
+func parseRows(list string) ([]bench.RowID, error) {
+	var ids []bench.RowID
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		id, err := bench.ParseRow(s)
+		if err == nil {
+			ids = append(ids, id)
+			continue
+		}
+		if errors.Is(err, ramdisk.ErrUnsupported) {
+			return nil, fmt.Errorf("bench --rows: %w", err)
+		}
+		hint := ""
+		if best := nearest(s, rowIDs()); best != "" {
+			hint = "did you mean " + best + "? "
+		}
+		return nil, usagef("bench --rows: unknown row %q; %srows: %s", s, hint, bench.RowList())
 	}
-	return strings.Join(names, ", ")
+	return ids, nil
+}
+
+// rowIDs are the rows' names.
+func rowIDs() []string {
+	var out []string
+	for _, r := range bench.AllRows() {
+		out = append(out, string(r))
+	}
+	return out
 }

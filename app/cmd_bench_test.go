@@ -76,7 +76,8 @@ func TestBenchBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"bench", "--runs", "0"}, exitUsage, "--runs must be between 1 and 100"},
-		{[]string{"bench", "--rows", "nope"}, exitUsage, `unknown benchmark row "nope"`},
+		{[]string{"bench", "--rows", "nope"}, exitUsage, `unknown row "nope"; rows: seq-write, seq-read, fsync, sqlite-default,`},
+		{[]string{"bench", "--rows", "fsync,fullfsync"}, exitUnsupported, "F_FULLFSYNC is macOS only"},
 		{[]string{"bench", "/nonexistent/folder"}, exitNotFound, "neither a mounted RAM disk nor a folder"},
 		{[]string{"bench", f}, exitUsage, "is not a folder"},
 	} {

@@ -103,9 +103,9 @@ func runCacheOn(ctx context.Context, a *App, in *input) error {
 	}
 	known := knownCaches()
 	for _, arg := range targets {
-		t, err := disks.ResolveCacheTarget(arg, known)
+		t, err := a.cacheTarget("cache on "+name+":", arg, known)
 		if err != nil {
-			return cacheErr(err)
+			return err
 		}
 		st, err := svc.CacheOn(ctx, name, t, *in.Bool("force"))
 		if err != nil {
@@ -115,7 +115,11 @@ func runCacheOn(ctx context.Context, a *App, in *input) error {
 			fmt.Fprintf(a.Stdout, "TMPDIR on %s: add this line to your shell's profile (it always resolves, disk or not):\n  export TMPDIR=%s\n", st.Disk, shellQuote(st.Link))
 			continue
 		}
-		fmt.Fprintf(a.Stdout, "%s (%s) is on %s now; its old contents wait in %s for 'rambar cache off'\n", t.Label, t.Path, st.Disk, st.Saved)
+		if st.Saved == "" {
+			fmt.Fprintf(a.Stdout, "%s (%s) is on %s now; it did not exist before, so 'rambar cache off' removes it again\n", t.Label, t.Path, st.Disk)
+		} else {
+			fmt.Fprintf(a.Stdout, "%s (%s) is on %s now; its old contents wait in %s for 'rambar cache off'\n", t.Label, t.Path, st.Disk, st.Saved)
+		}
 		if t.Gain != "" {
 			fmt.Fprintf(a.Stdout, "  · expect: %s\n", t.Gain)
 		}
@@ -131,15 +135,15 @@ func runCacheOff(ctx context.Context, a *App, in *input) error {
 	known := knownCaches()
 	on := svc.Caches(ctx)
 	for _, arg := range targets {
-		t, err := disks.ResolveCacheTarget(arg, known)
+		t, err := a.cacheTarget("cache off "+name+":", arg, known)
 		if err != nil {
-			return cacheErr(err)
+			return err
 		}
 		found := false
 		for _, c := range on {
 			if c.Target == t.Path {
 				found = true
-				if !strings.EqualFold(c.Disk, name) {
+				if !svc.SameName(c.Disk, name) {
 					return usagef("cache off %s: %s is on %s, not %s", name, t.Path, c.Disk, name)
 				}
 			}
@@ -147,7 +151,11 @@ func runCacheOff(ctx context.Context, a *App, in *input) error {
 		if !found {
 			return fmt.Errorf("cache off %s: %s: %w (not on a RAM disk)", name, t.Path, ramdisk.ErrNotFound)
 		}
-		if err := svc.CacheOff(ctx, t.Path); err != nil {
+		told, err := svc.CacheOffTold(ctx, t.Path)
+		if told != "" {
+			fmt.Fprintln(a.Stdout, capitalize(told))
+		}
+		if err != nil {
 			return cacheErr(err)
 		}
 		if t.Path == disks.TMPDIRKey {
@@ -172,7 +180,7 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 	var rows []string
 	for _, c := range svc.Caches(ctx) {
 		on[c.Target] = c
-		if only != "" && !strings.EqualFold(only, c.Disk) {
+		if only != "" && !svc.SameName(only, c.Disk) {
 			continue
 		}
 		now := "on the disk"
@@ -210,6 +218,37 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintf(a.Stdout, "  %s — %s, %s%s\n    %s\n", k.Key, k.Label, path, mark, k.Gain)
 	}
 	return nil
+}
+
+// cacheTarget reads one TARGET of the cache commands (or --caches): a
+// known cache's key, or a folder written as a path (disks.LooksLikePath, ~
+// expanded). Anything else is refused with the known keys and the nearest
+// one, so a slip never becomes a new folder in the current directory.
+func (a *App) cacheTarget(what, arg string, known []disks.CacheTarget) (disks.CacheTarget, error) {
+	if !disks.LooksLikePath(arg) {
+		if t, err := disks.ResolveCacheTarget(arg, known); err == nil {
+			return t, nil
+		}
+		keys := make([]string, len(known))
+		for i, k := range known {
+			keys[i] = k.Key
+		}
+		hint := ""
+		if best := nearest(arg, keys); best != "" {
+			hint = "did you mean " + best + "? "
+		}
+		return disks.CacheTarget{}, usagef("%s unknown cache %q; %sknown: %s; a folder is given as a path (./%s, /path, ~/path)",
+			what, arg, hint, strings.Join(keys, ", "), arg)
+	}
+	path, err := a.pathArg(what, arg)
+	if err != nil {
+		return disks.CacheTarget{}, err
+	}
+	t, err := disks.ResolveCacheTarget(path, known)
+	if err != nil {
+		return t, cacheErr(err)
+	}
+	return t, nil
 }
 
 // shellQuote quotes a path for a shell line the user copies.

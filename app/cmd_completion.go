@@ -83,7 +83,16 @@ func (a *App) completions(ctx context.Context, before []string, word string) []s
 	if len(rest) > 0 {
 		if f, ok := c.flag(strings.TrimLeft(rest[len(rest)-1], "-")); ok && strings.HasPrefix(rest[len(rest)-1], "-") &&
 			f.Kind != boolFlag && !strings.Contains(rest[len(rest)-1], "=") {
-			return withPrefix(a.flagValues(f), word)
+			return withPrefix(a.flagValues(f, word), word)
+		}
+	}
+	if flag, value, ok := strings.Cut(word, "="); ok && strings.HasPrefix(flag, "--") {
+		if f, ok := c.flag(strings.TrimPrefix(flag, "--")); ok && f.Kind != boolFlag {
+			var out []string
+			for _, v := range a.flagValues(f, value) {
+				out = append(out, flag+"="+v)
+			}
+			return withPrefix(out, word)
 		}
 	}
 	if strings.HasPrefix(word, "-") {
@@ -113,10 +122,18 @@ func positionals(c *command, words []string) int {
 	return n
 }
 
-// flagValues are the values worth offering for a flag: --fs takes what
-// this machine's engine makes.
-func (a *App) flagValues(f flagSpec) []string {
-	if f.Name != "fs" {
+// flagValues are the values worth offering for a flag, word being typed:
+// --fs takes what this machine's engine makes, --rows the benchmark's rows
+// and --caches the known caches (each a comma-separated list, completed
+// after its last comma).
+func (a *App) flagValues(f flagSpec, word string) []string {
+	switch f.Name {
+	case "rows":
+		return listValues(word, rowIDs())
+	case "caches":
+		return listValues(word, cacheKeys())
+	case "fs":
+	default:
 		return nil
 	}
 	e, err := a.Engine()
@@ -130,8 +147,32 @@ func (a *App) flagValues(f flagSpec) []string {
 	return out
 }
 
+// listValues completes the last item of a comma-separated list: what is
+// typed up to its last comma, then each value.
+func listValues(word string, values []string) []string {
+	head := ""
+	if i := strings.LastIndex(word, ","); i >= 0 {
+		head = word[:i+1]
+	}
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = head + v
+	}
+	return out
+}
+
+// cacheKeys are the known caches' keys ('cache on NAME KEY').
+func cacheKeys() []string {
+	var out []string
+	for _, k := range knownCaches() {
+		out = append(out, k.Key)
+	}
+	return out
+}
+
 // argValues are the values for the command's next positional argument:
-// mounted disks for a disk's NAME, presets for a preset's.
+// mounted disks for a disk's NAME (and bench's TARGET), presets for a
+// preset's, the known caches for a cache TARGET.
 func (a *App) argValues(ctx context.Context, c *command, n int) []string {
 	if len(c.Args) == 0 {
 		return nil
@@ -143,6 +184,9 @@ func (a *App) argValues(ctx context.Context, c *command, n int) []string {
 		n = len(c.Args) - 1
 	}
 	switch {
+	case c.Args[n].Name == "TARGET" && c.parent != nil && c.parent.Name == "cache":
+		return cacheKeys()
+	case c.Args[n].Name == "TARGET" && c.Name == "bench":
 	case c.Args[n].Name != "NAME" || c.Name == "create" || c.Name == "add":
 		return nil
 	case c.parent != nil && c.parent.Name == "preset":

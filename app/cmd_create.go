@@ -14,7 +14,7 @@ import (
 // Arguments and flags more than one verb declares.
 var (
 	nameArg = arg{Name: "NAME", Doc: "the disk's name: any Unicode but '/', ':' and control characters, " +
-		"not starting with '.', up to 255 bytes"}
+		"not starting with '.', up to 255 bytes; letter case counts on Linux, not on macOS"}
 	sizeArg = arg{Name: "SIZE", Doc: "512M, 4G, 4GiB, 1.5G, 4096MiB, or 25% (of physical memory); " +
 		"a bare number is MiB; units are binary"}
 	fsFlag           = flagString("fs", "FS", "file system: "+fileSystemsHere())
@@ -22,6 +22,10 @@ var (
 	mirrorFlag       = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
 	createFolderFlag = flagBool("create-folder", "with --mirror: make the folder if it does not exist (else a missing folder is refused)")
 )
+
+// nameCase is the rule for letter case in names, as help says it.
+const nameCase = "letter case counts on Linux (Work and work are two disks, as their folders are); " +
+	"on macOS, whose volumes ignore it, they are one disk"
 
 // fileSystemsHere names the file systems this OS's engine makes, for help;
 // the engine refuses the others with "not supported here".
@@ -44,8 +48,9 @@ func init() {
 			fsFlag, hiddenFlag,
 			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
 			mirrorFlag, createFolderFlag,
-			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5)"),
-			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror"),
+			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5, or what the name kept before)"),
+			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; default: what the name had before)"),
+			flagBool("set-aside-kept", "with --mirror: mirror the folder although the name holds kept work in no folder, keeping that work as a snapshot never pruned"),
 			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
 			flagBool("force", "make it even if memory is short"),
 		}, volumeFlagSpecs()...),
@@ -57,8 +62,14 @@ func init() {
 func runCreate(ctx context.Context, a *App, in *input) error {
 	fsName, hidden, force, asJSON := in.String("fs"), in.Bool("hidden"), in.Bool("force"), in.Bool("json")
 	keep, mirrorDir, snapshots := in.Bool("keep"), in.String("mirror"), in.Int("snapshots")
-	saveEvery, compress, pos := in.Duration("save-every"), in.Bool("compress"), in.Args
-	contents, err := contentsOptions(*keep, *mirrorDir, *snapshots, *saveEvery)
+	saveEvery, compress := in.Duration("save-every"), in.Bool("compress")
+	pos := a.nameSize(in.Args)
+	folder, err := a.pathArg("--mirror", *mirrorDir)
+	if err != nil {
+		return err
+	}
+	contents, err := contentsOptions(contentsFlags{Keep: *keep, Mirror: folder, Snapshots: *snapshots, SnapshotsSet: in.Set("snapshots"),
+		SaveEvery: *saveEvery, SaveEverySet: in.Set("save-every"), SetAside: *in.Bool("set-aside-kept")})
 	if err != nil {
 		return err
 	}
@@ -81,7 +92,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}
-	if req.Options, err = volumeOptions(in); err != nil {
+	if req.Options, err = a.volumeOptions(in); err != nil {
 		return err
 	}
 	if *fsName != "" {
@@ -93,7 +104,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	a.noteAutosave(v.Name, contents.SaveEvery)
+	a.noteAutosave(v.Name, a.autosaveOf(v.Name))
 	if *asJSON {
 		dj := a.measuredDiskJSON(ctx, v)
 		dj.Contents = a.contentsOf(v, false)
@@ -109,6 +120,22 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, savedHint(sv, true))
 	}
 	return nil
+}
+
+// nameSize is NAME SIZE as given, or swapped when they were given the other
+// way round (`create 4G Scratch`: the first is a size, the second is not),
+// saying so on stderr.
+func (a *App) nameSize(pos []string) []string {
+	if len(pos) != 2 {
+		return pos
+	}
+	_, firstErr := ramdisk.ParseSize(pos[0], ramdisk.MaxSize)
+	_, secondErr := ramdisk.ParseSize(pos[1], ramdisk.MaxSize)
+	if firstErr != nil || secondErr == nil {
+		return pos
+	}
+	fmt.Fprintf(a.Stderr, "rambar: note: taking %s as the name and %s as the size (NAME comes first)\n", quoteName(pos[1]), pos[0])
+	return []string{pos[1], pos[0]}
 }
 
 // savedHint tells that a disk made without keeping has saved contents
@@ -146,6 +173,19 @@ func (a *App) parseFS(s string) (ramdisk.FileSystem, error) {
 		return "", fmt.Errorf("%w %q; did you mean %s?", ramdisk.ErrFileSystem, s, best)
 	}
 	return "", fmt.Errorf("%w %q: use one of %s", ramdisk.ErrFileSystem, s, strings.Join(names, ", "))
+}
+
+// autosaveOf is the autosave interval stored for a kept disk (0: none).
+func (a *App) autosaveOf(name string) time.Duration {
+	k, err := a.keeper()
+	if err != nil {
+		return 0
+	}
+	st, err := k.State(name)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(st.SaveEvery) * time.Second
 }
 
 // noteAutosave warns, on stderr, that a disk's autosave waits for the

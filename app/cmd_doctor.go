@@ -60,6 +60,9 @@ type doctorReport struct {
 	Captured    []string        `json:"captured,omitempty"`
 	// Leftovers are what killed RAMBar processes left behind.
 	Leftovers []disks.Leftover `json:"leftovers"`
+	// DataReadable says why other users can read the data folder's saved
+	// contents (disks.ExposedData); absent when they cannot.
+	DataReadable string `json:"data_readable_by_others,omitempty"`
 }
 
 func runDoctor(ctx context.Context, a *App, in *input) error {
@@ -104,6 +107,10 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 			r.Leftovers = append(r.Leftovers, l...)
 		}
 	}
+	if a.Paths.Data != "" {
+		r.DataReadable = disks.ExposedData(a.Paths.Data)
+	}
+	r.Leftovers = append(r.Leftovers, a.selftestLeftovers(ctx, e)...)
 	var capErr error
 	if *capture != "" {
 		c, ok := e.(capturer)
@@ -173,7 +180,11 @@ func printDoctor(a *App, r doctorReport) {
 	if r.Memory != nil {
 		m := r.Memory
 		row("Memory", "%s physical, %s free, %s compressed", m.Physical.Short(), m.Free.Short(), m.Compressed.Short())
-		row("Swap", "%s of %s used", m.SwapUsed.Short(), m.SwapTotal.Short())
+		if m.NoSwap() {
+			row("Swap", "none (filling memory wakes the out-of-memory killer, not swap)")
+		} else {
+			row("Swap", "%s of %s used", m.SwapUsed.Short(), m.SwapTotal.Short())
+		}
 		if m.Pressure != "" {
 			row("Pressure", "%s", m.Pressure)
 		}
@@ -207,6 +218,9 @@ func printDoctorLists(a *App, r doctorReport) {
 		tw.Flush()
 	}
 	printLeftovers(a, r.Leftovers)
+	if r.DataReadable != "" {
+		fmt.Fprintf(a.Stdout, "warning: %s\n", r.DataReadable)
+	}
 	if len(r.Captured) > 0 {
 		fmt.Fprintf(a.Stdout, "Captured %s (send the folder with an issue: it holds tool output, with disk and mount names, and no file contents):\n", ramdisk.Plural(len(r.Captured), "file"))
 		for _, f := range r.Captured {

@@ -13,11 +13,12 @@ import (
 
 func init() {
 	register(&command{Name: "eject", Summary: "eject RAM disks and free their memory (kept and mirrored disks are saved first)",
-		Doc:  "Name the disks, or give --all. A busy disk names the processes that hold it.",
+		Doc: "Name the disks, or give --all. A busy disk names the processes that hold it. " +
+			"A disk another RAMBar made (another user's, or another data folder's) is refused and named; --force ejects it unsaved.",
 		Args: []arg{{Name: "NAME", Optional: true, Repeat: true}}, Usage: "NAME... | --all",
 		Flags: []flagSpec{
-			flagBool("all", "eject every RAM disk"),
-			flagBool("force", "eject even if files are open on it"),
+			flagBool("all", "eject every RAM disk this RAMBar made (others are listed and left alone)"),
+			flagBool("force", "eject even if files are open on it, or it is another RAMBar's disk (unsaved)"),
 			flagBool("no-save", "do not save kept or mirrored disks first: their unsaved changes are lost"),
 		},
 		Example: "eject Scratch\neject --all", Order: 30, Run: runEject})
@@ -43,6 +44,7 @@ func runEject(ctx context.Context, a *App, in *input) error {
 			fmt.Fprintln(a.Stdout, "No RAM disks mounted.")
 			return nil
 		}
+		vs = a.onlyMine(svc, vs)
 	} else {
 		if vs, err = findAll(ctx, svc, pos); err != nil {
 			return err
@@ -50,13 +52,18 @@ func runEject(ctx context.Context, a *App, in *input) error {
 	}
 	var errs []error
 	for _, v := range vs {
-		err := a.eject(ctx, svc, v, disks.EjectOptions{Force: *force, NoSave: *noSave})
+		ej, err := a.eject(ctx, svc, v, disks.EjectOptions{Force: *force, NoSave: *noSave})
 		var ns notSavedError
 		if err != nil && !errors.As(err, &ns) {
 			errs = append(errs, contentsErr(fmt.Errorf("eject %s: %w", v.Name, err)))
 			continue
 		}
-		fmt.Fprintf(a.Stdout, "Ejected %s\n", v.Name)
+		if d := ej.Detached; d != nil {
+			fmt.Fprintf(a.Stdout, "Ejected %s, lazily: it is out of the file tree, but %s stays held until these processes exit "+
+				"or close its files: %s ('rambar list' shows it until then)\n", v.Name, heldPhrase(d.Held), d.PIDs())
+		} else {
+			fmt.Fprintf(a.Stdout, "Ejected %s\n", v.Name)
+		}
 		if err != nil {
 			errs = append(errs, err) // said on stderr already; the exit says refused
 		}
@@ -67,6 +74,21 @@ func runEject(ctx context.Context, a *App, in *input) error {
 		return refusedError{errors.New("ejected, but not saved first (see above); its saved copy is kept as it was")}
 	}
 	return interrupted(ctx, err)
+}
+
+// onlyMine keeps the disks this data folder made; the others are named
+// on stdout and left alone (eject them by name, as their maker or with
+// --force).
+func (a *App) onlyMine(svc *disks.Service, vs []ramdisk.Volume) []ramdisk.Volume {
+	var mine []ramdisk.Volume
+	for _, v := range vs {
+		if whose := svc.Whose(v); whose != "" {
+			fmt.Fprintf(a.Stdout, "Left alone: %s %s\n", v.Name, whose)
+			continue
+		}
+		mine = append(mine, v)
+	}
+	return mine
 }
 
 // notSavedError is a disk ejected although its save was refused for
@@ -89,7 +111,7 @@ func allNotSaved(errs []error) bool {
 // says what the save did: a save refused for safety (an empty or foreign
 // disk) holds nothing worth keeping over the saved copy, so the eject went
 // on, and says so.
-func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o disks.EjectOptions) error {
+func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o disks.EjectOptions) (disks.Ejected, error) {
 	var done func()
 	o.Progress, done = a.contentsProgress()
 	ej, err := svc.Eject(ctx, v, o)
@@ -104,12 +126,20 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 		fmt.Fprintln(a.Stdout, describeSave(v.Name, *ej.Saved))
 	}
 	if errors.Is(err, disks.ErrIncomplete) {
-		return refusedError{err}
+		return ej, refusedError{err}
 	}
 	if err == nil && ej.NotSaved != nil && !o.Force { // --force overrides the refusal
-		return notSavedError{refusedError{ej.NotSaved}}
+		return ej, notSavedError{refusedError{ej.NotSaved}}
 	}
-	return err
+	return ej, err
+}
+
+// heldPhrase is "its memory (12 MiB)", or "its memory" when not measured.
+func heldPhrase(held ramdisk.Size) string {
+	if held <= 0 {
+		return "its memory"
+	}
+	return "its memory (" + held.Short() + ")"
 }
 
 // findAll finds every named disk, or names every one that is not mounted

@@ -12,7 +12,7 @@ import (
 func init() {
 	register(&command{Name: "info", Summary: "show one RAM disk in detail",
 		Doc:  "Its size, use, the memory it holds, and how its contents are kept.",
-		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk (any letter case)"}},
+		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk, or its mount point"}},
 		JSON: true, Example: "info Scratch\ninfo Work --json", Order: 21, Run: runInfo})
 }
 
@@ -88,7 +88,7 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 // contentsRows adds how the contents are kept to `info`.
 func contentsRows(row func(k, f string, args ...any), name string, c *contentsJSON) {
 	if c == nil {
-		row("Contents", "discarded on eject")
+		row("Contents", "discarded on eject ('rambar keep %s' keeps them from now on)", quoteName(name))
 		return
 	}
 	switch c.Mode {
@@ -99,7 +99,7 @@ func contentsRows(row func(k, f string, args ...any), name string, c *contentsJS
 	}
 	row("Backing folder", "%s", c.Backing)
 	if c.LastSave != nil && c.LastSnapshot != nil {
-		row("Last save", "%s (%s)", c.LastSave.Local().Format("2006-01-02 15:04:05"), *c.LastSnapshot)
+		row("Last save", "%s (%s)", snapshotTime(*c.LastSave, time.Local), *c.LastSnapshot)
 	} else {
 		row("Last save", "never")
 	}
@@ -115,7 +115,10 @@ func contentsRows(row func(k, f string, args ...any), name string, c *contentsJS
 	default:
 		row("Unsaved changes", "no")
 	}
-	if c.SaveEvery > 0 {
+	switch {
+	case c.SaveEvery > 0 && c.RestoreIncomplete:
+		row("Autosave", "every %s, paused: nothing is saved over its saved state until its restore is finished", ramdisk.ShortDuration(time.Duration(c.SaveEvery*float64(time.Second))))
+	case c.SaveEvery > 0:
 		row("Autosave", "%s", autosavePhrase(time.Duration(c.SaveEvery*float64(time.Second)), c.AutosaveActive))
 	}
 	if c.Error != "" {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
+	"rambar/disks"
 	"rambar/ramdisk"
 )
 
@@ -14,11 +16,26 @@ func init() {
 		JSON: true, Example: "list\nlist --json", Order: 20, Run: runList})
 }
 
+// detachedJSON is a disk ejected while busy whose memory is still held,
+// in `list --json`.
+type detachedJSON struct {
+	Name       string             `json:"name"`
+	MountPoint string             `json:"mount_point"`
+	FS         ramdisk.FileSystem `json:"fs"`
+	Held       ramdisk.Size       `json:"held_bytes"`
+	Holders    []ramdisk.Holder   `json:"holders"`
+	Ejected    time.Time          `json:"ejected_at"`
+}
+
 func runList(ctx context.Context, a *App, in *input) error {
 	asJSON := in.Bool("json")
 	ds, err := a.disks(ctx)
 	if err != nil {
 		return err
+	}
+	var detached []disks.Detached
+	if svc, err := a.service(); err == nil {
+		detached = svc.DetachedDisks(ctx)
 	}
 	e, _ := a.Engine()
 	mem, memErr := e.Memory(ctx)
@@ -26,6 +43,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 		out := struct {
 			Version int             `json:"version"`
 			Disks   []diskJSON      `json:"disks"`
+			Ejected []detachedJSON  `json:"ejected_but_held,omitempty"`
 			Memory  *ramdisk.Memory `json:"memory"`
 			Held    ramdisk.Size    `json:"held_bytes"`
 			GrowTo  ramdisk.Size    `json:"grow_to_bytes"`
@@ -36,14 +54,18 @@ func runList(ctx context.Context, a *App, in *input) error {
 			out.Disks = append(out.Disks, dj)
 			out.Held += d.Held()
 		}
+		for _, d := range detached {
+			out.Ejected = append(out.Ejected, detachedJSON{Name: d.Name, MountPoint: d.MountPoint, FS: d.FS, Held: d.Held, Holders: d.Holders, Ejected: d.Ejected})
+			out.Held += d.Held
+		}
 		if memErr == nil {
 			out.Memory = &mem
 		}
-		out.GrowTo = ramdisk.GrowTo(volumesOf(ds), out.Held)
+		out.GrowTo = ramdisk.GrowTo(volumesOf(ds), out.Held-detachedHeld(detached)) + detachedHeld(detached)
 		return writeJSON(a.Stdout, out)
 	}
 	defer a.printStoppedReclaims()
-	if len(ds) == 0 {
+	if len(ds) == 0 && len(detached) == 0 {
 		fmt.Fprintln(a.Stdout, "No RAM disks mounted. Make one with: rambar create Scratch 4G")
 		return nil
 	}
@@ -61,9 +83,15 @@ func runList(ctx context.Context, a *App, in *input) error {
 		held += d.Held()
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.MountPoint, d.FS.Label(), d.Size.Short(), used, heldS, d.Allocation.Phrase())
 	}
+	for _, d := range detached {
+		// Out of the file tree and no longer mounted, but not out of memory.
+		fmt.Fprintf(tw, "%s\t(ejected)\t%s\t-\t-\t%s\t%s\n", d.Name, d.FS.Label(), d.Held.Short(), d.Status())
+		held += d.Held
+	}
 	tw.Flush()
 	if memErr == nil && mem.Physical > 0 {
-		fmt.Fprintf(a.Stdout, "\n%s\n%s\n", ramdisk.MemoryLine(held, mem), capitalize(ramdisk.GrowLine(ramdisk.GrowTo(volumesOf(ds), held), mem)))
+		growTo := ramdisk.GrowTo(volumesOf(ds), held-detachedHeld(detached)) + detachedHeld(detached)
+		fmt.Fprintf(a.Stdout, "\n%s\n%s\n", ramdisk.MemoryLine(held, mem), capitalize(ramdisk.GrowLine(growTo, mem)))
 		if mem.Swapping() && held > 0 {
 			fmt.Fprintf(a.Stdout, "warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway\n", mem.SwapUsed.Short(), held.Short())
 		}
@@ -74,12 +102,24 @@ func runList(ctx context.Context, a *App, in *input) error {
 		}
 		if a.files().Incomplete(d.Volume) {
 			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, quoteName(d.Name))
+		} else if whose := a.files().Whose(d.Volume); whose != "" {
+			fmt.Fprintf(a.Stdout, "note: %s %s; eject --all and the menu's Eject All leave it alone\n", d.Name, whose)
 		}
 		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
 			fmt.Fprintf(a.Stdout, "tip: deleted files on %s still pin %s; rambar reclaim %s gives it back\n", d.Name, d.Usage.Pinned().Short(), d.Name)
 		}
 	}
 	return nil
+}
+
+// detachedHeld is what disks ejected while held still hold: it adds to
+// what the mounted ones could grow to.
+func detachedHeld(ds []disks.Detached) ramdisk.Size {
+	var n ramdisk.Size
+	for _, d := range ds {
+		n += d.Held
+	}
+	return n
 }
 
 func volumesOf(ds []disk) []ramdisk.Volume {

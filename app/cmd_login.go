@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"rambar/darwin/cocoa"
+	"rambar/internal/atomicfile"
 	"rambar/internal/run"
 	"rambar/login"
 )
@@ -38,14 +41,15 @@ func (a *App) loginItem() (*login.Item, error) {
 }
 
 func runLoginOn(ctx context.Context, a *App, in *input) error {
-	it, err := a.loginItem()
+	t, err := a.loginToggle()
 	if err != nil {
 		return err
 	}
-	if svc := a.loginService(); svc != nil {
-		return runLoginService(ctx, a, &cocoa.Login{Service: svc, Agent: it}, "on", false)
+	if l, ok := t.(*cocoa.Login); ok && l.Service != nil {
+		return runLoginService(ctx, a, l, "on", false)
 	}
-	err = it.Set(ctx, true)
+	err = t.Set(ctx, true) // through the toggle: its refusals hold here too
+	it := agentItem(t)
 	if errors.Is(err, login.ErrNoSession) {
 		fmt.Fprintf(a.Stdout, "RAMBar will start at your next login (%s).\n  note: %v\n", it.Path(), login.ErrNoSession)
 		return nil
@@ -58,14 +62,14 @@ func runLoginOn(ctx context.Context, a *App, in *input) error {
 }
 
 func runLoginOff(ctx context.Context, a *App, in *input) error {
-	it, err := a.loginItem()
+	t, err := a.loginToggle()
 	if err != nil {
 		return err
 	}
-	if svc := a.loginService(); svc != nil {
-		return runLoginService(ctx, a, &cocoa.Login{Service: svc, Agent: it}, "off", false)
+	if l, ok := t.(*cocoa.Login); ok && l.Service != nil {
+		return runLoginService(ctx, a, l, "off", false)
 	}
-	if err := it.Set(ctx, false); err != nil {
+	if err := t.Set(ctx, false); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.Stdout, "RAMBar no longer starts at login.")
@@ -74,12 +78,17 @@ func runLoginOff(ctx context.Context, a *App, in *input) error {
 
 func runLoginStatus(ctx context.Context, a *App, in *input) error {
 	asJSON := in.Bool("json")
-	it, err := a.loginItem()
+	t, err := a.loginToggle()
 	if err != nil {
 		return err
 	}
-	if svc := a.loginService(); svc != nil {
-		return runLoginService(ctx, a, &cocoa.Login{Service: svc, Agent: it}, "status", *asJSON)
+	l, _ := t.(*cocoa.Login)
+	if l != nil && l.Service != nil {
+		return runLoginService(ctx, a, l, "status", *asJSON)
+	}
+	it := agentItem(t)
+	if it == nil {
+		return l.Refused // this copy has no agent either (translocated, no HOME)
 	}
 	st, err := it.Status(ctx)
 	if err != nil {
@@ -93,34 +102,95 @@ func runLoginStatus(ctx context.Context, a *App, in *input) error {
 	}
 	if !st.Enabled {
 		fmt.Fprintln(a.Stdout, "off: RAMBar does not start at login. Turn it on with: rambar login on")
-		return nil
+	} else {
+		fmt.Fprintf(a.Stdout, "on: %s starts %s\n", st.Path, st.Program)
 	}
-	fmt.Fprintf(a.Stdout, "on: %s starts %s\n", st.Path, st.Program)
-	if st.Stale {
+	if st.Enabled && st.Stale {
 		fmt.Fprintf(a.Stdout, "  note: that is not this copy of RAMBar (%s); run 'rambar login on' to point it here\n", it.Executable)
 	}
-	if st.Loaded != nil && !*st.Loaded {
+	if st.Enabled && st.Loaded != nil && !*st.Loaded {
 		fmt.Fprintln(a.Stdout, "  note: launchd has not loaded it in this session; it loads at the next login")
+	}
+	if l != nil && l.NoService != nil {
+		fmt.Fprintf(a.Stdout, "  why not SMAppService: %v\n", l.NoService)
 	}
 	return nil
 }
 
-// loginToggle is the login item both front ends turn on and off: on macOS
-// 13+ from RAMBar.app, SMAppService with the LaunchAgent as the fallback;
-// elsewhere the LaunchAgent or XDG autostart entry itself.
+// agentItem is the LaunchAgent or autostart entry behind a toggle (nil
+// when this copy can have none).
+func agentItem(t cocoa.Toggle) *login.Item {
+	switch t := t.(type) {
+	case *login.Item:
+		return t
+	case *cocoa.Login:
+		it, _ := t.Agent.(*login.Item)
+		return it
+	}
+	return nil
+}
+
+// loginToggle is the login item both front ends turn on and off, through
+// the same checks: on macOS, SMAppService from RAMBar.app with the
+// LaunchAgent where SMAppService is missing or refuses, and a copy that
+// runs translocated or from its disk image refused either way; elsewhere
+// the XDG autostart entry.
 func (a *App) loginToggle() (cocoa.Toggle, error) {
-	it, err := a.loginItem()
-	if svc := a.loginService(); svc != nil {
-		l := &cocoa.Login{Service: svc}
-		if err == nil {
-			l.Agent = it
+	it, itErr := a.loginItem()
+	svc, svcErr := a.loginService()
+	return loginToggleOf(runtime.GOOS, it, itErr, svc, svcErr, a.loginNote())
+}
+
+// loginToggleOf picks the login item for goos from what was found: the
+// agent or autostart entry (or why this copy can't have one), SMAppService
+// (or why there is none), and where the fallback's reason is kept.
+func loginToggleOf(goos string, it *login.Item, itErr error, svc cocoa.LoginService, svcErr error, note cocoa.FallbackNote) (cocoa.Toggle, error) {
+	if goos != "darwin" {
+		if itErr != nil {
+			return nil, itErr
 		}
-		return l, nil
+		return it, nil
 	}
+	l := &cocoa.Login{Service: svc, NoService: svcErr, Refused: itErr, Note: note}
+	if it != nil {
+		l.Agent = it
+	}
+	return l, nil
+}
+
+// loginNote keeps why the LaunchAgent is used instead of SMAppService in
+// the data folder (nil without one).
+func (a *App) loginNote() cocoa.FallbackNote {
+	if a.Paths.Data == "" {
+		return nil
+	}
+	return fileNote(filepath.Join(a.Paths.Data, "login-fallback.txt"))
+}
+
+// fileNote is a cocoa.FallbackNote in a file of one line.
+type fileNote string
+
+// Read implements cocoa.FallbackNote.
+func (f fileNote) Read() string {
+	b, err := os.ReadFile(string(f))
 	if err != nil {
-		return nil, err
+		return ""
 	}
-	return it, nil
+	return strings.TrimSpace(string(b))
+}
+
+// Write implements cocoa.FallbackNote.
+func (f fileNote) Write(reason string) error {
+	if reason == "" {
+		if err := os.Remove(string(f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(string(f)), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(string(f), []byte(reason+"\n"), 0o600)
 }
 
 // LoginEnabled is the tray's "Launch at Login" checkbox state: whether this
@@ -134,7 +204,8 @@ func (a *App) LoginEnabled(ctx context.Context) (bool, error) {
 	return l.Enabled(ctx)
 }
 
-// SetLogin is the tray's "Launch at Login" checkbox action.
+// SetLogin is the tray's "Launch at Login" checkbox action: the same
+// toggle, and the same refusals, as `rambar login on` and `off`.
 func (a *App) SetLogin(ctx context.Context, on bool) error {
 	l, err := a.loginToggle()
 	if err != nil {
@@ -143,8 +214,8 @@ func (a *App) SetLogin(ctx context.Context, on bool) error {
 	return l.Set(ctx, on)
 }
 
-// runLoginService is `rambar login` where SMAppService decides (macOS 13+,
-// from RAMBar.app).
+// runLoginService is `rambar login` on macOS (cocoa.Login): SMAppService,
+// or the LaunchAgent and why.
 func runLoginService(ctx context.Context, a *App, l *cocoa.Login, verb string, asJSON bool) error {
 	switch verb {
 	case "on", "off":
@@ -155,32 +226,44 @@ func runLoginService(ctx context.Context, a *App, l *cocoa.Login, verb string, a
 			return nil
 		case err != nil:
 			return err
-		case verb == "on":
-			fmt.Fprintln(a.Stdout, "RAMBar starts at login (System Settings › General › Login Items) and mounts the presets marked --auto-mount.")
-		default:
+		case verb == "off":
 			fmt.Fprintln(a.Stdout, "RAMBar no longer starts at login.")
+			return nil
 		}
+		st, err := l.State(ctx)
+		if err != nil {
+			return err
+		}
+		if st.Way == "LaunchAgent" {
+			fmt.Fprintf(a.Stdout, "RAMBar starts at login (a LaunchAgent) and mounts the presets marked --auto-mount.\n  note: %s\n", st.Why)
+			return nil
+		}
+		fmt.Fprintln(a.Stdout, "RAMBar starts at login (System Settings › General › Login Items) and mounts the presets marked --auto-mount.")
 		return nil
 	}
-	st, err := l.Service.Status()
+	st, err := l.State(ctx)
 	if err != nil {
-		return fmt.Errorf("login item: SMAppService status: %w", err)
-	}
-	on, err := l.Enabled(ctx)
-	if err != nil && !errors.Is(err, cocoa.ErrNeedsApproval) {
 		return err
 	}
 	if asJSON {
 		return writeJSON(a.Stdout, struct {
-			Version int    `json:"version"`
-			Enabled bool   `json:"enabled"`
-			Service string `json:"service"`
-		}{jsonVersion, on, st.String()})
+			Version int `json:"version"`
+			cocoa.LoginState
+		}{jsonVersion, st})
 	}
-	if on {
-		fmt.Fprintf(a.Stdout, "on: RAMBar starts at login (SMAppService: %s)\n", st)
-		return nil
+	switch {
+	case st.Way == "SMAppService":
+		fmt.Fprintf(a.Stdout, "on: RAMBar starts at login (SMAppService: %s)\n", st.Service)
+	case st.Way == "LaunchAgent":
+		fmt.Fprintf(a.Stdout, "on: RAMBar starts at login through a LaunchAgent (SMAppService: %s)\n", st.Service)
+	default:
+		fmt.Fprintf(a.Stdout, "off: RAMBar does not start at login (SMAppService: %s). Turn it on with: rambar login on\n", st.Service)
 	}
-	fmt.Fprintf(a.Stdout, "off: RAMBar does not start at login (SMAppService: %s). Turn it on with: rambar login on\n", st)
+	if st.Why != "" {
+		fmt.Fprintf(a.Stdout, "  why not SMAppService: %s\n", st.Why)
+	}
+	if l.Refused != nil {
+		fmt.Fprintf(a.Stdout, "  note: this copy can't be the login item: %v\n", l.Refused)
+	}
 	return nil
 }

@@ -79,12 +79,12 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	pos := in.Args
-	c, err := pf.change(a.parseFS)
+	pos := a.nameSize(in.Args)
+	c, err := pf.change(a.parseFS, a.pathArg)
 	if err != nil {
 		return err
 	}
-	if err := volumeChange(in, &c); err != nil {
+	if err := a.volumeChange(in, &c); err != nil {
 		return err
 	}
 	p := ramdisk.Preset{Name: pos[0], Size: pos[1]}
@@ -125,11 +125,11 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	pos := in.Args
-	c, err := pf.change(a.parseFS)
+	c, err := pf.change(a.parseFS, a.pathArg)
 	if err != nil {
 		return err
 	}
-	if err := volumeChange(in, &c); err != nil {
+	if err := a.volumeChange(in, &c); err != nil {
 		return err
 	}
 	if size := *in.String("size"); pf.set["size"] || len(pos) == 2 {

@@ -15,11 +15,11 @@ func init() {
 		Args: []arg{{Name: "NAME", Doc: "a mounted kept or mirrored disk"}},
 		Flags: []flagSpec{
 			flagString("snapshot", "ID", "the snapshot to restore: its ID from 'rambar snapshots NAME' or the start of it "+
-				"(20261129T1200), or the time shown there (\"2026-11-29 12:00\"); default the latest"),
+				"(20261129T1200), the day or time shown there (2026-11-29, \"2026-11-29 12:00\"), or latest (the default)"),
 			flagBool("compress", "macOS: write the files compressed (ditto --hfsCompression), so they take less memory"),
 			flagBool("force", "replace the files on the disk, even unsaved ones"),
 		},
-		JSON: true, Example: "restore Work\nrestore Work --snapshot 20261129T120000Z", Order: 41, Run: runRestore})
+		JSON: true, Example: "restore Work\nrestore Work --snapshot latest --force\nrestore Work --snapshot 2026-11-29", Order: 41, Run: runRestore})
 }
 
 func runRestore(ctx context.Context, a *App, in *input) error {
@@ -69,6 +69,10 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 			Name    string `json:"name"`
 			resultJSON
 		}{jsonVersion, v.Name, toResultJSON(r)})
+	}
+	if r.Unchanged {
+		fmt.Fprintf(a.Stdout, "%s already holds %s exactly (%s, %s): nothing to restore\n", v.Name, r.Snapshot, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
+		return nil
 	}
 	fmt.Fprintf(a.Stdout, "Restored %s from %s: %s (%s)\n", v.Name, r.Snapshot, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
 	return nil

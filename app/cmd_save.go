@@ -28,7 +28,7 @@ func (a *App) keeper() (*mirror.Keeper, error) { return a.files().Keeper() }
 // files is the use-case layer without an engine: what it knows from
 // RAMBar's files alone (kept contents, restores that did not finish).
 func (a *App) files() *disks.Service {
-	s := &disks.Service{Paths: a.Paths, NewKeeper: a.NewKeeper}
+	s := &disks.Service{Paths: a.Paths, NewKeeper: a.NewKeeper, Warn: a.warn}
 	if a.Compress {
 		s.CopyFile = compressedCopy()
 	}
@@ -67,7 +67,9 @@ func contentsErr(err error) error {
 	case errors.Is(err, mirror.ErrNoSnapshot):
 		return notFoundError{err}
 	case errors.Is(err, mirror.ErrNotKept):
-		return fmt.Errorf("%w; make it with 'rambar create NAME SIZE --keep' or '--mirror FOLDER'", err)
+		// A disk named that is not kept: a bad argument (exit 2), as the
+		// README's table has it.
+		return &usageError{fmt.Sprintf("%v; 'rambar keep NAME' keeps a mounted disk from now on (--mirror FOLDER: into an empty folder)", err)}
 	}
 	return err
 }
@@ -118,6 +120,7 @@ func runSave(ctx context.Context, a *App, in *input) error {
 		r, err := svc.Save(ctx, v, disks.SaveOptions{Force: *force, Progress: fn})
 		done()
 		s := saved{Name: v.Name}
+		err = saveHint(v.Name, err)
 		if err != nil {
 			s.Error = err.Error()
 			errs = append(errs, contentsErr(err))
@@ -141,14 +144,36 @@ func runSave(ctx context.Context, a *App, in *input) error {
 	return interrupted(ctx, errors.Join(errs...))
 }
 
+// saveHint adds to a failed save what `save` can do about it: --force over
+// a refusal of an empty or foreign disk, making a mirror folder that is gone.
+func saveHint(name string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, mirror.ErrFolderMissing):
+		return fmt.Errorf("%w; make the folder again to have the disk written back into it", err)
+	case errors.Is(err, mirror.ErrRefused) && !errors.Is(err, mirror.ErrIncomplete) && !errors.Is(err, disks.ErrIncomplete):
+		return fmt.Errorf("%w; 'rambar save %s --force' saves it anyway", err, quoteName(name))
+	}
+	return err
+}
+
 func describeSave(name string, r mirror.Result) string {
 	if r.Unchanged {
-		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot)
+		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot) + describeRemarked(name, r)
 	}
 	s := fmt.Sprintf("Saved %s as %s: %s (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
 		ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
 		ramdisk.ShortDuration(r.Took))
-	return s + describeNotKept(r.NotKept) + describeWriteBack(r.Folder)
+	return s + describeNotKept(r.NotKept) + describeWriteBack(r.Folder) + describeRemarked(name, r)
+}
+
+// describeRemarked tells that the disk's mark was gone and was put back.
+func describeRemarked(name string, r mirror.Result) string {
+	if !r.Remarked {
+		return ""
+	}
+	return "\n  " + name + "'s RAMBar mark (an attribute of its top folder) was removed and has been put back; RAMBar's own record knew the disk"
 }
 
 // describeNotKept names what a save could not keep (sockets, device nodes):

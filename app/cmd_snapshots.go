@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"rambar/mirror"
 	"rambar/ramdisk"
@@ -28,6 +30,10 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 	}
 	// The disk need not be mounted: its saves are listed by name.
 	st, err := k.State(pos[0])
+	if errors.Is(err, mirror.ErrNotKept) {
+		// No saves under that name: no such disk (exit 4).
+		return notFoundError{fmt.Errorf("%s: no saved contents under that name (a disk made with --keep or --mirror has them)", pos[0])}
+	}
 	if err != nil {
 		return contentsErr(err)
 	}
@@ -62,7 +68,10 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 		if s.ID == onDisk {
 			marks = append(marks, "on the disk now")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"), s.Files,
+		if s.SetAside {
+			marks = append(marks, "kept work set aside (never pruned)")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, snapshotTime(s.Time, time.Local), s.Files,
 			ramdisk.Size(s.Bytes).Short(), strings.Join(marks, ", "))
 	}
 	return tw.Flush()

@@ -12,6 +12,7 @@ import (
 
 	"rambar/bench"
 	"rambar/disks"
+	"rambar/internal/signals"
 	"rambar/ramdisk"
 )
 
@@ -39,7 +40,7 @@ func runTry(ctx context.Context, a *App, in *input) error {
 	}
 	// SIGPIPE too (rambar try … | head): a write to the closed pipe then
 	// fails instead of killing the process before it cleans up.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(ctx, signals.Stop(syscall.SIGPIPE)...)
 	defer stop()
 
 	a.cleanTryLeftovers(ctx)
@@ -103,11 +104,8 @@ func runTry(ctx context.Context, a *App, in *input) error {
 // findRAMDir resolves --disk: a mounted RAM disk's name, or the path of a
 // folder on a RAM disk.
 func (a *App) findRAMDir(ctx context.Context, s string) (bench.Target, error) {
-	var vols []ramdisk.Volume
-	if e, err := a.Engine(); err == nil {
-		vols, _ = e.List(ctx)
-	}
-	if t, ok := targetByName(vols, s); ok {
+	caps, vols := a.mounted(ctx)
+	if t, ok := targetByName(caps, vols, s); ok {
 		return t, nil
 	}
 	if strings.ContainsRune(s, filepath.Separator) {

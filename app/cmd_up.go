@@ -24,6 +24,8 @@ type upJSON struct {
 
 func runUp(ctx context.Context, a *App, in *input) error {
 	asJSON, force := in.Bool("json"), in.Bool("force")
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	svc, err := a.service()
 	if err != nil {
 		return err
@@ -33,7 +35,7 @@ func runUp(ctx context.Context, a *App, in *input) error {
 	}
 	rs, err := svc.UpWith(ctx, disks.UpOptions{Force: *force})
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	failed := 0
 	for _, r := range rs {

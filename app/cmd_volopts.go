@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"rambar/disks"
@@ -23,18 +22,18 @@ func volumeFlagSpecs() []flagSpec {
 	}
 }
 
-// volumeOptions reads the extras' flags. Paths are made absolute; the icon
-// must be a readable file. Bad input is a usage error.
-func volumeOptions(in *input) (ramdisk.VolumeOptions, error) {
+// volumeOptions reads the extras' flags. Paths are made absolute (~
+// expanded); the icon must be a readable file. Bad input is a usage error.
+func (a *App) volumeOptions(in *input) (ramdisk.VolumeOptions, error) {
 	o := ramdisk.VolumeOptions{NoExec: *in.Bool("noexec"), Spotlight: *in.Bool("spotlight")}
 	var err error
 	if o.Folders, err = ramdisk.ParseFolders(*in.String("folders")); err != nil {
 		return o, usagef("--folders: %v", err)
 	}
-	if o.MountPoint, err = absFlag("mount-point", *in.String("mount-point")); err != nil {
+	if o.MountPoint, err = a.pathArg("--mount-point", *in.String("mount-point")); err != nil {
 		return o, err
 	}
-	if o.Icon, err = absFlag("icon", *in.String("icon")); err != nil {
+	if o.Icon, err = a.pathArg("--icon", *in.String("icon")); err != nil {
 		return o, err
 	}
 	if err := ramdisk.CheckIcon(o.Icon); err != nil {
@@ -44,25 +43,16 @@ func volumeOptions(in *input) (ramdisk.VolumeOptions, error) {
 		if st, err := os.Stat(o.Icon); err != nil || !st.Mode().IsRegular() {
 			return o, usagef("--icon %s: not a readable file", o.Icon)
 		}
+		if err := disks.CheckIconFile(o.Icon); err != nil {
+			return o, usagef("--icon: %v", err)
+		}
 	}
 	return o, nil
 }
 
-// absFlag makes a path flag's value absolute; "" stays "".
-func absFlag(name, v string) (string, error) {
-	if strings.TrimSpace(v) == "" {
-		return "", nil
-	}
-	abs, err := filepath.Abs(v)
-	if err != nil {
-		return "", usagef("--%s %q: %v", name, v, err)
-	}
-	return abs, nil
-}
-
 // volumeChange is the extras' part of a preset change: only the flags given.
-func volumeChange(in *input, c *ramdisk.PresetChange) error {
-	o, err := volumeOptions(in)
+func (a *App) volumeChange(in *input, c *ramdisk.PresetChange) error {
+	o, err := a.volumeOptions(in)
 	if err != nil {
 		return err
 	}
@@ -87,9 +77,9 @@ func volumeChange(in *input, c *ramdisk.PresetChange) error {
 			if arg = strings.TrimSpace(arg); arg == "" {
 				continue
 			}
-			t, err := disks.ResolveCacheTarget(arg, knownCaches())
+			t, err := a.cacheTarget("--caches", arg, knownCaches())
 			if err != nil {
-				return cacheErr(err)
+				return err
 			}
 			cs = append(cs, t.Path)
 		}
@@ -130,7 +120,7 @@ func (a *App) extrasRows(ctx context.Context, row func(k, f string, args ...any)
 		row("Options", "%s", o.Phrase())
 	}
 	for _, c := range svc.Caches(ctx) {
-		if strings.EqualFold(c.Disk, v.Name) {
+		if svc.SameName(c.Disk, v.Name) {
 			t := c.Target
 			if t == disks.TMPDIRKey {
 				t = "TMPDIR=" + c.Link

@@ -160,10 +160,40 @@ func unknownCommand(verb string) error {
 	if strings.HasPrefix(verb, "-") && !isNegativeNumber(verb) {
 		return usagef("unknown flag %s; run 'rambar help'", verb)
 	}
+	if other, ok := otherToolsVerbs[strings.ToLower(verb)]; ok {
+		return usagef("unknown command %q; did you mean %s?", verb, other)
+	}
 	if best := nearest(verb, visibleNames(topLevel())); best != "" {
 		return usagef("unknown command %q; did you mean %s?", verb, best)
 	}
 	return usagef("unknown command %q; run 'rambar help'", verb)
+}
+
+// otherToolsVerbs are the words other tools (a shell, mount, docker…) use
+// for what a RAMBar command does, and the command to suggest for each.
+var otherToolsVerbs = map[string]string{
+	"ls":      "list",
+	"ps":      "list",
+	"status":  "list (or info NAME)",
+	"show":    "info",
+	"df":      "list",
+	"rm":      "eject (or forget NAME, which deletes its saved contents)",
+	"remove":  "eject",
+	"delete":  "eject (or forget NAME, which deletes its saved contents)",
+	"umount":  "eject",
+	"unmount": "eject",
+	"detach":  "eject",
+	"stop":    "eject",
+	"mount":   "create NAME SIZE (or preset mount NAME)",
+	"attach":  "create NAME SIZE",
+	"new":     "create",
+	"make":    "create",
+	"mk":      "create",
+	"add":     "create (or preset add)",
+	"start":   "up (or just rambar, for the menu-bar app)",
+	"backup":  "save",
+	"sync":    "save",
+	"load":    "restore",
 }
 
 func unknownSub(c *command, name string) error {

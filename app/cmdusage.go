@@ -70,6 +70,7 @@ commands:
 	}
 	fmt.Fprint(w, "\n")
 	writeWrapped(w, "sizes: 512M, 4G, 1.5GiB, 4096MiB, 25% (of memory); a bare number is MiB; units are binary.", "", "")
+	writeWrapped(w, "names: "+nameCase+".", "", "")
 }
 
 func hasArgDocs(c *command) bool {

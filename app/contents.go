@@ -9,26 +9,47 @@ import (
 	"rambar/ramdisk"
 )
 
+// contentsFlags are create's contents flags as given: a setting not given
+// (its Set false) keeps what is stored for the name.
+type contentsFlags struct {
+	Keep                   bool
+	Mirror                 string
+	Snapshots              int
+	SnapshotsSet           bool
+	SaveEvery              time.Duration
+	SaveEverySet, SetAside bool
+}
+
 // contentsOptions checks create's --keep/--mirror/--snapshots/--save-every
-// before anything is made.
-func contentsOptions(keep bool, mirrorDir string, snapshots int, every time.Duration) (mirror.Options, error) {
-	o := mirror.Options{Snapshots: snapshots, SaveEvery: every}
+// before anything is made. --save-every 0 turns autosave off; a flag not
+// given keeps the name's stored setting.
+func contentsOptions(f contentsFlags) (mirror.Options, error) {
+	o := mirror.Options{Snapshots: f.Snapshots, SaveEvery: f.SaveEvery, SetAsideKept: f.SetAside}
 	switch {
-	case keep && mirrorDir != "":
+	case f.Keep && f.Mirror != "":
 		return o, usagef("--keep and --mirror exclude each other")
-	case keep:
+	case f.Keep:
 		o.Mode = ramdisk.Keep
-	case mirrorDir != "":
-		abs, err := filepath.Abs(mirrorDir)
+	case f.Mirror != "":
+		abs, err := filepath.Abs(f.Mirror)
 		if err != nil {
-			return o, usagef("--mirror %s: %v", mirrorDir, err)
+			return o, usagef("--mirror %s: %v", f.Mirror, err)
 		}
 		o.Mode, o.MirrorPath = ramdisk.Mirror, abs
-	case snapshots != 0 || every != 0:
+	case f.SnapshotsSet || f.SaveEverySet:
 		return o, usagef("--snapshots and --save-every need --keep or --mirror")
 	}
-	if snapshots < 0 || every < 0 {
+	if f.SetAside && o.Mode != ramdisk.Mirror {
+		return o, usagef("--set-aside-kept goes with --mirror FOLDER")
+	}
+	if f.Snapshots < 0 || f.SaveEvery < 0 {
 		return o, usagef("--snapshots and --save-every must not be negative")
+	}
+	if f.SnapshotsSet && f.Snapshots == 0 {
+		return o, usagef("--snapshots must be at least 1")
+	}
+	if f.SaveEverySet && f.SaveEvery == 0 {
+		o.SaveEvery = mirror.AutosaveOff
 	}
 	return o, nil
 }
@@ -42,8 +63,9 @@ type contentsJSON struct {
 	LastSnapshot *string             `json:"last_snapshot"` // null: never saved
 	Snapshots    int                 `json:"snapshots_kept"`
 	SaveEvery    float64             `json:"save_every_seconds"` // 0: no autosave
-	// AutosaveActive: an interval is set and the menu-bar app, which does
-	// the autosaving, runs now.
+	// AutosaveActive: an interval is set, the menu-bar app, which does
+	// the autosaving, runs now, and the disk is one it saves (not one whose
+	// restore did not finish).
 	AutosaveActive bool `json:"autosave_active"`
 	// Unsaved is whether the disk has changes not yet saved; null when
 	// it could not be told.
@@ -52,6 +74,26 @@ type contentsJSON struct {
 	// holds only part of its saved state, and is not saved over it.
 	RestoreIncomplete bool   `json:"restore_incomplete,omitempty"`
 	Error             string `json:"error,omitempty"`
+}
+
+// heldSnapshot is the snapshot the disk's files were last saved as or
+// restored from, and when that save was made; ok is false when it cannot
+// be told.
+func heldSnapshot(k *mirror.Keeper, name string) (string, time.Time, bool) {
+	id, err := k.Holding(name)
+	if err != nil || id == "" {
+		return "", time.Time{}, false
+	}
+	snaps, err := k.Snapshots(name)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	for _, s := range snaps {
+		if s.ID == id {
+			return id, s.Time.UTC(), true
+		}
+	}
+	return "", time.Time{}, false
 }
 
 // contentsOf describes a disk's contents mode; nil for disks not kept.
@@ -73,10 +115,15 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 	}
 	c := &contentsJSON{Mode: st.Mode, Backing: st.Backing, MirrorPath: st.MirrorPath, LastSnapshot: optString(st.LastSnapshot),
 		Snapshots: st.Snapshots, SaveEvery: float64(st.SaveEvery), RestoreIncomplete: a.files().Incomplete(v)}
-	c.AutosaveActive = st.SaveEvery > 0 && a.menuBarRunning()
+	c.AutosaveActive = st.SaveEvery > 0 && !c.RestoreIncomplete && a.menuBarRunning()
 	if !st.LastSave.IsZero() {
 		t := st.LastSave.UTC()
 		c.LastSave = &t
+	}
+	if id, t, ok := heldSnapshot(k, v.Name); ok {
+		// The save the disk's files are (a restore of an older one, or a save
+		// that found nothing changed, does not make it newer).
+		c.LastSnapshot, c.LastSave = &id, &t
 	}
 	if withDirty {
 		if d, err := k.Dirty(v); err == nil {

@@ -195,7 +195,7 @@ func TestContentsBadInput(t *testing.T) {
 		{[]string{"save"}, exitUsage},
 		{[]string{"save", "Nope"}, exitNotFound},
 		{[]string{"snapshots", "a/b"}, exitUsage},
-		{[]string{"snapshots", "Never"}, exitError},
+		{[]string{"snapshots", "Never"}, exitNotFound},
 		{[]string{"restore"}, exitUsage},
 		{[]string{"reclaim", "Nope"}, exitNotFound},
 	}
@@ -209,7 +209,7 @@ func TestContentsBadInput(t *testing.T) {
 		t.Error("bad input left a kept-disk state")
 	}
 	c.run(0, "create", "Plain", "64M")
-	c.run(exitError, "save", "Plain")
+	c.run(exitUsage, "save", "Plain")
 	if !strings.Contains(c.err.String(), "--keep") {
 		t.Errorf("save of a plain disk said %q", c.err.String())
 	}

@@ -68,7 +68,7 @@ func createErr(err error) error {
 		return refusedError{err}
 	}
 	if errors.Is(err, disks.ErrContents) {
-		return usagef("%v", err)
+		return usagef("%v", withCreateFolder(err))
 	}
 	return contentsErr(err)
 }

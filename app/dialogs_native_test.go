@@ -50,7 +50,7 @@ func TestNativeNewDisk(t *testing.T) {
 	if len(w.Words) != 4 {
 		t.Fatalf("words shown %q", w.Words)
 	}
-	for i, want := range []string{"Create RAM Disk: 4 GiB APFS", "This machine can't hold that disk", "This machine can't hold that disk", "Create Scratch: 3 GiB APFS, commits 3.0 GiB now?"} {
+	for i, want := range []string{"Create RAM Disk: 4 GiB APFS", "This machine can't hold that disk", "This machine can't hold that disk", "Create Scratch: 3 GiB APFS, commits 3 GiB now?"} {
 		if !strings.Contains(w.Words[i], want) {
 			t.Errorf("words[%d] = %q, want it to say %q", i, w.Words[i], want)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"rambar/disks"
 	"rambar/ramdisk"
@@ -16,12 +17,16 @@ func (a *App) service() (*disks.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &disks.Service{Engine: e, Paths: a.Paths, NewKeeper: a.NewKeeper}
+	s := &disks.Service{Engine: e, Paths: a.Paths, NewKeeper: a.NewKeeper, Warn: a.warn}
 	if a.Compress {
 		s.CopyFile = compressedCopy()
 	}
 	return s, nil
 }
+
+// warn tells the user, on stderr, what RAMBar's files need them to know
+// (disks.Service.Warn).
+func (a *App) warn(msg string) { fmt.Fprintf(a.Stderr, "rambar: warning: %s\n", msg) }
 
 // disks lists the mounted RAM disks and measures each.
 func (a *App) disks(ctx context.Context) ([]disk, error) {

@@ -210,6 +210,10 @@ func TestCLIZRAM(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "zram (compressed)") || !strings.Contains(out, "Memory held:") {
 		t.Errorf("info: exit %d\n%s", code, out)
 	}
+	// A fresh disk holds ext4's own blocks, not deleted files'.
+	if strings.Contains(out, "Pinned by deleted files") {
+		t.Errorf("a fresh zram disk shows memory pinned by deleted files:\n%s", out)
+	}
 	out, errOut, code = c.run("eject", "Packed")
 	if code != 0 || len(c.mounted()) != 0 {
 		t.Errorf("eject: exit %d, mounted %v\n%s%s", code, c.mounted(), out, errOut)

@@ -88,7 +88,7 @@ func TestCLIMirrorConflictsClaimsAndRefusals(t *testing.T) {
 	c.run("eject", "Holder")
 	file := filepath.Join(folder, "index.html")
 	missing := filepath.Join(t.TempDir(), "new")
-	for args, want := range map[string]string{file: "is a file", missing: "does not exist (pass --create-folder", "/": "whole file system"} {
+	for args, want := range map[string]string{file: "is a file", missing: "it does not exist; pass --create-folder", "/": "whole file system"} {
 		_, errOut, code := c.run("create", "Bad", "32M", "--mirror", args)
 		if code != exitUsage || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("--mirror %s: exit %d, %q, want one line saying %q", args, code, errOut, want)

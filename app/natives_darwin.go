@@ -7,22 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"rambar/darwin/cocoa"
 	"rambar/tray"
 )
 
-// natives puts the native macOS parts (darwin/cocoa) into the tray's Deps:
-// the dialogs as native windows that take the keyboard (zenity's osascript
-// windows can't be activated) and notifications through
-// UNUserNotificationCenter, each with its fallback. (The login item goes
-// through SMAppService in loginToggle, for the CLI too.)
-//
-//	RAMBAR_NOTIFY=log        notifications go to stderr only
-//	RAMBAR_NOTIFY=osascript  when native ones can't be shown (not in the
-//	                         bundle, or turned off), also try osascript,
-//	                         which macOS attributes to Script Editor
+// natives puts the native macOS dialogs (darwin/cocoa) into the tray's
+// Deps: windows that take the keyboard (zenity's osascript windows can't be
+// activated). Notices go through the App's one notifier (notices), the
+// login item through SMAppService in loginToggle, for the CLI too.
 func (a *App) natives(d *tray.Deps) {
 	if dlg, err := cocoa.Native(); err == nil {
 		d.Dialogs = nativeDialogs{dlg}
@@ -30,40 +23,45 @@ func (a *App) natives(d *tray.Deps) {
 	} else {
 		fmt.Fprintf(a.Stderr, "rambar: native dialogs: %v\n", err)
 	}
-	mode := a.Getenv("RAMBAR_NOTIFY")
-	if mode == "log" {
-		return // trayDeps' notifier already writes to stderr only
+}
+
+// prepareNatives readies the native side before the menu bar's run loop
+// starts (cocoa.Prepare): applicationShouldTerminate: on the menu bar's
+// delegate class, the main menu with its Edit submenu, no relaunch at
+// login, the notification delegate. What fails is said on stderr; the
+// menu bar runs anyway.
+func (a *App) prepareNatives() {
+	if err := cocoa.Prepare(menuBarDelegateClass); err != nil {
+		fmt.Fprintf(a.Stderr, "rambar: %v\n", err)
 	}
+}
+
+// desktopNotify shows notices through UNUserNotificationCenter from the
+// app bundle (cocoa.Notifier: permission asked once, every notice logged
+// on stderr); with RAMBAR_NOTIFY=osascript, also through osascript when
+// native ones can't be shown (macOS attributes those to Script Editor).
+func (a *App) desktopNotify() func(ctx context.Context, title, text string) error {
 	n := &cocoa.Notifier{Log: func(line string) { fmt.Fprintf(a.Stderr, "rambar: %s\n", line) }}
 	if c, err := cocoa.NewCenter(); err == nil {
 		n.Center = c
 	}
-	if mode == "osascript" {
+	if a.Getenv("RAMBAR_NOTIFY") == "osascript" {
 		n.Fallback = tray.Notify
 	}
-	d.Notify = func(title, text string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return n.Notify(ctx, title, text)
-	}
+	return n.Notify
 }
 
-// loginService is RAMBar.app's SMAppService login item, or nil where there
-// is none (before macOS 13, or not running from the bundle).
-func (a *App) loginService() cocoa.LoginService {
-	svc, err := cocoa.NewLoginService()
-	if err != nil {
-		return nil
-	}
-	return svc
-}
+// loginService is RAMBar.app's SMAppService login item, or why there is
+// none (before macOS 13, or not running from the bundle).
+func (a *App) loginService() (cocoa.LoginService, error) { return cocoa.NewLoginService() }
 
 // watchSession makes g save when the macOS session ends, before sleep and
 // when AppKit terminates the app (which then exits without returning to
-// runTray's deferred save). A failure to watch is said and otherwise
-// ignored: the save at SIGTERM and at Quit still happen.
-func (a *App) watchSession(g *cocoa.Guard) (stop func()) {
-	stop, err := cocoa.Watch(g, func(format string, args ...any) {
+// runTray's deferred save); notify tells a logout's failed save. A failure
+// to watch is said and otherwise ignored: the save at SIGTERM and at Quit
+// still happen.
+func (a *App) watchSession(g *cocoa.Guard, notify func(title, text string)) (stop func()) {
+	stop, err := cocoa.Watch(g, notify, func(format string, args ...any) {
 		fmt.Fprintf(a.Stderr, "rambar: "+format+"\n", args...)
 	})
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -66,8 +65,9 @@ func newPresetFlags(in *input) (*presetFlags, error) {
 	return p, nil
 }
 
-// change turns the given flags into a PresetChange; parseFS reads --fs.
-func (p *presetFlags) change(parseFS func(string) (ramdisk.FileSystem, error)) (ramdisk.PresetChange, error) {
+// change turns the given flags into a PresetChange; parseFS reads --fs,
+// path makes --mirror's folder absolute (App.pathArg).
+func (p *presetFlags) change(parseFS func(string) (ramdisk.FileSystem, error), path func(what, v string) (string, error)) (ramdisk.PresetChange, error) {
 	var c ramdisk.PresetChange
 	if p.set["fs"] {
 		fs, err := parseFS(p.fs)
@@ -91,9 +91,9 @@ func (p *presetFlags) change(parseFS func(string) (ramdisk.FileSystem, error)) (
 		if strings.TrimSpace(p.mirror) == "" {
 			return c, usagef("--mirror needs a folder")
 		}
-		abs, err := filepath.Abs(p.mirror)
+		abs, err := path("--mirror", p.mirror)
 		if err != nil {
-			return c, usagef("--mirror %q: %v", p.mirror, err)
+			return c, err
 		}
 		c.Contents, c.MirrorPath = ptrTo(ramdisk.Mirror), &abs
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, creat
 		return refusedError{fmt.Errorf("preset %s: %w", p.Name, err)}
 	}
 	if err := mirror.CheckFolder(p.MirrorPath, k.Rules(create)); err != nil {
-		return usagef("preset %s: %v", p.Name, err)
+		return usagef("preset %s: %v", p.Name, withCreateFolder(err))
 	}
 	return nil
 }
@@ -45,9 +46,18 @@ func (a *App) checkMirrorFolder(path string, create bool) error {
 		return nil // no engine or data folder: the rules run when the disk is made
 	}
 	if err := mirror.CheckFolder(path, k.Rules(create)); err != nil {
-		return usagef("%v", err)
+		return usagef("%v", withCreateFolder(err))
 	}
 	return nil
+}
+
+// withCreateFolder adds to a missing mirror folder's refusal the flag that
+// makes it, for the commands that take it (create, preset add and edit).
+func withCreateFolder(err error) error {
+	if errors.Is(err, mirror.ErrFolderMissing) {
+		return fmt.Errorf("%w; pass --create-folder to make it", err)
+	}
+	return err
 }
 
 // folderKeeper is the keeper with the engine behind it, so mirror's folder

@@ -73,7 +73,7 @@ func TestPresetAddEditRemove(t *testing.T) {
 		{[]string{"preset", "add", "--fs", "hfs+", "Cache", "25%", "--hidden", "--keep", "--save-every", "10m", "--snapshots", "3"}, exitOK,
 			"Added preset Cache: 25%, HFS+, hidden, contents kept, saved every 10 min, 3 snapshots"},
 		{[]string{"preset", "add", "Site", "1G", "--mirror", mirrorDir}, exitOK, "mirrors " + mirrorDir},
-		{[]string{"preset", "list"}, exitOK, "Cache    25% (4.0 GiB)  HFS+, hidden"},
+		{[]string{"preset", "list"}, exitOK, "Cache    25% (4 GiB)  HFS+, hidden"},
 		{[]string{"preset", "edit", "scratch", "2G", "--no-auto-mount", "--fs", "apfs"}, exitOK, "Changed preset Scratch: 2G, APFS, contents discarded"},
 		{[]string{"preset", "edit", "Cache", "--discard"}, exitOK, "Changed preset Cache: 25%, HFS+, hidden, contents discarded"},
 		{[]string{"preset", "edit", "Site", "--size", "3G", "--auto-mount"}, exitOK, "Changed preset Site: 3G, mounts at login, contents mirrors"},
@@ -361,8 +361,8 @@ func TestMirrorFolderMustExist(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"create", "Site", "64M", "--mirror", missing}, exitUsage, "it does not exist (pass --create-folder"},
-		{[]string{"preset", "add", "Site", "64M", "--mirror", missing}, exitUsage, "it does not exist (pass --create-folder"},
+		{[]string{"create", "Site", "64M", "--mirror", missing}, exitUsage, "it does not exist; pass --create-folder"},
+		{[]string{"preset", "add", "Site", "64M", "--mirror", missing}, exitUsage, "it does not exist; pass --create-folder"},
 		{[]string{"create", "Site", "64M", "--mirror", file}, exitUsage, "it is a file, not a folder"},
 		{[]string{"create", "Site", "64M", "--create-folder"}, exitUsage, "--create-folder goes with --mirror"},
 		{[]string{"preset", "add", "Site", "64M", "--keep", "--create-folder"}, exitUsage, "--create-folder goes with --mirror"},

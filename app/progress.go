@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"rambar/internal/signals"
 	"rambar/ramdisk"
 )
 
@@ -63,12 +63,13 @@ func (a *App) contentsProgress() (fn ramdisk.ProgressFunc, done func()) {
 	}, done
 }
 
-// interruptible returns ctx cancelled by SIGINT, SIGTERM or SIGPIPE, so an
+// interruptible returns ctx cancelled by SIGINT, SIGTERM, SIGHUP (unless
+// started under nohup) or SIGPIPE, so an
 // operation on a disk stops and cleans up (a create whose fill is cut short
 // ejects the disk again; a save leaves the previous one current) instead
 // of dying half done. stop restores the default handling.
 func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	return signal.NotifyContext(ctx, signals.Stop(syscall.SIGPIPE)...)
 }
 
 // interrupted marks err as a cancellation (exit 9) when ctx was ended by a signal.

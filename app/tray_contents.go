@@ -72,11 +72,15 @@ func (c *contents) saveAll(ctx context.Context, notify func(title, text string) 
 }
 
 // background runs autosave and the save before sleep until ctx ends.
-// Disks without a save interval are not autosaved.
-func (c *contents) background(ctx context.Context, notify func(title, text string) error) {
-	go c.svc.Autosave(ctx, autosaveTick, c.report(notify))
+// Disks without a save interval are not autosaved. The save before sleep
+// is bounded: its notices go out from goroutines of their own, so it never
+// waits for one.
+func (c *contents) background(ctx context.Context, notes *notifier) {
+	go c.svc.Autosave(ctx, autosaveTick, c.report(notes.Notify))
 	go func() {
-		err := mirror.WatchSleep(ctx, func(ctx context.Context) { c.saveAll(ctx, notify) })
+		err := mirror.WatchSleep(ctx, func(ctx context.Context) {
+			c.saveAll(ctx, func(title, text string) error { notes.Go(title, text); return nil })
+		})
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, ramdisk.ErrUnsupported) && c.a.Getenv("RAMBAR_DEBUG") != "" {
 			c.a.Stderr.Write([]byte("rambar: " + err.Error() + "\n"))
 		}

@@ -62,18 +62,11 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		}
 		d.Dialogs, d.EditPresets = z, z
 	}
-	toDesktop := a.Getenv("RAMBAR_NOTIFY") != "log"
-	d.Notify = func(title, text string) error {
-		fmt.Fprintf(a.Stderr, "rambar: notify: %s: %s\n", title, text)
-		if !toDesktop {
-			return nil
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return tray.Notify(ctx, title, text)
-	}
+	notes := a.notices()
+	d.Notify = notes.Notify
 	if m, ok := d.Disks.(*disks.Menu); ok {
-		m.Conflicts = func(name string, wb mirror.WriteBack) { d.Notify(conflictNotice(name, wb)) }
+		m.Conflicts = func(name string, wb mirror.WriteBack) { notes.Notify(conflictNotice(name, wb)) }
+		m.S.Warn = func(msg string) { notes.Notify("Saved contents readable by others", msg) }
 	}
 	if a.Getenv("RAMBAR_DEBUG") != "" {
 		d.Logf = func(format string, args ...any) { fmt.Fprintf(a.Stderr, "rambar: "+format+"\n", args...) }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -40,8 +41,31 @@ const (
 // allRows lists every row in table order.
 var allRows = []RowID{rowSeqWrite, rowSeqRead, rowFsync, rowFullFsync, rowSQLiteDefault, rowSQLiteFull, rowUntar, rowCreateFiles, rowDeleteFiles}
 
-// allRows lists every row in table order (for the CLI's --rows help).
-func AllRows() []RowID { return append([]RowID(nil), allRows...) }
+// AllRows lists the rows this OS runs, in table order (for the CLI's
+// --rows): every row but F_FULLFSYNC's outside macOS, which is never
+// scheduled there.
+func AllRows() []RowID {
+	var out []RowID
+	for _, r := range allRows {
+		if rowHere(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// rowHere reports whether this OS can run the row at all.
+func rowHere(id RowID) bool { return id != rowFullFsync || haveFullFsync }
+
+// RowList names the rows this OS runs as words, in order: "seq-write,
+// seq-read, …".
+func RowList() string {
+	var names []string
+	for _, r := range AllRows() {
+		names = append(names, string(r))
+	}
+	return strings.Join(names, ", ")
+}
 
 // Unit is a row's unit.
 type Unit string
@@ -63,7 +87,8 @@ type Options struct {
 	Quick bool
 	// Runs is how many times each row runs; 0 means 3 (the seed's count).
 	Runs int
-	// Rows limits the benchmark to these rows; empty means allRows.
+	// Rows limits the benchmark to these rows; empty means every row this
+	// OS runs (AllRows).
 	Rows []RowID
 	// NoDirect opens the sequential files without bypassing the cache, as
 	// if the file system refused to; tests use it to check the fallback.
@@ -215,7 +240,7 @@ func (o Options) Labels() []RowInfo {
 	}
 	want := o.Rows
 	if len(want) == 0 {
-		return all
+		want = AllRows()
 	}
 	var out []RowInfo
 	for _, r := range all {
@@ -229,14 +254,19 @@ func (o Options) Labels() []RowInfo {
 	return out
 }
 
-// ParseRow reads a row id as given on the command line.
+// ParseRow reads a row id as given on the command line. A row this OS
+// cannot run (fullfsync outside macOS) wraps ramdisk.ErrUnsupported.
 func ParseRow(s string) (RowID, error) {
 	for _, r := range allRows {
-		if string(r) == s {
-			return r, nil
+		if string(r) != s {
+			continue
 		}
+		if !rowHere(r) {
+			return "", fmt.Errorf("benchmark row %s is %w: F_FULLFSYNC is macOS only (rows here: %s)", s, ramdisk.ErrUnsupported, RowList())
+		}
+		return r, nil
 	}
-	return "", fmt.Errorf("unknown benchmark row %q (rows: %v)", s, allRows)
+	return "", fmt.Errorf("unknown benchmark row %q (rows: %s)", s, RowList())
 }
 
 // syncCalls counts every fsync-class call this package makes, so tests can

@@ -147,22 +147,34 @@ func (c *chart) axis() {
 // row draws one row's label, medians and a bar per RAM disk at y.
 func (c *chart) row(row RowInfo, y int) {
 	c.text(svgLeft, y, ` font-weight="bold"`, row.Label)
-	c.text(svgLeft, y+15, ` fill="#666" font-size="11"`, medians(c.r.Targets, row.ID))
 	if why, same := sameSkip(c.rams, c.disk, row.ID); same {
-		c.text(c.axisX+4, y, ` fill="#888"`, why) // the n/a row, said once
+		// Said once, under the row's name where its figures would be: nothing
+		// is drawn on the axis, so no word lies across its lines.
+		c.text(svgLeft, y+15, ` fill="#888" font-size="11"`, why)
 		return
 	}
+	c.text(svgLeft, y+15, ` fill="#666" font-size="11"`, medians(c.r.Targets, row.ID))
 	for i, t := range c.rams {
 		by := y - 11 + i*(svgBarH+2)
 		s := compare(t, c.disk, row.ID)
 		if !s.ok {
-			c.text(c.axisX+4, by+svgBarH-3, ` fill="#888"`, "not compared: "+notCompared(t, c.disk, row.ID))
+			c.note(by, "not compared: "+notCompared(t, c.disk, row.ID))
 			continue
 		}
 		x0, x1 := c.pos(min(1, s.x)), c.pos(max(1, s.x))
 		fmt.Fprintf(&c.b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", x0, by, max(x1-x0, 1), svgBarH, svgColors[i%len(svgColors)])
 		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d">%s</text>`+"\n", x1+6, by+svgBarH-3, html.EscapeString(speedupWords(s)))
 	}
+}
+
+// note writes why a bar is missing, in a bar's place at by: right of the
+// 1× line, on a white ground that hides the axis's lines behind it, so it
+// crosses none of them.
+func (c *chart) note(by int, s string) {
+	x := int(math.Ceil(c.pos(1))) + 4
+	w := int(math.Ceil(float64(utf8.RuneCountInString(s))*svgCharW)) + 4
+	fmt.Fprintf(&c.b, `<rect x="%d" y="%d" width="%d" height="%d" fill="white"/>`+"\n", x-2, by, min(w, c.width-x), svgBarH)
+	c.text(x, by+svgBarH-3, ` fill="#888"`, s)
 }
 
 // compare is RAM disk t against disk on one row.

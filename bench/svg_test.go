@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/xml"
 	"flag"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -86,8 +87,36 @@ func TestChartGolden(t *testing.T) {
 	if n := strings.Count(svg, "n/a (F_FULLFSYNC is macOS only)"); n != 1 {
 		t.Errorf("the n/a row is said %d times, want once", n)
 	}
-	if n := strings.Count(svg, "<rect "); n != 1+5 {
-		t.Errorf("%d rects: want the background and one bar per compared row (5)", n)
+	if n := strings.Count(svg, "<rect ") - strings.Count(svg, `fill="white"/>`); n != 5 {
+		t.Errorf("%d coloured rects: want one bar per compared row (5)", n)
+	}
+	checkOffOneX(t, svg)
+}
+
+var (
+	svgLine = regexp.MustCompile(`<line x1="([0-9.]+)" x2="[0-9.]+" y1="([0-9]+)" y2="([0-9]+)"`)
+	svgText = regexp.MustCompile(`<text x="([0-9.]+)" y="([0-9]+)"[^>]*>([^<]*)</text>`)
+)
+
+// checkOffOneX: no word between the axis's ends lies across its 1× line
+// (a skipped row's reason, a "not compared" note): each text there starts
+// right of the line or ends, at the estimated width, left of it.
+func checkOffOneX(t *testing.T, svg string) {
+	t.Helper()
+	m := svgLine.FindStringSubmatch(svg) // the first line drawn is 1×
+	if m == nil {
+		t.Fatal("the chart has no 1× line")
+	}
+	x1, _ := strconv.ParseFloat(m[1], 64)
+	top, _ := strconv.Atoi(m[2])
+	bottom, _ := strconv.Atoi(m[3])
+	for _, tm := range svgText.FindAllStringSubmatch(svg, -1) {
+		x, _ := strconv.ParseFloat(tm[1], 64)
+		y, _ := strconv.Atoi(tm[2])
+		w := float64(len([]rune(html.UnescapeString(tm[3])))) * 6.8
+		if y > top && y < bottom && x < x1 && x+w > x1 {
+			t.Errorf("%q (x %v to %v) lies across the 1× line at x %v", tm[3], x, x+w, x1)
+		}
 	}
 }
 

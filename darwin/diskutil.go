@@ -37,6 +37,8 @@ type diskInfoPlist struct {
 	} `plist:"APFSPhysicalStores"`
 	GlobalPermissionsEnabled *bool  `plist:"GlobalPermissionsEnabled"`
 	VirtualOrPhysical        string `plist:"VirtualOrPhysical"`
+	// VolumeUUID is the file system's own id, new at every erasevolume.
+	VolumeUUID string `plist:"VolumeUUID"`
 	// Error document fields (diskutil -plist reports failures on stdout).
 	Error        bool   `plist:"Error"`
 	ErrorMessage string `plist:"ErrorMessage"`
@@ -76,6 +78,23 @@ func (d diskInfoPlist) Stores() []string {
 		s = append(s, p.Store)
 	}
 	return s
+}
+
+// Identity is the volume's identity for ramdisk.Volume.Identity:
+// "macos:uuid=" and its VolumeUUID, upper case; "" when diskutil gives none,
+// or a placeholder (all zeros), or something that is not a UUID.
+func (d diskInfoPlist) Identity() string {
+	u := strings.ToUpper(strings.TrimSpace(d.VolumeUUID))
+	if len(u) != 36 || strings.Trim(u, "0-") == "" {
+		return ""
+	}
+	for i, c := range u {
+		dash := i == 8 || i == 13 || i == 18 || i == 23
+		if dash != (c == '-') || !dash && !strings.ContainsRune("0123456789ABCDEF", c) {
+			return ""
+		}
+	}
+	return "macos:uuid=" + u
 }
 
 // IsDiskImage reports a device served by a disk image.

@@ -232,7 +232,7 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	}
 	v := ramdisk.Volume{
 		Name: p.Name, MountPoint: mp, Device: dev, FS: p.FS, Size: p.Size, Hidden: p.Hidden,
-		Allocation: ramdisk.AllocationFor(p.FS, p.Size), Managed: true,
+		Allocation: ramdisk.AllocationFor(p.FS, p.Size), Managed: true, Identity: info.Identity(),
 	}
 	v.Notes = append(v.Notes, e.spotlight(ctx, mp, p)...)
 	v.Notes = append(v.Notes, ownershipNotes(info)...)

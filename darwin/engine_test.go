@@ -829,3 +829,34 @@ func TestDiskInfoErrorDocument(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestVolumeIdentityFlows: the volume UUID diskutil reports is the disk's
+// identity in Create and in List alike, for APFS and HFS+, and a disk made
+// again under the same name and mount point is another volume.
+func TestVolumeIdentityFlows(t *testing.T) {
+	for _, fs := range []ramdisk.FileSystem{ramdisk.APFS, ramdisk.HFSPlus} {
+		f := newFakeMac(t, "15.3")
+		e := f.engine()
+		v, err := e.Create(ctx, plan(t, e, "Work", 512*ramdisk.MiB, fs, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(v.Identity, "macos:uuid=") {
+			t.Fatalf("%s: Create's identity %q, want the volume UUID", fs, v.Identity)
+		}
+		vs, err := e.List(ctx)
+		if err != nil || len(vs) != 1 || vs[0].Identity != v.Identity {
+			t.Fatalf("%s: List %+v %v, want identity %q", fs, vs, err, v.Identity)
+		}
+		if err := e.Eject(ctx, v, false); err != nil {
+			t.Fatal(err)
+		}
+		again, err := e.Create(ctx, plan(t, e, "Work", 512*ramdisk.MiB, fs, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.MountPoint != v.MountPoint || again.Identity == v.Identity || again.Identity == "" {
+			t.Errorf("%s: made again at %s with identity %q, the first %q at %s", fs, again.MountPoint, again.Identity, v.Identity, v.MountPoint)
+		}
+	}
+}

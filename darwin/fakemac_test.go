@@ -26,6 +26,7 @@ type fakeImage struct {
 	hidden       bool
 	viaDiskutil  bool
 	name, format string // erasevolume arguments
+	uuid         string // the volume's UUID, new at every erase
 	mp           string // "" when not mounted
 	// below holds what the folder it is mounted on held before (a folder of
 	// the user's, which stays at unmount); "" when macOS made the folder.
@@ -57,6 +58,7 @@ type fakeMac struct {
 	holders  map[string][]ramdisk.Holder
 	calls    [][]string
 	warnings int // deprecation warnings printed
+	uuids    int // volume UUIDs handed out
 
 	// Knobs.
 	failErase          string // erasevolume fails with this on stderr
@@ -343,6 +345,8 @@ func (f *fakeMac) erase(format, name, dev string) runtest.Reply {
 		return runtest.Reply{Stdout: out, Stderr: f.failErase, Exit: 1}
 	}
 	im.name, im.format = name, format
+	f.uuids++
+	im.uuid = fmt.Sprintf("5A3C0B1E-%04X-4E7F-9A2B-%012X", f.uuids, im.n)
 	apfs := strings.HasPrefix(format, "APFS")
 	if apfs {
 		im.container = f.next
@@ -418,6 +422,7 @@ func (f *fakeMac) info(target string) runtest.Reply {
 	if im.format == "" {
 		return ok(plistOut(d)) // never erased: no file system
 	}
+	d["VolumeUUID"] = im.uuid
 	if im.container > 0 {
 		d["ParentWholeDisk"] = fmt.Sprintf("disk%d", im.container)
 		d["APFSContainerReference"] = fmt.Sprintf("disk%d", im.container)

@@ -123,7 +123,7 @@ func (e *Engine) listImages(ctx context.Context, ims []hdImage, mounts map[strin
 			mp = en.MountPoint
 		}
 		v := ramdisk.Volume{Name: d.VolumeName, MountPoint: mp, Device: im.Device(), FS: fsOf(d),
-			Size: ramdisk.Size(im.Size()), HelperPID: im.HelperPID, Managed: hasMarker(mp)}
+			Size: ramdisk.Size(im.Size()), HelperPID: im.HelperPID, Managed: hasMarker(mp), Identity: d.Identity()}
 		if v.Size == 0 {
 			v.Size = ramdisk.Size(d.Capacity())
 		}
@@ -207,7 +207,7 @@ func (e *Engine) listUnreported(ctx context.Context, ims []hdImage, mounts map[s
 			dev = devPath(st[0])
 		}
 		v := ramdisk.Volume{Name: d.VolumeName, MountPoint: d.MountPoint, Device: dev, FS: fsOf(d),
-			Size: ramdisk.Size(d.Capacity()), Managed: true, Notes: []string{noHelperNote}}
+			Size: ramdisk.Size(d.Capacity()), Managed: true, Notes: []string{noHelperNote}, Identity: d.Identity()}
 		if v.MountPoint == "" {
 			v.MountPoint = mp
 		}

@@ -108,12 +108,18 @@ func TestParseDiskInfo(t *testing.T) {
 	if d.GlobalPermissionsEnabled == nil || !*d.GlobalPermissionsEnabled || fsOf(d) != "apfs" {
 		t.Errorf("permissions/fs: %+v", d)
 	}
+	if id := d.Identity(); id != "macos:uuid=A0DB31C6-609F-439A-A883-AD5F057A2A20" {
+		t.Errorf("identity %q, want the VolumeUUID", id)
+	}
 	d, err = parseDiskInfo(read(t, "diskutil-info-diskimage-apfs.plist"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !d.IsDiskImage() || !d.IsAPFS() || d.MountPoint != "/Volumes/CMDR1" || len(d.Stores()) != 1 || d.Stores()[0] != "disk5s1" {
 		t.Errorf("disk image volume: %+v", d)
+	}
+	if id := d.Identity(); id != "" {
+		t.Errorf("identity %q of a plist without VolumeUUID", id)
 	}
 	_, err = parseDiskInfo(read(t, "diskutil-info-error.plist"))
 	if !errors.Is(err, errNoDisk) || err.Error() != "could not find disk: Could not find disk: /Volumes/SMB" {
@@ -296,6 +302,24 @@ func TestParseMisc(t *testing.T) {
 	for in, want := range map[string]int{"26.4.1\n": 26, "10.15.7": 10, "27.0": 27} {
 		if n, ok := macOSMajor(in); !ok || n != want {
 			t.Errorf("macOSMajor(%q) = %d", in, n)
+		}
+	}
+}
+
+// TestVolumeIdentity reads the volume UUID diskutil reports as the disk's
+// identity, and refuses placeholders and anything that is not a UUID.
+func TestVolumeIdentity(t *testing.T) {
+	for _, c := range []struct{ uuid, want string }{
+		{"A0DB31C6-609F-439A-A883-AD5F057A2A20", "macos:uuid=A0DB31C6-609F-439A-A883-AD5F057A2A20"},
+		{" a0db31c6-609f-439a-a883-ad5f057a2a20\n", "macos:uuid=A0DB31C6-609F-439A-A883-AD5F057A2A20"},
+		{"00000000-0000-0000-0000-000000000000", ""}, // the reference's placeholder
+		{"", ""},
+		{"A0DB31C6609F439AA883AD5F057A2A20", ""},
+		{"A0DB31C6-609F-439A-A883-AD5F057A2A2G", ""},
+		{"A0DB31C6-609F-439A-A883-AD5F057A2A20-", ""},
+	} {
+		if got := (diskInfoPlist{VolumeUUID: c.uuid}).Identity(); got != c.want {
+			t.Errorf("VolumeUUID %q: identity %q, want %q", c.uuid, got, c.want)
 		}
 	}
 }

@@ -14,12 +14,18 @@ import (
 // is put into the shell command with AppleScript's own `quoted form of`, so
 // no user text is ever part of script source or of an unquoted shell word.
 // A leading "--" argument (the end of osascript's options) is dropped.
+//
+// mount_tmpfs takes a path, not a folder already opened: what keeps
+// another user from swapping the mount point for a symbolic link between
+// the check and the mount is the plan's rule that no one but root and the
+// disk's user can write any folder on the way (ramdisk.CheckPathSteps);
+// chown and chmod after the mount never follow a link (-h).
 var (
 	mountScript = []string{
 		`on run argv`,
 		`if (count of argv) > 0 and item 1 of argv is "--" then set argv to rest of argv`,
 		`set mp to quoted form of item 1 of argv`,
-		`do shell script "/bin/mkdir -p " & mp & " && /sbin/mount_tmpfs -s " & quoted form of item 2 of argv & " " & mp & " && /usr/sbin/chown " & quoted form of item 3 of argv & " " & mp & " && /bin/chmod 700 " & mp with administrator privileges`,
+		`do shell script "/bin/mkdir -p " & mp & " && /sbin/mount_tmpfs -s " & quoted form of item 2 of argv & " " & mp & " && /usr/sbin/chown -h " & quoted form of item 3 of argv & " " & mp & " && /bin/chmod -h 700 " & mp with administrator privileges`,
 		`end run`,
 	}
 	umountScript = []string{

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"rambar/ramdisk"
 )
@@ -74,10 +76,18 @@ func (s *Service) CacheOn(ctx context.Context, name string, t CacheTarget, force
 		if err := checkCacheTarget(t.Path, os.Getenv("HOME"), s.Paths.Data, mps, force); err != nil {
 			return CacheState{}, err
 		}
+		if err := s.refuseMirrored(t.Path); err != nil {
+			return CacheState{}, err
+		}
 	}
 	v, err := s.Find(ctx, name)
 	if err != nil {
 		return CacheState{}, err
+	}
+	if !already {
+		if err := s.refuseMirrorDisk(v, t.Path); err != nil {
+			return CacheState{}, err
+		}
 	}
 	release, err := s.lock(ctx, v.Name, "switching a cache")
 	if err != nil {
@@ -85,7 +95,7 @@ func (s *Service) CacheOn(ctx context.Context, name string, t CacheTarget, force
 	}
 	defer release()
 	if r, ok := s.cacheRecordFor(t.Path); ok {
-		if !strings.EqualFold(r.Disk, v.Name) {
+		if !s.SameName(r.Disk, v.Name) {
 			return CacheState{}, fmt.Errorf("%w: %s is on the RAM disk %s already; 'rambar cache off %s %s' first", ErrCacheRefused, t.Path, r.Disk, r.Disk, t.Key)
 		}
 		if err := s.settle(&r, &v); err != nil {
@@ -102,14 +112,19 @@ func (s *Service) CacheOn(ctx context.Context, name string, t CacheTarget, force
 			return CacheState{}, fmt.Errorf("cache: %w", err)
 		}
 	}
+	// The record first: whatever the next steps make (the disk's folder,
+	// the fallback folder, the links), a kill -9 leaves a record that the
+	// next command settles (finishes or undoes), never orphans.
 	r := cacheRecord{ID: id, Disk: v.Name, Target: t.Path, Label: t.Label, State: cacheSwitchingOn, MountPoint: v.MountPoint}
-	if err := s.point(&r, &v); err != nil {
-		return CacheState{}, err
-	}
 	if err := s.writeCacheRecord(r); err != nil {
 		return CacheState{}, err
 	}
 	step("recorded")
+	if err := s.point(&r, &v); err != nil {
+		s.undoOn(r)
+		return CacheState{}, err
+	}
+	step("pointed")
 	if t.Path != TMPDIRKey {
 		if err := s.switchTarget(r); err != nil {
 			return CacheState{}, err
@@ -167,12 +182,7 @@ func (s *Service) settle(r *cacheRecord, v *ramdisk.Volume) error {
 		return s.finishOff(*r)
 	case r.State == cacheSwitchingOn && !s.isOurLink(r.Target, r.ID):
 		// Cut short before the target was switched: undo.
-		if st, err := os.Lstat(pending); err == nil && st.Mode()&os.ModeSymlink != 0 {
-			os.Remove(pending)
-		}
-		os.Remove(s.cacheLink(r.ID))
-		s.removeFallback(*r)
-		os.Remove(s.cacheRecordPath(r.ID))
+		s.undoOn(*r)
 		return fmt.Errorf("cache %s: switching it on was interrupted and has been undone; run it again", r.Target)
 	case r.State == cacheSwitchingOn:
 		// The target is the link: move the old folder beside it to the saved place.
@@ -206,36 +216,87 @@ func (s *Service) settle(r *cacheRecord, v *ramdisk.Volume) error {
 // link stays, pointing at its empty folder, so a shell that still has it
 // set never sees a dangling path.
 func (s *Service) CacheOff(ctx context.Context, target string) error {
+	_, err := s.CacheOffTold(ctx, target)
+	return err
+}
+
+// CacheOffTold is CacheOff, with what the user must hear besides: where a
+// folder found in the target's place was kept (a Mirror write-back that set
+// RAMBar's link aside as a conflict copy, by an older RAMBar: the link is
+// found there and put back, and that folder moved beside the target).
+func (s *Service) CacheOffTold(ctx context.Context, target string) (string, error) {
 	r, ok := s.cacheRecordFor(target)
 	if !ok {
-		return fmt.Errorf("cache %s: %w (not on a RAM disk)", target, ramdisk.ErrNotFound)
+		return "", fmt.Errorf("cache %s: %w (not on a RAM disk)", target, ramdisk.ErrNotFound)
 	}
 	release, err := s.lock(ctx, r.Disk, "switching a cache")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer release()
 	if r.Target == TMPDIRKey {
 		r.MountPoint = ""
 		if err := s.point(&r, nil); err != nil {
-			return err
+			return "", err
 		}
-		return os.Remove(s.cacheRecordPath(r.ID))
+		return "", os.Remove(s.cacheRecordPath(r.ID))
 	}
 	if r.State == cacheSwitchingOn {
 		if err := s.settle(&r, nil); err != nil {
-			return err
+			return "", err
 		}
 	}
+	var told string
 	if r.State != cacheGoingOff && !s.isOurLink(r.Target, r.ID) {
-		return fmt.Errorf("%w: %s is no longer RAMBar's link (changed by hand?); left as it is", ErrCacheRefused, r.Target)
+		aside := s.linkSetAside(r)
+		if aside == "" {
+			return "", fmt.Errorf("%w: %s is no longer RAMBar's link (something replaced it: by hand, or another tool); left as it is", ErrCacheRefused, r.Target)
+		}
+		if told, err = s.linkBack(r, aside); err != nil {
+			return "", err
+		}
 	}
 	r.State = cacheGoingOff
 	if err := s.writeCacheRecord(r); err != nil {
-		return err
+		return told, err
 	}
 	step("off recorded")
-	return s.finishOff(r)
+	return told, s.finishOff(r)
+}
+
+// linkSetAside finds RAMBar's link to the target set aside beside it as a
+// Mirror write-back's conflict copy (NAME.rambar-conflict-…); "" if none.
+func (s *Service) linkSetAside(r cacheRecord) string {
+	dir, base := filepath.Split(r.Target)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		if p := filepath.Join(dir, e.Name()); strings.HasPrefix(e.Name(), base+".rambar-conflict-") && s.isOurLink(p, r.ID) {
+			return p
+		}
+	}
+	return ""
+}
+
+// linkBack moves what holds the target's place (the folder the write-back
+// put there) beside it, kept, and the set-aside link back into the place,
+// each by one rename: a kill -9 between them leaves the target missing,
+// which the next 'off' finishes the same way.
+func (s *Service) linkBack(r cacheRecord, aside string) (string, error) {
+	var told string
+	if _, err := os.Lstat(r.Target); err == nil {
+		kept := r.Target + ".rambar-cache-copy-" + time.Now().Format("20060102-150405")
+		if err := os.Rename(r.Target, kept); err != nil {
+			return "", fmt.Errorf("cache %s: move aside what the mirror's write-back put there: %w", r.Target, err)
+		}
+		told = fmt.Sprintf("what a mirror's write-back had put in the place of %s (a copy of the cache) is kept as %s", r.Target, kept)
+	}
+	if err := os.Rename(aside, r.Target); err != nil {
+		return told, fmt.Errorf("cache %s: put RAMBar's link back from %s: %w", r.Target, aside, err)
+	}
+	return told, nil
 }
 
 // finishOff does (or finishes) the steps of off: the old folder beside the
@@ -293,11 +354,38 @@ func (s *Service) finishOff(r cacheRecord) error {
 	return nil
 }
 
+// undoOn undoes an 'on' that did not switch the target: the link made
+// beside it, RAMBar's links and folders (the fallback, the disk's empty
+// folder for it), then the record, last.
+func (s *Service) undoOn(r cacheRecord) {
+	pending := pendingPath(r.Target, r.ID)
+	if st, err := os.Lstat(pending); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		os.Remove(pending)
+	}
+	os.Remove(s.cacheLink(r.ID))
+	s.removeFallback(r)
+	caches := filepath.Join(r.MountPoint, ramdisk.FallbackLink)
+	if st, err := os.Lstat(caches); r.MountPoint != "" && err == nil && st.IsDir() {
+		// The disk is mounted: its folder for the target, if empty, and its
+		// Caches folder once nothing else is in it (never the link below).
+		os.Remove(diskCacheFolder(r.MountPoint, r.ID))
+		os.Remove(caches)
+	}
+	os.Remove(s.cacheRecordPath(r.ID))
+}
+
 // removeFallback removes the target's fallback folder, and the disk's
 // fallback folder once no target is left in it (the link below the disk's
 // mount point then leads nowhere, and the engine drops that folder at the
 // next eject).
 func (s *Service) removeFallback(r cacheRecord) {
 	os.RemoveAll(s.cacheEmpty(r))
-	os.Remove(s.fallbackRoot(r.Disk))
+	if os.Remove(s.fallbackRoot(r.Disk)) == nil && r.MountPoint != "" {
+		// The disk's last target: the link below its mount point leads
+		// nowhere now. Gone with it while the disk is away (when it is
+		// mounted, the engine keeps the link for the next target).
+		if _, err := os.Lstat(filepath.Join(r.MountPoint, ramdisk.FallbackLink)); err == nil && !ramdisk.IsMountPoint(r.MountPoint) {
+			s.dropUnusedFallback(ramdisk.Volume{Name: r.Disk, MountPoint: r.MountPoint})
+		}
+	}
 }

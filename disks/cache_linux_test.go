@@ -259,7 +259,7 @@ func TestCacheKilledBetweenSteps(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, tt := range []struct{ op, step string }{
-		{"cache-on", "recorded"}, {"cache-on", "link made"}, {"cache-on", "exchanged"}, {"cache-on", "saved"},
+		{"cache-on", "recorded"}, {"cache-on", "pointed"}, {"cache-on", "link made"}, {"cache-on", "exchanged"}, {"cache-on", "saved"},
 		{"cache-off", "off recorded"}, {"cache-off", "back beside"}, {"cache-off", "exchanged back"}, {"cache-off", "link gone"},
 	} {
 		t.Run(tt.op+" "+tt.step, func(t *testing.T) {

@@ -111,7 +111,7 @@ func (s *Service) cachesToFallback(v ramdisk.Volume) error {
 	}
 	var errs []error
 	for _, r := range s.cacheRecords() {
-		if strings.EqualFold(r.Disk, v.Name) {
+		if s.SameName(r.Disk, v.Name) {
 			r.MountPoint = ""
 			if err := s.point(&r, nil); err != nil {
 				errs = append(errs, err)
@@ -135,9 +135,40 @@ func (s *Service) cachesAway(ctx context.Context, name string) {
 // pointed straight at its fallback folder. The mount record is dropped.
 func (s *Service) cachesGone(v ramdisk.Volume) {
 	os.Remove(s.cacheMountPath(v.Name))
+	used := false
 	for _, r := range s.cacheRecords() {
-		if strings.EqualFold(r.Disk, v.Name) {
+		if s.SameName(r.Disk, v.Name) {
 			s.point(&r, nil)
+			used = true
+		}
+	}
+	if !used {
+		s.dropUnusedFallback(v)
+	}
+}
+
+// dropUnusedFallback removes the fallback link below v's mount point once
+// v is gone and no cache is on it: a folder of the user's (--mount-point)
+// keeps nothing of RAMBar's. Only RAMBar's link to this disk's fallback is
+// removed (never followed), then that folder if it is empty.
+func (s *Service) dropUnusedFallback(v ramdisk.Volume) {
+	if v.MountPoint == "" || s.Paths.Data == "" {
+		return
+	}
+	link := filepath.Join(v.MountPoint, ramdisk.FallbackLink)
+	if dest, err := os.Readlink(link); err == nil && dest == s.fallbackRoot(v.Name) {
+		os.Remove(link)
+	}
+	os.Remove(s.fallbackRoot(v.Name)) // only if empty
+}
+
+// settleCut finishes or undoes the cache steps on disk name a RAMBar was
+// stopped in (kill -9 of 'cache on' or 'off'), before the disk is ejected
+// or made again: what they made is never left for good.
+func (s *Service) settleCut(name string, v *ramdisk.Volume) {
+	for _, r := range s.cacheRecords() {
+		if strings.EqualFold(r.Disk, name) && r.State != cacheOn && r.Target != TMPDIRKey {
+			s.settle(&r, v)
 		}
 	}
 }
@@ -153,8 +184,22 @@ func (s *Service) cachesToDisk(v ramdisk.Volume, p *ramdisk.Plan) []string {
 			notes = append(notes, err.Error())
 		}
 	}
+	if folder := s.mirrorDiskOf(v); folder != "" {
+		// A Mirror disk's top folder is the folder's: no cache goes there.
+		for _, r := range s.cacheRecords() {
+			if strings.EqualFold(r.Disk, v.Name) {
+				r.MountPoint = "" // straight to its fallback: the disk covers the link below
+				if err := s.point(&r, nil); err != nil {
+					notes = append(notes, err.Error())
+				}
+				notes = append(notes, fmt.Sprintf("the cache %s stays on its empty folder: %s mirrors %s now, and caches are kept out of mirrored folders ('rambar cache off %s')",
+					r.Target, v.Name, folder, r.Target))
+			}
+		}
+		return notes
+	}
 	for _, r := range s.cacheRecords() {
-		if strings.EqualFold(r.Disk, v.Name) && (r.State == cacheOn || r.Target == TMPDIRKey) {
+		if s.SameName(r.Disk, v.Name) && (r.State == cacheOn || r.Target == TMPDIRKey) {
 			if err := s.point(&r, &v); err != nil {
 				notes = append(notes, err.Error())
 				continue

@@ -108,13 +108,32 @@ func XDGCacheTargets(getenv func(string) string, known []CacheTarget) []CacheTar
 	return out
 }
 
+// ErrUnknownCache: a target that is neither a known cache's key nor
+// written as a path. Bad input.
+var ErrUnknownCache = errors.New("unknown cache")
+
+// LooksLikePath reports whether a target is written as a path: /x, ./x,
+// ../x, ~/x (the caller expands ~), . or .. . Anything else is taken for a
+// known cache's key, so a slip ("yran") is never a new folder.
+func LooksLikePath(arg string) bool {
+	for _, p := range []string{"/", "./", "../", "~/"} {
+		if strings.HasPrefix(arg, p) {
+			return true
+		}
+	}
+	return arg == "." || arg == ".." || arg == "~"
+}
+
 // ResolveCacheTarget turns what the user typed (a key of a known target, or
-// a path) into a target.
+// a path: LooksLikePath) into a target; anything else wraps ErrUnknownCache.
 func ResolveCacheTarget(arg string, known []CacheTarget) (CacheTarget, error) {
 	for _, k := range known {
 		if strings.EqualFold(arg, k.Key) {
 			return k, nil
 		}
+	}
+	if !LooksLikePath(arg) {
+		return CacheTarget{}, fmt.Errorf("%w %q: give a known cache or a folder as a path (./%s, /path, ~/path)", ErrUnknownCache, arg, arg)
 	}
 	if !filepath.IsAbs(arg) {
 		abs, err := filepath.Abs(arg)

@@ -2,7 +2,9 @@ package disks
 
 import (
 	"context"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"rambar/internal/run"
@@ -41,10 +43,23 @@ func (e killingEngine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volu
 	return e.Engine.Create(ctx, p)
 }
 
-// childReclaim reclaims the disk, killing itself at killAt.
+// childReclaim reclaims the disk, killing itself at killAt: a progress
+// phase's start or end, the engine's eject or create, a step just recorded
+// (mirror.ReclaimCopiedOut...), or "cleanup": once "copied back" is
+// recorded, part of the staging copy is removed as the reclaim's own
+// removal would, and the process is killed half way through it.
 func childReclaim(ctx context.Context, s *Service, name, killAt string) error {
 	s.Engine = killingEngine{s.Engine, killAt}
 	s.NewKeeper = func(data string) *mirror.Keeper { return mirror.NewKeeper(data) }
+	s.reclaimed = func(st mirror.ReclaimStep) {
+		switch {
+		case killAt == st.Step:
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		case killAt == "cleanup" && st.Step == mirror.ReclaimCopiedBack:
+			removeSome(st.Staging, 150)
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}
 	v, err := s.Find(ctx, name)
 	if err != nil {
 		return err
@@ -58,4 +73,18 @@ func childReclaim(ctx context.Context, s *Service, name, killAt string) error {
 		}
 	}})
 	return err
+}
+
+// removeSome removes up to n regular files under dir, in the order a
+// directory walk meets them.
+func removeSome(dir string, n int) {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || n <= 0 {
+			return filepath.SkipAll
+		}
+		if d.Type().IsRegular() && os.Remove(p) == nil {
+			n--
+		}
+		return nil
+	})
 }

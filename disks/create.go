@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
+	"rambar/internal/diskid"
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
@@ -42,6 +42,8 @@ type Created struct {
 	// while the disk was gone: its contents were put back instead (they are
 	// newer than any save), verified, and the copy removed.
 	Reclaimed string
+
+	kept bool // its contents are kept or mirrored (recordMade notes it so)
 }
 
 // Create is the one place a RAM disk is made, for `create`, `up`, `preset
@@ -52,6 +54,9 @@ type Created struct {
 // is ejected again; the saved copy is never touched.
 func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) {
 	if err := ramdisk.ValidateName(r.Name); err != nil {
+		return Created{}, err
+	}
+	if err := checkNotTryName(r.Name); err != nil {
 		return Created{}, err
 	}
 	// Check the size's spelling before touching the engine, so bad input is
@@ -83,32 +88,50 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		return Created{}, s.existsHint(err, r.Name, f.Mounted)
 	}
 	s.withFallback(&c.Plan, f.Caps)
-	if r.Planned != nil {
-		r.Planned(c.Plan)
+	// What can still refuse the disk is checked before the plan is told:
+	// its mount point, and how its contents are kept (a mirror folder that
+	// cannot be mirrored, one that would hold the disk itself).
+	if pc, ok := s.Engine.(ramdisk.Prechecker); ok {
+		if err := pc.Precheck(ctx, c.Plan); err != nil {
+			s.cachesAway(context.WithoutCancel(ctx), r.Name) // as when Create refuses it
+			return Created{}, fmt.Errorf("create %s: %w", r.Name, err)
+		}
 	}
 	contents := r.Contents
 	if contents.Mode == ramdisk.Discard && r.Preset != nil {
 		contents = mirror.OptionsFromPreset(*r.Preset)
 	}
 	contents.MountPoint = c.Plan.MountPoint // a mirror folder inside the disk is refused
+	c.kept = contents.Mode != ramdisk.Discard
+	// Refused before the plan is told (kept work a mirror would bury), and
+	// what the stored settings mean for this disk, in the plan's notes.
+	if k, err := s.Keeper(); err == nil {
+		notes, err := k.SetupNotes(r.Name, contents)
+		if err != nil {
+			return Created{}, fmt.Errorf("create %s: %w", r.Name, err)
+		}
+		c.Plan.Notes = append(c.Plan.Notes, notes...)
+	}
+	undo, err := s.setupContents(r.Name, contents)
+	if err != nil {
+		return Created{}, err
+	}
+	if r.Planned != nil {
+		r.Planned(c.Plan)
+	}
 	if staging, rec := s.stoppedWhileGone(r.Name); staging != "" {
 		// Its contents wait from a reclaim that was stopped: they go back.
-		if _, err := s.setupContents(r.Name, contents); err != nil {
-			return c, err
-		}
 		return s.finishFromStaging(ctx, c, staging, rec, r.Progress)
 	}
-	return s.makeAndFill(ctx, c, contents, r.Progress)
+	return s.makeAndFill(ctx, c, contents, undo, r.Progress)
 }
 
 // makeAndFill has the engine make the planned disk and fills a kept or
-// mirrored one, noting it incomplete until the fill has finished.
-func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Options, progress ramdisk.ProgressFunc) (Created, error) {
+// mirrored one, noting it incomplete until the fill has finished; undo
+// forgets how its contents are kept if it cannot be made.
+func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Options, undo func(), progress ramdisk.ProgressFunc) (Created, error) {
 	name := c.Plan.Name
-	undo, err := s.setupContents(name, contents)
-	if err != nil {
-		return c, err
-	}
+	var err error
 	kept := contents.Mode != ramdisk.Discard
 	if kept {
 		// From here until the load has finished, the disk is incomplete.
@@ -147,9 +170,13 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Op
 	return c, nil
 }
 
-// recordMade keeps the new disk's extras (recordOptions), so a restore and
-// a reclaim know them; what fails is a note on the volume.
+// recordMade notes the new disk as this data folder's (noteMade) and keeps
+// its extras (recordOptions), so a restore and a reclaim know them; what
+// fails is a note on the volume.
 func (s *Service) recordMade(c *Created) {
+	if err := s.noteMade(c.Volume, c.kept, diskid.KindPlain); err != nil {
+		c.Volume.Notes = append(c.Volume.Notes, err.Error())
+	}
 	if err := s.recordOptions(c.Plan.Name, c.Volume.MountPoint, c.Plan.Options); err != nil {
 		c.Volume.Notes = append(c.Volume.Notes, err.Error())
 	}
@@ -169,7 +196,7 @@ func (s *Service) existsHint(err error, name string, mounted []ramdisk.Volume) e
 		return err
 	}
 	for _, v := range mounted {
-		if strings.EqualFold(v.Name, name) && s.Incomplete(v) {
+		if s.Engine.Caps().SameName(v.Name, name) && s.Incomplete(v) {
 			return fmt.Errorf("%w; its restore did not finish: 'rambar eject %s --force' drops it (the saved copy is kept), then create it again", err, v.Name)
 		}
 	}
@@ -235,6 +262,9 @@ func (s *Service) MountPreset(ctx context.Context, p ramdisk.Preset, progress ra
 
 // mountPreset is MountPreset; force makes a disk the memory check refuses.
 func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool, progress ramdisk.ProgressFunc) (Created, error) {
+	if err := ramdisk.CheckPresetPaths(p); err != nil {
+		return Created{}, err
+	}
 	if v, err := s.Find(ctx, p.Name); err == nil {
 		if s.Incomplete(v) {
 			return Created{Volume: v}, fmt.Errorf("preset %s: %w at %s, but its restore did not finish: eject it with 'rambar eject %s --force' (its saved copy is kept) and mount it again",
@@ -249,6 +279,9 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 	c, err := s.Create(ctx, CreateRequest{Input: in, Preset: &p, Progress: progress})
 	if err == nil {
 		c.Volume.Notes = append(c.Volume.Notes, s.presetCaches(ctx, p)...)
+	}
+	if errors.Is(err, mirror.ErrFolderMissing) {
+		err = fmt.Errorf("%w; make it, or have the preset make it: rambar preset edit %s --mirror %s --create-folder", err, p.Name, p.MirrorPath)
 	}
 	return c, err
 }

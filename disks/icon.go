@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackmordaunt/icns/v3"
 	"golang.org/x/sys/unix"
+
+	"rambar/ramdisk"
 )
 
 // volumeIconName is the file Finder shows as a volume's icon when the root
@@ -51,6 +53,17 @@ func withCustomIcon(info []byte) []byte {
 	flags |= hasCustomIcon
 	out[8], out[9] = byte(flags>>8), byte(flags)
 	return out
+}
+
+// CheckIconFile reads the icon file as a disk's making will (a .icns with
+// its magic, a .png that decodes and converts) and says why it cannot be
+// used, wrapping ramdisk.ErrOption: an unreadable or broken image is
+// refused before anything is made.
+func CheckIconFile(path string) error {
+	if _, err := iconData(path); err != nil {
+		return fmt.Errorf("%w: %v", ramdisk.ErrOption, err)
+	}
+	return nil
 }
 
 // iconData reads a .icns (checked for its "icns" magic) or converts a .png.

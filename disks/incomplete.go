@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"rambar/internal/atomicfile"
@@ -37,16 +35,15 @@ type restoreRecord struct {
 	Started    time.Time `json:"started"`
 }
 
-func (s *Service) recordPath(name string) string {
-	return filepath.Join(s.Paths.Data, "restoring", strings.TrimSuffix(lockName(name), ".lock")+".json")
-}
+// restoringRecords is the folder of restore records in the data folder.
+const restoringRecords = "restoring"
 
 // markRestoring records that a restore of the disk at mountPoint begins.
 func (s *Service) markRestoring(name, mountPoint string) error {
 	if s.Paths.Data == "" {
 		return nil
 	}
-	p := s.recordPath(name)
+	p, _ := s.recordPaths(restoringRecords, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("restore %s: %w", name, err)
 	}
@@ -54,6 +51,7 @@ func (s *Service) markRestoring(name, mountPoint string) error {
 	if err := atomicfile.WriteFile(p, b, 0o600); err != nil {
 		return fmt.Errorf("restore %s: note it in %s: %w", name, p, err)
 	}
+	s.dropLegacy(restoringRecords, name)
 	return nil
 }
 
@@ -61,7 +59,7 @@ func (s *Service) markRestoring(name, mountPoint string) error {
 // is gone and the saved copy was kept).
 func (s *Service) restored(name string) {
 	if s.Paths.Data != "" {
-		os.Remove(s.recordPath(name))
+		s.removeRecord(restoringRecords, name)
 	}
 }
 
@@ -72,13 +70,11 @@ func (s *Service) record(name string) (restoreRecord, bool) {
 	if s.Paths.Data == "" {
 		return restoreRecord{}, false
 	}
-	f, err := os.Open(s.recordPath(name))
-	if err != nil {
+	b, ok := s.readRecord(restoringRecords, name, 64<<10)
+	if !ok {
 		return restoreRecord{}, false
 	}
-	defer f.Close()
 	var r restoreRecord
-	b, _ := io.ReadAll(io.LimitReader(f, 64<<10))
 	if json.Unmarshal(b, &r) != nil {
 		return restoreRecord{Name: name}, true
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"rambar/internal/diskid"
 	"rambar/ramdisk"
 )
 
@@ -19,6 +20,20 @@ const tryPrefix = "RAMBar Try "
 
 // TryDiskName is the name of the temporary disk process pid makes for `try`.
 func TryDiskName(pid int) string { return tryPrefix + strconv.Itoa(pid) }
+
+// checkNotTryName refuses a disk name of try's form, "RAMBar Try N" in
+// any case: it is reserved for try's temporary disks, which a later try
+// cleans up.
+func checkNotTryName(name string) error {
+	if len(name) <= len(tryPrefix) || !strings.EqualFold(name[:len(tryPrefix)], tryPrefix) {
+		return nil
+	}
+	rest := name[len(tryPrefix):]
+	if strings.Trim(rest, "0123456789") != "" {
+		return nil
+	}
+	return fmt.Errorf("%w %q: names of the form %q are reserved for the temporary disks of 'rambar try'", ramdisk.ErrName, name, tryPrefix+"N")
+}
 
 // tryDiskOwner returns the process id in a temporary try disk's name.
 func tryDiskOwner(name string) (int, bool) {
@@ -82,7 +97,7 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	}
 	var out []Leftover
 	for _, v := range vs {
-		if pid, ok := tryDiskOwner(v.Name); ok && !alive(pid) {
+		if s.staleTryDisk(v) {
 			out = append(out, Leftover{Kind: LeftTryDisk, Name: v.Name, Path: v.MountPoint,
 				Advice: fmt.Sprintf("the temporary disk of a 'rambar try' that was stopped; the next try ejects it, or: rambar eject %q", v.Name)})
 		}
@@ -138,8 +153,28 @@ func stagingDisk(folder string) (string, bool) {
 	return name, ramdisk.ValidateName(name) == nil
 }
 
+// staleTryDisk reports whether v is the temporary disk of a `try` whose
+// process is gone: named as try names its disks, and known as a try disk
+// (this data folder's record, or a mark written for it, says so). A disk
+// that is only named so (made by hand, by an older RAMBar, a kept or
+// mirrored one) is not.
+func (s *Service) staleTryDisk(v ramdisk.Volume) bool {
+	pid, ok := tryDiskOwner(v.Name)
+	if !ok || alive(pid) {
+		return false
+	}
+	if k, err := s.Keeper(); err == nil {
+		if rec, ok := k.Known(v); ok {
+			return rec.Kind == diskid.KindTry
+		}
+	}
+	m, err := diskid.ReadMark(v.MountPoint)
+	return err == nil && m.For(v.MountPoint) && m.Kind == diskid.KindTry
+}
+
 // CleanTryDisks ejects the temporary disks of `try` runs whose process is
-// gone (a kill -9 leaves them mounted) and returns their names.
+// gone (a kill -9 leaves them mounted) and returns their names. Only try's
+// own disks (staleTryDisk): never a kept, mirrored or unknown one.
 func (s *Service) CleanTryDisks(ctx context.Context) ([]string, error) {
 	vs, err := s.Engine.List(ctx)
 	if err != nil {
@@ -148,11 +183,13 @@ func (s *Service) CleanTryDisks(ctx context.Context) ([]string, error) {
 	var gone []string
 	var errs []error
 	for _, v := range vs {
-		if pid, ok := tryDiskOwner(v.Name); ok && !alive(pid) {
+		if s.staleTryDisk(v) {
+			local := localOf(v)
 			if err := s.Engine.Eject(ctx, v, true); err != nil && !errors.Is(err, ramdisk.ErrNotFound) {
 				errs = append(errs, fmt.Errorf("eject the leftover %s: %w", v.Name, err))
 				continue
 			}
+			s.forgetMade(v, local)
 			gone = append(gone, v.Name)
 		}
 	}
@@ -217,5 +254,17 @@ func (s *Service) MakeTryDisk(ctx context.Context, bytes int64, files int) (v ra
 	if v, err = s.Engine.Create(ctx, plan); err != nil {
 		return v, nil, fmt.Errorf("make a temporary RAM disk (or name one with --disk): %w", err)
 	}
-	return v, func() error { return s.Engine.Eject(context.WithoutCancel(ctx), v, true) }, nil
+	local := localOf(v)
+	eject = func() error {
+		err := s.Engine.Eject(context.WithoutCancel(ctx), v, true)
+		if err == nil {
+			s.forgetMade(v, local)
+		}
+		return err
+	}
+	if err := s.noteMade(v, false, diskid.KindTry); err != nil {
+		eject()
+		return v, nil, fmt.Errorf("temporary RAM disk: %w", err)
+	}
+	return v, eject, nil
 }

@@ -51,12 +51,16 @@ func lockName(name string) string {
 			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
-	s := b.String()
+	return shortKey(b.String()) + ".lock"
+}
+
+// shortKey shortens an escaped name with a hash when it is long.
+func shortKey(s string) string {
 	if len(s) > 120 {
 		sum := sha256.Sum256([]byte(s))
 		s = s[:80] + "-" + hex.EncodeToString(sum[:16])
 	}
-	return s + ".lock"
+	return s
 }
 
 // lock takes the disk's lock for doing ("saving", "creating"…) and returns

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 	"testing"
 
 	"rambar/ramdisk"
@@ -40,6 +41,10 @@ func child(op string) int {
 		err = childReclaim(ctx, s, os.Getenv("DISKS_NAME"), os.Getenv("DISKS_KILL_AT"))
 	case "cache-on", "cache-off":
 		err = childCache(ctx, s, op)
+	case "try-disk": // a try killed with its disk made
+		if _, _, err = s.MakeTryDisk(ctx, 1<<20, 10); err == nil {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
 	default:
 		err = fmt.Errorf("unknown child op %q", op)
 	}

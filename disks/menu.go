@@ -2,6 +2,7 @@ package disks
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -25,6 +26,9 @@ type Menu struct {
 	mu        sync.Mutex
 	dirty     map[string]dirtyMark
 	conflicts map[string]mirror.WriteBack // the last write-back of each disk, when it had conflicts
+	// detachedList is the last DetachedDisks, read at detachedAt.
+	detachedList []Detached
+	detachedAt   time.Time
 }
 
 type dirtyMark struct {
@@ -55,6 +59,11 @@ func (m *Menu) MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdi
 func (m *Menu) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
 	ej, err := m.S.Eject(ctx, v, EjectOptions{Force: force})
 	m.Forget(v.Name)
+	if ej.Detached != nil {
+		m.mu.Lock()
+		m.detachedAt = time.Time{} // shown at the next refresh
+		m.mu.Unlock()
+	}
 	if ej.Saved != nil {
 		m.Saved(v.Name, *ej.Saved)
 	}
@@ -69,6 +78,19 @@ func (m *Menu) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
 // Save is Save Now.
 func (m *Menu) Save(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) error {
 	r, err := m.S.Save(ctx, v, SaveOptions{Progress: progress})
+	m.Forget(v.Name)
+	m.Saved(v.Name, r)
+	return err
+}
+
+// Keep is Keep Contents (folder "") and Mirror to a Folder… (folder: the
+// empty folder the disk is written into).
+func (m *Menu) Keep(ctx context.Context, v ramdisk.Volume, folder string, progress ramdisk.ProgressFunc) error {
+	o := mirror.Options{Mode: ramdisk.Keep}
+	if folder != "" {
+		o = mirror.Options{Mode: ramdisk.Mirror, MirrorPath: folder}
+	}
+	r, err := m.S.Keep(ctx, KeepRequest{Name: v.Name, Contents: o, Progress: progress})
 	m.Forget(v.Name)
 	m.Saved(v.Name, r)
 	return err
@@ -126,18 +148,49 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 	return err == nil && (k.Holds(v, st) || m.S.Incomplete(v))
 }
 
-// Notices are the reclaims that were stopped, for the menu.
+// Notices are the reclaims that were stopped and the disks ejected while
+// busy whose memory is still held, for the menu.
 func (m *Menu) Notices() []string {
 	var out []string
 	for _, l := range m.S.StoppedReclaims() {
 		out = append(out, "A reclaim of "+l.Name+" was stopped: its contents are safe in "+l.Path+
 			"; run: rambar reclaim \""+l.Name+"\" --resume")
 	}
+	for _, d := range m.detached() {
+		out = append(out, fmt.Sprintf("%s %s: it is out of the file tree, but its %s are freed only when they exit or close its files",
+			d.Name, d.Status(), heldWords(d.Held)))
+	}
 	return out
+}
+
+// detachedEvery is how long the menu reuses the list of disks ejected
+// while held: finding who holds them reads every process's files.
+const detachedEvery = 5 * time.Second
+
+// detached is DetachedDisks, asked at most every detachedEvery, and at
+// once after an eject.
+func (m *Menu) detached() []Detached {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.detachedAt.IsZero() || time.Since(m.detachedAt) >= detachedEvery {
+		m.detachedList, m.detachedAt = m.S.DetachedDisks(context.Background()), time.Now()
+	}
+	return m.detachedList
+}
+
+// heldWords is "12 MiB of memory", or "memory" when not measured.
+func heldWords(held ramdisk.Size) string {
+	if held <= 0 {
+		return "memory"
+	}
+	return held.Short() + " of memory"
 }
 
 // Incomplete reports whether the disk's restore did not finish.
 func (m *Menu) Incomplete(v ramdisk.Volume) bool { return m.S.Incomplete(v) }
+
+// Whose says whose a disk this RAMBar did not make is ("" for its own).
+func (m *Menu) Whose(v ramdisk.Volume) string { return m.S.Whose(v) }
 
 // Unsaved is the menu's "•" mark: only kept and mirrored disks have one.
 // The answer is reused for a while (dirtyEvery) unless the disk was saved.

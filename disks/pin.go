@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/internal/diskid"
 	"rambar/mirror"
 	"rambar/ramdisk"
 )
@@ -37,8 +38,13 @@ func pin(v ramdisk.Volume) (*pinned, error) {
 	return &pinned{f: f, dev: uint64(st.Dev), marker: readMarker(v.MountPoint)}, nil
 }
 
-// readMarker is the disk's marker (mirror.MarkerName), "" when there is none.
+// readMarker is the store id the disk mounted at dir is marked with: its
+// RAMBar mark's, when the mark was written for this volume, else an older
+// RAMBar's marker file's (mirror.MarkerName); "" when there is none.
 func readMarker(dir string) string {
+	if m, err := diskid.ReadMark(dir); err == nil && m.For(dir) {
+		return m.ID
+	}
 	b, err := os.ReadFile(filepath.Join(dir, mirror.MarkerName))
 	if err != nil || len(b) > 256 {
 		return ""

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
+	"strings"
 
 	"rambar/mirror"
 	"rambar/ramdisk"
@@ -54,19 +54,20 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 	if err != nil {
 		return mirror.ReclaimResult{}, err
 	}
+	if st := s.stagingFor(v.Name); st != "" {
+		return mirror.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: an earlier reclaim of it was stopped (its copy is in %s); 'rambar reclaim %s --resume' finishes or undoes it first",
+			v.Name, ErrReclaimStopped, st, quoteArg(v.Name))
+	}
 	if err := s.cachesToFallback(v); err != nil {
 		return mirror.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
 	rec := reclaimRecord{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, MountPoint: plan.MountPoint,
-		Dev: devOf(v.MountPoint), Marker: readMarker(v.MountPoint), Step: stepOut}
-	if err := s.writeReclaimRecord(rec); err != nil {
-		s.cachesToDisk(v, nil) // nothing changed: the caches go back to it
-		return mirror.ReclaimResult{}, err
-	}
-	res, err := k.Reclaim(ctx, recordingEngine{s.Engine, s, rec}, v, plan, mirrorProgress(v.Name, o.Progress))
-	var stopped *mirror.ReclaimError
-	if !errors.As(err, &stopped) {
-		os.Remove(s.reclaimPath(v.Name)) // done, or nothing changed
+		Dev: devOf(v.MountPoint), Volume: volumeStamp(v.MountPoint), Marker: readMarker(v.MountPoint)}
+	res, err := k.Reclaim(ctx, s.Engine, v, plan, s.journal(&rec), mirrorProgress(v.Name, o.Progress))
+	if rec.Staging == "" || !exists(rec.Staging) {
+		// Done, or stopped before the eject with nothing changed: the
+		// record goes, and the caches back to the disk.
+		os.Remove(s.reclaimPath(v.Name))
 		if nv, ferr := s.Find(ctx, v.Name); ferr == nil && err == nil {
 			s.cachesToDisk(nv, &plan) // made again from plan
 		} else if ferr == nil {
@@ -74,6 +75,21 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 		}
 	}
 	return res, err
+}
+
+// exists reports whether path is there (not followed).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// quoteArg quotes a disk name for a command line shown to the user when it
+// holds a space.
+func quoteArg(name string) string {
+	if strings.ContainsAny(name, " \t'\"") {
+		return fmt.Sprintf("%q", name)
+	}
+	return name
 }
 
 // replan plans the same disk again (name, size, file system, hidden) as if
@@ -113,21 +129,54 @@ func (s *Service) asItWas(p *ramdisk.Plan, v ramdisk.Volume) {
 	s.withFallback(p, s.Engine.Caps())
 }
 
-// Autosave saves kept and mirrored disks that have a save interval until
-// ctx ends: every tick it saves those with unsaved changes whose interval
-// has passed since their last save. report hears each save's outcome.
-func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(name string, r mirror.Result, err error)) error {
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-		s.SaveAll(ctx, func(st mirror.State) bool {
-			every := time.Duration(st.SaveEvery) * time.Second
-			return every > 0 && time.Since(st.LastSave) >= every-tick/10
-		}, report)
+// stoppedWhileGone returns the staging copy of a reclaim of the disk that
+// was stopped after the eject ("" if none): the disk is not mounted, so its
+// contents are only there. A reclaim stopped while copying out, or one
+// whose record is gone, is left to ResumeReclaim (the next create makes the
+// disk as if there were none); one that had already verified the disk
+// whole has what is left of its copy removed.
+func (s *Service) stoppedWhileGone(name string) (string, reclaimRecord) {
+	rec, ok := s.readReclaimRecord(name)
+	if !ok {
+		return "", rec
 	}
+	staging := s.stagingOf(name, rec, true)
+	switch {
+	case rec.Step == mirror.ReclaimCopiedBack:
+		if staging != "" {
+			s.dropStaging(name, staging)
+		} else {
+			os.Remove(s.reclaimPath(name))
+		}
+		return "", rec
+	case rec.Step == stepOut || rec.Tree == nil:
+		return "", rec
+	}
+	return staging, rec
+}
+
+// finishFromStaging is the next create of a disk whose reclaim was stopped
+// while it was gone: the staging copy, checked against the sum of what the
+// disk held, goes back on the disk made from c.Plan (it is newer than any
+// save), verified, and only then is it removed. If it does not go back,
+// the disk is ejected again and the staging copy stays.
+func (s *Service) finishFromStaging(ctx context.Context, c Created, staging string, rec reclaimRecord, progress ramdisk.ProgressFunc) (Created, error) {
+	want, err := s.checkStaging(c.Plan.Name, staging, *rec.Tree)
+	if err != nil {
+		return c, fmt.Errorf("create %s: %w", c.Plan.Name, err)
+	}
+	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
+		s.cachesAway(context.WithoutCancel(ctx), c.Plan.Name)
+		return c, fmt.Errorf("create %s: %w", c.Plan.Name, err)
+	}
+	s.recordMade(&c)
+	if err := s.fill(ctx, &rec, c.Volume, staging, want, progress); err != nil {
+		if ejErr := s.Engine.Eject(context.WithoutCancel(ctx), c.Volume, true); ejErr != nil {
+			err = fmt.Errorf("%w (and ejecting it again failed: %v)", err, ejErr)
+		}
+		return c, err
+	}
+	c.Reclaimed = staging
+	s.madeExtras(&c)
+	return c, s.copiedBack(rec, staging)
 }

@@ -31,10 +31,16 @@ type Ejected struct {
 	// KeptIn, after a forced eject whose save or write-back failed, says
 	// where the disk's last saved state is (a snapshot in its store).
 	KeptIn string
+	// Detached is set when a forced eject left the disk detached but its
+	// memory still held by the processes it names (a lazy unmount).
+	Detached *Detached
 }
 
 // Eject ejects one disk under its lock. It is the one place RAMBar ejects,
-// so what must happen first hooks in here: a kept or mirrored disk with
+// so what must happen first hooks in here: a disk this data folder did not
+// make (another data folder's or user's, or one it does not know) is
+// refused with ErrNotOurs, naming whose it is, unless o.Force; a kept or
+// mirrored disk with
 // unsaved changes is saved, and a failed save or write-back stops the eject
 // so nothing is lost (o.Force ejects anyway and says where the last saved
 // state is kept). A Mirror disk whose load did not finish is not written
@@ -47,6 +53,13 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	}
 	defer release()
 	var ej Ejected
+	if !o.Force {
+		if err := s.refuseForeign(v); err != nil {
+			return ej, err
+		}
+	}
+	local := localOf(v) // read while it is mounted: its record goes with it
+	s.settleCut(v.Name, &v)
 	incomplete := s.Incomplete(v)
 	switch {
 	case incomplete && !o.Force && !o.NoSave:
@@ -64,11 +77,17 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	if err := s.cachesToFallback(v); err != nil { // a disk mounted without the fallback link
 		return ej, fmt.Errorf("not ejected: %w", err)
 	}
+	device := ""
+	if dt, ok := s.Engine.(ramdisk.Detacher); ok && o.Force {
+		device = dt.DeviceID(v)
+	}
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
 		s.cachesToDisk(v, nil) // still mounted: the caches go back to it
 		return ej, err
 	}
+	ej.Detached = s.detachedAfter(ctx, v, device)
 	s.cachesGone(v)
+	s.forgetMade(v, local)
 	if incomplete {
 		s.restored(v.Name) // the partial disk is gone; its saved copy is whole
 	}
@@ -121,6 +140,9 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 		return Ejected{}, fmt.Errorf("not ejected: %w (--force ejects it without writing it back)", err)
 	case errors.Is(err, mirror.ErrRefused):
 		return Ejected{NotSaved: err}, nil
+	case errors.Is(err, mirror.ErrFolderMissing):
+		return Ejected{}, fmt.Errorf("not ejected: %w; make the folder again to have the disk written back into it, "+
+			"or eject with --force (its state stays in the store)", err)
 	case err != nil:
 		return Ejected{}, fmt.Errorf("not ejected, its contents could not be saved (eject --no-save to drop them): %w", err)
 	}
@@ -272,6 +294,14 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 		return mirror.Result{}, err
 	}
 	defer release()
+	if r, done := s.alreadyHolds(k, v, o.Snapshot); done && !o.Force {
+		if opts, ok := s.options(v); ok {
+			if ferr := makeFolders(v.MountPoint, opts.Folders); ferr != nil {
+				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
+			}
+		}
+		return r, nil
+	}
 	_, before := s.record(v.Name)
 	if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
 		return mirror.Result{}, err
@@ -289,6 +319,30 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 		s.restored(v.Name) // refused before anything was written
 	}
 	return r, err
+}
+
+// alreadyHolds reports a restore with nothing to do: the disk holds the
+// snapshot asked for ("" the newest) exactly, so no --force is needed to
+// replace its files with themselves, and without it they are left as they
+// are (with --force they are replaced all the same). A disk whose restore
+// did not finish never does.
+func (s *Service) alreadyHolds(k *mirror.Keeper, v ramdisk.Volume, snapshot string) (mirror.Result, bool) {
+	if s.Incomplete(v) {
+		return mirror.Result{}, false
+	}
+	snaps, err := k.Snapshots(v.Name)
+	if err != nil {
+		return mirror.Result{}, false
+	}
+	for _, sn := range snaps {
+		if sn.ID == snapshot || snapshot == "" && sn.Current {
+			if same, err := k.Matches(v, sn.ID); err == nil && same {
+				return mirror.Result{Snapshot: sn.ID, Unchanged: true, Files: sn.Files, Bytes: sn.Bytes}, true
+			}
+			return mirror.Result{}, false
+		}
+	}
+	return mirror.Result{}, false
 }
 
 // untouched reports whether a failed restore changed nothing on the disk.

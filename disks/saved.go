@@ -112,7 +112,8 @@ var ErrNothingSaved = errors.New("nothing is saved under that name")
 // cannot be forgotten (eject it first, or it would be saved again).
 var ErrStillKept = errors.New("is mounted and kept")
 
-// Forget removes the saved contents of name (state and snapshots), under
+// Forget removes the saved contents of name (state and snapshots) and,
+// when no disk of that name is mounted, the record of its extras, under
 // the disk's lock. It refuses while a disk of that name is mounted and
 // kept; nothing kept is ErrNothingSaved.
 func (s *Service) Forget(ctx context.Context, name string) (Saved, error) {
@@ -135,6 +136,11 @@ func (s *Service) Forget(ctx context.Context, name string) (Saved, error) {
 	k.Release(name)
 	if err := k.Forget(name); err != nil {
 		return sv, fmt.Errorf("forget %s: %w", name, err)
+	}
+	if _, err := s.Find(ctx, name); errors.Is(err, ramdisk.ErrNotFound) {
+		// Its extras' record goes too, unless a disk of that name (made
+		// without keeping) is mounted now and still needs it.
+		s.removeRecord(optionsRecords, name)
 	}
 	return sv, nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"rambar/mirror"
@@ -27,6 +29,15 @@ type Service struct {
 	// LockWait bounds how long an operation waits while another RAMBar works
 	// on the same disk; 0 is DefaultLockWait. The context may end it sooner.
 	LockWait time.Duration
+	// Warn, when set, hears what the user should know once about RAMBar's
+	// files: the data folder readable by other users (ExposedData).
+	Warn func(string)
+	// dataChecked is set once the data folder was looked at for Warn.
+	dataChecked atomic.Bool
+
+	// reclaimed, when set, hears each step of a reclaim once it is
+	// recorded (tests kill the process there).
+	reclaimed func(mirror.ReclaimStep)
 }
 
 // ErrNoData means there is no data folder (HOME is not set), so nothing is kept.
@@ -37,6 +48,7 @@ func (s *Service) Keeper() (*mirror.Keeper, error) {
 	if s.Paths.Data == "" {
 		return nil, ErrNoData
 	}
+	s.warnExposed()
 	newKeeper := s.NewKeeper
 	if newKeeper == nil {
 		newKeeper = mirror.NewKeeper
@@ -67,6 +79,28 @@ func (s *Service) Store() (ramdisk.Store, error) {
 	return ramdisk.Store{Path: s.Paths.Settings}, nil
 }
 
+// mountPointArg reads a disk given by its mount point: an argument with a
+// "/" in it (no name has one), made absolute and clean.
+func mountPointArg(arg string) (string, bool) {
+	if !strings.Contains(arg, "/") {
+		return "", false
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", false
+	}
+	return abs, true
+}
+
+// SameName is the engine's rule for names (ramdisk.Caps.SameName); without
+// an engine, names that differ only in letter case are one, as on macOS.
+func (s *Service) SameName(a, b string) bool {
+	if s.Engine == nil {
+		return strings.EqualFold(a, b)
+	}
+	return s.Engine.Caps().SameName(a, b)
+}
+
 // Disk is a mounted volume with its measurement.
 type Disk struct {
 	ramdisk.Volume
@@ -91,8 +125,10 @@ func (s *Service) List(ctx context.Context) ([]Disk, error) {
 	return out, nil
 }
 
-// Find returns the mounted disk with that name (exact match first, then
-// case-insensitive), or ErrNotFound naming what is mounted.
+// Find returns the mounted disk with that name (exact match first, then,
+// where names differ only in letter case name one disk, as on macOS, one
+// that matches but for case), or mounted at that path (a name has no "/":
+// /mnt/rambar/X, ./X), or ErrNotFound naming what is mounted.
 func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error) {
 	vs, err := s.Engine.List(ctx)
 	if err != nil {
@@ -103,14 +139,24 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 			return v, nil
 		}
 	}
+	if mp, ok := mountPointArg(name); ok {
+		// A name never holds "/": this is a mount point (info /mnt/rambar/X).
+		for _, v := range vs {
+			if abs, err := filepath.Abs(v.MountPoint); err == nil && abs == mp {
+				return v, nil
+			}
+		}
+		return ramdisk.Volume{}, fmt.Errorf("%s: %w (no RAM disk is mounted there)", name, ramdisk.ErrNotFound)
+	}
+	caps := s.Engine.Caps()
 	for _, v := range vs {
-		if strings.EqualFold(v.Name, name) {
+		if caps.SameName(v.Name, name) {
 			return v, nil
 		}
 	}
 	if st := s.stagingFor(name); st != "" {
-		return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped and its contents are safe in %s: 'rambar reclaim %s --resume' makes it again and puts them back",
-			name, ramdisk.ErrNotFound, st, name)
+		return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped (its staging copy is %s): 'rambar reclaim %s --resume' finishes it",
+			name, ramdisk.ErrNotFound, st, quoteArg(name))
 	}
 	if len(vs) == 0 {
 		return ramdisk.Volume{}, fmt.Errorf("%q: %w (none is mounted)", name, ramdisk.ErrNotFound)

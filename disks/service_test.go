@@ -99,7 +99,12 @@ func TestIncompleteRestoreIsNeverSavedOver(t *testing.T) {
 	if s.Incomplete(v) {
 		t.Fatal("a disk whose load finished is incomplete")
 	}
-	// A refused restore (the disk holds files) changes nothing: still whole.
+	// A restore over the very files saved is no change and no refusal.
+	if r, err := s.Restore(ctx, v, RestoreOptions{}); err != nil || !r.Unchanged || s.Incomplete(v) {
+		t.Fatalf("restore over the snapshot the disk holds: %+v, %v, incomplete %v", r, err, s.Incomplete(v))
+	}
+	// A refused restore (the disk holds other files) changes nothing: still whole.
+	os.WriteFile(filepath.Join(v.MountPoint, "b.txt"), []byte("unsaved"), 0o644)
 	if _, err := s.Restore(ctx, v, RestoreOptions{}); !errors.Is(err, mirror.ErrRefused) || s.Incomplete(v) {
 		t.Fatalf("refused restore: %v, incomplete %v", err, s.Incomplete(v))
 	}

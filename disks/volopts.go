@@ -3,10 +3,8 @@ package disks
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"rambar/internal/atomicfile"
 	"rambar/ramdisk"
@@ -25,9 +23,8 @@ type optionsRecord struct {
 	Options    ramdisk.VolumeOptions `json:"options"`
 }
 
-func (s *Service) optionsPath(name string) string {
-	return filepath.Join(s.Paths.Data, "options", strings.TrimSuffix(lockName(name), ".lock")+".json")
-}
+// optionsRecords is the folder of extras records in the data folder.
+const optionsRecords = "options"
 
 // recordOptions keeps the extras of the disk just made at mountPoint; a disk
 // without any has its old record removed.
@@ -35,9 +32,9 @@ func (s *Service) recordOptions(name, mountPoint string, o ramdisk.VolumeOptions
 	if s.Paths.Data == "" {
 		return nil
 	}
-	p := s.optionsPath(name)
+	p, _ := s.recordPaths(optionsRecords, name)
 	if o.Phrase() == "" {
-		os.Remove(p)
+		s.removeRecord(optionsRecords, name)
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
@@ -47,6 +44,7 @@ func (s *Service) recordOptions(name, mountPoint string, o ramdisk.VolumeOptions
 	if err := atomicfile.WriteFile(p, b, 0o600); err != nil {
 		return fmt.Errorf("create %s: note its options in %s: %w", name, p, err)
 	}
+	s.dropLegacy(optionsRecords, name)
 	return nil
 }
 
@@ -56,14 +54,9 @@ func (s *Service) options(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
 	if s.Paths.Data == "" {
 		return ramdisk.VolumeOptions{}, false
 	}
-	f, err := os.Open(s.optionsPath(v.Name))
-	if err != nil {
-		return ramdisk.VolumeOptions{}, false
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 256<<10))
+	b, ok := s.readRecord(optionsRecords, v.Name, 256<<10)
 	var r optionsRecord
-	if err != nil || json.Unmarshal(b, &r) != nil || !strings.EqualFold(r.Name, v.Name) || r.MountPoint != v.MountPoint || r.Options.Check() != nil {
+	if !ok || json.Unmarshal(b, &r) != nil || r.Name != v.Name || r.MountPoint != v.MountPoint || r.Options.Check() != nil {
 		return ramdisk.VolumeOptions{}, false
 	}
 	return r.Options, true

@@ -7,10 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"rambar/internal/run"
 	"rambar/ramdisk"
@@ -20,9 +23,11 @@ import (
 // desktop user each is one `pkexec TOOL ARGS` (argv, never a shell string),
 // so polkit asks for the password.
 type admin interface {
-	// mount mounts fstype from source on target. opts mixes flag words
-	// (nosuid, nodev, noexec, ro) and file system options (size=, discard).
-	mount(ctx context.Context, source, target, fstype string, opts []string) error
+	// mount mounts fstype from source on the folder target, opened by
+	// openMountTarget (path is where it is: for words, and to check the
+	// mount landed there). opts mixes flag words (nosuid, nodev, noexec,
+	// ro) and file system options (size=, discard).
+	mount(ctx context.Context, source string, target *os.File, path, fstype string, opts []string) error
 	// unmount unmounts target; lazy detaches it now and frees it when the
 	// last user lets go (MNT_DETACH). A busy target wraps syscall.EBUSY.
 	unmount(ctx context.Context, target string, lazy bool) error
@@ -39,6 +44,12 @@ type admin interface {
 	write(ctx context.Context, path, data string) error
 	// read reads a file only root may read (zram-control/hot_add).
 	read(ctx context.Context, path string) (string, error)
+	// readInto reads up to n bytes of src (zram-control/hot_add) straight
+	// into the existing file dst at offset off, in one step that nothing
+	// can stop half way for this process (root: one sendfile; a desktop
+	// user: one pkexec dd, which outlives this process). dst is not
+	// followed if it is a symlink.
+	readInto(ctx context.Context, src, dst string, off int64, n int) error
 	// run runs a tool (mkfs.ext4).
 	run(ctx context.Context, argv ...string) error
 }
@@ -67,12 +78,8 @@ func splitOpts(opts []string) (uintptr, string) {
 // rootAdmin is the engine running as root: system calls.
 type rootAdmin struct{ r run.Runner }
 
-func (a rootAdmin) mount(_ context.Context, source, target, fstype string, opts []string) error {
-	flags, data := splitOpts(opts)
-	if err := syscall.Mount(source, target, fstype, flags, data); err != nil {
-		return &os.PathError{Op: fmt.Sprintf("mount -t %s -o %s %s", fstype, strings.Join(opts, ","), source), Path: target, Err: err}
-	}
-	return nil
+func (a rootAdmin) mount(_ context.Context, source string, target *os.File, path, fstype string, opts []string) error {
+	return mountOnto(source, target, path, fstype, opts)
 }
 
 func (a rootAdmin) unmount(_ context.Context, target string, lazy bool) error {
@@ -133,6 +140,40 @@ func (a rootAdmin) read(_ context.Context, path string) (string, error) {
 	return string(b), err
 }
 
+func (a rootAdmin) readInto(_ context.Context, src, dst string, off int64, n int) error {
+	out, err := os.OpenFile(dst, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if _, err := out.Seek(off, io.SeekStart); err != nil {
+		return fmt.Errorf("seek %s: %w", dst, err)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	got, err := unix.Sendfile(int(out.Fd()), int(in.Fd()), nil, n)
+	if errors.Is(err, syscall.EINVAL) && got <= 0 {
+		// A kernel that cannot splice from sysfs refuses before reading:
+		// read, then write (a kill between the two loses the answer).
+		b := make([]byte, n)
+		m, rerr := in.Read(b)
+		if rerr != nil {
+			return fmt.Errorf("read %s: %w", src, rerr)
+		}
+		if _, err := out.Write(b[:m]); err != nil {
+			return fmt.Errorf("write %s: %w", dst, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sendfile %s to %s: %w", src, dst, err)
+	}
+	return nil
+}
+
 func (a rootAdmin) run(ctx context.Context, argv ...string) error {
 	_, err := a.r.Run(ctx, run.Cmd{Argv: argv})
 	return err
@@ -149,15 +190,14 @@ const (
 	pkexecNotAuthorized = 127
 )
 
-func (a pkexecAdmin) do(ctx context.Context, stdin string, argv ...string) (run.Result, error) {
+// do runs `pkexec TOOL ARGS` with stdin (nil: none; an *os.File is the
+// tool's own standard input).
+func (a pkexecAdmin) do(ctx context.Context, stdin io.Reader, argv ...string) (run.Result, error) {
 	tool, err := run.Resolve(argv[0])
 	if err != nil {
 		return run.Result{}, fmt.Errorf("%s: %w", argv[0], err)
 	}
-	c := run.Cmd{Argv: append([]string{"pkexec", tool}, argv[1:]...)}
-	if stdin != "" {
-		c.Stdin = strings.NewReader(stdin)
-	}
+	c := run.Cmd{Argv: append([]string{"pkexec", tool}, argv[1:]...), Stdin: stdin}
 	res, err := a.r.Run(ctx, c)
 	return res, pkexecError(err)
 }
@@ -181,9 +221,15 @@ func pkexecError(err error) error {
 	return err
 }
 
-func (a pkexecAdmin) mount(ctx context.Context, source, target, fstype string, opts []string) error {
-	_, err := a.do(ctx, "", "mount", "-t", fstype, "-o", strings.Join(opts, ","), "--", source, target)
-	return err
+// mount is `pkexec mount --no-canonicalize ... SOURCE /proc/self/fd/0`
+// with the folder as mount's standard input: mount(2) then takes the
+// folder itself, never a path someone could change meanwhile.
+func (a pkexecAdmin) mount(ctx context.Context, source string, target *os.File, path, fstype string, opts []string) error {
+	_, err := a.do(ctx, target, "mount", "--no-canonicalize", "-t", fstype, "-o", strings.Join(opts, ","), "--", source, "/proc/self/fd/0")
+	if err != nil {
+		return fmt.Errorf("mount %s at %s: %w", source, path, err)
+	}
+	return nil
 }
 
 func (a pkexecAdmin) unmount(ctx context.Context, target string, lazy bool) error {
@@ -191,7 +237,7 @@ func (a pkexecAdmin) unmount(ctx context.Context, target string, lazy bool) erro
 	if lazy {
 		argv = append(argv, "--lazy")
 	}
-	_, err := a.do(ctx, "", append(argv, "--", target)...)
+	_, err := a.do(ctx, nil, append(argv, "--", target)...)
 	var re *run.Error
 	if errors.As(err, &re) && bytes.Contains(re.Stderr, []byte("busy")) {
 		return fmt.Errorf("%w (%w)", syscall.EBUSY, err)
@@ -206,7 +252,7 @@ func (a pkexecAdmin) mkdirAll(ctx context.Context, dir string, mode os.FileMode)
 	if st, err := os.Stat(dir); err == nil && st.IsDir() {
 		return nil
 	}
-	_, err := a.do(ctx, "", "mkdir", "-p", "-m", strconv.FormatUint(uint64(mode.Perm()), 8), "--", dir)
+	_, err := a.do(ctx, nil, "mkdir", "-p", "-m", strconv.FormatUint(uint64(mode.Perm()), 8), "--", dir)
 	return err
 }
 
@@ -214,7 +260,7 @@ func (a pkexecAdmin) mkdir(ctx context.Context, dir string, mode os.FileMode) er
 	if _, err := os.Lstat(dir); err == nil {
 		return &os.PathError{Op: "mkdir", Path: dir, Err: os.ErrExist}
 	}
-	_, err := a.do(ctx, "", "mkdir", "-m", strconv.FormatUint(uint64(mode.Perm()), 8), "--", dir)
+	_, err := a.do(ctx, nil, "mkdir", "-m", strconv.FormatUint(uint64(mode.Perm()), 8), "--", dir)
 	return err
 }
 
@@ -223,29 +269,29 @@ func (a pkexecAdmin) mkdirOwned(ctx context.Context, dir string, mode os.FileMod
 	if _, err := os.Lstat(dir); err == nil {
 		return &os.PathError{Op: "mkdir", Path: dir, Err: os.ErrExist}
 	}
-	_, err := a.do(ctx, "", "install", "-d", "-m", strconv.FormatUint(uint64(mode.Perm()), 8),
+	_, err := a.do(ctx, nil, "install", "-d", "-m", strconv.FormatUint(uint64(mode.Perm()), 8),
 		"-o", strconv.Itoa(uid), "-g", strconv.Itoa(gid), "--", dir)
 	return err
 }
 
 func (a pkexecAdmin) rmdir(ctx context.Context, dir string) error {
-	_, err := a.do(ctx, "", "rmdir", "--", dir)
+	_, err := a.do(ctx, nil, "rmdir", "--", dir)
 	return err
 }
 
 func (a pkexecAdmin) chown(ctx context.Context, path string, uid, gid int) error {
-	_, err := a.do(ctx, "", "chown", fmt.Sprintf("%d:%d", uid, gid), "--", path)
+	_, err := a.do(ctx, nil, "chown", fmt.Sprintf("%d:%d", uid, gid), "--", path)
 	return err
 }
 
 func (a pkexecAdmin) chmod(ctx context.Context, path string, mode os.FileMode) error {
-	_, err := a.do(ctx, "", "chmod", strconv.FormatUint(uint64(mode.Perm()), 8), "--", path)
+	_, err := a.do(ctx, nil, "chmod", strconv.FormatUint(uint64(mode.Perm()), 8), "--", path)
 	return err
 }
 
 func (a pkexecAdmin) write(ctx context.Context, path, data string) error {
 	// tee writes stdin to the file; its copy on stdout is dropped.
-	_, err := a.do(ctx, data, "tee", "--", path)
+	_, err := a.do(ctx, strings.NewReader(data), "tee", "--", path)
 	var re *run.Error
 	if errors.As(err, &re) && bytes.Contains(re.Stderr, []byte("busy")) {
 		return fmt.Errorf("%w (%w)", syscall.EBUSY, err)
@@ -254,11 +300,19 @@ func (a pkexecAdmin) write(ctx context.Context, path, data string) error {
 }
 
 func (a pkexecAdmin) read(ctx context.Context, path string) (string, error) {
-	res, err := a.do(ctx, "", "cat", "--", path)
+	res, err := a.do(ctx, nil, "cat", "--", path)
 	return string(res.Stdout), err
 }
 
+// readInto is `pkexec dd`: it reads src and writes dst in one privileged
+// process, which finishes even if this one is killed.
+func (a pkexecAdmin) readInto(ctx context.Context, src, dst string, off int64, n int) error {
+	_, err := a.do(ctx, nil, "dd", "if="+src, "of="+dst, "bs="+strconv.Itoa(n), "count=1", "seek="+strconv.FormatInt(off, 10),
+		"oflag=seek_bytes,nofollow", "conv=notrunc", "status=none")
+	return err
+}
+
 func (a pkexecAdmin) run(ctx context.Context, argv ...string) error {
-	_, err := a.do(ctx, "", argv...)
+	_, err := a.do(ctx, nil, argv...)
 	return err
 }

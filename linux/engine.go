@@ -130,7 +130,7 @@ func primaryGroup(uid, fallback int) int {
 // Caps implements ramdisk.Engine. ZRAM is offered when the kernel has zram
 // with hot_add (/sys/class/zram-control) and mkfs.ext4 is installed.
 func (e *Engine) Caps() ramdisk.Caps {
-	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true}
+	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true, CaseSensitiveNames: true}
 	if e.zramAvailable() {
 		c.FileSystems = append(c.FileSystems, ramdisk.ZRAM)
 	}
@@ -197,13 +197,18 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 	if p.CacheFallback != "" {
 		err = e.leaveFallback(ctx, mp, p.CacheFallback)
 	}
+	var target *os.File
+	if err == nil {
+		target, err = openMountTarget(mp, e.uid)
+	}
 	if err == nil {
 		switch fs {
 		case ramdisk.ZRAM:
-			v, err = e.createZRAM(ctx, p, mp)
+			v, err = e.createZRAM(ctx, p, target, mp)
 		default:
-			v, err = e.createTmpFS(ctx, p, mp, tmpfsSource(p, custom))
+			v, err = e.createTmpFS(ctx, p, target, mp, tmpfsSource(p, custom))
 		}
+		target.Close()
 	}
 	if err != nil {
 		if made && p.CacheFallback != "" {
@@ -239,15 +244,15 @@ func (e *Engine) makeMountPoint(ctx context.Context, mp string, owned bool) (boo
 	}
 	st, serr := os.Lstat(mp)
 	if serr != nil || !st.IsDir() {
-		return false, fmt.Errorf("%w: %s is there and is not a folder", ramdisk.ErrExists, mp)
+		return false, fmt.Errorf("%w: %s is there and is not a folder", ramdisk.ErrMountPointTaken, mp)
 	}
 	if err := ramdisk.CheckEmptyMountPoint(mp, e.uid); err != nil {
-		return false, fmt.Errorf("%w: %s is there and is not empty: %v", ramdisk.ErrExists, mp, err)
+		return false, fmt.Errorf("%w: %s is there and %v", ramdisk.ErrMountPointTaken, mp, err)
 	}
 	return false, nil
 }
 
-func (e *Engine) createTmpFS(ctx context.Context, p ramdisk.Plan, mp, source string) (ramdisk.Volume, error) {
+func (e *Engine) createTmpFS(ctx context.Context, p ramdisk.Plan, target *os.File, mp, source string) (ramdisk.Volume, error) {
 	opts := []string{
 		"size=" + strconv.FormatInt(int64(p.Size), 10),
 		fmt.Sprintf("mode=%04o", rootMode.Perm()),
@@ -255,7 +260,7 @@ func (e *Engine) createTmpFS(ctx context.Context, p ramdisk.Plan, mp, source str
 		"nosuid", "nodev",
 	}
 	opts = append(opts, optionFlags(p)...)
-	if err := e.admin.mount(ctx, source, mp, "tmpfs", opts); err != nil {
+	if err := e.mount(ctx, source, target, mp, "tmpfs", opts); err != nil {
 		return ramdisk.Volume{}, fmt.Errorf("mount tmpfs %s: %w", mp, err)
 	}
 	return ramdisk.Volume{
@@ -309,6 +314,50 @@ func (e *Engine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error 
 		e.dropMountPoint(ctx, mp)
 	}
 	return nil
+}
+
+// mount mounts fstype from source on the folder target at mp (admin.mount)
+// and checks the mount is at mp, where the folder was checked. As root
+// mountOnto has checked already; through pkexec the folder may have been
+// moved between the check and the mount: the mount is then undone where
+// it landed (the one new mount of source, when there is exactly one).
+func (e *Engine) mount(ctx context.Context, source string, target *os.File, mp, fstype string, opts []string) error {
+	if e.asRoot {
+		return e.admin.mount(ctx, source, target, mp, fstype, opts)
+	}
+	before, err := e.mounts()
+	if err != nil {
+		return err
+	}
+	if err := e.admin.mount(ctx, source, target, mp, fstype, opts); err != nil {
+		return err
+	}
+	settle(target)
+	after, err := e.mounts()
+	if err != nil {
+		return err
+	}
+	old := map[int]bool{}
+	for _, m := range before {
+		old[m.ID] = true
+	}
+	var moved []mountEntry
+	for _, m := range after {
+		switch {
+		case old[m.ID] || m.Source != source:
+		case m.MountPoint == mp:
+			return nil
+		default:
+			moved = append(moved, m)
+		}
+	}
+	if len(moved) != 1 {
+		return fmt.Errorf("mount %s: the disk is not there after mounting (%d new mounts of %s elsewhere)", mp, len(moved), source)
+	}
+	if err := e.admin.unmount(ctx, moved[0].MountPoint, true); err != nil {
+		return fmt.Errorf("mount %s: the folder was moved to %s while it was being mounted, and unmounting it there failed: %w", mp, moved[0].MountPoint, err)
+	}
+	return fmt.Errorf("mount %s: the folder was moved to %s while it was being mounted; the disk was unmounted again", mp, moved[0].MountPoint)
 }
 
 // syncFS flushes one mounted file system's dirty pages (syncfs(2)); errors

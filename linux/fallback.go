@@ -28,7 +28,7 @@ func (e *Engine) leaveFallback(ctx context.Context, mp, target string) error {
 	}
 	var st unix.Stat_t
 	if err := unix.Lstat(mp, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return fmt.Errorf("%w: %s is there and is not a folder", ramdisk.ErrExists, mp)
+		return fmt.Errorf("%w: %s is there and is not a folder", ramdisk.ErrMountPointTaken, mp)
 	}
 	switch int(st.Uid) {
 	case e.uid:
@@ -37,7 +37,7 @@ func (e *Engine) leaveFallback(ctx context.Context, mp, target string) error {
 			return fmt.Errorf("chown %s: %w", mp, err)
 		}
 	default:
-		return fmt.Errorf("%w: %s belongs to another user (uid %d)", ramdisk.ErrExists, mp, st.Uid)
+		return fmt.Errorf("%w: %s belongs to another user (uid %d)", ramdisk.ErrMountPointTaken, mp, st.Uid)
 	}
 	fd, err := unix.Open(mp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -45,7 +45,7 @@ func (e *Engine) leaveFallback(ctx context.Context, mp, target string) error {
 	}
 	defer unix.Close(fd)
 	if err := unix.Fstat(fd, &st); err != nil || int(st.Uid) != e.uid {
-		return fmt.Errorf("%w: %s changed while it was being checked", ramdisk.ErrExists, mp)
+		return fmt.Errorf("%w: %s changed while it was being checked", ramdisk.ErrMountPointTaken, mp)
 	}
 	return ramdisk.PlaceFallbackLink(fd, mp, target, e.uid, e.gid)
 }

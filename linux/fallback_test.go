@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"rambar/internal/run"
 	"rambar/internal/run/runtest"
 	"rambar/ramdisk"
 )
@@ -116,7 +117,8 @@ func TestFallbackLink(t *testing.T) {
 func TestPkexecFallbackArgv(t *testing.T) {
 	root := testRoot(t)
 	var ran []string
-	r := runtest.Func(func(argv []string, _ string) runtest.Reply {
+	r := runtest.CmdFunc(func(c run.Cmd) runtest.Reply {
+		argv := c.Argv
 		ran = append(ran, filepath.Base(argv[1]))
 		args := argv[len(argv)-1]
 		var err error
@@ -139,8 +141,12 @@ func TestPkexecFallbackArgv(t *testing.T) {
 			u, _ := strconv.Atoi(ids[0])
 			g, _ := strconv.Atoi(ids[1])
 			err = os.Chown(args, u, g)
-		case "mount":
-			err = syscall.Mount(argv[len(argv)-2], args, "tmpfs", 0, "size=16m,mode=0700")
+		case "mount": // mount ... SOURCE /proc/self/fd/0, the folder its standard input
+			if f, ok := c.Stdin.(*os.File); ok && args == "/proc/self/fd/0" {
+				err = syscall.Mount(argv[len(argv)-2], "/proc/self/fd/"+strconv.Itoa(int(f.Fd())), "tmpfs", 0, "size=16m,mode=0700")
+			} else {
+				err = fmt.Errorf("mount without the folder as its standard input: %q", argv)
+			}
 		case "umount":
 			err = syscall.Unmount(args, 0)
 		case "rmdir":

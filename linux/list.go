@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rambar/internal/diskid"
 	"rambar/internal/diskspace"
 	"rambar/ramdisk"
 )
@@ -97,6 +98,8 @@ func (e *Engine) volume(m mountEntry) (ramdisk.Volume, bool) {
 		Name: filepath.Base(m.MountPoint), MountPoint: m.MountPoint, Device: m.Source, FS: fs,
 		Allocation: ramdisk.AllocOnWrite,
 	}
+	// Its identity: device, root inode and birth time (statx), this boot.
+	v.Identity, _ = diskid.Of(m.MountPoint)
 	switch fs {
 	case ramdisk.TmpFS:
 		st, err := diskspace.Of(m.MountPoint)
@@ -192,6 +195,9 @@ func (e *Engine) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, er
 			return ramdisk.Usage{}, err
 		}
 		u.Held, u.HeldKnown, u.Stored = ramdisk.Size(mm.MemUsedTotal), true, ramdisk.Size(mm.OrigDataSize)
+		// With discard a deleted file's blocks leave zram at once: what it
+		// holds beyond the files is ext4's own (journal, tables), not pinned.
+		u.FreesDeleted = strings.Contains(","+m.SuperOptions+",", ",discard,")
 	}
 	return u, nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,13 +35,51 @@ func tool(t *testing.T, name string) string {
 	return p
 }
 
+// privileged does what the pkexec'd tools of an argv test would, after
+// script has checked the call and said it succeeds: folders are made and
+// removed for real, and mounts are written into a mount table of their
+// own, which the engine reads (e.proc), instead of mounted. A mount's
+// target is the folder given as its standard input (/proc/self/fd/0).
+func privileged(t *testing.T, e *Engine, script run.Runner) runtest.CmdFunc {
+	e.proc = t.TempDir()
+	table := filepath.Join(e.proc, "self", "mountinfo")
+	os.MkdirAll(filepath.Dir(table), 0o755)
+	os.WriteFile(table, nil, 0o644)
+	id := 100
+	return func(c run.Cmd) runtest.Reply {
+		res, err := script.Run(ctx, run.Cmd{Argv: c.Argv, Stdin: c.Stdin})
+		var re *run.Error
+		if errors.As(err, &re) {
+			return runtest.Reply{Stdout: string(re.Stdout), Stderr: string(re.Stderr), Exit: re.ExitCode}
+		}
+		argv, last := c.Argv, c.Argv[len(c.Argv)-1]
+		switch filepath.Base(argv[1]) {
+		case "mkdir":
+			os.MkdirAll(last, 0o700)
+		case "rmdir":
+			os.Remove(last)
+		case "mount":
+			f, ok := c.Stdin.(*os.File)
+			if !ok || last != "/proc/self/fd/0" {
+				t.Errorf("mount without the folder as its standard input: %q", argv)
+				return runtest.Reply{Exit: 32}
+			}
+			id++
+			b, _ := os.ReadFile(table)
+			line := fmt.Sprintf("%d 1 0:%d / %s rw,nosuid,nodev - %s %s rw\n", id, id, f.Name(), argv[len(argv)-6], argv[len(argv)-2])
+			os.WriteFile(table, append(b, line...), 0o644)
+		}
+		return runtest.Reply{Stdout: string(res.Stdout)}
+	}
+}
+
 func TestPkexecCreateArgv(t *testing.T) {
 	calls := func(root string, mountReply runtest.Reply) []runtest.Call {
 		mp := filepath.Join(root, "Scratch")
 		cs := []runtest.Call{
 			{Argv: []string{"pkexec", tool(t, "mkdir"), "-p", "-m", "755", "--", root}},
 			{Argv: []string{"pkexec", tool(t, "mkdir"), "-m", "700", "--", mp}},
-			{Argv: []string{"pkexec", tool(t, "mount"), "-t", "tmpfs", "-o", "size=16777216,mode=0700,uid=1000,gid=1000,nosuid,nodev", "--", "rambar", mp}, Reply: mountReply},
+			{Argv: []string{"pkexec", tool(t, "mount"), "--no-canonicalize", "-t", "tmpfs", "-o", "size=16777216,mode=0700,uid=1000,gid=1000,nosuid,nodev", "--", "rambar", "/proc/self/fd/0"}, Reply: mountReply},
 		}
 		if mountReply.Exit != 0 {
 			cs = append(cs, runtest.Call{Argv: []string{"pkexec", tool(t, "rmdir"), "--", mp}})
@@ -60,7 +99,8 @@ func TestPkexecCreateArgv(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := testRoot(t)
-			e := desktopEngine(t, runtest.NewScript(t, calls(root, tt.reply)...), root)
+			e := desktopEngine(t, nil, root)
+			e.admin = pkexecAdmin{r: privileged(t, e, runtest.NewScript(t, calls(root, tt.reply)...))}
 			if c := e.Caps(); len(c.NeedsAdmin) == 0 || c.NeedsAdmin[0] != ramdisk.TmpFS {
 				t.Errorf("Caps as a desktop user: NeedsAdmin %v", c.NeedsAdmin)
 			}
@@ -172,6 +212,38 @@ func fakeSys(t *testing.T, n int) string {
 	return dir
 }
 
+// fakeDD does what `pkexec dd if=hot_add of=RECORD seek=OFF ...` would
+// when hot_add answers answer, and returns argv with the record's path and
+// offset as RECORD and AFTER-LINE (they change from run to run).
+func fakeDD(t *testing.T, argv []string, answer string) []string {
+	t.Helper()
+	out := append([]string(nil), argv...)
+	var path string
+	var off int64
+	for i, a := range out {
+		switch {
+		case strings.HasPrefix(a, "of="):
+			path, out[i] = strings.TrimPrefix(a, "of="), "of=RECORD"
+		case strings.HasPrefix(a, "seek="):
+			fmt.Sscan(strings.TrimPrefix(a, "seek="), &off)
+			out[i] = "seek=AFTER-LINE"
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("dd of=%s: %v", path, err)
+	}
+	defer f.Close()
+	b, _ := os.ReadFile(path)
+	if int(off) != strings.IndexByte(string(b), '\n')+1 {
+		t.Errorf("dd seek=%d: the record's line is %d bytes", off, strings.IndexByte(string(b), '\n')+1)
+	}
+	if _, err := f.WriteAt([]byte(answer), off); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func TestPkexecCreateZRAMArgv(t *testing.T) {
 	for _, dismissed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("mount dismissed=%v", dismissed), func(t *testing.T) {
@@ -186,11 +258,12 @@ func TestPkexecCreateZRAMArgv(t *testing.T) {
 			calls := []runtest.Call{
 				{Argv: pk("mkdir", "-p", "-m", "755", "--", root)},
 				{Argv: pk("mkdir", "-m", "700", "--", mp)},
-				{Argv: pk("cat", "--", sysDir+"/class/zram-control/hot_add"), Reply: runtest.Reply{Stdout: "7\n"}},
+				{Argv: pk("dd", "if="+sysDir+"/class/zram-control/hot_add", "of=RECORD", "bs=16", "count=1", "seek=AFTER-LINE",
+					"oflag=seek_bytes,nofollow", "conv=notrunc", "status=none")},
 				{Argv: pk("tee", "--", sysDir+"/block/zram7/comp_algorithm")},
 				{Argv: pk("tee", "--", sysDir+"/block/zram7/disksize")},
 				{Argv: pk("mkfs.ext4", "-q", "-F", "-L", "rambar", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0", "/dev/zram7")},
-				{Argv: pk("mount", "-t", "ext4", "-o", "nosuid,nodev,discard", "--", "/dev/zram7", mp), Reply: mountReply},
+				{Argv: pk("mount", "--no-canonicalize", "-t", "ext4", "-o", "nosuid,nodev,discard", "--", "/dev/zram7", "/proc/self/fd/0"), Reply: mountReply},
 			}
 			if dismissed {
 				calls = append(calls,
@@ -204,9 +277,15 @@ func TestPkexecCreateZRAMArgv(t *testing.T) {
 			}
 			var stdin []string
 			s := runtest.NewScript(t, calls...)
-			r := runtest.Func(func(argv []string, in string) runtest.Reply {
-				if in != "" {
-					stdin = append(stdin, in)
+			e := desktopEngine(t, nil, root)
+			r := privileged(t, e, runtest.CmdFunc(func(c run.Cmd) runtest.Reply {
+				argv := c.Argv
+				if in, ok := c.Stdin.(*strings.Reader); ok {
+					b, _ := io.ReadAll(in)
+					stdin = append(stdin, string(b))
+				}
+				if len(argv) > 2 && filepath.Base(argv[1]) == "dd" {
+					argv = fakeDD(t, argv, "7\n")
 				}
 				res, err := s.Run(ctx, run.Cmd{Argv: argv})
 				var re *run.Error
@@ -214,8 +293,8 @@ func TestPkexecCreateZRAMArgv(t *testing.T) {
 					return runtest.Reply{Stdout: string(re.Stdout), Stderr: string(re.Stderr), Exit: re.ExitCode}
 				}
 				return runtest.Reply{Stdout: string(res.Stdout)}
-			})
-			e := desktopEngine(t, r, root)
+			}))
+			e.admin = pkexecAdmin{r: r}
 			e.sys = sysDir
 			v, err := e.Create(ctx, plan(t, e, "Packed", 64*ramdisk.MiB, ramdisk.ZRAM))
 			wantIn := []string{"lz4", "67108864"}

@@ -68,25 +68,22 @@ func (e *Engine) zramAvailable() bool {
 // A record of the device is kept from before hot_add until the mount (see
 // zram_records.go), so a kill at any step leaves the device findable; the
 // devices earlier killed Creates left are freed first.
-func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v ramdisk.Volume, err error) {
+func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, target *os.File, mp string) (v ramdisk.Volume, err error) {
 	e.FreeLeftoverDevices(ctx) // best effort: a device still open waits for the next time
 	rec, err := e.beginZramRecord(int64(p.Size))
 	if err != nil {
 		return v, err
 	}
 	e.did("record")
-	out, err := e.admin.read(ctx, e.zramControl("hot_add"))
+	n, err := e.hotAdd(ctx, rec)
 	if err != nil {
-		rec.remove()
-		return v, fmt.Errorf("zram hot_add: %w", err)
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(out))
-	if err != nil || n < 0 {
-		rec.remove()
-		return v, fmt.Errorf("zram hot_add: %q is not a device number", strings.TrimSpace(out))
+		return v, err
 	}
 	rec.dev = n
 	dev := "/dev/zram" + strconv.Itoa(n)
+	if rec.ino = e.deviceIno(n); rec.ino != 0 {
+		rec.write() // best effort: the record names the device already
+	}
 	mounted := false
 	defer func() {
 		if err == nil {
@@ -104,9 +101,6 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v r
 		}
 		rec.remove()
 	}()
-	if err := rec.write(); err != nil {
-		return v, err
-	}
 	e.did("hot_add")
 	if err := e.formatZRAM(ctx, p, n); err != nil {
 		return v, err
@@ -115,7 +109,7 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v r
 	if e.discard {
 		opts = append(opts, "discard")
 	}
-	if err := e.admin.mount(ctx, dev, mp, "ext4", opts); err != nil {
+	if err := e.mount(ctx, dev, target, mp, "ext4", opts); err != nil {
 		return v, fmt.Errorf("mount %s: %w", dev, err)
 	}
 	mounted = true
@@ -135,6 +129,45 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, mp string) (v r
 		v.Notes = append(v.Notes, "mounted without discard: deleting files does not give memory back until fstrim or eject")
 	}
 	return v, nil
+}
+
+// hotAdd adds a zram device and returns its number. With a record, the
+// kernel's answer goes straight into the record's device slot (see
+// zram_records.go) and is read back from there; a device added by a
+// hot_add that then failed is removed again, with its record, before the
+// error is returned. Without a record (no records folder) it is read.
+func (e *Engine) hotAdd(ctx context.Context, rec zramRecord) (int, error) {
+	control := e.zramControl("hot_add")
+	if rec.path == "" {
+		out, err := e.admin.read(ctx, control)
+		if err != nil {
+			return -1, fmt.Errorf("zram hot_add: %w", err)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(out))
+		if err != nil || n < 0 {
+			return -1, fmt.Errorf("zram hot_add: %q is not a device number", strings.TrimSpace(out))
+		}
+		return n, nil
+	}
+	err := e.admin.readInto(ctx, control, rec.path, int64(len(rec.line())), deviceSlot)
+	b, rerr := os.ReadFile(rec.path)
+	got, ok := parseZramRecord(rec.path, string(b))
+	switch {
+	case rerr == nil && ok && got.dev >= 0 && err != nil:
+		if ferr := e.removeZRAM(ctx, got.dev); ferr != nil {
+			return -1, fmt.Errorf("zram hot_add: %w (and zram%d it added stays for the next create to free: %v)", err, got.dev, ferr)
+		}
+		rec.remove()
+		return -1, fmt.Errorf("zram hot_add: %w", err)
+	case err != nil:
+		rec.remove()
+		return -1, fmt.Errorf("zram hot_add: %w", err)
+	case rerr != nil || !ok || got.dev < 0:
+		// A device may have been added; the record (if readable) names
+		// none, so nothing can be told: it stays for doctor to show.
+		return -1, fmt.Errorf("zram hot_add: its answer is not in the record %s (%q)", rec.path, b)
+	}
+	return got.dev, nil
 }
 
 // formatZRAM chooses lz4 when the kernel has it, sizes zram N and makes

@@ -17,11 +17,16 @@ import (
 	"rambar/ramdisk"
 )
 
-// TestMain runs the test binary as a child that creates a zram disk and
-// kills itself with SIGKILL at one step (LINUX_ZRAM_KILL_AT) when asked to.
+// TestMain runs the test binary as a child when asked to: one that creates
+// a zram disk and kills itself with SIGKILL at one step
+// (LINUX_ZRAM_KILL_AT), or another user's process swapping two names
+// (LINUX_SWAP_RACE, see TestMountPointSwapRace).
 func TestMain(m *testing.M) {
 	if at := os.Getenv("LINUX_ZRAM_KILL_AT"); at != "" {
 		os.Exit(killedCreate(at))
+	}
+	if spec := os.Getenv("LINUX_SWAP_RACE"); spec != "" {
+		os.Exit(swapLoop(spec))
 	}
 	os.Exit(m.Run())
 }
@@ -72,7 +77,13 @@ func outsideZRAM(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { freeTestZRAM(t, n) })
+	e := &Engine{sys: "/sys"}
+	ino := e.deviceIno(n)
+	t.Cleanup(func() {
+		if e.deviceIno(n) == ino { // still ours: the number may be another's by now
+			freeTestZRAM(t, n)
+		}
+	})
 	if err := os.WriteFile(fmt.Sprintf("/sys/block/zram%d/disksize", n), []byte("8388608"), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +118,7 @@ func TestZRAMKilledCreate(t *testing.T) {
 			}
 			// Other processes on this machine may add and remove zram
 			// devices meanwhile: judge by the child's own record.
-			dev := -1
+			dev, ino := -1, uint64(0)
 			switch at {
 			case "record":
 				if len(recs) != 1 || recs[0].dev != -1 || len(left) != 0 {
@@ -129,7 +140,7 @@ func TestZRAMKilledCreate(t *testing.T) {
 				if len(recs) != 1 || recs[0].dev < 0 || before[recs[0].dev] {
 					t.Fatalf("killed after %s: records %+v", at, recs)
 				}
-				dev = recs[0].dev
+				dev, ino = recs[0].dev, e.deviceIno(recs[0].dev)
 				if fmt.Sprint(left) != fmt.Sprintf("[/dev/zram%d]", dev) {
 					t.Errorf("killed after %s: leftovers %v, want /dev/zram%d", at, left, dev)
 				}
@@ -139,7 +150,9 @@ func TestZRAMKilledCreate(t *testing.T) {
 			}
 			// The next Create frees what is left, and makes its own disk.
 			v := mustCreate(t, e, plan(t, e, name, 16*ramdisk.MiB, ramdisk.ZRAM))
-			if dev >= 0 && zramDevices(t)[dev] && v.Device != fmt.Sprintf("/dev/zram%d", dev) {
+			// Another program may be given the number meanwhile: the
+			// device is told by its sysfs folder's inode.
+			if dev >= 0 && e.deviceIno(dev) == ino {
 				t.Errorf("after the next Create: zram%d is still there", dev)
 			}
 			if left, _ := e.LeftoverDevices(ctx); len(left) != 0 {
@@ -168,6 +181,53 @@ func TestZRAMKilledCreate(t *testing.T) {
 	}
 }
 
+// TestZRAMKilledRightAfterHotAdd kills a zram Create right after the
+// kernel's hot_add returned (the step whose device number used to reach
+// the record only afterwards), 30 times. Each time the record already names
+// the device; the next command (a Create, which frees leftovers first)
+// removes exactly that device and no other: a device another program added
+// at the same moment, unsized as a fresh one of ours is, stays.
+func TestZRAMKilledRightAfterHotAdd(t *testing.T) {
+	e := zramEngine(t)
+	for round := 0; round < 30; round++ {
+		name := fmt.Sprintf("Hot %d", round)
+		other := outsideZRAM(t)
+		os.WriteFile(fmt.Sprintf("/sys/block/zram%d/reset", other), []byte("1"), 0) // unsized, like a fresh device
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "LINUX_ZRAM_KILL_AT=hot_add", "LINUX_ZRAM_ROOT="+e.root,
+			"LINUX_ZRAM_RECORDS="+e.records, "LINUX_ZRAM_NAME="+name)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("round %d: child not killed: %v %s", round, err, out)
+		}
+		recs := e.readRecords()
+		if len(recs) != 1 || recs[0].dev < 0 || recs[0].dev == other {
+			t.Fatalf("round %d: records %+v (another program's device: zram%d)", round, recs, other)
+		}
+		dev, ino, otherIno := recs[0].dev, e.deviceIno(recs[0].dev), e.deviceIno(other)
+		if ino == 0 || otherIno == 0 {
+			t.Fatalf("round %d: zram%d (the record's) or zram%d (another program's) is not there", round, dev, other)
+		}
+		v := mustCreate(t, e, plan(t, e, name, 16*ramdisk.MiB, ramdisk.ZRAM))
+		if e.deviceIno(dev) == ino {
+			t.Fatalf("round %d: the killed create's zram%d is still there", round, dev)
+		}
+		if e.deviceIno(other) != otherIno {
+			t.Fatalf("round %d: zram%d, another program's, was removed", round, other)
+		}
+		if err := e.Eject(ctx, v, false); err != nil {
+			t.Fatal(err)
+		}
+		if e.deviceIno(other) == otherIno {
+			freeTestZRAM(t, other)
+		}
+		if ents, _ := os.ReadDir(e.records); len(ents) != 0 {
+			t.Fatalf("round %d: records left: %v", round, ents)
+		}
+	}
+}
+
 // TestZRAMRecordOfOthersDevice: a record whose device is now someone
 // else's (mounted, sized otherwise, or gone) is dropped and the device left
 // alone; a record of a running process is kept.
@@ -189,6 +249,8 @@ func TestZRAMRecordOfOthersDevice(t *testing.T) {
 	otherSize := write("create-1-1.rec", zramRecord{boot: boot, pid: dead, start: 1, dev: n, size: 16 << 20})
 	otherBoot := write("create-1-2.rec", zramRecord{boot: "another-boot", pid: dead, start: 1, dev: n, size: 8 << 20})
 	gone := write("create-1-3.rec", zramRecord{boot: boot, pid: dead, start: 1, dev: 100000, size: 8 << 20})
+	// Sized as recorded, but a device added again under the same number.
+	reused := write("create-1-8.rec", zramRecord{boot: boot, pid: dead, start: 1, dev: n, size: 8 << 20, ino: e.deviceIno(n) + 1})
 	running := write("create-1-4.rec", zramRecord{boot: boot, pid: os.Getppid(), start: e.startTime(os.Getppid()), dev: n, size: 8 << 20})
 	noStart := write("create-1-6.rec", zramRecord{boot: boot, pid: os.Getppid(), dev: n, size: 8 << 20})
 	junk := write("create-1-5.rec", zramRecord{boot: "x"})
@@ -201,7 +263,7 @@ func TestZRAMRecordOfOthersDevice(t *testing.T) {
 	if freed, err := e.FreeLeftoverDevices(ctx); err != nil || len(freed) != 0 {
 		t.Errorf("FreeLeftoverDevices = %v, %v", freed, err)
 	}
-	for _, p := range []string{otherSize, otherBoot, gone, halfWritten} {
+	for _, p := range []string{otherSize, otherBoot, gone, reused, halfWritten} {
 		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s kept: %v", filepath.Base(p), err)
 		}
@@ -230,6 +292,33 @@ func TestParseZramRecord(t *testing.T) {
 	good := zramRecord{path: "p", boot: "b-1", pid: 42, start: 7, dev: 3, size: 1 << 20}
 	if r, ok := parseZramRecord("p", good.line()); !ok || r != good {
 		t.Errorf("round trip: %+v %v", r, ok)
+	}
+	before, withIno := good, good
+	before.dev, withIno.ino = -1, 99
+	slot := strings.Repeat(" ", deviceSlot)
+	for _, c := range []struct {
+		text string
+		dev  int
+	}{
+		{before.line() + slot, -1},
+		{before.line() + "3\n" + slot[2:], 3},
+		{good.line() + slot, 3},
+		{good.line() + "3\n" + slot[2:], 3},
+		{withIno.line() + slot, 3},
+	} {
+		if r, ok := parseZramRecord("p", c.text); !ok || r.dev != c.dev {
+			t.Errorf("%q: %+v %v, want device %d", c.text, r, ok, c.dev)
+		}
+	}
+	for _, bad := range []string{
+		before.line() + "3\n", before.line() + "x\n" + slot[2:], before.line() + "3 " + slot[2:],
+		before.line() + "-1\n" + slot[3:], good.line() + "4\n" + slot[2:], before.line() + slot + " ",
+		before.line() + "03\n" + slot[3:], before.line()[:len(before.line())-1],
+		"rambar-zram-1 b 42 7 3 1 0\n", "rambar-zram-1 b 42 7 -1 1 5\n", "rambar-zram-1 b 42 7 3 1 x\n",
+	} {
+		if r, ok := parseZramRecord("p", bad); ok {
+			t.Errorf("%q parsed as %+v", bad, r)
+		}
 	}
 	for _, bad := range []string{
 		"", "zram3\n", "rambar-zram-1 b 42 7 3\n", "rambar-zram-2 b 42 7 3 1\n",

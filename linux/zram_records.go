@@ -18,8 +18,11 @@ import (
 
 // A zram record notes a zram device that a Create is making, so a Create
 // killed half way (kill -9, a crash) leaves a trace of the device it added:
-// the record is written before hot_add, given the device number right after,
-// and removed once the disk is mounted or the device freed again. A later
+// the record is written before hot_add with room for the device number
+// (deviceSlot), which hot_add's own answer fills in one step (the kernel
+// reads hot_add straight into the record: sendfile as root, dd through
+// pkexec), so no kill can come between the device and its record. The
+// record is removed once the disk is mounted or the device freed again. A later
 // Create frees the devices of records whose process is gone
 // (FreeLeftoverDevices); doctor lists them (LeftoverDevices). A zram device
 // without a record (swap on zram0, anyone else's) is never touched.
@@ -64,16 +67,45 @@ type zramRecord struct {
 	start uint64 // the process's start time (/proc/PID/stat), against pid reuse
 	dev   int
 	size  int64
+	// ino is the kernel's number for the device's sysfs folder
+	// (/sys/devices/virtual/block/zramN), noted right after hot_add: a
+	// device removed and added again under the same N by anyone gets
+	// another, so a record never names someone else's device. 0: not noted.
+	ino uint64
 }
 
 func (r zramRecord) line() string {
+	if r.ino != 0 {
+		return fmt.Sprintf("%s %s %d %d %d %d %d\n", zramRecordMagic, r.boot, r.pid, r.start, r.dev, r.size, r.ino)
+	}
 	return fmt.Sprintf("%s %s %d %d %d %d\n", zramRecordMagic, r.boot, r.pid, r.start, r.dev, r.size)
 }
 
-// parseZramRecord reads a record's line; anything else is not a record.
+// deviceSlot is how many bytes follow a record's line for hot_add's answer
+// ("N\n"): spaces until it is written.
+const deviceSlot = 16
+
+// parseZramRecord reads a record: its line, then its device slot (spaces,
+// or hot_add's "N\n" and spaces), which gives the device when the line has
+// none. Anything else is not a record.
 func parseZramRecord(path, text string) (zramRecord, bool) {
-	f := strings.Fields(text)
-	if len(f) != 6 || f[0] != zramRecordMagic || f[1] == "" || strings.Count(text, "\n") != 1 {
+	line, slot, ok := strings.Cut(text, "\n")
+	slotDev := -1
+	switch filled := strings.TrimRight(slot, " "); {
+	case !ok:
+		return zramRecord{}, false
+	case slot == "":
+	case len(slot) != deviceSlot:
+		return zramRecord{}, false
+	case filled != "":
+		n, err := strconv.Atoi(strings.TrimSuffix(filled, "\n"))
+		if err != nil || n < 0 || !strings.HasSuffix(filled, "\n") || strconv.Itoa(n)+"\n" != filled {
+			return zramRecord{}, false
+		}
+		slotDev = n
+	}
+	f := strings.Fields(line)
+	if len(f) != 6 && len(f) != 7 || f[0] != zramRecordMagic || f[1] == "" {
 		return zramRecord{}, false
 	}
 	r := zramRecord{path: path, boot: f[1]}
@@ -82,8 +114,16 @@ func parseZramRecord(path, text string) (zramRecord, bool) {
 	r.start, err[1] = strconv.ParseUint(f[3], 10, 64)
 	r.dev, err[2] = strconv.Atoi(f[4])
 	r.size, err[3] = strconv.ParseInt(f[5], 10, 64)
-	if errors.Join(err[:]...) != nil || r.pid <= 0 || r.dev < -1 || r.size <= 0 {
+	if len(f) == 7 {
+		if r.ino, err[0] = strconv.ParseUint(f[6], 10, 64); r.ino == 0 || r.dev < 0 {
+			return zramRecord{}, false
+		}
+	}
+	if errors.Join(err[:]...) != nil || r.pid <= 0 || r.dev < -1 || r.size <= 0 || slotDev >= 0 && r.dev >= 0 && slotDev != r.dev {
 		return zramRecord{}, false
+	}
+	if slotDev >= 0 {
+		r.dev = slotDev
 	}
 	return r, true
 }
@@ -140,7 +180,7 @@ func (r zramRecord) write() error {
 	if r.path == "" {
 		return nil
 	}
-	if err := atomicfile.WriteFast(r.path, []byte(r.line()), 0o600); err != nil {
+	if err := atomicfile.WriteFast(r.path, []byte(r.line()+strings.Repeat(" ", deviceSlot)), 0o600); err != nil {
 		return fmt.Errorf("zram record %s: %w", r.path, err)
 	}
 	return nil
@@ -197,7 +237,7 @@ func (e *Engine) readRecords() []zramRecord {
 		}
 		p := filepath.Join(dir, de.Name())
 		b, err := os.ReadFile(p)
-		if err != nil || len(b) > 512 {
+		if err != nil || len(b) > 512+deviceSlot {
 			continue
 		}
 		if r, ok := parseZramRecord(p, string(b)); ok {
@@ -268,6 +308,9 @@ func (e *Engine) running(r zramRecord) bool {
 // disksize) or the recorded one, and no ext4 but RAMBar's on it.
 func (e *Engine) strayDevice(ms []mountEntry, swaps string, r zramRecord) bool {
 	dev := "/dev/zram" + strconv.Itoa(r.dev)
+	if r.ino != 0 && e.deviceIno(r.dev) != r.ino {
+		return false // removed since, and N given to another device
+	}
 	size, err := e.readInt(e.zramAttr(r.dev, "disksize"))
 	if err != nil || size != 0 && size != r.size {
 		return false
@@ -286,6 +329,18 @@ func (e *Engine) strayDevice(ms []mountEntry, swaps string, r zramRecord) bool {
 		return false
 	}
 	return true
+}
+
+// deviceIno is the inode number of zram N's sysfs folder, 0 when it is gone.
+func (e *Engine) deviceIno(n int) uint64 {
+	st, err := os.Stat(filepath.Join(e.sys, "block", "zram"+strconv.Itoa(n)))
+	if err != nil {
+		return 0
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		return sys.Ino
+	}
+	return 0
 }
 
 // LeftoverDevices lists the zram devices ("/dev/zramN") that a Create which

@@ -28,7 +28,7 @@ type agent struct {
 }
 
 // exitTimeOut is how many seconds launchd waits after SIGTERM before
-// SIGKILL: longer than the session-end save's bound (cocoa.EndBound, 45 s),
+// SIGKILL: longer than the whole logout budget (cocoa.LogoutBudget, 30 s),
 // so that save can finish at logout.
 const exitTimeOut = 60
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"rambar/internal/boottime"
 	"rambar/ramdisk"
 )
 
@@ -34,6 +35,26 @@ func (k *Keeper) SaveAll(ctx context.Context, vs []ramdisk.Volume, o SaveOptions
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// SaveDue reports whether the disk whose state is st is due for its
+// autosave, every apart (every <= 0: never), at now (the wall clock) and
+// clock (the boot clock). A save of this boot is timed on the boot clock,
+// which setting the wall clock does not move; an earlier one (or one not
+// stamped) by the wall clock, where a last save stamped in the future (the
+// clock was set back) is due at once rather than when the clock catches
+// up. A disk never saved is due.
+func SaveDue(st State, every time.Duration, now time.Time, clock boottime.Stamp) bool {
+	if every <= 0 {
+		return false
+	}
+	if st.LastSave.IsZero() {
+		return true
+	}
+	if d, ok := clock.Sub(st.LastSaveClock); ok && d >= 0 {
+		return d >= every
+	}
+	return st.LastSave.After(now) || now.Sub(st.LastSave) >= every
 }
 
 // Autosave saves kept and mirrored disks until ctx is done. Every tick
@@ -67,7 +88,7 @@ func (k *Keeper) Autosave(ctx context.Context, interval time.Duration, list func
 			if every == 0 {
 				every = interval
 			}
-			if time.Since(st.LastSave) >= every-interval/10 {
+			if SaveDue(st, every-interval/10, time.Now(), boottime.Now()) {
 				due = append(due, v)
 			}
 		}

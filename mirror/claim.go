@@ -79,7 +79,10 @@ func (k *Keeper) live(c claim) bool {
 	if k.IsMounted != nil && !k.IsMounted(c.MountPoint) {
 		return false
 	}
-	return marker(ramdisk.Volume{MountPoint: c.MountPoint}) == c.DiskID
+	if rec, ok := k.registry().Get(c.Disk); ok && rec.MountPoint == c.MountPoint && rec.Live() {
+		return rec.ID == c.DiskID
+	}
+	return legacyMarker(c.MountPoint) == c.DiskID // an older RAMBar's disk
 }
 
 // identify returns a folder's identity: real path, device and inode (zero

@@ -31,6 +31,29 @@ func (d Digest) Files() int {
 	return n
 }
 
+// TreeSum names a tree's content in a few bytes: the SHA-256 of its
+// digest, and how many entries and files it holds. Two trees with the same
+// sum hold the same content.
+type TreeSum struct {
+	Sum     string `json:"sha256"`
+	Entries int    `json:"entries"`
+	Files   int    `json:"files"`
+}
+
+// Sum is d's TreeSum: the SHA-256 of its paths and lines, sorted by path.
+func (d Digest) Sum() TreeSum {
+	paths := make([]string, 0, len(d))
+	for p := range d {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		fmt.Fprintf(h, "%d:%s%d:%s", len(p), p, len(d[p]), d[p])
+	}
+	return TreeSum{Sum: hex.EncodeToString(h.Sum(nil)), Entries: len(d), Files: d.Files()}
+}
+
 // Diff lists the paths that differ between d and o, sorted (at most max).
 func (d Digest) Diff(o Digest, max int) []string {
 	var out []string

@@ -7,7 +7,8 @@
 //
 // Each kept or mirrored disk has a store folder under the app's data folder:
 //
-//	disks/NAME/state.json          mode, marker id, mirror folder, snapshots
+//	disks/NAME/state.json          mode, store id, mirror folder, snapshots,
+//	                               autosave, set-aside snapshots
 //	disks/NAME/last.json           when it was last saved (informational)
 //	disks/NAME/objects/SAVE/N      file contents, immutable once written: one
 //	                               file's bytes, or (a pack) several small
@@ -39,6 +40,9 @@
 //	                               making, listed before the first is made
 //	claims/KEY.json                which mounted disk mirrors a folder (KEY:
 //	                               the folder's real path, device, inode)
+//	made/KEY.json                  the disks this data folder made, by name,
+//	                               with their volume's identity and store id
+//	                               (internal/diskid; KEY: a hash of the name)
 //	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
 //
 // A save copies only files whose identity changed into a fresh objects
@@ -63,6 +67,45 @@
 // were flushed before it was written. Objects no snapshot references
 // (a save cut short) are removed by the next save.
 //
+// # Which disk is whose
+//
+// A kept or mirrored disk is known by its volume, not by a file in its
+// tree: the data folder's record of each disk it made (made/, above) names
+// the volume's identity (Linux: boot, device, root inode, file system id,
+// file handle and birth time, from statx and statfs; macOS: the volume UUID
+// diskutil info reports), and a mark on the disk's root folder, an
+// extended attribute (Linux user.rambar, or trusted.rambar as root where
+// user attributes are refused; macOS com.rambar.disk), names the data
+// folder, user and store, and the identity it was written for. Why not a
+// file, as older RAMBars wrote (.rambar-id): a file at the root is in the
+// user's tree, so git status lists it on a disk mirroring a clone, git add
+// commits it, git clean -fdx and rm -rf remove it (and the disk was then
+// taken for one not kept), and cp -a copies it onto another disk. An
+// attribute of the root folder is none of these: git, Finder and ls do not
+// show it, tidying the root leaves it, and a copy of it names another
+// volume than the one it lands on, so it is not trusted (Holds). Why both
+// a record and a mark: the record is what this data folder trusts (a mark
+// can be removed by hand, or not kept where a file system has no
+// attributes); the mark tells another data folder (root's under sudo,
+// another RAMBAR_HOME, another user) whose disk it is, so its eject
+// refuses and names the owner, and puts the record back if it was lost.
+// Neither is saved, loaded or written back: the mark is dropped from the
+// root's attributes wherever a tree is read. A disk an older RAMBar made,
+// with only .rambar-id, is taken on the first time it is looked at
+// (recorded, marked, the file removed); .rambar-id at a disk's root stays
+// reserved. Holds, Known and Whose in identity.go.
+//
+// # Kept work and settings
+//
+// Making a kept name again keeps its stored settings (snapshot count,
+// autosave) unless options change them, and a smaller count is told, with
+// the snapshots the next save deletes, before that save (SetupNotes).
+// Mirroring a name whose store holds work saved while it was kept and that
+// is in no folder (its current snapshot was never loaded from or written
+// to one) is refused with the choices (ErrKeptWork): made kept again it
+// restores that work; set aside (Options.SetAsideKept) its snapshot is
+// kept by every prune; forgotten it goes.
+//
 // # What is kept
 //
 // Files (sparse ones with their holes: only the data ranges are stored,
@@ -78,11 +121,13 @@
 // stored once). Sockets and device nodes cannot be kept: a save names
 // them in Result.NotKept. An xattr the system refuses to set on restore
 // (macOS's com.apple.provenance, com.apple.macl, com.apple.rootless) is
-// named there too, and the restore goes on. Not saved: the marker, and
-// folders the file system made itself: ext4's lost+found (inode 11 at the
-// root of an ext4 disk, as mkfs makes on zram) and, on macOS, .fseventsd,
-// .Spotlight-V100, .Trashes, .TemporaryItems, .DocumentRevisions-V100 at
-// the root; the same names anywhere else, or on tmpfs, are contents.
+// named there too, and the restore goes on. Not saved: RAMBar's mark on a
+// disk's root (above), an older RAMBar's .rambar-id there, and folders the
+// file system made itself: ext4's lost+found (inode 11 at the root of an
+// ext4 disk, as mkfs makes on zram) and, on macOS, .fseventsd,
+// .Spotlight-V100, .Trashes, .TemporaryItems, .DocumentRevisions-V100 and
+// the files the engine writes (.rambar, .metadata_never_index) at the root;
+// the same names anywhere else, and lost+found on tmpfs, are contents.
 //
 // # Untrusted stores
 //
@@ -100,6 +145,8 @@
 // # Files
 //
 //	keeper.go, state.go, load.go  the Keeper: setup, state, load, save, restore, guards
+//	identity.go                   which disk is whose: records, marks, Holds
+//	setupcheck.go                 kept work a mirror would bury; settings notes
 //	autosave.go, sleep_*.go       saves on a timer and before sleep
 //	reclaim.go, holders_*.go      Reclaim: out to staging, eject, make again, back
 //	mirror.go                     a Mirror disk's load and write-back, wired to the Keeper

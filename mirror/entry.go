@@ -1,6 +1,10 @@
 package mirror
 
-import "golang.org/x/sys/unix"
+import (
+	"golang.org/x/sys/unix"
+
+	"rambar/internal/diskid"
+)
 
 // Kind is the type of a tree entry.
 type Kind uint8
@@ -89,8 +93,21 @@ func identOf(st *unix.Stat_t) ident {
 // tell identities apart).
 func tsNano(ts unix.Timespec) int64 { return int64(ts.Sec)*1e9 + int64(ts.Nsec) }
 
-// MarkerName is the file on a kept disk that ties it to its store.
+// MarkerName is the file an older RAMBar wrote at a kept disk's root to
+// tie it to its store. RAMBar no longer writes it (the data folder's record
+// and the mark, an extended attribute, do: internal/diskid); a disk that
+// still has one is taken on and the file removed (Holds). At a disk's root
+// it is never contents: not saved, not loaded from a mirror folder.
 const MarkerName = ".rambar-id"
+
+// dropMarkAttrs removes RAMBar's mark (internal/diskid) from the
+// attributes of a disk's root folder: it is RAMBar's, never contents, so
+// no save keeps it, and no restore, load or write-back copies it.
+func dropMarkAttrs(x map[string][]byte) {
+	for _, m := range diskid.MarkAttrs {
+		delete(x, m)
+	}
+}
 
 // kindOf is the entry kind of a stat mode (sockets and devices are none).
 func kindOf(mode uint32) Kind {

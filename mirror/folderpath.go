@@ -12,6 +12,16 @@ import (
 // ErrBadFolder: a folder that cannot be mirrored (the error says why).
 var ErrBadFolder = errors.New("cannot be mirrored")
 
+// ErrFolderMissing: the folder does not exist (and FolderRules.Create was
+// not given); it is also an ErrBadFolder. Callers add how to go on where
+// they can be followed (create's --create-folder, an eject's --force).
+var ErrFolderMissing error = folderMissing{}
+
+type folderMissing struct{}
+
+func (folderMissing) Error() string        { return "it does not exist" }
+func (folderMissing) Is(target error) bool { return target == ErrBadFolder }
+
 // FolderRules are what a mirror folder is checked against.
 type FolderRules struct {
 	// Data is RAMBar's data folder; Home the user's home.
@@ -29,7 +39,8 @@ type FolderRules struct {
 // CheckFolder checks that path can be a Mirror folder: an absolute, real
 // (no symlink in it) path of a folder, not "/", not holding RAMBar's data
 // folder or the home as a whole, not inside a RAM disk or RAMBar's data
-// folder, neither a mount point nor holding one. A missing folder passes
+// folder, not holding a RAM disk's mount point (RAMDisks, the one about to
+// be made included), neither a mount point nor holding one. A missing folder passes
 // only with r.Create. Each refusal is one line saying why, wrapping
 // ErrBadFolder.
 func CheckFolder(path string, r FolderRules) error {
@@ -86,8 +97,13 @@ func CheckFolder(path string, r FolderRules) error {
 		}
 	}
 	for _, d := range r.RAMDisks {
-		if d != "" && within(clean, d) {
+		switch {
+		case d == "":
+		case within(clean, d):
 			return bad("it is inside the RAM disk at %s", d)
+		case within(filepath.Clean(d), clean):
+			// Also the disk being made: its mount point would be in the folder.
+			return bad("it holds the RAM disk's mount point %s", d)
 		}
 	}
 	mounts, err := mountPoints()
@@ -103,7 +119,7 @@ func CheckFolder(path string, r FolderRules) error {
 		}
 	}
 	if missing && !r.Create {
-		return bad("it does not exist (pass --create-folder to make it)")
+		return fmt.Errorf("mirror folder %s: %w", path, ErrFolderMissing)
 	}
 	return nil
 }

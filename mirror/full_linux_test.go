@@ -120,7 +120,7 @@ func TestReclaimRefusesRealHolderBeforeCopying(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	_, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil)
+	_, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil, nil)
 	if !errors.Is(err, ramdisk.ErrBusy) || !strings.Contains(err.Error(), "sleep (pid") {
 		t.Fatalf("err = %v, want busy, held by sleep", err)
 	}

@@ -1,5 +1,7 @@
 package mirror
 
+import "rambar/ramdisk"
+
 // Holding is the snapshot a disk's files were last saved as or restored
 // from: after `restore --snapshot` of an older save it is that one, not the
 // newest. "" when it cannot be told (never saved, or the index was lost).
@@ -13,4 +15,21 @@ func (k *Keeper) Holding(name string) (string, error) {
 		return x.Snapshot, nil
 	}
 	return "", nil
+}
+
+// Matches reports whether the mounted disk v holds exactly snapshot id: its
+// files were last saved as or restored from id, it is the store's disk
+// (Holds), and nothing on it changed since (compared as a save compares).
+// A restore of id over it then loses nothing.
+func (k *Keeper) Matches(v ramdisk.Volume, id string) (bool, error) {
+	st, err := k.State(v.Name)
+	if err != nil {
+		return false, err
+	}
+	x := k.store(st).loadIndex()
+	if id == "" || x == nil || x.DiskID != st.ID || x.Snapshot != id || !k.Holds(v, st) {
+		return false, nil
+	}
+	_, _, same, err := scanMatching(v.MountPoint, x.n, x)
+	return same, err
 }

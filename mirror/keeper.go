@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 
 	"rambar/ramdisk"
 )
@@ -94,43 +92,24 @@ func (k *Keeper) diskDir(name string) (string, error) {
 }
 
 func (k *Keeper) store(st State) *store {
-	return &store{dir: st.Backing, copyFile: k.CopyFile, deltaLimit: k.deltaLimit}
-}
-
-// Holds reports whether the mounted disk v is the one st keeps: it carries
-// st's marker (a disk made without --keep under a kept name does not).
-func (k *Keeper) Holds(v ramdisk.Volume, st State) bool { return st.ID != "" && marker(v) == st.ID }
-
-// marker returns the id written on the disk, "" if there is none.
-func marker(v ramdisk.Volume) string {
-	b, err := readBounded(filepath.Join(v.MountPoint, MarkerName), maxSmall)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
-
-// writeMarker writes the marker, never through a symlink someone left in
-// its place.
-func writeMarker(v ramdisk.Volume, id string) error {
-	p := filepath.Join(v.MountPoint, MarkerName)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
-	if err == nil {
-		_, err = f.WriteString(id + "\n")
-		if cerr := f.Close(); err == nil {
-			err = cerr
+	s := &store{dir: st.Backing, copyFile: k.CopyFile, deltaLimit: k.deltaLimit}
+	for _, id := range st.SetAside {
+		if validID(id) {
+			if s.pinned == nil {
+				s.pinned = map[string]bool{}
+			}
+			s.pinned[id] = true
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("write marker %s: %w", p, err)
-	}
-	return nil
+	return s
 }
 
 // Save saves a mounted disk's contents into its store (and writes a Mirror
 // folder back). It refuses, unless o.Force, to save an unmounted disk, a
-// disk whose marker does not match (another disk of the same name), or an
-// empty disk over a non-empty copy.
+// disk that is not the one the store keeps (Holds: another disk of the same
+// name, another data folder's), or an empty disk over a non-empty copy. The
+// disk is recorded and marked as the store's (its mark put back if it was
+// removed: Result.Remarked).
 func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Result, error) {
 	st, err := k.State(v.Name)
 	if err != nil {
@@ -157,7 +136,8 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	if !o.Force && backed {
+	_, foreign := k.foreign(v)
+	if !o.Force && (backed || foreign) {
 		if err := k.guard(v, st); err != nil {
 			return Result{}, err
 		}
@@ -165,12 +145,14 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 	if _, err := os.Stat(v.MountPoint); err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", v.Name, err)
 	}
-	if marker(v) != st.ID {
-		if err := writeMarker(v, st.ID); err != nil {
-			return Result{}, err
+	remarked := false
+	if !foreign || k.Holds(v, st) { // another data folder's disk is saved (forced), never taken
+		if remarked, err = k.adopt(v, st); err != nil { // the record and the mark: this store's disk
+			return Result{}, fmt.Errorf("save %s: %w", v.Name, err)
 		}
 	}
 	res, err := s.saveLocked(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress)
+	res.Remarked = remarked
 	if err != nil {
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)
 	}
@@ -198,18 +180,15 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 }
 
 // guard refuses a save that could replace good contents with nothing.
+// The words say what, not how to override it: `save --force` can, an
+// eject cannot (the disk is gone after it), so the callers say that.
 func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 	if k.IsMounted != nil && !k.IsMounted(v.MountPoint) {
-		return fmt.Errorf("%w: %s is not mounted at %s; saving it would replace the saved copy in %s (use --force to save anyway)",
+		return fmt.Errorf("%w: %s is not mounted at %s; saving it would replace the saved copy in %s",
 			ErrRefused, v.Name, v.MountPoint, st.Backing)
 	}
-	if m := marker(v); m != st.ID {
-		what := "has no RAMBar marker"
-		if m != "" {
-			what = "is a different disk (marker " + m + ")"
-		}
-		return fmt.Errorf("%w: %s %s; saving it would replace the saved copy in %s (use --force to save anyway)",
-			ErrRefused, v.Name, what, st.Backing)
+	if !k.Holds(v, st) {
+		return k.notHeldErr(v, st)
 	}
 	ents, err := os.ReadDir(v.MountPoint)
 	if err != nil {
@@ -221,7 +200,7 @@ func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: %s is empty; saving it would empty the saved copy in %s (use --force to save anyway)",
+	return fmt.Errorf("%w: %s is empty; saving it would empty the saved copy in %s",
 		ErrRefused, v.Name, st.Backing)
 }
 
@@ -262,7 +241,7 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if idx == nil || idx.DiskID != st.ID || idx.Snapshot != cur || marker(v) != st.ID {
+	if idx == nil || idx.DiskID != st.ID || idx.Snapshot != cur || !k.Holds(v, st) {
 		return true, nil
 	}
 	if st.Mode == ramdisk.Mirror && k.behind(st, cur) {

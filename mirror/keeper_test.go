@@ -159,8 +159,11 @@ func TestRoundTripKeepsEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameTree(t, want, digest(t, v.MountPoint))
-	if marker(v) == "" {
-		t.Error("no marker on the restored disk")
+	if st, err := f.k.State("Work"); err != nil || !f.k.Holds(v, st) {
+		t.Errorf("the restored disk is not held by its store (%v)", err)
+	}
+	if _, err := os.Lstat(filepath.Join(v.MountPoint, MarkerName)); err == nil {
+		t.Error("a marker file in the restored disk's tree")
 	}
 	// Restored files are copies: no inode shared with the store.
 	var st unix.Stat_t
@@ -285,14 +288,16 @@ func TestGuardsRefuseToLoseSavedContents(t *testing.T) {
 			return v
 		}, "is empty"},
 		{"different disk", func() ramdisk.Volume {
+			// Another disk made under the name, without loading it.
+			f.eject(v)
+			v = f.create("G")
 			write(t, v.MountPoint, "other", "x")
+			return v
+		}, "is not a disk this RAMBar knows"},
+		{"an old marker file naming another store", func() ramdisk.Volume {
 			os.WriteFile(filepath.Join(v.MountPoint, MarkerName), []byte("someoneelse\n"), 0o644)
 			return v
-		}, "different disk"},
-		{"no marker", func() ramdisk.Volume {
-			os.Remove(filepath.Join(v.MountPoint, MarkerName))
-			return v
-		}, "no RAMBar marker"},
+		}, "is not a disk this RAMBar knows"},
 		{"unmounted", func() ramdisk.Volume {
 			return ramdisk.Volume{Name: "G", MountPoint: filepath.Join(t.TempDir(), "gone")}
 		}, "not mounted"},

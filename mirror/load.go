@@ -11,7 +11,8 @@ import (
 
 // Load fills a freshly made disk: the current snapshot of a kept disk, or
 // the mirror folder of a mirrored one (then saved as the first snapshot so
-// the store and the folder agree). It writes the marker first. A disk too
+// the store and the folder agree). It records and marks the disk as the
+// store's first (internal/diskid). A disk too
 // small is refused before anything is written.
 func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (Result, error) {
 	st, err := k.State(v.Name)
@@ -26,7 +27,7 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFu
 			return Result{}, err
 		}
 	}
-	if err := writeMarker(v, st.ID); err != nil {
+	if _, err := k.adopt(v, st); err != nil {
 		return Result{}, err
 	}
 	var res Result
@@ -46,6 +47,9 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFu
 		if res, err = k.loadMirror(ctx, st, v, progress); err != nil {
 			return res, err
 		}
+	}
+	if _, err := k.adopt(v, st); err != nil { // the root's attributes were set: the mark again
+		return res, err
 	}
 	return res, k.noteSave(st, res.Snapshot)
 }
@@ -104,14 +108,15 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 			return Result{}, err
 		}
 	}
-	if err := writeMarker(v, st.ID); err != nil {
+	if _, err := k.adopt(v, st); err != nil {
 		return Result{}, err
 	}
 	res, err := s.restore(ctx, m.ID, v.MountPoint, st.ID, o.Progress)
 	if err != nil {
 		return res, fmt.Errorf("restore %s from %s: %w", v.Name, st.Backing, err)
 	}
-	return res, nil
+	_, err = k.adopt(v, st) // a restored tree sets the root's attributes: the mark again
+	return res, err
 }
 
 func clearDisk(root string) error {

@@ -33,6 +33,9 @@ func entryOf(root string, items []scanned, i int) (Entry, error) {
 	if err != nil {
 		return e, err
 	}
+	if s.rel == "." {
+		dropMarkAttrs(x) // RAMBar's mark on the disk's root is not contents
+	}
 	e.Xattr = x
 	return e, nil
 }

@@ -143,6 +143,13 @@ func (k *Keeper) startLoad(st State) error {
 	return commitSync(st.Backing, syncHead{DiskID: st.ID, Folder: st.MirrorPath}, nil)
 }
 
+// emptyLoadRecord records a Mirror disk as loaded from an empty folder:
+// its first write-back writes the whole disk into the folder (a disk that
+// began without --mirror: rambar keep --mirror).
+func emptyLoadRecord(st State) error {
+	return commitSync(st.Backing, syncHead{DiskID: st.ID, Folder: st.MirrorPath, Complete: true}, nil)
+}
+
 // loadedRecord is the record of a finished load of this disk (the caller
 // closes it), or ErrIncomplete saying how to reload.
 func (k *Keeper) loadedRecord(st State) (*record, error) {

@@ -305,7 +305,8 @@ func TestMirrorRefusesFolders(t *testing.T) {
 		{filepath.Join(base, "link", "sub"), "", "give the real path (" + filepath.Join(base, "real", "sub") + ")"},
 		{mnt, "", "mount point of another file system"},
 		{filepath.Join(base, "holder"), "", "holds " + filepath.Join(base, "holder", "inner")},
-		{filepath.Join(base, "missing"), "", "does not exist (pass --create-folder"},
+		{filepath.Join(base, "missing"), "", "it does not exist"},
+		{filepath.Join(base, "future"), filepath.Join(base, "future", "Bad"), "holds the RAM disk's mount point " + filepath.Join(base, "future", "Bad")},
 	}
 	for _, c := range cases {
 		os.MkdirAll(filepath.Join(base, "future", "site"), 0o755)
@@ -315,6 +316,9 @@ func TestMirrorRefusesFolders(t *testing.T) {
 		}
 		if c.path[0] == '/' && c.path != "/" && !errors.Is(err, ErrBadFolder) {
 			t.Errorf("%s: %v is not ErrBadFolder", c.path, err)
+		}
+		if missing := strings.HasSuffix(c.path, "missing"); missing != errors.Is(err, ErrFolderMissing) {
+			t.Errorf("%s: %v: ErrFolderMissing %v, want %v", c.path, err, !missing, missing)
 		}
 	}
 	// Under sudo, the invoking user's home too (daemon's is /usr/sbin).

@@ -7,11 +7,12 @@ import (
 	"strconv"
 )
 
-// prune keeps the newest keepN snapshots (always the current one) and
-// removes the objects only older snapshots used, reading manifest headers
-// only. A dropped full manifest that a kept delta is based on is renamed
-// ID.base instead: no longer listed or restorable by ID, but kept until no
-// delta needs it.
+// prune keeps the newest keepN snapshots (always the current one) and the
+// pinned ones (kept work set aside: the only copy of a state in no folder,
+// State.SetAside), and removes the objects only other snapshots used,
+// reading manifest headers only. A dropped full manifest that a kept delta
+// is based on is renamed ID.base instead: no longer listed or restorable
+// by ID, but kept until no delta needs it.
 func (s *store) prune(keepN int) error {
 	if keepN < 1 {
 		keepN = 1
@@ -24,7 +25,15 @@ func (s *store) prune(keepN int) error {
 	if err != nil {
 		return err
 	}
-	drop, keep := ids[:len(ids)-keepN], ids[len(ids)-keepN:]
+	var drop []string
+	keep := append([]string(nil), ids[len(ids)-keepN:]...)
+	for _, id := range ids[:len(ids)-keepN] {
+		if s.pinned[id] {
+			keep = append(keep, id)
+		} else {
+			drop = append(drop, id)
+		}
+	}
 	used, bases, err := s.usedBy(keep)
 	if err != nil {
 		return err

@@ -27,7 +27,7 @@ func TestReclaimKeepsFIFOsAndLinksAndNamesSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	res, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil)
+	res, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rambar/internal/atomicfile"
+	"rambar/internal/boottime"
 	"rambar/ramdisk"
 )
 
@@ -20,8 +21,8 @@ import (
 type State struct {
 	Name string              `json:"name"`
 	Mode ramdisk.ContentMode `json:"mode"`
-	// ID is the random id written to the disk's marker file (.rambar-id):
-	// it ties a mounted disk to this store.
+	// ID is the random id that ties a mounted disk to this store: in the
+	// data folder's record of the disk and its mark (internal/diskid).
 	ID string `json:"id"`
 	// Backing is the store folder holding the snapshots.
 	Backing string `json:"backing"`
@@ -31,27 +32,54 @@ type State struct {
 	Snapshots int `json:"snapshots"`
 	// SaveEvery is the autosave interval in seconds; 0 = off.
 	SaveEvery int `json:"save_every_seconds,omitempty"`
+	// SetAside are snapshots of kept work that is in no folder, kept when
+	// the name was mirrored after it (Options.SetAsideKept): never pruned;
+	// 'rambar forget' deletes them with the rest.
+	SetAside []string `json:"set_aside,omitempty"`
 	// LastSave is when the disk was last saved (or loaded), zero if never.
 	LastSave     time.Time `json:"last_save,omitempty"`
 	LastSnapshot string    `json:"last_snapshot,omitempty"`
+	// LastSaveClock is when the last save was on the boot clock (set
+	// clocks move it not): autosave goes by it (SaveDue).
+	LastSaveClock boottime.Stamp `json:"-"`
 }
 
-// Options configure a disk's contents (from a preset or CLI flags).
+// Options configure a disk's contents (from a preset or CLI flags). A
+// setting left zero keeps what is stored for the name (a name kept before
+// keeps its snapshot count and autosave when made again without flags).
 type Options struct {
 	Mode       ramdisk.ContentMode
 	MirrorPath string
-	Snapshots  int           // 0: DefaultSnapshots
-	SaveEvery  time.Duration // 0: no autosave
+	// Snapshots is how many saves to keep; 0 keeps the stored count
+	// (DefaultSnapshots for a name kept for the first time).
+	Snapshots int
+	// SaveEvery is the autosave interval; 0 keeps the stored one (none for
+	// a new name), AutosaveOff turns it off.
+	SaveEvery time.Duration
 	// CreateFolder makes a missing mirror folder (else it is refused).
 	CreateFolder bool
 	// MountPoint is where the disk will be mounted: a mirror folder inside
 	// it is refused.
 	MountPoint string
+	// SetAsideKept mirrors a name whose store holds kept work in no folder
+	// (ErrKeptWork) anyway: that work stays as a snapshot never pruned.
+	SetAsideKept bool
 }
 
-// OptionsFromPreset reads the contents settings of a preset.
+// AutosaveOff is Options.SaveEvery turning autosave off.
+const AutosaveOff time.Duration = -1
+
+// OptionsFromPreset reads the contents settings of a preset: a preset says
+// every setting (0 snapshots: DefaultSnapshots; no interval: no autosave).
 func OptionsFromPreset(p ramdisk.Preset) Options {
-	return Options{Mode: p.Contents, MirrorPath: p.MirrorPath, Snapshots: p.Snapshots, SaveEvery: p.SaveInterval()}
+	o := Options{Mode: p.Contents, MirrorPath: p.MirrorPath, Snapshots: p.Snapshots, SaveEvery: p.SaveInterval()}
+	if o.Snapshots <= 0 {
+		o.Snapshots = DefaultSnapshots
+	}
+	if o.SaveEvery <= 0 {
+		o.SaveEvery = AutosaveOff
+	}
+	return o
 }
 
 // State returns what is remembered about a disk; ErrNotKept if nothing.
@@ -76,7 +104,7 @@ func (k *Keeper) State(name string) (State, error) {
 	if b, err := readBounded(filepath.Join(dir, "last.json"), maxSmall); err == nil {
 		var l lastSave
 		if json.Unmarshal(b, &l) == nil {
-			st.LastSave, st.LastSnapshot = l.Time, l.Snapshot
+			st.LastSave, st.LastSnapshot, st.LastSaveClock = l.Time, l.Snapshot, l.Clock
 		}
 	}
 	return st, nil
@@ -85,12 +113,13 @@ func (k *Keeper) State(name string) (State, error) {
 // lastSave is kept apart from state.json and written without fsync: it is
 // information, and losing it in a power cut loses nothing.
 type lastSave struct {
-	Time     time.Time `json:"time"`
-	Snapshot string    `json:"snapshot"`
+	Time     time.Time      `json:"time"`
+	Snapshot string         `json:"snapshot"`
+	Clock    boottime.Stamp `json:"clock"`
 }
 
 func (k *Keeper) noteSave(st State, snapshot string) error {
-	b, _ := json.Marshal(lastSave{Time: time.Now().UTC(), Snapshot: snapshot})
+	b, _ := json.Marshal(lastSave{Time: time.Now().UTC(), Snapshot: snapshot, Clock: boottime.Now()})
 	return noSpace(atomicfile.WriteFast(filepath.Join(st.Backing, "last.json"), b, 0o600))
 }
 
@@ -122,7 +151,7 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 	default:
 		return State{}, fmt.Errorf("unknown contents mode %q (keep or mirror)", o.Mode)
 	}
-	if o.Snapshots < 0 || o.SaveEvery < 0 {
+	if o.Snapshots < 0 || o.SaveEvery < 0 && o.SaveEvery != AutosaveOff {
 		return State{}, errors.New("snapshot count and save interval must not be negative")
 	}
 	st, err := k.State(name)
@@ -130,18 +159,49 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 		return State{}, err
 	}
 	if errors.Is(err, ErrNotKept) {
-		st = State{Name: name, ID: randomID(), Backing: dir}
+		st = State{Name: name, ID: randomID(), Backing: dir, Snapshots: DefaultSnapshots}
+	}
+	if work, err := k.keptWork(st, o); err != nil {
+		return State{}, err
+	} else if work != "" {
+		st.SetAside = append(st.SetAside, work)
 	}
 	st.Mode, st.MirrorPath = o.Mode, o.MirrorPath
-	st.Snapshots = o.Snapshots
-	if st.Snapshots == 0 {
+	switch {
+	case o.Snapshots > 0:
+		st.Snapshots = o.Snapshots
+	case st.Snapshots <= 0:
 		st.Snapshots = DefaultSnapshots
 	}
-	st.SaveEvery = int(o.SaveEvery / time.Second)
+	switch {
+	case o.SaveEvery == AutosaveOff:
+		st.SaveEvery = 0
+	case o.SaveEvery > 0:
+		st.SaveEvery = max(1, int(o.SaveEvery/time.Second))
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return State{}, noSpace(fmt.Errorf("make %s: %w", dir, err))
 	}
 	return st, k.writeState(st)
+}
+
+// MirrorFolders lists the folders the data folder's stores mirror (their
+// disks mounted or not); states that cannot be read are left out.
+func (k *Keeper) MirrorFolders() []string {
+	if k.Data == "" {
+		return nil
+	}
+	ents, _ := os.ReadDir(filepath.Join(k.Data, "disks"))
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() || ramdisk.ValidateName(e.Name()) != nil {
+			continue
+		}
+		if st, err := k.State(e.Name()); err == nil && st.Mode == ramdisk.Mirror && filepath.IsAbs(st.MirrorPath) {
+			out = append(out, filepath.Clean(st.MirrorPath))
+		}
+	}
+	return out
 }
 
 // Forget removes everything kept for a disk: state and snapshots.

@@ -25,6 +25,8 @@ type store struct {
 	// deltaLimit, when set, replaces defaultDeltaLimit (tests force
 	// compactions with it).
 	deltaLimit func(baseFiles int) int
+	// pinned are snapshots prune never removes (State.SetAside).
+	pinned map[string]bool
 }
 
 // Snapshot describes one saved state.
@@ -34,6 +36,9 @@ type Snapshot struct {
 	Files   int       `json:"files"`
 	Bytes   int64     `json:"bytes"`
 	Current bool      `json:"current"`
+	// SetAside: kept work set aside when the name was mirrored after it
+	// (State.SetAside); never pruned.
+	SetAside bool `json:"set_aside,omitempty"`
 }
 
 // Result says what a save or restore did.
@@ -52,6 +57,10 @@ type Result struct {
 	// Folder is what a Mirror disk's write-back did (conflicts, outside
 	// changes kept); nil when there was none.
 	Folder *WriteBack `json:"folder,omitempty"`
+	// Remarked: the disk's RAMBar mark (an extended attribute on its root)
+	// was gone or not its own, and was put back; the data folder's record
+	// knew the disk.
+	Remarked bool `json:"remarked,omitempty"`
 }
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
@@ -247,7 +256,7 @@ func (s *store) snapshots() ([]Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Snapshot{ID: id, Time: m.Created, Files: m.Files, Bytes: m.Bytes, Current: id == cur})
+		out = append(out, Snapshot{ID: id, Time: m.Created, Files: m.Files, Bytes: m.Bytes, Current: id == cur, SetAside: s.pinned[id]})
 	}
 	return out, nil
 }

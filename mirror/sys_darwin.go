@@ -62,9 +62,22 @@ func statAtime(st *unix.Stat_t) unix.Timespec { return st.Atim }
 var macReserved = map[string]bool{".fseventsd": true, ".Spotlight-V100": true, ".Trashes": true,
 	".TemporaryItems": true, ".DocumentRevisions-V100": true}
 
-// reservedName: on macOS the system's own folders at a volume's root.
+// macEngineFiles are the files the macOS engine writes at a RAM disk's
+// root when it makes it (darwin: its marker, and Spotlight's "never index"
+// flag): the disk's, not contents, so never saved nor written back into a
+// mirrored folder.
+var macEngineFiles = map[string]bool{".rambar": true, ".metadata_never_index": true}
+
+// reservedName: on macOS the system's own folders at a volume's root, and
+// the files the engine wrote there.
 func reservedName(_ int, name string, st *unix.Stat_t) bool {
-	return macReserved[name] && st.Mode&unix.S_IFMT == unix.S_IFDIR
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return macReserved[name]
+	case unix.S_IFREG:
+		return macEngineFiles[name]
+	}
+	return false
 }
 
 // oNoAtime: macOS has no O_NOATIME (its volumes mostly keep atimes lazily).

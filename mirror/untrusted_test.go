@@ -179,20 +179,27 @@ func TestBuildNeverFollowsASymlinkItDidNotMake(t *testing.T) {
 	outsideUntouched(t, outside)
 }
 
-// TestMarkerIsNotWrittenThroughASymlink: a symlink left in the marker's
-// place is not followed when the marker is written.
+// TestMarkerIsNotWrittenThroughASymlink: a symlink left in the old marker
+// file's place is neither followed nor removed: the disk is marked on its
+// root folder, and the file it names is untouched.
 func TestMarkerIsNotWrittenThroughASymlink(t *testing.T) {
 	f := newFixture(t)
-	f.k.Setup("M", Options{Mode: ramdisk.Keep})
+	st, _ := f.k.Setup("M", Options{Mode: ramdisk.Keep})
 	v := f.create("M")
 	outside := filepath.Join(t.TempDir(), "victim")
-	os.WriteFile(outside, []byte("keep me\n"), 0o600)
+	os.WriteFile(outside, []byte(st.ID+"\n"), 0o600)
 	os.Symlink(outside, filepath.Join(v.MountPoint, MarkerName))
-	if _, err := f.k.Load(f.ctx, v, nil); err == nil {
-		t.Error("Load wrote the marker through a symlink")
+	if _, err := f.k.Load(f.ctx, v, nil); err != nil {
+		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(outside); string(b) != "keep me\n" {
+	if b, _ := os.ReadFile(outside); string(b) != st.ID+"\n" {
 		t.Errorf("the file the symlink names now holds %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(v.MountPoint, MarkerName)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced or removed: %v %v", fi, err)
+	}
+	if !f.k.Holds(v, st) {
+		t.Error("the loaded disk is not held")
 	}
 }
 

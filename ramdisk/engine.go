@@ -2,6 +2,7 @@ package ramdisk
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -48,6 +49,26 @@ type Engine interface {
 	Memory(ctx context.Context) (Memory, error)
 }
 
+// Prechecker is an engine that can tell, changing nothing, whether Create
+// would refuse p for its mount point (taken, not empty, another user's), so
+// a plan is shown only once it can be carried out.
+type Prechecker interface {
+	Precheck(ctx context.Context, p Plan) error
+}
+
+// Detacher is an engine whose forced eject of a busy disk takes it out of
+// the file tree at once but frees its memory only when the last process
+// holding it lets go (Linux: a lazy unmount). It tells who still holds such
+// a disk, so it is never shown as gone while it still takes memory.
+type Detacher interface {
+	// DeviceID names the file system of the mounted disk v until the
+	// kernel frees it (Linux: "major:minor"); "" when it cannot be told.
+	DeviceID(v Volume) string
+	// StillHeld lists the processes that hold the file system id and the
+	// memory it takes; gone is true once it was freed.
+	StillHeld(ctx context.Context, id string) (holders []Holder, held Size, gone bool)
+}
+
 // Caps describes an engine.
 type Caps struct {
 	OS           string       // "darwin", "linux"
@@ -65,6 +86,20 @@ type Caps struct {
 	// its disk (Linux /mnt/rambar), so a Plan.CacheFallback link can wait
 	// there; false where the system removes it with the disk (/Volumes).
 	KeepsMountPoints bool `json:"-"`
+	// CaseSensitiveNames is true where names that differ only in letter
+	// case are two disks, as the mount points are two folders (Linux).
+	// False where they are one (macOS: /Volumes is case-insensitive, and a
+	// second "scratch" would be mounted as "scratch 1").
+	CaseSensitiveNames bool `json:"-"`
+}
+
+// SameName reports whether two disk names name the same disk here: equal
+// on Linux, equal but for letter case on macOS (Caps.CaseSensitiveNames).
+func (c Caps) SameName(a, b string) bool {
+	if c.CaseSensitiveNames {
+		return a == b
+	}
+	return strings.EqualFold(a, b)
 }
 
 // Supports reports whether the engine can make fs.
@@ -92,6 +127,11 @@ type Volume struct {
 	// Managed is true for disks RAMBar made (a marker on the volume or the
 	// mount root says so); hand-made ones are listed too.
 	Managed bool `json:"managed"`
+	// Identity tells this mounted volume from every other on this machine,
+	// also one made again at the same place: macOS its volume UUID; Linux its
+	// device, root inode and birth time within this boot (internal/diskid).
+	// "" when the engine cannot tell; then diskid.Of(MountPoint) stands in.
+	Identity string `json:"identity,omitempty"`
 	// Notes records what is known and not known about this volume (e.g. "helper
 	// pid unknown: attached with diskutil image").
 	Notes []string `json:"notes,omitempty"`
@@ -113,12 +153,26 @@ type Usage struct {
 	// Files is the number of inodes in use, when known.
 	Files int64     `json:"files,omitempty"`
 	At    time.Time `json:"at"`
+	// FreesDeleted is set where deleting a file gives its memory back at
+	// once (a zram disk mounted with discard): nothing is pinned there,
+	// whatever its file system's own records hold.
+	FreesDeleted bool `json:"-"`
 }
 
 // Pinned is memory held beyond what the files use: what deleted files still
-// pin on a macOS disk image (or an undiscarded zram disk). Never negative.
+// pin on a macOS disk image (or a zram disk mounted without discard, where
+// the data kept beyond the files' is counted in what it holds compressed).
+// Never negative; 0 where deleting frees memory (FreesDeleted).
 func (u Usage) Pinned() Size {
-	if !u.HeldKnown || u.Held <= u.Used {
+	switch {
+	case !u.HeldKnown || u.FreesDeleted:
+		return 0
+	case u.Stored > 0:
+		if u.Stored <= u.Used {
+			return 0
+		}
+		return Size(float64(u.Held) * float64(u.Stored-u.Used) / float64(u.Stored))
+	case u.Held <= u.Used:
 		return 0
 	}
 	return u.Held - u.Used
@@ -173,3 +227,19 @@ type Memory struct {
 
 // Swapping reports whether the machine has memory out in swap.
 func (m Memory) Swapping() bool { return m.SwapUsed > 0 }
+
+// NoSwap reports a machine with no swap at all (none configured on Linux;
+// macOS adds swap files as it needs them, so it has some once it swaps).
+// There the risk of filling memory is not swap but the out-of-memory
+// killer, and RAMBar does not talk of swap.
+func (m Memory) NoSwap() bool { return m.SwapTotal == 0 && m.SwapUsed == 0 }
+
+// Overflow says what filling memory does on this machine, to finish
+// "filling them …": "pushes memory to swap", or, with no swap, "leaves the
+// system out of memory: its out-of-memory killer ends programs".
+func (m Memory) Overflow() string {
+	if m.NoSwap() {
+		return "leaves the system out of memory: its out-of-memory killer ends programs"
+	}
+	return "pushes memory to swap"
+}

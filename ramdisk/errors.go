@@ -28,7 +28,16 @@ var (
 	ErrTooLarge = errors.New("too large for this machine's memory")
 	// ErrNoSpace: the destination has no room for what must be written.
 	ErrNoSpace = errors.New("not enough space")
+	// ErrMountPointTaken: the disk's mount point is there and cannot be
+	// used (a file, a folder that is not empty, another user's folder). It
+	// matches ErrExists (the name's place is taken, exit 8) but says what.
+	ErrMountPointTaken error = mountPointTaken{}
 )
+
+type mountPointTaken struct{}
+
+func (mountPointTaken) Error() string        { return "its mount point cannot be used" }
+func (mountPointTaken) Is(target error) bool { return target == ErrExists }
 
 // Holder is a process that keeps a volume busy.
 type Holder struct {

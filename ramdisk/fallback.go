@@ -27,6 +27,12 @@ func CheckEmptyMountPoint(dir string, uid int) error {
 		return err
 	}
 	defer d.Close()
+	return CheckEmptyDir(d, uid)
+}
+
+// CheckEmptyDir is CheckEmptyMountPoint of an open folder (the one a disk
+// is to be mounted on, whatever its path leads to meanwhile).
+func CheckEmptyDir(d *os.File, uid int) error {
 	names, err := d.Readdirnames(3)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
@@ -37,7 +43,7 @@ func CheckEmptyMountPoint(dir string, uid int) error {
 	case len(names) > 1 || names[0] != FallbackLink:
 		return errors.New("it is not empty")
 	}
-	st, err := os.Lstat(filepath.Join(dir, FallbackLink))
+	st, err := os.Lstat(filepath.Join(d.Name(), FallbackLink))
 	switch {
 	case err != nil:
 		return err

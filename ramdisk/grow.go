@@ -32,7 +32,7 @@ func GrowLine(growTo Size, m Memory) string {
 	}
 	switch {
 	case growTo > m.Physical:
-		s += ": more than the machine has, so filling them pushes memory to swap"
+		s += ": more than the machine has, so filling them " + m.Overflow()
 	case growTo > m.Physical-Headroom:
 		s += fmt.Sprintf(": less than %s would be left for the system", Headroom)
 	}
@@ -63,6 +63,6 @@ func (p *Plan) memoryCheck(r Request, f Facts) error {
 	if !r.Force {
 		return fmt.Errorf("%w: %s; use --force to make it anyway", ErrTooLarge, msg)
 	}
-	p.note(Warning, "forced: "+msg+"; filling them will push memory to swap")
+	p.note(Warning, "forced: "+msg+"; filling them "+f.Memory.Overflow())
 	return nil
 }

@@ -20,9 +20,9 @@ func TestMemoryCheckCountsGrowth(t *testing.T) {
 		says    string
 	}{
 		{size: GiB}, // 21 GiB of 23.5: fine
-		{size: 4 * GiB, wantErr: ErrTooLarge, says: "would let RAM disks grow to 24.0 GiB of memory (the disks mounted now can fill up to 20.0 GiB), more than physical memory (23.5 GiB)"},
+		{size: 4 * GiB, wantErr: ErrTooLarge, says: "would let RAM disks grow to 24 GiB of memory (the disks mounted now can fill up to 20 GiB), more than physical memory (23.5 GiB)"},
 		{size: 2 * GiB, wantErr: ErrTooLarge, says: "minus 2 GiB for the system"}, // 22 GiB: within physical, past the headroom
-		{size: 15*GiB + 600*MiB, force: true, says: "forced: 15.59 GiB would let RAM disks grow to 35.6 GiB"},
+		{size: 15*GiB + 600*MiB, force: true, says: "forced: 15.6 GiB would let RAM disks grow to 35.6 GiB of memory (the disks mounted now can fill up to 20 GiB), more than physical memory (23.5 GiB); filling them leaves the system out of memory: its out-of-memory killer ends programs"},
 	} {
 		p, err := NewPlan(Request{Name: "New", Size: c.size, Force: c.force}, f)
 		switch {
@@ -46,19 +46,29 @@ func notesText(p Plan) string {
 	return strings.Join(s, "\n")
 }
 
+// TestGrowLine: what the disks could grow to, and what filling memory does:
+// swap where there is some, the out-of-memory killer where there is none.
 func TestGrowLine(t *testing.T) {
-	m := Memory{Physical: 16 * GiB}
+	swap := Memory{Physical: 16 * GiB, SwapTotal: 2 * GiB}
+	none := Memory{Physical: 16 * GiB}
 	for _, c := range []struct {
 		grow Size
+		m    Memory
 		want string
 	}{
-		{8 * GiB, "if every RAM disk fills up they hold 8.0 GiB, 50% of memory"},
-		{96 * MiB, "they hold 96 MiB, under 1% of memory"},
-		{15 * GiB, "they hold 15.0 GiB, 94% of memory: less than 2 GiB would be left for the system"},
-		{20 * GiB, "125% of memory: more than the machine has, so filling them pushes memory to swap"},
+		{8 * GiB, swap, "if every RAM disk fills up they hold 8 GiB, 50% of memory"},
+		{96 * MiB, swap, "they hold 96 MiB, under 1% of memory"},
+		{15 * GiB, swap, "they hold 15 GiB, 94% of memory: less than 2 GiB would be left for the system"},
+		{20 * GiB, swap, "125% of memory: more than the machine has, so filling them pushes memory to swap"},
+		{20 * GiB, none, "125% of memory: more than the machine has, so filling them leaves the system out of memory: its out-of-memory killer ends programs"},
 	} {
-		if got := GrowLine(c.grow, m); !strings.HasSuffix(got, c.want) {
+		if got := GrowLine(c.grow, c.m); !strings.HasSuffix(got, c.want) {
 			t.Errorf("GrowLine(%s) = %q, want …%q", c.grow, got, c.want)
+		}
+	}
+	for _, m := range []Memory{none, {Physical: 16 * GiB, Free: 8 * GiB, SwapTotal: 2 * GiB}} {
+		if got := MemoryLine(GiB, m); strings.Contains(got, "swap") != (m.SwapTotal > 0) {
+			t.Errorf("MemoryLine with %s of swap: %q", m.SwapTotal, got)
 		}
 	}
 	if got := GrowTo([]Volume{{Size: GiB}, {Size: 2 * GiB}}, 4*GiB); got != 4*GiB {

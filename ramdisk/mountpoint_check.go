@@ -20,6 +20,7 @@ var systemFolders = []string{"/", "/Users", "/home", "/root", "/Applications", "
 type mountPointFacts struct {
 	home    string   // $HOME
 	uid     int      // the user the disk is for
+	asRoot  bool     // this process runs as root
 	root    string   // the engine's mount root
 	mounted []Volume // RAM disks mounted now
 }
@@ -32,7 +33,8 @@ func (p *Plan) applyOptions(o VolumeOptions, f Facts) error {
 	}
 	p.Options = o
 	if o.MountPoint != "" {
-		mp, err := checkMountPoint(o.MountPoint, mountPointFacts{home: os.Getenv("HOME"), uid: os.Getuid(), root: f.Caps.MountRoot, mounted: f.Mounted})
+		mp, err := checkMountPoint(o.MountPoint, mountPointFacts{home: os.Getenv("HOME"), uid: InvokingUID(os.Getenv), asRoot: os.Geteuid() == 0,
+			root: f.Caps.MountRoot, mounted: f.Mounted})
 		if err != nil {
 			return err
 		}
@@ -54,9 +56,11 @@ func (p *Plan) applyOptions(o VolumeOptions, f Facts) error {
 // checkMountPoint refuses a mount point that is not a clean absolute path,
 // is a system folder or inside one, is $HOME or ~/Library, is inside the
 // mount root or another RAM disk, is a symlink, a file, a folder with
-// something in it, a folder someone else owns, or a folder under a parent
-// that does not exist. It returns the path cleaned. The error is one line
-// wrapping ErrOption.
+// something in it, a folder someone else owns (root's is the disk user's
+// to use only when this process is root), a folder under a parent that
+// does not exist, or one that another user could swap for something else
+// before it is mounted (CheckPathSteps). It returns the path cleaned. The
+// error is one line wrapping ErrOption.
 func checkMountPoint(dir string, f mountPointFacts) (string, error) {
 	bad := func(why string) (string, error) {
 		return "", fmt.Errorf("%w: mount point %s: %s", ErrOption, dir, why)
@@ -89,6 +93,7 @@ func checkMountPoint(dir string, f mountPointFacts) (string, error) {
 	if IsMountPoint(real) {
 		return bad("something is mounted there already")
 	}
+	mine := func(st os.FileInfo) bool { return owner(st) == f.uid || f.asRoot && owner(st) == 0 }
 	st, err := os.Lstat(real)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -96,18 +101,21 @@ func checkMountPoint(dir string, f mountPointFacts) (string, error) {
 		if err != nil || !pst.IsDir() {
 			return bad("its parent is not a folder")
 		}
-		if owner(pst) != f.uid && f.uid != 0 {
-			return bad("its parent folder belongs to someone else")
+		if !mine(pst) {
+			return bad(fmt.Sprintf("its parent folder belongs to someone else (uid %d)", owner(pst)))
 		}
-		return real, nil
+		return safeWay(real, parent, f.uid, bad)
 	case err != nil:
 		return bad(err.Error())
 	case st.Mode()&os.ModeSymlink != 0:
 		return bad("it is a symbolic link; give the folder itself")
 	case !st.IsDir():
 		return bad("it is a file, not a folder")
-	case owner(st) != f.uid && f.uid != 0:
-		return bad("the folder belongs to someone else")
+	case !mine(st):
+		return bad(fmt.Sprintf("the folder belongs to someone else (uid %d)", owner(st)))
+	}
+	if _, err := safeWay(real, real, f.uid, bad); err != nil {
+		return "", err
 	}
 	anyOwner := f.uid
 	if f.uid == 0 {
@@ -115,6 +123,23 @@ func checkMountPoint(dir string, f mountPointFacts) (string, error) {
 	}
 	if CheckEmptyMountPoint(real, anyOwner) != nil {
 		return bad("the folder is not empty (the disk would hide what is in it)")
+	}
+	return real, nil
+}
+
+// safeWay refuses real when another user could swap a folder on the way to
+// it (from / down to last, which is real or, when real is to be made, its
+// parent) for something else.
+func safeWay(real, last string, uid int, bad func(string) (string, error)) (string, error) {
+	steps, err := pathSteps(last)
+	if err != nil {
+		return bad(err.Error())
+	}
+	if last != real { // the folder RAMBar makes, as the disk's user
+		steps = append(steps, PathStep{Path: real, UID: uid, Mode: os.ModeDir | 0o700})
+	}
+	if why := CheckPathSteps(steps, uid); why != "" {
+		return bad(why)
 	}
 	return real, nil
 }

@@ -140,14 +140,17 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	if err := ValidateName(r.Name); err != nil {
 		return Plan{}, err
 	}
-	for _, t := range f.Taken {
-		if strings.EqualFold(t, r.Name) {
-			return Plan{}, takenError(r.Name, f.Caps)
+	for _, v := range f.Mounted {
+		if f.Caps.SameName(v.Name, r.Name) {
+			if v.Name != r.Name {
+				return Plan{}, fmt.Errorf("%w: %q at %s (names differ only in letter case here, which makes them one)", ErrExists, v.Name, v.MountPoint)
+			}
+			return Plan{}, fmt.Errorf("%w: %q at %s", ErrExists, r.Name, v.MountPoint)
 		}
 	}
-	for _, v := range f.Mounted {
-		if strings.EqualFold(v.Name, r.Name) {
-			return Plan{}, fmt.Errorf("%w: %q at %s", ErrExists, r.Name, v.MountPoint)
+	for _, t := range f.Taken {
+		if f.Caps.SameName(t, r.Name) {
+			return Plan{}, takenError(r.Name, t, f.Caps)
 		}
 	}
 	if r.Size < MinSize {
@@ -238,12 +241,14 @@ func (c Caps) CheckHidden(hidden bool) error {
 
 // takenError refuses a name another volume is mounted under. macOS would
 // mount the new disk as "NAME 1"; elsewhere the mount point is simply in use.
-func takenError(name string, c Caps) error {
+// taken is the name as it is mounted (the letter case may differ on macOS).
+func takenError(name, taken string, c Caps) error {
 	if c.OS == "darwin" {
-		return fmt.Errorf("%w: %q (macOS would silently mount it as %q)", ErrExists, name, name+" 1")
+		return fmt.Errorf("%w: %q (%s is mounted; macOS would silently mount it as %q)", ErrExists, name,
+			strings.TrimSuffix(c.MountRoot, "/")+"/"+taken, name+" 1")
 	}
 	if c.MountRoot != "" {
-		return fmt.Errorf("%w: %q (another volume is mounted at %s)", ErrExists, name, strings.TrimSuffix(c.MountRoot, "/")+"/"+name)
+		return fmt.Errorf("%w: %q (another volume is mounted at %s)", ErrExists, name, strings.TrimSuffix(c.MountRoot, "/")+"/"+taken)
 	}
 	return fmt.Errorf("%w: %q (another volume has that name)", ErrExists, name)
 }

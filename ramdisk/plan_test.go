@@ -13,7 +13,7 @@ func macCaps() Caps {
 }
 
 func linuxCaps() Caps {
-	return Caps{OS: "linux", FileSystems: []FileSystem{TmpFS, ZRAM}, MountRoot: "/mnt/rambar"}
+	return Caps{OS: "linux", FileSystems: []FileSystem{TmpFS, ZRAM}, MountRoot: "/mnt/rambar", CaseSensitiveNames: true}
 }
 
 func TestAllocationFor(t *testing.T) {
@@ -104,7 +104,7 @@ func TestNewPlan(t *testing.T) {
 		{
 			name: "swapping machine is warned", req: Request{Name: "S", Size: GiB, FS: TmpFS},
 			facts: Facts{Caps: linuxCaps(), Memory: Memory{Physical: 16 * GiB, SwapUsed: 3 * GiB}},
-			alloc: AllocOnWrite, fs: TmpFS, notesSay: []string{"3.0 GiB of swap"},
+			alloc: AllocOnWrite, fs: TmpFS, notesSay: []string{"3 GiB of swap"},
 		},
 		{
 			name: "larger than physical minus 2 GiB refused", req: Request{Name: "Huge", Size: 15 * GiB},
@@ -122,8 +122,13 @@ func TestNewPlan(t *testing.T) {
 		},
 		{
 			name: "forced past the limit warns", req: Request{Name: "Huge", Size: 32 * GiB, Force: true},
-			facts: Facts{Caps: macCaps(), Memory: mem16}, alloc: AllocOnWrite, fs: APFS,
-			notesSay: []string{"forced", "swap"},
+			facts: Facts{Caps: macCaps(), Memory: Memory{Physical: 16 * GiB, Free: 8 * GiB, SwapTotal: GiB}}, alloc: AllocOnWrite, fs: APFS,
+			notesSay: []string{"forced", "pushes memory to swap"},
+		},
+		{
+			name: "forced past the limit, no swap: the out-of-memory killer", req: Request{Name: "Huge", Size: 32 * GiB, Force: true},
+			facts: Facts{Caps: linuxCaps(), Memory: mem16}, alloc: AllocOnWrite, fs: TmpFS,
+			notesSay: []string{"forced", "out-of-memory killer"}, notesLack: []string{"swap"},
 		},
 		{
 			name: "name already mounted", req: Request{Name: "scratch", Size: GiB},
@@ -144,6 +149,21 @@ func TestNewPlan(t *testing.T) {
 			name: "name taken on linux", req: Request{Name: "Backup", Size: GiB},
 			facts:   Facts{Caps: linuxCaps(), Memory: mem16, Taken: []string{"Backup"}},
 			wantErr: ErrExists, errSays: "another volume is mounted at ", errLacks: "macOS",
+		},
+		{
+			name: "macOS: a name in other letter case names the mounted one", req: Request{Name: "ADVCASE", Size: GiB},
+			facts:   Facts{Caps: macCaps(), Memory: mem16, Mounted: []Volume{{Name: "advCase", MountPoint: "/Volumes/advCase"}}, Taken: []string{"advCase"}},
+			wantErr: ErrExists, errSays: `"advCase" at /Volumes/advCase (names differ only in letter case`,
+		},
+		{
+			name: "macOS: another volume in other letter case names its real path", req: Request{Name: "BACKUP", Size: GiB},
+			facts:   Facts{Caps: macCaps(), Memory: mem16, Taken: []string{"Backup"}},
+			wantErr: ErrExists, errSays: "/Volumes/Backup is mounted",
+		},
+		{
+			name: "linux: names in other letter case are other disks", req: Request{Name: "ncwork", Size: GiB},
+			facts: Facts{Caps: linuxCaps(), Memory: mem16, Mounted: []Volume{{Name: "ncWork", MountPoint: "/mnt/rambar/ncWork"}}, Taken: []string{"ncWork"}},
+			alloc: AllocOnWrite, fs: TmpFS,
 		},
 		{
 			name: "bad name", req: Request{Name: "a:b", Size: GiB},
@@ -206,7 +226,7 @@ func TestPlanSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := p.Summary(), "Scratch: 3 GiB HFS+, commits 3.0 GiB now"; got != want {
+	if got, want := p.Summary(), "Scratch: 3 GiB HFS+, commits 3 GiB now"; got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
 	p, _ = NewPlan(Request{Name: "Big", Size: 8 * GiB}, Facts{Caps: macCaps()})
@@ -229,6 +249,9 @@ func TestUsageFigures(t *testing.T) {
 		{"gap over 256M but under 10%", Usage{Size: 8 * GiB, Used: 0, Held: 300 * MiB, HeldKnown: true}, 300 * MiB, false, false, 0},
 		{"held unknown", Usage{Size: GiB, Used: 950 * MiB}, 0, false, true, 0},
 		{"zram 3x", Usage{Size: GiB, Used: 300 * MiB, Held: 100 * MiB, Stored: 300 * MiB, HeldKnown: true}, 0, false, false, 3},
+		{"fresh zram with discard: ext4's own blocks are not pinned", Usage{Size: GiB, Used: 24 * KiB, Held: 2 * MiB, Stored: 8 * MiB, HeldKnown: true, FreesDeleted: true}, 0, false, false, 4},
+		{"zram without discard, 600 MiB deleted", Usage{Size: GiB, Used: 0, Held: 600 * MiB, Stored: 600 * MiB, HeldKnown: true}, 600 * MiB, true, false, 1},
+		{"zram without discard, half deleted", Usage{Size: GiB, Used: 100 * MiB, Held: 50 * MiB, Stored: 200 * MiB, HeldKnown: true}, 25 * MiB, false, false, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,7 +39,7 @@ func (f Facts) Without(name string, held Size) Facts {
 	}
 	var taken []string
 	for _, n := range f.Taken {
-		if !strings.EqualFold(n, name) {
+		if !f.Caps.SameName(n, name) {
 			taken = append(taken, n)
 		}
 	}
@@ -82,7 +82,11 @@ func PlanInput(in Input, f Facts) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	return NewPlan(Request{Name: in.Name, Size: size, FS: in.FS, Hidden: in.Hidden, Force: in.Force, Options: in.Options}, f)
+	p, err := NewPlan(Request{Name: in.Name, Size: size, FS: in.FS, Hidden: in.Hidden, Force: in.Force, Options: in.Options}, f)
+	if n := roundingNote(in.Size, size, p.FS); err == nil && n != "" {
+		p.Notes = append([]Note{{Info, n}}, p.Notes...)
+	}
+	return p, err
 }
 
 // Input is the disk a preset describes, as typed input for PlanInput.
@@ -90,10 +94,17 @@ func (p Preset) Input() Input {
 	return Input{Name: p.Name, Size: p.Size, FS: p.FS, Hidden: p.Hidden, Options: p.VolumeOptions()}
 }
 
-// ShortDuration prints a duration as people write it: "0.84 s", "45 s",
-// "10 min", "1 h", "1 h 30 min" (fractions of a second only under 10 s;
-// Go's own form is "10m0s").
+// ShortDuration prints a duration as people write it: "3 ms", "0.84 s",
+// "45 s", "10 min", "1 h", "1 h 30 min" (fractions of a second only under
+// 10 s, milliseconds under 10 ms, never "0 s" for a time that passed; Go's
+// own form is "10m0s").
 func ShortDuration(d time.Duration) string {
+	switch {
+	case d > 0 && d < time.Millisecond:
+		return "under 1 ms"
+	case d > 0 && d < 10*time.Millisecond:
+		return strconv.Itoa(int(d.Round(time.Millisecond)/time.Millisecond)) + " ms"
+	}
 	if d > 0 && d < 10*time.Second && d%time.Second != 0 {
 		s := strconv.FormatFloat(d.Seconds(), 'f', 2, 64)
 		return strings.TrimSuffix(strings.TrimRight(s, "0"), ".") + " s"
@@ -135,14 +146,18 @@ func ContentsPhrase(p Preset) string {
 }
 
 // MemoryLine sums up the machine for the CLI and the menu: "RAM disks hold
-// 1.9 GiB of 16.0 GiB memory; 8.2 GiB free, 1.1 GiB compressed, no swap in use".
+// 1.9 GiB of 16 GiB memory; 8.2 GiB free, 1.1 GiB compressed, no swap in
+// use" (nothing about swap on a machine that has none).
 func MemoryLine(held Size, m Memory) string {
 	s := fmt.Sprintf("RAM disks hold %s of %s memory; %s free", held.Short(), m.Physical.Short(), m.Free.Short())
 	if m.Compressed > 0 {
 		s += fmt.Sprintf(", %s compressed", m.Compressed.Short())
 	}
-	if m.Swapping() {
+	switch {
+	case m.Swapping():
 		return s + fmt.Sprintf(", %s of swap in use", m.SwapUsed.Short())
+	case m.NoSwap():
+		return s // no swap to speak of
 	}
 	return s + ", no swap in use"
 }

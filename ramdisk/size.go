@@ -53,6 +53,33 @@ var units = map[string]Size{
 // number of MiB. Results are rounded up to a whole MiB. Zero, negative,
 // unknown units and sizes beyond MaxSize are refused with a one-line error.
 func ParseSize(s string, physical Size) (Size, error) {
+	b, err := parseBytes(s, physical)
+	if err != nil {
+		return 0, err
+	}
+	return finish(s, b)
+}
+
+// roundingNote says that a size typed in bytes that are not a whole number
+// of MiB was rounded up, and why: "512K → 1 MiB: tmpfs sizes are whole
+// MiB". "" when nothing was rounded, or for a percentage (never exact).
+func roundingNote(typed string, z Size, fs FileSystem) string {
+	if strings.HasSuffix(strings.TrimSpace(typed), "%") {
+		return ""
+	}
+	b, err := parseBytes(typed, 0)
+	if err != nil || b == float64(z) {
+		return ""
+	}
+	what := "RAM disk"
+	if fs != "" {
+		what = fs.Label()
+	}
+	return fmt.Sprintf("%s → %s: %s sizes are whole MiB", strings.TrimSpace(typed), z, what)
+}
+
+// parseBytes is ParseSize before rounding: the bytes asked for.
+func parseBytes(s string, physical Size) (float64, error) {
 	in := strings.TrimSpace(s)
 	if in == "" {
 		return 0, fmt.Errorf("%w: empty; %s", ErrSize, sizeHelp)
@@ -71,7 +98,7 @@ func ParseSize(s string, physical Size) (Size, error) {
 		if physical <= 0 {
 			return 0, fmt.Errorf("%w %q: physical memory is unknown, so a percentage cannot be used", ErrSize, s)
 		}
-		return finish(s, float64(physical)*p/100)
+		return float64(physical) * p / 100, nil
 	}
 	i := strings.IndexFunc(in, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
 	num, unit := in, ""
@@ -89,7 +116,7 @@ func ParseSize(s string, physical Size) (Size, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w %q: %s", ErrSize, s, sizeHelp)
 	}
-	return finish(s, f*float64(mult))
+	return f * float64(mult), nil
 }
 
 func finish(s string, bytes float64) (Size, error) {
@@ -128,20 +155,26 @@ func (z Size) String() string {
 		if z < u.n {
 			continue
 		}
-		// Exact figures stay exact: 4095 MiB must not print as "4 GiB", since
-		// the 4 GiB rule turns on that one MiB. Whole or quarter units print in
-		// this unit; anything else goes down a unit while it stays short.
-		exact := (z*4)%u.n == 0
-		if !exact && i+1 < len(units) && z/units[i+1].n < 10240 {
+		// Whole or quarter units print exactly in this unit; anything else
+		// with one decimal, as a person writes it (5.9 GiB, not 6027 MiB),
+		// unless that reads as a whole figure it is not: 4095 MiB must not
+		// print as "4.0 GiB", since the 4 GiB rule turns on that one MiB.
+		// Those go down a unit.
+		if (z*4)%u.n == 0 {
+			return neg + trimFloat(float64(z)/float64(u.n)) + " " + u.name
+		}
+		one := strconv.FormatFloat(float64(z)/float64(u.n), 'f', 1, 64)
+		if strings.HasSuffix(one, ".0") && i+1 < len(units) {
 			continue
 		}
-		return neg + trimFloat(float64(z)/float64(u.n)) + " " + u.name
+		return neg + one + " " + u.name
 	}
 	return fmt.Sprintf("%s%d B", neg, int64(z))
 }
 
-// Short prints the size briefly, with one decimal for GiB and TiB and
-// binary unit names, as everything RAMBar shows is: "1.2 GiB", "512 MiB".
+// Short prints the size briefly, with one decimal for GiB and TiB (none
+// for a whole one: "4 GiB", as String says it) and binary unit names, as
+// everything RAMBar shows is: "1.2 GiB", "512 MiB".
 // The menu and the CLI's tables use it; String keeps exact figures.
 func (z Size) Short() string {
 	neg := ""
@@ -150,15 +183,24 @@ func (z Size) Short() string {
 	}
 	switch {
 	case z >= TiB:
-		return fmt.Sprintf("%s%.1f TiB", neg, float64(z)/float64(TiB))
+		return neg + oneDecimal(z, TiB) + " TiB"
 	case z >= GiB:
-		return fmt.Sprintf("%s%.1f GiB", neg, float64(z)/float64(GiB))
+		return neg + oneDecimal(z, GiB) + " GiB"
 	case z >= MiB:
 		return fmt.Sprintf("%s%.0f MiB", neg, float64(z)/float64(MiB))
 	case z >= KiB:
 		return fmt.Sprintf("%s%.0f KiB", neg, float64(z)/float64(KiB))
 	}
 	return fmt.Sprintf("%s%d B", neg, int64(z))
+}
+
+// oneDecimal is z in unit u with one decimal, or none when z is a whole
+// number of u.
+func oneDecimal(z, u Size) string {
+	if z%u == 0 {
+		return strconv.FormatInt(int64(z/u), 10)
+	}
+	return strconv.FormatFloat(float64(z)/float64(u), 'f', 1, 64)
 }
 
 func trimFloat(f float64) string {

@@ -99,14 +99,16 @@ func TestSizeFormsAndSectors(t *testing.T) {
 		short   string
 		sectors int64
 	}{
-		{4 * GiB, "4 GiB", "4.0 GiB", 8388608}, // the seed's ram://8388608
+		{4 * GiB, "4 GiB", "4 GiB", 8388608}, // the seed's ram://8388608
 		{1536 * MiB, "1.5 GiB", "1.5 GiB", 3145728},
 		{512 * MiB, "512 MiB", "512 MiB", 1048576},
 		{4095 * MiB, "4095 MiB", "4.0 GiB", 4095 * 2048},
 		{3 * KiB, "3 KiB", "3 KiB", 6},
 		{12, "12 B", "12 B", 1},
-		{TiB, "1 TiB", "1.0 TiB", 2147483648},
-		{-2 * GiB, "-2 GiB", "-2.0 GiB", 0},
+		{TiB, "1 TiB", "1 TiB", 2147483648},
+		{6027 * MiB, "5.9 GiB", "5.9 GiB", 6027 * 2048},
+		{4100 * MiB, "4100 MiB", "4.0 GiB", 4100 * 2048},
+		{-2 * GiB, "-2 GiB", "-2 GiB", 0},
 	}
 	for _, tt := range tests {
 		if got := tt.z.String(); got != tt.str {
@@ -139,4 +141,29 @@ func FuzzParseSize(f *testing.F) {
 			t.Fatalf("ParseSize(%q) = %d: out of range or not whole MiB", s, int64(z))
 		}
 	})
+}
+
+// TestRoundingSaid: a size that is not a whole number of MiB is rounded up,
+// and the plan says so first, with why; whole sizes and percentages are
+// said nothing of.
+func TestRoundingSaid(t *testing.T) {
+	f := Facts{Caps: linuxCaps(), Memory: Memory{Physical: 16 * GiB, Free: 8 * GiB}}
+	for _, c := range []struct{ size, want string }{
+		{"512k", "512k → 1 MiB: tmpfs sizes are whole MiB"},
+		{"1000KiB", "1000KiB → 1 MiB: tmpfs sizes are whole MiB"},
+		{"1.0001G", "1.0001G → 1025 MiB: tmpfs sizes are whole MiB"},
+		{"4G", ""}, {"1.5G", ""}, {"25%", ""}, {"100", ""},
+	} {
+		p, err := PlanInput(Input{Name: "R", Size: c.size}, f)
+		if err != nil {
+			t.Fatalf("%s: %v", c.size, err)
+		}
+		first := ""
+		if len(p.Notes) > 0 {
+			first = p.Notes[0].Text
+		}
+		if rounded := strings.Contains(first, "→"); rounded != (c.want != "") || c.want != "" && first != c.want {
+			t.Errorf("%s: first note %q, want %q", c.size, first, c.want)
+		}
+	}
 }

@@ -25,7 +25,8 @@ func TestShortDuration(t *testing.T) {
 	}{
 		{45 * time.Second, "45 s"}, {10 * time.Minute, "10 min"}, {time.Hour, "1 h"}, {90 * time.Minute, "1 h 30 min"},
 		{0, "0 s"}, {61 * time.Second, "1 min 1 s"}, {720 * time.Hour, "720 h"}, {1500 * time.Millisecond, "1.5 s"},
-		{841 * time.Millisecond, "0.84 s"}, {12400 * time.Millisecond, "12 s"}, {time.Millisecond, "0 s"},
+		{841 * time.Millisecond, "0.84 s"}, {12400 * time.Millisecond, "12 s"}, {time.Millisecond, "1 ms"},
+		{400 * time.Microsecond, "under 1 ms"}, {9400 * time.Microsecond, "9 ms"},
 	} {
 		if got := ShortDuration(c.d); got != c.want {
 			t.Errorf("ShortDuration(%v) = %q, want %q", c.d, got, c.want)

@@ -2,7 +2,6 @@ package tray
 
 import (
 	"context"
-	"strings"
 )
 
 // CacheTarget is one cache folder the "Use for…" submenu offers.
@@ -43,7 +42,7 @@ func cacheItem(s menuState, d diskState) (Item, bool) {
 		it := Item{Key: key + "/" + t.Key, Title: t.Label, Checkbox: true, Tooltip: t.Path + ": " + t.Gain,
 			action: action{Kind: actCacheToggle, Disk: name, Text: t.Key}}
 		switch {
-		case strings.EqualFold(t.OnDisk, name):
+		case s.Caps.SameName(t.OnDisk, name):
 			it.Checked = true
 		case t.OnDisk != "":
 			it.Disabled, it.Tooltip = true, "on "+t.OnDisk+" now"
@@ -67,7 +66,7 @@ func (c *Controller) cacheTargets() []CacheTarget {
 func (c *Controller) toggleCache(d *diskState, key string) {
 	name, on := d.Volume.Name, false
 	for _, t := range c.state.Caches {
-		if t.Key == key && strings.EqualFold(t.OnDisk, name) {
+		if t.Key == key && c.state.Caps.SameName(t.OnDisk, name) {
 			on = true
 		}
 	}

@@ -255,6 +255,7 @@ func (c *Controller) refresh(forceUsage bool) {
 		marks := map[string]bool{}
 		keptNow := map[string]bool{}
 		incomplete := map[string]bool{}
+		whose := map[string]string{}
 		conflicted := map[string]conflicts{}
 		for _, v := range vs {
 			keptNow[v.Name] = disks != nil && disks.Kept(v)
@@ -265,6 +266,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			if disks != nil {
 				marks[v.Name] = disks.Unsaved(v)
 				incomplete[v.Name] = disks.Incomplete(v)
+				whose[v.Name] = disks.Whose(v)
 				n, folder := disks.MirrorConflicts(v)
 				conflicted[v.Name] = conflicts{n, folder}
 			}
@@ -284,6 +286,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			c.applyRefresh(vs, lerr, mem, merr, us, marks, keptNow)
 			for i := range c.state.Disks {
 				c.state.Disks[i].Incomplete = incomplete[c.state.Disks[i].Volume.Name]
+				c.state.Disks[i].Whose = whose[c.state.Disks[i].Volume.Name]
 				c.state.Disks[i].Conflicts = conflicted[c.state.Disks[i].Volume.Name]
 			}
 			c.state.Notices = notices

@@ -35,7 +35,7 @@ func (c *Controller) handle(key string) {
 		c.eject(disk, true)
 	case actEjectAll:
 		for i := range c.state.Disks {
-			if c.state.Disks[i].Op == opNone {
+			if c.state.Disks[i].Op == opNone && c.state.Disks[i].Whose == "" {
 				c.eject(&c.state.Disks[i], false)
 			}
 		}
@@ -54,6 +54,10 @@ func (c *Controller) handle(key string) {
 		c.runHook(disk, opSaving, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
 			return "", c.d.Disks.Save(ctx, v, units(p))
 		}, func(d *diskState, _ string) { d.Unsaved = false })
+	case actKeep:
+		c.keep(disk, "")
+	case actMirrorTo:
+		c.mirrorTo(disk)
 	case actReclaim:
 		c.runHook(disk, opReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
 			freed, err := c.d.Disks.Reclaim(ctx, v, units(p))
@@ -191,6 +195,45 @@ func (c *Controller) runHook(d *diskState, op opKind, hook func(context.Context,
 	})
 }
 
+// keep starts keeping a plain disk (into folder when it is not ""), its
+// first save's progress in the menu.
+func (c *Controller) keep(disk *diskState, folder string) {
+	c.runHook(disk, opKeeping, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
+		return "", c.d.Disks.Keep(ctx, v, folder, units(p))
+	}, func(d *diskState, _ string) {
+		d.Kept, d.Unsaved = true, false
+		if folder == "" {
+			c.notify("Keeping "+d.Volume.Name, "Saved now, and on every eject; made again, it comes back as it was.")
+		} else {
+			c.notify(d.Volume.Name+" mirrors "+folder, "Written there now, and again on every save and eject.")
+		}
+		c.refresh(true)
+	})
+}
+
+// mirrorTo asks for the folder a plain disk is to be mirrored to, then
+// keeps it there.
+func (c *Controller) mirrorTo(disk *diskState) {
+	if c.d.EditPresets == nil {
+		return
+	}
+	name := disk.Volume.Name
+	c.goJob(func(ctx context.Context) {
+		folder, err := c.d.EditPresets.Folder(ctx, "An empty folder to mirror "+name+" to", "")
+		c.post(func() {
+			switch {
+			case errors.Is(err, ramdisk.ErrCancelled):
+			case err != nil:
+				c.notify("Can't mirror "+name, short(err))
+			default:
+				if d, ok := c.state.Disk(name); ok {
+					c.keep(d, folder)
+				}
+			}
+		})
+	})
+}
+
 // benchmark runs Benchmark This Disk, showing its progress in the menu,
 // then its table in a window that offers the chart.
 func (c *Controller) benchmark(disk *diskState) {
@@ -237,6 +280,8 @@ func opNoun(op opKind) string {
 		return "Saving"
 	case opReclaiming:
 		return "Reclaiming"
+	case opKeeping:
+		return "Keeping"
 	case opBenchmarking:
 		return "Benchmark"
 	}
@@ -288,11 +333,21 @@ func aboutText(version string) string {
 	return "RAMBar " + version + "\n" +
 		"RAM disks that show what they really cost in memory, and keep their contents safe.\n\n" +
 		"Help: run 'rambar help' in a terminal for every command, 'rambar doctor' to check this machine.\n" +
-		"Documentation and issues: " + HelpURL
+		"Documentation and issues: " + HelpURL + "\n" +
+		"Newer versions: " + ReleaseURL + " (macOS, with Homebrew: " + HomebrewInstall + ")\n" +
+		"Free software under the MIT License."
 }
 
-// HelpURL is where RAMBar's documentation and issue tracker live.
-const HelpURL = "https://github.com/rambar/rambar"
+// Where RAMBar lives, as About and the README name it (a test checks they
+// agree, and packaging/rambar.rb's url).
+const (
+	// HelpURL is where RAMBar's documentation and issue tracker live.
+	HelpURL = "https://github.com/rambar/rambar"
+	// ReleaseURL is the newest release's page, with RAMBar.dmg.
+	ReleaseURL = HelpURL + "/releases/latest"
+	// HomebrewInstall installs the cask from RAMBar's tap (rambar/homebrew-rambar).
+	HomebrewInstall = "brew install --cask rambar/rambar/rambar"
+)
 
 func (c *Controller) about() {
 	text := aboutText(c.d.Version)
@@ -356,10 +411,11 @@ func (c *Controller) askQuit() {
 	}
 }
 
-// ejectAndQuit ejects every disk, reports the ones that stay, then quits.
+// ejectAndQuit ejects every disk this RAMBar made, reports the ones that
+// stay, then quits.
 func (c *Controller) ejectAndQuit() {
 	for i := range c.state.Disks {
-		if c.state.Disks[i].Op == opNone {
+		if c.state.Disks[i].Op == opNone && c.state.Disks[i].Whose == "" {
 			c.eject(&c.state.Disks[i], false)
 		}
 	}

@@ -152,9 +152,15 @@ func (c *Controller) mountPreset(name string) {
 	c.state.Creating, c.state.CreatingProgress = preset.Name, jobProgress{}
 	var last atomic.Int64
 	last.Store(-1)
+	var ended atomic.Bool
 	progress := func(done, total int64) {
 		if pc := int64(jobProgress{done, total}.Percent()); last.Swap(pc) != pc {
 			c.post(func() {
+				// A refresh that saw the disk mounted cleared Creating; while
+				// its contents are restored, it is still being made.
+				if c.state.Creating == "" && !ended.Load() {
+					c.state.Creating = preset.Name
+				}
 				if c.state.Creating == preset.Name {
 					c.state.CreatingProgress = jobProgress{done, total}
 				}
@@ -164,6 +170,7 @@ func (c *Controller) mountPreset(name string) {
 	c.goJob(func(ctx context.Context) {
 		v, err := c.d.Disks.MountPreset(ctx, preset, units(progress))
 		c.post(func() {
+			ended.Store(true)
 			c.state.CreatingProgress = jobProgress{}
 			if err != nil {
 				c.state.Creating = ""

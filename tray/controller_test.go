@@ -443,7 +443,7 @@ func TestBenchmarkAndReclaimHooks(t *testing.T) {
 func TestCustomDialogShowsPlanFirst(t *testing.T) {
 	dlg := &fakeDialogs{checked: make(chan string, 4), form: NewDiskForm{Name: "Huge", Size: "15G", FS: ramdisk.TmpFS}}
 	h := start(t, func(d *Deps) { d.Dialogs = dlg })
-	h.waitFor("of 16.0 GiB memory") // the dialog plans against known memory
+	h.waitFor("of 16 GiB memory") // the dialog plans against known memory
 	h.c.Click("new/custom")
 	if txt := <-dlg.checked; !strings.HasPrefix(txt, "This machine can't hold that disk") {
 		t.Errorf("refusal text: %s", txt)
@@ -635,4 +635,81 @@ func TestConflictsOnTheEntryAndStatusLine(t *testing.T) {
 	}
 	status.Set("")
 	h.waitGone("Saving before logout")
+}
+
+// TestEjectAllLeavesOtherRAMBarsDisks: a disk another RAMBar made is
+// marked in the menu, offers only ejecting it without saving, and Eject
+// All (and eject at quit) leaves it mounted while ejecting this RAMBar's.
+func TestEjectAllLeavesOtherRAMBarsDisks(t *testing.T) {
+	h := start(t, func(d *Deps) {
+		d.Disks = &fakeDisks{eng: d.Engine, whose: func(v ramdisk.Volume) string {
+			if v.Name == "Theirs" {
+				return "is another RAMBar's disk: it was made with the data folder /root/.local/share/rambar of user root (uid 0)"
+			}
+			return ""
+		}}
+	})
+	h.create("Mine", ramdisk.GiB)
+	h.create("Theirs", ramdisk.GiB)
+	menu := h.waitFor("Theirs (not made here) — ")
+	if strings.Contains(menu, "Mine (not made here)") || !strings.Contains(menu, "Not made by this RAMBar: Eject All leaves it alone") ||
+		!strings.Contains(menu, "Eject Without Saving (another RAMBar's disk)") {
+		t.Errorf("menu:\n%s", menu)
+	}
+	h.c.Click("ejectall")
+	h.waitGone("Mine — ")
+	time.Sleep(100 * time.Millisecond) // a second refresh: nothing else goes
+	vs, _ := h.mem.List(context.Background())
+	if len(vs) != 1 || vs[0].Name != "Theirs" {
+		t.Fatalf("after Eject All the engine has %+v, want Theirs alone", vs)
+	}
+	h.c.Click("disk/Theirs/eject")
+	h.waitGone("Theirs")
+}
+
+// A plain disk's submenu offers Keep Contents and Mirror to a Folder…; a
+// kept one neither. Keep Contents keeps it and Save Now takes their place;
+// Mirror to a Folder… asks for the folder (cancel: nothing happens) and a
+// refusal is a notification, the disk still plain.
+func TestKeepAndMirrorTo(t *testing.T) {
+	var mu sync.Mutex
+	kept := map[string]string{}
+	sc := &script{t: t, steps: []step{{"folder", "An empty folder to mirror M to|", cancel}, {"folder", "An empty folder to mirror M to|", "/home/me/full"},
+		{"folder", "An empty folder to mirror M to|", "/home/me/site"}}}
+	h := start(t, func(d *Deps) {
+		d.EditPresets = sc
+		d.Disks = &fakeDisks{eng: d.Engine,
+			plain: func(v ramdisk.Volume) bool { mu.Lock(); defer mu.Unlock(); _, ok := kept[v.Name]; return !ok },
+			keep: func(ctx context.Context, v ramdisk.Volume, folder string) error {
+				if folder == "/home/me/full" {
+					return errors.New("mirror folder /home/me/full: it is not empty")
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				kept[v.Name] = folder
+				return nil
+			}}
+	})
+	h.create("K", ramdisk.GiB)
+	h.create("M", ramdisk.GiB)
+	got := h.waitFor("  Mirror to a Folder…\n")
+	if strings.Contains(got, "Save Now") {
+		t.Errorf("Save Now offered on plain disks:\n%s", got)
+	}
+	h.c.Click("disk/K/keep")
+	h.note("Keeping K")
+	h.wait("K kept", func(m string) bool {
+		k := m[strings.Index(m, "K — "):strings.Index(m, "M — ")]
+		return strings.Contains(k, "Save Now") && !strings.Contains(k, "Keep Contents")
+	})
+	h.c.Click("disk/M/mirrorto") // cancelled
+	h.c.Click("disk/M/mirrorto")
+	h.note("Keeping of M failed: mirror folder /home/me/full: it is not empty")
+	h.c.Click("disk/M/mirrorto")
+	h.note("M mirrors /home/me/site")
+	mu.Lock()
+	defer mu.Unlock()
+	if kept["K"] != "" || kept["M"] != "/home/me/site" {
+		t.Errorf("kept %v", kept)
+	}
 }

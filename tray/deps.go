@@ -45,6 +45,10 @@ type Disks interface {
 	Eject(ctx context.Context, v ramdisk.Volume, force bool) error
 	// Save saves a kept disk's contents now (Save Now).
 	Save(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) error
+	// Keep starts keeping a plain disk's contents without ejecting it and
+	// saves it now (Keep Contents; Mirror to a Folder…: folder is the empty
+	// folder it is written into, "" keeps it in RAMBar's store).
+	Keep(ctx context.Context, v ramdisk.Volume, folder string, progress ramdisk.ProgressFunc) error
 	// Reclaim gives back memory that deleted files still pin (copy out,
 	// remake, copy back) and returns how much was freed. Offered only when
 	// Usage.ReclaimWorthwhile.
@@ -59,6 +63,12 @@ type Disks interface {
 	// was stopped in the middle): it holds part of its saved state and is
 	// never saved over it. Called on every refresh: cheap.
 	Incomplete(v ramdisk.Volume) bool
+	// Whose says, for a disk this RAMBar did not make (another user's,
+	// another data folder's, or one it does not know), whose it is in
+	// words; "" for one it made. The menu marks such a disk, offers only
+	// ejecting it without saving, and Eject All leaves it alone. Called on
+	// every refresh: cheap.
+	Whose(v ramdisk.Volume) string
 	// Notices are things the user must hear about that belong to no
 	// mounted disk (a reclaim that was stopped, with where its contents
 	// wait and how to go on), one line each. Called on every refresh: cheap.
@@ -154,6 +164,9 @@ type Deps struct {
 	// Started, when set, runs once off the event loop after the menu is
 	// first shown (the app mounts its auto-mount presets there).
 	Started func()
+	// Stop, when set, ends the menu bar when closed, like Quit with disks
+	// left mounted (the self-test's run of the real menu bar).
+	Stop <-chan struct{}
 
 	// Quit ends the process's UI loop (systray.Quit); set by the glue.
 	Quit func()

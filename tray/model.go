@@ -34,6 +34,8 @@ const (
 	actAbout                          // show the version and where to get help
 	actQuit                           // quit RAMBar
 	actCacheToggle                    // put a cache folder on the disk, or back (Text: its key)
+	actKeep                           // keep a plain disk's contents from now on
+	actMirrorTo                       // mirror a plain disk to a folder the user picks
 )
 
 // action is a menu item's effect, with its argument.
@@ -103,6 +105,7 @@ const (
 	opSaving
 	opReclaiming
 	opBenchmarking
+	opKeeping // Keep Contents, Mirror to a Folder…: the first save
 )
 
 func (o opKind) verb() string {
@@ -115,6 +118,8 @@ func (o opKind) verb() string {
 		return "Reclaiming…"
 	case opBenchmarking:
 		return "Benchmarking…"
+	case opKeeping:
+		return "Keeping…"
 	}
 	return ""
 }
@@ -136,6 +141,8 @@ type diskState struct {
 	Unsaved bool
 	// Incomplete is true when the disk's restore did not finish.
 	Incomplete bool
+	// Whose is set for a disk this RAMBar did not make (Disks.Whose).
+	Whose string
 	// Kept is true when Save Now applies (Deps.Kept, or every disk when
 	// that hook is not set).
 	Kept bool
@@ -194,6 +201,17 @@ func (s menuState) Held() ramdisk.Size {
 	return held
 }
 
+// ownDisks counts the disks this RAMBar made (Eject All ejects those).
+func (s menuState) ownDisks() int {
+	n := 0
+	for _, d := range s.Disks {
+		if d.Whose == "" {
+			n++
+		}
+	}
+	return n
+}
+
 // Disk returns the disk with that name.
 func (s *menuState) Disk(name string) (*diskState, bool) {
 	for i := range s.Disks {
@@ -236,7 +254,8 @@ func buildMenu(s menuState) Menu {
 	}
 	add(sep("memory"))
 	add(memoryItems(s)...)
-	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: len(s.Disks) == 0, action: action{Kind: actEjectAll}})
+	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: s.ownDisks() == 0, action: action{Kind: actEjectAll},
+		Tooltip: "Ejects the disks this RAMBar made; other RAMBars' disks are left alone"})
 	add(sep("settings"), settingsItem(s), Item{Key: "about", Title: "About RAMBar", action: action{Kind: actAbout}})
 	add(sep("quit"), Item{Key: "quit", Title: "Quit RAMBar", action: action{Kind: actQuit}})
 

@@ -26,6 +26,9 @@ func diskLine(d diskState) string {
 	if d.Incomplete {
 		name += " (restore incomplete)"
 	}
+	if d.Whose != "" {
+		name += " (not made here)"
+	}
 	size := d.Volume.Size.String()
 	var line string
 	switch {
@@ -95,6 +98,10 @@ func diskItem(s menuState, d diskState) Item {
 		sub = append(sub, Item{Key: key + "/incomplete", Title: "⚠ Restore incomplete: its saved state is kept, not saved over",
 			Tooltip: "RAMBar was stopped while restoring this disk. Eject it and mount it again to restore the whole saved state.", Disabled: true})
 	}
+	if d.Whose != "" {
+		sub = append(sub, Item{Key: key + "/whose", Title: "Not made by this RAMBar: Eject All leaves it alone",
+			Tooltip: d.Volume.Name + " " + d.Whose, Disabled: true})
+	}
 	if d.UsageErr != nil {
 		sub = append(sub, Item{Key: key + "/usageerr", Title: "Can't measure: " + short(d.UsageErr), Tooltip: d.UsageErr.Error(), Disabled: true})
 	}
@@ -118,6 +125,18 @@ func diskItem(s menuState, d diskState) Item {
 			t = "Save Now (unsaved changes)"
 		}
 		extra = append(extra, Item{Key: key + "/save", Title: t, Disabled: !idle, action: act(actSaveNow)})
+	}
+	if s.Features.SaveNow && (d.Op == opKeeping || !d.Kept && d.Whose == "" && !d.Incomplete) {
+		t := "Keep Contents"
+		if d.Op == opKeeping {
+			t = progressText(d)
+		}
+		extra = append(extra, Item{Key: key + "/keep", Title: t, Disabled: !idle,
+			Tooltip: "Save this disk now and on every eject, and restore it when it is made again", action: act(actKeep)})
+		if s.Features.EditPresets && idle {
+			extra = append(extra, Item{Key: key + "/mirrorto", Title: "Mirror to a Folder…",
+				Tooltip: "Write this disk into an empty folder now and on every save and eject", action: act(actMirrorTo)})
+		}
 	}
 	if s.Features.Reclaim && (d.Op == opReclaiming || reclaimable(d)) {
 		t := "Reclaim " + d.Usage.Pinned().Short()
@@ -152,11 +171,16 @@ func ejectItems(key string, d diskState, act func(actionKind) action) []Item {
 	if d.Op == opEjecting {
 		ejectTitle = "Ejecting…"
 	}
-	if d.Incomplete {
+	switch {
+	case d.Whose != "":
+		// Eject would be refused (this RAMBar cannot save it): say what it does.
+		sub = append(sub, Item{Key: key + "/eject", Title: "Eject Without Saving (another RAMBar's disk)", Disabled: !idle,
+			Tooltip: d.Volume.Name + " " + d.Whose + "; eject it there to save it first", action: act(actForceEject)})
+	case d.Incomplete:
 		// Eject would be refused (it would save the partial disk): drop it instead.
 		sub = append(sub, Item{Key: key + "/eject", Title: "Eject Without Saving (the saved copy is kept)", Disabled: !idle,
 			Tooltip: "Its restore did not finish; mount it again to restore the whole saved state", action: act(actForceEject)})
-	} else {
+	default:
 		sub = append(sub, Item{Key: key + "/eject", Title: ejectTitle, Disabled: !idle, action: act(actEject)})
 	}
 	if d.Busy != nil {

@@ -40,7 +40,7 @@ func text(m Menu) string {
 }
 
 var (
-	gb16   = ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: 8 * ramdisk.GiB}
+	gb16   = ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: 8 * ramdisk.GiB, SwapTotal: 2 * ramdisk.GiB}
 	linux  = ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS, ramdisk.ZRAM}, MountRoot: "/mnt/rambar"}
 	darwin = ramdisk.Caps{OS: "darwin", FileSystems: []ramdisk.FileSystem{ramdisk.APFS, ramdisk.HFSPlus}, MountRoot: "/Volumes",
 		HeldIsCostly: true, LazyThreshold: 4 * ramdisk.GiB}
@@ -85,7 +85,7 @@ func TestBuild(t *testing.T) {
 			name: "no disks",
 			s:    menuState{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
 			want: []string{"No RAM Disks (off)\n", "New RAM Disk\n  1 GiB\n  2 GiB\n  4 GiB\n  8 GiB\n  ----\n  Custom…\n",
-				"RAM disks hold 0 B of 16.0 GiB memory; 8.0 GiB free, no swap in use\n", "Eject All (off)", "  [ ] Show Memory in Menu Bar", "About RAMBar\n", "Quit RAMBar"},
+				"RAM disks hold 0 B of 16 GiB memory; 8 GiB free, no swap in use\n", "Eject All (off)", "  [ ] Show Memory in Menu Bar", "About RAMBar\n", "Quit RAMBar"},
 			absent:  []string{"Presets", "Launch at Login", "⚠", "grows as written"},
 			tooltip: "RAMBar: no RAM disks",
 		},
@@ -93,13 +93,13 @@ func TestBuild(t *testing.T) {
 			name: "several disks on a Mac",
 			s:    menuState{Disks: []diskState{build, scratch}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
 			want: []string{
-				"Build — 512 MiB of 2 GiB, 2.0 GiB in memory\n",
+				"Build — 512 MiB of 2 GiB, 2 GiB in memory\n",
 				"  2 GiB HFS+ at /Volumes/Build (off)\n  In memory: all 2 GiB from the start, until ejected (off)\n",
 				"Scratch — 1.2 GiB of 8 GiB, 4.1 GiB in memory\n",
 				"  8 GiB APFS at /Volumes/Scratch (off)\n  In memory: grows as files are written; deleting files gives none back (off)\n",
 				"  2.9 GiB held by deleted files (off)",
 				"  Open\n  Copy Path\n  ----\n  Eject\n",
-				"RAM disks hold 6.1 GiB of 16.0 GiB memory",
+				"RAM disks hold 6.1 GiB of 16 GiB memory",
 				"  1 GiB, committed now\n  2 GiB, committed now\n  4 GiB, grows as written\n  8 GiB (not enough memory) (off)\n",
 				"Eject All\n",
 			},
@@ -115,8 +115,8 @@ func TestBuild(t *testing.T) {
 		{
 			name: "swapping",
 			s:    menuState{Disks: []diskState{build}, Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, SwapUsed: 1229 * ramdisk.MiB}, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"RAM disks hold 2.0 GiB of 16.0 GiB memory; 0 B free, 1.2 GiB of swap in use\n" +
-				"If every RAM disk fills up they hold 2.0 GiB, 12% of memory\n⚠ Swapping: RAM disks add to memory pressure\n"},
+			want: []string{"RAM disks hold 2 GiB of 16 GiB memory; 0 B free, 1.2 GiB of swap in use\n" +
+				"If every RAM disk fills up they hold 2 GiB, 12% of memory\n⚠ Swapping: RAM disks add to memory pressure\n"},
 			icon: IconWarning,
 		},
 		{
@@ -176,7 +176,7 @@ func TestBuild(t *testing.T) {
 		{
 			name: "not yet measured: upfront disk counts at its size",
 			s:    menuState{Disks: []diskState{notYet, {Volume: vol("Small", 1*ramdisk.GiB, ramdisk.APFS)}}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			want: []string{"Fresh — 4 GiB\n", "Small — 1 GiB\n", "RAM disks hold 1.0 GiB of 16.0 GiB"},
+			want: []string{"Fresh — 4 GiB\n", "Small — 1 GiB\n", "RAM disks hold 1 GiB of 16 GiB"},
 		},
 		{
 			name: "creating",
@@ -279,7 +279,7 @@ func TestPlanTextAndRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	txt := PlanText(p)
-	for _, w := range []string{"Create Scratch: 3 GiB APFS, commits 3.0 GiB now?", "takes all 3 GiB of memory as soon as it is made", "Tip: a 4 GiB disk costs less"} {
+	for _, w := range []string{"Create Scratch: 3 GiB APFS, commits 3 GiB now?", "takes all 3 GiB of memory as soon as it is made", "Tip: a 4 GiB disk costs less"} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("plan text lacks %q:\n%s", w, txt)
 		}
@@ -363,8 +363,8 @@ func TestGlanceRowsAboutAndSettings(t *testing.T) {
 			[]string{"• Build — 300 MiB of 4 GiB, 300 MiB in memory, unsaved\n", "  • Unsaved: changed since the last save (Save Now, or autosave, keeps them) (off)\n"}, nil},
 		{"the memory summary is information, not a disabled item",
 			menuState{Disks: []diskState{build}, Memory: gb16, Caps: darwin, Settings: ramdisk.DefaultSettings()},
-			[]string{"RAM disks hold 300 MiB of 16.0 GiB memory; 8.0 GiB free, no swap in use\nIf every RAM disk fills up"},
-			[]string{"memory; 8.0 GiB free, no swap in use (off)"}},
+			[]string{"RAM disks hold 300 MiB of 16 GiB memory; 8 GiB free, no swap in use\nIf every RAM disk fills up"},
+			[]string{"memory; 8 GiB free, no swap in use (off)"}},
 		{"Settings and About",
 			menuState{Memory: gb16, Caps: darwin, Features: all, LaunchAtLogin: true,
 				Settings: ramdisk.Settings{ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitLeave}},
@@ -395,7 +395,8 @@ func TestGlanceRowsAboutAndSettings(t *testing.T) {
 			t.Errorf("%s: %+v, want an enabled item doing %v", key, it, kind)
 		}
 	}
-	if txt := aboutText("1.4.0"); !strings.HasPrefix(txt, "RAMBar 1.4.0\n") || !strings.Contains(txt, "rambar help") || !strings.Contains(txt, HelpURL) {
+	if txt := aboutText("1.4.0"); !strings.HasPrefix(txt, "RAMBar 1.4.0\n") || !strings.Contains(txt, "rambar help") || !strings.Contains(txt, HelpURL) ||
+		!strings.Contains(txt, ReleaseURL) || !strings.Contains(txt, HomebrewInstall) || !strings.Contains(txt, "MIT License") {
 		t.Errorf("about: %q", txt)
 	}
 }

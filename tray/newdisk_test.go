@@ -23,7 +23,7 @@ func TestCustomContentsReachCreate(t *testing.T) {
 		d.Dialogs = dlg
 		d.Disks = &fakeDisks{eng: d.Engine, created: created}
 	})
-	h.waitFor("of 16.0 GiB memory")
+	h.waitFor("of 16 GiB memory")
 	h.c.Click("new/custom")
 	<-dlg.checked
 	select {

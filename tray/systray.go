@@ -10,12 +10,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"fyne.io/systray"
 
 	"rambar/assets"
+	"rambar/internal/signals"
 )
 
 // Run shows the menu-bar app and blocks until the user quits (or SIGINT or
@@ -34,7 +34,7 @@ func Run(d Deps) error {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	sig, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	sig, stop := signal.NotifyContext(context.Background(), signals.Stop()...)
 	err := checkHost(sig, wait, logf)
 	stop()
 	if err != nil {
@@ -58,9 +58,12 @@ func Run(d Deps) error {
 			systray.Quit()
 		}()
 		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+		signal.Notify(sigs, signals.Stop()...)
 		go func() {
-			<-sigs
+			select {
+			case <-sigs:
+			case <-d.Stop: // nil: never
+			}
 			c.Quit()
 		}()
 		go func() {

@@ -21,9 +21,14 @@ type fakeDisks struct {
 	unsaved func(v ramdisk.Volume) bool
 	// incomplete says which disks' restores did not finish.
 	incomplete func(v ramdisk.Volume) bool
+	whose      func(v ramdisk.Volume) string
 	notices    []string
 	// conflicts is what the last write-back of a disk left.
 	conflicts func(v ramdisk.Volume) (int, string)
+	// keep, when set, is Keep; plain, when set, says which disks are not
+	// kept (Kept is true for every disk otherwise).
+	keep  func(ctx context.Context, v ramdisk.Volume, folder string) error
+	plain func(v ramdisk.Volume) bool
 	// created, when set, hears each Create: "NAME MODE \"FOLDER\"".
 	created chan string
 }
@@ -69,7 +74,14 @@ func (f *fakeDisks) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramd
 	return f.reclaim(ctx, v, asUnits(progress))
 }
 
-func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return true }
+func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return f.plain == nil || !f.plain(v) }
+
+func (f *fakeDisks) Keep(ctx context.Context, v ramdisk.Volume, folder string, progress ramdisk.ProgressFunc) error {
+	if f.keep == nil {
+		return errors.New("no keep hook")
+	}
+	return f.keep(ctx, v, folder)
+}
 
 func (f *fakeDisks) Notices() []string { return f.notices }
 
@@ -81,5 +93,12 @@ func (f *fakeDisks) MirrorConflicts(v ramdisk.Volume) (int, string) {
 }
 
 func (f *fakeDisks) Incomplete(v ramdisk.Volume) bool { return f.incomplete != nil && f.incomplete(v) }
+
+func (f *fakeDisks) Whose(v ramdisk.Volume) string {
+	if f.whose == nil {
+		return ""
+	}
+	return f.whose(v)
+}
 
 func (f *fakeDisks) Unsaved(v ramdisk.Volume) bool { return f.unsaved != nil && f.unsaved(v) }

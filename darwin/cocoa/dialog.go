@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"rambar/ramdisk"
 )
@@ -252,3 +253,12 @@ func buttonIndex(resp int) int {
 	return -1
 }
 func isCancelled(err error) bool { return errors.Is(err, ramdisk.ErrCancelled) }
+
+// modalCount counts the modal loops running on the main thread; they nest
+// (a folder panel opened from a form), so one flag set and cleared by each
+// would read "none" while the outer one still runs.
+type modalCount struct{ n atomic.Int32 }
+
+func (m *modalCount) enter()        { m.n.Add(1) }
+func (m *modalCount) leave()        { m.n.Add(-1) }
+func (m *modalCount) running() bool { return m.n.Load() > 0 }

@@ -17,6 +17,10 @@ type Fake struct {
 	Grant bool
 	// AuthErr, when set, is Authorize's error.
 	AuthErr error
+	// Settings is what Authorization reads (the user's choice in System Settings
+	// since); Reads counts the reads.
+	Settings AuthStatus
+	Reads    int
 	// Block, when set, holds Authorize until it is closed.
 	Block chan struct{}
 	// Asked counts authorisation prompts; Posted the notifications shown.
@@ -24,10 +28,12 @@ type Fake struct {
 	Posted []string
 
 	// Service is the login item's status; ServiceErr, when set, every
-	// LoginService call's error. NeedsApproval makes Register wait for the
-	// user. Registers and SettingsOpened count calls.
+	// LoginService call's error; RegisterErr Register's alone.
+	// NeedsApproval makes Register wait for the user. Registers and
+	// SettingsOpened count calls.
 	Service        ServiceStatus
 	ServiceErr     error
+	RegisterErr    error
 	NeedsApproval  bool
 	Registers      int
 	SettingsOpened int
@@ -54,6 +60,14 @@ func (f *Fake) Authorize(ctx context.Context) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.Grant, f.AuthErr
+}
+
+// Authorization implements Center.
+func (f *Fake) Authorization(ctx context.Context) (AuthStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Reads++
+	return f.Settings, nil
 }
 
 // Post implements Center.
@@ -86,6 +100,9 @@ func (f *Fake) Register() error {
 	f.Registers++
 	if f.ServiceErr != nil {
 		return f.ServiceErr
+	}
+	if f.RegisterErr != nil {
+		return f.RegisterErr
 	}
 	f.Service = ServiceEnabled
 	if f.NeedsApproval {

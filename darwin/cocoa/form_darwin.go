@@ -35,10 +35,12 @@ type formState struct {
 	folderLabel, folderBt objc.ID
 	wordsLabel, create    objc.ID
 	folder                string
+	ctx                   context.Context
 }
 
-// openForm is the form being shown (one at a time: the tray opens one
-// dialog at a time, and modal loops nest on the main thread only).
+// openForm is the form being shown. The tray opens one dialog at a time,
+// but modal loops nest on the main thread: a form opened inside another
+// puts the outer one back when it closes.
 var openForm *formState
 
 func (s *formState) read() Form {
@@ -85,6 +87,12 @@ func init() {
 			if dir, ok := runFolderPanel("The folder this disk mirrors", s.folder); ok {
 				s.folder = dir
 			}
+			if s.ctx != nil && s.ctx.Err() != nil {
+				// The form's ctx ended while the panel was up: its abort
+				// stopped the panel; stop the form too.
+				class("NSApplication").Send(selSharedApplication).Send(selAbortModal)
+				return
+			}
 			s.update()
 		}
 	})
@@ -109,9 +117,12 @@ func (appWindows) Form(ctx context.Context, title string, f Form, opt FormOption
 		al.Send(selSetAccessoryView, s.view)
 		al.Send(selLayout)
 		al.Send(selWindow).Send(selSetInitialFirst, s.name)
+		s.ctx = ctx
+		outer := openForm
 		openForm = &s.formState
-		defer func() { openForm = nil }()
+		defer func() { openForm = outer }()
 		s.update()
+		toFront(al.Send(selWindow))
 		r := objc.Send[int](al, selRunModal)
 		got = s.read()
 		return r

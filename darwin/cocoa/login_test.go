@@ -3,6 +3,7 @@ package cocoa
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -91,28 +92,100 @@ func TestLoginRequiresApproval(t *testing.T) {
 	}
 }
 
-// Without SMAppService (macOS 12, not in a bundle) or when it does not know
-// the app, the LaunchAgent does the work.
-func TestLoginFallsBackToTheAgent(t *testing.T) {
+// memNote is a FallbackNote in memory.
+type memNote struct{ reason string }
+
+func (n *memNote) Read() string              { return n.reason }
+func (n *memNote) Write(reason string) error { n.reason = reason; return nil }
+
+// Without SMAppService (macOS 12, not in a bundle) the LaunchAgent does the
+// work, and the state says why.
+func TestLoginWithoutService(t *testing.T) {
 	ctx := context.Background()
-	for name, svc := range map[string]LoginService{
-		"no service": nil,
-		"not found":  &Fake{Service: ServiceNotFound},
-	} {
+	a := &agent{}
+	l := &Login{NoService: errors.New("not running from an app bundle"), Agent: a}
+	if err := l.Set(ctx, true); err != nil || !a.on {
+		t.Fatalf("Set(true) = %v, agent on %v", err, a.on)
+	}
+	st, err := l.State(ctx)
+	if err != nil || !st.Enabled || st.Way != "LaunchAgent" || st.Service != "none" || !strings.Contains(st.Why, "not running from an app bundle") {
+		t.Errorf("State = %+v, %v; want on through the LaunchAgent, saying why", st, err)
+	}
+	if err := l.Set(ctx, false); err != nil || a.on {
+		t.Errorf("Set(false) = %v, agent on %v", err, a.on)
+	}
+}
+
+// "Not found" is what SMAppService reports for an app outside the App Store
+// that never registered: a fresh install. It is registered, not skipped.
+func TestLoginRegistersWhenNotFound(t *testing.T) {
+	ctx := context.Background()
+	f := &Fake{Service: ServiceNotFound}
+	a := &agent{}
+	l := &Login{Service: f, Agent: a, Note: &memNote{}}
+	if on, err := l.Enabled(ctx); err != nil || on {
+		t.Fatalf("Enabled before = %v, %v", on, err)
+	}
+	if err := l.Set(ctx, true); err != nil {
+		t.Fatalf("Set(true): %v", err)
+	}
+	if f.Registers != 1 || f.Service != ServiceEnabled || len(a.sets) != 0 {
+		t.Errorf("registers %d, service %v, agent set %v; want one register and no agent", f.Registers, f.Service, a.sets)
+	}
+	if st, _ := l.State(ctx); st.Way != "SMAppService" || st.Why != "" {
+		t.Errorf("State = %+v, want SMAppService with nothing to explain", st)
+	}
+}
+
+// A register that fails falls back to the LaunchAgent, and `login status`
+// says why until a later register works (which removes the agent).
+func TestLoginFallsBackWhenRegisterFails(t *testing.T) {
+	ctx := context.Background()
+	f := &Fake{Service: ServiceNotFound, RegisterErr: errors.New("Operation not permitted (SMAppServiceErrorDomain 1)")}
+	a := &agent{}
+	note := &memNote{}
+	l := &Login{Service: f, Agent: a, Note: note}
+	if err := l.Set(ctx, true); err != nil || !a.on {
+		t.Fatalf("Set(true) = %v, agent on %v; want the LaunchAgent written", err, a.on)
+	}
+	st, err := l.State(ctx)
+	if err != nil || !st.Enabled || st.Way != "LaunchAgent" || !strings.Contains(st.Why, "Operation not permitted") || !strings.Contains(st.Why, "not found") {
+		t.Errorf("State = %+v, %v; want on through the LaunchAgent, with the register's error", st, err)
+	}
+	// A new process reads the note again.
+	l2 := &Login{Service: f, Agent: a, Note: note}
+	if st, _ := l2.State(ctx); !strings.Contains(st.Why, "Operation not permitted") {
+		t.Errorf("State in the next run = %+v, want the reason kept", st)
+	}
+	f.RegisterErr = nil
+	if err := l.Set(ctx, true); err != nil {
+		t.Fatalf("Set(true) once register works: %v", err)
+	}
+	if a.on || note.reason != "" || f.Service != ServiceEnabled {
+		t.Errorf("agent on %v, note %q, service %v; want SMAppService alone", a.on, note.reason, f.Service)
+	}
+}
+
+// A copy running translocated or from its disk image must not become the
+// login item, whichever way would be used; turning it off still works.
+func TestLoginRefusedCopy(t *testing.T) {
+	ctx := context.Background()
+	refused := errors.New("login item: RAMBar is running from /private/var/folders/x/AppTranslocation/y/d")
+	for name, svc := range map[string]*Fake{"SMAppService": {Service: ServiceNotFound}, "no service": nil} {
 		t.Run(name, func(t *testing.T) {
 			a := &agent{}
-			l := &Login{Service: svc, Agent: a}
-			if err := l.Set(ctx, true); err != nil || !a.on {
-				t.Fatalf("Set(true) = %v, agent on %v", err, a.on)
+			l := &Login{Agent: a, Refused: refused}
+			if svc != nil {
+				l.Service = svc
 			}
-			if on, err := l.Enabled(ctx); err != nil || !on {
-				t.Errorf("Enabled = %v, %v", on, err)
+			if err := l.Set(ctx, true); !errors.Is(err, refused) {
+				t.Errorf("Set(true) = %v, want the refusal", err)
 			}
-			if err := l.Set(ctx, false); err != nil || a.on {
-				t.Errorf("Set(false) = %v, agent on %v", err, a.on)
+			if len(a.sets) != 0 || (svc != nil && svc.Registers != 0) {
+				t.Errorf("agent set %v, service registered: nothing may change", a.sets)
 			}
-			if f, ok := svc.(*Fake); ok && f.Registers != 0 {
-				t.Errorf("a service that does not know the app was registered %d times", f.Registers)
+			if err := l.Set(ctx, false); err != nil {
+				t.Errorf("Set(false) = %v", err)
 			}
 		})
 	}

@@ -27,26 +27,13 @@ var ownMethods = map[string]int{
 	"rambarFormChanged:":          1, // a popup or radio in the New RAM Disk window
 	"rambarChooseFolder:":         1,
 	"controlTextDidChange:":       1, // NSTextFieldDelegate: typing in the window
-	"applicationShouldTerminate:": 1, // added to the app delegate
-	"rambarMenuClicked:":          1, // a status-item menu entry (its tag names it)
-	"menuWillOpen:":               1, // NSMenuDelegate: the menu is opening
+	"applicationShouldTerminate:": 1, // added to the app delegate's class
+	// UNUserNotificationCenterDelegate, on RAMBar's notification delegate.
+	"userNotificationCenter:willPresentNotification:withCompletionHandler:": 3,
 }
 
 // arity is the number of arguments a selector takes: its colons.
 func arity(sel string) int { return strings.Count(sel, ":") }
-
-// NSApplicationActivationPolicyAccessory: no Dock icon, no menu of its own,
-// windows allowed (LSUIElement's policy, for a binary run outside the bundle).
-const activationAccessory = 1
-
-// NSVariableStatusItemLength: the status item is as wide as its contents.
-const variableLength = -1.0
-
-// NSControlStateValueOn / Off for a ticked menu entry.
-const (
-	stateOff = 0
-	stateOn  = 1
-)
 
 // NSApplicationTerminateReply (AppKit).
 const (
@@ -68,6 +55,17 @@ const (
 	unOptionSound = 1 << 1
 	unOptionAlert = 1 << 2
 )
+
+// UNNotificationPresentationOptions (macOS 11+ for banner and list).
+const (
+	presentSound  = 1 << 1
+	presentList   = 1 << 3
+	presentBanner = 1 << 4
+)
+
+// presentNow is how a notification is shown while RAMBar is the frontmost
+// app: a banner, kept in Notification Center, with its sound.
+const presentNow = presentBanner | presentList | presentSound
 
 // notifyOptions are what RAMBar asks for: a banner with sound, no badge (a
 // menu-bar app has no Dock icon to badge).

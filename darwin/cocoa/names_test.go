@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// Every selector RAMBar answers takes one object argument: its name has one
-// colon, at the end (a notification, a sender, or the queue's nil).
+// Every selector RAMBar answers is well formed and takes as many arguments
+// as the table says (one object for the observers, targets and the
+// queue; three for the notification delegate's).
 func TestOwnSelectors(t *testing.T) {
 	for sel, args := range ownMethods {
 		if got := arity(sel); got != args {
@@ -120,10 +121,36 @@ func TestDarwinSelectors(t *testing.T) {
 	}
 }
 
-// AppKit's values for the status item: an accessory app, a variable-width
-// item, an entry's tick.
-func TestStatusItemValues(t *testing.T) {
-	if activationAccessory != 1 || variableLength != -1.0 || stateOff != 0 || stateOn != 1 {
-		t.Error("NSApplicationActivationPolicyAccessory, NSVariableStatusItemLength or NSControlStateValue changed")
+// A notification shown while RAMBar is frontmost is a banner, kept in
+// Notification Center, with its sound (UNNotificationPresentationOptions).
+func TestPresentationOptions(t *testing.T) {
+	if presentSound != 2 || presentList != 8 || presentBanner != 16 {
+		t.Error("UNNotificationPresentationOptions values changed")
+	}
+	if presentNow != 26 {
+		t.Errorf("presentNow = %d, want banner|list|sound (26)", presentNow)
+	}
+}
+
+// The app delegate is never swapped: applicationShouldTerminate: is added
+// to the delegate's class before the menu bar sets its delegate, and
+// nothing here sets NSApp's delegate (setDelegate: goes only to the
+// notification center, and to text fields as setDelegate: of a control).
+func TestNeverSetsTheAppDelegate(t *testing.T) {
+	files, err := filepath.Glob("*_darwin.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := regexp.MustCompile(`\.Send\(selSetDelegate,`)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			if sets.MatchString(line) && !strings.Contains(line, "selCurrentCenter") {
+				t.Errorf("%s sets a delegate other than the notification center's: %s", f, strings.TrimSpace(line))
+			}
+		}
 	}
 }

@@ -14,6 +14,9 @@ type Center interface {
 	// the first time only, then answers from what the user chose); granted
 	// is the answer.
 	Authorize(ctx context.Context) (granted bool, err error)
+	// Authorization reads the authorisation as it is now, without prompting (the
+	// user may have turned notifications on in System Settings since).
+	Authorization(ctx context.Context) (AuthStatus, error)
 	// Post shows one notification now.
 	Post(ctx context.Context, title, text string) error
 }
@@ -24,7 +27,10 @@ var ErrNotAllowed = errors.New("notifications are not allowed for RAMBar")
 
 // Notifier shows notifications through Center, asking for authorisation
 // once per process (at the first notification, so the prompt comes when
-// there is something to show), and falls back when it can't: every
+// there is something to show; a refusal is not kept: each later
+// notification reads the settings again, without a prompt, so turning
+// notifications on in System Settings works at once), and falls back when
+// it can't: every
 // notification is logged, and given to Fallback when that is set (the
 // osascript route, which macOS attributes to Script Editor and may file
 // invisibly: only when the user asked for it).
@@ -92,7 +98,8 @@ func (n *Notifier) native(ctx context.Context, title, text string) error {
 
 // authorize asks Center once; callers that come while it asks wait for the
 // same answer. A caller whose ctx ends first gives up without an answer,
-// and the question stays asked.
+// and the question stays asked. After a refusal (or an error) the settings
+// are read again, without a prompt, on every call.
 func (n *Notifier) authorize(ctx context.Context) (bool, error) {
 	n.mu.Lock()
 	asked := n.asked
@@ -115,6 +122,23 @@ func (n *Notifier) authorize(ctx context.Context) (bool, error) {
 		return false, ctx.Err()
 	}
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.granted, n.askErr
+	granted, askErr := n.granted, n.askErr
+	n.mu.Unlock()
+	if granted {
+		return true, nil
+	}
+	st, err := n.Center.Authorization(ctx)
+	if err != nil {
+		if askErr != nil {
+			return false, askErr
+		}
+		return false, err
+	}
+	if !st.Allows() {
+		return false, askErr
+	}
+	n.mu.Lock()
+	n.granted, n.askErr = true, nil
+	n.mu.Unlock()
+	return true, nil
 }

@@ -133,3 +133,38 @@ func TestNotifierGivesUpWithContext(t *testing.T) {
 		t.Errorf("asked %d, posted %q", asked, posted)
 	}
 }
+
+// A refusal is not kept for the life of the process: each later
+// notification reads the settings again (no second prompt), so turning
+// notifications on in System Settings works without restarting RAMBar.
+func TestNotifierRereadsAfterARefusal(t *testing.T) {
+	f := &Fake{Grant: false, Settings: AuthDenied}
+	var logs []string
+	n := &Notifier{Center: f, Log: func(l string) { logs = append(logs, l) }}
+	ctx := context.Background()
+	if err := n.Notify(ctx, "RAMBar", "one"); !errors.Is(err, ErrNotAllowed) {
+		t.Fatalf("refused: Notify = %v, want ErrNotAllowed", err)
+	}
+	f.mu.Lock()
+	f.Settings = AuthAuthorized // the user allows RAMBar in System Settings
+	f.mu.Unlock()
+	if err := n.Notify(ctx, "RAMBar", "two"); err != nil {
+		t.Fatalf("allowed since: Notify = %v", err)
+	}
+	if err := n.Notify(ctx, "RAMBar", "three"); err != nil {
+		t.Fatalf("Notify = %v", err)
+	}
+	asked, posted := f.Counts()
+	if asked != 1 {
+		t.Errorf("asked %d times, want one prompt", asked)
+	}
+	if len(posted) != 2 || posted[0] != "RAMBar: two" {
+		t.Errorf("posted %q, want two and three", posted)
+	}
+	f.mu.Lock()
+	reads := f.Reads
+	f.mu.Unlock()
+	if reads != 2 { // after the refusal, and at "two"; "three" is granted
+		t.Errorf("settings read %d times, want 2", reads)
+	}
+}

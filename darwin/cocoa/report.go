@@ -32,6 +32,11 @@ const (
 	AuthEphemeral     AuthStatus = 4
 )
 
+// Allows reports whether notifications may be shown in this state.
+func (s AuthStatus) Allows() bool {
+	return s == AuthAuthorized || s == AuthProvisional || s == AuthEphemeral
+}
+
 // String is the status in words.
 func (s AuthStatus) String() string {
 	switch s {

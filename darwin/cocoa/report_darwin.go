@@ -35,7 +35,7 @@ func Describe(ctx context.Context) Report {
 		r.NotifyErr = err.Error()
 		return r
 	}
-	st, err := c.(*unCenter).authStatus(ctx)
+	st, err := c.Authorization(ctx)
 	if err != nil {
 		r.NotifyErr = err.Error()
 	} else {
@@ -44,9 +44,9 @@ func Describe(ctx context.Context) Report {
 	return r
 }
 
-// authStatus asks the center for its settings (no prompt) and returns the
-// authorisation status.
-func (u *unCenter) authStatus(ctx context.Context) (AuthStatus, error) {
+// Authorization implements Center: the center's settings
+// (getNotificationSettingsWithCompletionHandler:, which never prompts).
+func (u *unCenter) Authorization(ctx context.Context) (AuthStatus, error) {
 	ch := make(chan AuthStatus, 1)
 	block := objc.NewBlock(func(_ objc.Block, settings objc.ID) {
 		ch <- AuthStatus(objc.Send[int](settings, selAuthorizationStatus))

@@ -3,6 +3,7 @@
 package cocoa
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -11,6 +12,9 @@ import (
 	"github.com/ebitengine/purego"
 	"github.com/ebitengine/purego/objc"
 )
+
+// AppKit runs on the process's first thread: the main goroutine stays on it.
+func init() { runtime.LockOSThread() }
 
 // Selectors sent from Go. Registering one takes the runtime's lock, so each
 // is registered once here.
@@ -25,7 +29,6 @@ var (
 	selUTF8String             = objc.RegisterName("UTF8String")
 	selDefaultCenter          = objc.RegisterName("defaultCenter")
 	selAddObserver            = objc.RegisterName("addObserver:selector:name:object:")
-	selRemoveObserver         = objc.RegisterName("removeObserver:")
 	selSharedWorkspace        = objc.RegisterName("sharedWorkspace")
 	selNotificationCenter     = objc.RegisterName("notificationCenter")
 	selSharedApplication      = objc.RegisterName("sharedApplication")
@@ -49,8 +52,6 @@ var (
 	selChooseFolder      = own("rambarChooseFolder:")
 	selTextDidChange     = own("controlTextDidChange:")
 	selShouldTerminate   = own("applicationShouldTerminate:")
-	selMenuClicked       = own("rambarMenuClicked:")
-	selMenuWillOpen      = own("menuWillOpen:")
 )
 
 // own registers one of the selectors of names.go, refusing any other (the
@@ -132,7 +133,7 @@ var native = sync.OnceValues(func() (objc.ID, error) {
 	}
 	var defs []objc.MethodDef
 	for _, sel := range []objc.SEL{selRunQueued, selWillPowerOff, selWillSleep, selWillTerminate,
-		selDidFinishLaunched, selFormChanged, selChooseFolder, selTextDidChange, selMenuClicked, selMenuWillOpen} {
+		selDidFinishLaunched, selFormChanged, selChooseFolder, selTextDidChange} {
 		defs = append(defs, objc.MethodDef{Cmd: sel, Fn: dispatch})
 	}
 	cls, err := objc.RegisterClass("RAMBarNative", objc.GetClass("NSObject"), nil, nil, defs)
@@ -160,6 +161,12 @@ func runQueued() {
 }
 
 // onMain runs f on the main thread, later; it returns at once.
+// performSelectorOnMainThread:withObject:waitUntilDone: queues in the
+// common run-loop modes (NSThread.h: "equivalent to the first method with
+// kCFRunLoopCommonModes"), which AppKit makes include the modal-panel mode:
+// so f also runs while a modal window is up and while AppKit waits for the
+// reply to applicationShouldTerminate: (it runs the loop in
+// NSModalPanelRunLoopMode then).
 func onMain(f func()) error {
 	obj, err := native()
 	if err != nil {
@@ -170,6 +177,21 @@ func onMain(f func()) error {
 	queue.Unlock()
 	obj.Send(selPerformOnMain, selRunQueued, objc.ID(0), false)
 	return nil
+}
+
+// onMainWait runs f on the main thread and waits for it, at most until ctx
+// ends (then f may still run later).
+func onMainWait(ctx context.Context, f func()) error {
+	done := make(chan struct{})
+	if err := onMain(func() { defer close(done); f() }); err != nil {
+		return err
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("cocoa: the main thread did not answer: %w", ctx.Err())
+	}
 }
 
 // offMain runs f on this goroutine's thread inside an autorelease pool, for

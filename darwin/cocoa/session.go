@@ -48,13 +48,19 @@ func (e Event) Status() string {
 	return "Saving before logout…"
 }
 
-// Bounds on the save at an event. macOS does not wait for ever: launchd
-// sends SIGKILL ExitTimeOut seconds after SIGTERM (20 by default; the
-// LaunchAgent sets more, see darwin/README.md), and sleep goes on whether or
-// not the app is done.
+// Bounds on the save at an event. macOS does not wait for ever: at logout
+// loginwindow gives up on an app that has not answered within about 30 s
+// and cancels the logout, launchd sends SIGKILL ExitTimeOut seconds after
+// SIGTERM (20 by default; the LaunchAgent sets 60, see darwin/README.md),
+// and sleep goes on whether or not the app is done. So one logout has one
+// budget, LogoutBudget, from its first sign to AppKit's reply; of it,
+// NoticeReserve is kept for telling the user that the save failed, and the
+// save itself gets the rest (EndBound).
 const (
-	EndBound   = 45 * time.Second
-	SleepBound = 20 * time.Second
+	LogoutBudget  = 30 * time.Second
+	NoticeReserve = 5 * time.Second
+	EndBound      = LogoutBudget - NoticeReserve
+	SleepBound    = 20 * time.Second
 )
 
 // ErrTimedOut is returned by Guard.Run when the save outlived its bound; the
@@ -110,7 +116,10 @@ func (g *Guard) bound(e Event) time.Duration {
 // with that save. The native side uses it where it must not block the main
 // thread (will-power-off, and applicationShouldTerminate: answering
 // "later").
-func (g *Guard) Start(e Event) *Saving {
+func (g *Guard) Start(e Event) *Saving { return g.startBy(e, time.Now().Add(g.bound(e))) }
+
+// startBy is Start with the save told to stop at deadline.
+func (g *Guard) startBy(e Event, deadline time.Time) *Saving {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.cur != nil {
@@ -121,7 +130,7 @@ func (g *Guard) Start(e Event) *Saving {
 	if g.Status != nil {
 		g.Status(e.Status()) // under the lock, so "" can't overtake it
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), g.bound(e))
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	go func() {
 		defer cancel()
 		s.err = g.Save(ctx, e)
@@ -173,60 +182,6 @@ func (g *Guard) Run(e Event) error {
 	}
 }
 
-// Ending is how an AppKit app's termination drives a Guard.
-// applicationShouldTerminate: starts the save and answers "later" (so the
-// main thread keeps running and the menu can say what it does); when the
-// save is done or its bound has passed, reply lets AppKit go on. Then
-// applicationWillTerminate: (after which AppKit calls exit) saves only if
-// that first save did not finish well, or if termination skipped the
-// delegate (no reply was asked for).
-type Ending struct {
-	G *Guard
-
-	mu       sync.Mutex
-	asked    bool // ShouldTerminate answered "later"
-	finished bool // and its save ended without error in time
-}
-
-// ShouldTerminate starts the save and arranges for reply to be called once,
-// from another goroutine, when it ends or its bound passes. It reports
-// whether termination must wait for reply (NSTerminateLater); a second call
-// while one is pending waits for the same save.
-func (e *Ending) ShouldTerminate(reply func()) (later bool) {
-	e.mu.Lock()
-	e.asked = true
-	e.finished = false
-	e.mu.Unlock()
-	s := e.G.Start(Terminating)
-	go func() {
-		t := time.NewTimer(e.G.bound(Terminating))
-		defer t.Stop()
-		ok := false
-		select {
-		case <-s.Done():
-			ok = s.Err() == nil
-		case <-t.C:
-		}
-		e.mu.Lock()
-		e.finished = ok
-		e.mu.Unlock()
-		reply()
-	}()
-	return true
-}
-
-// WillTerminate is the last chance before exit: it saves (bounded) unless
-// the save started by ShouldTerminate already finished well.
-func (e *Ending) WillTerminate() error {
-	e.mu.Lock()
-	done := e.asked && e.finished
-	e.mu.Unlock()
-	if done {
-		return nil
-	}
-	return e.G.Run(Terminating)
-}
-
 // observer is one notification the session watch answers: its name, the
 // center it is posted on, the selector of RAMBar's class that receives it,
 // and what the Go side does (on the main thread).
@@ -240,22 +195,16 @@ type observer struct {
 // observers are what Watch registers. Will-power-off starts the save and
 // returns (the main thread keeps the menu alive during logout); will-sleep
 // and will-terminate return only when the save is done or bounded, because
-// the system goes on as soon as they return. launched (nil: nothing) runs
-// when AppKit has finished launching: the darwin side adds
-// applicationShouldTerminate: there.
-func observers(g *Guard, end *Ending, launched func() error, logf func(format string, args ...any)) []observer {
+// the system goes on as soon as they return.
+func observers(g *Guard, end *Ending, logf func(format string, args ...any)) []observer {
 	logged := func(err error) {
 		if err != nil {
 			logf("%v", err)
 		}
 	}
-	obs := []observer{
-		{nameWillPowerOff, true, "rambarWillPowerOff:", func() { g.Start(SessionEnding) }},
+	return []observer{
+		{nameWillPowerOff, true, "rambarWillPowerOff:", end.SessionEnding},
 		{nameWillSleep, true, "rambarWillSleep:", func() { logged(g.Run(WillSleep)) }},
 		{nameWillTerminate, false, "rambarWillTerminate:", func() { logged(end.WillTerminate()) }},
 	}
-	if launched != nil {
-		obs = append(obs, observer{nameDidFinishLaunched, false, "rambarDidFinishLaunching:", func() { logged(launched()) }})
-	}
-	return obs
 }

@@ -3,7 +3,7 @@
 package cocoa
 
 import (
-	"fmt"
+	"sync/atomic"
 
 	"github.com/ebitengine/purego/objc"
 )
@@ -13,6 +13,10 @@ const (
 	foundationPath = "/System/Library/Frameworks/Foundation.framework/Foundation"
 )
 
+// watching is the Ending applicationShouldTerminate: (added by Prepare)
+// answers for; nil while no Guard watches the session.
+var watching atomic.Pointer[Ending]
+
 // Watch makes g save when the session ends (log out, restart, shut down),
 // before the Mac sleeps, and when the app terminates:
 //
@@ -20,16 +24,16 @@ const (
 //     the main thread;
 //   - NSWorkspaceWillSleepNotification saves before returning (sleep waits
 //     for the main thread, up to SleepBound);
-//   - applicationShouldTerminate:, added to the app delegate once AppKit has
-//     finished launching (fyne's delegate has none), answers "later" until
-//     the save ends (Ending);
+//   - applicationShouldTerminate:, which Prepare added to the delegate's
+//     class before the delegate was set, answers "later" until the save
+//     ends, within one budget for the whole logout (Ending); notify tells
+//     the user when that save failed;
 //   - NSApplicationWillTerminateNotification saves before AppKit calls exit
-//     if that did not happen yet.
+//     if termination skipped the delegate.
 //
-// logf receives what went wrong (nil: nothing is logged). Call it before the
-// app's run loop starts (AppKit's did-finish-launching must come after),
-// from any goroutine; stop removes the observers.
-func Watch(g *Guard, logf func(format string, args ...any)) (stop func(), err error) {
+// logf receives what went wrong (nil: nothing is logged). Call it from any
+// goroutine; stop removes the observers.
+func Watch(g *Guard, notify func(title, text string), logf func(format string, args ...any)) (stop func(), err error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -37,8 +41,8 @@ func Watch(g *Guard, logf func(format string, args ...any)) (stop func(), err er
 	if err != nil {
 		return nil, err
 	}
-	end := &Ending{G: g}
-	obs := observers(g, end, func() error { return answerTerminate(end) }, logf)
+	end := &Ending{G: g, Notify: notify}
+	obs := observers(g, end, logf)
 	for _, o := range obs {
 		handle(objc.RegisterName(o.sel), func(objc.ID) { o.do() })
 	}
@@ -58,39 +62,19 @@ func Watch(g *Guard, logf func(format string, args ...any)) (stop func(), err er
 	if err != nil {
 		return nil, err
 	}
+	watching.Store(end)
 	return func() {
+		watching.CompareAndSwap(end, nil)
 		offMain(func() {
-			class("NSWorkspace").Send(selSharedWorkspace).Send(selNotificationCenter).Send(selRemoveObserver, obj)
-			class("NSNotificationCenter").Send(selDefaultCenter).Send(selRemoveObserver, obj)
+			ws := class("NSWorkspace").Send(selSharedWorkspace).Send(selNotificationCenter)
+			nc := class("NSNotificationCenter").Send(selDefaultCenter)
+			for _, o := range obs {
+				center := nc
+				if o.workspace {
+					center = ws
+				}
+				center.Send(selRemoveObserverName, obj, constString(appKitPath, o.name, o.name), objc.ID(0))
+			}
 		})
 	}, nil
-}
-
-// answerTerminate gives the app delegate an applicationShouldTerminate: that
-// runs end, unless it has one of its own. It runs on the main thread, once
-// the delegate is set. The delegate is then unset and set again (the same
-// object: a no-op could be skipped), because NSApplication may remember
-// which methods its delegate answers when it is set (to be confirmed on a
-// Mac, darwin/README.md).
-func answerTerminate(end *Ending) error {
-	app := class("NSApplication").Send(selSharedApplication)
-	del := app.Send(selDelegate)
-	if del == 0 {
-		return fmt.Errorf("cocoa: the app has no delegate; applicationShouldTerminate: is not answered")
-	}
-	if objc.Send[bool](del, selRespondsToSelector, selShouldTerminate) {
-		return nil
-	}
-	imp := objc.NewIMP(func(self objc.ID, cmd objc.SEL, sender objc.ID) uint {
-		end.ShouldTerminate(func() {
-			onMain(func() { app.Send(selReplyToShouldTerminate, true) })
-		})
-		return terminateLater
-	})
-	if !del.Class().AddMethod(selShouldTerminate, imp, terminateEncoding) {
-		return fmt.Errorf("cocoa: add applicationShouldTerminate: to %s: refused", goString(objc.ID(del.Class()).Send(objc.RegisterName("description"))))
-	}
-	app.Send(selSetDelegate, objc.ID(0))
-	app.Send(selSetDelegate, del)
-	return nil
 }

@@ -3,6 +3,7 @@ package cocoa
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -185,24 +186,42 @@ func TestEndingSavesOnceWhenTheDelegateIsAsked(t *testing.T) {
 	}
 }
 
-func TestEndingSavesAgainAfterAFailedSave(t *testing.T) {
+// noticeLog records the notifications an Ending sends.
+type noticeLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (n *noticeLog) notify(title, text string) {
+	n.mu.Lock()
+	n.lines = append(n.lines, title+": "+text)
+	n.mu.Unlock()
+}
+
+func (n *noticeLog) get() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.lines...)
+}
+
+// A save that failed is told before AppKit goes on, and not tried again in
+// the same logout (it would fail the same way, and the budget is one).
+func TestEndingNotifiesAFailedSaveOnce(t *testing.T) {
 	saves := 0
-	g := &Guard{Save: func(context.Context, Event) error {
-		saves++
-		if saves == 1 {
-			return errors.New("store busy")
-		}
-		return nil
-	}}
-	e := &Ending{G: g}
+	var told noticeLog
+	g := &Guard{Save: func(context.Context, Event) error { saves++; return errors.New("store busy") }}
+	e := &Ending{G: g, Notify: told.notify}
 	replied := make(chan struct{})
 	e.ShouldTerminate(func() { close(replied) })
 	<-replied
+	if got := told.get(); len(got) != 1 || !strings.Contains(got[0], "store busy") || !strings.Contains(got[0], "could not save") {
+		t.Errorf("notices %q, want one saying the save failed and why", got)
+	}
 	if err := e.WillTerminate(); err != nil {
 		t.Fatalf("WillTerminate: %v", err)
 	}
-	if saves != 2 {
-		t.Errorf("%d saves, want 2 (the first failed)", saves)
+	if saves != 1 {
+		t.Errorf("%d saves, want 1: no second save in the same logout", saves)
 	}
 }
 
@@ -216,17 +235,81 @@ func TestEndingWithoutTheDelegate(t *testing.T) {
 	}
 }
 
-// A hung save still lets AppKit go on: reply comes at the bound.
-func TestEndingRepliesAtTheBound(t *testing.T) {
+// One logout has one budget: a save that hangs past it still lets AppKit
+// go on in time (the reply comes by the budget's end, with the notice sent
+// within it), and no second save starts after the one that timed out,
+// neither at terminate nor at will-terminate.
+func TestEndingOneBudget(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	g := &Guard{Bound: time.Millisecond, Save: func(context.Context, Event) error { <-release; return nil }}
-	e := &Ending{G: g}
+	var mu sync.Mutex
+	saves := 0
+	g := &Guard{Save: func(ctx context.Context, _ Event) error {
+		mu.Lock()
+		saves++
+		mu.Unlock()
+		<-release // a hung tool that ignores its context
+		return nil
+	}}
+	var told noticeLog
+	const budget = 400 * time.Millisecond
+	e := &Ending{G: g, Notify: told.notify, Budget: budget, Reserve: 100 * time.Millisecond}
+	e.SessionEnding() // will-power-off: the save starts
+	time.Sleep(50 * time.Millisecond)
+	replied := make(chan struct{})
+	if !e.ShouldTerminate(func() { close(replied) }) {
+		t.Fatal("ShouldTerminate did not answer later")
+	}
+	select {
+	case <-replied: // the save still hangs: only the budget can have let it go
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no reply 30 s after a logout whose budget is %v", budget)
+	}
+	if got := told.get(); len(got) != 1 || !strings.Contains(got[0], ErrTimedOut.Error()) {
+		t.Errorf("notices %q, want one saying the save did not finish in time", got)
+	}
+	if err := e.WillTerminate(); err != nil {
+		t.Errorf("WillTerminate = %v, want nil: no second save after one that timed out", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if saves != 1 {
+		t.Errorf("%d saves, want 1", saves)
+	}
+}
+
+// A notification center that never answers (waiting for the user to allow
+// notifications) does not hold the reply past the budget.
+func TestEndingNoticeDoesNotHoldTheReply(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	g := &Guard{Save: func(context.Context, Event) error { return errors.New("disk full") }}
+	e := &Ending{G: g, Notify: func(string, string) { <-hold }, Budget: 300 * time.Millisecond, Reserve: 100 * time.Millisecond}
+	replied := make(chan struct{})
+	e.ShouldTerminate(func() { close(replied) })
+	select {
+	case <-replied:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the reply waited for a notification that never returned")
+	}
+}
+
+// A logout another app cancelled leaves an ending whose budget passes; a
+// quit later is a new ending and saves again.
+func TestEndingAfterACancelledLogout(t *testing.T) {
+	saves := 0
+	g := &Guard{Save: func(context.Context, Event) error { saves++; return nil }}
+	e := &Ending{G: g, Budget: 50 * time.Millisecond, Reserve: 10 * time.Millisecond}
+	e.SessionEnding()
+	for g.Busy() {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
 	replied := make(chan struct{})
 	e.ShouldTerminate(func() { close(replied) })
 	<-replied
-	if err := e.WillTerminate(); !errors.Is(err, ErrTimedOut) {
-		t.Fatalf("WillTerminate = %v, want ErrTimedOut (the hung save is waited for, bounded)", err)
+	if saves != 2 {
+		t.Errorf("%d saves, want 2 (the quit after the cancelled logout saves too)", saves)
 	}
 }
 
@@ -246,10 +329,7 @@ func TestObservers(t *testing.T) {
 		}
 		return nil
 	}}
-	launched := 0
-	var logs []string
-	obs := observers(g, &Ending{G: g}, func() error { launched++; return errors.New("no delegate") },
-		func(f string, a ...any) { logs = append(logs, f) })
+	obs := observers(g, &Ending{G: g}, func(string, ...any) {})
 	byName := map[string]observer{}
 	for _, o := range obs {
 		if ownMethods[o.sel] != 1 {
@@ -257,8 +337,8 @@ func TestObservers(t *testing.T) {
 		}
 		byName[o.name] = o
 	}
-	if !byName[nameWillPowerOff].workspace || !byName[nameWillSleep].workspace || byName[nameWillTerminate].workspace || byName[nameDidFinishLaunched].workspace {
-		t.Error("the workspace notifications must be observed on NSWorkspace's center, the app's on the default one")
+	if len(obs) != 3 || !byName[nameWillPowerOff].workspace || !byName[nameWillSleep].workspace || byName[nameWillTerminate].workspace {
+		t.Error("want will-power-off and will-sleep on NSWorkspace's center, will-terminate on the default one")
 	}
 	byName[nameWillPowerOff].do() // returns with the save running
 	if !g.Busy() {
@@ -268,17 +348,24 @@ func TestObservers(t *testing.T) {
 	go func() { byName[nameWillSleep].do(); close(done) }()
 	close(release)
 	<-done
-	byName[nameWillTerminate].do()
-	byName[nameDidFinishLaunched].do()
+	byName[nameWillTerminate].do() // the logout's save ran: no other
 	mu.Lock()
 	defer mu.Unlock()
-	if len(events) != 3 || events[0] != SessionEnding || events[1] != WillSleep || events[2] != Terminating {
-		t.Errorf("saves for %v; want session ending, will sleep, terminating", events)
+	if len(events) != 2 || events[0] != SessionEnding || events[1] != WillSleep {
+		t.Errorf("saves for %v; want session ending, will sleep (will-terminate: already saved in this ending)", events)
 	}
-	if launched != 1 || len(logs) != 1 {
-		t.Errorf("launched %d times, %d log lines; want 1 and 1 (its error)", launched, len(logs))
+}
+
+// applicationShouldTerminate: answers "now" while nothing watches the
+// session, and "later" (the reply to come) while a Guard does.
+func TestTerminateReply(t *testing.T) {
+	if got := terminateReply(nil, func() { t.Error("reply without an ending") }); got != terminateNow {
+		t.Errorf("without an ending: %d, want terminateNow", got)
 	}
-	if len(observers(g, &Ending{G: g}, nil, nil)) != 3 {
-		t.Error("without a launched hook there should be three observers")
+	e := &Ending{G: &Guard{Save: func(context.Context, Event) error { return nil }}}
+	replied := make(chan struct{})
+	if got := terminateReply(e, func() { close(replied) }); got != terminateLater {
+		t.Errorf("with an ending: %d, want terminateLater", got)
 	}
+	<-replied
 }

@@ -4,7 +4,6 @@ package cocoa
 
 import (
 	"context"
-	"sync/atomic"
 
 	"github.com/ebitengine/purego/objc"
 
@@ -13,8 +12,9 @@ import (
 
 var (
 	selAutorelease       = objc.RegisterName("autorelease")
-	selActivate          = objc.RegisterName("activate")
 	selActivateIgnoring  = objc.RegisterName("activateIgnoringOtherApps:")
+	selMakeKeyFront      = objc.RegisterName("makeKeyAndOrderFront:")
+	selMenu              = objc.RegisterName("menu")
 	selAbortModal        = objc.RegisterName("abortModal")
 	selSetMessageText    = objc.RegisterName("setMessageText:")
 	selSetInformative    = objc.RegisterName("setInformativeText:")
@@ -28,7 +28,6 @@ var (
 	selInitWithFramePull = objc.RegisterName("initWithFrame:pullsDown:")
 	selSetStringValue    = objc.RegisterName("setStringValue:")
 	selStringValue       = objc.RegisterName("stringValue")
-	selAddItemWithTitle  = objc.RegisterName("addItemWithTitle:")
 	selSelectItemAtIndex = objc.RegisterName("selectItemAtIndex:")
 	selIndexOfSelected   = objc.RegisterName("indexOfSelectedItem")
 	selOpenPanel         = objc.RegisterName("openPanel")
@@ -68,20 +67,26 @@ func Native() (Dialogs, error) {
 	return Dialogs{W: w}, err
 }
 
-// activateApp brings RAMBar to the front so its window takes the keyboard:
-// `activate` from macOS 14, `activateIgnoringOtherApps:` before.
+// activateApp brings RAMBar to the front so its window takes the keyboard.
+// activateIgnoringOtherApps:YES on every release: macOS 14's `activate` is
+// cooperative and is ignored right after a click on a status item (the
+// menu is then the active app's, not RAMBar's), which is how every RAMBar
+// dialog is opened. Deprecated, still present.
 func activateApp() {
-	app := class("NSApplication").Send(selSharedApplication)
-	if objc.Send[bool](app, selRespondsToSelector, selActivate) {
-		app.Send(selActivate)
-		return
-	}
-	app.Send(selActivateIgnoring, true)
+	class("NSApplication").Send(selSharedApplication).Send(selActivateIgnoring, true)
 }
 
-// modalRunning is set while one of these windows runs its modal loop, so an
-// ended ctx aborts only that loop.
-var modalRunning atomic.Bool
+// toFront makes a window the key window, in front; main thread only.
+func toFront(w objc.ID) {
+	if w != 0 {
+		w.Send(selMakeKeyFront, objc.ID(0))
+	}
+}
+
+// modals counts the modal loops running (they nest: the Folder… panel
+// inside the New RAM Disk window), so an ended ctx aborts a loop while any
+// runs, not only while the first one does.
+var modals modalCount
 
 // modal runs show on the main thread with the app activated and returns its
 // NSModalResponse; when ctx ends first the modal loop is aborted and the
@@ -90,7 +95,7 @@ func modal(ctx context.Context, show func() int) (int, error) {
 	var resp int
 	done := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		if modalRunning.Load() {
+		if modals.running() {
 			// abortModal may be sent from another thread (NSApplication docs).
 			class("NSApplication").Send(selSharedApplication).Send(selAbortModal)
 		}
@@ -102,8 +107,8 @@ func modal(ctx context.Context, show func() int) (int, error) {
 			return
 		}
 		activateApp()
-		modalRunning.Store(true)
-		defer modalRunning.Store(false)
+		modals.enter()
+		defer modals.leave()
 		resp = show()
 	})
 	if err != nil {
@@ -140,10 +145,14 @@ func newView(cls string, r rect) objc.ID {
 	return class(cls).Send(selAlloc).Send(selInitWithFrame, r).Send(selAutorelease)
 }
 
+// newPopup is a popup button holding items, pick selected. The items are
+// added to its menu one by one: NSPopUpButton's addItemWithTitle: removes
+// an item of the same title first, so equal titles would collapse.
 func newPopup(r rect, items []string, pick int) objc.ID {
 	p := class("NSPopUpButton").Send(selAlloc).Send(selInitWithFramePull, r, false).Send(selAutorelease)
+	menu := p.Send(selMenu)
 	for _, it := range items {
-		p.Send(selAddItemWithTitle, nsString(it))
+		menu.Send(selAddItem, class("NSMenuItem").Send(selAlloc).Send(selInitItem, nsString(it), objc.SEL(0), nsString("")).Send(selAutorelease))
 	}
 	p.Send(selSelectItemAtIndex, pick)
 	return p
@@ -170,6 +179,7 @@ func (appWindows) Alert(ctx context.Context, a Alert) (Answer, error) {
 		if field != 0 {
 			al.Send(selWindow).Send(selSetInitialFirst, field)
 		}
+		toFront(al.Send(selWindow))
 		r := objc.Send[int](al, selRunModal)
 		if field != 0 {
 			ans.Text = goString(field.Send(selStringValue))
@@ -217,6 +227,8 @@ func runFolderPanel(title, start string) (string, bool) {
 	if start != "" {
 		p.Send(selSetDirectoryURL, class("NSURL").Send(selFileURLWithPath, nsString(start), true))
 	}
+	activateApp()
+	toFront(p)
 	if objc.Send[int](p, selRunModal) != modalOK {
 		return "", false
 	}

@@ -25,8 +25,9 @@ const Size = 1024
 
 func main() {
 	out := flag.String("o", "appicon.png", "PNG to write")
+	size := flag.Int("size", Size, "edge in pixels: 1024, or a size that divides it (512, 256, 128…) for a Linux icon theme")
 	flag.Parse()
-	data, err := Encode()
+	data, err := EncodeAt(*size)
 	if err == nil {
 		err = atomicfile.WriteFile(*out, data, 0o644)
 	}
@@ -37,13 +38,47 @@ func main() {
 }
 
 // Encode draws the icon and returns it as a PNG.
-func Encode() ([]byte, error) {
+func Encode() ([]byte, error) { return EncodeAt(Size) }
+
+// EncodeAt draws the icon at size pixels a side (Size, or a size that
+// divides it: each pixel the average of the full drawing's) as a PNG.
+func EncodeAt(size int) ([]byte, error) {
+	if size <= 0 || size > Size || Size%size != 0 {
+		return nil, fmt.Errorf("-size %d: give %d or a size that divides it (512, 256, 128…)", size, Size)
+	}
+	img := Draw()
+	if size != Size {
+		img = shrink(img, Size/size)
+	}
 	var b bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
-	if err := enc.Encode(&b, Draw()); err != nil {
+	if err := enc.Encode(&b, img); err != nil {
 		return nil, fmt.Errorf("png encode: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// shrink makes each f×f block of img one pixel, averaged with alpha
+// weighting (a transparent pixel adds no colour).
+func shrink(img *image.NRGBA, f int) *image.NRGBA {
+	n := img.Bounds().Dx() / f
+	out := image.NewNRGBA(image.Rect(0, 0, n, n))
+	for y := 0; y < n; y++ {
+		for x := 0; x < n; x++ {
+			var r, g, b, a float64
+			for j := 0; j < f; j++ {
+				for i := 0; i < f; i++ {
+					c := img.NRGBAAt(x*f+i, y*f+j)
+					w := float64(c.A)
+					r, g, b, a = r+float64(c.R)*w, g+float64(c.G)*w, b+float64(c.B)*w, a+w
+				}
+			}
+			if a > 0 {
+				out.SetNRGBA(x, y, color.NRGBA{uint8(math.Round(r / a)), uint8(math.Round(g / a)), uint8(math.Round(b / a)), uint8(math.Round(a / float64(f*f)))})
+			}
+		}
+	}
+	return out
 }
 
 // rgba is a straight (not premultiplied) colour with components in 0..1.

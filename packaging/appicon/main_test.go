@@ -43,3 +43,28 @@ func TestCommittedIconIsCurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallerSizes: a Linux icon theme's sizes are the same drawing, each
+// pixel the average of the full one's; a size that does not divide it is
+// refused.
+func TestSmallerSizes(t *testing.T) {
+	for _, n := range []int{512, 256, 128} {
+		data, err := EncodeAt(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil || img.Bounds() != image.Rect(0, 0, n, n) {
+			t.Fatalf("%d: %v, bounds %v", n, err, img.Bounds())
+		}
+		if _, _, _, a := img.At(0, 0).RGBA(); a != 0 {
+			t.Errorf("%d: the corner is not transparent", n)
+		}
+		if _, _, _, a := img.At(n/2, n/2).RGBA(); a>>8 != 255 {
+			t.Errorf("%d: the middle is not opaque", n)
+		}
+	}
+	if _, err := EncodeAt(300); err == nil {
+		t.Error("a size that does not divide 1024 was drawn")
+	}
+}

@@ -63,6 +63,14 @@ var requiredKeys = map[string]any{
 	"CFBundleInfoDictionaryVersion": "6.0",
 	"LSMinimumSystemVersion":        "",
 	"LSUIElement":                   true,
+	// Purpose strings: mirroring a folder in one of these places makes
+	// macOS ask the user, with these words; without them the access is
+	// refused outright.
+	"NSDesktopFolderUsageDescription":    "",
+	"NSDocumentsFolderUsageDescription":  "",
+	"NSDownloadsFolderUsageDescription":  "",
+	"NSRemovableVolumesUsageDescription": "",
+	"NSNetworkVolumesUsageDescription":   "",
 }
 
 // CheckInfo checks an Info.plist's keys (the template or a bundle's).

@@ -46,7 +46,8 @@ func TestRootInfoPlist(t *testing.T) {
 
 func TestCheckInfoRefuses(t *testing.T) {
 	info, _ := ReadInfo(filepath.Join("..", "..", "Info.plist"))
-	for k, bad := range map[string]any{"CFBundleExecutable": "RAMBar", "CFBundleIdentifier": "com.example", "LSUIElement": false, "CFBundleName": ""} {
+	for k, bad := range map[string]any{"CFBundleExecutable": "RAMBar", "CFBundleIdentifier": "com.example", "LSUIElement": false, "CFBundleName": "",
+		"NSDocumentsFolderUsageDescription": "", "NSRemovableVolumesUsageDescription": ""} {
 		m := map[string]any{}
 		for kk, v := range info {
 			m[kk] = v

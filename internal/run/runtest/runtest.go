@@ -78,6 +78,16 @@ func (f Func) Run(ctx context.Context, c run.Cmd) (run.Result, error) {
 	return answer(c, f(c.Argv, in))
 }
 
+// CmdFunc is a Runner backed by a function that sees the whole command:
+// a fake that needs the standard input as given (an *os.File passed to
+// the program as its own fd 0).
+type CmdFunc func(c run.Cmd) Reply
+
+// Run implements run.Runner.
+func (f CmdFunc) Run(ctx context.Context, c run.Cmd) (run.Result, error) {
+	return answer(c, f(c))
+}
+
 // answer turns a Reply into what the system runner would have returned.
 func answer(c run.Cmd, r Reply) (run.Result, error) {
 	res := run.Result{Stdout: []byte(r.Stdout), Stderr: []byte(r.Stderr)}

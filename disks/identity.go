@@ -1,0 +1,120 @@
+package disks
+
+import (
+	"errors"
+	"fmt"
+
+	"rambar/internal/diskid"
+	"rambar/mirror"
+	"rambar/ramdisk"
+)
+
+// Whose disk is it. This data folder knows the disks it made by their
+// volume (internal/diskid: its record of each, and the mark on the disk's
+// root naming the data folder and user), never by a file in the disk's
+// tree. Eject, `eject --all`, bench and the menu's Eject All act on the
+// disks this data folder made; a disk another data folder made (another
+// user's, root's under sudo, or the same user's with another RAMBAR_HOME),
+// or one nothing tells the maker of, is never ejected without --force, and
+// the refusal says whose it is.
+
+// ErrNotOurs marks a disk this data folder did not make: another RAMBar's
+// (the message names its data folder and user) or one it does not know.
+// It is also mirror.ErrRefused: Force overrides.
+var ErrNotOurs = errors.New("not this RAMBar's disk")
+
+type notOursError struct{ msg string }
+
+func (e notOursError) Error() string { return e.msg }
+func (e notOursError) Is(target error) bool {
+	return target == ErrNotOurs || target == mirror.ErrRefused
+}
+
+// Mine reports whether this data folder made the mounted disk v (it is in
+// its records as this very volume, or its restore from here is under way).
+func (s *Service) Mine(v ramdisk.Volume) bool {
+	k, err := s.Keeper()
+	if err != nil {
+		return false
+	}
+	if _, ok := k.Known(v); ok {
+		return true
+	}
+	return s.Incomplete(v)
+}
+
+// Whose says, for a disk that is not Mine, what is known of its maker; ""
+// for a disk that is.
+func (s *Service) Whose(v ramdisk.Volume) string {
+	if s.Mine(v) {
+		return ""
+	}
+	k, err := s.Keeper()
+	if err != nil {
+		return "is not a disk this RAMBar knows (no data folder)"
+	}
+	return k.Whose(v)
+}
+
+// refuseForeign is the refusal to eject a disk that is not Mine.
+func (s *Service) refuseForeign(v ramdisk.Volume) error {
+	whose := s.Whose(v)
+	if whose == "" {
+		return nil
+	}
+	return notOursError{fmt.Sprintf("%s %s; ejecting it here would not save it first: eject it as its maker, or with --force to eject it anyway (what it holds that is not saved is lost)",
+		v.Name, whose)}
+}
+
+// noteMade records and marks a disk this data folder just made: a kept or
+// mirrored one as its store's (kept: its name has a store and its contents
+// are kept), any other as kind. What fails is returned for a note: the disk
+// is made, and only eject --force would then eject it.
+func (s *Service) noteMade(v ramdisk.Volume, kept bool, kind string) error {
+	k, err := s.Keeper()
+	if err != nil {
+		return nil // no data folder: nothing can be recorded
+	}
+	if kept {
+		err = k.Adopt(v)
+	} else {
+		err = k.Note(v, kind)
+	}
+	if err != nil {
+		return fmt.Errorf("%s was made, but noting it as this RAMBar's failed (eject it with --force): %w", v.Name, err)
+	}
+	return nil
+}
+
+// localOf is v's identity as diskid.Of tells it ("" when it cannot).
+func localOf(v ramdisk.Volume) string {
+	id, _ := diskid.Of(v.MountPoint)
+	return id
+}
+
+// forgetMade drops the record of v, once ejected; local is its identity
+// read before the eject (a record of another disk made since is kept).
+func (s *Service) forgetMade(v ramdisk.Volume, local string) {
+	if k, err := s.Keeper(); err == nil && local != "" {
+		k.Unnote(v, local)
+	}
+}
+
+// remark notes a disk a reclaim made again (or found) as what it was: the
+// store's whose id is marker, or a plain disk of this data folder.
+func (s *Service) remark(v ramdisk.Volume, marker string) error {
+	k, err := s.Keeper()
+	if err != nil {
+		return nil
+	}
+	if marker != "" {
+		if st, err := k.State(v.Name); err == nil && st.ID == marker {
+			return k.Adopt(v)
+		}
+		return nil
+	}
+	if _, ok := k.Known(v); ok {
+		return nil
+	}
+	return k.Note(v, diskid.KindPlain)
+}

@@ -1,0 +1,154 @@
+package diskid
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"rambar/internal/atomicfile"
+)
+
+// Record is what a data folder keeps about one disk it made (or took on:
+// a kept disk made by an older RAMBar, a reclaimed disk made again).
+type Record struct {
+	Name string `json:"name"`
+	// Volume is the disk's canonical identity (For: the engine's, else Of);
+	// Local is Of(MountPoint) when it was made.
+	Volume     string `json:"volume"`
+	Local      string `json:"local"`
+	MountPoint string `json:"mount_point"`
+	Kind       string `json:"kind"`
+	// ID is the store id of a kept or mirrored disk.
+	ID   string    `json:"id,omitempty"`
+	Made time.Time `json:"made"`
+}
+
+// Matches reports whether the disk mounted at mountPoint, with the engine's
+// identity (may be ""), is the one recorded: its identity now is the one
+// recorded (and the engine's, when both are known, agrees).
+func (r Record) Matches(identity, mountPoint string) bool {
+	local, err := Of(mountPoint)
+	if err != nil || r.Local == "" || local != r.Local {
+		return false
+	}
+	return identity == "" || r.Volume == "" || identity == r.Volume
+}
+
+// Live reports whether the recorded disk is still mounted where it was.
+func (r Record) Live() bool { return r.Matches("", r.MountPoint) }
+
+// Registry is a data folder's records of the disks it made: DATA/made/.
+type Registry struct{ Dir string }
+
+// NewRegistry is the registry of the data folder data.
+func NewRegistry(data string) Registry { return Registry{Dir: filepath.Join(data, "made")} }
+
+// maxRecord bounds a record file.
+const maxRecord = 16 << 10
+
+func (g Registry) path(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return filepath.Join(g.Dir, hex.EncodeToString(sum[:16])+".json")
+}
+
+// Get returns the record of the disk named name; ok is false when there is
+// none (or it is damaged: a damaged record knows nothing).
+func (g Registry) Get(name string) (Record, bool) {
+	if g.Dir == "" {
+		return Record{}, false
+	}
+	r, err := readRecord(g.path(name))
+	if err != nil || r.Name != name {
+		return Record{}, false
+	}
+	return r, true
+}
+
+func readRecord(p string) (Record, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return Record{}, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
+	if err != nil {
+		return Record{}, err
+	}
+	if len(b) > maxRecord {
+		return Record{}, errors.New("too long")
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Record{}, err
+	}
+	if r.Name == "" || r.Local == "" || r.MountPoint == "" {
+		return Record{}, errors.New("incomplete")
+	}
+	return r, nil
+}
+
+// Put records r (replacing the record of its name).
+func (g Registry) Put(r Record) error {
+	if g.Dir == "" {
+		return errors.New("record disk: no data folder")
+	}
+	if r.Made.IsZero() {
+		r.Made = time.Now().UTC()
+	}
+	if err := os.MkdirAll(g.Dir, 0o700); err != nil {
+		return fmt.Errorf("record disk %s: %w", r.Name, err)
+	}
+	// Atomic, not flushed: a record is of a mounted RAM disk, which a power
+	// cut takes with it (and the boot's id in its identity makes it stale).
+	b, _ := json.Marshal(r)
+	if err := atomicfile.WriteFast(g.path(r.Name), b, 0o600); err != nil {
+		return fmt.Errorf("record disk %s: %w", r.Name, err)
+	}
+	return nil
+}
+
+// Drop removes the record of name, but only while it is the record of the
+// disk whose local identity is local ("" drops it whatever it records).
+func (g Registry) Drop(name, local string) error {
+	if g.Dir == "" {
+		return nil
+	}
+	if local != "" {
+		if r, ok := g.Get(name); ok && r.Local != local {
+			return nil
+		}
+	}
+	if err := os.Remove(g.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("forget disk record %s: %w", name, err)
+	}
+	return nil
+}
+
+// All lists the records, by name (damaged ones are left out).
+func (g Registry) All() []Record {
+	ents, err := os.ReadDir(g.Dir)
+	if err != nil {
+		return nil
+	}
+	var out []Record
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(g.Dir, e.Name())
+		if r, err := readRecord(p); err == nil && g.path(r.Name) == p {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
