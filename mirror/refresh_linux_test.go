@@ -1,0 +1,137 @@
+//go:build linux
+
+package mirror
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// refresh runs a refresh of f's disk and fails the test on an error.
+func (f *mfix) refresh() Refreshed {
+	f.t.Helper()
+	r, err := f.k.Refresh(f.ctx, f.v, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return r
+}
+
+// changes counts the changes kept in f's folder.
+func (f *mfix) changes() int {
+	f.t.Helper()
+	n, err := f.k.FolderChanges(f.v)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return n
+}
+
+// noCopies: no conflict copy anywhere under dir.
+func noCopies(t *testing.T, dir string) {
+	t.Helper()
+	filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err == nil && strings.Contains(filepath.Base(p), ".rambar-") {
+			t.Errorf("left under %s: %s", dir, p)
+		}
+		return nil
+	})
+}
+
+// Every kind of change made in the folder reaches the disk: an edit, an
+// addition, a deletion, a folder renamed, a hard link made, a symlink
+// (one pointing outside, never followed), chmod, an xattr, touch, a
+// non-UTF-8 name. The count of changes kept in the folder shows them
+// and is 0 after; the next save writes nothing back, and no conflict
+// copy is made on either side.
+func TestRefreshTakesEveryChange(t *testing.T) {
+	f := newMirror(t, map[string]string{"edit.txt": "old", "gone.txt": "bye", "dir/a": "a", "dir/sub/b": "b",
+		"mode.sh": "#!/bin/sh\n", "x.txt": "x", "link-src": "shared", "touch.txt": "t", "keep.txt": "k"})
+	if n := f.changes(); n != 0 {
+		t.Fatalf("a freshly loaded disk has %d changes kept in its folder", n)
+	}
+	write(t, f.folder, "edit.txt", "new, from the folder")
+	write(t, f.folder, "added/deep/new.txt", "added")
+	os.Remove(f.inFolder("gone.txt"))
+	if err := os.Rename(f.inFolder("dir"), f.inFolder("renamed")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(f.inFolder("link-src"), f.inFolder("hardlink")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("edit.txt", f.inFolder("sym"))
+	os.Symlink("/etc/passwd", f.inFolder("outside"))
+	os.Symlink("../../../../etc", f.inFolder("up"))
+	os.Chmod(f.inFolder("mode.sh"), 0o751)
+	if err := unix.Setxattr(f.inFolder("x.txt"), "user.tag", []byte("v1"), 0); err != nil {
+		t.Fatal(err)
+	}
+	old := int64(1_000_000_000) * 1e9
+	ts := []unix.Timespec{unix.NsecToTimespec(old), unix.NsecToTimespec(old)}
+	unix.UtimesNanoAt(unix.AT_FDCWD, f.inFolder("touch.txt"), ts, 0)
+	odd := "caf\xe9-\xff.txt"
+	write(t, f.folder, odd, "latin-1 name")
+	if n := f.changes(); n < 12 {
+		t.Errorf("%d changes kept in the folder, want at least 12", n)
+	}
+	r := f.refresh()
+	if len(r.Left) > 0 || len(r.NotKept) > 0 || len(r.Conflicts()) > 0 {
+		t.Errorf("left %v, not kept %v, conflicts %v", r.Left, r.NotKept, r.Conflicts())
+	}
+	for p, want := range map[string]string{"edit.txt": "new, from the folder", "added/deep/new.txt": "added", "renamed/a": "a",
+		"renamed/sub/b": "b", "hardlink": "shared", odd: "latin-1 name", "keep.txt": "k"} {
+		if got := read(t, f.disk(p)); got != want {
+			t.Errorf("disk %q = %q, want %q", p, got, want)
+		}
+	}
+	absent(t, f.disk("gone.txt"))
+	absent(t, f.disk("dir"))
+	if inode(t, f.disk("hardlink")) != inode(t, f.disk("link-src")) {
+		t.Error("the hard link made in the folder is not a link on the disk")
+	}
+	for p, want := range map[string]string{"sym": "edit.txt", "outside": "/etc/passwd", "up": "../../../../etc"} {
+		if got, err := os.Readlink(f.disk(p)); err != nil || got != want {
+			t.Errorf("disk %s -> %q (%v), want a symlink to %q", p, got, err, want)
+		}
+	}
+	if fi, _ := os.Stat(f.disk("mode.sh")); fi == nil || fi.Mode().Perm() != 0o751 {
+		t.Errorf("the chmod did not reach the disk: %v", fi)
+	}
+	if v := xattrOf(t, f.disk("x.txt"), "user.tag"); v != "v1" {
+		t.Errorf("the xattr did not reach the disk: %q", v)
+	}
+	var st unix.Stat_t
+	unix.Lstat(f.disk("touch.txt"), &st)
+	if tsNano(st.Mtim) != old {
+		t.Errorf("the touch did not reach the disk: %v", st.Mtim)
+	}
+	sameTree(t, digest(t, f.folder), digest(t, f.v.MountPoint))
+	if n := f.changes(); n != 0 {
+		t.Errorf("%d changes kept in the folder after the refresh", n)
+	}
+	before := digest(t, f.folder)
+	s := f.save()
+	if s.Folder != nil && (len(s.Folder.Conflicts) > 0 || s.Folder.KeptOutside > 0) {
+		t.Errorf("the save after wrote back %+v", s.Folder)
+	}
+	sameTree(t, before, digest(t, f.folder))
+	noCopies(t, f.folder)
+	noCopies(t, f.v.MountPoint)
+	if r := f.refresh(); r.Taken+r.Removed != 0 {
+		t.Errorf("a second refresh took %d and removed %d", r.Taken, r.Removed)
+	}
+}
+
+func xattrOf(t *testing.T, p, name string) string {
+	t.Helper()
+	b := make([]byte, 256)
+	n, err := unix.Lgetxattr(p, name, b)
+	if err != nil {
+		return ""
+	}
+	return string(b[:n])
+}
