@@ -67,6 +67,10 @@ type Keeper struct {
 	// written and flushed, before the first rename (tests race it).
 	placing func(w *pathWrite)
 
+	// refreshing, when set, runs in each refresh once it has decided what
+	// to take and before it makes anything (tests race it).
+	refreshing func()
+
 	// deltaLimit, when set, replaces how many changes a delta may hold
 	// (tests force compactions with it).
 	deltaLimit func(baseFiles int) int

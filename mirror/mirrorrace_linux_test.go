@@ -26,7 +26,7 @@ import (
 // (TestMirrorSafeChild): savers, loaders killed halfway, and an attacker
 // running as another user.
 const (
-	envSafeChild = "RAMBAR_MSAFE_CHILD" // save, writeback, load or attack
+	envSafeChild = "RAMBAR_MSAFE_CHILD" // save, writeback, load, refresh or attack
 	envSafeData  = "RAMBAR_MSAFE_DATA"
 	envSafeDisk  = "RAMBAR_MSAFE_DISK"
 	envSafeArg   = "RAMBAR_MSAFE_ARG"
@@ -52,6 +52,8 @@ func TestMirrorSafeChild(t *testing.T) {
 		_, err = k.Save(context.Background(), v, SaveOptions{})
 	case "load":
 		_, err = k.Load(context.Background(), v, nil)
+	case "refresh":
+		_, err = k.Refresh(context.Background(), v, nil)
 	case "attack":
 		err = attack(os.Getenv(envSafeArg))
 	}

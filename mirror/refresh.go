@@ -119,7 +119,7 @@ func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.
 	if x == nil || !x.Exact || x.Snapshot != rec.Snapshot || x.DiskID != st.ID {
 		return nil, fmt.Errorf("refresh %s: the save before it left no index of the disk matching its folder's record; nothing was taken (save it, then try again)", v.Name)
 	}
-	r := &refresher{folder: st.MirrorPath, s: s, out: out, rootfd: -1, diskfd: -1}
+	r := &refresher{folder: st.MirrorPath, s: s, out: out, rootfd: -1, diskfd: -1, decided: k.refreshing}
 	if r.rootfd, err = openDirPath(st.MirrorPath); err != nil {
 		return nil, fmt.Errorf("refresh %s: %w", v.Name, err)
 	}

@@ -135,3 +135,104 @@ func xattrOf(t *testing.T, p, name string) string {
 	}
 	return string(b[:n])
 }
+
+// A path changed on both sides before the refresh is a conflict as the
+// write-back has it: the disk's version under the name, the folder's as a
+// conflict copy, on both sides after the refresh. One the disk changes
+// while the refresh runs is left on the disk as it is, and the save
+// after the refresh keeps both; the next refresh brings the copy over.
+func TestRefreshKeepsBothWhereBothChanged(t *testing.T) {
+	f := newMirror(t, map[string]string{"both.txt": "base", "race.txt": "base", "calm.txt": "calm"})
+	write(t, f.folder, "both.txt", "the folder's")
+	write(t, f.v.MountPoint, "both.txt", "the disk's")
+	write(t, f.folder, "race.txt", "the folder's race")
+	write(t, f.folder, "calm.txt", "calm, edited in the folder")
+	f.k.refreshing = func() { write(t, f.v.MountPoint, "race.txt", "the disk's race") }
+	r := f.refresh()
+	f.k.refreshing = nil
+	copies := map[string]string{}
+	for _, c := range r.Conflicts() {
+		copies[c.Path] = c.Copy
+	}
+	if copies["both.txt"] == "" || copies["race.txt"] == "" {
+		t.Fatalf("conflicts %+v, want both.txt and race.txt with copies", r.Conflicts())
+	}
+	if len(r.Left) != 1 || r.Left[0] != "race.txt" {
+		t.Errorf("left %v, want [race.txt]", r.Left)
+	}
+	for p, want := range map[string]string{"both.txt": "the disk's", copies["both.txt"]: "the folder's", "calm.txt": "calm, edited in the folder",
+		"race.txt": "the disk's race"} {
+		if got := read(t, f.disk(p)); got != want {
+			t.Errorf("disk %s = %q, want %q", p, got, want)
+		}
+	}
+	for p, want := range map[string]string{"both.txt": "the disk's", copies["both.txt"]: "the folder's", "race.txt": "the disk's race",
+		copies["race.txt"]: "the folder's race"} {
+		if got := read(t, f.inFolder(p)); got != want {
+			t.Errorf("folder %s = %q, want %q", p, got, want)
+		}
+	}
+	if n := f.changes(); n != 1 {
+		t.Errorf("%d changes kept in the folder, want 1 (the race's copy)", n)
+	}
+	f.refresh()
+	sameTree(t, digest(t, f.folder), digest(t, f.v.MountPoint))
+	if n := f.changes(); n != 0 {
+		t.Errorf("%d changes kept in the folder after the second refresh", n)
+	}
+}
+
+// A symlink planted in the folder, where a folder or a file was or is
+// new, is taken as a symlink: never followed, nothing outside the folder
+// read, nothing outside the disk written; one swapped in for a folder
+// after the refresh looked is not crossed either.
+func TestRefreshNeverFollowsASymlink(t *testing.T) {
+	outside := t.TempDir()
+	write(t, outside, "secret", "outside the folder")
+	write(t, outside, "sub/inner", "inside the outside")
+	f := newMirror(t, map[string]string{"dir/a": "a", "file.txt": "f", "swap/b": "b"})
+	os.RemoveAll(f.inFolder("dir"))
+	os.Symlink(outside, f.inFolder("dir"))
+	os.Remove(f.inFolder("file.txt"))
+	os.Symlink(filepath.Join(outside, "secret"), f.inFolder("file.txt"))
+	os.Symlink(filepath.Join(outside, "sub"), f.inFolder("newlink"))
+	write(t, f.folder, "swap/new.txt", "new in swap")
+	f.k.refreshing = func() {
+		os.Rename(f.inFolder("swap"), f.inFolder("swap.old"))
+		os.Symlink(outside, f.inFolder("swap"))
+	}
+	r := f.refresh()
+	f.k.refreshing = nil
+	for _, p := range []string{"dir", "file.txt", "newlink"} {
+		if fi, err := os.Lstat(f.disk(p)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("disk %s is not a symlink: %v %v", p, fi, err)
+		}
+	}
+	// swap/new.txt may be taken through the folder's descriptor the
+	// refresh held (the folder's own file, moved), never from outside.
+	for p, d := range digest(t, f.v.MountPoint) {
+		if strings.Contains(d, "outside") {
+			t.Errorf("disk %s came from outside the folder: %s", p, d)
+		}
+	}
+	filepath.Walk(f.v.MountPoint, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "outside") {
+				t.Errorf("disk %s holds the outside's bytes", p)
+			}
+		}
+		return nil
+	})
+	absent(t, filepath.Join(outside, "new.txt"))
+	if read(t, filepath.Join(outside, "secret")) != "outside the folder" {
+		t.Error("the outside was changed")
+	}
+	ents, _ := os.ReadDir(outside)
+	if len(ents) != 2 {
+		t.Errorf("the outside folder holds %d entries, want 2", len(ents))
+	}
+	if read(t, f.disk("swap/b")) != "b" {
+		t.Error("the disk's swap/b is gone")
+	}
+	t.Logf("left %v, not kept %v", r.Left, r.NotKept)
+}

@@ -54,6 +54,7 @@ type refresher struct {
 	touched        map[string]bool      // disk folders whose entries changed
 	items          []*ritem
 	temps          []tempAt
+	decided        func() // tests: runs once all is decided, before anything is made
 }
 
 // ract is what a refresh does to one path of the disk.
@@ -113,6 +114,9 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress Progre
 			}
 		}
 		r.items = append(r.items, it)
+	}
+	if r.decided != nil {
+		r.decided()
 	}
 	if len(r.temps) > 0 {
 		if err := writeRefreshJournal(r.s.dir, r.temps); err != nil {
