@@ -133,16 +133,24 @@ func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.
 	}
 	defer unix.Close(r.diskfd)
 	var changes []*fchange
+	r.firsts = map[[2]uint64]fchange{}
 	err = scanFolder(r.rootfd, rec, refreshSkips(reservedIn(v.MountPoint)), func(c *fchange) error {
 		cp := *c
-		changes = append(changes, &cp)
+		if !c.same {
+			changes = append(changes, &cp)
+		} else if k := inodeOf(c.e); r.firsts[k].e == nil {
+			r.firsts[k] = cp
+		}
 		return ctx.Err()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("refresh %s: read %s: %w", v.Name, st.MirrorPath, err)
 	}
-	want := make(map[string]bool, len(changes))
+	want := make(map[string]bool, len(changes)+len(r.firsts))
 	for _, c := range changes {
+		want[c.path] = true
+	}
+	for _, c := range r.firsts {
 		want[c.path] = true
 	}
 	r.idx = make(map[string]ident, len(changes))

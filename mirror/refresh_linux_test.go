@@ -50,7 +50,8 @@ func noCopies(t *testing.T, dir string) {
 // copy is made on either side.
 func TestRefreshTakesEveryChange(t *testing.T) {
 	f := newMirror(t, map[string]string{"edit.txt": "old", "gone.txt": "bye", "dir/a": "a", "dir/sub/b": "b",
-		"mode.sh": "#!/bin/sh\n", "x.txt": "x", "link-src": "shared", "touch.txt": "t", "keep.txt": "k"})
+		"mode.sh": "#!/bin/sh\n", "x.txt": "x", "link-src": "shared", "touch.txt": "t", "keep.txt": "k",
+		"perm/p": "p", "tofolder": "a file, then a folder", "tofile/inner": "a folder, then a file"})
 	if n := f.changes(); n != 0 {
 		t.Fatalf("a freshly loaded disk has %d changes kept in its folder", n)
 	}
@@ -75,15 +76,23 @@ func TestRefreshTakesEveryChange(t *testing.T) {
 	unix.UtimesNanoAt(unix.AT_FDCWD, f.inFolder("touch.txt"), ts, 0)
 	odd := "caf\xe9-\xff.txt"
 	write(t, f.folder, odd, "latin-1 name")
-	if n := f.changes(); n < 12 {
-		t.Errorf("%d changes kept in the folder, want at least 12", n)
+	os.Chmod(f.inFolder("perm"), 0o700)
+	unix.Mkfifo(f.inFolder("fifo"), 0o600)
+	os.Chmod(f.inFolder("fifo"), 0o620)
+	os.Remove(f.inFolder("tofolder"))
+	write(t, f.folder, "tofolder/now", "a folder now")
+	os.RemoveAll(f.inFolder("tofile"))
+	write(t, f.folder, "tofile", "a file now")
+	if n := f.changes(); n < 17 {
+		t.Errorf("%d changes kept in the folder, want at least 17", n)
 	}
 	r := f.refresh()
 	if len(r.Left) > 0 || len(r.NotKept) > 0 || len(r.Conflicts()) > 0 {
 		t.Errorf("left %v, not kept %v, conflicts %v", r.Left, r.NotKept, r.Conflicts())
 	}
 	for p, want := range map[string]string{"edit.txt": "new, from the folder", "added/deep/new.txt": "added", "renamed/a": "a",
-		"renamed/sub/b": "b", "hardlink": "shared", odd: "latin-1 name", "keep.txt": "k"} {
+		"renamed/sub/b": "b", "hardlink": "shared", odd: "latin-1 name", "keep.txt": "k", "tofolder/now": "a folder now",
+		"tofile": "a file now"} {
 		if got := read(t, f.disk(p)); got != want {
 			t.Errorf("disk %q = %q, want %q", p, got, want)
 		}
@@ -97,6 +106,12 @@ func TestRefreshTakesEveryChange(t *testing.T) {
 		if got, err := os.Readlink(f.disk(p)); err != nil || got != want {
 			t.Errorf("disk %s -> %q (%v), want a symlink to %q", p, got, err, want)
 		}
+	}
+	if fi, _ := os.Stat(f.disk("perm")); fi == nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the folder's chmod did not reach the disk: %v", fi)
+	}
+	if fi, _ := os.Lstat(f.disk("fifo")); fi == nil || fi.Mode()&os.ModeNamedPipe == 0 || fi.Mode().Perm() != 0o620 {
+		t.Errorf("the FIFO did not reach the disk: %v", fi)
 	}
 	if fi, _ := os.Stat(f.disk("mode.sh")); fi == nil || fi.Mode().Perm() != 0o751 {
 		t.Errorf("the chmod did not reach the disk: %v", fi)

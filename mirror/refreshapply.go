@@ -51,6 +51,7 @@ type refresher struct {
 	ddirs, fdirs   map[string]int       // folders of the disk and the folder open now
 	fresh          map[string]freshDir  // disk folders this refresh made, where they are
 	links          map[[2]uint64]tempAt // a folder inode with several names: where the disk has its bytes
+	firsts         map[[2]uint64]fchange // such an inode's first name the folder did not change
 	touched        map[string]bool      // disk folders whose entries changed
 	items          []*ritem
 	temps          []tempAt
@@ -132,7 +133,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress Progre
 		}
 		r.trim()
 		if err := r.prepare(it); err != nil {
-			if !refused(err) {
+			if !refused(err) && !errors.Is(err, errGone) && !errors.Is(err, unix.ENOENT) {
 				r.undo()
 				return fmt.Errorf("take %s onto the disk (the disk is as it was): %w", it.path, noSpace(err))
 			}
@@ -181,6 +182,9 @@ func (r *refresher) close() {
 // a change kept in the folder.
 func (r *refresher) give(it *ritem, err error) {
 	it.act = rLeft
+	if errors.Is(err, errGone) || errors.Is(err, unix.ENOENT) {
+		return // changed meanwhile: the next refresh looks again
+	}
 	r.out.NotKept = append(r.out.NotKept, NotKept{Path: it.path, Why: fmt.Sprintf("not taken onto the disk: %v", err)})
 }
 
@@ -207,11 +211,11 @@ func (r *refresher) decide(it *ritem) error {
 		err = unix.Fstatat(pfd, name, &it.dst, unix.AT_SYMLINK_NOFOLLOW)
 	}
 	it.dhas = err == nil
-	if err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) {
-		return fmt.Errorf("look at the disk's %s: %w", it.path, err)
-	}
+	// A folder of the disk gone, or a symlink or file put in its way
+	// (never crossed): the disk changed it.
+	looked := err == nil || errors.Is(err, unix.ENOENT) && pfd >= 0
 	id, indexed := r.idx[it.path]
-	holds := !it.pending && (it.d == nil && !it.dhas && !indexed || it.d != nil && it.dhas && indexed && stillIndexed(it.path, &it.dst, id))
+	holds := !it.pending && looked && (it.d == nil && !it.dhas && !indexed || it.d != nil && it.dhas && indexed && stillIndexed(it.path, &it.dst, id))
 	switch {
 	case !holds:
 		it.act = rLeft
@@ -291,10 +295,36 @@ func (r *refresher) linked(it *ritem, at tempAt) {
 	if it.e == nil || !it.e.isReg() || it.e.st.Nlink < 2 {
 		return
 	}
-	k := [2]uint64{uint64(it.e.st.Dev), uint64(it.e.st.Ino)}
-	if _, ok := r.links[k]; !ok {
+	if k := inodeOf(it.e); r.links[k].name == "" {
 		r.links[k] = at
 	}
+}
+
+// inodeOf is a folder entry's inode, as hard links are told apart.
+func inodeOf(e *fsEntry) [2]uint64 { return [2]uint64{uint64(e.st.Dev), uint64(e.st.Ino)} }
+
+// linkSourceOf is where the disk has the bytes of it, a new or changed
+// name of a folder file with several names: a name of it the refresh
+// made or found the same on the disk, or one the folder did not change
+// whose disk version is the record's, with these bytes; ok false: none.
+func (r *refresher) linkSourceOf(it *ritem) (tempAt, bool) {
+	k := inodeOf(it.e)
+	if at := r.links[k]; at.name != "" {
+		return at, true
+	}
+	f, ok := r.firsts[k]
+	if !ok || f.pending || f.d == nil || f.d.Kind != KindFile || f.d.Hash != it.fs.Hash {
+		return tempAt{}, false
+	}
+	dir, name := splitRel(f.path)
+	pfd, err := r.diskDir(dir)
+	id, indexed := r.idx[f.path]
+	var st unix.Stat_t
+	if err != nil || !indexed || unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || !stillIndexed(f.path, &st, id) {
+		return tempAt{}, false
+	}
+	r.links[k] = tempAt{dir: dir, name: name}
+	return r.links[k], true
 }
 
 // maxRefreshDirs is how many folders a refresh keeps open on each side.

@@ -15,6 +15,10 @@ func (r *refresher) prepare(it *ritem) error {
 		return nil
 	}
 	dir, name := splitRel(it.path)
+	if _, made := r.fresh[dir]; it.inNew && !made {
+		it.act = rLeft // its folder could not be made: neither can it
+		return nil
+	}
 	pfd, err := r.diskDir(dir)
 	if err != nil {
 		return err
@@ -66,10 +70,11 @@ func (r *refresher) prepare(it *ritem) error {
 // changed in the folder since it was looked at is given up.
 func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 	dir, name := splitRel(it.path)
-	k := [2]uint64{uint64(it.e.st.Dev), uint64(it.e.st.Ino)}
-	if at, ok := r.links[k]; ok && it.e.st.Nlink > 1 {
-		if afd, err := r.diskDir(at.dir); err == nil && unix.Linkat(afd, at.name, pfd, target, 0) == nil {
-			return nil
+	if it.e.st.Nlink > 1 {
+		if at, ok := r.linkSourceOf(it); ok {
+			if afd, err := r.diskDir(at.dir); err == nil && unix.Linkat(afd, at.name, pfd, target, 0) == nil {
+				return nil
+			}
 		}
 	}
 	ffd, err := r.folderDir(dir)

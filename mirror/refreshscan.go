@@ -24,6 +24,9 @@ type fchange struct {
 	f, d *side    // the record's folder and disk sides (nil: none)
 	// pending: the record says the folder lacks the disk's version.
 	pending bool
+	// same: not a change; a file with several names the folder did not
+	// change, reported so that a new name of it is made a link on the disk.
+	same bool
 }
 
 // refreshSkips says which folder paths never go onto the disk: the names
@@ -41,7 +44,8 @@ func refreshSkips(reserved func(string) bool) func(rel string) bool {
 
 // scanFolder walks the folder rootfd and calls fn with each path it
 // changed since rec, in path order (a folder before what it holds; a
-// path deleted in the folder where it would have been).
+// path deleted in the folder where it would have been), and with each
+// unchanged file that has several names (same).
 func scanFolder(rootfd int, rec *record, skip func(string) bool, fn func(*fchange) error) error {
 	next, stop := iter.Pull(recordSeq(rec))
 	defer stop()
@@ -76,6 +80,9 @@ func scanFolder(rootfd int, rec *record, skip func(string) bool, fn func(*fchang
 			return nil
 		}
 		if !folderChanged(e, f) {
+			if e.isReg() && e.st.Nlink > 1 {
+				return fn(&fchange{path: e.rel, e: e, f: f, d: d, pending: pending, same: true})
+			}
 			return nil
 		}
 		return fn(&fchange{path: e.rel, e: e, f: f, d: d, pending: pending})
@@ -148,7 +155,12 @@ func (k *Keeper) FolderChanges(v ramdisk.Volume) (int, error) {
 	}
 	defer unix.Close(rootfd)
 	n := 0
-	err = scanFolder(rootfd, rec, refreshSkips(reservedIn(v.MountPoint)), func(*fchange) error { n++; return nil })
+	err = scanFolder(rootfd, rec, refreshSkips(reservedIn(v.MountPoint)), func(c *fchange) error {
+		if !c.same {
+			n++
+		}
+		return nil
+	})
 	if err != nil {
 		return 0, fmt.Errorf("read %s: %w", st.MirrorPath, err)
 	}
