@@ -48,11 +48,11 @@ type refresher struct {
 	meter  *meter
 
 	rootfd, diskfd int
-	ddirs, fdirs   map[string]int       // folders of the disk and the folder open now
-	fresh          map[string]freshDir  // disk folders this refresh made, where they are
-	links          map[[2]uint64]tempAt // a folder inode with several names: where the disk has its bytes
+	ddirs, fdirs   map[string]int        // folders of the disk and the folder open now
+	fresh          map[string]freshDir   // disk folders this refresh made, where they are
+	links          map[[2]uint64]tempAt  // a folder inode with several names: where the disk has its bytes
 	firsts         map[[2]uint64]fchange // such an inode's first name the folder did not change
-	touched        map[string]bool      // disk folders whose entries changed
+	touched        map[string]bool       // disk folders whose entries changed
 	items          []*ritem
 	temps          []tempAt
 	decided        func() // tests: runs once all is decided, before anything is made
