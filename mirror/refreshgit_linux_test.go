@@ -45,7 +45,15 @@ func TestRefreshGitRepository(t *testing.T) {
 	gitIn(t, f.v.MountPoint, "add", "c.txt")
 	gitIn(t, f.v.MountPoint, "commit", "-qm", "two, on the disk")
 	write(t, f.v.MountPoint, ".git/HEAD.lock", "the disk's git is writing")
+	// A save alone (the write-back) makes no copy inside .git either.
+	s := f.save()
+	if s.Folder == nil || len(s.Folder.Conflicts) == 0 {
+		t.Fatalf("the save wrote back no notice of .git changed on both sides: %+v", s.Folder)
+	}
+	noCopies(t, filepath.Join(f.folder, ".git"))
+	absent(t, f.inFolder(".git/HEAD.lock"))
 	r := f.refresh()
+	r.Before.Folder = s.Folder // the save above met the conflicts; the refresh's own found none left
 	gitNotes := 0
 	for _, c := range r.Conflicts() {
 		if inGit(c.Path) {
@@ -73,7 +81,7 @@ func TestRefreshGitRepository(t *testing.T) {
 	if st := gitIn(t, f.v.MountPoint, "status", "--porcelain"); st != "?? c.txt\n" {
 		t.Errorf("git status on the disk after the refresh:\n%s", st)
 	}
-	s := f.save()
+	s = f.save()
 	if s.Folder != nil && len(s.Folder.Conflicts) > 0 {
 		t.Errorf("the save after the refresh: %+v", s.Folder.Conflicts)
 	}
