@@ -110,6 +110,9 @@ func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress Progres
 // takeChanges is the refresh's second step: the folder's changes onto the
 // disk at v, against the record the save before it wrote.
 func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.Volume, out *Refreshed, progress ProgressFunc) ([]*ritem, error) {
+	if err := CheckFolder(st.MirrorPath, k.folderRules(false, "")); err != nil {
+		return nil, fmt.Errorf("refresh %s: %w; nothing was taken", v.Name, err)
+	}
 	rec, err := k.loadedRecord(st)
 	if err != nil {
 		return nil, fmt.Errorf("refresh %s: %w", v.Name, err)
@@ -145,6 +148,9 @@ func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.
 	})
 	if err != nil {
 		return nil, fmt.Errorf("refresh %s: read %s: %w", v.Name, st.MirrorPath, err)
+	}
+	if err := refuseEmptying(r.rootfd, r.diskfd, v.MountPoint, changes); err != nil {
+		return nil, fmt.Errorf("refresh %s: %w", v.Name, err)
 	}
 	want := make(map[string]bool, len(changes)+len(r.firsts))
 	for _, c := range changes {
@@ -268,4 +274,31 @@ func lstatBeneath(rootfd int, rel string) (unix.Stat_t, error) {
 		pfd = fd
 	}
 	return st, unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+}
+
+// refuseEmptying refuses a refresh from a folder that holds nothing while
+// the disk holds files, which would delete them all: an external drive
+// not mounted under the folder's path leaves an empty folder there. The
+// disk's files would be only in the store then; put something in the
+// folder to mean it, or eject the disk without saving and make it again.
+func refuseEmptying(rootfd, diskfd int, mp string, changes []*fchange) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	names, err := readNames(rootfd)
+	if err != nil || len(names) > 0 {
+		return err
+	}
+	disk, err := readNames(diskfd)
+	if err != nil {
+		return err
+	}
+	reserved := reservedIn(mp)
+	for _, n := range disk {
+		if !reserved(n) {
+			return fmt.Errorf("%w: the folder is empty while the disk holds files (a drive not mounted there?); "+
+				"taking that would empty the disk, so nothing was taken", ErrRefused)
+		}
+	}
+	return nil
 }

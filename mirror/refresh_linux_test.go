@@ -3,6 +3,7 @@
 package mirror
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -250,4 +251,26 @@ func TestRefreshNeverFollowsASymlink(t *testing.T) {
 		t.Error("the disk's swap/b is gone")
 	}
 	t.Logf("left %v, not kept %v", r.Left, r.NotKept)
+}
+
+// A folder emptied (its drive not mounted there) is never taken onto a
+// disk that holds files: refused, nothing deleted; a folder missing is
+// refused as the write-back refuses it.
+func TestRefreshRefusesToEmptyTheDisk(t *testing.T) {
+	f := newMirror(t, map[string]string{"a": "a", "sub/b": "b"})
+	os.RemoveAll(f.inFolder("a"))
+	os.RemoveAll(f.inFolder("sub"))
+	if _, err := f.k.Refresh(f.ctx, f.v, nil); !errors.Is(err, ErrRefused) {
+		t.Errorf("a refresh from an empty folder: %v, want refused", err)
+	}
+	if read(t, f.disk("a")) != "a" || read(t, f.disk("sub/b")) != "b" {
+		t.Error("the disk lost files")
+	}
+	os.Remove(f.folder)
+	if _, err := f.k.Refresh(f.ctx, f.v, nil); err == nil {
+		t.Error("a refresh from a missing folder was not refused")
+	}
+	if read(t, f.disk("a")) != "a" {
+		t.Error("the disk lost files")
+	}
 }

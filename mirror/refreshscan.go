@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -29,16 +30,26 @@ type fchange struct {
 	same bool
 }
 
-// refreshSkips says which folder paths never go onto the disk: the names
-// the disk's root keeps for itself (reserved), the write-back's temporary
-// names, and git's lock files; unloadable kinds are skipped by the walk.
+// refreshSkips says which folder paths never go onto the disk, with what
+// they hold: the names the disk's root keeps for itself (reserved), the
+// write-back's and the refresh's temporary names, and git's lock files;
+// unloadable kinds are skipped by the walk.
 func refreshSkips(reserved func(string) bool) func(rel string) bool {
 	return func(rel string) bool {
-		dir, name := splitRel(rel)
-		if dir == "." && (name == MarkerName || reserved != nil && reserved(name)) {
+		if rel == "." {
+			return false
+		}
+		first, _, _ := strings.Cut(rel, "/")
+		if first == MarkerName || reserved != nil && reserved(first) {
 			return true
 		}
-		return isTempName(name) || isRefreshTemp(name) || gitLock(rel)
+		for p := rel; p != "."; p, _ = splitRel(p) {
+			_, name := splitRel(p)
+			if isTempName(name) || isRefreshTemp(name) || gitLock(p) {
+				return true
+			}
+		}
+		return false
 	}
 }
 
