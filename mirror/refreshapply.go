@@ -146,9 +146,19 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress Progre
 			r.dirMeta(it, true)
 		}
 	}
+	made := map[string]*ritem{} // folders made here, by path
 	for _, it := range r.items {
 		r.trim()
 		r.place(it)
+		if it.act == rTake && it.isDir() {
+			made[it.path] = it
+		}
+		if dir, _ := splitRel(it.path); it.inNew && it.done {
+			// Inside a folder made here: it appeared with the folder.
+			if it.done = made[dir] != nil && made[dir].done; it.done {
+				r.out.Taken++
+			}
+		}
 	}
 	r.deletions()
 	for _, it := range r.items {
@@ -174,9 +184,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress Progre
 	return nil
 }
 
-func (r *refresher) close() {
-	r.trimTo(0)
-}
+func (r *refresher) close() { r.closeDirs() }
 
 // give gives up one path: the disk keeps its version, the folder's stays
 // a change kept in the folder.
@@ -332,11 +340,11 @@ const maxRefreshDirs = 128
 
 func (r *refresher) trim() {
 	if len(r.ddirs)+len(r.fdirs) > 2*maxRefreshDirs {
-		r.trimTo(0)
+		r.closeDirs()
 	}
 }
 
-func (r *refresher) trimTo(int) {
+func (r *refresher) closeDirs() {
 	for k, fd := range r.ddirs {
 		unix.Close(fd)
 		delete(r.ddirs, k)

@@ -134,7 +134,7 @@ var errGone = errors.New("changed in the folder while it was taken")
 // a change kept in the folder.
 func (r *refresher) place(it *ritem) {
 	if it.act != rTake || it.inNew {
-		it.done = it.act == rTake
+		it.done = it.act == rTake // inside a folder made here: counted with it (run)
 		return
 	}
 	dir, name := splitRel(it.path)
