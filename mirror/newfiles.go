@@ -390,10 +390,11 @@ func (it *planItem) entry() syncPath {
 		return sp
 	}
 	f := it.after
-	if it.Act == keepFolder && it.F.differs(it.DS) {
+	if it.Act == keepFolder && it.F != nil && it.F.differs(it.DS) {
 		// The folder keeps a version the disk lacks: the record keeps its
 		// folder side as it was, so the change still counts as one kept in
-		// the folder (FolderChanges) and a refresh takes it.
+		// the folder (FolderChanges) and a refresh takes it. (A path the
+		// folder deleted has no folder side: a refresh knows it by that.)
 		f = it.LastF
 	}
 	return syncPath{Path: it.Path, F: f, D: it.DS}

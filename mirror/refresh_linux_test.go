@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -273,4 +274,36 @@ func TestRefreshRefusesToEmptyTheDisk(t *testing.T) {
 	if read(t, f.disk("a")) != "a" {
 		t.Error("the disk lost files")
 	}
+}
+
+// What a save kept in the folder's favour still counts as kept in the
+// folder, and a refresh takes it: a path deleted in the folder that the
+// disk then touched (reported once by the save), an edit in the folder of
+// a file whose time the disk changed, a file the disk deleted that the
+// folder edited.
+func TestRefreshTakesWhatASaveKeptInTheFolder(t *testing.T) {
+	f := newMirror(t, map[string]string{"a.txt": "a", "b.txt": "b", "c.txt": "c"})
+	os.Remove(f.inFolder("a.txt"))
+	write(t, f.folder, "b.txt", "b, edited in the folder")
+	write(t, f.folder, "c.txt", "c, edited in the folder")
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(f.disk("a.txt"), later, later)
+	os.Chtimes(f.disk("b.txt"), later, later)
+	os.Remove(f.disk("c.txt"))
+	r := f.save()
+	if r.Folder == nil || len(r.Folder.DeletedOutside) != 1 {
+		t.Fatalf("the save: %+v", r.Folder)
+	}
+	if n := f.changes(); n != 3 {
+		t.Errorf("%d changes kept in the folder after the save, want 3", n)
+	}
+	f.refresh()
+	absent(t, f.disk("a.txt"))
+	if read(t, f.disk("b.txt")) != "b, edited in the folder" || read(t, f.disk("c.txt")) != "c, edited in the folder" {
+		t.Error("the folder's edits did not reach the disk")
+	}
+	if n := f.changes(); n != 0 {
+		t.Errorf("%d changes kept in the folder after the refresh", n)
+	}
+	sameTree(t, timelessDirs(digest(t, f.folder)), timelessDirs(digest(t, f.v.MountPoint)))
 }

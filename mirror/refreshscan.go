@@ -65,7 +65,9 @@ func scanFolder(rootfd int, rec *record, skip func(string) bool, fn func(*fchang
 	// ""): the folder lacks them.
 	flush := func(p string) error {
 		for more && (p == "" || pathLess(r.Path, p)) {
-			if r.F != nil && !skip(r.Path) && r.Path != "." {
+			// The folder lacks it: it had it at the record, or only the
+			// disk had it then (the folder deleted it before a write-back).
+			if (r.F != nil || r.D != nil && !r.Pending) && !skip(r.Path) && r.Path != "." {
 				if err := fn(&fchange{path: r.Path, f: r.F, d: r.D, pending: r.Pending}); err != nil {
 					return err
 				}
