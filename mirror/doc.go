@@ -167,7 +167,7 @@
 //	flush_*.go                    a write-back's flushes
 //	refresh.go, refreshscan.go,   the refresh: the folder's changes onto the
 //	refreshapply.go, refreshput.go, disk; FolderChanges; its temporary names
-//	refreshmeta.go, refreshjournal.go
+//	refreshmeta.go, refreshlinks.go, refreshjournal.go
 //	gitstate.go                   .git internals: the folder's; lock files never copied
 //	store.go                      a store: lock, current, manifests on disk, cleanup
 //	save.go                       a save's phases: plan (scan diffed with the index),
