@@ -57,7 +57,7 @@ func (r *refresher) prepare(it *ritem) error {
 			unix.Fchownat(pfd, target, int(e.st.Uid), int(e.st.Gid), unix.AT_SYMLINK_NOFOLLOW)
 		}
 		if !e.isLink() {
-			unix.Fchmodat(pfd, target, uint32(e.st.Mode)&0o7777, 0)
+			fifoMode(pfd, target, it.made, uint32(e.st.Mode)&0o7777)
 		}
 		setTimesAt(pfd, target, &e.st)
 	}
@@ -255,4 +255,19 @@ func (r *refresher) overDir(it *ritem) {
 	}
 	it.done = true
 	r.out.Taken++
+}
+
+// fifoMode sets the mode of the FIFO the refresh made as name in pfd
+// (inode ino) through a descriptor: a name another program swapped for a
+// symlink meanwhile is never followed.
+func fifoMode(pfd int, name string, ino uint64, mode uint32) {
+	fd, err := unix.Openat(pfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil && uint64(st.Ino) == ino {
+		unix.Fchmod(fd, mode)
+	}
 }
