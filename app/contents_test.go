@@ -210,7 +210,7 @@ func TestContentsBadInput(t *testing.T) {
 	}
 	c.run(0, "create", "Plain", "64M")
 	c.run(exitUsage, "save", "Plain")
-	if !strings.Contains(c.err.String(), "--keep") {
+	if !strings.Contains(c.err.String(), "rambar keep NAME") {
 		t.Errorf("save of a plain disk said %q", c.err.String())
 	}
 }
