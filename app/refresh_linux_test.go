@@ -51,7 +51,7 @@ func TestCLIRefresh(t *testing.T) {
 		t.Errorf("after 3 changes in the folder: %d\n%s", n, text)
 	}
 	out, errOut, code := c.run("refresh", "Site")
-	if code != 0 || !strings.Contains(out, "Took 3 changes from "+folder+" onto Site (2 added or changed, 1 removed)") {
+	if code != 0 || !strings.Contains(out, "Took 3 changes from "+folder+" onto Site (2 added or changed, 1 removed) in ") || strings.Contains(out, " in 0 s") {
 		t.Fatalf("refresh: exit %d\n%s%s", code, out, errOut)
 	}
 	sameTrees(t, "the disk after the refresh", treeOf(t, mp), treeOf(t, folder))

@@ -70,7 +70,7 @@ func (r Refreshed) Conflicts() []Conflict {
 // A refresh killed at any point leaves each disk path its old version or
 // the folder's, and at worst temporary names the next save or refresh
 // removes (refreshjournal.go).
-func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (Refreshed, error) {
+func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (out Refreshed, err error) {
 	start := time.Now()
 	st, err := k.State(v.Name)
 	if err != nil {
@@ -79,7 +79,7 @@ func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress Progres
 	if st.Mode != ramdisk.Mirror {
 		return Refreshed{}, fmt.Errorf("refresh %s: %w: its contents are kept in RAMBar's store, not in a folder", v.Name, ErrNotMirror)
 	}
-	out := Refreshed{Folder: st.MirrorPath}
+	out.Folder = st.MirrorPath
 	defer func() { out.Took = time.Since(start) }()
 	s := k.store(st)
 	unlock, err := s.lock(ctx)

@@ -89,8 +89,8 @@ func TestRefreshTakesEveryChange(t *testing.T) {
 		t.Errorf("%d changes kept in the folder, want at least 17", n)
 	}
 	r := f.refresh()
-	if len(r.Left) > 0 || len(r.NotKept) > 0 || len(r.Conflicts()) > 0 {
-		t.Errorf("left %v, not kept %v, conflicts %v", r.Left, r.NotKept, r.Conflicts())
+	if len(r.Left) > 0 || len(r.NotKept) > 0 || len(r.Conflicts()) > 0 || r.Took <= 0 {
+		t.Errorf("left %v, not kept %v, conflicts %v, took %v", r.Left, r.NotKept, r.Conflicts(), r.Took)
 	}
 	for p, want := range map[string]string{"edit.txt": "new, from the folder", "added/deep/new.txt": "added", "renamed/a": "a",
 		"renamed/sub/b": "b", "hardlink": "shared", odd: "latin-1 name", "keep.txt": "k", "tofolder/now": "a folder now",
