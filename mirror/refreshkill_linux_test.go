@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -178,4 +179,56 @@ func TestRefreshSurvivesKill9(t *testing.T) {
 	if mid == 0 {
 		t.Error("no kill landed while the refresh made or placed the new versions")
 	}
+}
+
+// Three refreshes and two saves of one disk at once, from separate
+// processes, while the folder and the disk both keep changing: they take
+// turns (the store's lock), every one finishes, and once the last is done
+// a refresh leaves the disk the folder, nothing lost on either side.
+func TestRefreshesAndSavesAtOnce(t *testing.T) {
+	base := tmpfsAt(t, "", "128m")
+	folder := filepath.Join(base, "site")
+	for i := 0; i < 200; i++ {
+		write(t, folder, fmt.Sprintf("f/%03d", i), fmt.Sprint("file ", i))
+	}
+	k := NewKeeper(filepath.Join(base, "data"))
+	k.IsMounted = func(string) bool { return true }
+	if _, err := k.Setup("Site", Options{Mode: ramdisk.Mirror, MirrorPath: folder}); err != nil {
+		t.Fatal(err)
+	}
+	disk := tmpfsAt(t, filepath.Join(base, "disk"), "64m")
+	v := ramdisk.Volume{Name: "Site", MountPoint: disk}
+	ctx := context.Background()
+	if _, err := k.Load(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		write(t, folder, fmt.Sprintf("f/%03d", i), fmt.Sprint("edited in the folder ", i))
+		write(t, folder, fmt.Sprintf("new/%03d", i), fmt.Sprint("new in the folder ", i))
+	}
+	var cmds []*exec.Cmd
+	for _, mode := range []string{"refresh", "save", "refresh", "save", "refresh"} {
+		cmds = append(cmds, safeChild(t, os.Args[0], mode, k.Data, disk, "x", nil))
+	}
+	for i := 0; i < 20; i++ {
+		write(t, disk, fmt.Sprintf("disk/%03d", i), fmt.Sprint("made on the disk ", i))
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Errorf("child %d: %v", i, err)
+		}
+	}
+	r, err := k.Refresh(ctx, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, timelessDirs(digest(t, folder)), timelessDirs(digest(t, disk)))
+	got := digest(t, disk)
+	for i := 0; i < 100; i++ {
+		if got[fmt.Sprintf("new/%03d", i)] == "" || got[fmt.Sprintf("disk/%03d", i%20)] == "" {
+			t.Fatalf("lost: new/%03d or disk/%03d (conflicts %v)", i, i%20, r.Conflicts())
+		}
+	}
+	noRefreshTemps(t, disk)
+	noCopies(t, folder)
 }
