@@ -154,9 +154,10 @@ func TestMirrorKillDuringLoadThenEject(t *testing.T) {
 				if !strings.Contains(err.Error(), "--no-save") {
 					t.Errorf("the refusal does not say how to reload: %v", err)
 				}
-			case errors.Is(err, ErrRefused) && strings.Contains(err.Error(), "no RAMBar marker"):
-				// Killed before the load put its marker on the disk: the
-				// disk is not tied to the folder and is refused as a stranger.
+			case errors.Is(err, ErrRefused) && strings.Contains(err.Error(), "no RAMBar mark"):
+				// Killed before the load put its mark on the disk (the mark,
+				// an attribute, since the identity change): the disk is not
+				// tied to the folder and is refused as a stranger.
 				incomplete++
 			case err != nil:
 				t.Fatalf("round %d: %v", i, err)
