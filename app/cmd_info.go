@@ -116,6 +116,13 @@ func contentsRows(row func(k, f string, args ...any), name string, c *contentsJS
 		row("Unsaved changes", "no")
 	}
 	switch {
+	case c.KeptInFolder == nil:
+	case *c.KeptInFolder == 0:
+		row("Folder", "no changes kept in the folder that the disk lacks")
+	default:
+		row("Folder", "%s kept in the folder, not on the disk ('rambar refresh %s' takes them)", ramdisk.Plural(*c.KeptInFolder, "change"), n)
+	}
+	switch {
 	case c.SaveEvery > 0 && c.RestoreIncomplete:
 		row("Autosave", "every %s, paused: nothing is saved over its saved state until its restore is finished", ramdisk.ShortDuration(time.Duration(c.SaveEvery*float64(time.Second))))
 	case c.SaveEvery > 0:

@@ -70,6 +70,10 @@ type contentsJSON struct {
 	// Unsaved is whether the disk has changes not yet saved; null when
 	// it could not be told.
 	Unsaved *bool `json:"unsaved_changes"`
+	// KeptInFolder counts, for a Mirror disk, the changes its folder keeps
+	// that the disk lacks (`rambar refresh` takes them); absent for other
+	// disks and when the folder could not be read.
+	KeptInFolder *int `json:"kept_in_folder,omitempty"`
 	// RestoreIncomplete is set when the disk's restore did not finish: it
 	// holds only part of its saved state, and is not saved over it.
 	RestoreIncomplete bool   `json:"restore_incomplete,omitempty"`
@@ -130,6 +134,9 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 			c.Unsaved = &d
 		} else {
 			c.Error = err.Error()
+		}
+		if n, ok := a.files().FolderChanges(v); ok {
+			c.KeptInFolder = &n
 		}
 	}
 	return c

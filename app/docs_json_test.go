@@ -35,6 +35,8 @@ func jsonDocs(t *testing.T) map[string]string {
 	put(t, filepath.Join(c.mem.Root, "Plain"), "notes.txt", "one")
 	run("rambar keep --json", "keep", "Plain", "--json")
 	run("rambar list --json", "list", "--json")
+	put(t, mirrorDir, "new.html", "<p>new</p>")
+	run("rambar refresh --json", "refresh", "Site", "--json")
 	run("rambar reclaim --json", "reclaim", "Site", "--force", "--json")
 	c.run(0, "preset", "add", "Scratch", "4G", "--auto-mount")
 	c.run(0, "preset", "add", "Cache", "25%", "--fs", "hfs+", "--keep", "--save-every", "10m", "--snapshots", "3")

@@ -29,6 +29,9 @@ type Menu struct {
 	// detachedList is the last DetachedDisks, read at detachedAt.
 	detachedList []Detached
 	detachedAt   time.Time
+	// kept is the last count of each Mirror disk's changes kept in its
+	// folder (KeptInFolder).
+	kept map[string]keptMark
 }
 
 type dirtyMark struct {
@@ -229,9 +232,13 @@ func (m *Menu) Unsaved(v ramdisk.Volume) bool {
 	return dirty
 }
 
-// Forget drops the remembered "unsaved" answer of a disk (it was saved).
+// Forget drops the remembered "unsaved" answer of a disk (it was saved),
+// and its count of changes kept in its folder.
 func (m *Menu) Forget(name string) {
 	m.mu.Lock()
 	delete(m.dirty, name)
+	if k, ok := m.kept[name]; ok && !k.busy {
+		delete(m.kept, name)
+	}
 	m.mu.Unlock()
 }

@@ -45,6 +45,8 @@
 //	                               changes pass an eighth of it
 //	disks/NAME/mirror/pending      the temporary names a write-back is
 //	                               making, listed before the first is made
+//	disks/NAME/mirror/refresh-pending  the temporary names a refresh is
+//	                               making on the disk, likewise
 //	claims/KEY.json                which mounted disk mirrors a folder (KEY:
 //	                               the folder's real path, device, inode)
 //	made/KEY.json                  the disks this data folder made, by name,
@@ -186,6 +188,10 @@
 //	wbdelete.go, journal.go       metadata; the list of temporary names
 //	flags_*.go                    protection flags, no-replace renames, exchanges
 //	flush_*.go                    a write-back's flushes
+//	refresh.go, refreshscan.go,   the refresh: the folder's changes onto the
+//	refreshapply.go, refreshput.go, disk; FolderChanges; its temporary names
+//	refreshmeta.go, refreshlinks.go, refreshjournal.go
+//	gitstate.go                   .git internals: the folder's; lock files never copied
 //	store.go                      a store: lock, current, manifests on disk, cleanup
 //	save.go                       a save's phases: plan (scan diffed with the index),
 //	                              copy the objects, write and flush the manifest,
@@ -262,4 +268,26 @@
 // names are listed in the store before the first is made; a write-back
 // killed at any point leaves each path old or new and at worst such names,
 // which the next one removes. One disk mirrors a folder at a time (claims/).
+//
+// A refresh (Keeper.Refresh, refresh*.go) takes the folder's changes onto
+// the disk, the write-back's way the other way round: under the store's
+// lock it saves (the disk's changes into the folder, so the record's disk
+// side is the snapshot just made, whose identities the index holds),
+// walks the folder by descriptors comparing each entry's identity with
+// the record's folder side (hashing a file only where it changed), and
+// puts each changed path on the disk where the disk's entry still has the
+// index's identity: under a temporary name (".rambar-refresh-" and 16 hex
+// digits, listed in mirror/refresh-pending first) in the path's own
+// folder of the disk, then renamed over it; folders made whole before
+// they appear, deletions last after a second look at both sides. A save
+// then finds both sides changed to the same content, which is agreement,
+// and the record learns the folder's identities. What the disk changed
+// meanwhile is left: the save after keeps both. The next save or refresh
+// removes what a killed refresh left under its temporary names before it
+// reads the disk. FolderChanges counts the changes kept in the folder.
+//
+// Inside a folder named .git (gitstate.go) a path changed on both sides
+// is the folder's: no conflict copy inside .git, the disk's version stays
+// in the snapshot, a refresh puts the folder's on the disk. Git's lock
+// files there are never loaded, written back or taken.
 package mirror

@@ -102,6 +102,9 @@ func (e *fsEntry) isReg() bool  { return e.st.Mode&unix.S_IFMT == unix.S_IFREG }
 func (e *fsEntry) isDir() bool  { return e.st.Mode&unix.S_IFMT == unix.S_IFDIR }
 func (e *fsEntry) isLink() bool { return e.st.Mode&unix.S_IFMT == unix.S_IFLNK }
 
+// errSkipDir, returned by a walkFn for a folder, leaves it unentered.
+var errSkipDir = errors.New("skip this folder")
+
 // walkFn sees each entry with its parent folder's descriptor (valid only
 // during the call) and its name there.
 type walkFn func(parent int, name string, e *fsEntry) error
@@ -148,7 +151,9 @@ func walkIn(dirfd int, rel string, dev uint64, fn walkFn) error {
 		if e.isDir() && uint64(e.st.Dev) != dev {
 			return fmt.Errorf("%s: %w (never entered)", e.rel, errMountInside)
 		}
-		if err := fn(dirfd, n, e); err != nil {
+		if err := fn(dirfd, n, e); errors.Is(err, errSkipDir) {
+			continue // not entered
+		} else if err != nil {
 			return err
 		}
 		if e.isDir() {

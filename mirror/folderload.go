@@ -208,10 +208,10 @@ func (l *folderLoad) room(src int) (need int64, files int, err error) {
 }
 
 // loads says whether e goes onto the disk: not a name the disk's root
-// holds already.
+// holds already, nor a lock file git holds in .git (gitstate.go).
 func (l *folderLoad) loads(e *fsEntry) bool {
 	first, _, _ := strings.Cut(e.rel, "/")
-	return first != MarkerName && !l.taken[first]
+	return first != MarkerName && !l.taken[first] && !gitLock(e.rel)
 }
 
 // unloadable says why e cannot be put on a disk ("" when it can). They stay

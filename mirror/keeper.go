@@ -67,6 +67,10 @@ type Keeper struct {
 	// written and flushed, before the first rename (tests race it).
 	placing func(w *pathWrite)
 
+	// refreshing, when set, runs in each refresh once it has decided what
+	// to take and before it makes anything (tests race it).
+	refreshing func()
+
 	// deltaLimit, when set, replaces how many changes a delta may hold
 	// (tests force compactions with it).
 	deltaLimit func(baseFiles int) int
@@ -124,8 +128,20 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 		return Result{}, err
 	}
 	defer unlock()
+	return k.saveHeld(ctx, v, st, s, o)
+}
+
+// saveHeld is Save with the store's lock held (a refresh saves before and
+// after it takes the folder's changes, under one lock).
+func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *store, o SaveOptions) (Result, error) {
+	// What a refresh killed halfway left on the disk under its temporary
+	// names is never saved (refreshjournal.go).
+	if st.Mode == ramdisk.Mirror && k.Holds(v, st) {
+		cleanDiskTemps(st, v.MountPoint)
+	}
 	// A Mirror disk whose load did not finish is never written back.
 	var rec *record
+	var err error
 	if st.Mode == ramdisk.Mirror {
 		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && (errors.Is(err, ErrIncomplete) || errors.Is(err, errBadRecord))) {
 			return Result{}, err

@@ -26,7 +26,7 @@ import (
 // (TestMirrorSafeChild): savers, loaders killed halfway, and an attacker
 // running as another user.
 const (
-	envSafeChild = "RAMBAR_MSAFE_CHILD" // save, writeback, load or attack
+	envSafeChild = "RAMBAR_MSAFE_CHILD" // save, writeback, load, refresh or attack
 	envSafeData  = "RAMBAR_MSAFE_DATA"
 	envSafeDisk  = "RAMBAR_MSAFE_DISK"
 	envSafeArg   = "RAMBAR_MSAFE_ARG"
@@ -52,6 +52,8 @@ func TestMirrorSafeChild(t *testing.T) {
 		_, err = k.Save(context.Background(), v, SaveOptions{})
 	case "load":
 		_, err = k.Load(context.Background(), v, nil)
+	case "refresh":
+		_, err = k.Refresh(context.Background(), v, nil)
 	case "attack":
 		err = attack(os.Getenv(envSafeArg))
 	}
@@ -152,9 +154,10 @@ func TestMirrorKillDuringLoadThenEject(t *testing.T) {
 				if !strings.Contains(err.Error(), "--no-save") {
 					t.Errorf("the refusal does not say how to reload: %v", err)
 				}
-			case errors.Is(err, ErrRefused) && strings.Contains(err.Error(), "no RAMBar marker"):
-				// Killed before the load put its marker on the disk: the
-				// disk is not tied to the folder and is refused as a stranger.
+			case errors.Is(err, ErrRefused) && strings.Contains(err.Error(), "no RAMBar mark"):
+				// Killed before the load put its mark on the disk (the mark,
+				// an attribute, since the identity change): the disk is not
+				// tied to the folder and is refused as a stranger.
 				incomplete++
 			case err != nil:
 				t.Fatalf("round %d: %v", i, err)

@@ -389,5 +389,23 @@ func (it *planItem) entry() syncPath {
 		sp := syncPath{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
 		return sp
 	}
-	return syncPath{Path: it.Path, F: it.after, D: it.DS}
+	f := it.after
+	if it.Act == keepFolder && it.F != nil && it.F.differs(it.DS) {
+		// The folder keeps a version the disk lacks: the record keeps its
+		// folder side as it was, so the change still counts as one kept in
+		// the folder (FolderChanges) and a refresh takes it. (A path the
+		// folder deleted has no folder side: a refresh knows it by that.)
+		f = it.LastF
+	}
+	return syncPath{Path: it.Path, F: f, D: it.DS}
+}
+
+// differs: the folder's entry f holds other content, or another mode, than
+// the disk's side d.
+func (f *fstate) differs(d *side) bool {
+	fs := f.side()
+	if !fs.sameContent(d) {
+		return true
+	}
+	return fs != nil && fs.Kind != KindSymlink && fs.Kind != KindDir && fs.Mode != d.Mode
 }

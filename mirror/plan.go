@@ -147,6 +147,7 @@ func (it *planItem) decide() {
 		it.Conflict = "changed on both sides: the disk's version is under the name, the folder's is the copy"
 	}
 	it.protect()
+	it.gitRule()
 }
 
 // protect keeps an immutable or append-only folder entry as it is.

@@ -258,6 +258,7 @@ func (c *Controller) refresh(forceUsage bool) {
 		whose := map[string]string{}
 		inUse := map[string]int{}
 		conflicted := map[string]conflicts{}
+		keptIn := map[string]int{}
 		for _, v := range vs {
 			keptNow[v.Name] = disks != nil && disks.Kept(v)
 			if all || !known[v.Name] {
@@ -271,6 +272,7 @@ func (c *Controller) refresh(forceUsage bool) {
 				inUse[v.Name] = disks.InUse(v)
 				n, folder := disks.MirrorConflicts(v)
 				conflicted[v.Name] = conflicts{n, folder}
+				keptIn[v.Name] = disks.KeptInFolder(v)
 			}
 		}
 		var notices []string
@@ -291,6 +293,9 @@ func (c *Controller) refresh(forceUsage bool) {
 				c.state.Disks[i].Whose = whose[c.state.Disks[i].Volume.Name]
 				c.state.Disks[i].InUse = inUse[c.state.Disks[i].Volume.Name]
 				c.state.Disks[i].Conflicts = conflicted[c.state.Disks[i].Volume.Name]
+				if c.state.Disks[i].Op != opRefreshing {
+					c.state.Disks[i].KeptInFolder = keptIn[c.state.Disks[i].Volume.Name]
+				}
 			}
 			c.state.Notices = notices
 			// Settings read before a change made here was saved are stale.

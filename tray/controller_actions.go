@@ -58,6 +58,15 @@ func (c *Controller) handle(key string) {
 		c.keep(disk, "")
 	case actMirrorTo:
 		c.mirrorTo(disk)
+	case actRefresh:
+		c.runHook(disk, opRefreshing, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
+			n, err := c.d.Disks.Refresh(ctx, v, units(p))
+			return ramdisk.Plural(n, "change"), err
+		}, func(d *diskState, took string) {
+			d.KeptInFolder, d.Unsaved = 0, false
+			c.notify("Took the folder's changes", d.Volume.Name+" now has "+took+" from its folder.")
+			c.refresh(true)
+		})
 	case actReclaim:
 		c.runHook(disk, opReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
 			freed, err := c.d.Disks.Reclaim(ctx, v, units(p))
@@ -282,6 +291,8 @@ func opNoun(op opKind) string {
 		return "Reclaiming"
 	case opKeeping:
 		return "Keeping"
+	case opRefreshing:
+		return "Taking the folder's changes"
 	case opBenchmarking:
 		return "Benchmark"
 	}

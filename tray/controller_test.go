@@ -713,3 +713,53 @@ func TestKeepAndMirrorTo(t *testing.T) {
 		t.Errorf("kept %v", kept)
 	}
 }
+
+// A Mirror disk whose folder keeps changes the disk lacks says so in its
+// submenu and offers Take Folder's Changes, with its progress while it
+// runs; once done it is gone, with a notification. A plain disk, and a
+// Mirror disk whose folder keeps nothing, offer neither; a failure is a
+// notification and the item stays.
+func TestTakeFolderChanges(t *testing.T) {
+	var kept atomic.Int64
+	kept.Store(3)
+	proceed := make(chan struct{})
+	fail := make(chan bool, 2)
+	h := start(t, func(d *Deps) {
+		d.Disks = &fakeDisks{eng: d.Engine,
+			plain: func(v ramdisk.Volume) bool { return v.Name == "Plain" },
+			keptIn: func(v ramdisk.Volume) int {
+				if v.Name == "Site" {
+					return int(kept.Load())
+				}
+				return 0
+			},
+			refresh: func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (int, error) {
+				if <-fail {
+					return 0, errors.New("refresh Site: the save before it failed")
+				}
+				progress(40, 100)
+				<-proceed
+				kept.Store(0)
+				return 3, nil
+			}}
+	})
+	h.create("Plain", ramdisk.GiB)
+	h.create("Calm", ramdisk.GiB)
+	h.create("Site", ramdisk.GiB)
+	got := h.waitFor("Folder: 3 changes kept in the folder, not on the disk")
+	if strings.Count(got, "Take Folder's Changes") != 1 {
+		t.Fatalf("Take Folder's Changes is not offered once (only on Site):\n%s", got)
+	}
+	fail <- true
+	h.c.Click("disk/Site/refresh")
+	h.note("Taking the folder's changes of Site failed: refresh Site: the save before it failed")
+	h.waitFor("Take Folder's Changes")
+	fail <- false
+	h.c.Click("disk/Site/refresh")
+	h.waitFor("Taking Folder's Changes… 40%")
+	close(proceed)
+	h.note("Site now has 3 changes from its folder")
+	h.wait("Site's folder keeps nothing", func(m string) bool {
+		return !strings.Contains(m, "kept in the folder") && !strings.Contains(m, "Take Folder's Changes") && !strings.Contains(m, "Taking")
+	})
+}

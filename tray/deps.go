@@ -83,6 +83,14 @@ type Disks interface {
 	// files may not be one moment's state); 0 when it was consistent.
 	// Called on every refresh: cheap.
 	InUse(v ramdisk.Volume) int
+	// KeptInFolder is how many changes a Mirror disk's folder keeps that
+	// the disk lacks (0 for other disks): the menu offers Take Folder's
+	// Changes while there are some. Called on every refresh: it must reuse
+	// its answer rather than walk a large folder each time.
+	KeptInFolder(v ramdisk.Volume) int
+	// Refresh brings the changes kept in a Mirror disk's folder onto the
+	// disk (Take Folder's Changes) and returns how many paths it took.
+	Refresh(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (int, error)
 }
 
 // LoginItem turns launching at login on and off.

@@ -36,6 +36,7 @@ const (
 	actCacheToggle                    // put a cache folder on the disk, or back (Text: its key)
 	actKeep                           // keep a plain disk's contents from now on
 	actMirrorTo                       // mirror a plain disk to a folder the user picks
+	actRefresh                        // take the changes kept in a Mirror disk's folder onto it
 )
 
 // action is a menu item's effect, with its argument.
@@ -105,7 +106,8 @@ const (
 	opSaving
 	opReclaiming
 	opBenchmarking
-	opKeeping // Keep Contents, Mirror to a Folder…: the first save
+	opKeeping    // Keep Contents, Mirror to a Folder…: the first save
+	opRefreshing // Take Folder's Changes
 )
 
 func (o opKind) verb() string {
@@ -120,6 +122,8 @@ func (o opKind) verb() string {
 		return "Benchmarking…"
 	case opKeeping:
 		return "Keeping…"
+	case opRefreshing:
+		return "Taking Folder's Changes…"
 	}
 	return ""
 }
@@ -151,6 +155,9 @@ type diskState struct {
 	Kept bool
 	// Conflicts is the last Mirror write-back's conflicts (Disks.MirrorConflicts).
 	Conflicts conflicts
+	// KeptInFolder counts the changes a Mirror disk's folder keeps that
+	// the disk lacks (Disks.KeptInFolder).
+	KeptInFolder int
 }
 
 // conflicts is a Mirror write-back's conflicts: how many paths kept both

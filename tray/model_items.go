@@ -80,6 +80,10 @@ func diskItem(s menuState, d diskState) Item {
 			Tooltip: "Changed on the disk and in the folder since it was loaded: both versions are kept there. Click to open the folder.",
 			action:  action{Kind: actOpenFolder, Disk: name, Text: d.Conflicts.Folder}})
 	}
+	if n := d.KeptInFolder; n > 0 {
+		sub = append(sub, Item{Key: key + "/keptinfolder", Title: fmt.Sprintf("Folder: %s kept in the folder, not on the disk", ramdisk.Plural(n, "change")),
+			Tooltip: "Changed in the mirror folder since the disk was loaded or last saved; Take Folder's Changes brings them onto the disk", Disabled: true})
+	}
 	if d.Unsaved {
 		sub = append(sub, Item{Key: key + "/unsaved", Title: "• Unsaved: changed since the last save (Save Now, or autosave, keeps them)", Disabled: true})
 	}
@@ -143,6 +147,15 @@ func diskItem(s menuState, d diskState) Item {
 			extra = append(extra, Item{Key: key + "/mirrorto", Title: "Mirror to a Folder…",
 				Tooltip: "Write this disk into an empty folder now and on every save and eject", action: act(actMirrorTo)})
 		}
+	}
+	if s.Features.SaveNow && (d.Op == opRefreshing || d.KeptInFolder > 0 && d.Kept) {
+		t := "Take Folder's Changes"
+		if d.Op == opRefreshing {
+			t = progressText(d)
+		}
+		extra = append(extra, Item{Key: key + "/refresh", Title: t, Disabled: !idle,
+			Tooltip: "Bring what changed in the mirror folder onto the disk (saved before and after; what changed on both sides keeps both)",
+			action:  act(actRefresh)})
 	}
 	if s.Features.Reclaim && (d.Op == opReclaiming || reclaimable(d)) {
 		t := "Reclaim " + d.Usage.Pinned().Short()

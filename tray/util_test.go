@@ -33,6 +33,23 @@ type fakeDisks struct {
 	plain func(v ramdisk.Volume) bool
 	// created, when set, hears each Create: "NAME MODE \"FOLDER\"".
 	created chan string
+	// keptIn, when set, is KeptInFolder; refresh, when set, is Refresh.
+	keptIn  func(v ramdisk.Volume) int
+	refresh func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (int, error)
+}
+
+func (f *fakeDisks) KeptInFolder(v ramdisk.Volume) int {
+	if f.keptIn == nil {
+		return 0
+	}
+	return f.keptIn(v)
+}
+
+func (f *fakeDisks) Refresh(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (int, error) {
+	if f.refresh == nil {
+		return 0, errors.New("no refresh hook")
+	}
+	return f.refresh(ctx, v, asUnits(progress))
 }
 
 // asUnits turns a use case's progress back into done of total.
