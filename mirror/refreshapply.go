@@ -133,7 +133,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress Progre
 		}
 		r.trim()
 		if err := r.prepare(it); err != nil {
-			if !refused(err) && !errors.Is(err, errGone) && !errors.Is(err, unix.ENOENT) {
+			if !refused(err) && !errors.Is(err, errMovedOn) && !errors.Is(err, unix.ENOENT) {
 				r.undo()
 				return fmt.Errorf("take %s onto the disk (the disk is as it was): %w", it.path, noSpace(err))
 			}
@@ -190,7 +190,7 @@ func (r *refresher) close() { r.closeDirs() }
 // a change kept in the folder.
 func (r *refresher) give(it *ritem, err error) {
 	it.act = rLeft
-	if errors.Is(err, errGone) || errors.Is(err, unix.ENOENT) {
+	if errors.Is(err, errMovedOn) || errors.Is(err, unix.ENOENT) {
 		return // changed meanwhile: the next refresh looks again
 	}
 	r.out.NotKept = append(r.out.NotKept, NotKept{Path: it.path, Why: fmt.Sprintf("not taken onto the disk: %v", err)})

@@ -83,7 +83,7 @@ func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 	}
 	in, err := openFileAt(ffd, name, &it.e.st)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errGone, err)
+		return fmt.Errorf("%w: %v", errMovedOn, err)
 	}
 	defer unix.Close(in)
 	out, err := unix.Openat(pfd, target, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
@@ -102,7 +102,7 @@ func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 	}
 	var after unix.Stat_t
 	if unix.Fstat(in, &after) != nil || identOf(&after) != identOf(&it.e.st) || sumOf(h) != it.fs.Hash {
-		return fmt.Errorf("%w: it changed while it was copied", errGone)
+		return fmt.Errorf("%w: it changed while it was copied", errMovedOn)
 	}
 	x, _ := fdXattrs(in)
 	for _, n := range sortedKeys(x) {
@@ -124,9 +124,9 @@ func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 	return nil
 }
 
-// errGone: a folder path changed after the refresh looked at it; it is
+// errMovedOn: a folder path changed after the refresh looked at it; it is
 // left for the next one.
-var errGone = errors.New("changed in the folder while it was taken")
+var errMovedOn = errors.New("changed in the folder while it was taken")
 
 // place renames it's new version over its path (or to it, where the disk
 // had none), once a last look finds the disk's entry still the one
