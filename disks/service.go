@@ -27,6 +27,10 @@ type Service struct {
 	// LockWait bounds how long an operation waits while another RAMBar works
 	// on the same disk; 0 is DefaultLockWait. The context may end it sooner.
 	LockWait time.Duration
+
+	// inPlaceStep, when set, is told each step of a disk in place as its
+	// record is written (tests kill the process there).
+	inPlaceStep func(step string)
 }
 
 // ErrNoData means there is no data folder (HOME is not set), so nothing is kept.
@@ -46,6 +50,7 @@ func (s *Service) Keeper() (*mirror.Keeper, error) {
 		k.CopyFile = s.CopyFile
 	}
 	if s.Engine != nil {
+		k.Through = s.through
 		// A mirror folder inside a RAM disk is refused.
 		k.RAMDisks = func() []string {
 			vs, _ := s.Engine.List(context.Background())

@@ -26,6 +26,10 @@ type admin interface {
 	// unmount unmounts target; lazy detaches it now and frees it when the
 	// last user lets go (MNT_DETACH). A busy target wraps syscall.EBUSY.
 	unmount(ctx context.Context, target string, lazy bool) error
+	// bind mounts the folder source at target too (mount --bind, not
+	// recursive); private makes the new mount private, so mounts made on
+	// source later do not show at target (mount --make-private).
+	bind(ctx context.Context, source, target string, private bool) error
 	mkdirAll(ctx context.Context, dir string, mode os.FileMode) error
 	// mkdir makes one folder; an existing one wraps os.ErrExist.
 	mkdir(ctx context.Context, dir string, mode os.FileMode) error
@@ -83,6 +87,20 @@ func (a rootAdmin) unmount(_ context.Context, target string, lazy bool) error {
 	}
 	if err := syscall.Unmount(target, flags); err != nil {
 		return &os.PathError{Op: op, Path: target, Err: err}
+	}
+	return nil
+}
+
+func (a rootAdmin) bind(_ context.Context, source, target string, private bool) error {
+	if err := syscall.Mount(source, target, "", syscall.MS_BIND, ""); err != nil {
+		return &os.PathError{Op: "mount --bind " + source, Path: target, Err: err}
+	}
+	if !private {
+		return nil
+	}
+	if err := syscall.Mount("", target, "", syscall.MS_PRIVATE, ""); err != nil {
+		syscall.Unmount(target, syscall.MNT_DETACH)
+		return &os.PathError{Op: "mount --make-private", Path: target, Err: err}
 	}
 	return nil
 }
@@ -200,6 +218,20 @@ func (a pkexecAdmin) unmount(ctx context.Context, target string, lazy bool) erro
 		return fmt.Errorf("%w (%w)", syscall.EINVAL, err)
 	}
 	return err
+}
+
+func (a pkexecAdmin) bind(ctx context.Context, source, target string, private bool) error {
+	if _, err := a.do(ctx, "", "mount", "--bind", "--", source, target); err != nil {
+		return err
+	}
+	if !private {
+		return nil
+	}
+	if _, err := a.do(ctx, "", "mount", "--make-private", "--", target); err != nil {
+		a.unmount(ctx, target, true)
+		return err
+	}
+	return nil
 }
 
 func (a pkexecAdmin) mkdirAll(ctx context.Context, dir string, mode os.FileMode) error {

@@ -34,6 +34,10 @@ type State struct {
 	// LastSave is when the disk was last saved (or loaded), zero if never.
 	LastSave     time.Time `json:"last_save,omitempty"`
 	LastSnapshot string    `json:"last_snapshot,omitempty"`
+	// InPlace: after its load the disk is mounted over MirrorPath itself
+	// (create --in-place); the load and write-back open the folder through
+	// Keeper.Through.
+	InPlace bool `json:"in_place,omitempty"`
 }
 
 // Options configure a disk's contents (from a preset or CLI flags).
@@ -47,11 +51,15 @@ type Options struct {
 	// MountPoint is where the disk will be mounted: a mirror folder inside
 	// it is refused.
 	MountPoint string
+	// InPlace mounts the disk over the mirror folder after its load
+	// (CheckInPlace says which folders may be).
+	InPlace bool
 }
 
 // OptionsFromPreset reads the contents settings of a preset.
 func OptionsFromPreset(p ramdisk.Preset) Options {
-	return Options{Mode: p.Contents, MirrorPath: p.MirrorPath, Snapshots: p.Snapshots, SaveEvery: p.SaveInterval()}
+	return Options{Mode: p.Contents, MirrorPath: p.MirrorPath, Snapshots: p.Snapshots, SaveEvery: p.SaveInterval(),
+		InPlace: p.Contents == ramdisk.Mirror && p.InPlace}
 }
 
 // State returns what is remembered about a disk; ErrNotKept if nothing.
@@ -111,6 +119,9 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 	}
 	switch o.Mode {
 	case ramdisk.Keep:
+		if o.InPlace {
+			return State{}, errors.New("--in-place goes with --mirror FOLDER")
+		}
 	case ramdisk.Mirror:
 		if !filepath.IsAbs(o.MirrorPath) {
 			return State{}, fmt.Errorf("mirror folder must be an absolute path, got %q", o.MirrorPath)
@@ -133,6 +144,7 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 		st = State{Name: name, ID: randomID(), Backing: dir}
 	}
 	st.Mode, st.MirrorPath = o.Mode, o.MirrorPath
+	st.InPlace = o.Mode == ramdisk.Mirror && o.InPlace
 	st.Snapshots = o.Snapshots
 	if st.Snapshots == 0 {
 		st.Snapshots = DefaultSnapshots
