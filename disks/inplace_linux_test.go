@@ -318,7 +318,13 @@ func childInPlace(ctx context.Context, s *Service, op string) error {
 	name := os.Getenv("DISKS_NAME")
 	if op == "inplace-create" {
 		_, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: name, Size: "64M"},
-			Contents: mirror.Options{Mode: ramdisk.Mirror, MirrorPath: os.Getenv("DISKS_FOLDER"), InPlace: true}})
+			Contents: mirror.Options{Mode: ramdisk.Mirror, MirrorPath: os.Getenv("DISKS_FOLDER"), InPlace: true},
+			Progress: func(p ramdisk.Progress) {
+				if done, _ := p.Units(); at == "load" && done > 0 {
+					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+					time.Sleep(time.Minute)
+				}
+			}})
 		return err
 	}
 	v, err := s.Find(ctx, name)

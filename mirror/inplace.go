@@ -37,7 +37,7 @@ func (k *Keeper) folderDir(st State) (dir string, through bool, err error) {
 // A missing folder passes (it is made, the invoking user's).
 func CheckInPlace(path, home string) error {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("mirror folder %s cannot be mirrored in place: %s: %w", path, fmt.Sprintf(format, a...), ErrBadFolder)
+		return fmt.Errorf("mirror folder %s in place: %s: %w", path, fmt.Sprintf(format, a...), ErrBadFolder)
 	}
 	clean := filepath.Clean(path)
 	for _, h := range append([]string{home}, sudoHome()...) {
