@@ -21,6 +21,7 @@ var (
 	hiddenFlag       = flagBool("hidden", "hide it from Finder's sidebar (macOS)")
 	mirrorFlag       = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
 	createFolderFlag = flagBool("create-folder", "with --mirror: make the folder if it does not exist (else a missing folder is refused)")
+	inPlaceFlag      = flagBool("in-place", "with --mirror: once loaded, mount the disk over the folder itself, so its own path runs from memory")
 )
 
 // fileSystemsHere names the file systems this OS's engine makes, for help;
@@ -43,13 +44,13 @@ func init() {
 		Flags: append([]flagSpec{
 			fsFlag, hiddenFlag,
 			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
-			mirrorFlag, createFolderFlag,
+			mirrorFlag, createFolderFlag, inPlaceFlag,
 			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5)"),
 			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror"),
 			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
 			flagBool("force", "make it even if memory is short"),
 		}, volumeFlagSpecs()...),
-		JSON: true, Example: "create Scratch 4G\ncreate Work 8G --fs hfs+ --keep --save-every 10m\n" +
+		JSON: true, Example: "create Scratch 4G\ncreate Site 2G --mirror ~/Sites/site --in-place\ncreate Work 8G --fs hfs+ --keep --save-every 10m\n" +
 			"create Downloads 2G --noexec --folders incoming,unpacked --icon dl.png",
 		Order: 10, Run: runCreate})
 }
@@ -64,12 +65,17 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	}
 	if contents.Mode == ramdisk.Mirror {
 		// Refused before the plan is printed; the disk's making checks again.
-		contents.CreateFolder = *in.Bool("create-folder")
+		contents.CreateFolder, contents.InPlace = *in.Bool("create-folder"), *in.Bool("in-place")
 		if err := a.checkMirrorFolder(contents.MirrorPath, contents.CreateFolder); err != nil {
+			return err
+		}
+		if err := a.checkInPlace(contents); err != nil {
 			return err
 		}
 	} else if in.Set("create-folder") {
 		return usagef("--create-folder goes with --mirror FOLDER")
+	} else if in.Set("in-place") {
+		return usagef("--in-place goes with --mirror FOLDER")
 	}
 	if *compress && contents.Mode == ramdisk.Discard {
 		return usagef("--compress needs --keep or --mirror: it applies to restored contents")
