@@ -102,7 +102,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	a.noteAutosave(v.Name, contents.SaveEvery)
 	if *asJSON {
 		dj := a.measuredDiskJSON(ctx, v)
-		dj.Contents = a.contentsOf(v, false)
+		dj.Contents, dj.InPlace = a.contentsOf(v, false), a.inPlaceAt(ctx, v)
 		return writeJSON(a.Stdout, struct {
 			Version int          `json:"version"`
 			Plan    ramdisk.Plan `json:"plan"`
