@@ -256,6 +256,7 @@ func (c *Controller) refresh(forceUsage bool) {
 		keptNow := map[string]bool{}
 		incomplete := map[string]bool{}
 		conflicted := map[string]conflicts{}
+		inPlace := map[string]string{}
 		for _, v := range vs {
 			keptNow[v.Name] = disks != nil && disks.Kept(v)
 			if all || !known[v.Name] {
@@ -267,6 +268,7 @@ func (c *Controller) refresh(forceUsage bool) {
 				incomplete[v.Name] = disks.Incomplete(v)
 				n, folder := disks.MirrorConflicts(v)
 				conflicted[v.Name] = conflicts{n, folder}
+				inPlace[v.Name] = disks.InPlace(v)
 			}
 		}
 		var notices []string
@@ -285,6 +287,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			for i := range c.state.Disks {
 				c.state.Disks[i].Incomplete = incomplete[c.state.Disks[i].Volume.Name]
 				c.state.Disks[i].Conflicts = conflicted[c.state.Disks[i].Volume.Name]
+				c.state.Disks[i].InPlace = inPlace[c.state.Disks[i].Volume.Name]
 			}
 			c.state.Notices = notices
 			// Settings read before a change made here was saved are stale.

@@ -600,6 +600,20 @@ func TestSettingsQuitChoiceAndAbout(t *testing.T) {
 	}
 }
 
+// TestInPlaceOnTheEntry: a disk mounted over its folder says "In place at
+// FOLDER" in its submenu, and no longer once it is not.
+func TestInPlaceOnTheEntry(t *testing.T) {
+	var folder atomic.Value
+	folder.Store("/home/me/site")
+	h := start(t, func(d *Deps) {
+		d.Disks = &fakeDisks{eng: d.Engine, inPlace: func(v ramdisk.Volume) string { return folder.Load().(string) }}
+	})
+	h.create("Site", ramdisk.GiB)
+	h.waitFor("  In place at /home/me/site (off)\n")
+	folder.Store("")
+	h.waitGone("In place")
+}
+
 // TestConflictsOnTheEntryAndStatusLine: the conflicts of a disk's last
 // write-back appear on its entry, open the folder when clicked and go when
 // a later save has none; the app's status line shows and goes.

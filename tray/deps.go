@@ -36,8 +36,9 @@ type Disks interface {
 	// Create makes a disk (a ready size, Custom…); the plan is made again
 	// under the disk's lock from the facts of that moment. contents says
 	// whether its contents are kept or mirror folder (Custom…'s choice);
-	// ramdisk.Discard for a plain disk.
-	Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string) (ramdisk.Volume, error)
+	// ramdisk.Discard for a plain disk. inPlace mounts a Mirror disk over
+	// its folder once loaded.
+	Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string, inPlace bool) (ramdisk.Volume, error)
 	// MountPreset makes the disk a preset describes, restoring its contents
 	// when it keeps them.
 	MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdisk.ProgressFunc) (ramdisk.Volume, error)
@@ -68,6 +69,9 @@ type Disks interface {
 	// Called on every refresh: cheap.
 	// n is how many paths kept both versions, in folder.
 	MirrorConflicts(v ramdisk.Volume) (n int, folder string)
+	// InPlace is the folder a Mirror disk is mounted over ("" for none):
+	// its submenu says "in place at FOLDER". Called on every refresh: cheap.
+	InPlace(v ramdisk.Volume) string
 }
 
 // LoginItem turns launching at login on and off.
@@ -95,6 +99,9 @@ type NewDiskForm struct {
 	// kept (saved and restored) or mirror Folder.
 	Contents ramdisk.ContentMode
 	Folder   string
+	// InPlace: the Mirror disk is mounted over Folder once loaded, so the
+	// folder's own path runs from memory.
+	InPlace bool
 }
 
 // Dialogs are the windows the tray opens. Each call blocks until the user

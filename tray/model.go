@@ -141,6 +141,8 @@ type diskState struct {
 	Kept bool
 	// Conflicts is the last Mirror write-back's conflicts (Disks.MirrorConflicts).
 	Conflicts conflicts
+	// InPlace is the folder the disk is mounted over (Disks.InPlace).
+	InPlace string
 }
 
 // conflicts is a Mirror write-back's conflicts: how many paths kept both

@@ -24,6 +24,8 @@ type fakeDisks struct {
 	notices    []string
 	// conflicts is what the last write-back of a disk left.
 	conflicts func(v ramdisk.Volume) (int, string)
+	// inPlace is the folder a disk is mounted over.
+	inPlace func(v ramdisk.Volume) string
 	// created, when set, hears each Create: "NAME MODE \"FOLDER\"".
 	created chan string
 }
@@ -33,9 +35,13 @@ func asUnits(p ramdisk.ProgressFunc) ProgressFunc {
 	return func(done, total int64) { p(ramdisk.Progress{BytesDone: done, BytesTotal: total}) }
 }
 
-func (f *fakeDisks) Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string) (ramdisk.Volume, error) {
+func (f *fakeDisks) Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string, inPlace bool) (ramdisk.Volume, error) {
 	if f.created != nil {
-		f.created <- fmt.Sprintf("%s %s %q", r.Name, contents, folder)
+		where := ""
+		if inPlace {
+			where = " in place"
+		}
+		f.created <- fmt.Sprintf("%s %s %q%s", r.Name, contents, folder, where)
 	}
 	plan, err := ramdisk.NewPlan(r, ramdisk.Facts{Caps: f.eng.Caps()})
 	if err != nil {
@@ -72,6 +78,13 @@ func (f *fakeDisks) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramd
 func (f *fakeDisks) Kept(v ramdisk.Volume) bool { return true }
 
 func (f *fakeDisks) Notices() []string { return f.notices }
+
+func (f *fakeDisks) InPlace(v ramdisk.Volume) string {
+	if f.inPlace == nil {
+		return ""
+	}
+	return f.inPlace(v)
+}
 
 func (f *fakeDisks) MirrorConflicts(v ramdisk.Volume) (int, string) {
 	if f.conflicts == nil {
