@@ -104,6 +104,7 @@
 //	reclaim.go, holders_*.go      Reclaim: out to staging, eject, make again, back
 //	mirror.go                     a Mirror disk's load and write-back, wired to the Keeper
 //	folderpath.go, mounts_*.go    which folders may be mirrored (CheckFolder)
+//	inplace.go, netfs_*.go        in place: the folder opened, CheckInPlace
 //	claim.go                      one disk per folder (claims/)
 //	fdwalk.go, folderload.go      reading a mirror folder through descriptors; the load
 //	syncrec.go, synccodec.go,     the record of the last load or write-back: sides,
@@ -183,4 +184,16 @@
 // names are listed in the store before the first is made; a write-back
 // killed at any point leaves each path old or new and at worst such names,
 // which the next one removes. One disk mirrors a folder at a time (claims/).
+//
+// A Mirror disk in place (State.InPlace, create --in-place) is mounted
+// over its folder once loaded; disks does the mounting (see its package
+// doc). Here only one thing changes: folderDir (inplace.go) is the one
+// place that says which folder the load and the write-back open, the
+// folder's path or, through Keeper.Through, the folder's hidden copy (a
+// bind mount of it, a mount point by design, so the check that the folder
+// is no mount point is made on its path instead). Every guard of the
+// write-back holds there unchanged. CheckInPlace refuses folders a disk
+// may not cover: the home folder itself, one on a network file system
+// (statfs magic; for FUSE, mountinfo's type: sshfs, rclone...), one
+// another user owns (under sudo, other than SUDO_UID).
 package mirror
