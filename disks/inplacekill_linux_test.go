@@ -3,6 +3,8 @@ package disks
 import (
 	"context"
 	"fmt"
+	"io"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -79,5 +81,76 @@ func TestInPlaceKilledAtEachStep(t *testing.T) {
 	}
 	if _, err := f.s.Eject(ctx, v, EjectOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestInPlaceRacingCreates: three RAMBars put three disks in place over one
+// folder at the same moment, five times: one wins, the folder is covered
+// once, the others are refused and leave no disk, bind or record; the
+// winner's eject leaves the folder as it was.
+func TestInPlaceRacingCreates(t *testing.T) {
+	f := newInPlace(t, false)
+	ctx := context.Background()
+	want := files(t, f.folder)
+	for round := 0; round < 5; round++ {
+		var cmds []*exec.Cmd
+		var stdins []io.WriteCloser
+		for _, name := range []string{"A", "B", "C"} {
+			cmd := f.command("inplace-create", name, "")
+			cmd.Stdin = nil
+			in, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds, stdins = append(cmds, cmd), append(stdins, in)
+		}
+		for _, in := range stdins {
+			in.Close() // all start at once
+		}
+		won := ""
+		for i, cmd := range cmds {
+			if cmd.Wait() == nil {
+				if won != "" {
+					t.Fatalf("round %d: %s and %s both went through", round, won, []string{"A", "B", "C"}[i])
+				}
+				won = []string{"A", "B", "C"}[i]
+			}
+		}
+		if won == "" {
+			t.Fatalf("round %d: none went through", round)
+		}
+		n := 0
+		for _, m := range mountsUnder(t, filepath.Dir(f.folder)) {
+			if m == f.folder {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("round %d: %d mounts over the folder", round, n)
+		}
+		for _, name := range []string{"A", "B", "C"} {
+			if name == won {
+				continue
+			}
+			if _, ok := f.s.readInPlace(name); ok || mounted(t, f.s.inPlaceKey(name)) {
+				t.Errorf("round %d: %s left a record or a bind", round, name)
+			}
+			if _, err := f.s.Find(ctx, name); err == nil {
+				t.Errorf("round %d: %s left a disk", round, name)
+			}
+		}
+		v, err := f.s.Find(ctx, won)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.s.Eject(ctx, v, EjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := files(t, f.folder); !sameFiles(got, want) || isTmpfs(f.folder) {
+			t.Fatalf("round %d: the folder holds %v", round, got)
+		}
 	}
 }
