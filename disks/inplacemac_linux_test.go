@@ -1,0 +1,62 @@
+package disks
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rambar/linux"
+	"rambar/ramdisk"
+)
+
+// noHideEngine is the Linux engine without a hidden copy, as macOS is: a
+// disk in place is written back by uncovering its folder.
+type noHideEngine struct{ *linux.Engine }
+
+func (noHideEngine) HideFolder(context.Context, string, string) error {
+	return ramdisk.ErrUnsupported
+}
+
+// TestInPlaceWithoutHiddenCopy runs the macOS way on real mounts: no
+// hidden copy, so a save uncovers the folder, writes back through its
+// path and covers it again; a shell inside the folder keeps the save from
+// running and is named; the eject writes back and uncovers.
+func TestInPlaceWithoutHiddenCopy(t *testing.T) {
+	f := newInPlace(t, false)
+	f.s.Engine = noHideEngine{f.s.Engine.(*linux.Engine)}
+	ctx := context.Background()
+	c := f.create("Mac")
+	if r, _ := f.s.readInPlace("Mac"); r.Hidden != "" || !isTmpfs(f.folder) {
+		t.Fatalf("record %+v, covered %v", r, isTmpfs(f.folder))
+	}
+	write(t, filepath.Join(f.folder, "index.html"), "saved")
+	if _, err := f.s.Save(ctx, c.Volume, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !isTmpfs(f.folder) {
+		t.Fatal("not covered again after the save")
+	}
+	write(t, filepath.Join(f.folder, "index.html"), "at eject")
+	sleep := exec.Command("sleep", "600")
+	sleep.Dir = f.folder
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleep.Process.Kill()
+	_, err := f.s.Save(ctx, c.Volume, SaveOptions{})
+	var be *ramdisk.BusyError
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "sleep") || !isTmpfs(f.folder) {
+		t.Fatalf("save with a shell inside: %v (covered %v)", err, isTmpfs(f.folder))
+	}
+	sleep.Process.Kill()
+	sleep.Wait()
+	if _, err := f.s.Eject(ctx, c.Volume, EjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, f.folder)["index.html"]; got != "at eject" || isTmpfs(f.folder) {
+		t.Fatalf("after the eject the folder holds %q (covered %v)", got, isTmpfs(f.folder))
+	}
+}
