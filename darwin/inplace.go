@@ -82,6 +82,10 @@ func (e *Engine) Uncover(ctx context.Context, v ramdisk.Volume, folder string, f
 	return e.remounted(ctx, v, dev, nil)
 }
 
+// Reattach implements ramdisk.InPlacer: a volume over a folder is listed
+// there, so there is nothing to reattach.
+func (e *Engine) Reattach(context.Context, string, string) (bool, error) { return false, nil }
+
 // Covers implements ramdisk.InPlacer: the volume mounted at folder is v's.
 func (e *Engine) Covers(ctx context.Context, v ramdisk.Volume, folder string) bool {
 	d, err := e.diskInfo(ctx, folder)

@@ -66,7 +66,8 @@
 // is finished, an eject undone); a disk that is gone leaves the folder
 // showing its last write-back, and the bind and record are removed; a disk
 // whose load did not finish is left uncovered, incomplete as any Mirror
-// disk would be. So the folder's path always shows the disk or the folder
+// disk would be; a disk unmounted by hand from its own mount point while
+// it still covers the folder is mounted there again (Reattach) and goes on. So the folder's path always shows the disk or the folder
 // as of its last write-back. The eject is: write back, uncover (busy: a
 // *BusyError naming the holders, saying `rambar save NAME` writes back
 // now, and nothing changed), eject the disk, remove the bind.

@@ -40,6 +40,8 @@ type inPlaceRecord struct {
 	Folder string `json:"folder"`
 	// Hidden is the folder's hidden copy, "" where the engine has none.
 	Hidden string `json:"hidden,omitempty"`
+	// Disk is the disk's own mount point, once it is made.
+	Disk string `json:"disk,omitempty"`
 	Step   string `json:"step"`
 }
 
@@ -77,7 +79,7 @@ func (s *Service) readInPlace(name string) (inPlaceRecord, bool) {
 	b, _ := io.ReadAll(io.LimitReader(f, 64<<10))
 	var r inPlaceRecord
 	if json.Unmarshal(b, &r) != nil || !strings.EqualFold(r.Name, name) || !filepath.IsAbs(r.Folder) ||
-		r.Hidden != "" && r.Hidden != s.inPlaceKey(name) {
+		r.Hidden != "" && r.Hidden != s.inPlaceKey(name) || r.Disk != "" && filepath.Base(r.Disk) != r.Name {
 		return inPlaceRecord{}, false
 	}
 	r.Folder = filepath.Clean(r.Folder)
@@ -174,6 +176,9 @@ func (s *Service) cover(ctx context.Context, v ramdisk.Volume, r inPlaceRecord) 
 		return v, err
 	}
 	r.Step = ipCovering
+	if r.Disk == "" {
+		r.Disk = v.MountPoint
+	}
 	if err := s.writeInPlace(r); err != nil {
 		return v, err
 	}
@@ -202,6 +207,15 @@ func (s *Service) settleInPlace(ctx context.Context, name string) error {
 		return err
 	}
 	v, err := s.Find(ctx, name)
+	if errors.Is(err, ramdisk.ErrNotFound) && r.Disk != "" {
+		// Unmounted from its own mount point by hand, it may still cover
+		// the folder: mount it there again rather than lose track of it.
+		if again, rerr := ip.Reattach(ctx, r.Folder, r.Disk); rerr != nil {
+			return fmt.Errorf("%s in place at %s: %w", name, r.Folder, rerr)
+		} else if again {
+			v, err = s.Find(ctx, name)
+		}
+	}
 	if errors.Is(err, ramdisk.ErrNotFound) {
 		return s.unhide(ctx, r)
 	}

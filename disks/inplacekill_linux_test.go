@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestInPlaceKilledAtEachStep kills a RAMBar (SIGKILL) at each recorded
@@ -152,5 +154,31 @@ func TestInPlaceRacingCreates(t *testing.T) {
 		if got := files(t, f.folder); !sameFiles(got, want) || isTmpfs(f.folder) {
 			t.Fatalf("round %d: the folder holds %v", round, got)
 		}
+	}
+}
+
+// TestInPlaceDiskUnmountedByHand: the disk unmounted from its own mount
+// point by hand still covers the folder; the next eject mounts it there
+// again, writes it back and ejects it, so the edit made in place reaches
+// the folder.
+func TestInPlaceDiskUnmountedByHand(t *testing.T) {
+	f := newInPlace(t, false)
+	ctx := context.Background()
+	c := f.create("Hand")
+	write(t, filepath.Join(f.folder, "index.html"), "edited in place")
+	if err := unix.Unmount(c.Volume.MountPoint, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.Find(ctx, "Hand"); err == nil || !isTmpfs(f.folder) {
+		t.Fatalf("the disk is still listed (%v) or the folder uncovered", err)
+	}
+	if _, err := f.s.Eject(ctx, c.Volume, EjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, f.folder)["index.html"]; got != "edited in place" || isTmpfs(f.folder) {
+		t.Fatalf("after the eject the folder holds %q (covered %v)", got, isTmpfs(f.folder))
+	}
+	if _, ok := f.s.readInPlace("Hand"); ok {
+		t.Error("the record is left")
 	}
 }

@@ -104,6 +104,31 @@ func (e *Engine) Uncover(ctx context.Context, v ramdisk.Volume, folder string, f
 	return v, nil
 }
 
+// Reattach implements ramdisk.InPlacer: when the last mount at folder is a
+// tmpfs RAMBar made (source "rambar") and nothing is mounted at
+// mountPoint (under the mount root), the tmpfs is bound there again.
+func (e *Engine) Reattach(ctx context.Context, folder, mountPoint string) (bool, error) {
+	ms, err := e.mounts()
+	if err != nil {
+		return false, err
+	}
+	folder, mountPoint = filepath.Clean(folder), filepath.Clean(mountPoint)
+	top, ok := mountAt(ms, folder)
+	if !ok || top.FSType != "tmpfs" || top.Source != mountSource || filepath.Dir(mountPoint) != e.realRoot() {
+		return false, nil
+	}
+	if _, taken := mountAt(ms, mountPoint); taken {
+		return false, nil
+	}
+	if _, err := e.makeMountPoint(ctx, mountPoint, false); err != nil {
+		return false, err
+	}
+	if err := e.admin.bind(ctx, folder, mountPoint, false); err != nil {
+		return false, fmt.Errorf("mount the disk over %s at %s again: %w", folder, mountPoint, err)
+	}
+	return true, nil
+}
+
 // Covers implements ramdisk.InPlacer: the last mount at folder is the file
 // system mounted at v's mount point.
 func (e *Engine) Covers(_ context.Context, v ramdisk.Volume, folder string) bool {

@@ -27,4 +27,10 @@ type InPlacer interface {
 	Uncover(ctx context.Context, v Volume, folder string, force bool) (Volume, error)
 	// Covers reports whether v is what is mounted over folder now.
 	Covers(ctx context.Context, v Volume, folder string) bool
+	// Reattach mounts the RAM disk that covers folder at mountPoint again,
+	// when it is a disk RAMBar made that was unmounted from there (by
+	// hand) while still covering the folder, so it is listed and can be
+	// written back and ejected; false when there is no such disk. Engines
+	// that list a volume wherever it is mounted return false.
+	Reattach(ctx context.Context, folder, mountPoint string) (bool, error)
 }
