@@ -42,7 +42,7 @@ type inPlaceRecord struct {
 	Hidden string `json:"hidden,omitempty"`
 	// Disk is the disk's own mount point, once it is made.
 	Disk string `json:"disk,omitempty"`
-	Step   string `json:"step"`
+	Step string `json:"step"`
 }
 
 func (s *Service) inPlaceKey(name string) string {
