@@ -123,8 +123,9 @@ func (s *Service) through(st mirror.State) (string, error) {
 		return r.Hidden, nil
 	}
 	if v, err := s.Find(context.Background(), st.Name); err == nil && ip.Covers(context.Background(), v, st.MirrorPath) {
-		return "", fmt.Errorf("%w: %s covers %s and its hidden copy is gone, so the folder cannot be reached to write it back "+
-			"now; it is written back at eject", mirror.ErrRefused, st.Name, st.MirrorPath)
+		// Not ErrRefused: an eject must stop here, not drop the disk unsaved.
+		return "", fmt.Errorf("%s covers %s and the record of its hidden copy is gone, so the folder beneath cannot be reached "+
+			"to write it back", st.Name, st.MirrorPath)
 	}
 	return "", nil
 }
