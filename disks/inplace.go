@@ -201,7 +201,7 @@ func (s *Service) cover(ctx context.Context, v ramdisk.Volume, r inPlaceRecord) 
 func (s *Service) settleInPlace(ctx context.Context, name string) error {
 	r, ok := s.readInPlace(name)
 	if !ok {
-		return nil
+		return s.noteLostRecord(ctx, name)
 	}
 	ip, err := s.inPlacer()
 	if err != nil {
@@ -297,4 +297,31 @@ func (s *Service) recover(ctx context.Context, v ramdisk.Volume, r inPlaceRecord
 	if inPlace {
 		s.cover(context.WithoutCancel(ctx), v, r)
 	}
+}
+
+// noteLostRecord writes the record of a disk in place whose record is gone
+// (removed by hand, or unreadable) while it still covers its folder, so it
+// is written back and ejected as one in place.
+func (s *Service) noteLostRecord(ctx context.Context, name string) error {
+	ip, err := s.inPlacer()
+	if err != nil {
+		return nil
+	}
+	k, err := s.Keeper()
+	if err != nil {
+		return nil
+	}
+	st, err := k.State(name)
+	if err != nil || !st.InPlace {
+		return nil
+	}
+	v, err := s.Find(ctx, name)
+	if err != nil || !ip.Covers(ctx, v, st.MirrorPath) {
+		return nil
+	}
+	r := inPlaceRecord{Name: v.Name, Folder: st.MirrorPath, Disk: v.MountPoint, Step: ipInPlace}
+	if hidden := s.inPlaceKey(v.Name); ip.FolderHidden(hidden) {
+		r.Hidden = hidden
+	}
+	return s.writeInPlace(r)
 }

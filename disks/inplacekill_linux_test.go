@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -180,5 +181,27 @@ func TestInPlaceDiskUnmountedByHand(t *testing.T) {
 	}
 	if _, ok := f.s.readInPlace("Hand"); ok {
 		t.Error("the record is left")
+	}
+}
+
+// TestInPlaceRecordLost: the record removed by hand while the disk covers
+// its folder is written again by the next eject, which then writes back,
+// uncovers and ejects as usual.
+func TestInPlaceRecordLost(t *testing.T) {
+	f := newInPlace(t, false)
+	ctx := context.Background()
+	c := f.create("Lost")
+	write(t, filepath.Join(f.folder, "index.html"), "edited in place")
+	if err := os.Remove(f.s.inPlaceKey("Lost") + ".json"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.Eject(ctx, c.Volume, EjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, f.folder)["index.html"]; got != "edited in place" || isTmpfs(f.folder) {
+		t.Fatalf("after the eject the folder holds %q (covered %v)", got, isTmpfs(f.folder))
+	}
+	if mounted(t, f.s.inPlaceKey("Lost")) {
+		t.Error("the hidden copy is left")
 	}
 }
