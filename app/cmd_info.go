@@ -38,9 +38,12 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
 	row := func(k, f string, args ...any) { fmt.Fprintf(tw, "%s:\t"+f+"\n", append([]any{k}, args...)...) }
 	row("Name", "%s", d.Name)
-	if inPlace != "" {
+	switch {
+	case inPlace == d.MountPoint:
+		row("Mount point", "in place at %s (the folder's own path serves the disk; save and eject write it back there)", inPlace)
+	case inPlace != "":
 		row("Mount point", "%s, in place at %s (the folder's own path serves the disk; save and eject write it back there)", d.MountPoint, inPlace)
-	} else {
+	default:
 		row("Mount point", "%s", d.MountPoint)
 	}
 	row("Device", "%s", d.Device)
