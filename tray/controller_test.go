@@ -221,6 +221,22 @@ func TestBusyEjectOffersForceEject(t *testing.T) {
 	}
 }
 
+// TestBusyEjectInPlaceSaysSaveNow: a disk in place that is in use stays
+// over its folder, and the notification says Save Now writes it back.
+func TestBusyEjectInPlaceSaysSaveNow(t *testing.T) {
+	h := start(t, func(d *Deps) {
+		d.Disks = &fakeDisks{eng: d.Engine, inPlace: func(ramdisk.Volume) string { return "/home/me/site" }}
+	})
+	v := h.create("Site", ramdisk.GiB)
+	release := h.mem.Hold(v, ramdisk.Holder{PID: 4242, Command: "zsh"})
+	defer release()
+	h.waitFor("In place at /home/me/site")
+	h.c.Click("disk/Site/eject")
+	if n := h.note("Can't eject Site"); !strings.Contains(n, "zsh (pid 4242)") || !strings.Contains(n, "in place at /home/me/site; Save Now writes it back") {
+		t.Errorf("notification: %s", n)
+	}
+}
+
 func TestOutsideChangesAndVanish(t *testing.T) {
 	h := start(t, nil)
 	h.waitFor("No RAM Disks")
