@@ -3,10 +3,14 @@ package disks
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"rambar/linux"
 	"rambar/ramdisk"
@@ -58,5 +62,30 @@ func TestInPlaceWithoutHiddenCopy(t *testing.T) {
 	}
 	if got := files(t, f.folder)["index.html"]; got != "at eject" || isTmpfs(f.folder) {
 		t.Fatalf("after the eject the folder holds %q (covered %v)", got, isTmpfs(f.folder))
+	}
+}
+
+// TestInPlaceUnderSudo: run through sudo for uid 65534, a folder of that
+// user's is mirrored in place: the disk over it is theirs, and what is
+// written back through the hidden copy belongs to them, not to root.
+func TestInPlaceUnderSudo(t *testing.T) {
+	t.Setenv("SUDO_UID", "65534")
+	t.Setenv("SUDO_GID", "65534")
+	f := newInPlace(t, false)
+	filepath.WalkDir(filepath.Dir(f.folder), func(p string, _ fs.DirEntry, _ error) error { return os.Lchown(p, 65534, 65534) })
+	ctx := context.Background()
+	c := f.create("Nobody")
+	var st unix.Stat_t
+	if err := unix.Stat(f.folder, &st); err != nil || st.Uid != 65534 {
+		t.Errorf("the disk over the folder belongs to uid %d", st.Uid)
+	}
+	write(t, filepath.Join(f.folder, "src", "new.go"), "package new") // made by root
+	if _, err := f.s.Eject(ctx, c.Volume, EjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"src/new.go", "index.html"} {
+		if unix.Lstat(filepath.Join(f.folder, p), &st) != nil || st.Uid != 65534 || st.Gid != 65534 {
+			t.Errorf("%s belongs to %d:%d after the write-back", p, st.Uid, st.Gid)
+		}
 	}
 }
