@@ -205,3 +205,25 @@ func TestInPlaceRecordLost(t *testing.T) {
 		t.Error("the hidden copy is left")
 	}
 }
+
+// TestInPlaceWriteBetweenSaveAndUncover: a file written through the
+// folder's path after the eject's save, just before the disk leaves the
+// folder, is written back too.
+func TestInPlaceWriteBetweenSaveAndUncover(t *testing.T) {
+	f := newInPlace(t, false)
+	ctx := context.Background()
+	c := f.create("Late")
+	write(t, filepath.Join(f.folder, "index.html"), "edited")
+	f.s.inPlaceStep = func(step string) {
+		if step == ipUncovering {
+			write(t, filepath.Join(f.folder, "late.txt"), "just in time")
+		}
+	}
+	if _, err := f.s.Eject(ctx, c.Volume, EjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"index.html": "edited", "src/main.go": "package main", "late.txt": "just in time"}
+	if got := files(t, f.folder); !sameFiles(got, want) {
+		t.Fatalf("the folder holds %v, want %v", got, want)
+	}
+}

@@ -76,6 +76,18 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 		if v, err = s.uncoverForEject(ctx, v, place, o.Force); err != nil {
 			return ej, err
 		}
+		// What was written through the folder's path between the save and
+		// now is written back too: nothing reaches the disk that way now.
+		if !o.NoSave && !incomplete {
+			again, err := s.saveBeforeEject(ctx, v, o.Progress)
+			if err != nil && !o.Force {
+				s.recover(ctx, v, place, inPlace)
+				return ej, err
+			}
+			if again.Saved != nil {
+				ej.Saved = again.Saved
+			}
+		}
 	}
 	if err := s.cachesToFallback(v); err != nil { // a disk mounted without the fallback link
 		s.recover(ctx, v, place, inPlace)
