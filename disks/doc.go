@@ -70,5 +70,7 @@
 // it still covers the folder is mounted there again (Reattach) and goes on. So the folder's path always shows the disk or the folder
 // as of its last write-back. The eject is: write back, uncover (busy: a
 // *BusyError naming the holders, saying `rambar save NAME` writes back
-// now, and nothing changed), eject the disk, remove the bind.
+// now, and nothing changed), write back again what was written through the
+// folder's path meanwhile, eject the disk, remove the bind. Leftovers
+// (doctor) lists a record whose step was cut short or whose disk is gone.
 package disks

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"rambar/internal/atomicfile"
@@ -297,6 +298,37 @@ func (s *Service) recover(ctx context.Context, v ramdisk.Volume, r inPlaceRecord
 	if inPlace {
 		s.cover(context.WithoutCancel(ctx), v, r)
 	}
+}
+
+// unsettled lists the in-place records (DATA/inplace) a stopped RAMBar
+// left: a step cut short, or a disk that is gone (a restart).
+func (s *Service) unsettled(vs []ramdisk.Volume) []Leftover {
+	if s.Paths.Data == "" {
+		return nil
+	}
+	ms, _ := filepath.Glob(filepath.Join(s.Paths.Data, "inplace", "*.json"))
+	var out []Leftover
+	for _, m := range ms {
+		var r inPlaceRecord
+		b, err := os.ReadFile(m)
+		if err != nil || json.Unmarshal(b, &r) != nil || ramdisk.ValidateName(r.Name) != nil {
+			continue
+		}
+		if r, ok := s.readInPlace(r.Name); ok {
+			mounted := slices.ContainsFunc(vs, func(v ramdisk.Volume) bool { return strings.EqualFold(v.Name, r.Name) })
+			switch {
+			case !mounted:
+				out = append(out, Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder,
+					Advice: fmt.Sprintf("the record of a disk in place that is gone; the folder shows its last write-back. "+
+						"The next create of %s removes it", r.Name)})
+			case r.Step != ipInPlace:
+				out = append(out, Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder,
+					Advice: fmt.Sprintf("a disk in place whose %q step was cut short; the folder shows the disk or its last write-back. "+
+						"rambar save %q or rambar eject %q finishes or undoes it", r.Step, r.Name, r.Name)})
+			}
+		}
+	}
+	return out
 }
 
 // noteLostRecord writes the record of a disk in place whose record is gone

@@ -59,7 +59,13 @@ func TestInPlaceKilledAtEachStep(t *testing.T) {
 			t.Fatalf("create, %s: the child was not killed (exit %d): %s", at, code, out)
 		}
 		check("create killed at " + at)
+		if got := inPlaceLeftovers(t, f.s); got != (at != ipInPlace) {
+			t.Errorf("create killed at %s: listed as a leftover: %v", at, got)
+		}
 		ejectAll("create killed at " + at)
+		if inPlaceLeftovers(t, f.s) {
+			t.Errorf("create killed at %s: still a leftover once settled", at)
+		}
 	}
 	for i, at := range []string{ipUncovering, ipEjecting, ipUnhiding} {
 		if out, code := f.child("inplace-create", ""); code != 0 {
@@ -72,6 +78,9 @@ func TestInPlaceKilledAtEachStep(t *testing.T) {
 			t.Fatalf("eject, %s: the child was not killed (exit %d): %s", at, code, out)
 		}
 		check("eject killed at " + at)
+		if !inPlaceLeftovers(t, f.s) {
+			t.Errorf("eject killed at %s: not listed as a leftover", at)
+		}
 		ejectAll("eject killed at " + at)
 	}
 	// After all that, the folder mirrors in place again.
@@ -226,4 +235,19 @@ func TestInPlaceWriteBetweenSaveAndUncover(t *testing.T) {
 	if got := files(t, f.folder); !sameFiles(got, want) {
 		t.Fatalf("the folder holds %v, want %v", got, want)
 	}
+}
+
+// inPlaceLeftovers reports whether Leftovers lists a disk in place.
+func inPlaceLeftovers(t *testing.T, s *Service) bool {
+	t.Helper()
+	ls, err := s.Leftovers(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range ls {
+		if l.Kind == LeftInPlace {
+			return true
+		}
+	}
+	return false
 }

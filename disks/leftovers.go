@@ -54,6 +54,10 @@ const (
 	// LeftZRAM: a zram device a create that was killed added and nothing
 	// mounted (Linux).
 	LeftZRAM LeftoverKind = "zram-device"
+	// LeftInPlace: a step of a disk in place that was cut short (its
+	// create or eject), or a disk in place that is gone; its next create,
+	// save or eject settles it.
+	LeftInPlace LeftoverKind = "in-place"
 )
 
 // leftoverDevicer is an engine that can name the devices killed creates
@@ -95,6 +99,7 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 		out = append(out, Leftover{Kind: LeftTryLog, Path: p, Advice: "the log of a 'rambar try' that was stopped; the next try removes it"})
 	}
 	out = append(out, s.stagings()...)
+	out = append(out, s.unsettled(vs)...)
 	if ld, ok := s.Engine.(leftoverDevicer); ok {
 		devs, _ := ld.LeftoverDevices(ctx) // unreadable records: nothing to name
 		for _, d := range devs {
