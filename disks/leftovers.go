@@ -77,8 +77,9 @@ type Leftover struct {
 
 // Leftovers finds what RAMBar processes that were killed (kill -9, a crash)
 // left behind: temporary try disks whose process is gone, disks whose
-// restore did not finish, reclaim staging copies, and zram devices of
-// creates that were killed.
+// restore did not finish, reclaim staging copies, zram devices of creates
+// that were killed, and records of disks in place left mid-step or whose
+// disk is gone.
 func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	vs, err := s.Engine.List(ctx)
 	if err != nil {
