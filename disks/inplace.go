@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -228,6 +229,9 @@ func (s *Service) settleInPlace(ctx context.Context, name string) error {
 	if !covered && s.Incomplete(v) {
 		return s.unhide(ctx, r)
 	}
+	if covered {
+		s.remark(v)
+	}
 	if !covered && r.Hidden != "" && !ip.FolderHidden(r.Hidden) {
 		if err := ip.HideFolder(ctx, r.Folder, r.Hidden); err != nil {
 			return fmt.Errorf("%s in place at %s: %w", name, r.Folder, err)
@@ -329,6 +333,23 @@ func (s *Service) unsettled(vs []ramdisk.Volume) []Leftover {
 		}
 	}
 	return out
+}
+
+// remark puts back the marker of a loaded disk in place that lost it (the
+// user's tools in the folder: git clean -x), so it is still saved and
+// written back; a different marker is left alone.
+func (s *Service) remark(v ramdisk.Volume) {
+	k, err := s.Keeper()
+	if err != nil || s.Incomplete(v) {
+		return
+	}
+	st, err := k.State(v.Name)
+	if err != nil || !st.InPlace {
+		return
+	}
+	if _, err := os.Lstat(filepath.Join(v.MountPoint, mirror.MarkerName)); errors.Is(err, fs.ErrNotExist) {
+		k.Mark(v, st)
+	}
 }
 
 // noteLostRecord writes the record of a disk in place whose record is gone

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"rambar/linux"
+	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -87,5 +88,30 @@ func TestInPlaceUnderSudo(t *testing.T) {
 		if unix.Lstat(filepath.Join(f.folder, p), &st) != nil || st.Uid != 65534 || st.Gid != 65534 {
 			t.Errorf("%s belongs to %d:%d after the write-back", p, st.Uid, st.Gid)
 		}
+	}
+}
+
+// TestInPlaceMarkerRemoved: `git clean -x` in the folder removes the disk's
+// marker, which the folder's path shows; the disk is still known by its
+// record and the mount over the folder: autosave and eject write it back.
+func TestInPlaceMarkerRemoved(t *testing.T) {
+	f := newInPlace(t, false)
+	ctx := context.Background()
+	c := f.create("Clean")
+	os.Remove(filepath.Join(f.folder, mirror.MarkerName))
+	write(t, filepath.Join(f.folder, "index.html"), "edited after git clean")
+	if err := f.s.SaveAll(ctx, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.s.inPlaceKey("Clean"), "index.html")); string(b) != "edited after git clean" {
+		t.Errorf("the autosave wrote back %q", b)
+	}
+	os.Remove(filepath.Join(f.folder, mirror.MarkerName))
+	write(t, filepath.Join(f.folder, "index.html"), "edited again")
+	if _, err := f.s.Eject(ctx, c.Volume, EjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, f.folder)["index.html"]; got != "edited again" {
+		t.Fatalf("after the eject the folder holds %q", got)
 	}
 }

@@ -132,7 +132,7 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 		return false
 	}
 	st, err := k.State(v.Name)
-	return err == nil && (k.Holds(v, st) || m.S.Incomplete(v))
+	return err == nil && (k.Holds(v, st) || m.S.Incomplete(v) || st.InPlace && m.InPlace(v) != "")
 }
 
 // Notices are the reclaims that were stopped, for the menu.

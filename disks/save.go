@@ -264,7 +264,7 @@ func (s *Service) SaveAll(ctx context.Context, due func(mirror.State) bool, repo
 	var errs []error
 	for _, v := range vs {
 		st, err := k.State(v.Name)
-		if errors.Is(err, mirror.ErrNotKept) || err == nil && (!k.Holds(v, st) || due != nil && !due(st)) {
+		if errors.Is(err, mirror.ErrNotKept) || err == nil && (!k.Holds(v, st) && s.InPlace(ctx, v) == "" || due != nil && !due(st)) {
 			continue // not kept, made without keeping, or not due
 		}
 		if err == nil {

@@ -106,6 +106,12 @@ func (k *Keeper) store(st State) *store {
 // st's marker (a disk made without --keep under a kept name does not).
 func (k *Keeper) Holds(v ramdisk.Volume, st State) bool { return st.ID != "" && marker(v) == st.ID }
 
+// Mark writes st's marker on v again. disks calls it for a disk it knows
+// by other means, a disk in place (its record, and the disk mounted over
+// its folder), whose marker the user's tools removed (git clean -x in the
+// folder): without it the disk would not be saved or written back.
+func (k *Keeper) Mark(v ramdisk.Volume, st State) error { return writeMarker(v, st.ID) }
+
 // marker returns the id written on the disk, "" if there is none.
 func marker(v ramdisk.Volume) string {
 	b, err := readBounded(filepath.Join(v.MountPoint, MarkerName), maxSmall)
