@@ -143,6 +143,10 @@ func TestInPlaceLoadEditSaveEject(t *testing.T) {
 			t.Errorf("InPlace = %q, want %q", got, f.folder)
 		}
 		hidden := f.s.inPlaceKey("Site")
+		// Only RAMBar's user reaches the folder beneath the disk.
+		if fi, err := os.Stat(filepath.Dir(hidden)); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, want mode 0700", filepath.Dir(hidden), err)
+		}
 		if got := files(t, f.folder); got["index.html"] != "old index" || got["src/main.go"] != "package main" {
 			t.Fatalf("the disk over the folder holds %v", got)
 		}
