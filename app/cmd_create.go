@@ -21,6 +21,7 @@ var (
 	hiddenFlag       = flagBool("hidden", "hide it from Finder's sidebar (macOS)")
 	mirrorFlag       = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
 	createFolderFlag = flagBool("create-folder", "with --mirror: make the folder if it does not exist (else a missing folder is refused)")
+	inPlaceFlag      = flagBool("in-place", "with --mirror: once loaded, mount the disk over the folder itself, so its own path runs from memory")
 )
 
 // nameCase is the rule for letter case in names, as help says it.
@@ -47,14 +48,14 @@ func init() {
 		Flags: append([]flagSpec{
 			fsFlag, hiddenFlag,
 			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
-			mirrorFlag, createFolderFlag,
+			mirrorFlag, createFolderFlag, inPlaceFlag,
 			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5, or what the name kept before)"),
 			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; default: what the name had before)"),
 			flagBool("set-aside-kept", "with --mirror: mirror the folder although the name holds kept work in no folder, keeping that work as a snapshot never pruned"),
 			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
 			flagBool("force", "make it even if memory is short"),
 		}, volumeFlagSpecs()...),
-		JSON: true, Example: "create Scratch 4G\ncreate Work 8G --fs hfs+ --keep --save-every 10m\n" +
+		JSON: true, Example: "create Scratch 4G\ncreate Site 2G --mirror ~/Sites/site --in-place\ncreate Work 8G --fs hfs+ --keep --save-every 10m\n" +
 			"create Downloads 2G --noexec --folders incoming,unpacked --icon dl.png",
 		Order: 10, Run: runCreate})
 }
@@ -76,6 +77,14 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	// Refused before the plan is printed; the disk's making checks again.
 	if err := a.createFolderFlag(in, &contents); err != nil {
 		return err
+	}
+	if contents.Mode == ramdisk.Mirror {
+		contents.InPlace = *in.Bool("in-place")
+		if err := a.checkInPlace(contents); err != nil {
+			return err
+		}
+	} else if in.Set("in-place") {
+		return usagef("--in-place goes with --mirror FOLDER")
 	}
 	if *compress && contents.Mode == ramdisk.Discard {
 		return usagef("--compress needs --keep or --mirror: it applies to restored contents")
@@ -102,7 +111,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	a.noteAutosave(v.Name, a.autosaveOf(v.Name))
 	if *asJSON {
 		dj := a.measuredDiskJSON(ctx, v)
-		dj.Contents = a.contentsOf(v, false)
+		dj.Contents, dj.InPlace = a.contentsOf(v, false), a.inPlaceAt(ctx, v)
 		return writeJSON(a.Stdout, struct {
 			Version int          `json:"version"`
 			Plan    ramdisk.Plan `json:"plan"`

@@ -26,9 +26,10 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 	d := disk{Volume: v}
 	d.Usage, d.UsageErr = e.Usage(ctx, v)
 	contents := a.contentsOf(v, true)
+	inPlace := a.inPlaceAt(ctx, v)
 	if *asJSON {
 		dj := toDiskJSON(d)
-		dj.Contents = contents
+		dj.Contents, dj.InPlace = contents, inPlace
 		return writeJSON(a.Stdout, struct {
 			Version int `json:"version"`
 			diskJSON
@@ -37,7 +38,14 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
 	row := func(k, f string, args ...any) { fmt.Fprintf(tw, "%s:\t"+f+"\n", append([]any{k}, args...)...) }
 	row("Name", "%s", d.Name)
-	row("Mount point", "%s", d.MountPoint)
+	switch {
+	case inPlace == d.MountPoint:
+		row("Mount point", "in place at %s (the folder's own path serves the disk; save and eject write it back there)", inPlace)
+	case inPlace != "":
+		row("Mount point", "%s, in place at %s (the folder's own path serves the disk; save and eject write it back there)", d.MountPoint, inPlace)
+	default:
+		row("Mount point", "%s", d.MountPoint)
+	}
 	row("Device", "%s", d.Device)
 	row("File system", "%s", d.FS.Label())
 	row("Size", "%s", d.Size)

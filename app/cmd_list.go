@@ -51,6 +51,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 		for _, d := range ds {
 			dj := toDiskJSON(d)
 			dj.RestoreIncomplete = a.files().Incomplete(d.Volume)
+			dj.InPlace = a.inPlaceAt(ctx, d.Volume)
 			out.Disks = append(out.Disks, dj)
 			out.Held += d.Held()
 		}
@@ -81,7 +82,13 @@ func runList(ctx context.Context, a *App, in *input) error {
 			}
 		}
 		held += d.Held()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.MountPoint, d.FS.Label(), d.Size.Short(), used, heldS, d.Allocation.Phrase())
+		mp := d.MountPoint
+		if f := a.inPlaceAt(ctx, d.Volume); f != "" && f != mp {
+			mp += ", in place at " + f
+		} else if f != "" {
+			mp = "in place at " + f
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, mp, d.FS.Label(), d.Size.Short(), used, heldS, d.Allocation.Phrase())
 	}
 	for _, d := range detached {
 		// Out of the file tree and no longer mounted, but not out of memory.

@@ -165,7 +165,7 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 		if got, err = s.EditPreset(pos[0], c, phys); err != nil {
 			return asUsage(err)
 		}
-		if c.MirrorPath != nil {
+		if c.MirrorPath != nil || c.InPlace != nil && *c.InPlace {
 			return a.checkPresetMirror(got, s.Presets, *in.Bool("create-folder"))
 		}
 		return nil
@@ -214,6 +214,7 @@ type presetJSON struct {
 	AutoMount  bool                `json:"auto_mount"`
 	Contents   string              `json:"contents"` // discard, keep, mirror
 	MirrorPath string              `json:"mirror_path,omitempty"`
+	InPlace    bool                `json:"in_place,omitempty"` // the disk is mounted over the mirror folder
 	SaveEvery  float64             `json:"save_every_seconds"` // 0: no autosave
 	Snapshots  int                 `json:"snapshots"`
 	// The disk's extras and its cache targets (settings version 3).
@@ -250,7 +251,7 @@ func runPresetList(ctx context.Context, a *App, in *input) error {
 		}{Version: jsonVersion, Presets: []presetJSON{}}
 		for _, p := range s.Presets {
 			j := presetJSON{Name: p.Name, Size: p.Size, Hidden: p.Hidden, AutoMount: p.AutoMount,
-				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, SaveEvery: float64(p.SaveEvery), Snapshots: p.Snapshots,
+				Contents: contentsWord(p.Contents), MirrorPath: p.MirrorPath, InPlace: p.InPlace, SaveEvery: float64(p.SaveEvery), Snapshots: p.Snapshots,
 				NoExec: p.NoExec, Folders: p.Folders, MountPoint: p.MountPoint, Icon: p.Icon, Spotlight: p.Spotlight, Caches: p.Caches}
 			if p.FS != "" {
 				j.FS = &p.FS

@@ -79,6 +79,9 @@ func printLoaded(a *App, c disks.Created) {
 	switch {
 	case c.Contents.Mode == ramdisk.Mirror:
 		fmt.Fprintf(a.Stdout, "Loaded %s: %s (%s); changes are written back on save and eject\n", c.Contents.MirrorPath, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
+		if c.Contents.InPlace {
+			fmt.Fprintf(a.Stdout, "In place at %s: the folder's own path now runs from memory; eject writes it back and shows the folder again\n", c.Contents.MirrorPath)
+		}
 	case r.Snapshot != "":
 		fmt.Fprintf(a.Stdout, "Restored %s (%s) saved %s\n", ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.Snapshot)
 		if r.InUse != nil {

@@ -25,7 +25,7 @@ var (
 // check are shown while the user types, and the plan confirmed is check's.
 func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss []ramdisk.FileSystem, check func(tray.NewDiskForm) (ramdisk.Plan, error)) (tray.NewDiskForm, ramdisk.Plan, error) {
 	toTray := func(f cocoa.Form) tray.NewDiskForm {
-		return tray.NewDiskForm{Name: f.Name, Size: f.Size, FS: f.FS, Contents: f.Contents, Folder: f.Folder}
+		return tray.NewDiskForm{Name: f.Name, Size: f.Size, FS: f.FS, Contents: f.Contents, Folder: f.Folder, InPlace: f.InPlace}
 	}
 	words := func(f cocoa.Form) (string, bool) {
 		p, err := check(toTray(f))
@@ -34,7 +34,7 @@ func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss [
 		}
 		return tray.PlanText(p), true
 	}
-	f, err := d.Dialogs.NewDisk(ctx, cocoa.Form{Name: form.Name, Size: form.Size, FS: form.FS, Contents: form.Contents, Folder: form.Folder},
+	f, err := d.Dialogs.NewDisk(ctx, cocoa.Form{Name: form.Name, Size: form.Size, FS: form.FS, Contents: form.Contents, Folder: form.Folder, InPlace: form.InPlace},
 		cocoa.FormOptions{FileSystems: fss, Contents: true}, words)
 	if err != nil {
 		return form, ramdisk.Plan{}, err

@@ -14,6 +14,7 @@ type presetFlags struct {
 	hidden, noHidden      bool
 	auto, noAuto          bool
 	keep, discard         bool
+	inPlace, noInPlace    bool
 	snapshots             int
 	set                   map[string]bool
 }
@@ -24,7 +25,7 @@ func presetFlagSpecs(edit bool) []flagSpec {
 		fsFlag, hiddenFlag,
 		flagBool("auto-mount", "mount at login ('rambar up')"),
 		flagBool("keep", "save the contents and restore them when the disk is made"),
-		mirrorFlag, createFolderFlag,
+		mirrorFlag, createFolderFlag, inPlaceFlag,
 		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off)"),
 		flagInt("snapshots", "K", 0, "how many past saves to keep"),
 	}
@@ -35,6 +36,7 @@ func presetFlagSpecs(edit bool) []flagSpec {
 			flagString("size", "SIZE", "the new size (or give it after the name)"),
 			flagBool("no-hidden", "show it in Finder's sidebar"),
 			flagBool("no-auto-mount", "do not mount at login"),
+			flagBool("no-in-place", "mount the Mirror disk at its own mount point, not over its folder"),
 			flagBool("discard", "contents die with the disk"))
 	}
 	return fs
@@ -44,11 +46,13 @@ func presetFlagSpecs(edit bool) []flagSpec {
 // contradict each other.
 func newPresetFlags(in *input) (*presetFlags, error) {
 	p := &presetFlags{set: in.set, fs: *in.String("fs"), mirror: *in.String("mirror"), saveEvery: *in.String("save-every"),
-		hidden: *in.Bool("hidden"), auto: *in.Bool("auto-mount"), keep: *in.Bool("keep"), snapshots: *in.Int("snapshots")}
+		hidden: *in.Bool("hidden"), auto: *in.Bool("auto-mount"), keep: *in.Bool("keep"), snapshots: *in.Int("snapshots"),
+		inPlace: *in.Bool("in-place")}
 	if _, edit := in.cmd.flag("discard"); edit {
 		p.noHidden, p.noAuto, p.discard = *in.Bool("no-hidden"), *in.Bool("no-auto-mount"), *in.Bool("discard")
+		p.noInPlace = *in.Bool("no-in-place")
 	}
-	for _, pair := range [][2]string{{"hidden", "no-hidden"}, {"auto-mount", "no-auto-mount"}} {
+	for _, pair := range [][2]string{{"hidden", "no-hidden"}, {"auto-mount", "no-auto-mount"}, {"in-place", "no-in-place"}} {
 		if p.set[pair[0]] && p.set[pair[1]] {
 			return nil, usagef("--%s and --%s contradict each other", pair[0], pair[1])
 		}
@@ -99,6 +103,9 @@ func (p *presetFlags) change(parseFS func(string) (ramdisk.FileSystem, error), p
 	}
 	if p.set["create-folder"] && !p.set["mirror"] {
 		return c, usagef("--create-folder goes with --mirror FOLDER")
+	}
+	if p.set["in-place"] || p.set["no-in-place"] {
+		c.InPlace = ptrTo(p.set["in-place"] && p.inPlace || p.set["no-in-place"] && !p.noInPlace)
 	}
 	if p.set["save-every"] {
 		secs, err := parseSaveEvery(p.saveEvery)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -34,6 +35,11 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, creat
 	}
 	if err := mirror.CheckFolder(p.MirrorPath, k.Rules(create)); err != nil {
 		return usagef("preset %s: %v", p.Name, withCreateFolder(err))
+	}
+	if p.InPlace {
+		if err := mirror.CheckInPlace(p.MirrorPath, k.Home); err != nil {
+			return usagef("preset %s: %v", p.Name, err)
+		}
 	}
 	return nil
 }
@@ -71,6 +77,32 @@ func withCreateFolder(err error) error {
 		return fmt.Errorf("%w; pass --create-folder to make it", err)
 	}
 	return err
+}
+
+// checkInPlace refuses, before the plan is printed, a folder a disk may not
+// be mounted over (mirror.CheckInPlace); the disk's making checks again.
+func (a *App) checkInPlace(o mirror.Options) error {
+	if !o.InPlace {
+		return nil
+	}
+	k, ok := a.folderKeeper()
+	if !ok {
+		return nil
+	}
+	if err := mirror.CheckInPlace(o.MirrorPath, k.Home); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// inPlaceAt is the folder a mounted disk covers (Mirror in place), "" for
+// none or when it cannot be told.
+func (a *App) inPlaceAt(ctx context.Context, v ramdisk.Volume) string {
+	svc, err := a.service()
+	if err != nil {
+		return ""
+	}
+	return svc.InPlace(ctx, v)
 }
 
 // folderKeeper is the keeper with the engine behind it, so mirror's folder

@@ -36,6 +36,9 @@ type diskJSON struct {
 	MeasuredAt *time.Time         `json:"measured_at,omitempty"`
 	// RestoreIncomplete is set when the disk's restore did not finish (list).
 	RestoreIncomplete bool `json:"restore_incomplete,omitempty"`
+	// InPlace is the folder a Mirror disk is mounted over (create
+	// --in-place): its own path serves the disk. Absent otherwise.
+	InPlace string `json:"in_place,omitempty"`
 	// Contents is how the disk's contents are kept (keep, mirror); absent
 	// when they die with the disk.
 	Contents *contentsJSON `json:"contents,omitempty"`

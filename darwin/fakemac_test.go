@@ -551,6 +551,13 @@ func (f *fakeMac) unmount(im *fakeImage) {
 	if im.mp == "" {
 		return
 	}
+	// The volume's files stay with it until it is mounted again.
+	stash := f.stash(im)
+	os.MkdirAll(stash, 0o700)
+	ents, _ := os.ReadDir(im.mp)
+	for _, e := range ents {
+		os.Rename(filepath.Join(im.mp, e.Name()), filepath.Join(stash, e.Name()))
+	}
 	if im.below == "" {
 		os.RemoveAll(im.mp)
 	} else { // the folder of the user's stays, with what it held below the volume
@@ -566,6 +573,21 @@ func (f *fakeMac) unmount(im *fakeImage) {
 		im.below = ""
 	}
 	im.mp = ""
+}
+
+// stash is where an unmounted volume's files wait (outside every mount point).
+func (f *fakeMac) stash(im *fakeImage) string {
+	return filepath.Join(filepath.Dir(f.root), fmt.Sprintf(".fake-volume-%d", im.n))
+}
+
+// remounted puts the files an unmounted volume kept back on it.
+func (f *fakeMac) remounted(im *fakeImage) {
+	stash := f.stash(im)
+	ents, _ := os.ReadDir(stash)
+	for _, e := range ents {
+		os.Rename(filepath.Join(stash, e.Name()), filepath.Join(im.mp, e.Name()))
+	}
+	os.Remove(stash)
 }
 
 func (f *fakeMac) eject(dev string) runtest.Reply {

@@ -38,6 +38,9 @@ func (f *fakeMac) volumeVerb(argv []string) (runtest.Reply, bool) {
 		if !found || im.mp == "" {
 			return fail(1, "Unable to find disk for "+argv[len(argv)-1]+"\n"), true
 		}
+		if hs := f.holders[im.mp]; len(hs) > 0 && len(argv) == 3 {
+			return fail(1, fmt.Sprintf("Volume %s on %s failed to unmount: dissented by PID %d (/usr/bin/%s)\n", im.name, im.volID(), hs[0].PID, hs[0].Command)), true
+		}
 		ents, _ := os.ReadDir(im.mp)
 		fakeVolumes.Lock()
 		fakeVolumes.emptyAtUnmount[im] = len(ents) == 0
@@ -85,6 +88,7 @@ func (f *fakeMac) volumeVerb(argv []string) (runtest.Reply, bool) {
 			}
 		}
 		im.mp = mp
+		f.remounted(im)
 		fakeVolumes.Lock()
 		fakeVolumes.below[mp] = below
 		fakeVolumes.opts[im] = opts

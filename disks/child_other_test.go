@@ -16,3 +16,7 @@ func childReclaim(ctx context.Context, s *Service, name, killAt string) error {
 func childCache(context.Context, *Service, string) error {
 	return errors.New("child processes run on Linux only")
 }
+
+func childInPlace(context.Context, *Service, string) error {
+	return errors.New("child processes run on Linux only")
+}

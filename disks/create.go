@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"rambar/internal/diskid"
 	"rambar/mirror"
@@ -71,6 +72,9 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		return Created{}, err
 	}
 	defer release()
+	if err := s.settleInPlace(ctx, r.Name); err != nil {
+		return Created{}, err
+	}
 	f, err := s.Facts(ctx)
 	if err != nil {
 		return Created{}, err
@@ -140,8 +144,19 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Op
 			return c, err
 		}
 	}
+	var place inPlaceRecord
+	if contents.InPlace {
+		// The folder's hidden copy is made before the disk: the load reads
+		// the folder there, and the write-back writes it there.
+		if place, err = s.hideFolder(ctx, name, filepath.Clean(contents.MirrorPath)); err != nil {
+			undo()
+			s.restored(name)
+			return c, fmt.Errorf("create %s in place: %w", name, err)
+		}
+	}
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
 		s.cachesAway(context.WithoutCancel(ctx), name)
+		s.unplace(ctx, contents, place)
 		undo()
 		if kept {
 			s.restored(name)
@@ -157,17 +172,53 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Op
 		if err := s.markRestoring(name, c.Volume.MountPoint); err != nil {
 			// Never fill a disk that could not be noted as being filled.
 			s.Engine.Eject(context.WithoutCancel(ctx), c.Volume, false)
+			s.unplace(ctx, contents, place)
 			undo()
 			s.restored(name)
 			return c, err
 		}
 	}
 	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, progress); err != nil {
+		s.unplace(ctx, contents, place)
 		return c, err
 	}
 	s.restored(name)
+	if contents.InPlace {
+		if c.Volume, err = s.placeLoaded(ctx, c.Volume, place); err != nil {
+			return c, err
+		}
+	}
 	s.madeExtras(&c) // after the load: its folders are made again
 	return c, nil
+}
+
+// unplace removes the hidden copy of a disk in place that was not made.
+func (s *Service) unplace(ctx context.Context, o mirror.Options, r inPlaceRecord) {
+	if o.InPlace && r.Name != "" {
+		s.unhide(context.WithoutCancel(ctx), r)
+	}
+}
+
+// placeLoaded mounts a loaded disk over its folder. If that fails the disk
+// is ejected again (it holds what the folder holds, just loaded) and the
+// folder is left as it was.
+func (s *Service) placeLoaded(ctx context.Context, v ramdisk.Volume, r inPlaceRecord) (ramdisk.Volume, error) {
+	placed, err := s.cover(ctx, v, r)
+	if err == nil {
+		return placed, nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	if ip, ierr := s.inPlacer(); ierr == nil {
+		placed, _ = ip.Uncover(ctx, placed, r.Folder, true)
+	}
+	if ejErr := s.Engine.Eject(ctx, placed, true); ejErr != nil {
+		return placed, fmt.Errorf("create %s: mounting it over %s failed: %w (and ejecting it again failed: %v)", v.Name, r.Folder, err, ejErr)
+	}
+	s.unhide(ctx, r)
+	if k, kerr := s.Keeper(); kerr == nil {
+		k.Release(v.Name)
+	}
+	return placed, fmt.Errorf("create %s: mounting it over %s failed, the disk was ejected and the folder is untouched: %w", v.Name, r.Folder, err)
 }
 
 // recordMade notes the new disk as this data folder's (noteMade) and keeps

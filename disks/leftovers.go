@@ -69,6 +69,10 @@ const (
 	// LeftZRAM: a zram device a create that was killed added and nothing
 	// mounted (Linux).
 	LeftZRAM LeftoverKind = "zram-device"
+	// LeftInPlace: a step of a disk in place that was cut short (its
+	// create or eject), or a disk in place that is gone; its next create,
+	// save or eject settles it.
+	LeftInPlace LeftoverKind = "in-place"
 )
 
 // leftoverDevicer is an engine that can name the devices killed creates
@@ -88,8 +92,9 @@ type Leftover struct {
 
 // Leftovers finds what RAMBar processes that were killed (kill -9, a crash)
 // left behind: temporary try disks whose process is gone, disks whose
-// restore did not finish, reclaim staging copies, and zram devices of
-// creates that were killed.
+// restore did not finish, reclaim staging copies, zram devices of creates
+// that were killed, and records of disks in place left mid-step or whose
+// disk is gone.
 func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	vs, err := s.Engine.List(ctx)
 	if err != nil {
@@ -110,6 +115,7 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 		out = append(out, Leftover{Kind: LeftTryLog, Path: p, Advice: "the log of a 'rambar try' that was stopped; the next try removes it"})
 	}
 	out = append(out, s.stagings()...)
+	out = append(out, s.unsettled(vs)...)
 	if ld, ok := s.Engine.(leftoverDevicer); ok {
 		devs, _ := ld.LeftoverDevices(ctx) // unreadable records: nothing to name
 		for _, d := range devs {

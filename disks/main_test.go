@@ -39,6 +39,8 @@ func child(op string) int {
 		_, err = s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: os.Getenv("DISKS_NAME"), Size: "64M"}})
 	case "reclaim":
 		err = childReclaim(ctx, s, os.Getenv("DISKS_NAME"), os.Getenv("DISKS_KILL_AT"))
+	case "inplace-create", "inplace-eject":
+		err = childInPlace(ctx, s, op)
 	case "cache-on", "cache-off":
 		err = childCache(ctx, s, op)
 	case "try-disk": // a try killed with its disk made

@@ -46,10 +46,19 @@ func NewMenu(s *Service) *Menu {
 
 // Create makes a disk (New RAM Disk, Custom…), its contents kept or
 // mirroring folder as contents says (ramdisk.Discard: a plain disk).
-func (m *Menu) Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string) (ramdisk.Volume, error) {
+func (m *Menu) Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string, inPlace bool) (ramdisk.Volume, error) {
 	c, err := m.S.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: r.Name, FS: r.FS, Hidden: r.Hidden, Force: r.Force, Options: r.Options}, Exact: r.Size,
-		Contents: mirror.Options{Mode: contents, MirrorPath: folder}})
+		Contents: mirror.Options{Mode: contents, MirrorPath: folder, InPlace: inPlace && contents == ramdisk.Mirror}})
 	return c.Volume, err
+}
+
+// InPlace is the folder a disk is mounted over, from its record alone (no
+// mount table read: the menu asks on every refresh); "" for none.
+func (m *Menu) InPlace(v ramdisk.Volume) string {
+	if r, ok := m.S.readInPlace(v.Name); ok && r.Step == ipInPlace {
+		return r.Folder
+	}
+	return ""
 }
 
 // MountPreset makes a preset's disk, restoring its contents with progress.
@@ -148,7 +157,7 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 		return false
 	}
 	st, err := k.State(v.Name)
-	return err == nil && (k.Holds(v, st) || m.S.Incomplete(v))
+	return err == nil && (k.Holds(v, st) || m.S.Incomplete(v) || st.InPlace && m.InPlace(v) != "")
 }
 
 // Notices are the reclaims that were stopped and the disks ejected while

@@ -42,6 +42,10 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 		return mirror.ReclaimResult{}, err
 	}
 	defer release()
+	if r, ok := s.readInPlace(v.Name); ok {
+		return mirror.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: it is in place at %s, which would be left uncovered while it is made again; "+
+			"eject it and create it again to give its memory back", v.Name, mirror.ErrRefused, r.Folder)
+	}
 	u, err := s.Engine.Usage(ctx, v)
 	if err != nil {
 		return mirror.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)

@@ -58,6 +58,15 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 			return ej, err
 		}
 	}
+	if err := s.settleInPlace(ctx, v.Name); err != nil {
+		return ej, err
+	}
+	place, inPlace := s.readInPlace(v.Name)
+	if inPlace {
+		if now, err := s.Find(ctx, v.Name); err == nil {
+			v = now // where the disk is after a stopped RAMBar's steps were settled
+		}
+	}
 	local := localOf(v) // read while it is mounted: its record goes with it
 	s.settleCut(v.Name, &v)
 	incomplete := s.Incomplete(v)
@@ -74,7 +83,27 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 			ej.NotSaved, ej.KeptIn = err, s.keptIn(v.Name)
 		}
 	}
+	if inPlace {
+		// Written back: the folder's path shows the folder again, then the
+		// disk goes, then its hidden copy.
+		if v, err = s.uncoverForEject(ctx, v, place, o.Force); err != nil {
+			return ej, err
+		}
+		// What was written through the folder's path between the save and
+		// now is written back too: nothing reaches the disk that way now.
+		if !o.NoSave && !incomplete {
+			again, err := s.saveBeforeEject(ctx, v, o.Progress)
+			if err != nil && !o.Force {
+				s.recover(ctx, v, place, inPlace)
+				return ej, err
+			}
+			if again.Saved != nil {
+				ej.Saved = again.Saved
+			}
+		}
+	}
 	if err := s.cachesToFallback(v); err != nil { // a disk mounted without the fallback link
+		s.recover(ctx, v, place, inPlace)
 		return ej, fmt.Errorf("not ejected: %w", err)
 	}
 	device := ""
@@ -83,9 +112,15 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	}
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
 		s.cachesToDisk(v, nil) // still mounted: the caches go back to it
+		s.recover(ctx, v, place, inPlace)
 		return ej, err
 	}
 	ej.Detached = s.detachedAfter(ctx, v, device)
+	if inPlace {
+		if err := s.unhide(ctx, place); err != nil {
+			ej.NotSaved = errors.Join(ej.NotSaved, fmt.Errorf("ejected, but removing the hidden copy of %s failed: %w", place.Folder, err))
+		}
+	}
 	s.cachesGone(v)
 	s.forgetMade(v, local)
 	if incomplete {
@@ -134,7 +169,7 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 	if dirty, err := k.Dirty(v); err == nil && !dirty {
 		return Ejected{}, nil
 	}
-	r, err := savePinned(ctx, k, v, mirror.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
+	r, err := s.saveKept(ctx, k, v, mirror.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
 	switch {
 	case errors.Is(err, mirror.ErrIncomplete):
 		return Ejected{}, fmt.Errorf("not ejected: %w (--force ejects it without writing it back)", err)
@@ -169,6 +204,9 @@ func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (mi
 		return mirror.Result{}, err
 	}
 	defer release()
+	if err := s.settleInPlace(ctx, v.Name); err != nil {
+		return mirror.Result{}, err
+	}
 	if err := s.stillMounted(ctx, v); err != nil {
 		return mirror.Result{}, err
 	}
@@ -176,7 +214,7 @@ func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (mi
 	if incomplete && !o.Force {
 		return mirror.Result{}, s.incompleteErr("save", v)
 	}
-	r, err := savePinned(ctx, k, v, mirror.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	r, err := s.saveKept(ctx, k, v, mirror.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
 	if err == nil && incomplete {
 		s.restored(v.Name) // saved as it is, by request: it is the saved state now
 	}
@@ -248,7 +286,7 @@ func (s *Service) SaveAll(ctx context.Context, due func(mirror.State) bool, repo
 	var errs []error
 	for _, v := range vs {
 		st, err := k.State(v.Name)
-		if errors.Is(err, mirror.ErrNotKept) || err == nil && (!k.Holds(v, st) || due != nil && !due(st)) {
+		if errors.Is(err, mirror.ErrNotKept) || err == nil && (!k.Holds(v, st) && s.InPlace(ctx, v) == "" || due != nil && !due(st)) {
 			continue // not kept, made without keeping, or not due
 		}
 		if err == nil {

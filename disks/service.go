@@ -38,6 +38,10 @@ type Service struct {
 	// reclaimed, when set, hears each step of a reclaim once it is
 	// recorded (tests kill the process there).
 	reclaimed func(mirror.ReclaimStep)
+
+	// inPlaceStep, when set, is told each step of a disk in place as its
+	// record is written (tests kill the process there).
+	inPlaceStep func(step string)
 }
 
 // ErrNoData means there is no data folder (HOME is not set), so nothing is kept.
@@ -58,6 +62,7 @@ func (s *Service) Keeper() (*mirror.Keeper, error) {
 		k.CopyFile = s.CopyFile
 	}
 	if s.Engine != nil {
+		k.Through = s.through
 		// A mirror folder inside a RAM disk is refused.
 		k.RAMDisks = func() []string {
 			vs, _ := s.Engine.List(context.Background())

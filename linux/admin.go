@@ -31,6 +31,10 @@ type admin interface {
 	// unmount unmounts target; lazy detaches it now and frees it when the
 	// last user lets go (MNT_DETACH). A busy target wraps syscall.EBUSY.
 	unmount(ctx context.Context, target string, lazy bool) error
+	// bind mounts the folder source at target too (mount --bind, not
+	// recursive); private makes the new mount private, so mounts made on
+	// source later do not show at target (mount --make-private).
+	bind(ctx context.Context, source, target string, private bool) error
 	mkdirAll(ctx context.Context, dir string, mode os.FileMode) error
 	// mkdir makes one folder; an existing one wraps os.ErrExist.
 	mkdir(ctx context.Context, dir string, mode os.FileMode) error
@@ -93,6 +97,64 @@ func (a rootAdmin) unmount(_ context.Context, target string, lazy bool) error {
 	}
 	return nil
 }
+
+// bind mounts through descriptors: both folders are opened first with no
+// symlink followed in any part of their paths, and mount(2) is given their
+// /proc/self/fd names, so a folder swapped for a symlink meanwhile (the
+// user's own folder, under sudo) never sends root's mount elsewhere.
+func (a rootAdmin) bind(_ context.Context, source, target string, private bool) error {
+	src, err := pinDir(source)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(src)
+	dst, err := pinDir(target)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dst)
+	if err := syscall.Mount(fdPath(src), fdPath(dst), "", syscall.MS_BIND, ""); err != nil {
+		return &os.PathError{Op: "mount --bind " + source, Path: target, Err: err}
+	}
+	if !private {
+		return nil
+	}
+	// The new mount, opened again, must be the bind of source just made.
+	top, err := pinDir(target)
+	var st, want unix.Stat_t
+	if err == nil && (unix.Fstat(top, &st) != nil || unix.Fstat(src, &want) != nil || st.Dev != want.Dev || st.Ino != want.Ino) {
+		err = errors.New("it is not the bind just made")
+	}
+	if err == nil {
+		err = syscall.Mount("", fdPath(top), "", syscall.MS_PRIVATE, "")
+	}
+	if err != nil && top >= 0 {
+		syscall.Unmount(fdPath(top), syscall.MNT_DETACH)
+	}
+	if top >= 0 {
+		unix.Close(top)
+	}
+	if err != nil {
+		return &os.PathError{Op: "mount --make-private", Path: target, Err: err}
+	}
+	return nil
+}
+
+// pinDir opens dir as an O_PATH descriptor, following no symlink in any
+// part of its path.
+func pinDir(dir string) (int, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS,
+	})
+	if err != nil {
+		return -1, &os.PathError{Op: "open (no symlink followed)", Path: dir, Err: err}
+	}
+	return fd, nil
+}
+
+// fdPath is the name mount(2) resolves to the folder fd holds.
+func fdPath(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
 
 func (a rootAdmin) mkdirAll(_ context.Context, dir string, mode os.FileMode) error {
 	return os.MkdirAll(dir, mode)
@@ -246,6 +308,20 @@ func (a pkexecAdmin) unmount(ctx context.Context, target string, lazy bool) erro
 		return fmt.Errorf("%w (%w)", syscall.EINVAL, err)
 	}
 	return err
+}
+
+func (a pkexecAdmin) bind(ctx context.Context, source, target string, private bool) error {
+	if _, err := a.do(ctx, nil, "mount", "--bind", "--", source, target); err != nil {
+		return err
+	}
+	if !private {
+		return nil
+	}
+	if _, err := a.do(ctx, nil, "mount", "--make-private", "--", target); err != nil {
+		a.unmount(ctx, target, true)
+		return err
+	}
+	return nil
 }
 
 func (a pkexecAdmin) mkdirAll(ctx context.Context, dir string, mode os.FileMode) error {

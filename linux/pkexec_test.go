@@ -315,3 +315,28 @@ func TestPkexecCreateZRAMArgv(t *testing.T) {
 		})
 	}
 }
+
+// TestPkexecHideFolderArgv: a desktop user's hidden copy is one pkexec
+// mkdir and two pkexec mount calls (bind, then make-private); a refused
+// make-private takes the bind away again, lazily.
+func TestPkexecHideFolderArgv(t *testing.T) {
+	folder, hidden := "/home/ann/Sites/site", filepath.Join(t.TempDir(), "inplace", "site")
+	for _, failPrivate := range []bool{false, true} {
+		cs := []runtest.Call{
+			{Argv: []string{"pkexec", tool(t, "mkdir"), "-m", "700", "--", hidden}},
+			{Argv: []string{"pkexec", tool(t, "mount"), "--bind", "--", folder, hidden}},
+			{Argv: []string{"pkexec", tool(t, "mount"), "--make-private", "--", hidden}},
+		}
+		if failPrivate {
+			cs[2].Reply = runtest.Reply{Exit: 32, Stderr: "mount: " + hidden + ": not mount point or bad option."}
+			cs = append(cs,
+				runtest.Call{Argv: []string{"pkexec", tool(t, "umount"), "--lazy", "--", hidden}},
+				runtest.Call{Argv: []string{"pkexec", tool(t, "rmdir"), "--", hidden}})
+		}
+		e := desktopEngine(t, runtest.NewScript(t, cs...), testRoot(t))
+		err := e.HideFolder(context.Background(), folder, hidden)
+		if failPrivate == (err == nil) {
+			t.Errorf("make-private failing %v: HideFolder: %v", failPrivate, err)
+		}
+	}
+}

@@ -176,6 +176,7 @@
 //	reclaim.go, holders_*.go      Reclaim: out to staging, eject, make again, back
 //	mirror.go                     a Mirror disk's load and write-back, wired to the Keeper
 //	folderpath.go, mounts_*.go    which folders may be mirrored (CheckFolder)
+//	inplace.go, netfs_*.go        in place: the folder opened, CheckInPlace
 //	claim.go                      one disk per folder (claims/)
 //	fdwalk.go, folderload.go      reading a mirror folder through descriptors; the load
 //	syncrec.go, synccodec.go,     the record of the last load or write-back: sides,
@@ -290,4 +291,18 @@
 // is the folder's: no conflict copy inside .git, the disk's version stays
 // in the snapshot, a refresh puts the folder's on the disk. Git's lock
 // files there are never loaded, written back or taken.
+//
+// A Mirror disk in place (State.InPlace, create --in-place) is mounted
+// over its folder once loaded; disks does the mounting (see its package
+// doc). Here only one thing changes: folderDir (inplace.go) is the one
+// place that says which folder the load and the write-back open, the
+// folder's path or, through Keeper.Through, the folder's hidden copy (a
+// bind mount of it, a mount point by design, so the check that the folder
+// is no mount point is made on its path instead). Every guard of the
+// write-back holds there unchanged. CheckInPlace refuses folders a disk
+// may not cover: the home folder itself, one on a network file system
+// (statfs magic; for FUSE, mountinfo's type: sshfs, rclone...), one
+// another user owns (under sudo, other than SUDO_UID). A disk in place
+// has no refresh: its folder's path is the disk, and nothing else can
+// change the hidden copy.
 package mirror

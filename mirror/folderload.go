@@ -24,6 +24,7 @@ import (
 // for itself at its root.
 type folderLoad struct {
 	folder, disk string
+	bound        bool // folder is a hidden copy (Keeper.Through), a mount point by design
 	copyFile     CopyFunc
 	meter        *meter
 	loaded       []loadedPath            // in walk (pathLess) order
@@ -76,7 +77,7 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 	}
 	defer unix.Close(src)
 	var pst, fst unix.Stat_t
-	if err := unix.Stat(filepath.Dir(l.folder), &pst); err == nil && unix.Fstat(src, &fst) == nil && pst.Dev != fst.Dev {
+	if err := unix.Stat(filepath.Dir(l.folder), &pst); err == nil && unix.Fstat(src, &fst) == nil && pst.Dev != fst.Dev && !l.bound {
 		return fmt.Errorf("%s is a mount point of another file system; it cannot be mirrored", l.folder)
 	}
 	// The disk's mount point is RAMBar's own; below it nothing is followed.

@@ -236,3 +236,12 @@ func removeLegacyMarker(mp string) {
 		unix.Unlink(p)
 	}
 }
+
+// Mark records and marks v as st's disk again. disks calls it for a disk
+// it knows by other means, a disk in place (its record, and the disk
+// mounted over its folder), whose record or mark went missing: without it
+// the disk would not be saved or written back.
+func (k *Keeper) Mark(v ramdisk.Volume, st State) error {
+	_, err := k.adopt(v, st)
+	return err
+}

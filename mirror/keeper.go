@@ -62,6 +62,11 @@ type Keeper struct {
 	// RAMDisks, when set, lists the mount points of the RAM disks: a
 	// mirror folder inside one is refused.
 	RAMDisks func() []string
+	// Through, when set, says which folder a Mirror disk's load and
+	// write-back open instead of its path (folderDir): for a disk mounted
+	// over its folder (in place), the folder's hidden copy. "" opens the
+	// path; an error refuses the load or write-back.
+	Through func(st State) (string, error)
 
 	// placing, when set, runs in each write-back once the new files are
 	// written and flushed, before the first rename (tests race it).

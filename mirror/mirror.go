@@ -43,6 +43,11 @@ func (k *Keeper) setupFolder(name string, o Options) error {
 	if err := k.CheckClaim(name, o.MirrorPath); err != nil {
 		return err
 	}
+	if o.InPlace {
+		if err := CheckInPlace(o.MirrorPath, k.Home); err != nil {
+			return err
+		}
+	}
 	if _, err := os.Lstat(o.MirrorPath); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(o.MirrorPath, 0o755); err != nil {
 			return noSpace(fmt.Errorf("make mirror folder: %w", err))
@@ -68,7 +73,11 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	if err := k.claim(st, v); err != nil {
 		return Result{}, err
 	}
-	l := &folderLoad{folder: st.MirrorPath, disk: v.MountPoint, copyFile: k.CopyFile}
+	dir, bound, err := k.folderDir(st)
+	if err != nil {
+		return Result{}, err
+	}
+	l := &folderLoad{folder: dir, bound: bound, disk: v.MountPoint, copyFile: k.CopyFile}
 	if err := l.run(ctx, progress); err != nil {
 		return Result{}, fmt.Errorf("load %s into %s: %w", st.MirrorPath, v.Name, err)
 	}
@@ -184,10 +193,14 @@ func damaged(st State, err error) error {
 // with both versions kept).
 func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id, disk string, rec *record) (*WriteBack, error) {
 	start := time.Now()
-	if err := CheckFolder(st.MirrorPath, k.folderRules(false, "")); err != nil {
+	dir, through, err := k.folderDir(st)
+	if err == nil && !through {
+		err = CheckFolder(st.MirrorPath, k.folderRules(false, ""))
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w (the disk's state is kept in snapshot %s in %s)", err, id, st.Backing)
 	}
-	w := &pathWrite{folder: st.MirrorPath, disk: disk, s: s, id: id, rec: rec, at: start, placing: k.placing}
+	w := &pathWrite{folder: dir, bound: through, disk: disk, s: s, id: id, rec: rec, at: start, placing: k.placing}
 	wb, err := w.run(ctx)
 	defer func() { wb.Took = time.Since(start) }()
 	if err != nil {

@@ -79,6 +79,9 @@ func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress Progres
 	if st.Mode != ramdisk.Mirror {
 		return Refreshed{}, fmt.Errorf("refresh %s: %w: its contents are kept in RAMBar's store, not in a folder", v.Name, ErrNotMirror)
 	}
+	if st.InPlace {
+		return Refreshed{}, fmt.Errorf("refresh %s: %w: it is in place, so %s is the disk itself and holds no changes of its own", v.Name, ErrNotMirror, st.MirrorPath)
+	}
 	out.Folder = st.MirrorPath
 	defer func() { out.Took = time.Since(start) }()
 	s := k.store(st)

@@ -154,8 +154,8 @@ func (k *Keeper) FolderChanges(v ramdisk.Volume) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if st.MirrorPath == "" {
-		return 0, nil
+	if st.MirrorPath == "" || st.InPlace {
+		return 0, nil // in place: the folder's path is the disk
 	}
 	rec, err := k.loadedRecord(st)
 	if err != nil {

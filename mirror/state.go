@@ -42,6 +42,10 @@ type State struct {
 	// LastSaveClock is when the last save was on the boot clock (set
 	// clocks move it not): autosave goes by it (SaveDue).
 	LastSaveClock boottime.Stamp `json:"-"`
+	// InPlace: after its load the disk is mounted over MirrorPath itself
+	// (create --in-place); the load and write-back open the folder through
+	// Keeper.Through.
+	InPlace bool `json:"in_place,omitempty"`
 }
 
 // Options configure a disk's contents (from a preset or CLI flags). A
@@ -64,6 +68,9 @@ type Options struct {
 	// SetAsideKept mirrors a name whose store holds kept work in no folder
 	// (ErrKeptWork) anyway: that work stays as a snapshot never pruned.
 	SetAsideKept bool
+	// InPlace mounts the disk over the mirror folder after its load
+	// (CheckInPlace says which folders may be).
+	InPlace bool
 }
 
 // AutosaveOff is Options.SaveEvery turning autosave off.
@@ -72,7 +79,8 @@ const AutosaveOff time.Duration = -1
 // OptionsFromPreset reads the contents settings of a preset: a preset says
 // every setting (0 snapshots: DefaultSnapshots; no interval: no autosave).
 func OptionsFromPreset(p ramdisk.Preset) Options {
-	o := Options{Mode: p.Contents, MirrorPath: p.MirrorPath, Snapshots: p.Snapshots, SaveEvery: p.SaveInterval()}
+	o := Options{Mode: p.Contents, MirrorPath: p.MirrorPath, Snapshots: p.Snapshots, SaveEvery: p.SaveInterval(),
+		InPlace: p.Contents == ramdisk.Mirror && p.InPlace}
 	if o.Snapshots <= 0 {
 		o.Snapshots = DefaultSnapshots
 	}
@@ -140,6 +148,9 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 	}
 	switch o.Mode {
 	case ramdisk.Keep:
+		if o.InPlace {
+			return State{}, errors.New("--in-place goes with --mirror FOLDER")
+		}
 	case ramdisk.Mirror:
 		if !filepath.IsAbs(o.MirrorPath) {
 			return State{}, fmt.Errorf("mirror folder must be an absolute path, got %q", o.MirrorPath)
@@ -167,6 +178,7 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 		st.SetAside = append(st.SetAside, work)
 	}
 	st.Mode, st.MirrorPath = o.Mode, o.MirrorPath
+	st.InPlace = o.Mode == ramdisk.Mirror && o.InPlace
 	switch {
 	case o.Snapshots > 0:
 		st.Snapshots = o.Snapshots

@@ -22,6 +22,7 @@ import (
 // temporary names the next write-back removes (journal.go).
 type pathWrite struct {
 	folder string
+	bound  bool   // folder is a hidden copy (Keeper.Through), a mount point by design
 	disk   string // the disk's mount point (second looks before deletions)
 	s      *store
 	id     string  // the snapshot written back
@@ -108,7 +109,7 @@ func (w *pathWrite) open() error {
 	var p, f unix.Stat_t
 	unix.Fstat(w.parentfd, &p)
 	unix.Fstat(w.rootfd, &f)
-	if p.Dev != f.Dev {
+	if p.Dev != f.Dev && !w.bound {
 		return fmt.Errorf("%s is a mount point of another file system; it is never written back", w.folder)
 	}
 	w.rootDev = uint64(f.Dev)

@@ -36,6 +36,7 @@ type PresetChange struct {
 	AutoMount  *bool
 	Contents   *ContentMode
 	MirrorPath *string
+	InPlace    *bool
 	SaveEvery  *int // seconds
 	Snapshots  *int
 	// The disk's extras (VolumeOptions).
@@ -70,13 +71,16 @@ func (c PresetChange) Apply(p *Preset) {
 		p.Contents = *c.Contents
 		switch p.Contents {
 		case Discard:
-			p.MirrorPath, p.SaveEvery, p.Snapshots = "", 0, 0
+			p.MirrorPath, p.SaveEvery, p.Snapshots, p.InPlace = "", 0, 0, false
 		case Keep:
-			p.MirrorPath = ""
+			p.MirrorPath, p.InPlace = "", false
 		}
 	}
 	if c.MirrorPath != nil {
 		p.MirrorPath = *c.MirrorPath
+	}
+	if c.InPlace != nil {
+		p.InPlace = *c.InPlace
 	}
 	if c.SaveEvery != nil {
 		p.SaveEvery = *c.SaveEvery

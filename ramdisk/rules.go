@@ -133,6 +133,9 @@ func ContentsPhrase(p Preset) string {
 		s = "kept"
 	case Mirror:
 		s = "mirrors " + p.MirrorPath
+		if p.InPlace {
+			s = "mirrors " + p.MirrorPath + " in place"
+		}
 	default:
 		return "discarded"
 	}

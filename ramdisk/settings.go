@@ -53,6 +53,9 @@ type Preset struct {
 	Contents  ContentMode `plist:"Contents,omitempty"`
 	// MirrorPath is the folder a Mirror disk loads and writes back.
 	MirrorPath string `plist:"MirrorPath,omitempty"`
+	// InPlace mounts a Mirror disk over its folder once loaded, so the
+	// folder's own path serves it from memory.
+	InPlace bool `plist:"InPlace,omitempty"`
 	// SaveEvery is the autosave interval in seconds for Keep and Mirror; 0 = off.
 	SaveEvery int `plist:"SaveEverySeconds,omitempty"`
 	// Snapshots is how many past saves to keep; 0 = the default.
@@ -92,6 +95,9 @@ func (p Preset) Validate(physical Size) error {
 		}
 	default:
 		return fmt.Errorf("preset %q: unknown contents mode %q (keep or mirror)", p.Name, p.Contents)
+	}
+	if p.InPlace && p.Contents != Mirror {
+		return fmt.Errorf("preset %q: in place goes with a mirror folder", p.Name)
 	}
 	if err := p.checkExtras(); err != nil {
 		return fmt.Errorf("preset %q: %w", p.Name, err)

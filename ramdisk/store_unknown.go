@@ -13,7 +13,7 @@ import (
 var (
 	knownSettingsKeys = map[string]bool{"Version": true, "ShowMemoryInTitle": true, "EjectOnQuit": true, "Presets": true}
 	knownPresetKeys   = map[string]bool{"Name": true, "Size": true, "FileSystem": true, "Hidden": true, "AutoMount": true,
-		"Contents": true, "MirrorPath": true, "SaveEverySeconds": true, "Snapshots": true,
+		"Contents": true, "MirrorPath": true, "InPlace": true, "SaveEverySeconds": true, "Snapshots": true,
 		"NoExec": true, "Folders": true, "MountPoint": true, "Icon": true, "Spotlight": true, "Caches": true}
 )
 

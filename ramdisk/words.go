@@ -17,19 +17,23 @@ func Plural[N ~int | ~int64](n N, noun string) string {
 type ContentChoice struct {
 	Mode  ContentMode
 	Label string
+	// InPlace: the Mirror disk is mounted over its folder once loaded.
+	InPlace bool
 }
 
 // ContentChoices are the New RAM Disk window's contents choices, in order.
 var ContentChoices = []ContentChoice{
-	{Discard, "None: contents are lost when ejected"},
-	{Keep, "Keep: saved, and restored when mounted"},
-	{Mirror, "Mirror a folder: loaded, changes written back"},
+	{Discard, "None: contents are lost when ejected", false},
+	{Keep, "Keep: saved, and restored when mounted", false},
+	{Mirror, "Mirror a folder: loaded, changes written back", false},
+	{Mirror, "Mirror in place: the folder's own path runs from memory", true},
 }
 
-// ContentIndex is m's place in ContentChoices (0, None, when it has none).
-func ContentIndex(m ContentMode) int {
+// ContentIndex is the place of m (in place or not) in ContentChoices (0,
+// None, when it has none).
+func ContentIndex(m ContentMode, inPlace bool) int {
 	for i, c := range ContentChoices {
-		if c.Mode == m {
+		if c.Mode == m && c.InPlace == (inPlace && m == Mirror) {
 			return i
 		}
 	}

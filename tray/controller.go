@@ -259,6 +259,7 @@ func (c *Controller) refresh(forceUsage bool) {
 		inUse := map[string]int{}
 		conflicted := map[string]conflicts{}
 		keptIn := map[string]int{}
+		inPlace := map[string]string{}
 		for _, v := range vs {
 			keptNow[v.Name] = disks != nil && disks.Kept(v)
 			if all || !known[v.Name] {
@@ -273,6 +274,7 @@ func (c *Controller) refresh(forceUsage bool) {
 				n, folder := disks.MirrorConflicts(v)
 				conflicted[v.Name] = conflicts{n, folder}
 				keptIn[v.Name] = disks.KeptInFolder(v)
+				inPlace[v.Name] = disks.InPlace(v)
 			}
 		}
 		var notices []string
@@ -296,6 +298,7 @@ func (c *Controller) refresh(forceUsage bool) {
 				if c.state.Disks[i].Op != opRefreshing {
 					c.state.Disks[i].KeptInFolder = keptIn[c.state.Disks[i].Volume.Name]
 				}
+				c.state.Disks[i].InPlace = inPlace[c.state.Disks[i].Volume.Name]
 			}
 			c.state.Notices = notices
 			// Settings read before a change made here was saved are stale.

@@ -150,7 +150,11 @@ func (c *Controller) ejected(name string, err error) {
 		c.removeDisk(name)
 	case errors.As(err, &be):
 		d.Busy = be
-		c.notify("Can't eject "+name, busyLine(be)+". Close them, or use Force Eject in its menu.")
+		text := busyLine(be) + ". Close them, or use Force Eject in its menu."
+		if d.InPlace != "" {
+			text += " It stays in place at " + d.InPlace + "; Save Now writes it back meanwhile."
+		}
+		c.notify("Can't eject "+name, text)
 	default:
 		c.notify("Can't eject "+name, short(err))
 	}

@@ -58,7 +58,7 @@ func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm
 		if c.d.Disks != nil {
 			// The use case plans again under the disk's lock.
 			c.post(func() { c.state.Creating = r.Name })
-			v, err := c.d.Disks.Create(ctx, r, form.Contents, form.Folder)
+			v, err := c.d.Disks.Create(ctx, r, form.Contents, form.Folder, form.InPlace)
 			c.post(func() {
 				if err == nil {
 					c.created(v)

@@ -221,6 +221,22 @@ func TestBusyEjectOffersForceEject(t *testing.T) {
 	}
 }
 
+// TestBusyEjectInPlaceSaysSaveNow: a disk in place that is in use stays
+// over its folder, and the notification says Save Now writes it back.
+func TestBusyEjectInPlaceSaysSaveNow(t *testing.T) {
+	h := start(t, func(d *Deps) {
+		d.Disks = &fakeDisks{eng: d.Engine, inPlace: func(ramdisk.Volume) string { return "/home/me/site" }}
+	})
+	v := h.create("Site", ramdisk.GiB)
+	release := h.mem.Hold(v, ramdisk.Holder{PID: 4242, Command: "zsh"})
+	defer release()
+	h.waitFor("In place at /home/me/site")
+	h.c.Click("disk/Site/eject")
+	if n := h.note("Can't eject Site"); !strings.Contains(n, "zsh (pid 4242)") || !strings.Contains(n, "in place at /home/me/site; Save Now writes it back") {
+		t.Errorf("notification: %s", n)
+	}
+}
+
 func TestOutsideChangesAndVanish(t *testing.T) {
 	h := start(t, nil)
 	h.waitFor("No RAM Disks")
@@ -598,6 +614,20 @@ func TestSettingsQuitChoiceAndAbout(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("About showed nothing")
 	}
+}
+
+// TestInPlaceOnTheEntry: a disk mounted over its folder says "In place at
+// FOLDER" in its submenu, and no longer once it is not.
+func TestInPlaceOnTheEntry(t *testing.T) {
+	var folder atomic.Value
+	folder.Store("/home/me/site")
+	h := start(t, func(d *Deps) {
+		d.Disks = &fakeDisks{eng: d.Engine, inPlace: func(v ramdisk.Volume) string { return folder.Load().(string) }}
+	})
+	h.create("Site", ramdisk.GiB)
+	h.waitFor("  In place at /home/me/site (off)\n")
+	folder.Store("")
+	h.waitGone("In place")
 }
 
 // TestConflictsOnTheEntryAndStatusLine: the conflicts of a disk's last

@@ -36,8 +36,9 @@ type Disks interface {
 	// Create makes a disk (a ready size, Custom…); the plan is made again
 	// under the disk's lock from the facts of that moment. contents says
 	// whether its contents are kept or mirror folder (Custom…'s choice);
-	// ramdisk.Discard for a plain disk.
-	Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string) (ramdisk.Volume, error)
+	// ramdisk.Discard for a plain disk. inPlace mounts a Mirror disk over
+	// its folder once loaded.
+	Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string, inPlace bool) (ramdisk.Volume, error)
 	// MountPreset makes the disk a preset describes, restoring its contents
 	// when it keeps them.
 	MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdisk.ProgressFunc) (ramdisk.Volume, error)
@@ -91,6 +92,9 @@ type Disks interface {
 	// Refresh brings the changes kept in a Mirror disk's folder onto the
 	// disk (Take Folder's Changes) and returns how many paths it took.
 	Refresh(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (int, error)
+	// InPlace is the folder a Mirror disk is mounted over ("" for none):
+	// its submenu says "in place at FOLDER". Called on every refresh: cheap.
+	InPlace(v ramdisk.Volume) string
 }
 
 // LoginItem turns launching at login on and off.
@@ -118,6 +122,9 @@ type NewDiskForm struct {
 	// kept (saved and restored) or mirror Folder.
 	Contents ramdisk.ContentMode
 	Folder   string
+	// InPlace: the Mirror disk is mounted over Folder once loaded, so the
+	// folder's own path runs from memory.
+	InPlace bool
 }
 
 // Dialogs are the windows the tray opens. Each call blocks until the user

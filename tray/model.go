@@ -158,6 +158,8 @@ type diskState struct {
 	// KeptInFolder counts the changes a Mirror disk's folder keeps that
 	// the disk lacks (Disks.KeptInFolder).
 	KeptInFolder int
+	// InPlace is the folder the disk is mounted over (Disks.InPlace).
+	InPlace string
 }
 
 // conflicts is a Mirror write-back's conflicts: how many paths kept both

@@ -75,6 +75,10 @@ func diskItem(s menuState, d diskState) Item {
 		{Key: key + "/info", Title: info, Disabled: true},
 		{Key: key + "/alloc", Title: allocationLine(d.Volume), Disabled: true},
 	}
+	if d.InPlace != "" {
+		sub = append(sub, Item{Key: key + "/inplace", Title: "In place at " + d.InPlace, Disabled: true,
+			Tooltip: "The folder's own path runs from this disk; Save Now and Eject write it back there."})
+	}
 	if n := d.Conflicts.N; n > 0 {
 		sub = append(sub, Item{Key: key + "/conflicts", Title: fmt.Sprintf("⚠ %s in %s", ramdisk.Plural(n, "conflict"), d.Conflicts.Folder),
 			Tooltip: "Changed on the disk and in the folder since it was loaded: both versions are kept there. Click to open the folder.",

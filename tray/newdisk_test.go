@@ -39,6 +39,44 @@ func TestCustomContentsReachCreate(t *testing.T) {
 	}
 }
 
+// The window's "Mirror in place" choice reaches the create use case, and
+// zenity's answer for it reads back as a Mirror form in place.
+func TestCustomInPlaceReachesCreate(t *testing.T) {
+	dlg := &fakeDialogs{checked: make(chan string, 4),
+		form: NewDiskForm{Name: "Site", Size: "512M", FS: ramdisk.TmpFS, Contents: ramdisk.Mirror, Folder: "/home/me/site", InPlace: true}}
+	created := make(chan string, 1)
+	h := start(t, func(d *Deps) {
+		d.Dialogs = dlg
+		d.Disks = &fakeDisks{eng: d.Engine, created: created}
+	})
+	h.waitFor("of 16.0 GiB memory")
+	h.c.Click("new/custom")
+	<-dlg.checked
+	select {
+	case got := <-created:
+		if got != `Site mirror "/home/me/site" in place` {
+			t.Errorf("create got %s", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Custom… made nothing")
+	}
+	f := parseForms("Site\x1f\x1fMirror in place: the folder's own path runs from memory\n", NewDiskForm{Size: "4G"}, nil)
+	if f.Contents != ramdisk.Mirror || !f.InPlace {
+		t.Errorf("the in place answer read as %+v", f)
+	}
+	f = parseForms("Site\x1f\x1fMirror a folder: loaded, changes written back\n", f, nil)
+	if f.Contents != ramdisk.Mirror || f.InPlace {
+		t.Errorf("the mirror answer read as %+v", f)
+	}
+	if args := strings.Join(formsArgs(f, nil, true), "\n"); !strings.Contains(args, "--add-combo=Contents [Mirror a folder]") {
+		t.Errorf("the window's default: %s", args)
+	}
+	f.InPlace = true
+	if args := strings.Join(formsArgs(f, nil, true), "\n"); !strings.Contains(args, "--add-combo=Contents [Mirror in place]") {
+		t.Errorf("the window's default in place: %s", args)
+	}
+}
+
 // fakeZenity makes a zenity that records its arguments (one a line, in
 // argsFile), its stdin (in "stdin" beside it) and its working folder (in
 // "cwd"), and prints answer, exiting with code.
@@ -85,7 +123,8 @@ func TestFormsNewDisk(t *testing.T) {
 		args := string(b)
 		for _, want := range []string{"--forms\n", "--add-entry=Name [RAM Disk]\n", "--add-entry=Size [4G] (512M, 4G, 1.5G, or 25% of memory)\n",
 			"--add-combo=File system [tmpfs]\n", "--combo-values=tmpfs|zram (compressed)\n", "--add-combo=Contents [None]\n",
-			"--combo-values=None: contents are lost when ejected|Keep: saved, and restored when mounted|Mirror a folder: loaded, changes written back\n"} {
+			"--combo-values=None: contents are lost when ejected|Keep: saved, and restored when mounted|Mirror a folder: loaded, changes written back|" +
+				"Mirror in place: the folder's own path runs from memory\n"} {
 			if !strings.Contains(args, want) {
 				t.Errorf("%s: zenity was not given %q:\n%s", c.name, want, args)
 			}

@@ -42,6 +42,7 @@ const (
 	choiceDiscard = "None: contents are lost when ejected"
 	choiceKeep    = "Keep contents: saved, and restored when mounted"
 	choiceMirror  = "Mirror a folder: loaded when mounted, changes written back"
+	choiceInPlace = "Mirror in place: the folder's own path runs from memory"
 
 	choiceDefault = "Default"
 )
@@ -260,18 +261,21 @@ func (e presetEditor) form(ctx context.Context, title string, p ramdisk.Preset) 
 	if p.AutoMount, err = e.either(ctx, title, "When to mount it:", choiceMenuOnly, choiceAutoMount, p.AutoMount); err != nil {
 		return p, err
 	}
-	modes := []ramdisk.ContentMode{ramdisk.Discard, ramdisk.Keep, ramdisk.Mirror}
-	labels := []string{choiceDiscard, choiceKeep, choiceMirror}
+	modes := []ramdisk.ContentMode{ramdisk.Discard, ramdisk.Keep, ramdisk.Mirror, ramdisk.Mirror}
+	labels := []string{choiceDiscard, choiceKeep, choiceMirror, choiceInPlace}
 	def := choiceDiscard
 	if i := indexOf(modes, p.Contents); i >= 0 {
 		def = labels[i]
+	}
+	if p.Contents == ramdisk.Mirror && p.InPlace {
+		def = choiceInPlace
 	}
 	pick, err := e.dlg.Choose(ctx, title, "Its contents:", labels, def)
 	if err != nil {
 		return p, err
 	}
 	if i := indexOf(labels, pick); i >= 0 {
-		p.Contents = modes[i]
+		p.Contents, p.InPlace = modes[i], pick == choiceInPlace
 	}
 	if p.Contents != ramdisk.Mirror {
 		p.MirrorPath = ""

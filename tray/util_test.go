@@ -31,6 +31,8 @@ type fakeDisks struct {
 	// kept (Kept is true for every disk otherwise).
 	keep  func(ctx context.Context, v ramdisk.Volume, folder string) error
 	plain func(v ramdisk.Volume) bool
+	// inPlace is the folder a disk is mounted over.
+	inPlace func(v ramdisk.Volume) string
 	// created, when set, hears each Create: "NAME MODE \"FOLDER\"".
 	created chan string
 	// keptIn, when set, is KeptInFolder; refresh, when set, is Refresh.
@@ -57,9 +59,13 @@ func asUnits(p ramdisk.ProgressFunc) ProgressFunc {
 	return func(done, total int64) { p(ramdisk.Progress{BytesDone: done, BytesTotal: total}) }
 }
 
-func (f *fakeDisks) Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string) (ramdisk.Volume, error) {
+func (f *fakeDisks) Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string, inPlace bool) (ramdisk.Volume, error) {
 	if f.created != nil {
-		f.created <- fmt.Sprintf("%s %s %q", r.Name, contents, folder)
+		where := ""
+		if inPlace {
+			where = " in place"
+		}
+		f.created <- fmt.Sprintf("%s %s %q%s", r.Name, contents, folder, where)
 	}
 	plan, err := ramdisk.NewPlan(r, ramdisk.Facts{Caps: f.eng.Caps()})
 	if err != nil {
@@ -103,6 +109,13 @@ func (f *fakeDisks) Keep(ctx context.Context, v ramdisk.Volume, folder string, p
 }
 
 func (f *fakeDisks) Notices() []string { return f.notices }
+
+func (f *fakeDisks) InPlace(v ramdisk.Volume) string {
+	if f.inPlace == nil {
+		return ""
+	}
+	return f.inPlace(v)
+}
 
 func (f *fakeDisks) MirrorConflicts(v ramdisk.Volume) (int, string) {
 	if f.conflicts == nil {

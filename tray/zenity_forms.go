@@ -42,7 +42,7 @@ func formsArgs(form NewDiskForm, fss []ramdisk.FileSystem, returnCreates bool) [
 	for i, c := range ramdisk.ContentChoices {
 		labels[i] = c.Label
 	}
-	return append(args, "--add-combo=Contents ["+strings.Split(ramdisk.ContentChoices[ramdisk.ContentIndex(form.Contents)].Label, ":")[0]+"]", "--combo-values="+strings.Join(labels, "|"))
+	return append(args, "--add-combo=Contents ["+strings.Split(ramdisk.ContentChoices[ramdisk.ContentIndex(form.Contents, form.InPlace)].Label, ":")[0]+"]", "--combo-values="+strings.Join(labels, "|"))
 }
 
 // parseForms reads zenity's answers onto form: an empty answer keeps the
@@ -76,7 +76,7 @@ func parseForms(out string, form NewDiskForm, fss []ramdisk.FileSystem) NewDiskF
 	s := next()
 	for _, c := range ramdisk.ContentChoices {
 		if s == c.Label {
-			form.Contents = c.Mode
+			form.Contents, form.InPlace = c.Mode, c.InPlace
 		}
 	}
 	return form

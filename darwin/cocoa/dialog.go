@@ -56,6 +56,8 @@ type Form struct {
 	FS       ramdisk.FileSystem
 	Contents ramdisk.ContentMode
 	Folder   string // the folder a Mirror disk loads and writes back
+	// InPlace: the Mirror disk is mounted over Folder once loaded.
+	InPlace bool
 }
 
 // FormOptions says which fields the window shows.
@@ -66,11 +68,11 @@ type FormOptions struct {
 	Contents bool
 }
 
-func contentAt(i int) ramdisk.ContentMode {
+func contentAt(i int) (ramdisk.ContentMode, bool) {
 	if i < 0 || i >= len(ramdisk.ContentChoices) {
-		return ramdisk.Discard
+		return ramdisk.Discard, false
 	}
-	return ramdisk.ContentChoices[i].Mode
+	return ramdisk.ContentChoices[i].Mode, ramdisk.ContentChoices[i].InPlace
 }
 
 func fsIndex(fss []ramdisk.FileSystem, fs ramdisk.FileSystem) int {
@@ -94,7 +96,7 @@ func formOf(name, size string, fsIdx, contentsIdx int, folder string, opt FormOp
 		}
 	}
 	if opt.Contents {
-		f.Contents = contentAt(contentsIdx)
+		f.Contents, f.InPlace = contentAt(contentsIdx)
 	}
 	return f
 }

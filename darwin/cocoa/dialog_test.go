@@ -144,11 +144,14 @@ func TestButtonIndexAndContents(t *testing.T) {
 		}
 	}
 	for i, c := range ramdisk.ContentChoices {
-		if ramdisk.ContentIndex(c.Mode) != i || contentAt(i) != c.Mode {
+		if m, in := contentAt(i); ramdisk.ContentIndex(c.Mode, c.InPlace) != i || m != c.Mode || in != c.InPlace {
 			t.Errorf("contents choice %d (%q) does not round-trip", i, c.Mode)
 		}
 	}
-	if contentAt(-1) != ramdisk.Discard || contentAt(len(ramdisk.ContentChoices)) != ramdisk.Discard {
+	if m, _ := contentAt(-1); m != ramdisk.Discard {
+		t.Error("out of range: not None")
+	}
+	if m, _ := contentAt(len(ramdisk.ContentChoices)); m != ramdisk.Discard {
 		t.Error("an out-of-range popup index is not Discard")
 	}
 	fss := []ramdisk.FileSystem{"apfs", "hfs+"}

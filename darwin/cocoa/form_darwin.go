@@ -183,7 +183,7 @@ func buildForm(obj objc.ID, f Form, opt FormOptions) *builtForm {
 			for i, c := range ramdisk.ContentChoices {
 				labels[i] = c.Label
 			}
-			b.contents = popup(r.control, labels, ramdisk.ContentIndex(f.Contents))
+			b.contents = popup(r.control, labels, ramdisk.ContentIndex(f.Contents, f.InPlace))
 		case rowFolder:
 			b.folderLabel = add(class("NSTextField").Send(selLabelWithString, nsString(f.Folder)), r.control)
 			b.folderBt = add(class("NSButton").Send(selButtonWithTitle, nsString("Folder…"), obj, selChooseFolder), r.button)

@@ -1,0 +1,24 @@
+//go:build darwin
+
+package mirror
+
+import "golang.org/x/sys/unix"
+
+// netTypes are macOS's network file systems (statfs f_fstypename).
+var netTypes = map[string]bool{
+	"nfs": true, "smbfs": true, "afpfs": true, "webdav": true, "ftp": true, "cifs": true,
+	"macfuse": true, "osxfuse": true, "fusefs": true,
+}
+
+// networkFS names the network file system path is on, "" for a local one.
+// macFUSE mounts (sshfs and its kin) count as network ones.
+func networkFS(path string) string {
+	var st unix.Statfs_t
+	if unix.Statfs(path, &st) != nil {
+		return ""
+	}
+	if name := unix.ByteSliceToString(st.Fstypename[:]); netTypes[name] {
+		return name
+	}
+	return ""
+}
