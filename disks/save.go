@@ -53,11 +53,6 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	}
 	defer release()
 	var ej Ejected
-	if !o.Force {
-		if err := s.refuseForeign(v); err != nil {
-			return ej, err
-		}
-	}
 	if err := s.settleInPlace(ctx, v.Name); err != nil {
 		return ej, err
 	}
@@ -65,6 +60,11 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	if inPlace {
 		if now, err := s.Find(ctx, v.Name); err == nil {
 			v = now // where the disk is after a stopped RAMBar's steps were settled
+		}
+	}
+	if !o.Force {
+		if err := s.refuseForeign(v); err != nil {
+			return ej, err
 		}
 	}
 	local := localOf(v) // read while it is mounted: its record goes with it

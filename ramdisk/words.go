@@ -22,11 +22,13 @@ type ContentChoice struct {
 }
 
 // ContentChoices are the New RAM Disk window's contents choices, in order.
+// A label holds no apostrophe: zenity --forms (Linux) crashes on a combo
+// value with one (TestContentLabelsPassZenity).
 var ContentChoices = []ContentChoice{
 	{Discard, "None: contents are lost when ejected", false},
 	{Keep, "Keep: saved, and restored when mounted", false},
 	{Mirror, "Mirror a folder: loaded, changes written back", false},
-	{Mirror, "Mirror in place: the folder's own path runs from memory", true},
+	{Mirror, "Mirror in place: the folder runs from memory at its own path", true},
 }
 
 // ContentIndex is the place of m (in place or not) in ContentChoices (0,

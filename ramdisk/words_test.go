@@ -47,3 +47,13 @@ func TestWordsSingular(t *testing.T) {
 		t.Errorf("Progress = %q", got)
 	}
 }
+
+// TestContentLabelsPassZenity: no contents label holds an apostrophe, on
+// which zenity --forms crashed (double free) in the New RAM Disk window.
+func TestContentLabelsPassZenity(t *testing.T) {
+	for _, c := range ContentChoices {
+		if strings.ContainsAny(c.Label, "'|") {
+			t.Errorf("label %q holds ' or |", c.Label)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func TestCustomInPlaceReachesCreate(t *testing.T) {
 		d.Dialogs = dlg
 		d.Disks = &fakeDisks{eng: d.Engine, created: created}
 	})
-	h.waitFor("of 16.0 GiB memory")
+	h.waitFor("of 16 GiB memory")
 	h.c.Click("new/custom")
 	<-dlg.checked
 	select {
@@ -60,7 +60,7 @@ func TestCustomInPlaceReachesCreate(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Custom… made nothing")
 	}
-	f := parseForms("Site\x1f\x1fMirror in place: the folder's own path runs from memory\n", NewDiskForm{Size: "4G"}, nil)
+	f := parseForms("Site\x1f\x1fMirror in place: the folder runs from memory at its own path\n", NewDiskForm{Size: "4G"}, nil)
 	if f.Contents != ramdisk.Mirror || !f.InPlace {
 		t.Errorf("the in place answer read as %+v", f)
 	}
@@ -124,7 +124,7 @@ func TestFormsNewDisk(t *testing.T) {
 		for _, want := range []string{"--forms\n", "--add-entry=Name [RAM Disk]\n", "--add-entry=Size [4G] (512M, 4G, 1.5G, or 25% of memory)\n",
 			"--add-combo=File system [tmpfs]\n", "--combo-values=tmpfs|zram (compressed)\n", "--add-combo=Contents [None]\n",
 			"--combo-values=None: contents are lost when ejected|Keep: saved, and restored when mounted|Mirror a folder: loaded, changes written back|" +
-				"Mirror in place: the folder's own path runs from memory\n"} {
+				"Mirror in place: the folder runs from memory at its own path\n"} {
 			if !strings.Contains(args, want) {
 				t.Errorf("%s: zenity was not given %q:\n%s", c.name, want, args)
 			}

@@ -42,7 +42,7 @@ const (
 	choiceDiscard = "None: contents are lost when ejected"
 	choiceKeep    = "Keep contents: saved, and restored when mounted"
 	choiceMirror  = "Mirror a folder: loaded when mounted, changes written back"
-	choiceInPlace = "Mirror in place: the folder's own path runs from memory"
+	choiceInPlace = "Mirror in place: the folder runs from memory at its own path"
 
 	choiceDefault = "Default"
 )
