@@ -42,11 +42,23 @@ func isTempName(name string) bool {
 // tempAt is a temporary name in a folder of the mirror folder.
 type tempAt struct{ dir, name string }
 
-func journalPath(storeDir string) string { return filepath.Join(recordDir(storeDir), journalName) }
+// tempList is a list of temporary names in the store: the write-back's
+// (names in the mirror folder, mirror/pending) or a refresh's (names on
+// the disk, mirror/refresh-pending, refreshjournal.go). Each is written
+// durably before the first name is made and read as untrusted input.
+type tempList struct {
+	file, magic string
+	what        string            // whose names, for errors
+	valid       func(string) bool // a name of the list's form
+}
 
-// writeJournal lists temps in the store, durably, before they are made.
-func writeJournal(storeDir string, temps []tempAt) error {
-	e := &encoder{b: append([]byte(nil), journalMagic...)}
+var writeBackTemps = tempList{file: journalName, magic: journalMagic, what: "the write-back's", valid: isTempName}
+
+func (l tempList) path(storeDir string) string { return filepath.Join(recordDir(storeDir), l.file) }
+
+// write lists temps in the store, durably, before they are made.
+func (l tempList) write(storeDir string, temps []tempAt) error {
+	e := &encoder{b: append([]byte(nil), l.magic...)}
 	e.uv(uint64(len(temps)))
 	for _, t := range temps {
 		e.str(t.dir)
@@ -56,16 +68,17 @@ func writeJournal(storeDir string, temps []tempAt) error {
 	if err := os.MkdirAll(recordDir(storeDir), 0o700); err != nil {
 		return noSpace(fmt.Errorf("make %s: %w", recordDir(storeDir), err))
 	}
-	if err := atomicfile.WriteFile(journalPath(storeDir), e.b, 0o600); err != nil {
-		return noSpace(fmt.Errorf("note the write-back's temporary names: %w", err))
+	if err := atomicfile.WriteFile(l.path(storeDir), e.b, 0o600); err != nil {
+		return noSpace(fmt.Errorf("note %s temporary names: %w", l.what, err))
 	}
 	return nil
 }
 
-// readJournal reads the list an interrupted write-back left; none when
-// there is none. A damaged list is refused: nothing is removed by it.
-func readJournal(storeDir string) ([]tempAt, error) {
-	b, err := readBounded(journalPath(storeDir), maxFile)
+// read reads the list an interrupted write-back or refresh left; none
+// when there is none. A damaged list is refused: nothing is removed by it.
+func (l tempList) read(storeDir string) ([]tempAt, error) {
+	name := l.path(storeDir)
+	b, err := readBounded(name, maxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -73,24 +86,34 @@ func readJournal(storeDir string) ([]tempAt, error) {
 		return nil, err
 	}
 	if !crcOK(b) {
-		return nil, fmt.Errorf("%s is damaged", journalPath(storeDir))
+		return nil, fmt.Errorf("%s is damaged", name)
 	}
 	d := &decoder{b: b[:len(b)-4]}
-	d.magic(journalMagic)
+	d.magic(l.magic)
 	n := d.count(2)
 	out := make([]tempAt, 0, n)
 	for i := 0; i < n && !d.bad; i++ {
 		t := tempAt{dir: d.str(), name: d.str()}
-		if checkPath(t.dir) != nil || !isTempName(t.name) {
-			return nil, fmt.Errorf("%s is damaged", journalPath(storeDir))
+		if checkPath(t.dir) != nil || !l.valid(t.name) {
+			return nil, fmt.Errorf("%s is damaged", name)
 		}
 		out = append(out, t)
 	}
 	if !d.end() {
-		return nil, fmt.Errorf("%s is damaged", journalPath(storeDir))
+		return nil, fmt.Errorf("%s is damaged", name)
 	}
 	return out, nil
 }
+
+func journalPath(storeDir string) string { return writeBackTemps.path(storeDir) }
+
+// writeJournal lists the write-back's temps in the store before they are made.
+func writeJournal(storeDir string, temps []tempAt) error {
+	return writeBackTemps.write(storeDir, temps)
+}
+
+// readJournal reads the list an interrupted write-back left.
+func readJournal(storeDir string) ([]tempAt, error) { return writeBackTemps.read(storeDir) }
 
 // hasJournal: an interrupted write-back left temporary names to remove.
 func hasJournal(storeDir string) bool {

@@ -1,17 +1,11 @@
 package mirror
 
 import (
-	"errors"
 	"fmt"
-	"hash/crc32"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
-
-	"rambar/internal/atomicfile"
 )
 
 // A refresh makes each new version on the disk under a temporary name in
@@ -38,59 +32,18 @@ func isRefreshTemp(name string) bool {
 	return ok && len(hex) == 16 && strings.Trim(hex, "0123456789abcdef") == ""
 }
 
-func refreshJournalPath(storeDir string) string {
-	return filepath.Join(recordDir(storeDir), refreshJournal)
-}
+var refreshTemps = tempList{file: refreshJournal, magic: refreshMagic, what: "the refresh's", valid: isRefreshTemp}
+
+func refreshJournalPath(storeDir string) string { return refreshTemps.path(storeDir) }
 
 // writeRefreshJournal lists temps (on the disk) in the store, durably,
 // before they are made.
 func writeRefreshJournal(storeDir string, temps []tempAt) error {
-	e := &encoder{b: append([]byte(nil), refreshMagic...)}
-	e.uv(uint64(len(temps)))
-	for _, t := range temps {
-		e.str(t.dir)
-		e.str(t.name)
-	}
-	e.fixed32(crc32.ChecksumIEEE(e.b))
-	if err := os.MkdirAll(recordDir(storeDir), 0o700); err != nil {
-		return noSpace(fmt.Errorf("make %s: %w", recordDir(storeDir), err))
-	}
-	if err := atomicfile.WriteFile(refreshJournalPath(storeDir), e.b, 0o600); err != nil {
-		return noSpace(fmt.Errorf("note the refresh's temporary names: %w", err))
-	}
-	return nil
+	return refreshTemps.write(storeDir, temps)
 }
 
-// readRefreshJournal reads the list an interrupted refresh left; none
-// when there is none. A damaged list is refused: nothing is removed by it.
-func readRefreshJournal(storeDir string) ([]tempAt, error) {
-	name := refreshJournalPath(storeDir)
-	b, err := readBounded(name, maxFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !crcOK(b) {
-		return nil, fmt.Errorf("%s is damaged", name)
-	}
-	d := &decoder{b: b[:len(b)-4]}
-	d.magic(refreshMagic)
-	n := d.count(2)
-	out := make([]tempAt, 0, n)
-	for i := 0; i < n && !d.bad; i++ {
-		t := tempAt{dir: d.str(), name: d.str()}
-		if checkPath(t.dir) != nil || !isRefreshTemp(t.name) {
-			return nil, fmt.Errorf("%s is damaged", name)
-		}
-		out = append(out, t)
-	}
-	if !d.end() {
-		return nil, fmt.Errorf("%s is damaged", name)
-	}
-	return out, nil
-}
+// readRefreshJournal reads the list an interrupted refresh left.
+func readRefreshJournal(storeDir string) ([]tempAt, error) { return refreshTemps.read(storeDir) }
 
 // cleanDiskTemps removes what an interrupted refresh of st's disk left
 // under its temporary names on the disk mounted at mp (never following a

@@ -64,11 +64,38 @@ func (w *pathWrite) remove(it *planItem) {
 
 // putOverDir puts a file, link or FIFO where the folder had a folder the
 // deletions emptied; a folder still holding something (added in the
-// folder) keeps its name, and the disk's version is the copy.
+// folder) keeps its name, and the disk's version is the copy. The new
+// version is exchanged with the folder, which is then removed under the
+// temporary name, so the path is the old folder or the new file at every
+// moment (a kill between an rmdir and a rename left it absent); where
+// exchanges are not supported the folder is removed first.
 func (w *pathWrite) putOverDir(it *planItem) {
 	dir, name := splitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err != nil {
+		w.fail(it, err)
+		return
+	}
+	if !w.ours(pfd, it) {
+		return
+	}
+	err = exchangeAt(pfd, it.tmp, pfd, name)
+	if err == nil {
+		if rerr := unix.Unlinkat(pfd, it.tmp, unix.AT_REMOVEDIR); rerr == nil {
+			w.placed[it.Path] = it.ino
+			it.after = w.newSide(it, it.Path)
+			return
+		}
+		// Something was added in the folder meanwhile: the folder goes back.
+		if err := exchangeAt(pfd, it.tmp, pfd, name); err != nil {
+			w.fail(it, err)
+			return
+		}
+		w.toCopy(it, "a file on the disk, a folder holding files in the folder: the folder keeps the name, the disk's version is the copy")
+		it.after = keptSide(it.F)
+		return
+	}
+	if !errors.Is(err, errors.ErrUnsupported) && !errors.Is(err, unix.ENOENT) {
 		w.fail(it, err)
 		return
 	}
