@@ -294,6 +294,8 @@ func (w *pathWrite) put(it *planItem) error {
 	}
 	if it.makesDir() {
 		w.fresh[it.Path] = freshDir{parent: dir, name: name}
+	} else if w.strangerPlaced(pfd, name, it) {
+		return nil
 	}
 	w.placed[it.Path] = it.ino
 	it.after = w.newSide(it, it.Path)
@@ -398,4 +400,21 @@ func (w *pathWrite) note(it *planItem) {
 
 func (w *pathWrite) conflict(p, c, what string) {
 	w.wb.Conflicts = append(w.wb.Conflicts, Conflict{Path: p, Copy: c, What: what})
+}
+
+// strangerPlaced checks, after the rename, that name holds what was made
+// under the temporary name: another user who can write the folder may
+// swap the temporary name between the last look (ours) and the rename. A
+// symlink renamed in that way is removed (never followed), and the path is
+// given up for this write-back (kept pending).
+func (w *pathWrite) strangerPlaced(pfd int, name string, it *planItem) bool {
+	var now unix.Stat_t
+	if err := unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || uint64(now.Ino) == it.ino {
+		return false
+	}
+	if now.Mode&unix.S_IFMT == unix.S_IFLNK {
+		unix.Unlinkat(pfd, name, 0)
+	}
+	w.fail(it, errors.New("its temporary file was replaced by another process before its rename"))
+	return true
 }
