@@ -183,3 +183,39 @@ func scriptTools(t *testing.T, path string) []string {
 	}
 	return tools
 }
+
+// TestCIRunInstallsTheTools: .ci/run's apt-get line installs every package
+// .ci/tools names (a fresh CI machine gets them before `make test`), and
+// nothing .ci/tools does not name.
+func TestCIRunInstallsTheTools(t *testing.T) {
+	b, err := os.ReadFile("../.ci/tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && !strings.HasPrefix(f[0], "#") {
+			want[f[1]] = true
+		}
+	}
+	run, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`apt-get install -y -qq --no-install-recommends ([^\n]+)`).FindSubmatch(run)
+	if m == nil {
+		t.Fatal(".ci/run has no apt-get install line")
+	}
+	got := map[string]bool{}
+	for _, p := range strings.Fields(string(m[1])) {
+		got[p] = true
+		if !want[p] {
+			t.Errorf(".ci/run installs %s, which .ci/tools does not name", p)
+		}
+	}
+	for p := range want {
+		if !got[p] {
+			t.Errorf(".ci/run does not install %s, which .ci/tools names", p)
+		}
+	}
+}
