@@ -113,7 +113,7 @@ func allNotSaved(errs []error) bool {
 // on, and says so.
 func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o disks.EjectOptions) (disks.Ejected, error) {
 	var done func()
-	o.Progress, done = a.contentsProgress()
+	o.Progress, done = a.contentsProgress(false)
 	ej, err := svc.Eject(ctx, v, o)
 	done()
 	if ej.NotSaved != nil {

@@ -46,10 +46,7 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	fn, done := a.contentsProgress()
-	if *asJSON {
-		fn = nil
-	}
+	fn, done := a.contentsProgress(*asJSON)
 	name := in.Args[0]
 	r, err := svc.Keep(ctx, disks.KeepRequest{Name: name, Contents: contents, Force: *force, Progress: fn})
 	done()

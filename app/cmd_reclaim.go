@@ -33,10 +33,7 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	fn, done := a.contentsProgress()
-	if *asJSON {
-		fn = nil
-	}
+	fn, done := a.contentsProgress(*asJSON)
 	res, err := svc.Reclaim(ctx, v, disks.ReclaimOptions{Force: *force, Progress: fn})
 	done()
 	if errors.Is(err, disks.ErrNotWorthwhile) || errors.Is(err, disks.ErrReclaimStopped) {
@@ -61,7 +58,7 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 // resumeReclaim is reclaim --resume: it finishes or undoes a reclaim that
 // was stopped, and says which.
 func (a *App) resumeReclaim(ctx context.Context, svc *disks.Service, name string) error {
-	fn, done := a.contentsProgress()
+	fn, done := a.contentsProgress(false)
 	how, v, err := svc.ResumeReclaim(ctx, name, fn)
 	done()
 	if errors.Is(err, disks.ErrReclaimStopped) {

@@ -50,10 +50,7 @@ func runRefresh(ctx context.Context, a *App, in *input) error {
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	fn, done := a.contentsProgress()
-	if *asJSON {
-		fn = nil
-	}
+	fn, done := a.contentsProgress(*asJSON)
 	r, err := svc.Refresh(ctx, v, fn)
 	done()
 	if err != nil {

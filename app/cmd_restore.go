@@ -54,10 +54,7 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	}
-	fn, done := a.contentsProgress()
-	if *asJSON {
-		fn = nil
-	}
+	fn, done := a.contentsProgress(*asJSON)
 	r, err := svc.Restore(ctx, v, disks.RestoreOptions{Snapshot: *snap, Force: *force, Progress: fn})
 	done()
 	if err != nil {

@@ -113,10 +113,7 @@ func runSave(ctx context.Context, a *App, in *input) error {
 	out := []saved{}
 	var errs []error
 	for _, v := range vs {
-		fn, done := a.contentsProgress()
-		if *asJSON {
-			fn = nil
-		}
+		fn, done := a.contentsProgress(*asJSON)
 		r, err := svc.Save(ctx, v, disks.SaveOptions{Force: *force, Progress: fn})
 		done()
 		s := saved{Name: v.Name}

@@ -34,7 +34,7 @@ func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOp
 	var done func()
 	if !opts.Quiet {
 		r.Planned = func(p ramdisk.Plan) { printPlan(a, p) }
-		r.Progress, done = a.contentsProgress()
+		r.Progress, done = a.contentsProgress(false)
 	}
 	c, err := s.Create(ctx, r)
 	if done != nil {

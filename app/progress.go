@@ -53,7 +53,11 @@ func (a *App) progressLine(every time.Duration) (show func(string), done func())
 
 // contentsProgress adapts progressLine to a save's, restore's or reclaim's
 // progress: "Scratch: Saving… 45% (120 MiB of 260 MiB, 1,234 of 5,000 files)".
-func (a *App) contentsProgress() (fn ramdisk.ProgressFunc, done func()) {
+// quiet (--json: stdout is a document) shows none: fn is nil.
+func (a *App) contentsProgress(quiet bool) (fn ramdisk.ProgressFunc, done func()) {
+	if quiet {
+		return nil, func() {}
+	}
 	show, done := a.progressLine(contentsEvery)
 	return func(p ramdisk.Progress) {
 		if p.FilesTotal == 0 && p.BytesTotal == 0 {
