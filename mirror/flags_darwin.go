@@ -55,11 +55,7 @@ func passFlags(fd int, f fileFlags) {
 func renameNoReplace(fromfd int, from string, tofd int, to string) error {
 	err := unix.RenameatxNp(fromfd, from, tofd, to, unix.RENAME_EXCL)
 	if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EINVAL) {
-		var st unix.Stat_t
-		if unix.Fstatat(tofd, to, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			return unix.EEXIST
-		}
-		return unix.Renameat(fromfd, from, tofd, to)
+		return lookThenRename(fromfd, from, tofd, to)
 	}
 	return err
 }

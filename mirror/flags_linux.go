@@ -74,11 +74,7 @@ func passFlags(fd int, f fileFlags) {
 func renameNoReplace(fromfd int, from string, tofd int, to string) error {
 	err := unix.Renameat2(fromfd, from, tofd, to, unix.RENAME_NOREPLACE)
 	if errors.Is(err, unix.EINVAL) {
-		var st unix.Stat_t
-		if unix.Fstatat(tofd, to, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			return unix.EEXIST
-		}
-		return unix.Renameat(fromfd, from, tofd, to)
+		return lookThenRename(fromfd, from, tofd, to)
 	}
 	return err
 }

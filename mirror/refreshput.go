@@ -234,7 +234,8 @@ func (r *refresher) deletions() {
 }
 
 // overDir puts a file, link or FIFO where the disk had a folder the
-// deletions emptied; a folder still holding something keeps its name.
+// deletions emptied (overEmptyDir: the path is the folder or the new entry
+// at every moment); a folder still holding something keeps its name.
 func (r *refresher) overDir(it *ritem) {
 	dir, name := splitRel(it.path)
 	pfd, err := r.diskDir(dir)
@@ -243,13 +244,10 @@ func (r *refresher) overDir(it *ritem) {
 		return
 	}
 	r.touched[dir] = true
-	if err := unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR); err != nil && !errors.Is(err, unix.ENOENT) {
-		unix.Unlinkat(pfd, it.tmp, 0)
-		r.leave(it)
-		return
-	}
-	if err := renameNoReplace(pfd, it.tmp, pfd, name); err != nil {
-		unix.Unlinkat(pfd, it.tmp, 0)
+	if err := overEmptyDir(pfd, it.tmp, name, func() bool { return r.ours(pfd, it) }); err != nil {
+		if !errors.Is(err, errNotOurs) {
+			unix.Unlinkat(pfd, it.tmp, 0)
+		}
 		r.leave(it)
 		return
 	}

@@ -79,38 +79,72 @@ func (w *pathWrite) putOverDir(it *planItem) {
 	if !w.ours(pfd, it) {
 		return
 	}
-	err = exchangeAt(pfd, it.tmp, pfd, name)
-	if err == nil {
-		if rerr := unix.Unlinkat(pfd, it.tmp, unix.AT_REMOVEDIR); rerr == nil {
-			w.placed[it.Path] = it.ino
-			it.after = w.newSide(it, it.Path)
-			return
-		}
-		// Something was added in the folder meanwhile: the folder goes back.
-		if err := exchangeAt(pfd, it.tmp, pfd, name); err != nil {
-			w.fail(it, err)
-			return
-		}
+	switch err := overEmptyDir(pfd, it.tmp, name, func() bool { return w.ours(pfd, it) }); {
+	case err == nil:
+		w.placed[it.Path] = it.ino
+		it.after = w.newSide(it, it.Path)
+	case errors.Is(err, errDirHeld):
 		w.toCopy(it, "a file on the disk, a folder holding files in the folder: the folder keeps the name, the disk's version is the copy")
 		it.after = keptSide(it.F)
-		return
+	case errors.Is(err, errRaced):
+		w.toCopy(it, "appeared in the folder while it was written back: the folder's version is kept under the name, the disk's is the copy")
+	case errors.Is(err, errNotOurs):
+		// ours said why (the path is given up)
+	default:
+		w.fail(it, err)
+	}
+}
+
+var (
+	// errDirHeld: the folder to be replaced holds something (or is no
+	// longer a folder): it keeps its name, and the new entry its temporary
+	// name.
+	errDirHeld = errors.New("the folder holds files")
+	// errNotOurs: the temporary name no longer holds what was made there.
+	errNotOurs = errors.New("the temporary name was replaced")
+)
+
+// overEmptyDir puts tmp in place of name, a folder of pfd emptied
+// beforehand, so that the path is the folder or the new entry at every
+// moment (a kill between an rmdir and a rename would leave it absent):
+// the two are exchanged, then the folder is removed under the temporary
+// name; if it holds something (added meanwhile) it is exchanged back
+// (errDirHeld). Where exchanges are not supported the folder is removed
+// first, then, if ours still holds, tmp renamed to the free name (errRaced
+// when something appeared there). The write-back (in the mirror folder)
+// and the refresh (on the disk) both use it.
+func overEmptyDir(pfd int, tmp, name string, ours func() bool) error {
+	err := exchangeAt(pfd, tmp, pfd, name)
+	if err == nil {
+		if unix.Unlinkat(pfd, tmp, unix.AT_REMOVEDIR) == nil {
+			return nil
+		}
+		if err := exchangeAt(pfd, tmp, pfd, name); err != nil {
+			return err
+		}
+		return errDirHeld
 	}
 	if !errors.Is(err, errors.ErrUnsupported) && !errors.Is(err, unix.ENOENT) {
-		w.fail(it, err)
-		return
+		return err
 	}
 	if err := unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR); err != nil && !errors.Is(err, unix.ENOENT) {
-		w.toCopy(it, "a file on the disk, a folder holding files in the folder: the folder keeps the name, the disk's version is the copy")
-		it.after = keptSide(it.F)
-		return
+		return errDirHeld
 	}
-	if !w.ours(pfd, it) {
-		return
+	if !ours() {
+		return errNotOurs
 	}
-	if err := w.rename(pfd, it.tmp, name, nil, false); err != nil {
-		w.toCopy(it, "appeared in the folder while it was written back: the folder's version is kept under the name, the disk's is the copy")
-		return
+	if err := renameNoReplace(pfd, tmp, pfd, name); err != nil {
+		return errRaced
 	}
-	w.placed[it.Path] = it.ino
-	it.after = w.newSide(it, it.Path)
+	return nil
+}
+
+// lookThenRename is renameNoReplace on a file system that cannot refuse to
+// replace (exFAT, SMB): EEXIST when to exists, else a plain rename.
+func lookThenRename(fromfd int, from string, tofd int, to string) error {
+	var st unix.Stat_t
+	if unix.Fstatat(tofd, to, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		return unix.EEXIST
+	}
+	return unix.Renameat(fromfd, from, tofd, to)
 }
