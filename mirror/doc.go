@@ -146,7 +146,9 @@
 // when it never holds still); files mapped shared and writable are
 // compared by content (watch.go, mapped*.go); a snapshot is consistent
 // only when every path is seen unchanged after its scan (by its copy, or
-// by a look at the whole disk made meanwhile: settle.go, look.go), else
+// by a look at the whole disk made meanwhile: settle.go, look.go; on Linux
+// an inotify watch the scan set on every folder answers instead when
+// nothing moved, so a quiet disk is not read twice: still_linux.go), else
 // the save copies again, and a disk that never holds
 // still gets a snapshot labelled taken while in use (splice.go, inuse.go).
 // Every manifest is checked as it is written with the rules it is read
@@ -202,6 +204,8 @@
 //	savehold.go                   each file copied held still, or not taken
 //	settle.go, splice.go          a save's rounds until the disk holds still;
 //	                              what one that never does keeps
+//	look.go, still_*.go           whether the disk held still: a second look at
+//	                              every path, or the scan's inotify watch
 //	inuse.go                      the label of a snapshot taken while in use
 //	watch.go, mapped*.go          files compared by content: mapped shared and
 //	                              writable (/proc on Linux, lsof on macOS)
@@ -218,6 +222,8 @@
 //	validate.go                   checks of everything read from a store
 //	objects.go                    object names and references, packs
 //	entry.go, scan.go, meta.go    entries, the scan, metadata read from the disk
+//	scantree.go, scan_*.go        the scan's workers; a large folder's entries
+//	                              stat'ed by a goroutine per core
 //	dirtree.go, beneath_*.go      making and reading trees through descriptors
 //	copy.go, sparse.go            copying bytes (kernel copies, ranges, holes)
 //	progress.go, pool.go          progress reports, the worker pool

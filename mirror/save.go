@@ -56,9 +56,11 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	mapped := make(chan map[uint64]bool, 1)
 	go func() { mapped <- mappedFiles(root) }() // while the scan runs
 	resume := pauseCollector(before, hint)
-	items, notKept, m, err := scanAgainst(root, hint, against, s.caches)
+	still := newStillWatch()
+	items, notKept, m, err := scanAgainst(root, hint, against, s.caches, still)
 	resume()
-	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress}
+	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still}
+	defer func() { ls.still.close() }()
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
@@ -102,11 +104,11 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 // scanAgainst scans root, comparing it with x (nil: none) as it goes; m
 // is the match (nil without x). caches: a Caches folder at the top is
 // contents (store.caches).
-func scanAgainst(root string, hint int, x *index, caches bool) (items []scanned, notKept []NotKept, m *indexMatch, err error) {
+func scanAgainst(root string, hint int, x *index, caches bool, still *stillWatch) (items []scanned, notKept []NotKept, m *indexMatch, err error) {
 	if x != nil {
 		m = x.match()
 	}
-	items, notKept, err = scanWith(root, hint, m, treeOpts{keepLF: x.lists("lost+found"), caches: caches})
+	items, notKept, err = scanWith(root, hint, m, treeOpts{keepLF: x.lists("lost+found"), caches: caches, still: still})
 	return items, notKept, m, err
 }
 

@@ -221,9 +221,11 @@ func readDir(top int, root, rel string, list *[]scanned, o treeOpts) (subdirs []
 		return nil, nil, fmt.Errorf("read folder %s: %w", folderPath(root, rel), err)
 	}
 	defer unix.Close(fd)
+	o.still.add(fd, root, rel) // before its names are read
 	all := *list
 	var statErr error
-	err = statEntries(fd, func(n []byte, s *unix.Stat_t, err error) error {
+	grow := func(n int) { all = slices.Grow(all, n) }
+	err = statEntries(fd, grow, func(n []byte, s *unix.Stat_t, err error) error {
 		if errors.Is(err, unix.ENOENT) {
 			return nil // deleted while we looked: not part of this save
 		}
@@ -240,7 +242,11 @@ func readDir(top int, root, rel string, list *[]scanned, o treeOpts) (subdirs []
 			r = rel + "/" + string(n)
 		}
 		switch s.Mode & unix.S_IFMT {
-		case unix.S_IFREG, unix.S_IFLNK, unix.S_IFIFO:
+		case unix.S_IFREG:
+			if s.Nlink > 1 {
+				o.still.addFile(fd, n)
+			}
+		case unix.S_IFLNK, unix.S_IFIFO:
 		case unix.S_IFDIR:
 			subdirs = append(subdirs, r)
 		case unix.S_IFSOCK:
@@ -259,7 +265,9 @@ func readDir(top int, root, rel string, list *[]scanned, o treeOpts) (subdirs []
 	if err != nil {
 		return nil, nil, fmt.Errorf("read folder %s: %w", folderPath(root, rel), err)
 	}
-	slices.SortFunc(all, func(a, b scanned) int { return strings.Compare(a.rel, b.rel) })
+	if cmp := func(a, b scanned) int { return strings.Compare(a.rel, b.rel) }; !slices.IsSortedFunc(all, cmp) {
+		slices.SortFunc(all, cmp) // a folder written in name order is listed sorted on tmpfs
+	}
 	*list = all
 	return subdirs, skipped, nil
 }

@@ -5,12 +5,14 @@ package mirror
 import "golang.org/x/sys/unix"
 
 // statEntries calls fn with the name and lstat of each entry of the open
-// folder fd ("." and ".." left out), or the error its lstat gave.
-func statEntries(fd int, fn func(name []byte, st *unix.Stat_t, err error) error) error {
+// folder fd ("." and ".." left out), or the error its lstat gave; grow
+// is told how many entries there are first.
+func statEntries(fd int, grow func(n int), fn func(name []byte, st *unix.Stat_t, err error) error) error {
 	names, err := dirNames(fd)
 	if err != nil {
 		return err
 	}
+	grow(len(names))
 	for _, n := range names {
 		if n == "." || n == ".." {
 			continue

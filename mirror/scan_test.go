@@ -201,3 +201,66 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 		})
 	}
 }
+
+// TestScanOfALargeFolderMatchesAWalk: a folder of many more entries than
+// one getdents buffer holds (stat'ed by several goroutines while it is
+// still being read), made in a shuffled order and with folders among its
+// files, is listed exactly as a walk finds it, each path with its own
+// identity; files removed while it is scanned are left out, never an
+// error.
+func TestScanOfALargeFolderMatchesAWalk(t *testing.T) {
+	root := t.TempDir()
+	r := rand.New(rand.NewSource(3))
+	names := make([]string, 6000)
+	for i := range names {
+		names[i] = fmt.Sprintf("big/%s-%05d", strings.Repeat("n", r.Intn(40)), i)
+	}
+	r.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	for i, n := range names {
+		if i%500 == 0 {
+			write(t, root, n+".d/inner", n)
+			continue
+		}
+		write(t, root, n, n)
+	}
+	items, _, err := scanAll(root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, p)
+		want = append(want, filepath.ToSlash(rel))
+		return err
+	})
+	slices.SortFunc(want, func(a, b string) int {
+		if pathLess(a, b) {
+			return -1
+		}
+		return 1
+	})
+	got := make([]string, len(items))
+	for i, it := range items {
+		got[i] = it.rel
+		var st unix.Stat_t
+		if err := unix.Lstat(filepath.Join(root, it.rel), &st); err != nil || identOf(&st) != it.id {
+			t.Fatalf("%s scanned as %+v, is %+v (%v)", it.rel, it.id, identOf(&st), err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("scan found %d paths, a walk %d; first differences: %v", len(got), len(want), firstDiff(got, want))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i < len(names); i += 3 {
+			os.Remove(filepath.Join(root, names[i]))
+		}
+	}()
+	for range 5 {
+		if _, _, err := scanAll(root, 0); err != nil {
+			t.Fatalf("a scan while files are removed: %v", err)
+		}
+	}
+	<-done
+}

@@ -58,10 +58,14 @@ func readTree(root string, out []scanned, match *indexMatch, o treeOpts) ([]scan
 }
 
 // treeOpts tune readTree: keepLF as for isReserved; with caches, RAMBar's
-// Caches folder at the top is kept (a copy of the whole disk: a reclaim).
+// Caches folder at the top is kept (a copy of the whole disk: a reclaim);
+// still, when not nil, is given every folder as it is opened (and every
+// file of several names), so a save can tell later whether the disk held
+// still since (still_linux.go).
 type treeOpts struct {
 	keepLF func() bool
 	caches bool
+	still  *stillWatch
 }
 
 // dirRead is one folder as a worker read it: its entries in buf, given

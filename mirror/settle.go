@@ -14,10 +14,12 @@ import (
 // its files meanwhile. A save therefore keeps a file only as a version
 // that existed (savecopy.go: unchanged from its scan to the end of its
 // copy), and a snapshot is consistent only when every other path, looked
-// at again after the scan (look.go, while the copy runs), is as the scan
-// found it too: every path then held still from its scan to a moment after
-// the scan ended, so the snapshot is the disk as it was at that moment,
-// files that belong together (a database and its journal) included. Until
+// at again after the scan (look.go, while the copy runs; or vouched for
+// by the scan's still watch, still_linux.go, when it saw nothing move),
+// is as the scan found it too: every path then held still from its scan
+// to a moment after the scan ended, so the snapshot is the disk as it was
+// at that moment, files that belong together (a database and its
+// journal) included. Until
 // then the save copies again what changed (saveRounds rounds, the
 // unchanged copies of earlier rounds kept), pausing a little longer each
 // time for a burst of writes to end.
@@ -43,6 +45,9 @@ type liveSave struct {
 	idx      *index          // the disk as of a snapshot, nil if unknown
 	mapped   map[uint64]bool // inodes mapped shared and writable now
 	progress ProgressFunc
+	// still watches the disk from the round's scan on (nil: none); it
+	// answers for the round's look when nothing moved.
+	still *stillWatch
 
 	id    string // the snapshot being made
 	next  uint32 // its next object number
@@ -139,7 +144,9 @@ func (ls *liveSave) rounds(ctx context.Context, items []scanned) (Result, error)
 		case <-time.After(roundPause(n)):
 		}
 		var m *indexMatch
-		if items, _, m, err = scanAgainst(ls.root, len(items), against, ls.s.caches); err != nil {
+		ls.still.close()
+		ls.still = newStillWatch()
+		if items, _, m, err = scanAgainst(ls.root, len(items), against, ls.s.caches, ls.still); err != nil {
 			return Result{}, err
 		}
 		if m != nil && m.matched(len(items)) { // back as saved
@@ -232,8 +239,11 @@ func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*rou
 	return r, nil
 }
 
-// look is a round's look at the disk (lookAt), in the background.
+// look is a round's look at the disk (lookAt), in the background, or
+// left to the round's still watch while that can answer for it.
 type look struct {
+	run   func(stop *atomic.Bool) (*pathList, bool, error)
+	still *stillWatch // not started: asked at wait first
 	stop  atomic.Bool
 	done  chan struct{}
 	diffs *pathList
@@ -241,19 +251,40 @@ type look struct {
 	err   error
 }
 
-// startLook starts looking at the disk, comparing it with items.
+// startLook starts looking at the disk, comparing it with items, unless
+// the still watch saw nothing move since the scan: then the look is made
+// only if the watch cannot answer at the end (the disk moved meanwhile).
 func (ls *liveSave) startLook(items []scanned) *look {
-	lk := &look{done: make(chan struct{})}
-	go func() {
-		defer close(lk.done)
-		lk.diffs, lk.moved, lk.err = lookAt(ls.root, items, inUseMax, ls.s.caches, &lk.stop)
-	}()
+	lk := &look{done: make(chan struct{}), run: func(stop *atomic.Bool) (*pathList, bool, error) {
+		return lookAt(ls.root, items, inUseMax, ls.s.caches, stop)
+	}}
+	if ls.still.still() {
+		lk.still = ls.still
+		return lk
+	}
+	lk.start()
 	return lk
 }
 
+// start runs the look in the background.
+func (lk *look) start() {
+	go func() {
+		defer close(lk.done)
+		lk.diffs, lk.moved, lk.err = lk.run(&lk.stop)
+	}()
+}
+
 // wait ends the look (at once, unless want) and, when wanted, adds to r
-// the paths it found added, removed or changed.
+// the paths it found added, removed or changed. Left to the still watch,
+// it is made now only when the watch saw something.
 func (lk *look) wait(r *round, want bool) error {
+	if lk.still != nil {
+		if !want || lk.still.still() {
+			return nil
+		}
+		lk.still = nil
+		lk.start()
+	}
 	if !want {
 		lk.stop.Store(true)
 	}

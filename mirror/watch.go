@@ -124,7 +124,7 @@ func (w *watch) record(items []scanned) map[string]contentSum {
 func changedSince(root string, idx *index, caches bool) (bool, error) {
 	mapped := make(chan map[uint64]bool, 1)
 	go func() { mapped <- mappedFiles(root) }()
-	items, _, m, err := scanAgainst(root, idx.n, idx, caches)
+	items, _, m, err := scanAgainst(root, idx.n, idx, caches, nil)
 	w := newWatch(<-mapped, nil)
 	if err != nil || !m.matched(len(items)) {
 		return err == nil, err
