@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 	"io"
 	"os"
+	"rambar/settingsfile"
 	"runtime"
 	"strings"
 	"time"
@@ -95,11 +96,11 @@ func (a *App) Engine() (ramdisk.Engine, error) {
 }
 
 // Store is the settings file.
-func (a *App) Store() (ramdisk.Store, error) {
+func (a *App) Store() (settingsfile.Store, error) {
 	if a.Paths.Settings == "" {
-		return ramdisk.Store{}, errors.New("no settings location: HOME is not set")
+		return settingsfile.Store{}, errors.New("no settings location: HOME is not set")
 	}
-	return ramdisk.Store{Path: a.Paths.Settings}, nil
+	return settingsfile.Store{Path: a.Paths.Settings}, nil
 }
 
 // Main runs the CLI (or, with no arguments, the menu-bar app) and returns

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/settingsfile"
 	"strings"
 	"testing"
 
@@ -92,7 +93,7 @@ func TestCLITypedPaths(t *testing.T) {
 	}
 
 	// A preset saved by an older RAMBar from --mirror=~/old, in cwd.
-	st := ramdisk.Store{Path: filepath.Join(c.home, "settings.plist")}
+	st := settingsfile.Store{Path: filepath.Join(c.home, "settings.plist")}
 	if _, err := st.Update(16*ramdisk.GiB, func(s *ramdisk.Settings) error {
 		return s.AddPreset(ramdisk.Preset{Name: "Old", Size: "16M", AutoMount: true, Contents: ramdisk.Mirror, MirrorPath: filepath.Join(cwd, "~", "old")}, 16*ramdisk.GiB)
 	}); err != nil {

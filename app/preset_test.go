@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/settingsfile"
 	"reflect"
 	"strings"
 	"testing"
@@ -48,7 +49,7 @@ func (p *presetApp) run(args ...string) (int, string, string) {
 
 func (p *presetApp) settings(t *testing.T) ramdisk.Settings {
 	t.Helper()
-	s, err := ramdisk.Store{Path: p.Paths.Settings}.Load()
+	s, err := settingsfile.Store{Path: p.Paths.Settings}.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"rambar/settingsfile"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -77,11 +78,11 @@ func (s *Service) Keeper() (*mirror.Keeper, error) {
 }
 
 // Store is the settings file, or an error when there is no place for it.
-func (s *Service) Store() (ramdisk.Store, error) {
+func (s *Service) Store() (settingsfile.Store, error) {
 	if s.Paths.Settings == "" {
-		return ramdisk.Store{}, errors.New("no settings location: HOME is not set")
+		return settingsfile.Store{}, errors.New("no settings location: HOME is not set")
 	}
-	return ramdisk.Store{Path: s.Paths.Settings}, nil
+	return settingsfile.Store{Path: s.Paths.Settings}, nil
 }
 
 // mountPointArg reads a disk given by its mount point: an argument with a

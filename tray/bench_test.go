@@ -3,6 +3,7 @@ package tray
 import (
 	"context"
 	"fmt"
+	"rambar/settingsfile"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func BenchmarkRefresh(b *testing.B) {
 		mem.Create(context.Background(), ramdisk.Plan{Name: fmt.Sprintf("D%d", i), Size: ramdisk.GiB, FS: ramdisk.TmpFS, Allocation: ramdisk.AllocOnWrite})
 	}
 	ui := &fakeUI{}
-	c := New(Deps{Engine: mem, Store: ramdisk.Store{Path: b.TempDir() + "/settings.plist"}, Refresh: time.Hour}, ui)
+	c := New(Deps{Engine: mem, Store: settingsfile.Store{Path: b.TempDir() + "/settings.plist"}, Refresh: time.Hour}, ui)
 	ctx, cancel := context.WithCancel(context.Background())
 	ended := make(chan struct{})
 	go func() { c.Run(ctx); close(ended) }()

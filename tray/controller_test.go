@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/settingsfile"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -82,7 +83,7 @@ type harness struct {
 	c      *Controller
 	notes  chan string
 	quit   chan struct{}
-	store  ramdisk.Store
+	store  settingsfile.Store
 	cancel context.CancelFunc
 	ended  chan struct{}
 }
@@ -91,7 +92,7 @@ func start(t *testing.T, edit func(*Deps)) *harness {
 	t.Helper()
 	h := &harness{t: t, ui: &fakeUI{}, notes: make(chan string, 32), quit: make(chan struct{}), ended: make(chan struct{})}
 	h.mem = ramdisktest.NewMem(t.TempDir(), gb16)
-	h.store = ramdisk.Store{Path: filepath.Join(t.TempDir(), "settings.plist")}
+	h.store = settingsfile.Store{Path: filepath.Join(t.TempDir(), "settings.plist")}
 	var quitOnce sync.Once
 	d := Deps{
 		Engine:  h.mem,
@@ -478,7 +479,7 @@ func TestCustomDialogShowsPlanFirst(t *testing.T) {
 
 func TestQuitEjectsWhenSettingsSaySo(t *testing.T) {
 	dir := t.TempDir()
-	st := ramdisk.Store{Path: filepath.Join(dir, "settings.plist")}
+	st := settingsfile.Store{Path: filepath.Join(dir, "settings.plist")}
 	s := ramdisk.DefaultSettings()
 	s.EjectOnQuit = ramdisk.QuitEject
 	if err := st.Save(s); err != nil {
@@ -556,7 +557,7 @@ func TestLaunchAtLoginToggle(t *testing.T) {
 
 func TestPresetsMountWithProgress(t *testing.T) {
 	dir := t.TempDir()
-	st := ramdisk.Store{Path: filepath.Join(dir, "settings.plist")}
+	st := settingsfile.Store{Path: filepath.Join(dir, "settings.plist")}
 	s := ramdisk.DefaultSettings()
 	s.Presets = []ramdisk.Preset{{Name: "Kept", Size: "1G", Contents: ramdisk.Keep}, {Name: "Plain", Size: "512M"}}
 	if err := st.Save(s); err != nil {

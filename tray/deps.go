@@ -2,6 +2,7 @@ package tray
 
 import (
 	"context"
+	"rambar/settingsfile"
 	"time"
 
 	"rambar/ramdisk"
@@ -151,7 +152,7 @@ type Dialogs interface {
 // optional hook left nil hides its menu item.
 type Deps struct {
 	Engine ramdisk.Engine
-	Store  ramdisk.Store
+	Store  settingsfile.Store
 
 	// Open shows a folder in Finder (`open`) or the desktop's file manager
 	// (`xdg-open`), or a file (the benchmark's chart) in its default app.

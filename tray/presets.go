@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"rambar/settingsfile"
 	"strings"
 	"time"
 
@@ -57,7 +58,7 @@ var snapshotCounts = []int{0, 1, 3, 5, 10}
 // is one Store.Update, so nothing is written unless it validates, and a
 // corrupt or newer settings file is never touched.
 type presetEditor struct {
-	store    ramdisk.Store
+	store    settingsfile.Store
 	dlg      PresetDialogs
 	fss      []ramdisk.FileSystem
 	physical ramdisk.Size

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/settingsfile"
 	"reflect"
 	"strings"
 	"sync"
@@ -246,7 +247,7 @@ func TestPresetEditorLeavesBadFileAlone(t *testing.T) {
 		"newer":   `<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>Version</key><integer>99</integer></dict></plist>`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			st := ramdisk.Store{Path: filepath.Join(t.TempDir(), "settings.plist")}
+			st := settingsfile.Store{Path: filepath.Join(t.TempDir(), "settings.plist")}
 			if err := os.WriteFile(st.Path, []byte(data), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -292,9 +293,9 @@ func TestSaveAsPresetPrefillsFromTheDisk(t *testing.T) {
 	}
 }
 
-func newEditor(t *testing.T, presets []ramdisk.Preset, sc []step) (presetEditor, ramdisk.Store, []byte) {
+func newEditor(t *testing.T, presets []ramdisk.Preset, sc []step) (presetEditor, settingsfile.Store, []byte) {
 	t.Helper()
-	st := ramdisk.Store{Path: filepath.Join(t.TempDir(), "settings.plist")}
+	st := settingsfile.Store{Path: filepath.Join(t.TempDir(), "settings.plist")}
 	s := ramdisk.DefaultSettings()
 	s.Presets = append(s.Presets, presets...)
 	if err := st.Save(s); err != nil {
@@ -307,7 +308,7 @@ func newEditor(t *testing.T, presets []ramdisk.Preset, sc []step) (presetEditor,
 	return presetEditor{store: st, dlg: &script{t: t, steps: sc}, fss: linuxFS, physical: 16 * ramdisk.GiB}, st, before
 }
 
-func unchanged(t *testing.T, st ramdisk.Store, before []byte) {
+func unchanged(t *testing.T, st settingsfile.Store, before []byte) {
 	t.Helper()
 	after, err := os.ReadFile(st.Path)
 	if err != nil {

@@ -1,9 +1,10 @@
-package ramdisk
+package settingsfile
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/ramdisk"
 	"strings"
 	"sync"
 	"testing"
@@ -25,11 +26,11 @@ const v2WithUnknown = `<?xml version="1.0" encoding="UTF-8"?>
 func TestUpdateKeepsUnknownKeys(t *testing.T) {
 	st := Store{Path: filepath.Join(t.TempDir(), "settings.plist")}
 	os.WriteFile(st.Path, []byte(v2WithUnknown), 0o600)
-	_, err := st.Update(16*GiB, func(s *Settings) error {
+	_, err := st.Update(16*ramdisk.GiB, func(s *ramdisk.Settings) error {
 		if _, err := s.RemovePreset("Gone"); err != nil {
 			return err
 		}
-		return s.AddPreset(Preset{Name: "New", Size: "1G"}, 16*GiB)
+		return s.AddPreset(ramdisk.Preset{Name: "New", Size: "1G"}, 16*ramdisk.GiB)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestSymlinkedSettingsWrittenThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := Store{Path: link}
-	if _, err := st.Update(16*GiB, func(s *Settings) error { s.ShowMemoryInTitle = true; return nil }); err != nil {
+	if _, err := st.Update(16*ramdisk.GiB, func(s *ramdisk.Settings) error { s.ShowMemoryInTitle = true; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -72,7 +73,7 @@ func TestSymlinkedSettingsWrittenThrough(t *testing.T) {
 	// A link that leads nowhere is refused, and left as it is.
 	dangling := filepath.Join(dir, "dangling.plist")
 	os.Symlink(filepath.Join(dir, "nowhere", "x.plist"), dangling)
-	if _, err := (Store{Path: dangling}).Update(16*GiB, func(*Settings) error { return nil }); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := (Store{Path: dangling}).Update(16*ramdisk.GiB, func(*ramdisk.Settings) error { return nil }); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("dangling link: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "nowhere")); !errors.Is(err, os.ErrNotExist) {
@@ -91,7 +92,7 @@ func TestOutOfRangeNumbersRefusedAtLoad(t *testing.T) {
 			"<key>Contents</key><string>keep</string><key>"+tc.key+"</key><integer>"+tc.value+"</integer>", 1)
 		os.WriteFile(st.Path, []byte(data), 0o600)
 		_, err := st.Load()
-		if !errors.Is(err, ErrSettingsCorrupt) || !strings.Contains(err.Error(), tc.want) {
+		if !errors.Is(err, ramdisk.ErrSettingsCorrupt) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s=%s: Load: %v", tc.key, tc.value, err)
 		}
 		if b, _ := os.ReadFile(st.Path); string(b) != data {
@@ -108,7 +109,9 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			name := "P" + string(rune('A'+i/26)) + string(rune('a'+i%26))
-			if _, err := st.Update(16*GiB, func(s *Settings) error { return s.AddPreset(Preset{Name: name, Size: "1G"}, 16*GiB) }); err != nil {
+			if _, err := st.Update(16*ramdisk.GiB, func(s *ramdisk.Settings) error {
+				return s.AddPreset(ramdisk.Preset{Name: name, Size: "1G"}, 16*ramdisk.GiB)
+			}); err != nil {
 				t.Error(err)
 			}
 		}()

@@ -1,4 +1,4 @@
-package ramdisk
+package settingsfile
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/ramdisk"
 
 	"rambar/internal/atomicfile"
 )
@@ -22,29 +23,29 @@ type Store struct {
 	Path string
 }
 
-// Load reads the settings. A missing file gives DefaultSettings. A corrupt or
+// Load reads the settings. A missing file gives ramdisk.DefaultSettings. A corrupt or
 // newer file, or one with numbers out of range, gives an error naming it, and
 // the file is left untouched.
-func (st Store) Load() (Settings, error) {
+func (st Store) Load() (ramdisk.Settings, error) {
 	s, _, err := st.load()
 	return s, err
 }
 
 // load is Load that also returns the file's bytes (nil when there is none).
-func (st Store) load() (Settings, []byte, error) {
+func (st Store) load() (ramdisk.Settings, []byte, error) {
 	data, err := os.ReadFile(st.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, lerr := os.Lstat(st.Path); lerr == nil {
-			return Settings{}, nil, fmt.Errorf("read settings: %s is a symbolic link to nothing: %w", st.Path, err)
+			return ramdisk.Settings{}, nil, fmt.Errorf("read settings: %s is a symbolic link to nothing: %w", st.Path, err)
 		}
-		return DefaultSettings(), nil, nil
+		return ramdisk.DefaultSettings(), nil, nil
 	}
 	if err != nil {
-		return Settings{}, nil, fmt.Errorf("read settings: %w", err)
+		return ramdisk.Settings{}, nil, fmt.Errorf("read settings: %w", err)
 	}
-	s, err := DecodeSettings(data)
+	s, err := ramdisk.DecodeSettings(data)
 	if err != nil {
-		return Settings{}, nil, fmt.Errorf("%s: %w; it was left as it is: move it aside to start afresh", st.Path, err)
+		return ramdisk.Settings{}, nil, fmt.Errorf("%s: %w; it was left as it is: move it aside to start afresh", st.Path, err)
 	}
 	return s, data, nil
 }
@@ -52,7 +53,7 @@ func (st Store) load() (Settings, []byte, error) {
 // Save writes s atomically (temp file, fsync, rename), under the lock. It
 // refuses to replace a file that Load cannot read, so a corrupt or newer file
 // is never silently overwritten.
-func (st Store) Save(s Settings) error {
+func (st Store) Save(s ramdisk.Settings) error {
 	unlock, err := st.lock()
 	if err != nil {
 		return err
@@ -67,29 +68,29 @@ func (st Store) Save(s Settings) error {
 
 // Update loads, applies fn, validates and saves, holding the lock from the
 // load to the save. Nothing is written when fn or validation fails.
-func (st Store) Update(physical Size, fn func(*Settings) error) (Settings, error) {
+func (st Store) Update(physical ramdisk.Size, fn func(*ramdisk.Settings) error) (ramdisk.Settings, error) {
 	unlock, err := st.lock()
 	if err != nil {
-		return Settings{}, err
+		return ramdisk.Settings{}, err
 	}
 	defer unlock()
 	s, old, err := st.load()
 	if err != nil {
-		return Settings{}, err
+		return ramdisk.Settings{}, err
 	}
 	if err := fn(&s); err != nil {
-		return Settings{}, err
+		return ramdisk.Settings{}, err
 	}
 	if err := s.Validate(physical); err != nil {
-		return Settings{}, err
+		return ramdisk.Settings{}, err
 	}
 	return s, st.write(s, old)
 }
 
 // write encodes s, keeping the unknown keys of old, and replaces the file
 // (the target of a symbolic link).
-func (st Store) write(s Settings, old []byte) error {
-	data, err := EncodeSettings(s)
+func (st Store) write(s ramdisk.Settings, old []byte) error {
+	data, err := ramdisk.EncodeSettings(s)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,9 @@
-package ramdisk
+package settingsfile
 
 import (
 	"bytes"
 	"fmt"
+	"rambar/ramdisk"
 	"strings"
 
 	"howett.net/plist"
@@ -64,9 +65,9 @@ func keepUnknown(data, old []byte) ([]byte, error) {
 func sameVersion(m map[string]any) bool {
 	switch v := m["Version"].(type) {
 	case uint64: // version 3 only added keys to version 2
-		return v >= 2 && v <= SettingsVersion
+		return v >= 2 && v <= ramdisk.SettingsVersion
 	case int64:
-		return v >= 2 && v <= SettingsVersion
+		return v >= 2 && v <= ramdisk.SettingsVersion
 	}
 	return false
 }

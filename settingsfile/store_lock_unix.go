@@ -1,6 +1,6 @@
 //go:build unix
 
-package ramdisk
+package settingsfile
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"rambar/ramdisk"
 )
 
 // settingsLockWait bounds how long a change waits for another RAMBar's.
@@ -38,7 +40,7 @@ func (st Store) lock() (unlock func(), err error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("lock settings: %w: another RAMBar has been changing %s for %s", ErrBusy, st.Path, settingsLockWait)
+			return nil, fmt.Errorf("lock settings: %w: another RAMBar has been changing %s for %s", ramdisk.ErrBusy, st.Path, settingsLockWait)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
