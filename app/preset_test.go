@@ -174,7 +174,7 @@ func TestPresetRefusesUnreadableFile(t *testing.T) {
 	for _, fixture := range []string{"settings-corrupt.plist", "settings-v4.plist"} {
 		t.Run(fixture, func(t *testing.T) {
 			p := newPresetApp(t)
-			data, err := os.ReadFile(filepath.Join("..", "ramdisk", "testdata", fixture))
+			data, err := os.ReadFile(filepath.Join("..", "settingsfile", "testdata", fixture))
 			if err != nil {
 				t.Fatal(err)
 			}
