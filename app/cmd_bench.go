@@ -105,22 +105,6 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	return nil
 }
 
-// mineOnly keeps the disks this data folder made (bench writes its files
-// on them): another RAMBar's disks are benchmarked only when named.
-func (a *App) mineOnly(vols []ramdisk.Volume) []ramdisk.Volume {
-	svc, err := a.service()
-	if err != nil {
-		return nil
-	}
-	var out []ramdisk.Volume
-	for _, v := range vols {
-		if svc.Mine(v) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // benchTargets turns the command line into targets: a RAM disk's name, or a
 // folder (a RAM disk when it is one's mount point or a memory file system).
 // With none given: RAMBar's own RAM disks that this user owns, and the home
@@ -132,7 +116,11 @@ func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, e
 		if home == "" {
 			return nil, fmt.Errorf("%w: HOME is not set; name a folder to benchmark", errUsage)
 		}
-		return bench.DefaultTargets(a.mineOnly(vols), home, os.Getuid()), nil
+		var mine []ramdisk.Volume
+		if svc, err := a.service(); err == nil {
+			mine, _ = svc.Split(vols) // another RAMBar's disks only when named
+		}
+		return bench.DefaultTargets(mine, home, os.Getuid()), nil
 	}
 	var ts []bench.Target
 	for _, p := range pos {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"rambar/disks"
 	"rambar/ramdisk"
@@ -44,9 +42,13 @@ func runEject(ctx context.Context, a *App, in *input) error {
 			fmt.Fprintln(a.Stdout, "No RAM disks mounted.")
 			return nil
 		}
-		vs = a.onlyMine(svc, vs)
+		var others []disks.Foreign
+		vs, others = svc.Split(vs)
+		for _, o := range others {
+			fmt.Fprintf(a.Stdout, "Left alone: %s %s\n", o.Volume.Name, o.Whose)
+		}
 	} else {
-		if vs, err = findAll(ctx, svc, pos); err != nil {
+		if vs, err = svc.FindAll(ctx, pos); err != nil {
 			return err
 		}
 	}
@@ -74,21 +76,6 @@ func runEject(ctx context.Context, a *App, in *input) error {
 		return refusedError{errors.New("ejected, but not saved first (see above); its saved copy is kept as it was")}
 	}
 	return interrupted(ctx, err)
-}
-
-// onlyMine keeps the disks this data folder made; the others are named
-// on stdout and left alone (eject them by name, as their maker or with
-// --force).
-func (a *App) onlyMine(svc *disks.Service, vs []ramdisk.Volume) []ramdisk.Volume {
-	var mine []ramdisk.Volume
-	for _, v := range vs {
-		if whose := svc.Whose(v); whose != "" {
-			fmt.Fprintf(a.Stdout, "Left alone: %s %s\n", v.Name, whose)
-			continue
-		}
-		mine = append(mine, v)
-	}
-	return mine
 }
 
 // notSavedError is a disk ejected although its save was refused for
@@ -140,42 +127,4 @@ func heldPhrase(held ramdisk.Size) string {
 		return "its memory"
 	}
 	return "its memory (" + held.Short() + ")"
-}
-
-// findAll finds every named disk, or names every one that is not mounted
-// (one missing name gets Find's own error).
-func findAll(ctx context.Context, svc *disks.Service, names []string) ([]ramdisk.Volume, error) {
-	var vs []ramdisk.Volume
-	var missing []string
-	var missErr error
-	for _, n := range names {
-		v, err := svc.Find(ctx, n)
-		switch {
-		case errors.Is(err, ramdisk.ErrNotFound):
-			missing, missErr = append(missing, strconv.Quote(n)), err
-		case err != nil:
-			return nil, err
-		default:
-			vs = append(vs, v)
-		}
-	}
-	switch len(missing) {
-	case 0:
-		return vs, nil
-	case 1:
-		return nil, missErr
-	}
-	all, err := svc.Engine.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	mounted := "none is mounted"
-	if len(all) > 0 {
-		ns := make([]string, len(all))
-		for i, v := range all {
-			ns[i] = v.Name
-		}
-		mounted = "mounted: " + strings.Join(ns, ", ")
-	}
-	return nil, fmt.Errorf("%s: %w (%s)", strings.Join(missing, ", "), ramdisk.ErrNotFound, mounted)
 }

@@ -95,7 +95,7 @@ func runSave(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	} else {
-		if vs, err = findAll(ctx, svc, pos); err != nil {
+		if vs, err = svc.FindAll(ctx, pos); err != nil {
 			return err
 		}
 		for _, v := range vs {

@@ -64,10 +64,19 @@ func TestBenchTargetsOnlyThisRAMBarsDisks(t *testing.T) {
 		}
 	}
 	a := &App{NewEngine: func() (ramdisk.Engine, error) { return eng, nil },
-		Paths: ramdisk.Paths{Settings: filepath.Join(home, "settings.plist"), Data: filepath.Join(home, "data")}}
-	vs, _ := eng.List(t.Context())
-	got := a.mineOnly(vs)
-	if len(got) != 1 || got[0].Name != "Mine" {
-		t.Errorf("bench's own disks: %+v, want Mine alone", got)
+		Paths:  ramdisk.Paths{Settings: filepath.Join(home, "settings.plist"), Data: filepath.Join(home, "data")},
+		Getenv: func(k string) string { return map[string]string{"HOME": home}[k] }}
+	ts, err := a.benchTargets(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tg := range ts {
+		if tg.RAM {
+			got = append(got, tg.Name)
+		}
+	}
+	if len(got) != 1 || got[0] != "Mine" {
+		t.Errorf("bench's RAM disks: %q, want Mine alone", got)
 	}
 }

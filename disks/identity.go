@@ -118,3 +118,25 @@ func (s *Service) remark(v ramdisk.Volume, marker string) error {
 	}
 	return k.Note(v, diskid.KindPlain)
 }
+
+// Foreign is a mounted disk this data folder did not make, with what is
+// known of its maker (Whose).
+type Foreign struct {
+	Volume ramdisk.Volume
+	Whose  string
+}
+
+// Split divides vols into the disks this data folder made, the only ones
+// `eject --all` ejects and `bench` measures unnamed, and the others, left
+// alone with what is known of their maker. The menu's Eject All follows
+// the same rule through each disk's Whose.
+func (s *Service) Split(vols []ramdisk.Volume) (mine []ramdisk.Volume, others []Foreign) {
+	for _, v := range vols {
+		if whose := s.Whose(v); whose != "" {
+			others = append(others, Foreign{v, whose})
+			continue
+		}
+		mine = append(mine, v)
+	}
+	return mine, others
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"rambar/settingsfile"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -203,4 +204,42 @@ func mirrorProgress(name string, fn ramdisk.ProgressFunc) mirror.ProgressFunc {
 		fn(ramdisk.Progress{Disk: name, Phase: p.Phase, BytesDone: p.BytesDone, BytesTotal: p.BytesTotal,
 			FilesDone: p.FilesDone, FilesTotal: p.FilesTotal})
 	}
+}
+
+// FindAll finds every named disk, or names every one that is not mounted
+// (one missing name gets Find's own error).
+func (s *Service) FindAll(ctx context.Context, names []string) ([]ramdisk.Volume, error) {
+	var vs []ramdisk.Volume
+	var missing []string
+	var missErr error
+	for _, n := range names {
+		v, err := s.Find(ctx, n)
+		switch {
+		case errors.Is(err, ramdisk.ErrNotFound):
+			missing, missErr = append(missing, strconv.Quote(n)), err
+		case err != nil:
+			return nil, err
+		default:
+			vs = append(vs, v)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return vs, nil
+	case 1:
+		return nil, missErr
+	}
+	all, err := s.Engine.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mounted := "none is mounted"
+	if len(all) > 0 {
+		ns := make([]string, len(all))
+		for i, v := range all {
+			ns[i] = v.Name
+		}
+		mounted = "mounted: " + strings.Join(ns, ", ")
+	}
+	return nil, fmt.Errorf("%s: %w (%s)", strings.Join(missing, ", "), ramdisk.ErrNotFound, mounted)
 }
