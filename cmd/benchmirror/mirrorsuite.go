@@ -154,7 +154,9 @@ func writeBackRounds(r *report, tree mirrorTree, changed int, what, work, vol, d
 }
 
 // changeFiles rewrites n files of the tree at root in place, different
-// ones each round (files are spread over the tree).
+// ones each round (files are spread over the tree), with bytes that name
+// n too: two figures with the same n (100 changed, and 1% of 10,000)
+// rewrite the same files, and must not write the bytes they already hold.
 func changeFiles(root string, n, round int) error {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -169,7 +171,7 @@ func changeFiles(root string, n, round int) error {
 	step := max(1, len(files)/max(n, 1))
 	for i := 0; i < n && i < len(files); i++ {
 		p := files[(i*step+round*7919)%len(files)]
-		if err := os.WriteFile(p, []byte(fmt.Sprintf("changed in round %d, %d\n", round, i)), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("changed in round %d of %d, %d\n", round, n, i)), 0o644); err != nil {
 			return err
 		}
 	}
