@@ -271,7 +271,11 @@ func (w *pathWrite) put(it *planItem) error {
 	if it.F != nil && !it.Aside {
 		expect = &it.F.e.st
 	}
-	err = w.rename(pfd, it.tmp, name, expect, it.makesDir())
+	err = w.rename(pfd, it.tmp, name, expect, it.makesDir(), it.ino)
+	if errors.Is(err, errStranger) {
+		w.fail(it, err)
+		return nil // the folder's version is back under its name
+	}
 	if errors.Is(err, errRaced) {
 		c := w.toCopy(it, "changed in the folder while it was written back: the folder's version is kept under the name, the disk's is the copy")
 		if it.makesDir() {
@@ -315,10 +319,11 @@ func (w *pathWrite) ours(pfd int, it *planItem) bool {
 	return true
 }
 
-// rename puts tmp at name in folder pfd: only where name is absent
-// (expect nil), or still holds expect (else errRaced). A folder made for a
-// file the folder had (dir) is exchanged with it.
-func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir bool) error {
+// rename puts tmp (the write-back's, inode ino) at name in folder pfd:
+// only where name is absent (expect nil), or still holds expect (else
+// errRaced). A file replaces the folder's through replaceFile; a folder
+// made for a file the folder had (dir) is exchanged with it.
+func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir bool, ino uint64) error {
 	if expect == nil {
 		err := renameNoReplace(pfd, tmp, pfd, name)
 		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY) {
@@ -331,7 +336,7 @@ func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir b
 		return errRaced
 	}
 	if !dir {
-		return unix.Renameat(pfd, tmp, pfd, name)
+		return replaceFile(pfd, tmp, name, expect, ino)
 	}
 	err := exchangeAt(pfd, tmp, pfd, name)
 	if errors.Is(err, errors.ErrUnsupported) {
@@ -400,21 +405,4 @@ func (w *pathWrite) note(it *planItem) {
 
 func (w *pathWrite) conflict(p, c, what string) {
 	w.wb.Conflicts = append(w.wb.Conflicts, Conflict{Path: p, Copy: c, What: what})
-}
-
-// strangerPlaced checks, after the rename, that name holds what was made
-// under the temporary name: another user who can write the folder may
-// swap the temporary name between the last look (ours) and the rename. A
-// symlink renamed in that way is removed (never followed), and the path is
-// given up for this write-back (kept pending).
-func (w *pathWrite) strangerPlaced(pfd int, name string, it *planItem) bool {
-	var now unix.Stat_t
-	if err := unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || uint64(now.Ino) == it.ino {
-		return false
-	}
-	if now.Mode&unix.S_IFMT == unix.S_IFLNK {
-		unix.Unlinkat(pfd, name, 0)
-	}
-	w.fail(it, errors.New("its temporary file was replaced by another process before its rename"))
-	return true
 }

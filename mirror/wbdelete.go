@@ -148,3 +148,58 @@ func lookThenRename(fromfd int, from string, tofd int, to string) error {
 	}
 	return unix.Renameat(fromfd, from, tofd, to)
 }
+
+// errStranger: another process swapped a temporary name for its own file
+// between the last look and the rename; the folder's version was put back.
+var errStranger = errors.New("its temporary file was replaced by another process before its rename")
+
+// replaceFile puts tmp (the write-back's new version, inode ino) at name
+// in folder pfd, where the folder's version (expect) is, so that name
+// holds one of the two at every moment and never a stranger's file: the
+// two are exchanged, and what name then holds is checked. Ours: the
+// folder's old version, now under the temporary name, is removed. A
+// stranger's (another user who can write the folder swapped the temporary
+// name after the last look): the exchange is undone, so name holds the
+// folder's version again, and the stranger's file, back under the
+// temporary name, is removed (a symlink is never followed): errStranger.
+// Where the file system cannot exchange, tmp is renamed over name and
+// strangerPlaced checks after.
+func replaceFile(pfd int, tmp, name string, expect *unix.Stat_t, ino uint64) error {
+	err := exchangeAt(pfd, tmp, pfd, name)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return unix.Renameat(pfd, tmp, pfd, name)
+	}
+	if err != nil {
+		return err
+	}
+	var now unix.Stat_t
+	if unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(now.Ino) == ino {
+		unix.Unlinkat(pfd, tmp, 0) // the folder's old version
+		return nil
+	}
+	if exchangeAt(pfd, tmp, pfd, name) == nil {
+		var back unix.Stat_t
+		if unix.Fstatat(pfd, name, &back, unix.AT_SYMLINK_NOFOLLOW) == nil && sameFile(expect, &back) {
+			unix.Unlinkat(pfd, tmp, 0) // the stranger's file
+			return errStranger
+		}
+	}
+	return nil // whatever name holds now: strangerPlaced deals with it
+}
+
+// strangerPlaced checks, after the rename, that name holds what was made
+// under the temporary name: another user who can write the folder may
+// swap the temporary name between the last look (ours) and the rename. A
+// symlink renamed in that way is removed (never followed), and the path is
+// given up for this write-back (kept pending).
+func (w *pathWrite) strangerPlaced(pfd int, name string, it *planItem) bool {
+	var now unix.Stat_t
+	if err := unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || uint64(now.Ino) == it.ino {
+		return false
+	}
+	if now.Mode&unix.S_IFMT == unix.S_IFLNK {
+		unix.Unlinkat(pfd, name, 0)
+	}
+	w.fail(it, errStranger)
+	return true
+}
