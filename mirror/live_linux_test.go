@@ -28,17 +28,7 @@ const liveSaves = 22
 func TestFileRewrittenInPlaceIsSavedAsAVersionThatExisted(t *testing.T) {
 	ctx := context.Background()
 	k, v := liveDisk(t, "Rewrite", "128m", liveSaves+2)
-	big := filepath.Join(v.MountPoint, "data/big.bin")
-	os.MkdirAll(filepath.Dir(big), 0o755)
-	f, err := os.Create(big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = writeVersion(f, 0, make([]byte, chunkSize))
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	big := bigVersioned(t, v.MountPoint)
 	if _, err := k.Save(ctx, v, SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}

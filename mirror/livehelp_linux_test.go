@@ -318,3 +318,21 @@ func hardLinkGroups(t *testing.T, root string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// bigVersioned writes data/big.bin under root, version 0 of the file the
+// rewrite helper rewrites, and returns its path.
+func bigVersioned(t *testing.T, root string) string {
+	t.Helper()
+	big := filepath.Join(root, "data/big.bin")
+	os.MkdirAll(filepath.Dir(big), 0o755)
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = writeVersion(f, 0, make([]byte, chunkSize))
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return big
+}

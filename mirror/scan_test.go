@@ -36,18 +36,7 @@ func TestScanMatchesAWalkOfTheTree(t *testing.T) {
 			write(t, root, p, name)
 		}
 	}
-	var want []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(root, p)
-		want = append(want, filepath.ToSlash(rel))
-		return err
-	})
-	slices.SortFunc(want, func(a, b string) int {
-		if pathLess(a, b) {
-			return -1
-		}
-		return 1
-	})
+	want := walkedPaths(root)
 	for _, hint := range []int{0, 10, len(want), 10 * len(want)} {
 		items, _, err := scanAll(root, hint)
 		if err != nil {
@@ -227,18 +216,7 @@ func TestScanOfALargeFolderMatchesAWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(root, p)
-		want = append(want, filepath.ToSlash(rel))
-		return err
-	})
-	slices.SortFunc(want, func(a, b string) int {
-		if pathLess(a, b) {
-			return -1
-		}
-		return 1
-	})
+	want := walkedPaths(root)
 	got := make([]string, len(items))
 	for i, it := range items {
 		got[i] = it.rel
@@ -263,4 +241,22 @@ func TestScanOfALargeFolderMatchesAWalk(t *testing.T) {
 		}
 	}
 	<-done
+}
+
+// walkedPaths is every path under root as filepath.WalkDir finds it, in
+// pathLess order: what a scan must list.
+func walkedPaths(root string) []string {
+	var want []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, p)
+		want = append(want, filepath.ToSlash(rel))
+		return err
+	})
+	slices.SortFunc(want, func(a, b string) int {
+		if pathLess(a, b) {
+			return -1
+		}
+		return 1
+	})
+	return want
 }

@@ -79,14 +79,7 @@ func TestStillWatchSeesEveryChangeAfterTheScan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "disk")
 			stillTree(t, root)
-			w := newStillWatch()
-			defer w.close()
-			if _, _, err := scanWith(root, 0, nil, treeOpts{still: w}); err != nil {
-				t.Fatal(err)
-			}
-			if !w.still() {
-				t.Fatal("the watch is not still right after the scan")
-			}
+			w := watchedScan(t, root)
 			if err := tt.change(t, root); err != nil {
 				t.Fatal(err)
 			}
@@ -133,14 +126,7 @@ func TestStillWatchSeesAWriteThroughAnUnlinkedName(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			w := newStillWatch()
-			defer w.close()
-			if _, _, err := scanWith(root, 0, nil, treeOpts{still: w}); err != nil {
-				t.Fatal(err)
-			}
-			if !w.still() {
-				t.Fatal("the watch is not still right after the scan")
-			}
+			w := watchedScan(t, root)
 			if _, err := f.WriteAt([]byte("later"), 0); err != nil {
 				t.Fatal(err)
 			}
@@ -201,17 +187,7 @@ func TestQuietSaveTakesNoLook(t *testing.T) {
 			t.Errorf("save %d of a quiet disk looked %d times", i, n)
 		}
 	}
-	big := filepath.Join(v.MountPoint, "data/big.bin")
-	os.MkdirAll(filepath.Dir(big), 0o755)
-	f, err := os.Create(big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = writeVersion(f, 0, make([]byte, chunkSize))
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	big := bigVersioned(t, v.MountPoint)
 	w := startHelper(t, "rewrite", big)
 	before := looks.Load()
 	for i := 0; i < 3; i++ {
@@ -229,4 +205,19 @@ func TestQuietSaveTakesNoLook(t *testing.T) {
 			t.Errorf("snapshot %s holds a version of big.bin that never existed: %v", s.ID, err)
 		}
 	})
+}
+
+// watchedScan scans root with a still watch, which must be still right
+// after; the test ends it.
+func watchedScan(t *testing.T, root string) *stillWatch {
+	t.Helper()
+	w := newStillWatch()
+	t.Cleanup(w.close)
+	if _, _, err := scanWith(root, 0, nil, treeOpts{still: w}); err != nil {
+		t.Fatal(err)
+	}
+	if !w.still() {
+		t.Fatal("the watch is not still right after the scan")
+	}
+	return w
 }

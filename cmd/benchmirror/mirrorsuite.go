@@ -50,16 +50,11 @@ func mirrorTrees(counts []int) []mirrorTree {
 // mirrorSuite measures a Mirror load of the tree, and write-backs after 1,
 // 100 and 1% changed files, against rsync; it adds each figure to r.
 func mirrorSuite(r *report, tree mirrorTree, dest string) error {
-	vol, back, done, err := tmpfsPair()
+	vol, back, work, done, err := places(dest)
 	if err != nil {
 		return err
 	}
 	defer done()
-	work, err := os.MkdirTemp(dest, "rambar-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(work)
 	folder, data, rs := filepath.Join(work, "folder"), filepath.Join(work, "data"), filepath.Join(work, "rsync")
 	fmt.Printf("%s: generating...\n", tree.name)
 	if _, err := tree.gen(folder, tree.n); err != nil {

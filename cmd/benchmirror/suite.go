@@ -23,16 +23,11 @@ type times struct {
 // (fullRounds), (with rounds) saves with nothing and with 1% changed, and a
 // restore, against the tools; it adds each figure to r under name.
 func suite(r *report, name, dest string, gen func(string) (int64, error), rounds bool) (*times, error) {
-	vol, back, done, err := tmpfsPair()
+	vol, back, work, done, err := places(dest)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	work, err := os.MkdirTemp(dest, "rambar-bench-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(work)
 	fmt.Printf("%s: generating...\n", name)
 	total, err := gen(vol)
 	if err != nil {
@@ -215,16 +210,11 @@ func storeSizes(r *report, dest string) error {
 
 // storeSize is one of storeSizes' figures.
 func storeSize(r *report, name, dest string, gen func(string) (int64, error), limit func(int64) int64, rss bool) error {
-	vol, _, done, err := tmpfsPair()
+	vol, _, work, done, err := places(dest)
 	if err != nil {
 		return err
 	}
 	defer done()
-	work, err := os.MkdirTemp(dest, "rambar-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(work)
 	fmt.Printf("%s: generating...\n", name)
 	bytes, err := gen(vol)
 	if err != nil {

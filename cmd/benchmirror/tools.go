@@ -116,6 +116,21 @@ func allocated(dir string) (int64, error) {
 	return n, err
 }
 
+// places makes what a figure needs: the two tmpfs of tmpfsPair, and a new
+// folder under dest on the local disk (work). done unmounts and removes
+// them all.
+func places(dest string) (vol, back, work string, done func(), err error) {
+	vol, back, unmount, err := tmpfsPair()
+	if err != nil {
+		return "", "", "", nil, err
+	}
+	if work, err = os.MkdirTemp(dest, "rambar-bench-"); err != nil {
+		unmount()
+		return "", "", "", nil, err
+	}
+	return vol, back, work, func() { os.RemoveAll(work); unmount() }, nil
+}
+
 // tmpfsPair mounts two tmpfs under a new temporary folder: the disk and the
 // restore target, as RAM disks are. done unmounts and removes them.
 func tmpfsPair() (vol, back string, done func(), err error) {
