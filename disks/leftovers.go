@@ -2,15 +2,18 @@ package disks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"rambar/internal/diskid"
+	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -132,10 +135,7 @@ func (s *Service) stagings() []Leftover {
 		return nil
 	}
 	dir := filepath.Join(s.Paths.Data, "reclaim")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
+	ents, _ := os.ReadDir(dir) // none: no staging copy
 	var out []Leftover
 	for _, e := range ents {
 		name, ok := stagingDisk(e.Name())
@@ -144,6 +144,33 @@ func (s *Service) stagings() []Leftover {
 		}
 		out = append(out, Leftover{Kind: LeftReclaim, Name: name, Path: filepath.Join(dir, e.Name()),
 			Advice: fmt.Sprintf("a reclaim of %s was stopped; its contents are safe there: rambar reclaim %q --resume finishes or undoes it", name, name)})
+	}
+	return append(out, s.finishedRecords(out)...)
+}
+
+// finishedRecords lists the records of reclaims stopped after their copy
+// was verified back and removed, before the record itself was: nothing
+// is left to do but remove it, which reclaim --resume does (and the
+// disk's next reclaim). Those with a staging copy in listed are left out.
+func (s *Service) finishedRecords(listed []Leftover) []Leftover {
+	ents, _ := os.ReadDir(filepath.Join(s.Paths.Data, "reclaiming"))
+	var out []Leftover
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		var head struct{ Name string }
+		b, err := os.ReadFile(filepath.Join(s.Paths.Data, "reclaiming", e.Name()))
+		if err != nil || len(b) > 64<<10 || json.Unmarshal(b, &head) != nil || ramdisk.ValidateName(head.Name) != nil {
+			continue
+		}
+		rec, ok := s.readReclaimRecord(head.Name)
+		if !ok || rec.Step != mirror.ReclaimCopiedBack || s.stagingOf(head.Name, rec, true) != "" ||
+			slices.ContainsFunc(listed, func(l Leftover) bool { return strings.EqualFold(l.Name, head.Name) }) {
+			continue
+		}
+		out = append(out, Leftover{Kind: LeftReclaim, Name: head.Name, Path: s.reclaimPath(head.Name),
+			Advice: fmt.Sprintf("a reclaim of %s finished, but was stopped before it removed its record: rambar reclaim %q --resume removes it", head.Name, head.Name)})
 	}
 	return out
 }

@@ -209,6 +209,30 @@ func TestReclaimKilledWhileRemovingStaging(t *testing.T) {
 	}
 }
 
+// TestReclaimStoppedBeforeItsRecordWentIsAnnounced: a reclaim killed
+// after it removed its verified staging copy and before its record (the
+// moment TestReclaimRandomKills once hit) is announced as stopped, and the
+// documented recovery leaves nothing of it.
+func TestReclaimStoppedBeforeItsRecordWentIsAnnounced(t *testing.T) {
+	b := newReclaimBench(t, "Late", smallTree(50))
+	ctx := context.Background()
+	if out, err := b.child("").CombinedOutput(); err != nil {
+		t.Fatalf("a reclaim: %v %s", err, out)
+	}
+	staging := filepath.Join(b.data, "reclaim", b.name+"-20260101T000000Z")
+	if err := b.s.writeReclaimRecord(reclaimRecord{Name: b.name, Step: mirror.ReclaimCopiedBack, Staging: staging}); err != nil {
+		t.Fatal(err)
+	}
+	if left := b.s.StoppedReclaims(); len(left) != 1 || left[0].Name != b.name {
+		t.Fatalf("stopped reclaims %+v, want the record's", left)
+	}
+	how, v := b.recover(ctx)
+	if how != ResumeFinished { // the disk is there: the reclaim had finished
+		t.Errorf("resume: %q", how)
+	}
+	b.check(v, "after the resume")
+}
+
 // TestReclaimRandomKills kills reclaims at random moments, 20 rounds, each
 // followed by the documented recovery (reclaim --resume when a stopped
 // reclaim is announced); the whole tree is compared with the tree before

@@ -62,12 +62,27 @@ func restoredIndex(id, diskID string, entries []Entry, ids *idents) []byte {
 // indexMatch compares items of a scan, one at a time in scan order, with
 // an index's entries: a scan feeds it as it appends (scanMatching), so
 // that the comparison is done when the scan is. A damaged index matches
-// nothing. It notes the watched files it passes, with their sums.
+// nothing. It notes the watched files it passes, with their sums. Where
+// the scan differs, the match stops; diffIndex goes on from there rather
+// than reading the index again from its start.
 type indexMatch struct {
 	c       *indexCursor
 	ok      bool // every item seen so far matched
 	watched map[string]contentSum
 	seen    int // items seen
+	// prefix items matched in order; at is the cursor before the entry
+	// that did not (c itself while all matched). linked are the matched
+	// items whose hard-link targets are compared once the scan's links
+	// are known: those with a target in the index, or several names.
+	prefix int
+	at     indexCursor
+	linked []linkSeen
+}
+
+// linkSeen is a matched item i and its hard-link target in the index.
+type linkSeen struct {
+	i    int
+	link string
 }
 
 // match starts comparing items with x.
@@ -79,11 +94,30 @@ func (m *indexMatch) see(it *scanned) {
 	if !m.ok {
 		return
 	}
+	at := *m.c
 	p, id, ok := m.c.next()
-	m.ok = ok && string(p) == it.rel && sameIdent(it.rel, it.id, id)
-	if m.ok && m.c.watched {
+	if m.ok = ok && string(p) == it.rel && sameIdent(it.rel, it.id, id); !m.ok {
+		m.at = at // m.c is not read again, so at's path is kept
+		return
+	}
+	m.prefix++
+	if m.c.watched {
 		m.note(it.rel, m.c.sum)
 	}
+	if len(m.c.link) > 0 || it.hardLink != 0 {
+		m.linked = append(m.linked, linkSeen{m.prefix - 1, string(m.c.link)})
+	}
+}
+
+// resume is where diffIndex goes on from: the cursor at the first entry
+// not matched in order.
+func (m *indexMatch) resume() *indexCursor {
+	if m.ok {
+		c := *m.c
+		return &c
+	}
+	c := m.at
+	return &c
 }
 
 // note records watched file rel and its sum.
@@ -153,18 +187,37 @@ type indexDiff struct {
 	reshaped bool
 }
 
-// diffIndex compares items (in scan order) with x; a nil x knows nothing,
-// so every item is changed and nothing is gone. An item is the same when
+// diffIndex compares items (in scan order) with x, going on where m (the
+// scan's match with x, or nil) stopped; a nil x knows nothing, so every
+// item is changed and nothing is gone. An item is the same when
 // its identity and (an index of version 4) its hard-link target are: a
 // folder renamed moves a link's target without changing the link. ok is
 // false when x is damaged: the diff is then nil's, and x must not be used.
-func diffIndex(x *index, items []scanned) (d indexDiff, ok bool) {
+func diffIndex(x *index, items []scanned, m *indexMatch) (d indexDiff, ok bool) {
 	d = indexDiff{same: make([]bool, len(items)), changed: len(items)}
 	if x == nil {
 		return d, true
 	}
 	i, matched := 0, 0
 	c := x.cursor()
+	if m != nil && m.c.x == x && m.seen == len(items) {
+		// The items the scan's match took in order are the same, but
+		// for their hard-link targets, known only now.
+		i, matched, c = m.prefix, m.prefix, m.resume()
+		for j := range i {
+			d.same[j] = true
+		}
+		d.changed -= i
+		for _, l := range m.linked {
+			if link := hardLinkOf(items, l.i); l.link != link {
+				d.reshaped = true
+				if x.version >= 4 {
+					d.same[l.i], d.changed = false, d.changed+1
+				}
+			}
+		}
+		d.watched = m.watched
+	}
 	for {
 		p, id, more := c.next()
 		if !more {

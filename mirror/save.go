@@ -26,6 +26,7 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 		return Result{}, err
 	}
 	defer unlock()
+	defer s.indexing.Wait()
 	return s.saveLocked(ctx, root, diskID, keepN, progress)
 }
 
@@ -59,7 +60,7 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	still := newStillWatch()
 	items, notKept, m, err := scanAgainst(root, hint, against, s.caches, still)
 	resume()
-	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still}
+	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still, match: m}
 	defer func() { ls.still.close() }()
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
@@ -167,9 +168,10 @@ type fullPlan struct {
 // entries of the snapshot the index describes for unchanged paths. The
 // files w watches whose contents changed are taken as changed (w, when
 // not nil, learns the index's sums and takes this round's); so is the top
-// folder, whose times and mode are saved at every save.
-func (s *store) plan(root, curID string, idx *index, items []scanned, w *watch) (*savePlan, error) {
-	d, ok := diffIndex(idx, items)
+// folder, whose times and mode are saved at every save. m, when not nil,
+// is the scan's match with idx (diffIndex goes on where it stopped).
+func (s *store) plan(root, curID string, idx *index, items []scanned, w *watch, m *indexMatch) (*savePlan, error) {
+	d, ok := diffIndex(idx, items, m)
 	if !ok {
 		idx = nil // damaged: trusted for nothing
 	}

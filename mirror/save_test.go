@@ -36,9 +36,23 @@ func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
 		{"identity changed", x, []scanned{{rel: ".", id: id(1)}, {rel: "a", id: id(9)}, {rel: "a/b", id: id(3)}, {rel: "c", id: id(4)}}, []bool{true, false, true, true}, nil, 1},
 	}
 	for _, c := range cases {
-		d, ok := diffIndex(c.x, c.items)
-		if !ok || !reflect.DeepEqual(d.same, c.same) || !reflect.DeepEqual(d.gone, c.gone) || d.changed != c.changed {
-			t.Errorf("%s: same %v gone %v changed %d; want %v %v %d", c.name, d.same, d.gone, d.changed, c.same, c.gone, c.changed)
+		// Alone, and going on where a scan's match with the index stopped.
+		var m *indexMatch
+		if c.x != nil {
+			m = c.x.match()
+			for i := range c.items {
+				m.see(&c.items[i])
+			}
+		}
+		alone, _ := diffIndex(c.x, c.items, nil)
+		for _, m := range []*indexMatch{nil, m} {
+			d, ok := diffIndex(c.x, c.items, m)
+			if !ok || !reflect.DeepEqual(d.same, c.same) || !reflect.DeepEqual(d.gone, c.gone) || d.changed != c.changed {
+				t.Errorf("%s (match %v): same %v gone %v changed %d; want %v %v %d", c.name, m != nil, d.same, d.gone, d.changed, c.same, c.gone, c.changed)
+			}
+			if !reflect.DeepEqual(d, alone) {
+				t.Errorf("%s: going on from the match gave %+v, alone %+v", c.name, d, alone)
+			}
 		}
 	}
 }
@@ -129,7 +143,7 @@ func TestSavePhasesOneByOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.plan(root, "", nil, items, nil)
+	p, err := s.plan(root, "", nil, items, nil, nil)
 	if err != nil || p.delta != nil || p.full == nil || len(p.full.items) != 7 || len(p.jobs) != 5 || p.files != 5 || p.bytes != 10 {
 		t.Fatalf("plan = %+v, %v; want a full manifest of 7 entries copying 5 files", p, err)
 	}

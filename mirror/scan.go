@@ -197,6 +197,19 @@ func hardLinkOf(items []scanned, i int) string {
 	return ""
 }
 
+// found is one entry of a folder as readDir takes it: kept (a subfolder
+// when item is a folder), skipped and named (why), or left out.
+type found struct {
+	item scanned
+	keep bool
+	why  string
+}
+
+// lstatFailed is an entry's lstat error, told apart from its folder's.
+type lstatFailed struct{ err error }
+
+func (e lstatFailed) Error() string { return e.err.Error() }
+
 // folderPath is the path of folder rel under root, for messages: a scan
 // does not build it for every folder it reads.
 func folderPath(root, rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
@@ -223,20 +236,18 @@ func readDir(top int, root, rel string, list *[]scanned, o treeOpts) (subdirs []
 	defer unix.Close(fd)
 	o.still.add(fd, root, rel) // before its names are read
 	all := *list
-	var statErr error
 	grow := func(n int) { all = slices.Grow(all, n) }
-	err = statEntries(fd, grow, func(n []byte, s *unix.Stat_t, err error) error {
+	take := func(n []byte, s *unix.Stat_t, err error) (found, error) {
 		if errors.Is(err, unix.ENOENT) {
-			return nil // deleted while we looked: not part of this save
+			return found{}, nil // deleted while we looked: not part of this save
 		}
 		if err != nil {
-			statErr = fmt.Errorf("lstat %s: %w", filepath.Join(folderPath(root, rel), string(n)), err)
-			return statErr
+			return found{}, lstatFailed{fmt.Errorf("lstat %s: %w", filepath.Join(folderPath(root, rel), string(n)), err)}
 		}
 		var r string
 		if rel == "." {
 			if r = string(n); isReserved(fd, r, s, o.keepLF) && !(o.caches && r == ramdisk.FallbackLink) {
-				return nil
+				return found{}, nil
 			}
 		} else {
 			r = rel + "/" + string(n)
@@ -246,21 +257,28 @@ func readDir(top int, root, rel string, list *[]scanned, o treeOpts) (subdirs []
 			if s.Nlink > 1 {
 				o.still.addFile(fd, n)
 			}
-		case unix.S_IFLNK, unix.S_IFIFO:
-		case unix.S_IFDIR:
-			subdirs = append(subdirs, r)
+		case unix.S_IFLNK, unix.S_IFIFO, unix.S_IFDIR:
 		case unix.S_IFSOCK:
-			skipped = append(skipped, NotKept{Path: r, Why: "a socket: only the process serving it can make it again"})
-			return nil
+			return found{item: scanned{rel: r}, why: "a socket: only the process serving it can make it again"}, nil
 		default:
-			skipped = append(skipped, NotKept{Path: r, Why: "a device node: not contents"})
-			return nil
+			return found{item: scanned{rel: r}, why: "a device node: not contents"}, nil
 		}
-		all = append(all, scannedOf(r, s))
-		return nil
-	})
-	if statErr != nil {
-		return nil, nil, statErr
+		return found{item: scannedOf(r, s), keep: true}, nil
+	}
+	add := func(f *found) {
+		switch {
+		case f.why != "":
+			skipped = append(skipped, NotKept{Path: f.item.rel, Why: f.why})
+		case f.keep:
+			if f.item.id.Mode&unix.S_IFMT == unix.S_IFDIR {
+				subdirs = append(subdirs, f.item.rel)
+			}
+			all = append(all, f.item)
+		}
+	}
+	err = statEntries(fd, grow, take, add)
+	if lf := (lstatFailed{}); errors.As(err, &lf) {
+		return nil, nil, lf.err
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read folder %s: %w", folderPath(root, rel), err)

@@ -4,10 +4,11 @@ package mirror
 
 import "golang.org/x/sys/unix"
 
-// statEntries calls fn with the name and lstat of each entry of the open
-// folder fd ("." and ".." left out), or the error its lstat gave; grow
-// is told how many entries there are first.
-func statEntries(fd int, grow func(n int), fn func(name []byte, st *unix.Stat_t, err error) error) error {
+// statEntries gives take the name and lstat of each entry of the open
+// folder fd ("." and ".." left out), or the error its lstat gave, and add
+// what take made of it (as on Linux: scan_linux.go); grow is told how many
+// entries there are first.
+func statEntries(fd int, grow func(n int), take func(name []byte, st *unix.Stat_t, err error) (found, error), add func(*found)) error {
 	names, err := dirNames(fd)
 	if err != nil {
 		return err
@@ -19,9 +20,11 @@ func statEntries(fd int, grow func(n int), fn func(name []byte, st *unix.Stat_t,
 		}
 		var st unix.Stat_t
 		err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if err := fn([]byte(n), &st, err); err != nil {
+		f, err := take([]byte(n), &st, err)
+		if err != nil {
 			return err
 		}
+		add(&f)
 	}
 	return nil
 }

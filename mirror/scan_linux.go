@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// statEntries calls fn with the name and lstat of each entry of the open
+// statEntries gives take the name and lstat of each entry of the open
 // folder fd ("." and ".." left out), or the error its lstat gave. Names
 // are read straight from the getdents records and each is stat'ed through
 // statx with the record's own NUL-terminated name, so a scan makes no
@@ -23,10 +23,11 @@ import (
 // here). A folder of more than two buffers of records is stat'ed by a
 // goroutine per core while it is still being read (statMany): one folder
 // of 100,000 files would otherwise be one core's work while the others
-// wait. fn is called by one at a time, in no particular order; name is
-// valid only during the call. grow is told about how many entries a large
-// folder holds, before the first of them.
-func statEntries(fd int, grow func(n int), fn func(name []byte, st *unix.Stat_t, err error) error) error {
+// wait. take turns an entry into what readDir keeps (it may be called by
+// several goroutines at once; name is valid only during the call); add
+// is given each, one at a time, in the folder's order. grow is told about
+// how many entries a large folder holds, before the first of them.
+func statEntries(fd int, grow func(n int), take func(name []byte, st *unix.Stat_t, err error) (found, error), add func(*found)) error {
 	first, err := readRecords(fd)
 	if err != nil || first.bp == nil {
 		return err
@@ -38,17 +39,20 @@ func statEntries(fd int, grow func(n int), fn func(name []byte, st *unix.Stat_t,
 	}
 	if second.bp == nil { // the whole folder in one buffer, as most are
 		defer first.put()
-		var st unix.Stat_t // fn copies what it keeps
+		var st unix.Stat_t // take copies what it keeps
 		return eachRecord(first.recs(), func(nameZ []byte) error {
-			err := statxAt(fd, nameZ, &st)
-			return fn(nameZ[:len(nameZ)-1], &st, err)
+			f, err := take(nameZ[:len(nameZ)-1], &st, statxAt(fd, nameZ, &st))
+			if err == nil {
+				add(&f)
+			}
+			return err
 		})
 	}
 	var dir unix.Stat_t
 	if unix.Fstat(fd, &dir) == nil {
 		grow(int(min(dir.Size/20, 1<<18))) // tmpfs: 20 bytes an entry
 	}
-	return statMany(fd, first, second, fn)
+	return statMany(fd, first, second, take, add)
 }
 
 // records are getdents records read into a buffer of direntBufs.
@@ -106,14 +110,15 @@ func eachRecord(recs []byte, fn func(nameZ []byte) error) error {
 
 // statMany stats the entries of a large folder: this goroutine reads the
 // rest of its records (after first and second) while a goroutine per core
-// (at most eight) stats each buffer read. The buffers are handed to fn in
-// the order they were read (whichever goroutine finds the next one done
-// hands it over, under a lock), so fn sees the folder's own order, which a
-// folder written in name order keeps. The first error stops them all.
-func statMany(fd int, first, second records, fn func(name []byte, st *unix.Stat_t, err error) error) error {
+// (at most eight) stats and takes the entries of each buffer read. The
+// buffers' entries are added in the order they were read (whichever
+// goroutine finds the next buffer done adds it, under a lock), so add
+// sees the folder's own order, which a folder written in name order
+// keeps. The first error stops them all.
+func statMany(fd int, first, second records, take func(name []byte, st *unix.Stat_t, err error) (found, error), add func(*found)) error {
 	type batch struct {
 		r     records
-		stats []entryStat
+		found *[]found
 		err   error
 		done  bool
 	}
@@ -122,26 +127,28 @@ func statMany(fd int, first, second records, fn func(name []byte, st *unix.Stat_
 		failed error
 		wg     sync.WaitGroup
 		stop   atomic.Bool
-		read   []*batch // in reading order, from handed on
-		handed int      // batches handed to fn
+		read   []*batch // in reading order, from added on
+		added  int      // batches added
 	)
-	// handOn gives fn the batches done so far in order; mu is held.
-	handOn := func() {
-		for handed < len(read) && read[handed].done {
-			b := read[handed]
-			read[handed] = nil
-			handed++
-			err := b.err
-			for i := 0; i < len(b.stats) && err == nil && failed == nil; i++ {
-				e := &b.stats[i]
-				err = fn(e.nameZ[:len(e.nameZ)-1], &e.st, e.err)
-			}
-			if err != nil && failed == nil {
-				failed = err
+	// addDone adds the batches done so far, in order; mu is held.
+	addDone := func() {
+		for added < len(read) && read[added].done {
+			b := read[added]
+			read[added] = nil
+			added++
+			if b.err != nil && failed == nil {
+				failed = b.err
 				stop.Store(true)
 			}
+			if b.found != nil {
+				for i := 0; i < len(*b.found) && failed == nil; i++ {
+					add(&(*b.found)[i])
+				}
+				clear(*b.found)
+				*b.found = (*b.found)[:0]
+				foundBufs.Put(b.found)
+			}
 			b.r.put()
-			statBufs.Put(&b.stats)
 		}
 	}
 	work := make(chan *batch, 4)
@@ -149,19 +156,19 @@ func statMany(fd int, first, second records, fn func(name []byte, st *unix.Stat_
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var st unix.Stat_t
 			for b := range work {
 				if !stop.Load() {
-					b.stats = (*statBufs.Get().(*[]entryStat))[:0]
+					b.found = foundBufs.Get().(*[]found)
 					b.err = eachRecord(b.r.recs(), func(nameZ []byte) error {
-						b.stats = append(b.stats, entryStat{nameZ: nameZ})
-						e := &b.stats[len(b.stats)-1]
-						e.err = statxAt(fd, nameZ, &e.st)
-						return nil
+						f, err := take(nameZ[:len(nameZ)-1], &st, statxAt(fd, nameZ, &st))
+						*b.found = append(*b.found, f)
+						return err
 					})
 				}
 				mu.Lock()
 				b.done = true
-				handOn()
+				addDone()
 				mu.Unlock()
 			}
 		}()
@@ -195,15 +202,8 @@ func statMany(fd int, first, second records, fn func(name []byte, st *unix.Stat_
 	return failed
 }
 
-// entryStat is one entry of a large folder as statMany stat'ed it.
-type entryStat struct {
-	nameZ []byte
-	st    unix.Stat_t
-	err   error
-}
-
-// statBufs hold a buffer's entries between statMany's stat and its fn.
-var statBufs = sync.Pool{New: func() any { s := make([]entryStat, 0, 1024); return &s }}
+// foundBufs hold a buffer's entries between statMany's take and add.
+var foundBufs = sync.Pool{New: func() any { s := make([]found, 0, 1024); return &s }}
 
 // statxAt lstats the entry named nameZ (its name and a NUL) in folder fd,
 // through statx, filling the fields of st a scan reads; it falls back to

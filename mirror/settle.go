@@ -46,8 +46,10 @@ type liveSave struct {
 	mapped   map[uint64]bool // inodes mapped shared and writable now
 	progress ProgressFunc
 	// still watches the disk from the round's scan on (nil: none); it
-	// answers for the round's look when nothing moved.
+	// answers for the round's look when nothing moved. match is that
+	// scan's match with the index (nil: none).
 	still *stillWatch
+	match *indexMatch
 
 	id    string // the snapshot being made
 	next  uint32 // its next object number
@@ -149,6 +151,7 @@ func (ls *liveSave) rounds(ctx context.Context, items []scanned) (Result, error)
 		if items, _, m, err = scanAgainst(ls.root, len(items), against, ls.s.caches, ls.still); err != nil {
 			return Result{}, err
 		}
+		ls.match = m
 		if m != nil && m.matched(len(items)) { // back as saved
 			if same, err := ls.unchanged(items, m.watched); err != nil || same {
 				h, herr := ls.s.readManifest(ls.curID, false)
@@ -179,7 +182,7 @@ func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*rou
 		r.moved.add(p)
 		r.reshaped = r.reshaped || gone
 	}
-	p, err := ls.s.plan(ls.root, ls.curID, ls.idx, items, r.w)
+	p, err := ls.s.plan(ls.root, ls.curID, ls.idx, items, r.w, ls.match)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +234,8 @@ func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*rou
 		os.Remove(ls.s.path("snapshots", ls.id+".snap"))
 		return r, err
 	}
-	if err := ls.commit(ms.Refs[ls.id], indexOf(ls.id, ls.diskID, items, r.w.record(items))); err != nil {
+	sums := r.w.record(items)
+	if err := ls.commit(ms.Refs[ls.id], func() []byte { return indexOf(ls.id, ls.diskID, items, sums) }); err != nil {
 		return nil, err
 	}
 	r.res = Result{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
@@ -324,9 +328,10 @@ func (ls *liveSave) resum(r *round) error {
 }
 
 // commit removes the objects of the save that its manifest does not use
-// (copies of rounds that did not settle), then makes it current and writes
-// the index.
-func (ls *liveSave) commit(used []uint32, idx []byte) error {
+// (copies of rounds that did not settle), then makes it current and starts
+// writing the index (idx encodes it), which the store's lock holder waits
+// for (store.indexing).
+func (ls *liveSave) commit(used []uint32, idx func() []byte) error {
 	dir := ls.s.path("objects", ls.id)
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
@@ -338,7 +343,11 @@ func (ls *liveSave) commit(used []uint32, idx []byte) error {
 	if err := ls.s.commit(ls.id); err != nil {
 		return err
 	}
-	_ = ls.s.writeIndex(idx)
+	ls.s.indexing.Add(1)
+	go func() {
+		defer ls.s.indexing.Done()
+		_ = ls.s.writeIndex(idx())
+	}()
 	return nil
 }
 
