@@ -76,6 +76,12 @@ func safeChild(t *testing.T, bin, mode, data, disk, arg string, cred *syscall.Cr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { // a test that failed before waiting leaves no child running
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
 	return cmd
 }
 
