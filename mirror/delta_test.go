@@ -274,7 +274,7 @@ func TestDeltaPacksSmallFiles(t *testing.T) {
 	}
 	check("delta with a pack")
 	// Through a CopyFile hook, packed files reach it as files of their own.
-	hooked := store{dir: s.dir, deltaLimit: s.deltaLimit, pinned: s.pinned, caches: s.caches}
+	hooked := *s
 	calls := 0
 	var mu sync.Mutex
 	hooked.copyFile = func(ctx context.Context, src, dst string) error {

@@ -139,7 +139,6 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 // saveHeld is Save with the store's lock held (a refresh saves before and
 // after it takes the folder's changes, under one lock).
 func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *store, o SaveOptions) (Result, error) {
-	defer s.indexing.Wait() // the save's index, written meanwhile
 	// What a refresh killed halfway left on the disk under its temporary
 	// names is never saved (refreshjournal.go).
 	if st.Mode == ramdisk.Mirror && k.Holds(v, st) {

@@ -26,7 +26,6 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 		return Result{}, err
 	}
 	defer unlock()
-	defer s.indexing.Wait()
 	return s.saveLocked(ctx, root, diskID, keepN, progress)
 }
 

@@ -328,9 +328,9 @@ func (ls *liveSave) resum(r *round) error {
 }
 
 // commit removes the objects of the save that its manifest does not use
-// (copies of rounds that did not settle), then makes it current and starts
-// writing the index (idx encodes it), which the store's lock holder waits
-// for (store.indexing).
+// (copies of rounds that did not settle), then makes it current and writes
+// the index (idx encodes it, once committed). It is written before the
+// save returns: a Mirror's write-back reads it (changes.go).
 func (ls *liveSave) commit(used []uint32, idx func() []byte) error {
 	dir := ls.s.path("objects", ls.id)
 	ents, _ := os.ReadDir(dir)
@@ -343,11 +343,7 @@ func (ls *liveSave) commit(used []uint32, idx func() []byte) error {
 	if err := ls.s.commit(ls.id); err != nil {
 		return err
 	}
-	ls.s.indexing.Add(1)
-	go func() {
-		defer ls.s.indexing.Done()
-		_ = ls.s.writeIndex(idx())
-	}()
+	_ = ls.s.writeIndex(idx())
 	return nil
 }
 

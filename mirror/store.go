@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -33,10 +32,6 @@ type store struct {
 	// disk: `cache on` is refused there, so it is the folder's own), not
 	// RAMBar's folder of app caches, which a kept disk's saves leave out.
 	caches bool
-	// indexing is a save's index being written after its commit, while
-	// the save goes on (a Mirror's write-back); whoever took the store's
-	// lock waits for it before letting go.
-	indexing sync.WaitGroup
 }
 
 // Snapshot describes one saved state.

@@ -3,6 +3,7 @@ package tray
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,24 +83,35 @@ func TestFormsReturnCreates(t *testing.T) {
 		{"second field", [][]string{{"key", "Tab"}, {"type", "--delay", "20", "2G"}, {"key", "KP_Enter"}},
 			NewDiskForm{Name: "RAM Disk", Size: "2G", FS: ramdisk.TmpFS}},
 	} {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		type answer struct {
 			form NewDiskForm
 			plan ramdisk.Plan
 			err  error
 		}
-		done := make(chan answer, 1)
-		go func() {
-			f, p, err := formsNewDisk(ctx, tool, uiDir, def, fss, check)
-			done <- answer{f, p, err}
-		}()
-		win := xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^New RAM Disk$")
-		xdotool(t, "windowfocus", "--sync", strings.Fields(win)[0])
-		for _, k := range c.keys {
-			xdotool(t, k...)
+		// One form shown, its keys typed, its answer read.
+		run := func() answer {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			done := make(chan answer, 1)
+			go func() {
+				f, p, err := formsNewDisk(ctx, tool, uiDir, def, fss, check)
+				done <- answer{f, p, err}
+			}()
+			win := xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^New RAM Disk$")
+			xdotool(t, "windowfocus", "--sync", strings.Fields(win)[0])
+			for _, k := range c.keys {
+				xdotool(t, k...)
+			}
+			return <-done // Return not taken: the window stays until ctx ends, and err says so
 		}
-		got := <-done // Return not taken: the window stays until ctx ends, and err says so
-		cancel()
+		got := run()
+		var crash *exec.ExitError
+		if errors.As(got.err, &crash) && !crash.Exited() {
+			// zenity itself died of a signal (it has aborted with a double
+			// free under Xvfb): not the Return this test is about; once more.
+			t.Logf("%s: zenity crashed (%v); showing the form again", c.name, got.err)
+			got = run()
+		}
 		if got.err != nil || got.form != c.want || got.plan.Name != c.want.Name {
 			t.Errorf("%s: %+v %+v %v; want %+v", c.name, got.form, got.plan, got.err, c.want)
 		}
