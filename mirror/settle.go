@@ -234,8 +234,7 @@ func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*rou
 		os.Remove(ls.s.path("snapshots", ls.id+".snap"))
 		return r, err
 	}
-	sums := r.w.record(items)
-	if err := ls.commit(ms.Refs[ls.id], func() []byte { return indexOf(ls.id, ls.diskID, items, sums) }); err != nil {
+	if err := ls.commit(ms.Refs[ls.id], indexOf(ls.id, ls.diskID, items, r.w.record(items))); err != nil {
 		return nil, err
 	}
 	r.res = Result{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
@@ -329,9 +328,9 @@ func (ls *liveSave) resum(r *round) error {
 
 // commit removes the objects of the save that its manifest does not use
 // (copies of rounds that did not settle), then makes it current and writes
-// the index (idx encodes it, once committed). It is written before the
-// save returns: a Mirror's write-back reads it (changes.go).
-func (ls *liveSave) commit(used []uint32, idx func() []byte) error {
+// the index idx. It is written before the save returns: a Mirror's
+// write-back reads it (changes.go).
+func (ls *liveSave) commit(used []uint32, idx []byte) error {
 	dir := ls.s.path("objects", ls.id)
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
@@ -343,7 +342,7 @@ func (ls *liveSave) commit(used []uint32, idx func() []byte) error {
 	if err := ls.s.commit(ls.id); err != nil {
 		return err
 	}
-	_ = ls.s.writeIndex(idx())
+	_ = ls.s.writeIndex(idx)
 	return nil
 }
 

@@ -85,14 +85,11 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 	if err := ls.s.writeSnapshot(ms); err != nil {
 		return Result{}, err
 	}
-	idx := func() []byte {
-		w := newIndexWriter(ls.id, ls.diskID, len(entries))
-		for i := range entries {
-			w.add(entries[i].Path, ids[i], entries[i].HardLink, nil)
-		}
-		return w.bytes()
+	w := newIndexWriter(ls.id, ls.diskID, len(entries))
+	for i := range entries {
+		w.add(entries[i].Path, ids[i], entries[i].HardLink, nil)
 	}
-	if err := ls.commit(ms.Refs[ls.id], idx); err != nil {
+	if err := ls.commit(ms.Refs[ls.id], w.bytes()); err != nil {
 		return Result{}, err
 	}
 	return res, nil
