@@ -58,7 +58,7 @@ const (
 )
 
 var (
-	errBadManifest = errors.New("damaged snapshot manifest")
+	errBadManifest = errDamaged
 	errBadIndex    = errors.New("bad index")
 )
 

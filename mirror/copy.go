@@ -63,7 +63,7 @@ func rangeCopy(out, in int, off, size int64) error {
 			return err
 		}
 		if n == 0 {
-			return fmt.Errorf("pack ends %d bytes early: %w", size, errBadManifest)
+			return fmt.Errorf("pack ends %d bytes early: %w", size, errDamaged)
 		}
 		if err := writeAll(out, buf[:n]); err != nil {
 			return err

@@ -65,7 +65,7 @@ func (t *dirTree) openFile(rel string) (int, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return -1, fmt.Errorf("%s is not a regular file: %w", t.path(rel), errBadManifest)
+		return -1, fmt.Errorf("%s is not a regular file: %w", t.path(rel), errDamaged)
 	}
 	return fd, nil
 }
@@ -264,4 +264,14 @@ func sortedKeys[V any](x map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// lookThenRename is renameNoReplace on a file system that cannot refuse to
+// replace (exFAT, SMB): EEXIST when to exists, else a plain rename.
+func lookThenRename(fromfd int, from string, tofd int, to string) error {
+	var st unix.Stat_t
+	if unix.Fstatat(tofd, to, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		return unix.EEXIST
+	}
+	return unix.Renameat(fromfd, from, tofd, to)
 }

@@ -88,8 +88,16 @@ type linkSeen struct {
 // match starts comparing items with x.
 func (x *index) match() *indexMatch { return &indexMatch{c: x.cursor(), ok: true} }
 
-// see compares the next item with the next entry.
-func (m *indexMatch) see(it *scanned) {
+// matcher is m as a scan's Matcher: none when m is nil.
+func (m *indexMatch) matcher() Matcher {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// See compares the next item of the scan with the index.
+func (m *indexMatch) See(it *scanned) {
 	m.seen++
 	if !m.ok {
 		return
@@ -276,4 +284,17 @@ func (s *store) writeIndex(b []byte) error {
 		return noSpace(fmt.Errorf("write index: %w", err))
 	}
 	return nil
+}
+
+// scanMatching is scanAll that also compares the paths, as they are found,
+// with the index x (nil: none): same reports that they are exactly x's
+// (x.matches, without a second pass over the scan). An empty lost+found of
+// the file system's is kept when x lists one (the user's, merged with it).
+func scanMatching(root string, hint int, x *index, caches bool) (items []scanned, notKept []NotKept, same bool, err error) {
+	m, keepLF := (*indexMatch)(nil), x.lists("lost+found")
+	if x != nil {
+		m = x.match()
+	}
+	items, notKept, err = scanWith(root, hint, m.matcher(), treeOpts{keepLF: keepLF, caches: caches})
+	return items, notKept, m != nil && m.matched(len(items)), err
 }

@@ -14,45 +14,8 @@ import (
 // others). Version 4 manifests keep it as numbers (codec4.go); older ones
 // as that text.
 
-// objRef is where a file's bytes are to be read, relative to the folder a
-// build reads from (a store's objects/, or a plain tree): a whole file, or
-// (Packed) Size bytes at Off of a pack.
-type objRef struct {
-	Rel    string
-	Off    int64
-	Size   int64
-	Packed bool
-}
-
-// samePath is the source of each entry of a plain tree: its own path.
-func samePath(e Entry) (objRef, error) { return objRef{Rel: e.Path}, nil }
-
-// objName is where an entry's bytes are kept; the zero value is none.
-type objName struct {
-	Save   string // the save that wrote the object (its objects folder)
-	Num    uint32 // the object's number in that folder
-	Off    int64  // Packed: where the file's bytes start
-	Packed bool
-}
-
-// none reports whether o names no object.
-func (o objName) none() bool { return o == objName{} }
-
-// String is o as text: "SAVE/N", or "SAVE/N@OFF" for a packed file; ""
-// for none. Mirror records keep it to tell objects apart.
-func (o objName) String() string {
-	if o.none() {
-		return ""
-	}
-	s := o.Save + "/" + strconv.FormatUint(uint64(o.Num), 10)
-	if o.Packed {
-		s += "@" + strconv.FormatInt(o.Off, 10)
-	}
-	return s
-}
-
-// check refuses an object that is not inside objects/.
-func (o objName) check() error {
+// checkObj refuses an object that is not inside objects/.
+func checkObj(o objName) error {
 	if !validID(o.Save) || o.Off < 0 || (!o.Packed && o.Off != 0) {
 		return fmt.Errorf("bad object %q", o.String())
 	}
@@ -79,7 +42,7 @@ func parseObj(obj string) (objName, error) {
 // objRef is where e's bytes are in the store, relative to objects/.
 func objRefOf(e Entry) (objRef, error) {
 	o := e.Obj
-	if err := o.check(); err != nil {
+	if err := checkObj(o); err != nil {
 		return objRef{}, fmt.Errorf("%w: %v", errBadManifest, err)
 	}
 	r := objRef{Rel: o.Save + "/" + strconv.FormatUint(uint64(o.Num), 10)}

@@ -108,7 +108,7 @@ func scanAgainst(root string, hint int, x *index, caches bool, still *stillWatch
 	if x != nil {
 		m = x.match()
 	}
-	items, notKept, err = scanWith(root, hint, m, treeOpts{keepLF: x.lists("lost+found"), caches: caches, still: still})
+	items, notKept, err = scanWith(root, hint, m.matcher(), treeOpts{keepLF: x.lists("lost+found"), caches: caches, still: still})
 	return items, notKept, m, err
 }
 

@@ -41,7 +41,7 @@ func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
 		if c.x != nil {
 			m = c.x.match()
 			for i := range c.items {
-				m.see(&c.items[i])
+				m.See(&c.items[i])
 			}
 		}
 		alone, _ := diffIndex(c.x, c.items, nil)

@@ -106,22 +106,9 @@ func scanAll(root string, hint int) ([]scanned, []NotKept, error) {
 	return scanWith(root, hint, nil, treeOpts{caches: true})
 }
 
-// scanMatching is scanAll that also compares the paths, as they are found,
-// with the index x (nil: none): same reports that they are exactly x's
-// (x.matches, without a second pass over the scan). An empty lost+found of
-// the file system's is kept when x lists one (the user's, merged with it).
-func scanMatching(root string, hint int, x *index, caches bool) (items []scanned, notKept []NotKept, same bool, err error) {
-	m, keepLF := (*indexMatch)(nil), x.lists("lost+found")
-	if x != nil {
-		m = x.match()
-	}
-	items, notKept, err = scanWith(root, hint, m, treeOpts{keepLF: keepLF, caches: caches})
-	return items, notKept, m != nil && m.matched(len(items)), err
-}
-
 // scanWith scans root, feeding each path to m (nil: none), and keeps them
 // all (in scan order, hard links grouped).
-func scanWith(root string, hint int, m *indexMatch, o treeOpts) ([]scanned, []NotKept, error) {
+func scanWith(root string, hint int, m Matcher, o treeOpts) ([]scanned, []NotKept, error) {
 	var st unix.Stat_t
 	if err := unix.Lstat(root, &st); err != nil {
 		return nil, nil, fmt.Errorf("lstat %s: %w", root, err)

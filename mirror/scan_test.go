@@ -116,7 +116,7 @@ func removeDeep(root, name string) {
 func (x *index) matches(items []scanned) bool {
 	m := x.match()
 	for i := range items {
-		m.see(&items[i])
+		m.See(&items[i])
 	}
 	return m.matched(len(items))
 }

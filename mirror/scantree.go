@@ -20,7 +20,7 @@ import (
 // out, never a second copy of the tree, and no goroutine sleeps waiting
 // for a folder while there is reading to do. A match, when not nil, is fed
 // every path in order as it is appended (out's first ones included).
-func readTree(root string, out []scanned, match *indexMatch, o treeOpts) ([]scanned, []NotKept, error) {
+func readTree(root string, out []scanned, match Matcher, o treeOpts) ([]scanned, []NotKept, error) {
 	q := &dirQueue{todo: []string{"."}, read: map[string]dirRead{}}
 	q.work = sync.NewCond(&q.mu)
 	a := &appender{out: out, want: ".", match: match}
@@ -33,7 +33,7 @@ func readTree(root string, out []scanned, match *indexMatch, o treeOpts) ([]scan
 	defer unix.Close(top)
 	if match != nil {
 		for i := range out {
-			match.see(&out[i])
+			match.See(&out[i])
 		}
 	}
 	var wg sync.WaitGroup
@@ -55,6 +55,12 @@ func readTree(root string, out []scanned, match *indexMatch, o treeOpts) ([]scan
 		return nil, nil, errors.Join(a.errs...)
 	}
 	return a.out, a.notKept, nil
+}
+
+// Matcher is fed each path of a scan as it is appended, in scan order (a
+// save compares them with its index as they come).
+type Matcher interface {
+	See(it *scanned)
 }
 
 // treeOpts tune readTree: keepLF as for isReserved; with caches, RAMBar's
@@ -163,7 +169,7 @@ type appender struct {
 	out     []scanned
 	stack   []appendFrame // the folders being appended, outermost first
 	want    string        // the folder whose entries come next, "" if none
-	match   *indexMatch   // fed each path appended, if not nil
+	match   Matcher       // fed each path appended, if not nil
 	notKept []NotKept
 	errs    []error
 }
@@ -219,7 +225,7 @@ func (a *appender) advance(q *dirQueue) {
 		f.i++
 		a.out = append(a.out, c)
 		if a.match != nil {
-			a.match.see(&c)
+			a.match.See(&c)
 		}
 		if c.id.Mode&unix.S_IFMT == unix.S_IFDIR {
 			a.want = c.rel

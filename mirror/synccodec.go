@@ -254,7 +254,7 @@ func (d *decoder) diskSide(st *recState, f *side) *side {
 		if s.Obj.Packed {
 			s.Obj.Off = int64(d.uv())
 		}
-		if err := s.Obj.check(); err != nil {
+		if err := checkObj(s.Obj); err != nil {
 			d.fail(err)
 		}
 	}

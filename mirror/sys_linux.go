@@ -109,7 +109,7 @@ func kernelRangeCopy(out, in int, off, size int64) error {
 			return err
 		}
 		if n == 0 {
-			return fmt.Errorf("pack ends %d bytes early: %w", size, errBadManifest)
+			return fmt.Errorf("pack ends %d bytes early: %w", size, errDamaged)
 		}
 		size -= int64(n)
 	}

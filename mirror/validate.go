@@ -150,7 +150,7 @@ func checkData(e *Entry) error {
 		}
 		return nil
 	}
-	if err := e.Obj.check(); err != nil {
+	if err := checkObj(e.Obj); err != nil {
 		return fmt.Errorf("%s: %w", e.Path, err)
 	}
 	if len(e.Extents) > maxCount {

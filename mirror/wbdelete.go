@@ -139,16 +139,6 @@ func overEmptyDir(pfd int, tmp, name string, ours func() bool) error {
 	return nil
 }
 
-// lookThenRename is renameNoReplace on a file system that cannot refuse to
-// replace (exFAT, SMB): EEXIST when to exists, else a plain rename.
-func lookThenRename(fromfd int, from string, tofd int, to string) error {
-	var st unix.Stat_t
-	if unix.Fstatat(tofd, to, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-		return unix.EEXIST
-	}
-	return unix.Renameat(fromfd, from, tofd, to)
-}
-
 // errStranger: another process swapped a temporary name for its own file
 // between the last look and the rename; the folder's version was put back.
 var errStranger = errors.New("its temporary file was replaced by another process before its rename")
