@@ -5,6 +5,7 @@ package mirror
 import (
 	"os"
 	"path/filepath"
+	"rambar/internal/testtree"
 	"syscall"
 	"testing"
 )
@@ -13,8 +14,8 @@ import (
 // where openat2 is missing follows no symlink on the way or at the end.
 func TestWalkBeneathRefusesSymlinks(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
-	write(t, root, "d/f", "x")
-	write(t, outside, "f", "secret")
+	testtree.Write(t, root, "d/f", "x")
+	testtree.Write(t, outside, "f", "secret")
 	os.Symlink(outside, filepath.Join(root, "link"))
 	os.Symlink(filepath.Join(outside, "f"), filepath.Join(root, "d/lf"))
 	tree, err := openTree(root)

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/internal/testtree"
 	"rambar/ramdisk"
 	"rambar/ramdisk/ramdisktest"
 )
@@ -67,13 +68,7 @@ func (f *fixture) eject(v ramdisk.Volume) {
 
 func write(t *testing.T, root, rel, data string) {
 	t.Helper()
-	p := filepath.Join(root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testtree.Write(t, root, rel, data)
 }
 
 // richTree writes files, folders, a symlink, odd permissions, old times and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"rambar/internal/testtree"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -15,7 +16,7 @@ import (
 func TestSaveDataOfASuspectedSparseFileWithoutHoles(t *testing.T) {
 	dir := t.TempDir()
 	want := bytes.Repeat([]byte("dense"), 1000)
-	write(t, dir, "f", string(want))
+	testtree.Write(t, dir, "f", string(want))
 	in, err := unix.Open(filepath.Join(dir, "f"), unix.O_RDONLY, 0)
 	if err != nil {
 		t.Fatal(err)
