@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"rambar/settingsfile"
 	"runtime"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"rambar/mirror"
 	"rambar/ramdisk"

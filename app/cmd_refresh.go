@@ -8,6 +8,7 @@ import (
 
 	"rambar/mirror"
 	"rambar/ramdisk"
+	"rambar/tree"
 )
 
 func init() {
@@ -32,7 +33,7 @@ type refreshJSON struct {
 	Removed   int               `json:"removed"`
 	Left      []string          `json:"left,omitempty"`
 	Conflicts []mirror.Conflict `json:"conflicts"`
-	NotKept   []mirror.NotKept  `json:"not_kept,omitempty"`
+	NotKept   []tree.NotKept    `json:"not_kept,omitempty"`
 	Before    resultJSON        `json:"saved_before"`
 	After     *resultJSON       `json:"saved_after"`
 	Took      float64           `json:"took_seconds"`

@@ -9,6 +9,7 @@ import (
 	"rambar/disks"
 	"rambar/mirror"
 	"rambar/ramdisk"
+	"rambar/tree"
 )
 
 func init() {
@@ -197,7 +198,7 @@ func describeInUse(u *mirror.InUse) string {
 
 // describeNotKept names what a save could not keep (sockets, device nodes):
 // nothing is dropped silently.
-func describeNotKept(nk []mirror.NotKept) string {
+func describeNotKept(nk []tree.NotKept) string {
 	var b strings.Builder
 	for _, n := range nk {
 		b.WriteString("\n  not kept: " + n.Path + " (" + n.Why + ")")

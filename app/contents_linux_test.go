@@ -9,6 +9,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func TestCLIKeepOnRealTmpfs(t *testing.T) {
 	if err := unix.Setxattr(filepath.Join(mp, "src/main.go"), "user.tag", []byte("red"), 0); err != nil {
 		t.Fatalf("tmpfs user xattr: %v", err)
 	}
-	want, err := mirror.DigestTree(mp, true)
+	want, err := tree.DigestOf(mp, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestCLIKeepOnRealTmpfs(t *testing.T) {
 	if out, errOut, code = c.run("create", "Kept", "32M", "--keep"); code != 0 || !strings.Contains(out, "Restored 2 files") {
 		t.Fatalf("create again: exit %d\n%s%s", code, out, errOut)
 	}
-	got, err := mirror.DigestTree(mp, true)
+	got, err := tree.DigestOf(mp, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestReclaimZramEndToEnd(t *testing.T) {
 	if before.Held == nil || before.Pinned < ramdisk.ReclaimThreshold || !before.Reclaim {
 		t.Fatalf("after deleting 320 MiB without discard: held %v pinned %v worthwhile %v", before.Held, before.Pinned, before.Reclaim)
 	}
-	want, err := mirror.DigestTree(mp, true)
+	want, err := tree.DigestOf(mp, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestReclaimZramEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(cli(0, "reclaim", "Pinned", "--json")), &res); err != nil {
 		t.Fatal(err)
 	}
-	got, err := mirror.DigestTree(mp, true)
+	got, err := tree.DigestOf(mp, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"rambar/mirror"
 	"rambar/ramdisk"
 	"rambar/ramdisk/ramdisktest"
+	"rambar/tree"
 )
 
 // contentsApp is the CLI over the in-memory engine, whose disks are plain
@@ -178,7 +179,7 @@ func TestMirrorFolderLoadsAndWritesBack(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(folder, "docs")); err == nil {
 		t.Error("deleted folder still in the mirror")
 	}
-	if _, err := os.Stat(filepath.Join(folder, mirror.MarkerName)); err == nil {
+	if _, err := os.Stat(filepath.Join(folder, tree.MarkerName)); err == nil {
 		t.Error("the marker leaked into the mirror folder")
 	}
 }

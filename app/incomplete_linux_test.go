@@ -5,12 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"rambar/mirror"
 )
 
 // TestKillDuringRestoreNeverReplacesTheSave kills `rambar create --keep`
@@ -28,7 +27,7 @@ func TestKillDuringRestoreNeverReplacesTheSave(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		put(t, mp, fmt.Sprintf("d%02d/f%04d.txt", i%40, i), strings.Repeat("k", 100+i%900))
 	}
-	want, err := mirror.DigestTree(mp, true)
+	want, err := tree.DigestOf(mp, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +61,7 @@ func TestKillDuringRestoreNeverReplacesTheSave(t *testing.T) {
 		if len(c.mounted()) != 1 {
 			continue // killed before the disk was made
 		}
-		got, err := mirror.DigestTree(mp, true)
+		got, err := tree.DigestOf(mp, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +102,7 @@ func TestKillDuringRestoreNeverReplacesTheSave(t *testing.T) {
 		if out, errOut, code := c.run("create", "Work", "256M", "--keep"); code != 0 {
 			t.Fatalf("round %d: create: exit %d\n%s%s", round, code, out, errOut)
 		}
-		got, err = mirror.DigestTree(mp, true)
+		got, err = tree.DigestOf(mp, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +132,7 @@ func TestInterruptedRestoreEjectsTheDisk(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		put(t, mp, fmt.Sprintf("d%02d/f%04d.txt", i%40, i), strings.Repeat("i", 100+i%900))
 	}
-	want, err := mirror.DigestTree(mp, true)
+	want, err := tree.DigestOf(mp, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +165,7 @@ func TestInterruptedRestoreEjectsTheDisk(t *testing.T) {
 		t.Logf("%v: exit %d", sig, code)
 		if code == 0 {
 			// The restore finished before the signal: then it is whole.
-			if got, _ := mirror.DigestTree(mp, true); len(want.Diff(got, 5)) > 0 {
+			if got, _ := tree.DigestOf(mp, true); len(want.Diff(got, 5)) > 0 {
 				t.Fatalf("%v: exit 0 with a partial disk", sig)
 			}
 			c.run("eject", "Work")
@@ -181,7 +180,7 @@ func TestInterruptedRestoreEjectsTheDisk(t *testing.T) {
 		if out, errOut, code := c.run("create", "Work", "256M", "--keep"); code != 0 {
 			t.Fatalf("%v: create: exit %d\n%s%s", sig, code, out, errOut)
 		}
-		got, _ := mirror.DigestTree(mp, true)
+		got, _ := tree.DigestOf(mp, true)
 		if diff := want.Diff(got, 5); len(diff) > 0 {
 			t.Fatalf("%v: the saved state changed at %v", sig, diff)
 		}

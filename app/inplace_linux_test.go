@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"rambar/mirror"
+	"rambar/tree"
 )
 
 // inPlaceCLI is a CLI whose mounts over folder and under its home are
@@ -137,17 +137,17 @@ func TestCLIMirrorInPlaceKilledAtRandom(t *testing.T) {
 	for i := 0; i < 600; i++ {
 		put(t, folder, fmt.Sprintf("d%d/f%d", i%13, i), strings.Repeat("z", i*7))
 	}
-	want, err := mirror.DigestTree(folder, false)
+	want, err := tree.DigestOf(folder, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	check := func(when string) {
 		t.Helper()
-		got, err := mirror.DigestTree(folder, false)
+		got, err := tree.DigestOf(folder, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		delete(got, mirror.MarkerName)
+		delete(got, tree.MarkerName)
 		if d := want.Diff(got, 5); len(d) > 0 || len(got) != len(want) {
 			t.Fatalf("%s: the folder's path differs at %v (%d of %d paths, covered %v)", when, d, len(got), len(want), covered(folder))
 		}

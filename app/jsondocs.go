@@ -7,6 +7,7 @@ import (
 	"rambar/bench"
 	"rambar/mirror"
 	"rambar/ramdisk"
+	"rambar/tree"
 )
 
 // The JSON documents' parts that are not disks (docs/json.md describes
@@ -24,7 +25,7 @@ type resultJSON struct {
 	Removed     int     `json:"removed"`
 	Took        float64 `json:"took_seconds"`
 	// NotKept names what the save could not keep (sockets, device nodes).
-	NotKept []mirror.NotKept `json:"not_kept,omitempty"`
+	NotKept []tree.NotKept `json:"not_kept,omitempty"`
 	// Folder is a Mirror write-back: conflicts, outside changes kept.
 	Folder *mirror.WriteBack `json:"folder,omitempty"`
 	// InUse: the snapshot was taken while the disk was in use (it never

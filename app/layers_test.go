@@ -8,7 +8,8 @@ import (
 
 // TestImportLayers keeps the imports going one way (DESIGN.md, Layout):
 // ramdisk imports nothing of the project; settingsfile stores its
-// settings; tray, mirror and bench import ramdisk; darwin and linux import ramdisk and
+// settings; tray, mirror and bench import ramdisk; tree (reading and
+// making trees) imports nothing above it and mirror builds on it; darwin and linux import ramdisk and
 // internal/run; disks (the use cases) imports the domain packages (ramdisk,
 // mirror) but no engine, front end or unrelated feature, and nothing but app
 // and selftest (the self-test's use case, over disks) imports disks; ramdisk
@@ -26,9 +27,12 @@ func TestImportLayers(t *testing.T) {
 		"rambar/darwin":   {"rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "fyne.io/systray"},
 		"rambar/linux":    {"rambar/darwin", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "fyne.io/systray"},
 		"rambar/tray":     {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/bench", "rambar/mirror", "rambar/login", "rambar/disks", "rambar/internal/run"},
-		"rambar/mirror":   {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/disks", "fyne.io/systray"},
-		"rambar/login":    {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "fyne.io/systray"},
-		"rambar/bench":    {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/disks", "fyne.io/systray"},
+		// Reading and making trees: nothing of snapshots, mirror folders or
+		// the use cases.
+		"rambar/tree":   {"rambar/mirror", "rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/disks", "rambar/settingsfile", "fyne.io/systray"},
+		"rambar/mirror": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/disks", "fyne.io/systray"},
+		"rambar/login":  {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "fyne.io/systray"},
+		"rambar/bench":  {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/disks", "fyne.io/systray"},
 		// The native macOS parts stand alone: app adapts them to the tray.
 		"rambar/darwin/cocoa": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/login", "rambar/disks", "fyne.io/systray"},
 	}

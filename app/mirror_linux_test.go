@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"regexp"
 	"strings"
 	"testing"
@@ -139,7 +140,7 @@ func TestCLIMirrorKillDuringCreateThenEject(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		put(t, folder, fmt.Sprintf("d%d/f%d", i%17, i), strings.Repeat("y", i%3000))
 	}
-	want, err := mirror.DigestTree(folder, false)
+	want, err := tree.DigestOf(folder, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestCLIMirrorKillDuringCreateThenEject(t *testing.T) {
 		default:
 			t.Fatalf("round %d: eject exit %d: %s", i, code, errOut)
 		}
-		got, err := mirror.DigestTree(folder, false)
+		got, err := tree.DigestOf(folder, false)
 		if err != nil {
 			t.Fatal(err)
 		}

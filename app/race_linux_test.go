@@ -6,10 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"testing"
-
-	"rambar/mirror"
 )
 
 // start runs the real binary in the background; wait returns its exit
@@ -44,7 +43,7 @@ func TestSaveRacingEjectNeverSavesAnEmptyDisk(t *testing.T) {
 	}
 	for round := 0; round < 20; round++ {
 		put(t, mp, "round.txt", fmt.Sprint(round))
-		want, err := mirror.DigestTree(mp, true)
+		want, err := tree.DigestOf(mp, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +62,7 @@ func TestSaveRacingEjectNeverSavesAnEmptyDisk(t *testing.T) {
 		if out, errOut, code := c.run("create", "Work", "128M", "--keep"); code != 0 {
 			t.Fatalf("round %d: create: exit %d\n%s%s", round, code, out, errOut)
 		}
-		got, err := mirror.DigestTree(mp, true)
+		got, err := tree.DigestOf(mp, true)
 		if err != nil {
 			t.Fatal(err)
 		}

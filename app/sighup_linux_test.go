@@ -8,12 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"rambar/mirror"
 )
 
 // TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole closes the terminal of a
@@ -45,7 +44,7 @@ func TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole(t *testing.T) {
 	if out, errOut, code := c.run("save", "Work"); code != 0 {
 		t.Fatalf("save: exit %d\n%s%s", code, out, errOut)
 	}
-	saved, err := mirror.DigestTree(mp, true)
+	saved, err := tree.DigestOf(mp, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +68,7 @@ func TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole(t *testing.T) {
 		code := cmd.ProcessState.ExitCode()
 		if code == 0 && try < 5 {
 			t.Logf("try %d: the save finished before SIGHUP came; again", try)
-			if saved, err = mirror.DigestTree(mp, true); err != nil {
+			if saved, err = tree.DigestOf(mp, true); err != nil {
 				t.Fatal(err)
 			}
 			snapsBefore, _, _ = c.run("snapshots", "Work", "--json")
@@ -94,7 +93,7 @@ func TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole(t *testing.T) {
 	if out, errOut, code := c.run("restore", "Work", "--force"); code != 0 {
 		t.Fatalf("restore after SIGHUP: exit %d\n%s%s", code, out, errOut)
 	}
-	got, err := mirror.DigestTree(mp, true)
+	got, err := tree.DigestOf(mp, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func TestCacheFallsBackWithoutRAMBar(t *testing.T) {
 			if err := f.s.CacheOff(ctx, f.target); err != nil {
 				t.Fatal(err)
 			}
-			sameTree(t, "off", tree(t, f.target), f.before)
+			sameTree(t, "off", contentsOf(t, f.target), f.before)
 		})
 	}
 }
@@ -143,7 +143,7 @@ func TestCacheOffLetsTheMountPointGo(t *testing.T) {
 	if _, err := os.Lstat(v.MountPoint); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ejected with no cache on: %s is still there (%v)", v.MountPoint, err)
 	}
-	sameTree(t, "off", tree(t, f.target), f.before)
+	sameTree(t, "off", contentsOf(t, f.target), f.before)
 }
 
 // TestCacheMountPointRefusals: the mount point folder of a disk with a
@@ -190,7 +190,7 @@ func TestCacheMountPointRefusals(t *testing.T) {
 			os.Mkdir(victim, 0o755)
 			os.Chown(victim, 65534, 65534)
 			tt.plant(t, v.MountPoint, victim)
-			before := tree(t, v.MountPoint)
+			before := contentsOf(t, v.MountPoint)
 			_, err := f.s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Cache", Size: "16M"}})
 			if !errors.Is(err, ramdisk.ErrExists) || !strings.Contains(err.Error(), "not empty") {
 				t.Errorf("create over %s: %v; want refused as not empty", tt.name, err)
@@ -198,7 +198,7 @@ func TestCacheMountPointRefusals(t *testing.T) {
 			if _, err := f.s.Find(ctx, "Cache"); err == nil {
 				t.Errorf("the disk was mounted over %s", tt.name)
 			}
-			sameTree(t, "mount point", tree(t, v.MountPoint), before)
+			sameTree(t, "mount point", contentsOf(t, v.MountPoint), before)
 			var st syscall.Stat_t
 			if ents, _ := os.ReadDir(victim); len(ents) != 0 || syscall.Stat(victim, &st) != nil || st.Uid != 65534 {
 				t.Errorf("the planted link was followed: %s holds %v, owner %d", victim, ents, st.Uid)
@@ -225,7 +225,7 @@ func TestCacheOnRefusedWithoutFallback(t *testing.T) {
 	if !errors.Is(err, ErrCacheRefused) || !strings.Contains(err.Error(), "dangling") || !strings.Contains(err.Error(), "rambar create Hand") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("cache on a disk mounted by hand: %v; want one line refusing it, with the fix", err)
 	}
-	sameTree(t, "target", tree(t, f.target), f.before)
+	sameTree(t, "target", contentsOf(t, f.target), f.before)
 	if cs := f.s.Caches(ctx); len(cs) != 0 {
 		t.Errorf("caches after the refusal: %+v", cs)
 	}

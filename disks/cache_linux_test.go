@@ -34,9 +34,9 @@ func childCache(ctx context.Context, s *Service, op string) error {
 	return s.CacheOff(ctx, t.Path)
 }
 
-// tree lists a folder's files and folders with their contents, for exact
+// contentsOf lists a folder's files and folders with their contents, for exact
 // comparison ("" for folders).
-func tree(t *testing.T, dir string) map[string]string {
+func contentsOf(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
@@ -108,7 +108,7 @@ func newCacheFixture(t *testing.T) *cacheFixture {
 	os.WriteFile(filepath.Join(target, "README"), []byte("This directory holds cached build artifacts"), 0o644)
 	os.Symlink("README", filepath.Join(target, "link"))
 	f := &cacheFixture{s: &Service{Engine: linux.New(run.System(), linux.WithMountRoot(root)), Paths: ramdiskPaths(t)}, target: target, home: home}
-	f.before = tree(t, target)
+	f.before = contentsOf(t, target)
 	return f
 }
 
@@ -173,7 +173,7 @@ func TestCacheOnEjectOff(t *testing.T) {
 	if st, err := os.Lstat(f.target); err != nil || !st.IsDir() {
 		t.Fatalf("off: target is not a plain folder: %v", err)
 	}
-	sameTree(t, "off: contents", tree(t, f.target), f.before)
+	sameTree(t, "off: contents", contentsOf(t, f.target), f.before)
 	for _, d := range []string{"caches", "cache-links", "cache-empty", "cache-saved"} {
 		if ents, _ := os.ReadDir(filepath.Join(f.s.Paths.Data, d)); len(ents) != 0 {
 			t.Errorf("off: %s still holds %v", d, ents)
@@ -230,7 +230,7 @@ func TestCacheRefusals(t *testing.T) {
 			t.Errorf("cache on %s: %v; want refused because %q", path, err, why)
 		}
 	}
-	sameTree(t, "target untouched", tree(t, f.target), f.before)
+	sameTree(t, "target untouched", contentsOf(t, f.target), f.before)
 	if cs := f.s.Caches(ctx); len(cs) != 0 {
 		t.Errorf("caches after refusals: %+v", cs)
 	}
@@ -289,7 +289,7 @@ func TestCacheKilledBetweenSteps(t *testing.T) {
 			if st, err := os.Lstat(f.target); err != nil || !st.IsDir() {
 				t.Fatalf("finally: target is not a plain folder: %v", err)
 			}
-			sameTree(t, "finally", tree(t, f.target), f.before)
+			sameTree(t, "finally", contentsOf(t, f.target), f.before)
 			if ents, _ := os.ReadDir(filepath.Dir(f.target)); len(ents) != 1 {
 				t.Errorf("left beside the target: %v", ents)
 			}
@@ -322,7 +322,7 @@ func TestCacheOnAnotherFileSystem(t *testing.T) {
 	target := filepath.Join(other, "cache")
 	os.MkdirAll(filepath.Join(target, "x"), 0o755)
 	os.WriteFile(filepath.Join(target, "x", "f"), []byte("far"), 0o600)
-	before := tree(t, target)
+	before := contentsOf(t, target)
 	st, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: target}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -334,7 +334,7 @@ func TestCacheOnAnotherFileSystem(t *testing.T) {
 	if err := f.s.CacheOff(ctx, target); err != nil {
 		t.Fatal(err)
 	}
-	sameTree(t, "off", tree(t, target), before)
+	sameTree(t, "off", contentsOf(t, target), before)
 	if ents, _ := os.ReadDir(other); len(ents) != 1 {
 		t.Errorf("left beside the target: %v", ents)
 	}
@@ -366,5 +366,5 @@ func TestCacheBusyEjectPointsBack(t *testing.T) {
 	if err := f.s.CacheOff(ctx, f.target); err != nil {
 		t.Fatal(err)
 	}
-	sameTree(t, "off", tree(t, f.target), f.before)
+	sameTree(t, "off", contentsOf(t, f.target), f.before)
 }

@@ -66,7 +66,7 @@ func TestCachesKeptOutOfMirrors(t *testing.T) {
 	if ents, _ := os.ReadDir(v.MountPoint); len(ents) != 1 {
 		t.Errorf("the Mirror disk holds %v", ents)
 	}
-	sameTree(t, "target after the refusals", tree(t, f.target), f.before)
+	sameTree(t, "target after the refusals", contentsOf(t, f.target), f.before)
 
 	// A cache on Cache; Cache made again as a Mirror disk.
 	if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: f.target}, false); err != nil {
@@ -99,7 +99,7 @@ func TestCachesKeptOutOfMirrors(t *testing.T) {
 	if err := f.s.CacheOff(ctx, f.target); err != nil {
 		t.Fatal(err)
 	}
-	sameTree(t, "off", tree(t, f.target), f.before)
+	sameTree(t, "off", contentsOf(t, f.target), f.before)
 	if _, err := f.s.Eject(ctx, c.Volume, EjectOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestCacheOffAfterAMirrorSetTheLinkAside(t *testing.T) {
 	if !strings.Contains(told, f.target+".rambar-cache-copy-") {
 		t.Errorf("told %q, want where the written-back folder is kept", told)
 	}
-	sameTree(t, "off", tree(t, f.target), f.before)
+	sameTree(t, "off", contentsOf(t, f.target), f.before)
 	absent(t, aside)
 	ents, _ := os.ReadDir(filepath.Dir(f.target))
 	if len(ents) != 2 {
@@ -185,7 +185,7 @@ func TestCacheOnKilledThenEject(t *testing.T) {
 					t.Fatalf("off: %v", err)
 				}
 			}
-			sameTree(t, "finally", tree(t, f.target), f.before)
+			sameTree(t, "finally", contentsOf(t, f.target), f.before)
 			f.noCacheState(t, "finally")
 			// The mount point's folder stays while a cache is on (targets
 			// lead through it); once off it holds nothing of RAMBar's.

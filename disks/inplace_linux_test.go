@@ -18,6 +18,7 @@ import (
 	"rambar/linux"
 	"rambar/mirror"
 	"rambar/ramdisk"
+	"rambar/tree"
 )
 
 // inPlaceFixture is a real Linux engine under a private mount root, a data
@@ -82,7 +83,7 @@ func files(t *testing.T, dir string) map[string]string {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && d.Name() != mirror.MarkerName {
+		if d.Type().IsRegular() && d.Name() != tree.MarkerName {
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"sort"
 	"strings"
 
@@ -52,12 +53,12 @@ type reclaimRecord struct {
 	Dev        uint64             `json:"dev"`
 	// Volume is the disk's identity when the reclaim began (volumeStamp);
 	// Made the identity of the disk the reclaim made again.
-	Volume  string          `json:"volume,omitempty"`
-	Made    string          `json:"made_volume,omitempty"`
-	Marker  string          `json:"marker,omitempty"`
-	Step    string          `json:"step"`
-	Staging string          `json:"staging,omitempty"`
-	Tree    *mirror.TreeSum `json:"tree,omitempty"`
+	Volume  string        `json:"volume,omitempty"`
+	Made    string        `json:"made_volume,omitempty"`
+	Marker  string        `json:"marker,omitempty"`
+	Step    string        `json:"step"`
+	Staging string        `json:"staging,omitempty"`
+	Tree    *tree.TreeSum `json:"tree,omitempty"`
 }
 
 func (s *Service) reclaimPath(name string) string {

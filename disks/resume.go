@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"sort"
 	"strings"
 
@@ -97,7 +98,7 @@ func (s *Service) resumeReclaim(ctx context.Context, name string, progress ramdi
 			return "", ramdisk.Volume{}, fmt.Errorf("reclaim %s: make it again: %w; its contents are safe in %s", name, err, staging)
 		}
 	} else {
-		got, err := mirror.DigestTree(v.MountPoint, true)
+		got, err := tree.DigestOf(v.MountPoint, true)
 		if err != nil {
 			return "", v, fmt.Errorf("reclaim %s: %w; its contents are safe in %s", name, err, staging)
 		}
@@ -140,8 +141,8 @@ func (s *Service) isOriginal(rec reclaimRecord, v ramdisk.Volume) bool {
 }
 
 // checkStaging digests the staging copy and checks it is what the disk held.
-func (s *Service) checkStaging(name, staging string, sum mirror.TreeSum) (mirror.Digest, error) {
-	want, err := mirror.DigestTree(staging, true)
+func (s *Service) checkStaging(name, staging string, sum tree.TreeSum) (tree.Digest, error) {
+	want, err := tree.DigestOf(staging, true)
 	if err != nil {
 		return nil, fmt.Errorf("reclaim %s: read %s: %w", name, staging, err)
 	}
@@ -153,7 +154,7 @@ func (s *Service) checkStaging(name, staging string, sum mirror.TreeSum) (mirror
 }
 
 // onlyIn lists (at most 5) paths of got that want lacks.
-func onlyIn(got, want mirror.Digest) []string {
+func onlyIn(got, want tree.Digest) []string {
 	var out []string
 	for p := range got {
 		if _, ok := want[p]; !ok {
@@ -174,11 +175,11 @@ func (s *Service) resumeUnrecorded(ctx context.Context, name string, v ramdisk.V
 	if !found {
 		return "", v, fmt.Errorf("reclaim %s: the disk is gone and the reclaim's record with it; make it (rambar create %q SIZE), then resume again; its contents are safe in %s", name, name, staging)
 	}
-	want, err := mirror.DigestTree(staging, true)
+	want, err := tree.DigestOf(staging, true)
 	if err != nil {
 		return "", v, fmt.Errorf("reclaim %s: read %s: %w", name, staging, err)
 	}
-	got, err := mirror.DigestTree(v.MountPoint, true)
+	got, err := tree.DigestOf(v.MountPoint, true)
 	if err != nil {
 		return "", v, err
 	}
@@ -200,7 +201,7 @@ func (s *Service) resumeUnrecorded(ctx context.Context, name string, v ramdisk.V
 
 // fill notes that v is being filled from the staging copy, fills it and
 // verifies it (fillFromStaging).
-func (s *Service) fill(ctx context.Context, rec *reclaimRecord, v ramdisk.Volume, staging string, want mirror.Digest, progress ramdisk.ProgressFunc) error {
+func (s *Service) fill(ctx context.Context, rec *reclaimRecord, v ramdisk.Volume, staging string, want tree.Digest, progress ramdisk.ProgressFunc) error {
 	rec.Step, rec.Staging, rec.Made = mirror.ReclaimMade, staging, volumeStamp(v.MountPoint)
 	if err := s.writeReclaimRecord(*rec); err != nil {
 		return fmt.Errorf("%w; its contents are safe in %s", err, staging)
@@ -220,7 +221,7 @@ func (s *Service) copiedBack(rec reclaimRecord, staging string) error {
 
 // fillFromStaging copies a staged tree (its digest want) onto the disk,
 // puts its marker back and verifies the disk against want.
-func (s *Service) fillFromStaging(ctx context.Context, v ramdisk.Volume, staging string, want mirror.Digest, marker string, progress ramdisk.ProgressFunc) error {
+func (s *Service) fillFromStaging(ctx context.Context, v ramdisk.Volume, staging string, want tree.Digest, marker string, progress ramdisk.ProgressFunc) error {
 	k, err := s.Keeper()
 	if err != nil {
 		return err
@@ -236,7 +237,7 @@ func (s *Service) fillFromStaging(ctx context.Context, v ramdisk.Volume, staging
 	if err := s.remark(v, marker); err != nil {
 		return fmt.Errorf("reclaim %s: %w; its contents are safe in %s", v.Name, err, staging)
 	}
-	if err := mirror.KeepRootTimes(staging, v.MountPoint); err != nil {
+	if err := tree.KeepRootTimes(staging, v.MountPoint); err != nil {
 		return fmt.Errorf("reclaim %s: %w; its contents are safe in %s", v.Name, err, staging)
 	}
 	if err := mirror.VerifyTree(v.MountPoint, want); err != nil {
@@ -279,7 +280,7 @@ func emptyDisk(root string) bool {
 		return false
 	}
 	for _, e := range ents {
-		if e.Name() != mirror.MarkerName && e.Name() != "lost+found" {
+		if e.Name() != tree.MarkerName && e.Name() != "lost+found" {
 			return false
 		}
 	}
@@ -293,7 +294,7 @@ func clearForCopy(root string) error {
 		return err
 	}
 	for _, e := range ents {
-		if e.Name() == mirror.MarkerName || e.Name() == "lost+found" {
+		if e.Name() == tree.MarkerName || e.Name() == "lost+found" {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {

@@ -17,6 +17,7 @@ import (
 	"rambar/linux"
 	"rambar/mirror"
 	"rambar/ramdisk"
+	"rambar/tree"
 )
 
 // reclaimBench is a kept disk on real tmpfs under a private mount root and
@@ -28,11 +29,11 @@ type reclaimBench struct {
 	root, data string
 	exe        string
 	name       string
-	want       mirror.Digest
+	want       tree.Digest
 	marker     string
 }
 
-func newReclaimBench(t *testing.T, name string, tree func(dir string)) *reclaimBench {
+func newReclaimBench(t *testing.T, name string, fill func(dir string)) *reclaimBench {
 	t.Helper()
 	b := &reclaimBench{t: t, root: realRoot(t), data: t.TempDir(), name: name}
 	var err error
@@ -44,8 +45,8 @@ func newReclaimBench(t *testing.T, name string, tree func(dir string)) *reclaimB
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree(c.Volume.MountPoint)
-	if b.want, err = mirror.DigestTree(c.Volume.MountPoint, true); err != nil {
+	fill(c.Volume.MountPoint)
+	if b.want, err = tree.DigestOf(c.Volume.MountPoint, true); err != nil {
 		t.Fatal(err)
 	}
 	b.marker = readMarker(c.Volume.MountPoint)
@@ -89,7 +90,7 @@ func (b *reclaimBench) recover(ctx context.Context) (Resumed, ramdisk.Volume) {
 // and checks that nothing of the reclaim is left.
 func (b *reclaimBench) check(v ramdisk.Volume, what string) {
 	b.t.Helper()
-	got, err := mirror.DigestTree(v.MountPoint, true)
+	got, err := tree.DigestOf(v.MountPoint, true)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func TestResumeRefusesAStagingCopyThatChanged(t *testing.T) {
 }
 
 // mtimeOf reads a path's modification time (ns) from a digest line.
-func mtimeOf(t *testing.T, d mirror.Digest, path string) int64 {
+func mtimeOf(t *testing.T, d tree.Digest, path string) int64 {
 	t.Helper()
 	var kind, mode string
 	var ns int64

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"rambar/settingsfile"
+	"rambar/tree"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -196,11 +197,11 @@ func (s *Service) Facts(ctx context.Context) (ramdisk.Facts, error) {
 }
 
 // mirrorProgress turns the keeper's progress into the front ends' for disk name.
-func mirrorProgress(name string, fn ramdisk.ProgressFunc) mirror.ProgressFunc {
+func mirrorProgress(name string, fn ramdisk.ProgressFunc) tree.ProgressFunc {
 	if fn == nil {
 		return nil
 	}
-	return func(p mirror.Progress) {
+	return func(p tree.Progress) {
 		fn(ramdisk.Progress{Disk: name, Phase: p.Phase, BytesDone: p.BytesDone, BytesTotal: p.BytesTotal,
 			FilesDone: p.FilesDone, FilesTotal: p.FilesTotal})
 	}

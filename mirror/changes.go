@@ -3,6 +3,7 @@ package mirror
 import (
 	"errors"
 	"fmt"
+	"rambar/tree"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -13,9 +14,9 @@ import (
 // the folder has it, unread.
 type candidate struct {
 	path string
-	d    *Entry    // the disk's entry in the snapshot; nil: it lacks the path
-	src  *Entry    // the entry whose object holds d's content (a hard link's first name)
-	rec  *syncPath // the record's entry; nil: none
+	d    *tree.Entry // the disk's entry in the snapshot; nil: it lacks the path
+	src  *tree.Entry // the entry whose object holds d's content (a hard link's first name)
+	rec  *syncPath   // the record's entry; nil: none
 }
 
 // diskChanges lists, in order, the paths of snapshot id whose disk
@@ -41,7 +42,7 @@ func fastChanges(s *store, rec *record, id string) ([]candidate, bool, error) {
 	if err != nil || nm.Base == "" {
 		return nil, false, nil
 	}
-	changed := make(map[string]*Entry, len(nm.Entries)+len(nm.Removed))
+	changed := make(map[string]*tree.Entry, len(nm.Entries)+len(nm.Removed))
 	for i := range nm.Entries {
 		changed[nm.Entries[i].Path] = &nm.Entries[i]
 	}
@@ -87,7 +88,7 @@ func fastChanges(s *store, rec *record, id string) ([]candidate, bool, error) {
 	for _, p := range paths {
 		c := candidate{path: p, d: changed[p]}
 		if c.d != nil {
-			if c.src = linkSource(c.d, func(q string) *Entry { return changed[q] }); c.src == nil {
+			if c.src = linkSource(c.d, func(q string) *tree.Entry { return changed[q] }); c.src == nil {
 				return nil, false, nil // a link to a file the deltas do not hold
 			}
 		}
@@ -109,15 +110,15 @@ func fullChanges(s *store, rec *record, id string) ([]candidate, error) {
 		return nil, err
 	}
 	entries := m.Entries
-	find := func(q string) *Entry {
-		if i, ok := slices.BinarySearchFunc(entries, q, func(e Entry, q string) int { return cmpPath(e.Path, q) }); ok {
+	find := func(q string) *tree.Entry {
+		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return cmpPath(e.Path, q) }); ok {
 			return &entries[i]
 		}
 		return nil
 	}
 	var out []candidate
 	i := 0
-	add := func(e *Entry, r *syncPath) {
+	add := func(e *tree.Entry, r *syncPath) {
 		c := candidate{d: e}
 		if e != nil {
 			c.path, c.src = e.Path, linkSource(e, find)
@@ -133,11 +134,11 @@ func fullChanges(s *store, rec *record, id string) ([]candidate, error) {
 		each = rec.each
 	}
 	err = each(func(r *syncPath) error {
-		for i < len(entries) && pathLess(entries[i].Path, r.Path) {
+		for i < len(entries) && tree.PathLess(entries[i].Path, r.Path) {
 			add(&entries[i], nil)
 			i++
 		}
-		var e *Entry
+		var e *tree.Entry
 		if i < len(entries) && entries[i].Path == r.Path {
 			e = &entries[i]
 			i++
@@ -159,7 +160,7 @@ func fullChanges(s *store, rec *record, id string) ([]candidate, error) {
 func (c *candidate) differs(r *syncPath) bool {
 	var d *side
 	if c.d != nil {
-		var obj objName
+		var obj tree.ObjName
 		if c.src != nil {
 			obj = c.src.Obj
 		}
@@ -182,11 +183,11 @@ func (c *candidate) differs(r *syncPath) bool {
 // linkSource is the entry whose object holds e's content: e itself, or
 // for a hard link its first name (found with find); nil when find has not
 // got it.
-func linkSource(e *Entry, find func(string) *Entry) *Entry {
-	if e.Kind != KindFile || e.HardLink == "" {
+func linkSource(e *tree.Entry, find func(string) *tree.Entry) *tree.Entry {
+	if e.Kind != tree.KindFile || e.HardLink == "" {
 		return e
 	}
-	if t := find(e.HardLink); t != nil && t.Kind == KindFile && t.HardLink == "" {
+	if t := find(e.HardLink); t != nil && t.Kind == tree.KindFile && t.HardLink == "" {
 		return t
 	}
 	return nil
@@ -196,7 +197,7 @@ func cmpPath(a, b string) int {
 	switch {
 	case a == b:
 		return 0
-	case pathLess(a, b):
+	case tree.PathLess(a, b):
 		return -1
 	}
 	return 1
@@ -212,18 +213,18 @@ func (s *store) diskStill(root, id string) bool {
 	if x == nil || x.Snapshot != id || !x.Exact {
 		return false
 	}
-	fd, err := openRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := tree.OpenRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
 	defer unix.Close(fd)
 	still := true
-	err = x.walk(func(p []byte, id ident) bool {
+	err = x.walk(func(p []byte, id tree.Ident) bool {
 		if id.Mode&unix.S_IFMT != unix.S_IFDIR {
 			return true
 		}
 		var st unix.Stat_t
-		if unix.Fstatat(fd, string(p), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || identOf(&st) != id {
+		if unix.Fstatat(fd, string(p), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || tree.IdentOf(&st) != id {
 			still = false
 		}
 		return still

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -38,7 +39,7 @@ func (k *Keeper) claimsDir() string { return filepath.Join(k.Data, "claims") }
 // lockClaims takes the claims lock (flock, blocking).
 func (k *Keeper) lockClaims() (func(), error) {
 	if err := os.MkdirAll(k.claimsDir(), 0o700); err != nil {
-		return nil, noSpace(fmt.Errorf("make %s: %w", k.claimsDir(), err))
+		return nil, tree.NoSpace(fmt.Errorf("make %s: %w", k.claimsDir(), err))
 	}
 	f, err := os.OpenFile(filepath.Join(k.claimsDir(), "lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -159,7 +160,7 @@ func (k *Keeper) claim(st State, v ramdisk.Volume) error {
 	k.dropClaims(st.Name)
 	real, dev, ino := identify(st.MirrorPath)
 	b, _ := json.Marshal(claim{Disk: st.Name, DiskID: st.ID, MountPoint: v.MountPoint, Folder: real, Dev: dev, Ino: ino})
-	return noSpace(atomicfile.WriteFile(filepath.Join(k.claimsDir(), claimFile(real, dev, ino)), b, 0o600))
+	return tree.NoSpace(atomicfile.WriteFile(filepath.Join(k.claimsDir(), claimFile(real, dev, ino)), b, 0o600))
 }
 
 // Release drops the claims of disk name (after it was ejected).

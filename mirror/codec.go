@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"rambar/tree"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -58,7 +59,7 @@ const (
 )
 
 var (
-	errBadManifest = errDamaged
+	errBadManifest = tree.ErrDamaged
 	errBadIndex    = errors.New("bad index")
 )
 
@@ -200,7 +201,7 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 		return m, nil
 	}
 	n := d.count(8)
-	m.Entries = make([]Entry, 0, n)
+	m.Entries = make([]tree.Entry, 0, n)
 	for i := 0; i < n && !d.bad; i++ {
 		m.Entries = append(m.Entries, decodeEntry(d, version))
 	}
@@ -265,10 +266,10 @@ func (d *decoder) time() unix.Timespec {
 }
 
 // obj reads an object reference as text (none: empty).
-func (d *decoder) obj() objName {
+func (d *decoder) obj() tree.ObjName {
 	s := d.str()
 	if s == "" {
-		return objName{}
+		return tree.ObjName{}
 	}
 	o, err := parseObj(s)
 	if err != nil {
@@ -277,27 +278,27 @@ func (d *decoder) obj() objName {
 	return o
 }
 
-func decodeEntry(d *decoder, version int) Entry {
-	x := Entry{Path: d.str(), Kind: Kind(d.uv()), Mode: uint32(d.uv()), Size: d.sv()}
+func decodeEntry(d *decoder, version int) tree.Entry {
+	x := tree.Entry{Path: d.str(), Kind: tree.Kind(d.uv()), Mode: uint32(d.uv()), Size: d.sv()}
 	if version < 3 {
 		x.MTime = unix.NsecToTimespec(d.sv())
-		x.ATime, x.noOwner = x.MTime, true
+		x.ATime, x.NoOwner = x.MTime, true
 		x.Link = d.str()
 		x.Obj = d.obj()
 	} else {
 		x.MTime, x.ATime = d.time(), d.time()
 		x.UID, x.GID = d.u32(), d.u32()
 		flags := d.uv()
-		x.noOwner = flags&flagNoOwner != 0
+		x.NoOwner = flags&flagNoOwner != 0
 		if flags&^(flagNoOwner|flagSparse) != 0 {
 			d.bad = true
 		}
 		x.Link, x.HardLink = d.str(), d.str()
 		x.Obj = d.obj()
 		if k := d.count(2); k > 0 || flags&flagSparse != 0 {
-			x.Extents = make([]Extent, 0, k)
+			x.Extents = make([]tree.Extent, 0, k)
 			for j := 0; j < k && !d.bad; j++ {
-				x.Extents = append(x.Extents, Extent{Off: int64(d.uv()), Len: int64(d.uv())})
+				x.Extents = append(x.Extents, tree.Extent{Off: int64(d.uv()), Len: int64(d.uv())})
 			}
 		}
 	}

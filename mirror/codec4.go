@@ -3,6 +3,7 @@ package mirror
 import (
 	"fmt"
 	"io"
+	"rambar/tree"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -84,7 +85,7 @@ func newManifestWriter(w io.Writer, h *header, n int) *manifestWriter {
 	e.uv(uint64(h.Files))
 	e.sv(h.Bytes)
 	e.str(h.Base)
-	saves := sortedKeys(h.Refs)
+	saves := tree.SortedKeys(h.Refs)
 	e.uv(uint64(len(saves)))
 	for i, s := range saves {
 		mw.saves[s] = uint64(i)
@@ -139,12 +140,12 @@ func sharedPrefix(a, b string) int {
 }
 
 // entry encodes x, the next entry.
-func (mw *manifestWriter) entry(x *Entry) error {
+func (mw *manifestWriter) entry(x *tree.Entry) error {
 	if mw.left--; mw.left < 0 {
 		return fmt.Errorf("encode manifest: more entries than announced")
 	}
 	save, known := mw.saves[x.Obj.Save]
-	if !x.Obj.none() && !known {
+	if !x.Obj.None() && !known {
 		return fmt.Errorf("encode manifest: object %s of a save not in the header", x.Obj)
 	}
 	e, p := &mw.e, &mw.prev
@@ -186,7 +187,7 @@ func (mw *manifestWriter) entry(x *Entry) error {
 }
 
 // bits are x's kind and flags, against p (the entry before's).
-func (p *entryState) bits(x *Entry) uint64 {
+func (p *entryState) bits(x *tree.Entry) uint64 {
 	bits := uint64(x.Kind) & bitKind
 	flag := func(on bool, b uint64) {
 		if on {
@@ -198,9 +199,9 @@ func (p *entryState) bits(x *Entry) uint64 {
 	flag(x.Mode == p.mode, bitSameMode)
 	flag(x.UID == p.uid && x.GID == p.gid, bitSameOwner)
 	flag(x.ATime == x.MTime, bitATimeIsM)
-	flag(!x.Obj.none() && x.Obj.Packed, bitPacked)
-	flag(!x.Obj.none() && !x.Obj.Packed, bitObj)
-	flag(x.noOwner, bitNoOwner)
+	flag(!x.Obj.None() && x.Obj.Packed, bitPacked)
+	flag(!x.Obj.None() && !x.Obj.Packed, bitObj)
+	flag(x.NoOwner, bitNoOwner)
 	flag(x.Extents != nil, bitSparse)
 	flag(!mnear, bitFarMTime)
 	flag(x.ATime != x.MTime && !anear, bitFarATime)
@@ -212,7 +213,7 @@ func (p *entryState) bits(x *Entry) uint64 {
 
 // data writes x's extents, object (save: its place in the table) and
 // xattrs.
-func (mw *manifestWriter) data(x *Entry, bits, save uint64) {
+func (mw *manifestWriter) data(x *tree.Entry, bits, save uint64) {
 	e, p := &mw.e, &mw.prev
 	if bits&bitSparse != 0 {
 		e.uv(uint64(len(x.Extents)))
@@ -223,7 +224,7 @@ func (mw *manifestWriter) data(x *Entry, bits, save uint64) {
 			end = r.Off + r.Len
 		}
 	}
-	if !x.Obj.none() {
+	if !x.Obj.None() {
 		e.uv(save)
 		e.uv(uint64(x.Obj.Num))
 		if x.Obj.Packed {
@@ -232,11 +233,11 @@ func (mw *manifestWriter) data(x *Entry, bits, save uint64) {
 				from = p.packEnd
 			}
 			e.sv(x.Obj.Off - from)
-			p.packSave, p.packNum, p.packEnd = save+1, x.Obj.Num, x.Obj.Off+x.stored()
+			p.packSave, p.packNum, p.packEnd = save+1, x.Obj.Num, x.Obj.Off+x.Stored()
 		}
 	}
 	if bits&bitXattr != 0 {
-		keys := sortedKeys(x.Xattr)
+		keys := tree.SortedKeys(x.Xattr)
 		e.uv(uint64(len(keys)))
 		for _, k := range keys {
 			e.str(k)
@@ -276,7 +277,7 @@ func encodeManifest(m *manifest) []byte {
 		h.Refs[s] = nums
 	}
 	for i := range m.Entries {
-		if o := m.Entries[i].Obj; !o.none() && h.Refs[o.Save] == nil {
+		if o := m.Entries[i].Obj; !o.None() && h.Refs[o.Save] == nil {
 			h.Refs[o.Save] = []uint32{}
 		}
 	}

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"rambar/tree"
 )
 
 // CopyTree copies the tree at src into the existing folder dst the way
@@ -9,11 +10,11 @@ import (
 // descriptors, the room checked first. It is for finishing a reclaim that
 // was stopped (disks.Service.ResumeReclaim). It returns what could not be
 // set (an xattr the system refused).
-func CopyTree(ctx context.Context, src, dst string, progress ProgressFunc, copyFile CopyFunc) ([]NotKept, error) {
-	entries, err := treeEntries(src)
+func CopyTree(ctx context.Context, src, dst string, progress tree.ProgressFunc, copyFile CopyFunc) ([]tree.NotKept, error) {
+	entries, err := tree.Entries(src)
 	if err != nil {
 		return nil, err
 	}
 	return buildTree(ctx, entries, dst,
-		build{from: src, src: samePath, progress: phase(progress, "copying back"), checkSpace: true, copyFile: copyFile})
+		build{from: src, src: tree.SamePath, progress: tree.Phase(progress, "copying back"), checkSpace: true, copyFile: copyFile})
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"sort"
 	"strings"
 	"syscall"
@@ -177,8 +178,8 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) 
 	write(t, vol, "added/new/file", "new")
 	// Large files, copied with direct I/O (direct_linux.go): kills land
 	// in the middle of them too.
-	write(t, vol, "added/large/one", strings.Repeat("L", directMin+5))
-	write(t, vol, "added/large/two", strings.Repeat("M", 2*directMin+777))
+	write(t, vol, "added/large/one", strings.Repeat("L", tree.DirectMin+5))
+	write(t, vol, "added/large/two", strings.Repeat("M", 2*tree.DirectMin+777))
 	newTree := digest(t, vol)
 	mirrorSnapshot := func(data string) {
 		// Each path of the mirror folder is its old or its new version.
@@ -304,10 +305,10 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) 
 // oldOrNew lists the paths of got that hold neither their version in old
 // nor the one in new (absent counts as a version; a folder's time is left
 // out: it changes as its contents do; temporary names are skipped).
-func oldOrNew(old, new, got Digest) []string {
+func oldOrNew(old, new, got tree.Digest) []string {
 	var bad []string
 	seen := map[string]bool{}
-	for _, d := range []Digest{old, new, got} {
+	for _, d := range []tree.Digest{old, new, got} {
 		for p := range d {
 			if seen[p] || isTempPath(p) {
 				continue

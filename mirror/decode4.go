@@ -3,6 +3,7 @@ package mirror
 import (
 	"fmt"
 	"math"
+	"rambar/tree"
 	"time"
 )
 
@@ -48,7 +49,7 @@ func decodeManifest4(d *decoder, entries bool) (*manifest, error) {
 	// Room for the entries an honest manifest of this size holds (about
 	// 9 bytes each for small files); a count larger than that grows the
 	// slice only as entries really decode, not on the count alone.
-	m.Entries = make([]Entry, 0, min(n, 1+len(d.b)/8))
+	m.Entries = make([]tree.Entry, 0, min(n, 1+len(d.b)/8))
 	var st entryState
 	for i := 0; i < n && !d.bad; i++ {
 		m.Entries = append(m.Entries, decodeEntry4(d, paths, &st, saves))
@@ -95,13 +96,13 @@ func decodeSaves(d *decoder, h *header) []string {
 }
 
 // decodeEntry4 reads one entry, st being the entry before's state.
-func decodeEntry4(d *decoder, paths *pathReader, st *entryState, saves []string) Entry {
-	x := Entry{Path: paths.read(d)}
+func decodeEntry4(d *decoder, paths *pathReader, st *entryState, saves []string) tree.Entry {
+	x := tree.Entry{Path: paths.read(d)}
 	bits := d.uv()
 	if bits&^bitsAll != 0 || bits&bitObj != 0 && bits&bitPacked != 0 {
 		d.fail(fmt.Errorf("%s: bad flags", x.Path))
 	}
-	x.Kind, x.noOwner = Kind(bits&bitKind), bits&bitNoOwner != 0
+	x.Kind, x.NoOwner = tree.Kind(bits&bitKind), bits&bitNoOwner != 0
 	x.Mode = st.mode
 	if bits&bitSameMode == 0 {
 		x.Mode = d.u32()
@@ -132,10 +133,10 @@ func decodeEntry4(d *decoder, paths *pathReader, st *entryState, saves []string)
 	}
 	if bits&bitSparse != 0 {
 		k := d.count(2)
-		x.Extents = make([]Extent, 0, k)
+		x.Extents = make([]tree.Extent, 0, k)
 		end := int64(0)
 		for j := 0; j < k && !d.bad; j++ {
-			r := Extent{Off: end + int64(d.uv()), Len: int64(d.uv())}
+			r := tree.Extent{Off: end + int64(d.uv()), Len: int64(d.uv())}
 			x.Extents = append(x.Extents, r)
 			end = r.Off + r.Len
 		}
@@ -146,14 +147,14 @@ func decodeEntry4(d *decoder, paths *pathReader, st *entryState, saves []string)
 			d.fail(fmt.Errorf("%s: bad object: no save %d in the table", x.Path, i))
 			return x
 		}
-		x.Obj = objName{Save: saves[i], Num: num}
+		x.Obj = tree.ObjName{Save: saves[i], Num: num}
 		if bits&bitPacked != 0 {
 			from := int64(0)
 			if st.packSave == i+1 && st.packNum == num {
 				from = st.packEnd
 			}
 			x.Obj.Off, x.Obj.Packed = from+d.sv(), true
-			st.packSave, st.packNum, st.packEnd = i+1, num, x.Obj.Off+x.stored()
+			st.packSave, st.packNum, st.packEnd = i+1, num, x.Obj.Off+x.Stored()
 		}
 	}
 	if bits&bitXattr != 0 {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"sync"
 	"testing"
@@ -66,7 +67,7 @@ func TestDeltaChainRestoresAndPrunes(t *testing.T) {
 		{"chmod", func(r string) { os.Chmod(filepath.Join(r, "d3/f3"), 0o600) }},
 	}
 	var ids []string
-	trees := map[string]Digest{}
+	trees := map[string]tree.Digest{}
 	s := f.k.store(st)
 	for i, step := range steps {
 		step.change(v.MountPoint)
@@ -186,9 +187,9 @@ func TestRestoreThenSaveRecordsDiskChangesExactly(t *testing.T) {
 // it: the first save after the upgrade and the delta after it restore whole.
 func TestStoreWrittenBeforeDeltasStillLoads(t *testing.T) {
 	var want struct {
-		Current   string   `json:"current"`
-		Snapshots []string `json:"snapshots"`
-		Trees     []Digest `json:"trees"`
+		Current   string        `json:"current"`
+		Snapshots []string      `json:"snapshots"`
+		Trees     []tree.Digest `json:"trees"`
 	}
 	b, err := os.ReadFile("testdata/store-v1/want.json")
 	if err != nil {
@@ -328,26 +329,26 @@ func TestObjRefReadsRangesAndRejectsDamage(t *testing.T) {
 	cases := []struct {
 		obj  string
 		size int64
-		want objRef
+		want tree.ObjRef
 		bad  bool
 	}{
-		{"20260101T000000.000001Z/1", 34, objRef{Rel: "20260101T000000.000001Z/1"}, false},
-		{"20260101T000000.000001Z/1@12", 34, objRef{Rel: "20260101T000000.000001Z/1", Off: 12, Size: 34, Packed: true}, false},
-		{"20260101T000000.000001Z/1@x", 34, objRef{}, true},
-		{"20260101T000000.000001Z/1@-1", 34, objRef{}, true},
-		{"20260101T000000.000001Z/1@12", -1, objRef{}, true},
-		{"20260101T000000.000001Z/x", 34, objRef{}, true},
-		{"20260101T000000.000001Z", 34, objRef{}, true},
-		{"../../etc/hostname", 34, objRef{}, true},
-		{"20260101T000000.000001Z/../../x", 34, objRef{}, true},
-		{"20260101T000000.000001Z/-1", 34, objRef{}, true},
+		{"20260101T000000.000001Z/1", 34, tree.ObjRef{Rel: "20260101T000000.000001Z/1"}, false},
+		{"20260101T000000.000001Z/1@12", 34, tree.ObjRef{Rel: "20260101T000000.000001Z/1", Off: 12, Size: 34, Packed: true}, false},
+		{"20260101T000000.000001Z/1@x", 34, tree.ObjRef{}, true},
+		{"20260101T000000.000001Z/1@-1", 34, tree.ObjRef{}, true},
+		{"20260101T000000.000001Z/1@12", -1, tree.ObjRef{}, true},
+		{"20260101T000000.000001Z/x", 34, tree.ObjRef{}, true},
+		{"20260101T000000.000001Z", 34, tree.ObjRef{}, true},
+		{"../../etc/hostname", 34, tree.ObjRef{}, true},
+		{"20260101T000000.000001Z/../../x", 34, tree.ObjRef{}, true},
+		{"20260101T000000.000001Z/-1", 34, tree.ObjRef{}, true},
 	}
-	ref := func(obj string, size int64) (objRef, error) {
+	ref := func(obj string, size int64) (tree.ObjRef, error) {
 		o, err := parseObj(obj) // a version 4 manifest keeps numbers; the text form is that of older ones
 		if err != nil {
-			return objRef{}, fmt.Errorf("%w: %v", errBadManifest, err)
+			return tree.ObjRef{}, fmt.Errorf("%w: %v", errBadManifest, err)
 		}
-		return objRefOf(Entry{Obj: o, Size: size})
+		return objRefOf(tree.Entry{Obj: o, Size: size})
 	}
 	for _, c := range cases {
 		got, err := ref(c.obj, c.size)

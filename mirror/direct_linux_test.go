@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"testing"
 	"unsafe"
 
@@ -18,7 +19,7 @@ import (
 // and compares every byte. On the disk, the saved objects are left out of
 // the page cache.
 func TestLargeFilesRoundTripPastTheCache(t *testing.T) {
-	sizes := []int64{directMin, directMin + 1, directMin + directAlign - 1, 2*directBuf + 3*directAlign + 17, 3 * directBuf}
+	sizes := []int64{tree.DirectMin, tree.DirectMin + 1, tree.DirectMin + tree.DirectAlign - 1, 2*tree.DirectBuf + 3*tree.DirectAlign + 17, 3 * tree.DirectBuf}
 	for _, c := range []struct {
 		name string
 		data func(t *testing.T) string
@@ -79,7 +80,7 @@ func cachedShare(t *testing.T, dir string) float64 {
 		}
 		defer f.Close()
 		fi, err := f.Stat()
-		if err != nil || fi.Size() < directMin {
+		if err != nil || fi.Size() < tree.DirectMin {
 			return err
 		}
 		m, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)

@@ -123,7 +123,7 @@
 // RAMBar runs as root; under sudo, SUDO_UID and SUDO_GID set, every
 // restored path is the invoking user's whatever the store recorded: the
 // user's store is untrusted, and a recorded root owner would let a crafted
-// one plant root's setuid files; owner.go), access and modification times to the nanosecond
+// one plant root's setuid files; tree/owner.go), access and modification times to the nanosecond
 // (any time the file system holds, past 2262), extended attributes
 // (user.*, POSIX ACLs; as root on Linux also security.* and trusted.*; on
 // macOS all but com.apple.system.*), and hard links as links (the bytes
@@ -148,7 +148,7 @@
 // only when every path is seen unchanged after its scan (by its copy, or
 // by a look at the whole disk made meanwhile: settle.go, look.go; on Linux
 // an inotify watch the scan set on every folder answers instead when
-// nothing moved, so a quiet disk is not read twice: still_linux.go), else
+// nothing moved, so a quiet disk is not read twice: tree/still_linux.go), else
 // the save copies again, and a disk that never holds
 // still gets a snapshot labelled taken while in use (splice.go, inuse.go).
 // Every manifest is checked as it is written with the rules it is read
@@ -164,12 +164,16 @@
 // paths are clean and relative and listed once, in order, each inside a
 // folder of the tree, object references name objects/SAVE/N and nothing
 // else, counts and sizes are bounded. Restores, loads and write-backs make
-// every file, folder and symlink through directory descriptors (dirTree:
+// every file, folder and symlink through directory descriptors (tree.DirTree:
 // openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS on Linux, O_NOFOLLOW_ANY on
 // macOS) and read objects the same way, so nothing is written outside the
 // disk and no symlink is followed that the restore did not just make.
 //
 // # Files
+//
+// Reading and making trees (the scan, entries and their metadata, copies,
+// flushes, descriptors, flags, owners) is package tree's; this package
+// decides what is saved, stored, loaded and written back.
 //
 //	keeper.go, state.go, load.go  the Keeper: setup, state, load, save, restore, guards
 //	identity.go                   which disk is whose: records, marks, Holds
@@ -189,8 +193,6 @@
 //	writeback.go, place.go,       the write-back: look, plan, new versions under
 //	newfiles.go, wbdirs.go,       temporary names, renames, its folders, deletions,
 //	wbdelete.go, journal.go       metadata; the list of temporary names
-//	flags_*.go                    protection flags, no-replace renames, exchanges
-//	flush_*.go                    a write-back's flushes
 //	refresh.go, refreshscan.go,   the refresh: the folder's changes onto the
 //	refreshapply.go, refreshput.go, disk; FolderChanges; its temporary names
 //	refreshmeta.go, refreshlinks.go, refreshjournal.go
@@ -204,32 +206,22 @@
 //	savehold.go                   each file copied held still, or not taken
 //	settle.go, splice.go          a save's rounds until the disk holds still;
 //	                              what one that never does keeps
-//	look.go, still_*.go           whether the disk held still: a second look at
+//	look.go                       whether the disk held still: a second look at
 //	                              every path, or the scan's inotify watch
+//	                              (package tree)
 //	inuse.go                      the label of a snapshot taken while in use
 //	watch.go, mapped*.go          files compared by content: mapped shared and
 //	                              writable (/proc on Linux, lsof on macOS)
-//	lease_*.go                    a file leased while it is copied (Linux)
 //	treecheck.go                  manifests checked as they are written
 //	room_*.go                     the room a restore takes on each file system
 //	memlimit.go                   the soft memory limit while saves copy
 //	restore.go, restorepack.go    restores and every tree build (buildTree);
 //	                              packed files restored pack by pack
-//	owner.go                      who restored paths belong to (root, sudo)
 //	manifest.go, codec.go         manifest types, deltas; the one encoder/decoder
 //	                              of manifests and the index (index.go); version 4
 //	codec4.go, decode4.go         manifests (the current format)
 //	validate.go                   checks of everything read from a store
 //	objects.go                    object names and references, packs
-//	entry.go, scan.go, meta.go    entries, the scan, metadata read from the disk
-//	scantree.go, scan_*.go        the scan's workers; a large folder's entries
-//	                              stat'ed by a goroutine per core
-//	dirtree.go, beneath_*.go      making and reading trees through descriptors
-//	copy.go, sparse.go            copying bytes (kernel copies, ranges, holes)
-//	progress.go, pool.go          progress reports, the worker pool
-//	digest.go                     content digests of trees (Reclaim, tests)
-//	sys_*.go, flush_*.go          what differs between Linux and macOS
-//	                              (flushes: fdatasync, F_BARRIERFSYNC, F_FULLFSYNC)
 //
 // A Mirror folder is the user's, not a copy. A load reads it through
 // directory descriptors (never following a symlink, never entering another

@@ -7,6 +7,7 @@ import (
 	"hash"
 	"io"
 	"path/filepath"
+	"rambar/tree"
 	"slices"
 	"strings"
 
@@ -67,8 +68,8 @@ func readNames(dirfd int) ([]string, error) {
 		return nil, err
 	}
 	defer unix.Close(d)
-	bp := direntBufs.Get().(*[]byte)
-	defer direntBufs.Put(bp)
+	bp := tree.DirentBufs.Get().(*[]byte)
+	defer tree.DirentBufs.Put(bp)
 	var names []string
 	for {
 		n, err := unix.ReadDirent(d, *bp)
@@ -94,7 +95,7 @@ type fsEntry struct {
 	link string // symlink target
 }
 
-func (e *fsEntry) kind() Kind { return kindOf(uint32(e.st.Mode)) }
+func (e *fsEntry) kind() tree.Kind { return tree.KindOf(uint32(e.st.Mode)) }
 
 // isReg, isDir tell a regular file and a folder from every other kind
 // (kindOf calls FIFOs, sockets and devices files; the walk does not).
@@ -262,7 +263,7 @@ type teeWriter struct {
 
 func (t teeWriter) Write(p []byte) (int, error) {
 	t.h.Write(p)
-	if err := writeAll(t.fd, p); err != nil {
+	if err := tree.WriteAll(t.fd, p); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -270,8 +271,8 @@ func (t teeWriter) Write(p []byte) (int, error) {
 
 // readAll writes size bytes at off of fd (to the end when size < 0) to h.
 func readAll(fd int, off, size int64, h io.Writer) error {
-	bp := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(bp)
+	bp := tree.CopyBufs.Get().(*[]byte)
+	defer tree.CopyBufs.Put(bp)
 	buf := *bp
 	for size != 0 {
 		k := len(buf)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"syscall"
 	"testing"
 )
@@ -28,9 +29,9 @@ func TestStoreOfFormat4Loads(t *testing.T) { storeOfFormatLoads(t, "store-v4", t
 // the disk's.
 func storeOfFormatLoads(t *testing.T, dir string, owners bool) {
 	var want struct {
-		Current   string   `json:"current"`
-		Snapshots []string `json:"snapshots"`
-		Trees     []Digest `json:"trees"`
+		Current   string        `json:"current"`
+		Snapshots []string      `json:"snapshots"`
+		Trees     []tree.Digest `json:"trees"`
 	}
 	b, err := os.ReadFile(filepath.Join("testdata", dir, "want.json"))
 	if err != nil {

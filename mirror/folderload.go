@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -26,12 +27,12 @@ type folderLoad struct {
 	folder, disk string
 	bound        bool // folder is a hidden copy (Keeper.Through), a mount point by design
 	copyFile     CopyFunc
-	meter        *meter
+	meter        *tree.Meter
 	loaded       []loadedPath            // in walk (pathLess) order
 	links        map[[2]uint64]firstName // a file with other links: its first name loaded
-	diskT        *dirTree                // the disk, for links
+	diskT        *tree.DirTree           // the disk, for links
 	taken        map[string]bool         // names the disk's root holds already (its marker, a zram disk's lost+found)
-	notKept      []NotKept               // what cannot be loaded (sockets, devices)
+	notKept      []tree.NotKept          // what cannot be loaded (sockets, devices)
 	stack        []loadLevel             // the folders being loaded, root first
 	files        int
 	bytes        int64
@@ -40,10 +41,10 @@ type folderLoad struct {
 // loadedPath is a path as loaded: the record's folder side of it.
 type loadedPath struct {
 	path  string
-	kind  Kind
+	kind  tree.Kind
 	mode  uint32
 	hash  sum
-	id    ident
+	id    tree.Ident
 	hasID bool
 }
 
@@ -70,7 +71,7 @@ type loadLevel struct {
 }
 
 // run loads the folder; a disk too small is refused before anything is written.
-func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
+func (l *folderLoad) run(ctx context.Context, progress tree.ProgressFunc) error {
 	src, err := openDirPath(l.folder)
 	if err != nil {
 		return err
@@ -81,11 +82,11 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 		return fmt.Errorf("%s is a mount point of another file system; it cannot be mirrored", l.folder)
 	}
 	// The disk's mount point is RAMBar's own; below it nothing is followed.
-	if l.diskT, err = openTree(l.disk); err != nil {
+	if l.diskT, err = tree.OpenTree(l.disk); err != nil {
 		return err
 	}
-	defer l.diskT.close()
-	dst := l.diskT.fd
+	defer l.diskT.Close()
+	dst := l.diskT.Fd
 	l.taken, l.links = map[string]bool{}, map[[2]uint64]firstName{}
 	if names, err := readNames(dst); err == nil {
 		for _, n := range names {
@@ -96,8 +97,8 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 	if err != nil {
 		return err
 	}
-	l.meter = newMeter(progress, "loading", need, n)
-	defer l.meter.done()
+	l.meter = tree.NewMeter(progress, "loading", need, n)
+	defer l.meter.Done()
 	l.stack = []loadLevel{{rel: ".", fd: dst}}
 	err = walkFolder(src, func(parent int, name string, e *fsEntry) error {
 		if err := ctx.Err(); err != nil {
@@ -122,7 +123,7 @@ func (l *folderLoad) run(ctx context.Context, progress ProgressFunc) error {
 
 // note adds e to what was loaded, with its content hash and, when it is
 // known to be the loaded version's, its identity.
-func (l *folderLoad) note(e *fsEntry, h sum, id *ident) {
+func (l *folderLoad) note(e *fsEntry, h sum, id *tree.Ident) {
 	p := loadedPath{path: e.rel, kind: e.kind(), mode: uint32(e.st.Mode) & 0o7777, hash: h, hasID: id != nil}
 	if id != nil {
 		p.id = *id
@@ -145,7 +146,7 @@ func (l *folderLoad) visit(ctx context.Context, parent int, name string, e *fsEn
 		return nil
 	}
 	if why := unloadable(e); why != "" {
-		l.notKept = append(l.notKept, NotKept{Path: e.rel, Why: why})
+		l.notKept = append(l.notKept, tree.NotKept{Path: e.rel, Why: why})
 		return nil
 	}
 	dir, _ := splitRel(e.rel)
@@ -160,7 +161,7 @@ func (l *folderLoad) visit(ctx context.Context, parent int, name string, e *fsEn
 		return l.entry(ctx, parent, top, name, e)
 	}
 	if err := unix.Mkdirat(top, name, 0o700); err != nil {
-		return noSpace(fmt.Errorf("make %s on the disk: %w", e.rel, err))
+		return tree.NoSpace(fmt.Errorf("make %s on the disk: %w", e.rel, err))
 	}
 	fd, err := openDirAt(top, name)
 	if err != nil {
@@ -201,7 +202,7 @@ func (l *folderLoad) room(src int) (need int64, files int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if free, err := freeSpace(l.disk); err == nil && need > free {
+	if free, err := tree.FreeSpace(l.disk); err == nil && need > free {
 		return 0, 0, fmt.Errorf("load %s: %w: needs %s, %s free; nothing was written", l.folder, ramdisk.ErrNoSpace,
 			ramdisk.Size(need).Short(), ramdisk.Size(free).Short())
 	}
@@ -212,7 +213,7 @@ func (l *folderLoad) room(src int) (need int64, files int, err error) {
 // holds already, nor a lock file git holds in .git (gitstate.go).
 func (l *folderLoad) loads(e *fsEntry) bool {
 	first, _, _ := strings.Cut(e.rel, "/")
-	return first != MarkerName && !l.taken[first] && !gitLock(e.rel)
+	return first != tree.MarkerName && !l.taken[first] && !gitLock(e.rel)
 }
 
 // unloadable says why e cannot be put on a disk ("" when it can). They stay
@@ -234,7 +235,7 @@ func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e 
 		return nil
 	case e.isLink():
 		if err := unix.Symlinkat(e.link, top, name); err != nil {
-			return noSpace(fmt.Errorf("symlink %s on the disk: %w", e.rel, err))
+			return tree.NoSpace(fmt.Errorf("symlink %s on the disk: %w", e.rel, err))
 		}
 		l.owner(top, name, e)
 		setTimesAt(top, name, &e.st)
@@ -244,10 +245,10 @@ func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e 
 	key := [2]uint64{uint64(e.st.Dev), uint64(e.st.Ino)}
 	if first, ok := l.links[key]; ok && e.st.Nlink > 1 {
 		// Another name of a file already loaded: a link to it on the disk.
-		if err := l.diskT.link(l.diskT, first.path, e.rel); err != nil {
-			return noSpace(fmt.Errorf("link %s to %s on the disk: %w", e.rel, first.path, err))
+		if err := l.diskT.Link(l.diskT, first.path, e.rel); err != nil {
+			return tree.NoSpace(fmt.Errorf("link %s to %s on the disk: %w", e.rel, first.path, err))
 		}
-		id := identOf(&e.st)
+		id := tree.IdentOf(&e.st)
 		l.note(e, first.hash, &id)
 		return nil
 	}
@@ -263,9 +264,9 @@ func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e 
 		return err
 	}
 	var after unix.Stat_t
-	var id *ident // changed while read: none, so the next write-back reads it again
-	if unix.Fstat(in, &after) == nil && identOf(&after) == identOf(&before) {
-		a := identOf(&after)
+	var id *tree.Ident // changed while read: none, so the next write-back reads it again
+	if unix.Fstat(in, &after) == nil && tree.IdentOf(&after) == tree.IdentOf(&before) {
+		a := tree.IdentOf(&after)
 		id = &a
 	}
 	l.note(e, h, id)
@@ -274,7 +275,7 @@ func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e 
 	}
 	l.files++
 	l.bytes += e.st.Size
-	l.meter.add(e.st.Size, 1)
+	l.meter.Add(e.st.Size, 1)
 	return nil
 }
 
@@ -286,7 +287,7 @@ func (l *folderLoad) copy(ctx context.Context, in, top int, name string, e *fsEn
 		// The hook (ditto on macOS) copies by path; the hash is of what
 		// it wrote.
 		if err := l.copyFile(ctx, filepath.Join(l.folder, e.rel), filepath.Join(l.disk, e.rel)); err != nil {
-			return sum{}, noSpace(fmt.Errorf("copy %s: %w", e.rel, err))
+			return sum{}, tree.NoSpace(fmt.Errorf("copy %s: %w", e.rel, err))
 		}
 		out, err := openFileAt(top, name, nil)
 		if err != nil {
@@ -302,7 +303,7 @@ func (l *folderLoad) copy(ctx context.Context, in, top int, name string, e *fsEn
 	}
 	out, err := unix.Openat(top, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return sum{}, noSpace(fmt.Errorf("create %s on the disk: %w", e.rel, err))
+		return sum{}, tree.NoSpace(fmt.Errorf("create %s on the disk: %w", e.rel, err))
 	}
 	defer unix.Close(out)
 	h := newHash()
@@ -313,8 +314,8 @@ func (l *folderLoad) copy(ctx context.Context, in, top int, name string, e *fsEn
 	}
 	if err == nil {
 		x, _ := fdXattrs(in)
-		for _, k := range sortedKeys(x) {
-			if xattrIsContent(k) {
+		for _, k := range tree.SortedKeys(x) {
+			if tree.XattrIsContent(k) {
 				unix.Fsetxattr(out, k, x[k], 0)
 			}
 		}
@@ -322,7 +323,7 @@ func (l *folderLoad) copy(ctx context.Context, in, top int, name string, e *fsEn
 		err = unix.Fchmod(out, mode)
 	}
 	if err != nil {
-		return sum{}, noSpace(fmt.Errorf("load %s: %w", e.rel, err))
+		return sum{}, tree.NoSpace(fmt.Errorf("load %s: %w", e.rel, err))
 	}
 	setTimesAt(top, name, &e.st)
 	return sumOf(h), nil
@@ -332,7 +333,7 @@ func (l *folderLoad) copy(ctx context.Context, in, top int, name string, e *fsEn
 // leaving its holes holes, and feeds h its whole content (zeros for the
 // holes). A file system that cannot tell its ranges gets a whole copy.
 func copyHoles(out, in int, h io.Writer) error {
-	ext, size, err := dataExtents(in)
+	ext, size, err := tree.DataExtents(in)
 	if err != nil {
 		return readAll(in, 0, -1, teeWriter{h, out})
 	}
@@ -352,13 +353,13 @@ func copyHoles(out, in int, h io.Writer) error {
 	if err := zeros(h, size-pos); err != nil {
 		return err
 	}
-	return retryEINTR(func() error { return unix.Ftruncate(out, size) })
+	return tree.RetryEINTR(func() error { return unix.Ftruncate(out, size) })
 }
 
 // fifo makes a FIFO on the disk as the folder has it (or names it).
 func (l *folderLoad) fifo(top int, name string, e *fsEntry) {
-	if err := mkfifoIn(top, name); err != nil {
-		l.notKept = append(l.notKept, NotKept{Path: e.rel, Why: fmt.Sprintf("a FIFO: %v", err)})
+	if err := tree.MkfifoIn(top, name); err != nil {
+		l.notKept = append(l.notKept, tree.NotKept{Path: e.rel, Why: fmt.Sprintf("a FIFO: %v", err)})
 		return
 	}
 	l.owner(top, name, e)
@@ -385,8 +386,8 @@ func (l *folderLoad) dirMeta(lv loadLevel) {
 		return
 	}
 	l.ownerFd(lv.fd, lv.e)
-	for _, k := range sortedKeys(lv.x) {
-		if xattrIsContent(k) {
+	for _, k := range tree.SortedKeys(lv.x) {
+		if tree.XattrIsContent(k) {
 			unix.Fsetxattr(lv.fd, k, lv.x[k], 0)
 		}
 	}
@@ -395,7 +396,7 @@ func (l *folderLoad) dirMeta(lv loadLevel) {
 }
 
 func setTimesAt(dirfd int, name string, st *unix.Stat_t) {
-	mt := tsNano(statMtime(st))
+	mt := tree.TsNano(tree.StatMtime(st))
 	ts := []unix.Timespec{unix.NsecToTimespec(mt), unix.NsecToTimespec(mt)}
 	unix.UtimesNanoAt(dirfd, name, ts, unix.AT_SYMLINK_NOFOLLOW)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestRestoreIntoTooSmallDiskWritesNothing(t *testing.T) {
 	}
 	ents, _ := os.ReadDir(small)
 	for _, e := range ents {
-		if e.Name() != MarkerName {
+		if e.Name() != tree.MarkerName {
 			t.Errorf("restore wrote %s before refusing", e.Name())
 		}
 	}

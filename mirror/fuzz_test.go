@@ -3,6 +3,7 @@ package mirror
 import (
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"reflect"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // (checkEntries) and encodes back to the same manifest.
 func FuzzDecodeManifest(f *testing.F) {
 	f.Add(encodeManifest(&manifest{header: header{ID: "20260101T000000.000001Z"},
-		Entries: []Entry{{Path: ".", Kind: KindDir, Mode: 0o755}}}))
+		Entries: []tree.Entry{{Path: ".", Kind: tree.KindDir, Mode: 0o755}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if _, err := decodeManifest(b, false); err != nil {
 			return
@@ -29,7 +30,7 @@ func FuzzDecodeManifest(f *testing.F) {
 		}
 		_ = checkTree(m.Entries)
 		for _, e := range m.Entries {
-			if e.Kind == KindFile && e.HardLink == "" {
+			if e.Kind == tree.KindFile && e.HardLink == "" {
 				if _, err := objRefOf(e); err != nil {
 					t.Fatalf("accepted a bad object: %v", err)
 				}
@@ -50,7 +51,7 @@ func FuzzDecodeManifest(f *testing.F) {
 // testdata/fuzz/FuzzDecodeIndex). It must never panic; whatever it accepts
 // has clean paths in scan order and encodes back to the same index.
 func FuzzDecodeIndex(f *testing.F) {
-	f.Add(encodeIndexOf("20260101T000000.000001Z", "", []string{".", "a", "a/b", "ab"}, []ident{{}, {Ino: 1}, {Ino: 9, MTime: 3}, {}}))
+	f.Add(encodeIndexOf("20260101T000000.000001Z", "", []string{".", "a", "a/b", "ab"}, []tree.Ident{{}, {Ino: 1}, {Ino: 9, MTime: 3}, {}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x, err := decodeIndex(b)
 		if err != nil {
@@ -61,7 +62,7 @@ func FuzzDecodeIndex(f *testing.F) {
 			t.Fatalf("accepted, then failed to walk: %v", err)
 		}
 		for i, p := range ps {
-			if checkPath(p) != nil || (i > 0 && !pathLess(ps[i-1], p)) {
+			if checkPath(p) != nil || (i > 0 && !tree.PathLess(ps[i-1], p)) {
 				t.Fatalf("accepted path %q", p)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -153,7 +154,7 @@ func (k *Keeper) note(v ramdisk.Volume, kind, id string) error {
 	}
 	if !had || old != rec {
 		if err := k.registry().Put(rec); err != nil {
-			return noSpace(err)
+			return tree.NoSpace(err)
 		}
 	}
 	mk, err := diskid.NewMark(v.MountPoint, k.Data, v.Name, kind, id)
@@ -220,7 +221,7 @@ func (k *Keeper) Whose(v ramdisk.Volume) string {
 // legacyMarker is the id in the marker file an older RAMBar wrote at a
 // kept disk's root (MarkerName), "" when there is none.
 func legacyMarker(mp string) string {
-	b, err := readBounded(filepath.Join(mp, MarkerName), maxSmall)
+	b, err := readBounded(filepath.Join(mp, tree.MarkerName), maxSmall)
 	if err != nil {
 		return ""
 	}
@@ -231,7 +232,7 @@ func legacyMarker(mp string) string {
 // root, once the record and the mark know the disk: a regular file only,
 // never through a link.
 func removeLegacyMarker(mp string) {
-	p := filepath.Join(mp, MarkerName)
+	p := filepath.Join(mp, tree.MarkerName)
 	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
 		unix.Unlink(p)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,7 +128,7 @@ func TestKeptDiskSurvivesTheUsersTidyUp(t *testing.T) {
 
 // savedTree restores a store's current snapshot into a new folder and
 // digests it.
-func savedTree(t *testing.T, k *Keeper, name string) Digest {
+func savedTree(t *testing.T, k *Keeper, name string) tree.Digest {
 	t.Helper()
 	st, err := k.State(name)
 	if err != nil {
@@ -166,7 +167,7 @@ func TestCopiedMarksAreNotTrusted(t *testing.T) {
 	if err := unix.Setxattr(b.MountPoint, "user.rambar", raw, 0); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(b.MountPoint, MarkerName), []byte(st.ID+"\n"), 0o644)
+	os.WriteFile(filepath.Join(b.MountPoint, tree.MarkerName), []byte(st.ID+"\n"), 0o644)
 	if k.Holds(b, st) {
 		t.Fatal("a disk with copied marks is held")
 	}
@@ -232,11 +233,11 @@ func TestOlderRAMBarsDiskIsTakenOn(t *testing.T) {
 	for _, a := range diskid.MarkAttrs {
 		unix.Removexattr(v.MountPoint, a)
 	}
-	os.WriteFile(filepath.Join(v.MountPoint, MarkerName), []byte(st.ID+"\n"), 0o644)
+	os.WriteFile(filepath.Join(v.MountPoint, tree.MarkerName), []byte(st.ID+"\n"), 0o644)
 	if !k.Holds(v, st) {
 		t.Fatal("an older RAMBar's kept disk is not held")
 	}
-	absent(t, filepath.Join(v.MountPoint, MarkerName))
+	absent(t, filepath.Join(v.MountPoint, tree.MarkerName))
 	if _, ok := k.registry().Get("Old"); !ok {
 		t.Error("not recorded when taken on")
 	}
@@ -286,7 +287,7 @@ func TestMirrorOfAGitCloneStaysClean(t *testing.T) {
 	if got := sh(t, f.folder, "git", "log", "--format=%s"); got != "on the disk\nfirst\n" {
 		t.Errorf("the folder's history: %q", got)
 	}
-	absent(t, f.inFolder(MarkerName))
+	absent(t, f.inFolder(tree.MarkerName))
 	if _, err := diskid.ReadMark(f.folder); !errors.Is(err, diskid.ErrNoMark) {
 		t.Errorf("the folder carries a mark: %v", err)
 	}

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"fmt"
+	"rambar/tree"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -34,14 +35,14 @@ type index struct {
 // indexOf is the exact index of a save of items as snapshot, encoded:
 // each path with its identity, its hard-link target and, for the files
 // sums names (watched: watch.go), the sum of their contents.
-func indexOf(snapshot, diskID string, items []scanned, sums map[string]contentSum) []byte {
+func indexOf(snapshot, diskID string, items []tree.Scanned, sums map[string]contentSum) []byte {
 	w := newIndexWriter(snapshot, diskID, len(items))
 	for i := range items {
 		var sum *contentSum
-		if c, ok := sums[items[i].rel]; ok {
+		if c, ok := sums[items[i].Rel]; ok {
 			sum = &c
 		}
-		w.add(items[i].rel, items[i].id, hardLinkOf(items, i), sum)
+		w.add(items[i].Rel, items[i].Id, tree.HardLinkOf(items, i), sum)
 	}
 	return w.bytes()
 }
@@ -51,10 +52,10 @@ func indexOf(snapshot, diskID string, items []scanned, sums map[string]contentSu
 // them with (ids); a path not noted gets none, so the next save reads it
 // (or, if the disk lacks it, records it as removed), and a path only the
 // disk has is not indexed, so it is saved.
-func restoredIndex(id, diskID string, entries []Entry, ids *idents) []byte {
+func restoredIndex(id, diskID string, entries []tree.Entry, ids *tree.Idents) []byte {
 	w := newIndexWriter(id, diskID, len(entries))
 	for i := range entries {
-		w.add(entries[i].Path, ids.of(entries[i].Path), entries[i].HardLink, nil)
+		w.add(entries[i].Path, ids.Of(entries[i].Path), entries[i].HardLink, nil)
 	}
 	return w.bytes()
 }
@@ -89,7 +90,7 @@ type linkSeen struct {
 func (x *index) match() *indexMatch { return &indexMatch{c: x.cursor(), ok: true} }
 
 // matcher is m as a scan's Matcher: none when m is nil.
-func (m *indexMatch) matcher() Matcher {
+func (m *indexMatch) matcher() tree.Matcher {
 	if m == nil {
 		return nil
 	}
@@ -97,22 +98,22 @@ func (m *indexMatch) matcher() Matcher {
 }
 
 // See compares the next item of the scan with the index.
-func (m *indexMatch) See(it *scanned) {
+func (m *indexMatch) See(it *tree.Scanned) {
 	m.seen++
 	if !m.ok {
 		return
 	}
 	at := *m.c
 	p, id, ok := m.c.next()
-	if m.ok = ok && string(p) == it.rel && sameIdent(it.rel, it.id, id); !m.ok {
+	if m.ok = ok && string(p) == it.Rel && sameIdent(it.Rel, it.Id, id); !m.ok {
 		m.at = at // m.c is not read again, so at's path is kept
 		return
 	}
 	m.prefix++
 	if m.c.watched {
-		m.note(it.rel, m.c.sum)
+		m.note(it.Rel, m.c.sum)
 	}
-	if len(m.c.link) > 0 || it.hardLink != 0 {
+	if len(m.c.link) > 0 || it.HardLink != 0 {
 		m.linked = append(m.linked, linkSeen{m.prefix - 1, string(m.c.link)})
 	}
 }
@@ -148,9 +149,9 @@ func (x *index) lists(p string) func() bool {
 	return sync.OnceValue(func() bool {
 		found := false
 		if x != nil {
-			x.walk(func(q []byte, _ ident) bool {
+			x.walk(func(q []byte, _ tree.Ident) bool {
 				found = string(q) == p
-				return pathLess(q, p)
+				return tree.PathLess(q, p)
 			})
 		}
 		return found
@@ -175,7 +176,7 @@ func (l *pathList) add(p string) {
 // change whenever anything is made or removed in it, RAMBar's own scratch
 // folders included (ramdisk.ScratchPrefix), so there they alone do not make
 // a disk unsaved: what it holds is compared entry by entry.
-func sameIdent(rel string, a, b ident) bool {
+func sameIdent(rel string, a, b tree.Ident) bool {
 	if rel == "." {
 		a.CTime, a.MTime, a.Size = b.CTime, b.MTime, b.Size
 	}
@@ -201,7 +202,7 @@ type indexDiff struct {
 // its identity and (an index of version 4) its hard-link target are: a
 // folder renamed moves a link's target without changing the link. ok is
 // false when x is damaged: the diff is then nil's, and x must not be used.
-func diffIndex(x *index, items []scanned, m *indexMatch) (d indexDiff, ok bool) {
+func diffIndex(x *index, items []tree.Scanned, m *indexMatch) (d indexDiff, ok bool) {
 	d = indexDiff{same: make([]bool, len(items)), changed: len(items)}
 	if x == nil {
 		return d, true
@@ -217,7 +218,7 @@ func diffIndex(x *index, items []scanned, m *indexMatch) (d indexDiff, ok bool) 
 		}
 		d.changed -= i
 		for _, l := range m.linked {
-			if link := hardLinkOf(items, l.i); l.link != link {
+			if link := tree.HardLinkOf(items, l.i); l.link != link {
 				d.reshaped = true
 				if x.version >= 4 {
 					d.same[l.i], d.changed = false, d.changed+1
@@ -231,24 +232,24 @@ func diffIndex(x *index, items []scanned, m *indexMatch) (d indexDiff, ok bool) 
 		if !more {
 			break
 		}
-		for i < len(items) && pathLess(items[i].rel, p) {
+		for i < len(items) && tree.PathLess(items[i].Rel, p) {
 			i++ // added, or changed from another kind: not the same
 		}
-		if i < len(items) && items[i].rel == string(p) {
-			link := hardLinkOf(items, i)
-			same := sameIdent(items[i].rel, items[i].id, id) && (x.version < 4 || string(c.link) == link)
+		if i < len(items) && items[i].Rel == string(p) {
+			link := tree.HardLinkOf(items, i)
+			same := sameIdent(items[i].Rel, items[i].Id, id) && (x.version < 4 || string(c.link) == link)
 			if d.same[i] = same; same {
 				d.changed--
 			}
 			matched++
-			if items[i].id.Mode&unix.S_IFMT != id.Mode&unix.S_IFMT || string(c.link) != link {
+			if items[i].Id.Mode&unix.S_IFMT != id.Mode&unix.S_IFMT || string(c.link) != link {
 				d.reshaped = true
 			}
 			if c.watched {
 				if d.watched == nil {
 					d.watched = map[string]contentSum{}
 				}
-				d.watched[items[i].rel] = c.sum
+				d.watched[items[i].Rel] = c.sum
 			}
 			i++
 		} else {
@@ -281,7 +282,7 @@ func (s *store) loadIndex() *index {
 // read) costs a full copy, never data.
 func (s *store) writeIndex(b []byte) error {
 	if err := atomicfile.WriteFast(s.path("index"), b, 0o600); err != nil {
-		return noSpace(fmt.Errorf("write index: %w", err))
+		return tree.NoSpace(fmt.Errorf("write index: %w", err))
 	}
 	return nil
 }
@@ -290,11 +291,11 @@ func (s *store) writeIndex(b []byte) error {
 // with the index x (nil: none): same reports that they are exactly x's
 // (x.matches, without a second pass over the scan). An empty lost+found of
 // the file system's is kept when x lists one (the user's, merged with it).
-func scanMatching(root string, hint int, x *index, caches bool) (items []scanned, notKept []NotKept, same bool, err error) {
+func scanMatching(root string, hint int, x *index, caches bool) (items []tree.Scanned, notKept []tree.NotKept, same bool, err error) {
 	m, keepLF := (*indexMatch)(nil), x.lists("lost+found")
 	if x != nil {
 		m = x.match()
 	}
-	items, notKept, err = scanWith(root, hint, m.matcher(), treeOpts{keepLF: keepLF, caches: caches})
+	items, notKept, err = tree.ScanWith(root, hint, m.matcher(), tree.Opts{KeepLF: keepLF, Caches: caches})
 	return items, notKept, m != nil && m.matched(len(items)), err
 }

@@ -1,6 +1,9 @@
 package mirror
 
-import "bytes"
+import (
+	"bytes"
+	"rambar/tree"
+)
 
 // An index file: magic, snapshot, disk ID, the number of paths, then per
 // path its identity, in pathLess order.
@@ -52,7 +55,7 @@ func newIndexWriter(snapshot, diskID string, n int) *indexWriter {
 // add appends path p (after the previous one in pathLess order) with id,
 // its hard-link target link ("" for none) and, for a watched file, the sum
 // of its contents (nil: not watched).
-func (w *indexWriter) add(p string, id ident, link string, sum *contentSum) {
+func (w *indexWriter) add(p string, id tree.Ident, link string, sum *contentSum) {
 	shared := 0
 	for shared < len(p) && shared < len(w.prev) && p[shared] == w.prev[shared] {
 		shared++
@@ -99,7 +102,7 @@ func decodeIndex(b []byte) (*index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := x.walk(func([]byte, ident) bool { return true }); err != nil {
+	if err := x.walk(func([]byte, tree.Ident) bool { return true }); err != nil {
 		return nil, err
 	}
 	return x, nil
@@ -110,7 +113,7 @@ func decodeIndex(b []byte) (*index, error) {
 // errBadIndex at the first malformed entry (a path not clean, out of
 // order, a field cut short, bytes after the last entry): an index is
 // trusted no further than it reads.
-func (x *index) walk(fn func(p []byte, id ident) bool) error {
+func (x *index) walk(fn func(p []byte, id tree.Ident) bool) error {
 	c := x.cursor()
 	for {
 		p, id, ok := c.next()
@@ -130,7 +133,7 @@ type indexCursor struct {
 	x          *index
 	d          decoder
 	cur, spare []byte // the last path returned; a buffer for the next
-	id         ident
+	id         tree.Ident
 	k          int // entries read
 	err        error
 	// link is the last entry's hard-link target (version 4; valid until
@@ -146,9 +149,9 @@ func (x *index) cursor() *indexCursor { return &indexCursor{x: x, d: decoder{b: 
 // next reads the next entry: its path (bytes valid until the next call)
 // and identity; false after the last entry or at a malformed one (then
 // err is errBadIndex).
-func (c *indexCursor) next() ([]byte, ident, bool) {
+func (c *indexCursor) next() ([]byte, tree.Ident, bool) {
 	if c.err != nil || c.k == c.x.n {
-		return nil, ident{}, false
+		return nil, tree.Ident{}, false
 	}
 	d, prev, cur := &c.d, c.cur, c.spare[:0]
 	shared := 0
@@ -156,14 +159,14 @@ func (c *indexCursor) next() ([]byte, ident, bool) {
 		n := d.uv()
 		if n > uint64(len(prev)) {
 			c.err = errBadIndex
-			return nil, ident{}, false
+			return nil, tree.Ident{}, false
 		}
 		shared = int(n)
 		cur = append(append(cur, prev[:shared]...), d.raw()...)
-		c.id = ident{Ino: c.id.Ino + uint64(d.sv()), CTime: c.id.CTime + d.sv(), MTime: c.id.MTime + d.sv()}
+		c.id = tree.Ident{Ino: c.id.Ino + uint64(d.sv()), CTime: c.id.CTime + d.sv(), MTime: c.id.MTime + d.sv()}
 	} else {
 		cur = append(cur, d.raw()...)
-		c.id = ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv()}
+		c.id = tree.Ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv()}
 	}
 	c.id.Size, c.id.Mode = d.sv(), uint32(d.uv())
 	c.link, c.watched = nil, false
@@ -173,13 +176,13 @@ func (c *indexCursor) next() ([]byte, ident, bool) {
 		if c.link = d.fixed(n >> 1); c.watched {
 			copy(c.sum[:], d.fixed(uint64(len(c.sum))))
 		}
-		if len(c.link) > 0 && (!cleanFrom(c.link, 0) || !pathLess(c.link, cur)) {
+		if len(c.link) > 0 && (!cleanFrom(c.link, 0) || !tree.PathLess(c.link, cur)) {
 			d.bad = true // a target is a clean path before its link
 		}
 	}
 	if d.bad || !nextPath(prev, cur, shared, c.k == 0) {
 		c.err = errBadIndex
-		return nil, ident{}, false
+		return nil, tree.Ident{}, false
 	}
 	c.k++
 	c.spare, c.cur = prev, cur
@@ -212,5 +215,5 @@ func nextPath(prev, cur []byte, shared int, first bool) bool {
 		return cleanFrom(cur, 0)
 	}
 	from := bytes.LastIndexByte(cur[:shared], '/') + 1
-	return cleanFrom(cur, from) && componentLess(prev[shared:], cur[shared:])
+	return cleanFrom(cur, from) && tree.ComponentLess(prev[shared:], cur[shared:])
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"rambar/tree"
 	"slices"
 
 	"rambar/internal/atomicfile"
@@ -68,7 +69,7 @@ func decodeInUse(id string, b []byte) (*InUse, error) {
 			return nil, errBadInUse
 		}
 		p := prev[:k] + string(rest)
-		if checkPath(p) != nil || (i > 0 && !pathLess(prev, p)) {
+		if checkPath(p) != nil || (i > 0 && !tree.PathLess(prev, p)) {
 			return nil, errBadInUse
 		}
 		u.Paths, prev = append(u.Paths, p), p
@@ -83,9 +84,9 @@ func decodeInUse(id string, b []byte) (*InUse, error) {
 // flush before the commit: writeSnapshot).
 func (s *store) writeInUse(id string, u *InUse) error {
 	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
-		return noSpace(err)
+		return tree.NoSpace(err)
 	}
-	return noSpace(atomicfile.WriteFile(s.path("snapshots", id+inUseExt), encodeInUse(id, u), 0o600))
+	return tree.NoSpace(atomicfile.WriteFile(s.path("snapshots", id+inUseExt), encodeInUse(id, u), 0o600))
 }
 
 // inUse reads the record of snapshot id: nil when it has none (it was

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"slices"
 	"strings"
 	"testing"
@@ -87,17 +88,17 @@ func TestCraftedInUseRecordIsRefused(t *testing.T) {
 // outside any folder, paths out of order) fails as it writes it, and
 // leaves no manifest and no new current snapshot.
 func TestManifestIsCheckedAsItIsWritten(t *testing.T) {
-	root := Entry{Path: ".", Kind: KindDir, Mode: 0o755}
-	dir := Entry{Path: "a", Kind: KindDir, Mode: 0o755}
-	file := Entry{Path: "a/x", Kind: KindFile, Mode: 0o644, Size: 1, Obj: objName{Save: "20261202T000000.000000Z", Num: 1}}
-	for name, entries := range map[string][]Entry{
-		"a link to a path gone":    {root, dir, file, {Path: "z", Kind: KindFile, Mode: 0o644, HardLink: "m/x"}},
-		"a link to a later file":   {root, {Path: "0", Kind: KindFile, Mode: 0o644, HardLink: "a/x"}, dir, file},
-		"a path in no folder":      {root, {Path: "b/x", Kind: KindFile, Mode: 0o644, Obj: file.Obj}},
-		"paths out of order":       {root, dir, {Path: "0", Kind: KindDir, Mode: 0o755}},
+	root := tree.Entry{Path: ".", Kind: tree.KindDir, Mode: 0o755}
+	dir := tree.Entry{Path: "a", Kind: tree.KindDir, Mode: 0o755}
+	file := tree.Entry{Path: "a/x", Kind: tree.KindFile, Mode: 0o644, Size: 1, Obj: tree.ObjName{Save: "20261202T000000.000000Z", Num: 1}}
+	for name, entries := range map[string][]tree.Entry{
+		"a link to a path gone":    {root, dir, file, {Path: "z", Kind: tree.KindFile, Mode: 0o644, HardLink: "m/x"}},
+		"a link to a later file":   {root, {Path: "0", Kind: tree.KindFile, Mode: 0o644, HardLink: "a/x"}, dir, file},
+		"a path in no folder":      {root, {Path: "b/x", Kind: tree.KindFile, Mode: 0o644, Obj: file.Obj}},
+		"paths out of order":       {root, dir, {Path: "0", Kind: tree.KindDir, Mode: 0o755}},
 		"no root":                  {dir},
-		"a folder with an object":  {root, {Path: "a", Kind: KindDir, Obj: file.Obj}},
-		"a symlink with no target": {root, {Path: "l", Kind: KindSymlink}},
+		"a folder with an object":  {root, {Path: "a", Kind: tree.KindDir, Obj: file.Obj}},
+		"a symlink with no target": {root, {Path: "l", Kind: tree.KindSymlink}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := &store{dir: t.TempDir()}
@@ -163,9 +164,9 @@ func equalSet(m map[uint64]bool, want ...uint64) bool {
 // before its link makes the index bad.
 func TestIndexLinkTargetsRoundTripAndAreChecked(t *testing.T) {
 	w := newIndexWriter("20260101T000000.000001Z", "d", 3)
-	w.add(".", ident{Ino: 1}, "", nil)
-	w.add("a", ident{Ino: 2}, "", &contentSum{1, 2, 3})
-	w.add("b", ident{Ino: 2}, "a", nil)
+	w.add(".", tree.Ident{Ino: 1}, "", nil)
+	w.add("a", tree.Ident{Ino: 2}, "", &contentSum{1, 2, 3})
+	w.add("b", tree.Ident{Ino: 2}, "a", nil)
 	x, err := decodeIndex(w.bytes())
 	if err != nil {
 		t.Fatal(err)
@@ -181,9 +182,9 @@ func TestIndexLinkTargetsRoundTripAndAreChecked(t *testing.T) {
 	}
 	for name, link := range map[string]string{"after it": "c", "itself": "b", "climbing out": "../a", "the root": "."} {
 		w := newIndexWriter("", "d", 3)
-		w.add(".", ident{}, "", nil)
-		w.add("a", ident{}, "", nil)
-		w.add("b", ident{}, link, nil)
+		w.add(".", tree.Ident{}, "", nil)
+		w.add("a", tree.Ident{}, "", nil)
+		w.add("b", tree.Ident{}, link, nil)
 		if _, err := decodeIndex(w.bytes()); err == nil {
 			t.Errorf("a link target %s accepted", name)
 		}

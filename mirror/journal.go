@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -66,10 +67,10 @@ func (l tempList) write(storeDir string, temps []tempAt) error {
 	}
 	e.fixed32(crc32.ChecksumIEEE(e.b))
 	if err := os.MkdirAll(recordDir(storeDir), 0o700); err != nil {
-		return noSpace(fmt.Errorf("make %s: %w", recordDir(storeDir), err))
+		return tree.NoSpace(fmt.Errorf("make %s: %w", recordDir(storeDir), err))
 	}
 	if err := atomicfile.WriteFile(l.path(storeDir), e.b, 0o600); err != nil {
-		return noSpace(fmt.Errorf("note %s temporary names: %w", l.what, err))
+		return tree.NoSpace(fmt.Errorf("note %s temporary names: %w", l.what, err))
 	}
 	return nil
 }
@@ -133,7 +134,7 @@ func cleanTemps(rootfd int, temps []tempAt) []string {
 	for _, t := range temps {
 		dirfd := rootfd
 		if t.dir != "." {
-			fd, err := openBeneath(rootfd, t.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			fd, err := tree.OpenBeneath(rootfd, t.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 			if err != nil {
 				continue // its folder is gone, and the name with it
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 
 	"rambar/ramdisk"
 )
@@ -28,7 +29,7 @@ type SaveOptions struct {
 	// Force saves even an empty, unmounted or different disk over a
 	// non-empty copy.
 	Force    bool
-	Progress ProgressFunc
+	Progress tree.ProgressFunc
 }
 
 // RestoreOptions tune one restore.
@@ -38,7 +39,7 @@ type RestoreOptions struct {
 	// Force restores over a disk that holds files (they are removed first),
 	// even unsaved ones.
 	Force    bool
-	Progress ProgressFunc
+	Progress tree.ProgressFunc
 }
 
 // Keeper saves and restores the contents of RAM disks. It is safe to use
@@ -215,7 +216,7 @@ func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", v.MountPoint, err)
 	}
-	reserved := reservedIn(v.MountPoint)
+	reserved := tree.ReservedIn(v.MountPoint)
 	for _, e := range ents {
 		if !reserved(e.Name()) {
 			return nil

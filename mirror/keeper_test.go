@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"sync"
 	"testing"
@@ -109,16 +110,16 @@ func richTree(t *testing.T, root string) {
 	}
 }
 
-func digest(t *testing.T, root string) Digest {
+func digest(t *testing.T, root string) tree.Digest {
 	t.Helper()
-	d, err := DigestTree(root, true)
+	d, err := tree.DigestOf(root, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
 }
 
-func sameTree(t *testing.T, want, got Digest) {
+func sameTree(t *testing.T, want, got tree.Digest) {
 	t.Helper()
 	if diff := want.Diff(got, 10); len(diff) > 0 {
 		for _, p := range diff {
@@ -157,7 +158,7 @@ func TestRoundTripKeepsEverything(t *testing.T) {
 	if st, err := f.k.State("Work"); err != nil || !f.k.Holds(v, st) {
 		t.Errorf("the restored disk is not held by its store (%v)", err)
 	}
-	if _, err := os.Lstat(filepath.Join(v.MountPoint, MarkerName)); err == nil {
+	if _, err := os.Lstat(filepath.Join(v.MountPoint, tree.MarkerName)); err == nil {
 		t.Error("a marker file in the restored disk's tree")
 	}
 	// Restored files are copies: no inode shared with the store.
@@ -225,7 +226,7 @@ func TestSnapshotsArePrunedAndRestorable(t *testing.T) {
 	v := f.create("Snap")
 	f.k.Load(f.ctx, v, nil)
 	var ids []string
-	var trees []Digest
+	var trees []tree.Digest
 	for i := 0; i < 5; i++ {
 		write(t, v.MountPoint, "version", fmt.Sprint(i))
 		write(t, v.MountPoint, fmt.Sprintf("added%d", i), "x")
@@ -290,7 +291,7 @@ func TestGuardsRefuseToLoseSavedContents(t *testing.T) {
 			return v
 		}, "is not a disk this RAMBar knows"},
 		{"an old marker file naming another store", func() ramdisk.Volume {
-			os.WriteFile(filepath.Join(v.MountPoint, MarkerName), []byte("someoneelse\n"), 0o644)
+			os.WriteFile(filepath.Join(v.MountPoint, tree.MarkerName), []byte("someoneelse\n"), 0o644)
 			return v
 		}, "is not a disk this RAMBar knows"},
 		{"unmounted", func() ramdisk.Volume {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"slices"
 	"strings"
 	"testing"
@@ -21,11 +22,11 @@ import (
 // hard links of one file.
 func sameAsCopy(t *testing.T, what, want, root string) {
 	t.Helper()
-	a, err := DigestTree(want, true)
+	a, err := tree.DigestOf(want, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := DigestTree(root, true)
+	b, err := tree.DigestOf(root, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func copyTree(t *testing.T, root, dir string) {
 	if out, err := exec.Command("cp", "-a", root+"/.", dir).CombinedOutput(); err != nil {
 		t.Fatalf("cp -a: %v %s", err, out)
 	}
-	os.Remove(filepath.Join(dir, MarkerName))
+	os.Remove(filepath.Join(dir, tree.MarkerName))
 }
 
 // TestHardLinkTargetsFollowFolderRenames: a file with two names, the first
@@ -142,7 +143,7 @@ func randomChange(t *testing.T, r *rand.Rand, root string, i int) {
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(root, p)
 		switch {
-		case err != nil || rel == MarkerName:
+		case err != nil || rel == tree.MarkerName:
 		case d.IsDir() && rel != ".":
 			dirs = append(dirs, rel)
 		case d.Type().IsRegular() && rel != "keep.txt":

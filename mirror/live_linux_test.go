@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"testing"
 	"time"
@@ -181,7 +182,7 @@ func TestWritesThroughASharedMappingAreSeen(t *testing.T) {
 	unix.Stat(db, &before)
 	m.poke(t, 1, 'b') // the same page again: no time moves
 	unix.Stat(db, &after)
-	t.Logf("identity moved by the second write: %v", identOf(&before) != identOf(&after))
+	t.Logf("identity moved by the second write: %v", tree.IdentOf(&before) != tree.IdentOf(&after))
 	if dirty, err := k.Dirty(v); err != nil || !dirty {
 		t.Fatalf("Dirty after a write through the mapping = %v, %v; want true", dirty, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 
 	"rambar/ramdisk"
 )
@@ -14,7 +15,7 @@ import (
 // the store and the folder agree). It records and marks the disk as the
 // store's first (internal/diskid). A disk too
 // small is refused before anything is written.
-func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (Result, error) {
+func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.ProgressFunc) (Result, error) {
 	st, err := k.State(v.Name)
 	if err != nil {
 		return Result{}, err
@@ -60,7 +61,7 @@ func (k *Keeper) checkEmpty(v ramdisk.Volume) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", v.MountPoint, err)
 	}
-	reserved := reservedIn(v.MountPoint)
+	reserved := tree.ReservedIn(v.MountPoint)
 	for _, e := range ents {
 		if !reserved(e.Name()) {
 			return fmt.Errorf("%w: %s already holds files (%s); restoring would overwrite them", ErrRefused, v.Name, e.Name())
@@ -89,15 +90,15 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 		}
 		// Check the room before removing anything: what the disk holds now
 		// is freed by the clearing.
-		free, err := freeSpace(v.MountPoint)
+		free, err := tree.FreeSpace(v.MountPoint)
 		if err != nil {
 			return Result{}, nothingWritten{err}
 		}
 		held := int64(0)
 		if items, _, _, err := scanMatching(v.MountPoint, 0, nil, st.Mode == ramdisk.Mirror); err == nil { // what the clearing frees: not Caches
 			for _, it := range items {
-				if it.hardLink == 0 {
-					held += it.blocks * 512
+				if it.HardLink == 0 {
+					held += it.Blocks * 512
 				}
 			}
 		}
@@ -129,7 +130,7 @@ func clearDisk(root string) error {
 	if err != nil {
 		return err
 	}
-	reserved := reservedIn(root)
+	reserved := tree.ReservedIn(root)
 	for _, e := range ents {
 		if reserved(e.Name()) {
 			continue

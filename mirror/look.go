@@ -3,6 +3,7 @@ package mirror
 import (
 	"errors"
 	"fmt"
+	"rambar/tree"
 	"runtime"
 	"slices"
 	"strings"
@@ -27,9 +28,9 @@ import (
 // (a scan of it, in scan order) that are no longer as it found them (at
 // most named), and whether more than files' contents changed: a path gone
 // or added, a folder changed. It stops early once stop is set.
-func lookAt(root string, items []scanned, most int, caches bool, stop *atomic.Bool) (*pathList, bool, error) {
+func lookAt(root string, items []tree.Scanned, most int, caches bool, stop *atomic.Bool) (*pathList, bool, error) {
 	looks.Add(1)
-	top, err := openRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	top, err := tree.OpenRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false, fmt.Errorf("look at %s: %w", root, err)
 	}
@@ -66,7 +67,7 @@ var errStopped = errors.New("look stopped")
 type looker struct {
 	caches bool // a Caches folder at the top is contents (store.caches)
 	top    int
-	items  []scanned
+	items  []tree.Scanned
 	stop   *atomic.Bool
 	mu     sync.Mutex
 	diffs  *pathList
@@ -85,7 +86,7 @@ func (l *looker) differ(p string, moved bool) {
 
 // topNames compares the names at the top folder with the scan's.
 func (l *looker) topNames(root string) error {
-	fd, err := openAtRetry(l.top, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := tree.OpenAtRetry(l.top, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("look at %s: %w", root, err)
 	}
@@ -94,17 +95,17 @@ func (l *looker) topNames(root string) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("look at %s: %w", root, err)
 	}
-	if now := identOf(&st); len(l.items) == 0 || !sameIdent(".", now, l.items[0].id) {
+	if now := tree.IdentOf(&st); len(l.items) == 0 || !sameIdent(".", now, l.items[0].Id) {
 		l.differ(".", true)
 		return nil
 	}
-	names, err := dirNames(fd)
+	names, err := tree.DirNames(fd)
 	if err != nil {
 		return fmt.Errorf("look at %s: %w", root, err)
 	}
 	var now, then []string
 	for i := 1; i < len(l.items); i++ {
-		if r := l.items[i].rel; !strings.Contains(r, "/") {
+		if r := l.items[i].Rel; !strings.Contains(r, "/") {
 			then = append(then, r)
 		}
 	}
@@ -114,7 +115,7 @@ func (l *looker) topNames(root string) error {
 		if n == "." || n == ".." {
 			continue
 		}
-		if err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || kindOf(uint32(st.Mode)) != 0 && (!isReserved(fd, n, &st, keepLF) || l.caches && n == ramdisk.FallbackLink) {
+		if err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || tree.KindOf(uint32(st.Mode)) != 0 && (!tree.IsReserved(fd, n, &st, keepLF) || l.caches && n == ramdisk.FallbackLink) {
 			now = append(now, n) // gone meanwhile, or contents (not a socket or device, as the scan skips)
 		}
 	}
@@ -129,11 +130,11 @@ func (l *looker) topNames(root string) error {
 // splitTree cuts items (after the top folder) into about n ranges
 // [lo, hi) that each start at a path of the top folder, so that each is
 // a run of whole subtrees.
-func splitTree(items []scanned, n int) [][2]int {
+func splitTree(items []tree.Scanned, n int) [][2]int {
 	var parts [][2]int
 	lo, want := 1, max((len(items)-1)/n, 1)
 	for i := 1; i <= len(items); i++ {
-		if i == len(items) || i-lo >= want && !strings.Contains(items[i].rel, "/") {
+		if i == len(items) || i-lo >= want && !strings.Contains(items[i].Rel, "/") {
 			if i > lo {
 				parts = append(parts, [2]int{lo, i})
 			}
@@ -161,9 +162,9 @@ func (l *looker) walk(lo, hi int) error {
 			return errStopped
 		}
 		it := &l.items[i]
-		parent, name := ".", it.rel
-		if j := strings.LastIndexByte(it.rel, '/'); j >= 0 {
-			parent, name = it.rel[:j], it.rel[j+1:]
+		parent, name := ".", it.Rel
+		if j := strings.LastIndexByte(it.Rel, '/'); j >= 0 {
+			parent, name = it.Rel[:j], it.Rel[j+1:]
 		}
 		for top := stack[len(stack)-1].rel; len(stack) > 1 && parent != top && !strings.HasPrefix(parent, top+"/"); top = stack[len(stack)-1].rel {
 			unix.Close(stack[len(stack)-1].fd)
@@ -174,25 +175,25 @@ func (l *looker) walk(lo, hi int) error {
 		}
 		var st unix.Stat_t
 		err := unix.Fstatat(stack[len(stack)-1].fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-		now := identOf(&st)
+		now := tree.IdentOf(&st)
 		dir := now.Mode&unix.S_IFMT == unix.S_IFDIR
 		switch {
-		case err != nil || now.Mode&unix.S_IFMT != it.id.Mode&unix.S_IFMT:
-			l.differ(it.rel, true)
+		case err != nil || now.Mode&unix.S_IFMT != it.Id.Mode&unix.S_IFMT:
+			l.differ(it.Rel, true)
 			continue
-		case now != it.id:
-			l.differ(it.rel, dir)
+		case now != it.Id:
+			l.differ(it.Rel, dir)
 			if dir {
 				continue // its listing may have changed: its contents are not looked at
 			}
 		}
 		if dir {
-			fd, err := openAtRetry(stack[len(stack)-1].fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			fd, err := tree.OpenAtRetry(stack[len(stack)-1].fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			if err != nil {
-				l.differ(it.rel, true)
+				l.differ(it.Rel, true)
 				continue
 			}
-			stack = append(stack, open{it.rel, fd})
+			stack = append(stack, open{it.Rel, fd})
 		}
 	}
 	return nil

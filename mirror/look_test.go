@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -42,7 +43,7 @@ func TestLookAtTellsWhatChangedSinceTheScan(t *testing.T) {
 			return os.WriteFile(filepath.Join(r, "new"), nil, 0o644)
 		}, []string{"."}, true},
 		{"the marker is not contents", func(r string) error {
-			if err := os.WriteFile(filepath.Join(r, MarkerName), []byte("id"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(r, tree.MarkerName), []byte("id"), 0o644); err != nil {
 				return err
 			}
 			return os.WriteFile(filepath.Join(r, "a/b/f"), []byte("longer data"), 0o644)
@@ -54,7 +55,7 @@ func TestLookAtTellsWhatChangedSinceTheScan(t *testing.T) {
 			for _, p := range []string{"a/b/f", "a/g", "m/new/1", "m/new/2", "m/cur/3", "z"} {
 				write(t, root, p, "data")
 			}
-			items, err := scan(root)
+			items, err := tree.Scan(root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +81,7 @@ func TestLookAtTellsWhatChangedSinceTheScan(t *testing.T) {
 func TestLookAtStopsWhenTold(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, "a/f", "data")
-	items, err := scan(root)
+	items, err := tree.Scan(root)
 	if err != nil {
 		t.Fatal(err)
 	}

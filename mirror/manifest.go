@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"rambar/tree"
 	"sort"
 	"time"
 )
@@ -11,7 +12,7 @@ import (
 // the header only.
 type manifest struct {
 	header
-	Entries []Entry
+	Entries []tree.Entry
 	// Removed lists, in a delta, the paths of Base that are gone.
 	Removed []string
 }
@@ -36,15 +37,15 @@ func defaultDeltaLimit(baseFiles int) int { return 256 + baseFiles/2 }
 
 // applyDelta returns base (in pathLess order) without the removed paths
 // and with sets (in pathLess order) added or replacing their paths.
-func applyDelta(base []Entry, removed []string, sets []Entry) []Entry {
+func applyDelta(base []tree.Entry, removed []string, sets []tree.Entry) []tree.Entry {
 	gone := make(map[string]bool, len(removed))
 	for _, p := range removed {
 		gone[p] = true
 	}
-	out := make([]Entry, 0, len(base)+len(sets))
+	out := make([]tree.Entry, 0, len(base)+len(sets))
 	j := 0
 	for _, e := range base {
-		for j < len(sets) && pathLess(sets[j].Path, e.Path) {
+		for j < len(sets) && tree.PathLess(sets[j].Path, e.Path) {
 			out = append(out, sets[j])
 			j++
 		}
@@ -63,12 +64,12 @@ func applyDelta(base []Entry, removed []string, sets []Entry) []Entry {
 // mergeDelta folds the changes since prev's snapshot (fresh entries, gone
 // paths; pathLess order) into prev's delta: the new delta's entries (fresh
 // ones replacing prev's, gone ones dropped) and removed paths.
-func mergeDelta(prev *manifest, fresh []Entry, gone []string) ([]Entry, []string) {
+func mergeDelta(prev *manifest, fresh []tree.Entry, gone []string) ([]tree.Entry, []string) {
 	isGone := make(map[string]bool, len(gone))
 	for _, p := range gone {
 		isGone[p] = true
 	}
-	kept := make([]Entry, 0, len(prev.Entries))
+	kept := make([]tree.Entry, 0, len(prev.Entries))
 	for _, e := range prev.Entries {
 		if !isGone[e.Path] {
 			kept = append(kept, e)
@@ -89,19 +90,19 @@ func mergeDelta(prev *manifest, fresh []Entry, gone []string) ([]Entry, []string
 			}
 		}
 	}
-	sort.Slice(rm, func(i, j int) bool { return pathLess(rm[i], rm[j]) })
+	sort.Slice(rm, func(i, j int) bool { return tree.PathLess(rm[i], rm[j]) })
 	return entries, rm
 }
 
 // removedFrom counts the paths of old (in pathLess order) missing from
 // items.
-func removedFrom(old []Entry, items []scanned) int {
+func removedFrom(old []tree.Entry, items []tree.Scanned) int {
 	n, j := 0, 0
 	for i := range old {
-		for j < len(items) && pathLess(items[j].rel, old[i].Path) {
+		for j < len(items) && tree.PathLess(items[j].Rel, old[i].Path) {
 			j++
 		}
-		if j >= len(items) || items[j].rel != old[i].Path {
+		if j >= len(items) || items[j].Rel != old[i].Path {
 			n++
 		}
 	}

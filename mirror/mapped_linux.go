@@ -4,6 +4,7 @@ package mirror
 
 import (
 	"errors"
+	"rambar/tree"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -23,12 +24,12 @@ func mappedFiles(root string) map[uint64]bool {
 		return found
 	}
 	major, minor := unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev))
-	proc, err := openRetry("/proc", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	proc, err := tree.OpenRetry("/proc", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return found
 	}
 	defer unix.Close(proc)
-	names, err := dirNames(proc)
+	names, err := tree.DirNames(proc)
 	if err != nil {
 		return found
 	}
@@ -37,7 +38,7 @@ func mappedFiles(root string) map[uint64]bool {
 		if n == "" || n[0] < '1' || n[0] > '9' {
 			continue
 		}
-		fd, err := openAtRetry(proc, n+"/maps", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		fd, err := tree.OpenAtRetry(proc, n+"/maps", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue
 		}

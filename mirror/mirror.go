@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
+	"rambar/tree"
 	"slices"
 	"strconv"
 	"time"
@@ -50,7 +51,7 @@ func (k *Keeper) setupFolder(name string, o Options) error {
 	}
 	if _, err := os.Lstat(o.MirrorPath); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(o.MirrorPath, 0o755); err != nil {
-			return noSpace(fmt.Errorf("make mirror folder: %w", err))
+			return tree.NoSpace(fmt.Errorf("make mirror folder: %w", err))
 		}
 		if os.Geteuid() == 0 {
 			u, uerr := strconv.Atoi(os.Getenv("SUDO_UID"))
@@ -66,7 +67,7 @@ func (k *Keeper) setupFolder(name string, o Options) error {
 // loadMirror fills a fresh disk from its folder. The record of a finished
 // load is written last: until then the disk is incomplete, and is never
 // written back.
-func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, progress ProgressFunc) (Result, error) {
+func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, progress tree.ProgressFunc) (Result, error) {
 	if err := CheckFolder(st.MirrorPath, k.folderRules(false, v.MountPoint)); err != nil {
 		return Result{}, err
 	}
@@ -106,9 +107,9 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 // loadRecord gives add, in order, the record of a load: each path's folder
 // side as loaded and disk side as saved (the same bytes: the hash of what
 // was just copied).
-func loadRecord(loaded []loadedPath, entries []Entry, add func(*syncPath) error) error {
-	find := func(q string) *Entry {
-		if i, ok := slices.BinarySearchFunc(entries, q, func(e Entry, q string) int { return cmpPath(e.Path, q) }); ok {
+func loadRecord(loaded []loadedPath, entries []tree.Entry, add func(*syncPath) error) error {
+	find := func(q string) *tree.Entry {
+		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return cmpPath(e.Path, q) }); ok {
 			return &entries[i]
 		}
 		return nil
@@ -116,7 +117,7 @@ func loadRecord(loaded []loadedPath, entries []Entry, add func(*syncPath) error)
 	i := 0
 	for j := range entries {
 		e := &entries[j]
-		for i < len(loaded) && pathLess(loaded[i].path, e.Path) {
+		for i < len(loaded) && tree.PathLess(loaded[i].path, e.Path) {
 			if err := add(&syncPath{Path: loaded[i].path, F: loaded[i].side()}); err != nil {
 				return err
 			}
@@ -127,12 +128,12 @@ func loadRecord(loaded []loadedPath, entries []Entry, add func(*syncPath) error)
 			sp.F = loaded[i].side()
 			i++
 		}
-		var obj objName
+		var obj tree.ObjName
 		if src := linkSource(e, find); src != nil {
 			obj = src.Obj
 		}
 		sp.D = diskSide(e, obj)
-		if e.Kind == KindFile && sp.F != nil && sp.F.Kind == KindFile {
+		if e.Kind == tree.KindFile && sp.F != nil && sp.F.Kind == tree.KindFile {
 			sp.D.Hash = sp.F.Hash // the bytes just copied
 		}
 		if err := add(&sp); err != nil {

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"sort"
 	"strings"
 	"syscall"
@@ -238,9 +239,9 @@ func TestMirrorWriteBackSurvivesKill9(t *testing.T) {
 
 // oldOrNewBut is oldOrNew where the paths in metaOnly (changed in
 // metadata alone) are compared by content only.
-func oldOrNewBut(old, new, got Digest, metaOnly map[string]bool) []string {
-	strip := func(d Digest) Digest {
-		out := make(Digest, len(d))
+func oldOrNewBut(old, new, got tree.Digest, metaOnly map[string]bool) []string {
+	strip := func(d tree.Digest) tree.Digest {
+		out := make(tree.Digest, len(d))
 		for p, l := range d {
 			if metaOnly[p] {
 				f := strings.SplitN(l, " ", 7)
@@ -254,7 +255,7 @@ func oldOrNewBut(old, new, got Digest, metaOnly map[string]bool) []string {
 }
 
 // killOutcome says where a kill left the folder.
-func killOutcome(old, want, got Digest) string {
+func killOutcome(old, want, got tree.Digest) string {
 	temps := false
 	for p := range got {
 		if isTempPath(p) {
@@ -277,8 +278,8 @@ func killOutcome(old, want, got Digest) string {
 }
 
 // timelessDirs is d with its folders' times left out.
-func timelessDirs(d Digest) Digest {
-	out := make(Digest, len(d))
+func timelessDirs(d tree.Digest) tree.Digest {
+	out := make(tree.Digest, len(d))
 	for p, l := range d {
 		out[p] = timeless(l)
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"sort"
 	"strings"
 	"sync"
@@ -132,11 +133,11 @@ func missing(t *testing.T, maildir string, n int) []int {
 }
 
 // messages counts the distinct messages a tree holds.
-func messages(entries []Entry) int {
+func messages(entries []tree.Entry) int {
 	have := map[int]bool{}
 	for _, e := range entries {
 		var i int
-		if _, err := fmt.Sscanf(filepath.Base(e.Path), "%d.msg", &i); err == nil && e.Kind == KindFile {
+		if _, err := fmt.Sscanf(filepath.Base(e.Path), "%d.msg", &i); err == nil && e.Kind == tree.KindFile {
 			have[i] = true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"strconv"
 	"strings"
 	"syscall"
@@ -122,7 +123,7 @@ func TestMirrorKillDuringLoadThenEject(t *testing.T) {
 	base := tmpfsAt(t, "", "256m")
 	folder := filepath.Join(base, "site")
 	crashTree(t, folder, 7, 3000)
-	want, err := DigestTree(folder, false)
+	want, err := tree.DigestOf(folder, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestMirrorKillDuringLoadThenEject(t *testing.T) {
 				complete++
 			}
 		}
-		got, err := DigestTree(folder, false)
+		got, err := tree.DigestOf(folder, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"rambar/tree"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -66,17 +67,17 @@ func modeOf(it *planItem) uint32 {
 func (w *pathWrite) makeNew(it *planItem, pfd int, target string) error {
 	var err error
 	switch it.D.Kind {
-	case KindFile:
+	case tree.KindFile:
 		return w.writeFile(it, pfd, target)
-	case KindSymlink:
+	case tree.KindSymlink:
 		if err = unix.Symlinkat(it.D.Link, pfd, target); err != nil {
 			return err
 		}
 		if u, g := w.ownerOf(it.Path, it); u >= 0 || g >= 0 {
 			unix.Fchownat(pfd, target, u, g, unix.AT_SYMLINK_NOFOLLOW)
 		}
-	case KindFIFO:
-		if err = mkfifoIn(pfd, target); errors.Is(err, errors.ErrUnsupported) {
+	case tree.KindFIFO:
+		if err = tree.MkfifoIn(pfd, target); errors.Is(err, errors.ErrUnsupported) {
 			w.fail(it, fmt.Errorf("a FIFO: %w", err))
 			return nil
 		}
@@ -118,7 +119,7 @@ func (w *pathWrite) writeFile(it *planItem, pfd int, target string) error {
 	var st unix.Stat_t
 	unix.Fstat(out, &st)
 	it.ino = uint64(st.Ino) // from here undo removes it
-	if _, err := restoreData(out, in, ref, *it.Src, false); err != nil {
+	if _, err := tree.RestoreData(out, in, ref, *it.Src, false); err != nil {
 		return err
 	}
 	if h, err := hashFd(out); err != nil || h != it.DS.Hash {
@@ -130,9 +131,9 @@ func (w *pathWrite) writeFile(it *planItem, pfd int, target string) error {
 		return err
 	}
 	if it.F != nil && !it.Aside {
-		passFlags(out, it.F.flags)
+		tree.PassFlags(out, it.F.flags)
 	}
-	if err := fileFlush(out); err != nil {
+	if err := tree.FileFlush(out); err != nil {
 		return err
 	}
 	w.setTimesAt(pfd, target, it.D)
@@ -142,7 +143,7 @@ func (w *pathWrite) writeFile(it *planItem, pfd int, target string) error {
 
 // setTimesAt gives name in pfd e's access and modification times (a
 // symlink itself, not what it points to).
-func (w *pathWrite) setTimesAt(pfd int, name string, e *Entry) {
+func (w *pathWrite) setTimesAt(pfd int, name string, e *tree.Entry) {
 	ts := []unix.Timespec{e.ATime, e.MTime}
 	if err := unix.UtimesNanoAt(pfd, name, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		w.wb.NotKept = append(w.wb.NotKept, "times of "+e.Path)
@@ -171,7 +172,7 @@ func (w *pathWrite) newXattrs(it *planItem, pfd, out int) {
 	for k, v := range it.D.Xattr {
 		vals[k] = v
 	}
-	for _, k := range sortedKeys(vals) {
+	for _, k := range tree.SortedKeys(vals) {
 		if err := unix.Fsetxattr(out, k, vals[k], 0); err != nil {
 			w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("xattr %s of %s (%v)", k, it.Path, err))
 		}
@@ -197,7 +198,7 @@ func (w *pathWrite) xattrsInPlace(it *planItem, fd int) {
 			base[x.Name] = x.Sum
 		}
 	}
-	for _, k := range sortedKeys(it.D.Xattr) {
+	for _, k := range tree.SortedKeys(it.D.Xattr) {
 		v := it.D.Xattr[k]
 		if s, ok := base[k]; ok && s == valueSum(v) && it.Base.Meta {
 			continue // unchanged on the disk: the folder's value stays
@@ -218,7 +219,7 @@ func xattrsRemoved(it *planItem) []xattrSum {
 	}
 	var out []xattrSum
 	for _, x := range it.Base.Xattrs {
-		if _, still := it.D.Xattr[x.Name]; !still && xattrIsContent(x.Name) {
+		if _, still := it.D.Xattr[x.Name]; !still && tree.XattrIsContent(x.Name) {
 			out = append(out, x)
 		}
 	}
@@ -278,7 +279,7 @@ func (w *pathWrite) dirMeta(it *planItem) {
 		}
 	}
 	if made {
-		for _, k := range sortedKeys(it.D.Xattr) {
+		for _, k := range tree.SortedKeys(it.D.Xattr) {
 			if err := unix.Fsetxattr(fd, k, it.D.Xattr[k], 0); err != nil {
 				w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("xattr %s of %s (%v)", k, it.Path, err))
 			}
@@ -291,7 +292,7 @@ func (w *pathWrite) dirMeta(it *planItem) {
 		w.wb.NotKept = append(w.wb.NotKept, "times of "+it.Path)
 	}
 	if it.after == nil || made {
-		it.after = &side{Kind: KindDir, Mode: it.DS.Mode}
+		it.after = &side{Kind: tree.KindDir, Mode: it.DS.Mode}
 	}
 }
 
@@ -317,12 +318,12 @@ func (w *pathWrite) newSide(it *planItem, rel string) *side {
 	s := &side{Kind: it.DS.Kind, Mode: modeOf(it), Hash: it.DS.Hash}
 	dir, name := splitRel(rel)
 	pfd, err := w.dirFd(dir)
-	if err != nil || it.DS.Kind == KindDir {
+	if err != nil || it.DS.Kind == tree.KindDir {
 		return s
 	}
 	var st unix.Stat_t
 	if unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(st.Ino) == it.ino && st.Mode&unix.S_IFMT == unix.S_IFREG {
-		id := identOf(&st)
+		id := tree.IdentOf(&st)
 		s.Ident = &id
 	}
 	return s
@@ -332,7 +333,7 @@ func (w *pathWrite) newSide(it *planItem, rel string) *side {
 func keptSide(f *fstate) *side {
 	s := f.side()
 	if s != nil && f.e.isReg() && !f.hash.none() && f.hash != unknownHash {
-		id := identOf(&f.e.st)
+		id := tree.IdentOf(&f.e.st)
 		s.Ident = &id
 	}
 	return s
@@ -343,7 +344,7 @@ func keptSide(f *fstate) *side {
 // write-back).
 func (w *pathWrite) linkable(it *planItem) bool {
 	q := w.byPath[it.D.HardLink]
-	if q == nil || q.failed || q.DS == nil || q.DS.Kind != KindFile {
+	if q == nil || q.failed || q.DS == nil || q.DS.Kind != tree.KindFile {
 		return false
 	}
 	if q.Act == writeDisk {
@@ -407,5 +408,5 @@ func (f *fstate) differs(d *side) bool {
 	if !fs.sameContent(d) {
 		return true
 	}
-	return fs != nil && fs.Kind != KindSymlink && fs.Kind != KindDir && fs.Mode != d.Mode
+	return fs != nil && fs.Kind != tree.KindSymlink && fs.Kind != tree.KindDir && fs.Mode != d.Mode
 }

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"fmt"
+	"rambar/tree"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // as that text.
 
 // checkObj refuses an object that is not inside objects/.
-func checkObj(o objName) error {
+func checkObj(o tree.ObjName) error {
 	if !validID(o.Save) || o.Off < 0 || (!o.Packed && o.Off != 0) {
 		return fmt.Errorf("bad object %q", o.String())
 	}
@@ -23,44 +24,44 @@ func checkObj(o objName) error {
 }
 
 // parseObj reads an object's text form (version 1 to 3 manifests).
-func parseObj(obj string) (objName, error) {
+func parseObj(obj string) (tree.ObjName, error) {
 	rest, off, packed := strings.Cut(obj, "@")
 	save, num, ok := strings.Cut(rest, "/")
 	n, err := strconv.ParseUint(num, 10, 32)
 	if !ok || err != nil || !validID(save) {
-		return objName{}, fmt.Errorf("bad object %q", obj)
+		return tree.ObjName{}, fmt.Errorf("bad object %q", obj)
 	}
-	o := objName{Save: save, Num: uint32(n), Packed: packed}
+	o := tree.ObjName{Save: save, Num: uint32(n), Packed: packed}
 	if packed {
 		if o.Off, err = strconv.ParseInt(off, 10, 64); err != nil || o.Off < 0 {
-			return objName{}, fmt.Errorf("bad packed object %q", obj)
+			return tree.ObjName{}, fmt.Errorf("bad packed object %q", obj)
 		}
 	}
 	return o, nil
 }
 
 // objRef is where e's bytes are in the store, relative to objects/.
-func objRefOf(e Entry) (objRef, error) {
+func objRefOf(e tree.Entry) (tree.ObjRef, error) {
 	o := e.Obj
 	if err := checkObj(o); err != nil {
-		return objRef{}, fmt.Errorf("%w: %v", errBadManifest, err)
+		return tree.ObjRef{}, fmt.Errorf("%w: %v", errBadManifest, err)
 	}
-	r := objRef{Rel: o.Save + "/" + strconv.FormatUint(uint64(o.Num), 10)}
+	r := tree.ObjRef{Rel: o.Save + "/" + strconv.FormatUint(uint64(o.Num), 10)}
 	if o.Packed {
 		if e.Size < 0 {
-			return objRef{}, fmt.Errorf("bad packed object %q of size %d: %w", o.String(), e.Size, errBadManifest)
+			return tree.ObjRef{}, fmt.Errorf("bad packed object %q of size %d: %w", o.String(), e.Size, errBadManifest)
 		}
-		r.Off, r.Size, r.Packed = o.Off, e.stored(), true
+		r.Off, r.Size, r.Packed = o.Off, e.Stored(), true
 	}
 	return r, nil
 }
 
 // refsOf lists, per save, the numbers of the objects entries use, each
 // once, in order.
-func refsOf(entries []Entry) map[string][]uint32 {
+func refsOf(entries []tree.Entry) map[string][]uint32 {
 	refs := map[string][]uint32{}
 	for i := range entries {
-		if o := &entries[i].Obj; !o.none() {
+		if o := &entries[i].Obj; !o.None() {
 			refs[o.Save] = append(refs[o.Save], o.Num)
 		}
 	}

@@ -8,32 +8,6 @@ import (
 	"testing"
 )
 
-func TestSudoerOf(t *testing.T) {
-	cases := []struct {
-		name     string
-		root     bool
-		uid, gid string
-		want     sudoer
-	}{
-		{"root under sudo", true, "1000", "1001", sudoer{1000, 1001, true}},
-		{"not root", false, "1000", "1001", sudoer{}},
-		{"no SUDO_UID", true, "", "1001", sudoer{}},
-		{"no SUDO_GID", true, "1000", "", sudoer{}},
-		{"not a number", true, "10x", "1001", sudoer{}},
-		{"negative", true, "-1", "1001", sudoer{}},
-		{"the 'no owner' value", true, "4294967295", "1", sudoer{}},
-		{"too large", true, "4294967296", "1", sudoer{}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			env := map[string]string{"SUDO_UID": c.uid, "SUDO_GID": c.gid}
-			if got := sudoerOf(c.root, func(k string) string { return env[k] }); got != c.want {
-				t.Errorf("sudoerOf = %+v, want %+v", got, c.want)
-			}
-		})
-	}
-}
-
 // TestRestoreUnderSudoGivesTheInvokingUser runs itself again in a child
 // process with SUDO_UID and SUDO_GID set, as sudo would: there a save of
 // files owned by root and by another user (a setuid root file among them)
@@ -46,9 +20,6 @@ func TestRestoreUnderSudoGivesTheInvokingUser(t *testing.T) {
 			t.Fatalf("under sudo: %v\n%s", err, out)
 		}
 		return
-	}
-	if !underSudo.ok || underSudo.uid != 4321 || underSudo.gid != 8765 {
-		t.Fatalf("underSudo = %+v with SUDO_UID=4321 SUDO_GID=8765 as root", underSudo)
 	}
 	f := newFixture(t)
 	st, v := f.kept("Sudo")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )
@@ -63,7 +64,7 @@ func (w *pathWrite) write(ctx context.Context) error {
 				continue
 			}
 			w.undo()
-			return fmt.Errorf("write %s (the folder is as it was): %w", filepath.Join(w.folder, it.Path), noSpace(err))
+			return fmt.Errorf("write %s (the folder is as it was): %w", filepath.Join(w.folder, it.Path), tree.NoSpace(err))
 		}
 	}
 	// The folders made under temporary names get their metadata before
@@ -86,7 +87,7 @@ func (w *pathWrite) write(ctx context.Context) error {
 	for _, it := range w.items {
 		w.trim(maxOpenDirs)
 		if err := w.put(it); err != nil {
-			return fmt.Errorf("write %s: %w", filepath.Join(w.folder, it.Path), noSpace(err))
+			return fmt.Errorf("write %s: %w", filepath.Join(w.folder, it.Path), tree.NoSpace(err))
 		}
 	}
 	w.deletions()
@@ -123,8 +124,8 @@ func (w *pathWrite) write(ctx context.Context) error {
 }
 
 func (w *pathWrite) flush() error {
-	if err := commitFlush(w.rootfd); err != nil {
-		return noSpace(fmt.Errorf("flush %s: %w", w.folder, err))
+	if err := tree.CommitFlush(w.rootfd); err != nil {
+		return tree.NoSpace(fmt.Errorf("flush %s: %w", w.folder, err))
 	}
 	w.flushes++
 	return nil
@@ -205,7 +206,7 @@ func (w *pathWrite) prepare(it *planItem) error {
 	if it.makesDir() {
 		return w.makeDir(it, pfd, target)
 	}
-	if it.D.Kind == KindFile && it.D.HardLink != "" && w.linkable(it) {
+	if it.D.Kind == tree.KindFile && it.D.HardLink != "" && w.linkable(it) {
 		it.link = true // made by a link to its first name, once that is in place
 		return nil
 	}
@@ -325,7 +326,7 @@ func (w *pathWrite) ours(pfd int, it *planItem) bool {
 // made for a file the folder had (dir) is exchanged with it.
 func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir bool, ino uint64) error {
 	if expect == nil {
-		err := renameNoReplace(pfd, tmp, pfd, name)
+		err := tree.RenameNoReplace(pfd, tmp, pfd, name)
 		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY) {
 			return errRaced
 		}
@@ -338,12 +339,12 @@ func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir b
 	if !dir {
 		return replaceFile(pfd, tmp, name, expect, ino)
 	}
-	err := exchangeAt(pfd, tmp, pfd, name)
+	err := tree.ExchangeAt(pfd, tmp, pfd, name)
 	if errors.Is(err, errors.ErrUnsupported) {
 		if err := unix.Unlinkat(pfd, name, 0); err != nil {
 			return err
 		}
-		return renameNoReplace(pfd, tmp, pfd, name)
+		return tree.RenameNoReplace(pfd, tmp, pfd, name)
 	}
 	if err == nil {
 		unix.Unlinkat(pfd, tmp, 0) // the folder's old file, now under the temporary name
@@ -354,7 +355,7 @@ func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir b
 // sameFile: the inode the plan saw, unchanged (ctime is not compared: a
 // rename of another name of the same inode changes it).
 func sameFile(a, b *unix.Stat_t) bool {
-	return a.Ino == b.Ino && a.Size == b.Size && a.Mode == b.Mode && tsNano(statMtime(a)) == tsNano(statMtime(b))
+	return a.Ino == b.Ino && a.Size == b.Size && a.Mode == b.Mode && tree.TsNano(tree.StatMtime(a)) == tree.TsNano(tree.StatMtime(b))
 }
 
 // moveAside renames the folder's name (path rel) to a free conflict copy
@@ -387,7 +388,7 @@ func (w *pathWrite) toFreeName(pfd int, from, rel string) (string, error) {
 	for n := 1; n < 1000; n++ {
 		c := conflictName(rel, w.at, n)
 		_, cname := splitRel(c)
-		err := renameNoReplace(pfd, from, pfd, cname)
+		err := tree.RenameNoReplace(pfd, from, pfd, cname)
 		if !errors.Is(err, unix.EEXIST) && !errors.Is(err, unix.ENOTEMPTY) {
 			return c, err
 		}

@@ -1,6 +1,8 @@
 package mirror
 
 import (
+	"rambar/tree"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -47,7 +49,7 @@ const (
 type fstate struct {
 	e     fsEntry
 	hash  sum
-	flags fileFlags
+	flags tree.FileFlags
 }
 
 func (f *fstate) side() *side {
@@ -57,7 +59,7 @@ func (f *fstate) side() *side {
 	s := &side{Kind: f.e.kind(), Mode: uint32(f.e.st.Mode) & 0o7777, Hash: f.hash}
 	switch {
 	case f.e.st.Mode&unix.S_IFMT == unix.S_IFIFO:
-		s.Kind, s.Hash = KindFIFO, sum{}
+		s.Kind, s.Hash = tree.KindFIFO, sum{}
 	case !f.e.isReg() && !f.e.isDir() && !f.e.isLink():
 		s.Kind, s.Hash = 0, specialHash(uint32(f.e.st.Mode)) // sockets, devices: never the disk's
 	}
@@ -71,15 +73,15 @@ func (f *fstate) protection() string {
 	if f == nil {
 		return ""
 	}
-	return f.flags.protection()
+	return f.flags.Protection()
 }
 
 // planItem is one path the write-back looks at, and what it does there.
 type planItem struct {
 	Path  string
-	D     *Entry // the disk's entry; nil: the disk lacks the path
-	Src   *Entry // the entry whose object holds D's bytes (a hard link's first name)
-	DS    *side  // its side, with its content hash
+	D     *tree.Entry // the disk's entry; nil: the disk lacks the path
+	Src   *tree.Entry // the entry whose object holds D's bytes (a hard link's first name)
+	DS    *side       // its side, with its content hash
 	F     *fstate
 	Base  *side // the record's disk side: what both started from
 	LastF *side // the record's folder side
@@ -111,7 +113,7 @@ func (it *planItem) decide() {
 	fDiff, dDiff := !fs.sameContent(base), !ds.sameContent(base)
 	switch {
 	case it.Path == ".":
-		if f.isDir() && ds != nil && ds.Kind == KindDir {
+		if f.isDir() && ds != nil && ds.Kind == tree.KindDir {
 			it.Act = setMeta // the top folder is never replaced; its metadata follows the disk's
 		}
 	case !dDiff:
@@ -128,7 +130,7 @@ func (it *planItem) decide() {
 			it.Act = deletePath
 		}
 	case ds.sameContent(fs):
-		if ds != nil && ds.Kind == KindDir {
+		if ds != nil && ds.Kind == tree.KindDir {
 			it.Act = setMeta // both made the folder
 		}
 	case ds == nil:
@@ -139,7 +141,7 @@ func (it *planItem) decide() {
 	case f.isDir():
 		it.Act = diskCopy
 		it.Conflict = "changed on both sides: the folder's version is kept under the name, the disk's is the copy"
-	case ds.Kind == KindDir:
+	case ds.Kind == tree.KindDir:
 		it.Act, it.Aside = writeDisk, true
 		it.Conflict = "a folder on the disk, a file in the folder: the folder keeps the name, the folder's file is the copy"
 	default:
@@ -158,7 +160,7 @@ func (it *planItem) protect() {
 	}
 	switch it.Act {
 	case writeDisk:
-		if it.F.isDir() && it.DS.Kind == KindDir {
+		if it.F.isDir() && it.DS.Kind == tree.KindDir {
 			return // a folder's contents are written, not the folder
 		}
 		it.Act, it.Aside = diskCopy, false
@@ -177,11 +179,11 @@ func (it *planItem) protect() {
 
 // makesDir: the item makes a folder (the disk's) at its path.
 func (it *planItem) makesDir() bool {
-	return it.Act == writeDisk && it.DS.Kind == KindDir && !it.F.isDir()
+	return it.Act == writeDisk && it.DS.Kind == tree.KindDir && !it.F.isDir()
 }
 
 // replacesDir: the item puts a non-folder where the folder has a folder,
 // once the folder is emptied by the deletions (it is placed after them).
 func (it *planItem) replacesDir() bool {
-	return it.Act == writeDisk && it.DS.Kind != KindDir && it.F.isDir() && !it.Aside
+	return it.Act == writeDisk && it.DS.Kind != tree.KindDir && it.F.isDir() && !it.Aside
 }

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"rambar/tree"
 	"strings"
 	"testing"
 
@@ -15,12 +16,12 @@ func planSide(v string, disk bool) (*side, *fstate) {
 	if v == "" {
 		return nil, nil
 	}
-	var flags fileFlags
+	var flags tree.FileFlags
 	switch {
 	case strings.HasSuffix(v, "!"):
-		v, flags = strings.TrimSuffix(v, "!"), flagImmutable
+		v, flags = strings.TrimSuffix(v, "!"), tree.FlagImmutable
 	case strings.HasSuffix(v, "+"):
-		v, flags = strings.TrimSuffix(v, "+"), flagAppendOnly
+		v, flags = strings.TrimSuffix(v, "+"), tree.FlagAppendOnly
 	}
 	mode := uint32(0o644)
 	if c, m, ok := strings.Cut(v, "@"); ok {
@@ -30,15 +31,15 @@ func planSide(v string, disk bool) (*side, *fstate) {
 			mode = 0o755
 		}
 	}
-	s := &side{Kind: KindFile, Mode: mode, Hash: linkHash("file " + v), Meta: disk}
+	s := &side{Kind: tree.KindFile, Mode: mode, Hash: linkHash("file " + v), Meta: disk}
 	var st unix.Stat_t
 	setMode(&st.Mode, unix.S_IFREG|mode)
 	switch {
 	case v == "d":
-		s = &side{Kind: KindDir, Mode: 0o755, Meta: disk}
+		s = &side{Kind: tree.KindDir, Mode: 0o755, Meta: disk}
 		setMode(&st.Mode, unix.S_IFDIR|0o755)
 	case strings.HasPrefix(v, "l:"):
-		s.Kind, s.Hash = KindSymlink, linkHash(v[2:])
+		s.Kind, s.Hash = tree.KindSymlink, linkHash(v[2:])
 		setMode(&st.Mode, unix.S_IFLNK|0o777)
 	}
 	return s, &fstate{e: fsEntry{st: st}, hash: s.Hash, flags: flags}
@@ -101,7 +102,7 @@ func TestDecide(t *testing.T) {
 
 func TestDecideTopFolderKeepsItsNameAndTakesTheDisksMetadata(t *testing.T) {
 	d, f := planSide("d", true)
-	it := &planItem{Path: ".", Base: d, F: f, DS: &side{Kind: KindDir, Mode: 0o700, Meta: true}}
+	it := &planItem{Path: ".", Base: d, F: f, DS: &side{Kind: tree.KindDir, Mode: 0o700, Meta: true}}
 	it.decide()
 	if it.Act != setMeta {
 		t.Errorf("the top folder: act %d, want setMeta", it.Act)

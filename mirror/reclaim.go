@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"time"
 
 	"rambar/ramdisk"
@@ -20,8 +21,8 @@ type ReclaimResult struct {
 	After  ramdisk.Usage  `json:"after"`  // usage after
 	// NotKept names what could not be moved out and back: sockets and
 	// device nodes (gone after the reclaim), xattrs the system refused.
-	NotKept []NotKept     `json:"not_kept,omitempty"`
-	Took    time.Duration `json:"took_ns"`
+	NotKept []tree.NotKept `json:"not_kept,omitempty"`
+	Took    time.Duration  `json:"took_ns"`
 }
 
 // ReclaimError is a Reclaim that failed after the disk was ejected: the
@@ -62,7 +63,7 @@ const (
 type ReclaimStep struct {
 	Step    string
 	Staging string         // the staging folder
-	Tree    TreeSum        // what the disk held, from ReclaimCopiedOut on
+	Tree    tree.TreeSum   // what the disk held, from ReclaimCopiedOut on
 	Volume  ramdisk.Volume // the disk made again, from ReclaimMade on
 }
 
@@ -84,7 +85,7 @@ type ReclaimJournal func(ReclaimStep) error
 // eject refuses it after the copy, and the disk is untouched). If any step
 // after the eject fails, the error is a *ReclaimError naming the staging
 // folder, which keeps the contents.
-func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume, plan ramdisk.Plan, journal ReclaimJournal, progress ProgressFunc) (ReclaimResult, error) {
+func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume, plan ramdisk.Plan, journal ReclaimJournal, progress tree.ProgressFunc) (ReclaimResult, error) {
 	start := time.Now()
 	res := ReclaimResult{}
 	if hs := holders(v.MountPoint); len(hs) > 0 {
@@ -109,14 +110,14 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
 	if err := os.MkdirAll(staging, 0o700); err != nil {
-		return res, noSpace(fmt.Errorf("reclaim %s: make %s: %w", v.Name, staging, err))
+		return res, tree.NoSpace(fmt.Errorf("reclaim %s: make %s: %w", v.Name, staging, err))
 	}
 	rec, known := k.Known(v) // the disk made again is recorded as this one was
 	// 1. Copy out and check the copy. The disk is untouched so far: any
 	// failure removes the staging copy and leaves the disk as it was.
 	entries, want, notKept, err := stageOut(ctx, v.MountPoint, staging, progress)
 	if err == nil {
-		err = KeepRootTimes(v.MountPoint, staging) // the staging copy keeps them for a resume
+		err = tree.KeepRootTimes(v.MountPoint, staging) // the staging copy keeps them for a resume
 	}
 	if err == nil {
 		step.Step, step.Tree = ReclaimCopiedOut, want.Sum()
@@ -127,7 +128,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
 	for _, x := range entries {
-		if x.Kind == KindFile {
+		if x.Kind == tree.KindFile {
 			res.Files++
 			res.Bytes += x.Size
 		}
@@ -150,7 +151,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: %w", v.Name, err)}
 	}
 	notes, err := buildTree(ctx, entries, nv.MountPoint,
-		build{from: staging, src: samePath, progress: phase(progress, "copying back"), checkSpace: true, copyFile: k.CopyFile})
+		build{from: staging, src: tree.SamePath, progress: tree.Phase(progress, "copying back"), checkSpace: true, copyFile: k.CopyFile})
 	res.NotKept = append(notKept, notes...)
 	if err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: copy back: %w", v.Name, err)}
@@ -160,7 +161,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 			return res, &ReclaimError{Staging: staging, Err: err}
 		}
 	}
-	if err := KeepRootTimes(staging, nv.MountPoint); err != nil {
+	if err := tree.KeepRootTimes(staging, nv.MountPoint); err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: %w", v.Name, err)}
 	}
 	// 4. Verify by count and content against what the disk held, record
@@ -190,21 +191,21 @@ func StagingFolder(data, name string, t time.Time) string {
 // stageOut copies the disk at root into staging and checks the copy
 // against the disk: the disk's entries, the copy's digest, and what could
 // not be moved (sockets and device nodes, xattrs the system refused).
-func stageOut(ctx context.Context, root, staging string, progress ProgressFunc) ([]Entry, Digest, []NotKept, error) {
-	entries, notKept, err := treeEntriesAll(root)
+func stageOut(ctx context.Context, root, staging string, progress tree.ProgressFunc) ([]tree.Entry, tree.Digest, []tree.NotKept, error) {
+	entries, notKept, err := tree.EntriesAll(root)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	b := build{from: root, src: samePath, progress: phase(progress, "copying out"), checkSpace: true}
+	b := build{from: root, src: tree.SamePath, progress: tree.Phase(progress, "copying out"), checkSpace: true}
 	notes, err := buildTree(ctx, entries, staging, b)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	want, err := DigestTree(staging, true)
+	want, err := tree.DigestOf(staging, true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	got, err := DigestTree(root, true)
+	got, err := tree.DigestOf(root, true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -215,11 +216,11 @@ func stageOut(ctx context.Context, root, staging string, progress ProgressFunc) 
 	// drive before that, not in the page cache.
 	var files []string
 	for _, e := range entries {
-		if e.Kind == KindFile && e.HardLink == "" {
+		if e.Kind == tree.KindFile && e.HardLink == "" {
 			files = append(files, filepath.Join(staging, filepath.FromSlash(e.Path)))
 		}
 	}
-	if err := flushTree(staging, files); err != nil {
+	if err := tree.FlushTree(staging, files); err != nil {
 		return nil, nil, nil, err
 	}
 	return entries, want, append(notKept, notes...), nil
@@ -227,8 +228,8 @@ func stageOut(ctx context.Context, root, staging string, progress ProgressFunc) 
 
 // VerifyTree checks the tree at root against want (the digest of what it
 // should hold), by count and content.
-func VerifyTree(root string, want Digest) error {
-	got, err := DigestTree(root, true)
+func VerifyTree(root string, want tree.Digest) error {
+	got, err := tree.DigestOf(root, true)
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"testing"
 
 	"rambar/ramdisk"
 )
 
-func reclaimFixture(t *testing.T) (*fixture, ramdisk.Volume, ramdisk.Plan, Digest) {
+func reclaimFixture(t *testing.T) (*fixture, ramdisk.Volume, ramdisk.Plan, tree.Digest) {
 	f := newFixture(t)
 	plan := ramdisk.Plan{Name: "R", Size: 64 * ramdisk.MiB, FS: ramdisk.TmpFS}
 	_, v := f.kept("R")
@@ -21,7 +22,7 @@ func reclaimFixture(t *testing.T) (*fixture, ramdisk.Volume, ramdisk.Plan, Diges
 func TestReclaimMovesContentsOutAndBack(t *testing.T) {
 	f, v, plan, want := reclaimFixture(t)
 	var phases []string
-	res, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil, func(p Progress) {
+	res, err := f.k.Reclaim(f.ctx, f.eng, v, plan, nil, func(p tree.Progress) {
 		if len(phases) == 0 || phases[len(phases)-1] != p.Phase {
 			phases = append(phases, p.Phase)
 		}

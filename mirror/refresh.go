@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"rambar/tree"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -30,7 +31,7 @@ type Refreshed struct {
 	// the refresh kept both (After.Folder.Conflicts says where).
 	Left []string `json:"left,omitempty"`
 	// NotKept names what could not be taken onto the disk, and why.
-	NotKept []NotKept `json:"not_kept,omitempty"`
+	NotKept []tree.NotKept `json:"not_kept,omitempty"`
 	// Before is the save before the refresh (the disk's own changes went
 	// into the folder first, conflicts kept both ways); After, the save of
 	// the refreshed disk.
@@ -70,7 +71,7 @@ func (r Refreshed) Conflicts() []Conflict {
 // A refresh killed at any point leaves each disk path its old version or
 // the folder's, and at worst temporary names the next save or refresh
 // removes (refreshjournal.go).
-func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (out Refreshed, err error) {
+func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress tree.ProgressFunc) (out Refreshed, err error) {
 	start := time.Now()
 	st, err := k.State(v.Name)
 	if err != nil {
@@ -112,7 +113,7 @@ func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress Progres
 
 // takeChanges is the refresh's second step: the folder's changes onto the
 // disk at v, against the record the save before it wrote.
-func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.Volume, out *Refreshed, progress ProgressFunc) ([]*ritem, error) {
+func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.Volume, out *Refreshed, progress tree.ProgressFunc) ([]*ritem, error) {
 	if err := CheckFolder(st.MirrorPath, k.folderRules(false, "")); err != nil {
 		return nil, fmt.Errorf("refresh %s: %w; nothing was taken", v.Name, err)
 	}
@@ -134,13 +135,13 @@ func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.
 	if unix.Stat(filepath.Dir(st.MirrorPath), &pst) == nil && unix.Fstat(r.rootfd, &fst) == nil && pst.Dev != fst.Dev {
 		return nil, fmt.Errorf("refresh %s: %s is a mount point of another file system; nothing is taken from it", v.Name, st.MirrorPath)
 	}
-	if r.diskfd, err = openRetry(v.MountPoint, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+	if r.diskfd, err = tree.OpenRetry(v.MountPoint, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
 		return nil, fmt.Errorf("refresh %s: %w", v.Name, err)
 	}
 	defer unix.Close(r.diskfd)
 	var changes []*fchange
 	r.firsts = map[[2]uint64]fchange{}
-	err = scanFolder(r.rootfd, rec, refreshSkips(reservedIn(v.MountPoint)), func(c *fchange) error {
+	err = scanFolder(r.rootfd, rec, refreshSkips(tree.ReservedIn(v.MountPoint)), func(c *fchange) error {
 		cp := *c
 		if !c.same {
 			changes = append(changes, &cp)
@@ -162,8 +163,8 @@ func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.
 	for _, c := range r.firsts {
 		want[c.path] = true
 	}
-	r.idx = make(map[string]ident, len(changes))
-	if err := x.walk(func(p []byte, id ident) bool {
+	r.idx = make(map[string]tree.Ident, len(changes))
+	if err := x.walk(func(p []byte, id tree.Ident) bool {
 		if want[string(p)] {
 			r.idx[string(p)] = id
 		}
@@ -231,17 +232,17 @@ func settled(rootfd int, it *ritem, d *side) *side {
 	if it.e == nil || it.fs == nil || d == nil || !it.fs.sameContent(d) {
 		return nil
 	}
-	if it.fs.Kind != KindSymlink && it.fs.Kind != KindDir && it.fs.Mode != d.Mode {
+	if it.fs.Kind != tree.KindSymlink && it.fs.Kind != tree.KindDir && it.fs.Mode != d.Mode {
 		return nil
 	}
 	st, err := lstatBeneath(rootfd, it.path)
-	if err != nil || identOf(&st) != identOf(&it.e.st) {
+	if err != nil || tree.IdentOf(&st) != tree.IdentOf(&it.e.st) {
 		return nil // changed again: the next refresh looks at it
 	}
 	f := *it.fs
 	f.Ident = nil
 	if it.e.isReg() && !f.Hash.none() {
-		id := identOf(&st)
+		id := tree.IdentOf(&st)
 		f.Ident = &id
 	}
 	return &f
@@ -269,7 +270,7 @@ func lstatBeneath(rootfd int, rel string) (unix.Stat_t, error) {
 	dir, name := splitRel(rel)
 	pfd := rootfd
 	if dir != "." {
-		fd, err := openBeneath(rootfd, dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		fd, err := tree.OpenBeneath(rootfd, dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return st, err
 		}
@@ -296,7 +297,7 @@ func refuseEmptying(rootfd, diskfd int, mp string, changes []*fchange) error {
 	if err != nil {
 		return err
 	}
-	reserved := reservedIn(mp)
+	reserved := tree.ReservedIn(mp)
 	for _, n := range disk {
 		if !reserved(n) {
 			return fmt.Errorf("%w: the folder is empty while the disk holds files (a drive not mounted there?); "+

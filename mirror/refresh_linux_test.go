@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"testing"
 	"time"
@@ -123,7 +124,7 @@ func TestRefreshTakesEveryChange(t *testing.T) {
 	}
 	var st unix.Stat_t
 	unix.Lstat(f.disk("touch.txt"), &st)
-	if tsNano(st.Mtim) != old {
+	if tree.TsNano(st.Mtim) != old {
 		t.Errorf("the touch did not reach the disk: %v", st.Mtim)
 	}
 	sameTree(t, digest(t, f.folder), digest(t, f.v.MountPoint))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,9 +44,9 @@ import (
 type refresher struct {
 	folder string
 	s      *store
-	idx    map[string]ident // the index's identities of the paths looked at
+	idx    map[string]tree.Ident // the index's identities of the paths looked at
 	out    *Refreshed
-	meter  *meter
+	meter  *tree.Meter
 
 	rootfd, diskfd int
 	ddirs, fdirs   map[string]int        // folders of the disk and the folder open now
@@ -85,7 +86,7 @@ type ritem struct {
 
 func (it *ritem) isDir() bool { return it.e != nil && it.e.isDir() }
 
-func (r *refresher) run(ctx context.Context, changes []*fchange, progress ProgressFunc) error {
+func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.ProgressFunc) error {
 	r.ddirs, r.fdirs, r.fresh = map[string]int{}, map[string]int{}, map[string]freshDir{}
 	r.links, r.touched = map[[2]uint64]tempAt{}, map[string]bool{}
 	defer r.close()
@@ -124,8 +125,8 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress Progre
 			return err
 		}
 	}
-	r.meter = newMeter(progress, "refreshing", bytes, files)
-	defer r.meter.done()
+	r.meter = tree.NewMeter(progress, "refreshing", bytes, files)
+	defer r.meter.Done()
 	for _, it := range r.items {
 		if err := ctx.Err(); err != nil {
 			r.undo()
@@ -135,7 +136,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress Progre
 		if err := r.prepare(it); err != nil {
 			if !refused(err) && !errors.Is(err, errMovedOn) && !errors.Is(err, unix.ENOENT) {
 				r.undo()
-				return fmt.Errorf("take %s onto the disk (the disk is as it was): %w", it.path, noSpace(err))
+				return fmt.Errorf("take %s onto the disk (the disk is as it was): %w", it.path, tree.NoSpace(err))
 			}
 			r.give(it, err)
 		}
@@ -178,7 +179,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress Progre
 	}
 	r.untouch()
 	for _, p := range cleanTemps(r.diskfd, r.temps) {
-		r.out.NotKept = append(r.out.NotKept, NotKept{Path: p, Why: "a temporary name of the refresh could not be removed"})
+		r.out.NotKept = append(r.out.NotKept, tree.NotKept{Path: p, Why: "a temporary name of the refresh could not be removed"})
 	}
 	os.Remove(refreshJournalPath(r.s.dir))
 	return nil
@@ -193,7 +194,7 @@ func (r *refresher) give(it *ritem, err error) {
 	if errors.Is(err, errMovedOn) || errors.Is(err, unix.ENOENT) {
 		return // changed meanwhile: the next refresh looks again
 	}
-	r.out.NotKept = append(r.out.NotKept, NotKept{Path: it.path, Why: fmt.Sprintf("not taken onto the disk: %v", err)})
+	r.out.NotKept = append(r.out.NotKept, tree.NotKept{Path: it.path, Why: fmt.Sprintf("not taken onto the disk: %v", err)})
 }
 
 // undo removes what a refresh that stops before its first rename made.
@@ -248,7 +249,7 @@ func (r *refresher) decide(it *ritem) error {
 		case it.act == rLeft:
 		case it.dhas && it.dst.Mode&unix.S_IFMT == unix.S_IFDIR:
 			it.act = rOverDir
-		case it.dhas && it.d != nil && it.fs.sameContent(it.d) && kindOf(uint32(it.dst.Mode)) == it.fs.Kind:
+		case it.dhas && it.d != nil && it.fs.sameContent(it.d) && tree.KindOf(uint32(it.dst.Mode)) == it.fs.Kind:
 			it.act = rMeta
 			r.linked(it, tempAt{dir: dir, name: name})
 		default:
@@ -261,8 +262,8 @@ func (r *refresher) decide(it *ritem) error {
 // stillIndexed: the disk's entry st is the version the index recorded
 // (a folder: the same folder, mode and kind; its times change with what
 // it holds).
-func stillIndexed(rel string, st *unix.Stat_t, id ident) bool {
-	now := identOf(st)
+func stillIndexed(rel string, st *unix.Stat_t, id tree.Ident) bool {
+	now := tree.IdentOf(st)
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		return now.Ino == id.Ino && now.Mode == id.Mode
 	}
@@ -336,7 +337,7 @@ func (r *refresher) diskDir(rel string) (int, error) {
 		}
 		fd, err = openDirAt(pfd, f.name)
 	} else {
-		fd, err = openBeneath(r.diskfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		fd, err = tree.OpenBeneath(r.diskfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}
 	if err != nil {
 		return -1, err
@@ -353,7 +354,7 @@ func (r *refresher) folderDir(rel string) (int, error) {
 	if fd, ok := r.fdirs[rel]; ok {
 		return fd, nil
 	}
-	fd, err := openBeneath(r.rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := tree.OpenBeneath(r.rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}

@@ -3,6 +3,7 @@ package mirror
 import (
 	"fmt"
 	"os"
+	"rambar/tree"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -58,7 +59,7 @@ func cleanDiskTemps(st State, mp string) []string {
 		os.Remove(refreshJournalPath(st.Backing))
 		return nil
 	}
-	fd, err := openRetry(mp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := tree.OpenRetry(mp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return []string{fmt.Sprintf("open %s: %v", mp, err)}
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"syscall"
 	"testing"
@@ -56,8 +57,8 @@ func refreshRound(t *testing.T, folder string, n int, r *rand.Rand) map[string]b
 
 // withoutRefreshTemps is d without the refresh's temporary names (and
 // what is in them).
-func withoutRefreshTemps(d Digest) Digest {
-	out := make(Digest, len(d))
+func withoutRefreshTemps(d tree.Digest) tree.Digest {
+	out := make(tree.Digest, len(d))
 	for p, l := range d {
 		temp := false
 		for _, c := range strings.Split(p, "/") {

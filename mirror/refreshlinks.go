@@ -1,6 +1,10 @@
 package mirror
 
-import "golang.org/x/sys/unix"
+import (
+	"rambar/tree"
+
+	"golang.org/x/sys/unix"
+)
 
 // A refresh makes the hard links of the folder links on the disk, as the
 // load does: a new or changed name of a folder file with several names is
@@ -31,7 +35,7 @@ func (r *refresher) linkSourceOf(it *ritem) (tempAt, bool) {
 		return at, true
 	}
 	f, ok := r.firsts[k]
-	if !ok || f.pending || f.d == nil || f.d.Kind != KindFile || f.d.Hash != it.fs.Hash {
+	if !ok || f.pending || f.d == nil || f.d.Kind != tree.KindFile || f.d.Hash != it.fs.Hash {
 		return tempAt{}, false
 	}
 	dir, name := splitRel(f.path)

@@ -3,6 +3,7 @@ package mirror
 import (
 	"fmt"
 	"os"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,7 +48,7 @@ func (r *refresher) meta(it *ritem) {
 		}
 		changed = r.syncXattrs(it, fd) || changed
 	}
-	if tsNano(statMtime(&it.dst)) != tsNano(statMtime(&e.st)) {
+	if tree.TsNano(tree.StatMtime(&it.dst)) != tree.TsNano(tree.StatMtime(&e.st)) {
 		setTimesAt(pfd, name, &e.st)
 		changed = true
 	}
@@ -79,21 +80,21 @@ func (r *refresher) syncXattrs(it *ritem, fd int) bool {
 		unix.Close(in)
 	}
 	have, _ := fdXattrs(fd)
-	dropMarkAttrs(want)
-	dropMarkAttrs(have)
+	tree.DropMarkAttrs(want)
+	tree.DropMarkAttrs(have)
 	changed := false
-	for _, k := range sortedKeys(want) {
-		if !xattrIsContent(k) || string(have[k]) == string(want[k]) {
+	for _, k := range tree.SortedKeys(want) {
+		if !tree.XattrIsContent(k) || string(have[k]) == string(want[k]) {
 			continue
 		}
 		if err := unix.Fsetxattr(fd, k, want[k], 0); err != nil {
-			r.out.NotKept = append(r.out.NotKept, NotKept{Path: it.path, Why: fmt.Sprintf("xattr %s not set on the disk: %v", k, err)})
+			r.out.NotKept = append(r.out.NotKept, tree.NotKept{Path: it.path, Why: fmt.Sprintf("xattr %s not set on the disk: %v", k, err)})
 			continue
 		}
 		changed = true
 	}
-	for _, k := range sortedKeys(have) {
-		if _, ok := want[k]; !ok && xattrIsContent(k) && unix.Fremovexattr(fd, k) == nil {
+	for _, k := range tree.SortedKeys(have) {
+		if _, ok := want[k]; !ok && tree.XattrIsContent(k) && unix.Fremovexattr(fd, k) == nil {
 			changed = true
 		}
 	}
@@ -121,7 +122,7 @@ func (r *refresher) dirMeta(it *ritem, made bool) {
 	}
 	r.syncXattrs(it, fd)
 	if err := unix.Fchmod(fd, uint32(it.e.st.Mode)&0o7777); err != nil {
-		r.out.NotKept = append(r.out.NotKept, NotKept{Path: it.path, Why: fmt.Sprintf("mode not set on the disk: %v", err)})
+		r.out.NotKept = append(r.out.NotKept, tree.NotKept{Path: it.path, Why: fmt.Sprintf("mode not set on the disk: %v", err)})
 	}
 	if made {
 		setTimesAt(fd, ".", &it.e.st)
@@ -152,7 +153,7 @@ func (r *refresher) untouch() {
 			continue
 		}
 		if dfd, err := r.diskDir(rel); err == nil {
-			ts := []unix.Timespec{statAtime(&st), statMtime(&st)}
+			ts := []unix.Timespec{tree.StatAtime(&st), tree.StatMtime(&st)}
 			unix.UtimesNanoAt(dfd, ".", ts, 0)
 		}
 	}

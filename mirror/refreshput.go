@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,7 +40,7 @@ func (r *refresher) prepare(it *ritem) error {
 			return err
 		}
 	case e.st.Mode&unix.S_IFMT == unix.S_IFIFO:
-		if err := mkfifoIn(pfd, target); err != nil {
+		if err := tree.MkfifoIn(pfd, target); err != nil {
 			return err
 		}
 	default:
@@ -101,14 +102,14 @@ func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 		return err
 	}
 	var after unix.Stat_t
-	if unix.Fstat(in, &after) != nil || identOf(&after) != identOf(&it.e.st) || sumOf(h) != it.fs.Hash {
+	if unix.Fstat(in, &after) != nil || tree.IdentOf(&after) != tree.IdentOf(&it.e.st) || sumOf(h) != it.fs.Hash {
 		return fmt.Errorf("%w: it changed while it was copied", errMovedOn)
 	}
 	x, _ := fdXattrs(in)
-	for _, n := range sortedKeys(x) {
-		if xattrIsContent(n) {
+	for _, n := range tree.SortedKeys(x) {
+		if tree.XattrIsContent(n) {
 			if err := unix.Fsetxattr(out, n, x[n], 0); err != nil {
-				r.out.NotKept = append(r.out.NotKept, NotKept{Path: it.path, Why: fmt.Sprintf("xattr %s not set on the disk: %v", n, err)})
+				r.out.NotKept = append(r.out.NotKept, tree.NotKept{Path: it.path, Why: fmt.Sprintf("xattr %s not set on the disk: %v", n, err)})
 			}
 		}
 	}
@@ -119,7 +120,7 @@ func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 		return err
 	}
 	setTimesAt(pfd, target, &it.e.st)
-	r.meter.add(it.e.st.Size, 1)
+	r.meter.Add(it.e.st.Size, 1)
 	r.linked(it, tempAt{dir: dir, name: target})
 	return nil
 }
@@ -146,15 +147,15 @@ func (r *refresher) place(it *ritem) {
 	r.touched[dir] = true
 	switch {
 	case !it.dhas:
-		err = renameNoReplace(pfd, it.tmp, pfd, name)
+		err = tree.RenameNoReplace(pfd, it.tmp, pfd, name)
 	case !r.unchanged(pfd, name, it):
 		err = unix.EEXIST
 	case it.isDir():
-		if err = exchangeAt(pfd, it.tmp, pfd, name); err == nil {
+		if err = tree.ExchangeAt(pfd, it.tmp, pfd, name); err == nil {
 			unix.Unlinkat(pfd, it.tmp, 0) // the disk's old file, now under the temporary name
 		} else if errors.Is(err, errors.ErrUnsupported) {
 			if err = unix.Unlinkat(pfd, name, 0); err == nil {
-				err = renameNoReplace(pfd, it.tmp, pfd, name)
+				err = tree.RenameNoReplace(pfd, it.tmp, pfd, name)
 			}
 		}
 	default:
@@ -192,7 +193,7 @@ func (r *refresher) unchanged(pfd int, name string, it *ritem) bool {
 		return false
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		return stillIndexed(it.path, &st, identOf(&it.dst))
+		return stillIndexed(it.path, &st, tree.IdentOf(&it.dst))
 	}
 	return sameFile(&it.dst, &st) // not ctime: a link this refresh made to it changes it
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"rambar/tree"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -40,7 +41,7 @@ func refreshSkips(reserved func(string) bool) func(rel string) bool {
 			return false
 		}
 		first, _, _ := strings.Cut(rel, "/")
-		if first == MarkerName || reserved != nil && reserved(first) {
+		if first == tree.MarkerName || reserved != nil && reserved(first) {
 			return true
 		}
 		for p := rel; p != "."; p, _ = splitRel(p) {
@@ -64,7 +65,7 @@ func scanFolder(rootfd int, rec *record, skip func(string) bool, fn func(*fchang
 	// flush reports the record's paths before p (all of them when p is
 	// ""): the folder lacks them.
 	flush := func(p string) error {
-		for more && (p == "" || pathLess(r.Path, p)) {
+		for more && (p == "" || tree.PathLess(r.Path, p)) {
 			// The folder lacks it: it had it at the record, or only the
 			// disk had it then (the folder deleted it before a write-back).
 			if (r.F != nil || r.D != nil && !r.Pending) && !skip(r.Path) && r.Path != "." {
@@ -135,7 +136,7 @@ func folderChanged(e *fsEntry, f *side) bool {
 	}
 	switch {
 	case e.isReg():
-		return f.Ident == nil || *f.Ident != identOf(&e.st)
+		return f.Ident == nil || *f.Ident != tree.IdentOf(&e.st)
 	case e.isLink():
 		return linkHash(e.link) != f.Hash
 	}
@@ -168,7 +169,7 @@ func (k *Keeper) FolderChanges(v ramdisk.Volume) (int, error) {
 	}
 	defer unix.Close(rootfd)
 	n := 0
-	err = scanFolder(rootfd, rec, refreshSkips(reservedIn(v.MountPoint)), func(c *fchange) error {
+	err = scanFolder(rootfd, rec, refreshSkips(tree.ReservedIn(v.MountPoint)), func(c *fchange) error {
 		if !c.same {
 			n++
 		}

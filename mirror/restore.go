@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"rambar/tree"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -22,7 +23,7 @@ import (
 //
 // An error before anything was written is a nothingWritten
 // (ErrNothingWritten).
-func (s *store) restore(ctx context.Context, id, dst, diskID string, progress ProgressFunc) (Result, error) {
+func (s *store) restore(ctx context.Context, id, dst, diskID string, progress tree.ProgressFunc) (Result, error) {
 	start := time.Now()
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -39,7 +40,7 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress Pr
 		return Result{}, nothingWritten{err}
 	}
 	b := build{from: s.path("objects"), src: objRefOf, unpackDir: s.dir, progress: progress, checkSpace: true, copyFile: s.copyFile,
-		ids: newIdents(len(m.Entries))}
+		ids: tree.NewIdents(len(m.Entries))}
 	notes, err := buildTree(ctx, m.Entries, dst, b)
 	if err != nil {
 		return Result{}, err
@@ -98,21 +99,21 @@ func (s *store) resolve(id string) (*manifest, error) {
 
 // need is the room a restore of entries takes on the file system of dst
 // (needOn, as that file system charges).
-func need(entries []Entry, dst string) int64 { return needOn(entries, chargeOf(dst)) }
+func need(entries []tree.Entry, dst string) int64 { return needOn(entries, chargeOf(dst)) }
 
 // needOn is the room a restore of entries takes where c says what each
 // kind of path costs: each file's data rounded up to blocks (holes left
 // out, a file with several hard links counted once), plus what a folder,
 // a symlink, or any path costs there.
-func needOn(entries []Entry, c charge) int64 {
+func needOn(entries []tree.Entry, c charge) int64 {
 	var n int64
 	for i := range entries {
 		e := &entries[i]
-		n += c.entry + (e.allocated()+c.block-1)/c.block*c.block
+		n += c.entry + (e.Allocated()+c.block-1)/c.block*c.block
 		switch {
-		case e.Kind == KindDir && e.Path != ".":
+		case e.Kind == tree.KindDir && e.Path != ".":
 			n += c.dir
-		case e.Kind == KindSymlink && len(e.Link) >= c.inlineLink:
+		case e.Kind == tree.KindSymlink && len(e.Link) >= c.inlineLink:
 			n += c.block
 		}
 	}
@@ -134,7 +135,7 @@ var otherCharge = charge{block: 4096, entry: 4096, inlineLink: 1}
 
 // inodesNeeded is how many inodes a restore of entries takes (the root is
 // there; a second hard link takes none).
-func inodesNeeded(entries []Entry) int64 {
+func inodesNeeded(entries []tree.Entry) int64 {
 	var n int64
 	for i := range entries {
 		if entries[i].Path != "." && entries[i].HardLink == "" {
@@ -146,11 +147,11 @@ func inodesNeeded(entries []Entry) int64 {
 
 // build says how buildTree makes a tree.
 type build struct {
-	from string                      // the folder the files' bytes are read from
-	src  func(Entry) (objRef, error) // where in from each file's bytes are
+	from string                                // the folder the files' bytes are read from
+	src  func(tree.Entry) (tree.ObjRef, error) // where in from each file's bytes are
 	// unpackDir is where packed files are unpacked for copyFile.
 	unpackDir string
-	progress  ProgressFunc
+	progress  tree.ProgressFunc
 	// checkSpace refuses, before anything is written, a tree that does
 	// not fit.
 	checkSpace bool
@@ -158,16 +159,16 @@ type build struct {
 	// to e at e.Path, makes buildTree hard-link that file instead of
 	// copying (write-back to a mirror folder links unchanged files from
 	// the folder it replaces; a RAM disk never gets links).
-	reuse func(e Entry) bool
+	reuse func(e tree.Entry) bool
 	old   string
 	// copyFile, when set, writes each file's data (see Keeper.CopyFile).
 	copyFile CopyFunc
 
-	fromT, toT, oldT *dirTree // the folders, open while building
+	fromT, toT, oldT *tree.DirTree // the folders, open while building
 
 	// ids, when not nil, gets each made path's identity as it was once its
 	// metadata was set (idents.go).
-	ids *idents
+	ids *tree.Idents
 }
 
 // buildTree recreates entries under dst through descriptors (dirTree):
@@ -175,31 +176,31 @@ type build struct {
 // then the folders' metadata. Nothing is made outside dst and no symlink
 // is followed on the way to what is made, or read. It returns what could
 // not be set (an xattr the system refused).
-func buildTree(ctx context.Context, entries []Entry, dst string, b build) (notes []NotKept, err error) {
+func buildTree(ctx context.Context, entries []tree.Entry, dst string, b build) (notes []tree.NotKept, err error) {
 	if err := checkRoom(entries, dst, b.checkSpace); err != nil {
 		return nil, nothingWritten{err}
 	}
-	if b.toT, err = openTree(dst); err != nil {
+	if b.toT, err = tree.OpenTree(dst); err != nil {
 		return nil, nothingWritten{err}
 	}
-	defer b.toT.close()
-	b.toT.ids = b.ids
+	defer b.toT.Close()
+	b.toT.Ids = b.ids
 	if hasFiles(entries) {
-		if b.fromT, err = openTree(b.from); err != nil {
+		if b.fromT, err = tree.OpenTree(b.from); err != nil {
 			return nil, nothingWritten{err}
 		}
-		defer b.fromT.close()
+		defer b.fromT.Close()
 	}
 	if b.reuse != nil {
-		if b.oldT, err = openTree(b.old); err != nil {
+		if b.oldT, err = tree.OpenTree(b.old); err != nil {
 			b.reuse = nil
 		} else {
-			defer b.oldT.close()
+			defer b.oldT.Close()
 		}
 	}
 	for _, e := range entries {
-		if e.Kind == KindDir && e.Path != "." {
-			if err := b.toT.mkdir(e.Path); err != nil {
+		if e.Kind == tree.KindDir && e.Path != "." {
+			if err := b.toT.Mkdir(e.Path); err != nil {
 				return nil, fmt.Errorf("restore: %w", err)
 			}
 		}
@@ -214,41 +215,41 @@ func buildTree(ctx context.Context, entries []Entry, dst string, b build) (notes
 	}
 	// Folders last and deepest first: filling a folder changes its time.
 	for i := len(entries) - 1; i >= 0; i-- {
-		if e := entries[i]; e.Kind == KindDir {
-			if err := b.toT.setMetaOf(e.Path, e); err != nil {
+		if e := entries[i]; e.Kind == tree.KindDir {
+			if err := b.toT.SetMetaOf(e.Path, e); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return b.toT.notes, nil
+	return b.toT.Notes, nil
 }
 
 // other makes e when it is a hard link, a symlink or a FIFO.
-func (b *build) other(e Entry) error {
+func (b *build) other(e tree.Entry) error {
 	switch {
-	case e.Kind == KindFile && e.HardLink != "":
-		if err := b.toT.link(b.toT, e.HardLink, e.Path); err != nil {
-			return noSpace(fmt.Errorf("link %s to %s: %w", b.toT.path(e.Path), e.HardLink, err))
+	case e.Kind == tree.KindFile && e.HardLink != "":
+		if err := b.toT.Link(b.toT, e.HardLink, e.Path); err != nil {
+			return tree.NoSpace(fmt.Errorf("link %s to %s: %w", b.toT.Path(e.Path), e.HardLink, err))
 		}
-		b.toT.noteLinked(e.Path, e.HardLink) // a new link changes the inode's ctime
-	case e.Kind == KindSymlink:
-		if err := b.toT.symlink(e.Link, e.Path); err != nil {
+		b.toT.NoteLinked(e.Path, e.HardLink) // a new link changes the inode's ctime
+	case e.Kind == tree.KindSymlink:
+		if err := b.toT.Symlink(e.Link, e.Path); err != nil {
 			return err
 		}
-		return b.toT.setLinkMeta(e.Path, e)
-	case e.Kind == KindFIFO:
-		if err := b.toT.mkfifo(e.Path); err != nil {
+		return b.toT.SetLinkMeta(e.Path, e)
+	case e.Kind == tree.KindFIFO:
+		if err := b.toT.Mkfifo(e.Path); err != nil {
 			return err
 		}
-		return b.toT.setMetaOf(e.Path, e)
+		return b.toT.SetMetaOf(e.Path, e)
 	}
 	return nil
 }
 
 // hasFiles reports whether entries hold a regular file with data of its own.
-func hasFiles(entries []Entry) bool {
+func hasFiles(entries []tree.Entry) bool {
 	for _, e := range entries {
-		if e.Kind == KindFile && e.HardLink == "" {
+		if e.Kind == tree.KindFile && e.HardLink == "" {
 			return true
 		}
 	}
@@ -257,9 +258,9 @@ func hasFiles(entries []Entry) bool {
 
 // checkRoom refuses (when check) a tree that needs more than dst has free:
 // bytes, or inodes where the file system counts them.
-func checkRoom(entries []Entry, dst string, check bool) error {
+func checkRoom(entries []tree.Entry, dst string, check bool) error {
 	need := need(entries, dst)
-	free, err := freeSpace(dst)
+	free, err := tree.FreeSpace(dst)
 	if err != nil {
 		return err
 	}
@@ -277,11 +278,11 @@ func checkRoom(entries []Entry, dst string, check bool) error {
 // files writes the regular files of entries, with a pool of workers:
 // the packed ones pack by pack (restorePack: one open and sequential reads
 // per pack), the others one by one.
-func (b *build) files(ctx context.Context, entries []Entry) error {
+func (b *build) files(ctx context.Context, entries []tree.Entry) error {
 	jobs, single, total, nfiles := b.plan(entries)
-	clone := sameDev(b.from, b.toT.dir)
-	m := newMeter(b.progress, "restoring", total, nfiles)
-	err := pool(len(jobs)+len(single), workers, func(k int) error {
+	clone := tree.SameDev(b.from, b.toT.Dir)
+	m := tree.NewMeter(b.progress, "restoring", total, nfiles)
+	err := tree.Pool(len(jobs)+len(single), tree.Workers, func(k int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -292,24 +293,24 @@ func (b *build) files(ctx context.Context, entries []Entry) error {
 		if err != nil {
 			return err
 		}
-		m.add(n, 1)
+		m.Add(n, 1)
 		return nil
 	})
-	m.done()
+	m.Done()
 	return err
 }
 
 // file writes the file e and returns the bytes written: a large whole
 // file read with direct I/O (directCopy).
-func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
-	if b.reuse != nil && b.reuse(e) && b.toT.link(b.oldT, e.Path, e.Path) == nil {
+func (b *build) file(ctx context.Context, e tree.Entry, clone bool) (int64, error) {
+	if b.reuse != nil && b.reuse(e) && b.toT.Link(b.oldT, e.Path, e.Path) == nil {
 		return e.Size, nil
 	}
 	src, err := b.src(e)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", e.Path, err)
 	}
-	in, err := b.fromT.openFile(src.Rel)
+	in, err := b.fromT.OpenFile(src.Rel)
 	if err != nil {
 		return 0, err
 	}
@@ -325,20 +326,20 @@ func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
 	direct := false
 	if cloned {
 		n, chmod = e.Size, true
-	} else if !src.Packed && e.Extents == nil && !e.sparse && e.Size >= directMin {
-		n, direct, err = directCopy(out, in, false)
+	} else if !src.Packed && e.Extents == nil && !e.Sparse && e.Size >= tree.DirectMin {
+		n, direct, err = tree.DirectCopy(out, in, false)
 	}
 	if !cloned && !direct && err == nil {
-		n, err = restoreData(out, in, src, e, clone)
+		n, err = tree.RestoreData(out, in, src, e, clone)
 	}
 	if err == nil {
-		err = b.toT.setMeta(out, e.Path, e, chmod)
+		err = b.toT.SetMeta(out, e.Path, e, chmod)
 	}
 	if cerr := unix.Close(out); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return n, noSpace(fmt.Errorf("copy %s to %s: %w", b.fromT.path(src.Rel), b.toT.path(e.Path), err))
+		return n, tree.NoSpace(fmt.Errorf("copy %s to %s: %w", b.fromT.Path(src.Rel), b.toT.Path(e.Path), err))
 	}
 	return n, nil
 }
@@ -346,17 +347,17 @@ func (b *build) file(ctx context.Context, e Entry, clone bool) (int64, error) {
 // createFor creates the file e (a clone of in when clone and the file
 // system can), with its final permission when the umask keeps it whole,
 // saving a chmod; chmod reports that one is still needed.
-func (b *build) createFor(e Entry, in int, clone bool) (out int, cloned, chmod bool, err error) {
+func (b *build) createFor(e tree.Entry, in int, clone bool) (out int, cloned, chmod bool, err error) {
 	mode, chmod := createMode(e)
-	out, cloned, err = b.toT.create(e.Path, mode, in, clone)
+	out, cloned, err = b.toT.Create(e.Path, mode, in, clone)
 	return out, cloned, chmod, err
 }
 
 // createMode is the mode a file for e is made with, and whether its mode
 // must be set after (setuid and the like, or bits the umask would drop).
-func createMode(e Entry) (mode uint32, chmod bool) {
-	perm := filePerm(e)
-	if perm&^fs.ModePerm == 0 && uint32(perm)&createMask == 0 {
+func createMode(e tree.Entry) (mode uint32, chmod bool) {
+	perm := tree.FilePerm(e)
+	if perm&^fs.ModePerm == 0 && uint32(perm)&tree.CreateMask == 0 {
 		return uint32(perm), false
 	}
 	return 0o600, true
@@ -364,10 +365,10 @@ func createMode(e Entry) (mode uint32, chmod bool) {
 
 // hooked writes the file e with copyFile (a packed source is unpacked to
 // a file of its own first), then sets its metadata.
-func (b *build) hooked(ctx context.Context, e Entry, src objRef, in int) error {
-	from := b.fromT.path(src.Rel)
+func (b *build) hooked(ctx context.Context, e tree.Entry, src tree.ObjRef, in int) error {
+	from := b.fromT.Path(src.Rel)
 	if src.Packed || e.Extents != nil {
-		tmp, err := unpack(in, src, e, b.unpackDir)
+		tmp, err := tree.Unpack(in, src, e, b.unpackDir)
 		if err != nil {
 			return err
 		}
@@ -376,13 +377,13 @@ func (b *build) hooked(ctx context.Context, e Entry, src objRef, in int) error {
 	}
 	// The folder it goes in is reached without a symlink: copyFile takes
 	// a path.
-	_, _, done, err := b.toT.parent(e.Path)
+	_, _, done, err := b.toT.Parent(e.Path)
 	if err != nil {
 		return err
 	}
 	done()
-	if err := b.copyFile(ctx, from, b.toT.path(e.Path)); err != nil {
-		return noSpace(fmt.Errorf("copy %s: %w", e.Path, err))
+	if err := b.copyFile(ctx, from, b.toT.Path(e.Path)); err != nil {
+		return tree.NoSpace(fmt.Errorf("copy %s: %w", e.Path, err))
 	}
-	return b.toT.setMetaOf(e.Path, e)
+	return b.toT.SetMetaOf(e.Path, e)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"rambar/tree"
 	"slices"
 	"strings"
 
@@ -20,7 +21,7 @@ type packJob struct {
 // packedFile is an entry (its index) and where its bytes are in the pack.
 type packedFile struct {
 	i   int
-	src objRef
+	src tree.ObjRef
 }
 
 // packJobFiles bounds a pack job, so that the workers share a large pack
@@ -30,12 +31,12 @@ const packJobFiles = 1024
 // plan splits the regular files of entries into pack jobs (packed files
 // without holes, read pack by pack) and the others (single, by index),
 // and sums their bytes and count.
-func (b *build) plan(entries []Entry) (jobs []packJob, single []int, total int64, n int) {
+func (b *build) plan(entries []tree.Entry) (jobs []packJob, single []int, total int64, n int) {
 	byPack := map[string][]packedFile{}
 	var order []string
 	for i := range entries {
 		e := &entries[i]
-		if e.Kind != KindFile || e.HardLink != "" {
+		if e.Kind != tree.KindFile || e.HardLink != "" {
 			continue
 		}
 		total += e.Size
@@ -77,16 +78,16 @@ func cmpInt64(a, b int64) int {
 // read sequentially in large reads (the kernel told to read ahead), each
 // file created, written in one write and given its metadata through its
 // descriptor.
-func (b *build) restorePack(ctx context.Context, entries []Entry, job packJob, m *meter) error {
-	in, err := b.fromT.openFile(job.rel)
+func (b *build) restorePack(ctx context.Context, entries []tree.Entry, job packJob, m *tree.Meter) error {
+	in, err := b.fromT.OpenFile(job.rel)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(in)
 	first, last := job.files[0].src, job.files[len(job.files)-1].src
-	readAhead(in, first.Off, last.Off+last.Size-first.Off)
-	r := packReader{fd: in, buf: copyBufs.Get().(*[]byte)}
-	defer copyBufs.Put(r.buf)
+	tree.ReadAhead(in, first.Off, last.Off+last.Size-first.Off)
+	r := packReader{fd: in, buf: tree.CopyBufs.Get().(*[]byte)}
+	defer tree.CopyBufs.Put(r.buf)
 	pc := parentCache{t: b.toT, fd: -1}
 	defer pc.close()
 	for _, f := range job.files {
@@ -95,15 +96,15 @@ func (b *build) restorePack(ctx context.Context, entries []Entry, job packJob, m
 		}
 		e := entries[f.i]
 		if err := b.packedFile(&r, &pc, e, f.src); err != nil {
-			return noSpace(fmt.Errorf("copy %s to %s: %w", b.fromT.path(job.rel), b.toT.path(e.Path), err))
+			return tree.NoSpace(fmt.Errorf("copy %s to %s: %w", b.fromT.Path(job.rel), b.toT.Path(e.Path), err))
 		}
-		m.add(e.Size, 1)
+		m.Add(e.Size, 1)
 	}
 	return nil
 }
 
 // packedFile writes the packed file e, its bytes read through r.
-func (b *build) packedFile(r *packReader, pc *parentCache, e Entry, src objRef) error {
+func (b *build) packedFile(r *packReader, pc *parentCache, e tree.Entry, src tree.ObjRef) error {
 	mode, chmod := createMode(e)
 	out, err := pc.create(e.Path, mode)
 	if err != nil {
@@ -112,13 +113,13 @@ func (b *build) packedFile(r *packReader, pc *parentCache, e Entry, src objRef) 
 	data, err := r.read(src.Off, src.Size)
 	if err == nil {
 		if data != nil {
-			err = writeAll(out, data)
+			err = tree.WriteAll(out, data)
 		} else {
-			err = rangeCopy(out, r.fd, src.Off, src.Size)
+			err = tree.RangeCopy(out, r.fd, src.Off, src.Size)
 		}
 	}
 	if err == nil {
-		err = b.toT.setMeta(out, e.Path, e, chmod)
+		err = b.toT.SetMeta(out, e.Path, e, chmod)
 	}
 	if cerr := unix.Close(out); err == nil {
 		err = cerr
@@ -133,7 +134,7 @@ func (b *build) packedFile(r *packReader, pc *parentCache, e Entry, src objRef) 
 // tree, and a folder cannot be moved to another file system, so what is
 // made through it stays on the disk.
 type parentCache struct {
-	t   *dirTree
+	t   *tree.DirTree
 	dir string // rel of the folder held, when fd >= 0
 	fd  int
 }
@@ -144,11 +145,11 @@ func (c *parentCache) create(rel string, mode uint32) (int, error) {
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dir, name = rel[:i], rel[i+1:]
 	}
-	pfd := c.t.fd
+	pfd := c.t.Fd
 	if dir != "." {
 		if c.fd < 0 || c.dir != dir {
 			c.close()
-			fd, err := c.t.open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+			fd, err := c.t.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 			if err != nil {
 				return -1, err
 			}
@@ -158,7 +159,7 @@ func (c *parentCache) create(rel string, mode uint32) (int, error) {
 	}
 	out, err := unix.Openat(pfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
 	if err != nil {
-		return -1, noSpace(&os.PathError{Op: "create", Path: c.t.path(rel), Err: err})
+		return -1, tree.NoSpace(&os.PathError{Op: "create", Path: c.t.Path(rel), Err: err})
 	}
 	return out, nil
 }
@@ -190,7 +191,7 @@ func (r *packReader) read(off, size int64) ([]byte, error) {
 	if off >= r.off && off+size <= r.off+int64(r.n) {
 		return buf[off-r.off : off-r.off+size], nil
 	}
-	n, err := preadFull(r.fd, buf, off)
+	n, err := tree.PreadFull(r.fd, buf, off)
 	r.off, r.n = off, n
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"testing"
 
@@ -15,22 +16,22 @@ import (
 )
 
 func TestNeedCountsWhatARestoreAllocates(t *testing.T) {
-	file := func(size int64) Entry { return Entry{Path: "f", Kind: KindFile, Size: size} }
-	dir := Entry{Path: "d", Kind: KindDir}
+	file := func(size int64) tree.Entry { return tree.Entry{Path: "f", Kind: tree.KindFile, Size: size} }
+	dir := tree.Entry{Path: "d", Kind: tree.KindDir}
 	cases := []struct {
 		name    string
-		entries []Entry
+		entries []tree.Entry
 		c       charge
 		want    int64
 	}{
-		{"tmpfs: a folder takes nothing", []Entry{{Path: ".", Kind: KindDir}, dir}, tmpfsCharge, 0},
-		{"tmpfs: empty files take nothing", []Entry{file(0), file(0), file(0)}, tmpfsCharge, 0},
-		{"tmpfs: data rounded up to pages", []Entry{dir, file(1), file(4097)}, tmpfsCharge, 4096 + 8192},
-		{"tmpfs: a sparse file: its extents", []Entry{{Kind: KindFile, Size: 1 << 30, Extents: []Extent{{Off: 0, Len: 10}, {Off: 1 << 20, Len: 4096}}}}, tmpfsCharge, 8192},
-		{"tmpfs: hard links once", []Entry{file(1 << 20), {Kind: KindFile, Size: 1 << 20, HardLink: "a"}, {Kind: KindFile, Size: 1 << 20, HardLink: "a"}}, tmpfsCharge, 1 << 20},
-		{"tmpfs: a long symlink takes a page, a short one and a FIFO nothing", []Entry{{Kind: KindSymlink, Link: strings.Repeat("x", 200)}, {Kind: KindSymlink, Link: "x"}, {Kind: KindFIFO}}, tmpfsCharge, 4096},
-		{"ext4: a block per folder, empty files none", []Entry{{Path: ".", Kind: KindDir}, dir, file(0), file(1)}, ext4Charge, 4096 + 4096},
-		{"elsewhere: a block per path and the data", []Entry{dir, file(1), file(4097), {Kind: KindFIFO}}, otherCharge, 4*4096 + 4096 + 8192},
+		{"tmpfs: a folder takes nothing", []tree.Entry{{Path: ".", Kind: tree.KindDir}, dir}, tmpfsCharge, 0},
+		{"tmpfs: empty files take nothing", []tree.Entry{file(0), file(0), file(0)}, tmpfsCharge, 0},
+		{"tmpfs: data rounded up to pages", []tree.Entry{dir, file(1), file(4097)}, tmpfsCharge, 4096 + 8192},
+		{"tmpfs: a sparse file: its extents", []tree.Entry{{Kind: tree.KindFile, Size: 1 << 30, Extents: []tree.Extent{{Off: 0, Len: 10}, {Off: 1 << 20, Len: 4096}}}}, tmpfsCharge, 8192},
+		{"tmpfs: hard links once", []tree.Entry{file(1 << 20), {Kind: tree.KindFile, Size: 1 << 20, HardLink: "a"}, {Kind: tree.KindFile, Size: 1 << 20, HardLink: "a"}}, tmpfsCharge, 1 << 20},
+		{"tmpfs: a long symlink takes a page, a short one and a FIFO nothing", []tree.Entry{{Kind: tree.KindSymlink, Link: strings.Repeat("x", 200)}, {Kind: tree.KindSymlink, Link: "x"}, {Kind: tree.KindFIFO}}, tmpfsCharge, 4096},
+		{"ext4: a block per folder, empty files none", []tree.Entry{{Path: ".", Kind: tree.KindDir}, dir, file(0), file(1)}, ext4Charge, 4096 + 4096},
+		{"elsewhere: a block per path and the data", []tree.Entry{dir, file(1), file(4097), {Kind: tree.KindFIFO}}, otherCharge, 4*4096 + 4096 + 8192},
 	}
 	for _, c := range cases {
 		if got := needOn(c.entries, c.c); got != c.want {
@@ -147,12 +148,12 @@ func TestRoomCheckCountsHolesAndLinksOnce(t *testing.T) {
 func TestRefusedXattrIsNotedNotFatal(t *testing.T) {
 	src, dst := t.TempDir(), mountTmpfs(t, "8m")
 	write(t, src, "f", "data")
-	entries, err := treeEntries(src)
+	entries, err := tree.Entries(src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	entries[1].Xattr = map[string][]byte{"user.kept": []byte("k"), "system.rambar-refused": []byte("x")}
-	notes, err := buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
+	notes, err := buildTree(context.Background(), entries, dst, build{from: src, src: tree.SamePath})
 	if err != nil {
 		t.Fatalf("a refused xattr failed the restore: %v", err)
 	}
@@ -162,7 +163,7 @@ func TestRefusedXattrIsNotedNotFatal(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dst, "f")); err != nil || string(b) != "data" {
 		t.Errorf("f: %q %v", b, err)
 	}
-	if v, ok, _ := getXattr(filepath.Join(dst, "f"), "user.kept"); !ok || string(v) != "k" {
+	if v, ok, _ := tree.GetXattr(filepath.Join(dst, "f"), "user.kept"); !ok || string(v) != "k" {
 		t.Errorf("user.kept = %q %v", v, ok)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/tree"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,14 +102,14 @@ func everyKind(t *testing.T, root string) []string {
 // first path of each inode), xattrs with values.
 func fullMeta(t *testing.T, root string) map[string]string {
 	t.Helper()
-	items, err := scan(root)
+	items, err := tree.Scan(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
 	first := map[uint64]string{}
 	for _, it := range items[1:] {
-		p := filepath.Join(root, it.rel)
+		p := filepath.Join(root, it.Rel)
 		var st unix.Stat_t
 		if err := unix.Lstat(p, &st); err != nil {
 			t.Fatal(err)
@@ -118,14 +119,14 @@ func fullMeta(t *testing.T, root string) map[string]string {
 			if f, ok := first[st.Ino]; ok {
 				link = "=" + f
 			} else {
-				first[st.Ino] = it.rel
+				first[st.Ino] = it.Rel
 			}
 		}
 		size := st.Size
 		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			size = 0
 		}
-		out[it.rel] = fmt.Sprintf("mode %o owner %d:%d size %d nlink %d%s atime %d.%09d mtime %d.%09d xattrs %s",
+		out[it.Rel] = fmt.Sprintf("mode %o owner %d:%d size %d nlink %d%s atime %d.%09d mtime %d.%09d xattrs %s",
 			st.Mode, st.Uid, st.Gid, size, st.Nlink, link, st.Atim.Sec, st.Atim.Nsec, st.Mtim.Sec, st.Mtim.Nsec, xattrLine(t, p))
 	}
 	return out
@@ -140,14 +141,14 @@ func isMkfsLostFound(root string) bool {
 }
 
 func xattrLine(t *testing.T, p string) string {
-	names, err := listXattrs(p)
+	names, err := tree.ListXattrs(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sort.Strings(names)
 	var parts []string
 	for _, n := range names {
-		v, _, err := getXattr(p, n)
+		v, _, err := tree.GetXattr(p, n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +343,7 @@ func TestSmallSparseFilesInPacksRoundTrip(t *testing.T) {
 	var end int64
 	for _, e := range m.Entries {
 		switch {
-		case e.Kind != KindFile:
+		case e.Kind != tree.KindFile:
 		case e.Path == "large":
 			if e.Obj.Packed {
 				t.Errorf("large: packed %v", e.Obj)
@@ -353,7 +354,7 @@ func TestSmallSparseFilesInPacksRoundTrip(t *testing.T) {
 			if (e.Path == "b" || e.Path == "s") != (e.Extents != nil) {
 				t.Errorf("%s: extents %v", e.Path, e.Extents)
 			}
-			end = e.Obj.Off + e.stored()
+			end = e.Obj.Off + e.Stored()
 		}
 	}
 	back := ramdisk.Volume{Name: "Packs", MountPoint: mountTmpfs(t, "64m")}

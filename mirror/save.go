@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"fmt"
+	"rambar/tree"
 	"runtime"
 	"time"
 )
@@ -20,7 +21,7 @@ import (
 // so neither the old tree is read nor the whole new one written. The delta
 // on a delta is built by merging the previous delta's changes with the new
 // ones, so every delta is one step from its full base.
-func (s *store) save(ctx context.Context, root, diskID string, keepN int, progress ProgressFunc) (Result, error) {
+func (s *store) save(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return Result{}, err
@@ -30,7 +31,7 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 }
 
 // saveLocked is save with the store's lock already held.
-func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, progress ProgressFunc) (Result, error) {
+func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
 	start, before := time.Now(), inUse()
 	if err := s.cleanup(); err != nil {
 		return Result{}, err
@@ -47,7 +48,7 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	if idx != nil {
 		hint = idx.n
 	} else {
-		hint = inodesUsed(root) // the disk's file system holds the tree and little else
+		hint = tree.InodesUsed(root) // the disk's file system holds the tree and little else
 	}
 	var against *index // compared with the scan as it goes
 	if idx != nil && curID != "" && idx.Snapshot == curID {
@@ -56,11 +57,11 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	mapped := make(chan map[uint64]bool, 1)
 	go func() { mapped <- mappedFiles(root) }() // while the scan runs
 	resume := pauseCollector(before, hint)
-	still := newStillWatch()
+	still := tree.NewStillWatch()
 	items, notKept, m, err := scanAgainst(root, hint, against, s.caches, still)
 	resume()
 	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still, match: m}
-	defer func() { ls.still.close() }()
+	defer func() { ls.still.Close() }()
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
@@ -104,11 +105,11 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 // scanAgainst scans root, comparing it with x (nil: none) as it goes; m
 // is the match (nil without x). caches: a Caches folder at the top is
 // contents (store.caches).
-func scanAgainst(root string, hint int, x *index, caches bool, still *stillWatch) (items []scanned, notKept []NotKept, m *indexMatch, err error) {
+func scanAgainst(root string, hint int, x *index, caches bool, still *tree.StillWatch) (items []tree.Scanned, notKept []tree.NotKept, m *indexMatch, err error) {
 	if x != nil {
 		m = x.match()
 	}
-	items, notKept, err = scanWith(root, hint, m.matcher(), treeOpts{keepLF: x.lists("lost+found"), caches: caches, still: still})
+	items, notKept, err = tree.ScanWith(root, hint, m.matcher(), tree.Opts{KeepLF: x.lists("lost+found"), Caches: caches, Still: still})
 	return items, notKept, m, err
 }
 
@@ -116,7 +117,7 @@ func scanAgainst(root string, hint int, x *index, caches bool, still *stillWatch
 // files need their bytes copied.
 type savePlan struct {
 	// entries are a delta's: the paths changed since its base.
-	entries []Entry
+	entries []tree.Entry
 	// full, for a full manifest, makes its entries from the scan as the
 	// manifest is written, so that a save never holds the whole tree as
 	// entries beside the scan.
@@ -130,7 +131,7 @@ type savePlan struct {
 	bytes   int64 // their bytes (the copied ones' as scanned)
 	removed int   // paths gone since the current snapshot
 
-	items []scanned
+	items []tree.Scanned
 	same  []bool  // per item: taken from the snapshot the index describes
 	ofJob []int32 // a delta's: the item of each job
 	// gone are paths the plan found gone from the disk (a delta reads its
@@ -142,7 +143,7 @@ type savePlan struct {
 }
 
 // scanned is job k's path as scanned.
-func (p *savePlan) scanned(k int) *scanned {
+func (p *savePlan) scanned(k int) *tree.Scanned {
 	if p.full != nil {
 		return &p.items[p.jobs[k].ref]
 	}
@@ -154,12 +155,12 @@ func (p *savePlan) scanned(k int) *scanned {
 // unchanged (reuse), else made from its scan and what readExtras reads.
 type fullPlan struct {
 	root  string
-	items []scanned
-	prev  []Entry
+	items []tree.Scanned
+	prev  []tree.Entry
 	reuse []int32 // per item: 1 + its entry in prev, or 0 (nil: none)
 	// extras are the symlink targets and xattrs of the items not reused,
 	// by path (those with none left out).
-	extras map[string]extra
+	extras map[string]tree.Extra
 }
 
 // plan decides the new manifest's entries from the scan: a delta when the
@@ -169,7 +170,7 @@ type fullPlan struct {
 // not nil, learns the index's sums and takes this round's); so is the top
 // folder, whose times and mode are saved at every save. m, when not nil,
 // is the scan's match with idx (diffIndex goes on where it stopped).
-func (s *store) plan(root, curID string, idx *index, items []scanned, w *watch, m *indexMatch) (*savePlan, error) {
+func (s *store) plan(root, curID string, idx *index, items []tree.Scanned, w *watch, m *indexMatch) (*savePlan, error) {
 	d, ok := diffIndex(idx, items, m)
 	if !ok {
 		idx = nil // damaged: trusted for nothing
@@ -203,21 +204,21 @@ func (s *store) plan(root, curID string, idx *index, items []scanned, w *watch, 
 // planDelta plans a delta on delta (the previous delta's changes, or none
 // on a full manifest): the changed items read fresh, merged with delta's.
 // An item gone before its metadata is read is left out, and named.
-func planDelta(root string, delta *manifest, items []scanned, d indexDiff) (*savePlan, error) {
+func planDelta(root string, delta *manifest, items []tree.Scanned, d indexDiff) (*savePlan, error) {
 	p := &savePlan{delta: delta, removed: len(d.gone), items: items, same: d.same, reshaped: d.reshaped}
-	fresh := make([]Entry, 0, d.changed)
+	fresh := make([]tree.Entry, 0, d.changed)
 	of := map[string]int32{}
 	for i, it := range items {
-		if kindOf(it.id.Mode) == KindFile {
+		if tree.KindOf(it.Id.Mode) == tree.KindFile {
 			p.files++
-			p.bytes += it.id.Size
+			p.bytes += it.Id.Size
 		}
 		if d.same[i] {
 			continue
 		}
-		e, err := entryOf(root, items, i)
+		e, err := tree.EntryOf(root, items, i)
 		if isGone(err) {
-			p.gone = append(p.gone, it.rel)
+			p.gone = append(p.gone, it.Rel)
 			continue
 		}
 		if err != nil {
@@ -226,15 +227,15 @@ func planDelta(root string, delta *manifest, items []scanned, d indexDiff) (*sav
 		if e.HardLink != "" {
 			p.reshaped = true
 		}
-		if kindOf(it.id.Mode) == KindFile && e.HardLink == "" {
+		if tree.KindOf(it.Id.Mode) == tree.KindFile && e.HardLink == "" {
 			of[e.Path] = int32(i)
 		}
 		fresh = append(fresh, e)
 	}
 	p.entries, delta.Removed = mergeDelta(delta, fresh, d.gone)
 	for i := range p.entries {
-		if e := &p.entries[i]; e.Kind == KindFile && e.Obj.none() && e.HardLink == "" {
-			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: e.Size, sparse: e.sparse})
+		if e := &p.entries[i]; e.Kind == tree.KindFile && e.Obj.None() && e.HardLink == "" {
+			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: e.Size, sparse: e.Sparse})
 			p.ofJob = append(p.ofJob, of[e.Path])
 		}
 	}
@@ -244,7 +245,7 @@ func planDelta(root string, delta *manifest, items []scanned, d indexDiff) (*sav
 // planFull plans a full manifest: every item, taken from the snapshot the
 // index describes when its identity and hard-link target are unchanged,
 // else made fresh; the files made fresh are copied.
-func (s *store) planFull(root, curID string, idx *index, items []scanned, d indexDiff) *savePlan {
+func (s *store) planFull(root, curID string, idx *index, items []tree.Scanned, d indexDiff) *savePlan {
 	f := &fullPlan{root: root, items: items}
 	var prev *manifest
 	if idx != nil {
@@ -263,23 +264,23 @@ func (s *store) planFull(root, curID string, idx *index, items []scanned, d inde
 	pi := 0
 	for i := range items {
 		it := &items[i]
-		if kindOf(it.id.Mode) == KindFile {
+		if tree.KindOf(it.Id.Mode) == tree.KindFile {
 			p.files++
-			p.bytes += it.id.Size
+			p.bytes += it.Id.Size
 		}
 		if d.same[i] && prev != nil {
-			for pi < len(prev.Entries) && pathLess(prev.Entries[pi].Path, it.rel) {
+			for pi < len(prev.Entries) && tree.PathLess(prev.Entries[pi].Path, it.Rel) {
 				pi++
 			}
 			if pi < len(prev.Entries) {
-				if e := &prev.Entries[pi]; e.Path == it.rel && kept(e) && e.HardLink == hardLinkOf(items, i) {
+				if e := &prev.Entries[pi]; e.Path == it.Rel && kept(e) && e.HardLink == tree.HardLinkOf(items, i) {
 					f.reuse[i], p.same[i] = int32(pi+1), true
 					continue
 				}
 			}
 		}
 		if copiesData(it) {
-			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: it.id.Size, sparse: it.sparse()})
+			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: it.Id.Size, sparse: it.Sparse()})
 		}
 	}
 	if prev != nil && prev.ID == curID {
@@ -301,8 +302,8 @@ func (f *fullPlan) readExtras() ([]string, error) {
 		if f.reuse != nil && f.reuse[i] > 0 {
 			continue
 		}
-		e := Entry{Path: f.items[i].rel, Kind: kindOf(f.items[i].id.Mode)}
-		x, err := readExtra(f.root, &e)
+		e := tree.Entry{Path: f.items[i].Rel, Kind: tree.KindOf(f.items[i].Id.Mode)}
+		x, err := tree.ReadExtra(f.root, &e)
 		if isGone(err) {
 			gone = append(gone, e.Path)
 			continue
@@ -310,9 +311,9 @@ func (f *fullPlan) readExtras() ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if x.link != "" || x.xattr != nil {
+		if x.Link != "" || x.Xattr != nil {
 			if f.extras == nil {
-				f.extras = map[string]extra{}
+				f.extras = map[string]tree.Extra{}
 			}
 			f.extras[e.Path] = x
 		}
@@ -322,11 +323,13 @@ func (f *fullPlan) readExtras() ([]string, error) {
 
 // copiesData reports whether a save reading it fresh copies item it's
 // bytes: a regular file that is not a second link.
-func copiesData(it *scanned) bool { return kindOf(it.id.Mode) == KindFile && it.hardLink == 0 }
+func copiesData(it *tree.Scanned) bool {
+	return tree.KindOf(it.Id.Mode) == tree.KindFile && it.HardLink == 0
+}
 
 // kept reports whether entry e of an earlier snapshot has what a new one
 // needs of it: a file its bytes (an object, or a link to another).
-func kept(e *Entry) bool { return e.Kind != KindFile || !e.Obj.none() || e.HardLink != "" }
+func kept(e *tree.Entry) bool { return e.Kind != tree.KindFile || !e.Obj.None() || e.HardLink != "" }
 
 // deltaBase returns what a delta on snapshot base builds on: base's own
 // changes when it is a delta, none when it is a full manifest. It returns

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,19 +13,19 @@ import (
 )
 
 func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
-	id := func(n uint64) ident { return ident{Ino: n} }
-	items := func(ps ...string) []scanned {
-		var out []scanned
+	id := func(n uint64) tree.Ident { return tree.Ident{Ino: n} }
+	items := func(ps ...string) []tree.Scanned {
+		var out []tree.Scanned
 		for i, p := range ps {
-			out = append(out, scanned{rel: p, id: id(uint64(i + 1))})
+			out = append(out, tree.Scanned{Rel: p, Id: id(uint64(i + 1))})
 		}
 		return out
 	}
-	x := indexFor(t, []string{".", "a", "a/b", "c"}, []ident{id(1), id(2), id(3), id(4)})
+	x := indexFor(t, []string{".", "a", "a/b", "c"}, []tree.Ident{id(1), id(2), id(3), id(4)})
 	cases := []struct {
 		name    string
 		x       *index
-		items   []scanned
+		items   []tree.Scanned
 		same    []bool
 		gone    []string
 		changed int
@@ -33,7 +34,7 @@ func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
 		{"nothing changed", x, items(".", "a", "a/b", "c"), []bool{true, true, true, true}, nil, 0},
 		{"last gone", x, items(".", "a", "a/b"), []bool{true, true, true}, []string{"c"}, 0},
 		{"folder gone, one added", x, items(".", "b", "c"), []bool{true, false, false}, []string{"a", "a/b"}, 2},
-		{"identity changed", x, []scanned{{rel: ".", id: id(1)}, {rel: "a", id: id(9)}, {rel: "a/b", id: id(3)}, {rel: "c", id: id(4)}}, []bool{true, false, true, true}, nil, 1},
+		{"identity changed", x, []tree.Scanned{{Rel: ".", Id: id(1)}, {Rel: "a", Id: id(9)}, {Rel: "a/b", Id: id(3)}, {Rel: "c", Id: id(4)}}, []bool{true, false, true, true}, nil, 1},
 	}
 	for _, c := range cases {
 		// Alone, and going on where a scan's match with the index stopped.
@@ -104,22 +105,24 @@ func TestPackGroupsPacksSmallFilesOnly(t *testing.T) {
 }
 
 func TestMergeDeltaFoldsChanges(t *testing.T) {
-	e := func(p, obj string) Entry { return Entry{Path: p, Kind: KindFile, Obj: objName{Save: obj}} }
+	e := func(p, obj string) tree.Entry {
+		return tree.Entry{Path: p, Kind: tree.KindFile, Obj: tree.ObjName{Save: obj}}
+	}
 	cases := []struct {
 		name        string
 		prev        *manifest
-		fresh       []Entry
+		fresh       []tree.Entry
 		gone        []string
-		wantEntries []Entry
+		wantEntries []tree.Entry
 		wantRemoved []string
 	}{
-		{"first delta", &manifest{}, []Entry{e("a", "")}, []string{"b"}, []Entry{e("a", "")}, []string{"b"}},
-		{"fresh replaces prev", &manifest{Entries: []Entry{e("a", "1/0"), e("c", "1/1")}},
-			[]Entry{e("a", "")}, nil, []Entry{e("a", ""), e("c", "1/1")}, nil},
-		{"gone drops prev's change", &manifest{Entries: []Entry{e("a", "1/0")}, Removed: []string{"x"}},
-			nil, []string{"a"}, []Entry{}, []string{"a", "x"}},
+		{"first delta", &manifest{}, []tree.Entry{e("a", "")}, []string{"b"}, []tree.Entry{e("a", "")}, []string{"b"}},
+		{"fresh replaces prev", &manifest{Entries: []tree.Entry{e("a", "1/0"), e("c", "1/1")}},
+			[]tree.Entry{e("a", "")}, nil, []tree.Entry{e("a", ""), e("c", "1/1")}, nil},
+		{"gone drops prev's change", &manifest{Entries: []tree.Entry{e("a", "1/0")}, Removed: []string{"x"}},
+			nil, []string{"a"}, []tree.Entry{}, []string{"a", "x"}},
 		{"removed path back", &manifest{Removed: []string{"b", "d"}},
-			[]Entry{e("b", "")}, nil, []Entry{e("b", "")}, []string{"d"}},
+			[]tree.Entry{e("b", "")}, nil, []tree.Entry{e("b", "")}, []string{"d"}},
 	}
 	for _, c := range cases {
 		entries, rm := mergeDelta(c.prev, c.fresh, c.gone)
@@ -139,7 +142,7 @@ func TestSavePhasesOneByOne(t *testing.T) {
 		write(t, root, fmt.Sprintf("d/f%d", i), strings.Repeat("x", i))
 	}
 	want := digest(t, root)
-	items, err := scan(root)
+	items, err := tree.Scan(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +213,7 @@ func TestPathGoneDuringTheSaveIsNotAnError(t *testing.T) {
 	if err := os.Symlink("f", filepath.Join(root, "d/link")); err != nil {
 		t.Fatal(err)
 	}
-	items, err := scan(root)
+	items, err := tree.Scan(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"rambar/tree"
 	"strconv"
 	"sync"
 
@@ -28,16 +29,16 @@ type copyJob struct {
 // extentsOf collects the extents of the sparse files copied, by job.
 type extentsOf struct {
 	mu sync.Mutex
-	m  map[int][]Extent
+	m  map[int][]tree.Extent
 }
 
-func (x *extentsOf) set(k int, ext []Extent) {
+func (x *extentsOf) set(k int, ext []tree.Extent) {
 	x.mu.Lock()
 	if ext == nil {
 		delete(x.m, k)
 	} else {
 		if x.m == nil {
-			x.m = map[int][]Extent{}
+			x.m = map[int][]tree.Extent{}
 		}
 		x.m[k] = ext
 	}
@@ -53,28 +54,28 @@ func (x *extentsOf) set(k int, ext []Extent) {
 // next free object number. A file gone or changed is not an error: its
 // state says so.
 func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob, first uint32, path func(ref int32) string,
-	chk *copyCheck, ext *extentsOf, progress ProgressFunc) (uint32, error) {
+	chk *copyCheck, ext *extentsOf, progress tree.ProgressFunc) (uint32, error) {
 	var total int64
 	for i := range jobs {
 		if jobs[i].state == 0 {
 			total += jobs[i].size
 		}
 	}
-	src, err := openTree(root)
+	src, err := tree.OpenTree(root)
 	if err != nil {
 		return first, err
 	}
-	defer src.close()
-	objs, err := openTree(s.path("objects", id))
+	defer src.Close()
+	objs, err := tree.OpenTree(s.path("objects", id))
 	if err != nil {
 		return first, err
 	}
-	defer objs.close()
-	clone := sameDev(root, objs.dir)
+	defer objs.Close()
+	clone := tree.SameDev(root, objs.Dir)
 	small, packs, single := packGroups(jobs)
-	m := newMeter(progress, "saving", total, len(small)+len(single))
+	m := tree.NewMeter(progress, "saving", total, len(small)+len(single))
 	c := &copier{src: src, objs: objs, jobs: jobs, path: path, chk: chk, ext: ext, clone: clone}
-	err = pool(len(packs)+len(single), workers, func(k int) error {
+	err = tree.Pool(len(packs)+len(single), tree.Workers, func(k int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -82,23 +83,23 @@ func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob
 		if k < len(packs) {
 			group := small[packs[k][0]:packs[k][1]]
 			n, err := c.pack(num, group)
-			m.add(n, len(group))
+			m.Add(n, len(group))
 			return err
 		}
 		j := int(single[k-len(packs)])
 		if err := c.single(j, num); err != nil {
 			return err
 		}
-		m.add(jobs[j].size, 1)
+		m.Add(jobs[j].size, 1)
 		return nil
 	})
-	m.done()
+	m.Done()
 	return first + uint32(len(packs)+len(single)), err
 }
 
 // copier copies a save's jobs (copyObjects).
 type copier struct {
-	src, objs *dirTree
+	src, objs *tree.DirTree
 	jobs      []copyJob
 	path      func(ref int32) string
 	chk       *copyCheck
@@ -109,28 +110,28 @@ type copier struct {
 // openScanned opens job k's file and reads its identity; gone reports a
 // path that is no longer there as a regular file (removed, replaced by
 // something else, or a folder on its way replaced by a symlink).
-func (c *copier) openScanned(k int) (fd int, id ident, gone bool, err error) {
+func (c *copier) openScanned(k int) (fd int, id tree.Ident, gone bool, err error) {
 	fd, err = openToRead(c.src, c.path(c.jobs[k].ref))
 	if isGone(err) {
-		return -1, ident{}, true, nil
+		return -1, tree.Ident{}, true, nil
 	}
 	if err != nil {
-		return -1, ident{}, false, err
+		return -1, tree.Ident{}, false, err
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return -1, ident{}, err == nil, err
+		return -1, tree.Ident{}, err == nil, err
 	}
-	return fd, identOf(&st), false, nil
+	return fd, tree.IdentOf(&st), false, nil
 }
 
 // openToRead opens rel under t for reading, leaving its access time alone
 // where it can (O_NOATIME needs the owner or root).
-func openToRead(t *dirTree, rel string) (int, error) {
-	fd, err := t.open(rel, unix.O_RDONLY|unix.O_NONBLOCK|oNoAtime, 0)
-	if errors.Is(err, unix.EPERM) && oNoAtime != 0 {
-		fd, err = t.open(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
+func openToRead(t *tree.DirTree, rel string) (int, error) {
+	fd, err := t.Open(rel, unix.O_RDONLY|unix.O_NONBLOCK|tree.ONoAtime, 0)
+	if errors.Is(err, unix.EPERM) && tree.ONoAtime != 0 {
+		fd, err = t.Open(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
 	}
 	return fd, err
 }
@@ -151,11 +152,11 @@ func (c *copier) single(j int, num uint32) error {
 	defer unix.Close(in)
 	job := &c.jobs[j]
 	name := strconv.FormatUint(uint64(num), 10)
-	out, cloned, err := c.objs.create(name, 0o600, in, c.clone && !job.sparse)
+	out, cloned, err := c.objs.Create(name, 0o600, in, c.clone && !job.sparse)
 	if err != nil {
 		return err
 	}
-	e := Entry{Size: job.size, sparse: job.sparse}
+	e := tree.Entry{Size: job.size, Sparse: job.sparse}
 	direct := false
 	copy := func() error {
 		if cloned {
@@ -166,40 +167,40 @@ func (c *copier) single(j int, num uint32) error {
 		}
 		var err error
 		direct = false
-		if !job.sparse && job.size >= directMin {
-			e.Size, direct, err = directCopy(out, in, true)
+		if !job.sparse && job.size >= tree.DirectMin {
+			e.Size, direct, err = tree.DirectCopy(out, in, true)
 		}
 		if !direct && err == nil {
-			_, err = saveData(out, in, &e, c.clone)
+			_, err = tree.SaveData(out, in, &e, c.clone)
 		}
 		return err
 	}
 	redo := func() error {
 		if cloned { // a clone is taken whole again
 			unix.Close(out)
-			if err := unix.Unlinkat(c.objs.fd, name, 0); err != nil {
+			if err := unix.Unlinkat(c.objs.Fd, name, 0); err != nil {
 				return err
 			}
 			var err error
-			out, cloned, err = c.objs.create(name, 0o600, in, c.clone && !job.sparse)
+			out, cloned, err = c.objs.Create(name, 0o600, in, c.clone && !job.sparse)
 			return err
 		}
 		if _, err := unix.Seek(out, 0, unix.SEEK_SET); err != nil {
 			return err
 		}
-		return retryEINTR(func() error { return unix.Ftruncate(out, 0) })
+		return tree.RetryEINTR(func() error { return unix.Ftruncate(out, 0) })
 	}
 	err = c.held(j, in, id, copy, redo)
 	// A direct copy left nothing in the cache to push (a tail under a
 	// block at most: the commit's flush takes it).
-	if err == nil && !direct && (syncEachFile || e.Size >= pushSize) {
-		err = pushFile(out)
+	if err == nil && !direct && (tree.SyncEachFile || e.Size >= pushSize) {
+		err = tree.PushFile(out)
 	}
 	if cerr := unix.Close(out); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return noSpace(fmt.Errorf("copy %s to %s: %w", c.src.path(c.path(job.ref)), c.objs.path(name), err))
+		return tree.NoSpace(fmt.Errorf("copy %s to %s: %w", c.src.Path(c.path(job.ref)), c.objs.Path(name), err))
 	}
 	job.size, job.num, job.off, job.packed = e.Size, num, 0, false
 	c.ext.set(j, e.Extents)
@@ -270,7 +271,7 @@ func packGroups(jobs []copyJob) (small []int32, packs [][2]int, single []int32) 
 // to the disk (pushFile) before closing it. A file gone takes no room.
 func (c *copier) pack(num uint32, group []int32) (int64, error) {
 	name := strconv.FormatUint(uint64(num), 10)
-	out, _, err := c.objs.create(name, 0o600, -1, false)
+	out, _, err := c.objs.Create(name, 0o600, -1, false)
 	if err != nil {
 		return 0, err
 	}
@@ -279,14 +280,14 @@ func (c *copier) pack(num uint32, group []int32) (int64, error) {
 		for _, k := range group {
 			n, err := c.packed(out, int(k), num, off)
 			if err != nil {
-				return noSpace(fmt.Errorf("copy %s to %s: %w", c.src.path(c.path(c.jobs[k].ref)), c.objs.path(name), err))
+				return tree.NoSpace(fmt.Errorf("copy %s to %s: %w", c.src.Path(c.path(c.jobs[k].ref)), c.objs.Path(name), err))
 			}
 			off += n
 		}
-		return pushFile(out)
+		return tree.PushFile(out)
 	}()
 	if cerr := unix.Close(out); err == nil && cerr != nil {
-		err = noSpace(fmt.Errorf("write %s: %w", c.objs.path(name), cerr))
+		err = tree.NoSpace(fmt.Errorf("write %s: %w", c.objs.Path(name), cerr))
 	}
 	return off, err
 }
@@ -304,17 +305,17 @@ func (c *copier) packed(out, k int, num uint32, off int64) (int64, error) {
 		return 0, err
 	}
 	defer unix.Close(in)
-	e := Entry{Size: j.size, sparse: j.sparse}
+	e := tree.Entry{Size: j.size, Sparse: j.sparse}
 	var n int64
 	copy := func() (err error) {
-		n, err = saveData(out, in, &e, false)
+		n, err = tree.SaveData(out, in, &e, false)
 		return err
 	}
 	redo := func() error {
 		if _, err := unix.Seek(out, off, unix.SEEK_SET); err != nil {
 			return err
 		}
-		return retryEINTR(func() error { return unix.Ftruncate(out, off) })
+		return tree.RetryEINTR(func() error { return unix.Ftruncate(out, off) })
 	}
 	if err := c.held(k, in, id, copy, redo); err != nil {
 		return 0, err

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"rambar/tree"
 	"sync"
 	"time"
 
@@ -31,28 +32,28 @@ const copyTries = 3
 func (j *copyJob) ok() bool { return j.state == jobCopied || j.state == jobCached }
 
 // obj is where job j's bytes are (nil unless j holds some).
-func (j *copyJob) obj(id string) objName {
-	return objName{Save: id, Num: j.num, Off: j.off, Packed: j.packed}
+func (j *copyJob) obj(id string) tree.ObjName {
+	return tree.ObjName{Save: id, Num: j.num, Off: j.off, Packed: j.packed}
 }
 
 // copyCheck is what a copy checks each file against.
 type copyCheck struct {
 	// scanned is job k's path as the scan found it.
-	scanned func(k int) *scanned
+	scanned func(k int) *tree.Scanned
 	// w compares watched files by content (nil: none).
 	w *watch
 
 	mu sync.Mutex
 	// moved is, per job copied in the state jobMoved, the identity of
 	// the version it holds (a later round may take it).
-	moved map[int]ident
+	moved map[int]tree.Ident
 }
 
 // noteMoved records job k's copy of the version id.
-func (c *copyCheck) noteMoved(k int, id ident) {
+func (c *copyCheck) noteMoved(k int, id tree.Ident) {
 	c.mu.Lock()
 	if c.moved == nil {
-		c.moved = map[int]ident{}
+		c.moved = map[int]tree.Ident{}
 	}
 	c.moved[k] = id
 	c.mu.Unlock()
@@ -81,7 +82,7 @@ const (
 // quietLeft is how long until a file of identity id (changed at its ctime)
 // has been left alone for quiet, as of now; none when its ctime is ahead
 // of the clock (it stepped back: nothing can be told).
-func quietLeft(id ident, now time.Time) time.Duration {
+func quietLeft(id tree.Ident, now time.Time) time.Duration {
 	since := time.Duration(now.UnixNano() - id.CTime)
 	if since < -time.Second {
 		return 0
@@ -93,12 +94,12 @@ func quietLeft(id ident, now time.Time) time.Duration {
 // while it changes (up to copyTries times; redo puts the output back first),
 // and sets the job's state: whether the version kept is the scanned one,
 // held still.
-func (c *copier) held(k int, in int, id ident, copy func() error, redo func() error) error {
+func (c *copier) held(k int, in int, id tree.Ident, copy func() error, redo func() error) error {
 	j, rel := &c.jobs[k], c.path(c.jobs[k].ref)
 	want, watched := c.chk.w.sum(rel)
 	leased, writer := false, false
 	if time.Duration(time.Now().UnixNano()-id.CTime) < recentWindow && id.Size <= leaseMax {
-		leased, writer = readLease(in)
+		leased, writer = tree.ReadLease(in)
 	}
 	if writer && !watched { // a watched file is told held still by its contents
 		j.state = jobBusy
@@ -112,7 +113,7 @@ func (c *copier) held(k int, in int, id ident, copy func() error, redo func() er
 			if err := unix.Fstat(in, &st); err != nil {
 				return err
 			}
-			if now := identOf(&st); now != id {
+			if now := tree.IdentOf(&st); now != id {
 				if try == copyTries {
 					j.state = jobUnstable
 					return nil
@@ -137,7 +138,7 @@ func (c *copier) held(k int, in int, id ident, copy func() error, redo func() er
 		if err := unix.Fstat(in, &st); err != nil {
 			return err
 		}
-		after := identOf(&st)
+		after := tree.IdentOf(&st)
 		still := after == id
 		if still && watched {
 			sum, err := sumFD(in)
@@ -147,7 +148,7 @@ func (c *copier) held(k int, in int, id ident, copy func() error, redo func() er
 			still, want = sum == want, sum
 		}
 		switch {
-		case still && id == c.chk.scanned(k).id:
+		case still && id == c.chk.scanned(k).Id:
 			j.state = jobCopied
 			if watched {
 				c.chk.w.set(rel, want)

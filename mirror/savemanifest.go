@@ -3,6 +3,7 @@ package mirror
 import (
 	"fmt"
 	"os"
+	"rambar/tree"
 	"slices"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 // path is the path of a job's file (its ref).
 func (p *savePlan) path(ref int32) string {
 	if p.full != nil {
-		return p.full.items[ref].rel
+		return p.full.items[ref].Rel
 	}
 	return p.entries[ref].Path
 }
@@ -26,7 +27,7 @@ func (p *savePlan) path(ref int32) string {
 type manifestStream struct {
 	header
 	n       int
-	each    func(put func(*Entry) error) error
+	each    func(put func(*tree.Entry) error) error
 	removed []string
 	check   *treeCheck
 }
@@ -35,7 +36,7 @@ type manifestStream struct {
 func streamOf(m *manifest) *manifestStream {
 	ms := &manifestStream{header: m.header, n: len(m.Entries), removed: m.Removed}
 	ms.Refs = refsOf(m.Entries)
-	ms.each = func(put func(*Entry) error) error {
+	ms.each = func(put func(*tree.Entry) error) error {
 		for i := range m.Entries {
 			if err := put(&m.Entries[i]); err != nil {
 				return err
@@ -51,7 +52,7 @@ func streamOf(m *manifest) *manifestStream {
 // the copied sparse files' extents by job), its files holding bytes bytes.
 // Its entries are checked as they are written; a delta's tree too, first,
 // when it changes the tree's shape (treecheck.go).
-func (s *store) stream(p *savePlan, id string, bytes int64, ext map[int][]Extent) (*manifestStream, error) {
+func (s *store) stream(p *savePlan, id string, bytes int64, ext map[int][]tree.Extent) (*manifestStream, error) {
 	h := header{ID: id, Created: time.Now().UTC(), Files: p.files, Bytes: bytes}
 	if p.full == nil {
 		for k := range p.jobs {
@@ -81,7 +82,7 @@ func (f *fullPlan) refs(id string, jobs []copyJob) map[string][]uint32 {
 		if r == 0 {
 			continue
 		}
-		if o := &f.prev[r-1].Obj; !o.none() {
+		if o := &f.prev[r-1].Obj; !o.None() {
 			refs[o.Save] = append(refs[o.Save], o.Num)
 		}
 	}
@@ -103,8 +104,8 @@ func (f *fullPlan) refs(id string, jobs []copyJob) map[string][]uint32 {
 // they are, the others made from the scan and the extras read, a copied
 // file with its object (jobs, in the same order; ext: extents by job).
 // Nothing is read from the disk.
-func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]Extent) func(put func(*Entry) error) error {
-	return func(put func(*Entry) error) error {
+func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]tree.Extent) func(put func(*tree.Entry) error) error {
+	return func(put func(*tree.Entry) error) error {
 		k := 0
 		for i := range f.items {
 			if f.reuse != nil && f.reuse[i] > 0 {
@@ -113,9 +114,9 @@ func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]Extent) func(pu
 				}
 				continue
 			}
-			e := scanEntry(f.items, i)
+			e := tree.ScanEntry(f.items, i)
 			x := f.extras[e.Path]
-			e.Link, e.Xattr = x.link, x.xattr
+			e.Link, e.Xattr = x.Link, x.Xattr
 			if copiesData(&f.items[i]) {
 				if k >= len(jobs) || jobs[k].ref != int32(i) {
 					return fmt.Errorf("save plan out of step at %s", e.Path)
@@ -137,7 +138,7 @@ func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]Extent) func(pu
 // removed.
 func (s *store) writeSnapshot(ms *manifestStream) error {
 	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
-		return noSpace(err)
+		return tree.NoSpace(err)
 	}
 	if ms.check != nil {
 		if err := checkHeader(&ms.header); err != nil {
@@ -150,8 +151,8 @@ func (s *store) writeSnapshot(ms *manifestStream) error {
 			return fmt.Errorf("write snapshot %s: %w: a full manifest with removed paths", ms.ID, errBadManifest)
 		}
 		each := ms.each
-		ms.each = func(put func(*Entry) error) error {
-			err := each(func(e *Entry) error {
+		ms.each = func(put func(*tree.Entry) error) error {
+			err := each(func(e *tree.Entry) error {
 				if err := ms.check.add(e); err != nil {
 					return err
 				}
@@ -163,10 +164,10 @@ func (s *store) writeSnapshot(ms *manifestStream) error {
 			return err
 		}
 	}
-	err := s.streamManifest(&ms.header, ms.n, ms.each, ms.removed, syncEachFile)
+	err := s.streamManifest(&ms.header, ms.n, ms.each, ms.removed, tree.SyncEachFile)
 	if err == nil {
-		err = flushTree(s.dir, nil)
-		if syncEachFile && err == nil {
+		err = tree.FlushTree(s.dir, nil)
+		if tree.SyncEachFile && err == nil {
 			err = atomicfile.SyncDir(s.path("objects", ms.ID))
 		}
 	}

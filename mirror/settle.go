@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"rambar/tree"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -44,11 +45,11 @@ type liveSave struct {
 	curID    string
 	idx      *index          // the disk as of a snapshot, nil if unknown
 	mapped   map[uint64]bool // inodes mapped shared and writable now
-	progress ProgressFunc
+	progress tree.ProgressFunc
 	// still watches the disk from the round's scan on (nil: none); it
 	// answers for the round's look when nothing moved. match is that
 	// scan's match with the index (nil: none).
-	still *stillWatch
+	still *tree.StillWatch
 	match *indexMatch
 
 	id    string // the snapshot being made
@@ -60,16 +61,16 @@ type liveSave struct {
 // held still while copied: reused while the file keeps that identity
 // (and, watched, those contents).
 type cachedCopy struct {
-	id   ident
-	obj  objName
+	id   tree.Ident
+	obj  tree.ObjName
 	size int64
-	ext  []Extent
+	ext  []tree.Extent
 	sum  *contentSum
 }
 
 // round is one round of a save: its plan and how its copy went.
 type round struct {
-	items []scanned
+	items []tree.Scanned
 	p     *savePlan
 	w     *watch
 	chk   *copyCheck
@@ -88,7 +89,7 @@ type round struct {
 // the watched files still hold what was saved (watched: the index's, with
 // their sums). The files watched only before are compared now, so the
 // index keeps just those still mapped.
-func (ls *liveSave) unchanged(items []scanned, watched map[string]contentSum) (bool, error) {
+func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]contentSum) (bool, error) {
 	w := newWatch(ls.mapped, watched)
 	if !w.any() {
 		return true, nil
@@ -106,11 +107,11 @@ func (ls *liveSave) unchanged(items []scanned, watched map[string]contentSum) (b
 // run saves items (the first scan) and the rounds that follow as a new
 // snapshot. Nothing of it is left behind on failure, or when the disk
 // turns out unchanged.
-func (ls *liveSave) run(ctx context.Context, items []scanned) (Result, error) {
+func (ls *liveSave) run(ctx context.Context, items []tree.Scanned) (Result, error) {
 	ls.id = newID(time.Now(), ls.curID)
 	objDir := ls.s.path("objects", ls.id)
 	if err := os.MkdirAll(objDir, 0o700); err != nil {
-		return Result{}, noSpace(fmt.Errorf("make %s: %w", objDir, err))
+		return Result{}, tree.NoSpace(fmt.Errorf("make %s: %w", objDir, err))
 	}
 	res, err := ls.rounds(ctx, items)
 	if err != nil || res.Snapshot != ls.id {
@@ -123,7 +124,7 @@ func (ls *liveSave) run(ctx context.Context, items []scanned) (Result, error) {
 
 // rounds copies what changed until the disk holds still for one look, or
 // saveRounds have passed.
-func (ls *liveSave) rounds(ctx context.Context, items []scanned) (Result, error) {
+func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, error) {
 	var against *index
 	if ls.idx != nil && ls.idx.Snapshot == ls.curID {
 		against = ls.idx
@@ -146,8 +147,8 @@ func (ls *liveSave) rounds(ctx context.Context, items []scanned) (Result, error)
 		case <-time.After(roundPause(n)):
 		}
 		var m *indexMatch
-		ls.still.close()
-		ls.still = newStillWatch()
+		ls.still.Close()
+		ls.still = tree.NewStillWatch()
 		if items, _, m, err = scanAgainst(ls.root, len(items), against, ls.s.caches, ls.still); err != nil {
 			return Result{}, err
 		}
@@ -175,7 +176,7 @@ func (ls *liveSave) rounds(ctx context.Context, items []scanned) (Result, error)
 // starts after it: so the snapshot is the disk as it was when the scan
 // ended. The symlink targets and xattrs the scan does not tell are read
 // before the look starts.
-func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*round, error) {
+func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) (*round, error) {
 	r := &round{items: items, w: newWatch(ls.mapped, nil), ext: &extentsOf{}, moved: &pathList{max: inUseMax}, lost: map[string]bool{}}
 	lose := func(p string, gone bool) {
 		r.lost[p] = true
@@ -246,7 +247,7 @@ func (ls *liveSave) round(ctx context.Context, items []scanned, last bool) (*rou
 // left to the round's still watch while that can answer for it.
 type look struct {
 	run   func(stop *atomic.Bool) (*pathList, bool, error)
-	still *stillWatch // not started: asked at wait first
+	still *tree.StillWatch // not started: asked at wait first
 	stop  atomic.Bool
 	done  chan struct{}
 	diffs *pathList
@@ -257,11 +258,11 @@ type look struct {
 // startLook starts looking at the disk, comparing it with items, unless
 // the still watch saw nothing move since the scan: then the look is made
 // only if the watch cannot answer at the end (the disk moved meanwhile).
-func (ls *liveSave) startLook(items []scanned) *look {
+func (ls *liveSave) startLook(items []tree.Scanned) *look {
 	lk := &look{done: make(chan struct{}), run: func(stop *atomic.Bool) (*pathList, bool, error) {
 		return lookAt(ls.root, items, inUseMax, ls.s.caches, stop)
 	}}
-	if ls.still.still() {
+	if ls.still.Still() {
 		lk.still = ls.still
 		return lk
 	}
@@ -282,7 +283,7 @@ func (lk *look) start() {
 // it is made now only when the watch saw something.
 func (lk *look) wait(r *round, want bool) error {
 	if lk.still != nil {
-		if !want || lk.still.still() {
+		if !want || lk.still.Still() {
 			return nil
 		}
 		lk.still = nil
@@ -313,12 +314,12 @@ func (ls *liveSave) resum(r *round) error {
 	if len(sums) == 0 {
 		return nil
 	}
-	t, err := openTree(ls.root)
+	t, err := tree.OpenTree(ls.root)
 	if err != nil {
 		return err
 	}
-	defer t.close()
-	for _, p := range sortedKeys(sums) {
+	defer t.Close()
+	for _, p := range tree.SortedKeys(sums) {
 		if got, _, err := sumFile(t, p); err != nil || got != sums[p] {
 			r.moved.add(p)
 		}
@@ -356,7 +357,7 @@ func (ls *liveSave) remember(r *round) {
 		c := cachedCopy{obj: j.obj(ls.id), size: j.size, ext: r.ext.m[k]}
 		switch j.state {
 		case jobCopied, jobCached:
-			c.id = r.p.scanned(k).id
+			c.id = r.p.scanned(k).Id
 		case jobMoved:
 			c.id = r.chk.moved[k]
 		default:
@@ -379,7 +380,7 @@ func (ls *liveSave) fromCache(r *round) {
 	for k := range r.p.jobs {
 		j := &r.p.jobs[k]
 		c, ok := ls.cache[r.p.path(j.ref)]
-		if !ok || j.state != 0 || c.id != r.p.scanned(k).id {
+		if !ok || j.state != 0 || c.id != r.p.scanned(k).Id {
 			continue
 		}
 		if sum, watched := r.w.sum(r.p.path(j.ref)); watched && (c.sum == nil || *c.sum != sum) {

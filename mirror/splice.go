@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"maps"
+	"rambar/tree"
 	"slices"
 	"strings"
 	"time"
@@ -35,8 +36,8 @@ import (
 // its entry (a copied file with its object), and whether that is a
 // version that existed.
 type took struct {
-	e  Entry
-	id ident // as scanned (a previous version's: its inode then, if known)
+	e  tree.Entry
+	id tree.Ident // as scanned (a previous version's: its inode then, if known)
 	ok bool
 	// old: the previous snapshot's entry; empty, dropped when it holds
 	// nothing (a folder moved elsewhere meanwhile).
@@ -53,7 +54,7 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 	var was map[string]uint64 // the inodes of prev's paths, when listings moved
 	if r.reshaped && ls.idx != nil {
 		was = map[string]uint64{}
-		ls.idx.walk(func(p []byte, id ident) bool {
+		ls.idx.walk(func(p []byte, id tree.Ident) bool {
 			if id.Ino != 0 {
 				was[string(p)] = id.Ino
 			}
@@ -68,7 +69,7 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 	m := &manifest{header: header{ID: ls.id, Created: time.Now().UTC()}, Entries: entries}
 	res := Result{Snapshot: ls.id, InUse: u}
 	for i := range entries {
-		if e := &entries[i]; e.Kind == KindFile {
+		if e := &entries[i]; e.Kind == tree.KindFile {
 			m.Files++
 			m.Bytes += e.Size
 			if e.Obj.Save == ls.id {
@@ -123,27 +124,27 @@ func (ls *liveSave) tookTree(r *round, prev *manifest) []took {
 	pi := 0
 	for i := range items {
 		it := &items[i]
-		t := took{e: scanEntry(items, i), id: it.id, ok: !r.lost[it.rel]}
+		t := took{e: tree.ScanEntry(items, i), id: it.Id, ok: !r.lost[it.Rel]}
 		switch {
 		case p.full != nil && p.full.reuse != nil && p.full.reuse[i] > 0:
 			t.e = p.full.prev[p.full.reuse[i]-1]
 		case p.full != nil:
-			t.e = scanEntry(items, i)
-			x, has := p.full.extras[it.rel]
-			t.e.Link, t.e.Xattr = x.link, x.xattr
-			t.ok = t.ok && (t.e.Kind != KindSymlink || has)
+			t.e = tree.ScanEntry(items, i)
+			x, has := p.full.extras[it.Rel]
+			t.e.Link, t.e.Xattr = x.Link, x.Xattr
+			t.ok = t.ok && (t.e.Kind != tree.KindSymlink || has)
 			if k, job := jobOf[int32(i)]; job {
 				t.ok = ls.withObject(&t.e, &p.jobs[k], r.ext.m[k]) && t.ok
 			}
 		case p.same[i]:
-			for prev != nil && pi < len(prev.Entries) && pathLess(prev.Entries[pi].Path, it.rel) {
+			for prev != nil && pi < len(prev.Entries) && tree.PathLess(prev.Entries[pi].Path, it.Rel) {
 				pi++
 			}
-			if t.ok = t.ok && prev != nil && pi < len(prev.Entries) && prev.Entries[pi].Path == it.rel; t.ok {
+			if t.ok = t.ok && prev != nil && pi < len(prev.Entries) && prev.Entries[pi].Path == it.Rel; t.ok {
 				t.e = prev.Entries[pi]
 			}
 		default:
-			fi, has := fresh[it.rel]
+			fi, has := fresh[it.Rel]
 			if t.ok = t.ok && has; t.ok {
 				t.e = p.entries[fi]
 				if k, job := jobOf[int32(fi)]; job {
@@ -158,7 +159,7 @@ func (ls *liveSave) tookTree(r *round, prev *manifest) []took {
 
 // withObject gives e job j's copy; false when j holds no version of the
 // file as scanned.
-func (ls *liveSave) withObject(e *Entry, j *copyJob, ext []Extent) bool {
+func (ls *liveSave) withObject(e *tree.Entry, j *copyJob, ext []tree.Extent) bool {
 	if !j.ok() {
 		return false
 	}
@@ -172,27 +173,27 @@ func (ls *liveSave) withObject(e *Entry, j *copyJob, ext []Extent) bool {
 // identity of each as the last round scanned it (prev's: only their inode,
 // if known, so the next save reads them again), and how many differ from
 // prev's (all, without prev).
-func splice(prev *manifest, tree []took, union bool, was map[string]uint64) (entries []Entry, ids []ident, fresh int) {
-	where := elsewhere(tree, was)
-	var old []Entry
+func splice(prev *manifest, all []took, union bool, was map[string]uint64) (entries []tree.Entry, ids []tree.Ident, fresh int) {
+	where := elsewhere(all, was)
+	var old []tree.Entry
 	if prev != nil {
 		old = prev.Entries
 	}
-	oldAt := make(map[string]*Entry, len(old))
+	oldAt := make(map[string]*tree.Entry, len(old))
 	for i := range old {
 		oldAt[old[i].Path] = &old[i]
 	}
 	var out []took
-	add := func(e *Entry) { // a path only prev has
+	add := func(e *tree.Entry) { // a path only prev has
 		ino, moved := where(e.Path)
-		if union && (e.Kind == KindDir || !moved) { // a file moved is where the scan found it
-			out = append(out, took{e: *e, id: ident{Ino: ino}, old: true, empty: moved})
+		if union && (e.Kind == tree.KindDir || !moved) { // a file moved is where the scan found it
+			out = append(out, took{e: *e, id: tree.Ident{Ino: ino}, old: true, empty: moved})
 		}
 	}
 	j := 0
-	for i := range tree {
-		t := tree[i]
-		for ; j < len(old) && pathLess(old[j].Path, t.e.Path); j++ {
+	for i := range all {
+		t := all[i]
+		for ; j < len(old) && tree.PathLess(old[j].Path, t.e.Path); j++ {
 			add(&old[j])
 		}
 		if j < len(old) && old[j].Path == t.e.Path {
@@ -203,8 +204,8 @@ func splice(prev *manifest, tree []took, union bool, was map[string]uint64) (ent
 			out = append(out, t)
 		case o != nil && o.Kind == t.e.Kind:
 			ino, _ := where(o.Path)
-			out = append(out, took{e: *o, id: ident{Ino: ino}, old: true})
-		case t.e.Kind == KindDir: // gone meanwhile: as scanned, for what it held
+			out = append(out, took{e: *o, id: tree.Ident{Ino: ino}, old: true})
+		case t.e.Kind == tree.KindDir: // gone meanwhile: as scanned, for what it held
 			out = append(out, t)
 		}
 	}
@@ -218,11 +219,11 @@ func splice(prev *manifest, tree []took, union bool, was map[string]uint64) (ent
 // (was) and whether that inode is in what the save keeps of the disk now
 // (tree: what it took whole, and folders): then the path moved, and is
 // where the scan found it.
-func elsewhere(tree []took, was map[string]uint64) func(rel string) (uint64, bool) {
+func elsewhere(all []took, was map[string]uint64) func(rel string) (uint64, bool) {
 	now := map[uint64]bool{}
 	if len(was) > 0 {
-		for i := range tree {
-			if t := &tree[i]; t.ok || t.e.Kind == KindDir {
+		for i := range all {
+			if t := &all[i]; t.ok || t.e.Kind == tree.KindDir {
 				now[t.id.Ino] = true
 			}
 		}
@@ -240,12 +241,12 @@ func elsewhere(tree []took, was map[string]uint64) func(rel string) (uint64, boo
 // target had then (oldAt), another is left out; a previous version's
 // folder moved elsewhere that holds nothing. It returns the entries, their
 // identities, and how many differ from oldAt's.
-func mend(tree []took, oldAt map[string]*Entry) (entries []Entry, ids []ident, fresh int) {
+func mend(all []took, oldAt map[string]*tree.Entry) (entries []tree.Entry, ids []tree.Ident, fresh int) {
 	dirs := map[string]bool{}
 	data := map[string]bool{} // files with data: true when a previous version
-	kept := make([]took, 0, len(tree))
-	for i := range tree {
-		t := &tree[i]
+	kept := make([]took, 0, len(all))
+	for i := range all {
+		t := &all[i]
 		parent, _ := pathParent(t.e.Path)
 		if t.e.Path != "." && !dirs[parent] {
 			continue
@@ -254,16 +255,16 @@ func mend(tree []took, oldAt map[string]*Entry) (entries []Entry, ids []ident, f
 			was, ok := data[l]
 			switch o := oldAt[l]; {
 			case ok && (!t.old || was):
-			case t.old && o != nil && o.Kind == KindFile && o.HardLink == "":
+			case t.old && o != nil && o.Kind == tree.KindFile && o.HardLink == "":
 				t.e.HardLink, t.e.Obj, t.e.Extents, t.e.Size = "", o.Obj, o.Extents, o.Size
 			default:
 				continue
 			}
 		}
 		switch {
-		case t.e.Kind == KindDir:
+		case t.e.Kind == tree.KindDir:
 			dirs[t.e.Path] = true
-		case t.e.Kind == KindFile && t.e.HardLink == "":
+		case t.e.Kind == tree.KindFile && t.e.HardLink == "":
 			data[t.e.Path] = t.old
 		}
 		kept = append(kept, *t)
@@ -303,7 +304,7 @@ func pathParent(p string) (string, bool) {
 }
 
 // sameEntry reports whether a and b record the same path alike.
-func sameEntry(a, b *Entry) bool {
+func sameEntry(a, b *tree.Entry) bool {
 	return a.Path == b.Path && a.Kind == b.Kind && a.Mode == b.Mode && a.Size == b.Size && a.MTime == b.MTime &&
 		a.ATime == b.ATime && a.UID == b.UID && a.GID == b.GID && a.Link == b.Link && a.HardLink == b.HardLink &&
 		a.Obj == b.Obj && slices.Equal(a.Extents, b.Extents) && maps.EqualFunc(a.Xattr, b.Xattr, bytes.Equal)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"time"
 
 	"rambar/internal/atomicfile"
@@ -128,7 +129,7 @@ type lastSave struct {
 
 func (k *Keeper) noteSave(st State, snapshot string) error {
 	b, _ := json.Marshal(lastSave{Time: time.Now().UTC(), Snapshot: snapshot, Clock: boottime.Now()})
-	return noSpace(atomicfile.WriteFast(filepath.Join(st.Backing, "last.json"), b, 0o600))
+	return tree.NoSpace(atomicfile.WriteFast(filepath.Join(st.Backing, "last.json"), b, 0o600))
 }
 
 func (k *Keeper) writeState(st State) error {
@@ -136,7 +137,7 @@ func (k *Keeper) writeState(st State) error {
 	if err != nil {
 		return err
 	}
-	return noSpace(atomicfile.WriteFile(filepath.Join(st.Backing, "state.json"), append(b, '\n'), 0o600))
+	return tree.NoSpace(atomicfile.WriteFile(filepath.Join(st.Backing, "state.json"), append(b, '\n'), 0o600))
 }
 
 // Setup records how a disk's contents are kept, keeping its id and history
@@ -192,7 +193,7 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 		st.SaveEvery = max(1, int(o.SaveEvery/time.Second))
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return State{}, noSpace(fmt.Errorf("make %s: %w", dir, err))
+		return State{}, tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))
 	}
 	return st, k.writeState(st)
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"slices"
 	"sort"
 	"strings"
@@ -60,8 +61,8 @@ type Result struct {
 	Removed     int    `json:"removed,omitempty"` // paths gone since the previous save
 	// NotKept names what a save could not keep (sockets, device nodes)
 	// and what a restore could not set (an xattr the system refused).
-	NotKept []NotKept     `json:"not_kept,omitempty"`
-	Took    time.Duration `json:"took_ns"`
+	NotKept []tree.NotKept `json:"not_kept,omitempty"`
+	Took    time.Duration  `json:"took_ns"`
 	// Folder is what a Mirror disk's write-back did (conflicts, outside
 	// changes kept); nil when there was none.
 	Folder *WriteBack `json:"folder,omitempty"`
@@ -137,7 +138,7 @@ func (s *store) current() (string, error) {
 // commit makes snapshot id the current one, durably: the commit point of
 // a save.
 func (s *store) commit(id string) error {
-	return noSpace(atomicfile.WriteFile(s.path("current"), []byte(id+"\n"), 0o600))
+	return tree.NoSpace(atomicfile.WriteFile(s.path("current"), []byte(id+"\n"), 0o600))
 }
 
 // manifest returns snapshot id's whole tree (a delta applied to its base).
@@ -218,9 +219,9 @@ func (s *store) readFile(id string, hidden, entries bool) (*manifest, error) {
 // removed paths, encoding as it writes. durable adds the fsyncs that make
 // it survive a power cut (atomicfile); without them the caller flushes
 // before relying on it.
-func (s *store) streamManifest(h *header, n int, each func(put func(*Entry) error) error, removed []string, durable bool) error {
+func (s *store) streamManifest(h *header, n int, each func(put func(*tree.Entry) error) error, removed []string, durable bool) error {
 	path := s.path("snapshots", h.ID+".snap")
-	return noSpace(atomicfile.WriteFrom(path, 0o600, durable, func(w io.Writer) error {
+	return tree.NoSpace(atomicfile.WriteFrom(path, 0o600, durable, func(w io.Writer) error {
 		mw := newManifestWriter(w, h, n)
 		if err := each(mw.entry); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"rambar/tree"
 	"slices"
 	"syscall"
 )
@@ -36,7 +37,7 @@ func newBaseWriter(w io.Writer) (*baseWriter, error) {
 
 // add appends p, which must come after the last path added.
 func (b *baseWriter) add(p *syncPath) error {
-	if b.n > 0 && !pathLess(b.last, p.Path) {
+	if b.n > 0 && !tree.PathLess(b.last, p.Path) {
 		return fmt.Errorf("mirror record: %q after %q", p.Path, b.last)
 	}
 	if b.inBlock == 0 {
@@ -157,7 +158,7 @@ func readBaseIndex(f *os.File) (*baseFile, error) {
 		d.b = d.b[4:]
 		k.first = d.str()
 		if k.off != next || k.len <= 0 || k.off+k.len > at || k.count <= 0 || k.count > blockPaths ||
-			checkPath(k.first) != nil || (i > 0 && !pathLess(b.blocks[i-1].first, k.first)) {
+			checkPath(k.first) != nil || (i > 0 && !tree.PathLess(b.blocks[i-1].first, k.first)) {
 			return nil, errBadRecord
 		}
 		next, total = k.off+k.len, total+k.count
@@ -201,7 +202,7 @@ func (b *baseFile) block(i int) ([]syncPath, error) {
 func (b *baseFile) find(p string) (*syncPath, error) {
 	// The last block whose first path is not after p.
 	i, _ := slices.BinarySearchFunc(b.blocks, p, func(k baseBlock, p string) int {
-		if k.first == p || pathLess(k.first, p) {
+		if k.first == p || tree.PathLess(k.first, p) {
 			return -1
 		}
 		return 1
@@ -227,7 +228,7 @@ func (b *baseFile) each(fn func(*syncPath) error) error {
 		if err != nil {
 			return err
 		}
-		if i > 0 && !pathLess(last, ps[0].Path) {
+		if i > 0 && !tree.PathLess(last, ps[0].Path) {
 			return fmt.Errorf("mirror record %s: block %d out of order: %w", b.path, i, errBadRecord)
 		}
 		for j := range ps {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"rambar/tree"
 )
 
 // The sync record's files (syncrec.go) in the store's binary codec
@@ -138,7 +139,7 @@ func (e *encoder) diskSide(st *recState, s, f *side) {
 	if s.Meta {
 		fl |= diskMeta
 	}
-	if !s.Obj.none() {
+	if !s.Obj.None() {
 		fl |= diskObj
 		if s.Obj.Save != st.save {
 			fl |= diskNewSave
@@ -187,7 +188,7 @@ func (d *decoder) syncPath(st *recState) syncPath {
 		return syncPath{}
 	}
 	p := syncPath{Path: st.path[:n] + string(d.raw())}
-	if d.bad || checkPath(p.Path) != nil || (st.path != "" && !pathLess(st.path, p.Path)) {
+	if d.bad || checkPath(p.Path) != nil || (st.path != "" && !tree.PathLess(st.path, p.Path)) {
 		d.fail(fmt.Errorf("path %q bad or out of order", p.Path))
 		return syncPath{}
 	}
@@ -216,9 +217,9 @@ func (d *decoder) hash(h *sum) {
 }
 
 func (d *decoder) folderSide(st *recState) *side {
-	s := &side{Kind: Kind(d.uv()), Mode: d.u32()}
+	s := &side{Kind: tree.Kind(d.uv()), Mode: d.u32()}
 	fl := d.uv()
-	if s.Kind > KindFIFO || fl&^(sideHash|sideIdent) != 0 {
+	if s.Kind > tree.KindFIFO || fl&^(sideHash|sideIdent) != 0 {
 		d.fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
 		return s
 	}
@@ -226,7 +227,7 @@ func (d *decoder) folderSide(st *recState) *side {
 		d.hash(&s.Hash)
 	}
 	if fl&sideIdent != 0 {
-		id := &ident{Ino: st.ino + uint64(d.sv()), CTime: st.ctime + d.sv(), MTime: st.mtime + d.sv(), Size: d.sv(), Mode: d.u32()}
+		id := &tree.Ident{Ino: st.ino + uint64(d.sv()), CTime: st.ctime + d.sv(), MTime: st.mtime + d.sv(), Size: d.sv(), Mode: d.u32()}
 		st.ino, st.ctime, st.mtime = id.Ino, id.CTime, id.MTime
 		s.Ident = id
 	}
@@ -234,9 +235,9 @@ func (d *decoder) folderSide(st *recState) *side {
 }
 
 func (d *decoder) diskSide(st *recState, f *side) *side {
-	s := &side{Kind: Kind(d.uv()), Mode: d.u32()}
+	s := &side{Kind: tree.Kind(d.uv()), Mode: d.u32()}
 	fl := d.uv()
-	if s.Kind < KindFile || s.Kind > KindFIFO || fl >= diskLink<<1 || (fl&diskSameHash != 0 && (f == nil || fl&diskHash != 0)) {
+	if s.Kind < tree.KindFile || s.Kind > tree.KindFIFO || fl >= diskLink<<1 || (fl&diskSameHash != 0 && (f == nil || fl&diskHash != 0)) {
 		d.fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
 		return s
 	}
@@ -250,7 +251,7 @@ func (d *decoder) diskSide(st *recState, f *side) *side {
 		if fl&diskNewSave != 0 {
 			st.save = d.str()
 		}
-		s.Obj = objName{Save: st.save, Num: d.u32(), Packed: fl&diskPacked != 0}
+		s.Obj = tree.ObjName{Save: st.save, Num: d.u32(), Packed: fl&diskPacked != 0}
 		if s.Obj.Packed {
 			s.Obj.Off = int64(d.uv())
 		}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"slices"
 )
 
@@ -49,12 +50,12 @@ func (s sum) none() bool { return s == sum{} }
 // for the folder its identity when known, for the disk its object, hard
 // link, size and (Meta) modification time and xattrs.
 type side struct {
-	Kind  Kind
+	Kind  tree.Kind
 	Mode  uint32
 	Hash  sum
-	Ident *ident
-	Obj   objName // the store object holding the bytes
-	Link  string  // the earlier path this file is a hard link to
+	Ident *tree.Ident
+	Obj   tree.ObjName // the store object holding the bytes
+	Link  string       // the earlier path this file is a hard link to
 	Size  int64
 	// Meta: MTime (ns) and Xattrs are known (not in records written
 	// before metadata was compared).
@@ -88,7 +89,7 @@ func (a *side) sameContent(b *side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Kind == b.Kind && (a.Kind == KindDir || a.Kind == KindFIFO || a.Hash == b.Hash)
+	return a.Kind == b.Kind && (a.Kind == tree.KindDir || a.Kind == tree.KindFIFO || a.Hash == b.Hash)
 }
 
 // sameDisk: the disk's side b is the one the record has (a): the same
@@ -120,7 +121,7 @@ func xattrSums(x map[string][]byte) []xattrSum {
 		return nil
 	}
 	out := make([]xattrSum, 0, len(x))
-	for _, k := range sortedKeys(x) {
+	for _, k := range tree.SortedKeys(x) {
 		out = append(out, xattrSum{Name: k, Sum: valueSum(x[k])})
 	}
 	return out
@@ -135,10 +136,10 @@ func valueSum(v []byte) uint64 {
 
 // diskSide is the record's side of disk entry e, whose content (for a hard
 // link: its first name's) is in object obj.
-func diskSide(e *Entry, obj objName) *side {
+func diskSide(e *tree.Entry, obj tree.ObjName) *side {
 	s := &side{Kind: e.Kind, Mode: e.Mode, Obj: obj, Link: e.HardLink, Size: e.Size,
-		Meta: true, MTime: tsNano(e.MTime), Xattrs: xattrSums(e.Xattr)}
-	if e.Kind == KindSymlink {
+		Meta: true, MTime: tree.TsNano(e.MTime), Xattrs: xattrSums(e.Xattr)}
+	if e.Kind == tree.KindSymlink {
 		s.Hash = linkHash(e.Link)
 	}
 	return s
@@ -190,11 +191,11 @@ type legacyRecord struct {
 }
 
 type legacySide struct {
-	K Kind   `json:"k"`
-	M uint32 `json:"m"`
-	H string `json:"h"`
-	I *ident `json:"i"`
-	O string `json:"o"`
+	K tree.Kind   `json:"k"`
+	M uint32      `json:"m"`
+	H string      `json:"h"`
+	I *tree.Ident `json:"i"`
+	O string      `json:"o"`
 }
 
 func readLegacyHead(storeDir string) (syncHead, bool) {
@@ -226,7 +227,7 @@ func readLegacyRecord(storeDir string) (*record, error) {
 	}
 	rec := &record{syncHead: syncHead{DiskID: r.DiskID, Folder: r.Folder, Snapshot: r.Snapshot, Complete: r.Complete}}
 	for i, p := range r.Paths {
-		if checkPath(p.P) != nil || (i > 0 && !pathLess(r.Paths[i-1].P, p.P)) {
+		if checkPath(p.P) != nil || (i > 0 && !tree.PathLess(r.Paths[i-1].P, p.P)) {
 			return nil, fmt.Errorf("mirror record %s: bad path %q: %w", name, p.P, errBadRecord)
 		}
 		f, ferr := p.F.side()
@@ -285,7 +286,7 @@ func findPath(ps []syncPath, p string) (int, bool) {
 		switch {
 		case a.Path == p:
 			return 0
-		case pathLess(a.Path, p):
+		case tree.PathLess(a.Path, p):
 			return -1
 		}
 		return 1

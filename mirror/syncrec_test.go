@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"slices"
 	"sort"
 	"testing"
@@ -14,23 +15,23 @@ import (
 func recordPaths(n int) []syncPath {
 	saves := []string{"20261201T101500.123456Z", "20261202T101500.123456Z"}
 	var out []syncPath
-	out = append(out, syncPath{Path: ".", F: &side{Kind: KindDir, Mode: 0o755}, D: &side{Kind: KindDir, Mode: 0o755, Meta: true}})
+	out = append(out, syncPath{Path: ".", F: &side{Kind: tree.KindDir, Mode: 0o755}, D: &side{Kind: tree.KindDir, Mode: 0o755, Meta: true}})
 	for i := 0; i < n; i++ {
 		p := fmt.Sprintf("d%d/caf\xe9-%d", i%7, i)
 		if i%3 == 0 {
 			p = fmt.Sprintf("d%d/caf\xe8-%d", i%7, i)
 		}
-		id := ident{Ino: uint64(i + 10), CTime: int64(i) * 7, MTime: int64(i) * 5, Size: int64(i), Mode: 0o100644}
+		id := tree.Ident{Ino: uint64(i + 10), CTime: int64(i) * 7, MTime: int64(i) * 5, Size: int64(i), Mode: 0o100644}
 		h := linkHash(p)
 		out = append(out, syncPath{Path: p,
-			F: &side{Kind: KindFile, Mode: 0o644, Hash: h, Ident: &id},
-			D: &side{Kind: KindFile, Mode: 0o644, Hash: h, Obj: objName{Save: saves[i%2], Num: 3, Off: int64(i % 5 * i), Packed: i%5 != 0}, Size: int64(i), Meta: true,
+			F: &side{Kind: tree.KindFile, Mode: 0o644, Hash: h, Ident: &id},
+			D: &side{Kind: tree.KindFile, Mode: 0o644, Hash: h, Obj: tree.ObjName{Save: saves[i%2], Num: 3, Off: int64(i % 5 * i), Packed: i%5 != 0}, Size: int64(i), Meta: true,
 				MTime: int64(i), Xattrs: []xattrSum{{"user.a", 1}, {"user.b", uint64(i)}}}})
 	}
 	for i := 0; i < 7; i++ {
-		out = append(out, syncPath{Path: fmt.Sprintf("d%d", i), F: &side{Kind: KindDir, Mode: 0o755}})
+		out = append(out, syncPath{Path: fmt.Sprintf("d%d", i), F: &side{Kind: tree.KindDir, Mode: 0o755}})
 	}
-	sort.Slice(out, func(i, j int) bool { return pathLess(out[i].Path, out[j].Path) })
+	sort.Slice(out, func(i, j int) bool { return tree.PathLess(out[i].Path, out[j].Path) })
 	return out
 }
 
@@ -98,12 +99,12 @@ func TestSyncRecordRoundTripAndDelta(t *testing.T) {
 	// A few changes: a path changed, one removed, one added, one pending.
 	base := r.Base
 	changes := []syncPath{
-		{Path: want[5].Path, F: &side{Kind: KindFile, Mode: 0o600, Hash: linkHash("x")}, D: want[5].D},
+		{Path: want[5].Path, F: &side{Kind: tree.KindFile, Mode: 0o600, Hash: linkHash("x")}, D: want[5].D},
 		{Path: want[9].Path},
-		{Path: "zz-new", F: &side{Kind: KindSymlink, Hash: linkHash("t")}, D: &side{Kind: KindSymlink, Hash: linkHash("t"), Meta: true}},
+		{Path: "zz-new", F: &side{Kind: tree.KindSymlink, Hash: linkHash("t")}, D: &side{Kind: tree.KindSymlink, Hash: linkHash("t"), Meta: true}},
 		{Path: want[11].Path, F: want[11].F, D: want[11].D, Pending: true, Gone: true},
 	}
-	sort.Slice(changes, func(i, j int) bool { return pathLess(changes[i].Path, changes[j].Path) })
+	sort.Slice(changes, func(i, j int) bool { return tree.PathLess(changes[i].Path, changes[j].Path) })
 	if err := updateRecord(dir, r, h, changes); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestSyncRecordRoundTripAndDelta(t *testing.T) {
 	// Past the limit: a new base, the pending path kept in the delta.
 	many := make([]syncPath, 0, deltaLimit(len(want))+1)
 	for i := 0; i <= deltaLimit(len(want)); i++ {
-		many = append(many, syncPath{Path: fmt.Sprintf("zz/%06d", i), F: &side{Kind: KindDir}})
+		many = append(many, syncPath{Path: fmt.Sprintf("zz/%06d", i), F: &side{Kind: tree.KindDir}})
 	}
 	if err := updateRecord(dir, r, h, many); err != nil {
 		t.Fatal(err)
@@ -198,7 +199,7 @@ func TestSyncRecordOfVersion1Loads(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := r.get("a.txt")
-	if a == nil || a.F.Hash != linkHash("a") || a.F.Ident.Ino != 5 || a.D.Obj != (objName{Save: "20261201T101500.123456Z", Packed: true}) || a.D.Meta {
+	if a == nil || a.F.Hash != linkHash("a") || a.F.Ident.Ino != 5 || a.D.Obj != (tree.ObjName{Save: "20261201T101500.123456Z", Packed: true}) || a.D.Meta {
 		t.Fatalf("a.txt: %+v", a)
 	}
 	if s, _ := r.get("sock"); s == nil || s.F.Hash != specialHash(0o140755) {
@@ -229,7 +230,7 @@ func FuzzDecodeSync(f *testing.F) {
 			return
 		}
 		for i, p := range got {
-			if checkPath(p.Path) != nil || (i > 0 && !pathLess(got[i-1].Path, p.Path)) {
+			if checkPath(p.Path) != nil || (i > 0 && !tree.PathLess(got[i-1].Path, p.Path)) {
 				t.Fatalf("accepted %q", p.Path)
 			}
 		}

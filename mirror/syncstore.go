@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 
 	"rambar/internal/atomicfile"
@@ -109,7 +110,7 @@ func mergeEach(each func(func(*syncPath) error) error, over []syncPath, fn func(
 		return fn(p)
 	}
 	err := each(func(p *syncPath) error {
-		for j < len(over) && pathLess(over[j].Path, p.Path) {
+		for j < len(over) && tree.PathLess(over[j].Path, p.Path) {
 			if err := emit(&over[j]); err != nil {
 				return err
 			}
@@ -133,7 +134,7 @@ func mergePaths(old, changes []syncPath) []syncPath {
 	out := make([]syncPath, 0, len(old)+len(changes))
 	j := 0
 	for _, p := range old {
-		for j < len(changes) && pathLess(changes[j].Path, p.Path) {
+		for j < len(changes) && tree.PathLess(changes[j].Path, p.Path) {
 			out = append(out, changes[j])
 			j++
 		}
@@ -158,7 +159,7 @@ func deltaLimit(basePaths int) int { return 4096 + basePaths/8 }
 func writeRecord(storeDir string, h syncHead, delta []syncPath, fill func(add func(*syncPath) error) error) error {
 	dir := recordDir(storeDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return noSpace(fmt.Errorf("make %s: %w", dir, err))
+		return tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))
 	}
 	h.Base = "base-" + randomID()[:16]
 	err := atomicfile.WriteFrom(filepath.Join(dir, h.Base), 0o600, true, func(w io.Writer) error {
@@ -177,7 +178,7 @@ func writeRecord(storeDir string, h syncHead, delta []syncPath, fill func(add fu
 	})
 	if err != nil {
 		os.Remove(filepath.Join(dir, h.Base))
-		return noSpace(fmt.Errorf("write mirror record: %w", err))
+		return tree.NoSpace(fmt.Errorf("write mirror record: %w", err))
 	}
 	return commitSync(storeDir, h, delta)
 }
@@ -187,9 +188,9 @@ func writeRecord(storeDir string, h syncHead, delta []syncPath, fill func(add fu
 func commitSync(storeDir string, h syncHead, delta []syncPath) error {
 	dir := recordDir(storeDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return noSpace(fmt.Errorf("make %s: %w", dir, err))
+		return tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))
 	}
-	if err := noSpace(atomicfile.WriteFile(filepath.Join(dir, recordName), encodeSync(h, delta), 0o600)); err != nil {
+	if err := tree.NoSpace(atomicfile.WriteFile(filepath.Join(dir, recordName), encodeSync(h, delta), 0o600)); err != nil {
 		return fmt.Errorf("write mirror record: %w", err)
 	}
 	ents, _ := os.ReadDir(dir)

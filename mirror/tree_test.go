@@ -1,28 +1,17 @@
 package mirror
 
 import (
+	"rambar/tree"
 	"reflect"
-	"sort"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-func TestPathLessPutsFoldersBeforeTheirContents(t *testing.T) {
-	got := []string{"a.b", "a/b", ".", "a", "a-b/c", "a/b/c", "b", "a0"}
-	sort.Slice(got, func(i, j int) bool { return pathLess(got[i], got[j]) })
-	want := []string{".", "a", "a/b", "a/b/c", "a-b/c", "a.b", "a0", "b"}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("order = %v, want %v", got, want)
-		}
-	}
-}
-
 func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
 	paths := []string{".", "a", "a/b", "a/b/c", "a/bc", "b"}
-	ids := []ident{{Ino: 1, CTime: -5, MTime: 7, Size: 0, Mode: 0o40755}, {Ino: 2, Size: 99}, {Ino: 3, CTime: 1 << 60},
+	ids := []tree.Ident{{Ino: 1, CTime: -5, MTime: 7, Size: 0, Mode: 0o40755}, {Ino: 2, Size: 99}, {Ino: 3, CTime: 1 << 60},
 		{Ino: 1 << 63, CTime: -1 << 62, MTime: 1 << 62}, {Ino: 0, CTime: 1 << 62, MTime: -1 << 62}, {Ino: ^uint64(0), Mode: ^uint32(0)}}
 	b := encodeIndexOf("20260101T000000.000001Z", "d", paths, ids)
 	got, err := decodeIndex(b)
@@ -40,13 +29,13 @@ func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
 	for name, ps := range map[string][]string{
 		"out of order": {".", "b", "a"}, "dotdot": {".", "a/.."}, "twice": {".", "a", "a"}, "slash": {".", "a/"},
 	} {
-		if _, err := decodeIndex(encodeIndexOf("", "d", ps, make([]ident, len(ps)))); err == nil {
+		if _, err := decodeIndex(encodeIndexOf("", "d", ps, make([]tree.Ident, len(ps)))); err == nil {
 			t.Errorf("%s: decodeIndex accepted %q", name, ps)
 		}
 	}
 	// A shared prefix longer than the previous path is refused.
 	w := newIndexWriter("", "d", 2)
-	w.add(".", ident{}, "", nil)
+	w.add(".", tree.Ident{}, "", nil)
 	w.e.uv(5)
 	w.e.str("x")
 	w.e.sv(0)
@@ -62,7 +51,7 @@ func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
 
 // encodeIndexOf is the index of paths (any order: the writer does not
 // check, so tests can make damaged ones) with ids.
-func encodeIndexOf(snapshot, diskID string, paths []string, ids []ident) []byte {
+func encodeIndexOf(snapshot, diskID string, paths []string, ids []tree.Ident) []byte {
 	w := newIndexWriter(snapshot, diskID, len(paths))
 	for i, p := range paths {
 		w.add(p, ids[i], "", nil)
@@ -71,7 +60,7 @@ func encodeIndexOf(snapshot, diskID string, paths []string, ids []ident) []byte 
 }
 
 // indexFor is encodeIndexOf opened as a save would.
-func indexFor(t testing.TB, paths []string, ids []ident) *index {
+func indexFor(t testing.TB, paths []string, ids []tree.Ident) *index {
 	t.Helper()
 	x, err := openIndex(encodeIndexOf("", "", paths, ids))
 	if err != nil {
@@ -81,49 +70,27 @@ func indexFor(t testing.TB, paths []string, ids []ident) *index {
 }
 
 // indexEntries lists x's paths and identities.
-func indexEntries(x *index) ([]string, []ident, error) {
+func indexEntries(x *index) ([]string, []tree.Ident, error) {
 	var ps []string
-	var ids []ident
-	err := x.walk(func(p []byte, id ident) bool {
+	var ids []tree.Ident
+	err := x.walk(func(p []byte, id tree.Ident) bool {
 		ps, ids = append(ps, string(p)), append(ids, id)
 		return true
 	})
 	return ps, ids, err
 }
 
-func TestScanOrderIsPathLess(t *testing.T) {
-	root := t.TempDir()
-	for _, p := range []string{"a/b/c", "a-b/c", "a.b", "a0", "b", "a/b-c", "a/bc/d"} {
-		write(t, root, p, "x")
-	}
-	items, err := scan(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, it := range items {
-		got = append(got, it.rel)
-	}
-	want := []string{".", "a", "a/b", "a/b/c", "a/b-c", "a/bc", "a/bc/d", "a-b", "a-b/c", "a.b", "a0", "b"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("scan order %v, want %v", got, want)
-	}
-	if !sort.SliceIsSorted(got, func(i, j int) bool { return pathLess(got[i], got[j]) }) {
-		t.Error("scan order is not pathLess order")
-	}
-}
-
 func TestManifestRoundTripAndRejectsDamage(t *testing.T) {
 	m := &manifest{header: header{ID: "20260101T000000.000001Z", Created: time.Unix(1700000000, 5).UTC(), Files: 2, Bytes: 12,
 		Refs: map[string][]uint32{"20251231T000000.000001Z": {0, 1}, "20251231T000000.000002Z": {7}}},
-		Entries: []Entry{
-			{Path: ".", Kind: KindDir, Mode: 0o755, MTime: unix.NsecToTimespec(-1)},
-			{Path: "f", Kind: KindFile, Mode: 0o4755, Size: 12, MTime: unix.Timespec{Nsec: 99}, Obj: objName{Save: "20251231T000000.000001Z", Num: 1}, Xattr: map[string][]byte{"user.x": {0, 1}, "user.e": {}}},
-			{Path: "h", Kind: KindFile, Mode: 0o644, Size: 12, HardLink: "f", UID: 1234, GID: 5678},
-			{Path: "l", Kind: KindSymlink, Mode: 0o777, Link: "f"},
-			{Path: "p", Kind: KindFIFO, Mode: 0o600, ATime: unix.Timespec{Sec: 1, Nsec: 2}},
-			{Path: "s", Kind: KindFile, Mode: 0o600, Size: 1 << 30, Obj: objName{Save: "20251231T000000.000002Z", Num: 7},
-				Extents: []Extent{{Off: 4096, Len: 4096}, {Off: 1<<30 - 1, Len: 1}},
+		Entries: []tree.Entry{
+			{Path: ".", Kind: tree.KindDir, Mode: 0o755, MTime: unix.NsecToTimespec(-1)},
+			{Path: "f", Kind: tree.KindFile, Mode: 0o4755, Size: 12, MTime: unix.Timespec{Nsec: 99}, Obj: tree.ObjName{Save: "20251231T000000.000001Z", Num: 1}, Xattr: map[string][]byte{"user.x": {0, 1}, "user.e": {}}},
+			{Path: "h", Kind: tree.KindFile, Mode: 0o644, Size: 12, HardLink: "f", UID: 1234, GID: 5678},
+			{Path: "l", Kind: tree.KindSymlink, Mode: 0o777, Link: "f"},
+			{Path: "p", Kind: tree.KindFIFO, Mode: 0o600, ATime: unix.Timespec{Sec: 1, Nsec: 2}},
+			{Path: "s", Kind: tree.KindFile, Mode: 0o600, Size: 1 << 30, Obj: tree.ObjName{Save: "20251231T000000.000002Z", Num: 7},
+				Extents: []tree.Extent{{Off: 4096, Len: 4096}, {Off: 1<<30 - 1, Len: 1}},
 				MTime:   unix.Timespec{Sec: time.Date(2400, 1, 2, 3, 4, 5, 0, time.UTC).Unix(), Nsec: 999999999}},
 		}}
 	b := encodeManifest(m)

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"fmt"
+	"rambar/tree"
 	"strings"
 )
 
@@ -33,26 +34,26 @@ type treeCheck struct {
 
 // newTreeCheck checks the entries of snapshot id: a whole tree whose hard
 // links name targets, or (tree false) a delta's list.
-func newTreeCheck(id string, tree bool, targets map[string]bool) *treeCheck {
-	return &treeCheck{id: id, tree: tree, targets: targets}
+func newTreeCheck(id string, whole bool, targets map[string]bool) *treeCheck {
+	return &treeCheck{id: id, tree: whole, targets: targets}
 }
 
 // add checks the next entry.
-func (c *treeCheck) add(e *Entry) error {
+func (c *treeCheck) add(e *tree.Entry) error {
 	if err := c.entry(e); err != nil {
 		return fmt.Errorf("write snapshot %s: %w: %v", c.id, errBadManifest, err)
 	}
 	return nil
 }
 
-func (c *treeCheck) entry(e *Entry) error {
+func (c *treeCheck) entry(e *tree.Entry) error {
 	if err := checkEntry(e); err != nil {
 		return err
 	}
 	if c.n++; c.n > maxCount {
 		return fmt.Errorf("too many entries")
 	}
-	if c.n > 1 && !pathLess(c.prev, e.Path) {
+	if c.n > 1 && !tree.PathLess(c.prev, e.Path) {
 		return fmt.Errorf("%q out of order or twice", e.Path)
 	}
 	c.prev = e.Path
@@ -60,7 +61,7 @@ func (c *treeCheck) entry(e *Entry) error {
 		return nil
 	}
 	if c.n == 1 {
-		if e.Path != "." || e.Kind != KindDir {
+		if e.Path != "." || e.Kind != tree.KindDir {
 			return fmt.Errorf("the tree has no root folder")
 		}
 		c.dirs = append(c.dirs[:0], ".")
@@ -77,13 +78,13 @@ func (c *treeCheck) entry(e *Entry) error {
 		return fmt.Errorf("%q is not inside a folder of the tree", e.Path)
 	}
 	switch {
-	case e.Kind == KindDir:
+	case e.Kind == tree.KindDir:
 		c.dirs = append(c.dirs, e.Path)
-	case e.Kind == KindFile && e.HardLink == "":
+	case e.Kind == tree.KindFile && e.HardLink == "":
 		if _, ok := c.targets[e.Path]; ok {
 			c.targets[e.Path] = true
 		}
-	case e.Kind == KindFile && !c.targets[e.HardLink]:
+	case e.Kind == tree.KindFile && !c.targets[e.HardLink]:
 		return fmt.Errorf("%q is a hard link to %q, not a file before it", e.Path, e.HardLink)
 	}
 	return nil
@@ -95,7 +96,7 @@ func (c *treeCheck) removed(paths []string) error {
 		if err := checkPath(p); err != nil || p == "." {
 			return fmt.Errorf("write snapshot %s: %w: removed path: bad path %q", c.id, errBadManifest, p)
 		}
-		if i > 0 && !pathLess(paths[i-1], p) {
+		if i > 0 && !tree.PathLess(paths[i-1], p) {
 			return fmt.Errorf("write snapshot %s: %w: removed %q out of order or twice", c.id, errBadManifest, p)
 		}
 	}
@@ -103,7 +104,7 @@ func (c *treeCheck) removed(paths []string) error {
 }
 
 // linkTargets is the set of paths entries' hard links name (none seen yet).
-func linkTargets(entries []Entry) map[string]bool {
+func linkTargets(entries []tree.Entry) map[string]bool {
 	t := map[string]bool{}
 	for i := range entries {
 		if l := entries[i].HardLink; l != "" {
@@ -114,10 +115,10 @@ func linkTargets(entries []Entry) map[string]bool {
 }
 
 // scanTargets is the set of paths the hard links of a scan's tree name.
-func scanTargets(items []scanned) map[string]bool {
+func scanTargets(items []tree.Scanned) map[string]bool {
 	t := map[string]bool{}
 	for i := range items {
-		if l := hardLinkOf(items, i); l != "" {
+		if l := tree.HardLinkOf(items, i); l != "" {
 			t[l] = false
 		}
 	}
@@ -140,7 +141,7 @@ func (s *store) checkDeltaTree(id string, d *manifest, targets map[string]bool) 
 	j := 0
 	for i := range base.Entries {
 		e := &base.Entries[i]
-		for ; j < len(d.Entries) && pathLess(d.Entries[j].Path, e.Path); j++ {
+		for ; j < len(d.Entries) && tree.PathLess(d.Entries[j].Path, e.Path); j++ {
 			if err := c.add(&d.Entries[j]); err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
 	"syscall"
 	"testing"
@@ -60,14 +61,14 @@ func outsideUntouched(t *testing.T, dir string, want ...string) {
 // with a clear error, and nothing is written outside the disk or copied
 // from outside the store.
 func TestCraftedStoresAreRefused(t *testing.T) {
-	fileObj := func(m *manifest) Entry {
+	fileObj := func(m *manifest) tree.Entry {
 		for _, e := range m.Entries {
-			if e.Kind == KindFile {
+			if e.Kind == tree.KindFile {
 				return e
 			}
 		}
 		t.Fatal("no file in the manifest")
-		return Entry{}
+		return tree.Entry{}
 	}
 	cases := []struct {
 		name   string
@@ -90,18 +91,18 @@ func TestCraftedStoresAreRefused(t *testing.T) {
 		{"symlink, then a file through it", func(m *manifest, _ *store, outside string) {
 			e := fileObj(m)
 			e.Path = "link/escape"
-			m.Entries = append(m.Entries, Entry{Path: "link", Kind: KindSymlink, Mode: 0o777, Link: outside}, e)
+			m.Entries = append(m.Entries, tree.Entry{Path: "link", Kind: tree.KindSymlink, Mode: 0o777, Link: outside}, e)
 		}, `"link/escape" is not inside a folder`},
 		{"object climbing out of objects/", func(m *manifest, _ *store, _ string) {
 			for i := range m.Entries {
-				if m.Entries[i].Kind == KindFile {
+				if m.Entries[i].Kind == tree.KindFile {
 					m.Entries[i].Obj.Save = "../../../../../../../../etc/hostname"
 				}
 			}
 		}, "bad object"},
 		{"packed file past its pack's end", func(m *manifest, _ *store, _ string) {
 			for i := range m.Entries {
-				if m.Entries[i].Kind == KindFile { // an 8-byte object: 4 bytes left of the 8 the entry needs
+				if m.Entries[i].Kind == tree.KindFile { // an 8-byte object: 4 bytes left of the 8 the entry needs
 					m.Entries[i].Obj.Off, m.Entries[i].Obj.Packed = 4, true
 				}
 			}
@@ -159,20 +160,20 @@ func TestBuildNeverFollowsASymlinkItDidNotMake(t *testing.T) {
 	src, dst, outside := t.TempDir(), t.TempDir(), t.TempDir()
 	write(t, src, "a/x", "data")
 	write(t, src, "y", "data")
-	entries, err := treeEntries(src)
+	entries, err := tree.Entries(src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.Symlink(outside, filepath.Join(dst, "a"))
 	os.Symlink(filepath.Join(outside, "y"), filepath.Join(dst, "y"))
-	_, err = buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
+	_, err = buildTree(context.Background(), entries, dst, build{from: src, src: tree.SamePath})
 	if err == nil {
 		t.Fatal("the build went through a symlink it did not make")
 	}
 	outsideUntouched(t, outside)
 	// Without the folder, the file through the planted link is refused too.
 	os.Remove(filepath.Join(dst, "a"))
-	_, err = buildTree(context.Background(), entries, dst, build{from: src, src: samePath})
+	_, err = buildTree(context.Background(), entries, dst, build{from: src, src: tree.SamePath})
 	if err == nil || !strings.Contains(err.Error(), "y") {
 		t.Fatalf("build over a planted file link: %v", err)
 	}
@@ -188,14 +189,14 @@ func TestMarkerIsNotWrittenThroughASymlink(t *testing.T) {
 	v := f.create("M")
 	outside := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(outside, []byte(st.ID+"\n"), 0o600)
-	os.Symlink(outside, filepath.Join(v.MountPoint, MarkerName))
+	os.Symlink(outside, filepath.Join(v.MountPoint, tree.MarkerName))
 	if _, err := f.k.Load(f.ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(outside); string(b) != st.ID+"\n" {
 		t.Errorf("the file the symlink names now holds %q", b)
 	}
-	if fi, err := os.Lstat(filepath.Join(v.MountPoint, MarkerName)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+	if fi, err := os.Lstat(filepath.Join(v.MountPoint, tree.MarkerName)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the symlink was replaced or removed: %v %v", fi, err)
 	}
 	if !f.k.Holds(v, st) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"rambar/tree"
 	"strings"
 	"syscall"
 )
@@ -99,20 +100,20 @@ func cleanFrom(p []byte, from int) bool {
 var slash = []byte{'/'}
 
 // checkEntry checks one manifest entry on its own.
-func checkEntry(e *Entry) error {
+func checkEntry(e *tree.Entry) error {
 	if err := checkPath(e.Path); err != nil {
 		return err
 	}
 	switch e.Kind {
-	case KindFile:
+	case tree.KindFile:
 		if e.Size < 0 || e.Size > maxSize {
 			return fmt.Errorf("%s: bad size %d", e.Path, e.Size)
 		}
 		if err := checkData(e); err != nil {
 			return err
 		}
-	case KindDir, KindSymlink, KindFIFO:
-		if !e.Obj.none() || e.Size != 0 || e.HardLink != "" || e.Extents != nil {
+	case tree.KindDir, tree.KindSymlink, tree.KindFIFO:
+		if !e.Obj.None() || e.Size != 0 || e.HardLink != "" || e.Extents != nil {
 			return fmt.Errorf("%s: a folder, link or FIFO with contents", e.Path)
 		}
 	default:
@@ -121,13 +122,13 @@ func checkEntry(e *Entry) error {
 	if e.MTime.Nsec < 0 || e.MTime.Nsec >= 1e9 || e.ATime.Nsec < 0 || e.ATime.Nsec >= 1e9 {
 		return fmt.Errorf("%s: bad time", e.Path)
 	}
-	if e.Kind == KindSymlink && (e.Link == "" || len(e.Link) > maxPath || strings.IndexByte(e.Link, 0) >= 0) {
+	if e.Kind == tree.KindSymlink && (e.Link == "" || len(e.Link) > maxPath || strings.IndexByte(e.Link, 0) >= 0) {
 		return fmt.Errorf("%s: bad link target", e.Path)
 	}
-	if e.Kind != KindSymlink && e.Link != "" {
+	if e.Kind != tree.KindSymlink && e.Link != "" {
 		return fmt.Errorf("%s: a symlink target on something else", e.Path)
 	}
-	if e.Path == "." && e.Kind != KindDir {
+	if e.Path == "." && e.Kind != tree.KindDir {
 		return fmt.Errorf("the root is not a folder")
 	}
 	if e.Mode&^0o7777 != 0 {
@@ -143,9 +144,9 @@ func checkEntry(e *Entry) error {
 
 // checkData checks where a file's bytes are: an object, or (a hard link)
 // another file; and that its extents are in order inside the file.
-func checkData(e *Entry) error {
+func checkData(e *tree.Entry) error {
 	if e.HardLink != "" {
-		if !e.Obj.none() || e.Extents != nil || checkPath(e.HardLink) != nil || e.HardLink == "." {
+		if !e.Obj.None() || e.Extents != nil || checkPath(e.HardLink) != nil || e.HardLink == "." {
 			return fmt.Errorf("%s: bad hard link %q", e.Path, e.HardLink)
 		}
 		return nil
@@ -196,7 +197,7 @@ func checkEntries(m *manifest) error {
 		if err := checkEntry(&m.Entries[i]); err != nil {
 			return fmt.Errorf("snapshot %s: %w", m.ID, err)
 		}
-		if i > 0 && !pathLess(m.Entries[i-1].Path, m.Entries[i].Path) {
+		if i > 0 && !tree.PathLess(m.Entries[i-1].Path, m.Entries[i].Path) {
 			return fmt.Errorf("snapshot %s: %q out of order or twice", m.ID, m.Entries[i].Path)
 		}
 	}
@@ -204,7 +205,7 @@ func checkEntries(m *manifest) error {
 		if err := checkPath(p); err != nil || p == "." {
 			return fmt.Errorf("snapshot %s: removed path: bad path %q", m.ID, p)
 		}
-		if i > 0 && !pathLess(m.Removed[i-1], p) {
+		if i > 0 && !tree.PathLess(m.Removed[i-1], p) {
 			return fmt.Errorf("snapshot %s: removed %q out of order or twice", m.ID, p)
 		}
 	}
@@ -218,8 +219,8 @@ func checkEntries(m *manifest) error {
 // its base): the root first, and every other path inside a folder listed
 // before it, so a restore never makes a path through anything but a
 // folder it made.
-func checkTree(entries []Entry) error {
-	if len(entries) == 0 || entries[0].Path != "." || entries[0].Kind != KindDir {
+func checkTree(entries []tree.Entry) error {
+	if len(entries) == 0 || entries[0].Path != "." || entries[0].Kind != tree.KindDir {
 		return fmt.Errorf("the tree has no root folder")
 	}
 	dirs := map[string]bool{".": true}
@@ -234,11 +235,11 @@ func checkTree(entries []Entry) error {
 			return fmt.Errorf("%q is not inside a folder of the tree", e.Path)
 		}
 		switch {
-		case e.Kind == KindDir:
+		case e.Kind == tree.KindDir:
 			dirs[e.Path] = true
-		case e.Kind == KindFile && e.HardLink == "":
+		case e.Kind == tree.KindFile && e.HardLink == "":
 			files[e.Path] = true
-		case e.Kind == KindFile && !files[e.HardLink]:
+		case e.Kind == tree.KindFile && !files[e.HardLink]:
 			return fmt.Errorf("%q is a hard link to %q, not a file before it", e.Path, e.HardLink)
 		}
 	}

@@ -3,6 +3,7 @@ package mirror
 import (
 	"crypto/sha256"
 	"errors"
+	"rambar/tree"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -33,12 +34,12 @@ func newWatch(mapped map[uint64]bool, old map[string]contentSum) *watch {
 func (w *watch) any() bool { return w != nil && (len(w.mapped) > 0 || len(w.old) > 0) }
 
 // wants reports whether scanned path it is compared by content.
-func (w *watch) wants(it *scanned) bool {
-	if !w.any() || kindOf(it.id.Mode) != KindFile {
+func (w *watch) wants(it *tree.Scanned) bool {
+	if !w.any() || tree.KindOf(it.Id.Mode) != tree.KindFile {
 		return false
 	}
-	_, was := w.old[it.rel]
-	return w.mapped[it.id.Ino] || was
+	_, was := w.old[it.Rel]
+	return w.mapped[it.Id.Ino] || was
 }
 
 // sum is the sum this round took of watched file rel; ok is false when
@@ -64,25 +65,25 @@ func (w *watch) set(rel string, sum contentSum) {
 // last are dropped) and returns those whose contents differ from the last
 // save's, or that it had no sum of, by place in items. A file gone or
 // replaced meanwhile is changed.
-func (w *watch) changed(root string, items []scanned) ([]int, error) {
+func (w *watch) changed(root string, items []tree.Scanned) ([]int, error) {
 	if !w.any() {
 		return nil, nil
 	}
 	w.mu.Lock()
 	w.now = map[string]contentSum{}
 	w.mu.Unlock()
-	t, err := openTree(root)
+	t, err := tree.OpenTree(root)
 	if err != nil {
 		return nil, err
 	}
-	defer t.close()
+	defer t.Close()
 	var out []int
 	for i := range items {
 		it := &items[i]
 		if !w.wants(it) {
 			continue
 		}
-		sum, id, err := sumFile(t, it.rel)
+		sum, id, err := sumFile(t, it.Rel)
 		if errors.Is(err, errGone) {
 			out = append(out, i)
 			continue
@@ -90,8 +91,8 @@ func (w *watch) changed(root string, items []scanned) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.set(it.rel, sum) // a version changed since the scan is copied as moved, checked by this sum
-		if old, ok := w.old[it.rel]; !ok || old != sum || id != it.id {
+		w.set(it.Rel, sum) // a version changed since the scan is copied as moved, checked by this sum
+		if old, ok := w.old[it.Rel]; !ok || old != sum || id != it.Id {
 			out = append(out, i)
 		}
 	}
@@ -100,7 +101,7 @@ func (w *watch) changed(root string, items []scanned) ([]int, error) {
 
 // record is what the index keeps of the watch for items: the sums of the
 // files mapped now (those only watched before were compared this save).
-func (w *watch) record(items []scanned) map[string]contentSum {
+func (w *watch) record(items []tree.Scanned) map[string]contentSum {
 	if w == nil || len(w.mapped) == 0 {
 		return nil
 	}
@@ -108,9 +109,9 @@ func (w *watch) record(items []scanned) map[string]contentSum {
 	defer w.mu.Unlock()
 	out := map[string]contentSum{}
 	for i := range items {
-		if it := &items[i]; kindOf(it.id.Mode) == KindFile && w.mapped[it.id.Ino] {
-			if s, ok := w.now[it.rel]; ok {
-				out[it.rel] = s
+		if it := &items[i]; tree.KindOf(it.Id.Mode) == tree.KindFile && w.mapped[it.Id.Ino] {
+			if s, ok := w.now[it.Rel]; ok {
+				out[it.Rel] = s
 			}
 		}
 	}
@@ -141,24 +142,24 @@ var errGone = errors.New("gone from the disk")
 // sumFile sums the regular file rel under t, read through a descriptor,
 // and returns its identity as it was read; errGone when it is no longer a
 // regular file there.
-func sumFile(t *dirTree, rel string) (contentSum, ident, error) {
+func sumFile(t *tree.DirTree, rel string) (contentSum, tree.Ident, error) {
 	fd, err := openToRead(t, rel)
 	if isGone(err) {
-		return contentSum{}, ident{}, errGone
+		return contentSum{}, tree.Ident{}, errGone
 	}
 	if err != nil {
-		return contentSum{}, ident{}, err
+		return contentSum{}, tree.Ident{}, err
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return contentSum{}, ident{}, err
+		return contentSum{}, tree.Ident{}, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return contentSum{}, ident{}, errGone
+		return contentSum{}, tree.Ident{}, errGone
 	}
 	sum, err := sumFD(fd)
-	return sum, identOf(&st), err
+	return sum, tree.IdentOf(&st), err
 }
 
 // isGone reports whether err opening a path says it is not there any more
@@ -170,11 +171,11 @@ func isGone(err error) bool {
 
 // sumFD is the SHA-256 of the open file fd's contents, read from its start.
 func sumFD(fd int) (contentSum, error) {
-	bp := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(bp)
+	bp := tree.CopyBufs.Get().(*[]byte)
+	defer tree.CopyBufs.Put(bp)
 	h := sha256.New()
 	for off := int64(0); ; {
-		n, err := preadFull(fd, *bp, off)
+		n, err := tree.PreadFull(fd, *bp, off)
 		if err != nil {
 			return contentSum{}, err
 		}

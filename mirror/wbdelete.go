@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"errors"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )
@@ -114,12 +115,12 @@ var (
 // when something appeared there). The write-back (in the mirror folder)
 // and the refresh (on the disk) both use it.
 func overEmptyDir(pfd int, tmp, name string, ours func() bool) error {
-	err := exchangeAt(pfd, tmp, pfd, name)
+	err := tree.ExchangeAt(pfd, tmp, pfd, name)
 	if err == nil {
 		if unix.Unlinkat(pfd, tmp, unix.AT_REMOVEDIR) == nil {
 			return nil
 		}
-		if err := exchangeAt(pfd, tmp, pfd, name); err != nil {
+		if err := tree.ExchangeAt(pfd, tmp, pfd, name); err != nil {
 			return err
 		}
 		return errDirHeld
@@ -133,7 +134,7 @@ func overEmptyDir(pfd int, tmp, name string, ours func() bool) error {
 	if !ours() {
 		return errNotOurs
 	}
-	if err := renameNoReplace(pfd, tmp, pfd, name); err != nil {
+	if err := tree.RenameNoReplace(pfd, tmp, pfd, name); err != nil {
 		return errRaced
 	}
 	return nil
@@ -155,7 +156,7 @@ var errStranger = errors.New("its temporary file was replaced by another process
 // Where the file system cannot exchange, tmp is renamed over name and
 // strangerPlaced checks after.
 func replaceFile(pfd int, tmp, name string, expect *unix.Stat_t, ino uint64) error {
-	err := exchangeAt(pfd, tmp, pfd, name)
+	err := tree.ExchangeAt(pfd, tmp, pfd, name)
 	if errors.Is(err, errors.ErrUnsupported) {
 		return unix.Renameat(pfd, tmp, pfd, name)
 	}
@@ -167,7 +168,7 @@ func replaceFile(pfd int, tmp, name string, expect *unix.Stat_t, ino uint64) err
 		unix.Unlinkat(pfd, tmp, 0) // the folder's old version
 		return nil
 	}
-	if exchangeAt(pfd, tmp, pfd, name) == nil {
+	if tree.ExchangeAt(pfd, tmp, pfd, name) == nil {
 		var back unix.Stat_t
 		if unix.Fstatat(pfd, name, &back, unix.AT_SYMLINK_NOFOLLOW) == nil && sameFile(expect, &back) {
 			unix.Unlinkat(pfd, tmp, 0) // the stranger's file

@@ -3,6 +3,7 @@ package mirror
 import (
 	"errors"
 	"fmt"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,7 +35,7 @@ func (w *pathWrite) touch(rel string, fd int) {
 	}
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) == nil {
-		w.touched[rel] = [2]unix.Timespec{statAtime(&st), statMtime(&st)}
+		w.touched[rel] = [2]unix.Timespec{tree.StatAtime(&st), tree.StatMtime(&st)}
 	}
 }
 
@@ -78,7 +79,7 @@ func (w *pathWrite) dirFd(rel string) (int, error) {
 		}
 		fd, err = openDirAt(pfd, f.name)
 	} else {
-		fd, err = openBeneath(w.rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		fd, err = tree.OpenBeneath(w.rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}
 	if err != nil {
 		return -1, err
@@ -112,7 +113,7 @@ func (w *pathWrite) ensureDir(rel string) (int, error) {
 		return -1, err
 	}
 	w.touch(pdir, pfd)
-	st, _, err := lstatAt(pfd, name)
+	st, _, err := tree.LstatAt(pfd, name)
 	switch {
 	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
 		return -1, fmt.Errorf("open folder %s: not reachable without crossing a symlink or mount", rel)
@@ -140,11 +141,11 @@ func (w *pathWrite) ensureDir(rel string) (int, error) {
 // dirMode is the mode a folder the write-back makes gets, and its
 // modification time (0: unknown): the disk's.
 func (w *pathWrite) dirMode(rel string) (uint32, int64) {
-	if it := w.byPath[rel]; it != nil && it.D != nil && it.D.Kind == KindDir {
-		return it.D.Mode & 0o7777, tsNano(it.D.MTime)
+	if it := w.byPath[rel]; it != nil && it.D != nil && it.D.Kind == tree.KindDir {
+		return it.D.Mode & 0o7777, tree.TsNano(it.D.MTime)
 	}
 	if w.rec != nil {
-		if r, err := w.rec.get(rel); err == nil && r != nil && r.D != nil && r.D.Kind == KindDir {
+		if r, err := w.rec.get(rel); err == nil && r != nil && r.D != nil && r.D.Kind == tree.KindDir {
 			return r.D.Mode & 0o7777, r.D.MTime
 		}
 	}

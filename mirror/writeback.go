@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"rambar/tree"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -40,7 +41,7 @@ type pathWrite struct {
 	unplaced                 map[string]bool             // folders it made that are not at their names
 	made                     []string                    // folders made in place (undone if the write-back fails)
 	owner                    owner
-	objs                     *dirTree
+	objs                     *tree.DirTree
 	hashes                   map[objKey]sum // content hashes of the store's objects read so far
 	byPath                   map[string]*planItem
 	items                    []*planItem
@@ -92,7 +93,7 @@ func (w *pathWrite) close() {
 		}
 	}
 	if w.objs != nil {
-		w.objs.close()
+		w.objs.Close()
 	}
 }
 
@@ -115,7 +116,7 @@ func (w *pathWrite) open() error {
 	w.rootDev = uint64(f.Dev)
 	w.owner = newOwner(f.Uid, f.Gid)
 	if w.disk != "" {
-		w.diskfd, _ = openRetry(w.disk, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		w.diskfd, _ = tree.OpenRetry(w.disk, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}
 	return nil
 }
@@ -166,7 +167,7 @@ func (w *pathWrite) look(rel string, last *side) (*fstate, error) {
 	} else {
 		pfd = fd
 	}
-	st, flags, err := lstatAt(pfd, name)
+	st, flags, err := tree.LstatAt(pfd, name)
 	if errors.Is(err, unix.ENOENT) {
 		return nil, nil
 	}
@@ -183,7 +184,7 @@ func (w *pathWrite) look(rel string, last *side) (*fstate, error) {
 		}
 		f.hash = linkHash(f.e.link)
 	case f.e.isReg():
-		if id := identOf(&st); last != nil && last.Ident != nil && *last.Ident == id && !last.Hash.none() {
+		if id := tree.IdentOf(&st); last != nil && last.Ident != nil && *last.Ident == id && !last.Hash.none() {
 			f.hash = last.Hash
 			break
 		}
@@ -211,17 +212,17 @@ var unknownHash = sha256.Sum256([]byte("rambar: a file that could not be read"))
 // diskSideOf is d's side with its content hash (src's bytes): the
 // record's when the object is the record's (objects never change), else
 // read from the store.
-func (w *pathWrite) diskSideOf(d, src *Entry, base *side) (*side, error) {
+func (w *pathWrite) diskSideOf(d, src *tree.Entry, base *side) (*side, error) {
 	s := diskSide(d, src.Obj)
-	if d.Kind != KindFile {
+	if d.Kind != tree.KindFile {
 		return s, nil
 	}
-	if base != nil && base.Kind == KindFile && base.Obj == s.Obj && base.Size == s.Size && !s.Obj.none() && !base.Hash.none() {
+	if base != nil && base.Kind == tree.KindFile && base.Obj == s.Obj && base.Size == s.Size && !s.Obj.None() && !base.Hash.none() {
 		s.Hash = base.Hash
 		return s, nil
 	}
 	key := objKey{src.Obj, src.Size}
-	if h, ok := w.hashes[key]; ok && !src.Obj.none() {
+	if h, ok := w.hashes[key]; ok && !src.Obj.None() {
 		s.Hash = h
 		return s, nil
 	}
@@ -236,27 +237,27 @@ func (w *pathWrite) diskSideOf(d, src *Entry, base *side) (*side, error) {
 // objKey names a file's bytes in the store: a packed object's name is
 // its start, which an empty file shares with the file after it.
 type objKey struct {
-	obj  objName
+	obj  tree.ObjName
 	size int64
 }
 
 // openObj opens e's bytes in the store.
-func (w *pathWrite) openObj(e *Entry) (int, objRef, error) {
+func (w *pathWrite) openObj(e *tree.Entry) (int, tree.ObjRef, error) {
 	ref, err := objRefOf(*e)
 	if err != nil {
 		return -1, ref, err
 	}
 	if w.objs == nil {
-		if w.objs, err = openTree(w.s.path("objects")); err != nil {
+		if w.objs, err = tree.OpenTree(w.s.path("objects")); err != nil {
 			return -1, ref, err
 		}
 	}
-	fd, err := w.objs.openFile(ref.Rel)
+	fd, err := w.objs.OpenFile(ref.Rel)
 	return fd, ref, err
 }
 
 // diskHash is the SHA-256 of e's bytes as the store has them.
-func (w *pathWrite) diskHash(e *Entry) (sum, error) {
+func (w *pathWrite) diskHash(e *tree.Entry) (sum, error) {
 	fd, ref, err := w.openObj(e)
 	if err != nil {
 		return sum{}, err

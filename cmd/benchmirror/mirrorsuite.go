@@ -11,6 +11,7 @@ import (
 
 	"rambar/mirror"
 	"rambar/ramdisk"
+	"rambar/tree"
 )
 
 // Mirror folders (issue 22): a folder on the local disk loaded onto a RAM
@@ -155,7 +156,7 @@ func writeBackRounds(r *report, tree mirrorTree, changed int, what, work, vol, d
 func changeFiles(root string, n, round int) error {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && d.Name() != mirror.MarkerName {
+		if err == nil && d.Type().IsRegular() && d.Name() != tree.MarkerName {
 			files = append(files, p)
 		}
 		return err

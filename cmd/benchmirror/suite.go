@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"time"
 
 	"rambar/mirror"
@@ -173,11 +174,11 @@ func restores(r *report, name string, t *times, data, vol, back, rs string) erro
 	}
 	r.ratio(name+": restore vs rsync", t.restore, t.rsyncBack, 2.5)
 	r.ratio(name+": restore vs tar -c | tar -x", t.restore, t.tar, 1.2)
-	want, err := mirror.DigestTree(vol, true)
+	want, err := tree.DigestOf(vol, true)
 	if err != nil {
 		return err
 	}
-	got, err := mirror.DigestTree(usBack, true)
+	got, err := tree.DigestOf(usBack, true)
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,8 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"rambar/tree"
 	"strings"
-
-	"rambar/mirror"
 )
 
 // generate writes a deterministic tree of n files shaped like a source
@@ -121,7 +120,7 @@ func change(root string, round int) (int, error) {
 	n := 0
 	i := 0
 	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || !fi.Mode().IsRegular() || strings.HasSuffix(p, mirror.MarkerName) {
+		if err != nil || !fi.Mode().IsRegular() || strings.HasSuffix(p, tree.MarkerName) {
 			return err
 		}
 		i++

@@ -1,0 +1,19 @@
+//go:build darwin
+
+package tree
+
+// StillWatch is Linux's inotify shortcut for a save's look (still_linux.go).
+// macOS has no per-folder queue a save could read in one call (FSEvents
+// delivers through a run loop, with latency), so a save there always looks.
+type StillWatch struct{}
+
+// NewStillWatch is nil: no watch, the save looks.
+func NewStillWatch() *StillWatch { return nil }
+
+func (w *StillWatch) add(int, string, string) {}
+
+func (w *StillWatch) addFile(int, []byte) {}
+
+func (w *StillWatch) Still() bool { return false }
+
+func (w *StillWatch) Close() {}

@@ -1,0 +1,124 @@
+//go:build linux
+
+package tree
+
+import (
+	"strconv"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// stillMask is every change to a folder or to a path in it that a save's
+// look would see: contents written or truncated, metadata changed, names
+// made, removed or renamed, and the folder itself removed or moved. Reads,
+// opens and closes are not changes, so a save's own copying is not one.
+// Writes through a name since unlinked are reported too (no
+// IN_EXCL_UNLINK): a file may still be on the disk by another name.
+const stillMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM |
+	unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
+
+// StillWatch tells a save whether the disk held still since its scan
+// without looking at every path again (look.go): each folder the scan
+// reads is watched through inotify from the moment it is opened, before
+// its names are read and its paths stat'ed, so a change to any path after
+// the scan saw it queues an event (the kernel queues it in the writer's
+// own system call, before that call returns). No event at the end of the
+// copy is the look's answer "nothing moved", at the cost of a watch per
+// folder rather than a statx per path. Anything the watch cannot vouch
+// for (a folder it could not watch, a full queue, no inotify, no /proc)
+// makes it broken: the save then looks, as without it.
+//
+// An event reaches the watch of the folder the writer opened the file
+// through, even after that name was unlinked. A file of several names is
+// watched itself too (addFile), so any name's writer is seen. Two writers
+// no watch sees: one writing through a descriptor opened by a name it
+// since unlinked, in a folder since removed, to a file that had one other
+// name then; and the kernel's NFS server (or open_by_handle_at) writing a
+// file through a handle. Such a save keeps that file as the scan saw it (a
+// version that existed; a file it copies is checked by its own copy, as
+// always) and calls the snapshot consistent; the next save stores the
+// change, which moved the file's times. Writes through shared mappings
+// raise no event, as they move no time either: those files are compared
+// by contents (watch.go) either way.
+type StillWatch struct {
+	fd     int
+	broken atomic.Bool
+	// root is the top folder's path and top its identity as opened, so
+	// that still can tell the path still names it (the other folders are
+	// watched by paths under it).
+	root string
+	top  atomic.Pointer[unix.Stat_t]
+}
+
+// NewStillWatch starts a watch with no folders yet; nil when the system
+// cannot give one (the save then always looks).
+func NewStillWatch() *StillWatch {
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	return &StillWatch{fd: fd}
+}
+
+// add watches folder rel under root, which the scan just opened as dir.
+// The top folder is watched through its descriptor's /proc name; the
+// others by path, which costs half as much (no /proc lookup): the parent
+// was watched before its names were read, so a folder replaced since the
+// scan opened it (by another, or by a symlink: the last name is never
+// followed) is an event there.
+func (w *StillWatch) add(dir int, root, rel string) {
+	if w == nil || w.broken.Load() {
+		return
+	}
+	p, flags := root+"/"+rel, uint32(unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW)
+	if rel == "." {
+		p, flags = "/proc/self/fd/"+strconv.Itoa(dir), unix.IN_ONLYDIR
+		var st unix.Stat_t
+		if unix.Fstat(dir, &st) != nil {
+			w.broken.Store(true)
+			return
+		}
+		w.root = root
+		w.top.Store(&st)
+	}
+	if _, err := unix.InotifyAddWatch(w.fd, p, stillMask|flags); err != nil {
+		w.broken.Store(true)
+	}
+}
+
+// addFile watches the file name in the open folder dir itself (not a
+// symlink: never followed). A name replaced since the scan saw it is an
+// event of dir's watch, added before.
+func (w *StillWatch) addFile(dir int, name []byte) {
+	if w == nil || w.broken.Load() {
+		return
+	}
+	p := "/proc/self/fd/" + strconv.Itoa(dir) + "/" + string(name)
+	if _, err := unix.InotifyAddWatch(w.fd, p, stillMask|unix.IN_DONT_FOLLOW); err != nil {
+		w.broken.Store(true)
+	}
+}
+
+// Still reports whether every folder was watched and nothing in any of
+// them changed since it was (the top folder's path naming it still).
+func (w *StillWatch) Still() bool {
+	if w == nil || w.broken.Load() {
+		return false
+	}
+	var st unix.Stat_t
+	if top := w.top.Load(); top == nil || unix.Stat(w.root, &st) != nil || st.Dev != top.Dev || st.Ino != top.Ino {
+		return false
+	}
+	n, err := unix.IoctlGetInt(w.fd, unix.TIOCINQ) // FIONREAD: the bytes of events queued
+	return err == nil && n == 0
+}
+
+// Close ends the watch (every folder's with it), in the background:
+// freeing thousands of watches takes the kernel a while, and nothing
+// waits on it.
+func (w *StillWatch) Close() {
+	if w != nil {
+		go unix.Close(w.fd)
+	}
+}
