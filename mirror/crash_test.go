@@ -205,7 +205,7 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) 
 			t.Fatal(err)
 		}
 		d := time.Since(start)
-		s := &store{dir: filepath.Join(data, "disks", "Crash")}
+		s := &store{storeCore: &storeCore{dir: filepath.Join(data, "disks", "Crash")}}
 		cur, _ := s.current()
 		if h, err := s.readManifest(cur, false); err != nil || (h.Base == "") != compact {
 			t.Fatalf("the save killed below wrote %+v (%v); want a delta: %v", h, err, !compact)

@@ -19,7 +19,7 @@ import (
 // snapFiles lists a store's snapshot files by extension (.snap, .base).
 func snapFiles(t *testing.T, dir, ext string) []string {
 	t.Helper()
-	ids, err := (&store{dir: dir}).idsOf(ext)
+	ids, err := (&store{storeCore: &storeCore{dir: dir}}).idsOf(ext)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -265,7 +265,7 @@ func diffIndex(x *index, items []tree.Scanned, m *indexMatch) (d indexDiff, ok b
 
 // loadIndex reads the store's index; nil when there is none or its header
 // is damaged (damaged entries are found as they are walked).
-func (s *store) loadIndex() *index {
+func (s *storeCore) loadIndex() *index {
 	b, err := readBounded(s.path("index"), maxFile)
 	if err != nil {
 		return nil
@@ -280,7 +280,7 @@ func (s *store) loadIndex() *index {
 // writeIndex replaces the index (as indexOf or restoredIndex encode it)
 // without fsync: it only saves work, and a lost or torn one (rejected when
 // read) costs a full copy, never data.
-func (s *store) writeIndex(b []byte) error {
+func (s *storeCore) writeIndex(b []byte) error {
 	if err := atomicfile.WriteFast(s.path("index"), b, 0o600); err != nil {
 		return tree.NoSpace(fmt.Errorf("write index: %w", err))
 	}

@@ -101,7 +101,7 @@ func TestManifestIsCheckedAsItIsWritten(t *testing.T) {
 		"a symlink with no target": {root, {Path: "l", Kind: tree.KindSymlink}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := &store{dir: t.TempDir()}
+			s := &store{storeCore: &storeCore{dir: t.TempDir()}}
 			id := newID(time.Now(), "")
 			m := &manifest{header: header{ID: id, Created: time.Now()}, Entries: entries}
 			err := s.writeSnapshot(streamOf(m))

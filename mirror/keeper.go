@@ -102,7 +102,7 @@ func (k *Keeper) diskDir(name string) (string, error) {
 }
 
 func (k *Keeper) store(st State) *store {
-	s := &store{dir: st.Backing, copyFile: k.CopyFile, deltaLimit: k.deltaLimit, caches: st.Mode == ramdisk.Mirror}
+	s := &store{storeCore: &storeCore{dir: st.Backing, deltaLimit: k.deltaLimit}, copyFile: k.CopyFile, caches: st.Mode == ramdisk.Mirror}
 	for _, id := range st.SetAside {
 		if validID(id) {
 			if s.pinned == nil {

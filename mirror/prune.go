@@ -14,7 +14,7 @@ import (
 // reading manifest headers only. A dropped full manifest that a kept delta
 // is based on is renamed ID.base instead: no longer listed or restorable
 // by ID, but kept until no delta needs it.
-func (s *store) prune(keepN int) error {
+func (s *storeCore) prune(keepN int) error {
 	if keepN < 1 {
 		keepN = 1
 	}
@@ -54,7 +54,7 @@ func (s *store) prune(keepN int) error {
 }
 
 // labelled is the set of snapshots labelled taken while in use.
-func (s *store) labelled() map[string]bool {
+func (s *storeCore) labelled() map[string]bool {
 	ids, _ := s.idsOf(inUseExt)
 	out := map[string]bool{}
 	for _, id := range ids {
@@ -82,7 +82,7 @@ func keepConsistent(drop, keep []string, inUse map[string]bool) ([]string, []str
 
 // usedBy reads the headers of the kept snapshots and of the bases of those
 // that are deltas: the objects they use (per save, by number) and the bases.
-func (s *store) usedBy(keep []string) (used map[string]map[uint32]bool, bases map[string]bool, err error) {
+func (s *storeCore) usedBy(keep []string) (used map[string]map[uint32]bool, bases map[string]bool, err error) {
 	used, bases = map[string]map[uint32]bool{}, map[string]bool{}
 	note := func(h *manifest) {
 		for save, nums := range h.Refs {
@@ -116,7 +116,7 @@ func (s *store) usedBy(keep []string) (used map[string]map[uint32]bool, bases ma
 
 // dropManifests removes the dropped snapshots' manifests (hiding those that
 // are bases of kept deltas) and the hidden bases no kept delta needs.
-func (s *store) dropManifests(drop, hidden []string, bases map[string]bool) error {
+func (s *storeCore) dropManifests(drop, hidden []string, bases map[string]bool) error {
 	remove := func(id, ext string) error {
 		if err := os.Remove(s.path("snapshots", id+ext)); err != nil {
 			return fmt.Errorf("remove snapshot %s: %w", id, err)
@@ -150,7 +150,7 @@ func (s *store) dropManifests(drop, hidden []string, bases map[string]bool) erro
 // keeps just the objects a retained snapshot names (a save's objects
 // outlive it while later trees share them). Folders of saves later than
 // the current one are left to cleanup.
-func (s *store) dropObjects(used map[string]map[uint32]bool, retained map[string]bool) error {
+func (s *storeCore) dropObjects(used map[string]map[uint32]bool, retained map[string]bool) error {
 	cur, err := s.current()
 	if err != nil {
 		return err

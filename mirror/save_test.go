@@ -137,7 +137,7 @@ func TestMergeDeltaFoldsChanges(t *testing.T) {
 // file's object, and once the manifest is written and committed the store
 // restores the tree.
 func TestSavePhasesOneByOne(t *testing.T) {
-	root, s := t.TempDir(), &store{dir: t.TempDir()}
+	root, s := t.TempDir(), &store{storeCore: &storeCore{dir: t.TempDir()}}
 	for i := 0; i < 5; i++ {
 		write(t, root, fmt.Sprintf("d/f%d", i), strings.Repeat("x", i))
 	}
@@ -207,7 +207,7 @@ func TestCheckPathRefusesAnythingButCleanRelativePaths(t *testing.T) {
 // now holding still) saves the tree without them, and nothing of the
 // first round's copies is left in the store.
 func TestPathGoneDuringTheSaveIsNotAnError(t *testing.T) {
-	root, s := t.TempDir(), &store{dir: t.TempDir()}
+	root, s := t.TempDir(), &store{storeCore: &storeCore{dir: t.TempDir()}}
 	write(t, root, "d/f", "data")
 	write(t, root, "d/keep", "kept")
 	if err := os.Symlink("f", filepath.Join(root, "d/link")); err != nil {

@@ -34,8 +34,6 @@ const saveRounds = 5
 // roundPause is the pause before round r+1: 10, 40, 90, 160 ms.
 func roundPause(r int) time.Duration { return time.Duration(r*r) * 10 * time.Millisecond }
 
-// inUseMax is how many of the paths that changed during a save it names.
-const inUseMax = 1000
 
 // liveSave is one save of a disk that may be in use.
 type liveSave struct {

@@ -19,20 +19,14 @@ import (
 	"rambar/internal/atomicfile"
 )
 
-// store is one disk's folder of snapshots (see the package doc for its layout).
-type store struct {
+// storeCore is one disk's folder of snapshots (see the package doc for its layout).
+type storeCore struct {
 	dir string
-	// copyFile, when set, writes restored files (Keeper.CopyFile).
-	copyFile CopyFunc
 	// deltaLimit, when set, replaces defaultDeltaLimit (tests force
 	// compactions with it).
 	deltaLimit func(baseFiles int) int
 	// pinned are snapshots prune never removes (State.SetAside).
 	pinned map[string]bool
-	// caches: a Caches folder at the disk's top is contents (a Mirror
-	// disk: `cache on` is refused there, so it is the folder's own), not
-	// RAMBar's folder of app caches, which a kept disk's saves leave out.
-	caches bool
 }
 
 // Snapshot describes one saved state.
@@ -50,41 +44,15 @@ type Snapshot struct {
 	InUse *InUse `json:"in_use,omitempty"`
 }
 
-// Result says what a save or restore did.
-type Result struct {
-	Snapshot    string `json:"snapshot"`          // the snapshot saved or restored
-	Unchanged   bool   `json:"unchanged"`         // nothing had changed: no new snapshot
-	Files       int    `json:"files"`             // regular files in the tree
-	Bytes       int64  `json:"bytes"`             // their total size
-	CopiedFiles int    `json:"copied_files"`      // files whose bytes were copied
-	CopiedBytes int64  `json:"copied_bytes"`      // bytes copied
-	Removed     int    `json:"removed,omitempty"` // paths gone since the previous save
-	// NotKept names what a save could not keep (sockets, device nodes)
-	// and what a restore could not set (an xattr the system refused).
-	NotKept []tree.NotKept `json:"not_kept,omitempty"`
-	Took    time.Duration  `json:"took_ns"`
-	// Folder is what a Mirror disk's write-back did (conflicts, outside
-	// changes kept); nil when there was none.
-	Folder *WriteBack `json:"folder,omitempty"`
-	// Remarked: the disk's RAMBar mark (an extended attribute on its root)
-	// was gone or not its own, and was put back; the data folder's record
-	// knew the disk.
-	Remarked bool `json:"remarked,omitempty"`
-	// InUse, when set, says the disk never held still during the save, so
-	// the snapshot saved (or restored) was taken while in use; with
-	// Unchanged, that nothing could be saved beyond the last snapshot.
-	InUse *InUse `json:"in_use,omitempty"`
-}
-
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
 var ErrNoSnapshot = errors.New("no such snapshot")
 
-func (s *store) path(parts ...string) string {
+func (s *storeCore) path(parts ...string) string {
 	return filepath.Join(append([]string{s.dir}, parts...)...)
 }
 
 // limit is the most changes a delta on a base of baseFiles files may hold.
-func (s *store) limit(baseFiles int) int {
+func (s *storeCore) limit(baseFiles int) int {
 	if s.deltaLimit != nil {
 		return s.deltaLimit(baseFiles)
 	}
@@ -93,7 +61,7 @@ func (s *store) limit(baseFiles int) int {
 
 // lock takes the store's exclusive lock (flock), so a CLI save and the
 // tray's autosave never interleave. It waits until ctx is done.
-func (s *store) lock(ctx context.Context) (func(), error) {
+func (s *storeCore) lock(ctx context.Context) (func(), error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("make %s: %w", s.dir, err)
 	}
@@ -120,7 +88,7 @@ func (s *store) lock(ctx context.Context) (func(), error) {
 }
 
 // current returns the current snapshot's ID, "" when nothing was saved.
-func (s *store) current() (string, error) {
+func (s *storeCore) current() (string, error) {
 	b, err := readBounded(s.path("current"), maxSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -137,16 +105,16 @@ func (s *store) current() (string, error) {
 
 // commit makes snapshot id the current one, durably: the commit point of
 // a save.
-func (s *store) commit(id string) error {
+func (s *storeCore) commit(id string) error {
 	return tree.NoSpace(atomicfile.WriteFile(s.path("current"), []byte(id+"\n"), 0o600))
 }
 
 // manifest returns snapshot id's whole tree (a delta applied to its base).
-func (s *store) manifest(id string) (*manifest, error) { return s.tree(id, false) }
+func (s *storeCore) manifest(id string) (*manifest, error) { return s.tree(id, false) }
 
 // tree reads manifest id and applies it to its base when it is a delta.
 // hidden also finds a base kept only for the deltas on it (see prune).
-func (s *store) tree(id string, hidden bool) (*manifest, error) {
+func (s *storeCore) tree(id string, hidden bool) (*manifest, error) {
 	m, err := s.readFile(id, hidden, true)
 	if err != nil {
 		return nil, err
@@ -174,7 +142,7 @@ func (s *store) tree(id string, hidden bool) (*manifest, error) {
 
 // readManifest reads listed snapshot id as stored (a delta is not applied);
 // with entries false only its header.
-func (s *store) readManifest(id string, entries bool) (*manifest, error) {
+func (s *storeCore) readManifest(id string, entries bool) (*manifest, error) {
 	return s.readFile(id, false, entries)
 }
 
@@ -182,7 +150,7 @@ func (s *store) readManifest(id string, entries bool) (*manifest, error) {
 const headerRead = 64 << 10
 
 // readFile is readManifest that, with hidden, also finds a hidden base.
-func (s *store) readFile(id string, hidden, entries bool) (*manifest, error) {
+func (s *storeCore) readFile(id string, hidden, entries bool) (*manifest, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("read snapshot %q: not a snapshot ID: %w", id, fs.ErrNotExist)
 	}
@@ -219,7 +187,7 @@ func (s *store) readFile(id string, hidden, entries bool) (*manifest, error) {
 // removed paths, encoding as it writes. durable adds the fsyncs that make
 // it survive a power cut (atomicfile); without them the caller flushes
 // before relying on it.
-func (s *store) streamManifest(h *header, n int, each func(put func(*tree.Entry) error) error, removed []string, durable bool) error {
+func (s *storeCore) streamManifest(h *header, n int, each func(put func(*tree.Entry) error) error, removed []string, durable bool) error {
 	path := s.path("snapshots", h.ID+".snap")
 	return tree.NoSpace(atomicfile.WriteFrom(path, 0o600, durable, func(w io.Writer) error {
 		mw := newManifestWriter(w, h, n)
@@ -231,11 +199,11 @@ func (s *store) streamManifest(h *header, n int, each func(put func(*tree.Entry)
 }
 
 // ids lists the saved snapshots' IDs, oldest first.
-func (s *store) ids() ([]string, error) { return s.idsOf(".snap") }
+func (s *storeCore) ids() ([]string, error) { return s.idsOf(".snap") }
 
 // idsOf lists the IDs of the snapshot files ending in ext, oldest first
 // (files not named for an ID are not snapshots).
-func (s *store) idsOf(ext string) ([]string, error) {
+func (s *storeCore) idsOf(ext string) ([]string, error) {
 	ents, err := os.ReadDir(s.path("snapshots"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -254,7 +222,7 @@ func (s *store) idsOf(ext string) ([]string, error) {
 }
 
 // snapshots lists the saved states, oldest first.
-func (s *store) snapshots() ([]Snapshot, error) {
+func (s *storeCore) snapshots() ([]Snapshot, error) {
 	cur, err := s.current()
 	if err != nil {
 		return nil, err
@@ -287,7 +255,7 @@ func (s *store) snapshots() ([]Snapshot, error) {
 // cleanup removes what a save cut short left behind: temporary files,
 // manifests never made current, and objects folders no manifest uses.
 // It runs under the lock.
-func (s *store) cleanup() error {
+func (s *storeCore) cleanup() error {
 	cur, err := s.current()
 	if err != nil {
 		return err

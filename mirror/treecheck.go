@@ -128,7 +128,7 @@ func scanTargets(items []tree.Scanned) map[string]bool {
 // checkDeltaTree checks the tree delta d (id, its entries and removed
 // paths) makes with its base, read from the store alongside: the merged
 // tree entry by entry, as checkTree does, its hard links naming targets.
-func (s *store) checkDeltaTree(id string, d *manifest, targets map[string]bool) error {
+func (s *storeCore) checkDeltaTree(id string, d *manifest, targets map[string]bool) error {
 	base, err := s.readFile(d.Base, true, true)
 	if err != nil {
 		return fmt.Errorf("write snapshot %s: %w", id, err)

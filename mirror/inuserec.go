@@ -1,0 +1,109 @@
+package mirror
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"rambar/tree"
+
+	"rambar/internal/atomicfile"
+)
+
+// InUse says that a save found the disk changing throughout: its snapshot
+// was "taken while in use" (settle.go), so the files in it may not belong
+// together (a database and its journal copied at different moments, each
+// a version that existed). Paths are some of those that changed during the
+// save (at most inUseMax, in order); Count is how many did.
+type InUse struct {
+	Paths []string `json:"paths"`
+	Count int      `json:"count"`
+}
+
+// The label of a snapshot taken while in use is kept beside its manifest,
+// snapshots/ID.inuse, written before the commit and flushed with it, and
+// read as everything in a store is: bounded, checked, refused whole when
+// damaged. A snapshot without one was consistent. Older RAMBars ignore it.
+//
+//	magic line, the snapshot's ID, the count, the number of paths named,
+//	each path as the bytes it shares with the one before and the rest
+const (
+	inUseExt   = ".inuse"
+	inUseMagic = "RAMBAR-INUSE-1\n"
+)
+
+// errBadInUse is a damaged in-use record.
+var errBadInUse = errors.New("damaged in-use record")
+
+// encodeInUse is the record of snapshot id.
+func encodeInUse(id string, u *InUse) []byte {
+	e := encoder{b: []byte(inUseMagic)}
+	e.str(id)
+	e.uv(uint64(u.Count))
+	e.uv(uint64(len(u.Paths)))
+	prev := ""
+	for _, p := range u.Paths {
+		k := sharedPrefix(prev, p)
+		e.uv(uint64(k))
+		e.str(p[k:])
+		prev = p
+	}
+	return e.b
+}
+
+// decodeInUse reads the record of snapshot id and checks it: its ID, at
+// most inUseMax clean paths in strict pathLess order, no fewer counted.
+func decodeInUse(id string, b []byte) (*InUse, error) {
+	d := &decoder{b: b}
+	d.magic(inUseMagic)
+	got, count, n := d.str(), d.uv(), d.uv()
+	if d.bad || got != id || n > inUseMax || count < n || count > maxCount {
+		return nil, errBadInUse
+	}
+	u := &InUse{Count: int(count), Paths: make([]string, 0, n)}
+	prev := ""
+	for i := uint64(0); i < n; i++ {
+		k, rest := d.uv(), d.raw()
+		if d.bad || k > uint64(len(prev)) || int(k)+len(rest) > maxPath {
+			return nil, errBadInUse
+		}
+		p := prev[:k] + string(rest)
+		if checkPath(p) != nil || (i > 0 && !tree.PathLess(prev, p)) {
+			return nil, errBadInUse
+		}
+		u.Paths, prev = append(u.Paths, p), p
+	}
+	if !d.end() {
+		return nil, errBadInUse
+	}
+	return u, nil
+}
+
+// writeInUse writes the record of snapshot id (flushed by the save's
+// flush before the commit: writeSnapshot).
+func (s *storeCore) writeInUse(id string, u *InUse) error {
+	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
+		return tree.NoSpace(err)
+	}
+	return tree.NoSpace(atomicfile.WriteFile(s.path("snapshots", id+inUseExt), encodeInUse(id, u), 0o600))
+}
+
+// inUse reads the record of snapshot id: nil when it has none (it was
+// consistent).
+func (s *storeCore) inUse(id string) (*InUse, error) {
+	b, err := readBounded(s.path("snapshots", id+inUseExt), maxSmall)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	u, err := decodeInUse(id, b)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	return u, nil
+}
+
+// inUseMax is how many of the paths that changed during a save it names.
+const inUseMax = 1000

@@ -1,0 +1,14 @@
+package mirror
+
+// store is one disk's store of snapshots as the Keeper uses it: the
+// snapshots folder, and how its saves read the disk and its restores write
+// files.
+type store struct {
+	*storeCore
+	// copyFile, when set, writes restored files (Keeper.CopyFile).
+	copyFile CopyFunc
+	// caches: a Caches folder at the disk's top is contents (a Mirror
+	// disk: `cache on` is refused there, so it is the folder's own), not
+	// RAMBar's folder of app caches, which a kept disk's saves leave out.
+	caches bool
+}
