@@ -9,7 +9,8 @@ import (
 // TestImportLayers keeps the imports going one way (DESIGN.md, Layout):
 // ramdisk imports nothing of the project; settingsfile stores its
 // settings; tray, mirror and bench import ramdisk; tree (reading and
-// making trees) imports nothing above it and mirror builds on it; darwin and linux import ramdisk and
+// making trees) and snapstore (the store of snapshots, over tree) import
+// nothing above them, and mirror builds on both; darwin and linux import ramdisk and
 // internal/run; disks (the use cases) imports the domain packages (ramdisk,
 // mirror) but no engine, front end or unrelated feature, and nothing but app
 // and selftest (the self-test's use case, over disks) imports disks; ramdisk

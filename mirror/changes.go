@@ -38,7 +38,7 @@ func fastChanges(s *store, rec *record, id string) ([]candidate, bool, error) {
 	if rec == nil || rec.base == nil || rec.Snapshot == "" {
 		return nil, false, nil
 	}
-	nm, err := s.readFile(id, true, true)
+	nm, err := s.ReadFile(id, true, true)
 	if err != nil || nm.Base == "" {
 		return nil, false, nil
 	}
@@ -52,7 +52,7 @@ func fastChanges(s *store, rec *record, id string) ([]candidate, bool, error) {
 	if rec.Snapshot != nm.Base && rec.Snapshot != id {
 		// The record's snapshot's changes must all be among id's, or a path
 		// changed there and back is id's base's, which is not read here.
-		om, err := s.readFile(rec.Snapshot, true, true)
+		om, err := s.ReadFile(rec.Snapshot, true, true)
 		if err != nil || om.Base != nm.Base {
 			return nil, false, nil
 		}
@@ -105,7 +105,7 @@ func fastChanges(s *store, rec *record, id string) ([]candidate, bool, error) {
 
 // fullChanges is diskChanges from the whole tree and record.
 func fullChanges(s *store, rec *record, id string) ([]candidate, error) {
-	m, err := s.manifest(id)
+	m, err := s.Manifest(id)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func cmpPath(a, b string) int {
 // snapshot lacks is truly gone, not moved while the scan ran. A file
 // renamed between two folders changes both folders' times.
 func (s *store) diskStill(root, id string) bool {
-	x := s.loadIndex()
+	x := s.LoadIndex()
 	if x == nil || x.Snapshot != id || !x.Exact {
 		return false
 	}
@@ -219,7 +219,7 @@ func (s *store) diskStill(root, id string) bool {
 	}
 	defer unix.Close(fd)
 	still := true
-	err = x.walk(func(p []byte, id tree.Ident) bool {
+	err = x.Walk(func(p []byte, id tree.Ident) bool {
 		if id.Mode&unix.S_IFMT != unix.S_IFDIR {
 			return true
 		}

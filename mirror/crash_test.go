@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"sort"
 	"strings"
@@ -205,9 +206,9 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) 
 			t.Fatal(err)
 		}
 		d := time.Since(start)
-		s := &store{storeCore: &storeCore{dir: filepath.Join(data, "disks", "Crash")}}
-		cur, _ := s.current()
-		if h, err := s.readManifest(cur, false); err != nil || (h.Base == "") != compact {
+		s := &store{Store: &snapstore.Store{Dir: filepath.Join(data, "disks", "Crash")}}
+		cur, _ := s.Current()
+		if h, err := s.ReadManifest(cur, false); err != nil || (h.Base == "") != compact {
 			t.Fatalf("the save killed below wrote %+v (%v); want a delta: %v", h, err, !compact)
 		}
 		os.RemoveAll(data)
@@ -286,7 +287,7 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) 
 			os.RemoveAll(mirrorDir)
 			linkCopy(t, pristineMirror, mirrorDir)
 		}
-		cur, _ := kk.store(st).current()
+		cur, _ := kk.store(st).Current()
 		objs, _ := os.ReadDir(filepath.Join(data, "disks", "Crash", "objects"))
 		for _, o := range objs {
 			if o.Name() > cur {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"strings"
 	"sync"
@@ -19,7 +20,7 @@ import (
 // snapFiles lists a store's snapshot files by extension (.snap, .base).
 func snapFiles(t *testing.T, dir, ext string) []string {
 	t.Helper()
-	ids, err := (&store{storeCore: &storeCore{dir: dir}}).idsOf(ext)
+	ids, err := (&store{Store: &snapstore.Store{Dir: dir}}).IdsOf(ext)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestDeltaChainRestoresAndPrunes(t *testing.T) {
 		}
 		ids = append(ids, res.Snapshot)
 		trees[res.Snapshot] = want
-		h, err := s.readManifest(res.Snapshot, false)
+		h, err := s.ReadManifest(res.Snapshot, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,7 @@ func TestDeltaChainRestoresAndPrunes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h, _ := s.readManifest(res.Snapshot, false); h == nil || h.Base != "" {
+		if h, _ := s.ReadManifest(res.Snapshot, false); h == nil || h.Base != "" {
 			t.Fatalf("save past the delta limit wrote %+v, want a full manifest", h)
 		}
 		out := t.TempDir()
@@ -225,7 +226,7 @@ func TestStoreWrittenBeforeDeltasStillLoads(t *testing.T) {
 	}
 	st, _ := f.k.State("Old")
 	s := f.k.store(st)
-	if h, err := s.readManifest(res.Snapshot, false); err != nil || h.Base != want.Current {
+	if h, err := s.ReadManifest(res.Snapshot, false); err != nil || h.Base != want.Current {
 		t.Errorf("save on the old store: %+v %v, want a delta on %s", h, err, want.Current)
 	}
 	out := t.TempDir()
@@ -344,15 +345,15 @@ func TestObjRefReadsRangesAndRejectsDamage(t *testing.T) {
 		{"20260101T000000.000001Z/-1", 34, tree.ObjRef{}, true},
 	}
 	ref := func(obj string, size int64) (tree.ObjRef, error) {
-		o, err := parseObj(obj) // a version 4 manifest keeps numbers; the text form is that of older ones
+		o, err := snapstore.ParseObj(obj) // a version 4 manifest keeps numbers; the text form is that of older ones
 		if err != nil {
-			return tree.ObjRef{}, fmt.Errorf("%w: %v", errBadManifest, err)
+			return tree.ObjRef{}, fmt.Errorf("%w: %v", snapstore.ErrBadManifest, err)
 		}
-		return objRefOf(tree.Entry{Obj: o, Size: size})
+		return snapstore.ObjRefOf(tree.Entry{Obj: o, Size: size})
 	}
 	for _, c := range cases {
 		got, err := ref(c.obj, c.size)
-		if (err != nil) != c.bad || got != c.want || (err != nil && !errors.Is(err, errBadManifest)) {
+		if (err != nil) != c.bad || got != c.want || (err != nil && !errors.Is(err, snapstore.ErrBadManifest)) {
 			t.Errorf("objRef(%q, size %d) = %+v, %v; want %+v, bad %v", c.obj, c.size, got, err, c.want, c.bad)
 		}
 	}

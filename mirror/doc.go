@@ -172,8 +172,10 @@
 // # Files
 //
 // Reading and making trees (the scan, entries and their metadata, copies,
-// flushes, descriptors, flags, owners) is package tree's; this package
-// decides what is saved, stored, loaded and written back.
+// flushes, descriptors, flags, owners) is package tree's; the store's
+// folder, its manifests and their formats, the index, validation, the
+// commit and prune are package snapstore's. This package decides what is
+// saved, restored, loaded and written back, and when.
 //
 //	keeper.go, state.go, load.go  the Keeper: setup, state, load, save, restore, guards
 //	identity.go                   which disk is whose: records, marks, Holds
@@ -197,10 +199,10 @@
 //	refreshapply.go, refreshput.go, disk; FolderChanges; its temporary names
 //	refreshmeta.go, refreshlinks.go, refreshjournal.go
 //	gitstate.go                   .git internals: the folder's; lock files never copied
-//	store.go                      a store: lock, current, manifests on disk, cleanup
 //	save.go                       a save's phases: plan (scan diffed with the index),
 //	                              copy the objects, write and flush the manifest,
-//	                              commit, index, prune (prune.go)
+//	                              commit (snapstore), index, prune
+//	keptstore.go, result.go       the store as the Keeper uses it; a save's result
 //	savecopy.go, savemanifest.go  a save's copy jobs and packs; its manifest
 //	                              written as it is encoded
 //	savehold.go                   each file copied held still, or not taken
@@ -210,18 +212,13 @@
 //	                              every path, or the scan's inotify watch
 //	                              (package tree)
 //	inuse.go                      the label of a snapshot taken while in use
+//	                              (its record: snapstore/inuserec.go)
 //	watch.go, mapped*.go          files compared by content: mapped shared and
 //	                              writable (/proc on Linux, lsof on macOS)
-//	treecheck.go                  manifests checked as they are written
 //	room_*.go                     the room a restore takes on each file system
 //	memlimit.go                   the soft memory limit while saves copy
 //	restore.go, restorepack.go    restores and every tree build (buildTree);
 //	                              packed files restored pack by pack
-//	manifest.go, codec.go         manifest types, deltas; the one encoder/decoder
-//	                              of manifests and the index (index.go); version 4
-//	codec4.go, decode4.go         manifests (the current format)
-//	validate.go                   checks of everything read from a store
-//	objects.go                    object names and references, packs
 //
 // A Mirror folder is the user's, not a copy. A load reads it through
 // directory descriptors (never following a symlink, never entering another

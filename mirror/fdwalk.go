@@ -7,6 +7,7 @@ import (
 	"hash"
 	"io"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"slices"
 	"strings"
@@ -244,7 +245,7 @@ func sumOf(h hash.Hash) sum {
 // zeros writes n zero bytes to w (a hole's contents).
 func zeros(w io.Writer, n int64) error {
 	if n < 0 {
-		return fmt.Errorf("extents overlap or pass the end: %w", errBadManifest)
+		return fmt.Errorf("extents overlap or pass the end: %w", snapstore.ErrBadManifest)
 	}
 	var z [32 << 10]byte
 	for n > 0 {

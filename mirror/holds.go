@@ -1,6 +1,9 @@
 package mirror
 
-import "rambar/ramdisk"
+import (
+	"rambar/ramdisk"
+	"rambar/snapstore"
+)
 
 // Holding is the snapshot a disk's files were last saved as or restored
 // from: after `restore --snapshot` of an older save it is that one, not the
@@ -11,7 +14,7 @@ func (k *Keeper) Holding(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if x := k.store(st).loadIndex(); x != nil {
+	if x := k.store(st).LoadIndex(); x != nil {
 		return x.Snapshot, nil
 	}
 	return "", nil
@@ -27,10 +30,10 @@ func (k *Keeper) Matches(v ramdisk.Volume, id string) (bool, error) {
 		return false, err
 	}
 	s := k.store(st)
-	x := s.loadIndex()
+	x := s.LoadIndex()
 	if id == "" || x == nil || x.DiskID != st.ID || x.Snapshot != id || !k.Holds(v, st) {
 		return false, nil
 	}
-	_, _, same, err := scanMatching(v.MountPoint, x.n, x, s.caches)
+	_, _, same, err := snapstore.ScanMatching(v.MountPoint, x.N, x, s.caches)
 	return same, err
 }

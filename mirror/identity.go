@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"strings"
 
@@ -221,7 +222,7 @@ func (k *Keeper) Whose(v ramdisk.Volume) string {
 // legacyMarker is the id in the marker file an older RAMBar wrote at a
 // kept disk's root (MarkerName), "" when there is none.
 func legacyMarker(mp string) string {
-	b, err := readBounded(filepath.Join(mp, tree.MarkerName), maxSmall)
+	b, err := snapstore.ReadBounded(filepath.Join(mp, tree.MarkerName), snapstore.MaxSmall)
 	if err != nil {
 		return ""
 	}

@@ -5,44 +5,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"rambar/ramdisk"
 )
-
-// TestInUseRecordRoundTripAndRejectsDamage: the label of a snapshot taken
-// while in use reads back as written, and a crafted or damaged one is
-// refused whole.
-func TestInUseRecordRoundTripAndRejectsDamage(t *testing.T) {
-	id := "20261202T010203.000004Z"
-	u := &InUse{Paths: []string{".", "Maildir/cur", "Maildir/cur/msg1", "Maildir/new", "db/x.sqlite-wal"}, Count: 7}
-	b := encodeInUse(id, u)
-	got, err := decodeInUse(id, b)
-	if err != nil || got.Count != 7 || !slices.Equal(got.Paths, u.Paths) {
-		t.Fatalf("round trip = %+v, %v", got, err)
-	}
-	for name, bad := range map[string][]byte{
-		"another snapshot's":  encodeInUse("20261202T010203.000005Z", u),
-		"cut short":           b[:len(b)-2],
-		"bytes after its end": append(slices.Clone(b), 0),
-		"counting fewer":      encodeInUse(id, &InUse{Paths: u.Paths, Count: 2}),
-		"out of order":        encodeInUse(id, &InUse{Paths: []string{"b", "a"}, Count: 2}),
-		"twice":               encodeInUse(id, &InUse{Paths: []string{"a", "a"}, Count: 2}),
-		"climbing out":        encodeInUse(id, &InUse{Paths: []string{"../etc"}, Count: 1}),
-		"absolute":            encodeInUse(id, &InUse{Paths: []string{"/etc"}, Count: 1}),
-		"a NUL":               encodeInUse(id, &InUse{Paths: []string{"a\x00b"}, Count: 1}),
-		"too many":            encodeInUse(id, &InUse{Paths: make([]string, inUseMax+1), Count: inUseMax + 1}),
-		"not one":             []byte("RAMBAR-INUSE-9\n"),
-	} {
-		if _, err := decodeInUse(id, bad); err == nil {
-			t.Errorf("%s record accepted", name)
-		}
-	}
-}
 
 // TestCraftedInUseRecordIsRefused: a damaged label makes listing and
 // restoring that snapshot fail as a damaged manifest does, the restore
@@ -57,7 +27,7 @@ func TestCraftedInUseRecordIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := f.k.store(st)
-	label := s.path("snapshots", res.Snapshot+inUseExt)
+	label := s.Path("snapshots", res.Snapshot+snapstore.InUseExt)
 	if err := os.WriteFile(label, []byte("RAMBAR-INUSE-1\n\x17../../../etc/passwd"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +42,8 @@ func TestCraftedInUseRecordIsRefused(t *testing.T) {
 		t.Errorf("the refused restore wrote %d paths", len(ents))
 	}
 	os.Remove(label)
-	stray := s.path("snapshots", "20200101T000000.000000Z"+inUseExt)
-	os.WriteFile(stray, encodeInUse("20200101T000000.000000Z", &InUse{Count: 1, Paths: []string{"x"}}), 0o600)
+	stray := s.Path("snapshots", "20200101T000000.000000Z"+snapstore.InUseExt)
+	os.WriteFile(stray, snapstore.EncodeInUse("20200101T000000.000000Z", &snapstore.InUse{Count: 1, Paths: []string{"x"}}), 0o600)
 	write(t, v.MountPoint, "a", "2")
 	if _, err := f.k.Save(f.ctx, v, SaveOptions{}); err != nil {
 		t.Fatal(err)
@@ -101,14 +71,14 @@ func TestManifestIsCheckedAsItIsWritten(t *testing.T) {
 		"a symlink with no target": {root, {Path: "l", Kind: tree.KindSymlink}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := &store{storeCore: &storeCore{dir: t.TempDir()}}
-			id := newID(time.Now(), "")
-			m := &manifest{header: header{ID: id, Created: time.Now()}, Entries: entries}
+			s := &store{Store: &snapstore.Store{Dir: t.TempDir()}}
+			id := snapstore.NewID(time.Now(), "")
+			m := &snapstore.Manifest{Header: snapstore.Header{ID: id, Created: time.Now()}, Entries: entries}
 			err := s.writeSnapshot(streamOf(m))
-			if !errors.Is(err, errBadManifest) {
+			if !errors.Is(err, snapstore.ErrBadManifest) {
 				t.Fatalf("write = %v, want a damaged manifest refused", err)
 			}
-			if _, err := os.Stat(s.path("snapshots", id+".snap")); err == nil {
+			if _, err := os.Stat(s.Path("snapshots", id+".snap")); err == nil {
 				t.Error("the refused manifest was left")
 			}
 		})
@@ -159,38 +129,6 @@ func equalSet(m map[uint64]bool, want ...uint64) bool {
 	return true
 }
 
-// TestIndexLinkTargetsRoundTripAndAreChecked: an index keeps each path's
-// hard-link target and watched sum; a target that is not a clean path
-// before its link makes the index bad.
-func TestIndexLinkTargetsRoundTripAndAreChecked(t *testing.T) {
-	w := newIndexWriter("20260101T000000.000001Z", "d", 3)
-	w.add(".", tree.Ident{Ino: 1}, "", nil)
-	w.add("a", tree.Ident{Ino: 2}, "", &contentSum{1, 2, 3})
-	w.add("b", tree.Ident{Ino: 2}, "a", nil)
-	x, err := decodeIndex(w.bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := x.cursor()
-	var links []string
-	var watched []bool
-	for _, _, ok := c.next(); ok; _, _, ok = c.next() {
-		links, watched = append(links, string(c.link)), append(watched, c.watched)
-	}
-	if !slices.Equal(links, []string{"", "", "a"}) || !slices.Equal(watched, []bool{false, true, false}) {
-		t.Errorf("links %q, watched %v", links, watched)
-	}
-	for name, link := range map[string]string{"after it": "c", "itself": "b", "climbing out": "../a", "the root": "."} {
-		w := newIndexWriter("", "d", 3)
-		w.add(".", tree.Ident{}, "", nil)
-		w.add("a", tree.Ident{}, "", nil)
-		w.add("b", tree.Ident{}, link, nil)
-		if _, err := decodeIndex(w.bytes()); err == nil {
-			t.Errorf("a link target %s accepted", name)
-		}
-	}
-}
-
 // TestRestoreThatReadsNothingWritesNothing: a restore whose snapshot cannot
 // be read fails with ErrNothingWritten, before clearing a disk it was
 // forced over; one that fills the disk part way does not say so.
@@ -202,12 +140,12 @@ func TestRestoreThatReadsNothingWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := f.k.store(st).path("snapshots", res.Snapshot+".snap")
+	snap := f.k.store(st).Path("snapshots", res.Snapshot+".snap")
 	b, _ := os.ReadFile(snap)
 	os.WriteFile(snap, b[:len(b)/2], 0o600)
 	write(t, v.MountPoint, "b", "unsaved")
 	_, err = f.k.Restore(context.Background(), v, RestoreOptions{Force: true})
-	if !errors.Is(err, ErrNothingWritten) || !errors.Is(err, errBadManifest) {
+	if !errors.Is(err, ErrNothingWritten) || !errors.Is(err, snapstore.ErrBadManifest) {
 		t.Fatalf("forced restore of a damaged snapshot = %v, want ErrNothingWritten", err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(v.MountPoint, "b")); string(got) != "unsaved" {

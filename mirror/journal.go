@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"strings"
 
@@ -59,17 +60,17 @@ func (l tempList) path(storeDir string) string { return filepath.Join(recordDir(
 
 // write lists temps in the store, durably, before they are made.
 func (l tempList) write(storeDir string, temps []tempAt) error {
-	e := &encoder{b: append([]byte(nil), l.magic...)}
-	e.uv(uint64(len(temps)))
+	e := &snapstore.Encoder{B: append([]byte(nil), l.magic...)}
+	e.Uv(uint64(len(temps)))
 	for _, t := range temps {
-		e.str(t.dir)
-		e.str(t.name)
+		e.Str(t.dir)
+		e.Str(t.name)
 	}
-	e.fixed32(crc32.ChecksumIEEE(e.b))
+	putFixed32(e, crc32.ChecksumIEEE(e.B))
 	if err := os.MkdirAll(recordDir(storeDir), 0o700); err != nil {
 		return tree.NoSpace(fmt.Errorf("make %s: %w", recordDir(storeDir), err))
 	}
-	if err := atomicfile.WriteFile(l.path(storeDir), e.b, 0o600); err != nil {
+	if err := atomicfile.WriteFile(l.path(storeDir), e.B, 0o600); err != nil {
 		return tree.NoSpace(fmt.Errorf("note %s temporary names: %w", l.what, err))
 	}
 	return nil
@@ -79,7 +80,7 @@ func (l tempList) write(storeDir string, temps []tempAt) error {
 // when there is none. A damaged list is refused: nothing is removed by it.
 func (l tempList) read(storeDir string) ([]tempAt, error) {
 	name := l.path(storeDir)
-	b, err := readBounded(name, maxFile)
+	b, err := snapstore.ReadBounded(name, snapstore.MaxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -89,18 +90,18 @@ func (l tempList) read(storeDir string) ([]tempAt, error) {
 	if !crcOK(b) {
 		return nil, fmt.Errorf("%s is damaged", name)
 	}
-	d := &decoder{b: b[:len(b)-4]}
-	d.magic(l.magic)
-	n := d.count(2)
+	d := &snapstore.Decoder{B: b[:len(b)-4]}
+	d.Magic(l.magic)
+	n := d.Count(2)
 	out := make([]tempAt, 0, n)
-	for i := 0; i < n && !d.bad; i++ {
-		t := tempAt{dir: d.str(), name: d.str()}
-		if checkPath(t.dir) != nil || !l.valid(t.name) {
+	for i := 0; i < n && !d.Bad; i++ {
+		t := tempAt{dir: d.Str(), name: d.Str()}
+		if snapstore.CheckPath(t.dir) != nil || !l.valid(t.name) {
 			return nil, fmt.Errorf("%s is damaged", name)
 		}
 		out = append(out, t)
 	}
-	if !d.end() {
+	if !d.End() {
 		return nil, fmt.Errorf("%s is damaged", name)
 	}
 	return out, nil

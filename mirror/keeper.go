@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 
 	"rambar/ramdisk"
@@ -102,13 +103,13 @@ func (k *Keeper) diskDir(name string) (string, error) {
 }
 
 func (k *Keeper) store(st State) *store {
-	s := &store{storeCore: &storeCore{dir: st.Backing, deltaLimit: k.deltaLimit}, copyFile: k.CopyFile, caches: st.Mode == ramdisk.Mirror}
+	s := &store{Store: &snapstore.Store{Dir: st.Backing, DeltaLimit: k.deltaLimit}, copyFile: k.CopyFile, caches: st.Mode == ramdisk.Mirror}
 	for _, id := range st.SetAside {
-		if validID(id) {
-			if s.pinned == nil {
-				s.pinned = map[string]bool{}
+		if snapstore.ValidID(id) {
+			if s.Pinned == nil {
+				s.Pinned = map[string]bool{}
 			}
-			s.pinned[id] = true
+			s.Pinned[id] = true
 		}
 	}
 	return s
@@ -129,7 +130,7 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 	// One lock over the checks, the save and the write-back: two saves of
 	// one disk (autosave and the CLI, save and eject) never interleave,
 	// and the mirror record read here is the one the write-back uses.
-	unlock, err := s.lock(ctx)
+	unlock, err := s.Lock(ctx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -228,11 +229,11 @@ func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 
 // nonEmpty reports whether the current snapshot holds anything.
 func (s *store) nonEmpty() (bool, error) {
-	cur, err := s.current()
+	cur, err := s.Current()
 	if err != nil || cur == "" {
 		return false, err
 	}
-	m, err := s.readManifest(cur, false)
+	m, err := s.ReadManifest(cur, false)
 	if err != nil {
 		return true, err
 	}
@@ -241,12 +242,12 @@ func (s *store) nonEmpty() (bool, error) {
 }
 
 // Snapshots lists a disk's saved states, oldest first.
-func (k *Keeper) Snapshots(name string) ([]Snapshot, error) {
+func (k *Keeper) Snapshots(name string) ([]snapstore.Snapshot, error) {
 	st, err := k.State(name)
 	if err != nil {
 		return nil, err
 	}
-	return k.store(st).snapshots()
+	return k.store(st).Snapshots()
 }
 
 // Dirty reports whether a mounted disk has changes not yet saved: any path
@@ -259,8 +260,8 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 		return false, err
 	}
 	s := k.store(st)
-	idx := s.loadIndex()
-	cur, err := s.current()
+	idx := s.LoadIndex()
+	cur, err := s.Current()
 	if err != nil {
 		return false, err
 	}
@@ -275,6 +276,6 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 
 // hasEntries reports whether snapshot id holds anything besides its root.
 func (s *store) hasEntries(id string) bool {
-	m, err := s.manifest(id)
+	m, err := s.Manifest(id)
 	return err != nil || len(m.Entries) > 1
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"strings"
 	"sync"
@@ -253,7 +254,7 @@ func TestSnapshotsArePrunedAndRestorable(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameTree(t, trees[2], digest(t, v.MountPoint))
-	if _, err := f.k.Restore(f.ctx, v, RestoreOptions{Snapshot: ids[0], Force: true}); !errors.Is(err, ErrNoSnapshot) {
+	if _, err := f.k.Restore(f.ctx, v, RestoreOptions{Snapshot: ids[0], Force: true}); !errors.Is(err, snapstore.ErrNoSnapshot) {
 		t.Errorf("restore of a pruned snapshot: %v, want ErrNoSnapshot", err)
 	}
 	// Saving after restoring an old snapshot makes it current again.

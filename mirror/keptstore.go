@@ -1,10 +1,12 @@
 package mirror
 
+import "rambar/snapstore"
+
 // store is one disk's store of snapshots as the Keeper uses it: the
 // snapshots folder, and how its saves read the disk and its restores write
 // files.
 type store struct {
-	*storeCore
+	*snapstore.Store
 	// copyFile, when set, writes restored files (Keeper.CopyFile).
 	copyFile CopyFunc
 	// caches: a Caches folder at the disk's top is contents (a Mirror

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"slices"
 	"strings"
@@ -89,7 +90,7 @@ func TestHardLinkTargetsFollowFolderRenames(t *testing.T) {
 			save(false)
 			write(t, v.MountPoint, "other/file", "3")
 			save(true)
-			restoreEach(t, k, v, "32m", func(s Snapshot, root string) {
+			restoreEach(t, k, v, "32m", func(s snapstore.Snapshot, root string) {
 				sameAsCopy(t, s.ID, filepath.Join(copies, s.ID), root)
 			})
 		})
@@ -127,7 +128,7 @@ func TestRandomChangesWithLinksAndRenamesRestoreEverySnapshot(t *testing.T) {
 			copyTree(t, root, filepath.Join(copies, res.Snapshot))
 		}
 	}
-	snaps := restoreEach(t, k, v, "256m", func(s Snapshot, got string) {
+	snaps := restoreEach(t, k, v, "256m", func(s snapstore.Snapshot, got string) {
 		sameAsCopy(t, s.ID, filepath.Join(copies, s.ID), got)
 	})
 	if len(snaps) != saves || saves < 64 {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"strings"
 	"testing"
@@ -47,10 +48,10 @@ func TestFileRewrittenInPlaceIsSavedAsAVersionThatExisted(t *testing.T) {
 	}
 	stopHelper(w)
 	versions := map[uint64]bool{}
-	snaps := restoreEach(t, k, v, "128m", func(s Snapshot, root string) {
+	snaps := restoreEach(t, k, v, "128m", func(s snapstore.Snapshot, root string) {
 		got, err := versionOf(filepath.Join(root, "data/big.bin"))
 		if err != nil {
-			m, _ := k.store(mustState(t, k, v.Name)).manifest(s.ID)
+			m, _ := k.store(mustState(t, k, v.Name)).Manifest(s.ID)
 			t.Errorf("snapshot %s holds a version of big.bin that never existed: %v (%+v)", s.ID, err, m.Entries[2])
 		}
 		versions[got] = true
@@ -86,7 +87,7 @@ func TestMaildirMovesDuringSavesLoseNoMessage(t *testing.T) {
 	}
 	stopHelper(m)
 	twice := 0
-	snaps := restoreEach(t, k, v, "64m", func(s Snapshot, root string) {
+	snaps := restoreEach(t, k, v, "64m", func(s snapstore.Snapshot, root string) {
 		n, err := maildirHolds(filepath.Join(root, "Maildir"))
 		if err != nil || n > 0 && s.InUse == nil {
 			t.Errorf("snapshot %s (in use: %v): %d messages twice, %v", s.ID, s.InUse != nil, n, err)
@@ -202,21 +203,21 @@ func TestWritesThroughASharedMappingAreSeen(t *testing.T) {
 	if res, err := k.Save(ctx, v, SaveOptions{}); err != nil || !res.Unchanged {
 		t.Fatalf("a save with nothing changed since = %+v, %v", res, err)
 	}
-	if w := watchedIn(t, k.store(mustState(t, k, "Map")).loadIndex()); len(w) != 0 {
+	if w := watchedIn(t, k.store(mustState(t, k, "Map")).LoadIndex()); len(w) != 0 {
 		t.Errorf("the index still watches %v", w)
 	}
 }
 
 // watchedIn lists the files index x watches.
-func watchedIn(t *testing.T, x *index) []string {
+func watchedIn(t *testing.T, x *snapstore.Index) []string {
 	t.Helper()
 	if x == nil {
 		t.Fatal("no index")
 	}
 	var out []string
-	c := x.cursor()
-	for p, _, ok := c.next(); ok; p, _, ok = c.next() {
-		if c.watched {
+	c := x.Cursor()
+	for p, _, ok := c.Next(); ok; p, _, ok = c.Next() {
+		if c.Watched {
 			out = append(out, string(p))
 		}
 	}
@@ -287,7 +288,7 @@ func TestSQLiteWrittenDuringSaves(t *testing.T) {
 			close(stop)
 			writes := <-done
 			consistent := 0
-			snaps := restoreEach(t, k, v, "64m", func(s Snapshot, root string) {
+			snaps := restoreEach(t, k, v, "64m", func(s snapstore.Snapshot, root string) {
 				out, err := exec.Command("sqlite3", filepath.Join(root, "app/data.sqlite"),
 					"PRAGMA integrity_check; SELECT count(*) = (SELECT n FROM c) FROM t;").CombinedOutput()
 				switch {

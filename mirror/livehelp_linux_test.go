@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/snapstore"
 	"sort"
 	"strconv"
 	"strings"
@@ -263,7 +264,7 @@ func liveDisk(t *testing.T, name, size string, n int) (*Keeper, ramdisk.Volume) 
 // tmpfs of size (not recording it as the disk's state: the disk's index
 // stays v's) and hands it to check with the snapshot; a snapshot labelled
 // taken while in use restores saying so.
-func restoreEach(t *testing.T, k *Keeper, v ramdisk.Volume, size string, check func(s Snapshot, root string)) []Snapshot {
+func restoreEach(t *testing.T, k *Keeper, v ramdisk.Volume, size string, check func(s snapstore.Snapshot, root string)) []snapstore.Snapshot {
 	t.Helper()
 	snaps, err := k.Snapshots(v.Name)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 
 	"rambar/ramdisk"
@@ -34,7 +35,7 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.Progr
 	var res Result
 	switch st.Mode {
 	case ramdisk.Keep:
-		cur, err := k.store(st).current()
+		cur, err := k.store(st).Current()
 		if err != nil {
 			return Result{}, err
 		}
@@ -95,7 +96,7 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 			return Result{}, nothingWritten{err}
 		}
 		held := int64(0)
-		if items, _, _, err := scanMatching(v.MountPoint, 0, nil, st.Mode == ramdisk.Mirror); err == nil { // what the clearing frees: not Caches
+		if items, _, _, err := snapstore.ScanMatching(v.MountPoint, 0, nil, st.Mode == ramdisk.Mirror); err == nil { // what the clearing frees: not Caches
 			for _, it := range items {
 				if it.HardLink == 0 {
 					held += it.Blocks * 512

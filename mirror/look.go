@@ -3,6 +3,7 @@ package mirror
 import (
 	"errors"
 	"fmt"
+	"rambar/snapstore"
 	"rambar/tree"
 	"runtime"
 	"slices"
@@ -28,14 +29,14 @@ import (
 // (a scan of it, in scan order) that are no longer as it found them (at
 // most named), and whether more than files' contents changed: a path gone
 // or added, a folder changed. It stops early once stop is set.
-func lookAt(root string, items []tree.Scanned, most int, caches bool, stop *atomic.Bool) (*pathList, bool, error) {
+func lookAt(root string, items []tree.Scanned, most int, caches bool, stop *atomic.Bool) (*snapstore.PathList, bool, error) {
 	looks.Add(1)
 	top, err := tree.OpenRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false, fmt.Errorf("look at %s: %w", root, err)
 	}
 	defer unix.Close(top)
-	l := &looker{top: top, items: items, diffs: &pathList{max: most}, stop: stop, caches: caches}
+	l := &looker{top: top, items: items, diffs: &snapstore.PathList{Max: most}, stop: stop, caches: caches}
 	if err := l.topNames(root); err != nil {
 		return nil, false, err
 	}
@@ -70,14 +71,14 @@ type looker struct {
 	items  []tree.Scanned
 	stop   *atomic.Bool
 	mu     sync.Mutex
-	diffs  *pathList
+	diffs  *snapstore.PathList
 	moved  atomic.Bool
 }
 
 // differ records path p as changed; moved when more than its contents.
 func (l *looker) differ(p string, moved bool) {
 	l.mu.Lock()
-	l.diffs.add(p)
+	l.diffs.Add(p)
 	l.mu.Unlock()
 	if moved {
 		l.moved.Store(true)
@@ -95,7 +96,7 @@ func (l *looker) topNames(root string) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("look at %s: %w", root, err)
 	}
-	if now := tree.IdentOf(&st); len(l.items) == 0 || !sameIdent(".", now, l.items[0].Id) {
+	if now := tree.IdentOf(&st); len(l.items) == 0 || !snapstore.SameIdent(".", now, l.items[0].Id) {
 		l.differ(".", true)
 		return nil
 	}

@@ -68,9 +68,9 @@ func TestLookAtTellsWhatChangedSinceTheScan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			slices.Sort(diffs.paths)
-			if !slices.Equal(diffs.paths, tt.want) || diffs.n != len(tt.want) || moved != tt.moved {
-				t.Errorf("look = %q (%d), moved %v; want %q, moved %v", diffs.paths, diffs.n, moved, tt.want, tt.moved)
+			slices.Sort(diffs.Paths)
+			if !slices.Equal(diffs.Paths, tt.want) || diffs.N != len(tt.want) || moved != tt.moved {
+				t.Errorf("look = %q (%d), moved %v; want %q, moved %v", diffs.Paths, diffs.N, moved, tt.want, tt.moved)
 			}
 		})
 	}

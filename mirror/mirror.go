@@ -89,7 +89,7 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	if err != nil {
 		return res, err
 	}
-	m, err := s.manifest(res.Snapshot)
+	m, err := s.Manifest(res.Snapshot)
 	if err != nil {
 		return res, err
 	}

@@ -70,7 +70,7 @@ func TestMirrorMailMoverNeverLosesAMessage(t *testing.T) {
 		if r.Folder != nil {
 			postponed += r.Folder.Postponed
 		}
-		if m, err := f.k.store(mustState(t, f.k, "Site")).manifest(r.Snapshot); err == nil && messages(m.Entries) < n {
+		if m, err := f.k.store(mustState(t, f.k, "Site")).Manifest(r.Snapshot); err == nil && messages(m.Entries) < n {
 			missed++
 		}
 		if lost := missing(t, f.inFolder("Maildir"), n); len(lost) > 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"rambar/snapstore"
 	"rambar/tree"
 	"strconv"
 
@@ -123,7 +124,7 @@ func (w *pathWrite) writeFile(it *planItem, pfd int, target string) error {
 		return err
 	}
 	if h, err := hashFd(out); err != nil || h != it.DS.Hash {
-		return fmt.Errorf("the store's copy does not match its hash (%v): %w", err, errBadManifest)
+		return fmt.Errorf("the store's copy does not match its hash (%v): %w", err, snapstore.ErrBadManifest)
 	}
 	w.chownFd(out, it.Path, it)
 	w.newXattrs(it, pfd, out)

@@ -48,7 +48,7 @@ func (w *pathWrite) write(ctx context.Context) error {
 		}
 	}
 	if len(temps) > 0 {
-		if err := writeJournal(w.s.dir, temps); err != nil {
+		if err := writeJournal(w.s.Dir, temps); err != nil {
 			return err
 		}
 	}
@@ -185,7 +185,7 @@ func (w *pathWrite) undo() {
 			unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR)
 		}
 	}
-	removeJournal(w.s.dir)
+	removeJournal(w.s.Dir)
 }
 
 // prepare makes it's new version under its temporary name (or, inside a

@@ -86,7 +86,7 @@ func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress tree.Pr
 	out.Folder = st.MirrorPath
 	defer func() { out.Took = time.Since(start) }()
 	s := k.store(st)
-	unlock, err := s.lock(ctx)
+	unlock, err := s.Lock(ctx)
 	if err != nil {
 		return out, err
 	}
@@ -122,7 +122,7 @@ func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.
 		return nil, fmt.Errorf("refresh %s: %w", v.Name, err)
 	}
 	defer rec.close()
-	x := s.loadIndex()
+	x := s.LoadIndex()
 	if x == nil || !x.Exact || x.Snapshot != rec.Snapshot || x.DiskID != st.ID {
 		return nil, fmt.Errorf("refresh %s: the save before it left no index of the disk matching its folder's record; nothing was taken (save it, then try again)", v.Name)
 	}
@@ -164,7 +164,7 @@ func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.
 		want[c.path] = true
 	}
 	r.idx = make(map[string]tree.Ident, len(changes))
-	if err := x.walk(func(p []byte, id tree.Ident) bool {
+	if err := x.Walk(func(p []byte, id tree.Ident) bool {
 		if want[string(p)] {
 			r.idx[string(p)] = id
 		}

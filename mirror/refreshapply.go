@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -121,7 +122,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.P
 		r.decided()
 	}
 	if len(r.temps) > 0 {
-		if err := writeRefreshJournal(r.s.dir, r.temps); err != nil {
+		if err := writeRefreshJournal(r.s.Dir, r.temps); err != nil {
 			return err
 		}
 	}
@@ -181,7 +182,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.P
 	for _, p := range cleanTemps(r.diskfd, r.temps) {
 		r.out.NotKept = append(r.out.NotKept, tree.NotKept{Path: p, Why: "a temporary name of the refresh could not be removed"})
 	}
-	os.Remove(refreshJournalPath(r.s.dir))
+	os.Remove(refreshJournalPath(r.s.Dir))
 	return nil
 }
 
@@ -200,7 +201,7 @@ func (r *refresher) give(it *ritem, err error) {
 // undo removes what a refresh that stops before its first rename made.
 func (r *refresher) undo() {
 	cleanTemps(r.diskfd, r.temps)
-	os.Remove(refreshJournalPath(r.s.dir))
+	os.Remove(refreshJournalPath(r.s.Dir))
 }
 
 // decide sets it's action from the folder's version and the disk's.
@@ -267,7 +268,7 @@ func stillIndexed(rel string, st *unix.Stat_t, id tree.Ident) bool {
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		return now.Ino == id.Ino && now.Mode == id.Mode
 	}
-	return sameIdent(rel, now, id)
+	return snapstore.SameIdent(rel, now, id)
 }
 
 // hash reads the content hash of it's folder file (a link's is its

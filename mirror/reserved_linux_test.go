@@ -22,7 +22,7 @@ func TestCachesAtTheRootIsNeverSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := k.store(mustState(t, k, "Cache")).manifest(res.Snapshot)
+	m, err := k.store(mustState(t, k, "Cache")).Manifest(res.Snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestUsersLostFoundSurvivesAZramDisk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := k.store(mustState(t, k, "Zram")).manifest(res.Snapshot)
+		m, err := k.store(mustState(t, k, "Zram")).Manifest(res.Snapshot)
 		if err != nil || len(m.Entries) != 2 {
 			t.Errorf("snapshot of a zram disk holds %d entries (%v), want the root and work.txt", len(m.Entries), err)
 		}

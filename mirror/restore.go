@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"rambar/snapstore"
 	"rambar/tree"
 	"time"
 
@@ -25,7 +26,7 @@ import (
 // (ErrNothingWritten).
 func (s *store) restore(ctx context.Context, id, dst, diskID string, progress tree.ProgressFunc) (Result, error) {
 	start := time.Now()
-	unlock, err := s.lock(ctx)
+	unlock, err := s.Lock(ctx)
 	if err != nil {
 		return Result{}, nothingWritten{err}
 	}
@@ -35,18 +36,18 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress tr
 		return Result{}, nothingWritten{err}
 	}
 	id = m.ID
-	u, err := s.inUse(id)
+	u, err := s.InUse(id)
 	if err != nil {
 		return Result{}, nothingWritten{err}
 	}
-	b := build{from: s.path("objects"), src: objRefOf, unpackDir: s.dir, progress: progress, checkSpace: true, copyFile: s.copyFile,
+	b := build{from: s.Path("objects"), src: snapstore.ObjRefOf, unpackDir: s.Dir, progress: progress, checkSpace: true, copyFile: s.copyFile,
 		ids: tree.NewIdents(len(m.Entries))}
 	notes, err := buildTree(ctx, m.Entries, dst, b)
 	if err != nil {
 		return Result{}, err
 	}
 	if diskID != "" {
-		_ = s.writeIndex(restoredIndex(id, diskID, m.Entries, b.ids))
+		_ = s.WriteIndex(snapstore.RestoredIndex(id, diskID, m.Entries, b.ids))
 	}
 	return Result{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, NotKept: notes,
 		Took: time.Since(start), InUse: u}, nil
@@ -76,21 +77,21 @@ func wrapRestore(err error, what string) error {
 }
 
 // resolve loads snapshot id, or the current one when id is "".
-func (s *store) resolve(id string) (*manifest, error) {
+func (s *store) resolve(id string) (*snapstore.Manifest, error) {
 	if id == "" {
-		cur, err := s.current()
+		cur, err := s.Current()
 		if err != nil {
 			return nil, err
 		}
 		if cur == "" {
-			return nil, fmt.Errorf("restore: nothing saved yet: %w", ErrNoSnapshot)
+			return nil, fmt.Errorf("restore: nothing saved yet: %w", snapstore.ErrNoSnapshot)
 		}
 		id = cur
 	}
-	m, err := s.manifest(id)
+	m, err := s.Manifest(id)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("restore: snapshot %s: %w", id, ErrNoSnapshot)
+			return nil, fmt.Errorf("restore: snapshot %s: %w", id, snapstore.ErrNoSnapshot)
 		}
 		return nil, err
 	}

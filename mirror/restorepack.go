@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"rambar/snapstore"
 	"rambar/tree"
 	"slices"
 	"strings"
@@ -197,7 +198,7 @@ func (r *packReader) read(off, size int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(n) < size {
-		return nil, fmt.Errorf("pack ends %d bytes early: %w", size-int64(n), errBadManifest)
+		return nil, fmt.Errorf("pack ends %d bytes early: %w", size-int64(n), snapstore.ErrBadManifest)
 	}
 	return buf[:size], nil
 }

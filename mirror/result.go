@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"rambar/snapstore"
 	"rambar/tree"
 	"time"
 )
@@ -28,5 +29,16 @@ type Result struct {
 	// InUse, when set, says the disk never held still during the save, so
 	// the snapshot saved (or restored) was taken while in use; with
 	// Unchanged, that nothing could be saved beyond the last snapshot.
-	InUse *InUse `json:"in_use,omitempty"`
+	InUse *snapstore.InUse `json:"in_use,omitempty"`
 }
+
+// Snapshot describes one saved state (the store's description, as the
+// Keeper lists it).
+type Snapshot = snapstore.Snapshot
+
+// InUse says that a save found the disk changing throughout (see
+// snapstore.InUse).
+type InUse = snapstore.InUse
+
+// ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
+var ErrNoSnapshot = snapstore.ErrNoSnapshot

@@ -197,7 +197,7 @@ func roundTripEveryKind(t *testing.T, mount func(t *testing.T) string) {
 		t.Fatal(err)
 	}
 	want := digest(t, v.MountPoint) // after the save: reading moves atimes
-	m, err := k.store(st).manifest(res.Snapshot)
+	m, err := k.store(st).Manifest(res.Snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +336,7 @@ func TestSmallSparseFilesInPacksRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := k.store(st).manifest(res.Snapshot)
+	m, err := k.store(st).Manifest(res.Snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}

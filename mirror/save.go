@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"fmt"
+	"rambar/snapstore"
 	"rambar/tree"
 	"runtime"
 	"time"
@@ -22,7 +23,7 @@ import (
 // on a delta is built by merging the previous delta's changes with the new
 // ones, so every delta is one step from its full base.
 func (s *store) save(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
-	unlock, err := s.lock(ctx)
+	unlock, err := s.Lock(ctx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -33,24 +34,24 @@ func (s *store) save(ctx context.Context, root, diskID string, keepN int, progre
 // saveLocked is save with the store's lock already held.
 func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
 	start, before := time.Now(), inUse()
-	if err := s.cleanup(); err != nil {
+	if err := s.Cleanup(); err != nil {
 		return Result{}, err
 	}
-	curID, err := s.current()
+	curID, err := s.Current()
 	if err != nil {
 		return Result{}, err
 	}
-	idx := s.loadIndex()
+	idx := s.LoadIndex()
 	if idx != nil && (idx.DiskID != diskID || idx.Snapshot == "") {
 		idx = nil
 	}
 	var hint int
 	if idx != nil {
-		hint = idx.n
+		hint = idx.N
 	} else {
 		hint = tree.InodesUsed(root) // the disk's file system holds the tree and little else
 	}
-	var against *index // compared with the scan as it goes
+	var against *snapstore.Index // compared with the scan as it goes
 	if idx != nil && curID != "" && idx.Snapshot == curID {
 		against = idx
 	}
@@ -68,13 +69,13 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	// Nothing changed since the current snapshot was saved or restored:
 	// done, without reading a file or even the manifest (but the watched
 	// ones: watch.go).
-	if m != nil && m.matched(len(items)) {
-		same, err := ls.unchanged(items, m.watched)
+	if m != nil && m.Matched(len(items)) {
+		same, err := ls.unchanged(items, m.Watched)
 		if err != nil {
 			return Result{}, fmt.Errorf("save %s: %w", root, err)
 		}
 		if same {
-			h, err := s.readManifest(curID, false)
+			h, err := s.ReadManifest(curID, false)
 			if err != nil {
 				return Result{}, err
 			}
@@ -94,7 +95,7 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	}
 	res.NotKept = notKept
 	if !res.Unchanged {
-		if err := s.prune(keepN); err != nil {
+		if err := s.Prune(keepN); err != nil {
 			return res, fmt.Errorf("saved %s, but removing old snapshots failed: %w", res.Snapshot, err)
 		}
 	}
@@ -105,11 +106,11 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 // scanAgainst scans root, comparing it with x (nil: none) as it goes; m
 // is the match (nil without x). caches: a Caches folder at the top is
 // contents (store.caches).
-func scanAgainst(root string, hint int, x *index, caches bool, still *tree.StillWatch) (items []tree.Scanned, notKept []tree.NotKept, m *indexMatch, err error) {
+func scanAgainst(root string, hint int, x *snapstore.Index, caches bool, still *tree.StillWatch) (items []tree.Scanned, notKept []tree.NotKept, m *snapstore.IndexMatch, err error) {
 	if x != nil {
-		m = x.match()
+		m = x.Match()
 	}
-	items, notKept, err = tree.ScanWith(root, hint, m.matcher(), tree.Opts{KeepLF: x.lists("lost+found"), Caches: caches, Still: still})
+	items, notKept, err = tree.ScanWith(root, hint, m.Matcher(), tree.Opts{KeepLF: x.Lists("lost+found"), Caches: caches, Still: still})
 	return items, notKept, m, err
 }
 
@@ -126,7 +127,7 @@ type savePlan struct {
 	// plan's scan, or entries of a delta (see path).
 	jobs []copyJob
 	// delta, when not nil, makes the manifest a delta: its Base and Removed.
-	delta   *manifest
+	delta   *snapstore.Manifest
 	files   int   // regular files of the whole tree
 	bytes   int64 // their bytes (the copied ones' as scanned)
 	removed int   // paths gone since the current snapshot
@@ -170,14 +171,14 @@ type fullPlan struct {
 // not nil, learns the index's sums and takes this round's); so is the top
 // folder, whose times and mode are saved at every save. m, when not nil,
 // is the scan's match with idx (diffIndex goes on where it stopped).
-func (s *store) plan(root, curID string, idx *index, items []tree.Scanned, w *watch, m *indexMatch) (*savePlan, error) {
-	d, ok := diffIndex(idx, items, m)
+func (s *store) plan(root, curID string, idx *snapstore.Index, items []tree.Scanned, w *watch, m *snapstore.IndexMatch) (*savePlan, error) {
+	d, ok := snapstore.DiffIndex(idx, items, m)
 	if !ok {
 		idx = nil // damaged: trusted for nothing
 	}
 	var force []int
 	if w != nil {
-		w.old = d.watched
+		w.old = d.Watched
 		var err error
 		if force, err = w.changed(root, items); err != nil {
 			return nil, err
@@ -187,13 +188,13 @@ func (s *store) plan(root, curID string, idx *index, items []tree.Scanned, w *wa
 		force = append(force, 0)
 	}
 	for _, i := range force {
-		if d.same[i] {
-			d.same[i], d.changed = false, d.changed+1
+		if d.Same[i] {
+			d.Same[i], d.Changed = false, d.Changed+1
 		}
 	}
-	var delta *manifest // the previous changes a new delta builds on
-	if idx != nil && idx.Exact && idx.version >= 4 {
-		delta = s.deltaBase(idx.Snapshot, d.changed+len(d.gone))
+	var delta *snapstore.Manifest // the previous changes a new delta builds on
+	if idx != nil && idx.Exact && idx.Version >= 4 {
+		delta = s.deltaBase(idx.Snapshot, d.Changed+len(d.Gone))
 	}
 	if delta != nil {
 		return planDelta(root, delta, items, d)
@@ -204,16 +205,16 @@ func (s *store) plan(root, curID string, idx *index, items []tree.Scanned, w *wa
 // planDelta plans a delta on delta (the previous delta's changes, or none
 // on a full manifest): the changed items read fresh, merged with delta's.
 // An item gone before its metadata is read is left out, and named.
-func planDelta(root string, delta *manifest, items []tree.Scanned, d indexDiff) (*savePlan, error) {
-	p := &savePlan{delta: delta, removed: len(d.gone), items: items, same: d.same, reshaped: d.reshaped}
-	fresh := make([]tree.Entry, 0, d.changed)
+func planDelta(root string, delta *snapstore.Manifest, items []tree.Scanned, d snapstore.IndexDiff) (*savePlan, error) {
+	p := &savePlan{delta: delta, removed: len(d.Gone), items: items, same: d.Same, reshaped: d.Reshaped}
+	fresh := make([]tree.Entry, 0, d.Changed)
 	of := map[string]int32{}
 	for i, it := range items {
 		if tree.KindOf(it.Id.Mode) == tree.KindFile {
 			p.files++
 			p.bytes += it.Id.Size
 		}
-		if d.same[i] {
+		if d.Same[i] {
 			continue
 		}
 		e, err := tree.EntryOf(root, items, i)
@@ -232,7 +233,7 @@ func planDelta(root string, delta *manifest, items []tree.Scanned, d indexDiff) 
 		}
 		fresh = append(fresh, e)
 	}
-	p.entries, delta.Removed = mergeDelta(delta, fresh, d.gone)
+	p.entries, delta.Removed = snapstore.MergeDelta(delta, fresh, d.Gone)
 	for i := range p.entries {
 		if e := &p.entries[i]; e.Kind == tree.KindFile && e.Obj.None() && e.HardLink == "" {
 			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: e.Size, sparse: e.Sparse})
@@ -245,18 +246,18 @@ func planDelta(root string, delta *manifest, items []tree.Scanned, d indexDiff) 
 // planFull plans a full manifest: every item, taken from the snapshot the
 // index describes when its identity and hard-link target are unchanged,
 // else made fresh; the files made fresh are copied.
-func (s *store) planFull(root, curID string, idx *index, items []tree.Scanned, d indexDiff) *savePlan {
+func (s *store) planFull(root, curID string, idx *snapstore.Index, items []tree.Scanned, d snapstore.IndexDiff) *savePlan {
 	f := &fullPlan{root: root, items: items}
-	var prev *manifest
+	var prev *snapstore.Manifest
 	if idx != nil {
-		if m, err := s.tree(idx.Snapshot, true); err == nil {
+		if m, err := s.Tree(idx.Snapshot, true); err == nil {
 			prev, f.prev, f.reuse = m, m.Entries, make([]int32, len(items))
 		}
 	}
 	p := &savePlan{full: f, items: items, same: make([]bool, len(items))}
 	n := 0
 	for i := range items {
-		if it := &items[i]; copiesData(it) && !(prev != nil && d.same[i]) {
+		if it := &items[i]; copiesData(it) && !(prev != nil && d.Same[i]) {
 			n++
 		}
 	}
@@ -268,7 +269,7 @@ func (s *store) planFull(root, curID string, idx *index, items []tree.Scanned, d
 			p.files++
 			p.bytes += it.Id.Size
 		}
-		if d.same[i] && prev != nil {
+		if d.Same[i] && prev != nil {
 			for pi < len(prev.Entries) && tree.PathLess(prev.Entries[pi].Path, it.Rel) {
 				pi++
 			}
@@ -284,10 +285,10 @@ func (s *store) planFull(root, curID string, idx *index, items []tree.Scanned, d
 		}
 	}
 	if prev != nil && prev.ID == curID {
-		p.removed = removedFrom(prev.Entries, items)
+		p.removed = snapstore.RemovedFrom(prev.Entries, items)
 	} else if curID != "" {
-		if cur, err := s.manifest(curID); err == nil {
-			p.removed = removedFrom(cur.Entries, items)
+		if cur, err := s.Manifest(curID); err == nil {
+			p.removed = snapstore.RemovedFrom(cur.Entries, items)
 		}
 	}
 	return p
@@ -335,21 +336,21 @@ func kept(e *tree.Entry) bool { return e.Kind != tree.KindFile || !e.Obj.None() 
 // changes when it is a delta, none when it is a full manifest. It returns
 // nil (write a full manifest) when base cannot be read or the delta, with
 // about n more changes, would pass the store's delta limit.
-func (s *store) deltaBase(base string, n int) *manifest {
-	h, err := s.readFile(base, true, false)
+func (s *store) deltaBase(base string, n int) *snapstore.Manifest {
+	h, err := s.ReadFile(base, true, false)
 	if err != nil {
 		return nil
 	}
-	prev := &manifest{header: header{Base: base}}
+	prev := &snapstore.Manifest{Header: snapstore.Header{Base: base}}
 	if h.Base != "" {
-		if prev, err = s.readFile(base, true, true); err != nil {
+		if prev, err = s.ReadFile(base, true, true); err != nil {
 			return nil
 		}
-		if h, err = s.readFile(prev.Base, true, false); err != nil || h.Base != "" {
+		if h, err = s.ReadFile(prev.Base, true, false); err != nil || h.Base != "" {
 			return nil
 		}
 	}
-	if len(prev.Entries)+len(prev.Removed)+n > s.limit(h.Files) {
+	if len(prev.Entries)+len(prev.Removed)+n > s.Limit(h.Files) {
 		return nil
 	}
 	return prev

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"reflect"
 	"strings"
@@ -21,10 +22,10 @@ func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
 		}
 		return out
 	}
-	x := indexFor(t, []string{".", "a", "a/b", "c"}, []tree.Ident{id(1), id(2), id(3), id(4)})
+	x := indexOf(t, []string{".", "a", "a/b", "c"}, []tree.Ident{id(1), id(2), id(3), id(4)})
 	cases := []struct {
 		name    string
-		x       *index
+		x       *snapstore.Index
 		items   []tree.Scanned
 		same    []bool
 		gone    []string
@@ -38,18 +39,18 @@ func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {
 	}
 	for _, c := range cases {
 		// Alone, and going on where a scan's match with the index stopped.
-		var m *indexMatch
+		var m *snapstore.IndexMatch
 		if c.x != nil {
-			m = c.x.match()
+			m = c.x.Match()
 			for i := range c.items {
 				m.See(&c.items[i])
 			}
 		}
-		alone, _ := diffIndex(c.x, c.items, nil)
-		for _, m := range []*indexMatch{nil, m} {
-			d, ok := diffIndex(c.x, c.items, m)
-			if !ok || !reflect.DeepEqual(d.same, c.same) || !reflect.DeepEqual(d.gone, c.gone) || d.changed != c.changed {
-				t.Errorf("%s (match %v): same %v gone %v changed %d; want %v %v %d", c.name, m != nil, d.same, d.gone, d.changed, c.same, c.gone, c.changed)
+		alone, _ := snapstore.DiffIndex(c.x, c.items, nil)
+		for _, m := range []*snapstore.IndexMatch{nil, m} {
+			d, ok := snapstore.DiffIndex(c.x, c.items, m)
+			if !ok || !reflect.DeepEqual(d.Same, c.same) || !reflect.DeepEqual(d.Gone, c.gone) || d.Changed != c.changed {
+				t.Errorf("%s (match %v): same %v gone %v changed %d; want %v %v %d", c.name, m != nil, d.Same, d.Gone, d.Changed, c.same, c.gone, c.changed)
 			}
 			if !reflect.DeepEqual(d, alone) {
 				t.Errorf("%s: going on from the match gave %+v, alone %+v", c.name, d, alone)
@@ -110,22 +111,22 @@ func TestMergeDeltaFoldsChanges(t *testing.T) {
 	}
 	cases := []struct {
 		name        string
-		prev        *manifest
+		prev        *snapstore.Manifest
 		fresh       []tree.Entry
 		gone        []string
 		wantEntries []tree.Entry
 		wantRemoved []string
 	}{
-		{"first delta", &manifest{}, []tree.Entry{e("a", "")}, []string{"b"}, []tree.Entry{e("a", "")}, []string{"b"}},
-		{"fresh replaces prev", &manifest{Entries: []tree.Entry{e("a", "1/0"), e("c", "1/1")}},
+		{"first delta", &snapstore.Manifest{}, []tree.Entry{e("a", "")}, []string{"b"}, []tree.Entry{e("a", "")}, []string{"b"}},
+		{"fresh replaces prev", &snapstore.Manifest{Entries: []tree.Entry{e("a", "1/0"), e("c", "1/1")}},
 			[]tree.Entry{e("a", "")}, nil, []tree.Entry{e("a", ""), e("c", "1/1")}, nil},
-		{"gone drops prev's change", &manifest{Entries: []tree.Entry{e("a", "1/0")}, Removed: []string{"x"}},
+		{"gone drops prev's change", &snapstore.Manifest{Entries: []tree.Entry{e("a", "1/0")}, Removed: []string{"x"}},
 			nil, []string{"a"}, []tree.Entry{}, []string{"a", "x"}},
-		{"removed path back", &manifest{Removed: []string{"b", "d"}},
+		{"removed path back", &snapstore.Manifest{Removed: []string{"b", "d"}},
 			[]tree.Entry{e("b", "")}, nil, []tree.Entry{e("b", "")}, []string{"d"}},
 	}
 	for _, c := range cases {
-		entries, rm := mergeDelta(c.prev, c.fresh, c.gone)
+		entries, rm := snapstore.MergeDelta(c.prev, c.fresh, c.gone)
 		if !reflect.DeepEqual(entries, c.wantEntries) || !reflect.DeepEqual(rm, c.wantRemoved) {
 			t.Errorf("%s: %v %v; want %v %v", c.name, entries, rm, c.wantEntries, c.wantRemoved)
 		}
@@ -137,7 +138,7 @@ func TestMergeDeltaFoldsChanges(t *testing.T) {
 // file's object, and once the manifest is written and committed the store
 // restores the tree.
 func TestSavePhasesOneByOne(t *testing.T) {
-	root, s := t.TempDir(), &store{storeCore: &storeCore{dir: t.TempDir()}}
+	root, s := t.TempDir(), &store{Store: &snapstore.Store{Dir: t.TempDir()}}
 	for i := 0; i < 5; i++ {
 		write(t, root, fmt.Sprintf("d/f%d", i), strings.Repeat("x", i))
 	}
@@ -150,8 +151,8 @@ func TestSavePhasesOneByOne(t *testing.T) {
 	if err != nil || p.delta != nil || p.full == nil || len(p.full.items) != 7 || len(p.jobs) != 5 || p.files != 5 || p.bytes != 10 {
 		t.Fatalf("plan = %+v, %v; want a full manifest of 7 entries copying 5 files", p, err)
 	}
-	id := newID(time.Now(), "")
-	os.MkdirAll(s.path("objects", id), 0o700)
+	id := snapstore.NewID(time.Now(), "")
+	os.MkdirAll(s.Path("objects", id), 0o700)
 	ext := &extentsOf{}
 	next, err := s.copyObjects(context.Background(), root, id, p.jobs, 0, p.path, &copyCheck{scanned: p.scanned}, ext, nil)
 	if err != nil || next == 0 {
@@ -161,7 +162,7 @@ func TestSavePhasesOneByOne(t *testing.T) {
 		if j.state != jobCopied {
 			t.Errorf("%s: copy state %d", p.path(j.ref), j.state)
 		}
-		if _, err := os.Stat(filepath.Join(s.dir, "objects", id, fmt.Sprint(j.num))); err != nil {
+		if _, err := os.Stat(filepath.Join(s.Dir, "objects", id, fmt.Sprint(j.num))); err != nil {
 			t.Errorf("%s: object %d: %v", p.path(j.ref), j.num, err)
 		}
 	}
@@ -175,10 +176,10 @@ func TestSavePhasesOneByOne(t *testing.T) {
 	if err := s.writeSnapshot(ms); err != nil {
 		t.Fatal(err)
 	}
-	if cur, _ := s.current(); cur != "" {
+	if cur, _ := s.Current(); cur != "" {
 		t.Fatalf("current is %q before the commit", cur)
 	}
-	if err := s.commit(id); err != nil {
+	if err := s.Commit(id); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
@@ -190,12 +191,12 @@ func TestSavePhasesOneByOne(t *testing.T) {
 
 func TestCheckPathRefusesAnythingButCleanRelativePaths(t *testing.T) {
 	for _, p := range []string{".", "a", "a/b", "a.b/..c", "...", "a/.x"} {
-		if err := checkPath(p); err != nil {
+		if err := snapstore.CheckPath(p); err != nil {
 			t.Errorf("checkPath(%q) = %v", p, err)
 		}
 	}
 	for _, p := range []string{"", "/", "/a", "a/", "a//b", "./a", "a/./b", "..", "a/..", "../a", "a\x00b", strings.Repeat("n", 256), strings.Repeat("a/", 2049)} {
-		if err := checkPath(p); err == nil {
+		if err := snapstore.CheckPath(p); err == nil {
 			t.Errorf("checkPath(%q) accepted", p)
 		}
 	}
@@ -207,7 +208,7 @@ func TestCheckPathRefusesAnythingButCleanRelativePaths(t *testing.T) {
 // now holding still) saves the tree without them, and nothing of the
 // first round's copies is left in the store.
 func TestPathGoneDuringTheSaveIsNotAnError(t *testing.T) {
-	root, s := t.TempDir(), &store{storeCore: &storeCore{dir: t.TempDir()}}
+	root, s := t.TempDir(), &store{Store: &snapstore.Store{Dir: t.TempDir()}}
 	write(t, root, "d/f", "data")
 	write(t, root, "d/keep", "kept")
 	if err := os.Symlink("f", filepath.Join(root, "d/link")); err != nil {
@@ -224,7 +225,7 @@ func TestPathGoneDuringTheSaveIsNotAnError(t *testing.T) {
 	if err != nil || res.Unchanged || res.InUse != nil || res.Files != 1 {
 		t.Fatalf("save = %+v, %v; want a consistent snapshot of the one file left", res, err)
 	}
-	m, err := s.manifest(res.Snapshot)
+	m, err := s.Manifest(res.Snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +236,21 @@ func TestPathGoneDuringTheSaveIsNotAnError(t *testing.T) {
 	if strings.Join(paths, " ") != ". d d/keep" {
 		t.Errorf("snapshot holds %v", paths)
 	}
-	if ents, _ := os.ReadDir(s.path("objects", res.Snapshot)); len(ents) != 1 {
+	if ents, _ := os.ReadDir(s.Path("objects", res.Snapshot)); len(ents) != 1 {
 		t.Errorf("objects of the save: %d, want the one file's", len(ents))
 	}
+}
+
+// indexOf is the index of paths with ids, opened as a save would.
+func indexOf(t testing.TB, paths []string, ids []tree.Ident) *snapstore.Index {
+	t.Helper()
+	w := snapstore.NewIndexWriter("", "", len(paths))
+	for i, p := range paths {
+		w.Add(p, ids[i], "", nil)
+	}
+	x, err := snapstore.OpenIndex(w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }

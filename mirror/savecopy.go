@@ -66,7 +66,7 @@ func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob
 		return first, err
 	}
 	defer src.Close()
-	objs, err := tree.OpenTree(s.path("objects", id))
+	objs, err := tree.OpenTree(s.Path("objects", id))
 	if err != nil {
 		return first, err
 	}

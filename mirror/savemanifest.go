@@ -3,6 +3,7 @@ package mirror
 import (
 	"fmt"
 	"os"
+	"rambar/snapstore"
 	"rambar/tree"
 	"slices"
 	"time"
@@ -25,17 +26,17 @@ func (p *savePlan) path(ref int32) string {
 // removed paths; check, when set, checks each entry as it is written
 // (treecheck.go).
 type manifestStream struct {
-	header
+	snapstore.Header
 	n       int
 	each    func(put func(*tree.Entry) error) error
 	removed []string
-	check   *treeCheck
+	check   *snapstore.TreeCheck
 }
 
 // streamOf is manifest m, whole, to be written, its tree checked.
-func streamOf(m *manifest) *manifestStream {
-	ms := &manifestStream{header: m.header, n: len(m.Entries), removed: m.Removed}
-	ms.Refs = refsOf(m.Entries)
+func streamOf(m *snapstore.Manifest) *manifestStream {
+	ms := &manifestStream{Header: m.Header, n: len(m.Entries), removed: m.Removed}
+	ms.Refs = snapstore.RefsOf(m.Entries)
 	ms.each = func(put func(*tree.Entry) error) error {
 		for i := range m.Entries {
 			if err := put(&m.Entries[i]); err != nil {
@@ -44,7 +45,7 @@ func streamOf(m *manifest) *manifestStream {
 		}
 		return nil
 	}
-	ms.check = newTreeCheck(m.ID, m.Base == "", linkTargets(m.Entries))
+	ms.check = snapstore.NewTreeCheck(m.ID, m.Base == "", snapstore.LinkTargets(m.Entries))
 	return ms
 }
 
@@ -53,7 +54,7 @@ func streamOf(m *manifest) *manifestStream {
 // Its entries are checked as they are written; a delta's tree too, first,
 // when it changes the tree's shape (treecheck.go).
 func (s *store) stream(p *savePlan, id string, bytes int64, ext map[int][]tree.Extent) (*manifestStream, error) {
-	h := header{ID: id, Created: time.Now().UTC(), Files: p.files, Bytes: bytes}
+	h := snapstore.Header{ID: id, Created: time.Now().UTC(), Files: p.files, Bytes: bytes}
 	if p.full == nil {
 		for k := range p.jobs {
 			j := &p.jobs[k]
@@ -61,17 +62,17 @@ func (s *store) stream(p *savePlan, id string, bytes int64, ext map[int][]tree.E
 			e.Obj, e.Size, e.Extents = j.obj(id), j.size, ext[k]
 		}
 		h.Base = p.delta.Base
-		m := &manifest{header: h, Entries: p.entries, Removed: p.delta.Removed}
+		m := &snapstore.Manifest{Header: h, Entries: p.entries, Removed: p.delta.Removed}
 		if p.reshaped {
-			if err := s.checkDeltaTree(id, m, scanTargets(p.items)); err != nil {
+			if err := s.CheckDeltaTree(id, m, snapstore.ScanTargets(p.items)); err != nil {
 				return nil, err
 			}
 		}
 		return streamOf(m), nil
 	}
 	h.Refs = p.full.refs(id, p.jobs)
-	return &manifestStream{header: h, n: len(p.full.items), each: p.full.each(id, p.jobs, ext),
-		check: newTreeCheck(id, true, scanTargets(p.items))}, nil
+	return &manifestStream{Header: h, n: len(p.full.items), each: p.full.each(id, p.jobs, ext),
+		check: snapstore.NewTreeCheck(id, true, snapstore.ScanTargets(p.items))}, nil
 }
 
 // refs lists, per save, the numbers of the objects the manifest uses:
@@ -137,42 +138,42 @@ func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]tree.Extent) fu
 // and the manifest is written with fsyncs. On failure the manifest is
 // removed.
 func (s *store) writeSnapshot(ms *manifestStream) error {
-	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
+	if err := os.MkdirAll(s.Path("snapshots"), 0o700); err != nil {
 		return tree.NoSpace(err)
 	}
 	if ms.check != nil {
-		if err := checkHeader(&ms.header); err != nil {
-			return fmt.Errorf("write snapshot %s: %w: %v", ms.ID, errBadManifest, err)
+		if err := snapstore.CheckHeader(&ms.Header); err != nil {
+			return fmt.Errorf("write snapshot %s: %w: %v", ms.ID, snapstore.ErrBadManifest, err)
 		}
-		if err := ms.check.removed(ms.removed); err != nil {
+		if err := ms.check.Removed(ms.removed); err != nil {
 			return err
 		}
 		if ms.Base == "" && len(ms.removed) > 0 {
-			return fmt.Errorf("write snapshot %s: %w: a full manifest with removed paths", ms.ID, errBadManifest)
+			return fmt.Errorf("write snapshot %s: %w: a full manifest with removed paths", ms.ID, snapstore.ErrBadManifest)
 		}
 		each := ms.each
 		ms.each = func(put func(*tree.Entry) error) error {
 			err := each(func(e *tree.Entry) error {
-				if err := ms.check.add(e); err != nil {
+				if err := ms.check.Add(e); err != nil {
 					return err
 				}
 				return put(e)
 			})
-			if err == nil && ms.check.tree && ms.check.n == 0 {
-				err = fmt.Errorf("write snapshot %s: %w: the tree has no root folder", ms.ID, errBadManifest)
+			if err == nil && ms.check.Tree && ms.check.N == 0 {
+				err = fmt.Errorf("write snapshot %s: %w: the tree has no root folder", ms.ID, snapstore.ErrBadManifest)
 			}
 			return err
 		}
 	}
-	err := s.streamManifest(&ms.header, ms.n, ms.each, ms.removed, tree.SyncEachFile)
+	err := s.StreamManifest(&ms.Header, ms.n, ms.each, ms.removed, tree.SyncEachFile)
 	if err == nil {
-		err = tree.FlushTree(s.dir, nil)
+		err = tree.FlushTree(s.Dir, nil)
 		if tree.SyncEachFile && err == nil {
-			err = atomicfile.SyncDir(s.path("objects", ms.ID))
+			err = atomicfile.SyncDir(s.Path("objects", ms.ID))
 		}
 	}
 	if err != nil {
-		os.Remove(s.path("snapshots", ms.ID+".snap"))
+		os.Remove(s.Path("snapshots", ms.ID+".snap"))
 	}
 	return err
 }

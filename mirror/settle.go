@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"rambar/snapstore"
 	"rambar/tree"
 	"slices"
 	"strconv"
@@ -34,21 +35,20 @@ const saveRounds = 5
 // roundPause is the pause before round r+1: 10, 40, 90, 160 ms.
 func roundPause(r int) time.Duration { return time.Duration(r*r) * 10 * time.Millisecond }
 
-
 // liveSave is one save of a disk that may be in use.
 type liveSave struct {
 	s        *store
 	root     string
 	diskID   string
 	curID    string
-	idx      *index          // the disk as of a snapshot, nil if unknown
-	mapped   map[uint64]bool // inodes mapped shared and writable now
+	idx      *snapstore.Index // the disk as of a snapshot, nil if unknown
+	mapped   map[uint64]bool  // inodes mapped shared and writable now
 	progress tree.ProgressFunc
 	// still watches the disk from the round's scan on (nil: none); it
 	// answers for the round's look when nothing moved. match is that
 	// scan's match with the index (nil: none).
 	still *tree.StillWatch
-	match *indexMatch
+	match *snapstore.IndexMatch
 
 	id    string // the snapshot being made
 	next  uint32 // its next object number
@@ -63,7 +63,7 @@ type cachedCopy struct {
 	obj  tree.ObjName
 	size int64
 	ext  []tree.Extent
-	sum  *contentSum
+	sum  *snapstore.ContentSum
 }
 
 // round is one round of a save: its plan and how its copy went.
@@ -73,7 +73,7 @@ type round struct {
 	w     *watch
 	chk   *copyCheck
 	ext   *extentsOf
-	moved *pathList // paths that changed since the scan (none: a snapshot was committed)
+	moved *snapstore.PathList // paths that changed since the scan (none: a snapshot was committed)
 	// lost are the paths the round could not take as scanned: gone, or a
 	// file that did not hold still while copied.
 	lost map[string]bool
@@ -87,7 +87,7 @@ type round struct {
 // the watched files still hold what was saved (watched: the index's, with
 // their sums). The files watched only before are compared now, so the
 // index keeps just those still mapped.
-func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]contentSum) (bool, error) {
+func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]snapstore.ContentSum) (bool, error) {
 	w := newWatch(ls.mapped, watched)
 	if !w.any() {
 		return true, nil
@@ -97,7 +97,7 @@ func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]contentSu
 		return false, err
 	}
 	if rec := w.record(items); len(rec) != len(watched) {
-		_ = ls.s.writeIndex(indexOf(ls.curID, ls.diskID, items, rec))
+		_ = ls.s.WriteIndex(snapstore.IndexOf(ls.curID, ls.diskID, items, rec))
 	}
 	return true, nil
 }
@@ -106,15 +106,15 @@ func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]contentSu
 // snapshot. Nothing of it is left behind on failure, or when the disk
 // turns out unchanged.
 func (ls *liveSave) run(ctx context.Context, items []tree.Scanned) (Result, error) {
-	ls.id = newID(time.Now(), ls.curID)
-	objDir := ls.s.path("objects", ls.id)
+	ls.id = snapstore.NewID(time.Now(), ls.curID)
+	objDir := ls.s.Path("objects", ls.id)
 	if err := os.MkdirAll(objDir, 0o700); err != nil {
 		return Result{}, tree.NoSpace(fmt.Errorf("make %s: %w", objDir, err))
 	}
 	res, err := ls.rounds(ctx, items)
 	if err != nil || res.Snapshot != ls.id {
-		os.Remove(ls.s.path("snapshots", ls.id+".snap"))
-		os.Remove(ls.s.path("snapshots", ls.id+inUseExt))
+		os.Remove(ls.s.Path("snapshots", ls.id+".snap"))
+		os.Remove(ls.s.Path("snapshots", ls.id+snapstore.InUseExt))
 		os.RemoveAll(objDir)
 	}
 	return res, err
@@ -123,7 +123,7 @@ func (ls *liveSave) run(ctx context.Context, items []tree.Scanned) (Result, erro
 // rounds copies what changed until the disk holds still for one look, or
 // saveRounds have passed.
 func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, error) {
-	var against *index
+	var against *snapstore.Index
 	if ls.idx != nil && ls.idx.Snapshot == ls.curID {
 		against = ls.idx
 	}
@@ -132,7 +132,7 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, e
 		if err != nil {
 			return Result{}, err
 		}
-		if r.moved.n == 0 {
+		if r.moved.N == 0 {
 			return r.res, nil
 		}
 		if n == saveRounds {
@@ -144,16 +144,16 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, e
 			return Result{}, ctx.Err()
 		case <-time.After(roundPause(n)):
 		}
-		var m *indexMatch
+		var m *snapstore.IndexMatch
 		ls.still.Close()
 		ls.still = tree.NewStillWatch()
 		if items, _, m, err = scanAgainst(ls.root, len(items), against, ls.s.caches, ls.still); err != nil {
 			return Result{}, err
 		}
 		ls.match = m
-		if m != nil && m.matched(len(items)) { // back as saved
-			if same, err := ls.unchanged(items, m.watched); err != nil || same {
-				h, herr := ls.s.readManifest(ls.curID, false)
+		if m != nil && m.Matched(len(items)) { // back as saved
+			if same, err := ls.unchanged(items, m.Watched); err != nil || same {
+				h, herr := ls.s.ReadManifest(ls.curID, false)
 				if err == nil {
 					err = herr
 				}
@@ -175,10 +175,10 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, e
 // ended. The symlink targets and xattrs the scan does not tell are read
 // before the look starts.
 func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) (*round, error) {
-	r := &round{items: items, w: newWatch(ls.mapped, nil), ext: &extentsOf{}, moved: &pathList{max: inUseMax}, lost: map[string]bool{}}
+	r := &round{items: items, w: newWatch(ls.mapped, nil), ext: &extentsOf{}, moved: &snapstore.PathList{Max: snapstore.InUseMax}, lost: map[string]bool{}}
 	lose := func(p string, gone bool) {
 		r.lost[p] = true
-		r.moved.add(p)
+		r.moved.Add(p)
 		r.reshaped = r.reshaped || gone
 	}
 	p, err := ls.s.plan(ls.root, ls.curID, ls.idx, items, r.w, ls.match)
@@ -216,7 +216,7 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 			lose(p.path(j.ref), j.state == jobGone)
 		}
 	}
-	if r.moved.n > 0 {
+	if r.moved.N > 0 {
 		return r, lk.wait(r, last) // only the last round needs to know what else moved
 	}
 	ms, err := ls.s.stream(p, ls.id, p.bytes-planned+copied, r.ext.m)
@@ -229,11 +229,11 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 	if err == nil {
 		err = ls.resum(r)
 	}
-	if err != nil || r.moved.n > 0 {
-		os.Remove(ls.s.path("snapshots", ls.id+".snap"))
+	if err != nil || r.moved.N > 0 {
+		os.Remove(ls.s.Path("snapshots", ls.id+".snap"))
 		return r, err
 	}
-	if err := ls.commit(ms.Refs[ls.id], indexOf(ls.id, ls.diskID, items, r.w.record(items))); err != nil {
+	if err := ls.commit(ms.Refs[ls.id], snapstore.IndexOf(ls.id, ls.diskID, items, r.w.record(items))); err != nil {
 		return nil, err
 	}
 	r.res = Result{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
@@ -244,11 +244,11 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 // look is a round's look at the disk (lookAt), in the background, or
 // left to the round's still watch while that can answer for it.
 type look struct {
-	run   func(stop *atomic.Bool) (*pathList, bool, error)
+	run   func(stop *atomic.Bool) (*snapstore.PathList, bool, error)
 	still *tree.StillWatch // not started: asked at wait first
 	stop  atomic.Bool
 	done  chan struct{}
-	diffs *pathList
+	diffs *snapstore.PathList
 	moved bool
 	err   error
 }
@@ -257,8 +257,8 @@ type look struct {
 // the still watch saw nothing move since the scan: then the look is made
 // only if the watch cannot answer at the end (the disk moved meanwhile).
 func (ls *liveSave) startLook(items []tree.Scanned) *look {
-	lk := &look{done: make(chan struct{}), run: func(stop *atomic.Bool) (*pathList, bool, error) {
-		return lookAt(ls.root, items, inUseMax, ls.s.caches, stop)
+	lk := &look{done: make(chan struct{}), run: func(stop *atomic.Bool) (*snapstore.PathList, bool, error) {
+		return lookAt(ls.root, items, snapstore.InUseMax, ls.s.caches, stop)
 	}}
 	if ls.still.Still() {
 		lk.still = ls.still
@@ -297,10 +297,10 @@ func (lk *look) wait(r *round, want bool) error {
 	if lk.err != nil {
 		return lk.err
 	}
-	for _, p := range lk.diffs.paths {
-		r.moved.add(p)
+	for _, p := range lk.diffs.Paths {
+		r.moved.Add(p)
 	}
-	r.moved.n += lk.diffs.n - len(lk.diffs.paths)
+	r.moved.N += lk.diffs.N - len(lk.diffs.Paths)
 	r.reshaped = r.reshaped || lk.moved
 	return nil
 }
@@ -319,7 +319,7 @@ func (ls *liveSave) resum(r *round) error {
 	defer t.Close()
 	for _, p := range tree.SortedKeys(sums) {
 		if got, _, err := sumFile(t, p); err != nil || got != sums[p] {
-			r.moved.add(p)
+			r.moved.Add(p)
 		}
 	}
 	return nil
@@ -330,18 +330,18 @@ func (ls *liveSave) resum(r *round) error {
 // the index idx. It is written before the save returns: a Mirror's
 // write-back reads it (changes.go).
 func (ls *liveSave) commit(used []uint32, idx []byte) error {
-	dir := ls.s.path("objects", ls.id)
+	dir := ls.s.Path("objects", ls.id)
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		if n, err := strconv.ParseUint(e.Name(), 10, 32); err != nil || !slices.Contains(used, uint32(n)) {
-			os.Remove(ls.s.path("objects", ls.id, e.Name()))
+			os.Remove(ls.s.Path("objects", ls.id, e.Name()))
 		}
 	}
 	// The commit point: from here the new tree is the current one.
-	if err := ls.s.commit(ls.id); err != nil {
+	if err := ls.s.Commit(ls.id); err != nil {
 		return err
 	}
-	_ = ls.s.writeIndex(idx)
+	_ = ls.s.WriteIndex(idx)
 	return nil
 }
 

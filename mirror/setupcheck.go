@@ -3,6 +3,7 @@ package mirror
 import (
 	"errors"
 	"fmt"
+	"rambar/snapstore"
 	"strings"
 	"time"
 
@@ -30,7 +31,7 @@ func (k *Keeper) keptWork(st State, o Options) (string, error) {
 		return "", nil
 	}
 	s := k.store(st)
-	cur, err := s.current()
+	cur, err := s.Current()
 	if err != nil || cur == "" {
 		return "", err
 	}
@@ -46,7 +47,7 @@ func (k *Keeper) keptWork(st State, o Options) (string, error) {
 		return cur, nil
 	}
 	when := ""
-	if m, err := s.readManifest(cur, false); err == nil {
+	if m, err := s.ReadManifest(cur, false); err == nil {
 		when = ", saved " + m.Created.Local().Format("2006-01-02 15:04")
 	}
 	n := quoteName(st.Name)
@@ -106,12 +107,12 @@ func (k *Keeper) SetupNotes(name string, o Options) ([]ramdisk.Note, error) {
 
 // prunedBy lists the snapshots a save would delete once st keeps n: the
 // oldest beyond the n-1 newest and the save itself (set-aside ones stay).
-func (k *Keeper) prunedBy(st State, n int) []Snapshot {
-	snaps, err := k.store(st).snapshots()
+func (k *Keeper) prunedBy(st State, n int) []snapstore.Snapshot {
+	snaps, err := k.store(st).Snapshots()
 	if err != nil {
 		return nil
 	}
-	var listed []Snapshot
+	var listed []snapstore.Snapshot
 	for _, sn := range snaps {
 		if !sn.SetAside {
 			listed = append(listed, sn)
@@ -124,7 +125,7 @@ func (k *Keeper) prunedBy(st State, n int) []Snapshot {
 }
 
 // describeSnaps names snapshots by ID and time, a few of them.
-func describeSnaps(snaps []Snapshot) string {
+func describeSnaps(snaps []snapstore.Snapshot) string {
 	var b strings.Builder
 	for i, sn := range snaps {
 		if i == 3 {

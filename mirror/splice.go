@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"maps"
+	"rambar/snapstore"
 	"rambar/tree"
 	"slices"
 	"strings"
@@ -54,7 +55,7 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 	var was map[string]uint64 // the inodes of prev's paths, when listings moved
 	if r.reshaped && ls.idx != nil {
 		was = map[string]uint64{}
-		ls.idx.walk(func(p []byte, id tree.Ident) bool {
+		ls.idx.Walk(func(p []byte, id tree.Ident) bool {
 			if id.Ino != 0 {
 				was[string(p)] = id.Ino
 			}
@@ -66,7 +67,7 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 	if prev != nil && fresh == 0 {
 		return Result{Snapshot: ls.curID, Unchanged: true, Files: prev.Files, Bytes: prev.Bytes, InUse: u}, nil
 	}
-	m := &manifest{header: header{ID: ls.id, Created: time.Now().UTC()}, Entries: entries}
+	m := &snapstore.Manifest{Header: snapstore.Header{ID: ls.id, Created: time.Now().UTC()}, Entries: entries}
 	res := Result{Snapshot: ls.id, InUse: u}
 	for i := range entries {
 		if e := &entries[i]; e.Kind == tree.KindFile {
@@ -79,18 +80,18 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 		}
 	}
 	res.Files, res.Bytes = m.Files, m.Bytes
-	if err := ls.s.writeInUse(ls.id, u); err != nil {
+	if err := ls.s.WriteInUse(ls.id, u); err != nil {
 		return Result{}, err
 	}
 	ms := streamOf(m)
 	if err := ls.s.writeSnapshot(ms); err != nil {
 		return Result{}, err
 	}
-	w := newIndexWriter(ls.id, ls.diskID, len(entries))
+	w := snapstore.NewIndexWriter(ls.id, ls.diskID, len(entries))
 	for i := range entries {
-		w.add(entries[i].Path, ids[i], entries[i].HardLink, nil)
+		w.Add(entries[i].Path, ids[i], entries[i].HardLink, nil)
 	}
-	if err := ls.commit(ms.Refs[ls.id], w.bytes()); err != nil {
+	if err := ls.commit(ms.Refs[ls.id], w.Bytes()); err != nil {
 		return Result{}, err
 	}
 	return res, nil
@@ -98,19 +99,19 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 
 // previous is the tree the disk was saved or restored as (the index's
 // snapshot, else the current one); nil when there is none.
-func (ls *liveSave) previous() (*manifest, error) {
+func (ls *liveSave) previous() (*snapstore.Manifest, error) {
 	switch {
 	case ls.idx != nil:
-		return ls.s.tree(ls.idx.Snapshot, true)
+		return ls.s.Tree(ls.idx.Snapshot, true)
 	case ls.curID != "":
-		return ls.s.manifest(ls.curID)
+		return ls.s.Manifest(ls.curID)
 	}
 	return nil, nil
 }
 
 // tookTree is what round r took of each path of its scan (prev: the tree
 // the plan's unchanged paths come from).
-func (ls *liveSave) tookTree(r *round, prev *manifest) []took {
+func (ls *liveSave) tookTree(r *round, prev *snapstore.Manifest) []took {
 	p, items := r.p, r.items
 	out := make([]took, 0, len(items))
 	fresh := map[string]int{} // a delta's entries by path
@@ -173,7 +174,7 @@ func (ls *liveSave) withObject(e *tree.Entry, j *copyJob, ext []tree.Extent) boo
 // identity of each as the last round scanned it (prev's: only their inode,
 // if known, so the next save reads them again), and how many differ from
 // prev's (all, without prev).
-func splice(prev *manifest, all []took, union bool, was map[string]uint64) (entries []tree.Entry, ids []tree.Ident, fresh int) {
+func splice(prev *snapstore.Manifest, all []took, union bool, was map[string]uint64) (entries []tree.Entry, ids []tree.Ident, fresh int) {
 	where := elsewhere(all, was)
 	var old []tree.Entry
 	if prev != nil {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"time"
 
@@ -97,7 +98,7 @@ func (k *Keeper) State(name string) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	b, err := readBounded(filepath.Join(dir, "state.json"), maxSmall)
+	b, err := snapstore.ReadBounded(filepath.Join(dir, "state.json"), snapstore.MaxSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{}, fmt.Errorf("%s: %w", name, ErrNotKept)
 	}
@@ -110,7 +111,7 @@ func (k *Keeper) State(name string) (State, error) {
 	}
 	// The store is where the state was found, even if the data folder moved.
 	st.Backing = dir
-	if b, err := readBounded(filepath.Join(dir, "last.json"), maxSmall); err == nil {
+	if b, err := snapstore.ReadBounded(filepath.Join(dir, "last.json"), snapstore.MaxSmall); err == nil {
 		var l lastSave
 		if json.Unmarshal(b, &l) == nil {
 			st.LastSave, st.LastSnapshot, st.LastSaveClock = l.Time, l.Snapshot, l.Clock

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"rambar/snapstore"
 	"testing"
 )
 
@@ -45,7 +46,7 @@ func TestQuietSaveTakesNoLook(t *testing.T) {
 	if looks.Load() == before {
 		t.Error("saves while a file was rewritten never looked")
 	}
-	restoreEach(t, k, v, "64m", func(s Snapshot, root string) {
+	restoreEach(t, k, v, "64m", func(s snapstore.Snapshot, root string) {
 		if _, err := versionOf(filepath.Join(root, "data/big.bin")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("snapshot %s holds a version of big.bin that never existed: %v", s.ID, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"rambar/snapstore"
 	"rambar/tree"
 	"slices"
 	"syscall"
@@ -21,7 +22,7 @@ import (
 type baseWriter struct {
 	w          io.Writer
 	off        int64
-	blk, index encoder
+	blk, index snapstore.Encoder
 	st         recState // the block's state
 	last       string   // the file's last path
 	inBlock    int
@@ -43,7 +44,7 @@ func (b *baseWriter) add(p *syncPath) error {
 	if b.inBlock == 0 {
 		b.first, b.st = p.Path, recState{}
 	}
-	b.blk.syncPath(&b.st, p)
+	putSyncPath(&b.blk, &b.st, p)
 	b.last = p.Path
 	b.inBlock++
 	b.n++
@@ -58,16 +59,16 @@ func (b *baseWriter) flush() error {
 	if b.inBlock == 0 {
 		return nil
 	}
-	b.index.uv(uint64(b.off))
-	b.index.uv(uint64(len(b.blk.b)))
-	b.index.uv(uint64(b.inBlock))
-	b.index.fixed32(crc32.ChecksumIEEE(b.blk.b))
-	b.index.str(b.first)
-	if _, err := b.w.Write(b.blk.b); err != nil {
+	b.index.Uv(uint64(b.off))
+	b.index.Uv(uint64(len(b.blk.B)))
+	b.index.Uv(uint64(b.inBlock))
+	putFixed32(&b.index, crc32.ChecksumIEEE(b.blk.B))
+	b.index.Str(b.first)
+	if _, err := b.w.Write(b.blk.B); err != nil {
 		return err
 	}
-	b.off += int64(len(b.blk.b))
-	b.blk.b, b.inBlock = b.blk.b[:0], 0
+	b.off += int64(len(b.blk.B))
+	b.blk.B, b.inBlock = b.blk.B[:0], 0
 	b.blocks++
 	return nil
 }
@@ -78,7 +79,7 @@ func (b *baseWriter) finish() error {
 		return err
 	}
 	idx := binary.AppendUvarint(binary.AppendUvarint(nil, uint64(b.blocks)), uint64(b.n))
-	idx = append(idx, b.index.b...)
+	idx = append(idx, b.index.B...)
 	idx = binary.LittleEndian.AppendUint64(idx, uint64(b.off))
 	idx = binary.LittleEndian.AppendUint32(idx, crc32.ChecksumIEEE(idx[:len(idx)-8]))
 	_, err := b.w.Write(idx)
@@ -123,7 +124,7 @@ func readBaseIndex(f *os.File) (*baseFile, error) {
 		return nil, err
 	}
 	size := fi.Size()
-	if !fi.Mode().IsRegular() || size < int64(len(baseMagic))+trailerLen || size > 4*maxFile {
+	if !fi.Mode().IsRegular() || size < int64(len(baseMagic))+trailerLen || size > 4*snapstore.MaxFile {
 		return nil, errBadRecord
 	}
 	head := make([]byte, len(baseMagic))
@@ -145,26 +146,26 @@ func readBaseIndex(f *os.File) (*baseFile, error) {
 	if crc32.ChecksumIEEE(idx[:len(idx)-trailerLen]) != binary.LittleEndian.Uint32(idx[len(idx)-4:]) {
 		return nil, errBadRecord
 	}
-	d := &decoder{b: idx[:len(idx)-trailerLen]}
-	nb := d.count(5)
-	b := &baseFile{f: f, n: int(d.uv()), cached: -1, blocks: make([]baseBlock, 0, nb)}
+	d := &snapstore.Decoder{B: idx[:len(idx)-trailerLen]}
+	nb := d.Count(5)
+	b := &baseFile{f: f, n: int(d.Uv()), cached: -1, blocks: make([]baseBlock, 0, nb)}
 	next, total := int64(len(baseMagic)), 0
-	for i := 0; i < nb && !d.bad; i++ {
-		k := baseBlock{off: int64(d.uv()), len: int64(d.uv()), count: int(d.uv())}
-		if len(d.b) < 4 {
+	for i := 0; i < nb && !d.Bad; i++ {
+		k := baseBlock{off: int64(d.Uv()), len: int64(d.Uv()), count: int(d.Uv())}
+		if len(d.B) < 4 {
 			return nil, errBadRecord
 		}
-		k.crc = binary.LittleEndian.Uint32(d.b)
-		d.b = d.b[4:]
-		k.first = d.str()
+		k.crc = binary.LittleEndian.Uint32(d.B)
+		d.B = d.B[4:]
+		k.first = d.Str()
 		if k.off != next || k.len <= 0 || k.off+k.len > at || k.count <= 0 || k.count > blockPaths ||
-			checkPath(k.first) != nil || (i > 0 && !tree.PathLess(b.blocks[i-1].first, k.first)) {
+			snapstore.CheckPath(k.first) != nil || (i > 0 && !tree.PathLess(b.blocks[i-1].first, k.first)) {
 			return nil, errBadRecord
 		}
 		next, total = k.off+k.len, total+k.count
 		b.blocks = append(b.blocks, k)
 	}
-	if !d.end() || next != at || total != b.n {
+	if !d.End() || next != at || total != b.n {
 		return nil, errBadRecord
 	}
 	return b, nil
@@ -185,13 +186,13 @@ func (b *baseFile) block(i int) ([]syncPath, error) {
 	if crc32.ChecksumIEEE(buf) != k.crc {
 		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, errBadRecord)
 	}
-	d := &decoder{b: buf}
+	d := &snapstore.Decoder{B: buf}
 	out := make([]syncPath, 0, k.count)
 	var st recState
-	for j := 0; j < k.count && !d.bad; j++ {
-		out = append(out, d.syncPath(&st))
+	for j := 0; j < k.count && !d.Bad; j++ {
+		out = append(out, getSyncPath(d, &st))
 	}
-	if !d.end() || out[0].Path != k.first {
+	if !d.End() || out[0].Path != k.first {
 		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, errBadRecord)
 	}
 	b.cached, b.cache = i, out

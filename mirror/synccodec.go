@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"rambar/snapstore"
 	"rambar/tree"
 )
 
@@ -46,8 +47,8 @@ const (
 
 var errBadRecord = errors.New("damaged mirror record")
 
-// fixed32 appends v in four bytes (a CRC).
-func (e *encoder) fixed32(v uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
+// putFixed32 appends v in four bytes (a CRC).
+func putFixed32(e *snapstore.Encoder, v uint32) { e.B = binary.LittleEndian.AppendUint32(e.B, v) }
 
 // recState is what a path's fields are written against: the path, the
 // folder identity and the object's save before it (each block and each
@@ -70,14 +71,14 @@ const (
 	diskLink                 // a hard link's first name follows
 )
 
-// syncPath appends p.
-func (e *encoder) syncPath(st *recState, p *syncPath) {
+// putSyncPath appends p.
+func putSyncPath(e *snapstore.Encoder, st *recState, p *syncPath) {
 	shared := 0
 	for shared < len(p.Path) && shared < len(st.path) && p.Path[shared] == st.path[shared] {
 		shared++
 	}
-	e.uv(uint64(shared))
-	e.str(p.Path[shared:])
+	e.Uv(uint64(shared))
+	e.Str(p.Path[shared:])
 	st.path = p.Path
 	fl := 0
 	if p.F != nil {
@@ -92,18 +93,18 @@ func (e *encoder) syncPath(st *recState, p *syncPath) {
 	if p.Gone {
 		fl |= pathGone
 	}
-	e.uv(uint64(fl))
+	e.Uv(uint64(fl))
 	if p.F != nil {
-		e.folderSide(st, p.F)
+		putFolderSide(e, st, p.F)
 	}
 	if p.D != nil {
-		e.diskSide(st, p.D, p.F)
+		putDiskSide(e, st, p.D, p.F)
 	}
 }
 
-func (e *encoder) folderSide(st *recState, s *side) {
-	e.uv(uint64(s.Kind))
-	e.uv(uint64(s.Mode))
+func putFolderSide(e *snapstore.Encoder, st *recState, s *side) {
+	e.Uv(uint64(s.Kind))
+	e.Uv(uint64(s.Mode))
 	fl := 0
 	if !s.Hash.none() {
 		fl |= sideHash
@@ -111,23 +112,23 @@ func (e *encoder) folderSide(st *recState, s *side) {
 	if s.Ident != nil {
 		fl |= sideIdent
 	}
-	e.uv(uint64(fl))
+	e.Uv(uint64(fl))
 	if fl&sideHash != 0 {
-		e.b = append(e.b, s.Hash[:]...)
+		e.B = append(e.B, s.Hash[:]...)
 	}
 	if id := s.Ident; id != nil {
-		e.sv(int64(id.Ino - st.ino))
-		e.sv(id.CTime - st.ctime)
-		e.sv(id.MTime - st.mtime)
-		e.sv(id.Size)
-		e.uv(uint64(id.Mode))
+		e.Sv(int64(id.Ino - st.ino))
+		e.Sv(id.CTime - st.ctime)
+		e.Sv(id.MTime - st.mtime)
+		e.Sv(id.Size)
+		e.Uv(uint64(id.Mode))
 		st.ino, st.ctime, st.mtime = id.Ino, id.CTime, id.MTime
 	}
 }
 
-func (e *encoder) diskSide(st *recState, s, f *side) {
-	e.uv(uint64(s.Kind))
-	e.uv(uint64(s.Mode))
+func putDiskSide(e *snapstore.Encoder, st *recState, s, f *side) {
+	e.Uv(uint64(s.Kind))
+	e.Uv(uint64(s.Mode))
 	fl := 0
 	switch {
 	case s.Hash.none():
@@ -151,127 +152,127 @@ func (e *encoder) diskSide(st *recState, s, f *side) {
 	if s.Link != "" {
 		fl |= diskLink
 	}
-	e.uv(uint64(fl))
+	e.Uv(uint64(fl))
 	if fl&diskHash != 0 {
-		e.b = append(e.b, s.Hash[:]...)
+		e.B = append(e.B, s.Hash[:]...)
 	}
 	if fl&diskObj != 0 {
 		if fl&diskNewSave != 0 {
-			e.str(s.Obj.Save)
+			e.Str(s.Obj.Save)
 			st.save = s.Obj.Save
 		}
-		e.uv(uint64(s.Obj.Num))
+		e.Uv(uint64(s.Obj.Num))
 		if s.Obj.Packed {
-			e.uv(uint64(s.Obj.Off))
+			e.Uv(uint64(s.Obj.Off))
 		}
 	}
 	if s.Link != "" {
-		e.str(s.Link)
+		e.Str(s.Link)
 	}
-	e.sv(s.Size)
+	e.Sv(s.Size)
 	if s.Meta {
-		e.sv(s.MTime - st.mtime)
-		e.uv(uint64(len(s.Xattrs)))
+		e.Sv(s.MTime - st.mtime)
+		e.Uv(uint64(len(s.Xattrs)))
 		for _, x := range s.Xattrs {
-			e.str(x.Name)
-			e.uv(x.Sum)
+			e.Str(x.Name)
+			e.Uv(x.Sum)
 		}
 	}
 }
 
-// syncPath reads the next path, checking it is clean and comes after the
+// getSyncPath reads the next path, checking it is clean and comes after the
 // one before.
-func (d *decoder) syncPath(st *recState) syncPath {
-	n := d.uv()
+func getSyncPath(d *snapstore.Decoder, st *recState) syncPath {
+	n := d.Uv()
 	if n > uint64(len(st.path)) {
-		d.fail(fmt.Errorf("path shares %d bytes with one of %d", n, len(st.path)))
+		d.Fail(fmt.Errorf("path shares %d bytes with one of %d", n, len(st.path)))
 		return syncPath{}
 	}
-	p := syncPath{Path: st.path[:n] + string(d.raw())}
-	if d.bad || checkPath(p.Path) != nil || (st.path != "" && !tree.PathLess(st.path, p.Path)) {
-		d.fail(fmt.Errorf("path %q bad or out of order", p.Path))
+	p := syncPath{Path: st.path[:n] + string(d.Raw())}
+	if d.Bad || snapstore.CheckPath(p.Path) != nil || (st.path != "" && !tree.PathLess(st.path, p.Path)) {
+		d.Fail(fmt.Errorf("path %q bad or out of order", p.Path))
 		return syncPath{}
 	}
 	st.path = p.Path
-	fl := d.uv()
+	fl := d.Uv()
 	if fl&^(pathF|pathD|pathPending|pathGone) != 0 {
-		d.fail(fmt.Errorf("%q: bad flags %d", p.Path, fl))
+		d.Fail(fmt.Errorf("%q: bad flags %d", p.Path, fl))
 	}
 	p.Pending, p.Gone = fl&pathPending != 0, fl&pathGone != 0
 	if fl&pathF != 0 {
-		p.F = d.folderSide(st)
+		p.F = getFolderSide(d, st)
 	}
 	if fl&pathD != 0 {
-		p.D = d.diskSide(st, p.F)
+		p.D = getDiskSide(d, st, p.F)
 	}
 	return p
 }
 
-func (d *decoder) hash(h *sum) {
-	if len(d.b) < len(h) {
-		d.fail(io.ErrUnexpectedEOF)
+func getHash(d *snapstore.Decoder, h *sum) {
+	if len(d.B) < len(h) {
+		d.Fail(io.ErrUnexpectedEOF)
 		return
 	}
-	copy(h[:], d.b)
-	d.b = d.b[len(h):]
+	copy(h[:], d.B)
+	d.B = d.B[len(h):]
 }
 
-func (d *decoder) folderSide(st *recState) *side {
-	s := &side{Kind: tree.Kind(d.uv()), Mode: d.u32()}
-	fl := d.uv()
+func getFolderSide(d *snapstore.Decoder, st *recState) *side {
+	s := &side{Kind: tree.Kind(d.Uv()), Mode: d.U32()}
+	fl := d.Uv()
 	if s.Kind > tree.KindFIFO || fl&^(sideHash|sideIdent) != 0 {
-		d.fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
+		d.Fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
 		return s
 	}
 	if fl&sideHash != 0 {
-		d.hash(&s.Hash)
+		getHash(d, &s.Hash)
 	}
 	if fl&sideIdent != 0 {
-		id := &tree.Ident{Ino: st.ino + uint64(d.sv()), CTime: st.ctime + d.sv(), MTime: st.mtime + d.sv(), Size: d.sv(), Mode: d.u32()}
+		id := &tree.Ident{Ino: st.ino + uint64(d.Sv()), CTime: st.ctime + d.Sv(), MTime: st.mtime + d.Sv(), Size: d.Sv(), Mode: d.U32()}
 		st.ino, st.ctime, st.mtime = id.Ino, id.CTime, id.MTime
 		s.Ident = id
 	}
 	return s
 }
 
-func (d *decoder) diskSide(st *recState, f *side) *side {
-	s := &side{Kind: tree.Kind(d.uv()), Mode: d.u32()}
-	fl := d.uv()
+func getDiskSide(d *snapstore.Decoder, st *recState, f *side) *side {
+	s := &side{Kind: tree.Kind(d.Uv()), Mode: d.U32()}
+	fl := d.Uv()
 	if s.Kind < tree.KindFile || s.Kind > tree.KindFIFO || fl >= diskLink<<1 || (fl&diskSameHash != 0 && (f == nil || fl&diskHash != 0)) {
-		d.fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
+		d.Fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
 		return s
 	}
 	switch {
 	case fl&diskHash != 0:
-		d.hash(&s.Hash)
+		getHash(d, &s.Hash)
 	case fl&diskSameHash != 0:
 		s.Hash = f.Hash
 	}
 	if fl&diskObj != 0 {
 		if fl&diskNewSave != 0 {
-			st.save = d.str()
+			st.save = d.Str()
 		}
-		s.Obj = tree.ObjName{Save: st.save, Num: d.u32(), Packed: fl&diskPacked != 0}
+		s.Obj = tree.ObjName{Save: st.save, Num: d.U32(), Packed: fl&diskPacked != 0}
 		if s.Obj.Packed {
-			s.Obj.Off = int64(d.uv())
+			s.Obj.Off = int64(d.Uv())
 		}
-		if err := checkObj(s.Obj); err != nil {
-			d.fail(err)
+		if err := snapstore.CheckObj(s.Obj); err != nil {
+			d.Fail(err)
 		}
 	}
 	if fl&diskLink != 0 {
-		if s.Link = d.str(); checkPath(s.Link) != nil {
-			d.fail(fmt.Errorf("bad hard link %q", s.Link))
+		if s.Link = d.Str(); snapstore.CheckPath(s.Link) != nil {
+			d.Fail(fmt.Errorf("bad hard link %q", s.Link))
 		}
 	}
-	s.Size = d.sv()
+	s.Size = d.Sv()
 	if s.Meta = fl&diskMeta != 0; s.Meta {
-		s.MTime = st.mtime + d.sv()
-		k := d.count(2)
-		for i := 0; i < k && !d.bad; i++ {
-			x := xattrSum{Name: d.str(), Sum: d.uv()}
-			if len(x.Name) == 0 || len(x.Name) > maxName || (i > 0 && x.Name <= s.Xattrs[i-1].Name) {
-				d.fail(fmt.Errorf("bad xattr name %q", x.Name))
+		s.MTime = st.mtime + d.Sv()
+		k := d.Count(2)
+		for i := 0; i < k && !d.Bad; i++ {
+			x := xattrSum{Name: d.Str(), Sum: d.Uv()}
+			if len(x.Name) == 0 || len(x.Name) > snapstore.MaxName || (i > 0 && x.Name <= s.Xattrs[i-1].Name) {
+				d.Fail(fmt.Errorf("bad xattr name %q", x.Name))
 			}
 			s.Xattrs = append(s.Xattrs, x)
 		}
@@ -286,42 +287,42 @@ func crcOK(b []byte) bool {
 
 // encodeSync is the sync file of h with the changed paths delta (sorted).
 func encodeSync(h syncHead, delta []syncPath) []byte {
-	e := &encoder{b: append(make([]byte, 0, 256+128*len(delta)), syncMagic...)}
-	e.str(h.DiskID)
-	e.str(h.Folder)
-	e.str(h.Snapshot)
+	e := &snapstore.Encoder{B: append(make([]byte, 0, 256+128*len(delta)), syncMagic...)}
+	e.Str(h.DiskID)
+	e.Str(h.Folder)
+	e.Str(h.Snapshot)
 	complete := uint64(0)
 	if h.Complete {
 		complete = 1
 	}
-	e.uv(complete)
-	e.str(h.Base)
-	e.fixed32(crc32.ChecksumIEEE(e.b))
-	start := len(e.b)
-	e.uv(uint64(len(delta)))
+	e.Uv(complete)
+	e.Str(h.Base)
+	putFixed32(e, crc32.ChecksumIEEE(e.B))
+	start := len(e.B)
+	e.Uv(uint64(len(delta)))
 	var st recState
 	for i := range delta {
-		e.syncPath(&st, &delta[i])
+		putSyncPath(e, &st, &delta[i])
 	}
-	e.fixed32(crc32.ChecksumIEEE(e.b[start:]))
-	return e.b
+	putFixed32(e, crc32.ChecksumIEEE(e.B[start:]))
+	return e.B
 }
 
 // decodeSyncHeader reads a sync file's header and returns it with the
 // bytes that follow it.
 func decodeSyncHeader(b []byte) (syncHead, []byte, error) {
-	d := &decoder{b: b}
-	d.magic(syncMagic)
-	h := syncHead{DiskID: d.str(), Folder: d.str(), Snapshot: d.str()}
-	c := d.uv()
+	d := &snapstore.Decoder{B: b}
+	d.Magic(syncMagic)
+	h := syncHead{DiskID: d.Str(), Folder: d.Str(), Snapshot: d.Str()}
+	c := d.Uv()
 	h.Complete = c == 1
-	h.Base = d.str()
-	n := len(b) - len(d.b)
-	if d.bad || c > 1 || len(d.b) < 4 || crc32.ChecksumIEEE(b[:n]) != binary.LittleEndian.Uint32(d.b) ||
-		(h.Snapshot != "" && !validID(h.Snapshot)) || (h.Base != "" && !validBaseName(h.Base)) {
+	h.Base = d.Str()
+	n := len(b) - len(d.B)
+	if d.Bad || c > 1 || len(d.B) < 4 || crc32.ChecksumIEEE(b[:n]) != binary.LittleEndian.Uint32(d.B) ||
+		(h.Snapshot != "" && !snapstore.ValidID(h.Snapshot)) || (h.Base != "" && !validBaseName(h.Base)) {
 		return syncHead{}, nil, errBadRecord
 	}
-	return h, d.b[4:], nil
+	return h, d.B[4:], nil
 }
 
 // decodeSync reads a whole sync file.
@@ -333,15 +334,15 @@ func decodeSync(b []byte) (syncHead, []syncPath, error) {
 	if !crcOK(rest) {
 		return h, nil, errBadRecord
 	}
-	d := &decoder{b: rest[:len(rest)-4]}
-	n := d.count(3)
+	d := &snapstore.Decoder{B: rest[:len(rest)-4]}
+	n := d.Count(3)
 	out := make([]syncPath, 0, n)
 	var st recState
-	for i := 0; i < n && !d.bad; i++ {
-		out = append(out, d.syncPath(&st))
+	for i := 0; i < n && !d.Bad; i++ {
+		out = append(out, getSyncPath(d, &st))
 	}
-	if !d.end() {
-		return h, nil, fmt.Errorf("%w: %v", errBadRecord, d.why)
+	if !d.End() {
+		return h, nil, fmt.Errorf("%w: %v", errBadRecord, d.Why)
 	}
 	return h, out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"slices"
 )
@@ -165,7 +166,7 @@ func recordDir(storeDir string) string { return filepath.Join(storeDir, recordDi
 // readSyncHead reads the record's header only (Dirty asks every few
 // seconds); ok is false when there is none or it is damaged.
 func readSyncHead(storeDir string) (syncHead, bool) {
-	b, _, err := readPrefix(filepath.Join(recordDir(storeDir), recordName), maxFile, 64<<10)
+	b, _, err := snapstore.ReadPrefix(filepath.Join(recordDir(storeDir), recordName), snapstore.MaxFile, 64<<10)
 	if errors.Is(err, fs.ErrNotExist) {
 		return readLegacyHead(storeDir)
 	}
@@ -214,7 +215,7 @@ func readLegacyHead(storeDir string) (syncHead, bool) {
 // paths are checked like any file RAMBar did not just write.
 func readLegacyRecord(storeDir string) (*record, error) {
 	name := filepath.Join(storeDir, legacyName)
-	b, err := readBounded(name, maxFile)
+	b, err := snapstore.ReadBounded(name, snapstore.MaxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -227,7 +228,7 @@ func readLegacyRecord(storeDir string) (*record, error) {
 	}
 	rec := &record{syncHead: syncHead{DiskID: r.DiskID, Folder: r.Folder, Snapshot: r.Snapshot, Complete: r.Complete}}
 	for i, p := range r.Paths {
-		if checkPath(p.P) != nil || (i > 0 && !tree.PathLess(r.Paths[i-1].P, p.P)) {
+		if snapstore.CheckPath(p.P) != nil || (i > 0 && !tree.PathLess(r.Paths[i-1].P, p.P)) {
 			return nil, fmt.Errorf("mirror record %s: bad path %q: %w", name, p.P, errBadRecord)
 		}
 		f, ferr := p.F.side()
@@ -246,7 +247,7 @@ func (l *legacySide) side() (*side, error) {
 	}
 	s := &side{Kind: l.K, Mode: l.M, Ident: l.I}
 	if l.O != "" {
-		o, err := parseObj(l.O)
+		o, err := snapstore.ParseObj(l.O)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"slices"
 	"sort"
@@ -230,7 +231,7 @@ func FuzzDecodeSync(f *testing.F) {
 			return
 		}
 		for i, p := range got {
-			if checkPath(p.Path) != nil || (i > 0 && !tree.PathLess(got[i-1].Path, p.Path)) {
+			if snapstore.CheckPath(p.Path) != nil || (i > 0 && !tree.PathLess(got[i-1].Path, p.Path)) {
 				t.Fatalf("accepted %q", p.Path)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"strings"
 
@@ -26,7 +27,7 @@ type record struct {
 // openRecord reads the store's record; nil when there is none.
 func openRecord(storeDir string) (*record, error) {
 	dir := recordDir(storeDir)
-	b, err := readBounded(filepath.Join(dir, recordName), maxFile)
+	b, err := snapstore.ReadBounded(filepath.Join(dir, recordName), snapstore.MaxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return readLegacyRecord(storeDir)
 	}

@@ -88,7 +88,7 @@ func (k *Keeper) TakeOn(v ramdisk.Volume, o Options, force bool) (State, error) 
 // hasSnapshots reports whether st's store holds a snapshot (a keep killed
 // before its first save left none: it is taken on again without --force).
 func (k *Keeper) hasSnapshots(st State) bool {
-	snaps, err := k.store(st).snapshots()
+	snaps, err := k.store(st).Snapshots()
 	return err != nil || len(snaps) > 0
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"strings"
 	"syscall"
@@ -15,7 +16,7 @@ import (
 
 // craftedStore saves a small tree for disk "Evil" and returns the fixture,
 // the store and its current manifest, for a test to tamper with.
-func craftedStore(t *testing.T) (*fixture, *store, *manifest) {
+func craftedStore(t *testing.T) (*fixture, *store, *snapstore.Manifest) {
 	t.Helper()
 	f := newFixture(t)
 	st, err := f.k.Setup("Evil", Options{Mode: ramdisk.Keep})
@@ -31,7 +32,7 @@ func craftedStore(t *testing.T) (*fixture, *store, *manifest) {
 	}
 	f.eject(v)
 	s := f.k.store(st)
-	m, err := s.manifest(res.Snapshot)
+	m, err := s.Manifest(res.Snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +40,9 @@ func craftedStore(t *testing.T) (*fixture, *store, *manifest) {
 }
 
 // rewrite stores m as its snapshot's manifest, unchecked.
-func rewrite(t *testing.T, s *store, m *manifest) {
+func rewrite(t *testing.T, s *store, m *snapstore.Manifest) {
 	t.Helper()
-	if err := os.WriteFile(s.path("snapshots", m.ID+".snap"), encodeManifest(m), 0o600); err != nil {
+	if err := os.WriteFile(s.Path("snapshots", m.ID+".snap"), snapstore.EncodeManifest(m), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -61,7 +62,7 @@ func outsideUntouched(t *testing.T, dir string, want ...string) {
 // with a clear error, and nothing is written outside the disk or copied
 // from outside the store.
 func TestCraftedStoresAreRefused(t *testing.T) {
-	fileObj := func(m *manifest) tree.Entry {
+	fileObj := func(m *snapstore.Manifest) tree.Entry {
 		for _, e := range m.Entries {
 			if e.Kind == tree.KindFile {
 				return e
@@ -72,44 +73,44 @@ func TestCraftedStoresAreRefused(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		craft  func(m *manifest, s *store, outside string)
+		craft  func(m *snapstore.Manifest, s *store, outside string)
 		reason string
 	}{
-		{"../ in a path", func(m *manifest, _ *store, _ string) {
+		{"../ in a path", func(m *snapstore.Manifest, _ *store, _ string) {
 			e := fileObj(m)
 			e.Path = "../escape"
 			m.Entries = append(m.Entries, e)
 		}, `bad path "../escape"`},
-		{"absolute path", func(m *manifest, _ *store, _ string) {
+		{"absolute path", func(m *snapstore.Manifest, _ *store, _ string) {
 			e := fileObj(m)
 			e.Path = "/tmp/escape"
 			m.Entries = append(m.Entries, e)
 		}, "bad path"},
-		{"a path twice", func(m *manifest, _ *store, _ string) {
+		{"a path twice", func(m *snapstore.Manifest, _ *store, _ string) {
 			m.Entries = append(m.Entries, m.Entries[len(m.Entries)-1])
 		}, "out of order or twice"},
-		{"symlink, then a file through it", func(m *manifest, _ *store, outside string) {
+		{"symlink, then a file through it", func(m *snapstore.Manifest, _ *store, outside string) {
 			e := fileObj(m)
 			e.Path = "link/escape"
 			m.Entries = append(m.Entries, tree.Entry{Path: "link", Kind: tree.KindSymlink, Mode: 0o777, Link: outside}, e)
 		}, `"link/escape" is not inside a folder`},
-		{"object climbing out of objects/", func(m *manifest, _ *store, _ string) {
+		{"object climbing out of objects/", func(m *snapstore.Manifest, _ *store, _ string) {
 			for i := range m.Entries {
 				if m.Entries[i].Kind == tree.KindFile {
 					m.Entries[i].Obj.Save = "../../../../../../../../etc/hostname"
 				}
 			}
 		}, "bad object"},
-		{"packed file past its pack's end", func(m *manifest, _ *store, _ string) {
+		{"packed file past its pack's end", func(m *snapstore.Manifest, _ *store, _ string) {
 			for i := range m.Entries {
 				if m.Entries[i].Kind == tree.KindFile { // an 8-byte object: 4 bytes left of the 8 the entry needs
 					m.Entries[i].Obj.Off, m.Entries[i].Obj.Packed = 4, true
 				}
 			}
 		}, "pack ends 4 bytes early"},
-		{"object replaced by a symlink", func(m *manifest, s *store, _ string) {
+		{"object replaced by a symlink", func(m *snapstore.Manifest, s *store, _ string) {
 			e := fileObj(m)
-			p := filepath.Join(s.path("objects"), filepath.FromSlash(e.Obj.String()))
+			p := filepath.Join(s.Path("objects"), filepath.FromSlash(e.Obj.String()))
 			os.Remove(p)
 			os.Symlink("/etc/hostname", p)
 		}, "not followed"},
@@ -143,11 +144,11 @@ func TestCurrentAndSnapshotIDsAreChecked(t *testing.T) {
 	f, s, _ := craftedStore(t)
 	v := f.create("Evil")
 	for _, id := range []string{"../../../etc/passwd", "x", "20260101T000000.000001Z/../x"} {
-		if _, err := f.k.Restore(f.ctx, v, RestoreOptions{Snapshot: id, Force: true}); !errors.Is(err, ErrNoSnapshot) {
+		if _, err := f.k.Restore(f.ctx, v, RestoreOptions{Snapshot: id, Force: true}); !errors.Is(err, snapstore.ErrNoSnapshot) {
 			t.Errorf("restore of snapshot %q: %v, want ErrNoSnapshot", id, err)
 		}
 	}
-	os.WriteFile(s.path("current"), []byte("../../../../etc/passwd\n"), 0o600)
+	os.WriteFile(s.Path("current"), []byte("../../../../etc/passwd\n"), 0o600)
 	if _, err := f.k.Load(f.ctx, v, nil); err == nil || !strings.Contains(err.Error(), "not a snapshot ID") {
 		t.Errorf("Load with a crafted current: %v", err)
 	}
@@ -209,15 +210,15 @@ func TestMarkerIsNotWrittenThroughASymlink(t *testing.T) {
 // current does not hang the reader.
 func TestOversizedOrOddStoreFilesAreRefused(t *testing.T) {
 	f, s, m := craftedStore(t)
-	p := s.path("snapshots", m.ID+".snap")
+	p := s.Path("snapshots", m.ID+".snap")
 	if err := os.Truncate(p, 2<<30); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.k.Snapshots("Evil"); err == nil || !strings.Contains(err.Error(), "at most") {
 		t.Errorf("listing a store with a 2 GiB manifest: %v", err)
 	}
-	os.Remove(s.path("current"))
-	if err := syscall.Mkfifo(s.path("current"), 0o600); err != nil {
+	os.Remove(s.Path("current"))
+	if err := syscall.Mkfifo(s.Path("current"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.k.Snapshots("Evil"); err == nil {
@@ -229,7 +230,7 @@ func TestOversizedOrOddStoreFilesAreRefused(t *testing.T) {
 // for an ID is neither listed nor read.
 func TestStrayFilesInSnapshotsAreNotSnapshots(t *testing.T) {
 	f, s, m := craftedStore(t)
-	os.WriteFile(s.path("snapshots", "evil.snap"), []byte("junk"), 0o600)
+	os.WriteFile(s.Path("snapshots", "evil.snap"), []byte("junk"), 0o600)
 	snaps, err := f.k.Snapshots("Evil")
 	if err != nil || len(snaps) != 1 || snaps[0].ID != m.ID {
 		t.Errorf("snapshots with a stray file: %+v %v", snaps, err)

@@ -3,6 +3,7 @@ package mirror
 import (
 	"crypto/sha256"
 	"errors"
+	"rambar/snapstore"
 	"rambar/tree"
 	"sync"
 
@@ -19,15 +20,15 @@ import (
 // save sums each watched file once (now).
 type watch struct {
 	mapped map[uint64]bool
-	old    map[string]contentSum
+	old    map[string]snapstore.ContentSum
 
 	mu  sync.Mutex
-	now map[string]contentSum
+	now map[string]snapstore.ContentSum
 }
 
 // newWatch is the watch of a save: mapped now, old from the index.
-func newWatch(mapped map[uint64]bool, old map[string]contentSum) *watch {
-	return &watch{mapped: mapped, old: old, now: map[string]contentSum{}}
+func newWatch(mapped map[uint64]bool, old map[string]snapstore.ContentSum) *watch {
+	return &watch{mapped: mapped, old: old, now: map[string]snapstore.ContentSum{}}
 }
 
 // any reports whether anything may be watched.
@@ -44,9 +45,9 @@ func (w *watch) wants(it *tree.Scanned) bool {
 
 // sum is the sum this round took of watched file rel; ok is false when
 // rel is not watched.
-func (w *watch) sum(rel string) (contentSum, bool) {
+func (w *watch) sum(rel string) (snapstore.ContentSum, bool) {
 	if w == nil {
-		return contentSum{}, false
+		return snapstore.ContentSum{}, false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -55,7 +56,7 @@ func (w *watch) sum(rel string) (contentSum, bool) {
 }
 
 // set records sum as watched file rel's contents this round.
-func (w *watch) set(rel string, sum contentSum) {
+func (w *watch) set(rel string, sum snapstore.ContentSum) {
 	w.mu.Lock()
 	w.now[rel] = sum
 	w.mu.Unlock()
@@ -70,7 +71,7 @@ func (w *watch) changed(root string, items []tree.Scanned) ([]int, error) {
 		return nil, nil
 	}
 	w.mu.Lock()
-	w.now = map[string]contentSum{}
+	w.now = map[string]snapstore.ContentSum{}
 	w.mu.Unlock()
 	t, err := tree.OpenTree(root)
 	if err != nil {
@@ -101,13 +102,13 @@ func (w *watch) changed(root string, items []tree.Scanned) ([]int, error) {
 
 // record is what the index keeps of the watch for items: the sums of the
 // files mapped now (those only watched before were compared this save).
-func (w *watch) record(items []tree.Scanned) map[string]contentSum {
+func (w *watch) record(items []tree.Scanned) map[string]snapstore.ContentSum {
 	if w == nil || len(w.mapped) == 0 {
 		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := map[string]contentSum{}
+	out := map[string]snapstore.ContentSum{}
 	for i := range items {
 		if it := &items[i]; tree.KindOf(it.Id.Mode) == tree.KindFile && w.mapped[it.Id.Ino] {
 			if s, ok := w.now[it.Rel]; ok {
@@ -122,15 +123,15 @@ func (w *watch) record(items []tree.Scanned) map[string]contentSum {
 // restore idx describes: a path added, removed or changed by identity,
 // or a file mapped shared and writable now, or watched at that save, whose
 // contents differ (or were never summed).
-func changedSince(root string, idx *index, caches bool) (bool, error) {
+func changedSince(root string, idx *snapstore.Index, caches bool) (bool, error) {
 	mapped := make(chan map[uint64]bool, 1)
 	go func() { mapped <- mappedFiles(root) }()
-	items, _, m, err := scanAgainst(root, idx.n, idx, caches, nil)
+	items, _, m, err := scanAgainst(root, idx.N, idx, caches, nil)
 	w := newWatch(<-mapped, nil)
-	if err != nil || !m.matched(len(items)) {
+	if err != nil || !m.Matched(len(items)) {
 		return err == nil, err
 	}
-	w.old = m.watched
+	w.old = m.Watched
 	changed, err := w.changed(root, items)
 	return len(changed) > 0, err
 }
@@ -142,21 +143,21 @@ var errGone = errors.New("gone from the disk")
 // sumFile sums the regular file rel under t, read through a descriptor,
 // and returns its identity as it was read; errGone when it is no longer a
 // regular file there.
-func sumFile(t *tree.DirTree, rel string) (contentSum, tree.Ident, error) {
+func sumFile(t *tree.DirTree, rel string) (snapstore.ContentSum, tree.Ident, error) {
 	fd, err := openToRead(t, rel)
 	if isGone(err) {
-		return contentSum{}, tree.Ident{}, errGone
+		return snapstore.ContentSum{}, tree.Ident{}, errGone
 	}
 	if err != nil {
-		return contentSum{}, tree.Ident{}, err
+		return snapstore.ContentSum{}, tree.Ident{}, err
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return contentSum{}, tree.Ident{}, err
+		return snapstore.ContentSum{}, tree.Ident{}, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return contentSum{}, tree.Ident{}, errGone
+		return snapstore.ContentSum{}, tree.Ident{}, errGone
 	}
 	sum, err := sumFD(fd)
 	return sum, tree.IdentOf(&st), err
@@ -170,14 +171,14 @@ func isGone(err error) bool {
 }
 
 // sumFD is the SHA-256 of the open file fd's contents, read from its start.
-func sumFD(fd int) (contentSum, error) {
+func sumFD(fd int) (snapstore.ContentSum, error) {
 	bp := tree.CopyBufs.Get().(*[]byte)
 	defer tree.CopyBufs.Put(bp)
 	h := sha256.New()
 	for off := int64(0); ; {
 		n, err := tree.PreadFull(fd, *bp, off)
 		if err != nil {
-			return contentSum{}, err
+			return snapstore.ContentSum{}, err
 		}
 		h.Write((*bp)[:n])
 		if n < len(*bp) {
@@ -185,7 +186,7 @@ func sumFD(fd int) (contentSum, error) {
 		}
 		off += int64(n)
 	}
-	var s contentSum
+	var s snapstore.ContentSum
 	h.Sum(s[:0])
 	return s, nil
 }

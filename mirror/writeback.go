@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"rambar/snapstore"
 	"rambar/tree"
 	"time"
 
@@ -64,7 +65,7 @@ func (w *pathWrite) run(ctx context.Context) (WriteBack, error) {
 	if err := w.open(); err != nil {
 		return w.wb, err
 	}
-	temps, err := readJournal(w.s.dir)
+	temps, err := readJournal(w.s.Dir)
 	if err != nil {
 		return w.wb, err
 	}
@@ -141,7 +142,7 @@ func (w *pathWrite) plan(ctx context.Context, cands []candidate) error {
 		it.F = f
 		if c.d != nil {
 			if c.src == nil {
-				return fmt.Errorf("the disk's %s is a hard link to %s, which the snapshot lacks: %w", c.path, c.d.HardLink, errBadManifest)
+				return fmt.Errorf("the disk's %s is a hard link to %s, which the snapshot lacks: %w", c.path, c.d.HardLink, snapstore.ErrBadManifest)
 			}
 			it.Src = c.src
 			if it.DS, err = w.diskSideOf(c.d, c.src, it.Base); err != nil {
@@ -243,12 +244,12 @@ type objKey struct {
 
 // openObj opens e's bytes in the store.
 func (w *pathWrite) openObj(e *tree.Entry) (int, tree.ObjRef, error) {
-	ref, err := objRefOf(*e)
+	ref, err := snapstore.ObjRefOf(*e)
 	if err != nil {
 		return -1, ref, err
 	}
 	if w.objs == nil {
-		if w.objs, err = tree.OpenTree(w.s.path("objects")); err != nil {
+		if w.objs, err = tree.OpenTree(w.s.Path("objects")); err != nil {
 			return -1, ref, err
 		}
 	}

@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"errors"
@@ -28,70 +28,70 @@ type InUse struct {
 //	magic line, the snapshot's ID, the count, the number of paths named,
 //	each path as the bytes it shares with the one before and the rest
 const (
-	inUseExt   = ".inuse"
+	InUseExt   = ".inuse"
 	inUseMagic = "RAMBAR-INUSE-1\n"
 )
 
 // errBadInUse is a damaged in-use record.
 var errBadInUse = errors.New("damaged in-use record")
 
-// encodeInUse is the record of snapshot id.
-func encodeInUse(id string, u *InUse) []byte {
-	e := encoder{b: []byte(inUseMagic)}
-	e.str(id)
-	e.uv(uint64(u.Count))
-	e.uv(uint64(len(u.Paths)))
+// EncodeInUse is the record of snapshot id.
+func EncodeInUse(id string, u *InUse) []byte {
+	e := Encoder{B: []byte(inUseMagic)}
+	e.Str(id)
+	e.Uv(uint64(u.Count))
+	e.Uv(uint64(len(u.Paths)))
 	prev := ""
 	for _, p := range u.Paths {
 		k := sharedPrefix(prev, p)
-		e.uv(uint64(k))
-		e.str(p[k:])
+		e.Uv(uint64(k))
+		e.Str(p[k:])
 		prev = p
 	}
-	return e.b
+	return e.B
 }
 
 // decodeInUse reads the record of snapshot id and checks it: its ID, at
 // most inUseMax clean paths in strict pathLess order, no fewer counted.
 func decodeInUse(id string, b []byte) (*InUse, error) {
-	d := &decoder{b: b}
-	d.magic(inUseMagic)
-	got, count, n := d.str(), d.uv(), d.uv()
-	if d.bad || got != id || n > inUseMax || count < n || count > maxCount {
+	d := &Decoder{B: b}
+	d.Magic(inUseMagic)
+	got, count, n := d.Str(), d.Uv(), d.Uv()
+	if d.Bad || got != id || n > InUseMax || count < n || count > maxCount {
 		return nil, errBadInUse
 	}
 	u := &InUse{Count: int(count), Paths: make([]string, 0, n)}
 	prev := ""
 	for i := uint64(0); i < n; i++ {
-		k, rest := d.uv(), d.raw()
-		if d.bad || k > uint64(len(prev)) || int(k)+len(rest) > maxPath {
+		k, rest := d.Uv(), d.Raw()
+		if d.Bad || k > uint64(len(prev)) || int(k)+len(rest) > maxPath {
 			return nil, errBadInUse
 		}
 		p := prev[:k] + string(rest)
-		if checkPath(p) != nil || (i > 0 && !tree.PathLess(prev, p)) {
+		if CheckPath(p) != nil || (i > 0 && !tree.PathLess(prev, p)) {
 			return nil, errBadInUse
 		}
 		u.Paths, prev = append(u.Paths, p), p
 	}
-	if !d.end() {
+	if !d.End() {
 		return nil, errBadInUse
 	}
 	return u, nil
 }
 
-// writeInUse writes the record of snapshot id (flushed by the save's
+// WriteInUse writes the record of snapshot id (flushed by the save's
 // flush before the commit: writeSnapshot).
-func (s *storeCore) writeInUse(id string, u *InUse) error {
-	if err := os.MkdirAll(s.path("snapshots"), 0o700); err != nil {
+func (s *Store) WriteInUse(id string, u *InUse) error {
+	if err := os.MkdirAll(s.Path("snapshots"), 0o700); err != nil {
 		return tree.NoSpace(err)
 	}
-	return tree.NoSpace(atomicfile.WriteFile(s.path("snapshots", id+inUseExt), encodeInUse(id, u), 0o600))
+	return tree.NoSpace(atomicfile.WriteFile(s.Path("snapshots", id+InUseExt), EncodeInUse(id, u), 0o600))
 }
 
-// inUse reads the record of snapshot id: nil when it has none (it was
+// InUse reads the record of snapshot id: nil when it has none (it was
 // consistent).
-func (s *storeCore) inUse(id string) (*InUse, error) {
-	b, err := readBounded(s.path("snapshots", id+inUseExt), maxSmall)
+func (s *Store) InUse(id string) (*InUse, error) {
+	b, err := ReadBounded(s.Path("snapshots", id+InUseExt), MaxSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -105,5 +105,5 @@ func (s *storeCore) inUse(id string) (*InUse, error) {
 	return u, nil
 }
 
-// inUseMax is how many of the paths that changed during a save it names.
-const inUseMax = 1000
+// InUseMax is how many of the paths that changed during a save it names.
+const InUseMax = 1000

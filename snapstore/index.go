@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"rambar/internal/atomicfile"
 )
 
-// index records the identity of the disk's files as of a save or restore of
+// Index records the identity of the disk's files as of a save or restore of
 // snapshot Snapshot on the disk whose marker is DiskID: paths in scan order
 // (pathLess) with their identities. It is a compact binary file
 // (indexcodec.go), because a save with nothing changed reads it whole and
@@ -23,53 +23,53 @@ import (
 // unchanged identity from Snapshot and every indexed path no longer on the
 // disk as removed. Version 1 files (older saves and restores) promise less
 // and are only used to skip reading unchanged files.
-type index struct {
+type Index struct {
 	Snapshot string
 	DiskID   string
 	Exact    bool
-	version  int    // of the file's format: 1, 2 or 3
-	n        int    // entries
+	Version  int    // of the file's format: 1, 2 or 3
+	N        int    // entries
 	body     []byte // the encoded entries
 }
 
-// indexOf is the exact index of a save of items as snapshot, encoded:
+// IndexOf is the exact index of a save of items as snapshot, encoded:
 // each path with its identity, its hard-link target and, for the files
 // sums names (watched: watch.go), the sum of their contents.
-func indexOf(snapshot, diskID string, items []tree.Scanned, sums map[string]contentSum) []byte {
-	w := newIndexWriter(snapshot, diskID, len(items))
+func IndexOf(snapshot, diskID string, items []tree.Scanned, sums map[string]ContentSum) []byte {
+	w := NewIndexWriter(snapshot, diskID, len(items))
 	for i := range items {
-		var sum *contentSum
+		var sum *ContentSum
 		if c, ok := sums[items[i].Rel]; ok {
 			sum = &c
 		}
-		w.add(items[i].Rel, items[i].Id, tree.HardLinkOf(items, i), sum)
+		w.Add(items[i].Rel, items[i].Id, tree.HardLinkOf(items, i), sum)
 	}
-	return w.bytes()
+	return w.Bytes()
 }
 
-// restoredIndex is the exact index of a restore of snapshot id, encoded:
+// RestoredIndex is the exact index of a restore of snapshot id, encoded:
 // the snapshot's paths (entries), with the identities the restore left
 // them with (ids); a path not noted gets none, so the next save reads it
 // (or, if the disk lacks it, records it as removed), and a path only the
 // disk has is not indexed, so it is saved.
-func restoredIndex(id, diskID string, entries []tree.Entry, ids *tree.Idents) []byte {
-	w := newIndexWriter(id, diskID, len(entries))
+func RestoredIndex(id, diskID string, entries []tree.Entry, ids *tree.Idents) []byte {
+	w := NewIndexWriter(id, diskID, len(entries))
 	for i := range entries {
-		w.add(entries[i].Path, ids.Of(entries[i].Path), entries[i].HardLink, nil)
+		w.Add(entries[i].Path, ids.Of(entries[i].Path), entries[i].HardLink, nil)
 	}
-	return w.bytes()
+	return w.Bytes()
 }
 
-// indexMatch compares items of a scan, one at a time in scan order, with
+// IndexMatch compares items of a scan, one at a time in scan order, with
 // an index's entries: a scan feeds it as it appends (scanMatching), so
 // that the comparison is done when the scan is. A damaged index matches
 // nothing. It notes the watched files it passes, with their sums. Where
 // the scan differs, the match stops; diffIndex goes on from there rather
 // than reading the index again from its start.
-type indexMatch struct {
+type IndexMatch struct {
 	c       *indexCursor
 	ok      bool // every item seen so far matched
-	watched map[string]contentSum
+	Watched map[string]ContentSum
 	seen    int // items seen
 	// prefix items matched in order; at is the cursor before the entry
 	// that did not (c itself while all matched). linked are the matched
@@ -86,11 +86,11 @@ type linkSeen struct {
 	link string
 }
 
-// match starts comparing items with x.
-func (x *index) match() *indexMatch { return &indexMatch{c: x.cursor(), ok: true} }
+// Match starts comparing items with x.
+func (x *Index) Match() *IndexMatch { return &IndexMatch{c: x.Cursor(), ok: true} }
 
-// matcher is m as a scan's Matcher: none when m is nil.
-func (m *indexMatch) matcher() tree.Matcher {
+// Matcher is m as a scan's Matcher: none when m is nil.
+func (m *IndexMatch) Matcher() tree.Matcher {
 	if m == nil {
 		return nil
 	}
@@ -98,29 +98,29 @@ func (m *indexMatch) matcher() tree.Matcher {
 }
 
 // See compares the next item of the scan with the index.
-func (m *indexMatch) See(it *tree.Scanned) {
+func (m *IndexMatch) See(it *tree.Scanned) {
 	m.seen++
 	if !m.ok {
 		return
 	}
 	at := *m.c
-	p, id, ok := m.c.next()
-	if m.ok = ok && string(p) == it.Rel && sameIdent(it.Rel, it.Id, id); !m.ok {
+	p, id, ok := m.c.Next()
+	if m.ok = ok && string(p) == it.Rel && SameIdent(it.Rel, it.Id, id); !m.ok {
 		m.at = at // m.c is not read again, so at's path is kept
 		return
 	}
 	m.prefix++
-	if m.c.watched {
+	if m.c.Watched {
 		m.note(it.Rel, m.c.sum)
 	}
-	if len(m.c.link) > 0 || it.HardLink != 0 {
-		m.linked = append(m.linked, linkSeen{m.prefix - 1, string(m.c.link)})
+	if len(m.c.Link) > 0 || it.HardLink != 0 {
+		m.linked = append(m.linked, linkSeen{m.prefix - 1, string(m.c.Link)})
 	}
 }
 
 // resume is where diffIndex goes on from: the cursor at the first entry
 // not matched in order.
-func (m *indexMatch) resume() *indexCursor {
+func (m *IndexMatch) resume() *indexCursor {
 	if m.ok {
 		c := *m.c
 		return &c
@@ -130,26 +130,26 @@ func (m *indexMatch) resume() *indexCursor {
 }
 
 // note records watched file rel and its sum.
-func (m *indexMatch) note(rel string, sum contentSum) {
-	if m.watched == nil {
-		m.watched = map[string]contentSum{}
+func (m *IndexMatch) note(rel string, sum ContentSum) {
+	if m.Watched == nil {
+		m.Watched = map[string]ContentSum{}
 	}
-	m.watched[rel] = sum
+	m.Watched[rel] = sum
 }
 
-// matched reports whether the n items seen were exactly the index's
+// Matched reports whether the n items seen were exactly the index's
 // entries, the index read to its end and sound.
-func (m *indexMatch) matched(n int) bool {
-	return m.ok && n == m.c.x.n && m.c.k == n && m.c.done() == nil
+func (m *IndexMatch) Matched(n int) bool {
+	return m.ok && n == m.c.x.N && m.c.k == n && m.c.done() == nil
 }
 
-// lists returns a test of whether x lists path p, made when first asked
+// Lists returns a test of whether x lists path p, made when first asked
 // (a walk of the index up to p); false for a nil x.
-func (x *index) lists(p string) func() bool {
+func (x *Index) Lists(p string) func() bool {
 	return sync.OnceValue(func() bool {
 		found := false
 		if x != nil {
-			x.walk(func(q []byte, _ tree.Ident) bool {
+			x.Walk(func(q []byte, _ tree.Ident) bool {
 				found = string(q) == p
 				return tree.PathLess(q, p)
 			})
@@ -158,77 +158,78 @@ func (x *index) lists(p string) func() bool {
 	})
 }
 
-// pathList collects paths, keeping the first max of them and counting the
+// PathList collects paths, keeping the first max of them and counting the
 // rest.
-type pathList struct {
-	paths []string
-	n     int
-	max   int
+type PathList struct {
+	Paths []string
+	N     int
+	Max   int
 }
 
-func (l *pathList) add(p string) {
-	if l.n++; len(l.paths) < l.max {
-		l.paths = append(l.paths, p)
+// Add records p, counting it past the first max.
+func (l *PathList) Add(p string) {
+	if l.N++; len(l.Paths) < l.Max {
+		l.Paths = append(l.Paths, p)
 	}
 }
 
-// sameIdent compares two identities of path rel. The top folder's times
+// SameIdent compares two identities of path rel. The top folder's times
 // change whenever anything is made or removed in it, RAMBar's own scratch
 // folders included (ramdisk.ScratchPrefix), so there they alone do not make
 // a disk unsaved: what it holds is compared entry by entry.
-func sameIdent(rel string, a, b tree.Ident) bool {
+func SameIdent(rel string, a, b tree.Ident) bool {
 	if rel == "." {
 		a.CTime, a.MTime, a.Size = b.CTime, b.MTime, b.Size
 	}
 	return a == b
 }
 
-// indexDiff is how a scan of the disk compares with the index.
-type indexDiff struct {
-	same    []bool   // same[i]: items[i] has the identity and hard-link target the index recorded
-	gone    []string // indexed paths no longer on the disk
-	changed int      // items not the same
-	// watched are the indexed files watched for writes through shared
+// IndexDiff is how a scan of the disk compares with the index.
+type IndexDiff struct {
+	Same    []bool   // same[i]: items[i] has the identity and hard-link target the index recorded
+	Gone    []string // indexed paths no longer on the disk
+	Changed int      // items not the same
+	// Watched are the indexed files watched for writes through shared
 	// mappings still on the disk, with their sums.
-	watched map[string]contentSum
-	// reshaped: paths were added or removed, or one changed its kind or
+	Watched map[string]ContentSum
+	// Reshaped: paths were added or removed, or one changed its kind or
 	// hard-link target.
-	reshaped bool
+	Reshaped bool
 }
 
-// diffIndex compares items (in scan order) with x, going on where m (the
+// DiffIndex compares items (in scan order) with x, going on where m (the
 // scan's match with x, or nil) stopped; a nil x knows nothing, so every
 // item is changed and nothing is gone. An item is the same when
 // its identity and (an index of version 4) its hard-link target are: a
 // folder renamed moves a link's target without changing the link. ok is
 // false when x is damaged: the diff is then nil's, and x must not be used.
-func diffIndex(x *index, items []tree.Scanned, m *indexMatch) (d indexDiff, ok bool) {
-	d = indexDiff{same: make([]bool, len(items)), changed: len(items)}
+func DiffIndex(x *Index, items []tree.Scanned, m *IndexMatch) (d IndexDiff, ok bool) {
+	d = IndexDiff{Same: make([]bool, len(items)), Changed: len(items)}
 	if x == nil {
 		return d, true
 	}
 	i, matched := 0, 0
-	c := x.cursor()
+	c := x.Cursor()
 	if m != nil && m.c.x == x && m.seen == len(items) {
 		// The items the scan's match took in order are the same, but
 		// for their hard-link targets, known only now.
 		i, matched, c = m.prefix, m.prefix, m.resume()
 		for j := range i {
-			d.same[j] = true
+			d.Same[j] = true
 		}
-		d.changed -= i
+		d.Changed -= i
 		for _, l := range m.linked {
 			if link := tree.HardLinkOf(items, l.i); l.link != link {
-				d.reshaped = true
-				if x.version >= 4 {
-					d.same[l.i], d.changed = false, d.changed+1
+				d.Reshaped = true
+				if x.Version >= 4 {
+					d.Same[l.i], d.Changed = false, d.Changed+1
 				}
 			}
 		}
-		d.watched = m.watched
+		d.Watched = m.Watched
 	}
 	for {
-		p, id, more := c.next()
+		p, id, more := c.Next()
 		if !more {
 			break
 		}
@@ -237,65 +238,65 @@ func diffIndex(x *index, items []tree.Scanned, m *indexMatch) (d indexDiff, ok b
 		}
 		if i < len(items) && items[i].Rel == string(p) {
 			link := tree.HardLinkOf(items, i)
-			same := sameIdent(items[i].Rel, items[i].Id, id) && (x.version < 4 || string(c.link) == link)
-			if d.same[i] = same; same {
-				d.changed--
+			same := SameIdent(items[i].Rel, items[i].Id, id) && (x.Version < 4 || string(c.Link) == link)
+			if d.Same[i] = same; same {
+				d.Changed--
 			}
 			matched++
-			if items[i].Id.Mode&unix.S_IFMT != id.Mode&unix.S_IFMT || string(c.link) != link {
-				d.reshaped = true
+			if items[i].Id.Mode&unix.S_IFMT != id.Mode&unix.S_IFMT || string(c.Link) != link {
+				d.Reshaped = true
 			}
-			if c.watched {
-				if d.watched == nil {
-					d.watched = map[string]contentSum{}
+			if c.Watched {
+				if d.Watched == nil {
+					d.Watched = map[string]ContentSum{}
 				}
-				d.watched[items[i].Rel] = c.sum
+				d.Watched[items[i].Rel] = c.sum
 			}
 			i++
 		} else {
-			d.gone = append(d.gone, string(p))
+			d.Gone = append(d.Gone, string(p))
 		}
 	}
 	if c.done() != nil {
-		return indexDiff{same: make([]bool, len(items)), changed: len(items)}, false
+		return IndexDiff{Same: make([]bool, len(items)), Changed: len(items)}, false
 	}
-	d.reshaped = d.reshaped || len(d.gone) > 0 || matched < len(items)
+	d.Reshaped = d.Reshaped || len(d.Gone) > 0 || matched < len(items)
 	return d, true
 }
 
-// loadIndex reads the store's index; nil when there is none or its header
+// LoadIndex reads the store's index; nil when there is none or its header
 // is damaged (damaged entries are found as they are walked).
-func (s *storeCore) loadIndex() *index {
-	b, err := readBounded(s.path("index"), maxFile)
+func (s *Store) LoadIndex() *Index {
+	b, err := ReadBounded(s.Path("index"), MaxFile)
 	if err != nil {
 		return nil
 	}
-	x, err := openIndex(b)
+	x, err := OpenIndex(b)
 	if err != nil {
 		return nil
 	}
 	return x
 }
 
-// writeIndex replaces the index (as indexOf or restoredIndex encode it)
+// WriteIndex replaces the index (as indexOf or restoredIndex encode it)
 // without fsync: it only saves work, and a lost or torn one (rejected when
 // read) costs a full copy, never data.
-func (s *storeCore) writeIndex(b []byte) error {
-	if err := atomicfile.WriteFast(s.path("index"), b, 0o600); err != nil {
+func (s *Store) WriteIndex(b []byte) error {
+	if err := atomicfile.WriteFast(s.Path("index"), b, 0o600); err != nil {
 		return tree.NoSpace(fmt.Errorf("write index: %w", err))
 	}
 	return nil
 }
 
-// scanMatching is scanAll that also compares the paths, as they are found,
+// ScanMatching is scanAll that also compares the paths, as they are found,
 // with the index x (nil: none): same reports that they are exactly x's
 // (x.matches, without a second pass over the scan). An empty lost+found of
 // the file system's is kept when x lists one (the user's, merged with it).
-func scanMatching(root string, hint int, x *index, caches bool) (items []tree.Scanned, notKept []tree.NotKept, same bool, err error) {
-	m, keepLF := (*indexMatch)(nil), x.lists("lost+found")
+func ScanMatching(root string, hint int, x *Index, caches bool) (items []tree.Scanned, notKept []tree.NotKept, same bool, err error) {
+	m, keepLF := (*IndexMatch)(nil), x.Lists("lost+found")
 	if x != nil {
-		m = x.match()
+		m = x.Match()
 	}
-	items, notKept, err = tree.ScanWith(root, hint, m.matcher(), tree.Opts{KeepLF: keepLF, Caches: caches})
-	return items, notKept, m != nil && m.matched(len(items)), err
+	items, notKept, err = tree.ScanWith(root, hint, m.Matcher(), tree.Opts{KeepLF: keepLF, Caches: caches})
+	return items, notKept, m != nil && m.Matched(len(items)), err
 }

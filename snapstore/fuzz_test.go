@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"os"
@@ -15,7 +15,7 @@ import (
 // and crafted ones). It must never panic; whatever it accepts is valid
 // (checkEntries) and encodes back to the same manifest.
 func FuzzDecodeManifest(f *testing.F) {
-	f.Add(encodeManifest(&manifest{header: header{ID: "20260101T000000.000001Z"},
+	f.Add(EncodeManifest(&Manifest{Header: Header{ID: "20260101T000000.000001Z"},
 		Entries: []tree.Entry{{Path: ".", Kind: tree.KindDir, Mode: 0o755}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if _, err := decodeManifest(b, false); err != nil {
@@ -31,12 +31,12 @@ func FuzzDecodeManifest(f *testing.F) {
 		_ = checkTree(m.Entries)
 		for _, e := range m.Entries {
 			if e.Kind == tree.KindFile && e.HardLink == "" {
-				if _, err := objRefOf(e); err != nil {
+				if _, err := ObjRefOf(e); err != nil {
 					t.Fatalf("accepted a bad object: %v", err)
 				}
 			}
 		}
-		again, err := decodeManifest(encodeManifest(m), true)
+		again, err := decodeManifest(EncodeManifest(m), true)
 		if err != nil {
 			t.Fatalf("re-encoded manifest refused: %v", err)
 		}
@@ -62,7 +62,7 @@ func FuzzDecodeIndex(f *testing.F) {
 			t.Fatalf("accepted, then failed to walk: %v", err)
 		}
 		for i, p := range ps {
-			if checkPath(p) != nil || (i > 0 && !tree.PathLess(ps[i-1], p)) {
+			if CheckPath(p) != nil || (i > 0 && !tree.PathLess(ps[i-1], p)) {
 				t.Fatalf("accepted path %q", p)
 			}
 		}

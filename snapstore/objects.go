@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"fmt"
@@ -15,20 +15,20 @@ import (
 // others). Version 4 manifests keep it as numbers (codec4.go); older ones
 // as that text.
 
-// checkObj refuses an object that is not inside objects/.
-func checkObj(o tree.ObjName) error {
-	if !validID(o.Save) || o.Off < 0 || (!o.Packed && o.Off != 0) {
+// CheckObj refuses an object that is not inside objects/.
+func CheckObj(o tree.ObjName) error {
+	if !ValidID(o.Save) || o.Off < 0 || (!o.Packed && o.Off != 0) {
 		return fmt.Errorf("bad object %q", o.String())
 	}
 	return nil
 }
 
-// parseObj reads an object's text form (version 1 to 3 manifests).
-func parseObj(obj string) (tree.ObjName, error) {
+// ParseObj reads an object's text form (version 1 to 3 manifests).
+func ParseObj(obj string) (tree.ObjName, error) {
 	rest, off, packed := strings.Cut(obj, "@")
 	save, num, ok := strings.Cut(rest, "/")
 	n, err := strconv.ParseUint(num, 10, 32)
-	if !ok || err != nil || !validID(save) {
+	if !ok || err != nil || !ValidID(save) {
 		return tree.ObjName{}, fmt.Errorf("bad object %q", obj)
 	}
 	o := tree.ObjName{Save: save, Num: uint32(n), Packed: packed}
@@ -41,24 +41,24 @@ func parseObj(obj string) (tree.ObjName, error) {
 }
 
 // objRef is where e's bytes are in the store, relative to objects/.
-func objRefOf(e tree.Entry) (tree.ObjRef, error) {
+func ObjRefOf(e tree.Entry) (tree.ObjRef, error) {
 	o := e.Obj
-	if err := checkObj(o); err != nil {
-		return tree.ObjRef{}, fmt.Errorf("%w: %v", errBadManifest, err)
+	if err := CheckObj(o); err != nil {
+		return tree.ObjRef{}, fmt.Errorf("%w: %v", ErrBadManifest, err)
 	}
 	r := tree.ObjRef{Rel: o.Save + "/" + strconv.FormatUint(uint64(o.Num), 10)}
 	if o.Packed {
 		if e.Size < 0 {
-			return tree.ObjRef{}, fmt.Errorf("bad packed object %q of size %d: %w", o.String(), e.Size, errBadManifest)
+			return tree.ObjRef{}, fmt.Errorf("bad packed object %q of size %d: %w", o.String(), e.Size, ErrBadManifest)
 		}
 		r.Off, r.Size, r.Packed = o.Off, e.Stored(), true
 	}
 	return r, nil
 }
 
-// refsOf lists, per save, the numbers of the objects entries use, each
+// RefsOf lists, per save, the numbers of the objects entries use, each
 // once, in order.
-func refsOf(entries []tree.Entry) map[string][]uint32 {
+func RefsOf(entries []tree.Entry) map[string][]uint32 {
 	refs := map[string][]uint32{}
 	for i := range entries {
 		if o := &entries[i].Obj; !o.None() {

@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"bytes"
@@ -17,25 +17,25 @@ import (
 // and relative and in order, every object reference stays inside objects/,
 // and counts and sizes are bounded.
 const (
-	maxFile  = 1 << 30   // bytes of a manifest or the index (about 20 million paths)
-	maxSmall = 1 << 20   // bytes of current, state.json, last.json, the marker
+	MaxFile  = 1 << 30   // bytes of a manifest or the index (about 20 million paths)
+	MaxSmall = 1 << 20   // bytes of current, state.json, last.json, the marker
 	maxPath  = 4096      // bytes of a path
-	maxName  = 255       // bytes of a path component or xattr name
+	MaxName  = 255       // bytes of a path component or xattr name
 	maxValue = 64 << 20  // bytes of an xattr value
 	maxSize  = 1 << 50   // bytes of a file
 	maxCount = 100 << 20 // entries, removed paths, objects of one save
 )
 
-// readBounded reads the regular file path (not through a symlink at its
+// ReadBounded reads the regular file path (not through a symlink at its
 // end), refusing one larger than max before reading it.
-func readBounded(path string, max int64) ([]byte, error) {
-	b, _, err := readPrefix(path, max, max)
+func ReadBounded(path string, max int64) ([]byte, error) {
+	b, _, err := ReadPrefix(path, max, max)
 	return b, err
 }
 
-// readPrefix is readBounded that reads at most the first limit bytes;
+// ReadPrefix is readBounded that reads at most the first limit bytes;
 // whole reports whether that was all of the file.
-func readPrefix(path string, max, limit int64) (b []byte, whole bool, err error) {
+func ReadPrefix(path string, max, limit int64) (b []byte, whole bool, err error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, false, err
@@ -56,8 +56,8 @@ func readPrefix(path string, max, limit int64) (b []byte, whole bool, err error)
 	return b[:n], int64(n) == fi.Size(), nil
 }
 
-// validID reports whether id has newID's form: 20060102T150405.000000Z.
-func validID(id string) bool {
+// ValidID reports whether id has newID's form: 20060102T150405.000000Z.
+func ValidID(id string) bool {
 	if len(id) != 23 || id[8] != 'T' || id[15] != '.' || id[22] != 'Z' {
 		return false
 	}
@@ -69,9 +69,9 @@ func validID(id string) bool {
 	return true
 }
 
-// checkPath refuses a path that is not "." or clean and relative: no
+// CheckPath refuses a path that is not "." or clean and relative: no
 // empty, ".", or ".." component, no leading or trailing slash, no NUL.
-func checkPath(p string) error {
+func CheckPath(p string) error {
 	if p != "." && !cleanFrom([]byte(p), 0) {
 		return fmt.Errorf("bad path %q", p)
 	}
@@ -87,7 +87,7 @@ func cleanFrom(p []byte, from int) bool {
 	}
 	for rest := p[from:]; ; {
 		c, more, found := bytes.Cut(rest, slash)
-		if len(c) == 0 || len(c) > maxName || (c[0] == '.' && (len(c) == 1 || (len(c) == 2 && c[1] == '.'))) {
+		if len(c) == 0 || len(c) > MaxName || (c[0] == '.' && (len(c) == 1 || (len(c) == 2 && c[1] == '.'))) {
 			return false
 		}
 		if !found {
@@ -101,7 +101,7 @@ var slash = []byte{'/'}
 
 // checkEntry checks one manifest entry on its own.
 func checkEntry(e *tree.Entry) error {
-	if err := checkPath(e.Path); err != nil {
+	if err := CheckPath(e.Path); err != nil {
 		return err
 	}
 	switch e.Kind {
@@ -135,7 +135,7 @@ func checkEntry(e *tree.Entry) error {
 		return fmt.Errorf("%s: bad mode %o", e.Path, e.Mode)
 	}
 	for k, v := range e.Xattr {
-		if k == "" || len(k) > maxName || strings.IndexByte(k, 0) >= 0 || len(v) > maxValue {
+		if k == "" || len(k) > MaxName || strings.IndexByte(k, 0) >= 0 || len(v) > maxValue {
 			return fmt.Errorf("%s: bad extended attribute %q", e.Path, k)
 		}
 	}
@@ -146,12 +146,12 @@ func checkEntry(e *tree.Entry) error {
 // another file; and that its extents are in order inside the file.
 func checkData(e *tree.Entry) error {
 	if e.HardLink != "" {
-		if !e.Obj.None() || e.Extents != nil || checkPath(e.HardLink) != nil || e.HardLink == "." {
+		if !e.Obj.None() || e.Extents != nil || CheckPath(e.HardLink) != nil || e.HardLink == "." {
 			return fmt.Errorf("%s: bad hard link %q", e.Path, e.HardLink)
 		}
 		return nil
 	}
-	if err := checkObj(e.Obj); err != nil {
+	if err := CheckObj(e.Obj); err != nil {
 		return fmt.Errorf("%s: %w", e.Path, err)
 	}
 	if len(e.Extents) > maxCount {
@@ -167,19 +167,19 @@ func checkData(e *tree.Entry) error {
 	return nil
 }
 
-// checkHeader checks a manifest's header.
-func checkHeader(h *header) error {
-	if !validID(h.ID) {
+// CheckHeader checks a manifest's header.
+func CheckHeader(h *Header) error {
+	if !ValidID(h.ID) {
 		return fmt.Errorf("bad snapshot ID %q", h.ID)
 	}
-	if h.Base != "" && (!validID(h.Base) || h.Base >= h.ID) {
+	if h.Base != "" && (!ValidID(h.Base) || h.Base >= h.ID) {
 		return fmt.Errorf("snapshot %s: bad base %q", h.ID, h.Base)
 	}
 	if h.Files < 0 || h.Files > maxCount || h.Bytes < 0 {
 		return fmt.Errorf("snapshot %s: bad counts", h.ID)
 	}
 	for save, nums := range h.Refs {
-		if !validID(save) || len(nums) > maxCount {
+		if !ValidID(save) || len(nums) > maxCount {
 			return fmt.Errorf("snapshot %s: bad object folder %q", h.ID, save)
 		}
 	}
@@ -189,7 +189,7 @@ func checkHeader(h *header) error {
 // checkEntries checks a manifest's entries and removed paths as read: each
 // entry on its own, and both lists in strict pathLess order (so no path
 // twice).
-func checkEntries(m *manifest) error {
+func checkEntries(m *Manifest) error {
 	if len(m.Entries) > maxCount || len(m.Removed) > maxCount {
 		return fmt.Errorf("snapshot %s: too many entries", m.ID)
 	}
@@ -202,7 +202,7 @@ func checkEntries(m *manifest) error {
 		}
 	}
 	for i, p := range m.Removed {
-		if err := checkPath(p); err != nil || p == "." {
+		if err := CheckPath(p); err != nil || p == "." {
 			return fmt.Errorf("snapshot %s: removed path: bad path %q", m.ID, p)
 		}
 		if i > 0 && !tree.PathLess(m.Removed[i-1], p) {

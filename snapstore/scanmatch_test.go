@@ -1,9 +1,10 @@
-package mirror
+package snapstore
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/internal/testtree"
 	"rambar/tree"
 	"strings"
 	"testing"
@@ -14,12 +15,12 @@ import (
 // matches, for the tests, reports whether items (in scan order) are exactly the indexed
 // paths with the indexed identities: nothing added, removed or changed. A
 // damaged index matches nothing.
-func (x *index) matches(items []tree.Scanned) bool {
-	m := x.match()
+func (x *Index) matches(items []tree.Scanned) bool {
+	m := x.Match()
 	for i := range items {
 		m.See(&items[i])
 	}
-	return m.matched(len(items))
+	return m.Matched(len(items))
 }
 
 // TestScanMatchingTellsEveryChange: the match made during the scan says
@@ -28,13 +29,13 @@ func (x *index) matches(items []tree.Scanned) bool {
 func TestScanMatchingTellsEveryChange(t *testing.T) {
 	root := t.TempDir()
 	for i := 0; i < 300; i++ {
-		write(t, root, fmt.Sprintf("d%d/s%d/f%d", i%5, i%7, i), strings.Repeat("x", i))
+		testtree.Write(t, root, fmt.Sprintf("d%d/s%d/f%d", i%5, i%7, i), strings.Repeat("x", i))
 	}
 	items, err := tree.Scan(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := indexOf("20260101T000000.000001Z", "d", items, nil)
+	b := IndexOf("20260101T000000.000001Z", "d", items, nil)
 	last := items[len(items)-1].Rel
 	for _, c := range []struct {
 		name   string
@@ -46,9 +47,9 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 		// The damaged indexes first, while b is the tree's.
 		{name: "index cut short", change: func() {}, index: b[:len(b)-3]},
 		{name: "index with bytes after its end", change: func() {}, index: append(append([]byte{}, b...), 1)},
-		{name: "file rewritten", change: func() { write(t, root, "d1/s1/f1", "other") }},
-		{name: "file added", change: func() { write(t, root, "d2/new", "") }},
-		{name: "file added after the last", change: func() { write(t, root, "zz", "") }},
+		{name: "file rewritten", change: func() { testtree.Write(t, root, "d1/s1/f1", "other") }},
+		{name: "file added", change: func() { testtree.Write(t, root, "d2/new", "") }},
+		{name: "file added after the last", change: func() { testtree.Write(t, root, "zz", "") }},
 		{name: "file removed", change: func() { os.Remove(filepath.Join(root, "d3/s3/f3")) }},
 		{name: "last file removed", change: func() { os.Remove(filepath.Join(root, filepath.FromSlash(last))) }},
 		{name: "file renamed", change: func() {
@@ -61,18 +62,18 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 			if c.index != nil {
 				raw = c.index
 			}
-			x, err := openIndex(raw)
+			x, err := OpenIndex(raw)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _, same, err := scanMatching(root, x.n, x, false)
+			got, _, same, err := ScanMatching(root, x.N, x, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if same != c.same {
 				t.Errorf("scanMatching same = %v, want %v", same, c.same)
 			}
-			if x2, _ := openIndex(raw); x2.matches(got) != same {
+			if x2, _ := OpenIndex(raw); x2.matches(got) != same {
 				t.Errorf("matches of the finished scan = %v, scanMatching %v", !same, same)
 			}
 			if !c.same && c.index == nil {
@@ -81,11 +82,11 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 				os.Mkdir(root, 0o755)
 				for _, it := range items[1:] {
 					if it.Id.Mode&unix.S_IFMT == unix.S_IFREG {
-						write(t, root, it.Rel, "")
+						testtree.Write(t, root, it.Rel, "")
 					}
 				}
 				items2, _ := tree.Scan(root)
-				items, b = items2, indexOf("20260101T000000.000001Z", "d", items2, nil)
+				items, b = items2, IndexOf("20260101T000000.000001Z", "d", items2, nil)
 				last = items[len(items)-1].Rel
 			}
 		})

@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"rambar/tree"
@@ -6,18 +6,18 @@ import (
 	"time"
 )
 
-// manifest is one save: the whole tree, or (a delta, Base set) the paths
+// Manifest is one save: the whole tree, or (a delta, Base set) the paths
 // added or changed since the full manifest Base and the paths removed since.
 // On disk (codec.go) the header comes first, so listing and pruning read
 // the header only.
-type manifest struct {
-	header
+type Manifest struct {
+	Header
 	Entries []tree.Entry
 	// Removed lists, in a delta, the paths of Base that are gone.
 	Removed []string
 }
 
-type header struct {
+type Header struct {
 	ID      string
 	Created time.Time
 	Files   int   // regular files of the whole tree
@@ -61,10 +61,10 @@ func applyDelta(base []tree.Entry, removed []string, sets []tree.Entry) []tree.E
 	return append(out, sets[j:]...)
 }
 
-// mergeDelta folds the changes since prev's snapshot (fresh entries, gone
+// MergeDelta folds the changes since prev's snapshot (fresh entries, gone
 // paths; pathLess order) into prev's delta: the new delta's entries (fresh
 // ones replacing prev's, gone ones dropped) and removed paths.
-func mergeDelta(prev *manifest, fresh []tree.Entry, gone []string) ([]tree.Entry, []string) {
+func MergeDelta(prev *Manifest, fresh []tree.Entry, gone []string) ([]tree.Entry, []string) {
 	isGone := make(map[string]bool, len(gone))
 	for _, p := range gone {
 		isGone[p] = true
@@ -94,9 +94,9 @@ func mergeDelta(prev *manifest, fresh []tree.Entry, gone []string) ([]tree.Entry
 	return entries, rm
 }
 
-// removedFrom counts the paths of old (in pathLess order) missing from
+// RemovedFrom counts the paths of old (in pathLess order) missing from
 // items.
-func removedFrom(old []tree.Entry, items []tree.Scanned) int {
+func RemovedFrom(old []tree.Entry, items []tree.Scanned) int {
 	n, j := 0, 0
 	for i := range old {
 		for j < len(items) && tree.PathLess(items[j].Rel, old[i].Path) {

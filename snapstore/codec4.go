@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"fmt"
@@ -54,7 +54,7 @@ const flushAt = 64 << 10
 
 // manifestWriter encodes a version 4 manifest entry by entry.
 type manifestWriter struct {
-	e     encoder
+	e     Encoder
 	saves map[string]uint64 // place of each save in the table
 	left  int               // entries still to come
 	prev  entryState
@@ -76,33 +76,33 @@ type entryState struct {
 // newManifestWriter starts a manifest of n entries with header h (whose
 // Refs must name every save the entries use), writing to w (nil: kept in
 // the encoder's buffer).
-func newManifestWriter(w io.Writer, h *header, n int) *manifestWriter {
-	mw := &manifestWriter{e: encoder{w: w, b: make([]byte, 0, flushAt+4096)}, saves: map[string]uint64{}, left: n}
+func newManifestWriter(w io.Writer, h *Header, n int) *manifestWriter {
+	mw := &manifestWriter{e: Encoder{w: w, B: make([]byte, 0, flushAt+4096)}, saves: map[string]uint64{}, left: n}
 	e := &mw.e
-	e.b = append(e.b, manifestMagic...)
-	e.str(h.ID)
-	e.sv(h.Created.UnixNano())
-	e.uv(uint64(h.Files))
-	e.sv(h.Bytes)
-	e.str(h.Base)
+	e.B = append(e.B, manifestMagic...)
+	e.Str(h.ID)
+	e.Sv(h.Created.UnixNano())
+	e.Uv(uint64(h.Files))
+	e.Sv(h.Bytes)
+	e.Str(h.Base)
 	saves := tree.SortedKeys(h.Refs)
-	e.uv(uint64(len(saves)))
+	e.Uv(uint64(len(saves)))
 	for i, s := range saves {
 		mw.saves[s] = uint64(i)
 		nums := slices.Clone(h.Refs[s])
 		slices.Sort(nums)
 		nums = slices.Compact(nums)
-		e.str(s)
-		e.uv(uint64(len(nums)))
+		e.Str(s)
+		e.Uv(uint64(len(nums)))
 		for j, n := range nums {
 			if j == 0 {
-				e.uv(uint64(n))
+				e.Uv(uint64(n))
 			} else {
-				e.uv(uint64(n - nums[j-1] - 1))
+				e.Uv(uint64(n - nums[j-1] - 1))
 			}
 		}
 	}
-	e.uv(uint64(n))
+	e.Uv(uint64(n))
 	return mw
 }
 
@@ -126,7 +126,7 @@ func addStep(from unix.Timespec, d int64) unix.Timespec {
 	return unix.Timespec{Sec: from.Sec + s, Nsec: r}
 }
 
-func (e *encoder) time(t unix.Timespec) { e.sv(int64(t.Sec)); e.uv(uint64(t.Nsec)) }
+func (e *Encoder) time(t unix.Timespec) { e.Sv(int64(t.Sec)); e.Uv(uint64(t.Nsec)) }
 
 // sharedPrefix is how many leading bytes a and b share.
 func sharedPrefix(a, b string) int {
@@ -151,36 +151,36 @@ func (mw *manifestWriter) entry(x *tree.Entry) error {
 	e, p := &mw.e, &mw.prev
 	bits := p.bits(x)
 	k := sharedPrefix(p.path, x.Path)
-	e.uv(uint64(k))
-	e.str(x.Path[k:])
-	e.uv(bits)
+	e.Uv(uint64(k))
+	e.Str(x.Path[k:])
+	e.Uv(bits)
 	if bits&bitSameMode == 0 {
-		e.uv(uint64(x.Mode))
+		e.Uv(uint64(x.Mode))
 	}
-	e.sv(x.Size)
+	e.Sv(x.Size)
 	if d, near := step(x.MTime, p.mtime); near {
-		e.sv(d)
+		e.Sv(d)
 	} else {
 		e.time(x.MTime)
 	}
 	if d, near := step(x.ATime, x.MTime); bits&bitATimeIsM == 0 && near {
-		e.sv(d)
+		e.Sv(d)
 	} else if bits&bitATimeIsM == 0 {
 		e.time(x.ATime)
 	}
 	if bits&bitSameOwner == 0 {
-		e.uv(uint64(x.UID))
-		e.uv(uint64(x.GID))
+		e.Uv(uint64(x.UID))
+		e.Uv(uint64(x.GID))
 	}
 	if bits&bitLink != 0 {
-		e.str(x.Link)
+		e.Str(x.Link)
 	}
 	if bits&bitHardLink != 0 {
-		e.str(x.HardLink)
+		e.Str(x.HardLink)
 	}
 	mw.data(x, bits, save)
 	p.path, p.mode, p.uid, p.gid, p.mtime = x.Path, x.Mode, x.UID, x.GID, x.MTime
-	if len(e.b) >= flushAt {
+	if len(e.B) >= flushAt {
 		e.flush()
 	}
 	return e.err
@@ -216,31 +216,31 @@ func (p *entryState) bits(x *tree.Entry) uint64 {
 func (mw *manifestWriter) data(x *tree.Entry, bits, save uint64) {
 	e, p := &mw.e, &mw.prev
 	if bits&bitSparse != 0 {
-		e.uv(uint64(len(x.Extents)))
+		e.Uv(uint64(len(x.Extents)))
 		end := int64(0)
 		for _, r := range x.Extents {
-			e.uv(uint64(r.Off - end))
-			e.uv(uint64(r.Len))
+			e.Uv(uint64(r.Off - end))
+			e.Uv(uint64(r.Len))
 			end = r.Off + r.Len
 		}
 	}
 	if !x.Obj.None() {
-		e.uv(save)
-		e.uv(uint64(x.Obj.Num))
+		e.Uv(save)
+		e.Uv(uint64(x.Obj.Num))
 		if x.Obj.Packed {
 			from := int64(0)
 			if p.packSave == save+1 && p.packNum == x.Obj.Num {
 				from = p.packEnd
 			}
-			e.sv(x.Obj.Off - from)
+			e.Sv(x.Obj.Off - from)
 			p.packSave, p.packNum, p.packEnd = save+1, x.Obj.Num, x.Obj.Off+x.Stored()
 		}
 	}
 	if bits&bitXattr != 0 {
 		keys := tree.SortedKeys(x.Xattr)
-		e.uv(uint64(len(keys)))
+		e.Uv(uint64(len(keys)))
 		for _, k := range keys {
-			e.str(k)
+			e.Str(k)
 			e.bytes(x.Xattr[k])
 		}
 	}
@@ -253,14 +253,14 @@ func (mw *manifestWriter) finish(removed []string) error {
 		return fmt.Errorf("encode manifest: %d entries missing", mw.left)
 	}
 	e := &mw.e
-	e.uv(uint64(len(removed)))
+	e.Uv(uint64(len(removed)))
 	prev := ""
 	for _, r := range removed {
 		k := sharedPrefix(prev, r)
-		e.uv(uint64(k))
-		e.str(r[k:])
+		e.Uv(uint64(k))
+		e.Str(r[k:])
 		prev = r
-		if len(e.b) >= flushAt {
+		if len(e.B) >= flushAt {
 			e.flush()
 		}
 	}
@@ -268,10 +268,10 @@ func (mw *manifestWriter) finish(removed []string) error {
 	return e.err
 }
 
-// encodeManifest is m in the current format. Saves its entries use that
+// EncodeManifest is m in the current format. Saves its entries use that
 // m.Refs lacks are added to the table.
-func encodeManifest(m *manifest) []byte {
-	h := m.header
+func EncodeManifest(m *Manifest) []byte {
+	h := m.Header
 	h.Refs = map[string][]uint32{}
 	for s, nums := range m.Refs {
 		h.Refs[s] = nums
@@ -286,5 +286,5 @@ func encodeManifest(m *manifest) []byte {
 		mw.entry(&m.Entries[i])
 	}
 	mw.finish(m.Removed)
-	return mw.e.b
+	return mw.e.B
 }

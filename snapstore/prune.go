@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"fmt"
@@ -8,13 +8,13 @@ import (
 	"strconv"
 )
 
-// prune keeps the newest keepN snapshots (always the current one) and the
+// Prune keeps the newest keepN snapshots (always the current one) and the
 // pinned ones (kept work set aside: the only copy of a state in no folder,
 // State.SetAside), and removes the objects only other snapshots used,
 // reading manifest headers only. A dropped full manifest that a kept delta
 // is based on is renamed ID.base instead: no longer listed or restorable
 // by ID, but kept until no delta needs it.
-func (s *storeCore) prune(keepN int) error {
+func (s *Store) Prune(keepN int) error {
 	if keepN < 1 {
 		keepN = 1
 	}
@@ -22,14 +22,14 @@ func (s *storeCore) prune(keepN int) error {
 	if err != nil || len(ids) <= keepN {
 		return err
 	}
-	hidden, err := s.idsOf(".base")
+	hidden, err := s.IdsOf(".base")
 	if err != nil {
 		return err
 	}
 	var drop []string
 	keep := append([]string(nil), ids[len(ids)-keepN:]...)
 	for _, id := range ids[:len(ids)-keepN] {
-		if s.pinned[id] {
+		if s.Pinned[id] {
 			keep = append(keep, id)
 		} else {
 			drop = append(drop, id)
@@ -54,8 +54,8 @@ func (s *storeCore) prune(keepN int) error {
 }
 
 // labelled is the set of snapshots labelled taken while in use.
-func (s *storeCore) labelled() map[string]bool {
-	ids, _ := s.idsOf(inUseExt)
+func (s *Store) labelled() map[string]bool {
+	ids, _ := s.IdsOf(InUseExt)
 	out := map[string]bool{}
 	for _, id := range ids {
 		out[id] = true
@@ -82,9 +82,9 @@ func keepConsistent(drop, keep []string, inUse map[string]bool) ([]string, []str
 
 // usedBy reads the headers of the kept snapshots and of the bases of those
 // that are deltas: the objects they use (per save, by number) and the bases.
-func (s *storeCore) usedBy(keep []string) (used map[string]map[uint32]bool, bases map[string]bool, err error) {
+func (s *Store) usedBy(keep []string) (used map[string]map[uint32]bool, bases map[string]bool, err error) {
 	used, bases = map[string]map[uint32]bool{}, map[string]bool{}
-	note := func(h *manifest) {
+	note := func(h *Manifest) {
 		for save, nums := range h.Refs {
 			if used[save] == nil {
 				used[save] = map[uint32]bool{}
@@ -95,7 +95,7 @@ func (s *storeCore) usedBy(keep []string) (used map[string]map[uint32]bool, base
 		}
 	}
 	for _, id := range keep {
-		h, err := s.readManifest(id, false)
+		h, err := s.ReadManifest(id, false)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -105,7 +105,7 @@ func (s *storeCore) usedBy(keep []string) (used map[string]map[uint32]bool, base
 		}
 	}
 	for b := range bases {
-		h, err := s.readFile(b, true, false)
+		h, err := s.ReadFile(b, true, false)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -116,17 +116,17 @@ func (s *storeCore) usedBy(keep []string) (used map[string]map[uint32]bool, base
 
 // dropManifests removes the dropped snapshots' manifests (hiding those that
 // are bases of kept deltas) and the hidden bases no kept delta needs.
-func (s *storeCore) dropManifests(drop, hidden []string, bases map[string]bool) error {
+func (s *Store) dropManifests(drop, hidden []string, bases map[string]bool) error {
 	remove := func(id, ext string) error {
-		if err := os.Remove(s.path("snapshots", id+ext)); err != nil {
+		if err := os.Remove(s.Path("snapshots", id+ext)); err != nil {
 			return fmt.Errorf("remove snapshot %s: %w", id, err)
 		}
 		return nil
 	}
 	for _, id := range drop {
-		os.Remove(s.path("snapshots", id+inUseExt)) // no longer listed
+		os.Remove(s.Path("snapshots", id+InUseExt)) // no longer listed
 		if bases[id] {
-			if err := os.Rename(s.path("snapshots", id+".snap"), s.path("snapshots", id+".base")); err != nil {
+			if err := os.Rename(s.Path("snapshots", id+".snap"), s.Path("snapshots", id+".base")); err != nil {
 				return fmt.Errorf("keep base of later snapshots %s: %w", id, err)
 			}
 			continue
@@ -150,18 +150,18 @@ func (s *storeCore) dropManifests(drop, hidden []string, bases map[string]bool) 
 // keeps just the objects a retained snapshot names (a save's objects
 // outlive it while later trees share them). Folders of saves later than
 // the current one are left to cleanup.
-func (s *storeCore) dropObjects(used map[string]map[uint32]bool, retained map[string]bool) error {
-	cur, err := s.current()
+func (s *Store) dropObjects(used map[string]map[uint32]bool, retained map[string]bool) error {
+	cur, err := s.Current()
 	if err != nil {
 		return err
 	}
-	dirs, _ := os.ReadDir(s.path("objects"))
+	dirs, _ := os.ReadDir(s.Path("objects"))
 	for _, d := range dirs {
 		id := d.Name()
 		if retained[id] || id > cur {
 			continue
 		}
-		dir := s.path("objects", id)
+		dir := s.Path("objects", id)
 		if len(used[id]) == 0 {
 			if err := os.RemoveAll(dir); err != nil {
 				return fmt.Errorf("remove objects of %s: %w", id, err)

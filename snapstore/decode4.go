@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"fmt"
@@ -18,15 +18,15 @@ type pathReader struct {
 	budget int
 }
 
-func (r *pathReader) read(d *decoder) string {
-	k := d.uv()
-	rest := d.raw()
-	if d.bad || k > uint64(len(r.prev)) || int(k)+len(rest) > maxPath {
-		d.fail(fmt.Errorf("bad path"))
+func (r *pathReader) read(d *Decoder) string {
+	k := d.Uv()
+	rest := d.Raw()
+	if d.Bad || k > uint64(len(r.prev)) || int(k)+len(rest) > maxPath {
+		d.Fail(fmt.Errorf("bad path"))
 		return ""
 	}
 	if r.budget -= int(k) + len(rest); r.budget < 0 {
-		d.fail(fmt.Errorf("paths longer than the file allows"))
+		d.Fail(fmt.Errorf("paths longer than the file allows"))
 		return ""
 	}
 	r.buf = append(append(r.buf[:0], r.prev[:k]...), rest...)
@@ -35,29 +35,29 @@ func (r *pathReader) read(d *decoder) string {
 }
 
 // decodeManifest4 reads a version 4 manifest after its magic line.
-func decodeManifest4(d *decoder, entries bool) (*manifest, error) {
-	m := &manifest{header: header{ID: d.str(), Created: time.Unix(0, d.sv()).UTC(), Files: int(d.uv()), Bytes: d.sv(), Base: d.str()}}
-	saves := decodeSaves(d, &m.header)
-	if err := checkedHeader(d, &m.header); err != nil {
+func decodeManifest4(d *Decoder, entries bool) (*Manifest, error) {
+	m := &Manifest{Header: Header{ID: d.Str(), Created: time.Unix(0, d.Sv()).UTC(), Files: int(d.Uv()), Bytes: d.Sv(), Base: d.Str()}}
+	saves := decodeSaves(d, &m.Header)
+	if err := checkedHeader(d, &m.Header); err != nil {
 		return nil, err
 	}
 	if !entries {
 		return m, nil
 	}
-	paths := &pathReader{budget: 64<<20 + 64*len(d.b)}
-	n := d.count(5)
+	paths := &pathReader{budget: 64<<20 + 64*len(d.B)}
+	n := d.Count(5)
 	// Room for the entries an honest manifest of this size holds (about
 	// 9 bytes each for small files); a count larger than that grows the
 	// slice only as entries really decode, not on the count alone.
-	m.Entries = make([]tree.Entry, 0, min(n, 1+len(d.b)/8))
+	m.Entries = make([]tree.Entry, 0, min(n, 1+len(d.B)/8))
 	var st entryState
-	for i := 0; i < n && !d.bad; i++ {
+	for i := 0; i < n && !d.Bad; i++ {
 		m.Entries = append(m.Entries, decodeEntry4(d, paths, &st, saves))
 	}
-	if k := d.count(2); k > 0 {
+	if k := d.Count(2); k > 0 {
 		m.Removed = make([]string, 0, k)
 		removed := &pathReader{budget: paths.budget}
-		for j := 0; j < k && !d.bad; j++ {
+		for j := 0; j < k && !d.Bad; j++ {
 			m.Removed = append(m.Removed, removed.read(d))
 		}
 	}
@@ -66,25 +66,25 @@ func decodeManifest4(d *decoder, entries bool) (*manifest, error) {
 
 // decodeSaves reads the saves table into h.Refs and returns the saves in
 // table order.
-func decodeSaves(d *decoder, h *header) []string {
-	n := d.count(2)
+func decodeSaves(d *Decoder, h *Header) []string {
+	n := d.Count(2)
 	saves := make([]string, 0, n)
 	h.Refs = make(map[string][]uint32, n)
-	for i := 0; i < n && !d.bad; i++ {
-		s := d.str()
+	for i := 0; i < n && !d.Bad; i++ {
+		s := d.Str()
 		if i > 0 && s <= saves[i-1] {
-			d.fail(fmt.Errorf("saves table out of order"))
+			d.Fail(fmt.Errorf("saves table out of order"))
 		}
-		k := d.count(1)
+		k := d.Count(1)
 		nums := make([]uint32, 0, k)
 		v := uint64(0)
-		for j := 0; j < k && !d.bad; j++ {
-			st := d.uv()
+		for j := 0; j < k && !d.Bad; j++ {
+			st := d.Uv()
 			if j > 0 {
 				st++
 			}
 			if st > math.MaxUint32 || v+st > math.MaxUint32 {
-				d.fail(fmt.Errorf("bad object number"))
+				d.Fail(fmt.Errorf("bad object number"))
 			}
 			v += st
 			nums = append(nums, uint32(v))
@@ -96,22 +96,22 @@ func decodeSaves(d *decoder, h *header) []string {
 }
 
 // decodeEntry4 reads one entry, st being the entry before's state.
-func decodeEntry4(d *decoder, paths *pathReader, st *entryState, saves []string) tree.Entry {
+func decodeEntry4(d *Decoder, paths *pathReader, st *entryState, saves []string) tree.Entry {
 	x := tree.Entry{Path: paths.read(d)}
-	bits := d.uv()
+	bits := d.Uv()
 	if bits&^bitsAll != 0 || bits&bitObj != 0 && bits&bitPacked != 0 {
-		d.fail(fmt.Errorf("%s: bad flags", x.Path))
+		d.Fail(fmt.Errorf("%s: bad flags", x.Path))
 	}
 	x.Kind, x.NoOwner = tree.Kind(bits&bitKind), bits&bitNoOwner != 0
 	x.Mode = st.mode
 	if bits&bitSameMode == 0 {
-		x.Mode = d.u32()
+		x.Mode = d.U32()
 	}
-	x.Size = d.sv()
+	x.Size = d.Sv()
 	if bits&bitFarMTime != 0 {
 		x.MTime = d.time()
 	} else {
-		x.MTime = addStep(st.mtime, d.sv())
+		x.MTime = addStep(st.mtime, d.Sv())
 	}
 	switch {
 	case bits&bitATimeIsM != 0:
@@ -119,32 +119,32 @@ func decodeEntry4(d *decoder, paths *pathReader, st *entryState, saves []string)
 	case bits&bitFarATime != 0:
 		x.ATime = d.time()
 	default:
-		x.ATime = addStep(x.MTime, d.sv())
+		x.ATime = addStep(x.MTime, d.Sv())
 	}
 	x.UID, x.GID = st.uid, st.gid
 	if bits&bitSameOwner == 0 {
-		x.UID, x.GID = d.u32(), d.u32()
+		x.UID, x.GID = d.U32(), d.U32()
 	}
 	if bits&bitLink != 0 {
-		x.Link = d.str()
+		x.Link = d.Str()
 	}
 	if bits&bitHardLink != 0 {
-		x.HardLink = d.str()
+		x.HardLink = d.Str()
 	}
 	if bits&bitSparse != 0 {
-		k := d.count(2)
+		k := d.Count(2)
 		x.Extents = make([]tree.Extent, 0, k)
 		end := int64(0)
-		for j := 0; j < k && !d.bad; j++ {
-			r := tree.Extent{Off: end + int64(d.uv()), Len: int64(d.uv())}
+		for j := 0; j < k && !d.Bad; j++ {
+			r := tree.Extent{Off: end + int64(d.Uv()), Len: int64(d.Uv())}
 			x.Extents = append(x.Extents, r)
 			end = r.Off + r.Len
 		}
 	}
 	if bits&(bitObj|bitPacked) != 0 {
-		i, num := d.uv(), d.u32()
+		i, num := d.Uv(), d.U32()
 		if i >= uint64(len(saves)) {
-			d.fail(fmt.Errorf("%s: bad object: no save %d in the table", x.Path, i))
+			d.Fail(fmt.Errorf("%s: bad object: no save %d in the table", x.Path, i))
 			return x
 		}
 		x.Obj = tree.ObjName{Save: saves[i], Num: num}
@@ -153,19 +153,19 @@ func decodeEntry4(d *decoder, paths *pathReader, st *entryState, saves []string)
 			if st.packSave == i+1 && st.packNum == num {
 				from = st.packEnd
 			}
-			x.Obj.Off, x.Obj.Packed = from+d.sv(), true
+			x.Obj.Off, x.Obj.Packed = from+d.Sv(), true
 			st.packSave, st.packNum, st.packEnd = i+1, num, x.Obj.Off+x.Stored()
 		}
 	}
 	if bits&bitXattr != 0 {
-		k := d.count(2)
+		k := d.Count(2)
 		if k == 0 {
-			d.fail(fmt.Errorf("%s: bad xattrs", x.Path))
+			d.Fail(fmt.Errorf("%s: bad xattrs", x.Path))
 		}
 		x.Xattr = make(map[string][]byte, k)
-		for j := 0; j < k && !d.bad; j++ {
-			key := d.str()
-			v := d.raw()
+		for j := 0; j < k && !d.Bad; j++ {
+			key := d.Str()
+			v := d.Raw()
 			x.Xattr[key] = append(make([]byte, 0, len(v)), v...)
 		}
 	}

@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"encoding/binary"
@@ -59,157 +59,166 @@ const (
 )
 
 var (
-	errBadManifest = tree.ErrDamaged
+	ErrBadManifest = tree.ErrDamaged
 	errBadIndex    = errors.New("bad index")
 )
 
-// encoder appends to b; with w set, flush hands what it holds to w (a
+// Encoder appends to b; with w set, flush hands what it holds to w (a
 // manifest is written as it is encoded, not held whole).
-type encoder struct {
-	b   []byte
+type Encoder struct {
+	B   []byte
 	w   io.Writer
 	err error // the first error of w
 }
 
 // flush writes what e holds to its writer, if any.
-func (e *encoder) flush() {
+func (e *Encoder) flush() {
 	if e.w == nil {
 		return
 	}
 	if e.err == nil {
-		_, e.err = e.w.Write(e.b)
+		_, e.err = e.w.Write(e.B)
 	}
-	e.b = e.b[:0]
+	e.B = e.B[:0]
 }
 
-func (e *encoder) uv(v uint64)    { e.b = binary.AppendUvarint(e.b, v) }
-func (e *encoder) sv(v int64)     { e.b = binary.AppendVarint(e.b, v) }
-func (e *encoder) str(s string)   { e.uv(uint64(len(s))); e.b = append(e.b, s...) }
-func (e *encoder) bytes(p []byte) { e.uv(uint64(len(p))); e.b = append(e.b, p...) }
+// Uv appends v as an unsigned varint.
+func (e *Encoder) Uv(v uint64) { e.B = binary.AppendUvarint(e.B, v) }
 
-// decoder reads what encoder wrote; the first malformed field sets bad,
+// Sv appends v as a signed varint.
+func (e *Encoder) Sv(v int64) { e.B = binary.AppendVarint(e.B, v) }
+
+// Str appends s with its length first.
+func (e *Encoder) Str(s string)   { e.Uv(uint64(len(s))); e.B = append(e.B, s...) }
+func (e *Encoder) bytes(p []byte) { e.Uv(uint64(len(p))); e.B = append(e.B, p...) }
+
+// Decoder reads what encoder wrote; the first malformed field sets bad,
 // and every later read then returns zero values.
-type decoder struct {
-	b   []byte
-	bad bool
-	why error // what was wrong, when known
+type Decoder struct {
+	B   []byte
+	Bad bool
+	Why error // what was wrong, when known
 }
 
-// fail marks d bad because of why (the first reason is kept).
-func (d *decoder) fail(why error) {
-	if !d.bad {
-		d.why = why
+// Fail marks d bad because of why (the first reason is kept).
+func (d *Decoder) Fail(why error) {
+	if !d.Bad {
+		d.Why = why
 	}
-	d.bad = true
+	d.Bad = true
 }
 
-// magic reads one of the magic lines (all of one length) and returns which
+// Magic reads one of the magic lines (all of one length) and returns which
 // (its index in magics), or -1.
-func (d *decoder) magic(magics ...string) int {
+func (d *Decoder) Magic(magics ...string) int {
 	for i, m := range magics {
-		if len(d.b) >= len(m) && string(d.b[:len(m)]) == m {
-			d.b = d.b[len(m):]
+		if len(d.B) >= len(m) && string(d.B[:len(m)]) == m {
+			d.B = d.B[len(m):]
 			return i
 		}
 	}
-	d.bad = true
+	d.Bad = true
 	return -1
 }
 
-func (d *decoder) uv() uint64 {
-	v, n := binary.Uvarint(d.b)
+// Uv reads an unsigned varint.
+func (d *Decoder) Uv() uint64 {
+	v, n := binary.Uvarint(d.B)
 	if n <= 0 {
-		d.bad = true
+		d.Bad = true
 		return 0
 	}
-	d.b = d.b[n:]
+	d.B = d.B[n:]
 	return v
 }
 
-func (d *decoder) sv() int64 {
-	v, n := binary.Varint(d.b)
+// Sv reads a signed varint.
+func (d *Decoder) Sv() int64 {
+	v, n := binary.Varint(d.B)
 	if n <= 0 {
-		d.bad = true
+		d.Bad = true
 		return 0
 	}
-	d.b = d.b[n:]
+	d.B = d.B[n:]
 	return v
 }
 
-func (d *decoder) raw() []byte {
-	n := d.uv()
-	if d.bad || n > uint64(len(d.b)) {
-		d.bad = true
+// Raw reads bytes written with their length first.
+func (d *Decoder) Raw() []byte {
+	n := d.Uv()
+	if d.Bad || n > uint64(len(d.B)) {
+		d.Bad = true
 		return nil
 	}
-	p := d.b[:n:n]
-	d.b = d.b[n:]
+	p := d.B[:n:n]
+	d.B = d.B[n:]
 	return p
 }
 
-func (d *decoder) str() string { return string(d.raw()) }
+// Str reads a string written with its length first.
+func (d *Decoder) Str() string { return string(d.Raw()) }
 
 // fixed reads n bytes (no length before them).
-func (d *decoder) fixed(n uint64) []byte {
-	if d.bad || n > uint64(len(d.b)) {
-		d.bad = true
+func (d *Decoder) fixed(n uint64) []byte {
+	if d.Bad || n > uint64(len(d.B)) {
+		d.Bad = true
 		return nil
 	}
-	p := d.b[:n:n]
-	d.b = d.b[n:]
+	p := d.B[:n:n]
+	d.B = d.B[n:]
 	return p
 }
 
-// count reads a number of records, each at least min bytes long.
-func (d *decoder) count(min int) int {
-	n := d.uv()
-	if d.bad || n > uint64(len(d.b)/min) {
-		d.bad = true
+// Count reads a number of records, each at least min bytes long.
+func (d *Decoder) Count(min int) int {
+	n := d.Uv()
+	if d.Bad || n > uint64(len(d.B)/min) {
+		d.Bad = true
 		return 0
 	}
 	return int(n)
 }
 
-// end reports whether everything was read and nothing was malformed.
-func (d *decoder) end() bool { return !d.bad && len(d.b) == 0 }
+// End reports whether everything was read and nothing was malformed.
+func (d *Decoder) End() bool { return !d.Bad && len(d.B) == 0 }
 
 // checkedHeader is errBadManifest (with the reason) when the header d just
 // read is malformed or does not check.
-func checkedHeader(d *decoder, h *header) error {
-	if d.bad {
-		return errBadManifest
+func checkedHeader(d *Decoder, h *Header) error {
+	if d.Bad {
+		return ErrBadManifest
 	}
-	if err := checkHeader(h); err != nil {
-		return fmt.Errorf("%w: %v", errBadManifest, err)
+	if err := CheckHeader(h); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadManifest, err)
 	}
 	return nil
 }
 
 // decodeManifest reads a manifest; with entries false it stops after the
 // header (listing and pruning need no more).
-func decodeManifest(b []byte, entries bool) (*manifest, error) {
-	d := &decoder{b: b}
-	version := 4 - d.magic(manifestMagic, manifestMagicV3, manifestMagicV2, manifestMagicV1)
+func decodeManifest(b []byte, entries bool) (*Manifest, error) {
+	d := &Decoder{B: b}
+	version := 4 - d.Magic(manifestMagic, manifestMagicV3, manifestMagicV2, manifestMagicV1)
 	if version == 4 {
 		return decodeManifest4(d, entries)
 	}
-	m := &manifest{header: decodeHeader(d, version >= 2)}
-	if err := checkedHeader(d, &m.header); err != nil {
+	m := &Manifest{Header: decodeHeader(d, version >= 2)}
+	if err := checkedHeader(d, &m.Header); err != nil {
 		return nil, err
 	}
 	if !entries {
 		return m, nil
 	}
-	n := d.count(8)
+	n := d.Count(8)
 	m.Entries = make([]tree.Entry, 0, n)
-	for i := 0; i < n && !d.bad; i++ {
+	for i := 0; i < n && !d.Bad; i++ {
 		m.Entries = append(m.Entries, decodeEntry(d, version))
 	}
 	if version >= 2 {
-		if k := d.count(1); k > 0 {
+		if k := d.Count(1); k > 0 {
 			m.Removed = make([]string, 0, k)
-			for j := 0; j < k && !d.bad; j++ {
-				m.Removed = append(m.Removed, d.str())
+			for j := 0; j < k && !d.Bad; j++ {
+				m.Removed = append(m.Removed, d.Str())
 			}
 		}
 	}
@@ -218,95 +227,96 @@ func decodeManifest(b []byte, entries bool) (*manifest, error) {
 
 // endManifest checks that d was read to its end without fault and m's
 // entries are valid.
-func endManifest(d *decoder, m *manifest) (*manifest, error) {
-	if !d.end() {
-		if d.why != nil {
-			return nil, fmt.Errorf("%w: %v", errBadManifest, d.why)
+func endManifest(d *Decoder, m *Manifest) (*Manifest, error) {
+	if !d.End() {
+		if d.Why != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadManifest, d.Why)
 		}
-		return nil, errBadManifest
+		return nil, ErrBadManifest
 	}
 	if err := checkEntries(m); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadManifest, err)
+		return nil, fmt.Errorf("%w: %v", ErrBadManifest, err)
 	}
 	return m, nil
 }
 
-func decodeHeader(d *decoder, v2 bool) header {
-	h := header{ID: d.str(), Created: time.Unix(0, d.sv()).UTC(), Files: int(d.uv()), Bytes: d.sv()}
+func decodeHeader(d *Decoder, v2 bool) Header {
+	h := Header{ID: d.Str(), Created: time.Unix(0, d.Sv()).UTC(), Files: int(d.Uv()), Bytes: d.Sv()}
 	if v2 {
-		h.Base = d.str()
+		h.Base = d.Str()
 	}
 	h.Refs = map[string][]uint32{}
-	for i, n := 0, d.count(2); i < n && !d.bad; i++ {
-		s := d.str()
-		k := d.count(1)
+	for i, n := 0, d.Count(2); i < n && !d.Bad; i++ {
+		s := d.Str()
+		k := d.Count(1)
 		nums := make([]uint32, 0, k)
-		for j := 0; j < k && !d.bad; j++ {
-			nums = append(nums, uint32(d.uv()))
+		for j := 0; j < k && !d.Bad; j++ {
+			nums = append(nums, uint32(d.Uv()))
 		}
 		h.Refs[s] = nums
 	}
 	return h
 }
 
-func (d *decoder) u32() uint32 {
-	v := d.uv()
+// U32 reads four bytes, little-endian (a CRC).
+func (d *Decoder) U32() uint32 {
+	v := d.Uv()
 	if v > math.MaxUint32 {
-		d.bad = true
+		d.Bad = true
 	}
 	return uint32(v)
 }
 
-func (d *decoder) time() unix.Timespec {
-	t := unix.Timespec{Sec: d.sv(), Nsec: int64(d.uv())}
+func (d *Decoder) time() unix.Timespec {
+	t := unix.Timespec{Sec: d.Sv(), Nsec: int64(d.Uv())}
 	if t.Nsec >= 1e9 {
-		d.bad = true
+		d.Bad = true
 	}
 	return t
 }
 
 // obj reads an object reference as text (none: empty).
-func (d *decoder) obj() tree.ObjName {
-	s := d.str()
+func (d *Decoder) obj() tree.ObjName {
+	s := d.Str()
 	if s == "" {
 		return tree.ObjName{}
 	}
-	o, err := parseObj(s)
+	o, err := ParseObj(s)
 	if err != nil {
-		d.fail(err)
+		d.Fail(err)
 	}
 	return o
 }
 
-func decodeEntry(d *decoder, version int) tree.Entry {
-	x := tree.Entry{Path: d.str(), Kind: tree.Kind(d.uv()), Mode: uint32(d.uv()), Size: d.sv()}
+func decodeEntry(d *Decoder, version int) tree.Entry {
+	x := tree.Entry{Path: d.Str(), Kind: tree.Kind(d.Uv()), Mode: uint32(d.Uv()), Size: d.Sv()}
 	if version < 3 {
-		x.MTime = unix.NsecToTimespec(d.sv())
+		x.MTime = unix.NsecToTimespec(d.Sv())
 		x.ATime, x.NoOwner = x.MTime, true
-		x.Link = d.str()
+		x.Link = d.Str()
 		x.Obj = d.obj()
 	} else {
 		x.MTime, x.ATime = d.time(), d.time()
-		x.UID, x.GID = d.u32(), d.u32()
-		flags := d.uv()
+		x.UID, x.GID = d.U32(), d.U32()
+		flags := d.Uv()
 		x.NoOwner = flags&flagNoOwner != 0
 		if flags&^(flagNoOwner|flagSparse) != 0 {
-			d.bad = true
+			d.Bad = true
 		}
-		x.Link, x.HardLink = d.str(), d.str()
+		x.Link, x.HardLink = d.Str(), d.Str()
 		x.Obj = d.obj()
-		if k := d.count(2); k > 0 || flags&flagSparse != 0 {
+		if k := d.Count(2); k > 0 || flags&flagSparse != 0 {
 			x.Extents = make([]tree.Extent, 0, k)
-			for j := 0; j < k && !d.bad; j++ {
-				x.Extents = append(x.Extents, tree.Extent{Off: int64(d.uv()), Len: int64(d.uv())})
+			for j := 0; j < k && !d.Bad; j++ {
+				x.Extents = append(x.Extents, tree.Extent{Off: int64(d.Uv()), Len: int64(d.Uv())})
 			}
 		}
 	}
-	if k := d.count(2); k > 0 {
+	if k := d.Count(2); k > 0 {
 		x.Xattr = make(map[string][]byte, k)
-		for j := 0; j < k && !d.bad; j++ {
-			key := d.str()
-			v := d.raw()
+		for j := 0; j < k && !d.Bad; j++ {
+			key := d.Str()
+			v := d.Raw()
 			x.Xattr[key] = append(make([]byte, 0, len(v)), v...)
 		}
 	}

@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"rambar/tree"
@@ -34,17 +34,17 @@ func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
 		}
 	}
 	// A shared prefix longer than the previous path is refused.
-	w := newIndexWriter("", "d", 2)
-	w.add(".", tree.Ident{}, "", nil)
-	w.e.uv(5)
-	w.e.str("x")
-	w.e.sv(0)
-	w.e.sv(0)
-	w.e.sv(0)
-	w.e.sv(0)
-	w.e.uv(0)
-	w.e.uv(0)
-	if _, err := decodeIndex(w.bytes()); err == nil {
+	w := NewIndexWriter("", "d", 2)
+	w.Add(".", tree.Ident{}, "", nil)
+	w.e.Uv(5)
+	w.e.Str("x")
+	w.e.Sv(0)
+	w.e.Sv(0)
+	w.e.Sv(0)
+	w.e.Sv(0)
+	w.e.Uv(0)
+	w.e.Uv(0)
+	if _, err := decodeIndex(w.Bytes()); err == nil {
 		t.Error("decodeIndex accepted a prefix past the previous path")
 	}
 }
@@ -52,28 +52,18 @@ func TestIndexRoundTripAndRejectsDamage(t *testing.T) {
 // encodeIndexOf is the index of paths (any order: the writer does not
 // check, so tests can make damaged ones) with ids.
 func encodeIndexOf(snapshot, diskID string, paths []string, ids []tree.Ident) []byte {
-	w := newIndexWriter(snapshot, diskID, len(paths))
+	w := NewIndexWriter(snapshot, diskID, len(paths))
 	for i, p := range paths {
-		w.add(p, ids[i], "", nil)
+		w.Add(p, ids[i], "", nil)
 	}
-	return w.bytes()
-}
-
-// indexFor is encodeIndexOf opened as a save would.
-func indexFor(t testing.TB, paths []string, ids []tree.Ident) *index {
-	t.Helper()
-	x, err := openIndex(encodeIndexOf("", "", paths, ids))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return x
+	return w.Bytes()
 }
 
 // indexEntries lists x's paths and identities.
-func indexEntries(x *index) ([]string, []tree.Ident, error) {
+func indexEntries(x *Index) ([]string, []tree.Ident, error) {
 	var ps []string
 	var ids []tree.Ident
-	err := x.walk(func(p []byte, id tree.Ident) bool {
+	err := x.Walk(func(p []byte, id tree.Ident) bool {
 		ps, ids = append(ps, string(p)), append(ids, id)
 		return true
 	})
@@ -81,7 +71,7 @@ func indexEntries(x *index) ([]string, []tree.Ident, error) {
 }
 
 func TestManifestRoundTripAndRejectsDamage(t *testing.T) {
-	m := &manifest{header: header{ID: "20260101T000000.000001Z", Created: time.Unix(1700000000, 5).UTC(), Files: 2, Bytes: 12,
+	m := &Manifest{Header: Header{ID: "20260101T000000.000001Z", Created: time.Unix(1700000000, 5).UTC(), Files: 2, Bytes: 12,
 		Refs: map[string][]uint32{"20251231T000000.000001Z": {0, 1}, "20251231T000000.000002Z": {7}}},
 		Entries: []tree.Entry{
 			{Path: ".", Kind: tree.KindDir, Mode: 0o755, MTime: unix.NsecToTimespec(-1)},
@@ -93,7 +83,7 @@ func TestManifestRoundTripAndRejectsDamage(t *testing.T) {
 				Extents: []tree.Extent{{Off: 4096, Len: 4096}, {Off: 1<<30 - 1, Len: 1}},
 				MTime:   unix.Timespec{Sec: time.Date(2400, 1, 2, 3, 4, 5, 0, time.UTC).Unix(), Nsec: 999999999}},
 		}}
-	b := encodeManifest(m)
+	b := EncodeManifest(m)
 	got, err := decodeManifest(b, true)
 	if err != nil || !reflect.DeepEqual(got, m) {
 		t.Fatalf("round trip:\n got %+v %v\nwant %+v", got, err, m)

@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"fmt"
@@ -17,11 +17,11 @@ import (
 // tree's shape (a path added or removed, a kind or a hard link changed):
 // one that only replaces files with files keeps its base's valid shape.
 
-// treeCheck checks entries one at a time, in the order they are written.
-type treeCheck struct {
+// TreeCheck checks entries one at a time, in the order they are written.
+type TreeCheck struct {
 	id   string // the snapshot, for messages
-	tree bool   // whole trees: checkTree's rules too
-	n    int
+	Tree bool   // whole trees: checkTree's rules too
+	N    int
 	prev string
 	// dirs are the folders holding the last path, outermost first (a
 	// folder's contents follow it in pathLess order, so its parent is
@@ -32,35 +32,35 @@ type treeCheck struct {
 	targets map[string]bool
 }
 
-// newTreeCheck checks the entries of snapshot id: a whole tree whose hard
+// NewTreeCheck checks the entries of snapshot id: a whole tree whose hard
 // links name targets, or (tree false) a delta's list.
-func newTreeCheck(id string, whole bool, targets map[string]bool) *treeCheck {
-	return &treeCheck{id: id, tree: whole, targets: targets}
+func NewTreeCheck(id string, whole bool, targets map[string]bool) *TreeCheck {
+	return &TreeCheck{id: id, Tree: whole, targets: targets}
 }
 
-// add checks the next entry.
-func (c *treeCheck) add(e *tree.Entry) error {
+// Add checks the next entry.
+func (c *TreeCheck) Add(e *tree.Entry) error {
 	if err := c.entry(e); err != nil {
-		return fmt.Errorf("write snapshot %s: %w: %v", c.id, errBadManifest, err)
+		return fmt.Errorf("write snapshot %s: %w: %v", c.id, ErrBadManifest, err)
 	}
 	return nil
 }
 
-func (c *treeCheck) entry(e *tree.Entry) error {
+func (c *TreeCheck) entry(e *tree.Entry) error {
 	if err := checkEntry(e); err != nil {
 		return err
 	}
-	if c.n++; c.n > maxCount {
+	if c.N++; c.N > maxCount {
 		return fmt.Errorf("too many entries")
 	}
-	if c.n > 1 && !tree.PathLess(c.prev, e.Path) {
+	if c.N > 1 && !tree.PathLess(c.prev, e.Path) {
 		return fmt.Errorf("%q out of order or twice", e.Path)
 	}
 	c.prev = e.Path
-	if !c.tree {
+	if !c.Tree {
 		return nil
 	}
-	if c.n == 1 {
+	if c.N == 1 {
 		if e.Path != "." || e.Kind != tree.KindDir {
 			return fmt.Errorf("the tree has no root folder")
 		}
@@ -90,21 +90,21 @@ func (c *treeCheck) entry(e *tree.Entry) error {
 	return nil
 }
 
-// removed checks a delta's removed paths (checkEntries' rules).
-func (c *treeCheck) removed(paths []string) error {
+// Removed checks a delta's removed paths (checkEntries' rules).
+func (c *TreeCheck) Removed(paths []string) error {
 	for i, p := range paths {
-		if err := checkPath(p); err != nil || p == "." {
-			return fmt.Errorf("write snapshot %s: %w: removed path: bad path %q", c.id, errBadManifest, p)
+		if err := CheckPath(p); err != nil || p == "." {
+			return fmt.Errorf("write snapshot %s: %w: removed path: bad path %q", c.id, ErrBadManifest, p)
 		}
 		if i > 0 && !tree.PathLess(paths[i-1], p) {
-			return fmt.Errorf("write snapshot %s: %w: removed %q out of order or twice", c.id, errBadManifest, p)
+			return fmt.Errorf("write snapshot %s: %w: removed %q out of order or twice", c.id, ErrBadManifest, p)
 		}
 	}
 	return nil
 }
 
-// linkTargets is the set of paths entries' hard links name (none seen yet).
-func linkTargets(entries []tree.Entry) map[string]bool {
+// LinkTargets is the set of paths entries' hard links name (none seen yet).
+func LinkTargets(entries []tree.Entry) map[string]bool {
 	t := map[string]bool{}
 	for i := range entries {
 		if l := entries[i].HardLink; l != "" {
@@ -114,8 +114,8 @@ func linkTargets(entries []tree.Entry) map[string]bool {
 	return t
 }
 
-// scanTargets is the set of paths the hard links of a scan's tree name.
-func scanTargets(items []tree.Scanned) map[string]bool {
+// ScanTargets is the set of paths the hard links of a scan's tree name.
+func ScanTargets(items []tree.Scanned) map[string]bool {
 	t := map[string]bool{}
 	for i := range items {
 		if l := tree.HardLinkOf(items, i); l != "" {
@@ -125,15 +125,15 @@ func scanTargets(items []tree.Scanned) map[string]bool {
 	return t
 }
 
-// checkDeltaTree checks the tree delta d (id, its entries and removed
+// CheckDeltaTree checks the tree delta d (id, its entries and removed
 // paths) makes with its base, read from the store alongside: the merged
 // tree entry by entry, as checkTree does, its hard links naming targets.
-func (s *storeCore) checkDeltaTree(id string, d *manifest, targets map[string]bool) error {
-	base, err := s.readFile(d.Base, true, true)
+func (s *Store) CheckDeltaTree(id string, d *Manifest, targets map[string]bool) error {
+	base, err := s.ReadFile(d.Base, true, true)
 	if err != nil {
 		return fmt.Errorf("write snapshot %s: %w", id, err)
 	}
-	c := newTreeCheck(id, true, targets)
+	c := NewTreeCheck(id, true, targets)
 	gone := make(map[string]bool, len(d.Removed))
 	for _, p := range d.Removed {
 		gone[p] = true
@@ -142,30 +142,30 @@ func (s *storeCore) checkDeltaTree(id string, d *manifest, targets map[string]bo
 	for i := range base.Entries {
 		e := &base.Entries[i]
 		for ; j < len(d.Entries) && tree.PathLess(d.Entries[j].Path, e.Path); j++ {
-			if err := c.add(&d.Entries[j]); err != nil {
+			if err := c.Add(&d.Entries[j]); err != nil {
 				return err
 			}
 		}
 		if j < len(d.Entries) && d.Entries[j].Path == e.Path {
-			if err := c.add(&d.Entries[j]); err != nil {
+			if err := c.Add(&d.Entries[j]); err != nil {
 				return err
 			}
 			j++
 			continue
 		}
 		if !gone[e.Path] {
-			if err := c.add(e); err != nil {
+			if err := c.Add(e); err != nil {
 				return err
 			}
 		}
 	}
 	for ; j < len(d.Entries); j++ {
-		if err := c.add(&d.Entries[j]); err != nil {
+		if err := c.Add(&d.Entries[j]); err != nil {
 			return err
 		}
 	}
-	if c.n == 0 {
-		return fmt.Errorf("write snapshot %s: %w: the tree has no root folder", id, errBadManifest)
+	if c.N == 0 {
+		return fmt.Errorf("write snapshot %s: %w: the tree has no root folder", id, ErrBadManifest)
 	}
 	return nil
 }

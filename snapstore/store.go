@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"context"
@@ -20,13 +20,13 @@ import (
 )
 
 // storeCore is one disk's folder of snapshots (see the package doc for its layout).
-type storeCore struct {
-	dir string
-	// deltaLimit, when set, replaces defaultDeltaLimit (tests force
+type Store struct {
+	Dir string
+	// DeltaLimit, when set, replaces defaultDeltaLimit (tests force
 	// compactions with it).
-	deltaLimit func(baseFiles int) int
-	// pinned are snapshots prune never removes (State.SetAside).
-	pinned map[string]bool
+	DeltaLimit func(baseFiles int) int
+	// Pinned are snapshots prune never removes (State.SetAside).
+	Pinned map[string]bool
 }
 
 // Snapshot describes one saved state.
@@ -47,25 +47,25 @@ type Snapshot struct {
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
 var ErrNoSnapshot = errors.New("no such snapshot")
 
-func (s *storeCore) path(parts ...string) string {
-	return filepath.Join(append([]string{s.dir}, parts...)...)
+func (s *Store) Path(parts ...string) string {
+	return filepath.Join(append([]string{s.Dir}, parts...)...)
 }
 
-// limit is the most changes a delta on a base of baseFiles files may hold.
-func (s *storeCore) limit(baseFiles int) int {
-	if s.deltaLimit != nil {
-		return s.deltaLimit(baseFiles)
+// Limit is the most changes a delta on a base of baseFiles files may hold.
+func (s *Store) Limit(baseFiles int) int {
+	if s.DeltaLimit != nil {
+		return s.DeltaLimit(baseFiles)
 	}
 	return defaultDeltaLimit(baseFiles)
 }
 
-// lock takes the store's exclusive lock (flock), so a CLI save and the
+// Lock takes the store's exclusive lock (flock), so a CLI save and the
 // tray's autosave never interleave. It waits until ctx is done.
-func (s *storeCore) lock(ctx context.Context) (func(), error) {
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return nil, fmt.Errorf("make %s: %w", s.dir, err)
+func (s *Store) Lock(ctx context.Context) (func(), error) {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("make %s: %w", s.Dir, err)
 	}
-	f, err := os.OpenFile(s.path("lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(s.Path("lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock: %w", err)
 	}
@@ -76,20 +76,20 @@ func (s *storeCore) lock(ctx context.Context) (func(), error) {
 		}
 		if !errors.Is(err, unix.EWOULDBLOCK) {
 			f.Close()
-			return nil, fmt.Errorf("flock %s: %w", s.path("lock"), err)
+			return nil, fmt.Errorf("flock %s: %w", s.Path("lock"), err)
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("waiting for another save of %s: %w", s.dir, ctx.Err())
+			return nil, fmt.Errorf("waiting for another save of %s: %w", s.Dir, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
 
-// current returns the current snapshot's ID, "" when nothing was saved.
-func (s *storeCore) current() (string, error) {
-	b, err := readBounded(s.path("current"), maxSmall)
+// Current returns the current snapshot's ID, "" when nothing was saved.
+func (s *Store) Current() (string, error) {
+	b, err := ReadBounded(s.Path("current"), MaxSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -97,81 +97,81 @@ func (s *storeCore) current() (string, error) {
 		return "", fmt.Errorf("read current snapshot: %w", err)
 	}
 	id := strings.TrimSpace(string(b))
-	if !validID(id) {
-		return "", fmt.Errorf("read current snapshot: %q is not a snapshot ID: %w", id, errBadManifest)
+	if !ValidID(id) {
+		return "", fmt.Errorf("read current snapshot: %q is not a snapshot ID: %w", id, ErrBadManifest)
 	}
 	return id, nil
 }
 
-// commit makes snapshot id the current one, durably: the commit point of
+// Commit makes snapshot id the current one, durably: the commit point of
 // a save.
-func (s *storeCore) commit(id string) error {
-	return tree.NoSpace(atomicfile.WriteFile(s.path("current"), []byte(id+"\n"), 0o600))
+func (s *Store) Commit(id string) error {
+	return tree.NoSpace(atomicfile.WriteFile(s.Path("current"), []byte(id+"\n"), 0o600))
 }
 
-// manifest returns snapshot id's whole tree (a delta applied to its base).
-func (s *storeCore) manifest(id string) (*manifest, error) { return s.tree(id, false) }
+// Manifest returns snapshot id's whole tree (a delta applied to its base).
+func (s *Store) Manifest(id string) (*Manifest, error) { return s.Tree(id, false) }
 
-// tree reads manifest id and applies it to its base when it is a delta.
+// Tree reads manifest id and applies it to its base when it is a delta.
 // hidden also finds a base kept only for the deltas on it (see prune).
-func (s *storeCore) tree(id string, hidden bool) (*manifest, error) {
-	m, err := s.readFile(id, hidden, true)
+func (s *Store) Tree(id string, hidden bool) (*Manifest, error) {
+	m, err := s.ReadFile(id, hidden, true)
 	if err != nil {
 		return nil, err
 	}
 	if m.Base == "" {
 		if err := checkTree(m.Entries); err != nil {
-			return nil, fmt.Errorf("read snapshot %s: %w: %v", id, errBadManifest, err)
+			return nil, fmt.Errorf("read snapshot %s: %w: %v", id, ErrBadManifest, err)
 		}
 		return m, nil
 	}
-	base, err := s.readFile(m.Base, true, true)
+	base, err := s.ReadFile(m.Base, true, true)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", id, err)
 	}
 	if base.Base != "" {
-		return nil, fmt.Errorf("read snapshot %s: its base %s is a delta: %w", id, m.Base, errBadManifest)
+		return nil, fmt.Errorf("read snapshot %s: its base %s is a delta: %w", id, m.Base, ErrBadManifest)
 	}
 	out := *m
 	out.Entries, out.Removed = applyDelta(base.Entries, m.Removed, m.Entries), nil
 	if err := checkTree(out.Entries); err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w: %v", id, errBadManifest, err)
+		return nil, fmt.Errorf("read snapshot %s: %w: %v", id, ErrBadManifest, err)
 	}
 	return &out, nil
 }
 
-// readManifest reads listed snapshot id as stored (a delta is not applied);
+// ReadManifest reads listed snapshot id as stored (a delta is not applied);
 // with entries false only its header.
-func (s *storeCore) readManifest(id string, entries bool) (*manifest, error) {
-	return s.readFile(id, false, entries)
+func (s *Store) ReadManifest(id string, entries bool) (*Manifest, error) {
+	return s.ReadFile(id, false, entries)
 }
 
 // headerRead is how much of a manifest is read for its header alone.
 const headerRead = 64 << 10
 
-// readFile is readManifest that, with hidden, also finds a hidden base.
-func (s *storeCore) readFile(id string, hidden, entries bool) (*manifest, error) {
-	if !validID(id) {
+// ReadFile is readManifest that, with hidden, also finds a hidden base.
+func (s *Store) ReadFile(id string, hidden, entries bool) (*Manifest, error) {
+	if !ValidID(id) {
 		return nil, fmt.Errorf("read snapshot %q: not a snapshot ID: %w", id, fs.ErrNotExist)
 	}
 	// Without its entries only the header is needed: its first bytes, most
 	// often (a save with nothing changed reads no more of a large manifest).
-	limit := int64(maxFile)
+	limit := int64(MaxFile)
 	if !entries {
 		limit = headerRead
 	}
-	name := s.path("snapshots", id+".snap")
-	b, whole, err := readPrefix(name, maxFile, limit)
+	name := s.Path("snapshots", id+".snap")
+	b, whole, err := ReadPrefix(name, MaxFile, limit)
 	if hidden && errors.Is(err, fs.ErrNotExist) {
-		name = s.path("snapshots", id+".base")
-		b, whole, err = readPrefix(name, maxFile, limit)
+		name = s.Path("snapshots", id+".base")
+		b, whole, err = ReadPrefix(name, MaxFile, limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
 	m, err := decodeManifest(b, entries)
 	if err != nil && !whole {
-		if b, err = readBounded(name, maxFile); err != nil {
+		if b, err = ReadBounded(name, MaxFile); err != nil {
 			return nil, fmt.Errorf("read snapshot %s: %w", id, err)
 		}
 		m, err = decodeManifest(b, entries)
@@ -182,13 +182,13 @@ func (s *storeCore) readFile(id string, hidden, entries bool) (*manifest, error)
 	return m, nil
 }
 
-// streamManifest writes, atomically, the manifest of header h (Refs
+// StreamManifest writes, atomically, the manifest of header h (Refs
 // filled in), its n entries given by each, in order, to put, and its
 // removed paths, encoding as it writes. durable adds the fsyncs that make
 // it survive a power cut (atomicfile); without them the caller flushes
 // before relying on it.
-func (s *storeCore) streamManifest(h *header, n int, each func(put func(*tree.Entry) error) error, removed []string, durable bool) error {
-	path := s.path("snapshots", h.ID+".snap")
+func (s *Store) StreamManifest(h *Header, n int, each func(put func(*tree.Entry) error) error, removed []string, durable bool) error {
+	path := s.Path("snapshots", h.ID+".snap")
 	return tree.NoSpace(atomicfile.WriteFrom(path, 0o600, durable, func(w io.Writer) error {
 		mw := newManifestWriter(w, h, n)
 		if err := each(mw.entry); err != nil {
@@ -199,12 +199,12 @@ func (s *storeCore) streamManifest(h *header, n int, each func(put func(*tree.En
 }
 
 // ids lists the saved snapshots' IDs, oldest first.
-func (s *storeCore) ids() ([]string, error) { return s.idsOf(".snap") }
+func (s *Store) ids() ([]string, error) { return s.IdsOf(".snap") }
 
-// idsOf lists the IDs of the snapshot files ending in ext, oldest first
+// IdsOf lists the IDs of the snapshot files ending in ext, oldest first
 // (files not named for an ID are not snapshots).
-func (s *storeCore) idsOf(ext string) ([]string, error) {
-	ents, err := os.ReadDir(s.path("snapshots"))
+func (s *Store) IdsOf(ext string) ([]string, error) {
+	ents, err := os.ReadDir(s.Path("snapshots"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -213,7 +213,7 @@ func (s *storeCore) idsOf(ext string) ([]string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		if id, ok := strings.CutSuffix(e.Name(), ext); ok && validID(id) {
+		if id, ok := strings.CutSuffix(e.Name(), ext); ok && ValidID(id) {
 			ids = append(ids, id)
 		}
 	}
@@ -221,9 +221,9 @@ func (s *storeCore) idsOf(ext string) ([]string, error) {
 	return ids, nil
 }
 
-// snapshots lists the saved states, oldest first.
-func (s *storeCore) snapshots() ([]Snapshot, error) {
-	cur, err := s.current()
+// Snapshots lists the saved states, oldest first.
+func (s *Store) Snapshots() ([]Snapshot, error) {
+	cur, err := s.Current()
 	if err != nil {
 		return nil, err
 	}
@@ -231,19 +231,19 @@ func (s *storeCore) snapshots() ([]Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	labelled, err := s.idsOf(inUseExt)
+	labelled, err := s.IdsOf(InUseExt)
 	if err != nil {
 		return nil, err
 	}
 	var out []Snapshot
 	for _, id := range ids {
-		m, err := s.readManifest(id, false)
+		m, err := s.ReadManifest(id, false)
 		if err != nil {
 			return nil, err
 		}
-		sn := Snapshot{ID: id, Time: m.Created, Files: m.Files, Bytes: m.Bytes, Current: id == cur, SetAside: s.pinned[id]}
+		sn := Snapshot{ID: id, Time: m.Created, Files: m.Files, Bytes: m.Bytes, Current: id == cur, SetAside: s.Pinned[id]}
 		if _, ok := slices.BinarySearch(labelled, id); ok {
-			if sn.InUse, err = s.inUse(id); err != nil {
+			if sn.InUse, err = s.InUse(id); err != nil {
 				return nil, err
 			}
 		}
@@ -252,15 +252,15 @@ func (s *storeCore) snapshots() ([]Snapshot, error) {
 	return out, nil
 }
 
-// cleanup removes what a save cut short left behind: temporary files,
+// Cleanup removes what a save cut short left behind: temporary files,
 // manifests never made current, and objects folders no manifest uses.
 // It runs under the lock.
-func (s *storeCore) cleanup() error {
-	cur, err := s.current()
+func (s *Store) Cleanup() error {
+	cur, err := s.Current()
 	if err != nil {
 		return err
 	}
-	for _, dir := range []string{s.dir, s.path("snapshots")} {
+	for _, dir := range []string{s.Dir, s.Path("snapshots")} {
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp-") {
@@ -274,22 +274,22 @@ func (s *storeCore) cleanup() error {
 	}
 	for _, id := range ids {
 		if cur == "" || id > cur {
-			os.Remove(s.path("snapshots", id+".snap"))
+			os.Remove(s.Path("snapshots", id+".snap"))
 		}
 	}
 	// Labels of snapshots never made current, or no longer listed.
-	labelled, _ := s.idsOf(inUseExt)
+	labelled, _ := s.IdsOf(InUseExt)
 	for _, id := range labelled {
-		if _, err := os.Lstat(s.path("snapshots", id+".snap")); err != nil || cur == "" || id > cur {
-			os.Remove(s.path("snapshots", id+inUseExt))
+		if _, err := os.Lstat(s.Path("snapshots", id+".snap")); err != nil || cur == "" || id > cur {
+			os.Remove(s.Path("snapshots", id+InUseExt))
 		}
 	}
 	// Objects of a save that never became current: every save names its
 	// objects folder after its own ID, later than the current one.
-	objs, _ := os.ReadDir(s.path("objects"))
+	objs, _ := os.ReadDir(s.Path("objects"))
 	for _, o := range objs {
 		if cur == "" || o.Name() > cur {
-			if err := os.RemoveAll(s.path("objects", o.Name())); err != nil {
+			if err := os.RemoveAll(s.Path("objects", o.Name())); err != nil {
 				return fmt.Errorf("remove unfinished save %s: %w", o.Name(), err)
 			}
 		}
@@ -297,8 +297,8 @@ func (s *storeCore) cleanup() error {
 	return nil
 }
 
-// newID returns a snapshot ID later than after: UTC time to the microsecond.
-func newID(now time.Time, after string) string {
+// NewID returns a snapshot ID later than after: UTC time to the microsecond.
+func NewID(now time.Time, after string) string {
 	for {
 		id := now.UTC().Format("20060102T150405.000000Z")
 		if id > after {

@@ -1,4 +1,4 @@
-package mirror
+package snapstore
 
 import (
 	"bytes"
@@ -30,93 +30,93 @@ const (
 	indexMagicV1 = "RAMBAR-INDEX-1\n"
 )
 
-// contentSum is a SHA-256 of a file's contents.
-type contentSum [32]byte
+// ContentSum is a SHA-256 of a file's contents.
+type ContentSum [32]byte
 
 // indexWriter encodes an index (version 4) path by path.
 type indexWriter struct {
-	e            encoder
+	e            Encoder
 	prev         string
 	ino          uint64
 	ctime, mtime int64
 }
 
-// newIndexWriter starts the exact index of snapshot on disk diskID, which
+// NewIndexWriter starts the exact index of snapshot on disk diskID, which
 // will hold n paths.
-func newIndexWriter(snapshot, diskID string, n int) *indexWriter {
-	w := &indexWriter{e: encoder{b: make([]byte, 0, 64+len(snapshot)+len(diskID)+24*n)}}
-	w.e.b = append(w.e.b, indexMagic...)
-	w.e.str(snapshot)
-	w.e.str(diskID)
-	w.e.uv(uint64(n))
+func NewIndexWriter(snapshot, diskID string, n int) *indexWriter {
+	w := &indexWriter{e: Encoder{B: make([]byte, 0, 64+len(snapshot)+len(diskID)+24*n)}}
+	w.e.B = append(w.e.B, indexMagic...)
+	w.e.Str(snapshot)
+	w.e.Str(diskID)
+	w.e.Uv(uint64(n))
 	return w
 }
 
-// add appends path p (after the previous one in pathLess order) with id,
+// Add appends path p (after the previous one in pathLess order) with id,
 // its hard-link target link ("" for none) and, for a watched file, the sum
 // of its contents (nil: not watched).
-func (w *indexWriter) add(p string, id tree.Ident, link string, sum *contentSum) {
+func (w *indexWriter) Add(p string, id tree.Ident, link string, sum *ContentSum) {
 	shared := 0
 	for shared < len(p) && shared < len(w.prev) && p[shared] == w.prev[shared] {
 		shared++
 	}
-	w.e.uv(uint64(shared))
-	w.e.str(p[shared:])
-	w.e.sv(int64(id.Ino - w.ino))
-	w.e.sv(id.CTime - w.ctime)
-	w.e.sv(id.MTime - w.mtime)
-	w.e.sv(id.Size)
-	w.e.uv(uint64(id.Mode))
+	w.e.Uv(uint64(shared))
+	w.e.Str(p[shared:])
+	w.e.Sv(int64(id.Ino - w.ino))
+	w.e.Sv(id.CTime - w.ctime)
+	w.e.Sv(id.MTime - w.mtime)
+	w.e.Sv(id.Size)
+	w.e.Uv(uint64(id.Mode))
 	watched := uint64(0)
 	if sum != nil {
 		watched = 1
 	}
-	w.e.uv(uint64(len(link))<<1 | watched)
-	w.e.b = append(w.e.b, link...)
+	w.e.Uv(uint64(len(link))<<1 | watched)
+	w.e.B = append(w.e.B, link...)
 	if sum != nil {
-		w.e.b = append(w.e.b, sum[:]...)
+		w.e.B = append(w.e.B, sum[:]...)
 	}
 	w.prev, w.ino, w.ctime, w.mtime = p, id.Ino, id.CTime, id.MTime
 }
 
-// bytes is the encoded index.
-func (w *indexWriter) bytes() []byte { return w.e.b }
+// Bytes is the encoded index.
+func (w *indexWriter) Bytes() []byte { return w.e.B }
 
-// openIndex reads an index file's header; its entries are checked as walk
+// OpenIndex reads an index file's header; its entries are checked as walk
 // reads them.
-func openIndex(b []byte) (*index, error) {
-	d := &decoder{b: b}
-	version := 4 - d.magic(indexMagic, indexMagicV3, indexMagicV2, indexMagicV1)
-	x := &index{Snapshot: d.str(), DiskID: d.str(), Exact: version >= 2, version: version}
-	x.n = d.count(6)
-	if d.bad || (x.Snapshot != "" && !validID(x.Snapshot)) {
+func OpenIndex(b []byte) (*Index, error) {
+	d := &Decoder{B: b}
+	version := 4 - d.Magic(indexMagic, indexMagicV3, indexMagicV2, indexMagicV1)
+	x := &Index{Snapshot: d.Str(), DiskID: d.Str(), Exact: version >= 2, Version: version}
+	x.N = d.Count(6)
+	if d.Bad || (x.Snapshot != "" && !ValidID(x.Snapshot)) {
 		return nil, errBadIndex
 	}
-	x.body = d.b
+	x.body = d.B
 	return x, nil
 }
 
 // decodeIndex reads an index file and checks every entry.
-func decodeIndex(b []byte) (*index, error) {
-	x, err := openIndex(b)
+func decodeIndex(b []byte) (*Index, error) {
+	x, err := OpenIndex(b)
 	if err != nil {
 		return nil, err
 	}
-	if err := x.walk(func([]byte, tree.Ident) bool { return true }); err != nil {
+	if err := x.Walk(func([]byte, tree.Ident) bool { return true }); err != nil {
 		return nil, err
 	}
 	return x, nil
 }
 
-// walk calls fn with each indexed path (bytes valid only during the call)
+// Walk calls fn with each indexed path (bytes valid only during the call)
 // and its identity, in order, until fn returns false. It returns
 // errBadIndex at the first malformed entry (a path not clean, out of
 // order, a field cut short, bytes after the last entry): an index is
 // trusted no further than it reads.
-func (x *index) walk(fn func(p []byte, id tree.Ident) bool) error {
-	c := x.cursor()
+func (x *Index) Walk(fn func(p []byte, id tree.Ident) bool) error {
+	c := x.Cursor()
 	for {
-		p, id, ok := c.next()
+		p, id, ok := c.Next()
 		if !ok {
 			return c.done()
 		}
@@ -130,57 +130,57 @@ func (x *index) walk(fn func(p []byte, id tree.Ident) bool) error {
 // each as walk does: walk and the scan's match (indexMatch) read through
 // it.
 type indexCursor struct {
-	x          *index
-	d          decoder
+	x          *Index
+	d          Decoder
 	cur, spare []byte // the last path returned; a buffer for the next
 	id         tree.Ident
 	k          int // entries read
 	err        error
-	// link is the last entry's hard-link target (version 4; valid until
+	// Link is the last entry's hard-link target (version 4; valid until
 	// the next call), sum its contents' sum when watched is set.
-	link    []byte
-	watched bool
-	sum     contentSum
+	Link    []byte
+	Watched bool
+	sum     ContentSum
 }
 
-// cursor starts reading x's entries.
-func (x *index) cursor() *indexCursor { return &indexCursor{x: x, d: decoder{b: x.body}} }
+// Cursor starts reading x's entries.
+func (x *Index) Cursor() *indexCursor { return &indexCursor{x: x, d: Decoder{B: x.body}} }
 
-// next reads the next entry: its path (bytes valid until the next call)
+// Next reads the next entry: its path (bytes valid until the next call)
 // and identity; false after the last entry or at a malformed one (then
 // err is errBadIndex).
-func (c *indexCursor) next() ([]byte, tree.Ident, bool) {
-	if c.err != nil || c.k == c.x.n {
+func (c *indexCursor) Next() ([]byte, tree.Ident, bool) {
+	if c.err != nil || c.k == c.x.N {
 		return nil, tree.Ident{}, false
 	}
 	d, prev, cur := &c.d, c.cur, c.spare[:0]
 	shared := 0
-	if c.x.version >= 3 {
-		n := d.uv()
+	if c.x.Version >= 3 {
+		n := d.Uv()
 		if n > uint64(len(prev)) {
 			c.err = errBadIndex
 			return nil, tree.Ident{}, false
 		}
 		shared = int(n)
-		cur = append(append(cur, prev[:shared]...), d.raw()...)
-		c.id = tree.Ident{Ino: c.id.Ino + uint64(d.sv()), CTime: c.id.CTime + d.sv(), MTime: c.id.MTime + d.sv()}
+		cur = append(append(cur, prev[:shared]...), d.Raw()...)
+		c.id = tree.Ident{Ino: c.id.Ino + uint64(d.Sv()), CTime: c.id.CTime + d.Sv(), MTime: c.id.MTime + d.Sv()}
 	} else {
-		cur = append(cur, d.raw()...)
-		c.id = tree.Ident{Ino: d.uv(), CTime: d.sv(), MTime: d.sv()}
+		cur = append(cur, d.Raw()...)
+		c.id = tree.Ident{Ino: d.Uv(), CTime: d.Sv(), MTime: d.Sv()}
 	}
-	c.id.Size, c.id.Mode = d.sv(), uint32(d.uv())
-	c.link, c.watched = nil, false
-	if c.x.version >= 4 {
-		n := d.uv()
-		c.watched = n&1 != 0
-		if c.link = d.fixed(n >> 1); c.watched {
+	c.id.Size, c.id.Mode = d.Sv(), uint32(d.Uv())
+	c.Link, c.Watched = nil, false
+	if c.x.Version >= 4 {
+		n := d.Uv()
+		c.Watched = n&1 != 0
+		if c.Link = d.fixed(n >> 1); c.Watched {
 			copy(c.sum[:], d.fixed(uint64(len(c.sum))))
 		}
-		if len(c.link) > 0 && (!cleanFrom(c.link, 0) || !tree.PathLess(c.link, cur)) {
-			d.bad = true // a target is a clean path before its link
+		if len(c.Link) > 0 && (!cleanFrom(c.Link, 0) || !tree.PathLess(c.Link, cur)) {
+			d.Bad = true // a target is a clean path before its link
 		}
 	}
-	if d.bad || !nextPath(prev, cur, shared, c.k == 0) {
+	if d.Bad || !nextPath(prev, cur, shared, c.k == 0) {
 		c.err = errBadIndex
 		return nil, tree.Ident{}, false
 	}
@@ -193,7 +193,7 @@ func (c *indexCursor) next() ([]byte, tree.Ident, bool) {
 // malformed or bytes follow the last one; nil if every entry was read
 // and sound (or reading stopped early with no fault found).
 func (c *indexCursor) done() error {
-	if c.err == nil && c.k == c.x.n && !c.d.end() {
+	if c.err == nil && c.k == c.x.N && !c.d.End() {
 		c.err = errBadIndex
 	}
 	return c.err
