@@ -3,6 +3,7 @@ package mirror
 import (
 	"errors"
 	"fmt"
+	"rambar/snapstore"
 	"rambar/tree"
 	"slices"
 
@@ -25,7 +26,7 @@ type candidate struct {
 // deltas on one full manifest (or the record's is that manifest): a path
 // neither changed has one version in both. Otherwise (a compaction, no
 // record) it compares the whole tree with the whole record.
-func diskChanges(s *store, rec *record, id string) ([]candidate, error) {
+func diskChanges(s *snapstore.Store, rec *record, id string) ([]candidate, error) {
 	if c, ok, err := fastChanges(s, rec, id); ok || err != nil {
 		return c, err
 	}
@@ -34,7 +35,7 @@ func diskChanges(s *store, rec *record, id string) ([]candidate, error) {
 
 // fastChanges is diskChanges from the deltas; ok is false when they
 // cannot tell.
-func fastChanges(s *store, rec *record, id string) ([]candidate, bool, error) {
+func fastChanges(s *snapstore.Store, rec *record, id string) ([]candidate, bool, error) {
 	if rec == nil || rec.base == nil || rec.Snapshot == "" {
 		return nil, false, nil
 	}
@@ -104,7 +105,7 @@ func fastChanges(s *store, rec *record, id string) ([]candidate, bool, error) {
 }
 
 // fullChanges is diskChanges from the whole tree and record.
-func fullChanges(s *store, rec *record, id string) ([]candidate, error) {
+func fullChanges(s *snapstore.Store, rec *record, id string) ([]candidate, error) {
 	m, err := s.Manifest(id)
 	if err != nil {
 		return nil, err
@@ -208,7 +209,7 @@ func cmpPath(a, b string) int {
 // name was made, removed or renamed on the disk since, so a path the
 // snapshot lacks is truly gone, not moved while the scan ran. A file
 // renamed between two folders changes both folders' times.
-func (s *store) diskStill(root, id string) bool {
+func diskStill(s *snapstore.Store, root, id string) bool {
 	x := s.LoadIndex()
 	if x == nil || x.Snapshot != id || !x.Exact {
 		return false

@@ -26,7 +26,7 @@ import (
 type folderLoad struct {
 	folder, disk string
 	bound        bool // folder is a hidden copy (Keeper.Through), a mount point by design
-	copyFile     CopyFunc
+	copyFile     tree.CopyFunc
 	meter        *tree.Meter
 	loaded       []loadedPath            // in walk (pathLess) order
 	links        map[[2]uint64]firstName // a file with other links: its first name loaded

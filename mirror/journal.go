@@ -33,7 +33,7 @@ const (
 )
 
 // tempName is a new temporary name.
-func tempName() string { return tempPrefix + randomID()[:16] }
+func tempName() string { return tempPrefix + tree.RandomID()[:16] }
 
 // isTempName: name has tempName's form.
 func isTempName(name string) bool {

@@ -83,8 +83,9 @@ type Keeper struct {
 	deltaLimit func(baseFiles int) int
 }
 
-// CopyFunc copies one regular file's data from src to a new file dst.
-type CopyFunc func(ctx context.Context, src, dst string) error
+// CopyFunc copies one regular file's data from src to a new file dst
+// (tree.CopyFunc).
+type CopyFunc = tree.CopyFunc
 
 // NewKeeper returns a Keeper storing under data.
 func NewKeeper(data string) *Keeper {

@@ -201,7 +201,7 @@ func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id, disk str
 	if err != nil {
 		return nil, fmt.Errorf("%w (the disk's state is kept in snapshot %s in %s)", err, id, st.Backing)
 	}
-	w := &pathWrite{folder: dir, bound: through, disk: disk, s: s, id: id, rec: rec, at: start, placing: k.placing}
+	w := &pathWrite{folder: dir, bound: through, disk: disk, s: s.Store, id: id, rec: rec, at: start, placing: k.placing}
 	wb, err := w.run(ctx)
 	defer func() { wb.Took = time.Since(start) }()
 	if err != nil {

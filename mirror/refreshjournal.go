@@ -25,7 +25,7 @@ const (
 	refreshMagic   = "RAMBAR-REFRESH-PENDING-1\n"
 )
 
-func refreshTemp() string { return refreshPrefix + randomID()[:16] }
+func refreshTemp() string { return refreshPrefix + tree.RandomID()[:16] }
 
 // isRefreshTemp: name has refreshTemp's form.
 func isRefreshTemp(name string) bool {

@@ -1,8 +1,6 @@
 package mirror
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -172,7 +170,7 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 		return State{}, err
 	}
 	if errors.Is(err, ErrNotKept) {
-		st = State{Name: name, ID: randomID(), Backing: dir, Snapshots: DefaultSnapshots}
+		st = State{Name: name, ID: tree.RandomID(), Backing: dir, Snapshots: DefaultSnapshots}
 	}
 	if work, err := k.keptWork(st, o); err != nil {
 		return State{}, err
@@ -225,10 +223,4 @@ func (k *Keeper) Forget(name string) error {
 		return err
 	}
 	return os.RemoveAll(dir)
-}
-
-func randomID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -162,7 +162,7 @@ func writeRecord(storeDir string, h syncHead, delta []syncPath, fill func(add fu
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))
 	}
-	h.Base = "base-" + randomID()[:16]
+	h.Base = "base-" + tree.RandomID()[:16]
 	err := atomicfile.WriteFrom(filepath.Join(dir, h.Base), 0o600, true, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 256<<10)
 		b, err := newBaseWriter(bw)

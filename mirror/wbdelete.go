@@ -19,7 +19,7 @@ func (w *pathWrite) deletions() {
 			continue
 		}
 		if !asked {
-			still, asked = w.diskfd >= 0 && w.s.diskStill(w.disk, w.id), true
+			still, asked = w.diskfd >= 0 && diskStill(w.s, w.disk, w.id), true
 		}
 		if !still || onDisk(w.diskfd, it.Path) {
 			it.failed, it.postponed = true, true

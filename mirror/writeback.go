@@ -26,7 +26,7 @@ type pathWrite struct {
 	folder string
 	bound  bool   // folder is a hidden copy (Keeper.Through), a mount point by design
 	disk   string // the disk's mount point (second looks before deletions)
-	s      *store
+	s      *snapstore.Store
 	id     string  // the snapshot written back
 	rec    *record // the last sync; nil: none (every difference is a conflict)
 	at     time.Time

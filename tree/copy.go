@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -206,3 +207,6 @@ func FreeSpace(path string) (int64, error) {
 	}
 	return int64(st.Bavail) * int64(st.Bsize), nil
 }
+
+// CopyFunc copies one regular file's data from src to a new file dst.
+type CopyFunc func(ctx context.Context, src, dst string) error
