@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/foldersync"
 	"strings"
 
 	"rambar/mirror"
@@ -14,7 +15,7 @@ import (
 
 // checkPresetMirror refuses a Mirror preset that another preset mirrors too
 // (the same folder, or one inside the other), that a mounted disk mirrors
-// now, or whose folder cannot be mirrored (mirror.CheckFolder; a missing
+// now, or whose folder cannot be mirrored (foldersync.CheckFolder; a missing
 // folder only with create, --create-folder, which makes it).
 func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, create bool) error {
 	if p.Contents != ramdisk.Mirror {
@@ -33,7 +34,7 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, creat
 	if err := k.CheckClaim(p.Name, p.MirrorPath); err != nil {
 		return refusedError{fmt.Errorf("preset %s: %w", p.Name, err)}
 	}
-	if err := mirror.CheckFolder(p.MirrorPath, k.Rules(create)); err != nil {
+	if err := foldersync.CheckFolder(p.MirrorPath, k.Rules(create)); err != nil {
 		return usagef("preset %s: %v", p.Name, withCreateFolder(err))
 	}
 	if p.InPlace {
@@ -44,14 +45,14 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, creat
 	return nil
 }
 
-// checkMirrorFolder applies mirror's folder rules (mirror.CheckFolder) to a
+// checkMirrorFolder applies mirror's folder rules (foldersync.CheckFolder) to a
 // --mirror folder; create allows a missing one (--create-folder).
 func (a *App) checkMirrorFolder(path string, create bool) error {
 	k, ok := a.folderKeeper()
 	if !ok {
 		return nil // no engine or data folder: the rules run when the disk is made
 	}
-	if err := mirror.CheckFolder(path, k.Rules(create)); err != nil {
+	if err := foldersync.CheckFolder(path, k.Rules(create)); err != nil {
 		return usagef("%v", withCreateFolder(err))
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/foldersync"
 	"rambar/tree"
 	"strings"
 
@@ -89,7 +90,7 @@ func (k *Keeper) live(c claim) bool {
 // identify returns a folder's identity: real path, device and inode (zero
 // for a folder not made yet).
 func identify(folder string) (real string, dev, ino uint64) {
-	real = realOf(filepath.Clean(folder))
+	real = foldersync.RealOf(filepath.Clean(folder))
 	var st unix.Stat_t
 	if unix.Stat(real, &st) == nil {
 		dev, ino = uint64(st.Dev), uint64(st.Ino)

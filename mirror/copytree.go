@@ -10,7 +10,7 @@ import (
 // descriptors, the room checked first. It is for finishing a reclaim that
 // was stopped (disks.Service.ResumeReclaim). It returns what could not be
 // set (an xattr the system refused).
-func CopyTree(ctx context.Context, src, dst string, progress tree.ProgressFunc, copyFile CopyFunc) ([]tree.NotKept, error) {
+func CopyTree(ctx context.Context, src, dst string, progress tree.ProgressFunc, copyFile tree.CopyFunc) ([]tree.NotKept, error) {
 	entries, err := tree.Entries(src)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/foldersync"
 	"rambar/snapstore"
 	"rambar/tree"
 	"sort"
@@ -335,7 +336,7 @@ func timeless(line string) string {
 // isTempPath: p is, or is inside, a write-back's temporary name.
 func isTempPath(p string) bool {
 	for _, c := range strings.Split(p, "/") {
-		if strings.HasPrefix(c, tempPrefix) {
+		if strings.HasPrefix(c, foldersync.TempPrefix) {
 			return true
 		}
 	}

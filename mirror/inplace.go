@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/foldersync"
 	"strconv"
 	"syscall"
 )
@@ -37,7 +38,7 @@ func (k *Keeper) folderDir(st State) (dir string, through bool, err error) {
 // A missing folder passes (it is made, the invoking user's).
 func CheckInPlace(path, home string) error {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("mirror folder %s in place: %s: %w", path, fmt.Sprintf(format, a...), ErrBadFolder)
+		return fmt.Errorf("mirror folder %s in place: %s: %w", path, fmt.Sprintf(format, a...), foldersync.ErrBadFolder)
 	}
 	clean := filepath.Clean(path)
 	for _, h := range append([]string{home}, sudoHome()...) {
@@ -52,7 +53,7 @@ func CheckInPlace(path, home string) error {
 	if err != nil {
 		return bad("%v", err)
 	}
-	if fs := networkFS(clean); fs != "" {
+	if fs := foldersync.NetworkFS(clean); fs != "" {
 		return bad("it is on a network file system (%s)", fs)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

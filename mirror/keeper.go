@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/foldersync"
 	"rambar/snapstore"
 	"rambar/tree"
 
@@ -72,7 +73,7 @@ type Keeper struct {
 
 	// placing, when set, runs in each write-back once the new files are
 	// written and flushed, before the first rename (tests race it).
-	placing func(w *pathWrite)
+	placing func(w *foldersync.PathWrite)
 
 	// refreshing, when set, runs in each refresh once it has decided what
 	// to take and before it makes anything (tests race it).
@@ -148,13 +149,13 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *st
 		cleanDiskTemps(st, v.MountPoint)
 	}
 	// A Mirror disk whose load did not finish is never written back.
-	var rec *record
+	var rec *foldersync.Record
 	var err error
 	if st.Mode == ramdisk.Mirror {
-		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && (errors.Is(err, ErrIncomplete) || errors.Is(err, errBadRecord))) {
+		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && (errors.Is(err, ErrIncomplete) || errors.Is(err, foldersync.ErrBadRecord))) {
 			return Result{}, err
 		}
-		defer func() { rec.close() }()
+		defer func() { rec.Close() }()
 	}
 	backed, err := s.nonEmpty()
 	if err != nil {
@@ -183,11 +184,11 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *st
 	if st.Mode == ramdisk.Mirror {
 		if !res.Unchanged || k.behind(st, res.Snapshot) {
 			wb, err := k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, rec)
-			if errors.Is(err, errBadRecord) && rec != nil {
+			if errors.Is(err, foldersync.ErrBadRecord) && rec != nil {
 				if !o.Force {
 					err = damaged(st, err)
 				} else {
-					rec.close()
+					rec.Close()
 					rec = nil // as if never loaded: every difference kept both ways
 					wb, err = k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, nil)
 				}

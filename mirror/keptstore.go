@@ -1,6 +1,9 @@
 package mirror
 
-import "rambar/snapstore"
+import (
+	"rambar/snapstore"
+	"rambar/tree"
+)
 
 // store is one disk's store of snapshots as the Keeper uses it: the
 // snapshots folder, and how its saves read the disk and its restores write
@@ -8,7 +11,7 @@ import "rambar/snapstore"
 type store struct {
 	*snapstore.Store
 	// copyFile, when set, writes restored files (Keeper.CopyFile).
-	copyFile CopyFunc
+	copyFile tree.CopyFunc
 	// caches: a Caches folder at the disk's top is contents (a Mirror
 	// disk: `cache on` is refused there, so it is the folder's own), not
 	// RAMBar's folder of app caches, which a kept disk's saves leave out.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
+	"rambar/foldersync"
 	"rambar/tree"
 	"slices"
 	"strconv"
@@ -21,11 +22,11 @@ var ErrIncomplete = fmt.Errorf("%w: its load did not finish", ErrRefused)
 
 // Rules are the rules a mirror folder is checked against now (create: a
 // missing folder passes).
-func (k *Keeper) Rules(create bool) FolderRules { return k.folderRules(create, "") }
+func (k *Keeper) Rules(create bool) foldersync.FolderRules { return k.folderRules(create, "") }
 
 // folderRules are the rules a mirror folder is checked against now.
-func (k *Keeper) folderRules(create bool, mountPoint string) FolderRules {
-	r := FolderRules{Data: k.Data, Home: k.Home, Homes: sudoHome(), Create: create}
+func (k *Keeper) folderRules(create bool, mountPoint string) foldersync.FolderRules {
+	r := foldersync.FolderRules{Data: k.Data, Home: k.Home, Homes: sudoHome(), Create: create}
 	if k.RAMDisks != nil {
 		r.RAMDisks = k.RAMDisks()
 	}
@@ -38,7 +39,7 @@ func (k *Keeper) folderRules(create bool, mountPoint string) FolderRules {
 // setupFolder checks a mirror folder for Setup, makes it when asked (owned
 // by the invoking user under sudo), and refuses one another disk mirrors.
 func (k *Keeper) setupFolder(name string, o Options) error {
-	if err := CheckFolder(o.MirrorPath, k.folderRules(o.CreateFolder, o.MountPoint)); err != nil {
+	if err := foldersync.CheckFolder(o.MirrorPath, k.folderRules(o.CreateFolder, o.MountPoint)); err != nil {
 		return err
 	}
 	if err := k.CheckClaim(name, o.MirrorPath); err != nil {
@@ -68,7 +69,7 @@ func (k *Keeper) setupFolder(name string, o Options) error {
 // load is written last: until then the disk is incomplete, and is never
 // written back.
 func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, progress tree.ProgressFunc) (Result, error) {
-	if err := CheckFolder(st.MirrorPath, k.folderRules(false, v.MountPoint)); err != nil {
+	if err := foldersync.CheckFolder(st.MirrorPath, k.folderRules(false, v.MountPoint)); err != nil {
 		return Result{}, err
 	}
 	if err := k.claim(st, v); err != nil {
@@ -78,8 +79,8 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	if err != nil {
 		return Result{}, err
 	}
-	l := &folderLoad{folder: dir, bound: bound, disk: v.MountPoint, copyFile: k.CopyFile}
-	if err := l.run(ctx, progress); err != nil {
+	l := &foldersync.FolderLoad{Folder: dir, Bound: bound, Disk: v.MountPoint, CopyFile: k.CopyFile}
+	if err := l.Run(ctx, progress); err != nil {
 		return Result{}, fmt.Errorf("load %s into %s: %w", st.MirrorPath, v.Name, err)
 	}
 	// The folder's state becomes the first snapshot: from now on the
@@ -93,23 +94,23 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	if err != nil {
 		return res, err
 	}
-	h := syncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: res.Snapshot, Complete: true}
-	if err := writeRecord(st.Backing, h, nil, func(add func(*syncPath) error) error {
-		return loadRecord(l.loaded, m.Entries, add)
+	h := foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: res.Snapshot, Complete: true}
+	if err := foldersync.WriteRecord(st.Backing, h, nil, func(add func(*foldersync.SyncPath) error) error {
+		return loadRecord(l.Loaded, m.Entries, add)
 	}); err != nil {
 		return res, fmt.Errorf("load %s: %w", st.MirrorPath, err)
 	}
-	res.Files, res.Bytes = l.files, l.bytes
-	res.NotKept = append(l.notKept, res.NotKept...)
+	res.Files, res.Bytes = l.Files, l.Bytes
+	res.NotKept = append(l.NotKept, res.NotKept...)
 	return res, nil
 }
 
 // loadRecord gives add, in order, the record of a load: each path's folder
 // side as loaded and disk side as saved (the same bytes: the hash of what
 // was just copied).
-func loadRecord(loaded []loadedPath, entries []tree.Entry, add func(*syncPath) error) error {
+func loadRecord(loaded []foldersync.LoadedPath, entries []tree.Entry, add func(*foldersync.SyncPath) error) error {
 	find := func(q string) *tree.Entry {
-		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return cmpPath(e.Path, q) }); ok {
+		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return foldersync.CmpPath(e.Path, q) }); ok {
 			return &entries[i]
 		}
 		return nil
@@ -117,22 +118,22 @@ func loadRecord(loaded []loadedPath, entries []tree.Entry, add func(*syncPath) e
 	i := 0
 	for j := range entries {
 		e := &entries[j]
-		for i < len(loaded) && tree.PathLess(loaded[i].path, e.Path) {
-			if err := add(&syncPath{Path: loaded[i].path, F: loaded[i].side()}); err != nil {
+		for i < len(loaded) && tree.PathLess(loaded[i].Path, e.Path) {
+			if err := add(&foldersync.SyncPath{Path: loaded[i].Path, F: loaded[i].Side()}); err != nil {
 				return err
 			}
 			i++
 		}
-		sp := syncPath{Path: e.Path}
-		if i < len(loaded) && loaded[i].path == e.Path {
-			sp.F = loaded[i].side()
+		sp := foldersync.SyncPath{Path: e.Path}
+		if i < len(loaded) && loaded[i].Path == e.Path {
+			sp.F = loaded[i].Side()
 			i++
 		}
 		var obj tree.ObjName
-		if src := linkSource(e, find); src != nil {
+		if src := foldersync.LinkSource(e, find); src != nil {
 			obj = src.Obj
 		}
-		sp.D = diskSide(e, obj)
+		sp.D = foldersync.DiskSide(e, obj)
 		if e.Kind == tree.KindFile && sp.F != nil && sp.F.Kind == tree.KindFile {
 			sp.D.Hash = sp.F.Hash // the bytes just copied
 		}
@@ -141,7 +142,7 @@ func loadRecord(loaded []loadedPath, entries []tree.Entry, add func(*syncPath) e
 		}
 	}
 	for ; i < len(loaded); i++ {
-		if err := add(&syncPath{Path: loaded[i].path, F: loaded[i].side()}); err != nil {
+		if err := add(&foldersync.SyncPath{Path: loaded[i].Path, F: loaded[i].Side()}); err != nil {
 			return err
 		}
 	}
@@ -150,28 +151,28 @@ func loadRecord(loaded []loadedPath, entries []tree.Entry, add func(*syncPath) e
 
 // startLoad marks a Mirror disk incomplete before anything is loaded.
 func (k *Keeper) startLoad(st State) error {
-	return commitSync(st.Backing, syncHead{DiskID: st.ID, Folder: st.MirrorPath}, nil)
+	return foldersync.CommitSync(st.Backing, foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath}, nil)
 }
 
 // emptyLoadRecord records a Mirror disk as loaded from an empty folder:
 // its first write-back writes the whole disk into the folder (a disk that
 // began without --mirror: rambar keep --mirror).
 func emptyLoadRecord(st State) error {
-	return commitSync(st.Backing, syncHead{DiskID: st.ID, Folder: st.MirrorPath, Complete: true}, nil)
+	return foldersync.CommitSync(st.Backing, foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath, Complete: true}, nil)
 }
 
 // loadedRecord is the record of a finished load of this disk (the caller
 // closes it), or ErrIncomplete saying how to reload.
-func (k *Keeper) loadedRecord(st State) (*record, error) {
-	rec, err := openRecord(st.Backing)
-	if errors.Is(err, errBadRecord) {
+func (k *Keeper) loadedRecord(st State) (*foldersync.Record, error) {
+	rec, err := foldersync.OpenRecord(st.Backing)
+	if errors.Is(err, foldersync.ErrBadRecord) {
 		return nil, damaged(st, err)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil || !rec.Complete || rec.DiskID != st.ID || rec.Folder != st.MirrorPath {
-		rec.close()
+		rec.Close()
 		return nil, fmt.Errorf("%w: %s was not completely loaded from %s, so writing it back would cut the folder down; "+
 			"the folder is untouched. Reload it: rambar eject %s --no-save, then create it again with --mirror %s",
 			ErrIncomplete, st.Name, st.MirrorPath, st.Name, st.MirrorPath)
@@ -192,34 +193,34 @@ func damaged(st State, err error) error {
 // save of an incomplete load) takes nothing in the folder for unchanged,
 // so nothing of it is replaced or deleted (every difference is a conflict
 // with both versions kept).
-func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id, disk string, rec *record) (*WriteBack, error) {
+func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id, disk string, rec *foldersync.Record) (*foldersync.WriteBack, error) {
 	start := time.Now()
 	dir, through, err := k.folderDir(st)
 	if err == nil && !through {
-		err = CheckFolder(st.MirrorPath, k.folderRules(false, ""))
+		err = foldersync.CheckFolder(st.MirrorPath, k.folderRules(false, ""))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w (the disk's state is kept in snapshot %s in %s)", err, id, st.Backing)
 	}
-	w := &pathWrite{folder: dir, bound: through, disk: disk, s: s.Store, id: id, rec: rec, at: start, placing: k.placing}
-	wb, err := w.run(ctx)
+	w := &foldersync.PathWrite{Folder: dir, Bound: through, Disk: disk, S: s.Store, Id: id, Rec: rec, At: start, Placing: k.placing}
+	wb, err := w.Run(ctx)
 	defer func() { wb.Took = time.Since(start) }()
 	if err != nil {
 		return &wb, err
 	}
-	h := syncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: id, Complete: true}
-	if err := updateRecord(st.Backing, rec, h, w.changes); err != nil {
+	h := foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: id, Complete: true}
+	if err := foldersync.UpdateRecord(st.Backing, rec, h, w.Changes); err != nil {
 		return &wb, fmt.Errorf("wrote %s back, but recording it failed: %w", st.MirrorPath, err)
 	}
-	removeJournal(st.Backing)
+	foldersync.RemoveJournal(st.Backing)
 	return &wb, nil
 }
 
 // behind reports whether a Mirror disk's folder lacks the current snapshot
 // (a write-back failed or never ran) or a write-back was cut short.
 func (k *Keeper) behind(st State, cur string) bool {
-	h, ok := readSyncHead(st.Backing)
-	return !ok || !h.Complete || h.Snapshot != cur || h.DiskID != st.ID || h.Folder != st.MirrorPath || hasJournal(st.Backing)
+	h, ok := foldersync.ReadSyncHead(st.Backing)
+	return !ok || !h.Complete || h.Snapshot != cur || h.DiskID != st.ID || h.Folder != st.MirrorPath || foldersync.HasJournal(st.Backing)
 }
 
 // sudoHome is the invoking user's home under sudo (HOME is root's there).

@@ -366,12 +366,13 @@ func TestMirrorSparseFilesKeepHoles(t *testing.T) {
 // folders, and new ones made whole under temporary names, two deep) ends
 // with the folder the disk's tree.
 func TestMirrorManyFolders(t *testing.T) {
+	const folders = 256 + 150 // a write-back keeps 256 folders open at most
 	f := newMirrorFill(t, func(folder string) {
-		for i := 0; i < maxOpenDirs+150; i++ {
+		for i := 0; i < folders; i++ {
 			write(t, folder, "old/d"+strconv.Itoa(i)+"/f", "v1")
 		}
 	})
-	for i := 0; i < maxOpenDirs+150; i++ {
+	for i := 0; i < folders; i++ {
 		write(t, f.v.MountPoint, "old/d"+strconv.Itoa(i)+"/f", "v2")
 		write(t, f.v.MountPoint, "new/n"+strconv.Itoa(i%40)+"/m"+strconv.Itoa(i)+"/g", "new")
 	}

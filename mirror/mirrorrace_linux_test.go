@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/foldersync"
 	"rambar/tree"
 	"strconv"
 	"strings"
@@ -242,7 +243,7 @@ func attack(drop string) error {
 		}
 		ents, _ := os.ReadDir(drop)
 		for _, e := range ents {
-			if !strings.HasPrefix(e.Name(), tempPrefix) {
+			if !strings.HasPrefix(e.Name(), foldersync.TempPrefix) {
 				continue
 			}
 			p := filepath.Join(drop, e.Name())
@@ -304,11 +305,11 @@ func TestMirrorHostileTempSwap(t *testing.T) {
 	// The worst moment too: every temporary name in drop swapped right
 	// before the renames.
 	swapped := 0
-	k.placing = func(w *pathWrite) {
-		for _, it := range w.items {
-			if dir, _ := splitRel(it.Path); dir == "drop" && it.tmp != "" {
-				p := filepath.Join(drop, it.tmp)
-				if os.Rename(p, filepath.Join(drop, "moved-"+it.tmp)) == nil {
+	k.placing = func(w *foldersync.PathWrite) {
+		for _, it := range w.Items {
+			if dir, _ := foldersync.SplitRel(it.Path); dir == "drop" && it.Tmp != "" {
+				p := filepath.Join(drop, it.Tmp)
+				if os.Rename(p, filepath.Join(drop, "moved-"+it.Tmp)) == nil {
 					os.Symlink(target, p)
 					swapped++
 				}
@@ -360,7 +361,7 @@ func TestMirrorHostileTempSwap(t *testing.T) {
 	// The folder is the disk's tree, whole, beside what the attacker left:
 	// its own files, and symlinks it made under names of the write-back's
 	// form after the write-back had removed its own.
-	left, _ := filepath.Glob(filepath.Join(drop, tempPrefix+"*"))
+	left, _ := filepath.Glob(filepath.Join(drop, foldersync.TempPrefix+"*"))
 	for _, p := range left {
 		var st unix.Stat_t
 		if unix.Lstat(p, &st) != nil || st.Uid != 65534 {

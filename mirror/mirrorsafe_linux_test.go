@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/foldersync"
 	"regexp"
 	"strings"
 	"testing"
@@ -125,7 +126,7 @@ func (f *mfix) noLeftovers() {
 func noTemps(t *testing.T, dir string) {
 	t.Helper()
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), tempPrefix) {
+		if err == nil && strings.HasPrefix(d.Name(), foldersync.TempPrefix) {
 			t.Errorf("a temporary name is left: %s", p)
 		}
 		return nil
@@ -314,10 +315,10 @@ func TestMirrorRefusesFolders(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line saying %q", c.path, err, c.want)
 		}
-		if c.path[0] == '/' && c.path != "/" && !errors.Is(err, ErrBadFolder) {
+		if c.path[0] == '/' && c.path != "/" && !errors.Is(err, foldersync.ErrBadFolder) {
 			t.Errorf("%s: %v is not ErrBadFolder", c.path, err)
 		}
-		if missing := strings.HasSuffix(c.path, "missing"); missing != errors.Is(err, ErrFolderMissing) {
+		if missing := strings.HasSuffix(c.path, "missing"); missing != errors.Is(err, foldersync.ErrFolderMissing) {
 			t.Errorf("%s: %v: ErrFolderMissing %v, want %v", c.path, err, !missing, missing)
 		}
 	}
@@ -411,7 +412,7 @@ func TestMirrorFlushesBeforeTheRenames(t *testing.T) {
 		write(t, f.v.MountPoint, "many/f"+string(rune('A'+i)), strings.Repeat("x", i))
 	}
 	var files, flushes int
-	f.k.placing = func(w *pathWrite) { files, flushes = w.files, w.flushes }
+	f.k.placing = func(w *foldersync.PathWrite) { files, flushes = w.Files, w.Flushes }
 	f.save()
 	if files != 40 || flushes != 1 {
 		t.Errorf("%d files written, %d flushes before the renames; want 40 and exactly 1", files, flushes)
@@ -426,15 +427,15 @@ func TestConflictName(t *testing.T) {
 		".bashrc":         ".bashrc.rambar-conflict-20261201-101500",
 		"a.tar.gz":        "a.tar.rambar-conflict-20261201-101500.gz",
 	} {
-		if got := conflictName(in, at, 1); got != want {
+		if got := foldersync.ConflictName(in, at, 1); got != want {
 			t.Errorf("conflictName(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := conflictName("x.txt", at, 2); got != "x.rambar-conflict-20261201-101500-2.txt" {
+	if got := foldersync.ConflictName("x.txt", at, 2); got != "x.rambar-conflict-20261201-101500-2.txt" {
 		t.Errorf("second copy: %q", got)
 	}
 	for _, long := range []string{strings.Repeat("n", 250) + ".txt", strings.Repeat("é", 125) + ".txt"} {
-		if got := conflictName(long, at, 1); len(got) > 255 || !utf8.ValidString(got) {
+		if got := foldersync.ConflictName(long, at, 1); len(got) > 255 || !utf8.ValidString(got) {
 			t.Errorf("name of %d bytes: %q", len(got), got)
 		}
 	}
@@ -445,7 +446,7 @@ func TestConflictName(t *testing.T) {
 func TestMirrorEditDuringWriteBackIsKept(t *testing.T) {
 	f := newMirror(t, map[string]string{"a.txt": "v1", "b.txt": "b"})
 	write(t, f.v.MountPoint, "b.txt", "b2")
-	f.k.placing = func(*pathWrite) { os.WriteFile(f.inFolder("a.txt"), []byte("written meanwhile"), 0o644) }
+	f.k.placing = func(*foldersync.PathWrite) { os.WriteFile(f.inFolder("a.txt"), []byte("written meanwhile"), 0o644) }
 	f.save()
 	f.k.placing = nil
 	if got := read(t, f.inFolder("a.txt")); got != "written meanwhile" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/foldersync"
 	"strings"
 	"testing"
 )
@@ -15,25 +16,25 @@ import (
 // holds); a name of that form it did not list is the user's, and stays.
 func TestMirrorRemovesTempsOfAnInterruptedWriteBack(t *testing.T) {
 	f := newMirror(t, map[string]string{"a": "a", "sub/b": "b"})
-	listed := []tempAt{{".", tempPrefix + "0123456789abcdef"}, {"sub", tempPrefix + "fedcba9876543210"},
-		{"gone", tempPrefix + "00000000000000aa"}}
-	write(t, f.folder, listed[0].name, "half written")
-	write(t, f.folder, "sub/"+listed[1].name+"/new/file", "a folder being made")
-	write(t, f.folder, tempPrefix+"1111111111111111", "the user's")
+	listed := []foldersync.TempAt{{Dir: ".", Name: foldersync.TempPrefix + "0123456789abcdef"}, {Dir: "sub", Name: foldersync.TempPrefix + "fedcba9876543210"},
+		{Dir: "gone", Name: foldersync.TempPrefix + "00000000000000aa"}}
+	write(t, f.folder, listed[0].Name, "half written")
+	write(t, f.folder, "sub/"+listed[1].Name+"/new/file", "a folder being made")
+	write(t, f.folder, foldersync.TempPrefix+"1111111111111111", "the user's")
 	st, _ := f.k.State("Site")
-	if err := writeJournal(st.Backing, listed); err != nil {
+	if err := foldersync.WriteJournal(st.Backing, listed); err != nil {
 		t.Fatal(err)
 	}
 	if dirty, _ := f.k.Dirty(f.v); !dirty {
 		t.Error("a disk whose write-back was cut short is not dirty")
 	}
 	f.save()
-	absent(t, f.inFolder(listed[0].name))
-	absent(t, f.inFolder("sub/"+listed[1].name))
-	if read(t, f.inFolder(tempPrefix+"1111111111111111")) != "the user's" {
+	absent(t, f.inFolder(listed[0].Name))
+	absent(t, f.inFolder("sub/"+listed[1].Name))
+	if read(t, f.inFolder(foldersync.TempPrefix+"1111111111111111")) != "the user's" {
 		t.Error("a name the list did not hold was touched")
 	}
-	if hasJournal(st.Backing) {
+	if foldersync.HasJournal(st.Backing) {
 		t.Error("the list is left")
 	}
 }
@@ -49,7 +50,7 @@ func TestMirrorWhatAppearsDuringAWriteBackIsKept(t *testing.T) {
 	write(t, f.v.MountPoint, "a.txt", "a2 from the disk")
 	write(t, f.v.MountPoint, "added.txt", "added on the disk")
 	write(t, f.v.MountPoint, "newdir/inside.txt", "inside, from the disk")
-	f.k.placing = func(*pathWrite) {
+	f.k.placing = func(*foldersync.PathWrite) {
 		write(t, f.folder, "a.txt", "edited meanwhile")
 		write(t, f.folder, "added.txt", "made meanwhile")
 		write(t, f.folder, "newdir", "a file made meanwhile")
@@ -86,16 +87,16 @@ func TestMirrorWhatAppearsDuringAWriteBackIsKept(t *testing.T) {
 func TestMirrorWriteBackLooksOnlyAtChanges(t *testing.T) {
 	f := newMirrorFill(t, func(folder string) { crashTree(t, folder, 9, 2000) })
 	st := mustState(t, f.k, "Site")
-	rec, err := openRecord(st.Backing)
+	rec, err := foldersync.OpenRecord(st.Backing)
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := rec.Base
-	rec.close()
+	rec.Close()
 	write(t, f.v.MountPoint, "dir3/sub3/file3", "changed")
 	var looked []string
-	f.k.placing = func(w *pathWrite) {
-		for _, it := range w.items {
+	f.k.placing = func(w *foldersync.PathWrite) {
+		for _, it := range w.Items {
 			looked = append(looked, it.Path)
 		}
 	}
@@ -103,10 +104,10 @@ func TestMirrorWriteBackLooksOnlyAtChanges(t *testing.T) {
 	if len(looked) != 1 || looked[0] != "dir3/sub3/file3" {
 		t.Errorf("the write-back looked at %v", looked)
 	}
-	if rec, err = openRecord(st.Backing); err != nil || rec.Base != base || len(rec.delta) != 1 {
-		t.Errorf("the record: base %s (was %s), %d changed paths, %v", rec.Base, base, len(rec.delta), err)
+	if rec, err = foldersync.OpenRecord(st.Backing); err != nil || rec.Base != base || len(rec.Delta) != 1 {
+		t.Errorf("the record: base %s (was %s), %d changed paths, %v", rec.Base, base, len(rec.Delta), err)
 	}
-	rec.close()
+	rec.Close()
 }
 
 // A damaged record (a block of its base, or its sync file) is refused with
@@ -115,14 +116,14 @@ func TestMirrorWriteBackLooksOnlyAtChanges(t *testing.T) {
 func TestMirrorDamagedRecord(t *testing.T) {
 	f := newMirror(t, map[string]string{"a.txt": "a", "b.txt": "b"})
 	st := mustState(t, f.k, "Site")
-	rec, err := openRecord(st.Backing)
+	rec, err := foldersync.OpenRecord(st.Backing)
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := filepath.Join(recordDir(st.Backing), rec.Base)
-	rec.close()
+	base := filepath.Join(st.Backing, "mirror", rec.Base)
+	rec.Close()
 	b, _ := os.ReadFile(base)
-	b[len(baseMagic)+2] ^= 0xff // the first block
+	b[len("RAMBAR-MIRROR-BASE-1\n")+2] ^= 0xff // the first block, after the magic line
 	os.WriteFile(base, b, 0o600)
 	write(t, f.v.MountPoint, "a.txt", "a2")
 	write(t, f.folder, "b.txt", "b outside")
@@ -177,7 +178,7 @@ func TestMirrorNeverFollowsASymlinkInTheFolder(t *testing.T) {
 	}
 	// While the write-back runs: its folder moved away, a symlink put there.
 	write(t, f.v.MountPoint, "two/b.txt", "b2")
-	f.k.placing = func(*pathWrite) {
+	f.k.placing = func(*foldersync.PathWrite) {
 		os.Rename(f.inFolder("two"), f.inFolder("two.moved"))
 		os.Symlink(target, f.inFolder("two"))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"rambar/foldersync"
 	"rambar/tree"
 	"time"
 
@@ -42,8 +43,8 @@ type Refreshed struct {
 }
 
 // Conflicts are the paths both saves of the refresh kept both versions of.
-func (r Refreshed) Conflicts() []Conflict {
-	var out []Conflict
+func (r Refreshed) Conflicts() []foldersync.Conflict {
+	var out []foldersync.Conflict
 	for _, res := range []Result{r.Before, r.After} {
 		if res.Folder != nil {
 			out = append(out, res.Folder.Conflicts...)
@@ -114,20 +115,20 @@ func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress tree.Pr
 // takeChanges is the refresh's second step: the folder's changes onto the
 // disk at v, against the record the save before it wrote.
 func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.Volume, out *Refreshed, progress tree.ProgressFunc) ([]*ritem, error) {
-	if err := CheckFolder(st.MirrorPath, k.folderRules(false, "")); err != nil {
+	if err := foldersync.CheckFolder(st.MirrorPath, k.folderRules(false, "")); err != nil {
 		return nil, fmt.Errorf("refresh %s: %w; nothing was taken", v.Name, err)
 	}
 	rec, err := k.loadedRecord(st)
 	if err != nil {
 		return nil, fmt.Errorf("refresh %s: %w", v.Name, err)
 	}
-	defer rec.close()
+	defer rec.Close()
 	x := s.LoadIndex()
 	if x == nil || !x.Exact || x.Snapshot != rec.Snapshot || x.DiskID != st.ID {
 		return nil, fmt.Errorf("refresh %s: the save before it left no index of the disk matching its folder's record; nothing was taken (save it, then try again)", v.Name)
 	}
 	r := &refresher{folder: st.MirrorPath, s: s, out: out, rootfd: -1, diskfd: -1, decided: k.refreshing}
-	if r.rootfd, err = openDirPath(st.MirrorPath); err != nil {
+	if r.rootfd, err = foldersync.OpenDirPath(st.MirrorPath); err != nil {
 		return nil, fmt.Errorf("refresh %s: %w", v.Name, err)
 	}
 	defer unix.Close(r.rootfd)
@@ -191,18 +192,18 @@ func (k *Keeper) settle(st State, items []*ritem) error {
 	if err != nil {
 		return err
 	}
-	defer rec.close()
-	rootfd, err := openDirPath(st.MirrorPath)
+	defer rec.Close()
+	rootfd, err := foldersync.OpenDirPath(st.MirrorPath)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(rootfd)
-	var changes []syncPath
+	var changes []foldersync.SyncPath
 	for _, it := range items {
 		if it.act == rLeft {
 			continue
 		}
-		sp, err := rec.get(it.path)
+		sp, err := rec.Get(it.path)
 		if err != nil {
 			return err
 		}
@@ -213,13 +214,13 @@ func (k *Keeper) settle(st State, items []*ritem) error {
 			if it.e != nil && sameFolderSide(f, sp.F) {
 				continue // recorded so already (the save's write-back)
 			}
-			changes = append(changes, syncPath{Path: it.path, F: f, D: sp.D})
+			changes = append(changes, foldersync.SyncPath{Path: it.path, F: f, D: sp.D})
 		}
 	}
 	if len(changes) == 0 {
 		return nil
 	}
-	if err := updateRecord(st.Backing, rec, rec.syncHead, changes); err != nil {
+	if err := foldersync.UpdateRecord(st.Backing, rec, rec.SyncHead, changes); err != nil {
 		return fmt.Errorf("refreshed %s, but recording it failed (the next refresh looks again): %w", st.Name, err)
 	}
 	return nil
@@ -228,20 +229,20 @@ func (k *Keeper) settle(st State, items []*ritem) error {
 // settled is the record's new folder side of it, when the folder still
 // holds the version the refresh looked at and the disk's side d holds the
 // same bytes and mode; nil otherwise.
-func settled(rootfd int, it *ritem, d *side) *side {
-	if it.e == nil || it.fs == nil || d == nil || !it.fs.sameContent(d) {
+func settled(rootfd int, it *ritem, d *foldersync.Side) *foldersync.Side {
+	if it.e == nil || it.fs == nil || d == nil || !it.fs.SameContent(d) {
 		return nil
 	}
 	if it.fs.Kind != tree.KindSymlink && it.fs.Kind != tree.KindDir && it.fs.Mode != d.Mode {
 		return nil
 	}
 	st, err := lstatBeneath(rootfd, it.path)
-	if err != nil || tree.IdentOf(&st) != tree.IdentOf(&it.e.st) {
+	if err != nil || tree.IdentOf(&st) != tree.IdentOf(&it.e.St) {
 		return nil // changed again: the next refresh looks at it
 	}
 	f := *it.fs
 	f.Ident = nil
-	if it.e.isReg() && !f.Hash.none() {
+	if it.e.IsReg() && !f.Hash.None() {
 		id := tree.IdentOf(&st)
 		f.Ident = &id
 	}
@@ -250,7 +251,7 @@ func settled(rootfd int, it *ritem, d *side) *side {
 
 // sameFolderSide: a and b are the same folder side (kind, mode, content,
 // identity).
-func sameFolderSide(a, b *side) bool {
+func sameFolderSide(a, b *foldersync.Side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -267,7 +268,7 @@ func lstatBeneath(rootfd int, rel string) (unix.Stat_t, error) {
 	if rel == "." {
 		return st, unix.Fstat(rootfd, &st)
 	}
-	dir, name := splitRel(rel)
+	dir, name := foldersync.SplitRel(rel)
 	pfd := rootfd
 	if dir != "." {
 		fd, err := tree.OpenBeneath(rootfd, dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -289,11 +290,11 @@ func refuseEmptying(rootfd, diskfd int, mp string, changes []*fchange) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	names, err := readNames(rootfd)
+	names, err := foldersync.ReadNames(rootfd)
 	if err != nil || len(names) > 0 {
 		return err
 	}
-	disk, err := readNames(diskfd)
+	disk, err := foldersync.ReadNames(diskfd)
 	if err != nil {
 		return err
 	}

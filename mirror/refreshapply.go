@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/foldersync"
 	"rambar/snapstore"
 	"rambar/tree"
 
@@ -50,13 +51,13 @@ type refresher struct {
 	meter  *tree.Meter
 
 	rootfd, diskfd int
-	ddirs, fdirs   map[string]int        // folders of the disk and the folder open now
-	fresh          map[string]freshDir   // disk folders this refresh made, where they are
-	links          map[[2]uint64]tempAt  // a folder inode with several names: where the disk has its bytes
-	firsts         map[[2]uint64]fchange // such an inode's first name the folder did not change
-	touched        map[string]bool       // disk folders whose entries changed
+	ddirs, fdirs   map[string]int                  // folders of the disk and the folder open now
+	fresh          map[string]foldersync.FreshDir  // disk folders this refresh made, where they are
+	links          map[[2]uint64]foldersync.TempAt // a folder inode with several names: where the disk has its bytes
+	firsts         map[[2]uint64]fchange           // such an inode's first name the folder did not change
+	touched        map[string]bool                 // disk folders whose entries changed
 	items          []*ritem
-	temps          []tempAt
+	temps          []foldersync.TempAt
 	decided        func() // tests: runs once all is decided, before anything is made
 }
 
@@ -75,7 +76,7 @@ const (
 // ritem is one path a refresh looks at.
 type ritem struct {
 	fchange
-	fs    *side // the folder's version, with its content hash
+	fs    *foldersync.Side // the folder's version, with its content hash
 	act   ract
 	tmp   string      // its temporary name on the disk; "" inside a folder made here
 	dst   unix.Stat_t // the disk's entry decided on (dhas)
@@ -85,11 +86,11 @@ type ritem struct {
 	done  bool
 }
 
-func (it *ritem) isDir() bool { return it.e != nil && it.e.isDir() }
+func (it *ritem) isDir() bool { return it.e != nil && it.e.IsDir() }
 
 func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.ProgressFunc) error {
-	r.ddirs, r.fdirs, r.fresh = map[string]int{}, map[string]int{}, map[string]freshDir{}
-	r.links, r.touched = map[[2]uint64]tempAt{}, map[string]bool{}
+	r.ddirs, r.fdirs, r.fresh = map[string]int{}, map[string]int{}, map[string]foldersync.FreshDir{}
+	r.links, r.touched = map[[2]uint64]foldersync.TempAt{}, map[string]bool{}
 	defer r.close()
 	making := map[string]bool{}
 	var bytes int64
@@ -100,7 +101,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.P
 		}
 		r.trim()
 		it := &ritem{fchange: *c}
-		dir, _ := splitRel(it.path)
+		dir, _ := foldersync.SplitRel(it.path)
 		it.inNew = making[dir]
 		if err := r.decide(it); err != nil {
 			return err
@@ -108,12 +109,12 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.P
 		if it.act == rTake || it.act == rOverDir {
 			if !it.inNew {
 				it.tmp = refreshTemp()
-				r.temps = append(r.temps, tempAt{dir: dir, name: it.tmp})
+				r.temps = append(r.temps, foldersync.TempAt{Dir: dir, Name: it.tmp})
 			}
 			if it.isDir() {
 				making[it.path] = true
-			} else if it.e.isReg() {
-				bytes, files = bytes+it.e.st.Size, files+1
+			} else if it.e.IsReg() {
+				bytes, files = bytes+it.e.St.Size, files+1
 			}
 		}
 		r.items = append(r.items, it)
@@ -135,7 +136,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.P
 		}
 		r.trim()
 		if err := r.prepare(it); err != nil {
-			if !refused(err) && !errors.Is(err, errMovedOn) && !errors.Is(err, unix.ENOENT) {
+			if !foldersync.Refused(err) && !errors.Is(err, errMovedOn) && !errors.Is(err, unix.ENOENT) {
 				r.undo()
 				return fmt.Errorf("take %s onto the disk (the disk is as it was): %w", it.path, tree.NoSpace(err))
 			}
@@ -155,7 +156,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.P
 		if it.act == rTake && it.isDir() {
 			made[it.path] = it
 		}
-		if dir, _ := splitRel(it.path); it.inNew && it.done {
+		if dir, _ := foldersync.SplitRel(it.path); it.inNew && it.done {
 			// Inside a folder made here: it appeared with the folder.
 			if it.done = made[dir] != nil && made[dir].done; it.done {
 				r.out.Taken++
@@ -179,7 +180,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.P
 		}
 	}
 	r.untouch()
-	for _, p := range cleanTemps(r.diskfd, r.temps) {
+	for _, p := range foldersync.CleanTemps(r.diskfd, r.temps) {
 		r.out.NotKept = append(r.out.NotKept, tree.NotKept{Path: p, Why: "a temporary name of the refresh could not be removed"})
 	}
 	os.Remove(refreshJournalPath(r.s.Dir))
@@ -200,15 +201,15 @@ func (r *refresher) give(it *ritem, err error) {
 
 // undo removes what a refresh that stops before its first rename made.
 func (r *refresher) undo() {
-	cleanTemps(r.diskfd, r.temps)
+	foldersync.CleanTemps(r.diskfd, r.temps)
 	os.Remove(refreshJournalPath(r.s.Dir))
 }
 
 // decide sets it's action from the folder's version and the disk's.
 func (r *refresher) decide(it *ritem) error {
-	dir, name := splitRel(it.path)
+	dir, name := foldersync.SplitRel(it.path)
 	if it.e != nil {
-		it.fs = (&fstate{e: *it.e}).side()
+		it.fs = (&foldersync.Fstate{E: *it.e}).Side()
 	}
 	if it.inNew {
 		it.act = rTake
@@ -239,7 +240,7 @@ func (r *refresher) decide(it *ritem) error {
 		switch {
 		case !it.dhas || it.dst.Mode&unix.S_IFMT != unix.S_IFDIR:
 			it.act = rTake
-		case it.dst.Mode&0o7777 != it.e.st.Mode&0o7777:
+		case it.dst.Mode&0o7777 != it.e.St.Mode&0o7777:
 			it.act = rMeta
 		}
 	default:
@@ -250,9 +251,9 @@ func (r *refresher) decide(it *ritem) error {
 		case it.act == rLeft:
 		case it.dhas && it.dst.Mode&unix.S_IFMT == unix.S_IFDIR:
 			it.act = rOverDir
-		case it.dhas && it.d != nil && it.fs.sameContent(it.d) && tree.KindOf(uint32(it.dst.Mode)) == it.fs.Kind:
+		case it.dhas && it.d != nil && it.fs.SameContent(it.d) && tree.KindOf(uint32(it.dst.Mode)) == it.fs.Kind:
 			it.act = rMeta
-			r.linked(it, tempAt{dir: dir, name: name})
+			r.linked(it, foldersync.TempAt{Dir: dir, Name: name})
 		default:
 			it.act = rTake
 		}
@@ -274,25 +275,25 @@ func stillIndexed(rel string, st *unix.Stat_t, id tree.Ident) bool {
 // hash reads the content hash of it's folder file (a link's is its
 // target's); a file replaced while read is left for the next refresh.
 func (r *refresher) hash(it *ritem) error {
-	if it.e == nil || !it.e.isReg() {
-		if it.e != nil && it.e.isLink() {
-			it.fs.Hash = linkHash(it.e.link)
+	if it.e == nil || !it.e.IsReg() {
+		if it.e != nil && it.e.IsLink() {
+			it.fs.Hash = foldersync.LinkHash(it.e.Link)
 		}
 		return nil
 	}
-	dir, name := splitRel(it.path)
+	dir, name := foldersync.SplitRel(it.path)
 	pfd, err := r.folderDir(dir)
 	if err != nil {
 		it.act = rLeft
 		return nil
 	}
-	fd, err := openFileAt(pfd, name, &it.e.st)
+	fd, err := foldersync.OpenFileAt(pfd, name, &it.e.St)
 	if err != nil {
 		it.act = rLeft // replaced while looked at: the next refresh takes it
 		return nil
 	}
 	defer unix.Close(fd)
-	it.fs.Hash, err = hashFd(fd)
+	it.fs.Hash, err = foldersync.HashFd(fd)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", filepath.Join(r.folder, it.path), err)
 	}
@@ -332,11 +333,11 @@ func (r *refresher) diskDir(rel string) (int, error) {
 	var fd int
 	var err error
 	if f, ok := r.fresh[rel]; ok {
-		pfd, perr := r.diskDir(f.parent)
+		pfd, perr := r.diskDir(f.Parent)
 		if perr != nil {
 			return -1, perr
 		}
-		fd, err = openDirAt(pfd, f.name)
+		fd, err = foldersync.OpenDirAt(pfd, f.Name)
 	} else {
 		fd, err = tree.OpenBeneath(r.diskfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}

@@ -3,6 +3,7 @@ package mirror
 import (
 	"fmt"
 	"os"
+	"rambar/foldersync"
 	"rambar/tree"
 	"strings"
 
@@ -33,18 +34,20 @@ func isRefreshTemp(name string) bool {
 	return ok && len(hex) == 16 && strings.Trim(hex, "0123456789abcdef") == ""
 }
 
-var refreshTemps = tempList{file: refreshJournal, magic: refreshMagic, what: "the refresh's", valid: isRefreshTemp}
+var refreshTemps = foldersync.TempList{File: refreshJournal, Magic: refreshMagic, What: "the refresh's", Valid: isRefreshTemp}
 
-func refreshJournalPath(storeDir string) string { return refreshTemps.path(storeDir) }
+func refreshJournalPath(storeDir string) string { return refreshTemps.Path(storeDir) }
 
 // writeRefreshJournal lists temps (on the disk) in the store, durably,
 // before they are made.
-func writeRefreshJournal(storeDir string, temps []tempAt) error {
-	return refreshTemps.write(storeDir, temps)
+func writeRefreshJournal(storeDir string, temps []foldersync.TempAt) error {
+	return refreshTemps.Write(storeDir, temps)
 }
 
 // readRefreshJournal reads the list an interrupted refresh left.
-func readRefreshJournal(storeDir string) ([]tempAt, error) { return refreshTemps.read(storeDir) }
+func readRefreshJournal(storeDir string) ([]foldersync.TempAt, error) {
+	return refreshTemps.Read(storeDir)
+}
 
 // cleanDiskTemps removes what an interrupted refresh of st's disk left
 // under its temporary names on the disk mounted at mp (never following a
@@ -64,7 +67,7 @@ func cleanDiskTemps(st State, mp string) []string {
 		return []string{fmt.Sprintf("open %s: %v", mp, err)}
 	}
 	defer unix.Close(fd)
-	left := cleanTemps(fd, temps)
+	left := foldersync.CleanTemps(fd, temps)
 	if len(left) == 0 {
 		os.Remove(refreshJournalPath(st.Backing))
 	}

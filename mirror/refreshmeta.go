@@ -3,6 +3,7 @@ package mirror
 import (
 	"fmt"
 	"os"
+	"rambar/foldersync"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -12,7 +13,7 @@ import (
 // the disk's file, link or FIFO it, whose bytes are the folder's already,
 // in place.
 func (r *refresher) meta(it *ritem) {
-	dir, name := splitRel(it.path)
+	dir, name := foldersync.SplitRel(it.path)
 	pfd, err := r.diskDir(dir)
 	if err != nil || !r.unchanged(pfd, name, it) {
 		r.leave(it)
@@ -20,9 +21,9 @@ func (r *refresher) meta(it *ritem) {
 	}
 	e, changed := it.e, false
 	root := os.Geteuid() == 0
-	if e.isLink() {
-		if root && (it.dst.Uid != e.st.Uid || it.dst.Gid != e.st.Gid) {
-			changed = unix.Fchownat(pfd, name, int(e.st.Uid), int(e.st.Gid), unix.AT_SYMLINK_NOFOLLOW) == nil
+	if e.IsLink() {
+		if root && (it.dst.Uid != e.St.Uid || it.dst.Gid != e.St.Gid) {
+			changed = unix.Fchownat(pfd, name, int(e.St.Uid), int(e.St.Gid), unix.AT_SYMLINK_NOFOLLOW) == nil
 		}
 	} else {
 		fd, err := unix.Openat(pfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
@@ -36,11 +37,11 @@ func (r *refresher) meta(it *ritem) {
 			r.leave(it)
 			return
 		}
-		if root && (st.Uid != e.st.Uid || st.Gid != e.st.Gid) {
-			changed = unix.Fchown(fd, int(e.st.Uid), int(e.st.Gid)) == nil || changed
+		if root && (st.Uid != e.St.Uid || st.Gid != e.St.Gid) {
+			changed = unix.Fchown(fd, int(e.St.Uid), int(e.St.Gid)) == nil || changed
 		}
-		if st.Mode&0o7777 != e.st.Mode&0o7777 || changed {
-			if err := unix.Fchmod(fd, uint32(e.st.Mode)&0o7777); err != nil {
+		if st.Mode&0o7777 != e.St.Mode&0o7777 || changed {
+			if err := unix.Fchmod(fd, uint32(e.St.Mode)&0o7777); err != nil {
 				r.give(it, err)
 				return
 			}
@@ -48,8 +49,8 @@ func (r *refresher) meta(it *ritem) {
 		}
 		changed = r.syncXattrs(it, fd) || changed
 	}
-	if tree.TsNano(tree.StatMtime(&it.dst)) != tree.TsNano(tree.StatMtime(&e.st)) {
-		setTimesAt(pfd, name, &e.st)
+	if tree.TsNano(tree.StatMtime(&it.dst)) != tree.TsNano(tree.StatMtime(&e.St)) {
+		foldersync.SetTimesAt(pfd, name, &e.St)
 		changed = true
 	}
 	it.done = true
@@ -63,23 +64,23 @@ func (r *refresher) meta(it *ritem) {
 // whether it changed any.
 func (r *refresher) syncXattrs(it *ritem, fd int) bool {
 	var want map[string][]byte
-	dir, name := splitRel(it.path)
+	dir, name := foldersync.SplitRel(it.path)
 	if it.path == "." {
-		want, _ = fdXattrs(r.rootfd)
+		want, _ = foldersync.FdXattrs(r.rootfd)
 	} else if pfd, err := r.folderDir(dir); err == nil {
 		var in int
 		if it.isDir() {
-			in, err = openDirAt(pfd, name)
+			in, err = foldersync.OpenDirAt(pfd, name)
 		} else {
-			in, err = openFileAt(pfd, name, &it.e.st)
+			in, err = foldersync.OpenFileAt(pfd, name, &it.e.St)
 		}
 		if err != nil {
 			return false
 		}
-		want, _ = fdXattrs(in)
+		want, _ = foldersync.FdXattrs(in)
 		unix.Close(in)
 	}
-	have, _ := fdXattrs(fd)
+	have, _ := foldersync.FdXattrs(fd)
 	tree.DropMarkAttrs(want)
 	tree.DropMarkAttrs(have)
 	changed := false
@@ -118,14 +119,14 @@ func (r *refresher) dirMeta(it *ritem, made bool) {
 		return
 	}
 	if os.Geteuid() == 0 {
-		unix.Fchown(fd, int(it.e.st.Uid), int(it.e.st.Gid))
+		unix.Fchown(fd, int(it.e.St.Uid), int(it.e.St.Gid))
 	}
 	r.syncXattrs(it, fd)
-	if err := unix.Fchmod(fd, uint32(it.e.st.Mode)&0o7777); err != nil {
+	if err := unix.Fchmod(fd, uint32(it.e.St.Mode)&0o7777); err != nil {
 		r.out.NotKept = append(r.out.NotKept, tree.NotKept{Path: it.path, Why: fmt.Sprintf("mode not set on the disk: %v", err)})
 	}
 	if made {
-		setTimesAt(fd, ".", &it.e.st)
+		foldersync.SetTimesAt(fd, ".", &it.e.St)
 		return
 	}
 	it.done = true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"rambar/foldersync"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -15,7 +16,7 @@ func (r *refresher) prepare(it *ritem) error {
 	if it.act != rTake && it.act != rOverDir {
 		return nil
 	}
-	dir, name := splitRel(it.path)
+	dir, name := foldersync.SplitRel(it.path)
 	if _, made := r.fresh[dir]; it.inNew && !made {
 		it.act = rLeft // its folder could not be made: neither can it
 		return nil
@@ -30,16 +31,16 @@ func (r *refresher) prepare(it *ritem) error {
 	}
 	e := it.e
 	switch {
-	case e.isDir():
+	case e.IsDir():
 		if err := unix.Mkdirat(pfd, target, 0o700); err != nil {
 			return err
 		}
-		r.fresh[it.path] = freshDir{parent: dir, name: target}
-	case e.isLink():
-		if err := unix.Symlinkat(e.link, pfd, target); err != nil {
+		r.fresh[it.path] = foldersync.FreshDir{Parent: dir, Name: target}
+	case e.IsLink():
+		if err := unix.Symlinkat(e.Link, pfd, target); err != nil {
 			return err
 		}
-	case e.st.Mode&unix.S_IFMT == unix.S_IFIFO:
+	case e.St.Mode&unix.S_IFMT == unix.S_IFIFO:
 		if err := tree.MkfifoIn(pfd, target); err != nil {
 			return err
 		}
@@ -53,14 +54,14 @@ func (r *refresher) prepare(it *ritem) error {
 		return err
 	}
 	it.made = uint64(st.Ino)
-	if !e.isDir() && !e.isReg() {
+	if !e.IsDir() && !e.IsReg() {
 		if os.Geteuid() == 0 {
-			unix.Fchownat(pfd, target, int(e.st.Uid), int(e.st.Gid), unix.AT_SYMLINK_NOFOLLOW)
+			unix.Fchownat(pfd, target, int(e.St.Uid), int(e.St.Gid), unix.AT_SYMLINK_NOFOLLOW)
 		}
-		if !e.isLink() {
-			fifoMode(pfd, target, it.made, uint32(e.st.Mode)&0o7777)
+		if !e.IsLink() {
+			fifoMode(pfd, target, it.made, uint32(e.St.Mode)&0o7777)
 		}
-		setTimesAt(pfd, target, &e.st)
+		foldersync.SetTimesAt(pfd, target, &e.St)
 	}
 	return nil
 }
@@ -70,10 +71,10 @@ func (r *refresher) prepare(it *ritem) error {
 // bytes (holes kept) with its xattrs, owner, mode and times. A file that
 // changed in the folder since it was looked at is given up.
 func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
-	dir, name := splitRel(it.path)
-	if it.e.st.Nlink > 1 {
+	dir, name := foldersync.SplitRel(it.path)
+	if it.e.St.Nlink > 1 {
 		if at, ok := r.linkSourceOf(it); ok {
-			if afd, err := r.diskDir(at.dir); err == nil && unix.Linkat(afd, at.name, pfd, target, 0) == nil {
+			if afd, err := r.diskDir(at.Dir); err == nil && unix.Linkat(afd, at.Name, pfd, target, 0) == nil {
 				return nil
 			}
 		}
@@ -82,7 +83,7 @@ func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 	if err != nil {
 		return err
 	}
-	in, err := openFileAt(ffd, name, &it.e.st)
+	in, err := foldersync.OpenFileAt(ffd, name, &it.e.St)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errMovedOn, err)
 	}
@@ -92,20 +93,20 @@ func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 		return err
 	}
 	defer unix.Close(out)
-	h := newHash()
-	if int64(it.e.st.Blocks)*512 < it.e.st.Size {
-		err = copyHoles(out, in, h)
+	h := foldersync.NewHash()
+	if int64(it.e.St.Blocks)*512 < it.e.St.Size {
+		err = foldersync.CopyHoles(out, in, h)
 	} else {
-		err = readAll(in, 0, -1, teeWriter{h, out})
+		err = foldersync.ReadAll(in, 0, -1, foldersync.TeeWriter{H: h, FD: out})
 	}
 	if err != nil {
 		return err
 	}
 	var after unix.Stat_t
-	if unix.Fstat(in, &after) != nil || tree.IdentOf(&after) != tree.IdentOf(&it.e.st) || sumOf(h) != it.fs.Hash {
+	if unix.Fstat(in, &after) != nil || tree.IdentOf(&after) != tree.IdentOf(&it.e.St) || foldersync.SumOf(h) != it.fs.Hash {
 		return fmt.Errorf("%w: it changed while it was copied", errMovedOn)
 	}
-	x, _ := fdXattrs(in)
+	x, _ := foldersync.FdXattrs(in)
 	for _, n := range tree.SortedKeys(x) {
 		if tree.XattrIsContent(n) {
 			if err := unix.Fsetxattr(out, n, x[n], 0); err != nil {
@@ -114,14 +115,14 @@ func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 		}
 	}
 	if os.Geteuid() == 0 {
-		unix.Fchown(out, int(it.e.st.Uid), int(it.e.st.Gid)) // before the mode: a chown clears setuid
+		unix.Fchown(out, int(it.e.St.Uid), int(it.e.St.Gid)) // before the mode: a chown clears setuid
 	}
-	if err := unix.Fchmod(out, uint32(it.e.st.Mode)&0o7777); err != nil {
+	if err := unix.Fchmod(out, uint32(it.e.St.Mode)&0o7777); err != nil {
 		return err
 	}
-	setTimesAt(pfd, target, &it.e.st)
-	r.meter.Add(it.e.st.Size, 1)
-	r.linked(it, tempAt{dir: dir, name: target})
+	foldersync.SetTimesAt(pfd, target, &it.e.St)
+	r.meter.Add(it.e.St.Size, 1)
+	r.linked(it, foldersync.TempAt{Dir: dir, Name: target})
 	return nil
 }
 
@@ -138,7 +139,7 @@ func (r *refresher) place(it *ritem) {
 		it.done = it.act == rTake // inside a folder made here: counted with it (run)
 		return
 	}
-	dir, name := splitRel(it.path)
+	dir, name := foldersync.SplitRel(it.path)
 	pfd, err := r.diskDir(dir)
 	if err != nil || !r.ours(pfd, it) {
 		r.leave(it)
@@ -162,12 +163,12 @@ func (r *refresher) place(it *ritem) {
 		err = unix.Renameat(pfd, it.tmp, pfd, name)
 	}
 	if err != nil {
-		removeAllAt(pfd, it.tmp)
+		foldersync.RemoveAllAt(pfd, it.tmp)
 		r.leave(it)
 		return
 	}
 	if it.isDir() {
-		r.fresh[it.path] = freshDir{parent: dir, name: name}
+		r.fresh[it.path] = foldersync.FreshDir{Parent: dir, Name: name}
 		delete(r.ddirs, it.path) // opened under its temporary name: still valid, but found by path now
 	}
 	it.done = true
@@ -195,7 +196,7 @@ func (r *refresher) unchanged(pfd int, name string, it *ritem) bool {
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		return stillIndexed(it.path, &st, tree.IdentOf(&it.dst))
 	}
-	return sameFile(&it.dst, &st) // not ctime: a link this refresh made to it changes it
+	return foldersync.SameFile(&it.dst, &st) // not ctime: a link this refresh made to it changes it
 }
 
 // deletions removes from the disk, deepest first, what the folder
@@ -208,7 +209,7 @@ func (r *refresher) deletions() {
 			continue
 		}
 		r.trim()
-		dir, name := splitRel(it.path)
+		dir, name := foldersync.SplitRel(it.path)
 		if fpfd, err := r.folderDir(dir); err == nil {
 			var st unix.Stat_t
 			if unix.Fstatat(fpfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
@@ -238,15 +239,15 @@ func (r *refresher) deletions() {
 // deletions emptied (overEmptyDir: the path is the folder or the new entry
 // at every moment); a folder still holding something keeps its name.
 func (r *refresher) overDir(it *ritem) {
-	dir, name := splitRel(it.path)
+	dir, name := foldersync.SplitRel(it.path)
 	pfd, err := r.diskDir(dir)
 	if err != nil || !r.ours(pfd, it) {
 		r.leave(it)
 		return
 	}
 	r.touched[dir] = true
-	if err := overEmptyDir(pfd, it.tmp, name, func() bool { return r.ours(pfd, it) }); err != nil {
-		if !errors.Is(err, errNotOurs) {
+	if err := foldersync.OverEmptyDir(pfd, it.tmp, name, func() bool { return r.ours(pfd, it) }); err != nil {
+		if !errors.Is(err, foldersync.ErrNotOurs) {
 			unix.Unlinkat(pfd, it.tmp, 0)
 		}
 		r.leave(it)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"rambar/foldersync"
 	"rambar/tree"
 	"strings"
 
@@ -22,8 +23,8 @@ import (
 // fchange is a path the folder changed since the record.
 type fchange struct {
 	path string
-	e    *fsEntry // the folder's entry now; nil: deleted in the folder
-	f, d *side    // the record's folder and disk sides (nil: none)
+	e    *foldersync.FsEntry // the folder's entry now; nil: deleted in the folder
+	f, d *foldersync.Side    // the record's folder and disk sides (nil: none)
 	// pending: the record says the folder lacks the disk's version.
 	pending bool
 	// same: not a change; a file with several names the folder did not
@@ -44,9 +45,9 @@ func refreshSkips(reserved func(string) bool) func(rel string) bool {
 		if first == tree.MarkerName || reserved != nil && reserved(first) {
 			return true
 		}
-		for p := rel; p != "."; p, _ = splitRel(p) {
-			_, name := splitRel(p)
-			if isTempName(name) || isRefreshTemp(name) || gitLock(p) {
+		for p := rel; p != "."; p, _ = foldersync.SplitRel(p) {
+			_, name := foldersync.SplitRel(p)
+			if foldersync.IsTempName(name) || isRefreshTemp(name) || foldersync.GitLock(p) {
 				return true
 			}
 		}
@@ -58,7 +59,7 @@ func refreshSkips(reserved func(string) bool) func(rel string) bool {
 // changed since rec, in path order (a folder before what it holds; a
 // path deleted in the folder where it would have been), and with each
 // unchanged file that has several names (same).
-func scanFolder(rootfd int, rec *record, skip func(string) bool, fn func(*fchange) error) error {
+func scanFolder(rootfd int, rec *foldersync.Record, skip func(string) bool, fn func(*fchange) error) error {
 	next, stop := iter.Pull(recordSeq(rec))
 	defer stop()
 	r, more := next()
@@ -77,29 +78,29 @@ func scanFolder(rootfd int, rec *record, skip func(string) bool, fn func(*fchang
 		}
 		return nil
 	}
-	err := walkFolder(rootfd, func(_ int, _ string, e *fsEntry) error {
-		if err := flush(e.rel); err != nil {
+	err := foldersync.WalkFolder(rootfd, func(_ int, _ string, e *foldersync.FsEntry) error {
+		if err := flush(e.Rel); err != nil {
 			return err
 		}
-		var f, d *side
+		var f, d *foldersync.Side
 		pending := false
-		if more && r.Path == e.rel {
+		if more && r.Path == e.Rel {
 			f, d, pending = r.F, r.D, r.Pending
 			r, more = next()
 		}
-		if skip(e.rel) || unloadable(e) != "" {
-			if e.isDir() {
-				return errSkipDir
+		if skip(e.Rel) || foldersync.Unloadable(e) != "" {
+			if e.IsDir() {
+				return foldersync.ErrSkipDir
 			}
 			return nil
 		}
 		if !folderChanged(e, f) {
-			if e.isReg() && e.st.Nlink > 1 {
-				return fn(&fchange{path: e.rel, e: e, f: f, d: d, pending: pending, same: true})
+			if e.IsReg() && e.St.Nlink > 1 {
+				return fn(&fchange{path: e.Rel, e: e, f: f, d: d, pending: pending, same: true})
 			}
 			return nil
 		}
-		return fn(&fchange{path: e.rel, e: e, f: f, d: d, pending: pending})
+		return fn(&fchange{path: e.Rel, e: e, f: f, d: d, pending: pending})
 	})
 	if err != nil {
 		return err
@@ -108,13 +109,13 @@ func scanFolder(rootfd int, rec *record, skip func(string) bool, fn func(*fchang
 }
 
 // recordSeq yields rec's paths in order (copies: a block is reused).
-func recordSeq(rec *record) iter.Seq[syncPath] {
-	return func(yield func(syncPath) bool) {
+func recordSeq(rec *foldersync.Record) iter.Seq[foldersync.SyncPath] {
+	return func(yield func(foldersync.SyncPath) bool) {
 		if rec == nil {
 			return
 		}
 		errStop := errors.New("stop")
-		rec.each(func(p *syncPath) error {
+		rec.Each(func(p *foldersync.SyncPath) error {
 			if !yield(*p) {
 				return errStop
 			}
@@ -126,19 +127,19 @@ func recordSeq(rec *record) iter.Seq[syncPath] {
 // folderChanged: the folder's entry e is not the version the record's
 // folder side f describes, as far as its identity tells (a file whose
 // identity changed may still hold the same bytes).
-func folderChanged(e *fsEntry, f *side) bool {
+func folderChanged(e *foldersync.FsEntry, f *foldersync.Side) bool {
 	if f == nil {
 		return true
 	}
-	fs := (&fstate{e: *e}).side()
+	fs := (&foldersync.Fstate{E: *e}).Side()
 	if fs.Kind != f.Kind {
 		return true
 	}
 	switch {
-	case e.isReg():
-		return f.Ident == nil || *f.Ident != tree.IdentOf(&e.st)
-	case e.isLink():
-		return linkHash(e.link) != f.Hash
+	case e.IsReg():
+		return f.Ident == nil || *f.Ident != tree.IdentOf(&e.St)
+	case e.IsLink():
+		return foldersync.LinkHash(e.Link) != f.Hash
 	}
 	return fs.Mode != f.Mode // a folder, a FIFO
 }
@@ -162,8 +163,8 @@ func (k *Keeper) FolderChanges(v ramdisk.Volume) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer rec.close()
-	rootfd, err := openDirPath(st.MirrorPath)
+	defer rec.Close()
+	rootfd, err := foldersync.OpenDirPath(st.MirrorPath)
 	if err != nil {
 		return 0, fmt.Errorf("read %s: %w", st.MirrorPath, err)
 	}

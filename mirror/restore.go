@@ -163,7 +163,7 @@ type build struct {
 	reuse func(e tree.Entry) bool
 	old   string
 	// copyFile, when set, writes each file's data (see Keeper.CopyFile).
-	copyFile CopyFunc
+	copyFile tree.CopyFunc
 
 	fromT, toT, oldT *tree.DirTree // the folders, open while building
 

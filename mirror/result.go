@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"rambar/foldersync"
 	"rambar/snapstore"
 	"rambar/tree"
 	"time"
@@ -21,7 +22,7 @@ type Result struct {
 	Took    time.Duration  `json:"took_ns"`
 	// Folder is what a Mirror disk's write-back did (conflicts, outside
 	// changes kept); nil when there was none.
-	Folder *WriteBack `json:"folder,omitempty"`
+	Folder *foldersync.WriteBack `json:"folder,omitempty"`
 	// Remarked: the disk's RAMBar mark (an extended attribute on its root)
 	// was gone or not its own, and was put back; the data folder's record
 	// knew the disk.
@@ -42,3 +43,14 @@ type InUse = snapstore.InUse
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
 var ErrNoSnapshot = snapstore.ErrNoSnapshot
+
+// WriteBack is what a Mirror disk's write-back did (see
+// foldersync.WriteBack).
+type WriteBack = foldersync.WriteBack
+
+// Conflict is one path changed on both sides (see foldersync.Conflict).
+type Conflict = foldersync.Conflict
+
+// ErrFolderMissing: a Mirror disk's folder is gone (see
+// foldersync.ErrFolderMissing).
+var ErrFolderMissing = foldersync.ErrFolderMissing

@@ -3,6 +3,7 @@ package mirror
 import (
 	"errors"
 	"fmt"
+	"rambar/foldersync"
 	"rambar/snapstore"
 	"strings"
 	"time"
@@ -35,7 +36,7 @@ func (k *Keeper) keptWork(st State, o Options) (string, error) {
 	if err != nil || cur == "" {
 		return "", err
 	}
-	if h, ok := readSyncHead(st.Backing); ok && h.Complete && h.Snapshot == cur {
+	if h, ok := foldersync.ReadSyncHead(st.Backing); ok && h.Complete && h.Snapshot == cur {
 		return "", nil // what it holds is in the folder it was written back to
 	}
 	for _, id := range st.SetAside {

@@ -224,3 +224,19 @@ func (k *Keeper) Forget(name string) error {
 	}
 	return os.RemoveAll(dir)
 }
+
+// CurrentInUse says whether the current snapshot of disk name was taken
+// while in use: its label, nil when it was consistent or nothing is saved.
+// It reads two small files, so the menu may ask at every refresh.
+func (k *Keeper) CurrentInUse(name string) (*snapstore.InUse, error) {
+	st, err := k.State(name)
+	if err != nil {
+		return nil, err
+	}
+	s := k.store(st)
+	cur, err := s.Current()
+	if err != nil || cur == "" {
+		return nil, err
+	}
+	return s.InUse(cur)
+}

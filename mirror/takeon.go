@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"rambar/foldersync"
 	"syscall"
 
 	"rambar/ramdisk"
@@ -17,7 +18,7 @@ var ErrAlreadyKept = errors.New("its contents are kept already")
 // ErrFolderNotEmpty: a disk becomes the mirror of an empty folder only (its
 // first write-back would otherwise mix the disk's files into the folder's).
 // It is an ErrBadFolder.
-var ErrFolderNotEmpty = fmt.Errorf("%w: it is not empty", ErrBadFolder)
+var ErrFolderNotEmpty = fmt.Errorf("%w: it is not empty", foldersync.ErrBadFolder)
 
 // TakeOn starts keeping the mounted disk v, made without --keep or
 // --mirror, as o says, without ejecting it: the store is set up, a Mirror
@@ -47,7 +48,7 @@ func (k *Keeper) TakeOn(v ramdisk.Volume, o Options, force bool) (State, error) 
 	existed := err == nil
 	if o.Mode == ramdisk.Mirror {
 		o.MountPoint = v.MountPoint
-		if err := CheckFolder(o.MirrorPath, k.folderRules(o.CreateFolder, v.MountPoint)); err != nil {
+		if err := foldersync.CheckFolder(o.MirrorPath, k.folderRules(o.CreateFolder, v.MountPoint)); err != nil {
 			return State{}, err
 		}
 		if err := folderEmpty(o.MirrorPath); err != nil {

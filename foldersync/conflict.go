@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"fmt"
@@ -55,12 +55,12 @@ type WriteBack struct {
 	Took time.Duration `json:"took_ns"`
 }
 
-// conflictName is the name the other version of path gets: syncthing's
+// ConflictName is the name the other version of path gets: syncthing's
 // style, with RAMBar's name in it, before the extension so the file still
 // opens with the same program: "site/index.html" at 2026-12-01 10:15:00
 // becomes "site/index.rambar-conflict-20261201-101500.html". n > 1 adds
 // "-n" for a second conflict of the same path in the same second.
-func conflictName(p string, at time.Time, n int) string {
+func ConflictName(p string, at time.Time, n int) string {
 	dir, base := path.Split(p)
 	ext := path.Ext(base)
 	if ext == base || len(ext) > 16 || strings.ContainsAny(ext, " ") {

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"rambar/tree"
@@ -12,7 +12,7 @@ import (
 // T, anything else a file with those contents; a trailing "!" on the
 // folder's version makes it immutable, "+" append-only; "@M" on the disk's
 // version gives it mode M (metadata).
-func planSide(v string, disk bool) (*side, *fstate) {
+func planSide(v string, disk bool) (*Side, *Fstate) {
 	if v == "" {
 		return nil, nil
 	}
@@ -31,18 +31,18 @@ func planSide(v string, disk bool) (*side, *fstate) {
 			mode = 0o755
 		}
 	}
-	s := &side{Kind: tree.KindFile, Mode: mode, Hash: linkHash("file " + v), Meta: disk}
+	s := &Side{Kind: tree.KindFile, Mode: mode, Hash: LinkHash("file " + v), Meta: disk}
 	var st unix.Stat_t
 	setMode(&st.Mode, unix.S_IFREG|mode)
 	switch {
 	case v == "d":
-		s = &side{Kind: tree.KindDir, Mode: 0o755, Meta: disk}
+		s = &Side{Kind: tree.KindDir, Mode: 0o755, Meta: disk}
 		setMode(&st.Mode, unix.S_IFDIR|0o755)
 	case strings.HasPrefix(v, "l:"):
-		s.Kind, s.Hash = tree.KindSymlink, linkHash(v[2:])
+		s.Kind, s.Hash = tree.KindSymlink, LinkHash(v[2:])
 		setMode(&st.Mode, unix.S_IFLNK|0o777)
 	}
-	return s, &fstate{e: fsEntry{st: st}, hash: s.Hash, flags: flags}
+	return s, &Fstate{E: FsEntry{St: st}, hash: s.Hash, flags: flags}
 }
 
 // setMode sets a stat mode (uint32 on Linux, uint16 on macOS).
@@ -102,7 +102,7 @@ func TestDecide(t *testing.T) {
 
 func TestDecideTopFolderKeepsItsNameAndTakesTheDisksMetadata(t *testing.T) {
 	d, f := planSide("d", true)
-	it := &planItem{Path: ".", Base: d, F: f, DS: &side{Kind: tree.KindDir, Mode: 0o700, Meta: true}}
+	it := &planItem{Path: ".", Base: d, F: f, DS: &Side{Kind: tree.KindDir, Mode: 0o700, Meta: true}}
 	it.decide()
 	if it.Act != setMeta {
 		t.Errorf("the top folder: act %d, want setMeta", it.Act)

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"encoding/binary"
@@ -45,7 +45,7 @@ const (
 	sideIdent
 )
 
-var errBadRecord = errors.New("damaged mirror record")
+var ErrBadRecord = errors.New("damaged mirror record")
 
 // putFixed32 appends v in four bytes (a CRC).
 func putFixed32(e *snapstore.Encoder, v uint32) { e.B = binary.LittleEndian.AppendUint32(e.B, v) }
@@ -72,7 +72,7 @@ const (
 )
 
 // putSyncPath appends p.
-func putSyncPath(e *snapstore.Encoder, st *recState, p *syncPath) {
+func putSyncPath(e *snapstore.Encoder, st *recState, p *SyncPath) {
 	shared := 0
 	for shared < len(p.Path) && shared < len(st.path) && p.Path[shared] == st.path[shared] {
 		shared++
@@ -102,11 +102,11 @@ func putSyncPath(e *snapstore.Encoder, st *recState, p *syncPath) {
 	}
 }
 
-func putFolderSide(e *snapstore.Encoder, st *recState, s *side) {
+func putFolderSide(e *snapstore.Encoder, st *recState, s *Side) {
 	e.Uv(uint64(s.Kind))
 	e.Uv(uint64(s.Mode))
 	fl := 0
-	if !s.Hash.none() {
+	if !s.Hash.None() {
 		fl |= sideHash
 	}
 	if s.Ident != nil {
@@ -126,12 +126,12 @@ func putFolderSide(e *snapstore.Encoder, st *recState, s *side) {
 	}
 }
 
-func putDiskSide(e *snapstore.Encoder, st *recState, s, f *side) {
+func putDiskSide(e *snapstore.Encoder, st *recState, s, f *Side) {
 	e.Uv(uint64(s.Kind))
 	e.Uv(uint64(s.Mode))
 	fl := 0
 	switch {
-	case s.Hash.none():
+	case s.Hash.None():
 	case f != nil && f.Hash == s.Hash:
 		fl |= diskSameHash
 	default:
@@ -182,16 +182,16 @@ func putDiskSide(e *snapstore.Encoder, st *recState, s, f *side) {
 
 // getSyncPath reads the next path, checking it is clean and comes after the
 // one before.
-func getSyncPath(d *snapstore.Decoder, st *recState) syncPath {
+func getSyncPath(d *snapstore.Decoder, st *recState) SyncPath {
 	n := d.Uv()
 	if n > uint64(len(st.path)) {
 		d.Fail(fmt.Errorf("path shares %d bytes with one of %d", n, len(st.path)))
-		return syncPath{}
+		return SyncPath{}
 	}
-	p := syncPath{Path: st.path[:n] + string(d.Raw())}
+	p := SyncPath{Path: st.path[:n] + string(d.Raw())}
 	if d.Bad || snapstore.CheckPath(p.Path) != nil || (st.path != "" && !tree.PathLess(st.path, p.Path)) {
 		d.Fail(fmt.Errorf("path %q bad or out of order", p.Path))
-		return syncPath{}
+		return SyncPath{}
 	}
 	st.path = p.Path
 	fl := d.Uv()
@@ -217,8 +217,8 @@ func getHash(d *snapstore.Decoder, h *sum) {
 	d.B = d.B[len(h):]
 }
 
-func getFolderSide(d *snapstore.Decoder, st *recState) *side {
-	s := &side{Kind: tree.Kind(d.Uv()), Mode: d.U32()}
+func getFolderSide(d *snapstore.Decoder, st *recState) *Side {
+	s := &Side{Kind: tree.Kind(d.Uv()), Mode: d.U32()}
 	fl := d.Uv()
 	if s.Kind > tree.KindFIFO || fl&^(sideHash|sideIdent) != 0 {
 		d.Fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
@@ -235,8 +235,8 @@ func getFolderSide(d *snapstore.Decoder, st *recState) *side {
 	return s
 }
 
-func getDiskSide(d *snapstore.Decoder, st *recState, f *side) *side {
-	s := &side{Kind: tree.Kind(d.Uv()), Mode: d.U32()}
+func getDiskSide(d *snapstore.Decoder, st *recState, f *Side) *Side {
+	s := &Side{Kind: tree.Kind(d.Uv()), Mode: d.U32()}
 	fl := d.Uv()
 	if s.Kind < tree.KindFile || s.Kind > tree.KindFIFO || fl >= diskLink<<1 || (fl&diskSameHash != 0 && (f == nil || fl&diskHash != 0)) {
 		d.Fail(fmt.Errorf("bad kind %d or flags %d", s.Kind, fl))
@@ -286,7 +286,7 @@ func crcOK(b []byte) bool {
 }
 
 // encodeSync is the sync file of h with the changed paths delta (sorted).
-func encodeSync(h syncHead, delta []syncPath) []byte {
+func encodeSync(h SyncHead, delta []SyncPath) []byte {
 	e := &snapstore.Encoder{B: append(make([]byte, 0, 256+128*len(delta)), syncMagic...)}
 	e.Str(h.DiskID)
 	e.Str(h.Folder)
@@ -310,39 +310,39 @@ func encodeSync(h syncHead, delta []syncPath) []byte {
 
 // decodeSyncHeader reads a sync file's header and returns it with the
 // bytes that follow it.
-func decodeSyncHeader(b []byte) (syncHead, []byte, error) {
+func decodeSyncHeader(b []byte) (SyncHead, []byte, error) {
 	d := &snapstore.Decoder{B: b}
 	d.Magic(syncMagic)
-	h := syncHead{DiskID: d.Str(), Folder: d.Str(), Snapshot: d.Str()}
+	h := SyncHead{DiskID: d.Str(), Folder: d.Str(), Snapshot: d.Str()}
 	c := d.Uv()
 	h.Complete = c == 1
 	h.Base = d.Str()
 	n := len(b) - len(d.B)
 	if d.Bad || c > 1 || len(d.B) < 4 || crc32.ChecksumIEEE(b[:n]) != binary.LittleEndian.Uint32(d.B) ||
 		(h.Snapshot != "" && !snapstore.ValidID(h.Snapshot)) || (h.Base != "" && !validBaseName(h.Base)) {
-		return syncHead{}, nil, errBadRecord
+		return SyncHead{}, nil, ErrBadRecord
 	}
 	return h, d.B[4:], nil
 }
 
 // decodeSync reads a whole sync file.
-func decodeSync(b []byte) (syncHead, []syncPath, error) {
+func decodeSync(b []byte) (SyncHead, []SyncPath, error) {
 	h, rest, err := decodeSyncHeader(b)
 	if err != nil {
 		return h, nil, err
 	}
 	if !crcOK(rest) {
-		return h, nil, errBadRecord
+		return h, nil, ErrBadRecord
 	}
 	d := &snapstore.Decoder{B: rest[:len(rest)-4]}
 	n := d.Count(3)
-	out := make([]syncPath, 0, n)
+	out := make([]SyncPath, 0, n)
 	var st recState
 	for i := 0; i < n && !d.Bad; i++ {
 		out = append(out, getSyncPath(d, &st))
 	}
 	if !d.End() {
-		return h, nil, fmt.Errorf("%w: %v", errBadRecord, d.Why)
+		return h, nil, fmt.Errorf("%w: %v", ErrBadRecord, d.Why)
 	}
 	return h, out, nil
 }

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"crypto/sha256"
@@ -27,8 +27,8 @@ var errMountInside = errors.New("holds a mount point of another file system")
 
 const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 
-// openDirAt opens folder name under dirfd, never following a symlink.
-func openDirAt(dirfd int, name string) (int, error) {
+// OpenDirAt opens folder name under dirfd, never following a symlink.
+func OpenDirAt(dirfd int, name string) (int, error) {
 	for {
 		fd, err := unix.Openat(dirfd, name, dirFlags, 0)
 		if !errors.Is(err, unix.EINTR) {
@@ -37,9 +37,9 @@ func openDirAt(dirfd int, name string) (int, error) {
 	}
 }
 
-// openDirPath opens an absolute folder path component by component, none
+// OpenDirPath opens an absolute folder path component by component, none
 // of them followed if it is a symlink (ELOOP or ENOTDIR then).
-func openDirPath(path string) (int, error) {
+func OpenDirPath(path string) (int, error) {
 	if !filepath.IsAbs(path) {
 		return -1, fmt.Errorf("open %s: not an absolute path", path)
 	}
@@ -51,7 +51,7 @@ func openDirPath(path string) (int, error) {
 		if c == "" {
 			continue
 		}
-		next, err := openDirAt(fd, c)
+		next, err := OpenDirAt(fd, c)
 		unix.Close(fd)
 		if err != nil {
 			return -1, fmt.Errorf("open %s (at %s, never following symlinks): %w", path, c, err)
@@ -61,10 +61,10 @@ func openDirPath(path string) (int, error) {
 	return fd, nil
 }
 
-// readNames lists the names in the folder dirfd refers to, sorted.
-func readNames(dirfd int) ([]string, error) {
+// ReadNames lists the names in the folder dirfd refers to, sorted.
+func ReadNames(dirfd int) ([]string, error) {
 	// A duplicate descriptor: reading moves the folder's offset.
-	d, err := openDirAt(dirfd, ".")
+	d, err := OpenDirAt(dirfd, ".")
 	if err != nil {
 		return nil, err
 	}
@@ -89,33 +89,33 @@ func readNames(dirfd int) ([]string, error) {
 	return names, nil
 }
 
-// fsEntry is one path of a folder as the descriptor walk found it.
-type fsEntry struct {
-	rel  string
-	st   unix.Stat_t
-	link string // symlink target
+// FsEntry is one path of a folder as the descriptor walk found it.
+type FsEntry struct {
+	Rel  string
+	St   unix.Stat_t
+	Link string // symlink target
 }
 
-func (e *fsEntry) kind() tree.Kind { return tree.KindOf(uint32(e.st.Mode)) }
+func (e *FsEntry) kind() tree.Kind { return tree.KindOf(uint32(e.St.Mode)) }
 
-// isReg, isDir tell a regular file and a folder from every other kind
+// IsReg, isDir tell a regular file and a folder from every other kind
 // (kindOf calls FIFOs, sockets and devices files; the walk does not).
-func (e *fsEntry) isReg() bool  { return e.st.Mode&unix.S_IFMT == unix.S_IFREG }
-func (e *fsEntry) isDir() bool  { return e.st.Mode&unix.S_IFMT == unix.S_IFDIR }
-func (e *fsEntry) isLink() bool { return e.st.Mode&unix.S_IFMT == unix.S_IFLNK }
+func (e *FsEntry) IsReg() bool  { return e.St.Mode&unix.S_IFMT == unix.S_IFREG }
+func (e *FsEntry) IsDir() bool  { return e.St.Mode&unix.S_IFMT == unix.S_IFDIR }
+func (e *FsEntry) IsLink() bool { return e.St.Mode&unix.S_IFMT == unix.S_IFLNK }
 
-// errSkipDir, returned by a walkFn for a folder, leaves it unentered.
-var errSkipDir = errors.New("skip this folder")
+// ErrSkipDir, returned by a walkFn for a folder, leaves it unentered.
+var ErrSkipDir = errors.New("skip this folder")
 
 // walkFn sees each entry with its parent folder's descriptor (valid only
 // during the call) and its name there.
-type walkFn func(parent int, name string, e *fsEntry) error
+type walkFn func(parent int, name string, e *FsEntry) error
 
-// walkFolder visits root (rel ".", parent -1) and everything under it,
+// WalkFolder visits root (rel ".", parent -1) and everything under it,
 // parents before children, siblings sorted (pathLess order). It returns
 // errMountInside when a folder under root is another file system, and
 // never follows a symlink.
-func walkFolder(rootfd int, fn walkFn) error {
+func WalkFolder(rootfd int, fn walkFn) error {
 	var st unix.Stat_t
 	if err := unix.Fstat(rootfd, &st); err != nil {
 		return fmt.Errorf("fstat: %w", err)
@@ -123,7 +123,7 @@ func walkFolder(rootfd int, fn walkFn) error {
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return errors.New("not a folder")
 	}
-	root := &fsEntry{rel: ".", st: st}
+	root := &FsEntry{Rel: ".", St: st}
 	if err := fn(-1, ".", root); err != nil {
 		return err
 	}
@@ -131,44 +131,44 @@ func walkFolder(rootfd int, fn walkFn) error {
 }
 
 func walkIn(dirfd int, rel string, dev uint64, fn walkFn) error {
-	names, err := readNames(dirfd)
+	names, err := ReadNames(dirfd)
 	if err != nil {
 		return fmt.Errorf("read folder %s: %w", rel, err)
 	}
 	for _, n := range names {
-		e := &fsEntry{rel: joinRel(rel, n)}
-		if err := unix.Fstatat(dirfd, n, &e.st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		e := &FsEntry{Rel: joinRel(rel, n)}
+		if err := unix.Fstatat(dirfd, n, &e.St, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			if errors.Is(err, unix.ENOENT) {
 				continue // gone while we looked
 			}
-			return fmt.Errorf("lstat %s: %w", e.rel, err)
+			return fmt.Errorf("lstat %s: %w", e.Rel, err)
 		}
-		if e.isLink() {
+		if e.IsLink() {
 			l, err := readlinkAt(dirfd, n)
 			if err != nil {
 				return err
 			}
-			e.link = l
+			e.Link = l
 		}
-		if e.isDir() && uint64(e.st.Dev) != dev {
-			return fmt.Errorf("%s: %w (never entered)", e.rel, errMountInside)
+		if e.IsDir() && uint64(e.St.Dev) != dev {
+			return fmt.Errorf("%s: %w (never entered)", e.Rel, errMountInside)
 		}
-		if err := fn(dirfd, n, e); errors.Is(err, errSkipDir) {
+		if err := fn(dirfd, n, e); errors.Is(err, ErrSkipDir) {
 			continue // not entered
 		} else if err != nil {
 			return err
 		}
-		if e.isDir() {
-			sub, err := openDirAt(dirfd, n)
+		if e.IsDir() {
+			sub, err := OpenDirAt(dirfd, n)
 			if err != nil {
-				return fmt.Errorf("open folder %s: %w", e.rel, err)
+				return fmt.Errorf("open folder %s: %w", e.Rel, err)
 			}
 			var now unix.Stat_t
-			if err := unix.Fstat(sub, &now); err != nil || now.Ino != e.st.Ino || now.Dev != e.st.Dev {
+			if err := unix.Fstat(sub, &now); err != nil || now.Ino != e.St.Ino || now.Dev != e.St.Dev {
 				unix.Close(sub)
-				return fmt.Errorf("folder %s was replaced while it was read", e.rel)
+				return fmt.Errorf("folder %s was replaced while it was read", e.Rel)
 			}
-			err = walkIn(sub, e.rel, dev, fn)
+			err = walkIn(sub, e.Rel, dev, fn)
 			unix.Close(sub)
 			if err != nil {
 				return err
@@ -185,8 +185,8 @@ func joinRel(dir, name string) string {
 	return dir + "/" + name
 }
 
-// splitRel returns the folder and the name of a relative path.
-func splitRel(rel string) (dir, name string) {
+// SplitRel returns the folder and the name of a relative path.
+func SplitRel(rel string) (dir, name string) {
 	i := strings.LastIndexByte(rel, '/')
 	if i < 0 {
 		return ".", rel
@@ -207,10 +207,10 @@ func readlinkAt(dirfd int, name string) (string, error) {
 	}
 }
 
-// openFileAt opens regular file name under dirfd for reading, never
+// OpenFileAt opens regular file name under dirfd for reading, never
 // following a symlink and never blocking on a FIFO put there meanwhile;
 // the file opened must be the one want describes (same inode).
-func openFileAt(dirfd int, name string, want *unix.Stat_t) (int, error) {
+func OpenFileAt(dirfd int, name string, want *unix.Stat_t) (int, error) {
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, fmt.Errorf("open %s: %w", name, err)
@@ -224,19 +224,19 @@ func openFileAt(dirfd int, name string, want *unix.Stat_t) (int, error) {
 	return fd, nil
 }
 
-// hashFd returns the SHA-256 of everything fd holds from its start.
-func hashFd(fd int) (sum, error) {
+// HashFd returns the SHA-256 of everything fd holds from its start.
+func HashFd(fd int) (sum, error) {
 	h := sha256.New()
-	if err := readAll(fd, 0, -1, h); err != nil {
+	if err := ReadAll(fd, 0, -1, h); err != nil {
 		return sum{}, err
 	}
-	return sumOf(h), nil
+	return SumOf(h), nil
 }
 
-// newHash starts a content digest; sumOf ends it.
-func newHash() hash.Hash { return sha256.New() }
+// NewHash starts a content digest; sumOf ends it.
+func NewHash() hash.Hash { return sha256.New() }
 
-func sumOf(h hash.Hash) sum {
+func SumOf(h hash.Hash) sum {
 	var s sum
 	h.Sum(s[:0])
 	return s
@@ -256,22 +256,23 @@ func zeros(w io.Writer, n int64) error {
 	return nil
 }
 
-// teeWriter feeds a hash and writes to a file descriptor.
-type teeWriter struct {
-	h  io.Writer
-	fd int
+// TeeWriter feeds a hash and writes to a file descriptor.
+type TeeWriter struct {
+	H  io.Writer // the hash
+	FD int       // the file written
 }
 
-func (t teeWriter) Write(p []byte) (int, error) {
-	t.h.Write(p)
-	if err := tree.WriteAll(t.fd, p); err != nil {
+// Write feeds p to the hash and writes it to the file.
+func (t TeeWriter) Write(p []byte) (int, error) {
+	t.H.Write(p)
+	if err := tree.WriteAll(t.FD, p); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-// readAll writes size bytes at off of fd (to the end when size < 0) to h.
-func readAll(fd int, off, size int64, h io.Writer) error {
+// ReadAll writes size bytes at off of fd (to the end when size < 0) to h.
+func ReadAll(fd int, off, size int64, h io.Writer) error {
 	bp := tree.CopyBufs.Get().(*[]byte)
 	defer tree.CopyBufs.Put(bp)
 	buf := *bp
@@ -304,9 +305,9 @@ func readAll(fd int, off, size int64, h io.Writer) error {
 	return nil
 }
 
-// fdXattrs reads every extended attribute of fd that it can (all
+// FdXattrs reads every extended attribute of fd that it can (all
 // namespaces: user.*, POSIX ACLs, security.* and trusted.* as root).
-func fdXattrs(fd int) (map[string][]byte, error) {
+func FdXattrs(fd int) (map[string][]byte, error) {
 	buf := make([]byte, 1024)
 	var n int
 	var err error

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mirror
+package foldersync
 
 import (
 	"os"
@@ -34,9 +34,9 @@ var netFUSE = map[string]bool{
 	"cephfs": true, "juicefs": true, "gvfsd-fuse": true, "nfs": true, "mountpoint-s3": true,
 }
 
-// networkFS names the network file system path is on, "" for a local one
+// NetworkFS names the network file system path is on, "" for a local one
 // (statfs magic; for FUSE, the type mountinfo gives the mount holding it).
-func networkFS(path string) string {
+func NetworkFS(path string) string {
 	var st unix.Statfs_t
 	if unix.Statfs(path, &st) != nil {
 		return ""

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"errors"
@@ -27,59 +27,59 @@ import (
 // Nothing else in the folder is ever removed by that clean-up.
 
 const (
-	tempPrefix   = ".rambar-writeback-"
+	TempPrefix   = ".rambar-writeback-"
 	journalName  = "pending"
 	journalMagic = "RAMBAR-MIRROR-PENDING-1\n"
 )
 
 // tempName is a new temporary name.
-func tempName() string { return tempPrefix + tree.RandomID()[:16] }
+func tempName() string { return TempPrefix + tree.RandomID()[:16] }
 
-// isTempName: name has tempName's form.
-func isTempName(name string) bool {
-	hex, ok := strings.CutPrefix(name, tempPrefix)
+// IsTempName: name has tempName's form.
+func IsTempName(name string) bool {
+	hex, ok := strings.CutPrefix(name, TempPrefix)
 	return ok && len(hex) == 16 && strings.Trim(hex, "0123456789abcdef") == ""
 }
 
-// tempAt is a temporary name in a folder of the mirror folder.
-type tempAt struct{ dir, name string }
+// TempAt is a temporary name in a folder of the mirror folder.
+type TempAt struct{ Dir, Name string }
 
-// tempList is a list of temporary names in the store: the write-back's
+// TempList is a list of temporary names in the store: the write-back's
 // (names in the mirror folder, mirror/pending) or a refresh's (names on
 // the disk, mirror/refresh-pending, refreshjournal.go). Each is written
 // durably before the first name is made and read as untrusted input.
-type tempList struct {
-	file, magic string
-	what        string            // whose names, for errors
-	valid       func(string) bool // a name of the list's form
+type TempList struct {
+	File, Magic string
+	What        string            // whose names, for errors
+	Valid       func(string) bool // a name of the list's form
 }
 
-var writeBackTemps = tempList{file: journalName, magic: journalMagic, what: "the write-back's", valid: isTempName}
+var writeBackTemps = TempList{File: journalName, Magic: journalMagic, What: "the write-back's", Valid: IsTempName}
 
-func (l tempList) path(storeDir string) string { return filepath.Join(recordDir(storeDir), l.file) }
+func (l TempList) Path(storeDir string) string { return filepath.Join(recordDir(storeDir), l.File) }
 
-// write lists temps in the store, durably, before they are made.
-func (l tempList) write(storeDir string, temps []tempAt) error {
-	e := &snapstore.Encoder{B: append([]byte(nil), l.magic...)}
+// Write lists temps in the store, durably, before they are made.
+func (l TempList) Write(storeDir string, temps []TempAt) error {
+	e := &snapstore.Encoder{B: append([]byte(nil), l.Magic...)}
 	e.Uv(uint64(len(temps)))
 	for _, t := range temps {
-		e.Str(t.dir)
-		e.Str(t.name)
+		e.Str(t.Dir)
+		e.Str(t.Name)
 	}
 	putFixed32(e, crc32.ChecksumIEEE(e.B))
 	if err := os.MkdirAll(recordDir(storeDir), 0o700); err != nil {
 		return tree.NoSpace(fmt.Errorf("make %s: %w", recordDir(storeDir), err))
 	}
-	if err := atomicfile.WriteFile(l.path(storeDir), e.B, 0o600); err != nil {
-		return tree.NoSpace(fmt.Errorf("note %s temporary names: %w", l.what, err))
+	if err := atomicfile.WriteFile(l.Path(storeDir), e.B, 0o600); err != nil {
+		return tree.NoSpace(fmt.Errorf("note %s temporary names: %w", l.What, err))
 	}
 	return nil
 }
 
-// read reads the list an interrupted write-back or refresh left; none
+// Read reads the list an interrupted write-back or refresh left; none
 // when there is none. A damaged list is refused: nothing is removed by it.
-func (l tempList) read(storeDir string) ([]tempAt, error) {
-	name := l.path(storeDir)
+func (l TempList) Read(storeDir string) ([]TempAt, error) {
+	name := l.Path(storeDir)
 	b, err := snapstore.ReadBounded(name, snapstore.MaxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -91,12 +91,12 @@ func (l tempList) read(storeDir string) ([]tempAt, error) {
 		return nil, fmt.Errorf("%s is damaged", name)
 	}
 	d := &snapstore.Decoder{B: b[:len(b)-4]}
-	d.Magic(l.magic)
+	d.Magic(l.Magic)
 	n := d.Count(2)
-	out := make([]tempAt, 0, n)
+	out := make([]TempAt, 0, n)
 	for i := 0; i < n && !d.Bad; i++ {
-		t := tempAt{dir: d.Str(), name: d.Str()}
-		if snapstore.CheckPath(t.dir) != nil || !l.valid(t.name) {
+		t := TempAt{Dir: d.Str(), Name: d.Str()}
+		if snapstore.CheckPath(t.Dir) != nil || !l.Valid(t.Name) {
 			return nil, fmt.Errorf("%s is damaged", name)
 		}
 		out = append(out, t)
@@ -107,42 +107,42 @@ func (l tempList) read(storeDir string) ([]tempAt, error) {
 	return out, nil
 }
 
-func journalPath(storeDir string) string { return writeBackTemps.path(storeDir) }
+func journalPath(storeDir string) string { return writeBackTemps.Path(storeDir) }
 
-// writeJournal lists the write-back's temps in the store before they are made.
-func writeJournal(storeDir string, temps []tempAt) error {
-	return writeBackTemps.write(storeDir, temps)
+// WriteJournal lists the write-back's temps in the store before they are made.
+func WriteJournal(storeDir string, temps []TempAt) error {
+	return writeBackTemps.Write(storeDir, temps)
 }
 
 // readJournal reads the list an interrupted write-back left.
-func readJournal(storeDir string) ([]tempAt, error) { return writeBackTemps.read(storeDir) }
+func readJournal(storeDir string) ([]TempAt, error) { return writeBackTemps.Read(storeDir) }
 
-// hasJournal: an interrupted write-back left temporary names to remove.
-func hasJournal(storeDir string) bool {
+// HasJournal: an interrupted write-back left temporary names to remove.
+func HasJournal(storeDir string) bool {
 	_, err := os.Lstat(journalPath(storeDir))
 	return err == nil
 }
 
-func removeJournal(storeDir string) { os.Remove(journalPath(storeDir)) }
+func RemoveJournal(storeDir string) { os.Remove(journalPath(storeDir)) }
 
-// cleanTemps removes the temporary names an interrupted write-back of the
+// CleanTemps removes the temporary names an interrupted write-back of the
 // folder rootfd listed (what is there under them is RAMBar's: a file never
 // renamed into place, or what a rename exchanged out), never following a
 // symlink and never leaving the folder. It returns what it could not
 // remove.
-func cleanTemps(rootfd int, temps []tempAt) []string {
+func CleanTemps(rootfd int, temps []TempAt) []string {
 	var left []string
 	for _, t := range temps {
 		dirfd := rootfd
-		if t.dir != "." {
-			fd, err := tree.OpenBeneath(rootfd, t.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if t.Dir != "." {
+			fd, err := tree.OpenBeneath(rootfd, t.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 			if err != nil {
 				continue // its folder is gone, and the name with it
 			}
 			dirfd = fd
 		}
-		if err := removeAllAt(dirfd, t.name); err != nil && !errors.Is(err, unix.ENOENT) {
-			left = append(left, fmt.Sprintf("%s (%v)", joinRel(t.dir, t.name), err))
+		if err := RemoveAllAt(dirfd, t.Name); err != nil && !errors.Is(err, unix.ENOENT) {
+			left = append(left, fmt.Sprintf("%s (%v)", joinRel(t.Dir, t.Name), err))
 		}
 		if dirfd != rootfd {
 			unix.Close(dirfd)
@@ -151,20 +151,20 @@ func cleanTemps(rootfd int, temps []tempAt) []string {
 	return left
 }
 
-// removeAllAt removes name under dirfd and everything in it, never
+// RemoveAllAt removes name under dirfd and everything in it, never
 // following a symlink.
-func removeAllAt(dirfd int, name string) error {
+func RemoveAllAt(dirfd int, name string) error {
 	err := unix.Unlinkat(dirfd, name, 0)
 	if err == nil || errors.Is(err, unix.ENOENT) {
 		return err
 	}
-	sub, oerr := openDirAt(dirfd, name)
+	sub, oerr := OpenDirAt(dirfd, name)
 	if oerr != nil {
 		return err
 	}
-	names, _ := readNames(sub)
+	names, _ := ReadNames(sub)
 	for _, n := range names {
-		removeAllAt(sub, n)
+		RemoveAllAt(sub, n)
 	}
 	unix.Close(sub)
 	return unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mirror
+package foldersync
 
 import (
 	"fmt"

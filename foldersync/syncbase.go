@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"encoding/binary"
@@ -37,7 +37,7 @@ func newBaseWriter(w io.Writer) (*baseWriter, error) {
 }
 
 // add appends p, which must come after the last path added.
-func (b *baseWriter) add(p *syncPath) error {
+func (b *baseWriter) add(p *SyncPath) error {
 	if b.n > 0 && !tree.PathLess(b.last, p.Path) {
 		return fmt.Errorf("mirror record: %q after %q", p.Path, b.last)
 	}
@@ -93,7 +93,7 @@ type baseFile struct {
 	blocks []baseBlock
 	n      int
 	cached int // the block in cache, -1 none
-	cache  []syncPath
+	cache  []SyncPath
 }
 
 type baseBlock struct {
@@ -125,26 +125,26 @@ func readBaseIndex(f *os.File) (*baseFile, error) {
 	}
 	size := fi.Size()
 	if !fi.Mode().IsRegular() || size < int64(len(baseMagic))+trailerLen || size > 4*snapstore.MaxFile {
-		return nil, errBadRecord
+		return nil, ErrBadRecord
 	}
 	head := make([]byte, len(baseMagic))
 	tail := make([]byte, trailerLen)
 	if _, err := f.ReadAt(head, 0); err != nil || string(head) != baseMagic {
-		return nil, errBadRecord
+		return nil, ErrBadRecord
 	}
 	if _, err := f.ReadAt(tail, size-trailerLen); err != nil {
 		return nil, err
 	}
 	at := int64(binary.LittleEndian.Uint64(tail))
 	if at < int64(len(baseMagic)) || at > size-trailerLen {
-		return nil, errBadRecord
+		return nil, ErrBadRecord
 	}
 	idx := make([]byte, size-at)
 	if _, err := f.ReadAt(idx, at); err != nil {
 		return nil, err
 	}
 	if crc32.ChecksumIEEE(idx[:len(idx)-trailerLen]) != binary.LittleEndian.Uint32(idx[len(idx)-4:]) {
-		return nil, errBadRecord
+		return nil, ErrBadRecord
 	}
 	d := &snapstore.Decoder{B: idx[:len(idx)-trailerLen]}
 	nb := d.Count(5)
@@ -153,20 +153,20 @@ func readBaseIndex(f *os.File) (*baseFile, error) {
 	for i := 0; i < nb && !d.Bad; i++ {
 		k := baseBlock{off: int64(d.Uv()), len: int64(d.Uv()), count: int(d.Uv())}
 		if len(d.B) < 4 {
-			return nil, errBadRecord
+			return nil, ErrBadRecord
 		}
 		k.crc = binary.LittleEndian.Uint32(d.B)
 		d.B = d.B[4:]
 		k.first = d.Str()
 		if k.off != next || k.len <= 0 || k.off+k.len > at || k.count <= 0 || k.count > blockPaths ||
 			snapstore.CheckPath(k.first) != nil || (i > 0 && !tree.PathLess(b.blocks[i-1].first, k.first)) {
-			return nil, errBadRecord
+			return nil, ErrBadRecord
 		}
 		next, total = k.off+k.len, total+k.count
 		b.blocks = append(b.blocks, k)
 	}
 	if !d.End() || next != at || total != b.n {
-		return nil, errBadRecord
+		return nil, ErrBadRecord
 	}
 	return b, nil
 }
@@ -174,7 +174,7 @@ func readBaseIndex(f *os.File) (*baseFile, error) {
 func (b *baseFile) close() { b.f.Close() }
 
 // block reads and checks block i (the last one read is kept).
-func (b *baseFile) block(i int) ([]syncPath, error) {
+func (b *baseFile) block(i int) ([]SyncPath, error) {
 	if i == b.cached {
 		return b.cache, nil
 	}
@@ -184,23 +184,23 @@ func (b *baseFile) block(i int) ([]syncPath, error) {
 		return nil, fmt.Errorf("read mirror record: %w", err)
 	}
 	if crc32.ChecksumIEEE(buf) != k.crc {
-		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, errBadRecord)
+		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, ErrBadRecord)
 	}
 	d := &snapstore.Decoder{B: buf}
-	out := make([]syncPath, 0, k.count)
+	out := make([]SyncPath, 0, k.count)
 	var st recState
 	for j := 0; j < k.count && !d.Bad; j++ {
 		out = append(out, getSyncPath(d, &st))
 	}
 	if !d.End() || out[0].Path != k.first {
-		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, errBadRecord)
+		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, ErrBadRecord)
 	}
 	b.cached, b.cache = i, out
 	return out, nil
 }
 
 // find returns path p's entry, nil when the base has none.
-func (b *baseFile) find(p string) (*syncPath, error) {
+func (b *baseFile) find(p string) (*SyncPath, error) {
 	// The last block whose first path is not after p.
 	i, _ := slices.BinarySearchFunc(b.blocks, p, func(k baseBlock, p string) int {
 		if k.first == p || tree.PathLess(k.first, p) {
@@ -222,7 +222,7 @@ func (b *baseFile) find(p string) (*syncPath, error) {
 }
 
 // each calls fn with every path in order (valid only during the call).
-func (b *baseFile) each(fn func(*syncPath) error) error {
+func (b *baseFile) each(fn func(*SyncPath) error) error {
 	last := ""
 	for i := range b.blocks {
 		ps, err := b.block(i)
@@ -230,7 +230,7 @@ func (b *baseFile) each(fn func(*syncPath) error) error {
 			return err
 		}
 		if i > 0 && !tree.PathLess(last, ps[0].Path) {
-			return fmt.Errorf("mirror record %s: block %d out of order: %w", b.path, i, errBadRecord)
+			return fmt.Errorf("mirror record %s: block %d out of order: %w", b.path, i, ErrBadRecord)
 		}
 		for j := range ps {
 			if err := fn(&ps[j]); err != nil {

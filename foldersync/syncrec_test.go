@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"encoding/json"
@@ -13,31 +13,31 @@ import (
 )
 
 // recordPaths makes n record paths, some of them not UTF-8.
-func recordPaths(n int) []syncPath {
+func recordPaths(n int) []SyncPath {
 	saves := []string{"20261201T101500.123456Z", "20261202T101500.123456Z"}
-	var out []syncPath
-	out = append(out, syncPath{Path: ".", F: &side{Kind: tree.KindDir, Mode: 0o755}, D: &side{Kind: tree.KindDir, Mode: 0o755, Meta: true}})
+	var out []SyncPath
+	out = append(out, SyncPath{Path: ".", F: &Side{Kind: tree.KindDir, Mode: 0o755}, D: &Side{Kind: tree.KindDir, Mode: 0o755, Meta: true}})
 	for i := 0; i < n; i++ {
 		p := fmt.Sprintf("d%d/caf\xe9-%d", i%7, i)
 		if i%3 == 0 {
 			p = fmt.Sprintf("d%d/caf\xe8-%d", i%7, i)
 		}
 		id := tree.Ident{Ino: uint64(i + 10), CTime: int64(i) * 7, MTime: int64(i) * 5, Size: int64(i), Mode: 0o100644}
-		h := linkHash(p)
-		out = append(out, syncPath{Path: p,
-			F: &side{Kind: tree.KindFile, Mode: 0o644, Hash: h, Ident: &id},
-			D: &side{Kind: tree.KindFile, Mode: 0o644, Hash: h, Obj: tree.ObjName{Save: saves[i%2], Num: 3, Off: int64(i % 5 * i), Packed: i%5 != 0}, Size: int64(i), Meta: true,
+		h := LinkHash(p)
+		out = append(out, SyncPath{Path: p,
+			F: &Side{Kind: tree.KindFile, Mode: 0o644, Hash: h, Ident: &id},
+			D: &Side{Kind: tree.KindFile, Mode: 0o644, Hash: h, Obj: tree.ObjName{Save: saves[i%2], Num: 3, Off: int64(i % 5 * i), Packed: i%5 != 0}, Size: int64(i), Meta: true,
 				MTime: int64(i), Xattrs: []xattrSum{{"user.a", 1}, {"user.b", uint64(i)}}}})
 	}
 	for i := 0; i < 7; i++ {
-		out = append(out, syncPath{Path: fmt.Sprintf("d%d", i), F: &side{Kind: tree.KindDir, Mode: 0o755}})
+		out = append(out, SyncPath{Path: fmt.Sprintf("d%d", i), F: &Side{Kind: tree.KindDir, Mode: 0o755}})
 	}
 	sort.Slice(out, func(i, j int) bool { return tree.PathLess(out[i].Path, out[j].Path) })
 	return out
 }
 
-func fillWith(ps []syncPath) func(add func(*syncPath) error) error {
-	return func(add func(*syncPath) error) error {
+func fillWith(ps []SyncPath) func(add func(*SyncPath) error) error {
+	return func(add func(*SyncPath) error) error {
 		for i := range ps {
 			if err := add(&ps[i]); err != nil {
 				return err
@@ -47,10 +47,10 @@ func fillWith(ps []syncPath) func(add func(*syncPath) error) error {
 	}
 }
 
-func recordEqual(t *testing.T, r *record, want []syncPath) {
+func recordEqual(t *testing.T, r *Record, want []SyncPath) {
 	t.Helper()
-	var got []syncPath
-	if err := r.each(func(p *syncPath) error { got = append(got, *p); return nil }); err != nil {
+	var got []SyncPath
+	if err := r.Each(func(p *SyncPath) error { got = append(got, *p); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != len(want) {
@@ -61,14 +61,14 @@ func recordEqual(t *testing.T, r *record, want []syncPath) {
 			got[i].Pending != want[i].Pending || got[i].Gone != want[i].Gone {
 			t.Fatalf("path %d: %+v, want %+v", i, got[i], want[i])
 		}
-		sp, err := r.get(want[i].Path)
+		sp, err := r.Get(want[i].Path)
 		if err != nil || sp == nil || sp.Path != want[i].Path {
 			t.Fatalf("get %q: %+v %v", want[i].Path, sp, err)
 		}
 	}
 }
 
-func sameSides(a, b *side) bool {
+func sameSides(a, b *Side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -82,60 +82,60 @@ func sameSides(a, b *side) bool {
 func TestSyncRecordRoundTripAndDelta(t *testing.T) {
 	dir := t.TempDir()
 	want := recordPaths(1000)
-	h := syncHead{DiskID: "disk", Folder: "/f\xfcr", Snapshot: "20261201T101500.123456Z", Complete: true}
-	if err := writeRecord(dir, h, nil, fillWith(want)); err != nil {
+	h := SyncHead{DiskID: "disk", Folder: "/f\xfcr", Snapshot: "20261201T101500.123456Z", Complete: true}
+	if err := WriteRecord(dir, h, nil, fillWith(want)); err != nil {
 		t.Fatal(err)
 	}
-	r, err := openRecord(dir)
+	r, err := OpenRecord(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.syncHead.Folder != h.Folder || !r.Complete || r.base == nil || r.base.n != len(want) || len(r.base.blocks) < 8 {
-		t.Fatalf("head %+v, base %+v", r.syncHead, r.base)
+	if r.SyncHead.Folder != h.Folder || !r.Complete || r.base == nil || r.base.n != len(want) || len(r.base.blocks) < 8 {
+		t.Fatalf("head %+v, base %+v", r.SyncHead, r.base)
 	}
 	recordEqual(t, r, want)
-	if sp, _ := r.get("d0/caf\xe9-7"); sp == nil {
+	if sp, _ := r.Get("d0/caf\xe9-7"); sp == nil {
 		t.Fatal("a Latin-1 name is lost")
 	}
 	// A few changes: a path changed, one removed, one added, one pending.
 	base := r.Base
-	changes := []syncPath{
-		{Path: want[5].Path, F: &side{Kind: tree.KindFile, Mode: 0o600, Hash: linkHash("x")}, D: want[5].D},
+	changes := []SyncPath{
+		{Path: want[5].Path, F: &Side{Kind: tree.KindFile, Mode: 0o600, Hash: LinkHash("x")}, D: want[5].D},
 		{Path: want[9].Path},
-		{Path: "zz-new", F: &side{Kind: tree.KindSymlink, Hash: linkHash("t")}, D: &side{Kind: tree.KindSymlink, Hash: linkHash("t"), Meta: true}},
+		{Path: "zz-new", F: &Side{Kind: tree.KindSymlink, Hash: LinkHash("t")}, D: &Side{Kind: tree.KindSymlink, Hash: LinkHash("t"), Meta: true}},
 		{Path: want[11].Path, F: want[11].F, D: want[11].D, Pending: true, Gone: true},
 	}
 	sort.Slice(changes, func(i, j int) bool { return tree.PathLess(changes[i].Path, changes[j].Path) })
-	if err := updateRecord(dir, r, h, changes); err != nil {
+	if err := UpdateRecord(dir, r, h, changes); err != nil {
 		t.Fatal(err)
 	}
-	r.close()
-	r, err = openRecord(dir)
+	r.Close()
+	r, err = OpenRecord(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Base != base || len(r.delta) != 4 || !slices.Equal(r.pending(), []string{want[11].Path}) {
-		t.Fatalf("a small change rewrote the base or lost the delta: base %s (was %s), delta %d, pending %v", r.Base, base, len(r.delta), r.pending())
+	if r.Base != base || len(r.Delta) != 4 || !slices.Equal(r.pending(), []string{want[11].Path}) {
+		t.Fatalf("a small change rewrote the base or lost the delta: base %s (was %s), delta %d, pending %v", r.Base, base, len(r.Delta), r.pending())
 	}
 	exp := mergePaths(want, changes)
-	exp = slices.DeleteFunc(exp, func(p syncPath) bool { return p.F == nil && p.D == nil && !p.Pending })
+	exp = slices.DeleteFunc(exp, func(p SyncPath) bool { return p.F == nil && p.D == nil && !p.Pending })
 	recordEqual(t, r, exp)
 	// Past the limit: a new base, the pending path kept in the delta.
-	many := make([]syncPath, 0, deltaLimit(len(want))+1)
+	many := make([]SyncPath, 0, deltaLimit(len(want))+1)
 	for i := 0; i <= deltaLimit(len(want)); i++ {
-		many = append(many, syncPath{Path: fmt.Sprintf("zz/%06d", i), F: &side{Kind: tree.KindDir}})
+		many = append(many, SyncPath{Path: fmt.Sprintf("zz/%06d", i), F: &Side{Kind: tree.KindDir}})
 	}
-	if err := updateRecord(dir, r, h, many); err != nil {
+	if err := UpdateRecord(dir, r, h, many); err != nil {
 		t.Fatal(err)
 	}
-	r.close()
-	r, err = openRecord(dir)
+	r.Close()
+	r, err = OpenRecord(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.close()
-	if r.Base == base || len(r.delta) != 1 || !r.delta[0].Pending {
-		t.Fatalf("no compaction: base %s, delta %d", r.Base, len(r.delta))
+	defer r.Close()
+	if r.Base == base || len(r.Delta) != 1 || !r.Delta[0].Pending {
+		t.Fatalf("no compaction: base %s, delta %d", r.Base, len(r.Delta))
 	}
 	exp = mergePaths(exp, many)
 	recordEqual(t, r, exp)
@@ -147,22 +147,22 @@ func TestSyncRecordRoundTripAndDelta(t *testing.T) {
 // A damaged record is refused (a clear error), never half read.
 func TestSyncRecordDamageIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	h := syncHead{DiskID: "disk", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true}
-	if err := writeRecord(dir, h, nil, fillWith(recordPaths(300))); err != nil {
+	h := SyncHead{DiskID: "disk", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true}
+	if err := WriteRecord(dir, h, nil, fillWith(recordPaths(300))); err != nil {
 		t.Fatal(err)
 	}
-	r, _ := openRecord(dir)
+	r, _ := OpenRecord(dir)
 	basePath := filepath.Join(recordDir(dir), r.Base)
-	r.close()
+	r.Close()
 	b, _ := os.ReadFile(basePath)
 	for _, at := range []int{len(baseMagic) + 3, len(b) / 2, len(b) - 20, len(b) - 2} {
 		bad := slices.Clone(b)
 		bad[at] ^= 0x55
 		os.WriteFile(basePath, bad, 0o600)
-		r, err := openRecord(dir)
+		r, err := OpenRecord(dir)
 		if err == nil {
-			err = r.each(func(*syncPath) error { return nil })
-			r.close()
+			err = r.Each(func(*SyncPath) error { return nil })
+			r.Close()
 		}
 		if err == nil {
 			t.Errorf("a base damaged at byte %d of %d was read", at, len(b))
@@ -172,7 +172,7 @@ func TestSyncRecordDamageIsRefused(t *testing.T) {
 	s, _ := os.ReadFile(filepath.Join(recordDir(dir), recordName))
 	s[len(s)-1] ^= 1
 	os.WriteFile(filepath.Join(recordDir(dir), recordName), s, 0o600)
-	if _, err := openRecord(dir); err == nil {
+	if _, err := OpenRecord(dir); err == nil {
 		t.Error("a damaged sync file was read")
 	}
 }
@@ -184,47 +184,47 @@ func TestSyncRecordOfVersion1Loads(t *testing.T) {
 	legacy := map[string]any{"version": 1, "disk_id": "disk", "folder": "/f", "snapshot": "20261201T101500.123456Z", "complete": true,
 		"paths": []map[string]any{
 			{"p": ".", "f": map[string]any{"k": 2, "m": 493}, "d": map[string]any{"k": 2, "m": 493}},
-			{"p": "a.txt", "f": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", linkHash("a")),
+			{"p": "a.txt", "f": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", LinkHash("a")),
 				"i": map[string]any{"Ino": 5, "CTime": 1, "MTime": 2, "Size": 3, "Mode": 33188}},
-				"d": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", linkHash("a")), "o": "20261201T101500.123456Z/0@0"}},
+				"d": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", LinkHash("a")), "o": "20261201T101500.123456Z/0@0"}},
 			{"p": "sock", "f": map[string]any{"k": 0, "m": 493, "h": "special 140755"}},
 		}}
 	b, _ := json.Marshal(legacy)
 	os.WriteFile(filepath.Join(dir, legacyName), b, 0o600)
 	os.WriteFile(filepath.Join(dir, legacyHead), []byte(`{"disk_id":"disk","folder":"/f","snapshot":"20261201T101500.123456Z","complete":true}`), 0o600)
-	if h, ok := readSyncHead(dir); !ok || h.Snapshot != "20261201T101500.123456Z" || !h.Complete {
+	if h, ok := ReadSyncHead(dir); !ok || h.Snapshot != "20261201T101500.123456Z" || !h.Complete {
 		t.Fatalf("head %+v %v", h, ok)
 	}
-	r, err := openRecord(dir)
+	r, err := OpenRecord(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := r.get("a.txt")
-	if a == nil || a.F.Hash != linkHash("a") || a.F.Ident.Ino != 5 || a.D.Obj != (tree.ObjName{Save: "20261201T101500.123456Z", Packed: true}) || a.D.Meta {
+	a, _ := r.Get("a.txt")
+	if a == nil || a.F.Hash != LinkHash("a") || a.F.Ident.Ino != 5 || a.D.Obj != (tree.ObjName{Save: "20261201T101500.123456Z", Packed: true}) || a.D.Meta {
 		t.Fatalf("a.txt: %+v", a)
 	}
-	if s, _ := r.get("sock"); s == nil || s.F.Hash != specialHash(0o140755) {
+	if s, _ := r.Get("sock"); s == nil || s.F.Hash != specialHash(0o140755) {
 		t.Fatalf("sock: %+v", s)
 	}
-	if err := updateRecord(dir, r, r.syncHead, nil); err != nil {
+	if err := UpdateRecord(dir, r, r.SyncHead, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, legacyName)); err == nil {
 		t.Error("the version 1 record is left")
 	}
-	r, err = openRecord(dir)
+	r, err = OpenRecord(dir)
 	if err != nil || r.legacy != nil || r.base == nil || r.base.n != 3 {
 		t.Fatalf("rewritten: %+v %v", r, err)
 	}
-	r.close()
+	r.Close()
 }
 
 // FuzzDecodeSync feeds the sync file's decoder arbitrary bytes: it must
 // never panic, and what it accepts is clean and in order.
 func FuzzDecodeSync(f *testing.F) {
 	ps := recordPaths(20)
-	f.Add(encodeSync(syncHead{DiskID: "d", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true, Base: "base-0123456789abcdef"}, ps))
-	f.Add(encodeSync(syncHead{}, nil))
+	f.Add(encodeSync(SyncHead{DiskID: "d", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true, Base: "base-0123456789abcdef"}, ps))
+	f.Add(encodeSync(SyncHead{}, nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, got, err := decodeSync(b)
 		if err != nil {

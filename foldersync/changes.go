@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ type candidate struct {
 	path string
 	d    *tree.Entry // the disk's entry in the snapshot; nil: it lacks the path
 	src  *tree.Entry // the entry whose object holds d's content (a hard link's first name)
-	rec  *syncPath   // the record's entry; nil: none
+	rec  *SyncPath   // the record's entry; nil: none
 }
 
 // diskChanges lists, in order, the paths of snapshot id whose disk
@@ -26,7 +26,7 @@ type candidate struct {
 // deltas on one full manifest (or the record's is that manifest): a path
 // neither changed has one version in both. Otherwise (a compaction, no
 // record) it compares the whole tree with the whole record.
-func diskChanges(s *snapstore.Store, rec *record, id string) ([]candidate, error) {
+func diskChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error) {
 	if c, ok, err := fastChanges(s, rec, id); ok || err != nil {
 		return c, err
 	}
@@ -35,7 +35,7 @@ func diskChanges(s *snapstore.Store, rec *record, id string) ([]candidate, error
 
 // fastChanges is diskChanges from the deltas; ok is false when they
 // cannot tell.
-func fastChanges(s *snapstore.Store, rec *record, id string) ([]candidate, bool, error) {
+func fastChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, bool, error) {
 	if rec == nil || rec.base == nil || rec.Snapshot == "" {
 		return nil, false, nil
 	}
@@ -74,7 +74,7 @@ func fastChanges(s *snapstore.Store, rec *record, id string) ([]candidate, bool,
 	}
 	for _, p := range rec.pending() {
 		if _, ok := changed[p]; !ok {
-			r, err := rec.get(p)
+			r, err := rec.Get(p)
 			if err != nil {
 				return nil, false, err
 			}
@@ -84,16 +84,16 @@ func fastChanges(s *snapstore.Store, rec *record, id string) ([]candidate, bool,
 			paths = append(paths, p) // still gone: the lacking snapshot's
 		}
 	}
-	slices.SortFunc(paths, cmpPath)
+	slices.SortFunc(paths, CmpPath)
 	out := make([]candidate, 0, len(paths))
 	for _, p := range paths {
 		c := candidate{path: p, d: changed[p]}
 		if c.d != nil {
-			if c.src = linkSource(c.d, func(q string) *tree.Entry { return changed[q] }); c.src == nil {
+			if c.src = LinkSource(c.d, func(q string) *tree.Entry { return changed[q] }); c.src == nil {
 				return nil, false, nil // a link to a file the deltas do not hold
 			}
 		}
-		r, err := rec.get(p)
+		r, err := rec.Get(p)
 		if err != nil {
 			return nil, false, err
 		}
@@ -105,24 +105,24 @@ func fastChanges(s *snapstore.Store, rec *record, id string) ([]candidate, bool,
 }
 
 // fullChanges is diskChanges from the whole tree and record.
-func fullChanges(s *snapstore.Store, rec *record, id string) ([]candidate, error) {
+func fullChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error) {
 	m, err := s.Manifest(id)
 	if err != nil {
 		return nil, err
 	}
 	entries := m.Entries
 	find := func(q string) *tree.Entry {
-		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return cmpPath(e.Path, q) }); ok {
+		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return CmpPath(e.Path, q) }); ok {
 			return &entries[i]
 		}
 		return nil
 	}
 	var out []candidate
 	i := 0
-	add := func(e *tree.Entry, r *syncPath) {
+	add := func(e *tree.Entry, r *SyncPath) {
 		c := candidate{d: e}
 		if e != nil {
-			c.path, c.src = e.Path, linkSource(e, find)
+			c.path, c.src = e.Path, LinkSource(e, find)
 		} else {
 			c.path = r.Path
 		}
@@ -130,11 +130,11 @@ func fullChanges(s *snapstore.Store, rec *record, id string) ([]candidate, error
 			out = append(out, c)
 		}
 	}
-	each := func(fn func(*syncPath) error) error { return nil }
+	each := func(fn func(*SyncPath) error) error { return nil }
 	if rec != nil {
-		each = rec.each
+		each = rec.Each
 	}
-	err = each(func(r *syncPath) error {
+	err = each(func(r *SyncPath) error {
 		for i < len(entries) && tree.PathLess(entries[i].Path, r.Path) {
 			add(&entries[i], nil)
 			i++
@@ -158,16 +158,16 @@ func fullChanges(s *snapstore.Store, rec *record, id string) ([]candidate, error
 
 // differs reports whether c's disk version differs from the record's r (or
 // r is pending), and keeps a copy of r in c when it does.
-func (c *candidate) differs(r *syncPath) bool {
-	var d *side
+func (c *candidate) differs(r *SyncPath) bool {
+	var d *Side
 	if c.d != nil {
 		var obj tree.ObjName
 		if c.src != nil {
 			obj = c.src.Obj
 		}
-		d = diskSide(c.d, obj)
+		d = DiskSide(c.d, obj)
 	}
-	var rd *side
+	var rd *Side
 	if r != nil {
 		rd = r.D
 	}
@@ -181,10 +181,10 @@ func (c *candidate) differs(r *syncPath) bool {
 	return true
 }
 
-// linkSource is the entry whose object holds e's content: e itself, or
+// LinkSource is the entry whose object holds e's content: e itself, or
 // for a hard link its first name (found with find); nil when find has not
 // got it.
-func linkSource(e *tree.Entry, find func(string) *tree.Entry) *tree.Entry {
+func LinkSource(e *tree.Entry, find func(string) *tree.Entry) *tree.Entry {
 	if e.Kind != tree.KindFile || e.HardLink == "" {
 		return e
 	}
@@ -194,7 +194,7 @@ func linkSource(e *tree.Entry, find func(string) *tree.Entry) *tree.Entry {
 	return nil
 }
 
-func cmpPath(a, b string) int {
+func CmpPath(a, b string) int {
 	switch {
 	case a == b:
 		return 0

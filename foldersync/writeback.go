@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pathWrite is one write-back of a Mirror folder, path by path: only the
+// PathWrite is one write-back of a Mirror folder, path by path: only the
 // paths the disk changed since the record are looked at in the folder
 // (changes.go), each gets the version the plan says (plan.go), and where
 // that is the disk's it is written to a temporary name in its own folder
@@ -22,22 +22,22 @@ import (
 // its watchers, see only the files that changed change. A kill at any
 // moment leaves each path its old or its new version, plus at worst
 // temporary names the next write-back removes (journal.go).
-type pathWrite struct {
-	folder string
-	bound  bool   // folder is a hidden copy (Keeper.Through), a mount point by design
-	disk   string // the disk's mount point (second looks before deletions)
-	s      *snapstore.Store
-	id     string  // the snapshot written back
-	rec    *record // the last sync; nil: none (every difference is a conflict)
-	at     time.Time
-	// placing, when set, runs once the new files are written and flushed,
+type PathWrite struct {
+	Folder string
+	Bound  bool   // folder is a hidden copy (Keeper.Through), a mount point by design
+	Disk   string // the disk's mount point (second looks before deletions)
+	S      *snapstore.Store
+	Id     string  // the snapshot written back
+	Rec    *Record // the last sync; nil: none (every difference is a conflict)
+	At     time.Time
+	// Placing, when set, runs once the new files are written and flushed,
 	// before the first rename (tests race it and count the flushes).
-	placing func(w *pathWrite)
+	Placing func(w *PathWrite)
 
 	parentfd, rootfd, diskfd int
 	rootDev                  uint64
 	dirs                     map[string]int              // folders of the folder open now (at most maxOpenDirs)
-	fresh                    map[string]freshDir         // folders this write-back made, filled before they appear
+	fresh                    map[string]FreshDir         // folders this write-back made, filled before they appear
 	touched                  map[string][2]unix.Timespec // folders it writes in: their times before
 	unplaced                 map[string]bool             // folders it made that are not at their names
 	made                     []string                    // folders made in place (undone if the write-back fails)
@@ -45,34 +45,34 @@ type pathWrite struct {
 	objs                     *tree.DirTree
 	hashes                   map[objKey]sum // content hashes of the store's objects read so far
 	byPath                   map[string]*planItem
-	items                    []*planItem
+	Items                    []*planItem
 	placed                   map[string]uint64 // paths holding the disk's content, by inode (hard links)
 
 	wb      WriteBack
-	files   int        // files written
-	flushes int        // commitFlush calls
-	changes []syncPath // the record's new entries
+	Files   int        // files written
+	Flushes int        // commitFlush calls
+	Changes []SyncPath // the record's new entries
 }
 
-// run does the write-back; w.changes is then what the record gets.
-func (w *pathWrite) run(ctx context.Context) (WriteBack, error) {
-	w.wb = WriteBack{Folder: w.folder}
+// Run does the write-back; w.changes is then what the record gets.
+func (w *PathWrite) Run(ctx context.Context) (WriteBack, error) {
+	w.wb = WriteBack{Folder: w.Folder}
 	w.parentfd, w.rootfd, w.diskfd = -1, -1, -1
-	w.dirs, w.fresh, w.hashes = map[string]int{}, map[string]freshDir{}, map[objKey]sum{}
+	w.dirs, w.fresh, w.hashes = map[string]int{}, map[string]FreshDir{}, map[objKey]sum{}
 	w.byPath, w.placed, w.touched = map[string]*planItem{}, map[string]uint64{}, map[string][2]unix.Timespec{}
 	w.unplaced = map[string]bool{}
 	defer w.close()
 	if err := w.open(); err != nil {
 		return w.wb, err
 	}
-	temps, err := readJournal(w.s.Dir)
+	temps, err := readJournal(w.S.Dir)
 	if err != nil {
 		return w.wb, err
 	}
-	for _, p := range cleanTemps(w.rootfd, temps) {
+	for _, p := range CleanTemps(w.rootfd, temps) {
 		w.wb.NotKept = append(w.wb.NotKept, "a temporary file an interrupted write-back left could not be removed: "+p)
 	}
-	cands, err := diskChanges(w.s, w.rec, w.id)
+	cands, err := diskChanges(w.S, w.Rec, w.Id)
 	if err != nil {
 		return w.wb, err
 	}
@@ -86,7 +86,7 @@ func (w *pathWrite) run(ctx context.Context) (WriteBack, error) {
 	return w.wb, nil
 }
 
-func (w *pathWrite) close() {
+func (w *PathWrite) close() {
 	w.trim(0)
 	for _, fd := range []int{w.rootfd, w.parentfd, w.diskfd} {
 		if fd >= 0 {
@@ -100,31 +100,31 @@ func (w *pathWrite) close() {
 
 // open opens the folder's parent and the folder, never through a symlink,
 // refuses a folder that is a mount point, and opens the disk.
-func (w *pathWrite) open() error {
+func (w *PathWrite) open() error {
 	var err error
-	if w.parentfd, err = openDirPath(filepath.Dir(w.folder)); err != nil {
+	if w.parentfd, err = OpenDirPath(filepath.Dir(w.Folder)); err != nil {
 		return err
 	}
-	if w.rootfd, err = openDirAt(w.parentfd, filepath.Base(w.folder)); err != nil {
-		return fmt.Errorf("open %s (never following a symlink): %w", w.folder, err)
+	if w.rootfd, err = OpenDirAt(w.parentfd, filepath.Base(w.Folder)); err != nil {
+		return fmt.Errorf("open %s (never following a symlink): %w", w.Folder, err)
 	}
 	var p, f unix.Stat_t
 	unix.Fstat(w.parentfd, &p)
 	unix.Fstat(w.rootfd, &f)
-	if p.Dev != f.Dev && !w.bound {
-		return fmt.Errorf("%s is a mount point of another file system; it is never written back", w.folder)
+	if p.Dev != f.Dev && !w.Bound {
+		return fmt.Errorf("%s is a mount point of another file system; it is never written back", w.Folder)
 	}
 	w.rootDev = uint64(f.Dev)
 	w.owner = newOwner(f.Uid, f.Gid)
-	if w.disk != "" {
-		w.diskfd, _ = tree.OpenRetry(w.disk, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if w.Disk != "" {
+		w.diskfd, _ = tree.OpenRetry(w.Disk, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}
 	return nil
 }
 
 // plan looks at each candidate in the folder and decides (plan.go).
-func (w *pathWrite) plan(ctx context.Context, cands []candidate) error {
-	w.items = make([]*planItem, 0, len(cands))
+func (w *PathWrite) plan(ctx context.Context, cands []candidate) error {
+	w.Items = make([]*planItem, 0, len(cands))
 	for i := range cands {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -137,7 +137,7 @@ func (w *pathWrite) plan(ctx context.Context, cands []candidate) error {
 		}
 		f, err := w.look(c.path, it.LastF)
 		if err != nil {
-			return fmt.Errorf("read %s: %w", filepath.Join(w.folder, c.path), err)
+			return fmt.Errorf("read %s: %w", filepath.Join(w.Folder, c.path), err)
 		}
 		it.F = f
 		if c.d != nil {
@@ -150,7 +150,7 @@ func (w *pathWrite) plan(ctx context.Context, cands []candidate) error {
 			}
 		}
 		it.decide()
-		w.items = append(w.items, it)
+		w.Items = append(w.Items, it)
 		w.byPath[it.Path] = it
 	}
 	return nil
@@ -158,8 +158,8 @@ func (w *pathWrite) plan(ctx context.Context, cands []candidate) error {
 
 // look finds path rel in the folder, with its content hash: the record's
 // when the file's identity is the one recorded (last), else read.
-func (w *pathWrite) look(rel string, last *side) (*fstate, error) {
-	dir, name := splitRel(rel)
+func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
+	dir, name := SplitRel(rel)
 	pfd := w.rootfd
 	if rel == "." {
 		name = "."
@@ -175,21 +175,21 @@ func (w *pathWrite) look(rel string, last *side) (*fstate, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fstate{e: fsEntry{rel: rel, st: st}, flags: flags}
+	f := &Fstate{E: FsEntry{Rel: rel, St: st}, flags: flags}
 	switch {
-	case f.e.isDir() && uint64(st.Dev) != w.rootDev:
+	case f.E.IsDir() && uint64(st.Dev) != w.rootDev:
 		return nil, fmt.Errorf("%s: %w (never entered)", rel, errMountInside)
-	case f.e.isLink():
-		if f.e.link, err = readlinkAt(pfd, name); err != nil {
+	case f.E.IsLink():
+		if f.E.Link, err = readlinkAt(pfd, name); err != nil {
 			return nil, err
 		}
-		f.hash = linkHash(f.e.link)
-	case f.e.isReg():
-		if id := tree.IdentOf(&st); last != nil && last.Ident != nil && *last.Ident == id && !last.Hash.none() {
+		f.hash = LinkHash(f.E.Link)
+	case f.E.IsReg():
+		if id := tree.IdentOf(&st); last != nil && last.Ident != nil && *last.Ident == id && !last.Hash.None() {
 			f.hash = last.Hash
 			break
 		}
-		fd, err := openFileAt(pfd, name, &st)
+		fd, err := OpenFileAt(pfd, name, &st)
 		if err != nil {
 			// Replaced while looked at (an editor saving), or unreadable:
 			// a version the record cannot vouch for, so the folder's is
@@ -197,7 +197,7 @@ func (w *pathWrite) look(rel string, last *side) (*fstate, error) {
 			f.hash = unknownHash
 			return f, nil
 		}
-		f.hash, err = hashFd(fd)
+		f.hash, err = HashFd(fd)
 		unix.Close(fd)
 		if err != nil {
 			return nil, err
@@ -213,12 +213,12 @@ var unknownHash = sha256.Sum256([]byte("rambar: a file that could not be read"))
 // diskSideOf is d's side with its content hash (src's bytes): the
 // record's when the object is the record's (objects never change), else
 // read from the store.
-func (w *pathWrite) diskSideOf(d, src *tree.Entry, base *side) (*side, error) {
-	s := diskSide(d, src.Obj)
+func (w *PathWrite) diskSideOf(d, src *tree.Entry, base *Side) (*Side, error) {
+	s := DiskSide(d, src.Obj)
 	if d.Kind != tree.KindFile {
 		return s, nil
 	}
-	if base != nil && base.Kind == tree.KindFile && base.Obj == s.Obj && base.Size == s.Size && !s.Obj.None() && !base.Hash.none() {
+	if base != nil && base.Kind == tree.KindFile && base.Obj == s.Obj && base.Size == s.Size && !s.Obj.None() && !base.Hash.None() {
 		s.Hash = base.Hash
 		return s, nil
 	}
@@ -243,13 +243,13 @@ type objKey struct {
 }
 
 // openObj opens e's bytes in the store.
-func (w *pathWrite) openObj(e *tree.Entry) (int, tree.ObjRef, error) {
+func (w *PathWrite) openObj(e *tree.Entry) (int, tree.ObjRef, error) {
 	ref, err := snapstore.ObjRefOf(*e)
 	if err != nil {
 		return -1, ref, err
 	}
 	if w.objs == nil {
-		if w.objs, err = tree.OpenTree(w.s.Path("objects")); err != nil {
+		if w.objs, err = tree.OpenTree(w.S.Path("objects")); err != nil {
 			return -1, ref, err
 		}
 	}
@@ -258,21 +258,21 @@ func (w *pathWrite) openObj(e *tree.Entry) (int, tree.ObjRef, error) {
 }
 
 // diskHash is the SHA-256 of e's bytes as the store has them.
-func (w *pathWrite) diskHash(e *tree.Entry) (sum, error) {
+func (w *PathWrite) diskHash(e *tree.Entry) (sum, error) {
 	fd, ref, err := w.openObj(e)
 	if err != nil {
 		return sum{}, err
 	}
 	defer unix.Close(fd)
 	if !ref.Packed && e.Extents == nil {
-		return hashFd(fd)
+		return HashFd(fd)
 	}
-	h := newHash()
+	h := NewHash()
 	if e.Extents == nil {
-		if err := readAll(fd, ref.Off, ref.Size, h); err != nil {
+		if err := ReadAll(fd, ref.Off, ref.Size, h); err != nil {
 			return sum{}, err
 		}
-		return sumOf(h), nil
+		return SumOf(h), nil
 	}
 	// A sparse file: its object holds the data ranges one after another;
 	// the holes between are zeros.
@@ -281,7 +281,7 @@ func (w *pathWrite) diskHash(e *tree.Entry) (sum, error) {
 		if err := zeros(h, x.Off-pos); err != nil {
 			return sum{}, err
 		}
-		if err := readAll(fd, from, x.Len, h); err != nil {
+		if err := ReadAll(fd, from, x.Len, h); err != nil {
 			return sum{}, err
 		}
 		pos, from = x.Off+x.Len, from+x.Len
@@ -289,12 +289,12 @@ func (w *pathWrite) diskHash(e *tree.Entry) (sum, error) {
 	if err := zeros(h, e.Size-pos); err != nil {
 		return sum{}, err
 	}
-	return sumOf(h), nil
+	return SumOf(h), nil
 }
 
 // report sums up what the plan kept in the folder's favour.
-func (w *pathWrite) report() {
-	for _, it := range w.items {
+func (w *PathWrite) report() {
+	for _, it := range w.Items {
 		if it.Outside {
 			w.wb.KeptOutside++
 		}

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"crypto/sha256"
@@ -45,12 +45,12 @@ import (
 // target; the zero value is none (a folder, a FIFO).
 type sum [32]byte
 
-func (s sum) none() bool { return s == sum{} }
+func (s sum) None() bool { return s == sum{} }
 
-// side is one version of a path: its kind, permission bits and content;
+// Side is one version of a path: its kind, permission bits and content;
 // for the folder its identity when known, for the disk its object, hard
 // link, size and (Meta) modification time and xattrs.
-type side struct {
+type Side struct {
 	Kind  tree.Kind
 	Mode  uint32
 	Hash  sum
@@ -71,11 +71,11 @@ type xattrSum struct {
 	Sum  uint64
 }
 
-// syncPath is one path of the record; a path only one side had has the
+// SyncPath is one path of the record; a path only one side had has the
 // other nil.
-type syncPath struct {
+type SyncPath struct {
 	Path string
-	F, D *side
+	F, D *Side
 	// Pending: the folder did not get the disk's version at the last
 	// write-back (it could not be written, or a deletion was postponed
 	// because the disk was not still): D is still what the folder last
@@ -84,9 +84,9 @@ type syncPath struct {
 	Pending, Gone bool
 }
 
-// sameContent: the same kind holding the same bytes (folders and FIFOs
+// SameContent: the same kind holding the same bytes (folders and FIFOs
 // always match).
-func (a *side) sameContent(b *side) bool {
+func (a *Side) SameContent(b *Side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -96,7 +96,7 @@ func (a *side) sameContent(b *side) bool {
 // sameDisk: the disk's side b is the one the record has (a): the same
 // object, link, mode and, where both know it, metadata. A record side
 // without metadata never matches one with it, so it is brought up to date.
-func (a *side) sameDisk(b *side) bool {
+func (a *Side) sameDisk(b *Side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -106,7 +106,7 @@ func (a *side) sameDisk(b *side) bool {
 
 // metaChanged: the disk changed the metadata the folder gets (mode,
 // modification time, xattrs) of a path whose content base describes.
-func metaChanged(base, d *side) bool {
+func metaChanged(base, d *Side) bool {
 	if base == nil || d == nil || base.Kind != d.Kind {
 		return false
 	}
@@ -135,20 +135,20 @@ func valueSum(v []byte) uint64 {
 	return h.Sum64()
 }
 
-// diskSide is the record's side of disk entry e, whose content (for a hard
+// DiskSide is the record's side of disk entry e, whose content (for a hard
 // link: its first name's) is in object obj.
-func diskSide(e *tree.Entry, obj tree.ObjName) *side {
-	s := &side{Kind: e.Kind, Mode: e.Mode, Obj: obj, Link: e.HardLink, Size: e.Size,
+func DiskSide(e *tree.Entry, obj tree.ObjName) *Side {
+	s := &Side{Kind: e.Kind, Mode: e.Mode, Obj: obj, Link: e.HardLink, Size: e.Size,
 		Meta: true, MTime: tree.TsNano(e.MTime), Xattrs: xattrSums(e.Xattr)}
 	if e.Kind == tree.KindSymlink {
-		s.Hash = linkHash(e.Link)
+		s.Hash = LinkHash(e.Link)
 	}
 	return s
 }
 
-// syncHead is the record's header: whose record it is and of which
+// SyncHead is the record's header: whose record it is and of which
 // snapshot, whether a load finished, and its base file.
-type syncHead struct {
+type SyncHead struct {
 	DiskID, Folder, Snapshot string
 	Complete                 bool
 	Base                     string // the base file's name in mirror/; "" none
@@ -163,15 +163,15 @@ const (
 
 func recordDir(storeDir string) string { return filepath.Join(storeDir, recordDirName) }
 
-// readSyncHead reads the record's header only (Dirty asks every few
+// ReadSyncHead reads the record's header only (Dirty asks every few
 // seconds); ok is false when there is none or it is damaged.
-func readSyncHead(storeDir string) (syncHead, bool) {
+func ReadSyncHead(storeDir string) (SyncHead, bool) {
 	b, _, err := snapstore.ReadPrefix(filepath.Join(recordDir(storeDir), recordName), snapstore.MaxFile, 64<<10)
 	if errors.Is(err, fs.ErrNotExist) {
 		return readLegacyHead(storeDir)
 	}
 	if err != nil {
-		return syncHead{}, false
+		return SyncHead{}, false
 	}
 	h, _, err := decodeSyncHeader(b)
 	return h, err == nil
@@ -199,7 +199,7 @@ type legacySide struct {
 	O string      `json:"o"`
 }
 
-func readLegacyHead(storeDir string) (syncHead, bool) {
+func readLegacyHead(storeDir string) (SyncHead, bool) {
 	var h struct {
 		DiskID   string `json:"disk_id"`
 		Folder   string `json:"folder"`
@@ -208,12 +208,12 @@ func readLegacyHead(storeDir string) (syncHead, bool) {
 	}
 	b, err := os.ReadFile(filepath.Join(storeDir, legacyHead))
 	ok := err == nil && len(b) < 64<<10 && json.Unmarshal(b, &h) == nil
-	return syncHead{DiskID: h.DiskID, Folder: h.Folder, Snapshot: h.Snapshot, Complete: h.Complete}, ok
+	return SyncHead{DiskID: h.DiskID, Folder: h.Folder, Snapshot: h.Snapshot, Complete: h.Complete}, ok
 }
 
 // readLegacyRecord reads a version 1 record; nil when there is none. Its
 // paths are checked like any file RAMBar did not just write.
-func readLegacyRecord(storeDir string) (*record, error) {
+func readLegacyRecord(storeDir string) (*Record, error) {
 	name := filepath.Join(storeDir, legacyName)
 	b, err := snapstore.ReadBounded(name, snapstore.MaxFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -224,28 +224,28 @@ func readLegacyRecord(storeDir string) (*record, error) {
 	}
 	var r legacyRecord
 	if err := json.Unmarshal(b, &r); err != nil || r.Version != 1 {
-		return nil, fmt.Errorf("mirror record %s (version %d): %w: %v", name, r.Version, errBadRecord, err)
+		return nil, fmt.Errorf("mirror record %s (version %d): %w: %v", name, r.Version, ErrBadRecord, err)
 	}
-	rec := &record{syncHead: syncHead{DiskID: r.DiskID, Folder: r.Folder, Snapshot: r.Snapshot, Complete: r.Complete}}
+	rec := &Record{SyncHead: SyncHead{DiskID: r.DiskID, Folder: r.Folder, Snapshot: r.Snapshot, Complete: r.Complete}}
 	for i, p := range r.Paths {
 		if snapstore.CheckPath(p.P) != nil || (i > 0 && !tree.PathLess(r.Paths[i-1].P, p.P)) {
-			return nil, fmt.Errorf("mirror record %s: bad path %q: %w", name, p.P, errBadRecord)
+			return nil, fmt.Errorf("mirror record %s: bad path %q: %w", name, p.P, ErrBadRecord)
 		}
 		f, ferr := p.F.side()
 		d, derr := p.D.side()
 		if ferr != nil || derr != nil {
-			return nil, fmt.Errorf("mirror record %s at %q: %w", name, p.P, errBadRecord)
+			return nil, fmt.Errorf("mirror record %s at %q: %w", name, p.P, ErrBadRecord)
 		}
-		rec.legacy = append(rec.legacy, syncPath{Path: p.P, F: f, D: d})
+		rec.legacy = append(rec.legacy, SyncPath{Path: p.P, F: f, D: d})
 	}
 	return rec, nil
 }
 
-func (l *legacySide) side() (*side, error) {
+func (l *legacySide) side() (*Side, error) {
 	if l == nil {
 		return nil, nil
 	}
-	s := &side{Kind: l.K, Mode: l.M, Ident: l.I}
+	s := &Side{Kind: l.K, Mode: l.M, Ident: l.I}
 	if l.O != "" {
 		o, err := snapstore.ParseObj(l.O)
 		if err != nil {
@@ -273,8 +273,8 @@ func removeLegacy(storeDir string) {
 	os.Remove(filepath.Join(storeDir, legacyHead))
 }
 
-// linkHash is a symlink's content: the hash of its target.
-func linkHash(target string) sum { return sha256.Sum256([]byte(target)) }
+// LinkHash is a symlink's content: the hash of its target.
+func LinkHash(target string) sum { return sha256.Sum256([]byte(target)) }
 
 // specialHash stands for the content of a socket or device node: never
 // the disk's.
@@ -282,8 +282,8 @@ func specialHash(mode uint32) sum { return sha256.Sum256(fmt.Appendf(nil, "speci
 
 // findPath finds path p in ps (in pathLess order): its place, and whether
 // it is there.
-func findPath(ps []syncPath, p string) (int, bool) {
-	return slices.BinarySearchFunc(ps, p, func(a syncPath, p string) int {
+func findPath(ps []SyncPath, p string) (int, bool) {
+	return slices.BinarySearchFunc(ps, p, func(a SyncPath, p string) int {
 		switch {
 		case a.Path == p:
 			return 0

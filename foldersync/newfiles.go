@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"errors"
@@ -33,19 +33,19 @@ func newOwner(uid, gid uint32) owner {
 // ownerOf is who a new version of path rel belongs to: the folder's
 // entry's owner where it had one (as root: kept whatever it is), else the
 // owner of new paths.
-func (w *pathWrite) ownerOf(rel string, it *planItem) (int, int) {
+func (w *PathWrite) ownerOf(rel string, it *planItem) (int, int) {
 	if it != nil && it.F != nil && !it.Aside {
 		if os.Geteuid() == 0 {
-			return int(it.F.e.st.Uid), int(it.F.e.st.Gid)
+			return int(it.F.E.St.Uid), int(it.F.E.St.Gid)
 		}
-		if int(it.F.e.st.Uid) != os.Geteuid() {
+		if int(it.F.E.St.Uid) != os.Geteuid() {
 			w.wb.NotKept = append(w.wb.NotKept, "owner of "+rel)
 		}
 	}
 	return w.owner.uid, w.owner.gid
 }
 
-func (w *pathWrite) chownFd(fd int, rel string, it *planItem) {
+func (w *PathWrite) chownFd(fd int, rel string, it *planItem) {
 	if u, g := w.ownerOf(rel, it); u >= 0 || g >= 0 {
 		if err := unix.Fchown(fd, u, g); err != nil {
 			w.wb.NotKept = append(w.wb.NotKept, "owner of "+rel)
@@ -56,7 +56,7 @@ func (w *pathWrite) chownFd(fd int, rel string, it *planItem) {
 // modeOf is the permission bits it's new version gets: the disk's, unless
 // only the folder changed them (a chmod in the folder stays).
 func modeOf(it *planItem) uint32 {
-	base, f, ds := it.Base, it.F.side(), it.DS
+	base, f, ds := it.Base, it.F.Side(), it.DS
 	if f != nil && !it.Aside && base != nil && f.Kind == ds.Kind && ds.Kind == base.Kind && ds.Mode == base.Mode {
 		return f.Mode
 	}
@@ -65,7 +65,7 @@ func modeOf(it *planItem) uint32 {
 
 // makeNew writes the disk's file, symlink or FIFO of it under target in
 // the folder pfd, with its metadata.
-func (w *pathWrite) makeNew(it *planItem, pfd int, target string) error {
+func (w *PathWrite) makeNew(it *planItem, pfd int, target string) error {
 	var err error
 	switch it.D.Kind {
 	case tree.KindFile:
@@ -106,7 +106,7 @@ func (w *pathWrite) makeNew(it *planItem, pfd int, target string) error {
 // writeFile copies the disk's file of it from the store to target (holes
 // kept), checks it against its hash, and sets owner, xattrs, mode (after
 // the owner: a chown clears setuid), flags and times on it.
-func (w *pathWrite) writeFile(it *planItem, pfd int, target string) error {
+func (w *PathWrite) writeFile(it *planItem, pfd int, target string) error {
 	in, ref, err := w.openObj(it.Src)
 	if err != nil {
 		return fmt.Errorf("open the store's copy: %w", err)
@@ -123,7 +123,7 @@ func (w *pathWrite) writeFile(it *planItem, pfd int, target string) error {
 	if _, err := tree.RestoreData(out, in, ref, *it.Src, false); err != nil {
 		return err
 	}
-	if h, err := hashFd(out); err != nil || h != it.DS.Hash {
+	if h, err := HashFd(out); err != nil || h != it.DS.Hash {
 		return fmt.Errorf("the store's copy does not match its hash (%v): %w", err, snapstore.ErrBadManifest)
 	}
 	w.chownFd(out, it.Path, it)
@@ -138,13 +138,13 @@ func (w *pathWrite) writeFile(it *planItem, pfd int, target string) error {
 		return err
 	}
 	w.setTimesAt(pfd, target, it.D)
-	w.files++
+	w.Files++
 	return nil
 }
 
 // setTimesAt gives name in pfd e's access and modification times (a
 // symlink itself, not what it points to).
-func (w *pathWrite) setTimesAt(pfd int, name string, e *tree.Entry) {
+func (w *PathWrite) setTimesAt(pfd int, name string, e *tree.Entry) {
 	ts := []unix.Timespec{e.ATime, e.MTime}
 	if err := unix.UtimesNanoAt(pfd, name, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		w.wb.NotKept = append(w.wb.NotKept, "times of "+e.Path)
@@ -154,12 +154,12 @@ func (w *pathWrite) setTimesAt(pfd int, name string, e *tree.Entry) {
 // newXattrs sets the xattrs of a new version of it (open as out): those
 // the folder's entry had (POSIX ACLs, security.* and trusted.* as root,
 // user.*), less the ones the disk removed, then the disk's.
-func (w *pathWrite) newXattrs(it *planItem, pfd, out int) {
+func (w *PathWrite) newXattrs(it *planItem, pfd, out int) {
 	vals := map[string][]byte{}
-	if it.F != nil && it.F.e.isReg() && !it.Aside {
-		_, name := splitRel(it.Path)
-		if old, err := openFileAt(pfd, name, &it.F.e.st); err == nil {
-			if x, _ := fdXattrs(old); x != nil {
+	if it.F != nil && it.F.E.IsReg() && !it.Aside {
+		_, name := SplitRel(it.Path)
+		if old, err := OpenFileAt(pfd, name, &it.F.E.St); err == nil {
+			if x, _ := FdXattrs(old); x != nil {
 				vals = x
 			}
 			unix.Close(old)
@@ -184,8 +184,8 @@ func (w *pathWrite) newXattrs(it *planItem, pfd, out int) {
 // record on the folder's own entry (open as fd): what the disk added or
 // changed is set, what it removed is removed where the folder still has
 // the record's value. The folder's other xattrs stay.
-func (w *pathWrite) xattrsInPlace(it *planItem, fd int) {
-	folder, _ := fdXattrs(fd)
+func (w *PathWrite) xattrsInPlace(it *planItem, fd int) {
+	folder, _ := FdXattrs(fd)
 	for _, x := range xattrsRemoved(it) {
 		if v, ok := folder[x.Name]; ok && valueSum(v) == x.Sum {
 			if err := unix.Fremovexattr(fd, x.Name); err != nil {
@@ -229,13 +229,13 @@ func xattrsRemoved(it *planItem) []xattrSum {
 
 // setMetaAt sets the disk's changed metadata on the folder's own file,
 // link or FIFO it, in place: its bytes and inode stay.
-func (w *pathWrite) setMetaAt(it *planItem) {
-	dir, name := splitRel(it.Path)
+func (w *PathWrite) setMetaAt(it *planItem) {
+	dir, name := SplitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err != nil {
 		return
 	}
-	if !it.F.e.isLink() {
+	if !it.F.E.IsLink() {
 		fd, err := unix.Openat(pfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			w.fail(it, err)
@@ -243,7 +243,7 @@ func (w *pathWrite) setMetaAt(it *planItem) {
 		}
 		defer unix.Close(fd)
 		var st unix.Stat_t
-		if unix.Fstat(fd, &st) != nil || !sameFile(&it.F.e.st, &st) {
+		if unix.Fstat(fd, &st) != nil || !SameFile(&it.F.E.St, &st) {
 			it.after = nil // changed meanwhile: read again next time
 			return
 		}
@@ -259,16 +259,16 @@ func (w *pathWrite) setMetaAt(it *planItem) {
 		w.setTimesAt(pfd, name, it.D)
 	}
 	var st unix.Stat_t
-	if unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Ino == it.F.e.st.Ino {
+	if unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Ino == it.F.E.St.Ino {
 		f := *it.F
-		f.e.st = st
+		f.E.St = st
 		it.after = keptSide(&f)
 	}
 }
 
 // dirMeta gives a folder the disk made or changed its mode, xattrs and
 // times, once its contents are in.
-func (w *pathWrite) dirMeta(it *planItem) {
+func (w *PathWrite) dirMeta(it *planItem) {
 	fd, err := w.dirFd(it.Path)
 	if err != nil {
 		return
@@ -293,13 +293,13 @@ func (w *pathWrite) dirMeta(it *planItem) {
 		w.wb.NotKept = append(w.wb.NotKept, "times of "+it.Path)
 	}
 	if it.after == nil || made {
-		it.after = &side{Kind: tree.KindDir, Mode: it.DS.Mode}
+		it.after = &Side{Kind: tree.KindDir, Mode: it.DS.Mode}
 	}
 }
 
 // madeMeta gives a folder made for a path inside it (the folder had
 // deleted it) its final mode, and the disk's time where it is known.
-func (w *pathWrite) madeMeta(rel string) {
+func (w *PathWrite) madeMeta(rel string) {
 	fd, err := w.dirFd(rel)
 	if err != nil {
 		return
@@ -315,9 +315,9 @@ func (w *pathWrite) madeMeta(rel string) {
 
 // newSide is the record's folder side of the new version of it at rel:
 // its identity now, if it is still the inode the write-back made.
-func (w *pathWrite) newSide(it *planItem, rel string) *side {
-	s := &side{Kind: it.DS.Kind, Mode: modeOf(it), Hash: it.DS.Hash}
-	dir, name := splitRel(rel)
+func (w *PathWrite) newSide(it *planItem, rel string) *Side {
+	s := &Side{Kind: it.DS.Kind, Mode: modeOf(it), Hash: it.DS.Hash}
+	dir, name := SplitRel(rel)
 	pfd, err := w.dirFd(dir)
 	if err != nil || it.DS.Kind == tree.KindDir {
 		return s
@@ -331,10 +331,10 @@ func (w *pathWrite) newSide(it *planItem, rel string) *side {
 }
 
 // keptSide is the record's folder side of an entry the folder keeps.
-func keptSide(f *fstate) *side {
-	s := f.side()
-	if s != nil && f.e.isReg() && !f.hash.none() && f.hash != unknownHash {
-		id := tree.IdentOf(&f.e.st)
+func keptSide(f *Fstate) *Side {
+	s := f.Side()
+	if s != nil && f.E.IsReg() && !f.hash.None() && f.hash != unknownHash {
+		id := tree.IdentOf(&f.E.St)
 		s.Ident = &id
 	}
 	return s
@@ -343,7 +343,7 @@ func keptSide(f *fstate) *side {
 // linkable: it, a hard link to an earlier path, can be made as a link to
 // the folder's copy of that path (which holds the disk's bytes after the
 // write-back).
-func (w *pathWrite) linkable(it *planItem) bool {
+func (w *PathWrite) linkable(it *planItem) bool {
 	q := w.byPath[it.D.HardLink]
 	if q == nil || q.failed || q.DS == nil || q.DS.Kind != tree.KindFile {
 		return false
@@ -351,21 +351,21 @@ func (w *pathWrite) linkable(it *planItem) bool {
 	if q.Act == writeDisk {
 		return true
 	}
-	return q.Act != deletePath && q.F != nil && q.F.e.isReg() && q.F.hash == q.DS.Hash
+	return q.Act != deletePath && q.F != nil && q.F.E.IsReg() && q.F.hash == q.DS.Hash
 }
 
 // linkFirst makes it (a hard link) under its temporary name (or its name,
 // when fresh) as a link to its first name's inode in the folder; where
 // that cannot be (its first name was not written, or another user's file
 // under protected_hardlinks), as a file of its own.
-func (w *pathWrite) linkFirst(it *planItem, pfd int, name string) error {
-	target := it.tmp
+func (w *PathWrite) linkFirst(it *planItem, pfd int, name string) error {
+	target := it.Tmp
 	if it.fresh {
 		target = name
 	}
 	q := it.D.HardLink
 	if ino, ok := w.placed[q]; ok {
-		qdir, qname := splitRel(q)
+		qdir, qname := SplitRel(q)
 		if qfd, err := w.dirFd(qdir); err == nil && unix.Linkat(qfd, qname, pfd, target, 0) == nil {
 			var st unix.Stat_t
 			if unix.Fstatat(pfd, target, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(st.Ino) == ino {
@@ -376,7 +376,7 @@ func (w *pathWrite) linkFirst(it *planItem, pfd int, name string) error {
 		}
 	}
 	if err := w.makeNew(it, pfd, target); err != nil {
-		if refused(err) {
+		if Refused(err) {
 			w.fail(it, err)
 			return nil
 		}
@@ -386,9 +386,9 @@ func (w *pathWrite) linkFirst(it *planItem, pfd int, name string) error {
 }
 
 // entry is the record's new entry for it.
-func (it *planItem) entry() syncPath {
+func (it *planItem) entry() SyncPath {
 	if it.failed {
-		sp := syncPath{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
+		sp := SyncPath{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
 		return sp
 	}
 	f := it.after
@@ -399,14 +399,14 @@ func (it *planItem) entry() syncPath {
 		// folder deleted has no folder side: a refresh knows it by that.)
 		f = it.LastF
 	}
-	return syncPath{Path: it.Path, F: f, D: it.DS}
+	return SyncPath{Path: it.Path, F: f, D: it.DS}
 }
 
 // differs: the folder's entry f holds other content, or another mode, than
 // the disk's side d.
-func (f *fstate) differs(d *side) bool {
-	fs := f.side()
-	if !fs.sameContent(d) {
+func (f *Fstate) differs(d *Side) bool {
+	fs := f.Side()
+	if !fs.SameContent(d) {
 		return true
 	}
 	return fs != nil && fs.Kind != tree.KindSymlink && fs.Kind != tree.KindDir && fs.Mode != d.Mode

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"errors"
@@ -11,15 +11,15 @@ import (
 // second look at the disk: while the disk is not still as its scan saw it,
 // a path it lacks may have moved during the scan, so every deletion waits
 // for a later write-back.
-func (w *pathWrite) deletions() {
+func (w *PathWrite) deletions() {
 	still, asked := false, false
-	for i := len(w.items) - 1; i >= 0; i-- {
-		it := w.items[i]
+	for i := len(w.Items) - 1; i >= 0; i-- {
+		it := w.Items[i]
 		if it.Act != deletePath || it.failed {
 			continue
 		}
 		if !asked {
-			still, asked = w.diskfd >= 0 && diskStill(w.s, w.disk, w.id), true
+			still, asked = w.diskfd >= 0 && diskStill(w.S, w.Disk, w.Id), true
 		}
 		if !still || onDisk(w.diskfd, it.Path) {
 			it.failed, it.postponed = true, true
@@ -32,8 +32,8 @@ func (w *pathWrite) deletions() {
 }
 
 // remove deletes it from the folder when it still holds what the plan saw.
-func (w *pathWrite) remove(it *planItem) {
-	dir, name := splitRel(it.Path)
+func (w *PathWrite) remove(it *planItem) {
+	dir, name := SplitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err != nil {
 		return // its folder is gone, and it with it
@@ -44,7 +44,7 @@ func (w *pathWrite) remove(it *planItem) {
 		return
 	}
 	if it.F.isDir() {
-		if now.Ino != it.F.e.st.Ino {
+		if now.Ino != it.F.E.St.Ino {
 			it.after = nil
 			return
 		}
@@ -54,7 +54,7 @@ func (w *pathWrite) remove(it *planItem) {
 		}
 		return
 	}
-	if !sameFile(&it.F.e.st, &now) {
+	if !SameFile(&it.F.E.St, &now) {
 		w.conflict(it.Path, "", "deleted on the disk, changed in the folder while it was written back: the folder's version is kept")
 		return
 	}
@@ -70,8 +70,8 @@ func (w *pathWrite) remove(it *planItem) {
 // temporary name, so the path is the old folder or the new file at every
 // moment (a kill between an rmdir and a rename left it absent); where
 // exchanges are not supported the folder is removed first.
-func (w *pathWrite) putOverDir(it *planItem) {
-	dir, name := splitRel(it.Path)
+func (w *PathWrite) putOverDir(it *planItem) {
+	dir, name := SplitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err != nil {
 		w.fail(it, err)
@@ -80,7 +80,7 @@ func (w *pathWrite) putOverDir(it *planItem) {
 	if !w.ours(pfd, it) {
 		return
 	}
-	switch err := overEmptyDir(pfd, it.tmp, name, func() bool { return w.ours(pfd, it) }); {
+	switch err := OverEmptyDir(pfd, it.Tmp, name, func() bool { return w.ours(pfd, it) }); {
 	case err == nil:
 		w.placed[it.Path] = it.ino
 		it.after = w.newSide(it, it.Path)
@@ -89,7 +89,7 @@ func (w *pathWrite) putOverDir(it *planItem) {
 		it.after = keptSide(it.F)
 	case errors.Is(err, errRaced):
 		w.toCopy(it, "appeared in the folder while it was written back: the folder's version is kept under the name, the disk's is the copy")
-	case errors.Is(err, errNotOurs):
+	case errors.Is(err, ErrNotOurs):
 		// ours said why (the path is given up)
 	default:
 		w.fail(it, err)
@@ -101,11 +101,11 @@ var (
 	// longer a folder): it keeps its name, and the new entry its temporary
 	// name.
 	errDirHeld = errors.New("the folder holds files")
-	// errNotOurs: the temporary name no longer holds what was made there.
-	errNotOurs = errors.New("the temporary name was replaced")
+	// ErrNotOurs: the temporary name no longer holds what was made there.
+	ErrNotOurs = errors.New("the temporary name was replaced")
 )
 
-// overEmptyDir puts tmp in place of name, a folder of pfd emptied
+// OverEmptyDir puts tmp in place of name, a folder of pfd emptied
 // beforehand, so that the path is the folder or the new entry at every
 // moment (a kill between an rmdir and a rename would leave it absent):
 // the two are exchanged, then the folder is removed under the temporary
@@ -114,7 +114,7 @@ var (
 // first, then, if ours still holds, tmp renamed to the free name (errRaced
 // when something appeared there). The write-back (in the mirror folder)
 // and the refresh (on the disk) both use it.
-func overEmptyDir(pfd int, tmp, name string, ours func() bool) error {
+func OverEmptyDir(pfd int, tmp, name string, ours func() bool) error {
 	err := tree.ExchangeAt(pfd, tmp, pfd, name)
 	if err == nil {
 		if unix.Unlinkat(pfd, tmp, unix.AT_REMOVEDIR) == nil {
@@ -132,7 +132,7 @@ func overEmptyDir(pfd int, tmp, name string, ours func() bool) error {
 		return errDirHeld
 	}
 	if !ours() {
-		return errNotOurs
+		return ErrNotOurs
 	}
 	if err := tree.RenameNoReplace(pfd, tmp, pfd, name); err != nil {
 		return errRaced
@@ -170,7 +170,7 @@ func replaceFile(pfd int, tmp, name string, expect *unix.Stat_t, ino uint64) err
 	}
 	if tree.ExchangeAt(pfd, tmp, pfd, name) == nil {
 		var back unix.Stat_t
-		if unix.Fstatat(pfd, name, &back, unix.AT_SYMLINK_NOFOLLOW) == nil && sameFile(expect, &back) {
+		if unix.Fstatat(pfd, name, &back, unix.AT_SYMLINK_NOFOLLOW) == nil && SameFile(expect, &back) {
 			unix.Unlinkat(pfd, tmp, 0) // the stranger's file
 			return errStranger
 		}
@@ -183,7 +183,7 @@ func replaceFile(pfd int, tmp, name string, expect *unix.Stat_t, ino uint64) err
 // swap the temporary name between the last look (ours) and the rename. A
 // symlink renamed in that way is removed (never followed), and the path is
 // given up for this write-back (kept pending).
-func (w *pathWrite) strangerPlaced(pfd int, name string, it *planItem) bool {
+func (w *PathWrite) strangerPlaced(pfd int, name string, it *planItem) bool {
 	var now unix.Stat_t
 	if err := unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || uint64(now.Ino) == it.ino {
 		return false

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import "strings"
 
@@ -25,8 +25,8 @@ func inGit(p string) bool {
 	return strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/")
 }
 
-// gitLock: p is a lock file git holds inside .git while it writes.
-func gitLock(p string) bool { return inGit(p) && strings.HasSuffix(p, ".lock") }
+// GitLock: p is a lock file git holds inside .git while it writes.
+func GitLock(p string) bool { return inGit(p) && strings.HasSuffix(p, ".lock") }
 
 // gitNote is the notice of a path of .git/ changed on both sides.
 const gitNote = "git's own state, changed on both sides: the folder's version is kept (no conflict copy inside .git); " +
@@ -35,7 +35,7 @@ const gitNote = "git's own state, changed on both sides: the folder's version is
 // gitRule applies the rule above to a write-back's decision.
 func (it *planItem) gitRule() {
 	switch {
-	case gitLock(it.Path):
+	case GitLock(it.Path):
 		it.Act, it.Aside, it.Conflict, it.Outside, it.DeletedOutside = keepFolder, false, "", false, false
 	case !inGit(it.Path) || it.Conflict == "":
 	case it.Act == diskCopy || it.Aside || it.Act == writeDisk && it.F == nil:

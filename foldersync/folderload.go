@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"rambar/ramdisk"
 )
 
-// folderLoad copies a Mirror folder onto a fresh RAM disk, reading the
+// FolderLoad copies a Mirror folder onto a fresh RAM disk, reading the
 // folder and writing the disk through directory descriptors (never
 // following a symlink on either side, never entering another file system),
 // and notes each path's identity and content hash for the record, in
@@ -23,24 +23,24 @@ import (
 // setuid and setgid). FIFOs are made; sockets and devices stay in the
 // folder only (the write-back keeps them), as do the names a disk keeps
 // for itself at its root.
-type folderLoad struct {
-	folder, disk string
-	bound        bool // folder is a hidden copy (Keeper.Through), a mount point by design
-	copyFile     tree.CopyFunc
+type FolderLoad struct {
+	Folder, Disk string
+	Bound        bool // folder is a hidden copy (Keeper.Through), a mount point by design
+	CopyFile     tree.CopyFunc
 	meter        *tree.Meter
-	loaded       []loadedPath            // in walk (pathLess) order
+	Loaded       []LoadedPath            // in walk (pathLess) order
 	links        map[[2]uint64]firstName // a file with other links: its first name loaded
 	diskT        *tree.DirTree           // the disk, for links
 	taken        map[string]bool         // names the disk's root holds already (its marker, a zram disk's lost+found)
-	notKept      []tree.NotKept          // what cannot be loaded (sockets, devices)
+	NotKept      []tree.NotKept          // what cannot be loaded (sockets, devices)
 	stack        []loadLevel             // the folders being loaded, root first
-	files        int
-	bytes        int64
+	Files        int
+	Bytes        int64
 }
 
-// loadedPath is a path as loaded: the record's folder side of it.
-type loadedPath struct {
-	path  string
+// LoadedPath is a path as loaded: the record's folder side of it.
+type LoadedPath struct {
+	Path  string
 	kind  tree.Kind
 	mode  uint32
 	hash  sum
@@ -48,8 +48,8 @@ type loadedPath struct {
 	hasID bool
 }
 
-func (p *loadedPath) side() *side {
-	s := &side{Kind: p.kind, Mode: p.mode, Hash: p.hash}
+func (p *LoadedPath) Side() *Side {
+	s := &Side{Kind: p.kind, Mode: p.mode, Hash: p.hash}
 	if p.hasID {
 		id := p.id
 		s.Ident = &id
@@ -66,29 +66,29 @@ type firstName struct {
 type loadLevel struct {
 	rel string
 	fd  int
-	e   *fsEntry
+	e   *FsEntry
 	x   map[string][]byte // the folder's xattrs
 }
 
-// run loads the folder; a disk too small is refused before anything is written.
-func (l *folderLoad) run(ctx context.Context, progress tree.ProgressFunc) error {
-	src, err := openDirPath(l.folder)
+// Run loads the folder; a disk too small is refused before anything is written.
+func (l *FolderLoad) Run(ctx context.Context, progress tree.ProgressFunc) error {
+	src, err := OpenDirPath(l.Folder)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(src)
 	var pst, fst unix.Stat_t
-	if err := unix.Stat(filepath.Dir(l.folder), &pst); err == nil && unix.Fstat(src, &fst) == nil && pst.Dev != fst.Dev && !l.bound {
-		return fmt.Errorf("%s is a mount point of another file system; it cannot be mirrored", l.folder)
+	if err := unix.Stat(filepath.Dir(l.Folder), &pst); err == nil && unix.Fstat(src, &fst) == nil && pst.Dev != fst.Dev && !l.Bound {
+		return fmt.Errorf("%s is a mount point of another file system; it cannot be mirrored", l.Folder)
 	}
 	// The disk's mount point is RAMBar's own; below it nothing is followed.
-	if l.diskT, err = tree.OpenTree(l.disk); err != nil {
+	if l.diskT, err = tree.OpenTree(l.Disk); err != nil {
 		return err
 	}
 	defer l.diskT.Close()
 	dst := l.diskT.Fd
 	l.taken, l.links = map[string]bool{}, map[[2]uint64]firstName{}
-	if names, err := readNames(dst); err == nil {
+	if names, err := ReadNames(dst); err == nil {
 		for _, n := range names {
 			l.taken[n] = true
 		}
@@ -100,13 +100,13 @@ func (l *folderLoad) run(ctx context.Context, progress tree.ProgressFunc) error 
 	l.meter = tree.NewMeter(progress, "loading", need, n)
 	defer l.meter.Done()
 	l.stack = []loadLevel{{rel: ".", fd: dst}}
-	err = walkFolder(src, func(parent int, name string, e *fsEntry) error {
+	err = WalkFolder(src, func(parent int, name string, e *FsEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if e.rel == "." {
+		if e.Rel == "." {
 			l.stack[0].e = e
-			l.stack[0].x, _ = fdXattrs(src)
+			l.stack[0].x, _ = FdXattrs(src)
 			l.note(e, sum{}, nil)
 			return nil
 		}
@@ -123,17 +123,17 @@ func (l *folderLoad) run(ctx context.Context, progress tree.ProgressFunc) error 
 
 // note adds e to what was loaded, with its content hash and, when it is
 // known to be the loaded version's, its identity.
-func (l *folderLoad) note(e *fsEntry, h sum, id *tree.Ident) {
-	p := loadedPath{path: e.rel, kind: e.kind(), mode: uint32(e.st.Mode) & 0o7777, hash: h, hasID: id != nil}
+func (l *FolderLoad) note(e *FsEntry, h sum, id *tree.Ident) {
+	p := LoadedPath{Path: e.Rel, kind: e.kind(), mode: uint32(e.St.Mode) & 0o7777, hash: h, hasID: id != nil}
 	if id != nil {
 		p.id = *id
 	}
-	l.loaded = append(l.loaded, p)
+	l.Loaded = append(l.Loaded, p)
 }
 
 // pop leaves the deepest folder being loaded: its metadata, now that its
 // contents are in.
-func (l *folderLoad) pop() {
+func (l *FolderLoad) pop() {
 	top := l.stack[len(l.stack)-1]
 	l.stack = l.stack[:len(l.stack)-1]
 	l.dirMeta(top)
@@ -141,35 +141,35 @@ func (l *folderLoad) pop() {
 }
 
 // visit loads one entry of the folder (parent is its folder's descriptor).
-func (l *folderLoad) visit(ctx context.Context, parent int, name string, e *fsEntry) error {
+func (l *FolderLoad) visit(ctx context.Context, parent int, name string, e *FsEntry) error {
 	if !l.loads(e) {
 		return nil
 	}
-	if why := unloadable(e); why != "" {
-		l.notKept = append(l.notKept, tree.NotKept{Path: e.rel, Why: why})
+	if why := Unloadable(e); why != "" {
+		l.NotKept = append(l.NotKept, tree.NotKept{Path: e.Rel, Why: why})
 		return nil
 	}
-	dir, _ := splitRel(e.rel)
+	dir, _ := SplitRel(e.Rel)
 	for l.stack[len(l.stack)-1].rel != dir {
 		if len(l.stack) == 1 {
-			return fmt.Errorf("load %s: folder walk out of order at %s", l.folder, e.rel)
+			return fmt.Errorf("load %s: folder walk out of order at %s", l.Folder, e.Rel)
 		}
 		l.pop()
 	}
 	top := l.stack[len(l.stack)-1].fd
-	if !e.isDir() {
+	if !e.IsDir() {
 		return l.entry(ctx, parent, top, name, e)
 	}
 	if err := unix.Mkdirat(top, name, 0o700); err != nil {
-		return tree.NoSpace(fmt.Errorf("make %s on the disk: %w", e.rel, err))
+		return tree.NoSpace(fmt.Errorf("make %s on the disk: %w", e.Rel, err))
 	}
-	fd, err := openDirAt(top, name)
+	fd, err := OpenDirAt(top, name)
 	if err != nil {
 		return err
 	}
-	lv := loadLevel{rel: e.rel, fd: fd, e: e}
-	if from, err := openDirAt(parent, name); err == nil {
-		lv.x, _ = fdXattrs(from)
+	lv := loadLevel{rel: e.Rel, fd: fd, e: e}
+	if from, err := OpenDirAt(parent, name); err == nil {
+		lv.x, _ = FdXattrs(from)
 		unix.Close(from)
 	}
 	l.stack = append(l.stack, lv)
@@ -180,30 +180,30 @@ func (l *folderLoad) visit(ctx context.Context, parent int, name string, e *fsEn
 // room walks the folder once (no file read) and refuses a disk too small
 // for it; it returns the bytes and files to load. A file with several
 // names counts once, a sparse file its data only.
-func (l *folderLoad) room(src int) (need int64, files int, err error) {
+func (l *FolderLoad) room(src int) (need int64, files int, err error) {
 	seen := map[[2]uint64]bool{}
-	err = walkFolder(src, func(_ int, _ string, e *fsEntry) error {
+	err = WalkFolder(src, func(_ int, _ string, e *FsEntry) error {
 		if !l.loads(e) {
 			return nil
 		}
 		need += 4096
-		if e.isReg() {
-			if e.st.Nlink > 1 {
-				k := [2]uint64{uint64(e.st.Dev), uint64(e.st.Ino)}
+		if e.IsReg() {
+			if e.St.Nlink > 1 {
+				k := [2]uint64{uint64(e.St.Dev), uint64(e.St.Ino)}
 				if seen[k] {
 					return nil
 				}
 				seen[k] = true
 			}
-			need, files = need+min(e.st.Size, int64(e.st.Blocks)*512+4095), files+1
+			need, files = need+min(e.St.Size, int64(e.St.Blocks)*512+4095), files+1
 		}
 		return nil
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	if free, err := tree.FreeSpace(l.disk); err == nil && need > free {
-		return 0, 0, fmt.Errorf("load %s: %w: needs %s, %s free; nothing was written", l.folder, ramdisk.ErrNoSpace,
+	if free, err := tree.FreeSpace(l.Disk); err == nil && need > free {
+		return 0, 0, fmt.Errorf("load %s: %w: needs %s, %s free; nothing was written", l.Folder, ramdisk.ErrNoSpace,
 			ramdisk.Size(need).Short(), ramdisk.Size(free).Short())
 	}
 	return need, files, nil
@@ -211,15 +211,15 @@ func (l *folderLoad) room(src int) (need int64, files int, err error) {
 
 // loads says whether e goes onto the disk: not a name the disk's root
 // holds already, nor a lock file git holds in .git (gitstate.go).
-func (l *folderLoad) loads(e *fsEntry) bool {
-	first, _, _ := strings.Cut(e.rel, "/")
-	return first != tree.MarkerName && !l.taken[first] && !gitLock(e.rel)
+func (l *FolderLoad) loads(e *FsEntry) bool {
+	first, _, _ := strings.Cut(e.Rel, "/")
+	return first != tree.MarkerName && !l.taken[first] && !GitLock(e.Rel)
 }
 
-// unloadable says why e cannot be put on a disk ("" when it can). They stay
+// Unloadable says why e cannot be put on a disk ("" when it can). They stay
 // in the folder: the write-back keeps them.
-func unloadable(e *fsEntry) string {
-	switch e.st.Mode & unix.S_IFMT {
+func Unloadable(e *FsEntry) string {
+	switch e.St.Mode & unix.S_IFMT {
 	case unix.S_IFSOCK:
 		return "a socket: only the process serving it can make it again"
 	case unix.S_IFCHR, unix.S_IFBLK:
@@ -228,33 +228,33 @@ func unloadable(e *fsEntry) string {
 	return ""
 }
 
-func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e *fsEntry) error {
+func (l *FolderLoad) entry(ctx context.Context, parent, top int, name string, e *FsEntry) error {
 	switch {
-	case e.st.Mode&unix.S_IFMT == unix.S_IFIFO:
+	case e.St.Mode&unix.S_IFMT == unix.S_IFIFO:
 		l.fifo(top, name, e)
 		return nil
-	case e.isLink():
-		if err := unix.Symlinkat(e.link, top, name); err != nil {
-			return tree.NoSpace(fmt.Errorf("symlink %s on the disk: %w", e.rel, err))
+	case e.IsLink():
+		if err := unix.Symlinkat(e.Link, top, name); err != nil {
+			return tree.NoSpace(fmt.Errorf("symlink %s on the disk: %w", e.Rel, err))
 		}
 		l.owner(top, name, e)
-		setTimesAt(top, name, &e.st)
-		l.note(e, linkHash(e.link), nil)
+		SetTimesAt(top, name, &e.St)
+		l.note(e, LinkHash(e.Link), nil)
 		return nil
 	}
-	key := [2]uint64{uint64(e.st.Dev), uint64(e.st.Ino)}
-	if first, ok := l.links[key]; ok && e.st.Nlink > 1 {
+	key := [2]uint64{uint64(e.St.Dev), uint64(e.St.Ino)}
+	if first, ok := l.links[key]; ok && e.St.Nlink > 1 {
 		// Another name of a file already loaded: a link to it on the disk.
-		if err := l.diskT.Link(l.diskT, first.path, e.rel); err != nil {
-			return tree.NoSpace(fmt.Errorf("link %s to %s on the disk: %w", e.rel, first.path, err))
+		if err := l.diskT.Link(l.diskT, first.path, e.Rel); err != nil {
+			return tree.NoSpace(fmt.Errorf("link %s to %s on the disk: %w", e.Rel, first.path, err))
 		}
-		id := tree.IdentOf(&e.st)
+		id := tree.IdentOf(&e.St)
 		l.note(e, first.hash, &id)
 		return nil
 	}
-	in, err := openFileAt(parent, name, &e.st)
+	in, err := OpenFileAt(parent, name, &e.St)
 	if err != nil {
-		return fmt.Errorf("load %s: %w", e.rel, err)
+		return fmt.Errorf("load %s: %w", e.Rel, err)
 	}
 	defer unix.Close(in)
 	var before unix.Stat_t
@@ -270,50 +270,50 @@ func (l *folderLoad) entry(ctx context.Context, parent, top int, name string, e 
 		id = &a
 	}
 	l.note(e, h, id)
-	if e.st.Nlink > 1 {
-		l.links[key] = firstName{path: e.rel, hash: h}
+	if e.St.Nlink > 1 {
+		l.links[key] = firstName{path: e.Rel, hash: h}
 	}
-	l.files++
-	l.bytes += e.st.Size
-	l.meter.Add(e.st.Size, 1)
+	l.Files++
+	l.Bytes += e.St.Size
+	l.meter.Add(e.St.Size, 1)
 	return nil
 }
 
 // copy writes the file in (entry e) as name in the disk's folder top,
 // with its xattrs, owner, mode and times, and returns its content hash.
-func (l *folderLoad) copy(ctx context.Context, in, top int, name string, e *fsEntry) (sum, error) {
-	mode := uint32(e.st.Mode) & 0o7777
-	if l.copyFile != nil {
+func (l *FolderLoad) copy(ctx context.Context, in, top int, name string, e *FsEntry) (sum, error) {
+	mode := uint32(e.St.Mode) & 0o7777
+	if l.CopyFile != nil {
 		// The hook (ditto on macOS) copies by path; the hash is of what
 		// it wrote.
-		if err := l.copyFile(ctx, filepath.Join(l.folder, e.rel), filepath.Join(l.disk, e.rel)); err != nil {
-			return sum{}, tree.NoSpace(fmt.Errorf("copy %s: %w", e.rel, err))
+		if err := l.CopyFile(ctx, filepath.Join(l.Folder, e.Rel), filepath.Join(l.Disk, e.Rel)); err != nil {
+			return sum{}, tree.NoSpace(fmt.Errorf("copy %s: %w", e.Rel, err))
 		}
-		out, err := openFileAt(top, name, nil)
+		out, err := OpenFileAt(top, name, nil)
 		if err != nil {
 			return sum{}, err
 		}
 		defer unix.Close(out)
 		l.ownerFd(out, e)
 		if err := unix.Fchmod(out, mode); err != nil {
-			return sum{}, fmt.Errorf("load %s: %w", e.rel, err)
+			return sum{}, fmt.Errorf("load %s: %w", e.Rel, err)
 		}
-		setTimesAt(top, name, &e.st)
-		return hashFd(out)
+		SetTimesAt(top, name, &e.St)
+		return HashFd(out)
 	}
 	out, err := unix.Openat(top, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return sum{}, tree.NoSpace(fmt.Errorf("create %s on the disk: %w", e.rel, err))
+		return sum{}, tree.NoSpace(fmt.Errorf("create %s on the disk: %w", e.Rel, err))
 	}
 	defer unix.Close(out)
-	h := newHash()
-	if int64(e.st.Blocks)*512 < e.st.Size {
-		err = copyHoles(out, in, h)
+	h := NewHash()
+	if int64(e.St.Blocks)*512 < e.St.Size {
+		err = CopyHoles(out, in, h)
 	} else {
-		err = readAll(in, 0, -1, teeWriter{h, out})
+		err = ReadAll(in, 0, -1, TeeWriter{H: h, FD: out})
 	}
 	if err == nil {
-		x, _ := fdXattrs(in)
+		x, _ := FdXattrs(in)
 		for _, k := range tree.SortedKeys(x) {
 			if tree.XattrIsContent(k) {
 				unix.Fsetxattr(out, k, x[k], 0)
@@ -323,19 +323,19 @@ func (l *folderLoad) copy(ctx context.Context, in, top int, name string, e *fsEn
 		err = unix.Fchmod(out, mode)
 	}
 	if err != nil {
-		return sum{}, tree.NoSpace(fmt.Errorf("load %s: %w", e.rel, err))
+		return sum{}, tree.NoSpace(fmt.Errorf("load %s: %w", e.Rel, err))
 	}
-	setTimesAt(top, name, &e.st)
-	return sumOf(h), nil
+	SetTimesAt(top, name, &e.St)
+	return SumOf(h), nil
 }
 
-// copyHoles copies a sparse file's data ranges to out at their offsets,
+// CopyHoles copies a sparse file's data ranges to out at their offsets,
 // leaving its holes holes, and feeds h its whole content (zeros for the
 // holes). A file system that cannot tell its ranges gets a whole copy.
-func copyHoles(out, in int, h io.Writer) error {
+func CopyHoles(out, in int, h io.Writer) error {
 	ext, size, err := tree.DataExtents(in)
 	if err != nil {
-		return readAll(in, 0, -1, teeWriter{h, out})
+		return ReadAll(in, 0, -1, TeeWriter{H: h, FD: out})
 	}
 	pos := int64(0)
 	for _, x := range ext {
@@ -345,7 +345,7 @@ func copyHoles(out, in int, h io.Writer) error {
 		if _, err := unix.Seek(out, x.Off, unix.SEEK_SET); err != nil {
 			return err
 		}
-		if err := readAll(in, x.Off, x.Len, teeWriter{h, out}); err != nil {
+		if err := ReadAll(in, x.Off, x.Len, TeeWriter{H: h, FD: out}); err != nil {
 			return err
 		}
 		pos = x.Off + x.Len
@@ -357,31 +357,31 @@ func copyHoles(out, in int, h io.Writer) error {
 }
 
 // fifo makes a FIFO on the disk as the folder has it (or names it).
-func (l *folderLoad) fifo(top int, name string, e *fsEntry) {
+func (l *FolderLoad) fifo(top int, name string, e *FsEntry) {
 	if err := tree.MkfifoIn(top, name); err != nil {
-		l.notKept = append(l.notKept, tree.NotKept{Path: e.rel, Why: fmt.Sprintf("a FIFO: %v", err)})
+		l.NotKept = append(l.NotKept, tree.NotKept{Path: e.Rel, Why: fmt.Sprintf("a FIFO: %v", err)})
 		return
 	}
 	l.owner(top, name, e)
-	unix.Fchmodat(top, name, uint32(e.st.Mode)&0o7777, 0)
-	setTimesAt(top, name, &e.st)
+	unix.Fchmodat(top, name, uint32(e.St.Mode)&0o7777, 0)
+	SetTimesAt(top, name, &e.St)
 	l.note(e, sum{}, nil)
 }
 
 // owner keeps the folder's owner on the disk when RAMBar runs as root.
-func (l *folderLoad) owner(dirfd int, name string, e *fsEntry) {
+func (l *FolderLoad) owner(dirfd int, name string, e *FsEntry) {
 	if os.Geteuid() == 0 {
-		unix.Fchownat(dirfd, name, int(e.st.Uid), int(e.st.Gid), unix.AT_SYMLINK_NOFOLLOW)
+		unix.Fchownat(dirfd, name, int(e.St.Uid), int(e.St.Gid), unix.AT_SYMLINK_NOFOLLOW)
 	}
 }
 
-func (l *folderLoad) ownerFd(fd int, e *fsEntry) {
+func (l *FolderLoad) ownerFd(fd int, e *FsEntry) {
 	if os.Geteuid() == 0 {
-		unix.Fchown(fd, int(e.st.Uid), int(e.st.Gid))
+		unix.Fchown(fd, int(e.St.Uid), int(e.St.Gid))
 	}
 }
 
-func (l *folderLoad) dirMeta(lv loadLevel) {
+func (l *FolderLoad) dirMeta(lv loadLevel) {
 	if lv.e == nil {
 		return
 	}
@@ -391,11 +391,11 @@ func (l *folderLoad) dirMeta(lv loadLevel) {
 			unix.Fsetxattr(lv.fd, k, lv.x[k], 0)
 		}
 	}
-	unix.Fchmod(lv.fd, uint32(lv.e.st.Mode)&0o7777)
-	setTimesAt(lv.fd, ".", &lv.e.st)
+	unix.Fchmod(lv.fd, uint32(lv.e.St.Mode)&0o7777)
+	SetTimesAt(lv.fd, ".", &lv.e.St)
 }
 
-func setTimesAt(dirfd int, name string, st *unix.Stat_t) {
+func SetTimesAt(dirfd int, name string, st *unix.Stat_t) {
 	mt := tree.TsNano(tree.StatMtime(st))
 	ts := []unix.Timespec{unix.NsecToTimespec(mt), unix.NsecToTimespec(mt)}
 	unix.UtimesNanoAt(dirfd, name, ts, unix.AT_SYMLINK_NOFOLLOW)

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"context"
@@ -38,39 +38,39 @@ import (
 var errRaced = errors.New("changed in the folder while it was written back")
 
 // write carries out the plan.
-func (w *pathWrite) write(ctx context.Context) error {
-	var temps []tempAt
-	for _, it := range w.items {
+func (w *PathWrite) write(ctx context.Context) error {
+	var temps []TempAt
+	for _, it := range w.Items {
 		if it.Act == diskCopy || it.Act == writeDisk {
-			it.tmp = tempName()
-			dir, _ := splitRel(it.Path)
-			temps = append(temps, tempAt{dir: dir, name: it.tmp})
+			it.Tmp = tempName()
+			dir, _ := SplitRel(it.Path)
+			temps = append(temps, TempAt{Dir: dir, Name: it.Tmp})
 		}
 	}
 	if len(temps) > 0 {
-		if err := writeJournal(w.s.Dir, temps); err != nil {
+		if err := WriteJournal(w.S.Dir, temps); err != nil {
 			return err
 		}
 	}
-	for _, it := range w.items {
+	for _, it := range w.Items {
 		if err := ctx.Err(); err != nil {
 			w.undo()
 			return err
 		}
 		w.trim(maxOpenDirs)
 		if err := w.prepare(it); err != nil {
-			if refused(err) {
+			if Refused(err) {
 				w.fail(it, err)
 				continue
 			}
 			w.undo()
-			return fmt.Errorf("write %s (the folder is as it was): %w", filepath.Join(w.folder, it.Path), tree.NoSpace(err))
+			return fmt.Errorf("write %s (the folder is as it was): %w", filepath.Join(w.Folder, it.Path), tree.NoSpace(err))
 		}
 	}
 	// The folders made under temporary names get their metadata before
 	// they appear (deepest first), and again, for their times, at the end.
-	for i := len(w.items) - 1; i >= 0; i-- {
-		if it := w.items[i]; !it.failed && it.makesDir() {
+	for i := len(w.Items) - 1; i >= 0; i-- {
+		if it := w.Items[i]; !it.failed && it.makesDir() {
 			w.trim(maxOpenDirs)
 			w.dirMeta(it)
 		}
@@ -81,24 +81,24 @@ func (w *pathWrite) write(ctx context.Context) error {
 			return err
 		}
 	}
-	if w.placing != nil {
-		w.placing(w)
+	if w.Placing != nil {
+		w.Placing(w)
 	}
-	for _, it := range w.items {
+	for _, it := range w.Items {
 		w.trim(maxOpenDirs)
 		if err := w.put(it); err != nil {
-			return fmt.Errorf("write %s: %w", filepath.Join(w.folder, it.Path), tree.NoSpace(err))
+			return fmt.Errorf("write %s: %w", filepath.Join(w.Folder, it.Path), tree.NoSpace(err))
 		}
 	}
 	w.deletions()
-	for _, it := range w.items {
+	for _, it := range w.Items {
 		if it.replacesDir() && !it.failed {
 			w.trim(maxOpenDirs)
 			w.putOverDir(it)
 		}
 	}
-	for i := len(w.items) - 1; i >= 0; i-- {
-		if it := w.items[i]; !it.failed && (it.makesDir() || it.Act == setMeta && it.F.isDir()) {
+	for i := len(w.Items) - 1; i >= 0; i-- {
+		if it := w.Items[i]; !it.failed && (it.makesDir() || it.Act == setMeta && it.F.isDir()) {
 			w.trim(maxOpenDirs)
 			w.dirMeta(it)
 		}
@@ -110,31 +110,31 @@ func (w *pathWrite) write(ctx context.Context) error {
 	w.untouch()
 	// What is still under a temporary name (a path given up, a stranger's
 	// file put there) goes: the names are the write-back's.
-	for _, p := range cleanTemps(w.rootfd, temps) {
+	for _, p := range CleanTemps(w.rootfd, temps) {
 		w.wb.NotKept = append(w.wb.NotKept, "a temporary name could not be removed: "+p)
 	}
 	if err := w.flush(); err != nil {
 		return err
 	}
-	w.changes = make([]syncPath, 0, len(w.items))
-	for _, it := range w.items {
-		w.changes = append(w.changes, it.entry())
+	w.Changes = make([]SyncPath, 0, len(w.Items))
+	for _, it := range w.Items {
+		w.Changes = append(w.Changes, it.entry())
 	}
 	return nil
 }
 
-func (w *pathWrite) flush() error {
+func (w *PathWrite) flush() error {
 	if err := tree.CommitFlush(w.rootfd); err != nil {
-		return tree.NoSpace(fmt.Errorf("flush %s: %w", w.folder, err))
+		return tree.NoSpace(fmt.Errorf("flush %s: %w", w.Folder, err))
 	}
-	w.flushes++
+	w.Flushes++
 	return nil
 }
 
-// refused: an error of one path rather than of the whole write-back:
+// Refused: an error of one path rather than of the whole write-back:
 // permissions, flags, or a symlink, file or mount put in the way of its
 // folder (never followed or crossed).
-func refused(err error) bool {
+func Refused(err error) bool {
 	for _, e := range []error{unix.EPERM, unix.EACCES, unix.ELOOP, unix.ENOTDIR, unix.EXDEV} {
 		if errors.Is(err, e) {
 			return true
@@ -147,9 +147,9 @@ func refused(err error) bool {
 // inside a folder the write-back made that was not put at its name: it
 // failed, or something appeared there and it became a conflict copy. The
 // record keeps what is inside pending, for the next write-back.
-func (w *pathWrite) inUnplaced(it *planItem) bool {
+func (w *PathWrite) inUnplaced(it *planItem) bool {
 	for p := it.Path; p != "."; {
-		p, _ = splitRel(p)
+		p, _ = SplitRel(p)
 		if w.unplaced[p] {
 			it.failed = true
 			return true
@@ -160,46 +160,46 @@ func (w *pathWrite) inUnplaced(it *planItem) bool {
 
 // fail gives up on one path: the folder keeps its version, the record
 // keeps the path pending, and the save says why.
-func (w *pathWrite) fail(it *planItem, err error) {
+func (w *PathWrite) fail(it *planItem, err error) {
 	if it.makesDir() {
 		w.unplaced[it.Path] = true
 	}
 	it.failed = true
-	w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("%s: the disk's version was not written (%v); it is in snapshot %s", it.Path, err, w.id))
+	w.wb.NotKept = append(w.wb.NotKept, fmt.Sprintf("%s: the disk's version was not written (%v); it is in snapshot %s", it.Path, err, w.Id))
 }
 
 // undo removes what a write-back that stops before its first rename made.
-func (w *pathWrite) undo() {
-	for _, it := range w.items {
-		if it.tmp == "" || it.fresh || it.ino == 0 {
+func (w *PathWrite) undo() {
+	for _, it := range w.Items {
+		if it.Tmp == "" || it.fresh || it.ino == 0 {
 			continue
 		}
-		dir, _ := splitRel(it.Path)
+		dir, _ := SplitRel(it.Path)
 		if pfd, err := w.dirFd(dir); err == nil {
-			removeAllAt(pfd, it.tmp)
+			RemoveAllAt(pfd, it.Tmp)
 		}
 	}
 	for i := len(w.made) - 1; i >= 0; i-- {
-		dir, name := splitRel(w.made[i])
+		dir, name := SplitRel(w.made[i])
 		if pfd, err := w.dirFd(dir); err == nil {
 			unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR)
 		}
 	}
-	removeJournal(w.s.Dir)
+	RemoveJournal(w.S.Dir)
 }
 
 // prepare makes it's new version under its temporary name (or, inside a
 // folder this write-back made, under its own).
-func (w *pathWrite) prepare(it *planItem) error {
+func (w *PathWrite) prepare(it *planItem) error {
 	if it.Act != writeDisk && it.Act != diskCopy || it.failed || w.inUnplaced(it) {
 		return nil
 	}
-	dir, name := splitRel(it.Path)
+	dir, name := SplitRel(it.Path)
 	pfd, fresh, err := w.parentOf(dir)
 	if err != nil {
 		return err
 	}
-	target := it.tmp
+	target := it.Tmp
 	if fresh && it.Act == writeDisk {
 		target, it.fresh = name, true
 	}
@@ -214,14 +214,14 @@ func (w *pathWrite) prepare(it *planItem) error {
 }
 
 // put renames it's new version into place (or sets its metadata).
-func (w *pathWrite) put(it *planItem) error {
+func (w *PathWrite) put(it *planItem) error {
 	if it.failed || w.inUnplaced(it) {
 		return nil
 	}
 	switch {
 	case it.Act == keepFolder:
-		if it.F != nil && it.F.e.isReg() && it.DS != nil && it.F.hash == it.DS.Hash {
-			w.placed[it.Path] = uint64(it.F.e.st.Ino)
+		if it.F != nil && it.F.E.IsReg() && it.DS != nil && it.F.hash == it.DS.Hash {
+			w.placed[it.Path] = uint64(it.F.E.St.Ino)
 		}
 		it.after = keptSide(it.F)
 		w.note(it)
@@ -236,7 +236,7 @@ func (w *pathWrite) put(it *planItem) error {
 		it.after = keptSide(it.F)
 		return nil
 	}
-	dir, name := splitRel(it.Path)
+	dir, name := SplitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err != nil {
 		w.fail(it, err)
@@ -270,9 +270,9 @@ func (w *pathWrite) put(it *planItem) error {
 	}
 	var expect *unix.Stat_t
 	if it.F != nil && !it.Aside {
-		expect = &it.F.e.st
+		expect = &it.F.E.St
 	}
-	err = w.rename(pfd, it.tmp, name, expect, it.makesDir(), it.ino)
+	err = w.rename(pfd, it.Tmp, name, expect, it.makesDir(), it.ino)
 	if errors.Is(err, errStranger) {
 		w.fail(it, err)
 		return nil // the folder's version is back under its name
@@ -282,23 +282,23 @@ func (w *pathWrite) put(it *planItem) error {
 		if it.makesDir() {
 			w.unplaced[it.Path] = true // what it holds is part of the copy
 			if c != "" {
-				_, cname := splitRel(c)
-				w.fresh[it.Path] = freshDir{parent: dir, name: cname}
+				_, cname := SplitRel(c)
+				w.fresh[it.Path] = FreshDir{Parent: dir, Name: cname}
 			}
 		}
 		it.after = nil // read again next time
 		return nil
 	}
 	if err != nil {
-		if refused(err) {
+		if Refused(err) {
 			w.fail(it, err)
-			removeAllAt(pfd, it.tmp)
+			RemoveAllAt(pfd, it.Tmp)
 			return nil
 		}
 		return err
 	}
 	if it.makesDir() {
-		w.fresh[it.Path] = freshDir{parent: dir, name: name}
+		w.fresh[it.Path] = FreshDir{Parent: dir, Name: name}
 	} else if w.strangerPlaced(pfd, name, it) {
 		return nil
 	}
@@ -310,11 +310,11 @@ func (w *pathWrite) put(it *planItem) error {
 // ours checks it's temporary name still holds what was made there; if
 // another process replaced it, the path is given up (the folder keeps its
 // version) and the stranger is left where it is.
-func (w *pathWrite) ours(pfd int, it *planItem) bool {
+func (w *PathWrite) ours(pfd int, it *planItem) bool {
 	var st unix.Stat_t
-	if unix.Fstatat(pfd, it.tmp, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || uint64(st.Ino) != it.ino {
+	if unix.Fstatat(pfd, it.Tmp, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || uint64(st.Ino) != it.ino {
 		w.fail(it, errors.New("its temporary file was replaced by another process"))
-		unix.Unlinkat(pfd, it.tmp, 0) // whatever is under the name now is not renamed anywhere
+		unix.Unlinkat(pfd, it.Tmp, 0) // whatever is under the name now is not renamed anywhere
 		return false
 	}
 	return true
@@ -324,7 +324,7 @@ func (w *pathWrite) ours(pfd int, it *planItem) bool {
 // only where name is absent (expect nil), or still holds expect (else
 // errRaced). A file replaces the folder's through replaceFile; a folder
 // made for a file the folder had (dir) is exchanged with it.
-func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir bool, ino uint64) error {
+func (w *PathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir bool, ino uint64) error {
 	if expect == nil {
 		err := tree.RenameNoReplace(pfd, tmp, pfd, name)
 		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY) {
@@ -333,7 +333,7 @@ func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir b
 		return err
 	}
 	var now unix.Stat_t
-	if err := unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || !sameFile(expect, &now) {
+	if err := unix.Fstatat(pfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || !SameFile(expect, &now) {
 		return errRaced
 	}
 	if !dir {
@@ -352,26 +352,26 @@ func (w *pathWrite) rename(pfd int, tmp, name string, expect *unix.Stat_t, dir b
 	return err
 }
 
-// sameFile: the inode the plan saw, unchanged (ctime is not compared: a
+// SameFile: the inode the plan saw, unchanged (ctime is not compared: a
 // rename of another name of the same inode changes it).
-func sameFile(a, b *unix.Stat_t) bool {
+func SameFile(a, b *unix.Stat_t) bool {
 	return a.Ino == b.Ino && a.Size == b.Size && a.Mode == b.Mode && tree.TsNano(tree.StatMtime(a)) == tree.TsNano(tree.StatMtime(b))
 }
 
 // moveAside renames the folder's name (path rel) to a free conflict copy
 // name in the same folder, keeping its inode, and returns that path.
-func (w *pathWrite) moveAside(pfd int, name, rel string) (string, error) {
+func (w *PathWrite) moveAside(pfd int, name, rel string) (string, error) {
 	return w.toFreeName(pfd, name, rel)
 }
 
 // toCopy renames it's temporary file to a conflict copy of its path, and
 // returns that path ("" when it could not).
-func (w *pathWrite) toCopy(it *planItem, what string) string {
-	dir, _ := splitRel(it.Path)
+func (w *PathWrite) toCopy(it *planItem, what string) string {
+	dir, _ := SplitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err == nil && w.ours(pfd, it) {
 		var c string
-		if c, err = w.toFreeName(pfd, it.tmp, it.Path); err == nil {
+		if c, err = w.toFreeName(pfd, it.Tmp, it.Path); err == nil {
 			w.conflict(it.Path, c, what)
 			return c
 		}
@@ -384,10 +384,10 @@ func (w *pathWrite) toCopy(it *planItem, what string) string {
 
 // toFreeName renames from (in folder pfd) to the first free conflict
 // copy name of rel.
-func (w *pathWrite) toFreeName(pfd int, from, rel string) (string, error) {
+func (w *PathWrite) toFreeName(pfd int, from, rel string) (string, error) {
 	for n := 1; n < 1000; n++ {
-		c := conflictName(rel, w.at, n)
-		_, cname := splitRel(c)
+		c := ConflictName(rel, w.At, n)
+		_, cname := SplitRel(c)
 		err := tree.RenameNoReplace(pfd, from, pfd, cname)
 		if !errors.Is(err, unix.EEXIST) && !errors.Is(err, unix.ENOTEMPTY) {
 			return c, err
@@ -397,13 +397,13 @@ func (w *pathWrite) toFreeName(pfd int, from, rel string) (string, error) {
 }
 
 // note reports it's conflict that has no copy (one side's deletion).
-func (w *pathWrite) note(it *planItem) {
+func (w *PathWrite) note(it *planItem) {
 	if it.Conflict != "" {
 		w.conflict(it.Path, "", it.Conflict)
 		it.Conflict = ""
 	}
 }
 
-func (w *pathWrite) conflict(p, c, what string) {
+func (w *PathWrite) conflict(p, c, what string) {
 	w.wb.Conflicts = append(w.wb.Conflicts, Conflict{Path: p, Copy: c, What: what})
 }

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"rambar/tree"
@@ -44,32 +44,32 @@ const (
 	diskCopy                 // the disk's version as a conflict copy; the folder keeps the name
 )
 
-// fstate is a folder path as the write-back found it: its lstat, content
+// Fstate is a folder path as the write-back found it: its lstat, content
 // hash (files and links) and protection flags.
-type fstate struct {
-	e     fsEntry
+type Fstate struct {
+	E     FsEntry
 	hash  sum
 	flags tree.FileFlags
 }
 
-func (f *fstate) side() *side {
+func (f *Fstate) Side() *Side {
 	if f == nil {
 		return nil
 	}
-	s := &side{Kind: f.e.kind(), Mode: uint32(f.e.st.Mode) & 0o7777, Hash: f.hash}
+	s := &Side{Kind: f.E.kind(), Mode: uint32(f.E.St.Mode) & 0o7777, Hash: f.hash}
 	switch {
-	case f.e.st.Mode&unix.S_IFMT == unix.S_IFIFO:
+	case f.E.St.Mode&unix.S_IFMT == unix.S_IFIFO:
 		s.Kind, s.Hash = tree.KindFIFO, sum{}
-	case !f.e.isReg() && !f.e.isDir() && !f.e.isLink():
-		s.Kind, s.Hash = 0, specialHash(uint32(f.e.st.Mode)) // sockets, devices: never the disk's
+	case !f.E.IsReg() && !f.E.IsDir() && !f.E.IsLink():
+		s.Kind, s.Hash = 0, specialHash(uint32(f.E.St.Mode)) // sockets, devices: never the disk's
 	}
 	return s
 }
 
-func (f *fstate) isDir() bool { return f != nil && f.e.isDir() }
+func (f *Fstate) isDir() bool { return f != nil && f.E.IsDir() }
 
 // protection names the flag that keeps the write-back off f ("" none).
-func (f *fstate) protection() string {
+func (f *Fstate) protection() string {
 	if f == nil {
 		return ""
 	}
@@ -81,10 +81,10 @@ type planItem struct {
 	Path  string
 	D     *tree.Entry // the disk's entry; nil: the disk lacks the path
 	Src   *tree.Entry // the entry whose object holds D's bytes (a hard link's first name)
-	DS    *side       // its side, with its content hash
-	F     *fstate
-	Base  *side // the record's disk side: what both started from
-	LastF *side // the record's folder side
+	DS    *Side       // its side, with its content hash
+	F     *Fstate
+	Base  *Side // the record's disk side: what both started from
+	LastF *Side // the record's folder side
 	Act   action
 	// Aside: before the disk's version is written, the folder's entry
 	// moves to a conflict copy (keeping its inode and metadata).
@@ -100,17 +100,17 @@ type planItem struct {
 	// write-back made (fresh), as a hard link to its first name (link);
 	// given up (failed: the record keeps the path pending) or postponed
 	// (a deletion while the disk was in use); the folder's version after.
-	tmp                            string
+	Tmp                            string
 	ino                            uint64
 	fresh, link, failed, postponed bool
-	after                          *side
+	after                          *Side
 }
 
 // decide sets it's action from its three versions.
 func (it *planItem) decide() {
 	base, f, ds := it.Base, it.F, it.DS
-	fs := f.side()
-	fDiff, dDiff := !fs.sameContent(base), !ds.sameContent(base)
+	fs := f.Side()
+	fDiff, dDiff := !fs.SameContent(base), !ds.SameContent(base)
 	switch {
 	case it.Path == ".":
 		if f.isDir() && ds != nil && ds.Kind == tree.KindDir {
@@ -129,7 +129,7 @@ func (it *planItem) decide() {
 		} else if f != nil {
 			it.Act = deletePath
 		}
-	case ds.sameContent(fs):
+	case ds.SameContent(fs):
 		if ds != nil && ds.Kind == tree.KindDir {
 			it.Act = setMeta // both made the folder
 		}

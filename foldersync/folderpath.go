@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"errors"
@@ -65,7 +65,7 @@ func CheckFolder(path string, r FolderRules) error {
 				if existing != clean {
 					what = existing + " in it is a symlink"
 				}
-				return bad("%s to %s; give the real path (%s)", what, to, realOf(clean))
+				return bad("%s to %s; give the real path (%s)", what, to, RealOf(clean))
 			}
 			if existing == clean && !fi.IsDir() {
 				return bad("it is a file, not a folder")
@@ -79,7 +79,7 @@ func CheckFolder(path string, r FolderRules) error {
 		existing = filepath.Dir(existing)
 	}
 	if real, err := filepath.EvalSymlinks(existing); err == nil && real != existing {
-		return bad("a folder in its path is a symlink; give the real path (%s)", realOf(clean))
+		return bad("a folder in its path is a symlink; give the real path (%s)", RealOf(clean))
 	}
 	within := func(p, dir string) bool {
 		dir = filepath.Clean(dir)
@@ -124,8 +124,8 @@ func CheckFolder(path string, r FolderRules) error {
 	return nil
 }
 
-// realOf is path with its symlinks resolved, as far as it exists.
-func realOf(path string) string {
+// RealOf is path with its symlinks resolved, as far as it exists.
+func RealOf(path string) string {
 	rest := ""
 	for p := path; ; p = filepath.Dir(p) {
 		if r, err := filepath.EvalSymlinks(p); err == nil {

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"os"
@@ -38,7 +38,7 @@ func TestNetworkFUSE(t *testing.T) {
 // are not on a network file system.
 func TestLocalFoldersAreNotNetwork(t *testing.T) {
 	for _, p := range []string{t.TempDir(), "/dev/shm", os.TempDir()} {
-		if fs := networkFS(p); fs != "" {
+		if fs := NetworkFS(p); fs != "" {
 			t.Errorf("%s: %q", p, fs)
 		}
 	}

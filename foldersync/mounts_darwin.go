@@ -1,6 +1,6 @@
 //go:build darwin
 
-package mirror
+package foldersync
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build darwin
 
-package mirror
+package foldersync
 
 import "golang.org/x/sys/unix"
 
@@ -10,9 +10,9 @@ var netTypes = map[string]bool{
 	"macfuse": true, "osxfuse": true, "fusefs": true,
 }
 
-// networkFS names the network file system path is on, "" for a local one.
+// NetworkFS names the network file system path is on, "" for a local one.
 // macFUSE mounts (sshfs and its kin) count as network ones.
-func networkFS(path string) string {
+func NetworkFS(path string) string {
 	var st unix.Statfs_t
 	if unix.Statfs(path, &st) != nil {
 		return ""

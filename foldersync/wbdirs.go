@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 
 // parentOf opens folder rel for a new entry: a folder this write-back made
 // (fresh), or the folder's own, made when missing.
-func (w *pathWrite) parentOf(rel string) (fd int, fresh bool, err error) {
+func (w *PathWrite) parentOf(rel string) (fd int, fresh bool, err error) {
 	if _, ok := w.fresh[rel]; ok {
 		fd, err = w.dirFd(rel)
 		return fd, true, err
@@ -29,7 +29,7 @@ func (w *pathWrite) parentOf(rel string) (fd int, fresh bool, err error) {
 // touch notes the times of folder rel (open as fd) before the write-back
 // first changes what it holds: a folder the disk did not change gets them
 // back at the end.
-func (w *pathWrite) touch(rel string, fd int) {
+func (w *PathWrite) touch(rel string, fd int) {
 	if _, ok := w.touched[rel]; ok {
 		return
 	}
@@ -41,7 +41,7 @@ func (w *pathWrite) touch(rel string, fd int) {
 
 // untouch gives the folders the write-back wrote in, which the disk did
 // not change, their times back.
-func (w *pathWrite) untouch() {
+func (w *PathWrite) untouch() {
 	for rel, ts := range w.touched {
 		if it := w.byPath[rel]; it != nil && !it.failed && it.Act == setMeta {
 			continue // the disk's times (dirMeta)
@@ -53,9 +53,9 @@ func (w *pathWrite) untouch() {
 	}
 }
 
-// freshDir is where a folder the write-back made is now: its parent and
+// FreshDir is where a folder the write-back made is now: its parent and
 // its name there (a temporary one until it is renamed into place).
-type freshDir struct{ parent, name string }
+type FreshDir struct{ Parent, Name string }
 
 // maxOpenDirs is how many folders a write-back keeps open at once.
 const maxOpenDirs = 256
@@ -63,7 +63,7 @@ const maxOpenDirs = 256
 // dirFd opens folder rel of the folder (beneath it, no symlink on the
 // way), or a folder the write-back made where it is now. The descriptor
 // stays valid until the next trim.
-func (w *pathWrite) dirFd(rel string) (int, error) {
+func (w *PathWrite) dirFd(rel string) (int, error) {
 	if rel == "." {
 		return w.rootfd, nil
 	}
@@ -73,11 +73,11 @@ func (w *pathWrite) dirFd(rel string) (int, error) {
 	var fd int
 	var err error
 	if f, ok := w.fresh[rel]; ok {
-		pfd, perr := w.dirFd(f.parent)
+		pfd, perr := w.dirFd(f.Parent)
 		if perr != nil {
 			return -1, perr
 		}
-		fd, err = openDirAt(pfd, f.name)
+		fd, err = OpenDirAt(pfd, f.Name)
 	} else {
 		fd, err = tree.OpenBeneath(w.rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}
@@ -90,7 +90,7 @@ func (w *pathWrite) dirFd(rel string) (int, error) {
 
 // trim closes the open folders once there are more than keep (between
 // paths: no descriptor is in use then).
-func (w *pathWrite) trim(keep int) {
+func (w *PathWrite) trim(keep int) {
 	if len(w.dirs) <= keep {
 		return
 	}
@@ -103,11 +103,11 @@ func (w *pathWrite) trim(keep int) {
 // ensureDir opens folder rel, making it (and its parents) where the folder
 // lacks it; a file or link where a folder must be moves aside as a
 // conflict copy.
-func (w *pathWrite) ensureDir(rel string) (int, error) {
+func (w *PathWrite) ensureDir(rel string) (int, error) {
 	if fd, err := w.dirFd(rel); err == nil {
 		return fd, nil
 	}
-	pdir, name := splitRel(rel)
+	pdir, name := SplitRel(rel)
 	pfd, err := w.ensureDir(pdir)
 	if err != nil {
 		return -1, err
@@ -140,12 +140,12 @@ func (w *pathWrite) ensureDir(rel string) (int, error) {
 
 // dirMode is the mode a folder the write-back makes gets, and its
 // modification time (0: unknown): the disk's.
-func (w *pathWrite) dirMode(rel string) (uint32, int64) {
+func (w *PathWrite) dirMode(rel string) (uint32, int64) {
 	if it := w.byPath[rel]; it != nil && it.D != nil && it.D.Kind == tree.KindDir {
 		return it.D.Mode & 0o7777, tree.TsNano(it.D.MTime)
 	}
-	if w.rec != nil {
-		if r, err := w.rec.get(rel); err == nil && r != nil && r.D != nil && r.D.Kind == tree.KindDir {
+	if w.Rec != nil {
+		if r, err := w.Rec.Get(rel); err == nil && r != nil && r.D != nil && r.D.Kind == tree.KindDir {
 			return r.D.Mode & 0o7777, r.D.MTime
 		}
 	}
@@ -154,19 +154,19 @@ func (w *pathWrite) dirMode(rel string) (uint32, int64) {
 
 // makeDir makes the disk's folder it under target (mode 0700 until its
 // contents are in).
-func (w *pathWrite) makeDir(it *planItem, pfd int, target string) error {
+func (w *PathWrite) makeDir(it *planItem, pfd int, target string) error {
 	if err := unix.Mkdirat(pfd, target, 0o700); err != nil {
 		return err
 	}
-	fd, err := openDirAt(pfd, target)
+	fd, err := OpenDirAt(pfd, target)
 	if err != nil {
 		return err
 	}
 	var st unix.Stat_t
 	unix.Fstat(fd, &st)
 	it.ino = uint64(st.Ino)
-	dir, _ := splitRel(it.Path)
-	w.fresh[it.Path] = freshDir{parent: dir, name: target}
+	dir, _ := SplitRel(it.Path)
+	w.fresh[it.Path] = FreshDir{Parent: dir, Name: target}
 	w.dirs[it.Path] = fd
 	w.chownFd(fd, it.Path, it)
 	return nil

@@ -1,4 +1,4 @@
-package mirror
+package foldersync
 
 import (
 	"bufio"
@@ -15,17 +15,17 @@ import (
 	"rambar/internal/atomicfile"
 )
 
-// record is an open sync record: its header, its base (read block by block
+// Record is an open sync record: its header, its base (read block by block
 // as paths are asked for) and the paths changed since the base.
-type record struct {
-	syncHead
+type Record struct {
+	SyncHead
 	base   *baseFile  // nil: none
-	delta  []syncPath // in order; a path with neither side was removed
-	legacy []syncPath // a version 1 record, whole (then no base or delta)
+	Delta  []SyncPath // in order; a path with neither side was removed
+	legacy []SyncPath // a version 1 record, whole (then no base or delta)
 }
 
-// openRecord reads the store's record; nil when there is none.
-func openRecord(storeDir string) (*record, error) {
+// OpenRecord reads the store's record; nil when there is none.
+func OpenRecord(storeDir string) (*Record, error) {
 	dir := recordDir(storeDir)
 	b, err := snapstore.ReadBounded(filepath.Join(dir, recordName), snapstore.MaxFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -38,7 +38,7 @@ func openRecord(storeDir string) (*record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror record %s: %w", filepath.Join(dir, recordName), err)
 	}
-	r := &record{syncHead: h, delta: delta}
+	r := &Record{SyncHead: h, Delta: delta}
 	if h.Base != "" {
 		if r.base, err = openBase(filepath.Join(dir, h.Base)); err != nil {
 			return nil, err
@@ -47,16 +47,16 @@ func openRecord(storeDir string) (*record, error) {
 	return r, nil
 }
 
-func (r *record) close() {
+func (r *Record) Close() {
 	if r != nil && r.base != nil {
 		r.base.close()
 	}
 }
 
-// get returns path p's entry; nil when the record has none.
-func (r *record) get(p string) (*syncPath, error) {
-	if i, ok := findPath(r.delta, p); ok {
-		if sp := &r.delta[i]; sp.F != nil || sp.D != nil || sp.Pending {
+// Get returns path p's entry; nil when the record has none.
+func (r *Record) Get(p string) (*SyncPath, error) {
+	if i, ok := findPath(r.Delta, p); ok {
+		if sp := &r.Delta[i]; sp.F != nil || sp.D != nil || sp.Pending {
 			return sp, nil
 		}
 		return nil, nil
@@ -70,13 +70,13 @@ func (r *record) get(p string) (*syncPath, error) {
 	return nil, nil
 }
 
-// each calls fn with every path of the record, in order (valid only
+// Each calls fn with every path of the record, in order (valid only
 // during the call).
-func (r *record) each(fn func(*syncPath) error) error {
-	return mergeEach(r.baseEach, r.delta, fn)
+func (r *Record) Each(fn func(*SyncPath) error) error {
+	return mergeEach(r.baseEach, r.Delta, fn)
 }
 
-func (r *record) baseEach(fn func(*syncPath) error) error {
+func (r *Record) baseEach(fn func(*SyncPath) error) error {
 	if r.base != nil {
 		return r.base.each(fn)
 	}
@@ -89,9 +89,9 @@ func (r *record) baseEach(fn func(*syncPath) error) error {
 }
 
 // pending lists the paths whose deletion a write-back postponed.
-func (r *record) pending() []string {
+func (r *Record) pending() []string {
 	var out []string
-	for _, p := range r.delta {
+	for _, p := range r.Delta {
 		if p.Pending {
 			out = append(out, p.Path)
 		}
@@ -102,15 +102,15 @@ func (r *record) pending() []string {
 // mergeEach calls fn with the paths of each (in order) merged with over
 // (in order; a path there replaces each's, and one with neither side that
 // is not pending is removed).
-func mergeEach(each func(func(*syncPath) error) error, over []syncPath, fn func(*syncPath) error) error {
+func mergeEach(each func(func(*SyncPath) error) error, over []SyncPath, fn func(*SyncPath) error) error {
 	j := 0
-	emit := func(p *syncPath) error {
+	emit := func(p *SyncPath) error {
 		if p.F == nil && p.D == nil && !p.Pending {
 			return nil // removed
 		}
 		return fn(p)
 	}
-	err := each(func(p *syncPath) error {
+	err := each(func(p *SyncPath) error {
 		for j < len(over) && tree.PathLess(over[j].Path, p.Path) {
 			if err := emit(&over[j]); err != nil {
 				return err
@@ -131,8 +131,8 @@ func mergeEach(each func(func(*syncPath) error) error, over []syncPath, fn func(
 
 // mergePaths is old (in order) with each path of changes (in order)
 // added or replacing its entry.
-func mergePaths(old, changes []syncPath) []syncPath {
-	out := make([]syncPath, 0, len(old)+len(changes))
+func mergePaths(old, changes []SyncPath) []SyncPath {
+	out := make([]SyncPath, 0, len(old)+len(changes))
 	j := 0
 	for _, p := range old {
 		for j < len(changes) && tree.PathLess(changes[j].Path, p.Path) {
@@ -153,11 +153,11 @@ func mergePaths(old, changes []syncPath) []syncPath {
 // record is compacted into a new base.
 func deltaLimit(basePaths int) int { return 4096 + basePaths/8 }
 
-// writeRecord replaces the store's record with a new base holding the
+// WriteRecord replaces the store's record with a new base holding the
 // paths fill gives (in order) and the sync file of h naming it, with the
 // changed paths delta (pending deletions). The sync file is the commit
 // point: until it is written, the old record stands.
-func writeRecord(storeDir string, h syncHead, delta []syncPath, fill func(add func(*syncPath) error) error) error {
+func WriteRecord(storeDir string, h SyncHead, delta []SyncPath, fill func(add func(*SyncPath) error) error) error {
 	dir := recordDir(storeDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))
@@ -181,12 +181,12 @@ func writeRecord(storeDir string, h syncHead, delta []syncPath, fill func(add fu
 		os.Remove(filepath.Join(dir, h.Base))
 		return tree.NoSpace(fmt.Errorf("write mirror record: %w", err))
 	}
-	return commitSync(storeDir, h, delta)
+	return CommitSync(storeDir, h, delta)
 }
 
-// commitSync writes the sync file (durably), then removes the base files
+// CommitSync writes the sync file (durably), then removes the base files
 // it does not name and a version 1 record.
-func commitSync(storeDir string, h syncHead, delta []syncPath) error {
+func CommitSync(storeDir string, h SyncHead, delta []SyncPath) error {
 	dir := recordDir(storeDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))
@@ -204,32 +204,32 @@ func commitSync(storeDir string, h syncHead, delta []syncPath) error {
 	return nil
 }
 
-// updateRecord writes the record of h: r's paths with changes (in order;
+// UpdateRecord writes the record of h: r's paths with changes (in order;
 // a path with neither side is removed) over them. It writes only the sync
 // file with the merged changes, unless they pass deltaLimit (or r has no
 // base): then a new base, with the postponed deletions left in the delta.
-func updateRecord(storeDir string, r *record, h syncHead, changes []syncPath) error {
-	var delta []syncPath
+func UpdateRecord(storeDir string, r *Record, h SyncHead, changes []SyncPath) error {
+	var delta []SyncPath
 	if r != nil {
-		delta = r.delta
+		delta = r.Delta
 	}
 	delta = mergePaths(delta, changes)
 	if r != nil && r.base != nil && len(delta) <= deltaLimit(r.base.n) {
 		h.Base = r.Base
-		return commitSync(storeDir, h, delta)
+		return CommitSync(storeDir, h, delta)
 	}
-	var pending []syncPath
+	var pending []SyncPath
 	for _, p := range delta {
 		if p.Pending {
 			pending = append(pending, p)
 		}
 	}
-	each := func(func(*syncPath) error) error { return nil }
+	each := func(func(*SyncPath) error) error { return nil }
 	if r != nil {
 		each = r.baseEach
 	}
-	return writeRecord(storeDir, h, pending, func(add func(*syncPath) error) error {
-		return mergeEach(each, delta, func(p *syncPath) error {
+	return WriteRecord(storeDir, h, pending, func(add func(*SyncPath) error) error {
+		return mergeEach(each, delta, func(p *SyncPath) error {
 			if p.Pending {
 				return nil
 			}
