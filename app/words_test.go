@@ -14,7 +14,7 @@ func TestSaveWordsSingular(t *testing.T) {
 		files int
 		want  string
 	}{{1, ": 1 file ("}, {0, ": 0 files ("}, {2, ": 2 files ("}} {
-		got := describeSave("Work", mirror.Result{Files: c.files, Snapshot: "20261129T120000Z"})
+		got := describeSave("Work", savedResult(c.files, "20261129T120000Z", 0))
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%d files: %q lacks %q", c.files, got, c.want)
 		}
@@ -23,7 +23,7 @@ func TestSaveWordsSingular(t *testing.T) {
 
 // TestSaveTookReadsAsWritten: "in 0.84 s", not Go's "841ms".
 func TestSaveTookReadsAsWritten(t *testing.T) {
-	got := describeSave("Work", mirror.Result{Files: 2, Snapshot: "20261129T120000Z", Took: 841 * time.Millisecond})
+	got := describeSave("Work", savedResult(2, "20261129T120000Z", 841*time.Millisecond))
 	if !strings.HasSuffix(got, ", in 0.84 s") {
 		t.Errorf("%q", got)
 	}
@@ -43,4 +43,12 @@ func TestFileSystemWords(t *testing.T) {
 			t.Errorf("%s: exit %d, %q; want %q", c.args, code, errOut, c.says)
 		}
 	}
+}
+
+// savedResult is the result of a save of files files as snapshot id that
+// took took.
+func savedResult(files int, id string, took time.Duration) mirror.Result {
+	var r mirror.Result
+	r.Files, r.Snapshot, r.Took = files, id, took
+	return r
 }

@@ -375,7 +375,9 @@ func (s *Service) alreadyHolds(k *mirror.Keeper, v ramdisk.Volume, snapshot stri
 	for _, sn := range snaps {
 		if sn.ID == snapshot || snapshot == "" && sn.Current {
 			if same, err := k.Matches(v, sn.ID); err == nil && same {
-				return mirror.Result{Snapshot: sn.ID, Unchanged: true, Files: sn.Files, Bytes: sn.Bytes}, true
+				var r mirror.Result
+				r.Snapshot, r.Unchanged, r.Files, r.Bytes = sn.ID, true, sn.Files, sn.Bytes
+				return r, true
 			}
 			return mirror.Result{}, false
 		}

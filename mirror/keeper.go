@@ -176,8 +176,8 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *st
 			return Result{}, fmt.Errorf("save %s: %w", v.Name, err)
 		}
 	}
-	res, err := s.saveLocked(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress)
-	res.Remarked = remarked
+	sr, err := s.saveLocked(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress)
+	res := Result{saveResult: sr, Remarked: remarked}
 	if err != nil {
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)
 	}

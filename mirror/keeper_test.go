@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/internal/testdigest"
 	"rambar/internal/testtree"
 	"rambar/ramdisk"
 	"rambar/ramdisk/ramdisktest"
@@ -113,20 +114,12 @@ func richTree(t *testing.T, root string) {
 
 func digest(t *testing.T, root string) tree.Digest {
 	t.Helper()
-	d, err := tree.DigestOf(root, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return testdigest.Of(t, root)
 }
 
 func sameTree(t *testing.T, want, got tree.Digest) {
 	t.Helper()
-	if diff := want.Diff(got, 10); len(diff) > 0 {
-		for _, p := range diff {
-			t.Errorf("%s:\n want %s\n  got %s", p, want[p], got[p])
-		}
-	}
+	testdigest.Same(t, want, got)
 }
 
 func TestRoundTripKeepsEverything(t *testing.T) {

@@ -40,9 +40,11 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.Progr
 			return Result{}, err
 		}
 		if cur == "" {
-			return Result{Unchanged: true}, nil
+			return Result{saveResult: saveResult{Unchanged: true}}, nil
 		}
-		if res, err = k.store(st).restore(ctx, "", v.MountPoint, st.ID, progress); err != nil {
+		sr, err := k.store(st).restore(ctx, "", v.MountPoint, st.ID, progress)
+		res.saveResult = sr
+		if err != nil {
 			return res, fmt.Errorf("restore %s from %s: %w", v.Name, st.Backing, err)
 		}
 	case ramdisk.Mirror:
@@ -115,7 +117,8 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 	if _, err := k.adopt(v, st); err != nil {
 		return Result{}, err
 	}
-	res, err := s.restore(ctx, m.ID, v.MountPoint, st.ID, o.Progress)
+	sr, err := s.restore(ctx, m.ID, v.MountPoint, st.ID, o.Progress)
+	res := Result{saveResult: sr}
 	if nw, ok := err.(nothingWritten); ok && cleared {
 		err = nw.error // the disk was cleared for it
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/internal/testtree"
 	"rambar/tree"
 	"slices"
 	"sync/atomic"
@@ -53,7 +54,7 @@ func TestLookAtTellsWhatChangedSinceTheScan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			for _, p := range []string{"a/b/f", "a/g", "m/new/1", "m/new/2", "m/cur/3", "z"} {
-				write(t, root, p, "data")
+				testtree.Write(t, root, p, "data")
 			}
 			items, err := tree.Scan(root)
 			if err != nil {
@@ -80,7 +81,7 @@ func TestLookAtTellsWhatChangedSinceTheScan(t *testing.T) {
 // errStopped (a round that no longer needs it does not wait for it).
 func TestLookAtStopsWhenTold(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "a/f", "data")
+	testtree.Write(t, root, "a/f", "data")
 	items, err := tree.Scan(root)
 	if err != nil {
 		t.Fatal(err)

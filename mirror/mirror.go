@@ -86,7 +86,8 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	// The folder's state becomes the first snapshot: from now on the
 	// store knows it and saves are incremental.
 	s := k.store(st)
-	res, err := s.save(ctx, v.MountPoint, st.ID, st.Snapshots, nil)
+	sr, err := s.save(ctx, v.MountPoint, st.ID, st.Snapshots, nil)
+	res := Result{saveResult: sr}
 	if err != nil {
 		return res, err
 	}

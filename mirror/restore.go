@@ -24,32 +24,32 @@ import (
 //
 // An error before anything was written is a nothingWritten
 // (ErrNothingWritten).
-func (s *store) restore(ctx context.Context, id, dst, diskID string, progress tree.ProgressFunc) (Result, error) {
+func (s *store) restore(ctx context.Context, id, dst, diskID string, progress tree.ProgressFunc) (saveResult, error) {
 	start := time.Now()
 	unlock, err := s.Lock(ctx)
 	if err != nil {
-		return Result{}, nothingWritten{err}
+		return saveResult{}, nothingWritten{err}
 	}
 	defer unlock()
 	m, err := s.resolve(id)
 	if err != nil {
-		return Result{}, nothingWritten{err}
+		return saveResult{}, nothingWritten{err}
 	}
 	id = m.ID
 	u, err := s.InUse(id)
 	if err != nil {
-		return Result{}, nothingWritten{err}
+		return saveResult{}, nothingWritten{err}
 	}
 	b := build{from: s.Path("objects"), src: snapstore.ObjRefOf, unpackDir: s.Dir, progress: progress, checkSpace: true, copyFile: s.copyFile,
 		ids: tree.NewIdents(len(m.Entries))}
 	notes, err := buildTree(ctx, m.Entries, dst, b)
 	if err != nil {
-		return Result{}, err
+		return saveResult{}, err
 	}
 	if diskID != "" {
 		_ = s.WriteIndex(snapstore.RestoredIndex(id, diskID, m.Entries, b.ids))
 	}
-	return Result{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, NotKept: notes,
+	return saveResult{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, NotKept: notes,
 		Took: time.Since(start), InUse: u}, nil
 }
 

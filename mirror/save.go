@@ -22,24 +22,24 @@ import (
 // so neither the old tree is read nor the whole new one written. The delta
 // on a delta is built by merging the previous delta's changes with the new
 // ones, so every delta is one step from its full base.
-func (s *store) save(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
+func (s *store) save(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (saveResult, error) {
 	unlock, err := s.Lock(ctx)
 	if err != nil {
-		return Result{}, err
+		return saveResult{}, err
 	}
 	defer unlock()
 	return s.saveLocked(ctx, root, diskID, keepN, progress)
 }
 
 // saveLocked is save with the store's lock already held.
-func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
+func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (saveResult, error) {
 	start, before := time.Now(), inUse()
 	if err := s.Cleanup(); err != nil {
-		return Result{}, err
+		return saveResult{}, err
 	}
 	curID, err := s.Current()
 	if err != nil {
-		return Result{}, err
+		return saveResult{}, err
 	}
 	idx := s.LoadIndex()
 	if idx != nil && (idx.DiskID != diskID || idx.Snapshot == "") {
@@ -64,7 +64,7 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still, match: m}
 	defer func() { ls.still.Close() }()
 	if err != nil {
-		return Result{}, fmt.Errorf("save %s: %w", root, err)
+		return saveResult{}, fmt.Errorf("save %s: %w", root, err)
 	}
 	// Nothing changed since the current snapshot was saved or restored:
 	// done, without reading a file or even the manifest (but the watched
@@ -72,14 +72,14 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	if m != nil && m.Matched(len(items)) {
 		same, err := ls.unchanged(items, m.Watched)
 		if err != nil {
-			return Result{}, fmt.Errorf("save %s: %w", root, err)
+			return saveResult{}, fmt.Errorf("save %s: %w", root, err)
 		}
 		if same {
 			h, err := s.ReadManifest(curID, false)
 			if err != nil {
-				return Result{}, err
+				return saveResult{}, err
 			}
-			return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
+			return saveResult{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
 		}
 	}
 	// The scan's own buffers are garbage now; collected before the copy,
@@ -91,7 +91,7 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	defer mem.done()
 	res, err := ls.run(ctx, items)
 	if err != nil {
-		return Result{}, fmt.Errorf("save %s: %w", root, err)
+		return saveResult{}, fmt.Errorf("save %s: %w", root, err)
 	}
 	res.NotKept = notKept
 	if !res.Unchanged {

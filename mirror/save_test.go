@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/internal/testdigest"
+	"rambar/internal/testtree"
 	"rambar/snapstore"
 	"rambar/tree"
 	"reflect"
@@ -140,9 +142,9 @@ func TestMergeDeltaFoldsChanges(t *testing.T) {
 func TestSavePhasesOneByOne(t *testing.T) {
 	root, s := t.TempDir(), &store{Store: &snapstore.Store{Dir: t.TempDir()}}
 	for i := 0; i < 5; i++ {
-		write(t, root, fmt.Sprintf("d/f%d", i), strings.Repeat("x", i))
+		testtree.Write(t, root, fmt.Sprintf("d/f%d", i), strings.Repeat("x", i))
 	}
-	want := digest(t, root)
+	want := testdigest.Of(t, root)
 	items, err := tree.Scan(root)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +188,7 @@ func TestSavePhasesOneByOne(t *testing.T) {
 	if _, err := s.restore(context.Background(), "", out, "", nil); err != nil {
 		t.Fatal(err)
 	}
-	sameTree(t, want, digest(t, out))
+	testdigest.Same(t, want, testdigest.Of(t, out))
 }
 
 func TestCheckPathRefusesAnythingButCleanRelativePaths(t *testing.T) {
@@ -209,8 +211,8 @@ func TestCheckPathRefusesAnythingButCleanRelativePaths(t *testing.T) {
 // first round's copies is left in the store.
 func TestPathGoneDuringTheSaveIsNotAnError(t *testing.T) {
 	root, s := t.TempDir(), &store{Store: &snapstore.Store{Dir: t.TempDir()}}
-	write(t, root, "d/f", "data")
-	write(t, root, "d/keep", "kept")
+	testtree.Write(t, root, "d/f", "data")
+	testtree.Write(t, root, "d/keep", "kept")
 	if err := os.Symlink("f", filepath.Join(root, "d/link")); err != nil {
 		t.Fatal(err)
 	}

@@ -126,8 +126,8 @@ type lastSave struct {
 	Clock    boottime.Stamp `json:"clock"`
 }
 
-func (k *Keeper) noteSave(st State, snapshot string) error {
-	b, _ := json.Marshal(lastSave{Time: time.Now().UTC(), Snapshot: snapshot, Clock: boottime.Now()})
+func (k *Keeper) noteSave(st State, id string) error {
+	b, _ := json.Marshal(lastSave{Time: time.Now().UTC(), Snapshot: id, Clock: boottime.Now()})
 	return tree.NoSpace(atomicfile.WriteFast(filepath.Join(st.Backing, "last.json"), b, 0o600))
 }
 
