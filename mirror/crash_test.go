@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"rambar/foldersync"
+	"rambar/snapshot"
 	"rambar/snapstore"
 	"rambar/tree"
 	"sort"
@@ -207,7 +208,7 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) 
 			t.Fatal(err)
 		}
 		d := time.Since(start)
-		s := &store{Store: &snapstore.Store{Dir: filepath.Join(data, "disks", "Crash")}}
+		s := &snapshot.Store{Store: &snapstore.Store{Dir: filepath.Join(data, "disks", "Crash")}}
 		cur, _ := s.Current()
 		if h, err := s.ReadManifest(cur, false); err != nil || (h.Base == "") != compact {
 			t.Fatalf("the save killed below wrote %+v (%v); want a delta: %v", h, err, !compact)
@@ -258,7 +259,7 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) 
 		}
 		out := filepath.Join(base, fmt.Sprintf("out%d", i))
 		os.MkdirAll(out, 0o700)
-		if _, err := kk.store(st).restore(context.Background(), "", out, "", nil); err != nil {
+		if _, err := kk.store(st).Restore(context.Background(), "", out, "", nil); err != nil {
 			t.Fatalf("kill %d: the store does not restore: %v", i, err)
 		}
 		got := digest(t, out)
@@ -278,7 +279,7 @@ func crashTest(t *testing.T, mode ramdisk.ContentMode, kills int, compact bool) 
 		}
 		os.RemoveAll(out)
 		os.MkdirAll(out, 0o700)
-		if _, err := kk.store(st).restore(context.Background(), "", out, "", nil); err != nil {
+		if _, err := kk.store(st).Restore(context.Background(), "", out, "", nil); err != nil {
 			t.Fatal(err)
 		}
 		sameTree(t, newTree, digest(t, out))

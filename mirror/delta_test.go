@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/snapshot"
 	"rambar/snapstore"
 	"rambar/tree"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // snapFiles lists a store's snapshot files by extension (.snap, .base).
 func snapFiles(t *testing.T, dir, ext string) []string {
 	t.Helper()
-	ids, err := (&store{Store: &snapstore.Store{Dir: dir}}).IdsOf(ext)
+	ids, err := (&snapshot.Store{Store: &snapstore.Store{Dir: dir}}).IdsOf(ext)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestDeltaChainRestoresAndPrunes(t *testing.T) {
 		// Every listed snapshot restores to exactly its tree.
 		for _, id := range snapFiles(t, st.Backing, ".snap") {
 			out := t.TempDir()
-			if _, err := s.restore(f.ctx, id, out, "", nil); err != nil {
+			if _, err := s.Restore(f.ctx, id, out, "", nil); err != nil {
 				t.Fatalf("%s: restore %s: %v", step.name, id, err)
 			}
 			sameTree(t, trees[id], digest(t, out))
@@ -107,7 +108,7 @@ func TestDeltaChainRestoresAndPrunes(t *testing.T) {
 	if got := snapFiles(t, st.Backing, ".base"); len(got) != 1 || got[0] != ids[0] {
 		t.Errorf("hidden bases %v, want [%s]", got, ids[0])
 	}
-	if _, err := s.resolve(ids[0]); err == nil {
+	if _, err := s.Resolve(ids[0]); err == nil {
 		t.Error("the hidden base restores by its ID")
 	}
 	// A compaction: the next save writes a full manifest; once the deltas
@@ -124,7 +125,7 @@ func TestDeltaChainRestoresAndPrunes(t *testing.T) {
 			t.Fatalf("save past the delta limit wrote %+v, want a full manifest", h)
 		}
 		out := t.TempDir()
-		if _, err := s.restore(f.ctx, "", out, "", nil); err != nil {
+		if _, err := s.Restore(f.ctx, "", out, "", nil); err != nil {
 			t.Fatal(err)
 		}
 		sameTree(t, want, digest(t, out))
@@ -177,7 +178,7 @@ func TestRestoreThenSaveRecordsDiskChangesExactly(t *testing.T) {
 	}
 	out := t.TempDir()
 	st, _ := f.k.State("RS")
-	if _, err := f.k.store(st).restore(f.ctx, "", out, "", nil); err != nil {
+	if _, err := f.k.store(st).Restore(f.ctx, "", out, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, want, digest(t, out))
@@ -230,7 +231,7 @@ func TestStoreWrittenBeforeDeltasStillLoads(t *testing.T) {
 		t.Errorf("save on the old store: %+v %v, want a delta on %s", h, err, want.Current)
 	}
 	out := t.TempDir()
-	if _, err := s.restore(f.ctx, "", out, "", nil); err != nil {
+	if _, err := s.Restore(f.ctx, "", out, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, now, digest(t, out))
@@ -254,7 +255,7 @@ func TestDeltaPacksSmallFiles(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		write(t, v.MountPoint, fmt.Sprintf("d%d/f%d", i%3, i), strings.Repeat("p", 1000*i))
 	}
-	write(t, v.MountPoint, "big", strings.Repeat("B", packMax+1))
+	write(t, v.MountPoint, "big", strings.Repeat("B", 64<<10+1))
 	want := digest(t, v.MountPoint)
 	res, err := f.k.Save(f.ctx, v, SaveOptions{})
 	if err != nil || res.CopiedFiles != 11 {
@@ -269,7 +270,7 @@ func TestDeltaPacksSmallFiles(t *testing.T) {
 	check := func(what string) {
 		t.Helper()
 		out := t.TempDir()
-		if _, err := s.restore(f.ctx, "", out, "", nil); err != nil {
+		if _, err := s.Restore(f.ctx, "", out, "", nil); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
 		sameTree(t, want, digest(t, out))
@@ -279,7 +280,7 @@ func TestDeltaPacksSmallFiles(t *testing.T) {
 	hooked := *s
 	calls := 0
 	var mu sync.Mutex
-	hooked.copyFile = func(ctx context.Context, src, dst string) error {
+	hooked.CopyFile = func(ctx context.Context, src, dst string) error {
 		mu.Lock()
 		calls++
 		mu.Unlock()
@@ -290,7 +291,7 @@ func TestDeltaPacksSmallFiles(t *testing.T) {
 		return os.WriteFile(dst, b, 0o600)
 	}
 	out := t.TempDir()
-	if _, err := hooked.restore(f.ctx, "", out, "", nil); err != nil {
+	if _, err := hooked.Restore(f.ctx, "", out, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, want, digest(t, out))

@@ -48,7 +48,7 @@ func TestLargeFilesRoundTripPastTheCache(t *testing.T) {
 				t.Errorf("copied %d files, want %d", res.CopiedFiles, len(sizes))
 			}
 			out := mountTmpfs(t, "128m")
-			if _, err := k.store(st).restore(ctx, "", out, "", nil); err != nil {
+			if _, err := k.store(st).Restore(ctx, "", out, "", nil); err != nil {
 				t.Fatal(err)
 			}
 			sameTree(t, want, digest(t, out))

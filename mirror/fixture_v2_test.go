@@ -79,7 +79,7 @@ func storeOfFormatLoads(t *testing.T, dir string, owners bool) {
 	}
 	st, _ := f.k.State("Cur")
 	out := t.TempDir()
-	if _, err := f.k.store(st).restore(f.ctx, "", out, "", nil); err != nil {
+	if _, err := f.k.store(st).Restore(f.ctx, "", out, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, now, digest(t, out))

@@ -102,7 +102,7 @@ func TestSaveToFullDestinationKeepsOldState(t *testing.T) {
 		t.Fatalf("save to a full destination: %v, want ErrNoSpace", err)
 	}
 	out := t.TempDir()
-	if _, err := k.store(st).restore(context.Background(), "", out, "", nil); err != nil {
+	if _, err := k.store(st).Restore(context.Background(), "", out, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, old, digest(t, out))

@@ -34,6 +34,6 @@ func (k *Keeper) Matches(v ramdisk.Volume, id string) (bool, error) {
 	if id == "" || x == nil || x.DiskID != st.ID || x.Snapshot != id || !k.Holds(v, st) {
 		return false, nil
 	}
-	_, _, same, err := snapstore.ScanMatching(v.MountPoint, x.N, x, s.caches)
+	_, _, same, err := snapstore.ScanMatching(v.MountPoint, x.N, x, s.Caches)
 	return same, err
 }

@@ -135,7 +135,7 @@ func savedTree(t *testing.T, k *Keeper, name string) tree.Digest {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := k.store(st).restore(context.Background(), "", dir, st.ID, nil); err != nil {
+	if _, err := k.store(st).Restore(context.Background(), "", dir, st.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	return digest(t, dir)

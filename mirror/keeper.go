@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"rambar/foldersync"
+	"rambar/snapshot"
 	"rambar/snapstore"
 	"rambar/tree"
 
@@ -104,8 +105,8 @@ func (k *Keeper) diskDir(name string) (string, error) {
 	return filepath.Join(k.Data, "disks", name), nil
 }
 
-func (k *Keeper) store(st State) *store {
-	s := &store{Store: &snapstore.Store{Dir: st.Backing, DeltaLimit: k.deltaLimit}, copyFile: k.CopyFile, caches: st.Mode == ramdisk.Mirror}
+func (k *Keeper) store(st State) *snapshot.Store {
+	s := &snapshot.Store{Store: &snapstore.Store{Dir: st.Backing, DeltaLimit: k.deltaLimit}, CopyFile: k.CopyFile, Caches: st.Mode == ramdisk.Mirror}
 	for _, id := range st.SetAside {
 		if snapstore.ValidID(id) {
 			if s.Pinned == nil {
@@ -142,7 +143,7 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 
 // saveHeld is Save with the store's lock held (a refresh saves before and
 // after it takes the folder's changes, under one lock).
-func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *store, o SaveOptions) (Result, error) {
+func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *snapshot.Store, o SaveOptions) (Result, error) {
 	// What a refresh killed halfway left on the disk under its temporary
 	// names is never saved (refreshjournal.go).
 	if st.Mode == ramdisk.Mirror && k.Holds(v, st) {
@@ -157,7 +158,7 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *st
 		}
 		defer func() { rec.Close() }()
 	}
-	backed, err := s.nonEmpty()
+	backed, err := s.NonEmpty()
 	if err != nil {
 		return Result{}, err
 	}
@@ -176,8 +177,8 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *st
 			return Result{}, fmt.Errorf("save %s: %w", v.Name, err)
 		}
 	}
-	sr, err := s.saveLocked(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress)
-	res := Result{saveResult: sr, Remarked: remarked}
+	sr, err := s.SaveLocked(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress)
+	res := Result{Result: sr, Remarked: remarked}
 	if err != nil {
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)
 	}
@@ -229,20 +230,6 @@ func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 		ErrRefused, v.Name, st.Backing)
 }
 
-// nonEmpty reports whether the current snapshot holds anything.
-func (s *store) nonEmpty() (bool, error) {
-	cur, err := s.Current()
-	if err != nil || cur == "" {
-		return false, err
-	}
-	m, err := s.ReadManifest(cur, false)
-	if err != nil {
-		return true, err
-	}
-	// A tree with any file, link or folder besides the root.
-	return m.Files > 0 || len(m.Refs) > 0 || s.hasEntries(cur), nil
-}
-
 // Snapshots lists a disk's saved states, oldest first.
 func (k *Keeper) Snapshots(name string) ([]snapstore.Snapshot, error) {
 	st, err := k.State(name)
@@ -273,11 +260,5 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 	if st.Mode == ramdisk.Mirror && k.behind(st, cur) {
 		return true, nil // the folder lacks the last save (a write-back failed)
 	}
-	return changedSince(v.MountPoint, idx, s.caches)
-}
-
-// hasEntries reports whether snapshot id holds anything besides its root.
-func (s *store) hasEntries(id string) bool {
-	m, err := s.Manifest(id)
-	return err != nil || len(m.Entries) > 1
+	return snapshot.ChangedSince(v.MountPoint, idx, s.Caches)
 }

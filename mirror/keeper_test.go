@@ -207,7 +207,7 @@ func TestIncrementalSaveCopiesOnlyChanges(t *testing.T) {
 		// Every step's snapshot restores to exactly the tree saved.
 		tmp := t.TempDir()
 		st, _ := f.k.State("Inc")
-		if _, err := f.k.store(st).restore(f.ctx, res.Snapshot, tmp, "", nil); err != nil {
+		if _, err := f.k.store(st).Restore(f.ctx, res.Snapshot, tmp, "", nil); err != nil {
 			t.Fatal(err)
 		}
 		sameTree(t, want, digest(t, tmp))

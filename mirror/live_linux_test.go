@@ -99,7 +99,7 @@ func TestMaildirMovesDuringSavesLoseNoMessage(t *testing.T) {
 	}
 	last := snaps[len(snaps)-1]
 	root := mountTmpfs(t, "64m")
-	if _, err := k.store(mustState(t, k, "Mail")).restore(ctx, last.ID, root, "", nil); err != nil {
+	if _, err := k.store(mustState(t, k, "Mail")).Restore(ctx, last.ID, root, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(root, "notes")); len(ents) < liveSaves-1 {
@@ -167,7 +167,7 @@ func TestWritesThroughASharedMappingAreSeen(t *testing.T) {
 	saved := func(want string) {
 		t.Helper()
 		root := mountTmpfs(t, "32m")
-		if _, err := k.store(mustState(t, k, "Map")).restore(ctx, "", root, "", nil); err != nil {
+		if _, err := k.store(mustState(t, k, "Map")).Restore(ctx, "", root, "", nil); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(filepath.Join(root, "db/data.mdb"))

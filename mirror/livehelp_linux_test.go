@@ -276,7 +276,7 @@ func restoreEach(t *testing.T, k *Keeper, v ramdisk.Volume, size string, check f
 	}
 	for _, s := range snaps {
 		root := mountTmpfs(t, size)
-		res, err := k.store(st).restore(context.Background(), s.ID, root, "", nil)
+		res, err := k.store(st).Restore(context.Background(), s.ID, root, "", nil)
 		if err != nil {
 			t.Fatalf("restore %s: %v", s.ID, err)
 		}

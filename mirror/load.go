@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/snapshot"
 	"rambar/snapstore"
 	"rambar/tree"
 
@@ -40,10 +41,10 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.Progr
 			return Result{}, err
 		}
 		if cur == "" {
-			return Result{saveResult: saveResult{Unchanged: true}}, nil
+			return Result{Result: snapshot.Result{Unchanged: true}}, nil
 		}
-		sr, err := k.store(st).restore(ctx, "", v.MountPoint, st.ID, progress)
-		res.saveResult = sr
+		sr, err := k.store(st).Restore(ctx, "", v.MountPoint, st.ID, progress)
+		res.Result = sr
 		if err != nil {
 			return res, fmt.Errorf("restore %s from %s: %w", v.Name, st.Backing, err)
 		}
@@ -82,20 +83,20 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 		return Result{}, err
 	}
 	s := k.store(st)
-	m, err := s.resolve(o.Snapshot)
+	m, err := s.Resolve(o.Snapshot)
 	if err != nil {
-		return Result{}, nothingWritten{err}
+		return Result{}, snapshot.WroteNothing(err)
 	}
 	cleared := false
 	if err := k.checkEmpty(v); err != nil {
 		if !o.Force {
-			return Result{}, nothingWritten{fmt.Errorf("%w (use --force to replace them)", err)}
+			return Result{}, snapshot.WroteNothing(fmt.Errorf("%w (use --force to replace them)", err))
 		}
 		// Check the room before removing anything: what the disk holds now
 		// is freed by the clearing.
 		free, err := tree.FreeSpace(v.MountPoint)
 		if err != nil {
-			return Result{}, nothingWritten{err}
+			return Result{}, snapshot.WroteNothing(err)
 		}
 		held := int64(0)
 		if items, _, _, err := snapstore.ScanMatching(v.MountPoint, 0, nil, st.Mode == ramdisk.Mirror); err == nil { // what the clearing frees: not Caches
@@ -105,9 +106,9 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 				}
 			}
 		}
-		if n := need(m.Entries, v.MountPoint); n > free+held {
-			return Result{}, nothingWritten{fmt.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
-				v.Name, ramdisk.ErrNoSpace, ramdisk.Size(n).Short(), ramdisk.Size(free+held).Short())}
+		if n := snapshot.Need(m.Entries, v.MountPoint); n > free+held {
+			return Result{}, snapshot.WroteNothing(fmt.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
+				v.Name, ramdisk.ErrNoSpace, ramdisk.Size(n).Short(), ramdisk.Size(free+held).Short()))
 		}
 		cleared = true
 		if err := clearDisk(v.MountPoint); err != nil {
@@ -117,13 +118,13 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 	if _, err := k.adopt(v, st); err != nil {
 		return Result{}, err
 	}
-	sr, err := s.restore(ctx, m.ID, v.MountPoint, st.ID, o.Progress)
-	res := Result{saveResult: sr}
-	if nw, ok := err.(nothingWritten); ok && cleared {
-		err = nw.error // the disk was cleared for it
+	sr, err := s.Restore(ctx, m.ID, v.MountPoint, st.ID, o.Progress)
+	res := Result{Result: sr}
+	if nw, ok := err.(snapshot.NothingWritten); ok && cleared {
+		err = nw.Unwrap() // the disk was cleared for it
 	}
 	if err != nil {
-		return res, wrapRestore(err, fmt.Sprintf("restore %s from %s", v.Name, st.Backing))
+		return res, snapshot.WrapRestore(err, fmt.Sprintf("restore %s from %s", v.Name, st.Backing))
 	}
 	_, err = k.adopt(v, st) // a restored tree sets the root's attributes: the mark again
 	return res, err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/user"
 	"rambar/foldersync"
+	"rambar/snapshot"
 	"rambar/tree"
 	"slices"
 	"strconv"
@@ -86,8 +87,8 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	// The folder's state becomes the first snapshot: from now on the
 	// store knows it and saves are incremental.
 	s := k.store(st)
-	sr, err := s.save(ctx, v.MountPoint, st.ID, st.Snapshots, nil)
-	res := Result{saveResult: sr}
+	sr, err := s.Save(ctx, v.MountPoint, st.ID, st.Snapshots, nil)
+	res := Result{Result: sr}
 	if err != nil {
 		return res, err
 	}
@@ -194,7 +195,7 @@ func damaged(st State, err error) error {
 // save of an incomplete load) takes nothing in the folder for unchanged,
 // so nothing of it is replaced or deleted (every difference is a conflict
 // with both versions kept).
-func (k *Keeper) writeBack(ctx context.Context, st State, s *store, id, disk string, rec *foldersync.Record) (*foldersync.WriteBack, error) {
+func (k *Keeper) writeBack(ctx context.Context, st State, s *snapshot.Store, id, disk string, rec *foldersync.Record) (*foldersync.WriteBack, error) {
 	start := time.Now()
 	dir, through, err := k.folderDir(st)
 	if err == nil && !through {

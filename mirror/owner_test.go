@@ -33,7 +33,7 @@ func TestRestoreUnderSudoGivesTheInvokingUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if _, err := f.k.store(st).restore(f.ctx, "", out, "", nil); err != nil {
+	if _, err := f.k.store(st).Restore(f.ctx, "", out, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, rel := range []string{".", "root-owned", "dir", "dir/other", "suid", "link"} {

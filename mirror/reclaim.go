@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/snapshot"
 	"rambar/tree"
 	"time"
 
@@ -150,8 +151,8 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	if err := journal(step); err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: %w", v.Name, err)}
 	}
-	notes, err := buildTree(ctx, entries, nv.MountPoint,
-		build{from: staging, src: tree.SamePath, progress: tree.Phase(progress, "copying back"), checkSpace: true, copyFile: k.CopyFile})
+	notes, err := snapshot.BuildTree(ctx, entries, nv.MountPoint,
+		snapshot.Build{From: staging, Src: tree.SamePath, Progress: tree.Phase(progress, "copying back"), CheckSpace: true, CopyFile: k.CopyFile})
 	res.NotKept = append(notKept, notes...)
 	if err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: copy back: %w", v.Name, err)}
@@ -196,8 +197,8 @@ func stageOut(ctx context.Context, root, staging string, progress tree.ProgressF
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	b := build{from: root, src: tree.SamePath, progress: tree.Phase(progress, "copying out"), checkSpace: true}
-	notes, err := buildTree(ctx, entries, staging, b)
+	b := snapshot.Build{From: root, Src: tree.SamePath, Progress: tree.Phase(progress, "copying out"), CheckSpace: true}
+	notes, err := snapshot.BuildTree(ctx, entries, staging, b)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"rambar/foldersync"
+	"rambar/snapshot"
 	"rambar/tree"
 	"time"
 
@@ -114,7 +115,7 @@ func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress tree.Pr
 
 // takeChanges is the refresh's second step: the folder's changes onto the
 // disk at v, against the record the save before it wrote.
-func (k *Keeper) takeChanges(ctx context.Context, st State, s *store, v ramdisk.Volume, out *Refreshed, progress tree.ProgressFunc) ([]*ritem, error) {
+func (k *Keeper) takeChanges(ctx context.Context, st State, s *snapshot.Store, v ramdisk.Volume, out *Refreshed, progress tree.ProgressFunc) ([]*ritem, error) {
 	if err := foldersync.CheckFolder(st.MirrorPath, k.folderRules(false, "")); err != nil {
 		return nil, fmt.Errorf("refresh %s: %w; nothing was taken", v.Name, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"rambar/foldersync"
+	"rambar/snapshot"
 	"rambar/snapstore"
 	"rambar/tree"
 
@@ -45,7 +46,7 @@ import (
 //     the disk's folders written in, as the folder's.
 type refresher struct {
 	folder string
-	s      *store
+	s      *snapshot.Store
 	idx    map[string]tree.Ident // the index's identities of the paths looked at
 	out    *Refreshed
 	meter  *tree.Meter

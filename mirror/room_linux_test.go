@@ -8,37 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/snapshot"
 	"rambar/tree"
 	"strings"
 	"testing"
 
 	"rambar/ramdisk"
 )
-
-func TestNeedCountsWhatARestoreAllocates(t *testing.T) {
-	file := func(size int64) tree.Entry { return tree.Entry{Path: "f", Kind: tree.KindFile, Size: size} }
-	dir := tree.Entry{Path: "d", Kind: tree.KindDir}
-	cases := []struct {
-		name    string
-		entries []tree.Entry
-		c       charge
-		want    int64
-	}{
-		{"tmpfs: a folder takes nothing", []tree.Entry{{Path: ".", Kind: tree.KindDir}, dir}, tmpfsCharge, 0},
-		{"tmpfs: empty files take nothing", []tree.Entry{file(0), file(0), file(0)}, tmpfsCharge, 0},
-		{"tmpfs: data rounded up to pages", []tree.Entry{dir, file(1), file(4097)}, tmpfsCharge, 4096 + 8192},
-		{"tmpfs: a sparse file: its extents", []tree.Entry{{Kind: tree.KindFile, Size: 1 << 30, Extents: []tree.Extent{{Off: 0, Len: 10}, {Off: 1 << 20, Len: 4096}}}}, tmpfsCharge, 8192},
-		{"tmpfs: hard links once", []tree.Entry{file(1 << 20), {Kind: tree.KindFile, Size: 1 << 20, HardLink: "a"}, {Kind: tree.KindFile, Size: 1 << 20, HardLink: "a"}}, tmpfsCharge, 1 << 20},
-		{"tmpfs: a long symlink takes a page, a short one and a FIFO nothing", []tree.Entry{{Kind: tree.KindSymlink, Link: strings.Repeat("x", 200)}, {Kind: tree.KindSymlink, Link: "x"}, {Kind: tree.KindFIFO}}, tmpfsCharge, 4096},
-		{"ext4: a block per folder, empty files none", []tree.Entry{{Path: ".", Kind: tree.KindDir}, dir, file(0), file(1)}, ext4Charge, 4096 + 4096},
-		{"elsewhere: a block per path and the data", []tree.Entry{dir, file(1), file(4097), {Kind: tree.KindFIFO}}, otherCharge, 4*4096 + 4096 + 8192},
-	}
-	for _, c := range cases {
-		if got := needOn(c.entries, c.c); got != c.want {
-			t.Errorf("%s: need %d, want %d", c.name, got, c.want)
-		}
-	}
-}
 
 // TestRestoreOfManyEmptyFilesFitsTheDiskItCameFrom: 2,000 empty files and
 // 200 folders saved from a 4 MiB tmpfs restore into a 4 MiB tmpfs
@@ -75,7 +51,7 @@ func TestRestoreOfManyEmptyFilesFitsTheDiskItCameFrom(t *testing.T) {
 		t.Fatalf("restore into a disk of the same size = %+v, %v", res, err)
 	}
 	few := ramdisk.Volume{Name: "Empty", MountPoint: mountFS(t, "tmpfs", "size=4m,nr_inodes=1000")}
-	if _, err := k.Restore(ctx, few, RestoreOptions{}); !errors.Is(err, ramdisk.ErrNoSpace) || !errors.Is(err, ErrNothingWritten) {
+	if _, err := k.Restore(ctx, few, RestoreOptions{}); !errors.Is(err, ramdisk.ErrNoSpace) || !errors.Is(err, snapshot.ErrNothingWritten) {
 		t.Fatalf("restore of 2,200 paths into room for 1,000 = %v, want ErrNoSpace, nothing written", err)
 	}
 	if ents, _ := os.ReadDir(few.MountPoint); len(ents) > 1 {
@@ -153,7 +129,7 @@ func TestRefusedXattrIsNotedNotFatal(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries[1].Xattr = map[string][]byte{"user.kept": []byte("k"), "system.rambar-refused": []byte("x")}
-	notes, err := buildTree(context.Background(), entries, dst, build{from: src, src: tree.SamePath})
+	notes, err := snapshot.BuildTree(context.Background(), entries, dst, snapshot.Build{From: src, Src: tree.SamePath})
 	if err != nil {
 		t.Fatalf("a refused xattr failed the restore: %v", err)
 	}

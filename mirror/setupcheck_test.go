@@ -99,7 +99,7 @@ func TestMirrorOverKeptWorkIsRefused(t *testing.T) {
 		t.Fatalf("after five saves keeping 2: %+v, want the 2 newest and the set-aside %s", snaps, work)
 	}
 	dir := t.TempDir()
-	if _, err := f.k.store(st).restore(f.ctx, work, dir, st.ID, nil); err != nil {
+	if _, err := f.k.store(st).Restore(f.ctx, work, dir, st.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, want, digest(t, dir))

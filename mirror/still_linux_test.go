@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"rambar/snapshot"
 	"rambar/snapstore"
 	"testing"
 )
@@ -21,7 +22,7 @@ func TestQuietSaveTakesNoLook(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ {
 		write(t, v.MountPoint, "notes/n.txt", fmt.Sprint("quiet ", i))
-		before := looks.Load()
+		before := snapshot.Looks.Load()
 		res, err := k.Save(ctx, v, SaveOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -29,13 +30,13 @@ func TestQuietSaveTakesNoLook(t *testing.T) {
 		if res.InUse != nil || res.Unchanged {
 			t.Fatalf("save %d: %+v, want a consistent new snapshot", i, res)
 		}
-		if n := looks.Load() - before; n != 0 {
+		if n := snapshot.Looks.Load() - before; n != 0 {
 			t.Errorf("save %d of a quiet disk looked %d times", i, n)
 		}
 	}
 	big := bigVersioned(t, v.MountPoint)
 	w := startHelper(t, "rewrite", big)
-	before := looks.Load()
+	before := snapshot.Looks.Load()
 	for i := 0; i < 3; i++ {
 		write(t, v.MountPoint, "notes/n.txt", fmt.Sprint("busy ", i))
 		if _, err := k.Save(ctx, v, SaveOptions{}); err != nil {
@@ -43,7 +44,7 @@ func TestQuietSaveTakesNoLook(t *testing.T) {
 		}
 	}
 	stopHelper(w)
-	if looks.Load() == before {
+	if snapshot.Looks.Load() == before {
 		t.Error("saves while a file was rewritten never looked")
 	}
 	restoreEach(t, k, v, "64m", func(s snapstore.Snapshot, root string) {

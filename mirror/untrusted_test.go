@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/snapshot"
 	"rambar/snapstore"
 	"rambar/tree"
 	"strings"
@@ -16,7 +17,7 @@ import (
 
 // craftedStore saves a small tree for disk "Evil" and returns the fixture,
 // the store and its current manifest, for a test to tamper with.
-func craftedStore(t *testing.T) (*fixture, *store, *snapstore.Manifest) {
+func craftedStore(t *testing.T) (*fixture, *snapshot.Store, *snapstore.Manifest) {
 	t.Helper()
 	f := newFixture(t)
 	st, err := f.k.Setup("Evil", Options{Mode: ramdisk.Keep})
@@ -40,7 +41,7 @@ func craftedStore(t *testing.T) (*fixture, *store, *snapstore.Manifest) {
 }
 
 // rewrite stores m as its snapshot's manifest, unchecked.
-func rewrite(t *testing.T, s *store, m *snapstore.Manifest) {
+func rewrite(t *testing.T, s *snapshot.Store, m *snapstore.Manifest) {
 	t.Helper()
 	if err := os.WriteFile(s.Path("snapshots", m.ID+".snap"), snapstore.EncodeManifest(m), 0o600); err != nil {
 		t.Fatal(err)
@@ -73,42 +74,42 @@ func TestCraftedStoresAreRefused(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		craft  func(m *snapstore.Manifest, s *store, outside string)
+		craft  func(m *snapstore.Manifest, s *snapshot.Store, outside string)
 		reason string
 	}{
-		{"../ in a path", func(m *snapstore.Manifest, _ *store, _ string) {
+		{"../ in a path", func(m *snapstore.Manifest, _ *snapshot.Store, _ string) {
 			e := fileObj(m)
 			e.Path = "../escape"
 			m.Entries = append(m.Entries, e)
 		}, `bad path "../escape"`},
-		{"absolute path", func(m *snapstore.Manifest, _ *store, _ string) {
+		{"absolute path", func(m *snapstore.Manifest, _ *snapshot.Store, _ string) {
 			e := fileObj(m)
 			e.Path = "/tmp/escape"
 			m.Entries = append(m.Entries, e)
 		}, "bad path"},
-		{"a path twice", func(m *snapstore.Manifest, _ *store, _ string) {
+		{"a path twice", func(m *snapstore.Manifest, _ *snapshot.Store, _ string) {
 			m.Entries = append(m.Entries, m.Entries[len(m.Entries)-1])
 		}, "out of order or twice"},
-		{"symlink, then a file through it", func(m *snapstore.Manifest, _ *store, outside string) {
+		{"symlink, then a file through it", func(m *snapstore.Manifest, _ *snapshot.Store, outside string) {
 			e := fileObj(m)
 			e.Path = "link/escape"
 			m.Entries = append(m.Entries, tree.Entry{Path: "link", Kind: tree.KindSymlink, Mode: 0o777, Link: outside}, e)
 		}, `"link/escape" is not inside a folder`},
-		{"object climbing out of objects/", func(m *snapstore.Manifest, _ *store, _ string) {
+		{"object climbing out of objects/", func(m *snapstore.Manifest, _ *snapshot.Store, _ string) {
 			for i := range m.Entries {
 				if m.Entries[i].Kind == tree.KindFile {
 					m.Entries[i].Obj.Save = "../../../../../../../../etc/hostname"
 				}
 			}
 		}, "bad object"},
-		{"packed file past its pack's end", func(m *snapstore.Manifest, _ *store, _ string) {
+		{"packed file past its pack's end", func(m *snapstore.Manifest, _ *snapshot.Store, _ string) {
 			for i := range m.Entries {
 				if m.Entries[i].Kind == tree.KindFile { // an 8-byte object: 4 bytes left of the 8 the entry needs
 					m.Entries[i].Obj.Off, m.Entries[i].Obj.Packed = 4, true
 				}
 			}
 		}, "pack ends 4 bytes early"},
-		{"object replaced by a symlink", func(m *snapstore.Manifest, s *store, _ string) {
+		{"object replaced by a symlink", func(m *snapstore.Manifest, s *snapshot.Store, _ string) {
 			e := fileObj(m)
 			p := filepath.Join(s.Path("objects"), filepath.FromSlash(e.Obj.String()))
 			os.Remove(p)
@@ -167,14 +168,14 @@ func TestBuildNeverFollowsASymlinkItDidNotMake(t *testing.T) {
 	}
 	os.Symlink(outside, filepath.Join(dst, "a"))
 	os.Symlink(filepath.Join(outside, "y"), filepath.Join(dst, "y"))
-	_, err = buildTree(context.Background(), entries, dst, build{from: src, src: tree.SamePath})
+	_, err = snapshot.BuildTree(context.Background(), entries, dst, snapshot.Build{From: src, Src: tree.SamePath})
 	if err == nil {
 		t.Fatal("the build went through a symlink it did not make")
 	}
 	outsideUntouched(t, outside)
 	// Without the folder, the file through the planted link is refused too.
 	os.Remove(filepath.Join(dst, "a"))
-	_, err = buildTree(context.Background(), entries, dst, build{from: src, src: tree.SamePath})
+	_, err = snapshot.BuildTree(context.Background(), entries, dst, snapshot.Build{From: src, Src: tree.SamePath})
 	if err == nil || !strings.Contains(err.Error(), "y") {
 		t.Fatalf("build over a planted file link: %v", err)
 	}

@@ -307,3 +307,23 @@ func NewID(now time.Time, after string) string {
 		now = now.Add(time.Microsecond)
 	}
 }
+
+// NonEmpty reports whether the current snapshot holds anything.
+func (s *Store) NonEmpty() (bool, error) {
+	cur, err := s.Current()
+	if err != nil || cur == "" {
+		return false, err
+	}
+	m, err := s.ReadManifest(cur, false)
+	if err != nil {
+		return true, err
+	}
+	// A tree with any file, link or folder besides the root.
+	return m.Files > 0 || len(m.Refs) > 0 || s.hasEntries(cur), nil
+}
+
+// hasEntries reports whether snapshot id holds anything besides its root.
+func (s *Store) hasEntries(id string) bool {
+	m, err := s.Manifest(id)
+	return err != nil || len(m.Entries) > 1
+}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mirror
+package snapshot
 
 import (
 	"errors"

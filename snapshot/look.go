@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"errors"
@@ -30,7 +30,7 @@ import (
 // most named), and whether more than files' contents changed: a path gone
 // or added, a folder changed. It stops early once stop is set.
 func lookAt(root string, items []tree.Scanned, most int, caches bool, stop *atomic.Bool) (*snapstore.PathList, bool, error) {
-	looks.Add(1)
+	Looks.Add(1)
 	top, err := tree.OpenRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false, fmt.Errorf("look at %s: %w", root, err)
@@ -57,9 +57,9 @@ func lookAt(root string, items []tree.Scanned, most int, caches bool, stop *atom
 	return l.diffs, l.moved.Load(), nil
 }
 
-// looks counts the looks made, so tests can tell when a save's still
+// Looks counts the looks made, so tests can tell when a save's still
 // watch answered instead (still_linux.go).
-var looks atomic.Int64
+var Looks atomic.Int64
 
 // errStopped is a look stopped before its end (its stop set).
 var errStopped = errors.New("look stopped")

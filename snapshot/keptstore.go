@@ -1,19 +1,19 @@
-package mirror
+package snapshot
 
 import (
 	"rambar/snapstore"
 	"rambar/tree"
 )
 
-// store is one disk's store of snapshots as the Keeper uses it: the
+// Store is one disk's store of snapshots as the Keeper uses it: the
 // snapshots folder, and how its saves read the disk and its restores write
 // files.
-type store struct {
+type Store struct {
 	*snapstore.Store
-	// copyFile, when set, writes restored files (Keeper.CopyFile).
-	copyFile tree.CopyFunc
-	// caches: a Caches folder at the disk's top is contents (a Mirror
+	// CopyFile, when set, writes restored files (Keeper.CopyFile).
+	CopyFile tree.CopyFunc
+	// Caches: a Caches folder at the disk's top is contents (a Mirror
 	// disk: `cache on` is refused there, so it is the folder's own), not
 	// RAMBar's folder of app caches, which a kept disk's saves leave out.
-	caches bool
+	Caches bool
 }

@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func (x *extentsOf) set(k int, ext []tree.Extent) {
 // ext collects the extents of the sparse files (by job). It returns the
 // next free object number. A file gone or changed is not an error: its
 // state says so.
-func (s *store) copyObjects(ctx context.Context, root, id string, jobs []copyJob, first uint32, path func(ref int32) string,
+func (s *Store) copyObjects(ctx context.Context, root, id string, jobs []copyJob, first uint32, path func(ref int32) string,
 	chk *copyCheck, ext *extentsOf, progress tree.ProgressFunc) (uint32, error) {
 	var total int64
 	for i := range jobs {

@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"context"
@@ -140,7 +140,7 @@ func TestMergeDeltaFoldsChanges(t *testing.T) {
 // file's object, and once the manifest is written and committed the store
 // restores the tree.
 func TestSavePhasesOneByOne(t *testing.T) {
-	root, s := t.TempDir(), &store{Store: &snapstore.Store{Dir: t.TempDir()}}
+	root, s := t.TempDir(), &Store{Store: &snapstore.Store{Dir: t.TempDir()}}
 	for i := 0; i < 5; i++ {
 		testtree.Write(t, root, fmt.Sprintf("d/f%d", i), strings.Repeat("x", i))
 	}
@@ -185,7 +185,7 @@ func TestSavePhasesOneByOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if _, err := s.restore(context.Background(), "", out, "", nil); err != nil {
+	if _, err := s.Restore(context.Background(), "", out, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	testdigest.Same(t, want, testdigest.Of(t, out))
@@ -210,7 +210,7 @@ func TestCheckPathRefusesAnythingButCleanRelativePaths(t *testing.T) {
 // now holding still) saves the tree without them, and nothing of the
 // first round's copies is left in the store.
 func TestPathGoneDuringTheSaveIsNotAnError(t *testing.T) {
-	root, s := t.TempDir(), &store{Store: &snapstore.Store{Dir: t.TempDir()}}
+	root, s := t.TempDir(), &Store{Store: &snapstore.Store{Dir: t.TempDir()}}
 	testtree.Write(t, root, "d/f", "data")
 	testtree.Write(t, root, "d/keep", "kept")
 	if err := os.Symlink("f", filepath.Join(root, "d/link")); err != nil {

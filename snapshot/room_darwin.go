@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 // chargeOf is what the file system of dst charges for a restored tree:
 // APFS and HFS+ take a block for every path besides its data.

@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"context"
@@ -32,7 +32,7 @@ const packJobFiles = 1024
 // plan splits the regular files of entries into pack jobs (packed files
 // without holes, read pack by pack) and the others (single, by index),
 // and sums their bytes and count.
-func (b *build) plan(entries []tree.Entry) (jobs []packJob, single []int, total int64, n int) {
+func (b *Build) plan(entries []tree.Entry) (jobs []packJob, single []int, total int64, n int) {
 	byPack := map[string][]packedFile{}
 	var order []string
 	for i := range entries {
@@ -42,8 +42,8 @@ func (b *build) plan(entries []tree.Entry) (jobs []packJob, single []int, total 
 		}
 		total += e.Size
 		n++
-		if b.copyFile == nil && b.reuse == nil && e.Extents == nil {
-			if src, err := b.src(*e); err == nil && src.Packed {
+		if b.CopyFile == nil && b.reuse == nil && e.Extents == nil {
+			if src, err := b.Src(*e); err == nil && src.Packed {
 				if _, ok := byPack[src.Rel]; !ok {
 					order = append(order, src.Rel)
 				}
@@ -79,7 +79,7 @@ func cmpInt64(a, b int64) int {
 // read sequentially in large reads (the kernel told to read ahead), each
 // file created, written in one write and given its metadata through its
 // descriptor.
-func (b *build) restorePack(ctx context.Context, entries []tree.Entry, job packJob, m *tree.Meter) error {
+func (b *Build) restorePack(ctx context.Context, entries []tree.Entry, job packJob, m *tree.Meter) error {
 	in, err := b.fromT.OpenFile(job.rel)
 	if err != nil {
 		return err
@@ -105,7 +105,7 @@ func (b *build) restorePack(ctx context.Context, entries []tree.Entry, job packJ
 }
 
 // packedFile writes the packed file e, its bytes read through r.
-func (b *build) packedFile(r *packReader, pc *parentCache, e tree.Entry, src tree.ObjRef) error {
+func (b *Build) packedFile(r *packReader, pc *parentCache, e tree.Entry, src tree.ObjRef) error {
 	mode, chmod := createMode(e)
 	out, err := pc.create(e.Path, mode)
 	if err != nil {

@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"bytes"
@@ -47,10 +47,10 @@ type took struct {
 
 // inUse commits what round r, the last, took of a disk that never held
 // still, spliced with the previous snapshot, labelled taken while in use.
-func (ls *liveSave) inUse(r *round) (saveResult, error) {
+func (ls *liveSave) inUse(r *round) (Result, error) {
 	prev, err := ls.previous()
 	if err != nil {
-		return saveResult{}, err
+		return Result{}, err
 	}
 	var was map[string]uint64 // the inodes of prev's paths, when listings moved
 	if r.reshaped && ls.idx != nil {
@@ -65,10 +65,10 @@ func (ls *liveSave) inUse(r *round) (saveResult, error) {
 	entries, ids, fresh := splice(prev, ls.tookTree(r, prev), r.reshaped, was)
 	u := inUseOf(r.moved)
 	if prev != nil && fresh == 0 {
-		return saveResult{Snapshot: ls.curID, Unchanged: true, Files: prev.Files, Bytes: prev.Bytes, InUse: u}, nil
+		return Result{Snapshot: ls.curID, Unchanged: true, Files: prev.Files, Bytes: prev.Bytes, InUse: u}, nil
 	}
 	m := &snapstore.Manifest{Header: snapstore.Header{ID: ls.id, Created: time.Now().UTC()}, Entries: entries}
-	res := saveResult{Snapshot: ls.id, InUse: u}
+	res := Result{Snapshot: ls.id, InUse: u}
 	for i := range entries {
 		if e := &entries[i]; e.Kind == tree.KindFile {
 			m.Files++
@@ -81,18 +81,18 @@ func (ls *liveSave) inUse(r *round) (saveResult, error) {
 	}
 	res.Files, res.Bytes = m.Files, m.Bytes
 	if err := ls.s.WriteInUse(ls.id, u); err != nil {
-		return saveResult{}, err
+		return Result{}, err
 	}
 	ms := streamOf(m)
 	if err := ls.s.writeSnapshot(ms); err != nil {
-		return saveResult{}, err
+		return Result{}, err
 	}
 	w := snapstore.NewIndexWriter(ls.id, ls.diskID, len(entries))
 	for i := range entries {
 		w.Add(entries[i].Path, ids[i], entries[i].HardLink, nil)
 	}
 	if err := ls.commit(ms.Refs[ls.id], w.Bytes()); err != nil {
-		return saveResult{}, err
+		return Result{}, err
 	}
 	return res, nil
 }

@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"context"
@@ -15,6 +15,6 @@ func CopyTree(ctx context.Context, src, dst string, progress tree.ProgressFunc, 
 	if err != nil {
 		return nil, err
 	}
-	return buildTree(ctx, entries, dst,
-		build{from: src, src: tree.SamePath, progress: tree.Phase(progress, "copying back"), checkSpace: true, copyFile: copyFile})
+	return BuildTree(ctx, entries, dst,
+		Build{From: src, Src: tree.SamePath, Progress: tree.Phase(progress, "copying back"), CheckSpace: true, CopyFile: copyFile})
 }

@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func roundPause(r int) time.Duration { return time.Duration(r*r) * 10 * time.Mil
 
 // liveSave is one save of a disk that may be in use.
 type liveSave struct {
-	s        *store
+	s        *Store
 	root     string
 	diskID   string
 	curID    string
@@ -80,7 +80,7 @@ type round struct {
 	// reshaped: what moved is more than files' contents: a path appeared
 	// or went, a folder changed.
 	reshaped bool
-	res      saveResult
+	res      Result
 }
 
 // unchanged reports, for a scan that matched the index exactly, whether
@@ -105,11 +105,11 @@ func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]snapstore
 // run saves items (the first scan) and the rounds that follow as a new
 // snapshot. Nothing of it is left behind on failure, or when the disk
 // turns out unchanged.
-func (ls *liveSave) run(ctx context.Context, items []tree.Scanned) (saveResult, error) {
+func (ls *liveSave) run(ctx context.Context, items []tree.Scanned) (Result, error) {
 	ls.id = snapstore.NewID(time.Now(), ls.curID)
 	objDir := ls.s.Path("objects", ls.id)
 	if err := os.MkdirAll(objDir, 0o700); err != nil {
-		return saveResult{}, tree.NoSpace(fmt.Errorf("make %s: %w", objDir, err))
+		return Result{}, tree.NoSpace(fmt.Errorf("make %s: %w", objDir, err))
 	}
 	res, err := ls.rounds(ctx, items)
 	if err != nil || res.Snapshot != ls.id {
@@ -122,7 +122,7 @@ func (ls *liveSave) run(ctx context.Context, items []tree.Scanned) (saveResult, 
 
 // rounds copies what changed until the disk holds still for one look, or
 // saveRounds have passed.
-func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (saveResult, error) {
+func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, error) {
 	var against *snapstore.Index
 	if ls.idx != nil && ls.idx.Snapshot == ls.curID {
 		against = ls.idx
@@ -130,7 +130,7 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (saveResul
 	for n := 1; ; n++ {
 		r, err := ls.round(ctx, items, n == saveRounds)
 		if err != nil {
-			return saveResult{}, err
+			return Result{}, err
 		}
 		if r.moved.N == 0 {
 			return r.res, nil
@@ -141,14 +141,14 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (saveResul
 		ls.remember(r)
 		select {
 		case <-ctx.Done():
-			return saveResult{}, ctx.Err()
+			return Result{}, ctx.Err()
 		case <-time.After(roundPause(n)):
 		}
 		var m *snapstore.IndexMatch
 		ls.still.Close()
 		ls.still = tree.NewStillWatch()
-		if items, _, m, err = scanAgainst(ls.root, len(items), against, ls.s.caches, ls.still); err != nil {
-			return saveResult{}, err
+		if items, _, m, err = scanAgainst(ls.root, len(items), against, ls.s.Caches, ls.still); err != nil {
+			return Result{}, err
 		}
 		ls.match = m
 		if m != nil && m.Matched(len(items)) { // back as saved
@@ -158,9 +158,9 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (saveResul
 					err = herr
 				}
 				if err != nil {
-					return saveResult{}, err
+					return Result{}, err
 				}
-				return saveResult{Snapshot: ls.curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes}, nil
+				return Result{Snapshot: ls.curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes}, nil
 			}
 		}
 	}
@@ -236,7 +236,7 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 	if err := ls.commit(ms.Refs[ls.id], snapstore.IndexOf(ls.id, ls.diskID, items, r.w.record(items))); err != nil {
 		return nil, err
 	}
-	r.res = saveResult{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
+	r.res = Result{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
 		CopiedBytes: copied, Removed: p.removed}
 	return r, nil
 }
@@ -258,7 +258,7 @@ type look struct {
 // only if the watch cannot answer at the end (the disk moved meanwhile).
 func (ls *liveSave) startLook(items []tree.Scanned) *look {
 	lk := &look{done: make(chan struct{}), run: func(stop *atomic.Bool) (*snapstore.PathList, bool, error) {
-		return lookAt(ls.root, items, snapstore.InUseMax, ls.s.caches, stop)
+		return lookAt(ls.root, items, snapstore.InUseMax, ls.s.Caches, stop)
 	}}
 	if ls.still.Still() {
 		lk.still = ls.still

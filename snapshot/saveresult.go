@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"time"
@@ -8,7 +8,7 @@ import (
 )
 
 // saveResult says what a save or restore of a disk did.
-type saveResult struct {
+type Result struct {
 	Snapshot    string `json:"snapshot"`          // the snapshot saved or restored
 	Unchanged   bool   `json:"unchanged"`         // nothing had changed: no new snapshot
 	Files       int    `json:"files"`             // regular files in the tree

@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// save makes root's tree the store's new current snapshot, copying only the
+// Save makes root's tree the store's new current snapshot, copying only the
 // files whose identity changed since the snapshot the index describes, and
 // keeps the newest keepN snapshots. It runs in phases: scan the disk, diff
 // the scan against the index, plan the new manifest's entries, copy the
@@ -22,24 +22,24 @@ import (
 // so neither the old tree is read nor the whole new one written. The delta
 // on a delta is built by merging the previous delta's changes with the new
 // ones, so every delta is one step from its full base.
-func (s *store) save(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (saveResult, error) {
+func (s *Store) Save(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
 	unlock, err := s.Lock(ctx)
 	if err != nil {
-		return saveResult{}, err
+		return Result{}, err
 	}
 	defer unlock()
-	return s.saveLocked(ctx, root, diskID, keepN, progress)
+	return s.SaveLocked(ctx, root, diskID, keepN, progress)
 }
 
-// saveLocked is save with the store's lock already held.
-func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (saveResult, error) {
+// SaveLocked is save with the store's lock already held.
+func (s *Store) SaveLocked(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
 	start, before := time.Now(), inUse()
 	if err := s.Cleanup(); err != nil {
-		return saveResult{}, err
+		return Result{}, err
 	}
 	curID, err := s.Current()
 	if err != nil {
-		return saveResult{}, err
+		return Result{}, err
 	}
 	idx := s.LoadIndex()
 	if idx != nil && (idx.DiskID != diskID || idx.Snapshot == "") {
@@ -59,12 +59,12 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	go func() { mapped <- mappedFiles(root) }() // while the scan runs
 	resume := pauseCollector(before, hint)
 	still := tree.NewStillWatch()
-	items, notKept, m, err := scanAgainst(root, hint, against, s.caches, still)
+	items, notKept, m, err := scanAgainst(root, hint, against, s.Caches, still)
 	resume()
 	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still, match: m}
 	defer func() { ls.still.Close() }()
 	if err != nil {
-		return saveResult{}, fmt.Errorf("save %s: %w", root, err)
+		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
 	// Nothing changed since the current snapshot was saved or restored:
 	// done, without reading a file or even the manifest (but the watched
@@ -72,14 +72,14 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	if m != nil && m.Matched(len(items)) {
 		same, err := ls.unchanged(items, m.Watched)
 		if err != nil {
-			return saveResult{}, fmt.Errorf("save %s: %w", root, err)
+			return Result{}, fmt.Errorf("save %s: %w", root, err)
 		}
 		if same {
 			h, err := s.ReadManifest(curID, false)
 			if err != nil {
-				return saveResult{}, err
+				return Result{}, err
 			}
-			return saveResult{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
+			return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
 		}
 	}
 	// The scan's own buffers are garbage now; collected before the copy,
@@ -91,7 +91,7 @@ func (s *store) saveLocked(ctx context.Context, root, diskID string, keepN int, 
 	defer mem.done()
 	res, err := ls.run(ctx, items)
 	if err != nil {
-		return saveResult{}, fmt.Errorf("save %s: %w", root, err)
+		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
 	res.NotKept = notKept
 	if !res.Unchanged {
@@ -171,7 +171,7 @@ type fullPlan struct {
 // not nil, learns the index's sums and takes this round's); so is the top
 // folder, whose times and mode are saved at every save. m, when not nil,
 // is the scan's match with idx (diffIndex goes on where it stopped).
-func (s *store) plan(root, curID string, idx *snapstore.Index, items []tree.Scanned, w *watch, m *snapstore.IndexMatch) (*savePlan, error) {
+func (s *Store) plan(root, curID string, idx *snapstore.Index, items []tree.Scanned, w *watch, m *snapstore.IndexMatch) (*savePlan, error) {
 	d, ok := snapstore.DiffIndex(idx, items, m)
 	if !ok {
 		idx = nil // damaged: trusted for nothing
@@ -246,7 +246,7 @@ func planDelta(root string, delta *snapstore.Manifest, items []tree.Scanned, d s
 // planFull plans a full manifest: every item, taken from the snapshot the
 // index describes when its identity and hard-link target are unchanged,
 // else made fresh; the files made fresh are copied.
-func (s *store) planFull(root, curID string, idx *snapstore.Index, items []tree.Scanned, d snapstore.IndexDiff) *savePlan {
+func (s *Store) planFull(root, curID string, idx *snapstore.Index, items []tree.Scanned, d snapstore.IndexDiff) *savePlan {
 	f := &fullPlan{root: root, items: items}
 	var prev *snapstore.Manifest
 	if idx != nil {
@@ -336,7 +336,7 @@ func kept(e *tree.Entry) bool { return e.Kind != tree.KindFile || !e.Obj.None() 
 // changes when it is a delta, none when it is a full manifest. It returns
 // nil (write a full manifest) when base cannot be read or the delta, with
 // about n more changes, would pass the store's delta limit.
-func (s *store) deltaBase(base string, n int) *snapstore.Manifest {
+func (s *Store) deltaBase(base string, n int) *snapstore.Manifest {
 	h, err := s.ReadFile(base, true, false)
 	if err != nil {
 		return nil

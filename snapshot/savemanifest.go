@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"fmt"
@@ -53,7 +53,7 @@ func streamOf(m *snapstore.Manifest) *manifestStream {
 // the copied sparse files' extents by job), its files holding bytes bytes.
 // Its entries are checked as they are written; a delta's tree too, first,
 // when it changes the tree's shape (treecheck.go).
-func (s *store) stream(p *savePlan, id string, bytes int64, ext map[int][]tree.Extent) (*manifestStream, error) {
+func (s *Store) stream(p *savePlan, id string, bytes int64, ext map[int][]tree.Extent) (*manifestStream, error) {
 	h := snapstore.Header{ID: id, Created: time.Now().UTC(), Files: p.files, Bytes: bytes}
 	if p.full == nil {
 		for k := range p.jobs {
@@ -137,7 +137,7 @@ func (f *fullPlan) each(id string, jobs []copyJob, ext map[int][]tree.Extent) fu
 // Linux one syncfs covers both; elsewhere each file was fsynced as written
 // and the manifest is written with fsyncs. On failure the manifest is
 // removed.
-func (s *store) writeSnapshot(ms *manifestStream) error {
+func (s *Store) writeSnapshot(ms *manifestStream) error {
 	if err := os.MkdirAll(s.Path("snapshots"), 0o700); err != nil {
 		return tree.NoSpace(err)
 	}

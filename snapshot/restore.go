@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"rambar/ramdisk"
 )
 
-// restore writes snapshot id ("" = current) into dst, which must be empty
+// Restore writes snapshot id ("" = current) into dst, which must be empty
 // apart from the marker. With a diskID it records the restored files'
 // identities, so the next save of that disk copies nothing unchanged. It
 // checks first that dst has room; nothing is written when it has not.
@@ -24,32 +24,32 @@ import (
 //
 // An error before anything was written is a nothingWritten
 // (ErrNothingWritten).
-func (s *store) restore(ctx context.Context, id, dst, diskID string, progress tree.ProgressFunc) (saveResult, error) {
+func (s *Store) Restore(ctx context.Context, id, dst, diskID string, progress tree.ProgressFunc) (Result, error) {
 	start := time.Now()
 	unlock, err := s.Lock(ctx)
 	if err != nil {
-		return saveResult{}, nothingWritten{err}
+		return Result{}, NothingWritten{err}
 	}
 	defer unlock()
-	m, err := s.resolve(id)
+	m, err := s.Resolve(id)
 	if err != nil {
-		return saveResult{}, nothingWritten{err}
+		return Result{}, NothingWritten{err}
 	}
 	id = m.ID
 	u, err := s.InUse(id)
 	if err != nil {
-		return saveResult{}, nothingWritten{err}
+		return Result{}, NothingWritten{err}
 	}
-	b := build{from: s.Path("objects"), src: snapstore.ObjRefOf, unpackDir: s.Dir, progress: progress, checkSpace: true, copyFile: s.copyFile,
+	b := Build{From: s.Path("objects"), Src: snapstore.ObjRefOf, unpackDir: s.Dir, Progress: progress, CheckSpace: true, CopyFile: s.CopyFile,
 		ids: tree.NewIdents(len(m.Entries))}
-	notes, err := buildTree(ctx, m.Entries, dst, b)
+	notes, err := BuildTree(ctx, m.Entries, dst, b)
 	if err != nil {
-		return saveResult{}, err
+		return Result{}, err
 	}
 	if diskID != "" {
 		_ = s.WriteIndex(snapstore.RestoredIndex(id, diskID, m.Entries, b.ids))
 	}
-	return saveResult{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, NotKept: notes,
+	return Result{Snapshot: id, Files: m.Files, Bytes: m.Bytes, CopiedFiles: m.Files, CopiedBytes: m.Bytes, NotKept: notes,
 		Took: time.Since(start), InUse: u}, nil
 }
 
@@ -58,26 +58,30 @@ func (s *store) restore(ctx context.Context, id, dst, diskID string, progress tr
 // holds files and Force was not given): the disk holds what it held.
 var ErrNothingWritten = errors.New("nothing was written")
 
-// nothingWritten is an error of a restore that wrote nothing; its message
+// NothingWritten is an error of a restore that wrote nothing; its message
 // is its cause's.
-type nothingWritten struct{ error }
+type NothingWritten struct{ error }
 
-func (e nothingWritten) Unwrap() error { return e.error }
+// WroteNothing is err as the error of a restore that wrote nothing.
+func WroteNothing(err error) NothingWritten { return NothingWritten{err} }
+
+// Unwrap is the cause.
+func (e NothingWritten) Unwrap() error { return e.error }
 
 // Is makes the error ErrNothingWritten too.
-func (e nothingWritten) Is(target error) bool { return target == ErrNothingWritten }
+func (e NothingWritten) Is(target error) bool { return target == ErrNothingWritten }
 
-// wrapRestore is err of a restore, prefixed with what, still a
+// WrapRestore is err of a restore, prefixed with what, still a
 // nothingWritten when it was one.
-func wrapRestore(err error, what string) error {
-	if nw, ok := err.(nothingWritten); ok {
-		return nothingWritten{fmt.Errorf("%s: %w", what, nw.error)}
+func WrapRestore(err error, what string) error {
+	if nw, ok := err.(NothingWritten); ok {
+		return NothingWritten{fmt.Errorf("%s: %w", what, nw.error)}
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// resolve loads snapshot id, or the current one when id is "".
-func (s *store) resolve(id string) (*snapstore.Manifest, error) {
+// Resolve loads snapshot id, or the current one when id is "".
+func (s *Store) Resolve(id string) (*snapstore.Manifest, error) {
 	if id == "" {
 		cur, err := s.Current()
 		if err != nil {
@@ -98,9 +102,9 @@ func (s *store) resolve(id string) (*snapstore.Manifest, error) {
 	return m, nil
 }
 
-// need is the room a restore of entries takes on the file system of dst
+// Need is the room a restore of entries takes on the file system of dst
 // (needOn, as that file system charges).
-func need(entries []tree.Entry, dst string) int64 { return needOn(entries, chargeOf(dst)) }
+func Need(entries []tree.Entry, dst string) int64 { return needOn(entries, chargeOf(dst)) }
 
 // needOn is the room a restore of entries takes where c says what each
 // kind of path costs: each file's data rounded up to blocks (holes left
@@ -146,24 +150,24 @@ func inodesNeeded(entries []tree.Entry) int64 {
 	return n
 }
 
-// build says how buildTree makes a tree.
-type build struct {
-	from string                                // the folder the files' bytes are read from
-	src  func(tree.Entry) (tree.ObjRef, error) // where in from each file's bytes are
+// Build says how buildTree makes a tree.
+type Build struct {
+	From string                                // the folder the files' bytes are read from
+	Src  func(tree.Entry) (tree.ObjRef, error) // where in from each file's bytes are
 	// unpackDir is where packed files are unpacked for copyFile.
 	unpackDir string
-	progress  tree.ProgressFunc
-	// checkSpace refuses, before anything is written, a tree that does
+	Progress  tree.ProgressFunc
+	// CheckSpace refuses, before anything is written, a tree that does
 	// not fit.
-	checkSpace bool
+	CheckSpace bool
 	// reuse, when it reports that the folder old holds a file identical
 	// to e at e.Path, makes buildTree hard-link that file instead of
 	// copying (write-back to a mirror folder links unchanged files from
 	// the folder it replaces; a RAM disk never gets links).
 	reuse func(e tree.Entry) bool
 	old   string
-	// copyFile, when set, writes each file's data (see Keeper.CopyFile).
-	copyFile tree.CopyFunc
+	// CopyFile, when set, writes each file's data (see Keeper.CopyFile).
+	CopyFile tree.CopyFunc
 
 	fromT, toT, oldT *tree.DirTree // the folders, open while building
 
@@ -172,23 +176,23 @@ type build struct {
 	ids *tree.Idents
 }
 
-// buildTree recreates entries under dst through descriptors (dirTree):
+// BuildTree recreates entries under dst through descriptors (dirTree):
 // folders, then files (in parallel), then hard links, symlinks and FIFOs,
 // then the folders' metadata. Nothing is made outside dst and no symlink
 // is followed on the way to what is made, or read. It returns what could
 // not be set (an xattr the system refused).
-func buildTree(ctx context.Context, entries []tree.Entry, dst string, b build) (notes []tree.NotKept, err error) {
-	if err := checkRoom(entries, dst, b.checkSpace); err != nil {
-		return nil, nothingWritten{err}
+func BuildTree(ctx context.Context, entries []tree.Entry, dst string, b Build) (notes []tree.NotKept, err error) {
+	if err := checkRoom(entries, dst, b.CheckSpace); err != nil {
+		return nil, NothingWritten{err}
 	}
 	if b.toT, err = tree.OpenTree(dst); err != nil {
-		return nil, nothingWritten{err}
+		return nil, NothingWritten{err}
 	}
 	defer b.toT.Close()
 	b.toT.Ids = b.ids
 	if hasFiles(entries) {
-		if b.fromT, err = tree.OpenTree(b.from); err != nil {
-			return nil, nothingWritten{err}
+		if b.fromT, err = tree.OpenTree(b.From); err != nil {
+			return nil, NothingWritten{err}
 		}
 		defer b.fromT.Close()
 	}
@@ -226,7 +230,7 @@ func buildTree(ctx context.Context, entries []tree.Entry, dst string, b build) (
 }
 
 // other makes e when it is a hard link, a symlink or a FIFO.
-func (b *build) other(e tree.Entry) error {
+func (b *Build) other(e tree.Entry) error {
 	switch {
 	case e.Kind == tree.KindFile && e.HardLink != "":
 		if err := b.toT.Link(b.toT, e.HardLink, e.Path); err != nil {
@@ -260,7 +264,7 @@ func hasFiles(entries []tree.Entry) bool {
 // checkRoom refuses (when check) a tree that needs more than dst has free:
 // bytes, or inodes where the file system counts them.
 func checkRoom(entries []tree.Entry, dst string, check bool) error {
-	need := need(entries, dst)
+	need := Need(entries, dst)
 	free, err := tree.FreeSpace(dst)
 	if err != nil {
 		return err
@@ -279,10 +283,10 @@ func checkRoom(entries []tree.Entry, dst string, check bool) error {
 // files writes the regular files of entries, with a pool of workers:
 // the packed ones pack by pack (restorePack: one open and sequential reads
 // per pack), the others one by one.
-func (b *build) files(ctx context.Context, entries []tree.Entry) error {
+func (b *Build) files(ctx context.Context, entries []tree.Entry) error {
 	jobs, single, total, nfiles := b.plan(entries)
-	clone := tree.SameDev(b.from, b.toT.Dir)
-	m := tree.NewMeter(b.progress, "restoring", total, nfiles)
+	clone := tree.SameDev(b.From, b.toT.Dir)
+	m := tree.NewMeter(b.Progress, "restoring", total, nfiles)
 	err := tree.Pool(len(jobs)+len(single), tree.Workers, func(k int) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -303,11 +307,11 @@ func (b *build) files(ctx context.Context, entries []tree.Entry) error {
 
 // file writes the file e and returns the bytes written: a large whole
 // file read with direct I/O (directCopy).
-func (b *build) file(ctx context.Context, e tree.Entry, clone bool) (int64, error) {
+func (b *Build) file(ctx context.Context, e tree.Entry, clone bool) (int64, error) {
 	if b.reuse != nil && b.reuse(e) && b.toT.Link(b.oldT, e.Path, e.Path) == nil {
 		return e.Size, nil
 	}
-	src, err := b.src(e)
+	src, err := b.Src(e)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", e.Path, err)
 	}
@@ -316,7 +320,7 @@ func (b *build) file(ctx context.Context, e tree.Entry, clone bool) (int64, erro
 		return 0, err
 	}
 	defer unix.Close(in)
-	if b.copyFile != nil {
+	if b.CopyFile != nil {
 		return e.Size, b.hooked(ctx, e, src, in)
 	}
 	out, cloned, chmod, err := b.createFor(e, in, clone && !src.Packed && e.Extents == nil)
@@ -348,7 +352,7 @@ func (b *build) file(ctx context.Context, e tree.Entry, clone bool) (int64, erro
 // createFor creates the file e (a clone of in when clone and the file
 // system can), with its final permission when the umask keeps it whole,
 // saving a chmod; chmod reports that one is still needed.
-func (b *build) createFor(e tree.Entry, in int, clone bool) (out int, cloned, chmod bool, err error) {
+func (b *Build) createFor(e tree.Entry, in int, clone bool) (out int, cloned, chmod bool, err error) {
 	mode, chmod := createMode(e)
 	out, cloned, err = b.toT.Create(e.Path, mode, in, clone)
 	return out, cloned, chmod, err
@@ -366,7 +370,7 @@ func createMode(e tree.Entry) (mode uint32, chmod bool) {
 
 // hooked writes the file e with copyFile (a packed source is unpacked to
 // a file of its own first), then sets its metadata.
-func (b *build) hooked(ctx context.Context, e tree.Entry, src tree.ObjRef, in int) error {
+func (b *Build) hooked(ctx context.Context, e tree.Entry, src tree.ObjRef, in int) error {
 	from := b.fromT.Path(src.Rel)
 	if src.Packed || e.Extents != nil {
 		tmp, err := tree.Unpack(in, src, e, b.unpackDir)
@@ -383,7 +387,7 @@ func (b *build) hooked(ctx context.Context, e tree.Entry, src tree.ObjRef, in in
 		return err
 	}
 	done()
-	if err := b.copyFile(ctx, from, b.toT.Path(e.Path)); err != nil {
+	if err := b.CopyFile(ctx, from, b.toT.Path(e.Path)); err != nil {
 		return tree.NoSpace(fmt.Errorf("copy %s: %w", e.Path, err))
 	}
 	return b.toT.SetMetaOf(e.Path, e)

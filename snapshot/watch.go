@@ -1,4 +1,4 @@
-package mirror
+package snapshot
 
 import (
 	"crypto/sha256"
@@ -119,11 +119,11 @@ func (w *watch) record(items []tree.Scanned) map[string]snapstore.ContentSum {
 	return out
 }
 
-// changedSince reports whether the disk at root changed since the save or
+// ChangedSince reports whether the disk at root changed since the save or
 // restore idx describes: a path added, removed or changed by identity,
 // or a file mapped shared and writable now, or watched at that save, whose
 // contents differ (or were never summed).
-func changedSince(root string, idx *snapstore.Index, caches bool) (bool, error) {
+func ChangedSince(root string, idx *snapstore.Index, caches bool) (bool, error) {
 	mapped := make(chan map[uint64]bool, 1)
 	go func() { mapped <- mappedFiles(root) }()
 	items, _, m, err := scanAgainst(root, idx.N, idx, caches, nil)
