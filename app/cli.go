@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -64,8 +64,8 @@ type App struct {
 	// (create/restore --compress; macOS).
 	Compress bool
 	// NewKeeper makes the contents keeper for the data folder; nil is
-	// mirror.NewKeeper (tests take the in-memory engine's folders for disks).
-	NewKeeper func(data string) *mirror.Keeper
+	// keeper.NewKeeper (tests take the in-memory engine's folders for disks).
+	NewKeeper func(data string) *keeper.Keeper
 
 	engine ramdisk.Engine
 	noticeState

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"rambar/disks"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -81,9 +81,9 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 // arguments (exit 2); a name with saved contents is a refusal (exit 6).
 func keepErr(err error) error {
 	switch {
-	case errors.Is(err, mirror.ErrAlreadyKept), errors.Is(err, disks.ErrTryDisk):
+	case errors.Is(err, keeper.ErrAlreadyKept), errors.Is(err, disks.ErrTryDisk):
 		return usagef("%v", err)
-	case errors.Is(err, mirror.ErrClaimed):
+	case errors.Is(err, keeper.ErrClaimed):
 		return refusedError{err}
 	case errors.Is(err, disks.ErrContents):
 		return usagef("%v", withCreateFolder(err))

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 	"rambar/tree"
 )
@@ -32,7 +32,7 @@ type refreshJSON struct {
 	Taken     int               `json:"taken"`
 	Removed   int               `json:"removed"`
 	Left      []string          `json:"left,omitempty"`
-	Conflicts []mirror.Conflict `json:"conflicts"`
+	Conflicts []keeper.Conflict `json:"conflicts"`
 	NotKept   []tree.NotKept    `json:"not_kept,omitempty"`
 	Before    resultJSON        `json:"saved_before"`
 	After     *resultJSON       `json:"saved_after"`
@@ -62,7 +62,7 @@ func runRefresh(ctx context.Context, a *App, in *input) error {
 			Conflicts: r.Conflicts(), NotKept: r.NotKept, Before: toResultJSON(r.Before), Took: r.Took.Seconds()}
 		j.Before.Folder = nil // its conflicts are the document's
 		if j.Conflicts == nil {
-			j.Conflicts = []mirror.Conflict{}
+			j.Conflicts = []keeper.Conflict{}
 		}
 		if r.After.Snapshot != "" {
 			after := toResultJSON(r.After)
@@ -77,7 +77,7 @@ func runRefresh(ctx context.Context, a *App, in *input) error {
 
 // describeRefresh is refresh's report: what came over, what the saves
 // around it kept of both sides.
-func describeRefresh(name string, r mirror.Refreshed) string {
+func describeRefresh(name string, r keeper.Refreshed) string {
 	var b strings.Builder
 	if r.Taken+r.Removed == 0 && len(r.Left) == 0 {
 		fmt.Fprintf(&b, "%s has every change of %s already", name, r.Folder)
@@ -92,8 +92,8 @@ func describeRefresh(name string, r mirror.Refreshed) string {
 		}
 	}
 	b.WriteString(describeNotKept(r.NotKept))
-	wb := &mirror.WriteBack{Folder: r.Folder, Conflicts: r.Conflicts()}
-	for _, res := range []mirror.Result{r.Before, r.After} {
+	wb := &keeper.WriteBack{Folder: r.Folder, Conflicts: r.Conflicts()}
+	for _, res := range []keeper.Result{r.Before, r.After} {
 		if res.Folder != nil {
 			wb.NotKept = append(wb.NotKept, res.Folder.NotKept...)
 			wb.DeletedOutside = append(wb.DeletedOutside, res.Folder.DeletedOutside...)
@@ -106,7 +106,7 @@ func describeRefresh(name string, r mirror.Refreshed) string {
 // refreshErr maps refresh's refusals onto the CLI's exit codes: a disk
 // that is not a Mirror disk is a bad argument (exit 2).
 func refreshErr(err error) error {
-	if errors.Is(err, mirror.ErrNotMirror) {
+	if errors.Is(err, keeper.ErrNotMirror) {
 		return usagef("%v", err)
 	}
 	return contentsErr(err)

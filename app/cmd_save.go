@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"rambar/disks"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 	"rambar/tree"
 )
@@ -24,7 +24,7 @@ func init() {
 }
 
 // keeper is the contents keeper of this App's data folder.
-func (a *App) keeper() (*mirror.Keeper, error) { return a.files().Keeper() }
+func (a *App) keeper() (*keeper.Keeper, error) { return a.files().Keeper() }
 
 // files is the use-case layer without an engine: what it knows from
 // RAMBar's files alone (kept contents, restores that did not finish).
@@ -63,11 +63,11 @@ func contentsErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, mirror.ErrRefused), errors.Is(err, disks.ErrIncomplete):
+	case errors.Is(err, keeper.ErrRefused), errors.Is(err, disks.ErrIncomplete):
 		return refusedError{err}
-	case errors.Is(err, mirror.ErrNoSnapshot):
+	case errors.Is(err, keeper.ErrNoSnapshot):
 		return notFoundError{err}
-	case errors.Is(err, mirror.ErrNotKept):
+	case errors.Is(err, keeper.ErrNotKept):
 		// A disk named that is not kept: a bad argument (exit 2), as the
 		// README's table has it.
 		return &usageError{fmt.Sprintf("%v; 'rambar keep NAME' keeps a mounted disk from now on, as 'rambar create NAME SIZE --keep' (or --mirror FOLDER) makes one", err)}
@@ -148,15 +148,15 @@ func saveHint(name string, err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, mirror.ErrFolderMissing):
+	case errors.Is(err, keeper.ErrFolderMissing):
 		return fmt.Errorf("%w; make the folder again to have the disk written back into it", err)
-	case errors.Is(err, mirror.ErrRefused) && !errors.Is(err, mirror.ErrIncomplete) && !errors.Is(err, disks.ErrIncomplete):
+	case errors.Is(err, keeper.ErrRefused) && !errors.Is(err, keeper.ErrIncomplete) && !errors.Is(err, disks.ErrIncomplete):
 		return fmt.Errorf("%w; 'rambar save %s --force' saves it anyway", err, quoteName(name))
 	}
 	return err
 }
 
-func describeSave(name string, r mirror.Result) string {
+func describeSave(name string, r keeper.Result) string {
 	if r.Unchanged && r.InUse != nil {
 		return fmt.Sprintf("Not saved %s: it never held still during the save, so %s still holds its last saved state; "+
 			"save again once it is idle", name, r.Snapshot) + describeInUse(r.InUse)
@@ -175,7 +175,7 @@ func describeSave(name string, r mirror.Result) string {
 }
 
 // describeRemarked tells that the disk's mark was gone and was put back.
-func describeRemarked(name string, r mirror.Result) string {
+func describeRemarked(name string, r keeper.Result) string {
 	if !r.Remarked {
 		return ""
 	}
@@ -183,7 +183,7 @@ func describeRemarked(name string, r mirror.Result) string {
 }
 
 // describeInUse names the paths that kept changing during a save.
-func describeInUse(u *mirror.InUse) string {
+func describeInUse(u *keeper.InUse) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n  %s changed during the save:", ramdisk.Plural(u.Count, "path"))
 	for i, p := range u.Paths {
@@ -209,7 +209,7 @@ func describeNotKept(nk []tree.NotKept) string {
 // describeWriteBack lists what a Mirror write-back kept of the folder's own
 // changes: one line per conflict, per path deleted outside, per metadata
 // not kept.
-func describeWriteBack(wb *mirror.WriteBack) string {
+func describeWriteBack(wb *keeper.WriteBack) string {
 	if wb == nil {
 		return ""
 	}

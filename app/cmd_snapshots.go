@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -30,7 +30,7 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 	}
 	// The disk need not be mounted: its saves are listed by name.
 	st, err := k.State(pos[0])
-	if errors.Is(err, mirror.ErrNotKept) {
+	if errors.Is(err, keeper.ErrNotKept) {
 		// No saves under that name: no such disk (exit 4).
 		return notFoundError{fmt.Errorf("%s: no saved contents under that name (a disk made with --keep or --mirror has them)", pos[0])}
 	}
@@ -84,13 +84,13 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 // save (the next one builds on it), on_disk the state the mounted disk was
 // last saved as or restored from.
 type snapshotJSON struct {
-	mirror.Snapshot
+	keeper.Snapshot
 	OnDisk bool `json:"on_disk"`
 }
 
 // snapshotOnDisk is the snapshot a mounted disk holds, "" when it is not
 // mounted or that cannot be told.
-func (a *App) snapshotOnDisk(ctx context.Context, k *mirror.Keeper, name string) string {
+func (a *App) snapshotOnDisk(ctx context.Context, k *keeper.Keeper, name string) string {
 	svc, err := a.service()
 	if err != nil {
 		return ""

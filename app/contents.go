@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -23,8 +23,8 @@ type contentsFlags struct {
 // contentsOptions checks create's --keep/--mirror/--snapshots/--save-every
 // before anything is made. --save-every 0 turns autosave off; a flag not
 // given keeps the name's stored setting.
-func contentsOptions(f contentsFlags) (mirror.Options, error) {
-	o := mirror.Options{Snapshots: f.Snapshots, SaveEvery: f.SaveEvery, SetAsideKept: f.SetAside}
+func contentsOptions(f contentsFlags) (keeper.Options, error) {
+	o := keeper.Options{Snapshots: f.Snapshots, SaveEvery: f.SaveEvery, SetAsideKept: f.SetAside}
 	switch {
 	case f.Keep && f.Mirror != "":
 		return o, usagef("--keep and --mirror exclude each other")
@@ -49,7 +49,7 @@ func contentsOptions(f contentsFlags) (mirror.Options, error) {
 		return o, usagef("--snapshots must be at least 1")
 	}
 	if f.SaveEverySet && f.SaveEvery == 0 {
-		o.SaveEvery = mirror.AutosaveOff
+		o.SaveEvery = keeper.AutosaveOff
 	}
 	return o, nil
 }
@@ -83,7 +83,7 @@ type contentsJSON struct {
 // heldSnapshot is the snapshot the disk's files were last saved as or
 // restored from, and when that save was made; ok is false when it cannot
 // be told.
-func heldSnapshot(k *mirror.Keeper, name string) (string, time.Time, bool) {
+func heldSnapshot(k *keeper.Keeper, name string) (string, time.Time, bool) {
 	id, err := k.Holding(name)
 	if err != nil || id == "" {
 		return "", time.Time{}, false
@@ -109,7 +109,7 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 	}
 	st, err := k.State(v.Name)
 	if err != nil {
-		if errors.Is(err, mirror.ErrNotKept) {
+		if errors.Is(err, keeper.ErrNotKept) {
 			return nil
 		}
 		return &contentsJSON{Error: err.Error()}

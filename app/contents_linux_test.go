@@ -17,8 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"rambar/internal/run"
+	"rambar/keeper"
 	"rambar/linux"
-	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -143,7 +143,7 @@ func TestReclaimZramEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res mirror.ReclaimResult
+	var res keeper.ReclaimResult
 	if err := json.Unmarshal([]byte(cli(0, "reclaim", "Pinned", "--json")), &res); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 	"rambar/ramdisk/ramdisktest"
 	"rambar/tree"
@@ -40,8 +40,8 @@ func newContentsApp(t *testing.T) *contentsApp {
 
 // folderKeeper is a keeper that takes the in-memory engine's folders for
 // mounted disks.
-func folderKeeper(data string) *mirror.Keeper {
-	k := mirror.NewKeeper(data)
+func folderKeeper(data string) *keeper.Keeper {
+	k := keeper.NewKeeper(data)
 	k.IsMounted = func(dir string) bool { _, err := os.Stat(dir); return err == nil }
 	return k
 }
@@ -122,7 +122,7 @@ func TestKeptDiskSurvivesEjectAndCreate(t *testing.T) {
 		t.Errorf("restored notes.txt = %q", got)
 	}
 	var snaps struct {
-		Snapshots []mirror.Snapshot `json:"snapshots"`
+		Snapshots []keeper.Snapshot `json:"snapshots"`
 	}
 	json.Unmarshal([]byte(c.run(0, "snapshots", "Work", "--json")), &snaps)
 	if len(snaps.Snapshots) != 2 || snaps.Snapshots[0].ID != first || !snaps.Snapshots[1].Current {

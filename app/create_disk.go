@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"rambar/disks"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -17,7 +17,7 @@ type createOpts struct {
 	// Quiet prints nothing (--json).
 	Quiet bool
 	// Contents says how the disk's contents are kept (create --keep/--mirror).
-	Contents mirror.Options
+	Contents keeper.Options
 }
 
 // createDisk makes a disk through disks.Service.Create, printing the plan
@@ -64,7 +64,7 @@ func (a *App) serviceFor(name, size string) (*disks.Service, error) {
 
 // createErr maps a create's errors onto the CLI's exit codes.
 func createErr(err error) error {
-	if errors.Is(err, mirror.ErrClaimed) {
+	if errors.Is(err, keeper.ErrClaimed) {
 		return refusedError{err}
 	}
 	if errors.Is(err, disks.ErrContents) {

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"rambar/bench"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 	"rambar/tree"
 )
@@ -27,13 +27,13 @@ type resultJSON struct {
 	// NotKept names what the save could not keep (sockets, device nodes).
 	NotKept []tree.NotKept `json:"not_kept,omitempty"`
 	// Folder is a Mirror write-back: conflicts, outside changes kept.
-	Folder *mirror.WriteBack `json:"folder,omitempty"`
+	Folder *keeper.WriteBack `json:"folder,omitempty"`
 	// InUse: the snapshot was taken while the disk was in use (it never
 	// held still during the save).
-	InUse *mirror.InUse `json:"in_use,omitempty"`
+	InUse *keeper.InUse `json:"in_use,omitempty"`
 }
 
-func toResultJSON(r mirror.Result) resultJSON {
+func toResultJSON(r keeper.Result) resultJSON {
 	return resultJSON{Snapshot: r.Snapshot, Unchanged: r.Unchanged, Files: r.Files, Bytes: r.Bytes,
 		CopiedFiles: r.CopiedFiles, CopiedBytes: r.CopiedBytes, Removed: r.Removed, Took: r.Took.Seconds(),
 		NotKept: r.NotKept, Folder: r.Folder, InUse: r.InUse}
@@ -67,7 +67,7 @@ type reclaimJSON struct {
 	Took    float64   `json:"took_seconds"`
 }
 
-func toReclaimJSON(r mirror.ReclaimResult) reclaimJSON {
+func toReclaimJSON(r keeper.ReclaimResult) reclaimJSON {
 	return reclaimJSON{Version: jsonVersion, Disk: toDiskJSON(disk{Volume: r.Volume, Usage: r.After}),
 		Files: r.Files, Bytes: r.Bytes, Before: toUsageJSON(r.Before), After: toUsageJSON(r.After), Took: r.Took.Seconds()}
 }

@@ -2,40 +2,48 @@ package main
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestImportLayers keeps the imports going one way (DESIGN.md, Layout):
 // ramdisk imports nothing of the project; settingsfile stores its
-// settings; tray, mirror and bench import ramdisk; tree (reading and
-// making trees) and snapstore (the store of snapshots, over tree) import
-// nothing above them, and mirror builds on both; darwin and linux import ramdisk and
-// internal/run; disks (the use cases) imports the domain packages (ramdisk,
-// mirror) but no engine, front end or unrelated feature, and nothing but app
-// and selftest (the self-test's use case, over disks) imports disks; ramdisk
-// imports neither engines nor UI; only app imports everything.
+// settings; tray, keeper and bench import ramdisk; the contents packages
+// stand in layers: tree (reading and making trees) below snapstore (the
+// store of snapshots), below snapshot (saves and restores) and foldersync
+// (Mirror folders), which know nothing of each other, below keeper (the
+// Keeper); darwin and linux import ramdisk and internal/run; disks (the
+// use cases) imports the domain packages (ramdisk, keeper, of the contents
+// packages the Keeper only) but no engine, front end or unrelated feature,
+// and nothing but app and selftest (the self-test's use case, over disks)
+// imports disks; ramdisk imports neither engines nor UI; only app imports
+// everything.
 func TestImportLayers(t *testing.T) {
+	// What no contents package imports: engines, front ends, the use cases.
+	notContents := []string{"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/disks", "rambar/settingsfile", "fyne.io/systray"}
 	forbidden := map[string][]string{
 		// The portable core imports nothing of the project (its settings
 		// file is package settingsfile's).
-		"rambar/ramdisk":      {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "rambar/internal/run", "rambar/internal/atomicfile", "rambar/settingsfile", "fyne.io/systray"},
-		"rambar/settingsfile": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "rambar/internal/run", "fyne.io/systray"},
+		"rambar/ramdisk":      {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "rambar/internal/run", "rambar/internal/atomicfile", "rambar/settingsfile", "fyne.io/systray"},
+		"rambar/settingsfile": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "rambar/internal/run", "fyne.io/systray"},
 		"rambar/disks":        {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/login", "rambar/selftest", "fyne.io/systray"},
 		// The self-test's checks of the engine and the store: the use cases,
 		// no engine of its own, no native side (app adds those checks).
 		"rambar/selftest": {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/login", "fyne.io/systray"},
-		"rambar/darwin":   {"rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "fyne.io/systray"},
-		"rambar/linux":    {"rambar/darwin", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "fyne.io/systray"},
-		"rambar/tray":     {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/bench", "rambar/mirror", "rambar/login", "rambar/disks", "rambar/internal/run"},
-		// Reading and making trees: nothing of snapshots, mirror folders or
-		// the use cases.
-		"rambar/tree":   {"rambar/mirror", "rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/disks", "rambar/settingsfile", "fyne.io/systray"},
-		"rambar/mirror": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/disks", "fyne.io/systray"},
-		"rambar/login":  {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/disks", "fyne.io/systray"},
-		"rambar/bench":  {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/disks", "fyne.io/systray"},
+		"rambar/darwin":   {"rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "fyne.io/systray"},
+		"rambar/linux":    {"rambar/darwin", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "fyne.io/systray"},
+		"rambar/tray":     {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/bench", "rambar/keeper", "rambar/login", "rambar/disks", "rambar/internal/run"},
+		// The contents packages, each knowing only those below it.
+		"rambar/tree":       append([]string{"rambar/snapstore", "rambar/snapshot", "rambar/foldersync", "rambar/keeper"}, notContents...),
+		"rambar/snapstore":  append([]string{"rambar/snapshot", "rambar/foldersync", "rambar/keeper"}, notContents...),
+		"rambar/snapshot":   append([]string{"rambar/foldersync", "rambar/keeper"}, notContents...),
+		"rambar/foldersync": append([]string{"rambar/snapshot", "rambar/keeper"}, notContents...),
+		"rambar/keeper":     notContents,
+		"rambar/login":      {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "fyne.io/systray"},
+		"rambar/bench":      {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/disks", "fyne.io/systray"},
 		// The native macOS parts stand alone: app adapts them to the tray.
-		"rambar/darwin/cocoa": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/mirror", "rambar/bench", "rambar/login", "rambar/disks", "fyne.io/systray"},
+		"rambar/darwin/cocoa": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/login", "rambar/disks", "fyne.io/systray"},
 	}
 	for _, goos := range []string{"linux", "darwin"} {
 		for pkg, bad := range forbidden {
@@ -54,6 +62,29 @@ func TestImportLayers(t *testing.T) {
 			}
 			for _, b := range bad {
 				if deps[b] {
+					t.Errorf("GOOS=%s: %s imports %s", goos, pkg, b)
+				}
+			}
+		}
+	}
+}
+
+// TestUseCasesTalkToTheKeeperOnly: of the contents packages, disks (and the
+// contents' benchmark) import the Keeper's package only, never what it is
+// built on (tree, snapstore, snapshot, foldersync).
+func TestUseCasesTalkToTheKeeperOnly(t *testing.T) {
+	below := []string{"rambar/tree", "rambar/snapstore", "rambar/snapshot", "rambar/foldersync"}
+	for _, pkg := range []string{"rambar/disks", "rambar/selftest", "rambar/cmd/benchmirror"} {
+		for _, goos := range []string{"linux", "darwin"} {
+			cmd := exec.Command("go", "list", "-e", "-f", `{{join .Imports " "}}`, pkg) // -e: a package of one system only
+			cmd.Env = append(cmd.Environ(), "GOOS="+goos, "CGO_ENABLED=0")
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("go list %s (GOOS=%s): %v", pkg, goos, err)
+			}
+			imports := strings.Fields(string(out))
+			for _, b := range below {
+				if slices.Contains(imports, b) {
 					t.Errorf("GOOS=%s: %s imports %s", goos, pkg, b)
 				}
 			}

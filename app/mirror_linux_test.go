@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"rambar/mirror"
+	"rambar/keeper"
 )
 
 // mountSmall mounts a tmpfs of size for the test.
@@ -55,7 +55,7 @@ func TestCLIMirrorConflictsClaimsAndRefusals(t *testing.T) {
 	out, errOut, code = c.run("save", "Site", "--json")
 	var doc struct {
 		Saved []struct {
-			Folder *mirror.WriteBack `json:"folder"`
+			Folder *keeper.WriteBack `json:"folder"`
 		} `json:"saved"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Saved) != 1 || doc.Saved[0].Folder == nil ||
@@ -189,9 +189,9 @@ func TestCLIMirrorKillDuringCreateThenEject(t *testing.T) {
 }
 
 func TestConflictNotice(t *testing.T) {
-	wb := mirror.WriteBack{Folder: "/f"}
+	wb := keeper.WriteBack{Folder: "/f"}
 	for i := 0; i < 7; i++ {
-		wb.Conflicts = append(wb.Conflicts, mirror.Conflict{Path: fmt.Sprintf("p%d", i), Copy: "c", What: "changed on both sides"})
+		wb.Conflicts = append(wb.Conflicts, keeper.Conflict{Path: fmt.Sprintf("p%d", i), Copy: "c", What: "changed on both sides"})
 	}
 	title, text := conflictNotice("Site", wb)
 	if title != "Site: 7 conflicts in /f" || strings.Count(text, "\n") != 6 || !strings.Contains(text, "and 2 more") {

@@ -31,7 +31,7 @@ func (a *App) desktopNotify() func(ctx context.Context, title, text string) erro
 }
 
 // watchSession has nothing native to watch outside macOS: SIGTERM (tray.Run)
-// and logind's sleep signal (mirror.WatchSleep) already reach the tray.
+// and logind's sleep signal (keeper.WatchSleep) already reach the tray.
 func (a *App) watchSession(g *cocoa.Guard, notify func(title, text string)) (stop func()) {
 	return func() {}
 }

@@ -13,7 +13,7 @@ import (
 
 	"rambar/darwin/cocoa"
 	"rambar/disks"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 	"rambar/ramdisk/ramdisktest"
 )
@@ -76,7 +76,7 @@ func TestEveryNoticeGoesThroughTheNotifier(t *testing.T) {
 	if !ok || m.Conflicts == nil {
 		t.Fatal("the menu's conflicts are not heard")
 	}
-	m.Conflicts("Work", mirror.WriteBack{Folder: "/src", Conflicts: []mirror.Conflict{{Path: "a.txt", What: "both changed"}}})
+	m.Conflicts("Work", keeper.WriteBack{Folder: "/src", Conflicts: []keeper.Conflict{{Path: "a.txt", What: "both changed"}}})
 	rec.saw(t, "Work: 1 conflict in /src")
 
 	failing := &cocoa.Guard{Save: func(context.Context, cocoa.Event) error { return errors.New("store full") }}
@@ -87,7 +87,7 @@ func TestEveryNoticeGoesThroughTheNotifier(t *testing.T) {
 	if c == nil {
 		t.Fatal("no contents with a data folder")
 	}
-	c.report(func(title, text string) error { a.notices().Go(title, text); return nil })("Scratch", mirror.Result{}, errors.New("no space"))
+	c.report(func(title, text string) error { a.notices().Go(title, text); return nil })("Scratch", keeper.Result{}, errors.New("no space"))
 	rec.saw(t, "Could not save Scratch: no space")
 }
 

@@ -9,7 +9,7 @@ import (
 	"rambar/foldersync"
 	"strings"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -28,7 +28,7 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, creat
 	for _, o := range others {
 		if o.Name != p.Name && o.Contents == ramdisk.Mirror && foldersOverlap(o.MirrorPath, p.MirrorPath) {
 			return refusedError{fmt.Errorf("%w: preset %s: %s is mirrored by preset %s (%s); one folder, one disk",
-				mirror.ErrClaimed, p.Name, p.MirrorPath, o.Name, o.MirrorPath)}
+				keeper.ErrClaimed, p.Name, p.MirrorPath, o.Name, o.MirrorPath)}
 		}
 	}
 	if err := k.CheckClaim(p.Name, p.MirrorPath); err != nil {
@@ -38,7 +38,7 @@ func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, creat
 		return usagef("preset %s: %v", p.Name, withCreateFolder(err))
 	}
 	if p.InPlace {
-		if err := mirror.CheckInPlace(p.MirrorPath, k.Home); err != nil {
+		if err := keeper.CheckInPlace(p.MirrorPath, k.Home); err != nil {
 			return usagef("preset %s: %v", p.Name, err)
 		}
 	}
@@ -60,7 +60,7 @@ func (a *App) checkMirrorFolder(path string, create bool) error {
 
 // createFolderFlag takes --create-folder into o (create, keep) and checks
 // the mirror folder by the keeper's rules; it goes with --mirror only.
-func (a *App) createFolderFlag(in *input, o *mirror.Options) error {
+func (a *App) createFolderFlag(in *input, o *keeper.Options) error {
 	if o.Mode != ramdisk.Mirror {
 		if in.Set("create-folder") {
 			return usagef("--create-folder goes with --mirror FOLDER")
@@ -74,15 +74,15 @@ func (a *App) createFolderFlag(in *input, o *mirror.Options) error {
 // withCreateFolder adds to a missing mirror folder's refusal the flag that
 // makes it, for the commands that take it (create, preset add and edit).
 func withCreateFolder(err error) error {
-	if errors.Is(err, mirror.ErrFolderMissing) {
+	if errors.Is(err, keeper.ErrFolderMissing) {
 		return fmt.Errorf("%w; pass --create-folder to make it", err)
 	}
 	return err
 }
 
 // checkInPlace refuses, before the plan is printed, a folder a disk may not
-// be mounted over (mirror.CheckInPlace); the disk's making checks again.
-func (a *App) checkInPlace(o mirror.Options) error {
+// be mounted over (keeper.CheckInPlace); the disk's making checks again.
+func (a *App) checkInPlace(o keeper.Options) error {
 	if !o.InPlace {
 		return nil
 	}
@@ -90,7 +90,7 @@ func (a *App) checkInPlace(o mirror.Options) error {
 	if !ok {
 		return nil
 	}
-	if err := mirror.CheckInPlace(o.MirrorPath, k.Home); err != nil {
+	if err := keeper.CheckInPlace(o.MirrorPath, k.Home); err != nil {
 		return usagef("%v", err)
 	}
 	return nil
@@ -108,7 +108,7 @@ func (a *App) inPlaceAt(ctx context.Context, v ramdisk.Volume) string {
 
 // folderKeeper is the keeper with the engine behind it, so mirror's folder
 // rules know the RAM disks mounted now (a folder inside one is refused).
-func (a *App) folderKeeper() (*mirror.Keeper, bool) {
+func (a *App) folderKeeper() (*keeper.Keeper, bool) {
 	svc, err := a.service()
 	if err != nil {
 		return nil, false

@@ -18,7 +18,7 @@ const (
 	trayItemRule   = "the StatusNotifierItem this process registered on the session bus shows the title the menu set (its Title property), and its menu is read over com.canonical.dbusmenu"
 	notifyPostRule = "one notification through the app's notifier (zenity, to the session's notification server)"
 	loginRule      = "the XDG autostart entry `rambar login status` reads, read only"
-	sessionRule    = "a file written on the kept disk is saved by the menu bar's guard before sleep (the disk then has nothing unsaved); SIGTERM (tray.Run) and logind's PrepareForSleep (mirror.WatchSleep) drive the same guard"
+	sessionRule    = "a file written on the kept disk is saved by the menu bar's guard before sleep (the disk then has nothing unsaved); SIGTERM (tray.Run) and logind's PrepareForSleep (keeper.WatchSleep) drive the same guard"
 )
 
 // trayItem is this process's StatusNotifierItem on the session bus.

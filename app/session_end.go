@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"rambar/darwin/cocoa"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/tray"
 )
 
@@ -39,7 +39,7 @@ func (a *App) sessionGuard(c *contents, notes *notifier, status *tray.StatusLine
 				}
 				return nil
 			}), 0
-			err := c.svc.SaveAll(ctx, nil, func(name string, r mirror.Result, err error) {
+			err := c.svc.SaveAll(ctx, nil, func(name string, r keeper.Result, err error) {
 				report(name, r, err)
 				if done++; n > 1 && status != nil {
 					status.Progress(int64(done), int64(n))

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 )
 
 // Snapshot IDs are UTC times to the microsecond (20261129T120000.004211Z),
@@ -28,9 +28,9 @@ import (
 // It returns the one snapshot meant. No match is "no such snapshot" (exit
 // 4) naming the ones there are; several are a usage error: one line saying
 // so, then their IDs, one a line.
-func resolveSnapshot(name, typed string, snaps []mirror.Snapshot, loc *time.Location) (string, error) {
+func resolveSnapshot(name, typed string, snaps []keeper.Snapshot, loc *time.Location) (string, error) {
 	typed = strings.TrimSpace(typed)
-	var hits []mirror.Snapshot
+	var hits []keeper.Snapshot
 	if id, ok := latestSnapshot(typed, snaps); ok {
 		return id, nil
 	}
@@ -69,13 +69,13 @@ func resolveSnapshot(name, typed string, snaps []mirror.Snapshot, loc *time.Loca
 	case len(hits) > 1:
 		return "", usagef("--snapshot %q: %d snapshots of %s match: %s; give more of the ID", typed, len(hits), name, snapshotList(hits, loc))
 	case len(snaps) == 0:
-		return "", notFoundError{fmt.Errorf("--snapshot %q: %w: %s has not been saved yet", typed, mirror.ErrNoSnapshot, name)}
+		return "", notFoundError{fmt.Errorf("--snapshot %q: %w: %s has not been saved yet", typed, keeper.ErrNoSnapshot, name)}
 	}
-	return "", notFoundError{fmt.Errorf("--snapshot %q: %w of %s; saved: %s", typed, mirror.ErrNoSnapshot, name, snapshotList(snaps, loc))}
+	return "", notFoundError{fmt.Errorf("--snapshot %q: %w of %s; saved: %s", typed, keeper.ErrNoSnapshot, name, snapshotList(snaps, loc))}
 }
 
 // sameTime says why several snapshots match one time.
-func sameTime(name string, hits []mirror.Snapshot, loc *time.Location) string {
+func sameTime(name string, hits []keeper.Snapshot, loc *time.Location) string {
 	_, off := hits[0].Time.In(loc).Zone()
 	for _, s := range hits[1:] {
 		if _, o := s.Time.In(loc).Zone(); o != off {
@@ -87,7 +87,7 @@ func sameTime(name string, hits []mirror.Snapshot, loc *time.Location) string {
 
 // latestSnapshot is the newest save for "latest" (ok false for anything
 // else, and when there is no save: the caller says there is none).
-func latestSnapshot(typed string, snaps []mirror.Snapshot) (string, bool) {
+func latestSnapshot(typed string, snaps []keeper.Snapshot) (string, bool) {
 	if !strings.EqualFold(typed, "latest") || len(snaps) == 0 {
 		return "", false
 	}
@@ -179,7 +179,7 @@ func snapshotTime(t time.Time, loc *time.Location) string {
 }
 
 // snapshotList names snapshots for an error: ID and local time, newest first.
-func snapshotList(snaps []mirror.Snapshot, loc *time.Location) string {
+func snapshotList(snaps []keeper.Snapshot, loc *time.Location) string {
 	var parts []string
 	for i := len(snaps) - 1; i >= 0; i-- {
 		parts = append(parts, fmt.Sprintf("%s (%s)", snaps[i].ID, snapshotTime(snaps[i].Time, loc)))
@@ -189,7 +189,7 @@ func snapshotList(snaps []mirror.Snapshot, loc *time.Location) string {
 
 // snapshotLines lists snapshots, oldest first: ID, then the local time
 // with its zone and offset.
-func snapshotLines(snaps []mirror.Snapshot, loc *time.Location) []string {
+func snapshotLines(snaps []keeper.Snapshot, loc *time.Location) []string {
 	var lines []string
 	for _, s := range snaps {
 		lines = append(lines, fmt.Sprintf("%s  %s", s.ID, s.Time.In(loc).Format("2006-01-02 15:04:05 MST (UTC-07:00)")))

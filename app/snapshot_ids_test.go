@@ -7,16 +7,16 @@ import (
 	"time"
 	_ "time/tzdata" // America/New_York wherever the tests run
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func TestResolveSnapshot(t *testing.T) {
 	loc := time.FixedZone("CET", 3600)
 	at := func(s string) time.Time { t, _ := time.Parse("20060102T150405.000000Z", s); return t }
-	var snaps []mirror.Snapshot
+	var snaps []keeper.Snapshot
 	for _, id := range []string{"20261129T115000.123456Z", "20261129T120000.004211Z", "20261129T120000.900000Z", "20261130T080000.000001Z"} {
-		snaps = append(snaps, mirror.Snapshot{ID: id, Time: at(id)})
+		snaps = append(snaps, keeper.Snapshot{ID: id, Time: at(id)})
 	}
 	for _, c := range []struct {
 		typed, want string
@@ -56,7 +56,7 @@ func TestResolveSnapshot(t *testing.T) {
 		}
 	}
 	// A day is a local one: 00:30 CET on the 30th is the 29th in UTC.
-	late := []mirror.Snapshot{{ID: "20261129T233000.000000Z", Time: at("20261129T233000.000000Z")}}
+	late := []keeper.Snapshot{{ID: "20261129T233000.000000Z", Time: at("20261129T233000.000000Z")}}
 	if got, err := resolveSnapshot("Work", "2026-11-30", late, loc); err != nil || got != late[0].ID {
 		t.Errorf("a local day: %q, %v; want the save made at 00:30 local on it", got, err)
 	}
@@ -81,9 +81,9 @@ func TestResolveSnapshotWhenClocksGoBack(t *testing.T) {
 	}
 	at := func(s string) time.Time { t, _ := time.Parse("20060102T150405.000000Z", s); return t }
 	ids := []string{"20261101T043000.000000Z", "20261101T053000.000000Z", "20261101T063000.000000Z", "20261101T073000.000000Z"}
-	var snaps []mirror.Snapshot
+	var snaps []keeper.Snapshot
 	for _, id := range ids {
-		snaps = append(snaps, mirror.Snapshot{ID: id, Time: at(id)})
+		snaps = append(snaps, keeper.Snapshot{ID: id, Time: at(id)})
 	}
 	_, err = resolveSnapshot("Work", "2026-11-01 01:30", snaps, ny)
 	var stderr strings.Builder
@@ -112,7 +112,7 @@ func TestResolveSnapshotWhenClocksGoBack(t *testing.T) {
 		}
 	}
 	// The hour the clocks skip in spring (2026-03-08 02:30) names nothing.
-	spring := []mirror.Snapshot{{ID: "20260308T073000.000000Z", Time: at("20260308T073000.000000Z")}}
+	spring := []keeper.Snapshot{{ID: "20260308T073000.000000Z", Time: at("20260308T073000.000000Z")}}
 	if _, err := resolveSnapshot("Work", "2026-03-08 02:30", spring, ny); exitCode(err) != exitNotFound {
 		t.Errorf("a time the clocks skipped: %v", err)
 	}

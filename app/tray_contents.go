@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"rambar/disks"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -39,8 +39,8 @@ func (a *App) newContents(menu *disks.Menu) *contents {
 // report notifies a failed save, forgets the disk's unsaved mark and
 // records a Mirror write-back for the disk's entry (its conflicts are
 // notified through the menu's Conflicts hook).
-func (c *contents) report(notify func(title, text string) error) func(string, mirror.Result, error) {
-	return func(name string, r mirror.Result, err error) {
+func (c *contents) report(notify func(title, text string) error) func(string, keeper.Result, error) {
+	return func(name string, r keeper.Result, err error) {
 		c.menu.Forget(name)
 		if err != nil {
 			notify("Could not save "+name, err.Error())
@@ -51,7 +51,7 @@ func (c *contents) report(notify func(title, text string) error) func(string, mi
 
 // conflictNotice is the menu's notification of a write-back that kept
 // both versions of some paths.
-func conflictNotice(name string, wb mirror.WriteBack) (title, text string) {
+func conflictNotice(name string, wb keeper.WriteBack) (title, text string) {
 	n := len(wb.Conflicts)
 	title = fmt.Sprintf("%s: %s in %s", name, ramdisk.Plural(n, "conflict"), wb.Folder)
 	lines := []string{"Changed on the disk and in the folder; both versions are kept:"}
@@ -78,7 +78,7 @@ func (c *contents) saveAll(ctx context.Context, notify func(title, text string) 
 func (c *contents) background(ctx context.Context, notes *notifier) {
 	go c.svc.Autosave(ctx, autosaveTick, c.report(notes.Notify))
 	go func() {
-		err := mirror.WatchSleep(ctx, func(ctx context.Context) {
+		err := keeper.WatchSleep(ctx, func(ctx context.Context) {
 			c.saveAll(ctx, func(title, text string) error { notes.Go(title, text); return nil })
 		})
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, ramdisk.ErrUnsupported) && c.a.Getenv("RAMBAR_DEBUG") != "" {

@@ -15,7 +15,7 @@ import (
 	"rambar/bench"
 	"rambar/disks"
 	"rambar/internal/run"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/tray"
 )
 
@@ -65,7 +65,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 	notes := a.notices()
 	d.Notify = notes.Notify
 	if m, ok := d.Disks.(*disks.Menu); ok {
-		m.Conflicts = func(name string, wb mirror.WriteBack) { notes.Notify(conflictNotice(name, wb)) }
+		m.Conflicts = func(name string, wb keeper.WriteBack) { notes.Notify(conflictNotice(name, wb)) }
 		m.S.Warn = func(msg string) { notes.Notify("Saved contents readable by others", msg) }
 	}
 	if a.Getenv("RAMBAR_DEBUG") != "" {

@@ -5,7 +5,7 @@ import (
 
 	"rambar/darwin"
 	"rambar/internal/run"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -13,7 +13,7 @@ func newEngine() (ramdisk.Engine, error) { return darwin.New(run.System()), nil 
 
 // compressedCopy writes restored files with `ditto --hfsCompression`, so
 // they sit compressed (decmpfs) on the RAM disk.
-func compressedCopy() mirror.CopyFunc {
+func compressedCopy() keeper.CopyFunc {
 	return func(ctx context.Context, src, dst string) error {
 		return darwin.CompressedCopy(ctx, run.System(), src, dst)
 	}

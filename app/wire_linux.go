@@ -2,7 +2,7 @@ package main
 
 import (
 	"os"
-	"rambar/mirror"
+	"rambar/keeper"
 
 	"rambar/internal/run"
 	"rambar/linux"
@@ -17,4 +17,4 @@ func newEngine() (ramdisk.Engine, error) {
 
 // compressedCopy is nil: transparent compression of restored files
 // (ditto --hfsCompression) exists only on macOS; on Linux use --fs zram.
-func compressedCopy() mirror.CopyFunc { return nil }
+func compressedCopy() keeper.CopyFunc { return nil }

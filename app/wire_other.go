@@ -4,7 +4,7 @@ package main
 
 import (
 	"fmt"
-	"rambar/mirror"
+	"rambar/keeper"
 	"runtime"
 
 	"rambar/ramdisk"
@@ -16,4 +16,4 @@ func newEngine() (ramdisk.Engine, error) {
 
 // compressedCopy is nil: transparent compression of restored files
 // (ditto --hfsCompression) exists only on macOS; on Linux use --fs zram.
-func compressedCopy() mirror.CopyFunc { return nil }
+func compressedCopy() keeper.CopyFunc { return nil }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 )
 
 // TestSaveWordsSingular: "1 file", never "1 files".
@@ -47,8 +47,8 @@ func TestFileSystemWords(t *testing.T) {
 
 // savedResult is the result of a save of files files as snapshot id that
 // took took.
-func savedResult(files int, id string, took time.Duration) mirror.Result {
-	var r mirror.Result
+func savedResult(files int, id string, took time.Duration) keeper.Result {
+	var r keeper.Result
 	r.Files, r.Snapshot, r.Took = files, id, took
 	return r
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -22,7 +22,7 @@ func TestAutosaveRunsWhenLastSaveIsInTheFuture(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Ahead", Size: "64M"},
-		Contents: mirror.Options{Mode: ramdisk.Keep, SaveEvery: time.Second}})
+		Contents: keeper.Options{Mode: ramdisk.Keep, SaveEvery: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestAutosaveRunsWhenLastSaveIsInTheFuture(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(c.Volume.MountPoint, "work"), []byte("changed after the save"), 0o600)
 	saved := make(chan error, 4)
-	go s.Autosave(ctx, 50*time.Millisecond, func(name string, r mirror.Result, err error) { saved <- err })
+	go s.Autosave(ctx, 50*time.Millisecond, func(name string, r keeper.Result, err error) { saved <- err })
 	select {
 	case err := <-saved:
 		if err != nil {

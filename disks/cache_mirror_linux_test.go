@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -22,7 +22,7 @@ func (f *cacheFixture) mirrorDisk(t *testing.T, name string) (ramdisk.Volume, st
 	os.MkdirAll(folder, 0o755)
 	os.WriteFile(filepath.Join(folder, "index.html"), []byte("site"), 0o644)
 	c, err := f.s.Create(context.Background(), CreateRequest{Input: ramdisk.Input{Name: name, Size: "16M"},
-		Contents: mirror.Options{Mode: ramdisk.Mirror, MirrorPath: folder}})
+		Contents: keeper.Options{Mode: ramdisk.Mirror, MirrorPath: folder}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestCachesKeptOutOfMirrors(t *testing.T) {
 	folder2 := filepath.Join(t.TempDir(), "docs")
 	os.MkdirAll(folder2, 0o755)
 	c, err := f.s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Cache", Size: "16M"},
-		Contents: mirror.Options{Mode: ramdisk.Mirror, MirrorPath: folder2}})
+		Contents: keeper.Options{Mode: ramdisk.Mirror, MirrorPath: folder2}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"syscall"
 
 	"rambar/internal/run"
+	"rambar/keeper"
 	"rambar/linux"
-	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -45,17 +45,17 @@ func (e killingEngine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volu
 
 // childReclaim reclaims the disk, killing itself at killAt: a progress
 // phase's start or end, the engine's eject or create, a step just recorded
-// (mirror.ReclaimCopiedOut...), or "cleanup": once "copied back" is
+// (keeper.ReclaimCopiedOut...), or "cleanup": once "copied back" is
 // recorded, part of the staging copy is removed as the reclaim's own
 // removal would, and the process is killed half way through it.
 func childReclaim(ctx context.Context, s *Service, name, killAt string) error {
 	s.Engine = killingEngine{s.Engine, killAt}
-	s.NewKeeper = func(data string) *mirror.Keeper { return mirror.NewKeeper(data) }
-	s.reclaimed = func(st mirror.ReclaimStep) {
+	s.NewKeeper = func(data string) *keeper.Keeper { return keeper.NewKeeper(data) }
+	s.reclaimed = func(st keeper.ReclaimStep) {
 		switch {
 		case killAt == st.Step:
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		case killAt == "cleanup" && st.Step == mirror.ReclaimCopiedBack:
+		case killAt == "cleanup" && st.Step == keeper.ReclaimCopiedBack:
 			removeSome(st.Staging, 150)
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}

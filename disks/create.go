@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"rambar/internal/diskid"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -23,7 +23,7 @@ type CreateRequest struct {
 	// Its contents mode is used when Contents is not set.
 	Preset *ramdisk.Preset
 	// Contents says how the disk's contents are kept (create --keep/--mirror).
-	Contents mirror.Options
+	Contents keeper.Options
 	// Planned, when set, is told the plan before the disk is made.
 	Planned func(ramdisk.Plan)
 	// Progress, when set, hears how far filling the disk has come.
@@ -36,9 +36,9 @@ type Created struct {
 	Volume ramdisk.Volume
 	// Contents is how the disk's contents are kept; Mode is "" for a disk
 	// whose contents die with it.
-	Contents mirror.State
+	Contents keeper.State
 	// Loaded is what filling a kept or mirrored disk put on it.
-	Loaded mirror.Result
+	Loaded keeper.Result
 	// Reclaimed, when set, is the staging copy of a reclaim that was stopped
 	// while the disk was gone: its contents were put back instead (they are
 	// newer than any save), verified, and the copy removed.
@@ -103,7 +103,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	}
 	contents := r.Contents
 	if contents.Mode == ramdisk.Discard && r.Preset != nil {
-		contents = mirror.OptionsFromPreset(*r.Preset)
+		contents = keeper.OptionsFromPreset(*r.Preset)
 	}
 	contents.MountPoint = c.Plan.MountPoint // a mirror folder inside the disk is refused
 	c.kept = contents.Mode != ramdisk.Discard
@@ -133,7 +133,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 // makeAndFill has the engine make the planned disk and fills a kept or
 // mirrored one, noting it incomplete until the fill has finished; undo
 // forgets how its contents are kept if it cannot be made.
-func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Options, undo func(), progress ramdisk.ProgressFunc) (Created, error) {
+func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Options, undo func(), progress ramdisk.ProgressFunc) (Created, error) {
 	name := c.Plan.Name
 	var err error
 	kept := contents.Mode != ramdisk.Discard
@@ -193,7 +193,7 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents mirror.Op
 }
 
 // unplace removes the hidden copy of a disk in place that was not made.
-func (s *Service) unplace(ctx context.Context, o mirror.Options, r inPlaceRecord) {
+func (s *Service) unplace(ctx context.Context, o keeper.Options, r inPlaceRecord) {
 	if o.InPlace && r.Name != "" {
 		s.unhide(context.WithoutCancel(ctx), r)
 	}
@@ -265,7 +265,7 @@ func (e contentsError) Unwrap() error        { return e.error }
 
 // setupContents records how the disk's contents are kept; undo forgets it
 // again if the disk could not be made and nothing was kept before.
-func (s *Service) setupContents(name string, o mirror.Options) (undo func(), err error) {
+func (s *Service) setupContents(name string, o keeper.Options) (undo func(), err error) {
 	if o.Mode == ramdisk.Discard {
 		return func() {}, nil
 	}
@@ -278,7 +278,7 @@ func (s *Service) setupContents(name string, o mirror.Options) (undo func(), err
 		return nil, contentsError{err}
 	}
 	return func() {
-		if errors.Is(before, mirror.ErrNotKept) {
+		if errors.Is(before, keeper.ErrNotKept) {
 			k.Forget(name)
 		}
 	}, nil
@@ -286,19 +286,19 @@ func (s *Service) setupContents(name string, o mirror.Options) (undo func(), err
 
 // load fills a new kept or mirrored disk. If that fails the disk is ejected
 // again (it is empty; the saved copy is untouched) and the error says so.
-func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (mirror.State, mirror.Result, error) {
+func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (keeper.State, keeper.Result, error) {
 	k, err := s.Keeper()
 	if err != nil {
-		return mirror.State{}, mirror.Result{}, err
+		return keeper.State{}, keeper.Result{}, err
 	}
 	r, err := k.Load(ctx, v, mirrorProgress(v.Name, progress))
 	if err != nil {
 		// Even when ctx was cancelled (Ctrl-C): the half-filled disk goes.
 		if ejErr := s.Engine.Eject(context.WithoutCancel(ctx), v, false); ejErr != nil {
-			return mirror.State{}, r, fmt.Errorf("create %s: loading contents failed: %w (and ejecting it again failed: %v)", v.Name, err, ejErr)
+			return keeper.State{}, r, fmt.Errorf("create %s: loading contents failed: %w (and ejecting it again failed: %v)", v.Name, err, ejErr)
 		}
 		s.restored(v.Name) // the partial disk is gone
-		return mirror.State{}, r, fmt.Errorf("create %s: loading contents failed, the disk was ejected and the saved copy is untouched: %w", v.Name, err)
+		return keeper.State{}, r, fmt.Errorf("create %s: loading contents failed, the disk was ejected and the saved copy is untouched: %w", v.Name, err)
 	}
 	st, err := k.State(v.Name)
 	return st, r, err
@@ -331,7 +331,7 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 	if err == nil {
 		c.Volume.Notes = append(c.Volume.Notes, s.presetCaches(ctx, p)...)
 	}
-	if errors.Is(err, mirror.ErrFolderMissing) {
+	if errors.Is(err, keeper.ErrFolderMissing) {
 		err = fmt.Errorf("%w; make it, or have the preset make it: rambar preset edit %s --mirror %s --create-folder", err, p.Name, p.MirrorPath)
 	}
 	return c, err

@@ -10,7 +10,7 @@
 //
 // # Files in the data folder
 //
-// Besides the keeper's stores (package mirror), disks keeps, under
+// Besides the keeper's stores (package keeper), disks keeps, under
 // RAMBar's data folder, with KEY the disk's name folded to lower case and
 // escaped (lockName), and NAME its exact name escaped (recordKey: on Linux
 // names that differ only in case are two disks):
@@ -43,7 +43,7 @@
 // A Mirror disk in place is loaded from its folder and then mounted over
 // it, so the folder's own path serves the disk. The folder's files stay
 // reachable to RAMBar alone, for the load, every write-back, and a RAMBar
-// started after a crash (mirror.Keeper.Through names the folder they
+// started after a crash (keeper.Keeper.Through names the folder they
 // open):
 //
 //   - Linux: a bind mount of the folder at DATA/inplace/KEY (folders 0700),

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -64,7 +64,7 @@ func TestDataOnExFATWarnsOnce(t *testing.T) {
 			Warn: func(msg string) { warned = append(warned, msg) }}
 	}
 	ctx := context.Background()
-	c, err := command().Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Stick", Size: "64M"}, Contents: mirror.Options{Mode: ramdisk.Keep}})
+	c, err := command().Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Stick", Size: "64M"}, Contents: keeper.Options{Mode: ramdisk.Keep}})
 	if err != nil {
 		t.Fatal(err)
 	}

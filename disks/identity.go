@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"rambar/internal/diskid"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -20,14 +20,14 @@ import (
 
 // ErrNotOurs marks a disk this data folder did not make: another RAMBar's
 // (the message names its data folder and user) or one it does not know.
-// It is also mirror.ErrRefused: Force overrides.
+// It is also keeper.ErrRefused: Force overrides.
 var ErrNotOurs = errors.New("not this RAMBar's disk")
 
 type notOursError struct{ msg string }
 
 func (e notOursError) Error() string { return e.msg }
 func (e notOursError) Is(target error) bool {
-	return target == ErrNotOurs || target == mirror.ErrRefused
+	return target == ErrNotOurs || target == keeper.ErrRefused
 }
 
 // Mine reports whether this data folder made the mounted disk v (it is in

@@ -13,8 +13,8 @@ import (
 
 	"rambar/internal/diskid"
 	"rambar/internal/run"
+	"rambar/keeper"
 	"rambar/linux"
-	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -36,7 +36,7 @@ func twoDataFolders(t *testing.T) (mine, other *Service) {
 
 func keptDisk(t *testing.T, s *Service, name string) ramdisk.Volume {
 	t.Helper()
-	c, err := s.Create(context.Background(), CreateRequest{Input: ramdisk.Input{Name: name, Size: "16M"}, Contents: mirror.Options{Mode: ramdisk.Keep}})
+	c, err := s.Create(context.Background(), CreateRequest{Input: ramdisk.Input{Name: name, Size: "16M"}, Contents: keeper.Options{Mode: ramdisk.Keep}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestEjectByAnotherDataFolder(t *testing.T) {
 	os.WriteFile(filepath.Join(v.MountPoint, "draft"), []byte("unsaved"), 0o600)
 	for _, o := range []EjectOptions{{}, {NoSave: true}} {
 		_, err := other.Eject(ctx, v, o)
-		if !errors.Is(err, ErrNotOurs) || !errors.Is(err, mirror.ErrRefused) {
+		if !errors.Is(err, ErrNotOurs) || !errors.Is(err, keeper.ErrRefused) {
 			t.Fatalf("eject %+v by another data folder: %v, want ErrNotOurs", o, err)
 		}
 		for _, w := range []string{mine.Paths.Data, "uid 0", "--force"} {
@@ -170,11 +170,11 @@ func TestSavedAfterTheMarkerGoes(t *testing.T) {
 		os.WriteFile(filepath.Join(v.MountPoint, "work"), []byte(fmt.Sprint("round ", i)), 0o600)
 		before := snapshots(t, mine, "Work")
 		saved := 0
-		due := func(mirror.State) bool { return true } // autosave's question; nil is the save at quit
+		due := func(keeper.State) bool { return true } // autosave's question; nil is the save at quit
 		if i == 1 {
 			due = nil
 		}
-		err := mine.SaveAll(ctx, due, func(name string, r mirror.Result, err error) {
+		err := mine.SaveAll(ctx, due, func(name string, r keeper.Result, err error) {
 			if name == "Work" && err == nil && !r.Unchanged {
 				saved++
 			}
@@ -226,7 +226,7 @@ func TestTryNamesAndTryCleanup(t *testing.T) {
 	}
 	// A kept disk named as try names its disks (an older RAMBar allowed it).
 	kept := mk(TryDiskName(pid))
-	if _, err := k.Setup(kept.Name, mirror.Options{Mode: ramdisk.Keep}); err != nil {
+	if _, err := k.Setup(kept.Name, keeper.Options{Mode: ramdisk.Keep}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := k.Load(ctx, kept, nil); err != nil {

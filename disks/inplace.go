@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"rambar/internal/atomicfile"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -114,7 +114,7 @@ func (s *Service) InPlace(ctx context.Context, v ramdisk.Volume) string {
 // loaded from and written back to. Its hidden copy while there is one;
 // else the folder's path, but only while no disk covers it (a write-back
 // through the path would then write into the disk itself).
-func (s *Service) through(st mirror.State) (string, error) {
+func (s *Service) through(st keeper.State) (string, error) {
 	r, ok := s.readInPlace(st.Name)
 	ip, err := s.inPlacer()
 	if err != nil {
@@ -247,7 +247,7 @@ func (s *Service) settleInPlace(ctx context.Context, name string) error {
 // copy (macOS, or a copy lost) is first taken off its folder, saved and
 // written back through the folder's path, then mounted over it again; a
 // shell in the folder then keeps the save from running (a *BusyError).
-func (s *Service) saveKept(ctx context.Context, k *mirror.Keeper, v ramdisk.Volume, o mirror.SaveOptions) (mirror.Result, error) {
+func (s *Service) saveKept(ctx context.Context, k *keeper.Keeper, v ramdisk.Volume, o keeper.SaveOptions) (keeper.Result, error) {
 	r, ok := s.readInPlace(v.Name)
 	ip, err := s.inPlacer()
 	if !ok || err != nil || r.Hidden != "" && ip.FolderHidden(r.Hidden) || !ip.Covers(ctx, v, r.Folder) {
@@ -255,13 +255,13 @@ func (s *Service) saveKept(ctx context.Context, k *mirror.Keeper, v ramdisk.Volu
 	}
 	r.Step = ipUncovering
 	if err := s.writeInPlace(r); err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	off, err := ip.Uncover(ctx, v, r.Folder, false)
 	if err != nil {
 		r.Step = ipInPlace
 		s.writeInPlace(r)
-		return mirror.Result{}, fmt.Errorf("save %s: its folder %s is uncovered to be written back on this system, and: %w", v.Name, r.Folder, err)
+		return keeper.Result{}, fmt.Errorf("save %s: its folder %s is uncovered to be written back on this system, and: %w", v.Name, r.Folder, err)
 	}
 	res, serr := savePinned(ctx, k, off, o)
 	if _, err := s.cover(context.WithoutCancel(ctx), off, r); err != nil {

@@ -15,10 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"rambar/internal/run"
+	"rambar/keeper"
 	"rambar/linux"
-	"rambar/mirror"
 	"rambar/ramdisk"
-	"rambar/tree"
 )
 
 // inPlaceFixture is a real Linux engine under a private mount root, a data
@@ -68,7 +67,7 @@ func write(t *testing.T, p, s string) {
 func (f *inPlaceFixture) create(name string) Created {
 	f.t.Helper()
 	c, err := f.s.Create(context.Background(), CreateRequest{Input: ramdisk.Input{Name: name, Size: "64M"},
-		Contents: mirror.Options{Mode: ramdisk.Mirror, MirrorPath: f.folder, InPlace: true}})
+		Contents: keeper.Options{Mode: ramdisk.Mirror, MirrorPath: f.folder, InPlace: true}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -83,7 +82,7 @@ func files(t *testing.T, dir string) map[string]string {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && d.Name() != tree.MarkerName {
+		if d.Type().IsRegular() && d.Name() != keeper.MarkerName {
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
@@ -331,7 +330,7 @@ func childInPlace(ctx context.Context, s *Service, op string) error {
 	name := os.Getenv("DISKS_NAME")
 	if op == "inplace-create" {
 		_, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: name, Size: "64M"},
-			Contents: mirror.Options{Mode: ramdisk.Mirror, MirrorPath: os.Getenv("DISKS_FOLDER"), InPlace: true},
+			Contents: keeper.Options{Mode: ramdisk.Mirror, MirrorPath: os.Getenv("DISKS_FOLDER"), InPlace: true},
 			Progress: func(p ramdisk.Progress) {
 				if done, _ := p.Units(); at == "load" && done > 0 {
 					syscall.Kill(os.Getpid(), syscall.SIGKILL)

@@ -12,9 +12,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/keeper"
 	"rambar/linux"
 	"rambar/ramdisk"
-	"rambar/tree"
 )
 
 // noHideEngine is the Linux engine without a hidden copy, as macOS is: a
@@ -98,7 +98,7 @@ func TestInPlaceMarkerRemoved(t *testing.T) {
 	f := newInPlace(t, false)
 	ctx := context.Background()
 	c := f.create("Clean")
-	os.Remove(filepath.Join(f.folder, tree.MarkerName))
+	os.Remove(filepath.Join(f.folder, keeper.MarkerName))
 	write(t, filepath.Join(f.folder, "index.html"), "edited after git clean")
 	if err := f.s.SaveAll(ctx, nil, nil); err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestInPlaceMarkerRemoved(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(f.s.inPlaceKey("Clean"), "index.html")); string(b) != "edited after git clean" {
 		t.Errorf("the autosave wrote back %q", b)
 	}
-	os.Remove(filepath.Join(f.folder, tree.MarkerName))
+	os.Remove(filepath.Join(f.folder, keeper.MarkerName))
 	write(t, filepath.Join(f.folder, "index.html"), "edited again")
 	if _, err := f.s.Eject(ctx, c.Volume, EjectOptions{}); err != nil {
 		t.Fatal(err)

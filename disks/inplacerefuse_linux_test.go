@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -39,7 +39,7 @@ func TestInPlaceRefused(t *testing.T) {
 		}},
 		{"a folder another disk mirrors", "is mirrored by the disk Other", func(t *testing.T, f *inPlaceFixture) {
 			_, err := f.s.Create(context.Background(), CreateRequest{Input: ramdisk.Input{Name: "Other", Size: "64M"},
-				Contents: mirror.Options{Mode: ramdisk.Mirror, MirrorPath: f.folder}})
+				Contents: keeper.Options{Mode: ramdisk.Mirror, MirrorPath: f.folder}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func TestInPlaceRefused(t *testing.T) {
 			before := files(t, f.folder)
 			mountsBefore := len(mountsUnder(t, filepath.Dir(f.s.Paths.Data)))
 			_, err := f.s.Create(context.Background(), CreateRequest{Input: ramdisk.Input{Name: "Here", Size: "64M"},
-				Contents: mirror.Options{Mode: ramdisk.Mirror, MirrorPath: f.folder, InPlace: true}})
+				Contents: keeper.Options{Mode: ramdisk.Mirror, MirrorPath: f.folder, InPlace: true}})
 			if err == nil || !strings.Contains(err.Error(), c.why) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("create in place: %v, want one line saying %q", err, c.why)
 			}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"rambar/internal/diskid"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -16,7 +16,7 @@ type KeepRequest struct {
 	Name string
 	// Contents is how its contents are kept from now on: ramdisk.Keep, or
 	// ramdisk.Mirror with an empty (or, with CreateFolder, missing) folder.
-	Contents mirror.Options
+	Contents keeper.Options
 	// Force keeps it although its name has saved contents of an earlier
 	// disk (this disk's become their newest snapshot), or although another
 	// data folder made it.
@@ -32,47 +32,47 @@ var ErrTryDisk = errors.New("it is a try disk, thrown away when its command ends
 // Keep is the one place a mounted disk made without --keep or --mirror
 // starts being kept (`rambar keep`, the menu's Keep Contents and Mirror to
 // Folder…), without ejecting it: under the disk's lock the keeper takes it
-// on (mirror.Keeper.TakeOn says what it refuses), then it is saved at once:
+// on (keeper.Keeper.TakeOn says what it refuses), then it is saved at once:
 // its contents are a snapshot, and a Mirror disk's are in its folder. A
 // first save that fails leaves the disk kept (the next save, autosave or
 // eject tries again) and says so.
-func (s *Service) Keep(ctx context.Context, r KeepRequest) (mirror.Result, error) {
+func (s *Service) Keep(ctx context.Context, r KeepRequest) (keeper.Result, error) {
 	if r.Contents.Mode != ramdisk.Keep && r.Contents.Mode != ramdisk.Mirror {
-		return mirror.Result{}, contentsError{fmt.Errorf("keep %s: say how its contents are kept (keep or mirror)", r.Name)}
+		return keeper.Result{}, contentsError{fmt.Errorf("keep %s: say how its contents are kept (keep or mirror)", r.Name)}
 	}
 	k, err := s.Keeper()
 	if err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	v, err := s.Find(ctx, r.Name)
 	if err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	release, err := s.lock(ctx, v.Name, "keeping")
 	if err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	defer release()
 	if err := s.stillMounted(ctx, v); err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	if s.Incomplete(v) {
-		return mirror.Result{}, s.incompleteErr("keep", v)
+		return keeper.Result{}, s.incompleteErr("keep", v)
 	}
 	if rec, ok := k.Known(v); ok && rec.Kind == diskid.KindTry {
-		return mirror.Result{}, fmt.Errorf("keep %s: %w; copy what you need out of it before its command ends", v.Name, ErrTryDisk)
+		return keeper.Result{}, fmt.Errorf("keep %s: %w; copy what you need out of it before its command ends", v.Name, ErrTryDisk)
 	}
 	if whose := s.Whose(v); whose != "" && !r.Force {
-		return mirror.Result{}, notOursError{fmt.Sprintf("%s %s; keeping it here would save it into this data folder: keep it as its maker, or add --force to keep it here",
+		return keeper.Result{}, notOursError{fmt.Sprintf("%s %s; keeping it here would save it into this data folder: keep it as its maker, or add --force to keep it here",
 			v.Name, whose)}
 	}
 	if _, err := k.TakeOn(v, r.Contents, r.Force); err != nil {
-		if errors.Is(err, mirror.ErrAlreadyKept) || errors.Is(err, mirror.ErrRefused) {
-			return mirror.Result{}, err
+		if errors.Is(err, keeper.ErrAlreadyKept) || errors.Is(err, keeper.ErrRefused) {
+			return keeper.Result{}, err
 		}
-		return mirror.Result{}, contentsError{err}
+		return keeper.Result{}, contentsError{err}
 	}
-	res, err := savePinned(ctx, k, v, mirror.SaveOptions{Force: r.Force, Progress: mirrorProgress(v.Name, r.Progress)})
+	res, err := savePinned(ctx, k, v, keeper.SaveOptions{Force: r.Force, Progress: mirrorProgress(v.Name, r.Progress)})
 	if err != nil {
 		return res, fmt.Errorf("%s is kept now, but its first save failed ('rambar save %s' tries again; eject saves it too): %w",
 			v.Name, quoteArg(v.Name), err)

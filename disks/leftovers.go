@@ -13,7 +13,7 @@ import (
 	"syscall"
 
 	"rambar/internal/diskid"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -165,7 +165,7 @@ func (s *Service) finishedRecords(listed []Leftover) []Leftover {
 			continue
 		}
 		rec, ok := s.readReclaimRecord(head.Name)
-		if !ok || rec.Step != mirror.ReclaimCopiedBack || s.stagingOf(head.Name, rec, true) != "" ||
+		if !ok || rec.Step != keeper.ReclaimCopiedBack || s.stagingOf(head.Name, rec, true) != "" ||
 			slices.ContainsFunc(listed, func(l Leftover) bool { return strings.EqualFold(l.Name, head.Name) }) {
 			continue
 		}

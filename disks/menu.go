@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -21,11 +21,11 @@ type Menu struct {
 	S *Service
 	// Conflicts, when set, hears each Mirror write-back of Save Now or
 	// Eject that kept both versions of some paths (the menu notifies).
-	Conflicts func(name string, wb mirror.WriteBack)
+	Conflicts func(name string, wb keeper.WriteBack)
 
 	mu        sync.Mutex
 	dirty     map[string]dirtyMark
-	conflicts map[string]mirror.WriteBack // the last write-back of each disk, when it had conflicts
+	conflicts map[string]keeper.WriteBack // the last write-back of each disk, when it had conflicts
 	// detachedList is the last DetachedDisks, read at detachedAt.
 	detachedList []Detached
 	detachedAt   time.Time
@@ -41,14 +41,14 @@ type dirtyMark struct {
 
 // NewMenu returns the menu's view of s.
 func NewMenu(s *Service) *Menu {
-	return &Menu{S: s, dirty: map[string]dirtyMark{}, conflicts: map[string]mirror.WriteBack{}}
+	return &Menu{S: s, dirty: map[string]dirtyMark{}, conflicts: map[string]keeper.WriteBack{}}
 }
 
 // Create makes a disk (New RAM Disk, Custom…), its contents kept or
 // mirroring folder as contents says (ramdisk.Discard: a plain disk).
 func (m *Menu) Create(ctx context.Context, r ramdisk.Request, contents ramdisk.ContentMode, folder string, inPlace bool) (ramdisk.Volume, error) {
 	c, err := m.S.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: r.Name, FS: r.FS, Hidden: r.Hidden, Force: r.Force, Options: r.Options}, Exact: r.Size,
-		Contents: mirror.Options{Mode: contents, MirrorPath: folder, InPlace: inPlace && contents == ramdisk.Mirror}})
+		Contents: keeper.Options{Mode: contents, MirrorPath: folder, InPlace: inPlace && contents == ramdisk.Mirror}})
 	return c.Volume, err
 }
 
@@ -98,9 +98,9 @@ func (m *Menu) Save(ctx context.Context, v ramdisk.Volume, progress ramdisk.Prog
 // Keep is Keep Contents (folder "") and Mirror to a Folder… (folder: the
 // empty folder the disk is written into).
 func (m *Menu) Keep(ctx context.Context, v ramdisk.Volume, folder string, progress ramdisk.ProgressFunc) error {
-	o := mirror.Options{Mode: ramdisk.Keep}
+	o := keeper.Options{Mode: ramdisk.Keep}
 	if folder != "" {
-		o = mirror.Options{Mode: ramdisk.Mirror, MirrorPath: folder}
+		o = keeper.Options{Mode: ramdisk.Mirror, MirrorPath: folder}
 	}
 	r, err := m.S.Keep(ctx, KeepRequest{Name: v.Name, Contents: o, Progress: progress})
 	m.Forget(v.Name)
@@ -112,7 +112,7 @@ func (m *Menu) Keep(ctx context.Context, v ramdisk.Volume, folder string, progre
 // before sleep): a Mirror write-back's conflicts are kept for the menu's
 // entry (MirrorConflicts) and heard by Conflicts; a write-back without
 // conflicts clears them. A save that wrote nothing back changes nothing.
-func (m *Menu) Saved(name string, r mirror.Result) {
+func (m *Menu) Saved(name string, r keeper.Result) {
 	if r.Folder == nil {
 		return
 	}

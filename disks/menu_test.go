@@ -3,7 +3,7 @@ package disks
 import (
 	"testing"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -12,21 +12,21 @@ import (
 // a save that wrote nothing back changes nothing; each conflicted
 // write-back is heard.
 func TestMenuKeepsTheLastWriteBacksConflicts(t *testing.T) {
-	two := mirror.WriteBack{Folder: "/home/me/site", Conflicts: []mirror.Conflict{{Path: "a"}, {Path: "b"}}}
-	clean := mirror.WriteBack{Folder: "/home/me/site"}
+	two := keeper.WriteBack{Folder: "/home/me/site", Conflicts: []keeper.Conflict{{Path: "a"}, {Path: "b"}}}
+	clean := keeper.WriteBack{Folder: "/home/me/site"}
 	m := NewMenu(nil)
 	heard := 0
-	m.Conflicts = func(name string, wb mirror.WriteBack) { heard++ }
+	m.Conflicts = func(name string, wb keeper.WriteBack) { heard++ }
 	v := ramdisk.Volume{Name: "Site"}
 	steps := []struct {
 		name   string
-		r      mirror.Result
+		r      keeper.Result
 		n      int
 		folder string
 	}{
-		{"conflicts", mirror.Result{Folder: &two}, 2, "/home/me/site"},
-		{"kept only (no write-back)", mirror.Result{}, 2, "/home/me/site"},
-		{"a clean write-back", mirror.Result{Folder: &clean}, 0, ""},
+		{"conflicts", keeper.Result{Folder: &two}, 2, "/home/me/site"},
+		{"kept only (no write-back)", keeper.Result{}, 2, "/home/me/site"},
+		{"a clean write-back", keeper.Result{Folder: &clean}, 0, ""},
 	}
 	for _, s := range steps {
 		m.Saved("Site", s.r)

@@ -9,8 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"rambar/internal/diskid"
+	"rambar/keeper"
 	"rambar/ramdisk"
-	"rambar/tree"
 )
 
 // pinned is a mounted disk held open while it is saved: an open directory
@@ -40,12 +40,12 @@ func pin(v ramdisk.Volume) (*pinned, error) {
 
 // readMarker is the store id the disk mounted at dir is marked with: its
 // RAMBar mark's, when the mark was written for this volume, else an older
-// RAMBar's marker file's (tree.MarkerName); "" when there is none.
+// RAMBar's marker file's (keeper.MarkerName); "" when there is none.
 func readMarker(dir string) string {
 	if m, err := diskid.ReadMark(dir); err == nil && m.For(dir) {
 		return m.ID
 	}
-	b, err := os.ReadFile(filepath.Join(dir, tree.MarkerName))
+	b, err := os.ReadFile(filepath.Join(dir, keeper.MarkerName))
 	if err != nil || len(b) > 256 {
 		return ""
 	}

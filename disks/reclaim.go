@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -30,40 +30,40 @@ type ReclaimOptions struct {
 // Reclaim gives back the memory deleted files still pin: under the disk's
 // lock it moves the contents out, makes the disk again from the same plan
 // (name, size, file system, mount point) and moves them back, verified
-// (mirror.Keeper.Reclaim). Unless o.Force, a disk pinning little is refused
+// (keeper.Keeper.Reclaim). Unless o.Force, a disk pinning little is refused
 // with ErrNotWorthwhile.
-func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOptions) (mirror.ReclaimResult, error) {
+func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOptions) (keeper.ReclaimResult, error) {
 	k, err := s.Keeper()
 	if err != nil {
-		return mirror.ReclaimResult{}, err
+		return keeper.ReclaimResult{}, err
 	}
 	release, err := s.lock(ctx, v.Name, "reclaiming")
 	if err != nil {
-		return mirror.ReclaimResult{}, err
+		return keeper.ReclaimResult{}, err
 	}
 	defer release()
 	if r, ok := s.readInPlace(v.Name); ok {
-		return mirror.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: it is in place at %s, which would be left uncovered while it is made again; "+
-			"eject it and create it again to give its memory back", v.Name, mirror.ErrRefused, r.Folder)
+		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: it is in place at %s, which would be left uncovered while it is made again; "+
+			"eject it and create it again to give its memory back", v.Name, keeper.ErrRefused, r.Folder)
 	}
 	u, err := s.Engine.Usage(ctx, v)
 	if err != nil {
-		return mirror.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)
+		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
 	if !u.ReclaimWorthwhile() && !o.Force {
-		return mirror.ReclaimResult{}, notWorthwhile{fmt.Sprintf("reclaim %s: only %s is pinned (worth it from %s and %.0f%% of the size); use --force to do it anyway",
+		return keeper.ReclaimResult{}, notWorthwhile{fmt.Sprintf("reclaim %s: only %s is pinned (worth it from %s and %.0f%% of the size); use --force to do it anyway",
 			v.Name, u.Pinned().Short(), ramdisk.ReclaimThreshold.Short(), 100*ramdisk.ReclaimFraction)}
 	}
 	plan, err := s.replan(ctx, v, u)
 	if err != nil {
-		return mirror.ReclaimResult{}, err
+		return keeper.ReclaimResult{}, err
 	}
 	if st := s.stagingFor(v.Name); st != "" {
-		return mirror.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: an earlier reclaim of it was stopped (its copy is in %s); 'rambar reclaim %s --resume' finishes or undoes it first",
+		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: an earlier reclaim of it was stopped (its copy is in %s); 'rambar reclaim %s --resume' finishes or undoes it first",
 			v.Name, ErrReclaimStopped, st, quoteArg(v.Name))
 	}
 	if err := s.cachesToFallback(v); err != nil {
-		return mirror.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)
+		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
 	rec := reclaimRecord{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, MountPoint: plan.MountPoint,
 		Dev: devOf(v.MountPoint), Volume: volumeStamp(v.MountPoint), Marker: readMarker(v.MountPoint)}
@@ -146,7 +146,7 @@ func (s *Service) stoppedWhileGone(name string) (string, reclaimRecord) {
 	}
 	staging := s.stagingOf(name, rec, true)
 	switch {
-	case rec.Step == mirror.ReclaimCopiedBack:
+	case rec.Step == keeper.ReclaimCopiedBack:
 		if staging != "" {
 			s.dropStaging(name, staging)
 		} else {

@@ -6,14 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"sort"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"rambar/internal/atomicfile"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -21,7 +20,7 @@ import (
 // in DATA/reclaim/NAME-TIME/, and disks' record of it in
 // DATA/reclaiming/KEY.json: the disk as it was (size, file system, mount
 // point, its volume's identity, marker), the staging folder, the last step
-// the reclaim reached (mirror.ReclaimCopyingOut ... ReclaimCopiedBack) and,
+// the reclaim reached (keeper.ReclaimCopyingOut ... ReclaimCopiedBack) and,
 // from "copied out" on, the sum of what the disk held. ResumeReclaim
 // finishes or undoes it, and so does the next Create of a disk that is
 // gone. What each step allows:
@@ -41,7 +40,7 @@ import (
 
 // stepOut is the first step; records written before the steps had names
 // of their own say "copying back" for every later one.
-const stepOut = mirror.ReclaimCopyingOut
+const stepOut = keeper.ReclaimCopyingOut
 
 // reclaimRecord is what is kept about a reclaim while it runs.
 type reclaimRecord struct {
@@ -53,12 +52,12 @@ type reclaimRecord struct {
 	Dev        uint64             `json:"dev"`
 	// Volume is the disk's identity when the reclaim began (volumeStamp);
 	// Made the identity of the disk the reclaim made again.
-	Volume  string        `json:"volume,omitempty"`
-	Made    string        `json:"made_volume,omitempty"`
-	Marker  string        `json:"marker,omitempty"`
-	Step    string        `json:"step"`
-	Staging string        `json:"staging,omitempty"`
-	Tree    *tree.TreeSum `json:"tree,omitempty"`
+	Volume  string          `json:"volume,omitempty"`
+	Made    string          `json:"made_volume,omitempty"`
+	Marker  string          `json:"marker,omitempty"`
+	Step    string          `json:"step"`
+	Staging string          `json:"staging,omitempty"`
+	Tree    *keeper.TreeSum `json:"tree,omitempty"`
 }
 
 func (s *Service) reclaimPath(name string) string {
@@ -98,15 +97,15 @@ func (s *Service) readReclaimRecord(name string) (reclaimRecord, bool) {
 	return r, true
 }
 
-// journal returns the mirror.ReclaimJournal that keeps rec up to date.
-func (s *Service) journal(rec *reclaimRecord) mirror.ReclaimJournal {
-	return func(st mirror.ReclaimStep) error {
+// journal returns the keeper.ReclaimJournal that keeps rec up to date.
+func (s *Service) journal(rec *reclaimRecord) keeper.ReclaimJournal {
+	return func(st keeper.ReclaimStep) error {
 		rec.Step, rec.Staging = st.Step, st.Staging
 		if st.Tree.Sum != "" {
 			t := st.Tree
 			rec.Tree = &t
 		}
-		if st.Step == mirror.ReclaimMade {
+		if st.Step == keeper.ReclaimMade {
 			rec.Made = volumeStamp(st.Volume.MountPoint)
 		}
 		if err := s.writeReclaimRecord(*rec); err != nil {

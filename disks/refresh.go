@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -15,43 +15,43 @@ import (
 // lock, with its mount point held, the keeper saves the disk (its own
 // changes into the folder first), takes each path the folder changed
 // where the disk still holds the last sync's version, and saves again
-// (mirror.Keeper.Refresh). A disk that is not a Mirror disk is refused
-// (mirror.ErrNotMirror), as are another data folder's disk and one whose
+// (keeper.Keeper.Refresh). A disk that is not a Mirror disk is refused
+// (keeper.ErrNotMirror), as are another data folder's disk and one whose
 // load did not finish.
-func (s *Service) Refresh(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (mirror.Refreshed, error) {
+func (s *Service) Refresh(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (keeper.Refreshed, error) {
 	k, err := s.Keeper()
 	if err != nil {
-		return mirror.Refreshed{}, err
+		return keeper.Refreshed{}, err
 	}
 	release, err := s.lock(ctx, v.Name, "refreshing")
 	if err != nil {
-		return mirror.Refreshed{}, err
+		return keeper.Refreshed{}, err
 	}
 	defer release()
 	if err := s.stillMounted(ctx, v); err != nil {
-		return mirror.Refreshed{}, err
+		return keeper.Refreshed{}, err
 	}
 	if err := s.refuseForeign(v); err != nil {
-		return mirror.Refreshed{}, err
+		return keeper.Refreshed{}, err
 	}
 	if s.Incomplete(v) {
-		return mirror.Refreshed{}, s.incompleteErr("refresh", v)
+		return keeper.Refreshed{}, s.incompleteErr("refresh", v)
 	}
 	st, err := k.State(v.Name)
 	switch {
-	case errors.Is(err, mirror.ErrNotKept):
-		return mirror.Refreshed{}, fmt.Errorf("refresh %s: %w: its contents are not kept ('rambar keep %s --mirror FOLDER' mirrors it to a folder)",
-			v.Name, mirror.ErrNotMirror, quoteArg(v.Name))
+	case errors.Is(err, keeper.ErrNotKept):
+		return keeper.Refreshed{}, fmt.Errorf("refresh %s: %w: its contents are not kept ('rambar keep %s --mirror FOLDER' mirrors it to a folder)",
+			v.Name, keeper.ErrNotMirror, quoteArg(v.Name))
 	case err != nil:
-		return mirror.Refreshed{}, err
+		return keeper.Refreshed{}, err
 	case st.Mode != ramdisk.Mirror:
-		return mirror.Refreshed{}, fmt.Errorf("refresh %s: %w: its contents are kept in RAMBar's store, not in a folder", v.Name, mirror.ErrNotMirror)
+		return keeper.Refreshed{}, fmt.Errorf("refresh %s: %w: its contents are kept in RAMBar's store, not in a folder", v.Name, keeper.ErrNotMirror)
 	case !k.Holds(v, st):
-		return mirror.Refreshed{}, fmt.Errorf("refresh %s: %w: it was made without --mirror, so %s is not its folder", v.Name, mirror.ErrNotMirror, st.MirrorPath)
+		return keeper.Refreshed{}, fmt.Errorf("refresh %s: %w: it was made without --mirror, so %s is not its folder", v.Name, keeper.ErrNotMirror, st.MirrorPath)
 	}
 	p, err := pin(v)
 	if err != nil {
-		return mirror.Refreshed{}, err
+		return keeper.Refreshed{}, err
 	}
 	defer p.release()
 	r, err := k.Refresh(ctx, v, mirrorProgress(v.Name, progress))
@@ -62,7 +62,7 @@ func (s *Service) Refresh(ctx context.Context, v ramdisk.Volume, progress ramdis
 }
 
 // FolderChanges is how many changes a mounted Mirror disk's folder keeps
-// that the disk lacks (mirror.Keeper.FolderChanges); ok is false for a
+// that the disk lacks (keeper.Keeper.FolderChanges); ok is false for a
 // disk that is not one of this data folder's Mirror disks, or when the
 // folder could not be read.
 func (s *Service) FolderChanges(v ramdisk.Volume) (n int, ok bool) {
@@ -127,9 +127,9 @@ func (m *Menu) KeptInFolder(v ramdisk.Volume) int {
 func (m *Menu) Refresh(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (int, error) {
 	r, err := m.S.Refresh(ctx, v, progress)
 	m.Forget(v.Name)
-	folder := &mirror.WriteBack{Folder: r.Folder, Conflicts: r.Conflicts()}
+	folder := &keeper.WriteBack{Folder: r.Folder, Conflicts: r.Conflicts()}
 	if r.After.Folder != nil || r.Before.Folder != nil {
-		m.Saved(v.Name, mirror.Result{Folder: folder})
+		m.Saved(v.Name, keeper.Result{Folder: folder})
 	}
 	return r.Taken + r.Removed, err
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -57,12 +57,12 @@ func TestMenuTakesFolderChanges(t *testing.T) {
 	if n := m.KeptInFolder(v); n != 0 {
 		t.Errorf("after Take Folder's Changes: %d kept in the folder", n)
 	}
-	c, err := f.s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Kept", Size: "16M"}, Contents: mirror.Options{Mode: ramdisk.Keep}})
+	c, err := f.s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Kept", Size: "16M"}, Contents: keeper.Options{Mode: ramdisk.Keep}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.s.Eject(ctx, c.Volume, EjectOptions{Force: true}) })
-	if _, err := f.s.Refresh(ctx, c.Volume, nil); !errors.Is(err, mirror.ErrNotMirror) {
+	if _, err := f.s.Refresh(ctx, c.Volume, nil); !errors.Is(err, keeper.ErrNotMirror) {
 		t.Errorf("a refresh of a kept disk: %v", err)
 	}
 	if n := m.KeptInFolder(c.Volume); n != 0 {

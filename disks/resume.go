@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"sort"
 	"strings"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -67,7 +66,7 @@ func (s *Service) resumeReclaim(ctx context.Context, name string, progress ramdi
 		return "", v, err
 	}
 	if staging == "" {
-		if hasRec && rec.Step == mirror.ReclaimCopiedBack {
+		if hasRec && rec.Step == keeper.ReclaimCopiedBack {
 			os.Remove(s.reclaimPath(name)) // stopped between removing the copy and the record
 			return cleanedOr(found), v, nil
 		}
@@ -78,7 +77,7 @@ func (s *Service) resumeReclaim(ctx context.Context, name string, progress ramdi
 		return s.resumeUnrecorded(ctx, name, v, found, staging, progress)
 	}
 	switch {
-	case rec.Step == mirror.ReclaimCopiedBack:
+	case rec.Step == keeper.ReclaimCopiedBack:
 		// Verified whole before the staging copy was touched.
 		return cleanedOr(found), v, s.dropStaging(name, staging)
 	case found && s.isOriginal(rec, v):
@@ -98,7 +97,7 @@ func (s *Service) resumeReclaim(ctx context.Context, name string, progress ramdi
 			return "", ramdisk.Volume{}, fmt.Errorf("reclaim %s: make it again: %w; its contents are safe in %s", name, err, staging)
 		}
 	} else {
-		got, err := tree.DigestOf(v.MountPoint, true)
+		got, err := keeper.DigestOf(v.MountPoint, true)
 		if err != nil {
 			return "", v, fmt.Errorf("reclaim %s: %w; its contents are safe in %s", name, err, staging)
 		}
@@ -141,8 +140,8 @@ func (s *Service) isOriginal(rec reclaimRecord, v ramdisk.Volume) bool {
 }
 
 // checkStaging digests the staging copy and checks it is what the disk held.
-func (s *Service) checkStaging(name, staging string, sum tree.TreeSum) (tree.Digest, error) {
-	want, err := tree.DigestOf(staging, true)
+func (s *Service) checkStaging(name, staging string, sum keeper.TreeSum) (keeper.Digest, error) {
+	want, err := keeper.DigestOf(staging, true)
 	if err != nil {
 		return nil, fmt.Errorf("reclaim %s: read %s: %w", name, staging, err)
 	}
@@ -154,7 +153,7 @@ func (s *Service) checkStaging(name, staging string, sum tree.TreeSum) (tree.Dig
 }
 
 // onlyIn lists (at most 5) paths of got that want lacks.
-func onlyIn(got, want tree.Digest) []string {
+func onlyIn(got, want keeper.Digest) []string {
 	var out []string
 	for p := range got {
 		if _, ok := want[p]; !ok {
@@ -175,11 +174,11 @@ func (s *Service) resumeUnrecorded(ctx context.Context, name string, v ramdisk.V
 	if !found {
 		return "", v, fmt.Errorf("reclaim %s: the disk is gone and the reclaim's record with it; make it (rambar create %q SIZE), then resume again; its contents are safe in %s", name, name, staging)
 	}
-	want, err := tree.DigestOf(staging, true)
+	want, err := keeper.DigestOf(staging, true)
 	if err != nil {
 		return "", v, fmt.Errorf("reclaim %s: read %s: %w", name, staging, err)
 	}
-	got, err := tree.DigestOf(v.MountPoint, true)
+	got, err := keeper.DigestOf(v.MountPoint, true)
 	if err != nil {
 		return "", v, err
 	}
@@ -190,7 +189,7 @@ func (s *Service) resumeUnrecorded(ctx context.Context, name string, v ramdisk.V
 		return "", v, fmt.Errorf("reclaim %s: %w: the disk and the staging copy %s differ and the reclaim's record is gone, "+
 			"so which is newer cannot be told; nothing was changed: keep the one you want and remove the other", name, ErrReclaimStopped, staging)
 	}
-	rec := reclaimRecord{Name: name, Step: mirror.ReclaimMade, Staging: staging, Made: volumeStamp(v.MountPoint)}
+	rec := reclaimRecord{Name: name, Step: keeper.ReclaimMade, Staging: staging, Made: volumeStamp(v.MountPoint)}
 	t := want.Sum()
 	rec.Tree = &t
 	if err := s.fill(ctx, &rec, v, staging, want, progress); err != nil {
@@ -201,8 +200,8 @@ func (s *Service) resumeUnrecorded(ctx context.Context, name string, v ramdisk.V
 
 // fill notes that v is being filled from the staging copy, fills it and
 // verifies it (fillFromStaging).
-func (s *Service) fill(ctx context.Context, rec *reclaimRecord, v ramdisk.Volume, staging string, want tree.Digest, progress ramdisk.ProgressFunc) error {
-	rec.Step, rec.Staging, rec.Made = mirror.ReclaimMade, staging, volumeStamp(v.MountPoint)
+func (s *Service) fill(ctx context.Context, rec *reclaimRecord, v ramdisk.Volume, staging string, want keeper.Digest, progress ramdisk.ProgressFunc) error {
+	rec.Step, rec.Staging, rec.Made = keeper.ReclaimMade, staging, volumeStamp(v.MountPoint)
 	if err := s.writeReclaimRecord(*rec); err != nil {
 		return fmt.Errorf("%w; its contents are safe in %s", err, staging)
 	}
@@ -212,7 +211,7 @@ func (s *Service) fill(ctx context.Context, rec *reclaimRecord, v ramdisk.Volume
 // copiedBack records that the disk holds the staged tree again, then
 // removes the staging copy and the record.
 func (s *Service) copiedBack(rec reclaimRecord, staging string) error {
-	rec.Step, rec.Staging = mirror.ReclaimCopiedBack, staging
+	rec.Step, rec.Staging = keeper.ReclaimCopiedBack, staging
 	if err := s.writeReclaimRecord(rec); err != nil {
 		return fmt.Errorf("%w; the disk is whole, and its contents are also in %s", err, staging)
 	}
@@ -221,12 +220,12 @@ func (s *Service) copiedBack(rec reclaimRecord, staging string) error {
 
 // fillFromStaging copies a staged tree (its digest want) onto the disk,
 // puts its marker back and verifies the disk against want.
-func (s *Service) fillFromStaging(ctx context.Context, v ramdisk.Volume, staging string, want tree.Digest, marker string, progress ramdisk.ProgressFunc) error {
+func (s *Service) fillFromStaging(ctx context.Context, v ramdisk.Volume, staging string, want keeper.Digest, marker string, progress ramdisk.ProgressFunc) error {
 	k, err := s.Keeper()
 	if err != nil {
 		return err
 	}
-	notes, err := mirror.CopyTree(ctx, staging, v.MountPoint, mirrorProgress(v.Name, progress), k.CopyFile)
+	notes, err := keeper.CopyTree(ctx, staging, v.MountPoint, mirrorProgress(v.Name, progress), k.CopyFile)
 	if err != nil {
 		return fmt.Errorf("reclaim %s: copy back: %w; its contents are safe in %s", v.Name, err, staging)
 	}
@@ -237,10 +236,10 @@ func (s *Service) fillFromStaging(ctx context.Context, v ramdisk.Volume, staging
 	if err := s.remark(v, marker); err != nil {
 		return fmt.Errorf("reclaim %s: %w; its contents are safe in %s", v.Name, err, staging)
 	}
-	if err := tree.KeepRootTimes(staging, v.MountPoint); err != nil {
+	if err := keeper.KeepRootTimes(staging, v.MountPoint); err != nil {
 		return fmt.Errorf("reclaim %s: %w; its contents are safe in %s", v.Name, err, staging)
 	}
-	if err := mirror.VerifyTree(v.MountPoint, want); err != nil {
+	if err := keeper.VerifyTree(v.MountPoint, want); err != nil {
 		return fmt.Errorf("reclaim %s: verify: %w; its contents are safe in %s", v.Name, err, staging)
 	}
 	return nil
@@ -280,7 +279,7 @@ func emptyDisk(root string) bool {
 		return false
 	}
 	for _, e := range ents {
-		if e.Name() != tree.MarkerName && e.Name() != "lost+found" {
+		if e.Name() != keeper.MarkerName && e.Name() != "lost+found" {
 			return false
 		}
 	}
@@ -294,7 +293,7 @@ func clearForCopy(root string) error {
 		return err
 	}
 	for _, e := range ents {
-		if e.Name() == tree.MarkerName || e.Name() == "lost+found" {
+		if e.Name() == keeper.MarkerName || e.Name() == "lost+found" {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {

@@ -14,10 +14,9 @@ import (
 	"time"
 
 	"rambar/internal/run"
+	"rambar/keeper"
 	"rambar/linux"
-	"rambar/mirror"
 	"rambar/ramdisk"
-	"rambar/tree"
 )
 
 // reclaimBench is a kept disk on real tmpfs under a private mount root and
@@ -29,7 +28,7 @@ type reclaimBench struct {
 	root, data string
 	exe        string
 	name       string
-	want       tree.Digest
+	want       keeper.Digest
 	marker     string
 }
 
@@ -46,7 +45,7 @@ func newReclaimBench(t *testing.T, name string, fill func(dir string)) *reclaimB
 		t.Fatal(err)
 	}
 	fill(c.Volume.MountPoint)
-	if b.want, err = tree.DigestOf(c.Volume.MountPoint, true); err != nil {
+	if b.want, err = keeper.DigestOf(c.Volume.MountPoint, true); err != nil {
 		t.Fatal(err)
 	}
 	b.marker = readMarker(c.Volume.MountPoint)
@@ -54,7 +53,7 @@ func newReclaimBench(t *testing.T, name string, fill func(dir string)) *reclaimB
 }
 
 func (b *reclaimBench) request() CreateRequest {
-	return CreateRequest{Input: ramdisk.Input{Name: b.name, Size: "128M"}, Contents: mirror.Options{Mode: ramdisk.Keep}}
+	return CreateRequest{Input: ramdisk.Input{Name: b.name, Size: "128M"}, Contents: keeper.Options{Mode: ramdisk.Keep}}
 }
 
 // child starts a reclaim in a child process that kills itself at killAt
@@ -90,7 +89,7 @@ func (b *reclaimBench) recover(ctx context.Context) (Resumed, ramdisk.Volume) {
 // and checks that nothing of the reclaim is left.
 func (b *reclaimBench) check(v ramdisk.Volume, what string) {
 	b.t.Helper()
-	got, err := tree.DigestOf(v.MountPoint, true)
+	got, err := keeper.DigestOf(v.MountPoint, true)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -142,8 +141,8 @@ func smallTree(n int) func(string) {
 func TestReclaimKilledAtEachStepIsResumed(t *testing.T) {
 	b := newReclaimBench(t, "Re claim", smallTree(300))
 	ctx := context.Background()
-	for _, at := range []string{"copying out-start", "copying out-end", mirror.ReclaimCopiedOut, "eject", "create",
-		mirror.ReclaimMade, "copying back-start", "copying back-end", mirror.ReclaimCopiedBack, "cleanup"} {
+	for _, at := range []string{"copying out-start", "copying out-end", keeper.ReclaimCopiedOut, "eject", "create",
+		keeper.ReclaimMade, "copying back-start", "copying back-end", keeper.ReclaimCopiedBack, "cleanup"} {
 		b.killed(b.child(at), at)
 		if left := b.s.StoppedReclaims(); len(left) != 1 || left[0].Name != b.name {
 			t.Fatalf("%s: stopped reclaims %+v", at, left)
@@ -221,7 +220,7 @@ func TestReclaimStoppedBeforeItsRecordWentIsAnnounced(t *testing.T) {
 		t.Fatalf("a reclaim: %v %s", err, out)
 	}
 	staging := filepath.Join(b.data, "reclaim", b.name+"-20260101T000000Z")
-	if err := b.s.writeReclaimRecord(reclaimRecord{Name: b.name, Step: mirror.ReclaimCopiedBack, Staging: staging}); err != nil {
+	if err := b.s.writeReclaimRecord(reclaimRecord{Name: b.name, Step: keeper.ReclaimCopiedBack, Staging: staging}); err != nil {
 		t.Fatal(err)
 	}
 	if left := b.s.StoppedReclaims(); len(left) != 1 || left[0].Name != b.name {
@@ -324,7 +323,7 @@ func TestResumeRefusesAStagingCopyThatChanged(t *testing.T) {
 }
 
 // mtimeOf reads a path's modification time (ns) from a digest line.
-func mtimeOf(t *testing.T, d tree.Digest, path string) int64 {
+func mtimeOf(t *testing.T, d keeper.Digest, path string) int64 {
 	t.Helper()
 	var kind, mode string
 	var ns int64

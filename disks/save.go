@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -22,7 +22,7 @@ type EjectOptions struct {
 // Ejected is what Eject did besides unmounting.
 type Ejected struct {
 	// Saved is set when the disk was saved first.
-	Saved *mirror.Result
+	Saved *keeper.Result
 	// NotSaved is why a kept disk was not saved first although it had
 	// changes: the save was refused for safety (an empty or foreign disk
 	// holds nothing worth keeping over the saved copy), so the eject went on;
@@ -44,7 +44,7 @@ type Ejected struct {
 // unsaved changes is saved, and a failed save or write-back stops the eject
 // so nothing is lost (o.Force ejects anyway and says where the last saved
 // state is kept). A Mirror disk whose load did not finish is not written
-// back and not ejected (mirror.ErrIncomplete) unless o.Force or o.NoSave.
+// back and not ejected (keeper.ErrIncomplete) unless o.Force or o.NoSave.
 // A Mirror disk's claim on its folder is released once it is ejected.
 func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (Ejected, error) {
 	release, err := s.lock(ctx, v.Name, "ejecting")
@@ -158,7 +158,7 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 	}
 	st, err := k.State(v.Name)
 	if err != nil {
-		if errors.Is(err, mirror.ErrNotKept) {
+		if errors.Is(err, keeper.ErrNotKept) {
 			return Ejected{}, nil
 		}
 		return Ejected{}, fmt.Errorf("not ejected, its contents could not be saved: %w", err)
@@ -169,13 +169,13 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 	if dirty, err := k.Dirty(v); err == nil && !dirty {
 		return Ejected{}, nil
 	}
-	r, err := s.saveKept(ctx, k, v, mirror.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
+	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
 	switch {
-	case errors.Is(err, mirror.ErrIncomplete):
+	case errors.Is(err, keeper.ErrIncomplete):
 		return Ejected{}, fmt.Errorf("not ejected: %w (--force ejects it without writing it back)", err)
-	case errors.Is(err, mirror.ErrRefused):
+	case errors.Is(err, keeper.ErrRefused):
 		return Ejected{NotSaved: err}, nil
-	case errors.Is(err, mirror.ErrFolderMissing):
+	case errors.Is(err, keeper.ErrFolderMissing):
 		return Ejected{}, fmt.Errorf("not ejected: %w; make the folder again to have the disk written back into it, "+
 			"or eject with --force (its state stays in the store)", err)
 	case err != nil:
@@ -194,27 +194,27 @@ type SaveOptions struct {
 // Save saves a kept or mirrored disk now, under its lock. A disk that was
 // ejected while the save waited for the lock gives ErrNotFound, so an
 // empty mount point is never saved.
-func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (mirror.Result, error) {
+func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (keeper.Result, error) {
 	k, err := s.Keeper()
 	if err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	release, err := s.lock(ctx, v.Name, "saving")
 	if err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	defer release()
 	if err := s.settleInPlace(ctx, v.Name); err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	if err := s.stillMounted(ctx, v); err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	incomplete := s.Incomplete(v)
 	if incomplete && !o.Force {
-		return mirror.Result{}, s.incompleteErr("save", v)
+		return keeper.Result{}, s.incompleteErr("save", v)
 	}
-	r, err := s.saveKept(ctx, k, v, mirror.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
 	if err == nil && incomplete {
 		s.restored(v.Name) // saved as it is, by request: it is the saved state now
 	}
@@ -223,10 +223,10 @@ func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (mi
 
 // savePinned saves v with its mount point held open, and checks at the
 // end that what was saved is still the disk that was mounted at the start.
-func savePinned(ctx context.Context, k *mirror.Keeper, v ramdisk.Volume, o mirror.SaveOptions) (mirror.Result, error) {
+func savePinned(ctx context.Context, k *keeper.Keeper, v ramdisk.Volume, o keeper.SaveOptions) (keeper.Result, error) {
 	p, err := pin(v)
 	if err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	defer p.release()
 	r, err := k.Save(ctx, v, o)
@@ -274,7 +274,7 @@ func (s *Service) Kept(ctx context.Context) ([]ramdisk.Volume, error) {
 // SaveAll saves every mounted kept or mirrored disk with unsaved changes
 // (the menu: before sleep and at quit; due says which are due, nil: all).
 // report, when set, hears each save's outcome; the error joins the failures.
-func (s *Service) SaveAll(ctx context.Context, due func(mirror.State) bool, report func(name string, r mirror.Result, err error)) error {
+func (s *Service) SaveAll(ctx context.Context, due func(keeper.State) bool, report func(name string, r keeper.Result, err error)) error {
 	k, err := s.Keeper()
 	if err != nil {
 		return err
@@ -286,7 +286,7 @@ func (s *Service) SaveAll(ctx context.Context, due func(mirror.State) bool, repo
 	var errs []error
 	for _, v := range vs {
 		st, err := k.State(v.Name)
-		if errors.Is(err, mirror.ErrNotKept) || err == nil && (!k.Holds(v, st) && s.InPlace(ctx, v) == "" || due != nil && !due(st)) {
+		if errors.Is(err, keeper.ErrNotKept) || err == nil && (!k.Holds(v, st) && s.InPlace(ctx, v) == "" || due != nil && !due(st)) {
 			continue // not kept, made without keeping, or not due
 		}
 		if err == nil {
@@ -296,7 +296,7 @@ func (s *Service) SaveAll(ctx context.Context, due func(mirror.State) bool, repo
 			if dirty, derr := k.Dirty(v); derr == nil && !dirty {
 				continue
 			}
-			var r mirror.Result
+			var r keeper.Result
 			r, err = s.Save(ctx, v, SaveOptions{})
 			if errors.Is(err, ramdisk.ErrNotFound) {
 				continue // ejected meanwhile: nothing to save
@@ -322,14 +322,14 @@ type RestoreOptions struct {
 }
 
 // Restore puts a saved state back on a mounted kept disk, under its lock.
-func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions) (mirror.Result, error) {
+func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions) (keeper.Result, error) {
 	k, err := s.Keeper()
 	if err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	release, err := s.lock(ctx, v.Name, "restoring")
 	if err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
 	defer release()
 	if r, done := s.alreadyHolds(k, v, o.Snapshot); done && !o.Force {
@@ -342,9 +342,9 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 	}
 	_, before := s.record(v.Name)
 	if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
-		return mirror.Result{}, err
+		return keeper.Result{}, err
 	}
-	r, err := k.Restore(ctx, v, mirror.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	r, err := k.Restore(ctx, v, keeper.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
 	switch {
 	case err == nil:
 		s.restored(v.Name)
@@ -364,34 +364,34 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 // replace its files with themselves, and without it they are left as they
 // are (with --force they are replaced all the same). A disk whose restore
 // did not finish never does.
-func (s *Service) alreadyHolds(k *mirror.Keeper, v ramdisk.Volume, snapshot string) (mirror.Result, bool) {
+func (s *Service) alreadyHolds(k *keeper.Keeper, v ramdisk.Volume, snapshot string) (keeper.Result, bool) {
 	if s.Incomplete(v) {
-		return mirror.Result{}, false
+		return keeper.Result{}, false
 	}
 	snaps, err := k.Snapshots(v.Name)
 	if err != nil {
-		return mirror.Result{}, false
+		return keeper.Result{}, false
 	}
 	for _, sn := range snaps {
 		if sn.ID == snapshot || snapshot == "" && sn.Current {
 			if same, err := k.Matches(v, sn.ID); err == nil && same {
-				var r mirror.Result
+				var r keeper.Result
 				r.Snapshot, r.Unchanged, r.Files, r.Bytes = sn.ID, true, sn.Files, sn.Bytes
 				return r, true
 			}
-			return mirror.Result{}, false
+			return keeper.Result{}, false
 		}
 	}
-	return mirror.Result{}, false
+	return keeper.Result{}, false
 }
 
 // untouched reports whether a failed restore changed nothing on the disk:
-// it failed before writing (mirror.ErrNothingWritten: its snapshot could
+// it failed before writing (keeper.ErrNothingWritten: its snapshot could
 // not be read, it would not fit, the disk holds files), or was refused. A
 // disk that filled up part way is not untouched.
 func untouched(err error) bool {
-	return errors.Is(err, mirror.ErrNothingWritten) || errors.Is(err, mirror.ErrRefused) ||
-		errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, mirror.ErrNotKept)
+	return errors.Is(err, keeper.ErrNothingWritten) || errors.Is(err, keeper.ErrRefused) ||
+		errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, keeper.ErrNotKept)
 }
 
 // incompleteErr is the refusal to save an incomplete disk, in a Mirror

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -32,7 +32,7 @@ func (s *Service) SavedContents(name string) (sv Saved, ok bool, err error) {
 		return Saved{}, false, nil // no data folder: nothing can be kept
 	}
 	st, err := k.State(name)
-	if errors.Is(err, mirror.ErrNotKept) {
+	if errors.Is(err, keeper.ErrNotKept) {
 		return Saved{}, false, nil
 	}
 	if err != nil {
@@ -76,7 +76,7 @@ func (s *Service) NotKept(v ramdisk.Volume) (Saved, bool) {
 // CanForget says what Forget would delete, or why it would refuse
 // (asked before the question "Forget …?", and again by Forget under the
 // lock): nothing saved is ErrNothingSaved; a disk of that name mounted
-// and kept is ErrStillKept (and mirror.ErrRefused).
+// and kept is ErrStillKept (and keeper.ErrRefused).
 func (s *Service) CanForget(ctx context.Context, name string) (Saved, error) {
 	if err := ramdisk.ValidateName(name); err != nil {
 		return Saved{}, err
@@ -100,7 +100,7 @@ func (s *Service) CanForget(ctx context.Context, name string) (Saved, error) {
 		return sv, err
 	}
 	if st, err := k.State(name); err == nil && (k.Holds(v, st) || s.Incomplete(v)) {
-		return sv, fmt.Errorf("forget %s: %w: the disk of that name %w; eject it first", name, mirror.ErrRefused, ErrStillKept)
+		return sv, fmt.Errorf("forget %s: %w: the disk of that name %w; eject it first", name, keeper.ErrRefused, ErrStillKept)
 	}
 	return sv, nil
 }

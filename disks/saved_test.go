@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -19,7 +19,7 @@ func TestKeptNameWithoutKeep(t *testing.T) {
 	ctx := context.Background()
 	mk := func(mode ramdisk.ContentMode) ramdisk.Volume {
 		t.Helper()
-		c, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: mirror.Options{Mode: mode}})
+		c, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: keeper.Options{Mode: mode}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +27,7 @@ func TestKeptNameWithoutKeep(t *testing.T) {
 	}
 	kept := mk(ramdisk.Keep)
 	os.WriteFile(filepath.Join(kept.MountPoint, "notes.txt"), []byte("one"), 0o644)
-	if _, err := s.CanForget(ctx, "Work"); !errors.Is(err, ErrStillKept) || !errors.Is(err, mirror.ErrRefused) {
+	if _, err := s.CanForget(ctx, "Work"); !errors.Is(err, ErrStillKept) || !errors.Is(err, keeper.ErrRefused) {
 		t.Errorf("CanForget of a mounted kept disk: %v", err)
 	}
 	if _, ok := s.NotKept(kept); ok {

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"rambar/settingsfile"
-	"rambar/tree"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -24,11 +23,11 @@ type Service struct {
 	// contents, reclaim staging, the per-disk locks).
 	Paths ramdisk.Paths
 	// NewKeeper makes the contents keeper for the data folder; nil is
-	// mirror.NewKeeper. Tests give one that takes plain folders for disks.
-	NewKeeper func(data string) *mirror.Keeper
+	// keeper.NewKeeper. Tests give one that takes plain folders for disks.
+	NewKeeper func(data string) *keeper.Keeper
 	// CopyFile, when set, writes each file a restore puts on a disk (macOS:
 	// ditto --hfsCompression, so restored files sit compressed).
-	CopyFile mirror.CopyFunc
+	CopyFile keeper.CopyFunc
 	// LockWait bounds how long an operation waits while another RAMBar works
 	// on the same disk; 0 is DefaultLockWait. The context may end it sooner.
 	LockWait time.Duration
@@ -40,7 +39,7 @@ type Service struct {
 
 	// reclaimed, when set, hears each step of a reclaim once it is
 	// recorded (tests kill the process there).
-	reclaimed func(mirror.ReclaimStep)
+	reclaimed func(keeper.ReclaimStep)
 
 	// inPlaceStep, when set, is told each step of a disk in place as its
 	// record is written (tests kill the process there).
@@ -51,14 +50,14 @@ type Service struct {
 var ErrNoData = errors.New("no data folder: HOME is not set")
 
 // Keeper returns the contents keeper, or ErrNoData.
-func (s *Service) Keeper() (*mirror.Keeper, error) {
+func (s *Service) Keeper() (*keeper.Keeper, error) {
 	if s.Paths.Data == "" {
 		return nil, ErrNoData
 	}
 	s.warnExposed()
 	newKeeper := s.NewKeeper
 	if newKeeper == nil {
-		newKeeper = mirror.NewKeeper
+		newKeeper = keeper.NewKeeper
 	}
 	k := newKeeper(s.Paths.Data)
 	if s.CopyFile != nil {
@@ -197,11 +196,11 @@ func (s *Service) Facts(ctx context.Context) (ramdisk.Facts, error) {
 }
 
 // mirrorProgress turns the keeper's progress into the front ends' for disk name.
-func mirrorProgress(name string, fn ramdisk.ProgressFunc) tree.ProgressFunc {
+func mirrorProgress(name string, fn ramdisk.ProgressFunc) keeper.ProgressFunc {
 	if fn == nil {
 		return nil
 	}
-	return func(p tree.Progress) {
+	return func(p keeper.Progress) {
 		fn(ramdisk.Progress{Disk: name, Phase: p.Phase, BytesDone: p.BytesDone, BytesTotal: p.BytesTotal,
 			FilesDone: p.FilesDone, FilesTotal: p.FilesTotal})
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 	"rambar/ramdisk/ramdisktest"
 )
@@ -20,8 +20,8 @@ func memService(t *testing.T) (*Service, *ramdisktest.Mem) {
 	mem := ramdisktest.NewMem(filepath.Join(root, "vols"), ramdisk.Memory{Physical: 16 * ramdisk.GiB})
 	os.MkdirAll(mem.Root, 0o700)
 	s := &Service{Engine: mem, Paths: ramdisk.Paths{Settings: filepath.Join(root, "settings.plist"), Data: filepath.Join(root, "data")},
-		NewKeeper: func(data string) *mirror.Keeper {
-			k := mirror.NewKeeper(data)
+		NewKeeper: func(data string) *keeper.Keeper {
+			k := keeper.NewKeeper(data)
 			k.IsMounted = func(dir string) bool { _, err := os.Stat(dir); return err == nil }
 			return k
 		}}
@@ -55,7 +55,7 @@ func TestKeptDiskSavedAtEjectAndRestoredAtCreate(t *testing.T) {
 	s, _ := memService(t)
 	ctx := context.Background()
 	var progress []ramdisk.Progress
-	c, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: mirror.Options{Mode: ramdisk.Keep}})
+	c, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: keeper.Options{Mode: ramdisk.Keep}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestKeptDiskSavedAtEjectAndRestoredAtCreate(t *testing.T) {
 	if _, err := s.Save(ctx, c.Volume, SaveOptions{}); !errors.Is(err, ramdisk.ErrNotFound) {
 		t.Errorf("save after eject: %v", err)
 	}
-	c, err = s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: mirror.Options{Mode: ramdisk.Keep}})
+	c, err = s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: keeper.Options{Mode: ramdisk.Keep}})
 	if err != nil || c.Loaded.Files != 1 {
 		t.Fatalf("create again: %+v, %v", c.Loaded, err)
 	}
@@ -86,7 +86,7 @@ func TestKeptDiskSavedAtEjectAndRestoredAtCreate(t *testing.T) {
 func TestIncompleteRestoreIsNeverSavedOver(t *testing.T) {
 	s, _ := memService(t)
 	ctx := context.Background()
-	keep := mirror.Options{Mode: ramdisk.Keep}
+	keep := keeper.Options{Mode: ramdisk.Keep}
 	c, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: keep})
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestIncompleteRestoreIsNeverSavedOver(t *testing.T) {
 	}
 	// A refused restore (the disk holds other files) changes nothing: still whole.
 	os.WriteFile(filepath.Join(v.MountPoint, "b.txt"), []byte("unsaved"), 0o644)
-	if _, err := s.Restore(ctx, v, RestoreOptions{}); !errors.Is(err, mirror.ErrRefused) || s.Incomplete(v) {
+	if _, err := s.Restore(ctx, v, RestoreOptions{}); !errors.Is(err, keeper.ErrRefused) || s.Incomplete(v) {
 		t.Fatalf("refused restore: %v, incomplete %v", err, s.Incomplete(v))
 	}
 	// A restore cut short (as by kill -9) leaves the record behind.
@@ -119,7 +119,7 @@ func TestIncompleteRestoreIsNeverSavedOver(t *testing.T) {
 	if _, err := s.Save(ctx, v, SaveOptions{}); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("save: %v", err)
 	}
-	if err := s.SaveAll(ctx, nil, func(name string, _ mirror.Result, err error) { t.Errorf("SaveAll saved %s: %v", name, err) }); err != nil {
+	if err := s.SaveAll(ctx, nil, func(name string, _ keeper.Result, err error) { t.Errorf("SaveAll saved %s: %v", name, err) }); err != nil {
 		t.Errorf("SaveAll: %v", err)
 	}
 	if _, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Work", Size: "64M"}, Contents: keep}); !errors.Is(err, ramdisk.ErrExists) ||

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"rambar/internal/run"
+	"rambar/keeper"
 	"rambar/linux"
-	"rambar/mirror"
 	"rambar/ramdisk"
 )
 
@@ -38,7 +38,7 @@ func TestFoldersAtMountAndRestore(t *testing.T) {
 	ctx := context.Background()
 	folders := []string{"incoming", "build/cache", "Ünïcode dir/x"}
 	in := ramdisk.Input{Name: "Work", Size: "16M", Options: ramdisk.VolumeOptions{Folders: folders}}
-	c, err := s.Create(ctx, CreateRequest{Input: in, Contents: mirror.Options{Mode: ramdisk.Keep}})
+	c, err := s.Create(ctx, CreateRequest{Input: in, Contents: keeper.Options{Mode: ramdisk.Keep}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestFoldersAtMountAndRestore(t *testing.T) {
 	if _, err := s.Eject(ctx, c.Volume, EjectOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	c, err = s.Create(ctx, CreateRequest{Input: in, Contents: mirror.Options{Mode: ramdisk.Keep}})
+	c, err = s.Create(ctx, CreateRequest{Input: in, Contents: keeper.Options{Mode: ramdisk.Keep}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func fastChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, bool,
 			paths = append(paths, p) // still gone: the lacking snapshot's
 		}
 	}
-	slices.SortFunc(paths, CmpPath)
+	slices.SortFunc(paths, tree.CmpPath)
 	out := make([]candidate, 0, len(paths))
 	for _, p := range paths {
 		c := candidate{path: p, d: changed[p]}
@@ -112,7 +112,7 @@ func fullChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error
 	}
 	entries := m.Entries
 	find := func(q string) *tree.Entry {
-		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return CmpPath(e.Path, q) }); ok {
+		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return tree.CmpPath(e.Path, q) }); ok {
 			return &entries[i]
 		}
 		return nil
@@ -192,16 +192,6 @@ func LinkSource(e *tree.Entry, find func(string) *tree.Entry) *tree.Entry {
 		return t
 	}
 	return nil
-}
-
-func CmpPath(a, b string) int {
-	switch {
-	case a == b:
-		return 0
-	case tree.PathLess(a, b):
-		return -1
-	}
-	return 1
 }
 
 // diskStill reports whether every folder of the disk at root has the

@@ -15,7 +15,7 @@
 // and the disk through package tree, always by directory descriptors
 // (nothing followed, nothing written outside the folder). It never saves
 // or restores a disk, never takes the store's lock (the Keeper, package
-// mirror, holds it around a load and a write-back) and never decides when
+// keeper, holds it around a load and a write-back) and never decides when
 // to sync.
 //
 // # Files

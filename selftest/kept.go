@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"rambar/disks"
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -31,7 +31,7 @@ func (r *Runner) Kept(ctx context.Context) Check {
 		req := disks.CreateRequest{
 			Input:    ramdisk.Input{Name: diskName, Hidden: r.hidden(), Force: true},
 			Exact:    keptSize,
-			Contents: mirror.Options{Mode: ramdisk.Keep},
+			Contents: keeper.Options{Mode: ramdisk.Keep},
 		}
 		r.logf("making a kept disk, saving it, ejecting it and making it again")
 		first, err := svc.Create(ctx, req)

@@ -17,7 +17,7 @@
 // (splice.go, inuse.go).
 //
 // It knows nothing of Mirror folders (package foldersync), of which disk
-// is whose or of the settings a disk is kept with (package mirror, the
+// is whose or of the settings a disk is kept with (package keeper, the
 // Keeper, decides when to save and what to restore). Store is one disk's
 // store as a save and a restore use it.
 //

@@ -1,8 +1,8 @@
 package snapshot
 
 import (
-	"rambar/foldersync"
 	"rambar/snapstore"
+	"rambar/tree"
 	"slices"
 )
 
@@ -17,5 +17,5 @@ func inUseOf(moved *snapstore.PathList) *snapstore.InUse {
 
 // sortPaths sorts paths in pathLess order.
 func sortPaths(paths []string) {
-	slices.SortFunc(paths, foldersync.CmpPath)
+	slices.SortFunc(paths, tree.CmpPath)
 }

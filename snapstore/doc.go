@@ -14,7 +14,7 @@
 // with the same rules as it is written (treecheck.go).
 //
 // It never reads a disk or a mirror folder (the scan and the copies are
-// package tree's, a save's plan and a restore's build package mirror's),
+// package tree's, a save's plan and a restore's build package snapshot's),
 // and it knows nothing of Mirror folders, the Keeper or the use cases.
 //
 // # Files

@@ -324,3 +324,14 @@ func ComponentLess[A, B ~string | ~[]byte](a A, b B) bool {
 	}
 	return len(a) < len(b)
 }
+
+// CmpPath orders paths as PathLess does, for slices.SortFunc.
+func CmpPath(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case PathLess(a, b):
+		return -1
+	}
+	return 1
+}

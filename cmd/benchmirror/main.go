@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -85,15 +85,15 @@ func main() {
 // child runs one Keeper operation so its peak memory can be measured:
 // child save|restore|load DATA VOL.
 func child(args []string) int {
-	k := mirror.NewKeeper(args[1])
+	k := keeper.NewKeeper(args[1])
 	v := ramdisk.Volume{Name: "Bench", MountPoint: args[2]}
 	var err error
-	var r mirror.Result
+	var r keeper.Result
 	switch args[0] {
 	case "save":
-		r, err = k.Save(context.Background(), v, mirror.SaveOptions{})
+		r, err = k.Save(context.Background(), v, keeper.SaveOptions{})
 	case "restore":
-		r, err = k.Restore(context.Background(), v, mirror.RestoreOptions{})
+		r, err = k.Restore(context.Background(), v, keeper.RestoreOptions{})
 	case "load":
 		r, err = k.Load(context.Background(), v, nil)
 	}

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
-	"rambar/tree"
 )
 
 // Mirror folders (issue 22): a folder on the local disk loaded onto a RAM
@@ -61,7 +60,7 @@ func mirrorSuite(r *report, tree mirrorTree, dest string) error {
 	if _, err := tree.gen(folder, tree.n); err != nil {
 		return err
 	}
-	if _, err := mirror.NewKeeper(data).Setup("Bench", mirror.Options{Mode: ramdisk.Mirror, MirrorPath: folder}); err != nil {
+	if _, err := keeper.NewKeeper(data).Setup("Bench", keeper.Options{Mode: ramdisk.Mirror, MirrorPath: folder}); err != nil {
 		return err
 	}
 	syncfs(work)
@@ -156,7 +155,7 @@ func writeBackRounds(r *report, tree mirrorTree, changed int, what, work, vol, d
 func changeFiles(root string, n, round int) error {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && d.Name() != tree.MarkerName {
+		if err == nil && d.Type().IsRegular() && d.Name() != keeper.MarkerName {
 			files = append(files, p)
 		}
 		return err

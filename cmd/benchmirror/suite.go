@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"time"
 
-	"rambar/mirror"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -65,7 +64,7 @@ func fullRounds(name, work, vol, data, rs string) (save, rsync time.Duration, rs
 		os.RemoveAll(data)
 		os.RemoveAll(rs)
 		syncfs(work)
-		if _, err := mirror.NewKeeper(data).Setup("Bench", mirror.Options{Mode: ramdisk.Keep}); err != nil {
+		if _, err := keeper.NewKeeper(data).Setup("Bench", keeper.Options{Mode: ramdisk.Keep}); err != nil {
 			return 0, 0, 0, err
 		}
 		syncfs(work)
@@ -174,11 +173,11 @@ func restores(r *report, name string, t *times, data, vol, back, rs string) erro
 	}
 	r.ratio(name+": restore vs rsync", t.restore, t.rsyncBack, 2.5)
 	r.ratio(name+": restore vs tar -c | tar -x", t.restore, t.tar, 1.2)
-	want, err := tree.DigestOf(vol, true)
+	want, err := keeper.DigestOf(vol, true)
 	if err != nil {
 		return err
 	}
-	got, err := tree.DigestOf(usBack, true)
+	got, err := keeper.DigestOf(usBack, true)
 	if err != nil {
 		return err
 	}
@@ -222,8 +221,8 @@ func storeSize(r *report, name, dest string, gen func(string) (int64, error), li
 		return err
 	}
 	data := filepath.Join(work, "data")
-	k := mirror.NewKeeper(data)
-	st, err := k.Setup("Bench", mirror.Options{Mode: ramdisk.Keep})
+	k := keeper.NewKeeper(data)
+	st, err := k.Setup("Bench", keeper.Options{Mode: ramdisk.Keep})
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"rambar/tree"
+	"rambar/keeper"
 	"strings"
 )
 
@@ -120,7 +120,7 @@ func change(root string, round int) (int, error) {
 	n := 0
 	i := 0
 	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || !fi.Mode().IsRegular() || strings.HasSuffix(p, tree.MarkerName) {
+		if err != nil || !fi.Mode().IsRegular() || strings.HasSuffix(p, keeper.MarkerName) {
 			return err
 		}
 		i++

@@ -1,0 +1,184 @@
+package keeper
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"rambar/foldersync"
+	"rambar/tree"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"rambar/internal/atomicfile"
+	"rambar/ramdisk"
+)
+
+// ErrClaimed: the folder is already mirrored by another mounted disk.
+var ErrClaimed = errors.New("folder already mirrored")
+
+// A claim says which disk mirrors a folder: one file per folder in
+// DATA/claims, named after the folder's real path, device and inode. It is
+// held while the disk is mounted, across processes: a claim whose disk is
+// no longer mounted at its mount point with its marker is stale and is
+// taken over. Claims are read and written under DATA/claims/lock.
+type claim struct {
+	Disk       string `json:"disk"`
+	DiskID     string `json:"disk_id"`
+	MountPoint string `json:"mount_point"`
+	Folder     string `json:"folder"`
+	Dev        uint64 `json:"dev"`
+	Ino        uint64 `json:"ino"`
+}
+
+func (k *Keeper) claimsDir() string { return filepath.Join(k.Data, "claims") }
+
+// lockClaims takes the claims lock (flock, blocking).
+func (k *Keeper) lockClaims() (func(), error) {
+	if err := os.MkdirAll(k.claimsDir(), 0o700); err != nil {
+		return nil, tree.NoSpace(fmt.Errorf("make %s: %w", k.claimsDir(), err))
+	}
+	f, err := os.OpenFile(filepath.Join(k.claimsDir(), "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open claims lock: %w", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("flock claims: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// claims reads every claim file (unreadable ones are skipped).
+func (k *Keeper) claims() map[string]claim {
+	out := map[string]claim{}
+	ents, _ := os.ReadDir(k.claimsDir())
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(k.claimsDir(), e.Name()))
+		var c claim
+		if err == nil && json.Unmarshal(b, &c) == nil && c.Disk != "" {
+			out[e.Name()] = c
+		}
+	}
+	return out
+}
+
+// live: the claiming disk is mounted where it was, with its marker.
+func (k *Keeper) live(c claim) bool {
+	if k.IsMounted != nil && !k.IsMounted(c.MountPoint) {
+		return false
+	}
+	if rec, ok := k.registry().Get(c.Disk); ok && rec.MountPoint == c.MountPoint && rec.Live() {
+		return rec.ID == c.DiskID
+	}
+	return legacyMarker(c.MountPoint) == c.DiskID // an older RAMBar's disk
+}
+
+// identify returns a folder's identity: real path, device and inode (zero
+// for a folder not made yet).
+func identify(folder string) (real string, dev, ino uint64) {
+	real = foldersync.RealOf(filepath.Clean(folder))
+	var st unix.Stat_t
+	if unix.Stat(real, &st) == nil {
+		dev, ino = uint64(st.Dev), uint64(st.Ino)
+	}
+	return real, dev, ino
+}
+
+func claimFile(real string, dev, ino uint64) string {
+	s := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", real, dev, ino)))
+	return hex.EncodeToString(s[:12]) + ".json"
+}
+
+// overlaps: the same folder, or one inside the other.
+func overlaps(a, b string) bool {
+	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+// holder returns the live claim of another disk than name on folder, or on
+// a folder inside or around it.
+func (k *Keeper) holder(name, folder string) (claim, bool) {
+	real, dev, ino := identify(folder)
+	for _, c := range k.claims() {
+		if c.Disk == name {
+			continue
+		}
+		// The claimed folder as it is now: the folder may have been moved
+		// away or replaced since it was claimed, so the inode recorded then
+		// may be free and reused by an unrelated folder.
+		_, cdev, cino := identify(c.Folder)
+		same := overlaps(c.Folder, real) || (ino != 0 && cdev == dev && cino == ino)
+		if same && k.live(c) {
+			return c, true
+		}
+	}
+	return claim{}, false
+}
+
+// CheckClaim refuses a folder that a mounted disk other than name mirrors
+// (the same folder, or one inside or around it), naming that disk.
+func (k *Keeper) CheckClaim(name, folder string) error {
+	unlock, err := k.lockClaims()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if c, ok := k.holder(name, folder); ok {
+		return claimedErr(folder, c)
+	}
+	return nil
+}
+
+func claimedErr(folder string, c claim) error {
+	return fmt.Errorf("%w: %s is mirrored by the disk %s (mounted at %s, mirroring %s); eject it first",
+		ErrClaimed, folder, c.Disk, c.MountPoint, c.Folder)
+}
+
+// claim takes the folder for disk st mounted at v, refusing when another
+// live disk holds it. The marker must be on the disk already.
+func (k *Keeper) claim(st State, v ramdisk.Volume) error {
+	unlock, err := k.lockClaims()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if c, ok := k.holder(st.Name, st.MirrorPath); ok {
+		return claimedErr(st.MirrorPath, c)
+	}
+	k.dropClaims(st.Name)
+	real, dev, ino := identify(st.MirrorPath)
+	b, _ := json.Marshal(claim{Disk: st.Name, DiskID: st.ID, MountPoint: v.MountPoint, Folder: real, Dev: dev, Ino: ino})
+	return tree.NoSpace(atomicfile.WriteFile(filepath.Join(k.claimsDir(), claimFile(real, dev, ino)), b, 0o600))
+}
+
+// Release drops the claims of disk name (after it was ejected).
+func (k *Keeper) Release(name string) error {
+	unlock, err := k.lockClaims()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	k.dropClaims(name)
+	return nil
+}
+
+func (k *Keeper) dropClaims(name string) {
+	for f, c := range k.claims() {
+		if c.Disk == name {
+			os.Remove(filepath.Join(k.claimsDir(), f))
+		}
+	}
+}

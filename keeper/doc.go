@@ -1,0 +1,287 @@
+// Package keeper keeps a RAM disk's contents on real storage: it saves a disk
+// into a crash-safe store of snapshots (Keep contents), loads and writes back
+// an ordinary folder (Mirror folder), restores a disk from either, and
+// reclaims the memory a disk pins by moving its contents out and back.
+//
+// # Store layout
+//
+// Each kept or mirrored disk has a store folder under the app's data folder:
+//
+//	disks/NAME/state.json          mode, store id, mirror folder, snapshots,
+//	                               autosave, set-aside snapshots
+//	disks/NAME/last.json           when it was last saved (informational)
+//	disks/NAME/objects/SAVE/N      file contents, immutable once written: one
+//	                               file's bytes, or (a pack) several small
+//	                               files' bytes one after another
+//	disks/NAME/snapshots/ID.snap   one manifest per save: a header (counts,
+//	                               base, the objects it uses) then paths with
+//	                               their type, mode, owner, times, xattrs,
+//	                               hard link, data extents and object;
+//	                               a full manifest lists every path, a delta
+//	                               only those changed since its base (a full
+//	                               manifest) and those removed
+//	disks/NAME/snapshots/ID.base   a full manifest no longer listed, kept
+//	                               while a listed delta is based on it
+//	disks/NAME/snapshots/ID.inuse  the label of a snapshot taken while the
+//	                               disk was in use (it never held still
+//	                               during the save): the paths that kept
+//	                               changing; none when it was consistent
+//	disks/NAME/current             the ID of the current snapshot
+//	disks/NAME/index               identity (inode, ctime, mtime, size, mode)
+//	                               and hard-link target of the disk's paths
+//	                               as of the last save or restore, to skip
+//	                               unchanged files unread; exactly the paths
+//	                               of that snapshot; the contents' SHA-256 of
+//	                               files watched for writes through shared
+//	                               mappings
+//	disks/NAME/mirror/sync         a Mirror disk's record of its last load
+//	                               or write-back (syncrec.go): its snapshot,
+//	                               "complete" only once a load finished, its
+//	                               base, and the paths changed since the base
+//	disks/NAME/mirror/base-ID      per path (as bytes, sorted, in blocks
+//	                               with an index) the folder's identity and
+//	                               content hash and the disk's object, hash
+//	                               and metadata; rewritten only once the
+//	                               changes pass an eighth of it
+//	disks/NAME/mirror/pending      the temporary names a write-back is
+//	                               making, listed before the first is made
+//	disks/NAME/mirror/refresh-pending  the temporary names a refresh is
+//	                               making on the disk, likewise
+//	claims/KEY.json                which mounted disk mirrors a folder (KEY:
+//	                               the folder's real path, device, inode)
+//	made/KEY.json                  the disks this data folder made, by name,
+//	                               with their volume's identity and store id
+//	                               (internal/diskid; KEY: a hash of the name)
+//	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
+//
+// A save copies only files whose identity changed into a fresh objects
+// folder: files up to 64 KiB packed one after another into packs of about
+// 8 MiB or 4,096 files, each written sequentially and pushed to the disk
+// as it closes; larger files one object each (a clone where the file
+// system can), pushed as they close from 8 MiB up; a hard-linked file
+// once; a sparse file's data ranges only. It then writes the manifest,
+// flushes both to stable storage (one syncfs on Linux; on macOS each file
+// pushed with F_BARRIERFSYNC and one F_FULLFSYNC at the commit, never a
+// full flush per file), and flips current atomically
+// (internal/atomicfile). A restore reads each pack once, in order. A save
+// with nothing changed reads only the index and the disk's metadata, and
+// writes nothing. A save with a few changes writes a delta: the previous
+// delta's changes merged with the new ones, on the same full base; it
+// reads neither the old tree nor writes the whole new one. Once a delta
+// would pass half its base, the save writes a full manifest instead (the
+// compaction). Manifests and the index are versioned; stores written
+// before deltas (version 1) still load. A kill -9, a full
+// destination or a power cut at any point leaves current naming either the
+// old manifest, whose objects are untouched, or the new one, whose objects
+// were flushed before it was written. Objects no snapshot references
+// (a save cut short) are removed by the next save.
+//
+// # Which disk is whose
+//
+// A kept or mirrored disk is known by its volume, not by a file in its
+// tree: the data folder's record of each disk it made (made/, above) names
+// the volume's identity (Linux: boot, device, root inode, file system id,
+// file handle and birth time, from statx and statfs; macOS: the volume UUID
+// diskutil info reports), and a mark on the disk's root folder, an
+// extended attribute (Linux user.rambar, or trusted.rambar as root where
+// user attributes are refused; macOS com.rambar.disk), names the data
+// folder, user and store, and the identity it was written for. Why not a
+// file, as older RAMBars wrote (.rambar-id): a file at the root is in the
+// user's tree, so git status lists it on a disk mirroring a clone, git add
+// commits it, git clean -fdx and rm -rf remove it (and the disk was then
+// taken for one not kept), and cp -a copies it onto another disk. An
+// attribute of the root folder is none of these: git, Finder and ls do not
+// show it, tidying the root leaves it, and a copy of it names another
+// volume than the one it lands on, so it is not trusted (Holds). Why both
+// a record and a mark: the record is what this data folder trusts (a mark
+// can be removed by hand, or not kept where a file system has no
+// attributes); the mark tells another data folder (root's under sudo,
+// another RAMBAR_HOME, another user) whose disk it is, so its eject
+// refuses and names the owner, and puts the record back if it was lost.
+// Neither is saved, loaded or written back: the mark is dropped from the
+// root's attributes wherever a tree is read. A disk an older RAMBar made,
+// with only .rambar-id, is taken on the first time it is looked at
+// (recorded, marked, the file removed); .rambar-id at a disk's root stays
+// reserved. Holds, Known and Whose in identity.go.
+//
+// # Kept work and settings
+//
+// Making a kept name again keeps its stored settings (snapshot count,
+// autosave) unless options change them, and a smaller count is told, with
+// the snapshots the next save deletes, before that save (SetupNotes).
+// Mirroring a name whose store holds work saved while it was kept and that
+// is in no folder (its current snapshot was never loaded from or written
+// to one) is refused with the choices (ErrKeptWork): made kept again it
+// restores that work; set aside (Options.SetAsideKept) its snapshot is
+// kept by every prune; forgotten it goes.
+//
+// # What is kept
+//
+// Files (sparse ones with their holes: only the data ranges are stored,
+// and written back at their offsets), folders, symlinks and FIFOs, with
+// permission bits (setuid, setgid, sticky), owner and group (set back when
+// RAMBar runs as root; under sudo, SUDO_UID and SUDO_GID set, every
+// restored path is the invoking user's whatever the store recorded: the
+// user's store is untrusted, and a recorded root owner would let a crafted
+// one plant root's setuid files; tree/owner.go), access and modification times to the nanosecond
+// (any time the file system holds, past 2262), extended attributes
+// (user.*, POSIX ACLs; as root on Linux also security.* and trusted.*; on
+// macOS all but com.apple.system.*), and hard links as links (the bytes
+// stored once). Sockets and device nodes cannot be kept: a save names
+// them in Result.NotKept. An xattr the system refuses to set on restore
+// (macOS's com.apple.provenance, com.apple.macl, com.apple.rootless) is
+// named there too, and the restore goes on. Not saved: RAMBar's mark on a
+// disk's root (above), an older RAMBar's .rambar-id there, and folders the
+// file system made itself: ext4's lost+found (inode 11 at the root of an
+// ext4 disk, as mkfs makes on zram) and, on macOS, .fseventsd,
+// .Spotlight-V100, .Trashes, .TemporaryItems, .DocumentRevisions-V100 and
+// the files the engine writes (.rambar, .metadata_never_index) at the root;
+// the same names anywhere else, and lost+found on tmpfs, are contents.
+//
+// # A disk in use
+//
+// A disk is in use while it is saved. A file is stored only as a version
+// that existed (savecopy.go: the same identity before and after its copy,
+// leased first when changed in the last second, its previous version kept
+// when it never holds still); files mapped shared and writable are
+// compared by content (watch.go, mapped*.go); a snapshot is consistent
+// only when every path is seen unchanged after its scan (by its copy, or
+// by a look at the whole disk made meanwhile: settle.go, look.go; on Linux
+// an inotify watch the scan set on every folder answers instead when
+// nothing moved, so a quiet disk is not read twice: tree/still_linux.go), else
+// the save copies again, and a disk that never holds
+// still gets a snapshot labelled taken while in use (splice.go, inuse.go).
+// Every manifest is checked as it is written with the rules it is read
+// with (treecheck.go): a hard link's target is part of what a save
+// compares, so an entry reused from the index never names a path that
+// moved.
+//
+// # Untrusted stores
+//
+// Whatever is in a store may have been crafted by someone else with access
+// to the data folder. Manifests and the index are checked when read
+// (validate.go; the decoders are fuzzed): snapshot IDs have one fixed form,
+// paths are clean and relative and listed once, in order, each inside a
+// folder of the tree, object references name objects/SAVE/N and nothing
+// else, counts and sizes are bounded. Restores, loads and write-backs make
+// every file, folder and symlink through directory descriptors (tree.DirTree:
+// openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS on Linux, O_NOFOLLOW_ANY on
+// macOS) and read objects the same way, so nothing is written outside the
+// disk and no symlink is followed that the restore did not just make.
+//
+// # Packages
+//
+// The contents are five packages, each importing only those above it in
+// this list (app/layers_test.go keeps it so):
+//
+//	tree        reading and making trees through descriptors: the scan,
+//	            entries and their metadata, copies, flushes, flags, owners
+//	snapstore   the store's folder: manifests and their formats, the index,
+//	            in-use labels, validation, the commit, prune
+//	snapshot    saves and restores of a disk: the plan, copies held still,
+//	            the rounds of a disk in use, tree builds and their room
+//	foldersync  Mirror folders: which may be mirrored, the load, the sync
+//	            record, the plan and the conflict rule, the write-back
+//	keeper      this package: the Keeper, which uses the four for each disk
+//
+// This package owns the Keeper: a disk's state and settings, which disk is
+// whose, when to save, restore, load, write back, refresh and reclaim,
+// autosave and sleep, and the store's lock around each; the use cases
+// (package disks) talk to it only. It never reads or writes a tree, a
+// manifest or a mirror folder itself.
+//
+//	keeper.go, state.go, load.go  the Keeper: setup, state, load, save, restore, guards
+//	identity.go, takeon.go        which disk is whose: records, marks, Holds
+//	holds.go                      whether a disk is the store's
+//	setupcheck.go                 kept work a mirror would bury; settings notes
+//	autosave.go, sleep_*.go       saves on a timer and before sleep
+//	reclaim.go, holders_*.go      Reclaim: out to staging, eject, make again, back
+//	mirror.go                     a Mirror disk's load and write-back, wired to the Keeper
+//	inplace.go                    in place: the folder opened, CheckInPlace
+//	claim.go                      one disk per folder (claims/)
+//	refresh.go, refreshscan.go,   the refresh: the folder's changes onto the
+//	refreshapply.go, refreshput.go, disk; FolderChanges; its temporary names
+//	refreshmeta.go, refreshlinks.go, refreshjournal.go
+//	result.go, facade.go          what the Keeper returns; what disks needs of tree
+//
+// A Mirror folder is the user's, not a copy. A load reads it through
+// directory descriptors (never following a symlink, never entering another
+// file system), keeps hard links as links, sparse files' holes, setuid
+// and setgid (owners are set before modes), and records what it loaded,
+// last; a disk without that record is never written back.
+//
+// A write-back runs under the store's lock, after the save, and costs
+// what changed: it looks in the folder only at the paths whose disk
+// version differs from the record (read from the snapshot's delta and the
+// record's, or, after a compaction, from the whole tree), and compares
+// each with the record, by content: what changed in the folder outside
+// RAMBar (an edit, an addition, a deletion) is kept, the disk's version is
+// written only where the folder still holds what the disk started from, a
+// path changed on both sides keeps both (the disk's under the name, the
+// folder's as NAME.rambar-conflict-YYYYMMDD-HHMMSS.EXT), and an immutable
+// or append-only file is left as it is (the disk's version is the copy).
+// A change of metadata alone (mode, times, xattrs, ACLs) is set on the
+// folder's entry in place.
+//
+// The guarantee is per path, as syncthing's and rsync --delay-updates':
+// each path of the folder is at every moment its old version or its new
+// one, never torn, never missing. Each new version is written under a
+// temporary name (".rambar-writeback-" and 16 hex digits) in the path's own
+// folder, through that folder's descriptor (openat2 RESOLVE_BENEATH|
+// RESOLVE_NO_SYMLINKS on Linux, O_NOFOLLOW_ANY on macOS), created
+// exclusively with mode 0600 and given its owner, xattrs, mode, flags and
+// times before anyone can reach it by its name; all are flushed at once
+// (syncfs; macOS: a barrier per file and one F_FULLFSYNC), then each is
+// renamed over its path once a last look finds the path still holding
+// what the plan saw (RENAME_NOREPLACE where it held nothing): what changed
+// meanwhile is never overwritten, the disk's version becoming a conflict
+// copy. A folder the disk made is made under a temporary name with what it
+// holds, then renamed into place whole. Deletions come last, deepest
+// first, and only after a second look at the disk: while any folder of the
+// disk differs from what the save's scan saw, a path the snapshot lacks may
+// only have moved (a mail client between new/ and cur/), so the deletion
+// waits for a save of the disk at rest; a folder is removed only once
+// empty. Metadata set in place is several calls: a kill between them leaves
+// part of it set, and the next write-back finishes it. Every folder, and
+// every path not replaced, keeps its inode: a shell, an editor or a watcher
+// inside the folder sees only the paths that changed change. The temporary
+// names are listed in the store before the first is made; a write-back
+// killed at any point leaves each path old or new and at worst such names,
+// which the next one removes. One disk mirrors a folder at a time (claims/).
+//
+// A refresh (Keeper.Refresh, refresh*.go) takes the folder's changes onto
+// the disk, the write-back's way the other way round: under the store's
+// lock it saves (the disk's changes into the folder, so the record's disk
+// side is the snapshot just made, whose identities the index holds),
+// walks the folder by descriptors comparing each entry's identity with
+// the record's folder side (hashing a file only where it changed), and
+// puts each changed path on the disk where the disk's entry still has the
+// index's identity: under a temporary name (".rambar-refresh-" and 16 hex
+// digits, listed in mirror/refresh-pending first) in the path's own
+// folder of the disk, then renamed over it; folders made whole before
+// they appear, deletions last after a second look at both sides. A save
+// then finds both sides changed to the same content, which is agreement,
+// and the record learns the folder's identities. What the disk changed
+// meanwhile is left: the save after keeps both. The next save or refresh
+// removes what a killed refresh left under its temporary names before it
+// reads the disk. FolderChanges counts the changes kept in the folder.
+//
+// Inside a folder named .git (gitstate.go) a path changed on both sides
+// is the folder's: no conflict copy inside .git, the disk's version stays
+// in the snapshot, a refresh puts the folder's on the disk. Git's lock
+// files there are never loaded, written back or taken.
+//
+// A Mirror disk in place (State.InPlace, create --in-place) is mounted
+// over its folder once loaded; disks does the mounting (see its package
+// doc). Here only one thing changes: folderDir (inplace.go) is the one
+// place that says which folder the load and the write-back open, the
+// folder's path or, through Keeper.Through, the folder's hidden copy (a
+// bind mount of it, a mount point by design, so the check that the folder
+// is no mount point is made on its path instead). Every guard of the
+// write-back holds there unchanged. CheckInPlace refuses folders a disk
+// may not cover: the home folder itself, one on a network file system
+// (statfs magic; for FUSE, mountinfo's type: sshfs, rclone...), one
+// another user owns (under sudo, other than SUDO_UID). A disk in place
+// has no refresh: its folder's path is the disk, and nothing else can
+// change the hidden copy.
+package keeper

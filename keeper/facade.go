@@ -1,0 +1,30 @@
+package keeper
+
+import "rambar/tree"
+
+// What the use cases (package disks) need of reading trees, through the
+// Keeper's package: disks talks to the Keeper only.
+
+// MarkerName is the file at a disk's root by which older RAMBars knew a
+// disk (reserved: never saved, loaded or written back).
+const MarkerName = tree.MarkerName
+
+// Progress reports how far a long step has come.
+type Progress = tree.Progress
+
+// ProgressFunc receives progress reports.
+type ProgressFunc = tree.ProgressFunc
+
+// Digest is a tree's content digest: a line per path.
+type Digest = tree.Digest
+
+// TreeSum names a tree's content in a few bytes (its digest's SHA-256,
+// entries and files).
+type TreeSum = tree.TreeSum
+
+// DigestOf is the digest of the tree at root (with its times or without).
+func DigestOf(root string, withTimes bool) (Digest, error) { return tree.DigestOf(root, withTimes) }
+
+// KeepRootTimes gives the folder to the access and modification times of
+// the folder from (a disk made again keeps its root folder's times).
+func KeepRootTimes(from, to string) error { return tree.KeepRootTimes(from, to) }

@@ -1,0 +1,148 @@
+package keeper
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"rambar/snapshot"
+	"rambar/snapstore"
+	"rambar/tree"
+
+	"rambar/ramdisk"
+)
+
+// Load fills a freshly made disk: the current snapshot of a kept disk, or
+// the mirror folder of a mirrored one (then saved as the first snapshot so
+// the store and the folder agree). It records and marks the disk as the
+// store's first (internal/diskid). A disk too
+// small is refused before anything is written.
+func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.ProgressFunc) (Result, error) {
+	st, err := k.State(v.Name)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := k.checkEmpty(v); err != nil {
+		return Result{}, err
+	}
+	if st.Mode == ramdisk.Mirror {
+		if err := k.startLoad(st); err != nil {
+			return Result{}, err
+		}
+	}
+	if _, err := k.adopt(v, st); err != nil {
+		return Result{}, err
+	}
+	var res Result
+	switch st.Mode {
+	case ramdisk.Keep:
+		cur, err := k.store(st).Current()
+		if err != nil {
+			return Result{}, err
+		}
+		if cur == "" {
+			return Result{Result: snapshot.Result{Unchanged: true}}, nil
+		}
+		sr, err := k.store(st).Restore(ctx, "", v.MountPoint, st.ID, progress)
+		res.Result = sr
+		if err != nil {
+			return res, fmt.Errorf("restore %s from %s: %w", v.Name, st.Backing, err)
+		}
+	case ramdisk.Mirror:
+		if res, err = k.loadMirror(ctx, st, v, progress); err != nil {
+			return res, err
+		}
+	}
+	if _, err := k.adopt(v, st); err != nil { // the root's attributes were set: the mark again
+		return res, err
+	}
+	return res, k.noteSave(st, res.Snapshot)
+}
+
+// checkEmpty refuses to load into a disk that already holds files.
+func (k *Keeper) checkEmpty(v ramdisk.Volume) error {
+	ents, err := os.ReadDir(v.MountPoint)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", v.MountPoint, err)
+	}
+	reserved := tree.ReservedIn(v.MountPoint)
+	for _, e := range ents {
+		if !reserved(e.Name()) {
+			return fmt.Errorf("%w: %s already holds files (%s); restoring would overwrite them", ErrRefused, v.Name, e.Name())
+		}
+	}
+	return nil
+}
+
+// Restore puts a snapshot back on a mounted disk. A disk holding files is
+// refused unless o.Force (its files are then removed first); the room
+// needed is checked before anything is written.
+func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions) (Result, error) {
+	st, err := k.State(v.Name)
+	if err != nil {
+		return Result{}, err
+	}
+	s := k.store(st)
+	m, err := s.Resolve(o.Snapshot)
+	if err != nil {
+		return Result{}, snapshot.WroteNothing(err)
+	}
+	cleared := false
+	if err := k.checkEmpty(v); err != nil {
+		if !o.Force {
+			return Result{}, snapshot.WroteNothing(fmt.Errorf("%w (use --force to replace them)", err))
+		}
+		// Check the room before removing anything: what the disk holds now
+		// is freed by the clearing.
+		free, err := tree.FreeSpace(v.MountPoint)
+		if err != nil {
+			return Result{}, snapshot.WroteNothing(err)
+		}
+		held := int64(0)
+		if items, _, _, err := snapstore.ScanMatching(v.MountPoint, 0, nil, st.Mode == ramdisk.Mirror); err == nil { // what the clearing frees: not Caches
+			for _, it := range items {
+				if it.HardLink == 0 {
+					held += it.Blocks * 512
+				}
+			}
+		}
+		if n := snapshot.Need(m.Entries, v.MountPoint); n > free+held {
+			return Result{}, snapshot.WroteNothing(fmt.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
+				v.Name, ramdisk.ErrNoSpace, ramdisk.Size(n).Short(), ramdisk.Size(free+held).Short()))
+		}
+		cleared = true
+		if err := clearDisk(v.MountPoint); err != nil {
+			return Result{}, err
+		}
+	}
+	if _, err := k.adopt(v, st); err != nil {
+		return Result{}, err
+	}
+	sr, err := s.Restore(ctx, m.ID, v.MountPoint, st.ID, o.Progress)
+	res := Result{Result: sr}
+	if nw, ok := err.(snapshot.NothingWritten); ok && cleared {
+		err = nw.Unwrap() // the disk was cleared for it
+	}
+	if err != nil {
+		return res, snapshot.WrapRestore(err, fmt.Sprintf("restore %s from %s", v.Name, st.Backing))
+	}
+	_, err = k.adopt(v, st) // a restored tree sets the root's attributes: the mark again
+	return res, err
+}
+
+func clearDisk(root string) error {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return err
+	}
+	reserved := tree.ReservedIn(root)
+	for _, e := range ents {
+		if reserved(e.Name()) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+			return fmt.Errorf("clear %s: %w", root, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package keeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"rambar/foldersync"
+	"rambar/snapshot"
+	"rambar/tree"
+	"slices"
+	"strconv"
+	"time"
+
+	"rambar/ramdisk"
+)
+
+// ErrIncomplete: a Mirror disk whose load did not finish; writing it back
+// would cut its folder down. It is an ErrRefused.
+var ErrIncomplete = fmt.Errorf("%w: its load did not finish", ErrRefused)
+
+// Rules are the rules a mirror folder is checked against now (create: a
+// missing folder passes).
+func (k *Keeper) Rules(create bool) foldersync.FolderRules { return k.folderRules(create, "") }
+
+// folderRules are the rules a mirror folder is checked against now.
+func (k *Keeper) folderRules(create bool, mountPoint string) foldersync.FolderRules {
+	r := foldersync.FolderRules{Data: k.Data, Home: k.Home, Homes: sudoHome(), Create: create}
+	if k.RAMDisks != nil {
+		r.RAMDisks = k.RAMDisks()
+	}
+	if mountPoint != "" {
+		r.RAMDisks = append(r.RAMDisks, mountPoint)
+	}
+	return r
+}
+
+// setupFolder checks a mirror folder for Setup, makes it when asked (owned
+// by the invoking user under sudo), and refuses one another disk mirrors.
+func (k *Keeper) setupFolder(name string, o Options) error {
+	if err := foldersync.CheckFolder(o.MirrorPath, k.folderRules(o.CreateFolder, o.MountPoint)); err != nil {
+		return err
+	}
+	if err := k.CheckClaim(name, o.MirrorPath); err != nil {
+		return err
+	}
+	if o.InPlace {
+		if err := CheckInPlace(o.MirrorPath, k.Home); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Lstat(o.MirrorPath); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(o.MirrorPath, 0o755); err != nil {
+			return tree.NoSpace(fmt.Errorf("make mirror folder: %w", err))
+		}
+		if os.Geteuid() == 0 {
+			u, uerr := strconv.Atoi(os.Getenv("SUDO_UID"))
+			g, gerr := strconv.Atoi(os.Getenv("SUDO_GID"))
+			if uerr == nil && gerr == nil {
+				os.Lchown(o.MirrorPath, u, g)
+			}
+		}
+	}
+	return nil
+}
+
+// loadMirror fills a fresh disk from its folder. The record of a finished
+// load is written last: until then the disk is incomplete, and is never
+// written back.
+func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, progress tree.ProgressFunc) (Result, error) {
+	if err := foldersync.CheckFolder(st.MirrorPath, k.folderRules(false, v.MountPoint)); err != nil {
+		return Result{}, err
+	}
+	if err := k.claim(st, v); err != nil {
+		return Result{}, err
+	}
+	dir, bound, err := k.folderDir(st)
+	if err != nil {
+		return Result{}, err
+	}
+	l := &foldersync.FolderLoad{Folder: dir, Bound: bound, Disk: v.MountPoint, CopyFile: k.CopyFile}
+	if err := l.Run(ctx, progress); err != nil {
+		return Result{}, fmt.Errorf("load %s into %s: %w", st.MirrorPath, v.Name, err)
+	}
+	// The folder's state becomes the first snapshot: from now on the
+	// store knows it and saves are incremental.
+	s := k.store(st)
+	sr, err := s.Save(ctx, v.MountPoint, st.ID, st.Snapshots, nil)
+	res := Result{Result: sr}
+	if err != nil {
+		return res, err
+	}
+	m, err := s.Manifest(res.Snapshot)
+	if err != nil {
+		return res, err
+	}
+	h := foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: res.Snapshot, Complete: true}
+	if err := foldersync.WriteRecord(st.Backing, h, nil, func(add func(*foldersync.SyncPath) error) error {
+		return loadRecord(l.Loaded, m.Entries, add)
+	}); err != nil {
+		return res, fmt.Errorf("load %s: %w", st.MirrorPath, err)
+	}
+	res.Files, res.Bytes = l.Files, l.Bytes
+	res.NotKept = append(l.NotKept, res.NotKept...)
+	return res, nil
+}
+
+// loadRecord gives add, in order, the record of a load: each path's folder
+// side as loaded and disk side as saved (the same bytes: the hash of what
+// was just copied).
+func loadRecord(loaded []foldersync.LoadedPath, entries []tree.Entry, add func(*foldersync.SyncPath) error) error {
+	find := func(q string) *tree.Entry {
+		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return tree.CmpPath(e.Path, q) }); ok {
+			return &entries[i]
+		}
+		return nil
+	}
+	i := 0
+	for j := range entries {
+		e := &entries[j]
+		for i < len(loaded) && tree.PathLess(loaded[i].Path, e.Path) {
+			if err := add(&foldersync.SyncPath{Path: loaded[i].Path, F: loaded[i].Side()}); err != nil {
+				return err
+			}
+			i++
+		}
+		sp := foldersync.SyncPath{Path: e.Path}
+		if i < len(loaded) && loaded[i].Path == e.Path {
+			sp.F = loaded[i].Side()
+			i++
+		}
+		var obj tree.ObjName
+		if src := foldersync.LinkSource(e, find); src != nil {
+			obj = src.Obj
+		}
+		sp.D = foldersync.DiskSide(e, obj)
+		if e.Kind == tree.KindFile && sp.F != nil && sp.F.Kind == tree.KindFile {
+			sp.D.Hash = sp.F.Hash // the bytes just copied
+		}
+		if err := add(&sp); err != nil {
+			return err
+		}
+	}
+	for ; i < len(loaded); i++ {
+		if err := add(&foldersync.SyncPath{Path: loaded[i].Path, F: loaded[i].Side()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startLoad marks a Mirror disk incomplete before anything is loaded.
+func (k *Keeper) startLoad(st State) error {
+	return foldersync.CommitSync(st.Backing, foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath}, nil)
+}
+
+// emptyLoadRecord records a Mirror disk as loaded from an empty folder:
+// its first write-back writes the whole disk into the folder (a disk that
+// began without --mirror: rambar keep --mirror).
+func emptyLoadRecord(st State) error {
+	return foldersync.CommitSync(st.Backing, foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath, Complete: true}, nil)
+}
+
+// loadedRecord is the record of a finished load of this disk (the caller
+// closes it), or ErrIncomplete saying how to reload.
+func (k *Keeper) loadedRecord(st State) (*foldersync.Record, error) {
+	rec, err := foldersync.OpenRecord(st.Backing)
+	if errors.Is(err, foldersync.ErrBadRecord) {
+		return nil, damaged(st, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || !rec.Complete || rec.DiskID != st.ID || rec.Folder != st.MirrorPath {
+		rec.Close()
+		return nil, fmt.Errorf("%w: %s was not completely loaded from %s, so writing it back would cut the folder down; "+
+			"the folder is untouched. Reload it: rambar eject %s --no-save, then create it again with --mirror %s",
+			ErrIncomplete, st.Name, st.MirrorPath, st.Name, st.MirrorPath)
+	}
+	return rec, nil
+}
+
+// damaged is the refusal of a save whose sync record is damaged (err): the
+// write-back could not tell the folder's changes from the disk's.
+func damaged(st State, err error) error {
+	return fmt.Errorf("%w: %w; the folder is untouched. `rambar save %s --force` writes the disk back into %s "+
+		"keeping both versions of every path where they differ", ErrRefused, err, st.Name, st.MirrorPath)
+}
+
+// writeBack writes snapshot id of a Mirror disk (mounted at disk) into its
+// folder, keeping what changed there outside RAMBar (see plan), against
+// rec, the last sync's record. The store lock is held. A nil rec (a forced
+// save of an incomplete load) takes nothing in the folder for unchanged,
+// so nothing of it is replaced or deleted (every difference is a conflict
+// with both versions kept).
+func (k *Keeper) writeBack(ctx context.Context, st State, s *snapshot.Store, id, disk string, rec *foldersync.Record) (*foldersync.WriteBack, error) {
+	start := time.Now()
+	dir, through, err := k.folderDir(st)
+	if err == nil && !through {
+		err = foldersync.CheckFolder(st.MirrorPath, k.folderRules(false, ""))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w (the disk's state is kept in snapshot %s in %s)", err, id, st.Backing)
+	}
+	w := &foldersync.PathWrite{Folder: dir, Bound: through, Disk: disk, S: s.Store, Id: id, Rec: rec, At: start, Placing: k.placing}
+	wb, err := w.Run(ctx)
+	defer func() { wb.Took = time.Since(start) }()
+	if err != nil {
+		return &wb, err
+	}
+	h := foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: id, Complete: true}
+	if err := foldersync.UpdateRecord(st.Backing, rec, h, w.Changes); err != nil {
+		return &wb, fmt.Errorf("wrote %s back, but recording it failed: %w", st.MirrorPath, err)
+	}
+	foldersync.RemoveJournal(st.Backing)
+	return &wb, nil
+}
+
+// behind reports whether a Mirror disk's folder lacks the current snapshot
+// (a write-back failed or never ran) or a write-back was cut short.
+func (k *Keeper) behind(st State, cur string) bool {
+	h, ok := foldersync.ReadSyncHead(st.Backing)
+	return !ok || !h.Complete || h.Snapshot != cur || h.DiskID != st.ID || h.Folder != st.MirrorPath || foldersync.HasJournal(st.Backing)
+}
+
+// sudoHome is the invoking user's home under sudo (HOME is root's there).
+func sudoHome() []string {
+	name := os.Getenv("SUDO_USER")
+	if name == "" || os.Geteuid() != 0 {
+		return nil
+	}
+	if u, err := user.Lookup(name); err == nil && u.HomeDir != "" {
+		return []string{u.HomeDir}
+	}
+	return nil
+}

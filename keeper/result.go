@@ -1,0 +1,55 @@
+package keeper
+
+import (
+	"context"
+	"rambar/foldersync"
+	"rambar/snapshot"
+	"rambar/snapstore"
+	"rambar/tree"
+)
+
+// Result says what a save or restore did and, for a Mirror disk, what its
+// write-back did.
+type Result struct {
+	snapshot.Result
+	// Folder is what a Mirror disk's write-back did (conflicts, outside
+	// changes kept); nil when there was none.
+	Folder *foldersync.WriteBack `json:"folder,omitempty"`
+	// Remarked: the disk's RAMBar mark (an extended attribute on its root)
+	// was gone or not its own, and was put back; the data folder's record
+	// knew the disk.
+	Remarked bool `json:"remarked,omitempty"`
+}
+
+// Snapshot describes one saved state (the store's description, as the
+// Keeper lists it).
+type Snapshot = snapstore.Snapshot
+
+// InUse says that a save found the disk changing throughout (see
+// snapstore.InUse).
+type InUse = snapstore.InUse
+
+// ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
+var ErrNoSnapshot = snapstore.ErrNoSnapshot
+
+// WriteBack is what a Mirror disk's write-back did (see
+// foldersync.WriteBack).
+type WriteBack = foldersync.WriteBack
+
+// Conflict is one path changed on both sides (see foldersync.Conflict).
+type Conflict = foldersync.Conflict
+
+// ErrFolderMissing: a Mirror disk's folder is gone (see
+// foldersync.ErrFolderMissing).
+var ErrFolderMissing = foldersync.ErrFolderMissing
+
+// ErrNothingWritten: a restore failed before it wrote or removed anything
+// on the disk (see snapshot.ErrNothingWritten).
+var ErrNothingWritten = snapshot.ErrNothingWritten
+
+// CopyTree copies the tree at src into the existing folder dst the way
+// Reclaim copies a disk back (snapshot.CopyTree), for finishing a reclaim
+// that was stopped (disks.Service.ResumeReclaim).
+func CopyTree(ctx context.Context, src, dst string, progress tree.ProgressFunc, copyFile tree.CopyFunc) ([]tree.NotKept, error) {
+	return snapshot.CopyTree(ctx, src, dst, progress, copyFile)
+}

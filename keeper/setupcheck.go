@@ -1,0 +1,142 @@
+package keeper
+
+import (
+	"errors"
+	"fmt"
+	"rambar/foldersync"
+	"rambar/snapstore"
+	"strings"
+	"time"
+
+	"rambar/ramdisk"
+)
+
+// ErrKeptWork: a name's store holds work saved while the disk was kept
+// that is in no folder, and mirroring a folder under that name now would
+// bury it (the disk would load the folder, and prune drop that work). It is
+// also ErrRefused.
+var ErrKeptWork = errors.New("kept work would be buried")
+
+type keptWorkError struct{ msg string }
+
+func (e keptWorkError) Error() string        { return e.msg }
+func (e keptWorkError) Is(target error) bool { return target == ErrKeptWork || target == ErrRefused }
+
+// keptWork checks a setup of st with o: mirroring a store that holds kept
+// work in no folder is refused (ErrKeptWork, naming the choices) unless
+// o.SetAsideKept, which returns that work's snapshot to keep out of prune.
+// Kept work is the current snapshot of a store in Keep mode that no Mirror
+// load or write-back made or wrote to a folder.
+func (k *Keeper) keptWork(st State, o Options) (string, error) {
+	if o.Mode != ramdisk.Mirror || st.Mode != ramdisk.Keep {
+		return "", nil
+	}
+	s := k.store(st)
+	cur, err := s.Current()
+	if err != nil || cur == "" {
+		return "", err
+	}
+	if h, ok := foldersync.ReadSyncHead(st.Backing); ok && h.Complete && h.Snapshot == cur {
+		return "", nil // what it holds is in the folder it was written back to
+	}
+	for _, id := range st.SetAside {
+		if id == cur {
+			return "", nil // set aside already
+		}
+	}
+	if o.SetAsideKept {
+		return cur, nil
+	}
+	when := ""
+	if m, err := s.ReadManifest(cur, false); err == nil {
+		when = ", saved " + m.Created.Local().Format("2006-01-02 15:04")
+	}
+	n := quoteName(st.Name)
+	return "", keptWorkError{fmt.Sprintf("refused: %s's saved contents hold work saved while it was kept (snapshot %s%s) that is in no folder, "+
+		"and mirroring %s would load that folder instead and in time prune the work; choose: 'rambar create %s SIZE --keep' restores it, "+
+		"'--set-aside-kept' mirrors the folder and keeps that work as snapshot %s (never pruned; 'rambar restore %s --snapshot %s' on a kept disk brings it back), "+
+		"or 'rambar forget %s' deletes it and every save of %s",
+		st.Name, cur, when, o.MirrorPath, n, cur, n, cur, n, st.Name)}
+}
+
+// quoteName quotes a disk name for a command line when it needs it.
+func quoteName(name string) string {
+	if strings.ContainsAny(name, " \t'\"\\$`!*?[]{}()<>|&;#~") {
+		return "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
+	}
+	return name
+}
+
+// SetupNotes checks what Setup(name, o) would do before anything is made:
+// the refusal Setup would give (ErrKeptWork), and notes for the plan: the
+// stored settings a re-create keeps, and which snapshots a smaller
+// snapshot count deletes at the next save.
+func (k *Keeper) SetupNotes(name string, o Options) ([]ramdisk.Note, error) {
+	if o.Mode == ramdisk.Discard {
+		return nil, nil
+	}
+	st, err := k.State(name)
+	if errors.Is(err, ErrNotKept) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := k.keptWork(st, o); err != nil {
+		return nil, err
+	}
+	var notes []ramdisk.Note
+	var kept []string
+	if o.Snapshots == 0 && st.Snapshots > 0 && st.Snapshots != DefaultSnapshots {
+		kept = append(kept, fmt.Sprintf("%d snapshots", st.Snapshots))
+	}
+	if o.SaveEvery == 0 && st.SaveEvery > 0 {
+		kept = append(kept, "autosave every "+ramdisk.ShortDuration(time.Duration(st.SaveEvery)*time.Second))
+	}
+	if len(kept) > 0 {
+		notes = append(notes, ramdisk.Note{Severity: ramdisk.Info,
+			Text: fmt.Sprintf("keeps its settings from before: %s (--snapshots and --save-every change them)", strings.Join(kept, ", "))})
+	}
+	if o.Snapshots > 0 {
+		if gone := k.prunedBy(st, o.Snapshots); len(gone) > 0 {
+			notes = append(notes, ramdisk.Note{Severity: ramdisk.Warning, Text: fmt.Sprintf("keeps %d snapshots instead of %d: its next save deletes the %s (%s)",
+				o.Snapshots, st.Snapshots, ramdisk.Plural(len(gone), "oldest snapshot"), describeSnaps(gone))})
+		}
+	}
+	return notes, nil
+}
+
+// prunedBy lists the snapshots a save would delete once st keeps n: the
+// oldest beyond the n-1 newest and the save itself (set-aside ones stay).
+func (k *Keeper) prunedBy(st State, n int) []snapstore.Snapshot {
+	snaps, err := k.store(st).Snapshots()
+	if err != nil {
+		return nil
+	}
+	var listed []snapstore.Snapshot
+	for _, sn := range snaps {
+		if !sn.SetAside {
+			listed = append(listed, sn)
+		}
+	}
+	if len(listed) <= n-1 {
+		return nil
+	}
+	return listed[:len(listed)-(n-1)]
+}
+
+// describeSnaps names snapshots by ID and time, a few of them.
+func describeSnaps(snaps []snapstore.Snapshot) string {
+	var b strings.Builder
+	for i, sn := range snaps {
+		if i == 3 {
+			fmt.Fprintf(&b, " and %d more", len(snaps)-3)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s of %s", sn.ID, sn.Time.Local().Format("2006-01-02 15:04"))
+	}
+	return b.String()
+}
