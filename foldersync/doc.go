@@ -22,7 +22,7 @@
 //
 //	folderpath.go, mounts_*.go    which folders may be mirrored (CheckFolder)
 //	netfs_*.go                    network and FUSE file systems
-//	fdwalk.go, folderload.go      reading a folder through descriptors; the load
+//	folderload.go                 the load (the folder read by tree's WalkFolder)
 //	syncrec.go, synccodec.go,     the record of the last load or write-back:
 //	syncbase.go, syncstore.go     sides, binary files (sync, base in blocks), delta
 //	changes.go                    the paths the disk changed since the record;

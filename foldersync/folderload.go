@@ -43,7 +43,7 @@ type LoadedPath struct {
 	Path  string
 	kind  tree.Kind
 	mode  uint32
-	hash  sum
+	hash  tree.FileSum
 	id    tree.Ident
 	hasID bool
 }
@@ -60,19 +60,19 @@ func (p *LoadedPath) Side() *Side {
 // firstName is the first name of a file with several, as loaded.
 type firstName struct {
 	path string
-	hash sum
+	hash tree.FileSum
 }
 
 type loadLevel struct {
 	rel string
 	fd  int
-	e   *FsEntry
+	e   *tree.FsEntry
 	x   map[string][]byte // the folder's xattrs
 }
 
 // Run loads the folder; a disk too small is refused before anything is written.
 func (l *FolderLoad) Run(ctx context.Context, progress tree.ProgressFunc) error {
-	src, err := OpenDirPath(l.Folder)
+	src, err := tree.OpenDirPath(l.Folder)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (l *FolderLoad) Run(ctx context.Context, progress tree.ProgressFunc) error 
 	defer l.diskT.Close()
 	dst := l.diskT.Fd
 	l.taken, l.links = map[string]bool{}, map[[2]uint64]firstName{}
-	if names, err := ReadNames(dst); err == nil {
+	if names, err := tree.ReadNames(dst); err == nil {
 		for _, n := range names {
 			l.taken[n] = true
 		}
@@ -100,14 +100,14 @@ func (l *FolderLoad) Run(ctx context.Context, progress tree.ProgressFunc) error 
 	l.meter = tree.NewMeter(progress, "loading", need, n)
 	defer l.meter.Done()
 	l.stack = []loadLevel{{rel: ".", fd: dst}}
-	err = WalkFolder(src, func(parent int, name string, e *FsEntry) error {
+	err = tree.WalkFolder(src, func(parent int, name string, e *tree.FsEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if e.Rel == "." {
 			l.stack[0].e = e
-			l.stack[0].x, _ = FdXattrs(src)
-			l.note(e, sum{}, nil)
+			l.stack[0].x, _ = tree.FdXattrs(src)
+			l.note(e, tree.FileSum{}, nil)
 			return nil
 		}
 		return l.visit(ctx, parent, name, e)
@@ -123,8 +123,8 @@ func (l *FolderLoad) Run(ctx context.Context, progress tree.ProgressFunc) error 
 
 // note adds e to what was loaded, with its content hash and, when it is
 // known to be the loaded version's, its identity.
-func (l *FolderLoad) note(e *FsEntry, h sum, id *tree.Ident) {
-	p := LoadedPath{Path: e.Rel, kind: e.kind(), mode: uint32(e.St.Mode) & 0o7777, hash: h, hasID: id != nil}
+func (l *FolderLoad) note(e *tree.FsEntry, h tree.FileSum, id *tree.Ident) {
+	p := LoadedPath{Path: e.Rel, kind: e.Kind(), mode: uint32(e.St.Mode) & 0o7777, hash: h, hasID: id != nil}
 	if id != nil {
 		p.id = *id
 	}
@@ -141,7 +141,7 @@ func (l *FolderLoad) pop() {
 }
 
 // visit loads one entry of the folder (parent is its folder's descriptor).
-func (l *FolderLoad) visit(ctx context.Context, parent int, name string, e *FsEntry) error {
+func (l *FolderLoad) visit(ctx context.Context, parent int, name string, e *tree.FsEntry) error {
 	if !l.loads(e) {
 		return nil
 	}
@@ -149,7 +149,7 @@ func (l *FolderLoad) visit(ctx context.Context, parent int, name string, e *FsEn
 		l.NotKept = append(l.NotKept, tree.NotKept{Path: e.Rel, Why: why})
 		return nil
 	}
-	dir, _ := SplitRel(e.Rel)
+	dir, _ := tree.SplitRel(e.Rel)
 	for l.stack[len(l.stack)-1].rel != dir {
 		if len(l.stack) == 1 {
 			return fmt.Errorf("load %s: folder walk out of order at %s", l.Folder, e.Rel)
@@ -163,17 +163,17 @@ func (l *FolderLoad) visit(ctx context.Context, parent int, name string, e *FsEn
 	if err := unix.Mkdirat(top, name, 0o700); err != nil {
 		return tree.NoSpace(fmt.Errorf("make %s on the disk: %w", e.Rel, err))
 	}
-	fd, err := OpenDirAt(top, name)
+	fd, err := tree.OpenDirAt(top, name)
 	if err != nil {
 		return err
 	}
 	lv := loadLevel{rel: e.Rel, fd: fd, e: e}
-	if from, err := OpenDirAt(parent, name); err == nil {
-		lv.x, _ = FdXattrs(from)
+	if from, err := tree.OpenDirAt(parent, name); err == nil {
+		lv.x, _ = tree.FdXattrs(from)
 		unix.Close(from)
 	}
 	l.stack = append(l.stack, lv)
-	l.note(e, sum{}, nil)
+	l.note(e, tree.FileSum{}, nil)
 	return nil
 }
 
@@ -182,7 +182,7 @@ func (l *FolderLoad) visit(ctx context.Context, parent int, name string, e *FsEn
 // names counts once, a sparse file its data only.
 func (l *FolderLoad) room(src int) (need int64, files int, err error) {
 	seen := map[[2]uint64]bool{}
-	err = WalkFolder(src, func(_ int, _ string, e *FsEntry) error {
+	err = tree.WalkFolder(src, func(_ int, _ string, e *tree.FsEntry) error {
 		if !l.loads(e) {
 			return nil
 		}
@@ -211,14 +211,14 @@ func (l *FolderLoad) room(src int) (need int64, files int, err error) {
 
 // loads says whether e goes onto the disk: not a name the disk's root
 // holds already, nor a lock file git holds in .git (gitstate.go).
-func (l *FolderLoad) loads(e *FsEntry) bool {
+func (l *FolderLoad) loads(e *tree.FsEntry) bool {
 	first, _, _ := strings.Cut(e.Rel, "/")
 	return first != tree.MarkerName && !l.taken[first] && !GitLock(e.Rel)
 }
 
 // Unloadable says why e cannot be put on a disk ("" when it can). They stay
 // in the folder: the write-back keeps them.
-func Unloadable(e *FsEntry) string {
+func Unloadable(e *tree.FsEntry) string {
 	switch e.St.Mode & unix.S_IFMT {
 	case unix.S_IFSOCK:
 		return "a socket: only the process serving it can make it again"
@@ -228,7 +228,7 @@ func Unloadable(e *FsEntry) string {
 	return ""
 }
 
-func (l *FolderLoad) entry(ctx context.Context, parent, top int, name string, e *FsEntry) error {
+func (l *FolderLoad) entry(ctx context.Context, parent, top int, name string, e *tree.FsEntry) error {
 	switch {
 	case e.St.Mode&unix.S_IFMT == unix.S_IFIFO:
 		l.fifo(top, name, e)
@@ -252,7 +252,7 @@ func (l *FolderLoad) entry(ctx context.Context, parent, top int, name string, e 
 		l.note(e, first.hash, &id)
 		return nil
 	}
-	in, err := OpenFileAt(parent, name, &e.St)
+	in, err := tree.OpenFileAt(parent, name, &e.St)
 	if err != nil {
 		return fmt.Errorf("load %s: %w", e.Rel, err)
 	}
@@ -281,39 +281,39 @@ func (l *FolderLoad) entry(ctx context.Context, parent, top int, name string, e 
 
 // copy writes the file in (entry e) as name in the disk's folder top,
 // with its xattrs, owner, mode and times, and returns its content hash.
-func (l *FolderLoad) copy(ctx context.Context, in, top int, name string, e *FsEntry) (sum, error) {
+func (l *FolderLoad) copy(ctx context.Context, in, top int, name string, e *tree.FsEntry) (tree.FileSum, error) {
 	mode := uint32(e.St.Mode) & 0o7777
 	if l.CopyFile != nil {
 		// The hook (ditto on macOS) copies by path; the hash is of what
 		// it wrote.
 		if err := l.CopyFile(ctx, filepath.Join(l.Folder, e.Rel), filepath.Join(l.Disk, e.Rel)); err != nil {
-			return sum{}, tree.NoSpace(fmt.Errorf("copy %s: %w", e.Rel, err))
+			return tree.FileSum{}, tree.NoSpace(fmt.Errorf("copy %s: %w", e.Rel, err))
 		}
-		out, err := OpenFileAt(top, name, nil)
+		out, err := tree.OpenFileAt(top, name, nil)
 		if err != nil {
-			return sum{}, err
+			return tree.FileSum{}, err
 		}
 		defer unix.Close(out)
 		l.ownerFd(out, e)
 		if err := unix.Fchmod(out, mode); err != nil {
-			return sum{}, fmt.Errorf("load %s: %w", e.Rel, err)
+			return tree.FileSum{}, fmt.Errorf("load %s: %w", e.Rel, err)
 		}
 		SetTimesAt(top, name, &e.St)
-		return HashFd(out)
+		return tree.HashFd(out)
 	}
 	out, err := unix.Openat(top, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return sum{}, tree.NoSpace(fmt.Errorf("create %s on the disk: %w", e.Rel, err))
+		return tree.FileSum{}, tree.NoSpace(fmt.Errorf("create %s on the disk: %w", e.Rel, err))
 	}
 	defer unix.Close(out)
-	h := NewHash()
+	h := tree.NewHash()
 	if int64(e.St.Blocks)*512 < e.St.Size {
 		err = CopyHoles(out, in, h)
 	} else {
-		err = ReadAll(in, 0, -1, TeeWriter{H: h, FD: out})
+		err = tree.ReadAll(in, 0, -1, tree.TeeWriter{H: h, FD: out})
 	}
 	if err == nil {
-		x, _ := FdXattrs(in)
+		x, _ := tree.FdXattrs(in)
 		for _, k := range tree.SortedKeys(x) {
 			if tree.XattrIsContent(k) {
 				unix.Fsetxattr(out, k, x[k], 0)
@@ -323,10 +323,10 @@ func (l *FolderLoad) copy(ctx context.Context, in, top int, name string, e *FsEn
 		err = unix.Fchmod(out, mode)
 	}
 	if err != nil {
-		return sum{}, tree.NoSpace(fmt.Errorf("load %s: %w", e.Rel, err))
+		return tree.FileSum{}, tree.NoSpace(fmt.Errorf("load %s: %w", e.Rel, err))
 	}
 	SetTimesAt(top, name, &e.St)
-	return SumOf(h), nil
+	return tree.SumOf(h), nil
 }
 
 // CopyHoles copies a sparse file's data ranges to out at their offsets,
@@ -335,29 +335,29 @@ func (l *FolderLoad) copy(ctx context.Context, in, top int, name string, e *FsEn
 func CopyHoles(out, in int, h io.Writer) error {
 	ext, size, err := tree.DataExtents(in)
 	if err != nil {
-		return ReadAll(in, 0, -1, TeeWriter{H: h, FD: out})
+		return tree.ReadAll(in, 0, -1, tree.TeeWriter{H: h, FD: out})
 	}
 	pos := int64(0)
 	for _, x := range ext {
-		if err := zeros(h, x.Off-pos); err != nil {
+		if err := tree.Zeros(h, x.Off-pos); err != nil {
 			return err
 		}
 		if _, err := unix.Seek(out, x.Off, unix.SEEK_SET); err != nil {
 			return err
 		}
-		if err := ReadAll(in, x.Off, x.Len, TeeWriter{H: h, FD: out}); err != nil {
+		if err := tree.ReadAll(in, x.Off, x.Len, tree.TeeWriter{H: h, FD: out}); err != nil {
 			return err
 		}
 		pos = x.Off + x.Len
 	}
-	if err := zeros(h, size-pos); err != nil {
+	if err := tree.Zeros(h, size-pos); err != nil {
 		return err
 	}
 	return tree.RetryEINTR(func() error { return unix.Ftruncate(out, size) })
 }
 
 // fifo makes a FIFO on the disk as the folder has it (or names it).
-func (l *FolderLoad) fifo(top int, name string, e *FsEntry) {
+func (l *FolderLoad) fifo(top int, name string, e *tree.FsEntry) {
 	if err := tree.MkfifoIn(top, name); err != nil {
 		l.NotKept = append(l.NotKept, tree.NotKept{Path: e.Rel, Why: fmt.Sprintf("a FIFO: %v", err)})
 		return
@@ -365,17 +365,17 @@ func (l *FolderLoad) fifo(top int, name string, e *FsEntry) {
 	l.owner(top, name, e)
 	unix.Fchmodat(top, name, uint32(e.St.Mode)&0o7777, 0)
 	SetTimesAt(top, name, &e.St)
-	l.note(e, sum{}, nil)
+	l.note(e, tree.FileSum{}, nil)
 }
 
 // owner keeps the folder's owner on the disk when RAMBar runs as root.
-func (l *FolderLoad) owner(dirfd int, name string, e *FsEntry) {
+func (l *FolderLoad) owner(dirfd int, name string, e *tree.FsEntry) {
 	if os.Geteuid() == 0 {
 		unix.Fchownat(dirfd, name, int(e.St.Uid), int(e.St.Gid), unix.AT_SYMLINK_NOFOLLOW)
 	}
 }
 
-func (l *FolderLoad) ownerFd(fd int, e *FsEntry) {
+func (l *FolderLoad) ownerFd(fd int, e *tree.FsEntry) {
 	if os.Geteuid() == 0 {
 		unix.Fchown(fd, int(e.St.Uid), int(e.St.Gid))
 	}

@@ -142,7 +142,7 @@ func CleanTemps(rootfd int, temps []TempAt) []string {
 			dirfd = fd
 		}
 		if err := RemoveAllAt(dirfd, t.Name); err != nil && !errors.Is(err, unix.ENOENT) {
-			left = append(left, fmt.Sprintf("%s (%v)", joinRel(t.Dir, t.Name), err))
+			left = append(left, fmt.Sprintf("%s (%v)", tree.JoinRel(t.Dir, t.Name), err))
 		}
 		if dirfd != rootfd {
 			unix.Close(dirfd)
@@ -158,11 +158,11 @@ func RemoveAllAt(dirfd int, name string) error {
 	if err == nil || errors.Is(err, unix.ENOENT) {
 		return err
 	}
-	sub, oerr := OpenDirAt(dirfd, name)
+	sub, oerr := tree.OpenDirAt(dirfd, name)
 	if oerr != nil {
 		return err
 	}
-	names, _ := ReadNames(sub)
+	names, _ := tree.ReadNames(sub)
 	for _, n := range names {
 		RemoveAllAt(sub, n)
 	}

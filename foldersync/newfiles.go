@@ -123,7 +123,7 @@ func (w *PathWrite) writeFile(it *planItem, pfd int, target string) error {
 	if _, err := tree.RestoreData(out, in, ref, *it.Src, false); err != nil {
 		return err
 	}
-	if h, err := HashFd(out); err != nil || h != it.DS.Hash {
+	if h, err := tree.HashFd(out); err != nil || h != it.DS.Hash {
 		return fmt.Errorf("the store's copy does not match its hash (%v): %w", err, snapstore.ErrBadManifest)
 	}
 	w.chownFd(out, it.Path, it)
@@ -157,9 +157,9 @@ func (w *PathWrite) setTimesAt(pfd int, name string, e *tree.Entry) {
 func (w *PathWrite) newXattrs(it *planItem, pfd, out int) {
 	vals := map[string][]byte{}
 	if it.F != nil && it.F.E.IsReg() && !it.Aside {
-		_, name := SplitRel(it.Path)
-		if old, err := OpenFileAt(pfd, name, &it.F.E.St); err == nil {
-			if x, _ := FdXattrs(old); x != nil {
+		_, name := tree.SplitRel(it.Path)
+		if old, err := tree.OpenFileAt(pfd, name, &it.F.E.St); err == nil {
+			if x, _ := tree.FdXattrs(old); x != nil {
 				vals = x
 			}
 			unix.Close(old)
@@ -185,7 +185,7 @@ func (w *PathWrite) newXattrs(it *planItem, pfd, out int) {
 // changed is set, what it removed is removed where the folder still has
 // the record's value. The folder's other xattrs stay.
 func (w *PathWrite) xattrsInPlace(it *planItem, fd int) {
-	folder, _ := FdXattrs(fd)
+	folder, _ := tree.FdXattrs(fd)
 	for _, x := range xattrsRemoved(it) {
 		if v, ok := folder[x.Name]; ok && valueSum(v) == x.Sum {
 			if err := unix.Fremovexattr(fd, x.Name); err != nil {
@@ -230,7 +230,7 @@ func xattrsRemoved(it *planItem) []xattrSum {
 // setMetaAt sets the disk's changed metadata on the folder's own file,
 // link or FIFO it, in place: its bytes and inode stay.
 func (w *PathWrite) setMetaAt(it *planItem) {
-	dir, name := SplitRel(it.Path)
+	dir, name := tree.SplitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err != nil {
 		return
@@ -317,7 +317,7 @@ func (w *PathWrite) madeMeta(rel string) {
 // its identity now, if it is still the inode the write-back made.
 func (w *PathWrite) newSide(it *planItem, rel string) *Side {
 	s := &Side{Kind: it.DS.Kind, Mode: modeOf(it), Hash: it.DS.Hash}
-	dir, name := SplitRel(rel)
+	dir, name := tree.SplitRel(rel)
 	pfd, err := w.dirFd(dir)
 	if err != nil || it.DS.Kind == tree.KindDir {
 		return s
@@ -365,7 +365,7 @@ func (w *PathWrite) linkFirst(it *planItem, pfd int, name string) error {
 	}
 	q := it.D.HardLink
 	if ino, ok := w.placed[q]; ok {
-		qdir, qname := SplitRel(q)
+		qdir, qname := tree.SplitRel(q)
 		if qfd, err := w.dirFd(qdir); err == nil && unix.Linkat(qfd, qname, pfd, target, 0) == nil {
 			var st unix.Stat_t
 			if unix.Fstatat(pfd, target, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(st.Ino) == ino {

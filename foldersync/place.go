@@ -43,7 +43,7 @@ func (w *PathWrite) write(ctx context.Context) error {
 	for _, it := range w.Items {
 		if it.Act == diskCopy || it.Act == writeDisk {
 			it.Tmp = tempName()
-			dir, _ := SplitRel(it.Path)
+			dir, _ := tree.SplitRel(it.Path)
 			temps = append(temps, TempAt{Dir: dir, Name: it.Tmp})
 		}
 	}
@@ -149,7 +149,7 @@ func Refused(err error) bool {
 // record keeps what is inside pending, for the next write-back.
 func (w *PathWrite) inUnplaced(it *planItem) bool {
 	for p := it.Path; p != "."; {
-		p, _ = SplitRel(p)
+		p, _ = tree.SplitRel(p)
 		if w.unplaced[p] {
 			it.failed = true
 			return true
@@ -174,13 +174,13 @@ func (w *PathWrite) undo() {
 		if it.Tmp == "" || it.fresh || it.ino == 0 {
 			continue
 		}
-		dir, _ := SplitRel(it.Path)
+		dir, _ := tree.SplitRel(it.Path)
 		if pfd, err := w.dirFd(dir); err == nil {
 			RemoveAllAt(pfd, it.Tmp)
 		}
 	}
 	for i := len(w.made) - 1; i >= 0; i-- {
-		dir, name := SplitRel(w.made[i])
+		dir, name := tree.SplitRel(w.made[i])
 		if pfd, err := w.dirFd(dir); err == nil {
 			unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR)
 		}
@@ -194,7 +194,7 @@ func (w *PathWrite) prepare(it *planItem) error {
 	if it.Act != writeDisk && it.Act != diskCopy || it.failed || w.inUnplaced(it) {
 		return nil
 	}
-	dir, name := SplitRel(it.Path)
+	dir, name := tree.SplitRel(it.Path)
 	pfd, fresh, err := w.parentOf(dir)
 	if err != nil {
 		return err
@@ -236,7 +236,7 @@ func (w *PathWrite) put(it *planItem) error {
 		it.after = keptSide(it.F)
 		return nil
 	}
-	dir, name := SplitRel(it.Path)
+	dir, name := tree.SplitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err != nil {
 		w.fail(it, err)
@@ -282,7 +282,7 @@ func (w *PathWrite) put(it *planItem) error {
 		if it.makesDir() {
 			w.unplaced[it.Path] = true // what it holds is part of the copy
 			if c != "" {
-				_, cname := SplitRel(c)
+				_, cname := tree.SplitRel(c)
 				w.fresh[it.Path] = FreshDir{Parent: dir, Name: cname}
 			}
 		}
@@ -367,7 +367,7 @@ func (w *PathWrite) moveAside(pfd int, name, rel string) (string, error) {
 // toCopy renames it's temporary file to a conflict copy of its path, and
 // returns that path ("" when it could not).
 func (w *PathWrite) toCopy(it *planItem, what string) string {
-	dir, _ := SplitRel(it.Path)
+	dir, _ := tree.SplitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err == nil && w.ours(pfd, it) {
 		var c string
@@ -387,7 +387,7 @@ func (w *PathWrite) toCopy(it *planItem, what string) string {
 func (w *PathWrite) toFreeName(pfd int, from, rel string) (string, error) {
 	for n := 1; n < 1000; n++ {
 		c := ConflictName(rel, w.At, n)
-		_, cname := SplitRel(c)
+		_, cname := tree.SplitRel(c)
 		err := tree.RenameNoReplace(pfd, from, pfd, cname)
 		if !errors.Is(err, unix.EEXIST) && !errors.Is(err, unix.ENOTEMPTY) {
 			return c, err

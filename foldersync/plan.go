@@ -47,8 +47,8 @@ const (
 // Fstate is a folder path as the write-back found it: its lstat, content
 // hash (files and links) and protection flags.
 type Fstate struct {
-	E     FsEntry
-	hash  sum
+	E     tree.FsEntry
+	hash  tree.FileSum
 	flags tree.FileFlags
 }
 
@@ -56,10 +56,10 @@ func (f *Fstate) Side() *Side {
 	if f == nil {
 		return nil
 	}
-	s := &Side{Kind: f.E.kind(), Mode: uint32(f.E.St.Mode) & 0o7777, Hash: f.hash}
+	s := &Side{Kind: f.E.Kind(), Mode: uint32(f.E.St.Mode) & 0o7777, Hash: f.hash}
 	switch {
 	case f.E.St.Mode&unix.S_IFMT == unix.S_IFIFO:
-		s.Kind, s.Hash = tree.KindFIFO, sum{}
+		s.Kind, s.Hash = tree.KindFIFO, tree.FileSum{}
 	case !f.E.IsReg() && !f.E.IsDir() && !f.E.IsLink():
 		s.Kind, s.Hash = 0, specialHash(uint32(f.E.St.Mode)) // sockets, devices: never the disk's
 	}

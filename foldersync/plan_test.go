@@ -42,7 +42,7 @@ func planSide(v string, disk bool) (*Side, *Fstate) {
 		s.Kind, s.Hash = tree.KindSymlink, LinkHash(v[2:])
 		setMode(&st.Mode, unix.S_IFLNK|0o777)
 	}
-	return s, &Fstate{E: FsEntry{St: st}, hash: s.Hash, flags: flags}
+	return s, &Fstate{E: tree.FsEntry{St: st}, hash: s.Hash, flags: flags}
 }
 
 // setMode sets a stat mode (uint32 on Linux, uint16 on macOS).

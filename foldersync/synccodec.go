@@ -208,7 +208,7 @@ func getSyncPath(d *snapstore.Decoder, st *recState) SyncPath {
 	return p
 }
 
-func getHash(d *snapstore.Decoder, h *sum) {
+func getHash(d *snapstore.Decoder, h *tree.FileSum) {
 	if len(d.B) < len(h) {
 		d.Fail(io.ErrUnexpectedEOF)
 		return

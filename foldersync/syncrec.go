@@ -41,19 +41,13 @@ import (
 // Records written before (mirror-sync.json, with mirror-sync.head) still
 // load; the next write-back replaces them.
 
-// sum is a content digest: the SHA-256 of a file's bytes or of a symlink's
-// target; the zero value is none (a folder, a FIFO).
-type sum [32]byte
-
-func (s sum) None() bool { return s == sum{} }
-
 // Side is one version of a path: its kind, permission bits and content;
 // for the folder its identity when known, for the disk its object, hard
 // link, size and (Meta) modification time and xattrs.
 type Side struct {
 	Kind  tree.Kind
 	Mode  uint32
-	Hash  sum
+	Hash  tree.FileSum
 	Ident *tree.Ident
 	Obj   tree.ObjName // the store object holding the bytes
 	Link  string       // the earlier path this file is a hard link to
@@ -274,11 +268,13 @@ func removeLegacy(storeDir string) {
 }
 
 // LinkHash is a symlink's content: the hash of its target.
-func LinkHash(target string) sum { return sha256.Sum256([]byte(target)) }
+func LinkHash(target string) tree.FileSum { return sha256.Sum256([]byte(target)) }
 
 // specialHash stands for the content of a socket or device node: never
 // the disk's.
-func specialHash(mode uint32) sum { return sha256.Sum256(fmt.Appendf(nil, "special %o", mode)) }
+func specialHash(mode uint32) tree.FileSum {
+	return sha256.Sum256(fmt.Appendf(nil, "special %o", mode))
+}
 
 // findPath finds path p in ps (in pathLess order): its place, and whether
 // it is there.

@@ -33,7 +33,7 @@ func (w *PathWrite) deletions() {
 
 // remove deletes it from the folder when it still holds what the plan saw.
 func (w *PathWrite) remove(it *planItem) {
-	dir, name := SplitRel(it.Path)
+	dir, name := tree.SplitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err != nil {
 		return // its folder is gone, and it with it
@@ -71,7 +71,7 @@ func (w *PathWrite) remove(it *planItem) {
 // moment (a kill between an rmdir and a rename left it absent); where
 // exchanges are not supported the folder is removed first.
 func (w *PathWrite) putOverDir(it *planItem) {
-	dir, name := SplitRel(it.Path)
+	dir, name := tree.SplitRel(it.Path)
 	pfd, err := w.dirFd(dir)
 	if err != nil {
 		w.fail(it, err)

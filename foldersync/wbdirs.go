@@ -77,7 +77,7 @@ func (w *PathWrite) dirFd(rel string) (int, error) {
 		if perr != nil {
 			return -1, perr
 		}
-		fd, err = OpenDirAt(pfd, f.Name)
+		fd, err = tree.OpenDirAt(pfd, f.Name)
 	} else {
 		fd, err = tree.OpenBeneath(w.rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}
@@ -107,7 +107,7 @@ func (w *PathWrite) ensureDir(rel string) (int, error) {
 	if fd, err := w.dirFd(rel); err == nil {
 		return fd, nil
 	}
-	pdir, name := SplitRel(rel)
+	pdir, name := tree.SplitRel(rel)
 	pfd, err := w.ensureDir(pdir)
 	if err != nil {
 		return -1, err
@@ -158,14 +158,14 @@ func (w *PathWrite) makeDir(it *planItem, pfd int, target string) error {
 	if err := unix.Mkdirat(pfd, target, 0o700); err != nil {
 		return err
 	}
-	fd, err := OpenDirAt(pfd, target)
+	fd, err := tree.OpenDirAt(pfd, target)
 	if err != nil {
 		return err
 	}
 	var st unix.Stat_t
 	unix.Fstat(fd, &st)
 	it.ino = uint64(st.Ino)
-	dir, _ := SplitRel(it.Path)
+	dir, _ := tree.SplitRel(it.Path)
 	w.fresh[it.Path] = FreshDir{Parent: dir, Name: target}
 	w.dirs[it.Path] = fd
 	w.chownFd(fd, it.Path, it)

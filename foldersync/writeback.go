@@ -43,7 +43,7 @@ type PathWrite struct {
 	made                     []string                    // folders made in place (undone if the write-back fails)
 	owner                    owner
 	objs                     *tree.DirTree
-	hashes                   map[objKey]sum // content hashes of the store's objects read so far
+	hashes                   map[objKey]tree.FileSum // content hashes of the store's objects read so far
 	byPath                   map[string]*planItem
 	Items                    []*planItem
 	placed                   map[string]uint64 // paths holding the disk's content, by inode (hard links)
@@ -58,7 +58,7 @@ type PathWrite struct {
 func (w *PathWrite) Run(ctx context.Context) (WriteBack, error) {
 	w.wb = WriteBack{Folder: w.Folder}
 	w.parentfd, w.rootfd, w.diskfd = -1, -1, -1
-	w.dirs, w.fresh, w.hashes = map[string]int{}, map[string]FreshDir{}, map[objKey]sum{}
+	w.dirs, w.fresh, w.hashes = map[string]int{}, map[string]FreshDir{}, map[objKey]tree.FileSum{}
 	w.byPath, w.placed, w.touched = map[string]*planItem{}, map[string]uint64{}, map[string][2]unix.Timespec{}
 	w.unplaced = map[string]bool{}
 	defer w.close()
@@ -102,10 +102,10 @@ func (w *PathWrite) close() {
 // refuses a folder that is a mount point, and opens the disk.
 func (w *PathWrite) open() error {
 	var err error
-	if w.parentfd, err = OpenDirPath(filepath.Dir(w.Folder)); err != nil {
+	if w.parentfd, err = tree.OpenDirPath(filepath.Dir(w.Folder)); err != nil {
 		return err
 	}
-	if w.rootfd, err = OpenDirAt(w.parentfd, filepath.Base(w.Folder)); err != nil {
+	if w.rootfd, err = tree.OpenDirAt(w.parentfd, filepath.Base(w.Folder)); err != nil {
 		return fmt.Errorf("open %s (never following a symlink): %w", w.Folder, err)
 	}
 	var p, f unix.Stat_t
@@ -159,7 +159,7 @@ func (w *PathWrite) plan(ctx context.Context, cands []candidate) error {
 // look finds path rel in the folder, with its content hash: the record's
 // when the file's identity is the one recorded (last), else read.
 func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
-	dir, name := SplitRel(rel)
+	dir, name := tree.SplitRel(rel)
 	pfd := w.rootfd
 	if rel == "." {
 		name = "."
@@ -175,12 +175,12 @@ func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Fstate{E: FsEntry{Rel: rel, St: st}, flags: flags}
+	f := &Fstate{E: tree.FsEntry{Rel: rel, St: st}, flags: flags}
 	switch {
 	case f.E.IsDir() && uint64(st.Dev) != w.rootDev:
-		return nil, fmt.Errorf("%s: %w (never entered)", rel, errMountInside)
+		return nil, fmt.Errorf("%s: %w (never entered)", rel, tree.ErrMountInside)
 	case f.E.IsLink():
-		if f.E.Link, err = readlinkAt(pfd, name); err != nil {
+		if f.E.Link, err = tree.ReadlinkAt(pfd, name); err != nil {
 			return nil, err
 		}
 		f.hash = LinkHash(f.E.Link)
@@ -189,7 +189,7 @@ func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
 			f.hash = last.Hash
 			break
 		}
-		fd, err := OpenFileAt(pfd, name, &st)
+		fd, err := tree.OpenFileAt(pfd, name, &st)
 		if err != nil {
 			// Replaced while looked at (an editor saving), or unreadable:
 			// a version the record cannot vouch for, so the folder's is
@@ -197,7 +197,7 @@ func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
 			f.hash = unknownHash
 			return f, nil
 		}
-		f.hash, err = HashFd(fd)
+		f.hash, err = tree.HashFd(fd)
 		unix.Close(fd)
 		if err != nil {
 			return nil, err
@@ -258,38 +258,38 @@ func (w *PathWrite) openObj(e *tree.Entry) (int, tree.ObjRef, error) {
 }
 
 // diskHash is the SHA-256 of e's bytes as the store has them.
-func (w *PathWrite) diskHash(e *tree.Entry) (sum, error) {
+func (w *PathWrite) diskHash(e *tree.Entry) (tree.FileSum, error) {
 	fd, ref, err := w.openObj(e)
 	if err != nil {
-		return sum{}, err
+		return tree.FileSum{}, err
 	}
 	defer unix.Close(fd)
 	if !ref.Packed && e.Extents == nil {
-		return HashFd(fd)
+		return tree.HashFd(fd)
 	}
-	h := NewHash()
+	h := tree.NewHash()
 	if e.Extents == nil {
-		if err := ReadAll(fd, ref.Off, ref.Size, h); err != nil {
-			return sum{}, err
+		if err := tree.ReadAll(fd, ref.Off, ref.Size, h); err != nil {
+			return tree.FileSum{}, err
 		}
-		return SumOf(h), nil
+		return tree.SumOf(h), nil
 	}
 	// A sparse file: its object holds the data ranges one after another;
 	// the holes between are zeros.
 	pos, from := int64(0), ref.Off
 	for _, x := range e.Extents {
-		if err := zeros(h, x.Off-pos); err != nil {
-			return sum{}, err
+		if err := tree.Zeros(h, x.Off-pos); err != nil {
+			return tree.FileSum{}, err
 		}
-		if err := ReadAll(fd, from, x.Len, h); err != nil {
-			return sum{}, err
+		if err := tree.ReadAll(fd, from, x.Len, h); err != nil {
+			return tree.FileSum{}, err
 		}
 		pos, from = x.Off+x.Len, from+x.Len
 	}
-	if err := zeros(h, e.Size-pos); err != nil {
-		return sum{}, err
+	if err := tree.Zeros(h, e.Size-pos); err != nil {
+		return tree.FileSum{}, err
 	}
-	return SumOf(h), nil
+	return tree.SumOf(h), nil
 }
 
 // report sums up what the plan kept in the folder's favour.

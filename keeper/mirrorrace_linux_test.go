@@ -307,7 +307,7 @@ func TestMirrorHostileTempSwap(t *testing.T) {
 	swapped := 0
 	k.placing = func(w *foldersync.PathWrite) {
 		for _, it := range w.Items {
-			if dir, _ := foldersync.SplitRel(it.Path); dir == "drop" && it.Tmp != "" {
+			if dir, _ := tree.SplitRel(it.Path); dir == "drop" && it.Tmp != "" {
 				p := filepath.Join(drop, it.Tmp)
 				if os.Rename(p, filepath.Join(drop, "moved-"+it.Tmp)) == nil {
 					os.Symlink(target, p)

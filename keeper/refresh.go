@@ -129,7 +129,7 @@ func (k *Keeper) takeChanges(ctx context.Context, st State, s *snapshot.Store, v
 		return nil, fmt.Errorf("refresh %s: the save before it left no index of the disk matching its folder's record; nothing was taken (save it, then try again)", v.Name)
 	}
 	r := &refresher{folder: st.MirrorPath, s: s, out: out, rootfd: -1, diskfd: -1, decided: k.refreshing}
-	if r.rootfd, err = foldersync.OpenDirPath(st.MirrorPath); err != nil {
+	if r.rootfd, err = tree.OpenDirPath(st.MirrorPath); err != nil {
 		return nil, fmt.Errorf("refresh %s: %w", v.Name, err)
 	}
 	defer unix.Close(r.rootfd)
@@ -194,7 +194,7 @@ func (k *Keeper) settle(st State, items []*ritem) error {
 		return err
 	}
 	defer rec.Close()
-	rootfd, err := foldersync.OpenDirPath(st.MirrorPath)
+	rootfd, err := tree.OpenDirPath(st.MirrorPath)
 	if err != nil {
 		return err
 	}
@@ -269,7 +269,7 @@ func lstatBeneath(rootfd int, rel string) (unix.Stat_t, error) {
 	if rel == "." {
 		return st, unix.Fstat(rootfd, &st)
 	}
-	dir, name := foldersync.SplitRel(rel)
+	dir, name := tree.SplitRel(rel)
 	pfd := rootfd
 	if dir != "." {
 		fd, err := tree.OpenBeneath(rootfd, dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -291,11 +291,11 @@ func refuseEmptying(rootfd, diskfd int, mp string, changes []*fchange) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	names, err := foldersync.ReadNames(rootfd)
+	names, err := tree.ReadNames(rootfd)
 	if err != nil || len(names) > 0 {
 		return err
 	}
-	disk, err := foldersync.ReadNames(diskfd)
+	disk, err := tree.ReadNames(diskfd)
 	if err != nil {
 		return err
 	}

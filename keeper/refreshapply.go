@@ -102,7 +102,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.P
 		}
 		r.trim()
 		it := &ritem{fchange: *c}
-		dir, _ := foldersync.SplitRel(it.path)
+		dir, _ := tree.SplitRel(it.path)
 		it.inNew = making[dir]
 		if err := r.decide(it); err != nil {
 			return err
@@ -157,7 +157,7 @@ func (r *refresher) run(ctx context.Context, changes []*fchange, progress tree.P
 		if it.act == rTake && it.isDir() {
 			made[it.path] = it
 		}
-		if dir, _ := foldersync.SplitRel(it.path); it.inNew && it.done {
+		if dir, _ := tree.SplitRel(it.path); it.inNew && it.done {
 			// Inside a folder made here: it appeared with the folder.
 			if it.done = made[dir] != nil && made[dir].done; it.done {
 				r.out.Taken++
@@ -208,7 +208,7 @@ func (r *refresher) undo() {
 
 // decide sets it's action from the folder's version and the disk's.
 func (r *refresher) decide(it *ritem) error {
-	dir, name := foldersync.SplitRel(it.path)
+	dir, name := tree.SplitRel(it.path)
 	if it.e != nil {
 		it.fs = (&foldersync.Fstate{E: *it.e}).Side()
 	}
@@ -282,19 +282,19 @@ func (r *refresher) hash(it *ritem) error {
 		}
 		return nil
 	}
-	dir, name := foldersync.SplitRel(it.path)
+	dir, name := tree.SplitRel(it.path)
 	pfd, err := r.folderDir(dir)
 	if err != nil {
 		it.act = rLeft
 		return nil
 	}
-	fd, err := foldersync.OpenFileAt(pfd, name, &it.e.St)
+	fd, err := tree.OpenFileAt(pfd, name, &it.e.St)
 	if err != nil {
 		it.act = rLeft // replaced while looked at: the next refresh takes it
 		return nil
 	}
 	defer unix.Close(fd)
-	it.fs.Hash, err = foldersync.HashFd(fd)
+	it.fs.Hash, err = tree.HashFd(fd)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", filepath.Join(r.folder, it.path), err)
 	}
@@ -338,7 +338,7 @@ func (r *refresher) diskDir(rel string) (int, error) {
 		if perr != nil {
 			return -1, perr
 		}
-		fd, err = foldersync.OpenDirAt(pfd, f.Name)
+		fd, err = tree.OpenDirAt(pfd, f.Name)
 	} else {
 		fd, err = tree.OpenBeneath(r.diskfd, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}

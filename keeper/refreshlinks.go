@@ -24,7 +24,7 @@ func (r *refresher) linked(it *ritem, at foldersync.TempAt) {
 }
 
 // inodeOf is a folder entry's inode, as hard links are told apart.
-func inodeOf(e *foldersync.FsEntry) [2]uint64 { return [2]uint64{uint64(e.St.Dev), uint64(e.St.Ino)} }
+func inodeOf(e *tree.FsEntry) [2]uint64 { return [2]uint64{uint64(e.St.Dev), uint64(e.St.Ino)} }
 
 // linkSourceOf is where the disk has the bytes of it, a new or changed
 // name of a folder file with several names: a name of it the refresh
@@ -39,7 +39,7 @@ func (r *refresher) linkSourceOf(it *ritem) (foldersync.TempAt, bool) {
 	if !ok || f.pending || f.d == nil || f.d.Kind != tree.KindFile || f.d.Hash != it.fs.Hash {
 		return foldersync.TempAt{}, false
 	}
-	dir, name := foldersync.SplitRel(f.path)
+	dir, name := tree.SplitRel(f.path)
 	pfd, err := r.diskDir(dir)
 	id, indexed := r.idx[f.path]
 	var st unix.Stat_t

@@ -13,7 +13,7 @@ import (
 // the disk's file, link or FIFO it, whose bytes are the folder's already,
 // in place.
 func (r *refresher) meta(it *ritem) {
-	dir, name := foldersync.SplitRel(it.path)
+	dir, name := tree.SplitRel(it.path)
 	pfd, err := r.diskDir(dir)
 	if err != nil || !r.unchanged(pfd, name, it) {
 		r.leave(it)
@@ -64,23 +64,23 @@ func (r *refresher) meta(it *ritem) {
 // whether it changed any.
 func (r *refresher) syncXattrs(it *ritem, fd int) bool {
 	var want map[string][]byte
-	dir, name := foldersync.SplitRel(it.path)
+	dir, name := tree.SplitRel(it.path)
 	if it.path == "." {
-		want, _ = foldersync.FdXattrs(r.rootfd)
+		want, _ = tree.FdXattrs(r.rootfd)
 	} else if pfd, err := r.folderDir(dir); err == nil {
 		var in int
 		if it.isDir() {
-			in, err = foldersync.OpenDirAt(pfd, name)
+			in, err = tree.OpenDirAt(pfd, name)
 		} else {
-			in, err = foldersync.OpenFileAt(pfd, name, &it.e.St)
+			in, err = tree.OpenFileAt(pfd, name, &it.e.St)
 		}
 		if err != nil {
 			return false
 		}
-		want, _ = foldersync.FdXattrs(in)
+		want, _ = tree.FdXattrs(in)
 		unix.Close(in)
 	}
-	have, _ := foldersync.FdXattrs(fd)
+	have, _ := tree.FdXattrs(fd)
 	tree.DropMarkAttrs(want)
 	tree.DropMarkAttrs(have)
 	changed := false

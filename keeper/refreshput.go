@@ -16,7 +16,7 @@ func (r *refresher) prepare(it *ritem) error {
 	if it.act != rTake && it.act != rOverDir {
 		return nil
 	}
-	dir, name := foldersync.SplitRel(it.path)
+	dir, name := tree.SplitRel(it.path)
 	if _, made := r.fresh[dir]; it.inNew && !made {
 		it.act = rLeft // its folder could not be made: neither can it
 		return nil
@@ -71,7 +71,7 @@ func (r *refresher) prepare(it *ritem) error {
 // bytes (holes kept) with its xattrs, owner, mode and times. A file that
 // changed in the folder since it was looked at is given up.
 func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
-	dir, name := foldersync.SplitRel(it.path)
+	dir, name := tree.SplitRel(it.path)
 	if it.e.St.Nlink > 1 {
 		if at, ok := r.linkSourceOf(it); ok {
 			if afd, err := r.diskDir(at.Dir); err == nil && unix.Linkat(afd, at.Name, pfd, target, 0) == nil {
@@ -83,7 +83,7 @@ func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 	if err != nil {
 		return err
 	}
-	in, err := foldersync.OpenFileAt(ffd, name, &it.e.St)
+	in, err := tree.OpenFileAt(ffd, name, &it.e.St)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errMovedOn, err)
 	}
@@ -93,20 +93,20 @@ func (r *refresher) makeFile(it *ritem, pfd int, target string) error {
 		return err
 	}
 	defer unix.Close(out)
-	h := foldersync.NewHash()
+	h := tree.NewHash()
 	if int64(it.e.St.Blocks)*512 < it.e.St.Size {
 		err = foldersync.CopyHoles(out, in, h)
 	} else {
-		err = foldersync.ReadAll(in, 0, -1, foldersync.TeeWriter{H: h, FD: out})
+		err = tree.ReadAll(in, 0, -1, tree.TeeWriter{H: h, FD: out})
 	}
 	if err != nil {
 		return err
 	}
 	var after unix.Stat_t
-	if unix.Fstat(in, &after) != nil || tree.IdentOf(&after) != tree.IdentOf(&it.e.St) || foldersync.SumOf(h) != it.fs.Hash {
+	if unix.Fstat(in, &after) != nil || tree.IdentOf(&after) != tree.IdentOf(&it.e.St) || tree.SumOf(h) != it.fs.Hash {
 		return fmt.Errorf("%w: it changed while it was copied", errMovedOn)
 	}
-	x, _ := foldersync.FdXattrs(in)
+	x, _ := tree.FdXattrs(in)
 	for _, n := range tree.SortedKeys(x) {
 		if tree.XattrIsContent(n) {
 			if err := unix.Fsetxattr(out, n, x[n], 0); err != nil {
@@ -139,7 +139,7 @@ func (r *refresher) place(it *ritem) {
 		it.done = it.act == rTake // inside a folder made here: counted with it (run)
 		return
 	}
-	dir, name := foldersync.SplitRel(it.path)
+	dir, name := tree.SplitRel(it.path)
 	pfd, err := r.diskDir(dir)
 	if err != nil || !r.ours(pfd, it) {
 		r.leave(it)
@@ -209,7 +209,7 @@ func (r *refresher) deletions() {
 			continue
 		}
 		r.trim()
-		dir, name := foldersync.SplitRel(it.path)
+		dir, name := tree.SplitRel(it.path)
 		if fpfd, err := r.folderDir(dir); err == nil {
 			var st unix.Stat_t
 			if unix.Fstatat(fpfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
@@ -239,7 +239,7 @@ func (r *refresher) deletions() {
 // deletions emptied (overEmptyDir: the path is the folder or the new entry
 // at every moment); a folder still holding something keeps its name.
 func (r *refresher) overDir(it *ritem) {
-	dir, name := foldersync.SplitRel(it.path)
+	dir, name := tree.SplitRel(it.path)
 	pfd, err := r.diskDir(dir)
 	if err != nil || !r.ours(pfd, it) {
 		r.leave(it)

@@ -23,8 +23,8 @@ import (
 // fchange is a path the folder changed since the record.
 type fchange struct {
 	path string
-	e    *foldersync.FsEntry // the folder's entry now; nil: deleted in the folder
-	f, d *foldersync.Side    // the record's folder and disk sides (nil: none)
+	e    *tree.FsEntry    // the folder's entry now; nil: deleted in the folder
+	f, d *foldersync.Side // the record's folder and disk sides (nil: none)
 	// pending: the record says the folder lacks the disk's version.
 	pending bool
 	// same: not a change; a file with several names the folder did not
@@ -45,8 +45,8 @@ func refreshSkips(reserved func(string) bool) func(rel string) bool {
 		if first == tree.MarkerName || reserved != nil && reserved(first) {
 			return true
 		}
-		for p := rel; p != "."; p, _ = foldersync.SplitRel(p) {
-			_, name := foldersync.SplitRel(p)
+		for p := rel; p != "."; p, _ = tree.SplitRel(p) {
+			_, name := tree.SplitRel(p)
 			if foldersync.IsTempName(name) || isRefreshTemp(name) || foldersync.GitLock(p) {
 				return true
 			}
@@ -78,7 +78,7 @@ func scanFolder(rootfd int, rec *foldersync.Record, skip func(string) bool, fn f
 		}
 		return nil
 	}
-	err := foldersync.WalkFolder(rootfd, func(_ int, _ string, e *foldersync.FsEntry) error {
+	err := tree.WalkFolder(rootfd, func(_ int, _ string, e *tree.FsEntry) error {
 		if err := flush(e.Rel); err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func scanFolder(rootfd int, rec *foldersync.Record, skip func(string) bool, fn f
 		}
 		if skip(e.Rel) || foldersync.Unloadable(e) != "" {
 			if e.IsDir() {
-				return foldersync.ErrSkipDir
+				return tree.ErrSkipDir
 			}
 			return nil
 		}
@@ -127,7 +127,7 @@ func recordSeq(rec *foldersync.Record) iter.Seq[foldersync.SyncPath] {
 // folderChanged: the folder's entry e is not the version the record's
 // folder side f describes, as far as its identity tells (a file whose
 // identity changed may still hold the same bytes).
-func folderChanged(e *foldersync.FsEntry, f *foldersync.Side) bool {
+func folderChanged(e *tree.FsEntry, f *foldersync.Side) bool {
 	if f == nil {
 		return true
 	}
@@ -164,7 +164,7 @@ func (k *Keeper) FolderChanges(v ramdisk.Volume) (int, error) {
 		return 0, err
 	}
 	defer rec.Close()
-	rootfd, err := foldersync.OpenDirPath(st.MirrorPath)
+	rootfd, err := tree.OpenDirPath(st.MirrorPath)
 	if err != nil {
 		return 0, fmt.Errorf("read %s: %w", st.MirrorPath, err)
 	}

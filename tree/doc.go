@@ -8,8 +8,9 @@
 // F_FULLFSYNC), opening beneath a folder without following a symlink
 // (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, O_NOFOLLOW_ANY), renames
 // that refuse to replace or that exchange, the owner restored paths get
-// under sudo, a file's read lease while it is copied, and the inotify
-// watch that tells whether a scanned tree held still.
+// under sudo, a file's read lease while it is copied, the inotify watch
+// that tells whether a scanned tree held still, and a walk of a folder by
+// descriptors that never enters another file system (a Mirror folder's).
 //
 // It owns the Entry, the description of one path a scan gives and a build
 // makes; an entry's Obj and a build's ObjRef name where bytes are kept or
@@ -24,6 +25,7 @@
 //	scan.go, scantree.go, scan_*.go  the scan: workers, order, reserved names
 //	entry.go, meta.go, idents.go     entries, their metadata, hard links
 //	dirtree.go, beneath_*.go         opening and making paths beneath a folder
+//	fdwalk.go                        walking a folder by descriptors, hashing files
 //	copy.go, sparse.go, direct*.go   copying bytes: kernel copies, holes, direct I/O
 //	source.go                        where a build reads bytes (ObjRef)
 //	flags_*.go                       protection flags, no-replace renames, exchanges

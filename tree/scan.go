@@ -201,8 +201,8 @@ func (e lstatFailed) Error() string { return e.err.Error() }
 // does not build it for every folder it reads.
 func folderPath(root, rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
 
-// DirentBufs are getdents buffers, reused: a scan reads thousands of folders.
-var DirentBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+// direntBufs are getdents buffers, reused: a scan reads thousands of folders.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // readDir lists one folder, rel under the open folder top (root, named in
 // errors only), into list (its old contents dropped), sorted, and lstats its entries relative to the folder's descriptor (no path walk
@@ -279,8 +279,8 @@ func readDir(top int, root, rel string, list *[]Scanned, o Opts) (subdirs []stri
 
 // DirNames reads the names in the open folder fd (getdents).
 func DirNames(fd int) ([]string, error) {
-	bp := DirentBufs.Get().(*[]byte)
-	defer DirentBufs.Put(bp)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
 	buf := *bp
 	var names []string
 	for {

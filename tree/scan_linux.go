@@ -64,19 +64,19 @@ type records struct {
 func (r records) recs() []byte { return (*r.bp)[:r.n] }
 
 // put gives the buffer back.
-func (r records) put() { DirentBufs.Put(r.bp) }
+func (r records) put() { direntBufs.Put(r.bp) }
 
 // readRecords reads the next getdents records of the open folder fd (bp
 // nil at the end); the caller puts them back.
 func readRecords(fd int) (records, error) {
-	bp := DirentBufs.Get().(*[]byte)
+	bp := direntBufs.Get().(*[]byte)
 	for {
 		n, err := unix.Getdents(fd, *bp)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil || n <= 0 {
-			DirentBufs.Put(bp)
+			direntBufs.Put(bp)
 			return records{}, err
 		}
 		return records{bp, n}, nil

@@ -1,4 +1,4 @@
-package foldersync
+package tree
 
 import (
 	"crypto/sha256"
@@ -7,8 +7,6 @@ import (
 	"hash"
 	"io"
 	"path/filepath"
-	"rambar/snapstore"
-	"rambar/tree"
 	"slices"
 	"strings"
 
@@ -22,8 +20,8 @@ import (
 // a folder for a symlink halfway. A folder of another file system (a mount
 // point inside the mirror folder) is never entered.
 
-// errMountInside: a folder inside the mirror folder is another file system.
-var errMountInside = errors.New("holds a mount point of another file system")
+// ErrMountInside: a folder inside the mirror folder is another file system.
+var ErrMountInside = errors.New("holds a mount point of another file system")
 
 const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 
@@ -69,8 +67,8 @@ func ReadNames(dirfd int) ([]string, error) {
 		return nil, err
 	}
 	defer unix.Close(d)
-	bp := tree.DirentBufs.Get().(*[]byte)
-	defer tree.DirentBufs.Put(bp)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
 	var names []string
 	for {
 		n, err := unix.ReadDirent(d, *bp)
@@ -96,7 +94,7 @@ type FsEntry struct {
 	Link string // symlink target
 }
 
-func (e *FsEntry) kind() tree.Kind { return tree.KindOf(uint32(e.St.Mode)) }
+func (e *FsEntry) Kind() Kind { return KindOf(uint32(e.St.Mode)) }
 
 // IsReg, isDir tell a regular file and a folder from every other kind
 // (kindOf calls FIFOs, sockets and devices files; the walk does not).
@@ -136,7 +134,7 @@ func walkIn(dirfd int, rel string, dev uint64, fn walkFn) error {
 		return fmt.Errorf("read folder %s: %w", rel, err)
 	}
 	for _, n := range names {
-		e := &FsEntry{Rel: joinRel(rel, n)}
+		e := &FsEntry{Rel: JoinRel(rel, n)}
 		if err := unix.Fstatat(dirfd, n, &e.St, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			if errors.Is(err, unix.ENOENT) {
 				continue // gone while we looked
@@ -144,14 +142,14 @@ func walkIn(dirfd int, rel string, dev uint64, fn walkFn) error {
 			return fmt.Errorf("lstat %s: %w", e.Rel, err)
 		}
 		if e.IsLink() {
-			l, err := readlinkAt(dirfd, n)
+			l, err := ReadlinkAt(dirfd, n)
 			if err != nil {
 				return err
 			}
 			e.Link = l
 		}
 		if e.IsDir() && uint64(e.St.Dev) != dev {
-			return fmt.Errorf("%s: %w (never entered)", e.Rel, errMountInside)
+			return fmt.Errorf("%s: %w (never entered)", e.Rel, ErrMountInside)
 		}
 		if err := fn(dirfd, n, e); errors.Is(err, ErrSkipDir) {
 			continue // not entered
@@ -178,7 +176,7 @@ func walkIn(dirfd int, rel string, dev uint64, fn walkFn) error {
 	return nil
 }
 
-func joinRel(dir, name string) string {
+func JoinRel(dir, name string) string {
 	if dir == "." {
 		return name
 	}
@@ -194,7 +192,7 @@ func SplitRel(rel string) (dir, name string) {
 	return rel[:i], rel[i+1:]
 }
 
-func readlinkAt(dirfd int, name string) (string, error) {
+func ReadlinkAt(dirfd int, name string) (string, error) {
 	for size := 256; ; size *= 4 {
 		buf := make([]byte, size)
 		n, err := unix.Readlinkat(dirfd, name, buf)
@@ -225,10 +223,10 @@ func OpenFileAt(dirfd int, name string, want *unix.Stat_t) (int, error) {
 }
 
 // HashFd returns the SHA-256 of everything fd holds from its start.
-func HashFd(fd int) (sum, error) {
+func HashFd(fd int) (FileSum, error) {
 	h := sha256.New()
 	if err := ReadAll(fd, 0, -1, h); err != nil {
-		return sum{}, err
+		return FileSum{}, err
 	}
 	return SumOf(h), nil
 }
@@ -236,16 +234,16 @@ func HashFd(fd int) (sum, error) {
 // NewHash starts a content digest; sumOf ends it.
 func NewHash() hash.Hash { return sha256.New() }
 
-func SumOf(h hash.Hash) sum {
-	var s sum
+func SumOf(h hash.Hash) FileSum {
+	var s FileSum
 	h.Sum(s[:0])
 	return s
 }
 
-// zeros writes n zero bytes to w (a hole's contents).
-func zeros(w io.Writer, n int64) error {
+// Zeros writes n zero bytes to w (a hole's contents).
+func Zeros(w io.Writer, n int64) error {
 	if n < 0 {
-		return fmt.Errorf("extents overlap or pass the end: %w", snapstore.ErrBadManifest)
+		return fmt.Errorf("extents overlap or pass the end: %w", ErrDamaged)
 	}
 	var z [32 << 10]byte
 	for n > 0 {
@@ -265,7 +263,7 @@ type TeeWriter struct {
 // Write feeds p to the hash and writes it to the file.
 func (t TeeWriter) Write(p []byte) (int, error) {
 	t.H.Write(p)
-	if err := tree.WriteAll(t.FD, p); err != nil {
+	if err := WriteAll(t.FD, p); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -273,8 +271,8 @@ func (t TeeWriter) Write(p []byte) (int, error) {
 
 // ReadAll writes size bytes at off of fd (to the end when size < 0) to h.
 func ReadAll(fd int, off, size int64, h io.Writer) error {
-	bp := tree.CopyBufs.Get().(*[]byte)
-	defer tree.CopyBufs.Put(bp)
+	bp := CopyBufs.Get().(*[]byte)
+	defer CopyBufs.Put(bp)
 	buf := *bp
 	for size != 0 {
 		k := len(buf)
@@ -348,3 +346,9 @@ func FdXattrs(fd int) (map[string][]byte, error) {
 	}
 	return out, nil
 }
+
+// sum is a content digest: the SHA-256 of a file's bytes or of a symlink's
+// target; the zero value is none (a folder, a FIFO).
+type FileSum [32]byte
+
+func (s FileSum) None() bool { return s == FileSum{} }
