@@ -22,7 +22,7 @@ func (s *Store) Prune(keepN int) error {
 	if err != nil || len(ids) <= keepN {
 		return err
 	}
-	hidden, err := s.IdsOf(".base")
+	hidden, err := s.idsOf(".base")
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func (s *Store) Prune(keepN int) error {
 
 // labelled is the set of snapshots labelled taken while in use.
 func (s *Store) labelled() map[string]bool {
-	ids, _ := s.IdsOf(InUseExt)
+	ids, _ := s.idsOf(InUseExt)
 	out := map[string]bool{}
 	for _, id := range ids {
 		out[id] = true

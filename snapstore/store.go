@@ -199,11 +199,11 @@ func (s *Store) StreamManifest(h *Header, n int, each func(put func(*tree.Entry)
 }
 
 // ids lists the saved snapshots' IDs, oldest first.
-func (s *Store) ids() ([]string, error) { return s.IdsOf(".snap") }
+func (s *Store) ids() ([]string, error) { return s.idsOf(".snap") }
 
-// IdsOf lists the IDs of the snapshot files ending in ext, oldest first
+// idsOf lists the IDs of the snapshot files ending in ext, oldest first
 // (files not named for an ID are not snapshots).
-func (s *Store) IdsOf(ext string) ([]string, error) {
+func (s *Store) idsOf(ext string) ([]string, error) {
 	ents, err := os.ReadDir(s.Path("snapshots"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -231,7 +231,7 @@ func (s *Store) Snapshots() ([]Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	labelled, err := s.IdsOf(InUseExt)
+	labelled, err := s.idsOf(InUseExt)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func (s *Store) Cleanup() error {
 		}
 	}
 	// Labels of snapshots never made current, or no longer listed.
-	labelled, _ := s.IdsOf(InUseExt)
+	labelled, _ := s.idsOf(InUseExt)
 	for _, id := range labelled {
 		if _, err := os.Lstat(s.Path("snapshots", id+".snap")); err != nil || cur == "" || id > cur {
 			os.Remove(s.Path("snapshots", id+InUseExt))
