@@ -196,7 +196,7 @@ func TestStoreWrittenBeforeDeltasStillLoads(t *testing.T) {
 		Snapshots []string      `json:"snapshots"`
 		Trees     []tree.Digest `json:"trees"`
 	}
-	b, err := os.ReadFile("testdata/store-v1/want.json")
+	b, err := os.ReadFile(filepath.Join(fixtures, "store-v1", "want.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestStoreWrittenBeforeDeltasStillLoads(t *testing.T) {
 	f := newFixture(t)
 	disks := filepath.Join(f.k.Data, "disks")
 	os.MkdirAll(disks, 0o700)
-	if out, err := exec.Command("cp", "-r", "testdata/store-v1/Old", disks).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join(fixtures, "store-v1", "Old"), disks).CombinedOutput(); err != nil {
 		t.Fatalf("copy fixture: %v %s", err, out)
 	}
 	snaps, err := f.k.Snapshots("Old")

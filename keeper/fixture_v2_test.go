@@ -33,7 +33,7 @@ func storeOfFormatLoads(t *testing.T, dir string, owners bool) {
 		Snapshots []string      `json:"snapshots"`
 		Trees     []tree.Digest `json:"trees"`
 	}
-	b, err := os.ReadFile(filepath.Join("testdata", dir, "want.json"))
+	b, err := os.ReadFile(filepath.Join(fixtures, dir, "want.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func storeOfFormatLoads(t *testing.T, dir string, owners bool) {
 	f := newFixture(t)
 	disks := filepath.Join(f.k.Data, "disks")
 	os.MkdirAll(disks, 0o700)
-	if out, err := exec.Command("cp", "-r", filepath.Join("testdata", dir, "Cur"), disks).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join(fixtures, dir, "Cur"), disks).CombinedOutput(); err != nil {
 		t.Fatalf("copy fixture: %v %s", err, out)
 	}
 	snaps, err := f.k.Snapshots("Cur")
@@ -84,3 +84,8 @@ func storeOfFormatLoads(t *testing.T, dir string, owners bool) {
 	}
 	sameTree(t, now, digest(t, out))
 }
+
+// fixtures holds the stores older RAMBars wrote, one per format: they are
+// package snapstore's (which reads them on its own), restored here
+// through the Keeper.
+var fixtures = filepath.Join("..", "snapstore", "testdata")
