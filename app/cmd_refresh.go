@@ -8,7 +8,6 @@ import (
 
 	"rambar/keeper"
 	"rambar/ramdisk"
-	"rambar/tree"
 )
 
 func init() {
@@ -33,7 +32,7 @@ type refreshJSON struct {
 	Removed   int               `json:"removed"`
 	Left      []string          `json:"left,omitempty"`
 	Conflicts []keeper.Conflict `json:"conflicts"`
-	NotKept   []tree.NotKept    `json:"not_kept,omitempty"`
+	NotKept   []keeper.NotKept  `json:"not_kept,omitempty"`
 	Before    resultJSON        `json:"saved_before"`
 	After     *resultJSON       `json:"saved_after"`
 	Took      float64           `json:"took_seconds"`

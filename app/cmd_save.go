@@ -9,7 +9,6 @@ import (
 	"rambar/disks"
 	"rambar/keeper"
 	"rambar/ramdisk"
-	"rambar/tree"
 )
 
 func init() {
@@ -198,7 +197,7 @@ func describeInUse(u *keeper.InUse) string {
 
 // describeNotKept names what a save could not keep (sockets, device nodes):
 // nothing is dropped silently.
-func describeNotKept(nk []tree.NotKept) string {
+func describeNotKept(nk []keeper.NotKept) string {
 	var b strings.Builder
 	for _, n := range nk {
 		b.WriteString("\n  not kept: " + n.Path + " (" + n.Why + ")")

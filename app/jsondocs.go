@@ -7,7 +7,6 @@ import (
 	"rambar/bench"
 	"rambar/keeper"
 	"rambar/ramdisk"
-	"rambar/tree"
 )
 
 // The JSON documents' parts that are not disks (docs/json.md describes
@@ -25,7 +24,7 @@ type resultJSON struct {
 	Removed     int     `json:"removed"`
 	Took        float64 `json:"took_seconds"`
 	// NotKept names what the save could not keep (sockets, device nodes).
-	NotKept []tree.NotKept `json:"not_kept,omitempty"`
+	NotKept []keeper.NotKept `json:"not_kept,omitempty"`
 	// Folder is a Mirror write-back: conflicts, outside changes kept.
 	Folder *keeper.WriteBack `json:"folder,omitempty"`
 	// InUse: the snapshot was taken while the disk was in use (it never

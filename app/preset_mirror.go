@@ -5,55 +5,44 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"rambar/foldersync"
-	"strings"
 
+	"rambar/disks"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
-// checkPresetMirror refuses a Mirror preset that another preset mirrors too
-// (the same folder, or one inside the other), that a mounted disk mirrors
-// now, or whose folder cannot be mirrored (foldersync.CheckFolder; a missing
-// folder only with create, --create-folder, which makes it).
+// checkPresetMirror refuses a Mirror preset the use case refuses
+// (disks.Service.CheckMirrorPreset): another preset or a mounted disk
+// mirrors its folder, or the folder cannot be mirrored (a missing folder
+// only with create, --create-folder, which makes it).
 func (a *App) checkPresetMirror(p ramdisk.Preset, others []ramdisk.Preset, create bool) error {
-	if p.Contents != ramdisk.Mirror {
-		return nil
-	}
-	k, ok := a.folderKeeper()
-	if !ok {
+	svc, err := a.service()
+	if err != nil {
 		return nil // no engine or data folder: the checks run when the preset is mounted
 	}
-	for _, o := range others {
-		if o.Name != p.Name && o.Contents == ramdisk.Mirror && foldersOverlap(o.MirrorPath, p.MirrorPath) {
-			return refusedError{fmt.Errorf("%w: preset %s: %s is mirrored by preset %s (%s); one folder, one disk",
-				keeper.ErrClaimed, p.Name, p.MirrorPath, o.Name, o.MirrorPath)}
-		}
+	err = svc.CheckMirrorPreset(p, others, create)
+	var refused disks.FolderRefused
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &refused):
+		return usagef("preset %s: %v", p.Name, withCreateFolder(refused.Err))
 	}
-	if err := k.CheckClaim(p.Name, p.MirrorPath); err != nil {
-		return refusedError{fmt.Errorf("preset %s: %w", p.Name, err)}
-	}
-	if err := foldersync.CheckFolder(p.MirrorPath, k.Rules(create)); err != nil {
-		return usagef("preset %s: %v", p.Name, withCreateFolder(err))
-	}
-	if p.InPlace {
-		if err := keeper.CheckInPlace(p.MirrorPath, k.Home); err != nil {
-			return usagef("preset %s: %v", p.Name, err)
-		}
-	}
-	return nil
+	return refusedError{err}
 }
 
-// checkMirrorFolder applies mirror's folder rules (foldersync.CheckFolder) to a
-// --mirror folder; create allows a missing one (--create-folder).
+// checkMirrorFolder applies the folder rules to a --mirror folder; create
+// allows a missing one (--create-folder).
 func (a *App) checkMirrorFolder(path string, create bool) error {
-	k, ok := a.folderKeeper()
-	if !ok {
+	svc, err := a.service()
+	if err != nil {
 		return nil // no engine or data folder: the rules run when the disk is made
 	}
-	if err := foldersync.CheckFolder(path, k.Rules(create)); err != nil {
-		return usagef("%v", withCreateFolder(err))
+	var refused disks.FolderRefused
+	if err := svc.CheckMirrorFolder(path, create); errors.As(err, &refused) {
+		return usagef("%v", withCreateFolder(refused.Err))
+	} else if err != nil {
+		return err
 	}
 	return nil
 }
@@ -81,16 +70,17 @@ func withCreateFolder(err error) error {
 }
 
 // checkInPlace refuses, before the plan is printed, a folder a disk may not
-// be mounted over (keeper.CheckInPlace); the disk's making checks again.
+// be mounted over (disks.Service.CheckInPlaceFolder); the disk's making
+// checks again.
 func (a *App) checkInPlace(o keeper.Options) error {
 	if !o.InPlace {
 		return nil
 	}
-	k, ok := a.folderKeeper()
-	if !ok {
+	svc, err := a.service()
+	if err != nil {
 		return nil
 	}
-	if err := keeper.CheckInPlace(o.MirrorPath, k.Home); err != nil {
+	if err := svc.CheckInPlaceFolder(o.MirrorPath); err != nil {
 		return usagef("%v", err)
 	}
 	return nil
@@ -104,23 +94,6 @@ func (a *App) inPlaceAt(ctx context.Context, v ramdisk.Volume) string {
 		return ""
 	}
 	return svc.InPlace(ctx, v)
-}
-
-// folderKeeper is the keeper with the engine behind it, so mirror's folder
-// rules know the RAM disks mounted now (a folder inside one is refused).
-func (a *App) folderKeeper() (*keeper.Keeper, bool) {
-	svc, err := a.service()
-	if err != nil {
-		return nil, false
-	}
-	k, err := svc.Keeper()
-	return k, err == nil
-}
-
-// foldersOverlap: the same folder, or one inside the other.
-func foldersOverlap(a, b string) bool {
-	a, b = filepath.Clean(a), filepath.Clean(b)
-	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
 }
 
 // makeMirrorFolder makes a Mirror preset's missing folder when

@@ -28,3 +28,7 @@ func DigestOf(root string, withTimes bool) (Digest, error) { return tree.DigestO
 // KeepRootTimes gives the folder to the access and modification times of
 // the folder from (a disk made again keeps its root folder's times).
 func KeepRootTimes(from, to string) error { return tree.KeepRootTimes(from, to) }
+
+// NotKept is a path a save could not keep, or an attribute a restore could
+// not set, and why.
+type NotKept = tree.NotKept

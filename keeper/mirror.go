@@ -25,6 +25,12 @@ var ErrIncomplete = fmt.Errorf("%w: its load did not finish", ErrRefused)
 // missing folder passes).
 func (k *Keeper) Rules(create bool) foldersync.FolderRules { return k.folderRules(create, "") }
 
+// CheckFolder applies the folder rules to a Mirror folder (create: a
+// missing one is allowed), as Setup will (foldersync.CheckFolder).
+func (k *Keeper) CheckFolder(path string, create bool) error {
+	return foldersync.CheckFolder(path, k.Rules(create))
+}
+
 // folderRules are the rules a mirror folder is checked against now.
 func (k *Keeper) folderRules(create bool, mountPoint string) foldersync.FolderRules {
 	r := foldersync.FolderRules{Data: k.Data, Home: k.Home, Homes: sudoHome(), Create: create}
