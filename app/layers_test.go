@@ -69,12 +69,13 @@ func TestImportLayers(t *testing.T) {
 	}
 }
 
-// TestUseCasesTalkToTheKeeperOnly: of the contents packages, disks (and the
-// contents' benchmark) import the Keeper's package only, never what it is
-// built on (tree, snapstore, snapshot, foldersync).
+// TestUseCasesTalkToTheKeeperOnly: of the contents packages, disks, the
+// self-test, the CLI and the contents' benchmark import the Keeper's
+// package only, never what it is built on (tree, snapstore, snapshot,
+// foldersync); tests may reach below.
 func TestUseCasesTalkToTheKeeperOnly(t *testing.T) {
 	below := []string{"rambar/tree", "rambar/snapstore", "rambar/snapshot", "rambar/foldersync"}
-	for _, pkg := range []string{"rambar/disks", "rambar/selftest", "rambar/cmd/benchmirror"} {
+	for _, pkg := range []string{"rambar/disks", "rambar/selftest", "rambar/app", "rambar/cmd/benchmirror"} {
 		for _, goos := range []string{"linux", "darwin"} {
 			cmd := exec.Command("go", "list", "-e", "-f", `{{join .Imports " "}}`, pkg) // -e: a package of one system only
 			cmd.Env = append(cmd.Environ(), "GOOS="+goos, "CGO_ENABLED=0")
