@@ -730,7 +730,11 @@ func TestKeepAndMirrorTo(t *testing.T) {
 	h.c.Click("disk/K/keep")
 	h.note("Keeping K")
 	h.wait("K kept", func(m string) bool {
-		k := m[strings.Index(m, "K — "):strings.Index(m, "M — ")]
+		from, to := strings.Index(m, "K — "), strings.Index(m, "M — ")
+		if from < 0 || to < from {
+			return false // the menu is being rebuilt: K's or M's item not there yet
+		}
+		k := m[from:to]
 		return strings.Contains(k, "Save Now") && !strings.Contains(k, "Keep Contents")
 	})
 	h.c.Click("disk/M/mirrorto") // cancelled
