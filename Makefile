@@ -111,7 +111,7 @@ bench-tray: build ## idle CPU and memory of the running tray with three disks ov
 	$(GO) test -run '^$$' -bench . -benchmem ./tray/
 	$(GO) test -run '^$$' -bench TrayRefreshLinux -benchmem ./app/
 
-bench-mirror: ## mirror's save/restore vs rsync -a --delete and tar at 10,000/50,000/200,000 files and 4 GiB of large files, store sizes, peak memory; Mirror folders' load and write-back vs rsync at 10,000/100,000 files (root: mounts tmpfs; BENCH_ARGS="-files N -large SIZE -only keep|mirror")
+bench-mirror: ## Keep saves and restores vs rsync -a --delete and tar at 10,000/50,000/200,000 files and 4 GiB of large files, store sizes, peak memory; Mirror folders' load and write-back vs rsync at 10,000/100,000 files (root: mounts tmpfs; BENCH_ARGS="-files N -large SIZE -only keep|mirror")
 	$(GO) build -o bin/benchmirror ./cmd/benchmirror
 	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp} $(BENCH_ARGS)
 
