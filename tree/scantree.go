@@ -225,7 +225,7 @@ func (a *appender) advance(q *dirQueue) {
 		f.i++
 		a.out = append(a.out, c)
 		if a.match != nil {
-			a.match.See(&c)
+			a.match.See(&a.out[len(a.out)-1]) // not &c: through the interface, c would escape (an allocation per path)
 		}
 		if c.Id.Mode&unix.S_IFMT == unix.S_IFDIR {
 			a.want = c.Rel
