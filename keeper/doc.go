@@ -35,7 +35,7 @@
 //	                               files watched for writes through shared
 //	                               mappings
 //	disks/NAME/mirror/sync         a Mirror disk's record of its last load
-//	                               or write-back (syncrec.go): its snapshot,
+//	                               or write-back (foldersync/syncrec.go): its snapshot,
 //	                               "complete" only once a load finished, its
 //	                               base, and the paths changed since the base
 //	disks/NAME/mirror/base-ID      per path (as bytes, sorted, in blocks
@@ -141,18 +141,18 @@
 // # A disk in use
 //
 // A disk is in use while it is saved. A file is stored only as a version
-// that existed (savecopy.go: the same identity before and after its copy,
+// that existed (snapshot/savecopy.go: the same identity before and after its copy,
 // leased first when changed in the last second, its previous version kept
 // when it never holds still); files mapped shared and writable are
-// compared by content (watch.go, mapped*.go); a snapshot is consistent
+// compared by content (snapshot/watch.go, mapped*.go); a snapshot is consistent
 // only when every path is seen unchanged after its scan (by its copy, or
-// by a look at the whole disk made meanwhile: settle.go, look.go; on Linux
+// by a look at the whole disk made meanwhile: snapshot/settle.go, look.go; on Linux
 // an inotify watch the scan set on every folder answers instead when
 // nothing moved, so a quiet disk is not read twice: tree/still_linux.go), else
 // the save copies again, and a disk that never holds
-// still gets a snapshot labelled taken while in use (splice.go, inuse.go).
+// still gets a snapshot labelled taken while in use (snapshot/splice.go, inuse.go).
 // Every manifest is checked as it is written with the rules it is read
-// with (treecheck.go): a hard link's target is part of what a save
+// with (snapstore/treecheck.go): a hard link's target is part of what a save
 // compares, so an entry reused from the index never names a path that
 // moved.
 //
@@ -160,7 +160,7 @@
 //
 // Whatever is in a store may have been crafted by someone else with access
 // to the data folder. Manifests and the index are checked when read
-// (validate.go; the decoders are fuzzed): snapshot IDs have one fixed form,
+// (snapstore/validate.go; the decoders are fuzzed): snapshot IDs have one fixed form,
 // paths are clean and relative and listed once, in order, each inside a
 // folder of the tree, object references name objects/SAVE/N and nothing
 // else, counts and sizes are bounded. Restores, loads and write-backs make
@@ -266,7 +266,7 @@
 // removes what a killed refresh left under its temporary names before it
 // reads the disk. FolderChanges counts the changes kept in the folder.
 //
-// Inside a folder named .git (gitstate.go) a path changed on both sides
+// Inside a folder named .git (foldersync/gitstate.go) a path changed on both sides
 // is the folder's: no conflict copy inside .git, the disk's version stays
 // in the snapshot, a refresh puts the folder's on the disk. Git's lock
 // files there are never loaded, written back or taken.
