@@ -345,7 +345,7 @@ func TestADiskMadeAgainIsNotTheOld(t *testing.T) {
 
 // BenchmarkHolds is what the menu's refresh and every save pay to tell a
 // kept disk: the record read, the volume's identity (statx, statfs, file
-// handle). go test -run '^$' -bench Holds ./mirror
+// handle). go test -run '^$' -bench Holds ./keeper
 func BenchmarkHolds(b *testing.B) {
 	base := b.TempDir()
 	k := NewKeeper(filepath.Join(base, "data"))
