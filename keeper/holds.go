@@ -2,7 +2,7 @@ package keeper
 
 import (
 	"rambar/ramdisk"
-	"rambar/snapstore"
+	"rambar/snapshot"
 )
 
 // Holding is the snapshot a disk's files were last saved as or restored
@@ -34,6 +34,6 @@ func (k *Keeper) Matches(v ramdisk.Volume, id string) (bool, error) {
 	if id == "" || x == nil || x.DiskID != st.ID || x.Snapshot != id || !k.Holds(v, st) {
 		return false, nil
 	}
-	_, _, same, err := snapstore.ScanMatching(v.MountPoint, x.N, x, s.Caches)
+	_, _, same, err := snapshot.ScanMatching(v.MountPoint, x.N, x, s.Caches)
 	return same, err
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"rambar/snapshot"
-	"rambar/snapstore"
 	"rambar/tree"
 
 	"rambar/ramdisk"
@@ -99,7 +98,7 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 			return Result{}, snapshot.WroteNothing(err)
 		}
 		held := int64(0)
-		if items, _, _, err := snapstore.ScanMatching(v.MountPoint, 0, nil, st.Mode == ramdisk.Mirror); err == nil { // what the clearing frees: not Caches
+		if items, _, _, err := snapshot.ScanMatching(v.MountPoint, 0, nil, st.Mode == ramdisk.Mirror); err == nil { // what the clearing frees: not Caches
 			for _, it := range items {
 				if it.HardLink == 0 {
 					held += it.Blocks * 512

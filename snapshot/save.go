@@ -114,6 +114,17 @@ func scanAgainst(root string, hint int, x *snapstore.Index, caches bool, still *
 	return items, notKept, m, err
 }
 
+// ScanMatching is a scan of the disk at root (hint: about how many
+// paths to expect) compared with the index x as it goes (nil: none): same
+// reports that the paths are exactly x's, without a second pass over the
+// scan. An empty lost+found of the file system's is kept when x lists one
+// (the user's, merged with it). caches: a Caches folder at the top is
+// contents (Store.Caches).
+func ScanMatching(root string, hint int, x *snapstore.Index, caches bool) (items []tree.Scanned, notKept []tree.NotKept, same bool, err error) {
+	items, notKept, m, err := scanAgainst(root, hint, x, caches, nil)
+	return items, notKept, m != nil && m.Matched(len(items)), err
+}
+
 // savePlan is what a save writes: the new manifest's entries, and which
 // files need their bytes copied.
 type savePlan struct {

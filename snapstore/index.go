@@ -287,16 +287,3 @@ func (s *Store) WriteIndex(b []byte) error {
 	}
 	return nil
 }
-
-// ScanMatching is scanAll that also compares the paths, as they are found,
-// with the index x (nil: none): same reports that they are exactly x's
-// (x.matches, without a second pass over the scan). An empty lost+found of
-// the file system's is kept when x lists one (the user's, merged with it).
-func ScanMatching(root string, hint int, x *Index, caches bool) (items []tree.Scanned, notKept []tree.NotKept, same bool, err error) {
-	m, keepLF := (*IndexMatch)(nil), x.Lists("lost+found")
-	if x != nil {
-		m = x.Match()
-	}
-	items, notKept, err = tree.ScanWith(root, hint, m.Matcher(), tree.Opts{KeepLF: keepLF, Caches: caches})
-	return items, notKept, m != nil && m.Matched(len(items)), err
-}

@@ -1,10 +1,11 @@
-package snapstore
+package snapshot
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 	"rambar/internal/testtree"
+	"rambar/snapstore"
 	"rambar/tree"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // matches, for the tests, reports whether items (in scan order) are exactly the indexed
 // paths with the indexed identities: nothing added, removed or changed. A
 // damaged index matches nothing.
-func (x *Index) matches(items []tree.Scanned) bool {
+func matches(x *snapstore.Index, items []tree.Scanned) bool {
 	m := x.Match()
 	for i := range items {
 		m.See(&items[i])
@@ -35,7 +36,7 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := IndexOf("20260101T000000.000001Z", "d", items, nil)
+	b := snapstore.IndexOf("20260101T000000.000001Z", "d", items, nil)
 	last := items[len(items)-1].Rel
 	for _, c := range []struct {
 		name   string
@@ -62,7 +63,7 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 			if c.index != nil {
 				raw = c.index
 			}
-			x, err := OpenIndex(raw)
+			x, err := snapstore.OpenIndex(raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +74,7 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 			if same != c.same {
 				t.Errorf("scanMatching same = %v, want %v", same, c.same)
 			}
-			if x2, _ := OpenIndex(raw); x2.matches(got) != same {
+			if x2, _ := snapstore.OpenIndex(raw); matches(x2, got) != same {
 				t.Errorf("matches of the finished scan = %v, scanMatching %v", !same, same)
 			}
 			if !c.same && c.index == nil {
@@ -86,7 +87,7 @@ func TestScanMatchingTellsEveryChange(t *testing.T) {
 					}
 				}
 				items2, _ := tree.Scan(root)
-				items, b = items2, IndexOf("20260101T000000.000001Z", "d", items2, nil)
+				items, b = items2, snapstore.IndexOf("20260101T000000.000001Z", "d", items2, nil)
 				last = items[len(items)-1].Rel
 			}
 		})
