@@ -61,7 +61,7 @@ func RestoredIndex(id, diskID string, entries []tree.Entry, ids *tree.Idents) []
 }
 
 // IndexMatch compares items of a scan, one at a time in scan order, with
-// an index's entries: a scan feeds it as it appends (scanMatching), so
+// an index's entries: a scan feeds it as it appends (snapshot.ScanMatching), so
 // that the comparison is done when the scan is. A damaged index matches
 // nothing. It notes the watched files it passes, with their sums. Where
 // the scan differs, the match stops; diffIndex goes on from there rather

@@ -100,7 +100,7 @@ func Scan(root string) ([]Scanned, error) {
 // scanAll is scan that also names the sockets and device nodes it skipped;
 // hint is about how many paths to expect (the index's count: the slice is
 // then made once, at its size). It is the whole disk, as a reclaim copies
-// it: RAMBar's Caches folder included (a save's scan, scanMatching, leaves
+// it: RAMBar's Caches folder included (a save's scan, snapshot.ScanMatching, leaves
 // it out).
 func scanAll(root string, hint int) ([]Scanned, []NotKept, error) {
 	return ScanWith(root, hint, nil, Opts{Caches: true})
