@@ -2,8 +2,6 @@ package disks
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"rambar/keeper"
 	"rambar/ramdisk"
@@ -62,7 +60,7 @@ func (s *Service) CheckMirrorPreset(p ramdisk.Preset, others []ramdisk.Preset, c
 		return nil // no data folder: the checks run when the preset is mounted
 	}
 	for _, o := range others {
-		if o.Name != p.Name && o.Contents == ramdisk.Mirror && foldersOverlap(o.MirrorPath, p.MirrorPath) {
+		if o.Name != p.Name && o.Contents == ramdisk.Mirror && keeper.FoldersOverlap(o.MirrorPath, p.MirrorPath) {
 			return fmt.Errorf("%w: preset %s: %s is mirrored by preset %s (%s); one folder, one disk",
 				keeper.ErrClaimed, p.Name, p.MirrorPath, o.Name, o.MirrorPath)
 		}
@@ -77,10 +75,4 @@ func (s *Service) CheckMirrorPreset(p ramdisk.Preset, others []ramdisk.Preset, c
 		return s.CheckInPlaceFolder(p.MirrorPath)
 	}
 	return nil
-}
-
-// foldersOverlap: the same folder, or one inside the other.
-func foldersOverlap(a, b string) bool {
-	a, b = filepath.Clean(a), filepath.Clean(b)
-	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
 }

@@ -108,6 +108,10 @@ func overlaps(a, b string) bool {
 	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
 }
 
+// FoldersOverlap: folders a and b, once cleaned, are the same folder or
+// one is inside the other (one folder, one disk).
+func FoldersOverlap(a, b string) bool { return overlaps(filepath.Clean(a), filepath.Clean(b)) }
+
 // holder returns the live claim of another disk than name on folder, or on
 // a folder inside or around it.
 func (k *Keeper) holder(name, folder string) (claim, bool) {
