@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"rambar/settingsfile"
 	"runtime"
 	"strings"
 	"time"
+
+	"rambar/settingsfile"
 
 	"golang.org/x/sys/unix"
 

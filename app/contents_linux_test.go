@@ -9,10 +9,11 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"strings"
 	"testing"
 	"time"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

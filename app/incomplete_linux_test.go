@@ -5,11 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/tree"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"rambar/tree"
 )
 
 // TestKillDuringRestoreNeverReplacesTheSave kills `rambar create --keep`

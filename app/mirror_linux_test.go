@@ -9,11 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/tree"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

@@ -6,9 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/tree"
 	"strings"
 	"testing"
+
+	"rambar/tree"
 )
 
 // start runs the real binary in the background; wait returns its exit

@@ -8,11 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/tree"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"rambar/tree"
 )
 
 // TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole closes the terminal of a

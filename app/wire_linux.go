@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+
 	"rambar/keeper"
 
 	"rambar/internal/run"

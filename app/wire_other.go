@@ -4,8 +4,9 @@ package main
 
 import (
 	"fmt"
-	"rambar/keeper"
 	"runtime"
+
+	"rambar/keeper"
 
 	"rambar/ramdisk"
 )

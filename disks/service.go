@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"rambar/settingsfile"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"rambar/settingsfile"
 
 	"rambar/keeper"
 	"rambar/ramdisk"

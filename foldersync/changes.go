@@ -3,9 +3,10 @@ package foldersync
 import (
 	"errors"
 	"fmt"
+	"slices"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"slices"
 
 	"golang.org/x/sys/unix"
 )

@@ -6,8 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"strings"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"strings"
 
 	"golang.org/x/sys/unix"
 

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"

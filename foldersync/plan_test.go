@@ -1,9 +1,10 @@
 package foldersync
 
 import (
-	"rambar/tree"
 	"strings"
 	"testing"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

@@ -6,10 +6,11 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"rambar/snapstore"
-	"rambar/tree"
 	"slices"
 	"syscall"
+
+	"rambar/snapstore"
+	"rambar/tree"
 )
 
 // A base file of the sync record: magic, blocks of up to blockPaths paths

@@ -10,9 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"slices"
 )
 
 // The sync record is what a Mirror disk and its folder held the last time

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rambar/snapstore"
-	"rambar/tree"
 	"slices"
 	"sort"
 	"testing"
+
+	"rambar/snapstore"
+	"rambar/tree"
 )
 
 // recordPaths makes n record paths, some of them not UTF-8.

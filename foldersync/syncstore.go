@@ -8,9 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"strings"
 
 	"rambar/internal/atomicfile"
 )

@@ -2,6 +2,7 @@ package foldersync
 
 import (
 	"errors"
+
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"

@@ -3,6 +3,7 @@ package foldersync
 import (
 	"errors"
 	"fmt"
+
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"

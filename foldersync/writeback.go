@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"time"
 
 	"golang.org/x/sys/unix"
 )

@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
 	"rambar/foldersync"
 	"rambar/tree"
-	"strings"
 
 	"golang.org/x/sys/unix"
 

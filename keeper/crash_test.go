@@ -10,15 +10,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/foldersync"
-	"rambar/snapshot"
-	"rambar/snapstore"
-	"rambar/tree"
 	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"rambar/foldersync"
+	"rambar/snapshot"
+	"rambar/snapstore"
+	"rambar/tree"
 
 	"rambar/ramdisk"
 )

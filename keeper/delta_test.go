@@ -8,11 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/snapstore"
-	"rambar/tree"
 	"strings"
 	"sync"
 	"testing"
+
+	"rambar/snapstore"
+	"rambar/tree"
 
 	"rambar/ramdisk"
 )

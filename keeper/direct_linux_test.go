@@ -5,9 +5,10 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"testing"
 	"unsafe"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

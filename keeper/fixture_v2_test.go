@@ -5,9 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/tree"
 	"syscall"
 	"testing"
+
+	"rambar/tree"
 )
 
 // TestStoreOfFormat2StillLoads restores both snapshots of a store written

@@ -8,9 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/tree"
 	"strings"
 	"testing"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"strings"
 
 	"golang.org/x/sys/unix"
 

@@ -9,10 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/tree"
 	"strconv"
 	"strings"
 	"testing"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

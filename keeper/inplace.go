@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rambar/foldersync"
 	"strconv"
 	"syscall"
+
+	"rambar/foldersync"
 )
 
 // folderDir is the one place that says which folder a Mirror disk's load

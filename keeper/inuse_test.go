@@ -5,9 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"testing"
+
 	"rambar/snapshot"
 	"rambar/snapstore"
-	"testing"
 
 	"rambar/ramdisk"
 )

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rambar/snapstore"
-	"rambar/tree"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"rambar/snapstore"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

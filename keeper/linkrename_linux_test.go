@@ -8,12 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/snapstore"
-	"rambar/tree"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"rambar/snapstore"
+	"rambar/tree"
 
 	"rambar/ramdisk"
 )

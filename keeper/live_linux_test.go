@@ -8,11 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/snapstore"
-	"rambar/tree"
 	"strings"
 	"testing"
 	"time"
+
+	"rambar/snapstore"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

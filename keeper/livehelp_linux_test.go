@@ -11,13 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/snapstore"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"rambar/snapstore"
 
 	"golang.org/x/sys/unix"
 

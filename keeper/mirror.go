@@ -7,12 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
-	"rambar/foldersync"
-	"rambar/snapshot"
-	"rambar/tree"
 	"slices"
 	"strconv"
 	"time"
+
+	"rambar/foldersync"
+	"rambar/snapshot"
+	"rambar/tree"
 
 	"rambar/ramdisk"
 )

@@ -8,12 +8,13 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

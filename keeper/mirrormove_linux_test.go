@@ -7,12 +7,13 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"rambar/tree"
 )
 
 // A mail client moving messages between Maildir's new/ and cur/ (renames,

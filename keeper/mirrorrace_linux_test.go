@@ -11,13 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rambar/foldersync"
-	"rambar/tree"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"rambar/foldersync"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

@@ -9,12 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"rambar/foldersync"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"rambar/foldersync"
 
 	"golang.org/x/sys/unix"
 

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"rambar/foldersync"
 	"strings"
 	"testing"
+
+	"rambar/foldersync"
 )
 
 // The temporary names an interrupted write-back listed are removed by the

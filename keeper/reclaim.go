@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
+
 	"rambar/snapshot"
 	"rambar/tree"
-	"time"
 
 	"rambar/ramdisk"
 )

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"strings"
 	"testing"
+
+	"rambar/tree"
 
 	"rambar/ramdisk"
 )

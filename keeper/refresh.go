@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
+
 	"rambar/foldersync"
 	"rambar/snapshot"
 	"rambar/tree"
-	"time"
 
 	"golang.org/x/sys/unix"
 

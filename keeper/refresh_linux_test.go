@@ -6,10 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"strings"
 	"testing"
 	"time"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

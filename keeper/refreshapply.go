@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
 	"rambar/foldersync"
 	"rambar/snapshot"
 	"rambar/snapstore"

@@ -3,9 +3,10 @@ package keeper
 import (
 	"fmt"
 	"os"
+	"strings"
+
 	"rambar/foldersync"
 	"rambar/tree"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )

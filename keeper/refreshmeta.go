@@ -3,6 +3,7 @@ package keeper
 import (
 	"fmt"
 	"os"
+
 	"rambar/foldersync"
 	"rambar/tree"
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
 	"rambar/foldersync"
 	"rambar/tree"
 

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
+
 	"rambar/foldersync"
 	"rambar/tree"
-	"strings"
 
 	"golang.org/x/sys/unix"
 

@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"context"
+
 	"rambar/foldersync"
 	"rambar/snapshot"
 	"rambar/snapstore"

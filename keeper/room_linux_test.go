@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rambar/snapshot"
-	"rambar/tree"
 	"strings"
 	"testing"
+
+	"rambar/snapshot"
+	"rambar/tree"
 
 	"rambar/ramdisk"
 )

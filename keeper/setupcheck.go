@@ -3,10 +3,11 @@ package keeper
 import (
 	"errors"
 	"fmt"
-	"rambar/foldersync"
-	"rambar/snapstore"
 	"strings"
 	"time"
+
+	"rambar/foldersync"
+	"rambar/snapstore"
 
 	"rambar/ramdisk"
 )

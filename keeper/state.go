@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"time"
 
 	"rambar/internal/atomicfile"
 	"rambar/internal/boottime"

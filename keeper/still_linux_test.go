@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"testing"
+
 	"rambar/snapshot"
 	"rambar/snapstore"
-	"testing"
 )
 
 // TestQuietSaveTakesNoLook: saves of a disk nobody writes meanwhile are

@@ -6,8 +6,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"rambar/foldersync"
 	"syscall"
+
+	"rambar/foldersync"
 
 	"rambar/ramdisk"
 )

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"rambar/snapshot"
-	"rambar/snapstore"
-	"rambar/tree"
 	"strings"
 	"syscall"
 	"testing"
+
+	"rambar/snapshot"
+	"rambar/snapstore"
+	"rambar/tree"
 
 	"rambar/ramdisk"
 )

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+
 	"rambar/tree"
 )
 

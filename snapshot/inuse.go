@@ -1,9 +1,10 @@
 package snapshot
 
 import (
+	"slices"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"slices"
 )
 
 // inUseOf is what the paths that moved during a save say of it.

@@ -3,13 +3,14 @@ package snapshot
 import (
 	"errors"
 	"fmt"
-	"rambar/snapstore"
-	"rambar/tree"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"rambar/snapstore"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"rambar/internal/testtree"
-	"rambar/tree"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"rambar/internal/testtree"
+	"rambar/tree"
 )
 
 // TestLookAtTellsWhatChangedSinceTheScan changes a scanned tree as

@@ -4,8 +4,9 @@ package snapshot
 
 import (
 	"errors"
-	"rambar/tree"
 	"unsafe"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"time"
 
 	"golang.org/x/sys/unix"
 

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"rambar/snapstore"
-	"rambar/tree"
 	"slices"
 	"strings"
+
+	"rambar/snapstore"
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

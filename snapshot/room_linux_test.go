@@ -1,9 +1,10 @@
 package snapshot
 
 import (
-	"rambar/tree"
 	"strings"
 	"testing"
+
+	"rambar/tree"
 )
 
 func TestNeedCountsWhatARestoreAllocates(t *testing.T) {

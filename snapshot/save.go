@@ -3,10 +3,11 @@ package snapshot
 import (
 	"context"
 	"fmt"
-	"rambar/snapstore"
-	"rambar/tree"
 	"runtime"
 	"time"
+
+	"rambar/snapstore"
+	"rambar/tree"
 )
 
 // Save makes root's tree the store's new current snapshot, copying only the

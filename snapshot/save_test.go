@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rambar/internal/testdigest"
-	"rambar/internal/testtree"
-	"rambar/snapstore"
-	"rambar/tree"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"rambar/internal/testdigest"
+	"rambar/internal/testtree"
+	"rambar/snapstore"
+	"rambar/tree"
 )
 
 func TestDiffIndexFindsSameChangedAndGone(t *testing.T) {

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"rambar/tree"
 	"strconv"
 	"sync"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

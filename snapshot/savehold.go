@@ -1,9 +1,10 @@
 package snapshot
 
 import (
-	"rambar/tree"
 	"sync"
 	"time"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

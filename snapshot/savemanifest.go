@@ -3,10 +3,11 @@ package snapshot
 import (
 	"fmt"
 	"os"
-	"rambar/snapstore"
-	"rambar/tree"
 	"slices"
 	"time"
+
+	"rambar/snapstore"
+	"rambar/tree"
 
 	"rambar/internal/atomicfile"
 )

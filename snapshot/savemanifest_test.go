@@ -3,10 +3,11 @@ package snapshot
 import (
 	"errors"
 	"os"
-	"rambar/snapstore"
-	"rambar/tree"
 	"testing"
 	"time"
+
+	"rambar/snapstore"
+	"rambar/tree"
 )
 
 // TestManifestIsCheckedAsItIsWritten: a save whose manifest would not

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"testing"
+
 	"rambar/internal/testtree"
 	"rambar/snapstore"
 	"rambar/tree"
-	"strings"
-	"testing"
 
 	"golang.org/x/sys/unix"
 )

@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"rambar/snapstore"
-	"rambar/tree"
 	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"rambar/snapstore"
+	"rambar/tree"
 )
 
 // A disk is in use while RAMBar saves it: programs write, rename and map

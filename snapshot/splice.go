@@ -3,11 +3,12 @@ package snapshot
 import (
 	"bytes"
 	"maps"
-	"rambar/snapstore"
-	"rambar/tree"
 	"slices"
 	"strings"
 	"time"
+
+	"rambar/snapstore"
+	"rambar/tree"
 )
 
 // What a save keeps of a disk that never held still (settle.go), labelled

@@ -3,9 +3,10 @@ package snapshot
 import (
 	"crypto/sha256"
 	"errors"
+	"sync"
+
 	"rambar/snapstore"
 	"rambar/tree"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )

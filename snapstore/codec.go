@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"rambar/tree"
 	"time"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

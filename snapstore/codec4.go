@@ -3,8 +3,9 @@ package snapstore
 import (
 	"fmt"
 	"io"
-	"rambar/tree"
 	"slices"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

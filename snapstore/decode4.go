@@ -3,8 +3,9 @@ package snapstore
 import (
 	"fmt"
 	"math"
-	"rambar/tree"
 	"time"
+
+	"rambar/tree"
 )
 
 // Reading a version 4 manifest (codec4.go has the format).

@@ -3,11 +3,12 @@ package snapstore
 import (
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"rambar/tree"
 )
 
 // FuzzDecodeManifest feeds the manifest decoder arbitrary bytes (seeds in

@@ -2,8 +2,9 @@ package snapstore
 
 import (
 	"fmt"
-	"rambar/tree"
 	"sync"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

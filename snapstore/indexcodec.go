@@ -2,6 +2,7 @@ package snapstore
 
 import (
 	"bytes"
+
 	"rambar/tree"
 )
 

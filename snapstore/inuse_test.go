@@ -1,9 +1,10 @@
 package snapstore
 
 import (
-	"rambar/tree"
 	"slices"
 	"testing"
+
+	"rambar/tree"
 )
 
 // TestInUseRecordRoundTripAndRejectsDamage: the label of a snapshot taken

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
 	"rambar/tree"
 
 	"rambar/internal/atomicfile"

@@ -1,9 +1,10 @@
 package snapstore
 
 import (
-	"rambar/tree"
 	"sort"
 	"time"
+
+	"rambar/tree"
 )
 
 // Manifest is one save: the whole tree, or (a delta, Base set) the paths

@@ -2,10 +2,11 @@ package snapstore
 
 import (
 	"fmt"
-	"rambar/tree"
 	"slices"
 	"strconv"
 	"strings"
+
+	"rambar/tree"
 )
 
 // An entry's Obj names where its bytes are kept, relative to objects/:

@@ -8,11 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"rambar/tree"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 

@@ -1,10 +1,11 @@
 package snapstore
 
 import (
-	"rambar/tree"
 	"reflect"
 	"testing"
 	"time"
+
+	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 )

@@ -2,8 +2,9 @@ package snapstore
 
 import (
 	"fmt"
-	"rambar/tree"
 	"strings"
+
+	"rambar/tree"
 )
 
 // A save checks each manifest as it writes it with the rules it is read

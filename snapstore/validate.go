@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"rambar/tree"
 	"strings"
 	"syscall"
+
+	"rambar/tree"
 )
 
 // A store is untrusted input: anyone able to write the data folder may

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"rambar/settingsfile"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"rambar/settingsfile"
 
 	"rambar/ramdisk"
 	"rambar/ramdisk/ramdisktest"

@@ -5,9 +5,10 @@ package tree
 import (
 	"os"
 	"path/filepath"
-	"rambar/internal/testtree"
 	"syscall"
 	"testing"
+
+	"rambar/internal/testtree"
 )
 
 // TestWalkBeneathRefusesSymlinks: the component-by-component open used

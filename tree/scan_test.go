@@ -6,12 +6,13 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"rambar/internal/testtree"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"rambar/internal/testtree"
 
 	"golang.org/x/sys/unix"
 )

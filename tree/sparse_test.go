@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"rambar/internal/testtree"
 	"testing"
+
+	"rambar/internal/testtree"
 
 	"golang.org/x/sys/unix"
 )

@@ -3,9 +3,10 @@ package tree
 import (
 	"os"
 	"path/filepath"
-	"rambar/internal/testtree"
 	"testing"
 	"time"
+
+	"rambar/internal/testtree"
 
 	"golang.org/x/sys/unix"
 )

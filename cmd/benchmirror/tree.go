@@ -8,8 +8,9 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"rambar/keeper"
 	"strings"
+
+	"rambar/keeper"
 )
 
 // generate writes a deterministic tree of n files shaped like a source
