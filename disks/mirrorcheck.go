@@ -13,6 +13,7 @@ import (
 // state of the machine.
 type FolderRefused struct{ Err error }
 
+// Error is the rule's message.
 func (e FolderRefused) Error() string { return e.Err.Error() }
 
 // Unwrap is the rule's error (keeper.ErrFolderMissing among them).

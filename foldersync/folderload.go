@@ -49,6 +49,7 @@ type LoadedPath struct {
 	hasID bool
 }
 
+// Side is what the record keeps of the path as loaded.
 func (p *LoadedPath) Side() *Side {
 	s := &Side{Kind: p.kind, Mode: p.mode, Hash: p.hash}
 	if p.hasID {
@@ -396,6 +397,8 @@ func (l *FolderLoad) dirMeta(lv loadLevel) {
 	SetTimesAt(lv.fd, ".", &lv.e.St)
 }
 
+// SetTimesAt gives name in the folder dirfd st's modification time, as its
+// access and its modification time, not following a symlink.
 func SetTimesAt(dirfd int, name string, st *unix.Stat_t) {
 	mt := tree.TsNano(tree.StatMtime(st))
 	ts := []unix.Timespec{unix.NsecToTimespec(mt), unix.NsecToTimespec(mt)}

@@ -57,6 +57,7 @@ type TempList struct {
 
 var writeBackTemps = TempList{File: journalName, Magic: journalMagic, What: "the write-back's", Valid: IsTempName}
 
+// Path is where the list is kept in the store storeDir.
 func (l TempList) Path(storeDir string) string { return filepath.Join(recordDir(storeDir), l.File) }
 
 // Write lists temps in the store, durably, before they are made.
@@ -124,6 +125,7 @@ func HasJournal(storeDir string) bool {
 	return err == nil
 }
 
+// RemoveJournal removes the write-back's list of temporary names.
 func RemoveJournal(storeDir string) { os.Remove(journalPath(storeDir)) }
 
 // CleanTemps removes the temporary names an interrupted write-back of the

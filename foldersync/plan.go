@@ -52,6 +52,7 @@ type Fstate struct {
 	flags tree.FileFlags
 }
 
+// Side is what the record would keep of the folder's path (nil: none).
 func (f *Fstate) Side() *Side {
 	if f == nil {
 		return nil

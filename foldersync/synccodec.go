@@ -46,6 +46,7 @@ const (
 	sideIdent
 )
 
+// ErrBadRecord: a Mirror disk's sync record is damaged.
 var ErrBadRecord = errors.New("damaged mirror record")
 
 // putFixed32 appends v in four bytes (a CRC).

@@ -48,6 +48,7 @@ func OpenRecord(storeDir string) (*Record, error) {
 	return r, nil
 }
 
+// Close lets go of the record's base file (nil: nothing).
 func (r *Record) Close() {
 	if r != nil && r.base != nil {
 		r.base.close()

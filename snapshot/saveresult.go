@@ -7,7 +7,7 @@ import (
 	"rambar/tree"
 )
 
-// saveResult says what a save or restore of a disk did.
+// Result says what a save or restore of a disk did.
 type Result struct {
 	Snapshot    string `json:"snapshot"`          // the snapshot saved or restored
 	Unchanged   bool   `json:"unchanged"`         // nothing had changed: no new snapshot

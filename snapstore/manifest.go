@@ -18,6 +18,7 @@ type Manifest struct {
 	Removed []string
 }
 
+// Header is what a manifest says of its snapshot before its entries.
 type Header struct {
 	ID      string
 	Created time.Time

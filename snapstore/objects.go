@@ -41,7 +41,7 @@ func ParseObj(obj string) (tree.ObjName, error) {
 	return o, nil
 }
 
-// objRef is where e's bytes are in the store, relative to objects/.
+// ObjRefOf is where e's bytes are in the store, relative to objects/.
 func ObjRefOf(e tree.Entry) (tree.ObjRef, error) {
 	o := e.Obj
 	if err := CheckObj(o); err != nil {

@@ -20,7 +20,7 @@ import (
 	"rambar/internal/atomicfile"
 )
 
-// storeCore is one disk's folder of snapshots (see the package doc for its layout).
+// Store is one disk's folder of snapshots (see the package doc for its layout).
 type Store struct {
 	Dir string
 	// DeltaLimit, when set, replaces defaultDeltaLimit (tests force
@@ -48,6 +48,7 @@ type Snapshot struct {
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
 var ErrNoSnapshot = errors.New("no such snapshot")
 
+// Path is the path of parts inside the store's folder.
 func (s *Store) Path(parts ...string) string {
 	return filepath.Join(append([]string{s.Dir}, parts...)...)
 }

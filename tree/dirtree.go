@@ -35,6 +35,7 @@ func OpenTree(dir string) (*DirTree, error) {
 	return &DirTree{Dir: dir, Fd: fd}, nil
 }
 
+// Close closes the tree's folder.
 func (t *DirTree) Close() { unix.Close(t.Fd) }
 
 // Path is rel's path, for messages and for tools that take paths.

@@ -84,6 +84,7 @@ type Ident struct {
 	Mode  uint32
 }
 
+// IdentOf is the identity of the path st describes.
 func IdentOf(st *unix.Stat_t) Ident {
 	return Ident{Ino: uint64(st.Ino), CTime: TsNano(statCtime(st)), MTime: TsNano(StatMtime(st)),
 		Size: st.Size, Mode: uint32(st.Mode)}

@@ -94,12 +94,17 @@ type FsEntry struct {
 	Link string // symlink target
 }
 
+// Kind is the entry's kind as a tree records it.
 func (e *FsEntry) Kind() Kind { return KindOf(uint32(e.St.Mode)) }
 
-// IsReg, isDir tell a regular file and a folder from every other kind
-// (kindOf calls FIFOs, sockets and devices files; the walk does not).
-func (e *FsEntry) IsReg() bool  { return e.St.Mode&unix.S_IFMT == unix.S_IFREG }
-func (e *FsEntry) IsDir() bool  { return e.St.Mode&unix.S_IFMT == unix.S_IFDIR }
+// IsReg tells a regular file from every other kind (KindOf calls FIFOs,
+// sockets and devices files; the walk does not).
+func (e *FsEntry) IsReg() bool { return e.St.Mode&unix.S_IFMT == unix.S_IFREG }
+
+// IsDir tells a folder from every other kind.
+func (e *FsEntry) IsDir() bool { return e.St.Mode&unix.S_IFMT == unix.S_IFDIR }
+
+// IsLink tells a symlink from every other kind.
 func (e *FsEntry) IsLink() bool { return e.St.Mode&unix.S_IFMT == unix.S_IFLNK }
 
 // ErrSkipDir, returned by a walkFn for a folder, leaves it unentered.
@@ -176,6 +181,7 @@ func walkIn(dirfd int, rel string, dev uint64, fn walkFn) error {
 	return nil
 }
 
+// JoinRel is the relative path of name in the folder dir ("." the top).
 func JoinRel(dir, name string) string {
 	if dir == "." {
 		return name
@@ -192,6 +198,8 @@ func SplitRel(rel string) (dir, name string) {
 	return rel[:i], rel[i+1:]
 }
 
+// ReadlinkAt is the target of the symlink name in the folder dirfd, however
+// long.
 func ReadlinkAt(dirfd int, name string) (string, error) {
 	for size := 256; ; size *= 4 {
 		buf := make([]byte, size)
@@ -231,9 +239,10 @@ func HashFd(fd int) (FileSum, error) {
 	return SumOf(h), nil
 }
 
-// NewHash starts a content digest; sumOf ends it.
+// NewHash starts a content digest; SumOf ends it.
 func NewHash() hash.Hash { return sha256.New() }
 
+// SumOf is the digest h has taken.
 func SumOf(h hash.Hash) FileSum {
 	var s FileSum
 	h.Sum(s[:0])
@@ -347,8 +356,9 @@ func FdXattrs(fd int) (map[string][]byte, error) {
 	return out, nil
 }
 
-// sum is a content digest: the SHA-256 of a file's bytes or of a symlink's
+// FileSum is a content digest: the SHA-256 of a file's bytes or of a symlink's
 // target; the zero value is none (a folder, a FIFO).
 type FileSum [32]byte
 
+// None reports whether s is no digest (the zero value).
 func (s FileSum) None() bool { return s == FileSum{} }

@@ -16,6 +16,7 @@ type Idents struct {
 	m  map[string]Ident
 }
 
+// NewIdents is an empty set, room made for n paths.
 func NewIdents(n int) *Idents { return &Idents{m: make(map[string]Ident, n)} }
 
 // noteFd notes rel's identity from its open descriptor fd.

@@ -60,6 +60,7 @@ type Meter struct {
 	last time.Time
 }
 
+// NewMeter reports to fn the progress of phase over bytes and files.
 func NewMeter(fn ProgressFunc, phase string, bytes int64, files int) *Meter {
 	m := &Meter{fn: fn, p: Progress{Phase: phase, BytesTotal: bytes, FilesTotal: files}}
 	m.report(true)

@@ -14,6 +14,8 @@ func (w *StillWatch) add(int, string, string) {}
 
 func (w *StillWatch) addFile(int, []byte) {}
 
+// Still is false: without a watch a save always looks.
 func (w *StillWatch) Still() bool { return false }
 
+// Close has nothing to close.
 func (w *StillWatch) Close() {}

@@ -10,6 +10,8 @@ import (
 )
 
 func statCtime(st *unix.Stat_t) unix.Timespec { return st.Ctim }
+
+// StatMtime is st's modification time.
 func StatMtime(st *unix.Stat_t) unix.Timespec { return st.Mtim }
 
 // XattrIsContent: on macOS every attribute is the file's (Finder tags,
@@ -56,6 +58,7 @@ func kernelCopy(out, in int, _ bool) (int64, error) { return readWriteCopy(out, 
 // kernelRangeCopy is not offered here: EINVAL makes rangeCopy use pread.
 func kernelRangeCopy(out, in int, off, size int64) error { return unix.EINVAL }
 
+// StatAtime is st's access time.
 func StatAtime(st *unix.Stat_t) unix.Timespec { return st.Atim }
 
 // macReserved are the folders macOS keeps at a volume's root for itself.

@@ -12,6 +12,8 @@ import (
 )
 
 func statCtime(st *unix.Stat_t) unix.Timespec { return st.Ctim }
+
+// StatMtime is st's modification time.
 func StatMtime(st *unix.Stat_t) unix.Timespec { return st.Mtim }
 
 // XattrIsContent: on Linux user.* attributes and POSIX ACLs belong to the
@@ -116,6 +118,7 @@ func kernelRangeCopy(out, in int, off, size int64) error {
 	return nil
 }
 
+// StatAtime is st's access time.
 func StatAtime(st *unix.Stat_t) unix.Timespec { return st.Atim }
 
 // reservedName: on Linux only the lost+found that mkfs.ext4 made (inode
