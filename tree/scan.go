@@ -117,13 +117,18 @@ func ScanWith(root string, hint int, m Matcher, o Opts) ([]Scanned, []NotKept, e
 		return nil, nil, fmt.Errorf("%s is not a folder", root)
 	}
 	out := prefault(make([]Scanned, 0, max(hint+hint/16, 64)))
-	out, notKept, err := readTree(root, append(out, scannedOf(".", &st)), m, o)
+	out, notKept, err := readTree(root, ".", append(out, scannedOf(".", &st)), m, o)
 	if err != nil {
 		return nil, nil, err
 	}
 	linkGroups(out)
-	slices.SortFunc(notKept, func(a, b NotKept) int { return strings.Compare(a.Path, b.Path) })
+	sortNotKept(notKept)
 	return out, notKept, nil
+}
+
+// sortNotKept sorts skipped paths by path.
+func sortNotKept(n []NotKept) {
+	slices.SortFunc(n, func(a, b NotKept) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // InodesUsed is how many inodes the file system holding root uses (at most
@@ -222,6 +227,9 @@ func readDir(top int, root, rel string, list *[]Scanned, o Opts) (subdirs []stri
 	}
 	defer unix.Close(fd)
 	o.Still.add(fd, root, rel) // before its names are read
+	if o.Feed != nil {
+		o.Feed.Watch(fd, rel)
+	}
 	all := *list
 	grow := func(n int) { all = slices.Grow(all, n) }
 	take := func(n []byte, s *unix.Stat_t, err error) (found, error) {

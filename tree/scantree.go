@@ -10,8 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// readTree appends every path under root to out in pathLess order (depth
-// first, siblings sorted) and returns it. A few workers (one per core, at
+// readTree appends every path under folder start of root to out in
+// pathLess order (depth first, siblings sorted) and returns it. A few workers (one per core, at
 // least two, at most eight: a scan is system calls, and more workers than
 // cores only add switches) read the folders, always the first one in that
 // order still to read; after each folder, the worker appends whatever is
@@ -20,10 +20,10 @@ import (
 // out, never a second copy of the tree, and no goroutine sleeps waiting
 // for a folder while there is reading to do. A match, when not nil, is fed
 // every path in order as it is appended (out's first ones included).
-func readTree(root string, out []Scanned, match Matcher, o Opts) ([]Scanned, []NotKept, error) {
-	q := &dirQueue{todo: []string{"."}, read: map[string]dirRead{}}
+func readTree(root, start string, out []Scanned, match Matcher, o Opts) ([]Scanned, []NotKept, error) {
+	q := &dirQueue{todo: []string{start}, read: map[string]dirRead{}}
 	q.work = sync.NewCond(&q.mu)
-	a := &appender{out: out, want: ".", match: match}
+	a := &appender{out: out, want: start, match: match}
 	// Folders are opened relative to the top one, so each open walks the
 	// path inside the disk only, not the mount point's path too.
 	top, err := OpenRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -67,11 +67,19 @@ type Matcher interface {
 // Caches folder at the top is kept (a copy of the whole disk: a reclaim);
 // still, when not nil, is given every folder as it is opened (and every
 // file of several names), so a save can tell later whether the disk held
-// still since (still_linux.go).
+// still since (still_linux.go); so is feed, the disk's change feed
+// (package changefeed), which follows each folder from then on.
 type Opts struct {
 	KeepLF func() bool
 	Caches bool
 	Still  *StillWatch
+	Feed   FolderWatch
+}
+
+// FolderWatch is given each folder a scan opens, before its names are
+// read (a change feed that watches folder by folder).
+type FolderWatch interface {
+	Watch(dir int, rel string)
 }
 
 // dirRead is one folder as a worker read it: its entries in buf, given

@@ -1,0 +1,224 @@
+//go:build linux
+
+package changefeed
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// mask is every change a save would store: contents written or truncated,
+// metadata changed (mode, owner, times, xattrs, links), names made,
+// removed or renamed, and a folder itself removed or moved. Reads, opens
+// and closes are not changes, so a save's own copying is none.
+const mask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM |
+	unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
+
+// Feed follows one disk's changes (inotify: a watch per folder, which the
+// save's walk adds through Watch).
+type Feed struct {
+	*pending
+	root string
+	file *os.File
+	fd   int
+	mu   sync.Mutex
+	wds  map[int32]string // each watch's folder
+	// reading is held while the queue is read: by the reader when the
+	// queue has events, by Take and Peek (so that every change made before
+	// they are called is in what they return: the kernel queues an event
+	// in the writer's own system call).
+	reading sync.Mutex
+	buf     []byte
+	closed  chan struct{}
+}
+
+// Open starts following the disk at root. ignored, when not nil, leaves
+// out changes it names (RAMBar's own files on the disk); a folder is only
+// followed once Watch is given it, so the first Changes are Lost.
+func Open(root string, ignored func(folder, name string) bool) (*Feed, error) {
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("inotify_init1: %w", err)
+	}
+	f := &Feed{pending: newPending(ignored), root: root, fd: fd, file: os.NewFile(uintptr(fd), "inotify"),
+		wds: map[int32]string{}, buf: make([]byte, 64<<10), closed: make(chan struct{})}
+	go f.read()
+	return f, nil
+}
+
+// NeedsWatch reports whether each folder must be given to Watch as a walk
+// opens it (inotify's watches are per folder).
+func (f *Feed) NeedsWatch() bool { return true }
+
+// Watch follows folder rel of the disk, open as dir, from now on: called
+// before its names are read, so any change after that read is an event.
+// The root is watched through its descriptor, the others by their path
+// under root with no symlink followed: a folder replaced since the walk
+// opened it is a change of its parent, watched before. A folder that
+// cannot be watched (the system's max_user_watches reached) makes the
+// feed Lost: the next save walks everything.
+func (f *Feed) Watch(dir int, rel string) {
+	p, flags := f.root+"/"+rel, uint32(unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW)
+	if rel == "." {
+		p, flags = "/proc/self/fd/"+strconv.Itoa(dir), unix.IN_ONLYDIR
+	}
+	f.mu.Lock()
+	wd, err := unix.InotifyAddWatch(f.fd, p, mask|flags)
+	if err == nil {
+		f.wds[int32(wd)] = rel
+	}
+	f.mu.Unlock()
+	switch {
+	case err == nil:
+	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP):
+		// Removed or replaced since it was opened: its parent's event.
+	case errors.Is(err, unix.ENOSPC):
+		f.lose("more folders than the system lets one program watch (fs.inotify.max_user_watches)")
+	default:
+		f.lose(fmt.Sprintf("inotify_add_watch %s: %v", p, err))
+	}
+}
+
+// Watched is how many folders the feed follows.
+func (f *Feed) Watched() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.wds)
+}
+
+// Close stops the feed (and every watch with it).
+func (f *Feed) Close() error {
+	select {
+	case <-f.closed:
+		return nil
+	default:
+	}
+	f.reading.Lock()
+	defer f.reading.Unlock()
+	close(f.closed)
+	return f.file.Close()
+}
+
+// Take returns the changes since the last take, and starts afresh.
+func (f *Feed) Take() Changes {
+	f.drain()
+	return f.pending.Take()
+}
+
+// Peek returns the changes since the last take, leaving them.
+func (f *Feed) Peek() Changes {
+	f.drain()
+	return f.pending.Peek()
+}
+
+// read takes the events as they come until the feed is closed.
+func (f *Feed) read() {
+	rc, err := f.file.SyscallConn()
+	if err != nil {
+		f.lose(fmt.Sprintf("read inotify: %v", err))
+		return
+	}
+	err = rc.Read(func(uintptr) bool {
+		f.drain()
+		return false // wait for the next events
+	})
+	select {
+	case <-f.closed:
+	default:
+		f.lose(fmt.Sprintf("read inotify: %v", err))
+	}
+}
+
+// drain reads every event queued.
+func (f *Feed) drain() {
+	f.reading.Lock()
+	defer f.reading.Unlock()
+	select {
+	case <-f.closed:
+		return // its descriptor's number may be another file's now
+	default:
+	}
+	for {
+		n, err := unix.Read(f.fd, f.buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			if err != nil && err != unix.EAGAIN && err != unix.EBADF {
+				f.lose(fmt.Sprintf("read inotify: %v", err))
+			}
+			return
+		}
+		f.events(f.buf[:n], time.Now())
+	}
+}
+
+// events records a read's events.
+func (f *Feed) events(b []byte, at time.Time) {
+	for len(b) >= unix.SizeofInotifyEvent {
+		ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
+		end := unix.SizeofInotifyEvent + int(ev.Len)
+		if end > len(b) {
+			f.lose("a torn inotify event")
+			return
+		}
+		name := b[unix.SizeofInotifyEvent:end]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		f.event(ev.Wd, ev.Mask, string(name), at)
+		b = b[end:]
+	}
+}
+
+// event records one event of watch wd.
+func (f *Feed) event(wd int32, m uint32, name string, at time.Time) {
+	if m&unix.IN_Q_OVERFLOW != 0 {
+		f.lose("more changes at once than the system queues (fs.inotify.max_queued_events)")
+		return
+	}
+	f.mu.Lock()
+	rel, ok := f.wds[wd]
+	if m&unix.IN_IGNORED != 0 {
+		delete(f.wds, wd) // the folder is gone (its parent's event) or unmounted
+	}
+	f.mu.Unlock()
+	switch {
+	case m&unix.IN_UNMOUNT != 0:
+		f.lose("the disk was unmounted")
+	case !ok || m&unix.IN_IGNORED != 0:
+	case m&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0:
+		if rel == "." {
+			f.lose("the disk's top folder was removed or moved")
+		}
+		// Any other folder's removal or move is an event of its parent.
+	default:
+		f.made(rel, name, m)
+		f.add(rel, name, at)
+	}
+}
+
+// made learns which file a name just made in folder rel names, when it
+// is a file of several names (a hard link made: every other name of it
+// may change, through this one, with no event of their folders). The
+// reader takes events as they come, so a link is looked at moments after
+// it is made; one removed before that (made, written through and removed
+// within microseconds) is not known, and a write through it is saved by
+// the next full scan (hourly, and at every eject).
+func (f *Feed) made(rel, name string, m uint32) {
+	if m&(unix.IN_CREATE|unix.IN_MOVED_TO) == 0 || m&unix.IN_ISDIR != 0 {
+		return
+	}
+	var st unix.Stat_t
+	if unix.Lstat(f.root+"/"+rel+"/"+name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
+		f.link(st.Ino)
+	}
+}

@@ -1,0 +1,373 @@
+package tree
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Rescanned is a scan made by Rescan, compared with the scan it started
+// from.
+type Rescanned struct {
+	Items   []Scanned // as a full scan gives them
+	NotKept []NotKept
+	// Same[i]: Items[i] is in the earlier scan with the same path,
+	// identity and hard-link target.
+	Same []bool
+	// Gone are the earlier scan's paths no longer on the disk.
+	Gone []string
+	// Read are the folders read again (the others were taken from the
+	// earlier scan), and Reread how many paths were stat'ed.
+	Read   map[string]bool
+	Reread int
+	// Reshaped: a path appeared or went, changed its kind or its
+	// hard-link target.
+	Reshaped bool
+}
+
+// Dirty is what changed since a scan, as a change feed tells it: the
+// folders in which something changed, and the files given another name.
+type Dirty struct {
+	Folders map[string]struct{}
+	Linked  map[uint64]struct{}
+}
+
+// Rescan scans root again reading only the folders dirty names, the new
+// folders it finds in them and every name of a file given or losing a
+// name;
+// every other path is taken from prev, an earlier scan of the same disk
+// (notKept its skipped paths), which must have been made after a change
+// feed started following every folder that dirty is taken from. Its
+// Items are what ScanWith would give (the property test holds it to
+// that). Folders read are given to o's watches as a scan gives them.
+func Rescan(root string, prev []Scanned, notKept []NotKept, dirty Dirty, o Opts) (*Rescanned, error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(root, &st); err != nil {
+		return nil, fmt.Errorf("lstat %s: %w", root, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR || len(prev) == 0 || prev[0].Rel != "." {
+		return nil, fmt.Errorf("rescan %s: not a folder, or no earlier scan", root)
+	}
+	top, err := OpenRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read folder %s: %w", root, err)
+	}
+	defer unix.Close(top)
+	r := &rescan{root: root, top: top, prev: prev, dirty: dirty.Folders, below: map[string]bool{}, o: o,
+		res: &Rescanned{Read: map[string]bool{}}}
+	for ino := range dirty.Linked {
+		r.noteLinks(ino, true)
+	}
+	for d := range dirty.Folders {
+		for ; !r.below[d]; d = parentOf(d) {
+			r.below[d] = true
+			if d == "." {
+				break
+			}
+		}
+	}
+	r.firsts = map[int32]bool{}
+	for i := range prev {
+		if l := prev[i].HardLink; l > 0 {
+			r.firsts[l-1] = true
+		}
+	}
+	r.out = make([]Scanned, 0, len(prev)+len(prev)/64+16)
+	r.emit(scannedOf(".", &st), 0)
+	if err := r.folder(0); err != nil {
+		return nil, err
+	}
+	r.links()
+	r.res.Items = r.out
+	r.res.NotKept = r.keptNot(notKept)
+	r.same()
+	return r.res, nil
+}
+
+// rescan is one Rescan's state.
+type rescan struct {
+	root  string
+	top   int
+	prev  []Scanned
+	dirty map[string]struct{}
+	below map[string]bool // the dirty folders and every folder above one
+	o     Opts
+	res   *Rescanned
+	out   []Scanned
+	// from[i] is the place in prev of out[i]'s path, -1 for a new path;
+	// fresh[i] whether out[i] was stat'ed now.
+	from    []int32
+	fresh   []bool
+	skipped []NotKept
+	// relinked are the inodes of files of several names (before or now)
+	// among the paths read: their other names are stat'ed again, wherever
+	// they are (a link made or removed changes every name's count).
+	relinked map[uint64]bool
+	firsts   map[int32]bool // prev's files that other names link to
+}
+
+// several reports whether prev[k] is a file of several names.
+func (r *rescan) several(k int) bool { return r.prev[k].HardLink != 0 || r.firsts[int32(k)] }
+
+// parentOf is the folder holding rel ("." for the top's names).
+func parentOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return "."
+}
+
+// emit appends it, stat'ed now, from prev's place pi (-1: new).
+func (r *rescan) emit(it Scanned, pi int) {
+	r.out = append(r.out, it)
+	r.from = append(r.from, int32(pi))
+	r.fresh = append(r.fresh, true)
+}
+
+// carry appends prev[pi] as it was.
+func (r *rescan) carry(pi int) {
+	r.out = append(r.out, r.prev[pi])
+	r.from = append(r.from, int32(pi))
+	r.fresh = append(r.fresh, false)
+}
+
+// end is the place in prev after folder pi's contents.
+func (r *rescan) end(pi int) int {
+	if pi == 0 {
+		return len(r.prev)
+	}
+	pre := r.prev[pi].Rel + "/"
+	return pi + 1 + sort.Search(len(r.prev)-pi-1, func(k int) bool { return !strings.HasPrefix(r.prev[pi+1+k].Rel, pre) })
+}
+
+// folder appends the contents of folder pi of prev (appended already):
+// read again when dirty, else taken from prev, down to the dirty folders
+// below it.
+func (r *rescan) folder(pi int) error {
+	rel := r.prev[pi].Rel
+	if _, ok := r.dirty[rel]; ok {
+		// A change in a folder changes the folder's own times, which its
+		// parent's listing holds (and no event of the parent tells).
+		if me := len(r.out) - 1; !r.fresh[me] {
+			var st unix.Stat_t
+			if err := unix.Fstatat(r.top, rel, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+				r.out[me], r.fresh[me] = scannedOf(rel, &st), true
+				r.res.Reread++
+			}
+		}
+		return r.read(rel, pi)
+	}
+	end := r.end(pi)
+	if !r.below[rel] {
+		for k := pi + 1; k < end; k++ {
+			r.carry(k)
+		}
+		return nil
+	}
+	for k := pi + 1; k < end; {
+		r.carry(k)
+		if r.prev[k].Id.Mode&unix.S_IFMT != unix.S_IFDIR {
+			k++
+			continue
+		}
+		if err := r.folder(k); err != nil {
+			return err
+		}
+		k = r.end(k)
+	}
+	return nil
+}
+
+// read reads folder rel again (pi its place in prev, -1 if new) and
+// appends its names, merged with prev's: a folder that was there (the
+// same inode) goes on as folder does, a new one is read whole; what prev
+// had and the folder no longer does is gone.
+func (r *rescan) read(rel string, pi int) error {
+	var list []Scanned
+	_, skipped, err := readDir(r.top, r.root, rel, &list, r.o)
+	if err != nil {
+		return err
+	}
+	r.res.Read[rel] = true
+	r.res.Reread += len(list)
+	r.skipped = append(r.skipped, skipped...)
+	var olds []int // prev's names in rel
+	if pi >= 0 {
+		for k, end := pi+1, r.end(pi); k < end; k = r.next(k) {
+			olds = append(olds, k)
+		}
+	}
+	o := 0
+	for _, c := range list {
+		for o < len(olds) && r.prev[olds[o]].Rel < c.Rel {
+			r.gone(olds[o])
+			o++
+		}
+		match := -1
+		if o < len(olds) && r.prev[olds[o]].Rel == c.Rel {
+			match = olds[o]
+			o++
+		}
+		r.emit(c, match)
+		r.noteLinks(c.Id.Ino, c.HardLink != 0)
+		if match >= 0 {
+			r.noteLinks(r.prev[match].Id.Ino, r.several(match))
+		}
+		isDir := c.Id.Mode&unix.S_IFMT == unix.S_IFDIR
+		wasDir := match >= 0 && r.prev[match].Id.Mode&unix.S_IFMT == unix.S_IFDIR
+		switch {
+		case isDir && wasDir && r.prev[match].Id.Ino == c.Id.Ino:
+			err = r.folder(match)
+		case isDir:
+			if wasDir {
+				r.goneBelow(match)
+			}
+			err = r.whole(c.Rel)
+		case wasDir:
+			r.goneBelow(match)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for ; o < len(olds); o++ {
+		r.gone(olds[o])
+	}
+	return nil
+}
+
+// next is the place in prev after name k of a folder (and its contents).
+func (r *rescan) next(k int) int {
+	if r.prev[k].Id.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return r.end(k)
+	}
+	return k + 1
+}
+
+// whole reads new folder rel and everything in it.
+func (r *rescan) whole(rel string) error {
+	n := len(r.out)
+	out, skipped, err := readTree(r.root, rel, r.out, nil, r.o)
+	if err != nil {
+		return err
+	}
+	r.out, r.skipped = out, append(r.skipped, skipped...)
+	for i := n; i < len(r.out); i++ {
+		r.from = append(r.from, -1)
+		r.fresh = append(r.fresh, true)
+		r.noteLinks(r.out[i].Id.Ino, r.out[i].HardLink != 0)
+		if r.out[i].Id.Mode&unix.S_IFMT == unix.S_IFDIR {
+			r.res.Read[r.out[i].Rel] = true
+		}
+	}
+	r.res.Read[rel] = true
+	r.res.Reread += len(r.out) - n
+	return nil
+}
+
+// gone records name k of prev (and, a folder, its contents) as gone.
+func (r *rescan) gone(k int) {
+	r.res.Gone = append(r.res.Gone, r.prev[k].Rel)
+	r.noteLinks(r.prev[k].Id.Ino, r.several(k))
+	if r.prev[k].Id.Mode&unix.S_IFMT == unix.S_IFDIR {
+		r.goneBelow(k)
+	}
+}
+
+// goneBelow records the contents of folder k of prev as gone.
+func (r *rescan) goneBelow(k int) {
+	for j, end := k+1, r.end(k); j < end; j++ {
+		r.res.Gone = append(r.res.Gone, r.prev[j].Rel)
+		r.noteLinks(r.prev[j].Id.Ino, r.several(j))
+	}
+}
+
+// noteLinks notes inode ino when it is a file of several names.
+func (r *rescan) noteLinks(ino uint64, several bool) {
+	if several {
+		if r.relinked == nil {
+			r.relinked = map[uint64]bool{}
+		}
+		r.relinked[ino] = true
+	}
+}
+
+// links stats again the paths taken from prev whose inodes changed their
+// names, then groups the hard links as a scan does (the places of prev's
+// groups mean nothing in out).
+func (r *rescan) links() {
+	for i := range r.out {
+		it := &r.out[i]
+		if it.Id.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
+		}
+		if !r.fresh[i] && r.relinked[it.Id.Ino] {
+			var st unix.Stat_t
+			if err := unix.Fstatat(r.top, it.Rel, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+				*it, r.fresh[i] = scannedOf(it.Rel, &st), true
+				r.res.Reread++
+			}
+			// Gone or no longer a file meanwhile: its folder changed, and
+			// the save's look at the disk finds it.
+		}
+		if it.HardLink != 0 || !r.fresh[i] && r.firsts[r.from[i]] {
+			it.HardLink = -1
+		}
+	}
+	linkGroups(r.out)
+}
+
+// same compares each path with prev's: taken from it and not stat'ed
+// again, or stat'ed with the same identity, and the same hard-link target
+// either way.
+func (r *rescan) same() {
+	res := r.res
+	res.Same = make([]bool, len(r.out))
+	res.Reshaped = len(res.Gone) > 0
+	for i := range r.out {
+		pi := r.from[i]
+		if pi < 0 {
+			res.Reshaped = true
+			continue
+		}
+		p, it := &r.prev[pi], &r.out[i]
+		s := !r.fresh[i] || sameIdentity(it.Rel, it.Id, p.Id)
+		if it.HardLink != 0 || p.HardLink != 0 {
+			if HardLinkOf(r.out, i) != HardLinkOf(r.prev, int(pi)) {
+				s, res.Reshaped = false, true
+			}
+		}
+		if it.Id.Mode&unix.S_IFMT != p.Id.Mode&unix.S_IFMT {
+			res.Reshaped = true
+		}
+		res.Same[i] = s
+	}
+}
+
+// sameIdentity is snapstore.SameIdent: the top folder's times and size
+// alone do not make it changed.
+func sameIdentity(rel string, a, b Ident) bool {
+	if rel == "." {
+		a.CTime, a.MTime, a.Size = b.CTime, b.MTime, b.Size
+	}
+	return a == b
+}
+
+// keptNot is the skipped paths of the rescan: those read now, and prev's
+// in folders taken from it.
+func (r *rescan) keptNot(prev []NotKept) []NotKept {
+	out := r.skipped
+	for _, n := range prev {
+		dir := parentOf(n.Path)
+		if r.res.Read[dir] {
+			continue
+		}
+		if k := sort.Search(len(r.out), func(k int) bool { return !PathLess(r.out[k].Rel, dir) }); k < len(r.out) && r.out[k].Rel == dir {
+			out = append(out, n)
+		}
+	}
+	sortNotKept(out)
+	return out
+}
