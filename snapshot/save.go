@@ -34,6 +34,15 @@ func (s *Store) Save(ctx context.Context, root, diskID string, keepN int, progre
 
 // SaveLocked is save with the store's lock already held.
 func (s *Store) SaveLocked(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
+	return s.SaveFollowing(ctx, root, diskID, keepN, progress, nil)
+}
+
+// SaveFollowing is SaveLocked by the disk's change feed (f; nil: none):
+// when f can vouch for the disk since its last save, only the folders the
+// feed names are read (tree.Rescan) and compared with that save's scan,
+// not the whole disk with the index; else the disk is walked whole, every
+// folder given to the feed, and f follows it from this save on.
+func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc, f *Follow) (Result, error) {
 	start, before := time.Now(), inUse()
 	if err := s.Cleanup(); err != nil {
 		return Result{}, err
@@ -56,22 +65,36 @@ func (s *Store) SaveLocked(ctx context.Context, root, diskID string, keepN int, 
 	if idx != nil && curID != "" && idx.Snapshot == curID {
 		against = idx
 	}
+	var last *followed
+	var dirty tree.Dirty
+	var feed tree.FolderWatch
+	if f != nil {
+		last, dirty = f.start(curID, against != nil && against.Exact, start)
+		feed = f.feed
+	}
 	mapped := make(chan map[uint64]bool, 1)
 	go func() { mapped <- mappedFiles(root) }() // while the scan runs
 	resume := pauseCollector(before, hint)
 	still := tree.NewStillWatch()
-	items, notKept, m, err := scanAgainst(root, hint, against, s.Caches, still)
+	var sc scanned
+	if last != nil {
+		sc, err = rescan(root, last, dirty, against, s.Caches, still, f)
+	} else {
+		sc.items, sc.notKept, sc.match, err = scanAgainst(root, hint, against, s.Caches, still, feed)
+	}
 	resume()
-	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still, match: m}
+	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still,
+		match: sc.match, pre: sc.diff, feed: feed, notKept: sc.notKept}
 	defer func() { ls.still.Close() }()
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
+	items, notKept := sc.items, sc.notKept
 	// Nothing changed since the current snapshot was saved or restored:
 	// done, without reading a file or even the manifest (but the watched
 	// ones: watch.go).
-	if m != nil && m.Matched(len(items)) {
-		same, err := ls.unchanged(items, m.Watched)
+	if sc.same(len(items)) {
+		same, watched, err := ls.unchanged(items, sc.watched())
 		if err != nil {
 			return Result{}, fmt.Errorf("save %s: %w", root, err)
 		}
@@ -80,6 +103,9 @@ func (s *Store) SaveLocked(ctx context.Context, root, diskID string, keepN int, 
 			if err != nil {
 				return Result{}, err
 			}
+			if f != nil {
+				f.done(&followed{snapshot: curID, items: items, notKept: notKept, watched: watched})
+			}
 			return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
 		}
 	}
@@ -87,12 +113,17 @@ func (s *Store) SaveLocked(ctx context.Context, root, diskID string, keepN int, 
 	// they do not set the heap's size for the rest of the save (the
 	// collector lets it grow to twice what was live at its last run), and
 	// what is live gives the save its room (memlimit.go).
-	runtime.GC()
+	if last == nil {
+		runtime.GC()
+	}
 	mem := limitSaveMemory(before, liveHeap())
 	defer mem.done()
 	res, err := ls.run(ctx, items)
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
+	}
+	if f != nil && ls.committed != nil && res.Snapshot == ls.committed.snapshot {
+		f.done(ls.committed)
 	}
 	res.NotKept = notKept
 	if !res.Unchanged {
@@ -107,11 +138,11 @@ func (s *Store) SaveLocked(ctx context.Context, root, diskID string, keepN int, 
 // scanAgainst scans root, comparing it with x (nil: none) as it goes; m
 // is the match (nil without x). caches: a Caches folder at the top is
 // contents (store.caches).
-func scanAgainst(root string, hint int, x *snapstore.Index, caches bool, still *tree.StillWatch) (items []tree.Scanned, notKept []tree.NotKept, m *snapstore.IndexMatch, err error) {
+func scanAgainst(root string, hint int, x *snapstore.Index, caches bool, still *tree.StillWatch, feed tree.FolderWatch) (items []tree.Scanned, notKept []tree.NotKept, m *snapstore.IndexMatch, err error) {
 	if x != nil {
 		m = x.Match()
 	}
-	items, notKept, err = tree.ScanWith(root, hint, m.Matcher(), tree.Opts{KeepLF: x.Lists("lost+found"), Caches: caches, Still: still})
+	items, notKept, err = tree.ScanWith(root, hint, m.Matcher(), tree.Opts{KeepLF: x.Lists("lost+found"), Caches: caches, Still: still, Feed: feed})
 	return items, notKept, m, err
 }
 
@@ -122,7 +153,7 @@ func scanAgainst(root string, hint int, x *snapstore.Index, caches bool, still *
 // (the user's, merged with it). caches: a Caches folder at the top is
 // contents (Store.Caches).
 func ScanMatching(root string, hint int, x *snapstore.Index, caches bool) (items []tree.Scanned, notKept []tree.NotKept, same bool, err error) {
-	items, notKept, m, err := scanAgainst(root, hint, x, caches, nil)
+	items, notKept, m, err := scanAgainst(root, hint, x, caches, nil, nil)
 	return items, notKept, m != nil && m.Matched(len(items)), err
 }
 
@@ -182,11 +213,16 @@ type fullPlan struct {
 // files w watches whose contents changed are taken as changed (w, when
 // not nil, learns the index's sums and takes this round's); so is the top
 // folder, whose times and mode are saved at every save. m, when not nil,
-// is the scan's match with idx (diffIndex goes on where it stopped).
-func (s *Store) plan(root, curID string, idx *snapstore.Index, items []tree.Scanned, w *watch, m *snapstore.IndexMatch) (*savePlan, error) {
-	d, ok := snapstore.DiffIndex(idx, items, m)
-	if !ok {
-		idx = nil // damaged: trusted for nothing
+// is the scan's match with idx (diffIndex goes on where it stopped); pre,
+// when not nil, is the diff itself (a rescan by the feed made it).
+func (s *Store) plan(root, curID string, idx *snapstore.Index, items []tree.Scanned, w *watch, m *snapstore.IndexMatch, pre *snapstore.IndexDiff) (*savePlan, error) {
+	var d snapstore.IndexDiff
+	if pre != nil {
+		d = *pre // a rescan by the feed diffed it with the scan the index holds
+	} else if d2, ok := snapstore.DiffIndex(idx, items, m); ok {
+		d = d2
+	} else {
+		d, idx = d2, nil // damaged: trusted for nothing
 	}
 	var force []int
 	if w != nil {

@@ -50,6 +50,16 @@ type liveSave struct {
 	// scan's match with the index (nil: none).
 	still *tree.StillWatch
 	match *snapstore.IndexMatch
+	// pre is the first round's diff with the index when a rescan by the
+	// feed made it (nil: the plan diffs); feed, when not nil, is given the
+	// folders of every later round's scan; notKept are the last scan's
+	// skipped paths.
+	pre     *snapstore.IndexDiff
+	feed    tree.FolderWatch
+	notKept []tree.NotKept
+	// committed is what a round committed, for the next save by the feed
+	// (nil: none, or the snapshot is one taken while in use).
+	committed *followed
 
 	id    string // the snapshot being made
 	next  uint32 // its next object number
@@ -88,19 +98,20 @@ type round struct {
 // the watched files still hold what was saved (watched: the index's, with
 // their sums). The files watched only before are compared now, so the
 // index keeps just those still mapped.
-func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]snapstore.ContentSum) (bool, error) {
+func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]snapstore.ContentSum) (bool, map[string]snapstore.ContentSum, error) {
 	w := newWatch(ls.mapped, watched)
 	if !w.any() {
-		return true, nil
+		return true, watched, nil
 	}
 	changed, err := w.changed(ls.root, items)
 	if err != nil || len(changed) > 0 {
-		return false, err
+		return false, nil, err
 	}
 	if rec := w.record(items); len(rec) != len(watched) {
 		_ = ls.s.WriteIndex(snapstore.IndexOf(ls.curID, ls.diskID, items, rec))
+		return true, rec, nil
 	}
-	return true, nil
+	return true, watched, nil
 }
 
 // run saves items (the first scan) and the rounds that follow as a new
@@ -148,12 +159,12 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, e
 		var m *snapstore.IndexMatch
 		ls.still.Close()
 		ls.still = tree.NewStillWatch()
-		if items, _, m, err = scanAgainst(ls.root, len(items), against, ls.s.Caches, ls.still); err != nil {
+		if items, ls.notKept, m, err = scanAgainst(ls.root, len(items), against, ls.s.Caches, ls.still, ls.feed); err != nil {
 			return Result{}, err
 		}
-		ls.match = m
+		ls.match, ls.pre = m, nil
 		if m != nil && m.Matched(len(items)) { // back as saved
-			if same, err := ls.unchanged(items, m.Watched); err != nil || same {
+			if same, _, err := ls.unchanged(items, m.Watched); err != nil || same {
 				h, herr := ls.s.ReadManifest(ls.curID, false)
 				if err == nil {
 					err = herr
@@ -182,7 +193,7 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 		r.moved.Add(p)
 		r.reshaped = r.reshaped || gone
 	}
-	p, err := ls.s.plan(ls.root, ls.curID, ls.idx, items, r.w, ls.match)
+	p, err := ls.s.plan(ls.root, ls.curID, ls.idx, items, r.w, ls.match, ls.pre)
 	if err != nil {
 		return nil, err
 	}
@@ -234,9 +245,11 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 		os.Remove(ls.s.Path("snapshots", ls.id+".snap"))
 		return r, err
 	}
-	if err := ls.commit(ms.Refs[ls.id], snapstore.IndexOf(ls.id, ls.diskID, items, r.w.record(items))); err != nil {
+	sums := r.w.record(items)
+	if err := ls.commit(ms.Refs[ls.id], snapstore.IndexOf(ls.id, ls.diskID, items, sums)); err != nil {
 		return nil, err
 	}
+	ls.committed = &followed{snapshot: ls.id, items: items, notKept: ls.notKept, watched: sums}
 	r.res = Result{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
 		CopiedBytes: copied, Removed: p.removed}
 	return r, nil

@@ -127,7 +127,7 @@ func (w *watch) record(items []tree.Scanned) map[string]snapstore.ContentSum {
 func ChangedSince(root string, idx *snapstore.Index, caches bool) (bool, error) {
 	mapped := make(chan map[uint64]bool, 1)
 	go func() { mapped <- mappedFiles(root) }()
-	items, _, m, err := scanAgainst(root, idx.N, idx, caches, nil)
+	items, _, m, err := scanAgainst(root, idx.N, idx, caches, nil, nil)
 	w := newWatch(<-mapped, nil)
 	if err != nil || !m.Matched(len(items)) {
 		return err == nil, err

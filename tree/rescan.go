@@ -55,6 +55,7 @@ func Rescan(root string, prev []Scanned, notKept []NotKept, dirty Dirty, o Opts)
 		return nil, fmt.Errorf("read folder %s: %w", root, err)
 	}
 	defer unix.Close(top)
+	o.Still.add(top, root, ".") // the top's own watch, read or not
 	r := &rescan{root: root, top: top, prev: prev, dirty: dirty.Folders, below: map[string]bool{}, o: o,
 		res: &Rescanned{Read: map[string]bool{}}}
 	for ino := range dirty.Linked {

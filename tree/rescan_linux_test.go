@@ -4,137 +4,12 @@ package tree
 
 import (
 	"fmt"
-	"math/rand"
-	"net"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"rambar/changefeed"
+	"rambar/internal/testtree"
 )
-
-// changer makes random changes to a tree: what users' programs do to a
-// disk between two saves.
-type changer struct {
-	t    *testing.T
-	root string
-	r    *rand.Rand
-	n    int
-}
-
-// pick is an existing path of the tree of the kind wanted ("dir", "file"
-// or "" for any), or "" when there is none; "." may be a folder.
-func (c *changer) pick(kind string) string {
-	var all []string
-	filepath.WalkDir(c.root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(c.root, p)
-		switch {
-		case kind == "dir" && d.IsDir(), kind == "file" && d.Type().IsRegular(), kind == "" && rel != ".":
-			all = append(all, rel)
-		}
-		return nil
-	})
-	if len(all) == 0 {
-		return ""
-	}
-	return all[c.r.Intn(len(all))]
-}
-
-// fresh is a new name in a random folder.
-func (c *changer) fresh() string {
-	c.n++
-	return filepath.Join(c.pick("dir"), fmt.Sprintf("%c%d", "aB._z-"[c.r.Intn(6)], c.n))
-}
-
-// change makes one random change, returning what it did.
-func (c *changer) change() string {
-	abs := func(rel string) string { return filepath.Join(c.root, rel) }
-	switch op := c.r.Intn(16); op {
-	case 0, 1, 14, 15:
-		p := c.fresh()
-		os.WriteFile(abs(p), []byte(strings.Repeat("x", c.r.Intn(3000))), 0o644)
-		return "create " + p
-	case 2:
-		if p := c.pick("file"); p != "" {
-			os.WriteFile(abs(p), []byte(strings.Repeat("y", c.r.Intn(5000))), 0o644)
-			return "rewrite " + p
-		}
-	case 3:
-		if p := c.pick("file"); p != "" {
-			os.Truncate(abs(p), int64(c.r.Intn(100)))
-			return "truncate " + p
-		}
-	case 4:
-		p := c.fresh()
-		os.Mkdir(abs(p), 0o755)
-		return "mkdir " + p
-	case 5:
-		if p, q := c.pick(""), c.fresh(); p != "" && !strings.HasPrefix(q, p+"/") {
-			os.Rename(abs(p), abs(q))
-			return "rename " + p + " " + q
-		}
-	case 6:
-		if p := c.pick("dir"); p != "." && c.r.Intn(10) == 0 {
-			os.RemoveAll(abs(p))
-			return "rm -rf " + p
-		}
-	case 7:
-		if p := c.pick("file"); p != "" {
-			q := c.fresh()
-			os.Link(abs(p), abs(q))
-			return "link " + p + " " + q
-		}
-	case 8:
-		if p := c.pick("file"); p != "" {
-			os.Chmod(abs(p), os.FileMode(0o600|c.r.Intn(0o100)))
-			return "chmod " + p
-		}
-	case 9:
-		if p := c.pick(""); p != "" {
-			unix.Lsetxattr(abs(p), "user.k", []byte(fmt.Sprint(c.r.Int())), 0)
-			return "xattr " + p
-		}
-	case 10:
-		if p := c.pick("file"); p != "" {
-			os.Remove(abs(p))
-			return "rm " + p
-		}
-	case 11:
-		p := c.fresh()
-		os.Symlink("../t"+fmt.Sprint(c.n), abs(p))
-		return "symlink " + p
-	case 12:
-		p := c.fresh()
-		if c.r.Intn(2) == 0 {
-			unix.Mkfifo(abs(p), 0o644)
-			return "fifo " + p
-		}
-		if l, err := net.Listen("unix", abs(p)); err == nil {
-			l.(*net.UnixListener).SetUnlinkOnClose(false)
-			l.Close()
-		}
-		return "socket " + p
-	case 13:
-		// A folder moved out of the disk and back in, changed meanwhile.
-		if p := c.pick("dir"); p != "." {
-			out := c.root + ".out"
-			if os.Rename(abs(p), out) == nil {
-				os.WriteFile(filepath.Join(out, fmt.Sprint("away", c.n)), nil, 0o644)
-				os.Rename(out, abs(p))
-			}
-			return "out and back " + p
-		}
-	}
-	return "nothing"
-}
 
 // TestRescanIsAFullScan is the property a save by the feed rests on:
 // after any changes, a rescan of the folders the change feed names, the
@@ -142,9 +17,9 @@ func (c *changer) change() string {
 // and says rightly which paths are the same and which are gone.
 func TestRescanIsAFullScan(t *testing.T) {
 	root := t.TempDir()
-	c := &changer{t: t, root: root, r: rand.New(rand.NewSource(seed()))}
+	c := testtree.NewChanger(root, testtree.Seed())
 	for range 200 {
-		c.change()
+		c.Change()
 	}
 	f, err := changefeed.Open(root, nil)
 	if err != nil {
@@ -159,8 +34,8 @@ func TestRescanIsAFullScan(t *testing.T) {
 	changes, ctimes := 0, 0
 	for round := range 400 {
 		var did []string
-		for range 1 + c.r.Intn(12) {
-			did = append(did, c.change())
+		for range 1 + c.Intn(12) {
+			did = append(did, c.Change())
 			changes++
 		}
 		ch := f.Take()
@@ -229,14 +104,6 @@ func noAtimes(items []Scanned) []Scanned {
 		out[i].atimeSec, out[i].atimeNsec = 0, 0
 	}
 	return out
-}
-
-// seed is the random changes' seed: $RAMBAR_SEED, or a fixed one.
-func seed() int64 {
-	if n, err := strconv.ParseInt(os.Getenv("RAMBAR_SEED"), 10, 64); err == nil {
-		return n
-	}
-	return 26
 }
 
 // ctimeOnly is got with want's change times where they differ in that

@@ -17,5 +17,8 @@ func (w *StillWatch) addFile(int, []byte) {}
 // Still is false: without a watch a save always looks.
 func (w *StillWatch) Still() bool { return false }
 
+// Also has nothing to ask: Still is false anyway.
+func (w *StillWatch) Also(func() bool) {}
+
 // Close has nothing to close.
 func (w *StillWatch) Close() {}

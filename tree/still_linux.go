@@ -49,6 +49,17 @@ type StillWatch struct {
 	// watched by paths under it).
 	root string
 	top  atomic.Pointer[unix.Stat_t]
+	// also, when set, must say still too: the folders a rescan took from
+	// the scan before are followed by the disk's change feed, not by this
+	// watch.
+	also func() bool
+}
+
+// Also makes Still ask f too (set before the watch is asked).
+func (w *StillWatch) Also(f func() bool) {
+	if w != nil {
+		w.also = f
+	}
 }
 
 // NewStillWatch starts a watch with no folders yet; nil when the system
@@ -103,7 +114,7 @@ func (w *StillWatch) addFile(dir int, name []byte) {
 // Still reports whether every folder was watched and nothing in any of
 // them changed since it was (the top folder's path naming it still).
 func (w *StillWatch) Still() bool {
-	if w == nil || w.broken.Load() {
+	if w == nil || w.broken.Load() || w.also != nil && !w.also() {
 		return false
 	}
 	var st unix.Stat_t
