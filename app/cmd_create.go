@@ -50,7 +50,7 @@ func init() {
 			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
 			mirrorFlag, createFolderFlag, inPlaceFlag,
 			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5, or what the name kept before)"),
-			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; default: what the name had before)"),
+			flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; auto: seconds after each change; default: what the name had before)"),
 			flagBool("set-aside-kept", "with --mirror: mirror the folder although the name holds kept work in no folder, keeping that work as a snapshot never pruned"),
 			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
 			flagBool("force", "make it even if memory is short"),
@@ -63,7 +63,7 @@ func init() {
 func runCreate(ctx context.Context, a *App, in *input) error {
 	fsName, hidden, force, asJSON := in.String("fs"), in.Bool("hidden"), in.Bool("force"), in.Bool("json")
 	keep, mirrorDir, snapshots := in.Bool("keep"), in.String("mirror"), in.Int("snapshots")
-	saveEvery, compress := in.Duration("save-every"), in.Bool("compress")
+	saveEvery, compress := in.String("save-every"), in.Bool("compress")
 	pos := a.nameSize(in.Args)
 	folder, err := a.pathArg("--mirror", *mirrorDir)
 	if err != nil {

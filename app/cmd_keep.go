@@ -20,7 +20,7 @@ func init() {
 			flagString("mirror", "FOLDER", "write the disk into this empty folder now and on every save (else: keep it in RAMBar's store)"),
 			flagBool("create-folder", "with --mirror: make the folder if it does not exist"),
 			flagInt("snapshots", "N", 0, "how many saves to keep (default 5)"),
-			flagDuration("save-every", "10m", "autosave interval while the menu-bar app runs (0: off)"),
+			flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs (0: off; auto: seconds after each change)"),
 			flagBool("force", "keep it although its name has saved contents of an earlier disk (they stay as older snapshots), or another data folder made it"),
 		},
 		JSON: true, Example: "keep Scratch\nkeep Site --mirror ~/Sites/site --create-folder", Order: 39, Run: runKeep})
@@ -33,7 +33,7 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	contents, err := contentsOptions(contentsFlags{Keep: folder == "", Mirror: folder, Snapshots: *in.Int("snapshots"), SnapshotsSet: in.Set("snapshots"),
-		SaveEvery: *in.Duration("save-every"), SaveEverySet: in.Set("save-every")})
+		SaveEvery: *in.String("save-every"), SaveEverySet: in.Set("save-every")})
 	if err != nil {
 		return err
 	}

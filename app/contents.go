@@ -16,15 +16,28 @@ type contentsFlags struct {
 	Mirror                 string
 	Snapshots              int
 	SnapshotsSet           bool
-	SaveEvery              time.Duration
+	SaveEvery              string
 	SaveEverySet, SetAside bool
 }
 
 // contentsOptions checks create's --keep/--mirror/--snapshots/--save-every
-// before anything is made. --save-every 0 turns autosave off; a flag not
-// given keeps the name's stored setting.
+// before anything is made. --save-every 0 turns autosave off, auto saves
+// continuously; a flag not given keeps the name's stored setting.
 func contentsOptions(f contentsFlags) (keeper.Options, error) {
-	o := keeper.Options{Snapshots: f.Snapshots, SaveEvery: f.SaveEvery, SetAsideKept: f.SetAside}
+	o := keeper.Options{Snapshots: f.Snapshots, SetAsideKept: f.SetAside}
+	if f.SaveEverySet {
+		secs, auto, err := parseSaveEvery(f.SaveEvery)
+		switch {
+		case err != nil:
+			return o, err
+		case auto:
+			o.SaveEvery = keeper.AutosaveAuto
+		case secs == 0:
+			o.SaveEvery = keeper.AutosaveOff
+		default:
+			o.SaveEvery = time.Duration(secs) * time.Second
+		}
+	}
 	switch {
 	case f.Keep && f.Mirror != "":
 		return o, usagef("--keep and --mirror exclude each other")
@@ -42,14 +55,11 @@ func contentsOptions(f contentsFlags) (keeper.Options, error) {
 	if f.SetAside && o.Mode != ramdisk.Mirror {
 		return o, usagef("--set-aside-kept goes with --mirror FOLDER")
 	}
-	if f.Snapshots < 0 || f.SaveEvery < 0 {
-		return o, usagef("--snapshots and --save-every must not be negative")
+	if f.Snapshots < 0 {
+		return o, usagef("--snapshots must not be negative")
 	}
 	if f.SnapshotsSet && f.Snapshots == 0 {
 		return o, usagef("--snapshots must be at least 1")
-	}
-	if f.SaveEverySet && f.SaveEvery == 0 {
-		o.SaveEvery = keeper.AutosaveOff
 	}
 	return o, nil
 }

@@ -26,7 +26,7 @@ func presetFlagSpecs(edit bool) []flagSpec {
 		flagBool("auto-mount", "mount at login ('rambar up')"),
 		flagBool("keep", "save the contents and restore them when the disk is made"),
 		mirrorFlag, createFolderFlag, inPlaceFlag,
-		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off)"),
+		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off; auto: seconds after each change)"),
 		flagInt("snapshots", "K", 0, "how many past saves to keep"),
 	}
 	fs = append(fs, volumeFlagSpecs()...)
@@ -108,11 +108,15 @@ func (p *presetFlags) change(parseFS func(string) (ramdisk.FileSystem, error), p
 		c.InPlace = ptrTo(p.set["in-place"] && p.inPlace || p.set["no-in-place"] && !p.noInPlace)
 	}
 	if p.set["save-every"] {
-		secs, err := parseSaveEvery(p.saveEvery)
+		secs, auto, err := parseSaveEvery(p.saveEvery)
 		if err != nil {
 			return c, err
 		}
-		c.SaveEvery = &secs
+		if auto {
+			c.SaveAuto = ptrTo(true)
+		} else {
+			c.SaveEvery = &secs
+		}
 	}
 	if p.set["snapshots"] {
 		if p.snapshots < 0 {
@@ -124,20 +128,22 @@ func (p *presetFlags) change(parseFS func(string) (ramdisk.FileSystem, error), p
 }
 
 // parseSaveEvery reads an autosave interval: a Go duration of at least a
-// second ("30s", "10m", "1h30m"), or "off"/"0".
-func parseSaveEvery(s string) (int, error) {
+// second ("30s", "10m", "1h30m"), "off"/"0", or "auto" (continuously).
+func parseSaveEvery(s string) (secs int, auto bool, err error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "off", "0", "never":
-		return 0, nil
+		return 0, false, nil
+	case "auto":
+		return 0, true, nil
 	}
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil || d < time.Second || d%time.Second != 0 {
-		return 0, usagef("--save-every %q: use whole seconds or more, like 30s, 10m or 1h (or off)", s)
+		return 0, false, usagef("--save-every %q: use whole seconds or more, like 30s, 10m or 1h (or off, or auto)", s)
 	}
 	if d > 30*24*time.Hour {
-		return 0, usagef("--save-every %q: at most 720h", s)
+		return 0, false, usagef("--save-every %q: at most 720h", s)
 	}
-	return int(d / time.Second), nil
+	return int(d / time.Second), false, nil
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -257,6 +257,7 @@ func (s *Service) saveKept(ctx context.Context, k *keeper.Keeper, v ramdisk.Volu
 	if err := s.writeInPlace(r); err != nil {
 		return keeper.Result{}, err
 	}
+	o.Follow = nil // saved from another mount point than the one followed
 	off, err := ip.Uncover(ctx, v, r.Folder, false)
 	if err != nil {
 		r.Step = ipInPlace

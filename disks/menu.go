@@ -231,7 +231,7 @@ func (m *Menu) Unsaved(v ramdisk.Volume) bool {
 		return d.dirty
 	}
 	k, _ := m.S.Keeper()
-	dirty, err := k.Dirty(v)
+	dirty, err := m.S.dirty(k, v)
 	if err != nil {
 		return false
 	}

@@ -167,9 +167,13 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 		return Ejected{}, nil // made without keeping (a kept name without --keep): the saved contents wait
 	}
 	if dirty, err := k.Dirty(v); err == nil && !dirty {
-		return Ejected{}, nil
+		return Ejected{}, nil // a walk of the whole disk, feed or not
 	}
-	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Progress: mirrorProgress(v.Name, progress)})
+	fw := s.following(v)
+	if fw != nil {
+		fw.WalkNext() // every eject's save walks the disk
+	}
+	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Progress: mirrorProgress(v.Name, progress), Follow: fw})
 	switch {
 	case errors.Is(err, keeper.ErrIncomplete):
 		return Ejected{}, fmt.Errorf("not ejected: %w (--force ejects it without writing it back)", err)
@@ -214,7 +218,7 @@ func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (ke
 	if incomplete && !o.Force {
 		return keeper.Result{}, s.incompleteErr("save", v)
 	}
-	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress), Follow: s.following(v)})
 	if err == nil && incomplete {
 		s.restored(v.Name) // saved as it is, by request: it is the saved state now
 	}
@@ -293,7 +297,7 @@ func (s *Service) SaveAll(ctx context.Context, due func(keeper.State) bool, repo
 			if s.Incomplete(v) {
 				continue // never saved over its whole saved copy; the menu says so
 			}
-			if dirty, derr := k.Dirty(v); derr == nil && !dirty {
+			if dirty, derr := s.dirty(k, v); derr == nil && !dirty {
 				continue
 			}
 			var r keeper.Result

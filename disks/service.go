@@ -37,6 +37,8 @@ type Service struct {
 	Warn func(string)
 	// dataChecked is set once the data folder was looked at for Warn.
 	dataChecked atomic.Bool
+	// follow are the disks followed by their change feeds (Autosave).
+	follow followers
 
 	// reclaimed, when set, hears each step of a reclaim once it is
 	// recorded (tests kill the process there).

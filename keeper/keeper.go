@@ -34,6 +34,9 @@ type SaveOptions struct {
 	// non-empty copy.
 	Force    bool
 	Progress tree.ProgressFunc
+	// Follow, when set, is the disk followed by its change feed: the save
+	// reads only what changed, when the feed can vouch for the rest.
+	Follow *Following
 }
 
 // RestoreOptions tune one restore.
@@ -107,7 +110,8 @@ func (k *Keeper) diskDir(name string) (string, error) {
 }
 
 func (k *Keeper) store(st State) *snapshot.Store {
-	s := &snapshot.Store{Store: &snapstore.Store{Dir: st.Backing, DeltaLimit: k.deltaLimit}, CopyFile: k.CopyFile, Caches: st.Mode == ramdisk.Mirror}
+	s := &snapshot.Store{Store: &snapstore.Store{Dir: st.Backing, DeltaLimit: k.deltaLimit}, CopyFile: k.CopyFile, Caches: st.Mode == ramdisk.Mirror,
+		Spaced: st.Continuous}
 	for _, id := range st.SetAside {
 		if snapstore.ValidID(id) {
 			if s.Pinned == nil {
@@ -178,7 +182,7 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 			return Result{}, fmt.Errorf("save %s: %w", v.Name, err)
 		}
 	}
-	sr, err := s.SaveLocked(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress)
+	sr, err := s.SaveFollowing(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress, o.Follow.follow())
 	res := Result{Result: sr, Remarked: remarked}
 	if err != nil {
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)

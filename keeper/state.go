@@ -33,6 +33,11 @@ type State struct {
 	Snapshots int `json:"snapshots"`
 	// SaveEvery is the autosave interval in seconds; 0 = off.
 	SaveEvery int `json:"save_every_seconds,omitempty"`
+	// Continuous: saved by its change feed while the menu-bar app runs,
+	// about ContinuousQuiet after the disk goes quiet and at most every
+	// ContinuousBusy under steady writing (--save-every auto); its
+	// snapshots are kept spaced in time.
+	Continuous bool `json:"save_continuously,omitempty"`
 	// SetAside are snapshots of kept work that is in no folder, kept when
 	// the name was mirrored after it (Options.SetAsideKept): never pruned;
 	// 'rambar forget' deletes them with the rest.
@@ -59,7 +64,8 @@ type Options struct {
 	// (DefaultSnapshots for a name kept for the first time).
 	Snapshots int
 	// SaveEvery is the autosave interval; 0 keeps the stored one (none for
-	// a new name), AutosaveOff turns it off.
+	// a new name), AutosaveOff turns it off, AutosaveAuto saves
+	// continuously.
 	SaveEvery time.Duration
 	// CreateFolder makes a missing mirror folder (else it is refused).
 	CreateFolder bool
@@ -74,8 +80,21 @@ type Options struct {
 	InPlace bool
 }
 
-// AutosaveOff is Options.SaveEvery turning autosave off.
-const AutosaveOff time.Duration = -1
+// AutosaveOff is Options.SaveEvery turning autosave off; AutosaveAuto
+// saves continuously (State.Continuous).
+const (
+	AutosaveOff  time.Duration = -1
+	AutosaveAuto time.Duration = -2
+)
+
+// Continuous saves' timing: a save about ContinuousQuiet after the last
+// change, at most ContinuousBusy after the first unsaved one (so that under
+// steady writing a write is in a snapshot within about 5 s: the save
+// itself takes the rest).
+const (
+	ContinuousQuiet = 2 * time.Second
+	ContinuousBusy  = 3 * time.Second
+)
 
 // OptionsFromPreset reads the contents settings of a preset: a preset says
 // every setting (0 snapshots: DefaultSnapshots; no interval: no autosave).
@@ -85,7 +104,10 @@ func OptionsFromPreset(p ramdisk.Preset) Options {
 	if o.Snapshots <= 0 {
 		o.Snapshots = DefaultSnapshots
 	}
-	if o.SaveEvery <= 0 {
+	switch {
+	case p.SaveAuto:
+		o.SaveEvery = AutosaveAuto
+	case o.SaveEvery <= 0:
 		o.SaveEvery = AutosaveOff
 	}
 	return o
@@ -163,7 +185,7 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 	default:
 		return State{}, fmt.Errorf("unknown contents mode %q (keep or mirror)", o.Mode)
 	}
-	if o.Snapshots < 0 || o.SaveEvery < 0 && o.SaveEvery != AutosaveOff {
+	if o.Snapshots < 0 || o.SaveEvery < 0 && o.SaveEvery != AutosaveOff && o.SaveEvery != AutosaveAuto {
 		return State{}, errors.New("snapshot count and save interval must not be negative")
 	}
 	st, err := k.State(name)
@@ -188,9 +210,11 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 	}
 	switch {
 	case o.SaveEvery == AutosaveOff:
-		st.SaveEvery = 0
+		st.SaveEvery, st.Continuous = 0, false
+	case o.SaveEvery == AutosaveAuto:
+		st.SaveEvery, st.Continuous = 0, true
 	case o.SaveEvery > 0:
-		st.SaveEvery = max(1, int(o.SaveEvery/time.Second))
+		st.SaveEvery, st.Continuous = max(1, int(o.SaveEvery/time.Second)), false
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return State{}, tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))

@@ -38,6 +38,7 @@ type PresetChange struct {
 	MirrorPath *string
 	InPlace    *bool
 	SaveEvery  *int // seconds
+	SaveAuto   *bool
 	Snapshots  *int
 	// The disk's extras (VolumeOptions).
 	NoExec     *bool
@@ -71,7 +72,7 @@ func (c PresetChange) Apply(p *Preset) {
 		p.Contents = *c.Contents
 		switch p.Contents {
 		case Discard:
-			p.MirrorPath, p.SaveEvery, p.Snapshots, p.InPlace = "", 0, 0, false
+			p.MirrorPath, p.SaveEvery, p.Snapshots, p.InPlace, p.SaveAuto = "", 0, 0, false, false
 		case Keep:
 			p.MirrorPath, p.InPlace = "", false
 		}
@@ -83,7 +84,12 @@ func (c PresetChange) Apply(p *Preset) {
 		p.InPlace = *c.InPlace
 	}
 	if c.SaveEvery != nil {
-		p.SaveEvery = *c.SaveEvery
+		p.SaveEvery, p.SaveAuto = *c.SaveEvery, false
+	}
+	if c.SaveAuto != nil {
+		if p.SaveAuto = *c.SaveAuto; p.SaveAuto {
+			p.SaveEvery = 0
+		}
 	}
 	if c.Snapshots != nil {
 		p.Snapshots = *c.Snapshots
@@ -95,7 +101,7 @@ func (c PresetChange) Apply(p *Preset) {
 // and a mirror folder on a disk that does not mirror: they would be silently
 // ignored.
 func (p Preset) checkSaving() error {
-	if p.Contents == Discard && (p.SaveEvery > 0 || p.Snapshots > 0) {
+	if p.Contents == Discard && (p.SaveEvery > 0 || p.SaveAuto || p.Snapshots > 0) {
 		return fmt.Errorf("preset %q: a save interval or snapshots need kept or mirrored contents (--keep or --mirror PATH)", p.Name)
 	}
 	if p.Contents != Mirror && p.MirrorPath != "" {

@@ -139,7 +139,10 @@ func ContentsPhrase(p Preset) string {
 	default:
 		return "discarded"
 	}
-	if p.SaveEvery > 0 {
+	switch {
+	case p.SaveAuto:
+		s += ", saved continuously"
+	case p.SaveEvery > 0:
 		s += ", saved every " + ShortDuration(p.SaveInterval())
 	}
 	if p.Snapshots > 0 {

@@ -58,6 +58,9 @@ type Preset struct {
 	InPlace bool `plist:"InPlace,omitempty"`
 	// SaveEvery is the autosave interval in seconds for Keep and Mirror; 0 = off.
 	SaveEvery int `plist:"SaveEverySeconds,omitempty"`
+	// SaveAuto saves Keep and Mirror disks continuously instead (by their
+	// change feed, seconds after each change: --save-every auto).
+	SaveAuto bool `plist:"SaveContinuously,omitempty"`
 	// Snapshots is how many past saves to keep; 0 = the default.
 	Snapshots int `plist:"Snapshots,omitempty"`
 	// Version 3: the disk's extras (VolumeOptions) and its cache targets.

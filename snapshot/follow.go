@@ -58,9 +58,13 @@ func (f *Follow) WalkNext() {
 	f.mu.Unlock()
 }
 
-// Pending is what changed since the last save took the feed's changes,
-// without taking them (the menu's unsaved changes, with no scan).
-func (f *Follow) Pending() changefeed.Changes { return f.feed.Peek() }
+// Follows reports whether f goes on from a save of snapshot cur: the
+// feed's changes since are all that is unsaved, as long as it lost none.
+func (f *Follow) Follows(cur string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last != nil && f.last.snapshot == cur
+}
 
 // start takes the feed's changes for a save of the disk whose current
 // snapshot is cur (indexed: the store's index describes it exactly), at

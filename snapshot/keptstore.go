@@ -16,4 +16,7 @@ type Store struct {
 	// disk: `cache on` is refused there, so it is the folder's own), not
 	// RAMBar's folder of app caches, which a kept disk's saves leave out.
 	Caches bool
+	// Spaced keeps the snapshots spaced in time (PruneSpaced) rather than
+	// the newest: a disk saved continuously.
+	Spaced bool
 }

@@ -106,7 +106,7 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 			if f != nil {
 				f.done(&followed{snapshot: curID, items: items, notKept: notKept, watched: watched})
 			}
-			return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start)}, nil
+			return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start), ByFeed: last != nil}, nil
 		}
 	}
 	// The scan's own buffers are garbage now; collected before the copy,
@@ -125,9 +125,13 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 	if f != nil && ls.committed != nil && res.Snapshot == ls.committed.snapshot {
 		f.done(ls.committed)
 	}
-	res.NotKept = notKept
+	res.NotKept, res.ByFeed = notKept, last != nil
 	if !res.Unchanged {
-		if err := s.Prune(keepN); err != nil {
+		prune := s.Prune
+		if s.Spaced {
+			prune = func(n int) error { return s.PruneSpaced(n, time.Now()) }
+		}
+		if err := prune(keepN); err != nil {
 			return res, fmt.Errorf("saved %s, but removing old snapshots failed: %w", res.Snapshot, err)
 		}
 	}

@@ -24,4 +24,7 @@ type Result struct {
 	// the snapshot saved (or restored) was taken while in use; with
 	// Unchanged, that nothing could be saved beyond the last snapshot.
 	InUse *snapstore.InUse `json:"in_use,omitempty"`
+	// ByFeed: the save read only the folders the disk's change feed named
+	// (SaveFollowing), not the whole disk.
+	ByFeed bool `json:"by_feed,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // Prune keeps the newest keepN snapshots (always the current one) and the
@@ -15,21 +16,85 @@ import (
 // is based on is renamed ID.base instead: no longer listed or restorable
 // by ID, but kept until no delta needs it.
 func (s *Store) Prune(keepN int) error {
-	if keepN < 1 {
-		keepN = 1
+	keepN = max(keepN, 1)
+	return s.prune(func(ids []string) map[string]bool {
+		keep := map[string]bool{}
+		for _, id := range ids[max(len(ids)-keepN, 0):] {
+			keep[id] = true
+		}
+		return keep
+	})
+}
+
+// PruneSpaced is Prune for a disk saved continuously (every few seconds):
+// it keeps keepN save points spaced in time rather than the newest keepN
+// (which would all be of the last minute). The newest is kept, and for
+// each of the first keepN-1 spans of Spans the oldest snapshot within it
+// (the one about to move on to the next), and in the last of them, open
+// ended, the newest: so a disk saved every few seconds keeps, with 3, its
+// last save, one of the last ten minutes and one 10 to 20 minutes old;
+// with 4, its last, one of the last ten minutes, one of the last hour and
+// one older; with 2, its last two.
+func (s *Store) PruneSpaced(keepN int, now time.Time) error {
+	return s.prune(func(ids []string) map[string]bool { return spaced(ids, max(keepN, 1), now) })
+}
+
+// Spans are the ages PruneSpaced keeps a save point in, from the newest
+// save on: up to 10 minutes old, then an hour, a day, a week, thirty days,
+// a year.
+var Spans = []time.Duration{10 * time.Minute, time.Hour, 24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour, 365 * 24 * time.Hour}
+
+// spaced picks the snapshots (ids, oldest first) PruneSpaced keeps.
+func spaced(ids []string, keepN int, now time.Time) map[string]bool {
+	keep := map[string]bool{}
+	if len(ids) == 0 {
+		return keep
 	}
+	keep[ids[len(ids)-1]] = true
+	spans := Spans[:min(keepN-1, len(Spans))]
+	lo := time.Duration(0)
+	for n, hi := range spans {
+		pick := ""
+		for _, id := range ids[:len(ids)-1] {
+			t, err := time.Parse(idLayout, id)
+			if err != nil {
+				continue
+			}
+			if age := now.Sub(t); age >= lo && (age < hi || n == len(spans)-1) {
+				if pick == "" || n == len(spans)-1 {
+					pick = id // the oldest in the span; the last span's newest
+				}
+			}
+		}
+		if pick != "" {
+			keep[pick] = true
+		}
+		lo = hi
+	}
+	return keep
+}
+
+// prune keeps the snapshots keep picks of ids (oldest first), the
+// current one and the pinned ones, and removes the rest.
+func (s *Store) prune(pick func(ids []string) map[string]bool) error {
 	ids, err := s.ids()
-	if err != nil || len(ids) <= keepN {
+	if err != nil || len(ids) <= 1 {
 		return err
+	}
+	picked := pick(ids)
+	if cur, err := s.Current(); err == nil && cur != "" {
+		picked[cur] = true
+	}
+	if len(picked) >= len(ids) {
+		return nil
 	}
 	hidden, err := s.idsOf(".base")
 	if err != nil {
 		return err
 	}
-	var drop []string
-	keep := append([]string(nil), ids[len(ids)-keepN:]...)
-	for _, id := range ids[:len(ids)-keepN] {
-		if s.Pinned[id] {
+	var drop, keep []string
+	for _, id := range ids {
+		if picked[id] || s.Pinned[id] {
 			keep = append(keep, id)
 		} else {
 			drop = append(drop, id)

@@ -302,7 +302,7 @@ func (s *Store) Cleanup() error {
 // NewID returns a snapshot ID later than after: UTC time to the microsecond.
 func NewID(now time.Time, after string) string {
 	for {
-		id := now.UTC().Format("20060102T150405.000000Z")
+		id := now.UTC().Format(idLayout)
 		if id > after {
 			return id
 		}
@@ -329,3 +329,6 @@ func (s *Store) hasEntries(id string) bool {
 	m, err := s.Manifest(id)
 	return err != nil || len(m.Entries) > 1
 }
+
+// idLayout is a snapshot ID's: the time it was made, in UTC.
+const idLayout = "20060102T150405.000000Z"

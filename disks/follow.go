@@ -1,0 +1,174 @@
+package disks
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"rambar/keeper"
+	"rambar/ramdisk"
+)
+
+// followers are the kept and mirrored disks this process follows by
+// their change feeds (the menu-bar app's: Autosave starts them): its saves
+// of them read only what changed, what is unsaved is known with no scan,
+// and the disks set to save continuously are saved seconds after each
+// change.
+type followers struct {
+	mu sync.Mutex
+	m  map[string]*follower
+}
+
+// follower is one followed disk.
+type follower struct {
+	f     *keeper.Following
+	mount string
+	stop  context.CancelFunc
+}
+
+// following is the follower of disk v, nil if none.
+func (s *Service) following(v ramdisk.Volume) *keeper.Following {
+	s.follow.mu.Lock()
+	defer s.follow.mu.Unlock()
+	if fl, ok := s.follow.m[v.Name]; ok && fl.mount == v.MountPoint {
+		return fl.f
+	}
+	return nil
+}
+
+// followDisks follows every mounted disk that is kept or mirrored and
+// stops following those that are gone; the disks that save continuously
+// are saved as they change, report hearing each save.
+func (s *Service) followDisks(ctx context.Context, report func(name string, r keeper.Result, err error)) {
+	k, err := s.Keeper()
+	if err != nil {
+		return
+	}
+	vs, err := s.Engine.List(ctx)
+	if err != nil {
+		return
+	}
+	mounted := map[string]string{}
+	for _, v := range vs {
+		st, err := k.State(v.Name)
+		if err != nil || !k.Holds(v, st) || s.InPlace(ctx, v) != "" {
+			continue // an in-place disk is saved from another mount point
+		}
+		mounted[v.Name] = v.MountPoint
+		if s.following(v) != nil {
+			continue
+		}
+		f, err := k.Follow(v)
+		if err != nil {
+			continue // no feed: its saves walk the disk, as always
+		}
+		fctx, stop := context.WithCancel(ctx)
+		s.follow.mu.Lock()
+		if s.follow.m == nil {
+			s.follow.m = map[string]*follower{}
+		}
+		if old, ok := s.follow.m[v.Name]; ok {
+			old.stop()
+			old.f.Close()
+		}
+		s.follow.m[v.Name] = &follower{f: f, mount: v.MountPoint, stop: stop}
+		s.follow.mu.Unlock()
+		go s.keepSaved(fctx, k, v, f, report)
+	}
+	s.follow.mu.Lock()
+	for name, fl := range s.follow.m {
+		if mounted[name] != fl.mount {
+			fl.stop()
+			fl.f.Close()
+			delete(s.follow.m, name)
+		}
+	}
+	s.follow.mu.Unlock()
+}
+
+// stopFollowing stops following every disk.
+func (s *Service) stopFollowing() {
+	s.follow.mu.Lock()
+	defer s.follow.mu.Unlock()
+	for name, fl := range s.follow.m {
+		fl.stop()
+		fl.f.Close()
+		delete(s.follow.m, name)
+	}
+}
+
+// keepSaved saves disk v as it changes while it is set to save
+// continuously: about keeper.ContinuousQuiet after the changes stop, at
+// most keeper.ContinuousBusy after the first unsaved one.
+// The first save walks the disk, which gives the feed every folder to
+// watch (a disk not saved continuously is walked by its next save).
+func (s *Service) keepSaved(ctx context.Context, k *keeper.Keeper, v ramdisk.Volume, f *keeper.Following, report func(name string, r keeper.Result, err error)) {
+	for first := true; ; first = false {
+		if !first {
+			select {
+			case <-ctx.Done():
+				return
+			case <-f.Wake():
+			}
+		}
+		if st, err := k.State(v.Name); err != nil || !st.Continuous {
+			continue // saved by its interval, if any (Autosave)
+		}
+		if !first && !quietOrBusy(ctx, f.Wake(), keeper.ContinuousQuiet, keeper.ContinuousBusy) {
+			return
+		}
+		if s.Incomplete(v) {
+			continue
+		}
+		r, err := s.Save(ctx, v, SaveOptions{})
+		if errors.Is(err, ramdisk.ErrNotFound) || ctx.Err() != nil {
+			return
+		}
+		if report != nil {
+			report(v.Name, r, err)
+		}
+	}
+}
+
+// quietOrBusy waits, after a change, until no other came for quiet, or
+// busy has passed since the first: false if ctx ended first.
+func quietOrBusy(ctx context.Context, wake <-chan struct{}, quiet, busy time.Duration) bool {
+	first := time.Now()
+	t := time.NewTimer(quiet)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return true
+		case <-wake:
+			left := busy - time.Since(first)
+			if left <= 0 {
+				return true
+			}
+			t.Reset(min(quiet, left))
+		}
+	}
+}
+
+// dirty reports whether disk v has unsaved changes: by its feed when
+// followed and the feed can tell, else by a scan (keeper.Dirty).
+func (s *Service) dirty(k *keeper.Keeper, v ramdisk.Volume) (bool, error) {
+	if f := s.following(v); f != nil {
+		if u := f.Unsaved(); u.Known {
+			return u.Paths > 0, nil
+		}
+	}
+	return k.Dirty(v)
+}
+
+// Unsaved is what changed on disk v since its last save, as its change
+// feed tells it (Known false: not followed, or the feed cannot tell).
+func (s *Service) Unsaved(v ramdisk.Volume) keeper.Unsaved {
+	if f := s.following(v); f != nil {
+		return f.Unsaved()
+	}
+	return keeper.Unsaved{Lost: "not followed"}
+}

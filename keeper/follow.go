@@ -1,0 +1,90 @@
+package keeper
+
+import (
+	"fmt"
+	"time"
+
+	"rambar/changefeed"
+	"rambar/ramdisk"
+	"rambar/snapshot"
+	"rambar/tree"
+)
+
+// Following is a kept or mirrored disk followed by its change feed while
+// RAMBar runs (package changefeed): its saves read only the folders that
+// changed (SaveOptions.Follow), and what is unsaved is known without a
+// scan (Unsaved). A full scan still runs at the first save, hourly, when
+// the feed may have missed something and at every eject (WalkNext).
+type Following struct {
+	feed  *changefeed.Feed
+	f     *snapshot.Follow
+	store func() (string, error) // the disk's current snapshot, as stored
+}
+
+// Follow starts following disk v (kept or mirrored).
+func (k *Keeper) Follow(v ramdisk.Volume) (*Following, error) {
+	st, err := k.State(v.Name)
+	if err != nil {
+		return nil, err
+	}
+	feed, err := changefeed.Open(v.MountPoint, ownFile)
+	if err != nil {
+		return nil, fmt.Errorf("follow %s: %w", v.Name, err)
+	}
+	s := k.store(st)
+	return &Following{feed: feed, f: snapshot.NewFollow(feed), store: s.Current}, nil
+}
+
+// ownFile reports whether name in folder is RAMBar's own on the disk (its
+// marker, its scratch folders, its folder of app caches, macOS's event
+// log folder): no change of the user's.
+func ownFile(folder, name string) bool {
+	return folder == "." && (name == tree.MarkerName || ramdisk.IsScratch(name) || name == ramdisk.FallbackLink || name == ".fseventsd")
+}
+
+// Close stops following the disk.
+func (f *Following) Close() error {
+	if f == nil {
+		return nil
+	}
+	return f.feed.Close()
+}
+
+// Wake receives when the disk changes (one wake-up for a burst).
+func (f *Following) Wake() <-chan struct{} { return f.feed.Wake() }
+
+// WalkNext makes the next save walk the whole disk (an eject's).
+func (f *Following) WalkNext() { f.f.WalkNext() }
+
+// Unsaved is what changed on a followed disk since its last save began.
+type Unsaved struct {
+	// Known: the feed vouches for the disk since a save this process made
+	// of the store's current snapshot; else nothing below is known.
+	Known bool
+	// Paths is how many paths changed, Last when the newest change came.
+	Paths int
+	Last  time.Time
+	// Lost says why the feed cannot tell (a scan must).
+	Lost string
+}
+
+// Unsaved tells what changed since the last save, with no scan.
+func (f *Following) Unsaved() Unsaved {
+	ch := f.feed.Peek()
+	cur, err := f.store()
+	if ch.Lost {
+		return Unsaved{Lost: ch.Why}
+	}
+	if err != nil || !f.f.Follows(cur) {
+		return Unsaved{Lost: "not saved since RAMBar started following it"}
+	}
+	return Unsaved{Known: true, Paths: ch.Paths, Last: ch.Last}
+}
+
+// follow is f's part in a save (nil for none).
+func (f *Following) follow() *snapshot.Follow {
+	if f == nil {
+		return nil
+	}
+	return f.f
+}
