@@ -147,4 +147,3 @@ func (c *Changer) Change() string {
 	}
 	return "nothing"
 }
-
