@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 
 	"rambar/keeper"
 	"rambar/ramdisk"
@@ -115,7 +114,7 @@ func (s *Service) keepSaved(ctx context.Context, k *keeper.Keeper, v ramdisk.Vol
 		if st, err := k.State(v.Name); err != nil || !st.Continuous {
 			continue // saved by its interval, if any (Autosave)
 		}
-		if !first && !quietOrBusy(ctx, f.Wake(), keeper.ContinuousQuiet, keeper.ContinuousBusy) {
+		if !first && !f.Settle(ctx) {
 			return
 		}
 		if s.Incomplete(v) {
@@ -127,28 +126,6 @@ func (s *Service) keepSaved(ctx context.Context, k *keeper.Keeper, v ramdisk.Vol
 		}
 		if report != nil {
 			report(v.Name, r, err)
-		}
-	}
-}
-
-// quietOrBusy waits, after a change, until no other came for quiet, or
-// busy has passed since the first: false if ctx ended first.
-func quietOrBusy(ctx context.Context, wake <-chan struct{}, quiet, busy time.Duration) bool {
-	first := time.Now()
-	t := time.NewTimer(quiet)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-			return true
-		case <-wake:
-			left := busy - time.Since(first)
-			if left <= 0 {
-				return true
-			}
-			t.Reset(min(quiet, left))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package keeper
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -52,6 +53,29 @@ func (f *Following) Close() error {
 
 // Wake receives when the disk changes (one wake-up for a burst).
 func (f *Following) Wake() <-chan struct{} { return f.feed.Wake() }
+
+// Settle waits, after a change, until the disk is due for its continuous
+// save: no other change for ContinuousQuiet, or ContinuousBusy since the
+// first. False if ctx ended first.
+func (f *Following) Settle(ctx context.Context) bool {
+	first := time.Now()
+	t := time.NewTimer(ContinuousQuiet)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return true
+		case <-f.Wake():
+			left := ContinuousBusy - time.Since(first)
+			if left <= 0 {
+				return true
+			}
+			t.Reset(min(ContinuousQuiet, left))
+		}
+	}
+}
 
 // WalkNext makes the next save walk the whole disk (an eject's).
 func (f *Following) WalkNext() { f.f.WalkNext() }

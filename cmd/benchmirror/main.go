@@ -16,8 +16,13 @@
 // cold cache, and the save of the disk with its write-back after 1, 100
 // and 1% of the files changed (the quickest of five rounds, the tools
 // taking turns), each beside rsync -a --delete doing the same, with the
-// load's and the write-back's peak memory. -only keep or mirror runs one
-// half. It exits 1 when a target is missed.
+// load's and the write-back's peak memory. Then saves by the change feed
+// (issue 26) at 200,000 files (or -files N): a save after 10 changed files
+// by the feed beside the same save walking the disk and rsync -a
+// --delete, the time from a write to a durable snapshot under a steady
+// load (-steady, 60 s), and the CPU three continuously saved disks take
+// idle and written (-idle, 60 s). -only keep, mirror or feed runs one
+// part. It exits 1 when a target is missed.
 package main
 
 import (
@@ -37,7 +42,9 @@ func main() {
 		os.Exit(child(os.Args[2:]))
 	}
 	files := flag.Int("files", 0, "files in the generated tree (0: 10,000, 50,000 and 200,000 in turn; mirror folders 10,000 and 100,000)")
-	only := flag.String("only", "", "keep: saves and restores only; mirror: mirror folders only")
+	only := flag.String("only", "", "keep: saves and restores only; mirror: mirror folders only; feed: saves by the change feed only")
+	steady := flag.Duration("steady", time.Minute, "how long the steady load of the feed's figures writes")
+	idle := flag.Duration("idle", time.Minute, "how long three continuous disks stay idle (and then written) for the CPU figures")
 	large := flag.String("large", "4GiB", "total size of the large-file tree (e.g. 512MiB for a quick run; 0 skips it)")
 	dest := flag.String("dest", "/var/tmp", "folder on the local disk to save into")
 	flag.Parse()
@@ -54,8 +61,8 @@ func main() {
 	if *files > 0 {
 		counts, mirrorCounts = []int{*files}, []int{*files}
 	}
-	if *only != "" && *only != "keep" && *only != "mirror" {
-		fmt.Fprintln(os.Stderr, "bench-mirror: -only: keep or mirror")
+	if *only != "" && *only != "keep" && *only != "mirror" && *only != "feed" {
+		fmt.Fprintln(os.Stderr, "bench-mirror: -only: keep, mirror or feed")
 		os.Exit(2)
 	}
 	if os.Geteuid() != 0 {
@@ -63,18 +70,28 @@ func main() {
 		os.Exit(1)
 	}
 	r := &report{}
-	if *only != "mirror" {
+	if *only == "" || *only == "keep" {
 		if err := run(r, counts, largeSize, *dest); err != nil {
 			fmt.Fprintln(os.Stderr, "bench-mirror:", err)
 			os.Exit(1)
 		}
 	}
-	if *only != "keep" {
+	if *only == "" || *only == "mirror" {
 		for _, tree := range mirrorTrees(mirrorCounts) {
 			if err := mirrorSuite(r, tree, *dest); err != nil {
 				fmt.Fprintln(os.Stderr, "bench-mirror:", err)
 				os.Exit(1)
 			}
+		}
+	}
+	if *only == "" || *only == "feed" {
+		n := 200000
+		if *files > 0 {
+			n = *files
+		}
+		if err := feedSuite(r, n, *dest, *steady, *idle); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-mirror:", err)
+			os.Exit(1)
 		}
 	}
 	if !r.print(os.Stdout) {

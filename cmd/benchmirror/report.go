@@ -46,6 +46,16 @@ func (r *report) duration(name string, d, limit time.Duration) {
 	r.lines = append(r.lines, line{name, ms(d), "<= " + ms(limit), true, d <= limit})
 }
 
+// share adds a share of one core's time, against the most it may be
+// (limit 0: informational).
+func (r *report) share(name string, pct, limit float64) {
+	l := line{name: name, measured: fmt.Sprintf("%.2f%% of one core", pct), target: "-"}
+	if limit > 0 {
+		l.target, l.hasTarget, l.met = fmt.Sprintf("< %.1f%%", limit), true, pct < limit
+	}
+	r.lines = append(r.lines, l)
+}
+
 // memoryLimit adds a peak memory, against mirrorMaxRSS when limited.
 func (r *report) memoryLimit(name string, rss int64, limited bool) {
 	l := line{name: name, measured: ramdisk.Size(rss).Short(), target: "-"}
@@ -102,4 +112,10 @@ func (r *report) print(w io.Writer) bool {
 	return ok
 }
 
-func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
+// ms is d in milliseconds, tenths below 100 ms.
+func ms(d time.Duration) string {
+	if d < 100*time.Millisecond {
+		return d.Round(100 * time.Microsecond).String()
+	}
+	return d.Round(time.Millisecond).String()
+}

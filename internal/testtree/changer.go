@@ -31,9 +31,9 @@ func NewChanger(root string, seed int64) *Changer {
 // Intn is a random number in [0, n) of the changer's.
 func (c *Changer) Intn(n int) int { return c.r.Intn(n) }
 
-// Seed is the random changes' seed: $RAMBAR_SEED, or a fixed one.
+// Seed picks the random changes: $RAMBAR_TEST_RANDOM, or a fixed one.
 func Seed() int64 {
-	if n, err := strconv.ParseInt(os.Getenv("RAMBAR_SEED"), 10, 64); err == nil {
+	if n, err := strconv.ParseInt(os.Getenv("RAMBAR_TEST_RANDOM"), 10, 64); err == nil {
 		return n
 	}
 	return 26
