@@ -76,6 +76,8 @@ func Rescan(root string, prev []Scanned, notKept []NotKept, dirty Dirty, o Opts)
 		}
 	}
 	r.out = make([]Scanned, 0, len(prev)+len(prev)/64+16)
+	r.from = make([]int32, 0, cap(r.out))
+	r.fresh = make([]bool, 0, cap(r.out))
 	r.emit(scannedOf(".", &st), 0)
 	if err := r.folder(0); err != nil {
 		return nil, err
@@ -134,6 +136,15 @@ func (r *rescan) carry(pi int) {
 	r.fresh = append(r.fresh, false)
 }
 
+// carryAll appends prev[from:to] as they were.
+func (r *rescan) carryAll(from, to int) {
+	r.out = append(r.out, r.prev[from:to]...)
+	for k := from; k < to; k++ {
+		r.from = append(r.from, int32(k))
+	}
+	r.fresh = append(r.fresh, make([]bool, to-from)...)
+}
+
 // end is the place in prev after folder pi's contents.
 func (r *rescan) end(pi int) int {
 	if pi == 0 {
@@ -162,9 +173,7 @@ func (r *rescan) folder(pi int) error {
 	}
 	end := r.end(pi)
 	if !r.below[rel] {
-		for k := pi + 1; k < end; k++ {
-			r.carry(k)
-		}
+		r.carryAll(pi+1, end)
 		return nil
 	}
 	for k := pi + 1; k < end; {
