@@ -76,9 +76,6 @@ func flagString(name, value, doc string) flagSpec {
 func flagInt(name, value string, def int, doc string) flagSpec {
 	return flagSpec{Name: name, Kind: intFlag, Value: value, Default: def, Doc: doc}
 }
-func flagDuration(name, value, doc string) flagSpec {
-	return flagSpec{Name: name, Kind: durationFlag, Value: value, Doc: doc}
-}
 
 // jsonFlag is the one --json; commands with JSON set offer it.
 var jsonFlag = flagBool("json", "print the result as JSON (a versioned document)")
