@@ -36,12 +36,11 @@ func (k *Keeper) Follow(v ramdisk.Volume) (*Following, error) {
 	return &Following{feed: feed, f: snapshot.NewFollow(feed), store: s.Current}, nil
 }
 
-// ownFile reports whether name in folder is RAMBar's own on the disk (its
-// marker, its scratch folders, its folder of app caches, macOS's event
-// log folder): no change of the user's.
-func ownFile(folder, name string) bool {
-	return folder == "." && (name == tree.MarkerName || ramdisk.IsScratch(name) || name == ramdisk.FallbackLink || name == ".fseventsd")
-}
+// ownFile reports whether name in folder is RAMBar's own on every disk
+// (tree.NeverContents): no change of the user's. A name that is contents
+// on some disks (a Mirror disk's Caches, a .fseventsd on Linux) is a
+// change: the save's scan decides.
+func ownFile(folder, name string) bool { return folder == "." && tree.NeverContents(name) }
 
 // Close stops following the disk.
 func (f *Following) Close() error {

@@ -71,8 +71,14 @@ type NotKept struct {
 // keepLF, when set, says whether the saved tree holds a lost+found of the
 // user's: then it is kept even empty).
 func IsReserved(fd int, name string, st *unix.Stat_t, keepLF func() bool) bool {
-	return name == MarkerName || name == ramdisk.FallbackLink || ramdisk.IsScratch(name) || reservedName(fd, name, st, keepLF)
+	return NeverContents(name) || name == ramdisk.FallbackLink || reservedName(fd, name, st, keepLF)
 }
+
+// NeverContents reports whether name at the top of a disk is RAMBar's own
+// on every disk: the marker and the scratch folders. The rest of what
+// IsReserved leaves out depends on the disk (a Mirror disk's Caches
+// folder is contents) or on what the path is.
+func NeverContents(name string) bool { return name == MarkerName || ramdisk.IsScratch(name) }
 
 // ReservedIn returns isReserved for the names at the root of dir.
 func ReservedIn(dir string) func(name string) bool {
