@@ -9,7 +9,6 @@ import (
 
 	"rambar/foldersync"
 	"rambar/snapshot"
-	"rambar/snapstore"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -271,7 +270,7 @@ func stillIndexed(rel string, st *unix.Stat_t, id tree.Ident) bool {
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		return now.Ino == id.Ino && now.Mode == id.Mode
 	}
-	return snapstore.SameIdent(rel, now, id)
+	return tree.SameIdent(rel, now, id)
 }
 
 // hash reads the content hash of it's folder file (a link's is its

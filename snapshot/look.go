@@ -97,7 +97,7 @@ func (l *looker) topNames(root string) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("look at %s: %w", root, err)
 	}
-	if now := tree.IdentOf(&st); len(l.items) == 0 || !snapstore.SameIdent(".", now, l.items[0].Id) {
+	if now := tree.IdentOf(&st); len(l.items) == 0 || !tree.SameIdent(".", now, l.items[0].Id) {
 		l.differ(".", true)
 		return nil
 	}

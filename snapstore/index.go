@@ -106,7 +106,7 @@ func (m *IndexMatch) See(it *tree.Scanned) {
 	}
 	at := *m.c
 	p, id, ok := m.c.Next()
-	if m.ok = ok && string(p) == it.Rel && SameIdent(it.Rel, it.Id, id); !m.ok {
+	if m.ok = ok && string(p) == it.Rel && tree.SameIdent(it.Rel, it.Id, id); !m.ok {
 		m.at = at // m.c is not read again, so at's path is kept
 		return
 	}
@@ -174,17 +174,6 @@ func (l *PathList) Add(p string) {
 	}
 }
 
-// SameIdent compares two identities of path rel. The top folder's times
-// change whenever anything is made or removed in it, RAMBar's own scratch
-// folders included (ramdisk.ScratchPrefix), so there they alone do not make
-// a disk unsaved: what it holds is compared entry by entry.
-func SameIdent(rel string, a, b tree.Ident) bool {
-	if rel == "." {
-		a.CTime, a.MTime, a.Size = b.CTime, b.MTime, b.Size
-	}
-	return a == b
-}
-
 // IndexDiff is how a scan of the disk compares with the index.
 type IndexDiff struct {
 	Same    []bool   // same[i]: items[i] has the identity and hard-link target the index recorded
@@ -239,7 +228,7 @@ func DiffIndex(x *Index, items []tree.Scanned, m *IndexMatch) (d IndexDiff, ok b
 		}
 		if i < len(items) && items[i].Rel == string(p) {
 			link := tree.HardLinkOf(items, i)
-			same := SameIdent(items[i].Rel, items[i].Id, id) && (x.Version < 4 || string(c.Link) == link)
+			same := tree.SameIdent(items[i].Rel, items[i].Id, id) && (x.Version < 4 || string(c.Link) == link)
 			if d.Same[i] = same; same {
 				d.Changed--
 			}

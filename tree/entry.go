@@ -84,6 +84,17 @@ type Ident struct {
 	Mode  uint32
 }
 
+// SameIdent compares two identities of path rel. The top folder's times
+// change whenever anything is made or removed in it, RAMBar's own scratch
+// folders included (ramdisk.ScratchPrefix), so there they alone do not make
+// a disk unsaved: what it holds is compared entry by entry.
+func SameIdent(rel string, a, b Ident) bool {
+	if rel == "." {
+		a.CTime, a.MTime, a.Size = b.CTime, b.MTime, b.Size
+	}
+	return a == b
+}
+
 // IdentOf is the identity of the path st describes.
 func IdentOf(st *unix.Stat_t) Ident {
 	return Ident{Ino: uint64(st.Ino), CTime: TsNano(statCtime(st)), MTime: TsNano(StatMtime(st)),

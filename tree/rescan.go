@@ -343,7 +343,7 @@ func (r *rescan) same() {
 			continue
 		}
 		p, it := &r.prev[pi], &r.out[i]
-		s := !r.fresh[i] || sameIdentity(it.Rel, it.Id, p.Id)
+		s := !r.fresh[i] || SameIdent(it.Rel, it.Id, p.Id)
 		if it.HardLink != 0 || p.HardLink != 0 {
 			if HardLinkOf(r.out, i) != HardLinkOf(r.prev, int(pi)) {
 				s, res.Reshaped = false, true
@@ -354,15 +354,6 @@ func (r *rescan) same() {
 		}
 		res.Same[i] = s
 	}
-}
-
-// sameIdentity is snapstore.SameIdent: the top folder's times and size
-// alone do not make it changed.
-func sameIdentity(rel string, a, b Ident) bool {
-	if rel == "." {
-		a.CTime, a.MTime, a.Size = b.CTime, b.MTime, b.Size
-	}
-	return a == b
 }
 
 // keptNot is the skipped paths of the rescan: those read now, and prev's

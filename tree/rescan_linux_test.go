@@ -76,7 +76,7 @@ func checkSame(t *testing.T, round int, did []string, prev []Scanned, r *Rescann
 		it := &r.Items[i]
 		now[it.Rel] = true
 		j, ok := old[it.Rel]
-		same := ok && sameIdentity(it.Rel, it.Id, prev[j].Id) && HardLinkOf(r.Items, i) == HardLinkOf(prev, j)
+		same := ok && SameIdent(it.Rel, it.Id, prev[j].Id) && HardLinkOf(r.Items, i) == HardLinkOf(prev, j)
 		if same != r.Same[i] {
 			t.Fatalf("round %d after %q: %s same %v, want %v", round, did, it.Rel, r.Same[i], same)
 		}
