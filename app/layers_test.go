@@ -13,7 +13,7 @@ import (
 // stand in layers: tree (reading and making trees) below snapstore (the
 // store of snapshots), below snapshot (saves and restores) and foldersync
 // (Mirror folders), which know nothing of each other, below keeper (the
-// Keeper); darwin and linux import ramdisk and internal/run; disks (the
+// Keeper), and the change feed (changefeed) below them all, knowing none; darwin and linux import ramdisk and internal/run; disks (the
 // use cases) imports the domain packages (ramdisk, keeper, of the contents
 // packages the Keeper only) but no engine, front end or unrelated feature,
 // and nothing but app and selftest (the self-test's use case, over disks)
@@ -34,7 +34,9 @@ func TestImportLayers(t *testing.T) {
 		"rambar/darwin":   {"rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "fyne.io/systray"},
 		"rambar/linux":    {"rambar/darwin", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "fyne.io/systray"},
 		"rambar/tray":     {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/bench", "rambar/keeper", "rambar/login", "rambar/disks", "rambar/internal/run"},
-		// The contents packages, each knowing only those below it.
+		// The contents packages, each knowing only those below it; the
+		// change feed, below them all, knows none.
+		"rambar/changefeed": append([]string{"rambar/ramdisk", "rambar/tree", "rambar/snapstore", "rambar/snapshot", "rambar/foldersync", "rambar/keeper", "rambar/internal/run", "rambar/internal/atomicfile"}, notContents...),
 		"rambar/tree":       append([]string{"rambar/snapstore", "rambar/snapshot", "rambar/foldersync", "rambar/keeper"}, notContents...),
 		"rambar/snapstore":  append([]string{"rambar/snapshot", "rambar/foldersync", "rambar/keeper"}, notContents...),
 		"rambar/snapshot":   append([]string{"rambar/foldersync", "rambar/keeper"}, notContents...),

@@ -15,11 +15,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mask is every change a save would store: contents written or truncated,
-// metadata changed (mode, owner, times, xattrs, links), names made,
-// removed or renamed, and a folder itself removed or moved. Reads, opens
-// and closes are not changes, so a save's own copying is none.
-const mask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM |
+// Mask is every change a save would store: contents written or
+// truncated, metadata changed (mode, owner, times, xattrs, links), names
+// made, removed or renamed, and a folder itself removed or moved. Reads,
+// opens and closes are not changes, so a save's own copying is none.
+// Writes through a name since unlinked are reported too (no
+// IN_EXCL_UNLINK): a file may still be on the disk by another name. The
+// feed and a save's still watch (package tree) watch for it.
+const Mask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM |
 	unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
 
 // Feed follows one disk's changes (inotify: a watch per folder, which the
@@ -71,7 +74,7 @@ func (f *Feed) Watch(dir int, rel string) {
 		p, flags = "/proc/self/fd/"+strconv.Itoa(dir), unix.IN_ONLYDIR
 	}
 	f.mu.Lock()
-	wd, err := unix.InotifyAddWatch(f.fd, p, mask|flags)
+	wd, err := unix.InotifyAddWatch(f.fd, p, Mask|flags)
 	if err == nil {
 		f.wds[int32(wd)] = rel
 	}

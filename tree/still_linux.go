@@ -7,16 +7,9 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
-)
 
-// stillMask is every change to a folder or to a path in it that a save's
-// look would see: contents written or truncated, metadata changed, names
-// made, removed or renamed, and the folder itself removed or moved. Reads,
-// opens and closes are not changes, so a save's own copying is not one.
-// Writes through a name since unlinked are reported too (no
-// IN_EXCL_UNLINK): a file may still be on the disk by another name.
-const stillMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM |
-	unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
+	"rambar/changefeed"
+)
 
 // StillWatch tells a save whether the disk held still since its scan
 // without looking at every path again (look.go): each folder the scan
@@ -93,7 +86,7 @@ func (w *StillWatch) add(dir int, root, rel string) {
 		w.root = root
 		w.top.Store(&st)
 	}
-	if _, err := unix.InotifyAddWatch(w.fd, p, stillMask|flags); err != nil {
+	if _, err := unix.InotifyAddWatch(w.fd, p, changefeed.Mask|flags); err != nil {
 		w.broken.Store(true)
 	}
 }
@@ -106,7 +99,7 @@ func (w *StillWatch) addFile(dir int, name []byte) {
 		return
 	}
 	p := "/proc/self/fd/" + strconv.Itoa(dir) + "/" + string(name)
-	if _, err := unix.InotifyAddWatch(w.fd, p, stillMask|unix.IN_DONT_FOLLOW); err != nil {
+	if _, err := unix.InotifyAddWatch(w.fd, p, changefeed.Mask|unix.IN_DONT_FOLLOW); err != nil {
 		w.broken.Store(true)
 	}
 }
