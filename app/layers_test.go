@@ -13,8 +13,9 @@ import (
 // stand in layers: tree (reading and making trees) below snapstore (the
 // store of snapshots), below snapshot (saves and restores) and foldersync
 // (Mirror folders), which know nothing of each other, below keeper (the
-// Keeper), and the change feed (changefeed) below them all, knowing none; darwin and linux import ramdisk and internal/run; disks (the
-// use cases) imports the domain packages (ramdisk, keeper, of the contents
+// Keeper), and the change feed (changefeed) below them all, knowing none;
+// darwin and linux import ramdisk and internal/run; disks (the use cases)
+// imports the domain packages (ramdisk, keeper, of the contents
 // packages the Keeper only) but no engine, front end or unrelated feature,
 // and nothing but app and selftest (the self-test's use case, over disks)
 // imports disks; ramdisk imports neither engines nor UI; only app imports
