@@ -12,9 +12,6 @@ func Open(string, func(folder, name string) bool) (*Feed, error) {
 	return nil, errors.New("no change feed on this system")
 }
 
-// NeedsWatch is false.
-func (f *Feed) NeedsWatch() bool { return false }
-
 // Watch does nothing.
 func (f *Feed) Watch(int, string) {}
 

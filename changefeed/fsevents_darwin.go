@@ -123,9 +123,6 @@ func Open(root string, ignored func(folder, name string) bool) (*Feed, error) {
 	return f, nil
 }
 
-// NeedsWatch is false: the stream covers every folder of the disk.
-func (f *Feed) NeedsWatch() bool { return false }
-
 // Watch does nothing: the stream needs no watch per folder.
 func (f *Feed) Watch(int, string) {}
 

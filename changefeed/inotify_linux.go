@@ -57,10 +57,6 @@ func Open(root string, ignored func(folder, name string) bool) (*Feed, error) {
 	return f, nil
 }
 
-// NeedsWatch reports whether each folder must be given to Watch as a walk
-// opens it (inotify's watches are per folder).
-func (f *Feed) NeedsWatch() bool { return true }
-
 // Watch follows folder rel of the disk, open as dir, from now on: called
 // before its names are read, so any change after that read is an event.
 // The root is watched through its descriptor, the others by their path

@@ -34,9 +34,6 @@ type Follow struct {
 	full time.Time // when the last full scan started
 	// full1 makes the next save walk the whole disk (WalkNext).
 	full1 bool
-	// rescans counts the saves by the feed (the saves that walked are the
-	// others).
-	rescans int
 }
 
 // followed is what a save scanned and committed: the index it wrote
@@ -80,7 +77,6 @@ func (f *Follow) start(cur string, indexed bool, now time.Time) (*followed, tree
 		f.full, f.full1 = now, false
 		return nil, tree.Dirty{}
 	}
-	f.rescans++
 	return last, tree.Dirty{Folders: ch.Folders, Linked: ch.Linked}
 }
 

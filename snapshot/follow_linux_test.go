@@ -53,7 +53,7 @@ func TestSavesByTheFeedAreFullSaves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.rescans > 0 {
+		if r1.ByFeed {
 			byFeed++
 		}
 		r2, err := walked.SaveLocked(ctx, root, "disk", 3, nil)
@@ -74,7 +74,6 @@ func TestSavesByTheFeedAreFullSaves(t *testing.T) {
 			}
 			testdigest.Same(t, testdigest.Of(t, root), testdigest.Of(t, out))
 		}
-		f.rescans = 0
 	}
 	if byFeed < 100 {
 		t.Fatalf("only %d of 120 saves went by the feed", byFeed)

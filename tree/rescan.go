@@ -19,9 +19,8 @@ type Rescanned struct {
 	// Gone are the earlier scan's paths no longer on the disk.
 	Gone []string
 	// Read are the folders read again (the others were taken from the
-	// earlier scan), and Reread how many paths were stat'ed.
-	Read   map[string]bool
-	Reread int
+	// earlier scan).
+	Read map[string]bool
 	// Reshaped: a path appeared or went, changed its kind or its
 	// hard-link target.
 	Reshaped bool
@@ -166,7 +165,6 @@ func (r *rescan) folder(pi int) error {
 			var st unix.Stat_t
 			if err := unix.Fstatat(r.top, rel, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
 				r.out[me], r.fresh[me] = scannedOf(rel, &st), true
-				r.res.Reread++
 			}
 		}
 		return r.read(rel, pi)
@@ -201,7 +199,6 @@ func (r *rescan) read(rel string, pi int) error {
 		return err
 	}
 	r.res.Read[rel] = true
-	r.res.Reread += len(list)
 	r.skipped = append(r.skipped, skipped...)
 	var olds []int // prev's names in rel
 	if pi >= 0 {
@@ -273,7 +270,6 @@ func (r *rescan) whole(rel string) error {
 		}
 	}
 	r.res.Read[rel] = true
-	r.res.Reread += len(r.out) - n
 	return nil
 }
 
@@ -317,7 +313,6 @@ func (r *rescan) links() {
 			var st unix.Stat_t
 			if err := unix.Fstatat(r.top, it.Rel, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
 				*it, r.fresh[i] = scannedOf(it.Rel, &st), true
-				r.res.Reread++
 			}
 			// Gone or no longer a file meanwhile: its folder changed, and
 			// the save's look at the disk finds it.
