@@ -98,27 +98,14 @@ func (s *Service) stopFollowing() {
 }
 
 // keepSaved saves disk v as it changes while it is set to save
-// continuously: about keeper.ContinuousQuiet after the changes stop, at
-// most keeper.ContinuousBusy after the first unsaved one.
-// The first save walks the disk, which gives the feed every folder to
-// watch (a disk not saved continuously is walked by its next save).
+// continuously (keeper.Following.Next: seconds after the changes stop, at
+// most seconds after the first unsaved one). The first save is at once
+// and walks the disk, which gives the feed every folder to watch (a disk
+// not saved continuously is walked by its next save).
 func (s *Service) keepSaved(ctx context.Context, k *keeper.Keeper, v ramdisk.Volume, f *keeper.Following, report func(name string, r keeper.Result, err error)) {
-	for first := true; ; first = false {
-		if !first {
-			select {
-			case <-ctx.Done():
-				return
-			case <-f.Wake():
-			}
-		}
-		if st, err := k.State(v.Name); err != nil || !st.Continuous {
-			continue // saved by its interval, if any (Autosave)
-		}
-		if !first && !f.Settle(ctx) {
-			return
-		}
-		if s.Incomplete(v) {
-			continue
+	for first := true; first || f.Next(ctx); first = false {
+		if st, err := k.State(v.Name); err != nil || !st.Continuous || s.Incomplete(v) {
+			continue // saved by its interval, if any (Autosave); an incomplete disk is never saved over
 		}
 		r, err := s.Save(ctx, v, SaveOptions{})
 		if errors.Is(err, ramdisk.ErrNotFound) || ctx.Err() != nil {

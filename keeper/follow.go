@@ -53,10 +53,15 @@ func (f *Following) Close() error {
 // Wake receives when the disk changes (one wake-up for a burst).
 func (f *Following) Wake() <-chan struct{} { return f.feed.Wake() }
 
-// Settle waits, after a change, until the disk is due for its continuous
-// save: no other change for ContinuousQuiet, or ContinuousBusy since the
-// first. False if ctx ended first.
-func (f *Following) Settle(ctx context.Context) bool {
+// Next waits until the disk is due for its next continuous save: a
+// change, then no other for ContinuousQuiet, or ContinuousBusy since the
+// first. False once ctx ends.
+func (f *Following) Next(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-f.Wake():
+	}
 	first := time.Now()
 	t := time.NewTimer(ContinuousQuiet)
 	defer t.Stop()

@@ -137,7 +137,7 @@ func changeFew(root string, n, round int) error {
 }
 
 // steadyLoad rewrites a file every 100 ms for d while the disk is saved
-// continuously (the app's loop: keeper.Following.Settle, then a save by
+// continuously (the app's loop: keeper.Following.Next, then a save by
 // the feed), and reports how long each write waited for a durable
 // snapshot holding it: every write made before a save began is in it.
 func steadyLoad(r *report, name string, k *keeper.Keeper, v ramdisk.Volume, f *keeper.Following, d time.Duration) error {
@@ -149,17 +149,7 @@ func steadyLoad(r *report, name string, k *keeper.Keeper, v ramdisk.Volume, f *k
 	saves := make(chan save, 1024)
 	errs := make(chan error, 1)
 	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				errs <- nil
-				return
-			case <-f.Wake():
-			}
-			if !f.Settle(ctx) {
-				errs <- nil
-				return
-			}
+		for f.Next(ctx) {
 			start := time.Now()
 			if _, err := k.Save(ctx, v, keeper.SaveOptions{Follow: f}); err != nil && ctx.Err() == nil {
 				errs <- err
@@ -167,6 +157,7 @@ func steadyLoad(r *report, name string, k *keeper.Keeper, v ramdisk.Volume, f *k
 			}
 			saves <- save{start, time.Now()}
 		}
+		errs <- nil
 	}()
 	p := filepath.Join(v.MountPoint, "steady.log")
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -234,15 +225,8 @@ func idleCPU(r *report, dest string, d time.Duration) error {
 			return err
 		}
 		go func() {
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-f.Wake():
-				}
-				if f.Settle(ctx) {
-					k.Save(ctx, v, keeper.SaveOptions{Follow: f})
-				}
+			for f.Next(ctx) {
+				k.Save(ctx, v, keeper.SaveOptions{Follow: f})
 			}
 		}()
 		vols = append(vols, v)
