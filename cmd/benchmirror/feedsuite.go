@@ -67,8 +67,9 @@ func feedSuite(r *report, n int, dest string, steady, idle time.Duration) error 
 		}
 	}
 	var byFeed, byWalk, byRsync []time.Duration
+	files := filesOf(vol)
 	for round := range feedRounds {
-		if err := changeFew(vol, 10, round); err != nil {
+		if err := changeFew(files, 10, round); err != nil {
 			return err
 		}
 		steps := []func() error{
@@ -118,8 +119,8 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// changeFew rewrites n files spread over the tree at root.
-func changeFew(root string, n, round int) error {
+// filesOf lists the regular files of the tree at root (not the marker).
+func filesOf(root string) []string {
 	var files []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() && filepath.Base(p) != keeper.MarkerName {
@@ -127,6 +128,11 @@ func changeFew(root string, n, round int) error {
 		}
 		return nil
 	})
+	return files
+}
+
+// changeFew rewrites n of files, spread over them, other ones each round.
+func changeFew(files []string, n, round int) error {
 	for i := range n {
 		p := files[(i*len(files)/n+round*7919)%len(files)]
 		if err := os.WriteFile(p, []byte(fmt.Sprintf("changed in round %d\n", round)), 0o644); err != nil {
