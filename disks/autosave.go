@@ -19,15 +19,21 @@ func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	defer s.stopFollowing()
-	s.followDisks(ctx, report)
+	if k, vs, err := s.mountedKeeper(ctx); err == nil {
+		s.followDisks(ctx, k, vs, report)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
 		}
-		s.followDisks(ctx, report)
-		s.SaveAll(ctx, func(st keeper.State) bool {
+		k, vs, err := s.mountedKeeper(ctx) // one listing for both
+		if err != nil {
+			continue
+		}
+		s.followDisks(ctx, k, vs, report)
+		s.saveAllOf(ctx, k, vs, func(st keeper.State) bool {
 			every := time.Duration(st.SaveEvery) * time.Second
 			return every > 0 && keeper.SaveDue(st, every-tick/10, time.Now(), boottime.Now())
 		}, report)

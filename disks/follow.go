@@ -36,18 +36,10 @@ func (s *Service) following(v ramdisk.Volume) *keeper.Following {
 	return nil
 }
 
-// followDisks follows every mounted disk that is kept or mirrored and
-// stops following those that are gone; the disks that save continuously
+// followDisks follows every disk of vs (the mounted ones) that is kept or
+// mirrored and stops following those that are gone; the disks that save continuously
 // are saved as they change, report hearing each save.
-func (s *Service) followDisks(ctx context.Context, report func(name string, r keeper.Result, err error)) {
-	k, err := s.Keeper()
-	if err != nil {
-		return
-	}
-	vs, err := s.Engine.List(ctx)
-	if err != nil {
-		return
-	}
+func (s *Service) followDisks(ctx context.Context, k *keeper.Keeper, vs []ramdisk.Volume, report func(name string, r keeper.Result, err error)) {
 	mounted := map[string]string{}
 	for _, v := range vs {
 		st, err := k.State(v.Name)

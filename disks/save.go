@@ -279,14 +279,25 @@ func (s *Service) Kept(ctx context.Context) ([]ramdisk.Volume, error) {
 // (the menu: before sleep and at quit; due says which are due, nil: all).
 // report, when set, hears each save's outcome; the error joins the failures.
 func (s *Service) SaveAll(ctx context.Context, due func(keeper.State) bool, report func(name string, r keeper.Result, err error)) error {
+	k, vs, err := s.mountedKeeper(ctx)
+	if err != nil {
+		return err
+	}
+	return s.saveAllOf(ctx, k, vs, due, report)
+}
+
+// mountedKeeper is the Keeper and the disks mounted now.
+func (s *Service) mountedKeeper(ctx context.Context) (*keeper.Keeper, []ramdisk.Volume, error) {
 	k, err := s.Keeper()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	vs, err := s.Engine.List(ctx)
-	if err != nil {
-		return err
-	}
+	return k, vs, err
+}
+
+// saveAllOf is SaveAll of the disks vs, listed by the caller.
+func (s *Service) saveAllOf(ctx context.Context, k *keeper.Keeper, vs []ramdisk.Volume, due func(keeper.State) bool, report func(name string, r keeper.Result, err error)) error {
 	var errs []error
 	for _, v := range vs {
 		st, err := k.State(v.Name)
