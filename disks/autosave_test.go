@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"rambar/keeper"
-	"rambar/ramdisk"
 )
 
 // TestAutosaveRunsWhenLastSaveIsInTheFuture: the clock was set back an
@@ -21,13 +20,9 @@ func TestAutosaveRunsWhenLastSaveIsInTheFuture(t *testing.T) {
 	s, _ := memService(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Ahead", Size: "64M"},
-		Contents: keeper.Options{Mode: ramdisk.Keep, SaveEvery: time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(c.Volume.MountPoint, "work"), []byte("unsaved"), 0o600)
-	if _, err := s.Save(ctx, c.Volume, SaveOptions{}); err != nil {
+	v := keptDisk(t, s, "Ahead", time.Second)
+	os.WriteFile(filepath.Join(v.MountPoint, "work"), []byte("unsaved"), 0o600)
+	if _, err := s.Save(ctx, v, SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	k, _ := s.Keeper()
@@ -36,7 +31,7 @@ func TestAutosaveRunsWhenLastSaveIsInTheFuture(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(st.Backing, "last.json"), ahead, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(c.Volume.MountPoint, "work"), []byte("changed after the save"), 0o600)
+	os.WriteFile(filepath.Join(v.MountPoint, "work"), []byte("changed after the save"), 0o600)
 	saved := make(chan error, 4)
 	go s.Autosave(ctx, 50*time.Millisecond, func(name string, r keeper.Result, err error) { saved <- err })
 	select {
@@ -52,7 +47,7 @@ func TestAutosaveRunsWhenLastSaveIsInTheFuture(t *testing.T) {
 	if st.LastSaveClock.Boot == "" || st.LastSave.After(time.Now()) {
 		t.Errorf("after the autosave: last save %v, boot clock %+v", st.LastSave, st.LastSaveClock)
 	}
-	if dirty, err := k.Dirty(c.Volume); err != nil || dirty {
+	if dirty, err := k.Dirty(v); err != nil || dirty {
 		t.Errorf("still unsaved after the autosave: %v, %v", dirty, err)
 	}
 }

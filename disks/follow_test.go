@@ -19,11 +19,7 @@ func TestContinuousDiskIsSavedSecondsAfterEachChange(t *testing.T) {
 	s, _ := memService(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Live", Size: "64M"},
-		Contents: keeper.Options{Mode: ramdisk.Keep, SaveEvery: keeper.AutosaveAuto}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := keptDisk(t, s, "Live", keeper.AutosaveAuto)
 	k, _ := s.Keeper()
 	if st, _ := k.State("Live"); !st.Continuous || st.SaveEvery != 0 {
 		t.Fatalf("state %+v: not continuous", st)
@@ -35,7 +31,7 @@ func TestContinuousDiskIsSavedSecondsAfterEachChange(t *testing.T) {
 		}
 		saved <- r
 	})
-	waitFollowed(t, s, c.Volume)
+	waitFollowed(t, s, v)
 	select { // the first save walks the disk: the feed watches it from then on
 	case <-saved:
 	case <-time.After(20 * time.Second):
@@ -43,8 +39,8 @@ func TestContinuousDiskIsSavedSecondsAfterEachChange(t *testing.T) {
 	}
 	for i, body := range []string{"first", "second", "third"} {
 		at := time.Now()
-		os.WriteFile(filepath.Join(c.Volume.MountPoint, "work"), []byte(body), 0o600)
-		if u := s.Unsaved(c.Volume); !u.Known || u.Paths != 1 {
+		os.WriteFile(filepath.Join(v.MountPoint, "work"), []byte(body), 0o600)
+		if u := s.Unsaved(v); !u.Known || u.Paths != 1 {
 			t.Errorf("after write %d the feed tells %+v, want 1 unsaved path", i, u)
 		}
 		select {
@@ -58,11 +54,11 @@ func TestContinuousDiskIsSavedSecondsAfterEachChange(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("write %d never saved", i)
 		}
-		if u := s.Unsaved(c.Volume); !u.Known || u.Paths != 0 {
+		if u := s.Unsaved(v); !u.Known || u.Paths != 0 {
 			t.Errorf("after save %d the feed tells %+v", i, u)
 		}
 	}
-	if dirty, err := k.Dirty(c.Volume); err != nil || dirty {
+	if dirty, err := k.Dirty(v); err != nil || dirty {
 		t.Fatalf("a walk finds the disk unsaved: %v %v", dirty, err)
 	}
 }
@@ -73,14 +69,10 @@ func TestContinuousSavesUnderSteadyWriting(t *testing.T) {
 	s, _ := memService(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c, err := s.Create(ctx, CreateRequest{Input: ramdisk.Input{Name: "Busy", Size: "64M"},
-		Contents: keeper.Options{Mode: ramdisk.Keep, SaveEvery: keeper.AutosaveAuto}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := keptDisk(t, s, "Busy", keeper.AutosaveAuto)
 	saves := make(chan time.Time, 64)
 	go s.Autosave(ctx, time.Hour, func(string, keeper.Result, error) { saves <- time.Now() })
-	waitFollowed(t, s, c.Volume)
+	waitFollowed(t, s, v)
 	start := time.Now()
 	stop := time.After(4*keeper.ContinuousBusy + time.Second)
 	n := 0
@@ -91,7 +83,7 @@ func TestContinuousSavesUnderSteadyWriting(t *testing.T) {
 		case <-saves:
 			n++
 		case <-time.After(100 * time.Millisecond):
-			os.WriteFile(filepath.Join(c.Volume.MountPoint, "log"), []byte(time.Now().String()), 0o600)
+			os.WriteFile(filepath.Join(v.MountPoint, "log"), []byte(time.Now().String()), 0o600)
 		}
 	}
 	if n < 2 {
@@ -107,4 +99,15 @@ func waitFollowed(t *testing.T, s *Service, v ramdisk.Volume) {
 			t.Fatal("the disk is never followed")
 		}
 	}
+}
+
+// keptDisk makes disk name, kept and saved every every (0: no autosave).
+func keptDisk(t *testing.T, s *Service, name string, every time.Duration) ramdisk.Volume {
+	t.Helper()
+	c, err := s.Create(context.Background(), CreateRequest{Input: ramdisk.Input{Name: name, Size: "16M"},
+		Contents: keeper.Options{Mode: ramdisk.Keep, SaveEvery: every}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Volume
 }

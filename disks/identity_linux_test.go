@@ -34,15 +34,6 @@ func twoDataFolders(t *testing.T) (mine, other *Service) {
 	return mine, other
 }
 
-func keptDisk(t *testing.T, s *Service, name string) ramdisk.Volume {
-	t.Helper()
-	c, err := s.Create(context.Background(), CreateRequest{Input: ramdisk.Input{Name: name, Size: "16M"}, Contents: keeper.Options{Mode: ramdisk.Keep}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c.Volume
-}
-
 func snapshots(t *testing.T, s *Service, name string) int {
 	t.Helper()
 	k, _ := s.Keeper()
@@ -60,7 +51,7 @@ func snapshots(t *testing.T, s *Service, name string) int {
 func TestEjectByAnotherDataFolder(t *testing.T) {
 	ctx := context.Background()
 	mine, other := twoDataFolders(t)
-	v := keptDisk(t, mine, "Work")
+	v := keptDisk(t, mine, "Work", 0)
 	os.WriteFile(filepath.Join(v.MountPoint, "draft"), []byte("unsaved"), 0o600)
 	for _, o := range []EjectOptions{{}, {NoSave: true}} {
 		_, err := other.Eject(ctx, v, o)
@@ -83,7 +74,7 @@ func TestEjectByAnotherDataFolder(t *testing.T) {
 	if err != nil || ej.Saved == nil || ej.Saved.Unchanged {
 		t.Fatalf("its own eject: %+v %v, want a save", ej, err)
 	}
-	v = keptDisk(t, mine, "Work")
+	v = keptDisk(t, mine, "Work", 0)
 	if got, _ := os.ReadFile(filepath.Join(v.MountPoint, "draft")); string(got) != "unsaved" {
 		t.Errorf("restored %q", got)
 	}
@@ -101,7 +92,7 @@ func TestEjectByAnotherDataFolder(t *testing.T) {
 func TestEjectOfAnotherUsersDisk(t *testing.T) {
 	ctx := context.Background()
 	mine, _ := twoDataFolders(t)
-	root := filepath.Dir(keptDisk(t, mine, "Mine").MountPoint)
+	root := filepath.Dir(keptDisk(t, mine, "Mine", 0).MountPoint)
 	for _, name := range []string{"Nobody's", "Hand made"} {
 		mp := filepath.Join(root, name)
 		os.MkdirAll(mp, 0o755)
@@ -146,7 +137,7 @@ func TestEjectOfAnotherUsersDisk(t *testing.T) {
 func TestSavedAfterTheMarkerGoes(t *testing.T) {
 	ctx := context.Background()
 	mine, _ := twoDataFolders(t)
-	v := keptDisk(t, mine, "Work")
+	v := keptDisk(t, mine, "Work", 0)
 	git := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-C", v.MountPoint}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
