@@ -110,14 +110,16 @@ func (s *Service) keepSaved(ctx context.Context, k *keeper.Keeper, v ramdisk.Vol
 }
 
 // dirty reports whether disk v has unsaved changes: by its feed when
-// followed and the feed can tell, else by a scan (keeper.Dirty).
-func (s *Service) dirty(k *keeper.Keeper, v ramdisk.Volume) (bool, error) {
+// followed and the feed can tell, else by a scan (keeper.Dirty; walked
+// says so).
+func (s *Service) dirty(k *keeper.Keeper, v ramdisk.Volume) (dirty, walked bool, err error) {
 	if f := s.following(v); f != nil {
 		if u := f.Unsaved(); u.Known {
-			return u.Paths > 0, nil
+			return u.Paths > 0, false, nil
 		}
 	}
-	return k.Dirty(v)
+	dirty, err = k.Dirty(v)
+	return dirty, true, err
 }
 
 // Unsaved is what changed on disk v since its last save, as its change

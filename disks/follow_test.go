@@ -37,11 +37,18 @@ func TestContinuousDiskIsSavedSecondsAfterEachChange(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no first save")
 	}
+	m := NewMenu(s) // its "•" mark asks the feed each time: no answer of a walk kept for a while
 	for i, body := range []string{"first", "second", "third"} {
+		if m.Unsaved(v) {
+			t.Errorf("before write %d the menu marks the disk unsaved", i)
+		}
 		at := time.Now()
 		os.WriteFile(filepath.Join(v.MountPoint, "work"), []byte(body), 0o600)
 		if u := s.Unsaved(v); !u.Known || u.Paths != 1 {
 			t.Errorf("after write %d the feed tells %+v, want 1 unsaved path", i, u)
+		}
+		if !m.Unsaved(v) {
+			t.Errorf("after write %d the menu does not mark the disk unsaved", i)
 		}
 		select {
 		case r := <-saved:

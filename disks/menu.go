@@ -219,7 +219,8 @@ func (m *Menu) InUse(v ramdisk.Volume) int {
 }
 
 // Unsaved is the menu's "•" mark: only kept and mirrored disks have one.
-// The answer is reused for a while (dirtyEvery) unless the disk was saved.
+// An answer found by a walk of the disk is reused for a while (dirtyEvery)
+// unless the disk was saved; the change feed's is asked every time.
 func (m *Menu) Unsaved(v ramdisk.Volume) bool {
 	if !m.Kept(v) || m.S.Incomplete(v) {
 		return false // an incomplete disk is not saved: the menu says so instead
@@ -231,9 +232,9 @@ func (m *Menu) Unsaved(v ramdisk.Volume) bool {
 		return d.dirty
 	}
 	k, _ := m.S.Keeper()
-	dirty, err := m.S.dirty(k, v)
-	if err != nil {
-		return false
+	dirty, walked, err := m.S.dirty(k, v)
+	if err != nil || !walked {
+		return dirty && err == nil
 	}
 	m.mu.Lock()
 	m.dirty[v.Name] = dirtyMark{time.Now(), dirty}

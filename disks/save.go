@@ -308,7 +308,7 @@ func (s *Service) saveAllOf(ctx context.Context, k *keeper.Keeper, vs []ramdisk.
 			if s.Incomplete(v) {
 				continue // never saved over its whole saved copy; the menu says so
 			}
-			if dirty, derr := s.dirty(k, v); derr == nil && !dirty {
+			if dirty, _, derr := s.dirty(k, v); derr == nil && !dirty {
 				continue
 			}
 			var r keeper.Result
