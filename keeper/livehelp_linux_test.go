@@ -245,6 +245,44 @@ func mapFromStdin(path string) error {
 	return in.Err()
 }
 
+// liveWays are the ways the tests of a disk in use save it, each test run
+// both ways: walking the whole disk, and by its change feed (as the
+// menu-bar app saves a disk it follows), followed from the first save.
+var liveWays = []string{"walk", "feed"}
+
+// liveSaver saves one disk the way its test runs, counting the saves that
+// went by the feed.
+type liveSaver struct {
+	k   *Keeper
+	v   ramdisk.Volume
+	o   SaveOptions
+	fed int
+}
+
+// saverOf saves disk v of k the way way says.
+func saverOf(t *testing.T, k *Keeper, v ramdisk.Volume, way string) *liveSaver {
+	t.Helper()
+	s := &liveSaver{k: k, v: v}
+	if way == "feed" {
+		f, err := k.Follow(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		s.o.Follow = f
+	}
+	return s
+}
+
+// save saves the disk.
+func (s *liveSaver) save(ctx context.Context) (Result, error) {
+	r, err := s.k.Save(ctx, s.v, s.o)
+	if r.ByFeed {
+		s.fed++
+	}
+	return r, err
+}
+
 // liveDisk is a kept disk on its own tmpfs of size, keeping n snapshots,
 // loaded; its Keeper saves and restores it.
 func liveDisk(t *testing.T, name, size string, n int) (*Keeper, ramdisk.Volume) {
