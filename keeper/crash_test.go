@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envChild) == "1" {
 		os.Exit(crashChild())
 	}
+	if os.Getenv(envFollowChild) == "1" {
+		os.Exit(followChild())
+	}
 	if h := os.Getenv(envLiveHelper); h != "" {
 		os.Exit(liveHelper(h, os.Getenv(envLiveArg)))
 	}

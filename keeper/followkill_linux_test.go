@@ -1,0 +1,134 @@
+//go:build linux
+
+package keeper
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"rambar/ramdisk"
+)
+
+// envFollowChild runs the test binary as a menu-bar app saving one disk
+// continuously by its change feed, until killed.
+const envFollowChild = "RAMBAR_FOLLOW_KILL_CHILD"
+
+// followChild follows the disk (data and volume as the crash child's),
+// then changes a few files and saves by the feed, again and again.
+func followChild() int {
+	k := NewKeeper(os.Getenv(envData))
+	k.IsMounted = func(string) bool { return true }
+	v := ramdisk.Volume{Name: "Crash", MountPoint: os.Getenv(envVolume)}
+	f, err := k.Follow(v)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "follow:", err)
+		return 1
+	}
+	r := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for round := 0; ; round++ {
+		for range 1 + r.Intn(8) {
+			i := r.Intn(3000)
+			rel := fmt.Sprintf("dir%d/sub%d/file%d", i%7, i%13, i)
+			os.WriteFile(filepath.Join(v.MountPoint, rel), []byte(fmt.Sprintf("changed %s %d\n", rel, round)), 0o644)
+		}
+		if _, err := k.Save(context.Background(), v, SaveOptions{Follow: f}); err != nil {
+			fmt.Fprintln(os.Stderr, "save by the feed:", err)
+			return 1
+		}
+	}
+}
+
+// TestContinuousSavesSurviveKill9: the app saving a disk by its change
+// feed, a few files changed before each save, is killed with SIGKILL at a
+// random moment, 24 times. After each kill the store's current snapshot
+// restores whole, every file in it a version that existed (its first
+// contents or one change, never a mix); the next start follows the disk
+// anew and its first save walks it, and the saved state is the disk.
+func TestContinuousSavesSurviveKill9(t *testing.T) {
+	ctx := context.Background()
+	base := mountTmpfs(t, "512m")
+	vol, data := filepath.Join(base, "vol"), filepath.Join(base, "data")
+	k := NewKeeper(data)
+	k.IsMounted = func(string) bool { return true }
+	if _, err := k.Setup("Crash", Options{Mode: ramdisk.Keep, Snapshots: 4, SaveEvery: AutosaveAuto}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(vol, 0o700)
+	v := ramdisk.Volume{Name: "Crash", MountPoint: vol}
+	if _, err := k.Load(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	crashTree(t, vol, 1, 3000)
+	if _, err := k.Save(ctx, v, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(26))
+	byFeed := 0
+	for kill := range 24 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), envFollowChild+"=1", envData+"="+data, envVolume+"="+vol, "GORACE=atexit_sleep_ms=0")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(100+r.Intn(900)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+			t.Fatalf("kill %d: the child ended by itself: %v", kill, err)
+		}
+		out := t.TempDir()
+		if _, err := k.store(mustState(t, k, "Crash")).Restore(ctx, "", out, "", nil); err != nil {
+			t.Fatalf("kill %d: the current snapshot does not restore: %v", kill, err)
+		}
+		files := 0
+		filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() || d.Name() == MarkerName {
+				return err
+			}
+			rel, _ := filepath.Rel(out, p) // after/restart is the parent's: the digest below checks it
+			b, _ := os.ReadFile(p)
+			files++
+			if s := string(b); rel != "after/restart" && !oneLetter(s) && !regexp.MustCompile(`^changed `+regexp.QuoteMeta(rel)+` \d+\n$`).MatchString(s) {
+				t.Errorf("kill %d: %s holds %q, a version that never existed", kill, rel, s)
+			}
+			return nil
+		})
+		if files < 2900 {
+			t.Fatalf("kill %d: the snapshot holds %d files of 3000", kill, files)
+		}
+		// The next start: a new feed, whose first save walks the disk.
+		f, err := k.Follow(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := k.Save(ctx, v, SaveOptions{Follow: f})
+		if err != nil || res.ByFeed {
+			t.Fatalf("kill %d: the first save after the restart = %+v, %v; want a walk", kill, res.Result, err)
+		}
+		write(t, vol, "after/restart", fmt.Sprint(kill))
+		if res, err = k.Save(ctx, v, SaveOptions{Follow: f}); err != nil || !res.ByFeed || res.Unchanged {
+			t.Fatalf("kill %d: the save by the feed after the restart = %+v, %v", kill, res.Result, err)
+		}
+		byFeed++
+		f.Close()
+		saved := t.TempDir()
+		if _, err := k.store(mustState(t, k, "Crash")).Restore(ctx, "", saved, "", nil); err != nil {
+			t.Fatal(err)
+		}
+		sameTree(t, digest(t, vol), digest(t, saved))
+	}
+	t.Logf("24 kills held; %d saves by the feed after a restart", byFeed)
+}
+
+// oneLetter reports whether s is one letter repeated (or empty): a file as
+// crashTree wrote it.
+func oneLetter(s string) bool { return s == "" || strings.Count(s, s[:1]) == len(s) }
