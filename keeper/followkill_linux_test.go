@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"rambar/ramdisk"
+	"rambar/snapstore"
 )
 
 // envFollowChild runs the test binary as a menu-bar app saving one disk
@@ -132,3 +133,87 @@ func TestContinuousSavesSurviveKill9(t *testing.T) {
 // oneLetter reports whether s is one letter repeated (or empty): a file as
 // crashTree wrote it.
 func oneLetter(s string) bool { return s == "" || strings.Count(s, s[:1]) == len(s) }
+
+// TestFeedSavesAndAnotherProcessTakeTurns: the app saves a disk by its
+// change feed while another RAMBar (a Keeper of its own on the same data
+// folder: `rambar save`) saves it walking, both while its files change.
+// They take turns through the disk's lock: no save fails, every snapshot
+// kept restores whole, no save of the app goes by the feed once the other
+// made a new snapshot (it walks: the current snapshot is not the one it
+// followed from), and the last saved state is the disk.
+func TestFeedSavesAndAnotherProcessTakeTurns(t *testing.T) {
+	ctx := context.Background()
+	base := mountTmpfs(t, "256m")
+	vol, data := filepath.Join(base, "vol"), filepath.Join(base, "data")
+	app, cli := NewKeeper(data), NewKeeper(data)
+	for _, k := range []*Keeper{app, cli} {
+		k.IsMounted = func(string) bool { return true }
+	}
+	if _, err := app.Setup("Turns", Options{Mode: ramdisk.Keep, Snapshots: 40, SaveEvery: AutosaveAuto}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(vol, 0o700)
+	v := ramdisk.Volume{Name: "Turns", MountPoint: vol}
+	if _, err := app.Load(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	crashTree(t, vol, 3, 1000)
+	f, err := app.Follow(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	errs := make(chan error, 2)
+	var fed, walkedAfterOther int
+	go func() {
+		for i := range 30 {
+			write(t, vol, fmt.Sprintf("app/%d", i%5), fmt.Sprint(i))
+			cur, _ := app.store(mustState(t, app, "Turns")).Current()
+			follows := f.f.Follows(cur) // false: the other saved since (current only moves on)
+			res, err := app.Save(ctx, v, SaveOptions{Follow: f})
+			if err != nil {
+				errs <- fmt.Errorf("the app's save %d: %w", i, err)
+				return
+			}
+			switch {
+			case res.ByFeed && !follows:
+				errs <- fmt.Errorf("the app's save %d went by the feed from a snapshot no longer current", i)
+				return
+			case res.ByFeed:
+				fed++
+			case i > 0:
+				walkedAfterOther++
+			}
+		}
+		errs <- nil
+	}()
+	go func() {
+		for i := range 15 {
+			write(t, vol, fmt.Sprintf("cli/%d", i%3), fmt.Sprint(i))
+			if _, err := cli.Save(ctx, v, SaveOptions{}); err != nil {
+				errs <- fmt.Errorf("the other's save %d: %w", i, err)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		errs <- nil
+	}()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	restoreEach(t, app, v, "64m", func(s snapstore.Snapshot, root string) {})
+	if _, err := cli.Save(ctx, v, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	saved := t.TempDir()
+	if _, err := app.store(mustState(t, app, "Turns")).Restore(ctx, "", saved, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, digest(t, vol), digest(t, saved))
+	if fed == 0 {
+		t.Error("no save of the app went by the feed")
+	}
+	t.Logf("45 saves in turns: %d of the app's by the feed, %d walked after the other's", fed, walkedAfterOther)
+}
