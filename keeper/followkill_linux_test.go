@@ -4,7 +4,9 @@ package keeper
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -216,4 +218,84 @@ func TestFeedSavesAndAnotherProcessTakeTurns(t *testing.T) {
 		t.Error("no save of the app went by the feed")
 	}
 	t.Logf("45 saves in turns: %d of the app's by the feed, %d walked after the other's", fed, walkedAfterOther)
+}
+
+// TestFeedSavesThroughFullDisks: continuous saves by the feed while the
+// disk is filled until it refuses a write (ENOSPC) save it whole; when the
+// store's own file system fills, the save fails saying so and keeps the
+// last snapshot, the next walks, and once there is room again the saves
+// go on by the feed, the saved state the disk.
+func TestFeedSavesThroughFullDisks(t *testing.T) {
+	ctx := context.Background()
+	vol, data := mountFS(t, "tmpfs", "size=8m"), mountFS(t, "tmpfs", "size=24m")
+	k := NewKeeper(filepath.Join(data, "data"))
+	k.IsMounted = func(string) bool { return true }
+	if _, err := k.Setup("Full", Options{Mode: ramdisk.Keep, Snapshots: 2, SaveEvery: AutosaveAuto}); err != nil {
+		t.Fatal(err)
+	}
+	v := ramdisk.Volume{Name: "Full", MountPoint: vol}
+	if _, err := k.Load(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := k.Follow(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := k.Save(ctx, v, SaveOptions{Follow: f}); err != nil {
+		t.Fatal(err)
+	}
+	// The disk filled, 256 KiB at a time, saved by the feed as it goes.
+	full := false
+	for i := 0; !full; i++ {
+		err := os.WriteFile(filepath.Join(vol, fmt.Sprintf("fill/%d", i/8), fmt.Sprint(i)), []byte(strings.Repeat("f", 256<<10)), 0o644)
+		if errors.Is(err, fs.ErrNotExist) {
+			os.MkdirAll(filepath.Join(vol, fmt.Sprintf("fill/%d", i/8)), 0o755)
+			continue
+		}
+		if full = errors.Is(err, syscall.ENOSPC); err != nil && !full {
+			t.Fatal(err)
+		}
+		if i%4 == 0 || full {
+			if res, err := k.Save(ctx, v, SaveOptions{Follow: f}); err != nil || !res.ByFeed {
+				t.Fatalf("save by the feed of a filling disk (%d written): %+v, %v", i, res.Result, err)
+			}
+		}
+	}
+	saved := t.TempDir()
+	if _, err := k.store(mustState(t, k, "Full")).Restore(ctx, "", saved, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, digest(t, vol), digest(t, saved))
+	// The store's file system filled: a ballast leaves less room than the
+	// next change needs.
+	var st syscall.Statfs_t
+	syscall.Statfs(data, &st)
+	ballast := filepath.Join(data, "ballast")
+	if err := os.WriteFile(ballast, make([]byte, int64(st.Bavail)*st.Bsize-(1<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := mustState(t, k, "Full").LastSnapshot
+	os.RemoveAll(filepath.Join(vol, "fill/0"))
+	os.RemoveAll(filepath.Join(vol, "fill/1"))
+	write(t, vol, "big", strings.Repeat("b", 3<<20))
+	if _, err := k.Save(ctx, v, SaveOptions{Follow: f}); !errors.Is(err, ramdisk.ErrNoSpace) {
+		t.Fatalf("a save into a full store: %v, want ErrNoSpace", err)
+	}
+	if cur, _ := k.store(mustState(t, k, "Full")).Current(); cur != before {
+		t.Fatalf("the failed save moved the current snapshot from %s to %s", before, cur)
+	}
+	os.Remove(ballast)
+	if res, err := k.Save(ctx, v, SaveOptions{Follow: f}); err != nil || res.ByFeed {
+		t.Fatalf("the save once there is room = %+v, %v; want a walk after the failed one", res.Result, err)
+	}
+	write(t, vol, "after", "room again")
+	if res, err := k.Save(ctx, v, SaveOptions{Follow: f}); err != nil || !res.ByFeed {
+		t.Fatalf("the next save = %+v, %v; want one by the feed", res.Result, err)
+	}
+	saved = t.TempDir()
+	if _, err := k.store(mustState(t, k, "Full")).Restore(ctx, "", saved, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, digest(t, vol), digest(t, saved))
 }
