@@ -3,6 +3,7 @@ package keeper
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,15 +52,32 @@ func TestFileRewrittenInPlaceIsSavedAsAVersionThatExisted(t *testing.T) {
 				}
 			}
 			stopHelper(w)
-			versions := map[uint64]bool{}
+			// The writer was stopped mid-version: one last version, then
+			// idle. The next save (by the feed, going on from the
+			// snapshots taken while in use) holds it.
+			const want = 1 << 40
+			wf, err := os.OpenFile(big, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := errors.Join(writeVersion(wf, want, make([]byte, chunkSize)), wf.Close()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sv.save(ctx); err != nil {
+				t.Fatal(err)
+			}
+			versions, of := map[uint64]bool{}, map[string]uint64{}
 			snaps := restoreEach(t, k, v, "128m", func(s snapstore.Snapshot, root string) {
 				got, err := versionOf(filepath.Join(root, "data/big.bin"))
 				if err != nil {
 					m, _ := k.store(mustState(t, k, v.Name)).Manifest(s.ID)
 					t.Errorf("snapshot %s holds a version of big.bin that never existed: %v (%+v)", s.ID, err, m.Entries[2])
 				}
-				versions[got] = true
+				versions[got], of[s.ID] = true, got
 			})
+			if got := of[snaps[len(snaps)-1].ID]; got != want {
+				t.Errorf("the save made once the disk was idle holds version %d of big.bin, not %d", got, want)
+			}
 			t.Logf("%s: %d snapshots restored, each a whole version (%d different); %d saves taken while in use, %d by the feed", way, len(snaps), len(versions), inUse, sv.fed)
 		})
 	}
@@ -96,6 +114,11 @@ func TestMaildirMovesDuringSavesLoseNoMessage(t *testing.T) {
 				}
 			}
 			stopHelper(m)
+			// Idle now: the next save (by the feed, on from the saves
+			// taken while in use) holds the disk exactly.
+			if _, err := sv.save(ctx); err != nil {
+				t.Fatal(err)
+			}
 			twice := 0
 			snaps := restoreEach(t, k, v, "64m", func(s snapstore.Snapshot, root string) {
 				n, err := maildirHolds(filepath.Join(root, "Maildir"))
@@ -112,9 +135,10 @@ func TestMaildirMovesDuringSavesLoseNoMessage(t *testing.T) {
 			if _, err := k.store(mustState(t, k, "Mail")).Restore(ctx, last.ID, root, "", nil); err != nil {
 				t.Fatal(err)
 			}
-			if ents, _ := os.ReadDir(filepath.Join(root, "notes")); len(ents) < liveSaves-1 {
+			if ents, _ := os.ReadDir(filepath.Join(root, "notes")); len(ents) != liveSaves {
 				t.Errorf("the last snapshot holds %d of the %d notes written during the saves", len(ents), liveSaves)
 			}
+			sameTree(t, digest(t, v.MountPoint), digest(t, root))
 			t.Logf("%s: %d snapshots restored, every message in each (%d kept twice in all); %d saves taken while in use, %d by the feed", way, len(snaps), twice, inUse, sv.fed)
 		})
 	}

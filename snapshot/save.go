@@ -51,7 +51,7 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 	if err != nil {
 		return Result{}, err
 	}
-	idx := s.LoadIndex()
+	idx := f.index(s, curID)
 	if idx != nil && (idx.DiskID != diskID || idx.Snapshot == "") {
 		idx = nil
 	}
@@ -78,13 +78,19 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 	still := tree.NewStillWatch()
 	var sc scanned
 	if last != nil {
-		sc, err = rescan(root, last, dirty, against, s.Caches, still, f)
+		sc, err = rescan(root, last, dirty, against, s.Caches, still, f, f.takeSpare())
 	} else {
 		sc.items, sc.notKept, sc.match, err = scanAgainst(root, hint, against, s.Caches, still, feed)
 	}
 	resume()
 	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still,
-		match: sc.match, pre: sc.diff, feed: feed, notKept: sc.notKept}
+		match: sc.match, pre: sc.diff, feed: feed, notKept: sc.notKept, from: sc.from, kept: sc.kept, firsts: sc.firsts}
+	if last != nil {
+		ls.base, ls.last, ls.dirty = last.index, last, dirty
+	}
+	if f != nil {
+		ls.follow = f
+	}
 	defer func() { ls.still.Close() }()
 	if err != nil {
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
@@ -104,7 +110,9 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 				return Result{}, err
 			}
 			if f != nil {
-				f.done(&followed{snapshot: curID, items: items, notKept: notKept, watched: watched})
+				// The index as it is now, when written for items (last's
+				// describes last's scan: the next index is encoded whole).
+				f.done(&followed{snapshot: curID, items: items, notKept: notKept, watched: watched, index: ls.written, firsts: sc.firsts}, last)
 			}
 			return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start), ByFeed: last != nil}, nil
 		}
@@ -123,7 +131,7 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
 	if f != nil && ls.committed != nil && res.Snapshot == ls.committed.snapshot {
-		f.done(ls.committed)
+		f.done(ls.committed, last)
 	}
 	res.NotKept, res.ByFeed = notKept, last != nil
 	if !res.Unchanged {

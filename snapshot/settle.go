@@ -57,6 +57,19 @@ type liveSave struct {
 	pre     *snapstore.IndexDiff
 	feed    tree.FolderWatch
 	notKept []tree.NotKept
+	// base is the index the save goes on from, in memory, and from each
+	// item's place in it (nil: none, the index is encoded whole);
+	// written is the index the save wrote, if any.
+	base    *snapstore.IndexBase
+	from    []int32
+	kept    []bool         // a rescan's, when base holds the scan it went on from
+	firsts  map[int32]bool // a rescan's (tree.Rescanned.Firsts)
+	written *snapstore.IndexBase
+	// follow is the save's feed, when it has one; last and dirty, for a
+	// save by it, the scan the index describes and what changed since.
+	follow *Follow
+	last   *followed
+	dirty  tree.Dirty
 	// committed is what a round committed, for the next save by the feed
 	// (nil: none, or the snapshot is one taken while in use).
 	committed *followed
@@ -84,7 +97,9 @@ type round struct {
 	w     *watch
 	chk   *copyCheck
 	ext   *extentsOf
-	moved *snapstore.PathList // paths that changed since the scan (none: a snapshot was committed)
+	// moved are the paths that changed since the scan (none, or res.InUse
+	// set: a snapshot was committed).
+	moved *snapstore.PathList
 	// lost are the paths the round could not take as scanned: gone, or a
 	// file that did not hold still while copied.
 	lost map[string]bool
@@ -108,7 +123,11 @@ func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]snapstore
 		return false, nil, err
 	}
 	if rec := w.record(items); len(rec) != len(watched) {
-		_ = ls.s.WriteIndex(snapstore.IndexOf(ls.curID, ls.diskID, items, rec))
+		var b []byte
+		b, ls.written = snapstore.IndexFrom(ls.curID, ls.diskID, items, rec, ls.base, ls.from, ls.kept)
+		if ls.s.WriteIndex(b) == nil && ls.written != nil {
+			ls.written.Stamp, _ = ls.s.IndexStamp()
+		}
 		return true, rec, nil
 	}
 	return true, watched, nil
@@ -144,7 +163,7 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, e
 		if err != nil {
 			return Result{}, err
 		}
-		if r.moved.N == 0 {
+		if r.moved.N == 0 || r.res.InUse != nil {
 			return r.res, nil
 		}
 		if n == saveRounds {
@@ -156,15 +175,15 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, e
 			return Result{}, ctx.Err()
 		case <-time.After(roundPause(n)):
 		}
-		var m *snapstore.IndexMatch
 		ls.still.Close()
 		ls.still = tree.NewStillWatch()
-		if items, ls.notKept, m, err = scanAgainst(ls.root, len(items), against, ls.s.Caches, ls.still, ls.feed); err != nil {
+		sc, err := ls.scanAgain(len(items), against)
+		if err != nil {
 			return Result{}, err
 		}
-		ls.match, ls.pre = m, nil
-		if m != nil && m.Matched(len(items)) { // back as saved
-			if same, _, err := ls.unchanged(items, m.Watched); err != nil || same {
+		items, ls.notKept, ls.match, ls.pre, ls.from, ls.kept, ls.firsts = sc.items, sc.notKept, sc.match, sc.diff, sc.from, sc.kept, sc.firsts
+		if sc.same(len(items)) { // back as saved
+			if same, _, err := ls.unchanged(items, sc.watched()); err != nil || same {
 				h, herr := ls.s.ReadManifest(ls.curID, false)
 				if err == nil {
 					err = herr
@@ -241,17 +260,26 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 	if err == nil {
 		err = ls.resum(r)
 	}
-	if err != nil || r.moved.N > 0 {
+	var inUse *snapstore.InUse
+	if err == nil && r.moved.N > 0 && last && r.tookScan() {
+		inUse = inUseOf(r.moved)
+		err = ls.s.WriteInUse(ls.id, inUse)
+	}
+	if err != nil || r.moved.N > 0 && inUse == nil {
 		os.Remove(ls.s.Path("snapshots", ls.id+".snap"))
 		return r, err
 	}
 	sums := r.w.record(items)
-	if err := ls.commit(ms.Refs[ls.id], snapstore.IndexOf(ls.id, ls.diskID, items, sums)); err != nil {
+	b, base := snapstore.IndexFrom(ls.id, ls.diskID, items, sums, ls.base, ls.from, ls.kept)
+	if err := ls.commit(ms.Refs[ls.id], b); err != nil {
 		return nil, err
 	}
-	ls.committed = &followed{snapshot: ls.id, items: items, notKept: ls.notKept, watched: sums}
+	if base != nil {
+		base.Stamp, _ = ls.s.IndexStamp()
+	}
+	ls.committed = &followed{snapshot: ls.id, items: items, notKept: ls.notKept, watched: sums, index: base, firsts: ls.firsts}
 	r.res = Result{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
-		CopiedBytes: copied, Removed: p.removed}
+		CopiedBytes: copied, Removed: p.removed, InUse: inUse}
 	return r, nil
 }
 
@@ -272,7 +300,7 @@ type look struct {
 // only if the watch cannot answer at the end (the disk moved meanwhile).
 func (ls *liveSave) startLook(items []tree.Scanned) *look {
 	lk := &look{done: make(chan struct{}), run: func(stop *atomic.Bool) (*snapstore.PathList, bool, error) {
-		return lookAt(ls.root, items, snapstore.InUseMax, ls.s.Caches, stop)
+		return ls.look(items, stop)
 	}}
 	if ls.still.Still() {
 		lk.still = ls.still

@@ -95,6 +95,9 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 	if err := ls.commit(ms.Refs[ls.id], w.Bytes()); err != nil {
 		return Result{}, err
 	}
+	if r.splicedAsScanned(len(entries)) {
+		ls.committed = &followed{snapshot: ls.id, items: r.items, notKept: ls.notKept, firsts: ls.firsts}
+	}
 	return res, nil
 }
 

@@ -1,7 +1,10 @@
 package snapstore
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
 
 	"rambar/tree"
@@ -31,21 +34,6 @@ type Index struct {
 	Version  int    // of the file's format: 1, 2 or 3
 	N        int    // entries
 	body     []byte // the encoded entries
-}
-
-// IndexOf is the exact index of a save of items as snapshot, encoded:
-// each path with its identity, its hard-link target and, for the files
-// sums names (watched: watch.go), the sum of their contents.
-func IndexOf(snapshot, diskID string, items []tree.Scanned, sums map[string]ContentSum) []byte {
-	w := NewIndexWriter(snapshot, diskID, len(items))
-	for i := range items {
-		var sum *ContentSum
-		if c, ok := sums[items[i].Rel]; ok {
-			sum = &c
-		}
-		w.Add(items[i].Rel, items[i].Id, tree.HardLinkOf(items, i), sum)
-	}
-	return w.Bytes()
 }
 
 // RestoredIndex is the exact index of a restore of snapshot id, encoded:
@@ -270,8 +258,14 @@ func (s *Store) LoadIndex() *Index {
 
 // WriteIndex replaces the index (as indexOf or restoredIndex encode it)
 // without fsync: it only saves work, and a lost or torn one (rejected when
-// read) costs a full copy, never data.
+// read) costs a full copy, never data. The old one is removed first: a
+// rename over it makes ext4 start writing the new one's blocks out in
+// the rename (auto_da_alloc), 4 ms of a 30 ms save by the feed, and the
+// moment with no index costs at worst a full copy.
 func (s *Store) WriteIndex(b []byte) error {
+	if err := os.Remove(s.Path("index")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("replace index: %w", err)
+	}
 	if err := atomicfile.WriteFast(s.Path("index"), b, 0o600); err != nil {
 		return tree.NoSpace(fmt.Errorf("write index: %w", err))
 	}

@@ -13,6 +13,15 @@ import (
 type Rescanned struct {
 	Items   []Scanned // as a full scan gives them
 	NotKept []NotKept
+	// From[i] is Items[i]'s place in the earlier scan, -1 for a new path.
+	From []int32
+	// Kept[i]: Items[i] is the earlier scan's From[i] as it was (path,
+	// identity, hard-link target), taken with no look at the disk. Nil
+	// when hard links were regrouped (then compare).
+	Kept []bool
+	// Firsts are the places in Items of the files other names link to
+	// (the next Rescan's Opts.Firsts).
+	Firsts map[int32]bool
 	// Same[i]: Items[i] is in the earlier scan with the same path,
 	// identity and hard-link target.
 	Same []bool
@@ -68,23 +77,33 @@ func Rescan(root string, prev []Scanned, notKept []NotKept, dirty Dirty, o Opts)
 			}
 		}
 	}
-	r.firsts = map[int32]bool{}
-	for i := range prev {
-		if l := prev[i].HardLink; l > 0 {
-			r.firsts[l-1] = true
-		}
+	if r.firsts = o.Firsts; r.firsts == nil {
+		r.firsts = firstsOf(prev)
 	}
-	r.out = make([]Scanned, 0, len(prev)+len(prev)/64+16)
+	if n := len(prev) + len(prev)/64 + 16; cap(o.Into) >= n {
+		r.out = o.Into[:0]
+	} else {
+		r.out = make([]Scanned, 0, n)
+	}
 	r.from = make([]int32, 0, cap(r.out))
 	r.fresh = make([]bool, 0, cap(r.out))
 	r.emit(scannedOf(".", &st), 0)
-	if err := r.folder(0); err != nil {
+	if err := r.folder(0, len(prev)); err != nil {
 		return nil, err
 	}
 	r.links()
-	r.res.Items = r.out
+	r.res.Items, r.res.From = r.out, r.from
 	r.res.NotKept = r.keptNot(notKept)
 	r.same()
+	r.res.Firsts = map[int32]bool{} // no file of several names
+	if r.linked {
+		r.res.Firsts = firstsOf(r.out)
+	} else {
+		r.res.Kept = r.fresh
+		for i, f := range r.fresh {
+			r.res.Kept[i] = !f
+		}
+	}
 	return r.res, nil
 }
 
@@ -108,6 +127,7 @@ type rescan struct {
 	// they are (a link made or removed changes every name's count).
 	relinked map[uint64]bool
 	firsts   map[int32]bool // prev's files that other names link to
+	linked   bool           // links regrouped hard links
 }
 
 // several reports whether prev[k] is a file of several names.
@@ -145,18 +165,33 @@ func (r *rescan) carryAll(from, to int) {
 }
 
 // end is the place in prev after folder pi's contents.
-func (r *rescan) end(pi int) int {
+func (r *rescan) end(pi int) int { return r.endIn(pi, len(r.prev)) }
+
+// endIn is end(pi) for a folder pi whose contents end at limit or before
+// (its parent's end).
+func (r *rescan) endIn(pi, limit int) int {
 	if pi == 0 {
 		return len(r.prev)
 	}
-	pre := r.prev[pi].Rel + "/"
-	return pi + 1 + sort.Search(len(r.prev)-pi-1, func(k int) bool { return !strings.HasPrefix(r.prev[pi+1+k].Rel, pre) })
+	rel := r.prev[pi].Rel
+	in := func(k int) bool {
+		p := r.prev[k].Rel
+		return len(p) > len(rel) && p[len(rel)] == '/' && p[:len(rel)] == rel
+	}
+	// Galloping: most folders are small, so the search costs the log of
+	// the folder's size, not of the disk's.
+	lo, step := pi+1, 1
+	for lo+step < limit && in(lo+step-1) {
+		lo, step = lo+step, step*2
+	}
+	hi := min(lo+step, limit)
+	return lo + sort.Search(hi-lo, func(k int) bool { return !in(lo + k) })
 }
 
 // folder appends the contents of folder pi of prev (appended already):
 // read again when dirty, else taken from prev, down to the dirty folders
-// below it.
-func (r *rescan) folder(pi int) error {
+// below it. Its contents end at limit or before (its parent's end).
+func (r *rescan) folder(pi, limit int) error {
 	rel := r.prev[pi].Rel
 	if _, ok := r.dirty[rel]; ok {
 		// A change in a folder changes the folder's own times, which its
@@ -169,7 +204,7 @@ func (r *rescan) folder(pi int) error {
 		}
 		return r.read(rel, pi)
 	}
-	end := r.end(pi)
+	end := r.endIn(pi, limit)
 	if !r.below[rel] {
 		r.carryAll(pi+1, end)
 		return nil
@@ -180,10 +215,16 @@ func (r *rescan) folder(pi int) error {
 			k++
 			continue
 		}
-		if err := r.folder(k); err != nil {
+		if !r.below[r.prev[k].Rel] {
+			next := r.endIn(k, end)
+			r.carryAll(k+1, next)
+			k = next
+			continue
+		}
+		if err := r.folder(k, end); err != nil {
 			return err
 		}
-		k = r.end(k)
+		k = r.endIn(k, end)
 	}
 	return nil
 }
@@ -226,7 +267,7 @@ func (r *rescan) read(rel string, pi int) error {
 		wasDir := match >= 0 && r.prev[match].Id.Mode&unix.S_IFMT == unix.S_IFDIR
 		switch {
 		case isDir && wasDir && r.prev[match].Id.Ino == c.Id.Ino:
-			err = r.folder(match)
+			err = r.folder(match, len(r.prev))
 		case isDir:
 			if wasDir {
 				r.goneBelow(match)
@@ -304,6 +345,10 @@ func (r *rescan) noteLinks(ino uint64, several bool) {
 // names, then groups the hard links as a scan does (the places of prev's
 // groups mean nothing in out).
 func (r *rescan) links() {
+	if len(r.firsts) == 0 && len(r.relinked) == 0 {
+		return // no file of several names, before or now
+	}
+	r.linked = true
 	for i := range r.out {
 		it := &r.out[i]
 		if it.Id.Mode&unix.S_IFMT != unix.S_IFREG {
@@ -324,6 +369,17 @@ func (r *rescan) links() {
 	linkGroups(r.out)
 }
 
+// firstsOf is the places in items of the files other names link to.
+func firstsOf(items []Scanned) map[int32]bool {
+	firsts := map[int32]bool{}
+	for i := range items {
+		if l := items[i].HardLink; l > 0 {
+			firsts[l-1] = true
+		}
+	}
+	return firsts
+}
+
 // same compares each path with prev's: taken from it and not stat'ed
 // again, or stat'ed with the same identity, and the same hard-link target
 // either way.
@@ -332,6 +388,10 @@ func (r *rescan) same() {
 	res.Same = make([]bool, len(r.out))
 	res.Reshaped = len(res.Gone) > 0
 	for i := range r.out {
+		if !r.fresh[i] && !r.linked {
+			res.Same[i] = true // prev's, as it was
+			continue
+		}
 		pi := r.from[i]
 		if pi < 0 {
 			res.Reshaped = true

@@ -74,6 +74,11 @@ type Opts struct {
 	Caches bool
 	Still  *StillWatch
 	Feed   FolderWatch
+	// Into, for Rescan, is room its Items may take (what it holds is
+	// overwritten): an earlier scan no longer used. Firsts, for Rescan,
+	// are the Firsts of the rescan that made prev (nil: unknown, found).
+	Into   []Scanned
+	Firsts map[int32]bool
 }
 
 // FolderWatch is given each folder a scan opens, before its names are
