@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -107,7 +108,7 @@ func contentsRows(row func(k, f string, args ...any), name string, c *contentsJS
 	}
 	row("Backing folder", "%s", c.Backing)
 	if c.LastSave != nil && c.LastSnapshot != nil {
-		row("Last save", "%s (%s)", snapshotTime(*c.LastSave, time.Local), *c.LastSnapshot)
+		row("Last save", "%s (%s), %s", snapshotTime(*c.LastSave, time.Local), *c.LastSnapshot, ramdisk.Ago(time.Since(*c.LastSave)))
 	} else {
 		row("Last save", "never")
 	}
@@ -118,6 +119,8 @@ func contentsRows(row func(k, f string, args ...any), name string, c *contentsJS
 			"finish with 'rambar restore %s --force', or drop it with 'rambar eject %s --force'", n, n)
 	case c.Unsaved == nil:
 		row("Unsaved changes", "unknown")
+	case c.UnsavedPaths != nil && *c.UnsavedPaths > 0:
+		row("Unsaved changes", "%s changed (the menu-bar app's change feed counts them)", ramdisk.Plural(*c.UnsavedPaths, "path"))
 	case *c.Unsaved:
 		row("Unsaved changes", "yes")
 	default:
@@ -135,10 +138,25 @@ func contentsRows(row func(k, f string, args ...any), name string, c *contentsJS
 		row("Autosave", "every %s, paused: nothing is saved over its saved state until its restore is finished", ramdisk.ShortDuration(time.Duration(c.SaveEvery*float64(time.Second))))
 	case c.SaveEvery > 0:
 		row("Autosave", "%s", autosavePhrase(time.Duration(c.SaveEvery*float64(time.Second)), c.AutosaveActive))
+	case c.SaveContinuously && c.RestoreIncomplete:
+		row("Autosave", "continuously, paused: nothing is saved over its saved state until its restore is finished")
+	case c.SaveContinuously:
+		row("Autosave", "%s", continuousPhrase(c.AutosaveActive))
 	}
 	if c.Error != "" {
 		row("Contents error", "%s", c.Error)
 	}
+}
+
+// continuousPhrase says that a disk is saved as it changes, and whether
+// that happens now.
+func continuousPhrase(running bool) string {
+	s := fmt.Sprintf("continuously, about %s after the changes stop and every %s under steady writing, while the menu-bar app runs",
+		ramdisk.ShortDuration(keeper.ContinuousQuiet), ramdisk.ShortDuration(keeper.ContinuousBusy))
+	if running {
+		return s + " (it is running)"
+	}
+	return s + "; it is not running now, so nothing is saved until it starts"
 }
 
 // autosavePhrase says how often a disk is saved and whether that happens

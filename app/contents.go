@@ -72,7 +72,10 @@ type contentsJSON struct {
 	LastSave     *time.Time          `json:"last_save"`     // null: never saved
 	LastSnapshot *string             `json:"last_snapshot"` // null: never saved
 	Snapshots    int                 `json:"snapshots_kept"`
-	SaveEvery    float64             `json:"save_every_seconds"` // 0: no autosave
+	SaveEvery    float64             `json:"save_every_seconds"` // 0: no autosave by interval
+	// SaveContinuously: saved seconds after each change while the
+	// menu-bar app runs (--save-every auto).
+	SaveContinuously bool `json:"save_continuously,omitempty"`
 	// AutosaveActive: an interval is set, the menu-bar app, which does
 	// the autosaving, runs now, and the disk is one it saves (not one whose
 	// restore did not finish).
@@ -80,6 +83,10 @@ type contentsJSON struct {
 	// Unsaved is whether the disk has changes not yet saved; null when
 	// it could not be told.
 	Unsaved *bool `json:"unsaved_changes"`
+	// UnsavedPaths is how many paths changed since the last save, as the
+	// menu-bar app's change feed counts them (no scan); absent when no
+	// feed counts them (unsaved_changes then comes from a scan).
+	UnsavedPaths *int `json:"unsaved_paths,omitempty"`
 	// KeptInFolder counts, for a Mirror disk, the changes its folder keeps
 	// that the disk lacks (`rambar refresh` takes them); absent for other
 	// disks and when the folder could not be read.
@@ -128,8 +135,8 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 		return nil // made without keeping (a kept name without --keep): not kept
 	}
 	c := &contentsJSON{Mode: st.Mode, Backing: st.Backing, MirrorPath: st.MirrorPath, LastSnapshot: optString(st.LastSnapshot),
-		Snapshots: st.Snapshots, SaveEvery: float64(st.SaveEvery), RestoreIncomplete: a.files().Incomplete(v)}
-	c.AutosaveActive = st.SaveEvery > 0 && !c.RestoreIncomplete && a.menuBarRunning()
+		Snapshots: st.Snapshots, SaveEvery: float64(st.SaveEvery), SaveContinuously: st.Continuous, RestoreIncomplete: a.files().Incomplete(v)}
+	c.AutosaveActive = (st.SaveEvery > 0 || st.Continuous) && !c.RestoreIncomplete && a.menuBarRunning()
 	if !st.LastSave.IsZero() {
 		t := st.LastSave.UTC()
 		c.LastSave = &t
@@ -140,7 +147,10 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 		c.LastSnapshot, c.LastSave = &id, &t
 	}
 	if withDirty {
-		if d, err := k.Dirty(v); err == nil {
+		if n, ok := a.feedCount(k, v.Name); ok {
+			d := n > 0
+			c.Unsaved, c.UnsavedPaths = &d, &n
+		} else if d, err := k.Dirty(v); err == nil {
 			c.Unsaved = &d
 		} else {
 			c.Error = err.Error()
@@ -150,4 +160,18 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 		}
 	}
 	return c
+}
+
+// feedCount is how many paths changed on disk name since its last save,
+// as the running menu-bar app's change feed counts them (keeper.FeedStatus);
+// false when no running app's feed can tell.
+func (a *App) feedCount(k *keeper.Keeper, name string) (int, bool) {
+	fs, ok := k.FeedStatus(name)
+	if !ok || !fs.Unsaved.Known {
+		return 0, false
+	}
+	if pid, running := a.menuBarPID(); !running || pid != fs.PID {
+		return 0, false // written by an app that is gone
+	}
+	return fs.Unsaved.Paths, true
 }

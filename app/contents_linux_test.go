@@ -9,6 +9,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,4 +194,67 @@ func mmUsed(t *testing.T, dev string) int64 {
 		n = n*10 + int64(c-'0')
 	}
 	return n
+}
+
+// TestInfoTellsTheFeedsCountWithNoScan: while the menu-bar app follows a
+// kept disk by its change feed, `rambar info` (another process) says how
+// many paths changed since the last save from what the app published, and
+// when the last save was ("… ago"); once the app that wrote it is gone,
+// info scans the disk as before.
+func TestInfoTellsTheFeedsCountWithNoScan(t *testing.T) {
+	c := newCLI(t)
+	if out, errOut, code := c.run("create", "Fed", "32M", "--keep", "--save-every", "auto"); code != 0 {
+		t.Fatalf("create: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Cleanup(func() { c.run("eject", "--force", "--no-save", "Fed") })
+	v := ramdisk.Volume{Name: "Fed", MountPoint: filepath.Join(c.root, "Fed")}
+	k := keeper.NewKeeper(filepath.Join(c.home, "data"))
+	f, err := k.Follow(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := k.Save(ctx, v, keeper.SaveOptions{Follow: f, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	// This process plays the menu-bar app: the single-instance lock names it.
+	if err := os.WriteFile(filepath.Join(c.home, "rambar.lock"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	put(t, v.MountPoint, "a.txt", "a")
+	put(t, v.MountPoint, "b/c.txt", "c")
+	go f.Next(ctx) // publishes the count once the disk is quiet
+	var d diskJSON
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, errOut, code := c.run("info", "Fed", "--json")
+		if code != 0 || json.Unmarshal([]byte(out), &d) != nil || d.Contents == nil {
+			t.Fatalf("info: exit %d\n%s%s", code, out, errOut)
+		}
+		// a.txt and the new folder b (what is in a folder new since the
+		// last save is read by the next: the feed counts the folder)
+		if n := d.Contents.UnsavedPaths; n != nil && *n == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("info never tells the feed's count: %s", out)
+		}
+	}
+	if !*d.Contents.Unsaved || !d.Contents.SaveContinuously || !d.Contents.AutosaveActive {
+		t.Errorf("info --json: %+v", d.Contents)
+	}
+	out, _, _ := c.run("info", "Fed")
+	for _, want := range []string{"paths changed (the menu-bar app's change feed counts them)", "s ago", "Autosave", "continuously"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info lacks %q:\n%s", want, out)
+		}
+	}
+	// Another process's pid in the lock: the status is not trusted, a scan tells.
+	os.WriteFile(filepath.Join(c.home, "rambar.lock"), []byte("1"), 0o600)
+	out, _, _ = c.run("info", "Fed", "--json")
+	d = diskJSON{}
+	if json.Unmarshal([]byte(out), &d) != nil || d.Contents == nil || d.Contents.UnsavedPaths != nil || d.Contents.Unsaved == nil || !*d.Contents.Unsaved {
+		t.Errorf("info with another app running: %s", out)
+	}
 }

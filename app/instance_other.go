@@ -11,3 +11,6 @@ func (a *App) singleInstance() (func(), error) { return func() {}, nil }
 
 // menuBarRunning cannot be told here; autosave is reported as not running.
 func (a *App) menuBarRunning() bool { return false }
+
+// menuBarPID cannot be told here.
+func (a *App) menuBarPID() (int, bool) { return 0, false }

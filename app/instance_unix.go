@@ -53,19 +53,25 @@ func (a *App) singleInstance() (release func(), err error) {
 // menuBarRunning tells whether the menu-bar app runs now (autosave happens
 // only then): the pid in the single-instance lock file is a live process.
 func (a *App) menuBarRunning() bool {
+	_, ok := a.menuBarPID()
+	return ok
+}
+
+// menuBarPID is the menu-bar app's process, when it runs now.
+func (a *App) menuBarPID() (int, bool) {
 	if a.Paths.Settings == "" {
-		return false
+		return 0, false
 	}
 	b, err := os.ReadFile(a.lockPath())
 	if err != nil {
-		return false
+		return 0, false
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || pid <= 0 {
-		return false
+		return 0, false
 	}
 	err = syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return pid, err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func (a *App) lockPath() string { return filepath.Join(filepath.Dir(a.Paths.Settings), "rambar.lock") }

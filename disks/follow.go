@@ -96,7 +96,7 @@ func (s *Service) stopFollowing() {
 // not saved continuously is walked by its next save).
 func (s *Service) keepSaved(ctx context.Context, k *keeper.Keeper, v ramdisk.Volume, f *keeper.Following, report func(name string, r keeper.Result, err error)) {
 	for first := true; first || f.Next(ctx); first = false {
-		if st, err := k.State(v.Name); err != nil || !st.Continuous || s.Incomplete(v) {
+		if st, err := k.State(v.Name); err != nil || !(st.Continuous || s.allContinuous()) || s.Incomplete(v) {
 			continue // saved by its interval, if any (Autosave); an incomplete disk is never saved over
 		}
 		r, err := s.Save(ctx, v, SaveOptions{})
@@ -129,4 +129,15 @@ func (s *Service) Unsaved(v ramdisk.Volume) keeper.Unsaved {
 		return f.Unsaved()
 	}
 	return keeper.Unsaved{Lost: "not followed"}
+}
+
+// allContinuous reports whether the settings save every kept or mirrored
+// disk continuously (Settings ▸ Save Kept Disks Continuously).
+func (s *Service) allContinuous() bool {
+	st, err := s.Store()
+	if err != nil {
+		return false
+	}
+	set, err := st.Load()
+	return err == nil && set.SaveContinuously
 }

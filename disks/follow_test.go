@@ -12,17 +12,34 @@ import (
 )
 
 // TestContinuousDiskIsSavedSecondsAfterEachChange: a disk made with
-// --save-every auto is saved by the menu-bar app's autosave seconds after
-// it changes (no interval, no tick), by its change feed after the first
-// save, and the feed tells what is unsaved with no scan.
+// --save-every auto, or any kept disk once Settings ▸ Save Kept Disks
+// Continuously is on, is saved by the menu-bar app's autosave seconds
+// after it changes (no interval, no tick), by its change feed after the
+// first save; the feed tells what is unsaved with no scan, to the menu
+// ("Saved 3 s ago, 1 path changed since") and, through the status the app
+// publishes, to `rambar info` in another process.
 func TestContinuousDiskIsSavedSecondsAfterEachChange(t *testing.T) {
+	for _, way := range []string{"disk", "settings"} {
+		t.Run(way, func(t *testing.T) { continuousDisk(t, way == "settings") })
+	}
+}
+
+func continuousDisk(t *testing.T, bySettings bool) {
 	s, _ := memService(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	v := keptDisk(t, s, "Live", keeper.AutosaveAuto)
+	every := keeper.AutosaveAuto
+	if bySettings {
+		every = 0
+		st, _ := s.Store()
+		if err := st.Save(ramdisk.Settings{Version: ramdisk.SettingsVersion, EjectOnQuit: ramdisk.QuitAsk, SaveContinuously: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := keptDisk(t, s, "Live", every)
 	k, _ := s.Keeper()
-	if st, _ := k.State("Live"); !st.Continuous || st.SaveEvery != 0 {
-		t.Fatalf("state %+v: not continuous", st)
+	if st, _ := k.State("Live"); st.Continuous == bySettings || st.SaveEvery != 0 {
+		t.Fatalf("state %+v: continuous %v, want %v", st, st.Continuous, !bySettings)
 	}
 	saved := make(chan keeper.Result, 16)
 	go s.Autosave(ctx, time.Hour, func(name string, r keeper.Result, err error) {
@@ -47,6 +64,9 @@ func TestContinuousDiskIsSavedSecondsAfterEachChange(t *testing.T) {
 		if u := s.Unsaved(v); !u.Known || u.Paths != 1 {
 			t.Errorf("after write %d the feed tells %+v, want 1 unsaved path", i, u)
 		}
+		if at, n := m.SaveStatus(v); n != 1 || at.IsZero() {
+			t.Errorf("after write %d the menu's status is saved %v, %d changed; want 1", i, at, n)
+		}
 		if !m.Unsaved(v) {
 			t.Errorf("after write %d the menu does not mark the disk unsaved", i)
 		}
@@ -64,9 +84,25 @@ func TestContinuousDiskIsSavedSecondsAfterEachChange(t *testing.T) {
 		if u := s.Unsaved(v); !u.Known || u.Paths != 0 {
 			t.Errorf("after save %d the feed tells %+v", i, u)
 		}
+		if at, n := m.SaveStatus(v); n != 0 || time.Since(at) > 10*time.Second {
+			t.Errorf("after save %d the menu's status is saved %v, %d changed", i, at, n)
+		}
+		if fs, ok := k.FeedStatus("Live"); !ok || fs.PID != os.Getpid() || !fs.Unsaved.Known || fs.Unsaved.Paths != 0 {
+			t.Errorf("after save %d the published status is %+v, %v", i, fs, ok)
+		}
 	}
 	if dirty, err := k.Dirty(v); err != nil || dirty {
 		t.Fatalf("a walk finds the disk unsaved: %v %v", dirty, err)
+	}
+	// Unpublished once the app stops following it: no one vouches for it.
+	cancel()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, ok := k.FeedStatus("Live"); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the status is still published after autosave stopped")
+		}
 	}
 }
 

@@ -160,6 +160,24 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 	return err == nil && (k.Holds(v, st) || m.S.Incomplete(v) || st.InPlace && m.InPlace(v) != "")
 }
 
+// SaveStatus is when a kept disk was last saved (zero: never, or not
+// kept) and how many paths changed since, as its change feed counts them
+// (-1: not followed, or the feed cannot tell): no scan.
+func (m *Menu) SaveStatus(v ramdisk.Volume) (time.Time, int) {
+	k, err := m.S.Keeper()
+	if err != nil {
+		return time.Time{}, -1
+	}
+	st, err := k.State(v.Name)
+	if err != nil || !k.Holds(v, st) {
+		return time.Time{}, -1
+	}
+	if u := m.S.Unsaved(v); u.Known {
+		return st.LastSave, u.Paths
+	}
+	return st.LastSave, -1
+}
+
 // Notices are the reclaims that were stopped and the disks ejected while
 // busy whose memory is still held, for the menu.
 func (m *Menu) Notices() []string {

@@ -3,6 +3,7 @@ package keeper
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"rambar/changefeed"
@@ -20,6 +21,7 @@ type Following struct {
 	feed  *changefeed.Feed
 	f     *snapshot.Follow
 	store func() (string, error) // the disk's current snapshot, as stored
+	pub   *publisher
 }
 
 // Follow starts following disk v (kept or mirrored).
@@ -33,7 +35,8 @@ func (k *Keeper) Follow(v ramdisk.Volume) (*Following, error) {
 		return nil, fmt.Errorf("follow %s: %w", v.Name, err)
 	}
 	s := k.store(st)
-	return &Following{feed: feed, f: snapshot.NewFollow(feed), store: s.Current}, nil
+	return &Following{feed: feed, f: snapshot.NewFollow(feed), store: s.Current,
+		pub: &publisher{path: filepath.Join(st.Backing, feedStatusName)}}, nil
 }
 
 // ownFile reports whether name in folder is RAMBar's own on every disk
@@ -47,6 +50,7 @@ func (f *Following) Close() error {
 	if f == nil {
 		return nil
 	}
+	f.unpublish()
 	return f.feed.Close()
 }
 
@@ -62,6 +66,7 @@ func (f *Following) Next(ctx context.Context) bool {
 		return false
 	case <-f.Wake():
 	}
+	f.publish(false)
 	first := time.Now()
 	t := time.NewTimer(ContinuousQuiet)
 	defer t.Stop()
@@ -70,10 +75,13 @@ func (f *Following) Next(ctx context.Context) bool {
 		case <-ctx.Done():
 			return false
 		case <-t.C:
+			f.publish(true)
 			return true
 		case <-f.Wake():
+			f.publish(false)
 			left := ContinuousBusy - time.Since(first)
 			if left <= 0 {
+				f.publish(true)
 				return true
 			}
 			t.Reset(min(ContinuousQuiet, left))
@@ -88,12 +96,12 @@ func (f *Following) WalkNext() { f.f.WalkNext() }
 type Unsaved struct {
 	// Known: the feed vouches for the disk since a save this process made
 	// of the store's current snapshot; else nothing below is known.
-	Known bool
+	Known bool `json:"known"`
 	// Paths is how many paths changed, Last when the newest change came.
-	Paths int
-	Last  time.Time
+	Paths int       `json:"paths"`
+	Last  time.Time `json:"last_change"`
 	// Lost says why the feed cannot tell (a scan must).
-	Lost string
+	Lost string `json:"lost,omitempty"`
 }
 
 // Unsaved tells what changed since the last save, with no scan.

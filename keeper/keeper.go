@@ -207,7 +207,9 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 			res.Unchanged = false
 		}
 	}
-	return res, k.noteSave(st, res.Snapshot)
+	err = k.noteSave(st, res.Snapshot)
+	o.Follow.publish(true)
+	return res, err
 }
 
 // guard refuses a save that could replace good contents with nothing.

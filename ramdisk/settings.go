@@ -60,7 +60,7 @@ type Preset struct {
 	SaveEvery int `plist:"SaveEverySeconds,omitempty"`
 	// SaveAuto saves Keep and Mirror disks continuously instead (by their
 	// change feed, seconds after each change: --save-every auto).
-	SaveAuto bool `plist:"SaveContinuously,omitempty"`
+	SaveAuto bool `plist:"SaveContinuously"`
 	// Snapshots is how many past saves to keep; 0 = the default.
 	Snapshots int `plist:"Snapshots,omitempty"`
 	// Version 3: the disk's extras (VolumeOptions) and its cache targets.
@@ -137,6 +137,11 @@ type Settings struct {
 	// EjectOnQuit: QuitAsk, QuitEject or QuitLeave.
 	EjectOnQuit string   `plist:"EjectOnQuit"`
 	Presets     []Preset `plist:"Presets"`
+	// SaveContinuously saves every kept or mirrored disk seconds after it
+	// changes while the menu-bar app runs, whatever its own interval (as
+	// --save-every auto does for one disk). Always written (an omitted
+	// key would be one the file kept as unknown); older files lack it.
+	SaveContinuously bool `plist:"SaveContinuously"`
 }
 
 // DefaultSettings is what a fresh install starts with.

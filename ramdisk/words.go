@@ -1,6 +1,9 @@
 package ramdisk
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // Plural is n with its noun, singular only for one: "1 file", "0 files",
 // "3 runs". Nouns that take "es" or change are not needed here.
@@ -10,6 +13,23 @@ func Plural[N ~int | ~int64](n N, noun string) string {
 		s += "s"
 	}
 	return s
+}
+
+// Ago says how long ago something was, as the menu and `info` say when a
+// disk was saved: "just now", "3 s ago", "5 min ago", "2 h ago", "3 days
+// ago". A time in the future (a clock set back) is "just now".
+func Ago(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return "just now"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + " s ago"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + " min ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + " h ago"
+	}
+	return Plural(int(d/(24*time.Hour)), "day") + " ago"
 }
 
 // ContentChoice is one contents choice of the New RAM Disk window, as both

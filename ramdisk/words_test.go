@@ -34,6 +34,21 @@ func TestShortDuration(t *testing.T) {
 	}
 }
 
+func TestAgo(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{-time.Hour, "just now"}, {0, "just now"}, {999 * time.Millisecond, "just now"}, {3 * time.Second, "3 s ago"},
+		{59 * time.Second, "59 s ago"}, {5 * time.Minute, "5 min ago"}, {2 * time.Hour, "2 h ago"},
+		{47 * time.Hour, "47 h ago"}, {49 * time.Hour, "2 days ago"}, {400 * time.Hour, "16 days ago"},
+	} {
+		if got := Ago(c.d); got != c.want {
+			t.Errorf("Ago(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}
+
 // TestWordsSingular: one snapshot, one file, in the phrases the CLI and the
 // menu share.
 func TestWordsSingular(t *testing.T) {

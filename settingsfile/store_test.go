@@ -23,6 +23,34 @@ const v2WithUnknown = `<?xml version="1.0" encoding="UTF-8"?>
 </dict></plist>
 `
 
+// TestUpdateTurnsContinuousOff: the continuous-save keys, at the top and in
+// a preset, are known: turned off, they stay off (not kept back from the
+// old file as unknown).
+func TestUpdateTurnsContinuousOff(t *testing.T) {
+	st := Store{Path: filepath.Join(t.TempDir(), "settings.plist")}
+	for _, on := range []bool{true, false, true, false} {
+		_, err := st.Update(16*ramdisk.GiB, func(s *ramdisk.Settings) error {
+			s.SaveContinuously = on
+			if on {
+				s.Presets = []ramdisk.Preset{{Name: "Live", Size: "1G", Contents: ramdisk.Keep, SaveAuto: true}}
+				return nil
+			}
+			_, err := s.EditPreset("Live", ramdisk.PresetChange{SaveEvery: new(600)}, 16*ramdisk.GiB)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := st.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.SaveContinuously != on || len(s.Presets) != 1 || s.Presets[0].SaveAuto != on {
+			t.Fatalf("turned %v, read back %+v", on, s)
+		}
+	}
+}
+
 func TestUpdateKeepsUnknownKeys(t *testing.T) {
 	st := Store{Path: filepath.Join(t.TempDir(), "settings.plist")}
 	os.WriteFile(st.Path, []byte(v2WithUnknown), 0o600)

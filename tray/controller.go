@@ -257,6 +257,11 @@ func (c *Controller) refresh(forceUsage bool) {
 		incomplete := map[string]bool{}
 		whose := map[string]string{}
 		inUse := map[string]int{}
+		type saveStatus struct {
+			at      time.Time
+			changed int
+		}
+		saved := map[string]saveStatus{}
 		conflicted := map[string]conflicts{}
 		keptIn := map[string]int{}
 		inPlace := map[string]string{}
@@ -271,6 +276,8 @@ func (c *Controller) refresh(forceUsage bool) {
 				incomplete[v.Name] = disks.Incomplete(v)
 				whose[v.Name] = disks.Whose(v)
 				inUse[v.Name] = disks.InUse(v)
+				at, n := disks.SaveStatus(v)
+				saved[v.Name] = saveStatus{at, n}
 				n, folder := disks.MirrorConflicts(v)
 				conflicted[v.Name] = conflicts{n, folder}
 				keptIn[v.Name] = disks.KeptInFolder(v)
@@ -294,6 +301,11 @@ func (c *Controller) refresh(forceUsage bool) {
 				c.state.Disks[i].Incomplete = incomplete[c.state.Disks[i].Volume.Name]
 				c.state.Disks[i].Whose = whose[c.state.Disks[i].Volume.Name]
 				c.state.Disks[i].InUse = inUse[c.state.Disks[i].Volume.Name]
+				st, ok := saved[c.state.Disks[i].Volume.Name]
+				if !ok {
+					st.changed = -1
+				}
+				c.state.Disks[i].Saved, c.state.Disks[i].Changed = st.at, st.changed
 				c.state.Disks[i].Conflicts = conflicted[c.state.Disks[i].Volume.Name]
 				if c.state.Disks[i].Op != opRefreshing {
 					c.state.Disks[i].KeptInFolder = keptIn[c.state.Disks[i].Volume.Name]
@@ -360,7 +372,7 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 	}
 	sortDisks(disks)
 	c.warnOnChange(c.state.Disks, disks, mem, merr)
-	c.state.Disks = disks
+	c.state.Disks, c.state.Now = disks, time.Now()
 }
 
 // warnOnChange notifies once when the machine starts swapping while RAM disks

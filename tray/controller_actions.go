@@ -79,6 +79,10 @@ func (c *Controller) handle(key string) {
 		c.benchmark(disk)
 	case actToggleTitle:
 		c.toggleTitle()
+	case actToggleContinuous:
+		want := !c.state.Settings.SaveContinuously
+		c.changeSetting(func(s *ramdisk.Settings) { s.SaveContinuously = want },
+			func(s *ramdisk.Settings) { s.SaveContinuously = !want })
 	case actToggleLogin:
 		c.toggleLogin()
 	case actExplain:

@@ -354,6 +354,29 @@ func TestToggleTitleSaves(t *testing.T) {
 	}
 }
 
+// TestToggleContinuousSaves: Settings ▸ Save Kept Disks Continuously is
+// saved in the settings file (the autosave reads it there) and shown
+// checked; clicked again, off.
+func TestToggleContinuousSaves(t *testing.T) {
+	h := start(t, nil)
+	for _, want := range []bool{true, false} {
+		h.c.Click("continuous")
+		h.waitFor(map[bool]string{true: "[x]", false: "[ ]"}[want] + " Save Kept Disks Continuously")
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			s, err := h.store.Load()
+			if err == nil && s.SaveContinuously == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				b, _ := os.ReadFile(h.store.Path)
+				t.Fatalf("setting not saved as %v: %+v %v\n%s", want, s, err, b)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
 func TestSaveNowProgress(t *testing.T) {
 	proceed := make(chan struct{})
 	var dirty atomic.Bool

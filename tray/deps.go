@@ -61,6 +61,11 @@ type Disks interface {
 	// Unsaved reports whether a kept disk has changes not yet saved; called
 	// on every refresh, so it must be cheap. The menu marks such disks "•".
 	Unsaved(v ramdisk.Volume) bool
+	// SaveStatus is when a kept disk was last saved (zero: never, or not
+	// kept) and how many paths changed since, as its change feed counts
+	// them (-1: no feed counts them). Called on every refresh: cheap, no
+	// scan.
+	SaveStatus(v ramdisk.Volume) (saved time.Time, changed int)
 	// Incomplete reports whether a disk's restore did not finish (RAMBar
 	// was stopped in the middle): it holds part of its saved state and is
 	// never saved over it. Called on every refresh: cheap.

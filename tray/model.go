@@ -3,6 +3,7 @@ package tray
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"rambar/ramdisk"
 )
@@ -12,31 +13,32 @@ type actionKind int
 
 // The actions a menu item can carry.
 const (
-	actNone         actionKind = iota // an informational line
-	actOpen                           // open the disk in Finder or the file manager
-	actOpenFolder                     // open a folder (a Mirror folder with conflicts)
-	actCopyPath                       // copy the mount point to the clipboard
-	actEject                          // eject one disk
-	actForceEject                     // eject one disk although it is busy
-	actSaveNow                        // save a kept disk's contents now
-	actReclaim                        // give back memory pinned by deleted files
-	actBenchmark                      // benchmark one disk
-	actNewSize                        // make a disk of a ready size
-	actNewCustom                      // ask for name, size and file system
-	actMountPreset                    // make the disk a preset describes
-	actEditPresets                    // open the presets editor
-	actSaveAsPreset                   // make a preset from one disk
-	actEjectAll                       // eject every disk
-	actToggleTitle                    // show or hide the memory in the menu-bar title
-	actToggleLogin                    // launch at login on or off
-	actExplain                        // show the item's longer text as a notification
-	actSetQuit                        // choose what quitting does with mounted disks
-	actAbout                          // show the version and where to get help
-	actQuit                           // quit RAMBar
-	actCacheToggle                    // put a cache folder on the disk, or back (Text: its key)
-	actKeep                           // keep a plain disk's contents from now on
-	actMirrorTo                       // mirror a plain disk to a folder the user picks
-	actRefresh                        // take the changes kept in a Mirror disk's folder onto it
+	actNone             actionKind = iota // an informational line
+	actOpen                               // open the disk in Finder or the file manager
+	actOpenFolder                         // open a folder (a Mirror folder with conflicts)
+	actCopyPath                           // copy the mount point to the clipboard
+	actEject                              // eject one disk
+	actForceEject                         // eject one disk although it is busy
+	actSaveNow                            // save a kept disk's contents now
+	actReclaim                            // give back memory pinned by deleted files
+	actBenchmark                          // benchmark one disk
+	actNewSize                            // make a disk of a ready size
+	actNewCustom                          // ask for name, size and file system
+	actMountPreset                        // make the disk a preset describes
+	actEditPresets                        // open the presets editor
+	actSaveAsPreset                       // make a preset from one disk
+	actEjectAll                           // eject every disk
+	actToggleTitle                        // show or hide the memory in the menu-bar title
+	actToggleContinuous                   // save every kept disk continuously, or at its interval
+	actToggleLogin                        // launch at login on or off
+	actExplain                            // show the item's longer text as a notification
+	actSetQuit                            // choose what quitting does with mounted disks
+	actAbout                              // show the version and where to get help
+	actQuit                               // quit RAMBar
+	actCacheToggle                        // put a cache folder on the disk, or back (Text: its key)
+	actKeep                               // keep a plain disk's contents from now on
+	actMirrorTo                           // mirror a plain disk to a folder the user picks
+	actRefresh                            // take the changes kept in a Mirror disk's folder onto it
 )
 
 // action is a menu item's effect, with its argument.
@@ -143,6 +145,10 @@ type diskState struct {
 	Progress jobProgress
 	// Unsaved is true when a kept disk has changes not yet saved.
 	Unsaved bool
+	// Saved is when a kept disk was last saved (zero: unknown); Changed
+	// how many paths changed since, by its change feed (-1: unknown).
+	Saved   time.Time
+	Changed int
 	// Incomplete is true when the disk's restore did not finish.
 	Incomplete bool
 	// Whose is set for a disk this RAMBar did not make (Disks.Whose).
@@ -177,6 +183,8 @@ type featureSet struct {
 
 // menuState is everything the menu is built from.
 type menuState struct {
+	// Now is when the disks were last looked at ("Saved 3 s ago").
+	Now       time.Time
 	Disks     []diskState
 	ListErr   error // the last List failed; Disks are what was known before
 	Memory    ramdisk.Memory
@@ -312,6 +320,11 @@ const autosaveHelp = "While RAMBar runs in the menu bar it saves each kept or mi
 	"(rambar create NAME SIZE --keep --save-every 10m, or a preset's save interval), before the Mac sleeps and when it quits. " +
 	"Save Now in a disk's submenu saves at once."
 
+// continuousHelp is what Save Kept Disks Continuously does.
+const continuousHelp = "Every kept or mirrored disk is saved seconds after it changes (about 2 s after the changes stop, every 3 s " +
+	"under steady writing), reading only the folders that changed, whatever interval it was made with " +
+	"(rambar keep NAME --save-every auto does it for one disk)."
+
 // settingsItem is the Settings submenu: the menu-bar title, the login item,
 // what quitting does with mounted disks, and how autosave works.
 func settingsItem(s menuState) Item {
@@ -328,6 +341,8 @@ func settingsItem(s menuState) Item {
 			action: action{Kind: actSetQuit, Text: q.value}})
 	}
 	sub = append(sub, Item{Key: "settings/sep2", Separator: true},
+		Item{Key: "continuous", Title: "Save Kept Disks Continuously", Checkbox: true, Checked: s.Settings.SaveContinuously,
+			Tooltip: continuousHelp, action: action{Kind: actToggleContinuous}},
 		Item{Key: "autosave", Title: "Autosave: kept disks, at their own interval, while RAMBar runs", Tooltip: autosaveHelp,
 			action: action{Kind: actExplain, Text: autosaveHelp}})
 	return Item{Key: "settings", Title: "Settings", Children: sub}

@@ -3,6 +3,7 @@ package tray
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"rambar/ramdisk"
 )
@@ -88,7 +89,9 @@ func diskItem(s menuState, d diskState) Item {
 		sub = append(sub, Item{Key: key + "/keptinfolder", Title: fmt.Sprintf("Folder: %s kept in the folder, not on the disk", ramdisk.Plural(n, "change")),
 			Tooltip: "Changed in the mirror folder since the disk was loaded or last saved; Take Folder's Changes brings them onto the disk", Disabled: true})
 	}
-	if d.Unsaved {
+	if it, ok := savedItem(d, key, s.Now); ok {
+		sub = append(sub, it)
+	} else if d.Unsaved {
 		sub = append(sub, Item{Key: key + "/unsaved", Title: "• Unsaved: changed since the last save (Save Now, or autosave, keeps them)", Disabled: true})
 	}
 	if d.InUse > 0 {
@@ -420,4 +423,24 @@ func firstFreeName(base string, taken []string) string {
 			return n
 		}
 	}
+}
+
+// savedItem is a kept disk's "Saved 3 s ago" line, with what its change
+// feed counts as changed since ("• 12 paths unsaved"); false when the
+// disk was never saved or is not kept. now is the menu's clock.
+func savedItem(d diskState, key string, now time.Time) (Item, bool) {
+	if !d.Kept || d.Saved.IsZero() || d.Op != opNone {
+		return Item{}, false
+	}
+	title := "Saved " + ramdisk.Ago(now.Sub(d.Saved))
+	switch {
+	case d.Changed > 0:
+		title = "• " + title + ", " + ramdisk.Plural(d.Changed, "path") + " changed since"
+	case d.Changed == 0:
+		title += ", nothing changed since"
+	case d.Unsaved:
+		title = "• " + title + ", changed since"
+	}
+	return Item{Key: key + "/saved", Title: title, Disabled: true,
+		Tooltip: "Save Now, autosave or a continuous save keeps the changes"}, true
 }

@@ -387,7 +387,7 @@ func TestGlanceRowsAboutAndSettings(t *testing.T) {
 				Settings: ramdisk.Settings{ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitLeave}},
 			[]string{"Settings\n  [x] Show Memory in Menu Bar\n  [x] Launch at Login\n  ----\n  When Quitting with Disks Mounted: (off)\n" +
 				"  [ ] Ask Whether to Eject Disks\n  [ ] Eject Disks (kept ones are saved first)\n  [x] Leave Disks Mounted\n  ----\n" +
-				"  Autosave: kept disks, at their own interval, while RAMBar runs\nAbout RAMBar\n----\nQuit RAMBar\n"},
+				"  [ ] Save Kept Disks Continuously\n  Autosave: kept disks, at their own interval, while RAMBar runs\nAbout RAMBar\n----\nQuit RAMBar\n"},
 			[]string{"Settings…", "About RAMBar…"}},
 		{"no login item; quitting asks by default",
 			menuState{Memory: gb16, Caps: linux, Settings: ramdisk.Settings{}},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"rambar/ramdisk"
 )
@@ -14,11 +15,12 @@ func writeFile(path string, n int) error { return os.WriteFile(path, make([]byte
 // fakeDisks is the use-case layer for controller tests: the hooks a test
 // sets, the in-memory engine for the rest.
 type fakeDisks struct {
-	eng     ramdisk.Engine
-	save    func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) error
-	reclaim func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (ramdisk.Size, error)
-	mount   func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error)
-	unsaved func(v ramdisk.Volume) bool
+	eng        ramdisk.Engine
+	save       func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) error
+	reclaim    func(ctx context.Context, v ramdisk.Volume, progress ProgressFunc) (ramdisk.Size, error)
+	mount      func(ctx context.Context, p ramdisk.Preset, progress ProgressFunc) (ramdisk.Volume, error)
+	unsaved    func(v ramdisk.Volume) bool
+	saveStatus func(v ramdisk.Volume) (time.Time, int)
 	// incomplete says which disks' restores did not finish.
 	incomplete func(v ramdisk.Volume) bool
 	whose      func(v ramdisk.Volume) string
@@ -141,3 +143,10 @@ func (f *fakeDisks) InUse(v ramdisk.Volume) int {
 }
 
 func (f *fakeDisks) Unsaved(v ramdisk.Volume) bool { return f.unsaved != nil && f.unsaved(v) }
+
+func (f *fakeDisks) SaveStatus(v ramdisk.Volume) (time.Time, int) {
+	if f.saveStatus == nil {
+		return time.Time{}, -1
+	}
+	return f.saveStatus(v)
+}
