@@ -48,9 +48,9 @@ func TestChecksOnLinux(t *testing.T) {
 	e, mnt := engine(t)
 	r := New(e, filepath.Join(t.TempDir(), "selftest"))
 	cs := r.Disks(ctx)
-	cs = append(cs, r.Kept(ctx))
+	cs = append(cs, r.Kept(ctx), r.Feed(ctx))
 	got := byName(cs)
-	for _, name := range []string{"engine.small", "engine.large", "files", "eject.busy", "kept.roundtrip"} {
+	for _, name := range []string{"engine.small", "engine.large", "files", "eject.busy", "kept.roundtrip", "kept.feed"} {
 		c, ok := got[name]
 		if !ok || c.Status != Pass {
 			t.Errorf("%s: %+v", name, c)
