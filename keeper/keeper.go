@@ -223,15 +223,8 @@ func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 	if !k.Holds(v, st) {
 		return k.notHeldErr(v, st)
 	}
-	ents, err := os.ReadDir(v.MountPoint)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", v.MountPoint, err)
-	}
-	reserved := tree.ReservedIn(v.MountPoint)
-	for _, e := range ents {
-		if !reserved(e.Name()) {
-			return nil
-		}
+	if has, err := tree.HasContents(v.MountPoint); err != nil || has {
+		return err
 	}
 	return fmt.Errorf("%w: %s is empty; saving it would empty the saved copy in %s",
 		ErrRefused, v.Name, st.Backing)

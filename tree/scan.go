@@ -3,6 +3,8 @@ package tree
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -94,6 +96,34 @@ func ReservedIn(dir string) func(name string) bool {
 		unix.Close(fd)
 	}
 	return func(name string) bool { return names[name] }
+}
+
+// HasContents reports whether folder dir (a disk's top) holds anything
+// that is contents: a name IsReserved does not leave out. It reads names
+// only until the first such one, so a folder of 100,000 files costs one
+// batch of names and a stat or two, not a stat of each.
+func HasContents(dir string) (bool, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", dir, err)
+	}
+	f := os.NewFile(uintptr(fd), dir)
+	defer f.Close()
+	for {
+		names, err := f.Readdirnames(256)
+		for _, n := range names {
+			var st unix.Stat_t
+			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && !IsReserved(fd, n, &st, nil) {
+				return true, nil
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("read %s: %w", dir, err)
+		}
+	}
 }
 
 // Scan walks root and returns every entry (root first, then parents before
