@@ -244,7 +244,7 @@ func (w *PathWrite) setMetaAt(it *planItem) {
 		}
 		defer unix.Close(fd)
 		var st unix.Stat_t
-		if unix.Fstat(fd, &st) != nil || !SameFile(&it.F.E.St, &st) {
+		if unix.Fstat(fd, &st) != nil || !w.asPlanned(&it.F.E.St, &st) {
 			it.after = nil // changed meanwhile: read again next time
 			return
 		}
@@ -264,7 +264,21 @@ func (w *PathWrite) setMetaAt(it *planItem) {
 		f := *it.F
 		f.E.St = st
 		it.after = keptSide(&f)
+		if st.Nlink > 1 {
+			w.metaSet[st.Ino] = st // its other names changed with it
+		}
 	}
+}
+
+// asPlanned reports whether the folder's file now is still the one the
+// plan saw (planned): the same, or, for a file of several names whose
+// metadata this write-back set through another name, as that left it.
+func (w *PathWrite) asPlanned(planned, now *unix.Stat_t) bool {
+	if SameFile(planned, now) {
+		return true
+	}
+	set, ok := w.metaSet[now.Ino]
+	return ok && now.Ino == planned.Ino && SameFile(&set, now)
 }
 
 // dirMeta gives a folder the disk made or changed its mode, xattrs and

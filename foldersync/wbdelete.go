@@ -55,7 +55,7 @@ func (w *PathWrite) remove(it *planItem) {
 		}
 		return
 	}
-	if !SameFile(&it.F.E.St, &now) {
+	if !w.asPlanned(&it.F.E.St, &now) {
 		w.conflict(it.Path, "", "deleted on the disk, changed in the folder while it was written back: the folder's version is kept")
 		return
 	}

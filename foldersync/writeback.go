@@ -48,6 +48,10 @@ type PathWrite struct {
 	byPath                   map[string]*planItem
 	Items                    []*planItem
 	placed                   map[string]uint64 // paths holding the disk's content, by inode (hard links)
+	// metaSet are the folder's files of several names whose metadata this
+	// write-back set in place (setMetaAt), as it left them: another name
+	// of one is the folder's as planned if it is as left (wbdelete.go).
+	metaSet map[uint64]unix.Stat_t
 
 	wb      WriteBack
 	Files   int        // files written
@@ -61,7 +65,7 @@ func (w *PathWrite) Run(ctx context.Context) (WriteBack, error) {
 	w.parentfd, w.rootfd, w.diskfd = -1, -1, -1
 	w.dirs, w.fresh, w.hashes = map[string]int{}, map[string]FreshDir{}, map[objKey]tree.FileSum{}
 	w.byPath, w.placed, w.touched = map[string]*planItem{}, map[string]uint64{}, map[string][2]unix.Timespec{}
-	w.unplaced = map[string]bool{}
+	w.unplaced, w.metaSet = map[string]bool{}, map[uint64]unix.Stat_t{}
 	defer w.close()
 	if err := w.open(); err != nil {
 		return w.wb, err
