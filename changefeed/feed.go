@@ -15,6 +15,12 @@ type Changes struct {
 	// Folders are the folders (relative to the disk's root, "." for the
 	// root) in which something changed.
 	Folders map[string]struct{}
+	// Named gives, for folders of Folders, the names in them that changed
+	// (none: only the folder's own entry did): a save looks at those
+	// entries again and takes the rest of the folder as it was. A folder
+	// of Folders not in Named is read whole (too many names, or a feed
+	// whose events may not name every change: only inotify's give names).
+	Named map[string]map[string]struct{}
 	// Linked are the inodes of files given another name (a hard link
 	// made): every name of them may have changed with no event of its
 	// folder.
@@ -41,10 +47,49 @@ type pending struct {
 	named   map[string]struct{}
 	wake    chan struct{}
 	ignored func(folder, name string) bool
+	// names: the feed's events name every change in a folder (Named is
+	// kept); whole are the folders whose names passed maxNames.
+	names  bool
+	whole  map[string]bool
+	stored int // names in c.Named
 }
 
-func newPending(ignored func(folder, name string) bool) *pending {
-	return &pending{c: Changes{Lost: true, Why: "the feed just started"}, wake: make(chan struct{}, 1), ignored: ignored}
+// maxNames is how many changed names a feed keeps (Changes.Named) before
+// the folders it hears more of are read whole.
+const maxNames = 50_000
+
+func newPending(ignored func(folder, name string) bool, names bool) *pending {
+	return &pending{c: Changes{Lost: true, Why: "the feed just started"}, wake: make(chan struct{}, 1), ignored: ignored, names: names}
+}
+
+// addName records name in folder in c.Named ("" adds none: the folder's
+// own entry changed); mu is held.
+func (p *pending) addName(folder, name string) {
+	if !p.names || p.whole[folder] {
+		return
+	}
+	if p.c.Named == nil {
+		p.c.Named = map[string]map[string]struct{}{}
+	}
+	set := p.c.Named[folder]
+	if set == nil {
+		set = map[string]struct{}{}
+		p.c.Named[folder] = set
+	}
+	if _, ok := set[name]; ok || name == "" {
+		return
+	}
+	if p.stored >= maxNames {
+		if p.whole == nil {
+			p.whole = map[string]bool{}
+		}
+		p.whole[folder] = true
+		p.stored -= len(set)
+		delete(p.c.Named, folder)
+		return
+	}
+	set[name] = struct{}{}
+	p.stored++
 }
 
 // add records a change to name in folder ("" name: the folder itself).
@@ -57,6 +102,7 @@ func (p *pending) add(folder, name string, at time.Time) {
 		p.c.Folders = map[string]struct{}{}
 	}
 	p.c.Folders[folder] = struct{}{}
+	p.addName(folder, name)
 	key := folder + "/" + name
 	if _, ok := p.named[key]; !ok {
 		if p.named == nil {
@@ -95,7 +141,7 @@ func (p *pending) Take() Changes {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := p.c
-	p.c, p.named = Changes{}, nil
+	p.c, p.named, p.whole, p.stored = Changes{}, nil, nil, 0
 	return c
 }
 
@@ -105,6 +151,7 @@ func (p *pending) Peek() Changes {
 	defer p.mu.Unlock()
 	c := p.c
 	c.Folders, c.Linked = maps.Clone(p.c.Folders), maps.Clone(p.c.Linked)
+	c.Named = nil // a peek tells what changed, not where exactly
 	return c
 }
 

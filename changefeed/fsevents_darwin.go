@@ -102,7 +102,7 @@ func Open(root string, ignored func(folder, name string) bool) (*Feed, error) {
 	if err := fsev(); err != nil {
 		return nil, err
 	}
-	f := &Feed{pending: newPending(ignored), root: strings.TrimSuffix(root, "/")}
+	f := &Feed{pending: newPending(ignored, false), root: strings.TrimSuffix(root, "/")}
 	s := cfStringCreateWithCString(0, f.root, utf8Encoding)
 	if s == 0 {
 		return nil, fmt.Errorf("FSEventStreamCreate %s: the path is not UTF-8", root)

@@ -51,7 +51,7 @@ func Open(root string, ignored func(folder, name string) bool) (*Feed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inotify_init1: %w", err)
 	}
-	f := &Feed{pending: newPending(ignored), root: root, fd: fd, file: os.NewFile(uintptr(fd), "inotify"),
+	f := &Feed{pending: newPending(ignored, true), root: root, fd: fd, file: os.NewFile(uintptr(fd), "inotify"),
 		wds: map[int32]string{}, buf: make([]byte, 64<<10), closed: make(chan struct{})}
 	go f.read()
 	return f, nil

@@ -175,3 +175,51 @@ func TestFeedStopsWhenClosed(t *testing.T) {
 		t.Fatalf("a closed feed saw %+v", c)
 	}
 }
+
+// TestFeedNamesTheEntriesThatChanged: a take gives, for each folder, the
+// names in it that changed (a rename both names; a folder's own change
+// none), so that a save looks at those entries only; past maxNames
+// names, the folders heard of from then on are read whole.
+func TestFeedNamesTheEntriesThatChanged(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a", "b"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := openWatched(t, root, nil, "a", "b")
+	os.WriteFile(filepath.Join(root, "a/x"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(root, "a/y"), []byte("y"), 0o644)
+	os.Rename(filepath.Join(root, "a/y"), filepath.Join(root, "b/z"))
+	os.Chmod(filepath.Join(root, "b"), 0o700) // b's own entry, in the top folder
+	settle(t, f, func(c Changes) bool { return c.Paths >= 4 })
+	c := f.Take()
+	want := map[string][]string{"a": {"x", "y"}, "b": {"z"}, ".": {"b"}}
+	for folder, names := range want {
+		got := c.Named[folder]
+		if len(got) != len(names) {
+			t.Errorf("%s: names %v, want %v", folder, got, names)
+		}
+		for _, n := range names {
+			if _, ok := got[n]; !ok {
+				t.Errorf("%s: %q not named: %v", folder, n, got)
+			}
+		}
+	}
+	// More names than a feed keeps: the folder is then read whole.
+	for i := 0; i <= maxNames; i += 1000 {
+		for j := i; j < min(i+1000, maxNames+1); j++ {
+			if err := os.WriteFile(filepath.Join(root, "a", "f"+strconv.Itoa(j)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.Peek() // drains the kernel's queue
+	}
+	c = f.Take()
+	if _, named := c.Named["a"]; named || c.Lost {
+		t.Fatalf("after %d names the folder is still named (lost: %v)", maxNames+1, c.Lost)
+	}
+	if _, dirty := c.Folders["a"]; !dirty {
+		t.Fatal("the folder is not dirty")
+	}
+}

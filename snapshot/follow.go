@@ -105,7 +105,7 @@ func (f *Follow) start(cur string, indexed bool, now time.Time) (*followed, tree
 		f.full, f.full1 = now, false
 		return nil, tree.Dirty{}
 	}
-	return last, tree.Dirty{Folders: ch.Folders, Linked: ch.Linked}
+	return last, tree.Dirty{Folders: ch.Folders, Linked: ch.Linked, Named: ch.Named}
 }
 
 // done records what a save committed: the next goes on from it. from is
@@ -266,12 +266,29 @@ func (ls *liveSave) scanAgain(hint int, against *snapstore.Index) (scanned, erro
 
 // withChanges is d with ch's folders and linked files added.
 func withChanges(d tree.Dirty, ch changefeed.Changes) tree.Dirty {
-	out := tree.Dirty{Folders: maps.Clone(d.Folders), Linked: maps.Clone(d.Linked)}
+	out := tree.Dirty{Folders: maps.Clone(d.Folders), Linked: maps.Clone(d.Linked), Named: map[string]map[string]struct{}{}}
 	if out.Folders == nil {
 		out.Folders = map[string]struct{}{}
 	}
 	if out.Linked == nil {
 		out.Linked = map[uint64]struct{}{}
+	}
+	// A folder is read at its names only while every change to it named
+	// them; one read whole by either is read whole.
+	for f, names := range d.Named {
+		out.Named[f] = maps.Clone(names)
+	}
+	for f := range ch.Folders {
+		names, named := ch.Named[f]
+		_, before := d.Folders[f]
+		switch {
+		case !named || before && out.Named[f] == nil:
+			delete(out.Named, f)
+		case before:
+			maps.Copy(out.Named[f], names)
+		default:
+			out.Named[f] = maps.Clone(names)
+		}
 	}
 	maps.Copy(out.Folders, ch.Folders)
 	maps.Copy(out.Linked, ch.Linked)

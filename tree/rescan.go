@@ -40,6 +40,9 @@ type Rescanned struct {
 type Dirty struct {
 	Folders map[string]struct{}
 	Linked  map[uint64]struct{}
+	// Named are, for some of Folders, the names in them that changed:
+	// only those entries are looked at again (changefeed.Changes.Named).
+	Named map[string]map[string]struct{}
 }
 
 // Rescan scans root again reading only the folders dirty names, the new
@@ -64,8 +67,8 @@ func Rescan(root string, prev []Scanned, notKept []NotKept, dirty Dirty, o Opts)
 	}
 	defer unix.Close(top)
 	o.Still.add(top, root, ".") // the top's own watch, read or not
-	r := &rescan{root: root, top: top, prev: prev, dirty: dirty.Folders, below: map[string]bool{}, o: o,
-		res: &Rescanned{Read: map[string]bool{}}}
+	r := &rescan{root: root, top: top, prev: prev, dirty: dirty.Folders, named: dirty.Named, below: map[string]bool{}, o: o,
+		res: &Rescanned{Read: map[string]bool{}}, partial: map[string]map[string]struct{}{}}
 	for ino := range dirty.Linked {
 		r.noteLinks(ino, true)
 	}
@@ -113,7 +116,11 @@ type rescan struct {
 	top   int
 	prev  []Scanned
 	dirty map[string]struct{}
-	below map[string]bool // the dirty folders and every folder above one
+	named map[string]map[string]struct{} // Dirty.Named
+	// partial are the folders read only at the names that changed (the
+	// rest taken from prev), with those names.
+	partial map[string]map[string]struct{}
+	below   map[string]bool // the dirty folders and every folder above one
 	o     Opts
 	res   *Rescanned
 	out   []Scanned
@@ -235,11 +242,18 @@ func (r *rescan) folder(pi, limit int) error {
 // had and the folder no longer does is gone.
 func (r *rescan) read(rel string, pi int) error {
 	var list []Scanned
-	_, skipped, err := readDir(r.top, r.root, rel, &list, r.o)
+	only := r.named[rel] // nil: every name
+	if pi < 0 {
+		only = nil
+	}
+	_, skipped, err := readDirOf(r.top, r.root, rel, &list, r.o, only)
 	if err != nil {
 		return err
 	}
-	r.res.Read[rel] = true
+	r.res.Read[rel] = true // its still watch is set: it is followed (calm)
+	if only != nil {
+		r.partial[rel] = only
+	}
 	r.skipped = append(r.skipped, skipped...)
 	var olds []int // prev's names in rel
 	if pi >= 0 {
@@ -247,10 +261,27 @@ func (r *rescan) read(rel string, pi int) error {
 			olds = append(olds, k)
 		}
 	}
+	// What prev has and the read did not find is gone, unless the read
+	// looked only at other names: then it is as it was.
+	absent := func(k int) error {
+		if only != nil {
+			if _, looked := only[baseName(r.prev[k].Rel)]; !looked {
+				r.carry(k)
+				if r.prev[k].Id.Mode&unix.S_IFMT == unix.S_IFDIR {
+					return r.folder(k, len(r.prev))
+				}
+				return nil
+			}
+		}
+		r.gone(k)
+		return nil
+	}
 	o := 0
 	for _, c := range list {
 		for o < len(olds) && r.prev[olds[o]].Rel < c.Rel {
-			r.gone(olds[o])
+			if err := absent(olds[o]); err != nil {
+				return err
+			}
 			o++
 		}
 		match := -1
@@ -281,9 +312,19 @@ func (r *rescan) read(rel string, pi int) error {
 		}
 	}
 	for ; o < len(olds); o++ {
-		r.gone(olds[o])
+		if err := absent(olds[o]); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// baseName is the last element of rel.
+func baseName(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[i+1:]
+	}
+	return rel
 }
 
 // next is the place in prev after name k of a folder (and its contents).
@@ -417,7 +458,11 @@ func (r *rescan) keptNot(prev []NotKept) []NotKept {
 	out := r.skipped
 	for _, n := range prev {
 		dir := parentOf(n.Path)
-		if r.res.Read[dir] {
+		if only, ok := r.partial[dir]; ok {
+			if _, looked := only[baseName(n.Path)]; looked {
+				continue // looked at again: in skipped if still skipped
+			}
+		} else if r.res.Read[dir] {
 			continue
 		}
 		if k := sort.Search(len(r.out), func(k int) bool { return !PathLess(r.out[k].Rel, dir) }); k < len(r.out) && r.out[k].Rel == dir {

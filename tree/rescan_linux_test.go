@@ -42,7 +42,7 @@ func TestRescanIsAFullScan(t *testing.T) {
 		if ch.Lost {
 			t.Fatalf("round %d: the feed lost changes: %s", round, ch.Why)
 		}
-		r, err := Rescan(root, prev, prevNot, Dirty{Folders: ch.Folders, Linked: ch.Linked}, Opts{Feed: f})
+		r, err := Rescan(root, prev, prevNot, Dirty{Folders: ch.Folders, Linked: ch.Linked, Named: ch.Named}, Opts{Feed: f})
 		if err != nil {
 			t.Fatal(err)
 		}

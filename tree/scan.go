@@ -253,6 +253,12 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 // nothing: the disk is in use, and a save looks again (settle.go). What
 // is not contents at the top is left out as o says.
 func readDir(top int, root, rel string, list *[]Scanned, o Opts) (subdirs []string, skipped []NotKept, err error) {
+	return readDirOf(top, root, rel, list, o, nil)
+}
+
+// readDirOf is readDir looking only at the names of only (nil: every name
+// the folder lists): a rescan's look at the entries a change feed named.
+func readDirOf(top int, root, rel string, list *[]Scanned, o Opts, only map[string]struct{}) (subdirs []string, skipped []NotKept, err error) {
 	*list = (*list)[:0]
 	fd, err := openNoAtimeAt(top, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
 	if rel != "." && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)) {
@@ -307,7 +313,11 @@ func readDir(top int, root, rel string, list *[]Scanned, o Opts) (subdirs []stri
 			all = append(all, f.item)
 		}
 	}
-	err = statEntries(fd, grow, take, add)
+	if only != nil {
+		err = statNames(fd, only, take, add)
+	} else {
+		err = statEntries(fd, grow, take, add)
+	}
 	if lf := (lstatFailed{}); errors.As(err, &lf) {
 		return nil, nil, lf.err
 	}
@@ -319,6 +329,24 @@ func readDir(top int, root, rel string, list *[]Scanned, o Opts) (subdirs []stri
 	}
 	*list = all
 	return subdirs, skipped, nil
+}
+
+// statNames gives take each of names (sorted) in folder fd, lstat'ed, and
+// add what it takes.
+func statNames(fd int, names map[string]struct{}, take func(name []byte, st *unix.Stat_t, err error) (found, error), add func(*found)) error {
+	for _, n := range SortedKeys(names) {
+		if n == "" || n == "." || n == ".." || strings.ContainsRune(n, '/') {
+			continue // not a name in a folder
+		}
+		var st unix.Stat_t
+		err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW)
+		f, err := take([]byte(n), &st, err)
+		if err != nil {
+			return err
+		}
+		add(&f)
+	}
+	return nil
 }
 
 // DirNames reads the names in the open folder fd (getdents).
