@@ -121,9 +121,9 @@ type rescan struct {
 	// rest taken from prev), with those names.
 	partial map[string]map[string]struct{}
 	below   map[string]bool // the dirty folders and every folder above one
-	o     Opts
-	res   *Rescanned
-	out   []Scanned
+	o       Opts
+	res     *Rescanned
+	out     []Scanned
 	// from[i] is the place in prev of out[i]'s path, -1 for a new path;
 	// fresh[i] whether out[i] was stat'ed now.
 	from    []int32
