@@ -31,13 +31,11 @@ import (
 // most named), and whether more than files' contents changed: a path gone
 // or added, a folder changed. It stops early once stop is set.
 func lookAt(root string, items []tree.Scanned, most int, caches bool, stop *atomic.Bool) (*snapstore.PathList, bool, error) {
-	Looks.Add(1)
-	top, err := tree.OpenRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	l, err := newLooker(root, items, most, caches, stop)
 	if err != nil {
-		return nil, false, fmt.Errorf("look at %s: %w", root, err)
+		return nil, false, err
 	}
-	defer unix.Close(top)
-	l := &looker{top: top, items: items, diffs: &snapstore.PathList{Max: most}, stop: stop, caches: caches}
+	defer unix.Close(l.top)
 	if err := l.topNames(root); err != nil {
 		return nil, false, err
 	}
@@ -56,6 +54,17 @@ func lookAt(root string, items []tree.Scanned, most int, caches bool, stop *atom
 		return nil, false, err
 	}
 	return l.diffs, l.moved.Load(), nil
+}
+
+// newLooker starts a look at the disk at root (the caller closes its top),
+// counted in Looks.
+func newLooker(root string, items []tree.Scanned, most int, caches bool, stop *atomic.Bool) (*looker, error) {
+	Looks.Add(1)
+	top, err := tree.OpenRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("look at %s: %w", root, err)
+	}
+	return &looker{top: top, items: items, diffs: &snapstore.PathList{Max: most}, stop: stop, caches: caches}, nil
 }
 
 // Looks counts the looks made, so tests can tell when a save's still

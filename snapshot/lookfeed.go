@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"fmt"
 	"strings"
 	"sync/atomic"
 
@@ -18,13 +17,12 @@ import (
 // folder. A save by its feed looks so at each round's end, in time that
 // follows what changed, not the disk.
 func lookIn(root string, items []tree.Scanned, dirty map[string]struct{}, most int, caches bool, stop *atomic.Bool) (*snapstore.PathList, bool, error) {
-	Looks.Add(1)
-	top, err := tree.OpenRetry(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	l, err := newLooker(root, items, most, caches, stop)
 	if err != nil {
-		return nil, false, fmt.Errorf("look at %s: %w", root, err)
+		return nil, false, err
 	}
-	defer unix.Close(top)
-	l := &looker{top: top, items: items, diffs: &snapstore.PathList{Max: most}, stop: stop, caches: caches}
+	defer unix.Close(l.top)
+	top := l.top
 	if len(dirty) == 0 {
 		return l.diffs, false, nil
 	}

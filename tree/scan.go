@@ -334,9 +334,16 @@ func readDirOf(top int, root, rel string, list *[]Scanned, o Opts, only map[stri
 // statNames gives take each of names (sorted) in folder fd, lstat'ed, and
 // add what it takes.
 func statNames(fd int, names map[string]struct{}, take func(name []byte, st *unix.Stat_t, err error) (found, error), add func(*found)) error {
-	for _, n := range SortedKeys(names) {
+	return statEach(fd, SortedKeys(names), take, add)
+}
+
+// statEach gives take each of names in folder fd with its lstat (or the
+// error), in order, and add what it takes; "", "." , ".." and names with
+// a "/" are no entries and left out.
+func statEach(fd int, names []string, take func(name []byte, st *unix.Stat_t, err error) (found, error), add func(*found)) error {
+	for _, n := range names {
 		if n == "" || n == "." || n == ".." || strings.ContainsRune(n, '/') {
-			continue // not a name in a folder
+			continue
 		}
 		var st unix.Stat_t
 		err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW)

@@ -14,19 +14,7 @@ func statEntries(fd int, grow func(n int), take func(name []byte, st *unix.Stat_
 		return err
 	}
 	grow(len(names))
-	for _, n := range names {
-		if n == "." || n == ".." {
-			continue
-		}
-		var st unix.Stat_t
-		err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW)
-		f, err := take([]byte(n), &st, err)
-		if err != nil {
-			return err
-		}
-		add(&f)
-	}
-	return nil
+	return statEach(fd, names, take, add)
 }
 
 // populate is false: macOS maps pages as they are first written.

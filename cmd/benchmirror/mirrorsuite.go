@@ -141,14 +141,7 @@ func appWriteBacks(r *report, tree mirrorTree, work, vol, data, rs string) error
 				quicker(&them, rt)
 				return err
 			}
-			first, second := rsync, save
-			if round%2 == 1 {
-				first, second = save, rsync
-			}
-			if err := first(); err != nil {
-				return err
-			}
-			if err := second(); err != nil {
+			if err := turns(round, rsync, save); err != nil {
 				return err
 			}
 		}
@@ -183,14 +176,7 @@ func writeBackRounds(r *report, tree mirrorTree, changed int, what, work, vol, d
 			rt, err = timed(work, "rsync", "-a", "--delete", vol+"/", rs+"/")
 			return err
 		}
-		first, second := rsync, save
-		if round%2 == 1 {
-			first, second = save, rsync
-		}
-		if err := first(); err != nil {
-			return err
-		}
-		if err := second(); err != nil {
+		if err := turns(round, rsync, save); err != nil {
 			return err
 		}
 		if us == 0 || mt < us {

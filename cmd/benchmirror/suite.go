@@ -92,17 +92,24 @@ func inTurn(round int, work, vol, data, rs string) (mine, theirs time.Duration, 
 		mine, peak, err = ours("save", data, vol)
 		return err
 	}
-	first, second := rsync, save
-	if round%2 == 1 {
-		first, second = save, rsync
-	}
-	if err := first(); err != nil {
-		return 0, 0, 0, err
-	}
-	if err := second(); err != nil {
+	if err := turns(round, rsync, save); err != nil {
 		return 0, 0, 0, err
 	}
 	return mine, theirs, peak, nil
+}
+
+// turns runs theirs then ours in even rounds, ours then theirs in odd
+// ones, so that neither tool always finds the caches as the other left
+// them.
+func turns(round int, theirs, ours func() error) error {
+	first, second := theirs, ours
+	if round%2 == 1 {
+		first, second = ours, theirs
+	}
+	if err := first(); err != nil {
+		return err
+	}
+	return second()
 }
 
 // quicker sets *d to x when x is quicker, or *d is not set yet.
