@@ -211,6 +211,10 @@ func (w *PathWrite) prepare(it *planItem) error {
 		it.link = true // made by a link to its first name, once that is in place
 		return nil
 	}
+	if q := w.keptName(it); q != nil {
+		it.link, it.linkTo = true, q // made by a link to the folder's file of its other name
+		return nil
+	}
 	return w.makeNew(it, pfd, target)
 }
 
@@ -229,6 +233,9 @@ func (w *PathWrite) put(it *planItem) error {
 		return nil
 	case it.Act == setMeta && !it.F.isDir():
 		w.setMetaAt(it)
+		if it.after != nil && it.F.E.IsReg() && it.DS != nil && it.F.hash == it.DS.Hash {
+			w.placed[it.Path] = uint64(it.F.E.St.Ino) // its later names link to it
+		}
 		return nil
 	case it.Act == setMeta, it.Act == deletePath, it.replacesDir():
 		return nil // after the deletions

@@ -101,9 +101,12 @@ type planItem struct {
 	// write-back made (fresh), as a hard link to its first name (link);
 	// given up (failed: the record keeps the path pending) or postponed
 	// (a deletion while the disk was in use); the folder's version after.
+	// linkTo, for a new first name of a file, is a later name of it that
+	// the folder keeps as it is: the new name is made a link to it.
 	Tmp                            string
 	ino                            uint64
 	fresh, link, failed, postponed bool
+	linkTo                         *planItem
 	after                          *Side
 }
 

@@ -52,6 +52,9 @@ type PathWrite struct {
 	// write-back set in place (setMetaAt), as it left them: another name
 	// of one is the folder's as planned if it is as left (wbdelete.go).
 	metaSet map[uint64]unix.Stat_t
+	// seconds are the items that are later names of a file, by its first
+	// name (keptName), made when first asked.
+	seconds map[string][]*planItem
 
 	wb      WriteBack
 	Files   int        // files written

@@ -5,6 +5,7 @@ package keeper
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"rambar/internal/testtree"
@@ -16,7 +17,8 @@ import (
 // rewritten, truncated, renamed across folders, hard-linked, chmod'ed,
 // given xattrs; folders made, moved, removed, moved out and back), each
 // save (after the first, by the feed) leaves the folder holding exactly
-// what the disk does, with no conflict: a mode the write-back sets on a
+// what the disk does, its files of several names as such, with no
+// conflict: a mode the write-back sets on a
 // file of several names is not taken, at another of its names, for the
 // user's change.
 func TestMirrorSavesWriteBackEveryChange(t *testing.T) {
@@ -44,6 +46,9 @@ func TestMirrorSavesWriteBackEveryChange(t *testing.T) {
 				want, got := digest(t, f.v.MountPoint), digest(t, f.folder)
 				if diff := want.Diff(got, 5); len(diff) > 0 {
 					t.Fatalf("round %d (%v): the folder differs from the disk at %v", round, did, diff)
+				}
+				if w, g := hardLinkGroups(t, f.v.MountPoint), hardLinkGroups(t, f.folder); !slices.Equal(w, g) {
+					t.Fatalf("round %d (%v): the disk's files of several names are %v, the folder's %v", round, did, w, g)
 				}
 			}
 			if way == "feed" && sv.fed < 50 {
@@ -80,5 +85,29 @@ func TestMirrorModeOfALinkIsNotAConflict(t *testing.T) {
 		t.Fatalf("write-back %+v", r.Folder)
 	}
 	absent(t, f.inFolder("b/second"))
+	sameTree(t, digest(t, f.v.MountPoint), digest(t, f.folder))
+}
+
+// TestMirrorNewNamesOfAFileAreLinks: names the disk gives a file the
+// folder already has are links in the folder too: one that sorts before
+// the file's names (the new first name), and one in a folder moved on the
+// disk (a name whose first name the write-back does not touch).
+func TestMirrorNewNamesOfAFileAreLinks(t *testing.T) {
+	f := newMirror(t, map[string]string{"m/file": "shared bytes", "sub/x": "x"})
+	if err := os.Link(f.disk("m/file"), f.disk("a-first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(f.disk("m/file"), f.disk("sub/y")); err != nil {
+		t.Fatal(err)
+	}
+	f.save()
+	if err := os.Rename(f.disk("sub"), f.disk("moved")); err != nil {
+		t.Fatal(err)
+	}
+	f.save()
+	want := []string{"a-first = m/file = moved/y"}
+	if got := hardLinkGroups(t, f.folder); !slices.Equal(got, want) {
+		t.Fatalf("the folder's files of several names: %v, want %v", got, want)
+	}
 	sameTree(t, digest(t, f.v.MountPoint), digest(t, f.folder))
 }
