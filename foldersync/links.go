@@ -13,12 +13,16 @@ import (
 
 // linkable: it, a hard link to an earlier path, can be made as a link to
 // the folder's copy of that path (which holds the disk's bytes after the
-// write-back).
+// write-back). A first name the write-back does not touch is linked to
+// while it keeps the identity noted here (it.keptAt).
 func (w *PathWrite) linkable(it *planItem) bool {
 	q := w.byPath[it.D.HardLink]
 	if q == nil {
-		_, ok := w.keptSince(it.D.HardLink, it)
-		return ok // a first name the write-back does not touch
+		ident, ok := w.keptSince(it.D.HardLink, it)
+		if ok {
+			it.keptAt = &ident
+		}
+		return ok
 	}
 	if q.failed || q.DS == nil || q.DS.Kind != tree.KindFile {
 		return false
@@ -69,10 +73,8 @@ func (w *PathWrite) linkFirst(it *planItem, pfd int, name string) error {
 		}
 	}
 	q := it.D.HardLink
-	if _, planned := w.byPath[q]; !planned {
-		if ident, ok := w.keptSince(q, it); ok && w.linkKept(it, q, pfd, target, func(st *unix.Stat_t) bool { return sameBytes(tree.IdentOf(st), ident) }) {
-			return nil
-		}
+	if at := it.keptAt; at != nil && w.linkKept(it, q, pfd, target, func(st *unix.Stat_t) bool { return sameBytes(tree.IdentOf(st), *at) }) {
+		return nil
 	}
 	if ino, ok := w.placed[q]; ok {
 		qdir, qname := tree.SplitRel(q)

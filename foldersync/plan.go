@@ -103,10 +103,13 @@ type planItem struct {
 	// (a deletion while the disk was in use); the folder's version after.
 	// linkTo, for a new first name of a file, is a later name of it that
 	// the folder keeps as it is: the new name is made a link to it.
+	// keptAt, for a later name whose first name the write-back does not
+	// touch, is that name's identity as the last sync left it (linkable).
 	Tmp                            string
 	ino                            uint64
 	fresh, link, failed, postponed bool
 	linkTo                         *planItem
+	keptAt                         *tree.Ident
 	after                          *Side
 }
 

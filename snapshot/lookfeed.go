@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"strings"
 	"sync/atomic"
 
 	"rambar/snapstore"
@@ -36,14 +35,11 @@ func lookIn(root string, items []tree.Scanned, dirty map[string]struct{}, most i
 			return nil, false, errStopped
 		}
 		it := &items[i]
-		parent := "."
-		if j := strings.LastIndexByte(it.Rel, '/'); j >= 0 {
-			parent = it.Rel[:j]
-		}
-		if _, ok := dirty[parent]; !ok {
-			if _, self := dirty[it.Rel]; !self {
-				continue
-			}
+		parent, _ := tree.SplitRel(it.Rel)
+		_, inDirty := dirty[parent]
+		_, self := dirty[it.Rel]
+		if !inDirty && !self {
+			continue
 		}
 		// By path from the top: a folder on the way replaced (by a link,
 		// say) is a change in its parent, which is looked at too.

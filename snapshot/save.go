@@ -84,12 +84,9 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 	}
 	resume()
 	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still,
-		match: sc.match, pre: sc.diff, feed: feed, notKept: sc.notKept, from: sc.from, kept: sc.kept, firsts: sc.firsts}
+		match: sc.match, pre: sc.diff, feed: feed, notKept: sc.notKept, from: sc.from, kept: sc.kept, firsts: sc.firsts, follow: f}
 	if last != nil {
 		ls.base, ls.last, ls.dirty = last.index, last, dirty
-	}
-	if f != nil {
-		ls.follow = f
 	}
 	defer func() { ls.still.Close() }()
 	if err != nil {

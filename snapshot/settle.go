@@ -123,10 +123,9 @@ func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]snapstore
 		return false, nil, err
 	}
 	if rec := w.record(items); len(rec) != len(watched) {
-		var b []byte
-		b, ls.written = snapstore.IndexFrom(ls.curID, ls.diskID, items, rec, ls.base, ls.from, ls.kept)
-		if ls.s.WriteIndex(b) == nil && ls.written != nil {
-			ls.written.Stamp, _ = ls.s.IndexStamp()
+		b, base := snapstore.IndexFrom(ls.curID, ls.diskID, items, rec, ls.base, ls.from, ls.kept)
+		if ls.s.WriteIndexFrom(b, base) == nil {
+			ls.written = base
 		}
 		return true, rec, nil
 	}
@@ -271,11 +270,8 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 	}
 	sums := r.w.record(items)
 	b, base := snapstore.IndexFrom(ls.id, ls.diskID, items, sums, ls.base, ls.from, ls.kept)
-	if err := ls.commit(ms.Refs[ls.id], b); err != nil {
+	if err := ls.commit(ms.Refs[ls.id], b, base); err != nil {
 		return nil, err
-	}
-	if base != nil {
-		base.Stamp, _ = ls.s.IndexStamp()
 	}
 	ls.committed = &followed{snapshot: ls.id, items: items, notKept: ls.notKept, watched: sums, index: base, firsts: ls.firsts}
 	r.res = Result{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
@@ -369,9 +365,9 @@ func (ls *liveSave) resum(r *round) error {
 
 // commit removes the objects of the save that its manifest does not use
 // (copies of rounds that did not settle), then makes it current and writes
-// the index idx. It is written before the save returns: a Mirror's
-// write-back reads it (changes.go).
-func (ls *liveSave) commit(used []uint32, idx []byte) error {
+// the index idx (encoded as base, when not nil: IndexFrom). It is written
+// before the save returns: a Mirror's write-back reads it (changes.go).
+func (ls *liveSave) commit(used []uint32, idx []byte, base *snapstore.IndexBase) error {
 	dir := ls.s.Path("objects", ls.id)
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
@@ -383,7 +379,7 @@ func (ls *liveSave) commit(used []uint32, idx []byte) error {
 	if err := ls.s.Commit(ls.id); err != nil {
 		return err
 	}
-	_ = ls.s.WriteIndex(idx)
+	_ = ls.s.WriteIndexFrom(idx, base)
 	return nil
 }
 

@@ -92,7 +92,7 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 	for i := range entries {
 		w.Add(entries[i].Path, ids[i], entries[i].HardLink, nil)
 	}
-	if err := ls.commit(ms.Refs[ls.id], w.Bytes()); err != nil {
+	if err := ls.commit(ms.Refs[ls.id], w.Bytes(), nil); err != nil {
 		return Result{}, err
 	}
 	if r.splicedAsScanned(len(entries)) {

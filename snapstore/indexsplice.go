@@ -122,6 +122,19 @@ type IndexStamp struct {
 	mtime, ctime int64
 }
 
+// WriteIndexFrom writes the index b that IndexFrom encoded as base (nil:
+// none) and, once it is written, records the file's stamp in base: the
+// next save takes the index from base while the file is still that one.
+func (s *Store) WriteIndexFrom(b []byte, base *IndexBase) error {
+	if err := s.WriteIndex(b); err != nil {
+		return err
+	}
+	if base != nil {
+		base.Stamp, _ = s.IndexStamp()
+	}
+	return nil
+}
+
 // IndexStamp is the index file's stamp now; false when there is none.
 func (s *Store) IndexStamp() (IndexStamp, bool) {
 	var st unix.Stat_t

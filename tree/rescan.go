@@ -265,7 +265,8 @@ func (r *rescan) read(rel string, pi int) error {
 	// looked only at other names: then it is as it was.
 	absent := func(k int) error {
 		if only != nil {
-			if _, looked := only[baseName(r.prev[k].Rel)]; !looked {
+			_, name := SplitRel(r.prev[k].Rel)
+			if _, looked := only[name]; !looked {
 				r.carry(k)
 				if r.prev[k].Id.Mode&unix.S_IFMT == unix.S_IFDIR {
 					return r.folder(k, len(r.prev))
@@ -317,14 +318,6 @@ func (r *rescan) read(rel string, pi int) error {
 		}
 	}
 	return nil
-}
-
-// baseName is the last element of rel.
-func baseName(rel string) string {
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		return rel[i+1:]
-	}
-	return rel
 }
 
 // next is the place in prev after name k of a folder (and its contents).
@@ -459,7 +452,8 @@ func (r *rescan) keptNot(prev []NotKept) []NotKept {
 	for _, n := range prev {
 		dir := parentOf(n.Path)
 		if only, ok := r.partial[dir]; ok {
-			if _, looked := only[baseName(n.Path)]; looked {
+			_, name := SplitRel(n.Path)
+			if _, looked := only[name]; looked {
 				continue // looked at again: in skipped if still skipped
 			}
 		} else if r.res.Read[dir] {
