@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -57,5 +58,64 @@ func TestAutosaveSaysWhenItRuns(t *testing.T) {
 	c.run(0, "create", "Plain", "64M", "--keep")
 	if c.err.Len() != 0 {
 		t.Errorf("warned with no interval given: %q", c.err.String())
+	}
+}
+
+// TestAutosaveContinuousWarns: --save-every auto (continuous keep, stored
+// as interval 0 with continuous set) warns like an interval does that
+// nothing is saved until the menu-bar app runs, from every verb that sets
+// it, and not while the app runs.
+func TestAutosaveContinuousWarns(t *testing.T) {
+	const note = "is saved continuously (seconds after each change) only while the menu-bar app runs, and it is not running now, so nothing is saved until it starts"
+	tests := []struct {
+		name  string
+		setup [][]string // run first, warnings not checked
+		args  []string
+		who   string // the name the note is about; "" for no note
+	}{
+		{name: "create", args: []string{"create", "Work", "64M", "--keep", "--save-every", "auto"}, who: "Work"},
+		{name: "create mirror", args: []string{"create", "Site", "64M", "--mirror", "FOLDER", "--save-every", "auto"}, who: "Site"},
+		{name: "keep", setup: [][]string{{"create", "Scratch", "64M"}},
+			args: []string{"keep", "Scratch", "--save-every", "auto"}, who: "Scratch"},
+		{name: "create again keeps auto", setup: [][]string{{"create", "Again", "64M", "--keep", "--save-every", "auto"}, {"eject", "Again"}},
+			args: []string{"create", "Again", "64M", "--keep"}, who: "Again"},
+		{name: "preset add", args: []string{"preset", "add", "P", "64M", "--keep", "--save-every", "auto"}, who: "P"},
+		{name: "preset edit", setup: [][]string{{"preset", "add", "Q", "64M", "--keep", "--save-every", "10m"}},
+			args: []string{"preset", "edit", "Q", "--save-every", "auto"}, who: "Q"},
+		{name: "create with auto off", args: []string{"create", "Off", "64M", "--keep", "--save-every", "0"}},
+	}
+	for _, running := range []bool{false, true} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/app running %v", tt.name, running), func(t *testing.T) {
+				c := newContentsApp(t)
+				folder := t.TempDir()
+				if running {
+					release, err := c.a.singleInstance()
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(release)
+				}
+				for _, args := range tt.setup {
+					c.run(0, args...)
+				}
+				args := append([]string(nil), tt.args...)
+				for i := range args {
+					if args[i] == "FOLDER" {
+						args[i] = folder
+					}
+				}
+				c.run(0, args...)
+				got := c.err.String()
+				switch {
+				case tt.who == "" || running:
+					if strings.Contains(got, "menu-bar app") {
+						t.Errorf("rambar %s warned: %q", strings.Join(args, " "), got)
+					}
+				case !strings.Contains(got, "rambar: note: "+tt.who+" "+note):
+					t.Errorf("rambar %s did not warn that nothing is saved until the app runs: %q", strings.Join(args, " "), got)
+				}
+			})
+		}
 	}
 }

@@ -179,28 +179,50 @@ func (a *App) parseFS(s string) (ramdisk.FileSystem, error) {
 	return "", fmt.Errorf("%w %q: use one of %s", ramdisk.ErrFileSystem, s, strings.Join(names, ", "))
 }
 
-// autosaveOf is the autosave interval stored for a kept disk (0: none).
-func (a *App) autosaveOf(name string) time.Duration {
+// autosave is how a kept disk or a preset is saved by the menu-bar app:
+// every Every, or continuously (--save-every auto, stored as interval 0
+// with Continuous set); neither: not autosaved.
+type autosave struct {
+	Every      time.Duration
+	Continuous bool
+}
+
+// autosaveOf is the autosave stored for a kept disk (zero: none).
+func (a *App) autosaveOf(name string) autosave {
 	k, err := a.keeper()
 	if err != nil {
-		return 0
+		return autosave{}
 	}
 	st, err := k.State(name)
 	if err != nil {
-		return 0
+		return autosave{}
 	}
-	return time.Duration(st.SaveEvery) * time.Second
+	return autosave{Every: time.Duration(st.SaveEvery) * time.Second, Continuous: st.Continuous}
 }
 
-// noteAutosave warns, on stderr, that a disk's autosave waits for the
-// menu-bar app when that is not running.
-func (a *App) noteAutosave(name string, every time.Duration) {
-	if every <= 0 || a.menuBarRunning() {
+// presetAutosave is the autosave a preset sets.
+func presetAutosave(p ramdisk.Preset) autosave {
+	return autosave{Every: p.SaveInterval(), Continuous: p.SaveAuto}
+}
+
+// noteAutosave warns, on stderr, that a disk's autosave (an interval, or
+// continuous) waits for the menu-bar app when that is not running.
+func (a *App) noteAutosave(name string, as autosave) {
+	var how string
+	switch {
+	case as.Every > 0:
+		how = "every " + ramdisk.ShortDuration(as.Every)
+	case as.Continuous:
+		how = "continuously (seconds after each change)"
+	default:
 		return
 	}
-	fmt.Fprintf(a.Stderr, "rambar: note: %s is saved every %s only while the menu-bar app runs, and it is not running now; "+
+	if a.menuBarRunning() {
+		return
+	}
+	fmt.Fprintf(a.Stderr, "rambar: note: %s is saved %s only while the menu-bar app runs, and it is not running now, so nothing is saved until it starts; "+
 		"start it with 'rambar' (at each login: 'rambar login on'), or save now with 'rambar save %s'\n",
-		name, ramdisk.ShortDuration(every), name)
+		name, how, name)
 }
 
 // printPlan prints what is about to happen and what the user must know.

@@ -115,7 +115,7 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Added preset %s: %s\n", p.Name, describePreset(p))
-	a.noteAutosave(p.Name, p.SaveInterval())
+	a.noteAutosave(p.Name, presetAutosave(p))
 	return nil
 }
 
@@ -176,8 +176,8 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Changed preset %s: %s\n", got.Name, describePreset(got))
-	if c.SaveEvery != nil {
-		a.noteAutosave(got.Name, got.SaveInterval())
+	if c.SaveEvery != nil || c.SaveAuto != nil {
+		a.noteAutosave(got.Name, presetAutosave(got))
 	}
 	return nil
 }
