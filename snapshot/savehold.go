@@ -21,8 +21,7 @@ const (
 	jobCached                    // copied by an earlier round of the save, unchanged since
 	jobGone                      // gone, or no longer a regular file
 	jobMoved                     // changed after its scan (the version copied held still: copyCheck.moved)
-	jobUnstable                  // changed during each try of its copy
-	jobBusy                      // written within recentWindow by a process that has it open for writing
+	jobUnstable                  // changed during each try of its copy (for steadyFor)
 )
 
 // copyTries is how many times a file that changes while it is copied is
@@ -60,69 +59,93 @@ func (c *copyCheck) noteMoved(k int, id tree.Ident) {
 	c.mu.Unlock()
 }
 
-// A write(2) changes a file's times as it begins, not as its bytes land,
-// and a program rewriting a file in parts leaves it a mix of its old and
-// new contents between them: a copy may find the same identity before
-// and after and still hold neither version. So a file changed less than
-// recentWindow before its copy is leased first (readLease: granted, no
-// process can be writing it while it is copied). One that a process has
-// open for writing is busy: its copy is not taken as a version that
-// existed (the save keeps its previous version); but a file mapped shared
-// and writable, which always has a writer, is compared by its contents
-// before and after its copy instead (watch.go). Where leases cannot tell
-// (another user's file; macOS), a file is copied once it has been left
-// alone for quiet. A lease makes a program that opens the file for
+// A file is copied as it is and checked: a version that existed is one
+// with the same identity before and after its copy (and, watched, the same
+// contents). A write(2) changes a file's times as it begins, not as its
+// bytes land, and two writes in one tick of the kernel's clock may leave
+// the same times, so the identity before is read only after the clock has
+// passed the file's ctime, and the copy starts only once any write in
+// progress has landed (tree.WriteBarrier; where there is none, macOS, once
+// the file has been left alone for quietFor). A file changed less than
+// recentWindow before its copy is leased first where the kernel allows
+// (tree.ReadLease: granted, no process can open it for writing while it is
+// copied). A file that a program writes without pause (a log, a database
+// committing every few milliseconds) is copied again, at once, between its
+// writes, for up to steadyFor: a few MB copy in a millisecond, between two
+// writes 10 ms apart. One never still for a whole copy keeps its previous
+// version, and is named. A lease makes a program that opens the file for
 // writing wait until the copy is done, so files past leaseMax (their copy
-// takes a while) are not leased either.
+// takes a while) are not leased.
 const (
 	recentWindow = time.Second
-	quiet        = 50 * time.Millisecond
 	leaseMax     = 64 << 20
+	steadyFor    = 400 * time.Millisecond
+	// quietBase and quietRate make quietFor: where no write barrier
+	// exists, a write of n bytes begun quietFor(n) ago has landed.
+	quietBase = 5 * time.Millisecond
+	quietRate = 1 << 30 // bytes a second
 )
 
-// quietLeft is how long until a file of identity id (changed at its ctime)
-// has been left alone for quiet, as of now; none when its ctime is ahead
-// of the clock (it stepped back: nothing can be told).
-func quietLeft(id tree.Ident, now time.Time) time.Duration {
-	since := time.Duration(now.UnixNano() - id.CTime)
-	if since < -time.Second {
-		return 0
+// quietFor is how long a file of size bytes must have been left alone
+// before its copy where the kernel has no write barrier.
+func quietFor(size int64) time.Duration {
+	return quietBase + time.Duration(size)*time.Second/quietRate
+}
+
+// settledBy reports whether a file of identity id, as read after the
+// change clock read clock, is settled: any later write changes its
+// identity. With a write barrier, its ctime must be older than clock; a
+// ctime of whole seconds (HFS+ keeps no more) must be a second older;
+// without a barrier, it must also have been left alone for quietFor. A
+// ctime ahead of the clock by more than a second (the clock stepped back)
+// settles nothing until the clock is past it; wait is how long to wait
+// before asking again.
+func settledBy(id tree.Ident, clock int64, barrier bool) (ok bool, wait time.Duration) {
+	need := id.CTime + 1
+	if id.CTime%int64(time.Second) == 0 {
+		need = id.CTime + int64(time.Second)
 	}
-	return max(quiet-since, 0)
+	if !barrier {
+		need = max(need, id.CTime+int64(quietFor(id.Size)))
+	}
+	if clock >= need {
+		return true, 0
+	}
+	return false, min(time.Duration(need-clock), 50*time.Millisecond)
 }
 
 // held copies job k's file (open as in, of identity id) with copy, again
-// while it changes (up to copyTries times; redo puts the output back first),
+// while it changes (for up to steadyFor; redo puts the output back first),
 // and sets the job's state: whether the version kept is the scanned one,
 // held still.
 func (c *copier) held(k int, in int, id tree.Ident, copy func() error, redo func() error) error {
 	j, rel := &c.jobs[k], c.path(c.jobs[k].ref)
 	want, watched := c.chk.w.sum(rel)
-	leased, writer := false, false
-	if time.Duration(time.Now().UnixNano()-id.CTime) < recentWindow && id.Size <= leaseMax {
-		leased, writer = tree.ReadLease(in)
+	leased := false
+	if time.Duration(tree.ChangeClock()-id.CTime) < recentWindow && id.Size <= leaseMax && !watched {
+		leased, _ = tree.ReadLease(in) // refused for a file open for writing: copied between its writes
 	}
-	if writer && !watched { // a watched file is told held still by its contents
-		j.state = jobBusy
-		return nil
-	}
-	copied := false
+	copied, deadline := false, time.Now().Add(steadyFor)
 	for try := 1; ; try++ {
-		if d := quietLeft(id, time.Now()); !leased && d > 0 {
-			time.Sleep(d)
-			var st unix.Stat_t
-			if err := unix.Fstat(in, &st); err != nil {
-				return err
-			}
-			if now := tree.IdentOf(&st); now != id {
-				if try == copyTries {
-					j.state = jobUnstable
-					return nil
-				}
-				id = now
-				continue
-			}
+		clock := tree.ChangeClock()
+		var st unix.Stat_t
+		if err := unix.Fstat(in, &st); err != nil {
+			return err
 		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			j.state = jobGone
+			return nil
+		}
+		id = tree.IdentOf(&st)
+		if ok, wait := settledBy(id, clock, tree.HasWriteBarrier); !ok && !leased {
+			if time.Now().Add(wait).After(deadline) {
+				j.state = jobUnstable
+				return nil
+			}
+			time.Sleep(wait)
+			continue
+		}
+		tree.WriteBarrier(in)
 		if copied {
 			if _, err := unix.Seek(in, 0, unix.SEEK_SET); err != nil {
 				return err
@@ -135,7 +158,6 @@ func (c *copier) held(k int, in int, id tree.Ident, copy func() error, redo func
 			return err
 		}
 		copied = true
-		var st unix.Stat_t
 		if err := unix.Fstat(in, &st); err != nil {
 			return err
 		}
@@ -159,10 +181,9 @@ func (c *copier) held(k int, in int, id tree.Ident, copy func() error, redo func
 			j.state = jobMoved
 			c.chk.noteMoved(k, id)
 			return nil
-		case try == copyTries:
+		case leased || try >= copyTries && time.Now().After(deadline):
 			j.state = jobUnstable
 			return nil
 		}
-		id = after
 	}
 }

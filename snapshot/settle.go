@@ -73,6 +73,9 @@ type liveSave struct {
 	// committed is what a round committed, for the next save by the feed
 	// (nil: none, or the snapshot is one taken while in use).
 	committed *followed
+	// looked: the round's look was made before it (a steady take's):
+	// the round makes none.
+	looked bool
 
 	id    string // the snapshot being made
 	next  uint32 // its next object number
@@ -164,6 +167,9 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, e
 		}
 		if r.moved.N == 0 || r.res.InUse != nil {
 			return r.res, nil
+		}
+		if res, ok, err := ls.steady(ctx, r); err != nil || ok {
+			return res, err
 		}
 		if n == saveRounds {
 			return ls.inUse(r)
@@ -298,6 +304,11 @@ func (ls *liveSave) startLook(items []tree.Scanned) *look {
 	lk := &look{done: make(chan struct{}), run: func(stop *atomic.Bool) (*snapstore.PathList, bool, error) {
 		return ls.look(items, stop)
 	}}
+	if ls.looked {
+		lk.diffs = &snapstore.PathList{}
+		close(lk.done)
+		return lk
+	}
 	if ls.still.Still() {
 		lk.still = ls.still
 		return lk

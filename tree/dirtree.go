@@ -85,6 +85,20 @@ func (t *DirTree) Parent(rel string) (fd int, name string, done func(), err erro
 	return fd, rel[i+1:], func() { unix.Close(fd) }, nil
 }
 
+// Lstat reads rel's status without following a symlink, through the
+// descriptors beneath t (the root itself for ".").
+func (t *DirTree) Lstat(rel string, st *unix.Stat_t) error {
+	if rel == "." {
+		return unix.Fstat(t.Fd, st)
+	}
+	fd, name, done, err := t.Parent(rel)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+}
+
 // Mkdir makes folder rel (mode 0700 until its metadata is set); a folder
 // already there is fine, anything else there is an error.
 func (t *DirTree) Mkdir(rel string) error {

@@ -1,0 +1,278 @@
+package snapshot
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"rambar/tree"
+
+	"golang.org/x/sys/unix"
+)
+
+// A program that never stops writing (a log appended every 10 ms, a
+// database committing as fast as it can) keeps a save's rounds from ever
+// holding still (settle.go): each round's look finds its files changed
+// again. Yet between two of its writes the files are still for a few
+// milliseconds, long enough to copy a few MB. So once a round finds paths
+// moved, the save takes the folders they are in as one group, at one
+// moment (steady), before it pauses for another round:
+//
+//  1. The change clock is read (t0), then the group's folders are read
+//     again (tree.Rescan: the rest of the scan is kept as it was).
+//  2. Every file of the group not already copied as it is now is copied
+//     (copier.held: the same identity before and after, each after a
+//     write barrier).
+//  3. Every path of the group, and each folder, is stat'ed again: each
+//     must be as step 1 found it, and changed before t0, so that any
+//     change after step 1 would have shown (the top folder's names are
+//     listed again: its times move for RAMBar's own files). Then every
+//     path of the group was as copied from step 1 to step 3, together.
+//  4. The rest of the disk is looked at (the round's look): each path must
+//     still be as the scan found it, so it too was as copied at that
+//     moment. A folder outside the group that moved joins it for the next
+//     try.
+//
+// The snapshot is then the disk as it was at one moment: a database and
+// its journal, WAL and log match. It is committed as a round would (a
+// round that takes the group's copies and needs no look), so the next save
+// by the feed goes on from it. A group with a file of several names or
+// one mapped shared and writable is not taken this way (the rounds go on).
+
+const (
+	// steadyTakes and steadyTakeFor bound the tries of a steady take.
+	steadyTakes   = 10
+	steadyTakeFor = 800 * time.Millisecond
+)
+
+// steady tries to commit round r's disk, whose paths moved, by taking the
+// folders they are in as one group at one moment (see above); ok reports
+// that it did, res then being the save's result.
+func (ls *liveSave) steady(ctx context.Context, r *round) (res Result, ok bool, err error) {
+	if r.moved.N == 0 || r.moved.N > len(r.moved.Paths) || r.w.any() {
+		return Result{}, false, nil
+	}
+	dirty := map[string]struct{}{}
+	for _, p := range r.moved.Paths {
+		addParent(dirty, p)
+	}
+	for p := range r.lost {
+		addParent(dirty, p)
+	}
+	ls.remember(r)
+	deadline := time.Now().Add(steadyTakeFor)
+	for try := 0; try < steadyTakes && time.Now().Before(deadline); try++ {
+		if err := ctx.Err(); err != nil {
+			return Result{}, false, err
+		}
+		g, err := ls.takeGroup(ctx, r.items, dirty)
+		if err != nil {
+			return Result{}, false, err
+		}
+		switch {
+		case g.never:
+			return Result{}, false, nil
+		case !g.ok:
+			for _, p := range g.more {
+				addParent(dirty, p)
+			}
+			time.Sleep(g.wait)
+			continue
+		}
+		if res, ok, err := ls.commitGroup(ctx, g); err != nil || ok {
+			return res, ok, err
+		}
+	}
+	return Result{}, false, nil
+}
+
+// addParent adds the folder holding path p to set.
+func addParent(set map[string]struct{}, p string) {
+	if parent, ok := pathParent(p); ok {
+		set[parent] = struct{}{}
+	} else {
+		set["."] = struct{}{}
+	}
+}
+
+// group is one try of a steady take.
+type group struct {
+	items   []tree.Scanned // the scan with the group's folders read again
+	notKept []tree.NotKept
+	firsts  map[int32]bool
+	// ok: every path of the group was as copied at one moment, and the
+	// rest as scanned. Else more are paths outside the group that moved,
+	// wait how long to wait before the next try, and never that no try
+	// can take this group.
+	ok    bool
+	never bool
+	more  []string
+	wait  time.Duration
+}
+
+// takeGroup is one try of a steady take of the folders dirty of the disk
+// scanned as items (steps 1 to 4 above).
+func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty map[string]struct{}) (*group, error) {
+	t0 := tree.ChangeClock()
+	var keepLF func() bool
+	if ls.idx != nil {
+		keepLF = ls.idx.Lists("lost+found")
+	}
+	rs, err := tree.Rescan(ls.root, items, ls.notKept, tree.Dirty{Folders: dirty}, tree.Opts{KeepLF: keepLF, Caches: ls.s.Caches, Feed: ls.feed})
+	if err != nil {
+		return &group{wait: time.Millisecond}, nil // a folder went as it was read: the next try reads its parent
+	}
+	g := &group{items: rs.Items, notKept: rs.NotKept, firsts: rs.Firsts}
+	var members []int32
+	var jobs []copyJob
+	for i := range rs.Items {
+		it := &rs.Items[i]
+		if !ls.inGroup(rs.Read, it.Rel) {
+			continue
+		}
+		members = append(members, int32(i))
+		if tree.KindOf(it.Id.Mode) != tree.KindFile {
+			continue
+		}
+		if it.HardLink != 0 || ls.mapped[it.Id.Ino] {
+			g.never = true
+			return g, nil
+		}
+		if c, ok := ls.cache[it.Rel]; ok && c.id == it.Id {
+			continue
+		}
+		jobs = append(jobs, copyJob{ref: int32(i), size: it.Id.Size, sparse: it.Sparse()})
+	}
+	if ok, err := ls.copyGroup(ctx, rs.Items, jobs); err != nil || !ok {
+		g.wait = time.Millisecond
+		return g, err
+	}
+	if ok, wait, err := ls.groupHeld(rs.Items, members, rs.NotKept, keepLF, t0, rs.Read["."]); err != nil || !ok {
+		g.wait = max(wait, time.Millisecond)
+		return g, err
+	}
+	var stop atomic.Bool
+	diffs, _, err := ls.look(rs.Items, &stop)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range diffs.Paths {
+		if !ls.inGroup(rs.Read, p) {
+			g.more = append(g.more, p)
+		}
+	}
+	g.ok = len(g.more) == 0 && diffs.N == len(diffs.Paths)
+	return g, nil
+}
+
+// inGroup reports whether path rel is in a folder read again (the top
+// itself is not: its times move for RAMBar's own files).
+func (ls *liveSave) inGroup(read map[string]bool, rel string) bool {
+	parent, ok := pathParent(rel)
+	return ok && read[parent] || rel != "." && read[rel]
+}
+
+// copyGroup copies the jobs (files of items, step 2), keeping each copy
+// for the tries and rounds after (ls.cache); ok reports that each held
+// still as items found it.
+func (ls *liveSave) copyGroup(ctx context.Context, items []tree.Scanned, jobs []copyJob) (bool, error) {
+	if len(jobs) == 0 {
+		return true, nil
+	}
+	path := func(ref int32) string { return items[ref].Rel }
+	chk := &copyCheck{scanned: func(k int) *tree.Scanned { return &items[jobs[k].ref] }, w: newWatch(nil, nil)}
+	ext := &extentsOf{}
+	var err error
+	if ls.next, err = ls.s.copyObjects(ctx, ls.root, ls.id, jobs, ls.next, path, chk, ext, nil); err != nil {
+		return false, err
+	}
+	ok := true
+	for k := range jobs {
+		j := &jobs[k]
+		if j.state != jobCopied {
+			ok = false
+			continue
+		}
+		ls.cache[items[j.ref].Rel] = cachedCopy{id: items[j.ref].Id, obj: j.obj(ls.id), size: j.size, ext: ext.m[k]}
+	}
+	return ok, nil
+}
+
+// groupHeld stats the group's members (places in items) again (step 3):
+// ok when each is as items has it and changed before t0; else wait is how
+// long until the change clock passes one that changed too lately. top:
+// the top folder is in the group, so its names are compared too.
+func (ls *liveSave) groupHeld(items []tree.Scanned, members []int32, notKept []tree.NotKept, keepLF func() bool, t0 int64, top bool) (ok bool, wait time.Duration, err error) {
+	t, err := tree.OpenTree(ls.root)
+	if err != nil {
+		return false, 0, err
+	}
+	defer t.Close()
+	for _, i := range members {
+		it := &items[i]
+		var st unix.Stat_t
+		if err := t.Lstat(it.Rel, &st); err != nil || tree.IdentOf(&st) != it.Id {
+			return false, 0, nil
+		}
+		if settled, w := settledBy(it.Id, t0, true); !settled {
+			return false, w, nil
+		}
+	}
+	if top {
+		return topHeld(t.Fd, items, notKept, keepLF), 0, nil
+	}
+	return true, 0, nil
+}
+
+// topHeld reports whether the disk's top folder (open as fd) holds just
+// the names items and notKept give it, less what is never contents.
+func topHeld(fd int, items []tree.Scanned, notKept []tree.NotKept, keepLF func() bool) bool {
+	want := map[string]bool{}
+	for i := range items {
+		if p, ok := pathParent(items[i].Rel); ok && p == "." {
+			want[items[i].Rel] = true
+		}
+	}
+	for _, n := range notKept {
+		if p, ok := pathParent(n.Path); ok && p == "." {
+			want[n.Path] = true
+		}
+	}
+	names, err := tree.DirNames(fd)
+	if err != nil {
+		return false
+	}
+	seen := 0
+	for _, n := range names {
+		var st unix.Stat_t
+		if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return false
+		}
+		if tree.IsReserved(fd, n, &st, keepLF) {
+			continue
+		}
+		if !want[n] {
+			return false
+		}
+		seen++
+	}
+	return seen == len(want)
+}
+
+// commitGroup commits the disk as group g took it: a round of its scan
+// that finds every file it needs copied (the group's copies, and the
+// rounds' before) and looks no further (step 4 looked).
+func (ls *liveSave) commitGroup(ctx context.Context, g *group) (Result, bool, error) {
+	ls.match, ls.pre, ls.from, ls.kept = nil, nil, nil, nil
+	ls.notKept, ls.firsts = g.notKept, g.firsts
+	ls.looked = true
+	defer func() { ls.looked = false }()
+	r, err := ls.round(ctx, g.items, false)
+	if err != nil {
+		return Result{}, false, err
+	}
+	if r.moved.N > 0 || r.res.Snapshot != ls.id {
+		return Result{}, false, nil
+	}
+	return r.res, true, nil
+}
