@@ -2,9 +2,11 @@ package disks
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"rambar/internal/boottime"
+	"rambar/internal/diskid"
 	"rambar/keeper"
 )
 
@@ -15,10 +17,20 @@ import (
 // also saves those with an interval and unsaved changes whose interval
 // has passed since their last save (keeper.SaveDue: on the boot clock, so
 // a wall clock set back stops nothing). report hears each save's outcome.
+//
+// Between ticks it looks every FollowCheck, with a stat or two and no
+// listing, whether a followed disk is no longer the volume mounted where
+// it was or this data folder's records of the disks it made changed (a
+// disk made or ejected, by the CLI too); then it lists the disks and
+// follows them again: a followed disk ejected and made again is followed
+// again within seconds, by a feed of the new disk.
 func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(name string, r keeper.Result, err error)) error {
 	t := time.NewTicker(tick)
 	defer t.Stop()
+	look := time.NewTicker(min(FollowCheck, tick))
+	defer look.Stop()
 	defer s.stopFollowing()
+	made := s.madeStamp()
 	if k, vs, err := s.mountedKeeper(ctx); err == nil {
 		s.followDisks(ctx, k, vs, report)
 	}
@@ -26,6 +38,16 @@ func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-look.C:
+			now := s.madeStamp()
+			if now == made && !s.followedMoved() {
+				continue
+			}
+			if k, vs, err := s.mountedKeeper(ctx); err == nil {
+				made = now
+				s.followDisks(ctx, k, vs, report)
+			}
+			continue
 		case <-t.C:
 		}
 		k, vs, err := s.mountedKeeper(ctx) // one listing for both
@@ -38,4 +60,23 @@ func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(
 			return every > 0 && keeper.SaveDue(st, every-tick/10, time.Now(), boottime.Now())
 		}, report)
 	}
+}
+
+// FollowCheck is how often Autosave looks whether the disks it follows
+// are still mounted and whether this data folder made or ejected a disk.
+const FollowCheck = 2 * time.Second
+
+// madeStamp is when this data folder's records of the disks it made last
+// changed (every create, keep and eject writes or removes one; zero when
+// there are none): the folder's modification time, one stat.
+func (s *Service) madeStamp() time.Time {
+	k, err := s.Keeper()
+	if err != nil || k.Data == "" {
+		return time.Time{}
+	}
+	fi, err := os.Stat(diskid.NewRegistry(k.Data).Dir)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
 }

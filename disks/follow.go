@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"rambar/internal/diskid"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -19,36 +20,66 @@ type followers struct {
 	m  map[string]*follower
 }
 
-// follower is one followed disk.
+// follower is one followed disk: the volume mounted at mount whose
+// identity is id (diskid.For) and, read at once with no engine, local
+// (diskid.Of). A disk ejected and made again at the same place under the
+// same name is another volume: it gets a follower of its own.
 type follower struct {
-	f     *keeper.Following
-	mount string
-	stop  context.CancelFunc
+	f         *keeper.Following
+	mount     string
+	id, local string
+	stop      context.CancelFunc
 }
 
-// following is the follower of disk v, nil if none.
+// following is the follower of disk v, nil if none: of this very volume,
+// not of one ejected before it was made again at the same place.
 func (s *Service) following(v ramdisk.Volume) *keeper.Following {
+	id := diskid.For(v.Identity, v.MountPoint)
 	s.follow.mu.Lock()
 	defer s.follow.mu.Unlock()
-	if fl, ok := s.follow.m[v.Name]; ok && fl.mount == v.MountPoint {
+	if fl, ok := s.follow.m[v.Name]; ok && fl.mount == v.MountPoint && fl.id == id {
 		return fl.f
 	}
 	return nil
+}
+
+// followedMoved reports whether a followed disk is no longer the volume
+// mounted where it was (ejected, or ejected and made again): a stat of each
+// mount point, cheap enough to ask every few seconds.
+func (s *Service) followedMoved() bool {
+	s.follow.mu.Lock()
+	fls := make([]follower, 0, len(s.follow.m))
+	for _, fl := range s.follow.m {
+		fls = append(fls, *fl)
+	}
+	s.follow.mu.Unlock()
+	for _, fl := range fls {
+		if local, err := diskid.Of(fl.mount); err != nil || local != fl.local {
+			return true
+		}
+	}
+	return false
 }
 
 // followDisks follows every disk of vs (the mounted ones) that is kept or
 // mirrored and stops following those that are gone; the disks that save continuously
 // are saved as they change, report hearing each save.
 func (s *Service) followDisks(ctx context.Context, k *keeper.Keeper, vs []ramdisk.Volume, report func(name string, r keeper.Result, err error)) {
-	mounted := map[string]string{}
+	type place struct{ mount, id string }
+	mounted := map[string]place{}
 	for _, v := range vs {
 		st, err := k.State(v.Name)
 		if err != nil || !k.Holds(v, st) || s.InPlace(ctx, v) != "" {
 			continue // an in-place disk is saved from another mount point
 		}
-		mounted[v.Name] = v.MountPoint
+		id := diskid.For(v.Identity, v.MountPoint)
+		mounted[v.Name] = place{v.MountPoint, id}
 		if s.following(v) != nil {
 			continue
+		}
+		local, err := diskid.Of(v.MountPoint)
+		if err != nil {
+			continue // gone since the listing
 		}
 		f, err := k.Follow(v)
 		if err != nil {
@@ -63,13 +94,13 @@ func (s *Service) followDisks(ctx context.Context, k *keeper.Keeper, vs []ramdis
 			old.stop()
 			old.f.Close()
 		}
-		s.follow.m[v.Name] = &follower{f: f, mount: v.MountPoint, stop: stop}
+		s.follow.m[v.Name] = &follower{f: f, mount: v.MountPoint, id: id, local: local, stop: stop}
 		s.follow.mu.Unlock()
 		go s.keepSaved(fctx, k, v, f, report)
 	}
 	s.follow.mu.Lock()
 	for name, fl := range s.follow.m {
-		if mounted[name] != fl.mount {
+		if mounted[name] != (place{fl.mount, fl.id}) {
 			fl.stop()
 			fl.f.Close()
 			delete(s.follow.m, name)
