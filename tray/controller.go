@@ -368,6 +368,11 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 			disks = append(disks, d)
 			continue
 		}
+		if d.Whose != "" {
+			// Another data folder's disk, or one no RAMBar made: its
+			// maker speaks of it, not this app.
+			continue
+		}
 		c.notify(name+" is gone", "It was ejected outside RAMBar or lost (sleep, a crash of its helper); what it held is gone.")
 	}
 	sortDisks(disks)
