@@ -16,11 +16,26 @@
 // save's own walk (Watch) just before the folder's names are read, within
 // the system's max_user_watches. On macOS it is an FSEvents stream with
 // file-level events on the disk's volume, delivered on a dispatch queue;
-// folders need no watch of their own there.
+// folders need no watch of their own there. FSEvents reports a write only
+// when the writer closes the file, so the macOS feed also looks at the
+// files open for writing on the disk (libproc, else lsof) at every take
+// and every second, and marks their folders changed (openwrite.go).
+//
+// OpenWith's ModeFSEvents is, on Linux, a test mode with FSEvents'
+// semantics (writes heard at close, folders without names, the open files
+// looked at, one take in N dropped), chosen in the app by the
+// environment (EnvMode: RAMBAR_FEED_MODE=fsevents), so that the tests and
+// the self-test run the Mac's behaviour here. On macOS every mode is the
+// native one.
 //
 // # Files
 //
-//	feed.go            the Feed's changes: folders, counts, lost, the wake-up
-//	inotify_linux.go   the Linux feed: a watch per folder
-//	fsevents_darwin.go the macOS feed: one FSEvents stream per disk
+//	feed.go              the Feed's changes: folders, counts, lost, the wake-up
+//	mode.go              Mode, Options, the environment's choice
+//	inotify_linux.go     the Linux feed: a watch per folder (native, or FSEvents' semantics)
+//	fsevents_darwin.go   the macOS feed: one FSEvents stream per disk
+//	openwrite.go         the look at the files open for writing (FSEvents' semantics)
+//	openwrite_linux.go   which files are open for writing: /proc/PID/fd and fdinfo
+//	openwrite_darwin.go  which files are open for writing: libproc, else lsof -F
+//	openwrite_parse.go   the readers of fdinfo, lsof -F and libproc's structure (every system's tests)
 package changefeed

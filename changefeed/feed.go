@@ -1,6 +1,7 @@
 package changefeed
 
 import (
+	"fmt"
 	"maps"
 	"sync"
 	"time"
@@ -52,6 +53,9 @@ type pending struct {
 	names  bool
 	whole  map[string]bool
 	stored int // names in c.Named
+	// dropEvery, when above 0, makes every dropEvery-th take Lost (the
+	// FSEvents test mode's drops); takes counts them.
+	dropEvery, takes int
 }
 
 // maxNames is how many changed names a feed keeps (Changes.Named) before
@@ -92,12 +96,22 @@ func (p *pending) addName(folder, name string) {
 	p.stored++
 }
 
-// add records a change to name in folder ("" name: the folder itself).
+// add records a change to name in folder ("" name: the folder itself),
+// and wakes whoever waits for one.
 func (p *pending) add(folder, name string, at time.Time) {
+	if p.mark(folder, name, at) {
+		p.poke()
+	}
+}
+
+// mark records a change to name in folder at or before at, waking no one
+// (a look at the open files, not an event); false when ignored.
+func (p *pending) mark(folder, name string, at time.Time) bool {
 	if p.ignored != nil && p.ignored(folder, name) {
-		return
+		return false
 	}
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.c.Folders == nil {
 		p.c.Folders = map[string]struct{}{}
 	}
@@ -113,9 +127,10 @@ func (p *pending) add(folder, name string, at time.Time) {
 		}
 		p.c.Paths++
 	}
-	p.c.Last = at
-	p.mu.Unlock()
-	p.poke()
+	if at.After(p.c.Last) {
+		p.c.Last = at
+	}
+	return true
 }
 
 // lose records that the feed may have missed something.
@@ -142,6 +157,11 @@ func (p *pending) Take() Changes {
 	defer p.mu.Unlock()
 	c := p.c
 	p.c, p.named, p.whole, p.stored = Changes{}, nil, nil, 0
+	if p.dropEvery > 0 {
+		if p.takes++; p.takes%p.dropEvery == 0 && !c.Lost {
+			c.Lost, c.Why = true, fmt.Sprintf("FSEvents dropped events (the test mode drops one take in %d)", p.dropEvery)
+		}
+	}
 	return c
 }
 

@@ -9,6 +9,11 @@ type Feed struct{ *pending }
 
 // Open fails: this system has no change feed RAMBar uses.
 func Open(string, func(folder, name string) bool) (*Feed, error) {
+	return OpenWith("", Options{})
+}
+
+// OpenWith fails: this system has no change feed RAMBar uses.
+func OpenWith(string, Options) (*Feed, error) {
 	return nil, errors.New("no change feed on this system")
 }
 

@@ -4,7 +4,6 @@ package changefeed
 
 import (
 	"fmt"
-	"path"
 	"strings"
 	"sync"
 	"time"
@@ -93,16 +92,25 @@ type Feed struct {
 	stream uintptr
 	mu     sync.Mutex
 	closed bool
+	// writers looks at the files open for writing on the disk, which
+	// FSEvents hears only once they are closed.
+	writers *writers
 }
 
 // Open starts following the disk at root. ignored, when not nil, leaves
 // out changes it names (RAMBar's own files on the disk). The first Changes
 // are Lost: nothing before the stream started is known.
 func Open(root string, ignored func(folder, name string) bool) (*Feed, error) {
+	return OpenWith(root, Options{Ignored: ignored})
+}
+
+// OpenWith starts following the disk at root as o says; on macOS every
+// Mode is the native one (FSEvents), and nothing is dropped on purpose.
+func OpenWith(root string, o Options) (*Feed, error) {
 	if err := fsev(); err != nil {
 		return nil, err
 	}
-	f := &Feed{pending: newPending(ignored, false), root: strings.TrimSuffix(root, "/")}
+	f := &Feed{pending: newPending(o.Ignored, false), root: strings.TrimSuffix(root, "/")}
 	s := cfStringCreateWithCString(0, f.root, utf8Encoding)
 	if s == 0 {
 		return nil, fmt.Errorf("FSEventStreamCreate %s: the path is not UTF-8", root)
@@ -120,6 +128,7 @@ func Open(root string, ignored func(folder, name string) bool) (*Feed, error) {
 		f.Close()
 		return nil, fmt.Errorf("FSEventStreamStart %s failed", root)
 	}
+	f.writers = newWriters(f.pending, f.root)
 	return f, nil
 }
 
@@ -127,15 +136,18 @@ func Open(root string, ignored func(folder, name string) bool) (*Feed, error) {
 func (f *Feed) Watch(int, string) {}
 
 // Take returns the changes since the last take, and starts afresh: the
-// events of every change made before it is called are delivered first.
+// events of every change made before it is called are delivered first,
+// and the folders of the files open for writing are marked changed.
 func (f *Feed) Take() Changes {
 	f.flush()
+	f.writers.look(false)
 	return f.pending.Take()
 }
 
 // Peek returns the changes since the last take, leaving them.
 func (f *Feed) Peek() Changes {
 	f.flush()
+	f.writers.look(true)
 	return f.pending.Peek()
 }
 
@@ -150,6 +162,9 @@ func (f *Feed) flush() {
 
 // Close stops the stream.
 func (f *Feed) Close() error {
+	if f.writers != nil {
+		f.writers.close()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.closed {
@@ -190,11 +205,7 @@ func (f *Feed) event(p string, flags uint32, at time.Time) {
 	case p == f.root:
 		f.add(".", "", at)
 	case strings.HasPrefix(p, f.root+"/"):
-		rel := p[len(f.root)+1:]
-		dir, name := path.Split(rel)
-		if dir = strings.TrimSuffix(dir, "/"); dir == "" {
-			dir = "."
-		}
+		dir, name := splitRelPath(p[len(f.root)+1:])
 		f.add(dir, name, at)
 	}
 }

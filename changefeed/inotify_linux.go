@@ -25,6 +25,10 @@ import (
 const Mask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM |
 	unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
 
+// closedMask is Mask in ModeFSEvents: a written file is heard when it is
+// closed (IN_CLOSE_WRITE), not at each write, as FSEvents hears it.
+const closedMask = Mask&^unix.IN_MODIFY | unix.IN_CLOSE_WRITE
+
 // Feed follows one disk's changes (inotify: a watch per folder, which the
 // save's walk adds through Watch).
 type Feed struct {
@@ -41,18 +45,33 @@ type Feed struct {
 	reading sync.Mutex
 	buf     []byte
 	closed  chan struct{}
+	// mode is the feed's kind; mask the events each watch asks for;
+	// writers, in ModeFSEvents, looks at the files open for writing.
+	mode    Mode
+	mask    uint32
+	writers *writers
 }
 
 // Open starts following the disk at root. ignored, when not nil, leaves
 // out changes it names (RAMBar's own files on the disk); a folder is only
 // followed once Watch is given it, so the first Changes are Lost.
 func Open(root string, ignored func(folder, name string) bool) (*Feed, error) {
+	return OpenWith(root, Options{Ignored: ignored})
+}
+
+// OpenWith starts following the disk at root as o says: Open, or in
+// ModeFSEvents a feed with the Mac's semantics (Mode).
+func OpenWith(root string, o Options) (*Feed, error) {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("inotify_init1: %w", err)
 	}
-	f := &Feed{pending: newPending(ignored, true), root: root, fd: fd, file: os.NewFile(uintptr(fd), "inotify"),
-		wds: map[int32]string{}, buf: make([]byte, 64<<10), closed: make(chan struct{})}
+	f := &Feed{pending: newPending(o.Ignored, o.Mode != ModeFSEvents), root: root, fd: fd, file: os.NewFile(uintptr(fd), "inotify"),
+		wds: map[int32]string{}, buf: make([]byte, 64<<10), closed: make(chan struct{}), mode: o.Mode, mask: Mask}
+	if o.Mode == ModeFSEvents {
+		f.mask, f.pending.dropEvery = closedMask, o.drops()
+		f.writers = newWriters(f.pending, root)
+	}
 	go f.read()
 	return f, nil
 }
@@ -70,7 +89,7 @@ func (f *Feed) Watch(dir int, rel string) {
 		p, flags = "/proc/self/fd/"+strconv.Itoa(dir), unix.IN_ONLYDIR
 	}
 	f.mu.Lock()
-	wd, err := unix.InotifyAddWatch(f.fd, p, Mask|flags)
+	wd, err := unix.InotifyAddWatch(f.fd, p, f.mask|flags)
 	if err == nil {
 		f.wds[int32(wd)] = rel
 	}
@@ -100,21 +119,31 @@ func (f *Feed) Close() error {
 		return nil
 	default:
 	}
+	if f.writers != nil {
+		f.writers.close()
+	}
 	f.reading.Lock()
 	defer f.reading.Unlock()
 	close(f.closed)
 	return f.file.Close()
 }
 
-// Take returns the changes since the last take, and starts afresh.
+// Take returns the changes since the last take, and starts afresh (in
+// ModeFSEvents, with the folders of the files open for writing).
 func (f *Feed) Take() Changes {
 	f.drain()
+	if f.writers != nil {
+		f.writers.look(false)
+	}
 	return f.pending.Take()
 }
 
 // Peek returns the changes since the last take, leaving them.
 func (f *Feed) Peek() Changes {
 	f.drain()
+	if f.writers != nil {
+		f.writers.look(true)
+	}
 	return f.pending.Peek()
 }
 
@@ -200,7 +229,9 @@ func (f *Feed) event(wd int32, m uint32, name string, at time.Time) {
 		}
 		// Any other folder's removal or move is an event of its parent.
 	default:
-		f.made(rel, name, m)
+		if f.mode != ModeFSEvents { // FSEvents tells no links
+			f.made(rel, name, m)
+		}
 		f.add(rel, name, at)
 	}
 }

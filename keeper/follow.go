@@ -30,7 +30,7 @@ func (k *Keeper) Follow(v ramdisk.Volume) (*Following, error) {
 	if err != nil {
 		return nil, err
 	}
-	feed, err := changefeed.Open(v.MountPoint, ownFile)
+	feed, err := changefeed.OpenWith(v.MountPoint, changefeed.Options{Ignored: ownFile, Mode: k.feedMode()})
 	if err != nil {
 		return nil, fmt.Errorf("follow %s: %w", v.Name, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"rambar/changefeed"
 	"rambar/foldersync"
 	"rambar/snapshot"
 	"rambar/snapstore"
@@ -75,6 +76,10 @@ type Keeper struct {
 	// over its folder (in place), the folder's hidden copy. "" opens the
 	// path; an error refuses the load or write-back.
 	Through func(st State) (string, error)
+	// FeedMode, when not changefeed.ModeNative, is the kind of change feed
+	// Follow opens (tests: changefeed.ModeFSEvents, the Mac's semantics on
+	// Linux); else the environment names it (changefeed.EnvMode).
+	FeedMode changefeed.Mode
 
 	// placing, when set, runs in each write-back once the new files are
 	// written and flushed, before the first rename (tests race it).

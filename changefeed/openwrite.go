@@ -1,0 +1,124 @@
+//go:build linux || darwin
+
+package changefeed
+
+import (
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// writersEvery is how often a feed with FSEvents' semantics looks at the
+// files open for writing on its disk to wake the saves.
+const writersEvery = time.Second
+
+// writers looks at the files open for writing on one disk, for a feed
+// with FSEvents' semantics: FSEvents reports a write only when the writer
+// closes the file (xnu's vn_close posts FSE_CONTENT_MODIFIED; vn_write
+// posts nothing), so a file a program keeps open and writes (a log, a
+// database, a VM image) raises no event while it is written. At each Take
+// and Peek the folder of every such file is marked changed (a save looks
+// at it again); every writersEvery the files are looked at, and a file
+// newly open or whose size or times moved since the last look wakes the
+// saves. When the open files cannot be known the changes are Lost.
+type writers struct {
+	p     *pending
+	roots []string                               // the disk's root as given and with symlinks resolved
+	find  func(roots []string) ([]string, error) // the paths under roots open for writing (openWriters)
+	mu    sync.Mutex
+	seen  map[string]fileIdent // at the last look
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// fileIdent is what moves when a file is written: its inode, size and
+// times.
+type fileIdent struct {
+	ino, size    int64
+	mtime, ctime unix.Timespec
+}
+
+// newWriters looks at the files open for writing under root for p, and
+// every writersEvery from now until close.
+func newWriters(p *pending, root string) *writers {
+	root = strings.TrimSuffix(root, "/")
+	w := &writers{p: p, roots: []string{root}, find: openWriters, stop: make(chan struct{}), done: make(chan struct{})}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		w.roots = append(w.roots, real)
+	}
+	go w.tick()
+	return w
+}
+
+// tick looks at the open files every writersEvery until close.
+func (w *writers) tick() {
+	defer close(w.done)
+	t := time.NewTicker(writersEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			w.look(true)
+		}
+	}
+}
+
+// close stops the looks.
+func (w *writers) close() {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+}
+
+// look marks the folder of every file open for writing on the disk as
+// changed; wake pokes the feed when one of them is new or moved since the
+// last look (a Take's marks are in the changes it returns: it needs
+// none).
+func (w *writers) look(wake bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	select {
+	case <-w.stop:
+		return // the feed is closed
+	default:
+	}
+	found, err := w.find(w.roots)
+	if err != nil {
+		w.p.lose("could not tell which files are open for writing on the disk: " + err.Error())
+		return
+	}
+	seen, moved := make(map[string]fileIdent, len(found)), false
+	for _, p := range found {
+		folder, name, ok := relUnder(w.roots, p)
+		if !ok {
+			continue
+		}
+		at, id := time.Now(), fileIdent{ino: -1}
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) == nil {
+			at = time.Unix(st.Mtim.Unix())
+			id = fileIdent{ino: int64(st.Ino), size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
+		}
+		key := folder + "/" + name
+		if _, dup := seen[key]; dup {
+			continue // open in several places
+		}
+		seen[key] = id
+		marked := w.p.mark(folder, name, at)
+		if was, ok := w.seen[key]; marked && (!ok || was != id) {
+			moved = true
+		}
+	}
+	w.seen = seen
+	if moved && wake {
+		w.p.poke()
+	}
+}
