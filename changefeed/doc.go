@@ -12,9 +12,17 @@
 // Changes are Lost, and the save that takes them walks the whole disk, as
 // without a feed. The save, not the feed, owns what a change means.
 //
-// On Linux the feed is inotify: a watch on every folder, added by the
-// save's own walk (Watch) just before the folder's names are read, within
-// the system's max_user_watches. On macOS it is an FSEvents stream with
+// On Linux, where RAMBar may (root, or CAP_SYS_ADMIN) and the disk is a
+// file system of its own that names folders by file handle (tmpfs, ext4
+// on zram), the feed is one fanotify filesystem mark: no watch per
+// folder; each event's folder handle is known from the save's walk
+// (Watch) or from the event that made or moved it in, else asked of the
+// kernel, and one nothing can find makes the feed Lost. Elsewhere it is
+// inotify: a watch on every folder, added by the save's own walk (Watch)
+// just before the folder's names are read, all disks together within a
+// budget of one eighth of the user's max_user_watches; the folders past
+// it are read again by every save, which they wake every few seconds.
+// Status tells which. On macOS it is an FSEvents stream with
 // file-level events on the disk's volume, delivered on a dispatch queue;
 // folders need no watch of their own there. FSEvents reports a write only
 // when the writer closes the file, so the macOS feed also looks at the
@@ -33,6 +41,9 @@
 //	feed.go              the Feed's changes: folders, counts, lost, the wake-up
 //	mode.go              Mode, Options, the environment's choice
 //	inotify_linux.go     the Linux feed: a watch per folder (native, or FSEvents' semantics)
+//	fanotify_linux.go    the Linux feed as root: one fanotify mark per disk, folders by handle
+//	budget_linux.go      the inotify watch budget and the folders past it
+//	status.go            Status: which feed follows a disk, and its watches
 //	fsevents_darwin.go   the macOS feed: one FSEvents stream per disk
 //	openwrite.go         the look at the files open for writing (FSEvents' semantics)
 //	openwrite_linux.go   which files are open for writing: /proc/PID/fd and fdinfo

@@ -50,6 +50,9 @@ type Feed struct {
 	mode    Mode
 	mask    uint32
 	writers *writers
+	// ext: the fanotify feed following the disk instead, or why not, and
+	// the folders past the watch budget (fanotify_linux.go, budget_linux.go).
+	ext feedExt
 }
 
 // Open starts following the disk at root. ignored, when not nil, leaves
@@ -62,12 +65,20 @@ func Open(root string, ignored func(folder, name string) bool) (*Feed, error) {
 // OpenWith starts following the disk at root as o says: Open, or in
 // ModeFSEvents a feed with the Mac's semantics (Mode).
 func OpenWith(root string, o Options) (*Feed, error) {
+	why := "the FSEvents test mode follows a disk with inotify"
+	if o.Mode == ModeNative {
+		var fan *Feed
+		if fan, why = openFanotify(root, o.Ignored); fan != nil {
+			return fan, nil
+		}
+	}
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("inotify_init1: %w", err)
 	}
 	f := &Feed{pending: newPending(o.Ignored, o.Mode != ModeFSEvents), root: root, fd: fd, file: os.NewFile(uintptr(fd), "inotify"),
 		wds: map[int32]string{}, buf: make([]byte, 64<<10), closed: make(chan struct{}), mode: o.Mode, mask: Mask}
+	f.ext.why = why
 	if o.Mode == ModeFSEvents {
 		f.mask, f.pending.dropEvery = closedMask, o.drops()
 		f.writers = newWriters(f.pending, root)
@@ -80,26 +91,27 @@ func OpenWith(root string, o Options) (*Feed, error) {
 // before its names are read, so any change after that read is an event.
 // The root is watched through its descriptor, the others by their path
 // under root with no symlink followed: a folder replaced since the walk
-// opened it is a change of its parent, watched before. A folder that
-// cannot be watched (the system's max_user_watches reached) makes the
-// feed Lost: the next save walks everything.
+// opened it is a change of its parent, watched before. A folder past the
+// process's watch budget (WatchBudget), or that the system has no watch
+// left for (max_user_watches), is not watched: every Changes gives it to
+// read whole (budget_linux.go). A feed that follows its disk by fanotify
+// only learns the folder's file handle (fanotify_linux.go).
 func (f *Feed) Watch(dir int, rel string) {
+	if f.ext.fan != nil {
+		f.fanWatch(dir, rel)
+		return
+	}
 	p, flags := f.root+"/"+rel, uint32(unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW)
 	if rel == "." {
 		p, flags = "/proc/self/fd/"+strconv.Itoa(dir), unix.IN_ONLYDIR
 	}
-	f.mu.Lock()
-	wd, err := unix.InotifyAddWatch(f.fd, p, f.mask|flags)
-	if err == nil {
-		f.wds[int32(wd)] = rel
-	}
-	f.mu.Unlock()
+	err := f.watchBudgeted(dir, rel, p, flags)
 	switch {
 	case err == nil:
 	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP):
 		// Removed or replaced since it was opened: its parent's event.
 	case errors.Is(err, unix.ENOSPC):
-		f.lose("more folders than the system lets one program watch (fs.inotify.max_user_watches)")
+		f.unwatch(rel) // the user's watches are all taken (max_user_watches): as past the budget
 	default:
 		f.lose(fmt.Sprintf("inotify_add_watch %s: %v", p, err))
 	}
@@ -135,7 +147,9 @@ func (f *Feed) Take() Changes {
 	if f.writers != nil {
 		f.writers.look(false)
 	}
-	return f.pending.Take()
+	c := f.pending.Take()
+	f.cover(&c, true) // the folders past the watch budget
+	return c
 }
 
 // Peek returns the changes since the last take, leaving them.
@@ -144,7 +158,9 @@ func (f *Feed) Peek() Changes {
 	if f.writers != nil {
 		f.writers.look(true)
 	}
-	return f.pending.Peek()
+	c := f.pending.Peek()
+	f.cover(&c, false)
+	return c
 }
 
 // read takes the events as they come until the feed is closed.
@@ -185,7 +201,11 @@ func (f *Feed) drain() {
 			}
 			return
 		}
-		f.events(f.buf[:n], time.Now())
+		if f.ext.fan != nil {
+			f.fanEvents(f.buf[:n], time.Now())
+		} else {
+			f.events(f.buf[:n], time.Now())
+		}
 	}
 }
 

@@ -1,0 +1,257 @@
+//go:build linux
+
+package changefeed
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The inotify watches of every feed of this process together stay within
+// a budget: one eighth of fs.inotify.max_user_watches, which the user's
+// editors, file managers, build watchers and desktop daemons share (one
+// program taking them all starves the rest: their next watch fails with
+// "No space left on device"). A folder past the budget is not watched:
+// the feed keeps it (unwatched), gives it in every Changes, Take and Peek,
+// as a folder to read whole, and wakes the saves every coverEvery while
+// it has any, so that a change there is saved within seconds by the walk
+// of those folders that the next save makes. A fanotify feed holds no
+// watch at all.
+
+// budgetShare is the share of max_user_watches the budget is (1/8).
+const budgetShare = 8
+
+// coverEvery is how often a feed with folders past the budget wakes the
+// saves: a change there is in a save about coverEvery plus the save's own
+// time later (keeper.Following.Next waits ContinuousQuiet first).
+const coverEvery = 4 * time.Second
+
+// maxUnwatched is how many unwatched folders a feed keeps before its
+// takes are Lost (a walk of the whole disk, which finds them again).
+const maxUnwatched = 250_000
+
+// budget is the process's watch budget and the feeds that draw on it.
+var budget struct {
+	mu    sync.Mutex
+	limit int // 0: not read yet
+	feeds map[*Feed]struct{}
+}
+
+// feedExt is what a Linux feed keeps beyond its inotify watches: the
+// fanotify feed that follows the disk instead (nil: inotify does), why
+// not, and the folders past the watch budget.
+type feedExt struct {
+	fan *fanFeed
+	why string
+	// Under Feed.mu: inos are the watches by the inode of their folder
+	// (a folder watched already needs no room); unwatched the folders
+	// past the budget; covering whether the wake-ups run.
+	inos      map[uint64]int32
+	unwatched map[string]struct{}
+	covering  bool
+}
+
+// WatchBudget is how many inotify watches all feeds of this process may
+// hold together: one eighth of fs.inotify.max_user_watches.
+func WatchBudget() int {
+	budget.mu.Lock()
+	defer budget.mu.Unlock()
+	return budgetLimit()
+}
+
+// budgetLimit is the budget; budget.mu is held.
+func budgetLimit() int {
+	if budget.limit == 0 {
+		budget.limit = 8192 / budgetShare // the kernel's smallest default
+		if b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches"); err == nil {
+			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n >= budgetShare {
+				budget.limit = n / budgetShare
+			}
+		}
+	}
+	return budget.limit
+}
+
+// setWatchBudget makes the budget n watches (a test's), until the
+// returned func puts it back.
+func setWatchBudget(n int) (restore func()) {
+	budget.mu.Lock()
+	was := budget.limit
+	budget.limit = n
+	budget.mu.Unlock()
+	return func() {
+		budget.mu.Lock()
+		budget.limit = was
+		budget.mu.Unlock()
+	}
+}
+
+// WatchesHeld is how many inotify watches the feeds of this process hold.
+func WatchesHeld() int {
+	budget.mu.Lock()
+	defer budget.mu.Unlock()
+	return heldLocked()
+}
+
+// heldLocked counts the watches of the open feeds; budget.mu is held.
+func heldLocked() int {
+	n := 0
+	for g := range budget.feeds {
+		select {
+		case <-g.closed:
+			delete(budget.feeds, g)
+			continue
+		default:
+		}
+		g.mu.Lock()
+		n += len(g.wds)
+		g.mu.Unlock()
+	}
+	return n
+}
+
+// roomForWatch reports whether f may add a watch within the budget.
+func (f *Feed) roomForWatch() bool {
+	budget.mu.Lock()
+	defer budget.mu.Unlock()
+	if budget.feeds == nil {
+		budget.feeds = map[*Feed]struct{}{}
+	}
+	budget.feeds[f] = struct{}{}
+	return heldLocked() < budgetLimit()
+}
+
+// watching reports whether folder rel, open as dir with inode ino, is
+// watched already (by an earlier walk), and names it rel from now on.
+// The queue is read first, so that a watch whose folder was removed is
+// gone before its inode's number can name another folder.
+func (f *Feed) watching(ino uint64, rel string) bool {
+	f.drain()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	wd, ok := f.ext.inos[ino]
+	if !ok {
+		return false
+	}
+	if _, ok := f.wds[wd]; !ok {
+		delete(f.ext.inos, ino)
+		return false
+	}
+	f.wds[wd] = rel
+	delete(f.ext.unwatched, rel)
+	return true
+}
+
+// watched records that watch wd follows folder rel (inode ino); f.mu is
+// held.
+func (f *Feed) watched(ino uint64, wd int32, rel string) {
+	delete(f.ext.unwatched, rel)
+	if ino == 0 {
+		return
+	}
+	if f.ext.inos == nil {
+		f.ext.inos = map[uint64]int32{}
+	}
+	if len(f.ext.inos) > 2*len(f.wds)+1024 { // drop the watches removed since
+		for i, w := range f.ext.inos {
+			if _, ok := f.wds[w]; !ok {
+				delete(f.ext.inos, i)
+			}
+		}
+	}
+	f.ext.inos[ino] = wd
+}
+
+// unwatch records that folder rel is past the budget: every Changes gives
+// it to read whole, and the saves are woken every coverEvery.
+func (f *Feed) unwatch(rel string) {
+	f.mu.Lock()
+	if f.ext.unwatched == nil {
+		f.ext.unwatched = map[string]struct{}{}
+	}
+	f.ext.unwatched[rel] = struct{}{}
+	start := !f.ext.covering
+	f.ext.covering = true
+	f.mu.Unlock()
+	if start {
+		go f.coverLoop()
+	}
+}
+
+// Unwatched is how many folders of the disk are past the watch budget
+// (read again by every save).
+func (f *Feed) Unwatched() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.ext.unwatched)
+}
+
+// coverLoop wakes the saves every coverEvery while f has folders past
+// the budget, until f is closed.
+func (f *Feed) coverLoop() {
+	t := time.NewTicker(coverEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-f.closed:
+			return
+		case <-t.C:
+			if f.Unwatched() > 0 {
+				f.poke()
+			}
+		}
+	}
+}
+
+// cover adds to c the folders past the budget, to be read whole; take:
+// c is a Take's (too many: Lost, and the walk finds them again).
+func (f *Feed) cover(c *Changes, take bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := len(f.ext.unwatched)
+	switch {
+	case n == 0 || c.Lost:
+		return
+	case n > maxUnwatched:
+		c.Lost, c.Why = true, fmt.Sprintf("%d folders past the watch budget (a walk reads them)", n)
+		if take {
+			clear(f.ext.unwatched)
+		}
+		return
+	}
+	if c.Folders == nil {
+		c.Folders = make(map[string]struct{}, n)
+	}
+	for rel := range f.ext.unwatched {
+		c.Folders[rel] = struct{}{}
+		delete(c.Named, rel)
+	}
+}
+
+// watchBudgeted is Watch for an inotify feed: a watch when the budget has
+// room or the folder is watched already, else the folder is unwatched.
+// It returns the watch's error (nil when unwatched).
+func (f *Feed) watchBudgeted(dir int, rel, p string, flags uint32) error {
+	var st unix.Stat_t
+	if unix.Fstat(dir, &st) != nil {
+		st.Ino = 0
+	}
+	if !f.roomForWatch() && (st.Ino == 0 || !f.watching(st.Ino, rel)) {
+		f.unwatch(rel)
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	wd, err := unix.InotifyAddWatch(f.fd, p, f.mask|flags)
+	if err == nil {
+		f.wds[int32(wd)] = rel
+		f.watched(st.Ino, int32(wd), rel)
+	}
+	return err
+}

@@ -1,0 +1,139 @@
+//go:build linux
+
+package changefeed
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// tree makes n folders under root ("d0" … "d<n-1>") and returns their
+// places, the top first.
+func tree(t *testing.T, root string, n int) []string {
+	t.Helper()
+	rels := []string{"."}
+	for i := range n {
+		rel := fmt.Sprintf("d%d", i)
+		if err := unix.Mkdirat(unix.AT_FDCWD, filepath.Join(root, rel), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		rels = append(rels, rel)
+	}
+	return rels
+}
+
+// walk gives f every folder of rels, as a save's scan does.
+func walk(t *testing.T, f *Feed, root string, rels []string) {
+	t.Helper()
+	for _, rel := range rels {
+		fd, err := unix.Open(filepath.Join(root, rel), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Watch(fd, rel)
+		unix.Close(fd)
+	}
+}
+
+// TestWatchBudget: inotify feeds together hold at most the budget; the
+// folders past it are given by every take and peek to be read whole (a
+// change there comes back with no event), the saves are woken for them,
+// a folder watched already stays watched at a walk made at the budget,
+// and a feed closed gives its watches back to the others.
+func TestWatchBudget(t *testing.T) {
+	defer setWatchBudget(10)()
+	root, other := t.TempDir(), t.TempDir()
+	rels := tree(t, root, 30)
+	f, err := Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	walk(t, f, root, rels)
+	if st := f.Status(); st.Kind != KindInotify || st.Watches != 10 || st.Unwatched != 21 || st.Budget != 10 {
+		t.Fatalf("status %+v, want 10 watches and 21 folders past the budget", st)
+	}
+	if n := inotifyWatches(t); n > 10 {
+		t.Fatalf("the process holds %d inotify watches, budget 10", n)
+	}
+	f.Take()
+
+	// A write in a folder past the budget: no event, but every take has it.
+	past := rels[len(rels)-1]
+	if err := os.WriteFile(filepath.Join(root, past, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, get := range []struct {
+		name string
+		get  func() Changes
+	}{{"peek", f.Peek}, {"take", f.Take}, {"take again", f.Take}} {
+		c := get.get()
+		if _, ok := c.Folders[past]; !ok || c.Lost {
+			t.Fatalf("%s: %s past the budget not given: %+v", get.name, past, c)
+		}
+		if _, named := c.Named[past]; named {
+			t.Fatalf("%s: %s is given at some names, not to read whole", get.name, past)
+		}
+	}
+
+	// The saves are woken for the folders past the budget.
+	select {
+	case <-f.Wake():
+	case <-time.After(coverEvery + 2*time.Second):
+		t.Fatalf("no wake-up within %s for folders past the budget", coverEvery)
+	}
+
+	// A walk again at the budget keeps the watched folders watched.
+	walk(t, f, root, rels)
+	if st := f.Status(); st.Watches != 10 || st.Unwatched != 21 {
+		t.Fatalf("walked again: %+v", st)
+	}
+
+	// A second feed shares the budget; once the first is closed, its
+	// next walk watches what the budget allows.
+	orels := tree(t, other, 5)
+	g, err := Open(other, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	walk(t, g, other, orels)
+	if g.Watched() != 0 || g.Unwatched() != 6 {
+		t.Fatalf("a second feed at the budget: %+v", g.Status())
+	}
+	f.Close()
+	walk(t, g, other, orels)
+	if st := g.Status(); st.Watches != 6 || st.Unwatched != 0 || WatchesHeld() != 6 {
+		t.Fatalf("after the first feed closed: %+v, %d held", st, WatchesHeld())
+	}
+}
+
+// TestWatchBudgetTooManyIsLost: past maxUnwatched folders a take is Lost
+// (a walk, which finds them again) rather than a list of folders.
+func TestWatchBudgetTooManyIsLost(t *testing.T) {
+	defer setWatchBudget(1)()
+	root := t.TempDir()
+	f, err := Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Take()
+	f.mu.Lock()
+	f.ext.unwatched = map[string]struct{}{}
+	for i := range maxUnwatched + 1 {
+		f.ext.unwatched[fmt.Sprint("d", i)] = struct{}{}
+	}
+	f.mu.Unlock()
+	if c := f.Take(); !c.Lost || len(c.Folders) != 0 {
+		t.Fatalf("take with %d folders past the budget: lost %v, %d folders", maxUnwatched+1, c.Lost, len(c.Folders))
+	}
+	if f.Unwatched() != 0 {
+		t.Fatalf("%d folders still kept after a lost take", f.Unwatched())
+	}
+}
