@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envChild) == "1" {
 		os.Exit(crashChild())
 	}
+	if os.Getenv(envSteadyChild) == "1" {
+		os.Exit(steadyChild())
+	}
 	if os.Getenv(envFollowChild) == "1" {
 		os.Exit(followChild())
 	}

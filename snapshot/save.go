@@ -43,7 +43,7 @@ func (s *Store) SaveLocked(ctx context.Context, root, diskID string, keepN int, 
 // not the whole disk with the index; else the disk is walked whole, every
 // folder given to the feed, and f follows it from this save on.
 func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc, f *Follow) (Result, error) {
-	start, before := time.Now(), inUse()
+	start, before, clock := time.Now(), inUse(), tree.ChangeClock()
 	if err := s.Cleanup(); err != nil {
 		return Result{}, err
 	}
@@ -83,7 +83,7 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 		sc.items, sc.notKept, sc.match, err = scanAgainst(root, hint, against, s.Caches, still, feed)
 	}
 	resume()
-	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still,
+	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still, clock: clock,
 		match: sc.match, pre: sc.diff, feed: feed, notKept: sc.notKept, from: sc.from, kept: sc.kept, firsts: sc.firsts, follow: f}
 	if last != nil {
 		ls.base, ls.last, ls.dirty = last.index, last, dirty
@@ -93,6 +93,7 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 		return Result{}, fmt.Errorf("save %s: %w", root, err)
 	}
 	items, notKept := sc.items, sc.notKept
+	dropWALIndexes(root, items, ls.mapped)
 	// Nothing changed since the current snapshot was saved or restored:
 	// done, without reading a file or even the manifest (but the watched
 	// ones: watch.go).

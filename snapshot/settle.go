@@ -76,6 +76,9 @@ type liveSave struct {
 	// looked: the round's look was made before it (a steady take's):
 	// the round makes none.
 	looked bool
+	// clock is the change clock as the save began, before its first scan
+	// (steady.go).
+	clock int64
 
 	id    string // the snapshot being made
 	next  uint32 // its next object number

@@ -41,23 +41,23 @@ import (
 
 const (
 	// steadyTakes and steadyTakeFor bound the tries of a steady take.
-	steadyTakes   = 10
-	steadyTakeFor = 800 * time.Millisecond
+	steadyTakes   = 40
+	steadyTakeFor = 1500 * time.Millisecond
 )
 
 // steady tries to commit round r's disk, whose paths moved, by taking the
 // folders they are in as one group at one moment (see above); ok reports
 // that it did, res then being the save's result.
 func (ls *liveSave) steady(ctx context.Context, r *round) (res Result, ok bool, err error) {
-	if r.moved.N == 0 || r.moved.N > len(r.moved.Paths) || r.w.any() {
+	if r.moved.N == 0 || r.moved.N > len(r.moved.Paths) {
 		return Result{}, false, nil
 	}
-	dirty := map[string]struct{}{}
+	dirty, dirs := map[string]struct{}{}, foldersOf(r.items)
 	for _, p := range r.moved.Paths {
-		addParent(dirty, p)
+		addMoved(dirty, dirs, p)
 	}
 	for p := range r.lost {
-		addParent(dirty, p)
+		addMoved(dirty, dirs, p)
 	}
 	ls.remember(r)
 	deadline := time.Now().Add(steadyTakeFor)
@@ -74,7 +74,7 @@ func (ls *liveSave) steady(ctx context.Context, r *round) (res Result, ok bool, 
 			return Result{}, false, nil
 		case !g.ok:
 			for _, p := range g.more {
-				addParent(dirty, p)
+				addMoved(dirty, dirs, p)
 			}
 			time.Sleep(g.wait)
 			continue
@@ -86,13 +86,26 @@ func (ls *liveSave) steady(ctx context.Context, r *round) (res Result, ok bool, 
 	return Result{}, false, nil
 }
 
-// addParent adds the folder holding path p to set.
-func addParent(set map[string]struct{}, p string) {
+// addMoved adds to set the folders a moved path p makes the group read:
+// the one holding it and, a folder (dirs), itself (its names changed).
+func addMoved(set map[string]struct{}, dirs map[string]bool, p string) {
 	if parent, ok := pathParent(p); ok {
 		set[parent] = struct{}{}
-	} else {
-		set["."] = struct{}{}
 	}
+	if dirs[p] || p == "." {
+		set[p] = struct{}{}
+	}
+}
+
+// foldersOf is the set of the folders of a scan.
+func foldersOf(items []tree.Scanned) map[string]bool {
+	out := map[string]bool{}
+	for i := range items {
+		if tree.KindOf(items[i].Id.Mode) == tree.KindDir {
+			out[items[i].Rel] = true
+		}
+	}
+	return out
 }
 
 // group is one try of a steady take.
@@ -113,7 +126,7 @@ type group struct {
 // takeGroup is one try of a steady take of the folders dirty of the disk
 // scanned as items (steps 1 to 4 above).
 func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty map[string]struct{}) (*group, error) {
-	t0 := tree.ChangeClock()
+	t0 := nextTick()
 	var keepLF func() bool
 	if ls.idx != nil {
 		keepLF = ls.idx.Lists("lost+found")
@@ -131,6 +144,13 @@ func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty m
 			continue
 		}
 		members = append(members, int32(i))
+		if tree.KindOf(it.Id.Mode) == tree.KindDir && !rs.Read[it.Rel] {
+			// Stat'ed in its folder's listing, its own names taken as they
+			// were: as long as it is as it was, they are.
+			if from := rs.From[i]; from < 0 || items[from].Id != it.Id {
+				g.more = append(g.more, it.Rel)
+			}
+		}
 		if tree.KindOf(it.Id.Mode) != tree.KindFile {
 			continue
 		}
@@ -143,6 +163,9 @@ func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty m
 		}
 		jobs = append(jobs, copyJob{ref: int32(i), size: it.Id.Size, sparse: it.Sparse()})
 	}
+	if len(g.more) > 0 {
+		return g, nil
+	}
 	if ok, err := ls.copyGroup(ctx, rs.Items, jobs); err != nil || !ok {
 		g.wait = time.Millisecond
 		return g, err
@@ -151,18 +174,57 @@ func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty m
 		g.wait = max(wait, time.Millisecond)
 		return g, err
 	}
-	var stop atomic.Bool
-	diffs, _, err := ls.look(rs.Items, &stop)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range diffs.Paths {
-		if !ls.inGroup(rs.Read, p) {
-			g.more = append(g.more, p)
+	g.more, g.ok, err = ls.restHeld(rs.Items, rs.Read)
+	return g, err
+}
+
+// restHeld tells whether the paths of items outside the group (read: its
+// folders) are still as items has them (step 4): more are those that may
+// have moved. By the feed, the folders it heard change since the save took
+// its changes are those (all the others are as the save's scans found
+// them). Else the disk is looked at, and a path whose ctime is not older
+// than the save's start may have moved too, unseen: a change in the same
+// tick of the change clock as its scan leaves its identity as it was.
+func (ls *liveSave) restHeld(items []tree.Scanned, read map[string]bool) (more []string, ok bool, err error) {
+	if ls.follow != nil {
+		if ch := ls.follow.feed.Peek(); !ch.Lost && len(ch.Linked) == 0 {
+			for f := range ch.Folders {
+				if !read[f] {
+					more = append(more, f)
+				}
+			}
+			return more, len(more) == 0, nil
 		}
 	}
-	g.ok = len(g.more) == 0 && diffs.N == len(diffs.Paths)
-	return g, nil
+	var stop atomic.Bool
+	diffs, _, err := ls.look(items, &stop)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, p := range diffs.Paths {
+		if !ls.inGroup(read, p) {
+			more = append(more, p)
+		}
+	}
+	for i := range items {
+		if it := &items[i]; it.Id.CTime >= ls.clock && !ls.inGroup(read, it.Rel) {
+			more = append(more, it.Rel)
+		}
+	}
+	return more, len(more) == 0 && diffs.N == len(diffs.Paths), nil
+}
+
+// nextTick waits for the change clock's next tick and returns it: a try
+// started then finds every change of the tick before settled, so only a
+// change made during the try itself fails it.
+func nextTick() int64 {
+	c0 := tree.ChangeClock()
+	for {
+		if c := tree.ChangeClock(); c != c0 {
+			return c
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
 }
 
 // inGroup reports whether path rel is in a folder read again (the top

@@ -129,6 +129,7 @@ func ChangedSince(root string, idx *snapstore.Index, caches bool) (bool, error) 
 	go func() { mapped <- mappedFiles(root) }()
 	items, _, m, err := scanAgainst(root, idx.N, idx, caches, nil, nil)
 	w := newWatch(<-mapped, nil)
+	dropWALIndexes(root, items, w.mapped)
 	if err != nil || !m.Matched(len(items)) {
 		return err == nil, err
 	}
