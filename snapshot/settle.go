@@ -77,8 +77,9 @@ type liveSave struct {
 	// the round makes none.
 	looked bool
 	// clock is the change clock as the save began, before its first scan
-	// (steady.go).
-	clock int64
+	// (steady.go); steadySpent the time its steady takes took.
+	clock       int64
+	steadySpent time.Duration
 
 	id    string // the snapshot being made
 	next  uint32 // its next object number

@@ -43,6 +43,8 @@ const (
 	// steadyTakes and steadyTakeFor bound the tries of a steady take.
 	steadyTakes   = 40
 	steadyTakeFor = 1500 * time.Millisecond
+	// steadySaveFor bounds the steady takes of one save, all rounds.
+	steadySaveFor = 3 * time.Second
 )
 
 // steady tries to commit round r's disk, whose paths moved, by taking the
@@ -60,7 +62,12 @@ func (ls *liveSave) steady(ctx context.Context, r *round) (res Result, ok bool, 
 		addMoved(dirty, dirs, p)
 	}
 	ls.remember(r)
-	deadline := time.Now().Add(steadyTakeFor)
+	if ls.steadySpent >= steadySaveFor {
+		return Result{}, false, nil
+	}
+	began := time.Now()
+	defer func() { ls.steadySpent += time.Since(began) }()
+	deadline := began.Add(min(steadyTakeFor, steadySaveFor-ls.steadySpent))
 	for try := 0; try < steadyTakes && time.Now().Before(deadline); try++ {
 		if err := ctx.Err(); err != nil {
 			return Result{}, false, err
