@@ -63,6 +63,9 @@ type doctorReport struct {
 	// DataReadable says why other users can read the data folder's saved
 	// contents (disks.ExposedData); absent when they cannot.
 	DataReadable string `json:"data_readable_by_others,omitempty"`
+	// Feeds are how disks are followed: fanotify or inotify's budget, and
+	// the feed of each disk the menu-bar app follows (feedinfo.go).
+	Feeds *feedsJSON `json:"change_feeds"`
 }
 
 func runDoctor(ctx context.Context, a *App, in *input) error {
@@ -94,13 +97,16 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 			r.FreePercent = &p
 		}
 	}
+	var names []string
 	if ds, err := a.disks(ctx); err != nil {
 		r.DisksError = err.Error()
 	} else {
 		for _, d := range ds {
 			r.Disks = append(r.Disks, toDiskJSON(d))
+			names = append(names, d.Name)
 		}
 	}
+	r.Feeds = a.feedsOf(names)
 	r.Leftovers = []disks.Leftover{}
 	if svc, err := a.service(); err == nil {
 		if l, err := svc.Leftovers(ctx); err == nil {
@@ -217,6 +223,7 @@ func printDoctorLists(a *App, r doctorReport) {
 		}
 		tw.Flush()
 	}
+	printFeeds(a, r.Feeds)
 	printLeftovers(a, r.Leftovers)
 	if r.DataReadable != "" {
 		fmt.Fprintf(a.Stdout, "warning: %s\n", r.DataReadable)

@@ -126,6 +126,9 @@ func contentsRows(row func(k, f string, args ...any), name string, c *contentsJS
 	default:
 		row("Unsaved changes", "no")
 	}
+	if c.Feed != nil {
+		row("Change feed", "%s", feedPhrase(c.Feed.Status))
+	}
 	switch {
 	case c.KeptInFolder == nil:
 	case *c.KeptInFolder == 0:

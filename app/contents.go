@@ -87,6 +87,10 @@ type contentsJSON struct {
 	// menu-bar app's change feed counts them (no scan); absent when no
 	// feed counts them (unsaved_changes then comes from a scan).
 	UnsavedPaths *int `json:"unsaved_paths,omitempty"`
+	// Feed is the change feed that follows the disk in the running
+	// menu-bar app (fanotify, inotify, FSEvents) and its watches; absent
+	// when the app does not follow it.
+	Feed *feedJSON `json:"feed,omitempty"`
 	// KeptInFolder counts, for a Mirror disk, the changes its folder keeps
 	// that the disk lacks (`rambar refresh` takes them); absent for other
 	// disks and when the folder could not be read.
@@ -146,6 +150,7 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 		// that found nothing changed, does not make it newer).
 		c.LastSnapshot, c.LastSave = &id, &t
 	}
+	c.Feed = a.feedOf(k, v.Name)
 	if withDirty {
 		if n, ok := a.feedCount(k, v.Name); ok {
 			d := n > 0

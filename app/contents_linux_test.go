@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/changefeed"
 	"rambar/internal/run"
 	"rambar/keeper"
 	"rambar/linux"
@@ -233,8 +234,13 @@ func TestInfoTellsTheFeedsCountWithNoScan(t *testing.T) {
 			t.Fatalf("info: exit %d\n%s%s", code, out, errOut)
 		}
 		// a.txt and the new folder b (what is in a folder new since the
-		// last save is read by the next: the feed counts the folder)
-		if n := d.Contents.UnsavedPaths; n != nil && *n == 2 {
+		// last save is read by the next: inotify counts the folder, not
+		// watched yet; fanotify, which sees every folder, b/c.txt too)
+		want := 2
+		if d.Contents.Feed != nil && d.Contents.Feed.Kind == changefeed.KindFanotify {
+			want = 3
+		}
+		if n := d.Contents.UnsavedPaths; n != nil && *n == want {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -244,11 +250,28 @@ func TestInfoTellsTheFeedsCountWithNoScan(t *testing.T) {
 	if !*d.Contents.Unsaved || !d.Contents.SaveContinuously || !d.Contents.AutosaveActive {
 		t.Errorf("info --json: %+v", d.Contents)
 	}
+	// As root, on a tmpfs: one fanotify mark, no inotify watch.
+	if fd := d.Contents.Feed; fd == nil || fd.Kind != changefeed.KindFanotify || fd.Watches != 0 || fd.Lost != "" {
+		t.Errorf("info --json's feed: %+v", fd)
+	}
 	out, _, _ := c.run("info", "Fed")
-	for _, want := range []string{"paths changed (the menu-bar app's change feed counts them)", "s ago", "Autosave", "continuously"} {
+	for _, want := range []string{"paths changed (the menu-bar app's change feed counts them)", "s ago", "Autosave", "continuously",
+		"Change feed:", "fanotify: one mark on the disk's file system, no inotify watch"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("info lacks %q:\n%s", want, out)
 		}
+	}
+	// doctor says it too, for each disk the app follows.
+	out, _, _ = c.run("doctor", "--json")
+	var doc struct {
+		Feeds feedsJSON `json:"change_feeds"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !doc.Feeds.Fanotify || doc.Feeds.WatchBudget <= 0 ||
+		len(doc.Feeds.Disks) != 1 || doc.Feeds.Disks[0].Disk != "Fed" || doc.Feeds.Disks[0].Kind != changefeed.KindFanotify {
+		t.Errorf("doctor --json's change_feeds (%v): %+v", err, doc.Feeds)
+	}
+	if out, _, _ = c.run("doctor"); !strings.Contains(out, "Fed: fanotify") {
+		t.Errorf("doctor does not say which feed follows Fed:\n%s", out)
 	}
 	// Another process's pid in the lock: the status is not trusted, a scan tells.
 	os.WriteFile(filepath.Join(c.home, "rambar.lock"), []byte("1"), 0o600)

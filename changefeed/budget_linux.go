@@ -41,6 +41,8 @@ var budget struct {
 	mu    sync.Mutex
 	limit int // 0: not read yet
 	feeds map[*Feed]struct{}
+	// others are the watches taken by others than the feeds (TakeWatch).
+	others int
 }
 
 // feedExt is what a Linux feed keeps beyond its inotify watches: the
@@ -99,9 +101,31 @@ func WatchesHeld() int {
 	return heldLocked()
 }
 
-// heldLocked counts the watches of the open feeds; budget.mu is held.
+// TakeWatch takes one watch of the budget for another inotify watch of
+// this process (a save's still watch, package tree): false when none is
+// left, and the caller goes without. GiveWatches gives them back.
+func TakeWatch() bool {
+	budget.mu.Lock()
+	defer budget.mu.Unlock()
+	if heldLocked() >= budgetLimit() {
+		return false
+	}
+	budget.others++
+	return true
+}
+
+// GiveWatches gives back n watches TakeWatch took (their inotify
+// descriptor closed).
+func GiveWatches(n int) {
+	budget.mu.Lock()
+	budget.others = max(0, budget.others-n)
+	budget.mu.Unlock()
+}
+
+// heldLocked counts the watches of the open feeds and the others taken;
+// budget.mu is held.
 func heldLocked() int {
-	n := 0
+	n := budget.others
 	for g := range budget.feeds {
 		select {
 		case <-g.closed:

@@ -137,3 +137,33 @@ func TestWatchBudgetTooManyIsLost(t *testing.T) {
 		t.Fatalf("%d folders still kept after a lost take", f.Unwatched())
 	}
 }
+
+// TestTakeWatch: the watches others take (a save's still watch) count in
+// the budget with the feeds', until given back.
+func TestTakeWatch(t *testing.T) {
+	defer setWatchBudget(3)()
+	root := t.TempDir()
+	rels := tree(t, root, 1)
+	f, err := Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	walk(t, f, root, rels) // 2 watches
+	tests := []struct {
+		name string
+		do   func() bool
+		want bool
+		held int
+	}{
+		{"one left", TakeWatch, true, 3},
+		{"none left", TakeWatch, false, 3},
+		{"given back", func() bool { GiveWatches(1); return TakeWatch() }, true, 3},
+		{"all given back", func() bool { GiveWatches(5); return true }, true, 2},
+	}
+	for _, tt := range tests {
+		if got := tt.do(); got != tt.want || WatchesHeld() != tt.held {
+			t.Errorf("%s: %v with %d held, want %v with %d", tt.name, got, WatchesHeld(), tt.want, tt.held)
+		}
+	}
+}

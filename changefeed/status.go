@@ -29,4 +29,20 @@ type Status struct {
 	Unwatched int `json:"unwatched,omitempty"`
 	// Why says, on Linux, why the disk is not followed by fanotify.
 	Why string `json:"why,omitempty"`
+	// Lost says why the feed may have missed changes since the last
+	// take (the next save walks the whole disk); "" when it did not.
+	Lost string `json:"lost,omitempty"`
+}
+
+// lost is why p's changes are Lost ("" when they are not).
+func (p *pending) lost() string {
+	if p == nil {
+		return ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.c.Lost {
+		return ""
+	}
+	return p.c.Why
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"rambar/changefeed"
 	"rambar/internal/atomicfile"
 	"rambar/snapstore"
 )
@@ -32,6 +33,9 @@ type FeedStatus struct {
 	Snapshot string    `json:"snapshot"`
 	Unsaved  Unsaved   `json:"unsaved"`
 	At       time.Time `json:"at"`
+	// Feed is which feed follows the disk (fanotify, inotify, FSEvents)
+	// and the watches it holds.
+	Feed changefeed.Status `json:"feed"`
 }
 
 // publisher writes a Following's status file.
@@ -51,7 +55,7 @@ func (f *Following) publish(now bool) {
 	}
 	p := f.pub
 	cur, _ := f.store()
-	st := FeedStatus{PID: os.Getpid(), Snapshot: cur, Unsaved: f.Unsaved()}
+	st := FeedStatus{PID: os.Getpid(), Snapshot: cur, Unsaved: f.Unsaved(), Feed: f.feed.Status()}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	was := p.last

@@ -54,6 +54,9 @@ func (f *Following) Close() error {
 	return f.feed.Close()
 }
 
+// Feed tells which feed follows the disk and the watches it holds.
+func (f *Following) Feed() changefeed.Status { return f.feed.Status() }
+
 // Wake receives when the disk changes (one wake-up for a burst).
 func (f *Following) Wake() <-chan struct{} { return f.feed.Wake() }
 
@@ -110,6 +113,9 @@ func (f *Following) Unsaved() Unsaved {
 	cur, err := f.store()
 	if ch.Lost {
 		return Unsaved{Lost: ch.Why}
+	}
+	if n := f.feed.Unwatched(); n > 0 {
+		return Unsaved{Lost: fmt.Sprintf("%d folders are past the watch budget: what changed in them only their walk at the next save tells", n)}
 	}
 	if err != nil || !f.f.Follows(cur) {
 		return Unsaved{Lost: "not saved since RAMBar started following it"}
