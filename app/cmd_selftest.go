@@ -67,6 +67,7 @@ func runSelftest(ctx context.Context, a *App, in *input) error {
 	rep.Add(r.Disks(ctx)...)
 	rep.Add(r.Kept(ctx))
 	rep.Add(r.Feed(ctx))
+	rep.Add(r.OpenWrite(ctx))
 	rep.Add(a.selftestMenuBar(ctx, r)...)
 	rep.Add(selftest.Timed(func() selftest.Check { return a.selftestDoctor(out) }))
 	rep.Add(r.Cleanup(ctx))

@@ -28,7 +28,7 @@ const liveSaves = 22
 // through 22 saves. No save fails; every snapshot restores to a version
 // of the file that existed (each chunk names its version: a torn copy
 // mixes them), and the saves that could not find it holding still are
-// labelled taken while in use. Both ways of saving (liveWays).
+// labelled taken while in use. Every way of saving (liveWays).
 func TestFileRewrittenInPlaceIsSavedAsAVersionThatExisted(t *testing.T) {
 	for _, way := range liveWays {
 		t.Run(way, func(t *testing.T) {
@@ -89,7 +89,7 @@ func TestFileRewrittenInPlaceIsSavedAsAVersionThatExisted(t *testing.T) {
 // every message, whole, exactly once when it was consistent (a save that
 // never saw the disk hold still may keep a moving message in both
 // folders: splice.go); the files made meanwhile elsewhere are saved.
-// Both ways of saving (liveWays).
+// Every way of saving (liveWays).
 func TestMaildirMovesDuringSavesLoseNoMessage(t *testing.T) {
 	for _, way := range liveWays {
 		t.Run(way, func(t *testing.T) {
@@ -189,7 +189,7 @@ func (m *mapper) quit(t *testing.T) {
 // Dirty sees the change and the save keeps it; after the process unmaps
 // the file and exits, the next save (as at eject, once apps have closed)
 // still compares the file by content, so a write made since the last save
-// is kept; then the file is no longer watched. Both ways of saving
+// is kept; then the file is no longer watched. Every way of saving
 // (liveWays): a write through a mapping raises no event of the feed.
 func TestWritesThroughASharedMappingAreSeen(t *testing.T) {
 	for _, way := range liveWays {
@@ -282,7 +282,7 @@ func mustState(t *testing.T, k *Keeper, name string) State {
 // with frequent checkpoints in WAL mode), through 22 saves, in WAL and in
 // rollback-journal mode. No save is refused, and every snapshot restores to
 // a database that passes integrity_check and whose count matches its rows,
-// unless it is labelled taken while in use. Both ways of saving
+// unless it is labelled taken while in use. Every way of saving
 // (liveWays).
 func TestSQLiteWrittenDuringSaves(t *testing.T) {
 	for _, mode := range []string{"wal", "delete"} {

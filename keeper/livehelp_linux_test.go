@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"rambar/changefeed"
 	"rambar/snapstore"
 
 	"golang.org/x/sys/unix"
@@ -246,9 +247,12 @@ func mapFromStdin(path string) error {
 }
 
 // liveWays are the ways the tests of a disk in use save it, each test run
-// both ways: walking the whole disk, and by its change feed (as the
-// menu-bar app saves a disk it follows), followed from the first save.
-var liveWays = []string{"walk", "feed"}
+// every way: walking the whole disk; by its change feed (as the menu-bar
+// app saves a disk it follows), followed from the first save; and by a
+// feed with the Mac's semantics (changefeed.ModeFSEvents: writes heard at
+// close, folders without names, the files open for writing looked at,
+// takes dropped now and then).
+var liveWays = []string{"walk", "feed", "feed-mac"}
 
 // liveSaver saves one disk the way its test runs, counting the saves that
 // went by the feed.
@@ -263,7 +267,10 @@ type liveSaver struct {
 func saverOf(t *testing.T, k *Keeper, v ramdisk.Volume, way string) *liveSaver {
 	t.Helper()
 	s := &liveSaver{k: k, v: v}
-	if way == "feed" {
+	if way == "feed-mac" {
+		k.FeedMode = changefeed.ModeFSEvents
+	}
+	if way == "feed" || way == "feed-mac" {
 		f, err := k.Follow(v)
 		if err != nil {
 			t.Fatal(err)

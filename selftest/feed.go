@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"rambar/changefeed"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -69,7 +70,7 @@ func (r *Runner) Feed(ctx context.Context) Check {
 		}
 		c := Passf(name, "the feed heard 2 files written in %s; the save by it copied %d and took %s", ramdisk.ShortDuration(heard), res.CopiedFiles, ramdisk.ShortDuration(res.Took))
 		c.Rule = "a kept disk's change feed (FSEvents on macOS, where RAMBar writes .fseventsd/no_log on the disk; inotify on Linux) hears files written on it, and the next save by it reads only what changed and holds them"
-		c.Data = map[string]any{"heard_ns": heard, "save": res}
+		c.Data = map[string]any{"heard_ns": heard, "save": res, "feed_mode": changefeed.ModeFromEnv().String()}
 		return c
 	})
 }

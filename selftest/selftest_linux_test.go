@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"rambar/changefeed"
 	"rambar/disks"
 	"rambar/internal/run"
 	"rambar/linux"
@@ -48,12 +49,20 @@ func TestChecksOnLinux(t *testing.T) {
 	e, mnt := engine(t)
 	r := New(e, filepath.Join(t.TempDir(), "selftest"))
 	cs := r.Disks(ctx)
-	cs = append(cs, r.Kept(ctx), r.Feed(ctx))
+	cs = append(cs, r.Kept(ctx), r.Feed(ctx), r.OpenWrite(ctx))
 	got := byName(cs)
-	for _, name := range []string{"engine.small", "engine.large", "files", "eject.busy", "kept.roundtrip", "kept.feed"} {
+	for _, name := range []string{"engine.small", "engine.large", "files", "eject.busy", "kept.roundtrip", "kept.feed", "kept.openwrite"} {
 		c, ok := got[name]
 		if !ok || c.Status != Pass {
 			t.Errorf("%s: %+v", name, c)
+		}
+	}
+	// The feed's checks again with the Mac's semantics (FSEvents hears a
+	// write only at close): the app run with RAMBAR_FEED_MODE=fsevents.
+	t.Setenv(changefeed.EnvMode, "fsevents")
+	for _, c := range []Check{r.Feed(ctx), r.OpenWrite(ctx)} {
+		if c.Status != Pass || c.Data["feed_mode"] != "fsevents" {
+			t.Errorf("%s with the Mac's semantics: %+v", c.Name, c)
 		}
 	}
 	if c := got["engine.hidden"]; c.Status != Skip {
