@@ -41,16 +41,19 @@ var saveMemory struct {
 const scanRoom = 256
 
 // pauseCollector turns the collector's percent off while a save scans,
-// under a memory limit with room for hint paths (which still collects if
-// reached), and returns what undoes it. A scan allocates its list once and
+// under a memory limit with room for hint paths and the held bytes the
+// scan keeps live besides them (the index it is compared with: 35 MB for
+// 480,000 paths, which left a limit made for the paths alone reached
+// halfway through the scan, and the collector running eighty times), which
+// still collects if reached, and returns what undoes it. A scan allocates its list once and
 // a string per path, all live until it ends: a collection in the middle
 // finds nothing to free, and costs more than its marking (it stops each
 // worker between its system calls with signals, and its write barriers
 // read the list's fresh pages before they are written, each first write
 // then a copy-on-write fault that interrupts every core: a third of a
 // save-with-nothing-changed of 200,000 files, measured with perf here).
-func pauseCollector(before int64, hint int) (resume func()) {
-	g := limitSaveMemory(before, int64(hint)*scanRoom*16/liveRoom)
+func pauseCollector(before int64, hint, held int) (resume func()) {
+	g := limitSaveMemory(before, (int64(hint)*scanRoom+int64(held))*16/liveRoom)
 	m := &saveMemory
 	m.mu.Lock()
 	if m.paused == 0 {

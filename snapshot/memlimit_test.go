@@ -48,8 +48,8 @@ func TestScanPausesTheCollectorAndPutsItBack(t *testing.T) {
 	orig := debug.SetGCPercent(70)
 	origLimit := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetGCPercent(orig); debug.SetMemoryLimit(origLimit) })
-	a := pauseCollector(10<<20, 1000)
-	b := pauseCollector(10<<20, 1_000_000)
+	a := pauseCollector(10<<20, 1000, 0)
+	b := pauseCollector(10<<20, 1_000_000, 0)
 	if p := debug.SetGCPercent(-1); p != -1 {
 		t.Errorf("percent while scanning = %d, want off", p)
 	}
@@ -66,5 +66,21 @@ func TestScanPausesTheCollectorAndPutsItBack(t *testing.T) {
 	}
 	if l := debug.SetMemoryLimit(-1); l != origLimit {
 		t.Errorf("limit after = %d, want %d", l, origLimit)
+	}
+}
+
+// TestScanRoomHoldsTheIndex: the limit a scan runs under has room for
+// the index it is compared with besides its paths, which it keeps live
+// throughout (an index larger than the paths' room left the collector
+// running nonstop).
+func TestScanRoomHoldsTheIndex(t *testing.T) {
+	orig := debug.SetGCPercent(70)
+	origLimit := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetGCPercent(orig); debug.SetMemoryLimit(origLimit) })
+	resume := pauseCollector(10<<20, 1000, 200<<20)
+	l := debug.SetMemoryLimit(-1)
+	resume()
+	if want := int64(10<<20 + 200<<20); l < want {
+		t.Errorf("limit while scanning against a 200 MiB index = %d, want at least %d", l, want)
 	}
 }

@@ -74,7 +74,7 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 	}
 	mapped := make(chan map[uint64]bool, 1)
 	go func() { mapped <- mappedFiles(root) }() // while the scan runs
-	resume := pauseCollector(before, hint)
+	resume := pauseCollector(before, hint, idx.Size())
 	still := tree.NewStillWatch()
 	var sc scanned
 	if last != nil {

@@ -71,8 +71,20 @@ type IndexMatch struct {
 
 // linkSeen is a matched item i and its hard-link target in the index.
 type linkSeen struct {
-	i    int
-	link string
+	i int
+	// link is the index's target of item i: its bytes in the index's
+	// body, not a copy (a tree of 400,000 hard-linked names made as many
+	// strings for the collector to trace, during the scan).
+	link []byte
+}
+
+// Size is the bytes x holds in memory (0 for nil): a scan compared with
+// it keeps them live throughout.
+func (x *Index) Size() int {
+	if x == nil {
+		return 0
+	}
+	return len(x.body)
 }
 
 // Match starts comparing items with x.
@@ -103,7 +115,7 @@ func (m *IndexMatch) See(it *tree.Scanned) {
 		m.note(it.Rel, m.c.sum)
 	}
 	if len(m.c.Link) > 0 || it.HardLink != 0 {
-		m.linked = append(m.linked, linkSeen{m.prefix - 1, string(m.c.Link)})
+		m.linked = append(m.linked, linkSeen{m.prefix - 1, m.c.Link})
 	}
 }
 
@@ -197,7 +209,7 @@ func DiffIndex(x *Index, items []tree.Scanned, m *IndexMatch) (d IndexDiff, ok b
 		}
 		d.Changed -= i
 		for _, l := range m.linked {
-			if link := tree.HardLinkOf(items, l.i); l.link != link {
+			if link := tree.HardLinkOf(items, l.i); string(l.link) != link {
 				d.Reshaped = true
 				if x.Version >= 4 {
 					d.Same[l.i], d.Changed = false, d.Changed+1

@@ -137,8 +137,9 @@ type indexCursor struct {
 	id         tree.Ident
 	k          int // entries read
 	err        error
-	// Link is the last entry's hard-link target (version 4; valid until
-	// the next call), sum its contents' sum when watched is set.
+	// Link is the last entry's hard-link target (version 4): bytes of the
+	// index's body, never written, so valid as long as the index is; sum
+	// its contents' sum when watched is set.
 	Link    []byte
 	Watched bool
 	sum     ContentSum

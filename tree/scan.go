@@ -292,7 +292,7 @@ func readDirOf(top int, root, rel string, list *[]Scanned, o Opts, only map[stri
 		switch s.Mode & unix.S_IFMT {
 		case unix.S_IFREG:
 			if s.Nlink > 1 {
-				o.Still.addFile(fd, n)
+				o.Still.addFile(fd, n, s)
 			}
 		case unix.S_IFLNK, unix.S_IFIFO, unix.S_IFDIR:
 		case unix.S_IFSOCK:

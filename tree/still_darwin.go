@@ -2,6 +2,8 @@
 
 package tree
 
+import "golang.org/x/sys/unix"
+
 // StillWatch is Linux's inotify shortcut for a save's look (still_linux.go).
 // macOS has no per-folder queue a save could read in one call (FSEvents
 // delivers through a run loop, with latency), so a save there always looks.
@@ -12,7 +14,7 @@ func NewStillWatch() *StillWatch { return nil }
 
 func (w *StillWatch) add(int, string, string) {}
 
-func (w *StillWatch) addFile(int, []byte) {}
+func (w *StillWatch) addFile(int, []byte, *unix.Stat_t) {}
 
 // Still is false: without a watch a save always looks.
 func (w *StillWatch) Still() bool { return false }
