@@ -36,8 +36,9 @@ import (
 // The snapshot is then the disk as it was at one moment: a database and
 // its journal, WAL and log match. It is committed as a round would (a
 // round that takes the group's copies and needs no look), so the next save
-// by the feed goes on from it. A group with a file of several names or
-// one mapped shared and writable is not taken this way (the rounds go on).
+// by the feed goes on from it. A group with a file of several names, one
+// mapped shared and writable, or more than steadyMax bytes to copy is not
+// taken this way (the rounds go on).
 
 const (
 	// steadyTakes and steadyTakeFor bound the tries of a steady take.
@@ -45,6 +46,9 @@ const (
 	steadyTakeFor = 1500 * time.Millisecond
 	// steadySaveFor bounds the steady takes of one save, all rounds.
 	steadySaveFor = 3 * time.Second
+	// steadyMax is the most a try copies: more takes too long to fit
+	// between two writes of a program that never stops.
+	steadyMax = 256 << 20
 )
 
 // steady tries to commit round r's disk, whose paths moved, by taking the
@@ -145,6 +149,7 @@ func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty m
 	g := &group{items: rs.Items, notKept: rs.NotKept, firsts: rs.Firsts}
 	var members []int32
 	var jobs []copyJob
+	var copying int64
 	for i := range rs.Items {
 		it := &rs.Items[i]
 		if !ls.inGroup(rs.Read, it.Rel) {
@@ -169,6 +174,10 @@ func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty m
 			continue
 		}
 		jobs = append(jobs, copyJob{ref: int32(i), size: it.Id.Size, sparse: it.Sparse()})
+		if copying += it.Id.Size; copying > steadyMax {
+			g.never = true // too much to copy between two writes
+			return g, nil
+		}
 	}
 	if len(g.more) > 0 {
 		return g, nil
