@@ -189,8 +189,10 @@ func (f *Feed) fanEvents(b []byte, at time.Time) {
 
 // fanInfo is what one event's information records tell.
 type fanInfo struct {
-	dir, obj     string // handle keys (handleKey) of the folder and of the object ("": none)
-	dirH         unix.FileHandle
+	// dir and obj are the handles of the folder and of the object (nil:
+	// none) as handleKey makes keys (the record's handle_type and
+	// f_handle, which lie so): looked up with no copy.
+	dir, obj     []byte
 	name         string // the entry in dir ("." : dir itself)
 	hasDir, torn bool
 	other        bool // a record of another file system
@@ -218,17 +220,17 @@ func (fan *fanFeed) parseInfo(b []byte) fanInfo {
 		if !bytes.Equal(rec[4:12], fan.fsid[:]) {
 			in.other = true
 		}
-		hb, ht := int(binary.NativeEndian.Uint32(rec[12:16])), int32(binary.NativeEndian.Uint32(rec[16:20]))
+		hb := int(binary.NativeEndian.Uint32(rec[12:16]))
 		if 20+hb > len(rec) {
 			in.torn = true
 			return in
 		}
-		h := rec[20 : 20+hb]
+		key := rec[16 : 20+hb]
 		if typ == unix.FAN_EVENT_INFO_TYPE_FID {
-			in.obj = handleKey(ht, h)
+			in.obj = key
 			continue
 		}
-		in.dir, in.dirH, in.hasDir = handleKey(ht, h), unix.NewFileHandle(ht, bytes.Clone(h)), true
+		in.dir, in.hasDir = key, true
 		if typ == unix.FAN_EVENT_INFO_TYPE_DFID_NAME {
 			name := rec[20+hb:]
 			if i := bytes.IndexByte(name, 0); i >= 0 {
@@ -260,7 +262,7 @@ func (f *Feed) fanEvent(m uint64, b []byte, at time.Time, mnt *int) {
 		}
 		return
 	}
-	rel, inside, err := f.fanFolder(in.dir, in.dirH, mnt)
+	rel, inside, err := f.fanFolder(in.dir, mnt)
 	switch {
 	case err != nil:
 		f.lose(fmt.Sprintf("fanotify named a folder that cannot be found: %v", err))
@@ -273,13 +275,13 @@ func (f *Feed) fanEvent(m uint64, b []byte, at time.Time, mnt *int) {
 		return
 	}
 	child := joinRel(rel, in.name)
-	if m&unix.FAN_ONDIR != 0 && in.obj != "" {
+	if m&unix.FAN_ONDIR != 0 && in.obj != nil {
 		fan.mu.Lock()
 		switch {
 		case m&unix.FAN_DELETE != 0: // made (or moved in) and removed again
-			delete(fan.dirs, in.obj)
+			delete(fan.dirs, string(in.obj))
 		case m&(unix.FAN_CREATE|unix.FAN_MOVED_TO) != 0:
-			fan.dirs[in.obj] = child
+			fan.dirs[string(in.obj)] = child
 		}
 		fan.mu.Unlock()
 	}
@@ -292,10 +294,10 @@ func (f *Feed) fanEvent(m uint64, b []byte, at time.Time, mnt *int) {
 // fanSelf records an event of folder rel itself (handle key dir): its
 // metadata changed (the folder and its entry in its parent), or it was
 // removed or moved (its parent's event; the top folder's: lost).
-func (f *Feed) fanSelf(m uint64, dir, rel string, at time.Time) {
+func (f *Feed) fanSelf(m uint64, dir []byte, rel string, at time.Time) {
 	if m&unix.FAN_DELETE_SELF != 0 {
 		f.ext.fan.mu.Lock()
-		delete(f.ext.fan.dirs, dir)
+		delete(f.ext.fan.dirs, string(dir))
 		f.ext.fan.mu.Unlock()
 	}
 	if rel == "." && m&(unix.FAN_DELETE_SELF|unix.FAN_MOVE_SELF) != 0 {
@@ -312,15 +314,15 @@ func (f *Feed) fanSelf(m uint64, dir, rel string, at time.Time) {
 	}
 }
 
-// fanFolder is the place under root of the folder of handle key (handle
-// h): as known, else as the kernel finds it now (inside false: outside
-// root). A folder the kernel cannot find (ESTALE: removed since) is an
-// error: nothing tells which folder it was.
-func (f *Feed) fanFolder(key string, h unix.FileHandle, mnt *int) (rel string, inside bool, err error) {
+// fanFolder is the place under root of the folder of handle key
+// (handleKey's form): as known, else as the kernel finds it now (inside
+// false: outside root). A folder the kernel cannot find (ESTALE: removed
+// since) is an error: nothing tells which folder it was.
+func (f *Feed) fanFolder(key []byte, mnt *int) (rel string, inside bool, err error) {
 	fan := f.ext.fan
 	fan.mu.Lock()
-	rel, known := fan.dirs[key]
-	out := fan.outside[key]
+	rel, known := fan.dirs[string(key)]
+	out := fan.outside[string(key)]
 	fan.mu.Unlock()
 	if known || out {
 		return rel, known, nil
@@ -330,6 +332,7 @@ func (f *Feed) fanFolder(key string, h unix.FileHandle, mnt *int) (rel string, i
 			return "", false, fmt.Errorf("open %s: %w", f.root, err)
 		}
 	}
+	h := unix.NewFileHandle(int32(binary.NativeEndian.Uint32(key[:4])), key[4:])
 	fd, err := unix.OpenByHandleAt(*mnt, h, unix.O_PATH|unix.O_CLOEXEC)
 	if err != nil {
 		return "", false, fmt.Errorf("open_by_handle_at: %w", err)
@@ -350,12 +353,12 @@ func (f *Feed) fanFolder(key string, h unix.FileHandle, mnt *int) (rel string, i
 		if len(fan.outside) >= maxOutside {
 			clear(fan.outside)
 		}
-		fan.outside[key] = true
+		fan.outside[string(key)] = true
 		fan.mu.Unlock()
 		return "", false, nil
 	}
 	fan.mu.Lock()
-	fan.dirs[key] = rel
+	fan.dirs[string(key)] = rel
 	fan.mu.Unlock()
 	return rel, true, nil
 }
