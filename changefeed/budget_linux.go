@@ -234,8 +234,16 @@ func (f *Feed) coverLoop() {
 }
 
 // cover adds to c the folders past the budget, to be read whole; take:
-// c is a Take's (too many: Lost, and the walk finds them again).
+// c is a Take's (too many: Lost, and the walk finds them again). A
+// fanotify feed hears nothing of its disk's unmount: it is Lost once its
+// root is another file system.
 func (f *Feed) cover(c *Changes, take bool) {
+	if f.ext.fan != nil {
+		if why := f.ext.fan.gone(f.root); why != "" && !c.Lost {
+			c.Lost, c.Why = true, why
+		}
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := len(f.ext.unwatched)

@@ -96,8 +96,7 @@ func openFanotify(root string, ignored func(folder, name string) bool) (*Feed, s
 		return nil, fmt.Sprintf("fanotify_mark %s: %v", root, err)
 	}
 	fan := &fanFeed{canon: canon, dirs: map[string]string{handleKey(h.Type(), h.Bytes()): "."}, outside: map[string]bool{}}
-	binary.NativeEndian.PutUint32(fan.fsid[:4], uint32(sfs.Fsid.Val[0]))
-	binary.NativeEndian.PutUint32(fan.fsid[4:], uint32(sfs.Fsid.Val[1]))
+	fan.fsid = fsidOf(&sfs)
 	f := &Feed{pending: newPending(ignored, true), root: root, fd: fd, file: os.NewFile(uintptr(fd), "fanotify"),
 		wds: map[int32]string{}, buf: make([]byte, 64<<10), closed: make(chan struct{}), mode: ModeNative, mask: Mask}
 	f.ext.fan = fan
@@ -135,6 +134,26 @@ func ownFileSystem(top int) string {
 		}
 	}
 	return "mount " + strings.TrimSpace(id) + " is not in /proc/self/mountinfo"
+}
+
+// gone says why root is no longer the file system fan follows ("" while
+// it is): unmounted, or another mounted there.
+func (fan *fanFeed) gone(root string) string {
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(root, &sfs); err != nil {
+		return fmt.Sprintf("statfs %s: %v", root, err)
+	}
+	if fsidOf(&sfs) != fan.fsid {
+		return "the disk was unmounted (another file system is at its mount point)"
+	}
+	return ""
+}
+
+// fsidOf is a file system's fsid as fanotify's events carry it.
+func fsidOf(sfs *unix.Statfs_t) (fsid [8]byte) {
+	binary.NativeEndian.PutUint32(fsid[:4], uint32(sfs.Fsid.Val[0]))
+	binary.NativeEndian.PutUint32(fsid[4:], uint32(sfs.Fsid.Val[1]))
+	return fsid
 }
 
 // handleKey is a file handle as a map key: its type, then its bytes.

@@ -290,3 +290,19 @@ func TestFanotifyUnknownGoneFolderIsLost(t *testing.T) {
 		t.Fatalf("lost because %q", c.Why)
 	}
 }
+
+// TestFanotifyUnmountIsLost: the disk unmounted while followed (the
+// feed's mark holds it not: the unmount succeeds) makes the feed Lost.
+func TestFanotifyUnmountIsLost(t *testing.T) {
+	dir := t.TempDir()
+	if err := unix.Mount("rambar-test", dir, "tmpfs", 0, "size=8m"); err != nil {
+		t.Fatalf("mount tmpfs (tests run as root): %v", err)
+	}
+	f := openWatched(t, dir, nil)
+	if err := unix.Unmount(dir, 0); err != nil {
+		t.Fatalf("unmount a followed disk: %v", err)
+	}
+	if c := f.Take(); !c.Lost || !strings.Contains(c.Why, "unmounted") {
+		t.Fatalf("after the unmount: %+v", c)
+	}
+}
