@@ -120,6 +120,9 @@ func TestContinuousKeepOf100000Folders(t *testing.T) {
 					break
 				}
 			}
+			cpu := cpuOf(t, c.cmd.Process.Pid)
+			time.Sleep(10 * time.Second)
+			t.Logf("the child's CPU over 10 s with the disk idle: %s", (cpuOf(t, c.cmd.Process.Pid) - cpu).Round(time.Millisecond))
 			c.stop(t)
 			t.Logf("the most inotify watches the child held at any moment (saves included): %d", <-most)
 			k := NewKeeper(data)
@@ -338,4 +341,21 @@ func watchesOf(t *testing.T, pid string) int {
 		n += strings.Count(string(b), "\ninotify wd:")
 	}
 	return n
+}
+
+// cpuOf is the CPU time process pid has used (user and system).
+func cpuOf(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// After the command's ")": state is field 3, utime 14 and stime 15.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		t.Fatalf("/proc/%d/stat: %q", pid, b)
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * time.Second / 100 // USER_HZ
 }
