@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -68,7 +69,7 @@ func Rescan(root string, prev []Scanned, notKept []NotKept, dirty Dirty, o Opts)
 	defer unix.Close(top)
 	o.Still.add(top, root, ".") // the top's own watch, read or not
 	r := &rescan{root: root, top: top, prev: prev, dirty: dirty.Folders, named: dirty.Named, below: map[string]bool{}, o: o,
-		res: &Rescanned{Read: map[string]bool{}}, partial: map[string]map[string]struct{}{}}
+		res: &Rescanned{Read: map[string]bool{}}, partial: map[string]map[string]struct{}{}, vanished: map[string]bool{}}
 	for ino := range dirty.Linked {
 		r.noteLinks(ino, true)
 	}
@@ -121,9 +122,11 @@ type rescan struct {
 	// rest taken from prev), with those names.
 	partial map[string]map[string]struct{}
 	below   map[string]bool // the dirty folders and every folder above one
-	o       Opts
-	res     *Rescanned
-	out     []Scanned
+	// vanished are the folders found gone when read again.
+	vanished map[string]bool
+	o        Opts
+	res      *Rescanned
+	out      []Scanned
 	// from[i] is the place in prev of out[i]'s path, -1 for a new path;
 	// fresh[i] whether out[i] was stat'ed now.
 	from    []int32
@@ -247,10 +250,20 @@ func (r *rescan) read(rel string, pi int) error {
 		only = nil
 	}
 	_, skipped, err := readDirOf(r.top, r.root, rel, &list, r.o, only)
+	vanished := errors.Is(err, errVanished)
+	if vanished {
+		// Gone since the feed named it (its parent too, maybe): every
+		// name prev had in it is gone, not only the named ones. Not read:
+		// its parent's listing changed, which the save's next look sees.
+		err, only = nil, nil
+		r.vanished[rel] = true
+	}
 	if err != nil {
 		return err
 	}
-	r.res.Read[rel] = true // its still watch is set: it is followed (calm)
+	if !vanished {
+		r.res.Read[rel] = true // its still watch is set: it is followed (calm)
+	}
 	if only != nil {
 		r.partial[rel] = only
 	}
@@ -456,7 +469,7 @@ func (r *rescan) keptNot(prev []NotKept) []NotKept {
 			if _, looked := only[name]; looked {
 				continue // looked at again: in skipped if still skipped
 			}
-		} else if r.res.Read[dir] {
+		} else if r.res.Read[dir] || r.vanished[dir] {
 			continue
 		}
 		if k := sort.Search(len(r.out), func(k int) bool { return !PathLess(r.out[k].Rel, dir) }); k < len(r.out) && r.out[k].Rel == dir {

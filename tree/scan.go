@@ -253,16 +253,28 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 // nothing: the disk is in use, and a save looks again (settle.go). What
 // is not contents at the top is left out as o says.
 func readDir(top int, root, rel string, list *[]Scanned, o Opts) (subdirs []string, skipped []NotKept, err error) {
-	return readDirOf(top, root, rel, list, o, nil)
+	subdirs, skipped, err = readDirOf(top, root, rel, list, o, nil)
+	if errors.Is(err, errVanished) {
+		return nil, nil, nil
+	}
+	return subdirs, skipped, err
 }
+
+// errVanished is readDirOf's word for a folder that is gone (removed, or
+// replaced by a file or a symlink, it or a folder above it) before or
+// while it was read: it holds nothing now. The parent's listing changed
+// since the save saw it, which the save's next look sees; never a
+// failure.
+var errVanished = errors.New("the folder vanished")
 
 // readDirOf is readDir looking only at the names of only (nil: every name
 // the folder lists): a rescan's look at the entries a change feed named.
+// A folder other than the top that is gone gives errVanished, list empty.
 func readDirOf(top int, root, rel string, list *[]Scanned, o Opts, only map[string]struct{}) (subdirs []string, skipped []NotKept, err error) {
 	*list = (*list)[:0]
 	fd, err := openNoAtimeAt(top, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
 	if rel != "." && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)) {
-		return nil, nil, nil
+		return nil, nil, errVanished
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read folder %s: %w", folderPath(root, rel), err)
@@ -320,6 +332,11 @@ func readDirOf(top int, root, rel string, list *[]Scanned, o Opts, only map[stri
 	}
 	if lf := (lstatFailed{}); errors.As(err, &lf) {
 		return nil, nil, lf.err
+	}
+	if rel != "." && errors.Is(err, unix.ENOENT) {
+		// Removed after it was opened (Linux reads a removed folder as
+		// ENOENT): vanished, as if it had been before the open.
+		return nil, nil, errVanished
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read folder %s: %w", folderPath(root, rel), err)
