@@ -54,7 +54,7 @@ type feedExt struct {
 	// Under Feed.mu: inos are the watches by the inode of their folder
 	// (a folder watched already needs no room); unwatched the folders
 	// past the budget; covering whether the wake-ups run.
-	inos      map[uint64]int32
+	inos      map[inode]int32
 	unwatched map[string]struct{}
 	covering  bool
 }
@@ -151,11 +151,15 @@ func (f *Feed) roomForWatch() bool {
 	return heldLocked() < budgetLimit()
 }
 
+// inode is a folder's identity: its device and inode numbers (zero: not
+// known).
+type inode struct{ dev, ino uint64 }
+
 // watching reports whether folder rel, open as dir with inode ino, is
 // watched already (by an earlier walk), and names it rel from now on.
 // The queue is read first, so that a watch whose folder was removed is
 // gone before its inode's number can name another folder.
-func (f *Feed) watching(ino uint64, rel string) bool {
+func (f *Feed) watching(ino inode, rel string) bool {
 	f.drain()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -174,13 +178,13 @@ func (f *Feed) watching(ino uint64, rel string) bool {
 
 // watched records that watch wd follows folder rel (inode ino); f.mu is
 // held.
-func (f *Feed) watched(ino uint64, wd int32, rel string) {
+func (f *Feed) watched(ino inode, wd int32, rel string) {
 	delete(f.ext.unwatched, rel)
-	if ino == 0 {
+	if ino == (inode{}) {
 		return
 	}
 	if f.ext.inos == nil {
-		f.ext.inos = map[uint64]int32{}
+		f.ext.inos = map[inode]int32{}
 	}
 	if len(f.ext.inos) > 2*len(f.wds)+1024 { // drop the watches removed since
 		for i, w := range f.ext.inos {
@@ -271,10 +275,11 @@ func (f *Feed) cover(c *Changes, take bool) {
 // It returns the watch's error (nil when unwatched).
 func (f *Feed) watchBudgeted(dir int, rel, p string, flags uint32) error {
 	var st unix.Stat_t
-	if unix.Fstat(dir, &st) != nil {
-		st.Ino = 0
+	var ino inode
+	if unix.Fstat(dir, &st) == nil {
+		ino = inode{st.Dev, st.Ino}
 	}
-	if !f.roomForWatch() && (st.Ino == 0 || !f.watching(st.Ino, rel)) {
+	if !f.roomForWatch() && (ino == inode{} || !f.watching(ino, rel)) {
 		f.unwatch(rel)
 		return nil
 	}
@@ -283,7 +288,7 @@ func (f *Feed) watchBudgeted(dir int, rel, p string, flags uint32) error {
 	wd, err := unix.InotifyAddWatch(f.fd, p, f.mask|flags)
 	if err == nil {
 		f.wds[int32(wd)] = rel
-		f.watched(st.Ino, int32(wd), rel)
+		f.watched(ino, int32(wd), rel)
 	}
 	return err
 }
