@@ -118,16 +118,28 @@ func TestTwoCreatesOfOneNameAcrossProcesses(t *testing.T) {
 		if ms := mountsUnder(t, root); len(ms) != 1 {
 			t.Errorf("round %d: mounted under the root: %q, want one disk", round, ms)
 		}
-		vs, err := eng.List(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range vs {
-			if err := eng.Eject(context.Background(), v, true); err != nil {
-				t.Fatal(err)
-			}
-		}
+		ejectUnder(t, eng, root)
 		unmountAll(t, root)
+	}
+}
+
+// ejectUnder force-ejects the disks mounted under root, the test's own:
+// every engine lists a RAMBar disk mounted at a folder of one's choice
+// wherever it is, and a user's own disks must never go with a test's.
+func ejectUnder(t *testing.T, e *linux.Engine, root string) {
+	t.Helper()
+	vs, err := e.List(context.Background())
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	for _, v := range vs {
+		if !strings.HasPrefix(v.MountPoint, root+"/") {
+			continue
+		}
+		if err := e.Eject(context.Background(), v, true); err != nil {
+			t.Error(err)
+		}
 	}
 }
 

@@ -25,12 +25,7 @@ func twoDataFolders(t *testing.T) (mine, other *Service) {
 	e := linux.New(run.System(), linux.WithMountRoot(root))
 	mine = &Service{Engine: e, Paths: ramdisk.Paths{Data: filepath.Join(t.TempDir(), "user-data")}}
 	other = &Service{Engine: e, Paths: ramdisk.Paths{Data: filepath.Join(t.TempDir(), "root-data")}}
-	t.Cleanup(func() {
-		vs, _ := e.List(context.Background())
-		for _, v := range vs {
-			e.Eject(context.Background(), v, true)
-		}
-	})
+	t.Cleanup(func() { ejectUnder(t, e, root) })
 	return mine, other
 }
 

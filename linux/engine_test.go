@@ -101,6 +101,36 @@ func hold(t *testing.T, v ramdisk.Volume) func() {
 	return release
 }
 
+// listOwn is e.List narrowed to the disks the test can have made: those
+// under its engine's mount root, and those at a folder under one of dirs
+// (its own chosen mount points). Every engine lists a RAMBar tmpfs
+// mounted at a folder of one's choice wherever it is, so a user's disks
+// and other tests' would otherwise be counted too.
+func listOwn(t *testing.T, e *Engine, dirs ...string) ([]ramdisk.Volume, error) {
+	t.Helper()
+	vs, err := e.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	under := []string{e.root, e.realRoot()}
+	for _, d := range dirs {
+		under = append(under, d)
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			under = append(under, r)
+		}
+	}
+	var own []ramdisk.Volume
+	for _, v := range vs {
+		for _, d := range under {
+			if v.MountPoint == d || strings.HasPrefix(v.MountPoint, d+"/") {
+				own = append(own, v)
+				break
+			}
+		}
+	}
+	return own, nil
+}
+
 func newTestEngine(t *testing.T, opts ...Option) *Engine {
 	return New(run.System(), append([]Option{WithMountRoot(testRoot(t)), WithZramRecords(filepath.Join(t.TempDir(), "zram"))}, opts...)...)
 }
@@ -162,7 +192,7 @@ func TestCreateTmpFSOptions(t *testing.T) {
 	if st.Mode().Perm() != 0o700 || sys.Uid != 1234 || sys.Gid != 5678 {
 		t.Errorf("root folder %v %d:%d, want 0700 1234:5678", st.Mode().Perm(), sys.Uid, sys.Gid)
 	}
-	vs, err := e.List(ctx)
+	vs, err := listOwn(t, e)
 	if err != nil || len(vs) != 1 || !vs[0].Managed || vs[0].Name != "Scratch Disk" || vs[0].Size != 8*ramdisk.MiB {
 		t.Errorf("List = %+v, %v; want the one managed 8 MiB Scratch Disk", vs, err)
 	}
@@ -208,7 +238,7 @@ func TestListHandMadeAndOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Unmount(deep, syscall.MNT_DETACH) })
-	vs, err := e.List(ctx)
+	vs, err := listOwn(t, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +342,7 @@ func TestBadPlansLeaveNothing(t *testing.T) {
 	if _, err := e2.Create(ctx, good); err == nil || !strings.Contains(err.Error(), "mount tmpfs") {
 		t.Errorf("Create with uid -1: %v, want the mount's refusal", err)
 	}
-	vs, _ := e.List(ctx)
+	vs, _ := listOwn(t, e, "/tmp/Good") // "elsewhere" must not have mounted there either
 	ents, _ := os.ReadDir(e.root)
 	if len(vs) != 0 || len(ents) != 0 {
 		t.Errorf("after refused creates: listed %+v, folders %v", vs, ents)

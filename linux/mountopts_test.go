@@ -94,7 +94,7 @@ func TestCustomMountPoint(t *testing.T) {
 		if v.MountPoint != tt.dir || !isMounted(t, e, tt.dir) {
 			t.Errorf("mounted at %s (mounted there: %v), want %s", v.MountPoint, isMounted(t, e, tt.dir), tt.dir)
 		}
-		vs, err := e.List(ctx)
+		vs, err := listOwn(t, e, base)
 		if err != nil || len(vs) != 1 || vs[0].Name != tt.name || vs[0].MountPoint != tt.dir || !vs[0].Managed {
 			t.Errorf("List = %+v, %v; want the managed %s at %s", vs, err, tt.name, tt.dir)
 		}
@@ -148,7 +148,7 @@ func TestCustomMountPointRefusals(t *testing.T) {
 			t.Errorf("zram at a chosen folder: %v, want ErrUnsupported", err)
 		}
 	}
-	if vs, _ := e.List(ctx); len(vs) != 1 {
+	if vs, _ := listOwn(t, e, base); len(vs) != 1 {
 		t.Errorf("after refusals: %+v", vs)
 	}
 }

@@ -129,7 +129,7 @@ func TestZRAMKilledCreate(t *testing.T) {
 				if len(left) != 0 {
 					t.Errorf("killed after the mount: leftovers %v", left)
 				}
-				vs, _ := e.List(ctx)
+				vs, _ := listOwn(t, e)
 				if len(vs) != 1 || vs[0].Name != name || !vs[0].Managed {
 					t.Fatalf("killed after the mount: List = %+v", vs)
 				}

@@ -83,7 +83,7 @@ func TestCreateZRAM(t *testing.T) {
 	if st.Mode().Perm() != 0o700 || sys.Uid != 1234 || sys.Gid != 5678 {
 		t.Errorf("root folder %v %d:%d, want 0700 1234:5678", st.Mode().Perm(), sys.Uid, sys.Gid)
 	}
-	vs, err := e.List(ctx)
+	vs, err := listOwn(t, e)
 	if err != nil || len(vs) != 1 || vs[0].FS != ramdisk.ZRAM || !vs[0].Managed || vs[0].Size != 32*ramdisk.MiB || vs[0].Device != v.Device {
 		t.Errorf("List = %+v, %v", vs, err)
 	}
@@ -192,7 +192,7 @@ func TestZRAMHeldAndDiscard(t *testing.T) {
 			v := mustCreate(t, e, plan(t, e, "Fill", 128*ramdisk.MiB, ramdisk.ZRAM))
 			n := zramDevice(v.Device)
 			if !discard {
-				vs, _ := e.List(ctx)
+				vs, _ := listOwn(t, e)
 				if len(vs) != 1 || len(vs[0].Notes) == 0 || !strings.Contains(vs[0].Notes[0], "without discard") {
 					t.Errorf("List does not say the disk has no discard: %+v", vs)
 				}
@@ -269,7 +269,7 @@ func TestZRAMForcedEjectWhileHeld(t *testing.T) {
 	if err := e.Eject(ctx, v, true); err != nil {
 		t.Fatalf("forced Eject: %v", err)
 	}
-	if vs, _ := e.List(ctx); len(vs) != 0 {
+	if vs, _ := listOwn(t, e); len(vs) != 0 {
 		t.Errorf("still listed: %+v", vs)
 	}
 	if _, err := os.Stat(e.zramAttr(n, "reset")); err != nil {
