@@ -14,7 +14,7 @@ CHECK := $(DIST)/check
 # product's go.mod lists only what the product uses.
 TOOL := $(GO) tool -modfile=tools/go.mod
 
-.PHONY: help deps run dev-app selftest build install uninstall test unit lint cross bench bench-storage bench-mirror bench-tray screenshot integration app dmg notarize bundle-check icons
+.PHONY: help deps run dev-app selftest build install uninstall test unit lint cross bench bench-storage bench-mirror bench-pnpm bench-tray screenshot integration app dmg notarize bundle-check icons
 
 # Where make install puts RAMBar on Linux: PREFIX/bin/rambar, a desktop
 # entry and its icon. /usr/local (as root) or $HOME/.local (for you alone);
@@ -111,9 +111,13 @@ bench-tray: build ## idle CPU and memory of the running tray with three disks ov
 	$(GO) test -run '^$$' -bench . -benchmem ./tray/
 	$(GO) test -run '^$$' -bench TrayRefreshLinux -benchmem ./app/
 
-bench-mirror: ## Keep saves and restores vs rsync -a --delete and tar at 10,000/50,000/200,000 files and 4 GiB of large files, store sizes, peak memory; Mirror folders' load and write-back vs rsync at 10,000/100,000 files (root: mounts tmpfs; BENCH_ARGS="-files N -large SIZE -only keep|mirror")
+bench-mirror: ## Keep saves and restores vs rsync -a --delete and tar at 10,000/50,000/200,000 files and 4 GiB of large files, store sizes, peak memory; Mirror folders' load and write-back vs rsync at 10,000/100,000 files; saves by the change feed and a steady writer's write -> durable p95; seed 004's pnpm workload (root: mounts tmpfs; BENCH_ARGS="-files N -large SIZE -only keep|mirror|feed|pnpm")
 	$(GO) build -o bin/benchmirror ./cmd/benchmirror
 	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp} $(BENCH_ARGS)
+
+bench-pnpm: ## seed 004's workload alone: a pnpm monorepo's 480,000 paths in 60,000 folders, most hard links into one store, saved from the terminal vs rsync -aH --delete, by the feed, and continuously while node_modules is removed and made again (root: mounts tmpfs)
+	$(GO) build -o bin/benchmirror ./cmd/benchmirror
+	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp} -only pnpm $(BENCH_ARGS)
 
 integration: ## on a Mac: run the conformance suite against the real hdiutil/diskutil
 	$(GO) test -tags integration -count=1 -v ./darwin/

@@ -47,6 +47,8 @@ type StillWatch struct {
 	// the scan before are followed by the disk's change feed, not by this
 	// watch.
 	also func() bool
+	// taken counts the watches added, each taken from the budget.
+	taken atomic.Int64
 	// files are the inodes of several names addFile watched.
 	mu    sync.Mutex
 	files map[fileID]struct{}
@@ -90,9 +92,27 @@ func (w *StillWatch) add(dir int, root, rel string) {
 		w.root = root
 		w.top.Store(&st)
 	}
-	if _, err := unix.InotifyAddWatch(w.fd, p, changefeed.Mask|flags); err != nil {
+	w.watch(p, flags)
+}
+
+// watch adds a watch on path p within the process's watch budget
+// (changefeed.TakeWatch, shared with the change feeds): past it, or when
+// the kernel refuses, the watch is broken and adds no more, so a tree of
+// more folders and files of several names than the budget costs the
+// budget's inotify_add_watch calls, not one for each, and never takes the
+// watches the user's other programs need. The save then looks.
+func (w *StillWatch) watch(p string, flags uint32) bool {
+	if !changefeed.TakeWatch() {
 		w.broken.Store(true)
+		return false
 	}
+	if _, err := unix.InotifyAddWatch(w.fd, p, changefeed.Mask|flags); err != nil {
+		changefeed.GiveWatches(1)
+		w.broken.Store(true)
+		return false
+	}
+	w.taken.Add(1)
+	return true
 }
 
 // addFile watches the file name in the open folder dir itself (not a
@@ -114,9 +134,7 @@ func (w *StillWatch) addFile(dir int, name []byte, st *unix.Stat_t) {
 	if seen {
 		return
 	}
-	p := "/proc/self/fd/" + strconv.Itoa(dir) + "/" + string(name)
-	if _, err := unix.InotifyAddWatch(w.fd, p, changefeed.Mask|unix.IN_DONT_FOLLOW); err != nil {
-		w.broken.Store(true)
+	if !w.watch("/proc/self/fd/"+strconv.Itoa(dir)+"/"+string(name), unix.IN_DONT_FOLLOW) {
 		return
 	}
 	// Noted once watched, not before: a scan of another name of it
@@ -149,9 +167,12 @@ func (w *StillWatch) Still() bool {
 
 // Close ends the watch (every folder's with it), in the background:
 // freeing thousands of watches takes the kernel a while, and nothing
-// waits on it.
+// waits on it. Its watches go back to the budget once they are freed.
 func (w *StillWatch) Close() {
 	if w != nil {
-		go unix.Close(w.fd)
+		go func() {
+			unix.Close(w.fd)
+			changefeed.GiveWatches(int(w.taken.Load()))
+		}()
 	}
 }

@@ -25,7 +25,9 @@ const feedRounds = 7
 // and rsync -a --delete copying it, the median of feedRounds rounds each,
 // the three taking turns; then, under a steady load (a file rewritten
 // every 100 ms for steady), the time from each write to the first
-// continuous save holding it being durable, p50 and p95; and the CPU the
+// continuous save holding it being durable, p50 and p95, and the same
+// for a file appended every 10 ms through a descriptor kept open
+// (steadyWriter); and the CPU the
 // following takes with three continuous disks idle for idle, then while
 // one of them is written.
 func feedSuite(r *report, n int, dest string, steady, idle time.Duration) error {
@@ -107,6 +109,9 @@ func feedSuite(r *report, n int, dest string, steady, idle time.Duration) error 
 	r.ratio(name+": save of 10 changed files by the feed vs walking the disk", feedMed, median(byWalk), 10)
 	r.ratio(name+": save of 10 changed files by the feed vs rsync -a --delete", feedMed, median(byRsync), 50)
 	if err := steadyLoad(r, name, fed, v, f, steady); err != nil {
+		return err
+	}
+	if err := steadyWriter(r, name, fed, v, f, steady); err != nil {
 		return err
 	}
 	return idleCPU(r, dest, idle)

@@ -21,8 +21,15 @@
 // by the feed beside the same save walking the disk and rsync -a
 // --delete, the time from a write to a durable snapshot under a steady
 // load (-steady, 60 s), and the CPU three continuously saved disks take
-// idle and written (-idle, 60 s). -only keep, mirror or feed runs one
-// part. It exits 1 when a target is missed.
+// idle and written (-idle, 60 s), and a file appended every 10 ms through
+// a descriptor kept open (-steady): the time from each write to a durable
+// snapshot holding it, p95. Then seed 004's workload (issue 36): a pnpm
+// monorepo's tree of 480,000 paths in 60,000 folders, most names hard
+// links into one store folder, saved from the terminal with nothing and
+// one file changed beside rsync -aH --delete, by the feed, and
+// continuously while node_modules is removed and made again (pnpmsuite.go).
+// -only keep, mirror, feed or pnpm runs one part. It exits 1 when a target
+// is missed.
 package main
 
 import (
@@ -30,6 +37,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -42,7 +50,7 @@ func main() {
 		os.Exit(child(os.Args[2:]))
 	}
 	files := flag.Int("files", 0, "files in the generated tree (0: 10,000, 50,000 and 200,000 in turn; mirror folders 10,000 and 100,000)")
-	only := flag.String("only", "", "keep: saves and restores only; mirror: mirror folders only; feed: saves by the change feed only")
+	only := flag.String("only", "", "keep: saves and restores only; mirror: mirror folders only; feed: saves by the change feed only; pnpm: seed 004's workload only")
 	steady := flag.Duration("steady", time.Minute, "how long the steady load of the feed's figures writes")
 	idle := flag.Duration("idle", time.Minute, "how long three continuous disks stay idle (and then written) for the CPU figures")
 	large := flag.String("large", "4GiB", "total size of the large-file tree (e.g. 512MiB for a quick run; 0 skips it)")
@@ -61,8 +69,8 @@ func main() {
 	if *files > 0 {
 		counts, mirrorCounts = []int{*files}, []int{*files}
 	}
-	if *only != "" && *only != "keep" && *only != "mirror" && *only != "feed" {
-		fmt.Fprintln(os.Stderr, "bench-mirror: -only: keep, mirror or feed")
+	if *only != "" && *only != "keep" && *only != "mirror" && *only != "feed" && *only != "pnpm" {
+		fmt.Fprintln(os.Stderr, "bench-mirror: -only: keep, mirror, feed or pnpm")
 		os.Exit(2)
 	}
 	if os.Geteuid() != 0 {
@@ -94,19 +102,50 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	if *only == "" || *only == "pnpm" {
+		if err := pnpmSuite(r, *dest); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-mirror:", err)
+			os.Exit(1)
+		}
+	}
 	if !r.print(os.Stdout) {
 		os.Exit(1)
 	}
 }
 
 // child runs one Keeper operation so its peak memory can be measured:
-// child save|restore|load DATA VOL.
+// child setup|save|restore|load|dirty DATA VOL (dirty: what info asks, whether
+// the disk changed since its last save), or child pnpm - VOL to generate
+// the pnpm tree at VOL. With RAMBAR_BENCH_CPUPROFILE set it writes its CPU
+// profile there.
 func child(args []string) int {
+	if p := os.Getenv("RAMBAR_BENCH_CPUPROFILE"); p != "" {
+		stop, err := cpuProfile(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer stop()
+	}
 	k := keeper.NewKeeper(args[1])
 	v := ramdisk.Volume{Name: "Bench", MountPoint: args[2]}
 	var err error
 	var r keeper.Result
 	switch args[0] {
+	case "pnpm":
+		c, err := generatePnpm(args[2])
+		fmt.Printf("%d paths, %d folders, %d hard links, %s\n", c.paths, c.folders, c.links, ramdisk.Size(c.bytes).Short())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	case "setup":
+		_, err = k.Setup(v.Name, keeper.Options{Mode: ramdisk.Keep})
+	case "dirty":
+		var d bool
+		d, err = k.Dirty(v)
+		r.CopiedFiles = map[bool]int{true: 1}[d]
 	case "save":
 		r, err = k.Save(context.Background(), v, keeper.SaveOptions{})
 	case "restore":
@@ -130,13 +169,17 @@ func child(args []string) int {
 // parent's rusage cannot tell it: Linux counts in a child's ru_maxrss the
 // memory of the parent it was forked from, so a parent holding a large
 // tree inflates every child's figure.
-func peakRSS() int64 {
+func peakRSS() int64 { return statusBytes("VmHWM:") }
+
+// statusBytes is the figure of /proc/self/status field (e.g. "VmRSS:"),
+// in bytes; 0 when it cannot be read.
+func statusBytes(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(l, field); ok {
 			var kb int64
 			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
 			return kb << 10
@@ -169,4 +212,18 @@ func run(r *report, counts []int, large int64, dest string) error {
 		return err
 	}
 	return nil
+}
+
+// cpuProfile starts writing this process's CPU profile to path; stop
+// ends it.
+func cpuProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -56,6 +56,22 @@ func (r *report) share(name string, pct, limit float64) {
 	r.lines = append(r.lines, l)
 }
 
+// failures adds how many of n tries failed, against none.
+func (r *report) failures(name string, failed, n int) {
+	r.lines = append(r.lines, line{name, fmt.Sprintf("%d of %d", failed, n), "0", true, failed == 0})
+}
+
+// never adds a time that never came (measured says how long it was
+// waited for), against the most it may take: missed.
+func (r *report) never(name, measured string, limit time.Duration) {
+	r.lines = append(r.lines, line{name, measured, "<= " + ms(limit), true, false})
+}
+
+// resident adds a process's resident memory against the most it may be.
+func (r *report) resident(name string, rss, limit int64) {
+	r.lines = append(r.lines, line{name, ramdisk.Size(rss).Short(), "<= " + ramdisk.Size(limit).Short(), true, rss <= limit})
+}
+
 // memoryLimit adds a peak memory, against mirrorMaxRSS when limited.
 func (r *report) memoryLimit(name string, rss int64, limited bool) {
 	l := line{name: name, measured: ramdisk.Size(rss).Short(), target: "-"}
