@@ -2,6 +2,7 @@ package disks
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -76,6 +77,9 @@ func TestFollowedDiskMadeAgainIsFollowedAgain(t *testing.T) {
 			}
 			if app.following(v) != nil {
 				t.Error("the ejected disk is still taken for followed")
+			}
+			if _, err := app.Save(ctx, v, SaveOptions{}); !errors.Is(err, ramdisk.ErrNotFound) {
+				t.Errorf("a save of the ejected disk, with the disk made again at its place: %v, want ErrNotFound", err)
 			}
 			drain(saved)
 			if err := os.WriteFile(filepath.Join(again.MountPoint, "after"), []byte("made again"), 0o600); err != nil {

@@ -249,7 +249,10 @@ func (s *Service) stillMounted(ctx context.Context, v ramdisk.Volume) error {
 		return err
 	}
 	for _, m := range vs {
-		if m.Name == v.Name && m.MountPoint == v.MountPoint && m.Device == v.Device {
+		// A tmpfs made again at the same place has the same name, mount
+		// point and device ("rambar"): only its identity tells it apart.
+		if m.Name == v.Name && m.MountPoint == v.MountPoint && m.Device == v.Device &&
+			(m.Identity == "" || v.Identity == "" || m.Identity == v.Identity) {
 			return nil
 		}
 	}
