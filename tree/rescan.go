@@ -99,7 +99,9 @@ func Rescan(root string, prev []Scanned, notKept []NotKept, dirty Dirty, o Opts)
 	r.res.Items, r.res.From = r.out, r.from
 	r.res.NotKept = r.keptNot(notKept)
 	r.same()
-	r.res.Firsts = map[int32]bool{} // no file of several names
+	if r.res.Firsts == nil {
+		r.res.Firsts = map[int32]bool{} // no file of several names
+	}
 	if r.linked {
 		r.res.Firsts = firstsOf(r.out)
 	} else {
@@ -394,6 +396,9 @@ func (r *rescan) noteLinks(ino uint64, several bool) {
 func (r *rescan) links() {
 	if len(r.firsts) == 0 && len(r.relinked) == 0 {
 		return // no file of several names, before or now
+	}
+	if len(r.relinked) == 0 && r.moveLinks() {
+		return
 	}
 	r.linked = true
 	for i := range r.out {
