@@ -65,21 +65,28 @@ func (s *Service) followedMoved() bool {
 // mirrored and stops following those that are gone; the disks that save continuously
 // are saved as they change, report hearing each save.
 func (s *Service) followDisks(ctx context.Context, k *keeper.Keeper, vs []ramdisk.Volume, report func(name string, r keeper.Result, err error)) {
-	type place struct{ mount, id string }
+	type place struct{ mount, id, local string }
 	mounted := map[string]place{}
 	for _, v := range vs {
 		st, err := k.State(v.Name)
 		if err != nil || !k.Holds(v, st) || s.InPlace(ctx, v) != "" {
 			continue // an in-place disk is saved from another mount point
 		}
-		id := diskid.For(v.Identity, v.MountPoint)
-		mounted[v.Name] = place{v.MountPoint, id}
-		if s.following(v) != nil {
-			continue
-		}
 		local, err := diskid.Of(v.MountPoint)
 		if err != nil {
 			continue // gone since the listing
+		}
+		// Followed already when the follower's disk is this volume as
+		// the engine tells it (id) and as a stat tells it now (local:
+		// what followedMoved compares with).
+		here := place{v.MountPoint, diskid.For(v.Identity, v.MountPoint), local}
+		mounted[v.Name] = here
+		s.follow.mu.Lock()
+		fl, ok := s.follow.m[v.Name]
+		same := ok && (place{fl.mount, fl.id, fl.local}) == here
+		s.follow.mu.Unlock()
+		if same {
+			continue
 		}
 		f, err := k.Follow(v)
 		if err != nil {
@@ -94,13 +101,13 @@ func (s *Service) followDisks(ctx context.Context, k *keeper.Keeper, vs []ramdis
 			old.stop()
 			old.f.Close()
 		}
-		s.follow.m[v.Name] = &follower{f: f, mount: v.MountPoint, id: id, local: local, stop: stop}
+		s.follow.m[v.Name] = &follower{f: f, mount: here.mount, id: here.id, local: here.local, stop: stop}
 		s.follow.mu.Unlock()
 		go s.keepSaved(fctx, k, v, f, report)
 	}
 	s.follow.mu.Lock()
 	for name, fl := range s.follow.m {
-		if mounted[name] != (place{fl.mount, fl.id}) {
+		if mounted[name] != (place{fl.mount, fl.id, fl.local}) {
 			fl.stop()
 			fl.f.Close()
 			delete(s.follow.m, name)
