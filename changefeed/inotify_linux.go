@@ -26,8 +26,12 @@ const Mask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CREATE | unix.IN_DELETE |
 	unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
 
 // closedMask is Mask in ModeFSEvents: a written file is heard when it is
-// closed (IN_CLOSE_WRITE), not at each write, as FSEvents hears it.
-const closedMask = Mask&^unix.IN_MODIFY | unix.IN_CLOSE_WRITE
+// closed (IN_CLOSE_WRITE), not at each write, as FSEvents hears it. Its
+// IN_MODIFY events, which a write and a truncate alike raise, are held
+// until the next look at the open files: one of a file no longer open
+// for writing was a truncate by path (which FSEvents reports: vnode_setattr
+// posts FSE_STAT_CHANGED) or a write already closed, and is a change.
+const closedMask = Mask | unix.IN_CLOSE_WRITE
 
 // Feed follows one disk's changes (inotify: a watch per folder, which the
 // save's walk adds through Watch).
@@ -111,7 +115,7 @@ func (f *Feed) Watch(dir int, rel string) {
 	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP):
 		// Removed or replaced since it was opened: its parent's event.
 	case errors.Is(err, unix.ENOSPC):
-		f.unwatch(rel) // the user's watches are all taken (max_user_watches): as past the budget
+		f.pastBudget(dir, rel) // the user's watches are all taken (max_user_watches): as past the budget
 	default:
 		f.lose(fmt.Sprintf("inotify_add_watch %s: %v", p, err))
 	}
@@ -147,8 +151,9 @@ func (f *Feed) Take() Changes {
 	if f.writers != nil {
 		f.writers.look(false)
 	}
+	f.drainMarks() // the folders past the watch budget: their marks, else walks
 	c := f.pending.Take()
-	f.cover(&c, true) // the folders past the watch budget
+	f.cover(&c, true)
 	return c
 }
 
@@ -158,6 +163,7 @@ func (f *Feed) Peek() Changes {
 	if f.writers != nil {
 		f.writers.look(true)
 	}
+	f.drainMarks()
 	c := f.pending.Peek()
 	f.cover(&c, false)
 	return c
@@ -248,6 +254,8 @@ func (f *Feed) event(wd int32, m uint32, name string, at time.Time) {
 			f.lose("the disk's top folder was removed or moved")
 		}
 		// Any other folder's removal or move is an event of its parent.
+	case f.mode == ModeFSEvents && m&unix.IN_MODIFY != 0:
+		f.writers.modified(rel, name, at) // a write heard at close, a truncate at the next look
 	default:
 		if f.mode != ModeFSEvents { // FSEvents tells no links
 			f.made(rel, name, m)

@@ -11,9 +11,11 @@ const (
 	ModeNative Mode = iota
 	// ModeFSEvents, on Linux, is a test mode with FSEvents' semantics,
 	// so that the Mac's behaviour is tested where the tests run: a
-	// written file is heard only when it is closed (IN_CLOSE_WRITE, not
-	// IN_MODIFY); names made, removed and renamed and metadata changes
-	// are heard as they happen; changes mark folders, never names
+	// written file is heard only when it is closed (IN_CLOSE_WRITE; an
+	// IN_MODIFY counts only when the file is open for writing nowhere at
+	// the next look: a truncate by path, which FSEvents reports); names
+	// made, removed and renamed and metadata changes are heard as they
+	// happen; changes mark folders, never names
 	// (Changes.Named stays nil) nor linked inodes; and one take in
 	// Options.DropEvery is Lost, as FSEvents' dropped events and
 	// must-scan-subdirs are. Like the macOS feed, it looks at the files

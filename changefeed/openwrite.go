@@ -32,6 +32,26 @@ type writers struct {
 	seen  map[string]fileIdent // at the last look
 	stop  chan struct{}
 	done  chan struct{}
+	// held are the files written or truncated since the last look (the
+	// Linux test mode's IN_MODIFY): those not open for writing then are
+	// changes (heldMu guards it: the feed's reader adds to it).
+	heldMu sync.Mutex
+	held   map[string]heldChange
+}
+
+// heldChange is a write or truncate held until the next look.
+type heldChange struct {
+	folder, name string
+	at           time.Time
+}
+
+// takeHeld returns the held writes and truncates, and forgets them.
+func (w *writers) takeHeld() map[string]heldChange {
+	w.heldMu.Lock()
+	defer w.heldMu.Unlock()
+	h := w.held
+	w.held = nil
+	return h
 }
 
 // fileIdent is what moves when a file is written: its inode, size and
@@ -79,8 +99,9 @@ func (w *writers) close() {
 }
 
 // look marks the folder of every file open for writing on the disk as
-// changed; wake pokes the feed when one of them is new or moved since the
-// last look (a Take's marks are in the changes it returns: it needs
+// changed, and of every held write or truncate of a file no longer open
+// for writing; wake pokes the feed when one of them is new or moved since
+// the last look (a Take's marks are in the changes it returns: it needs
 // none).
 func (w *writers) look(wake bool) {
 	w.mu.Lock()
@@ -118,6 +139,11 @@ func (w *writers) look(wake bool) {
 		}
 	}
 	w.seen = seen
+	for key, h := range w.takeHeld() {
+		if _, open := seen[key]; !open && w.p.mark(h.folder, h.name, h.at) {
+			moved = true
+		}
+	}
 	if moved && wake {
 		w.p.poke()
 	}

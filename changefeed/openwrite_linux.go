@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -67,4 +68,15 @@ func procWriters(dir string, roots []string, found []string) []string {
 		found = append(found, target)
 	}
 	return found
+}
+
+// modified holds a write or truncate of name in folder (IN_MODIFY, in the
+// test mode with FSEvents' semantics) until the next look.
+func (w *writers) modified(folder, name string, at time.Time) {
+	w.heldMu.Lock()
+	defer w.heldMu.Unlock()
+	if w.held == nil {
+		w.held = map[string]heldChange{}
+	}
+	w.held[folder+"/"+name] = heldChange{folder, name, at}
 }
