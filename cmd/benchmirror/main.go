@@ -115,8 +115,9 @@ func main() {
 
 // child runs one Keeper operation so its peak memory can be measured:
 // child setup|save|restore|load|dirty DATA VOL (dirty: what info asks, whether
-// the disk changed since its last save), or child pnpm - VOL to generate
-// the pnpm tree at VOL. With RAMBAR_BENCH_CPUPROFILE set it writes its CPU
+// the disk changed since its last save), or child pnpm|churn - VOL to
+// generate the pnpm tree at VOL or remove and make again its node_modules
+// (pnpmChild: the user's programs, apart from the following process). With RAMBAR_BENCH_CPUPROFILE set it writes its CPU
 // profile there.
 func child(args []string) int {
 	if p := os.Getenv("RAMBAR_BENCH_CPUPROFILE"); p != "" {
@@ -132,14 +133,8 @@ func child(args []string) int {
 	var err error
 	var r keeper.Result
 	switch args[0] {
-	case "pnpm":
-		c, err := generatePnpm(args[2])
-		fmt.Printf("%d paths, %d folders, %d hard links, %s\n", c.paths, c.folders, c.links, ramdisk.Size(c.bytes).Short())
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		return 0
+	case "pnpm", "churn":
+		return pnpmChild(args[0], args[2])
 	case "setup":
 		_, err = k.Setup(v.Name, keeper.Options{Mode: ramdisk.Keep})
 	case "dirty":

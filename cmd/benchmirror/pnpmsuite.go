@@ -51,7 +51,7 @@ func pnpmSuite(r *report, dest string) error {
 	defer done()
 	name := "pnpm tree"
 	fmt.Printf("%s: generating...\n", name)
-	c, err := generatePnpm(vol)
+	c, err := pnpmGenerate(vol)
 	if err != nil {
 		return err
 	}
@@ -189,16 +189,12 @@ func pnpmChurn(r *report, name string, k *keeper.Keeper, v ramdisk.Volume, f *ke
 		}
 	}()
 	for i := range pnpmChurns {
-		t0 := time.Now()
-		if err := pnpmClean(v.MountPoint); err != nil {
-			return err
-		}
-		t1 := time.Now()
-		if _, err := pnpmInstall(v.MountPoint); err != nil {
+		clean, install, err := pnpmChurnOnce(v.MountPoint)
+		if err != nil {
 			return err
 		}
 		fmt.Printf("%s: churn %d: node_modules removed in %v, made again in %v\n", name, i+1,
-			t1.Sub(t0).Round(time.Millisecond), time.Since(t1).Round(time.Millisecond))
+			clean.Round(time.Millisecond), install.Round(time.Millisecond))
 	}
 	stop := time.Now()
 	durable := time.Duration(-1)

@@ -7,8 +7,10 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // The pnpm tree is seed 004's workload in a generated tree of the same
@@ -152,3 +154,70 @@ func pnpmInstall(root string) (pnpmCounts, error) {
 
 // pnpmClean removes node_modules wholesale, as git clean -fdX does.
 func pnpmClean(root string) error { return os.RemoveAll(filepath.Join(root, "node_modules")) }
+
+// pnpmChild is a child process's generation of the pnpm tree at root
+// (op pnpm), printing its counts for pnpmGenerate, or one churn of it
+// (op churn): node_modules removed, then made again, printing how long
+// each took, in nanoseconds. The user's tools run apart from RAMBar's, so
+// that the memory they leave behind is not counted as the following's.
+func pnpmChild(op, root string) int {
+	var err error
+	switch op {
+	case "pnpm":
+		var c pnpmCounts
+		if c, err = generatePnpm(root); err == nil {
+			fmt.Printf("%d %d %d %d %s\n", c.paths, c.folders, c.links, c.bytes, c.sample)
+		}
+	case "churn":
+		t0 := time.Now()
+		if err = pnpmClean(root); err == nil {
+			t1 := time.Now()
+			if _, err = pnpmInstall(root); err == nil {
+				fmt.Printf("%d %d\n", t1.Sub(t0), time.Since(t1))
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// pnpmRun runs pnpmChild's op on root in a child process and returns what
+// it printed.
+func pnpmRun(op, root string) (string, error) {
+	cmd := exec.Command("/proc/self/exe", "child", op, "-", root)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", op, root, err)
+	}
+	return string(out), nil
+}
+
+// pnpmGenerate writes the pnpm tree at root in a child process.
+func pnpmGenerate(root string) (pnpmCounts, error) {
+	var c pnpmCounts
+	out, err := pnpmRun("pnpm", root)
+	if err != nil {
+		return c, err
+	}
+	if _, err := fmt.Sscanf(out, "%d %d %d %d %s", &c.paths, &c.folders, &c.links, &c.bytes, &c.sample); err != nil {
+		return c, fmt.Errorf("pnpm %s: reading %q: %w", root, out, err)
+	}
+	return c, nil
+}
+
+// pnpmChurnOnce removes and makes again root's node_modules in a child
+// process, and returns how long each took.
+func pnpmChurnOnce(root string) (clean, install time.Duration, err error) {
+	out, err := pnpmRun("churn", root)
+	if err != nil {
+		return 0, 0, err
+	}
+	if _, err := fmt.Sscanf(out, "%d %d", &clean, &install); err != nil {
+		return 0, 0, fmt.Errorf("churn %s: reading %q: %w", root, out, err)
+	}
+	return clean, install, nil
+}
