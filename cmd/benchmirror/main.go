@@ -117,10 +117,10 @@ func main() {
 // child setup|save|restore|load|dirty DATA VOL (dirty: what info asks, whether
 // the disk changed since its last save), or child pnpm|churn - VOL to
 // generate the pnpm tree at VOL or remove and make again its node_modules
-// (pnpmChild: the user's programs, apart from the following process). With RAMBAR_BENCH_CPUPROFILE set it writes its CPU
-// profile there.
+// (pnpmChild: the user's programs, apart from the following process).
+// With BENCHMIRROR_CPUPROFILE set it writes its CPU profile there.
 func child(args []string) int {
-	if p := os.Getenv("RAMBAR_BENCH_CPUPROFILE"); p != "" {
+	if p := os.Getenv("BENCHMIRROR_CPUPROFILE"); p != "" {
 		stop, err := cpuProfile(p)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
