@@ -66,7 +66,7 @@ func TestAutosaveSaysWhenItRuns(t *testing.T) {
 // nothing is saved until the menu-bar app runs, from every verb that sets
 // it, and not while the app runs.
 func TestAutosaveContinuousWarns(t *testing.T) {
-	const note = "is saved continuously (seconds after each change) only while the menu-bar app runs, and it is not running now, so nothing is saved until it starts"
+	const note = "is saved continuously (seconds after each change) only while the menu-bar app runs, and it is not running now; start it with 'rambar'"
 	tests := []struct {
 		name  string
 		setup [][]string // run first, warnings not checked

@@ -220,7 +220,7 @@ func (a *App) noteAutosave(name string, as autosave) {
 	if a.menuBarRunning() {
 		return
 	}
-	fmt.Fprintf(a.Stderr, "rambar: note: %s is saved %s only while the menu-bar app runs, and it is not running now, so nothing is saved until it starts; "+
+	fmt.Fprintf(a.Stderr, "rambar: note: %s is saved %s only while the menu-bar app runs, and it is not running now; "+
 		"start it with 'rambar' (at each login: 'rambar login on'), or save now with 'rambar save %s'\n",
 		name, how, name)
 }
