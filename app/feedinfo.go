@@ -70,6 +70,9 @@ func feedPhrase(f changefeed.Status) string {
 	case changefeed.KindInotify:
 		s = fmt.Sprintf("inotify: %s (all disks together hold at most %d, one eighth of the user's fs.inotify.max_user_watches)",
 			plainPlural(f.Watches, "watch", "watches"), f.Budget)
+		if f.Marks > 0 {
+			s += fmt.Sprintf("; %s past that followed by fanotify marks (which the desktop's inotify programs do not share)", plainPlural(f.Marks, "folder", "folders"))
+		}
 		if f.Unwatched > 0 {
 			s += fmt.Sprintf("; %s past that, read again by every save (every few seconds)", plainPlural(f.Unwatched, "folder", "folders"))
 		}

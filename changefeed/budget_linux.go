@@ -57,6 +57,10 @@ type feedExt struct {
 	inos      map[inode]int32
 	unwatched map[string]struct{}
 	covering  bool
+	// marks follow the folders past the budget where they can (nil:
+	// none yet, or marksWhy says why none; marks_linux.go).
+	marks    *markGroup
+	marksWhy string
 }
 
 // WatchBudget is how many inotify watches all feeds of this process may
@@ -212,6 +216,14 @@ func (f *Feed) unwatch(rel string) {
 	}
 }
 
+// pastBudget follows folder rel, open as dir, past the watch budget: by
+// a fanotify inode mark where it can, else by walks (unwatch).
+func (f *Feed) pastBudget(dir int, rel string) {
+	if !f.mark(dir, rel) {
+		f.unwatch(rel)
+	}
+}
+
 // Unwatched is how many folders of the disk are past the watch budget
 // (read again by every save).
 func (f *Feed) Unwatched() int {
@@ -280,7 +292,7 @@ func (f *Feed) watchBudgeted(dir int, rel, p string, flags uint32) error {
 		ino = inode{st.Dev, st.Ino}
 	}
 	if !f.roomForWatch() && (ino == inode{} || !f.watching(ino, rel)) {
-		f.unwatch(rel)
+		f.pastBudget(dir, rel)
 		return nil
 	}
 	f.mu.Lock()

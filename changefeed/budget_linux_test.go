@@ -41,12 +41,14 @@ func walk(t *testing.T, f *Feed, root string, rels []string) {
 }
 
 // TestWatchBudget: inotify feeds together hold at most the budget; the
-// folders past it are given by every take and peek to be read whole (a
-// change there comes back with no event), the saves are woken for them,
-// a folder watched already stays watched at a walk made at the budget,
-// and a feed closed gives its watches back to the others.
+// folders past it (no fanotify mark may follow them) are given by every
+// take and peek to be read whole (a change there comes back with no
+// event), the saves are woken for them, a folder watched already stays
+// watched at a walk made at the budget, and a feed closed gives its
+// watches back to the others.
 func TestWatchBudget(t *testing.T) {
 	defer setWatchBudget(10)()
+	defer setMarkBudget(-1)()
 	root, other := t.TempDir(), t.TempDir()
 	rels := tree(t, root, 30)
 	f, err := Open(root, nil)
@@ -117,6 +119,7 @@ func TestWatchBudget(t *testing.T) {
 // (a walk, which finds them again) rather than a list of folders.
 func TestWatchBudgetTooManyIsLost(t *testing.T) {
 	defer setWatchBudget(1)()
+	defer setMarkBudget(-1)()
 	root := t.TempDir()
 	f, err := Open(root, nil)
 	if err != nil {
@@ -165,5 +168,74 @@ func TestTakeWatch(t *testing.T) {
 		if got := tt.do(); got != tt.want || WatchesHeld() != tt.held {
 			t.Errorf("%s: %v with %d held, want %v with %d", tt.name, got, WatchesHeld(), tt.want, tt.held)
 		}
+	}
+}
+
+// TestFoldersPastTheBudgetMarked: the folders past the watch budget are
+// followed by fanotify inode marks, within their own budget: a change in
+// one is heard and named (no walk), the rest past both budgets are
+// unwatched, a marked folder removed gives its mark back, and no inotify
+// watch is added past the budget.
+func TestFoldersPastTheBudgetMarked(t *testing.T) {
+	defer setWatchBudget(4)()
+	defer setMarkBudget(20)()
+	root := t.TempDir()
+	rels := tree(t, root, 30)
+	f, err := Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	walk(t, f, root, rels)
+	if st := f.Status(); st.Watches != 4 || st.Marks != 20 || st.Unwatched != 7 {
+		t.Fatalf("status %+v, want 4 watches, 20 marks, 7 folders unwatched", st)
+	}
+	if n := inotifyWatches(t); n > 4 {
+		t.Fatalf("the process holds %d inotify watches, budget 4", n)
+	}
+	f.Take()
+	var marked string
+	for _, rel := range rels[1:] {
+		if _, unwatched := f.ext.unwatched[rel]; !unwatched && rel != "." {
+			marked = rel // the last folder followed, by watch or mark
+		}
+	}
+	tests := []struct {
+		name string
+		do   func() error
+		want map[string]string
+	}{
+		{"write", func() error { return os.WriteFile(filepath.Join(root, marked, "x"), nil, 0o644) }, map[string]string{marked: "x"}},
+		{"chmod of the folder", func() error { return os.Chmod(filepath.Join(root, marked), 0o700) }, map[string]string{marked: "", ".": marked}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.do(); err != nil {
+				t.Fatal(err)
+			}
+			settle(t, f, func(c Changes) bool {
+				for folder := range tt.want {
+					if _, ok := c.Folders[folder]; !ok {
+						return false
+					}
+				}
+				return true
+			})
+			c := f.Take()
+			for folder, name := range tt.want {
+				if _, ok := c.Named[folder][name]; name != "" && !ok {
+					t.Errorf("%s: %q not named: %v", folder, name, c.Named[folder])
+				}
+			}
+		})
+	}
+	if err := os.RemoveAll(filepath.Join(root, marked)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); f.Marks() != 19; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d marks after a marked folder went, want 19", f.Marks())
+		}
+		f.Peek()
 	}
 }

@@ -21,7 +21,10 @@
 // inotify: a watch on every folder, added by the save's own walk (Watch)
 // just before the folder's names are read, all disks together within a
 // budget of one eighth of the user's max_user_watches; the folders past
-// it are read again by every save, which they wake every few seconds.
+// it are followed by fanotify inode marks, which a normal user may set
+// (Linux 5.13) and the desktop's inotify programs do not share, and those
+// past the marks' own budget (or with no marks) are read again by every
+// save, which they wake every few seconds.
 // Status tells which. On macOS it is an FSEvents stream with
 // file-level events on the disk's volume, delivered on a dispatch queue;
 // folders need no watch of their own there. FSEvents reports a write only
@@ -43,6 +46,7 @@
 //	inotify_linux.go     the Linux feed: a watch per folder (native, or FSEvents' semantics)
 //	fanotify_linux.go    the Linux feed as root: one fanotify mark per disk, folders by handle
 //	budget_linux.go      the inotify watch budget and the folders past it
+//	marks_linux.go       fanotify inode marks on the folders past the budget
 //	status.go            Status: which feed follows a disk, and its watches
 //	fsevents_darwin.go   the macOS feed: one FSEvents stream per disk
 //	openwrite.go         the look at the files open for writing (FSEvents' semantics)

@@ -47,6 +47,9 @@ type fanFeed struct {
 	dirs  map[string]string // a folder's handle (handleKey) → its place under root
 	// outside are handles of folders found outside root (bounded).
 	outside map[string]bool
+	// marked are the folders marked one by one (a group of inode marks,
+	// marks_linux.go; nil for a filesystem mark), by handle.
+	marked map[string]bool
 }
 
 // maxOutside is how many handles of folders outside root a feed keeps.
@@ -179,8 +182,11 @@ func (f *Feed) fanWatch(dir int, rel string) {
 	fan.mu.Unlock()
 }
 
-// fanEvents records a read's fanotify events.
-func (f *Feed) fanEvents(b []byte, at time.Time) {
+// fanEvents records a read's events of the feed's filesystem mark.
+func (f *Feed) fanEvents(b []byte, at time.Time) { f.fanEventsOf(f.ext.fan, b, at) }
+
+// fanEventsOf records a read's fanotify events of the group fan follows.
+func (f *Feed) fanEventsOf(fan *fanFeed, b []byte, at time.Time) {
 	mnt := -1 // root, opened for open_by_handle_at when a handle is not known
 	defer func() {
 		if mnt >= 0 {
@@ -200,7 +206,7 @@ func (f *Feed) fanEvents(b []byte, at time.Time) {
 		if m.Mask&unix.FAN_Q_OVERFLOW != 0 {
 			f.lose("more changes at once than the system queues (fanotify's queue overflowed)")
 		} else {
-			f.fanEvent(m.Mask, b[m.Metadata_len:m.Event_len], at, &mnt)
+			f.fanEvent(fan, m.Mask, b[m.Metadata_len:m.Event_len], at, &mnt)
 		}
 		b = b[m.Event_len:]
 	}
@@ -262,8 +268,7 @@ func (fan *fanFeed) parseInfo(b []byte) fanInfo {
 }
 
 // fanEvent records one event of mask m with information records b.
-func (f *Feed) fanEvent(m uint64, b []byte, at time.Time, mnt *int) {
-	fan := f.ext.fan
+func (f *Feed) fanEvent(fan *fanFeed, m uint64, b []byte, at time.Time, mnt *int) {
 	in := fan.parseInfo(b)
 	switch {
 	case in.torn:
@@ -281,7 +286,7 @@ func (f *Feed) fanEvent(m uint64, b []byte, at time.Time, mnt *int) {
 		}
 		return
 	}
-	rel, inside, err := f.fanFolder(in.dir, mnt)
+	rel, inside, err := f.fanFolder(fan, in.dir, mnt)
 	switch {
 	case err != nil:
 		f.lose(fmt.Sprintf("fanotify named a folder that cannot be found: %v", err))
@@ -290,7 +295,7 @@ func (f *Feed) fanEvent(m uint64, b []byte, at time.Time, mnt *int) {
 		return // another mount's part of the file system, outside the disk
 	}
 	if in.name == "." || in.name == "" {
-		f.fanSelf(m, in.dir, rel, at)
+		f.fanSelf(fan, m, in.dir, rel, at)
 		return
 	}
 	child := joinRel(rel, in.name)
@@ -313,11 +318,12 @@ func (f *Feed) fanEvent(m uint64, b []byte, at time.Time, mnt *int) {
 // fanSelf records an event of folder rel itself (handle key dir): its
 // metadata changed (the folder and its entry in its parent), or it was
 // removed or moved (its parent's event; the top folder's: lost).
-func (f *Feed) fanSelf(m uint64, dir []byte, rel string, at time.Time) {
+func (f *Feed) fanSelf(fan *fanFeed, m uint64, dir []byte, rel string, at time.Time) {
 	if m&unix.FAN_DELETE_SELF != 0 {
-		f.ext.fan.mu.Lock()
-		delete(f.ext.fan.dirs, string(dir))
-		f.ext.fan.mu.Unlock()
+		fan.mu.Lock()
+		delete(fan.dirs, string(dir))
+		delete(fan.marked, string(dir)) // its mark went with it
+		fan.mu.Unlock()
 	}
 	if rel == "." && m&(unix.FAN_DELETE_SELF|unix.FAN_MOVE_SELF) != 0 {
 		f.lose("the disk's top folder was removed or moved")
@@ -337,8 +343,7 @@ func (f *Feed) fanSelf(m uint64, dir []byte, rel string, at time.Time) {
 // (handleKey's form): as known, else as the kernel finds it now (inside
 // false: outside root). A folder the kernel cannot find (ESTALE: removed
 // since) is an error: nothing tells which folder it was.
-func (f *Feed) fanFolder(key []byte, mnt *int) (rel string, inside bool, err error) {
-	fan := f.ext.fan
+func (f *Feed) fanFolder(fan *fanFeed, key []byte, mnt *int) (rel string, inside bool, err error) {
 	fan.mu.Lock()
 	rel, known := fan.dirs[string(key)]
 	out := fan.outside[string(key)]

@@ -115,7 +115,7 @@ func (f *Feed) Watch(dir int, rel string) {
 	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP):
 		// Removed or replaced since it was opened: its parent's event.
 	case errors.Is(err, unix.ENOSPC):
-		f.unwatch(rel) // the user's watches are all taken (max_user_watches): as past the budget
+		f.pastBudget(dir, rel) // the user's watches are all taken (max_user_watches): as past the budget
 	default:
 		f.lose(fmt.Sprintf("inotify_add_watch %s: %v", p, err))
 	}
@@ -151,8 +151,9 @@ func (f *Feed) Take() Changes {
 	if f.writers != nil {
 		f.writers.look(false)
 	}
+	f.drainMarks() // the folders past the watch budget: their marks, else walks
 	c := f.pending.Take()
-	f.cover(&c, true) // the folders past the watch budget
+	f.cover(&c, true)
 	return c
 }
 
@@ -162,6 +163,7 @@ func (f *Feed) Peek() Changes {
 	if f.writers != nil {
 		f.writers.look(true)
 	}
+	f.drainMarks()
 	c := f.pending.Peek()
 	f.cover(&c, false)
 	return c

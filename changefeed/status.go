@@ -24,8 +24,12 @@ type Status struct {
 	// together (inotify only).
 	Watches int `json:"watches"`
 	Budget  int `json:"budget,omitempty"`
-	// Unwatched are the folders past the budget, which every save reads
-	// again (a walk of those folders, every few seconds).
+	// Marks are the folders past the budget followed by fanotify inode
+	// marks (which a normal user may set, and the desktop's inotify
+	// programs do not share); Unwatched those past it that no mark
+	// follows, which every save reads again (a walk of those folders,
+	// every few seconds).
+	Marks     int `json:"marks,omitempty"`
 	Unwatched int `json:"unwatched,omitempty"`
 	// Why says, on Linux, why the disk is not followed by fanotify.
 	Why string `json:"why,omitempty"`

@@ -20,6 +20,7 @@ func (f *Feed) Status() Status {
 	f.mu.Lock()
 	s.Watches, s.Unwatched = len(f.wds), len(f.ext.unwatched)
 	f.mu.Unlock()
+	s.Marks = f.Marks()
 	return s
 }
 

@@ -35,9 +35,10 @@ const hundredTop, hundredSub = 100, 1000
 // continuously (the app's loop: Following.Next, then a save by the feed),
 // in a child process, as a normal user and as root. As a normal user the
 // feed is inotify and holds at most one eighth of max_user_watches; the
-// folders past that are read again by the saves. As root it is fanotify
-// and holds no inotify watch between saves. Either way the process never
-// holds more than the eighth, saves included. Either way a file written in folders all
+// folders past that are followed by fanotify inode marks, or, with marks
+// turned off (a kernel that allows none), read again by the saves. As
+// root it is fanotify and holds no inotify watch between saves. Either
+// way the process never holds more than the eighth, saves included. Either way a file written in folders all
 // over the tree (most past the budget, for the normal user) is saved
 // within 10 s, and a walk then finds nothing unsaved.
 func TestContinuousKeepOf100000Folders(t *testing.T) {
@@ -53,9 +54,14 @@ func TestContinuousKeepOf100000Folders(t *testing.T) {
 		name string
 		uid  uint32
 		kind string
+		// marks: the folders past the watch budget are followed by
+		// fanotify inode marks (else by walks: env turns marks off).
+		marks bool
+		env   []string
 	}{
-		{"normal user: inotify within the budget", 65534, changefeed.KindInotify},
-		{"root: fanotify", 0, changefeed.KindFanotify},
+		{"normal user: inotify within the budget, fanotify marks past it", 65534, changefeed.KindInotify, true, nil},
+		{"normal user, no marks: inotify within the budget, walks past it", 65534, changefeed.KindInotify, false, []string{changefeed.EnvMarks + "=off"}},
+		{"root: fanotify", 0, changefeed.KindFanotify, false, nil},
 	}
 	bin := sharedBinary(t)
 	for _, tt := range tests {
@@ -73,7 +79,7 @@ func TestContinuousKeepOf100000Folders(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			c := startBudgetChild(t, bin, mnt, data, tt.uid)
+			c := startBudgetChild(t, bin, mnt, data, tt.uid, tt.env)
 			most := make(chan int, 1)
 			go func() { // the most watches the child holds at any time, saves included
 				n := 0
@@ -94,9 +100,12 @@ func TestContinuousKeepOf100000Folders(t *testing.T) {
 			switch {
 			case st.Kind != tt.kind:
 				t.Fatalf("followed by %s, want %s (%s)", st.Kind, tt.kind, st.Why)
-			case tt.kind == changefeed.KindInotify && (held > maxWatches/8 || st.Watches > maxWatches/8 || st.Unwatched == 0):
-				t.Fatalf("inotify feed holds %d watches (process: %d), %d folders past the budget: want at most %d and some past it",
-					st.Watches, held, st.Unwatched, maxWatches/8)
+			case tt.kind == changefeed.KindInotify && (held > maxWatches/8 || st.Watches > maxWatches/8):
+				t.Fatalf("inotify feed holds %d watches (process: %d): want at most %d", st.Watches, held, maxWatches/8)
+			case tt.kind == changefeed.KindInotify && tt.marks && (st.Marks == 0 || st.Unwatched != 0):
+				t.Fatalf("%d folders marked, %d unwatched: want every folder past the budget marked", st.Marks, st.Unwatched)
+			case tt.kind == changefeed.KindInotify && !tt.marks && (st.Marks != 0 || st.Unwatched == 0):
+				t.Fatalf("%d folders marked, %d unwatched: want none marked and some walked", st.Marks, st.Unwatched)
 			case tt.kind == changefeed.KindFanotify && held != 0:
 				t.Fatalf("fanotify feed: the child holds %d inotify watches, want 0", held)
 			}
@@ -221,11 +230,11 @@ type budgetLine struct {
 }
 
 // startBudgetChild runs the test binary bin as uid's child keeping mnt.
-func startBudgetChild(t *testing.T, bin, mnt, data string, uid uint32) *budgetChild {
+func startBudgetChild(t *testing.T, bin, mnt, data string, uid uint32, env []string) *budgetChild {
 	t.Helper()
 	cmd := exec.Command(bin, "-test.run=^TestWatchBudgetChild$", "-test.count=1", "-test.timeout=15m")
 	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = append(os.Environ(), envBudgetMount+"="+mnt, envBudgetData+"="+data)
+	cmd.Env = append(append(os.Environ(), envBudgetMount+"="+mnt, envBudgetData+"="+data), env...)
 	if uid != 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
 	}
