@@ -15,7 +15,9 @@ import (
 // OpenBeneath opens rel relative to dirfd with openat2: the path may not
 // leave dirfd's folder, cross a mount, or pass through any symlink (the
 // last component included). Kernels before 5.6 have no openat2: there the
-// path is walked one component at a time with O_NOFOLLOW.
+// path is walked one component at a time with O_NOFOLLOW, and a folder of
+// another device than dirfd's is refused as a mount (EXDEV; a bind mount
+// of the same file system is not told there).
 func OpenBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
 	if !noOpenat2.Load() {
 		how := unix.OpenHow{Flags: uint64(flags),
@@ -41,9 +43,14 @@ func OpenBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
 var noOpenat2 atomic.Bool
 
 // walkBeneath opens rel relative to dirfd one component at a time, each
-// folder with O_NOFOLLOW|O_DIRECTORY and the last with O_NOFOLLOW. rel is
-// clean and relative (checked where it was read), so it stays beneath.
+// folder with O_NOFOLLOW|O_DIRECTORY and the last with O_NOFOLLOW; a
+// component of another device than dirfd's is a mount crossed: EXDEV. rel
+// is clean and relative (checked where it was read), so it stays beneath.
 func walkBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
+	var top unix.Stat_t
+	if err := unix.Fstat(dirfd, &top); err != nil {
+		return -1, err
+	}
 	parts := strings.Split(rel, "/")
 	at := dirfd
 	for i, p := range parts {
@@ -59,6 +66,14 @@ func walkBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
 			unix.Close(at)
 		}
 		if err != nil {
+			return -1, err
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil || st.Dev != top.Dev {
+			unix.Close(fd)
+			if err == nil {
+				err = unix.EXDEV
+			}
 			return -1, err
 		}
 		at = fd

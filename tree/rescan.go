@@ -481,6 +481,5 @@ func (r *rescan) keptNot(prev []NotKept) []NotKept {
 			out = append(out, n)
 		}
 	}
-	sortNotKept(out)
-	return out
+	return uniqNotKept(out) // a mount point read again is in both
 }

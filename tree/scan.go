@@ -249,9 +249,11 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 // errors only), into list (its old contents dropped), sorted, and lstats its entries relative to the folder's descriptor (no path walk
 // per entry, no poller registration as os.Open does), keeping files,
 // folders, symlinks and FIFOs; sockets and device nodes are named in
-// skipped. A folder removed or replaced since its parent was read holds
-// nothing: the disk is in use, and a save looks again (settle.go). What
-// is not contents at the top is left out as o says.
+// skipped, as is a mount point (never entered). A folder removed or
+// replaced since its parent was read holds nothing (a symlink in its place
+// or on the way is never followed: openFolder): the disk is in use, and a
+// save looks again (settle.go). What is not contents at the top is left
+// out as o says.
 func readDir(top int, root, rel string, list *[]Scanned, o Opts) (subdirs []string, skipped []NotKept, err error) {
 	subdirs, skipped, err = readDirOf(top, root, rel, list, o, nil)
 	if errors.Is(err, errVanished) {
@@ -272,12 +274,22 @@ var errVanished = errors.New("the folder vanished")
 // A folder other than the top that is gone gives errVanished, list empty.
 func readDirOf(top int, root, rel string, list *[]Scanned, o Opts, only map[string]struct{}) (subdirs []string, skipped []NotKept, err error) {
 	*list = (*list)[:0]
-	fd, err := openNoAtimeAt(top, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
-	if rel != "." && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)) {
-		return nil, nil, errVanished
+	dev, err := o.topDev(top)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read folder %s: fstat: %w", root, err)
+	}
+	fd, err := openFolder(top, rel, dev)
+	switch {
+	case rel == ".":
+	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP):
+		return nil, nil, errVanished // a symlink on the way or in its place is never followed
+	case errors.Is(err, unix.EXDEV):
+		// A mount its parent's listing did not show (one of the same file
+		// system, or mounted since): its name is kept, nothing beneath it.
+		return nil, []NotKept{{Path: rel, Why: whyMount}}, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read folder %s: %w", folderPath(root, rel), err)
+		return nil, nil, fmt.Errorf("read folder %s: open: %w", folderPath(root, rel), err)
 	}
 	defer unix.Close(fd)
 	o.Still.add(fd, root, rel) // before its names are read
@@ -287,6 +299,10 @@ func readDirOf(top int, root, rel string, list *[]Scanned, o Opts, only map[stri
 	all := *list
 	grow := func(n int) { all = slices.Grow(all, n) }
 	take := func(n []byte, s *unix.Stat_t, err error) (found, error) {
+		mount := err == errMountRoot
+		if mount {
+			err = nil
+		}
 		if errors.Is(err, unix.ENOENT) {
 			return found{}, nil // deleted while we looked: not part of this save
 		}
@@ -300,6 +316,9 @@ func readDirOf(top int, root, rel string, list *[]Scanned, o Opts, only map[stri
 			}
 		} else {
 			r = rel + "/" + string(n)
+		}
+		if mount || s.Mode&unix.S_IFMT == unix.S_IFDIR && uint64(s.Dev) != dev {
+			return found{item: Scanned{Rel: r}, why: whyMount}, nil // never entered
 		}
 		switch s.Mode & unix.S_IFMT {
 		case unix.S_IFREG:
@@ -355,15 +374,16 @@ func statNames(fd int, names map[string]struct{}, take func(name []byte, st *uni
 }
 
 // statEach gives take each of names in folder fd with its lstat (or the
-// error), in order, and add what it takes; "", "." , ".." and names with
-// a "/" are no entries and left out.
+// error: errMountRoot for a mount's root, lstatEntry), in order, and add
+// what it takes; "", "." , ".." and names with a "/" are no entries and
+// left out.
 func statEach(fd int, names []string, take func(name []byte, st *unix.Stat_t, err error) (found, error), add func(*found)) error {
 	for _, n := range names {
 		if n == "" || n == "." || n == ".." || strings.ContainsRune(n, '/') {
 			continue
 		}
 		var st unix.Stat_t
-		err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW)
+		err := lstatEntry(fd, n, &st)
 		f, err := take([]byte(n), &st, err)
 		if err != nil {
 			return err

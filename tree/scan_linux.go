@@ -55,6 +55,15 @@ func statEntries(fd int, grow func(n int), take func(name []byte, st *unix.Stat_
 	return statMany(fd, first, second, take, add)
 }
 
+// openFolderBeneath opens folder rel beneath top (device dev) with flags:
+// OpenBeneath's openat2 refuses a symlink (ELOOP) or a mount, bind mounts
+// of the same file system included (EXDEV), on the way or at its end; its
+// walk where openat2 is missing refuses a symlink and a folder of another
+// device.
+func openFolderBeneath(top int, rel string, flags int, _ uint64) (int, error) {
+	return OpenBeneath(top, rel, flags, 0)
+}
+
 // records are getdents records read into a buffer of direntBufs.
 type records struct {
 	bp *[]byte // nil: none (the end of the folder)
@@ -205,9 +214,17 @@ func statMany(fd int, first, second records, take func(name []byte, st *unix.Sta
 // foundBufs hold a buffer's entries between statMany's take and add.
 var foundBufs = sync.Pool{New: func() any { s := make([]found, 0, 1024); return &s }}
 
+// lstatEntry lstats name in folder fd as statxAt does.
+func lstatEntry(fd int, name string, st *unix.Stat_t) error {
+	return statxAt(fd, append([]byte(name), 0), st)
+}
+
 // statxAt lstats the entry named nameZ (its name and a NUL) in folder fd,
 // through statx, filling the fields of st a scan reads; it falls back to
-// fstatat where a file system cannot tell them all.
+// fstatat where a file system cannot tell them all. The root of a mount
+// (STATX_ATTR_MOUNT_ROOT, Linux 5.8: a bind mount of the disk's own file
+// system too, which its device does not tell) gives errMountRoot, st
+// filled.
 func statxAt(fd int, nameZ []byte, st *unix.Stat_t) error {
 	var x unix.Statx_t
 	_, _, e := unix.Syscall6(unix.SYS_STATX, uintptr(fd), uintptr(unsafe.Pointer(&nameZ[0])),
@@ -215,8 +232,15 @@ func statxAt(fd int, nameZ []byte, st *unix.Stat_t) error {
 	if e != 0 {
 		return e
 	}
+	var mount error
+	if x.Attributes_mask&x.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+		mount = errMountRoot
+	}
 	if x.Mask&unix.STATX_BASIC_STATS != unix.STATX_BASIC_STATS {
-		return unix.Fstatat(fd, string(nameZ[:len(nameZ)-1]), st, unix.AT_SYMLINK_NOFOLLOW)
+		if err := unix.Fstatat(fd, string(nameZ[:len(nameZ)-1]), st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return err
+		}
+		return mount
 	}
 	*st = unix.Stat_t{
 		Dev: unix.Mkdev(x.Dev_major, x.Dev_minor), Ino: x.Ino, Mode: uint32(x.Mode), Uid: x.Uid, Gid: x.Gid,
@@ -226,7 +250,7 @@ func statxAt(fd int, nameZ []byte, st *unix.Stat_t) error {
 		Ctim: unix.Timespec{Sec: x.Ctime.Sec, Nsec: int64(x.Ctime.Nsec)},
 	}
 	setNlink(&st.Nlink, x.Nlink) // uint64 on amd64, uint32 on arm64
-	return nil
+	return mount
 }
 
 func setNlink[T ~uint32 | ~uint64](p *T, n uint32) { *p = T(n) }

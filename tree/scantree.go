@@ -31,6 +31,11 @@ func readTree(root, start string, out []Scanned, match Matcher, o Opts) ([]Scann
 		return nil, nil, fmt.Errorf("read folder %s: %w", root, err)
 	}
 	defer unix.Close(top)
+	var st unix.Stat_t
+	if err := unix.Fstat(top, &st); err != nil {
+		return nil, nil, fmt.Errorf("read folder %s: fstat: %w", root, err)
+	}
+	o.dev, o.hasDev = uint64(st.Dev), true // a folder of another device is a mount point: never entered
 	if match != nil {
 		for i := range out {
 			match.See(&out[i])
@@ -79,6 +84,10 @@ type Opts struct {
 	// are the Firsts of the rescan that made prev (nil: unknown, found).
 	Into   []Scanned
 	Firsts map[int32]bool
+	// dev, when hasDev, is the device of the disk's top (readTree reads
+	// it once): a folder of another is a mount point (topDev).
+	dev    uint64
+	hasDev bool
 }
 
 // FolderWatch is given each folder a scan opens, before its names are
