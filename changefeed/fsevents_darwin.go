@@ -140,14 +140,14 @@ func (f *Feed) Watch(int, string) {}
 // and the folders of the files open for writing are marked changed.
 func (f *Feed) Take() Changes {
 	f.flush()
-	f.writers.look(false)
+	f.writers.look(byTake)
 	return f.pending.Take()
 }
 
 // Peek returns the changes since the last take, leaving them.
 func (f *Feed) Peek() Changes {
 	f.flush()
-	f.writers.look(true)
+	f.writers.look(byPeek)
 	return f.pending.Peek()
 }
 

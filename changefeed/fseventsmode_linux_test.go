@@ -142,7 +142,9 @@ func TestFSEventsModeFindsFilesKeptOpen(t *testing.T) {
 			t.Fatalf("take %d: folders %v, named %v, lost %v (%s); want [db] only", i, got, c.Named, c.Lost, c.Why)
 		}
 	}
-	// Held open and idle: it is marked at each take, but wakes no one.
+	// Held open and idle: it is marked at each take, but wakes no one
+	// (once a tick has seen its last write).
+	time.Sleep(2 * writersEvery)
 	f.Take()
 	drainWake(f)
 	select {
@@ -278,5 +280,58 @@ func TestOpenWriters(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("open for writing: %q, want %q", got, want)
+	}
+}
+
+// TestWritersWake: who looks at the open files wakes the saves as it
+// should. A take wakes no one (its marks are in what it returns); a peek
+// wakes for a held write of a file open nowhere (a truncate by path), not
+// for a file open for writing, or the saves' wait, which peeks at each
+// wake-up, would spin while a file is written without pause; a tick wakes
+// when an open file is new or moved since the last tick, once.
+func TestWritersWake(t *testing.T) {
+	root := t.TempDir()
+	p := newPending(nil, false)
+	w := &writers{p: p, roots: []string{root}, find: openWriters, stop: make(chan struct{}), done: make(chan struct{})}
+	fh, err := os.Create(filepath.Join(root, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	os.WriteFile(filepath.Join(root, "cut"), []byte("12345"), 0o644)
+	woke := func() bool {
+		select {
+		case <-p.Wake():
+			return true
+		default:
+			return false
+		}
+	}
+	woke() // the pending's start
+	tests := []struct {
+		name  string
+		do    func()
+		by    looker
+		wakes bool
+	}{
+		{"take", func() { fh.WriteString("a") }, byTake, false},
+		{"peek, an open file written", func() { fh.WriteString("b") }, byPeek, false},
+		{"tick, an open file new to ticks", func() {}, byTick, true},
+		{"tick, nothing moved", func() {}, byTick, false},
+		{"peek, a truncate by path", func() { os.Truncate(filepath.Join(root, "cut"), 1); w.modified(".", "cut", time.Now()) }, byPeek, true},
+		{"peek, a held write of a file open for writing", func() { fh.WriteString("c"); w.modified(".", "log", time.Now()) }, byPeek, false},
+		{"tick, the open file moved", func() { fh.WriteString("d") }, byTick, true},
+		{"take, a truncate by path", func() { w.modified(".", "cut", time.Now()) }, byTake, false},
+	}
+	for _, tt := range tests {
+		tt.do()
+		w.look(tt.by)
+		if got := woke(); got != tt.wakes {
+			t.Errorf("%s: woke %v, want %v", tt.name, got, tt.wakes)
+		}
+	}
+	c := p.Take()
+	if got := folders(c); !slices.Equal(got, []string{"."}) || c.Paths != 2 {
+		t.Errorf("marked: folders %v, %d paths; want [.], 2 (log and cut)", got, c.Paths)
 	}
 }

@@ -138,9 +138,12 @@ func (f *Feed) Close() error {
 	if f.writers != nil {
 		f.writers.close()
 	}
+	// Closed while no drain reads (one that comes after reads nothing),
+	// but not held while the file closes: that waits for the reader's
+	// callback, which may be waiting for the lock.
 	f.reading.Lock()
-	defer f.reading.Unlock()
 	close(f.closed)
+	f.reading.Unlock()
 	return f.file.Close()
 }
 
@@ -149,7 +152,7 @@ func (f *Feed) Close() error {
 func (f *Feed) Take() Changes {
 	f.drain()
 	if f.writers != nil {
-		f.writers.look(false)
+		f.writers.look(byTake)
 	}
 	f.drainMarks() // the folders past the watch budget: their marks, else walks
 	c := f.pending.Take()
@@ -161,7 +164,7 @@ func (f *Feed) Take() Changes {
 func (f *Feed) Peek() Changes {
 	f.drain()
 	if f.writers != nil {
-		f.writers.look(true)
+		f.writers.look(byPeek)
 	}
 	f.drainMarks()
 	c := f.pending.Peek()

@@ -22,14 +22,14 @@ const writersEvery = time.Second
 // database, a VM image) raises no event while it is written. At each Take
 // and Peek the folder of every such file is marked changed (a save looks
 // at it again); every writersEvery the files are looked at, and a file
-// newly open or whose size or times moved since the last look wakes the
-// saves. When the open files cannot be known the changes are Lost.
+// newly open or whose size or times moved since the last of those looks
+// wakes the saves. When the open files cannot be known the changes are Lost.
 type writers struct {
 	p     *pending
 	roots []string                               // the disk's root as given and with symlinks resolved
 	find  func(roots []string) ([]string, error) // the paths under roots open for writing (openWriters)
 	mu    sync.Mutex
-	seen  map[string]fileIdent // at the last look
+	seen  map[string]fileIdent // the open files at the last tick
 	stop  chan struct{}
 	done  chan struct{}
 	// held are the files written or truncated since the last look (the
@@ -83,7 +83,7 @@ func (w *writers) tick() {
 		case <-w.stop:
 			return
 		case <-t.C:
-			w.look(true)
+			w.look(byTick)
 		}
 	}
 }
@@ -98,12 +98,25 @@ func (w *writers) close() {
 	<-w.done
 }
 
+// Who looks at the open files (writers.look): what each wakes.
+type looker int
+
+const (
+	// byTake: the marks are in the changes the take returns; no wake.
+	byTake looker = iota
+	// byPeek wakes for the held writes and truncates it finds to be
+	// changes, not for the open files (every peek would, while a file is
+	// written without pause: the saves' wait peeks at each wake).
+	byPeek
+	// byTick also wakes when an open file is new or moved since the last
+	// tick.
+	byTick
+)
+
 // look marks the folder of every file open for writing on the disk as
 // changed, and of every held write or truncate of a file no longer open
-// for writing; wake pokes the feed when one of them is new or moved since
-// the last look (a Take's marks are in the changes it returns: it needs
-// none).
-func (w *writers) look(wake bool) {
+// for writing, and wakes the feed as by says.
+func (w *writers) look(by looker) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	select {
@@ -116,7 +129,7 @@ func (w *writers) look(wake bool) {
 		w.p.lose("could not tell which files are open for writing on the disk: " + err.Error())
 		return
 	}
-	seen, moved := make(map[string]fileIdent, len(found)), false
+	open, moved := make(map[string]fileIdent, len(found)), false
 	for _, p := range found {
 		folder, name, ok := relUnder(w.roots, p)
 		if !ok {
@@ -129,22 +142,26 @@ func (w *writers) look(wake bool) {
 			id = fileIdent{ino: int64(st.Ino), size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
 		}
 		key := folder + "/" + name
-		if _, dup := seen[key]; dup {
+		if _, dup := open[key]; dup {
 			continue // open in several places
 		}
-		seen[key] = id
+		open[key] = id
 		marked := w.p.mark(folder, name, at)
 		if was, ok := w.seen[key]; marked && (!ok || was != id) {
 			moved = true
 		}
 	}
-	w.seen = seen
+	if by == byTick {
+		w.seen = open
+	} else {
+		moved = false
+	}
 	for key, h := range w.takeHeld() {
-		if _, open := seen[key]; !open && w.p.mark(h.folder, h.name, h.at) {
+		if _, isOpen := open[key]; !isOpen && w.p.mark(h.folder, h.name, h.at) {
 			moved = true
 		}
 	}
-	if moved && wake {
+	if moved && by != byTake {
 		w.p.poke()
 	}
 }
