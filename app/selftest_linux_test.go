@@ -104,7 +104,7 @@ func TestSelftestLinux(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"leftovers", "engine.small", "engine.large", "engine.hidden", "files", "eject.busy", "kept.roundtrip",
-		"tray.item", "menu.edit", "dialog.focus", "notify.auth", "notify.post", "login.service", "session.guard", "doctor.capture", "cleanup"} {
+		"kept.feed", "kept.openwrite", "tray.item", "menu.edit", "dialog.focus", "notify.auth", "notify.post", "login.service", "session.guard", "doctor.capture", "cleanup"} {
 		if _, ok := got[name]; !ok {
 			t.Errorf("no %s line in the report", name)
 		}
