@@ -15,13 +15,12 @@ const (
 	// IN_MODIFY counts only when the file is open for writing nowhere at
 	// the next look: a truncate by path, which FSEvents reports); names
 	// made, removed and renamed and metadata changes are heard as they
-	// happen; changes mark folders, never names
-	// (Changes.Named stays nil) nor linked inodes; and one take in
-	// Options.DropEvery is Lost, as FSEvents' dropped events and
-	// must-scan-subdirs are. Like the macOS feed, it looks at the files
-	// open for writing under the disk (openWriters) at every Take and
-	// Peek, and every second to wake the saves. On macOS it is the
-	// native feed.
+	// happen; changes mark folders, never names (Changes.Named stays
+	// nil) nor linked inodes; and one take in Options.DropEvery is Lost,
+	// as FSEvents' dropped events and must-scan-subdirs are. Like the
+	// macOS feed, it looks at the files open for writing under the disk
+	// (openWriters) at every Take and Peek, and every second to wake the
+	// saves. On macOS it is the native feed.
 	ModeFSEvents
 )
 

@@ -32,6 +32,8 @@ type writers struct {
 	seen  map[string]fileIdent // the open files at the last tick
 	stop  chan struct{}
 	done  chan struct{}
+	// stopOnce closes stop.
+	stopOnce sync.Once
 	// held are the files written or truncated since the last look (the
 	// Linux test mode's IN_MODIFY): those not open for writing then are
 	// changes (heldMu guards it: the feed's reader adds to it).
@@ -88,13 +90,9 @@ func (w *writers) tick() {
 	}
 }
 
-// close stops the looks.
+// close stops the looks (once, whoever calls it).
 func (w *writers) close() {
-	select {
-	case <-w.stop:
-	default:
-		close(w.stop)
-	}
+	w.stopOnce.Do(func() { close(w.stop) })
 	<-w.done
 }
 
