@@ -60,7 +60,7 @@ func TestFileRewrittenInPlaceIsSavedAsAVersionThatExisted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := errors.Join(writeVersion(wf, want, make([]byte, chunkSize)), wf.Close()); err != nil {
+			if err := errors.Join(writeVersion(wf, want, versionBuf()), wf.Close()); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := sv.save(ctx); err != nil {

@@ -97,16 +97,23 @@ func versionChunk(buf []byte, v, i uint64) {
 	}
 }
 
-// writeVersion writes version v of the file f in place, chunk by chunk.
+// writeVersion writes version v of the file f in place, in one write(2)
+// (buf holds a whole version): a save copies a file between two writes,
+// never during one, so each snapshot holds one version whole. (A program
+// that rewrites a file in parts leaves it a mix of two versions between
+// its writes: that mix exists on the disk, and only the program can tell
+// it from a version; see the README's "Not promised".)
 func writeVersion(f *os.File, v uint64, buf []byte) error {
+	buf = buf[:versionChunks*chunkSize]
 	for i := uint64(0); i < versionChunks; i++ {
-		versionChunk(buf, v, i)
-		if _, err := f.WriteAt(buf, int64(i)*chunkSize); err != nil {
-			return err
-		}
+		versionChunk(buf[i*chunkSize:(i+1)*chunkSize], v, i)
 	}
-	return nil
+	_, err := f.WriteAt(buf, 0)
+	return err
 }
+
+// versionBuf is room for one version of a rewritten file.
+func versionBuf() []byte { return make([]byte, versionChunks*chunkSize) }
 
 // rewriteForever writes versions 1, 2, ... of path in place, without end,
 // a millisecond apart (so as not to take a core of a shared machine).
@@ -115,7 +122,7 @@ func rewriteForever(path string) error {
 	if err != nil {
 		return err
 	}
-	buf := make([]byte, chunkSize)
+	buf := versionBuf()
 	for v := uint64(1); ; v++ {
 		if err := writeVersion(f, v, buf); err != nil {
 			return err
@@ -376,7 +383,7 @@ func bigVersioned(t *testing.T, root string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = writeVersion(f, 0, make([]byte, chunkSize))
+	err = writeVersion(f, 0, versionBuf())
 	f.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -94,24 +94,30 @@ func quietFor(size int64) time.Duration {
 
 // settledBy reports whether a file of identity id, as read after the
 // change clock read clock, is settled: any later write changes its
-// identity. With a write barrier, its ctime must be older than clock; a
-// ctime of whole seconds (HFS+ keeps no more) must be a second older;
-// without a barrier, it must also have been left alone for quietFor. A
-// ctime ahead of the clock by more than a second (the clock stepped back)
-// settles nothing until the clock is past it; wait is how long to wait
-// before asking again.
-func settledBy(id tree.Ident, clock int64, barrier bool) (ok bool, wait time.Duration) {
-	need := id.CTime + 1
+// identity, and it was left alone for quiet before. Its ctime must be
+// older than clock less quiet; a ctime of whole seconds (HFS+ keeps no
+// more) must be a second older. A ctime ahead of the clock (it stepped
+// back) settles nothing until the clock is past it; wait is how long to
+// wait before asking again.
+func settledBy(id tree.Ident, clock int64, quiet time.Duration) (ok bool, wait time.Duration) {
+	need := id.CTime + max(int64(quiet), 1)
 	if id.CTime%int64(time.Second) == 0 {
-		need = id.CTime + int64(time.Second)
-	}
-	if !barrier {
-		need = max(need, id.CTime+int64(quietFor(id.Size)))
+		need = max(need, id.CTime+int64(time.Second))
 	}
 	if clock >= need {
 		return true, 0
 	}
 	return false, min(time.Duration(need-clock), 50*time.Millisecond)
+}
+
+// copyQuiet is how long a file of size bytes must have been left alone
+// before a copy: nothing more than its ctime in an earlier tick of the
+// change clock where a write barrier exists, else quietFor.
+func copyQuiet(size int64) time.Duration {
+	if tree.HasWriteBarrier {
+		return 0
+	}
+	return quietFor(size)
 }
 
 // held copies job k's file (open as in, of identity id) with copy, again
@@ -137,7 +143,7 @@ func (c *copier) held(k int, in int, id tree.Ident, copy func() error, redo func
 			return nil
 		}
 		id = tree.IdentOf(&st)
-		if ok, wait := settledBy(id, clock, tree.HasWriteBarrier); !ok && !leased {
+		if ok, wait := settledBy(id, clock, copyQuiet(id.Size)); !ok && !leased {
 			if time.Now().Add(wait).After(deadline) {
 				j.state = jobUnstable
 				return nil

@@ -27,6 +27,12 @@ import (
 //     so a file moved is in one of its folders, old or new (perhaps both),
 //     never in neither; a file removed meanwhile may come back from the
 //     previous snapshot.
+//   - The files of a folder in which any file could not be taken as a
+//     version that existed (a database and its journal, or WAL, written
+//     without pause) are all the previous snapshot's: files that belong
+//     together match as they did then, never one new beside one old. A
+//     file new since then in such a folder is left out this time (and
+//     named with the paths in use).
 //   - Hard links whose target was left out are left out too; a previous
 //     version's link whose target is now another file's is kept as a file
 //     of its own, with the bytes it had.
@@ -63,8 +69,15 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 			return true
 		})
 	}
-	entries, ids, fresh := splice(prev, ls.tookTree(r, prev), r.reshaped, was)
+	all := ls.tookTree(r, prev)
+	stale := staleFolders(all)
+	entries, ids, fresh := splice(prev, all, r.reshaped, was, stale)
 	u := inUseOf(r.moved)
+	u.Paths = leftOut(u.Paths, all, entries, stale)
+	u.Count = max(u.Count, len(u.Paths))
+	if len(u.Paths) > snapstore.InUseMax {
+		u.Paths = u.Paths[:snapstore.InUseMax]
+	}
 	if prev != nil && fresh == 0 {
 		return Result{Snapshot: ls.curID, Unchanged: true, Files: prev.Files, Bytes: prev.Bytes, InUse: u}, nil
 	}
@@ -95,7 +108,7 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 	if err := ls.commit(ms.Refs[ls.id], w.Bytes(), nil); err != nil {
 		return Result{}, err
 	}
-	if r.splicedAsScanned(len(entries)) {
+	if r.splicedAsScanned(len(entries)) && !revertedTaken(all, stale) {
 		ls.committed = &followed{snapshot: ls.id, items: r.items, notKept: ls.notKept, firsts: ls.firsts}
 	}
 	return res, nil
@@ -178,8 +191,8 @@ func (ls *liveSave) withObject(e *tree.Entry, j *copyJob, ext []tree.Extent) boo
 // identity of each as the last round scanned it (prev's: only their inode,
 // if known, so the next save reads them again), and how many differ from
 // prev's (all, without prev).
-func splice(prev *snapstore.Manifest, all []took, union bool, was map[string]uint64) (entries []tree.Entry, ids []tree.Ident, fresh int) {
-	where := elsewhere(all, was)
+func splice(prev *snapstore.Manifest, all []took, union bool, was map[string]uint64, stale map[string]bool) (entries []tree.Entry, ids []tree.Ident, fresh int) {
+	where := elsewhere(all, was, stale)
 	var old []tree.Entry
 	if prev != nil {
 		old = prev.Entries
@@ -191,7 +204,10 @@ func splice(prev *snapstore.Manifest, all []took, union bool, was map[string]uin
 	var out []took
 	add := func(e *tree.Entry) { // a path only prev has
 		ino, moved := where(e.Path)
-		if union && (e.Kind == tree.KindDir || !moved) { // a file moved is where the scan found it
+		switch {
+		case e.Kind != tree.KindDir && stale[parentOfPath(e.Path)]:
+			out = append(out, took{e: *e, id: tree.Ident{Ino: ino}, old: true})
+		case union && (e.Kind == tree.KindDir || !moved): // a file moved is where the scan found it
 			out = append(out, took{e: *e, id: tree.Ident{Ino: ino}, old: true, empty: moved})
 		}
 	}
@@ -205,6 +221,11 @@ func splice(prev *snapstore.Manifest, all []took, union bool, was map[string]uin
 			j++
 		}
 		switch o := oldAt[t.e.Path]; {
+		case t.e.Kind != tree.KindDir && stale[parentOfPath(t.e.Path)]:
+			if o != nil && o.Kind == t.e.Kind {
+				ino, _ := where(o.Path)
+				out = append(out, took{e: *o, id: tree.Ident{Ino: ino}, old: true})
+			}
 		case t.ok:
 			out = append(out, t)
 		case o != nil && o.Kind == t.e.Kind:
@@ -220,15 +241,64 @@ func splice(prev *snapstore.Manifest, all []took, union bool, was map[string]uin
 	return mend(out, oldAt)
 }
 
+// staleFolders are the folders holding a file of all (not a folder) that
+// was not taken as a version that existed.
+func staleFolders(all []took) map[string]bool {
+	out := map[string]bool{}
+	for i := range all {
+		if t := &all[i]; !t.ok && t.e.Kind != tree.KindDir {
+			out[parentOfPath(t.e.Path)] = true
+		}
+	}
+	return out
+}
+
+// parentOfPath is the folder holding path p ("." for the root's own).
+func parentOfPath(p string) string {
+	parent, _ := pathParent(p)
+	return parent
+}
+
+// revertedTaken reports whether a file taken as scanned is the previous
+// snapshot's in the splice (its folder is stale): the next save by the
+// feed would take it as saved, with no change to tell it otherwise.
+func revertedTaken(all []took, stale map[string]bool) bool {
+	for i := range all {
+		if t := &all[i]; t.ok && t.e.Kind != tree.KindDir && stale[parentOfPath(t.e.Path)] {
+			return true
+		}
+	}
+	return false
+}
+
+// leftOut is paths with the files of all, in stale folders, that the
+// spliced entries leave out, sorted.
+func leftOut(paths []string, all []took, entries []tree.Entry, stale map[string]bool) []string {
+	if len(stale) == 0 {
+		return paths
+	}
+	kept := make(map[string]bool, len(entries))
+	for i := range entries {
+		kept[entries[i].Path] = true
+	}
+	for i := range all {
+		if t := &all[i]; t.e.Kind != tree.KindDir && stale[parentOfPath(t.e.Path)] && !kept[t.e.Path] {
+			paths = append(paths, t.e.Path)
+		}
+	}
+	sortPaths(paths)
+	return slices.Compact(paths)
+}
+
 // elsewhere tells, for a path of the previous snapshot, its inode then
 // (was) and whether that inode is in what the save keeps of the disk now
-// (tree: what it took whole, and folders): then the path moved, and is
-// where the scan found it.
-func elsewhere(all []took, was map[string]uint64) func(rel string) (uint64, bool) {
+// (tree: what it took whole, but in stale folders, and folders): then the
+// path moved, and is where the scan found it.
+func elsewhere(all []took, was map[string]uint64, stale map[string]bool) func(rel string) (uint64, bool) {
 	now := map[uint64]bool{}
 	if len(was) > 0 {
 		for i := range all {
-			if t := &all[i]; t.ok || t.e.Kind == tree.KindDir {
+			if t := &all[i]; t.ok && !stale[parentOfPath(t.e.Path)] || t.e.Kind == tree.KindDir {
 				now[t.id.Ino] = true
 			}
 		}

@@ -292,7 +292,7 @@ func (ls *liveSave) groupHeld(items []tree.Scanned, members []int32, notKept []t
 		if err := t.Lstat(it.Rel, &st); err != nil || tree.IdentOf(&st) != it.Id {
 			return false, 0, nil
 		}
-		if settled, w := settledBy(it.Id, t0, true); !settled {
+		if settled, w := settledBy(it.Id, t0, 0); !settled {
 			return false, w, nil
 		}
 	}

@@ -11,36 +11,32 @@ import (
 )
 
 // TestSettledBy: a file's identity read after the change clock vouches for
-// its copy only once the clock is past its ctime (a second past, for a
-// ctime of whole seconds; and, with no write barrier, past quietFor too).
+// its copy only once the clock is past its ctime and the quiet asked (a
+// second past, for a ctime of whole seconds).
 func TestSettledBy(t *testing.T) {
 	const s = int64(time.Second)
 	ms := int64(time.Millisecond)
 	for _, c := range []struct {
-		name    string
-		ctime   int64
-		clock   int64
-		barrier bool
-		ok      bool
-		wait    time.Duration
+		name  string
+		ctime int64
+		clock int64
+		quiet time.Duration
+		ok    bool
+		wait  time.Duration
 	}{
-		{"older than the clock", 100*s + 5*ms, 100*s + 9*ms, true, true, 0},
-		{"in the clock's tick", 100*s + 9*ms, 100*s + 9*ms, true, false, time.Nanosecond},
-		{"whole seconds: a second older", 100 * s, 101 * s, true, true, 0},
-		{"whole seconds: the same second", 100 * s, 100*s + 500*ms, true, false, 50 * time.Millisecond},
-		{"ahead of the clock", 102*s + ms, 100 * s, true, false, 50 * time.Millisecond},
-		{"no barrier: not quiet yet", 100*s + 1*ms, 100*s + 3*ms, false, false, quietFor(0) - 2*time.Millisecond},
-		{"no barrier: quiet", 100*s + 1*ms, 100*s + 1*ms + int64(quietFor(0)), false, true, 0},
-		{"no barrier: a large file waits longer", 100*s + 1*ms, 100*s + 1*ms + int64(quietFor(0)), false, false, 0},
+		{"older than the clock", 100*s + 5*ms, 100*s + 9*ms, 0, true, 0},
+		{"in the clock's tick", 100*s + 9*ms, 100*s + 9*ms, 0, false, time.Nanosecond},
+		{"whole seconds: a second older", 100 * s, 101 * s, 0, true, 0},
+		{"whole seconds: the same second", 100 * s, 100*s + 500*ms, 0, false, 50 * time.Millisecond},
+		{"ahead of the clock", 102*s + ms, 100 * s, 0, false, 50 * time.Millisecond},
+		{"not quiet for a tick yet", 100*s + 1*ms, 100*s + 3*ms, 4 * time.Millisecond, false, 2 * time.Millisecond},
+		{"quiet for a tick", 100*s + 1*ms, 100*s + 5*ms, 4 * time.Millisecond, true, 0},
+		{"a large file without a barrier waits longer", 100*s + 1*ms, 100*s + 6*ms, quietFor(1 << 30), false, quietFor(1<<30) - 5*time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			id := tree.Ident{CTime: c.ctime}
-			if c.name == "no barrier: a large file waits longer" {
-				id.Size = 1 << 30
-			}
-			ok, wait := settledBy(id, c.clock, c.barrier)
-			if ok != c.ok || (c.wait != 0 && wait != c.wait) || (!ok && wait <= 0) {
-				t.Errorf("settledBy(ctime %d, clock %d, barrier %v) = %v, %v; want %v, %v", c.ctime, c.clock, c.barrier, ok, wait, c.ok, c.wait)
+			ok, wait := settledBy(tree.Ident{CTime: c.ctime}, c.clock, c.quiet)
+			if ok != c.ok || !ok && min(c.wait, 50*time.Millisecond) != wait {
+				t.Errorf("settledBy(ctime %d, clock %d, quiet %v) = %v, %v; want %v, %v", c.ctime, c.clock, c.quiet, ok, wait, c.ok, c.wait)
 			}
 		})
 	}
