@@ -306,3 +306,51 @@ func TestFanotifyUnmountIsLost(t *testing.T) {
 		t.Fatalf("after the unmount: %+v", c)
 	}
 }
+
+// TestFeedClosesWhileItsReaderWaits: a feed closed while its reader,
+// woken by events, waits for the queue's lock (held by a take, and
+// wanted by Close before the reader) closes, for a fanotify feed and for
+// an inotify one with marks past its budget.
+func TestFeedClosesWhileItsReaderWaits(t *testing.T) {
+	tests := []struct {
+		name  string
+		root  func(*testing.T) string
+		kind  string
+		marks bool
+	}{
+		{"fanotify", mountTmpfs, KindFanotify, false},
+		{"inotify and marks", func(t *testing.T) string { return t.TempDir() }, KindInotify, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer setWatchBudget(1)()
+			root := tt.root(t)
+			if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 20 {
+				f := openWatched(t, root, nil, "d")
+				if st := f.Status(); st.Kind != tt.kind || (st.Marks > 0) != tt.marks {
+					t.Fatalf("status %+v", st)
+				}
+				// Close waits for the lock first, then the reader, woken
+				// by an event: the lock goes to Close first.
+				f.reading.Lock()
+				closed := make(chan error, 1)
+				go func() { closed <- f.Close() }()
+				time.Sleep(10 * time.Millisecond)
+				os.WriteFile(filepath.Join(root, "d", "x"+strconv.Itoa(i)), nil, 0o644)
+				time.Sleep(10 * time.Millisecond)
+				f.reading.Unlock()
+				select {
+				case err := <-closed:
+					if err != nil {
+						t.Fatal(err)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("round %d: Close did not return within 5 s", i)
+				}
+			}
+		})
+	}
+}
