@@ -109,8 +109,9 @@ func printFeeds(a *App, f *feedsJSON) {
 	case f.Fanotify:
 		fmt.Fprintln(a.Stdout, "Change feeds: fanotify (one mark per disk, no inotify watch) where the disk's file system names folders by handle; else inotify")
 	case f.WatchBudget > 0:
-		fmt.Fprintf(a.Stdout, "Change feeds: inotify, at most %d watches for all disks (one eighth of fs.inotify.max_user_watches; folders past it are read again by every save); not fanotify: %s\n",
-			f.WatchBudget, f.FanotifyDenied)
+		fmt.Fprintf(a.Stdout, "Change feeds: inotify, at most %d watches for all disks (one eighth of fs.inotify.max_user_watches), "+
+			"fanotify marks on the folders past it where the kernel allows a normal user them (Linux 5.13), else those are read again by every save; "+
+			"no fanotify filesystem mark: %s\n", f.WatchBudget, f.FanotifyDenied)
 	}
 	for _, d := range f.Disks {
 		fmt.Fprintf(a.Stdout, "  %s: %s\n", d.Disk, feedPhrase(d.Status))
