@@ -2,6 +2,7 @@ package foldersync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -143,8 +144,12 @@ func (l *FolderLoad) pop() {
 }
 
 // visit loads one entry of the folder (parent is its folder's descriptor).
+// A folder that vanished before it was read (e.Vanished), or a file gone
+// or replaced before it is opened, is not loaded and not noted: the
+// record lacks it as the disk does, and the next refresh or write-back
+// finds whatever the folder holds there then.
 func (l *FolderLoad) visit(ctx context.Context, parent int, name string, e *tree.FsEntry) error {
-	if !l.loads(e) {
+	if !l.loads(e) || e.Vanished {
 		return nil
 	}
 	if why := Unloadable(e); why != "" {
@@ -255,6 +260,9 @@ func (l *FolderLoad) entry(ctx context.Context, parent, top int, name string, e 
 		return nil
 	}
 	in, err := tree.OpenFileAt(parent, name, &e.St)
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) || errors.Is(err, tree.ErrReplaced) {
+		return nil // gone or replaced since the walk looked: changed, not loaded
+	}
 	if err != nil {
 		return fmt.Errorf("load %s: %w", e.Rel, err)
 	}

@@ -60,7 +60,10 @@ func (w *PathWrite) write(ctx context.Context) error {
 		}
 		w.trim(maxOpenDirs)
 		if err := w.prepare(it); err != nil {
-			if Refused(err) {
+			if Refused(err) || errors.Is(err, unix.ENOENT) {
+				// ENOENT: a folder of it gone from the mirror folder
+				// meanwhile (a git clean): given up, pending, looked at
+				// again by the next write-back.
 				w.fail(it, err)
 				continue
 			}
@@ -298,7 +301,7 @@ func (w *PathWrite) put(it *planItem) error {
 		return nil
 	}
 	if err != nil {
-		if Refused(err) {
+		if Refused(err) || errors.Is(err, unix.ENOENT) { // ENOENT: its folder gone meanwhile, as in write
 			w.fail(it, err)
 			RemoveAllAt(pfd, it.Tmp)
 			return nil

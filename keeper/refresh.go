@@ -145,6 +145,9 @@ func (k *Keeper) takeChanges(ctx context.Context, st State, s *snapshot.Store, v
 	var changes []*fchange
 	r.firsts = map[[2]uint64]fchange{}
 	err = scanFolder(r.rootfd, rec, refreshSkips(tree.ReservedIn(v.MountPoint)), func(c *fchange) error {
+		if c.vanished {
+			return ctx.Err() // changed while the walk read it: the next refresh looks again
+		}
 		cp := *c
 		if !c.same {
 			changes = append(changes, &cp)

@@ -211,11 +211,13 @@ func (r *refresher) deletions() {
 		}
 		r.trim()
 		dir, name := tree.SplitRel(it.path)
-		if fpfd, err := r.folderDir(dir); err == nil {
-			var st unix.Stat_t
-			if unix.Fstatat(fpfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-				continue // back in the folder: the next refresh looks again
-			}
+		// The second look resolves the path afresh from the folder's top,
+		// never through a descriptor kept open: a folder of it removed and
+		// made again since the walk (git clean, then a checkout) is seen as
+		// it is now. Only a path the folder lacks is deleted on the disk:
+		// it or a folder above it is gone, or a file or a symlink now.
+		if _, err := lstatBeneath(r.rootfd, it.path); !absentIn(err) {
+			continue // back in the folder, or not told: the next refresh looks again
 		}
 		pfd, err := r.diskDir(dir)
 		if err != nil || !r.unchanged(pfd, name, it) {
@@ -234,6 +236,13 @@ func (r *refresher) deletions() {
 		it.done = true
 		r.out.Removed++
 	}
+}
+
+// absentIn: a look at a path of the folder that failed with err found it
+// absent (gone, or a file or a symlink, never followed, in place of a
+// folder on the way).
+func absentIn(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)
 }
 
 // overDir puts a file, link or FIFO where the disk had a folder the

@@ -31,6 +31,10 @@ type fchange struct {
 	// same: not a change; a file with several names the folder did not
 	// change, reported so that a new name of it is made a link on the disk.
 	same bool
+	// vanished: a folder gone (removed, replaced) by the time the walk read
+	// it; what it holds is unknown, so the record's paths in it are not
+	// reported: a change to look at again, never deletions.
+	vanished bool
 }
 
 // refreshSkips says which folder paths never go onto the disk, with what
@@ -59,7 +63,9 @@ func refreshSkips(reserved func(string) bool) func(rel string) bool {
 // scanFolder walks the folder rootfd and calls fn with each path it
 // changed since rec, in path order (a folder before what it holds; a
 // path deleted in the folder where it would have been), and with each
-// unchanged file that has several names (same).
+// unchanged file that has several names (same). A folder that vanished
+// while the walk read it is one change (vanished), with nothing reported
+// of what the record has in it.
 func scanFolder(rootfd int, rec *foldersync.Record, skip func(string) bool, fn func(*fchange) error) error {
 	next, stop := iter.Pull(recordSeq(rec))
 	defer stop()
@@ -88,6 +94,17 @@ func scanFolder(rootfd int, rec *foldersync.Record, skip func(string) bool, fn f
 		if more && r.Path == e.Rel {
 			f, d, pending = r.F, r.D, r.Pending
 			r, more = next()
+		}
+		if e.Vanished {
+			// Listed, then gone before it was read: neither it nor what the
+			// record has in it is taken as changed or deleted now.
+			for more && strings.HasPrefix(r.Path, e.Rel+"/") {
+				r, more = next()
+			}
+			if skip(e.Rel) {
+				return nil
+			}
+			return fn(&fchange{path: e.Rel, e: e, f: f, d: d, pending: pending, vanished: true})
 		}
 		if skip(e.Rel) || foldersync.Unloadable(e) != "" {
 			if e.IsDir() {

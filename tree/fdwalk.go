@@ -1,11 +1,8 @@
 package tree
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +15,9 @@ import (
 // looked at with fstatat and opened with openat, so nobody who can write
 // the folder or its parent can redirect a load or a write-back by swapping
 // a folder for a symlink halfway. A folder of another file system (a mount
-// point inside the mirror folder) is never entered.
+// point inside the mirror folder) is never entered. The folder is in use:
+// a folder removed (or replaced) between its parent's listing and its own
+// read is a path that vanished (FsEntry.Vanished), never a failed walk.
 
 // ErrMountInside: a folder inside the mirror folder is another file system.
 var ErrMountInside = errors.New("holds a mount point of another file system")
@@ -92,6 +91,12 @@ type FsEntry struct {
 	Rel  string
 	St   unix.Stat_t
 	Link string // symlink target
+	// Vanished: a folder its parent listed that was gone by the time it
+	// was read (removed, replaced, a symlink now; Linux reads a removed
+	// folder as ENOENT). Never entered: what it holds is unknown, and its
+	// parent's listing changed since the walk read it. A path that
+	// changed, to look at again; never "everything in it was deleted".
+	Vanished bool
 }
 
 // Kind is the entry's kind as a tree records it.
@@ -117,7 +122,10 @@ type walkFn func(parent int, name string, e *FsEntry) error
 // WalkFolder visits root (rel ".", parent -1) and everything under it,
 // parents before children, siblings sorted (pathLess order). It returns
 // errMountInside when a folder under root is another file system, and
-// never follows a symlink.
+// never follows a symlink. A folder under root gone by the time it is
+// read is given to fn with Vanished set, and not entered; an entry gone
+// by the time it is looked at is left out, as are the names of a folder
+// removed while they are looked at: the folder is in use.
 func WalkFolder(rootfd int, fn walkFn) error {
 	var st unix.Stat_t
 	if err := unix.Fstat(rootfd, &st); err != nil {
@@ -130,14 +138,15 @@ func WalkFolder(rootfd int, fn walkFn) error {
 	if err := fn(-1, ".", root); err != nil {
 		return err
 	}
-	return walkIn(rootfd, ".", uint64(st.Dev), fn)
+	names, err := ReadNames(rootfd)
+	if err != nil {
+		return fmt.Errorf("read folder .: getdents: %w", err)
+	}
+	return walkIn(rootfd, ".", names, uint64(st.Dev), fn)
 }
 
-func walkIn(dirfd int, rel string, dev uint64, fn walkFn) error {
-	names, err := ReadNames(dirfd)
-	if err != nil {
-		return fmt.Errorf("read folder %s: %w", rel, err)
-	}
+// walkIn walks the folder dirfd (rel, its names read) as WalkFolder does.
+func walkIn(dirfd int, rel string, names []string, dev uint64, fn walkFn) error {
 	for _, n := range names {
 		e := &FsEntry{Rel: JoinRel(rel, n)}
 		if err := unix.Fstatat(dirfd, n, &e.St, unix.AT_SYMLINK_NOFOLLOW); err != nil {
@@ -148,6 +157,9 @@ func walkIn(dirfd int, rel string, dev uint64, fn walkFn) error {
 		}
 		if e.IsLink() {
 			l, err := ReadlinkAt(dirfd, n)
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EINVAL) {
+				continue // gone, or no longer a symlink: changed while we looked
+			}
 			if err != nil {
 				return err
 			}
@@ -156,29 +168,64 @@ func walkIn(dirfd int, rel string, dev uint64, fn walkFn) error {
 		if e.IsDir() && uint64(e.St.Dev) != dev {
 			return fmt.Errorf("%s: %w (never entered)", e.Rel, ErrMountInside)
 		}
-		if err := fn(dirfd, n, e); errors.Is(err, ErrSkipDir) {
-			continue // not entered
+		if !e.IsDir() {
+			if err := fn(dirfd, n, e); err != nil && !errors.Is(err, ErrSkipDir) {
+				return err
+			}
+			continue
+		}
+		// The folder is opened and its names read before fn sees it, so
+		// that fn knows whether it vanished.
+		sub, subNames, err := readSub(dirfd, n, e)
+		if errors.Is(err, errVanished) {
+			e.Vanished = true
 		} else if err != nil {
 			return err
 		}
-		if e.IsDir() {
-			sub, err := OpenDirAt(dirfd, n)
-			if err != nil {
-				return fmt.Errorf("open folder %s: %w", e.Rel, err)
-			}
-			var now unix.Stat_t
-			if err := unix.Fstat(sub, &now); err != nil || now.Ino != e.St.Ino || now.Dev != e.St.Dev {
-				unix.Close(sub)
-				return fmt.Errorf("folder %s was replaced while it was read", e.Rel)
-			}
-			err = walkIn(sub, e.Rel, dev, fn)
+		err = fn(dirfd, n, e)
+		if err == nil && !e.Vanished {
+			err = walkIn(sub, e.Rel, subNames, dev, fn)
+		}
+		if sub >= 0 {
 			unix.Close(sub)
-			if err != nil {
-				return err
-			}
+		}
+		if err != nil && !errors.Is(err, ErrSkipDir) {
+			return err
 		}
 	}
 	return nil
+}
+
+// readSub opens folder name of dirfd, which must still be the folder e
+// (the same inode), and reads its names; errVanished when it is gone,
+// replaced or a symlink now, or was removed while it was read (sub -1).
+func readSub(dirfd int, name string, e *FsEntry) (sub int, names []string, err error) {
+	sub, err = OpenDirAt(dirfd, name)
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+		return -1, nil, errVanished
+	}
+	if err != nil {
+		return -1, nil, fmt.Errorf("open folder %s: %w", e.Rel, err)
+	}
+	var now unix.Stat_t
+	if err := unix.Fstat(sub, &now); err != nil {
+		unix.Close(sub)
+		return -1, nil, fmt.Errorf("fstat %s: %w", e.Rel, err)
+	}
+	if now.Ino != e.St.Ino || now.Dev != e.St.Dev {
+		unix.Close(sub)
+		return -1, nil, errVanished // removed and made again since its lstat
+	}
+	names, err = ReadNames(sub)
+	if errors.Is(err, unix.ENOENT) {
+		unix.Close(sub)
+		return -1, nil, errVanished
+	}
+	if err != nil {
+		unix.Close(sub)
+		return -1, nil, fmt.Errorf("read folder %s: getdents: %w", e.Rel, err)
+	}
+	return sub, names, nil
 }
 
 // JoinRel is the relative path of name in the folder dir ("." the top).
@@ -213,9 +260,14 @@ func ReadlinkAt(dirfd int, name string) (string, error) {
 	}
 }
 
+// ErrReplaced: the path holds another file (or kind) than the one looked
+// at before: it changed while it was read.
+var ErrReplaced = errors.New("it was replaced while it was read")
+
 // OpenFileAt opens regular file name under dirfd for reading, never
 // following a symlink and never blocking on a FIFO put there meanwhile;
-// the file opened must be the one want describes (same inode).
+// the file opened must be the one want describes (same inode), else
+// ErrReplaced.
 func OpenFileAt(dirfd int, name string, want *unix.Stat_t) (int, error) {
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -225,140 +277,7 @@ func OpenFileAt(dirfd int, name string, want *unix.Stat_t) (int, error) {
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG ||
 		(want != nil && (st.Ino != want.Ino || st.Dev != want.Dev)) {
 		unix.Close(fd)
-		return -1, fmt.Errorf("open %s: it was replaced while it was read", name)
+		return -1, fmt.Errorf("open %s: %w", name, ErrReplaced)
 	}
 	return fd, nil
 }
-
-// HashFd returns the SHA-256 of everything fd holds from its start.
-func HashFd(fd int) (FileSum, error) {
-	h := sha256.New()
-	if err := ReadAll(fd, 0, -1, h); err != nil {
-		return FileSum{}, err
-	}
-	return SumOf(h), nil
-}
-
-// NewHash starts a content digest; SumOf ends it.
-func NewHash() hash.Hash { return sha256.New() }
-
-// SumOf is the digest h has taken.
-func SumOf(h hash.Hash) FileSum {
-	var s FileSum
-	h.Sum(s[:0])
-	return s
-}
-
-// Zeros writes n zero bytes to w (a hole's contents).
-func Zeros(w io.Writer, n int64) error {
-	if n < 0 {
-		return fmt.Errorf("extents overlap or pass the end: %w", ErrDamaged)
-	}
-	var z [32 << 10]byte
-	for n > 0 {
-		k := min(n, int64(len(z)))
-		w.Write(z[:k])
-		n -= k
-	}
-	return nil
-}
-
-// TeeWriter feeds a hash and writes to a file descriptor.
-type TeeWriter struct {
-	H  io.Writer // the hash
-	FD int       // the file written
-}
-
-// Write feeds p to the hash and writes it to the file.
-func (t TeeWriter) Write(p []byte) (int, error) {
-	t.H.Write(p)
-	if err := WriteAll(t.FD, p); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// ReadAll writes size bytes at off of fd (to the end when size < 0) to h.
-func ReadAll(fd int, off, size int64, h io.Writer) error {
-	bp := CopyBufs.Get().(*[]byte)
-	defer CopyBufs.Put(bp)
-	buf := *bp
-	for size != 0 {
-		k := len(buf)
-		if size > 0 && int64(k) > size {
-			k = int(size)
-		}
-		n, err := unix.Pread(fd, buf[:k], off)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			if size > 0 {
-				return fmt.Errorf("file ends %d bytes early", size)
-			}
-			return nil
-		}
-		if _, err := h.Write(buf[:n]); err != nil {
-			return err
-		}
-		off += int64(n)
-		if size > 0 {
-			size -= int64(n)
-		}
-	}
-	return nil
-}
-
-// FdXattrs reads every extended attribute of fd that it can (all
-// namespaces: user.*, POSIX ACLs, security.* and trusted.* as root).
-func FdXattrs(fd int) (map[string][]byte, error) {
-	buf := make([]byte, 1024)
-	var n int
-	var err error
-	for {
-		n, err = unix.Flistxattr(fd, buf)
-		if errors.Is(err, unix.ERANGE) {
-			buf = make([]byte, len(buf)*4)
-			continue
-		}
-		break
-	}
-	if errors.Is(err, unix.ENOTSUP) || n <= 0 {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list xattrs: %w", err)
-	}
-	out := map[string][]byte{}
-	for _, name := range strings.Split(strings.TrimRight(string(buf[:n]), "\x00"), "\x00") {
-		if name == "" {
-			continue
-		}
-		val := make([]byte, 256)
-		for {
-			m, err := unix.Fgetxattr(fd, name, val)
-			if errors.Is(err, unix.ERANGE) {
-				val = make([]byte, len(val)*8)
-				continue
-			}
-			if err == nil {
-				out[name] = append([]byte(nil), val[:m]...)
-			}
-			break
-		}
-	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	return out, nil
-}
-
-// FileSum is a content digest: the SHA-256 of a file's bytes or of a symlink's
-// target; the zero value is none (a folder, a FIFO).
-type FileSum [32]byte
-
-// None reports whether s is no digest (the zero value).
-func (s FileSum) None() bool { return s == FileSum{} }
