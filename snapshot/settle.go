@@ -79,6 +79,8 @@ type liveSave struct {
 	// (steady.go); steadySpent the time its steady takes took.
 	clock       int64
 	steadySpent time.Duration
+	// pinned are the objects the rounds' jobs hold (steady.go).
+	pinned map[uint32]bool
 
 	id    string // the snapshot being made
 	next  uint32 // its next object number
@@ -220,7 +222,7 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 		r.moved.Add(p)
 		r.reshaped = r.reshaped || gone
 	}
-	p, err := ls.s.plan(ls.root, ls.curID, ls.idx, items, r.w, ls.match, ls.pre)
+	p, err := ls.s.plan(ls.root, ls.curID, ls.idx, items, r.w, ls.match, ls.pre, ls.progress)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -66,6 +68,7 @@ func (ls *liveSave) steady(ctx context.Context, r *round) (res Result, ok bool, 
 		addMoved(dirty, dirs, p)
 	}
 	ls.remember(r)
+	ls.pin(r)
 	if ls.steadySpent >= steadySaveFor {
 		return Result{}, false, nil
 	}
@@ -269,11 +272,43 @@ func (ls *liveSave) copyGroup(ctx context.Context, items []tree.Scanned, jobs []
 		j := &jobs[k]
 		if j.state != jobCopied {
 			ok = false
+			if j.state == jobMoved || j.state == jobUnstable { // a copy was written
+				ls.drop(j.obj(ls.id))
+			}
 			continue
 		}
-		ls.cache[items[j.ref].Rel] = cachedCopy{id: items[j.ref].Id, obj: j.obj(ls.id), size: j.size, ext: ext.m[k]}
+		rel := items[j.ref].Rel
+		if old, had := ls.cache[rel]; had {
+			ls.drop(old.obj)
+		}
+		ls.cache[rel] = cachedCopy{id: items[j.ref].Id, obj: j.obj(ls.id), size: j.size, ext: ext.m[k]}
 	}
 	return ok, nil
+}
+
+// pin records the objects round r's jobs hold: a snapshot taken while in
+// use may still be made of them, so a steady take never removes them.
+func (ls *liveSave) pin(r *round) {
+	if ls.pinned == nil {
+		ls.pinned = map[uint32]bool{}
+	}
+	for k := range r.p.jobs {
+		if j := &r.p.jobs[k]; j.state == jobCopied || j.state == jobCached || j.state == jobMoved {
+			ls.pinned[j.num] = true
+		}
+	}
+}
+
+// drop removes object o, a steady take's copy no try uses any more (one
+// that did not hold still, or that a later copy of its file replaced):
+// under steady writing the tries of one save would otherwise fill the
+// store. Packs (other files' copies too) and the rounds' objects stay;
+// the commit removes what is left unused.
+func (ls *liveSave) drop(o tree.ObjName) {
+	if o.Save != ls.id || o.Packed || ls.pinned[o.Num] {
+		return
+	}
+	os.Remove(ls.s.Path("objects", ls.id, strconv.FormatUint(uint64(o.Num), 10)))
 }
 
 // groupHeld stats the group's members (places in items) again (step 3):
