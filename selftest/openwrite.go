@@ -44,15 +44,12 @@ func (r *Runner) OpenWrite(ctx context.Context) Check {
 			return Failf(name, "%v", err)
 		}
 		r.logf("writing a file on the kept disk through a descriptor kept open, saving by the feed")
-		f, err := k.Follow(v)
+		f, err := followSaved(ctx, k, v)
 		if err != nil {
-			return Failf(name, "could not follow the disk: %v", err)
+			return Failf(name, "%v", err)
 		}
 		defer f.Close()
 		mode := changefeed.ModeFromEnv()
-		if _, err := k.Save(ctx, v, keeper.SaveOptions{Follow: f}); err != nil {
-			return Failf(name, "first save: %v", err)
-		}
 		w, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return Failf(name, "%v", err)
@@ -63,20 +60,12 @@ func (r *Runner) OpenWrite(ctx context.Context) Check {
 			return Failf(name, "write through the open descriptor: %v", err)
 		}
 		want += line
-		start := time.Now()
-		for u := f.Unsaved(); !(u.Known && u.Paths >= 1); u = f.Unsaved() {
-			if time.Since(start) > feedWait {
-				return Failf(name, "the feed (mode %s) did not hear a file written through a descriptor kept open in %s (%+v): continuous saves would keep its old bytes", mode, feedWait, u)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		heard := time.Since(start)
-		res, err := k.Save(ctx, v, keeper.SaveOptions{Follow: f})
+		heard, res, err := saveHeard(ctx, k, v, f, heardChanges{paths: 1, what: "the file", it: "it",
+			unheard: func(u keeper.Unsaved) error {
+				return fmt.Errorf("the feed (mode %s) did not hear a file written through a descriptor kept open in %s (%+v): continuous saves would keep its old bytes", mode, feedWait, u)
+			}})
 		if err != nil {
-			return Failf(name, "save by the feed: %v", err)
-		}
-		if !res.ByFeed || res.CopiedFiles < 1 {
-			return Failf(name, "the save after the feed heard the file walked the disk or missed it (by the feed: %v, %d files copied)", res.ByFeed, res.CopiedFiles)
+			return Failf(name, "%v", err)
 		}
 		if err := errors.Join(w.Close(), f.Close()); err != nil {
 			return Failf(name, "close: %v", err)
