@@ -74,27 +74,40 @@ func WatchBudget() int {
 // budgetLimit is the budget; budget.mu is held.
 func budgetLimit() int {
 	if budget.limit == 0 {
-		budget.limit = 8192 / budgetShare // the kernel's smallest default
-		if b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches"); err == nil {
-			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n >= budgetShare {
-				budget.limit = n / budgetShare
-			}
-		}
+		budget.limit = shareOf("/proc/sys/fs/inotify/max_user_watches", budgetShare)
 	}
 	return budget.limit
+}
+
+// shareOf is one share-th of the count in the /proc/sys file path (a
+// kernel limit), or of 8192, the kernel's smallest default, where it
+// cannot be read or is below share.
+func shareOf(path string, share int) int {
+	if b, err := os.ReadFile(path); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n >= share {
+			return n / share
+		}
+	}
+	return 8192 / share
 }
 
 // setWatchBudget makes the budget n watches (a test's), until the
 // returned func puts it back.
 func setWatchBudget(n int) (restore func()) {
-	budget.mu.Lock()
-	was := budget.limit
-	budget.limit = n
-	budget.mu.Unlock()
+	return swapLimit(&budget.mu, &budget.limit, n)
+}
+
+// swapLimit makes *limit n under mu (a test's budget), until the returned
+// func puts back what it was.
+func swapLimit(mu *sync.Mutex, limit *int, n int) (restore func()) {
+	mu.Lock()
+	was := *limit
+	*limit = n
+	mu.Unlock()
 	return func() {
-		budget.mu.Lock()
-		budget.limit = was
-		budget.mu.Unlock()
+		mu.Lock()
+		*limit = was
+		mu.Unlock()
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -53,12 +52,7 @@ func markLimit() int {
 	markBudget.mu.Lock()
 	defer markBudget.mu.Unlock()
 	if markBudget.limit == 0 {
-		markBudget.limit = 8192 / markShare
-		if b, err := os.ReadFile("/proc/sys/fs/fanotify/max_user_marks"); err == nil {
-			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n >= markShare {
-				markBudget.limit = n / markShare
-			}
-		}
+		markBudget.limit = shareOf("/proc/sys/fs/fanotify/max_user_marks", markShare)
 	}
 	return markBudget.limit
 }
@@ -67,15 +61,7 @@ func markLimit() int {
 // returned func puts it back.
 func setMarkBudget(n int) (restore func()) {
 	markLimit()
-	markBudget.mu.Lock()
-	was := markBudget.limit
-	markBudget.limit = n
-	markBudget.mu.Unlock()
-	return func() {
-		markBudget.mu.Lock()
-		markBudget.limit = was
-		markBudget.mu.Unlock()
-	}
+	return swapLimit(&markBudget.mu, &markBudget.limit, n)
 }
 
 // marksHeld is how many folders the feeds of this process have marked.
