@@ -225,7 +225,10 @@ type fullPlan struct {
 // folder, whose times and mode are saved at every save. m, when not nil,
 // is the scan's match with idx (diffIndex goes on where it stopped); pre,
 // when not nil, is the diff itself (a rescan by the feed made it).
-func (s *Store) plan(root, curID string, idx *snapstore.Index, items []tree.Scanned, w *watch, m *snapstore.IndexMatch, pre *snapstore.IndexDiff) (*savePlan, error) {
+// Files whose identity differs from the index's only by ctime and whose
+// bytes are the saved ones name their saved object (samebytes.go; the
+// compare's reads are counted in progress).
+func (s *Store) plan(root, curID string, idx *snapstore.Index, items []tree.Scanned, w *watch, m *snapstore.IndexMatch, pre *snapstore.IndexDiff, progress tree.ProgressFunc) (*savePlan, error) {
 	var d snapstore.IndexDiff
 	if pre != nil {
 		d = *pre // a rescan by the feed diffed it with the scan the index holds
@@ -250,20 +253,22 @@ func (s *Store) plan(root, curID string, idx *snapstore.Index, items []tree.Scan
 			d.Same[i], d.Changed = false, d.Changed+1
 		}
 	}
+	same, prev := s.sameBytes(root, idx, items, &d, w, progress)
 	var delta *snapstore.Manifest // the previous changes a new delta builds on
 	if idx != nil && idx.Exact && idx.Version >= 4 {
 		delta = s.deltaBase(idx.Snapshot, d.Changed+len(d.Gone))
 	}
 	if delta != nil {
-		return planDelta(root, delta, items, d)
+		return planDelta(root, delta, items, d, same)
 	}
-	return s.planFull(root, curID, idx, items, d), nil
+	return s.planFull(root, curID, idx, items, d, prev, same), nil
 }
 
 // planDelta plans a delta on delta (the previous delta's changes, or none
 // on a full manifest): the changed items read fresh, merged with delta's.
-// An item gone before its metadata is read is left out, and named.
-func planDelta(root string, delta *snapstore.Manifest, items []tree.Scanned, d snapstore.IndexDiff) (*savePlan, error) {
+// An item gone before its metadata is read is left out, and named; one
+// in same takes that entry (naming a saved object: not copied).
+func planDelta(root string, delta *snapstore.Manifest, items []tree.Scanned, d snapstore.IndexDiff, same map[int32]*tree.Entry) (*savePlan, error) {
 	p := &savePlan{delta: delta, removed: len(d.Gone), items: items, same: d.Same, reshaped: d.Reshaped}
 	fresh := make([]tree.Entry, 0, d.Changed)
 	of := map[string]int32{}
@@ -273,6 +278,10 @@ func planDelta(root string, delta *snapstore.Manifest, items []tree.Scanned, d s
 			p.bytes += it.Id.Size
 		}
 		if d.Same[i] {
+			continue
+		}
+		if e, ok := same[int32(i)]; ok {
+			fresh = append(fresh, *e)
 			continue
 		}
 		e, err := tree.EntryOf(root, items, i)
@@ -303,14 +312,17 @@ func planDelta(root string, delta *snapstore.Manifest, items []tree.Scanned, d s
 
 // planFull plans a full manifest: every item, taken from the snapshot the
 // index describes when its identity and hard-link target are unchanged,
-// else made fresh; the files made fresh are copied.
-func (s *Store) planFull(root, curID string, idx *snapstore.Index, items []tree.Scanned, d snapstore.IndexDiff) *savePlan {
+// else made fresh; the files made fresh are copied, but those in same,
+// whose entries (naming a saved object) are reused. prev, when not nil, is
+// that snapshot's tree, read already.
+func (s *Store) planFull(root, curID string, idx *snapstore.Index, items []tree.Scanned, d snapstore.IndexDiff, prev *snapstore.Manifest, same map[int32]*tree.Entry) *savePlan {
 	f := &fullPlan{root: root, items: items}
-	var prev *snapstore.Manifest
-	if idx != nil {
-		if m, err := s.Tree(idx.Snapshot, true); err == nil {
-			prev, f.prev, f.reuse = m, m.Entries, make([]int32, len(items))
-		}
+	if prev == nil && idx != nil {
+		prev, _ = s.Tree(idx.Snapshot, true)
+	}
+	if prev != nil {
+		f.prev, f.reuse = prev.Entries, make([]int32, len(items))
+		reuseSame(f, same)
 	}
 	p := &savePlan{full: f, items: items, same: make([]bool, len(items))}
 	n := 0
@@ -337,6 +349,10 @@ func (s *Store) planFull(root, curID string, idx *snapstore.Index, items []tree.
 					continue
 				}
 			}
+		}
+		if f.reuse != nil && f.reuse[i] > 0 { // same bytes (reuseSame)
+			p.same[i] = true
+			continue
 		}
 		if copiesData(it) {
 			p.jobs = append(p.jobs, copyJob{ref: int32(i), size: it.Id.Size, sparse: it.Sparse()})

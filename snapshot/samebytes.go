@@ -1,0 +1,300 @@
+package snapshot
+
+import (
+	"bytes"
+	"sort"
+	"sync"
+
+	"rambar/snapstore"
+	"rambar/tree"
+
+	"golang.org/x/sys/unix"
+)
+
+// A file whose links were removed and made again (pnpm's store after
+// node_modules is made again) has a new change time and link count and
+// nothing else new: its identity differs from the index's only by its
+// ctime. Such a file is not stored again when its bytes, read while it
+// holds still (as copier.held reads a copy), equal those of the object
+// the snapshot the index describes keeps for it: its new entry, made from
+// the scan as a copied file's is, names that object. The mtime alone is
+// never trusted (touch -d puts back any time): the bytes are compared.
+
+// sameBuf is the size of each buffer a compare reads through.
+const sameBuf = 64 << 10
+
+// sameRead, when set (by tests), is called with each file's path once its
+// bytes are compared, before it is checked unchanged.
+var sameRead func(rel string)
+
+// sameBufs are the compares' buffers, two per compare.
+var sameBufs = sync.Pool{New: func() any { b := make([]byte, 2*sameBuf); return &b }}
+
+// sameCand is a file that may hold the bytes of a previous object.
+type sameCand struct {
+	i   int32       // the item
+	ref tree.ObjRef // its previous object
+	e   tree.Entry  // its new entry, made from the scan, naming that object
+}
+
+// sameBytes finds, among the items d takes as changed, the regular files
+// (first links, not sparse, not compared by content through a mapping: w)
+// whose identity differs from idx's only by its ctime (under any of the
+// names idx lists for the inode: ctimeOnly), and whose bytes, read while
+// held still, are those of the object idx's snapshot keeps for that name
+// (or for the path it was a hard link to). It returns their new
+// entries by item, each naming that object, and the snapshot's tree when
+// it read it (nil: none). Reads are counted in progress. Whatever cannot
+// be read or compared (gone, moving, an object pruned or damaged) is left
+// out: the plan copies it as before.
+func (s *Store) sameBytes(root string, idx *snapstore.Index, items []tree.Scanned, d *snapstore.IndexDiff, w *watch, progress tree.ProgressFunc) (map[int32]*tree.Entry, *snapstore.Manifest) {
+	if idx == nil || idx.Snapshot == "" {
+		return nil, nil
+	}
+	var cands []int32
+	for i := 1; i < len(items); i++ { // the top folder: never a file
+		it := &items[i]
+		if !d.Same[i] && copiesData(it) && !it.Sparse() && it.Id.CTime != it.Id.MTime && !w.wants(it) {
+			cands = append(cands, int32(i))
+		}
+	}
+	was := ctimeOnly(idx, items, cands)
+	if len(was) == 0 {
+		return nil, nil
+	}
+	prev, err := s.Tree(idx.Snapshot, true)
+	if err != nil {
+		return nil, nil
+	}
+	var todo []sameCand
+	var total int64
+	for _, i := range cands {
+		p, ok := was[i]
+		if !ok {
+			continue
+		}
+		c, ok := prevObject(prev.Entries, items, i, p)
+		if ok {
+			todo = append(todo, c)
+			total += c.e.Size
+		}
+	}
+	if len(todo) == 0 {
+		return nil, prev
+	}
+	src, err := tree.OpenTree(root)
+	if err != nil {
+		return nil, prev
+	}
+	defer src.Close()
+	objs, err := tree.OpenTree(s.Path("objects"))
+	if err != nil {
+		return nil, prev
+	}
+	defer objs.Close()
+	m := tree.NewMeter(progress, "saving", total, len(todo))
+	equal := make([]bool, len(todo))
+	_ = tree.Pool(len(todo), tree.Workers, func(k int) error {
+		c := &todo[k]
+		equal[k] = c.extras(root) && sameHeld(src, objs, c.ref, &items[c.i])
+		m.Add(c.e.Size, 1)
+		return nil
+	})
+	m.Done()
+	out := map[int32]*tree.Entry{}
+	for k := range todo {
+		if equal[k] {
+			out[todo[k].i] = &todo[k].e
+		}
+	}
+	return out, prev
+}
+
+// ctimeOnly finds, for each of cands (items), a path idx lists with the
+// same inode, mtime, size and mode (its ctime, its link count and even its
+// names may differ: its links were made again): by item, that path. A
+// damaged index finds none.
+func ctimeOnly(idx *snapstore.Index, items []tree.Scanned, cands []int32) map[int32]string {
+	if len(cands) == 0 {
+		return nil
+	}
+	byIno := make(map[uint64]int32, len(cands))
+	for _, i := range cands {
+		byIno[items[i].Id.Ino] = i
+	}
+	out := map[int32]string{}
+	err := idx.Walk(func(p []byte, id tree.Ident) bool {
+		i, ok := byIno[id.Ino]
+		if !ok {
+			return true
+		}
+		if s := items[i].Id; s.MTime == id.MTime && s.Size == id.Size && s.Mode == id.Mode {
+			if _, had := out[i]; !had || string(p) == items[i].Rel { // its own path first
+				out[i] = string(p)
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// prevObject finds in prev (a tree, in path order) the object that holds
+// item i's bytes as saved at path p (its own path, or another of its
+// names): p's, or that of the path p was a hard link to. ok is false when there is none to compare with: the path was
+// not a file, or its object is not one whole run of bytes (sparse). The
+// candidate's entry is item i's as a copy would make it (but its extras:
+// sameCand.extras), with that object.
+func prevObject(prev []tree.Entry, items []tree.Scanned, i int32, p string) (c sameCand, ok bool) {
+	it := &items[i]
+	e := entryAt(prev, p)
+	if e != nil && e.Kind == tree.KindFile && e.HardLink != "" {
+		e = entryAt(prev, e.HardLink)
+	}
+	if e == nil || e.Kind != tree.KindFile || e.Obj.None() || e.HardLink != "" || e.Extents != nil || e.Size != it.Id.Size {
+		return c, false
+	}
+	ref, err := snapstore.ObjRefOf(*e)
+	if err != nil {
+		return c, false
+	}
+	c = sameCand{i: i, ref: ref, e: tree.ScanEntry(items, int(i))}
+	c.e.Obj, c.e.Size, c.e.Extents = e.Obj, e.Size, nil
+	return c, true
+}
+
+// extras reads c's xattrs into its entry (what readExtras reads of a file
+// the plan does not reuse); false when they cannot be read.
+func (c *sameCand) extras(root string) bool {
+	x, err := tree.ReadExtra(root, &c.e)
+	c.e.Link, c.e.Xattr = x.Link, x.Xattr
+	return err == nil
+}
+
+// entryAt is the entry of path p in entries (in path order), or nil.
+func entryAt(entries []tree.Entry, p string) *tree.Entry {
+	if n := entryIndex(entries, p); n >= 0 {
+		return &entries[n]
+	}
+	return nil
+}
+
+// entryIndex is where path p is in entries (in path order), or -1.
+func entryIndex(entries []tree.Entry, p string) int {
+	n := sort.Search(len(entries), func(k int) bool { return !tree.PathLess(entries[k].Path, p) })
+	if n < len(entries) && entries[n].Path == p {
+		return n
+	}
+	return -1
+}
+
+// sameHeld reports whether the file it (under src) holds the bytes of the
+// object ref (under objs), read while it held still: its identity the
+// scan's before and after the read, the read begun only once the file is
+// settled (settledBy, tree.WriteBarrier: as copier.held begins a copy). A
+// file not settled yet is not waited for: the copy that follows waits.
+func sameHeld(src, objs *tree.DirTree, ref tree.ObjRef, it *tree.Scanned) bool {
+	in, err := openToRead(src, it.Rel)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(in)
+	clock := tree.ChangeClock()
+	var st unix.Stat_t
+	if unix.Fstat(in, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || tree.IdentOf(&st) != it.Id {
+		return false
+	}
+	if ok, _ := settledBy(it.Id, clock, copyQuiet(it.Id.Size)); !ok {
+		return false
+	}
+	tree.WriteBarrier(in)
+	obj, err := openToRead(objs, ref.Rel)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(obj)
+	var ost unix.Stat_t
+	if unix.Fstat(obj, &ost) != nil || ost.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
+	off, size := int64(0), it.Id.Size
+	if ref.Packed {
+		off = ref.Off
+		if ref.Size != size || off < 0 || off > ost.Size-size {
+			return false
+		}
+	} else if ost.Size != size {
+		return false
+	}
+	if !sameContents(in, obj, off, size) {
+		return false
+	}
+	if sameRead != nil {
+		sameRead(it.Rel)
+	}
+	if unix.Fstat(in, &st) != nil {
+		return false
+	}
+	return tree.IdentOf(&st) == it.Id
+}
+
+// sameContents reports whether a holds exactly size bytes, the ones b
+// holds from off.
+func sameContents(a, b int, off, size int64) bool {
+	bp := sameBufs.Get().(*[]byte)
+	defer sameBufs.Put(bp)
+	x, y := (*bp)[:sameBuf], (*bp)[sameBuf:]
+	var at int64
+	for at < size {
+		n := int(min(int64(sameBuf), size-at))
+		if !readFull(a, x[:n], at) || !readFull(b, y[:n], off+at) || !bytes.Equal(x[:n], y[:n]) {
+			return false
+		}
+		at += int64(n)
+	}
+	var one [1]byte
+	k, err := unix.Pread(a, one[:], size) // nothing past size
+	return k == 0 && err == nil
+}
+
+// readFull fills p from fd at off; false on an error or an early end.
+func readFull(fd int, p []byte, off int64) bool {
+	for len(p) > 0 {
+		n, err := unix.Pread(fd, p, off)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			return false
+		}
+		p, off = p[n:], off+int64(n)
+	}
+	return true
+}
+
+// reuseSame makes f reuse the entries of same (by item): each takes the
+// place of its path's entry in f.prev (the tree read for this plan alone,
+// so it is changed in place; its paths stay as they were), or is added
+// after them when f.prev has no such path.
+func reuseSame(f *fullPlan, same map[int32]*tree.Entry) {
+	var more []int32
+	for i, e := range same {
+		if k := entryIndex(f.prev, e.Path); k >= 0 {
+			f.prev[k], f.reuse[i] = *e, int32(k+1)
+		} else {
+			more = append(more, i)
+		}
+	}
+	if len(more) == 0 {
+		return
+	}
+	prev := make([]tree.Entry, len(f.prev), len(f.prev)+len(more))
+	copy(prev, f.prev)
+	for _, i := range more {
+		prev = append(prev, *same[i])
+		f.reuse[i] = int32(len(prev))
+	}
+	f.prev = prev
+}
