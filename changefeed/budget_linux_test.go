@@ -213,20 +213,9 @@ func TestFoldersPastTheBudgetMarked(t *testing.T) {
 			if err := tt.do(); err != nil {
 				t.Fatal(err)
 			}
-			settle(t, f, func(c Changes) bool {
-				for folder := range tt.want {
-					if _, ok := c.Folders[folder]; !ok {
-						return false
-					}
-				}
-				return true
-			})
+			settleFolders(t, f, tt.want)
 			c := f.Take()
-			for folder, name := range tt.want {
-				if _, ok := c.Named[folder][name]; name != "" && !ok {
-					t.Errorf("%s: %q not named: %v", folder, name, c.Named[folder])
-				}
-			}
+			checkNamed(t, c, tt.want)
 		})
 	}
 	if err := os.RemoveAll(filepath.Join(root, marked)); err != nil {

@@ -163,24 +163,13 @@ func changes(t *testing.T, f *Feed, root string) {
 			if err := tt.do(); err != nil {
 				t.Fatal(err)
 			}
-			settle(t, f, func(c Changes) bool {
-				for folder := range tt.want {
-					if _, ok := c.Folders[folder]; !ok {
-						return false
-					}
-				}
-				return true
-			})
+			settleFolders(t, f, tt.want)
 			time.Sleep(20 * time.Millisecond)
 			c := f.Take()
 			if c.Lost || c.Paths == 0 || c.Last.IsZero() {
 				t.Fatalf("changes %+v", c)
 			}
-			for folder, name := range tt.want {
-				if _, ok := c.Named[folder][name]; name != "" && !ok {
-					t.Errorf("%s: %q not named: %v", folder, name, c.Named[folder])
-				}
-			}
+			checkNamed(t, c, tt.want)
 			if tt.linked != (len(c.Linked) > 0) {
 				t.Errorf("linked %v, want %v", c.Linked, tt.linked)
 			}
@@ -250,23 +239,7 @@ func TestFanotifyFallsBack(t *testing.T) {
 func TestFanotifyOverflowIsLost(t *testing.T) {
 	root := mountTmpfs(t)
 	f := openWatched(t, root, nil)
-	b, err := os.ReadFile("/proc/sys/fs/fanotify/max_queued_events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	limit, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.reading.Lock()
-	for i := range limit + 100 {
-		if err := os.WriteFile(filepath.Join(root, "f"+strconv.Itoa(i)), nil, 0o644); err != nil {
-			f.reading.Unlock()
-			t.Fatal(err)
-		}
-	}
-	f.reading.Unlock()
-	c := settle(t, f, func(c Changes) bool { return c.Lost })
+	c := overflow(t, f, root, "/proc/sys/fs/fanotify/max_queued_events")
 	if !strings.Contains(c.Why, "queue") {
 		t.Fatalf("lost because %q", c.Why)
 	}

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // openMac opens a feed with FSEvents' semantics on root, dropping one take
@@ -19,23 +17,7 @@ import (
 // changes.
 func openMac(t *testing.T, root string, drop int, folders ...string) *Feed {
 	t.Helper()
-	f, err := OpenWith(root, Options{Mode: ModeFSEvents, DropEvery: drop})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	for _, rel := range append([]string{"."}, folders...) {
-		fd, err := unix.Open(filepath.Join(root, rel), unix.O_RDONLY|unix.O_DIRECTORY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Watch(fd, rel)
-		unix.Close(fd)
-	}
-	if c := f.Take(); !c.Lost {
-		t.Fatalf("a new feed's first changes are not lost: %+v", c)
-	}
-	return f
+	return openWalked(t, root, Options{Mode: ModeFSEvents, DropEvery: drop}, folders...)
 }
 
 // findWith makes f's look at the open files use find.

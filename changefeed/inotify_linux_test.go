@@ -16,23 +16,7 @@ import (
 // takes the first (lost) changes.
 func openWatched(t *testing.T, root string, ignored func(string, string) bool, folders ...string) *Feed {
 	t.Helper()
-	f, err := Open(root, ignored)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	for _, rel := range append([]string{"."}, folders...) {
-		fd, err := unix.Open(filepath.Join(root, rel), unix.O_RDONLY|unix.O_DIRECTORY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Watch(fd, rel)
-		unix.Close(fd)
-	}
-	if c := f.Take(); !c.Lost {
-		t.Fatalf("a new feed's first changes are not lost: %+v", c)
-	}
-	return f
+	return openWalked(t, root, Options{Ignored: ignored}, folders...)
 }
 
 // settle waits until the reader has taken what the kernel queued.
@@ -134,24 +118,7 @@ func TestFeedCountsPathsNotWrites(t *testing.T) {
 func TestFeedOverflowIsLost(t *testing.T) {
 	root := t.TempDir()
 	f := openWatched(t, root, nil)
-	b, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	limit, err := strconv.Atoi(string(b[:len(b)-1]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The queue not read meanwhile (as a reader starved of the CPU).
-	f.reading.Lock()
-	for i := range limit + 100 {
-		if err := os.WriteFile(filepath.Join(root, "f"+strconv.Itoa(i)), nil, 0o644); err != nil {
-			f.reading.Unlock()
-			t.Fatal(err)
-		}
-	}
-	f.reading.Unlock()
-	c := settle(t, f, func(c Changes) bool { return c.Lost })
+	c := overflow(t, f, root, "/proc/sys/fs/inotify/max_queued_events")
 	if c.Why == "" {
 		t.Fatal("a lost feed says nothing of why")
 	}
