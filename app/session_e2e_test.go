@@ -4,7 +4,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,29 +20,15 @@ var lastSnapshot = regexp.MustCompile(`"last_snapshot": "[^"]+"`)
 // kept disk, so the file written since is in the store (a restore brings it
 // back).
 func TestTraySavesAtSIGTERM(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Fatal("the tray end-to-end test mounts tmpfs and must run as root (as CI does)")
-	}
-	a := startTray(t)
-	a.waitMenu("empty menu", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("No RAM Disks"); return ok })
-	cli := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(a.bin, args...)
-		cmd.Env = a.env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("rambar %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	cli("create", "Kept", "64M", "--keep")
+	a := startEmptyTray(t)
+	a.rambar("create", "Kept", "64M", "--keep")
 	disk := filepath.Join(a.root, "Kept")
 	t.Cleanup(func() { syscall.Unmount(disk, syscall.MNT_DETACH) })
 	notes := filepath.Join(disk, "notes.txt")
 	if err := os.WriteFile(notes, []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out := cli("info", "Kept", "--json"); lastSnapshot.MatchString(out) {
+	if out := a.rambar("info", "Kept", "--json"); lastSnapshot.MatchString(out) {
 		t.Fatalf("the disk was saved before SIGTERM; the test would prove nothing:\n%s", out)
 	}
 	a.waitMenu("Kept in the menu", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("• Kept — "); return ok })
@@ -65,18 +50,18 @@ func TestTraySavesAtSIGTERM(t *testing.T) {
 	if !mountedAt(t, disk) {
 		t.Fatal("SIGTERM ejected the disk; it should be left mounted")
 	}
-	if out := cli("info", "Kept", "--json"); !lastSnapshot.MatchString(out) {
+	if out := a.rambar("info", "Kept", "--json"); !lastSnapshot.MatchString(out) {
 		t.Fatalf("after SIGTERM the disk has no save:\n%s", out)
 	}
 	// What was saved is the file: lose it on the disk, restore, it is back.
 	if err := os.Remove(notes); err != nil {
 		t.Fatal(err)
 	}
-	cli("restore", "Kept", "--force")
+	a.rambar("restore", "Kept", "--force")
 	if got, err := os.ReadFile(notes); err != nil || string(got) != "keep me" {
 		t.Fatalf("after restore notes.txt = %q, %v; want the content written before SIGTERM", got, err)
 	}
-	cli("eject", "Kept")
+	a.rambar("eject", "Kept")
 	if strings.Contains(a.log(), "panic") || strings.Contains(a.log(), "DATA RACE") {
 		t.Errorf("the tray logged trouble:\n%s", a.log())
 	}

@@ -18,25 +18,11 @@ import (
 // new disk is saved by the app with no command, as the disk made from that
 // save shows (ejected without saving first).
 func TestTrayFollowsADiskMadeAgain(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Fatal("the tray end-to-end test mounts tmpfs and must run as root (as CI does)")
-	}
-	a := startTray(t)
-	a.waitMenu("empty menu", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("No RAM Disks"); return ok })
-	rambar := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(a.bin, args...)
-		cmd.Env = a.env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("rambar %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	a := startEmptyTray(t)
 	last := func() string {
 		t.Helper()
 		var d diskJSON
-		if err := json.Unmarshal([]byte(rambar("info", "Live", "--json")), &d); err != nil {
+		if err := json.Unmarshal([]byte(a.rambar("info", "Live", "--json")), &d); err != nil {
 			t.Fatal(err)
 		}
 		if d.Contents == nil || d.Contents.LastSnapshot == nil {
@@ -57,7 +43,7 @@ func TestTrayFollowsADiskMadeAgain(t *testing.T) {
 		}
 		return time.Since(start)
 	}
-	out := rambar("create", "Live", "64M", "--keep", "--save-every", "auto")
+	out := a.rambar("create", "Live", "64M", "--keep", "--save-every", "auto")
 	t.Cleanup(func() {
 		cmd := exec.Command(a.bin, "eject", "Live", "--force", "--no-save")
 		cmd.Env = a.env
@@ -73,8 +59,8 @@ func TestTrayFollowsADiskMadeAgain(t *testing.T) {
 	}
 	t.Logf("the first disk's change saved by the app after %s", savedBy("a change on the first disk", before, 20*time.Second).Round(time.Millisecond))
 
-	rambar("eject", "Live")
-	rambar("create", "Live", "64M", "--keep")
+	a.rambar("eject", "Live")
+	a.rambar("create", "Live", "64M", "--keep")
 	before = last()
 	if err := os.WriteFile(filepath.Join(mp, "two"), []byte("made again"), 0o600); err != nil {
 		t.Fatal(err)
@@ -86,8 +72,8 @@ func TestTrayFollowsADiskMadeAgain(t *testing.T) {
 	}
 
 	// What the app saved is the disk made again, with its change.
-	rambar("eject", "Live", "--no-save")
-	rambar("create", "Live", "64M", "--keep")
+	a.rambar("eject", "Live", "--no-save")
+	a.rambar("create", "Live", "64M", "--keep")
 	for name, want := range map[string]string{"one": "first disk", "two": "made again"} {
 		if b, err := os.ReadFile(filepath.Join(mp, name)); err != nil || string(b) != want {
 			t.Errorf("%s restored as %q, %v; want %q", name, b, err, want)
