@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -137,30 +135,17 @@ func TestWalkFolderWhileFolderTreesVanish(t *testing.T) {
 		})
 		return rels, len(gone), err
 	}
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	var churnErr error
-	halt := func() { stop.Store(true); wg.Wait() }
-	defer halt()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for round := 0; !stop.Load(); round++ {
-			pkg := fmt.Sprintf("pkg%d", round%packages)
-			if churnErr = os.RemoveAll(filepath.Join(root, pkg, "node_modules")); churnErr != nil {
-				return
-			}
-			if churnErr = install(pkg); churnErr != nil {
-				return
-			}
-			p := filepath.Join(root, "swap")
-			for range 2 {
-				if churnErr = unix.Renameat2(unix.AT_FDCWD, p, unix.AT_FDCWD, p+".link", unix.RENAME_EXCHANGE); churnErr != nil {
-					return
-				}
-			}
+	halt := churn(func(round int) error {
+		pkg := fmt.Sprintf("pkg%d", round%packages)
+		if err := os.RemoveAll(filepath.Join(root, pkg, "node_modules")); err != nil {
+			return err
 		}
-	}()
+		if err := install(pkg); err != nil {
+			return err
+		}
+		return swapWithLink(filepath.Join(root, "swap"))
+	})
+	defer halt()
 	vanished := 0
 	for round := range 300 {
 		rels, v, err := walk()
@@ -172,9 +157,8 @@ func TestWalkFolderWhileFolderTreesVanish(t *testing.T) {
 		}
 		vanished += v
 	}
-	halt()
-	if churnErr != nil {
-		t.Fatal(churnErr)
+	if err := halt(); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("300 walks, %d folders vanished while read", vanished)
 	rels, v, err := walk()

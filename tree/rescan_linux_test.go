@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"testing"
 
-	"rambar/changefeed"
 	"rambar/internal/testtree"
 )
 
@@ -21,16 +20,7 @@ func TestRescanIsAFullScan(t *testing.T) {
 	for range 200 {
 		c.Change()
 	}
-	f, err := changefeed.Open(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	f.Take()
-	prev, prevNot, err := ScanWith(root, 0, nil, Opts{Feed: f})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, prev, prevNot := followedScan(t, root)
 	changes, ctimes := 0, 0
 	for round := range 400 {
 		var did []string

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"testing"
 
-	"rambar/changefeed"
 	"rambar/internal/testtree"
 )
 
@@ -41,16 +40,7 @@ func TestRescanKeepsHardLinkGroupsThatDidNotChange(t *testing.T) {
 		testtree.Write(t, root, fmt.Sprintf("a/s%d", i), "own")
 		testtree.Write(t, root, fmt.Sprintf("z/s%d", i), "own")
 	}
-	f, err := changefeed.Open(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	f.Take()
-	prev, prevNot, err := ScanWith(root, 0, nil, Opts{Feed: f})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, prev, prevNot := followedScan(t, root)
 	var firsts map[int32]bool
 	rnd := rand.New(rand.NewSource(testtree.Seed()))
 	for round := range 120 {

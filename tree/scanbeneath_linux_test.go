@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -61,26 +60,16 @@ func TestScansNeverReadThroughAFolderSwappedForASymlink(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			var stop atomic.Bool
-			var wg sync.WaitGroup
 			var swaps atomic.Int64
-			var swapErr error
-			halt := func() { stop.Store(true); wg.Wait() }
-			defer halt()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; !stop.Load(); i++ {
-					p := filepath.Join(root, swapped[i%len(swapped)])
-					// The folder and the link trade names, and back.
-					for range 2 {
-						if swapErr = unix.Renameat2(unix.AT_FDCWD, p, unix.AT_FDCWD, p+".link", unix.RENAME_EXCHANGE); swapErr != nil {
-							return
-						}
-					}
-					swaps.Add(1)
+			halt := churn(func(i int) error {
+				// The folder and the link trade names, and back.
+				if err := swapWithLink(filepath.Join(root, swapped[i%len(swapped)])); err != nil {
+					return err
 				}
-			}()
+				swaps.Add(1)
+				return nil
+			})
+			defer halt()
 			prev, prevNot, err := ScanWith(root, 0, nil, Opts{})
 			if err != nil {
 				t.Fatal(err)
@@ -120,9 +109,8 @@ func TestScansNeverReadThroughAFolderSwappedForASymlink(t *testing.T) {
 				prev, prevNot = r.Items, r.NotKept
 				rescans++
 			}
-			halt()
-			if swapErr != nil {
-				t.Fatal(swapErr)
+			if err := halt(); err != nil {
+				t.Fatal(err)
 			}
 			if swaps.Load() < 100 {
 				t.Fatalf("only %d swaps while %d scans and %d rescans ran", swaps.Load(), scans, rescans)

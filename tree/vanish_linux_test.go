@@ -8,13 +8,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"golang.org/x/sys/unix"
-
-	"rambar/changefeed"
 )
 
 // vanishTmpfs mounts a tmpfs of its own for the test (unmounted at its
@@ -155,34 +151,15 @@ func TestScansWhileFolderTreesVanish(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f, err := changefeed.Open(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	f.Take()
-	prev, prevNot, err := ScanWith(root, 0, nil, Opts{Feed: f})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	var churnErr error
-	halt := func() { stop.Store(true); wg.Wait() }
-	defer halt() // also when a check fails: the churn must end before the tmpfs goes
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for round := 0; !stop.Load(); round++ {
-			nm := filepath.Join(root, fmt.Sprintf("pkg%d", round%packages), "node_modules")
-			if churnErr = os.RemoveAll(nm); churnErr != nil {
-				return
-			}
-			if churnErr = install(fmt.Sprintf("pkg%d", round%packages)); churnErr != nil {
-				return
-			}
+	f, prev, prevNot := followedScan(t, root)
+	halt := churn(func(round int) error {
+		nm := filepath.Join(root, fmt.Sprintf("pkg%d", round%packages), "node_modules")
+		if err := os.RemoveAll(nm); err != nil {
+			return err
 		}
-	}()
+		return install(fmt.Sprintf("pkg%d", round%packages))
+	})
+	defer halt() // also when a check fails: the churn must end before the tmpfs goes
 	scans, rescans := 0, 0
 	for round := range 300 {
 		if round%3 == 0 {
@@ -194,6 +171,7 @@ func TestScansWhileFolderTreesVanish(t *testing.T) {
 		}
 		ch := f.Take()
 		if ch.Lost {
+			var err error
 			if prev, prevNot, err = ScanWith(root, 0, nil, Opts{Feed: f}); err != nil {
 				t.Fatalf("round %d: a full scan failed: %v", round, err)
 			}
@@ -207,9 +185,8 @@ func TestScansWhileFolderTreesVanish(t *testing.T) {
 		prev, prevNot = r.Items, r.NotKept
 		rescans++
 	}
-	halt()
-	if churnErr != nil {
-		t.Fatal(churnErr)
+	if err := halt(); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("%d full scans and %d rescans while folder trees vanished", scans, rescans)
 	if rescans == 0 {
