@@ -27,6 +27,21 @@ func tree(t *testing.T, root string, n int) []string {
 	return rels
 }
 
+// walkedTree makes n folders under root (tree), opens a feed on root,
+// closed when the test ends, and gives it every folder (walk): the feed
+// and the folders' places, the top first.
+func walkedTree(t *testing.T, root string, n int) (*Feed, []string) {
+	t.Helper()
+	rels := tree(t, root, n)
+	f, err := Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	walk(t, f, root, rels)
+	return f, rels
+}
+
 // walk gives f every folder of rels, as a save's scan does.
 func walk(t *testing.T, f *Feed, root string, rels []string) {
 	t.Helper()
@@ -50,13 +65,7 @@ func TestWatchBudget(t *testing.T) {
 	defer setWatchBudget(10)()
 	defer setMarkBudget(-1)()
 	root, other := t.TempDir(), t.TempDir()
-	rels := tree(t, root, 30)
-	f, err := Open(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	walk(t, f, root, rels)
+	f, rels := walkedTree(t, root, 30)
 	if st := f.Status(); st.Kind != KindInotify || st.Watches != 10 || st.Unwatched != 21 || st.Budget != 10 {
 		t.Fatalf("status %+v, want 10 watches and 21 folders past the budget", st)
 	}
@@ -98,13 +107,7 @@ func TestWatchBudget(t *testing.T) {
 
 	// A second feed shares the budget; once the first is closed, its
 	// next walk watches what the budget allows.
-	orels := tree(t, other, 5)
-	g, err := Open(other, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	walk(t, g, other, orels)
+	g, orels := walkedTree(t, other, 5)
 	if g.Watched() != 0 || g.Unwatched() != 6 {
 		t.Fatalf("a second feed at the budget: %+v", g.Status())
 	}
@@ -146,13 +149,7 @@ func TestWatchBudgetTooManyIsLost(t *testing.T) {
 func TestTakeWatch(t *testing.T) {
 	defer setWatchBudget(3)()
 	root := t.TempDir()
-	rels := tree(t, root, 1)
-	f, err := Open(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	walk(t, f, root, rels) // 2 watches
+	walkedTree(t, root, 1) // 2 watches, held by the feed until the test ends
 	tests := []struct {
 		name string
 		do   func() bool
@@ -180,13 +177,7 @@ func TestFoldersPastTheBudgetMarked(t *testing.T) {
 	defer setWatchBudget(4)()
 	defer setMarkBudget(20)()
 	root := t.TempDir()
-	rels := tree(t, root, 30)
-	f, err := Open(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	walk(t, f, root, rels)
+	f, rels := walkedTree(t, root, 30)
 	if st := f.Status(); st.Watches != 4 || st.Marks != 20 || st.Unwatched != 7 {
 		t.Fatalf("status %+v, want 4 watches, 20 marks, 7 folders unwatched", st)
 	}
