@@ -26,15 +26,7 @@ const feedWait = 10 * time.Second
 // kept.roundtrip.
 func (r *Runner) Feed(ctx context.Context) Check {
 	const name = "kept.feed"
-	return Timed(func() Check {
-		if r.kept == nil {
-			return Skipf(name, "no kept disk (kept.roundtrip failed)")
-		}
-		v := *r.kept
-		k, err := r.Service().Keeper()
-		if err != nil {
-			return Failf(name, "%v", err)
-		}
+	return r.keptCheck(name, func(v ramdisk.Volume, k *keeper.Keeper) Check {
 		r.logf("following the kept disk by its change feed")
 		f, err := followSaved(ctx, k, v)
 		if err != nil {
@@ -61,6 +53,22 @@ func (r *Runner) Feed(ctx context.Context) Check {
 		c.Rule = "a kept disk's change feed (FSEvents on macOS, where RAMBar writes .fseventsd/no_log on the disk; inotify on Linux) hears files written on it, and the next save by it reads only what changed and holds them"
 		c.Data = map[string]any{"heard_ns": heard, "save": res, "feed_mode": changefeed.ModeFromEnv().String()}
 		return c
+	})
+}
+
+// keptCheck runs check, timed, on the kept disk Kept made again and its
+// keeper: the check is skipped when there is none (kept.roundtrip
+// failed) and fails when the keeper cannot be had.
+func (r *Runner) keptCheck(name string, check func(v ramdisk.Volume, k *keeper.Keeper) Check) Check {
+	return Timed(func() Check {
+		if r.kept == nil {
+			return Skipf(name, "no kept disk (kept.roundtrip failed)")
+		}
+		k, err := r.Service().Keeper()
+		if err != nil {
+			return Failf(name, "%v", err)
+		}
+		return check(*r.kept, k)
 	})
 }
 

@@ -29,15 +29,7 @@ const openWriteName = "openwrite.log"
 // RAMBAR_FEED_MODE=fsevents runs it with the Mac's semantics.
 func (r *Runner) OpenWrite(ctx context.Context) Check {
 	const name = "kept.openwrite"
-	return Timed(func() Check {
-		if r.kept == nil {
-			return Skipf(name, "no kept disk (kept.roundtrip failed)")
-		}
-		v := *r.kept
-		k, err := r.Service().Keeper()
-		if err != nil {
-			return Failf(name, "%v", err)
-		}
+	return r.keptCheck(name, func(v ramdisk.Volume, k *keeper.Keeper) Check {
 		p := filepath.Join(v.MountPoint, testTree, openWriteName)
 		want := "before the save\n"
 		if err := os.WriteFile(p, []byte(want), 0o644); err != nil {
