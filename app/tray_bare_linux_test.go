@@ -54,15 +54,11 @@ func newBareSetup(t *testing.T) *bareSetup {
 	return s
 }
 
+// cli runs the CLI with args in the setup's environment and returns what
+// it printed; a failure fails the test.
 func (s *bareSetup) cli(args ...string) string {
 	s.t.Helper()
-	cmd := exec.Command(s.bin, args...)
-	cmd.Env = s.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("rambar %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return runCLI(s.t, s.bin, s.env, args...)
 }
 
 // state is what a save or a write-back would change: both stores'

@@ -27,11 +27,18 @@ func startEmptyTray(t *testing.T) *trayApp {
 // it printed; a failure fails the test.
 func (a *trayApp) rambar(args ...string) string {
 	a.t.Helper()
-	cmd := exec.Command(a.bin, args...)
-	cmd.Env = a.env
+	return runCLI(a.t, a.bin, a.env, args...)
+}
+
+// runCLI runs the rambar binary bin with args in the environment env and
+// returns what it printed; a failure fails t.
+func runCLI(t *testing.T, bin string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		a.t.Fatalf("rambar %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("rambar %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
 }
