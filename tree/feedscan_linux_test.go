@@ -64,3 +64,24 @@ func followedScan(t *testing.T, root string) (*changefeed.Feed, []Scanned, []Not
 	}
 	return f, prev, prevNot
 }
+
+// rescanTaken takes what f names since its last take (a lost take fails
+// t, at naming when: "round 3"), rescans root by it from prev and prevNot
+// with o, and scans root whole: the rescan and the full scan a test holds
+// it to.
+func rescanTaken(t *testing.T, at string, f *changefeed.Feed, root string, prev []Scanned, prevNot []NotKept, o Opts) (*Rescanned, []Scanned, []NotKept) {
+	t.Helper()
+	ch := f.Take()
+	if ch.Lost {
+		t.Fatalf("%s: the feed lost changes: %s", at, ch.Why)
+	}
+	r, err := Rescan(root, prev, prevNot, Dirty{Folders: ch.Folders, Linked: ch.Linked, Named: ch.Named}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantNot, err := ScanWith(root, 0, nil, Opts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, want, wantNot
+}

@@ -28,18 +28,7 @@ func TestRescanIsAFullScan(t *testing.T) {
 			did = append(did, c.Change())
 			changes++
 		}
-		ch := f.Take()
-		if ch.Lost {
-			t.Fatalf("round %d: the feed lost changes: %s", round, ch.Why)
-		}
-		r, err := Rescan(root, prev, prevNot, Dirty{Folders: ch.Folders, Linked: ch.Linked, Named: ch.Named}, Opts{Feed: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, wantNot, err := ScanWith(root, 0, nil, Opts{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, want, wantNot := rescanTaken(t, fmt.Sprintf("round %d", round), f, root, prev, prevNot, Opts{Feed: f})
 		got, n := ctimeOnly(r.Items, want)
 		ctimes += n
 		if !reflect.DeepEqual(noAtimes(got), noAtimes(want)) {

@@ -45,18 +45,7 @@ func TestRescanKeepsHardLinkGroupsThatDidNotChange(t *testing.T) {
 	rnd := rand.New(rand.NewSource(testtree.Seed()))
 	for round := range 120 {
 		did := linkRound(t, rnd, root, round)
-		ch := f.Take()
-		if ch.Lost {
-			t.Fatalf("round %d: the feed lost changes: %s", round, ch.Why)
-		}
-		r, err := Rescan(root, prev, prevNot, Dirty{Folders: ch.Folders, Linked: ch.Linked, Named: ch.Named}, Opts{Feed: f, Firsts: firsts})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _, err := ScanWith(root, 0, nil, Opts{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, want, _ := rescanTaken(t, fmt.Sprintf("round %d", round), f, root, prev, prevNot, Opts{Feed: f, Firsts: firsts})
 		if got, _ := ctimeOnly(r.Items, want); !reflect.DeepEqual(noAtimes(got), noAtimes(want)) {
 			t.Fatalf("round %d after %s: the rescan differs from a full scan: %s", round, did, diffScans(got, want))
 		}

@@ -193,18 +193,7 @@ func TestScansWhileFolderTreesVanish(t *testing.T) {
 		t.Fatal("no rescan: the feed lost every change")
 	}
 	// Once still, the rescan by what the feed names since is the full scan.
-	ch := f.Take()
-	if ch.Lost {
-		t.Fatalf("the feed lost changes: %s", ch.Why)
-	}
-	r, err := Rescan(root, prev, prevNot, Dirty{Folders: ch.Folders, Linked: ch.Linked, Named: ch.Named}, Opts{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _, err := ScanWith(root, 0, nil, Opts{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, want, _ := rescanTaken(t, "once still", f, root, prev, prevNot, Opts{})
 	if got, _ := ctimeOnly(r.Items, want); !reflect.DeepEqual(noAtimes(got), noAtimes(want)) {
 		t.Errorf("after the churn the rescan differs from a full scan: %s", diffScans(got, want))
 	}
