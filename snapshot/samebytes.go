@@ -20,8 +20,12 @@ import (
 // the scan as a copied file's is, names that object. The mtime alone is
 // never trusted (touch -d puts back any time): the bytes are compared.
 
-// sameBuf is the size of each buffer a compare reads through.
-const sameBuf = 64 << 10
+// sameBuf is the size of each buffer a compare reads through; sameGroup
+// the most files of one object a worker compares in a run.
+const (
+	sameBuf   = 64 << 10
+	sameGroup = 256
+)
 
 // sameRead, when set (by tests), is called with each file's path once its
 // bytes are compared, before it is checked unchanged.
@@ -94,10 +98,25 @@ func (s *Store) sameBytes(root string, idx *snapstore.Index, items []tree.Scanne
 	defer objs.Close()
 	m := tree.NewMeter(progress, "saving", total, len(todo))
 	equal := make([]bool, len(todo))
-	_ = tree.Pool(len(todo), tree.Workers, func(k int) error {
-		c := &todo[k]
-		equal[k] = c.extras(root) && sameHeld(src, objs, c.ref, &items[c.i])
-		m.Add(c.e.Size, 1)
+	groups := sameGroups(todo)
+	_ = tree.Pool(len(groups), tree.Workers, func(g int) error {
+		lo, hi := groups[g][0], groups[g][1]
+		obj, err := openToRead(objs, todo[lo].ref.Rel)
+		if err != nil {
+			m.Add(0, hi-lo)
+			return nil
+		}
+		defer unix.Close(obj)
+		var ost unix.Stat_t
+		if unix.Fstat(obj, &ost) != nil || ost.Mode&unix.S_IFMT != unix.S_IFREG {
+			m.Add(0, hi-lo)
+			return nil
+		}
+		for k := lo; k < hi; k++ {
+			c := &todo[k]
+			equal[k] = sameHeld(src, root, obj, ost.Size, c, &items[c.i])
+			m.Add(c.e.Size, 1)
+		}
 		return nil
 	})
 	m.Done()
@@ -165,12 +184,37 @@ func prevObject(prev []tree.Entry, items []tree.Scanned, i int32, p string) (c s
 	return c, true
 }
 
-// extras reads c's xattrs into its entry (what readExtras reads of a file
-// the plan does not reuse); false when they cannot be read.
-func (c *sameCand) extras(root string) bool {
+// extras reads c's xattrs (those readExtras reads of a file the plan
+// does not reuse) into its entry; in is the file, open. A file with none
+// listed is known by one flistxattr; false when they cannot be read.
+func (c *sameCand) extras(root string, in int) bool {
+	if n, err := unix.Flistxattr(in, nil); err == nil && n == 0 {
+		c.e.Xattr = nil
+		return true
+	}
 	x, err := tree.ReadExtra(root, &c.e)
-	c.e.Link, c.e.Xattr = x.Link, x.Xattr
+	c.e.Xattr = x.Xattr
 	return err == nil
+}
+
+// sameGroups splits todo (sorted here by object and place) into runs of
+// candidates in one object, each at most sameGroup long: a worker opens
+// each object once per run.
+func sameGroups(todo []sameCand) [][2]int {
+	sort.Slice(todo, func(a, b int) bool {
+		x, y := &todo[a].ref, &todo[b].ref
+		return x.Rel < y.Rel || x.Rel == y.Rel && x.Off < y.Off
+	})
+	var groups [][2]int
+	for lo := 0; lo < len(todo); {
+		hi := lo + 1
+		for hi < len(todo) && hi-lo < sameGroup && todo[hi].ref.Rel == todo[lo].ref.Rel {
+			hi++
+		}
+		groups = append(groups, [2]int{lo, hi})
+		lo = hi
+	}
+	return groups
 }
 
 // entryAt is the entry of path p in entries (in path order), or nil.
@@ -190,12 +234,13 @@ func entryIndex(entries []tree.Entry, p string) int {
 	return -1
 }
 
-// sameHeld reports whether the file it (under src) holds the bytes of the
-// object ref (under objs), read while it held still: its identity the
-// scan's before and after the read, the read begun only once the file is
-// settled (settledBy, tree.WriteBarrier: as copier.held begins a copy). A
-// file not settled yet is not waited for: the copy that follows waits.
-func sameHeld(src, objs *tree.DirTree, ref tree.ObjRef, it *tree.Scanned) bool {
+// sameHeld reports whether the file it (under src, the tree at root)
+// holds the bytes of c's object (obj, open, of objSize bytes), read while
+// it held still: its identity the scan's before and after the read, the
+// read begun only once the file is settled (settledBy, tree.WriteBarrier:
+// as copier.held begins a copy). A file not settled yet is not waited
+// for: the copy that follows waits. c's xattrs are read meanwhile.
+func sameHeld(src *tree.DirTree, root string, obj int, objSize int64, c *sameCand, it *tree.Scanned) bool {
 	in, err := openToRead(src, it.Rel)
 	if err != nil {
 		return false
@@ -210,25 +255,16 @@ func sameHeld(src, objs *tree.DirTree, ref tree.ObjRef, it *tree.Scanned) bool {
 		return false
 	}
 	tree.WriteBarrier(in)
-	obj, err := openToRead(objs, ref.Rel)
-	if err != nil {
-		return false
-	}
-	defer unix.Close(obj)
-	var ost unix.Stat_t
-	if unix.Fstat(obj, &ost) != nil || ost.Mode&unix.S_IFMT != unix.S_IFREG {
-		return false
-	}
 	off, size := int64(0), it.Id.Size
-	if ref.Packed {
-		off = ref.Off
-		if ref.Size != size || off < 0 || off > ost.Size-size {
+	if c.ref.Packed {
+		off = c.ref.Off
+		if c.ref.Size != size || off < 0 || off > objSize-size {
 			return false
 		}
-	} else if ost.Size != size {
+	} else if objSize != size {
 		return false
 	}
-	if !sameContents(in, obj, off, size) {
+	if !c.extras(root, in) || !sameContents(in, obj, off, size) {
 		return false
 	}
 	if sameRead != nil {
