@@ -116,7 +116,7 @@ func (k *Keeper) diskDir(name string) (string, error) {
 
 func (k *Keeper) store(st State) *snapshot.Store {
 	s := &snapshot.Store{Store: &snapstore.Store{Dir: st.Backing, DeltaLimit: k.deltaLimit}, CopyFile: k.CopyFile, Caches: st.Mode == ramdisk.Mirror,
-		Spaced: st.Continuous}
+		Spaced: st.Continuous, NoSameBytes: st.Mode == ramdisk.Mirror}
 	for _, id := range st.SetAside {
 		if snapstore.ValidID(id) {
 			if s.Pinned == nil {

@@ -297,7 +297,7 @@ func TestSQLiteWrittenDuringSaves(t *testing.T) {
 func sqliteWrittenDuringSaves(t *testing.T, mode, way string) {
 	t.Run(mode+"-"+way, func(t *testing.T) {
 		ctx := context.Background()
-		k, v := liveDisk(t, "DB", "64m", liveSaves+2)
+		k, v := liveDisk(t, "DB", "256m", liveSaves+2) // a fast machine's writers fill 64 MiB
 		sv := saverOf(t, k, v, way)
 		db := filepath.Join(v.MountPoint, "app/data.sqlite")
 		os.MkdirAll(filepath.Dir(db), 0o755)
@@ -342,7 +342,7 @@ func sqliteWrittenDuringSaves(t *testing.T, mode, way string) {
 		close(stop)
 		writes := <-done
 		consistent := 0
-		snaps := restoreEach(t, k, v, "64m", func(s snapstore.Snapshot, root string) {
+		snaps := restoreEach(t, k, v, "256m", func(s snapstore.Snapshot, root string) {
 			out, err := exec.Command("sqlite3", filepath.Join(root, "app/data.sqlite"),
 				"PRAGMA integrity_check; SELECT count(*) = (SELECT n FROM c) FROM t;").CombinedOutput()
 			switch {

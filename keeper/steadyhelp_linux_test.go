@@ -22,8 +22,9 @@ import (
 // committing a row every 10 ms through one sqlite3 process that holds it
 // open; and git committing a changed file every 300 ms.
 
-// steadyDBs are the databases the writers commit to, by journal mode.
-var steadyDBs = map[string]string{"delete": "db/rollback.sqlite", "wal": "db/wal.sqlite"}
+// steadyDBs are the databases the writers commit to, by journal mode,
+// each in a folder of its own, as two programs keep theirs.
+var steadyDBs = map[string]string{"delete": "rollback/data.sqlite", "wal": "wal/data.sqlite"}
 
 const (
 	steadyLog   = "log/app.log"
@@ -50,7 +51,7 @@ type steadyWriters struct {
 func startSteadyWriters(t *testing.T, root string) *steadyWriters {
 	t.Helper()
 	w := &steadyWriters{stop: make(chan struct{}), rows: map[string]int{}}
-	for _, d := range []string{"log", "db", steadyRepo} {
+	for _, d := range []string{"log", "rollback", "wal", steadyRepo} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}

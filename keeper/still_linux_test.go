@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"rambar/snapshot"
 	"rambar/snapstore"
@@ -37,6 +38,12 @@ func TestQuietSaveTakesNoLook(t *testing.T) {
 	}
 	big := bigVersioned(t, v.MountPoint)
 	w := startHelper(t, "rewrite", big)
+	for deadline := time.Now().Add(time.Minute); ; { // the helper has started writing
+		if n, _ := versionOf(big); n > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	before := snapshot.Looks.Load()
 	for i := 0; i < 3; i++ {
 		write(t, v.MountPoint, "notes/n.txt", fmt.Sprint("busy ", i))

@@ -19,4 +19,8 @@ type Store struct {
 	// Spaced keeps the snapshots spaced in time (PruneSpaced) rather than
 	// the newest: a disk saved continuously.
 	Spaced bool
+	// NoSameBytes: every changed file is copied, even one whose bytes are
+	// the stored ones (samebytes.go). A Mirror disk's: its write-back
+	// tells a new hard link to a file by the file's new copy.
+	NoSameBytes bool
 }

@@ -52,7 +52,7 @@ type sameCand struct {
 // be read or compared (gone, moving, an object pruned or damaged) is left
 // out: the plan copies it as before.
 func (s *Store) sameBytes(root string, idx *snapstore.Index, items []tree.Scanned, d *snapstore.IndexDiff, w *watch, progress tree.ProgressFunc) (map[int32]*tree.Entry, *snapstore.Manifest) {
-	if idx == nil || idx.Snapshot == "" {
+	if idx == nil || idx.Snapshot == "" || s.NoSameBytes {
 		return nil, nil
 	}
 	var cands []int32
