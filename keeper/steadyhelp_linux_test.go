@@ -46,10 +46,14 @@ type steadyWriters struct {
 	lines   int
 }
 
-// startSteadyWriters makes the log, the databases and the repository on
-// the disk at root and starts writing them; halt stops them.
-func startSteadyWriters(t *testing.T, root string) *steadyWriters {
+// startSteadyWriters makes the log, the databases (of the journal modes
+// named, both when none is) and the repository on the disk at root and
+// starts writing them; halt stops them.
+func startSteadyWriters(t *testing.T, root string, modes ...string) *steadyWriters {
 	t.Helper()
+	if len(modes) == 0 {
+		modes = []string{"delete", "wal"}
+	}
 	w := &steadyWriters{stop: make(chan struct{}), rows: map[string]int{}}
 	for _, d := range []string{"log", "rollback", "wal", steadyRepo} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
@@ -67,8 +71,8 @@ func startSteadyWriters(t *testing.T, root string) *steadyWriters {
 		w.mu.Unlock()
 		return err
 	}, func() { log.Close() })
-	for mode, rel := range steadyDBs {
-		db := filepath.Join(root, rel)
+	for _, mode := range modes {
+		db := filepath.Join(root, steadyDBs[mode])
 		setup := "PRAGMA journal_mode=" + mode + "; CREATE TABLE t(id INTEGER PRIMARY KEY, at INTEGER, v BLOB); CREATE TABLE c(n INTEGER); INSERT INTO c VALUES (0);"
 		if out, err := exec.Command("sqlite3", db, setup).CombinedOutput(); err != nil {
 			t.Fatalf("sqlite3: %v %s", err, out)
