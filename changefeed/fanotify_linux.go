@@ -288,6 +288,11 @@ func (f *Feed) fanEvent(fan *fanFeed, m uint64, b []byte, at time.Time, mnt *int
 	}
 	rel, inside, err := f.fanFolder(fan, in.dir, mnt)
 	switch {
+	case errors.Is(err, errFolderGone):
+		// Removed since (a DELETE_SELF after its parent's DELETE, or a
+		// change inside a tree being removed): its removal is an event of
+		// its parent, which names it.
+		return
 	case err != nil:
 		f.lose(fmt.Sprintf("fanotify named a folder that cannot be found: %v", err))
 		return
@@ -314,6 +319,9 @@ func (f *Feed) fanEvent(fan *fanFeed, m uint64, b []byte, at time.Time, mnt *int
 	}
 	f.add(rel, in.name, at)
 }
+
+// errFolderGone is a folder an event names that no longer exists.
+var errFolderGone = errors.New("the folder was removed")
 
 // fanSelf records an event of folder rel itself (handle key dir): its
 // metadata changed (the folder and its entry in its parent), or it was
@@ -358,6 +366,9 @@ func (f *Feed) fanFolder(fan *fanFeed, key []byte, mnt *int) (rel string, inside
 	}
 	h := unix.NewFileHandle(int32(binary.NativeEndian.Uint32(key[:4])), key[4:])
 	fd, err := unix.OpenByHandleAt(*mnt, h, unix.O_PATH|unix.O_CLOEXEC)
+	if errors.Is(err, unix.ESTALE) {
+		return "", false, fmt.Errorf("open_by_handle_at: %w", errFolderGone)
+	}
 	if err != nil {
 		return "", false, fmt.Errorf("open_by_handle_at: %w", err)
 	}
@@ -367,7 +378,7 @@ func (f *Feed) fanFolder(fan *fanFeed, key []byte, mnt *int) (rel string, inside
 	case err != nil:
 		return "", false, fmt.Errorf("readlink of a folder opened by handle: %w", err)
 	case strings.HasSuffix(p, " (deleted)"):
-		return "", false, fmt.Errorf("open_by_handle_at: %s was removed", p)
+		return "", false, fmt.Errorf("open_by_handle_at: %s: %w", p, errFolderGone)
 	case p == fan.canon:
 		rel = "."
 	case strings.HasPrefix(p, fan.canon+"/"):
