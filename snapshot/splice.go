@@ -205,7 +205,7 @@ func splice(prev *snapstore.Manifest, all []took, union bool, was map[string]uin
 	add := func(e *tree.Entry) { // a path only prev has
 		ino, moved := where(e.Path)
 		switch {
-		case e.Kind != tree.KindDir && stale[parentOfPath(e.Path)]:
+		case inStale(stale, e):
 			out = append(out, took{e: *e, id: tree.Ident{Ino: ino}, old: true})
 		case union && (e.Kind == tree.KindDir || !moved): // a file moved is where the scan found it
 			out = append(out, took{e: *e, id: tree.Ident{Ino: ino}, old: true, empty: moved})
@@ -221,7 +221,7 @@ func splice(prev *snapstore.Manifest, all []took, union bool, was map[string]uin
 			j++
 		}
 		switch o := oldAt[t.e.Path]; {
-		case t.e.Kind != tree.KindDir && stale[parentOfPath(t.e.Path)]:
+		case inStale(stale, &t.e):
 			if o != nil && o.Kind == t.e.Kind {
 				ino, _ := where(o.Path)
 				out = append(out, took{e: *o, id: tree.Ident{Ino: ino}, old: true})
@@ -247,16 +247,20 @@ func staleFolders(all []took) map[string]bool {
 	out := map[string]bool{}
 	for i := range all {
 		if t := &all[i]; !t.ok && t.e.Kind != tree.KindDir {
-			out[parentOfPath(t.e.Path)] = true
+			parent, _ := pathParent(t.e.Path)
+			out[parent] = true
 		}
 	}
 	return out
 }
 
-// parentOfPath is the folder holding path p ("." for the root's own).
-func parentOfPath(p string) string {
-	parent, _ := pathParent(p)
-	return parent
+// inStale reports whether e is a file (not a folder) in a stale folder.
+func inStale(stale map[string]bool, e *tree.Entry) bool {
+	if e.Kind == tree.KindDir {
+		return false
+	}
+	parent, _ := pathParent(e.Path)
+	return stale[parent]
 }
 
 // revertedTaken reports whether a file taken as scanned is the previous
@@ -264,7 +268,7 @@ func parentOfPath(p string) string {
 // feed would take it as saved, with no change to tell it otherwise.
 func revertedTaken(all []took, stale map[string]bool) bool {
 	for i := range all {
-		if t := &all[i]; t.ok && t.e.Kind != tree.KindDir && stale[parentOfPath(t.e.Path)] {
+		if t := &all[i]; t.ok && inStale(stale, &t.e) {
 			return true
 		}
 	}
@@ -282,7 +286,7 @@ func leftOut(paths []string, all []took, entries []tree.Entry, stale map[string]
 		kept[entries[i].Path] = true
 	}
 	for i := range all {
-		if t := &all[i]; t.e.Kind != tree.KindDir && stale[parentOfPath(t.e.Path)] && !kept[t.e.Path] {
+		if t := &all[i]; inStale(stale, &t.e) && !kept[t.e.Path] {
 			paths = append(paths, t.e.Path)
 		}
 	}
@@ -298,7 +302,7 @@ func elsewhere(all []took, was map[string]uint64, stale map[string]bool) func(re
 	now := map[uint64]bool{}
 	if len(was) > 0 {
 		for i := range all {
-			if t := &all[i]; t.ok && !stale[parentOfPath(t.e.Path)] || t.e.Kind == tree.KindDir {
+			if t := &all[i]; t.ok && !inStale(stale, &t.e) || t.e.Kind == tree.KindDir {
 				now[t.id.Ino] = true
 			}
 		}

@@ -57,7 +57,7 @@ const (
 // folders they are in as one group at one moment (see above); ok reports
 // that it did, res then being the save's result.
 func (ls *liveSave) steady(ctx context.Context, r *round) (res Result, ok bool, err error) {
-	if r.moved.N == 0 || r.moved.N > len(r.moved.Paths) {
+	if r.moved.N == 0 || r.moved.N > len(r.moved.Paths) || ls.steadySpent >= steadySaveFor {
 		return Result{}, false, nil
 	}
 	dirty, dirs := map[string]struct{}{}, foldersOf(r.items)
@@ -69,9 +69,6 @@ func (ls *liveSave) steady(ctx context.Context, r *round) (res Result, ok bool, 
 	}
 	ls.remember(r)
 	ls.pin(r)
-	if ls.steadySpent >= steadySaveFor {
-		return Result{}, false, nil
-	}
 	began := time.Now()
 	defer func() { ls.steadySpent += time.Since(began) }()
 	deadline := began.Add(min(steadyTakeFor, steadySaveFor-ls.steadySpent))
