@@ -79,8 +79,10 @@ type liveSave struct {
 	// (steady.go); steadySpent the time its steady takes took.
 	clock       int64
 	steadySpent time.Duration
-	// pinned are the objects the rounds' jobs hold (steady.go).
+	// pinned are the objects the rounds' jobs hold (steady.go); mem the
+	// steady takes' copies in memory (steadymem.go).
 	pinned map[uint32]bool
+	mem    map[string]*memCopy
 
 	id    string // the snapshot being made
 	next  uint32 // its next object number

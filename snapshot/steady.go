@@ -22,14 +22,18 @@ import (
 //
 //  1. The change clock is read (t0), then the group's folders are read
 //     again (tree.Rescan: the rest of the scan is kept as it was).
-//  2. Every file of the group not already copied as it is now is copied
-//     (copier.held: the same identity before and after, each after a
-//     write barrier).
+//  2. Every file of the group not already copied as it is now is copied,
+//     into memory (steadymem.go: a few MB read in a millisecond), each as
+//     a version that held still while copied (copier.held: the same
+//     identity before and after, read after a write barrier and once the
+//     change clock passed its ctime). A version newer than step 1 found
+//     is taken too.
 //  3. Every path of the group, and each folder, is stat'ed again: each
-//     must be as step 1 found it, and changed before t0, so that any
-//     change after step 1 would have shown (the top folder's names are
-//     listed again: its times move for RAMBar's own files). Then every
-//     path of the group was as copied from step 1 to step 3, together.
+//     must be as copied (a file: any change since its copy began shows in
+//     its identity) or as step 1 found it and changed before t0 (so that
+//     any change after step 1 would have shown; the top folder's names
+//     are listed again: its times move for RAMBar's own files). Then
+//     every path of the group was as taken at the moment step 3 began.
 //  4. The rest of the disk is looked at (the round's look): each path must
 //     still be as the scan found it, so it too was as copied at that
 //     moment. A folder outside the group that moved joins it for the next
@@ -40,11 +44,12 @@ import (
 // round that takes the group's copies and needs no look), so the next save
 // by the feed goes on from it. A group with a file of several names, one
 // mapped shared and writable, or more than steadyMax bytes to copy is not
-// taken this way (the rounds go on).
+// taken this way (the rounds go on). The copies of the try that took the
+// group are written to the store before it commits.
 
 const (
 	// steadyTakes and steadyTakeFor bound the tries of a steady take.
-	steadyTakes   = 40
+	steadyTakes   = 100
 	steadyTakeFor = 1500 * time.Millisecond
 	// steadySaveFor bounds the steady takes of one save, all rounds.
 	steadySaveFor = 3 * time.Second
@@ -69,6 +74,7 @@ func (ls *liveSave) steady(ctx context.Context, r *round) (res Result, ok bool, 
 	}
 	ls.remember(r)
 	ls.pin(r)
+	defer ls.releaseMem()
 	began := time.Now()
 	defer func() { ls.steadySpent += time.Since(began) }()
 	deadline := began.Add(min(steadyTakeFor, steadySaveFor-ls.steadySpent))
@@ -89,6 +95,9 @@ func (ls *liveSave) steady(ctx context.Context, r *round) (res Result, ok bool, 
 			}
 			time.Sleep(g.wait)
 			continue
+		}
+		if err := ls.storeMem(g.items, g.members); err != nil {
+			return Result{}, false, err
 		}
 		if res, ok, err := ls.commitGroup(ctx, g); err != nil || ok {
 			return res, ok, err
@@ -128,10 +137,11 @@ type group struct {
 	// rest as scanned. Else more are paths outside the group that moved,
 	// wait how long to wait before the next try, and never that no try
 	// can take this group.
-	ok    bool
-	never bool
-	more  []string
-	wait  time.Duration
+	ok      bool
+	never   bool
+	members []int32 // the places in items of the group's paths
+	more    []string
+	wait    time.Duration
 }
 
 // takeGroup is one try of a steady take of the folders dirty of the disk
@@ -148,8 +158,8 @@ func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty m
 	}
 	g := &group{items: rs.Items, notKept: rs.NotKept, firsts: rs.Firsts}
 	var members []int32
-	var jobs []copyJob
-	var copying int64
+	var jobs, memJobs []copyJob
+	var copying, inMemory int64
 	for i := range rs.Items {
 		it := &rs.Items[i]
 		if !ls.inGroup(rs.Read, it.Rel) {
@@ -173,14 +183,30 @@ func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty m
 		if c, ok := ls.cache[it.Rel]; ok && c.id == it.Id {
 			continue
 		}
-		jobs = append(jobs, copyJob{ref: int32(i), size: it.Id.Size, sparse: it.Sparse()})
 		if copying += it.Id.Size; copying > steadyMax {
 			g.never = true // too much to copy between two writes
 			return g, nil
 		}
+		inMem := !it.Sparse() && inMemory+it.Id.Size <= steadyMemMax
+		if inMem {
+			inMemory += it.Id.Size
+		}
+		if m := ls.mem[it.Rel]; m != nil && m.id == it.Id {
+			continue
+		}
+		j := copyJob{ref: int32(i), size: it.Id.Size, sparse: it.Sparse()}
+		if inMem {
+			memJobs = append(memJobs, j)
+		} else {
+			jobs = append(jobs, j)
+		}
 	}
 	if len(g.more) > 0 {
 		return g, nil
+	}
+	if ok, err := ls.memGroup(ctx, rs.Items, memJobs); err != nil || !ok {
+		g.wait = time.Millisecond
+		return g, err
 	}
 	if ok, err := ls.copyGroup(ctx, rs.Items, jobs); err != nil || !ok {
 		g.wait = time.Millisecond
@@ -191,6 +217,7 @@ func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty m
 		return g, err
 	}
 	g.more, g.ok, err = ls.restHeld(rs.Items, rs.Read)
+	g.members = members
 	return g, err
 }
 
@@ -266,19 +293,22 @@ func (ls *liveSave) copyGroup(ctx context.Context, items []tree.Scanned, jobs []
 	}
 	ok := true
 	for k := range jobs {
-		j := &jobs[k]
-		if j.state != jobCopied {
+		j, it := &jobs[k], &items[jobs[k].ref]
+		switch j.state {
+		case jobCopied:
+		case jobMoved: // a later version held still: the group takes it
+			it.Id = chk.moved[k]
+		case jobUnstable:
+			ls.drop(j.obj(ls.id)) // a copy was written
+			fallthrough
+		default:
 			ok = false
-			if j.state == jobMoved || j.state == jobUnstable { // a copy was written
-				ls.drop(j.obj(ls.id))
-			}
 			continue
 		}
-		rel := items[j.ref].Rel
-		if old, had := ls.cache[rel]; had {
+		if old, had := ls.cache[it.Rel]; had {
 			ls.drop(old.obj)
 		}
-		ls.cache[rel] = cachedCopy{id: items[j.ref].Id, obj: j.obj(ls.id), size: j.size, ext: ext.m[k]}
+		ls.cache[it.Rel] = cachedCopy{id: it.Id, obj: j.obj(ls.id), size: j.size, ext: ext.m[k]}
 	}
 	return ok, nil
 }
@@ -323,6 +353,9 @@ func (ls *liveSave) groupHeld(items []tree.Scanned, members []int32, notKept []t
 		var st unix.Stat_t
 		if err := t.Lstat(it.Rel, &st); err != nil || tree.IdentOf(&st) != it.Id {
 			return false, 0, nil
+		}
+		if tree.KindOf(it.Id.Mode) == tree.KindFile {
+			continue // settled before its copy (copier.held): any change since shows
 		}
 		if settled, w := settledBy(it.Id, t0, 0); !settled {
 			return false, w, nil
