@@ -129,6 +129,10 @@ func (f *Follow) takeSpare() []tree.Scanned {
 	return s
 }
 
+// Rest drops what only the next save would use again (the room for its
+// rescan): the disk rests, and its process gives its memory back.
+func (f *Follow) Rest() { f.takeSpare() }
+
 // sameSlice reports whether a and b share their first element.
 func sameSlice(a, b []tree.Scanned) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 

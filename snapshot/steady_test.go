@@ -80,3 +80,14 @@ func TestWALIndexesAreNotWatched(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowRestDropsTheSpareScan: a followed disk at rest keeps only the
+// scan its index describes; the room kept for the next rescan is dropped.
+func TestFollowRestDropsTheSpareScan(t *testing.T) {
+	f := NewFollow(nil)
+	f.spare = make([]tree.Scanned, 4)
+	f.Rest()
+	if s := f.takeSpare(); s != nil {
+		t.Fatalf("after Rest the follow still keeps %d scanned paths for a rescan", len(s))
+	}
+}
