@@ -23,6 +23,14 @@ import (
 // for (a folder it could not watch, a full queue, no inotify, no /proc)
 // makes it broken: the save then looks, as without it.
 //
+// Where the process may (root) and the disk is a file system of its own,
+// one fanotify filesystem mark replaces every inotify watch
+// (changefeed.FileSystemWatch): set as the scan opens the top folder,
+// before any name is read, it hears every change anywhere on the disk
+// from then on, in the writer's own system call as inotify does, for no
+// watch at all; the folders and files of several names are then not
+// watched one by one.
+//
 // An event reaches the watch of the folder the writer opened the file
 // through, even after that name was unlinked. A file of several names is
 // watched itself too (addFile), so any name's writer is seen. Two writers
@@ -49,6 +57,12 @@ type StillWatch struct {
 	also func() bool
 	// taken counts the watches added, each taken from the budget.
 	taken atomic.Int64
+	// fan: fd is a fanotify filesystem mark's, which hears the whole disk;
+	// pin then holds the top folder open, so that its file system, even
+	// unmounted, is not freed and its device number given to another
+	// mounted at root (an unmount removes a filesystem mark silently).
+	fan atomic.Bool
+	pin int
 	// files are the inodes of several names addFile watched.
 	mu    sync.Mutex
 	files map[fileID]struct{}
@@ -91,6 +105,20 @@ func (w *StillWatch) add(dir int, root, rel string) {
 		}
 		w.root = root
 		w.top.Store(&st)
+		if fd := changefeed.FileSystemWatch(dir); fd >= 0 {
+			pin, err := unix.FcntlInt(uintptr(dir), unix.F_DUPFD_CLOEXEC, 0)
+			if err != nil {
+				unix.Close(fd)
+				w.broken.Store(true)
+				return
+			}
+			unix.Close(w.fd)
+			w.fd, w.pin = fd, pin
+			w.fan.Store(true)
+			return
+		}
+	} else if w.fan.Load() {
+		return // the filesystem mark hears it
 	}
 	w.watch(p, flags)
 }
@@ -124,7 +152,7 @@ func (w *StillWatch) watch(p string, flags uint32) bool {
 // lookups, not 400,000. An inode freed and its number reused since is no
 // gap: its watch queued IN_IGNORED when it was freed.
 func (w *StillWatch) addFile(dir int, name []byte, st *unix.Stat_t) {
-	if w == nil || w.broken.Load() {
+	if w == nil || w.broken.Load() || w.fan.Load() {
 		return
 	}
 	id := fileID{st.Dev, st.Ino}
@@ -171,6 +199,9 @@ func (w *StillWatch) Still() bool {
 func (w *StillWatch) Close() {
 	if w != nil {
 		go func() {
+			if w.fan.Load() {
+				unix.Close(w.pin)
+			}
 			unix.Close(w.fd)
 			changefeed.GiveWatches(int(w.taken.Load()))
 		}()

@@ -66,6 +66,12 @@ func TestStillWatchSeesEveryChangeAfterTheScan(t *testing.T) {
 			return os.WriteFile(filepath.Join(r, "a/two"), []byte("through the link"), 0o644)
 		}, false},
 		{"the top folder's path given to another folder", func(t *testing.T, r string) error {
+			if isMount(r) { // a disk ejected and another mounted there
+				if err := unix.Unmount(r, unix.MNT_DETACH); err != nil {
+					return err
+				}
+				return unix.Mount("rambar-test-other", r, "tmpfs", 0, "size=4m")
+			}
 			if err := os.Rename(r, r+".moved"); err != nil {
 				return err
 			}
@@ -73,19 +79,52 @@ func TestStillWatchSeesEveryChangeAfterTheScan(t *testing.T) {
 			return os.Mkdir(r, 0o755)
 		}, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "disk")
-			stillTree(t, root)
-			w := watchedScan(t, root)
-			if err := tt.change(t, root); err != nil {
-				t.Fatal(err)
-			}
-			if got := w.Still(); got != tt.still {
-				t.Errorf("still = %v, want %v", got, tt.still)
-			}
-		})
+	for _, m := range stillModes {
+		for _, tt := range tests {
+			t.Run(m.name+"/"+tt.name, func(t *testing.T) {
+				root := m.root(t)
+				stillTree(t, root)
+				w := watchedScan(t, root)
+				if w.fan.Load() != m.fan {
+					t.Fatalf("the watch used fanotify: %v, want %v", w.fan.Load(), m.fan)
+				}
+				if err := tt.change(t, root); err != nil {
+					t.Fatal(err)
+				}
+				if got := w.Still(); got != tt.still {
+					t.Errorf("still = %v, want %v", got, tt.still)
+				}
+			})
+		}
 	}
+}
+
+// stillModes are the two ways a still watch hears a disk: inotify
+// watches, for a folder of a larger file system, and one fanotify
+// filesystem mark, for a disk of its own as root (as the tests run).
+var stillModes = []struct {
+	name string
+	fan  bool
+	root func(t *testing.T) string
+}{
+	{"inotify", false, func(t *testing.T) string { return filepath.Join(t.TempDir(), "disk") }},
+	{"fanotify", true, func(t *testing.T) string {
+		root := filepath.Join(t.TempDir(), "disk")
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Mount("rambar-test-still", root, "tmpfs", 0, "size=16m"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Unmount(root, unix.MNT_DETACH) })
+		return root
+	}},
+}
+
+// isMount reports whether p is a mount point.
+func isMount(p string) bool {
+	var a, b unix.Stat_t
+	return unix.Lstat(p, &a) == nil && unix.Lstat(filepath.Dir(p), &b) == nil && a.Dev != b.Dev
 }
 
 // TestStillWatchSeesAWriteThroughAnUnlinkedName: a program holds a file
@@ -102,36 +141,38 @@ func TestStillWatchSeesAWriteThroughAnUnlinkedName(t *testing.T) {
 		{"its folder kept", []string{"a/kept"}, false},
 		{"its folder removed", []string{"a/kept", "m/cur/kept"}, true},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
-			stillTree(t, root)
-			testtree.Write(t, root, "p/x", "data")
-			f, err := os.OpenFile(filepath.Join(root, "p/x"), os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			for _, o := range tt.others {
-				if err := os.Link(filepath.Join(root, "p/x"), filepath.Join(root, o)); err != nil {
+		for _, m := range stillModes {
+			t.Run(m.name+"/"+tt.name, func(t *testing.T) {
+				root := m.root(t)
+				stillTree(t, root)
+				testtree.Write(t, root, "p/x", "data")
+				f, err := os.OpenFile(filepath.Join(root, "p/x"), os.O_WRONLY, 0)
+				if err != nil {
 					t.Fatal(err)
 				}
-			}
-			if err := os.Remove(filepath.Join(root, "p/x")); err != nil {
-				t.Fatal(err)
-			}
-			if tt.rmFolder {
-				if err := os.Remove(filepath.Join(root, "p")); err != nil {
+				defer f.Close()
+				for _, o := range tt.others {
+					if err := os.Link(filepath.Join(root, "p/x"), filepath.Join(root, o)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.Remove(filepath.Join(root, "p/x")); err != nil {
 					t.Fatal(err)
 				}
-			}
-			w := watchedScan(t, root)
-			if _, err := f.WriteAt([]byte("later"), 0); err != nil {
-				t.Fatal(err)
-			}
-			if w.Still() {
-				t.Errorf("a write to %v through its unlinked name went unseen", tt.others)
-			}
-		})
+				if tt.rmFolder {
+					if err := os.Remove(filepath.Join(root, "p")); err != nil {
+						t.Fatal(err)
+					}
+				}
+				w := watchedScan(t, root)
+				if _, err := f.WriteAt([]byte("later"), 0); err != nil {
+					t.Fatal(err)
+				}
+				if w.Still() {
+					t.Errorf("a write to %v through its unlinked name went unseen", tt.others)
+				}
+			})
+		}
 	}
 }
 
