@@ -79,15 +79,6 @@ func (m *memCopy) readAll(in int) error {
 	}
 }
 
-// memHeld is the memory the save's copies hold.
-func (ls *liveSave) memHeld() int64 {
-	var n int64
-	for _, m := range ls.mem {
-		n += int64(cap(m.buf))
-	}
-	return n
-}
-
 // releaseMem gives back the memory of every copy the save holds.
 func (ls *liveSave) releaseMem() {
 	for _, m := range ls.mem {
