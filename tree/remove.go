@@ -191,8 +191,14 @@ func (r *remover) empty(dirfd int, rel string, keep func(string) bool) {
 }
 
 // remove removes name of dirfd (rel) and what is beneath it, never
-// entering or removing a mount point.
+// entering or removing a mount point. A name is unlinked first (one call
+// for a file, as os.RemoveAll does); a file something is bound over is
+// refused (EBUSY), a folder (EISDIR; EPERM on macOS) is emptied first.
 func (r *remover) remove(dirfd int, name, rel string) {
+	uerr := r.unlinkErr(dirfd, name, 0)
+	if uerr == nil || errors.Is(uerr, unix.ENOENT) {
+		return
+	}
 	var st unix.Stat_t
 	if err := fstatatNoFollow(dirfd, name, &st); err != nil {
 		if !errors.Is(err, unix.ENOENT) {
@@ -201,11 +207,12 @@ func (r *remover) remove(dirfd int, name, rel string) {
 		return
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		if m, bind := r.mountedAt(dirfd, name, &st); m {
-			r.mount(rel, bind) // a file bind-mounted over name
+		if errors.Is(uerr, unix.EBUSY) {
+			_, bind := r.mountedAt(dirfd, name, false)
+			r.mount(rel, bind) // a file bound over name
 			return
 		}
-		r.unlink(dirfd, name, rel)
+		r.fail(rel, uerr)
 		return
 	}
 	for range 3 {
@@ -214,10 +221,13 @@ func (r *remover) remove(dirfd int, name, rel string) {
 		case errors.Is(err, unix.ENOENT):
 			return
 		case errors.Is(err, unix.ELOOP), errors.Is(err, unix.ENOTDIR):
-			r.unlink(dirfd, name, rel) // no longer a folder: never followed
+			// No longer a folder (a symlink now): never followed, unlinked.
+			if err := r.unlinkErr(dirfd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+				r.fail(rel, err)
+			}
 			return
 		case errors.Is(err, unix.EXDEV):
-			_, bind := r.mountedAt(dirfd, name, nil)
+			_, bind := r.mountedAt(dirfd, name, true)
 			r.mount(rel, bind)
 			return
 		case err != nil:
@@ -242,7 +252,7 @@ func (r *remover) remove(dirfd int, name, rel string) {
 		case errors.Is(err, unix.ENOTEMPTY), errors.Is(err, unix.EEXIST):
 			continue // written to while it was emptied: again
 		case errors.Is(err, unix.EBUSY):
-			_, bind := r.mountedAt(dirfd, name, nil)
+			_, bind := r.mountedAt(dirfd, name, true)
 			r.mount(rel, bind) // mounted on after it was opened
 			return
 		}
@@ -250,19 +260,6 @@ func (r *remover) remove(dirfd int, name, rel string) {
 		return
 	}
 	r.fail(rel, unix.ENOTEMPTY)
-}
-
-// unlink removes the non-folder name of dirfd (rel).
-func (r *remover) unlink(dirfd int, name, rel string) {
-	err := r.unlinkErr(dirfd, name, 0)
-	switch {
-	case err == nil, errors.Is(err, unix.ENOENT):
-	case errors.Is(err, unix.EBUSY):
-		_, bind := r.mountedAt(dirfd, name, nil)
-		r.mount(rel, bind)
-	default:
-		r.fail(rel, err)
-	}
 }
 
 func (r *remover) unlinkErr(dirfd int, name string, flags int) error {

@@ -30,14 +30,11 @@ func (r *remover) crossed(sub int) (mounted, bind bool) {
 }
 
 // mountedAt reports whether another file system is mounted on name of
-// dirfd (st: its lstat, when already read).
-func (r *remover) mountedAt(dirfd int, name string, st *unix.Stat_t) (mounted, bind bool) {
-	var now unix.Stat_t
-	if st == nil {
-		if err := fstatatNoFollow(dirfd, name, &now); err != nil {
-			return false, false
-		}
-		st = &now
+// dirfd, a folder (dir); a file is never a mount point here.
+func (r *remover) mountedAt(dirfd int, name string, dir bool) (mounted, bind bool) {
+	var st unix.Stat_t
+	if !dir || fstatatNoFollow(dirfd, name, &st) != nil {
+		return false, false
 	}
 	return uint64(st.Dev) != r.top.dev, false
 }

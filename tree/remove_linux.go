@@ -45,19 +45,23 @@ func mountOf(fd int) (mountID, error) {
 	return idOf(&x), nil
 }
 
-// other reports whether x is a mount point or on another mount than the
-// removal's top, and whether it is of the top's file system (a bind
-// mount).
+// other reports whether x, a folder, is a mount point or on another mount
+// than the removal's top, and whether it is of the top's file system (a
+// bind mount). A folder of another device is another file system.
 func (r *remover) other(x *unix.Statx_t) (mounted, bind bool) {
 	id := idOf(x)
 	if id.dev != r.top.dev {
 		return true, false
 	}
+	return r.otherMount(x), true
+}
+
+// otherMount reports whether x is the root of a mount or on another mount
+// than the top (where statx tells mounts apart).
+func (r *remover) otherMount(x *unix.Statx_t) bool {
+	id := idOf(x)
 	root := x.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && x.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
-	if root || id.hasMnt && r.top.hasMnt && id.mnt != r.top.mnt {
-		return true, true
-	}
-	return false, false
+	return root || id.hasMnt && r.top.hasMnt && id.mnt != r.top.mnt
 }
 
 // crossed reports whether the folder sub, just opened, is another mount.
@@ -69,12 +73,17 @@ func (r *remover) crossed(sub int) (mounted, bind bool) {
 	return r.other(&x)
 }
 
-// mountedAt reports whether something is mounted on name of dirfd (st: its
-// lstat, unused here: statx tells the mount).
-func (r *remover) mountedAt(dirfd int, name string, _ *unix.Stat_t) (mounted, bind bool) {
+// mountedAt reports whether something is mounted on name of dirfd, a
+// folder (dir) or a file. A file is told by its mount alone: its device
+// may differ from its folder's on one file system (overlayfs layers), and
+// an unlink never reaches into what is bound over it (EBUSY).
+func (r *remover) mountedAt(dirfd int, name string, dir bool) (mounted, bind bool) {
 	var x unix.Statx_t
 	if err := statxMount(dirfd, name, &x); err != nil {
 		return false, false
 	}
-	return r.other(&x)
+	if dir {
+		return r.other(&x)
+	}
+	return r.otherMount(&x), idOf(&x).dev == r.top.dev
 }
