@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"rambar/disks"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -36,7 +37,7 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 	fn, done := a.contentsProgress(*asJSON)
 	res, err := svc.Reclaim(ctx, v, disks.ReclaimOptions{Force: *force, Progress: fn})
 	done()
-	if errors.Is(err, disks.ErrNotWorthwhile) || errors.Is(err, disks.ErrReclaimStopped) {
+	if errors.Is(err, disks.ErrNotWorthwhile) || errors.Is(err, disks.ErrReclaimStopped) || errors.Is(err, keeper.ErrRefused) {
 		return refusedError{err}
 	}
 	if err != nil {
@@ -61,7 +62,7 @@ func (a *App) resumeReclaim(ctx context.Context, svc *disks.Service, name string
 	fn, done := a.contentsProgress(false)
 	how, v, err := svc.ResumeReclaim(ctx, name, fn)
 	done()
-	if errors.Is(err, disks.ErrReclaimStopped) {
+	if errors.Is(err, disks.ErrReclaimStopped) || errors.Is(err, keeper.ErrRefused) {
 		return refusedError{err}
 	}
 	if err != nil {

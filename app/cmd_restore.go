@@ -11,7 +11,8 @@ import (
 
 func init() {
 	register(&command{Name: "restore", Summary: "put a saved state back on a kept or mirrored disk",
-		Doc:  "A restore that would not fit is refused before anything is written.",
+		Doc: "A restore that would not fit is refused before anything is written, and so is one over a disk with " +
+			"something mounted inside it (a bind mount, another file system: unmount it first).",
 		Args: []arg{{Name: "NAME", Doc: "a mounted kept or mirrored disk"}},
 		Flags: []flagSpec{
 			flagString("snapshot", "ID", "the snapshot to restore: its ID from 'rambar snapshots NAME' or the start of it "+

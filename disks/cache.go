@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -379,7 +380,7 @@ func (s *Service) undoOn(r cacheRecord) {
 // mount point then leads nowhere, and the engine drops that folder at the
 // next eject).
 func (s *Service) removeFallback(r cacheRecord) {
-	os.RemoveAll(s.cacheEmpty(r))
+	keeper.RemoveAll(s.cacheEmpty(r))
 	if os.Remove(s.fallbackRoot(r.Disk)) == nil && r.MountPoint != "" {
 		// The disk's last target: the link below its mount point leads
 		// nowhere now. Gone with it while the disk is away (when it is

@@ -3,7 +3,6 @@ package disks
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"rambar/internal/atomicfile"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -169,27 +169,11 @@ func (s *Service) fallbackBelow(mp, disk string) bool {
 // emptyFallback removes what apps wrote into a target's fallback folder
 // while its disk was away (a cache: it is rebuilt on the disk). It runs
 // once the disk is mounted again, when nothing reaches the folder through
-// the target; entries are removed relative to the folder (os.Root), never
-// followed.
+// the target; entries are removed through descriptors beneath the folder,
+// never followed, and a mount point inside it is left
+// (keeper.EmptyFolder).
 func (s *Service) emptyFallback(r cacheRecord) error {
-	root, err := os.OpenRoot(s.cacheEmpty(r))
-	if err != nil {
-		return fmt.Errorf("cache %s: empty the fallback: %w", r.Target, err)
-	}
-	defer root.Close()
-	d, err := root.Open(".")
-	if err != nil {
-		return fmt.Errorf("cache %s: empty the fallback: %w", r.Target, err)
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	var errs []error
-	for _, n := range names {
-		if err := root.RemoveAll(n); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := keeper.EmptyFolder(s.cacheEmpty(r), nil); err != nil {
 		return fmt.Errorf("cache %s: empty the fallback: %w", r.Target, err)
 	}
 	return nil

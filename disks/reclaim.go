@@ -31,7 +31,8 @@ type ReclaimOptions struct {
 // lock it moves the contents out, makes the disk again from the same plan
 // (name, size, file system, mount point) and moves them back, verified
 // (keeper.Keeper.Reclaim). Unless o.Force, a disk pinning little is refused
-// with ErrNotWorthwhile.
+// with ErrNotWorthwhile; a disk with something mounted inside is refused
+// before anything changes (keeper.RefuseMounts).
 func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOptions) (keeper.ReclaimResult, error) {
 	k, err := s.Keeper()
 	if err != nil {
@@ -45,6 +46,9 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 	if r, ok := s.readInPlace(v.Name); ok {
 		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: it is in place at %s, which would be left uncovered while it is made again; "+
 			"eject it and create it again to give its memory back", v.Name, keeper.ErrRefused, r.Folder)
+	}
+	if err := keeper.RefuseMounts("reclaim", v.Name, v.MountPoint); err != nil {
+		return keeper.ReclaimResult{}, err // before its caches are moved
 	}
 	u, err := s.Engine.Usage(ctx, v)
 	if err != nil {

@@ -112,6 +112,9 @@ func (s *Service) resumeReclaim(ctx context.Context, name string, progress ramdi
 			return "", v, fmt.Errorf("reclaim %s: %w: the disk mounted now holds %s, which the stopped reclaim did not put there; "+
 				"nothing was changed; what the disk held before the reclaim is safe in %s", name, ErrReclaimStopped, strings.Join(extra, ", "), staging)
 		}
+		if err := keeper.RefuseMounts("reclaim", name, v.MountPoint); err != nil {
+			return "", v, fmt.Errorf("%w; its contents are safe in %s", err, staging)
+		}
 		if err := clearForCopy(v.MountPoint); err != nil {
 			return "", v, fmt.Errorf("reclaim %s: %w; its contents are safe in %s", name, err, staging)
 		}
@@ -263,7 +266,7 @@ func (s *Service) remake(ctx context.Context, r reclaimRecord) (ramdisk.Volume, 
 }
 
 func (s *Service) dropStaging(name, staging string) error {
-	if err := os.RemoveAll(staging); err != nil {
+	if err := keeper.RemoveAll(staging); err != nil {
 		return fmt.Errorf("reclaim %s: done and verified, but removing %s failed: %w", name, staging, err)
 	}
 	os.Remove(filepath.Dir(staging))
@@ -286,19 +289,13 @@ func emptyDisk(root string) bool {
 	return true
 }
 
-// clearForCopy removes a partly copied-back tree from a disk made again.
+// clearForCopy removes a partly copied-back tree from a disk made again
+// (its marker and lost+found stay), never entering, emptying or removing
+// a mount point (keeper.EmptyFolder).
 func clearForCopy(root string) error {
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		if e.Name() == keeper.MarkerName || e.Name() == "lost+found" {
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
-			return fmt.Errorf("clear %s: %w", root, err)
-		}
+	keep := func(name string) bool { return name == keeper.MarkerName || name == "lost+found" }
+	if err := keeper.EmptyFolder(root, keep); err != nil {
+		return fmt.Errorf("clear %s: %w", root, err)
 	}
 	return nil
 }

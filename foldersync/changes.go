@@ -225,9 +225,27 @@ func diskStill(s *snapstore.Store, root, id string) bool {
 }
 
 // onDisk reports whether the disk at root has path rel now (a second look
-// before a deletion; anything there counts, and any doubt).
+// before a deletion; anything there counts, and any doubt). A path beneath
+// a mount point inside the disk (another file system or a bind mount over
+// a folder of the disk: the scan never entered it) is a doubt: what the
+// disk holds under the mount is not seen, so the folder's copy is never
+// deleted for it. A symlink or a file on the way is the path absent.
 func onDisk(rootfd int, rel string) bool {
+	dir, name := tree.SplitRel(rel)
+	pfd := rootfd
+	if dir != "." {
+		fd, err := tree.OpenBeneath(rootfd, dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP)
+		}
+		defer unix.Close(fd)
+		var top, at unix.Stat_t
+		if unix.Fstat(rootfd, &top) != nil || unix.Fstat(fd, &at) != nil || top.Dev != at.Dev {
+			return true // another file system on the way (macOS: openat has no RESOLVE_NO_XDEV)
+		}
+		pfd = fd
+	}
 	var st unix.Stat_t
-	err := unix.Fstatat(rootfd, rel, &st, unix.AT_SYMLINK_NOFOLLOW)
+	err := unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 	return err == nil || !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR)
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"rambar/tree"
 )
 
 // ErrBadFolder: a folder that cannot be mirrored (the error says why).
@@ -106,7 +108,7 @@ func CheckFolder(path string, r FolderRules) error {
 			return bad("it holds the RAM disk's mount point %s", d)
 		}
 	}
-	mounts, err := mountPoints()
+	mounts, err := tree.MountPoints()
 	if err != nil {
 		return bad("cannot list mount points: %v", err)
 	}

@@ -155,20 +155,7 @@ func CleanTemps(rootfd int, temps []TempAt) []string {
 }
 
 // RemoveAllAt removes name under dirfd and everything in it, never
-// following a symlink.
-func RemoveAllAt(dirfd int, name string) error {
-	err := unix.Unlinkat(dirfd, name, 0)
-	if err == nil || errors.Is(err, unix.ENOENT) {
-		return err
-	}
-	sub, oerr := tree.OpenDirAt(dirfd, name)
-	if oerr != nil {
-		return err
-	}
-	names, _ := tree.ReadNames(sub)
-	for _, n := range names {
-		RemoveAllAt(sub, n)
-	}
-	unix.Close(sub)
-	return unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR)
-}
+// following a symlink and never entering, emptying or removing a mount
+// point (tree.RemoveAt: a *tree.MountError names one met). A name already
+// gone is no error.
+func RemoveAllAt(dirfd int, name string) error { return tree.RemoveAt(dirfd, name) }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rambar/tree"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -70,7 +72,7 @@ func netFUSEType(mountinfo, path string) string {
 		if len(f) < 5 || sep < 0 || sep+1 >= len(f) {
 			continue
 		}
-		mp := unescapeOctal(f[4])
+		mp := tree.UnescapeOctal(f[4])
 		if mp == path || mp == "/" || strings.HasPrefix(path, strings.TrimSuffix(mp, "/")+"/") {
 			if len(mp) >= len(best) {
 				best, fstype = mp, f[sep+1]

@@ -32,3 +32,16 @@ func KeepRootTimes(from, to string) error { return tree.KeepRootTimes(from, to) 
 // NotKept is a path a save could not keep, or an attribute a restore could
 // not set, and why.
 type NotKept = tree.NotKept
+
+// MountError says a removal met a mount point inside what it was to
+// remove (or a check found one before anything changed) and left it.
+type MountError = tree.MountError
+
+// RemoveAll removes path and everything beneath it, through descriptors,
+// never following a symlink and never entering, emptying or removing a
+// mount point (tree.RemoveAll): a staging copy, a cache's fallback folder.
+func RemoveAll(path string) error { return tree.RemoveAll(path) }
+
+// EmptyFolder removes everything in the folder root but the names keep
+// holds (nil: none), as RemoveAll removes each (tree.Empty).
+func EmptyFolder(root string, keep func(name string) bool) error { return tree.Empty(root, keep) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"rambar/snapshot"
 	"rambar/tree"
@@ -89,6 +88,11 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 	}
 	cleared := false
 	if err := k.checkEmpty(v); err != nil {
+		// Something mounted inside would stay through the clearing: refused
+		// first, with or without force.
+		if merr := RefuseMounts("restore", v.Name, v.MountPoint); merr != nil {
+			return Result{}, snapshot.WroteNothing(merr)
+		}
 		if !o.Force {
 			return Result{}, snapshot.WroteNothing(fmt.Errorf("%w (use --force to replace them)", err))
 		}
@@ -130,19 +134,11 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 	return res, err
 }
 
+// clearDisk removes what the disk at root holds but its reserved names,
+// never entering, emptying or removing a mount point (tree.Empty).
 func clearDisk(root string) error {
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return err
-	}
-	reserved := tree.ReservedIn(root)
-	for _, e := range ents {
-		if reserved(e.Name()) {
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
-			return fmt.Errorf("clear %s: %w", root, err)
-		}
+	if err := tree.Empty(root, tree.ReservedIn(root)); err != nil {
+		return fmt.Errorf("clear %s: %w", root, err)
 	}
 	return nil
 }

@@ -82,7 +82,9 @@ type ReclaimJournal func(ReclaimStep) error
 // staging copy. journal (nil: none) hears each step before it is taken
 // (ReclaimCopyingOut ... ReclaimCopiedBack).
 //
-// A busy disk is refused with a *ramdisk.BusyError naming the holders before
+// A disk with something mounted inside (another file system, a bind
+// mount) is refused before anything is copied (RefuseMounts). A busy disk
+// is refused with a *ramdisk.BusyError naming the holders before
 // anything is copied (where the holders can be found; elsewhere the engine's
 // eject refuses it after the copy, and the disk is untouched). If any step
 // after the eject fails, the error is a *ReclaimError naming the staging
@@ -92,6 +94,9 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	res := ReclaimResult{}
 	if hs := holders(v.MountPoint); len(hs) > 0 {
 		return res, &ramdisk.BusyError{Volume: v.Name, Holders: hs}
+	}
+	if err := RefuseMounts("reclaim", v.Name, v.MountPoint); err != nil {
+		return res, err
 	}
 	if plan.Name != v.Name || plan.Size <= 0 {
 		return res, fmt.Errorf("reclaim %s: the plan is for %q", v.Name, plan.Name)
@@ -126,7 +131,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		err = journal(step)
 	}
 	if err != nil {
-		os.RemoveAll(staging)
+		tree.RemoveAll(staging)
 		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
 	for _, x := range entries {
@@ -138,7 +143,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	// 2. Eject, never forced. Busy: nothing changed, drop the copy.
 	if err := e.Eject(ctx, v, false); err != nil {
 		if errors.Is(err, ramdisk.ErrBusy) {
-			os.RemoveAll(staging)
+			tree.RemoveAll(staging)
 			return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
 		}
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: eject: %w", v.Name, err)}
@@ -175,7 +180,7 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	if err := journal(step); err != nil {
 		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: %w", v.Name, err)}
 	}
-	if err := os.RemoveAll(staging); err != nil {
+	if err := tree.RemoveAll(staging); err != nil {
 		return res, fmt.Errorf("reclaim %s: done and verified, but removing %s failed: %w", v.Name, staging, err)
 	}
 	os.Remove(filepath.Dir(staging))

@@ -247,7 +247,7 @@ func (k *Keeper) Forget(name string) error {
 	if err != nil {
 		return err
 	}
-	return os.RemoveAll(dir)
+	return tree.RemoveAll(dir)
 }
 
 // CurrentInUse says whether the current snapshot of disk name was taken

@@ -9,8 +9,10 @@
 // (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, O_NOFOLLOW_ANY), renames
 // that refuse to replace or that exchange, the owner restored paths get
 // under sudo, a file's read lease while it is copied, the inotify watch
-// that tells whether a scanned tree held still, and a walk of a folder by
-// descriptors that never enters another file system (a Mirror folder's).
+// that tells whether a scanned tree held still, a walk of a folder by
+// descriptors that never enters another file system (a Mirror folder's),
+// and the one removal of trees RAMBar has: through descriptors, never
+// entering, emptying or removing a mount point (RemoveAt, Empty).
 //
 // It owns the Entry, the description of one path a scan gives and a build
 // makes; an entry's Obj and a build's ObjRef name where bytes are kept or
@@ -34,5 +36,6 @@
 //	lease_*.go                       a file leased while it is copied (Linux)
 //	still_*.go                       whether a scanned tree held still (inotify)
 //	digest.go                        content digests of trees (Reclaim, tests)
+//	remove*.go, mounts*.go           removals that leave mounts alone; the mount table
 //	progress.go, pool.go             progress reports, the worker pool
 package tree

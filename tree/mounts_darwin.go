@@ -1,6 +1,6 @@
 //go:build darwin
 
-package foldersync
+package tree
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mountPoints lists the mounted file systems' mount points (getfsstat).
-func mountPoints() ([]string, error) {
+// MountPoints lists the mounted file systems' mount points (getfsstat).
+func MountPoints() ([]string, error) {
 	n, err := unix.Getfsstat(nil, unix.MNT_NOWAIT)
 	if err != nil {
 		return nil, fmt.Errorf("getfsstat: %w", err)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package foldersync
+package tree
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// mountPoints lists the mount points of this process's mount namespace
+// MountPoints lists the mount points of this process's mount namespace
 // (/proc/self/mountinfo).
-func mountPoints() ([]string, error) {
+func MountPoints() ([]string, error) {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, fmt.Errorf("read mountinfo: %w", err)
@@ -28,12 +28,14 @@ func parseMountinfo(s string) []string {
 		if len(f) < 5 {
 			continue
 		}
-		out = append(out, unescapeOctal(f[4]))
+		out = append(out, UnescapeOctal(f[4]))
 	}
 	return out
 }
 
-func unescapeOctal(s string) string {
+// UnescapeOctal undoes the kernel's escapes in a field of mountinfo (a
+// space is \040).
+func UnescapeOctal(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
