@@ -67,6 +67,11 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 			return Created{}, err
 		}
 	}
+	// Options that cannot work together are refused before anything is
+	// made, settled or recorded.
+	if err := ramdisk.CheckChoices(requestChoices(r)); err != nil {
+		return Created{}, contentsError{fmt.Errorf("create %s: %w", r.Name, err)}
+	}
 	release, err := s.lock(ctx, r.Name, "creating")
 	if err != nil {
 		return Created{}, err
