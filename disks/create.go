@@ -339,7 +339,7 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 	if errors.Is(err, keeper.ErrFolderMissing) {
 		err = fmt.Errorf("%w; make it, or have the preset make it: rambar preset edit %s --mirror %s --create-folder", err, p.Name, p.MirrorPath)
 	}
-	return c, err
+	return c, presetClashHint(err, p)
 }
 
 // MountPresetNamed mounts the preset of that name from the settings; an

@@ -226,3 +226,48 @@ func mustFacts(t *testing.T, s *Service) ramdisk.Facts {
 	}
 	return fa
 }
+
+// TestUpRefusesAStoredClash: a stored preset in place with a mount point
+// of its own (an older RAMBar accepted it) is not mounted by up: it fails
+// with the reason and how to change the preset, with nothing mounted, while
+// the other auto-mount preset is mounted.
+func TestUpRefusesAStoredClash(t *testing.T) {
+	f := newInPlace(t, false)
+	base := filepath.Dir(filepath.Dir(f.folder))
+	f.s.Paths.Settings = filepath.Join(base, "settings.plist")
+	st, err := f.s.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := ramdisk.Preset{Name: "M8", Size: "64M", AutoMount: true, Contents: ramdisk.Mirror, MirrorPath: f.folder, InPlace: true,
+		MountPoint: filepath.Join(base, "mp8")}
+	good := ramdisk.Preset{Name: "Fine", Size: "16M", AutoMount: true}
+	if _, err := st.Update(8<<30, func(s *ramdisk.Settings) error {
+		s.Presets = append(s.Presets, bad, good) // as a file of an older RAMBar holds them
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mounts := mountsUnder(t, base)
+	rs, err := f.s.Up(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		switch r.Preset.Name {
+		case "M8":
+			if r.Outcome != UpFailed || !errors.Is(r.Err, ramdisk.ErrOption) || !strings.Contains(r.Err.Error(), "preset edit M8") {
+				t.Errorf("up M8: %s %v, want a failure saying how to change the preset", r.Outcome, r.Err)
+			}
+		case "Fine":
+			if r.Outcome != UpMounted {
+				t.Errorf("up Fine: %s %v", r.Outcome, r.Err)
+			} else if _, err := f.s.Eject(context.Background(), r.Volume, EjectOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if now := mountsUnder(t, base); !slices.Equal(mounts, now) || isTmpfs(f.folder) {
+		t.Fatalf("mounts before %v, after %v", mounts, now)
+	}
+}
