@@ -34,6 +34,7 @@ type StillMountedError struct {
 	Settles  bool
 }
 
+// Error names what is left and what to do.
 func (e *StillMountedError) Error() string {
 	var at, points []string
 	for _, l := range e.Left {
@@ -96,8 +97,12 @@ func (s *Service) mountsLeft(ctx context.Context, v ramdisk.Volume, before []ram
 		if err != nil {
 			e.Left = append(e.Left, LeftMount{Point: v.MountPoint, What: "the mount table cannot be read: " + err.Error()})
 		}
+		seen := map[ramdisk.Mount]bool{}
 		for _, m := range left {
-			e.Left = append(e.Left, LeftMount{Point: m.Point, What: mountWhat(v, m.Point, place, inPlace)})
+			if !seen[m] {
+				seen[m] = true
+				e.Left = append(e.Left, LeftMount{Point: m.Point, What: mountWhat(v, m.Point, place, inPlace)})
+			}
 		}
 	} else if vs, err := s.Engine.List(ctx); err == nil {
 		for _, o := range vs {

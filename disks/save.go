@@ -108,6 +108,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 		s.recover(ctx, v, place, inPlace)
 		return ej, fmt.Errorf("not ejected: %w", err)
 	}
+	mounts = append(mounts, s.traceMounts(ctx, v)...) // and as it is now, off its folder
 	device := ""
 	if dt, ok := s.Engine.(ramdisk.Detacher); ok && o.Force {
 		device = dt.DeviceID(v)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"rambar/internal/diskid"
 	"rambar/ramdisk"
 )
 
@@ -15,9 +16,10 @@ var _ ramdisk.MountTracer = (*Engine)(nil)
 // MountsOf implements ramdisk.MountTracer from this process's mount table:
 // every mount whose device is that of the file system at v's mount point
 // (its mount point, a cover over a folder, any bind of it). Each is told
-// apart from a later mount at the same place by its mount ID and device:
-// both are reused by the kernel, but not both at one place while the
-// disk's lock is held.
+// apart from a later mount at the same place by its mount ID, its device
+// and the identity of the folder it shows (diskid.Of: inode and birth
+// time): the kernel hands the first two out again at once (a tmpfs made
+// again at the same place gets both), the birth time differs.
 func (e *Engine) MountsOf(_ context.Context, v ramdisk.Volume) ([]ramdisk.Mount, error) {
 	ms, err := e.mounts()
 	if err != nil {
@@ -30,7 +32,7 @@ func (e *Engine) MountsOf(_ context.Context, v ramdisk.Volume) ([]ramdisk.Mount,
 	var out []ramdisk.Mount
 	for _, m := range ms {
 		if m.Major == disk.Major && m.Minor == disk.Minor {
-			out = append(out, ramdisk.Mount{Point: m.MountPoint, ID: mountKey(m)})
+			out = append(out, ramdisk.Mount{Point: m.MountPoint, ID: mountKey(m, ms)})
 		}
 	}
 	return out, nil
@@ -43,9 +45,15 @@ func (e *Engine) StillMounted(_ context.Context, ms []ramdisk.Mount) ([]ramdisk.
 	if err != nil {
 		return nil, fmt.Errorf("mounts left: %w", err)
 	}
+	wanted := map[string]bool{}
+	for _, m := range ms {
+		wanted[m.Point] = true
+	}
 	there := map[ramdisk.Mount]bool{}
 	for _, m := range now {
-		there[ramdisk.Mount{Point: m.MountPoint, ID: mountKey(m)}] = true
+		if wanted[m.MountPoint] {
+			there[ramdisk.Mount{Point: m.MountPoint, ID: mountKey(m, now)}] = true
+		}
 	}
 	var out []ramdisk.Mount
 	for _, m := range ms {
@@ -56,4 +64,13 @@ func (e *Engine) StillMounted(_ context.Context, ms []ramdisk.Mount) ([]ramdisk.
 	return out, nil
 }
 
-func mountKey(m mountEntry) string { return fmt.Sprintf("%d %d:%d", m.ID, m.Major, m.Minor) }
+// mountKey tells mount m apart from a later one at the same place: its
+// mount ID, its device, and the identity of what its mount point shows
+// when m is the mount seen there (the last of ms at that place).
+func mountKey(m mountEntry, ms []mountEntry) string {
+	id := ""
+	if top, ok := mountAt(ms, m.MountPoint); ok && top.ID == m.ID {
+		id, _ = diskid.Of(m.MountPoint)
+	}
+	return fmt.Sprintf("%d %d:%d %s", m.ID, m.Major, m.Minor, id)
+}

@@ -65,6 +65,7 @@ func Clashes() []Clash { return append([]Clash(nil), clashes...) }
 // ErrOption), one line naming the options and why.
 type ClashError struct{ Clash Clash }
 
+// Error is the one line that says which options clash and why.
 func (e *ClashError) Error() string { return e.Clash.Why }
 
 // Is makes a ClashError an ErrOption.
