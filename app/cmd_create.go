@@ -41,23 +41,24 @@ func fileSystemsHere() string {
 }
 
 func init() {
+	flags := append([]flagSpec{
+		fsFlag, hiddenFlag,
+		flagBool("keep", "keep the contents: restore the last save now, save on eject"),
+		mirrorFlag, createFolderFlag, inPlaceFlag,
+		flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5, or what the name kept before)"),
+		flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; auto: seconds after each change; default: what the name had before)"),
+		flagBool("set-aside-kept", "with --mirror: mirror the folder although the name holds kept work in no folder, keeping that work as a snapshot never pruned"),
+		flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
+		flagBool("force", "make it even if memory is short"),
+	}, volumeFlagSpecs()...)
 	register(&command{Name: "create", Summary: "make a RAM disk; it prints the plan first",
 		Doc: "--keep saves its contents on eject and restores them when it is made again; " +
 			"--mirror loads a folder and writes changes back to it.",
-		Args: []arg{nameArg, sizeArg},
-		Flags: append([]flagSpec{
-			fsFlag, hiddenFlag,
-			flagBool("keep", "keep the contents: restore the last save now, save on eject"),
-			mirrorFlag, createFolderFlag, inPlaceFlag,
-			flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5, or what the name kept before)"),
-			flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; auto: seconds after each change; default: what the name had before)"),
-			flagBool("set-aside-kept", "with --mirror: mirror the folder although the name holds kept work in no folder, keeping that work as a snapshot never pruned"),
-			flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
-			flagBool("force", "make it even if memory is short"),
-		}, volumeFlagSpecs()...),
-		JSON: true, Example: "create Scratch 4G\ncreate Site 2G --mirror ~/Sites/site --in-place\ncreate Work 8G --fs hfs+ --keep --save-every 10m\n" +
+		Args:  []arg{nameArg, sizeArg},
+		Flags: flags,
+		JSON:  true, Example: "create Scratch 4G\ncreate Site 2G --mirror ~/Sites/site --in-place\ncreate Work 8G --fs hfs+ --keep --save-every 10m\n" +
 			"create Downloads 2G --noexec --folders incoming,unpacked --icon dl.png",
-		Order: 10, Run: runCreate})
+		Refuses: clashLines(flags), Order: 10, Run: runCreate})
 }
 
 func runCreate(ctx context.Context, a *App, in *input) error {
@@ -67,6 +68,13 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	pos := a.nameSize(in.Args)
 	folder, err := a.pathArg("--mirror", *mirrorDir)
 	if err != nil {
+		return err
+	}
+	mountPoint, err := a.pathArg("--mount-point", *in.String("mount-point"))
+	if err != nil {
+		return err
+	}
+	if err := ramdisk.CheckChoices(flagChoices(in, folder, mountPoint)); err != nil {
 		return err
 	}
 	contents, err := contentsOptions(contentsFlags{Keep: *keep, Mirror: folder, Snapshots: *snapshots, SnapshotsSet: in.Set("snapshots"),
@@ -83,11 +91,6 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		if err := a.checkInPlace(contents); err != nil {
 			return err
 		}
-	} else if in.Set("in-place") {
-		return usagef("--in-place goes with --mirror FOLDER")
-	}
-	if *compress && contents.Mode == ramdisk.Discard {
-		return usagef("--compress needs --keep or --mirror: it applies to restored contents")
 	}
 	if err := a.setCompress(*compress); err != nil {
 		return err

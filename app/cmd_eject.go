@@ -48,8 +48,11 @@ func runEject(ctx context.Context, a *App, in *input) error {
 			fmt.Fprintf(a.Stdout, "Left alone: %s %s\n", o.Volume.Name, o.Whose)
 		}
 	} else {
-		if vs, err = svc.FindAll(ctx, pos); err != nil {
+		if vs, err = a.findSettling(ctx, svc, pos); err != nil {
 			return err
+		}
+		if len(vs) == 0 {
+			return nil
 		}
 	}
 	var errs []error
@@ -127,4 +130,35 @@ func heldPhrase(held ramdisk.Size) string {
 		return "its memory"
 	}
 	return "its memory (" + held.Short() + ")"
+}
+
+// findSettling finds the named disks (disks.Service.FindAll); a name not
+// listed whose disk in place left something behind (an eject that did not
+// finish) is settled first (disks.Service.Settle): a disk that still covers
+// its folder is listed again and found, one that is gone is said so.
+func (a *App) findSettling(ctx context.Context, svc *disks.Service, names []string) ([]ramdisk.Volume, error) {
+	vs, err := svc.FindAll(ctx, names)
+	if !errors.Is(err, ramdisk.ErrNotFound) {
+		return vs, err
+	}
+	var left []string
+	for _, n := range names {
+		if _, err := svc.Find(ctx, n); !errors.Is(err, ramdisk.ErrNotFound) {
+			left = append(left, n)
+			continue
+		}
+		settled, err := svc.Settle(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := svc.Find(ctx, n); settled && errors.Is(err, ramdisk.ErrNotFound) {
+			fmt.Fprintf(a.Stderr, "rambar: note: nothing of %s is mounted now: what an earlier eject left of it was removed\n", n)
+			continue
+		}
+		left = append(left, n)
+	}
+	if len(left) == 0 {
+		return nil, nil
+	}
+	return svc.FindAll(ctx, left)
 }

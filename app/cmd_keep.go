@@ -11,18 +11,19 @@ import (
 )
 
 func init() {
+	flags := []flagSpec{
+		flagString("mirror", "FOLDER", "write the disk into this empty folder now and on every save (else: keep it in RAMBar's store)"),
+		flagBool("create-folder", "with --mirror: make the folder if it does not exist"),
+		flagInt("snapshots", "N", 0, "how many saves to keep (default 5)"),
+		flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs (0: off; auto: seconds after each change)"),
+		flagBool("force", "keep it although its name has saved contents of an earlier disk (they stay as older snapshots), or another data folder made it"),
+	}
 	register(&command{Name: "keep", Summary: "keep a mounted disk's contents from now on, without ejecting it",
 		Doc: "For a disk made without --keep or --mirror. Without --mirror its contents are saved now and on every eject, " +
 			"and restored when it is made again, as with create --keep. With --mirror FOLDER (an empty folder) the disk is " +
 			"written into the folder now and on every save and eject, as with create --mirror.",
-		Args: []arg{{Name: "NAME", Doc: "a mounted disk (its name or mount point)"}},
-		Flags: []flagSpec{
-			flagString("mirror", "FOLDER", "write the disk into this empty folder now and on every save (else: keep it in RAMBar's store)"),
-			flagBool("create-folder", "with --mirror: make the folder if it does not exist"),
-			flagInt("snapshots", "N", 0, "how many saves to keep (default 5)"),
-			flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs (0: off; auto: seconds after each change)"),
-			flagBool("force", "keep it although its name has saved contents of an earlier disk (they stay as older snapshots), or another data folder made it"),
-		},
+		Args:  []arg{{Name: "NAME", Doc: "a mounted disk (its name or mount point)"}},
+		Flags: flags, Refuses: clashLines(flags),
 		JSON: true, Example: "keep Scratch\nkeep Site --mirror ~/Sites/site --create-folder", Order: 39, Run: runKeep})
 }
 
@@ -30,6 +31,9 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 	mirrorDir, force, asJSON := in.String("mirror"), in.Bool("force"), in.Bool("json")
 	folder, err := a.pathArg("--mirror", *mirrorDir)
 	if err != nil {
+		return err
+	}
+	if err := ramdisk.CheckChoices(flagChoices(in, folder, "")); err != nil {
 		return err
 	}
 	contents, err := contentsOptions(contentsFlags{Keep: folder == "", Mirror: folder, Snapshots: *in.Int("snapshots"), SnapshotsSet: in.Set("snapshots"),

@@ -14,11 +14,12 @@ func init() {
 		Doc: "Presets live in the settings file; the menu lists them too.",
 		Subs: []*command{
 			{Name: "add", Summary: "add a preset", Args: []arg{nameArg, sizeArg}, Flags: presetFlagSpecs(false),
+				Refuses: clashLines(presetFlagSpecs(false)),
 				Example: "preset add Scratch 4G --auto-mount\npreset add Cache 25% --keep --save-every 10m --snapshots 3",
 				Run:     runPresetAdd},
 			{Name: "edit", Summary: "change a preset: only what is given changes",
 				Args:  []arg{{Name: "NAME", Doc: "the preset (any letter case)"}, {Name: "SIZE", Optional: true, Doc: sizeArg.Doc}},
-				Flags: presetFlagSpecs(true), Example: "preset edit Scratch 8G --no-auto-mount", Run: runPresetEdit},
+				Flags: presetFlagSpecs(true), Refuses: clashLines(presetFlagSpecs(true)), Example: "preset edit Scratch 8G --no-auto-mount", Run: runPresetEdit},
 			{Name: "rm", Aliases: []string{"remove"}, Summary: "remove a preset (a mounted disk of that name stays mounted)",
 				Args: []arg{{Name: "NAME"}}, Example: "preset rm Cache", Run: runPresetRm},
 			{Name: "list", Aliases: []string{"ls"}, Summary: "list the presets", JSON: true,
@@ -89,6 +90,9 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 	}
 	p := ramdisk.Preset{Name: pos[0], Size: pos[1]}
 	c.Apply(&p)
+	if err := ramdisk.CheckChoices(p.Choices()); err != nil {
+		return err // AddPreset checks again; refused here before the folder is looked at
+	}
 	if err := a.checkFS(p.FS); err != nil {
 		return err
 	}

@@ -95,8 +95,11 @@ func runSave(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	} else {
-		if vs, err = svc.FindAll(ctx, pos); err != nil {
+		if vs, err = a.findSettling(ctx, svc, pos); err != nil {
 			return err
+		}
+		if len(vs) == 0 {
+			return nil // what was left of them was settled, and said so
 		}
 		for _, v := range vs {
 			if _, err := k.State(v.Name); err != nil {

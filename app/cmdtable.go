@@ -30,9 +30,10 @@ type command struct {
 	Args    []arg    // positional arguments, in order
 	Usage   string   // the synopsis after the verb, when Args cannot say it ("NAME... | --all")
 	Flags   []flagSpec
-	JSON    bool   // offers the shared --json
-	Command bool   // takes a command line after "--" (try); it lands in input.Rest
-	Example string // one or more command lines, without "rambar "
+	JSON    bool     // offers the shared --json
+	Command bool     // takes a command line after "--" (try); it lands in input.Rest
+	Example string   // one or more command lines, without "rambar "
+	Refuses []string // combinations of its flags refused, listed in its help
 	Subs    []*command
 	Order   int  // position in 'rambar help'
 	Hidden  bool // not listed in 'rambar help'

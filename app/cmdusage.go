@@ -45,6 +45,12 @@ func printUsage(w io.Writer, c *command) {
 			writeTwoColumns(w, "  "+f.label(), f.doc())
 		}
 	}
+	if len(c.Refuses) > 0 {
+		fmt.Fprint(w, "\nrefused together (before anything is made):\n")
+		for _, r := range c.Refuses {
+			writeWrapped(w, r, "  ", "    ")
+		}
+	}
 	if c.Example != "" {
 		fmt.Fprint(w, "\nexample:\n")
 		for _, l := range strings.Split(strings.TrimSpace(c.Example), "\n") {

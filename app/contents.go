@@ -38,9 +38,8 @@ func contentsOptions(f contentsFlags) (keeper.Options, error) {
 			o.SaveEvery = time.Duration(secs) * time.Second
 		}
 	}
+	// Flags that cannot work together were refused (ramdisk.CheckChoices).
 	switch {
-	case f.Keep && f.Mirror != "":
-		return o, usagef("--keep and --mirror exclude each other")
 	case f.Keep:
 		o.Mode = ramdisk.Keep
 	case f.Mirror != "":
@@ -49,11 +48,6 @@ func contentsOptions(f contentsFlags) (keeper.Options, error) {
 			return o, usagef("--mirror %s: %v", f.Mirror, err)
 		}
 		o.Mode, o.MirrorPath = ramdisk.Mirror, abs
-	case f.SnapshotsSet || f.SaveEverySet:
-		return o, usagef("--snapshots and --save-every need --keep or --mirror")
-	}
-	if f.SetAside && o.Mode != ramdisk.Mirror {
-		return o, usagef("--set-aside-kept goes with --mirror FOLDER")
 	}
 	if f.Snapshots < 0 {
 		return o, usagef("--snapshots must not be negative")

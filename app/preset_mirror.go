@@ -51,10 +51,7 @@ func (a *App) checkMirrorFolder(path string, create bool) error {
 // the mirror folder by the keeper's rules; it goes with --mirror only.
 func (a *App) createFolderFlag(in *input, o *keeper.Options) error {
 	if o.Mode != ramdisk.Mirror {
-		if in.Set("create-folder") {
-			return usagef("--create-folder goes with --mirror FOLDER")
-		}
-		return nil
+		return nil // --create-folder alone was refused (ramdisk.CheckChoices)
 	}
 	o.CreateFolder = *in.Bool("create-folder")
 	return a.checkMirrorFolder(o.MirrorPath, o.CreateFolder)

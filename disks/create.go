@@ -67,6 +67,11 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 			return Created{}, err
 		}
 	}
+	// Options that cannot work together are refused before anything is
+	// made, settled or recorded.
+	if err := ramdisk.CheckChoices(requestChoices(r)); err != nil {
+		return Created{}, contentsError{fmt.Errorf("create %s: %w", r.Name, err)}
+	}
 	release, err := s.lock(ctx, r.Name, "creating")
 	if err != nil {
 		return Created{}, err
@@ -334,7 +339,7 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 	if errors.Is(err, keeper.ErrFolderMissing) {
 		err = fmt.Errorf("%w; make it, or have the preset make it: rambar preset edit %s --mirror %s --create-folder", err, p.Name, p.MirrorPath)
 	}
-	return c, err
+	return c, presetClashHint(err, p)
 }
 
 // MountPresetNamed mounts the preset of that name from the settings; an

@@ -202,7 +202,11 @@ func (s *Service) cover(ctx context.Context, v ramdisk.Volume, r inPlaceRecord) 
 func (s *Service) settleInPlace(ctx context.Context, name string) error {
 	r, ok := s.readInPlace(name)
 	if !ok {
-		return s.noteLostRecord(ctx, name)
+		if err := s.noteLostRecord(ctx, name); err != nil {
+			return err
+		}
+		_, err := s.unhideLost(ctx, name)
+		return err
 	}
 	ip, err := s.inPlacer()
 	if err != nil {

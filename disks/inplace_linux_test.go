@@ -3,6 +3,7 @@ package disks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -343,6 +344,9 @@ func childInPlace(ctx context.Context, s *Service, op string) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.Eject(ctx, v, EjectOptions{})
+	_, err = s.Eject(ctx, v, EjectOptions{Force: os.Getenv("DISKS_FORCE") != ""})
+	if err == nil {
+		fmt.Printf("Ejected %s\n", v.Name) // as the CLI says it: only when Eject says so
+	}
 	return err
 }

@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -93,6 +97,86 @@ func TestInPlaceKilledAtEachStep(t *testing.T) {
 	}
 	if _, err := f.s.Eject(ctx, v, EjectOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestInPlaceEjectKilledAtRandom kills the eject of a disk in place
+// (SIGKILL) at random moments, plain and forced, some rounds with a bind of
+// the disk left elsewhere (a mount the eject cannot remove). After each,
+// "Ejected" was printed only when no mount of the disk remained (its mount
+// point, the cover over the folder, the hidden copy, the bind); the folder's
+// path shows every edit; and the next RAMBar settles what is left.
+func TestInPlaceEjectKilledAtRandom(t *testing.T) {
+	f := newInPlace(t, false)
+	ctx := context.Background()
+	want := files(t, f.folder)
+	hidden := f.s.inPlaceKey("Later")
+	extra := filepath.Join(filepath.Dir(f.folder), "extra")
+	os.Mkdir(extra, 0o755)
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for round := 0; round < 12; round++ {
+		if out, code := f.child("inplace-create", ""); code != 0 {
+			t.Fatalf("round %d: create: exit %d: %s", round, code, out)
+		}
+		v, err := f.s.Find(ctx, "Later")
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit := fmt.Sprintf("round %d", round)
+		write(t, filepath.Join(f.folder, "index.html"), edit)
+		want["index.html"] = edit
+		bound := round%3 == 2
+		if bound {
+			if err := syscall.Mount(v.MountPoint, extra, "", syscall.MS_BIND, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := f.command("inplace-eject", "Later", "")
+		if round%2 == 1 {
+			cmd.Env = append(cmd.Env, "DISKS_FORCE=1")
+		}
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(30+rng.Intn(110)) * time.Millisecond // the child starts in about 30 ms, an eject takes about 60
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		cmd.Wait()
+		at := fmt.Sprintf("round %d (bound %v, killed after %v)", round, bound, delay)
+		left := mounted(t, v.MountPoint) || isTmpfs(f.folder) || mounted(t, hidden) || mounted(t, extra)
+		said := strings.Contains(out.String(), "Ejected")
+		t.Logf("%s: said Ejected %v, a mount left %v: %s", at, said, left, strings.TrimSpace(out.String()))
+		if said && left {
+			t.Fatalf("%s: \"Ejected\" was printed while a mount of the disk remained", at)
+		}
+		if bound && said {
+			t.Fatalf("%s: \"Ejected\" was printed with a bind of the disk left", at)
+		}
+		if got := files(t, f.folder); !sameFiles(got, want) {
+			t.Fatalf("%s: the folder's path shows %v, want %v", at, got, want)
+		}
+		if bound {
+			syscall.Unmount(extra, syscall.MNT_DETACH) // as the refusal says: unmount what is left
+		}
+		if _, err := f.s.Settle(ctx, "Later"); err != nil {
+			t.Fatalf("%s: settle: %v", at, err)
+		}
+		if v, err := f.s.Find(ctx, "Later"); err == nil {
+			if _, err := f.s.Eject(ctx, v, EjectOptions{NoSave: f.s.Incomplete(v)}); err != nil {
+				t.Fatalf("%s: eject: %v", at, err)
+			}
+		}
+		if got := files(t, f.folder); !sameFiles(got, want) {
+			t.Fatalf("%s, settled: the folder holds %v, want %v", at, got, want)
+		}
+		if isTmpfs(f.folder) || mounted(t, hidden) || mounted(t, v.MountPoint) {
+			t.Fatalf("%s: a mount is left once settled", at)
+		}
+		if _, ok := f.s.readInPlace("Later"); ok {
+			t.Fatalf("%s: the record is left once settled", at)
+		}
 	}
 }
 

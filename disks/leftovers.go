@@ -119,6 +119,7 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	}
 	out = append(out, s.stagings()...)
 	out = append(out, s.unsettled(vs)...)
+	out = append(out, s.leftMounts(ctx, vs)...)
 	if ld, ok := s.Engine.(leftoverDevicer); ok {
 		devs, _ := ld.LeftoverDevices(ctx) // unreadable records: nothing to name
 		for _, d := range devs {

@@ -67,6 +67,8 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 			return ej, err
 		}
 	}
+	// Every mount of it, checked gone after the eject.
+	mounts := s.traceMounts(ctx, v)
 	local := localOf(v) // read while it is mounted: its record goes with it
 	s.settleCut(v.Name, &v)
 	incomplete := s.Incomplete(v)
@@ -106,6 +108,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 		s.recover(ctx, v, place, inPlace)
 		return ej, fmt.Errorf("not ejected: %w", err)
 	}
+	mounts = append(mounts, s.traceMounts(ctx, v)...) // and as it is now, off its folder
 	device := ""
 	if dt, ok := s.Engine.(ramdisk.Detacher); ok && o.Force {
 		device = dt.DeviceID(v)
@@ -116,19 +119,22 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 		return ej, err
 	}
 	ej.Detached = s.detachedAfter(ctx, v, device)
+	var unhideErr error
 	if inPlace {
-		if err := s.unhide(ctx, place); err != nil {
-			ej.NotSaved = errors.Join(ej.NotSaved, fmt.Errorf("ejected, but removing the hidden copy of %s failed: %w", place.Folder, err))
+		unhideErr = s.unhide(ctx, place)
+	}
+	// "Ejected" only when the mount table agrees: a mount of the disk left
+	// (a bind of it, a cover the record did not name) keeps its records.
+	if err := s.mountsLeft(ctx, v, mounts, place, inPlace); err != nil {
+		if sm := (*StillMountedError)(nil); !errors.As(err, &sm) || !sm.DiskLeft {
+			s.forgetEjected(v, local, incomplete)
 		}
+		return ej, err
 	}
-	s.cachesGone(v)
-	s.forgetMade(v, local)
-	if incomplete {
-		s.restored(v.Name) // the partial disk is gone; its saved copy is whole
+	if unhideErr != nil {
+		ej.NotSaved = errors.Join(ej.NotSaved, fmt.Errorf("ejected, but removing the hidden copy of %s failed: %w", place.Folder, unhideErr))
 	}
-	if k, err := s.Keeper(); err == nil {
-		k.Release(v.Name)
-	}
+	s.forgetEjected(v, local, incomplete)
 	return ej, nil
 }
 

@@ -99,13 +99,16 @@ func (c PresetChange) Apply(p *Preset) {
 
 // checkSaving refuses saving options on a disk whose contents are discarded,
 // and a mirror folder on a disk that does not mirror: they would be silently
-// ignored.
+// ignored; and options that cannot work together (CheckChoices).
 func (p Preset) checkSaving() error {
 	if p.Contents == Discard && (p.SaveEvery > 0 || p.SaveAuto || p.Snapshots > 0) {
 		return fmt.Errorf("preset %q: a save interval or snapshots need kept or mirrored contents (--keep or --mirror PATH)", p.Name)
 	}
 	if p.Contents != Mirror && p.MirrorPath != "" {
 		return fmt.Errorf("preset %q: a mirror folder is set but the contents are not mirrored", p.Name)
+	}
+	if err := CheckChoices(p.Choices()); err != nil {
+		return fmt.Errorf("preset %q: %w", p.Name, err)
 	}
 	return nil
 }
