@@ -78,7 +78,7 @@ func runKilledAfter(t *testing.T, e *Engine, name, after string) (killed bool, t
 // RAMBar made, no record, and the devices made outside RAMBar (sized, and
 // unsized as a fresh device is) as they were.
 func killEveryMoment(t *testing.T, e *Engine, outside ...int) {
-	before := e.zramList()
+	start := e.zramList()
 	var took time.Duration
 	sizes := map[int]int64{}
 	for _, n := range outside {
@@ -95,7 +95,7 @@ func killEveryMoment(t *testing.T, e *Engine, outside ...int) {
 		cleanUpKilled(t, e)
 	}
 	t.Logf("a zram create takes %v here", took)
-	before = e.zramList()
+	before := e.zramList()
 	stages := map[string]int{}
 	for i := range everyKills {
 		name := fmt.Sprintf("Every %d", i)
@@ -117,7 +117,7 @@ func killEveryMoment(t *testing.T, e *Engine, outside ...int) {
 	}
 	t.Logf("killed at: %v", stages)
 	now := e.zramList()
-	for _, s := range before {
+	for _, s := range start {
 		if !seenIn(now, s) && slices.Contains(outside, s.n) {
 			t.Errorf("zram%d, made outside RAMBar, is gone", s.n)
 		}

@@ -115,7 +115,8 @@ func (e *Engine) LeftoverDevices(ctx context.Context) ([]string, error) {
 // FreeLeftoverDevices resets and removes the zram devices that killed
 // Creates left (see LeftoverDevices), drops the records that are done
 // with, and returns the devices it freed. A device that cannot be freed
-// (still open) keeps its record for the next time.
+// (still open) keeps its record for the next time; one removed meanwhile
+// (by anyone) needs nothing more.
 func (e *Engine) FreeLeftoverDevices(ctx context.Context) ([]string, error) {
 	ms, err := e.mounts()
 	if err != nil {
@@ -128,7 +129,12 @@ func (e *Engine) FreeLeftoverDevices(ctx context.Context) ([]string, error) {
 	var freed []string
 	var errs []error
 	for _, r := range stray {
-		if err := e.removeZRAM(ctx, r.dev); err != nil {
+		err := e.removeZRAM(ctx, r.dev)
+		if errors.Is(err, os.ErrNotExist) && e.deviceIno(r.dev) == 0 {
+			r.remove() // removed meanwhile: nothing is left to free
+			continue
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("free the leftover zram%d: %w", r.dev, err))
 			continue
 		}
