@@ -122,21 +122,29 @@ func (e *Engine) noteBefore(r *zramRecord) error {
 // adoptAdding decides the records in the adding state whose Create is gone
 // (see the top of this file). A record whose device is found gets it (dev
 // and ino set) and is returned in stray; one whose device cannot have been
-// made is finished; a record whose after list was noted only now waits,
-// once for all of them, zramSettle before its devices are judged. While a
-// Create of another process is adding a device, none is judged (kept for
-// the next time).
+// made (or whose Create's other record names one) is finished. Records
+// whose after list is noted only now wait, once for all of them,
+// zramSettle before their devices are judged. While a Create of another
+// process is adding a device, none is judged (kept for the next time).
 func (e *Engine) adoptAdding(adding, others []zramRecord, isFree func(zramRecord) bool) (stray, finished []zramRecord) {
 	if len(adding) == 0 {
 		return nil, nil
 	}
 	var named []zramSeen
+	// A Create's record and the temporary copy a kill left of it are one
+	// Create: once one of them names or takes a device, the others take none.
+	type creator struct {
+		pid   int
+		start uint64
+	}
+	done := map[creator]bool{}
 	for _, o := range others {
 		if o.dev < 0 && o.adding && e.running(o) {
 			return nil, nil // its device may be any new one
 		}
 		if o.dev >= 0 {
 			named = append(named, zramSeen{n: o.dev, ino: o.ino})
+			done[creator{o.pid, o.start}] = true
 		}
 	}
 	now := e.zramList()
@@ -152,6 +160,10 @@ func (e *Engine) adoptAdding(adding, others []zramRecord, isFree func(zramRecord
 	}
 	taken := map[int]bool{}
 	for _, r := range adding {
+		if done[creator{r.pid, r.start}] {
+			finished = append(finished, r)
+			continue
+		}
 		var cands []zramSeen
 		for _, s := range r.after {
 			if !seenIn(r.before, s) && !taken[s.n] && e.deviceIno(s.n) == s.ino && !namedBy(named, s) {
@@ -165,6 +177,7 @@ func (e *Engine) adoptAdding(adding, others []zramRecord, isFree func(zramRecord
 			c.dev, c.ino, c.size = s.n, s.ino, 0 // size 0: unconfigured only
 			if isFree(c) {
 				taken[s.n], found = true, true
+				done[creator{r.pid, r.start}] = true
 				stray = append(stray, c)
 				break
 			}

@@ -250,9 +250,10 @@ func mountOf(ms []mountEntry, n int) (mountEntry, bool) {
 
 // TestZRAMAddingRecordBounds: a record that names no device takes only a
 // device made between its before list and the moment its process was
-// first seen gone (its after list), and none while another Create is still
-// adding one; a device made later, unconfigured as a fresh one of ours
-// would be, is never touched.
+// first seen gone (its after list), none while another Create is still
+// adding one, and none when another record of its Create (the temporary
+// copy a kill leaves) names a device; a device made otherwise, unconfigured
+// as a fresh one of ours would be, is never touched.
 func TestZRAMAddingRecordBounds(t *testing.T) {
 	e := zramEngine(t)
 	dir, err := e.recordsDir()
@@ -267,39 +268,52 @@ func TestZRAMAddingRecordBounds(t *testing.T) {
 		return r
 	}
 	dead := deadPid(t)
-	rec := write("create-1-1.rec", zramRecord{boot: e.bootID(), pid: dead, start: 1, dev: -1, size: 16 << 20, adding: true, before: e.zramList()})
-	for _, c := range []struct {
+	for i, c := range []struct {
 		name    string
 		running bool // another Create is adding a device meanwhile
-		want    int  // leftovers
+		sibling bool // another record of the dead Create names a device
+		noted   bool // the dead Create was seen gone before the device came
 	}{
-		{"another create adding", true, 0},
-		{"made after its process was gone", false, 0},
+		{name: "another create adding", running: true},
+		{name: "its other record names a device", sibling: true},
+		{name: "made after its process was gone", noted: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var busy zramRecord
-			if c.running {
-				busy = write("create-1-2.rec", zramRecord{boot: e.bootID(), pid: os.Getppid(), start: e.startTime(os.Getppid()),
+			rec := write(fmt.Sprintf("create-%d-%d.rec", dead, i), zramRecord{boot: e.bootID(), pid: dead, start: 1, dev: -1,
+				size: 16 << 20, adding: true, before: e.zramList()})
+			var other zramRecord
+			switch {
+			case c.running:
+				other = write("create-1-2.rec", zramRecord{boot: e.bootID(), pid: os.Getppid(), start: e.startTime(os.Getppid()),
 					dev: -1, size: 16 << 20, adding: true, before: e.zramList()})
-			} else if left, err := e.LeftoverDevices(ctx); err != nil || len(left) != 0 {
-				t.Fatalf("before any device: %v %v", left, err) // notes the after list
+			case c.sibling:
+				other = write(fmt.Sprintf(".create-%d-%d.rec.tmp-1", dead, i), zramRecord{boot: e.bootID(), pid: dead, start: 1,
+					dev: 100000, size: 16 << 20, ino: 1})
+			case c.noted:
+				if left, err := e.LeftoverDevices(ctx); err != nil || len(left) != 0 {
+					t.Fatalf("before any device: %v %v", left, err) // notes the after list
+				}
 			}
 			n := outsideZRAM(t)
 			os.WriteFile(e.zramAttr(n, "reset"), []byte("1"), 0) // unsized
 			ino := e.deviceIno(n)
-			if left, err := e.LeftoverDevices(ctx); err != nil || len(left) != c.want {
+			if left, err := e.LeftoverDevices(ctx); err != nil || len(left) != 0 {
 				t.Errorf("LeftoverDevices = %v, %v", left, err)
 			}
-			if freed, err := e.FreeLeftoverDevices(ctx); err != nil || len(freed) != c.want {
+			if freed, err := e.FreeLeftoverDevices(ctx); err != nil || len(freed) != 0 {
 				t.Errorf("FreeLeftoverDevices = %v, %v", freed, err)
 			}
 			if e.deviceIno(n) != ino {
 				t.Errorf("zram%d, made outside RAMBar, was removed", n)
 			}
-			busy.remove()
+			other.remove()
+			if _, err := e.FreeLeftoverDevices(ctx); err != nil {
+				t.Error(err)
+			}
+			if _, err := os.Stat(rec.path); !errors.Is(err, os.ErrNotExist) && !c.running {
+				t.Errorf("the judged record is kept: %v", err)
+			}
+			rec.remove()
 		})
-	}
-	if _, err := os.Stat(rec.path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the judged record is kept: %v", err)
 	}
 }

@@ -32,6 +32,7 @@ func (e *Engine) strays(ms []mountEntry) (stray, finished []zramRecord) {
 			adding = append(adding, r)
 		case r.dev < 0 || !e.strayDevice(ms, string(swaps), r):
 			finished = append(finished, r)
+			others = append(others, r)
 		default:
 			stray = append(stray, r)
 			others = append(others, r)
