@@ -43,6 +43,9 @@ func rambarBinary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	if code, ran := inPrivateMounts(); ran {
+		os.Exit(code)
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

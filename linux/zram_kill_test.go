@@ -3,6 +3,7 @@
 package linux
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -25,6 +26,9 @@ func TestMain(m *testing.M) {
 	if at := os.Getenv("LINUX_ZRAM_KILL_AT"); at != "" {
 		os.Exit(killedCreate(at))
 	}
+	if after := os.Getenv("LINUX_ZRAM_KILL_AFTER"); after != "" {
+		os.Exit(killedCreateAfter(after))
+	}
 	if spec := os.Getenv("LINUX_SWAP_RACE"); spec != "" {
 		os.Exit(swapLoop(spec))
 	}
@@ -32,13 +36,18 @@ func TestMain(m *testing.M) {
 }
 
 // killedCreate creates LINUX_ZRAM_NAME under LINUX_ZRAM_ROOT, with records
-// in LINUX_ZRAM_RECORDS, and dies at step at.
+// in LINUX_ZRAM_RECORDS, and dies at step at. At "appeared" it dies the
+// moment the kernel has added the device, before its answer is written
+// anywhere (as a kill inside sendfile, between its read and its write).
 func killedCreate(at string) int {
 	e := New(run.System(), WithMountRoot(os.Getenv("LINUX_ZRAM_ROOT")), WithZramRecords(os.Getenv("LINUX_ZRAM_RECORDS")))
 	e.step = func(s string) {
 		if s == at {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
+	}
+	if at == "appeared" {
+		e.admin = killAfterHotAdd{e.admin}
 	}
 	p, err := ramdisk.NewPlan(ramdisk.Request{Name: os.Getenv("LINUX_ZRAM_NAME"), Size: 16 * ramdisk.MiB, FS: ramdisk.ZRAM, Force: true},
 		ramdisk.Facts{Caps: e.Caps()})
@@ -47,6 +56,16 @@ func killedCreate(at string) int {
 	}
 	fmt.Fprintf(os.Stderr, "not killed at %s: %v\n", at, err)
 	return 3
+}
+
+// killAfterHotAdd reads hot_add (the kernel adds a device) and dies before
+// the answer reaches the record.
+type killAfterHotAdd struct{ admin }
+
+func (k killAfterHotAdd) readInto(_ context.Context, src, _ string, _ int64, _ int) error {
+	os.ReadFile(src)
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {}
 }
 
 // zramDevices lists the zram device numbers there are now.
@@ -90,17 +109,21 @@ func outsideZRAM(t *testing.T) int {
 	return n
 }
 
-// TestZRAMKilledCreate kills a child Create at each step: a device added
-// before the kill is listed as a leftover, the next Create frees it, and
-// nothing is leaked; zram devices RAMBar has no record of (one unsized, one
-// sized like a swap device) are never touched.
+// TestZRAMKilledCreate kills a child Create at each step, and then at
+// every moment (killEveryMoment): a device added before the kill is listed
+// as a leftover, also when the kill came as the kernel added it (before its
+// number reached the record), the next Create frees it, and nothing is
+// leaked; zram devices RAMBar has no record of (one unsized, one sized like
+// a swap device) are never touched.
 func TestZRAMKilledCreate(t *testing.T) {
 	e := zramEngine(t)
 	sized := outsideZRAM(t)
 	unsized := outsideZRAM(t)
 	os.WriteFile(fmt.Sprintf("/sys/block/zram%d/reset", unsized), []byte("1"), 0)
 	before := zramDevices(t)
-	for _, at := range []string{"record", "hot_add", "disksize", "mkfs", "mount"} {
+	t.Run("every moment", func(t *testing.T) { killEveryMoment(t, e, sized, unsized) })
+	before = zramDevices(t)
+	for _, at := range []string{"record", "appeared", "hot_add", "disksize", "mkfs", "mount"} {
 		t.Run(at, func(t *testing.T) {
 			name := "Killed-" + at
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -135,6 +158,17 @@ func TestZRAMKilledCreate(t *testing.T) {
 				}
 				if err := e.Eject(ctx, vs[0], false); err != nil {
 					t.Fatal(err)
+				}
+			case "appeared":
+				// The record names no device, but the device is there: the
+				// one unconfigured device made after the record.
+				if len(recs) != 1 || recs[0].dev != -1 || !recs[0].adding || len(left) != 1 {
+					t.Fatalf("killed as the device appeared: records %+v, leftovers %v", recs, left)
+				}
+				dev = zramDevice(left[0])
+				ino = e.deviceIno(dev)
+				if before[dev] || ino == 0 {
+					t.Fatalf("killed as the device appeared: leftover %s was there before, or is gone", left[0])
 				}
 			default:
 				if len(recs) != 1 || recs[0].dev < 0 || before[recs[0].dev] {
@@ -286,85 +320,6 @@ func deadPid(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return c.Process.Pid
-}
-
-func TestParseZramRecord(t *testing.T) {
-	good := zramRecord{path: "p", boot: "b-1", pid: 42, start: 7, dev: 3, size: 1 << 20}
-	if r, ok := parseZramRecord("p", good.line()); !ok || r != good {
-		t.Errorf("round trip: %+v %v", r, ok)
-	}
-	before, withIno := good, good
-	before.dev, withIno.ino = -1, 99
-	slot := strings.Repeat(" ", deviceSlot)
-	for _, c := range []struct {
-		text string
-		dev  int
-	}{
-		{before.line() + slot, -1},
-		{before.line() + "3\n" + slot[2:], 3},
-		{good.line() + slot, 3},
-		{good.line() + "3\n" + slot[2:], 3},
-		{withIno.line() + slot, 3},
-	} {
-		if r, ok := parseZramRecord("p", c.text); !ok || r.dev != c.dev {
-			t.Errorf("%q: %+v %v, want device %d", c.text, r, ok, c.dev)
-		}
-	}
-	for _, bad := range []string{
-		before.line() + "3\n", before.line() + "x\n" + slot[2:], before.line() + "3 " + slot[2:],
-		before.line() + "-1\n" + slot[3:], good.line() + "4\n" + slot[2:], before.line() + slot + " ",
-		before.line() + "03\n" + slot[3:], before.line()[:len(before.line())-1],
-		"rambar-zram-1 b 42 7 3 1 0\n", "rambar-zram-1 b 42 7 -1 1 5\n", "rambar-zram-1 b 42 7 3 1 x\n",
-	} {
-		if r, ok := parseZramRecord("p", bad); ok {
-			t.Errorf("%q parsed as %+v", bad, r)
-		}
-	}
-	for _, bad := range []string{
-		"", "zram3\n", "rambar-zram-1 b 42 7 3\n", "rambar-zram-2 b 42 7 3 1\n",
-		"rambar-zram-1 b 0 7 3 1\n", "rambar-zram-1 b 42 7 -2 1\n", "rambar-zram-1 b 42 7 3 0\n",
-		"rambar-zram-1 b 42 7 x 1\n", "rambar-zram-1 b 42 7 3 1\nrambar-zram-1 b 42 7 4 1\n",
-	} {
-		if r, ok := parseZramRecord("p", bad); ok {
-			t.Errorf("%q parsed as %+v", bad, r)
-		}
-	}
-}
-
-func TestZramRecordsFolderRefused(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "zram")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o755)
-	e := &Engine{records: dir}
-	if _, err := e.recordsDir(); err == nil || !strings.Contains(err.Error(), "open to other users") {
-		t.Errorf("a 0755 folder: %v", err)
-	}
-	link := filepath.Join(t.TempDir(), "link")
-	os.Symlink(t.TempDir(), link)
-	e.records = link
-	if _, err := e.recordsDir(); err == nil || !strings.Contains(err.Error(), "not a folder") {
-		t.Errorf("a symlink: %v", err)
-	}
-}
-
-func TestDefaultZramRecords(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	for _, tc := range []struct {
-		root bool
-		env  map[string]string
-		want string
-	}{
-		{true, map[string]string{"HOME": "/home/u"}, "/run/rambar/zram"},
-		{false, map[string]string{"HOME": "/home/u"}, "/home/u/.local/share/rambar/zram"},
-		{false, map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/data"}, "/data/rambar/zram"},
-		{false, map[string]string{}, ""},
-	} {
-		if got := defaultZramRecords(tc.root, env(tc.env)); got != tc.want {
-			t.Errorf("root %v, %v: %q, want %q", tc.root, tc.env, got, tc.want)
-		}
-	}
 }
 
 // TestZRAMTempRecordIsARecord: a kill between writing the record's new

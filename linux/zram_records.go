@@ -3,7 +3,6 @@
 package linux
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -18,14 +17,17 @@ import (
 
 // A zram record notes a zram device that a Create is making, so a Create
 // killed half way (kill -9, a crash) leaves a trace of the device it added:
-// the record is written before hot_add with room for the device number
-// (deviceSlot), which hot_add's own answer fills in one step (the kernel
-// reads hot_add straight into the record: sendfile as root, dd through
-// pkexec), so no kill can come between the device and its record. The
-// record is removed once the disk is mounted or the device freed again. A later
-// Create frees the devices of records whose process is gone
-// (FreeLeftoverDevices); doctor lists them (LeftoverDevices). A zram device
-// without a record (swap on zram0, anyone else's) is never touched.
+// the record is written before hot_add with the devices there are then and
+// room for the device number (deviceSlot), which hot_add's own answer fills
+// in (the kernel reads hot_add straight into the record: sendfile as root,
+// dd through pkexec). A kill can still come between the kernel adding the
+// device and that write (sendfile stops at a fatal signal): the record then
+// names no device, and the device is found as the one it could have made
+// (zram_adding.go). The record is removed once the disk is mounted or the
+// device freed again. A later Create frees the devices of records whose
+// process is gone (FreeLeftoverDevices); doctor lists them
+// (LeftoverDevices). A zram device that no record names or could have made
+// (swap on zram0, anyone else's) is never touched.
 
 // rootZramRecords is where root keeps zram records: /run is a tmpfs, empty
 // after a reboot, as every zram device is.
@@ -72,13 +74,24 @@ type zramRecord struct {
 	// device removed and added again under the same N by anyone gets
 	// another, so a record never names someone else's device. 0: not noted.
 	ino uint64
+	// adding: the record was written before hot_add with the devices
+	// there were then (before); afterSet: the devices there were when its
+	// process was first seen gone are noted too (after). See zram_adding.go.
+	adding, afterSet bool
+	before, after    []zramSeen
 }
 
 func (r zramRecord) line() string {
-	if r.ino != 0 {
-		return fmt.Sprintf("%s %s %d %d %d %d %d\n", zramRecordMagic, r.boot, r.pid, r.start, r.dev, r.size, r.ino)
+	head := fmt.Sprintf("%s %s %d %d %d %d", zramRecordMagic, r.boot, r.pid, r.start, r.dev, r.size)
+	switch {
+	case r.ino != 0:
+		return fmt.Sprintf("%s %d\n", head, r.ino)
+	case r.dev < 0 && r.adding && r.afterSet:
+		return fmt.Sprintf("%s b=%s a=%s\n", head, formatSeen(r.before), formatSeen(r.after))
+	case r.dev < 0 && r.adding:
+		return fmt.Sprintf("%s b=%s\n", head, formatSeen(r.before))
 	}
-	return fmt.Sprintf("%s %s %d %d %d %d\n", zramRecordMagic, r.boot, r.pid, r.start, r.dev, r.size)
+	return head + "\n"
 }
 
 // deviceSlot is how many bytes follow a record's line for hot_add's answer
@@ -105,10 +118,19 @@ func parseZramRecord(path, text string) (zramRecord, bool) {
 		slotDev = n
 	}
 	f := strings.Fields(line)
-	if len(f) != 6 && len(f) != 7 || f[0] != zramRecordMagic || f[1] == "" {
+	if len(f) < 6 || len(f) > 8 || f[0] != zramRecordMagic || f[1] == "" {
 		return zramRecord{}, false
 	}
 	r := zramRecord{path: path, boot: f[1]}
+	if len(f) > 6 && strings.HasPrefix(f[6], "b=") {
+		if !r.parseLists(f[6:]) || f[4] != "-1" {
+			return zramRecord{}, false
+		}
+		f = f[:6]
+	}
+	if len(f) == 8 {
+		return zramRecord{}, false
+	}
 	var err [4]error
 	r.pid, err[0] = strconv.Atoi(f[2])
 	r.start, err[1] = strconv.ParseUint(f[3], 10, 64)
@@ -126,6 +148,22 @@ func parseZramRecord(path, text string) (zramRecord, bool) {
 		r.dev = slotDev
 	}
 	return r, true
+}
+
+// parseLists reads an adding record's lists: "b=LIST" and maybe "a=LIST".
+func (r *zramRecord) parseLists(f []string) bool {
+	var ok bool
+	r.adding = true
+	if r.before, ok = parseSeen(strings.TrimPrefix(f[0], "b=")); !ok {
+		return false
+	}
+	if len(f) == 1 {
+		return true
+	}
+	text, isAfter := strings.CutPrefix(f[1], "a=")
+	r.after, ok = parseSeen(text)
+	r.afterSet = true
+	return isAfter && ok
 }
 
 // recordsDir makes (when missing) and checks the records folder: a real
@@ -173,7 +211,7 @@ func (e *Engine) beginZramRecord(size int64) (zramRecord, error) {
 	pid := os.Getpid()
 	r := zramRecord{boot: e.bootID(), pid: pid, start: e.startTime(pid), dev: -1, size: size}
 	r.path = filepath.Join(dir, fmt.Sprintf("create-%d-%d.rec", pid, e.now().UnixNano()))
-	return r, r.write()
+	return r, e.noteBefore(&r)
 }
 
 func (r zramRecord) write() error {
@@ -191,6 +229,10 @@ func (r zramRecord) remove() {
 		os.Remove(r.path)
 	}
 }
+
+// maxRecord bounds a record's size: its line with two device lists, and
+// its device slot.
+const maxRecord = 512 + 2*maxSeen*32 + deviceSlot
 
 // bootID is this boot's id (/proc/sys/kernel/random/boot_id).
 func (e *Engine) bootID() string {
@@ -237,7 +279,7 @@ func (e *Engine) readRecords() []zramRecord {
 		}
 		p := filepath.Join(dir, de.Name())
 		b, err := os.ReadFile(p)
-		if err != nil || len(b) > 512+deviceSlot {
+		if err != nil || len(b) > maxRecord {
 			continue
 		}
 		if r, ok := parseZramRecord(p, string(b)); ok {
@@ -263,124 +305,4 @@ func tempRecordPid(name string) (int, bool) {
 	pidText, _, cut := strings.Cut(rest, "-")
 	pid, err := strconv.Atoi(pidText)
 	return pid, ok && cut && err == nil && pid > 0 && strings.Contains(name, ".rec.tmp-")
-}
-
-// strays sorts the records: the devices a killed Create left (stray) and
-// the records that are done with (finished: no device, or a device that is
-// mounted now, gone, or plainly not what that Create made). Records of
-// Creates still running are in neither.
-func (e *Engine) strays(ms []mountEntry) (stray, finished []zramRecord) {
-	swaps, _ := os.ReadFile(filepath.Join(e.proc, "swaps"))
-	boot := e.bootID()
-	for _, r := range e.readRecords() {
-		if r.boot != boot {
-			finished = append(finished, r) // its device went with that boot
-			continue
-		}
-		if e.running(r) {
-			continue // that Create is still running
-		}
-		if r.dev < 0 || !e.strayDevice(ms, string(swaps), r) {
-			finished = append(finished, r)
-			continue
-		}
-		stray = append(stray, r)
-	}
-	return stray, finished
-}
-
-// running reports whether the process that wrote r still runs: the same
-// pid with the same start time, or, when the start time could not be read
-// then, any process with that pid (in doubt, a device is left alone).
-func (e *Engine) running(r zramRecord) bool {
-	if r.pid == os.Getpid() {
-		return true
-	}
-	if r.start != 0 {
-		return e.startTime(r.pid) == r.start
-	}
-	err := syscall.Kill(r.pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// strayDevice reports whether record r's device is still there, unused and
-// as that Create left it: not mounted, not swap, its size 0 (before
-// disksize) or the recorded one, and no ext4 but RAMBar's on it.
-func (e *Engine) strayDevice(ms []mountEntry, swaps string, r zramRecord) bool {
-	dev := "/dev/zram" + strconv.Itoa(r.dev)
-	if r.ino != 0 && e.deviceIno(r.dev) != r.ino {
-		return false // removed since, and N given to another device
-	}
-	size, err := e.readInt(e.zramAttr(r.dev, "disksize"))
-	if err != nil || size != 0 && size != r.size {
-		return false
-	}
-	for _, m := range ms {
-		if m.Source == dev {
-			return false
-		}
-	}
-	for _, line := range strings.Split(swaps, "\n") {
-		if f := strings.Fields(line); len(f) > 0 && f[0] == dev {
-			return false
-		}
-	}
-	if label, _, err := ext4Super(dev); err == nil && label != zramLabel {
-		return false
-	}
-	return true
-}
-
-// deviceIno is the inode number of zram N's sysfs folder, 0 when it is gone.
-func (e *Engine) deviceIno(n int) uint64 {
-	st, err := os.Stat(filepath.Join(e.sys, "block", "zram"+strconv.Itoa(n)))
-	if err != nil {
-		return 0
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		return sys.Ino
-	}
-	return 0
-}
-
-// LeftoverDevices lists the zram devices ("/dev/zramN") that a Create which
-// was killed added and nobody freed. The next Create of a zram disk frees
-// them.
-func (e *Engine) LeftoverDevices(ctx context.Context) ([]string, error) {
-	ms, err := e.mounts()
-	if err != nil {
-		return nil, err
-	}
-	stray, _ := e.strays(ms)
-	out := make([]string, 0, len(stray))
-	for _, r := range stray {
-		out = append(out, "/dev/zram"+strconv.Itoa(r.dev))
-	}
-	return out, nil
-}
-
-// FreeLeftoverDevices resets and removes the zram devices that killed
-// Creates left (see LeftoverDevices), drops the records that are done
-// with, and returns the devices it freed. A device that cannot be freed
-// (still open) keeps its record for the next time.
-func (e *Engine) FreeLeftoverDevices(ctx context.Context) ([]string, error) {
-	ms, err := e.mounts()
-	if err != nil {
-		return nil, err
-	}
-	stray, finished := e.strays(ms)
-	for _, r := range finished {
-		r.remove()
-	}
-	var freed []string
-	var errs []error
-	for _, r := range stray {
-		if err := e.removeZRAM(ctx, r.dev); err != nil {
-			errs = append(errs, fmt.Errorf("free the leftover zram%d: %w", r.dev, err))
-			continue
-		}
-		r.remove()
-		freed = append(freed, "/dev/zram"+strconv.Itoa(r.dev))
-	}
-	return freed, errors.Join(errs...)
 }

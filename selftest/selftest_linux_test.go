@@ -16,7 +16,9 @@ import (
 )
 
 // engine is the real Linux engine over a private mount root; whatever a
-// test leaves mounted there is unmounted when it ends.
+// test leaves mounted there is unmounted when it ends. The engine lists
+// every RAMBar disk mounted at a folder of its own anywhere (a developer's
+// too): only those under root are the test's.
 func engine(t *testing.T) (ramdisk.Engine, string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -25,12 +27,23 @@ func engine(t *testing.T) (ramdisk.Engine, string) {
 	root := t.TempDir()
 	e := linux.New(run.System(), linux.WithMountRoot(root))
 	t.Cleanup(func() {
-		vs, _ := e.List(context.Background())
-		for _, v := range vs {
+		for _, v := range under(e, root) {
 			e.Eject(context.Background(), v, true)
 		}
 	})
 	return e, root
+}
+
+// under lists the disks mounted under root.
+func under(e ramdisk.Engine, root string) []ramdisk.Volume {
+	vs, _ := e.List(context.Background())
+	var out []ramdisk.Volume
+	for _, v := range vs {
+		if strings.HasPrefix(v.MountPoint, root+string(filepath.Separator)) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func byName(cs []Check) map[string]Check {
@@ -97,7 +110,7 @@ func TestChecksOnLinux(t *testing.T) {
 	if c := r.Cleanup(ctx); c.Status != Pass {
 		t.Errorf("cleanup: %+v", c)
 	}
-	if vs, _ := e.List(ctx); len(vs) != 0 {
+	if vs := under(e, mnt); len(vs) != 0 {
 		t.Errorf("left mounted under %s: %v", mnt, vs)
 	}
 	if _, err := os.Stat(r.Work()); !os.IsNotExist(err) {
@@ -121,7 +134,7 @@ func deadPID(t *testing.T) int {
 // would be, are left alone.
 func TestLeftovers(t *testing.T) {
 	ctx := context.Background()
-	e, _ := engine(t)
+	e, mnt := engine(t)
 	root := filepath.Join(t.TempDir(), "selftest")
 	dead := New(e, root)
 	dead.PID = deadPID(t)
@@ -151,8 +164,7 @@ func TestLeftovers(t *testing.T) {
 	if c.Status != Pass || !strings.Contains(c.Detail, "1 disk, 1 folder") {
 		t.Errorf("CleanLeftovers: %+v", c)
 	}
-	vs, _ := e.List(ctx)
-	left := names(vs)
+	left := names(under(e, mnt))
 	if len(left) != 2 || !strings.Contains(strings.Join(left, ","), live.DiskName("small")) || !strings.Contains(strings.Join(left, ","), user.Volume.Name) {
 		t.Errorf("mounted after the cleaning: %v; want this run's disk and the user's", left)
 	}
@@ -162,7 +174,7 @@ func TestLeftovers(t *testing.T) {
 	if c := live.Cleanup(ctx); c.Status != Pass {
 		t.Errorf("cleanup: %+v", c)
 	}
-	if vs, _ := e.List(ctx); len(vs) != 1 || vs[0].Name != user.Volume.Name {
+	if vs := under(e, mnt); len(vs) != 1 || vs[0].Name != user.Volume.Name {
 		t.Errorf("after Cleanup: %v, want only the user's disk", names(vs))
 	}
 }
