@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -274,3 +275,31 @@ func (s *Service) unhideLost(ctx context.Context, name string) (bool, error) {
 	}
 	return true, nil
 }
+
+// busyWithMounts names what keeps disk v busy when something is mounted
+// inside it (a bind of a project, a USB stick): no program holds it then,
+// the mount does, and closing programs would not help. The error is still
+// the engine's ErrBusy.
+func busyWithMounts(err error, v ramdisk.Volume) error {
+	if !errors.Is(err, ramdisk.ErrBusy) {
+		return err
+	}
+	var me *keeper.MountError
+	if m := keeper.RefuseMounts("eject", v.Name, v.MountPoint); errors.As(m, &me) {
+		return &mountedInside{mount: me, busy: err}
+	}
+	return err
+}
+
+// mountedInside is an eject refused for a mount inside the disk.
+type mountedInside struct {
+	mount *keeper.MountError
+	busy  error
+}
+
+func (e *mountedInside) Error() string {
+	return fmt.Sprintf("not ejected: %v, or eject with --force, which unmounts it with the disk (its files stay where they are)", e.mount)
+}
+
+// Unwrap gives the mount and the engine's busy error.
+func (e *mountedInside) Unwrap() []error { return []error{e.mount, e.busy} }

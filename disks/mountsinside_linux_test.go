@@ -146,9 +146,14 @@ func ejectAndForget(t *testing.T, s *Service, v ramdisk.Volume, ms ...*mounttest
 			m.Check(t, when)
 		}
 	}
-	if _, err := s.Eject(ctx, v, EjectOptions{}); err == nil {
+	_, err := s.Eject(ctx, v, EjectOptions{})
+	var me *keeper.MountError
+	switch {
+	case err == nil:
 		t.Error("a plain eject went through with a mount inside")
-	} else {
+	case errors.Is(err, ramdisk.ErrBusy) && (!errors.As(err, &me) || !strings.Contains(err.Error(), ms[0].At)):
+		t.Errorf("a plain eject with a mount inside: %v; want it to name %s", err, ms[0].At)
+	default:
 		t.Logf("a plain eject with a mount inside: %v", err)
 	}
 	check("eject")

@@ -116,7 +116,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
 		s.cachesToDisk(v, nil) // still mounted: the caches go back to it
 		s.recover(ctx, v, place, inPlace)
-		return ej, err
+		return ej, busyWithMounts(err, v)
 	}
 	ej.Detached = s.detachedAfter(ctx, v, device)
 	var unhideErr error
