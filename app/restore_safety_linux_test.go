@@ -33,7 +33,7 @@ func TestRestoreKeepsUnsavedWorkAsASafetySnapshot(t *testing.T) {
 		out  []string
 	}{
 		{[]string{"restore", "Work"}, false, []string{"Work holds 3 paths not saved since ", " (a, a/b.db, draft.txt): restore --force saves them as a snapshot first"}},
-		{[]string{"restore", "Work", "--force"}, true, []string{"Saved what Work held as snapshot ", " (before restore) (3 paths not saved before: a, a/b.db, draft.txt); " +
+		{[]string{"restore", "Work", "--force"}, true, []string{"Saved what Work held as snapshot ", " (before restore; 3 unsaved paths: a, a/b.db, draft.txt); " +
 			"'rambar restore Work --snapshot ", " --force' brings it back", "Restored Work from "}},
 	} {
 		out, errOut, code := c.run(tc.args...)
@@ -54,7 +54,7 @@ func TestRestoreKeepsUnsavedWorkAsASafetySnapshot(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(mp, "draft.txt")); err == nil {
 			t.Errorf("the forced restore left draft.txt")
 		}
-		id := regexp.MustCompile(`as snapshot (\S+) \(before restore\)`).FindStringSubmatch(out)
+		id := regexp.MustCompile(`as snapshot (\S+) \(before restore`).FindStringSubmatch(out)
 		if id == nil {
 			t.Fatalf("no safety snapshot named in %q", out)
 		}

@@ -25,8 +25,7 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.Progr
 	if err := k.checkEmpty(v); err != nil {
 		return Result{}, err
 	}
-	unwritten, err := k.markUnwritten(st) // a last save the folder never got (unwritten.go)
-	if err != nil {
+	if err := k.markUnwritten(st); err != nil { // a last save the folder never got (unwritten.go)
 		return Result{}, err
 	}
 	if st.Mode == ramdisk.Mirror {
@@ -56,7 +55,7 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.Progr
 		if res, err = k.loadMirror(ctx, st, v, progress); err != nil {
 			return res, err
 		}
-		res.Safety = k.settleUnwritten(st, unwritten, res.Snapshot)
+		res.Safety = k.settleUnwritten(st, res.Snapshot)
 	}
 	if _, err := k.adopt(v, st); err != nil { // the root's attributes were set: the mark again
 		return res, err

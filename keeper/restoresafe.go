@@ -159,8 +159,8 @@ func (n *SafetyNote) Describe(name, folder string) string {
 	}
 	what := ""
 	if n.Count > 0 {
-		what = fmt.Sprintf(" (%s not saved before: %s)", ramdisk.Plural(n.Count, "path"), namePaths(snapstore.PathList{Paths: n.Paths, N: n.Count}, 3))
+		what = fmt.Sprintf("; %s: %s", ramdisk.Plural(n.Count, "unsaved path"), namePaths(snapstore.PathList{Paths: n.Paths, N: n.Count}, 3))
 	}
-	return fmt.Sprintf("Saved what %s held as snapshot %s (before restore)%s; 'rambar restore %s --snapshot %s --force' brings it back",
+	return fmt.Sprintf("Saved what %s held as snapshot %s (before restore%s); 'rambar restore %s --snapshot %s --force' brings it back",
 		name, n.Snapshot, what, q, n.Snapshot)
 }

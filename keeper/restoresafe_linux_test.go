@@ -93,7 +93,7 @@ func TestForcedRestoreKeepsUnsavedWork(t *testing.T) {
 			if s == nil || s.Kind != snapstore.SafetyRestore || s.Of != first.Snapshot || s.Count != tc.count {
 				t.Fatalf("safety = %+v, want a before-restore one of %s naming %d paths", s, first.Snapshot, tc.count)
 			}
-			if d := s.Describe("Work", ""); !strings.Contains(d, "as snapshot "+s.Snapshot+" (before restore)") ||
+			if d := s.Describe("Work", ""); !strings.Contains(d, "as snapshot "+s.Snapshot+" (before restore") ||
 				!strings.Contains(d, "'rambar restore Work --snapshot "+s.Snapshot+" --force' brings it back") {
 				t.Errorf("the restore says %q", d)
 			}
@@ -193,8 +193,9 @@ func TestSafetySnapshotIsPrunedLast(t *testing.T) {
 // TestMirrorLoadNamesTheSnapshotTheFolderLacks: a Mirror disk's last
 // save that never reached its folder (saved to the store only) holds a
 // file the folder lacks. The next load of the folder says so and names
-// that snapshot; saves never prune it; restoring it brings the file back
-// and ends its mark. A disk written back whole leaves nothing to say.
+// that snapshot, and so does the load after; saves never prune it;
+// restoring it brings the file back, ends its mark, and the next save
+// writes the file into the folder. A disk written back whole leaves nothing to say.
 func TestMirrorLoadNamesTheSnapshotTheFolderLacks(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -240,6 +241,14 @@ func TestMirrorLoadNamesTheSnapshotTheFolderLacks(t *testing.T) {
 			}
 			if d := s.Describe("Site", f.folder); !strings.Contains(d, "snapshot "+lost+" holds 1 path that "+f.folder+" lacks (draft.md)") {
 				t.Errorf("the load says %q", d)
+			}
+			// Made again (its last save written back), it says so again.
+			if err := unix.Unmount(f.v.MountPoint, unix.MNT_DETACH); err != nil {
+				t.Fatal(err)
+			}
+			f.v = ramdisk.Volume{Name: "Site", MountPoint: tmpfsAt(t, "", "64m")}
+			if res, err = f.k.Load(f.ctx, f.v, nil); err != nil || res.Safety == nil || res.Safety.Snapshot != lost {
+				t.Fatalf("the next load says %+v, %v; want snapshot %s named again", res.Safety, err, lost)
 			}
 			for i := range 8 {
 				write(t, f.v.MountPoint, "index.html", strings.Repeat("x", i+1))

@@ -20,67 +20,75 @@ import (
 //   - Before a Mirror load, the store's current snapshot, if the folder's
 //     sync record does not name it as completely written back, is marked
 //     snapstore.SafetyUnwritten (so the load's own save cannot prune it).
-//   - After the load it is compared with the load's snapshot (the folder
-//     as loaded): the paths it holds that the folder lacks, or holds an
-//     older version of (a file whose time in the snapshot is later), are
-//     named in its label and in Result.Safety (create says so). When there
-//     are none the mark is cleared.
+//   - After the load each marked snapshot is compared with the load's
+//     snapshot (the folder as loaded): the paths it holds that the folder
+//     lacks, or holds an older version of (a file whose time in the
+//     snapshot is later), are named in its label, and the newest still
+//     marked in Result.Safety (create says so, at every load until it is
+//     settled). When the folder lacks none of them the mark is cleared.
 //   - A marked snapshot is never pruned until it is restored (the disk
 //     then holds it, and its next save writes it back) or the name is
 //     forgotten.
 
 // markUnwritten marks, before a Mirror disk's load, the store's current
-// snapshot when the folder never got it; "" when there is none to mark.
-// A failure to mark refuses the load: the snapshot could be pruned by it.
-func (k *Keeper) markUnwritten(st State) (string, error) {
+// snapshot when the folder never got it. A failure to mark refuses the
+// load: the snapshot could be pruned by it.
+func (k *Keeper) markUnwritten(st State) error {
 	if st.Mode != ramdisk.Mirror {
-		return "", nil
+		return nil
 	}
 	s := k.store(st)
 	cur, err := s.Current()
 	if err != nil || cur == "" {
-		return "", err
+		return err
 	}
 	if h, ok := foldersync.ReadSyncHead(st.Backing); ok && h.Complete && h.Snapshot == cur {
-		return "", nil // written back whole: the folder had all of it
+		return nil // written back whole: the folder had all of it
 	}
 	if l, err := s.Safety(cur); err != nil || l != nil {
-		return cur, nil // marked already (a damaged label keeps it too)
+		return nil // marked already (a damaged label keeps it too)
 	}
-	return cur, s.WriteSafety(cur, &snapstore.Safety{Kind: snapstore.SafetyUnwritten})
+	return s.WriteSafety(cur, &snapstore.Safety{Kind: snapstore.SafetyUnwritten})
 }
 
-// settleUnwritten compares the marked snapshot old with loaded, the
-// snapshot a Mirror load just made of the folder, and labels old with
-// what the folder lacks, or clears its mark when it lacks nothing. A
-// snapshot that cannot be read keeps its mark, and nil is returned.
-func (k *Keeper) settleUnwritten(st State, old, loaded string) *SafetyNote {
-	if old == "" {
-		return nil
-	}
+// settleUnwritten compares each marked snapshot with loaded, the snapshot
+// a Mirror load just made of the folder: it labels the snapshot with
+// what the folder lacks, or clears its mark when the folder lacks
+// nothing of it. The note is of the newest still marked (nil: none); a
+// snapshot that cannot be read keeps its mark.
+func (k *Keeper) settleUnwritten(st State, loaded string) *SafetyNote {
 	s := k.store(st)
-	if old == loaded {
-		_ = s.ClearSafety(old)
-		return nil
-	}
-	om, err := s.Manifest(old)
+	snaps, err := s.Snapshots()
 	if err != nil {
 		return nil
 	}
-	nm, err := s.Manifest(loaded)
-	if err != nil {
-		return nil
+	var folder *snapstore.Manifest
+	var note *SafetyNote
+	for _, sn := range snaps {
+		if sn.Safety == nil || sn.Safety.Kind != snapstore.SafetyUnwritten || sn.ID == loaded {
+			continue
+		}
+		if folder == nil {
+			if folder, err = s.Manifest(loaded); err != nil {
+				return nil
+			}
+		}
+		old, err := s.Manifest(sn.ID)
+		if err != nil {
+			continue
+		}
+		lacks := folderLacks(old.Entries, folder.Entries, snapstore.SafetyMax)
+		if lacks.N == 0 {
+			_ = s.ClearSafety(sn.ID)
+			continue
+		}
+		l := snapstore.Safety{Kind: snapstore.SafetyUnwritten, Of: loaded, Paths: lacks.Paths, Count: lacks.N}
+		if s.WriteSafety(sn.ID, &l) != nil {
+			l = *sn.Safety // the mark stays as it was: kept all the same
+		}
+		note = &SafetyNote{Snapshot: sn.ID, Safety: l}
 	}
-	lacks := folderLacks(om.Entries, nm.Entries, snapstore.SafetyMax)
-	if lacks.N == 0 {
-		_ = s.ClearSafety(old)
-		return nil
-	}
-	l := snapstore.Safety{Kind: snapstore.SafetyUnwritten, Of: loaded, Paths: lacks.Paths, Count: lacks.N}
-	if s.WriteSafety(old, &l) != nil {
-		return nil // the provisional mark stays: kept all the same
-	}
-	return &SafetyNote{Snapshot: old, Safety: l}
+	return note
 }
 
 // folderLacks lists the paths of snap (entries in tree order) that folder
