@@ -106,21 +106,26 @@ func namePaths(l snapstore.PathList, n int) string {
 // saveBeforeRestore saves what the mounted disk v holds, when it holds
 // anything unsaved (u), as a safety snapshot before a forced restore of
 // snapshot target replaces it; nil when nothing needed saving. The save
-// is the store's own (a Mirror folder is not written); it keeps every
-// snapshot it would otherwise prune, and target, which the restore needs.
+// is the store's own (a Mirror folder is not written), and it prunes
+// nothing.
 // An error leaves the disk as it was: the restore must not go on.
 func (k *Keeper) saveBeforeRestore(ctx context.Context, v ramdisk.Volume, st State, target string, u snapshot.Unsaved) (*SafetyNote, error) {
 	if !u.Any {
 		return nil, nil
 	}
 	s := k.store(st)
-	if s.Pinned == nil {
-		s.Pinned = map[string]bool{}
+	// This save prunes nothing: every snapshot there is now is pinned for
+	// it (target, which the restore needs, among them; a store saved
+	// continuously would otherwise keep only its spaced save points).
+	snaps, err := s.Snapshots()
+	if err != nil {
+		return nil, fmt.Errorf("restore %s: %w; nothing was changed", v.Name, err)
 	}
-	s.Pinned[target] = true
-	// One more than the count: the safety snapshot, ordinary until it is
-	// labelled, takes no ordinary save's place.
-	sr, err := s.Save(ctx, v.MountPoint, st.ID, max(st.Snapshots, 1)+1, nil)
+	s.Pinned = map[string]bool{target: true}
+	for _, sn := range snaps {
+		s.Pinned[sn.ID] = true
+	}
+	sr, err := s.Save(ctx, v.MountPoint, st.ID, max(st.Snapshots, 1), nil)
 	if err != nil {
 		return nil, fmt.Errorf("restore %s: saving what it holds first failed, so nothing was changed: %w", v.Name, err)
 	}

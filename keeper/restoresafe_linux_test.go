@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"rambar/snapshot"
 	"rambar/snapstore"
@@ -287,4 +288,51 @@ func listedAs(t *testing.T, k *Keeper, name, id string) *snapstore.Snapshot {
 		}
 	}
 	return nil
+}
+
+// TestForcedRestorePrunesNothing: the safety save of a forced restore
+// removes no snapshot, whether the store keeps its newest saves or, saved
+// continuously, save points spaced in time (which would keep only some
+// of a minute's saves).
+func TestForcedRestorePrunesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		every time.Duration
+	}{
+		{"newest kept", 0},
+		{"spaced in time", AutosaveAuto},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := NewKeeper(t.TempDir())
+			k.IsMounted = func(string) bool { return true }
+			if _, err := k.Setup("Work", Options{Mode: ramdisk.Keep, Snapshots: 3, SaveEvery: tc.every}); err != nil {
+				t.Fatal(err)
+			}
+			v := ramdisk.Volume{Name: "Work", MountPoint: mountTmpfs(t, "16m")}
+			if _, err := k.Load(t.Context(), v, nil); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				write(t, v.MountPoint, "f", strings.Repeat("x", i+1))
+				if _, err := k.Save(t.Context(), v, SaveOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before, _ := k.Snapshots("Work")
+			write(t, v.MountPoint, "unsaved.txt", "u")
+			res, err := k.Restore(t.Context(), v, RestoreOptions{Snapshot: before[0].ID, Force: true})
+			if err != nil || res.Safety == nil {
+				t.Fatalf("forced restore = %+v, %v", res.Safety, err)
+			}
+			after, _ := k.Snapshots("Work")
+			if len(after) != len(before)+1 {
+				t.Errorf("%d snapshots before the forced restore, %d after; want one more", len(before), len(after))
+			}
+			for _, sn := range before {
+				if listedAs(t, k, "Work", sn.ID) == nil {
+					t.Errorf("the forced restore pruned %s", sn.ID)
+				}
+			}
+		})
+	}
 }

@@ -1,6 +1,8 @@
 package keeper
 
 import (
+	"slices"
+
 	"rambar/foldersync"
 	"rambar/snapstore"
 	"rambar/tree"
@@ -44,6 +46,9 @@ func (k *Keeper) markUnwritten(st State) error {
 	}
 	if h, ok := foldersync.ReadSyncHead(st.Backing); ok && h.Complete && h.Snapshot == cur {
 		return nil // written back whole: the folder had all of it
+	}
+	if slices.Contains(st.SetAside, cur) {
+		return nil // kept work set aside: pinned already, and said so at its setup (keptWork)
 	}
 	if l, err := s.Safety(cur); err != nil || l != nil {
 		return nil // marked already (a damaged label keeps it too)
