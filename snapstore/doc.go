@@ -26,6 +26,6 @@
 //	objects.go                    object names and references, packs
 //	validate.go, treecheck.go     checks of everything read; manifests as written
 //	inuserec.go                   the label of a snapshot taken while in use
-//	safety.go                     the label of a safety snapshot (pruned last)
+//	safety.go, lacks.go           the label of a safety snapshot (pruned last); what a folder lacks
 //	prune.go                      which snapshots and objects a save removes
 package snapstore

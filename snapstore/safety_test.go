@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"rambar/tree"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestSafetyLabelRoundTripAndRejectsDamage: the label of a safety snapshot
@@ -87,4 +89,39 @@ func FuzzDecodeSafety(f *testing.F) {
 			t.Fatalf("round trip: %+v, %v; want %+v", again, err, l)
 		}
 	})
+}
+
+// TestLacksNamesWhatOnlyTheSnapshotHolds: what a Mirror load finds only
+// in an old snapshot: paths the folder lacks, and files whose version in
+// the snapshot is newer; not a folder both hold, nor a file the folder
+// changed later.
+func TestLacksNamesWhatOnlyTheSnapshotHolds(t *testing.T) {
+	at := func(sec int64) unix.Timespec { return unix.Timespec{Sec: sec} }
+	file := func(p string, size, sec int64) tree.Entry {
+		return tree.Entry{Path: p, Kind: tree.KindFile, Size: size, MTime: at(sec)}
+	}
+	dir := func(p string, sec int64) tree.Entry { return tree.Entry{Path: p, Kind: tree.KindDir, MTime: at(sec)} }
+	for _, tc := range []struct {
+		name         string
+		snap, folder []tree.Entry
+		want         []string
+		n            int
+	}{
+		{"the same", []tree.Entry{dir(".", 1), file("a", 1, 1)}, []tree.Entry{dir(".", 1), file("a", 1, 1)}, nil, 0},
+		{"a file missing", []tree.Entry{dir(".", 2), file("a", 1, 1), file("draft.md", 5, 2)}, []tree.Entry{dir(".", 1), file("a", 1, 1)},
+			[]string{"draft.md"}, 1},
+		{"a folder missing", []tree.Entry{dir(".", 2), dir("new", 2), file("new/x", 1, 2)}, []tree.Entry{dir(".", 1)}, []string{"new", "new/x"}, 2},
+		{"newer in the snapshot", []tree.Entry{dir(".", 1), file("a", 9, 5)}, []tree.Entry{dir(".", 1), file("a", 1, 1)}, []string{"a"}, 1},
+		{"newer in the folder", []tree.Entry{dir(".", 1), file("a", 1, 1)}, []tree.Entry{dir(".", 9), file("a", 9, 5)}, nil, 0},
+		{"a folder changed", []tree.Entry{dir(".", 5), dir("d", 5)}, []tree.Entry{dir(".", 1), dir("d", 1)}, nil, 0},
+		{"named up to max", []tree.Entry{dir(".", 1), file("a", 1, 1), file("b", 1, 1), file("c", 1, 1)}, []tree.Entry{dir(".", 1)},
+			[]string{"a", "b"}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Lacks(tc.snap, tc.folder, 2)
+			if !slices.Equal(got.Paths, tc.want) || got.N != tc.n {
+				t.Errorf("Lacks = %v (%d), want %v (%d)", got.Paths, got.N, tc.want, tc.n)
+			}
+		})
+	}
 }
