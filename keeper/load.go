@@ -96,12 +96,12 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 	cleared := false
 	var safety *SafetyNote
 	if err := k.checkEmpty(v); err != nil {
-		u, err := k.unsavedOn(v, st, s) // named by the refusal, kept by the forced restore (restoresafe.go)
+		u, err := k.unsavedOn(v, st, s, o) // named by the refusal, kept by the forced restore (restoresafe.go)
 		if err != nil {
 			return Result{}, snapshot.WroteNothing(err)
 		}
 		if !o.Force {
-			return Result{}, snapshot.WroteNothing(unsavedRefusal(v, st, u))
+			return Result{}, snapshot.WroteNothing(unsavedRefusal(v, st, u, o))
 		}
 		// Check the room before removing anything: what the disk holds now
 		// is freed by the clearing.

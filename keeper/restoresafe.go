@@ -35,8 +35,13 @@ const unsavedNamed = snapstore.SafetyMax
 
 // unsavedOn is what the mounted disk v holds that no snapshot of st's
 // store does: compared with the store's index when it describes this disk
-// and a snapshot still listed, else everything on it.
-func (k *Keeper) unsavedOn(v ramdisk.Volume, st State, s *snapshot.Store) (snapshot.Unsaved, error) {
+// and a snapshot still listed, else everything on it. A disk holding a
+// restore cut short (o.Incomplete) holds nothing to keep: part of a saved
+// state is never saved.
+func (k *Keeper) unsavedOn(v ramdisk.Volume, st State, s *snapshot.Store, o RestoreOptions) (snapshot.Unsaved, error) {
+	if o.Incomplete {
+		return snapshot.Unsaved{}, nil
+	}
 	idx := s.LoadIndex()
 	if idx != nil && (idx.DiskID != st.ID || !k.Holds(v, st)) {
 		idx = nil
@@ -55,8 +60,11 @@ func (k *Keeper) unsavedOn(v ramdisk.Volume, st State, s *snapshot.Store) (snaps
 
 // unsavedRefusal is a restore's refusal without Force of a disk that
 // holds files: naming the unsaved paths (the first few and a count), or
-// saying that all of it is saved.
-func unsavedRefusal(v ramdisk.Volume, st State, u snapshot.Unsaved) error {
+// saying that all of it is saved (or only part of a restore).
+func unsavedRefusal(v ramdisk.Volume, st State, u snapshot.Unsaved, o RestoreOptions) error {
+	if o.Incomplete {
+		return fmt.Errorf("%w: %s holds part of a restore that did not finish: restore --force replaces it", ErrRefused, v.Name)
+	}
 	since := "never saved"
 	if !st.LastSave.IsZero() {
 		since = "not saved since " + clockOf(st.LastSave, time.Now())

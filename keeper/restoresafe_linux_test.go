@@ -24,29 +24,35 @@ import (
 // forced, it first saves what the disk holds as a safety snapshot, listed
 // with its label, and restoring that snapshot brings the disk back whole.
 // A disk with nothing unsaved is refused as all saved, and its forced
-// restore takes no safety snapshot.
+// restore takes no safety snapshot; nor does one holding a restore cut
+// short (part of a saved state is never saved).
 func TestForcedRestoreKeepsUnsavedWork(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change func(t *testing.T, root string)
 		words  []string // in the refusal
-		count  int      // paths named in the label
+		count  int      // paths named in the label; -1: no safety snapshot
+		// partial: the disk holds a restore cut short, never saved
+		partial bool
 	}{
 		{"files added", func(t *testing.T, root string) {
 			write(t, root, "notes.txt", "unsaved notes\n")
 			write(t, root, "a/b.db", "unsaved db")
 			write(t, root, "new/deep/c.txt", "c")
 			write(t, root, "zz/d.txt", "d")
-		}, []string{"holds 8 paths not saved since", "(a, a/b.db, new, …)", "restore --force saves them as a snapshot first"}, 8},
+		}, []string{"holds 8 paths not saved since", "(a, a/b.db, new, …)", "restore --force saves them as a snapshot first"}, 8, false},
 		{"a file changed", func(t *testing.T, root string) {
 			write(t, root, "keep/one.txt", "changed since the save")
-		}, []string{"holds 1 path not saved since", "(keep/one.txt)"}, 1},
+		}, []string{"holds 1 path not saved since", "(keep/one.txt)"}, 1, false},
 		{"a file removed", func(t *testing.T, root string) {
 			if err := os.Remove(filepath.Join(root, "keep/two.txt")); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{"has 1 path removed, not saved since", "(keep/two.txt)"}, 0},
-		{"nothing unsaved", func(*testing.T, string) {}, []string{"already holds files, all of them saved"}, -1},
+		}, []string{"has 1 path removed, not saved since", "(keep/two.txt)"}, 0, false},
+		{"nothing unsaved", func(*testing.T, string) {}, []string{"already holds files, all of them saved"}, -1, false},
+		{"a restore cut short", func(t *testing.T, root string) {
+			write(t, root, "half/restored.txt", "part of a saved state")
+		}, []string{"holds part of a restore that did not finish: restore --force replaces it"}, -1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k, _, v := keptDisk(t, t.TempDir(), "Work", mountTmpfs(t, "16m"))
@@ -65,7 +71,7 @@ func TestForcedRestoreKeepsUnsavedWork(t *testing.T) {
 			want := digest(t, v.MountPoint)
 			before, _ := k.Snapshots("Work")
 
-			_, err = k.Restore(t.Context(), v, RestoreOptions{Snapshot: first.Snapshot})
+			_, err = k.Restore(t.Context(), v, RestoreOptions{Snapshot: first.Snapshot, Incomplete: tc.partial})
 			if !errors.Is(err, ErrRefused) || !errors.Is(err, snapshot.ErrNothingWritten) {
 				t.Fatalf("restore without --force = %v, want ErrRefused, nothing written", err)
 			}
@@ -79,14 +85,14 @@ func TestForcedRestoreKeepsUnsavedWork(t *testing.T) {
 				t.Errorf("the refusal made %d snapshots, want none", len(after)-len(before))
 			}
 
-			res, err := k.Restore(t.Context(), v, RestoreOptions{Snapshot: first.Snapshot, Force: true})
+			res, err := k.Restore(t.Context(), v, RestoreOptions{Snapshot: first.Snapshot, Force: true, Incomplete: tc.partial})
 			if err != nil {
 				t.Fatal(err)
 			}
 			sameTree(t, atFirst, digest(t, v.MountPoint))
 			if tc.count < 0 {
-				if res.Safety != nil {
-					t.Errorf("a disk with nothing unsaved got safety snapshot %+v", res.Safety)
+				if after, _ := k.Snapshots("Work"); res.Safety != nil || len(after) != len(before) {
+					t.Errorf("a disk with nothing to keep got safety snapshot %+v (%d snapshots, %d before)", res.Safety, len(after), len(before))
 				}
 				return
 			}
