@@ -112,6 +112,8 @@ func safetyMark(l *snapstore.Safety) string {
 	switch {
 	case l == nil:
 		return ""
+	case l.Kind == snapstore.SafetyUnwritten && l.Count == 0: // marked before a load that did not finish
+		return "safety: never written to its folder (kept until restored or forgotten)"
 	case l.Kind == snapstore.SafetyUnwritten:
 		return fmt.Sprintf("safety: %s not in the folder (kept until restored or forgotten)", ramdisk.Plural(l.Count, "path"))
 	case l.Of != "":
