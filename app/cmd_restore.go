@@ -18,7 +18,7 @@ func init() {
 			flagString("snapshot", "ID", "the snapshot to restore: its ID from 'rambar snapshots NAME' or the start of it "+
 				"(20261129T1200), the day or time shown there (2026-11-29, \"2026-11-29 12:00\"), or latest (the default)"),
 			flagBool("compress", "macOS: write the files compressed (ditto --hfsCompression), so they take less memory"),
-			flagBool("force", "replace the files on the disk, even unsaved ones"),
+			flagBool("force", "replace the files on the disk; unsaved ones are first saved as a safety snapshot"),
 		},
 		JSON: true, Example: "restore Work\nrestore Work --snapshot latest --force\nrestore Work --snapshot 2026-11-29", Order: 41, Run: runRestore})
 }
@@ -71,6 +71,9 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 	if r.Unchanged {
 		fmt.Fprintf(a.Stdout, "%s already holds %s exactly (%s, %s): nothing to restore\n", v.Name, r.Snapshot, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
 		return nil
+	}
+	if r.Safety != nil {
+		fmt.Fprintln(a.Stdout, r.Safety.Describe(v.Name, ""))
 	}
 	fmt.Fprintf(a.Stdout, "Restored %s from %s: %s (%s)\n", v.Name, r.Snapshot, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
 	if r.InUse != nil {

@@ -10,6 +10,7 @@ import (
 
 	"rambar/keeper"
 	"rambar/ramdisk"
+	"rambar/snapstore"
 )
 
 func init() {
@@ -71,6 +72,9 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 		if s.SetAside {
 			marks = append(marks, "kept work set aside (never pruned)")
 		}
+		if m := safetyMark(s.Safety); m != "" {
+			marks = append(marks, m)
+		}
 		if s.InUse != nil {
 			marks = append(marks, fmt.Sprintf("taken while in use (%s changing)", ramdisk.Plural(s.InUse.Count, "path")))
 		}
@@ -100,4 +104,20 @@ func (a *App) snapshotOnDisk(ctx context.Context, k *keeper.Keeper, name string)
 	}
 	id, _ := k.Holding(name)
 	return id
+}
+
+// safetyMark is how `snapshots` marks a safety snapshot (l: its label;
+// nil: none).
+func safetyMark(l *snapstore.Safety) string {
+	switch {
+	case l == nil:
+		return ""
+	case l.Kind == snapstore.SafetyUnwritten && l.Count == 0: // marked before a load that did not finish
+		return "safety: never written to its folder (kept until restored or forgotten)"
+	case l.Kind == snapstore.SafetyUnwritten:
+		return fmt.Sprintf("safety: %s not in the folder (kept until restored or forgotten)", ramdisk.Plural(l.Count, "path"))
+	case l.Of != "":
+		return fmt.Sprintf("safety: saved before restore of %s (%s unsaved; pruned last)", l.Of, ramdisk.Plural(l.Count, "path"))
+	}
+	return fmt.Sprintf("safety: saved before restore (%s unsaved; pruned last)", ramdisk.Plural(l.Count, "path"))
 }

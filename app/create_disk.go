@@ -82,6 +82,9 @@ func printLoaded(a *App, c disks.Created) {
 		if c.Contents.InPlace {
 			fmt.Fprintf(a.Stdout, "In place at %s: the folder's own path now runs from memory; eject writes it back and shows the folder again\n", c.Contents.MirrorPath)
 		}
+		if r.Safety != nil { // a last save the folder never got
+			fmt.Fprintln(a.Stdout, "Warning: "+r.Safety.Describe(c.Volume.Name, c.Contents.MirrorPath))
+		}
 	case r.Snapshot != "":
 		fmt.Fprintf(a.Stdout, "Restored %s (%s) saved %s\n", ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.Snapshot)
 		if r.InUse != nil {

@@ -30,12 +30,15 @@ type resultJSON struct {
 	// InUse: the snapshot was taken while the disk was in use (it never
 	// held still during the save).
 	InUse *keeper.InUse `json:"in_use,omitempty"`
+	// Safety: the safety snapshot a forced restore saved of what the disk
+	// held unsaved, or a Mirror load marked (keeper.SafetyNote).
+	Safety *keeper.SafetyNote `json:"safety,omitempty"`
 }
 
 func toResultJSON(r keeper.Result) resultJSON {
 	return resultJSON{Snapshot: r.Snapshot, Unchanged: r.Unchanged, Files: r.Files, Bytes: r.Bytes,
 		CopiedFiles: r.CopiedFiles, CopiedBytes: r.CopiedBytes, Removed: r.Removed, Took: r.Took.Seconds(),
-		NotKept: r.NotKept, Folder: r.Folder, InUse: r.InUse}
+		NotKept: r.NotKept, Folder: r.Folder, InUse: r.InUse, Safety: r.Safety}
 }
 
 // usageJSON is a disk's use at one moment (reclaim's before and after).

@@ -194,6 +194,11 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 		}
 	}
 	s.madeExtras(&c) // after the load: its folders are made again
+	// Work kept only in an old snapshot (keeper/unwritten.go): the menu
+	// notifies it, the CLI prints it (printLoaded).
+	if n := c.Loaded.Safety; n != nil {
+		c.Volume.Notes = append(c.Volume.Notes, ramdisk.WarningNote+n.Describe(name, c.Contents.MirrorPath))
+	}
 	return c, nil
 }
 

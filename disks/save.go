@@ -365,10 +365,12 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 		return r, nil
 	}
 	_, before := s.record(v.Name)
+	partial := s.Incomplete(v) // what it holds is never saved, not even before the restore
 	if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
 		return keeper.Result{}, err
 	}
-	r, err := k.Restore(ctx, v, keeper.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress)})
+	r, err := k.Restore(ctx, v, keeper.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress),
+		Incomplete: partial})
 	switch {
 	case err == nil:
 		s.restored(v.Name)

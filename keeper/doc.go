@@ -194,6 +194,8 @@
 //	identity.go, takeon.go        which disk is whose: records, marks, Holds
 //	holds.go                      whether a disk is the store's
 //	setupcheck.go                 kept work a mirror would bury; settings notes
+//	restoresafe.go                a forced restore's safety snapshot; the refusal's unsaved paths
+//	unwritten.go                  a Mirror save the folder never got: marked, named at load
 //	autosave.go, sleep_*.go       saves on a timer and before sleep
 //	reclaim.go, holders_*.go      Reclaim: out to staging, eject, make again, back
 //	mirror.go                     a Mirror disk's load and write-back, wired to the Keeper

@@ -45,9 +45,12 @@ type RestoreOptions struct {
 	// Snapshot to restore; "" is the current one.
 	Snapshot string
 	// Force restores over a disk that holds files (they are removed first),
-	// even unsaved ones.
+	// even unsaved ones, which are saved first as a safety snapshot.
 	Force    bool
 	Progress tree.ProgressFunc
+	// Incomplete: the disk holds a restore that was cut short, part of a
+	// saved state, which is never saved (not even as a safety snapshot).
+	Incomplete bool
 }
 
 // Keeper saves and restores the contents of RAM disks. It is safe to use

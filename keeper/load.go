@@ -24,6 +24,9 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.Progr
 	if err := k.checkEmpty(v); err != nil {
 		return Result{}, err
 	}
+	if err := k.markUnwritten(st); err != nil { // a last save the folder never got (unwritten.go)
+		return Result{}, err
+	}
 	if st.Mode == ramdisk.Mirror {
 		if err := k.startLoad(st); err != nil {
 			return Result{}, err
@@ -51,6 +54,7 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.Progr
 		if res, err = k.loadMirror(ctx, st, v, progress); err != nil {
 			return res, err
 		}
+		res.Safety = k.settleUnwritten(st, res.Snapshot)
 	}
 	if _, err := k.adopt(v, st); err != nil { // the root's attributes were set: the mark again
 		return res, err
@@ -74,8 +78,10 @@ func (k *Keeper) checkEmpty(v ramdisk.Volume) error {
 }
 
 // Restore puts a snapshot back on a mounted disk. A disk holding files is
-// refused unless o.Force (its files are then removed first); the room
-// needed is checked before anything is written.
+// refused unless o.Force, naming its unsaved paths; forced, what it holds
+// unsaved is first saved as a safety snapshot (Result.Safety), then its
+// files are removed (restoresafe.go); the room needed is checked before
+// anything is written.
 func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions) (Result, error) {
 	st, err := k.State(v.Name)
 	if err != nil {
@@ -87,14 +93,19 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 		return Result{}, snapshot.WroteNothing(err)
 	}
 	cleared := false
+	var safety *SafetyNote
 	if err := k.checkEmpty(v); err != nil {
 		// Something mounted inside would stay through the clearing: refused
 		// first, with or without force.
 		if merr := RefuseMounts("restore", v.Name, v.MountPoint); merr != nil {
 			return Result{}, snapshot.WroteNothing(merr)
 		}
+		u, err := k.unsavedOn(v, st, s, o) // named by the refusal, kept by the forced restore (restoresafe.go)
+		if err != nil {
+			return Result{}, snapshot.WroteNothing(err)
+		}
 		if !o.Force {
-			return Result{}, snapshot.WroteNothing(fmt.Errorf("%w (use --force to replace them)", err))
+			return Result{}, snapshot.WroteNothing(unsavedRefusal(v, st, u, o))
 		}
 		// Check the room before removing anything: what the disk holds now
 		// is freed by the clearing.
@@ -114,22 +125,26 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 			return Result{}, snapshot.WroteNothing(fmt.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
 				v.Name, ramdisk.ErrNoSpace, ramdisk.Size(n).Short(), ramdisk.Size(free+held).Short()))
 		}
+		if safety, err = k.saveBeforeRestore(ctx, v, st, m.ID, u); err != nil {
+			return Result{}, snapshot.WroteNothing(err)
+		}
 		cleared = true
 		if err := clearDisk(v.MountPoint); err != nil {
-			return Result{}, err
+			return Result{Safety: safety}, err
 		}
 	}
 	if _, err := k.adopt(v, st); err != nil {
 		return Result{}, err
 	}
 	sr, err := s.Restore(ctx, m.ID, v.MountPoint, st.ID, o.Progress)
-	res := Result{Result: sr}
+	res := Result{Result: sr, Safety: safety}
 	if nw, ok := err.(snapshot.NothingWritten); ok && cleared {
 		err = nw.Unwrap() // the disk was cleared for it
 	}
 	if err != nil {
 		return res, snapshot.WrapRestore(err, fmt.Sprintf("restore %s from %s", v.Name, st.Backing))
 	}
+	restoredSafety(s, m.ID)
 	_, err = k.adopt(v, st) // a restored tree sets the root's attributes: the mark again
 	return res, err
 }

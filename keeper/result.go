@@ -20,6 +20,10 @@ type Result struct {
 	// was gone or not its own, and was put back; the data folder's record
 	// knew the disk.
 	Remarked bool `json:"remarked,omitempty"`
+	// Safety is the safety snapshot a forced restore saved of what the
+	// disk held, or a Mirror load marked as holding what the folder lacks
+	// (restoresafe.go); nil when there was none.
+	Safety *SafetyNote `json:"safety,omitempty"`
 }
 
 // Snapshot describes one saved state (the store's description, as the

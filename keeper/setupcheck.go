@@ -108,7 +108,8 @@ func (k *Keeper) SetupNotes(name string, o Options) ([]ramdisk.Note, error) {
 }
 
 // prunedBy lists the snapshots a save would delete once st keeps n: the
-// oldest beyond the n-1 newest and the save itself (set-aside ones stay).
+// oldest beyond the n-1 newest and the save itself (set-aside and safety
+// ones stay).
 func (k *Keeper) prunedBy(st State, n int) []snapstore.Snapshot {
 	snaps, err := k.store(st).Snapshots()
 	if err != nil {
@@ -116,7 +117,7 @@ func (k *Keeper) prunedBy(st State, n int) []snapstore.Snapshot {
 	}
 	var listed []snapstore.Snapshot
 	for _, sn := range snaps {
-		if !sn.SetAside {
+		if !sn.SetAside && sn.Safety == nil { // safety snapshots are not counted (snapstore.Prune)
 			listed = append(listed, sn)
 		}
 	}

@@ -134,6 +134,7 @@ type Volume struct {
 	Identity string `json:"identity,omitempty"`
 	// Notes records what is known and not known about this volume (e.g. "helper
 	// pid unknown: attached with diskutil image").
+	// A note that begins with WarningNote is one the user must see.
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -158,6 +159,11 @@ type Usage struct {
 	// whatever its file system's own records hold.
 	FreesDeleted bool `json:"-"`
 }
+
+// WarningNote begins a Volume note the user must see, which the menu shows
+// as a notification: a create that found work kept only in an old
+// snapshot, say.
+const WarningNote = "warning: "
 
 // Pinned is memory held beyond what the files use: what deleted files still
 // pin on a macOS disk image (or a zram disk mounted without discard, where

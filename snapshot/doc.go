@@ -33,6 +33,7 @@
 //	                              one that never does keeps
 //	look.go                       the second look at every path
 //	inuse.go                      the paths that kept changing
+//	unsaved.go                    what a disk holds that its last save does not
 //	watch.go, mapped*.go          files compared by content: mapped shared and
 //	                              writable (/proc on Linux, lsof on macOS)
 //	restore.go, restorepack.go    restores and every tree build (BuildTree);

@@ -4,7 +4,7 @@
 // manifests that list a snapshot's paths (versions 1 to 4, full or a delta
 // on a full base) and their one encoder and decoder, the index of the
 // disk's paths as of the last save or restore, the label of a snapshot
-// taken while the disk was in use, the lock, the commit that flips current
+// taken while the disk was in use and of a safety snapshot, the lock, the commit that flips current
 // atomically, cleanup and prune.
 //
 // Everything it reads may have been crafted by someone else with access
@@ -26,5 +26,6 @@
 //	objects.go                    object names and references, packs
 //	validate.go, treecheck.go     checks of everything read; manifests as written
 //	inuserec.go                   the label of a snapshot taken while in use
+//	safety.go, lacks.go           the label of a safety snapshot (pruned last); what a folder lacks
 //	prune.go                      which snapshots and objects a save removes
 package snapstore

@@ -9,15 +9,16 @@ import (
 	"time"
 )
 
-// Prune keeps the newest keepN snapshots (always the current one) and the
+// Prune keeps the newest keepN snapshots (always the current one), the
 // pinned ones (kept work set aside: the only copy of a state in no folder,
-// State.SetAside), and removes the objects only other snapshots used,
+// State.SetAside) and the safety ones (pruned last: see keptSafety), and
+// removes the objects only other snapshots used,
 // reading manifest headers only. A dropped full manifest that a kept delta
 // is based on is renamed ID.base instead: no longer listed or restorable
 // by ID, but kept until no delta needs it.
 func (s *Store) Prune(keepN int) error {
 	keepN = max(keepN, 1)
-	return s.prune(func(ids []string) map[string]bool {
+	return s.prune(keepN, func(ids []string) map[string]bool {
 		keep := map[string]bool{}
 		for _, id := range ids[max(len(ids)-keepN, 0):] {
 			keep[id] = true
@@ -36,7 +37,7 @@ func (s *Store) Prune(keepN int) error {
 // with 4, its last, one of the last ten minutes, one of the last hour and
 // one older; with 2, its last two.
 func (s *Store) PruneSpaced(keepN int, now time.Time) error {
-	return s.prune(func(ids []string) map[string]bool { return spaced(ids, max(keepN, 1), now) })
+	return s.prune(max(keepN, 1), func(ids []string) map[string]bool { return spaced(ids, max(keepN, 1), now) })
 }
 
 // Spans are the ages PruneSpaced keeps a save point in, from the newest
@@ -74,14 +75,26 @@ func spaced(ids []string, keepN int, now time.Time) map[string]bool {
 	return keep
 }
 
-// prune keeps the snapshots keep picks of ids (oldest first), the
-// current one and the pinned ones, and removes the rest.
-func (s *Store) prune(pick func(ids []string) map[string]bool) error {
+// prune keeps the snapshots pick picks of the ordinary ones (oldest
+// first), the current one, the pinned ones and the safety ones keptSafety
+// keeps (keepN: how many saves are kept), and removes the rest.
+func (s *Store) prune(keepN int, pick func(ids []string) map[string]bool) error {
 	ids, err := s.ids()
 	if err != nil || len(ids) <= 1 {
 		return err
 	}
-	picked := pick(ids)
+	kinds := s.safetyKinds()
+	var ordinary []string
+	for _, id := range ids {
+		if _, ok := kinds[id]; !ok {
+			ordinary = append(ordinary, id)
+		}
+	}
+	picked := pick(ordinary)
+	safe := keptSafety(ids, kinds, keepN)
+	for id := range safe {
+		picked[id] = true
+	}
 	if cur, err := s.Current(); err == nil && cur != "" {
 		picked[cur] = true
 	}
@@ -92,15 +105,19 @@ func (s *Store) prune(pick func(ids []string) map[string]bool) error {
 	if err != nil {
 		return err
 	}
-	var drop, keep []string
+	var drop, keep, kept []string
 	for _, id := range ids {
-		if picked[id] || s.Pinned[id] {
+		switch {
+		case safe[id]:
+			kept = append(kept, id) // not an ordinary save: no part of keepConsistent's choice
+		case picked[id] || s.Pinned[id]:
 			keep = append(keep, id)
-		} else {
+		default:
 			drop = append(drop, id)
 		}
 	}
 	drop, keep = keepConsistent(drop, keep, s.labelled())
+	keep = append(keep, kept...)
 	used, bases, err := s.usedBy(keep)
 	if err != nil {
 		return err
@@ -116,6 +133,30 @@ func (s *Store) prune(pick func(ids []string) map[string]bool) error {
 		retained[b] = true
 	}
 	return s.dropObjects(used, retained)
+}
+
+// keptSafety picks the safety snapshots prune keeps (kinds: the label of
+// each; ids oldest first). The rule, pruned last: a safety snapshot is
+// never counted among the keepN saves, so no save pushes one out; a
+// SafetyUnwritten one (the only copy of paths its Mirror folder lacks)
+// is kept until its label is cleared (a restore of it) or the name is
+// forgotten; of the SafetyRestore ones the newest keepN are kept, so only
+// newer forced restores ever remove one.
+func keptSafety(ids []string, kinds map[string]SafetyKind, keepN int) map[string]bool {
+	keep := map[string]bool{}
+	n := 0
+	for i := len(ids) - 1; i >= 0; i-- {
+		switch kinds[ids[i]] {
+		case SafetyUnwritten:
+			keep[ids[i]] = true
+		case SafetyRestore:
+			if n < keepN {
+				keep[ids[i]] = true
+			}
+			n++
+		}
+	}
+	return keep
 }
 
 // labelled is the set of snapshots labelled taken while in use.
@@ -190,6 +231,7 @@ func (s *Store) dropManifests(drop, hidden []string, bases map[string]bool) erro
 	}
 	for _, id := range drop {
 		os.Remove(s.Path("snapshots", id+InUseExt)) // no longer listed
+		os.Remove(s.Path("snapshots", id+SafetyExt))
 		if bases[id] {
 			if err := os.Rename(s.Path("snapshots", id+".snap"), s.Path("snapshots", id+".base")); err != nil {
 				return fmt.Errorf("keep base of later snapshots %s: %w", id, err)

@@ -43,6 +43,9 @@ type Snapshot struct {
 	// InUse, when set, says it was taken while the disk was in use: the
 	// disk never held still during the save (see InUse).
 	InUse *InUse `json:"in_use,omitempty"`
+	// Safety, when set, says it holds work found nowhere else (saved
+	// before a forced restore, or not in its Mirror folder): pruned last.
+	Safety *Safety `json:"safety,omitempty"`
 }
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
@@ -249,6 +252,9 @@ func (s *Store) Snapshots() ([]Snapshot, error) {
 				return nil, err
 			}
 		}
+		if sn.Safety, err = s.Safety(id); err != nil {
+			return nil, err
+		}
 		out = append(out, sn)
 	}
 	return out, nil
@@ -280,10 +286,12 @@ func (s *Store) Cleanup() error {
 		}
 	}
 	// Labels of snapshots never made current, or no longer listed.
-	labelled, _ := s.idsOf(InUseExt)
-	for _, id := range labelled {
-		if _, err := os.Lstat(s.Path("snapshots", id+".snap")); err != nil || cur == "" || id > cur {
-			os.Remove(s.Path("snapshots", id+InUseExt))
+	for _, ext := range []string{InUseExt, SafetyExt} {
+		labelled, _ := s.idsOf(ext)
+		for _, id := range labelled {
+			if _, err := os.Lstat(s.Path("snapshots", id+".snap")); err != nil || cur == "" || id > cur {
+				os.Remove(s.Path("snapshots", id+ext))
+			}
 		}
 	}
 	// Objects of a save that never became current: every save names its

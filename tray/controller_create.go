@@ -3,6 +3,7 @@ package tray
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 
 	"rambar/ramdisk"
@@ -87,6 +88,11 @@ func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm
 
 func (c *Controller) created(v ramdisk.Volume) {
 	c.state.Creating = ""
+	for _, n := range v.Notes {
+		if text, ok := strings.CutPrefix(n, ramdisk.WarningNote); ok {
+			c.notify(v.Name+": work kept in a snapshot", text)
+		}
+	}
 	if _, ok := c.state.Disk(v.Name); !ok {
 		c.state.Disks = append(c.state.Disks, diskState{Volume: v})
 		sortDisks(c.state.Disks)
