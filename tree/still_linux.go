@@ -193,17 +193,22 @@ func (w *StillWatch) Still() bool {
 	return err == nil && n == 0
 }
 
-// Close ends the watch (every folder's with it), in the background:
-// freeing thousands of watches takes the kernel a while, and nothing
-// waits on it. Its watches go back to the budget once they are freed.
+// Close ends the watch. An inotify watch ends in the background: freeing
+// thousands of watches takes the kernel a while, and nothing waits on it;
+// its watches go back to the budget once they are freed. A fanotify one
+// ends at once, and with it the hold on the top folder, so that the disk
+// can be unmounted as soon as its save returns.
 func (w *StillWatch) Close() {
-	if w != nil {
-		go func() {
-			if w.fan.Load() {
-				unix.Close(w.pin)
-			}
-			unix.Close(w.fd)
-			changefeed.GiveWatches(int(w.taken.Load()))
-		}()
+	if w == nil {
+		return
 	}
+	if w.fan.Load() {
+		unix.Close(w.pin)
+		unix.Close(w.fd)
+		return
+	}
+	go func() {
+		unix.Close(w.fd)
+		changefeed.GiveWatches(int(w.taken.Load()))
+	}()
 }

@@ -217,3 +217,26 @@ func watchedScan(t *testing.T, root string) *StillWatch {
 	}
 	return w
 }
+
+// TestStillWatchClosedLeavesTheDiskFree: once a save closes its watch, the
+// disk unmounts at once (an eject right after its save): nothing of the
+// watch holds it.
+func TestStillWatchClosedLeavesTheDiskFree(t *testing.T) {
+	for _, m := range stillModes {
+		t.Run(m.name, func(t *testing.T) {
+			root := m.root(t)
+			stillTree(t, root)
+			w := NewStillWatch()
+			if _, _, err := ScanWith(root, 0, nil, Opts{Still: w}); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			if !m.fan {
+				return // a folder of a larger file system: nothing to unmount
+			}
+			if err := unix.Unmount(root, 0); err != nil {
+				t.Fatalf("unmount right after the watch closed: %v", err)
+			}
+		})
+	}
+}
