@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"rambar/tree"
 )
 
 // privateMountsEnv marks the test binary run again in a mount namespace of
@@ -95,7 +97,7 @@ func unmountOthersDisks() error {
 		fstype, source := b[0], b[1]
 		if fstype == "tmpfs" && (source == "rambar" || strings.HasPrefix(source, "rambar:")) ||
 			fstype == "ext4" && strings.HasPrefix(source, "/dev/zram") {
-			points = append(points, unescapeMountinfo(a[4]))
+			points = append(points, tree.UnescapeOctal(a[4]))
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -107,20 +109,4 @@ func unmountOthersDisks() error {
 		}
 	}
 	return nil
-}
-
-// unescapeMountinfo undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMountinfo(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"rambar/internal/run"
 	"rambar/linux"
 	"rambar/ramdisk"
+	"rambar/tree"
 )
 
 // mountsUnder lists the mount points under root, from the mount table
@@ -28,28 +28,12 @@ func mountsUnder(t *testing.T, root string) []string {
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
 		if len(f) > 4 {
-			if p := unescapeOctal(f[4]); strings.HasPrefix(p, root+"/") {
+			if p := tree.UnescapeOctal(f[4]); strings.HasPrefix(p, root+"/") {
 				out = append(out, p)
 			}
 		}
 	}
 	return out
-}
-
-// unescapeOctal undoes mountinfo's \NNN escapes (a space is \040).
-func unescapeOctal(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // unmountAll takes down whatever is mounted under root, innermost first.

@@ -16,6 +16,7 @@ import (
 	"rambar/keeper"
 	"rambar/linux"
 	"rambar/ramdisk"
+	"rambar/tree"
 )
 
 // assertFolders checks that every folder is a real folder under root.
@@ -190,7 +191,7 @@ func TestReclaimKeepsOptions(t *testing.T) {
 	mi, _ := os.ReadFile("/proc/self/mountinfo")
 	found := false
 	for _, line := range strings.Split(string(mi), "\n") {
-		if f := strings.Fields(line); len(f) > 5 && unescapeOctal(f[4]) == mp {
+		if f := strings.Fields(line); len(f) > 5 && tree.UnescapeOctal(f[4]) == mp {
 			found = true
 			if !strings.Contains(","+f[5]+",", ",noexec,") {
 				t.Errorf("after reclaim mounted %q, want noexec", f[5])
@@ -263,7 +264,7 @@ func TestStoppedReclaimResumedAsItWas(t *testing.T) {
 	mi, _ := os.ReadFile("/proc/self/mountinfo")
 	found := false
 	for _, line := range strings.Split(string(mi), "\n") {
-		if f := strings.Fields(line); len(f) > 5 && unescapeOctal(f[4]) == mp {
+		if f := strings.Fields(line); len(f) > 5 && tree.UnescapeOctal(f[4]) == mp {
 			found = true
 			if !strings.Contains(","+f[5]+",", ",noexec,") {
 				t.Errorf("after resume mounted %q, want noexec", f[5])

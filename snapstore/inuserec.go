@@ -41,15 +41,40 @@ func EncodeInUse(id string, u *InUse) []byte {
 	e := Encoder{B: []byte(inUseMagic)}
 	e.Str(id)
 	e.Uv(uint64(u.Count))
-	e.Uv(uint64(len(u.Paths)))
+	e.paths(u.Paths)
+	return e.B
+}
+
+// paths writes a count and the paths, each as the bytes it shares with
+// the one before and the rest.
+func (e *Encoder) paths(ps []string) {
+	e.Uv(uint64(len(ps)))
 	prev := ""
-	for _, p := range u.Paths {
+	for _, p := range ps {
 		k := sharedPrefix(prev, p)
 		e.Uv(uint64(k))
 		e.Str(p[k:])
 		prev = p
 	}
-	return e.B
+}
+
+// paths reads the n paths paths wrote after their count: ok when each is
+// clean, in strict pathLess order after the one before.
+func (d *Decoder) paths(n uint64) (ps []string, ok bool) {
+	ps = make([]string, 0, n)
+	prev := ""
+	for i := uint64(0); i < n; i++ {
+		k, rest := d.Uv(), d.Raw()
+		if d.Bad || k > uint64(len(prev)) || int(k)+len(rest) > maxPath {
+			return nil, false
+		}
+		p := prev[:k] + string(rest)
+		if CheckPath(p) != nil || (i > 0 && !tree.PathLess(prev, p)) {
+			return nil, false
+		}
+		ps, prev = append(ps, p), p
+	}
+	return ps, true
 }
 
 // decodeInUse reads the record of snapshot id and checks it: its ID, at
@@ -61,20 +86,9 @@ func decodeInUse(id string, b []byte) (*InUse, error) {
 	if d.Bad || got != id || n > InUseMax || count < n || count > maxCount {
 		return nil, errBadInUse
 	}
-	u := &InUse{Count: int(count), Paths: make([]string, 0, n)}
-	prev := ""
-	for i := uint64(0); i < n; i++ {
-		k, rest := d.Uv(), d.Raw()
-		if d.Bad || k > uint64(len(prev)) || int(k)+len(rest) > maxPath {
-			return nil, errBadInUse
-		}
-		p := prev[:k] + string(rest)
-		if CheckPath(p) != nil || (i > 0 && !tree.PathLess(prev, p)) {
-			return nil, errBadInUse
-		}
-		u.Paths, prev = append(u.Paths, p), p
-	}
-	if !d.End() {
+	u := &InUse{Count: int(count)}
+	var ok bool
+	if u.Paths, ok = d.paths(n); !ok || !d.End() {
 		return nil, errBadInUse
 	}
 	return u, nil

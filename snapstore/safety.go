@@ -65,14 +65,7 @@ func EncodeSafety(id string, l *Safety) []byte {
 	e.Str(string(l.Kind))
 	e.Str(l.Of)
 	e.Uv(uint64(l.Count))
-	e.Uv(uint64(len(l.Paths)))
-	prev := ""
-	for _, p := range l.Paths {
-		k := sharedPrefix(prev, p)
-		e.Uv(uint64(k))
-		e.Str(p[k:])
-		prev = p
-	}
+	e.paths(l.Paths)
 	return e.B
 }
 
@@ -87,20 +80,9 @@ func decodeSafety(id string, b []byte) (*Safety, error) {
 		n > SafetyMax || count < n || count > maxCount {
 		return nil, errBadSafety
 	}
-	l := &Safety{Kind: kind, Of: of, Count: int(count), Paths: make([]string, 0, n)}
-	prev := ""
-	for i := uint64(0); i < n; i++ {
-		k, rest := d.Uv(), d.Raw()
-		if d.Bad || k > uint64(len(prev)) || int(k)+len(rest) > maxPath {
-			return nil, errBadSafety
-		}
-		p := prev[:k] + string(rest)
-		if CheckPath(p) != nil || (i > 0 && !tree.PathLess(prev, p)) {
-			return nil, errBadSafety
-		}
-		l.Paths, prev = append(l.Paths, p), p
-	}
-	if !d.End() {
+	l := &Safety{Kind: kind, Of: of, Count: int(count)}
+	var ok bool
+	if l.Paths, ok = d.paths(n); !ok || !d.End() {
 		return nil, errBadSafety
 	}
 	return l, nil
