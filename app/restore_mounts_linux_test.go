@@ -19,16 +19,7 @@ import (
 func TestRestoreRefusesMountsInside(t *testing.T) {
 	for _, kind := range mounttest.Kinds {
 		t.Run(kind, func(t *testing.T) {
-			c := newCLI(t)
-			if out, errOut, code := c.run("create", "Work", "64M", "--keep"); code != 0 {
-				t.Fatalf("create --keep: exit %d\n%s%s", code, out, errOut)
-			}
-			t.Cleanup(func() { c.run("eject", "--force", "--no-save", "Work") })
-			mp := filepath.Join(c.root, "Work")
-			put(t, mp, "notes.txt", "saved")
-			if out, errOut, code := c.run("save", "Work"); code != 0 {
-				t.Fatalf("save: exit %d\n%s%s", code, out, errOut)
-			}
+			c, mp := savedKeptDisk(t)
 			m := mounttest.Make(t, kind, filepath.Join(mp, "project"))
 			// Without --force, the disk holds its last save exactly (the
 			// mount is not the disk's): nothing to do, nothing done.

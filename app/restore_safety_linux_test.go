@@ -14,16 +14,7 @@ import (
 // as a safety snapshot and says how to bring it back; `snapshots` lists
 // it labelled (text and JSON); and restoring it brings the work back.
 func TestRestoreKeepsUnsavedWorkAsASafetySnapshot(t *testing.T) {
-	c := newCLI(t)
-	if out, errOut, code := c.run("create", "Work", "64M", "--keep"); code != 0 {
-		t.Fatalf("create --keep: exit %d\n%s%s", code, out, errOut)
-	}
-	t.Cleanup(func() { c.run("eject", "--force", "--no-save", "Work") })
-	mp := filepath.Join(c.root, "Work")
-	put(t, mp, "notes.txt", "saved")
-	if out, errOut, code := c.run("save", "Work"); code != 0 {
-		t.Fatalf("save: exit %d\n%s%s", code, out, errOut)
-	}
+	c, mp := savedKeptDisk(t)
 	put(t, mp, "draft.txt", "unsaved")
 	put(t, mp, "a/b.db", "unsaved too")
 
@@ -75,4 +66,22 @@ func TestRestoreKeepsUnsavedWorkAsASafetySnapshot(t *testing.T) {
 			}
 		}
 	}
+}
+
+// savedKeptDisk makes the kept disk Work through the CLI, with notes.txt
+// saved, and returns the CLI and the disk's mount point (ejected, unsaved,
+// when the test ends).
+func savedKeptDisk(t *testing.T) (*cli, string) {
+	t.Helper()
+	c := newCLI(t)
+	if out, errOut, code := c.run("create", "Work", "64M", "--keep"); code != 0 {
+		t.Fatalf("create --keep: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Cleanup(func() { c.run("eject", "--force", "--no-save", "Work") })
+	mp := filepath.Join(c.root, "Work")
+	put(t, mp, "notes.txt", "saved")
+	if out, errOut, code := c.run("save", "Work"); code != 0 {
+		t.Fatalf("save: exit %d\n%s%s", code, out, errOut)
+	}
+	return c, mp
 }

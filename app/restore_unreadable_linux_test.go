@@ -13,16 +13,7 @@ import (
 // incomplete": info and list say nothing of it, its unsaved file is still
 // there, and eject is not refused for it.
 func TestForcedRestoreOfAnUnreadableSnapshotLeavesTheDiskWhole(t *testing.T) {
-	c := newCLI(t)
-	if out, errOut, code := c.run("create", "Work", "64M", "--keep"); code != 0 {
-		t.Fatalf("create --keep: exit %d\n%s%s", code, out, errOut)
-	}
-	t.Cleanup(func() { c.run("eject", "--force", "--no-save", "Work") })
-	mp := filepath.Join(c.root, "Work")
-	put(t, mp, "notes.txt", "saved")
-	if out, errOut, code := c.run("save", "Work"); code != 0 {
-		t.Fatalf("save: exit %d\n%s%s", code, out, errOut)
-	}
+	c, mp := savedKeptDisk(t)
 	snaps, _ := filepath.Glob(filepath.Join(c.home, "*", "*", "disks", "Work", "snapshots", "*.snap"))
 	if len(snaps) == 0 {
 		snaps, _ = filepath.Glob(filepath.Join(c.home, "*", "disks", "Work", "snapshots", "*.snap"))
