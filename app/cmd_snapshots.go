@@ -10,7 +10,6 @@ import (
 
 	"rambar/keeper"
 	"rambar/ramdisk"
-	"rambar/snapstore"
 )
 
 func init() {
@@ -108,13 +107,13 @@ func (a *App) snapshotOnDisk(ctx context.Context, k *keeper.Keeper, name string)
 
 // safetyMark is how `snapshots` marks a safety snapshot (l: its label;
 // nil: none).
-func safetyMark(l *snapstore.Safety) string {
+func safetyMark(l *keeper.Safety) string {
 	switch {
 	case l == nil:
 		return ""
-	case l.Kind == snapstore.SafetyUnwritten && l.Count == 0: // marked before a load that did not finish
+	case l.Kind == keeper.SafetyUnwritten && l.Count == 0: // marked before a load that did not finish
 		return "safety: never written to its folder (kept until restored or forgotten)"
-	case l.Kind == snapstore.SafetyUnwritten:
+	case l.Kind == keeper.SafetyUnwritten:
 		return fmt.Sprintf("safety: %s not in the folder (kept until restored or forgotten)", ramdisk.Plural(l.Count, "path"))
 	case l.Of != "":
 		return fmt.Sprintf("safety: saved before restore of %s (%s unsaved; pruned last)", l.Of, ramdisk.Plural(l.Count, "path"))

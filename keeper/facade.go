@@ -1,6 +1,9 @@
 package keeper
 
-import "rambar/tree"
+import (
+	"rambar/snapstore"
+	"rambar/tree"
+)
 
 // What the use cases (package disks) need of reading trees, through the
 // Keeper's package: disks talks to the Keeper only.
@@ -32,6 +35,17 @@ func KeepRootTimes(from, to string) error { return tree.KeepRootTimes(from, to) 
 // NotKept is a path a save could not keep, or an attribute a restore could
 // not set, and why.
 type NotKept = tree.NotKept
+
+// Safety is a safety snapshot's label (snapstore.Safety): what kind, of
+// which snapshot, and the paths it keeps that were nowhere else.
+type Safety = snapstore.Safety
+
+// The kinds of safety snapshot: saved before a forced restore, or marked
+// as holding what a Mirror folder lacks.
+const (
+	SafetyRestore   = snapstore.SafetyRestore
+	SafetyUnwritten = snapstore.SafetyUnwritten
+)
 
 // MountError says a removal met a mount point inside what it was to
 // remove (or a check found one before anything changed) and left it.
