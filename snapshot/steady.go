@@ -297,7 +297,7 @@ func (ls *liveSave) copyGroup(ctx context.Context, items []tree.Scanned, jobs []
 		switch j.state {
 		case jobCopied:
 		case jobMoved: // a later version held still: the group takes it
-			it.Id = chk.moved[k]
+			it.Became(chk.moved[k])
 		case jobUnstable:
 			ls.drop(j.obj(ls.id)) // a copy was written
 			fallthrough

@@ -150,7 +150,7 @@ func (ls *liveSave) memGroup(ctx context.Context, items []tree.Scanned, jobs []c
 		case jobCopied:
 			copies[k].id = it.Id
 		case jobMoved:
-			it.Id = chk.moved[k]
+			it.Became(chk.moved[k])
 			copies[k].id = it.Id
 		default:
 			ok = false

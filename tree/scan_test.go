@@ -216,3 +216,28 @@ func walkedPaths(root string) []string {
 	})
 	return want
 }
+
+// TestScannedBecame: a path given the later version of its file that its
+// copy found keeps a modification time the manifest accepts, the version's.
+func TestScannedBecame(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		sec, nsec int64 // as scanned
+		to        int64 // the later version's MTime
+		want      unix.Timespec
+	}{
+		{"the same second", 100, 5, 100*1e9 + 7, unix.Timespec{Sec: 100, Nsec: 7}},
+		{"a later second", 100, 999_999_999, 101*1e9 + 3, unix.Timespec{Sec: 101, Nsec: 3}},
+		{"seconds later", 100, 0, 160*1e9 + 999_999_999, unix.Timespec{Sec: 160, Nsec: 999_999_999}},
+		{"an earlier time (set back)", 100, 5, 99*1e9 + 999_999_999, unix.Timespec{Sec: 99, Nsec: 999_999_999}},
+		{"before 1970", 1, 0, -1*1e9 + 500, unix.Timespec{Sec: -1, Nsec: 500}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := Scanned{Id: Ident{MTime: c.sec*1e9 + c.nsec}, mtimeSec: c.sec}
+			s.Became(Ident{MTime: c.to, Size: 9})
+			if got := s.mtime(); got != c.want || s.Id.Size != 9 {
+				t.Errorf("mtime %+v, size %d; want %+v, 9", got, s.Id.Size, c.want)
+			}
+		})
+	}
+}
