@@ -34,6 +34,8 @@ type Runner struct {
 	PID int
 	// Logf, when set, hears what the run does, as it does it.
 	Logf func(format string, args ...any)
+	// Home is where mirror.inplace makes its folder ("": $HOME).
+	Home string
 
 	made []ramdisk.Volume // disks this run made and has not ejected
 	kept *ramdisk.Volume  // the kept disk, mounted again after its round trip
