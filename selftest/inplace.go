@@ -24,7 +24,7 @@ var inPlaceFiles = map[string]string{"index.html": "old index\n", "src/main.go":
 // which the folder is uncovered and holds it. The data says how the
 // system lists the disk's mount point: the folder's own path, or
 // another form of it (/System/Volumes/Data/Users/… on macOS). The
-// folder is removed at the end.
+// folder is removed at the end (or by Cleanup, after its disk's eject).
 func (r *Runner) InPlace(ctx context.Context) Check {
 	const name = "mirror.inplace"
 	return Timed(func() Check {
@@ -79,6 +79,7 @@ func (r *Runner) InPlace(ctx context.Context) Check {
 		if err := os.RemoveAll(folder); err != nil {
 			return failData(name, data, "remove %s: %v", folder, err)
 		}
+		r.inPlaceDir = ""
 		c := Passf(name, "a Mirror disk covered %s (listed at %s), showed its files, and wrote an edit back at its eject", folder, v.MountPoint)
 		c.Rule = "a Mirror disk in place over a non-empty folder under the home folder serves the folder's path, is known to cover it whatever form of the path the system lists, and writes back to it at the eject"
 		c.Data = data
@@ -110,6 +111,7 @@ func (r *Runner) inPlaceFolder() (string, error) {
 	if err := os.Mkdir(folder, 0o755); err != nil {
 		return "", fmt.Errorf("make the in-place folder: %w", err)
 	}
+	r.inPlaceDir = folder // Cleanup removes it if the check does not
 	uid, gid := -1, -1
 	if os.Geteuid() == 0 {
 		u, uerr := strconv.Atoi(os.Getenv("SUDO_UID"))

@@ -38,6 +38,9 @@ type Runner struct {
 	Home string
 
 	made []ramdisk.Volume // disks this run made and has not ejected
+	// inPlaceDir is the folder mirror.inplace made under the home folder
+	// and has not removed ("": none).
+	inPlaceDir string
 	kept *ramdisk.Volume  // the kept disk, mounted again after its round trip
 }
 
@@ -236,6 +239,12 @@ func (r *Runner) Cleanup(ctx context.Context) Check {
 		}
 	}
 	r.made, r.kept = nil, nil
+	if r.inPlaceDir != "" && len(errs) == 0 { // made by this run (os.Mkdir), uncovered by the ejects
+		if err := os.RemoveAll(r.inPlaceDir); err != nil {
+			errs = append(errs, err)
+		}
+		r.inPlaceDir = ""
+	}
 	if err := os.RemoveAll(r.Work()); err != nil {
 		errs = append(errs, err)
 	}

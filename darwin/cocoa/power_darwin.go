@@ -43,8 +43,11 @@ var iokit = sync.OnceValues(func() (uintptr, error) {
 	// IOServiceInterestCallback(refcon, service, messageType, messageArgument):
 	// all four fit a register; messageType is a natural_t (the low 32 bits).
 	return purego.NewCallback(func(_, _, msg, arg uintptr) {
+		m := uint32(msg)
 		if p := powerWatch.Load(); p != nil {
-			p.Message(uint32(msg), arg)
+			p.Message(m, arg)
+		} else if m == msgCanSystemSleep || m == msgSystemWillSleep {
+			allowPower(arg) // stopping: let the sleep go on
 		}
 	}), nil
 })
@@ -100,21 +103,25 @@ func watchPower(g *Guard, logf func(format string, args ...any)) (stop func(), e
 	}
 	powerReg.root, powerReg.port, powerReg.notifier = root, port, notifier
 	ioNotificationPortSetDispatchQueue(port, powerDispatchQueueCreate("com.rambar.power", 0))
-	return func() {
-		powerReg.Lock()
-		defer powerReg.Unlock()
-		if powerReg.root == 0 {
-			return
-		}
-		// Messages stop first; a sleep being answered still reaches
-		// IOAllowPowerChange through the port, closed only after it.
-		ioDeregisterForSystemPower(&powerReg.notifier)
+	return func() { stopPower(p) }, nil
+}
+
+// stopPower ends the registration watchPower made for p: messages stop
+// first; a sleep being answered still reaches IOAllowPowerChange through
+// the kernel port, which is closed only after it.
+func stopPower(p *Power) {
+	powerReg.Lock()
+	if powerReg.root == 0 {
 		powerReg.Unlock()
-		p.Wait()
-		powerReg.Lock()
-		powerWatch.CompareAndSwap(p, nil)
-		ioServiceClose(powerReg.root)
-		ioNotificationPortDestroy(powerReg.port)
-		powerReg.root, powerReg.port, powerReg.notifier = 0, 0, 0
-	}, nil
+		return
+	}
+	ioDeregisterForSystemPower(&powerReg.notifier)
+	powerWatch.CompareAndSwap(p, nil) // a message still queued is let go
+	powerReg.Unlock()
+	p.Wait() // allowPower takes powerReg's lock
+	powerReg.Lock()
+	defer powerReg.Unlock()
+	ioServiceClose(powerReg.root)
+	ioNotificationPortDestroy(powerReg.port)
+	powerReg.root, powerReg.port, powerReg.notifier = 0, 0, 0
 }
