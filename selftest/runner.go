@@ -41,7 +41,7 @@ type Runner struct {
 	// inPlaceDir is the folder mirror.inplace made under the home folder
 	// and has not removed ("": none).
 	inPlaceDir string
-	kept *ramdisk.Volume  // the kept disk, mounted again after its round trip
+	kept       *ramdisk.Volume // the kept disk, mounted again after its round trip
 }
 
 // New returns a Runner for this process.
