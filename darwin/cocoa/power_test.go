@@ -78,7 +78,7 @@ func TestPowerMessages(t *testing.T) {
 				t.Errorf("IOAllowPowerChange for %v, want %v", allowed, c.allowed)
 			}
 			for _, h := range held {
-				if h > 20*time.Millisecond {
+				if h > 500*time.Millisecond {
 					t.Errorf("a message held the callback's queue for %v", h)
 				}
 			}
@@ -146,5 +146,47 @@ func TestPowerMessageValues(t *testing.T) {
 		if got := msgName(c.msg); got != c.name {
 			t.Errorf("msgName(%#x) = %q, want %q", c.msg, got, c.name)
 		}
+	}
+}
+
+// TestPowerAfterTheHint: the workspace's will-sleep notice starts the save
+// and returns; I/O Kit's will-sleep that follows waits for that save, makes
+// one more (what was written meanwhile), and only then allows the sleep.
+func TestPowerAfterTheHint(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	saves := 0
+	g := &Guard{Save: func(context.Context, Event) error {
+		mu.Lock()
+		saves++
+		n := saves
+		mu.Unlock()
+		if n == 1 {
+			<-release
+		}
+		return nil
+	}}
+	byName := map[string]observer{}
+	for _, o := range observers(g, &Ending{G: g}, func(string, ...any) {}) {
+		byName[o.name] = o
+	}
+	byName[nameWillSleep].do() // returns with the save running
+	f := &FakePower{}
+	p := &Power{G: g, Allow: f.Allow}
+	f.WillSleep(p, 3)
+	time.Sleep(50 * time.Millisecond)
+	if allowed, _ := f.Answers(); len(allowed) != 0 {
+		t.Fatalf("the sleep was allowed (%v) while the hint's save ran", allowed)
+	}
+	close(release)
+	p.Wait()
+	allowed, held := f.Answers()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(allowed) != 1 || allowed[0] != 3 || saves != 2 {
+		t.Errorf("allowed %v after %d saves; want [3] after 2 (the hint's, then one more)", allowed, saves)
+	}
+	if len(held) != 1 || held[0] > 500*time.Millisecond {
+		t.Errorf("the message held the callback's queue for %v", held)
 	}
 }
