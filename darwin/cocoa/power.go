@@ -30,6 +30,7 @@ const AllowBound = 25 * time.Second
 // once; kIOMessageCanSystemSleep is allowed at once (RAMBar never vetoes
 // idle sleep). Message returns at once, so the queue is never held.
 type Power struct {
+	// G runs the save before sleep. Required.
 	G *Guard
 	// Allow is IOAllowPowerChange for the message's notification ID.
 	// Required.
