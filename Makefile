@@ -86,7 +86,7 @@ lint: bin/staticcheck ## go vet, gofmt and staticcheck, for Linux and for macOS 
 
 cross: ## vet, test-build and build the CLI for macOS without cgo
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet ./...
-	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet -tags integration ./darwin/
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet -tags integration ./darwin/ ./changefeed/
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) test -exec=true -count=1 ./... >/dev/null
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) test -exec=true -count=1 ./... >/dev/null
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rambar-darwin-arm64 ./app
@@ -119,8 +119,8 @@ bench-pnpm: ## a pnpm monorepo in use, alone: 480,000 paths in 60,000 folders, m
 	$(GO) build -o bin/benchmirror ./cmd/benchmirror
 	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp} -only pnpm $(BENCH_ARGS)
 
-integration: ## on a Mac: run the conformance suite against the real hdiutil/diskutil
-	$(GO) test -tags integration -count=1 -v ./darwin/
+integration: ## on a Mac: the conformance suite and Mirror in place against the real hdiutil/diskutil; hard links in the real FSEvents feed
+	$(GO) test -tags integration -count=1 -v ./darwin/ ./changefeed/
 
 # Release (packaging/README.md). The Go program packaging/bundle does the work;
 # every tool it starts gets argv, never a shell string.

@@ -68,6 +68,8 @@ func runSelftest(ctx context.Context, a *App, in *input) error {
 	rep.Add(r.Kept(ctx))
 	rep.Add(r.Feed(ctx))
 	rep.Add(r.OpenWrite(ctx))
+	rep.Add(r.HardLink(ctx))
+	rep.Add(r.InPlace(ctx))
 	rep.Add(a.selftestMenuBar(ctx, r)...)
 	rep.Add(selftest.Timed(func() selftest.Check { return a.selftestDoctor(out) }))
 	rep.Add(r.Cleanup(ctx))

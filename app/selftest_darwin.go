@@ -91,6 +91,16 @@ func entries(es []cocoa.MenuEntry) string {
 	return strings.Join(out, ", ")
 }
 
+// notifyServer says the notifications' authorisation (read without
+// prompting), for a notification that could not be posted.
+func notifyServer(ctx context.Context) string {
+	r := cocoa.Describe(ctx)
+	if r.NotifyErr != "" {
+		return "notification authorisation unknown: " + r.NotifyErr
+	}
+	return fmt.Sprintf("notification authorisation: %s", r.Notify)
+}
+
 // notifySkipped: macOS did not allow the notification (turned off, not
 // from the bundle, an ad-hoc build refused): said, not failed.
 func notifySkipped(err error) (string, bool) {

@@ -96,6 +96,36 @@ func (a *App) nativeChecks(ctx context.Context) []selftest.Check {
 
 func withRule(c selftest.Check, rule string) selftest.Check { c.Rule = rule; return c }
 
+// notificationsName is the notification server's name on the session bus
+// (the Desktop Notifications Specification).
+const notificationsName = "org.freedesktop.Notifications"
+
+// notifyServer says whether the session bus has a notification server,
+// for a notification that could not be posted.
+func notifyServer(ctx context.Context) string {
+	conn, err := dbus.ConnectSessionBus(dbus.WithContext(ctx))
+	if err != nil {
+		return notifyServerWords(false, fmt.Errorf("DBus: connect to the session bus: %w", err))
+	}
+	defer conn.Close()
+	var owned bool
+	if err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, notificationsName).Store(&owned); err != nil {
+		return notifyServerWords(false, fmt.Errorf("DBus: NameHasOwner %s: %w", notificationsName, err))
+	}
+	return notifyServerWords(owned, nil)
+}
+
+// notifyServerWords words what notifyServer found.
+func notifyServerWords(owned bool, err error) string {
+	switch {
+	case err != nil:
+		return fmt.Sprintf("no notification server could be asked for (%v)", err)
+	case !owned:
+		return "no notification server: nothing owns " + notificationsName + " on the session bus (the desktop's notification daemon, such as dunst, mako or xfce4-notifyd, is not running)"
+	}
+	return "the notification server " + notificationsName + " is on the session bus, and refused it"
+}
+
 // notifySkipped: on Linux a notice that could not be shown is a failure.
 func notifySkipped(err error) (string, bool) { return "", false }
 

@@ -104,7 +104,7 @@ func TestSelftestLinux(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"leftovers", "engine.small", "engine.large", "engine.hidden", "files", "eject.busy", "kept.roundtrip",
-		"kept.feed", "kept.openwrite", "tray.item", "menu.edit", "dialog.focus", "notify.auth", "notify.post", "login.service", "session.guard", "doctor.capture", "cleanup"} {
+		"kept.feed", "kept.openwrite", "kept.hardlink", "mirror.inplace", "tray.item", "menu.edit", "dialog.focus", "notify.auth", "notify.post", "login.service", "session.guard", "doctor.capture", "cleanup"} {
 		if _, ok := got[name]; !ok {
 			t.Errorf("no %s line in the report", name)
 		}
@@ -221,4 +221,23 @@ func (w *syncWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.String()
+}
+
+// A notification that could not be posted names what stands behind it:
+// no notification server on the session bus, no bus, or a server that
+// refused it.
+func TestNotifyServerWords(t *testing.T) {
+	for _, c := range []struct {
+		owned bool
+		err   error
+		want  string
+	}{
+		{false, nil, "nothing owns org.freedesktop.Notifications on the session bus"},
+		{true, nil, "org.freedesktop.Notifications is on the session bus, and refused it"},
+		{false, errors.New("DBus: connect to the session bus: no address"), "no notification server could be asked for (DBus: connect to the session bus: no address)"},
+	} {
+		if got := notifyServerWords(c.owned, c.err); !strings.Contains(got, c.want) {
+			t.Errorf("notifyServerWords(%v, %v) = %q, want it to say %q", c.owned, c.err, got, c.want)
+		}
+	}
 }

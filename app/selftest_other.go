@@ -31,6 +31,8 @@ func (a *App) nativeChecks(ctx context.Context) []selftest.Check { return nil }
 
 func notifySkipped(err error) (string, bool) { return "", false }
 
+func notifyServer(ctx context.Context) string { return "no notifications on " + runtime.GOOS }
+
 func loginCheck(ctx context.Context, tg cocoa.Toggle) selftest.Check {
 	return selftest.Skipf(checkLoginService, "no login item on %s", runtime.GOOS)
 }

@@ -80,7 +80,7 @@ func (a *App) selftestMenuBar(ctx context.Context, r *selftest.Runner) []selftes
 func (a *App) trayChecks(ctx context.Context, r *selftest.Runner, d *tray.Deps, g *cocoa.Guard) []selftest.Check {
 	cs := []selftest.Check{selftest.Timed(func() selftest.Check { return a.checkTrayItem(ctx, d) })}
 	cs = append(cs, a.nativeChecks(ctx)...)
-	cs = append(cs, selftest.Timed(func() selftest.Check { return a.checkNotifyPost() }))
+	cs = append(cs, selftest.Timed(func() selftest.Check { return a.checkNotifyPost(ctx) }))
 	cs = append(cs, selftest.Timed(func() selftest.Check { return a.checkLogin(ctx) }))
 	cs = append(cs, selftest.Timed(func() selftest.Check { return a.checkSessionGuard(ctx, r, g) }))
 	return cs
@@ -150,8 +150,10 @@ func (a *App) checkTrayItem(ctx context.Context, d *tray.Deps) selftest.Check {
 	return c
 }
 
-// checkNotifyPost posts one notification through the App's one notifier.
-func (a *App) checkNotifyPost() selftest.Check {
+// checkNotifyPost posts one notification through the App's one notifier;
+// a failure says what stands behind it (the notification server on
+// Linux, the authorisation on macOS).
+func (a *App) checkNotifyPost(ctx context.Context) selftest.Check {
 	err := a.notices().Notify("RAMBar self-test", "Notifications from RAMBar look like this one.")
 	c := selftest.Passf(checkNotifyPost, "posted")
 	switch {
@@ -161,7 +163,7 @@ func (a *App) checkNotifyPost() selftest.Check {
 		if why, skip := notifySkipped(err); skip {
 			c = selftest.Skipf(checkNotifyPost, "not shown: %s", why)
 		} else {
-			c = selftest.Failf(checkNotifyPost, "%v", err)
+			c = selftest.Failf(checkNotifyPost, "%v; %s", err, notifyServer(ctx))
 		}
 	}
 	c.Rule = notifyPostRule

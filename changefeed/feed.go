@@ -133,6 +133,16 @@ func (p *pending) mark(folder, name string, at time.Time) bool {
 	return true
 }
 
+// link records that file ino was given another name.
+func (p *pending) link(ino uint64) {
+	p.mu.Lock()
+	if p.c.Linked == nil {
+		p.c.Linked = map[uint64]struct{}{}
+	}
+	p.c.Linked[ino] = struct{}{}
+	p.mu.Unlock()
+}
+
 // lose records that the feed may have missed something.
 func (p *pending) lose(why string) {
 	p.mu.Lock()

@@ -3,28 +3,26 @@
 package changefeed
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+	"golang.org/x/sys/unix"
 )
 
-// FSEvents stream flags (FSEvents.h).
+// FSEvents stream flags (FSEvents.h); the event flags are in
+// fsevents_event.go.
 const (
-	createNoDefer     = 0x02
-	createWatchRoot   = 0x04
-	createFileEvents  = 0x10
-	eventMustScanSubs = 0x01
-	eventUserDropped  = 0x02
-	eventKernDropped  = 0x04
-	eventIdsWrapped   = 0x08
-	eventRootChanged  = 0x20
-	eventUnmount      = 0x80
-	eventSinceNow     = ^uint64(0) // kFSEventStreamEventIdSinceNow
-	utf8Encoding      = 0x08000100 // kCFStringEncodingUTF8
+	createNoDefer    = 0x02
+	createWatchRoot  = 0x04
+	createFileEvents = 0x10
+	eventSinceNow    = ^uint64(0) // kFSEventStreamEventIdSinceNow
+	utf8Encoding     = 0x08000100 // kCFStringEncodingUTF8
 	// latency is how long FSEvents gathers events before it calls back:
 	// a save waits about 2 s of quiet anyway.
 	latency = 0.2
@@ -88,10 +86,14 @@ var streams sync.Map // uintptr → *Feed
 // on the disk's root).
 type Feed struct {
 	*pending
-	root   string
-	stream uintptr
-	mu     sync.Mutex
-	closed bool
+	root  string
+	roots fsRoots // root, and the kernel's path of it when that differs
+	// stream is the FSEvents stream; started once FSEventStreamStart
+	// succeeded (only a started stream is stopped).
+	stream  uintptr
+	started bool
+	mu      sync.Mutex
+	closed  bool
 	// writers looks at the files open for writing on the disk, which
 	// FSEvents hears only once they are closed.
 	writers *writers
@@ -111,6 +113,14 @@ func OpenWith(root string, o Options) (*Feed, error) {
 		return nil, err
 	}
 	f := &Feed{pending: newPending(o.Ignored, false), root: strings.TrimSuffix(root, "/")}
+	f.roots = fsRoots{f.root}
+	kp, err := kernelPath(f.root)
+	if err != nil {
+		return nil, err
+	}
+	if kp != f.root {
+		f.roots = append(f.roots, kp)
+	}
 	s := cfStringCreateWithCString(0, f.root, utf8Encoding)
 	if s == 0 {
 		return nil, fmt.Errorf("FSEventStreamCreate %s: the path is not UTF-8", root)
@@ -125,9 +135,12 @@ func OpenWith(root string, o Options) (*Feed, error) {
 	streams.Store(f.stream, f)
 	fsEventStreamSetDispatchQueue(f.stream, queue())
 	if !fsEventStreamStart(f.stream) {
-		f.Close()
+		f.Close() // invalidated and released, never stopped
 		return nil, fmt.Errorf("FSEventStreamStart %s failed", root)
 	}
+	f.mu.Lock()
+	f.started = true
+	f.mu.Unlock()
 	f.writers = newWriters(f.pending, f.root)
 	return f, nil
 }
@@ -169,7 +182,9 @@ func (f *Feed) Close() error {
 	defer f.mu.Unlock()
 	if !f.closed {
 		f.closed = true
-		fsEventStreamStop(f.stream)
+		if f.started {
+			fsEventStreamStop(f.stream)
+		}
 		fsEventStreamInvalidate(f.stream)
 		streams.Delete(f.stream)
 		fsEventStreamRelease(f.stream)
@@ -193,21 +208,25 @@ func streamCallback(stream, _ uintptr, n uintptr, paths **byte, flags *uint32, _
 }
 
 // event records one event at absolute path p.
-func (f *Feed) event(p string, flags uint32, at time.Time) {
-	switch {
-	case flags&(eventUserDropped|eventKernDropped) != 0:
-		f.lose("FSEvents dropped events")
-	case flags&eventMustScanSubs != 0:
-		f.lose("FSEvents asked for a rescan of " + p)
-	case flags&(eventRootChanged|eventUnmount) != 0:
-		f.lose("the disk's top folder changed or was unmounted")
-	case flags&eventIdsWrapped != 0:
-	case p == f.root:
-		f.add(".", "", at)
-	case strings.HasPrefix(p, f.root+"/"):
-		dir, name := splitRelPath(p[len(f.root)+1:])
-		f.add(dir, name, at)
+func (f *Feed) event(p string, flags uint32, at time.Time) { f.fsevent(f.roots, p, flags, at) }
+
+// kernelPath is the kernel's path of the folder at root (fcntl
+// F_GETPATH on it, opened): the form FSEvents names its events by, which
+// for a folder under /Users is /System/Volumes/Data/Users/….
+func kernelPath(root string) (string, error) {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", fmt.Errorf("open %s: %w", root, err)
 	}
+	defer unix.Close(fd)
+	buf := make([]byte, unix.PathMax)
+	if _, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), unix.F_GETPATH, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
+		return "", fmt.Errorf("fcntl F_GETPATH %s: %w", root, e)
+	}
+	if n := bytes.IndexByte(buf, 0); n >= 0 {
+		buf = buf[:n]
+	}
+	return strings.TrimSuffix(string(buf), "/"), nil
 }
 
 // cString copies a NUL-terminated C string.

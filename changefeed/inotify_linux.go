@@ -283,13 +283,3 @@ func (f *Feed) made(rel, name string, m uint32) {
 		f.link(st.Ino)
 	}
 }
-
-// link records that file ino was given another name.
-func (p *pending) link(ino uint64) {
-	p.mu.Lock()
-	if p.c.Linked == nil {
-		p.c.Linked = map[uint64]struct{}{}
-	}
-	p.c.Linked[ino] = struct{}{}
-	p.mu.Unlock()
-}

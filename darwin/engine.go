@@ -50,6 +50,9 @@ type Engine struct {
 	uid, gid  int
 	statfs    func(path string) (diskspace.Stat, error)
 	now       func() time.Time
+	// fileID is a path's volume and inode (stat(2)): how a folder is known
+	// to be a volume's mount point whichever form of its path names it.
+	fileID func(path string) (fileID, error)
 
 	mu     sync.Mutex
 	attach string // decided once: attachDiskutil or attachHdiutil
@@ -78,9 +81,12 @@ func withStatfs(f func(string) (diskspace.Stat, error)) Option {
 	return func(e *Engine) { e.statfs = f }
 }
 
+// withFileID replaces the stat of a path's volume and inode (tests).
+func withFileID(f func(string) (fileID, error)) Option { return func(e *Engine) { e.fileID = f } }
+
 // New returns an engine that runs tools through r.
 func New(r run.Runner, opts ...Option) *Engine {
-	e := &Engine{r: r, mountRoot: "/Volumes", uid: os.Getuid(), gid: os.Getgid(), statfs: diskspace.Of, now: time.Now}
+	e := &Engine{r: r, mountRoot: "/Volumes", uid: os.Getuid(), gid: os.Getgid(), statfs: diskspace.Of, now: time.Now, fileID: statID}
 	for _, o := range opts {
 		o(e)
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"rambar/ramdisk"
 )
 
@@ -87,9 +89,13 @@ func (e *Engine) Uncover(ctx context.Context, v ramdisk.Volume, folder string, f
 func (e *Engine) Reattach(context.Context, string, string) (bool, error) { return false, nil }
 
 // Covers implements ramdisk.InPlacer: the volume mounted at folder is v's.
+// The folder is the volume's mount point when both are the same file
+// (volume and inode), not when the paths are the same string: diskutil
+// and the mount table may name a folder under /Users by its firmlinked
+// form, /System/Volumes/Data/Users/….
 func (e *Engine) Covers(ctx context.Context, v ramdisk.Volume, folder string) bool {
 	d, err := e.diskInfo(ctx, folder)
-	if err != nil || d.MountPoint != filepath.Clean(folder) || !d.IsDiskImage() {
+	if err != nil || !d.IsDiskImage() || !e.samePlace(d.MountPoint, folder) {
 		return false
 	}
 	whole := devPath(d.ParentWholeDisk)
@@ -104,7 +110,7 @@ func (e *Engine) volumeNode(ctx context.Context, v ramdisk.Volume) (string, stri
 	if err != nil {
 		return "", "", err
 	}
-	if d.MountPoint != v.MountPoint {
+	if !e.samePlace(d.MountPoint, v.MountPoint) {
 		return "", "", fmt.Errorf("%s: %w (nothing is mounted at %s)", v.Name, ramdisk.ErrNotFound, v.MountPoint)
 	}
 	dev := d.DeviceNode
@@ -114,7 +120,7 @@ func (e *Engine) volumeNode(ctx context.Context, v ramdisk.Volume) (string, stri
 	opts := []string{"rw", "nosuid", "nodev"}
 	if res, err := e.run(ctx, "mount"); err == nil {
 		for _, m := range parseMount(res.Stdout) {
-			if m.MountPoint != v.MountPoint {
+			if !e.samePlace(m.MountPoint, v.MountPoint) {
 				continue
 			}
 			for _, o := range m.Options {
@@ -157,4 +163,35 @@ func (e *Engine) remounted(ctx context.Context, v ramdisk.Volume, dev string, ca
 	}
 	v.MountPoint = d.MountPoint
 	return v, cause
+}
+
+// fileID is a file's volume (st_dev) and inode.
+type fileID struct{ dev, ino uint64 }
+
+// statID is path's fileID (stat(2), following a last symlink as the
+// mount table does).
+func statID(path string) (fileID, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return fileID{}, fmt.Errorf("stat %s: %w", path, err)
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino}, nil
+}
+
+// samePlace reports whether mountPoint (as diskutil or mount names it)
+// and folder are the same folder: equal paths, or the same volume and
+// inode ("" is no mount point).
+func (e *Engine) samePlace(mountPoint, folder string) bool {
+	if mountPoint == "" || folder == "" {
+		return false
+	}
+	if filepath.Clean(mountPoint) == filepath.Clean(folder) {
+		return true
+	}
+	a, err := e.fileID(mountPoint)
+	if err != nil {
+		return false
+	}
+	b, err := e.fileID(folder)
+	return err == nil && a == b
 }

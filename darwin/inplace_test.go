@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"rambar/internal/run/runtest"
 	"rambar/ramdisk"
 )
 
@@ -109,5 +110,59 @@ func TestInPlaceRefusesTmpfsOnMac(t *testing.T) {
 	_, err := e.Cover(context.Background(), ramdisk.Volume{Name: "T", FS: ramdisk.TmpFS, MountPoint: filepath.Join(f.root, "T")}, f.root)
 	if !errors.Is(err, ramdisk.ErrUnsupported) {
 		t.Errorf("Cover of tmpfs: %v", err)
+	}
+}
+
+// TestCoversByVolumeAndInode: the folder a Mirror disk covers is known by
+// its volume and inode, so diskutil naming it /Users/… or by its firmlinked
+// form /System/Volumes/Data/Users/… is the same; a folder that is another
+// file (the Data volume's, not the disk's top) is not covered, nor is a
+// volume of another disk.
+func TestCoversByVolumeAndInode(t *testing.T) {
+	const (
+		users = "/Users/ana/Sites/site"
+		data  = "/System/Volumes/Data/Users/ana/Sites/site"
+	)
+	top := fileID{dev: 0x1000013, ino: 2}      // the RAM disk's root
+	under := fileID{dev: 0x1000010, ino: 4711} // the folder itself, uncovered
+	for _, c := range []struct {
+		name, fixture, folder string
+		ids                   map[string]fileID
+		device                string
+		want                  bool
+	}{
+		{"diskutil says /System/Volumes/Data, asked /Users", "diskutil-info-inplace-data.plist", users,
+			map[string]fileID{users: top, data: top}, "/dev/disk6", true},
+		{"diskutil says /Users, asked /Users", "diskutil-info-inplace-users.plist", users,
+			map[string]fileID{users: top, data: top}, "/dev/disk6", true},
+		{"diskutil says /Users, asked the Data form", "diskutil-info-inplace-users.plist", data,
+			map[string]fileID{users: top, data: top}, "/dev/disk6", true},
+		{"by the physical store", "diskutil-info-inplace-data.plist", users,
+			map[string]fileID{users: top, data: top}, "/dev/disk5s1", true},
+		{"another file at the path", "diskutil-info-inplace-data.plist", users,
+			map[string]fileID{users: under, data: top}, "/dev/disk6", false},
+		{"cannot stat the folder", "diskutil-info-inplace-data.plist", users,
+			map[string]fileID{data: top}, "/dev/disk6", false},
+		{"another disk's volume", "diskutil-info-inplace-data.plist", users,
+			map[string]fileID{users: top, data: top}, "/dev/disk9", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			info := string(read(t, c.fixture))
+			e := New(runtest.Func(func(argv []string, _ string) runtest.Reply {
+				if len(argv) == 4 && argv[1] == "info" && argv[3] == c.folder {
+					return runtest.Reply{Stdout: info}
+				}
+				return runtest.Reply{Stderr: "unexpected", Exit: 1}
+			}), withFileID(func(p string) (fileID, error) {
+				if id, ok := c.ids[p]; ok {
+					return id, nil
+				}
+				return fileID{}, os.ErrNotExist
+			}))
+			v := ramdisk.Volume{Name: "Site", Device: c.device, MountPoint: c.folder}
+			if got := e.Covers(context.Background(), v, c.folder); got != c.want {
+				t.Errorf("Covers(%s) = %v, want %v", c.folder, got, c.want)
+			}
+		})
 	}
 }

@@ -123,6 +123,9 @@ type Unsaved struct {
 	// Paths is how many paths changed, Last when the newest change came.
 	Paths int       `json:"paths"`
 	Last  time.Time `json:"last_change"`
+	// Linked is how many files were given another name (a hard link
+	// made), as the feed reported them.
+	Linked int `json:"linked,omitempty"`
 	// Lost says why the feed cannot tell (a scan must).
 	Lost string `json:"lost,omitempty"`
 }
@@ -140,7 +143,7 @@ func (f *Following) Unsaved() Unsaved {
 	if err != nil || !f.f.Follows(cur) {
 		return Unsaved{Lost: "not saved since RAMBar started following it"}
 	}
-	return Unsaved{Known: true, Paths: ch.Paths, Last: ch.Last}
+	return Unsaved{Known: true, Paths: ch.Paths, Last: ch.Last, Linked: len(ch.Linked)}
 }
 
 // follow is f's part in a save (nil for none).

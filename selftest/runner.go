@@ -34,9 +34,14 @@ type Runner struct {
 	PID int
 	// Logf, when set, hears what the run does, as it does it.
 	Logf func(format string, args ...any)
+	// Home is where mirror.inplace makes its folder ("": $HOME).
+	Home string
 
 	made []ramdisk.Volume // disks this run made and has not ejected
-	kept *ramdisk.Volume  // the kept disk, mounted again after its round trip
+	// inPlaceDir is the folder mirror.inplace made under the home folder
+	// and has not removed ("": none).
+	inPlaceDir string
+	kept       *ramdisk.Volume // the kept disk, mounted again after its round trip
 }
 
 // New returns a Runner for this process.
@@ -234,6 +239,12 @@ func (r *Runner) Cleanup(ctx context.Context) Check {
 		}
 	}
 	r.made, r.kept = nil, nil
+	if r.inPlaceDir != "" && len(errs) == 0 { // made by this run (os.Mkdir), uncovered by the ejects
+		if err := os.RemoveAll(r.inPlaceDir); err != nil {
+			errs = append(errs, err)
+		}
+		r.inPlaceDir = ""
+	}
 	if err := os.RemoveAll(r.Work()); err != nil {
 		errs = append(errs, err)
 	}

@@ -61,10 +61,11 @@ func TestChecksOnLinux(t *testing.T) {
 	ctx := context.Background()
 	e, mnt := engine(t)
 	r := New(e, filepath.Join(t.TempDir(), "selftest"))
+	r.Home = t.TempDir()
 	cs := r.Disks(ctx)
-	cs = append(cs, r.Kept(ctx), r.Feed(ctx), r.OpenWrite(ctx))
+	cs = append(cs, r.Kept(ctx), r.Feed(ctx), r.OpenWrite(ctx), r.HardLink(ctx), r.InPlace(ctx))
 	got := byName(cs)
-	for _, name := range []string{"engine.small", "engine.large", "files", "eject.busy", "kept.roundtrip", "kept.feed", "kept.openwrite"} {
+	for _, name := range []string{"engine.small", "engine.large", "files", "eject.busy", "kept.roundtrip", "kept.feed", "kept.openwrite", "kept.hardlink", "mirror.inplace"} {
 		c, ok := got[name]
 		if !ok || c.Status != Pass {
 			t.Errorf("%s: %+v", name, c)
@@ -77,6 +78,17 @@ func TestChecksOnLinux(t *testing.T) {
 		if c.Status != Pass || c.Data["feed_mode"] != "fsevents" {
 			t.Errorf("%s with the Mac's semantics: %+v", c.Name, c)
 		}
+	}
+	// inotify reports the link; FSEvents' semantics on Linux do not, and
+	// the save after the link holds it either way.
+	if n := got["kept.hardlink"].Data["linked_reported"]; n != 1 {
+		t.Errorf("kept.hardlink with inotify: %v files reported linked, want 1", n)
+	}
+	if c := r.HardLink(ctx); c.Status != Pass {
+		t.Errorf("kept.hardlink with the Mac's semantics: %+v", c)
+	}
+	if ls, _ := os.ReadDir(r.Home); len(ls) != 0 {
+		t.Errorf("mirror.inplace left %v in the home folder", ls)
 	}
 	if c := got["engine.hidden"]; c.Status != Skip {
 		t.Errorf("engine.hidden on Linux: %+v, want skipped", c)

@@ -3,6 +3,7 @@ package cocoa
 import (
 	"context"
 	"sync"
+	"time"
 
 	"rambar/ramdisk"
 )
@@ -192,4 +193,60 @@ func (w *FakeWindows) Form(ctx context.Context, title string, f Form, opt FormOp
 	text, _ = words(got)
 	w.Words = append(w.Words, text)
 	return got, nil
+}
+
+// FakePower stands for I/O Kit's root power domain: it delivers power
+// messages to a Power as IORegisterForSystemPower's callback would (from
+// a thread of its own) and records the IOAllowPowerChange calls.
+type FakePower struct {
+	mu sync.Mutex
+	// AllowErr, when set, is every Allow's error.
+	AllowErr error
+	// Allowed are the notification IDs allowed, in order; Held how long
+	// each Message call took (the callback's queue is held that long).
+	Allowed []uintptr
+	Held    []time.Duration
+	// OnAllow, when set, is called at each Allow (tests note the order).
+	OnAllow func(id uintptr)
+}
+
+// Allow is IOAllowPowerChange.
+func (f *FakePower) Allow(id uintptr) error {
+	f.mu.Lock()
+	f.Allowed = append(f.Allowed, id)
+	on := f.OnAllow
+	f.mu.Unlock()
+	if on != nil {
+		on(id)
+	}
+	return f.AllowErr
+}
+
+// CanSleep delivers kIOMessageCanSystemSleep (idle sleep asked about).
+func (f *FakePower) CanSleep(p *Power, id uintptr) { f.deliver(p, msgCanSystemSleep, id) }
+
+// WillSleep delivers kIOMessageSystemWillSleep.
+func (f *FakePower) WillSleep(p *Power, id uintptr) { f.deliver(p, msgSystemWillSleep, id) }
+
+// Woke delivers the wake messages, none of which is acknowledged.
+func (f *FakePower) Woke(p *Power) {
+	for _, m := range []uint32{msgSystemWillNotSleep, msgSystemWillPowerOn, msgSystemHasPoweredOn} {
+		f.deliver(p, m, 0)
+	}
+}
+
+func (f *FakePower) deliver(p *Power, msg uint32, id uintptr) {
+	start := time.Now()
+	p.Message(msg, id)
+	held := time.Since(start)
+	f.mu.Lock()
+	f.Held = append(f.Held, held)
+	f.mu.Unlock()
+}
+
+// Answers returns copies of Allowed and Held.
+func (f *FakePower) Answers() (allowed []uintptr, held []time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]uintptr(nil), f.Allowed...), append([]time.Duration(nil), f.Held...)
 }

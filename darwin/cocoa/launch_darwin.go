@@ -18,6 +18,11 @@ var (
 	selClassName          = objc.RegisterName("className")
 )
 
+// NSApplicationActivationPolicyAccessory: no Dock icon and no menu bar of
+// its own, as LSUIElement gives a bundle; sent so a bare binary behaves
+// the same.
+const activationAccessory = 1
+
 // launch is what Prepare did, for Probe.
 var launch struct {
 	sync.Mutex
@@ -36,6 +41,8 @@ var launch struct {
 //     launching (⌘C, ⌘V… in every dialog);
 //   - disableRelaunchOnLogin is sent once (the login item starts RAMBar;
 //     macOS must not reopen it a second time);
+//   - setActivationPolicy: Accessory is sent, so a bare binary (make run
+//     outside the bundle, go run) gets no Dock icon either;
 //   - from the app bundle, UNUserNotificationCenter gets RAMBar's delegate,
 //     which asks for banners while RAMBar is frontmost (it is after every
 //     dialog, and without a delegate the system drops them then).
@@ -63,8 +70,10 @@ func Prepare(delegateClass string) error {
 	withPool(func() {
 		class("NSNotificationCenter").Send(selDefaultCenter).Send(selAddObserver, obj, selDidFinishLaunched,
 			constString(appKitPath, nameDidFinishLaunched, nameDidFinishLaunched), objc.ID(0))
-		class("NSApplication").Send(selSharedApplication).Send(selDisableRelaunch)
+		app := class("NSApplication").Send(selSharedApplication)
+		app.Send(selDisableRelaunch)
 		launch.relaunchOff = true
+		app.Send(selSetActivationPolicy, activationAccessory)
 	})
 	if inBundle() {
 		errs = append(errs, setNotificationDelegate())

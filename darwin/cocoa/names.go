@@ -86,3 +86,9 @@ const terminateEncoding = "Q@:@"
 // breaking through Focus. The setter is sent only where the content object
 // answers it (older systems would raise "unrecognized selector").
 const interruptionActive = 1
+
+// cText is s as stringWithUTF8String: takes it: each run of invalid UTF-8
+// made U+FFFD and every NUL removed (C text ends at the first one).
+func cText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Every selector RAMBar answers is well formed and takes as many arguments
@@ -151,6 +152,26 @@ func TestNeverSetsTheAppDelegate(t *testing.T) {
 			if sets.MatchString(line) && !strings.Contains(line, "selCurrentCenter") {
 				t.Errorf("%s sets a delegate other than the notification center's: %s", f, strings.TrimSpace(line))
 			}
+		}
+	}
+}
+
+// cText makes what nsString sends acceptable to stringWithUTF8String:,
+// which returns nil for invalid UTF-8 and stops at a NUL.
+func TestCText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Scratch", "Scratch"},
+		{"Café ☕", "Café ☕"},
+		{"", ""},
+		{"a\x00b", "ab"},
+		{"\x00", ""},
+		{"bad\xffname", "bad\uFFFDname"},
+		{"two\xc3\x28bad", "two\uFFFD(bad"},
+		{"\xff\xfe\x00x", "\uFFFDx"},
+	} {
+		got := cText(c.in)
+		if got != c.want || !utf8.ValidString(got) || strings.ContainsRune(got, 0) {
+			t.Errorf("cText(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -19,6 +19,11 @@ type Wiring struct {
 	Watching bool `json:"watching"`
 	// RelaunchDisabled: disableRelaunchOnLogin was sent at start.
 	RelaunchDisabled bool `json:"relaunch_disabled"`
+	// Accessory: NSApp's activation policy is Accessory (no Dock icon).
+	Accessory bool `json:"accessory"`
+	// SleepHeld: RAMBar is registered for the system's power messages
+	// (IORegisterForSystemPower), so sleep waits for the save.
+	SleepHeld bool `json:"sleep_held"`
 	// NotificationDelegate: UNUserNotificationCenter's delegate is RAMBar's
 	// (notifications show while RAMBar is frontmost).
 	NotificationDelegate bool `json:"notification_delegate"`
@@ -46,6 +51,12 @@ func (w Wiring) SessionProblems() []string {
 	}
 	if !w.RelaunchDisabled {
 		bad = append(bad, "disableRelaunchOnLogin was not sent: macOS would reopen RAMBar beside the login item")
+	}
+	if !w.Accessory {
+		bad = append(bad, "the activation policy is not Accessory: RAMBar shows a Dock icon")
+	}
+	if w.Watching && !w.SleepHeld {
+		bad = append(bad, "not registered for the system's power messages (IORegisterForSystemPower): sleep does not wait for the save")
 	}
 	return bad
 }

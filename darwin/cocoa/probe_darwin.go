@@ -46,9 +46,12 @@ func Probe(ctx context.Context) (Wiring, error) {
 	launch.Unlock()
 	w.Launched = launch.launched.Load()
 	w.Watching = watching.Load() != nil
+	w.SleepHeld = powerWatch.Load() != nil
 	var menuErr error
 	err := onMainWait(ctx, func() {
 		del := class("NSApplication").Send(selSharedApplication).Send(selDelegate)
+		app := class("NSApplication").Send(selSharedApplication)
+		w.Accessory = objc.Send[int](app, selActivationPolicy) == activationAccessory
 		w.DelegateClass = className(del)
 		w.AnswersTerminate = del != 0 && objc.Send[bool](del, selRespondsToSelector, selShouldTerminate)
 		w.EditMenu, menuErr = readEditMenu()

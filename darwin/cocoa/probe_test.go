@@ -10,7 +10,8 @@ import (
 // is named.
 func TestWiringProblems(t *testing.T) {
 	good := Wiring{Prepared: true, Launched: true, DelegateClass: "SystrayAppDelegate", PreparedClass: "SystrayAppDelegate",
-		AnswersTerminate: true, Watching: true, RelaunchDisabled: true}
+		AnswersTerminate: true, Watching: true, RelaunchDisabled: true,
+		Accessory: true, SleepHeld: true}
 	if got := good.SessionProblems(); len(got) != 0 {
 		t.Fatalf("good wiring: %q", got)
 	}
@@ -23,7 +24,9 @@ func TestWiringProblems(t *testing.T) {
 		{"swapped", func(w *Wiring) { w.DelegateClass = "OtherDelegate" }, "swapped"},
 		{"no delegate", func(w *Wiring) { w.DelegateClass = "" }, "no delegate"},
 		{"no terminate", func(w *Wiring) { w.AnswersTerminate = false }, "applicationShouldTerminate:"},
-		{"not watching", func(w *Wiring) { w.Watching = false }, "no Guard"},
+		{"not watching", func(w *Wiring) { w.Watching, w.SleepHeld = false, false }, "no Guard"},
+		{"a Dock icon", func(w *Wiring) { w.Accessory = false }, "Accessory"},
+		{"sleep not held", func(w *Wiring) { w.SleepHeld = false }, "IORegisterForSystemPower"},
 		{"relaunch", func(w *Wiring) { w.RelaunchDisabled = false }, "disableRelaunchOnLogin"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

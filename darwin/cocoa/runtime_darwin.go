@@ -26,6 +26,9 @@ var (
 	selDrain                  = objc.RegisterName("drain")
 	selPerformOnMain          = objc.RegisterName("performSelectorOnMainThread:withObject:waitUntilDone:")
 	selStringWithUTF8         = objc.RegisterName("stringWithUTF8String:")
+	selString                 = objc.RegisterName("string")
+	selSetActivationPolicy    = objc.RegisterName("setActivationPolicy:")
+	selActivationPolicy       = objc.RegisterName("activationPolicy")
 	selUTF8String             = objc.RegisterName("UTF8String")
 	selDefaultCenter          = objc.RegisterName("defaultCenter")
 	selAddObserver            = objc.RegisterName("addObserver:selector:name:object:")
@@ -65,8 +68,15 @@ func own(name string) objc.SEL {
 
 func class(name string) objc.ID { return objc.ID(objc.GetClass(name)) }
 
-// nsString is an autoreleased NSString holding s.
-func nsString(s string) objc.ID { return class("NSString").Send(selStringWithUTF8, s) }
+// nsString is an autoreleased NSString holding s, made valid first
+// (stringWithUTF8String: returns nil for invalid UTF-8, and a NUL would end
+// the text early); @"" when it is still refused.
+func nsString(s string) objc.ID {
+	if ns := class("NSString").Send(selStringWithUTF8, cText(s)); ns != 0 {
+		return ns
+	}
+	return class("NSString").Send(selString)
+}
 
 // goString copies an NSString's text ("" for nil).
 func goString(s objc.ID) string {

@@ -19,7 +19,8 @@ const (
 	// Terminating: the app is about to exit (applicationShouldTerminate:,
 	// NSApplicationWillTerminateNotification, SIGTERM from launchd).
 	Terminating
-	// WillSleep: the Mac is going to sleep (NSWorkspaceWillSleepNotification).
+	// WillSleep: the Mac is going to sleep (kIOMessageSystemWillSleep; the
+	// NSWorkspaceWillSleepNotification hint).
 	WillSleep
 )
 
@@ -52,7 +53,8 @@ func (e Event) Status() string {
 // loginwindow gives up on an app that has not answered within about 30 s
 // and cancels the logout, launchd sends SIGKILL ExitTimeOut seconds after
 // SIGTERM (20 by default; the LaunchAgent sets 60, see darwin/README.md),
-// and sleep goes on whether or not the app is done. So one logout has one
+// and sleep waits at most 30 s for IOAllowPowerChange (Power answers by
+// AllowBound; the save before it is bounded by SleepBound). So one logout has one
 // budget, LogoutBudget, from its first sign to AppKit's reply; of it,
 // NoticeReserve is kept for telling the user that the save failed, and the
 // save itself gets the rest (EndBound).
@@ -194,8 +196,10 @@ type observer struct {
 
 // observers are what Watch registers. Will-power-off starts the save and
 // returns (the main thread keeps the menu alive during logout); will-sleep
-// and will-terminate return only when the save is done or bounded, because
-// the system goes on as soon as they return.
+// is only a hint: it starts the save early and returns, since Cocoa cannot
+// hold sleep off (Power, through I/O Kit, does) and a main thread waiting
+// there would freeze the menu; will-terminate returns only when the save is
+// done or bounded, because AppKit calls exit as soon as it returns.
 func observers(g *Guard, end *Ending, logf func(format string, args ...any)) []observer {
 	logged := func(err error) {
 		if err != nil {
@@ -204,7 +208,7 @@ func observers(g *Guard, end *Ending, logf func(format string, args ...any)) []o
 	}
 	return []observer{
 		{nameWillPowerOff, true, "rambarWillPowerOff:", end.SessionEnding},
-		{nameWillSleep, true, "rambarWillSleep:", func() { logged(g.Run(WillSleep)) }},
+		{nameWillSleep, true, "rambarWillSleep:", func() { g.Start(WillSleep) }},
 		{nameWillTerminate, false, "rambarWillTerminate:", func() { logged(end.WillTerminate()) }},
 	}
 }

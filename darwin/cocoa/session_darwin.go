@@ -22,8 +22,11 @@ var watching atomic.Pointer[Ending]
 //
 //   - NSWorkspaceWillPowerOffNotification starts the save without blocking
 //     the main thread;
-//   - NSWorkspaceWillSleepNotification saves before returning (sleep waits
-//     for the main thread, up to SleepBound);
+//   - before sleep, I/O Kit's kIOMessageSystemWillSleep (watchPower, on a
+//     dispatch queue of its own) starts the save and holds the sleep with
+//     IOAllowPowerChange until it ends or AllowBound passes: only I/O Kit
+//     can delay sleep (QA1340); NSWorkspaceWillSleepNotification is a hint
+//     that starts the save and returns at once;
 //   - applicationShouldTerminate:, which Prepare added to the delegate's
 //     class before the delegate was set, answers "later" until the save
 //     ends, within one budget for the whole logout (Ending); notify tells
@@ -31,8 +34,9 @@ var watching atomic.Pointer[Ending]
 //   - NSApplicationWillTerminateNotification saves before AppKit calls exit
 //     if termination skipped the delegate.
 //
-// logf receives what went wrong (nil: nothing is logged). Call it from any
-// goroutine; stop removes the observers.
+// logf receives what went wrong (nil: nothing is logged); a power
+// registration that fails is logged, and the rest is watched anyway. Call
+// it from any goroutine; stop removes the observers and the registration.
 func Watch(g *Guard, notify func(title, text string), logf func(format string, args ...any)) (stop func(), err error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -62,8 +66,14 @@ func Watch(g *Guard, notify func(title, text string), logf func(format string, a
 	if err != nil {
 		return nil, err
 	}
+	stopPower, perr := watchPower(g, logf)
+	if perr != nil {
+		logf("saving before sleep: %v (the save starts at the workspace's notice, and sleep does not wait for it)", perr)
+		stopPower = func() {}
+	}
 	watching.Store(end)
 	return func() {
+		stopPower()
 		watching.CompareAndSwap(end, nil)
 		offMain(func() {
 			ws := class("NSWorkspace").Send(selSharedWorkspace).Send(selNotificationCenter)

@@ -344,15 +344,34 @@ func TestObservers(t *testing.T) {
 	if !g.Busy() {
 		t.Fatal("will-power-off did not start a save")
 	}
-	done := make(chan struct{})
-	go func() { byName[nameWillSleep].do(); close(done) }()
+	// Will-sleep is a hint: it returns at once, even while a save runs
+	// (the main thread is never held; Power holds the sleep).
+	returned := make(chan struct{})
+	go func() { byName[nameWillSleep].do(); close(returned) }()
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the will-sleep observer blocked the main thread while a save ran")
+	}
 	close(release)
-	<-done
 	byName[nameWillTerminate].do() // the logout's save ran: no other
+	waitIdle(t, g)
+	byName[nameWillSleep].do() // nothing running: the hint starts a save
+	waitIdle(t, g)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(events) != 2 || events[0] != SessionEnding || events[1] != WillSleep {
 		t.Errorf("saves for %v; want session ending, will sleep (will-terminate: already saved in this ending)", events)
+	}
+}
+
+// waitIdle waits until g runs no save.
+func waitIdle(t *testing.T, g *Guard) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); g.Busy(); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the save did not end")
+		}
 	}
 }
 

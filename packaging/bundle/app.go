@@ -63,6 +63,9 @@ var requiredKeys = map[string]any{
 	"CFBundleInfoDictionaryVersion": "6.0",
 	"LSMinimumSystemVersion":        "",
 	"LSUIElement":                   true,
+	// Without it AppKit runs the app in low resolution on Retina
+	// displays: a blurry status icon, alerts and open panel.
+	"NSHighResolutionCapable": true,
 	// Purpose strings: mirroring a folder in one of these places makes
 	// macOS ask the user, with these words; without them the access is
 	// refused outright.

@@ -39,14 +39,14 @@ func TestRootInfoPlist(t *testing.T) {
 		t.Fatal(err)
 	}
 	if back["CFBundleShortVersionString"] != "1.4.2" || back["CFBundleVersion"] != "117" || back["RAMBarSourceVersion"] != "v1.4.2-3-gabcdef0" ||
-		back["LSUIElement"] != true || back["NSHumanReadableCopyright"] != info["NSHumanReadableCopyright"] {
+		back["LSUIElement"] != true || back["NSHighResolutionCapable"] != true || back["NSHumanReadableCopyright"] != info["NSHumanReadableCopyright"] {
 		t.Errorf("stamped Info.plist: %v", back)
 	}
 }
 
 func TestCheckInfoRefuses(t *testing.T) {
 	info, _ := ReadInfo(filepath.Join("..", "..", "Info.plist"))
-	for k, bad := range map[string]any{"CFBundleExecutable": "RAMBar", "CFBundleIdentifier": "com.example", "LSUIElement": false, "CFBundleName": "",
+	for k, bad := range map[string]any{"CFBundleExecutable": "RAMBar", "CFBundleIdentifier": "com.example", "LSUIElement": false, "NSHighResolutionCapable": false, "CFBundleName": "",
 		"NSDocumentsFolderUsageDescription": "", "NSRemovableVolumesUsageDescription": ""} {
 		m := map[string]any{}
 		for kk, v := range info {
