@@ -313,4 +313,3 @@ func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.P
 	st, err := k.State(v.Name)
 	return st, r, err
 }
-
