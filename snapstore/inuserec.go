@@ -106,18 +106,23 @@ func (s *Store) WriteInUse(id string, u *InUse) error {
 // InUse reads the record of snapshot id: nil when it has none (it was
 // consistent).
 func (s *Store) InUse(id string) (*InUse, error) {
-	b, err := ReadBounded(s.Path("snapshots", id+InUseExt), MaxSmall)
+	return readRecord(s, id, InUseExt, decodeInUse)
+}
+
+// readRecord reads the small record of snapshot id in the file ext beside
+// it and decodes it: nil when there is none.
+func readRecord[T any](s *Store, id, ext string, decode func(id string, b []byte) (*T, error)) (*T, error) {
+	b, err := ReadBounded(s.Path("snapshots", id+ext), MaxSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
+	if err == nil {
+		var r *T
+		if r, err = decode(id, b); err == nil {
+			return r, nil
+		}
 	}
-	u, err := decodeInUse(id, b)
-	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
-	}
-	return u, nil
+	return nil, fmt.Errorf("read snapshot %s: %w", id, err)
 }
 
 // InUseMax is how many of the paths that changed during a save it names.

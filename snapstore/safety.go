@@ -110,18 +110,7 @@ func (s *Store) ClearSafety(id string) error {
 
 // Safety reads the label of snapshot id: nil when it has none.
 func (s *Store) Safety(id string) (*Safety, error) {
-	b, err := ReadBounded(s.Path("snapshots", id+SafetyExt), MaxSmall)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
-	}
-	l, err := decodeSafety(id, b)
-	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
-	}
-	return l, nil
+	return readRecord(s, id, SafetyExt, decodeSafety)
 }
 
 // safetyKinds is the kind of each labelled snapshot (a damaged label
