@@ -187,3 +187,13 @@ func (p *pending) Peek() Changes {
 
 // Wake receives when a change arrives (one wake-up for a burst).
 func (p *pending) Wake() <-chan struct{} { return p.wake }
+
+// Held tells, without copying the changes as Peek does, how many paths
+// changed since the last take (Changes.Paths), whether the feed may have
+// missed one (Changes.Lost), and when the newest change arrived (zero:
+// none).
+func (p *pending) Held() (paths int, lost bool, last time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.c.Paths, p.c.Lost, p.c.Last
+}

@@ -63,17 +63,24 @@ func (f *Following) Wake() <-chan struct{} { return f.feed.Wake() }
 
 // Next waits until the disk is due for its next continuous save: a
 // change, then no other for ContinuousQuiet, or ContinuousBusy since the
-// first. False once ctx ends. A disk that rests idleFree gives back the
-// memory its last save left free (giveBack).
+// first. The quiet is counted from the newest change the feed holds, not
+// from the wake-up: changes made during the last save (a burst that ended
+// while it ran) do not wait again; and a wake-up for changes that save
+// took already and committed is no change. False once ctx ends. A disk that rests
+// idleFree gives back the memory its last save left free.
 func (f *Following) Next(ctx context.Context) bool {
 	idle := time.NewTimer(idleFree)
 	defer idle.Stop()
+	var last time.Time
 	for woke := false; !woke; {
 		select {
 		case <-ctx.Done():
 			return false
 		case <-f.Wake():
-			woke = true
+			// Peek, not Held: the folders past the watch budget are
+			// looked at (their marks read, or named for a walk) only then.
+			ch := f.feed.Peek()
+			last, woke = ch.Last, !ch.Empty() || !f.saved()
 		case <-idle.C:
 			f.f.Rest()
 			giveBack()
@@ -81,7 +88,7 @@ func (f *Following) Next(ctx context.Context) bool {
 	}
 	f.publish(false)
 	first := time.Now()
-	t := time.NewTimer(ContinuousQuiet)
+	t := time.NewTimer(quietLeft(last, first))
 	defer t.Stop()
 	for {
 		select {
@@ -92,14 +99,33 @@ func (f *Following) Next(ctx context.Context) bool {
 			return true
 		case <-f.Wake():
 			f.publish(false)
-			left := ContinuousBusy - time.Since(first)
+			now := time.Now()
+			left := ContinuousBusy - now.Sub(first)
 			if left <= 0 {
 				f.publish(true)
 				return true
 			}
-			t.Reset(min(ContinuousQuiet, left))
+			_, _, last = f.feed.Held()
+			t.Reset(min(quietLeft(last, now), left))
 		}
 	}
+}
+
+// saved reports whether the last save committed what the feed heard
+// before it (it took those changes): else what it took is still unsaved.
+func (f *Following) saved() bool {
+	cur, err := f.store()
+	return err == nil && f.f.Follows(cur)
+}
+
+// quietLeft is how long after now the disk will have been quiet for
+// ContinuousQuiet, its newest change made at last (zero, or not before
+// now: just now).
+func quietLeft(last, now time.Time) time.Duration {
+	if last.IsZero() || !last.Before(now) {
+		return ContinuousQuiet
+	}
+	return ContinuousQuiet - now.Sub(last)
 }
 
 // idleFree is how long a followed disk rests before its process gives

@@ -17,6 +17,7 @@ type Feed interface {
 	tree.FolderWatch
 	Take() changefeed.Changes
 	Peek() changefeed.Changes
+	Held() (paths int, lost bool, last time.Time)
 }
 
 // FullEvery is how long saves by a feed go on before one walks the whole

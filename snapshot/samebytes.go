@@ -51,24 +51,29 @@ type sameCand struct {
 // it read it (nil: none). Reads are counted in progress. Whatever cannot
 // be read or compared (gone, moving, an object pruned or damaged) is left
 // out: the plan copies it as before.
-func (s *Store) sameBytes(root string, idx *snapstore.Index, items []tree.Scanned, d *snapstore.IndexDiff, w *watch, progress tree.ProgressFunc) (map[int32]*tree.Entry, *snapstore.Manifest) {
+func (s *Store) sameBytes(root string, idx *snapstore.Index, items []tree.Scanned, d *snapstore.IndexDiff, w *watch, memo sameMemo, progress tree.ProgressFunc) (map[int32]*tree.Entry, *snapstore.Manifest) {
 	if idx == nil || idx.Snapshot == "" || s.NoSameBytes {
 		return nil, nil
 	}
+	out := map[int32]*tree.Entry{}
 	var cands []int32
 	for i := 1; i < len(items); i++ { // the top folder: never a file
 		it := &items[i]
 		if !d.Same[i] && copiesData(it) && !it.Sparse() && it.Id.CTime != it.Id.MTime && !w.wants(it) {
-			cands = append(cands, int32(i))
+			if e := memo.entry(items, int32(i)); e != nil {
+				out[int32(i)] = e
+			} else {
+				cands = append(cands, int32(i))
+			}
 		}
 	}
 	was := ctimeOnly(idx, items, cands)
 	if len(was) == 0 {
-		return nil, nil
+		return out, nil
 	}
 	prev, err := s.Tree(idx.Snapshot, true)
 	if err != nil {
-		return nil, nil
+		return out, nil
 	}
 	var todo []sameCand
 	var total int64
@@ -84,16 +89,16 @@ func (s *Store) sameBytes(root string, idx *snapstore.Index, items []tree.Scanne
 		}
 	}
 	if len(todo) == 0 {
-		return nil, prev
+		return out, prev
 	}
 	src, err := tree.OpenTree(root)
 	if err != nil {
-		return nil, prev
+		return out, prev
 	}
 	defer src.Close()
 	objs, err := tree.OpenTree(s.Path("objects"))
 	if err != nil {
-		return nil, prev
+		return out, prev
 	}
 	defer objs.Close()
 	m := tree.NewMeter(progress, "saving", total, len(todo))
@@ -120,13 +125,47 @@ func (s *Store) sameBytes(root string, idx *snapstore.Index, items []tree.Scanne
 		return nil
 	})
 	m.Done()
-	out := map[int32]*tree.Entry{}
 	for k := range todo {
 		if equal[k] {
 			out[todo[k].i] = &todo[k].e
+			memo.add(&items[todo[k].i], &todo[k].e)
 		}
 	}
 	return out, prev
+}
+
+// sameMemo remembers, for one save, the files sameBytes found holding
+// their saved object's bytes: by inode, the identity they were read at
+// and what their entry took from the object. A later round's candidate of
+// that identity is the same without reading it again: the compare read
+// it settled (its ctime older than the change clock), so any write since
+// has moved its ctime. A nil memo remembers nothing.
+type sameMemo map[uint64]sameSeen
+
+// sameSeen is one file sameMemo remembers.
+type sameSeen struct {
+	id    tree.Ident
+	obj   tree.ObjName
+	xattr map[string][]byte
+}
+
+// add remembers that it, as scanned, holds the bytes e names.
+func (m sameMemo) add(it *tree.Scanned, e *tree.Entry) {
+	if m != nil {
+		m[it.Id.Ino] = sameSeen{id: it.Id, obj: e.Obj, xattr: e.Xattr}
+	}
+}
+
+// entry is item i's entry naming the object an earlier compare found its
+// bytes in, when its identity is still the one compared; else nil.
+func (m sameMemo) entry(items []tree.Scanned, i int32) *tree.Entry {
+	seen, ok := m[items[i].Id.Ino]
+	if !ok || seen.id != items[i].Id {
+		return nil
+	}
+	e := tree.ScanEntry(items, int(i))
+	e.Obj, e.Size, e.Extents, e.Xattr = seen.obj, items[i].Id.Size, nil, seen.xattr
+	return &e
 }
 
 // ctimeOnly finds, for each of cands (items), a path idx lists with the

@@ -309,7 +309,7 @@ func TestSameBytesWrittenDuringTheCompare(t *testing.T) {
 			if idx == nil || !ok {
 				t.Fatalf("index %v, diff ok %v", idx != nil, ok)
 			}
-			same, _ := s.sameBytes(root, idx, items, &d, nil, nil)
+			same, _ := s.sameBytes(root, idx, items, &d, nil, nil, nil)
 			at := -1
 			for i := range items {
 				if items[i].Rel == target {

@@ -84,7 +84,7 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 	}
 	resume()
 	ls := &liveSave{s: s, root: root, diskID: diskID, curID: curID, idx: idx, mapped: <-mapped, progress: progress, still: still, clock: clock,
-		match: sc.match, pre: sc.diff, feed: feed, notKept: sc.notKept, from: sc.from, kept: sc.kept, firsts: sc.firsts, follow: f}
+		match: sc.match, pre: sc.diff, feed: feed, notKept: sc.notKept, from: sc.from, kept: sc.kept, firsts: sc.firsts, follow: f, scanAt: start}
 	if last != nil {
 		ls.base, ls.last, ls.dirty = last.index, last, dirty
 	}
@@ -112,7 +112,7 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 				// describes last's scan: the next index is encoded whole).
 				f.done(&followed{snapshot: curID, items: items, notKept: notKept, watched: watched, index: ls.written, firsts: sc.firsts}, last)
 			}
-			return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start), ByFeed: last != nil}, nil
+			return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start), ByFeed: last != nil, AsOf: start}, nil
 		}
 	}
 	// The scan's own buffers are garbage now; collected before the copy,
@@ -227,8 +227,9 @@ type fullPlan struct {
 // when not nil, is the diff itself (a rescan by the feed made it).
 // Files whose identity differs from the index's only by ctime and whose
 // bytes are the saved ones name their saved object (samebytes.go; the
-// compare's reads are counted in progress).
-func (s *Store) plan(root, curID string, idx *snapstore.Index, items []tree.Scanned, w *watch, m *snapstore.IndexMatch, pre *snapstore.IndexDiff, progress tree.ProgressFunc) (*savePlan, error) {
+// compare's reads are counted in progress; memo, when not nil, keeps what
+// it found for the save's later rounds).
+func (s *Store) plan(root, curID string, idx *snapstore.Index, items []tree.Scanned, w *watch, m *snapstore.IndexMatch, pre *snapstore.IndexDiff, memo sameMemo, progress tree.ProgressFunc) (*savePlan, error) {
 	var d snapstore.IndexDiff
 	if pre != nil {
 		d = *pre // a rescan by the feed diffed it with the scan the index holds
@@ -253,7 +254,7 @@ func (s *Store) plan(root, curID string, idx *snapstore.Index, items []tree.Scan
 			d.Same[i], d.Changed = false, d.Changed+1
 		}
 	}
-	same, prev := s.sameBytes(root, idx, items, &d, w, progress)
+	same, prev := s.sameBytes(root, idx, items, &d, w, memo, progress)
 	var delta *snapstore.Manifest // the previous changes a new delta builds on
 	if idx != nil && idx.Exact && idx.Version >= 4 {
 		delta = s.deltaBase(idx.Snapshot, d.Changed+len(d.Gone))

@@ -150,7 +150,7 @@ func TestSavePhasesOneByOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.plan(root, "", nil, items, nil, nil, nil, nil)
+	p, err := s.plan(root, "", nil, items, nil, nil, nil, nil, nil)
 	if err != nil || p.delta != nil || p.full == nil || len(p.full.items) != 7 || len(p.jobs) != 5 || p.files != 5 || p.bytes != 10 {
 		t.Fatalf("plan = %+v, %v; want a full manifest of 7 entries copying 5 files", p, err)
 	}

@@ -27,4 +27,7 @@ type Result struct {
 	// ByFeed: the save read only the folders the disk's change feed named
 	// (SaveFollowing), not the whole disk.
 	ByFeed bool `json:"by_feed,omitempty"`
+	// AsOf: every change made to the disk before it is in the snapshot
+	// (the scan or steady take it holds began then; zero for a restore).
+	AsOf time.Time `json:"-"`
 }

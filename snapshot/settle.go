@@ -69,6 +69,11 @@ type liveSave struct {
 	follow *Follow
 	last   *followed
 	dirty  tree.Dirty
+	// scanAt is when the scan of the round began (Result.AsOf).
+	scanAt time.Time
+	// same keeps what the rounds' compares found holding saved bytes
+	// (samebytes.go), so a later round does not read it again.
+	same sameMemo
 	// committed is what a round committed, for the next save by the feed
 	// (nil: none, or the snapshot is one taken while in use).
 	committed *followed
@@ -146,7 +151,7 @@ func (ls *liveSave) unchanged(items []tree.Scanned, watched map[string]snapstore
 // snapshot. Nothing of it is left behind on failure, or when the disk
 // turns out unchanged.
 func (ls *liveSave) run(ctx context.Context, items []tree.Scanned) (Result, error) {
-	ls.id = snapstore.NewID(time.Now(), ls.curID)
+	ls.id, ls.same = snapstore.NewID(time.Now(), ls.curID), sameMemo{}
 	objDir := ls.s.Path("objects", ls.id)
 	if err := os.MkdirAll(objDir, 0o700); err != nil {
 		return Result{}, tree.NoSpace(fmt.Errorf("make %s: %w", objDir, err))
@@ -168,27 +173,16 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, e
 		against = ls.idx
 	}
 	for n := 1; ; n++ {
-		r, err := ls.round(ctx, items, n == saveRounds)
-		if err != nil {
-			return Result{}, err
-		}
-		if r.moved.N == 0 || r.res.InUse != nil {
-			return r.res, nil
-		}
-		if res, ok, err := ls.steady(ctx, r); err != nil || ok {
+		if n < saveRounds && ls.doomed() {
+			if err := ls.calm(ctx); err != nil {
+				return Result{}, err
+			}
+		} else if res, done, err := ls.roundAndWait(ctx, items, n); err != nil || done {
 			return res, err
-		}
-		if n == saveRounds {
-			return ls.inUse(r)
-		}
-		ls.remember(r)
-		select {
-		case <-ctx.Done():
-			return Result{}, ctx.Err()
-		case <-time.After(roundPause(n)):
 		}
 		ls.still.Close()
 		ls.still = tree.NewStillWatch()
+		ls.scanAt = time.Now()
 		sc, err := ls.scanAgain(len(items), against)
 		if err != nil {
 			return Result{}, err
@@ -203,10 +197,40 @@ func (ls *liveSave) rounds(ctx context.Context, items []tree.Scanned) (Result, e
 				if err != nil {
 					return Result{}, err
 				}
-				return Result{Snapshot: ls.curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes}, nil
+				return Result{Snapshot: ls.curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, AsOf: ls.scanAt}, nil
 			}
 		}
 	}
+}
+
+// roundAndWait is round n of rounds: done, with the save's result, when
+// it committed or gave up; else the disk moved, and it paused before the
+// next.
+func (ls *liveSave) roundAndWait(ctx context.Context, items []tree.Scanned, n int) (res Result, done bool, err error) {
+	if roundPlanned != nil {
+		roundPlanned(n)
+	}
+	r, err := ls.round(ctx, items, n == saveRounds)
+	if err != nil {
+		return Result{}, true, err
+	}
+	if r.moved.N == 0 || r.res.InUse != nil {
+		return r.res, true, nil
+	}
+	if res, ok, err := ls.steady(ctx, r); err != nil || ok {
+		return res, true, err
+	}
+	if n == saveRounds {
+		res, err := ls.inUse(r)
+		return res, true, err
+	}
+	ls.remember(r)
+	select {
+	case <-ctx.Done():
+		return Result{}, true, ctx.Err()
+	case <-time.After(roundPause(n)):
+	}
+	return Result{}, false, nil
 }
 
 // round plans items, copies what the plan needs and, when every file held
@@ -224,7 +248,7 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 		r.moved.Add(p)
 		r.reshaped = r.reshaped || gone
 	}
-	p, err := ls.s.plan(ls.root, ls.curID, ls.idx, items, r.w, ls.match, ls.pre, ls.progress)
+	p, err := ls.s.plan(ls.root, ls.curID, ls.idx, items, r.w, ls.match, ls.pre, ls.same, ls.progress)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +312,7 @@ func (ls *liveSave) round(ctx context.Context, items []tree.Scanned, last bool) 
 	}
 	ls.committed = &followed{snapshot: ls.id, items: items, notKept: ls.notKept, watched: sums, index: base, firsts: ls.firsts}
 	r.res = Result{Snapshot: ls.id, Files: p.files, Bytes: p.bytes - planned + copied, CopiedFiles: len(p.jobs),
-		CopiedBytes: copied, Removed: p.removed, InUse: inUse}
+		CopiedBytes: copied, Removed: p.removed, InUse: inUse, AsOf: ls.scanAt}
 	return r, nil
 }
 

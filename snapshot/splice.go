@@ -79,10 +79,10 @@ func (ls *liveSave) inUse(r *round) (Result, error) {
 		u.Paths = u.Paths[:snapstore.InUseMax]
 	}
 	if prev != nil && fresh == 0 {
-		return Result{Snapshot: ls.curID, Unchanged: true, Files: prev.Files, Bytes: prev.Bytes, InUse: u}, nil
+		return Result{Snapshot: ls.curID, Unchanged: true, Files: prev.Files, Bytes: prev.Bytes, InUse: u, AsOf: ls.scanAt}, nil
 	}
 	m := &snapstore.Manifest{Header: snapstore.Header{ID: ls.id, Created: time.Now().UTC()}, Entries: entries}
-	res := Result{Snapshot: ls.id, InUse: u}
+	res := Result{Snapshot: ls.id, InUse: u, AsOf: ls.scanAt}
 	for i := range entries {
 		if e := &entries[i]; e.Kind == tree.KindFile {
 			m.Files++

@@ -137,7 +137,8 @@ type group struct {
 	// can take this group.
 	ok      bool
 	never   bool
-	members []int32 // the places in items of the group's paths
+	members []int32   // the places in items of the group's paths
+	at      time.Time // when the try began (Result.AsOf)
 	more    []string
 	wait    time.Duration
 }
@@ -145,7 +146,7 @@ type group struct {
 // takeGroup is one try of a steady take of the folders dirty of the disk
 // scanned as items (steps 1 to 4 above).
 func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty map[string]struct{}) (*group, error) {
-	t0 := nextTick()
+	at, t0 := time.Now(), nextTick()
 	var keepLF func() bool
 	if ls.idx != nil {
 		keepLF = ls.idx.Lists("lost+found")
@@ -154,7 +155,7 @@ func (ls *liveSave) takeGroup(ctx context.Context, items []tree.Scanned, dirty m
 	if err != nil {
 		return &group{wait: time.Millisecond}, nil // a folder went as it was read: the next try reads its parent
 	}
-	g := &group{items: rs.Items, notKept: rs.NotKept, firsts: rs.Firsts}
+	g := &group{items: rs.Items, notKept: rs.NotKept, firsts: rs.Firsts, at: at}
 	var members []int32
 	var jobs, memJobs []copyJob
 	var copying, inMemory int64
@@ -354,5 +355,6 @@ func (ls *liveSave) commitGroup(ctx context.Context, g *group) (Result, bool, er
 	if r.moved.N > 0 || r.res.Snapshot != ls.id {
 		return Result{}, false, nil
 	}
+	r.res.AsOf = g.at
 	return r.res, true, nil
 }

@@ -159,15 +159,19 @@ func pnpmFeed(r *report, name string, k *keeper.Keeper, v ramdisk.Volume, f *kee
 // feedSave is one continuous save: when it ran and how it ended.
 type feedSave struct {
 	start, end time.Time
+	asOf       time.Time // the snapshot holds every change made before
 	err        error
 	inUse      bool
+	byFeed     bool
+	copied     int
 }
 
 // pnpmChurn removes node_modules and makes it again pnpmChurns times while
 // the disk is saved continuously by its feed (the app's loop: Next, then
 // a save by the feed), and reports the saves that failed, the time from
-// the churn's end to a save begun after it committed (not labelled in
-// use), and the CPU and resident memory of this process while the
+// the churn's end to the first committed save (not labelled in use) that
+// holds every change made before that end (its scan began after it:
+// Result.AsOf), and the CPU and resident memory of this process while the
 // followed disk then stays idle for pnpmIdle.
 func pnpmChurn(r *report, name string, k *keeper.Keeper, v ramdisk.Volume, f *keeper.Following) error {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -184,7 +188,7 @@ func pnpmChurn(r *report, name string, k *keeper.Keeper, v ramdisk.Volume, f *ke
 				return
 			}
 			mu.Lock()
-			saves = append(saves, feedSave{start, time.Now(), err, res.InUse != nil})
+			saves = append(saves, feedSave{start, time.Now(), res.AsOf, err, res.InUse != nil, res.ByFeed, res.CopiedFiles})
 			mu.Unlock()
 		}
 	}()
@@ -202,7 +206,7 @@ func pnpmChurn(r *report, name string, k *keeper.Keeper, v ramdisk.Volume, f *ke
 		time.Sleep(20 * time.Millisecond)
 		mu.Lock()
 		for _, s := range saves {
-			if s.start.After(stop) && s.err == nil && !s.inUse {
+			if s.asOf.After(stop) && s.err == nil && !s.inUse {
 				durable = s.end.Sub(stop)
 				break
 			}
@@ -220,6 +224,12 @@ func pnpmChurn(r *report, name string, k *keeper.Keeper, v ramdisk.Volume, f *ke
 	rss := statusBytes("VmRSS:")
 	cancel()
 	<-loop
+	for _, s := range saves {
+		if s.end.After(stop.Add(-10 * time.Second)) {
+			fmt.Printf("%s: a continuous save from %+.2fs to %+.2fs of the churn's end, as of %+.2fs: by feed %v, %d copied, in use %v, error %v\n",
+				name, s.start.Sub(stop).Seconds(), s.end.Sub(stop).Seconds(), s.asOf.Sub(stop).Seconds(), s.byFeed, s.copied, s.inUse, s.err)
+		}
+	}
 	failed := 0
 	for _, s := range saves {
 		if s.err != nil {
