@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -77,12 +79,13 @@ func (s *Store) sameBytes(root string, idx *snapstore.Index, items []tree.Scanne
 	}
 	var todo []sameCand
 	var total int64
+	at := &entryCursor{entries: prev.Entries}
 	for _, i := range cands {
 		p, ok := was[i]
 		if !ok {
 			continue
 		}
-		c, ok := prevObject(prev.Entries, items, i, p)
+		c, ok := prevObject(at, items, i, p)
 		if ok {
 			todo = append(todo, c)
 			total += c.e.Size
@@ -199,17 +202,21 @@ func ctimeOnly(idx *snapstore.Index, items []tree.Scanned, cands []int32) map[in
 	return out
 }
 
-// prevObject finds in prev (a tree, in path order) the object that holds
+// prevObject finds in prev (a tree, in path order, asked in path order)
+// the object that holds
 // item i's bytes as saved at path p (its own path, or another of its
 // names): p's, or that of the path p was a hard link to. ok is false when there is none to compare with: the path was
 // not a file, or its object is not one whole run of bytes (sparse). The
 // candidate's entry is item i's as a copy would make it (but its extras:
 // sameCand.extras), with that object.
-func prevObject(prev []tree.Entry, items []tree.Scanned, i int32, p string) (c sameCand, ok bool) {
+func prevObject(prev *entryCursor, items []tree.Scanned, i int32, p string) (c sameCand, ok bool) {
 	it := &items[i]
-	e := entryAt(prev, p)
+	var e *tree.Entry
+	if k := prev.index(p); k >= 0 {
+		e = &prev.entries[k]
+	}
 	if e != nil && e.Kind == tree.KindFile && e.HardLink != "" {
-		e = entryAt(prev, e.HardLink)
+		e = entryAt(prev.entries, e.HardLink)
 	}
 	if e == nil || e.Kind != tree.KindFile || e.Obj.None() || e.HardLink != "" || e.Extents != nil || e.Size != it.Id.Size {
 		return c, false
@@ -262,6 +269,33 @@ func entryAt(entries []tree.Entry, p string) *tree.Entry {
 		return &entries[n]
 	}
 	return nil
+}
+
+// entryCursor finds paths in entries (in path order), fastest asked in
+// path order: each search gallops on from where the last one ended, and
+// starts again from the first entry for a path behind it.
+type entryCursor struct {
+	entries []tree.Entry
+	at      int // every entry before at is before the last path asked
+}
+
+// index is where path p is in the entries, or -1.
+func (c *entryCursor) index(p string) int {
+	es, lo := c.entries, c.at
+	if lo > len(es) || lo > 0 && !tree.PathLess(es[lo-1].Path, p) {
+		lo = 0
+	}
+	hi, step := lo, 1
+	for hi < len(es) && tree.PathLess(es[hi].Path, p) {
+		lo, hi, step = hi+1, hi+1+step, step*2
+	}
+	hi = min(hi, len(es))
+	k := lo + sort.Search(hi-lo, func(j int) bool { return !tree.PathLess(es[lo+j].Path, p) })
+	c.at = k
+	if k < len(es) && es[k].Path == p {
+		return k
+	}
+	return -1
 }
 
 // entryIndex is where path p is in entries (in path order), or -1.
@@ -355,8 +389,11 @@ func readFull(fd int, p []byte, off int64) bool {
 // after them when f.prev has no such path.
 func reuseSame(f *fullPlan, same map[int32]*tree.Entry) {
 	var more []int32
-	for i, e := range same {
-		if k := entryIndex(f.prev, e.Path); k >= 0 {
+	order := slices.Sorted(maps.Keys(same)) // items, so paths, in order
+	at := &entryCursor{entries: f.prev}
+	for _, i := range order {
+		e := same[i]
+		if k := at.index(e.Path); k >= 0 {
 			f.prev[k], f.reuse[i] = *e, int32(k+1)
 		} else {
 			more = append(more, i)

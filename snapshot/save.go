@@ -285,7 +285,7 @@ func planDelta(root string, delta *snapstore.Manifest, items []tree.Scanned, d s
 			fresh = append(fresh, *e)
 			continue
 		}
-		e, err := tree.EntryOf(root, items, i)
+		e, err := entryOf(root, items, i)
 		if isGone(err) {
 			p.gone = append(p.gone, it.Rel)
 			continue
@@ -371,11 +371,12 @@ func (s *Store) planFull(root, curID string, idx *snapstore.Index, items []tree.
 
 // readExtras reads the symlink targets and xattrs of the items f does not
 // reuse, so that writing the manifest reads nothing more of the disk; it
-// returns the paths gone meanwhile.
+// returns the paths gone meanwhile. A file's second name has none of its
+// own (entryOf).
 func (f *fullPlan) readExtras() ([]string, error) {
 	var gone []string
 	for i := range f.items {
-		if f.reuse != nil && f.reuse[i] > 0 {
+		if f.reuse != nil && f.reuse[i] > 0 || f.items[i].HardLink > 0 {
 			continue
 		}
 		e := tree.Entry{Path: f.items[i].Rel, Kind: tree.KindOf(f.items[i].Id.Mode)}
@@ -395,6 +396,17 @@ func (f *fullPlan) readExtras() ([]string, error) {
 		}
 	}
 	return gone, nil
+}
+
+// entryOf is item i's entry: tree.EntryOf, but a file's second name
+// (a hard link to the first) is told by the scan alone. Its xattrs are its
+// inode's, saved with its first name, and a restore links it to that
+// name; a name gone since the scan is found moved by the round's look.
+func entryOf(root string, items []tree.Scanned, i int) (tree.Entry, error) {
+	if items[i].HardLink > 0 {
+		return tree.ScanEntry(items, i), nil
+	}
+	return tree.EntryOf(root, items, i)
 }
 
 // copiesData reports whether a save reading it fresh copies item it's
