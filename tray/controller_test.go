@@ -51,6 +51,7 @@ type fakeDialogs struct {
 	asked    NewDiskForm // the defaults the window was opened with
 	checked  chan string // the plan text or refusal the dialog would show
 	quit     QuitChoice
+	asking   QuitQuestion // what the quit dialog was asked
 	messages chan string
 	results  chan string // each Result window: title, text and action
 	act      bool        // Result's answer: the action was pressed
@@ -67,7 +68,10 @@ func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdi
 	f.checked <- PlanText(p)
 	return answers, p, nil
 }
-func (f *fakeDialogs) Quit(ctx context.Context, n int) (QuitChoice, error) { return f.quit, nil }
+func (f *fakeDialogs) Quit(ctx context.Context, q QuitQuestion) (QuitChoice, error) {
+	f.asking = q
+	return f.quit, nil
+}
 func (f *fakeDialogs) Message(ctx context.Context, title, text string) error {
 	f.messages <- title + ": " + text
 	return nil
@@ -526,7 +530,8 @@ func TestQuitEjectsWhenSettingsSaySo(t *testing.T) {
 }
 
 func TestQuitAskLeaveMounted(t *testing.T) {
-	h := start(t, func(d *Deps) { d.Dialogs = &fakeDialogs{quit: QuitLeaveMounted} })
+	dialogs := &fakeDialogs{quit: QuitLeaveMounted}
+	h := start(t, func(d *Deps) { d.Dialogs = dialogs })
 	h.create("A", ramdisk.GiB)
 	h.waitFor("A — ")
 	h.c.Click("quit")
@@ -537,6 +542,28 @@ func TestQuitAskLeaveMounted(t *testing.T) {
 	}
 	if vs, _ := h.mem.List(context.Background()); len(vs) != 1 {
 		t.Fatalf("leave mounted ejected: %+v", vs)
+	}
+	if q := dialogs.asking; len(q.Lost)+len(q.Saved) != 1 {
+		t.Errorf("the quit dialog was asked about %+v", q)
+	}
+}
+
+// TestQuitText: the quit dialog names the disks an eject loses and those
+// it saves first, and another RAMBar's, which stay.
+func TestQuitText(t *testing.T) {
+	for _, c := range []struct {
+		q    QuitQuestion
+		want string
+	}{
+		{QuitQuestion{Lost: []string{"Scratch"}}, "Eject the RAM disk before quitting?\n\nScratch's contents are lost when it is ejected.\n\nLeft mounted, they keep holding memory."},
+		{QuitQuestion{Lost: []string{"A", "B"}}, "Eject the 2 RAM disks before quitting?\n\nTheir contents are lost when ejected: A, B."},
+		{QuitQuestion{Saved: []string{"Work"}}, "Eject the RAM disk before quitting?\n\nSaved first, and restored when made again: Work."},
+		{QuitQuestion{Lost: []string{"A", "B", "C"}, Saved: []string{"Work", "Site"}, Others: []string{"Root's"}},
+			"Eject the 5 RAM disks before quitting?\n\nLost when ejected: A, B, C.\n\nSaved first, and restored when made again: Work, Site.\n\nAnother RAMBar's, left mounted either way: Root's."},
+	} {
+		if got := QuitText(c.q); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%+v:\n%s\nwant it to start\n%s", c.q, got, c.want)
+		}
 	}
 }
 
