@@ -43,8 +43,8 @@ func TestResolveSnapshot(t *testing.T) {
 		{typed: "Z", code: exitNotFound, says: "no such snapshot"},
 		{typed: "latest", want: "20261130T080000.000001Z"},
 		{typed: "LATEST", want: "20261130T080000.000001Z"},
-		{typed: "2026-11-30", want: "20261130T080000.000001Z"},                    // the one save that local day
-		{typed: "2026-11-29", want: "20261129T120000.900000Z"},                    // the latest of three that day
+		{typed: "2026-11-30", want: "20261130T080000.000001Z"}, // the one save that local day
+		{typed: "2026-11-29", want: "20261129T120000.900000Z"}, // the latest of three that day
 		{typed: "2026-12-01", code: exitNotFound, says: "no such snapshot of Work"},
 	} {
 		got, _, err := resolveSnapshot("Work", c.typed, snaps, loc)
