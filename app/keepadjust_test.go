@@ -57,3 +57,17 @@ func TestKeepAdjustsAKeptDisk(t *testing.T) {
 		t.Errorf("Plain kept with --save-every auto: %+v", d)
 	}
 }
+
+// TestFreshKeptDiskIsNotUnsaved: a kept disk never saved and still empty
+// has nothing unsaved; its first file makes it unsaved.
+func TestFreshKeptDiskIsNotUnsaved(t *testing.T) {
+	c := newContentsApp(t)
+	c.run(0, "create", "Work", "1G", "--keep")
+	if u := c.info("Work").Contents.Unsaved; u == nil || *u {
+		t.Errorf("a fresh empty kept disk: unsaved_changes %v, want false", u)
+	}
+	put(t, filepath.Join(c.mem.Root, "Work"), "notes.txt", "one")
+	if u := c.info("Work").Contents.Unsaved; u == nil || !*u {
+		t.Errorf("a kept disk with a new file: unsaved_changes %v, want true", u)
+	}
+}
