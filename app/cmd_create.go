@@ -56,7 +56,7 @@ func init() {
 			"--mirror loads a folder and writes changes back to it.",
 		Args:  []arg{nameArg, sizeArg},
 		Flags: flags,
-		JSON:  true, Example: "create Scratch 4G\ncreate Site 2G --mirror ~/Sites/site --in-place\ncreate Work 8G --fs hfs+ --keep --save-every 10m\n" +
+		JSON:  true, Example: "create Scratch 4G\ncreate Site 2G --mirror ~/Sites/site --in-place\ncreate Work 8G --keep --save-every 10m\n" +
 			"create Downloads 2G --noexec --folders incoming,unpacked --icon dl.png",
 		Refuses: clashLines(flags), Order: 10, Run: runCreate})
 }
@@ -93,9 +93,6 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		}
 	}
 	if err := a.setCompress(*compress); err != nil {
-		return err
-	}
-	if err := a.checkHidden(*hidden); err != nil {
 		return err
 	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}
