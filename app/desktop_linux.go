@@ -71,7 +71,7 @@ func desktopChecks(ctx context.Context) []desktopCheck {
 	host := desktopCheck{Name: "tray host", Breaks: "the menu-bar icon: 'rambar' waits 15 s for a panel with a system tray, then exits 7 (KDE, XFCE and LXQt have one; GNOME needs the AppIndicator extension)"}
 	host.OK, host.Found = owner("org.kde.StatusNotifierWatcher")
 	out = append(out, host)
-	zen := desktopCheck{Name: "zenity", Breaks: "the menu's windows (New RAM Disk…, confirmations, results): those items do nothing, and Quit leaves the disks mounted without asking (Debian and Ubuntu: apt install zenity)"}
+	zen := desktopCheck{Name: "zenity", Breaks: "the menu's windows: Custom… and Edit Presets… are hidden, results come as notifications only, and Quit leaves the disks mounted without asking (Debian and Ubuntu: apt install zenity)"}
 	if p, err := run.Resolve("zenity"); err == nil {
 		zen.OK, zen.Found = true, p
 	} else {

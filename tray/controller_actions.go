@@ -40,7 +40,7 @@ func (c *Controller) handle(key string) {
 			}
 		}
 	case actNewSize:
-		c.create(ramdisk.Request{Size: a.Size}, "RAM Disk")
+		c.create(ramdisk.Request{Size: a.Size}, "RAMDisk")
 	case actNewCustom:
 		c.custom()
 	case actMountPreset:

@@ -180,22 +180,22 @@ func TestReadySizeNamesAndEject(t *testing.T) {
 	h := start(t, nil)
 	h.waitFor("No RAM Disks")
 	h.c.Click("new/1 GiB")
-	h.waitFor("RAM Disk — 0 B of 1 GiB, 0 B in memory")
+	h.waitFor("RAMDisk — 0 B of 1 GiB, 0 B in memory")
 	h.c.Click("new/2 GiB")
-	h.waitFor("RAM Disk 2 — 0 B of 2 GiB")
+	h.waitFor("RAMDisk-2 — 0 B of 2 GiB")
 	vs, _ := h.mem.List(context.Background())
 	if len(vs) != 2 || vs[0].Size != ramdisk.GiB || vs[1].Size != 2*ramdisk.GiB {
 		t.Fatalf("engine has %+v", vs)
 	}
-	h.c.Click("disk/RAM Disk/eject")
-	h.waitGone("RAM Disk — ")
-	h.waitFor("RAM Disk 2 — ")
+	h.c.Click("disk/RAMDisk/eject")
+	h.waitGone("RAMDisk — ")
+	h.waitFor("RAMDisk-2 — ")
 	if vs, _ := h.mem.List(context.Background()); len(vs) != 1 {
 		t.Fatalf("after eject the engine has %+v", vs)
 	}
 	// The first free name is taken again.
 	h.c.Click("new/1 GiB")
-	h.waitFor("RAM Disk — 0 B of 1 GiB")
+	h.waitFor("RAMDisk — 0 B of 1 GiB")
 	select {
 	case n := <-h.notes:
 		t.Errorf("unexpected notification: %s", n)
@@ -285,7 +285,7 @@ func TestStaleClickIgnored(t *testing.T) {
 	h.c.Click("disk/Gone/eject") // an item from an older menu
 	h.c.Click("no/such/key")
 	h.c.Click("new/1 GiB")
-	h.waitFor("RAM Disk — ")
+	h.waitFor("RAMDisk — ")
 	select {
 	case n := <-h.notes:
 		t.Errorf("stale click caused: %s", n)
@@ -298,7 +298,7 @@ func TestErrorsAreNotifiedAndMenuRecovers(t *testing.T) {
 	h.waitFor("No RAM Disks")
 	h.mem.FailNext("create", errors.New("mount: permission denied"))
 	h.c.Click("new/1 GiB")
-	if n := h.note("Can't make RAM Disk"); !strings.Contains(n, "permission denied") {
+	if n := h.note("Can't make RAMDisk"); !strings.Contains(n, "permission denied") {
 		t.Errorf("notification: %s", n)
 	}
 	h.waitGone("Creating")
