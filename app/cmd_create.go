@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -106,7 +107,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	}
 	plan, v, err := a.createDisk(ctx, req, createOpts{Size: pos[1], Quiet: *asJSON, Contents: contents})
 	if err != nil {
-		return err
+		return a.takenByOther(ctx, req.Name, err)
 	}
 	a.noteAutosave(v.Name, a.autosaveOf(v.Name))
 	if *asJSON {
@@ -124,6 +125,29 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, savedHint(sv, true))
 	}
 	return nil
+}
+
+// takenByOther says, when a create was refused because the name is
+// mounted already as another user's disk, whose it is and how to have one
+// of one's own (the mount root is shared by every user).
+func (a *App) takenByOther(ctx context.Context, name string, err error) error {
+	if !errors.Is(err, ramdisk.ErrExists) {
+		return err
+	}
+	ds, lerr := a.disks(ctx)
+	if lerr != nil {
+		return err
+	}
+	for _, d := range ds {
+		if d.Name != name {
+			continue
+		}
+		if user := ramdisk.OtherUser(a.files().Whose(d.Volume)); user != "" {
+			return fmt.Errorf("%w; it is %s's disk: give yours another name, a --mount-point of your own, "+
+				"or mount yours under a folder of your own with RAMBAR_MOUNT_ROOT", err, user)
+		}
+	}
+	return err
 }
 
 // nameSize is NAME SIZE as given, or swapped when they were given the other
