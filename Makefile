@@ -23,6 +23,10 @@ PREFIX ?= /usr/local
 ICON := bin/rambar-256.png
 INSTALLED := $(DESTDIR)$(PREFIX)/bin/rambar $(DESTDIR)$(PREFIX)/share/applications/rambar.desktop \
 	$(DESTDIR)$(PREFIX)/share/icons/hicolor/256x256/apps/rambar.png
+# polkit reads actions from /usr/share/polkit-1/actions only, whatever the
+# PREFIX: make install puts RAMBar's there when run as root for a PREFIX
+# outside your home (or with DESTDIR, for a package).
+POLKIT := $(DESTDIR)/usr/share/polkit-1/actions/app.rambar.policy
 
 help: ## list the targets
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -33,16 +37,21 @@ build: ## build bin/rambar for this machine
 $(ICON): packaging/appicon/main.go
 	$(GO) run ./packaging/appicon -size 256 -o $@
 
-install: build $(ICON) ## Linux: install bin/rambar, a desktop entry and its icon under PREFIX (default /usr/local; PREFIX=~/.local for you alone)
+install: build $(ICON) ## Linux: install bin/rambar, a desktop entry and its icon under PREFIX (default /usr/local; PREFIX=~/.local for you alone); as root also RAMBar's polkit actions
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/icons/hicolor/256x256/apps
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rambar
 	sed 's|@BIN@|$(PREFIX)/bin/rambar|' packaging/linux/rambar.desktop > $(DESTDIR)$(PREFIX)/share/applications/rambar.desktop
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/applications/rambar.desktop
 	install -m 0644 $(ICON) $(DESTDIR)$(PREFIX)/share/icons/hicolor/256x256/apps/rambar.png
+	@if [ -n "$(DESTDIR)" ] || { [ "$$(id -u)" = 0 ] && case "$(PREFIX)/" in "$$HOME"/*) false;; esac; }; then \
+		install -D -m 0644 packaging/linux/app.rambar.policy $(POLKIT) && echo "installed $(POLKIT): polkit's prompt names RAMBar and keeps the answer a few minutes"; \
+	else echo "note: polkit's actions for RAMBar need root (sudo make install); without them each mount and eject asks for the password again"; fi
 	@echo "installed $(PREFIX)/bin/rambar; make uninstall PREFIX=$(PREFIX) removes it"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on your PATH, so 'rambar' is not found there yet; add it: echo 'export PATH=\"$(PREFIX)/bin:\$$PATH\"' >> ~/.profile (then log in again, or run that export now)";; esac
 
-uninstall: ## Linux: remove what make install put under PREFIX (your settings and saved contents stay)
+uninstall: ## Linux: remove what make install put under PREFIX, and its polkit actions as root (your settings and saved contents stay)
 	rm -f $(INSTALLED)
+	@if [ -f $(POLKIT) ] && [ -w $(dir $(POLKIT)) ]; then rm -f $(POLKIT) && echo "removed $(POLKIT)"; fi
 
 # On a Mac the menu-bar app runs from a bundle: a bare binary shows no
 # menu-bar icon on macOS 26 (tauri-apps/tray-icon#273), and notifications,

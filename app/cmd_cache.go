@@ -27,7 +27,7 @@ func init() {
 			{Name: "on", Summary: "switch cache folders onto a mounted RAM disk",
 				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: "a known cache (see 'rambar cache list': go, npm, xcode, tmpdir…) or a folder"}},
 				Flags:   []flagSpec{flagBool("force", "allow a folder the system needs to log in (it falls back to an empty folder when the disk is away)")},
-				Example: "cache on Build go npm\ncache on Build ~/Library/Caches/com.spotify.client\ncache on Build tmpdir",
+				Example: "cache on Build go npm\ncache on Build ~/.gradle/caches\ncache on Build tmpdir",
 				Run:     runCacheOn},
 			{Name: "off", Summary: "put cache folders back as they were, with their old contents",
 				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: "a known cache or a folder that is on the disk"}},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -56,7 +57,7 @@ func init() {
 			"--mirror loads a folder and writes changes back to it.",
 		Args:  []arg{nameArg, sizeArg},
 		Flags: flags,
-		JSON:  true, Example: "create Scratch 4G\ncreate Site 2G --mirror ~/Sites/site --in-place\ncreate Work 8G --fs hfs+ --keep --save-every 10m\n" +
+		JSON:  true, Example: "create Scratch 4G\ncreate Site 2G --mirror ~/Sites/site --in-place\ncreate Work 8G --keep --save-every 10m\n" +
 			"create Downloads 2G --noexec --folders incoming,unpacked --icon dl.png",
 		Refuses: clashLines(flags), Order: 10, Run: runCreate})
 }
@@ -95,9 +96,6 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	if err := a.setCompress(*compress); err != nil {
 		return err
 	}
-	if err := a.checkHidden(*hidden); err != nil {
-		return err
-	}
 	req := ramdisk.Request{Name: pos[0], Hidden: *hidden, Force: *force}
 	if req.Options, err = a.volumeOptions(in); err != nil {
 		return err
@@ -109,7 +107,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 	}
 	plan, v, err := a.createDisk(ctx, req, createOpts{Size: pos[1], Quiet: *asJSON, Contents: contents})
 	if err != nil {
-		return err
+		return a.takenByOther(ctx, req.Name, err)
 	}
 	a.noteAutosave(v.Name, a.autosaveOf(v.Name))
 	if *asJSON {
@@ -127,6 +125,29 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, savedHint(sv, true))
 	}
 	return nil
+}
+
+// takenByOther says, when a create was refused because the name is
+// mounted already as another user's disk, whose it is and how to have one
+// of one's own (the mount root is shared by every user).
+func (a *App) takenByOther(ctx context.Context, name string, err error) error {
+	if !errors.Is(err, ramdisk.ErrExists) {
+		return err
+	}
+	ds, lerr := a.disks(ctx)
+	if lerr != nil {
+		return err
+	}
+	for _, d := range ds {
+		if d.Name != name {
+			continue
+		}
+		if user := ramdisk.OtherUser(a.files().Whose(d.Volume)); user != "" {
+			return fmt.Errorf("%w; it is %s's disk: give yours another name, a --mount-point of your own, "+
+				"or mount yours under a folder of your own with RAMBAR_MOUNT_ROOT", err, user)
+		}
+	}
+	return err
 }
 
 // nameSize is NAME SIZE as given, or swapped when they were given the other

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -66,6 +67,9 @@ type doctorReport struct {
 	// Feeds are how disks are followed: fanotify or inotify's budget, and
 	// the feed of each disk the menu-bar app follows (feedinfo.go).
 	Feeds *feedsJSON `json:"change_feeds"`
+	// Desktop is each piece of the Linux desktop RAMBar uses, and what
+	// stops working without it; absent on macOS.
+	Desktop []desktopCheck `json:"desktop,omitempty"`
 }
 
 func runDoctor(ctx context.Context, a *App, in *input) error {
@@ -85,7 +89,13 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 		tools = tl.Tools()
 	}
 	for _, t := range tools {
+		if t == "pkexec" && a.isRoot() {
+			continue // root mounts directly (the desktop checks say so)
+		}
 		r.Tools = append(r.Tools, doctorTool{Name: t, Installed: run.Has(t)})
+	}
+	if caps.OS == "linux" {
+		r.Desktop = desktopChecks(ctx)
 	}
 	if m, err := e.Memory(ctx); err != nil {
 		r.MemoryError = err.Error()
@@ -157,7 +167,11 @@ func printDoctor(a *App, r doctorReport) {
 	}
 	row("File systems", "%s", orNone(fss))
 	if len(admin) > 0 {
-		row("Needs admin", "%s", strings.Join(admin, ", "))
+		how := "an administrator's password at each mount and eject (pkexec)"
+		if a.isRoot() {
+			how = "running as root: no prompt"
+		}
+		row("Needs admin", "%s (%s)", strings.Join(admin, ", "), how)
 	}
 	row("Mount root", "%s", r.Caps.MountRoot)
 	switch {
@@ -165,13 +179,11 @@ func printDoctor(a *App, r doctorReport) {
 		row("Attach", "diskutil image attach --noMount ram://N (macOS 27 and later, where hdiutil attach is deprecated; eject: diskutil eject)")
 	case r.AttachTool != nil:
 		row("Attach", "%s attach -nomount ram://N (through macOS 26: the tool RAMBar's memory findings were measured with)", *r.AttachTool)
-	default:
-		row("Attach", "no ram:// attach step: the %s engine makes %s directly", r.Caps.OS, orNone(fss))
 	}
 	if r.Caps.LazyThreshold > 0 {
 		row("Lazy from", "%s (smaller disks take all their memory at once)", r.Caps.LazyThreshold)
 	} else {
-		row("Lazy from", "always: memory is taken as files are written")
+		row("Memory taken", "as files are written, for every size")
 	}
 	var have, missing []string
 	for _, t := range r.Tools {
@@ -223,6 +235,7 @@ func printDoctorLists(a *App, r doctorReport) {
 		}
 		tw.Flush()
 	}
+	printDesktop(a, r.Desktop)
 	printFeeds(a, r.Feeds)
 	printLeftovers(a, r.Leftovers)
 	if r.DataReadable != "" {
@@ -232,6 +245,22 @@ func printDoctorLists(a *App, r doctorReport) {
 		fmt.Fprintf(a.Stdout, "Captured %s (send the folder with an issue: it holds tool output, with disk and mount names, and no file contents):\n", ramdisk.Plural(len(r.Captured), "file"))
 		for _, f := range r.Captured {
 			fmt.Fprintf(a.Stdout, "  %s\n", f)
+		}
+	}
+}
+
+// printDesktop lists the desktop's pieces: each found, or missing with
+// what stops working without it.
+func printDesktop(a *App, cs []desktopCheck) {
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintln(a.Stdout, "Desktop:")
+	for _, c := range cs {
+		if c.OK {
+			fmt.Fprintf(a.Stdout, "  ok       %s: %s\n", c.Name, c.Found)
+		} else {
+			fmt.Fprintf(a.Stdout, "  MISSING  %s: %s\n           without it: %s\n", c.Name, c.Found, c.Breaks)
 		}
 	}
 }
@@ -252,3 +281,6 @@ func orNone(s []string) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// isRoot reports whether RAMBar runs as root (it then mounts directly).
+func (a *App) isRoot() bool { return os.Geteuid() == 0 }

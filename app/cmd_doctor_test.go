@@ -56,7 +56,7 @@ func TestDoctorPlainEngine(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	s := out.String()
-	for _, want := range []string{"engine: mem", "Attach:", "no ram:// attach step: the mem engine", "16 GiB physical", "1 GiB of 2 GiB used", "Pressure:", "Scratch"} {
+	for _, want := range []string{"engine: mem", "Memory taken:", "16 GiB physical", "1 GiB of 2 GiB used", "Pressure:", "Scratch"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, s)
 		}

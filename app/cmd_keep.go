@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"rambar/disks"
 	"rambar/keeper"
@@ -18,13 +19,15 @@ func init() {
 		flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs (0: off; auto: seconds after each change)"),
 		flagBool("force", "keep it although its name has saved contents of an earlier disk (they stay as older snapshots), or another data folder made it"),
 	}
-	register(&command{Name: "keep", Summary: "keep a mounted disk's contents from now on, without ejecting it",
+	register(&command{Name: "keep", Summary: "keep a mounted disk's contents from now on, or change how a kept disk is saved",
 		Doc: "For a disk made without --keep or --mirror. Without --mirror its contents are saved now and on every eject, " +
 			"and restored when it is made again, as with create --keep. With --mirror FOLDER (an empty folder) the disk is " +
-			"written into the folder now and on every save and eject, as with create --mirror.",
+			"written into the folder now and on every save and eject, as with create --mirror. " +
+			"On a disk kept or mirrored already, --save-every and --snapshots change how it is saved from now on " +
+			"(nothing is saved then; a preset of the same name keeps its own settings: 'rambar preset edit' changes those).",
 		Args:  []arg{{Name: "NAME", Doc: "a mounted disk (its name or mount point)"}},
 		Flags: flags, Refuses: clashLines(flags),
-		JSON: true, Example: "keep Scratch\nkeep Site --mirror ~/Sites/site --create-folder", Order: 39, Run: runKeep})
+		JSON: true, Example: "keep Scratch\nkeep Site --mirror ~/Sites/site --create-folder\nkeep Work --save-every auto --snapshots 10", Order: 39, Run: runKeep})
 }
 
 func runKeep(ctx context.Context, a *App, in *input) error {
@@ -50,8 +53,17 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	fn, done := a.contentsProgress(*asJSON)
 	name := in.Args[0]
+	if folder == "" && (in.Set("snapshots") || in.Set("save-every")) {
+		adj, err := svc.Adjust(ctx, name, contents)
+		if err == nil {
+			return a.printAdjusted(ctx, svc, name, adj, *asJSON)
+		}
+		if !errors.Is(err, keeper.ErrNotKept) {
+			return contentsErr(err)
+		}
+	}
+	fn, done := a.contentsProgress(*asJSON)
 	r, err := svc.Keep(ctx, disks.KeepRequest{Name: name, Contents: contents, Force: *force, Progress: fn})
 	done()
 	if err != nil {
@@ -80,12 +92,51 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 	return nil
 }
 
+// printAdjusted tells what keep changed on a disk kept already.
+func (a *App) printAdjusted(ctx context.Context, svc *disks.Service, name string, adj keeper.Adjusted, asJSON bool) error {
+	v, err := svc.Find(ctx, name)
+	if err != nil {
+		return err
+	}
+	a.noteAutosave(v.Name, a.autosaveOf(v.Name))
+	if asJSON {
+		return writeJSON(a.Stdout, struct {
+			Version  int           `json:"version"`
+			Name     string        `json:"name"`
+			Contents *contentsJSON `json:"contents"`
+			Saved    *resultJSON   `json:"saved"`
+		}{jsonVersion, v.Name, a.contentsOf(v, false), nil})
+	}
+	how := "kept"
+	if adj.After.Mode == ramdisk.Mirror {
+		how = "mirrored to " + adj.After.MirrorPath
+	}
+	was := keeper.SavingWords(adj.Before)
+	now := keeper.SavingWords(adj.After)
+	if was == now {
+		fmt.Fprintf(a.Stdout, "%s is %s and %s already: nothing changed\n", v.Name, how, now)
+	} else {
+		fmt.Fprintf(a.Stdout, "%s is %s; from now on %s (was: %s)\n", v.Name, how, now, was)
+	}
+	if len(adj.Pruned) > 0 {
+		fmt.Fprintf(a.Stderr, "rambar: warning: its next save deletes the %s (%s)\n",
+			ramdisk.Plural(len(adj.Pruned), "oldest snapshot"), strings.Join(adj.Pruned, ", "))
+	}
+	if p := svc.PresetDiffers(v.Name, adj.After); p != "" {
+		fmt.Fprintf(a.Stderr, "rambar: note: the preset %s sets its own at its next mount (%s); 'rambar preset edit %s' with the same flags changes that\n",
+			v.Name, p, quoteName(v.Name))
+	}
+	return nil
+}
+
 // keepErr maps keep's refusals onto the CLI's exit codes: a disk kept
 // already, a try disk and a folder that cannot be mirrored are bad
 // arguments (exit 2); a name with saved contents is a refusal (exit 6).
 func keepErr(err error) error {
 	switch {
-	case errors.Is(err, keeper.ErrAlreadyKept), errors.Is(err, disks.ErrTryDisk):
+	case errors.Is(err, keeper.ErrAlreadyKept):
+		return usagef("%v; --save-every or --snapshots change how it is saved", err)
+	case errors.Is(err, disks.ErrTryDisk):
 		return usagef("%v", err)
 	case errors.Is(err, keeper.ErrClaimed):
 		return refusedError{err}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"rambar/disks"
@@ -66,12 +67,24 @@ func runList(ctx context.Context, a *App, in *input) error {
 		return writeJSON(a.Stdout, out)
 	}
 	defer a.printStoppedReclaims()
+	// Other users' disks are theirs: one line says how many, and whose.
+	var others []string
+	mine := ds[:0:0]
+	for _, d := range ds {
+		if u := ramdisk.OtherUser(a.files().Whose(d.Volume)); u != "" {
+			others = append(others, u)
+			continue
+		}
+		mine = append(mine, d)
+	}
+	defer printOthers(a, others)
+	ds = mine
 	if len(ds) == 0 && len(detached) == 0 {
-		fmt.Fprintln(a.Stdout, "No RAM disks mounted. Make one with: rambar create Scratch 4G")
+		fmt.Fprintln(a.Stdout, "No RAM disks of yours mounted. Make one with: rambar create Scratch 4G")
 		return nil
 	}
 	tw := newColumns(a.Stdout)
-	fmt.Fprintln(tw, "NAME\tMOUNT POINT\tFS\tSIZE\tUSED\tHELD\tALLOCATION")
+	fmt.Fprintln(tw, "NAME\tMOUNT POINT\tFS\tSIZE\tUSED\tHELD\tALLOCATION\tCONTENTS")
 	var held ramdisk.Size
 	for _, d := range ds {
 		used, heldS := "?", "?"
@@ -88,11 +101,11 @@ func runList(ctx context.Context, a *App, in *input) error {
 		} else if f != "" {
 			mp = "in place at " + f
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, mp, d.FS.Label(), d.Size.Short(), used, heldS, d.Allocation.Phrase())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, mp, d.FS.Label(), d.Size.Short(), used, heldS, d.Allocation.Phrase(), a.contentsWord(d.Volume))
 	}
 	for _, d := range detached {
 		// Out of the file tree and no longer mounted, but not out of memory.
-		fmt.Fprintf(tw, "%s\t(ejected)\t%s\t-\t-\t%s\t%s\n", d.Name, d.FS.Label(), d.Held.Short(), d.Status())
+		fmt.Fprintf(tw, "%s\t(ejected)\t%s\t-\t-\t%s\t%s\t-\n", d.Name, d.FS.Label(), d.Held.Short(), d.Status())
 		held += d.Held
 	}
 	tw.Flush()
@@ -117,6 +130,44 @@ func runList(ctx context.Context, a *App, in *input) error {
 		}
 	}
 	return nil
+}
+
+// contentsWord is list's CONTENTS column: kept, mirrored, discarded (the
+// contents die with the disk), or - for a disk another RAMBar made.
+func (a *App) contentsWord(v ramdisk.Volume) string {
+	k, err := a.keeper()
+	if err != nil {
+		return "-"
+	}
+	st, err := k.State(v.Name)
+	switch {
+	case err == nil && k.Holds(v, st):
+	case a.files().Whose(v) != "":
+		return "-" // not this RAMBar's to say
+	default:
+		return "discarded"
+	}
+	if st.Mode == ramdisk.Mirror {
+		return "mirrored"
+	}
+	return "kept"
+}
+
+// printOthers says how many of the mounted disks are other users'.
+func printOthers(a *App, users []string) {
+	if len(users) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, u := range users {
+		if !seen[u] {
+			seen[u] = true
+			names = append(names, u)
+		}
+	}
+	fmt.Fprintf(a.Stdout, "Not listed: %s of other users (%s), theirs to open, save and eject\n",
+		ramdisk.Plural(len(users), "RAM disk"), strings.Join(names, ", "))
 }
 
 // detachedHeld is what disks ejected while held still hold: it adds to

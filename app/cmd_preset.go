@@ -54,16 +54,6 @@ func (a *App) checkFS(fs ramdisk.FileSystem) error {
 	return e.Caps().CheckFS(fs)
 }
 
-// checkHidden refuses --hidden where a disk cannot be hidden (Linux), so it
-// is never silently ignored.
-func (a *App) checkHidden(hidden bool) error {
-	e, err := a.Engine()
-	if err != nil {
-		return nil
-	}
-	return e.Caps().CheckHidden(hidden)
-}
-
 // asUsage marks a refused preset as bad input (exit 2), unless it is already
 // a named kind (not found, exists).
 func asUsage(err error) error {
@@ -94,9 +84,6 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 		return err // AddPreset checks again; refused here before the folder is looked at
 	}
 	if err := a.checkFS(p.FS); err != nil {
-		return err
-	}
-	if err := a.checkHidden(p.Hidden); err != nil {
 		return err
 	}
 	st, err := a.Store()
@@ -150,11 +137,6 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 	}
 	if c.FS != nil {
 		if err := a.checkFS(*c.FS); err != nil {
-			return err
-		}
-	}
-	if c.Hidden != nil {
-		if err := a.checkHidden(*c.Hidden); err != nil {
 			return err
 		}
 	}

@@ -16,7 +16,7 @@ func init() {
 		Args: []arg{{Name: "NAME", Doc: "a mounted kept or mirrored disk"}},
 		Flags: []flagSpec{
 			flagString("snapshot", "ID", "the snapshot to restore: its ID from 'rambar snapshots NAME' or the start of it "+
-				"(20261129T1200), the day or time shown there (2026-11-29, \"2026-11-29 12:00\"), or latest (the default)"),
+				"(20261129T1200), the day (its latest save: 2026-11-29) or time shown there (\"2026-11-29 12:00\"), or latest (the default)"),
 			flagBool("compress", "macOS: write the files compressed (ditto --hfsCompression), so they take less memory"),
 			flagBool("force", "replace the files on the disk; unsaved ones are first saved as a safety snapshot"),
 		},
@@ -51,8 +51,12 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 		if err != nil {
 			return contentsErr(err)
 		}
-		if *snap, err = resolveSnapshot(v.Name, *snap, snaps, time.Local); err != nil {
+		var note string
+		if *snap, note, err = resolveSnapshot(v.Name, *snap, snaps, time.Local); err != nil {
 			return err
+		}
+		if note != "" {
+			fmt.Fprintf(a.Stderr, "rambar: --snapshot %s\n", note)
 		}
 	}
 	fn, done := a.contentsProgress(*asJSON)

@@ -94,9 +94,12 @@ func runTry(ctx context.Context, a *App, in *input) error {
 	}
 	fmt.Fprintf(a.Stdout, "  RAM disk: %s\n  in place: %s\n", res.RAM.Cell(), res.Disk.Cell())
 	fmt.Fprintf(a.Stdout, "%s\n", capitalize(res.Summary()))
-	if res.Verdict == bench.NoGain {
-		fmt.Fprintf(a.Stdout, "(medians %s vs %s; a gain is reported only when every RAM run beats every run in place by %.0f%% or more at the median)\n",
-			bench.Format(res.RAM.Median, bench.Secs), bench.Format(res.Disk.Median, bench.Secs), (bench.MinGain-1)*100)
+	if w := res.Sureness(); w != "" {
+		fmt.Fprintf(a.Stdout, "(%s", w)
+		if res.Verdict == bench.NoGain && (res.Speedup >= bench.MinGain || res.Speedup > 0 && res.Speedup <= 1/bench.MinGain) {
+			fmt.Fprintf(a.Stdout, "; more runs can tell: --runs %d", 2*max(len(res.RAM.Samples), 5))
+		}
+		fmt.Fprintln(a.Stdout, ")")
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func TestTryAndBenchWithTheLinuxEngine(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 
 	out, errOut, code := c.run("try", "--runs", "3", "--", "true")
-	if code != exitOK || !strings.Contains(errOut, "Made a temporary RAM disk RAMBar Try") || !strings.Contains(out, "RAM disk: ") {
+	if code != exitOK || !strings.Contains(errOut, "Made a temporary RAM disk RAMBar-Try-") || !strings.Contains(out, "RAM disk: ") {
 		t.Errorf("try -- true: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if m := c.mounted(); len(m) != 0 {

@@ -150,7 +150,7 @@ func TestTryTemporaryDisk(t *testing.T) {
 		if code != c.code {
 			t.Errorf("try -- %v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", c.argv, code, c.code, out, errOut)
 		}
-		if !strings.Contains(errOut.String(), "Made a temporary RAM disk RAMBar Try") {
+		if !strings.Contains(errOut.String(), "Made a temporary RAM disk RAMBar-Try-") {
 			t.Errorf("try -- %v: did not say it made a disk:\n%s", c.argv, errOut)
 		}
 		if vs, _ := mem.List(context.Background()); len(vs) != 0 {

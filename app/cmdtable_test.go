@@ -188,6 +188,12 @@ func TestNearest(t *testing.T) {
 			t.Errorf("nearest(%q) = %q, want %q", c.word, got, c.want)
 		}
 	}
+	caches := []string{"yarn", "pnpm", "chrome", "firefox", "brew", "go", "npm", "tmpdir"}
+	for _, c := range []struct{ word, want string }{{"gooo", "go"}, {"npmm", "npm"}, {"goo", "go"}, {"xyz", ""}} {
+		if got := nearest(c.word, caches); got != c.want {
+			t.Errorf("nearest(%q) among the caches = %q, want %q", c.word, got, c.want)
+		}
+	}
 }
 
 func TestWrap(t *testing.T) {

@@ -180,8 +180,8 @@ func sentence(s string) string {
 }
 
 // nearest is the candidate closest to word by edit distance, when close
-// enough to be a slip ("craete" → "create"), or one the word begins
-// uniquely; "" when none is.
+// enough to be a slip ("craete" → "create"), one the word begins
+// uniquely, or the one the word starts with ("gooo" → "go"); "" when none is.
 func nearest(word string, candidates []string) string {
 	best, bestD := "", -1
 	for _, c := range candidates {
@@ -205,6 +205,16 @@ func nearest(word string, candidates []string) string {
 	}
 	if len(prefixed) == 1 {
 		return prefixed[0]
+	}
+	// A word that starts with one candidate and goes on ("gooo" for go).
+	var longer []string
+	for _, c := range candidates {
+		if len(c) >= 2 && strings.HasPrefix(strings.ToLower(word), c) {
+			longer = append(longer, c)
+		}
+	}
+	if len(longer) == 1 {
+		return longer[0]
 	}
 	return ""
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"rambar/darwin/cocoa"
 	"rambar/ramdisk"
@@ -45,13 +44,8 @@ func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss [
 }
 
 // Quit implements tray.Dialogs.
-func (d nativeDialogs) Quit(ctx context.Context, n int) (tray.QuitChoice, error) {
-	what := "the RAM disk"
-	if n > 1 {
-		what = fmt.Sprintf("the %d RAM disks", n)
-	}
-	i, err := d.Buttons(ctx, "Quit RAMBar",
-		fmt.Sprintf("Eject %s before quitting? Their contents are lost when ejected; left mounted, they keep holding memory.", what),
+func (d nativeDialogs) Quit(ctx context.Context, q tray.QuitQuestion) (tray.QuitChoice, error) {
+	i, err := d.Buttons(ctx, "Quit RAMBar", tray.QuitText(q),
 		"Eject and Quit", "Leave Mounted", "Cancel")
 	switch {
 	case errors.Is(err, ramdisk.ErrCancelled):

@@ -71,11 +71,11 @@ func TestNativeQuit(t *testing.T) {
 		{nil, tray.QuitCancel}, // Esc
 	} {
 		w := &cocoa.FakeWindows{Answers: c.answers}
-		got, err := nativeDialogs{cocoa.Dialogs{W: w}}.Quit(context.Background(), 2)
+		got, err := nativeDialogs{cocoa.Dialogs{W: w}}.Quit(context.Background(), tray.QuitQuestion{Lost: []string{"Scratch"}, Saved: []string{"Work"}})
 		if err != nil || got != c.want {
 			t.Errorf("answers %v: Quit = %v, %v; want %v", c.answers, got, err, c.want)
 		}
-		if !strings.Contains(w.Alerts[0].Text, "the 2 RAM disks") {
+		if !strings.Contains(w.Alerts[0].Text, "the 2 RAM disks") || !strings.Contains(w.Alerts[0].Text, "Lost when ejected: Scratch.") {
 			t.Errorf("Quit text %q", w.Alerts[0].Text)
 		}
 	}

@@ -23,7 +23,7 @@ func (a *App) prepareNatives() {}
 func (a *App) desktopNotify() func(ctx context.Context, title, text string) error {
 	return func(ctx context.Context, title, text string) error {
 		a.logNotice(ctx, title, text)
-		if err := tray.Notify(ctx, title, text); err != nil {
+		if err := tray.DesktopNotify(ctx, title, text); err != nil {
 			return fmt.Errorf("notification: %w", err)
 		}
 		return nil

@@ -92,7 +92,13 @@ func TestREADMEFirstCommands(t *testing.T) {
 				t.Errorf("bin/rambar version = %q, want the clone's version", out)
 			}
 		case line == "make install PREFIX="+prefix:
-			run("make", "install", "PREFIX="+prefix)
+			out := run("make", "install", "PREFIX="+prefix)
+			if !strings.Contains(out, prefix+"/bin is not on your PATH") {
+				t.Errorf("make install into a folder not on PATH gives no hint:\n%s", out)
+			}
+			if strings.Contains(out, "polkit-1/actions/app.rambar.policy") {
+				t.Errorf("make install for a PREFIX in the home installed polkit's actions:\n%s", out)
+			}
 			for _, f := range installed {
 				if _, err := os.Stat(filepath.Join(prefix, f)); err != nil {
 					t.Errorf("make install did not install %s: %v", f, err)
@@ -102,7 +108,9 @@ func TestREADMEFirstCommands(t *testing.T) {
 			if b, _ := os.ReadFile(entry); !strings.Contains(string(b), "Exec="+filepath.Join(prefix, "bin/rambar")+"\n") {
 				t.Errorf("the desktop entry does not start the installed rambar:\n%s", b)
 			}
-			run("desktop-file-validate", entry)
+			if out := run("desktop-file-validate", entry); strings.TrimSpace(out) != "" {
+				t.Errorf("desktop-file-validate %s:\n%s", entry, out)
+			}
 			if out := run(filepath.Join(prefix, "bin/rambar"), "version"); !strings.HasPrefix(out, "rambar ") {
 				t.Errorf("the installed rambar says %q", out)
 			}

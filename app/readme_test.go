@@ -80,7 +80,7 @@ func TestUserDocs(t *testing.T) {
 }
 
 // TestEnvironmentDocumented: every RAMBAR_ variable RAMBar reads is in the
-// README's Environment table (those of a release build in
+// Environment table of docs/cli.md (those of a release build in
 // packaging/README.md), and the table names no variable RAMBar does not read.
 func TestEnvironmentDocumented(t *testing.T) {
 	read := map[string]bool{}
@@ -100,7 +100,7 @@ func TestEnvironmentDocumented(t *testing.T) {
 		}
 		return nil
 	})
-	readme, _ := os.ReadFile("../README.md")
+	readme, _ := os.ReadFile("../docs/cli.md")
 	_, table, _ := strings.Cut(string(readme), "\n## Environment\n")
 	table, _, _ = strings.Cut(table, "\n## ")
 	release, _ := os.ReadFile("../packaging/README.md")
@@ -112,11 +112,11 @@ func TestEnvironmentDocumented(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("RAMBar reads %v, which the README's Environment section does not document", missing)
+		t.Errorf("RAMBar reads %v, which the Environment section of docs/cli.md does not document", missing)
 	}
 	for _, v := range env.FindAllString(table, -1) {
 		if !read[v] && !strings.HasSuffix(v, "_NOTARY") {
-			t.Errorf("the README documents %s, which RAMBar does not read", v)
+			t.Errorf("docs/cli.md documents %s, which RAMBar does not read", v)
 		}
 	}
 	if len(read) < 8 {

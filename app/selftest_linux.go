@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/godbus/dbus/v5"
 	"golang.org/x/sys/unix"
@@ -87,11 +88,22 @@ func readTrayMenu(ctx context.Context) ([]string, error) {
 // nativeChecks: the main menu, the dialogs' focus and the notifications'
 // permission are macOS's; Linux has none of them to check.
 func (a *App) nativeChecks(ctx context.Context) []selftest.Check {
-	return []selftest.Check{
+	cs := []selftest.Check{
 		withRule(selftest.Skipf(checkMenuEdit, "macOS only: zenity's GTK dialogs bring their own editing keys"), "macOS: the main menu's Edit submenu"),
 		withRule(selftest.Skipf(checkDialogFocus, "macOS only: zenity's dialogs are GTK windows the desktop focuses"), "macOS: a dialog takes the keyboard"),
 		withRule(selftest.Skipf(checkNotifyAuth, "macOS only: the desktop shows notifications without asking"), "macOS: UNUserNotificationCenter's authorisation"),
 	}
+	// The desktop's pieces, as doctor lists them: each found, or skipped
+	// with what stops working without it.
+	for _, d := range desktopChecks(ctx) {
+		name := "desktop." + strings.NewReplacer(" ", "-", ",", "").Replace(d.Name)
+		c := selftest.Passf(name, "%s", d.Found)
+		if !d.OK {
+			c = selftest.Skipf(name, "missing (%s); without it: %s", d.Found, d.Breaks)
+		}
+		cs = append(cs, withRule(c, "Linux desktop: "+d.Name+" is there (doctor lists the same)"))
+	}
+	return cs
 }
 
 func withRule(c selftest.Check, rule string) selftest.Check { c.Rule = rule; return c }

@@ -15,7 +15,8 @@ import (
 //   - "latest": the newest save;
 //   - the ID, or any unique beginning of it: 20261129T1200, 20261129T120000Z
 //     (the Z and the fraction may be left out);
-//   - a day, in local time: 2026-11-29 (the one save made that day);
+//   - a day, in local time: 2026-11-29 (the latest save made that day;
+//     the note says which, and how many that day had);
 //   - the time as `snapshots` shows it, in local time to the minute or
 //     second: "2026-11-29 12:00", 2026-11-29T12:00:05; with a trailing Z it
 //     is UTC, and with a zone it is that zone ("2026-11-01 01:30 EST", as
@@ -25,14 +26,15 @@ import (
 // the clocks go back (daylight saving time ends) an hour's times come
 // twice, and a time in it may name two snapshots an hour apart.
 //
-// It returns the one snapshot meant. No match is "no such snapshot" (exit
+// It returns the one snapshot meant, and a note for the user when it
+// picked one of several (a day). No match is "no such snapshot" (exit
 // 4) naming the ones there are; several are a usage error: one line saying
 // so, then their IDs, one a line.
-func resolveSnapshot(name, typed string, snaps []keeper.Snapshot, loc *time.Location) (string, error) {
+func resolveSnapshot(name, typed string, snaps []keeper.Snapshot, loc *time.Location) (id, note string, err error) {
 	typed = strings.TrimSpace(typed)
 	var hits []keeper.Snapshot
 	if id, ok := latestSnapshot(typed, snaps); ok {
-		return id, nil
+		return id, "", nil
 	}
 	if day, ok := snapshotDay(typed, loc); ok {
 		for _, s := range snaps {
@@ -40,10 +42,20 @@ func resolveSnapshot(name, typed string, snaps []keeper.Snapshot, loc *time.Loca
 				hits = append(hits, s)
 			}
 		}
+		if len(hits) > 1 {
+			last := hits[0]
+			for _, s := range hits[1:] {
+				if s.Time.After(last.Time) {
+					last = s
+				}
+			}
+			return last.ID, fmt.Sprintf("%s: the latest of %s's %d snapshots that day, %s (%s); 'rambar snapshots %s' lists the others",
+				typed, name, len(hits), last.ID, snapshotTime(last.Time, loc), quoteName(name)), nil
+		}
 	} else if strings.ContainsAny(typed, "-:") {
 		match, err := parseSnapshotTime(typed, loc)
 		if err != nil {
-			return "", usagef("--snapshot %q: %v", typed, err)
+			return "", "", usagef("--snapshot %q: %v", typed, err)
 		}
 		for _, s := range snaps {
 			if match(s.Time) {
@@ -51,7 +63,7 @@ func resolveSnapshot(name, typed string, snaps []keeper.Snapshot, loc *time.Loca
 			}
 		}
 		if len(hits) > 1 {
-			return "", listError{usagef("--snapshot %q: %s; give one of their IDs:", typed, sameTime(name, hits, loc)), snapshotLines(hits, loc)}
+			return "", "", listError{usagef("--snapshot %q: %s; give one of their IDs:", typed, sameTime(name, hits, loc)), snapshotLines(hits, loc)}
 		}
 	} else {
 		prefix := strings.TrimSuffix(typed, "Z")
@@ -63,15 +75,15 @@ func resolveSnapshot(name, typed string, snaps []keeper.Snapshot, loc *time.Loca
 	}
 	switch {
 	case len(hits) == 1:
-		return hits[0].ID, nil
+		return hits[0].ID, "", nil
 	case len(hits) > 1 && hits[0].ID == typed:
-		return typed, nil
+		return typed, "", nil
 	case len(hits) > 1:
-		return "", usagef("--snapshot %q: %d snapshots of %s match: %s; give more of the ID", typed, len(hits), name, snapshotList(hits, loc))
+		return "", "", usagef("--snapshot %q: %d snapshots of %s match: %s; give more of the ID", typed, len(hits), name, snapshotList(hits, loc))
 	case len(snaps) == 0:
-		return "", notFoundError{fmt.Errorf("--snapshot %q: %w: %s has not been saved yet", typed, keeper.ErrNoSnapshot, name)}
+		return "", "", notFoundError{fmt.Errorf("--snapshot %q: %w: %s has not been saved yet", typed, keeper.ErrNoSnapshot, name)}
 	}
-	return "", notFoundError{fmt.Errorf("--snapshot %q: %w of %s; saved: %s", typed, keeper.ErrNoSnapshot, name, snapshotList(snaps, loc))}
+	return "", "", notFoundError{fmt.Errorf("--snapshot %q: %w of %s; saved: %s", typed, keeper.ErrNoSnapshot, name, snapshotList(snaps, loc))}
 }
 
 // sameTime says why several snapshots match one time.

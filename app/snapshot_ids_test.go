@@ -43,11 +43,11 @@ func TestResolveSnapshot(t *testing.T) {
 		{typed: "Z", code: exitNotFound, says: "no such snapshot"},
 		{typed: "latest", want: "20261130T080000.000001Z"},
 		{typed: "LATEST", want: "20261130T080000.000001Z"},
-		{typed: "2026-11-30", want: "20261130T080000.000001Z"},                    // the one save that local day
-		{typed: "2026-11-29", code: exitUsage, says: "3 snapshots of Work match"}, // three that day
+		{typed: "2026-11-30", want: "20261130T080000.000001Z"}, // the one save that local day
+		{typed: "2026-11-29", want: "20261129T120000.900000Z"}, // the latest of three that day
 		{typed: "2026-12-01", code: exitNotFound, says: "no such snapshot of Work"},
 	} {
-		got, err := resolveSnapshot("Work", c.typed, snaps, loc)
+		got, _, err := resolveSnapshot("Work", c.typed, snaps, loc)
 		switch {
 		case c.code == 0 && (err != nil || got != c.want):
 			t.Errorf("%q: %q, %v; want %q", c.typed, got, err, c.want)
@@ -55,15 +55,18 @@ func TestResolveSnapshot(t *testing.T) {
 			t.Errorf("%q: %q, %v; want exit %d saying %q", c.typed, got, err, c.code, c.says)
 		}
 	}
+	if _, note, _ := resolveSnapshot("Work", "2026-11-29", snaps, loc); note != "2026-11-29: the latest of Work's 3 snapshots that day, 20261129T120000.900000Z (2026-11-29 13:00:00); 'rambar snapshots Work' lists the others" {
+		t.Errorf("a day of several snapshots says %q", note)
+	}
 	// A day is a local one: 00:30 CET on the 30th is the 29th in UTC.
 	late := []keeper.Snapshot{{ID: "20261129T233000.000000Z", Time: at("20261129T233000.000000Z")}}
-	if got, err := resolveSnapshot("Work", "2026-11-30", late, loc); err != nil || got != late[0].ID {
+	if got, _, err := resolveSnapshot("Work", "2026-11-30", late, loc); err != nil || got != late[0].ID {
 		t.Errorf("a local day: %q, %v; want the save made at 00:30 local on it", got, err)
 	}
-	if _, err := resolveSnapshot("New", "latest", nil, loc); !errors.Is(err, ramdisk.ErrNotFound) {
+	if _, _, err := resolveSnapshot("New", "latest", nil, loc); !errors.Is(err, ramdisk.ErrNotFound) {
 		t.Errorf("latest with no saves: %v, want not found", err)
 	}
-	_, err := resolveSnapshot("New", "2026", nil, loc)
+	_, _, err := resolveSnapshot("New", "2026", nil, loc)
 	if !errors.Is(err, ramdisk.ErrNotFound) || !strings.Contains(err.Error(), "New has not been saved yet") {
 		t.Errorf("no snapshots: %v", err)
 	}
@@ -85,7 +88,7 @@ func TestResolveSnapshotWhenClocksGoBack(t *testing.T) {
 	for _, id := range ids {
 		snaps = append(snaps, keeper.Snapshot{ID: id, Time: at(id)})
 	}
-	_, err = resolveSnapshot("Work", "2026-11-01 01:30", snaps, ny)
+	_, _, err = resolveSnapshot("Work", "2026-11-01 01:30", snaps, ny)
 	var stderr strings.Builder
 	a := &App{Stderr: &stderr}
 	if code := a.exit(err); code != exitUsage || stderr.String() != `rambar: --snapshot "2026-11-01 01:30": 2 snapshots of Work were saved at that local time, `+
@@ -102,7 +105,7 @@ func TestResolveSnapshotWhenClocksGoBack(t *testing.T) {
 		"2026-11-01 00:30":           ids[0], // EDT only
 		"2026-11-01 02:30":           ids[3], // EST only
 	} {
-		if got, err := resolveSnapshot("Work", typed, snaps, ny); err != nil || got != want {
+		if got, _, err := resolveSnapshot("Work", typed, snaps, ny); err != nil || got != want {
 			t.Errorf("%q: %q, %v; want %q", typed, got, err, want)
 		}
 	}
@@ -113,7 +116,7 @@ func TestResolveSnapshotWhenClocksGoBack(t *testing.T) {
 	}
 	// The hour the clocks skip in spring (2026-03-08 02:30) names nothing.
 	spring := []keeper.Snapshot{{ID: "20260308T073000.000000Z", Time: at("20260308T073000.000000Z")}}
-	if _, err := resolveSnapshot("Work", "2026-03-08 02:30", spring, ny); exitCode(err) != exitNotFound {
+	if _, _, err := resolveSnapshot("Work", "2026-03-08 02:30", spring, ny); exitCode(err) != exitNotFound {
 		t.Errorf("a time the clocks skipped: %v", err)
 	}
 }

@@ -335,16 +335,16 @@ func TestTrayEndToEnd(t *testing.T) {
 		}
 	}
 
-	// A ready size makes "RAM Disk", a real tmpfs, and it shows in the menu.
+	// A ready size makes "RAMDisk", a real tmpfs, and it shows in the menu.
 	a.click(a.item("1 GiB"))
-	disk := filepath.Join(a.root, "RAM Disk")
+	disk := filepath.Join(a.root, "RAMDisk")
 	waitMount(t, disk, true)
-	if it := a.item("RAM Disk — "); !regexp.MustCompile(`^RAM Disk — [0-9.]+ [KMG]?i?B of 1 GiB, [0-9.]+ [KMG]?i?B in memory$`).MatchString(it.Label) {
+	if it := a.item("RAMDisk — "); !regexp.MustCompile(`^RAMDisk — [0-9.]+ [KMG]?i?B of 1 GiB, [0-9.]+ [KMG]?i?B in memory$`).MatchString(it.Label) {
 		t.Errorf("disk entry %q", it.Label)
 	}
 	a.click(a.item("2 GiB"))
-	waitMount(t, filepath.Join(a.root, "RAM Disk 2"), true)
-	a.item("RAM Disk 2 — ")
+	waitMount(t, filepath.Join(a.root, "RAMDisk-2"), true)
+	a.item("RAMDisk-2 — ")
 
 	// The title checkbox shows the memory held in the menu-bar title and is
 	// saved in the settings.
@@ -375,14 +375,14 @@ func TestTrayEndToEnd(t *testing.T) {
 
 	// Eject from its submenu: the mount and the entry go.
 	n = a.layout()
-	d2, _ := n.find("RAM Disk 2 — ")
+	d2, _ := n.find("RAMDisk-2 — ")
 	ej, ok := d2.find("Eject")
 	if !ok {
-		t.Fatalf("no Eject in RAM Disk 2's submenu:\n%s", n.text(""))
+		t.Fatalf("no Eject in RAMDisk-2's submenu:\n%s", n.text(""))
 	}
 	a.click(ej)
-	waitMount(t, filepath.Join(a.root, "RAM Disk 2"), false)
-	a.waitMenu("RAM Disk 2 gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("RAM Disk 2 — "); return !ok })
+	waitMount(t, filepath.Join(a.root, "RAMDisk-2"), false)
+	a.waitMenu("RAMDisk-2 gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("RAMDisk-2 — "); return !ok })
 
 	// A busy eject names the holder and offers Force Eject, which works.
 	f, err := os.Create(filepath.Join(disk, "held"))
@@ -391,10 +391,10 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 	defer f.Close()
 	n = a.layout()
-	d1, _ := n.find("RAM Disk — ")
+	d1, _ := n.find("RAMDisk — ")
 	ej, _ = d1.find("Eject")
 	a.click(ej)
-	a.waitLog("notify: Can't eject RAM Disk")
+	a.waitLog("notify: Can't eject RAMDisk")
 	if !mountedAt(t, disk) {
 		t.Fatal("a busy eject unmounted the disk")
 	}
@@ -405,7 +405,7 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 	a.click(force)
 	waitMount(t, disk, false)
-	a.waitMenu("RAM Disk gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("RAM Disk — "); return !ok })
+	a.waitMenu("RAMDisk gone", 10*time.Second, func(n dbusNode) bool { _, ok := n.find("RAMDisk — "); return !ok })
 	f.Close()
 
 	// A disk made outside the app (the CLI) appears within a refresh or two;

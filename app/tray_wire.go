@@ -94,6 +94,9 @@ func openFolder(path string) error {
 		_, err := run.System().Run(ctx, run.Cmd{Argv: []string{"open", "--", path}})
 		return err
 	}
+	if !run.Has("xdg-open") {
+		return fmt.Errorf("cannot open %s: xdg-open is not installed (Debian and Ubuntu: apt install xdg-utils)", path)
+	}
 	return startDetached("xdg-open", path)
 }
 

@@ -234,7 +234,7 @@ func (o Options) Labels() []RowInfo {
 		{rowFullFsync, "4 KiB write + F_FULLFSYNC", Micros},
 		{rowSQLiteDefault, "SQLite insert, no PRAGMA (sqlite3's defaults)", Micros},
 		{rowSQLiteFull, full, Micros},
-		{rowUntar, fmt.Sprintf("untar %s files (%d MB)", thousands(float64(sz.archiveFiles)), sz.archiveBytes/1_000_000), Secs},
+		{rowUntar, fmt.Sprintf("untar %s files (%d MiB)", thousands(float64(sz.archiveFiles)), (sz.archiveBytes+1<<19)>>20), Secs},
 		{rowCreateFiles, fmt.Sprintf("create %s files of 1 KiB", thousands(float64(sz.smallFiles))), Secs},
 		{rowDeleteFiles, fmt.Sprintf("delete those %s files", thousands(float64(sz.smallFiles))), Secs},
 	}

@@ -108,7 +108,7 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 
 	table := rep.Table()
 	for _, want := range []string{"64 MiB write, uncached", "64 MiB read, uncached", "4 KiB write + fsync",
-		"SQLite insert, no PRAGMA (sqlite3's defaults)", "SQLite insert, PRAGMA synchronous=FULL", "untar 600 files (14 MB)",
+		"SQLite insert, no PRAGMA (sqlite3's defaults)", "SQLite insert, PRAGMA synchronous=FULL", "untar 600 files (13 MiB)",
 		"create 2,000 files of 1 KiB", "delete those 2,000 files", " MB/s [", " µs [", " s [", "RAM vs disk", "Scratch (tmpfs)", "×"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)

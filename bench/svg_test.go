@@ -41,7 +41,7 @@ func chartReport() Report {
 		{rowFullFsync, "4 KiB write + F_FULLFSYNC", Micros},
 		{rowSQLiteDefault, "SQLite insert, no PRAGMA (sqlite3's defaults)", Micros},
 		{rowSQLiteFull, "SQLite insert, PRAGMA synchronous=FULL", Micros},
-		{rowUntar, "untar 2,900 files (70 MB)", Secs},
+		{rowUntar, "untar 2,900 files (67 MiB)", Secs},
 		{rowDeleteFiles, "delete those 20,000 files", Secs},
 	}
 	na := "n/a (F_FULLFSYNC is macOS only)"

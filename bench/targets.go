@@ -52,7 +52,7 @@ func WithHomeDisk(ts []Target, home string) []Target {
 // Headline sums the report up in a sentence for a notification: which rows
 // the first RAM disk won against the first ordinary disk (beyond the run-to-run
 // noise), e.g. "Scratch vs Home disk: faster at 1 GiB read, uncached (9.7×),
-// 4 KB write + fsync (569×); no measurable gain at untar 2,900 files (70 MB)".
+// 4 KB write + fsync (569×); no measurable gain at untar 2,900 files (67 MiB)".
 // Without both kinds of target it names the first target's rows measured.
 func (r Report) Headline() string {
 	ram, disk := r.ramAndDisk()

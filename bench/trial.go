@@ -101,9 +101,32 @@ func (r TrialResult) Summary() string {
 	case Slower:
 		return fmt.Sprintf("%.1f× slower on the RAM disk", 1/r.Speedup)
 	case NoGain:
+		switch {
+		case r.Speedup >= MinGain:
+			return fmt.Sprintf("perhaps %.1f× faster on the RAM disk, but not surely: the runs overlap", r.Speedup)
+		case r.Speedup > 0 && r.Speedup <= 1/MinGain:
+			return fmt.Sprintf("perhaps %.1f× slower on the RAM disk, but not surely: the runs overlap", 1/r.Speedup)
+		}
 		return "no measurable gain (within the noise)"
 	}
 	return "not enough runs to tell"
+}
+
+// Sureness says what a verdict rests on: the medians, the ranges, and how
+// likely chance alone would give a gain with this many runs (every run on
+// one side beating every run on the other: 1 in C(2n, n)).
+func (r TrialResult) Sureness() string {
+	n := min(len(r.RAM.Samples), len(r.Disk.Samples))
+	if n < 2 {
+		return ""
+	}
+	odds := 1.0
+	for i := 1; i <= n; i++ {
+		odds = odds * float64(n+i) / float64(i)
+	}
+	return fmt.Sprintf("medians %s on the RAM disk vs %s in place, %d timed runs each; a gain is reported only when every RAM run beats every run in place "+
+		"and the medians differ by %.0f%% or more (chance alone does that 1 time in %.0f)",
+		Format(r.RAM.Median, Secs), Format(r.Disk.Median, Secs), n, (MinGain-1)*100, odds)
 }
 
 // decide compares the timed runs on the RAM disk with those in place.

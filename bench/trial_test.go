@@ -37,7 +37,7 @@ func TestDecide(t *testing.T) {
 			}
 		})
 	}
-	sum := map[Verdict]string{Faster: "2.3× faster on the RAM disk", Slower: "1.2× slower on the RAM disk", NoGain: "no measurable gain (within the noise)"}
+	sum := map[Verdict]string{Faster: "2.3× faster on the RAM disk", Slower: "1.2× slower on the RAM disk", NoGain: "perhaps 2.3× faster on the RAM disk, but not surely: the runs overlap"}
 	for v, want := range sum {
 		r := TrialResult{Verdict: v, Speedup: 2.3}
 		if v == Slower {
@@ -46,6 +46,23 @@ func TestDecide(t *testing.T) {
 		if got := r.Summary(); got != want {
 			t.Errorf("Summary(%s) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestTrialSureness: a verdict within the noise says so plainly when the
+// medians are close, and what was measured and how sure it is.
+func TestTrialSureness(t *testing.T) {
+	r := TrialResult{Verdict: NoGain, Speedup: 1.01}
+	if got := r.Summary(); got != "no measurable gain (within the noise)" {
+		t.Errorf("close medians: %q", got)
+	}
+	r = TrialResult{Verdict: NoGain, Speedup: 4.2 / 2.6, RAM: Result{Median: 2.6, Samples: []float64{2.1, 2.6, 4.5, 2.5, 2.7}},
+		Disk: Result{Median: 4.2, Samples: []float64{3.9, 4.2, 4.6, 4.1, 4.3}}}
+	if got, want := r.Summary(), "perhaps 1.6× faster on the RAM disk, but not surely: the runs overlap"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+	if got := r.Sureness(); !strings.Contains(got, "5 timed runs each") || !strings.Contains(got, "1 time in 252") {
+		t.Errorf("Sureness = %q", got)
 	}
 }
 

@@ -3,6 +3,10 @@ package disks
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/user"
+	"strconv"
+	"syscall"
 
 	"rambar/internal/diskid"
 	"rambar/keeper"
@@ -48,6 +52,9 @@ func (s *Service) Mine(v ramdisk.Volume) bool {
 func (s *Service) Whose(v ramdisk.Volume) string {
 	if s.Mine(v) {
 		return ""
+	}
+	if user := otherOwner(v.MountPoint); user != "" {
+		return ramdisk.OtherUserWhose(user)
 	}
 	k, err := s.Keeper()
 	if err != nil {
@@ -139,4 +146,27 @@ func (s *Service) Split(vols []ramdisk.Volume) (mine []ramdisk.Volume, others []
 		mine = append(mine, v)
 	}
 	return mine, others
+}
+
+// otherOwner names the user who owns a disk's top folder when that is not
+// the user RAMBar works for (under sudo, the one sudo names): the disk is
+// theirs ("" when it is this user's, or cannot be told).
+func otherOwner(mp string) string {
+	var st syscall.Stat_t
+	if mp == "" || syscall.Lstat(mp, &st) != nil {
+		return ""
+	}
+	me := os.Getuid()
+	if os.Geteuid() == 0 {
+		if u, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && u >= 0 {
+			me = u
+		}
+	}
+	if int(st.Uid) == me {
+		return ""
+	}
+	if u, err := user.LookupId(strconv.FormatUint(uint64(st.Uid), 10)); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "uid " + strconv.FormatUint(uint64(st.Uid), 10)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"rambar/internal/diskid"
 	"rambar/keeper"
@@ -78,4 +79,59 @@ func (s *Service) Keep(ctx context.Context, r KeepRequest) (keeper.Result, error
 			v.Name, quoteArg(v.Name), err)
 	}
 	return res, nil
+}
+
+// Adjust changes how a mounted kept or mirrored disk is saved from now on
+// (`rambar keep NAME --save-every …|--snapshots N` on a kept disk): its
+// snapshot count and autosave, under the disk's lock, without a save. A
+// disk that is not kept is refused with keeper.ErrNotKept; a preset of the
+// same name keeps its own settings for its next mount (PresetDiffers says
+// so).
+func (s *Service) Adjust(ctx context.Context, name string, o keeper.Options) (keeper.Adjusted, error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return keeper.Adjusted{}, err
+	}
+	v, err := s.Find(ctx, name)
+	if err != nil {
+		return keeper.Adjusted{}, err
+	}
+	release, err := s.lock(ctx, v.Name, "changing its settings")
+	if err != nil {
+		return keeper.Adjusted{}, err
+	}
+	defer release()
+	st, err := k.State(v.Name)
+	if err != nil || !k.Holds(v, st) {
+		return keeper.Adjusted{}, fmt.Errorf("%s: %w: 'rambar keep %s' keeps it first", v.Name, keeper.ErrNotKept, quoteArg(v.Name))
+	}
+	return k.Adjust(v.Name, o)
+}
+
+// PresetDiffers says, when a preset named name would mount the disk with
+// other saving settings than st, what the preset says ("" when none
+// differs or there is no such preset).
+func (s *Service) PresetDiffers(name string, st keeper.State) string {
+	store, err := s.Store()
+	if err != nil {
+		return ""
+	}
+	set, err := store.Load()
+	if err != nil {
+		return ""
+	}
+	for _, p := range set.Presets {
+		if p.Name != name || p.Contents == ramdisk.Discard {
+			continue
+		}
+		o := keeper.OptionsFromPreset(p)
+		ps := keeper.State{Snapshots: o.Snapshots, Continuous: o.SaveEvery == keeper.AutosaveAuto}
+		if o.SaveEvery > 0 {
+			ps.SaveEvery = int(o.SaveEvery / time.Second)
+		}
+		if ps.Snapshots != st.Snapshots || ps.Continuous != st.Continuous || ps.SaveEvery != st.SaveEvery {
+			return keeper.SavingWords(ps)
+		}
+	}
+	return ""
 }

@@ -18,31 +18,40 @@ import (
 )
 
 // tryPrefix starts the name of the temporary disk `rambar try` makes; the
-// trying process's id follows.
-const tryPrefix = "RAMBar Try "
+// trying process's id follows. No space, so a shell user need not quote
+// its mount point; oldTryPrefix is what RAMBar named them before, still
+// reserved and still cleaned up.
+const (
+	tryPrefix    = "RAMBar-Try-"
+	oldTryPrefix = "RAMBar Try "
+)
 
 // TryDiskName is the name of the temporary disk process pid makes for `try`.
 func TryDiskName(pid int) string { return tryPrefix + strconv.Itoa(pid) }
 
-// checkNotTryName refuses a disk name of try's form, "RAMBar Try N" in
-// any case: it is reserved for try's temporary disks, which a later try
-// cleans up.
+// checkNotTryName refuses a disk name of try's form, "RAMBar-Try-N" (or
+// the older "RAMBar Try N") in any case: it is reserved for try's
+// temporary disks, which a later try cleans up.
 func checkNotTryName(name string) error {
-	if len(name) <= len(tryPrefix) || !strings.EqualFold(name[:len(tryPrefix)], tryPrefix) {
-		return nil
+	for _, prefix := range []string{tryPrefix, oldTryPrefix} {
+		if len(name) <= len(prefix) || !strings.EqualFold(name[:len(prefix)], prefix) {
+			continue
+		}
+		if rest := name[len(prefix):]; strings.Trim(rest, "0123456789") != "" {
+			continue
+		}
+		return fmt.Errorf("%w %q: names of the form %q are reserved for the temporary disks of 'rambar try'", ramdisk.ErrName, name, tryPrefix+"N")
 	}
-	rest := name[len(tryPrefix):]
-	if strings.Trim(rest, "0123456789") != "" {
-		return nil
-	}
-	return fmt.Errorf("%w %q: names of the form %q are reserved for the temporary disks of 'rambar try'", ramdisk.ErrName, name, tryPrefix+"N")
+	return nil
 }
 
 // tryDiskOwner returns the process id in a temporary try disk's name.
 func tryDiskOwner(name string) (int, bool) {
 	s, ok := strings.CutPrefix(name, tryPrefix)
 	if !ok {
-		return 0, false
+		if s, ok = strings.CutPrefix(name, oldTryPrefix); !ok {
+			return 0, false
+		}
 	}
 	pid, err := strconv.Atoi(s)
 	return pid, err == nil && pid > 0 && strconv.Itoa(pid) == s

@@ -182,9 +182,10 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 		p.Size = limit
 	}
 	if err := f.Caps.CheckHidden(r.Hidden); err != nil {
-		// A preset made on a Mac: the disk is made, shown, and the plan says so.
+		// As --spotlight: the disk is made, and the plan says the flag
+		// changes nothing here.
 		p.Hidden = false
-		p.note(Warning, "not hidden: "+err.Error())
+		p.note(Warning, "--hidden has no effect on "+osLabel(f.Caps.OS)+": only macOS's Finder hides a disk (file managers do not list disks mounted under "+f.Caps.MountRoot+" anyway)")
 	}
 	if err := p.applyOptions(r.Options, f); err != nil {
 		return Plan{}, err

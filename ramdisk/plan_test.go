@@ -143,7 +143,7 @@ func TestNewPlan(t *testing.T) {
 		{
 			name: "hidden on linux is shown, and says so", req: Request{Name: "H", Size: GiB, Hidden: true},
 			facts: Facts{Caps: linuxCaps(), Memory: mem16}, alloc: AllocOnWrite, fs: TmpFS,
-			notesSay: []string{"not hidden: hiding a disk (--hidden) is not supported here (Linux)"},
+			notesSay: []string{"--hidden has no effect on Linux: only macOS's Finder hides a disk"},
 		},
 		{
 			name: "name taken on linux", req: Request{Name: "Backup", Size: GiB},

@@ -86,6 +86,9 @@ func PlanInput(in Input, f Facts) (Plan, error) {
 	if n := roundingNote(in.Size, size, p.FS); err == nil && n != "" {
 		p.Notes = append([]Note{{Info, n}}, p.Notes...)
 	}
+	if n := unitNote(in.Size, size); err == nil && n != "" {
+		p.Notes = append([]Note{{Warning, n}}, p.Notes...)
+	}
 	return p, err
 }
 

@@ -78,6 +78,34 @@ func roundingNote(typed string, z Size, fs FileSystem) string {
 	return fmt.Sprintf("%s → %s: %s sizes are whole MiB", strings.TrimSpace(typed), z, what)
 }
 
+// unitNote says how a typed size was read when that may not be what was
+// meant: a decimal-looking unit (4GB is 4 GiB: RAMBar's units are binary),
+// or a small bare number (4 is 4 MiB). "" otherwise.
+func unitNote(typed string, z Size) string {
+	in := strings.TrimSpace(typed)
+	i := strings.IndexFunc(in, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i < 0 {
+		if n, err := strconv.Atoi(in); err == nil && n < 64 {
+			return fmt.Sprintf("%s with no unit is %s (a bare number is MiB); %sG would be %s", in, z, in, Size(n)*GiB)
+		}
+		return ""
+	}
+	switch u := strings.ToLower(strings.TrimSpace(in[i:])); u {
+	case "kb", "mb", "gb", "tb":
+		return fmt.Sprintf("%s is read as %s (%s bytes): RAMBar's units are binary, %s means %siB", in, z, groupDigits(int64(z)), strings.ToUpper(u), strings.ToUpper(u[:1]))
+	}
+	return ""
+}
+
+// groupDigits writes n with thousands separators: 4,294,967,296.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // parseBytes is ParseSize before rounding: the bytes asked for.
 func parseBytes(s string, physical Size) (float64, error) {
 	in := strings.TrimSpace(s)
@@ -111,6 +139,10 @@ func parseBytes(s string, physical Size) (float64, error) {
 	}
 	if num == "" {
 		return 0, fmt.Errorf("%w %q: no number; %s", ErrSize, s, sizeHelp)
+	}
+	if unit == "" && strings.Contains(num, ".") {
+		// 1.5 with no unit would be 1.5 MiB: almost surely 1.5G was meant.
+		return 0, fmt.Errorf("%w %q: a number with no unit is MiB, and %s MiB is not a size anyone means; say %sG (GiB) or %sM (MiB)", ErrSize, s, num, num, num)
 	}
 	f, err := strconv.ParseFloat(num, 64)
 	if err != nil {

@@ -2,6 +2,7 @@ package ramdisk
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -60,4 +61,24 @@ func ContentIndex(m ContentMode, inPlace bool) int {
 		}
 	}
 	return 0
+}
+
+// otherUser starts what Whose says of a disk another user owns.
+const otherUser = "belongs to another user, "
+
+// OtherUserWhose is what Whose says of a disk the user named owns (its top
+// folder is theirs): it is theirs to use, not this user's.
+func OtherUserWhose(user string) string {
+	return otherUser + user + ": only they can open, save or eject it (its RAMBar mark is theirs to read)"
+}
+
+// OtherUser says whose disk a Whose sentence names when it is another
+// user's ("" when it is not).
+func OtherUser(whose string) string {
+	rest, ok := strings.CutPrefix(whose, otherUser)
+	if !ok {
+		return ""
+	}
+	user, _, _ := strings.Cut(rest, ":")
+	return user
 }

@@ -8,9 +8,12 @@ cd "$(dirname "$0")/.."
 # on a Mac the tests use the system's own tools.
 [ "$(uname -s)" = Linux ] || exit 0
 need=()
+# A user's PATH often lacks the sbin folders, where mkfs.ext4, zramctl and
+# mount.exfat-fuse are: look there too, as RAMBar does.
+search="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 while read -r cmd pkg; do
 	case "$cmd" in '' | '#'*) continue ;; esac
-	command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
+	PATH="$search" command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
 done <.ci/tools
 [ ${#need[@]} -eq 0 ] && exit 0
 mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)

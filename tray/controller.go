@@ -204,9 +204,14 @@ func (c *Controller) notify(title, text string) {
 		c.d.Logf("notification (no notifier): %s: %s", title, text)
 		return
 	}
-	c.goJob(func(context.Context) {
+	c.goJob(func(ctx context.Context) {
 		if err := c.d.Notify(title, text); err != nil {
 			c.d.Logf("notify: %v", err)
+			// No notification server: a window says it instead, so a
+			// failed action is never silent.
+			if c.d.Dialogs != nil {
+				c.d.Dialogs.Message(ctx, title, text+"\n\n(Shown here because the notification could not be: "+short(err)+")")
+			}
 		}
 	})
 }

@@ -40,7 +40,7 @@ func (c *Controller) handle(key string) {
 			}
 		}
 	case actNewSize:
-		c.create(ramdisk.Request{Size: a.Size}, "RAM Disk")
+		c.create(ramdisk.Request{Size: a.Size}, "RAMDisk")
 	case actNewCustom:
 		c.custom()
 	case actMountPreset:
@@ -398,10 +398,27 @@ func (c *Controller) toggleLogin() {
 	})
 }
 
+// quitQuestion sorts the disks for the quit dialog: lost or saved by an
+// eject, or another RAMBar's (left alone).
+func (c *Controller) quitQuestion() QuitQuestion {
+	var q QuitQuestion
+	for _, d := range c.state.Disks {
+		switch {
+		case d.Whose != "":
+			q.Others = append(q.Others, d.Volume.Name)
+		case d.Kept:
+			q.Saved = append(q.Saved, d.Volume.Name)
+		default:
+			q.Lost = append(q.Lost, d.Volume.Name)
+		}
+	}
+	return q
+}
+
 func (c *Controller) askQuit() {
-	n := len(c.state.Disks)
+	q := c.quitQuestion()
 	switch {
-	case n == 0 || c.state.Settings.EjectOnQuit == ramdisk.QuitLeave:
+	case q.Ejected() == 0 || c.state.Settings.EjectOnQuit == ramdisk.QuitLeave:
 		c.quit()
 	case c.state.Settings.EjectOnQuit == ramdisk.QuitEject:
 		c.ejectAndQuit()
@@ -413,7 +430,7 @@ func (c *Controller) askQuit() {
 		}
 		c.dialogOpen = true
 		c.goJob(func(ctx context.Context) {
-			choice, err := c.d.Dialogs.Quit(ctx, n)
+			choice, err := c.d.Dialogs.Quit(ctx, q)
 			c.post(func() {
 				c.dialogOpen = false
 				if err != nil && !errors.Is(err, ramdisk.ErrCancelled) {

@@ -26,7 +26,7 @@ func units(p ProgressFunc) ramdisk.ProgressFunc {
 }
 
 // create makes a disk on the worker. An empty r.Name takes the first free
-// name after base ("RAM Disk", "RAM Disk 2"…).
+// name after base ("RAMDisk", "RAMDisk-2"…).
 func (c *Controller) create(r ramdisk.Request, base string) { c.createWith(r, base, NewDiskForm{}) }
 
 // createWith makes a disk whose contents are kept or mirrored as form says
@@ -120,7 +120,7 @@ func (c *Controller) custom() {
 	for _, d := range c.state.Disks {
 		names = append(names, d.Volume.Name)
 	}
-	form := NewDiskForm{Name: firstFreeName("RAM Disk", names), Size: "4G", FS: defaultFS(c.state.Caps)}
+	form := NewDiskForm{Name: firstFreeName("RAMDisk", names), Size: "4G", FS: defaultFS(c.state.Caps)}
 	c.goJob(func(ctx context.Context) {
 		f := facts()
 		answers, plan, err := c.d.Dialogs.NewDisk(ctx, form, f.Caps.FileSystems, func(x NewDiskForm) (ramdisk.Plan, error) { return checkForm(x, f) })

@@ -51,6 +51,7 @@ type fakeDialogs struct {
 	asked    NewDiskForm // the defaults the window was opened with
 	checked  chan string // the plan text or refusal the dialog would show
 	quit     QuitChoice
+	asking   QuitQuestion // what the quit dialog was asked
 	messages chan string
 	results  chan string // each Result window: title, text and action
 	act      bool        // Result's answer: the action was pressed
@@ -67,7 +68,10 @@ func (f *fakeDialogs) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdi
 	f.checked <- PlanText(p)
 	return answers, p, nil
 }
-func (f *fakeDialogs) Quit(ctx context.Context, n int) (QuitChoice, error) { return f.quit, nil }
+func (f *fakeDialogs) Quit(ctx context.Context, q QuitQuestion) (QuitChoice, error) {
+	f.asking = q
+	return f.quit, nil
+}
 func (f *fakeDialogs) Message(ctx context.Context, title, text string) error {
 	f.messages <- title + ": " + text
 	return nil
@@ -176,22 +180,22 @@ func TestReadySizeNamesAndEject(t *testing.T) {
 	h := start(t, nil)
 	h.waitFor("No RAM Disks")
 	h.c.Click("new/1 GiB")
-	h.waitFor("RAM Disk — 0 B of 1 GiB, 0 B in memory")
+	h.waitFor("RAMDisk — 0 B of 1 GiB, 0 B in memory")
 	h.c.Click("new/2 GiB")
-	h.waitFor("RAM Disk 2 — 0 B of 2 GiB")
+	h.waitFor("RAMDisk-2 — 0 B of 2 GiB")
 	vs, _ := h.mem.List(context.Background())
 	if len(vs) != 2 || vs[0].Size != ramdisk.GiB || vs[1].Size != 2*ramdisk.GiB {
 		t.Fatalf("engine has %+v", vs)
 	}
-	h.c.Click("disk/RAM Disk/eject")
-	h.waitGone("RAM Disk — ")
-	h.waitFor("RAM Disk 2 — ")
+	h.c.Click("disk/RAMDisk/eject")
+	h.waitGone("RAMDisk — ")
+	h.waitFor("RAMDisk-2 — ")
 	if vs, _ := h.mem.List(context.Background()); len(vs) != 1 {
 		t.Fatalf("after eject the engine has %+v", vs)
 	}
 	// The first free name is taken again.
 	h.c.Click("new/1 GiB")
-	h.waitFor("RAM Disk — 0 B of 1 GiB")
+	h.waitFor("RAMDisk — 0 B of 1 GiB")
 	select {
 	case n := <-h.notes:
 		t.Errorf("unexpected notification: %s", n)
@@ -281,7 +285,7 @@ func TestStaleClickIgnored(t *testing.T) {
 	h.c.Click("disk/Gone/eject") // an item from an older menu
 	h.c.Click("no/such/key")
 	h.c.Click("new/1 GiB")
-	h.waitFor("RAM Disk — ")
+	h.waitFor("RAMDisk — ")
 	select {
 	case n := <-h.notes:
 		t.Errorf("stale click caused: %s", n)
@@ -294,7 +298,7 @@ func TestErrorsAreNotifiedAndMenuRecovers(t *testing.T) {
 	h.waitFor("No RAM Disks")
 	h.mem.FailNext("create", errors.New("mount: permission denied"))
 	h.c.Click("new/1 GiB")
-	if n := h.note("Can't make RAM Disk"); !strings.Contains(n, "permission denied") {
+	if n := h.note("Can't make RAMDisk"); !strings.Contains(n, "permission denied") {
 		t.Errorf("notification: %s", n)
 	}
 	h.waitGone("Creating")
@@ -526,7 +530,8 @@ func TestQuitEjectsWhenSettingsSaySo(t *testing.T) {
 }
 
 func TestQuitAskLeaveMounted(t *testing.T) {
-	h := start(t, func(d *Deps) { d.Dialogs = &fakeDialogs{quit: QuitLeaveMounted} })
+	dialogs := &fakeDialogs{quit: QuitLeaveMounted}
+	h := start(t, func(d *Deps) { d.Dialogs = dialogs })
 	h.create("A", ramdisk.GiB)
 	h.waitFor("A — ")
 	h.c.Click("quit")
@@ -537,6 +542,28 @@ func TestQuitAskLeaveMounted(t *testing.T) {
 	}
 	if vs, _ := h.mem.List(context.Background()); len(vs) != 1 {
 		t.Fatalf("leave mounted ejected: %+v", vs)
+	}
+	if q := dialogs.asking; len(q.Lost)+len(q.Saved) != 1 {
+		t.Errorf("the quit dialog was asked about %+v", q)
+	}
+}
+
+// TestQuitText: the quit dialog names the disks an eject loses and those
+// it saves first, and another RAMBar's, which stay.
+func TestQuitText(t *testing.T) {
+	for _, c := range []struct {
+		q    QuitQuestion
+		want string
+	}{
+		{QuitQuestion{Lost: []string{"Scratch"}}, "Eject the RAM disk before quitting?\n\nScratch's contents are lost when it is ejected.\n\nLeft mounted, they keep holding memory."},
+		{QuitQuestion{Lost: []string{"A", "B"}}, "Eject the 2 RAM disks before quitting?\n\nTheir contents are lost when ejected: A, B."},
+		{QuitQuestion{Saved: []string{"Work"}}, "Eject the RAM disk before quitting?\n\nSaved first, and restored when made again: Work."},
+		{QuitQuestion{Lost: []string{"A", "B", "C"}, Saved: []string{"Work", "Site"}, Others: []string{"Root's"}},
+			"Eject the 5 RAM disks before quitting?\n\nLost when ejected: A, B, C.\n\nSaved first, and restored when made again: Work, Site.\n\nAnother RAMBar's, left mounted either way: Root's."},
+	} {
+		if got := QuitText(c.q); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%+v:\n%s\nwant it to start\n%s", c.q, got, c.want)
+		}
 	}
 }
 

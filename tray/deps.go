@@ -2,7 +2,9 @@ package tray
 
 import (
 	"context"
+	"fmt"
 	"rambar/settingsfile"
+	"strings"
 	"time"
 
 	"rambar/ramdisk"
@@ -119,6 +121,43 @@ const (
 	QuitLeaveMounted
 )
 
+// QuitQuestion is what the quit dialog asks about: the disks an eject
+// would lose, those it saves first (kept or mirrored), and those of
+// another RAMBar, which stay mounted either way. QuitText words it.
+type QuitQuestion struct {
+	Lost, Saved, Others []string
+}
+
+// Ejected is how many disks Eject and Quit ejects.
+func (q QuitQuestion) Ejected() int { return len(q.Lost) + len(q.Saved) }
+
+// QuitText is the quit dialog's text: which disks are lost and which are
+// saved when ejected.
+func QuitText(q QuitQuestion) string {
+	var b strings.Builder
+	if q.Ejected() == 1 {
+		b.WriteString("Eject the RAM disk before quitting?")
+	} else {
+		fmt.Fprintf(&b, "Eject the %d RAM disks before quitting?", q.Ejected())
+	}
+	switch {
+	case len(q.Lost) > 0 && len(q.Saved) == 0 && q.Ejected() == 1:
+		fmt.Fprintf(&b, "\n\n%s's contents are lost when it is ejected.", q.Lost[0])
+	case len(q.Lost) > 0 && len(q.Saved) == 0:
+		fmt.Fprintf(&b, "\n\nTheir contents are lost when ejected: %s.", strings.Join(q.Lost, ", "))
+	case len(q.Lost) > 0:
+		fmt.Fprintf(&b, "\n\nLost when ejected: %s.", strings.Join(q.Lost, ", "))
+	}
+	if len(q.Saved) > 0 {
+		fmt.Fprintf(&b, "\n\nSaved first, and restored when made again: %s.", strings.Join(q.Saved, ", "))
+	}
+	if len(q.Others) > 0 {
+		fmt.Fprintf(&b, "\n\nAnother RAMBar's, left mounted either way: %s.", strings.Join(q.Others, ", "))
+	}
+	b.WriteString("\n\nLeft mounted, they keep holding memory.")
+	return b.String()
+}
+
 // NewDiskForm is what the Custom… dialog asks for.
 type NewDiskForm struct {
 	Name string
@@ -144,7 +183,7 @@ type Dialogs interface {
 	// ramdisk.ErrCancelled.
 	NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error)
 	// Quit asks whether to eject n disks before quitting.
-	Quit(ctx context.Context, n int) (QuitChoice, error)
+	Quit(ctx context.Context, q QuitQuestion) (QuitChoice, error)
 	// Message shows a message (About RAMBar) until dismissed.
 	Message(ctx context.Context, title, text string) error
 	// Result shows text in a monospace font (a benchmark's table) until

@@ -254,8 +254,18 @@ func buildMenu(s menuState) Menu {
 	if len(s.Disks) == 0 && s.Creating == "" {
 		add(Item{Key: "none", Title: "No RAM Disks", Disabled: true})
 	}
+	var others []string
 	for _, d := range s.Disks {
+		if u := ramdisk.OtherUser(d.Whose); u != "" {
+			others = append(others, u)
+			continue
+		}
 		add(diskItem(s, d))
+	}
+	if len(others) > 0 {
+		// Other users' disks are theirs: one line, nothing to click.
+		add(Item{Key: "others", Title: ramdisk.Plural(len(others), "RAM disk") + " of other users", Disabled: true,
+			Tooltip: "Mounted by " + strings.Join(uniq(others), ", ") + ": only they can open, save or eject them"})
 	}
 	if s.Creating != "" {
 		t := "Creating " + s.Creating + "…"
@@ -346,4 +356,17 @@ func settingsItem(s menuState) Item {
 		Item{Key: "autosave", Title: "Autosave: kept disks, at their own interval, while RAMBar runs", Tooltip: autosaveHelp,
 			action: action{Kind: actExplain, Text: autosaveHelp}})
 	return Item{Key: "settings", Title: "Settings", Children: sub}
+}
+
+// uniq keeps the first of each string, in order.
+func uniq(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

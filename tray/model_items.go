@@ -407,7 +407,7 @@ func (m Menu) Find(key string) (Item, bool) {
 	return found, ok
 }
 
-// firstFreeName returns "RAM Disk", or "RAM Disk 2", "RAM Disk 3"… the first
+// firstFreeName returns "RAMDisk", or "RAMDisk-2", "RAMDisk-3"… the first
 // not in taken (compared case-insensitively, as macOS volume names are).
 func firstFreeName(base string, taken []string) string {
 	used := map[string]bool{}
@@ -418,7 +418,7 @@ func firstFreeName(base string, taken []string) string {
 		return base
 	}
 	for i := 2; ; i++ {
-		n := fmt.Sprintf("%s %d", base, i)
+		n := fmt.Sprintf("%s-%d", base, i)
 		if !used[strings.ToLower(n)] {
 			return n
 		}

@@ -180,8 +180,8 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "creating",
-			s:    menuState{Creating: "RAM Disk 2", Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
-			want: []string{"Creating RAM Disk 2… (off)\n"}, absent: []string{"No RAM Disks"},
+			s:    menuState{Creating: "RAMDisk-2", Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
+			want: []string{"Creating RAMDisk-2… (off)\n"}, absent: []string{"No RAM Disks"},
 		},
 		{
 			name: "creating a preset, restoring its contents",
@@ -247,15 +247,15 @@ func TestFirstFreeName(t *testing.T) {
 		taken []string
 		want  string
 	}{
-		{nil, "RAM Disk"},
-		{[]string{"Scratch"}, "RAM Disk"},
-		{[]string{"RAM Disk"}, "RAM Disk 2"},
-		{[]string{"ram disk", "RAM Disk 2"}, "RAM Disk 3"},
-		{[]string{"RAM Disk 2"}, "RAM Disk"},
-		{[]string{"RAM Disk", "RAM Disk 3"}, "RAM Disk 2"},
+		{nil, "RAMDisk"},
+		{[]string{"Scratch"}, "RAMDisk"},
+		{[]string{"RAMDisk"}, "RAMDisk-2"},
+		{[]string{"ramdisk", "RAMDisk-2"}, "RAMDisk-3"},
+		{[]string{"RAMDisk-2"}, "RAMDisk"},
+		{[]string{"RAMDisk", "RAMDisk-3"}, "RAMDisk-2"},
 	}
 	for _, tt := range tests {
-		if got := firstFreeName("RAM Disk", tt.taken); got != tt.want {
+		if got := firstFreeName("RAMDisk", tt.taken); got != tt.want {
 			t.Errorf("FirstFreeName(%q) = %q, want %q", tt.taken, got, tt.want)
 		}
 	}

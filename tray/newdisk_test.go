@@ -34,7 +34,7 @@ func TestCustomContentsReachCreate(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Custom… made nothing")
 	}
-	if want := (NewDiskForm{Name: "RAM Disk", Size: "4G", FS: ramdisk.TmpFS}); dlg.asked != want {
+	if want := (NewDiskForm{Name: "RAMDisk", Size: "4G", FS: ramdisk.TmpFS}); dlg.asked != want {
 		t.Errorf("window opened with %+v, want the defaults %+v", dlg.asked, want)
 	}
 }
@@ -101,7 +101,7 @@ func fakeZenity(t *testing.T, answer string, code int) (tool, argsFile string) {
 // default, empty answers keep the defaults, Cancel cancels.
 func TestFormsNewDisk(t *testing.T) {
 	fss := []ramdisk.FileSystem{ramdisk.TmpFS, ramdisk.ZRAM}
-	def := NewDiskForm{Name: "RAM Disk", Size: "4G", FS: ramdisk.TmpFS}
+	def := NewDiskForm{Name: "RAMDisk", Size: "4G", FS: ramdisk.TmpFS}
 	facts := ramdisk.Facts{Caps: ramdisk.Caps{OS: "linux", FileSystems: fss, MountRoot: "/mnt/rambar"},
 		Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: 8 * ramdisk.GiB}}
 	check := func(f NewDiskForm) (ramdisk.Plan, error) { return checkForm(f, facts) }
@@ -121,7 +121,7 @@ func TestFormsNewDisk(t *testing.T) {
 		}
 		b, _ := os.ReadFile(argsFile)
 		args := string(b)
-		for _, want := range []string{"--forms\n", "--add-entry=Name [RAM Disk]\n", "--add-entry=Size [4G] (512M, 4G, 1.5G, or 25% of memory)\n",
+		for _, want := range []string{"--forms\n", "--add-entry=Name [RAMDisk]\n", "--add-entry=Size [4G] (512M, 4G, 1.5G, or 25% of memory)\n",
 			"--add-combo=File system [tmpfs]\n", "--combo-values=tmpfs|zram (compressed)\n", "--add-combo=Contents [None]\n",
 			"--combo-values=None: contents are lost when ejected|Keep: saved, and restored when mounted|Mirror a folder: loaded, changes written back|" +
 				"Mirror in place: the folder runs from memory at its own path\n"} {
@@ -202,7 +202,7 @@ func TestWithReturn(t *testing.T) {
 // copied from the tool's installed one; without it, in "/".
 func TestFormsRunsInUIDir(t *testing.T) {
 	fss := []ramdisk.FileSystem{ramdisk.TmpFS}
-	def := NewDiskForm{Name: "RAM Disk", Size: "4G", FS: ramdisk.TmpFS}
+	def := NewDiskForm{Name: "RAMDisk", Size: "4G", FS: ramdisk.TmpFS}
 	check := func(f NewDiskForm) (ramdisk.Plan, error) {
 		return checkForm(f, ramdisk.Facts{Caps: ramdisk.Caps{OS: "linux", FileSystems: fss, MountRoot: "/mnt/rambar"},
 			Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: 8 * ramdisk.GiB}})

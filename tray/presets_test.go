@@ -280,7 +280,7 @@ func TestPresetEditorLeavesBadFileAlone(t *testing.T) {
 func TestSaveAsPresetPrefillsFromTheDisk(t *testing.T) {
 	v := ramdisk.Volume{Name: "Scratch", Size: 1536 * ramdisk.MiB, FS: ramdisk.ZRAM}
 	e, st, _ := newEditor(t, []ramdisk.Preset{scratchPreset}, steps([]step{
-		{"ask", "Save Scratch as Preset|Name of the disk:|Scratch 2", "Scratch 2"}, {"ask", "%):|1.5 GiB", "1.5 GiB"},
+		{"ask", "Save Scratch as Preset|Name of the disk:|Scratch-2", "Scratch 2"}, {"ask", "%):|1.5 GiB", "1.5 GiB"},
 		{"choose", "File system:|zram", "zram (compressed)"},
 	}, form("", "", "")[3:]))
 	if err := e.saveAs(context.Background(), v); err != nil {
@@ -361,7 +361,7 @@ func TestEditPresetsFromTheMenu(t *testing.T) {
 	}
 
 	sc.mu.Lock()
-	sc.steps = steps([]step{{"ask", "disk:|Build 2", "Fast"}, {"ask", "%):|1 GiB", "1G"}, {"choose", "File system:|tmpfs", "tmpfs"}}, form("", "", "")[3:])
+	sc.steps = steps([]step{{"ask", "disk:|Build-2", "Fast"}, {"ask", "%):|1 GiB", "1G"}, {"choose", "File system:|tmpfs", "tmpfs"}}, form("", "", "")[3:])
 	sc.mu.Unlock()
 	clickDialog(t, h, sc, "disk/Build/preset")
 	h.waitFor("Fast (1G)")

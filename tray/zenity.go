@@ -134,12 +134,8 @@ func PlanRefusal(err error) string {
 }
 
 // Quit implements Dialogs.
-func (Zenity) Quit(ctx context.Context, n int) (QuitChoice, error) {
-	what := "the RAM disk"
-	if n > 1 {
-		what = fmt.Sprintf("the %d RAM disks", n)
-	}
-	err := zenity.Question(fmt.Sprintf("Eject %s before quitting? Their contents are lost when ejected; left mounted, they keep holding memory.", what),
+func (Zenity) Quit(ctx context.Context, q QuitQuestion) (QuitChoice, error) {
+	err := zenity.Question(QuitText(q),
 		zenity.Title("Quit RAMBar"), zenity.OKLabel("Eject and Quit"), zenity.ExtraButton("Leave Mounted"),
 		zenity.CancelLabel("Cancel"), zenity.Context(ctx))
 	switch {

@@ -68,7 +68,7 @@ func TestFormsReturnCreates(t *testing.T) {
 		t.Fatal(err)
 	}
 	fss := []ramdisk.FileSystem{ramdisk.TmpFS, ramdisk.ZRAM}
-	def := NewDiskForm{Name: "RAM Disk", Size: "4G", FS: ramdisk.TmpFS}
+	def := NewDiskForm{Name: "RAMDisk", Size: "4G", FS: ramdisk.TmpFS}
 	facts := ramdisk.Facts{Caps: ramdisk.Caps{OS: "linux", FileSystems: fss, MountRoot: "/mnt/rambar"},
 		Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, Free: 8 * ramdisk.GiB}}
 	check := func(f NewDiskForm) (ramdisk.Plan, error) { return checkForm(f, facts) }
@@ -81,7 +81,7 @@ func TestFormsReturnCreates(t *testing.T) {
 		{"first field", [][]string{{"type", "--delay", "20", "Scratch"}, {"key", "Return"}},
 			NewDiskForm{Name: "Scratch", Size: "4G", FS: ramdisk.TmpFS}},
 		{"second field", [][]string{{"key", "Tab"}, {"type", "--delay", "20", "2G"}, {"key", "KP_Enter"}},
-			NewDiskForm{Name: "RAM Disk", Size: "2G", FS: ramdisk.TmpFS}},
+			NewDiskForm{Name: "RAMDisk", Size: "2G", FS: ramdisk.TmpFS}},
 	} {
 		type answer struct {
 			form NewDiskForm

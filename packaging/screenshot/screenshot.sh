@@ -39,10 +39,18 @@ export HOME=$scratch/home XDG_CONFIG_HOME=$scratch/home/.config XDG_CACHE_HOME=$
 unset RAMBAR_MOUNT_ROOT
 export RAMBAR_HOME=$scratch/rambar RAMBAR_NOTIFY=log RAMBAR_REFRESH=500ms
 export BIN=$bin OUT=$out SCRATCH=$scratch HERE=$here TRACE=${SCREENSHOT_TRACE:+-x}
+# The mount points of RAMBar's tmpfs disks (source rambar or rambar:NAME).
+# shellcheck disable=SC2016 # awk's own $fields
+export OWN_DISKS='{ for (i = 1; i <= NF; i++) if ($i == "-" && $(i+1) == "tmpfs" && $(i+2) ~ /^rambar(:|$)/) print $5 }'
+
 # A private mount namespace with its own /mnt: the disks appear at the usual
 # /mnt/rambar in the picture, nobody else sees them, and they end with it.
+# Your own RAMBar disks (a Scratch of yours, one at a --mount-point) are
+# detached in that namespace only, so their names never clash with the
+# picture's and they stay mounted for you.
 timeout 120 unshare -m --propagation private bash -c '
 	set -e
+	awk "$OWN_DISKS" /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$(printf "%b" "$m")" 2>/dev/null || true; done
 	mount -t tmpfs -o size=1m,mode=755 screenshot /mnt
 	mkdir /mnt/rambar
 	exec dbus-run-session -- bash $TRACE "$HERE/session.sh"' 2>"$scratch/session.log" || {
