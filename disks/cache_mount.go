@@ -12,6 +12,8 @@ import (
 
 	"rambar/internal/atomicfile"
 	"rambar/ramdisk"
+
+	"golang.org/x/sys/unix"
 )
 
 // What mounting and ejecting a disk does to the caches on it (see cache.go).
@@ -74,6 +76,15 @@ func (s *Service) noteMount(v ramdisk.Volume, p ramdisk.Plan) error {
 		return fmt.Errorf("cache mount record: %w", err)
 	}
 	return nil
+}
+
+// devOf is the device of the file system mounted at dir.
+func devOf(dir string) uint64 {
+	var st unix.Stat_t
+	if unix.Stat(dir, &st) != nil {
+		return 0
+	}
+	return uint64(st.Dev)
 }
 
 // fallbackReady reports whether v was mounted by RAMBar with the fallback

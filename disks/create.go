@@ -128,9 +128,13 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if r.Planned != nil {
 		r.Planned(c.Plan)
 	}
-	if staging, rec := s.stoppedWhileGone(r.Name); staging != "" {
+	if k, err := s.Keeper(); err == nil {
 		// Its contents wait from a reclaim that was stopped: they go back.
-		return s.finishFromStaging(ctx, c, staging, rec, r.Progress)
+		if st, err := k.StoppedWhileGone(r.Name); err != nil {
+			return Created{}, fmt.Errorf("create %s: %w", r.Name, err)
+		} else if st != nil {
+			return s.finishFromStaging(ctx, k, c, st, r.Progress)
+		}
 	}
 	return s.makeAndFill(ctx, c, contents, undo, r.Progress)
 }

@@ -2,13 +2,13 @@ package disks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"rambar/internal/record"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -220,12 +220,8 @@ func (s *Service) mountedAt(dir string) bool {
 
 // recordAt is the readable in-place record whose hidden copy is dir.
 func (s *Service) recordAt(dir string) (inPlaceRecord, bool) {
-	b, err := os.ReadFile(dir + ".json")
-	if err != nil || len(b) > 64<<10 {
-		return inPlaceRecord{}, false
-	}
 	var r inPlaceRecord
-	if json.Unmarshal(b, &r) != nil || ramdisk.ValidateName(r.Name) != nil || s.inPlaceKey(r.Name) != dir {
+	if record.ReadJSON(dir+".json", record.MaxSize, &r) != nil || ramdisk.ValidateName(r.Name) != nil || !s.hiddenOf(r.Name, dir) {
 		return inPlaceRecord{}, false
 	}
 	return s.readInPlace(r.Name)

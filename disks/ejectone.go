@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -48,7 +49,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	case incomplete && !o.Force && !o.NoSave:
 		return ej, s.incompleteErr("", v)
 	case incomplete && !o.NoSave:
-		ej.NotSaved = fmt.Errorf("%w: its restore did not finish; the saved copy is kept as it was", ErrIncomplete)
+		ej.NotSaved = fmt.Errorf("%w: its restore did not finish; the saved copy is kept as it was", keeper.ErrIncomplete)
 	case !o.NoSave:
 		if ej, err = s.saveBeforeEject(ctx, v, o.Progress); err != nil {
 			if !o.Force {

@@ -2,18 +2,15 @@ package disks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"rambar/internal/diskid"
-	"rambar/keeper"
+	"rambar/internal/record"
 	"rambar/ramdisk"
 )
 
@@ -46,13 +43,6 @@ func tryDiskOwner(name string) (int, bool) {
 	}
 	pid, err := strconv.Atoi(s)
 	return pid, err == nil && pid > 0 && strconv.Itoa(pid) == s
-}
-
-// alive reports whether a process with that id runs (EPERM: it does, as
-// another user).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // LeftoverKind is what a leftover is.
@@ -89,6 +79,8 @@ type Leftover struct {
 	Kind LeftoverKind `json:"kind"`
 	Name string       `json:"name"` // the disk's name
 	Path string       `json:"path"` // the mount point or folder
+	// Step is the step a journal says was cut short, when one does.
+	Step string `json:"step,omitempty"`
 	// What is the next step, in words.
 	Advice string `json:"advice"`
 }
@@ -117,7 +109,7 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	for _, p := range staleTryLogs(os.TempDir()) {
 		out = append(out, Leftover{Kind: LeftTryLog, Path: p, Advice: "the log of a 'rambar try' that was stopped; the next try removes it"})
 	}
-	out = append(out, s.stagings()...)
+	out = append(out, s.StoppedReclaims()...)
 	out = append(out, s.unsettled(vs)...)
 	out = append(out, s.leftMounts(ctx, vs)...)
 	if ld, ok := s.Engine.(leftoverDevicer); ok {
@@ -130,63 +122,6 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	return out, nil
 }
 
-// stagings lists reclaim staging folders: DATA/reclaim/NAME-TIME.
-func (s *Service) stagings() []Leftover {
-	if s.Paths.Data == "" {
-		return nil
-	}
-	dir := filepath.Join(s.Paths.Data, "reclaim")
-	ents, _ := os.ReadDir(dir) // none: no staging copy
-	var out []Leftover
-	for _, e := range ents {
-		name, ok := stagingDisk(e.Name())
-		if !ok || !e.IsDir() {
-			continue
-		}
-		out = append(out, Leftover{Kind: LeftReclaim, Name: name, Path: filepath.Join(dir, e.Name()),
-			Advice: fmt.Sprintf("a reclaim of %s was stopped; its contents are safe there: rambar reclaim %q --resume finishes or undoes it", name, name)})
-	}
-	return append(out, s.finishedRecords(out)...)
-}
-
-// finishedRecords lists the records of reclaims stopped after their copy
-// was verified back and removed, before the record itself was: nothing
-// is left to do but remove it, which reclaim --resume does (and the
-// disk's next reclaim). Those with a staging copy in listed are left out.
-func (s *Service) finishedRecords(listed []Leftover) []Leftover {
-	ents, _ := os.ReadDir(filepath.Join(s.Paths.Data, "reclaiming"))
-	var out []Leftover
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		var head struct{ Name string }
-		b, err := os.ReadFile(filepath.Join(s.Paths.Data, "reclaiming", e.Name()))
-		if err != nil || len(b) > 64<<10 || json.Unmarshal(b, &head) != nil || ramdisk.ValidateName(head.Name) != nil {
-			continue
-		}
-		rec, ok := s.readReclaimRecord(head.Name)
-		if !ok || rec.Step != keeper.ReclaimCopiedBack || s.stagingOf(head.Name, rec, true) != "" ||
-			slices.ContainsFunc(listed, func(l Leftover) bool { return strings.EqualFold(l.Name, head.Name) }) {
-			continue
-		}
-		out = append(out, Leftover{Kind: LeftReclaim, Name: head.Name, Path: s.reclaimPath(head.Name),
-			Advice: fmt.Sprintf("a reclaim of %s finished, but was stopped before it removed its record: rambar reclaim %q --resume removes it", head.Name, head.Name)})
-	}
-	return out
-}
-
-// stagingDisk returns the disk a staging folder's name belongs to:
-// NAME-20060102T150405Z.
-func stagingDisk(folder string) (string, bool) {
-	const stamp = len("-20060102T150405Z")
-	if len(folder) <= stamp || folder[len(folder)-stamp] != '-' || !strings.HasSuffix(folder, "Z") {
-		return "", false
-	}
-	name := folder[:len(folder)-stamp]
-	return name, ramdisk.ValidateName(name) == nil
-}
-
 // staleTryDisk reports whether v is the temporary disk of a `try` whose
 // process is gone: named as try names its disks, and known as a try disk
 // (this data folder's record, or a mark written for it, says so). A disk
@@ -194,7 +129,7 @@ func stagingDisk(folder string) (string, bool) {
 // mirrored one) is not.
 func (s *Service) staleTryDisk(v ramdisk.Volume) bool {
 	pid, ok := tryDiskOwner(v.Name)
-	if !ok || alive(pid) {
+	if !ok || record.Alive(pid) {
 		return false
 	}
 	if k, err := s.Keeper(); err == nil {
@@ -246,7 +181,7 @@ func staleTryLogs(dir string) []string {
 		rest, ok := strings.CutPrefix(e.Name(), ".rambar-try-")
 		pidText, _, cut := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
-		if ok && cut && err == nil && pid > 0 && strings.HasSuffix(e.Name(), ".log") && e.Type().IsRegular() && !alive(pid) {
+		if ok && cut && err == nil && pid > 0 && strings.HasSuffix(e.Name(), ".log") && e.Type().IsRegular() && !record.Alive(pid) {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}

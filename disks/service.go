@@ -42,7 +42,7 @@ type Service struct {
 
 	// reclaimed, when set, hears each step of a reclaim once it is
 	// recorded (tests kill the process there).
-	reclaimed func(keeper.ReclaimStep)
+	reclaimed keeper.ReclaimJournal
 
 	// inPlaceStep, when set, is told each step of a disk in place as its
 	// record is written (tests kill the process there).
@@ -196,6 +196,14 @@ func (s *Service) Facts(ctx context.Context) (ramdisk.Facts, error) {
 		held += d.Held()
 	}
 	return ramdisk.NewFacts(s.Engine.Caps(), m, vs, held), nil
+}
+
+// stagingFor is the newest staging copy of a stopped reclaim of disk name.
+func (s *Service) stagingFor(name string) string {
+	if k, err := s.Keeper(); err == nil {
+		return k.StagingFor(name)
+	}
+	return ""
 }
 
 // mirrorProgress turns the keeper's progress into the front ends' for disk name.

@@ -249,7 +249,7 @@ func TestStoppedReclaimResumedAsItWas(t *testing.T) {
 		t.Errorf("while stopped the cache resolves to %s, on the gone disk's folder", real)
 	}
 	how, v, err := s.ResumeReclaim(ctx, "Again", nil)
-	if err != nil || how != ResumeFinished || v.MountPoint != mp {
+	if err != nil || how != keeper.ResumeFinished || v.MountPoint != mp {
 		t.Fatalf("resume: %s, %+v, %v; want finished at %s", how, v, err, mp)
 	}
 	if b, _ := os.ReadFile(filepath.Join(mp, "f")); string(b) != "kept" {

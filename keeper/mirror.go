@@ -18,10 +18,6 @@ import (
 	"rambar/ramdisk"
 )
 
-// ErrIncomplete: a Mirror disk whose load did not finish; writing it back
-// would cut its folder down. It is an ErrRefused.
-var ErrIncomplete = fmt.Errorf("%w: its load did not finish", ErrRefused)
-
 // Rules are the rules a mirror folder is checked against now (create: a
 // missing folder passes).
 func (k *Keeper) Rules(create bool) foldersync.FolderRules { return k.folderRules(create, "") }
