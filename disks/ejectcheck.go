@@ -62,7 +62,7 @@ func (e *StillMountedError) Is(target error) bool { return target == ErrStillMou
 // caches' link, its record as this data folder's, a restore it did not
 // finish, and its Mirror folder's claim.
 func (s *Service) forgetEjected(v ramdisk.Volume, local string, incomplete bool) {
-	s.cachesGone(v)
+	s.Caches().Gone(v)
 	s.forgetMade(v, local)
 	if incomplete {
 		s.restored(v.Name) // the partial disk is gone; its saved copy is whole

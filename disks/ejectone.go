@@ -43,7 +43,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	// Every mount of it, checked gone after the eject.
 	mounts := s.traceMounts(ctx, v)
 	local := localOf(v) // read while it is mounted: its record goes with it
-	s.settleCut(v.Name, &v)
+	s.Caches().SettleCut(v.Name, &v)
 	incomplete := s.Incomplete(v)
 	switch {
 	case incomplete && !o.Force && !o.NoSave:
@@ -77,7 +77,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 			}
 		}
 	}
-	if err := s.cachesToFallback(v); err != nil { // a disk mounted without the fallback link
+	if err := s.Caches().ToFallback(v); err != nil { // a disk mounted without the fallback link
 		s.recover(ctx, v, place, inPlace)
 		return ej, fmt.Errorf("not ejected: %w", err)
 	}
@@ -87,7 +87,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 		device = dt.DeviceID(v)
 	}
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
-		s.cachesToDisk(v, nil) // still mounted: the caches go back to it
+		s.Caches().ToDisk(v, nil) // still mounted: the caches go back to it
 		s.recover(ctx, v, place, inPlace)
 		return ej, busyWithMounts(err, v)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,6 +67,13 @@ const (
 	// create or eject), or a disk in place that is gone; its next create,
 	// save or eject settles it.
 	LeftInPlace LeftoverKind = "in-place"
+	// LeftCache: a cache's switch on or off that was cut short; the next
+	// cache command, 'rambar up' or the menu finishes or undoes it.
+	LeftCache LeftoverKind = "cache-step"
+	// LeftTemps: the temporary names a stopped write-back (in the Mirror
+	// folder) or refresh (on the disk) made; the next save or refresh of
+	// the disk removes them.
+	LeftTemps LeftoverKind = "temporary-names"
 )
 
 // leftoverDevicer is an engine that can name the devices killed creates
@@ -111,6 +119,7 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	}
 	out = append(out, s.StoppedReclaims()...)
 	out = append(out, s.unsettled(vs)...)
+	out = append(out, s.pendingSteps(vs)...)
 	out = append(out, s.leftMounts(ctx, vs)...)
 	if ld, ok := s.Engine.(leftoverDevicer); ok {
 		devs, _ := ld.LeftoverDevices(ctx) // unreadable records: nothing to name
@@ -120,6 +129,32 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 		}
 	}
 	return out, nil
+}
+
+// pendingSteps lists the other steps the journals hold open
+// (internal/record): a cache's switch cut short, the temporary names of a
+// stopped write-back or refresh, and the fill record of a disk that is gone.
+func (s *Service) pendingSteps(vs []ramdisk.Volume) []Leftover {
+	var out []Leftover
+	for _, p := range s.Caches().Pending() {
+		out = append(out, Leftover{Kind: LeftCache, Name: p.Key, Path: p.Path, Step: p.Step,
+			Advice: fmt.Sprintf("switching a cache onto or off %s was cut short (%s); 'rambar up', the menu or the next 'rambar cache' command finishes or undoes it", p.Key, p.Step)})
+	}
+	k, err := s.Keeper()
+	if err != nil {
+		return out
+	}
+	for _, p := range k.PendingTemps() {
+		out = append(out, Leftover{Kind: LeftTemps, Name: p.Key, Path: p.Path, Step: p.Step,
+			Advice: fmt.Sprintf("a %s of %s was stopped and left temporary names (.rambar-…) it lists here; the next save or refresh of %s removes them", p.Step, p.Key, p.Key)})
+	}
+	for _, p := range k.PendingFills() {
+		if !slices.ContainsFunc(vs, func(v ramdisk.Volume) bool { return s.SameName(v.Name, p.Key) }) {
+			out = append(out, Leftover{Kind: LeftIncomplete, Name: p.Key, Path: p.Path, Step: p.Step,
+				Advice: fmt.Sprintf("the record of a restore or load of %s that did not finish, whose disk is gone; its saved copy is whole, and the next create of %s replaces the record", p.Key, p.Key)})
+		}
+	}
+	return out
 }
 
 // staleTryDisk reports whether v is the temporary disk of a `try` whose

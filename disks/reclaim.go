@@ -65,7 +65,7 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: an earlier reclaim of it was stopped (its copy is in %s); 'rambar reclaim %s --resume' finishes or undoes it first",
 			v.Name, keeper.ErrReclaimStopped, st, quoteArg(v.Name))
 	}
-	if err := s.cachesToFallback(v); err != nil {
+	if err := s.Caches().ToFallback(v); err != nil {
 		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
 	res, err := k.Reclaim(ctx, s.Engine, v, plan, s.reclaimed, mirrorProgress(v.Name, o.Progress))
@@ -73,9 +73,9 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 		// Done, or stopped before the eject with nothing changed: the
 		// caches go back to the disk.
 		if nv, ferr := s.Find(ctx, v.Name); ferr == nil && err == nil {
-			s.cachesToDisk(nv, &plan) // made again from plan
+			s.Caches().ToDisk(nv, &plan) // made again from plan
 		} else if ferr == nil {
-			s.cachesToDisk(nv, nil)
+			s.Caches().ToDisk(nv, nil)
 		}
 	}
 	return res, err
@@ -124,7 +124,7 @@ func (s *Service) asItWas(p *ramdisk.Plan, v ramdisk.Volume) {
 			p.Options.MountPoint = v.MountPoint
 		}
 	}
-	s.withFallback(p, s.Engine.Caps())
+	s.Caches().WithFallback(p, s.Engine.Caps())
 }
 
 // finishFromStaging is the next create of a disk whose reclaim was stopped
@@ -135,7 +135,7 @@ func (s *Service) asItWas(p *ramdisk.Plan, v ramdisk.Volume) {
 func (s *Service) finishFromStaging(ctx context.Context, k *keeper.Keeper, c Created, st *keeper.StoppedWhileGone, progress ramdisk.ProgressFunc) (Created, error) {
 	var err error
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
-		s.cachesAway(context.WithoutCancel(ctx), c.Plan.Name)
+		s.Caches().Away(context.WithoutCancel(ctx), c.Plan.Name)
 		return c, fmt.Errorf("create %s: %w", c.Plan.Name, err)
 	}
 	s.recordMade(&c)
@@ -171,7 +171,7 @@ func (s *Service) ResumeReclaim(ctx context.Context, name string, progress ramdi
 			made = &ramdisk.Plan{Name: v.Name}
 			s.asItWas(made, v)
 		}
-		v.Notes = append(v.Notes, s.cachesToDisk(v, made)...)
+		v.Notes = append(v.Notes, s.Caches().ToDisk(v, made)...)
 	}
 	return r, v, err
 }

@@ -256,7 +256,7 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 	defer release()
 	if r, done := s.alreadyHolds(k, v, o.Snapshot); done && !o.Force {
 		if opts, ok := s.options(v); ok {
-			if ferr := makeFolders(v.MountPoint, opts.Folders); ferr != nil {
+			if ferr := keeper.MakeFolders(v.MountPoint, opts.Folders); ferr != nil {
 				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
 			}
 		}
@@ -273,7 +273,7 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 	case err == nil:
 		s.restored(v.Name)
 		if opts, ok := s.options(v); ok {
-			if ferr := makeFolders(v.MountPoint, opts.Folders); ferr != nil {
+			if ferr := keeper.MakeFolders(v.MountPoint, opts.Folders); ferr != nil {
 				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rambar/cache"
 	"rambar/settingsfile"
 
 	"rambar/keeper"
@@ -44,13 +45,17 @@ type Service struct {
 	// recorded (tests kill the process there).
 	reclaimed keeper.ReclaimJournal
 
+	// cacheStep, when set, is told each step of a cache switched on or
+	// off (tests kill the process there).
+	cacheStep func(step string)
+
 	// inPlaceStep, when set, is told each step of a disk in place as its
 	// record is written (tests kill the process there).
 	inPlaceStep func(step string)
 }
 
 // ErrNoData means there is no data folder (HOME is not set), so nothing is kept.
-var ErrNoData = errors.New("no data folder: HOME is not set")
+var ErrNoData = cache.ErrNoData
 
 // Keeper returns the contents keeper, or ErrNoData.
 func (s *Service) Keeper() (*keeper.Keeper, error) {

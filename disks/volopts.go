@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"rambar/internal/record"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -55,7 +56,7 @@ func (s *Service) options(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
 // folders, its icon. What fails is a note on the volume, not an error: the
 // disk is made and usable.
 func (s *Service) extras(v *ramdisk.Volume, o ramdisk.VolumeOptions, icon bool) {
-	if err := makeFolders(v.MountPoint, o.Folders); err != nil {
+	if err := keeper.MakeFolders(v.MountPoint, o.Folders); err != nil {
 		v.Notes = append(v.Notes, err.Error())
 	}
 	if icon && o.Icon != "" {

@@ -64,6 +64,10 @@ func ClearDisk(root string) error { return tree.ClearDisk(root) }
 // that is contents (tree.HasContents): the one empty-disk check.
 func HasContents(root string) (bool, error) { return tree.HasContents(root) }
 
+// MakeFolders makes each folder (clean relative paths) under root through
+// descriptors, never following a symlink out of it (tree.MakeFolders).
+func MakeFolders(root string, folders []string) error { return tree.MakeFolders(root, folders) }
+
 // EmptyFolder removes everything in the folder root but the names keep
 // holds (nil: none), as RemoveAll removes each (tree.Empty).
 func EmptyFolder(root string, keep func(name string) bool) error { return tree.Empty(root, keep) }
