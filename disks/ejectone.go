@@ -59,22 +59,8 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 		}
 	}
 	if inPlace {
-		// Written back: the folder's path shows the folder again, then the
-		// disk goes, then its hidden copy.
-		if v, err = s.uncoverForEject(ctx, v, place, o.Force); err != nil {
+		if v, err = s.leaveFolder(ctx, v, place, o, incomplete, &ej); err != nil {
 			return ej, err
-		}
-		// What was written through the folder's path between the save and
-		// now is written back too: nothing reaches the disk that way now.
-		if !o.NoSave && !incomplete {
-			again, err := s.saveBeforeEject(ctx, v, o.Progress)
-			if err != nil && !o.Force {
-				s.recover(ctx, v, place, inPlace)
-				return ej, err
-			}
-			if again.Saved != nil {
-				ej.Saved = again.Saved
-			}
 		}
 	}
 	if err := s.Caches().ToFallback(v); err != nil { // a disk mounted without the fallback link
@@ -109,4 +95,25 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	}
 	s.forgetEjected(v, local, incomplete)
 	return ej, nil
+}
+
+// leaveFolder takes a written-back disk in place off its folder for its
+// eject: the folder's path shows the folder again (then the disk goes, then
+// its hidden copy), and what was written through the folder's path between
+// the save and now is written back too (ej.Saved): nothing reaches the disk
+// that way now.
+func (s *Service) leaveFolder(ctx context.Context, v ramdisk.Volume, place inPlaceRecord, o EjectOptions, incomplete bool, ej *Ejected) (ramdisk.Volume, error) {
+	v, err := s.uncoverForEject(ctx, v, place, o.Force)
+	if err != nil || o.NoSave || incomplete {
+		return v, err
+	}
+	again, err := s.saveBeforeEject(ctx, v, o.Progress)
+	if err != nil && !o.Force {
+		s.recover(ctx, v, place, true)
+		return v, err
+	}
+	if again.Saved != nil {
+		ej.Saved = again.Saved
+	}
+	return v, nil
 }

@@ -211,14 +211,15 @@ func (s *Service) stagingFor(name string) string {
 	return ""
 }
 
-// mirrorProgress turns the keeper's progress into the front ends' for disk name.
+// mirrorProgress is the keeper's progress told to the front ends as disk
+// name's (one Progress type: ramdisk.Progress).
 func mirrorProgress(name string, fn ramdisk.ProgressFunc) keeper.ProgressFunc {
 	if fn == nil {
 		return nil
 	}
 	return func(p keeper.Progress) {
-		fn(ramdisk.Progress{Disk: name, Phase: p.Phase, BytesDone: p.BytesDone, BytesTotal: p.BytesTotal,
-			FilesDone: p.FilesDone, FilesTotal: p.FilesTotal})
+		p.Disk = name
+		fn(p)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/user"
 	"slices"
-	"strconv"
 	"time"
 
 	"rambar/foldersync"
@@ -58,12 +57,8 @@ func (k *Keeper) setupFolder(name string, o Options) error {
 		if err := os.MkdirAll(o.MirrorPath, 0o755); err != nil {
 			return tree.NoSpace(fmt.Errorf("make mirror folder: %w", err))
 		}
-		if os.Geteuid() == 0 {
-			u, uerr := strconv.Atoi(os.Getenv("SUDO_UID"))
-			g, gerr := strconv.Atoi(os.Getenv("SUDO_GID"))
-			if uerr == nil && gerr == nil {
-				os.Lchown(o.MirrorPath, u, g)
-			}
+		if inv := ramdisk.Invoking(); inv.Behind {
+			os.Lchown(o.MirrorPath, inv.UID, inv.GID)
 		}
 	}
 	return nil

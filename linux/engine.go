@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -98,33 +97,12 @@ func New(r run.Runner, opts ...Option) *Engine {
 	return e
 }
 
-// invokingUser is the user a disk is made for: the one behind sudo or
-// pkexec when running as root, else the current user.
+// invokingUser is the user a disk is made for (ramdisk.InvokerOf: the one
+// rule): the one behind sudo or pkexec when running as root, else the
+// current user.
 func invokingUser(getenv func(string) string) (uid, gid int) {
-	uid, gid = os.Getuid(), os.Getgid()
-	if os.Geteuid() != 0 {
-		return uid, gid
-	}
-	if u, err := strconv.Atoi(getenv("SUDO_UID")); err == nil && u >= 0 {
-		g, err := strconv.Atoi(getenv("SUDO_GID"))
-		if err != nil || g < 0 {
-			g = primaryGroup(u, gid)
-		}
-		return u, g
-	}
-	if u, err := strconv.Atoi(getenv("PKEXEC_UID")); err == nil && u >= 0 {
-		return u, primaryGroup(u, gid)
-	}
-	return uid, gid
-}
-
-func primaryGroup(uid, fallback int) int {
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
-		if g, err := strconv.Atoi(u.Gid); err == nil {
-			return g
-		}
-	}
-	return fallback
+	inv := ramdisk.InvokerOf(os.Geteuid(), getenv)
+	return inv.UID, inv.GID
 }
 
 // Caps implements ramdisk.Engine. ZRAM is offered when the kernel has zram

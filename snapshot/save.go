@@ -98,21 +98,8 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 	// done, without reading a file or even the manifest (but the watched
 	// ones: watch.go).
 	if sc.same(len(items)) {
-		same, watched, err := ls.unchanged(items, sc.watched())
-		if err != nil {
-			return Result{}, fmt.Errorf("save %s: %w", root, err)
-		}
-		if same {
-			h, err := s.ReadManifest(curID, false)
-			if err != nil {
-				return Result{}, err
-			}
-			if f != nil {
-				// The index as it is now, when written for items (last's
-				// describes last's scan: the next index is encoded whole).
-				f.done(&followed{snapshot: curID, items: items, notKept: notKept, watched: watched, index: ls.written, firsts: sc.firsts}, last)
-			}
-			return Result{Snapshot: curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: notKept, Took: time.Since(start), ByFeed: last != nil}, nil
+		if r, same, err := ls.doneIfUnchanged(&sc, f, last, start); same || err != nil {
+			return r, err
 		}
 	}
 	// The scan's own buffers are garbage now; collected before the copy,
@@ -133,16 +120,44 @@ func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN in
 	}
 	res.NotKept, res.ByFeed = notKept, last != nil
 	if !res.Unchanged {
-		prune := s.Prune
-		if s.Spaced {
-			prune = func(n int) error { return s.PruneSpaced(n, time.Now()) }
-		}
-		if err := prune(keepN); err != nil {
+		if err := s.pruneTo(keepN); err != nil {
 			return res, fmt.Errorf("saved %s, but removing old snapshots failed: %w", res.Snapshot, err)
 		}
 	}
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// doneIfUnchanged ends a save whose scan found nothing changed since the
+// current snapshot was saved or restored (same): done, without reading a
+// file or even the manifest (but the watched ones: watch.go).
+func (ls *liveSave) doneIfUnchanged(sc *scanned, f *Follow, last *followed, start time.Time) (Result, bool, error) {
+	same, watched, err := ls.unchanged(sc.items, sc.watched())
+	if err != nil || !same {
+		if err != nil {
+			err = fmt.Errorf("save %s: %w", ls.root, err)
+		}
+		return Result{}, false, err
+	}
+	h, err := ls.s.ReadManifest(ls.curID, false)
+	if err != nil {
+		return Result{}, false, err
+	}
+	if f != nil {
+		// The index as it is now, when written for items (last's
+		// describes last's scan: the next index is encoded whole).
+		f.done(&followed{snapshot: ls.curID, items: sc.items, notKept: sc.notKept, watched: watched, index: ls.written, firsts: sc.firsts}, last)
+	}
+	return Result{Snapshot: ls.curID, Unchanged: true, Files: h.Files, Bytes: h.Bytes, NotKept: sc.notKept, Took: time.Since(start), ByFeed: last != nil}, true, nil
+}
+
+// pruneTo removes old snapshots down to keepN (spaced in time for a store
+// saved continuously).
+func (s *Store) pruneTo(keepN int) error {
+	if s.Spaced {
+		return s.PruneSpaced(keepN, time.Now())
+	}
+	return s.Prune(keepN)
 }
 
 // scanAgainst scans root, comparing it with x (nil: none) as it goes; m
