@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rambar/cache"
+	"rambar/internal/record"
 	"rambar/settingsfile"
 
 	"rambar/keeper"
@@ -107,11 +108,12 @@ func mountPointArg(arg string) (string, bool) {
 	return abs, true
 }
 
-// SameName is the engine's rule for names (ramdisk.Caps.SameName); without
-// an engine, names that differ only in letter case are one, as on macOS.
+// SameName is the engine's rule for names (ramdisk.Caps.SameName: the
+// engines take it from internal/record's one rule); without an engine,
+// this system's (record.Platform).
 func (s *Service) SameName(a, b string) bool {
 	if s.Engine == nil {
-		return strings.EqualFold(a, b)
+		return record.Platform.Same(a, b)
 	}
 	return s.Engine.Caps().SameName(a, b)
 }

@@ -34,13 +34,20 @@ type fillRecord struct {
 
 // fills is the journal of fills.
 func (k *Keeper) fills() record.Log[fillRecord] {
-	kind := record.Kind{Names: record.Platform}
-	if k.Data != "" {
-		kind.Dir = filepath.Join(k.Data, "restoring")
-	}
-	return record.Log[fillRecord]{Kind: kind, Op: "restore",
+	return record.Log[fillRecord]{Kind: k.kind("restoring"), Op: "restore",
 		Key:  func(r *fillRecord) string { return r.Name },
 		Step: func(*fillRecord) string { return "restoring" }}
+}
+
+// kind is the record kind the Keeper keeps per disk in the data folder's
+// folder dir, keyed by the one name rule (record.Platform); without a data
+// folder it keeps nothing.
+func (k *Keeper) kind(dir string) record.Kind {
+	kind := record.Kind{Names: record.Platform}
+	if k.Data != "" {
+		kind.Dir = filepath.Join(k.Data, dir)
+	}
+	return kind
 }
 
 // BeginFill records that disk name at mountPoint is about to be filled.

@@ -58,11 +58,7 @@ type reclaimRecord struct {
 
 // reclaims is the journal of reclaims.
 func (k *Keeper) reclaims() record.Log[reclaimRecord] {
-	kind := record.Kind{Names: record.Platform}
-	if k.Data != "" {
-		kind.Dir = filepath.Join(k.Data, "reclaiming")
-	}
-	return record.Log[reclaimRecord]{Kind: kind, Op: "reclaim",
+	return record.Log[reclaimRecord]{Kind: k.kind("reclaiming"), Op: "reclaim",
 		Key:  func(r *reclaimRecord) string { return r.Name },
 		Step: func(r *reclaimRecord) string { return r.Step }}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"rambar/internal/holders"
+	"rambar/internal/record"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
@@ -108,7 +109,8 @@ func invokingUser(getenv func(string) string) (uid, gid int) {
 // Caps implements ramdisk.Engine. ZRAM is offered when the kernel has zram
 // with hot_add (/sys/class/zram-control) and mkfs.ext4 is installed.
 func (e *Engine) Caps() ramdisk.Caps {
-	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true, CaseSensitiveNames: true}
+	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true,
+		CaseSensitiveNames: !record.NamesOf("linux").Folded} // names as Linux treats them (the one rule: internal/record)
 	if e.zramAvailable() {
 		c.FileSystems = append(c.FileSystems, ramdisk.ZRAM)
 	}
