@@ -114,7 +114,7 @@ func (s *Service) mountsLeft(ctx context.Context, v ramdisk.Volume, before []ram
 	}
 	e.DiskLeft = len(e.Left) > 0
 	if ip, err := s.inPlacer(); err == nil && s.Paths.Data != "" {
-		if hidden := s.inPlaceKey(v.Name); ip.FolderHidden(hidden) {
+		if hidden := s.hiddenLeft(ip, v.Name); hidden != "" {
 			what := "the hidden copy of a Mirror folder"
 			if inPlace {
 				what = "the hidden copy of its Mirror folder " + place.Folder
@@ -152,7 +152,7 @@ func (s *Service) Settle(ctx context.Context, name string) (settled bool, err er
 	if err != nil || s.Paths.Data == "" {
 		return false, nil
 	}
-	if _, ok := s.readInPlace(name); !ok && !ip.FolderHidden(s.inPlaceKey(name)) {
+	if _, ok := s.readInPlace(name); !ok && s.hiddenLeft(ip, name) == "" {
 		return false, nil
 	}
 	release, err := s.lock(ctx, name, "settling")
@@ -259,8 +259,8 @@ func (s *Service) unhideLost(ctx context.Context, name string) (bool, error) {
 	if err != nil || s.Paths.Data == "" {
 		return false, nil
 	}
-	hidden := s.inPlaceKey(name)
-	if _, ok := s.readInPlace(name); ok || !ip.FolderHidden(hidden) {
+	hidden := s.hiddenLeft(ip, name)
+	if _, ok := s.readInPlace(name); ok || hidden == "" {
 		return false, nil
 	}
 	if _, err := s.Find(ctx, name); !errors.Is(err, ramdisk.ErrNotFound) {

@@ -68,6 +68,22 @@ func (s *Service) hiddenOf(name, dir string) bool {
 	return false
 }
 
+// hiddenLeft is a hidden copy of disk name's folder that is there
+// (mounted), under its key or an older RAMBar's, never one whose record
+// is another disk's; "" when there is none.
+func (s *Service) hiddenLeft(ip ramdisk.InPlacer, name string) string {
+	for _, k := range s.places().Names.Keys(name) {
+		dir := filepath.Join(s.places().Dir, k)
+		if r, ok := s.recordAt(dir); ok && !s.places().Names.Same(r.Name, name) {
+			continue
+		}
+		if ip.FolderHidden(dir) {
+			return dir
+		}
+	}
+	return ""
+}
+
 func (s *Service) writeInPlace(r inPlaceRecord) error {
 	if err := s.places().Note(r); err != nil {
 		return fmt.Errorf("in place %s: note the step %q: %w", r.Name, r.Step, err)
@@ -372,8 +388,6 @@ func (s *Service) noteLostRecord(ctx context.Context, name string) error {
 		return nil
 	}
 	r := inPlaceRecord{Name: v.Name, Folder: st.MirrorPath, Disk: v.MountPoint, Step: ipInPlace}
-	if hidden := s.inPlaceKey(v.Name); ip.FolderHidden(hidden) {
-		r.Hidden = hidden
-	}
+	r.Hidden = s.hiddenLeft(ip, v.Name)
 	return s.writeInPlace(r)
 }
