@@ -17,8 +17,8 @@ func (s *Service) Caches() *cache.Caches {
 type cacheDisks struct{ s *Service }
 
 func (d cacheDisks) List(ctx context.Context) ([]ramdisk.Volume, error) { return d.s.Engine.List(ctx) }
-func (d cacheDisks) Find(ctx context.Context, name string) (ramdisk.Volume, error) {
-	return d.s.Find(ctx, name)
+func (d cacheDisks) Find(ctx context.Context, n string) (ramdisk.Volume, error) {
+	return d.s.Find(ctx, n)
 }
 func (d cacheDisks) Lock(ctx context.Context, name, doing string) (func(), error) {
 	return d.s.lock(ctx, name, doing)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"rambar/internal/record"
@@ -221,7 +222,7 @@ func (s *Service) mountedAt(dir string) bool {
 // recordAt is the readable in-place record whose hidden copy is dir.
 func (s *Service) recordAt(dir string) (inPlaceRecord, bool) {
 	var r inPlaceRecord
-	if record.ReadJSON(dir+".json", record.MaxSize, &r) != nil || ramdisk.ValidateName(r.Name) != nil || !s.hiddenOf(r.Name, dir) {
+	if record.ReadJSON(dir+".json", record.MaxSize, &r) != nil || ramdisk.ValidateName(r.Name) != nil || !slices.Contains(s.hiddenDirs(r.Name), dir) {
 		return inPlaceRecord{}, false
 	}
 	return s.readInPlace(r.Name)

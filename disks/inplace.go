@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"rambar/internal/record"
 	"rambar/keeper"
@@ -51,33 +50,23 @@ func (s *Service) places() record.Log[inPlaceRecord] {
 		Heard: s.inPlaceStep}
 }
 
-// inPlaceKey is where the folder's hidden copy of disk name is made: its
-// record's path without ".json".
-func (s *Service) inPlaceKey(name string) string {
-	return strings.TrimSuffix(s.places().Path(name), ".json")
+// hiddenDirs are where the folder's hidden copy of disk name may be: its
+// record's path without ".json" (where it is made: inPlaceKey), then under
+// the key an older RAMBar used.
+func (s *Service) hiddenDirs(name string) (dirs []string) {
+	for _, k := range s.places().Names.Keys(name) {
+		dirs = append(dirs, filepath.Join(s.places().Dir, k))
+	}
+	return dirs
 }
 
-// hiddenOf reports whether dir is a hidden copy this data folder names for
-// disk name: under its record's key, or the key an older RAMBar used.
-func (s *Service) hiddenOf(name, dir string) bool {
-	for _, k := range s.places().Names.Keys(name) {
-		if dir == filepath.Join(s.places().Dir, k) {
-			return true
-		}
-	}
-	return false
-}
+func (s *Service) inPlaceKey(name string) string { return s.hiddenDirs(name)[0] }
 
 // hiddenLeft is a hidden copy of disk name's folder that is there
-// (mounted), under its key or an older RAMBar's, never one whose record
-// is another disk's; "" when there is none.
+// (mounted), never one whose record is another disk's; "" when none is.
 func (s *Service) hiddenLeft(ip ramdisk.InPlacer, name string) string {
-	for _, k := range s.places().Names.Keys(name) {
-		dir := filepath.Join(s.places().Dir, k)
-		if r, ok := s.recordAt(dir); ok && !s.places().Names.Same(r.Name, name) {
-			continue
-		}
-		if ip.FolderHidden(dir) {
+	for _, dir := range s.hiddenDirs(name) {
+		if r, ok := s.recordAt(dir); (!ok || s.places().Names.Same(r.Name, name)) && ip.FolderHidden(dir) {
 			return dir
 		}
 	}
@@ -97,7 +86,7 @@ func (s *Service) writeInPlace(r inPlaceRecord) error {
 func (s *Service) readInPlace(name string) (inPlaceRecord, bool) {
 	r, _, ok := s.places().Get(name)
 	if !ok || !s.places().Names.Same(r.Name, name) || !filepath.IsAbs(r.Folder) ||
-		r.Hidden != "" && !s.hiddenOf(name, r.Hidden) || r.Disk != "" && filepath.Base(r.Disk) != r.Name {
+		r.Hidden != "" && !slices.Contains(s.hiddenDirs(name), r.Hidden) || r.Disk != "" && filepath.Base(r.Disk) != r.Name {
 		return inPlaceRecord{}, false
 	}
 	r.Folder = filepath.Clean(r.Folder)
