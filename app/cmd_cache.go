@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"rambar/cache"
 	"rambar/disks"
 	"rambar/ramdisk"
 )
@@ -69,17 +70,17 @@ func cacheEnv(k string) string {
 }
 
 // knownCaches are the targets this OS knows, XDG cache folders included on Linux.
-func knownCaches() []disks.CacheTarget {
-	k := disks.KnownCacheTargets(runtime.GOOS, cacheEnv)
+func knownCaches() []cache.Target {
+	k := cache.KnownTargets(runtime.GOOS, cacheEnv)
 	if runtime.GOOS == "linux" {
-		k = append(k, disks.XDGCacheTargets(os.Getenv, k)...)
+		k = append(k, cache.XDGTargets(os.Getenv, k)...)
 	}
 	return k
 }
 
 // cacheErr maps cache refusals onto the CLI's exit codes.
 func cacheErr(err error) error {
-	if errors.Is(err, disks.ErrCacheRefused) {
+	if errors.Is(err, cache.ErrRefused) {
 		return usagef("%v", err)
 	}
 	return err
@@ -107,11 +108,11 @@ func runCacheOn(ctx context.Context, a *App, in *input) error {
 		if err != nil {
 			return err
 		}
-		st, err := svc.CacheOn(ctx, name, t, *in.Bool("force"))
+		st, err := svc.Caches().On(ctx, name, t, *in.Bool("force"))
 		if err != nil {
 			return cacheErr(err)
 		}
-		if t.Path == disks.TMPDIRKey {
+		if t.Path == cache.TMPDIRKey {
 			fmt.Fprintf(a.Stdout, "TMPDIR on %s: add this line to your shell's profile (it always resolves, disk or not):\n  export TMPDIR=%s\n", st.Disk, shellQuote(st.Link))
 			continue
 		}
@@ -133,7 +134,7 @@ func runCacheOff(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	known := knownCaches()
-	on := svc.Caches(ctx)
+	on := svc.Caches().List(ctx)
 	for _, arg := range targets {
 		t, err := a.cacheTarget("cache off "+name+":", arg, known)
 		if err != nil {
@@ -151,14 +152,14 @@ func runCacheOff(ctx context.Context, a *App, in *input) error {
 		if !found {
 			return fmt.Errorf("cache off %s: %s: %w (not on a RAM disk)", name, t.Path, ramdisk.ErrNotFound)
 		}
-		told, err := svc.CacheOffTold(ctx, t.Path)
+		told, err := svc.Caches().OffTold(ctx, t.Path)
 		if told != "" {
 			fmt.Fprintln(a.Stdout, capitalize(told))
 		}
 		if err != nil {
 			return cacheErr(err)
 		}
-		if t.Path == disks.TMPDIRKey {
+		if t.Path == cache.TMPDIRKey {
 			fmt.Fprintln(a.Stdout, "TMPDIR is off; its link stays, pointing at an empty folder: remove the export line from your shell's profile")
 			continue
 		}
@@ -176,9 +177,9 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 	if len(in.Args) > 0 {
 		only = in.Args[0]
 	}
-	on := map[string]disks.CacheState{}
+	on := map[string]cache.State{}
 	var rows []string
-	for _, c := range svc.Caches(ctx) {
+	for _, c := range svc.Caches().List(ctx) {
 		on[c.Target] = c
 		if only != "" && !svc.SameName(only, c.Disk) {
 			continue
@@ -188,7 +189,7 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 			now = "empty folder (disk not mounted)"
 		}
 		target := c.Target
-		if target == disks.TMPDIRKey {
+		if target == cache.TMPDIRKey {
 			target = "TMPDIR=" + c.Link
 		}
 		rows = append(rows, c.Disk+"\t"+target+"\t"+now)
@@ -212,7 +213,7 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 			mark = " [on " + c.Disk + "]"
 		}
 		path := k.Path
-		if path == disks.TMPDIRKey {
+		if path == cache.TMPDIRKey {
 			path = "$TMPDIR"
 		}
 		fmt.Fprintf(a.Stdout, "  %s — %s, %s%s\n    %s\n", k.Key, k.Label, path, mark, k.Gain)
@@ -221,12 +222,12 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 }
 
 // cacheTarget reads one TARGET of the cache commands (or --caches): a
-// known cache's key, or a folder written as a path (disks.LooksLikePath, ~
+// known cache's key, or a folder written as a path (cache.LooksLikePath, ~
 // expanded). Anything else is refused with the known keys and the nearest
 // one, so a slip never becomes a new folder in the current directory.
-func (a *App) cacheTarget(what, arg string, known []disks.CacheTarget) (disks.CacheTarget, error) {
-	if !disks.LooksLikePath(arg) {
-		if t, err := disks.ResolveCacheTarget(arg, known); err == nil {
+func (a *App) cacheTarget(what, arg string, known []cache.Target) (cache.Target, error) {
+	if !cache.LooksLikePath(arg) {
+		if t, err := cache.ResolveTarget(arg, known); err == nil {
 			return t, nil
 		}
 		keys := make([]string, len(known))
@@ -237,14 +238,14 @@ func (a *App) cacheTarget(what, arg string, known []disks.CacheTarget) (disks.Ca
 		if best := nearest(arg, keys); best != "" {
 			hint = "did you mean " + best + "? "
 		}
-		return disks.CacheTarget{}, usagef("%s unknown cache %q; %sknown: %s; a folder is given as a path (./%s, /path, ~/path)",
+		return cache.Target{}, usagef("%s unknown cache %q; %sknown: %s; a folder is given as a path (./%s, /path, ~/path)",
 			what, arg, hint, strings.Join(keys, ", "), arg)
 	}
 	path, err := a.pathArg(what, arg)
 	if err != nil {
-		return disks.CacheTarget{}, err
+		return cache.Target{}, err
 	}
-	t, err := disks.ResolveCacheTarget(path, known)
+	t, err := cache.ResolveTarget(path, known)
 	if err != nil {
 		return t, cacheErr(err)
 	}

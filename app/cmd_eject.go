@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"rambar/disks"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -115,7 +116,7 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 	if ej.Saved != nil {
 		fmt.Fprintln(a.Stdout, describeSave(v.Name, *ej.Saved))
 	}
-	if errors.Is(err, disks.ErrIncomplete) {
+	if errors.Is(err, keeper.ErrIncomplete) {
 		return ej, refusedError{err}
 	}
 	if err == nil && ej.NotSaved != nil && !o.Force { // --force overrides the refusal

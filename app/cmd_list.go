@@ -41,30 +41,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 	e, _ := a.Engine()
 	mem, memErr := e.Memory(ctx)
 	if *asJSON {
-		out := struct {
-			Version int             `json:"version"`
-			Disks   []diskJSON      `json:"disks"`
-			Ejected []detachedJSON  `json:"ejected_but_held,omitempty"`
-			Memory  *ramdisk.Memory `json:"memory"`
-			Held    ramdisk.Size    `json:"held_bytes"`
-			GrowTo  ramdisk.Size    `json:"grow_to_bytes"`
-		}{Version: jsonVersion, Disks: []diskJSON{}}
-		for _, d := range ds {
-			dj := toDiskJSON(d)
-			dj.RestoreIncomplete = a.files().Incomplete(d.Volume)
-			dj.InPlace = a.inPlaceAt(ctx, d.Volume)
-			out.Disks = append(out.Disks, dj)
-			out.Held += d.Held()
-		}
-		for _, d := range detached {
-			out.Ejected = append(out.Ejected, detachedJSON{Name: d.Name, MountPoint: d.MountPoint, FS: d.FS, Held: d.Held, Holders: d.Holders, Ejected: d.Ejected})
-			out.Held += d.Held
-		}
-		if memErr == nil {
-			out.Memory = &mem
-		}
-		out.GrowTo = ramdisk.GrowTo(volumesOf(ds), out.Held-detachedHeld(detached)) + detachedHeld(detached)
-		return writeJSON(a.Stdout, out)
+		return a.listJSON(ctx, ds, detached, mem, memErr)
 	}
 	defer a.printStoppedReclaims()
 	// Other users' disks are theirs: one line says how many, and whose.
@@ -168,6 +145,34 @@ func printOthers(a *App, users []string) {
 	}
 	fmt.Fprintf(a.Stdout, "Not listed: %s of other users (%s), theirs to open, save and eject\n",
 		ramdisk.Plural(len(users), "RAM disk"), strings.Join(names, ", "))
+}
+
+// listJSON is list --json.
+func (a *App) listJSON(ctx context.Context, ds []disks.Disk, detached []disks.Detached, mem ramdisk.Memory, memErr error) error {
+	out := struct {
+		Version int             `json:"version"`
+		Disks   []diskJSON      `json:"disks"`
+		Ejected []detachedJSON  `json:"ejected_but_held,omitempty"`
+		Memory  *ramdisk.Memory `json:"memory"`
+		Held    ramdisk.Size    `json:"held_bytes"`
+		GrowTo  ramdisk.Size    `json:"grow_to_bytes"`
+	}{Version: jsonVersion, Disks: []diskJSON{}}
+	for _, d := range ds {
+		dj := toDiskJSON(d)
+		dj.RestoreIncomplete = a.files().Incomplete(d.Volume)
+		dj.InPlace = a.inPlaceAt(ctx, d.Volume)
+		out.Disks = append(out.Disks, dj)
+		out.Held += d.Held()
+	}
+	for _, d := range detached {
+		out.Ejected = append(out.Ejected, detachedJSON{Name: d.Name, MountPoint: d.MountPoint, FS: d.FS, Held: d.Held, Holders: d.Holders, Ejected: d.Ejected})
+		out.Held += d.Held
+	}
+	if memErr == nil {
+		out.Memory = &mem
+	}
+	out.GrowTo = ramdisk.GrowTo(volumesOf(ds), out.Held-detachedHeld(detached)) + detachedHeld(detached)
+	return writeJSON(a.Stdout, out)
 }
 
 // detachedHeld is what disks ejected while held still hold: it adds to

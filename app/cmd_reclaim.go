@@ -37,7 +37,7 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 	fn, done := a.contentsProgress(*asJSON)
 	res, err := svc.Reclaim(ctx, v, disks.ReclaimOptions{Force: *force, Progress: fn})
 	done()
-	if errors.Is(err, disks.ErrNotWorthwhile) || errors.Is(err, disks.ErrReclaimStopped) || errors.Is(err, keeper.ErrRefused) {
+	if errors.Is(err, disks.ErrNotWorthwhile) || errors.Is(err, keeper.ErrReclaimStopped) || errors.Is(err, keeper.ErrRefused) {
 		return refusedError{err}
 	}
 	if err != nil {
@@ -62,16 +62,16 @@ func (a *App) resumeReclaim(ctx context.Context, svc *disks.Service, name string
 	fn, done := a.contentsProgress(false)
 	how, v, err := svc.ResumeReclaim(ctx, name, fn)
 	done()
-	if errors.Is(err, disks.ErrReclaimStopped) || errors.Is(err, keeper.ErrRefused) {
+	if errors.Is(err, keeper.ErrReclaimStopped) || errors.Is(err, keeper.ErrRefused) {
 		return refusedError{err}
 	}
 	if err != nil {
 		return interrupted(ctx, err)
 	}
 	switch how {
-	case disks.ResumeUndone:
+	case keeper.ResumeUndone:
 		fmt.Fprintf(a.Stdout, "Undid the stopped reclaim of %s: it was never ejected and holds its contents; the partial copy was removed\n", v.Name)
-	case disks.ResumeCleaned:
+	case keeper.ResumeCleaned:
 		fmt.Fprintf(a.Stdout, "The stopped reclaim of %s had put its contents back, verified, before it was stopped; the disk has been ejected since; what was left of the staging copy was removed\n", name)
 	default:
 		fmt.Fprintf(a.Stdout, "Finished the stopped reclaim of %s at %s: its contents are back, verified; the staging copy was removed\n", v.Name, v.MountPoint)

@@ -62,7 +62,7 @@ func contentsErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, keeper.ErrRefused), errors.Is(err, disks.ErrIncomplete):
+	case errors.Is(err, keeper.ErrRefused):
 		return refusedError{err}
 	case errors.Is(err, keeper.ErrNoSnapshot):
 		return notFoundError{err}
@@ -152,7 +152,7 @@ func saveHint(name string, err error) error {
 		return nil
 	case errors.Is(err, keeper.ErrFolderMissing):
 		return fmt.Errorf("%w; make the folder again to have the disk written back into it", err)
-	case errors.Is(err, keeper.ErrRefused) && !errors.Is(err, keeper.ErrIncomplete) && !errors.Is(err, disks.ErrIncomplete):
+	case errors.Is(err, keeper.ErrRefused) && !errors.Is(err, keeper.ErrIncomplete):
 		return fmt.Errorf("%w; 'rambar save %s --force' saves it anyway", err, quoteName(name))
 	}
 	return err

@@ -30,7 +30,7 @@ func runUp(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range svc.RepairCaches(ctx) { // before any disk is mounted: no cache points at a missing disk
+	for _, e := range svc.Caches().Repair(ctx) { // before any disk is mounted: no cache points at a missing disk
 		fmt.Fprintf(a.Stderr, "rambar: warning: %v\n", e)
 	}
 	rs, err := svc.UpWith(ctx, disks.UpOptions{Force: *force})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"rambar/cache"
 	"rambar/disks"
 	"rambar/ramdisk"
 )
@@ -119,10 +120,10 @@ func (a *App) extrasRows(ctx context.Context, row func(k, f string, args ...any)
 	if o, ok := svc.VolumeOptionsOf(v); ok && o.Phrase() != "" {
 		row("Options", "%s", o.Phrase())
 	}
-	for _, c := range svc.Caches(ctx) {
+	for _, c := range svc.Caches().List(ctx) {
 		if svc.SameName(c.Disk, v.Name) {
 			t := c.Target
-			if t == disks.TMPDIRKey {
+			if t == cache.TMPDIRKey {
 				t = "TMPDIR=" + c.Link
 			}
 			row("Cache", "%s", t)

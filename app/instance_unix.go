@@ -6,13 +6,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/internal/record"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // errAlreadyRunning: another menu-bar RAMBar holds the lock. Starting a
@@ -34,9 +35,9 @@ func (a *App) singleInstance() (release func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := record.Flock(context.Background(), f, 0); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, record.ErrLocked) {
 			return nil, errAlreadyRunning
 		}
 		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
@@ -70,8 +71,7 @@ func (a *App) menuBarPID() (int, bool) {
 	if err != nil || pid <= 0 {
 		return 0, false
 	}
-	err = syscall.Kill(pid, 0)
-	return pid, err == nil || errors.Is(err, syscall.EPERM)
+	return pid, record.Alive(pid)
 }
 
 func (a *App) lockPath() string { return filepath.Join(filepath.Dir(a.Paths.Settings), "rambar.lock") }

@@ -29,6 +29,10 @@ func TestImportLayers(t *testing.T) {
 		"rambar/ramdisk":      {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "rambar/internal/run", "rambar/internal/atomicfile", "rambar/settingsfile", "fyne.io/systray"},
 		"rambar/settingsfile": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "rambar/internal/run", "fyne.io/systray"},
 		"rambar/disks":        {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/login", "rambar/selftest", "fyne.io/systray"},
+		// The cache feature, below the use cases it serves.
+		"rambar/cache": {"rambar/disks", "rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/login", "rambar/selftest", "fyne.io/systray"},
+		// The records and step journals know nothing of the project.
+		"rambar/internal/record": {"rambar/ramdisk", "rambar/tree", "rambar/keeper", "rambar/disks", "rambar/darwin", "rambar/linux", "rambar/tray"},
 		// The self-test's checks of the engine and the store: the use cases,
 		// no engine of its own, no native side (app adds those checks).
 		"rambar/selftest": {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/login", "fyne.io/systray"},
@@ -78,7 +82,7 @@ func TestImportLayers(t *testing.T) {
 // foldersync); tests may reach below.
 func TestUseCasesTalkToTheKeeperOnly(t *testing.T) {
 	below := []string{"rambar/tree", "rambar/snapstore", "rambar/snapshot", "rambar/foldersync"}
-	for _, pkg := range []string{"rambar/disks", "rambar/selftest", "rambar/app", "rambar/cmd/benchmirror"} {
+	for _, pkg := range []string{"rambar/disks", "rambar/cache", "rambar/selftest", "rambar/app", "rambar/cmd/benchmirror"} {
 		for _, goos := range []string{"linux", "darwin"} {
 			cmd := exec.Command("go", "list", "-e", "-f", `{{join .Imports " "}}`, pkg) // -e: a package of one system only
 			cmd.Env = append(cmd.Environ(), "GOOS="+goos, "CGO_ENABLED=0")

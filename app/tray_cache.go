@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"rambar/cache"
 	"rambar/disks"
 	"rambar/tray"
 )
@@ -12,27 +13,27 @@ type trayCaches struct{ s *disks.Service }
 
 func (c trayCaches) CacheTargets() []tray.CacheTarget {
 	var out []tray.CacheTarget
-	for _, k := range c.s.CacheChoices(knownCaches()) {
+	for _, k := range c.s.Caches().Choices(knownCaches()) {
 		out = append(out, tray.CacheTarget{Key: k.Key, Label: k.Label, Path: k.Path, Gain: k.Gain, OnDisk: k.OnDisk})
 	}
 	return out
 }
 
 func (c trayCaches) CacheOn(ctx context.Context, disk, key string) error {
-	t, err := disks.ResolveCacheTarget(key, knownCaches())
+	t, err := cache.ResolveTarget(key, knownCaches())
 	if err != nil {
 		return err
 	}
-	_, err = c.s.CacheOn(ctx, disk, t, false)
+	_, err = c.s.Caches().On(ctx, disk, t, false)
 	return err
 }
 
 func (c trayCaches) CacheOff(ctx context.Context, key string) error {
-	t, err := disks.ResolveCacheTarget(key, knownCaches())
+	t, err := cache.ResolveTarget(key, knownCaches())
 	if err != nil {
 		return err
 	}
-	return c.s.CacheOff(ctx, t.Path)
+	return c.s.Caches().Off(ctx, t.Path)
 }
 
-func (c trayCaches) RepairCaches(ctx context.Context) []error { return c.s.RepairCaches(ctx) }
+func (c trayCaches) RepairCaches(ctx context.Context) []error { return c.s.Caches().Repair(ctx) }

@@ -46,7 +46,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 	if svc, err := a.service(); err == nil {
 		d.Disks = disks.NewMenu(svc)
 		d.Caches = trayCaches{svc}
-		for _, err := range svc.RepairCaches(context.Background()) { // the menu starts at login: no cache may point at a missing disk
+		for _, err := range svc.Caches().Repair(context.Background()) { // the menu starts at login: no cache may point at a missing disk
 			fmt.Fprintf(a.Stderr, "rambar: warning: %v\n", err)
 		}
 	}

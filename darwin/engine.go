@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"rambar/internal/diskspace"
+	"rambar/internal/record"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
@@ -103,6 +104,8 @@ func (e *Engine) Caps() ramdisk.Caps {
 		HeldIsCostly:  true,
 		LazyThreshold: ramdisk.DiskImageLazyThreshold,
 		TmpFSShare:    50, // mount_tmpfs caps a tmpfs at half the memory (TmpDisk #36)
+		// Names as macOS treats them (the one rule: internal/record).
+		CaseSensitiveNames: !record.NamesOf("darwin").Folded,
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/cache"
 	"rambar/ramdisk"
 )
 
@@ -72,11 +73,11 @@ func TestCacheFallsBackWithoutRAMBar(t *testing.T) {
 			ordinaryData(t, f)
 			ctx := context.Background()
 			v := f.mount(t)
-			if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: f.target}, false); err != nil {
+			if _, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: f.target}, false); err != nil {
 				t.Fatal(err)
 			}
 			os.WriteFile(filepath.Join(f.target, "new"), []byte("in RAM"), 0o600)
-			if b, err := os.ReadFile(diskCacheFolder(v.MountPoint, cacheID(f.target)) + "/new"); err != nil || string(b) != "in RAM" {
+			if b, err := os.ReadFile(filepath.Join(v.MountPoint, "Caches", cache.ID(f.target)) + "/new"); err != nil || string(b) != "in RAM" {
 				t.Fatalf("the write did not land on the disk: %q %v", b, err)
 			}
 			if err := unix.Unmount(v.MountPoint, tt.flags); err != nil {
@@ -99,7 +100,7 @@ func TestCacheFallsBackWithoutRAMBar(t *testing.T) {
 			if ents, _ := os.ReadDir(f.target); len(ents) != 0 {
 				t.Errorf("mounted again: the disk's folder holds %v", ents)
 			}
-			fallback := f.s.cacheEmpty(cacheRecord{Disk: "Cache", ID: cacheID(f.target)})
+			fallback := f.s.Caches().Fallback("Cache", f.target)
 			if ents, err := os.ReadDir(fallback); err != nil || len(ents) != 0 {
 				t.Errorf("mounted again: what was written while away is still in %s: %v %v", fallback, ents, err)
 			}
@@ -108,7 +109,7 @@ func TestCacheFallsBackWithoutRAMBar(t *testing.T) {
 			}
 			ordinaryFolder(t, "gone again", f.target, v.MountPoint)
 			v = f.mount(t)
-			if err := f.s.CacheOff(ctx, f.target); err != nil {
+			if err := f.s.Caches().Off(ctx, f.target); err != nil {
 				t.Fatal(err)
 			}
 			sameTree(t, "off", contentsOf(t, f.target), f.before)
@@ -123,18 +124,18 @@ func TestCacheOffLetsTheMountPointGo(t *testing.T) {
 	f := newCacheFixture(t)
 	ctx := context.Background()
 	v := f.mount(t)
-	if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: f.target}, false); err != nil {
+	if _, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: f.target}, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.s.Eject(ctx, v, EjectOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(v.MountPoint, ramdisk.FallbackLink)
-	if dest, err := os.Readlink(link); err != nil || dest != f.s.fallbackRoot("Cache") {
+	if dest, err := os.Readlink(link); err != nil || dest != f.s.Caches().FallbackRoot("Cache") {
 		t.Fatalf("ejected with a cache on: %s -> %q (%v), want the fallback link", link, dest, err)
 	}
 	v = f.mount(t)
-	if err := f.s.CacheOff(ctx, f.target); err != nil {
+	if err := f.s.Caches().Off(ctx, f.target); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.s.Eject(ctx, v, EjectOptions{}); err != nil {
@@ -180,7 +181,7 @@ func TestCacheMountPointRefusals(t *testing.T) {
 			ordinaryData(t, f)
 			ctx := context.Background()
 			v := f.mount(t)
-			if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: f.target}, false); err != nil {
+			if _, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: f.target}, false); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := f.s.Eject(ctx, v, EjectOptions{}); err != nil {
@@ -221,12 +222,12 @@ func TestCacheOnRefusedWithoutFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Unmount(mp, syscall.MNT_DETACH) })
-	_, err := f.s.CacheOn(ctx, "Hand", CacheTarget{Path: f.target}, false)
-	if !errors.Is(err, ErrCacheRefused) || !strings.Contains(err.Error(), "dangling") || !strings.Contains(err.Error(), "rambar create Hand") || strings.Contains(err.Error(), "\n") {
+	_, err := f.s.Caches().On(ctx, "Hand", cache.Target{Path: f.target}, false)
+	if !errors.Is(err, cache.ErrRefused) || !strings.Contains(err.Error(), "dangling") || !strings.Contains(err.Error(), "rambar create Hand") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("cache on a disk mounted by hand: %v; want one line refusing it, with the fix", err)
 	}
 	sameTree(t, "target", contentsOf(t, f.target), f.before)
-	if cs := f.s.Caches(ctx); len(cs) != 0 {
+	if cs := f.s.Caches().List(ctx); len(cs) != 0 {
 		t.Errorf("caches after the refusal: %+v", cs)
 	}
 }

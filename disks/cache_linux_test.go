@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"rambar/cache"
 	"rambar/internal/run"
 	"rambar/linux"
 	"rambar/ramdisk"
@@ -20,18 +21,18 @@ import (
 // DISKS_NAME, killed with SIGKILL at step DISKS_KILL.
 func childCache(ctx context.Context, s *Service, op string) error {
 	if at := os.Getenv("DISKS_KILL"); at != "" {
-		cacheStep = func(step string) {
+		s.cacheStep = func(step string) {
 			if step == at {
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			}
 		}
 	}
-	t := CacheTarget{Key: "t", Label: "test", Path: os.Getenv("DISKS_TARGET")}
+	t := cache.Target{Key: "t", Label: "test", Path: os.Getenv("DISKS_TARGET")}
 	if op == "cache-on" {
-		_, err := s.CacheOn(ctx, os.Getenv("DISKS_NAME"), t, false)
+		_, err := s.Caches().On(ctx, os.Getenv("DISKS_NAME"), t, false)
 		return err
 	}
-	return s.CacheOff(ctx, t.Path)
+	return s.Caches().Off(ctx, t.Path)
 }
 
 // contentsOf lists a folder's files and folders with their contents, for exact
@@ -129,8 +130,8 @@ func TestCacheOnEjectOff(t *testing.T) {
 	f := newCacheFixture(t)
 	ctx := context.Background()
 	v := f.mount(t)
-	tg := CacheTarget{Key: "go", Label: "Go build cache", Path: f.target}
-	st, err := f.s.CacheOn(ctx, "Cache", tg, false)
+	tg := cache.Target{Key: "go", Label: "Go build cache", Path: f.target}
+	st, err := f.s.Caches().On(ctx, "Cache", tg, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestCacheOnEjectOff(t *testing.T) {
 		t.Errorf("target resolves to %s, not onto the disk %s", real, v.MountPoint)
 	}
 	os.WriteFile(filepath.Join(f.target, "new"), []byte("in RAM"), 0o600)
-	if b, err := os.ReadFile(filepath.Join(v.MountPoint, "Caches", cacheID(f.target), "new")); err != nil || string(b) != "in RAM" {
+	if b, err := os.ReadFile(filepath.Join(v.MountPoint, "Caches", cache.ID(f.target), "new")); err != nil || string(b) != "in RAM" {
 		t.Errorf("the write did not land on the disk: %q %v", b, err)
 	}
 	if _, err := f.s.Eject(ctx, v, EjectOptions{}); err != nil {
@@ -167,7 +168,7 @@ func TestCacheOnEjectOff(t *testing.T) {
 		t.Errorf("ejected again: the fallback was not emptied: %v", ents)
 	}
 	v = f.mount(t)
-	if err := f.s.CacheOff(ctx, f.target); err != nil {
+	if err := f.s.Caches().Off(ctx, f.target); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Lstat(f.target); err != nil || !st.IsDir() {
@@ -191,11 +192,11 @@ func TestCacheTargetThatDidNotExist(t *testing.T) {
 	ctx := context.Background()
 	f.mount(t)
 	target := filepath.Join(f.home, ".npm")
-	if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: target}, false); err != nil {
+	if _, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: target}, false); err != nil {
 		t.Fatal(err)
 	}
 	resolvesToFolder(t, "on", target)
-	if err := f.s.CacheOff(ctx, target); err != nil {
+	if err := f.s.Caches().Off(ctx, target); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
@@ -225,26 +226,26 @@ func TestCacheRefusals(t *testing.T) {
 		filepath.Join(f.s.Paths.Data, "x"):         "data folder",
 		filepath.Join(f.home, "no", "parent"):      "parent folder does not exist",
 	} {
-		_, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: path}, false)
-		if !errors.Is(err, ErrCacheRefused) || !strings.Contains(err.Error(), why) {
+		_, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: path}, false)
+		if !errors.Is(err, cache.ErrRefused) || !strings.Contains(err.Error(), why) {
 			t.Errorf("cache on %s: %v; want refused because %q", path, err, why)
 		}
 	}
 	sameTree(t, "target untouched", contentsOf(t, f.target), f.before)
-	if cs := f.s.Caches(ctx); len(cs) != 0 {
+	if cs := f.s.Caches().List(ctx); len(cs) != 0 {
 		t.Errorf("caches after refusals: %+v", cs)
 	}
 	// Forced, a login folder is allowed: the fallback keeps it safe.
 	lc := filepath.Join(f.home, "Library", "Caches")
-	if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: lc}, true); err != nil {
+	if _, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: lc}, true); err != nil {
 		t.Errorf("forced: %v", err)
 	}
 	resolvesToFolder(t, "forced", lc)
-	if err := f.s.CacheOff(ctx, lc); err != nil {
+	if err := f.s.Caches().Off(ctx, lc); err != nil {
 		t.Error(err)
 	}
 	// Not mounted: the disk must be there to switch a cache onto it.
-	if _, err := f.s.CacheOn(ctx, "Nope", CacheTarget{Path: f.target}, false); !errors.Is(err, ramdisk.ErrNotFound) {
+	if _, err := f.s.Caches().On(ctx, "Nope", cache.Target{Path: f.target}, false); !errors.Is(err, ramdisk.ErrNotFound) {
 		t.Errorf("onto a disk that is not mounted: %v", err)
 	}
 }
@@ -266,7 +267,7 @@ func TestCacheKilledBetweenSteps(t *testing.T) {
 			f := newCacheFixture(t)
 			f.mount(t)
 			if tt.op == "cache-off" {
-				if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: f.target}, false); err != nil {
+				if _, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: f.target}, false); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -279,10 +280,10 @@ func TestCacheKilledBetweenSteps(t *testing.T) {
 				t.Fatalf("child was not killed at %q: %v %s", tt.step, cmd.ProcessState, out)
 			}
 			resolvesToFolder(t, "right after the kill", f.target)
-			f.s.RepairCaches(ctx)
+			f.s.Caches().Repair(ctx)
 			resolvesToFolder(t, "after repair", f.target)
-			if _, on := f.s.cacheRecordFor(f.target); on {
-				if err := f.s.CacheOff(ctx, f.target); err != nil {
+			if _, on := f.s.Caches().StateOf(f.target); on {
+				if err := f.s.Caches().Off(ctx, f.target); err != nil {
 					t.Fatalf("off after repair: %v", err)
 				}
 			}
@@ -323,15 +324,15 @@ func TestCacheOnAnotherFileSystem(t *testing.T) {
 	os.MkdirAll(filepath.Join(target, "x"), 0o755)
 	os.WriteFile(filepath.Join(target, "x", "f"), []byte("far"), 0o600)
 	before := contentsOf(t, target)
-	st, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: target}, false)
+	st, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: target}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Saved != pendingPath(target, cacheID(target)) {
+	if st.Saved != target+".rambar-"+cache.ID(target) {
 		t.Errorf("saved at %s, want beside the target", st.Saved)
 	}
 	resolvesToFolder(t, "on", target)
-	if err := f.s.CacheOff(ctx, target); err != nil {
+	if err := f.s.Caches().Off(ctx, target); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, "off", contentsOf(t, target), before)
@@ -346,7 +347,7 @@ func TestCacheBusyEjectPointsBack(t *testing.T) {
 	f := newCacheFixture(t)
 	ctx := context.Background()
 	v := f.mount(t)
-	if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: f.target}, false); err != nil {
+	if _, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: f.target}, false); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("sleep", "300")
@@ -363,7 +364,7 @@ func TestCacheBusyEjectPointsBack(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	if err := f.s.CacheOff(ctx, f.target); err != nil {
+	if err := f.s.Caches().Off(ctx, f.target); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, "off", contentsOf(t, f.target), f.before)

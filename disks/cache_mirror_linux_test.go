@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"rambar/cache"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -49,16 +50,16 @@ func TestCachesKeptOutOfMirrors(t *testing.T) {
 	ctx := context.Background()
 	f := newCacheFixture(t)
 	v, folder := f.mirrorDisk(t, "Site")
-	_, err := f.s.CacheOn(ctx, "Site", CacheTarget{Path: f.target}, false)
-	if !errors.Is(err, ErrCacheRefused) || !strings.Contains(err.Error(), "mirrors "+folder) || strings.Contains(err.Error(), "\n") {
+	_, err := f.s.Caches().On(ctx, "Site", cache.Target{Path: f.target}, false)
+	if !errors.Is(err, cache.ErrRefused) || !strings.Contains(err.Error(), "mirrors "+folder) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("cache on a Mirror disk: %v", err)
 	}
 	f.mount(t)
 	inside := filepath.Join(folder, "node_modules")
 	os.MkdirAll(inside, 0o755)
 	for _, target := range []string{inside, filepath.Dir(folder)} {
-		_, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: target}, false)
-		if !errors.Is(err, ErrCacheRefused) || !strings.Contains(err.Error(), "RAMBar mirrors") {
+		_, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: target}, false)
+		if !errors.Is(err, cache.ErrRefused) || !strings.Contains(err.Error(), "RAMBar mirrors") {
 			t.Errorf("cache on %s: %v, want refused as a mirrored folder", target, err)
 		}
 	}
@@ -69,7 +70,7 @@ func TestCachesKeptOutOfMirrors(t *testing.T) {
 	sameTree(t, "target after the refusals", contentsOf(t, f.target), f.before)
 
 	// A cache on Cache; Cache made again as a Mirror disk.
-	if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: f.target}, false); err != nil {
+	if _, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: f.target}, false); err != nil {
 		t.Fatal(err)
 	}
 	cv, _ := f.s.Find(ctx, "Cache")
@@ -96,7 +97,7 @@ func TestCachesKeptOutOfMirrors(t *testing.T) {
 	if real := resolvesToFolder(t, "on a Mirror disk's name", f.target); strings.HasPrefix(real, c.Volume.MountPoint) {
 		t.Errorf("the target leads onto the Mirror disk: %s", real)
 	}
-	if err := f.s.CacheOff(ctx, f.target); err != nil {
+	if err := f.s.Caches().Off(ctx, f.target); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, "off", contentsOf(t, f.target), f.before)
@@ -118,7 +119,7 @@ func TestCacheOffAfterAMirrorSetTheLinkAside(t *testing.T) {
 	ctx := context.Background()
 	f := newCacheFixture(t)
 	f.mount(t)
-	if _, err := f.s.CacheOn(ctx, "Cache", CacheTarget{Path: f.target}, false); err != nil {
+	if _, err := f.s.Caches().On(ctx, "Cache", cache.Target{Path: f.target}, false); err != nil {
 		t.Fatal(err)
 	}
 	aside := f.target + ".rambar-conflict-20261201-100000"
@@ -127,7 +128,7 @@ func TestCacheOffAfterAMirrorSetTheLinkAside(t *testing.T) {
 	}
 	os.MkdirAll(f.target, 0o755)
 	os.WriteFile(filepath.Join(f.target, "token"), []byte("written back"), 0o600)
-	told, err := f.s.CacheOffTold(ctx, f.target)
+	told, err := f.s.Caches().OffTold(ctx, f.target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,11 +178,11 @@ func TestCacheOnKilledThenEject(t *testing.T) {
 				t.Fatalf("the next command, eject: %v", err)
 			}
 			resolvesToFolder(t, "after the eject", f.target)
-			if r, on := f.s.cacheRecordFor(f.target); on {
-				if r.State != cacheOn {
-					t.Errorf("the eject left the record %s", r.State)
+			if state, on := f.s.Caches().StateOf(f.target); on {
+				if state != cache.StateOn {
+					t.Errorf("the eject left the record %s", state)
 				}
-				if err := f.s.CacheOff(ctx, f.target); err != nil {
+				if err := f.s.Caches().Off(ctx, f.target); err != nil {
 					t.Fatalf("off: %v", err)
 				}
 			}

@@ -51,7 +51,7 @@ func (e killingEngine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volu
 func childReclaim(ctx context.Context, s *Service, name, killAt string) error {
 	s.Engine = killingEngine{s.Engine, killAt}
 	s.NewKeeper = func(data string) *keeper.Keeper { return keeper.NewKeeper(data) }
-	s.reclaimed = func(st keeper.ReclaimStep) {
+	s.reclaimed = func(st keeper.ReclaimStep) error {
 		switch {
 		case killAt == st.Step:
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -59,6 +59,7 @@ func childReclaim(ctx context.Context, s *Service, name, killAt string) error {
 			removeSome(st.Staging, 150)
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
+		return nil
 	}
 	v, err := s.Find(ctx, name)
 	if err != nil {

@@ -84,7 +84,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return Created{}, err
 	}
-	if err := s.cacheMountPoint(&r, f.Caps); err != nil {
+	if err := s.Caches().MountPointFor(r.Name, r.Preset, &r.Options, f.Caps); err != nil {
 		return Created{}, err
 	}
 	var c Created
@@ -96,13 +96,13 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return Created{}, s.existsHint(err, r.Name, f.Mounted)
 	}
-	s.withFallback(&c.Plan, f.Caps)
+	s.Caches().WithFallback(&c.Plan, f.Caps)
 	// What can still refuse the disk is checked before the plan is told:
 	// its mount point, and how its contents are kept (a mirror folder that
 	// cannot be mirrored, one that would hold the disk itself).
 	if pc, ok := s.Engine.(ramdisk.Prechecker); ok {
 		if err := pc.Precheck(ctx, c.Plan); err != nil {
-			s.cachesAway(context.WithoutCancel(ctx), r.Name) // as when Create refuses it
+			s.Caches().Away(context.WithoutCancel(ctx), r.Name) // as when Create refuses it
 			return Created{}, fmt.Errorf("create %s: %w", r.Name, err)
 		}
 	}
@@ -128,9 +128,13 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if r.Planned != nil {
 		r.Planned(c.Plan)
 	}
-	if staging, rec := s.stoppedWhileGone(r.Name); staging != "" {
+	if k, err := s.Keeper(); err == nil {
 		// Its contents wait from a reclaim that was stopped: they go back.
-		return s.finishFromStaging(ctx, c, staging, rec, r.Progress)
+		if st, err := k.StoppedWhileGone(r.Name); err != nil {
+			return Created{}, fmt.Errorf("create %s: %w", r.Name, err)
+		} else if st != nil {
+			return s.finishFromStaging(ctx, k, c, st, r.Progress)
+		}
 	}
 	return s.makeAndFill(ctx, c, contents, undo, r.Progress)
 }
@@ -160,7 +164,7 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 		}
 	}
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
-		s.cachesAway(context.WithoutCancel(ctx), name)
+		s.Caches().Away(context.WithoutCancel(ctx), name)
 		s.unplace(ctx, contents, place)
 		undo()
 		if kept {
@@ -247,7 +251,7 @@ func (s *Service) recordMade(c *Created) {
 // icon) and points its caches back at it; what fails is a note on the volume.
 func (s *Service) madeExtras(c *Created) {
 	s.extras(&c.Volume, c.Plan.Options, true)
-	c.Volume.Notes = append(c.Volume.Notes, s.cachesToDisk(c.Volume, &c.Plan)...)
+	c.Volume.Notes = append(c.Volume.Notes, s.Caches().ToDisk(c.Volume, &c.Plan)...)
 }
 
 // existsHint adds to "already mounted" the way on when that disk's restore

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"rambar/internal/atomicfile"
+	"rambar/internal/record"
 	"rambar/ramdisk"
 )
 
@@ -68,17 +68,13 @@ func (s *Service) detachedAfter(ctx context.Context, v ramdisk.Volume, device st
 	}
 	d := &Detached{Name: v.Name, MountPoint: v.MountPoint, FS: v.FS, Device: device, Ejected: time.Now().UTC(), Held: held, Holders: hs}
 	if s.Paths.Data != "" {
-		p := s.detachedPath(v.Name, device)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
-			b, _ := json.Marshal(d)
-			atomicfile.WriteFile(p, b, 0o600) // best effort: the eject said so already
-		}
+		record.WriteJSON(s.detachedPath(v.Name, device), d) // best effort: the eject said so already
 	}
 	return d
 }
 
 func (s *Service) detachedPath(name, device string) string {
-	return filepath.Join(s.Paths.Data, detachedRecords, recordKey(name)+"-"+strings.ReplaceAll(device, ":", "-")+".json")
+	return filepath.Join(s.Paths.Data, detachedRecords, record.Platform.Key(name)+"-"+strings.ReplaceAll(device, ":", "-")+".json")
 }
 
 // DetachedDisks lists the disks ejected while busy whose memory is still
@@ -90,30 +86,22 @@ func (s *Service) DetachedDisks(ctx context.Context) []Detached {
 	if !ok || s.Paths.Data == "" {
 		return nil
 	}
-	dir := filepath.Join(s.Paths.Data, detachedRecords)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
 	var out []Detached
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		b, err := readLimited(p, 16<<10)
+	kind := s.kind(detachedRecords)
+	kind.Limit = 16 << 10
+	kind.Each(func(p string, b []byte) {
 		var d Detached
-		if err != nil || json.Unmarshal(b, &d) != nil || ramdisk.ValidateName(d.Name) != nil || p != s.detachedPath(d.Name, d.Device) {
-			continue // not a record of ours: left alone
+		if json.Unmarshal(b, &d) != nil || ramdisk.ValidateName(d.Name) != nil || p != s.detachedPath(d.Name, d.Device) {
+			return // not a record of ours: left alone
 		}
 		hs, held, gone := dt.StillHeld(ctx, d.Device)
 		if gone {
 			os.Remove(p)
-			continue
+			return
 		}
 		d.Holders, d.Held = hs, held
 		out = append(out, d)
-	}
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Ejected.Before(out[j].Ejected) })
 	return out
 }

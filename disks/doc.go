@@ -10,33 +10,31 @@
 //
 // # Files in the data folder
 //
-// Besides the keeper's stores (package keeper), disks keeps, under
-// RAMBar's data folder, with KEY the disk's name folded to lower case and
-// escaped (lockName), and NAME its exact name escaped (recordKey: on Linux
-// names that differ only in case are two disks):
+// Besides the keeper's stores and journals (package keeper: the fill
+// record of a restore or load, restoring/; a reclaim's, reclaiming/) and
+// the caches' (package cache), disks keeps, under RAMBar's data folder,
+// with KEY the disk's name made a file name by the one rule
+// (internal/record: exact on Linux, where "Work" and "work" are two
+// disks; folded on macOS; a record an older RAMBar kept under the other
+// rule's key is still read):
 //
-//	locks/KEY.lock         the per-disk flock; never removed
-//	options/NAME.json      the extras the disk was made with (volopts.go)
-//	restoring/NAME.json    a restore or load that has not finished: the disk
-//	                       is "incomplete" and never saved over its copy
+//	locks/KEY.lock         the per-disk flock, KEY folded on every system;
+//	                       never removed
+//	options/KEY.json       the extras the disk was made with (volopts.go)
+//	detached/KEY-DEV.json  a disk ejected while busy whose memory is held
 //	made/HASH.json         the disks this data folder made, with their
 //	                       volume's identity (internal/diskid; written by
 //	                       the keeper): eject, eject --all, bench and the
 //	                       menu's Eject All act on these, and refuse or
 //	                       leave alone the others (identity.go)
-//	reclaiming/KEY.json    a reclaim that has not finished: the disk as it
-//	                       was (its volume's identity), the last step taken
-//	                       and the sum of what the disk held, so that
-//	                       ResumeReclaim (or the next Create) finishes or
-//	                       undoes it from the staging copy in reclaim/
-//	                       (resume.go says what each step allows)
-//	inplace/KEY.json      a Mirror disk in place (create --in-place): its
+//	inplace/KEY.json       a Mirror disk in place (create --in-place): its
 //	                       folder, its hidden copy and the step reached
 //	inplace/KEY            the folder's hidden copy: a private bind mount of
 //	                       the folder (Linux), an empty folder otherwise
 //
-// The records are written whole (temp file and rename) and read as untrusted input:
-// bounded, and a damaged record errs on the side of keeping data.
+// The records are written whole and durably and read as untrusted input
+// (internal/record): bounded, and a damaged record errs on the side of
+// keeping data. Leftovers (doctor) lists every step a journal holds open.
 //
 // # Mirror in place
 //

@@ -2,13 +2,14 @@ package disks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"rambar/internal/record"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -62,7 +63,7 @@ func (e *StillMountedError) Is(target error) bool { return target == ErrStillMou
 // caches' link, its record as this data folder's, a restore it did not
 // finish, and its Mirror folder's claim.
 func (s *Service) forgetEjected(v ramdisk.Volume, local string, incomplete bool) {
-	s.cachesGone(v)
+	s.Caches().Gone(v)
 	s.forgetMade(v, local)
 	if incomplete {
 		s.restored(v.Name) // the partial disk is gone; its saved copy is whole
@@ -114,7 +115,7 @@ func (s *Service) mountsLeft(ctx context.Context, v ramdisk.Volume, before []ram
 	}
 	e.DiskLeft = len(e.Left) > 0
 	if ip, err := s.inPlacer(); err == nil && s.Paths.Data != "" {
-		if hidden := s.inPlaceKey(v.Name); ip.FolderHidden(hidden) {
+		if hidden := s.hiddenLeft(ip, v.Name); hidden != "" {
 			what := "the hidden copy of a Mirror folder"
 			if inPlace {
 				what = "the hidden copy of its Mirror folder " + place.Folder
@@ -152,7 +153,7 @@ func (s *Service) Settle(ctx context.Context, name string) (settled bool, err er
 	if err != nil || s.Paths.Data == "" {
 		return false, nil
 	}
-	if _, ok := s.readInPlace(name); !ok && !ip.FolderHidden(s.inPlaceKey(name)) {
+	if _, ok := s.readInPlace(name); !ok && s.hiddenLeft(ip, name) == "" {
 		return false, nil
 	}
 	release, err := s.lock(ctx, name, "settling")
@@ -220,12 +221,8 @@ func (s *Service) mountedAt(dir string) bool {
 
 // recordAt is the readable in-place record whose hidden copy is dir.
 func (s *Service) recordAt(dir string) (inPlaceRecord, bool) {
-	b, err := os.ReadFile(dir + ".json")
-	if err != nil || len(b) > 64<<10 {
-		return inPlaceRecord{}, false
-	}
 	var r inPlaceRecord
-	if json.Unmarshal(b, &r) != nil || ramdisk.ValidateName(r.Name) != nil || s.inPlaceKey(r.Name) != dir {
+	if record.ReadJSON(dir+".json", record.MaxSize, &r) != nil || ramdisk.ValidateName(r.Name) != nil || !slices.Contains(s.hiddenDirs(r.Name), dir) {
 		return inPlaceRecord{}, false
 	}
 	return s.readInPlace(r.Name)
@@ -263,8 +260,8 @@ func (s *Service) unhideLost(ctx context.Context, name string) (bool, error) {
 	if err != nil || s.Paths.Data == "" {
 		return false, nil
 	}
-	hidden := s.inPlaceKey(name)
-	if _, ok := s.readInPlace(name); ok || !ip.FolderHidden(hidden) {
+	hidden := s.hiddenLeft(ip, name)
+	if _, ok := s.readInPlace(name); ok || hidden == "" {
 		return false, nil
 	}
 	if _, err := s.Find(ctx, name); !errors.Is(err, ramdisk.ErrNotFound) {

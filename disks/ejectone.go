@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -42,13 +43,13 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	// Every mount of it, checked gone after the eject.
 	mounts := s.traceMounts(ctx, v)
 	local := localOf(v) // read while it is mounted: its record goes with it
-	s.settleCut(v.Name, &v)
+	s.Caches().SettleCut(v.Name, &v)
 	incomplete := s.Incomplete(v)
 	switch {
 	case incomplete && !o.Force && !o.NoSave:
 		return ej, s.incompleteErr("", v)
 	case incomplete && !o.NoSave:
-		ej.NotSaved = fmt.Errorf("%w: its restore did not finish; the saved copy is kept as it was", ErrIncomplete)
+		ej.NotSaved = fmt.Errorf("%w: its restore did not finish; the saved copy is kept as it was", keeper.ErrIncomplete)
 	case !o.NoSave:
 		if ej, err = s.saveBeforeEject(ctx, v, o.Progress); err != nil {
 			if !o.Force {
@@ -58,25 +59,11 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 		}
 	}
 	if inPlace {
-		// Written back: the folder's path shows the folder again, then the
-		// disk goes, then its hidden copy.
-		if v, err = s.uncoverForEject(ctx, v, place, o.Force); err != nil {
+		if v, err = s.leaveFolder(ctx, v, place, o, incomplete, &ej); err != nil {
 			return ej, err
 		}
-		// What was written through the folder's path between the save and
-		// now is written back too: nothing reaches the disk that way now.
-		if !o.NoSave && !incomplete {
-			again, err := s.saveBeforeEject(ctx, v, o.Progress)
-			if err != nil && !o.Force {
-				s.recover(ctx, v, place, inPlace)
-				return ej, err
-			}
-			if again.Saved != nil {
-				ej.Saved = again.Saved
-			}
-		}
 	}
-	if err := s.cachesToFallback(v); err != nil { // a disk mounted without the fallback link
+	if err := s.Caches().ToFallback(v); err != nil { // a disk mounted without the fallback link
 		s.recover(ctx, v, place, inPlace)
 		return ej, fmt.Errorf("not ejected: %w", err)
 	}
@@ -86,7 +73,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 		device = dt.DeviceID(v)
 	}
 	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
-		s.cachesToDisk(v, nil) // still mounted: the caches go back to it
+		s.Caches().ToDisk(v, nil) // still mounted: the caches go back to it
 		s.recover(ctx, v, place, inPlace)
 		return ej, busyWithMounts(err, v)
 	}
@@ -108,4 +95,25 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	}
 	s.forgetEjected(v, local, incomplete)
 	return ej, nil
+}
+
+// leaveFolder takes a written-back disk in place off its folder for its
+// eject: the folder's path shows the folder again (then the disk goes, then
+// its hidden copy), and what was written through the folder's path between
+// the save and now is written back too (ej.Saved): nothing reaches the disk
+// that way now.
+func (s *Service) leaveFolder(ctx context.Context, v ramdisk.Volume, place inPlaceRecord, o EjectOptions, incomplete bool, ej *Ejected) (ramdisk.Volume, error) {
+	v, err := s.uncoverForEject(ctx, v, place, o.Force)
+	if err != nil || o.NoSave || incomplete {
+		return v, err
+	}
+	again, err := s.saveBeforeEject(ctx, v, o.Progress)
+	if err != nil && !o.Force {
+		s.recover(ctx, v, place, true)
+		return v, err
+	}
+	if again.Saved != nil {
+		ej.Saved = again.Saved
+	}
+	return v, nil
 }

@@ -107,25 +107,6 @@ func (s *Service) forgetMade(v ramdisk.Volume, local string) {
 	}
 }
 
-// remark notes a disk a reclaim made again (or found) as what it was: the
-// store's whose id is marker, or a plain disk of this data folder.
-func (s *Service) remark(v ramdisk.Volume, marker string) error {
-	k, err := s.Keeper()
-	if err != nil {
-		return nil
-	}
-	if marker != "" {
-		if st, err := k.State(v.Name); err == nil && st.ID == marker {
-			return k.Adopt(v)
-		}
-		return nil
-	}
-	if _, ok := k.Known(v); ok {
-		return nil
-	}
-	return k.Note(v, diskid.KindPlain)
-}
-
 // Foreign is a mounted disk this data folder did not make, with what is
 // known of its maker (Whose).
 type Foreign struct {

@@ -2,16 +2,12 @@ package disks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
-	"rambar/internal/atomicfile"
+	"rambar/internal/record"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -46,48 +42,58 @@ type inPlaceRecord struct {
 	Step string `json:"step"`
 }
 
-func (s *Service) inPlaceKey(name string) string {
-	return filepath.Join(s.Paths.Data, "inplace", strings.TrimSuffix(lockName(name), ".lock"))
+// places is the journal of disks in place (internal/record).
+func (s *Service) places() record.Log[inPlaceRecord] {
+	return record.Log[inPlaceRecord]{Kind: s.kind("inplace"), Op: "in place",
+		Key:   func(r *inPlaceRecord) string { return r.Name },
+		Step:  func(r *inPlaceRecord) string { return r.Step },
+		Heard: s.inPlaceStep}
+}
+
+// hiddenDirs are where the folder's hidden copy of disk name may be: its
+// record's path without ".json" (where it is made: inPlaceKey), then under
+// the key an older RAMBar used.
+func (s *Service) hiddenDirs(name string) (dirs []string) {
+	for _, k := range s.places().Names.Keys(name) {
+		dirs = append(dirs, filepath.Join(s.places().Dir, k))
+	}
+	return dirs
+}
+
+func (s *Service) inPlaceKey(name string) string { return s.hiddenDirs(name)[0] }
+
+// hiddenLeft is a hidden copy of disk name's folder that is there
+// (mounted), never one whose record is another disk's; "" when none is.
+func (s *Service) hiddenLeft(ip ramdisk.InPlacer, name string) string {
+	for _, dir := range s.hiddenDirs(name) {
+		if r, ok := s.recordAt(dir); (!ok || s.places().Names.Same(r.Name, name)) && ip.FolderHidden(dir) {
+			return dir
+		}
+	}
+	return ""
 }
 
 func (s *Service) writeInPlace(r inPlaceRecord) error {
-	p := s.inPlaceKey(r.Name) + ".json"
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("in place %s: %w", r.Name, err)
-	}
-	b, _ := json.Marshal(r)
-	if err := atomicfile.WriteFile(p, b, 0o600); err != nil {
+	if err := s.places().Note(r); err != nil {
 		return fmt.Errorf("in place %s: note the step %q: %w", r.Name, r.Step, err)
-	}
-	if s.inPlaceStep != nil {
-		s.inPlaceStep(r.Step)
 	}
 	return nil
 }
 
 // readInPlace reads a disk's in-place record, bounded and checked: its
-// hidden copy must be the one this data folder names for the disk, its
-// folder absolute. ok is false when there is none or it cannot be read.
+// hidden copy must be one this data folder names for the disk, its folder
+// absolute. ok is false when there is none or it cannot be read.
 func (s *Service) readInPlace(name string) (inPlaceRecord, bool) {
-	if s.Paths.Data == "" {
-		return inPlaceRecord{}, false
-	}
-	f, err := os.Open(s.inPlaceKey(name) + ".json")
-	if err != nil {
-		return inPlaceRecord{}, false
-	}
-	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, 64<<10))
-	var r inPlaceRecord
-	if json.Unmarshal(b, &r) != nil || !strings.EqualFold(r.Name, name) || !filepath.IsAbs(r.Folder) ||
-		r.Hidden != "" && r.Hidden != s.inPlaceKey(name) || r.Disk != "" && filepath.Base(r.Disk) != r.Name {
+	r, _, ok := s.places().Get(name)
+	if !ok || !s.places().Names.Same(r.Name, name) || !filepath.IsAbs(r.Folder) ||
+		r.Hidden != "" && !slices.Contains(s.hiddenDirs(name), r.Hidden) || r.Disk != "" && filepath.Base(r.Disk) != r.Name {
 		return inPlaceRecord{}, false
 	}
 	r.Folder = filepath.Clean(r.Folder)
 	return r, true
 }
 
-func (s *Service) dropInPlace(name string) { os.Remove(s.inPlaceKey(name) + ".json") }
+func (s *Service) dropInPlace(name string) { s.places().Done(name) }
 
 // inPlacer is the engine's in-place side, or an error saying it has none.
 func (s *Service) inPlacer() (ramdisk.InPlacer, error) {
@@ -311,29 +317,22 @@ func (s *Service) recover(ctx context.Context, v ramdisk.Volume, r inPlaceRecord
 // unsettled lists the in-place records (DATA/inplace) a stopped RAMBar
 // left: a step cut short, or a disk that is gone (a restart).
 func (s *Service) unsettled(vs []ramdisk.Volume) []Leftover {
-	if s.Paths.Data == "" {
-		return nil
-	}
-	ms, _ := filepath.Glob(filepath.Join(s.Paths.Data, "inplace", "*.json"))
 	var out []Leftover
-	for _, m := range ms {
-		var r inPlaceRecord
-		b, err := os.ReadFile(m)
-		if err != nil || json.Unmarshal(b, &r) != nil || ramdisk.ValidateName(r.Name) != nil {
+	for _, p := range s.places().Pending(nil) {
+		r, ok := s.readInPlace(p.Key)
+		if !ok {
 			continue
 		}
-		if r, ok := s.readInPlace(r.Name); ok {
-			mounted := slices.ContainsFunc(vs, func(v ramdisk.Volume) bool { return strings.EqualFold(v.Name, r.Name) })
-			switch {
-			case !mounted:
-				out = append(out, Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder,
-					Advice: fmt.Sprintf("the record of a disk in place that is gone; the folder shows its last write-back. "+
-						"The next create of %s removes it", r.Name)})
-			case r.Step != ipInPlace:
-				out = append(out, Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder,
-					Advice: fmt.Sprintf("a disk in place whose %q step was cut short; the folder shows the disk or its last write-back. "+
-						"rambar save %q or rambar eject %q finishes or undoes it", r.Step, r.Name, r.Name)})
-			}
+		mounted := slices.ContainsFunc(vs, func(v ramdisk.Volume) bool { return s.places().Names.Same(v.Name, r.Name) })
+		switch {
+		case !mounted:
+			out = append(out, Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder, Step: r.Step,
+				Advice: fmt.Sprintf("the record of a disk in place that is gone; the folder shows its last write-back. "+
+					"The next create of %s removes it", r.Name)})
+		case r.Step != ipInPlace:
+			out = append(out, Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder, Step: r.Step,
+				Advice: fmt.Sprintf("a disk in place whose %q step was cut short; the folder shows the disk or its last write-back. "+
+					"rambar save %q or rambar eject %q finishes or undoes it", r.Step, r.Name, r.Name)})
 		}
 	}
 	return out
@@ -378,8 +377,6 @@ func (s *Service) noteLostRecord(ctx context.Context, name string) error {
 		return nil
 	}
 	r := inPlaceRecord{Name: v.Name, Folder: st.MirrorPath, Disk: v.MountPoint, Step: ipInPlace}
-	if hidden := s.inPlaceKey(v.Name); ip.FolderHidden(hidden) {
-		r.Hidden = hidden
-	}
+	r.Hidden = s.hiddenLeft(ip, v.Name)
 	return s.writeInPlace(r)
 }

@@ -2,7 +2,6 @@ package disks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,10 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"rambar/internal/diskid"
-	"rambar/keeper"
+	"rambar/internal/record"
 	"rambar/ramdisk"
 )
 
@@ -57,13 +55,6 @@ func tryDiskOwner(name string) (int, bool) {
 	return pid, err == nil && pid > 0 && strconv.Itoa(pid) == s
 }
 
-// alive reports whether a process with that id runs (EPERM: it does, as
-// another user).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 // LeftoverKind is what a leftover is.
 type LeftoverKind string
 
@@ -85,6 +76,13 @@ const (
 	// create or eject), or a disk in place that is gone; its next create,
 	// save or eject settles it.
 	LeftInPlace LeftoverKind = "in-place"
+	// LeftCache: a cache's switch on or off that was cut short; the next
+	// cache command, 'rambar up' or the menu finishes or undoes it.
+	LeftCache LeftoverKind = "cache-step"
+	// LeftTemps: the temporary names a stopped write-back (in the Mirror
+	// folder) or refresh (on the disk) made; the next save or refresh of
+	// the disk removes them.
+	LeftTemps LeftoverKind = "temporary-names"
 )
 
 // leftoverDevicer is an engine that can name the devices killed creates
@@ -98,6 +96,8 @@ type Leftover struct {
 	Kind LeftoverKind `json:"kind"`
 	Name string       `json:"name"` // the disk's name
 	Path string       `json:"path"` // the mount point or folder
+	// Step is the step a journal says was cut short, when one does.
+	Step string `json:"step,omitempty"`
 	// What is the next step, in words.
 	Advice string `json:"advice"`
 }
@@ -126,8 +126,9 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	for _, p := range staleTryLogs(os.TempDir()) {
 		out = append(out, Leftover{Kind: LeftTryLog, Path: p, Advice: "the log of a 'rambar try' that was stopped; the next try removes it"})
 	}
-	out = append(out, s.stagings()...)
+	out = append(out, s.StoppedReclaims()...)
 	out = append(out, s.unsettled(vs)...)
+	out = append(out, s.pendingSteps(vs)...)
 	out = append(out, s.leftMounts(ctx, vs)...)
 	if ld, ok := s.Engine.(leftoverDevicer); ok {
 		devs, _ := ld.LeftoverDevices(ctx) // unreadable records: nothing to name
@@ -139,61 +140,30 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	return out, nil
 }
 
-// stagings lists reclaim staging folders: DATA/reclaim/NAME-TIME.
-func (s *Service) stagings() []Leftover {
-	if s.Paths.Data == "" {
-		return nil
-	}
-	dir := filepath.Join(s.Paths.Data, "reclaim")
-	ents, _ := os.ReadDir(dir) // none: no staging copy
+// pendingSteps lists the other steps the journals hold open
+// (internal/record): a cache's switch cut short, the temporary names of a
+// stopped write-back or refresh, and the fill record of a disk that is gone.
+func (s *Service) pendingSteps(vs []ramdisk.Volume) []Leftover {
 	var out []Leftover
-	for _, e := range ents {
-		name, ok := stagingDisk(e.Name())
-		if !ok || !e.IsDir() {
-			continue
-		}
-		out = append(out, Leftover{Kind: LeftReclaim, Name: name, Path: filepath.Join(dir, e.Name()),
-			Advice: fmt.Sprintf("a reclaim of %s was stopped; its contents are safe there: rambar reclaim %q --resume finishes or undoes it", name, name)})
+	for _, p := range s.Caches().Pending() {
+		out = append(out, Leftover{Kind: LeftCache, Name: p.Key, Path: p.Path, Step: p.Step,
+			Advice: fmt.Sprintf("switching a cache onto or off %s was cut short (%s); 'rambar up', the menu or the next 'rambar cache' command finishes or undoes it", p.Key, p.Step)})
 	}
-	return append(out, s.finishedRecords(out)...)
-}
-
-// finishedRecords lists the records of reclaims stopped after their copy
-// was verified back and removed, before the record itself was: nothing
-// is left to do but remove it, which reclaim --resume does (and the
-// disk's next reclaim). Those with a staging copy in listed are left out.
-func (s *Service) finishedRecords(listed []Leftover) []Leftover {
-	ents, _ := os.ReadDir(filepath.Join(s.Paths.Data, "reclaiming"))
-	var out []Leftover
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") {
-			continue
+	k, err := s.Keeper()
+	if err != nil {
+		return out
+	}
+	for _, p := range k.PendingTemps() {
+		out = append(out, Leftover{Kind: LeftTemps, Name: p.Key, Path: p.Path, Step: p.Step,
+			Advice: fmt.Sprintf("a %s of %s was stopped and left temporary names (.rambar-…) it lists here; the next save or refresh of %s removes them", p.Step, p.Key, p.Key)})
+	}
+	for _, p := range k.PendingFills() {
+		if !slices.ContainsFunc(vs, func(v ramdisk.Volume) bool { return s.SameName(v.Name, p.Key) }) {
+			out = append(out, Leftover{Kind: LeftIncomplete, Name: p.Key, Path: p.Path, Step: p.Step,
+				Advice: fmt.Sprintf("the record of a restore or load of %s that did not finish, whose disk is gone; its saved copy is whole, and the next create of %s replaces the record", p.Key, p.Key)})
 		}
-		var head struct{ Name string }
-		b, err := os.ReadFile(filepath.Join(s.Paths.Data, "reclaiming", e.Name()))
-		if err != nil || len(b) > 64<<10 || json.Unmarshal(b, &head) != nil || ramdisk.ValidateName(head.Name) != nil {
-			continue
-		}
-		rec, ok := s.readReclaimRecord(head.Name)
-		if !ok || rec.Step != keeper.ReclaimCopiedBack || s.stagingOf(head.Name, rec, true) != "" ||
-			slices.ContainsFunc(listed, func(l Leftover) bool { return strings.EqualFold(l.Name, head.Name) }) {
-			continue
-		}
-		out = append(out, Leftover{Kind: LeftReclaim, Name: head.Name, Path: s.reclaimPath(head.Name),
-			Advice: fmt.Sprintf("a reclaim of %s finished, but was stopped before it removed its record: rambar reclaim %q --resume removes it", head.Name, head.Name)})
 	}
 	return out
-}
-
-// stagingDisk returns the disk a staging folder's name belongs to:
-// NAME-20060102T150405Z.
-func stagingDisk(folder string) (string, bool) {
-	const stamp = len("-20060102T150405Z")
-	if len(folder) <= stamp || folder[len(folder)-stamp] != '-' || !strings.HasSuffix(folder, "Z") {
-		return "", false
-	}
-	name := folder[:len(folder)-stamp]
-	return name, ramdisk.ValidateName(name) == nil
 }
 
 // staleTryDisk reports whether v is the temporary disk of a `try` whose
@@ -203,7 +173,7 @@ func stagingDisk(folder string) (string, bool) {
 // mirrored one) is not.
 func (s *Service) staleTryDisk(v ramdisk.Volume) bool {
 	pid, ok := tryDiskOwner(v.Name)
-	if !ok || alive(pid) {
+	if !ok || record.Alive(pid) {
 		return false
 	}
 	if k, err := s.Keeper(); err == nil {
@@ -255,7 +225,7 @@ func staleTryLogs(dir string) []string {
 		rest, ok := strings.CutPrefix(e.Name(), ".rambar-try-")
 		pidText, _, cut := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
-		if ok && cut && err == nil && pid > 0 && strings.HasSuffix(e.Name(), ".log") && e.Type().IsRegular() && !alive(pid) {
+		if ok && cut && err == nil && pid > 0 && strings.HasSuffix(e.Name(), ".log") && e.Type().IsRegular() && !record.Alive(pid) {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}

@@ -3,12 +3,9 @@ package disks
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
-	"rambar/internal/diskid"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -35,21 +32,7 @@ func pin(v ramdisk.Volume) (*pinned, error) {
 		f.Close()
 		return nil, fmt.Errorf("save %s: fstat %s: %w", v.Name, v.MountPoint, err)
 	}
-	return &pinned{f: f, dev: uint64(st.Dev), marker: readMarker(v.MountPoint)}, nil
-}
-
-// readMarker is the store id the disk mounted at dir is marked with: its
-// RAMBar mark's, when the mark was written for this volume, else an older
-// RAMBar's marker file's (keeper.MarkerName); "" when there is none.
-func readMarker(dir string) string {
-	if m, err := diskid.ReadMark(dir); err == nil && m.For(dir) {
-		return m.ID
-	}
-	b, err := os.ReadFile(filepath.Join(dir, keeper.MarkerName))
-	if err != nil || len(b) > 256 {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+	return &pinned{f: f, dev: uint64(st.Dev), marker: keeper.MarkerOf(v.MountPoint)}, nil
 }
 
 // check reports whether v's mount point is still the disk pinned at the
@@ -59,7 +42,7 @@ func (p *pinned) check(v ramdisk.Volume, id string) error {
 	var st unix.Stat_t
 	err := unix.Stat(v.MountPoint, &st)
 	if err == nil && uint64(st.Dev) == p.dev {
-		if m := readMarker(v.MountPoint); p.marker == "" || m == p.marker || m == id {
+		if m := keeper.MarkerOf(v.MountPoint); p.marker == "" || m == p.marker || m == id {
 			return nil
 		}
 	}

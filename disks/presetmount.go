@@ -34,7 +34,7 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 	in.Force = in.Force || force
 	c, err := s.Create(ctx, CreateRequest{Input: in, Preset: &p, Progress: progress})
 	if err == nil {
-		c.Volume.Notes = append(c.Volume.Notes, s.presetCaches(ctx, p)...)
+		c.Volume.Notes = append(c.Volume.Notes, s.Caches().ForPreset(ctx, p)...)
 	}
 	if errors.Is(err, keeper.ErrFolderMissing) {
 		err = fmt.Errorf("%w; make it, or have the preset make it: rambar preset edit %s --mirror %s --create-folder", err, p.Name, p.MirrorPath)

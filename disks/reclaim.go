@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"rambar/keeper"
@@ -62,33 +61,24 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 	if err != nil {
 		return keeper.ReclaimResult{}, err
 	}
-	if st := s.stagingFor(v.Name); st != "" {
+	if st := k.StagingFor(v.Name); st != "" {
 		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: an earlier reclaim of it was stopped (its copy is in %s); 'rambar reclaim %s --resume' finishes or undoes it first",
-			v.Name, ErrReclaimStopped, st, quoteArg(v.Name))
+			v.Name, keeper.ErrReclaimStopped, st, quoteArg(v.Name))
 	}
-	if err := s.cachesToFallback(v); err != nil {
+	if err := s.Caches().ToFallback(v); err != nil {
 		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
-	rec := reclaimRecord{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, MountPoint: plan.MountPoint,
-		Dev: devOf(v.MountPoint), Volume: volumeStamp(v.MountPoint), Marker: readMarker(v.MountPoint)}
-	res, err := k.Reclaim(ctx, s.Engine, v, plan, s.journal(&rec), mirrorProgress(v.Name, o.Progress))
-	if rec.Staging == "" || !exists(rec.Staging) {
+	res, err := k.Reclaim(ctx, s.Engine, v, plan, s.reclaimed, mirrorProgress(v.Name, o.Progress))
+	if k.StagingFor(v.Name) == "" {
 		// Done, or stopped before the eject with nothing changed: the
-		// record goes, and the caches back to the disk.
-		os.Remove(s.reclaimPath(v.Name))
+		// caches go back to the disk.
 		if nv, ferr := s.Find(ctx, v.Name); ferr == nil && err == nil {
-			s.cachesToDisk(nv, &plan) // made again from plan
+			s.Caches().ToDisk(nv, &plan) // made again from plan
 		} else if ferr == nil {
-			s.cachesToDisk(nv, nil)
+			s.Caches().ToDisk(nv, nil)
 		}
 	}
 	return res, err
-}
-
-// exists reports whether path is there (not followed).
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 // quoteArg quotes a disk name for a command line shown to the user when it
@@ -134,57 +124,89 @@ func (s *Service) asItWas(p *ramdisk.Plan, v ramdisk.Volume) {
 			p.Options.MountPoint = v.MountPoint
 		}
 	}
-	s.withFallback(p, s.Engine.Caps())
-}
-
-// stoppedWhileGone returns the staging copy of a reclaim of the disk that
-// was stopped after the eject ("" if none): the disk is not mounted, so its
-// contents are only there. A reclaim stopped while copying out, or one
-// whose record is gone, is left to ResumeReclaim (the next create makes the
-// disk as if there were none); one that had already verified the disk
-// whole has what is left of its copy removed.
-func (s *Service) stoppedWhileGone(name string) (string, reclaimRecord) {
-	rec, ok := s.readReclaimRecord(name)
-	if !ok {
-		return "", rec
-	}
-	staging := s.stagingOf(name, rec, true)
-	switch {
-	case rec.Step == keeper.ReclaimCopiedBack:
-		if staging != "" {
-			s.dropStaging(name, staging)
-		} else {
-			os.Remove(s.reclaimPath(name))
-		}
-		return "", rec
-	case rec.Step == stepOut || rec.Tree == nil:
-		return "", rec
-	}
-	return staging, rec
+	s.Caches().WithFallback(p, s.Engine.Caps())
 }
 
 // finishFromStaging is the next create of a disk whose reclaim was stopped
-// while it was gone: the staging copy, checked against the sum of what the
-// disk held, goes back on the disk made from c.Plan (it is newer than any
-// save), verified, and only then is it removed. If it does not go back,
-// the disk is ejected again and the staging copy stays.
-func (s *Service) finishFromStaging(ctx context.Context, c Created, staging string, rec reclaimRecord, progress ramdisk.ProgressFunc) (Created, error) {
-	want, err := s.checkStaging(c.Plan.Name, staging, *rec.Tree)
-	if err != nil {
-		return c, fmt.Errorf("create %s: %w", c.Plan.Name, err)
-	}
+// while it was gone (keeper.StoppedWhileGone): its staging copy goes back
+// on the disk made from c.Plan (it is newer than any save), verified, and
+// only then is it removed. If it does not go back, the disk is ejected
+// again and the staging copy stays.
+func (s *Service) finishFromStaging(ctx context.Context, k *keeper.Keeper, c Created, st *keeper.StoppedWhileGone, progress ramdisk.ProgressFunc) (Created, error) {
+	var err error
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
-		s.cachesAway(context.WithoutCancel(ctx), c.Plan.Name)
+		s.Caches().Away(context.WithoutCancel(ctx), c.Plan.Name)
 		return c, fmt.Errorf("create %s: %w", c.Plan.Name, err)
 	}
 	s.recordMade(&c)
-	if err := s.fill(ctx, &rec, c.Volume, staging, want, progress); err != nil {
+	if err := k.Refill(ctx, c.Volume, st, mirrorProgress(c.Plan.Name, progress)); err != nil {
 		if ejErr := s.Engine.Eject(context.WithoutCancel(ctx), c.Volume, true); ejErr != nil {
 			err = fmt.Errorf("%w (and ejecting it again failed: %v)", err, ejErr)
 		}
 		return c, err
 	}
-	c.Reclaimed = staging
+	c.Reclaimed = st.Staging()
 	s.madeExtras(&c)
-	return c, s.copiedBack(rec, staging)
+	return c, nil
+}
+
+// ResumeReclaim finishes or undoes a reclaim that was stopped, under the
+// disk's lock (keeper.Keeper.ResumeReclaim): the disk is made again as it
+// was when it is gone, and its caches, on their empty folders since the
+// reclaim began, point at it again once it is finished or undone.
+func (s *Service) ResumeReclaim(ctx context.Context, name string, progress ramdisk.ProgressFunc) (keeper.Resumed, ramdisk.Volume, error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return "", ramdisk.Volume{}, err
+	}
+	release, err := s.lock(ctx, name, "reclaiming")
+	if err != nil {
+		return "", ramdisk.Volume{}, err
+	}
+	defer release()
+	r, v, err := k.ResumeReclaim(ctx, name, keeper.Resume{Find: s.Find, Remake: s.remake, Progress: mirrorProgress(name, progress)})
+	if r == keeper.ResumeFinished || r == keeper.ResumeUndone { // the disk holds its contents (err: only the staging copy stayed)
+		var made *ramdisk.Plan // the disk was made again (remake)
+		if r == keeper.ResumeFinished {
+			made = &ramdisk.Plan{Name: v.Name}
+			s.asItWas(made, v)
+		}
+		v.Notes = append(v.Notes, s.Caches().ToDisk(v, made)...)
+	}
+	return r, v, err
+}
+
+// remake makes the disk again as a reclaim's journal says it was.
+func (s *Service) remake(ctx context.Context, r keeper.Remade) (ramdisk.Volume, error) {
+	f, err := s.Facts(ctx)
+	if err != nil {
+		return ramdisk.Volume{}, err
+	}
+	p, err := ramdisk.NewPlan(ramdisk.Request{Name: r.Name, Size: r.Size, FS: r.FS, Hidden: r.Hidden, Force: true}, f)
+	if err != nil {
+		return ramdisk.Volume{}, err
+	}
+	if r.MountPoint != "" {
+		p.MountPoint = r.MountPoint
+	}
+	s.asItWas(&p, ramdisk.Volume{Name: r.Name, MountPoint: r.MountPoint})
+	return s.Engine.Create(ctx, p)
+}
+
+// StoppedReclaims lists the stopped reclaims (keeper.Keeper.StoppedReclaims),
+// from the data folder alone (cheap: the menu asks on every refresh).
+func (s *Service) StoppedReclaims() []Leftover {
+	k, err := s.Keeper()
+	if err != nil {
+		return nil
+	}
+	var out []Leftover
+	for _, st := range k.StoppedReclaims() {
+		advice := fmt.Sprintf("a reclaim of %s was stopped; its contents are safe there: rambar reclaim %q --resume finishes or undoes it", st.Name, st.Name)
+		if st.Finished {
+			advice = fmt.Sprintf("a reclaim of %s finished, but was stopped before it removed its record: rambar reclaim %q --resume removes it", st.Name, st.Name)
+		}
+		out = append(out, Leftover{Kind: LeftReclaim, Name: st.Name, Path: st.Path, Advice: advice})
+	}
+	return out
 }

@@ -33,7 +33,7 @@ func TestRecordsKeepLetterCase(t *testing.T) {
 		t.Fatal("Work is still incomplete after its restore finished")
 	}
 
-	legacy := filepath.Join(s.Paths.Data, restoringRecords, "work.json")
+	legacy := filepath.Join(s.Paths.Data, "restoring", "work.json")
 	for _, c := range []struct {
 		name, record string
 		work, lower  bool // Incomplete(work), Incomplete(lower)
@@ -65,23 +65,5 @@ func TestRecordsKeepLetterCase(t *testing.T) {
 	s.restored(work.Name)
 	if s.Incomplete(work) {
 		t.Error("Work is incomplete after its restore finished")
-	}
-}
-
-// TestRecordKeys: a record's file name keeps letter case, also on a data
-// folder that ignores it, and is what it was for a name in lower case.
-func TestRecordKeys(t *testing.T) {
-	for _, c := range []struct{ name, want string }{
-		{"work", "work"},
-		{"Work", "%57ork"},
-		{"My Disk", "%4Dy%20%44isk"},
-		{"ünï", "%C3%BCn%C3%AF"},
-	} {
-		if got := recordKey(c.name); got != c.want {
-			t.Errorf("recordKey(%q) = %q, want %q", c.name, got, c.want)
-		}
-		if c.name == "work" && recordKey(c.name) != legacyKey(c.name) {
-			t.Errorf("a lower-case name's record moved: %q vs %q", recordKey(c.name), legacyKey(c.name))
-		}
 	}
 }

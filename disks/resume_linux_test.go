@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"rambar/internal/record"
 	"rambar/internal/run"
 	"rambar/keeper"
 	"rambar/linux"
@@ -48,7 +49,7 @@ func newReclaimBench(t *testing.T, name string, fill func(dir string)) *reclaimB
 	if b.want, err = keeper.DigestOf(c.Volume.MountPoint, true); err != nil {
 		t.Fatal(err)
 	}
-	b.marker = readMarker(c.Volume.MountPoint)
+	b.marker = keeper.MarkerOf(c.Volume.MountPoint)
 	return b
 }
 
@@ -69,7 +70,7 @@ func (b *reclaimBench) child(killAt string) *exec.Cmd {
 // recover does what RAMBar tells the user after a stopped reclaim (the
 // leftover's advice: rambar reclaim NAME --resume) and returns how it
 // ended ("" when nothing was stopped) and the disk.
-func (b *reclaimBench) recover(ctx context.Context) (Resumed, ramdisk.Volume) {
+func (b *reclaimBench) recover(ctx context.Context) (keeper.Resumed, ramdisk.Volume) {
 	b.t.Helper()
 	if len(b.s.StoppedReclaims()) == 0 {
 		v, err := b.s.Find(ctx, b.name)
@@ -96,14 +97,14 @@ func (b *reclaimBench) check(v ramdisk.Volume, what string) {
 	if diff := b.want.Diff(got, 5); len(diff) > 0 || len(got) != len(b.want) {
 		b.t.Fatalf("%s: the disk differs at %v (%d entries, %d files; want %d, %d)", what, diff, len(got), got.Files(), len(b.want), b.want.Files())
 	}
-	if m := readMarker(v.MountPoint); m != b.marker {
+	if m := keeper.MarkerOf(v.MountPoint); m != b.marker {
 		b.t.Errorf("%s: marker %q, want %q", what, m, b.marker)
 	}
 	if left := b.s.StoppedReclaims(); len(left) != 0 {
 		b.t.Errorf("%s: staging left: %+v", what, left)
 	}
-	if _, ok := b.s.readReclaimRecord(b.name); ok {
-		b.t.Errorf("%s: record left", what)
+	if ents, _ := os.ReadDir(filepath.Join(b.data, "reclaiming")); len(ents) != 0 {
+		b.t.Errorf("%s: record left: %v", what, ents)
 	}
 }
 
@@ -149,11 +150,11 @@ func TestReclaimKilledAtEachStepIsResumed(t *testing.T) {
 		}
 		if v, err := b.s.Find(ctx, b.name); err == nil {
 			// A new reclaim would take the stopped one's place.
-			if _, err := b.s.Reclaim(ctx, v, ReclaimOptions{Force: true}); !errors.Is(err, ErrReclaimStopped) {
+			if _, err := b.s.Reclaim(ctx, v, ReclaimOptions{Force: true}); !errors.Is(err, keeper.ErrReclaimStopped) {
 				t.Fatalf("%s: a new reclaim over a stopped one: %v", at, err)
 			}
 		}
-		var how Resumed
+		var how keeper.Resumed
 		var v ramdisk.Volume
 		if c, err := b.s.Create(ctx, b.request()); err == nil {
 			// The disk was gone: the next create put the staged contents back.
@@ -183,7 +184,7 @@ func TestReclaimKilledWhileRemovingStaging(t *testing.T) {
 	ctx := context.Background()
 	b.killed(b.child("cleanup"), "cleanup")
 	how, v := b.recover(ctx)
-	if how != ResumeFinished {
+	if how != keeper.ResumeFinished {
 		t.Errorf("resume: %s", how)
 	}
 	b.check(v, "cleanup")
@@ -198,7 +199,7 @@ func TestReclaimKilledWhileRemovingStaging(t *testing.T) {
 		t.Fatal(err)
 	}
 	how, _, err := b.s.ResumeReclaim(ctx, b.name, nil)
-	if err != nil || how != ResumeCleaned {
+	if err != nil || how != keeper.ResumeCleaned {
 		t.Fatalf("resume after the eject: %s, %v", how, err)
 	}
 	if _, err := b.s.Find(ctx, b.name); err == nil {
@@ -220,14 +221,15 @@ func TestReclaimStoppedBeforeItsRecordWentIsAnnounced(t *testing.T) {
 		t.Fatalf("a reclaim: %v %s", err, out)
 	}
 	staging := filepath.Join(b.data, "reclaim", b.name+"-20260101T000000Z")
-	if err := b.s.writeReclaimRecord(reclaimRecord{Name: b.name, Step: keeper.ReclaimCopiedBack, Staging: staging}); err != nil {
+	journal := fmt.Sprintf(`{"name":%q,"step":%q,"staging":%q}`, b.name, keeper.ReclaimCopiedBack, staging)
+	if err := record.Write(filepath.Join(b.data, "reclaiming", record.Platform.Key(b.name)+".json"), []byte(journal), true); err != nil {
 		t.Fatal(err)
 	}
 	if left := b.s.StoppedReclaims(); len(left) != 1 || left[0].Name != b.name {
 		t.Fatalf("stopped reclaims %+v, want the record's", left)
 	}
 	how, v := b.recover(ctx)
-	if how != ResumeFinished { // the disk is there: the reclaim had finished
+	if how != keeper.ResumeFinished { // the disk is there: the reclaim had finished
 		t.Errorf("resume: %q", how)
 	}
 	b.check(v, "after the resume")
@@ -251,7 +253,7 @@ func TestReclaimRandomKills(t *testing.T) {
 	}
 	b.check(v, "a whole reclaim")
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 21))
-	hows := map[Resumed]int{}
+	hows := map[keeper.Resumed]int{}
 	for round := 0; round < 20; round++ {
 		cmd := b.child("")
 		if err := cmd.Start(); err != nil {
@@ -316,7 +318,7 @@ func TestResumeRefusesAStagingCopyThatChanged(t *testing.T) {
 	}
 	os.Remove(filepath.Join(v.MountPoint, "my work"))
 	how, v := b.recover(ctx)
-	if how != ResumeFinished {
+	if how != keeper.ResumeFinished {
 		t.Errorf("resume onto the empty disk: %s", how)
 	}
 	b.check(v, "after the copy was put right")

@@ -256,13 +256,13 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 	defer release()
 	if r, done := s.alreadyHolds(k, v, o.Snapshot); done && !o.Force {
 		if opts, ok := s.options(v); ok {
-			if ferr := makeFolders(v.MountPoint, opts.Folders); ferr != nil {
+			if ferr := keeper.MakeFolders(v.MountPoint, opts.Folders); ferr != nil {
 				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
 			}
 		}
 		return r, nil
 	}
-	_, before := s.record(v.Name)
+	before := k.Filling(v.Name)
 	partial := s.Incomplete(v) // what it holds is never saved, not even before the restore
 	if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
 		return keeper.Result{}, err
@@ -273,7 +273,7 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 	case err == nil:
 		s.restored(v.Name)
 		if opts, ok := s.options(v); ok {
-			if ferr := makeFolders(v.MountPoint, opts.Folders); ferr != nil {
+			if ferr := keeper.MakeFolders(v.MountPoint, opts.Folders); ferr != nil {
 				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
 			}
 		}
@@ -316,24 +316,4 @@ func (s *Service) alreadyHolds(k *keeper.Keeper, v ramdisk.Volume, snapshot stri
 func untouched(err error) bool {
 	return errors.Is(err, keeper.ErrNothingWritten) || errors.Is(err, keeper.ErrRefused) ||
 		errors.Is(err, ramdisk.ErrNotFound) || errors.Is(err, keeper.ErrNotKept)
-}
-
-// incompleteErr is the refusal to save an incomplete disk, in a Mirror
-// disk's words when it is one: its folder is untouched, and it is reloaded
-// by making it again.
-func (s *Service) incompleteErr(verb string, v ramdisk.Volume) error {
-	k, err := s.Keeper()
-	if err != nil {
-		return incompleteErr(verb, v)
-	}
-	st, err := k.State(v.Name)
-	if err != nil || st.Mode != ramdisk.Mirror {
-		return incompleteErr(verb, v)
-	}
-	if verb != "" {
-		verb += " " + v.Name + ": "
-	}
-	return fmt.Errorf("%srefused: %w: RAMBar was stopped while loading it from %s, so it holds only part of the folder, "+
-		"and writing it back would cut the folder down; the folder is untouched. Reload it: 'rambar eject %s --no-save', "+
-		"then create it again with --mirror %s", verb, ErrIncomplete, st.MirrorPath, v.Name, st.MirrorPath)
 }

@@ -140,7 +140,7 @@ func (s *Service) Forget(ctx context.Context, name string) (Saved, error) {
 	if _, err := s.Find(ctx, name); errors.Is(err, ramdisk.ErrNotFound) {
 		// Its extras' record goes too, unless a disk of that name (made
 		// without keeping) is mounted now and still needs it.
-		s.removeRecord(optionsRecords, name)
+		s.optionsKind().Remove(name)
 	}
 	return sv, nil
 }

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rambar/cache"
+	"rambar/internal/record"
 	"rambar/settingsfile"
 
 	"rambar/keeper"
@@ -42,7 +44,11 @@ type Service struct {
 
 	// reclaimed, when set, hears each step of a reclaim once it is
 	// recorded (tests kill the process there).
-	reclaimed func(keeper.ReclaimStep)
+	reclaimed keeper.ReclaimJournal
+
+	// cacheStep, when set, is told each step of a cache switched on or
+	// off (tests kill the process there).
+	cacheStep func(step string)
 
 	// inPlaceStep, when set, is told each step of a disk in place as its
 	// record is written (tests kill the process there).
@@ -50,7 +56,7 @@ type Service struct {
 }
 
 // ErrNoData means there is no data folder (HOME is not set), so nothing is kept.
-var ErrNoData = errors.New("no data folder: HOME is not set")
+var ErrNoData = cache.ErrNoData
 
 // Keeper returns the contents keeper, or ErrNoData.
 func (s *Service) Keeper() (*keeper.Keeper, error) {
@@ -102,11 +108,12 @@ func mountPointArg(arg string) (string, bool) {
 	return abs, true
 }
 
-// SameName is the engine's rule for names (ramdisk.Caps.SameName); without
-// an engine, names that differ only in letter case are one, as on macOS.
+// SameName is the engine's rule for names (ramdisk.Caps.SameName: the
+// engines take it from internal/record's one rule); without an engine,
+// this system's (record.Platform).
 func (s *Service) SameName(a, b string) bool {
 	if s.Engine == nil {
-		return strings.EqualFold(a, b)
+		return record.Platform.Same(a, b)
 	}
 	return s.Engine.Caps().SameName(a, b)
 }
@@ -198,14 +205,23 @@ func (s *Service) Facts(ctx context.Context) (ramdisk.Facts, error) {
 	return ramdisk.NewFacts(s.Engine.Caps(), m, vs, held), nil
 }
 
-// mirrorProgress turns the keeper's progress into the front ends' for disk name.
+// stagingFor is the newest staging copy of a stopped reclaim of disk name.
+func (s *Service) stagingFor(name string) string {
+	if k, err := s.Keeper(); err == nil {
+		return k.StagingFor(name)
+	}
+	return ""
+}
+
+// mirrorProgress is the keeper's progress told to the front ends as disk
+// name's (one Progress type: ramdisk.Progress).
 func mirrorProgress(name string, fn ramdisk.ProgressFunc) keeper.ProgressFunc {
 	if fn == nil {
 		return nil
 	}
 	return func(p keeper.Progress) {
-		fn(ramdisk.Progress{Disk: name, Phase: p.Phase, BytesDone: p.BytesDone, BytesTotal: p.BytesTotal,
-			FilesDone: p.FilesDone, FilesTotal: p.FilesTotal})
+		p.Disk = name
+		fn(p)
 	}
 }
 

@@ -116,7 +116,7 @@ func TestIncompleteRestoreIsNeverSavedOver(t *testing.T) {
 	if !s.Incomplete(v) {
 		t.Fatal("not incomplete")
 	}
-	if _, err := s.Save(ctx, v, SaveOptions{}); !errors.Is(err, ErrIncomplete) {
+	if _, err := s.Save(ctx, v, SaveOptions{}); !errors.Is(err, keeper.ErrIncomplete) {
 		t.Errorf("save: %v", err)
 	}
 	if err := s.SaveAll(ctx, nil, func(name string, _ keeper.Result, err error) { t.Errorf("SaveAll saved %s: %v", name, err) }); err != nil {
@@ -126,7 +126,7 @@ func TestIncompleteRestoreIsNeverSavedOver(t *testing.T) {
 		!strings.Contains(err.Error(), "eject Work --force") {
 		t.Errorf("create over it: %v", err)
 	}
-	if _, err := s.Eject(ctx, v, EjectOptions{}); !errors.Is(err, ErrIncomplete) {
+	if _, err := s.Eject(ctx, v, EjectOptions{}); !errors.Is(err, keeper.ErrIncomplete) {
 		t.Errorf("eject: %v", err)
 	}
 	if _, err := s.Eject(ctx, v, EjectOptions{Force: true}); err != nil {

@@ -1,12 +1,10 @@
 package disks
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
-	"rambar/internal/atomicfile"
+	"rambar/internal/record"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -23,40 +21,32 @@ type optionsRecord struct {
 	Options    ramdisk.VolumeOptions `json:"options"`
 }
 
-// optionsRecords is the folder of extras records in the data folder.
-const optionsRecords = "options"
+// options is the kind of those records (kinds.go); a record is read up to
+// 256 KiB (its folders and icon path).
+func (s *Service) optionsKind() record.Kind {
+	k := s.kind("options")
+	k.Limit = 256 << 10
+	return k
+}
 
 // recordOptions keeps the extras of the disk just made at mountPoint; a disk
 // without any has its old record removed.
 func (s *Service) recordOptions(name, mountPoint string, o ramdisk.VolumeOptions) error {
-	if s.Paths.Data == "" {
-		return nil
-	}
-	p, _ := s.recordPaths(optionsRecords, name)
 	if o.Phrase() == "" {
-		s.removeRecord(optionsRecords, name)
+		s.optionsKind().Remove(name)
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", name, err)
+	if err := s.optionsKind().Write(name, optionsRecord{Name: name, MountPoint: mountPoint, Options: o}); err != nil {
+		return fmt.Errorf("create %s: note its options: %w", name, err)
 	}
-	b, _ := json.Marshal(optionsRecord{Name: name, MountPoint: mountPoint, Options: o})
-	if err := atomicfile.WriteFile(p, b, 0o600); err != nil {
-		return fmt.Errorf("create %s: note its options in %s: %w", name, p, err)
-	}
-	s.dropLegacy(optionsRecords, name)
 	return nil
 }
 
 // options returns the recorded extras of the disk v, when the record is of
 // that disk at that mount point and its folders and icon still check out.
 func (s *Service) options(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
-	if s.Paths.Data == "" {
-		return ramdisk.VolumeOptions{}, false
-	}
-	b, ok := s.readRecord(optionsRecords, v.Name, 256<<10)
 	var r optionsRecord
-	if !ok || json.Unmarshal(b, &r) != nil || r.Name != v.Name || r.MountPoint != v.MountPoint || r.Options.Check() != nil {
+	if _, ok := s.optionsKind().Load(v.Name, &r); !ok || r.Name != v.Name || r.MountPoint != v.MountPoint || r.Options.Check() != nil {
 		return ramdisk.VolumeOptions{}, false
 	}
 	return r.Options, true
@@ -66,7 +56,7 @@ func (s *Service) options(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
 // folders, its icon. What fails is a note on the volume, not an error: the
 // disk is made and usable.
 func (s *Service) extras(v *ramdisk.Volume, o ramdisk.VolumeOptions, icon bool) {
-	if err := makeFolders(v.MountPoint, o.Folders); err != nil {
+	if err := keeper.MakeFolders(v.MountPoint, o.Folders); err != nil {
 		v.Notes = append(v.Notes, err.Error())
 	}
 	if icon && o.Icon != "" {

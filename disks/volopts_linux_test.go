@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"rambar/cache"
 	"rambar/internal/run"
 	"rambar/keeper"
 	"rambar/linux"
@@ -73,7 +74,7 @@ func TestMakeFoldersNeverFollowsLinks(t *testing.T) {
 	disk, outside := t.TempDir(), t.TempDir()
 	os.Symlink(outside, filepath.Join(disk, "a"))
 	os.WriteFile(filepath.Join(disk, "f"), nil, 0o600)
-	err := makeFolders(disk, []string{"a/b", "f/g", "ok/x"})
+	err := keeper.MakeFolders(disk, []string{"a/b", "f/g", "ok/x"})
 	if err == nil || !strings.Contains(err.Error(), "folder a/b not made") || !strings.Contains(err.Error(), "folder f/g not made") ||
 		!strings.Contains(err.Error(), "a is a link or a file") {
 		t.Errorf("makeFolders: %v", err)
@@ -82,7 +83,7 @@ func TestMakeFoldersNeverFollowsLinks(t *testing.T) {
 		t.Errorf("made outside the disk: %v", ents)
 	}
 	assertFolders(t, "good one", disk, []string{"ok/x"})
-	if err := makeFolders(disk, []string{"../escape"}); err == nil {
+	if err := keeper.MakeFolders(disk, []string{"../escape"}); err == nil {
 		t.Error("../escape accepted")
 	}
 }
@@ -226,9 +227,9 @@ func TestStoppedReclaimResumedAsItWas(t *testing.T) {
 		if v, err := s.Find(ctx, "Again"); err == nil {
 			s.Eject(ctx, v, EjectOptions{Force: true})
 		}
-		s.CacheOff(ctx, target)
+		s.Caches().Off(ctx, target)
 	})
-	if _, err := s.CacheOn(ctx, "Again", CacheTarget{Key: "t", Label: "test", Path: target}, false); err != nil {
+	if _, err := s.Caches().On(ctx, "Again", cache.Target{Key: "t", Label: "test", Path: target}, false); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(target, "built"), []byte("object"), 0o600)
@@ -249,7 +250,7 @@ func TestStoppedReclaimResumedAsItWas(t *testing.T) {
 		t.Errorf("while stopped the cache resolves to %s, on the gone disk's folder", real)
 	}
 	how, v, err := s.ResumeReclaim(ctx, "Again", nil)
-	if err != nil || how != ResumeFinished || v.MountPoint != mp {
+	if err != nil || how != keeper.ResumeFinished || v.MountPoint != mp {
 		t.Fatalf("resume: %s, %+v, %v; want finished at %s", how, v, err, mp)
 	}
 	if b, _ := os.ReadFile(filepath.Join(mp, "f")); string(b) != "kept" {

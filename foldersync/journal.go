@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"rambar/internal/atomicfile"
+	"rambar/internal/record"
 )
 
 // A write-back writes each new version of a path to a temporary name in
@@ -55,7 +55,8 @@ type TempList struct {
 	Valid       func(string) bool // a name of the list's form
 }
 
-var writeBackTemps = TempList{File: journalName, Magic: journalMagic, What: "the write-back's", Valid: IsTempName}
+// WriteBackTemps is the write-back's list of temporary names.
+var WriteBackTemps = TempList{File: journalName, Magic: journalMagic, What: "the write-back's", Valid: IsTempName}
 
 // Path is where the list is kept in the store storeDir.
 func (l TempList) Path(storeDir string) string { return filepath.Join(recordDir(storeDir), l.File) }
@@ -69,10 +70,7 @@ func (l TempList) Write(storeDir string, temps []TempAt) error {
 		e.Str(t.Name)
 	}
 	putFixed32(e, crc32.ChecksumIEEE(e.B))
-	if err := os.MkdirAll(recordDir(storeDir), 0o700); err != nil {
-		return tree.NoSpace(fmt.Errorf("make %s: %w", recordDir(storeDir), err))
-	}
-	if err := atomicfile.WriteFile(l.Path(storeDir), e.B, 0o600); err != nil {
+	if err := record.Write(l.Path(storeDir), e.B, true); err != nil {
 		return tree.NoSpace(fmt.Errorf("note %s temporary names: %w", l.What, err))
 	}
 	return nil
@@ -82,7 +80,7 @@ func (l TempList) Write(storeDir string, temps []TempAt) error {
 // when there is none. A damaged list is refused: nothing is removed by it.
 func (l TempList) Read(storeDir string) ([]TempAt, error) {
 	name := l.Path(storeDir)
-	b, err := snapstore.ReadBounded(name, snapstore.MaxFile)
+	b, err := record.ReadFile(name, snapstore.MaxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -109,15 +107,15 @@ func (l TempList) Read(storeDir string) ([]TempAt, error) {
 	return out, nil
 }
 
-func journalPath(storeDir string) string { return writeBackTemps.Path(storeDir) }
+func journalPath(storeDir string) string { return WriteBackTemps.Path(storeDir) }
 
 // WriteJournal lists the write-back's temps in the store before they are made.
 func WriteJournal(storeDir string, temps []TempAt) error {
-	return writeBackTemps.Write(storeDir, temps)
+	return WriteBackTemps.Write(storeDir, temps)
 }
 
 // readJournal reads the list an interrupted write-back left.
-func readJournal(storeDir string) ([]TempAt, error) { return writeBackTemps.Read(storeDir) }
+func readJournal(storeDir string) ([]TempAt, error) { return WriteBackTemps.Read(storeDir) }
 
 // HasJournal: an interrupted write-back left temporary names to remove.
 func HasJournal(storeDir string) bool {

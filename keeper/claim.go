@@ -1,6 +1,7 @@
 package keeper
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,11 +12,11 @@ import (
 	"strings"
 
 	"rambar/foldersync"
+	"rambar/internal/record"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
 
-	"rambar/internal/atomicfile"
 	"rambar/ramdisk"
 )
 
@@ -38,42 +39,24 @@ type claim struct {
 
 func (k *Keeper) claimsDir() string { return filepath.Join(k.Data, "claims") }
 
-// lockClaims takes the claims lock (flock, blocking).
+// lockClaims takes the claims lock (record.Lock: waits until it is free).
 func (k *Keeper) lockClaims() (func(), error) {
-	if err := os.MkdirAll(k.claimsDir(), 0o700); err != nil {
-		return nil, tree.NoSpace(fmt.Errorf("make %s: %w", k.claimsDir(), err))
-	}
-	f, err := os.OpenFile(filepath.Join(k.claimsDir(), "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	_, release, err := record.Lock(context.Background(), filepath.Join(k.claimsDir(), "lock"), -1)
 	if err != nil {
-		return nil, fmt.Errorf("open claims lock: %w", err)
+		return nil, tree.NoSpace(fmt.Errorf("claims: %w", err))
 	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("flock claims: %w", err)
-	}
-	return func() { f.Close() }, nil
+	return release, nil
 }
 
-// claims reads every claim file (unreadable ones are skipped).
+// claims reads every claim file (bounded; unreadable ones are skipped).
 func (k *Keeper) claims() map[string]claim {
 	out := map[string]claim{}
-	ents, _ := os.ReadDir(k.claimsDir())
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(k.claimsDir(), e.Name()))
+	record.Kind{Dir: k.claimsDir(), ByID: true}.Each(func(p string, b []byte) {
 		var c claim
-		if err == nil && json.Unmarshal(b, &c) == nil && c.Disk != "" {
-			out[e.Name()] = c
+		if json.Unmarshal(b, &c) == nil && c.Disk != "" {
+			out[filepath.Base(p)] = c
 		}
-	}
+	})
 	return out
 }
 
@@ -165,8 +148,8 @@ func (k *Keeper) claim(st State, v ramdisk.Volume) error {
 	}
 	k.dropClaims(st.Name)
 	real, dev, ino := identify(st.MirrorPath)
-	b, _ := json.Marshal(claim{Disk: st.Name, DiskID: st.ID, MountPoint: v.MountPoint, Folder: real, Dev: dev, Ino: ino})
-	return tree.NoSpace(atomicfile.WriteFile(filepath.Join(k.claimsDir(), claimFile(real, dev, ino)), b, 0o600))
+	c := claim{Disk: st.Name, DiskID: st.ID, MountPoint: v.MountPoint, Folder: real, Dev: dev, Ino: ino}
+	return tree.NoSpace(record.WriteJSON(filepath.Join(k.claimsDir(), claimFile(real, dev, ino)), c))
 }
 
 // Release drops the claims of disk name (after it was ejected).

@@ -53,6 +53,11 @@
 //	                               with their volume's identity and store id
 //	                               (internal/diskid; KEY: a hash of the name)
 //	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
+//	reclaiming/KEY.json            a reclaim's step journal (reclaimlog.go;
+//	                               KEY: the name by the one rule of
+//	                               internal/record)
+//	restoring/KEY.json             a fill's record: a restore or load that
+//	                               has not finished (incomplete.go)
 //
 // A save copies only files whose identity changed into a fresh objects
 // folder: files up to 64 KiB packed one after another into packs of about
@@ -198,6 +203,8 @@
 //	unwritten.go                  a Mirror save the folder never got: marked, named at load
 //	autosave.go, sleep_*.go       saves on a timer and before sleep
 //	reclaim.go, holders_*.go      Reclaim: out to staging, eject, make again, back
+//	reclaimlog.go, reclaimresume.go  its journal; a stopped reclaim finished or undone
+//	incomplete.go, pending.go     the fill record (ErrIncomplete); pending temporary names
 //	mirror.go                     a Mirror disk's load and write-back, wired to the Keeper
 //	inplace.go                    in place: the folder opened, CheckInPlace
 //	claim.go                      one disk per folder (claims/)

@@ -56,6 +56,18 @@ type MountError = tree.MountError
 // mount point (tree.RemoveAll): a staging copy, a cache's fallback folder.
 func RemoveAll(path string) error { return tree.RemoveAll(path) }
 
+// ClearDisk removes everything on the disk mounted at root but what is
+// never contents (tree.ClearDisk), never anything outside the disk.
+func ClearDisk(root string) error { return tree.ClearDisk(root) }
+
+// HasContents reports whether the disk mounted at root holds anything
+// that is contents (tree.HasContents): the one empty-disk check.
+func HasContents(root string) (bool, error) { return tree.HasContents(root) }
+
+// MakeFolders makes each folder (clean relative paths) under root through
+// descriptors, never following a symlink out of it (tree.MakeFolders).
+func MakeFolders(root string, folders []string) error { return tree.MakeFolders(root, folders) }
+
 // EmptyFolder removes everything in the folder root but the names keep
 // holds (nil: none), as RemoveAll removes each (tree.Empty).
 func EmptyFolder(root string, keep func(name string) bool) error { return tree.Empty(root, keep) }

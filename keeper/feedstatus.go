@@ -1,15 +1,13 @@
 package keeper
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"rambar/changefeed"
-	"rambar/internal/atomicfile"
-	"rambar/snapstore"
+	"rambar/internal/record"
 )
 
 // The menu-bar app publishes what the change feed of each disk it follows
@@ -64,11 +62,7 @@ func (f *Following) publish(now bool) {
 		return
 	}
 	st.At = time.Now().UTC()
-	b, err := json.Marshal(st)
-	if err != nil {
-		return
-	}
-	if atomicfile.WriteFast(p.path, b, 0o600) == nil {
+	if record.WriteJSONFast(p.path, st) == nil {
 		p.last = st
 	}
 }
@@ -91,12 +85,8 @@ func (k *Keeper) FeedStatus(name string) (FeedStatus, bool) {
 	if err != nil {
 		return FeedStatus{}, false
 	}
-	b, err := snapstore.ReadBounded(filepath.Join(st.Backing, feedStatusName), feedStatusMax)
-	if err != nil {
-		return FeedStatus{}, false
-	}
 	var fs FeedStatus
-	if json.Unmarshal(b, &fs) != nil || fs.PID <= 0 || fs.Unsaved.Paths < 0 || fs.At.IsZero() {
+	if record.ReadJSON(filepath.Join(st.Backing, feedStatusName), feedStatusMax, &fs) != nil || fs.PID <= 0 || fs.Unsaved.Paths < 0 || fs.At.IsZero() {
 		return FeedStatus{}, false
 	}
 	cur, err := k.store(st).Current()

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 
 	"rambar/foldersync"
+	"rambar/ramdisk"
 )
 
 // folderDir is the one place that says which folder a Mirror disk's load
@@ -58,20 +58,9 @@ func CheckInPlace(path, home string) error {
 		return bad("it is on a network file system (%s)", fs)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		if uid := invokingUID(); int(st.Uid) != uid {
+		if uid := ramdisk.Invoking().UID; int(st.Uid) != uid {
 			return bad("it belongs to another user (uid %d, not %d)", st.Uid, uid)
 		}
 	}
 	return nil
-}
-
-// invokingUID is the user RAMBar works for: SUDO_UID's under sudo, else
-// this process's.
-func invokingUID() int {
-	if os.Geteuid() == 0 {
-		if u, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && u >= 0 {
-			return u
-		}
-	}
-	return os.Getuid()
 }

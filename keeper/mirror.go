@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/user"
 	"slices"
-	"strconv"
 	"time"
 
 	"rambar/foldersync"
@@ -17,10 +16,6 @@ import (
 
 	"rambar/ramdisk"
 )
-
-// ErrIncomplete: a Mirror disk whose load did not finish; writing it back
-// would cut its folder down. It is an ErrRefused.
-var ErrIncomplete = fmt.Errorf("%w: its load did not finish", ErrRefused)
 
 // Rules are the rules a mirror folder is checked against now (create: a
 // missing folder passes).
@@ -62,12 +57,8 @@ func (k *Keeper) setupFolder(name string, o Options) error {
 		if err := os.MkdirAll(o.MirrorPath, 0o755); err != nil {
 			return tree.NoSpace(fmt.Errorf("make mirror folder: %w", err))
 		}
-		if os.Geteuid() == 0 {
-			u, uerr := strconv.Atoi(os.Getenv("SUDO_UID"))
-			g, gerr := strconv.Atoi(os.Getenv("SUDO_GID"))
-			if uerr == nil && gerr == nil {
-				os.Lchown(o.MirrorPath, u, g)
-			}
+		if inv := ramdisk.Invoking(); inv.Behind {
+			os.Lchown(o.MirrorPath, inv.UID, inv.GID)
 		}
 	}
 	return nil

@@ -61,16 +61,15 @@ const (
 	ReclaimCopiedBack = "copied back"
 )
 
-// ReclaimStep is what a reclaim's journal hears at each step.
+// ReclaimStep is a step of a reclaim, once its journal records it.
 type ReclaimStep struct {
 	Step    string
-	Staging string         // the staging folder
-	Tree    tree.TreeSum   // what the disk held, from ReclaimCopiedOut on
-	Volume  ramdisk.Volume // the disk made again, from ReclaimMade on
+	Staging string // the staging folder
 }
 
-// ReclaimJournal records a reclaim's steps where a later process finds
-// them; an error stops the reclaim at that step.
+// ReclaimJournal hears each step of a reclaim once its journal
+// (reclaimlog.go) records it (tests stop the process there); an error
+// stops the reclaim at that step.
 type ReclaimJournal func(ReclaimStep) error
 
 // Reclaim gives back the memory a disk pins (deleted files on a macOS disk
@@ -79,8 +78,10 @@ type ReclaimJournal func(ReclaimStep) error
 // forced), makes it again from plan (same name, size, file system, mount
 // point), copies the contents back, checks them by file count and content
 // hash against the digest of what the disk held, and only then removes the
-// staging copy. journal (nil: none) hears each step before it is taken
-// (ReclaimCopyingOut ... ReclaimCopiedBack).
+// staging copy. Each step is written to the reclaim's journal before it is
+// taken (ReclaimCopyingOut ... ReclaimCopiedBack), so a reclaim stopped at
+// any step is finished or undone (ResumeReclaim); heard (nil: none) hears
+// each once it is written.
 //
 // A disk with something mounted inside (another file system, a bind
 // mount) is refused before anything is copied (RefuseMounts). A busy disk
@@ -89,37 +90,59 @@ type ReclaimJournal func(ReclaimStep) error
 // eject refuses it after the copy, and the disk is untouched). If any step
 // after the eject fails, the error is a *ReclaimError naming the staging
 // folder, which keeps the contents.
-func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume, plan ramdisk.Plan, journal ReclaimJournal, progress tree.ProgressFunc) (ReclaimResult, error) {
+func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume, plan ramdisk.Plan, heard ReclaimJournal, progress tree.ProgressFunc) (ReclaimResult, error) {
 	start := time.Now()
 	res := ReclaimResult{}
-	if hs := holders(v.MountPoint); len(hs) > 0 {
-		return res, &ramdisk.BusyError{Volume: v.Name, Holders: hs}
-	}
-	if err := RefuseMounts("reclaim", v.Name, v.MountPoint); err != nil {
+	if err := k.reclaimable(ctx, e, v, plan, &res); err != nil {
 		return res, err
 	}
+	rec := reclaimRecord{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, MountPoint: plan.MountPoint,
+		Dev: devOf(v.MountPoint), Volume: volumeStamp(v.MountPoint), Marker: MarkerOf(v.MountPoint),
+		Step: ReclaimCopyingOut, Staging: StagingFolder(k.Data, v.Name, time.Now())}
+	err := k.reclaim(ctx, e, v, plan, rec, heard, progress, &res)
+	if _, serr := os.Lstat(rec.Staging); serr != nil {
+		// Done, or stopped before the eject with nothing changed.
+		k.reclaims().Done(v.Name)
+	}
+	if err == nil {
+		res.After, _ = e.Usage(ctx, res.Volume)
+		res.Took = time.Since(start)
+	}
+	return res, err
+}
+
+// reclaimable refuses a reclaim of v before anything is copied: a busy
+// disk, one with a mount inside, a plan of another disk; and measures v.
+func (k *Keeper) reclaimable(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume, plan ramdisk.Plan, res *ReclaimResult) error {
+	if hs := holders(v.MountPoint); len(hs) > 0 {
+		return &ramdisk.BusyError{Volume: v.Name, Holders: hs}
+	}
+	if err := RefuseMounts("reclaim", v.Name, v.MountPoint); err != nil {
+		return err
+	}
 	if plan.Name != v.Name || plan.Size <= 0 {
-		return res, fmt.Errorf("reclaim %s: the plan is for %q", v.Name, plan.Name)
+		return fmt.Errorf("reclaim %s: the plan is for %q", v.Name, plan.Name)
 	}
 	var err error
 	if res.Before, err = e.Usage(ctx, v); err != nil {
-		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
+		return fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
 	if k.Data == "" {
-		return res, errors.New("reclaim: no data folder")
+		return errors.New("reclaim: no data folder")
 	}
-	if journal == nil {
-		journal = func(ReclaimStep) error { return nil }
-	}
-	step := ReclaimStep{Step: ReclaimCopyingOut, Staging: StagingFolder(k.Data, v.Name, time.Now())}
-	staging := step.Staging
-	if err := journal(step); err != nil {
-		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
+	return nil
+}
+
+// reclaim is Reclaim's steps, each journalled first (rec).
+func (k *Keeper) reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume, plan ramdisk.Plan, rec reclaimRecord, heard ReclaimJournal, progress tree.ProgressFunc, res *ReclaimResult) error {
+	staging := rec.Staging
+	if err := k.noteStep(rec, heard); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(staging, 0o700); err != nil {
-		return res, tree.NoSpace(fmt.Errorf("reclaim %s: make %s: %w", v.Name, staging, err))
+		return tree.NoSpace(fmt.Errorf("reclaim %s: make %s: %w", v.Name, staging, err))
 	}
-	rec, known := k.Known(v) // the disk made again is recorded as this one was
+	known, isKnown := k.Known(v) // the disk made again is recorded as this one was
 	// 1. Copy out and check the copy. The disk is untouched so far: any
 	// failure removes the staging copy and leaves the disk as it was.
 	entries, want, notKept, err := stageOut(ctx, v.MountPoint, staging, progress)
@@ -127,12 +150,13 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		err = tree.KeepRootTimes(v.MountPoint, staging) // the staging copy keeps them for a resume
 	}
 	if err == nil {
-		step.Step, step.Tree = ReclaimCopiedOut, want.Sum()
-		err = journal(step)
+		t := want.Sum()
+		rec.Step, rec.Tree = ReclaimCopiedOut, &t
+		err = k.noteStep(rec, heard)
 	}
 	if err != nil {
 		tree.RemoveAll(staging)
-		return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
+		return fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
 	for _, x := range entries {
 		if x.Kind == tree.KindFile {
@@ -144,49 +168,42 @@ func (k *Keeper) Reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	if err := e.Eject(ctx, v, false); err != nil {
 		if errors.Is(err, ramdisk.ErrBusy) {
 			tree.RemoveAll(staging)
-			return res, fmt.Errorf("reclaim %s: %w", v.Name, err)
+			return fmt.Errorf("reclaim %s: %w", v.Name, err)
 		}
-		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: eject: %w", v.Name, err)}
+		return &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: eject: %w", v.Name, err)}
 	}
-	// 3. Make it again and copy back.
+	// 3. Make it again, copy back and verify (putBack), record that it is
+	// back, and only then touch the staging copy.
 	nv, err := e.Create(ctx, plan)
 	if err != nil {
-		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: make it again: %w", v.Name, err)}
+		return &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: make it again: %w", v.Name, err)}
 	}
-	res.Volume, step.Step, step.Volume = nv, ReclaimMade, nv
-	if err := journal(step); err != nil {
-		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: %w", v.Name, err)}
+	res.Volume, rec.Step, rec.Made = nv, ReclaimMade, volumeStamp(nv.MountPoint)
+	if err := k.noteStep(rec, heard); err != nil {
+		return &ReclaimError{Staging: staging, Err: err}
 	}
-	notes, err := snapshot.BuildTree(ctx, entries, nv.MountPoint,
-		snapshot.Build{From: staging, Src: tree.SamePath, Progress: tree.Phase(progress, "copying back"), CheckSpace: true, CopyFile: k.CopyFile})
+	carry := func() error {
+		if isKnown {
+			return k.Carry(known, nv)
+		}
+		return nil
+	}
+	notes, err := k.putBack(ctx, nv, staging, entries, want, progress, carry)
 	res.NotKept = append(notKept, notes...)
 	if err != nil {
-		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: copy back: %w", v.Name, err)}
+		return &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: %w", v.Name, err)}
 	}
-	if known {
-		if err := k.Carry(rec, nv); err != nil {
-			return res, &ReclaimError{Staging: staging, Err: err}
-		}
+	rec.Step = ReclaimCopiedBack
+	if err := k.noteStep(rec, heard); err != nil {
+		return &ReclaimError{Staging: staging, Err: err}
 	}
-	if err := tree.KeepRootTimes(staging, nv.MountPoint); err != nil {
-		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: %w", v.Name, err)}
-	}
-	// 4. Verify by count and content against what the disk held, record
-	// that it is back, and only then touch the staging copy.
-	if err := VerifyTree(nv.MountPoint, want); err != nil {
-		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: verify: %w", v.Name, err)}
-	}
-	step.Step = ReclaimCopiedBack
-	if err := journal(step); err != nil {
-		return res, &ReclaimError{Staging: staging, Err: fmt.Errorf("reclaim %s: %w", v.Name, err)}
-	}
-	if err := tree.RemoveAll(staging); err != nil {
-		return res, fmt.Errorf("reclaim %s: done and verified, but removing %s failed: %w", v.Name, staging, err)
-	}
-	os.Remove(filepath.Dir(staging))
-	res.After, _ = e.Usage(ctx, nv)
-	res.Took = time.Since(start)
-	return res, nil
+	return k.dropStaging(v.Name, staging)
+}
+
+// copyBack copies the staged tree's entries from staging onto the disk at dst.
+func copyBack(ctx context.Context, entries []tree.Entry, staging, dst string, progress tree.ProgressFunc, copyFile tree.CopyFunc) ([]tree.NotKept, error) {
+	return snapshot.BuildTree(ctx, entries, dst,
+		snapshot.Build{From: staging, Src: tree.SamePath, Progress: tree.Phase(progress, "copying back"), CheckSpace: true, CopyFile: copyFile})
 }
 
 // StagingFolder is where a reclaim of disk name begun at t keeps the

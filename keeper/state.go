@@ -12,8 +12,8 @@ import (
 	"rambar/snapstore"
 	"rambar/tree"
 
-	"rambar/internal/atomicfile"
 	"rambar/internal/boottime"
+	"rambar/internal/record"
 	"rambar/ramdisk"
 )
 
@@ -119,7 +119,7 @@ func (k *Keeper) State(name string) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	b, err := snapstore.ReadBounded(filepath.Join(dir, "state.json"), snapstore.MaxSmall)
+	b, err := record.ReadFile(filepath.Join(dir, "state.json"), snapstore.MaxSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{}, fmt.Errorf("%s: %w", name, ErrNotKept)
 	}
@@ -132,11 +132,9 @@ func (k *Keeper) State(name string) (State, error) {
 	}
 	// The store is where the state was found, even if the data folder moved.
 	st.Backing = dir
-	if b, err := snapstore.ReadBounded(filepath.Join(dir, "last.json"), snapstore.MaxSmall); err == nil {
-		var l lastSave
-		if json.Unmarshal(b, &l) == nil {
-			st.LastSave, st.LastSnapshot, st.LastSaveClock = l.Time, l.Snapshot, l.Clock
-		}
+	var l lastSave
+	if record.ReadJSON(filepath.Join(dir, "last.json"), snapstore.MaxSmall, &l) == nil {
+		st.LastSave, st.LastSnapshot, st.LastSaveClock = l.Time, l.Snapshot, l.Clock
 	}
 	return st, nil
 }
@@ -150,8 +148,7 @@ type lastSave struct {
 }
 
 func (k *Keeper) noteSave(st State, id string) error {
-	b, _ := json.Marshal(lastSave{Time: time.Now().UTC(), Snapshot: id, Clock: boottime.Now()})
-	return tree.NoSpace(atomicfile.WriteFast(filepath.Join(st.Backing, "last.json"), b, 0o600))
+	return tree.NoSpace(record.WriteJSONFast(filepath.Join(st.Backing, "last.json"), lastSave{Time: time.Now().UTC(), Snapshot: id, Clock: boottime.Now()}))
 }
 
 func (k *Keeper) writeState(st State) error {
@@ -159,7 +156,7 @@ func (k *Keeper) writeState(st State) error {
 	if err != nil {
 		return err
 	}
-	return tree.NoSpace(atomicfile.WriteFile(filepath.Join(st.Backing, "state.json"), append(b, '\n'), 0o600))
+	return tree.NoSpace(record.Write(filepath.Join(st.Backing, "state.json"), append(b, '\n'), true))
 }
 
 // Setup records how a disk's contents are kept, keeping its id and history

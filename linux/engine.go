@@ -9,13 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
 
 	"rambar/internal/holders"
+	"rambar/internal/record"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
@@ -98,39 +98,19 @@ func New(r run.Runner, opts ...Option) *Engine {
 	return e
 }
 
-// invokingUser is the user a disk is made for: the one behind sudo or
-// pkexec when running as root, else the current user.
+// invokingUser is the user a disk is made for (ramdisk.InvokerOf: the one
+// rule): the one behind sudo or pkexec when running as root, else the
+// current user.
 func invokingUser(getenv func(string) string) (uid, gid int) {
-	uid, gid = os.Getuid(), os.Getgid()
-	if os.Geteuid() != 0 {
-		return uid, gid
-	}
-	if u, err := strconv.Atoi(getenv("SUDO_UID")); err == nil && u >= 0 {
-		g, err := strconv.Atoi(getenv("SUDO_GID"))
-		if err != nil || g < 0 {
-			g = primaryGroup(u, gid)
-		}
-		return u, g
-	}
-	if u, err := strconv.Atoi(getenv("PKEXEC_UID")); err == nil && u >= 0 {
-		return u, primaryGroup(u, gid)
-	}
-	return uid, gid
-}
-
-func primaryGroup(uid, fallback int) int {
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
-		if g, err := strconv.Atoi(u.Gid); err == nil {
-			return g
-		}
-	}
-	return fallback
+	inv := ramdisk.InvokerOf(os.Geteuid(), getenv)
+	return inv.UID, inv.GID
 }
 
 // Caps implements ramdisk.Engine. ZRAM is offered when the kernel has zram
 // with hot_add (/sys/class/zram-control) and mkfs.ext4 is installed.
 func (e *Engine) Caps() ramdisk.Caps {
-	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true, CaseSensitiveNames: true}
+	c := ramdisk.Caps{OS: "linux", FileSystems: []ramdisk.FileSystem{ramdisk.TmpFS}, MountRoot: e.root, KeepsMountPoints: true,
+		CaseSensitiveNames: !record.NamesOf("linux").Folded} // names as Linux treats them (the one rule: internal/record)
 	if e.zramAvailable() {
 		c.FileSystems = append(c.FileSystems, ramdisk.ZRAM)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rambar/internal/record"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,11 +51,7 @@ func (e *Engine) running(r zramRecord) bool {
 	if r.pid == os.Getpid() {
 		return true
 	}
-	if r.start != 0 {
-		return e.startTime(r.pid) == r.start
-	}
-	err := syscall.Kill(r.pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return record.Proc{PID: r.pid, Start: r.start}.AliveWith(e.startTime)
 }
 
 // strayDevice reports whether record r's device is still there, unused and

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"rambar/internal/atomicfile"
+	"rambar/internal/record"
 	"rambar/ramdisk"
 )
 
@@ -218,7 +218,7 @@ func (r zramRecord) write() error {
 	if r.path == "" {
 		return nil
 	}
-	if err := atomicfile.WriteFast(r.path, []byte(r.line()+strings.Repeat(" ", deviceSlot)), 0o600); err != nil {
+	if err := record.Write(r.path, []byte(r.line()+strings.Repeat(" ", deviceSlot)), false); err != nil {
 		return fmt.Errorf("zram record %s: %w", r.path, err)
 	}
 	return nil
@@ -243,24 +243,9 @@ func (e *Engine) bootID() string {
 	return "unknown"
 }
 
-// startTime is field 22 of /proc/PID/stat; 0 when the process is gone.
-func (e *Engine) startTime(pid int) uint64 {
-	b, err := os.ReadFile(filepath.Join(e.proc, strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return 0
-	}
-	n, _ := strconv.ParseUint(f[19], 10, 64)
-	return n
-}
+// startTime is when process pid started, from this engine's /proc
+// (record.StartTimeIn); 0 when the process is gone.
+func (e *Engine) startTime(pid int) uint64 { return record.StartTimeIn(e.proc, pid) }
 
 // readRecords reads every record in the records folder.
 func (e *Engine) readRecords() []zramRecord {
@@ -278,8 +263,8 @@ func (e *Engine) readRecords() []zramRecord {
 			continue
 		}
 		p := filepath.Join(dir, de.Name())
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) > maxRecord {
+		b, err := record.ReadFile(p, maxRecord)
+		if err != nil {
 			continue
 		}
 		if r, ok := parseZramRecord(p, string(b)); ok {

@@ -33,7 +33,7 @@ func (p *Plan) applyOptions(o VolumeOptions, f Facts) error {
 	}
 	p.Options = o
 	if o.MountPoint != "" {
-		mp, err := checkMountPoint(o.MountPoint, mountPointFacts{home: os.Getenv("HOME"), uid: InvokingUID(os.Getenv), asRoot: os.Geteuid() == 0,
+		mp, err := checkMountPoint(o.MountPoint, mountPointFacts{home: os.Getenv("HOME"), uid: Invoking().UID, asRoot: os.Geteuid() == 0,
 			root: f.Caps.MountRoot, mounted: f.Mounted})
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -84,16 +85,56 @@ func pathSteps(dir string) ([]PathStep, error) {
 	return steps, nil
 }
 
-// InvokingUID is the user a disk is made for: as root under sudo or pkexec,
-// the user who asked (SUDO_UID, PKEXEC_UID); otherwise this process's user.
-func InvokingUID(getenv func(string) string) int {
-	if os.Geteuid() != 0 {
-		return os.Getuid()
+// Invoker is the user RAMBar works for, the one rule every part follows
+// (InvokerOf).
+type Invoker struct {
+	UID, GID int
+	// Behind: running as root for that user (sudo, pkexec).
+	Behind bool
+}
+
+// InvokerOf is the user RAMBar works for, given the effective user id and
+// the environment (getenv): not as root, this process's user; as root
+// under sudo, SUDO_UID and SUDO_GID, and under pkexec, PKEXEC_UID. A user
+// or group is a decimal number below 2^32-1 (that value means "none");
+// a group that is not given or not valid is the user's primary group (else
+// this process's). Values that are not valid are ignored: root itself.
+func InvokerOf(euid int, getenv func(string) string) Invoker {
+	if euid != 0 {
+		return Invoker{UID: os.Getuid(), GID: os.Getgid()}
 	}
-	for _, k := range []string{"SUDO_UID", "PKEXEC_UID"} {
-		if u, err := strconv.Atoi(getenv(k)); err == nil && u >= 0 {
-			return u
+	for _, k := range []string{"SUDO", "PKEXEC"} {
+		uid, ok := idOf(getenv(k + "_UID"))
+		if !ok {
+			continue
+		}
+		gid, ok := idOf(getenv(k + "_GID"))
+		if !ok {
+			gid = primaryGroup(uid)
+		}
+		return Invoker{UID: uid, GID: gid, Behind: true}
+	}
+	return Invoker{UID: os.Getuid(), GID: os.Getgid()}
+}
+
+// Invoking is InvokerOf this process.
+func Invoking() Invoker { return InvokerOf(os.Geteuid(), os.Getenv) }
+
+// idOf reads a user or group id: a decimal number below 2^32-1.
+func idOf(s string) (int, bool) {
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil || n == 1<<32-1 {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// primaryGroup is the primary group of user uid, else this process's group.
+func primaryGroup(uid int) int {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		if g, ok := idOf(u.Gid); ok {
+			return g
 		}
 	}
-	return os.Getuid()
+	return os.Getgid()
 }

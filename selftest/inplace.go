@@ -113,12 +113,8 @@ func (r *Runner) inPlaceFolder() (string, error) {
 	}
 	r.inPlaceDir = folder // Cleanup removes it if the check does not
 	uid, gid := -1, -1
-	if os.Geteuid() == 0 {
-		u, uerr := strconv.Atoi(os.Getenv("SUDO_UID"))
-		g, gerr := strconv.Atoi(os.Getenv("SUDO_GID"))
-		if uerr == nil && gerr == nil {
-			uid, gid = u, g
-		}
+	if inv := ramdisk.Invoking(); inv.Behind {
+		uid, gid = inv.UID, inv.GID
 	}
 	own := func(p string) error {
 		if uid < 0 {

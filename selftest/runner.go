@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"rambar/disks"
+	"rambar/internal/record"
 	"rambar/ramdisk"
 )
 
@@ -132,13 +132,6 @@ func owner(name string) (int, bool) {
 	return pid, err == nil && pid > 0 && strconv.Itoa(pid) == pidText
 }
 
-// alive reports whether a process with that id runs (EPERM: it does, as
-// another user).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 // Leftovers lists what self-tests that were killed left behind: the run
 // folders below root of processes that are gone, and the disks their
 // records list that are still mounted.
@@ -151,7 +144,7 @@ func Leftovers(ctx context.Context, e ramdisk.Engine, root string) (vols []ramdi
 	for _, d := range ents {
 		pidText, ok := strings.CutPrefix(d.Name(), runPrefix)
 		pid, err := strconv.Atoi(pidText)
-		if ok && err == nil && pid > 0 && d.IsDir() && !alive(pid) {
+		if ok && err == nil && pid > 0 && d.IsDir() && !record.Alive(pid) {
 			f := filepath.Join(root, d.Name())
 			folders = append(folders, f)
 			for n := range recorded(f, pid) {

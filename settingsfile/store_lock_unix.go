@@ -3,6 +3,7 @@
 package settingsfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"rambar/internal/record"
 	"rambar/ramdisk"
 )
 
@@ -28,20 +30,13 @@ func (st Store) lock() (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock settings: %w", err)
 	}
-	deadline := time.Now().Add(settingsLockWait)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("lock settings: flock %s: %w", p, err)
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("lock settings: %w: another RAMBar has been changing %s for %s", ramdisk.ErrBusy, st.Path, settingsLockWait)
-		}
-		time.Sleep(10 * time.Millisecond)
+	switch err := record.Flock(context.Background(), f, settingsLockWait); {
+	case errors.Is(err, record.ErrLocked):
+		f.Close()
+		return nil, fmt.Errorf("lock settings: %w: another RAMBar has been changing %s for %s", ramdisk.ErrBusy, st.Path, settingsLockWait)
+	case err != nil:
+		f.Close()
+		return nil, fmt.Errorf("lock settings: %w", err)
 	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }

@@ -170,8 +170,7 @@ func copiable(items []tree.Scanned, i int, base *IndexBase, from []int32, before
 // sameItem reports whether a and b have the same path and identity (a
 // carried item shares its path's bytes: compared as pointers first).
 func sameItem(a, b *tree.Scanned) bool {
-	x, y := &a.Id, &b.Id
-	if x.Ino != y.Ino || x.CTime != y.CTime || x.MTime != y.MTime || x.Size != y.Size || x.Mode != y.Mode {
+	if !(tree.Compare{}).Same(a.Id, b.Id) {
 		return false
 	}
 	return len(a.Rel) == len(b.Rel) && (unsafe.StringData(a.Rel) == unsafe.StringData(b.Rel) || a.Rel == b.Rel)

@@ -15,9 +15,8 @@ import (
 
 	"rambar/tree"
 
-	"golang.org/x/sys/unix"
-
 	"rambar/internal/atomicfile"
+	"rambar/internal/record"
 )
 
 // Store is one disk's folder of snapshots (see the package doc for its layout).
@@ -67,29 +66,14 @@ func (s *Store) Limit(baseFiles int) int {
 // Lock takes the store's exclusive lock (flock), so a CLI save and the
 // tray's autosave never interleave. It waits until ctx is done.
 func (s *Store) Lock(ctx context.Context) (func(), error) {
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("make %s: %w", s.Dir, err)
+	_, release, err := record.Lock(ctx, s.Path("lock"), -1)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil, fmt.Errorf("waiting for another save of %s: %w", s.Dir, err)
 	}
-	f, err := os.OpenFile(s.Path("lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open lock: %w", err)
+		return nil, fmt.Errorf("lock %s: %w", s.Dir, err)
 	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("flock %s: %w", s.Path("lock"), err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("waiting for another save of %s: %w", s.Dir, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return release, nil
 }
 
 // Current returns the current snapshot's ID, "" when nothing was saved.

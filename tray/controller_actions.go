@@ -179,18 +179,18 @@ func (c *Controller) runHook(d *diskState, op opKind, hook func(context.Context,
 	if d.Op != opNone || hook == nil {
 		return
 	}
-	d.Op, d.Progress = op, jobProgress{}
+	d.Op, d.Progress = op, ramdisk.Progress{}
 	v := d.Volume
 	var last atomic.Int64
 	last.Store(-1)
 	progress := func(done, total int64) {
-		pc := int64(jobProgress{done, total}.Percent())
+		pc := int64(jobAt(done, total).Percent())
 		if last.Swap(pc) == pc {
 			return // throttle: only changes of a whole percent reach the menu
 		}
 		c.post(func() {
 			if d, ok := c.state.Disk(v.Name); ok && d.Op == op {
-				d.Progress = jobProgress{done, total}
+				d.Progress = jobAt(done, total)
 			}
 		})
 	}
@@ -199,7 +199,7 @@ func (c *Controller) runHook(d *diskState, op opKind, hook func(context.Context,
 		c.post(func() {
 			d, found := c.state.Disk(v.Name)
 			if found {
-				d.Op, d.Progress = opNone, jobProgress{}
+				d.Op, d.Progress = opNone, ramdisk.Progress{}
 			}
 			if err != nil {
 				c.notify(fmt.Sprintf("%s of %s failed", opNoun(op), v.Name), short(err))
@@ -246,46 +246,6 @@ func (c *Controller) mirrorTo(disk *diskState) {
 				if d, ok := c.state.Disk(name); ok {
 					c.keep(d, folder)
 				}
-			}
-		})
-	})
-}
-
-// benchmark runs Benchmark This Disk, showing its progress in the menu,
-// then its table in a window that offers the chart.
-func (c *Controller) benchmark(disk *diskState) {
-	if c.d.Benchmark == nil {
-		return
-	}
-	var res BenchmarkResult // written by the job, read after it posts
-	c.runHook(disk, opBenchmarking, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
-		var err error
-		res, err = c.d.Benchmark(ctx, v, p)
-		return "", err
-	}, func(d *diskState, _ string) { c.showBenchmark(d.Volume.Name, res) })
-}
-
-// showBenchmark shows a benchmark's table (a notification of its headline
-// when there are no windows) and opens the chart when asked to.
-func (c *Controller) showBenchmark(name string, res BenchmarkResult) {
-	title := "Benchmark of " + name
-	if c.d.Dialogs == nil {
-		c.notify(title, res.Headline)
-		return
-	}
-	text, action := res.Table, ""
-	if res.Chart != "" {
-		text += "\nChart: " + res.Chart + "\n"
-		action = "Open Chart"
-	}
-	c.goJob(func(ctx context.Context) {
-		acted, err := c.d.Dialogs.Result(ctx, title, text, action)
-		c.post(func() {
-			switch {
-			case err != nil && !errors.Is(err, ramdisk.ErrCancelled):
-				c.notify("Can't show the benchmark of "+name, short(err))
-			case acted:
-				c.open("the chart", res.Chart)
 			}
 		})
 	})

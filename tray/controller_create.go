@@ -155,12 +155,12 @@ func (c *Controller) mountPreset(name string) {
 	if c.state.Creating != "" {
 		return
 	}
-	c.state.Creating, c.state.CreatingProgress = preset.Name, jobProgress{}
+	c.state.Creating, c.state.CreatingProgress = preset.Name, ramdisk.Progress{}
 	var last atomic.Int64
 	last.Store(-1)
 	var ended atomic.Bool
 	progress := func(done, total int64) {
-		if pc := int64(jobProgress{done, total}.Percent()); last.Swap(pc) != pc {
+		if pc := int64(jobAt(done, total).Percent()); last.Swap(pc) != pc {
 			c.post(func() {
 				// A refresh that saw the disk mounted cleared Creating; while
 				// its contents are restored, it is still being made.
@@ -168,7 +168,7 @@ func (c *Controller) mountPreset(name string) {
 					c.state.Creating = preset.Name
 				}
 				if c.state.Creating == preset.Name {
-					c.state.CreatingProgress = jobProgress{done, total}
+					c.state.CreatingProgress = jobAt(done, total)
 				}
 			})
 		}
@@ -177,7 +177,7 @@ func (c *Controller) mountPreset(name string) {
 		v, err := c.d.Disks.MountPreset(ctx, preset, units(progress))
 		c.post(func() {
 			ended.Store(true)
-			c.state.CreatingProgress = jobProgress{}
+			c.state.CreatingProgress = ramdisk.Progress{}
 			if err != nil {
 				c.state.Creating = ""
 				c.notify("Can't make "+preset.Name, short(err))

@@ -81,21 +81,10 @@ type Menu struct {
 	Items   []Item
 }
 
-// jobProgress is how far a long job has come.
-type jobProgress struct {
-	Done, Total int64
-}
-
-// Percent is Done/Total in whole percent, 0 when Total is unknown.
-func (p jobProgress) Percent() int {
-	if p.Total <= 0 {
-		return 0
-	}
-	pc := int(p.Done * 100 / p.Total)
-	if pc > 100 {
-		pc = 100
-	}
-	return pc
+// jobAt is how far a long job has come, done of total units (the one
+// Progress type: ramdisk.Progress).
+func jobAt(done, total int64) ramdisk.Progress {
+	return ramdisk.Progress{BytesDone: done, BytesTotal: total}
 }
 
 // opKind is a long job running on one disk.
@@ -142,7 +131,7 @@ type diskState struct {
 	Busy *ramdisk.BusyError
 	// Op is the long job running on this disk, with its progress.
 	Op       opKind
-	Progress jobProgress
+	Progress ramdisk.Progress
 	// Unsaved is true when a kept disk has changes not yet saved.
 	Unsaved bool
 	// Saved is when a kept disk was last saved (zero: unknown); Changed
@@ -197,7 +186,7 @@ type menuState struct {
 	// Creating names a disk being made, shown until it appears, with the
 	// progress of restoring its contents (a preset that keeps them).
 	Creating         string
-	CreatingProgress jobProgress
+	CreatingProgress ramdisk.Progress
 	// Notices are warnings that belong to no mounted disk (Disks.Notices).
 	Notices []string
 	// Caches are the cache targets "Use for…" offers (Features.Caches).
@@ -205,7 +194,7 @@ type menuState struct {
 	// Status is what the app is doing that no click started (Deps.Status:
 	// "Saving before logout…"), with its progress; "" for nothing.
 	Status         string
-	StatusProgress jobProgress
+	StatusProgress ramdisk.Progress
 }
 
 // readySizes are the sizes "New RAM Disk" offers in one click.
@@ -269,7 +258,7 @@ func buildMenu(s menuState) Menu {
 	}
 	if s.Creating != "" {
 		t := "Creating " + s.Creating + "…"
-		if s.CreatingProgress.Total > 0 {
+		if s.CreatingProgress.BytesTotal > 0 {
 			t += fmt.Sprintf(" %d%%", s.CreatingProgress.Percent())
 		}
 		add(Item{Key: "creating", Title: t, Disabled: true})
@@ -312,7 +301,7 @@ func buildMenu(s menuState) Menu {
 
 // statusText is the status line with its progress: "Saving before logout… 45%".
 func statusText(s menuState) string {
-	if s.StatusProgress.Total > 0 {
+	if s.StatusProgress.BytesTotal > 0 {
 		return fmt.Sprintf("%s %d%%", s.Status, s.StatusProgress.Percent())
 	}
 	return s.Status

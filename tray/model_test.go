@@ -61,13 +61,13 @@ func TestBuild(t *testing.T) {
 	busy := scratch
 	busy.Busy = &ramdisk.BusyError{Volume: "Scratch", Holders: []ramdisk.Holder{{PID: 41, Command: "vim"}, {PID: 7, Command: "less"}}}
 	saving := scratch
-	saving.Op, saving.Progress = opSaving, jobProgress{45, 100}
+	saving.Op, saving.Progress = opSaving, jobAt(45, 100)
 	unsaved := scratch
 	unsaved.Unsaved, unsaved.Kept = true, true
 	pinned := measuredDisk(vol("Scratch", 8*ramdisk.GiB, ramdisk.APFS), 1*ramdisk.GiB, 3994*ramdisk.MiB)
 	pinned.Kept = true
 	reclaiming := pinned
-	reclaiming.Op, reclaiming.Progress = opReclaiming, jobProgress{3, 10}
+	reclaiming.Op, reclaiming.Progress = opReclaiming, jobAt(3, 10)
 	notYet := diskState{Volume: vol("Fresh", 4*ramdisk.GiB, ramdisk.APFS)}
 	usageErr := diskState{Volume: vol("Odd", 4*ramdisk.GiB, ramdisk.APFS), Measured: true, UsageErr: errors.New("footprint: no such process")}
 	all := featureSet{SaveNow: true, Reclaim: true, Benchmark: true, EditPresets: true, LaunchAtLogin: true}
@@ -185,7 +185,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "creating a preset, restoring its contents",
-			s:    menuState{Creating: "Kept", CreatingProgress: jobProgress{3, 4}, Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
+			s:    menuState{Creating: "Kept", CreatingProgress: jobAt(3, 4), Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings()},
 			want: []string{"Creating Kept… 75% (off)\n"},
 		},
 		{
@@ -263,9 +263,9 @@ func TestFirstFreeName(t *testing.T) {
 
 func TestProgressPercent(t *testing.T) {
 	for _, tt := range []struct {
-		p    jobProgress
+		p    ramdisk.Progress
 		want int
-	}{{jobProgress{0, 0}, 0}, {jobProgress{45, 100}, 45}, {jobProgress{3, 10}, 30}, {jobProgress{11, 10}, 100}, {jobProgress{1 << 40, 1 << 41}, 50}} {
+	}{{jobAt(0, 0), 100}, {jobAt(45, 100), 45}, {jobAt(3, 10), 30}, {jobAt(11, 10), 100}, {jobAt(1<<40, 1<<41), 50}} {
 		if got := tt.p.Percent(); got != tt.want {
 			t.Errorf("%v.Percent() = %d, want %d", tt.p, got, tt.want)
 		}
@@ -432,7 +432,7 @@ func TestConflictsAndStatusLine(t *testing.T) {
 		name         string
 		disks        []diskState
 		status       string
-		progress     jobProgress
+		progress     ramdisk.Progress
 		want, absent []string
 		title        string
 	}{
@@ -441,7 +441,7 @@ func TestConflictsAndStatusLine(t *testing.T) {
 		{name: "one conflict", disks: []diskState{one}, want: []string{"  ⚠ 1 conflict in /home/me/site\n"}},
 		{name: "saving before logout", disks: []diskState{site}, status: "Saving before logout…",
 			want: []string{"Saving before logout… (off)\nSite — "}, title: "Saving before logout…"},
-		{name: "with progress", status: "Saving before logout…", progress: jobProgress{9, 20},
+		{name: "with progress", status: "Saving before logout…", progress: jobAt(9, 20),
 			want: []string{"Saving before logout… 45% (off)\nNo RAM Disks"}, title: "Saving before logout… 45%"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,9 @@
 package tray
 
-import "sync"
+import (
+	"rambar/ramdisk"
+	"sync"
+)
 
 // StatusLine is a line the app asks the menu to show while it does
 // something no click started: "Saving before logout… 45%". Safe from any
@@ -8,14 +11,14 @@ import "sync"
 type StatusLine struct {
 	mu     sync.Mutex
 	text   string
-	p      jobProgress
+	p      ramdisk.Progress
 	listen func()
 }
 
 // Set shows text ("" hides the line) and forgets the progress.
 func (s *StatusLine) Set(text string) {
 	s.mu.Lock()
-	s.text, s.p = text, jobProgress{}
+	s.text, s.p = text, ramdisk.Progress{}
 	f := s.listen
 	s.mu.Unlock()
 	if f != nil {
@@ -26,7 +29,7 @@ func (s *StatusLine) Set(text string) {
 // Progress shows how far the job has come: done of total.
 func (s *StatusLine) Progress(done, total int64) {
 	s.mu.Lock()
-	s.p = jobProgress{Done: done, Total: total}
+	s.p = jobAt(done, total)
 	f := s.listen
 	s.mu.Unlock()
 	if f != nil {
@@ -34,7 +37,7 @@ func (s *StatusLine) Progress(done, total int64) {
 	}
 }
 
-func (s *StatusLine) get() (string, jobProgress) {
+func (s *StatusLine) get() (string, ramdisk.Progress) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.text, s.p

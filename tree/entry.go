@@ -84,16 +84,35 @@ type Ident struct {
 	Mode  uint32
 }
 
-// SameIdent compares two identities of path rel. The top folder's times
-// change whenever anything is made or removed in it, RAMBar's own scratch
-// folders included (ramdisk.ScratchPrefix), so there they alone do not make
-// a disk unsaved: what it holds is compared entry by entry.
-func SameIdent(rel string, a, b Ident) bool {
-	if rel == "." {
-		a.CTime, a.MTime, a.Size = b.CTime, b.MTime, b.Size
+// Compare is the one identity comparison, with what it leaves out named
+// (as restic's fileChanged and syncthing's FileInfoComparison do): each
+// option is a reason a field moves while the file's contents do not.
+type Compare struct {
+	// NoCTime: a link made to the file or removed (by an earlier
+	// write-back too, or a rename of another name of it) moves its ctime.
+	NoCTime bool
+	// TopFolder: the top folder's times and size change whenever anything
+	// is made or removed in it, RAMBar's own scratch folders included
+	// (ramdisk.ScratchPrefix), so there they alone do not make a disk
+	// unsaved: what it holds is compared entry by entry.
+	TopFolder bool
+}
+
+// Same reports whether a and b are one file, unchanged, as far as their
+// identities tell under c.
+func (c Compare) Same(a, b Ident) bool {
+	if c.NoCTime || c.TopFolder {
+		a.CTime = b.CTime
+	}
+	if c.TopFolder {
+		a.MTime, a.Size = b.MTime, b.Size
 	}
 	return a == b
 }
+
+// SameIdent compares two identities of path rel: Compare, the top folder's
+// times and size left out (Compare.TopFolder).
+func SameIdent(rel string, a, b Ident) bool { return Compare{TopFolder: rel == "."}.Same(a, b) }
 
 // IdentOf is the identity of the path st describes.
 func IdentOf(st *unix.Stat_t) Ident {

@@ -1,48 +1,20 @@
 package tree
 
 import (
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"rambar/ramdisk"
 )
 
-// Progress is how far a save, restore or reclaim has come. Totals are known
-// from the start (the tree is scanned first).
-type Progress struct {
-	Phase      string // "saving", "restoring", "copying out", "copying back", "verifying"
-	BytesDone  int64
-	BytesTotal int64
-	FilesDone  int
-	FilesTotal int
-}
+// Progress is how far a save, restore or reclaim has come: the one
+// Progress type (ramdisk.Progress), its Disk left to the use cases. Totals
+// are known from the start (the tree is scanned first).
+type Progress = ramdisk.Progress
 
-// Percent is the share done, by bytes when there are any, else by files.
-func (p Progress) Percent() int {
-	switch {
-	case p.BytesTotal > 0:
-		return int(100 * p.BytesDone / p.BytesTotal)
-	case p.FilesTotal > 0:
-		return 100 * p.FilesDone / p.FilesTotal
-	}
-	return 100
-}
-
-// String is the tray's and CLI's wording: "Saving… 45% (1.2 GiB of 2.6 GiB, 4,010 of 9,000 files)".
-func (p Progress) String() string {
-	phase := p.Phase
-	if phase != "" {
-		phase = strings.ToUpper(phase[:1]) + phase[1:]
-	}
-	return fmt.Sprintf("%s… %d%% (%s of %s, %d of %d files)", phase, p.Percent(),
-		ramdisk.Size(p.BytesDone).Short(), ramdisk.Size(p.BytesTotal).Short(), p.FilesDone, p.FilesTotal)
-}
-
-// ProgressFunc receives progress; it is called from one goroutine at a time,
-// at most every 100 ms and once at the end.
-type ProgressFunc func(Progress)
+// ProgressFunc receives progress; here it is called from one goroutine at
+// a time, at most every 100 ms and once at the end.
+type ProgressFunc = ramdisk.ProgressFunc
 
 // Phase relabels progress reports.
 func Phase(fn ProgressFunc, name string) ProgressFunc {

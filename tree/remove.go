@@ -95,6 +95,19 @@ func Empty(root string, keep func(name string) bool) error {
 	return removeTree(fd, root, "", keep)
 }
 
+// ClearDisk removes everything on the disk mounted at root but what is
+// never contents there (ReservedIn: an older RAMBar's marker, the file
+// system's own lost+found), as Empty removes: through descriptors beneath
+// root, never following a symlink, never entering, emptying or removing a
+// mount point, so nothing outside the disk is touched. It is the one way a
+// disk is cleared (a reclaim's resume, before it fills a disk again).
+func ClearDisk(root string) error {
+	if err := Empty(root, ReservedIn(root)); err != nil {
+		return fmt.Errorf("clear %s: %w", root, err)
+	}
+	return nil
+}
+
 // openRoot opens the folder path where a removal begins, resolved as the
 // system does (it is RAMBar's own: a disk's mount point, the data folder)
 // but for its last component when nofollow is unix.O_NOFOLLOW.

@@ -3,18 +3,15 @@ package diskid
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"rambar/internal/record"
 	"sort"
 	"strings"
 	"time"
-
-	"rambar/internal/atomicfile"
 )
 
 // Record is what a data folder keeps about one disk it made (or took on:
@@ -74,20 +71,8 @@ func (g Registry) Get(name string) (Record, bool) {
 }
 
 func readRecord(p string) (Record, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return Record{}, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
-	if err != nil {
-		return Record{}, err
-	}
-	if len(b) > maxRecord {
-		return Record{}, errors.New("too long")
-	}
 	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := record.ReadJSON(p, maxRecord, &r); err != nil {
 		return Record{}, err
 	}
 	if r.Name == "" || r.Local == "" || r.MountPoint == "" {
@@ -104,13 +89,9 @@ func (g Registry) Put(r Record) error {
 	if r.Made.IsZero() {
 		r.Made = time.Now().UTC()
 	}
-	if err := os.MkdirAll(g.Dir, 0o700); err != nil {
-		return fmt.Errorf("record disk %s: %w", r.Name, err)
-	}
 	// Atomic, not flushed: a record is of a mounted RAM disk, which a power
 	// cut takes with it (and the boot's id in its identity makes it stale).
-	b, _ := json.Marshal(r)
-	if err := atomicfile.WriteFast(g.path(r.Name), b, 0o600); err != nil {
+	if err := record.WriteJSONFast(g.path(r.Name), r); err != nil {
 		return fmt.Errorf("record disk %s: %w", r.Name, err)
 	}
 	return nil

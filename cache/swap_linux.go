@@ -1,6 +1,6 @@
 //go:build linux
 
-package disks
+package cache
 
 import "golang.org/x/sys/unix"
 

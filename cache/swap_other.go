@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package disks
+package cache
 
 import "errors"
 

@@ -1,16 +1,14 @@
-package disks
+package cache
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"rambar/internal/atomicfile"
+	"rambar/internal/record"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -31,8 +29,8 @@ type cacheRecord struct {
 	MountPoint string `json:"mount_point,omitempty"`
 }
 
-// CacheState is one target as 'rambar cache list' and the menu show it.
-type CacheState struct {
+// State is one target as 'rambar cache list' and the menu show it.
+type State struct {
 	Target string `json:"target"`
 	Label  string `json:"label"`
 	Disk   string `json:"disk"`
@@ -44,31 +42,42 @@ type CacheState struct {
 	Saved string `json:"saved,omitempty"`
 }
 
-func (s *Service) cacheDir(kind string, parts ...string) string {
-	return filepath.Join(append([]string{s.Paths.Data, kind}, parts...)...)
+func (c *Caches) cacheDir(kind string, parts ...string) string {
+	return filepath.Join(append([]string{c.Data, kind}, parts...)...)
 }
 
-func (s *Service) cacheRecordPath(id string) string { return s.cacheDir("caches", id+".json") }
-func (s *Service) cacheLink(id string) string       { return s.cacheDir("cache-links", id) }
-func (s *Service) cacheEmpty(r cacheRecord) string {
-	return filepath.Join(s.fallbackRoot(r.Disk), r.ID)
+func (c *Caches) cacheRecordPath(id string) string { return c.cacheDir("caches", id+".json") }
+func (c *Caches) cacheLink(id string) string       { return c.cacheDir("cache-links", id) }
+func (c *Caches) fallbackOf(r cacheRecord) string {
+	return filepath.Join(c.FallbackRoot(r.Disk), r.ID)
 }
-func (s *Service) cacheSaved(id string) string { return s.cacheDir("cache-saved", id) }
-func diskCacheFolder(mp, id string) string     { return filepath.Join(mp, ramdisk.FallbackLink, id) }
+func (c *Caches) cacheSaved(id string) string { return c.cacheDir("cache-saved", id) }
+func diskCacheFolder(mp, id string) string    { return filepath.Join(mp, ramdisk.FallbackLink, id) }
 
-// fallbackRoot is where the fallback link below a disk's mount point leads
+// FallbackRoot is where the fallback link below a disk's mount point leads
 // (Plan.CacheFallback): DATA/cache-empty/NAME, one folder per target in it.
-func (s *Service) fallbackRoot(disk string) string {
-	return s.cacheDir("cache-empty", strings.ToLower(disk))
+func (c *Caches) FallbackRoot(disk string) string {
+	return c.cacheDir("cache-empty", strings.ToLower(disk))
 }
 
 // pendingPath is the sibling of the target that holds its other half while
 // it is exchanged.
 func pendingPath(target, id string) string { return target + ".rambar-" + id }
 
-func (s *Service) writeCacheRecord(r cacheRecord) error {
-	b, _ := json.Marshal(r)
-	if err := atomicfile.WriteFile(s.cacheRecordPath(r.ID), b, 0o600); err != nil {
+// journal is the step journal of on and off (internal/record), one record
+// per target: DATA/caches/ID.json.
+func (c *Caches) journal() record.Log[cacheRecord] {
+	k := record.Kind{ByID: true}
+	if c.Data != "" {
+		k.Dir = c.cacheDir("caches")
+	}
+	return record.Log[cacheRecord]{Kind: k, Op: "cache",
+		Key:  func(r *cacheRecord) string { return r.ID },
+		Step: func(r *cacheRecord) string { return r.State }}
+}
+
+func (c *Caches) writeCacheRecord(r cacheRecord) error {
+	if err := c.journal().Note(r); err != nil {
 		return fmt.Errorf("cache %s: record: %w", r.Target, err)
 	}
 	return nil
@@ -76,25 +85,12 @@ func (s *Service) writeCacheRecord(r cacheRecord) error {
 
 // cacheRecords reads every record; a damaged one is skipped (it is RAMBar's
 // file, but read as untrusted: bounded, its fields checked).
-func (s *Service) cacheRecords() []cacheRecord {
-	ents, err := os.ReadDir(s.cacheDir("caches"))
-	if err != nil {
-		return nil
-	}
+func (c *Caches) cacheRecords() []cacheRecord {
+	rs, paths := c.journal().All()
 	var out []cacheRecord
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		f, err := os.Open(filepath.Join(s.cacheDir("caches"), e.Name()))
-		if err != nil {
-			continue
-		}
-		b, err := io.ReadAll(io.LimitReader(f, 64<<10))
-		f.Close()
-		var r cacheRecord
-		if err != nil || json.Unmarshal(b, &r) != nil || r.ID+".json" != e.Name() || ramdisk.ValidateName(r.Disk) != nil ||
-			(r.Target != TMPDIRKey && (!filepath.IsAbs(r.Target) || cacheID(r.Target) != r.ID)) {
+	for i, r := range rs {
+		if filepath.Base(paths[i]) != r.ID+".json" || ramdisk.ValidateName(r.Disk) != nil ||
+			(r.Target != TMPDIRKey && (!filepath.IsAbs(r.Target) || ID(r.Target) != r.ID)) {
 			continue
 		}
 		out = append(out, r)
@@ -103,8 +99,21 @@ func (s *Service) cacheRecords() []cacheRecord {
 	return out
 }
 
-func (s *Service) cacheRecordFor(target string) (cacheRecord, bool) {
-	for _, r := range s.cacheRecords() {
+// Pending lists the steps of on and off a stopped RAMBar left cut short
+// (the next cache command, 'rambar up' or the menu settles them): Key is
+// the disk, Path the target.
+func (c *Caches) Pending() []record.Pending {
+	var out []record.Pending
+	for _, r := range c.cacheRecords() {
+		if r.State != cacheOn && r.Target != TMPDIRKey {
+			out = append(out, record.Pending{Op: "cache", Key: r.Disk, Step: r.State, Path: r.Target})
+		}
+	}
+	return out
+}
+
+func (c *Caches) cacheRecordFor(target string) (cacheRecord, bool) {
+	for _, r := range c.cacheRecords() {
 		if r.Target == target {
 			return r, true
 		}
@@ -113,8 +122,8 @@ func (s *Service) cacheRecordFor(target string) (cacheRecord, bool) {
 }
 
 // pointLink makes DATA/cache-links/ID point at dest, atomically.
-func (s *Service) pointLink(id, dest string) error {
-	link := s.cacheLink(id)
+func (c *Caches) pointLink(id, dest string) error {
+	link := c.cacheLink(id)
 	if cur, err := os.Readlink(link); err == nil && cur == dest {
 		return nil
 	}
@@ -136,34 +145,34 @@ func (s *Service) pointLink(id, dest string) error {
 // fallback link waits below it (the way a crash leaves it, so nothing
 // changes), else straight to the fallback folder. The fallback folder is
 // made either way: every path of the chain ends in a folder that exists.
-func (s *Service) point(r *cacheRecord, v *ramdisk.Volume) error {
-	empty := s.cacheEmpty(*r)
+func (c *Caches) point(r *cacheRecord, v *ramdisk.Volume) error {
+	empty := c.fallbackOf(*r)
 	if err := os.MkdirAll(empty, 0o700); err != nil {
 		return fmt.Errorf("cache fallback %s: %w", empty, err)
 	}
 	if v != nil {
-		if err := makeFolders(v.MountPoint, []string{ramdisk.FallbackLink + "/" + r.ID}); err != nil {
+		if err := keeper.MakeFolders(v.MountPoint, []string{ramdisk.FallbackLink + "/" + r.ID}); err != nil {
 			return err
 		}
 		if r.MountPoint != v.MountPoint {
 			r.MountPoint = v.MountPoint
-			if err := s.writeCacheRecord(*r); err != nil {
+			if err := c.writeCacheRecord(*r); err != nil {
 				return err
 			}
 		}
-		return s.pointLink(r.ID, diskCacheFolder(v.MountPoint, r.ID))
+		return c.pointLink(r.ID, diskCacheFolder(v.MountPoint, r.ID))
 	}
-	if r.MountPoint != "" && s.fallbackBelow(r.MountPoint, r.Disk) {
-		return s.pointLink(r.ID, diskCacheFolder(r.MountPoint, r.ID))
+	if r.MountPoint != "" && c.fallbackBelow(r.MountPoint, r.Disk) {
+		return c.pointLink(r.ID, diskCacheFolder(r.MountPoint, r.ID))
 	}
-	return s.pointLink(r.ID, empty)
+	return c.pointLink(r.ID, empty)
 }
 
 // fallbackBelow reports whether the folder mp (no disk mounted on it) holds
 // the fallback link to the disk's fallback folder. It is only read.
-func (s *Service) fallbackBelow(mp, disk string) bool {
+func (c *Caches) fallbackBelow(mp, disk string) bool {
 	dest, err := os.Readlink(filepath.Join(mp, ramdisk.FallbackLink))
-	return err == nil && dest == s.fallbackRoot(disk)
+	return err == nil && dest == c.FallbackRoot(disk)
 }
 
 // emptyFallback removes what apps wrote into a target's fallback folder
@@ -172,16 +181,16 @@ func (s *Service) fallbackBelow(mp, disk string) bool {
 // the target; entries are removed through descriptors beneath the folder,
 // never followed, and a mount point inside it is left
 // (keeper.EmptyFolder).
-func (s *Service) emptyFallback(r cacheRecord) error {
-	if err := keeper.EmptyFolder(s.cacheEmpty(r), nil); err != nil {
+func (c *Caches) emptyFallback(r cacheRecord) error {
+	if err := keeper.EmptyFolder(c.fallbackOf(r), nil); err != nil {
 		return fmt.Errorf("cache %s: empty the fallback: %w", r.Target, err)
 	}
 	return nil
 }
 
 // cacheState describes a record now.
-func (s *Service) cacheState(r cacheRecord, v *ramdisk.Volume) CacheState {
-	st := CacheState{Target: r.Target, Label: r.Label, Disk: r.Disk, Link: s.cacheLink(r.ID), Saved: r.Saved}
+func (c *Caches) cacheState(r cacheRecord, v *ramdisk.Volume) State {
+	st := State{Target: r.Target, Label: r.Label, Disk: r.Disk, Link: c.cacheLink(r.ID), Saved: r.Saved}
 	if dest, err := os.Readlink(st.Link); err == nil && v != nil && dest == diskCacheFolder(v.MountPoint, r.ID) {
 		st.OnDisk = true
 	}
@@ -189,37 +198,37 @@ func (s *Service) cacheState(r cacheRecord, v *ramdisk.Volume) CacheState {
 }
 
 // Caches lists the targets switched onto RAM disks, each settled first.
-func (s *Service) Caches(ctx context.Context) []CacheState {
-	var out []CacheState
-	for _, r := range s.cacheRecords() {
+func (c *Caches) List(ctx context.Context) []State {
+	var out []State
+	for _, r := range c.cacheRecords() {
 		ok := true
 		var vp *ramdisk.Volume
-		if v, err := s.Find(ctx, r.Disk); err == nil {
+		if v, err := c.Disks.Find(ctx, r.Disk); err == nil {
 			vp = &v
 		}
 		if r.State != cacheOn && r.Target != TMPDIRKey {
-			if s.repairOne(ctx, r) != nil {
+			if c.repairOne(ctx, r) != nil {
 				continue
 			}
-			if r, ok = s.cacheRecordFor(r.Target); !ok {
+			if r, ok = c.cacheRecordFor(r.Target); !ok {
 				continue
 			}
 		}
-		out = append(out, s.cacheState(r, vp))
+		out = append(out, c.cacheState(r, vp))
 	}
 	return out
 }
 
-// RepairCaches finishes cut-short steps and points every target's link at
+// Repair finishes cut-short steps and points every target's link at
 // its disk when that is mounted; when it is not (a disk that went without
 // RAMBar: a crash, a reboot, Finder's eject), through its mount point while
 // the fallback link waits below it (nothing to change), else straight at
 // its empty folder. Up and the menu run it first; errors are per target
 // and reported, not fatal.
-func (s *Service) RepairCaches(ctx context.Context) []error {
+func (c *Caches) Repair(ctx context.Context) []error {
 	var errs []error
-	for _, r := range s.cacheRecords() {
-		if err := s.repairOne(ctx, r); err != nil {
+	for _, r := range c.cacheRecords() {
+		if err := c.repairOne(ctx, r); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -228,15 +237,15 @@ func (s *Service) RepairCaches(ctx context.Context) []error {
 
 // repairOne settles one record under its disk's lock, so it never points
 // a link back at a disk another RAMBar is ejecting.
-func (s *Service) repairOne(ctx context.Context, r cacheRecord) error {
-	release, err := s.lock(ctx, r.Disk, "repairing its caches")
+func (c *Caches) repairOne(ctx context.Context, r cacheRecord) error {
+	release, err := c.Disks.Lock(ctx, r.Disk, "repairing its caches")
 	if err != nil {
 		return fmt.Errorf("cache %s: %w", r.Target, err)
 	}
 	defer release()
 	var vp *ramdisk.Volume
-	if v, err := s.Find(ctx, r.Disk); err == nil {
+	if v, err := c.Disks.Find(ctx, r.Disk); err == nil {
 		vp = &v
 	}
-	return s.settle(&r, vp)
+	return c.settle(&r, vp)
 }

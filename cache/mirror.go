@@ -1,4 +1,4 @@
-package disks
+package cache
 
 import (
 	"fmt"
@@ -20,42 +20,28 @@ import (
 
 // mirrorDiskOf returns the folder the mounted disk v mirrors, "" when it
 // is not a Mirror disk of this data folder's.
-func (s *Service) mirrorDiskOf(v ramdisk.Volume) string {
-	k, err := s.Keeper()
-	if err != nil {
-		return ""
-	}
-	st, err := k.State(v.Name)
-	if err != nil || st.Mode != ramdisk.Mirror || !k.Holds(v, st) && !s.Incomplete(v) {
-		return ""
-	}
-	return st.MirrorPath
-}
+func (c *Caches) mirrorDiskOf(v ramdisk.Volume) string { return c.Disks.MirrorOf(v) }
 
 // refuseMirrorDisk is the refusal to switch a target onto a Mirror disk.
-func (s *Service) refuseMirrorDisk(v ramdisk.Volume, target string) error {
-	folder := s.mirrorDiskOf(v)
+func (c *Caches) refuseMirrorDisk(v ramdisk.Volume, target string) error {
+	folder := c.mirrorDiskOf(v)
 	if folder == "" {
 		return nil
 	}
 	return fmt.Errorf("%w: %s: %s mirrors %s, whose contents it writes back, and a cache is kept out of the user's folders; use a plain or kept disk for caches",
-		ErrCacheRefused, target, v.Name, folder)
+		ErrRefused, target, v.Name, folder)
 }
 
 // refuseMirrored is the refusal of a target inside a mirrored folder (or
 // holding one).
-func (s *Service) refuseMirrored(target string) error {
-	k, err := s.Keeper()
-	if err != nil {
-		return nil
-	}
+func (c *Caches) refuseMirrored(target string) error {
 	real := realPath(target)
-	for _, f := range k.MirrorFolders() {
+	for _, f := range c.Disks.MirrorFolders() {
 		for _, t := range []string{target, real} {
 			for _, m := range []string{f, realPath(f)} {
 				if t == m || strings.HasPrefix(t, m+"/") || strings.HasPrefix(m, t+"/") {
 					return fmt.Errorf("%w: %s: it is inside a folder RAMBar mirrors (%s), or holds one, and the mirror's write-back would set RAMBar's link aside as a change of the folder's; "+
-						"pick a folder outside it", ErrCacheRefused, target, f)
+						"pick a folder outside it", ErrRefused, target, f)
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-package disks
+package cache
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"rambar/ramdisk"
 )
 
-// CacheTarget is a folder (or TMPDIR) that can live on a RAM disk.
-type CacheTarget struct {
+// Target is a folder (or TMPDIR) that can live on a RAM disk.
+type Target struct {
 	Key   string `json:"key"`   // what 'rambar cache on NAME KEY' takes: go, npm, xcode…
 	Label string `json:"label"` // what the menu shows: "Go build cache"
 	Path  string `json:"path"`  // the folder; TMPDIRKey for a shell's TMPDIR
@@ -28,16 +28,16 @@ type CacheTarget struct {
 // at a link that always resolves (the disk's folder, or the empty fallback).
 const TMPDIRKey = "tmpdir"
 
-// ErrCacheRefused: a target that must not be moved (a folder the system
+// ErrRefused: a target that must not be moved (a folder the system
 // needs to log in, without force), or that is not a plain folder of the
 // user's. Bad input.
-var ErrCacheRefused = errors.New("cache target refused")
+var ErrRefused = errors.New("cache target refused")
 
 const measureGain = "measure it first: rambar try -- <the command that fills it>"
 
-// KnownCacheTargets lists the caches RAMBar knows on this OS, for the menu's
+// KnownTargets lists the caches RAMBar knows on this OS, for the menu's
 // "Use for…" and 'rambar cache list'. getenv reads HOME, GOCACHE and XDG_CACHE_HOME.
-func KnownCacheTargets(goos string, getenv func(string) string) []CacheTarget {
+func KnownTargets(goos string, getenv func(string) string) []Target {
 	home := getenv("HOME")
 	if home == "" {
 		return nil
@@ -48,12 +48,12 @@ func KnownCacheTargets(goos string, getenv func(string) string) []CacheTarget {
 		xdg = j(".cache")
 	}
 	gocache := getenv("GOCACHE")
-	var ts []CacheTarget
+	var ts []Target
 	if goos == "darwin" {
 		if gocache == "" {
 			gocache = j("Library", "Caches", "go-build")
 		}
-		ts = []CacheTarget{
+		ts = []Target{
 			{"xcode", "Xcode DerivedData", j("Library", "Developer", "Xcode", "DerivedData"), "builds write many small files: mostly less SSD wear, often little speed (most builds are CPU-bound); " + measureGain},
 			{"brew", "Homebrew downloads", j("Library", "Caches", "Homebrew"), "downloads land in memory and are gone at eject: saves SSD writes, not time"},
 			{"yarn", "Yarn cache", j("Library", "Caches", "Yarn"), "installs read many small files: faster when the cache is warm, refilled after every eject"},
@@ -65,7 +65,7 @@ func KnownCacheTargets(goos string, getenv func(string) string) []CacheTarget {
 		if gocache == "" {
 			gocache = filepath.Join(xdg, "go-build")
 		}
-		ts = []CacheTarget{
+		ts = []Target{
 			{"yarn", "Yarn cache", filepath.Join(xdg, "yarn"), "installs read many small files: faster when the cache is warm, refilled after every eject"},
 			{"pnpm", "pnpm store", j(".local", "share", "pnpm", "store"), "pnpm hard-links from its store, which must be on the same disk as the project: only useful for projects on the RAM disk too"},
 			{"chrome", "Chrome cache", filepath.Join(xdg, "google-chrome"), "less SSD wear; page loads are network-bound, so little speed"},
@@ -74,16 +74,16 @@ func KnownCacheTargets(goos string, getenv func(string) string) []CacheTarget {
 		}
 	}
 	ts = append(ts,
-		CacheTarget{"go", "Go build cache", gocache, "go build and go test reuse it: a warm cache is fast on any disk; after an eject every package builds again; " + measureGain},
-		CacheTarget{"npm", "npm cache", j(".npm"), "npm install reads and writes many small files: some speed, refilled after every eject"},
-		CacheTarget{TMPDIRKey, "TMPDIR for a shell", TMPDIRKey, "temporary files of tools that honour TMPDIR; add the printed export line to your shell's profile"},
+		Target{"go", "Go build cache", gocache, "go build and go test reuse it: a warm cache is fast on any disk; after an eject every package builds again; " + measureGain},
+		Target{"npm", "npm cache", j(".npm"), "npm install reads and writes many small files: some speed, refilled after every eject"},
+		Target{TMPDIRKey, "TMPDIR for a shell", TMPDIRKey, "temporary files of tools that honour TMPDIR; add the printed export line to your shell's profile"},
 	)
 	return ts
 }
 
-// XDGCacheTargets lists the folders in the XDG cache folder (Linux), as
+// XDGTargets lists the folders in the XDG cache folder (Linux), as
 // targets of their own: ~/.cache/<app>.
-func XDGCacheTargets(getenv func(string) string, known []CacheTarget) []CacheTarget {
+func XDGTargets(getenv func(string) string, known []Target) []Target {
 	xdg := getenv("XDG_CACHE_HOME")
 	if xdg == "" && getenv("HOME") != "" {
 		xdg = filepath.Join(getenv("HOME"), ".cache")
@@ -96,21 +96,21 @@ func XDGCacheTargets(getenv func(string) string, known []CacheTarget) []CacheTar
 	for _, k := range known {
 		seen[k.Path] = true
 	}
-	var out []CacheTarget
+	var out []Target
 	for _, e := range ents {
 		p := filepath.Join(xdg, e.Name())
 		if !e.IsDir() || seen[p] || e.Type()&os.ModeSymlink != 0 {
 			continue
 		}
-		out = append(out, CacheTarget{Key: p, Label: e.Name() + " cache", Path: p, Gain: "an app's cache: less SSD wear; " + measureGain})
+		out = append(out, Target{Key: p, Label: e.Name() + " cache", Path: p, Gain: "an app's cache: less SSD wear; " + measureGain})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Label < out[j].Label })
 	return out
 }
 
-// ErrUnknownCache: a target that is neither a known cache's key nor
+// ErrUnknown: a target that is neither a known cache's key nor
 // written as a path. Bad input.
-var ErrUnknownCache = errors.New("unknown cache")
+var ErrUnknown = errors.New("unknown cache")
 
 // LooksLikePath reports whether a target is written as a path: /x, ./x,
 // ../x, ~/x (the caller expands ~), . or .. . Anything else is taken for a
@@ -124,21 +124,21 @@ func LooksLikePath(arg string) bool {
 	return arg == "." || arg == ".." || arg == "~"
 }
 
-// ResolveCacheTarget turns what the user typed (a key of a known target, or
-// a path: LooksLikePath) into a target; anything else wraps ErrUnknownCache.
-func ResolveCacheTarget(arg string, known []CacheTarget) (CacheTarget, error) {
+// ResolveTarget turns what the user typed (a key of a known target, or
+// a path: LooksLikePath) into a target; anything else wraps ErrUnknown.
+func ResolveTarget(arg string, known []Target) (Target, error) {
 	for _, k := range known {
 		if strings.EqualFold(arg, k.Key) {
 			return k, nil
 		}
 	}
 	if !LooksLikePath(arg) {
-		return CacheTarget{}, fmt.Errorf("%w %q: give a known cache or a folder as a path (./%s, /path, ~/path)", ErrUnknownCache, arg, arg)
+		return Target{}, fmt.Errorf("%w %q: give a known cache or a folder as a path (./%s, /path, ~/path)", ErrUnknown, arg, arg)
 	}
 	if !filepath.IsAbs(arg) {
 		abs, err := filepath.Abs(arg)
 		if err != nil {
-			return CacheTarget{}, fmt.Errorf("%w: %s: %v", ErrCacheRefused, arg, err)
+			return Target{}, fmt.Errorf("%w: %s: %v", ErrRefused, arg, err)
 		}
 		arg = abs
 	}
@@ -148,12 +148,12 @@ func ResolveCacheTarget(arg string, known []CacheTarget) (CacheTarget, error) {
 			return k, nil
 		}
 	}
-	return CacheTarget{Key: p, Label: filepath.Base(p), Path: p, Gain: measureGain}, nil
+	return Target{Key: p, Label: filepath.Base(p), Path: p, Gain: measureGain}, nil
 }
 
-// cacheID is a target's name in RAMBar's folders: its base name, made safe,
+// ID is a target's name in RAMBar's folders: its base name, made safe,
 // and a hash of the whole path.
-func cacheID(path string) string {
+func ID(path string) string {
 	var b strings.Builder
 	for _, c := range strings.ToLower(filepath.Base(path)) {
 		switch {
@@ -188,7 +188,7 @@ var systemCacheTrees = []string{"/System", "/usr", "/bin", "/sbin", "/etc", "/va
 // checkCacheTarget refuses a target that must not be moved, with the
 // reason. data is RAMBar's data folder, mounted the RAM disks.
 func checkCacheTarget(path, home, data string, mountPoints []string, force bool) error {
-	bad := func(why string) error { return fmt.Errorf("%w: %s: %s", ErrCacheRefused, path, why) }
+	bad := func(why string) error { return fmt.Errorf("%w: %s: %s", ErrRefused, path, why) }
 	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
 		return bad("give a clean absolute path")
 	}
@@ -229,41 +229,41 @@ func checkCacheTarget(path, home, data string, mountPoints []string, force bool)
 	return nil
 }
 
-// presetCaches switches the preset's cache targets onto its new disk (those
+// ForPreset switches the preset's cache targets onto its new disk (those
 // not on yet); what fails is returned as notes.
-func (s *Service) presetCaches(ctx context.Context, p ramdisk.Preset) []string {
+func (c *Caches) ForPreset(ctx context.Context, p ramdisk.Preset) []string {
 	var notes []string
-	known := KnownCacheTargets(runtime.GOOS, os.Getenv)
-	for _, c := range p.Caches {
-		t, err := ResolveCacheTarget(c, known)
+	known := KnownTargets(runtime.GOOS, os.Getenv)
+	for _, key := range p.Caches {
+		t, err := ResolveTarget(key, known)
 		if err == nil {
-			_, err = s.CacheOn(ctx, p.Name, t, false)
+			_, err = c.On(ctx, p.Name, t, false)
 		}
 		if err != nil {
-			notes = append(notes, "cache "+c+": "+err.Error())
+			notes = append(notes, "cache "+key+": "+err.Error())
 		}
 	}
 	return notes
 }
 
-// CacheChoice is a known target and the disk it is on now ("" none).
-type CacheChoice struct {
-	CacheTarget
+// Choice is a known target and the disk it is on now ("" none).
+type Choice struct {
+	Target
 	OnDisk string
 }
 
-// CacheChoices lists the known targets except TMPDIR (a shell's setting,
+// Choices lists the known targets except TMPDIR (a shell's setting,
 // for the CLI) with the disk each is on, from RAMBar's records only: cheap
 // enough for every menu build.
-func (s *Service) CacheChoices(known []CacheTarget) []CacheChoice {
+func (c *Caches) Choices(known []Target) []Choice {
 	on := map[string]string{}
-	for _, r := range s.cacheRecords() {
+	for _, r := range c.cacheRecords() {
 		on[r.Target] = r.Disk
 	}
-	var out []CacheChoice
+	var out []Choice
 	for _, k := range known {
 		if k.Path != TMPDIRKey {
-			out = append(out, CacheChoice{CacheTarget: k, OnDisk: on[k.Path]})
+			out = append(out, Choice{Target: k, OnDisk: on[k.Path]})
 		}
 	}
 	return out

@@ -1,6 +1,6 @@
 //go:build linux
 
-package disks
+package keeper
 
 import (
 	"fmt"

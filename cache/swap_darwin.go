@@ -1,6 +1,6 @@
 //go:build darwin
 
-package disks
+package cache
 
 import "golang.org/x/sys/unix"
 

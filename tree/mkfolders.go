@@ -1,4 +1,4 @@
-package disks
+package tree
 
 import (
 	"errors"
@@ -10,13 +10,13 @@ import (
 	"rambar/ramdisk"
 )
 
-// makeFolders makes each folder (clean relative paths, ramdisk.CheckFolder)
+// MakeFolders makes each folder (clean relative paths, ramdisk.CheckFolder)
 // under root, part by part through directory descriptors: mkdirat, then
 // openat with O_NOFOLLOW, so a symlink on the disk (a restored one, or one
 // someone put there) is never followed out of it. Folders already there are
 // fine; a part that is a file or a link is not made, and the error names
 // it. Every folder is tried even when one fails.
-func makeFolders(root string, folders []string) error {
+func MakeFolders(root string, folders []string) error {
 	if len(folders) == 0 {
 		return nil
 	}

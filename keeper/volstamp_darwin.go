@@ -1,6 +1,6 @@
 //go:build darwin
 
-package disks
+package keeper
 
 import (
 	"fmt"

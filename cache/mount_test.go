@@ -1,4 +1,4 @@
-package disks
+package cache
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 // and 'cache on' a disk in /Volumes is refused with the exact fix.
 func TestCacheMountPoints(t *testing.T) {
 	data := t.TempDir()
-	s := &Service{Paths: ramdisk.Paths{Data: data}}
+	c := &Caches{Data: data}
 	linux := ramdisk.Caps{OS: "linux", MountRoot: "/mnt/rambar", KeepsMountPoints: true}
 	mac := ramdisk.Caps{OS: "darwin", MountRoot: "/Volumes"}
 	fb := filepath.Join(data, "cache-empty", "scratch")
@@ -36,23 +36,23 @@ func TestCacheMountPoints(t *testing.T) {
 		{"linux preset with caches", linux, &ramdisk.Preset{Name: "Scratch", Caches: []string{"go"}}, "", "", fb},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := CreateRequest{Input: ramdisk.Input{Name: "Scratch", Options: ramdisk.VolumeOptions{MountPoint: tt.mp}}, Preset: tt.preset}
-			if err := s.cacheMountPoint(&r, tt.caps); err != nil {
+			o := ramdisk.VolumeOptions{MountPoint: tt.mp}
+			if err := c.MountPointFor("Scratch", tt.preset, &o, tt.caps); err != nil {
 				t.Fatal(err)
 			}
-			if r.Options.MountPoint != tt.wantMP {
-				t.Errorf("mount point %q, want %q", r.Options.MountPoint, tt.wantMP)
+			if o.MountPoint != tt.wantMP {
+				t.Errorf("mount point %q, want %q", o.MountPoint, tt.wantMP)
 			}
-			p := ramdisk.Plan{Name: "Scratch", Options: r.Options}
-			s.withFallback(&p, tt.caps)
+			p := ramdisk.Plan{Name: "Scratch", Options: o}
+			c.WithFallback(&p, tt.caps)
 			if p.CacheFallback != tt.wantFB {
 				t.Errorf("fallback %q, want %q", p.CacheFallback, tt.wantFB)
 			}
 		})
 	}
-	err := s.cacheFallbackFix(ramdisk.Volume{Name: "Scratch", MountPoint: "/Volumes/Scratch"}, "/Users/ada/Library/Caches/Yarn", mac)
+	err := c.cacheFallbackFix(ramdisk.Volume{Name: "Scratch", MountPoint: "/Volumes/Scratch"}, "/Users/ada/Library/Caches/Yarn", mac)
 	want := `rambar create Scratch SIZE --mount-point "` + filepath.Join(data, "Volumes", "Scratch") + `"`
-	if !errors.Is(err, ErrCacheRefused) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("cache on a disk in /Volumes: %v; want one line with %s", err, want)
 	}
 }
