@@ -16,6 +16,7 @@ import (
 
 	"rambar/keeper"
 	"rambar/ramdisk"
+	upd "rambar/update"
 )
 
 // Exit codes. They are part of the CLI's contract (README, "Exit codes").
@@ -67,6 +68,9 @@ type App struct {
 	// NewKeeper makes the contents keeper for the data folder; nil is
 	// keeper.NewKeeper (tests take the in-memory engine's folders for disks).
 	NewKeeper func(data string) *keeper.Keeper
+	// NewUpdates makes the update use case; nil is the built-in one
+	// (App.updates).
+	NewUpdates func() *upd.Service
 
 	engine ramdisk.Engine
 	noticeState

@@ -16,6 +16,7 @@ import (
 	"howett.net/plist"
 
 	"rambar/internal/atomicfile"
+	"rambar/update"
 )
 
 // Version is what the bundle says about itself.
@@ -74,6 +75,11 @@ var requiredKeys = map[string]any{
 	"NSDownloadsFolderUsageDescription":  "",
 	"NSRemovableVolumesUsageDescription": "",
 	"NSNetworkVolumesUsageDescription":   "",
+	// The update feed and the public half of the key that signs it, in
+	// Sparkle's keys, so the app can move to Sparkle itself later; RAMBar
+	// reads them from the update package, where they are built in.
+	"SUFeedURL":     update.FeedURL,
+	"SUPublicEDKey": update.PublicKey,
 }
 
 // CheckInfo checks an Info.plist's keys (the template or a bundle's).
