@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"crypto/ed25519"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
