@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rambar/ramdisk"
+	"rambar/tray"
 	upd "rambar/update"
 )
 
@@ -97,5 +98,11 @@ func TestUpdateCheckOnLinuxSaysHowThisCopyWasInstalled(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "This RAMBar ") || !strings.Contains(out.String(), "Update it") {
 		t.Errorf("%q", out.String())
+	}
+}
+
+func TestFeedIsAnAssetOfTheLatestRelease(t *testing.T) {
+	if !strings.HasPrefix(upd.FeedURL, tray.ReleaseURL+"/download/") {
+		t.Errorf("update.FeedURL %s is not under %s", upd.FeedURL, tray.ReleaseURL)
 	}
 }

@@ -80,6 +80,11 @@ func (a *App) trayRun(ctx context.Context, h *trayHooks) error {
 	} else {
 		d.Started = func() {
 			s.start()
+			logf := d.Logf
+			if logf == nil {
+				logf = func(string, ...any) {}
+			}
+			go a.dailyUpdates(a.updates(), d.Notify, logf).Run(ctx)
 			upPresets(ctx, menu, d.Notify)
 		}
 	}

@@ -55,6 +55,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Set: func(on bool) error { return a.SetLogin(context.Background(), on) },
 	}
 	d.Benchmark = a.trayBenchmark(bench.Options{Quick: true})
+	d.Updates = a.trayUpdates(a.updates())
 	if tray.DialogsAvailable() {
 		z := tray.Zenity{}
 		if a.Paths.Data != "" {

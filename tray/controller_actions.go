@@ -95,6 +95,10 @@ func (c *Controller) handle(key string) {
 		c.askQuit()
 	case actCacheToggle:
 		c.toggleCache(disk, a.Text)
+	case actCheckUpdates:
+		c.checkUpdates()
+	case actToggleDailyUpdates:
+		c.toggleDailyUpdates()
 	}
 }
 

@@ -213,6 +213,8 @@ type Deps struct {
 	Logf func(format string, args ...any)
 	// Caches, when set, gives each disk a "Use for…" submenu of cache folders.
 	Caches Caches
+	// Updates, when set, is Check for Updates… (and its daily setting).
+	Updates *Updates
 }
 
 // defaultRefresh is the list interval when Deps.Refresh is zero.
@@ -226,5 +228,7 @@ func (d *Deps) features() featureSet {
 		EditPresets:   d.EditPresets != nil,
 		LaunchAtLogin: d.LaunchAtLogin != nil && d.LaunchAtLogin.Get != nil && d.LaunchAtLogin.Set != nil,
 		Caches:        d.Caches != nil,
+		Updates:       d.Updates != nil && d.Updates.Check != nil,
+		UpdatesDaily:  d.Updates != nil && d.Updates.Check != nil && d.Updates.Daily,
 	}
 }

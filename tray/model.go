@@ -13,32 +13,34 @@ type actionKind int
 
 // The actions a menu item can carry.
 const (
-	actNone             actionKind = iota // an informational line
-	actOpen                               // open the disk in Finder or the file manager
-	actOpenFolder                         // open a folder (a Mirror folder with conflicts)
-	actCopyPath                           // copy the mount point to the clipboard
-	actEject                              // eject one disk
-	actForceEject                         // eject one disk although it is busy
-	actSaveNow                            // save a kept disk's contents now
-	actReclaim                            // give back memory pinned by deleted files
-	actBenchmark                          // benchmark one disk
-	actNewSize                            // make a disk of a ready size
-	actNewCustom                          // ask for name, size and file system
-	actMountPreset                        // make the disk a preset describes
-	actEditPresets                        // open the presets editor
-	actSaveAsPreset                       // make a preset from one disk
-	actEjectAll                           // eject every disk
-	actToggleTitle                        // show or hide the memory in the menu-bar title
-	actToggleContinuous                   // save every kept disk continuously, or at its interval
-	actToggleLogin                        // launch at login on or off
-	actExplain                            // show the item's longer text as a notification
-	actSetQuit                            // choose what quitting does with mounted disks
-	actAbout                              // show the version and where to get help
-	actQuit                               // quit RAMBar
-	actCacheToggle                        // put a cache folder on the disk, or back (Text: its key)
-	actKeep                               // keep a plain disk's contents from now on
-	actMirrorTo                           // mirror a plain disk to a folder the user picks
-	actRefresh                            // take the changes kept in a Mirror disk's folder onto it
+	actNone               actionKind = iota // an informational line
+	actOpen                                 // open the disk in Finder or the file manager
+	actOpenFolder                           // open a folder (a Mirror folder with conflicts)
+	actCopyPath                             // copy the mount point to the clipboard
+	actEject                                // eject one disk
+	actForceEject                           // eject one disk although it is busy
+	actSaveNow                              // save a kept disk's contents now
+	actReclaim                              // give back memory pinned by deleted files
+	actBenchmark                            // benchmark one disk
+	actNewSize                              // make a disk of a ready size
+	actNewCustom                            // ask for name, size and file system
+	actMountPreset                          // make the disk a preset describes
+	actEditPresets                          // open the presets editor
+	actSaveAsPreset                         // make a preset from one disk
+	actEjectAll                             // eject every disk
+	actToggleTitle                          // show or hide the memory in the menu-bar title
+	actToggleContinuous                     // save every kept disk continuously, or at its interval
+	actToggleLogin                          // launch at login on or off
+	actExplain                              // show the item's longer text as a notification
+	actSetQuit                              // choose what quitting does with mounted disks
+	actAbout                                // show the version and where to get help
+	actQuit                                 // quit RAMBar
+	actCacheToggle                          // put a cache folder on the disk, or back (Text: its key)
+	actKeep                                 // keep a plain disk's contents from now on
+	actMirrorTo                             // mirror a plain disk to a folder the user picks
+	actRefresh                              // take the changes kept in a Mirror disk's folder onto it
+	actCheckUpdates                         // Check for Updates…
+	actToggleDailyUpdates                   // check for updates once a day, or not
 )
 
 // action is a menu item's effect, with its argument.
@@ -179,6 +181,9 @@ type conflicts struct {
 type featureSet struct {
 	SaveNow, Reclaim, Benchmark, EditPresets, LaunchAtLogin bool
 	Caches                                                  bool // Deps.Caches: "Use for…"
+	// Updates: Check for Updates… (Deps.Updates); UpdatesDaily: its
+	// setting in Settings (a copy that updates itself).
+	Updates, UpdatesDaily bool
 }
 
 // menuState is everything the menu is built from.
@@ -206,6 +211,10 @@ type menuState struct {
 	// "Saving before logout…"), with its progress; "" for nothing.
 	Status         string
 	StatusProgress jobProgress
+	// Updating is what Check for Updates… is doing ("Downloading RAMBar
+	// 1.3.0…"), with its progress; "" when idle.
+	Updating       string
+	UpdateProgress jobProgress
 }
 
 // readySizes are the sizes "New RAM Disk" offers in one click.
@@ -277,6 +286,7 @@ func buildMenu(s menuState) Menu {
 	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: s.ownDisks() == 0, action: action{Kind: actEjectAll},
 		Tooltip: "Ejects the disks this RAMBar made; other RAMBars' disks are left alone"})
 	add(sep("settings"), settingsItem(s), Item{Key: "about", Title: "About RAMBar", action: action{Kind: actAbout}})
+	add(updatesItems(s)...)
 	add(sep("quit"), Item{Key: "quit", Title: "Quit RAMBar", action: action{Kind: actQuit}})
 
 	m := Menu{Items: items, Tooltip: tooltip(s)}
@@ -332,6 +342,10 @@ func settingsItem(s menuState) Item {
 		Checked: s.Settings.ShowMemoryInTitle, action: action{Kind: actToggleTitle}}}
 	if s.Features.LaunchAtLogin {
 		sub = append(sub, Item{Key: "login", Title: "Launch at Login", Checkbox: true, Checked: s.LaunchAtLogin, action: action{Kind: actToggleLogin}})
+	}
+	if s.Features.UpdatesDaily {
+		sub = append(sub, Item{Key: "updates/daily", Title: "Check for Updates Daily", Checkbox: true,
+			Checked: s.Settings.CheckForUpdatesDaily, action: action{Kind: actToggleDailyUpdates}})
 	}
 	sub = append(sub, Item{Key: "settings/sep1", Separator: true},
 		Item{Key: "settings/quit", Title: "When Quitting with Disks Mounted:", Disabled: true})
