@@ -81,3 +81,7 @@ func (a *App) captureNatives(ctx context.Context, dir string) (string, error) {
 	}
 	return p, nil
 }
+
+// preferredLanguages is NSLocale's preferredLanguages (the app's own
+// language first, when the user chose one for RAMBar).
+func preferredLanguages() []string { return cocoa.PreferredLanguages() }

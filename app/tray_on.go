@@ -84,7 +84,7 @@ func (a *App) trayRun(ctx context.Context, h *trayHooks) error {
 			if logf == nil {
 				logf = func(string, ...any) {}
 			}
-			go a.dailyUpdates(a.updates(), d.Notify, logf).Run(ctx)
+			go a.dailyUpdates(a.updates(), d.Lang, d.Notify, logf).Run(ctx)
 			upPresets(ctx, menu, d.Notify)
 		}
 	}

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 
+	"rambar/i18n"
 	"rambar/tray"
 	upd "rambar/update"
 )
 
 // trayUpdates is Check for Updates… in the menu: the update use case that
 // `rambar update` runs.
-func (a *App) trayUpdates(s *upd.Service) *tray.Updates {
+func (a *App) trayUpdates(s *upd.Service, lang *i18n.Printer) *tray.Updates {
 	return &tray.Updates{
 		Daily: s.Install.SelfUpdates(),
 		Check: func(ctx context.Context) (tray.UpdateOffer, error) {
@@ -19,7 +20,7 @@ func (a *App) trayUpdates(s *upd.Service) *tray.Updates {
 				return tray.UpdateOffer{}, err
 			}
 			return tray.UpdateOffer{Available: o.Status == upd.Available, Version: o.Release.Version, Notes: o.Release.Notes,
-				Line: o.Line(), Release: o.Release}, nil
+				Line: o.Say(lang), Release: o.Release}, nil
 		},
 		Download: func(ctx context.Context, o tray.UpdateOffer, progress tray.ProgressFunc) (string, error) {
 			r, ok := o.Release.(upd.Release)
@@ -43,7 +44,7 @@ func (a *App) trayUpdates(s *upd.Service) *tray.Updates {
 // dailyUpdates is the once-a-day check while the menu-bar app runs, when
 // the setting is on (a copy Homebrew updates never checks); a newer release
 // is told in a notification, once.
-func (a *App) dailyUpdates(s *upd.Service, notify func(title, text string) error, logf func(string, ...any)) *upd.Daily {
+func (a *App) dailyUpdates(s *upd.Service, lang *i18n.Printer, notify func(title, text string) error, logf func(string, ...any)) *upd.Daily {
 	return &upd.Daily{S: s, Stamp: a.updateStamp(), Logf: logf,
 		On: func() bool {
 			st, err := a.Store()
@@ -54,6 +55,6 @@ func (a *App) dailyUpdates(s *upd.Service, notify func(title, text string) error
 			return err == nil && set.CheckForUpdatesDaily
 		},
 		Found: func(o upd.Outcome) {
-			notify("RAMBar "+o.Release.Version+" is available", "Check for Updates… in RAMBar's menu shows what's new and downloads it.")
+			notify(lang.T("RAMBar %s is available", o.Release.Version), lang.T("Check for Updates… in RAMBar's menu shows what's new and downloads it."))
 		}}
 }

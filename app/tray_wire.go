@@ -42,6 +42,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Open:     openFolder,
 		CopyPath: copyText,
 		Version:  version,
+		Lang:     a.lang(),
 	}
 	if svc, err := a.service(); err == nil {
 		d.Disks = disks.NewMenu(svc)
@@ -55,9 +56,9 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Set: func(on bool) error { return a.SetLogin(context.Background(), on) },
 	}
 	d.Benchmark = a.trayBenchmark(bench.Options{Quick: true})
-	d.Updates = a.trayUpdates(a.updates())
+	d.Updates = a.trayUpdates(a.updates(), d.Lang)
 	if tray.DialogsAvailable() {
-		z := tray.Zenity{}
+		z := tray.Zenity{Lang: d.Lang}
 		if a.Paths.Data != "" {
 			z.Dir = filepath.Join(a.Paths.Data, "zenity")
 		}

@@ -49,8 +49,8 @@ func cacheItem(s menuState, d diskState) (Item, bool) {
 		}
 		sub = append(sub, it)
 	}
-	sub = append(sub, Item{Key: key + "/note", Title: "Measure first: rambar try -- COMMAND", Disabled: true})
-	return Item{Key: key, Title: "Use for…", Tooltip: "Put a cache folder on this disk; it falls back to an empty folder when the disk is ejected",
+	sub = append(sub, Item{Key: key + "/note", Title: s.P.T("Measure first: rambar try -- COMMAND"), Disabled: true})
+	return Item{Key: key, Title: s.P.T("Use for…"), Tooltip: s.P.T("Put a cache folder on this disk; it falls back to an empty folder when the disk is ejected"),
 		Children: sub}, true
 }
 
@@ -80,11 +80,11 @@ func (c *Controller) toggleCache(d *diskState, key string) {
 		c.post(func() {
 			switch {
 			case err != nil:
-				c.notify("Can't switch "+key, short(err))
+				c.notify(c.p.T("Can't switch %s", key), short(err))
 			case on:
-				c.notify(key+" is back", "Its folder has its old contents again.")
+				c.notify(c.p.T("%s is back", key), c.p.T("Its folder has its old contents again."))
 			default:
-				c.notify(key+" is on "+name, "It falls back to an empty folder when "+name+" is ejected.")
+				c.notify(c.p.T("%s is on %s", key, name), c.p.T("It falls back to an empty folder when %s is ejected.", name))
 			}
 			c.render()
 		})

@@ -5,6 +5,7 @@ import (
 	"rambar/settingsfile"
 	"time"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -215,6 +216,9 @@ type Deps struct {
 	Caches Caches
 	// Updates, when set, is Check for Updates… (and its daily setting).
 	Updates *Updates
+	// Lang says the menu's and the windows' words in the user's language
+	// (i18n.Match of the user's languages); nil is English.
+	Lang *i18n.Printer
 }
 
 // defaultRefresh is the list interval when Deps.Refresh is zero.

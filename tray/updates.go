@@ -2,7 +2,6 @@ package tray
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"rambar/ramdisk"
@@ -43,31 +42,32 @@ func (c *Controller) checkUpdates() {
 		return
 	}
 	u := c.d.Updates
-	c.state.Updating = "Checking for Updates…"
+	c.state.Updating = c.p.T("Checking for Updates…")
 	c.render()
 	c.goJob(func(ctx context.Context) {
 		o, err := u.Check(ctx)
 		if err != nil {
-			c.post(func() { c.updateDone(); c.notify("Can't check for updates", short(err)) })
+			c.post(func() { c.updateDone(); c.notify(c.p.T("Can't check for updates"), short(err)) })
 			return
 		}
 		if !o.Available {
 			c.post(c.updateDone)
-			c.show(ctx, "Check for Updates", o.Line)
+			c.show(ctx, c.p.T("Check for Updates"), o.Line)
 			return
 		}
 		c.post(c.updateDone)
 		text := o.Line + "\n\n"
 		if strings.TrimSpace(o.Notes) != "" {
-			text += "What's new:\n" + strings.TrimSpace(o.Notes) + "\n\n"
+			text += c.p.T("What's new:") + "\n" + strings.TrimSpace(o.Notes) + "\n\n"
 		}
-		text += "Download saves the disk image in Downloads, checks its signature, and opens it. " +
-			"To install it, quit RAMBar and drag the new RAMBar onto Applications."
+		text += c.p.T("Download saves the disk image in Downloads, checks its signature, and opens it. " +
+			"To install it, quit RAMBar and drag the new RAMBar onto Applications.")
+		title := c.p.T("RAMBar %s is available", o.Version)
 		if c.d.Dialogs == nil {
-			c.post(func() { c.notify("RAMBar "+o.Version+" is available", o.Line) })
+			c.post(func() { c.notify(title, o.Line) })
 			return
 		}
-		acted, err := c.d.Dialogs.Result(ctx, "RAMBar "+o.Version+" is available", text, "Download")
+		acted, err := c.d.Dialogs.Result(ctx, title, text, c.p.T("Download"))
 		if err != nil || !acted {
 			return
 		}
@@ -77,7 +77,7 @@ func (c *Controller) checkUpdates() {
 
 // download runs Download off the event loop with its progress in the menu.
 func (c *Controller) download(ctx context.Context, u *Updates, o UpdateOffer) {
-	what := "Downloading RAMBar " + o.Version + "…"
+	what := c.p.T("Downloading RAMBar %s…", o.Version)
 	c.post(func() { c.state.Updating, c.state.UpdateProgress = what, jobProgress{}; c.render() })
 	last := -1
 	path, err := u.Download(ctx, o, func(done, total int64) {
@@ -90,11 +90,11 @@ func (c *Controller) download(ctx context.Context, u *Updates, o UpdateOffer) {
 	c.post(func() {
 		c.updateDone()
 		if err != nil {
-			c.notify("RAMBar "+o.Version+" not downloaded", short(err))
+			c.notify(c.p.T("RAMBar %s not downloaded", o.Version), short(err))
 			return
 		}
-		c.notify("RAMBar "+o.Version+" is in Downloads",
-			"Its disk image is open: quit RAMBar, then drag RAMBar onto Applications. ("+path+")")
+		c.notify(c.p.T("RAMBar %s is in Downloads", o.Version),
+			c.p.T("Its disk image is open: quit RAMBar, then drag RAMBar onto Applications. (%s)", path))
 	})
 }
 
@@ -129,9 +129,9 @@ func updatesItems(s menuState) []Item {
 	if s.Updating != "" {
 		t := s.Updating
 		if s.UpdateProgress.Total > 0 {
-			t += fmt.Sprintf(" %d%%", s.UpdateProgress.Percent())
+			t = s.P.T("%s %d%%", t, s.UpdateProgress.Percent())
 		}
 		return []Item{{Key: "updates", Title: t, Disabled: true}}
 	}
-	return []Item{{Key: "updates", Title: "Check for Updates…", action: action{Kind: actCheckUpdates}}}
+	return []Item{{Key: "updates", Title: s.P.T("Check for Updates…"), action: action{Kind: actCheckUpdates}}}
 }
