@@ -85,8 +85,10 @@ func Verbs(s string) []string {
 		}
 		j := verbEnd(s, i)
 		v := s[i:j]
-		if k := strings.IndexByte(v, ']'); k >= 0 {
-			v = "%" + v[k+1:]
+		if k := strings.IndexByte(v, '['); k >= 0 {
+			if e := strings.IndexByte(v[k:], ']'); e >= 0 {
+				v = v[:k] + v[k+e+1:]
+			}
 		}
 		out = append(out, v)
 		i = j - 1
