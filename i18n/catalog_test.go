@@ -88,7 +88,9 @@ func TestPluralsAndNumbersByLocale(t *testing.T) {
 		{language.Japanese, func(p *Printer) string { return p.Size(short("1.5 GiB")) }, "1.5 GiB"},
 		{language.German, func(p *Printer) string { return p.T("Compressed %.1f×", 2.5) }, "Komprimiert 2,5×"},
 		{language.German, func(p *Printer) string { return p.T("⚠ %s is %.0f%% full", "Work", 93.0) }, "⚠ Work ist zu 93 % voll"},
-		{language.Japanese, func(p *Printer) string { return p.T("%.0f%% of %s used; writes will fail when it is full.", 93.0, "4 GiB") }, "4 GiB のうち 93% を使用中です。いっぱいになると書き込みに失敗します。"},
+		{language.Japanese, func(p *Printer) string {
+			return p.T("%.0f%% of %s used; writes will fail when it is full.", 93.0, "4 GiB")
+		}, "4 GiB のうち 93% を使用中です。いっぱいになると書き込みに失敗します。"},
 		{language.SimplifiedChinese, func(p *Printer) string { return p.T("⚠ %d conflicts in %s", 3, "/site") }, "⚠ /site 中有 3 处冲突"},
 		{language.German, func(p *Printer) string { return p.T("• Saved %[1]s, %[2]d paths changed since", "vor 3 s", 1) }, "• Gesichert vor 3 s, seitdem 1 Pfad geändert"},
 	} {
