@@ -225,3 +225,34 @@ func (p *Printer) Number(s string) string {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// Lookup is the catalog's text of a message (not a counting one) in a
+// language, and whether it has one: for files that are not printed by
+// the program (InfoPlist.strings, the desktop entry), made from the catalog.
+func Lookup(t language.Tag, id string) (string, bool) {
+	l, err := loadLocale(fileName(t))
+	if err != nil {
+		return "", false
+	}
+	e, ok := l[id]
+	if !ok || e.Plural != nil {
+		return "", false
+	}
+	if e.Text == "" && t == language.English {
+		return id, true
+	}
+	return e.Text, e.Text != ""
+}
+
+// Lproj is a language's folder in a macOS bundle (de.lproj, zh-Hans.lproj)
+// without its extension: its BCP 47 tag, as CFBundleLocalizations names it.
+func Lproj(t language.Tag) string { return t.String() }
+
+// DesktopLocale is a language's key suffix in a desktop entry (Name[de],
+// Comment[zh_CN]): the POSIX locale the desktop matches.
+func DesktopLocale(t language.Tag) string {
+	if t == language.SimplifiedChinese {
+		return "zh_CN"
+	}
+	return t.String()
+}
