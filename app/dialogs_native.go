@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"rambar/darwin/cocoa"
 	"rambar/ramdisk"
@@ -30,9 +29,9 @@ func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss [
 	words := func(f cocoa.Form) (string, bool) {
 		p, err := check(toTray(f))
 		if err != nil {
-			return tray.PlanRefusal(err), false
+			return tray.PlanRefusalIn(d.Lang, err), false
 		}
-		return tray.PlanText(p), true
+		return tray.PlanTextIn(d.Lang, p), true
 	}
 	f, err := d.Dialogs.NewDisk(ctx, cocoa.Form{Name: form.Name, Size: form.Size, FS: form.FS, Contents: form.Contents, Folder: form.Folder, InPlace: form.InPlace},
 		cocoa.FormOptions{FileSystems: fss, Contents: true}, words)
@@ -46,13 +45,10 @@ func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss [
 
 // Quit implements tray.Dialogs.
 func (d nativeDialogs) Quit(ctx context.Context, n int) (tray.QuitChoice, error) {
-	what := "the RAM disk"
-	if n > 1 {
-		what = fmt.Sprintf("the %d RAM disks", n)
-	}
-	i, err := d.Buttons(ctx, "Quit RAMBar",
-		fmt.Sprintf("Eject %s before quitting? Their contents are lost when ejected; left mounted, they keep holding memory.", what),
-		"Eject and Quit", "Leave Mounted", "Cancel")
+	p := d.Lang
+	i, err := d.Buttons(ctx, p.T("Quit RAMBar"),
+		p.T("Eject %d RAM disks before quitting? Their contents are lost when ejected; left mounted, they keep holding memory.", n),
+		p.T("Eject and Quit"), p.T("Leave Mounted"), p.T("Cancel"))
 	switch {
 	case errors.Is(err, ramdisk.ErrCancelled):
 		return tray.QuitCancel, nil

@@ -18,6 +18,7 @@ import (
 // login item through SMAppService in loginToggle, for the CLI too.
 func (a *App) natives(d *tray.Deps) {
 	if dlg, err := cocoa.Native(); err == nil {
+		dlg.Lang = d.Lang
 		d.Dialogs = nativeDialogs{dlg}
 		d.EditPresets = nativeDialogs{dlg}
 	} else {

@@ -13,7 +13,7 @@ import (
 )
 
 // translatedDirs are the packages whose words go through the catalog.
-var translatedDirs = []string{"../tray", "../app", "../update"}
+var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa"}
 
 // codeMessages are the messages the code asks for: the first argument of
 // every call of a method named T or t that is a string literal, a
