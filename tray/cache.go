@@ -2,6 +2,7 @@ package tray
 
 import (
 	"context"
+	"strings"
 )
 
 // CacheTarget is one cache folder the "Use for…" submenu offers.
@@ -39,7 +40,11 @@ func cacheItem(s menuState, d diskState) (Item, bool) {
 	key := "disk/" + name + "/cache"
 	var sub []Item
 	for _, t := range s.Caches {
-		it := Item{Key: key + "/" + t.Key, Title: t.Label, Checkbox: true, Tooltip: t.Path + ": " + t.Gain,
+		title := s.P.T(t.Label)
+		if name, ok := strings.CutSuffix(t.Label, " cache"); ok && t.Key == t.Path { // an app's cache folder, by its name
+			title = s.P.T("%s cache", name)
+		}
+		it := Item{Key: key + "/" + t.Key, Title: title, Checkbox: true, Tooltip: t.Path + ": " + t.Gain,
 			action: action{Kind: actCacheToggle, Disk: name, Text: t.Key}}
 		switch {
 		case s.Caps.SameName(t.OnDisk, name):
