@@ -8,8 +8,10 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
+	"rambar/i18n"
 	"rambar/settingsfile"
 
 	"golang.org/x/sys/unix"
@@ -71,6 +73,10 @@ type App struct {
 	// NewUpdates makes the update use case; nil is the built-in one
 	// (App.updates).
 	NewUpdates func() *upd.Service
+
+	// langP is the menu's language (lang), resolved once.
+	langOnce sync.Once
+	langP    *i18n.Printer
 
 	engine ramdisk.Engine
 	noticeState

@@ -15,6 +15,11 @@ import (
 // Language & Region › Applications; else AppleLanguages as `defaults`
 // reads it), elsewhere LANGUAGE, LC_ALL, LC_MESSAGES and LANG.
 func (a *App) lang() *i18n.Printer {
+	a.langOnce.Do(func() { a.langP = a.resolveLang() })
+	return a.langP
+}
+
+func (a *App) resolveLang() *i18n.Printer {
 	var prefs []string
 	if runtime.GOOS == "darwin" {
 		prefs = preferredLanguages()

@@ -55,6 +55,9 @@ func TestEveryMessageHasEveryLanguage(t *testing.T) {
 		}
 	}
 	for id, e := range en {
+		if v := Verbs(id); e.Plural != nil && !strings.Contains(id, "%[") && (e.Arg > len(v) || v[e.Arg-1] != "%d") {
+			t.Errorf("en: %q counts by argument %d, which is not a %%d", id, e.Arg)
+		}
 		for _, f := range e.forms() {
 			if f != "" && !slices.Equal(sortedVerbs(f), sortedVerbs(id)) && !(e.Plural != nil && slices.Equal(append(sortedVerbs(f), "%d"), sortedVerbs(id))) {
 				t.Errorf("en: %q: form %q changes the verbs", id, f)
@@ -93,6 +96,8 @@ func TestPluralsAndNumbersByLocale(t *testing.T) {
 		}, "4 GiB のうち 93% を使用中です。いっぱいになると書き込みに失敗します。"},
 		{language.SimplifiedChinese, func(p *Printer) string { return p.T("⚠ %d conflicts in %s", 3, "/site") }, "⚠ /site 中有 3 处冲突"},
 		{language.German, func(p *Printer) string { return p.T("• Saved %[1]s, %[2]d paths changed since", "vor 3 s", 1) }, "• Gesichert vor 3 s, seitdem 1 Pfad geändert"},
+		{language.English, func(p *Printer) string { return p.T("%s: %d conflicts in %s", "Site", 1, "/site") }, "Site: 1 conflict in /site"},
+		{language.French, func(p *Printer) string { return p.T("%s: %d conflicts in %s", "Site", 2, "/site") }, "Site : 2 conflits dans /site"},
 	} {
 		if got := c.got(For(c.tag)); got != c.want {
 			t.Errorf("%s: %q, want %q", c.tag, got, c.want)
