@@ -47,7 +47,8 @@ func (c *Controller) checkUpdates() {
 	c.goJob(func(ctx context.Context) {
 		o, err := u.Check(ctx)
 		if err != nil {
-			c.post(func() { c.updateDone(); c.notify(c.p.T("Can't check for updates"), short(err)) })
+			// The update package's errors are one sentence each: said whole.
+			c.post(func() { c.updateDone(); c.notify(c.p.T("Can't check for updates"), err.Error()) })
 			return
 		}
 		if !o.Available {
@@ -90,7 +91,7 @@ func (c *Controller) download(ctx context.Context, u *Updates, o UpdateOffer) {
 	c.post(func() {
 		c.updateDone()
 		if err != nil {
-			c.notify(c.p.T("RAMBar %s not downloaded", o.Version), short(err))
+			c.notify(c.p.T("RAMBar %s not downloaded", o.Version), err.Error())
 			return
 		}
 		c.notify(c.p.T("RAMBar %s is in Downloads", o.Version),
