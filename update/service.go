@@ -246,7 +246,17 @@ func (s *Service) get(ctx context.Context, addr string, w io.Writer, limit int64
 		return 0, err
 	}
 	req.Header.Set("User-Agent", "RAMBar")
-	resp, err := s.client().Do(req)
+	client := *s.client()
+	client.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		switch {
+		case r.URL.Scheme != "https":
+			return fmt.Errorf("redirected to %s, not https; refused", r.URL.Redacted())
+		case len(via) >= 10:
+			return errors.New("redirected 10 times; refused")
+		}
+		return nil
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, stalled(fmt.Errorf("%s: %v", u.Host, unwrapURL(err)))
 	}

@@ -237,6 +237,11 @@ func TestRefusedDownloads(t *testing.T) {
 		{"longer", func(dmg []byte) http.HandlerFunc {
 			return func(w http.ResponseWriter, _ *http.Request) { w.Write(append(dmg, 'x')) }
 		}, "refused", nil, false},
+		{"redirected to http", func(dmg []byte) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, "http://"+r.Host+"/RAMBar.dmg", http.StatusFound)
+			}
+		}, "not https; refused", nil, false},
 		{"missing", func(dmg []byte) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }
 		}, "404 Not Found", nil, false},
