@@ -108,11 +108,14 @@ bench-storage: ## storage benchmark on a real tmpfs and /var/tmp, with ratios ag
 	$(GO) test -run '^$$' -bench '^BenchmarkStorage$$' -benchtime 1x -count=1 -v ./bench/
 
 # Where `make screenshot` writes: bin/screenshot (untracked) unless DOCS=1
-# asks to refresh the README's pictures in docs/.
+# asks to refresh the README's pictures in docs/. LANG=ja (de, es, fr,
+# zh-Hans, pseudo) on make's command line renders the menu in that language
+# (tray-ja.png); otherwise it is English.
 SHOTS = $(if $(DOCS),docs,bin/screenshot)
+SHOT_LANG = $(if $(filter command line,$(origin LANG)),$(LANG),en)
 
-screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into bin/screenshot/ (DOCS=1: docs/) (root; apt: xfce4-panel xvfb xdotool imagemagick x11-utils xfconf zenity dbus-daemon)
-	packaging/screenshot/screenshot.sh $(BIN) $(SHOTS)
+screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into bin/screenshot/ (DOCS=1: docs/; LANG=ja: in Japanese) (root; apt: xfce4-panel xvfb xdotool imagemagick x11-utils xfconf zenity dbus-daemon, fonts-noto-cjk for ja and zh-Hans)
+	RAMBAR_SHOT_LANG=$(SHOT_LANG) packaging/screenshot/screenshot.sh $(BIN) $(SHOTS)
 
 bench-tray: build ## idle CPU and memory of the running tray with three disks over 60 s, and the cost of one refresh (root)
 	$(GO) build -o bin/trayhost ./cmd/trayhost

@@ -1,6 +1,6 @@
 module rambar
 
-go 1.26
+go 1.26.0
 
 require (
 	fyne.io/systray v1.12.2
@@ -9,6 +9,7 @@ require (
 	github.com/jackmordaunt/icns/v3 v3.0.1
 	github.com/ncruces/zenity v0.10.14
 	golang.org/x/sys v0.42.0
+	golang.org/x/text v0.44.0
 	howett.net/plist v1.0.1
 )
 

@@ -8,14 +8,17 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
+	"rambar/i18n"
 	"rambar/settingsfile"
 
 	"golang.org/x/sys/unix"
 
 	"rambar/keeper"
 	"rambar/ramdisk"
+	upd "rambar/update"
 )
 
 // Exit codes. They are part of the CLI's contract (README, "Exit codes").
@@ -67,6 +70,13 @@ type App struct {
 	// NewKeeper makes the contents keeper for the data folder; nil is
 	// keeper.NewKeeper (tests take the in-memory engine's folders for disks).
 	NewKeeper func(data string) *keeper.Keeper
+	// NewUpdates makes the update use case; nil is the built-in one
+	// (App.updates).
+	NewUpdates func() *upd.Service
+
+	// langP is the menu's language (lang), resolved once.
+	langOnce sync.Once
+	langP    *i18n.Printer
 
 	engine ramdisk.Engine
 	noticeState

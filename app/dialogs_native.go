@@ -29,9 +29,9 @@ func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss [
 	words := func(f cocoa.Form) (string, bool) {
 		p, err := check(toTray(f))
 		if err != nil {
-			return tray.PlanRefusal(err), false
+			return tray.PlanRefusalIn(d.Lang, err), false
 		}
-		return tray.PlanText(p), true
+		return tray.PlanTextIn(d.Lang, p), true
 	}
 	f, err := d.Dialogs.NewDisk(ctx, cocoa.Form{Name: form.Name, Size: form.Size, FS: form.FS, Contents: form.Contents, Folder: form.Folder, InPlace: form.InPlace},
 		cocoa.FormOptions{FileSystems: fss, Contents: true}, words)
@@ -45,8 +45,9 @@ func (d nativeDialogs) NewDisk(ctx context.Context, form tray.NewDiskForm, fss [
 
 // Quit implements tray.Dialogs.
 func (d nativeDialogs) Quit(ctx context.Context, q tray.QuitQuestion) (tray.QuitChoice, error) {
-	i, err := d.Buttons(ctx, "Quit RAMBar", tray.QuitText(q),
-		"Eject and Quit", "Leave Mounted", "Cancel")
+	p := d.Lang
+	i, err := d.Buttons(ctx, p.T("Quit RAMBar"), tray.QuitText(p, q),
+		p.T("Eject and Quit"), p.T("Leave Mounted"), p.T("Cancel"))
 	switch {
 	case errors.Is(err, ramdisk.ErrCancelled):
 		return tray.QuitCancel, nil

@@ -194,7 +194,7 @@ func TestConflictNotice(t *testing.T) {
 	for i := 0; i < 7; i++ {
 		wb.Conflicts = append(wb.Conflicts, keeper.Conflict{Path: fmt.Sprintf("p%d", i), Copy: "c", What: "changed on both sides"})
 	}
-	title, text := conflictNotice("Site", wb)
+	title, text := conflictNotice(nil, "Site", wb)
 	if title != "Site: 7 conflicts in /f" || strings.Count(text, "\n") != 6 || !strings.Contains(text, "and 2 more") {
 		t.Errorf("notice %q\n%s", title, text)
 	}

@@ -18,6 +18,7 @@ import (
 // login item through SMAppService in loginToggle, for the CLI too.
 func (a *App) natives(d *tray.Deps) {
 	if dlg, err := cocoa.Native(); err == nil {
+		dlg.Lang = d.Lang
 		d.Dialogs = nativeDialogs{dlg}
 		d.EditPresets = nativeDialogs{dlg}
 	} else {
@@ -81,3 +82,7 @@ func (a *App) captureNatives(ctx context.Context, dir string) (string, error) {
 	}
 	return p, nil
 }
+
+// preferredLanguages is NSLocale's preferredLanguages (the app's own
+// language first, when the user chose one for RAMBar).
+func preferredLanguages() []string { return cocoa.PreferredLanguages() }

@@ -43,3 +43,6 @@ func (a *App) loginService() (cocoa.LoginService, error) {
 
 // captureNatives has nothing to capture outside macOS.
 func (a *App) captureNatives(ctx context.Context, dir string) (string, error) { return "", nil }
+
+// preferredLanguages is macOS's alone: elsewhere the environment says.
+func preferredLanguages() []string { return nil }

@@ -49,7 +49,8 @@ func (a *App) sessionGuard(c *contents, notes *notifier, status *tray.StatusLine
 		},
 	}
 	if status != nil {
-		g.Status = status.Set
+		lang := a.lang()
+		g.Status = func(text string) { status.Set(lang.T(text)) } // the words of cocoa.Event.Status, in the menu's language
 	}
 	return g
 }
@@ -68,7 +69,7 @@ func (a *App) endSession(g *cocoa.Guard, notes *notifier) {
 		fmt.Fprintf(a.Stderr, "rambar: %v\n", err)
 	}
 	select {
-	case <-notes.Go("RAMBar could not save before quitting", err.Error()+". What was written since the last save may be lost."):
+	case <-notes.Go(a.lang().T("RAMBar could not save before quitting"), a.lang().T("%s. What was written since the last save may be lost.", err.Error())):
 	case <-time.After(cocoa.NoticeReserve):
 	}
 }

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -43,7 +43,7 @@ func (c *contents) report(notify func(title, text string) error) func(string, ke
 	return func(name string, r keeper.Result, err error) {
 		c.menu.Forget(name)
 		if err != nil {
-			notify("Could not save "+name, err.Error())
+			notify(c.a.lang().T("Could not save %s", name), err.Error())
 		}
 		c.menu.Saved(name, r)
 	}
@@ -51,13 +51,13 @@ func (c *contents) report(notify func(title, text string) error) func(string, ke
 
 // conflictNotice is the menu's notification of a write-back that kept
 // both versions of some paths.
-func conflictNotice(name string, wb keeper.WriteBack) (title, text string) {
+func conflictNotice(p *i18n.Printer, name string, wb keeper.WriteBack) (title, text string) {
 	n := len(wb.Conflicts)
-	title = fmt.Sprintf("%s: %s in %s", name, ramdisk.Plural(n, "conflict"), wb.Folder)
-	lines := []string{"Changed on the disk and in the folder; both versions are kept:"}
+	title = p.T("%s: %d conflicts in %s", name, n, wb.Folder)
+	lines := []string{p.T("Changed on the disk and in the folder; both versions are kept:")}
 	for i, c := range wb.Conflicts {
 		if i == 5 {
-			lines = append(lines, fmt.Sprintf("and %d more ('rambar save %s' lists them)", n-5, name))
+			lines = append(lines, p.T("and %d more ('rambar save %s' lists them)", n-5, name))
 			break
 		}
 		lines = append(lines, c.String())

@@ -155,6 +155,12 @@ func buildRambar(t *testing.T) string {
 
 func startTray(t *testing.T) *trayApp {
 	t.Helper()
+	return startTrayEnv(t, "LANGUAGE=", "LC_ALL=", "LC_MESSAGES=", "LANG=C.UTF-8") // English, whatever the machine's locale
+}
+
+// startTrayEnv is startTray with more environment (a language).
+func startTrayEnv(t *testing.T, extra ...string) *trayApp {
+	t.Helper()
 	addr := startBus(t)
 	hostWatcher(t, addr)
 	a := &trayApp{t: t, bin: buildRambar(t), root: t.TempDir(), home: t.TempDir()}
@@ -166,6 +172,7 @@ func startTray(t *testing.T) *trayApp {
 		"RAMBAR_NOTIFY=log",
 		"RAMBAR_DEBUG=1",
 	)
+	a.env = append(a.env, extra...)
 	t.Cleanup(func() { unmountUnder(t, a.root) })
 	a.cmd = exec.Command(a.bin)
 	a.cmd.Env = a.env

@@ -8,6 +8,7 @@ import (
 
 	"rambar/darwin/cocoa"
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/tray"
 )
 
@@ -80,7 +81,12 @@ func (a *App) trayRun(ctx context.Context, h *trayHooks) error {
 	} else {
 		d.Started = func() {
 			s.start()
-			upPresets(ctx, menu, d.Notify)
+			logf := d.Logf
+			if logf == nil {
+				logf = func(string, ...any) {}
+			}
+			go a.dailyUpdates(a.updates(), d.Lang, d.Notify, logf).Run(ctx)
+			upPresets(ctx, d.Lang, menu, d.Notify)
 		}
 	}
 	err = a.reasonFirst(a.menuBar(d), s.started())
@@ -90,18 +96,18 @@ func (a *App) trayRun(ctx context.Context, h *trayHooks) error {
 
 // upPresets mounts the presets marked to mount at login, once the menu is
 // up, telling each failure.
-func upPresets(ctx context.Context, menu *disks.Menu, notify func(title, text string) error) {
+func upPresets(ctx context.Context, p *i18n.Printer, menu *disks.Menu, notify func(title, text string) error) {
 	if menu == nil {
 		return
 	}
 	res, err := menu.S.Up(ctx, nil)
 	if err != nil {
-		notify("Presets", err.Error())
+		notify(p.T("Presets"), err.Error())
 		return
 	}
 	for _, r := range res {
 		if r.Err != nil {
-			notify("Could not mount "+r.Preset.Name, r.Err.Error())
+			notify(p.T("Could not mount %s", r.Preset.Name), r.Err.Error())
 		}
 	}
 }

@@ -42,6 +42,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Open:     openFolder,
 		CopyPath: copyText,
 		Version:  version,
+		Lang:     a.lang(),
 	}
 	if svc, err := a.service(); err == nil {
 		d.Disks = disks.NewMenu(svc)
@@ -55,8 +56,9 @@ func (a *App) trayDeps() (tray.Deps, error) {
 		Set: func(on bool) error { return a.SetLogin(context.Background(), on) },
 	}
 	d.Benchmark = a.trayBenchmark(bench.Options{Quick: true})
+	d.Updates = a.trayUpdates(a.updates(), d.Lang)
 	if tray.DialogsAvailable() {
-		z := tray.Zenity{}
+		z := tray.Zenity{Lang: d.Lang}
 		if a.Paths.Data != "" {
 			z.Dir = filepath.Join(a.Paths.Data, "zenity")
 		}
@@ -65,8 +67,8 @@ func (a *App) trayDeps() (tray.Deps, error) {
 	notes := a.notices()
 	d.Notify = notes.Notify
 	if m, ok := d.Disks.(*disks.Menu); ok {
-		m.Conflicts = func(name string, wb keeper.WriteBack) { notes.Notify(conflictNotice(name, wb)) }
-		m.S.Warn = func(msg string) { notes.Notify("Saved contents readable by others", msg) }
+		m.Conflicts = func(name string, wb keeper.WriteBack) { notes.Notify(conflictNotice(d.Lang, name, wb)) }
+		m.S.Warn = func(msg string) { notes.Notify(d.Lang.T("Saved contents readable by others"), msg) }
 	}
 	if a.Getenv("RAMBAR_DEBUG") != "" {
 		d.Logf = func(format string, args ...any) { fmt.Fprintf(a.Stderr, "rambar: "+format+"\n", args...) }

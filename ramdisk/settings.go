@@ -142,11 +142,15 @@ type Settings struct {
 	// --save-every auto does for one disk). Always written (an omitted
 	// key would be one the file kept as unknown); older files lack it.
 	SaveContinuously bool `plist:"SaveContinuously"`
+	// CheckForUpdatesDaily lets the menu-bar app look once a day whether a
+	// newer release is out (never for a copy Homebrew updates). On by
+	// default: a file without the key reads as on.
+	CheckForUpdatesDaily bool `plist:"CheckForUpdatesDaily"`
 }
 
 // DefaultSettings is what a fresh install starts with.
 func DefaultSettings() Settings {
-	return Settings{Version: SettingsVersion, EjectOnQuit: QuitAsk, Presets: []Preset{}}
+	return Settings{Version: SettingsVersion, EjectOnQuit: QuitAsk, Presets: []Preset{}, CheckForUpdatesDaily: true}
 }
 
 // Preset returns the preset with that name (case-insensitive).

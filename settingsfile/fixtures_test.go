@@ -32,16 +32,16 @@ func TestLoadEveryVersion(t *testing.T) {
 		file string
 		want ramdisk.Settings
 	}{
-		{"settings-v1.plist", ramdisk.Settings{Version: ramdisk.SettingsVersion, ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitEject, Presets: []ramdisk.Preset{
+		{"settings-v1.plist", ramdisk.Settings{Version: ramdisk.SettingsVersion, CheckForUpdatesDaily: true, ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitEject, Presets: []ramdisk.Preset{
 			{Name: "Scratch", Size: "4096M", FS: ramdisk.APFS, AutoMount: true},
 			{Name: "Build Cache", Size: "2048M", FS: ramdisk.HFSPlus, Hidden: true},
 			{Name: "Cases", Size: "512M", FS: ramdisk.APFSCase},
 		}}},
-		{"settings-v2.plist", ramdisk.Settings{Version: ramdisk.SettingsVersion, EjectOnQuit: ramdisk.QuitLeave, Presets: []ramdisk.Preset{
+		{"settings-v2.plist", ramdisk.Settings{Version: ramdisk.SettingsVersion, CheckForUpdatesDaily: true, EjectOnQuit: ramdisk.QuitLeave, Presets: []ramdisk.Preset{
 			{Name: "Scratch", Size: "25%", FS: ramdisk.HFSPlus, AutoMount: true, Contents: ramdisk.Keep, SaveEvery: 600, Snapshots: 3},
 			{Name: "Xcode DerivedData", Size: "8G", Hidden: true, Contents: ramdisk.Mirror, MirrorPath: "/Users/ada/Library/Developer/Xcode/DerivedData"},
 		}}},
-		{"settings-v3.plist", ramdisk.Settings{Version: ramdisk.SettingsVersion, ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitEject, Presets: []ramdisk.Preset{
+		{"settings-v3.plist", ramdisk.Settings{Version: ramdisk.SettingsVersion, CheckForUpdatesDaily: true, ShowMemoryInTitle: true, EjectOnQuit: ramdisk.QuitEject, Presets: []ramdisk.Preset{
 			{Name: "Downloads", Size: "2G", NoExec: true, Folders: []string{"incoming", "unpacked/zips"},
 				MountPoint: "/Users/ada/RAM Downloads", Icon: "/Users/ada/Pictures/downloads.png"},
 			{Name: "Build", Size: "8G", AutoMount: true, Spotlight: true,

@@ -12,8 +12,9 @@ import (
 // The keys of the current version this RAMBar knows, at the top and in a
 // preset. Anything else found in a file of the current version is kept.
 var (
-	knownSettingsKeys = map[string]bool{"Version": true, "ShowMemoryInTitle": true, "EjectOnQuit": true, "Presets": true, "SaveContinuously": true}
-	knownPresetKeys   = map[string]bool{"Name": true, "Size": true, "FileSystem": true, "Hidden": true, "AutoMount": true,
+	knownSettingsKeys = map[string]bool{"Version": true, "ShowMemoryInTitle": true, "EjectOnQuit": true, "Presets": true, "SaveContinuously": true,
+		"CheckForUpdatesDaily": true}
+	knownPresetKeys = map[string]bool{"Name": true, "Size": true, "FileSystem": true, "Hidden": true, "AutoMount": true,
 		"Contents": true, "MirrorPath": true, "InPlace": true, "SaveEverySeconds": true, "Snapshots": true,
 		"NoExec": true, "Folders": true, "MountPoint": true, "Icon": true, "Spotlight": true, "Caches": true, "SaveContinuously": true}
 )

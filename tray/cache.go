@@ -2,6 +2,7 @@ package tray
 
 import (
 	"context"
+	"strings"
 )
 
 // CacheTarget is one cache folder the "Use for…" submenu offers.
@@ -39,7 +40,11 @@ func cacheItem(s menuState, d diskState) (Item, bool) {
 	key := "disk/" + name + "/cache"
 	var sub []Item
 	for _, t := range s.Caches {
-		it := Item{Key: key + "/" + t.Key, Title: t.Label, Checkbox: true, Tooltip: t.Path + ": " + t.Gain,
+		title := s.P.T(t.Label)
+		if name, ok := strings.CutSuffix(t.Label, " cache"); ok && t.Key == t.Path { // an app's cache folder, by its name
+			title = s.P.T("%s cache", name)
+		}
+		it := Item{Key: key + "/" + t.Key, Title: title, Checkbox: true, Tooltip: t.Path + ": " + t.Gain,
 			action: action{Kind: actCacheToggle, Disk: name, Text: t.Key}}
 		switch {
 		case s.Caps.SameName(t.OnDisk, name):
@@ -49,8 +54,8 @@ func cacheItem(s menuState, d diskState) (Item, bool) {
 		}
 		sub = append(sub, it)
 	}
-	sub = append(sub, Item{Key: key + "/note", Title: "Measure first: rambar try -- COMMAND", Disabled: true})
-	return Item{Key: key, Title: "Use for…", Tooltip: "Put a cache folder on this disk; it falls back to an empty folder when the disk is ejected",
+	sub = append(sub, Item{Key: key + "/note", Title: s.P.T("Measure first: rambar try -- COMMAND"), Disabled: true})
+	return Item{Key: key, Title: s.P.T("Use for…"), Tooltip: s.P.T("Put a cache folder on this disk; it falls back to an empty folder when the disk is ejected"),
 		Children: sub}, true
 }
 
@@ -80,11 +85,11 @@ func (c *Controller) toggleCache(d *diskState, key string) {
 		c.post(func() {
 			switch {
 			case err != nil:
-				c.notify("Can't switch "+key, short(err))
+				c.notify(c.p.T("Can't switch %s", key), short(err))
 			case on:
-				c.notify(key+" is back", "Its folder has its old contents again.")
+				c.notify(c.p.T("%s is back", key), c.p.T("Its folder has its old contents again."))
 			default:
-				c.notify(key+" is on "+name, "It falls back to an empty folder when "+name+" is ejected.")
+				c.notify(c.p.T("%s is on %s", key, name), c.p.T("It falls back to an empty folder when %s is ejected.", name))
 			}
 			c.render()
 		})

@@ -3,12 +3,12 @@ package tray
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -35,6 +35,7 @@ type UI interface {
 type Controller struct {
 	d  Deps
 	ui UI
+	p  *i18n.Printer // Deps.Lang: the words, in the user's language
 
 	events chan func()
 	work   chan func(ctx context.Context)
@@ -81,6 +82,8 @@ func New(d Deps, ui UI) *Controller {
 		work:   make(chan func(ctx context.Context), 64),
 		done:   make(chan struct{}),
 	}
+	c.p = d.Lang
+	c.state.P = d.Lang
 	c.state.Caps = d.Engine.Caps()
 	c.state.Features = d.features()
 	c.state.Settings = ramdisk.DefaultSettings()
@@ -221,7 +224,7 @@ func (c *Controller) loadSettings(ctx context.Context) {
 	c.post(func() {
 		if err != nil {
 			if !c.state.Settings.ShowMemoryInTitle && len(c.state.Settings.Presets) == 0 {
-				c.notify("RAMBar settings not read", short(err))
+				c.notify(c.p.T("RAMBar settings not read"), short(err))
 			}
 			return
 		}
@@ -378,7 +381,7 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 			// maker speaks of it, not this app.
 			continue
 		}
-		c.notify(name+" is gone", "It was ejected outside RAMBar or lost (sleep, a crash of its helper); what it held is gone.")
+		c.notify(c.p.T("%s is gone", name), c.p.T("It was ejected outside RAMBar or lost (sleep, a crash of its helper); what it held is gone."))
 	}
 	sortDisks(disks)
 	c.warnOnChange(c.state.Disks, disks, mem, merr)
@@ -401,13 +404,13 @@ func (c *Controller) warnOnChange(before, after []diskState, mem ramdisk.Memory,
 		}
 		held += d.Usage.Held
 		if d.Usage.NearlyFull() && !wasFull[d.Volume.Name] {
-			c.notify(d.Volume.Name+" is nearly full", fmt.Sprintf("%.0f%% of %s used; writes will fail when it is full.", 100*d.Usage.Fill(), d.Volume.Size.Short()))
+			c.notify(c.p.T("%s is nearly full", d.Volume.Name), c.p.T("%.0f%% of %s used; writes will fail when it is full.", 100*d.Usage.Fill(), c.p.Size(d.Volume.Size)))
 		}
 	}
 	swapping := merr == nil && mem.Swapping()
 	if swapping && !c.swapping && held > 0 {
-		c.notify("Swapping while RAM disks hold "+held.Short(),
-			fmt.Sprintf("This machine has %s in swap: RAM disk contents may now be on the SSD. Eject disks you do not need.", mem.SwapUsed.Short()))
+		c.notify(c.p.T("Swapping while RAM disks hold %s", c.p.Size(held)),
+			c.p.T("This machine has %s in swap: RAM disk contents may now be on the SSD. Eject disks you do not need.", c.p.Size(mem.SwapUsed)))
 	}
 	if merr == nil {
 		c.swapping = swapping

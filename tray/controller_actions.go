@@ -3,9 +3,9 @@ package tray
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -26,7 +26,7 @@ func (c *Controller) handle(key string) {
 	case actOpen:
 		c.open(disk.Volume.Name, disk.Volume.MountPoint)
 	case actOpenFolder:
-		c.open(disk.Volume.Name+"'s folder", a.Text)
+		c.open(c.p.T("%s's folder", disk.Volume.Name), a.Text)
 	case actCopyPath:
 		c.copyPath(disk.Volume)
 	case actEject:
@@ -61,18 +61,18 @@ func (c *Controller) handle(key string) {
 	case actRefresh:
 		c.runHook(disk, opRefreshing, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
 			n, err := c.d.Disks.Refresh(ctx, v, units(p))
-			return ramdisk.Plural(n, "change"), err
+			return c.p.T("%d changes", n), err
 		}, func(d *diskState, took string) {
 			d.KeptInFolder, d.Unsaved = 0, false
-			c.notify("Took the folder's changes", d.Volume.Name+" now has "+took+" from its folder.")
+			c.notify(c.p.T("Took the folder's changes"), c.p.T("%s now has %s from its folder.", d.Volume.Name, took))
 			c.refresh(true)
 		})
 	case actReclaim:
 		c.runHook(disk, opReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
 			freed, err := c.d.Disks.Reclaim(ctx, v, units(p))
-			return freed.Short(), err
+			return c.p.Size(freed), err
 		}, func(d *diskState, freed string) {
-			c.notify("Reclaimed "+freed, d.Volume.Name+" gave back "+freed+" of memory.")
+			c.notify(c.p.T("Reclaimed %s", freed), c.p.T("%s gave back %s of memory.", d.Volume.Name, freed))
 			c.refresh(true)
 		})
 	case actBenchmark:
@@ -95,18 +95,22 @@ func (c *Controller) handle(key string) {
 		c.askQuit()
 	case actCacheToggle:
 		c.toggleCache(disk, a.Text)
+	case actCheckUpdates:
+		c.checkUpdates()
+	case actToggleDailyUpdates:
+		c.toggleDailyUpdates()
 	}
 }
 
 // open shows path (what names) in the file manager.
 func (c *Controller) open(what, path string) {
 	if c.d.Open == nil {
-		c.notify("Can't open "+what, "no file manager is known on this system")
+		c.notify(c.p.T("Can't open %s", what), c.p.T("no file manager is known on this system"))
 		return
 	}
 	c.goJob(func(context.Context) {
 		if err := c.d.Open(path); err != nil {
-			c.post(func() { c.notify("Can't open "+what, short(err)) })
+			c.post(func() { c.notify(c.p.T("Can't open %s", what), short(err)) })
 		}
 	})
 }
@@ -120,7 +124,7 @@ func (c *Controller) copyPath(v ramdisk.Volume) {
 				c.d.Logf("copy path: %v", err)
 			}
 		}
-		c.post(func() { c.notify("Path of "+v.Name, v.MountPoint) })
+		c.post(func() { c.notify(c.p.T("Path of %s", v.Name), v.MountPoint) })
 	})
 }
 
@@ -154,13 +158,13 @@ func (c *Controller) ejected(name string, err error) {
 		c.removeDisk(name)
 	case errors.As(err, &be):
 		d.Busy = be
-		text := busyLine(be) + ". Close them, or use Force Eject in its menu."
+		text := c.p.T("%s. Close them, or use Force Eject in its menu.", busyLine(c.p, be))
 		if d.InPlace != "" {
-			text += " It stays in place at " + d.InPlace + "; Save Now writes it back meanwhile."
+			text = c.p.T("%s. Close them, or use Force Eject in its menu. It stays in place at %s; Save Now writes it back meanwhile.", busyLine(c.p, be), d.InPlace)
 		}
-		c.notify("Can't eject "+name, text)
+		c.notify(c.p.T("Can't eject %s", name), text)
 	default:
-		c.notify("Can't eject "+name, short(err))
+		c.notify(c.p.T("Can't eject %s", name), short(err))
 	}
 }
 
@@ -202,7 +206,7 @@ func (c *Controller) runHook(d *diskState, op opKind, hook func(context.Context,
 				d.Op, d.Progress = opNone, ramdisk.Progress{}
 			}
 			if err != nil {
-				c.notify(fmt.Sprintf("%s of %s failed", opNoun(op), v.Name), short(err))
+				c.notify(opFailed(c.p, op, v.Name), short(err))
 				return
 			}
 			if found {
@@ -220,9 +224,9 @@ func (c *Controller) keep(disk *diskState, folder string) {
 	}, func(d *diskState, _ string) {
 		d.Kept, d.Unsaved = true, false
 		if folder == "" {
-			c.notify("Keeping "+d.Volume.Name, "Saved now, and on every eject; made again, it comes back as it was.")
+			c.notify(c.p.T("Keeping %s", d.Volume.Name), c.p.T("Saved now, and on every eject; made again, it comes back as it was."))
 		} else {
-			c.notify(d.Volume.Name+" mirrors "+folder, "Written there now, and again on every save and eject.")
+			c.notify(c.p.T("%s mirrors %s", d.Volume.Name, folder), c.p.T("Written there now, and again on every save and eject."))
 		}
 		c.refresh(true)
 	})
@@ -236,12 +240,12 @@ func (c *Controller) mirrorTo(disk *diskState) {
 	}
 	name := disk.Volume.Name
 	c.goJob(func(ctx context.Context) {
-		folder, err := c.d.EditPresets.Folder(ctx, "An empty folder to mirror "+name+" to", "")
+		folder, err := c.d.EditPresets.Folder(ctx, c.p.T("An empty folder to mirror %s to", name), "")
 		c.post(func() {
 			switch {
 			case errors.Is(err, ramdisk.ErrCancelled):
 			case err != nil:
-				c.notify("Can't mirror "+name, short(err))
+				c.notify(c.p.T("Can't mirror %s", name), short(err))
 			default:
 				if d, ok := c.state.Disk(name); ok {
 					c.keep(d, folder)
@@ -251,20 +255,21 @@ func (c *Controller) mirrorTo(disk *diskState) {
 	})
 }
 
-func opNoun(op opKind) string {
+// opFailed is the title of a failed job's notification.
+func opFailed(p *i18n.Printer, op opKind, name string) string {
 	switch op {
 	case opSaving:
-		return "Saving"
+		return p.T("Saving of %s failed", name)
 	case opReclaiming:
-		return "Reclaiming"
+		return p.T("Reclaiming of %s failed", name)
 	case opKeeping:
-		return "Keeping"
+		return p.T("Keeping of %s failed", name)
 	case opRefreshing:
-		return "Taking the folder's changes"
+		return p.T("Taking the folder's changes of %s failed", name)
 	case opBenchmarking:
-		return "Benchmark"
+		return p.T("Benchmark of %s failed", name)
 	}
-	return "Job"
+	return p.T("Job of %s failed", name)
 }
 
 func (c *Controller) toggleTitle() {
@@ -298,23 +303,23 @@ func (c *Controller) changeSetting(set, undo func(*ramdisk.Settings)) {
 		if err != nil {
 			c.post(func() {
 				undo(&c.state.Settings)
-				c.notify("Setting not saved", short(err))
+				c.notify(c.p.T("Setting not saved"), short(err))
 			})
 		}
 	})
 }
 
 // aboutText is the About window's text for a version.
-func aboutText(version string) string {
+func aboutText(p *i18n.Printer, version string) string {
 	if version == "" {
 		version = "dev"
 	}
-	return "RAMBar " + version + "\n" +
-		"RAM disks that show what they really cost in memory, and keep their contents safe.\n\n" +
-		"Help: run 'rambar help' in a terminal for every command, 'rambar doctor' to check this machine.\n" +
-		"Documentation and issues: " + HelpURL + "\n" +
-		"Newer versions: " + ReleaseURL + " (macOS, with Homebrew: " + HomebrewInstall + ")\n" +
-		"Free software under the MIT License."
+	return p.T("RAMBar %s\n"+
+		"RAM disks that show what they really cost in memory, and keep their contents safe.\n\n"+
+		"Help: run 'rambar help' in a terminal for every command, 'rambar doctor' to check this machine.\n"+
+		"Documentation and issues: %s\n"+
+		"Newer versions: %s (macOS, with Homebrew: %s)\n"+
+		"Free software under the MIT License.", version, HelpURL, ReleaseURL, HomebrewInstall)
 }
 
 // Where RAMBar lives, as About and the README name it (a test checks they
@@ -329,12 +334,12 @@ const (
 )
 
 func (c *Controller) about() {
-	text := aboutText(c.d.Version)
+	text := aboutText(c.p, c.d.Version)
 	if c.d.Dialogs == nil {
-		c.notify("About RAMBar", text)
+		c.notify(c.p.T("About RAMBar"), text)
 		return
 	}
-	c.goJob(func(ctx context.Context) { c.d.Dialogs.Message(ctx, "About RAMBar", text) })
+	c.goJob(func(ctx context.Context) { c.d.Dialogs.Message(ctx, c.p.T("About RAMBar"), text) })
 }
 
 func (c *Controller) toggleLogin() {
@@ -352,7 +357,7 @@ func (c *Controller) toggleLogin() {
 				c.state.LaunchAtLogin = !want
 			}
 			if err != nil {
-				c.notify("Launch at Login not changed", short(err))
+				c.notify(c.p.T("Launch at Login not changed"), short(err))
 			}
 		})
 	})
@@ -394,7 +399,7 @@ func (c *Controller) askQuit() {
 			c.post(func() {
 				c.dialogOpen = false
 				if err != nil && !errors.Is(err, ramdisk.ErrCancelled) {
-					c.notify("RAMBar", short(err))
+					c.notify(c.p.T("RAMBar"), short(err))
 				}
 				switch choice {
 				case QuitEjectAll:

@@ -3,6 +3,7 @@ package tray
 import (
 	"context"
 	"errors"
+
 	"rambar/ramdisk"
 )
 
@@ -23,24 +24,24 @@ func (c *Controller) benchmark(disk *diskState) {
 // showBenchmark shows a benchmark's table (a notification of its headline
 // when there are no windows) and opens the chart when asked to.
 func (c *Controller) showBenchmark(name string, res BenchmarkResult) {
-	title := "Benchmark of " + name
+	title := c.p.T("Benchmark of %s", name)
 	if c.d.Dialogs == nil {
 		c.notify(title, res.Headline)
 		return
 	}
 	text, action := res.Table, ""
 	if res.Chart != "" {
-		text += "\nChart: " + res.Chart + "\n"
-		action = "Open Chart"
+		text += "\n" + c.p.T("Chart: %s", res.Chart) + "\n"
+		action = c.p.T("Open Chart")
 	}
 	c.goJob(func(ctx context.Context) {
 		acted, err := c.d.Dialogs.Result(ctx, title, text, action)
 		c.post(func() {
 			switch {
 			case err != nil && !errors.Is(err, ramdisk.ErrCancelled):
-				c.notify("Can't show the benchmark of "+name, short(err))
+				c.notify(c.p.T("Can't show the benchmark of %s", name), short(err))
 			case acted:
-				c.open("the chart", res.Chart)
+				c.open(c.p.T("the chart"), res.Chart)
 			}
 		})
 	})

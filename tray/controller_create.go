@@ -33,7 +33,7 @@ func (c *Controller) create(r ramdisk.Request, base string) { c.createWith(r, ba
 // (Custom…'s choice; the zero form for a plain disk).
 func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm) {
 	if c.state.Creating != "" {
-		c.notify("Already making a RAM disk", "Wait until "+c.state.Creating+" is ready.")
+		c.notify(c.p.T("Already making a RAM disk"), c.p.T("Wait until %s is ready.", c.state.Creating))
 		return
 	}
 	facts := c.facts()
@@ -66,7 +66,7 @@ func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm
 					return
 				}
 				c.state.Creating = ""
-				c.notify("Can't make "+r.Name, short(err))
+				c.notify(c.p.T("Can't make %s", r.Name), short(err))
 			})
 			return
 		}
@@ -81,7 +81,7 @@ func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm
 		}
 		c.post(func() {
 			c.state.Creating = ""
-			c.notify("Can't make "+r.Name, short(err))
+			c.notify(c.p.T("Can't make %s", r.Name), short(err))
 		})
 	})
 }
@@ -108,7 +108,7 @@ func checkForm(form NewDiskForm, f ramdisk.Facts) (ramdisk.Plan, error) {
 
 func (c *Controller) custom() {
 	if c.d.Dialogs == nil {
-		c.notify("Can't ask for a size", "no dialog tool is available; use: rambar create NAME SIZE")
+		c.notify(c.p.T("Can't ask for a size"), c.p.T("no dialog tool is available; use: rambar create NAME SIZE"))
 		return
 	}
 	if c.dialogOpen {
@@ -129,7 +129,7 @@ func (c *Controller) custom() {
 			switch {
 			case errors.Is(err, ramdisk.ErrCancelled):
 			case err != nil:
-				c.notify("Can't make a RAM disk", short(err))
+				c.notify(c.p.T("Can't make a RAM disk"), short(err))
 			default:
 				c.createWith(ramdisk.Request{Name: plan.Name, Size: plan.Size, FS: plan.FS, Hidden: plan.Hidden, Force: plan.Forced}, "", answers)
 			}
@@ -146,7 +146,7 @@ func (c *Controller) mountPreset(name string) {
 	if c.d.Disks == nil {
 		size, err := ramdisk.ParseSize(preset.Size, c.state.Memory.Physical)
 		if err != nil {
-			c.notify("Can't make "+preset.Name, short(err))
+			c.notify(c.p.T("Can't make %s", preset.Name), short(err))
 			return
 		}
 		c.create(ramdisk.Request{Name: preset.Name, Size: size, FS: preset.FS, Hidden: preset.Hidden}, "")
@@ -180,7 +180,7 @@ func (c *Controller) mountPreset(name string) {
 			c.state.CreatingProgress = ramdisk.Progress{}
 			if err != nil {
 				c.state.Creating = ""
-				c.notify("Can't make "+preset.Name, short(err))
+				c.notify(c.p.T("Can't make %s", preset.Name), short(err))
 				return
 			}
 			c.created(v)
@@ -197,7 +197,7 @@ func (c *Controller) editPresets(f func(presetEditor, context.Context) (string, 
 		return
 	}
 	c.dialogOpen = true
-	e := presetEditor{store: c.d.Store, dlg: c.d.EditPresets, fss: c.state.Caps.FileSystems, physical: c.state.Memory.Physical,
+	e := presetEditor{lang: c.p, store: c.d.Store, dlg: c.d.EditPresets, fss: c.state.Caps.FileSystems, physical: c.state.Memory.Physical,
 		saved: func(s ramdisk.Settings) {
 			c.post(func() {
 				c.settingsGen++
@@ -207,8 +207,8 @@ func (c *Controller) editPresets(f func(presetEditor, context.Context) (string, 
 	c.goJob(func(ctx context.Context) {
 		mount, err := f(e, ctx)
 		if err != nil && !errors.Is(err, ramdisk.ErrCancelled) {
-			if perr := e.dlg.Problem(ctx, "Presets not changed", err.Error()); perr != nil && !errors.Is(perr, ramdisk.ErrCancelled) {
-				c.post(func() { c.notify("Presets not changed", short(err)) })
+			if perr := e.dlg.Problem(ctx, c.p.T("Presets not changed"), err.Error()); perr != nil && !errors.Is(perr, ramdisk.ErrCancelled) {
+				c.post(func() { c.notify(c.p.T("Presets not changed"), short(err)) })
 			}
 		}
 		c.post(func() {

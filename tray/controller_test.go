@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"rambar/i18n"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -561,7 +562,7 @@ func TestQuitText(t *testing.T) {
 		{QuitQuestion{Lost: []string{"A", "B", "C"}, Saved: []string{"Work", "Site"}, Others: []string{"Root's"}},
 			"Eject the 5 RAM disks before quitting?\n\nLost when ejected: A, B, C.\n\nSaved first, and restored when made again: Work, Site.\n\nAnother RAMBar's, left mounted either way: Root's."},
 	} {
-		if got := QuitText(c.q); !strings.HasPrefix(got, c.want) {
+		if got := QuitText(i18n.English(), c.q); !strings.HasPrefix(got, c.want) {
 			t.Errorf("%+v:\n%s\nwant it to start\n%s", c.q, got, c.want)
 		}
 	}

@@ -2,11 +2,11 @@ package tray
 
 import (
 	"context"
-	"fmt"
 	"rambar/settingsfile"
 	"strings"
 	"time"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -133,29 +133,24 @@ func (q QuitQuestion) Ejected() int { return len(q.Lost) + len(q.Saved) }
 
 // QuitText is the quit dialog's text: which disks are lost and which are
 // saved when ejected.
-func QuitText(q QuitQuestion) string {
-	var b strings.Builder
-	if q.Ejected() == 1 {
-		b.WriteString("Eject the RAM disk before quitting?")
-	} else {
-		fmt.Fprintf(&b, "Eject the %d RAM disks before quitting?", q.Ejected())
-	}
+func QuitText(p *i18n.Printer, q QuitQuestion) string {
+	paras := []string{p.T("Eject %d RAM disks before quitting?", q.Ejected())}
 	switch {
 	case len(q.Lost) > 0 && len(q.Saved) == 0 && q.Ejected() == 1:
-		fmt.Fprintf(&b, "\n\n%s's contents are lost when it is ejected.", q.Lost[0])
+		paras = append(paras, p.T("%s's contents are lost when it is ejected.", q.Lost[0]))
 	case len(q.Lost) > 0 && len(q.Saved) == 0:
-		fmt.Fprintf(&b, "\n\nTheir contents are lost when ejected: %s.", strings.Join(q.Lost, ", "))
+		paras = append(paras, p.T("Their contents are lost when ejected: %s.", strings.Join(q.Lost, ", ")))
 	case len(q.Lost) > 0:
-		fmt.Fprintf(&b, "\n\nLost when ejected: %s.", strings.Join(q.Lost, ", "))
+		paras = append(paras, p.T("Lost when ejected: %s.", strings.Join(q.Lost, ", ")))
 	}
 	if len(q.Saved) > 0 {
-		fmt.Fprintf(&b, "\n\nSaved first, and restored when made again: %s.", strings.Join(q.Saved, ", "))
+		paras = append(paras, p.T("Saved first, and restored when made again: %s.", strings.Join(q.Saved, ", ")))
 	}
 	if len(q.Others) > 0 {
-		fmt.Fprintf(&b, "\n\nAnother RAMBar's, left mounted either way: %s.", strings.Join(q.Others, ", "))
+		paras = append(paras, p.T("Another RAMBar's, left mounted either way: %s.", strings.Join(q.Others, ", ")))
 	}
-	b.WriteString("\n\nLeft mounted, they keep holding memory.")
-	return b.String()
+	paras = append(paras, p.T("Left mounted, they keep holding memory."))
+	return strings.Join(paras, "\n\n")
 }
 
 // NewDiskForm is what the Custom… dialog asks for.
@@ -252,6 +247,11 @@ type Deps struct {
 	Logf func(format string, args ...any)
 	// Caches, when set, gives each disk a "Use for…" submenu of cache folders.
 	Caches Caches
+	// Updates, when set, is Check for Updates… (and its daily setting).
+	Updates *Updates
+	// Lang says the menu's and the windows' words in the user's language
+	// (i18n.Match of the user's languages); nil is English.
+	Lang *i18n.Printer
 }
 
 // defaultRefresh is the list interval when Deps.Refresh is zero.
@@ -265,5 +265,7 @@ func (d *Deps) features() featureSet {
 		EditPresets:   d.EditPresets != nil,
 		LaunchAtLogin: d.LaunchAtLogin != nil && d.LaunchAtLogin.Get != nil && d.LaunchAtLogin.Set != nil,
 		Caches:        d.Caches != nil,
+		Updates:       d.Updates != nil && d.Updates.Check != nil,
+		UpdatesDaily:  d.Updates != nil && d.Updates.Check != nil && d.Updates.Daily,
 	}
 }

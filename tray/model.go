@@ -1,10 +1,10 @@
 package tray
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -13,32 +13,34 @@ type actionKind int
 
 // The actions a menu item can carry.
 const (
-	actNone             actionKind = iota // an informational line
-	actOpen                               // open the disk in Finder or the file manager
-	actOpenFolder                         // open a folder (a Mirror folder with conflicts)
-	actCopyPath                           // copy the mount point to the clipboard
-	actEject                              // eject one disk
-	actForceEject                         // eject one disk although it is busy
-	actSaveNow                            // save a kept disk's contents now
-	actReclaim                            // give back memory pinned by deleted files
-	actBenchmark                          // benchmark one disk
-	actNewSize                            // make a disk of a ready size
-	actNewCustom                          // ask for name, size and file system
-	actMountPreset                        // make the disk a preset describes
-	actEditPresets                        // open the presets editor
-	actSaveAsPreset                       // make a preset from one disk
-	actEjectAll                           // eject every disk
-	actToggleTitle                        // show or hide the memory in the menu-bar title
-	actToggleContinuous                   // save every kept disk continuously, or at its interval
-	actToggleLogin                        // launch at login on or off
-	actExplain                            // show the item's longer text as a notification
-	actSetQuit                            // choose what quitting does with mounted disks
-	actAbout                              // show the version and where to get help
-	actQuit                               // quit RAMBar
-	actCacheToggle                        // put a cache folder on the disk, or back (Text: its key)
-	actKeep                               // keep a plain disk's contents from now on
-	actMirrorTo                           // mirror a plain disk to a folder the user picks
-	actRefresh                            // take the changes kept in a Mirror disk's folder onto it
+	actNone               actionKind = iota // an informational line
+	actOpen                                 // open the disk in Finder or the file manager
+	actOpenFolder                           // open a folder (a Mirror folder with conflicts)
+	actCopyPath                             // copy the mount point to the clipboard
+	actEject                                // eject one disk
+	actForceEject                           // eject one disk although it is busy
+	actSaveNow                              // save a kept disk's contents now
+	actReclaim                              // give back memory pinned by deleted files
+	actBenchmark                            // benchmark one disk
+	actNewSize                              // make a disk of a ready size
+	actNewCustom                            // ask for name, size and file system
+	actMountPreset                          // make the disk a preset describes
+	actEditPresets                          // open the presets editor
+	actSaveAsPreset                         // make a preset from one disk
+	actEjectAll                             // eject every disk
+	actToggleTitle                          // show or hide the memory in the menu-bar title
+	actToggleContinuous                     // save every kept disk continuously, or at its interval
+	actToggleLogin                          // launch at login on or off
+	actExplain                              // show the item's longer text as a notification
+	actSetQuit                              // choose what quitting does with mounted disks
+	actAbout                                // show the version and where to get help
+	actQuit                                 // quit RAMBar
+	actCacheToggle                          // put a cache folder on the disk, or back (Text: its key)
+	actKeep                                 // keep a plain disk's contents from now on
+	actMirrorTo                             // mirror a plain disk to a folder the user picks
+	actRefresh                              // take the changes kept in a Mirror disk's folder onto it
+	actCheckUpdates                         // Check for Updates…
+	actToggleDailyUpdates                   // check for updates once a day, or not
 )
 
 // action is a menu item's effect, with its argument.
@@ -101,20 +103,20 @@ const (
 	opRefreshing // Take Folder's Changes
 )
 
-func (o opKind) verb() string {
+func (o opKind) verb(p *i18n.Printer) string {
 	switch o {
 	case opEjecting:
-		return "Ejecting…"
+		return p.T("Ejecting…")
 	case opSaving:
-		return "Saving…"
+		return p.T("Saving…")
 	case opReclaiming:
-		return "Reclaiming…"
+		return p.T("Reclaiming…")
 	case opBenchmarking:
-		return "Benchmarking…"
+		return p.T("Benchmarking…")
 	case opKeeping:
-		return "Keeping…"
+		return p.T("Keeping…")
 	case opRefreshing:
-		return "Taking Folder's Changes…"
+		return p.T("Taking Folder's Changes…")
 	}
 	return ""
 }
@@ -168,10 +170,15 @@ type conflicts struct {
 type featureSet struct {
 	SaveNow, Reclaim, Benchmark, EditPresets, LaunchAtLogin bool
 	Caches                                                  bool // Deps.Caches: "Use for…"
+	// Updates: Check for Updates… (Deps.Updates); UpdatesDaily: its
+	// setting in Settings (a copy that updates itself).
+	Updates, UpdatesDaily bool
 }
 
 // menuState is everything the menu is built from.
 type menuState struct {
+	// P says the menu's words in the user's language (nil: English).
+	P *i18n.Printer
 	// Now is when the disks were last looked at ("Saved 3 s ago").
 	Now       time.Time
 	Disks     []diskState
@@ -195,6 +202,10 @@ type menuState struct {
 	// "Saving before logout…"), with its progress; "" for nothing.
 	Status         string
 	StatusProgress ramdisk.Progress
+	// Updating is what Check for Updates… is doing ("Downloading RAMBar
+	// 1.3.0…"), with its progress; "" when idle.
+	Updating       string
+	UpdateProgress ramdisk.Progress
 }
 
 // readySizes are the sizes "New RAM Disk" offers in one click.
@@ -241,7 +252,7 @@ func buildMenu(s menuState) Menu {
 		add(Item{Key: "status", Title: statusText(s), Disabled: true})
 	}
 	if len(s.Disks) == 0 && s.Creating == "" {
-		add(Item{Key: "none", Title: "No RAM Disks", Disabled: true})
+		add(Item{Key: "none", Title: s.P.T("No RAM Disks"), Disabled: true})
 	}
 	var others []string
 	for _, d := range s.Disks {
@@ -253,18 +264,18 @@ func buildMenu(s menuState) Menu {
 	}
 	if len(others) > 0 {
 		// Other users' disks are theirs: one line, nothing to click.
-		add(Item{Key: "others", Title: ramdisk.Plural(len(others), "RAM disk") + " of other users", Disabled: true,
-			Tooltip: "Mounted by " + strings.Join(uniq(others), ", ") + ": only they can open, save or eject them"})
+		add(Item{Key: "others", Title: s.P.T("%d RAM disks of other users", len(others)), Disabled: true,
+			Tooltip: s.P.T("Mounted by %s: only they can open, save or eject them", strings.Join(uniq(others), ", "))})
 	}
 	if s.Creating != "" {
-		t := "Creating " + s.Creating + "…"
+		t := s.P.T("Creating %s…", s.Creating)
 		if s.CreatingProgress.BytesTotal > 0 {
-			t += fmt.Sprintf(" %d%%", s.CreatingProgress.Percent())
+			t = s.P.T("Creating %s… %d%%", s.Creating, s.CreatingProgress.Percent())
 		}
 		add(Item{Key: "creating", Title: t, Disabled: true})
 	}
 	if s.ListErr != nil {
-		add(Item{Key: "listerr", Title: "Can't read RAM disks: " + short(s.ListErr), Tooltip: s.ListErr.Error(),
+		add(Item{Key: "listerr", Title: s.P.T("Can't read RAM disks: %s", short(s.ListErr)), Tooltip: s.ListErr.Error(),
 			action: action{Kind: actExplain, Text: s.ListErr.Error()}})
 	}
 	add(sep("disks"), newDiskItem(s))
@@ -273,10 +284,11 @@ func buildMenu(s menuState) Menu {
 	}
 	add(sep("memory"))
 	add(memoryItems(s)...)
-	add(sep("eject"), Item{Key: "ejectall", Title: "Eject All", Disabled: s.ownDisks() == 0, action: action{Kind: actEjectAll},
-		Tooltip: "Ejects the disks this RAMBar made; other RAMBars' disks are left alone"})
-	add(sep("settings"), settingsItem(s), Item{Key: "about", Title: "About RAMBar", action: action{Kind: actAbout}})
-	add(sep("quit"), Item{Key: "quit", Title: "Quit RAMBar", action: action{Kind: actQuit}})
+	add(sep("eject"), Item{Key: "ejectall", Title: s.P.T("Eject All"), Disabled: s.ownDisks() == 0, action: action{Kind: actEjectAll},
+		Tooltip: s.P.T("Ejects the disks this RAMBar made; other RAMBars' disks are left alone")})
+	add(sep("settings"), settingsItem(s), Item{Key: "about", Title: s.P.T("About RAMBar"), action: action{Kind: actAbout}})
+	add(updatesItems(s)...)
+	add(sep("quit"), Item{Key: "quit", Title: s.P.T("Quit RAMBar"), action: action{Kind: actQuit}})
 
 	m := Menu{Items: items, Tooltip: tooltip(s)}
 	if warnings(s) != nil {
@@ -287,11 +299,11 @@ func buildMenu(s menuState) Menu {
 		title = append(title, statusText(s))
 	}
 	if s.Settings.ShowMemoryInTitle && len(s.Disks) > 0 {
-		title = append(title, s.Held().Short())
+		title = append(title, s.P.Size(s.Held()))
 	}
 	for _, d := range s.Disks {
 		if d.Op != opNone && d.Op != opEjecting {
-			title = append(title, progressText(d))
+			title = append(title, progressText(s.P, d))
 			break
 		}
 	}
@@ -302,16 +314,16 @@ func buildMenu(s menuState) Menu {
 // statusText is the status line with its progress: "Saving before logout… 45%".
 func statusText(s menuState) string {
 	if s.StatusProgress.BytesTotal > 0 {
-		return fmt.Sprintf("%s %d%%", s.Status, s.StatusProgress.Percent())
+		return s.P.T("%s %d%%", s.Status, s.StatusProgress.Percent())
 	}
 	return s.Status
 }
 
 // quitChoices are the Settings' "When Quitting" choices.
 var quitChoices = []struct{ value, title string }{
-	{ramdisk.QuitAsk, "Ask Whether to Eject Disks"},
-	{ramdisk.QuitEject, "Eject Disks (kept ones are saved first)"},
-	{ramdisk.QuitLeave, "Leave Disks Mounted"},
+	{ramdisk.QuitAsk, i18n.N("Ask Whether to Eject Disks")},
+	{ramdisk.QuitEject, i18n.N("Eject Disks (kept ones are saved first)")},
+	{ramdisk.QuitLeave, i18n.N("Leave Disks Mounted")},
 }
 
 // autosaveHelp is what the Settings' autosave line says when clicked.
@@ -327,24 +339,28 @@ const continuousHelp = "Every kept or mirrored disk is saved seconds after it ch
 // settingsItem is the Settings submenu: the menu-bar title, the login item,
 // what quitting does with mounted disks, and how autosave works.
 func settingsItem(s menuState) Item {
-	sub := []Item{{Key: "showmem", Title: "Show Memory in Menu Bar", Checkbox: true,
+	sub := []Item{{Key: "showmem", Title: s.P.T("Show Memory in Menu Bar"), Checkbox: true,
 		Checked: s.Settings.ShowMemoryInTitle, action: action{Kind: actToggleTitle}}}
 	if s.Features.LaunchAtLogin {
-		sub = append(sub, Item{Key: "login", Title: "Launch at Login", Checkbox: true, Checked: s.LaunchAtLogin, action: action{Kind: actToggleLogin}})
+		sub = append(sub, Item{Key: "login", Title: s.P.T("Launch at Login"), Checkbox: true, Checked: s.LaunchAtLogin, action: action{Kind: actToggleLogin}})
+	}
+	if s.Features.UpdatesDaily {
+		sub = append(sub, Item{Key: "updates/daily", Title: s.P.T("Check for Updates Daily"), Checkbox: true,
+			Checked: s.Settings.CheckForUpdatesDaily, action: action{Kind: actToggleDailyUpdates}})
 	}
 	sub = append(sub, Item{Key: "settings/sep1", Separator: true},
-		Item{Key: "settings/quit", Title: "When Quitting with Disks Mounted:", Disabled: true})
+		Item{Key: "settings/quit", Title: s.P.T("When Quitting with Disks Mounted:"), Disabled: true})
 	for _, q := range quitChoices {
 		on := s.Settings.EjectOnQuit == q.value || (s.Settings.EjectOnQuit == "" && q.value == ramdisk.QuitAsk)
-		sub = append(sub, Item{Key: "quit/" + q.value, Title: q.title, Checkbox: true, Checked: on,
+		sub = append(sub, Item{Key: "quit/" + q.value, Title: s.P.T(q.title), Checkbox: true, Checked: on,
 			action: action{Kind: actSetQuit, Text: q.value}})
 	}
 	sub = append(sub, Item{Key: "settings/sep2", Separator: true},
-		Item{Key: "continuous", Title: "Save Kept Disks Continuously", Checkbox: true, Checked: s.Settings.SaveContinuously,
-			Tooltip: continuousHelp, action: action{Kind: actToggleContinuous}},
-		Item{Key: "autosave", Title: "Autosave: kept disks, at their own interval, while RAMBar runs", Tooltip: autosaveHelp,
-			action: action{Kind: actExplain, Text: autosaveHelp}})
-	return Item{Key: "settings", Title: "Settings", Children: sub}
+		Item{Key: "continuous", Title: s.P.T("Save Kept Disks Continuously"), Checkbox: true, Checked: s.Settings.SaveContinuously,
+			Tooltip: s.P.T(continuousHelp), action: action{Kind: actToggleContinuous}},
+		Item{Key: "autosave", Title: s.P.T("Autosave: kept disks, at their own interval, while RAMBar runs"), Tooltip: s.P.T(autosaveHelp),
+			action: action{Kind: actExplain, Text: s.P.T(autosaveHelp)}})
+	return Item{Key: "settings", Title: s.P.T("Settings"), Children: sub}
 }
 
 // uniq keeps the first of each string, in order.

@@ -5,65 +5,71 @@ import (
 	"strings"
 	"time"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
-func progressText(d diskState) string {
+func progressText(p *i18n.Printer, d diskState) string {
 	if d.Progress.BytesTotal > 0 {
-		return fmt.Sprintf("%s %d%%", d.Op.verb(), d.Progress.Percent())
+		return p.T("%s %d%%", d.Op.verb(p), d.Progress.Percent())
 	}
-	return d.Op.verb()
+	return d.Op.verb(p)
 }
 
 // diskLine is a disk's row, read at a glance: its name, what its files
 // use of its size, the memory it holds, and whether it has unsaved changes:
 // "Build — 300 MiB of 4 GiB, 2.0 GiB in memory". How the disk takes memory
 // is said once, in its submenu (allocationLine).
-func diskLine(d diskState) string {
+func diskLine(p *i18n.Printer, d diskState) string {
 	name := d.Volume.Name
 	if d.Unsaved {
 		name = "• " + name
 	}
-	if d.Incomplete {
-		name += " (restore incomplete)"
+	switch {
+	case d.Incomplete && d.Whose != "":
+		name = p.T("%s (restore incomplete, not made here)", name)
+	case d.Incomplete:
+		name = p.T("%s (restore incomplete)", name)
+	case d.Whose != "":
+		name = p.T("%s (not made here)", name)
 	}
-	if d.Whose != "" {
-		name += " (not made here)"
-	}
-	size := d.Volume.Size.String()
-	var line string
+	size := p.Number(d.Volume.Size.String())
+	unsaved := d.Unsaved && d.Op == opNone
 	switch {
 	case d.Op != opNone:
-		line = name + " — " + progressText(d)
+		return p.T("%s — %s", name, progressText(p, d))
+	case d.UsageErr != nil && unsaved:
+		return p.T("%s — %s, usage unknown, unsaved", name, size)
 	case d.UsageErr != nil:
-		line = fmt.Sprintf("%s — %s, usage unknown", name, size)
+		return p.T("%s — %s, usage unknown", name, size)
+	case !d.Measured && unsaved:
+		return p.T("%s — %s, unsaved", name, size)
 	case !d.Measured:
-		line = fmt.Sprintf("%s — %s", name, size)
+		return p.T("%s — %s", name, size)
+	case !d.Usage.HeldKnown && unsaved:
+		return p.T("%s — %s of %s, unsaved", name, p.Size(d.Usage.Used), size)
 	case !d.Usage.HeldKnown:
-		line = fmt.Sprintf("%s — %s of %s", name, d.Usage.Used.Short(), size)
-	default:
-		line = fmt.Sprintf("%s — %s of %s, %s in memory", name, d.Usage.Used.Short(), size, d.Usage.Held.Short())
+		return p.T("%s — %s of %s", name, p.Size(d.Usage.Used), size)
+	case unsaved:
+		return p.T("%s — %s of %s, %s in memory, unsaved", name, p.Size(d.Usage.Used), size, p.Size(d.Usage.Held))
 	}
-	if d.Unsaved && d.Op == opNone {
-		line += ", unsaved"
-	}
-	return line
+	return p.T("%s — %s of %s, %s in memory", name, p.Size(d.Usage.Used), size, p.Size(d.Usage.Held))
 }
 
 // allocationLine explains, once per disk, how it takes memory and what
 // gives it back.
-func allocationLine(v ramdisk.Volume) string {
+func allocationLine(p *i18n.Printer, v ramdisk.Volume) string {
 	switch {
 	case v.Allocation == ramdisk.AllocUpfront:
-		return "In memory: all " + v.Size.String() + " from the start, until ejected"
+		return p.T("In memory: all %s from the start, until ejected", p.Number(v.Size.String()))
 	case v.FS.IsDiskImage():
-		return "In memory: grows as files are written; deleting files gives none back"
+		return p.T("In memory: grows as files are written; deleting files gives none back")
 	case v.FS == ramdisk.ZRAM:
-		return "In memory: compressed, grows as files are written; Eject gives it back"
+		return p.T("In memory: compressed, grows as files are written; Eject gives it back")
 	case v.Allocation == ramdisk.AllocOnWrite:
-		return "In memory: grows as files are written, shrinks as they are deleted"
+		return p.T("In memory: grows as files are written, shrinks as they are deleted")
 	}
-	return "In memory: how it takes memory is unknown"
+	return p.T("In memory: how it takes memory is unknown")
 }
 
 // diskItem is a disk's row and its submenu: what it is, what is known of
@@ -72,19 +78,20 @@ func diskItem(s menuState, d diskState) Item {
 	name := d.Volume.Name
 	key := "disk/" + name
 	act := func(k actionKind) action { return action{Kind: k, Disk: name} }
-	info := fmt.Sprintf("%s %s at %s", d.Volume.Size, d.Volume.FS.Label(), d.Volume.MountPoint)
+	p := s.P
+	info := p.T("%s %s at %s", p.Number(d.Volume.Size.String()), d.Volume.FS.Label(), d.Volume.MountPoint)
 	sub := []Item{
 		{Key: key + "/info", Title: info, Disabled: true},
-		{Key: key + "/alloc", Title: allocationLine(d.Volume), Disabled: true},
+		{Key: key + "/alloc", Title: allocationLine(p, d.Volume), Disabled: true},
 	}
 	sub = append(sub, diskNotes(s, d, key)...)
 	sub = append(sub,
 		Item{Key: key + "/sep1", Separator: true},
-		Item{Key: key + "/open", Title: "Open", action: act(actOpen)},
-		Item{Key: key + "/copy", Title: "Copy Path", action: act(actCopyPath)},
+		Item{Key: key + "/open", Title: p.T("Open"), action: act(actOpen)},
+		Item{Key: key + "/copy", Title: p.T("Copy Path"), action: act(actCopyPath)},
 	)
 	if s.Features.EditPresets {
-		sub = append(sub, Item{Key: key + "/preset", Title: "Save as Preset…", action: act(actSaveAsPreset)})
+		sub = append(sub, Item{Key: key + "/preset", Title: p.T("Save as Preset…"), action: act(actSaveAsPreset)})
 	}
 	if it, ok := cacheItem(s, d); ok {
 		sub = append(sub, it)
@@ -95,34 +102,34 @@ func diskItem(s menuState, d diskState) Item {
 		sub = append(sub, extra...)
 	}
 	sub = append(sub, Item{Key: key + "/sep3", Separator: true})
-	sub = append(sub, ejectItems(key, d, act)...)
-	return Item{Key: key, Title: diskLine(d), Tooltip: d.Volume.MountPoint, Children: sub}
+	sub = append(sub, ejectItems(p, key, d, act)...)
+	return Item{Key: key, Title: diskLine(p, d), Tooltip: d.Volume.MountPoint, Children: sub}
 }
 
 // ejectItems are a disk's Eject (Eject Without Saving when its restore is
 // incomplete) and, after a refused eject, who holds it and Force Eject.
-func ejectItems(key string, d diskState, act func(actionKind) action) []Item {
+func ejectItems(p *i18n.Printer, key string, d diskState, act func(actionKind) action) []Item {
 	idle := d.Op == opNone
 	var sub []Item
-	ejectTitle := "Eject"
+	ejectTitle := p.T("Eject")
 	if d.Op == opEjecting {
-		ejectTitle = "Ejecting…"
+		ejectTitle = p.T("Ejecting…")
 	}
 	switch {
 	case d.Whose != "":
 		// Eject would be refused (this RAMBar cannot save it): say what it does.
-		sub = append(sub, Item{Key: key + "/eject", Title: "Eject Without Saving (another RAMBar's disk)", Disabled: !idle,
-			Tooltip: d.Volume.Name + " " + d.Whose + "; eject it there to save it first", action: act(actForceEject)})
+		sub = append(sub, Item{Key: key + "/eject", Title: p.T("Eject Without Saving (another RAMBar's disk)"), Disabled: !idle,
+			Tooltip: p.T("%s %s; eject it there to save it first", d.Volume.Name, d.Whose), action: act(actForceEject)})
 	case d.Incomplete:
 		// Eject would be refused (it would save the partial disk): drop it instead.
-		sub = append(sub, Item{Key: key + "/eject", Title: "Eject Without Saving (the saved copy is kept)", Disabled: !idle,
-			Tooltip: "Its restore did not finish; mount it again to restore the whole saved state", action: act(actForceEject)})
+		sub = append(sub, Item{Key: key + "/eject", Title: p.T("Eject Without Saving (the saved copy is kept)"), Disabled: !idle,
+			Tooltip: p.T("Its restore did not finish; mount it again to restore the whole saved state"), action: act(actForceEject)})
 	default:
 		sub = append(sub, Item{Key: key + "/eject", Title: ejectTitle, Disabled: !idle, action: act(actEject)})
 	}
 	if d.Busy != nil {
-		sub = append(sub, Item{Key: key + "/busy", Title: busyLine(d.Busy), Tooltip: d.Busy.Error(), Disabled: true},
-			Item{Key: key + "/force", Title: "Force Eject", Tooltip: "Unmount even though files are open; programs using it may lose data",
+		sub = append(sub, Item{Key: key + "/busy", Title: busyLine(p, d.Busy), Tooltip: d.Busy.Error(), Disabled: true},
+			Item{Key: key + "/force", Title: p.T("Force Eject"), Tooltip: p.T("Unmount even though files are open; programs using it may lose data"),
 				Disabled: !idle, action: act(actForceEject)})
 	}
 	return sub
@@ -135,19 +142,18 @@ func reclaimable(d diskState) bool {
 }
 
 // busyLine names the processes holding a disk: "In use by vim (pid 41), less (pid 7)".
-func busyLine(b *ramdisk.BusyError) string {
+func busyLine(p *i18n.Printer, b *ramdisk.BusyError) string {
 	if len(b.Holders) == 0 {
-		return "In use by another program"
+		return p.T("In use by another program")
 	}
 	names := make([]string, 0, len(b.Holders))
 	for i, h := range b.Holders {
 		if i == 3 {
-			names = append(names, fmt.Sprintf("and %d more", len(b.Holders)-3))
-			break
+			return p.T("In use by %s and %d more", strings.Join(names, ", "), len(b.Holders)-3)
 		}
 		names = append(names, h.String())
 	}
-	return "In use by " + strings.Join(names, ", ")
+	return p.T("In use by %s", strings.Join(names, ", "))
 }
 
 // sizeFits reports whether a disk of size z may be made without forcing.
@@ -161,21 +167,24 @@ func sizeFits(s menuState, z ramdisk.Size) bool {
 
 func newDiskItem(s menuState) Item {
 	var sub []Item
+	p := s.P
 	for _, z := range readySizes {
-		t := z.String()
+		t := p.Number(z.String())
 		fs := defaultFS(s.Caps)
 		switch {
 		case !sizeFits(s, z):
-			t += " (not enough memory)"
+			t = p.T("%s (not enough memory)", t)
+		case (s.Caps.LazyThreshold > 0 || fs.IsDiskImage()) && ramdisk.AllocationFor(fs, z) == ramdisk.AllocUpfront:
+			t = p.T("%s, committed now", t)
 		case s.Caps.LazyThreshold > 0 || fs.IsDiskImage():
-			t += ", " + ramdisk.AllocationFor(fs, z).Phrase()
+			t = p.T("%s, grows as written", t)
 		}
 		sub = append(sub, Item{Key: "new/" + z.String(), Title: t, Disabled: !sizeFits(s, z),
 			action: action{Kind: actNewSize, Size: z}})
 	}
 	sub = append(sub, Item{Key: "new/sep", Separator: true},
-		Item{Key: "new/custom", Title: "Custom…", action: action{Kind: actNewCustom}})
-	return Item{Key: "new", Title: "New RAM Disk", Children: sub}
+		Item{Key: "new/custom", Title: p.T("Custom…"), action: action{Kind: actNewCustom}})
+	return Item{Key: "new", Title: p.T("New RAM Disk"), Children: sub}
 }
 
 func defaultFS(c ramdisk.Caps) ramdisk.FileSystem {
@@ -192,46 +201,80 @@ func presetsItem(s menuState) (Item, bool) {
 	var sub []Item
 	for _, p := range s.Settings.Presets {
 		_, mounted := s.Disk(p.Name)
-		t := fmt.Sprintf("%s (%s)", p.Name, p.Size)
+		t := s.P.T("%s (%s)", p.Name, s.P.Number(p.Size))
 		if mounted {
-			t += ", mounted"
+			t = s.P.T("%s (%s), mounted", p.Name, s.P.Number(p.Size))
 		}
 		sub = append(sub, Item{Key: "preset/" + p.Name, Title: t, Disabled: mounted,
 			action: action{Kind: actMountPreset, Preset: p.Name}})
 	}
 	if len(sub) == 0 {
-		sub = append(sub, Item{Key: "preset/none", Title: "No Presets", Disabled: true})
+		sub = append(sub, Item{Key: "preset/none", Title: s.P.T("No Presets"), Disabled: true})
 	}
 	if s.Features.EditPresets {
 		sub = append(sub, Item{Key: "preset/sep", Separator: true},
-			Item{Key: "preset/edit", Title: "Edit Presets…", action: action{Kind: actEditPresets}})
+			Item{Key: "preset/edit", Title: s.P.T("Edit Presets…"), action: action{Kind: actEditPresets}})
 	}
-	return Item{Key: "presets", Title: "Presets", Children: sub}, true
+	return Item{Key: "presets", Title: s.P.T("Presets"), Children: sub}, true
 }
 
 // memoryLine is ramdisk.MemoryLine for the menu: "RAM disks hold 4.1 GiB of
 // 16.0 GiB memory; 8.2 GiB free, 1.2 GiB of swap in use".
 func memoryLine(s menuState) string {
+	p, m := s.P, s.Memory
+	held := p.Size(s.Held())
 	if s.MemoryErr != nil {
-		return fmt.Sprintf("RAM disks hold %s; memory unknown", s.Held().Short())
+		return p.T("RAM disks hold %s; memory unknown", held)
 	}
-	return ramdisk.MemoryLine(s.Held(), s.Memory)
+	phys, free, comp, swap := p.Size(m.Physical), p.Size(m.Free), p.Size(m.Compressed), p.Size(m.SwapUsed)
+	switch {
+	case m.Compressed > 0 && m.Swapping():
+		return p.T("RAM disks hold %s of %s memory; %s free, %s compressed, %s of swap in use", held, phys, free, comp, swap)
+	case m.Compressed > 0 && m.NoSwap():
+		return p.T("RAM disks hold %s of %s memory; %s free, %s compressed", held, phys, free, comp)
+	case m.Compressed > 0:
+		return p.T("RAM disks hold %s of %s memory; %s free, %s compressed, no swap in use", held, phys, free, comp)
+	case m.Swapping():
+		return p.T("RAM disks hold %s of %s memory; %s free, %s of swap in use", held, phys, free, swap)
+	case m.NoSwap():
+		return p.T("RAM disks hold %s of %s memory; %s free", held, phys, free)
+	}
+	return p.T("RAM disks hold %s of %s memory; %s free, no swap in use", held, phys, free)
+}
+
+// growLine is ramdisk.GrowLine for the menu, a sentence in the user's
+// language: "If every RAM disk fills up they hold 8 GiB, 50% of memory".
+func growLine(s menuState, growTo ramdisk.Size) string {
+	p, m := s.P, s.Memory
+	g := p.Size(growTo)
+	if m.Physical <= 0 {
+		return p.T("If every RAM disk fills up they hold %s", g)
+	}
+	pct := 100 * float64(growTo) / float64(m.Physical)
+	switch {
+	case growTo > m.Physical:
+		return p.T("If every RAM disk fills up they hold %s, %.0f%% of memory: more than the machine has", g, pct)
+	case growTo > m.Physical-ramdisk.Headroom:
+		return p.T("If every RAM disk fills up they hold %s, %.0f%% of memory: less than %s would be left for the system", g, pct, p.Number(ramdisk.Headroom.String()))
+	case pct < 1:
+		return p.T("If every RAM disk fills up they hold %s, under 1%% of memory", g)
+	}
+	return p.T("If every RAM disk fills up they hold %s, %.0f%% of memory", g, pct)
 }
 
 func memoryItems(s menuState) []Item {
 	// Information, not a disabled command: shown in full colour, and a click
 	// says what the figures mean.
-	items := []Item{{Key: "memory", Title: memoryLine(s), Tooltip: memoryHelp,
-		action: action{Kind: actExplain, Text: memoryHelp}}}
+	items := []Item{{Key: "memory", Title: memoryLine(s), Tooltip: s.P.T(memoryHelp),
+		action: action{Kind: actExplain, Text: s.P.T(memoryHelp)}}}
 	if len(s.Disks) > 0 && s.MemoryErr == nil {
 		// What the memory check counts: every disk filled up.
 		vols := make([]ramdisk.Volume, len(s.Disks))
 		for i, d := range s.Disks {
 			vols[i] = d.Volume
 		}
-		line := ramdisk.GrowLine(ramdisk.GrowTo(vols, s.Held()), s.Memory)
-		items = append(items, Item{Key: "memory/grow", Title: strings.ToUpper(line[:1]) + line[1:], Tooltip: growHelp,
-			action: action{Kind: actExplain, Text: growHelp}})
+		items = append(items, Item{Key: "memory/grow", Title: growLine(s, ramdisk.GrowTo(vols, s.Held())), Tooltip: s.P.T(growHelp),
+			action: action{Kind: actExplain, Text: s.P.T(growHelp)}})
 	}
 	items = append(items, warnings(s)...)
 	return items
@@ -248,9 +291,9 @@ const (
 func warnings(s menuState) []Item {
 	var out []Item
 	if s.MemoryErr == nil && s.Memory.Swapping() {
-		text := fmt.Sprintf("This machine has %s in swap. A RAM disk competes with programs for memory; "+
-			"filling one now pushes more to swap, which is slower than any disk. Eject disks you do not need.", s.Memory.SwapUsed.Short())
-		out = append(out, Item{Key: "warn/swap", Title: "⚠ Swapping: RAM disks add to memory pressure",
+		text := s.P.T("This machine has %s in swap. A RAM disk competes with programs for memory; "+
+			"filling one now pushes more to swap, which is slower than any disk. Eject disks you do not need.", s.P.Size(s.Memory.SwapUsed))
+		out = append(out, Item{Key: "warn/swap", Title: s.P.T("⚠ Swapping: RAM disks add to memory pressure"),
 			Tooltip: text, action: action{Kind: actExplain, Text: text}})
 	}
 	for i, n := range s.Notices {
@@ -262,10 +305,10 @@ func warnings(s menuState) []Item {
 	}
 	for _, d := range s.Disks {
 		if d.Measured && d.UsageErr == nil && d.Usage.NearlyFull() {
-			text := fmt.Sprintf("%s is %.0f%% full (%s free). Writes will fail when it is full.",
-				d.Volume.Name, 100*d.Usage.Fill(), d.Usage.Free.Short())
+			text := s.P.T("%s is %.0f%% full (%s free). Writes will fail when it is full.",
+				d.Volume.Name, 100*d.Usage.Fill(), s.P.Size(d.Usage.Free))
 			out = append(out, Item{Key: "warn/full/" + d.Volume.Name,
-				Title:  fmt.Sprintf("⚠ %s is %.0f%% full", d.Volume.Name, 100*d.Usage.Fill()),
+				Title:  s.P.T("⚠ %s is %.0f%% full", d.Volume.Name, 100*d.Usage.Fill()),
 				action: action{Kind: actExplain, Text: text}})
 		}
 	}
@@ -273,13 +316,10 @@ func warnings(s menuState) []Item {
 }
 
 func tooltip(s menuState) string {
-	switch len(s.Disks) {
-	case 0:
-		return "RAMBar: no RAM disks"
-	case 1:
-		return "RAMBar: 1 RAM disk, " + s.Held().Short() + " held"
+	if len(s.Disks) == 0 {
+		return s.P.T("RAMBar: no RAM disks")
 	}
-	return fmt.Sprintf("RAMBar: %d RAM disks, %s held", len(s.Disks), s.Held().Short())
+	return s.P.T("RAMBar: %d RAM disks, %s held", len(s.Disks), s.P.Size(s.Held()))
 }
 
 // short is an error's first clause, for a menu line.
@@ -339,19 +379,36 @@ func firstFreeName(base string, taken []string) string {
 // savedItem is a kept disk's "Saved 3 s ago" line, with what its change
 // feed counts as changed since ("• 12 paths unsaved"); false when the
 // disk was never saved or is not kept. now is the menu's clock.
-func savedItem(d diskState, key string, now time.Time) (Item, bool) {
+func savedItem(p *i18n.Printer, d diskState, key string, now time.Time) (Item, bool) {
 	if !d.Kept || d.Saved.IsZero() || d.Op != opNone {
 		return Item{}, false
 	}
-	title := "Saved " + ramdisk.Ago(now.Sub(d.Saved))
+	ago := agoText(p, now.Sub(d.Saved))
+	title := p.T("Saved %s", ago)
 	switch {
 	case d.Changed > 0:
-		title = "• " + title + ", " + ramdisk.Plural(d.Changed, "path") + " changed since"
+		title = p.T("• Saved %[1]s, %[2]d paths changed since", ago, d.Changed)
 	case d.Changed == 0:
-		title += ", nothing changed since"
+		title = p.T("Saved %s, nothing changed since", ago)
 	case d.Unsaved:
-		title = "• " + title + ", changed since"
+		title = p.T("• Saved %s, changed since", ago)
 	}
 	return Item{Key: key + "/saved", Title: title, Disabled: true,
-		Tooltip: "Save Now, autosave or a continuous save keeps the changes"}, true
+		Tooltip: p.T("Save Now, autosave or a continuous save keeps the changes")}, true
+}
+
+// agoText is ramdisk.Ago in the user's language: "just now", "3 s ago",
+// "5 min ago", "2 h ago", "3 days ago".
+func agoText(p *i18n.Printer, d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return p.T("just now")
+	case d < time.Minute:
+		return p.T("%d s ago", int(d/time.Second))
+	case d < time.Hour:
+		return p.T("%d min ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return p.T("%d h ago", int(d/time.Hour))
+	}
+	return p.T("%d days ago", int(d/(24*time.Hour)))
 }

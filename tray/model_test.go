@@ -309,7 +309,7 @@ func TestPlanTextAndRefusal(t *testing.T) {
 
 func Example_diskLine() {
 	d := measuredDisk(vol("Scratch", 8*ramdisk.GiB, ramdisk.APFS), 1229*ramdisk.MiB, 4198*ramdisk.MiB)
-	fmt.Println(diskLine(d))
+	fmt.Println(diskLine(nil, d))
 	// Output: Scratch — 1.2 GiB of 8 GiB, 4.1 GiB in memory
 }
 
@@ -412,7 +412,7 @@ func TestGlanceRowsAboutAndSettings(t *testing.T) {
 			t.Errorf("%s: %+v, want an enabled item doing %v", key, it, kind)
 		}
 	}
-	if txt := aboutText("1.4.0"); !strings.HasPrefix(txt, "RAMBar 1.4.0\n") || !strings.Contains(txt, "rambar help") || !strings.Contains(txt, HelpURL) ||
+	if txt := aboutText(nil, "1.4.0"); !strings.HasPrefix(txt, "RAMBar 1.4.0\n") || !strings.Contains(txt, "rambar help") || !strings.Contains(txt, HelpURL) ||
 		!strings.Contains(txt, ReleaseURL) || !strings.Contains(txt, HomebrewInstall) || !strings.Contains(txt, "MIT License") {
 		t.Errorf("about: %q", txt)
 	}

@@ -60,19 +60,19 @@ func TestCustomInPlaceReachesCreate(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Custom… made nothing")
 	}
-	f := parseForms("Site\x1f\x1fMirror in place: the folder runs from memory at its own path\n", NewDiskForm{Size: "4G"}, nil)
+	f := parseForms(nil, "Site\x1f\x1fMirror in place: the folder runs from memory at its own path\n", NewDiskForm{Size: "4G"}, nil)
 	if f.Contents != ramdisk.Mirror || !f.InPlace {
 		t.Errorf("the in place answer read as %+v", f)
 	}
-	f = parseForms("Site\x1f\x1fMirror a folder: loaded, changes written back\n", f, nil)
+	f = parseForms(nil, "Site\x1f\x1fMirror a folder: loaded, changes written back\n", f, nil)
 	if f.Contents != ramdisk.Mirror || f.InPlace {
 		t.Errorf("the mirror answer read as %+v", f)
 	}
-	if args := strings.Join(formsArgs(f, nil, true), "\n"); !strings.Contains(args, "--add-combo=Contents [Mirror a folder]") {
+	if args := strings.Join(formsArgs(nil, f, nil, true), "\n"); !strings.Contains(args, "--add-combo=Contents [Mirror a folder]") {
 		t.Errorf("the window's default: %s", args)
 	}
 	f.InPlace = true
-	if args := strings.Join(formsArgs(f, nil, true), "\n"); !strings.Contains(args, "--add-combo=Contents [Mirror in place]") {
+	if args := strings.Join(formsArgs(nil, f, nil, true), "\n"); !strings.Contains(args, "--add-combo=Contents [Mirror in place]") {
 		t.Errorf("the window's default in place: %s", args)
 	}
 }
@@ -115,7 +115,7 @@ func TestFormsNewDisk(t *testing.T) {
 			NewDiskForm{Name: "Build", Size: "512M", FS: ramdisk.ZRAM, Contents: ramdisk.Keep}},
 	} {
 		tool, argsFile := fakeZenity(t, c.answer, 0)
-		got, plan, err := formsNewDisk(context.Background(), tool, "", def, fss, check)
+		got, plan, err := formsNewDisk(context.Background(), nil, tool, "", def, fss, check)
 		if err != nil || got != c.want || plan.Name != c.want.Name || plan.FS != c.want.FS {
 			t.Errorf("%s: %+v %+v %v; want %+v", c.name, got, plan, err, c.want)
 		}
@@ -131,7 +131,7 @@ func TestFormsNewDisk(t *testing.T) {
 		}
 	}
 	tool, _ := fakeZenity(t, "", 1)
-	if _, _, err := formsNewDisk(context.Background(), tool, "", def, fss, check); !errors.Is(err, ramdisk.ErrCancelled) {
+	if _, _, err := formsNewDisk(context.Background(), nil, tool, "", def, fss, check); !errors.Is(err, ramdisk.ErrCancelled) {
 		t.Errorf("Cancel: %v", err)
 	}
 }
@@ -152,7 +152,7 @@ func TestTextInfoResult(t *testing.T) {
 		{"no chart", "", 0, false, []string{"--ok-label=Close"}},
 	} {
 		tool, argsFile := fakeZenity(t, "", c.code)
-		acted, err := textInfo(context.Background(), tool, "Benchmark of Scratch", table, c.action)
+		acted, err := textInfo(context.Background(), nil, tool, "Benchmark of Scratch", table, c.action)
 		if err != nil || acted != c.acted {
 			t.Errorf("%s: acted %v, %v; want %v", c.name, acted, err, c.acted)
 		}
@@ -167,7 +167,7 @@ func TestTextInfoResult(t *testing.T) {
 		}
 	}
 	tool, _ := fakeZenity(t, "", 5)
-	if _, err := textInfo(context.Background(), tool, "T", table, ""); err == nil || !strings.Contains(err.Error(), "zenity --text-info") {
+	if _, err := textInfo(context.Background(), nil, tool, "T", table, ""); err == nil || !strings.Contains(err.Error(), "zenity --text-info") {
 		t.Errorf("a failing zenity: %v", err)
 	}
 }
@@ -214,7 +214,7 @@ func TestFormsRunsInUIDir(t *testing.T) {
 	}
 	uiDir := filepath.Join(t.TempDir(), "zenity")
 	args := func() string { b, _ := os.ReadFile(argsFile); return string(b) }
-	if _, _, err := formsNewDisk(context.Background(), tool, uiDir, def, fss, check); err != nil || cwd() != "/" {
+	if _, _, err := formsNewDisk(context.Background(), nil, tool, uiDir, def, fss, check); err != nil || cwd() != "/" {
 		t.Errorf("no installed zenity.ui: ran in %q, %v; want /", cwd(), err)
 	}
 	if !strings.Contains(args(), "--text=Empty fields keep the default in brackets.\n") {
@@ -225,7 +225,7 @@ func TestFormsRunsInUIDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(share, "zenity.ui"), []byte("<interface>"+formsOKButton+"</object></interface>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := formsNewDisk(context.Background(), tool, uiDir, def, fss, check); err != nil || cwd() != uiDir {
+	if _, _, err := formsNewDisk(context.Background(), nil, tool, uiDir, def, fss, check); err != nil || cwd() != uiDir {
 		t.Errorf("ran in %q, %v; want %s", cwd(), err, uiDir)
 	}
 	if !strings.Contains(args(), "--text=Empty fields keep the default in brackets. Return creates.\n") {

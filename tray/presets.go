@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"rambar/i18n"
 	"rambar/settingsfile"
 	"strings"
 	"time"
@@ -64,14 +65,19 @@ type presetEditor struct {
 	physical ramdisk.Size
 	// saved is told the settings after every successful change.
 	saved func(ramdisk.Settings)
+	// lang says the editor's words (nil: English).
+	lang *i18n.Printer
 }
+
+// t says a message in the editor's language.
+func (e presetEditor) t(format string, args ...any) string { return e.lang.T(format, args...) }
 
 // refused is an answer the settings would not take; it is shown and the
 // form asked again, starting from what was typed.
 type refused struct{ error }
 
 // presetLine describes a preset in one line: "Scratch: 4G APFS, kept, at login".
-func presetLine(p ramdisk.Preset) string {
+func presetLine(lang *i18n.Printer, p ramdisk.Preset) string {
 	parts := []string{p.Size}
 	if p.FS != "" {
 		parts[0] += " " + p.FS.Label()
@@ -80,12 +86,12 @@ func presetLine(p ramdisk.Preset) string {
 		parts = append(parts, ramdisk.ContentsPhrase(p))
 	}
 	if p.Hidden {
-		parts = append(parts, "hidden")
+		parts = append(parts, lang.T("hidden"))
 	}
 	if p.AutoMount {
-		parts = append(parts, "at login")
+		parts = append(parts, lang.T("at login"))
 	}
-	return p.Name + ": " + strings.Join(parts, ", ")
+	return lang.T("%s: %s", p.Name, strings.Join(parts, ", "))
 }
 
 // run is "Edit Presets…": pick a preset (or Add Preset…), then edit, remove
@@ -97,10 +103,10 @@ func (e presetEditor) run(ctx context.Context) (string, error) {
 	}
 	items := make([]string, 0, len(s.Presets)+1)
 	for _, p := range s.Presets {
-		items = append(items, presetLine(p))
+		items = append(items, presetLine(e.lang, p))
 	}
-	items = append(items, choiceAdd)
-	pick, err := e.dlg.Choose(ctx, "RAM Disk Presets", "Choose a preset to change, or add one:", items, "")
+	items = append(items, e.t(choiceAdd))
+	pick, err := e.dlg.Choose(ctx, e.t("RAM Disk Presets"), e.t("Choose a preset to change, or add one:"), items, "")
 	if err != nil {
 		return "", err
 	}
@@ -109,18 +115,18 @@ func (e presetEditor) run(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	if i == len(s.Presets) {
-		return "", e.add(ctx, "New Preset", ramdisk.Preset{Size: "4G", FS: defaultFSOf(e.fss)})
+		return "", e.add(ctx, e.t("New Preset"), ramdisk.Preset{Size: "4G", FS: defaultFSOf(e.fss)})
 	}
 	p := s.Presets[i]
-	what, err := e.dlg.Choose(ctx, p.Name, presetLine(p), []string{choiceEdit, choiceRemove, choiceMount}, choiceEdit)
+	what, err := e.dlg.Choose(ctx, p.Name, presetLine(e.lang, p), []string{e.t(choiceEdit), e.t(choiceRemove), e.t(choiceMount)}, e.t(choiceEdit))
 	if err != nil {
 		return "", err
 	}
 	switch what {
-	case choiceEdit:
+	case e.t(choiceEdit):
 		return "", e.edit(ctx, p)
-	case choiceRemove:
-		ok, err := e.dlg.Confirm(ctx, "Remove "+p.Name, "Remove the preset "+p.Name+"? A disk it made stays mounted, and no folder is touched.", "Remove")
+	case e.t(choiceRemove):
+		ok, err := e.dlg.Confirm(ctx, e.t("Remove %s", p.Name), e.t("Remove the preset %s? A disk it made stays mounted, and no folder is touched.", p.Name), e.t("Remove"))
 		if err != nil || !ok {
 			return "", err
 		}
@@ -129,7 +135,7 @@ func (e presetEditor) run(ctx context.Context) (string, error) {
 			return err
 		})
 		return "", err
-	case choiceMount:
+	case e.t(choiceMount):
 		return p.Name, nil
 	}
 	return "", nil
@@ -146,7 +152,7 @@ func (e presetEditor) saveAs(ctx context.Context, v ramdisk.Volume) error {
 		names[i] = p.Name
 	}
 	p := ramdisk.Preset{Name: firstFreeName(v.Name, names), Size: v.Size.String(), FS: v.FS, Hidden: v.Hidden}
-	return e.add(ctx, "Save "+v.Name+" as Preset", p)
+	return e.add(ctx, e.t("Save %s as Preset", v.Name), p)
 }
 
 func (e presetEditor) add(ctx context.Context, title string, p ramdisk.Preset) error {
@@ -157,7 +163,7 @@ func (e presetEditor) add(ctx context.Context, title string, p ramdisk.Preset) e
 
 // edit changes p, its name too; it keeps its place in the list.
 func (e presetEditor) edit(ctx context.Context, p ramdisk.Preset) error {
-	return e.formLoop(ctx, "Edit "+p.Name, p, func(s *ramdisk.Settings, q ramdisk.Preset) error {
+	return e.formLoop(ctx, e.t("Edit %s", p.Name), p, func(s *ramdisk.Settings, q ramdisk.Preset) error {
 		i := -1
 		for j := range s.Presets {
 			if strings.EqualFold(s.Presets[j].Name, p.Name) {
@@ -192,7 +198,7 @@ func (e presetEditor) formLoop(ctx context.Context, title string, p ramdisk.Pres
 		if !errors.As(err, &r) {
 			return err
 		}
-		if err := e.dlg.Problem(ctx, title, "Not saved: "+r.Error()); err != nil {
+		if err := e.dlg.Problem(ctx, title, e.t("Not saved: %s", r.Error())); err != nil {
 			return err
 		}
 	}
@@ -218,7 +224,7 @@ func (e presetEditor) update(fn func(*ramdisk.Settings) error) (ramdisk.Settings
 func (e presetEditor) form(ctx context.Context, title string, p ramdisk.Preset) (ramdisk.Preset, error) {
 	var err error
 	for {
-		if p.Name, err = e.ask(ctx, title, "Name of the disk:", p.Name); err != nil {
+		if p.Name, err = e.ask(ctx, title, e.t("Name of the disk:"), p.Name); err != nil {
 			return p, err
 		}
 		if err = ramdisk.ValidateName(p.Name); err == nil {
@@ -229,7 +235,7 @@ func (e presetEditor) form(ctx context.Context, title string, p ramdisk.Preset) 
 		}
 	}
 	for {
-		if p.Size, err = e.ask(ctx, title, "Size (512M, 4G, 1.5G, or a share of memory like 25%):", p.Size); err != nil {
+		if p.Size, err = e.ask(ctx, title, e.t("Size (512M, 4G, 1.5G, or a share of memory like 25%%):"), p.Size); err != nil {
 			return p, err
 		}
 		if _, err = ramdisk.ParseSize(p.Size, e.physical); err == nil {
@@ -248,7 +254,7 @@ func (e presetEditor) form(ctx context.Context, title string, p ramdisk.Preset) 
 				def = labels[i]
 			}
 		}
-		pick, err := e.dlg.Choose(ctx, title, "File system:", labels, def)
+		pick, err := e.dlg.Choose(ctx, title, e.t("File system:"), labels, def)
 		if err != nil {
 			return p, err
 		}
@@ -256,43 +262,43 @@ func (e presetEditor) form(ctx context.Context, title string, p ramdisk.Preset) 
 			p.FS = e.fss[i]
 		}
 	}
-	if p.Hidden, err = e.either(ctx, title, "Show the disk?", choiceShown, choiceHidden, p.Hidden); err != nil {
+	if p.Hidden, err = e.either(ctx, title, e.t("Show the disk?"), e.t(choiceShown), e.t(choiceHidden), p.Hidden); err != nil {
 		return p, err
 	}
-	if p.AutoMount, err = e.either(ctx, title, "When to mount it:", choiceMenuOnly, choiceAutoMount, p.AutoMount); err != nil {
+	if p.AutoMount, err = e.either(ctx, title, e.t("When to mount it:"), e.t(choiceMenuOnly), e.t(choiceAutoMount), p.AutoMount); err != nil {
 		return p, err
 	}
 	modes := []ramdisk.ContentMode{ramdisk.Discard, ramdisk.Keep, ramdisk.Mirror, ramdisk.Mirror}
-	labels := []string{choiceDiscard, choiceKeep, choiceMirror, choiceInPlace}
-	def := choiceDiscard
+	labels := []string{e.t(choiceDiscard), e.t(choiceKeep), e.t(choiceMirror), e.t(choiceInPlace)}
+	def := e.t(choiceDiscard)
 	if i := indexOf(modes, p.Contents); i >= 0 {
 		def = labels[i]
 	}
 	if p.Contents == ramdisk.Mirror && p.InPlace {
-		def = choiceInPlace
+		def = e.t(choiceInPlace)
 	}
-	pick, err := e.dlg.Choose(ctx, title, "Its contents:", labels, def)
+	pick, err := e.dlg.Choose(ctx, title, e.t("Its contents:"), labels, def)
 	if err != nil {
 		return p, err
 	}
 	if i := indexOf(labels, pick); i >= 0 {
-		p.Contents, p.InPlace = modes[i], pick == choiceInPlace
+		p.Contents, p.InPlace = modes[i], pick == e.t(choiceInPlace)
 	}
 	if p.Contents != ramdisk.Mirror {
 		p.MirrorPath = ""
-	} else if p.MirrorPath, err = e.dlg.Folder(ctx, "Folder to mirror on "+p.Name, p.MirrorPath); err != nil {
+	} else if p.MirrorPath, err = e.dlg.Folder(ctx, e.t("Folder to mirror on %s", p.Name), p.MirrorPath); err != nil {
 		return p, err
 	}
 	if p.Contents == ramdisk.Discard {
 		p.SaveEvery, p.Snapshots = 0, 0
 		return p, nil
 	}
-	if p.SaveEvery, err = e.number(ctx, title, "Save the contents every:", saveIntervals, p.SaveEvery, intervalLabel); err != nil {
+	if p.SaveEvery, err = e.number(ctx, title, e.t("Save the contents every:"), saveIntervals, p.SaveEvery, func(secs int) string { return intervalLabel(e.lang, secs) }); err != nil {
 		return p, err
 	}
-	p.Snapshots, err = e.number(ctx, title, "Past saves to keep as snapshots:", snapshotCounts, p.Snapshots, func(n int) string {
+	p.Snapshots, err = e.number(ctx, title, e.t("Past saves to keep as snapshots:"), snapshotCounts, p.Snapshots, func(n int) string {
 		if n == 0 {
-			return choiceDefault
+			return e.t(choiceDefault)
 		}
 		return fmt.Sprint(n)
 	})
@@ -341,9 +347,9 @@ func (e presetEditor) number(ctx context.Context, title, text string, values []i
 }
 
 // intervalLabel is "Off", "5 min", "1 h", "1 h 30 min".
-func intervalLabel(secs int) string {
+func intervalLabel(lang *i18n.Printer, secs int) string {
 	if secs == 0 {
-		return "Off"
+		return lang.T("Off")
 	}
 	return ramdisk.ShortDuration(time.Duration(secs) * time.Second)
 }

@@ -113,7 +113,7 @@ func pick(answer string) []step { return []step{{"choose", "", answer}} }
 
 func TestPresetEditor(t *testing.T) {
 	start := []ramdisk.Preset{scratchPreset, cachePreset}
-	scratchLine, cacheLine := presetLine(scratchPreset), presetLine(cachePreset)
+	scratchLine, cacheLine := presetLine(nil, scratchPreset), presetLine(nil, cachePreset)
 	if cacheLine != "Cache: 25% zram (compressed), kept, saved every 10 min" {
 		t.Fatalf("PresetLine = %q", cacheLine)
 	}
@@ -223,8 +223,8 @@ func TestPresetEditorCancelChangesNothing(t *testing.T) {
 			{"choose", "Show", choiceHidden}, {"choose", "When", choiceAutoMount}, {"choose", "contents", choiceMirror},
 			{"folder", "", "/src"}, {"choose", "every", "5 min"}, {"choose", "snapshots", "3"},
 		}),
-		"edit":   steps(pick(presetLine(cachePreset)), pick(choiceEdit), form("Other", "1G", "tmpfs")),
-		"remove": steps(pick(presetLine(scratchPreset)), pick(choiceRemove), []step{{"confirm", "", "yes"}}),
+		"edit":   steps(pick(presetLine(nil, cachePreset)), pick(choiceEdit), form("Other", "1G", "tmpfs")),
+		"remove": steps(pick(presetLine(nil, scratchPreset)), pick(choiceRemove), []step{{"confirm", "", "yes"}}),
 	}
 	for name, flow := range flows {
 		for k := range flow {

@@ -30,7 +30,7 @@ func TestSavedLine(t *testing.T) {
 		{"saving", func() diskState { d := kept(time.Second, 2, true); d.Op = opSaving; return d }(), ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			it, ok := savedItem(c.d, "disk/Work", now)
+			it, ok := savedItem(nil, c.d, "disk/Work", now)
 			if got := map[bool]string{true: it.Title}[ok]; got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ncruces/zenity"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -20,6 +21,8 @@ type Zenity struct {
 	// tool's New RAM Disk window needs to take Return (zenity_return.go);
 	// "" leaves the window as zenity makes it (Tab to Create, then Return).
 	Dir string
+	// Lang says the windows' words in the user's language (nil: English).
+	Lang *i18n.Printer
 }
 
 var (
@@ -36,19 +39,20 @@ func cancelled(err error) bool { return errors.Is(err, zenity.ErrCanceled) }
 func (z Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
 	if runtime.GOOS != "darwin" {
 		if tool, err := exec.LookPath("zenity"); err == nil {
-			return formsNewDisk(ctx, tool, z.Dir, form, fss, check)
+			return formsNewDisk(ctx, z.Lang, tool, z.Dir, form, fss, check)
 		}
 	}
-	title := zenity.Title("New RAM Disk")
+	p := z.Lang
+	title := zenity.Title(p.T("New RAM Disk"))
 	for {
-		name, err := zenity.Entry("Name of the new RAM disk:", title, zenity.EntryText(form.Name), zenity.Context(ctx))
+		name, err := zenity.Entry(p.T("Name of the new RAM disk:"), title, zenity.EntryText(form.Name), zenity.Context(ctx))
 		if cancelled(err) {
 			return form, ramdisk.Plan{}, ramdisk.ErrCancelled
 		} else if err != nil {
 			return form, ramdisk.Plan{}, fmt.Errorf("zenity entry: %w", err)
 		}
 		form.Name = strings.TrimSpace(name)
-		size, err := zenity.Entry("Size (512M, 4G, 1.5G, or a share of memory like 25%):", title,
+		size, err := zenity.Entry(p.T("Size (512M, 4G, 1.5G, or a share of memory like 25%%):"), title,
 			zenity.EntryText(form.Size), zenity.Context(ctx))
 		if cancelled(err) {
 			return form, ramdisk.Plan{}, ramdisk.ErrCancelled
@@ -65,7 +69,7 @@ func (z Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.Fil
 					def = labels[i]
 				}
 			}
-			pick, err := zenity.List("File system:", labels, title, zenity.DefaultItems(def), zenity.DisallowEmpty(), zenity.Context(ctx))
+			pick, err := zenity.List(p.T("File system:"), labels, title, zenity.DefaultItems(def), zenity.DisallowEmpty(), zenity.Context(ctx))
 			if cancelled(err) {
 				return form, ramdisk.Plan{}, ramdisk.ErrCancelled
 			} else if err != nil {
@@ -77,7 +81,7 @@ func (z Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.Fil
 				}
 			}
 		}
-		if plan, again, err := reviewPlan(ctx, title, form, check, func(ramdisk.Plan) bool { return true }); !again {
+		if plan, again, err := reviewPlan(ctx, p, title, form, check, func(ramdisk.Plan) bool { return true }); !again {
 			return form, plan, err
 		}
 	}
@@ -86,12 +90,12 @@ func (z Zenity) NewDisk(ctx context.Context, form NewDiskForm, fss []ramdisk.Fil
 // reviewPlan plans the answers: a refusal is shown and the user changes
 // them (again); a plan that ask wants shown is shown with Create, Cancel
 // and Change… (again).
-func reviewPlan(ctx context.Context, title zenity.Option, form NewDiskForm, check func(NewDiskForm) (ramdisk.Plan, error),
+func reviewPlan(ctx context.Context, p *i18n.Printer, title zenity.Option, form NewDiskForm, check func(NewDiskForm) (ramdisk.Plan, error),
 	ask func(ramdisk.Plan) bool) (plan ramdisk.Plan, again bool, err error) {
 	plan, err = check(form)
 	if err != nil {
 		// Refused: say why, then let the user change the answers.
-		if e := zenity.Error(PlanRefusal(err), title, zenity.OKLabel("Change"), zenity.Context(ctx)); cancelled(e) {
+		if e := zenity.Error(planRefusal(p, err), title, zenity.OKLabel(p.T("Change")), zenity.Context(ctx)); cancelled(e) {
 			return ramdisk.Plan{}, false, ramdisk.ErrCancelled
 		}
 		return ramdisk.Plan{}, true, nil
@@ -99,8 +103,8 @@ func reviewPlan(ctx context.Context, title zenity.Option, form NewDiskForm, chec
 	if !ask(plan) {
 		return plan, false, nil
 	}
-	err = zenity.Question(PlanText(plan), title, zenity.OKLabel("Create"), zenity.CancelLabel("Cancel"),
-		zenity.ExtraButton("Change…"), zenity.Context(ctx))
+	err = zenity.Question(planText(p, plan), title, zenity.OKLabel(p.T("Create")), zenity.CancelLabel(p.T("Cancel")),
+		zenity.ExtraButton(p.T("Change…")), zenity.Context(ctx))
 	switch {
 	case err == nil:
 		return plan, false, nil
@@ -114,9 +118,20 @@ func reviewPlan(ctx context.Context, title zenity.Option, form NewDiskForm, chec
 
 // PlanText is what the dialog shows before a disk is made: the summary and
 // every note (memory committed now or as written, advice, warnings).
-func PlanText(p ramdisk.Plan) string {
+func PlanText(p ramdisk.Plan) string { return planText(nil, p) }
+
+// PlanTextIn is PlanText in lang's words (the plan's own notes stay
+// English: they are ramdisk's, shared with the CLI).
+func PlanTextIn(lang *i18n.Printer, p ramdisk.Plan) string { return planText(lang, p) }
+
+// PlanRefusalIn is PlanRefusal in lang's words.
+func PlanRefusalIn(lang *i18n.Printer, err error) string { return planRefusal(lang, err) }
+
+// planText is PlanText in the user's language. The plan's own words (its
+// summary and notes) are ramdisk's, shared with the CLI, and still English.
+func planText(lang *i18n.Printer, p ramdisk.Plan) string {
 	var b strings.Builder
-	b.WriteString("Create " + p.Summary() + "?\n")
+	b.WriteString(lang.T("Create %s?", p.Summary()) + "\n")
 	for _, n := range p.Notes {
 		fmt.Fprintf(&b, "\n• %s", n)
 	}
@@ -124,20 +139,23 @@ func PlanText(p ramdisk.Plan) string {
 }
 
 // PlanRefusal words a refused plan for the dialog.
-func PlanRefusal(err error) string {
+func PlanRefusal(err error) string { return planRefusal(nil, err) }
+
+func planRefusal(p *i18n.Printer, err error) string {
 	msg := err.Error()
 	if errors.Is(err, ramdisk.ErrTooLarge) {
 		msg = strings.TrimSuffix(msg, "; use --force to make it anyway")
-		return "This machine can't hold that disk: " + msg + ".\n\nChoose a smaller size."
+		return p.T("This machine can't hold that disk: %s.\n\nChoose a smaller size.", msg)
 	}
-	return "Can't make that disk: " + msg
+	return p.T("Can't make that disk: %s", msg)
 }
 
 // Quit implements Dialogs.
-func (Zenity) Quit(ctx context.Context, q QuitQuestion) (QuitChoice, error) {
-	err := zenity.Question(QuitText(q),
-		zenity.Title("Quit RAMBar"), zenity.OKLabel("Eject and Quit"), zenity.ExtraButton("Leave Mounted"),
-		zenity.CancelLabel("Cancel"), zenity.Context(ctx))
+func (z Zenity) Quit(ctx context.Context, q QuitQuestion) (QuitChoice, error) {
+	p := z.Lang
+	err := zenity.Question(QuitText(p, q),
+		zenity.Title(p.T("Quit RAMBar")), zenity.OKLabel(p.T("Eject and Quit")), zenity.ExtraButton(p.T("Leave Mounted")),
+		zenity.CancelLabel(p.T("Cancel")), zenity.Context(ctx))
 	switch {
 	case err == nil:
 		return QuitEjectAll, nil
@@ -161,12 +179,12 @@ func (Zenity) Message(ctx context.Context, title, text string) error {
 // Choose implements PresetDialogs with a list. The zenity tool (Linux) can
 // neither preselect def nor refuse an empty pick, so there the text names
 // def, and OK with nothing picked keeps it.
-func (Zenity) Choose(ctx context.Context, title, text string, items []string, def string) (string, error) {
+func (z Zenity) Choose(ctx context.Context, title, text string, items []string, def string) (string, error) {
 	opts := []zenity.Option{zenity.Title(title), zenity.DisallowEmpty(), zenity.Context(ctx)}
 	if def != "" {
 		opts = append(opts, zenity.DefaultItems(def))
 		if runtime.GOOS != "darwin" {
-			text += "\nNow: " + def
+			text += "\n" + z.Lang.T("Now: %s", def)
 		}
 	}
 	pick, err := zenity.List(text, items, opts...)
@@ -193,8 +211,8 @@ func (Zenity) Folder(ctx context.Context, title, def string) (string, error) {
 }
 
 // Confirm implements PresetDialogs with a question.
-func (Zenity) Confirm(ctx context.Context, title, text, ok string) (bool, error) {
-	err := zenity.Question(text, zenity.Title(title), zenity.OKLabel(ok), zenity.CancelLabel("Cancel"), zenity.Context(ctx))
+func (z Zenity) Confirm(ctx context.Context, title, text, ok string) (bool, error) {
+	err := zenity.Question(text, zenity.Title(title), zenity.OKLabel(ok), zenity.CancelLabel(z.Lang.T("Cancel")), zenity.Context(ctx))
 	if cancelled(err) {
 		return false, nil
 	}

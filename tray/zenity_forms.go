@@ -10,6 +10,7 @@ import (
 
 	"github.com/ncruces/zenity"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -22,33 +23,34 @@ const formsSep = "\x1f"
 // to keep the default its label names (zenity's forms cannot prefill).
 // Return in any field is Create when the window runs in formsUIDir
 // (returnCreates: the window says so).
-func formsArgs(form NewDiskForm, fss []ramdisk.FileSystem, returnCreates bool) []string {
-	text := "Empty fields keep the default in brackets."
+func formsArgs(p *i18n.Printer, form NewDiskForm, fss []ramdisk.FileSystem, returnCreates bool) []string {
+	text := p.T("Empty fields keep the default in brackets.")
 	if returnCreates {
-		text += " Return creates."
+		text = p.T("Empty fields keep the default in brackets. Return creates.")
 	}
-	args := []string{"--forms", "--title=New RAM Disk", "--ok-label=Create", "--cancel-label=Cancel",
+	args := []string{"--forms", "--title=" + p.T("New RAM Disk"), "--ok-label=" + p.T("Create"), "--cancel-label=" + p.T("Cancel"),
 		"--separator=" + formsSep, "--text=" + text,
-		"--add-entry=Name [" + form.Name + "]",
-		"--add-entry=Size [" + form.Size + "] (512M, 4G, 1.5G, or 25% of memory)"}
+		"--add-entry=" + p.T("Name [%s]", form.Name),
+		"--add-entry=" + p.T("Size [%s] (512M, 4G, 1.5G, or 25%% of memory)", form.Size)}
 	if len(fss) > 1 {
 		labels := make([]string, len(fss))
 		for i, f := range fss {
 			labels[i] = f.Label()
 		}
-		args = append(args, "--add-combo=File system ["+form.FS.Label()+"]", "--combo-values="+strings.Join(labels, "|"))
+		args = append(args, "--add-combo="+p.T("File system [%s]", form.FS.Label()), "--combo-values="+strings.Join(labels, "|"))
 	}
 	labels := make([]string, len(ramdisk.ContentChoices))
 	for i, c := range ramdisk.ContentChoices {
-		labels[i] = c.Label
+		labels[i] = p.T(c.Label)
 	}
-	return append(args, "--add-combo=Contents ["+strings.Split(ramdisk.ContentChoices[ramdisk.ContentIndex(form.Contents, form.InPlace)].Label, ":")[0]+"]", "--combo-values="+strings.Join(labels, "|"))
+	cur := p.T(ramdisk.ContentChoices[ramdisk.ContentIndex(form.Contents, form.InPlace)].Label)
+	return append(args, "--add-combo="+p.T("Contents [%s]", strings.Split(cur, ":")[0]), "--combo-values="+strings.Join(labels, "|"))
 }
 
 // parseForms reads zenity's answers onto form: an empty answer keeps the
 // default. The answers are zenity's last line (a bus service it starts may
 // print before it).
-func parseForms(out string, form NewDiskForm, fss []ramdisk.FileSystem) NewDiskForm {
+func parseForms(p *i18n.Printer, out string, form NewDiskForm, fss []ramdisk.FileSystem) NewDiskForm {
 	lines := strings.Split(strings.TrimRight(out, "\r\n"), "\n")
 	fields := strings.Split(lines[len(lines)-1], formsSep)
 	next := func() string {
@@ -75,7 +77,7 @@ func parseForms(out string, form NewDiskForm, fss []ramdisk.FileSystem) NewDiskF
 	}
 	s := next()
 	for _, c := range ramdisk.ContentChoices {
-		if s == c.Label {
+		if s == p.T(c.Label) {
 			form.Contents, form.InPlace = c.Mode, c.InPlace
 		}
 	}
@@ -87,14 +89,14 @@ func parseForms(out string, form NewDiskForm, fss []ramdisk.FileSystem) NewDiskF
 // plan warns or is refused. The window runs in uiDir prepared by
 // formsUIDir, so Return creates; when that cannot be done, in "/" (no
 // stray ./zenity.ui), where Tab to Create then Return does.
-func formsNewDisk(ctx context.Context, tool, uiDir string, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
-	title := zenity.Title("New RAM Disk")
+func formsNewDisk(ctx context.Context, p *i18n.Printer, tool, uiDir string, form NewDiskForm, fss []ramdisk.FileSystem, check func(NewDiskForm) (ramdisk.Plan, error)) (NewDiskForm, ramdisk.Plan, error) {
+	title := zenity.Title(p.T("New RAM Disk"))
 	cwd, err := formsUIDir(uiDir, tool)
 	if err != nil {
 		cwd = "/"
 	}
 	for {
-		cmd := exec.CommandContext(ctx, tool, formsArgs(form, fss, err == nil)...)
+		cmd := exec.CommandContext(ctx, tool, formsArgs(p, form, fss, err == nil)...)
 		cmd.Dir = cwd
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -106,7 +108,7 @@ func formsNewDisk(ctx context.Context, tool, uiDir string, form NewDiskForm, fss
 		case err != nil:
 			return form, ramdisk.Plan{}, fmt.Errorf("zenity --forms: %w: %s", err, strings.TrimSpace(stderr.String()))
 		}
-		form = parseForms(string(out), form, fss)
+		form = parseForms(p, string(out), form, fss)
 		if form.Contents == ramdisk.Mirror {
 			dir, err := zenity.SelectFile(title, zenity.Directory(), zenity.Filename(form.Folder), zenity.Context(ctx))
 			if cancelled(err) {
@@ -116,7 +118,7 @@ func formsNewDisk(ctx context.Context, tool, uiDir string, form NewDiskForm, fss
 			}
 			form.Folder = dir
 		}
-		if plan, again, err := reviewPlan(ctx, title, form, check, warns); !again {
+		if plan, again, err := reviewPlan(ctx, p, title, form, check, warns); !again {
 			return form, plan, err
 		}
 	}

@@ -94,7 +94,7 @@ func TestFormsReturnCreates(t *testing.T) {
 			defer cancel()
 			done := make(chan answer, 1)
 			go func() {
-				f, p, err := formsNewDisk(ctx, tool, uiDir, def, fss, check)
+				f, p, err := formsNewDisk(ctx, nil, tool, uiDir, def, fss, check)
 				done <- answer{f, p, err}
 			}()
 			win := xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^New RAM Disk$")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -15,8 +16,8 @@ import (
 // answers or ctx ends (ramdisk.ErrCancelled either way).
 type Windows interface {
 	// Alert shows a and returns which button was pressed and what the field
-	// or popup holds. The first button is the default (Return); a button
-	// titled "Cancel" answers Esc.
+	// or popup holds. The first button is the default (Return); the button
+	// titled Alert.Cancel answers Esc.
 	Alert(ctx context.Context, a Alert) (Answer, error)
 	// ChooseFolder asks for a folder, starting at start.
 	ChooseFolder(ctx context.Context, title, start string) (string, error)
@@ -40,6 +41,17 @@ type Alert struct {
 	// Mono, when set, is shown under Text in a fixed-pitch font (a table),
 	// selectable so it can be copied.
 	Mono string
+	// Cancel is the title of the button that cancels (Esc): "Cancel" in the
+	// user's language; "" is "Cancel".
+	Cancel string
+}
+
+// cancelTitle is the title of a's cancelling button.
+func (a Alert) cancelTitle() string {
+	if a.Cancel == "" {
+		return "Cancel"
+	}
+	return a.Cancel
 }
 
 // Answer is what the user did in an Alert.
@@ -66,6 +78,8 @@ type FormOptions struct {
 	FileSystems []ramdisk.FileSystem
 	// Contents shows the contents row (none, keep, mirror a folder).
 	Contents bool
+	// Lang says the window's words (nil: English).
+	Lang *i18n.Printer
 }
 
 func contentAt(i int) (ramdisk.ContentMode, bool) {
@@ -104,13 +118,17 @@ func formOf(name, size string, fsIdx, contentsIdx int, folder string, opt FormOp
 // FormWords is what the window shows for f: words' text, after the checks
 // the window owns itself (a name, a size, a folder to mirror).
 func FormWords(f Form, words func(Form) (string, bool)) (string, bool) {
+	return formWords(nil, f, words)
+}
+
+func formWords(p *i18n.Printer, f Form, words func(Form) (string, bool)) (string, bool) {
 	switch {
 	case strings.TrimSpace(f.Name) == "":
-		return "Type a name for the disk.", false
+		return p.T("Type a name for the disk."), false
 	case strings.TrimSpace(f.Size) == "":
-		return "Type a size: 512M, 4G, 1.5G, or a share of memory like 25%.", false
+		return p.T("Type a size: 512M, 4G, 1.5G, or a share of memory like 25%%."), false
 	case f.Contents == ramdisk.Mirror && strings.TrimSpace(f.Folder) == "":
-		return "Choose the folder to mirror (Folder…).", false
+		return p.T("Choose the folder to mirror (Folder…)."), false
 	}
 	return words(f)
 }
@@ -128,6 +146,14 @@ func trimmed(f Form) Form {
 // methods of tray.PresetDialogs, which Dialogs satisfies).
 type Dialogs struct {
 	W Windows
+	// Lang says the windows' words in the user's language (nil: English).
+	Lang *i18n.Printer
+}
+
+// alert is d.W.Alert with its cancelling button named in d's language.
+func (d Dialogs) alert(ctx context.Context, a Alert) (Answer, error) {
+	a.Cancel = d.Lang.T("Cancel")
+	return d.W.Alert(ctx, a)
 }
 
 // NewDisk shows the form until the user creates a disk the checks accept
@@ -136,12 +162,13 @@ type Dialogs struct {
 // refusal, starting from what was typed.
 func (d Dialogs) NewDisk(ctx context.Context, f Form, opt FormOptions, words func(Form) (string, bool)) (Form, error) {
 	for {
-		got, err := d.W.Form(ctx, "New RAM Disk", f, opt, func(x Form) (string, bool) { return FormWords(trimmed(x), words) })
+		opt.Lang = d.Lang
+		got, err := d.W.Form(ctx, d.Lang.T("New RAM Disk"), f, opt, func(x Form) (string, bool) { return formWords(d.Lang, trimmed(x), words) })
 		if err != nil {
 			return Form{}, err
 		}
 		f = trimmed(got)
-		if _, ok := FormWords(f, words); ok {
+		if _, ok := formWords(d.Lang, f, words); ok {
 			return f, nil
 		}
 	}
@@ -150,13 +177,13 @@ func (d Dialogs) NewDisk(ctx context.Context, f Form, opt FormOptions, words fun
 // Buttons shows text with buttons and returns the index of the one pressed;
 // cancelled (Esc, ctx) is ramdisk.ErrCancelled.
 func (d Dialogs) Buttons(ctx context.Context, title, text string, buttons ...string) (int, error) {
-	a, err := d.W.Alert(ctx, Alert{Title: title, Text: text, Buttons: buttons})
+	a, err := d.alert(ctx, Alert{Title: title, Text: text, Buttons: buttons})
 	return a.Button, err
 }
 
 // Message shows a result until dismissed.
 func (d Dialogs) Message(ctx context.Context, title, text string) error {
-	_, err := d.W.Alert(ctx, Alert{Title: title, Text: text, Buttons: []string{"OK"}})
+	_, err := d.alert(ctx, Alert{Title: title, Text: text, Buttons: []string{d.Lang.T("OK")}})
 	if isCancelled(err) {
 		return nil
 	}
@@ -167,11 +194,11 @@ func (d Dialogs) Message(ctx context.Context, title, text string) error {
 // and, when action is set, action as a second button, and reports whether
 // action was pressed (the tray then opens the chart with `open`).
 func (d Dialogs) Result(ctx context.Context, title, text, action string) (bool, error) {
-	buttons := []string{"OK"}
+	buttons := []string{d.Lang.T("OK")}
 	if action != "" {
 		buttons = append(buttons, action)
 	}
-	a, err := d.W.Alert(ctx, Alert{Title: title, Mono: text, Buttons: buttons})
+	a, err := d.alert(ctx, Alert{Title: title, Mono: text, Buttons: buttons})
 	if isCancelled(err) {
 		return false, nil
 	}
@@ -189,7 +216,7 @@ func (d Dialogs) Choose(ctx context.Context, title, text string, items []string,
 			pick = i
 		}
 	}
-	a, err := d.W.Alert(ctx, Alert{Title: title, Text: text, Buttons: []string{"OK", "Cancel"}, Choices: items, Choice: pick})
+	a, err := d.alert(ctx, Alert{Title: title, Text: text, Buttons: []string{d.Lang.T("OK"), d.Lang.T("Cancel")}, Choices: items, Choice: pick})
 	if err != nil {
 		return "", err
 	}
@@ -204,7 +231,7 @@ func (d Dialogs) Choose(ctx context.Context, title, text string, items []string,
 
 // Ask asks for a line of text, starting from def.
 func (d Dialogs) Ask(ctx context.Context, title, text, def string) (string, error) {
-	a, err := d.W.Alert(ctx, Alert{Title: title, Text: text, Buttons: []string{"OK", "Cancel"}, Field: &def})
+	a, err := d.alert(ctx, Alert{Title: title, Text: text, Buttons: []string{d.Lang.T("OK"), d.Lang.T("Cancel")}, Field: &def})
 	if err != nil {
 		return "", err
 	}
@@ -221,7 +248,7 @@ func (d Dialogs) Folder(ctx context.Context, title, def string) (string, error) 
 
 // Confirm asks before something is done; false when the user declines.
 func (d Dialogs) Confirm(ctx context.Context, title, text, ok string) (bool, error) {
-	a, err := d.W.Alert(ctx, Alert{Title: title, Text: text, Buttons: []string{ok, "Cancel"}})
+	a, err := d.alert(ctx, Alert{Title: title, Text: text, Buttons: []string{ok, d.Lang.T("Cancel")}})
 	if isCancelled(err) {
 		return false, nil
 	}
@@ -234,13 +261,13 @@ func (d Dialogs) Problem(ctx context.Context, title, text string) error {
 }
 
 // pressed is the answer an alert with these buttons gives for the button
-// at index i (-1: none, the modal loop was aborted): a button titled
-// "Cancel", or none, is ramdisk.ErrCancelled.
-func pressed(i int, buttons []string) (int, error) {
+// at index i (-1: none, the modal loop was aborted): the button titled
+// cancel, or none, is ramdisk.ErrCancelled.
+func pressed(i int, buttons []string, cancel string) (int, error) {
 	switch {
 	case i < 0:
 		return -1, ramdisk.ErrCancelled
-	case i < len(buttons) && buttons[i] == "Cancel":
+	case i < len(buttons) && buttons[i] == cancel:
 		return i, ramdisk.ErrCancelled
 	}
 	return i, nil

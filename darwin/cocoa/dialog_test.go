@@ -166,7 +166,7 @@ func TestPressed(t *testing.T) {
 		i, want   int
 		cancelled bool
 	}{{0, 0, false}, {1, 1, true}, {-1, -1, true}, {5, 5, false}} {
-		got, err := pressed(c.i, buttons)
+		got, err := pressed(c.i, buttons, "Cancel")
 		if got != c.want || errors.Is(err, ramdisk.ErrCancelled) != c.cancelled {
 			t.Errorf("pressed(%d) = %d, %v", c.i, got, err)
 		}

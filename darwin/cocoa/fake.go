@@ -166,7 +166,7 @@ func (w *FakeWindows) Alert(ctx context.Context, a Alert) (Answer, error) {
 	ans := w.Answers[0]
 	w.Answers = w.Answers[1:]
 	var err error
-	ans.Button, err = pressed(ans.Button, a.Buttons)
+	ans.Button, err = pressed(ans.Button, a.Buttons, a.cancelTitle())
 	return ans, err
 }
 

@@ -84,7 +84,7 @@ func init() {
 	})
 	handle(selChooseFolder, func(objc.ID) {
 		if s := openForm; s != nil {
-			if dir, ok := runFolderPanel("The folder this disk mirrors", s.folder); ok {
+			if dir, ok := runFolderPanel(s.opt.Lang.T("The folder this disk mirrors"), s.folder); ok {
 				s.folder = dir
 			}
 			if s.ctx != nil && s.ctx.Err() != nil {
@@ -110,7 +110,7 @@ func (appWindows) Form(ctx context.Context, title string, f Form, opt FormOption
 	}
 	var got Form
 	resp, err := modal(ctx, func() int {
-		al := newAlert(title, "", []string{"Create", "Cancel"})
+		al := newAlert(title, "", []string{opt.Lang.T("Create"), opt.Lang.T("Cancel")}, opt.Lang.T("Cancel"))
 		s := buildForm(obj, f, opt)
 		s.words = words
 		s.create = al.Send(selButtons).Send(selObjectAtIndex, uint(0))
@@ -166,7 +166,7 @@ func buildForm(obj objc.ID, f Form, opt FormOptions) *builtForm {
 		return v
 	}
 	for _, r := range l.rows {
-		add(class("NSTextField").Send(selLabelWithString, nsString(rowLabels[r.kind])), r.label)
+		add(class("NSTextField").Send(selLabelWithString, nsString(opt.label(r.kind))), r.label)
 		switch r.kind {
 		case rowName:
 			b.name = field(r.control, f.Name)
@@ -181,12 +181,12 @@ func buildForm(obj objc.ID, f Form, opt FormOptions) *builtForm {
 		case rowContents:
 			labels := make([]string, len(ramdisk.ContentChoices))
 			for i, c := range ramdisk.ContentChoices {
-				labels[i] = c.Label
+				labels[i] = opt.Lang.T(c.Label)
 			}
 			b.contents = popup(r.control, labels, ramdisk.ContentIndex(f.Contents, f.InPlace))
 		case rowFolder:
 			b.folderLabel = add(class("NSTextField").Send(selLabelWithString, nsString(f.Folder)), r.control)
-			b.folderBt = add(class("NSButton").Send(selButtonWithTitle, nsString("Folder…"), obj, selChooseFolder), r.button)
+			b.folderBt = add(class("NSButton").Send(selButtonWithTitle, nsString(opt.Lang.T("Folder…")), obj, selChooseFolder), r.button)
 		}
 	}
 	b.wordsLabel = add(class("NSTextField").Send(selWrappingLabel, nsString("")), l.words)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"rambar/i18n"
 	"sync"
 	"time"
 )
@@ -42,11 +43,11 @@ func (e Event) String() string {
 func (e Event) Status() string {
 	switch e {
 	case WillSleep:
-		return "Saving before sleep…"
+		return i18n.N("Saving before sleep…")
 	case Terminating:
-		return "Saving before quitting…"
+		return i18n.N("Saving before quitting…")
 	}
-	return "Saving before logout…"
+	return i18n.N("Saving before logout…")
 }
 
 // Bounds on the save at an event. macOS does not wait for ever: at logout

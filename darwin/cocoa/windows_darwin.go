@@ -121,15 +121,20 @@ func modal(ctx context.Context, show func() int) (int, error) {
 	return resp, nil
 }
 
-func newAlert(title, text string, buttons []string) objc.ID {
+func newAlert(title, text string, buttons []string, cancel string) objc.ID {
 	al := class("NSAlert").Send(selNew).Send(selAutorelease)
 	al.Send(selSetMessageText, nsString(title))
 	al.Send(selSetInformative, nsString(text))
 	for _, b := range buttons {
-		al.Send(selAddButton, nsString(b))
+		bt := al.Send(selAddButton, nsString(b))
+		if b == cancel && bt != 0 {
+			bt.Send(selSetKeyEquivalent, nsString("\x1b")) // Esc, whatever the language calls Cancel
+		}
 	}
 	return al
 }
+
+var selSetKeyEquivalent = objc.RegisterName("setKeyEquivalent:")
 
 // monoLabel is a selectable label showing text in the user's fixed-pitch
 // font (Menlo unless changed), sized to fit it; main thread only.
@@ -162,7 +167,7 @@ func newPopup(r rect, items []string, pick int) objc.ID {
 func (appWindows) Alert(ctx context.Context, a Alert) (Answer, error) {
 	var ans Answer
 	resp, err := modal(ctx, func() int {
-		al := newAlert(a.Title, a.Text, a.Buttons)
+		al := newAlert(a.Title, a.Text, a.Buttons, a.cancelTitle())
 		var field, popup objc.ID
 		switch {
 		case a.Field != nil:
@@ -192,7 +197,7 @@ func (appWindows) Alert(ctx context.Context, a Alert) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	ans.Button, err = pressed(buttonIndex(resp), a.Buttons)
+	ans.Button, err = pressed(buttonIndex(resp), a.Buttons, a.cancelTitle())
 	return ans, err
 }
 

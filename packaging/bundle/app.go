@@ -15,7 +15,9 @@ import (
 	"github.com/jackmordaunt/icns/v3"
 	"howett.net/plist"
 
+	"rambar/i18n"
 	"rambar/internal/atomicfile"
+	"rambar/update"
 )
 
 // Version is what the bundle says about itself.
@@ -74,11 +76,63 @@ var requiredKeys = map[string]any{
 	"NSDownloadsFolderUsageDescription":  "",
 	"NSRemovableVolumesUsageDescription": "",
 	"NSNetworkVolumesUsageDescription":   "",
+	// The update feed and the public half of the key that signs it, in
+	// Sparkle's keys, so the app can move to Sparkle itself later; RAMBar
+	// reads them from the update package, where they are built in.
+	"SUFeedURL":     update.FeedURL,
+	"SUPublicEDKey": update.PublicKey,
+}
+
+// purposeKeys are the Info.plist keys whose words macOS shows the user (the
+// purpose strings): each .lproj's InfoPlist.strings translates them.
+var purposeKeys = []string{"NSDesktopFolderUsageDescription", "NSDocumentsFolderUsageDescription",
+	"NSDownloadsFolderUsageDescription", "NSNetworkVolumesUsageDescription", "NSRemovableVolumesUsageDescription"}
+
+// Localizations are the languages the bundle declares
+// (CFBundleLocalizations), each with its .lproj folder: the languages of
+// RAMBar's catalog, so System Settings › Language & Region › Applications
+// offers them for RAMBar.
+func Localizations() []string {
+	out := make([]string, len(i18n.Languages))
+	for i, t := range i18n.Languages {
+		out[i] = i18n.Lproj(t)
+	}
+	return out
+}
+
+// InfoPlistStrings is a language's InfoPlist.strings: the purpose strings
+// of info in that language, from RAMBar's catalog (UTF-8, which macOS
+// reads).
+func InfoPlistStrings(info map[string]any, lang string) ([]byte, error) {
+	tag, ok := i18n.Tag(lang)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a language", lang)
+	}
+	var b bytes.Buffer
+	b.WriteString("/* The purpose strings of Info.plist, from RAMBar's catalog (i18n/locales). */\n")
+	for _, k := range purposeKeys {
+		src, _ := info[k].(string)
+		text, ok := i18n.Lookup(tag, src)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s is not in the catalog: %q", lang, k, src)
+		}
+		fmt.Fprintf(&b, "%s = %s;\n", stringsQuote(k), stringsQuote(text))
+	}
+	return b.Bytes(), nil
+}
+
+// stringsQuote quotes s for a .strings file.
+func stringsQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
 }
 
 // CheckInfo checks an Info.plist's keys (the template or a bundle's).
 func CheckInfo(info map[string]any) error {
 	var bad []string
+	if got := fmt.Sprint(info["CFBundleLocalizations"]); got != fmt.Sprint(Localizations()) {
+		bad = append(bad, fmt.Sprintf("CFBundleLocalizations is %s, want %v", got, Localizations()))
+	}
 	for k, want := range requiredKeys {
 		got, ok := info[k]
 		switch {
@@ -188,6 +242,7 @@ type AppSpec struct {
 //	RAMBar.app/Contents/PkgInfo             APPL????
 //	RAMBar.app/Contents/MacOS/rambar        the binary, 0755
 //	RAMBar.app/Contents/Resources/AppIcon.icns
+//	RAMBar.app/Contents/Resources/LANG.lproj/InfoPlist.strings  for each of Localizations
 func Assemble(s AppSpec) error {
 	tmpl, err := ReadInfo(s.InfoPlist)
 	if err != nil {
@@ -224,6 +279,19 @@ func Assemble(s AppSpec) error {
 		{filepath.Join(contents, "Info.plist"), info},
 		{filepath.Join(contents, "PkgInfo"), []byte("APPL????")},
 		{filepath.Join(contents, "Resources", "AppIcon.icns"), icon},
+	}
+	for _, l := range Localizations() {
+		strs, err := InfoPlistStrings(tmpl, l)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(contents, "Resources", l+".lproj"), 0o755); err != nil {
+			return err
+		}
+		files = append(files, struct {
+			path string
+			data []byte
+		}{filepath.Join(contents, "Resources", l+".lproj", "InfoPlist.strings"), strs})
 	}
 	for _, f := range files {
 		if err := os.WriteFile(f.path, f.data, 0o644); err != nil {

@@ -196,6 +196,17 @@ func TestAssembleAndCheck(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Dir(app)); len(ents) != 1 {
 		t.Errorf("dist holds %v", ents)
 	}
+	// Every language's purpose strings, from the catalog.
+	for _, l := range Localizations() {
+		b, err := os.ReadFile(filepath.Join(app, "Contents", "Resources", l+".lproj", "InfoPlist.strings"))
+		if err != nil || len(parseStrings(string(b))) != len(purposeKeys) {
+			t.Errorf("%s.lproj: %v\n%s", l, err, b)
+		}
+	}
+	de, _ := os.ReadFile(filepath.Join(app, "Contents", "Resources", "de.lproj", "InfoPlist.strings"))
+	if !strings.Contains(string(de), `"NSDownloadsFolderUsageDescription" = "RAMBar lädt einen Ordner in „Downloads“`) {
+		t.Errorf("de.lproj/InfoPlist.strings:\n%s", de)
+	}
 
 	breakers := []struct {
 		name  string
@@ -215,6 +226,19 @@ func TestAssembleAndCheck(t *testing.T) {
 		{"bad icon", func(app string) {
 			os.WriteFile(filepath.Join(app, "Contents", "Resources", "AppIcon.icns"), []byte("icns"), 0o644)
 		}, want, "AppIcon.icns"},
+		{"a language missing", func(app string) { os.RemoveAll(filepath.Join(app, "Contents", "Resources", "ja.lproj")) }, want,
+			"missing Contents/Resources/ja.lproj"},
+		{"a language not declared", func(app string) {
+			os.MkdirAll(filepath.Join(app, "Contents", "Resources", "pt-BR.lproj"), 0o755)
+		}, want, "unexpected Contents/Resources/pt-BR.lproj"},
+		{"a purpose string missing", func(app string) {
+			os.WriteFile(filepath.Join(app, "Contents", "Resources", "de.lproj", "InfoPlist.strings"), []byte(`"NSDesktopFolderUsageDescription" = "x";`+"\n"), 0o644)
+		}, want, "de.lproj/InfoPlist.strings lacks NSDocumentsFolderUsageDescription"},
+		{"a purpose string in English", func(app string) {
+			p := filepath.Join(app, "Contents", "Resources", "fr.lproj", "InfoPlist.strings")
+			en, _ := os.ReadFile(filepath.Join(app, "Contents", "Resources", "en.lproj", "InfoPlist.strings"))
+			os.WriteFile(p, en, 0o644)
+		}, want, "fr.lproj/InfoPlist.strings: NSDesktopFolderUsageDescription is not translated"},
 	}
 	for _, b := range breakers {
 		t.Run(b.name, func(t *testing.T) {

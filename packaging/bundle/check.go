@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"rambar/internal/run"
@@ -48,16 +49,77 @@ func (r Report) String() string {
 // expectedFiles is the whole bundle tree; anything else is a mistake (a
 // stray file breaks codesign's seal on a Mac). _CodeSignature appears once
 // codesign has signed the bundle.
-var expectedFiles = map[string]bool{
-	"Contents":                              true,
-	"Contents/Info.plist":                   true,
-	"Contents/PkgInfo":                      true,
-	"Contents/MacOS":                        true,
-	"Contents/MacOS/" + Executable:          true,
-	"Contents/Resources":                    true,
-	"Contents/Resources/AppIcon.icns":       true,
-	"Contents/_CodeSignature":               true,
-	"Contents/_CodeSignature/CodeResources": true,
+var expectedFiles = func() map[string]bool {
+	m := map[string]bool{
+		"Contents":                              true,
+		"Contents/Info.plist":                   true,
+		"Contents/PkgInfo":                      true,
+		"Contents/MacOS":                        true,
+		"Contents/MacOS/" + Executable:          true,
+		"Contents/Resources":                    true,
+		"Contents/Resources/AppIcon.icns":       true,
+		"Contents/_CodeSignature":               true,
+		"Contents/_CodeSignature/CodeResources": true,
+	}
+	for _, l := range Localizations() {
+		m["Contents/Resources/"+l+".lproj"] = true
+		m["Contents/Resources/"+l+".lproj/InfoPlist.strings"] = true
+	}
+	return m
+}()
+
+// lprojs checks that every .lproj the bundle holds is a language it
+// declares (CFBundleLocalizations) and the other way round, and that each
+// InfoPlist.strings gives every purpose string, translated (only en's is
+// the English of Info.plist).
+func (c *checker) lprojs(app string, info map[string]any) {
+	res := filepath.Join(app, "Contents", "Resources")
+	found, _ := filepath.Glob(filepath.Join(res, "*.lproj"))
+	var names []string
+	for _, f := range found {
+		names = append(names, strings.TrimSuffix(filepath.Base(f), ".lproj"))
+	}
+	sort.Strings(names)
+	declared := fmt.Sprint(info["CFBundleLocalizations"])
+	want := append([]string{}, Localizations()...)
+	sort.Strings(want)
+	if fmt.Sprint(names) != fmt.Sprint(want) {
+		c.bad("the bundle holds the .lproj folders %v, it declares %s", names, declared)
+	}
+	for _, l := range names {
+		b, err := os.ReadFile(filepath.Join(res, l+".lproj", "InfoPlist.strings"))
+		if err != nil {
+			c.bad("%s.lproj: %v", l, err)
+			continue
+		}
+		got := parseStrings(string(b))
+		for _, k := range purposeKeys {
+			en, _ := info[k].(string)
+			switch v := got[k]; {
+			case v == "":
+				c.bad("%s.lproj/InfoPlist.strings lacks %s", l, k)
+			case l != "en" && v == en:
+				c.bad("%s.lproj/InfoPlist.strings: %s is not translated", l, k)
+			}
+		}
+	}
+}
+
+// parseStrings reads the "KEY" = "VALUE"; lines of a .strings file.
+func parseStrings(s string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), " = ")
+		if !ok || !strings.HasSuffix(v, ";") {
+			continue
+		}
+		uk, err1 := strconv.Unquote(k)
+		uv, err2 := strconv.Unquote(strings.TrimSuffix(v, ";"))
+		if err1 == nil && err2 == nil {
+			out[uk] = uv
+		}
+	}
+	return out
 }
 
 // Check checks a bundle's layout: nothing missing or extra, Info.plist keys
@@ -132,6 +194,7 @@ func (c *checker) info(app string, want Want, rep *Report) error {
 	if err := CheckInfo(info); err != nil {
 		c.bad("%v", err)
 	}
+	c.lprojs(app, info)
 	rep.Version, _ = info["CFBundleShortVersionString"].(string)
 	rep.Build, _ = info["CFBundleVersion"].(string)
 	if want.Version != nil && (rep.Version != want.Version.Short || rep.Build != want.Version.Build || info["RAMBarSourceVersion"] != want.Version.Source) {

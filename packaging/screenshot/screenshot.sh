@@ -3,7 +3,10 @@
 # a StatusNotifier host) and writes OUTDIR/tray.png (the menu) and
 # OUTDIR/tray-submenu.png (a disk's submenu). Needs root (the disks are real
 # tmpfs) and: apt-get install xfce4-panel xvfb xdotool imagemagick x11-utils xfconf zenity dbus-daemon
-# (zenity: without a dialog tool the menu hides Custom… and Edit Presets…).
+# (zenity: without a dialog tool the menu hides Custom… and Edit Presets…),
+# and for Japanese or Chinese a CJK font: apt-get install fonts-noto-cjk.
+# RAMBAR_SHOT_LANG (make screenshot LANG=ja) is the menu's language: en (the
+# default; tray.png), or de, es, fr, ja, zh-Hans, pseudo (tray-LANG.png).
 # Usage: packaging/screenshot/screenshot.sh path/to/rambar OUTDIR
 # (make screenshot: OUTDIR is bin/screenshot, untracked; make screenshot DOCS=1: docs)
 set -euo pipefail
@@ -16,6 +19,16 @@ for tool in Xvfb xfce4-panel xdotool import convert xfconfd zenity dbus-run-sess
 	command -v "$tool" >/dev/null || [ -x "/usr/lib/x86_64-linux-gnu/xfce4/xfconf/$tool" ] ||
 		{ echo "screenshot: $tool is missing (apt-get install xfce4-panel xvfb xdotool imagemagick x11-utils xfconf zenity dbus-daemon)" >&2; exit 1; }
 done
+lang=${RAMBAR_SHOT_LANG:-en}
+case $lang in
+en | en_* | C | C.* | POSIX) lang=en suffix= ;;
+*) suffix=-$lang ;;
+esac
+case $lang in
+ja* | zh*)
+	fc-list ":lang=${lang%%[-_]*}" | grep -q . ||
+		{ echo "screenshot: no font for $lang is installed (apt-get install fonts-noto-cjk)" >&2; exit 1; } ;;
+esac
 scratch=$(mktemp -d)
 xvfb=
 cleanup() {
@@ -38,7 +51,7 @@ display=$(cat "$scratch/display")
 export HOME=$scratch/home XDG_CONFIG_HOME=$scratch/home/.config XDG_CACHE_HOME=$scratch/home/.cache DISPLAY=":$display"
 unset RAMBAR_MOUNT_ROOT
 export RAMBAR_HOME=$scratch/rambar RAMBAR_NOTIFY=log RAMBAR_REFRESH=500ms
-export BIN=$bin OUT=$out SCRATCH=$scratch HERE=$here TRACE=${SCREENSHOT_TRACE:+-x}
+export BIN=$bin OUT=$out SCRATCH=$scratch HERE=$here TRACE=${SCREENSHOT_TRACE:+-x} SHOT_LANG=$lang SUFFIX=$suffix
 # The mount points of RAMBar's tmpfs disks (source rambar or rambar:NAME).
 # shellcheck disable=SC2016 # awk's own $fields
 export OWN_DISKS='{ for (i = 1; i <= NF; i++) if ($i == "-" && $(i+1) == "tmpfs" && $(i+2) ~ /^rambar(:|$)/) print $5 }'
@@ -58,4 +71,4 @@ timeout 120 unshare -m --propagation private bash -c '
 	cat "$scratch/session.log" >&2
 	exit 1
 }
-echo "wrote $out/tray.png $out/tray-submenu.png"
+echo "wrote $out/tray$suffix.png $out/tray$suffix-submenu.png"

@@ -15,7 +15,8 @@ dd if=/dev/urandom of="/mnt/rambar/Scratch/data" bs=1M count=1200 status=none
 dd if=/dev/urandom of="/mnt/rambar/Build/obj" bs=1M count=300 status=none
 dd if=/dev/urandom of="/mnt/rambar/Cache/c" bs=1M count=470 status=none
 
-"$BIN" 2>"$SCRATCH/rambar.log" &
+# The menu's language: RAMBar reads LANGUAGE, LC_ALL, LC_MESSAGES and LANG.
+LANGUAGE=$SHOT_LANG LC_ALL='' LC_MESSAGES='' LANG=en_US.UTF-8 "$BIN" 2>"$SCRATCH/rambar.log" &
 app=$!
 sleep 3
 
@@ -46,5 +47,5 @@ for f in menu submenu; do
 	left=$((mx > 12 ? mx - 12 : 0))
 	convert "$SCRATCH/$f.png" -crop "$((1024 - left))x$((31 + my + h + 12))+$left+0" +repage "$SCRATCH/$f-trim.png"
 done
-cp "$SCRATCH/menu-trim.png" "$OUT/tray.png"
-cp "$SCRATCH/submenu-trim.png" "$OUT/tray-submenu.png"
+cp "$SCRATCH/menu-trim.png" "$OUT/tray$SUFFIX.png"
+cp "$SCRATCH/submenu-trim.png" "$OUT/tray$SUFFIX-submenu.png"

@@ -1,0 +1,124 @@
+package i18n
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// translatedDirs are the packages whose words go through the catalog.
+var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa"}
+
+// codeMessages are the messages the code asks for: the first argument of
+// every call of a method named T or t that is a string literal, a
+// concatenation of literals, or a package constant made of them; and the
+// texts the code marks with i18n.N.
+func codeMessages(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, dir := range translatedDirs {
+		fset := token.NewFileSet()
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parsed []*ast.File
+		consts := map[string]ast.Expr{}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			af, err := parser.ParseFile(fset, f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parsed = append(parsed, af)
+			for _, d := range af.Decls {
+				if g, ok := d.(*ast.GenDecl); ok && (g.Tok == token.CONST || g.Tok == token.VAR) {
+					for _, sp := range g.Specs {
+						vs := sp.(*ast.ValueSpec)
+						for i, n := range vs.Names {
+							if i < len(vs.Values) {
+								consts[n.Name] = vs.Values[i]
+							}
+						}
+					}
+				}
+			}
+		}
+		var eval func(e ast.Expr) (string, bool)
+		eval = func(e ast.Expr) (string, bool) {
+			switch x := e.(type) {
+			case *ast.BasicLit:
+				if x.Kind == token.STRING {
+					s, err := strconv.Unquote(x.Value)
+					return s, err == nil
+				}
+			case *ast.BinaryExpr:
+				if x.Op == token.ADD {
+					a, ok1 := eval(x.X)
+					b, ok2 := eval(x.Y)
+					return a + b, ok1 && ok2
+				}
+			case *ast.Ident:
+				if c, ok := consts[x.Name]; ok {
+					return eval(c)
+				}
+			case *ast.ParenExpr:
+				return eval(x.X)
+			}
+			return "", false
+		}
+		for _, af := range parsed {
+			ast.Inspect(af, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || len(call.Args) == 0 {
+					return true
+				}
+				name := ""
+				switch f := call.Fun.(type) {
+				case *ast.SelectorExpr:
+					name = f.Sel.Name
+				case *ast.Ident:
+					name = f.Name
+				}
+				if name != "T" && name != "t" && name != "N" {
+					return true
+				}
+				if s, ok := eval(call.Args[0]); ok {
+					out[s] = append(out[s], fset.Position(call.Pos()).String())
+				}
+				return true
+			})
+		}
+	}
+	return out
+}
+
+func TestEveryMessageOfTheCodeIsInTheCatalog(t *testing.T) {
+	en, err := loadLocale("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for id, where := range codeMessages(t) {
+		if _, ok := en[id]; !ok {
+			missing = append(missing, id)
+			t.Errorf("%s: %q is not in locales/en.json", where[0], id)
+		}
+	}
+	if len(missing) > 0 && os.Getenv("I18N_MISSING") != "" {
+		sort.Strings(missing)
+		var b strings.Builder
+		for _, m := range missing {
+			b.WriteString(strconv.Quote(m) + ": \"\",\n")
+		}
+		os.WriteFile(os.Getenv("I18N_MISSING"), []byte(b.String()), 0o644)
+	}
+}
