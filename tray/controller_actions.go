@@ -59,22 +59,9 @@ func (c *Controller) handle(key string) {
 	case actMirrorTo:
 		c.mirrorTo(disk)
 	case actRefresh:
-		c.runHook(disk, opRefreshing, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
-			n, err := c.d.Disks.Refresh(ctx, v, units(p))
-			return c.p.T("%d changes", n), err
-		}, func(d *diskState, took string) {
-			d.KeptInFolder, d.Unsaved = 0, false
-			c.notify(c.p.T("Took the folder's changes"), c.p.T("%s now has %s from its folder.", d.Volume.Name, took))
-			c.refresh(true)
-		})
+		c.takeFolderChanges(disk)
 	case actReclaim:
-		c.runHook(disk, opReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
-			freed, err := c.d.Disks.Reclaim(ctx, v, units(p))
-			return c.p.Size(freed), err
-		}, func(d *diskState, freed string) {
-			c.notify(c.p.T("Reclaimed %s", freed), c.p.T("%s gave back %s of memory.", d.Volume.Name, freed))
-			c.refresh(true)
-		})
+		c.reclaim(disk)
 	case actBenchmark:
 		c.benchmark(disk)
 	case actToggleTitle:
@@ -100,6 +87,30 @@ func (c *Controller) handle(key string) {
 	case actToggleDailyUpdates:
 		c.toggleDailyUpdates()
 	}
+}
+
+// takeFolderChanges runs Take Folder's Changes, showing its progress in
+// the menu.
+func (c *Controller) takeFolderChanges(disk *diskState) {
+	c.runHook(disk, opRefreshing, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
+		n, err := c.d.Disks.Refresh(ctx, v, units(p))
+		return c.p.T("%d changes", n), err
+	}, func(d *diskState, took string) {
+		d.KeptInFolder, d.Unsaved = 0, false
+		c.notify(c.p.T("Took the folder's changes"), c.p.T("%s now has %s from its folder.", d.Volume.Name, took))
+		c.refresh(true)
+	})
+}
+
+// reclaim runs Reclaim, showing its progress in the menu.
+func (c *Controller) reclaim(disk *diskState) {
+	c.runHook(disk, opReclaiming, func(ctx context.Context, v ramdisk.Volume, p ProgressFunc) (string, error) {
+		freed, err := c.d.Disks.Reclaim(ctx, v, units(p))
+		return c.p.Size(freed), err
+	}, func(d *diskState, freed string) {
+		c.notify(c.p.T("Reclaimed %s", freed), c.p.T("%s gave back %s of memory.", d.Volume.Name, freed))
+		c.refresh(true)
+	})
 }
 
 // open shows path (what names) in the file manager.
