@@ -111,9 +111,9 @@ bench-tray: build ## idle CPU and memory of the running tray with three disks ov
 	$(GO) test -run '^$$' -bench . -benchmem ./tray/
 	$(GO) test -run '^$$' -bench TrayRefreshLinux -benchmem ./app/
 
-bench-mirror: ## Keep saves and restores vs rsync -a --delete and tar at 10,000/50,000/200,000 files and 4 GiB of large files, store sizes, peak memory; Mirror folders' load and write-back vs rsync at 10,000/100,000 files; saves by the change feed and a steady writer's write -> durable p95; a pnpm monorepo in use (bench-pnpm) (root: mounts tmpfs; BENCH_ARGS="-files N -large SIZE -only keep|mirror|feed|pnpm")
+bench-mirror: build ## Keep saves and restores vs rsync -a --delete and tar at 10,000/50,000/200,000 files and 4 GiB of large files, store sizes, peak memory; Mirror folders' load and write-back vs rsync at 10,000/100,000 files; saves by the change feed and a steady writer's write -> durable p95; a pnpm monorepo in use (bench-pnpm); rambar save through the agent vs walking vs rsync, and the first save after a Mirror load (root: mounts tmpfs; BENCH_ARGS="-files N -large SIZE -only keep|mirror|feed|pnpm|agent")
 	$(GO) build -o bin/benchmirror ./cmd/benchmirror
-	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp} $(BENCH_ARGS)
+	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp} -rambar $(BIN) $(BENCH_ARGS)
 
 bench-pnpm: ## a pnpm monorepo in use, alone: 480,000 paths in 60,000 folders, most hard links into one store, saved from the terminal vs rsync -aH --delete, by the feed, and continuously while node_modules is removed and made again (root: mounts tmpfs)
 	$(GO) build -o bin/benchmirror ./cmd/benchmirror

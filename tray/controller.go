@@ -245,6 +245,12 @@ func (c *Controller) refresh(forceUsage bool) {
 	}
 	disks := c.d.Disks
 	gen := c.settingsGen
+	before := make([]ramdisk.Volume, 0, len(c.state.Disks))
+	for _, d := range c.state.Disks {
+		if d.Whose == "" && d.Op != opReclaiming && d.Op != opEjecting {
+			before = append(before, d.Volume)
+		}
+	}
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 		defer cancel()
@@ -288,6 +294,7 @@ func (c *Controller) refresh(forceUsage bool) {
 		if disks != nil {
 			notices = disks.Notices()
 		}
+		lost := goneHow(ctx, disks, before, vs, lerr)
 		s, serr := c.d.Store.Load()
 		cost := time.Since(start)
 		c.refreshCost.Store(int64(cost))
@@ -296,7 +303,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			if all {
 				c.lastUsage = start
 			}
-			c.applyRefresh(vs, lerr, mem, merr, us, marks, keptNow)
+			c.applyRefresh(vs, lerr, mem, merr, us, marks, keptNow, lost)
 			for i := range c.state.Disks {
 				c.state.Disks[i].Incomplete = incomplete[c.state.Disks[i].Volume.Name]
 				c.state.Disks[i].Whose = whose[c.state.Disks[i].Volume.Name]
@@ -321,7 +328,7 @@ func (c *Controller) refresh(forceUsage bool) {
 	})
 }
 
-func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.Memory, merr error, us map[string]measured, marks, kept map[string]bool) {
+func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.Memory, merr error, us map[string]measured, marks, kept, lost map[string]bool) {
 	if merr != nil && !sameErr(merr, c.state.MemoryErr) {
 		c.d.Logf("memory: %v", merr)
 	}
@@ -372,6 +379,9 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 			// Another data folder's disk, or one no RAMBar made: its
 			// maker speaks of it, not this app.
 			continue
+		}
+		if l, told := lost[name]; told && !l {
+			continue // ejected by a RAMBar of this data folder (the CLI, try, the agent)
 		}
 		c.notify(name+" is gone", "It was ejected outside RAMBar or lost (sleep, a crash of its helper); what it held is gone.")
 	}
