@@ -105,7 +105,7 @@ SHOTS = $(if $(DOCS),docs,bin/screenshot)
 screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into bin/screenshot/ (DOCS=1: docs/) (root; apt: xfce4-panel xvfb xdotool imagemagick x11-utils xfconf zenity dbus-daemon)
 	packaging/screenshot/screenshot.sh $(BIN) $(SHOTS)
 
-bench-tray: build ## idle CPU and memory of the running tray with three disks over 60 s, and the cost of one refresh (root)
+bench-tray: build ## idle CPU and memory of the running tray, then of rambar agent alone, with three disks over 60 s each, and the cost of one refresh (root)
 	$(GO) build -o bin/trayhost ./cmd/trayhost
 	tray/testdata/bench-tray.sh $(BIN) 60 bin/trayhost
 	$(GO) test -run '^$$' -bench . -benchmem ./tray/

@@ -4,9 +4,9 @@
 # real tmpfs disks in a private mount namespace (nothing is left behind), lets
 # it settle, then reads its CPU time (utime+stime, /proc/PID/stat) and
 # resident memory (VmRSS, /proc/PID/status) over SECONDS (default 60) at the
-# default refresh interval. Targets: under 1% of one core, under 40 MB.
+# default refresh interval. Targets: under 0.5% of one core, under 40 MB.
 # Then the same for `rambar agent` alone (the keeping without the menu, as
-# on a server): under 0.5% of one core, under 40 MB.
+# on a server), against the same targets.
 # The tray needs a tray host on its bus: TRAYHOST (cmd/trayhost, built by make
 # bench-tray) plays the panel there.
 # Needs root. Usage: tray/testdata/bench-tray.sh path/to/rambar [seconds] [trayhost]
