@@ -117,15 +117,15 @@ SHOT_LANG = $(if $(filter command line,$(origin LANG)),$(LANG),en)
 screenshot: build ## render the tray and a submenu under Xvfb + xfce4-panel into bin/screenshot/ (DOCS=1: docs/; LANG=ja: in Japanese) (root; apt: xfce4-panel xvfb xdotool imagemagick x11-utils xfconf zenity dbus-daemon, fonts-noto-cjk for ja and zh-Hans)
 	RAMBAR_SHOT_LANG=$(SHOT_LANG) packaging/screenshot/screenshot.sh $(BIN) $(SHOTS)
 
-bench-tray: build ## idle CPU and memory of the running tray with three disks over 60 s, and the cost of one refresh (root)
+bench-tray: build ## idle CPU and memory of the running tray, then of rambar agent alone, with three disks over 60 s each, and the cost of one refresh (root)
 	$(GO) build -o bin/trayhost ./cmd/trayhost
 	tray/testdata/bench-tray.sh $(BIN) 60 bin/trayhost
 	$(GO) test -run '^$$' -bench . -benchmem ./tray/
 	$(GO) test -run '^$$' -bench TrayRefreshLinux -benchmem ./app/
 
-bench-mirror: ## Keep saves and restores vs rsync -a --delete and tar at 10,000/50,000/200,000 files and 4 GiB of large files, store sizes, peak memory; Mirror folders' load and write-back vs rsync at 10,000/100,000 files; saves by the change feed and a steady writer's write -> durable p95; a pnpm monorepo in use (bench-pnpm) (root: mounts tmpfs; BENCH_ARGS="-files N -large SIZE -only keep|mirror|feed|pnpm")
+bench-mirror: build ## Keep saves and restores vs rsync -a --delete and tar at 10,000/50,000/200,000 files and 4 GiB of large files, store sizes, peak memory; Mirror folders' load and write-back vs rsync at 10,000/100,000 files; saves by the change feed and a steady writer's write -> durable p95; a pnpm monorepo in use (bench-pnpm); rambar save through the agent vs walking vs rsync, and the first save after a Mirror load (root: mounts tmpfs; BENCH_ARGS="-files N -large SIZE -only keep|mirror|feed|pnpm|agent")
 	$(GO) build -o bin/benchmirror ./cmd/benchmirror
-	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp} $(BENCH_ARGS)
+	./bin/benchmirror -dest $${BENCH_DEST:-/var/tmp} -rambar $(BIN) $(BENCH_ARGS)
 
 bench-pnpm: ## a pnpm monorepo in use, alone: 480,000 paths in 60,000 folders, most hard links into one store, saved from the terminal vs rsync -aH --delete, by the feed, and continuously while node_modules is removed and made again (root: mounts tmpfs)
 	$(GO) build -o bin/benchmirror ./cmd/benchmirror

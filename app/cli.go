@@ -80,6 +80,7 @@ type App struct {
 
 	engine ramdisk.Engine
 	noticeState
+	agentState
 }
 
 func newApp() *App {
@@ -117,8 +118,10 @@ func (a *App) Store() (settingsfile.Store, error) {
 
 // Main runs the CLI (or, with no arguments, the menu-bar app) and returns
 // the exit code.
-func (a *App) Main(args []string) int {
-	ctx := context.Background()
+func (a *App) Main(args []string) int { return a.run(context.Background(), args) }
+
+// run is Main under ctx (the agent runs each request under the request's).
+func (a *App) run(ctx context.Context, args []string) int {
 	if len(args) == 0 {
 		return a.exit(runTray(ctx, a))
 	}
@@ -138,6 +141,9 @@ func (a *App) Main(args []string) int {
 		return exitOK
 	case c.Run == nil: // a group of sub-verbs, given none
 		return a.exit(c.usageErr(""))
+	}
+	if code, ok := a.viaAgent(ctx, c, rest, in); ok {
+		return code
 	}
 	out := &countingWriter{w: a.Stdout}
 	if c.JSON {

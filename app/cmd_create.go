@@ -245,7 +245,7 @@ func (a *App) noteAutosave(name string, as autosave) {
 		return
 	}
 	fmt.Fprintf(a.Stderr, "rambar: note: %s is saved %s only while the menu-bar app runs, and it is not running now; "+
-		"start it with 'rambar' (at each login: 'rambar login on'), or save now with 'rambar save %s'\n",
+		"start it with 'rambar' (at each login: 'rambar login on'; without a desktop: 'rambar agent', at boot: 'rambar login on --headless'), or save now with 'rambar save %s'\n",
 		name, how, name)
 }
 

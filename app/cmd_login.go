@@ -20,7 +20,7 @@ func init() {
 	register(&command{Name: "login", Summary: "start RAMBar at login (a LaunchAgent on macOS, XDG autostart on Linux)",
 		Doc: "At each login RAMBar starts and mounts the presets marked --auto-mount.",
 		Subs: []*command{
-			{Name: "on", Summary: "start RAMBar at each login", Example: "login on", Run: runLoginOn},
+			{Name: "on", Summary: "start RAMBar at each login", Flags: []flagSpec{headlessFlag}, Example: "login on\nlogin on --headless", Run: runLoginOn},
 			{Name: "off", Summary: "no longer start RAMBar at login", Example: "login off", Run: runLoginOff},
 			{Name: "status", Summary: "say whether RAMBar starts at login, what it starts, and whether that is this copy",
 				JSON: true, Example: "login status --json", Run: runLoginStatus},
@@ -41,6 +41,12 @@ func (a *App) loginItem() (*login.Item, error) {
 }
 
 func runLoginOn(ctx context.Context, a *App, in *input) error {
+	if *in.Bool("headless") {
+		return runHeadlessOn(ctx, a)
+	}
+	if err := a.headlessOff(ctx, "the menu-bar app starts at login instead"); err != nil {
+		return err
+	}
 	t, err := a.loginToggle()
 	if err != nil {
 		return err
@@ -62,6 +68,9 @@ func runLoginOn(ctx context.Context, a *App, in *input) error {
 }
 
 func runLoginOff(ctx context.Context, a *App, in *input) error {
+	if err := a.headlessOff(ctx, ""); err != nil {
+		return err
+	}
 	t, err := a.loginToggle()
 	if err != nil {
 		return err
@@ -78,6 +87,9 @@ func runLoginOff(ctx context.Context, a *App, in *input) error {
 
 func runLoginStatus(ctx context.Context, a *App, in *input) error {
 	asJSON := in.Bool("json")
+	if done, err := a.headlessStatus(ctx, *asJSON); done || err != nil {
+		return err
+	}
 	t, err := a.loginToggle()
 	if err != nil {
 		return err

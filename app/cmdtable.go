@@ -123,6 +123,9 @@ func (c *command) flags() []flagSpec {
 	if c.JSON {
 		fs = append(fs, jsonFlag)
 	}
+	if delegated(c) {
+		fs = append(fs, directFlag)
+	}
 	return fs
 }
 

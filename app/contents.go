@@ -146,7 +146,7 @@ func (a *App) contentsOf(v ramdisk.Volume, withDirty bool) *contentsJSON {
 	}
 	c.Feed = a.feedOf(k, v.Name)
 	if withDirty {
-		if n, ok := a.feedCount(k, v.Name); ok {
+		if n, ok := a.unsavedCount(k, v); ok {
 			d := n > 0
 			c.Unsaved, c.UnsavedPaths = &d, &n
 		} else if d, err := k.Dirty(v); err == nil {

@@ -13,6 +13,9 @@ type disk = disks.Disk
 
 // service is the use-case layer over this App's engine, files and options.
 func (a *App) service() (*disks.Service, error) {
+	if s := a.agentService(); s != nil {
+		return s, nil
+	}
 	e, err := a.Engine()
 	if err != nil {
 		return nil, err

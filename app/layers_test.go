@@ -49,6 +49,9 @@ func TestImportLayers(t *testing.T) {
 		"rambar/keeper":     notContents,
 		"rambar/login":      {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "fyne.io/systray"},
 		"rambar/bench":      {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/disks", "fyne.io/systray"},
+		// The local API carries command lines and output: it knows no verb,
+		// no disk, nothing of the project.
+		"rambar/localapi": {"rambar/ramdisk", "rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "rambar/login", "rambar/settingsfile", "rambar/internal/run", "rambar/internal/atomicfile", "fyne.io/systray"},
 		// The native macOS parts stand alone: app adapts them to the tray.
 		"rambar/darwin/cocoa": {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/login", "rambar/disks", "fyne.io/systray"},
 	}

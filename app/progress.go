@@ -73,6 +73,9 @@ func (a *App) contentsProgress(quiet bool) (fn ramdisk.ProgressFunc, done func()
 // ejects the disk again; a save leaves the previous one current) instead
 // of dying half done. stop restores the default handling.
 func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	if agentRequest(ctx) { // the agent's signals are its own; the client's Ctrl-C ends ctx
+		return context.WithCancel(ctx)
+	}
 	return signal.NotifyContext(ctx, signals.Stop(syscall.SIGPIPE)...)
 }
 

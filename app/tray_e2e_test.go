@@ -416,7 +416,9 @@ func TestTrayEndToEnd(t *testing.T) {
 	f.Close()
 
 	// A disk made outside the app (the CLI) appears within a refresh or two;
-	// ejected outside, it goes and the app says so.
+	// ejected by the CLI (through the app's local API or not), it goes and
+	// is no news; unmounted behind RAMBar's back, it goes and the app says
+	// so.
 	cli := exec.Command(a.bin, "create", "Outside", "64M")
 	cli.Env = a.env
 	if out, err := cli.CombinedOutput(); err != nil {
@@ -431,7 +433,33 @@ func TestTrayEndToEnd(t *testing.T) {
 		t.Fatalf("rambar eject: %v\n%s", err, out)
 	}
 	a.waitMenu("Outside gone", 3*trayRefresh+2*time.Second, func(n dbusNode) bool { _, ok := n.find("Outside — "); return !ok })
-	a.waitLog("notify: Outside is gone")
+	rambar := func(args ...string) {
+		t.Helper()
+		cli := exec.Command(a.bin, args...)
+		cli.Env = a.env
+		if out, err := cli.CombinedOutput(); err != nil {
+			t.Fatalf("rambar %q: %v\n%s", args, err, out)
+		}
+	}
+	inMenu := func(name string, in bool) {
+		t.Helper()
+		a.waitMenu(fmt.Sprintf("%s in the menu: %v", name, in), 3*trayRefresh+2*time.Second, func(n dbusNode) bool { _, ok := n.find(name + " — "); return ok == in })
+	}
+	rambar("create", "Lost", "64M")
+	inMenu("Lost", true)
+	rambar("eject", "Lost", "--direct") // the CLI's own eject, not the app's: no news either
+	inMenu("Lost", false)
+	rambar("create", "Lost", "64M")
+	inMenu("Lost", true)
+	if out, err := exec.Command("umount", filepath.Join(a.root, "Lost")).CombinedOutput(); err != nil {
+		t.Fatalf("umount: %v\n%s", err, out)
+	}
+	a.waitLog("notify: Lost is gone")
+	for _, name := range []string{"Outside", "Lost"} {
+		if n := strings.Count(a.log(), "notify: "+name+" is gone"); name == "Outside" && n != 0 || name == "Lost" && n != 1 {
+			t.Errorf("%q announced gone %d times:\n%s", name, n, a.log())
+		}
+	}
 
 	// A kept disk made by the CLI offers Save Now (a plain one does not);
 	// a file written shows the unsaved mark, and Save Now saves it.

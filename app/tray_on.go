@@ -38,7 +38,7 @@ func (a *App) trayRun(ctx context.Context, h *trayHooks) error {
 	}
 	release, err := a.singleInstance()
 	if errors.Is(err, errAlreadyRunning) {
-		fmt.Fprintln(a.Stderr, "rambar: already running in the menu bar")
+		a.sayRunning()
 		return nil
 	}
 	if err != nil {
@@ -59,18 +59,7 @@ func (a *App) trayRun(ctx context.Context, h *trayHooks) error {
 		d.Status = &tray.StatusLine{}
 		g := a.sessionGuard(c, notes, d.Status)
 		guard = g
-		s.begin = func() func() {
-			bg, stop := context.WithCancel(ctx)
-			c.background(bg, notes)
-			unwatch := a.watchSession(g, func(title, text string) { notes.Notify(title, text) })
-			return func() {
-				// Quitting (or logging out) with disks left mounted: save what
-				// they keep, so nothing written since the last save is lost.
-				stop()
-				unwatch()
-				a.endSession(g, notes)
-			}
-		}
+		s.begin = func() func() { return a.keep(ctx, c, notes, g) }
 	}
 	if h != nil {
 		d.Stop = h.stop

@@ -185,6 +185,22 @@ func (s *Service) staleTryDisk(v ramdisk.Volume) bool {
 	return err == nil && m.For(v.MountPoint) && m.Kind == diskid.KindTry
 }
 
+// ejectLeftTry ejects a killed try's disk and drops its record, under its
+// lock as every eject (Lost waits for it).
+func (s *Service) ejectLeftTry(ctx context.Context, v ramdisk.Volume) error {
+	release, err := s.lock(ctx, v.Name, "ejecting")
+	if err != nil {
+		return fmt.Errorf("eject the leftover %s: %w", v.Name, err)
+	}
+	defer release()
+	local := localOf(v)
+	if err := s.Engine.Eject(ctx, v, true); err != nil && !errors.Is(err, ramdisk.ErrNotFound) {
+		return fmt.Errorf("eject the leftover %s: %w", v.Name, err)
+	}
+	s.forgetMade(v, local)
+	return nil
+}
+
 // CleanTryDisks ejects the temporary disks of `try` runs whose process is
 // gone (a kill -9 leaves them mounted) and returns their names. Only try's
 // own disks (staleTryDisk): never a kept, mirrored or unknown one.
@@ -197,12 +213,10 @@ func (s *Service) CleanTryDisks(ctx context.Context) ([]string, error) {
 	var errs []error
 	for _, v := range vs {
 		if s.staleTryDisk(v) {
-			local := localOf(v)
-			if err := s.Engine.Eject(ctx, v, true); err != nil && !errors.Is(err, ramdisk.ErrNotFound) {
-				errs = append(errs, fmt.Errorf("eject the leftover %s: %w", v.Name, err))
+			if err := s.ejectLeftTry(ctx, v); err != nil {
+				errs = append(errs, err)
 				continue
 			}
-			s.forgetMade(v, local)
 			gone = append(gone, v.Name)
 		}
 	}
@@ -269,6 +283,11 @@ func (s *Service) MakeTryDisk(ctx context.Context, bytes int64, files int) (v ra
 	}
 	local := localOf(v)
 	eject = func() error {
+		// Under the disk's lock, as every eject: a menu that sees the disk
+		// go waits for its record to be dropped (Lost), so it is no news.
+		if release, err := s.lock(context.WithoutCancel(ctx), v.Name, "ejecting"); err == nil {
+			defer release()
+		}
 		err := s.Engine.Eject(context.WithoutCancel(ctx), v, true)
 		if err == nil {
 			s.forgetMade(v, local)

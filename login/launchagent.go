@@ -25,6 +25,13 @@ type agent struct {
 	ProcessType            string   `plist:"ProcessType,omitempty"`
 	LimitLoadToSessionType string   `plist:"LimitLoadToSessionType,omitempty"`
 	ExitTimeOut            int      `plist:"ExitTimeOut,omitempty"`
+	// KeepAlive (the headless agent) starts it again after a crash.
+	KeepAlive *keepAlive `plist:"KeepAlive,omitempty"`
+}
+
+// keepAlive is launchd's KeepAlive dictionary.
+type keepAlive struct {
+	SuccessfulExit bool `plist:"SuccessfulExit"`
 }
 
 // exitTimeOut is how many seconds launchd waits after SIGTERM before
@@ -35,10 +42,29 @@ const exitTimeOut = 60
 // agentPlist is the agent file for exe: started at login in GUI sessions
 // only, with an app's (absent) resource limits.
 func agentPlist(exe string) ([]byte, error) {
+	return encodeAgent(agent{Label: Label, ProgramArguments: []string{exe}, RunAtLoad: true, ProcessType: "Interactive", LimitLoadToSessionType: "Aqua", ExitTimeOut: exitTimeOut})
+}
+
+// headlessPlist is the headless agent's file: `rambar agent` at login in
+// any session, started again after a crash (not after it exits 0: a second
+// copy does, leaving the running one to it).
+func headlessPlist(exe string) ([]byte, error) {
+	return encodeAgent(agent{Label: HeadlessLabel, ProgramArguments: []string{exe, "agent"}, RunAtLoad: true,
+		ExitTimeOut: exitTimeOut, KeepAlive: &keepAlive{SuccessfulExit: false}})
+}
+
+// plist is the item's agent file.
+func (it *Item) plist() ([]byte, error) {
+	if it.Headless {
+		return headlessPlist(it.Executable)
+	}
+	return agentPlist(it.Executable)
+}
+
+func encodeAgent(a agent) ([]byte, error) {
 	var b bytes.Buffer
 	enc := plist.NewEncoderForFormat(&b, plist.XMLFormat)
 	enc.Indent("\t")
-	a := agent{Label: Label, ProgramArguments: []string{exe}, RunAtLoad: true, ProcessType: "Interactive", LimitLoadToSessionType: "Aqua", ExitTimeOut: exitTimeOut}
 	if err := enc.Encode(a); err != nil {
 		return nil, fmt.Errorf("plist encode launch agent: %w", err)
 	}
@@ -64,7 +90,7 @@ func (it *Item) readAgent() (a agent, ok bool, err error) {
 }
 
 func (it *Item) domain() string  { return "gui/" + strconv.Itoa(it.UID) }
-func (it *Item) service() string { return it.domain() + "/" + Label }
+func (it *Item) service() string { return it.domain() + "/" + it.label() }
 
 func (it *Item) statusDarwin(ctx context.Context, askLaunchd bool) (Status, error) {
 	st := Status{Path: it.Path()}
@@ -72,7 +98,7 @@ func (it *Item) statusDarwin(ctx context.Context, askLaunchd bool) (Status, erro
 	if err != nil {
 		return st, err
 	}
-	if ok && a.Label == Label && len(a.ProgramArguments) > 0 {
+	if ok && a.Label == it.label() && len(a.ProgramArguments) > 0 {
 		st.Enabled = a.RunAtLoad
 		st.Program = a.ProgramArguments[0]
 		st.Stale = st.Program != it.Executable
@@ -121,7 +147,7 @@ func noDomain(err error) bool {
 }
 
 func (it *Item) enableDarwin(ctx context.Context) error {
-	data, err := agentPlist(it.Executable)
+	data, err := it.plist()
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,14 @@ type Item struct {
 	// turning the item off then only removes the file.
 	SelfIsAgent bool
 
+	// Headless: the item starts `rambar agent` (the app without its menu)
+	// as a service: a systemd user service on Linux, a LaunchAgent of its
+	// own label on macOS (NewHeadless).
+	Headless bool
+	// Env are KEY=VALUE pairs the headless service starts with (the
+	// data folder and mount root chosen by RAMBAR_HOME, RAMBAR_MOUNT_ROOT).
+	Env []string
+
 	// wait replaces the pause between launchctl retries (tests).
 	wait func(ctx context.Context, d time.Duration) error
 }
@@ -62,6 +70,12 @@ type Status struct {
 	// Loaded (macOS) is whether launchd has the job in this session; nil on
 	// Linux or when launchctl could not tell.
 	Loaded *bool `json:"loaded,omitempty"`
+	// Kind is what starts: "menu bar" (the menu-bar app at login) or
+	// "headless" (`rambar agent` as a service).
+	Kind string `json:"kind"`
+	// Active (a systemd user service) is whether it runs now; nil when
+	// systemctl --user could not tell, and for the other kinds.
+	Active *bool `json:"active,omitempty"`
 }
 
 // New describes the login item for goos from the environment (getenv reads
@@ -116,19 +130,46 @@ func onDiskImage(exe string) bool {
 
 // Path is the file that makes RAMBar start at login.
 func (it *Item) Path() string {
-	if it.GOOS == "darwin" {
-		return filepath.Join(it.Dir, Label+".plist")
+	switch {
+	case it.GOOS == "darwin":
+		return filepath.Join(it.Dir, it.label()+".plist")
+	case it.Headless:
+		return filepath.Join(it.Dir, UnitName)
 	}
 	return filepath.Join(it.Dir, "rambar.desktop")
+}
+
+// label is the LaunchAgent's label: Label, or HeadlessLabel.
+func (it *Item) label() string {
+	if it.Headless {
+		return HeadlessLabel
+	}
+	return Label
+}
+
+// kind is Status.Kind for the item.
+func (it *Item) kind() string {
+	if it.Headless {
+		return "headless"
+	}
+	return "menu bar"
 }
 
 // Status reads the login item's state, asking launchd (macOS) whether the
 // agent is loaded.
 func (it *Item) Status(ctx context.Context) (Status, error) {
-	if it.GOOS == "darwin" {
-		return it.statusDarwin(ctx, true)
+	var st Status
+	var err error
+	switch {
+	case it.GOOS == "darwin":
+		st, err = it.statusDarwin(ctx, true)
+	case it.Headless:
+		st, err = it.statusUnit(ctx, true)
+	default:
+		st, err = it.statusLinux()
 	}
-	return it.statusLinux()
+	st.Kind = it.kind()
+	return st, err
 }
 
 // Enabled reports whether RAMBar starts at the next login. It reads only the
@@ -136,6 +177,10 @@ func (it *Item) Status(ctx context.Context) (Status, error) {
 func (it *Item) Enabled(ctx context.Context) (bool, error) {
 	if it.GOOS == "darwin" {
 		st, err := it.statusDarwin(ctx, false)
+		return st.Enabled, err
+	}
+	if it.Headless {
+		st, err := it.statusUnit(ctx, false)
 		return st.Enabled, err
 	}
 	st, err := it.statusLinux()
@@ -153,6 +198,12 @@ func (it *Item) Set(ctx context.Context, on bool) error {
 			return it.enableDarwin(ctx)
 		}
 		return it.disableDarwin(ctx)
+	}
+	if it.Headless {
+		if on {
+			return it.enableUnit(ctx)
+		}
+		return it.disableUnit(ctx)
 	}
 	if on {
 		return it.enableLinux()

@@ -253,6 +253,12 @@ func (c *Controller) refresh(forceUsage bool) {
 	}
 	disks := c.d.Disks
 	gen := c.settingsGen
+	before := make([]ramdisk.Volume, 0, len(c.state.Disks))
+	for _, d := range c.state.Disks {
+		if d.Whose == "" && d.Op != opReclaiming && d.Op != opEjecting {
+			before = append(before, d.Volume)
+		}
+	}
 	c.enqueue(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 		defer cancel()
@@ -262,17 +268,7 @@ func (c *Controller) refresh(forceUsage bool) {
 		us := map[string]measured{}
 		marks := map[string]bool{}
 		keptNow := map[string]bool{}
-		incomplete := map[string]bool{}
-		whose := map[string]string{}
-		inUse := map[string]int{}
-		type saveStatus struct {
-			at      time.Time
-			changed int
-		}
-		saved := map[string]saveStatus{}
-		conflicted := map[string]conflicts{}
-		keptIn := map[string]int{}
-		inPlace := map[string]string{}
+		facts := map[string]diskFacts{}
 		for _, v := range vs {
 			keptNow[v.Name] = disks != nil && disks.Kept(v)
 			if all || !known[v.Name] {
@@ -281,21 +277,14 @@ func (c *Controller) refresh(forceUsage bool) {
 			}
 			if disks != nil {
 				marks[v.Name] = disks.Unsaved(v)
-				incomplete[v.Name] = disks.Incomplete(v)
-				whose[v.Name] = disks.Whose(v)
-				inUse[v.Name] = disks.InUse(v)
-				at, n := disks.SaveStatus(v)
-				saved[v.Name] = saveStatus{at, n}
-				n, folder := disks.MirrorConflicts(v)
-				conflicted[v.Name] = conflicts{n, folder}
-				keptIn[v.Name] = disks.KeptInFolder(v)
-				inPlace[v.Name] = disks.InPlace(v)
 			}
+			facts[v.Name] = factsOf(disks, v)
 		}
 		var notices []string
 		if disks != nil {
 			notices = disks.Notices()
 		}
+		lost := goneHow(ctx, disks, before, vs, lerr)
 		s, serr := c.d.Store.Load()
 		cost := time.Since(start)
 		c.refreshCost.Store(int64(cost))
@@ -304,21 +293,9 @@ func (c *Controller) refresh(forceUsage bool) {
 			if all {
 				c.lastUsage = start
 			}
-			c.applyRefresh(vs, lerr, mem, merr, us, marks, keptNow)
+			c.applyRefresh(vs, lerr, mem, merr, us, marks, keptNow, lost)
 			for i := range c.state.Disks {
-				c.state.Disks[i].Incomplete = incomplete[c.state.Disks[i].Volume.Name]
-				c.state.Disks[i].Whose = whose[c.state.Disks[i].Volume.Name]
-				c.state.Disks[i].InUse = inUse[c.state.Disks[i].Volume.Name]
-				st, ok := saved[c.state.Disks[i].Volume.Name]
-				if !ok {
-					st.changed = -1
-				}
-				c.state.Disks[i].Saved, c.state.Disks[i].Changed = st.at, st.changed
-				c.state.Disks[i].Conflicts = conflicted[c.state.Disks[i].Volume.Name]
-				if c.state.Disks[i].Op != opRefreshing {
-					c.state.Disks[i].KeptInFolder = keptIn[c.state.Disks[i].Volume.Name]
-				}
-				c.state.Disks[i].InPlace = inPlace[c.state.Disks[i].Volume.Name]
+				facts[c.state.Disks[i].Volume.Name].apply(&c.state.Disks[i])
 			}
 			c.state.Notices = notices
 			// Settings read before a change made here was saved are stale.
@@ -329,7 +306,7 @@ func (c *Controller) refresh(forceUsage bool) {
 	})
 }
 
-func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.Memory, merr error, us map[string]measured, marks, kept map[string]bool) {
+func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.Memory, merr error, us map[string]measured, marks, kept, lost map[string]bool) {
 	if merr != nil && !sameErr(merr, c.state.MemoryErr) {
 		c.d.Logf("memory: %v", merr)
 	}
@@ -380,6 +357,9 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 			// Another data folder's disk, or one no RAMBar made: its
 			// maker speaks of it, not this app.
 			continue
+		}
+		if l, told := lost[name]; told && !l {
+			continue // ejected by a RAMBar of this data folder (the CLI, try, the agent)
 		}
 		c.notify(c.p.T("%s is gone", name), c.p.T("It was ejected outside RAMBar or lost (sleep, a crash of its helper); what it held is gone."))
 	}

@@ -37,14 +37,14 @@ func checkHost(ctx context.Context, wait time.Duration, logf func(string, ...any
 	// systray's own dbus.SessionBus() connects there and never autolaunches.
 	conn, err := dbus.SessionBusPrivateNoAutoStartup()
 	if err != nil {
-		return fmt.Errorf("%w: no desktop session bus (DBUS_SESSION_BUS_ADDRESS is not set and no user bus runs); the menu-bar app needs a graphical session, the CLI works anywhere: rambar help", ramdisk.ErrUnsupported)
+		return fmt.Errorf("%w: no desktop session bus (DBUS_SESSION_BUS_ADDRESS is not set and no user bus runs); the menu-bar app needs a graphical session, without one, rambar agent keeps disks saved (rambar login on --headless starts it at boot) and the CLI works anywhere: rambar help", ramdisk.ErrUnsupported)
 	}
 	defer conn.Close()
 	if err := conn.Auth(nil); err != nil {
-		return fmt.Errorf("%w: the desktop session bus refused RAMBar (DBus: %v); the CLI works anywhere: rambar help", ramdisk.ErrUnsupported, err)
+		return fmt.Errorf("%w: the desktop session bus refused RAMBar (DBus: %v); without one, rambar agent keeps disks saved (rambar login on --headless starts it at boot) and the CLI works anywhere: rambar help", ramdisk.ErrUnsupported, err)
 	}
 	if err := conn.Hello(); err != nil {
-		return fmt.Errorf("%w: the desktop session bus did not answer (DBus: %v); the CLI works anywhere: rambar help", ramdisk.ErrUnsupported, err)
+		return fmt.Errorf("%w: the desktop session bus did not answer (DBus: %v); without one, rambar agent keeps disks saved (rambar login on --headless starts it at boot) and the CLI works anywhere: rambar help", ramdisk.ErrUnsupported, err)
 	}
 	return waitWatcher(ctx, conn, wait, logf)
 }
@@ -78,7 +78,7 @@ func waitWatcher(ctx context.Context, conn *dbus.Conn, wait time.Duration, logf 
 				return nil
 			}
 		case <-timer.C:
-			return fmt.Errorf("%w: no system tray to show the menu in: nothing on the session bus provides %s (waited %v; on GNOME, install the AppIndicator extension); the CLI works anywhere: rambar help",
+			return fmt.Errorf("%w: no system tray to show the menu in: nothing on the session bus provides %s (waited %v; on GNOME, install the AppIndicator extension); without one, rambar agent keeps disks saved (rambar login on --headless starts it at boot) and the CLI works anywhere: rambar help",
 				ramdisk.ErrUnsupported, watcherName, wait)
 		case <-ctx.Done():
 			return fmt.Errorf("tray: stopped while waiting for %s: %w", watcherName, ramdisk.ErrCancelled)

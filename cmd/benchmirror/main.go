@@ -28,8 +28,13 @@
 // links into one store folder, saved from the terminal with nothing and
 // one file changed beside rsync -aH --delete, by the feed, and
 // continuously while node_modules is removed and made again (pnpmsuite.go).
-// -only keep, mirror, feed or pnpm runs one part. It exits 1 when a target
-// is missed.
+// Then the agent (issue 41, agentsuite.go): `rambar save` of 1 changed
+// file in 100,000 (or -files N) through a running `rambar agent`, walking
+// the disk and by rsync -a --delete, and the first `rambar save` after a
+// Mirror load of as many files, beside rsync; these run the real rambar
+// binary (-rambar, built by make bench-mirror).
+// -only keep, mirror, feed, pnpm or agent runs one part. It exits 1 when a
+// target is missed.
 package main
 
 import (
@@ -50,7 +55,8 @@ func main() {
 		os.Exit(child(os.Args[2:]))
 	}
 	files := flag.Int("files", 0, "files in the generated tree (0: 10,000, 50,000 and 200,000 in turn; mirror folders 10,000 and 100,000)")
-	only := flag.String("only", "", "keep: saves and restores only; mirror: mirror folders only; feed: saves by the change feed only; pnpm: seed 004's workload only")
+	only := flag.String("only", "", "keep: saves and restores only; mirror: mirror folders only; feed: saves by the change feed only; pnpm: seed 004's workload only; agent: rambar save through the agent, and the first save after a Mirror load")
+	bin := flag.String("rambar", "bin/rambar", "the rambar binary the agent's figures run")
 	steady := flag.Duration("steady", time.Minute, "how long the steady load of the feed's figures writes")
 	idle := flag.Duration("idle", time.Minute, "how long three continuous disks stay idle (and then written) for the CPU figures")
 	large := flag.String("large", "4GiB", "total size of the large-file tree (e.g. 512MiB for a quick run; 0 skips it)")
@@ -69,8 +75,8 @@ func main() {
 	if *files > 0 {
 		counts, mirrorCounts = []int{*files}, []int{*files}
 	}
-	if *only != "" && *only != "keep" && *only != "mirror" && *only != "feed" && *only != "pnpm" {
-		fmt.Fprintln(os.Stderr, "bench-mirror: -only: keep, mirror, feed or pnpm")
+	if *only != "" && *only != "keep" && *only != "mirror" && *only != "feed" && *only != "pnpm" && *only != "agent" {
+		fmt.Fprintln(os.Stderr, "bench-mirror: -only: keep, mirror, feed, pnpm or agent")
 		os.Exit(2)
 	}
 	if os.Geteuid() != 0 {
@@ -104,6 +110,16 @@ func main() {
 	}
 	if *only == "" || *only == "pnpm" {
 		if err := pnpmSuite(r, *dest); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-mirror:", err)
+			os.Exit(1)
+		}
+	}
+	if *only == "" || *only == "agent" {
+		n := 100000
+		if *files > 0 {
+			n = *files
+		}
+		if err := agentSuite(r, n, *dest, *bin); err != nil {
 			fmt.Fprintln(os.Stderr, "bench-mirror:", err)
 			os.Exit(1)
 		}
