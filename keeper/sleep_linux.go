@@ -5,7 +5,6 @@ package keeper
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -29,64 +28,13 @@ func WatchSleep(ctx context.Context, save func(context.Context)) error {
 	return watchSleep(ctx, conn, save)
 }
 
-const (
-	login1Name  = "org.freedesktop.login1"
-	login1Path  = dbus.ObjectPath("/org/freedesktop/login1")
-	login1Iface = "org.freedesktop.login1.Manager"
-)
-
-func inhibit(conn *dbus.Conn) (*os.File, error) {
-	var fd dbus.UnixFD
-	err := conn.Object(login1Name, login1Path).Call(login1Iface+".Inhibit", 0,
-		"sleep", "RAMBar", "Saving RAM disk contents", "delay").Store(&fd)
-	if err != nil {
-		return nil, fmt.Errorf("logind Inhibit: %w", err)
-	}
-	return os.NewFile(uintptr(fd), "logind-inhibit"), nil
-}
+// sleepDelay is the inhibitor WatchSleep holds; its save is bounded by
+// SleepSaveTimeout.
+var sleepDelay = logindDelay{what: "sleep", signal: "PrepareForSleep", verb: "watch sleep", calledOff: "after resume",
+	bound: func(ctx context.Context) (context.Context, context.CancelFunc) {
+		return context.WithTimeout(ctx, SleepSaveTimeout)
+	}}
 
 func watchSleep(ctx context.Context, conn *dbus.Conn, save func(context.Context)) error {
-	if err := conn.AddMatchSignal(dbus.WithMatchObjectPath(login1Path), dbus.WithMatchInterface(login1Iface),
-		dbus.WithMatchMember("PrepareForSleep")); err != nil {
-		return fmt.Errorf("watch sleep: match PrepareForSleep: %w", err)
-	}
-	ch := make(chan *dbus.Signal, 8)
-	conn.Signal(ch)
-	defer conn.RemoveSignal(ch)
-	lock, err := inhibit(conn)
-	if err != nil {
-		return fmt.Errorf("watch sleep: %w", err)
-	}
-	defer func() {
-		if lock != nil {
-			lock.Close()
-		}
-	}()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case sig, ok := <-ch:
-			if !ok {
-				return fmt.Errorf("watch sleep: the bus connection closed")
-			}
-			if sig.Name != login1Iface+".PrepareForSleep" || len(sig.Body) != 1 {
-				continue
-			}
-			going, _ := sig.Body[0].(bool)
-			if going {
-				sctx, cancel := context.WithTimeout(ctx, SleepSaveTimeout)
-				save(sctx)
-				cancel()
-				if lock != nil {
-					lock.Close() // let the machine sleep
-					lock = nil
-				}
-			} else if lock == nil {
-				if lock, err = inhibit(conn); err != nil {
-					return fmt.Errorf("watch sleep: after resume: %w", err)
-				}
-			}
-		}
-	}
+	return sleepDelay.watch(ctx, conn, save)
 }
