@@ -207,8 +207,14 @@ func (w *StillWatch) Close() {
 		unix.Close(w.fd)
 		return
 	}
+	stillClosing.Add(1)
 	go func() {
+		defer stillClosing.Done()
 		unix.Close(w.fd)
 		changefeed.GiveWatches(int(w.taken.Load()))
 	}()
 }
+
+// stillClosing counts the still watches whose closing (and giving back
+// their watches) is under way: a test that counts the budget waits for it.
+var stillClosing sync.WaitGroup

@@ -73,6 +73,7 @@ func TestStillWatchStaysWithinTheWatchBudget(t *testing.T) {
 	for i := range 6 {
 		testtree.Write(t, root, fmt.Sprintf("d%d/f", i), "data")
 	}
+	stillClosing.Wait() // an earlier test's still watches give theirs back first
 	held := 0
 	for changefeed.TakeWatch() {
 		held++
