@@ -10,7 +10,6 @@ import (
 
 	"rambar/disks"
 	"rambar/internal/signals"
-	"rambar/keeper"
 	"rambar/localapi"
 )
 
@@ -52,8 +51,7 @@ func runAgent(ctx context.Context, a *App, in *input) error {
 	}
 	notes, p := a.notices(), a.lang()
 	menu := disks.NewMenu(svc)
-	menu.Conflicts = func(name string, wb keeper.WriteBack) { notes.Notify(conflictNotice(p, name, wb)) }
-	menu.S.Warn = func(msg string) { notes.Notify(p.T("Saved contents readable by others"), msg) }
+	noticesOf(menu, notes, p)
 	c := a.newContents(menu)
 	g := a.sessionGuard(c, notes, nil)
 	stopped, stop := signal.NotifyContext(ctx, signals.Stop()...)

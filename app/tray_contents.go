@@ -49,6 +49,14 @@ func (c *contents) report(notify func(title, text string) error) func(string, ke
 	}
 }
 
+// noticesOf has m tell the user of Mirror conflicts and of saved contents
+// others can read through notes, in p's language: the menu-bar app and
+// the agent alike.
+func noticesOf(m *disks.Menu, notes *notifier, p *i18n.Printer) {
+	m.Conflicts = func(name string, wb keeper.WriteBack) { notes.Notify(conflictNotice(p, name, wb)) }
+	m.S.Warn = func(msg string) { notes.Notify(p.T("Saved contents readable by others"), msg) }
+}
+
 // conflictNotice is the menu's notification of a write-back that kept
 // both versions of some paths.
 func conflictNotice(p *i18n.Printer, name string, wb keeper.WriteBack) (title, text string) {

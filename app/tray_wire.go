@@ -15,7 +15,6 @@ import (
 	"rambar/bench"
 	"rambar/disks"
 	"rambar/internal/run"
-	"rambar/keeper"
 	"rambar/tray"
 )
 
@@ -67,8 +66,7 @@ func (a *App) trayDeps() (tray.Deps, error) {
 	notes := a.notices()
 	d.Notify = notes.Notify
 	if m, ok := d.Disks.(*disks.Menu); ok {
-		m.Conflicts = func(name string, wb keeper.WriteBack) { notes.Notify(conflictNotice(d.Lang, name, wb)) }
-		m.S.Warn = func(msg string) { notes.Notify(d.Lang.T("Saved contents readable by others"), msg) }
+		noticesOf(m, notes, d.Lang)
 	}
 	if a.Getenv("RAMBAR_DEBUG") != "" {
 		d.Logf = func(format string, args ...any) { fmt.Fprintf(a.Stderr, "rambar: "+format+"\n", args...) }
