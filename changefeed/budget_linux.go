@@ -157,15 +157,22 @@ func heldLocked() int {
 	return n
 }
 
-// roomForWatch reports whether f may add a watch within the budget.
-func (f *Feed) roomForWatch() bool {
+// reserveWatch takes one watch of the budget for f's next watch, true
+// when the budget has room. The reservation is counted until the watch
+// is in f.wds and the caller gives it back (GiveWatches), so that a still
+// watch taking one in between cannot take the same last watch.
+func (f *Feed) reserveWatch() bool {
 	budget.mu.Lock()
 	defer budget.mu.Unlock()
 	if budget.feeds == nil {
 		budget.feeds = map[*Feed]struct{}{}
 	}
 	budget.feeds[f] = struct{}{}
-	return heldLocked() < budgetLimit()
+	if heldLocked() >= budgetLimit() {
+		return false
+	}
+	budget.others++
+	return true
 }
 
 // inode is a folder's identity: its device and inode numbers (zero: not
@@ -304,16 +311,20 @@ func (f *Feed) watchBudgeted(dir int, rel, p string, flags uint32) error {
 	if unix.Fstat(dir, &st) == nil {
 		ino = inode{st.Dev, st.Ino}
 	}
-	if !f.roomForWatch() && (ino == inode{} || !f.watching(ino, rel)) {
+	reserved := f.reserveWatch()
+	if !reserved && (ino == inode{} || !f.watching(ino, rel)) {
 		f.pastBudget(dir, rel)
 		return nil
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	wd, err := unix.InotifyAddWatch(f.fd, p, f.mask|flags)
 	if err == nil {
 		f.wds[int32(wd)] = rel
 		f.watched(ino, int32(wd), rel)
+	}
+	f.mu.Unlock()
+	if reserved {
+		GiveWatches(1)
 	}
 	return err
 }

@@ -145,11 +145,12 @@ func TestWatchBudgetTooManyIsLost(t *testing.T) {
 }
 
 // TestTakeWatch: the watches others take (a save's still watch) count in
-// the budget with the feeds', until given back.
+// the budget with the feeds', until given back, and so does a watch a
+// feed is adding (reserved before its descriptor has it).
 func TestTakeWatch(t *testing.T) {
 	defer setWatchBudget(3)()
 	root := t.TempDir()
-	walkedTree(t, root, 1) // 2 watches, held by the feed until the test ends
+	f, _ := walkedTree(t, root, 1) // 2 watches, held by the feed until the test ends
 	tests := []struct {
 		name string
 		do   func() bool
@@ -160,6 +161,9 @@ func TestTakeWatch(t *testing.T) {
 		{"none left", TakeWatch, false, 3},
 		{"given back", func() bool { GiveWatches(1); return TakeWatch() }, true, 3},
 		{"all given back", func() bool { GiveWatches(5); return true }, true, 2},
+		{"a feed reserves the last", f.reserveWatch, true, 3},
+		{"none left while the feed adds it", TakeWatch, false, 3},
+		{"the feed's added watch in its place", func() bool { GiveWatches(1); return true }, true, 2},
 	}
 	for _, tt := range tests {
 		if got := tt.do(); got != tt.want || WatchesHeld() != tt.held {
