@@ -160,7 +160,7 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 	// What a refresh killed halfway left on the disk under its temporary
 	// names is never saved (refreshjournal.go).
 	if st.Mode == ramdisk.Mirror && k.Holds(v, st) {
-		cleanDiskTemps(st, v.MountPoint)
+		foldersync.CleanDiskTemps(st.Backing, v.MountPoint)
 	}
 	// A Mirror disk whose load did not finish is never written back.
 	var rec *foldersync.Record
