@@ -160,7 +160,7 @@ func (c *candidate) differs(r *SyncPath) bool {
 		if c.src != nil {
 			obj = c.src.Obj
 		}
-		d = DiskSide(c.d, obj)
+		d = diskSide(c.d, obj)
 	}
 	var rd *Side
 	if r != nil {

@@ -29,7 +29,7 @@ type FolderLoad struct {
 	Bound        bool // folder is a hidden copy (Keeper.Through), a mount point by design
 	CopyFile     tree.CopyFunc
 	Store        string         // the store's folder: where a copy hook's temporary name is listed
-	Loaded       []LoadedPath   // in walk (pathLess) order
+	loaded       []loadedPath   // in walk (pathLess) order
 	NotKept      []tree.NotKept // what cannot be loaded (sockets, devices)
 	Files        int
 	Bytes        int64
@@ -40,8 +40,8 @@ type FolderLoad struct {
 	stack []*ritem                   // the folders being loaded, the top first
 }
 
-// LoadedPath is a path as loaded, and the record's folder side of it.
-type LoadedPath struct {
+// loadedPath is a path as loaded, and the record's folder side of it.
+type loadedPath struct {
 	Path string
 	F    *Side
 }
@@ -132,7 +132,7 @@ func (l *FolderLoad) visit(e *tree.FsEntry) error {
 	case e.IsDir():
 		l.stack = append(l.stack, it)
 	case e.IsLink():
-		f.Hash = LinkHash(e.Link)
+		f.Hash = linkHash(e.Link)
 	case e.IsReg() && e.St.Nlink > 1 && it.sum.None():
 		f.Hash = l.links[inodeOf(e)] // a link to its first name
 		id := tree.IdentOf(&e.St)
@@ -149,7 +149,7 @@ func (l *FolderLoad) visit(e *tree.FsEntry) error {
 		l.Files++
 		l.Bytes += e.St.Size
 	}
-	l.Loaded = append(l.Loaded, LoadedPath{Path: e.Rel, F: f})
+	l.loaded = append(l.loaded, loadedPath{Path: e.Rel, F: f})
 	return nil
 }
 
@@ -169,7 +169,7 @@ func (l *FolderLoad) Record(entries []tree.Entry) func(add func(*SyncPath) error
 }
 
 func (l *FolderLoad) record(entries []tree.Entry, add func(*SyncPath) error) error {
-	loaded := l.Loaded
+	loaded := l.loaded
 	i := 0
 	for j := range entries {
 		e := &entries[j]
@@ -188,7 +188,7 @@ func (l *FolderLoad) record(entries []tree.Entry, add func(*SyncPath) error) err
 		if src := sourceIn(entries, e); src != nil {
 			obj = src.Obj
 		}
-		sp.D = DiskSide(e, obj)
+		sp.D = diskSide(e, obj)
 		if e.Kind == tree.KindFile && sp.F != nil && sp.F.Kind == tree.KindFile {
 			sp.D.Hash = sp.F.Hash // the bytes just copied
 		}

@@ -33,16 +33,16 @@ import (
 // version means an outside edit the disk never took is never overwritten
 // by a later disk edit without a conflict copy.
 
-// Fstate is a folder path as the write-back found it: its lstat, content
+// fstate is a folder path as the write-back found it: its lstat, content
 // hash (files and links) and protection flags.
-type Fstate struct {
+type fstate struct {
 	E     tree.FsEntry
 	hash  tree.FileSum
 	flags tree.FileFlags
 }
 
 // Side is what the record would keep of the folder's path (nil: none).
-func (f *Fstate) Side() *Side {
+func (f *fstate) Side() *Side {
 	if f == nil {
 		return nil
 	}
@@ -56,10 +56,10 @@ func (f *Fstate) Side() *Side {
 	return s
 }
 
-func (f *Fstate) isDir() bool { return f != nil && f.E.IsDir() }
+func (f *fstate) isDir() bool { return f != nil && f.E.IsDir() }
 
 // protection names the flag that keeps the write-back off f ("" none).
-func (f *Fstate) protection() string {
+func (f *fstate) protection() string {
 	if f == nil {
 		return ""
 	}
@@ -78,7 +78,7 @@ type planItem struct {
 	D     *tree.Entry // the disk's entry; nil: the disk lacks the path
 	Src   *tree.Entry // the entry whose object holds D's bytes (a hard link's first name)
 	DS    *Side       // its side, with its content hash
-	F     *Fstate
+	F     *fstate
 	Base  *Side // the record's disk side: what both started from
 	LastF *Side // the record's folder side
 	// Aside: before the disk's version is written, the folder's entry

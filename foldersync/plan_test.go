@@ -13,7 +13,7 @@ import (
 // T, anything else a file with those contents; a trailing "!" on the
 // folder's version makes it immutable, "+" append-only; "@M" on the disk's
 // version gives it mode M (metadata).
-func planSide(v string, disk bool) (*Side, *Fstate) {
+func planSide(v string, disk bool) (*Side, *fstate) {
 	if v == "" {
 		return nil, nil
 	}
@@ -32,7 +32,7 @@ func planSide(v string, disk bool) (*Side, *Fstate) {
 			mode = 0o755
 		}
 	}
-	s := &Side{Kind: tree.KindFile, Mode: mode, Hash: LinkHash("file " + v), Meta: disk}
+	s := &Side{Kind: tree.KindFile, Mode: mode, Hash: linkHash("file " + v), Meta: disk}
 	var st unix.Stat_t
 	setMode(&st.Mode, unix.S_IFREG|mode)
 	switch {
@@ -40,10 +40,10 @@ func planSide(v string, disk bool) (*Side, *Fstate) {
 		s = &Side{Kind: tree.KindDir, Mode: 0o755, Meta: disk}
 		setMode(&st.Mode, unix.S_IFDIR|0o755)
 	case strings.HasPrefix(v, "l:"):
-		s.Kind, s.Hash = tree.KindSymlink, LinkHash(v[2:])
+		s.Kind, s.Hash = tree.KindSymlink, linkHash(v[2:])
 		setMode(&st.Mode, unix.S_IFLNK|0o777)
 	}
-	return s, &Fstate{E: tree.FsEntry{St: st}, hash: s.Hash, flags: flags}
+	return s, &fstate{E: tree.FsEntry{St: st}, hash: s.Hash, flags: flags}
 }
 
 // setMode sets a stat mode (uint32 on Linux, uint16 on macOS).

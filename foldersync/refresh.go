@@ -140,7 +140,7 @@ func (r *Refresh) decide(c *change, making map[string]bool) *ritem {
 	it.Item = Item{Path: c.path, rf: it}
 	dir, name := tree.SplitRel(c.path)
 	if c.e != nil {
-		it.fs = (&Fstate{E: *c.e}).Side()
+		it.fs = (&fstate{E: *c.e}).Side()
 		it.kind = c.e.Kind()
 	}
 	if making[dir] && c.e != nil { // inside a folder made here: made with it
@@ -216,14 +216,14 @@ func stillIndexed(rel string, st *unix.Stat_t, id tree.Ident) bool {
 func (r *Refresh) hash(it *ritem) bool {
 	if it.e == nil || !it.e.IsReg() {
 		if it.e != nil && it.e.IsLink() {
-			it.fs.Hash = LinkHash(it.e.Link)
+			it.fs.Hash = linkHash(it.e.Link)
 		}
 		return true
 	}
-	fd, err := r.open(it)
+	fd, release, err := r.source(it)
 	if err == nil {
 		it.fs.Hash, err = tree.HashFd(fd)
-		unix.Close(fd)
+		release()
 	}
 	if err != nil {
 		r.leave(it, false)
@@ -231,14 +231,22 @@ func (r *Refresh) hash(it *ritem) bool {
 	return err == nil
 }
 
-// open opens it's folder file, beneath the folder, as the walk saw it.
-func (r *Refresh) open(it *ritem) (int, error) {
+// source opens it's folder entry, beneath the folder, as the walk saw it
+// (a folder is kept open with the others); release lets it go.
+func (r *Refresh) source(it *ritem) (fd int, release func(), err error) {
 	dir, name := tree.SplitRel(it.Path)
-	pfd, err := r.src.at(dir)
-	if err != nil {
-		return -1, err
+	if it.e.IsDir() {
+		fd, err = r.src.at(it.Path)
+		return fd, func() {}, err
 	}
-	return tree.OpenFileAt(pfd, name, &it.e.St)
+	pfd, err := r.src.at(dir)
+	if err == nil {
+		fd, err = tree.OpenFileAt(pfd, name, &it.e.St)
+	}
+	if err != nil {
+		return -1, func() {}, err
+	}
+	return fd, func() { unix.Close(fd) }, nil
 }
 
 // leave gives it up: the disk keeps its version, the folder's stays a
@@ -262,7 +270,7 @@ func (r *Refresh) version(item *Item, _ int) (*version, error) {
 	if !it.e.IsReg() {
 		return &version{kind: item.kind, link: it.e.Link, meta: m}, nil
 	}
-	in, err := r.open(it)
+	in, release, err := r.source(it)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errSourceMoved, err)
 	}
@@ -271,7 +279,7 @@ func (r *Refresh) version(item *Item, _ int) (*version, error) {
 		f.want = &it.fs.Hash
 	}
 	v := r.stage.version(f, filepath.Join(r.Folder, it.Path), folderMeta(it.e, in, r.root))
-	v.release = func() { unix.Close(in) }
+	v.release = release
 	fill := v.fill
 	v.fill = func(out int) error {
 		if err := fill(out); err != nil {
@@ -318,8 +326,11 @@ func (r *Refresh) linksOf(it *ritem) []linkFrom {
 // (those that are contents: the disk's others are removed) and times.
 func (r *Refresh) meta(item *Item, fd int, _ *unix.Stat_t, _ bool) meta {
 	it := item.rf
-	src, done := r.source(it)
-	defer done()
+	src, release, err := r.source(it)
+	defer release()
+	if err != nil {
+		src = -1
+	}
 	m := folderMeta(it.e, src, r.root)
 	if src >= 0 && fd >= 0 {
 		for k := range contentXattrs(fd) {
@@ -329,24 +340,6 @@ func (r *Refresh) meta(item *Item, fd int, _ *unix.Stat_t, _ bool) meta {
 		}
 	}
 	return m
-}
-
-// source opens it's folder entry (a folder or a file, beneath the folder,
-// as the walk saw it); -1 when it cannot.
-func (r *Refresh) source(it *ritem) (int, func()) {
-	if it.e.IsDir() {
-		fd, err := r.src.at(it.Path)
-		if err != nil {
-			return -1, func() {}
-		}
-		return fd, func() {}
-	}
-	if it.e.IsReg() {
-		if fd, err := r.open(it); err == nil {
-			return fd, func() { unix.Close(fd) }
-		}
-	}
-	return -1, func() {}
 }
 
 // gone: the folder lacks it's path at a second look.

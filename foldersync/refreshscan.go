@@ -214,7 +214,7 @@ func folderChanged(e *tree.FsEntry, f *Side) bool {
 	if f == nil {
 		return true
 	}
-	fs := (&Fstate{E: *e}).Side()
+	fs := (&fstate{E: *e}).Side()
 	if fs.Kind != f.Kind {
 		return true
 	}
@@ -222,7 +222,7 @@ func folderChanged(e *tree.FsEntry, f *Side) bool {
 	case e.IsReg():
 		return f.Ident == nil || *f.Ident != tree.IdentOf(&e.St)
 	case e.IsLink():
-		return LinkHash(e.Link) != f.Hash
+		return linkHash(e.Link) != f.Hash
 	}
 	return fs.Mode != f.Mode // a folder, a FIFO
 }

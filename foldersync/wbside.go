@@ -140,7 +140,7 @@ func (w *PathWrite) newSide(it *planItem) *Side {
 }
 
 // keptSide is the record's folder side of an entry the folder keeps.
-func keptSide(f *Fstate) *Side {
+func keptSide(f *fstate) *Side {
 	s := f.Side()
 	if s != nil && f.E.IsReg() && !f.hash.None() && f.hash != unknownHash {
 		id := tree.IdentOf(&f.E.St)
@@ -168,7 +168,7 @@ func (it *planItem) entry() SyncPath {
 
 // differs: the folder's entry f holds other content, or another mode, than
 // the disk's side d.
-func (f *Fstate) differs(d *Side) bool {
+func (f *fstate) differs(d *Side) bool {
 	fs := f.Side()
 	if !fs.SameContent(d) {
 		return true

@@ -150,7 +150,7 @@ func (w *PathWrite) plan(ctx context.Context, cands []candidate) error {
 
 // look finds path rel in the folder, with its content hash: the record's
 // when the file's identity is the one recorded (last), else read.
-func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
+func (w *PathWrite) look(rel string, last *Side) (*fstate, error) {
 	dir, name := tree.SplitRel(rel)
 	pfd := w.a.tgt.root
 	if rel == "." {
@@ -167,7 +167,7 @@ func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Fstate{E: tree.FsEntry{Rel: rel, St: st}, flags: flags}
+	f := &fstate{E: tree.FsEntry{Rel: rel, St: st}, flags: flags}
 	switch {
 	case f.E.IsDir() && uint64(st.Dev) != w.rootDev:
 		return nil, fmt.Errorf("%s: %w (never entered)", rel, tree.ErrMountInside)
@@ -175,7 +175,7 @@ func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
 		if f.E.Link, err = tree.ReadlinkAt(pfd, name); err != nil {
 			return nil, err
 		}
-		f.hash = LinkHash(f.E.Link)
+		f.hash = linkHash(f.E.Link)
 	case f.E.IsReg():
 		if id := tree.IdentOf(&st); last != nil && last.Ident != nil && *last.Ident == id && !last.Hash.None() {
 			f.hash = last.Hash
@@ -206,7 +206,7 @@ var unknownHash = sha256.Sum256([]byte("rambar: a file that could not be read"))
 // record's when the object is the record's (objects never change), else
 // read from the store.
 func (w *PathWrite) diskSideOf(d, src *tree.Entry, base *Side) (*Side, error) {
-	s := DiskSide(d, src.Obj)
+	s := diskSide(d, src.Obj)
 	if d.Kind != tree.KindFile {
 		return s, nil
 	}

@@ -34,19 +34,11 @@
 //	                               of that snapshot; the contents' SHA-256 of
 //	                               files watched for writes through shared
 //	                               mappings
-//	disks/NAME/mirror/sync         a Mirror disk's record of its last load
-//	                               or write-back (foldersync/syncrec.go): its snapshot,
-//	                               "complete" only once a load finished, its
-//	                               base, and the paths changed since the base
-//	disks/NAME/mirror/base-ID      per path (as bytes, sorted, in blocks
-//	                               with an index) the folder's identity and
-//	                               content hash and the disk's object, hash
-//	                               and metadata; rewritten only once the
-//	                               changes pass an eighth of it
-//	disks/NAME/mirror/pending      the temporary names a write-back is
-//	                               making, listed before the first is made
-//	disks/NAME/mirror/refresh-pending  the temporary names a refresh is
-//	                               making on the disk, likewise
+//	disks/NAME/mirror/             a Mirror disk's record of its last load,
+//	                               write-back or refresh (sync, base-ID:
+//	                               foldersync/syncrec.go) and the lists of
+//	                               temporary names a write-back (pending)
+//	                               or a refresh (refresh-pending) is making
 //	claims/KEY.json                which mounted disk mirrors a folder (KEY:
 //	                               the folder's real path, device, inode)
 //	made/KEY.json                  the disks this data folder made, by name,
