@@ -90,7 +90,7 @@ func fastChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, bool,
 	for _, p := range paths {
 		c := candidate{path: p, d: changed[p]}
 		if c.d != nil {
-			if c.src = LinkSource(c.d, func(q string) *tree.Entry { return changed[q] }); c.src == nil {
+			if c.src = linkSource(c.d, func(q string) *tree.Entry { return changed[q] }); c.src == nil {
 				return nil, false, nil // a link to a file the deltas do not hold
 			}
 		}
@@ -112,18 +112,12 @@ func fullChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error
 		return nil, err
 	}
 	entries := m.Entries
-	find := func(q string) *tree.Entry {
-		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return tree.CmpPath(e.Path, q) }); ok {
-			return &entries[i]
-		}
-		return nil
-	}
 	var out []candidate
 	i := 0
 	add := func(e *tree.Entry, r *SyncPath) {
 		c := candidate{d: e}
 		if e != nil {
-			c.path, c.src = e.Path, LinkSource(e, find)
+			c.path, c.src = e.Path, sourceIn(entries, e)
 		} else {
 			c.path = r.Path
 		}
@@ -166,7 +160,7 @@ func (c *candidate) differs(r *SyncPath) bool {
 		if c.src != nil {
 			obj = c.src.Obj
 		}
-		d = DiskSide(c.d, obj)
+		d = diskSide(c.d, obj)
 	}
 	var rd *Side
 	if r != nil {
@@ -182,10 +176,10 @@ func (c *candidate) differs(r *SyncPath) bool {
 	return true
 }
 
-// LinkSource is the entry whose object holds e's content: e itself, or
+// linkSource is the entry whose object holds e's content: e itself, or
 // for a hard link its first name (found with find); nil when find has not
 // got it.
-func LinkSource(e *tree.Entry, find func(string) *tree.Entry) *tree.Entry {
+func linkSource(e *tree.Entry, find func(string) *tree.Entry) *tree.Entry {
 	if e.Kind != tree.KindFile || e.HardLink == "" {
 		return e
 	}
@@ -193,6 +187,16 @@ func LinkSource(e *tree.Entry, find func(string) *tree.Entry) *tree.Entry {
 		return t
 	}
 	return nil
+}
+
+// sourceIn is linkSource with the first name looked up in entries (sorted).
+func sourceIn(entries []tree.Entry, e *tree.Entry) *tree.Entry {
+	return linkSource(e, func(q string) *tree.Entry {
+		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return tree.CmpPath(e.Path, q) }); ok {
+			return &entries[i]
+		}
+		return nil
+	})
 }
 
 // diskStill reports whether every folder of the disk at root has the
@@ -224,28 +228,36 @@ func diskStill(s *snapstore.Store, root, id string) bool {
 	return still && err == nil
 }
 
-// onDisk reports whether the disk at root has path rel now (a second look
-// before a deletion; anything there counts, and any doubt). A path beneath
-// a mount point inside the disk (another file system or a bind mount over
-// a folder of the disk: the scan never entered it) is a doubt: what the
-// disk holds under the mount is not seen, so the folder's copy is never
-// deleted for it. A symlink or a file on the way is the path absent.
-func onDisk(rootfd int, rel string) bool {
+// absent reports whether a second look finds path rel gone from the side
+// rootfd (before a deletion the other side made): it, or a folder above
+// it, is gone, or a file or a symlink (never followed) is in a folder's
+// place. It is resolved afresh from the top, never through a folder kept
+// open (one removed and made again since, git clean then a checkout, is
+// seen as it is now). Any doubt is presence, and so is a mount point on
+// the way: what the side holds under it was never looked at.
+func absent(rootfd int, rel string) bool {
+	_, mounted, err := lookBeneath(rootfd, rel)
+	return !mounted && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP))
+}
+
+// lookBeneath lstats path rel of the side rootfd, resolved from its top
+// without following a symlink on the way or at its end; mounted: its
+// folder is another file system (macOS: openat has no RESOLVE_NO_XDEV).
+func lookBeneath(rootfd int, rel string) (st unix.Stat_t, mounted bool, err error) {
+	if rel == "." {
+		return st, false, unix.Fstat(rootfd, &st)
+	}
 	dir, name := tree.SplitRel(rel)
 	pfd := rootfd
 	if dir != "." {
-		fd, err := tree.OpenBeneath(rootfd, dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP)
+		if pfd, err = tree.OpenBeneath(rootfd, dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+			return st, false, err
 		}
-		defer unix.Close(fd)
+		defer unix.Close(pfd)
 		var top, at unix.Stat_t
-		if unix.Fstat(rootfd, &top) != nil || unix.Fstat(fd, &at) != nil || top.Dev != at.Dev {
-			return true // another file system on the way (macOS: openat has no RESOLVE_NO_XDEV)
+		if unix.Fstat(rootfd, &top) != nil || unix.Fstat(pfd, &at) != nil || top.Dev != at.Dev {
+			return st, true, nil
 		}
-		pfd = fd
 	}
-	var st unix.Stat_t
-	err := unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	return err == nil || !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR)
+	return st, false, unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 }

@@ -1,35 +1,49 @@
 // Package foldersync is a Mirror disk's folder sync: which folders may be
 // mirrored (CheckFolder: never a system folder, another file system, a
-// network volume or RAMBar's own data), the load of a folder into a disk,
-// the record of the last load or write-back (its binary files, a base in
-// blocks and a delta), the paths the disk changed since that record, the
-// plan that decides which version each path gets and the conflict rule
-// (conflict.go: a path changed on both sides keeps both, the folder's as
-// NAME.rambar-conflict-YYYYMMDD-HHMMSS.EXT; inside .git the folder's
-// wins), and the per-path write-back: each new version under a temporary
-// name (TempPrefix) in its own folder, flushed, then renamed over its path
-// once a last look finds the path as the plan saw it; folders made whole
-// before they appear; deletions last, after a second look at the disk.
+// network volume or RAMBar's own data), the record of the last time the
+// disk and the folder were brought together (a base in blocks and a
+// delta), and the three ways they are: the load of a folder onto a fresh
+// disk, the write-back of a disk's snapshot into the folder after each
+// save, and the refresh of the disk from the folder.
 //
-// It reads the disk's snapshots through package snapstore and the folder
-// and the disk through package tree, always by directory descriptors
-// (nothing followed, nothing written outside the folder). It never saves
-// or restores a disk, never takes the store's lock (the Keeper, package
-// keeper, holds it around a load and a write-back) and never decides when
-// to sync.
+// A write-back looks in the folder only at the paths whose disk version
+// differs from the record and compares each with it, by content (plan.go):
+// what changed in the folder outside RAMBar is kept, the disk's version is
+// written only where the folder still holds what the disk started from,
+// and a path changed on both sides keeps both (conflict.go: the disk's
+// under the name, the folder's as NAME.rambar-conflict-YYYYMMDD-HHMMSS.EXT;
+// inside .git the folder's wins, gitstate.go). A refresh walks the folder
+// comparing identities with the record and takes each path the folder
+// changed onto the disk where the disk still holds the record's version
+// (refresh.go); what the disk changed meanwhile is left to the save after
+// it, whose write-back keeps both.
+//
+// Both directions, and the load, make their versions by one applier
+// (apply.go: its phases), through directory descriptors on both sides,
+// never following a symlink, never entering another file system: each
+// path is at every moment its old version or its new one, never torn,
+// never missing; every folder and every path not replaced keeps its
+// inode; a kill at any point leaves at worst temporary names (temps.go),
+// which the next run on that side removes.
+//
+// It reads the disk's snapshots through package snapstore and the trees
+// through package tree. It never saves or restores a disk, never takes the
+// store's lock (the Keeper, package keeper, holds it around each sync) and
+// never decides when to sync.
 //
 // # Files
 //
-//	folderpath.go, mounts_*.go    which folders may be mirrored (CheckFolder)
-//	netfs_*.go                    network and FUSE file systems
-//	folderload.go                 the load (the folder read by tree's WalkFolder)
-//	syncrec.go, synccodec.go,     the record of the last load or write-back:
-//	syncbase.go, syncstore.go     sides, binary files (sync, base in blocks), delta
+//	folderpath.go, netfs_*.go     which folders may be mirrored (CheckFolder)
+//	syncrec.go, synccodec.go,     the record: sides, binary files (sync, base
+//	syncbase.go, syncstore.go     in blocks), delta
 //	changes.go                    the paths the disk changed since the record;
-//	                              the second look at the disk before a deletion
-//	plan.go, conflict.go          which version each path gets; conflict copies
-//	gitstate.go                   .git: the folder's state; lock files never copied
-//	writeback.go, place.go,       the write-back: look, plan, new versions under
-//	newfiles.go, wbdirs.go,       temporary names, renames, its folders,
-//	wbdelete.go, journal.go       deletions, metadata; the list of temporary names
+//	                              the second look at a side before a deletion
+//	plan.go, conflict.go,         the write-back's plan and conflict rule; .git
+//	gitstate.go
+//	writeback.go, wbapply.go,     the write-back: look, plan, the disk's versions
+//	wbside.go, links.go           from the store, conflict copies, hard links
+//	refresh.go, refreshscan.go    the refresh: the folder's changes, the decision
+//	folderload.go                 the load
+//	apply.go, applyput.go,        the applier: its phases, renames, deletions,
+//	make.go, dirs.go, temps.go    metadata, making a version, folders, temporary names
 package foldersync

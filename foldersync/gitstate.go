@@ -25,8 +25,8 @@ func inGit(p string) bool {
 	return strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/")
 }
 
-// GitLock: p is a lock file git holds inside .git while it writes.
-func GitLock(p string) bool { return inGit(p) && strings.HasSuffix(p, ".lock") }
+// gitLock: p is a lock file git holds inside .git while it writes.
+func gitLock(p string) bool { return inGit(p) && strings.HasSuffix(p, ".lock") }
 
 // gitNote is the notice of a path of .git/ changed on both sides.
 const gitNote = "git's own state, changed on both sides: the folder's version is kept (no conflict copy inside .git); " +
@@ -35,10 +35,10 @@ const gitNote = "git's own state, changed on both sides: the folder's version is
 // gitRule applies the rule above to a write-back's decision.
 func (it *planItem) gitRule() {
 	switch {
-	case GitLock(it.Path):
-		it.Act, it.Aside, it.Conflict, it.Outside, it.DeletedOutside = keepFolder, false, "", false, false
+	case gitLock(it.Path):
+		it.op, it.Aside, it.Conflict, it.Outside, it.DeletedOutside = opNone, false, "", false, false
 	case !inGit(it.Path) || it.Conflict == "":
-	case it.Act == diskCopy || it.Aside || it.Act == writeDisk && it.F == nil:
-		it.Act, it.Aside, it.Conflict = keepFolder, false, gitNote
+	case it.op == opCopy || it.Aside || it.op == opPut && it.F == nil:
+		it.op, it.Aside, it.Conflict = opNone, false, gitNote
 	}
 }

@@ -33,27 +33,16 @@ import (
 // version means an outside edit the disk never took is never overwritten
 // by a later disk edit without a conflict copy.
 
-// action is what a write-back does to one path of the folder.
-type action uint8
-
-const (
-	keepFolder action = iota // nothing: the folder's version stays
-	setMeta                  // the disk's metadata on the folder's entry, in place
-	writeDisk                // the disk's version under the name
-	deletePath               // the folder's entry goes (after a second look at the disk)
-	diskCopy                 // the disk's version as a conflict copy; the folder keeps the name
-)
-
-// Fstate is a folder path as the write-back found it: its lstat, content
+// fstate is a folder path as the write-back found it: its lstat, content
 // hash (files and links) and protection flags.
-type Fstate struct {
+type fstate struct {
 	E     tree.FsEntry
 	hash  tree.FileSum
 	flags tree.FileFlags
 }
 
 // Side is what the record would keep of the folder's path (nil: none).
-func (f *Fstate) Side() *Side {
+func (f *fstate) Side() *Side {
 	if f == nil {
 		return nil
 	}
@@ -67,26 +56,31 @@ func (f *Fstate) Side() *Side {
 	return s
 }
 
-func (f *Fstate) isDir() bool { return f != nil && f.E.IsDir() }
+func (f *fstate) isDir() bool { return f != nil && f.E.IsDir() }
 
 // protection names the flag that keeps the write-back off f ("" none).
-func (f *Fstate) protection() string {
+func (f *fstate) protection() string {
 	if f == nil {
 		return ""
 	}
 	return f.flags.Protection()
 }
 
-// planItem is one path the write-back looks at, and what it does there.
+// planItem is one path the write-back looks at, and what it does there
+// (the applier's Item: its op, temporary name, what became of it): the
+// folder's version stays (opNone), the disk's metadata is set on it in
+// place (opMeta), the disk's version goes under the name (opPut, opOverDir
+// over a folder), the folder's entry goes (opRemove, after a second look at
+// the disk), or the disk's version is a conflict copy and the folder keeps
+// the name (opCopy).
 type planItem struct {
-	Path  string
+	Item
 	D     *tree.Entry // the disk's entry; nil: the disk lacks the path
 	Src   *tree.Entry // the entry whose object holds D's bytes (a hard link's first name)
 	DS    *Side       // its side, with its content hash
-	F     *Fstate
+	F     *fstate
 	Base  *Side // the record's disk side: what both started from
 	LastF *Side // the record's folder side
-	Act   action
 	// Aside: before the disk's version is written, the folder's entry
 	// moves to a conflict copy (keeping its inode and metadata).
 	Aside bool
@@ -96,21 +90,10 @@ type planItem struct {
 	// DeletedOutside: the folder deleted it while the disk kept it.
 	Outside, DeletedOutside bool
 
-	// What the write-back did (place.go): the temporary name and the
-	// inode made there, made straight under the name inside a folder the
-	// write-back made (fresh), as a hard link to its first name (link);
-	// given up (failed: the record keeps the path pending) or postponed
-	// (a deletion while the disk was in use); the folder's version after.
-	// linkTo, for a new first name of a file, is a later name of it that
-	// the folder keeps as it is: the new name is made a link to it.
-	// keptAt, for a later name whose first name the write-back does not
-	// touch, is that name's identity as the last sync left it (linkable).
-	Tmp                            string
-	ino                            uint64
-	fresh, link, failed, postponed bool
-	linkTo                         *planItem
-	keptAt                         *tree.Ident
-	after                          *Side
+	// postponed: a deletion while the disk was in use (failed too: the
+	// record keeps the path pending); after: the folder's version after.
+	postponed bool
+	after     *Side
 }
 
 // decide sets it's action from its three versions.
@@ -121,42 +104,52 @@ func (it *planItem) decide() {
 	switch {
 	case it.Path == ".":
 		if f.isDir() && ds != nil && ds.Kind == tree.KindDir {
-			it.Act = setMeta // the top folder is never replaced; its metadata follows the disk's
+			it.op = opMeta // the top folder is never replaced; its metadata follows the disk's
 		}
 	case !dDiff:
 		if ds != nil && f != nil && !fDiff && metaChanged(base, ds) {
-			it.Act = setMeta
+			it.op = opMeta
 		}
 		it.Outside = f != nil && fDiff
 		it.DeletedOutside = f == nil && it.LastF != nil && ds != nil
 		it.Outside = it.Outside || it.DeletedOutside
 	case !fDiff:
 		if ds != nil {
-			it.Act = writeDisk
+			it.op = opPut
 		} else if f != nil {
-			it.Act = deletePath
+			it.op = opRemove
 		}
 	case ds.SameContent(fs):
 		if ds != nil && ds.Kind == tree.KindDir {
-			it.Act = setMeta // both made the folder
+			it.op = opMeta // both made the folder
 		}
 	case ds == nil:
 		it.Conflict = "deleted on the disk, changed in the folder: the folder's version is kept"
 	case f == nil:
-		it.Act = writeDisk
+		it.op = opPut
 		it.Conflict = "deleted in the folder, changed on the disk: the disk's version is written back"
 	case f.isDir():
-		it.Act = diskCopy
+		it.op = opCopy
 		it.Conflict = "changed on both sides: the folder's version is kept under the name, the disk's is the copy"
 	case ds.Kind == tree.KindDir:
-		it.Act, it.Aside = writeDisk, true
+		it.op, it.Aside = opPut, true
 		it.Conflict = "a folder on the disk, a file in the folder: the folder keeps the name, the folder's file is the copy"
 	default:
-		it.Act, it.Aside = writeDisk, true
+		it.op, it.Aside = opPut, true
 		it.Conflict = "changed on both sides: the disk's version is under the name, the folder's is the copy"
 	}
 	it.protect()
 	it.gitRule()
+	if it.op == opPut && it.DS.Kind != tree.KindDir && it.F.isDir() && !it.Aside {
+		it.op = opOverDir // once the deletions emptied the folder
+	}
+	it.pl = it
+	if it.DS != nil {
+		it.kind = it.DS.Kind
+	}
+	if it.F != nil && !it.Aside {
+		it.was = &it.F.E.St
+	}
 }
 
 // protect keeps an immutable or append-only folder entry as it is.
@@ -165,32 +158,26 @@ func (it *planItem) protect() {
 	if flag == "" {
 		return
 	}
-	switch it.Act {
-	case writeDisk:
+	switch it.op {
+	case opPut:
 		if it.F.isDir() && it.DS.Kind == tree.KindDir {
 			return // a folder's contents are written, not the folder
 		}
-		it.Act, it.Aside = diskCopy, false
+		it.op, it.Aside = opCopy, false
 		it.Conflict = "the folder's version is " + flag + ": it was left as it is, with its flags; the disk's version is the copy"
-	case deletePath:
-		it.Act = keepFolder
+	case opRemove:
+		it.op = opNone
 		it.Conflict = "deleted on the disk, but the folder's version is " + flag + ": it was kept, with its flags"
-	case setMeta:
+	case opMeta:
 		if it.F.isDir() {
 			return
 		}
-		it.Act = keepFolder
+		it.op = opNone
 		it.Conflict = "its metadata changed on the disk, but the folder's version is " + flag + ": it was left as it is"
 	}
 }
 
 // makesDir: the item makes a folder (the disk's) at its path.
 func (it *planItem) makesDir() bool {
-	return it.Act == writeDisk && it.DS.Kind == tree.KindDir && !it.F.isDir()
-}
-
-// replacesDir: the item puts a non-folder where the folder has a folder,
-// once the folder is emptied by the deletions (it is placed after them).
-func (it *planItem) replacesDir() bool {
-	return it.Act == writeDisk && it.DS.Kind != tree.KindDir && it.F.isDir() && !it.Aside
+	return it.op == opPut && it.DS.Kind == tree.KindDir && !it.F.isDir()
 }

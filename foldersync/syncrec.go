@@ -37,7 +37,8 @@ import (
 //	                 only the blocks of the paths it looks at; immutable,
 //	                 rewritten (compaction) once the delta passes an eighth
 //	                 of it
-//	mirror/pending   the temporary names a write-back is making (journal.go)
+//	mirror/pending   the temporary names a write-back is making (temps.go);
+//	                 mirror/refresh-pending, a refresh's
 //
 // Records written before (mirror-sync.json, with mirror-sync.head) still
 // load; the next write-back replaces them.
@@ -130,13 +131,13 @@ func valueSum(v []byte) uint64 {
 	return h.Sum64()
 }
 
-// DiskSide is the record's side of disk entry e, whose content (for a hard
+// diskSide is the record's side of disk entry e, whose content (for a hard
 // link: its first name's) is in object obj.
-func DiskSide(e *tree.Entry, obj tree.ObjName) *Side {
+func diskSide(e *tree.Entry, obj tree.ObjName) *Side {
 	s := &Side{Kind: e.Kind, Mode: e.Mode, Obj: obj, Link: e.HardLink, Size: e.Size,
 		Meta: true, MTime: tree.TsNano(e.MTime), Xattrs: xattrSums(e.Xattr)}
 	if e.Kind == tree.KindSymlink {
-		s.Hash = LinkHash(e.Link)
+		s.Hash = linkHash(e.Link)
 	}
 	return s
 }
@@ -268,8 +269,8 @@ func removeLegacy(storeDir string) {
 	os.Remove(filepath.Join(storeDir, legacyHead))
 }
 
-// LinkHash is a symlink's content: the hash of its target.
-func LinkHash(target string) tree.FileSum { return sha256.Sum256([]byte(target)) }
+// linkHash is a symlink's content: the hash of its target.
+func linkHash(target string) tree.FileSum { return sha256.Sum256([]byte(target)) }
 
 // specialHash stands for the content of a socket or device node: never
 // the disk's.

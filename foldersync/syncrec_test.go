@@ -24,7 +24,7 @@ func recordPaths(n int) []SyncPath {
 			p = fmt.Sprintf("d%d/caf\xe8-%d", i%7, i)
 		}
 		id := tree.Ident{Ino: uint64(i + 10), CTime: int64(i) * 7, MTime: int64(i) * 5, Size: int64(i), Mode: 0o100644}
-		h := LinkHash(p)
+		h := linkHash(p)
 		out = append(out, SyncPath{Path: p,
 			F: &Side{Kind: tree.KindFile, Mode: 0o644, Hash: h, Ident: &id},
 			D: &Side{Kind: tree.KindFile, Mode: 0o644, Hash: h, Obj: tree.ObjName{Save: saves[i%2], Num: 3, Off: int64(i % 5 * i), Packed: i%5 != 0}, Size: int64(i), Meta: true,
@@ -101,9 +101,9 @@ func TestSyncRecordRoundTripAndDelta(t *testing.T) {
 	// A few changes: a path changed, one removed, one added, one pending.
 	base := r.Base
 	changes := []SyncPath{
-		{Path: want[5].Path, F: &Side{Kind: tree.KindFile, Mode: 0o600, Hash: LinkHash("x")}, D: want[5].D},
+		{Path: want[5].Path, F: &Side{Kind: tree.KindFile, Mode: 0o600, Hash: linkHash("x")}, D: want[5].D},
 		{Path: want[9].Path},
-		{Path: "zz-new", F: &Side{Kind: tree.KindSymlink, Hash: LinkHash("t")}, D: &Side{Kind: tree.KindSymlink, Hash: LinkHash("t"), Meta: true}},
+		{Path: "zz-new", F: &Side{Kind: tree.KindSymlink, Hash: linkHash("t")}, D: &Side{Kind: tree.KindSymlink, Hash: linkHash("t"), Meta: true}},
 		{Path: want[11].Path, F: want[11].F, D: want[11].D, Pending: true, Gone: true},
 	}
 	sort.Slice(changes, func(i, j int) bool { return tree.PathLess(changes[i].Path, changes[j].Path) })
@@ -185,9 +185,9 @@ func TestSyncRecordOfVersion1Loads(t *testing.T) {
 	legacy := map[string]any{"version": 1, "disk_id": "disk", "folder": "/f", "snapshot": "20261201T101500.123456Z", "complete": true,
 		"paths": []map[string]any{
 			{"p": ".", "f": map[string]any{"k": 2, "m": 493}, "d": map[string]any{"k": 2, "m": 493}},
-			{"p": "a.txt", "f": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", LinkHash("a")),
+			{"p": "a.txt", "f": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", linkHash("a")),
 				"i": map[string]any{"Ino": 5, "CTime": 1, "MTime": 2, "Size": 3, "Mode": 33188}},
-				"d": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", LinkHash("a")), "o": "20261201T101500.123456Z/0@0"}},
+				"d": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", linkHash("a")), "o": "20261201T101500.123456Z/0@0"}},
 			{"p": "sock", "f": map[string]any{"k": 0, "m": 493, "h": "special 140755"}},
 		}}
 	b, _ := json.Marshal(legacy)
@@ -201,7 +201,7 @@ func TestSyncRecordOfVersion1Loads(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := r.Get("a.txt")
-	if a == nil || a.F.Hash != LinkHash("a") || a.F.Ident.Ino != 5 || a.D.Obj != (tree.ObjName{Save: "20261201T101500.123456Z", Packed: true}) || a.D.Meta {
+	if a == nil || a.F.Hash != linkHash("a") || a.F.Ident.Ino != 5 || a.D.Obj != (tree.ObjName{Save: "20261201T101500.123456Z", Packed: true}) || a.D.Meta {
 		t.Fatalf("a.txt: %+v", a)
 	}
 	if s, _ := r.Get("sock"); s == nil || s.F.Hash != specialHash(0o140755) {

@@ -16,13 +16,11 @@ import (
 
 // PathWrite is one write-back of a Mirror folder, path by path: only the
 // paths the disk changed since the record are looked at in the folder
-// (changes.go), each gets the version the plan says (plan.go), and where
-// that is the disk's it is written to a temporary name in its own folder
-// and renamed over the old name (place.go). Every folder, and every path
-// not replaced, keeps its inode: a shell or editor inside the folder, and
-// its watchers, see only the files that changed change. A kill at any
-// moment leaves each path its old or its new version, plus at worst
-// temporary names the next write-back removes (journal.go).
+// (changes.go), each gets the version the plan says (plan.go), and the
+// applier (apply.go) puts the disk's versions in place, from the store
+// (wbapply.go). Every folder, and every path not replaced, keeps its
+// inode: a shell or editor inside the folder, and its watchers, see only
+// the files that changed change.
 type PathWrite struct {
 	Folder string
 	Bound  bool   // folder is a hidden copy (Keeper.Through), a mount point by design
@@ -35,50 +33,47 @@ type PathWrite struct {
 	// before the first rename (tests race it and count the flushes).
 	Placing func(w *PathWrite)
 
-	parentfd, rootfd, diskfd int
-	rootDev                  uint64
-	dirs                     map[string]int              // folders of the folder open now (at most maxOpenDirs)
-	fresh                    map[string]FreshDir         // folders this write-back made, filled before they appear
-	touched                  map[string][2]unix.Timespec // folders it writes in: their times before
-	unplaced                 map[string]bool             // folders it made that are not at their names
-	made                     []string                    // folders made in place (undone if the write-back fails)
-	owner                    owner
-	objs                     *tree.DirTree
-	hashes                   map[objKey]tree.FileSum // content hashes of the store's objects read so far
-	byPath                   map[string]*planItem
-	Items                    []*planItem
-	placed                   map[string]uint64 // paths holding the disk's content, by inode (hard links)
-	// metaSet are the folder's files of several names whose metadata this
-	// write-back set in place (setMetaAt), as it left them: another name
-	// of one is the folder's as planned if it is as left (wbdelete.go).
-	metaSet map[uint64]unix.Stat_t
+	a       applier // the folder's side (apply.go)
+	diskfd  int
+	rootDev uint64
+	owner   owner
+	objs    *tree.DirTree
+	hashes  map[objKey]tree.FileSum // content hashes of the store's objects read so far
+	byPath  map[string]*planItem
+	Items   []*planItem
 	// seconds are the items that are later names of a file, by its first
 	// name (keptName), made when first asked.
-	seconds map[string][]*planItem
+	seconds      map[string][]*planItem
+	still, asked bool // the disk is as its scan saw it (deletions)
 
 	wb      WriteBack
 	Files   int        // files written
-	Flushes int        // commitFlush calls
+	Flushes int        // flushes
 	Changes []SyncPath // the record's new entries
 }
 
-// Run does the write-back; w.changes is then what the record gets.
+// Run does the write-back; w.Changes is then what the record gets.
 func (w *PathWrite) Run(ctx context.Context) (WriteBack, error) {
 	w.wb = WriteBack{Folder: w.Folder}
-	w.parentfd, w.rootfd, w.diskfd = -1, -1, -1
-	w.dirs, w.fresh, w.hashes = map[string]int{}, map[string]FreshDir{}, map[objKey]tree.FileSum{}
-	w.byPath, w.placed, w.touched = map[string]*planItem{}, map[string]uint64{}, map[string][2]unix.Timespec{}
-	w.unplaced, w.metaSet = map[string]bool{}, map[uint64]unix.Stat_t{}
-	defer w.close()
-	if err := w.open(); err != nil {
-		return w.wb, err
-	}
-	temps, err := readJournal(w.S.Dir)
+	w.diskfd, w.hashes, w.byPath = -1, map[objKey]tree.FileSum{}, map[string]*planItem{}
+	rootfd, err := openFolder(w.Folder, w.Bound)
 	if err != nil {
 		return w.wb, err
 	}
-	for _, p := range CleanTemps(w.rootfd, temps) {
-		w.wb.NotKept = append(w.wb.NotKept, "a temporary file an interrupted write-back left could not be removed: "+p)
+	w.a = applier{d: w, tgt: newDirs(rootfd), store: w.S.Dir, temps: folderTemps, durable: true}
+	defer w.close()
+	var f unix.Stat_t
+	unix.Fstat(rootfd, &f)
+	w.rootDev, w.owner = uint64(f.Dev), newOwner(f.Uid, f.Gid)
+	if w.Disk != "" {
+		w.diskfd, _ = tree.OpenRetry(w.Disk, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
+	left, err := folderTemps.clean(w.S.Dir, rootfd)
+	if err != nil {
+		return w.wb, err
+	}
+	for _, p := range left {
+		w.note(p, "a temporary file an interrupted write-back left could not be removed")
 	}
 	cands, err := diskChanges(w.S, w.Rec, w.Id)
 	if err != nil {
@@ -87,47 +82,35 @@ func (w *PathWrite) Run(ctx context.Context) (WriteBack, error) {
 	if err := w.plan(ctx, cands); err != nil {
 		return w.wb, err
 	}
-	if err := w.write(ctx); err != nil {
+	w.a.placing = func() {
+		if w.Files, w.Flushes = w.a.files, w.a.flushes; w.Placing != nil {
+			w.Placing(w)
+		}
+	}
+	if err := w.a.run(ctx); err != nil {
 		return w.wb, err
 	}
-	w.report()
+	w.Changes = make([]SyncPath, 0, len(w.Items))
+	for _, it := range w.Items { // the record's entries; what the folder kept in its favour
+		w.Changes = append(w.Changes, it.entry())
+		if it.Outside {
+			w.wb.KeptOutside++
+		}
+		if it.DeletedOutside {
+			w.wb.DeletedOutside = append(w.wb.DeletedOutside, it.Path)
+		}
+	}
 	return w.wb, nil
 }
 
 func (w *PathWrite) close() {
-	w.trim(0)
-	for _, fd := range []int{w.rootfd, w.parentfd, w.diskfd} {
-		if fd >= 0 {
-			unix.Close(fd)
-		}
+	w.a.tgt.close()
+	if w.diskfd >= 0 {
+		unix.Close(w.diskfd)
 	}
 	if w.objs != nil {
 		w.objs.Close()
 	}
-}
-
-// open opens the folder's parent and the folder, never through a symlink,
-// refuses a folder that is a mount point, and opens the disk.
-func (w *PathWrite) open() error {
-	var err error
-	if w.parentfd, err = tree.OpenDirPath(filepath.Dir(w.Folder)); err != nil {
-		return err
-	}
-	if w.rootfd, err = tree.OpenDirAt(w.parentfd, filepath.Base(w.Folder)); err != nil {
-		return fmt.Errorf("open %s (never following a symlink): %w", w.Folder, err)
-	}
-	var p, f unix.Stat_t
-	unix.Fstat(w.parentfd, &p)
-	unix.Fstat(w.rootfd, &f)
-	if p.Dev != f.Dev && !w.Bound {
-		return fmt.Errorf("%s is a mount point of another file system; it is never written back", w.Folder)
-	}
-	w.rootDev = uint64(f.Dev)
-	w.owner = newOwner(f.Uid, f.Gid)
-	if w.Disk != "" {
-		w.diskfd, _ = tree.OpenRetry(w.Disk, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	}
-	return nil
 }
 
 // plan looks at each candidate in the folder and decides (plan.go).
@@ -137,9 +120,9 @@ func (w *PathWrite) plan(ctx context.Context, cands []candidate) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		w.trim(maxOpenDirs)
+		w.a.tgt.trim(maxOpenDirs)
 		c := &cands[i]
-		it := &planItem{Path: c.path, D: c.d}
+		it := &planItem{Item: Item{Path: c.path}, D: c.d}
 		if c.rec != nil {
 			it.Base, it.LastF = c.rec.D, c.rec.F
 		}
@@ -159,6 +142,7 @@ func (w *PathWrite) plan(ctx context.Context, cands []candidate) error {
 		}
 		it.decide()
 		w.Items = append(w.Items, it)
+		w.a.items = append(w.a.items, &it.Item)
 		w.byPath[it.Path] = it
 	}
 	return nil
@@ -166,12 +150,12 @@ func (w *PathWrite) plan(ctx context.Context, cands []candidate) error {
 
 // look finds path rel in the folder, with its content hash: the record's
 // when the file's identity is the one recorded (last), else read.
-func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
+func (w *PathWrite) look(rel string, last *Side) (*fstate, error) {
 	dir, name := tree.SplitRel(rel)
-	pfd := w.rootfd
+	pfd := w.a.tgt.root
 	if rel == "." {
 		name = "."
-	} else if fd, err := w.dirFd(dir); err != nil {
+	} else if fd, err := w.a.tgt.at(dir); err != nil {
 		return nil, nil // its folder is not there (or not a folder): neither is it
 	} else {
 		pfd = fd
@@ -183,7 +167,7 @@ func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Fstate{E: tree.FsEntry{Rel: rel, St: st}, flags: flags}
+	f := &fstate{E: tree.FsEntry{Rel: rel, St: st}, flags: flags}
 	switch {
 	case f.E.IsDir() && uint64(st.Dev) != w.rootDev:
 		return nil, fmt.Errorf("%s: %w (never entered)", rel, tree.ErrMountInside)
@@ -191,7 +175,7 @@ func (w *PathWrite) look(rel string, last *Side) (*Fstate, error) {
 		if f.E.Link, err = tree.ReadlinkAt(pfd, name); err != nil {
 			return nil, err
 		}
-		f.hash = LinkHash(f.E.Link)
+		f.hash = linkHash(f.E.Link)
 	case f.E.IsReg():
 		if id := tree.IdentOf(&st); last != nil && last.Ident != nil && *last.Ident == id && !last.Hash.None() {
 			f.hash = last.Hash
@@ -222,7 +206,7 @@ var unknownHash = sha256.Sum256([]byte("rambar: a file that could not be read"))
 // record's when the object is the record's (objects never change), else
 // read from the store.
 func (w *PathWrite) diskSideOf(d, src *tree.Entry, base *Side) (*Side, error) {
-	s := DiskSide(d, src.Obj)
+	s := diskSide(d, src.Obj)
 	if d.Kind != tree.KindFile {
 		return s, nil
 	}
@@ -298,16 +282,4 @@ func (w *PathWrite) diskHash(e *tree.Entry) (tree.FileSum, error) {
 		return tree.FileSum{}, err
 	}
 	return tree.SumOf(h), nil
-}
-
-// report sums up what the plan kept in the folder's favour.
-func (w *PathWrite) report() {
-	for _, it := range w.Items {
-		if it.Outside {
-			w.wb.KeptOutside++
-		}
-		if it.DeletedOutside {
-			w.wb.DeletedOutside = append(w.wb.DeletedOutside, it.Path)
-		}
-	}
 }

@@ -34,19 +34,11 @@
 //	                               of that snapshot; the contents' SHA-256 of
 //	                               files watched for writes through shared
 //	                               mappings
-//	disks/NAME/mirror/sync         a Mirror disk's record of its last load
-//	                               or write-back (foldersync/syncrec.go): its snapshot,
-//	                               "complete" only once a load finished, its
-//	                               base, and the paths changed since the base
-//	disks/NAME/mirror/base-ID      per path (as bytes, sorted, in blocks
-//	                               with an index) the folder's identity and
-//	                               content hash and the disk's object, hash
-//	                               and metadata; rewritten only once the
-//	                               changes pass an eighth of it
-//	disks/NAME/mirror/pending      the temporary names a write-back is
-//	                               making, listed before the first is made
-//	disks/NAME/mirror/refresh-pending  the temporary names a refresh is
-//	                               making on the disk, likewise
+//	disks/NAME/mirror/             a Mirror disk's record of its last load,
+//	                               write-back or refresh (sync, base-ID:
+//	                               foldersync/syncrec.go) and the lists of
+//	                               temporary names a write-back (pending)
+//	                               or a refresh (refresh-pending) is making
 //	claims/KEY.json                which mounted disk mirrors a folder (KEY:
 //	                               the folder's real path, device, inode)
 //	made/KEY.json                  the disks this data folder made, by name,
@@ -185,8 +177,9 @@
 //	            in-use labels, validation, the commit, prune
 //	snapshot    saves and restores of a disk: the plan, copies held still,
 //	            the rounds of a disk in use, tree builds and their room
-//	foldersync  Mirror folders: which may be mirrored, the load, the sync
-//	            record, the plan and the conflict rule, the write-back
+//	foldersync  Mirror folders: which may be mirrored, the sync record, the
+//	            write-back's plan and conflict rule, the refresh's
+//	            decision, and the one applier of both, the load too
 //	keeper      this package: the Keeper, which uses the four for each disk
 //
 // This package owns the Keeper: a disk's state and settings, which disk is
@@ -208,77 +201,17 @@
 //	mirror.go                     a Mirror disk's load and write-back, wired to the Keeper
 //	inplace.go                    in place: the folder opened, CheckInPlace
 //	claim.go                      one disk per folder (claims/)
-//	refresh.go, refreshscan.go,   the refresh: the folder's changes onto the
-//	refreshapply.go, refreshput.go, disk; FolderChanges; its temporary names
-//	refreshmeta.go, refreshlinks.go, refreshjournal.go
+//	refresh.go                    the refresh: saves around foldersync's Refresh; FolderChanges
 //	result.go, facade.go          what the Keeper returns; what disks needs of tree
 //
-// A Mirror folder is the user's, not a copy. A load reads it through
-// directory descriptors (never following a symlink, never entering another
-// file system), keeps hard links as links, sparse files' holes, setuid
-// and setgid (owners are set before modes), and records what it loaded,
-// last; a disk without that record is never written back.
-//
-// A write-back runs under the store's lock, after the save, and costs
-// what changed: it looks in the folder only at the paths whose disk
-// version differs from the record (read from the snapshot's delta and the
-// record's, or, after a compaction, from the whole tree), and compares
-// each with the record, by content: what changed in the folder outside
-// RAMBar (an edit, an addition, a deletion) is kept, the disk's version is
-// written only where the folder still holds what the disk started from, a
-// path changed on both sides keeps both (the disk's under the name, the
-// folder's as NAME.rambar-conflict-YYYYMMDD-HHMMSS.EXT), and an immutable
-// or append-only file is left as it is (the disk's version is the copy).
-// A change of metadata alone (mode, times, xattrs, ACLs) is set on the
-// folder's entry in place.
-//
-// The guarantee is per path, as syncthing's and rsync --delay-updates':
-// each path of the folder is at every moment its old version or its new
-// one, never torn, never missing. Each new version is written under a
-// temporary name (".rambar-writeback-" and 16 hex digits) in the path's own
-// folder, through that folder's descriptor (openat2 RESOLVE_BENEATH|
-// RESOLVE_NO_SYMLINKS on Linux, O_NOFOLLOW_ANY on macOS), created
-// exclusively with mode 0600 and given its owner, xattrs, mode, flags and
-// times before anyone can reach it by its name; all are flushed at once
-// (syncfs; macOS: a barrier per file and one F_FULLFSYNC), then each is
-// renamed over its path once a last look finds the path still holding
-// what the plan saw (RENAME_NOREPLACE where it held nothing): what changed
-// meanwhile is never overwritten, the disk's version becoming a conflict
-// copy. A folder the disk made is made under a temporary name with what it
-// holds, then renamed into place whole. Deletions come last, deepest
-// first, and only after a second look at the disk: while any folder of the
-// disk differs from what the save's scan saw, a path the snapshot lacks may
-// only have moved (a mail client between new/ and cur/), so the deletion
-// waits for a save of the disk at rest; a folder is removed only once
-// empty. Metadata set in place is several calls: a kill between them leaves
-// part of it set, and the next write-back finishes it. Every folder, and
-// every path not replaced, keeps its inode: a shell, an editor or a watcher
-// inside the folder sees only the paths that changed change. The temporary
-// names are listed in the store before the first is made; a write-back
-// killed at any point leaves each path old or new and at worst such names,
-// which the next one removes. One disk mirrors a folder at a time (claims/).
-//
-// A refresh (Keeper.Refresh, refresh*.go) takes the folder's changes onto
-// the disk, the write-back's way the other way round: under the store's
-// lock it saves (the disk's changes into the folder, so the record's disk
-// side is the snapshot just made, whose identities the index holds),
-// walks the folder by descriptors comparing each entry's identity with
-// the record's folder side (hashing a file only where it changed), and
-// puts each changed path on the disk where the disk's entry still has the
-// index's identity: under a temporary name (".rambar-refresh-" and 16 hex
-// digits, listed in mirror/refresh-pending first) in the path's own
-// folder of the disk, then renamed over it; folders made whole before
-// they appear, deletions last after a second look at both sides. A save
-// then finds both sides changed to the same content, which is agreement,
-// and the record learns the folder's identities. What the disk changed
-// meanwhile is left: the save after keeps both. The next save or refresh
-// removes what a killed refresh left under its temporary names before it
-// reads the disk. FolderChanges counts the changes kept in the folder.
-//
-// Inside a folder named .git (foldersync/gitstate.go) a path changed on both sides
-// is the folder's: no conflict copy inside .git, the disk's version stays
-// in the snapshot, a refresh puts the folder's on the disk. Git's lock
-// files there are never loaded, written back or taken.
+// A Mirror folder is the user's, not a copy. Its load, its write-back
+// (under the store's lock, after each save) and its refresh (under the
+// lock, between two saves) are package foldersync's (see its doc): each
+// path of the folder, and of the disk, is at every moment its old version
+// or its new one, never torn, never missing; what changed on both sides is
+// kept both ways; a kill at any point leaves at worst temporary names the
+// next run removes. A disk without the record of a finished load is never
+// written back. One disk mirrors a folder at a time (claims/).
 //
 // A Mirror disk in place (State.InPlace, create --in-place) is mounted
 // over its folder once loaded; disks does the mounting (see its package

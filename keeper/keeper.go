@@ -159,9 +159,9 @@ func (k *Keeper) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (Res
 // after it takes the folder's changes, under one lock).
 func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *snapshot.Store, o SaveOptions) (Result, error) {
 	// What a refresh killed halfway left on the disk under its temporary
-	// names is never saved (refreshjournal.go).
+	// names is never saved (foldersync/temps.go).
 	if st.Mode == ramdisk.Mirror && k.Holds(v, st) {
-		cleanDiskTemps(st, v.MountPoint)
+		foldersync.CleanDiskTemps(st.Backing, v.MountPoint)
 	}
 	// A Mirror disk whose load did not finish is never written back.
 	var rec *foldersync.Record

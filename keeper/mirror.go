@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
-	"slices"
 	"time"
 
 	"rambar/foldersync"
@@ -78,7 +77,7 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	if err != nil {
 		return Result{}, err
 	}
-	l := &foldersync.FolderLoad{Folder: dir, Bound: bound, Disk: v.MountPoint, CopyFile: k.CopyFile}
+	l := &foldersync.FolderLoad{Folder: dir, Bound: bound, Disk: v.MountPoint, CopyFile: k.CopyFile, Store: st.Backing}
 	if err := l.Run(ctx, progress); err != nil {
 		return Result{}, fmt.Errorf("load %s into %s: %w", st.MirrorPath, v.Name, err)
 	}
@@ -95,58 +94,12 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 		return res, err
 	}
 	h := foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: res.Snapshot, Complete: true}
-	if err := foldersync.WriteRecord(st.Backing, h, nil, func(add func(*foldersync.SyncPath) error) error {
-		return loadRecord(l.Loaded, m.Entries, add)
-	}); err != nil {
+	if err := foldersync.WriteRecord(st.Backing, h, nil, l.Record(m.Entries)); err != nil {
 		return res, fmt.Errorf("load %s: %w", st.MirrorPath, err)
 	}
 	res.Files, res.Bytes = l.Files, l.Bytes
 	res.NotKept = append(l.NotKept, res.NotKept...)
 	return res, nil
-}
-
-// loadRecord gives add, in order, the record of a load: each path's folder
-// side as loaded and disk side as saved (the same bytes: the hash of what
-// was just copied).
-func loadRecord(loaded []foldersync.LoadedPath, entries []tree.Entry, add func(*foldersync.SyncPath) error) error {
-	find := func(q string) *tree.Entry {
-		if i, ok := slices.BinarySearchFunc(entries, q, func(e tree.Entry, q string) int { return tree.CmpPath(e.Path, q) }); ok {
-			return &entries[i]
-		}
-		return nil
-	}
-	i := 0
-	for j := range entries {
-		e := &entries[j]
-		for i < len(loaded) && tree.PathLess(loaded[i].Path, e.Path) {
-			if err := add(&foldersync.SyncPath{Path: loaded[i].Path, F: loaded[i].Side()}); err != nil {
-				return err
-			}
-			i++
-		}
-		sp := foldersync.SyncPath{Path: e.Path}
-		if i < len(loaded) && loaded[i].Path == e.Path {
-			sp.F = loaded[i].Side()
-			i++
-		}
-		var obj tree.ObjName
-		if src := foldersync.LinkSource(e, find); src != nil {
-			obj = src.Obj
-		}
-		sp.D = foldersync.DiskSide(e, obj)
-		if e.Kind == tree.KindFile && sp.F != nil && sp.F.Kind == tree.KindFile {
-			sp.D.Hash = sp.F.Hash // the bytes just copied
-		}
-		if err := add(&sp); err != nil {
-			return err
-		}
-	}
-	for ; i < len(loaded); i++ {
-		if err := add(&foldersync.SyncPath{Path: loaded[i].Path, F: loaded[i].Side()}); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // startLoad marks a Mirror disk incomplete before anything is loaded.

@@ -10,7 +10,7 @@ import (
 )
 
 // PendingTemps lists the lists of temporary names a stopped write-back or
-// refresh left in the stores (foldersync.TempList): the names they made
+// refresh left in the stores (foldersync.TempLists): the names they made
 // in a Mirror folder, or on a disk, that the next save or refresh of the
 // disk removes. Key is the disk's name, Step what was stopped.
 func (k *Keeper) PendingTemps() []record.Pending {
@@ -24,11 +24,12 @@ func (k *Keeper) PendingTemps() []record.Pending {
 			continue
 		}
 		store := filepath.Join(k.Data, "disks", e.Name())
+		folder, disk := foldersync.TempLists(store)
 		for _, l := range []struct {
 			path, step string
 		}{
-			{foldersync.WriteBackTemps.Path(store), "write-back"},
-			{refreshTemps.Path(store), "refresh"},
+			{folder, "write-back"},
+			{disk, "refresh"},
 		} {
 			if st, err := os.Lstat(l.path); err == nil && st.Mode().IsRegular() {
 				out = append(out, record.Pending{Op: "temporary names", Key: e.Name(), Step: l.step, Path: l.path})

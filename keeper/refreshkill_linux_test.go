@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"rambar/foldersync"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -63,7 +64,7 @@ func withoutRefreshTemps(d tree.Digest) tree.Digest {
 	for p, l := range d {
 		temp := false
 		for _, c := range strings.Split(p, "/") {
-			temp = temp || strings.HasPrefix(c, refreshPrefix)
+			temp = temp || strings.HasPrefix(c, foldersync.TempPrefix)
 		}
 		if !temp {
 			out[p] = l
@@ -76,7 +77,7 @@ func withoutRefreshTemps(d tree.Digest) tree.Digest {
 func noRefreshTemps(t *testing.T, dir string) {
 	t.Helper()
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), refreshPrefix) {
+		if err == nil && strings.HasPrefix(d.Name(), foldersync.TempPrefix) {
 			t.Errorf("a refresh's temporary name is left: %s", p)
 		}
 		return nil

@@ -1,0 +1,177 @@
+package foldersync
+
+import (
+	"os"
+	"strconv"
+
+	"rambar/tree"
+
+	"golang.org/x/sys/unix"
+)
+
+// The write-back's versions: the owner, mode and xattrs of a new version
+// in the folder (the disk's, merged with what the folder changed itself),
+// and the record's folder side of each path after.
+
+// owner is the ownership given to paths the folder did not have: the
+// invoking user under sudo, the folder's owner as root, unset otherwise.
+type owner struct{ uid, gid int }
+
+// newOwner decides the owner for new paths of a folder owned by uid:gid.
+func newOwner(uid, gid uint32) owner {
+	if os.Geteuid() != 0 {
+		return owner{-1, -1}
+	}
+	if u, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && u > 0 {
+		g, err := strconv.Atoi(os.Getenv("SUDO_GID"))
+		if err != nil {
+			g = -1
+		}
+		return owner{u, g}
+	}
+	return owner{int(uid), int(gid)}
+}
+
+// ownerOf is who a new version of path rel belongs to: the folder's
+// entry's owner where it had one (as root: kept whatever it is), else the
+// owner of new paths.
+func (w *PathWrite) ownerOf(rel string, it *planItem) (int, int) {
+	if it != nil && it.F != nil && !it.Aside {
+		if os.Geteuid() == 0 {
+			return int(it.F.E.St.Uid), int(it.F.E.St.Gid)
+		}
+		if int(it.F.E.St.Uid) != os.Geteuid() {
+			w.note(rel, "owner not kept")
+		}
+	}
+	return w.owner.uid, w.owner.gid
+}
+
+// modeOf is the permission bits it's new version gets: the disk's, unless
+// only the folder changed them (a chmod in the folder stays).
+func modeOf(it *planItem) uint32 {
+	base, f, ds := it.Base, it.F.Side(), it.DS
+	if f != nil && !it.Aside && base != nil && f.Kind == ds.Kind && ds.Kind == base.Kind && ds.Mode == base.Mode {
+		return f.Mode
+	}
+	return ds.Mode
+}
+
+// newXattrs are the xattrs of a new version of it: those the folder's
+// entry had (POSIX ACLs, security.* and trusted.* as root, user.*; read
+// through pfd), less the ones the disk removed, then the disk's.
+func (w *PathWrite) newXattrs(it *planItem, pfd int) map[string][]byte {
+	vals := map[string][]byte{}
+	if it.F != nil && it.F.E.IsReg() && !it.Aside {
+		_, name := tree.SplitRel(it.Path)
+		if old, err := tree.OpenFileAt(pfd, name, &it.F.E.St); err == nil {
+			if x, _ := tree.FdXattrs(old); x != nil {
+				vals = x
+			}
+			unix.Close(old)
+		}
+	}
+	for _, x := range xattrsRemoved(it) {
+		if v, ok := vals[x.Name]; ok && valueSum(v) == x.Sum {
+			delete(vals, x.Name)
+		}
+	}
+	for k, v := range it.D.Xattr {
+		vals[k] = v
+	}
+	return vals
+}
+
+// xattrsInPlace are the changes the disk made to it's xattrs since the
+// record, for the folder's own entry (open as fd): what the disk added or
+// changed is set, what it removed is removed where the folder still has
+// the record's value. The folder's other xattrs stay.
+func xattrsInPlace(it *planItem, fd int) (set map[string][]byte, drop []string) {
+	folder, _ := tree.FdXattrs(fd)
+	for _, x := range xattrsRemoved(it) {
+		if v, ok := folder[x.Name]; ok && valueSum(v) == x.Sum {
+			drop = append(drop, x.Name)
+		}
+	}
+	base := map[string]uint64{}
+	if it.Base != nil {
+		for _, x := range it.Base.Xattrs {
+			base[x.Name] = x.Sum
+		}
+	}
+	set = map[string][]byte{}
+	for k, v := range it.D.Xattr {
+		if s, ok := base[k]; !ok || s != valueSum(v) || !it.Base.Meta {
+			set[k] = v // changed on the disk (an unchanged one: the folder's value stays)
+		}
+	}
+	return set, drop
+}
+
+// xattrsRemoved are the xattrs the disk had at the record and has no more.
+func xattrsRemoved(it *planItem) []xattrSum {
+	if it.Base == nil || !it.Base.Meta {
+		return nil
+	}
+	var out []xattrSum
+	for _, x := range it.Base.Xattrs {
+		if _, still := it.D.Xattr[x.Name]; !still && tree.XattrIsContent(x.Name) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// newSide is the record's folder side of the new version of it:
+// its identity now, if it is still the inode the write-back made.
+func (w *PathWrite) newSide(it *planItem) *Side {
+	s := &Side{Kind: it.DS.Kind, Mode: modeOf(it), Hash: it.DS.Hash}
+	dir, name := tree.SplitRel(it.Path)
+	pfd, err := w.a.tgt.at(dir)
+	if err != nil || it.DS.Kind == tree.KindDir {
+		return s
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(st.Ino) == it.ino && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		id := tree.IdentOf(&st)
+		s.Ident = &id
+	}
+	return s
+}
+
+// keptSide is the record's folder side of an entry the folder keeps.
+func keptSide(f *fstate) *Side {
+	s := f.Side()
+	if s != nil && f.E.IsReg() && !f.hash.None() && f.hash != unknownHash {
+		id := tree.IdentOf(&f.E.St)
+		s.Ident = &id
+	}
+	return s
+}
+
+// entry is the record's new entry for it.
+func (it *planItem) entry() SyncPath {
+	if it.failed {
+		sp := SyncPath{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
+		return sp
+	}
+	f := it.after
+	if it.op == opNone && it.F != nil && it.F.differs(it.DS) {
+		// The folder keeps a version the disk lacks: the record keeps its
+		// folder side as it was, so the change still counts as one kept in
+		// the folder (FolderChanges) and a refresh takes it. (A path the
+		// folder deleted has no folder side: a refresh knows it by that.)
+		f = it.LastF
+	}
+	return SyncPath{Path: it.Path, F: f, D: it.DS}
+}
+
+// differs: the folder's entry f holds other content, or another mode, than
+// the disk's side d.
+func (f *fstate) differs(d *Side) bool {
+	fs := f.Side()
+	if !fs.SameContent(d) {
+		return true
+	}
+	return fs != nil && fs.Kind != tree.KindSymlink && fs.Kind != tree.KindDir && fs.Mode != d.Mode
+}
