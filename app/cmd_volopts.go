@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"rambar/cache"
-	"rambar/disks"
 	"rambar/ramdisk"
+	"rambar/volicon"
 )
 
 // volumeFlagSpecs are the flags of a disk's extras, for create and preset
@@ -44,7 +44,7 @@ func (a *App) volumeOptions(in *input) (ramdisk.VolumeOptions, error) {
 		if st, err := os.Stat(o.Icon); err != nil || !st.Mode().IsRegular() {
 			return o, usagef("--icon %s: not a readable file", o.Icon)
 		}
-		if err := disks.CheckIconFile(o.Icon); err != nil {
+		if err := volicon.Check(o.Icon); err != nil {
 			return o, usagef("--icon: %v", err)
 		}
 	}

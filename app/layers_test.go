@@ -31,6 +31,8 @@ func TestImportLayers(t *testing.T) {
 		"rambar/disks":        {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/login", "rambar/selftest", "fyne.io/systray"},
 		// The cache feature, below the use cases it serves.
 		"rambar/cache": {"rambar/disks", "rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/bench", "rambar/login", "rambar/selftest", "fyne.io/systray"},
+		// A disk's custom icon knows only the option error of ramdisk.
+		"rambar/volicon": {"rambar/disks", "rambar/keeper", "rambar/tree", "rambar/darwin", "rambar/linux", "rambar/tray", "rambar/internal/run", "fyne.io/systray"},
 		// The records and step journals know nothing of the project.
 		"rambar/internal/record": {"rambar/ramdisk", "rambar/tree", "rambar/keeper", "rambar/disks", "rambar/darwin", "rambar/linux", "rambar/tray"},
 		// The self-test's checks of the engine and the store: the use cases,

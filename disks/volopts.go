@@ -6,6 +6,7 @@ import (
 	"rambar/internal/record"
 	"rambar/keeper"
 	"rambar/ramdisk"
+	"rambar/volicon"
 )
 
 // A disk's extras (ramdisk.VolumeOptions) are recorded when it is made, in
@@ -60,7 +61,7 @@ func (s *Service) extras(v *ramdisk.Volume, o ramdisk.VolumeOptions, icon bool) 
 		v.Notes = append(v.Notes, err.Error())
 	}
 	if icon && o.Icon != "" {
-		notes, err := setVolumeIcon(v.MountPoint, o.Icon)
+		notes, err := volicon.Set(v.MountPoint, o.Icon)
 		if err != nil {
 			notes = append(notes, err.Error())
 		}

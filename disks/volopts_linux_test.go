@@ -18,6 +18,7 @@ import (
 	"rambar/linux"
 	"rambar/ramdisk"
 	"rambar/tree"
+	"rambar/volicon"
 )
 
 // assertFolders checks that every folder is a real folder under root.
@@ -88,35 +89,9 @@ func TestMakeFoldersNeverFollowsLinks(t *testing.T) {
 	}
 }
 
-func TestWithCustomIcon(t *testing.T) {
-	tests := []struct {
-		name string
-		in   []byte
-		want [2]byte // bytes 8 and 9
-	}{
-		{"none", nil, [2]byte{0x04, 0x00}},
-		{"zeros", make([]byte, 32), [2]byte{0x04, 0x00}},
-		{"other flags kept", append(append(make([]byte, 8), 0x40, 0x10), make([]byte, 22)...), [2]byte{0x44, 0x10}},
-		{"already set", append(append(make([]byte, 8), 0x04, 0x00), make([]byte, 22)...), [2]byte{0x04, 0x00}},
-	}
-	for _, tt := range tests {
-		in := append([]byte(nil), tt.in...)
-		if len(in) == 32 {
-			in[0], in[31] = 'X', 'Y' // the rest of FinderInfo stays as it was
-		}
-		got := withCustomIcon(in)
-		if len(got) != 32 || got[8] != tt.want[0] || got[9] != tt.want[1] {
-			t.Errorf("%s: flags % x, want % x (len %d)", tt.name, got[8:10], tt.want, len(got))
-		}
-		if len(in) == 32 && (got[0] != 'X' || got[31] != 'Y') {
-			t.Errorf("%s: other bytes changed", tt.name)
-		}
-	}
-}
-
 // TestVolumeIconOnDisk: a disk made with --icon FILE.png holds
-// .VolumeIcon.icns (converted: the icns magic), an .icns is copied as it is,
-// and a file that is not what its name says is refused.
+// .VolumeIcon.icns (converted: the icns magic) and a note that only
+// Finder shows it.
 func TestVolumeIconOnDisk(t *testing.T) {
 	dir := t.TempDir()
 	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
@@ -137,30 +112,12 @@ func TestVolumeIconOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Eject(ctx, c.Volume, EjectOptions{Force: true}) })
-	got, err := os.ReadFile(filepath.Join(c.Volume.MountPoint, volumeIconName))
+	got, err := os.ReadFile(filepath.Join(c.Volume.MountPoint, volicon.FileName))
 	if err != nil || !bytes.HasPrefix(got, []byte("icns")) {
-		t.Fatalf("%s: %d bytes, %v", volumeIconName, len(got), err)
+		t.Fatalf("%s: %d bytes, %v", volicon.FileName, len(got), err)
 	}
 	if n := strings.Join(c.Volume.Notes, "; "); !strings.Contains(n, "only macOS's Finder shows it") {
 		t.Errorf("notes %q: want the Linux note", n)
-	}
-	icnsPath := filepath.Join(dir, "icon.icns")
-	os.WriteFile(icnsPath, got, 0o600)
-	other := t.TempDir()
-	if _, err := setVolumeIcon(other, icnsPath); err != nil {
-		t.Fatal(err)
-	}
-	if again, _ := os.ReadFile(filepath.Join(other, volumeIconName)); !bytes.Equal(again, got) {
-		t.Errorf(".icns not copied as it is")
-	}
-	fake := filepath.Join(dir, "fake.icns")
-	os.WriteFile(fake, []byte("not an icon"), 0o600)
-	badPNG := filepath.Join(dir, "bad.png")
-	os.WriteFile(badPNG, []byte("not a png"), 0o600)
-	for _, p := range []string{fake, badPNG, filepath.Join(dir, "missing.png")} {
-		if _, err := setVolumeIcon(t.TempDir(), p); err == nil {
-			t.Errorf("setVolumeIcon(%s) accepted", p)
-		}
 	}
 }
 

@@ -1,4 +1,7 @@
-package disks
+// Package volicon gives a mounted disk a custom icon: the image (a .icns as
+// it is, a .png converted) written as the root's .VolumeIcon.icns and, on
+// macOS, the custom-icon flag set in the root folder's FinderInfo.
+package volicon
 
 import (
 	"bytes"
@@ -15,9 +18,9 @@ import (
 	"rambar/ramdisk"
 )
 
-// volumeIconName is the file Finder shows as a volume's icon when the root
+// FileName is the file Finder shows as a volume's icon when the root
 // folder's FinderInfo has the custom-icon flag.
-const volumeIconName = ".VolumeIcon.icns"
+const FileName = ".VolumeIcon.icns"
 
 // hasCustomIcon is kHasCustomIcon, a bit of the Finder flags: the 16-bit
 // big-endian field at bytes 8-9 of FinderInfo (FileInfo.finderFlags and
@@ -27,19 +30,19 @@ const hasCustomIcon = 0x0400
 // maxIconBytes bounds the icon file read.
 const maxIconBytes = 16 << 20
 
-// setVolumeIcon writes the icon file (a .icns as it is; a .png converted to
+// Set writes the icon file (a .icns as it is; a .png converted to
 // .icns) to root/.VolumeIcon.icns and, on macOS, sets the custom-icon flag
 // in the root folder's FinderInfo, keeping its other bytes (no SetFile
 // needed). Elsewhere the flag is not set and a note says so: Linux file
 // managers do not read .VolumeIcon.icns. The icon file is untrusted input:
 // bounded, and a .png must decode.
-func setVolumeIcon(root, icon string) (notes []string, err error) {
+func Set(root, icon string) (notes []string, err error) {
 	data, err := iconData(icon)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeNew(root, volumeIconName, data); err != nil {
-		return nil, fmt.Errorf("icon: write %s on %s: %w", volumeIconName, root, err)
+	if err := writeNew(root, FileName, data); err != nil {
+		return nil, fmt.Errorf("icon: write %s on %s: %w", FileName, root, err)
 	}
 	return setCustomIconFlag(root)
 }
@@ -55,11 +58,11 @@ func withCustomIcon(info []byte) []byte {
 	return out
 }
 
-// CheckIconFile reads the icon file as a disk's making will (a .icns with
+// Check reads the icon file as a disk's making will (a .icns with
 // its magic, a .png that decodes and converts) and says why it cannot be
 // used, wrapping ramdisk.ErrOption: an unreadable or broken image is
 // refused before anything is made.
-func CheckIconFile(path string) error {
+func Check(path string) error {
 	if _, err := iconData(path); err != nil {
 		return fmt.Errorf("%w: %v", ramdisk.ErrOption, err)
 	}

@@ -1,6 +1,6 @@
 //go:build darwin
 
-package disks
+package volicon
 
 import (
 	"errors"

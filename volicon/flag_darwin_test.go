@@ -1,6 +1,6 @@
 //go:build darwin
 
-package disks
+package volicon
 
 import (
 	"os"
@@ -21,7 +21,7 @@ func TestCustomIconFlagOnMac(t *testing.T) {
 	}
 	icon := filepath.Join(t.TempDir(), "i.icns")
 	os.WriteFile(icon, []byte("icns\x00\x00\x00\x08"), 0o600)
-	if _, err := setVolumeIcon(dir, icon); err != nil {
+	if _, err := Set(dir, icon); err != nil {
 		t.Fatal(err)
 	}
 	got := make([]byte, 32)
