@@ -44,7 +44,7 @@ install: build $(ICON) ## Linux: install bin/rambar, a desktop entry and its ico
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/applications/rambar.desktop
 	install -m 0644 $(ICON) $(DESTDIR)$(PREFIX)/share/icons/hicolor/256x256/apps/rambar.png
 	@if [ -n "$(DESTDIR)" ] || { [ "$$(id -u)" = 0 ] && case "$(PREFIX)/" in "$$HOME"/*) false;; esac; }; then \
-		install -D -m 0644 packaging/linux/app.rambar.policy $(POLKIT) && echo "installed $(POLKIT): polkit's prompt names RAMBar and keeps the answer a few minutes"; \
+		install -D -m 0644 packaging/linux/app.rambar.policy $(POLKIT) && echo "installed $(POLKIT): polkit's prompt names RAMBar (it asks at each step: see docs/linux.md)"; \
 	else echo "note: polkit's actions for RAMBar need root (sudo make install); without them each mount and eject asks for the password again"; fi
 	@echo "installed $(PREFIX)/bin/rambar; make uninstall PREFIX=$(PREFIX) removes it"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on your PATH, so 'rambar' is not found there yet; add it: echo 'export PATH=\"$(PREFIX)/bin:\$$PATH\"' >> ~/.profile (then log in again, or run that export now)";; esac
