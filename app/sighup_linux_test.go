@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +11,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"rambar/tree"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole closes the terminal of a
@@ -53,7 +55,7 @@ func TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole(t *testing.T) {
 	store := filepath.Join(c.home, "data", "disks", "Work")
 	for try := 1; ; try++ {
 		fill() // all new: the save has 240 MiB to write
-		before := treeBytes(store)
+		writing := firstObjectWritten(t, filepath.Join(store, "objects"))
 		cmd := exec.Command(c.bin, "save", "Work")
 		cmd.Env = append(os.Environ(), "RAMBAR_MOUNT_ROOT="+c.root, "RAMBAR_HOME="+c.home)
 		var out bytes.Buffer
@@ -61,9 +63,7 @@ func TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(30 * time.Second); treeBytes(store) < before+16<<20 && time.Now().Before(deadline); {
-			time.Sleep(5 * time.Millisecond) // until it is writing
-		}
+		writing(30 * time.Second) // a 0.2 s save: a poll of the store's size came too late
 		cmd.Process.Signal(syscall.SIGHUP)
 		cmd.Wait()
 		code := cmd.ProcessState.ExitCode()
@@ -106,16 +106,39 @@ func TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole(t *testing.T) {
 	}
 }
 
-// treeBytes is the size of the files under dir.
-func treeBytes(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
+// firstObjectWritten watches the store's objects folder; the func it
+// returns waits (at most d) until a save makes its snapshot's folder
+// there and writes the first object in it.
+func firstObjectWritten(t *testing.T, objects string) (wait func(d time.Duration)) {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := unix.InotifyAddWatch(fd, objects, unix.IN_CREATE|unix.IN_ONLYDIR); err != nil {
+		unix.Close(fd)
+		t.Fatal(err)
+	}
+	return func(d time.Duration) {
+		defer unix.Close(fd)
+		buf := make([]byte, 64<<10)
+		for deadline := time.Now().Add(d); time.Now().Before(deadline); {
+			n, err := unix.Read(fd, buf)
+			if err != nil {
+				time.Sleep(200 * time.Microsecond)
+				continue
+			}
+			for off := 0; off+unix.SizeofInotifyEvent <= n; {
+				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+				name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
+				off += unix.SizeofInotifyEvent + int(ev.Len)
+				if ev.Mask&unix.IN_ISDIR != 0 {
+					unix.InotifyAddWatch(fd, filepath.Join(objects, name), unix.IN_CREATE)
+				} else if ev.Wd != 1 {
+					return // a file in a new snapshot's folder: the save is writing
+				}
 			}
 		}
-		return nil
-	})
-	return n
+		t.Log("no object written in time; SIGHUP all the same")
+	}
 }
