@@ -27,12 +27,8 @@ func init() {
 // runAgent keeps this data folder's disks until SIGTERM, SIGINT or SIGHUP,
 // then makes the last save.
 func runAgent(ctx context.Context, a *App, in *input) error {
-	release, err := a.singleInstance()
-	if errors.Is(err, errAlreadyRunning) {
-		a.sayRunning()
-		return nil
-	}
-	if err != nil {
+	release, ok, err := a.onlyInstance()
+	if !ok {
 		return err
 	}
 	defer release()
@@ -66,6 +62,18 @@ func runAgent(ctx context.Context, a *App, in *input) error {
 	<-stopped.Done()
 	end()
 	return nil
+}
+
+// onlyInstance takes the data folder's single-instance lock for the agent
+// or the menu-bar app. When another holds it, it says which (sayRunning)
+// and ok is false with no error: a second copy exits 0.
+func (a *App) onlyInstance() (release func(), ok bool, err error) {
+	release, err = a.singleInstance()
+	if errors.Is(err, errAlreadyRunning) {
+		a.sayRunning()
+		return nil, false, nil
+	}
+	return release, err == nil, err
 }
 
 // sayRunning is what a second copy of the agent or the menu-bar app says

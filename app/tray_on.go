@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -36,12 +35,8 @@ func (a *App) trayRun(ctx context.Context, h *trayHooks) error {
 	if err := a.canRunMenuBar(); err != nil {
 		return err
 	}
-	release, err := a.singleInstance()
-	if errors.Is(err, errAlreadyRunning) {
-		a.sayRunning()
-		return nil
-	}
-	if err != nil {
+	release, ok, err := a.onlyInstance()
+	if !ok {
 		return err
 	}
 	defer release()
