@@ -10,11 +10,14 @@ import (
 	"time"
 )
 
+// seqFile is the sequential rows' file in their run's folder.
+const seqFile = "seq.bin"
+
 // runSequential writes e.sz.seq bytes in blocks bypassing the cache into a
 // file laid out first, syncs, then reads them back the same way. Samples:
 // write MiB/s, read MiB/s.
 func runSequential(ctx context.Context, e *runEnv, dir, fsName string, st *jobState) ([]float64, error) {
-	path := filepath.Join(dir, "seq.bin")
+	path := filepath.Join(dir, seqFile)
 	buf := alignedBuf(e.sz.block)
 	w, direct, err := writeSequential(ctx, e, path, buf, fsName, st)
 	if err != nil {
