@@ -61,7 +61,7 @@ func TestBenchCLI(t *testing.T) {
 		t.Fatalf("%v:\n%s", err, out)
 	}
 	r := doc.Targets[0].Results[0]
-	if doc.Version != 1 || doc.Targets[0].FS != "tmpfs" || !doc.Targets[0].RAM || r.Row != "fsync" || r.Unit != "µs" || r.Syncs != int64(r.Ops) || r.Med <= 0 {
+	if doc.Version != 2 || doc.Targets[0].FS != "tmpfs" || !doc.Targets[0].RAM || r.Row != "fsync" || r.Unit != "µs" || r.Syncs != int64(r.Ops) || r.Med <= 0 {
 		t.Errorf("json: %+v", doc)
 	}
 }

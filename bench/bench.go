@@ -27,8 +27,8 @@ type RowID string
 
 // The rows, in the seed's order.
 const (
-	rowSeqWrite      RowID = "seq-write"      // sequential write bypassing the cache, MB/s
-	rowSeqRead       RowID = "seq-read"       // sequential read bypassing the cache, MB/s
+	rowSeqWrite      RowID = "seq-write"      // sequential write bypassing the cache, MiB/s
+	rowSeqRead       RowID = "seq-read"       // sequential read bypassing the cache, MiB/s
 	rowFsync         RowID = "fsync"          // 4 KB write + fsync, µs per write
 	rowFullFsync     RowID = "fullfsync"      // 4 KB write + F_FULLFSYNC (macOS), µs per write
 	rowSQLiteDefault RowID = "sqlite-default" // SQLite autocommit insert, no PRAGMA set, µs
@@ -72,13 +72,13 @@ type Unit string
 
 // Units of the rows.
 const (
-	MBps   Unit = "MB/s" // decimal megabytes per second; higher is better
-	Micros Unit = "µs"   // microseconds per operation; lower is better
-	Secs   Unit = "s"    // seconds for the whole task; lower is better
+	MiBps  Unit = "MiB/s" // mebibytes (2^20 bytes) per second; higher is better
+	Micros Unit = "µs"    // microseconds per operation; lower is better
+	Secs   Unit = "s"     // seconds for the whole task; lower is better
 )
 
 // HigherIsBetter reports whether a larger figure is a better one.
-func (u Unit) HigherIsBetter() bool { return u == MBps }
+func (u Unit) HigherIsBetter() bool { return u == MiBps }
 
 // Options choose how much work each row does.
 type Options struct {
@@ -152,6 +152,10 @@ func (t TargetReport) Result(id RowID) (Result, bool) {
 	}
 	return Result{}, false
 }
+
+// reportVersion is the version of Report's JSON document: 2 since the
+// sequential rows are in MiB/s (version 1 had decimal MB/s).
+const reportVersion = 2
 
 // Report is a whole benchmark.
 type Report struct {
@@ -228,8 +232,8 @@ func (o Options) Labels() []RowInfo {
 		full = "SQLite insert, PRAGMA synchronous=FULL + fullfsync=ON"
 	}
 	all := []RowInfo{
-		{rowSeqWrite, seq + " write, uncached", MBps},
-		{rowSeqRead, seq + " read, uncached", MBps},
+		{rowSeqWrite, seq + " write, uncached", MiBps},
+		{rowSeqRead, seq + " read, uncached", MiBps},
 		{rowFsync, "4 KiB write + fsync", Micros},
 		{rowFullFsync, "4 KiB write + F_FULLFSYNC", Micros},
 		{rowSQLiteDefault, "SQLite insert, no PRAGMA (sqlite3's defaults)", Micros},
@@ -289,7 +293,7 @@ var errNoTargets = errors.New("nothing to benchmark")
 // cancelled; it always removes its own files.
 func Run(ctx context.Context, targets []Target, opts Options, progress func(Progress)) (Report, error) {
 	start := time.Now()
-	rep := Report{Version: 1, OS: runtime.GOOS, Quick: opts.Quick, Runs: opts.runs(), Rows: opts.Labels(), Started: start.UTC()}
+	rep := Report{Version: reportVersion, OS: runtime.GOOS, Quick: opts.Quick, Runs: opts.runs(), Rows: opts.Labels(), Started: start.UTC()}
 	if len(targets) == 0 {
 		return rep, errNoTargets
 	}

@@ -35,7 +35,7 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 	if got := syncCalls.Load() - before; got < int64(2*2*quickSizes.fsyncs) {
 		t.Errorf("package sync counter rose by %d, want at least %d (fsync row, 2 runs, 2 targets)", got, 2*2*quickSizes.fsyncs)
 	}
-	wantUnit := map[RowID]Unit{rowSeqWrite: MBps, rowSeqRead: MBps, rowFsync: Micros, rowFullFsync: Micros,
+	wantUnit := map[RowID]Unit{rowSeqWrite: MiBps, rowSeqRead: MiBps, rowFsync: Micros, rowFullFsync: Micros,
 		rowSQLiteDefault: Micros, rowSQLiteFull: Micros, rowUntar: Secs, rowCreateFiles: Secs, rowDeleteFiles: Secs}
 	if len(rep.Rows) != len(allRows)-1 || len(rep.Targets) != 2 {
 		t.Fatalf("report has %d rows and %d targets; want every row but F_FULLFSYNC's (macOS only), and 2", len(rep.Rows), len(rep.Targets))
@@ -109,7 +109,7 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 	table := rep.Table()
 	for _, want := range []string{"64 MiB write, uncached", "64 MiB read, uncached", "4 KiB write + fsync",
 		"SQLite insert, no PRAGMA (sqlite3's defaults)", "SQLite insert, PRAGMA synchronous=FULL", "untar 600 files (13 MiB)",
-		"create 2,000 files of 1 KiB", "delete those 2,000 files", " MB/s [", " µs [", " s [", "RAM vs disk", "Scratch (tmpfs)", "×"} {
+		"create 2,000 files of 1 KiB", "delete those 2,000 files", " MiB/s [", " µs [", " s [", "RAM vs disk", "Scratch (tmpfs)", "×"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
@@ -124,7 +124,7 @@ func TestRunQuickOnTmpfsAndDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Report
-	if err := json.Unmarshal(b, &back); err != nil || back.Version != 1 || len(back.Targets) != 2 || back.Targets[1].Results[0].Median != rep.Targets[1].Results[0].Median {
+	if err := json.Unmarshal(b, &back); err != nil || back.Version != reportVersion || len(back.Targets) != 2 || back.Targets[1].Results[0].Median != rep.Targets[1].Results[0].Median {
 		t.Errorf("JSON round trip: %v %+v", err, back.Targets)
 	}
 

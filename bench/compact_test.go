@@ -23,8 +23,8 @@ func TestCompactGolden(t *testing.T) {
 	}{
 		{"compact.txt", rep, []string{
 			"Scratch (tmpfs) vs Home disk (ext4), median of 3 runs, quick sizes.\n",
-			"1 GiB write, uncached ", "7,357 MB/s¹  1,274 MB/s    5.8× faster\n",
-			"3.0 µs     1,707 µs    569× faster\n",
+			"1 GiB write, uncached ", "7,357 MiB/s¹  1,274 MiB/s    5.8× faster\n",
+			"3.0 µs      1,707 µs    569× faster\n",
 			"4 KiB write + F_FULLFSYNC", "n/a (F_FULLFSYNC is macOS only)\n",
 			"210× faster\n", "~1.1× (noise)\n", "2.0× slower\n",
 			"¹ cached (O_DIRECT unsupported on tmpfs)\n",
@@ -32,7 +32,7 @@ func TestCompactGolden(t *testing.T) {
 		}},
 		{"compact-one-target.txt", Report{Runs: 1, Rows: chartReport().Rows[:2], Targets: chartReport().Targets[:1]}, []string{
 			"Scratch (tmpfs), median of 1 run, full sizes; no RAM disk and ordinary\n disk to compare.\n",
-			"1 GiB write, uncached  7,357 MB/s\n",
+			"1 GiB write, uncached  7,357 MiB/s\n",
 		}},
 	} {
 		got := c.rep.Compact()
@@ -50,7 +50,7 @@ func TestCompactGolden(t *testing.T) {
 		if c.file == "compact.txt" {
 			// The CLI's table and headline give the same figures.
 			table, head := c.rep.Table(), c.rep.Headline()
-			for _, w := range []string{"7,357 MB/s", "1,274 MB/s", "5.8×", "569×", "210×", "~1.1×", "0.5×"} {
+			for _, w := range []string{"7,357 MiB/s", "1,274 MiB/s", "5.8×", "569×", "210×", "~1.1×", "0.5×"} {
 				if !strings.Contains(table, w) {
 					t.Errorf("rambar bench's table lacks %q:\n%s", w, table)
 				}

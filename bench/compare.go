@@ -1,16 +1,12 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -30,7 +26,7 @@ type Comparison struct {
 	Theirs Result `json:"theirs"`
 	// Ratio is our median over theirs, the two figures the table shows
 	// (runs alternate, so a busy moment on a shared machine hits both), 0
-	// when either failed. Same unit: for MB/s above 1 means RAMBar measured
+	// when either failed. Same unit: for MiB/s above 1 means RAMBar measured
 	// faster; for µs and s above 1 means RAMBar measured slower.
 	Ratio float64 `json:"ratio"`
 }
@@ -39,12 +35,16 @@ type Comparison struct {
 // dd, fio and tar, alternating runs, and returns ratios of the medians. Tools
 // that are not installed give a Comparison whose Theirs says so. With
 // opts.Rows set, only those of the four rows are compared.
-// Sequential rows are compared with dd (oflag=direct conv=fsync, iflag=direct,
-// the same block size and file size); the fsync row with fio (--fsync=1, 4 KB
-// blocks, the same count; its per-write latency is write + sync latency), or
-// dd oflag=dsync when fio is missing; untar with tar -xf of the same archive,
-// as a normal user runs it (--no-same-owner --no-same-permissions: root's tar
-// would also chown and chmod every file, which extract does not).
+// The sequential write is compared with fio (--rw=write --direct=1
+// --end_fsync=1, the same block size and file size: the job a user runs to
+// check the figure; fio lays its file out before timing, as RAMBar does), or
+// with dd into a file laid out the same way when fio is missing; the
+// sequential read with dd (iflag=direct, the same block size); the fsync row
+// with fio (--fsync=1, 4 KiB blocks, the same count; its per-write latency
+// is write + sync latency), or dd oflag=dsync when fio is missing; untar
+// with tar -xf of the same archive, as a normal user runs it
+// (--no-same-owner --no-same-permissions: root's tar would also chown and
+// chmod every file, which extract does not).
 func Compare(ctx context.Context, t Target, opts Options, progress func(string)) ([]Comparison, error) {
 	if progress == nil {
 		progress = func(string) {}
@@ -61,7 +61,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 	c := newComparer(t, opts, fsName, work, progress)
 	sz := c.e.sz
 	if free, err := diskspace.Free(work); err == nil && free < sz.seq+sz.archiveBytes+64<<20 {
-		return nil, fmt.Errorf("compare %s: no room: %d MB free", t.Name, free/1e6)
+		return nil, fmt.Errorf("compare %s: no room: %s free", t.Name, bytesText(free))
 	}
 	c.e.archive = generateArchive(sz.archiveFiles, sz.archiveBytes)
 	if err := os.WriteFile(c.tarFile, c.e.archive, 0o644); err != nil {
@@ -86,7 +86,7 @@ type comparer struct {
 	e                         *runEnv
 	progress                  func(string)
 	dd, fio, tar              string
-	ddDirect                  bool
+	direct                    bool // the tools may bypass the cache (until the file system refuses)
 	seqW, seqR, syncC, untarC *Comparison
 }
 
@@ -94,12 +94,15 @@ func newComparer(t Target, opts Options, fsName, work string, progress func(stri
 	e := &runEnv{opts: opts, sz: opts.sizes(), runs: opts.runs()}
 	sz := e.sz
 	c := &comparer{t: t, opts: opts, fsName: fsName, work: work, tarFile: filepath.Join(work, "archive.tar"), e: e, progress: progress,
-		dd: lookTool("dd"), fio: lookTool("fio"), tar: lookTool("tar"), ddDirect: true}
+		dd: lookTool("dd"), fio: lookTool("fio"), tar: lookTool("tar"), direct: true}
 	mk := func(row RowID, unit Unit, tool string) *Comparison {
 		return &Comparison{Target: t.Name, Row: row, Tool: tool, Ours: Result{Row: row, Unit: unit}, Theirs: Result{Row: row, Unit: unit}}
 	}
-	c.seqW = mk(rowSeqWrite, MBps, fmt.Sprintf("dd bs=%d count=%d oflag=direct conv=fsync", sz.block, sz.seq/int64(sz.block)))
-	c.seqR = mk(rowSeqRead, MBps, fmt.Sprintf("dd bs=%d iflag=direct", sz.block))
+	c.seqW = mk(rowSeqWrite, MiBps, fmt.Sprintf("fio --rw=write --bs=%d --size=%d --direct=1 --end_fsync=1 --ioengine=sync", sz.block, sz.seq))
+	if c.fio == "" {
+		c.seqW.Tool = fmt.Sprintf("dd bs=%d count=%d oflag=direct conv=notrunc,fsync into a file laid out first (fio not installed)", sz.block, sz.seq/int64(sz.block))
+	}
+	c.seqR = mk(rowSeqRead, MiBps, fmt.Sprintf("dd bs=%d iflag=direct", sz.block))
 	c.syncC = mk(rowFsync, Micros, fmt.Sprintf("fio --rw=write --bs=4k --size=%dk --fsync=1 --ioengine=sync", sz.fsyncs*4))
 	if c.fio == "" {
 		c.syncC.Tool = fmt.Sprintf("dd bs=4k count=%d oflag=dsync (fio not installed)", sz.fsyncs)
@@ -130,7 +133,7 @@ func (c *comparer) run(ctx context.Context, run int) error {
 	}
 	st := &jobState{}
 	if c.want(rowSeqWrite, rowSeqRead) {
-		c.progress(fmt.Sprintf("%s: sequential, RAMBar then dd (run %d of %d)", c.t.Name, run, c.e.runs))
+		c.progress(fmt.Sprintf("%s: sequential, RAMBar then %s (run %d of %d)", c.t.Name, strings.Fields(c.seqW.Tool)[0], run, c.e.runs))
 		c.sequential(ctx, dir, st)
 	}
 	if c.want(rowFsync) {
@@ -144,6 +147,8 @@ func (c *comparer) run(ctx context.Context, run int) error {
 	return os.RemoveAll(dir)
 }
 
+// sequential runs RAMBar's sequential rows, then the tools': fio's write
+// (dd's when fio is missing) and dd's read of the file it wrote.
 func (c *comparer) sequential(ctx context.Context, dir string, st *jobState) {
 	if s, err := runSequential(ctx, c.e, dir, c.fsName, st); err == nil {
 		c.seqW.Ours.Samples = append(c.seqW.Ours.Samples, s[0])
@@ -152,24 +157,44 @@ func (c *comparer) sequential(ctx context.Context, dir string, st *jobState) {
 	} else {
 		c.seqW.Ours.Err, c.seqR.Ours.Err = err.Error(), err.Error()
 	}
-	if c.dd == "" {
-		c.seqW.Theirs.Skipped, c.seqR.Theirs.Skipped = "dd not installed", "dd not installed"
+	// The tool gets the room and memory RAMBar had: Compare checked for one
+	// sequential file, not two.
+	os.Remove(filepath.Join(dir, seqFile))
+	if c.fio == "" && c.dd == "" {
+		c.seqW.Theirs.Skipped, c.seqR.Theirs.Skipped = "neither fio nor dd installed", "dd not installed"
 		return
 	}
-	f := filepath.Join(dir, "dd.bin")
-	w, err := ddRate(ctx, c.dd, ddWriteArgs(f, c.e.sz, c.ddDirect)...)
-	if err != nil && c.ddDirect {
+	f := filepath.Join(dir, "tool.bin")
+	defer os.Remove(f)
+	w, err := c.toolWrite(ctx, f, c.direct)
+	if err != nil && c.direct {
 		// The file system refused direct I/O; measure cached, as RAMBar does.
-		c.ddDirect = false
-		w, err = ddRate(ctx, c.dd, ddWriteArgs(f, c.e.sz, false)...)
+		c.direct = false
+		os.Remove(f)
+		w, err = c.toolWrite(ctx, f, false)
 	}
 	record(&c.seqW.Theirs, w, err)
-	if !c.ddDirect {
+	if c.dd == "" {
+		c.seqR.Theirs.Skipped = "dd not installed"
+		return
+	}
+	if !c.direct {
 		dropCache(f)
 	}
-	r, err := ddRate(ctx, c.dd, ddReadArgs(f, c.e.sz, c.ddDirect)...)
+	r, err := ddRate(ctx, c.dd, ddReadArgs(f, c.e.sz, c.direct)...)
 	record(&c.seqR.Theirs, r, err)
-	os.Remove(f)
+}
+
+// toolWrite is the tool's sequential write into file: fio's job, or dd into
+// a file laid out first as fio's and RAMBar's are. It returns MiB/s.
+func (c *comparer) toolWrite(ctx context.Context, file string, direct bool) (float64, error) {
+	if c.fio != "" {
+		return fioSeqWrite(ctx, c.fio, file, c.e.sz, direct)
+	}
+	if err := layOutFile(file, c.e.sz.seq); err != nil {
+		return 0, err
+	}
+	return ddRate(ctx, c.dd, ddWriteArgs(file, c.e.sz, direct)...)
 }
 
 func (c *comparer) syncWrites(ctx context.Context, dir string, st *jobState) {
@@ -217,8 +242,8 @@ func (c *comparer) untar(ctx context.Context, dir string, st *jobState) {
 
 // results summarizes the rows asked for and the median of the paired ratios.
 func (c *comparer) results() []Comparison {
-	if !c.ddDirect {
-		c.seqW.Tool = strings.Replace(c.seqW.Tool, " oflag=direct", "", 1) + " (direct I/O refused)"
+	if !c.direct {
+		c.seqW.Tool = strings.NewReplacer(" oflag=direct", "", " --direct=1", " --direct=0").Replace(c.seqW.Tool) + " (direct I/O refused)"
 		c.seqR.Tool = strings.Replace(c.seqR.Tool, " iflag=direct", "", 1) + " (direct I/O refused)"
 	}
 	var out []Comparison
@@ -245,103 +270,6 @@ func record(r *Result, v float64, err error) {
 		return
 	}
 	r.Samples = append(r.Samples, v)
-}
-
-// ddWriteArgs is dd's side of the sequential write: the same block size and
-// count as RAMBar's, flushed at the end (conv=fsync), direct I/O when the file
-// system allows it. The honesty test runs the same argv under strace.
-func ddWriteArgs(file string, sz sizes, direct bool) []string {
-	args := []string{"if=/dev/zero", "of=" + file, fmt.Sprintf("bs=%d", sz.block), fmt.Sprintf("count=%d", sz.seq/int64(sz.block)), "conv=fsync"}
-	if direct {
-		args = append(args, "oflag=direct")
-	}
-	return args
-}
-
-// ddReadArgs is dd's side of the sequential read of the file written.
-func ddReadArgs(file string, sz sizes, direct bool) []string {
-	return []string{"if=" + file, "of=/dev/null", fmt.Sprintf("bs=%d", sz.block), ddFlag("iflag", direct)}
-}
-
-// tarArgs extracts archive into dir as a normal user does (root's tar would
-// also chown and chmod every file, which extract does not).
-func tarArgs(archive, dir string) []string {
-	return []string{"--no-same-owner", "--no-same-permissions", "-xf", archive, "-C", dir}
-}
-
-func ddFlag(name string, direct bool) string {
-	if direct {
-		return name + "=direct"
-	}
-	return name + "=fullblock"
-}
-
-var ddCopied = regexp.MustCompile(`(?m)^(\d+) bytes .*copied, ([0-9.]+) s`)
-
-// ddRate runs dd with args and returns the MB/s it reports (bytes / its own
-// elapsed seconds).
-func ddRate(ctx context.Context, dd string, args ...string) (float64, error) {
-	cmd := exec.CommandContext(ctx, dd, args...)
-	cmd.Env = toolEnv()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("dd %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	m := ddCopied.FindStringSubmatch(stderr.String())
-	if m == nil {
-		return 0, fmt.Errorf("dd %s: unexpected output %q", strings.Join(args, " "), stderr.String())
-	}
-	n, _ := strconv.ParseFloat(m[1], 64)
-	s, _ := strconv.ParseFloat(m[2], 64)
-	if s <= 0 {
-		return 0, fmt.Errorf("dd: elapsed time 0")
-	}
-	return n / 1e6 / s, nil
-}
-
-// fioSyncLatency runs fio writing count 4 KB blocks with an fsync after each
-// and returns the mean µs of write + fsync.
-func fioSyncLatency(ctx context.Context, fio, file string, count int) (float64, error) {
-	args := []string{"--name=rambar-fsync", "--filename=" + file, "--rw=write", "--bs=4k",
-		fmt.Sprintf("--size=%dk", count*4), "--fsync=1", "--ioengine=sync", "--output-format=json"}
-	cmd := exec.CommandContext(ctx, fio, args...)
-	cmd.Env = toolEnv()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	defer os.Remove(file)
-	if err != nil {
-		return 0, fmt.Errorf("fio: %w: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	// fio may print notes before the JSON document.
-	if i := bytes.IndexByte(out, '{'); i > 0 {
-		out = out[i:]
-	}
-	var doc struct {
-		Jobs []struct {
-			Write struct {
-				TotalIOs int `json:"total_ios"`
-				Lat      struct {
-					Mean float64 `json:"mean"`
-				} `json:"lat_ns"`
-			} `json:"write"`
-			Sync struct {
-				TotalIOs int `json:"total_ios"`
-				Lat      struct {
-					Mean float64 `json:"mean"`
-				} `json:"lat_ns"`
-			} `json:"sync"`
-		} `json:"jobs"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		return 0, fmt.Errorf("fio: read JSON: %w", err)
-	}
-	if len(doc.Jobs) == 0 || doc.Jobs[0].Write.TotalIOs != count || doc.Jobs[0].Sync.TotalIOs < count-1 {
-		return 0, fmt.Errorf("fio: unexpected counts in its report")
-	}
-	j := doc.Jobs[0]
-	return (j.Write.Lat.Mean + j.Sync.Lat.Mean) / 1000, nil
 }
 
 // ComparisonTable prints comparisons with the ratio of our median to the

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -211,75 +210,6 @@ func fillRandom(b []byte, seed uint64) {
 			b[i+k] = byte(x >> (8 * k))
 		}
 	}
-}
-
-// runSequential writes e.sz.seq bytes in blocks bypassing the cache, syncs,
-// then reads them back the same way. Samples: write MB/s, read MB/s.
-func runSequential(ctx context.Context, e *runEnv, dir, fsName string, st *jobState) ([]float64, error) {
-	path := filepath.Join(dir, "seq.bin")
-	buf := alignedBuf(e.sz.block)
-	f, direct, err := openUncached(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, !e.opts.NoDirect)
-	if err != nil {
-		return nil, err
-	}
-	st.note = uncachedNote(direct, fsName)
-	n := e.sz.seq / int64(e.sz.block)
-	t0 := time.Now()
-	for i := int64(0); i < n; i++ {
-		if i%64 == 0 && ctx.Err() != nil {
-			f.Close()
-			return nil, ctx.Err()
-		}
-		if _, err := f.Write(buf); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("fsync %s: %w", path, err)
-	}
-	w := time.Since(t0)
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	if !direct {
-		dropCache(path)
-	}
-	f, _, err = openUncached(path, os.O_RDONLY, direct)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var got int64
-	t0 = time.Now()
-	for {
-		k, err := f.Read(buf)
-		got += int64(k)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		if got%(64*int64(e.sz.block)) == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-	}
-	r := time.Since(t0)
-	if got != e.sz.seq {
-		return nil, fmt.Errorf("read %s: got %d bytes, wrote %d", path, got, e.sz.seq)
-	}
-	mb := float64(e.sz.seq) / 1e6
-	return []float64{mb / w.Seconds(), mb / r.Seconds()}, nil
-}
-
-// uncachedNote says how the sequential rows bypassed the cache.
-func uncachedNote(direct bool, fsName string) string {
-	if direct {
-		return ""
-	}
-	return fmt.Sprintf("cached (%s unsupported on %s)", uncachedHow, fsName)
 }
 
 // runSyncWrites appends e.sz.fsyncs 4 KB blocks, each followed by sync.

@@ -38,7 +38,7 @@ func BenchmarkStorage(b *testing.B) {
 			}
 			all = append(all, cs...)
 		}
-		fmt.Println("RAMBar against standard tools on the same targets (ratio: median of paired runs; MB/s above 1 = RAMBar faster, µs/s above 1 = RAMBar slower):")
+		fmt.Println("RAMBar against standard tools on the same targets (ratio: median of paired runs; MiB/s above 1 = RAMBar faster, µs/s above 1 = RAMBar slower):")
 		fmt.Println(ComparisonTable(all))
 	}
 }

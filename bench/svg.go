@@ -53,7 +53,7 @@ func (r Report) SVG() string {
 		c.row(row, y)
 		y += c.groupH
 	}
-	c.text(svgLeft, c.bottom+24, ` fill="#555" font-size="11"`, "~ marks a difference within the run-to-run noise (the runs' ranges overlap). MB/s are decimal megabytes per second.")
+	c.text(svgLeft, c.bottom+24, ` fill="#555" font-size="11"`, "~ marks a difference within the run-to-run noise (the runs' ranges overlap). MiB/s are mebibytes (2^20 bytes) per second.")
 	c.b.WriteString("</svg>\n")
 	return c.b.String()
 }
@@ -204,7 +204,7 @@ func speedupNum(x float64) string {
 }
 
 // medians is a row's figures on every target that has one:
-// "Scratch 7,357 MB/s · Home disk 4,722 MB/s".
+// "Scratch 7,357 MiB/s · Home disk 4,722 MiB/s".
 func medians(ts []TargetReport, id RowID) string {
 	var parts []string
 	for _, t := range ts {

@@ -36,7 +36,7 @@ func golden(t *testing.T, file, got string) string {
 // skipped on both, and a row skipped on one side only.
 func chartReport() Report {
 	rows := []RowInfo{
-		{rowSeqWrite, "1 GiB write, uncached", MBps},
+		{rowSeqWrite, "1 GiB write, uncached", MiBps},
 		{rowFsync, "4 KiB write + fsync", Micros},
 		{rowFullFsync, "4 KiB write + F_FULLFSYNC", Micros},
 		{rowSQLiteDefault, "SQLite insert, no PRAGMA (sqlite3's defaults)", Micros},
@@ -45,13 +45,13 @@ func chartReport() Report {
 		{rowDeleteFiles, "delete those 20,000 files", Secs},
 	}
 	na := "n/a (F_FULLFSYNC is macOS only)"
-	return Report{Version: 1, Runs: 3, Rows: rows, Targets: []TargetReport{
+	return Report{Version: reportVersion, Runs: 3, Rows: rows, Targets: []TargetReport{
 		{Target: Target{Name: "Scratch", RAM: true}, FS: "tmpfs", Results: []Result{
-			res(rowSeqWrite, MBps, 7000, 7357, 7400), res(rowFsync, Micros, 2.9, 3.0, 3.2), {Row: rowFullFsync, Unit: Micros, Skipped: na},
+			res(rowSeqWrite, MiBps, 7000, 7357, 7400), res(rowFsync, Micros, 2.9, 3.0, 3.2), {Row: rowFullFsync, Unit: Micros, Skipped: na},
 			res(rowSQLiteDefault, Micros, 9, 10, 11), res(rowSQLiteFull, Micros, 9, 10, 12),
 			res(rowUntar, Secs, 0.68, 0.69, 0.80), res(rowDeleteFiles, Secs, 0.40, 0.41, 0.42)}},
 		{Target: Target{Name: "Home disk"}, FS: "ext4", Results: []Result{
-			res(rowSeqWrite, MBps, 1200, 1274, 1300), res(rowFsync, Micros, 1500, 1707, 1900), {Row: rowFullFsync, Unit: Micros, Skipped: na},
+			res(rowSeqWrite, MiBps, 1200, 1274, 1300), res(rowFsync, Micros, 1500, 1707, 1900), {Row: rowFullFsync, Unit: Micros, Skipped: na},
 			res(rowSQLiteDefault, Micros, 2000, 2100, 2300), {Row: rowSQLiteFull, Unit: Micros, Skipped: "sqlite3 not installed"},
 			res(rowUntar, Secs, 0.70, 0.75, 0.79), res(rowDeleteFiles, Secs, 0.20, 0.205, 0.21)}},
 	}}
@@ -65,7 +65,7 @@ func TestChartGolden(t *testing.T) {
 		rep  Report
 	}{
 		{"chart.svg", chartReport()},
-		{"chart-nothing-to-compare.svg", Report{Version: 1, Runs: 1, Rows: chartReport().Rows, Targets: chartReport().Targets[:1]}},
+		{"chart-nothing-to-compare.svg", Report{Version: reportVersion, Runs: 1, Rows: chartReport().Rows, Targets: chartReport().Targets[:1]}},
 	} {
 		got := c.rep.SVG()
 		if got != golden(t, c.file, got) {
@@ -76,7 +76,7 @@ func TestChartGolden(t *testing.T) {
 	svg := chartReport().SVG()
 	for _, want := range []string{
 		"5.8× faster", "569× faster", "~1.1× (noise)", "2.0× slower",
-		"Scratch 7,357 MB/s · Home disk 1,274 MB/s",
+		"Scratch 7,357 MiB/s · Home disk 1,274 MiB/s",
 		"SQLite insert, no PRAGMA (sqlite3&#39;s defaults)", "SQLite insert, PRAGMA synchronous=FULL",
 		"not compared: Home disk: sqlite3 not installed",
 	} {

@@ -38,6 +38,13 @@ func openUncached(path string, flag int, direct bool) (*os.File, bool, error) {
 	return f, true, nil
 }
 
+// canLayOut is false: fio has no native preallocation on macOS, so its
+// sequential write allocates as it writes, and RAMBar's does the same.
+const canLayOut = false
+
+// layOut does nothing on macOS (see canLayOut).
+func layOut(*os.File, int64) (bool, error) { return false, nil }
+
 // dropCache has no unprivileged equivalent on macOS (purge needs root).
 func dropCache(string) {}
 

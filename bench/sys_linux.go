@@ -34,6 +34,27 @@ func openUncached(path string, flag int, direct bool) (*os.File, bool, error) {
 	return f, false, err
 }
 
+// canLayOut is true: Linux files are laid out with fallocate, as fio's
+// default (fallocate=native) does before its clock starts.
+const canLayOut = true
+
+// layOut reserves size bytes for f from offset 0 (fallocate mode 0, which
+// also sets the length), the way fio lays out a file before it times the
+// writes into it: on tmpfs that allocates the pages, so the timed writes
+// then fill memory the file already holds. A file system that cannot
+// preallocate (EOPNOTSUPP) gives false and no error, and the writes then
+// allocate as they go, as fio's do there.
+func layOut(f *os.File, size int64) (bool, error) {
+	err := syscall.Fallocate(int(f.Fd()), 0, 0, size)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, syscall.EOPNOTSUPP), errors.Is(err, syscall.ENOSYS):
+		return false, nil
+	}
+	return false, fmt.Errorf("fallocate %s: %w", f.Name(), err)
+}
+
 // dropCache asks the kernel to forget path's cached pages, so a cached read
 // at least starts cold where the file system allows it (tmpfs cannot).
 func dropCache(path string) {

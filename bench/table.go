@@ -28,7 +28,7 @@ func thousands(f float64) string {
 	return b.String()
 }
 
-// Format prints a figure in u the way the seed's table does: "4,722 MB/s",
+// Format prints a figure in u the way the seed's table does: "4,722 MiB/s",
 // "45 µs", "3.1 µs", "0.750 s".
 func Format(v float64, u Unit) string {
 	return formatNum(v, u) + " " + string(u)
@@ -46,7 +46,7 @@ func formatNum(v float64, u Unit) string {
 	return thousands(v)
 }
 
-// Cell is a result as one table cell: "4,722 MB/s [4,600–4,800]", or why it
+// Cell is a result as one table cell: "4,722 MiB/s [4,600–4,800]", or why it
 // was not measured.
 func (r Result) Cell() string {
 	switch {
@@ -61,13 +61,13 @@ func (r Result) Cell() string {
 	if len(r.Samples) > 1 {
 		s += fmt.Sprintf(" [%s–%s]", formatNum(r.Min, r.Unit), formatNum(r.Max, r.Unit))
 	}
-	if r.Note != "" && r.Unit == MBps {
+	if r.Note != "" && r.Unit == MiBps {
 		s += " " + r.Note
 	}
 	return s
 }
 
-// speedupOf is how many times better a is than b on one row (for MB/s a/b,
+// speedupOf is how many times better a is than b on one row (for MiB/s a/b,
 // for times b/a), and whether the runs' ranges are apart (no overlap between
 // min–max), which is when the difference is more than run-to-run noise.
 func speedupOf(a, b Result) (x float64, apart, ok bool) {
@@ -120,7 +120,7 @@ func (r Report) Table() string {
 		for _, t := range r.Targets {
 			res, _ := t.Result(row.ID)
 			cells = append(cells, res.Cell())
-			if res.Note != "" && res.Unit != MBps && res.OK() && !slices.Contains(seen, res.Note) {
+			if res.Note != "" && res.Unit != MiBps && res.OK() && !slices.Contains(seen, res.Note) {
 				seen = append(seen, res.Note)
 				notes = append(notes, fmt.Sprintf("%s: %s", row.Label, res.Note))
 			}
@@ -149,7 +149,11 @@ func (r Report) Table() string {
 	if ram != nil && disk != nil {
 		fmt.Fprintf(&b, " RAM vs disk: %s against %s; ~ means the runs overlap (noise).", ram.Name, disk.Name)
 	}
-	fmt.Fprintf(&b, " Uncached rows use %s unless a cell says otherwise.\n", uncachedHow)
+	fmt.Fprintf(&b, " Uncached rows use %s unless a cell says otherwise", uncachedHow)
+	if canLayOut {
+		b.WriteString("; the write fills a file laid out first (fallocate), as fio's does")
+	}
+	b.WriteString(".\n")
 	for _, n := range notes {
 		b.WriteString("  " + n + "\n")
 	}

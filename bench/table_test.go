@@ -19,20 +19,20 @@ func res(id RowID, u Unit, s ...float64) Result {
 // TestTableAndHeadline: cells, the speedup column with its noise mark, and
 // the headline's three groups, on a report built by hand.
 func TestTableAndHeadline(t *testing.T) {
-	rep := Report{Version: 1, Runs: 3, Rows: Options{}.Labels()[:3]}
+	rep := Report{Version: reportVersion, Runs: 3, Rows: Options{}.Labels()[:3]}
 	rep.Rows = append(rep.Rows, RowInfo{rowUntar, "untar", Secs})
 	rep.Targets = []TargetReport{
 		{Target: Target{Name: "Scratch", RAM: true}, FS: "tmpfs", Results: []Result{
-			res(rowSeqWrite, MBps, 7000, 7357, 7400), res(rowSeqRead, MBps, 11000, 11936, 12000),
+			res(rowSeqWrite, MiBps, 7000, 7357, 7400), res(rowSeqRead, MiBps, 11000, 11936, 12000),
 			res(rowFsync, Micros, 16, 17, 18), res(rowUntar, Secs, 0.68, 0.69, 0.80)}},
 		{Target: Target{Name: "Home disk"}, FS: "apfs", Results: []Result{
-			res(rowSeqWrite, MBps, 4700, 4722, 4800), {Row: rowSeqRead, Unit: MBps, Skipped: "no room: needs 1 GiB, 10 MiB free on /x"},
+			res(rowSeqWrite, MiBps, 4700, 4722, 4800), {Row: rowSeqRead, Unit: MiBps, Skipped: "no room: needs 1 GiB, 10 MiB free on /x"},
 			res(rowFsync, Micros, 44, 45, 46), res(rowUntar, Secs, 0.70, 0.75, 0.79)}},
 	}
 	table := rep.Table()
 	for _, want := range []string{
 		"Scratch (tmpfs)", "Home disk (apfs)", "RAM vs disk",
-		"7,357 MB/s [7,000–7,400]", "4,722 MB/s [4,700–4,800]", "1.6×",
+		"7,357 MiB/s [7,000–7,400]", "4,722 MiB/s [4,700–4,800]", "1.6×",
 		"no room: needs 1 GiB, 10 MiB free on /x",
 		"17 µs [16–18]", "2.6×",
 		"0.690 s [0.680–0.800]", "~1.1×",
@@ -52,7 +52,7 @@ func TestTableAndHeadline(t *testing.T) {
 		v    float64
 		u    Unit
 		want string
-	}{{4722.4, MBps, "4,722 MB/s"}, {1234567, MBps, "1,234,567 MB/s"}, {3.46, Micros, "3.5 µs"}, {12699, Micros, "12,699 µs"}, {0.75, Secs, "0.750 s"}} {
+	}{{4722.4, MiBps, "4,722 MiB/s"}, {1234567, MiBps, "1,234,567 MiB/s"}, {3.46, Micros, "3.5 µs"}, {12699, Micros, "12,699 µs"}, {0.75, Secs, "0.750 s"}} {
 		if got := Format(c.v, c.u); got != c.want {
 			t.Errorf("Format(%v, %s) = %q, want %q", c.v, c.u, got, c.want)
 		}

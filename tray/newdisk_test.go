@@ -140,7 +140,7 @@ func TestFormsNewDisk(t *testing.T) {
 // font showing the table (stdin), sized to it, Open Chart as OK (exit 0)
 // beside Close (exit 1); with nothing to offer, only Close.
 func TestTextInfoResult(t *testing.T) {
-	table := "Test  Scratch  Home disk  RAM disk is\n1 GiB write  7,357 MB/s  1,274 MB/s  5.8× faster\n"
+	table := "Test  Scratch  Home disk  RAM disk is\n1 GiB write  7,357 MiB/s  1,274 MiB/s  5.8× faster\n"
 	for _, c := range []struct {
 		name, action string
 		code         int
