@@ -23,14 +23,16 @@ import (
 // it was or this data folder's records of the disks it made changed (a
 // disk made or ejected, by the CLI too); then it lists the disks and
 // follows them again: a followed disk ejected and made again is followed
-// again within seconds, by a feed of the new disk.
+// again within seconds, by a feed of the new disk. A disk kept or set to
+// save continuously by this process (the agent's keep) is looked at at once
+// (kickFollowing).
 func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(name string, r keeper.Result, err error)) error {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	look := time.NewTicker(min(FollowCheck, tick))
 	defer look.Stop()
 	defer s.stopFollowing()
-	made := s.madeStamp()
+	made, kicked := s.madeStamp(), s.lookNow()
 	if k, vs, err := s.mountedKeeper(ctx); err == nil {
 		s.followDisks(ctx, k, vs, report)
 	}
@@ -38,13 +40,20 @@ func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-kicked: // a disk kept by this process: followed at once
+			stamp := s.madeStamp()
+			if k, vs, err := s.mountedKeeper(ctx); err == nil {
+				made = stamp
+				s.followDisks(ctx, k, vs, report)
+			}
+			continue
 		case <-look.C:
-			now := s.madeStamp()
-			if now == made && !s.followedMoved() {
+			stamp := s.madeStamp()
+			if stamp == made && !s.followedMoved() {
 				continue
 			}
 			if k, vs, err := s.mountedKeeper(ctx); err == nil {
-				made = now
+				made = stamp
 				s.followDisks(ctx, k, vs, report)
 			}
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"rambar/internal/diskid"
 	"rambar/keeper"
@@ -18,6 +19,10 @@ import (
 type followers struct {
 	mu sync.Mutex
 	m  map[string]*follower
+	// look, when sent to, makes Autosave look at the disks at once (a
+	// disk kept or set to save continuously in this process: the agent's
+	// keep), not at its next FollowCheck.
+	look chan struct{}
 }
 
 // follower is one followed disk: the volume mounted at mount whose
@@ -29,6 +34,10 @@ type follower struct {
 	mount     string
 	id, local string
 	stop      context.CancelFunc
+	// kick wakes its keepSaved when the disk's saving settings changed
+	// in this process (Adjust), so that a disk set to save continuously
+	// is saved at once.
+	kick chan struct{}
 }
 
 // following is the follower of disk v, nil if none: of this very volume,
@@ -101,9 +110,10 @@ func (s *Service) followDisks(ctx context.Context, k *keeper.Keeper, vs []ramdis
 			old.stop()
 			old.f.Close()
 		}
-		s.follow.m[v.Name] = &follower{f: f, mount: here.mount, id: here.id, local: here.local, stop: stop}
+		kick := make(chan struct{}, 1)
+		s.follow.m[v.Name] = &follower{f: f, mount: here.mount, id: here.id, local: here.local, stop: stop, kick: kick}
 		s.follow.mu.Unlock()
-		go s.keepSaved(fctx, k, v, f, report)
+		go s.keepSaved(fctx, k, v, f, kick, report)
 	}
 	s.follow.mu.Lock()
 	for name, fl := range s.follow.m {
@@ -128,13 +138,14 @@ func (s *Service) stopFollowing() {
 }
 
 // keepSaved saves disk v as it changes while it is set to save
-// continuously (keeper.Following.Next: seconds after the changes stop, at
-// most seconds after the first unsaved one). The first save is at once
-// and walks the disk, which gives the feed every folder to watch (a disk
-// not saved continuously is walked by its next save).
-func (s *Service) keepSaved(ctx context.Context, k *keeper.Keeper, v ramdisk.Volume, f *keeper.Following, report func(name string, r keeper.Result, err error)) {
-	for first := true; first || f.Next(ctx); first = false {
-		if st, err := k.State(v.Name); err != nil || !(st.Continuous || s.allContinuous()) || s.Incomplete(v) {
+// continuously (nextSave: seconds after the changes stop, at most seconds
+// after the first unsaved one). The first save is at once and walks the
+// disk, which gives the feed every folder to watch (a disk not saved
+// continuously is walked by its next save); so is the first once a disk
+// followed without saving continuously is set to (kick, or FollowCheck).
+func (s *Service) keepSaved(ctx context.Context, k *keeper.Keeper, v ramdisk.Volume, f *keeper.Following, kick <-chan struct{}, report func(name string, r keeper.Result, err error)) {
+	for first := true; first || s.nextSave(ctx, k, v, f, kick); first = false {
+		if !s.continuous(k, v) || s.Incomplete(v) {
 			continue // saved by its interval, if any (Autosave); an incomplete disk is never saved over
 		}
 		r, err := s.Save(ctx, v, SaveOptions{})
@@ -145,6 +156,74 @@ func (s *Service) keepSaved(ctx context.Context, k *keeper.Keeper, v ramdisk.Vol
 			report(v.Name, r, err)
 		}
 	}
+}
+
+// nextSave waits until disk v is due for its next continuous save: while
+// it saves continuously, by its feed (keeper.Following.Next); while it
+// does not, until it is set to (kick: Adjust in this process; else looked
+// at every FollowCheck), and then at once. Its feed cannot tell: an
+// inotify feed (a normal user's on Linux) hears only the folders a save
+// through it walked, and a disk saved by its interval may have had none
+// yet, so `rambar keep NAME --save-every auto` on a kept disk would wait
+// for some other save to walk it. False once ctx ends.
+func (s *Service) nextSave(ctx context.Context, k *keeper.Keeper, v ramdisk.Volume, f *keeper.Following, kick <-chan struct{}) bool {
+	if s.continuous(k, v) {
+		return f.Next(ctx)
+	}
+	t := time.NewTicker(FollowCheck)
+	defer t.Stop()
+	for rested := false; ; {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-kick:
+		case <-t.C:
+			if !rested {
+				f.Rest() // the disk rests: its last save's leftovers go
+				rested = true
+			}
+		}
+		if s.continuous(k, v) {
+			return true
+		}
+	}
+}
+
+// continuous reports whether disk v saves continuously: its own setting
+// (--save-every auto), or the settings' for every kept disk.
+func (s *Service) continuous(k *keeper.Keeper, v ramdisk.Volume) bool {
+	st, err := k.State(v.Name)
+	return err == nil && (st.Continuous || s.allContinuous())
+}
+
+// kickFollowing tells this process's Autosave that disk name's saving
+// changed (kept, or its settings adjusted): it looks at the disks at once,
+// and the disk's follower looks whether it saves continuously now.
+func (s *Service) kickFollowing(name string) {
+	s.follow.mu.Lock()
+	defer s.follow.mu.Unlock()
+	if fl, ok := s.follow.m[name]; ok {
+		select {
+		case fl.kick <- struct{}{}:
+		default:
+		}
+	}
+	if s.follow.look != nil {
+		select {
+		case s.follow.look <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// lookNow is the channel kickFollowing sends Autosave (made once).
+func (s *Service) lookNow() <-chan struct{} {
+	s.follow.mu.Lock()
+	defer s.follow.mu.Unlock()
+	if s.follow.look == nil {
+		s.follow.look = make(chan struct{}, 1)
+	}
+	return s.follow.look
 }
 
 // dirty reports whether disk v has unsaved changes: by its feed when

@@ -138,6 +138,14 @@ const idleFree = 5 * time.Second
 // at rest holds what it follows, not what its last save used.
 func giveBack() { debug.FreeOSMemory() }
 
+// Rest drops what only the next save would use again and gives the memory
+// back, as Next does when the disk rests: for a disk whose saves Next
+// does not wait for (one saved by its interval).
+func (f *Following) Rest() {
+	f.f.Rest()
+	giveBack()
+}
+
 // WalkNext makes the next save walk the whole disk (an eject's).
 func (f *Following) WalkNext() { f.f.WalkNext() }
 
