@@ -227,12 +227,13 @@ func (s *Service) lookNow() <-chan struct{} {
 }
 
 // dirty reports whether disk v has unsaved changes: by its feed when
-// followed and the feed can tell, else by a scan (keeper.Dirty; walked
-// says so).
+// followed and the feed can tell (and, for a Mirror disk, whether its
+// folder lacks the last save), else by a scan (keeper.Dirty; walked says
+// so).
 func (s *Service) dirty(k *keeper.Keeper, v ramdisk.Volume) (dirty, walked bool, err error) {
 	if f := s.following(v); f != nil {
 		if u := f.Unsaved(); u.Known {
-			return u.Paths > 0, false, nil
+			return u.Paths > 0 || k.WriteBackDue(v.Name), false, nil
 		}
 	}
 	dirty, err = k.Dirty(v)
