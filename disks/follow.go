@@ -19,10 +19,11 @@ import (
 type followers struct {
 	mu sync.Mutex
 	m  map[string]*follower
-	// look, when sent to, makes Autosave look at the disks at once (a
-	// disk kept or set to save continuously in this process: the agent's
-	// keep), not at its next FollowCheck.
-	look chan struct{}
+	// start, while Autosave runs in this process (the menu-bar app, the
+	// agent), follows disk v at once (followOne, with Autosave's context
+	// and report): the agent's keep follows the disk it takes on before
+	// its first save, so that save is the walk the feed needs.
+	start func(k *keeper.Keeper, v ramdisk.Volume) *keeper.Following
 }
 
 // follower is one followed disk: the volume mounted at mount whose
@@ -30,10 +31,9 @@ type followers struct {
 // (diskid.Of). A disk ejected and made again at the same place under the
 // same name is another volume: it gets a follower of its own.
 type follower struct {
-	f         *keeper.Following
-	mount     string
-	id, local string
-	stop      context.CancelFunc
+	f     *keeper.Following
+	place followPlace
+	stop  context.CancelFunc
 	// kick wakes its keepSaved when the disk's saving settings changed
 	// in this process (Adjust), so that a disk set to save continuously
 	// is saved at once.
@@ -46,7 +46,7 @@ func (s *Service) following(v ramdisk.Volume) *keeper.Following {
 	id := diskid.For(v.Identity, v.MountPoint)
 	s.follow.mu.Lock()
 	defer s.follow.mu.Unlock()
-	if fl, ok := s.follow.m[v.Name]; ok && fl.mount == v.MountPoint && fl.id == id {
+	if fl, ok := s.follow.m[v.Name]; ok && fl.place.mount == v.MountPoint && fl.place.id == id {
 		return fl.f
 	}
 	return nil
@@ -63,7 +63,7 @@ func (s *Service) followedMoved() bool {
 	}
 	s.follow.mu.Unlock()
 	for _, fl := range fls {
-		if local, err := diskid.Of(fl.mount); err != nil || local != fl.local {
+		if local, err := diskid.Of(fl.place.mount); err != nil || local != fl.place.local {
 			return true
 		}
 	}
@@ -74,56 +74,74 @@ func (s *Service) followedMoved() bool {
 // mirrored and stops following those that are gone; the disks that save continuously
 // are saved as they change, report hearing each save.
 func (s *Service) followDisks(ctx context.Context, k *keeper.Keeper, vs []ramdisk.Volume, report func(name string, r keeper.Result, err error)) {
-	type place struct{ mount, id, local string }
-	mounted := map[string]place{}
+	mounted := map[string]followPlace{}
 	for _, v := range vs {
-		st, err := k.State(v.Name)
-		if err != nil || !k.Holds(v, st) || s.InPlace(ctx, v) != "" {
-			continue // an in-place disk is saved from another mount point
+		if here, ok := s.followOne(ctx, k, v, report); ok {
+			mounted[v.Name] = here
 		}
-		local, err := diskid.Of(v.MountPoint)
-		if err != nil {
-			continue // gone since the listing
-		}
-		// Followed already when the follower's disk is this volume as
-		// the engine tells it (id) and as a stat tells it now (local:
-		// what followedMoved compares with).
-		here := place{v.MountPoint, diskid.For(v.Identity, v.MountPoint), local}
-		mounted[v.Name] = here
-		s.follow.mu.Lock()
-		fl, ok := s.follow.m[v.Name]
-		same := ok && (place{fl.mount, fl.id, fl.local}) == here
-		s.follow.mu.Unlock()
-		if same {
-			continue
-		}
-		f, err := k.Follow(v)
-		if err != nil {
-			continue // no feed: its saves walk the disk, as always
-		}
-		fctx, stop := context.WithCancel(ctx)
-		s.follow.mu.Lock()
-		if s.follow.m == nil {
-			s.follow.m = map[string]*follower{}
-		}
-		if old, ok := s.follow.m[v.Name]; ok {
-			old.stop()
-			old.f.Close()
-		}
-		kick := make(chan struct{}, 1)
-		s.follow.m[v.Name] = &follower{f: f, mount: here.mount, id: here.id, local: here.local, stop: stop, kick: kick}
-		s.follow.mu.Unlock()
-		go s.keepSaved(fctx, k, v, f, kick, report)
 	}
 	s.follow.mu.Lock()
 	for name, fl := range s.follow.m {
-		if mounted[name] != (place{fl.mount, fl.id, fl.local}) {
+		if mounted[name] != fl.place {
 			fl.stop()
 			fl.f.Close()
 			delete(s.follow.m, name)
 		}
 	}
 	s.follow.mu.Unlock()
+}
+
+// followPlace is the volume a follower follows: mounted at mount, its
+// identity id (diskid.For) and, read at once with no engine, local
+// (diskid.Of).
+type followPlace struct{ mount, id, local string }
+
+// followOne follows disk v if it is kept or mirrored (and not in place)
+// and not followed yet; ok says it is followed (or was already), here
+// where.
+func (s *Service) followOne(ctx context.Context, k *keeper.Keeper, v ramdisk.Volume, report func(name string, r keeper.Result, err error)) (here followPlace, ok bool) {
+	st, err := k.State(v.Name)
+	if err != nil || !k.Holds(v, st) || s.InPlace(ctx, v) != "" {
+		return here, false // an in-place disk is saved from another mount point
+	}
+	local, err := diskid.Of(v.MountPoint)
+	if err != nil {
+		return here, false // gone since the listing
+	}
+	// Followed already when the follower's disk is this volume as the
+	// engine tells it (id) and as a stat tells it now (local: what
+	// followedMoved compares with).
+	here = followPlace{v.MountPoint, diskid.For(v.Identity, v.MountPoint), local}
+	s.follow.mu.Lock()
+	fl, ok := s.follow.m[v.Name]
+	s.follow.mu.Unlock()
+	if ok && fl.place == here {
+		return here, true
+	}
+	f, err := k.Follow(v)
+	if err != nil {
+		return here, true // no feed: its saves walk the disk, as always
+	}
+	fctx, stop := context.WithCancel(ctx)
+	kick := make(chan struct{}, 1)
+	s.follow.mu.Lock()
+	if ctx.Err() != nil { // Autosave ended (stopFollowing runs after): never a follower left behind
+		s.follow.mu.Unlock()
+		stop()
+		f.Close()
+		return here, false
+	}
+	if s.follow.m == nil {
+		s.follow.m = map[string]*follower{}
+	}
+	if old, ok := s.follow.m[v.Name]; ok {
+		old.stop()
+		old.f.Close()
+	}
+	s.follow.m[v.Name] = &follower{f: f, place: here, stop: stop, kick: kick}
+	s.follow.mu.Unlock()
+	go s.keepSaved(fctx, k, v, f, kick, report)
+	return here, true
 }
 
 // stopFollowing stops following every disk.
@@ -196,9 +214,9 @@ func (s *Service) continuous(k *keeper.Keeper, v ramdisk.Volume) bool {
 	return err == nil && (st.Continuous || s.allContinuous())
 }
 
-// kickFollowing tells this process's Autosave that disk name's saving
-// changed (kept, or its settings adjusted): it looks at the disks at once,
-// and the disk's follower looks whether it saves continuously now.
+// kickFollowing tells disk name's follower in this process that its
+// saving settings changed (Adjust): it looks at once whether it saves
+// continuously now.
 func (s *Service) kickFollowing(name string) {
 	s.follow.mu.Lock()
 	defer s.follow.mu.Unlock()
@@ -208,22 +226,19 @@ func (s *Service) kickFollowing(name string) {
 		default:
 		}
 	}
-	if s.follow.look != nil {
-		select {
-		case s.follow.look <- struct{}{}:
-		default:
-		}
-	}
 }
 
-// lookNow is the channel kickFollowing sends Autosave (made once).
-func (s *Service) lookNow() <-chan struct{} {
+// followNow follows disk v at once when Autosave runs in this process
+// (follow.start); nil when it does not (the CLI: the agent, if one runs,
+// follows it within FollowCheck) or v has no feed.
+func (s *Service) followNow(k *keeper.Keeper, v ramdisk.Volume) *keeper.Following {
 	s.follow.mu.Lock()
-	defer s.follow.mu.Unlock()
-	if s.follow.look == nil {
-		s.follow.look = make(chan struct{}, 1)
+	start := s.follow.start
+	s.follow.mu.Unlock()
+	if start == nil {
+		return nil
 	}
-	return s.follow.look
+	return start(k, v)
 }
 
 // dirty reports whether disk v has unsaved changes: by its feed when

@@ -73,8 +73,10 @@ func (s *Service) Keep(ctx context.Context, r KeepRequest) (keeper.Result, error
 		}
 		return keeper.Result{}, contentsError{err}
 	}
-	res, err := savePinned(ctx, k, v, keeper.SaveOptions{Force: r.Force, Progress: mirrorProgress(v.Name, r.Progress)})
-	s.kickFollowing(v.Name)
+	// Followed first where Autosave runs (the agent): this save is the
+	// walk its feed needs, and the continuous saves go on from it.
+	fw := s.followNow(k, v)
+	res, err := savePinned(ctx, k, v, keeper.SaveOptions{Force: r.Force, Progress: mirrorProgress(v.Name, r.Progress), Follow: fw})
 	if err != nil {
 		return res, fmt.Errorf("%s is kept now, but its first save failed ('rambar save %s' tries again; eject saves it too): %w",
 			v.Name, quoteArg(v.Name), err)

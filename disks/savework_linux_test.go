@@ -17,6 +17,7 @@ import (
 	"rambar/internal/run"
 	"rambar/keeper"
 	"rambar/linux"
+	"rambar/ramdisk"
 )
 
 // TestEjectSavesWithTheSameWorkAsSave: the app (its Autosave) follows a
@@ -140,5 +141,72 @@ func dirOpens(t *testing.T, root string) (count func() int) {
 				off += unix.SizeofInotifyEvent + int(ev.Len)
 			}
 		}
+	}
+}
+
+// TestKeepIsItsFeedsFirstWalk: `rambar keep NAME --save-every auto` served
+// by the app (the agent) on a plain disk of folders: the app follows the
+// disk before the keep's first save, so that save (which must walk: the
+// disk was never saved) is the walk the feed needs, and the first
+// continuous save after it reads only what the feed names. The work is
+// counted as the folders listed from the keep until that first
+// continuous save: one walk's. Before, the app began following only at
+// its next look and its first save walked the disk again.
+func TestKeepIsItsFeedsFirstWalk(t *testing.T) {
+	const folders = 200
+	eng, paths := linux.New(run.System(), linux.WithMountRoot(realRoot(t))), ramdiskPaths(t)
+	app := &Service{Engine: eng, Paths: paths}
+	c, err := app.Create(context.Background(), CreateRequest{Input: ramdisk.Input{Name: "Plain", Size: "16M"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := listed(t, app, c.Volume)
+	for i := range folders {
+		if err := os.Mkdir(filepath.Join(v.MountPoint, fmt.Sprintf("d%03d", i)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	saved, done := make(chan keeper.Result, 16), make(chan struct{})
+	go func() {
+		defer close(done)
+		app.Autosave(ctx, time.Hour, func(name string, r keeper.Result, err error) {
+			if err != nil {
+				t.Errorf("save %s: %v", name, err)
+			}
+			saved <- r
+		})
+	}()
+	defer func() { cancel(); <-done }()
+
+	count := dirOpens(t, v.MountPoint)
+	if _, err := app.Keep(ctx, KeepRequest{Name: "Plain", Contents: keeper.Options{Mode: ramdisk.Keep, SaveEvery: keeper.AutosaveAuto}}); err != nil {
+		t.Fatal(err)
+	}
+	var first keeper.Result
+	select {
+	case first = <-saved:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no continuous save after the keep")
+	}
+	opens := count()
+	t.Logf("folders of %d listed by the keep and the first continuous save: %d; that save %+v", folders+1, opens, first.Result)
+	if !first.ByFeed || opens > folders+1+folders/10 {
+		t.Errorf("listed %d folders of %d, the first continuous save by the feed: %v; want one walk, the keep's", opens, folders+1, first.ByFeed)
+	}
+	at := time.Now()
+	if err := os.WriteFile(filepath.Join(v.MountPoint, "d100", "f"), []byte("ab"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-saved:
+		if r.Unchanged || !r.ByFeed {
+			t.Errorf("the change was saved as %+v, want by the feed", r.Result)
+		}
+		if d := time.Since(at); d > keeper.ContinuousBusy+2*time.Second {
+			t.Errorf("the change was saved %s after it was made", d.Round(time.Millisecond))
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the change was never saved")
 	}
 }
