@@ -49,6 +49,10 @@ type Disks interface {
 	MirrorOf(v ramdisk.Volume) string
 	// MirrorFolders are the folders the data folder's disks mirror.
 	MirrorFolders() []string
+	// DropMountPoint removes the folder RAMBar made for disk name under
+	// its mount root, when nothing is mounted there and it holds nothing
+	// but a fallback link that leads nowhere (ramdisk.MountPointDropper).
+	DropMountPoint(ctx context.Context, name string)
 }
 
 // Caches are the cache targets switched onto RAM disks, kept in the data

@@ -157,7 +157,9 @@ func (c *Caches) Gone(v ramdisk.Volume) {
 // dropUnusedFallback removes the fallback link below v's mount point once
 // v is gone and no cache is on it: a folder of the user's (--mount-point)
 // keeps nothing of RAMBar's. Only RAMBar's link to this disk's fallback is
-// removed (never followed), then that folder if it is empty.
+// removed (never followed), then that folder if it is empty; and then the
+// mount point RAMBar made under its mount root, as an eject does with a
+// disk that never had a cache (its eject kept it for the link).
 func (c *Caches) dropUnusedFallback(v ramdisk.Volume) {
 	if v.MountPoint == "" || c.Data == "" {
 		return
@@ -167,6 +169,9 @@ func (c *Caches) dropUnusedFallback(v ramdisk.Volume) {
 		os.Remove(link)
 	}
 	os.Remove(c.FallbackRoot(v.Name)) // only if empty
+	if c.Disks != nil && !ramdisk.IsMountPoint(v.MountPoint) {
+		c.Disks.DropMountPoint(context.Background(), v.Name)
+	}
 }
 
 // SettleCut finishes or undoes the cache steps on disk name a RAMBar was

@@ -8,6 +8,7 @@ import (
 	"rambar/internal/boottime"
 	"rambar/internal/diskid"
 	"rambar/keeper"
+	"rambar/ramdisk"
 )
 
 // Autosave saves kept and mirrored disks until ctx ends. It follows each
@@ -23,7 +24,8 @@ import (
 // it was or this data folder's records of the disks it made changed (a
 // disk made or ejected, by the CLI too); then it lists the disks and
 // follows them again: a followed disk ejected and made again is followed
-// again within seconds, by a feed of the new disk.
+// again within seconds, by a feed of the new disk. A disk this process
+// keeps (the agent's keep) is followed at once (followNow).
 func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(name string, r keeper.Result, err error)) error {
 	t := time.NewTicker(tick)
 	defer t.Stop()
@@ -31,6 +33,7 @@ func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(
 	defer look.Stop()
 	defer s.stopFollowing()
 	made := s.madeStamp()
+	defer s.startFollowing(ctx, report)()
 	if k, vs, err := s.mountedKeeper(ctx); err == nil {
 		s.followDisks(ctx, k, vs, report)
 	}
@@ -39,12 +42,12 @@ func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-look.C:
-			now := s.madeStamp()
-			if now == made && !s.followedMoved() {
+			stamp := s.madeStamp()
+			if stamp == made && !s.followedMoved() {
 				continue
 			}
 			if k, vs, err := s.mountedKeeper(ctx); err == nil {
-				made = now
+				made = stamp
 				s.followDisks(ctx, k, vs, report)
 			}
 			continue
@@ -59,6 +62,24 @@ func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(
 			every := time.Duration(st.SaveEvery) * time.Second
 			return every > 0 && keeper.SaveDue(st, every-tick/10, time.Now(), boottime.Now())
 		}, report)
+	}
+}
+
+// startFollowing lets this process's keep follow a disk at once with
+// Autosave's ctx and report (followNow) until the returned func is called.
+func (s *Service) startFollowing(ctx context.Context, report func(name string, r keeper.Result, err error)) (end func()) {
+	s.follow.mu.Lock()
+	defer s.follow.mu.Unlock()
+	s.follow.start = func(k *keeper.Keeper, v ramdisk.Volume) *keeper.Following {
+		if _, ok := s.followOne(ctx, k, v, report); !ok {
+			return nil
+		}
+		return s.following(v)
+	}
+	return func() {
+		s.follow.mu.Lock()
+		s.follow.start = nil
+		s.follow.mu.Unlock()
 	}
 }
 

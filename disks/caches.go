@@ -26,6 +26,11 @@ func (d cacheDisks) Lock(ctx context.Context, name, doing string) (func(), error
 func (d cacheDisks) SameName(a, b string) bool { return d.s.SameName(a, b) }
 func (d cacheDisks) Caps() ramdisk.Caps        { return d.s.Engine.Caps() }
 func (d cacheDisks) MirrorFolders() []string   { return d.s.mirrorFolders() }
+func (d cacheDisks) DropMountPoint(ctx context.Context, name string) {
+	if e, ok := d.s.Engine.(ramdisk.MountPointDropper); ok {
+		e.DropMountPoint(ctx, name)
+	}
+}
 
 // MirrorOf returns the folder the mounted disk v mirrors, "" when it is not
 // a Mirror disk of this data folder's (a Mirror disk's top folder is the

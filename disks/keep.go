@@ -73,7 +73,10 @@ func (s *Service) Keep(ctx context.Context, r KeepRequest) (keeper.Result, error
 		}
 		return keeper.Result{}, contentsError{err}
 	}
-	res, err := savePinned(ctx, k, v, keeper.SaveOptions{Force: r.Force, Progress: mirrorProgress(v.Name, r.Progress)})
+	// Followed first where Autosave runs (the agent): this save is the
+	// walk its feed needs, and the continuous saves go on from it.
+	fw := s.followNow(k, v)
+	res, err := savePinned(ctx, k, v, keeper.SaveOptions{Force: r.Force, Progress: mirrorProgress(v.Name, r.Progress), Follow: fw})
 	if err != nil {
 		return res, fmt.Errorf("%s is kept now, but its first save failed ('rambar save %s' tries again; eject saves it too): %w",
 			v.Name, quoteArg(v.Name), err)
@@ -105,7 +108,11 @@ func (s *Service) Adjust(ctx context.Context, name string, o keeper.Options) (ke
 	if err != nil || !k.Holds(v, st) {
 		return keeper.Adjusted{}, fmt.Errorf("%s: %w: 'rambar keep %s' keeps it first", v.Name, keeper.ErrNotKept, quoteArg(v.Name))
 	}
-	return k.Adjust(v.Name, o)
+	adj, err := k.Adjust(v.Name, o)
+	if err == nil {
+		s.kickFollowing(v.Name) // set to save continuously: saved at once, not at its feed's first change
+	}
+	return adj, err
 }
 
 // PresetDiffers says, when a preset named name would mount the disk with

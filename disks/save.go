@@ -70,14 +70,12 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 	if !k.Holds(v, st) {
 		return Ejected{}, nil // made without keeping (a kept name without --keep): the saved contents wait
 	}
-	if dirty, err := k.Dirty(v); err == nil && !dirty {
-		return Ejected{}, nil // a walk of the whole disk, feed or not
+	// The same work as a save: by the change feed when this process
+	// follows the disk and the feed can tell (a walk otherwise).
+	if dirty, _, err := s.dirty(k, v); err == nil && !dirty {
+		return Ejected{}, nil
 	}
-	fw := s.following(v)
-	if fw != nil {
-		fw.WalkNext() // every eject's save walks the disk
-	}
-	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Progress: mirrorProgress(v.Name, progress), Follow: fw})
+	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Progress: mirrorProgress(v.Name, progress), Follow: s.following(v)})
 	switch {
 	case errors.Is(err, keeper.ErrIncomplete):
 		return Ejected{}, fmt.Errorf("not ejected: %w (--force ejects it without writing it back)", err)

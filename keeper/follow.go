@@ -16,8 +16,9 @@ import (
 // Following is a kept or mirrored disk followed by its change feed while
 // RAMBar runs (package changefeed): its saves read only the folders that
 // changed (SaveOptions.Follow), and what is unsaved is known without a
-// scan (Unsaved). A full scan still runs at the first save, hourly, when
-// the feed may have missed something and at every eject (WalkNext).
+// scan (Unsaved). A full scan still runs at the first save, hourly, and
+// when the feed may have missed something; an eject's save is a save like
+// any other (disks).
 type Following struct {
 	feed  *changefeed.Feed
 	f     *snapshot.Follow
@@ -138,8 +139,13 @@ const idleFree = 5 * time.Second
 // at rest holds what it follows, not what its last save used.
 func giveBack() { debug.FreeOSMemory() }
 
-// WalkNext makes the next save walk the whole disk (an eject's).
-func (f *Following) WalkNext() { f.f.WalkNext() }
+// Rest drops what only the next save would use again and gives the memory
+// back, as Next does when the disk rests: for a disk whose saves Next
+// does not wait for (one saved by its interval).
+func (f *Following) Rest() {
+	f.f.Rest()
+	giveBack()
+}
 
 // Unsaved is what changed on a followed disk since its last save began.
 type Unsaved struct {

@@ -50,6 +50,20 @@ func (e *Engine) leaveFallback(ctx context.Context, mp, target string) error {
 	return ramdisk.PlaceFallbackLink(fd, mp, target, e.uid, e.gid)
 }
 
+// DropMountPoint implements ramdisk.MountPointDropper: the folder of disk
+// name under the mount root, once its last cache is off (the caches' Gone
+// and cache off of a disk that is away), when nothing is mounted there.
+func (e *Engine) DropMountPoint(ctx context.Context, name string) {
+	if ramdisk.ValidateName(name) != nil {
+		return
+	}
+	mp := filepath.Join(e.root, name)
+	if ramdisk.IsMountPoint(mp) {
+		return
+	}
+	e.dropMountPoint(ctx, mp)
+}
+
 // dropMountPoint removes an ejected disk's mount point folder, best effort
 // (an empty folder left behind blocks nothing). A folder whose fallback
 // link leads to a folder that exists stays: cache targets lead through it

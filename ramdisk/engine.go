@@ -69,6 +69,16 @@ type Detacher interface {
 	StillHeld(ctx context.Context, id string) (holders []Holder, held Size, gone bool)
 }
 
+// MountPointDropper is an engine whose mount points outlive their disks
+// (Caps.KeepsMountPoints). DropMountPoint removes the folder it makes for
+// disk name under its mount root, best effort, as its Eject does: only
+// when nothing is mounted there and the folder holds nothing but a
+// fallback link that leads nowhere (the disk's last cache was switched
+// off). A folder of the user's (--mount-point) is never its to remove.
+type MountPointDropper interface {
+	DropMountPoint(ctx context.Context, name string)
+}
+
 // Caps describes an engine.
 type Caps struct {
 	OS           string       // "darwin", "linux"
