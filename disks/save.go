@@ -70,12 +70,21 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 	if !k.Holds(v, st) {
 		return Ejected{}, nil // made without keeping (a kept name without --keep): the saved contents wait
 	}
-	// The same work as a save: by the change feed when this process
-	// follows the disk and the feed can tell (a walk otherwise).
-	if dirty, _, err := s.dirty(k, v); err == nil && !dirty {
-		return Ejected{}, nil
+	// The last save of what the disk holds walks it whole, feed or not: a
+	// change no feed heard (a bug, a kernel's blind spot) is still saved
+	// before the memory goes. One walk: a followed disk's save walks and
+	// finds by itself whether anything changed; otherwise a walk looks
+	// first (an incomplete disk is not saved when nothing changed).
+	fw := s.following(v)
+	if fw == nil || s.Incomplete(v) {
+		if dirty, err := k.Dirty(v); err == nil && !dirty {
+			return Ejected{}, nil
+		}
 	}
-	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Progress: mirrorProgress(v.Name, progress), Follow: s.following(v)})
+	if fw != nil {
+		fw.WalkNext()
+	}
+	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Progress: mirrorProgress(v.Name, progress), Follow: fw})
 	switch {
 	case errors.Is(err, keeper.ErrIncomplete):
 		return Ejected{}, fmt.Errorf("not ejected: %w (--force ejects it without writing it back)", err)
@@ -86,6 +95,9 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 			"or eject with --force (its state stays in the store)", err)
 	case err != nil:
 		return Ejected{}, fmt.Errorf("not ejected, its contents could not be saved (eject --no-save to drop them): %w", err)
+	}
+	if r.Unchanged {
+		return Ejected{}, nil // nothing changed since the last save: the walk says so
 	}
 	return Ejected{Saved: &r}, nil
 }

@@ -16,9 +16,8 @@ import (
 // Following is a kept or mirrored disk followed by its change feed while
 // RAMBar runs (package changefeed): its saves read only the folders that
 // changed (SaveOptions.Follow), and what is unsaved is known without a
-// scan (Unsaved). A full scan still runs at the first save, hourly, and
-// when the feed may have missed something; an eject's save is a save like
-// any other (disks).
+// scan (Unsaved). A full scan still runs at the first save, hourly, when
+// the feed may have missed something and at every eject (WalkNext).
 type Following struct {
 	feed  *changefeed.Feed
 	f     *snapshot.Follow
@@ -146,6 +145,9 @@ func (f *Following) Rest() {
 	f.f.Rest()
 	giveBack()
 }
+
+// WalkNext makes the next save walk the whole disk (an eject's).
+func (f *Following) WalkNext() { f.f.WalkNext() }
 
 // Unsaved is what changed on a followed disk since its last save began.
 type Unsaved struct {

@@ -35,6 +35,8 @@ type Follow struct {
 	mu   sync.Mutex
 	last *followed
 	full time.Time // when the last full scan started
+	// full1 makes the next save walk the whole disk (WalkNext).
+	full1 bool
 	// spare is the scan of the save before last, no longer used: the
 	// next rescan's room.
 	spare []tree.Scanned
@@ -57,6 +59,13 @@ type followed struct {
 
 // NewFollow follows a disk by feed f.
 func NewFollow(f Feed) *Follow { return &Follow{feed: f} }
+
+// WalkNext makes the next save walk the whole disk (an eject's save).
+func (f *Follow) WalkNext() {
+	f.mu.Lock()
+	f.full1 = true
+	f.mu.Unlock()
+}
 
 // Follows reports whether f goes on from a save of snapshot cur: the
 // feed's changes since are all that is unsaved, as long as it lost none.
@@ -93,8 +102,8 @@ func (f *Follow) start(cur string, indexed bool, now time.Time) (*followed, tree
 	defer f.mu.Unlock()
 	last := f.last
 	f.last = nil // until this save commits
-	if ch.Lost || last == nil || !indexed || last.snapshot != cur || now.Sub(f.full) >= FullEvery || now.Before(f.full) {
-		f.full = now
+	if ch.Lost || last == nil || !indexed || last.snapshot != cur || f.full1 || now.Sub(f.full) >= FullEvery || now.Before(f.full) {
+		f.full, f.full1 = now, false
 		return nil, tree.Dirty{}
 	}
 	return last, tree.Dirty{Folders: ch.Folders, Linked: ch.Linked, Named: ch.Named}
