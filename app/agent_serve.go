@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/localapi"
 	"rambar/ramdisk"
@@ -94,6 +95,9 @@ func (a *App) answer(svc *disks.Service) localapi.Handler {
 			NewEngine: func() (ramdisk.Engine, error) { return svc.Engine, nil },
 			Paths:     a.Paths, Getenv: a.Getenv, Now: a.Now, Interactive: req.Interactive, NewKeeper: a.NewKeeper}
 		r.agentState.shared = svc
+		if req.Lang != "" { // the client's language, not the agent's
+			r.langOnce.Do(func() { r.langP = i18n.For(i18n.Match([]string{req.Lang})) })
+		}
 		r.notifyVia = a.logNotice
 		return r.run(context.WithValue(ctx, agentKey{}, true), req.Args)
 	}

@@ -14,27 +14,28 @@ import (
 
 	"rambar/cache"
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "cache", Summary: "put a cache folder on a RAM disk, safely",
-		Doc: "The folder becomes a link to a path in RAMBar's data folder that always resolves: to a folder " +
+	register(&command{Name: "cache", Summary: i18n.N("put a cache folder on a RAM disk, safely"),
+		Doc: i18n.N("The folder becomes a link to a path in RAMBar's data folder that always resolves: to a folder " +
 			"on the disk while it is mounted, to an empty ordinary folder while it is not (eject switches it " +
 			"first), so a login or an app never meets a dangling link. Its old contents are kept and put back " +
 			"by 'off'. Folders the system needs to log in (~/Library, ~/Library/Caches, ~/.cache, your home) " +
-			"are refused unless --force. Whether it pays depends on the work: measure it with 'rambar try'.",
+			"are refused unless --force. Whether it pays depends on the work: measure it with 'rambar try'."),
 		Subs: []*command{
-			{Name: "on", Summary: "switch cache folders onto a mounted RAM disk",
-				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: "a known cache (see 'rambar cache list': go, npm, xcode, tmpdir…) or a folder"}},
-				Flags:   []flagSpec{flagBool("force", "allow a folder the system needs to log in (it falls back to an empty folder when the disk is away)")},
+			{Name: "on", Summary: i18n.N("switch cache folders onto a mounted RAM disk"),
+				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: i18n.N("a known cache (see 'rambar cache list': go, npm, xcode, tmpdir…) or a folder")}},
+				Flags:   []flagSpec{flagBool("force", i18n.N("allow a folder the system needs to log in (it falls back to an empty folder when the disk is away)"))},
 				Example: "cache on Build go npm\ncache on Build ~/.gradle/caches\ncache on Build tmpdir",
 				Run:     runCacheOn},
-			{Name: "off", Summary: "put cache folders back as they were, with their old contents",
-				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: "a known cache or a folder that is on the disk"}},
+			{Name: "off", Summary: i18n.N("put cache folders back as they were, with their old contents"),
+				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: i18n.N("a known cache or a folder that is on the disk")}},
 				Example: "cache off Build go", Run: runCacheOff},
-			{Name: "list", Aliases: []string{"ls"}, Summary: "the caches on RAM disks, and the known ones with what they gain",
-				Args: []arg{{Name: "NAME", Optional: true, Doc: "only this disk's"}}, Example: "cache list", Run: runCacheList},
+			{Name: "list", Aliases: []string{"ls"}, Summary: i18n.N("the caches on RAM disks, and the known ones with what they gain"),
+				Args: []arg{{Name: "NAME", Optional: true, Doc: i18n.N("only this disk's")}}, Example: "cache list", Run: runCacheList},
 		},
 		Example: "cache on Build go\ncache list\ncache off Build go", Order: 42})
 }
@@ -234,12 +235,12 @@ func (a *App) cacheTarget(what, arg string, known []cache.Target) (cache.Target,
 		for i, k := range known {
 			keys[i] = k.Key
 		}
-		hint := ""
 		if best := nearest(arg, keys); best != "" {
-			hint = "did you mean " + best + "? "
+			return cache.Target{}, usagef("%s unknown cache %q; did you mean %s? known: %s; a folder is given as a path (./%s, /path, ~/path)",
+				what, arg, best, strings.Join(keys, ", "), arg)
 		}
-		return cache.Target{}, usagef("%s unknown cache %q; %sknown: %s; a folder is given as a path (./%s, /path, ~/path)",
-			what, arg, hint, strings.Join(keys, ", "), arg)
+		return cache.Target{}, usagef("%s unknown cache %q; known: %s; a folder is given as a path (./%s, /path, ~/path)",
+			what, arg, strings.Join(keys, ", "), arg)
 	}
 	path, err := a.pathArg(what, arg)
 	if err != nil {

@@ -9,52 +9,49 @@ import (
 	"time"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
 // Arguments and flags more than one verb declares.
 var (
-	nameArg = arg{Name: "NAME", Doc: "the disk's name: any Unicode but '/', ':' and control characters, " +
-		"not starting with '.', up to 255 bytes; letter case counts on Linux, not on macOS"}
-	sizeArg = arg{Name: "SIZE", Doc: "512M, 4G, 4GiB, 1.5G, 4096MiB, or 25% (of physical memory); " +
-		"a bare number is MiB; units are binary"}
-	fsFlag           = flagString("fs", "FS", "file system: "+fileSystemsHere())
-	hiddenFlag       = flagBool("hidden", "hide it from Finder's sidebar (macOS)")
-	mirrorFlag       = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
-	createFolderFlag = flagBool("create-folder", "with --mirror: make the folder if it does not exist (else a missing folder is refused)")
-	inPlaceFlag      = flagBool("in-place", "with --mirror: once loaded, mount the disk over the folder itself, so its own path runs from memory")
+	nameArg = arg{Name: "NAME", Doc: i18n.N("the disk's name: any Unicode but '/', ':' and control characters, " +
+		"not starting with '.', up to 255 bytes; letter case counts on Linux, not on macOS")}
+	sizeArg = arg{Name: "SIZE", Doc: i18n.N("512M, 4G, 4GiB, 1.5G, 4096MiB, or 25%% (of physical memory); " +
+		"a bare number is MiB; units are binary")}
+	fsFlag           = flagString("fs", "FS", fileSystemsHere())
+	hiddenFlag       = flagBool("hidden", i18n.N("hide it from Finder's sidebar (macOS)"))
+	mirrorFlag       = flagString("mirror", "FOLDER", i18n.N("load this folder into the disk and write changes back to it"))
+	createFolderFlag = flagBool("create-folder", i18n.N("with --mirror: make the folder if it does not exist (else a missing folder is refused)"))
+	inPlaceFlag      = flagBool("in-place", i18n.N("with --mirror: once loaded, mount the disk over the folder itself, so its own path runs from memory"))
 )
 
-// nameCase is the rule for letter case in names, as help says it.
-const nameCase = "letter case counts on Linux (Work and work are two disks, as their folders are); " +
-	"on macOS, whose volumes ignore it, they are one disk"
-
-// fileSystemsHere names the file systems this OS's engine makes, for help;
-// the engine refuses the others with "not supported here".
+// fileSystemsHere is --fs's description: the file systems this OS's engine
+// makes; the engine refuses the others with "not supported here".
 func fileSystemsHere() string {
 	switch runtime.GOOS {
 	case "darwin":
-		return "apfs (the default), apfs-case, hfs+, hfs+-case, jhfs+ (journaled), or tmpfs (needs administrator rights)"
+		return i18n.N("file system: apfs (the default), apfs-case, hfs+, hfs+-case, jhfs+ (journaled), or tmpfs (needs administrator rights)")
 	case "linux":
-		return "tmpfs (the default), or zram (compressed, where the kernel has it)"
+		return i18n.N("file system: tmpfs (the default), or zram (compressed, where the kernel has it)")
 	}
-	return "none on " + runtime.GOOS
+	return i18n.N("file system: none on this OS")
 }
 
 func init() {
 	flags := append([]flagSpec{
 		fsFlag, hiddenFlag,
-		flagBool("keep", "keep the contents: restore the last save now, save on eject"),
+		flagBool("keep", i18n.N("keep the contents: restore the last save now, save on eject")),
 		mirrorFlag, createFolderFlag, inPlaceFlag,
-		flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5, or what the name kept before)"),
-		flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; auto: seconds after each change; default: what the name had before)"),
-		flagBool("set-aside-kept", "with --mirror: mirror the folder although the name holds kept work in no folder, keeping that work as a snapshot never pruned"),
-		flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
-		flagBool("force", "make it even if memory is short"),
+		flagInt("snapshots", "N", 0, i18n.N("how many saves to keep, with --keep or --mirror (default 5, or what the name kept before)")),
+		flagString("save-every", "10m|auto", i18n.N("autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; auto: seconds after each change; default: what the name had before)")),
+		flagBool("set-aside-kept", i18n.N("with --mirror: mirror the folder although the name holds kept work in no folder, keeping that work as a snapshot never pruned")),
+		flagBool("compress", i18n.N("macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)")),
+		flagBool("force", i18n.N("make it even if memory is short")),
 	}, volumeFlagSpecs()...)
-	register(&command{Name: "create", Summary: "make a RAM disk; it prints the plan first",
-		Doc: "--keep saves its contents on eject and restores them when it is made again; " +
-			"--mirror loads a folder and writes changes back to it.",
+	register(&command{Name: "create", Summary: i18n.N("make a RAM disk; it prints the plan first"),
+		Doc: i18n.N("--keep saves its contents on eject and restores them when it is made again; " +
+			"--mirror loads a folder and writes changes back to it."),
 		Args:  []arg{nameArg, sizeArg},
 		Flags: flags,
 		JSON:  true, Example: "create Scratch 4G\ncreate Site 2G --mirror ~/Sites/site --in-place\ncreate Work 8G --keep --save-every 10m\n" +

@@ -10,13 +10,14 @@ import (
 	"text/tabwriter"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "doctor", Summary: "check this machine: OS, tools, attach method, memory, disks",
-		Flags: []flagSpec{flagString("capture", "DIR", "save what a first Mac run must tell (tool output, memory of test disks) in DIR (macOS)")},
+	register(&command{Name: "doctor", Summary: i18n.N("check this machine: OS, tools, attach method, memory, disks"),
+		Flags: []flagSpec{flagString("capture", "DIR", i18n.N("save what a first Mac run must tell (tool output, memory of test disks) in DIR (macOS)"))},
 		JSON:  true, Example: "doctor\ndoctor --capture ~/rambar-fixtures", Order: 90, Run: runDoctor})
 }
 

@@ -6,19 +6,20 @@ import (
 	"fmt"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "eject", Summary: "eject RAM disks and free their memory (kept and mirrored disks are saved first)",
-		Doc: "Name the disks, or give --all. A busy disk names the processes that hold it. " +
-			"A disk another RAMBar made (another user's, or another data folder's) is refused and named; --force ejects it unsaved.",
+	register(&command{Name: "eject", Summary: i18n.N("eject RAM disks and free their memory (kept and mirrored disks are saved first)"),
+		Doc: i18n.N("Name the disks, or give --all. A busy disk names the processes that hold it. " +
+			"A disk another RAMBar made (another user's, or another data folder's) is refused and named; --force ejects it unsaved."),
 		Args: []arg{{Name: "NAME", Optional: true, Repeat: true}}, Usage: "NAME... | --all",
 		Flags: []flagSpec{
-			flagBool("all", "eject every RAM disk this RAMBar made (others are listed and left alone)"),
-			flagBool("force", "eject even if files are open on it, or it is another RAMBar's disk (unsaved)"),
-			flagBool("no-save", "do not save kept or mirrored disks first: their unsaved changes are lost"),
+			flagBool("all", i18n.N("eject every RAM disk this RAMBar made (others are listed and left alone)")),
+			flagBool("force", i18n.N("eject even if files are open on it, or it is another RAMBar's disk (unsaved)")),
+			flagBool("no-save", i18n.N("do not save kept or mirrored disks first: their unsaved changes are lost")),
 		},
 		Example: "eject Scratch\neject --all", Order: 30, Run: runEject})
 }
@@ -28,7 +29,7 @@ func runEject(ctx context.Context, a *App, in *input) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	if *all == (len(pos) > 0) {
-		return in.usageErr("name the disks, or give --all")
+		return in.usageErr(msg("name the disks, or give --all"))
 	}
 	svc, err := a.service()
 	if err != nil {

@@ -9,16 +9,17 @@ import (
 	"strings"
 
 	"rambar/disks"
+	"rambar/i18n"
 
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "forget", Summary: "delete the saved contents of a disk name (every snapshot)",
-		Doc: "Asks first on a terminal; --yes skips the question (needed when not on a terminal). " +
-			"Refused while a disk of that name is mounted and kept: eject it first.",
-		Args:    []arg{{Name: "NAME", Doc: "a name whose contents were kept or mirrored"}},
-		Flags:   []flagSpec{flagBool("yes", "do not ask")},
+	register(&command{Name: "forget", Summary: i18n.N("delete the saved contents of a disk name (every snapshot)"),
+		Doc: i18n.N("Asks first on a terminal; --yes skips the question (needed when not on a terminal). " +
+			"Refused while a disk of that name is mounted and kept: eject it first."),
+		Args:    []arg{{Name: "NAME", Doc: i18n.N("a name whose contents were kept or mirrored")}},
+		Flags:   []flagSpec{flagBool("yes", i18n.N("do not ask"))},
 		Example: "forget Work\nforget Work --yes", Order: 43, Run: runForget})
 }
 

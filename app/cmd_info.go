@@ -6,14 +6,15 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "info", Summary: "show one RAM disk in detail",
-		Doc:  "Its size, use, the memory it holds, and how its contents are kept.",
-		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk, or its mount point"}},
+	register(&command{Name: "info", Summary: i18n.N("show one RAM disk in detail"),
+		Doc:  i18n.N("Its size, use, the memory it holds, and how its contents are kept."),
+		Args: []arg{{Name: "NAME", Doc: i18n.N("a mounted RAM disk, or its mount point")}},
 		JSON: true, Example: "info Scratch\ninfo Work --json", Order: 21, Run: runInfo})
 }
 

@@ -7,25 +7,26 @@ import (
 	"strings"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
 	flags := []flagSpec{
-		flagString("mirror", "FOLDER", "write the disk into this empty folder now and on every save (else: keep it in RAMBar's store)"),
-		flagBool("create-folder", "with --mirror: make the folder if it does not exist"),
-		flagInt("snapshots", "N", 0, "how many saves to keep (default 5)"),
-		flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs (0: off; auto: seconds after each change)"),
-		flagBool("force", "keep it although its name has saved contents of an earlier disk (they stay as older snapshots), or another data folder made it"),
+		flagString("mirror", "FOLDER", i18n.N("write the disk into this empty folder now and on every save (else: keep it in RAMBar's store)")),
+		flagBool("create-folder", i18n.N("with --mirror: make the folder if it does not exist")),
+		flagInt("snapshots", "N", 0, i18n.N("how many saves to keep (default 5)")),
+		flagString("save-every", "10m|auto", i18n.N("autosave interval while the menu-bar app runs (0: off; auto: seconds after each change)")),
+		flagBool("force", i18n.N("keep it although its name has saved contents of an earlier disk (they stay as older snapshots), or another data folder made it")),
 	}
-	register(&command{Name: "keep", Summary: "keep a mounted disk's contents from now on, or change how a kept disk is saved",
-		Doc: "For a disk made without --keep or --mirror. Without --mirror its contents are saved now and on every eject, " +
+	register(&command{Name: "keep", Summary: i18n.N("keep a mounted disk's contents from now on, or change how a kept disk is saved"),
+		Doc: i18n.N("For a disk made without --keep or --mirror. Without --mirror its contents are saved now and on every eject, " +
 			"and restored when it is made again, as with create --keep. With --mirror FOLDER (an empty folder) the disk is " +
 			"written into the folder now and on every save and eject, as with create --mirror. " +
 			"On a disk kept or mirrored already, --save-every and --snapshots change how it is saved from now on " +
-			"(nothing is saved then; a preset of the same name keeps its own settings: 'rambar preset edit' changes those).",
-		Args:  []arg{{Name: "NAME", Doc: "a mounted disk (its name or mount point)"}},
+			"(nothing is saved then; a preset of the same name keeps its own settings: 'rambar preset edit' changes those)."),
+		Args:  []arg{{Name: "NAME", Doc: i18n.N("a mounted disk (its name or mount point)")}},
 		Flags: flags, Refuses: clashLines(flags),
 		JSON: true, Example: "keep Scratch\nkeep Site --mirror ~/Sites/site --create-folder\nkeep Work --save-every auto --snapshots 10", Order: 39, Run: runKeep})
 }

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "list", Summary: "list mounted RAM disks with the memory each really holds",
-		Doc:  "It also says what the machine has free and in swap, and which disks are nearly full or worth a reclaim.",
+	register(&command{Name: "list", Summary: i18n.N("list mounted RAM disks with the memory each really holds"),
+		Doc:  i18n.N("It also says what the machine has free and in swap, and which disks are nearly full or worth a reclaim."),
 		JSON: true, Example: "list\nlist --json", Order: 20, Run: runList})
 }
 

@@ -11,18 +11,19 @@ import (
 	"strings"
 
 	"rambar/darwin/cocoa"
+	"rambar/i18n"
 	"rambar/internal/atomicfile"
 	"rambar/internal/run"
 	"rambar/login"
 )
 
 func init() {
-	register(&command{Name: "login", Summary: "start RAMBar at login (a LaunchAgent on macOS, XDG autostart on Linux)",
-		Doc: "At each login RAMBar starts and mounts the presets marked --auto-mount.",
+	register(&command{Name: "login", Summary: i18n.N("start RAMBar at login (a LaunchAgent on macOS, XDG autostart on Linux)"),
+		Doc: i18n.N("At each login RAMBar starts and mounts the presets marked --auto-mount."),
 		Subs: []*command{
-			{Name: "on", Summary: "start RAMBar at each login", Flags: []flagSpec{headlessFlag}, Example: "login on\nlogin on --headless", Run: runLoginOn},
-			{Name: "off", Summary: "no longer start RAMBar at login", Example: "login off", Run: runLoginOff},
-			{Name: "status", Summary: "say whether RAMBar starts at login, what it starts, and whether that is this copy",
+			{Name: "on", Summary: i18n.N("start RAMBar at each login"), Flags: []flagSpec{headlessFlag}, Example: "login on\nlogin on --headless", Run: runLoginOn},
+			{Name: "off", Summary: i18n.N("no longer start RAMBar at login"), Example: "login off", Run: runLoginOff},
+			{Name: "status", Summary: i18n.N("say whether RAMBar starts at login, what it starts, and whether that is this copy"),
 				JSON: true, Example: "login status --json", Run: runLoginStatus},
 		},
 		Example: "login on\nlogin status", Order: 50})

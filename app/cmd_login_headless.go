@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"rambar/i18n"
 	"rambar/internal/run"
 	"rambar/login"
 )
@@ -19,7 +20,7 @@ import (
 // the menu bar. One RAMBar runs per user and data folder, so turning one
 // kind on turns the other off; `login off` turns off both.
 
-var headlessFlag = flagBool("headless", "start 'rambar agent' instead of the menu-bar app: a systemd user service on Linux, a LaunchAgent on macOS (for machines without a desktop)")
+var headlessFlag = flagBool("headless", i18n.N("start 'rambar agent' instead of the menu-bar app: a systemd user service on Linux, a LaunchAgent on macOS (for machines without a desktop)"))
 
 // headlessEnv are the variables that choose the data folder and the
 // disks' place: the service is started with them as this command has

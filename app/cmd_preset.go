@@ -6,25 +6,26 @@ import (
 	"fmt"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "preset", Summary: "disks to make in one click, or at login ('rambar up')",
-		Doc: "Presets live in the settings file; the menu lists them too.",
+	register(&command{Name: "preset", Summary: i18n.N("disks to make in one click, or at login ('rambar up')"),
+		Doc: i18n.N("Presets live in the settings file; the menu lists them too."),
 		Subs: []*command{
-			{Name: "add", Summary: "add a preset", Args: []arg{nameArg, sizeArg}, Flags: presetFlagSpecs(false),
+			{Name: "add", Summary: i18n.N("add a preset"), Args: []arg{nameArg, sizeArg}, Flags: presetFlagSpecs(false),
 				Refuses: clashLines(presetFlagSpecs(false)),
 				Example: "preset add Scratch 4G --auto-mount\npreset add Cache 25% --keep --save-every 10m --snapshots 3",
 				Run:     runPresetAdd},
-			{Name: "edit", Summary: "change a preset: only what is given changes",
-				Args:  []arg{{Name: "NAME", Doc: "the preset (any letter case)"}, {Name: "SIZE", Optional: true, Doc: sizeArg.Doc}},
+			{Name: "edit", Summary: i18n.N("change a preset: only what is given changes"),
+				Args:  []arg{{Name: "NAME", Doc: i18n.N("the preset (any letter case)")}, {Name: "SIZE", Optional: true, Doc: sizeArg.Doc}},
 				Flags: presetFlagSpecs(true), Refuses: clashLines(presetFlagSpecs(true)), Example: "preset edit Scratch 8G --no-auto-mount", Run: runPresetEdit},
-			{Name: "rm", Aliases: []string{"remove"}, Summary: "remove a preset (a mounted disk of that name stays mounted)",
+			{Name: "rm", Aliases: []string{"remove"}, Summary: i18n.N("remove a preset (a mounted disk of that name stays mounted)"),
 				Args: []arg{{Name: "NAME"}}, Example: "preset rm Cache", Run: runPresetRm},
-			{Name: "list", Aliases: []string{"ls"}, Summary: "list the presets", JSON: true,
+			{Name: "list", Aliases: []string{"ls"}, Summary: i18n.N("list the presets"), JSON: true,
 				Example: "preset list", Run: runPresetList},
-			{Name: "mount", Summary: "make a preset's disk now, as 'rambar create' would",
+			{Name: "mount", Summary: i18n.N("make a preset's disk now, as 'rambar create' would"),
 				Args: []arg{{Name: "NAME"}}, Example: "preset mount Scratch", Run: runPresetMount},
 		},
 		Example: "preset add Scratch 4G --auto-mount\npreset list", Order: 40})

@@ -6,16 +6,17 @@ import (
 	"fmt"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "reclaim", Summary: "give back memory pinned by deleted files",
-		Doc:  "It moves the contents out, makes the disk again, moves them back and verifies them by content hash.",
-		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk"}},
-		Flags: []flagSpec{flagBool("force", "reclaim even when little memory is pinned"),
-			flagBool("resume", "finish or undo a reclaim of NAME that was stopped (its contents wait in the data folder)")},
+	register(&command{Name: "reclaim", Summary: i18n.N("give back memory pinned by deleted files"),
+		Doc:  i18n.N("It moves the contents out, makes the disk again, moves them back and verifies them by content hash."),
+		Args: []arg{{Name: "NAME", Doc: i18n.N("a mounted RAM disk")}},
+		Flags: []flagSpec{flagBool("force", i18n.N("reclaim even when little memory is pinned")),
+			flagBool("resume", i18n.N("finish or undo a reclaim of NAME that was stopped (its contents wait in the data folder)"))},
 		JSON: true, Example: "reclaim Work", Order: 35, Run: runReclaim})
 }
 

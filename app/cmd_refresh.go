@@ -6,20 +6,21 @@ import (
 	"fmt"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "refresh", Summary: "bring the changes made in a Mirror disk's folder onto the disk",
-		Doc: "A Mirror disk is written into its folder on every save; what changes in the folder meanwhile is kept there " +
+	register(&command{Name: "refresh", Summary: i18n.N("bring the changes made in a Mirror disk's folder onto the disk"),
+		Doc: i18n.N("A Mirror disk is written into its folder on every save; what changes in the folder meanwhile is kept there " +
 			"but does not reach the disk ('info' counts it: changes kept in the folder). refresh brings it over: the disk " +
 			"is saved first (its own changes go into the folder), then every path the folder changed since they were " +
 			"last brought together is put on the disk where the disk still has what the folder had, each one at once " +
 			"(never half written), and the disk is saved again. A path changed on both sides keeps both versions, as a " +
 			"save does, under a conflict name beside it. Inside a .git folder the folder's version wins instead and " +
-			"git's lock files are never copied.",
-		Args: []arg{{Name: "NAME", Doc: "a mounted Mirror disk (its name or mount point)"}},
+			"git's lock files are never copied."),
+		Args: []arg{{Name: "NAME", Doc: i18n.N("a mounted Mirror disk (its name or mount point)")}},
 		JSON: true, Example: "refresh Site", Order: 41, Run: runRefresh})
 }
 

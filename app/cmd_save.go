@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "save", Summary: "save kept and mirrored disks now",
-		Doc:  "Name the disks, or give --all. Each save is a new snapshot; unchanged files are shared with the last one.",
+	register(&command{Name: "save", Summary: i18n.N("save kept and mirrored disks now"),
+		Doc:  i18n.N("Name the disks, or give --all. Each save is a new snapshot; unchanged files are shared with the last one."),
 		Args: []arg{{Name: "NAME", Optional: true, Repeat: true}}, Usage: "NAME... | --all",
 		Flags: []flagSpec{
-			flagBool("all", "save every kept or mirrored disk"),
-			flagBool("force", "save even an empty, unmounted or different disk over the saved copy"),
+			flagBool("all", i18n.N("save every kept or mirrored disk")),
+			flagBool("force", i18n.N("save even an empty, unmounted or different disk over the saved copy")),
 		},
 		JSON: true, Example: "save Work\nsave --all", Order: 40, Run: runSave})
 }
@@ -69,7 +70,7 @@ func contentsErr(err error) error {
 	case errors.Is(err, keeper.ErrNotKept):
 		// A disk named that is not kept: a bad argument (exit 2), as the
 		// README's table has it.
-		return &usageError{fmt.Sprintf("%v; 'rambar keep NAME' keeps a mounted disk from now on, as 'rambar create NAME SIZE --keep' (or --mirror FOLDER) makes one", err)}
+		return usagef("%v; 'rambar keep NAME' keeps a mounted disk from now on, as 'rambar create NAME SIZE --keep' (or --mirror FOLDER) makes one", err)
 	}
 	return err
 }
@@ -79,7 +80,7 @@ func runSave(ctx context.Context, a *App, in *input) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	if *all == (len(pos) > 0) {
-		return in.usageErr("name the disks, or give --all")
+		return in.usageErr(msg("name the disks, or give --all"))
 	}
 	k, err := a.keeper()
 	if err != nil {

@@ -8,14 +8,15 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "snapshots", Summary: "list the saved states of a kept or mirrored disk",
-		Doc:  "The disk need not be mounted.",
-		Args: []arg{{Name: "NAME", Doc: "a kept or mirrored disk"}},
+	register(&command{Name: "snapshots", Summary: i18n.N("list the saved states of a kept or mirrored disk"),
+		Doc:  i18n.N("The disk need not be mounted."),
+		Args: []arg{{Name: "NAME", Doc: i18n.N("a kept or mirrored disk")}},
 		JSON: true, Example: "snapshots Work", Order: 42, Run: runSnapshots})
 }
 

@@ -12,18 +12,19 @@ import (
 
 	"rambar/bench"
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/internal/signals"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "try", Summary: "find out whether a RAM disk makes a command faster",
-		Doc: "It runs the command on a RAM disk copy of this folder and in place, alternating, after a warm-up; " +
-			"a gain is reported only when it is beyond the noise.",
+	register(&command{Name: "try", Summary: i18n.N("find out whether a RAM disk makes a command faster"),
+		Doc: i18n.N("It runs the command on a RAM disk copy of this folder and in place, alternating, after a warm-up; " +
+			"a gain is reported only when it is beyond the noise."),
 		Flags: []flagSpec{
-			flagString("disk", "NAME|PATH", "an existing RAM disk (name or mount point); default: a temporary one, ejected afterwards"),
-			flagInt("runs", "N", 5, "timed runs in each place, at least 3"),
-			flagBool("keep-log", "keep the log of the timed runs' output (removed otherwise)"),
+			flagString("disk", "NAME|PATH", i18n.N("an existing RAM disk (name or mount point); default: a temporary one, ejected afterwards")),
+			flagInt("runs", "N", 5, i18n.N("timed runs in each place, at least 3")),
+			flagBool("keep-log", i18n.N("keep the log of the timed runs' output (removed otherwise)")),
 		},
 		JSON: true, Command: true, Example: "try -- make test\ntry --disk Scratch --runs 7 -- go build ./...", Order: 61, Run: runTry})
 }

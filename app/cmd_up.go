@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "up", Summary: "mount every preset marked --auto-mount that is not mounted",
-		Doc:   "This is what happens at login. It reports each preset and exits non-zero if any failed.",
-		Flags: []flagSpec{flagBool("force", "make disks even when the memory check refuses them")},
+	register(&command{Name: "up", Summary: i18n.N("mount every preset marked --auto-mount that is not mounted"),
+		Doc:   i18n.N("This is what happens at login. It reports each preset and exits non-zero if any failed."),
+		Flags: []flagSpec{flagBool("force", i18n.N("make disks even when the memory check refuses them"))},
 		JSON:  true, Example: "up\nup --force", Order: 45, Run: runUp})
 }
 

@@ -7,17 +7,18 @@ import (
 	"runtime"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/internal/run"
 	upd "rambar/update"
 )
 
 func init() {
-	register(&command{Name: "update", Summary: "say whether a newer RAMBar is out; on a Mac, download and open it",
-		Doc: "RAMBar.app from the release's disk image reads the signed appcast, shows the newest release's notes, " +
+	register(&command{Name: "update", Summary: i18n.N("say whether a newer RAMBar is out; on a Mac, download and open it"),
+		Doc: i18n.N("RAMBar.app from the release's disk image reads the signed appcast, shows the newest release's notes, " +
 			"and (without --check) downloads its disk image to Downloads, checks its signature, Developer ID and " +
 			"notarization, and opens it: quit RAMBar, then drag the new one onto Applications. It never replaces " +
-			"the running app. A copy installed with Homebrew, or on Linux, is told how it was installed and how to update it.",
-		Flags:   []flagSpec{flagBool("check", "only say whether a newer release is out; download nothing")},
+			"the running app. A copy installed with Homebrew, or on Linux, is told how it was installed and how to update it."),
+		Flags:   []flagSpec{flagBool("check", i18n.N("only say whether a newer release is out; download nothing"))},
 		Example: "update --check\nupdate", Order: 89, Run: runUpdate})
 }
 

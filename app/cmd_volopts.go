@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"rambar/cache"
+	"rambar/i18n"
 	"rambar/ramdisk"
 	"rambar/volicon"
 )
@@ -15,11 +16,11 @@ import (
 // add and edit (edit: --noexec=false, --folders "" and so on turn one off).
 func volumeFlagSpecs() []flagSpec {
 	return []flagSpec{
-		flagBool("noexec", "mount it noexec, nosuid, nodev: nothing on it can run (a downloads disk)"),
-		flagString("folders", "A,B/C", "folders to make on it at every mount and after every restore"),
-		flagString("mount-point", "FOLDER", "mount it at this empty or absent folder of yours instead of the usual place"),
-		flagString("icon", "FILE", "the volume's icon, a .icns or .png file (Finder; on Linux the file is only copied)"),
-		flagBool("spotlight", "let Spotlight index it (macOS; off by default)"),
+		flagBool("noexec", i18n.N("mount it noexec, nosuid, nodev: nothing on it can run (a downloads disk)")),
+		flagString("folders", "A,B/C", i18n.N("folders to make on it at every mount and after every restore")),
+		flagString("mount-point", "FOLDER", i18n.N("mount it at this empty or absent folder of yours instead of the usual place")),
+		flagString("icon", "FILE", i18n.N("the volume's icon, a .icns or .png file (Finder; on Linux the file is only copied)")),
+		flagBool("spotlight", i18n.N("let Spotlight index it (macOS; off by default)")),
 	}
 }
 

@@ -15,10 +15,16 @@ import (
 // translatedDirs are the packages whose words go through the catalog.
 var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa"}
 
+// translating are the functions and methods whose first argument is a
+// message of the catalog.
+var translating = map[string]bool{"T": true, "t": true, "N": true, "usagef": true, "msg": true}
+
 // codeMessages are the messages the code asks for: the first argument of
 // every call of a method named T or t that is a string literal, a
-// concatenation of literals, or a package constant made of them; and the
-// texts the code marks with i18n.N.
+// concatenation of literals, or a package constant made of them; the
+// texts the code marks with i18n.N; and, in the CLI, the formats of its
+// usage errors (usagef) and of the texts it says later (msg), which it
+// translates when it prints them.
 func codeMessages(t *testing.T) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
@@ -88,7 +94,7 @@ func codeMessages(t *testing.T) map[string][]string {
 				case *ast.Ident:
 					name = f.Name
 				}
-				if name != "T" && name != "t" && name != "N" {
+				if !translating[name] {
 					return true
 				}
 				if s, ok := eval(call.Args[0]); ok {
