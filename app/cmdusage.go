@@ -85,7 +85,7 @@ func printHelp(w io.Writer, p speech) {
 		if i == 0 {
 			head = label
 		}
-		fmt.Fprintf(w, "%s %-23s%s\n", head, l[0], l[1])
+		writeWrapped(w, l[1], fmt.Sprintf("%s %-23s", head, l[0]), strings.Repeat(" ", displayWidth(indent)+24))
 	}
 	fmt.Fprintf(w, "\n%s\n", p.T("commands:"))
 	for _, c := range topLevel() {
@@ -203,7 +203,8 @@ type piece struct {
 
 // breakable cuts text where a line may break: at spaces, and beside a wide
 // (Chinese or Japanese) character, whose text breaks without spaces, but
-// never before closing punctuation nor after opening punctuation.
+// never before closing punctuation nor after opening punctuation (and in
+// the pseudo-locale's padding).
 func breakable(text string) []piece {
 	var out []piece
 	for _, word := range strings.Fields(text) {
@@ -221,11 +222,18 @@ func breakable(text string) []piece {
 	return out
 }
 
+// noLineStart are the characters a Chinese or Japanese line never starts
+// with: closing punctuation, small kana, the prolonged sound mark.
+const noLineStart = "、。，．）」』】！？：；・ー％ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ々"
+
 func breaksBetween(a, b rune) bool {
+	if a == '·' && b == '·' { // the pseudo-locale's padding
+		return true
+	}
 	if runeWidth(a) < 2 && runeWidth(b) < 2 {
 		return false
 	}
-	return !strings.ContainsRune("、。，．）」』】！？：；・ー％", b) && !strings.ContainsRune("（「『【", a) &&
+	return !strings.ContainsRune(noLineStart, b) && !strings.ContainsRune("（「『【", a) &&
 		!strings.ContainsRune(",.;:)!?%", b)
 }
 
