@@ -116,7 +116,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 			Disk    diskJSON     `json:"disk"`
 		}{jsonVersion, plan, dj})
 	}
-	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
+	fmt.Fprintln(a.Stdout, a.say().T("Created %s at %s (%s)", v.Name, v.MountPoint, v.Device))
 	printVolumeNotes(a, v)
 	if sv, ok := a.files().NotKept(v); ok {
 		fmt.Fprintln(a.Stdout, savedHint(sv, true))
@@ -159,7 +159,7 @@ func (a *App) nameSize(pos []string) []string {
 	if firstErr != nil || secondErr == nil {
 		return pos
 	}
-	fmt.Fprintf(a.Stderr, "rambar: note: taking %s as the name and %s as the size (NAME comes first)\n", quoteName(pos[1]), pos[0])
+	fmt.Fprintln(a.Stderr, a.say().T("rambar: note: taking %s as the name and %s as the size (NAME comes first)", quoteName(pos[1]), pos[0]))
 	return []string{pos[1], pos[0]}
 }
 
@@ -229,21 +229,19 @@ func presetAutosave(p ramdisk.Preset) autosave {
 // noteAutosave warns, on stderr, that a disk's autosave (an interval, or
 // continuous) waits for the menu-bar app when that is not running.
 func (a *App) noteAutosave(name string, as autosave) {
-	var how string
-	switch {
-	case as.Every > 0:
-		how = "every " + ramdisk.ShortDuration(as.Every)
-	case as.Continuous:
-		how = "continuously (seconds after each change)"
-	default:
+	if as.Every <= 0 && !as.Continuous || a.menuBarRunning() {
 		return
 	}
-	if a.menuBarRunning() {
+	s := a.say()
+	if as.Every > 0 {
+		fmt.Fprintln(a.Stderr, s.T("rambar: note: %s is saved every %s only while the menu-bar app runs, and it is not running now; "+
+			"start it with 'rambar' (at each login: 'rambar login on'; without a desktop: 'rambar agent', at boot: 'rambar login on --headless'), "+
+			"or save now with 'rambar save %s'", name, s.Number(ramdisk.ShortDuration(as.Every)), name))
 		return
 	}
-	fmt.Fprintf(a.Stderr, "rambar: note: %s is saved %s only while the menu-bar app runs, and it is not running now; "+
-		"start it with 'rambar' (at each login: 'rambar login on'; without a desktop: 'rambar agent', at boot: 'rambar login on --headless'), or save now with 'rambar save %s'\n",
-		name, how, name)
+	fmt.Fprintln(a.Stderr, s.T("rambar: note: %s is saved continuously (seconds after each change) only while the menu-bar app runs, "+
+		"and it is not running now; start it with 'rambar' (at each login: 'rambar login on'; without a desktop: 'rambar agent', "+
+		"at boot: 'rambar login on --headless'), or save now with 'rambar save %s'", name, name))
 }
 
 // printPlan prints what is about to happen and what the user must know.

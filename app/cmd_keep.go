@@ -84,12 +84,12 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 		}{jsonVersion, v.Name, a.contentsOf(v, false), toResultJSON(r)})
 	}
 	if contents.Mode == ramdisk.Mirror {
-		fmt.Fprintf(a.Stdout, "%s now mirrors %s: written there now, and again on every save and eject\n", v.Name, contents.MirrorPath)
+		fmt.Fprintln(a.Stdout, a.say().T("%s now mirrors %s: written there now, and again on every save and eject", v.Name, contents.MirrorPath))
 	} else {
-		fmt.Fprintf(a.Stdout, "%s is kept now: saved on every eject, and restored when it is made again ('rambar create %s SIZE --keep')\n",
-			v.Name, quoteName(v.Name))
+		fmt.Fprintln(a.Stdout, a.say().T("%s is kept now: saved on every eject, and restored when it is made again ('rambar create %s SIZE --keep')",
+			v.Name, quoteName(v.Name)))
 	}
-	fmt.Fprintln(a.Stdout, describeSave(v.Name, r))
+	fmt.Fprintln(a.Stdout, describeSave(a.say(), v.Name, r))
 	return nil
 }
 
@@ -120,8 +120,8 @@ func (a *App) printAdjusted(ctx context.Context, svc *disks.Service, name string
 		fmt.Fprintf(a.Stdout, "%s is %s; from now on %s (was: %s)\n", v.Name, how, now, was)
 	}
 	if len(adj.Pruned) > 0 {
-		fmt.Fprintf(a.Stderr, "rambar: warning: its next save deletes the %s (%s)\n",
-			ramdisk.Plural(len(adj.Pruned), "oldest snapshot"), strings.Join(adj.Pruned, ", "))
+		fmt.Fprintln(a.Stderr, a.say().T("rambar: warning: its next save deletes the %d oldest snapshots (%s)",
+			len(adj.Pruned), strings.Join(adj.Pruned, ", ")))
 	}
 	if p := svc.PresetDiffers(v.Name, adj.After); p != "" {
 		fmt.Fprintf(a.Stderr, "rambar: note: the preset %s sets its own at its next mount (%s); 'rambar preset edit %s' with the same flags changes that\n",

@@ -58,18 +58,19 @@ func runList(ctx context.Context, a *App, in *input) error {
 	defer printOthers(a, others)
 	ds = mine
 	if len(ds) == 0 && len(detached) == 0 {
-		fmt.Fprintln(a.Stdout, "No RAM disks of yours mounted. Make one with: rambar create Scratch 4G")
+		fmt.Fprintln(a.Stdout, a.say().T("No RAM disks of yours mounted. Make one with: rambar create Scratch 4G"))
 		return nil
 	}
+	say := a.say()
 	tw := newColumns(a.Stdout)
-	fmt.Fprintln(tw, "NAME\tMOUNT POINT\tFS\tSIZE\tUSED\tHELD\tALLOCATION\tCONTENTS")
+	fmt.Fprintln(tw, say.T("NAME\tMOUNT POINT\tFS\tSIZE\tUSED\tHELD\tALLOCATION\tCONTENTS"))
 	var held ramdisk.Size
 	for _, d := range ds {
 		used, heldS := "?", "?"
 		if d.UsageErr == nil {
-			used = d.Usage.Used.Short()
+			used = say.Size(d.Usage.Used)
 			if d.Usage.HeldKnown {
-				heldS = d.Usage.Held.Short()
+				heldS = say.Size(d.Usage.Held)
 			}
 		}
 		held += d.Held()
@@ -79,7 +80,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 		} else if f != "" {
 			mp = "in place at " + f
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, mp, d.FS.Label(), d.Size.Short(), used, heldS, d.Allocation.Phrase(), a.contentsWord(d.Volume))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, mp, d.FS.Label(), say.Size(d.Size), used, heldS, d.Allocation.Phrase(), a.contentsWord(d.Volume))
 	}
 	for _, d := range detached {
 		// Out of the file tree and no longer mounted, but not out of memory.
@@ -91,20 +92,22 @@ func runList(ctx context.Context, a *App, in *input) error {
 		growTo := ramdisk.GrowTo(volumesOf(ds), held-detachedHeld(detached)) + detachedHeld(detached)
 		fmt.Fprintf(a.Stdout, "\n%s\n%s\n", ramdisk.MemoryLine(held, mem), capitalize(ramdisk.GrowLine(growTo, mem)))
 		if mem.Swapping() && held > 0 {
-			fmt.Fprintf(a.Stdout, "warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway\n", mem.SwapUsed.Short(), held.Short())
+			fmt.Fprintln(a.Stdout, say.T("warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway",
+				say.Size(mem.SwapUsed), say.Size(held)))
 		}
 	}
 	for _, d := range ds {
 		if d.UsageErr == nil && d.Usage.NearlyFull() {
-			fmt.Fprintf(a.Stdout, "warning: %s is %.0f%% full\n", d.Name, 100*d.Usage.Fill())
+			fmt.Fprintln(a.Stdout, say.T("warning: %s is %.0f%% full", d.Name, 100*d.Usage.Fill()))
 		}
 		if a.files().Incomplete(d.Volume) {
-			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, quoteName(d.Name))
+			fmt.Fprintln(a.Stdout, say.T("warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)",
+				d.Name, quoteName(d.Name)))
 		} else if whose := a.files().Whose(d.Volume); whose != "" {
 			fmt.Fprintf(a.Stdout, "note: %s %s; eject --all and the menu's Eject All leave it alone\n", d.Name, whose)
 		}
 		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
-			fmt.Fprintf(a.Stdout, "tip: deleted files on %s still pin %s; rambar reclaim %s gives it back\n", d.Name, d.Usage.Pinned().Short(), d.Name)
+			fmt.Fprintln(a.Stdout, say.T("tip: deleted files on %s still pin %s; rambar reclaim %s gives it back", d.Name, say.Size(d.Usage.Pinned()), d.Name))
 		}
 	}
 	return nil
@@ -144,8 +147,8 @@ func printOthers(a *App, users []string) {
 			names = append(names, u)
 		}
 	}
-	fmt.Fprintf(a.Stdout, "Not listed: %s of other users (%s), theirs to open, save and eject\n",
-		ramdisk.Plural(len(users), "RAM disk"), strings.Join(names, ", "))
+	fmt.Fprintln(a.Stdout, a.say().T("Not listed: %d RAM disks of other users (%s), theirs to open, save and eject",
+		len(users), strings.Join(names, ", ")))
 }
 
 // listJSON is list --json.
@@ -198,8 +201,8 @@ func volumesOf(ds []disk) []ramdisk.Volume {
 // copies hold a disk's contents until resumed.
 func (a *App) printStoppedReclaims() {
 	for _, l := range a.files().StoppedReclaims() {
-		fmt.Fprintf(a.Stdout, "warning: a reclaim of %s was stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it\n",
-			l.Name, l.Path, quoteName(l.Name))
+		fmt.Fprintln(a.Stdout, a.say().T("warning: a reclaim of %s was stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it",
+			l.Name, l.Path, quoteName(l.Name)))
 	}
 }
 

@@ -73,17 +73,18 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 			resultJSON
 		}{jsonVersion, v.Name, toResultJSON(r)})
 	}
+	say := a.say()
 	if r.Unchanged {
-		fmt.Fprintf(a.Stdout, "%s already holds %s exactly (%s, %s): nothing to restore\n", v.Name, r.Snapshot, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
+		fmt.Fprintln(a.Stdout, say.T("%s already holds %s exactly (%d files, %s): nothing to restore", v.Name, r.Snapshot, r.Files, say.Size(ramdisk.Size(r.Bytes))))
 		return nil
 	}
 	if r.Safety != nil {
 		fmt.Fprintln(a.Stdout, r.Safety.Describe(v.Name, ""))
 	}
-	fmt.Fprintf(a.Stdout, "Restored %s from %s: %s (%s)\n", v.Name, r.Snapshot, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
+	fmt.Fprintln(a.Stdout, say.T("Restored %s from %s: %d files (%s)", v.Name, r.Snapshot, r.Files, say.Size(ramdisk.Size(r.Bytes))))
 	if r.InUse != nil {
-		fmt.Fprintln(a.Stdout, "That snapshot was taken while in use: the disk never held still during its save, so its files "+
-			"may not be one moment's state (a database may need its own recovery)"+describeInUse(r.InUse))
+		fmt.Fprintln(a.Stdout, say.T("That snapshot was taken while in use: the disk never held still during its save, so its files "+
+			"may not be one moment's state (a database may need its own recovery)")+describeInUse(say, r.InUse))
 	}
 	return nil
 }

@@ -66,7 +66,7 @@ func english() speech { return speech{i18n.English()} }
 // T says a message: format is its English text, the catalog's key.
 func (s speech) T(format string, args ...any) string {
 	if s.english() {
-		return fmt.Sprintf(format, args...)
+		return fmt.Sprintf(i18n.SourceFormat(format, args...), args...)
 	}
 	return s.p.T(format, args...)
 }
@@ -102,6 +102,14 @@ func (s speech) cjk() bool {
 	}
 	base, _ := s.p.Tag.Base()
 	return base.String() == "ja" || base.String() == "zh"
+}
+
+// listSep is what goes between the items of a list: ", " or "、".
+func (s speech) listSep() string {
+	if s.cjk() {
+		return "、"
+	}
+	return ", "
 }
 
 // sentenceGap is what goes between two sentences.

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestMessagesInTheUsersLanguage: the everyday verbs (create, save,
+// snapshots, list, eject) say what they did in the user's language, counts
+// by its plural rules; with no language set they say it in English.
+func TestMessagesInTheUsersLanguage(t *testing.T) {
+	for _, c := range []struct {
+		lang string
+		want []string
+	}{
+		{"de_DE.UTF-8", []string{"Work unter ", "Der Inhalt wird in ", "Work als ", ": 1 Datei (", "DATEIEN  GRÖSSE", "neueste, jetzt auf der Disk",
+			"NAME  EINHÄNGEPUNKT", "Work ausgeworfen\n"}},
+		{"ja_JP.UTF-8", []string{"Work を ", "として保存しました: 1 個のファイル", "ファイル数  サイズ", "最新、現在ディスク上にある", "Work を取り出しました\n"}},
+		{"", []string{"Created Work at ", "Contents are kept in ", "Saved Work as ", ": 1 file (", "FILES  SIZE", "latest, on the disk now",
+			"NAME  MOUNT POINT", "Ejected Work\n"}},
+	} {
+		app := newContentsApp(t)
+		lang := c.lang
+		app.a.Getenv = func(k string) string { return map[string]string{"LANG": lang}[k] }
+		var all strings.Builder
+		all.WriteString(app.run(0, "create", "Work", "64M", "--keep"))
+		vs, _ := app.mem.List(context.Background())
+		put(t, vs[0].MountPoint, "a.txt", "a")
+		for _, args := range [][]string{{"save", "Work"}, {"snapshots", "Work"}, {"list"}, {"eject", "Work"}} {
+			all.WriteString(app.run(0, args...))
+		}
+		for _, w := range c.want {
+			if !strings.Contains(all.String(), w) {
+				t.Errorf("LANG=%s: the output lacks %q:\n%s", c.lang, w, all.String())
+			}
+		}
+	}
+}
