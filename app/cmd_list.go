@@ -10,6 +10,7 @@ import (
 	"rambar/disks"
 	"rambar/i18n"
 	"rambar/ramdisk"
+	"rambar/tray"
 )
 
 func init() {
@@ -76,21 +77,25 @@ func runList(ctx context.Context, a *App, in *input) error {
 		held += d.Held()
 		mp := d.MountPoint
 		if f := a.inPlaceAt(ctx, d.Volume); f != "" && f != mp {
-			mp += ", in place at " + f
+			mp = say.T("%s, in place at %s", mp, f)
 		} else if f != "" {
-			mp = "in place at " + f
+			mp = say.T("in place at %s", f)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, mp, d.FS.Label(), say.Size(d.Size), used, heldS, d.Allocation.Phrase(), a.contentsWord(d.Volume))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, mp, d.FS.Label(), say.Size(d.Size), used, heldS, say.allocation(d.Allocation), say.Text(a.contentsWord(d.Volume)))
 	}
 	for _, d := range detached {
 		// Out of the file tree and no longer mounted, but not out of memory.
-		fmt.Fprintf(tw, "%s\t(ejected)\t%s\t-\t-\t%s\t%s\t-\n", d.Name, d.FS.Label(), d.Held.Short(), d.Status())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t%s\t%s\t-\n", d.Name, say.T("(ejected)"), d.FS.Label(), say.Size(d.Held), d.Status())
 		held += d.Held
 	}
 	tw.Flush()
 	if memErr == nil && mem.Physical > 0 {
 		growTo := ramdisk.GrowTo(volumesOf(ds), held-detachedHeld(detached)) + detachedHeld(detached)
-		fmt.Fprintf(a.Stdout, "\n%s\n%s\n", ramdisk.MemoryLine(held, mem), capitalize(ramdisk.GrowLine(growTo, mem)))
+		if say.english() {
+			fmt.Fprintf(a.Stdout, "\n%s\n%s\n", ramdisk.MemoryLine(held, mem), capitalize(ramdisk.GrowLine(growTo, mem)))
+		} else { // the menu's words for them
+			fmt.Fprintf(a.Stdout, "\n%s\n%s\n", tray.MemoryLine(say.p, held, mem, nil), tray.GrowLine(say.p, growTo, mem))
+		}
 		if mem.Swapping() && held > 0 {
 			fmt.Fprintln(a.Stdout, say.T("warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway",
 				say.Size(mem.SwapUsed), say.Size(held)))
@@ -126,12 +131,12 @@ func (a *App) contentsWord(v ramdisk.Volume) string {
 	case a.files().Whose(v) != "":
 		return "-" // not this RAMBar's to say
 	default:
-		return "discarded"
+		return i18n.N("discarded")
 	}
 	if st.Mode == ramdisk.Mirror {
-		return "mirrored"
+		return i18n.N("mirrored")
 	}
-	return "kept"
+	return i18n.N("kept")
 }
 
 // printOthers says how many of the mounted disks are other users'.

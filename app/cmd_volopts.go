@@ -113,13 +113,13 @@ func printVolumeNotes(a *App, v ramdisk.Volume) {
 }
 
 // extrasRows adds the disk's extras and the caches on it to `info`.
-func (a *App) extrasRows(ctx context.Context, row func(k, f string, args ...any), v ramdisk.Volume) {
+func (a *App) extrasRows(ctx context.Context, field func(k, f string, args ...any), v ramdisk.Volume) {
 	svc, err := a.service()
 	if err != nil {
 		return
 	}
 	if o, ok := svc.VolumeOptionsOf(v); ok && o.Phrase() != "" {
-		row("Options", "%s", o.Phrase())
+		field("Options", "%s", o.Phrase())
 	}
 	for _, c := range svc.Caches().List(ctx) {
 		if svc.SameName(c.Disk, v.Name) {
@@ -127,7 +127,7 @@ func (a *App) extrasRows(ctx context.Context, row func(k, f string, args ...any)
 			if t == cache.TMPDIRKey {
 				t = "TMPDIR=" + c.Link
 			}
-			row("Cache", "%s", t)
+			field("Cache", "%s", t)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"rambar/i18n"
 	"rambar/internal/run"
+	"rambar/ramdisk"
+	"rambar/tray"
 )
 
 // lang is the Printer of the user's language for the menu and its windows:
@@ -102,6 +104,25 @@ func (s speech) cjk() bool {
 	}
 	base, _ := s.p.Tag.Base()
 	return base.String() == "ja" || base.String() == "zh"
+}
+
+// allocation is how a disk takes memory, as list and info say it.
+func (s speech) allocation(a ramdisk.Allocation) string {
+	switch a {
+	case ramdisk.AllocUpfront:
+		return s.T("committed now")
+	case ramdisk.AllocOnWrite:
+		return s.T("grows as written")
+	}
+	return s.T("allocation unknown")
+}
+
+// ago says how long ago something was ("3 s ago"), as the menu says it.
+func (s speech) ago(d time.Duration) string {
+	if s.english() {
+		return ramdisk.Ago(d)
+	}
+	return tray.Ago(s.p, d)
 }
 
 // listSep is what goes between the items of a list: ", " or "、".

@@ -7,7 +7,7 @@ import (
 )
 
 // TestMessagesInTheUsersLanguage: the everyday verbs (create, save,
-// snapshots, list, eject) say what they did in the user's language, counts
+// snapshots, info, list, eject) say what they did in the user's language, counts
 // by its plural rules; with no language set they say it in English.
 func TestMessagesInTheUsersLanguage(t *testing.T) {
 	for _, c := range []struct {
@@ -15,10 +15,13 @@ func TestMessagesInTheUsersLanguage(t *testing.T) {
 		want []string
 	}{
 		{"de_DE.UTF-8", []string{"Work unter ", "Der Inhalt wird in ", "Work als ", ": 1 Datei (", "DATEIEN  GRÖSSE", "neueste, jetzt auf der Disk",
-			"NAME  EINHÄNGEPUNKT", "Work ausgeworfen\n"}},
+			"NAME  EINHÄNGEPUNKT", "Work ausgeworfen\n",
+			"behalten (beim Auswerfen gesichert, beim Erstellen wiederhergestellt)\n", "Ungesicherte Änderungen:  nein\n",
+			"wächst beim Schreiben  behalten\n", "RAM-Disks belegen 1 B von 16 GiB Speicher"}},
 		{"ja_JP.UTF-8", []string{"Work を ", "として保存しました: 1 個のファイル", "ファイル数  サイズ", "最新、現在ディスク上にある", "Work を取り出しました\n"}},
 		{"", []string{"Created Work at ", "Contents are kept in ", "Saved Work as ", ": 1 file (", "FILES  SIZE", "latest, on the disk now",
-			"NAME  MOUNT POINT", "Ejected Work\n"}},
+			"NAME  MOUNT POINT", "Ejected Work\n",
+			"kept (saved on eject, restored at create)\n", "Unsaved changes:  no\n"}},
 	} {
 		app := newContentsApp(t)
 		lang := c.lang
@@ -27,7 +30,7 @@ func TestMessagesInTheUsersLanguage(t *testing.T) {
 		all.WriteString(app.run(0, "create", "Work", "64M", "--keep"))
 		vs, _ := app.mem.List(context.Background())
 		put(t, vs[0].MountPoint, "a.txt", "a")
-		for _, args := range [][]string{{"save", "Work"}, {"snapshots", "Work"}, {"list"}, {"eject", "Work"}} {
+		for _, args := range [][]string{{"save", "Work"}, {"snapshots", "Work"}, {"info", "Work"}, {"list"}, {"eject", "Work"}} {
 			all.WriteString(app.run(0, args...))
 		}
 		for _, w := range c.want {
