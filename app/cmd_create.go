@@ -244,9 +244,22 @@ func (a *App) noteAutosave(name string, as autosave) {
 		"at boot: 'rambar login on --headless'), or save now with 'rambar save %s'", name, name))
 }
 
+// planSummary is the plan's first line (ramdisk.Plan.Summary) in s's
+// language: "Scratch: 4 GiB APFS, grows as written".
+func planSummary(s speech, p ramdisk.Plan) string {
+	if s.english() {
+		return p.Summary()
+	}
+	size := s.Number(p.Size.String())
+	if p.Allocation == ramdisk.AllocUpfront {
+		return s.T("%s: %s %s, commits %s now", p.Name, size, p.FS.Label(), s.Size(p.CommitNow))
+	}
+	return s.T("%s: %s %s, %s", p.Name, size, p.FS.Label(), s.allocation(p.Allocation))
+}
+
 // printPlan prints what is about to happen and what the user must know.
 func printPlan(a *App, p ramdisk.Plan) {
-	fmt.Fprintf(a.Stdout, "Creating %s\n", p.Summary())
+	fmt.Fprintln(a.Stdout, a.say().T("Creating %s", planSummary(a.say(), p)))
 	for _, n := range p.Notes {
 		fmt.Fprintf(a.Stdout, "  · %s\n", n)
 	}

@@ -17,7 +17,7 @@ func TestMessagesInTheUsersLanguage(t *testing.T) {
 		{"de_DE.UTF-8", []string{"Work unter ", "Der Inhalt wird in ", "Work als ", ": 1 Datei (", "DATEIEN  GRÖSSE", "neueste, jetzt auf der Disk",
 			"NAME  EINHÄNGEPUNKT", "Work ausgeworfen\n",
 			"behalten (beim Auswerfen gesichert, beim Erstellen wiederhergestellt)\n", "Ungesicherte Änderungen:  nein\n",
-			"wächst beim Schreiben  behalten\n", "RAM-Disks belegen 1 B von 16 GiB Speicher"}},
+			"wächst beim Schreiben  behalten\n", "Erstelle Work: 64 MiB tmpfs, wächst beim Schreiben\n", "RAM-Disks belegen 1 B von 16 GiB Speicher"}},
 		{"ja_JP.UTF-8", []string{"Work を ", "として保存しました: 1 個のファイル", "ファイル数  サイズ", "最新、現在ディスク上にある", "Work を取り出しました\n"}},
 		{"", []string{"Created Work at ", "Contents are kept in ", "Saved Work as ", ": 1 file (", "FILES  SIZE", "latest, on the disk now",
 			"NAME  MOUNT POINT", "Ejected Work\n",
