@@ -184,10 +184,10 @@ func runPresetRm(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	if v, err := a.findDisk(ctx, gone.Name); err == nil {
-		fmt.Fprintf(a.Stdout, "Removed preset %s (its disk stays mounted at %s)\n", gone.Name, v.MountPoint)
+		fmt.Fprintln(a.Stdout, a.say().T("Removed preset %s (its disk stays mounted at %s)", gone.Name, v.MountPoint))
 		return nil
 	}
-	fmt.Fprintf(a.Stdout, "Removed preset %s\n", gone.Name)
+	fmt.Fprintln(a.Stdout, a.say().T("Removed preset %s", gone.Name))
 	return nil
 }
 
@@ -251,11 +251,11 @@ func runPresetList(ctx context.Context, a *App, in *input) error {
 		return writeJSON(a.Stdout, out)
 	}
 	if len(s.Presets) == 0 {
-		fmt.Fprintln(a.Stdout, "No presets. Add one with: rambar preset add Scratch 4G --auto-mount")
+		fmt.Fprintln(a.Stdout, a.say().T("No presets. Add one with: rambar preset add Scratch 4G --auto-mount"))
 		return nil
 	}
 	tw := newColumns(a.Stdout)
-	fmt.Fprintln(tw, "NAME\tSIZE\tFS\tAT LOGIN\tCONTENTS")
+	fmt.Fprintln(tw, a.say().T("NAME\tSIZE\tFS\tAT LOGIN\tCONTENTS"))
 	for _, p := range s.Presets {
 		size := p.Size
 		if z, err := ramdisk.ParseSize(p.Size, phys); err == nil && strings.HasSuffix(p.Size, "%") {
@@ -303,7 +303,7 @@ func runPresetMount(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	printPlan(a, plan)
-	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
+	fmt.Fprintln(a.Stdout, a.say().T("Created %s at %s (%s)", v.Name, v.MountPoint, v.Device))
 	return nil
 }
 

@@ -20,7 +20,24 @@
 // per-app choice in System Settings), or AppleLanguages as `defaults`
 // reads it (ParseAppleLanguages). Match picks the first supported one.
 //
-// What is not yet through the catalog: the CLI's messages, help and errors
-// (and the shared ramdisk words they print: plans, ages, sizes in tables);
-// --json output, file formats and logs stay English by design.
+// The CLI speaks the same language (app/lang.go's speech): its help is
+// made from the command table, whose texts are the catalog's keys (marked
+// with N where they are declared) and are translated when a page is
+// printed; usage errors keep their format and arguments and are said when
+// printed; every other error is its English detail led, in another
+// language, by a translated sentence naming its class (app/errlead.go).
+// In English the CLI prints exactly what it printed before the catalog
+// (SourceFormat: fmt's output, no digit grouping), since scripts and tests
+// read it. Through the catalog now: the help pages and usage errors; the
+// error lines; the messages of create, save, restore, refresh, keep
+// (taking a disk on), eject, snapshots, info, list and up, with their
+// table headers, plan line, memory lines and ages.
+//
+// What is not yet through the catalog: the plan's notes, ramdisk's and the
+// other domain packages' words inside messages (the English detail of an
+// error, a disk's notes, keep's saving words, snapshots' safety marks,
+// the change feed's description), and the messages of the other verbs
+// (preset, cache, forget, reclaim, try, bench, doctor, selftest, login,
+// update, completion, the agent's lines, progress lines). --json output,
+// file formats and logs stay English by design.
 package i18n
