@@ -113,17 +113,21 @@ func runCacheOn(ctx context.Context, a *App, in *input) error {
 		if err != nil {
 			return cacheErr(err)
 		}
+		say := a.say()
 		if t.Path == cache.TMPDIRKey {
-			fmt.Fprintf(a.Stdout, "TMPDIR on %s: add this line to your shell's profile (it always resolves, disk or not):\n  export TMPDIR=%s\n", st.Disk, shellQuote(st.Link))
+			fmt.Fprintln(a.Stdout, say.T("TMPDIR on %s: add this line to your shell's profile (it always resolves, disk or not):", st.Disk))
+			fmt.Fprintf(a.Stdout, "  export TMPDIR=%s\n", shellQuote(st.Link))
 			continue
 		}
 		if st.Saved == "" {
-			fmt.Fprintf(a.Stdout, "%s (%s) is on %s now; it did not exist before, so 'rambar cache off' removes it again\n", t.Label, t.Path, st.Disk)
+			fmt.Fprintln(a.Stdout, say.T("%s (%s) is on %s now; it did not exist before, so 'rambar cache off' removes it again",
+				say.Text(t.Label), t.Path, st.Disk))
 		} else {
-			fmt.Fprintf(a.Stdout, "%s (%s) is on %s now; its old contents wait in %s for 'rambar cache off'\n", t.Label, t.Path, st.Disk, st.Saved)
+			fmt.Fprintln(a.Stdout, say.T("%s (%s) is on %s now; its old contents wait in %s for 'rambar cache off'",
+				say.Text(t.Label), t.Path, st.Disk, st.Saved))
 		}
 		if t.Gain != "" {
-			fmt.Fprintf(a.Stdout, "  · expect: %s\n", t.Gain)
+			fmt.Fprintln(a.Stdout, "  · "+say.T("expect: %s", t.Gain))
 		}
 	}
 	return nil
@@ -161,15 +165,16 @@ func runCacheOff(ctx context.Context, a *App, in *input) error {
 			return cacheErr(err)
 		}
 		if t.Path == cache.TMPDIRKey {
-			fmt.Fprintln(a.Stdout, "TMPDIR is off; its link stays, pointing at an empty folder: remove the export line from your shell's profile")
+			fmt.Fprintln(a.Stdout, a.say().T("TMPDIR is off; its link stays, pointing at an empty folder: remove the export line from your shell's profile"))
 			continue
 		}
-		fmt.Fprintf(a.Stdout, "%s is back as it was\n", t.Path)
+		fmt.Fprintln(a.Stdout, a.say().T("%s is back as it was", t.Path))
 	}
 	return nil
 }
 
 func runCacheList(ctx context.Context, a *App, in *input) error {
+	say := a.say()
 	svc, err := a.service()
 	if err != nil {
 		return err
@@ -185,9 +190,9 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 		if only != "" && !svc.SameName(only, c.Disk) {
 			continue
 		}
-		now := "on the disk"
+		now := say.T("on the disk")
 		if !c.OnDisk {
-			now = "empty folder (disk not mounted)"
+			now = say.T("empty folder (disk not mounted)")
 		}
 		target := c.Target
 		if target == cache.TMPDIRKey {
@@ -196,10 +201,10 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 		rows = append(rows, c.Disk+"\t"+target+"\t"+now)
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(a.Stdout, "No cache is on a RAM disk. Put one there with: rambar cache on NAME TARGET")
+		fmt.Fprintln(a.Stdout, say.T("No cache is on a RAM disk. Put one there with: rambar cache on NAME TARGET"))
 	} else {
 		tw := newColumns(a.Stdout)
-		fmt.Fprintln(tw, "DISK\tTARGET\tNOW")
+		fmt.Fprintln(tw, say.T("DISK\tTARGET\tNOW"))
 		for _, r := range rows {
 			fmt.Fprintln(tw, r)
 		}
@@ -207,17 +212,17 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	}
-	fmt.Fprintln(a.Stdout, "\nKnown caches (rambar cache on NAME KEY); measure first with 'rambar try -- COMMAND':")
+	fmt.Fprintln(a.Stdout, "\n"+say.T("Known caches (rambar cache on NAME KEY); measure first with 'rambar try -- COMMAND':"))
 	for _, k := range knownCaches() {
 		mark := ""
 		if c, ok := on[k.Path]; ok {
-			mark = " [on " + c.Disk + "]"
+			mark = " " + say.T("[on %s]", c.Disk)
 		}
 		path := k.Path
 		if path == cache.TMPDIRKey {
 			path = "$TMPDIR"
 		}
-		fmt.Fprintf(a.Stdout, "  %s — %s, %s%s\n    %s\n", k.Key, k.Label, path, mark, k.Gain)
+		fmt.Fprintf(a.Stdout, "  %s — %s, %s%s\n    %s\n", k.Key, say.Text(k.Label), path, mark, k.Gain)
 	}
 	return nil
 }
