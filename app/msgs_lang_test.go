@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"rambar/i18n"
+	"rambar/ramdisk"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/language"
 )
 
 // TestMessagesInTheUsersLanguage: the everyday verbs (create, save,
@@ -37,6 +41,29 @@ func TestMessagesInTheUsersLanguage(t *testing.T) {
 			if !strings.Contains(all.String(), w) {
 				t.Errorf("LANG=%s: the output lacks %q:\n%s", c.lang, w, all.String())
 			}
+		}
+	}
+}
+
+// TestProgressInTheUsersLanguage: a progress line is one message per
+// phase, its sizes and counts by the language; English is
+// ramdisk.Progress.String as it was.
+func TestProgressInTheUsersLanguage(t *testing.T) {
+	p := ramdisk.Progress{Disk: "Work", Phase: "saving", BytesDone: int64(3 * ramdisk.GiB / 2), BytesTotal: int64(3 * ramdisk.GiB), FilesDone: 1, FilesTotal: 1}
+	for _, c := range []struct {
+		tag  language.Tag
+		p    ramdisk.Progress
+		want string
+	}{
+		{language.English, p, p.String()},
+		{language.German, p, "Wird gesichert … 50 % (1,5 GiB von 3 GiB, 1 von 1 Datei)"},
+		{language.Japanese, p, "保存中… 50%（1.5 GiB / 3 GiB、ファイル 1 / 1 個）"},
+		{language.French, ramdisk.Progress{Phase: "restoring", BytesTotal: 2048, FilesDone: 1200, FilesTotal: 2400},
+			"Restauration… 0 % (0 B sur 2 KiB, 1\u00a0200 fichiers sur 2\u00a0400)"},
+		{language.German, ramdisk.Progress{Phase: "verifying", FilesTotal: 2}, ramdisk.Progress{Phase: "verifying", FilesTotal: 2}.String()},
+	} {
+		if got := progressText(speech{i18n.For(c.tag)}, c.p); got != c.want {
+			t.Errorf("%s: %q, want %q", c.tag, got, c.want)
 		}
 	}
 }

@@ -39,7 +39,7 @@
 // error, a disk's notes, keep's saving words when it changes how a disk is
 // saved, a preset's description, snapshots' safety marks, what a cache
 // gains, the change feed's description), and the messages of the other
-// verbs (preset add and edit, try, bench, doctor, selftest, login, update, completion,
-// the agent's lines, progress lines). --json output, file formats and logs
-// stay English by design.
+// verbs (preset add and edit, try, bench, doctor, selftest, login, update,
+// completion, the agent's lines, progress lines). --json output, file
+// formats and logs stay English by design.
 package i18n
