@@ -58,13 +58,14 @@ func runLoginOn(ctx context.Context, a *App, in *input) error {
 	err = t.Set(ctx, true) // through the toggle: its refusals hold here too
 	it := agentItem(t)
 	if errors.Is(err, login.ErrNoSession) {
-		fmt.Fprintf(a.Stdout, "RAMBar will start at your next login (%s).\n  note: %v\n", it.Path(), login.ErrNoSession)
+		fmt.Fprintln(a.Stdout, a.say().T("RAMBar will start at your next login (%s).", it.Path()))
+		fmt.Fprintf(a.Stdout, "  %s\n", a.say().T("note: %v", login.ErrNoSession))
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stdout, "RAMBar starts at login (%s) and mounts the presets marked --auto-mount.\n", it.Path())
+	fmt.Fprintln(a.Stdout, a.say().T("RAMBar starts at login (%s) and mounts the presets marked --auto-mount.", it.Path()))
 	return nil
 }
 
@@ -82,7 +83,7 @@ func runLoginOff(ctx context.Context, a *App, in *input) error {
 	if err := t.Set(ctx, false); err != nil {
 		return err
 	}
-	fmt.Fprintln(a.Stdout, "RAMBar no longer starts at login.")
+	fmt.Fprintln(a.Stdout, a.say().T("RAMBar no longer starts at login."))
 	return nil
 }
 
@@ -113,16 +114,17 @@ func runLoginStatus(ctx context.Context, a *App, in *input) error {
 			login.Status
 		}{jsonVersion, st})
 	}
+	say := a.say()
 	if !st.Enabled {
-		fmt.Fprintln(a.Stdout, "off: RAMBar does not start at login. Turn it on with: rambar login on")
+		fmt.Fprintln(a.Stdout, say.T("off: RAMBar does not start at login. Turn it on with: rambar login on"))
 	} else {
-		fmt.Fprintf(a.Stdout, "on: %s starts %s\n", st.Path, st.Program)
+		fmt.Fprintln(a.Stdout, say.T("on: %s starts %s", st.Path, st.Program))
 	}
 	if st.Enabled && st.Stale {
-		fmt.Fprintf(a.Stdout, "  note: that is not this copy of RAMBar (%s); run 'rambar login on' to point it here\n", it.Executable)
+		fmt.Fprintln(a.Stdout, "  "+say.T("note: that is not this copy of RAMBar (%s); run 'rambar login on' to point it here", it.Executable))
 	}
 	if st.Enabled && st.Loaded != nil && !*st.Loaded {
-		fmt.Fprintln(a.Stdout, "  note: launchd has not loaded it in this session; it loads at the next login")
+		fmt.Fprintln(a.Stdout, "  "+say.T("note: launchd has not loaded it in this session; it loads at the next login"))
 	}
 	if l != nil && l.NoService != nil {
 		fmt.Fprintf(a.Stdout, "  why not SMAppService: %v\n", l.NoService)
