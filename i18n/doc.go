@@ -31,16 +31,16 @@
 // read it. Through the catalog now: the help pages and usage errors; the
 // error lines; the messages of create, save, restore, refresh, keep
 // (taking a disk on), eject, snapshots, info, list, up, forget, reclaim,
-// cache, login (its LaunchAgent and XDG autostart lines) and preset (rm,
-// list, mount), with their table headers, plan line,
-// memory lines, ages, cache names and progress lines.
+// cache, update, login (its LaunchAgent and XDG autostart lines) and preset (rm,
+// list, mount), with their table headers, plan line, memory lines, ages,
+// cache names and progress lines.
 //
 // What is not yet through the catalog: the plan's notes, ramdisk's and the
 // other domain packages' words inside messages (the English detail of an
 // error, a disk's notes, keep's saving words when it changes how a disk is
 // saved, a preset's description, snapshots' safety marks, what a cache
 // gains, the change feed's description), and the messages of the other
-// verbs (preset add and edit, try, bench, doctor, selftest, update,
+// verbs (preset add and edit, try, bench, doctor, selftest,
 // completion, login's SMAppService lines, the agent's lines). --json
 // output, file formats and logs stay English by design.
 package i18n
