@@ -20,7 +20,7 @@
 // per-app choice in System Settings), or AppleLanguages as `defaults`
 // reads it (ParseAppleLanguages). Match picks the first supported one.
 //
-// The CLI speaks the same language (app/lang.go's speech): its help is
+// The CLI speaks the same language (app/lang.go's speech). Its help is
 // made from the command table, whose texts are the catalog's keys (marked
 // with N where they are declared) and are translated when a page is
 // printed; usage errors keep their format and arguments and are said when
@@ -28,19 +28,19 @@
 // language, by a translated sentence naming its class (app/errlead.go).
 // In English the CLI prints exactly what it printed before the catalog
 // (SourceFormat: fmt's output, no digit grouping), since scripts and tests
-// read it. Through the catalog now: the help pages and usage errors; the
-// error lines; the messages of create, save, restore, refresh, keep
-// (taking a disk on), eject, snapshots, info, list, up, forget, reclaim,
-// cache, update, login (its LaunchAgent and XDG autostart lines) and preset (rm,
-// list, mount), with their table headers, plan line, memory lines, ages,
-// cache names and progress lines.
+// read it. Through the catalog now: the help pages, usage errors and error
+// lines; the messages of create, save, restore, refresh, keep (taking a
+// disk on), eject, snapshots, info, list, up, forget, reclaim, cache,
+// update, try, login (its LaunchAgent and XDG autostart lines) and preset
+// (rm, list, mount), with their table headers, plan line, memory lines,
+// ages, cache names and progress lines.
 //
-// What is not yet through the catalog: the plan's notes, ramdisk's and the
-// other domain packages' words inside messages (the English detail of an
-// error, a disk's notes, keep's saving words when it changes how a disk is
-// saved, a preset's description, snapshots' safety marks, what a cache
-// gains, the change feed's description), and the messages of the other
-// verbs (preset add and edit, try, bench, doctor, selftest,
-// completion, login's SMAppService lines, the agent's lines). --json
-// output, file formats and logs stay English by design.
+// What is not yet through the catalog: the plan's notes and the domain
+// packages' words inside messages (an error's English detail, a disk's
+// notes, keep's saving words when it changes how a kept disk is saved, a
+// preset's description, snapshots' safety marks, what a cache gains, try's
+// and bench's verdicts, the change feed's description), and the messages of
+// preset add and edit, bench, doctor, selftest, completion, login's
+// SMAppService lines and the agent's own lines. --json output, file
+// formats and logs stay English by design.
 package i18n
