@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"rambar/disks"
 	"rambar/i18n"
@@ -108,16 +109,18 @@ func (a *App) printAdjusted(ctx context.Context, svc *disks.Service, name string
 			Saved    *resultJSON   `json:"saved"`
 		}{jsonVersion, v.Name, a.contentsOf(v, false), nil})
 	}
-	how := "kept"
-	if adj.After.Mode == ramdisk.Mirror {
-		how = "mirrored to " + adj.After.MirrorPath
-	}
-	was := keeper.SavingWords(adj.Before)
-	now := keeper.SavingWords(adj.After)
-	if was == now {
-		fmt.Fprintf(a.Stdout, "%s is %s and %s already: nothing changed\n", v.Name, how, now)
-	} else {
-		fmt.Fprintf(a.Stdout, "%s is %s; from now on %s (was: %s)\n", v.Name, how, now, was)
+	say := a.say()
+	was, now := savingWords(say, adj.Before), savingWords(say, adj.After)
+	mirror := adj.After.Mode == ramdisk.Mirror
+	switch {
+	case was == now && mirror:
+		fmt.Fprintln(a.Stdout, say.T("%s is mirrored to %s and %s already: nothing changed", v.Name, adj.After.MirrorPath, now))
+	case was == now:
+		fmt.Fprintln(a.Stdout, say.T("%s is kept and %s already: nothing changed", v.Name, now))
+	case mirror:
+		fmt.Fprintln(a.Stdout, say.T("%s is mirrored to %s; from now on %s (was: %s)", v.Name, adj.After.MirrorPath, now, was))
+	default:
+		fmt.Fprintln(a.Stdout, say.T("%s is kept; from now on %s (was: %s)", v.Name, now, was))
 	}
 	if len(adj.Pruned) > 0 {
 		fmt.Fprintln(a.Stderr, a.say().T("rambar: warning: its next save deletes the %d oldest snapshots (%s)",
@@ -145,4 +148,18 @@ func keepErr(err error) error {
 		return usagef("%v", withCreateFolder(err))
 	}
 	return contentsErr(err)
+}
+
+// savingWords is keeper.SavingWords in s's language: how a kept disk is
+// saved and how many snapshots it keeps.
+func savingWords(s speech, st keeper.State) string {
+	switch {
+	case s.english():
+		return keeper.SavingWords(st)
+	case st.Continuous:
+		return s.T("saved continuously (seconds after each change), %d snapshots kept", st.Snapshots)
+	case st.SaveEvery > 0:
+		return s.T("saved every %s, %d snapshots kept", s.Number(ramdisk.ShortDuration(time.Duration(st.SaveEvery)*time.Second)), st.Snapshots)
+	}
+	return s.T("saved at eject and by 'rambar save', %d snapshots kept", st.Snapshots)
 }

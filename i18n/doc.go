@@ -37,8 +37,8 @@
 //
 // What is not yet through the catalog: the plan's notes and the domain
 // packages' words inside messages (an error's English detail, a disk's
-// notes, keep's saving words when it changes how a kept disk is saved, a
-// preset's description, snapshots' safety marks, what a cache gains, try's
+// notes, how a preset saves a disk in keep's note about it, a preset's
+// description, snapshots' safety marks, what a cache gains, try's
 // and bench's verdicts, the change feed's description), and the messages of
 // preset add and edit, bench, doctor, selftest, completion, login's
 // SMAppService lines and the agent's own lines. --json output, file
