@@ -92,7 +92,7 @@ func (a *App) viaAgent(ctx context.Context, c *command, args []string, in *input
 	}
 	var hung *localapi.HungError
 	if errors.As(err, &hung) && hung.Output {
-		fmt.Fprintf(a.Stderr, "rambar: %v, and had answered in part; run it again (--direct does the work here)\n", err)
+		fmt.Fprintln(a.Stderr, a.say().T("rambar: %v, and had answered in part; run it again (--direct does the work here)", err))
 		return exitError, true
 	}
 	a.agentMiss(err)
@@ -108,9 +108,9 @@ func (a *App) agentMiss(err error) {
 	switch {
 	case errors.Is(err, localapi.ErrNoAgent):
 	case errors.As(err, &hung):
-		fmt.Fprintf(a.Stderr, "rambar: %v; doing the work here\n", err)
+		fmt.Fprintln(a.Stderr, a.say().T("rambar: %v; doing the work here", err))
 	case errors.As(err, &ref), errors.Is(err, localapi.ErrUnsafe):
-		fmt.Fprintf(a.Stderr, "rambar: warning: not asking the agent: %v; doing the work here\n", err)
+		fmt.Fprintln(a.Stderr, a.say().T("rambar: warning: not asking the agent: %v; doing the work here", err))
 	default:
 		a.debugf("not asking the agent: %v", err)
 	}

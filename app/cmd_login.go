@@ -45,7 +45,7 @@ func runLoginOn(ctx context.Context, a *App, in *input) error {
 	if *in.Bool("headless") {
 		return runHeadlessOn(ctx, a)
 	}
-	if err := a.headlessOff(ctx, "the menu-bar app starts at login instead"); err != nil {
+	if err := a.headlessOff(ctx, true); err != nil {
 		return err
 	}
 	t, err := a.loginToggle()
@@ -70,7 +70,7 @@ func runLoginOn(ctx context.Context, a *App, in *input) error {
 }
 
 func runLoginOff(ctx context.Context, a *App, in *input) error {
-	if err := a.headlessOff(ctx, ""); err != nil {
+	if err := a.headlessOff(ctx, false); err != nil {
 		return err
 	}
 	t, err := a.loginToggle()
