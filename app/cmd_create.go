@@ -261,6 +261,22 @@ func planSummary(s speech, p ramdisk.Plan) string {
 func printPlan(a *App, p ramdisk.Plan) {
 	fmt.Fprintln(a.Stdout, a.say().T("Creating %s", planSummary(a.say(), p)))
 	for _, n := range p.Notes {
-		fmt.Fprintf(a.Stdout, "  · %s\n", n)
+		fmt.Fprintf(a.Stdout, "  · %s\n", noteText(a.say(), n))
 	}
+}
+
+// noteText is a plan's note in s's language (its English text when it was
+// not made from a format).
+func noteText(s speech, n ramdisk.Note) string {
+	if s.english() || n.Format == "" {
+		return n.String()
+	}
+	text := s.T(n.Format, n.Args...)
+	switch n.Severity {
+	case ramdisk.Advice:
+		return s.T("Tip: %s", text)
+	case ramdisk.Warning:
+		return s.T("Warning: %s", text)
+	}
+	return text
 }

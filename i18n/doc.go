@@ -33,11 +33,12 @@
 // disk on), eject, snapshots, info, list, up, forget, reclaim, cache,
 // update, try, login (its LaunchAgent, XDG autostart and headless agent
 // lines) and preset (rm, list, mount), with their table headers, plan
-// line, memory lines, ages, cache names and progress lines; what the CLI
-// says of the agent (the agent answers in the client's language).
+// line and notes (ramdisk keeps each note's format and arguments), memory
+// lines, ages, cache names and progress lines; what the CLI says of the
+// agent (the agent answers in the client's language).
 //
-// What is not yet through the catalog: the plan's notes and the domain
-// packages' words inside messages (an error's English detail, a disk's
+// What is not yet through the catalog: the domain packages' words inside
+// messages (an error's English detail, a forced plan's note, a disk's
 // notes, how a preset saves a disk in keep's note about it, a preset's
 // description, snapshots' safety marks, what a cache gains, try's
 // and bench's verdicts, the change feed's description), and the messages of
