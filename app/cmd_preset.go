@@ -106,7 +106,7 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 	if err := makeMirrorFolder(in, p); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stdout, "Added preset %s: %s\n", p.Name, describePreset(p))
+	fmt.Fprintln(a.Stdout, a.say().T("Added preset %s: %s", p.Name, presetLine(a.say(), p)))
 	a.noteAutosave(p.Name, presetAutosave(p))
 	return nil
 }
@@ -162,7 +162,7 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 	if err := makeMirrorFolder(in, got); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stdout, "Changed preset %s: %s\n", got.Name, describePreset(got))
+	fmt.Fprintln(a.Stdout, a.say().T("Changed preset %s: %s", got.Name, presetLine(a.say(), got)))
 	if c.SaveEvery != nil || c.SaveAuto != nil {
 		a.noteAutosave(got.Name, presetAutosave(got))
 	}
@@ -254,25 +254,25 @@ func runPresetList(ctx context.Context, a *App, in *input) error {
 		fmt.Fprintln(a.Stdout, a.say().T("No presets. Add one with: rambar preset add Scratch 4G --auto-mount"))
 		return nil
 	}
-	tw := newColumns(a.Stdout)
-	fmt.Fprintln(tw, a.say().T("NAME\tSIZE\tFS\tAT LOGIN\tCONTENTS"))
+	say, tw := a.say(), newColumns(a.Stdout)
+	fmt.Fprintln(tw, say.T("NAME\tSIZE\tFS\tAT LOGIN\tCONTENTS"))
 	for _, p := range s.Presets {
 		size := p.Size
 		if z, err := ramdisk.ParseSize(p.Size, phys); err == nil && strings.HasSuffix(p.Size, "%") {
-			size += " (" + z.Short() + ")"
+			size += " (" + say.Size(z) + ")"
 		}
-		fs := "default"
+		fs := say.T("default")
 		if p.FS != "" {
 			fs = p.FS.Label()
 		}
 		if p.Hidden {
-			fs += ", hidden"
+			fs = say.T("%s, hidden", fs)
 		}
-		login := "no"
+		login := say.T("no")
 		if p.AutoMount {
-			login = "yes"
+			login = say.T("yes")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, size, fs, login, ramdisk.ContentsPhrase(p))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, size, fs, login, presetContents(say, p))
 	}
 	return tw.Flush()
 }
