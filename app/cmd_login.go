@@ -232,17 +232,18 @@ func (a *App) SetLogin(ctx context.Context, on bool) error {
 // runLoginService is `rambar login` on macOS (cocoa.Login): SMAppService,
 // or the LaunchAgent and why.
 func runLoginService(ctx context.Context, a *App, l *cocoa.Login, verb string, asJSON bool) error {
+	say := a.say()
 	switch verb {
 	case "on", "off":
 		err := l.Set(ctx, verb == "on")
 		switch {
 		case errors.Is(err, cocoa.ErrNeedsApproval):
-			fmt.Fprintf(a.Stdout, "RAMBar is a login item now, waiting for you: %v.\n", err)
+			fmt.Fprintln(a.Stdout, say.T("RAMBar is a login item now, waiting for you: %v.", err))
 			return nil
 		case err != nil:
 			return err
 		case verb == "off":
-			fmt.Fprintln(a.Stdout, "RAMBar no longer starts at login.")
+			fmt.Fprintln(a.Stdout, say.T("RAMBar no longer starts at login."))
 			return nil
 		}
 		st, err := l.State(ctx)
@@ -250,10 +251,11 @@ func runLoginService(ctx context.Context, a *App, l *cocoa.Login, verb string, a
 			return err
 		}
 		if st.Way == "LaunchAgent" {
-			fmt.Fprintf(a.Stdout, "RAMBar starts at login (a LaunchAgent) and mounts the presets marked --auto-mount.\n  note: %s\n", st.Why)
+			fmt.Fprintln(a.Stdout, say.T("RAMBar starts at login (a LaunchAgent) and mounts the presets marked --auto-mount."))
+			fmt.Fprintln(a.Stdout, "  "+say.T("note: %v", st.Why))
 			return nil
 		}
-		fmt.Fprintln(a.Stdout, "RAMBar starts at login (System Settings › General › Login Items) and mounts the presets marked --auto-mount.")
+		fmt.Fprintln(a.Stdout, say.T("RAMBar starts at login (System Settings › General › Login Items) and mounts the presets marked --auto-mount."))
 		return nil
 	}
 	st, err := l.State(ctx)
@@ -268,17 +270,17 @@ func runLoginService(ctx context.Context, a *App, l *cocoa.Login, verb string, a
 	}
 	switch {
 	case st.Way == "SMAppService":
-		fmt.Fprintf(a.Stdout, "on: RAMBar starts at login (SMAppService: %s)\n", st.Service)
+		fmt.Fprintln(a.Stdout, say.T("on: RAMBar starts at login (SMAppService: %s)", st.Service))
 	case st.Way == "LaunchAgent":
-		fmt.Fprintf(a.Stdout, "on: RAMBar starts at login through a LaunchAgent (SMAppService: %s)\n", st.Service)
+		fmt.Fprintln(a.Stdout, say.T("on: RAMBar starts at login through a LaunchAgent (SMAppService: %s)", st.Service))
 	default:
-		fmt.Fprintf(a.Stdout, "off: RAMBar does not start at login (SMAppService: %s). Turn it on with: rambar login on\n", st.Service)
+		fmt.Fprintln(a.Stdout, say.T("off: RAMBar does not start at login (SMAppService: %s). Turn it on with: rambar login on", st.Service))
 	}
 	if st.Why != "" {
-		fmt.Fprintf(a.Stdout, "  why not SMAppService: %s\n", st.Why)
+		fmt.Fprintln(a.Stdout, "  "+say.T("why not SMAppService: %s", st.Why))
 	}
 	if l.Refused != nil {
-		fmt.Fprintf(a.Stdout, "  note: this copy can't be the login item: %v\n", l.Refused)
+		fmt.Fprintln(a.Stdout, "  "+say.T("note: this copy can't be the login item: %v", l.Refused))
 	}
 	return nil
 }

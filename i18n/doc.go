@@ -31,19 +31,18 @@
 // read it. Through the catalog now: the help pages, usage errors and error
 // lines; the messages of create, save, restore, refresh, keep (taking a
 // disk on), eject, snapshots, info, list, up, forget, reclaim, cache,
-// update, try, doctor (its table and headings), login (its LaunchAgent,
-// XDG autostart and headless agent lines) and preset, with their table
-// headers, preset descriptions, plan line and notes (ramdisk keeps each
-// note's format and arguments), memory lines, ages, cache names and
-// progress lines; what the CLI says of the agent (the agent answers in the
-// client's language).
+// update, try, doctor (its table and headings), login and preset, with
+// their table headers, preset descriptions, plan line and notes (ramdisk
+// keeps each note's format and arguments), memory lines, ages, cache names
+// and progress lines; what the CLI says of the agent (the agent answers in
+// the client's language).
 //
 // What is not yet through the catalog: the domain packages' words inside
 // messages (an error's English detail, a forced plan's note, a disk's
 // notes, how a preset saves a disk in keep's note about it, a disk's
 // volume options, snapshots' safety marks, what a cache gains, try's and
 // bench's verdicts, the doctor's desktop checks and leftovers, the change
-// feeds' description), and the messages of bench, selftest, completion
-// and login's SMAppService lines. --json output, file formats and logs
-// (the agent's own stderr is its log) stay English by design.
+// feeds' description), and bench's and selftest's reports. --json output,
+// completion scripts, file formats and logs (the agent's own stderr is its
+// log) stay English by design.
 package i18n
