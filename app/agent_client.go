@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"rambar/i18n"
 	"rambar/internal/signals"
 	"rambar/localapi"
 )
@@ -42,7 +43,7 @@ func delegatedNames() []string {
 }
 
 // directFlag makes a delegated verb do its work in this process.
-var directFlag = flagBool("direct", "do the work in this process even when the agent or the menu-bar app runs (it is asked otherwise)")
+var directFlag = flagBool("direct", i18n.N("do the work in this process even when the agent or the menu-bar app runs (it is asked otherwise)"))
 
 // agentTimeout is how long the CLI waits for the agent's hello, and for
 // each frame while a command runs (the agent sends one every second);
@@ -85,13 +86,13 @@ func (a *App) viaAgent(ctx context.Context, c *command, args []string, in *input
 		case <-finished:
 		}
 	}()
-	code, err = conn.Run(localapi.Request{Args: sent, Interactive: a.Interactive}, a.Stdout, a.Stderr)
+	code, err = conn.Run(localapi.Request{Args: sent, Interactive: a.Interactive, Lang: a.lang().Tag.String()}, a.Stdout, a.Stderr)
 	if err == nil {
 		return code, true
 	}
 	var hung *localapi.HungError
 	if errors.As(err, &hung) && hung.Output {
-		fmt.Fprintf(a.Stderr, "rambar: %v, and had answered in part; run it again (--direct does the work here)\n", err)
+		fmt.Fprintln(a.Stderr, a.say().T("rambar: %v, and had answered in part; run it again (--direct does the work here)", err))
 		return exitError, true
 	}
 	a.agentMiss(err)
@@ -107,9 +108,9 @@ func (a *App) agentMiss(err error) {
 	switch {
 	case errors.Is(err, localapi.ErrNoAgent):
 	case errors.As(err, &hung):
-		fmt.Fprintf(a.Stderr, "rambar: %v; doing the work here\n", err)
+		fmt.Fprintln(a.Stderr, a.say().T("rambar: %v; doing the work here", err))
 	case errors.As(err, &ref), errors.Is(err, localapi.ErrUnsafe):
-		fmt.Fprintf(a.Stderr, "rambar: warning: not asking the agent: %v; doing the work here\n", err)
+		fmt.Fprintln(a.Stderr, a.say().T("rambar: warning: not asking the agent: %v; doing the work here", err))
 	default:
 		a.debugf("not asking the agent: %v", err)
 	}

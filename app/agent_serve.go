@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/localapi"
 	"rambar/ramdisk"
@@ -75,9 +76,10 @@ func (a *App) serveAPI(ctx context.Context, svc *disks.Service) (wait func()) {
 // its own over the agent's Service, writing to the client.
 func (a *App) answer(svc *disks.Service) localapi.Handler {
 	return func(ctx context.Context, req localapi.Request, stdout, stderr io.Writer) (code int) {
+		say := speech{i18n.For(i18n.Match([]string{req.Lang}))} // the client's language, not the agent's
 		c, _, err := resolve(req.Args)
 		if err != nil || !delegated(c) {
-			fmt.Fprintf(stderr, "rambar: the agent runs %s; run the others without it\n", strings.Join(delegatedNames(), ", "))
+			fmt.Fprintln(stderr, say.T("rambar: the agent runs %s; run the others without it", strings.Join(delegatedNames(), ", ")))
 			return exitUsage
 		}
 		defer func() {
@@ -86,7 +88,7 @@ func (a *App) answer(svc *disks.Service) localapi.Handler {
 		defer func() {
 			if p := recover(); p != nil {
 				fmt.Fprintf(a.Stderr, "rambar: agent: panic in %q: %v\n%s", req.Args, p, debug.Stack())
-				fmt.Fprintf(stderr, "rambar: the agent failed: %v\n", p)
+				fmt.Fprintln(stderr, say.T("rambar: the agent failed: %v", p))
 				code = exitError
 			}
 		}()
@@ -94,6 +96,7 @@ func (a *App) answer(svc *disks.Service) localapi.Handler {
 			NewEngine: func() (ramdisk.Engine, error) { return svc.Engine, nil },
 			Paths:     a.Paths, Getenv: a.Getenv, Now: a.Now, Interactive: req.Interactive, NewKeeper: a.NewKeeper}
 		r.agentState.shared = svc
+		r.langOnce.Do(func() { r.langP = say.p })
 		r.notifyVia = a.logNotice
 		return r.run(context.WithValue(ctx, agentKey{}, true), req.Args)
 	}

@@ -35,19 +35,6 @@ const (
 	exitCancelled   = 9 // the user cancelled a prompt
 )
 
-// usageError is a misuse of the CLI (unknown verb, missing argument, bad
-// flag); it exits with exitUsage.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-// errUsage can be wrapped (fmt.Errorf("%w: rambar x ARGS", errUsage)) to
-// mark a usage error; the message then reads "usage: rambar x ARGS".
-var errUsage error = &usageError{"usage"}
-
-// usagef returns a usageError.
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
 // App is the CLI with everything it touches injected, so tests run it against
 // the in-memory engine and golden files.
 type App struct {
@@ -137,10 +124,10 @@ func (a *App) run(ctx context.Context, args []string) int {
 	case err != nil:
 		return a.exitJSON(c, rest, nil, err)
 	case help:
-		printUsage(a.Stdout, c)
+		printUsage(a.Stdout, a.say(), c)
 		return exitOK
 	case c.Run == nil: // a group of sub-verbs, given none
-		return a.exit(c.usageErr(""))
+		return a.exit(c.usageErr(text{}))
 	}
 	if code, ok := a.viaAgent(ctx, c, rest, in); ok {
 		return code
@@ -216,8 +203,7 @@ func (a *App) exit(err error) int {
 	if errors.As(err, &shown) {
 		return exitCode(shown.error)
 	}
-	msg := err.Error()
-	fmt.Fprintf(a.Stderr, "rambar: %s\n", strings.ReplaceAll(msg, "\n", "; "))
+	fmt.Fprintln(a.Stderr, sayError(a.say(), err))
 	var le listError
 	if errors.As(err, &le) {
 		for _, item := range le.list {

@@ -9,18 +9,19 @@ import (
 	"runtime"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/internal/signals"
 	"rambar/localapi"
 )
 
 func init() {
-	register(&command{Name: "agent", Summary: "keep disks saved without the menu bar: autosave, the change feeds, the saves before sleep and shutdown",
-		Doc: "The menu-bar app without its menu, for a machine without a desktop or a tray (a server, a build box). " +
+	register(&command{Name: "agent", Summary: i18n.N("keep disks saved without the menu bar: autosave, the change feeds, the saves before sleep and shutdown"),
+		Doc: i18n.N("The menu-bar app without its menu, for a machine without a desktop or a tray (a server, a build box). " +
 			"It mounts the presets marked --auto-mount, saves kept and mirrored disks as the menu-bar app does (by their " +
 			"interval, seconds after each change with --save-every auto, before sleep, and at SIGTERM, logout and shutdown), " +
 			"and answers the CLI: save, info, list, snapshots, eject, keep, refresh and restore ask it when it runs. " +
 			"One runs per user and data folder, the menu-bar app included: a second copy exits at once. " +
-			"'rambar login on --headless' starts it at boot (a systemd user service; a LaunchAgent on macOS).",
+			"'rambar login on --headless' starts it at boot (a systemd user service; a LaunchAgent on macOS)."),
 		Example: "agent\nlogin on --headless", Order: 49, Run: runAgent})
 }
 

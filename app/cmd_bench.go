@@ -11,22 +11,24 @@ import (
 	"syscall"
 
 	"rambar/bench"
+	"rambar/i18n"
 	"rambar/internal/signals"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "bench", Summary: "measure RAM disks against the home folder's disk",
-		Doc: "With no targets: the RAM disks RAMBar made for you and the home folder's disk (never a hand-made or another user's RAM disk). " +
-			"One target is measured against the home folder's disk unless --no-compare. Each cell is the median of the runs, with min and max.",
-		Args: []arg{{Name: "TARGET", Optional: true, Repeat: true, Doc: "a mounted RAM disk's name, or a folder"}},
+	register(&command{Name: "bench", Summary: i18n.N("measure RAM disks against the home folder's disk"),
+		Doc: i18n.N("With no targets: the RAM disks RAMBar made for you and the home folder's disk (never a hand-made or another user's RAM disk). " +
+			"One target is measured against the home folder's disk unless --no-compare. Each cell is the median of the runs, with min and max."),
+		Args: []arg{{Name: "TARGET", Optional: true, Repeat: true, Doc: i18n.N("a mounted RAM disk's name, or a folder")}},
 		Flags: []flagSpec{
-			flagBool("quick", "smaller sizes: seconds instead of minutes"),
-			flagInt("runs", "N", 3, "runs per row; the median, min and max are reported"),
-			flagString("rows", "ROW,...", "the rows to run, comma-separated: "+rowNames()+" (default: all)"),
-			flagString("svg", "FILE", "also write an SVG chart to FILE"),
-			flagBool("no-compare", "with one target, measure only it (not the home folder's disk too)"),
-			flagBool("compare", "also measure the targets given with fio, dd and tar and print our figure against theirs"),
+			flagBool("quick", i18n.N("smaller sizes: seconds instead of minutes")),
+			flagInt("runs", "N", 3, i18n.N("runs per row; the median, min and max are reported")),
+			flagSpec{Name: "rows", Kind: stringFlag, Value: "ROW,...", Doc: i18n.N("the rows to run, comma-separated: %s (default: all)"),
+				DocArg: rowNames()},
+			flagString("svg", "FILE", i18n.N("also write an SVG chart to FILE")),
+			flagBool("no-compare", i18n.N("with one target, measure only it (not the home folder's disk too)")),
+			flagBool("compare", i18n.N("also measure the targets given with fio, dd and tar and print our figure against theirs")),
 		},
 		JSON: true, Example: "bench\nbench Scratch --quick --svg bench.svg\nbench Scratch ~/src", Order: 60, Run: runBench})
 }
@@ -194,11 +196,10 @@ func parseRows(list string) ([]bench.RowID, error) {
 		if errors.Is(err, ramdisk.ErrUnsupported) {
 			return nil, fmt.Errorf("bench --rows: %w", err)
 		}
-		hint := ""
 		if best := nearest(s, rowIDs()); best != "" {
-			hint = "did you mean " + best + "? "
+			return nil, usagef("bench --rows: unknown row %q; did you mean %s? rows: %s", s, best, bench.RowList())
 		}
-		return nil, usagef("bench --rows: unknown row %q; %srows: %s", s, hint, bench.RowList())
+		return nil, usagef("bench --rows: unknown row %q; rows: %s", s, bench.RowList())
 	}
 	return ids, nil
 }

@@ -14,27 +14,28 @@ import (
 
 	"rambar/cache"
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "cache", Summary: "put a cache folder on a RAM disk, safely",
-		Doc: "The folder becomes a link to a path in RAMBar's data folder that always resolves: to a folder " +
+	register(&command{Name: "cache", Summary: i18n.N("put a cache folder on a RAM disk, safely"),
+		Doc: i18n.N("The folder becomes a link to a path in RAMBar's data folder that always resolves: to a folder " +
 			"on the disk while it is mounted, to an empty ordinary folder while it is not (eject switches it " +
 			"first), so a login or an app never meets a dangling link. Its old contents are kept and put back " +
 			"by 'off'. Folders the system needs to log in (~/Library, ~/Library/Caches, ~/.cache, your home) " +
-			"are refused unless --force. Whether it pays depends on the work: measure it with 'rambar try'.",
+			"are refused unless --force. Whether it pays depends on the work: measure it with 'rambar try'."),
 		Subs: []*command{
-			{Name: "on", Summary: "switch cache folders onto a mounted RAM disk",
-				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: "a known cache (see 'rambar cache list': go, npm, xcode, tmpdir…) or a folder"}},
-				Flags:   []flagSpec{flagBool("force", "allow a folder the system needs to log in (it falls back to an empty folder when the disk is away)")},
+			{Name: "on", Summary: i18n.N("switch cache folders onto a mounted RAM disk"),
+				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: i18n.N("a known cache (see 'rambar cache list': go, npm, xcode, tmpdir…) or a folder")}},
+				Flags:   []flagSpec{flagBool("force", i18n.N("allow a folder the system needs to log in (it falls back to an empty folder when the disk is away)"))},
 				Example: "cache on Build go npm\ncache on Build ~/.gradle/caches\ncache on Build tmpdir",
 				Run:     runCacheOn},
-			{Name: "off", Summary: "put cache folders back as they were, with their old contents",
-				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: "a known cache or a folder that is on the disk"}},
+			{Name: "off", Summary: i18n.N("put cache folders back as they were, with their old contents"),
+				Args:    []arg{nameArg, {Name: "TARGET", Repeat: true, Doc: i18n.N("a known cache or a folder that is on the disk")}},
 				Example: "cache off Build go", Run: runCacheOff},
-			{Name: "list", Aliases: []string{"ls"}, Summary: "the caches on RAM disks, and the known ones with what they gain",
-				Args: []arg{{Name: "NAME", Optional: true, Doc: "only this disk's"}}, Example: "cache list", Run: runCacheList},
+			{Name: "list", Aliases: []string{"ls"}, Summary: i18n.N("the caches on RAM disks, and the known ones with what they gain"),
+				Args: []arg{{Name: "NAME", Optional: true, Doc: i18n.N("only this disk's")}}, Example: "cache list", Run: runCacheList},
 		},
 		Example: "cache on Build go\ncache list\ncache off Build go", Order: 42})
 }
@@ -112,17 +113,21 @@ func runCacheOn(ctx context.Context, a *App, in *input) error {
 		if err != nil {
 			return cacheErr(err)
 		}
+		say := a.say()
 		if t.Path == cache.TMPDIRKey {
-			fmt.Fprintf(a.Stdout, "TMPDIR on %s: add this line to your shell's profile (it always resolves, disk or not):\n  export TMPDIR=%s\n", st.Disk, shellQuote(st.Link))
+			fmt.Fprintln(a.Stdout, say.T("TMPDIR on %s: add this line to your shell's profile (it always resolves, disk or not):", st.Disk))
+			fmt.Fprintf(a.Stdout, "  export TMPDIR=%s\n", shellQuote(st.Link))
 			continue
 		}
 		if st.Saved == "" {
-			fmt.Fprintf(a.Stdout, "%s (%s) is on %s now; it did not exist before, so 'rambar cache off' removes it again\n", t.Label, t.Path, st.Disk)
+			fmt.Fprintln(a.Stdout, say.T("%s (%s) is on %s now; it did not exist before, so 'rambar cache off' removes it again",
+				say.Text(t.Label), t.Path, st.Disk))
 		} else {
-			fmt.Fprintf(a.Stdout, "%s (%s) is on %s now; its old contents wait in %s for 'rambar cache off'\n", t.Label, t.Path, st.Disk, st.Saved)
+			fmt.Fprintln(a.Stdout, say.T("%s (%s) is on %s now; its old contents wait in %s for 'rambar cache off'",
+				say.Text(t.Label), t.Path, st.Disk, st.Saved))
 		}
 		if t.Gain != "" {
-			fmt.Fprintf(a.Stdout, "  · expect: %s\n", t.Gain)
+			fmt.Fprintln(a.Stdout, "  · "+say.T("expect: %s", t.Gain))
 		}
 	}
 	return nil
@@ -160,15 +165,16 @@ func runCacheOff(ctx context.Context, a *App, in *input) error {
 			return cacheErr(err)
 		}
 		if t.Path == cache.TMPDIRKey {
-			fmt.Fprintln(a.Stdout, "TMPDIR is off; its link stays, pointing at an empty folder: remove the export line from your shell's profile")
+			fmt.Fprintln(a.Stdout, a.say().T("TMPDIR is off; its link stays, pointing at an empty folder: remove the export line from your shell's profile"))
 			continue
 		}
-		fmt.Fprintf(a.Stdout, "%s is back as it was\n", t.Path)
+		fmt.Fprintln(a.Stdout, a.say().T("%s is back as it was", t.Path))
 	}
 	return nil
 }
 
 func runCacheList(ctx context.Context, a *App, in *input) error {
+	say := a.say()
 	svc, err := a.service()
 	if err != nil {
 		return err
@@ -184,9 +190,9 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 		if only != "" && !svc.SameName(only, c.Disk) {
 			continue
 		}
-		now := "on the disk"
+		now := say.T("on the disk")
 		if !c.OnDisk {
-			now = "empty folder (disk not mounted)"
+			now = say.T("empty folder (disk not mounted)")
 		}
 		target := c.Target
 		if target == cache.TMPDIRKey {
@@ -195,10 +201,10 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 		rows = append(rows, c.Disk+"\t"+target+"\t"+now)
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(a.Stdout, "No cache is on a RAM disk. Put one there with: rambar cache on NAME TARGET")
+		fmt.Fprintln(a.Stdout, say.T("No cache is on a RAM disk. Put one there with: rambar cache on NAME TARGET"))
 	} else {
 		tw := newColumns(a.Stdout)
-		fmt.Fprintln(tw, "DISK\tTARGET\tNOW")
+		fmt.Fprintln(tw, say.T("DISK\tTARGET\tNOW"))
 		for _, r := range rows {
 			fmt.Fprintln(tw, r)
 		}
@@ -206,17 +212,17 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	}
-	fmt.Fprintln(a.Stdout, "\nKnown caches (rambar cache on NAME KEY); measure first with 'rambar try -- COMMAND':")
+	fmt.Fprintln(a.Stdout, "\n"+say.T("Known caches (rambar cache on NAME KEY); measure first with 'rambar try -- COMMAND':"))
 	for _, k := range knownCaches() {
 		mark := ""
 		if c, ok := on[k.Path]; ok {
-			mark = " [on " + c.Disk + "]"
+			mark = " " + say.T("[on %s]", c.Disk)
 		}
 		path := k.Path
 		if path == cache.TMPDIRKey {
 			path = "$TMPDIR"
 		}
-		fmt.Fprintf(a.Stdout, "  %s — %s, %s%s\n    %s\n", k.Key, k.Label, path, mark, k.Gain)
+		fmt.Fprintf(a.Stdout, "  %s — %s, %s%s\n    %s\n", k.Key, say.Text(k.Label), path, mark, k.Gain)
 	}
 	return nil
 }
@@ -234,12 +240,12 @@ func (a *App) cacheTarget(what, arg string, known []cache.Target) (cache.Target,
 		for i, k := range known {
 			keys[i] = k.Key
 		}
-		hint := ""
 		if best := nearest(arg, keys); best != "" {
-			hint = "did you mean " + best + "? "
+			return cache.Target{}, usagef("%s unknown cache %q; did you mean %s? known: %s; a folder is given as a path (./%s, /path, ~/path)",
+				what, arg, best, strings.Join(keys, ", "), arg)
 		}
-		return cache.Target{}, usagef("%s unknown cache %q; %sknown: %s; a folder is given as a path (./%s, /path, ~/path)",
-			what, arg, hint, strings.Join(keys, ", "), arg)
+		return cache.Target{}, usagef("%s unknown cache %q; known: %s; a folder is given as a path (./%s, /path, ~/path)",
+			what, arg, strings.Join(keys, ", "), arg)
 	}
 	path, err := a.pathArg(what, arg)
 	if err != nil {

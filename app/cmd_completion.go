@@ -3,18 +3,19 @@ package main
 import (
 	"context"
 	"fmt"
+	"rambar/i18n"
 	"sort"
 	"strings"
 )
 
 func init() {
-	register(&command{Name: "completion", Summary: "print a shell's completion script (bash, zsh or fish)",
-		Doc: "The script completes commands, sub-commands, flags, file systems, and the names of mounted disks " +
-			"and presets, from the same table as the help. Load it from your shell's start-up file.",
-		Args:    []arg{{Name: "SHELL", Doc: "bash, zsh or fish"}},
+	register(&command{Name: "completion", Summary: i18n.N("print a shell's completion script (bash, zsh or fish)"),
+		Doc: i18n.N("The script completes commands, sub-commands, flags, file systems, and the names of mounted disks " +
+			"and presets, from the same table as the help. Load it from your shell's start-up file."),
+		Args:    []arg{{Name: "SHELL", Doc: i18n.N("bash, zsh or fish")}},
 		Example: "completion bash > /etc/bash_completion.d/rambar\ncompletion zsh > \"${fpath[1]}/_rambar\"",
 		Order:   92, Run: runCompletion})
-	register(&command{Name: "__complete", Hidden: true, Summary: "list completions for a command line (used by the scripts)",
+	register(&command{Name: "__complete", Hidden: true, Summary: i18n.N("list completions for a command line (used by the scripts)"),
 		Args: []arg{{Name: "WORD", Optional: true, Repeat: true}}, Example: "__complete preset ad", Run: runComplete})
 }
 

@@ -9,52 +9,49 @@ import (
 	"time"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
 // Arguments and flags more than one verb declares.
 var (
-	nameArg = arg{Name: "NAME", Doc: "the disk's name: any Unicode but '/', ':' and control characters, " +
-		"not starting with '.', up to 255 bytes; letter case counts on Linux, not on macOS"}
-	sizeArg = arg{Name: "SIZE", Doc: "512M, 4G, 4GiB, 1.5G, 4096MiB, or 25% (of physical memory); " +
-		"a bare number is MiB; units are binary"}
-	fsFlag           = flagString("fs", "FS", "file system: "+fileSystemsHere())
-	hiddenFlag       = flagBool("hidden", "hide it from Finder's sidebar (macOS)")
-	mirrorFlag       = flagString("mirror", "FOLDER", "load this folder into the disk and write changes back to it")
-	createFolderFlag = flagBool("create-folder", "with --mirror: make the folder if it does not exist (else a missing folder is refused)")
-	inPlaceFlag      = flagBool("in-place", "with --mirror: once loaded, mount the disk over the folder itself, so its own path runs from memory")
+	nameArg = arg{Name: "NAME", Doc: i18n.N("the disk's name: any Unicode but '/', ':' and control characters, " +
+		"not starting with '.', up to 255 bytes; letter case counts on Linux, not on macOS")}
+	sizeArg = arg{Name: "SIZE", Doc: i18n.N("512M, 4G, 4GiB, 1.5G, 4096MiB, or 25%% (of physical memory); " +
+		"a bare number is MiB; units are binary")}
+	fsFlag           = flagString("fs", "FS", fileSystemsHere())
+	hiddenFlag       = flagBool("hidden", i18n.N("hide it from Finder's sidebar (macOS)"))
+	mirrorFlag       = flagString("mirror", "FOLDER", i18n.N("load this folder into the disk and write changes back to it"))
+	createFolderFlag = flagBool("create-folder", i18n.N("with --mirror: make the folder if it does not exist (else a missing folder is refused)"))
+	inPlaceFlag      = flagBool("in-place", i18n.N("with --mirror: once loaded, mount the disk over the folder itself, so its own path runs from memory"))
 )
 
-// nameCase is the rule for letter case in names, as help says it.
-const nameCase = "letter case counts on Linux (Work and work are two disks, as their folders are); " +
-	"on macOS, whose volumes ignore it, they are one disk"
-
-// fileSystemsHere names the file systems this OS's engine makes, for help;
-// the engine refuses the others with "not supported here".
+// fileSystemsHere is --fs's description: the file systems this OS's engine
+// makes; the engine refuses the others with "not supported here".
 func fileSystemsHere() string {
 	switch runtime.GOOS {
 	case "darwin":
-		return "apfs (the default), apfs-case, hfs+, hfs+-case, jhfs+ (journaled), or tmpfs (needs administrator rights)"
+		return i18n.N("file system: apfs (the default), apfs-case, hfs+, hfs+-case, jhfs+ (journaled), or tmpfs (needs administrator rights)")
 	case "linux":
-		return "tmpfs (the default), or zram (compressed, where the kernel has it)"
+		return i18n.N("file system: tmpfs (the default), or zram (compressed, where the kernel has it)")
 	}
-	return "none on " + runtime.GOOS
+	return i18n.N("file system: none on this OS")
 }
 
 func init() {
 	flags := append([]flagSpec{
 		fsFlag, hiddenFlag,
-		flagBool("keep", "keep the contents: restore the last save now, save on eject"),
+		flagBool("keep", i18n.N("keep the contents: restore the last save now, save on eject")),
 		mirrorFlag, createFolderFlag, inPlaceFlag,
-		flagInt("snapshots", "N", 0, "how many saves to keep, with --keep or --mirror (default 5, or what the name kept before)"),
-		flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; auto: seconds after each change; default: what the name had before)"),
-		flagBool("set-aside-kept", "with --mirror: mirror the folder although the name holds kept work in no folder, keeping that work as a snapshot never pruned"),
-		flagBool("compress", "macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)"),
-		flagBool("force", "make it even if memory is short"),
+		flagInt("snapshots", "N", 0, i18n.N("how many saves to keep, with --keep or --mirror (default 5, or what the name kept before)")),
+		flagString("save-every", "10m|auto", i18n.N("autosave interval while the menu-bar app runs, with --keep or --mirror (0: off; auto: seconds after each change; default: what the name had before)")),
+		flagBool("set-aside-kept", i18n.N("with --mirror: mirror the folder although the name holds kept work in no folder, keeping that work as a snapshot never pruned")),
+		flagBool("compress", i18n.N("macOS, with --keep or --mirror: restore the files compressed (ditto --hfsCompression)")),
+		flagBool("force", i18n.N("make it even if memory is short")),
 	}, volumeFlagSpecs()...)
-	register(&command{Name: "create", Summary: "make a RAM disk; it prints the plan first",
-		Doc: "--keep saves its contents on eject and restores them when it is made again; " +
-			"--mirror loads a folder and writes changes back to it.",
+	register(&command{Name: "create", Summary: i18n.N("make a RAM disk; it prints the plan first"),
+		Doc: i18n.N("--keep saves its contents on eject and restores them when it is made again; " +
+			"--mirror loads a folder and writes changes back to it."),
 		Args:  []arg{nameArg, sizeArg},
 		Flags: flags,
 		JSON:  true, Example: "create Scratch 4G\ncreate Site 2G --mirror ~/Sites/site --in-place\ncreate Work 8G --keep --save-every 10m\n" +
@@ -119,7 +116,7 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 			Disk    diskJSON     `json:"disk"`
 		}{jsonVersion, plan, dj})
 	}
-	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
+	fmt.Fprintln(a.Stdout, a.say().T("Created %s at %s (%s)", v.Name, v.MountPoint, v.Device))
 	printVolumeNotes(a, v)
 	if sv, ok := a.files().NotKept(v); ok {
 		fmt.Fprintln(a.Stdout, savedHint(sv, true))
@@ -162,7 +159,7 @@ func (a *App) nameSize(pos []string) []string {
 	if firstErr != nil || secondErr == nil {
 		return pos
 	}
-	fmt.Fprintf(a.Stderr, "rambar: note: taking %s as the name and %s as the size (NAME comes first)\n", quoteName(pos[1]), pos[0])
+	fmt.Fprintln(a.Stderr, a.say().T("rambar: note: taking %s as the name and %s as the size (NAME comes first)", quoteName(pos[1]), pos[0]))
 	return []string{pos[1], pos[0]}
 }
 
@@ -232,27 +229,54 @@ func presetAutosave(p ramdisk.Preset) autosave {
 // noteAutosave warns, on stderr, that a disk's autosave (an interval, or
 // continuous) waits for the menu-bar app when that is not running.
 func (a *App) noteAutosave(name string, as autosave) {
-	var how string
-	switch {
-	case as.Every > 0:
-		how = "every " + ramdisk.ShortDuration(as.Every)
-	case as.Continuous:
-		how = "continuously (seconds after each change)"
-	default:
+	if as.Every <= 0 && !as.Continuous || a.menuBarRunning() {
 		return
 	}
-	if a.menuBarRunning() {
+	s := a.say()
+	if as.Every > 0 {
+		fmt.Fprintln(a.Stderr, s.T("rambar: note: %s is saved every %s only while the menu-bar app runs, and it is not running now; "+
+			"start it with 'rambar' (at each login: 'rambar login on'; without a desktop: 'rambar agent', at boot: 'rambar login on --headless'), "+
+			"or save now with 'rambar save %s'", name, s.Number(ramdisk.ShortDuration(as.Every)), name))
 		return
 	}
-	fmt.Fprintf(a.Stderr, "rambar: note: %s is saved %s only while the menu-bar app runs, and it is not running now; "+
-		"start it with 'rambar' (at each login: 'rambar login on'; without a desktop: 'rambar agent', at boot: 'rambar login on --headless'), or save now with 'rambar save %s'\n",
-		name, how, name)
+	fmt.Fprintln(a.Stderr, s.T("rambar: note: %s is saved continuously (seconds after each change) only while the menu-bar app runs, "+
+		"and it is not running now; start it with 'rambar' (at each login: 'rambar login on'; without a desktop: 'rambar agent', "+
+		"at boot: 'rambar login on --headless'), or save now with 'rambar save %s'", name, name))
+}
+
+// planSummary is the plan's first line (ramdisk.Plan.Summary) in s's
+// language: "Scratch: 4 GiB APFS, grows as written".
+func planSummary(s speech, p ramdisk.Plan) string {
+	if s.english() {
+		return p.Summary()
+	}
+	size := s.Number(p.Size.String())
+	if p.Allocation == ramdisk.AllocUpfront {
+		return s.T("%s: %s %s, commits %s now", p.Name, size, p.FS.Label(), s.Size(p.CommitNow))
+	}
+	return s.T("%s: %s %s, %s", p.Name, size, p.FS.Label(), s.allocation(p.Allocation))
 }
 
 // printPlan prints what is about to happen and what the user must know.
 func printPlan(a *App, p ramdisk.Plan) {
-	fmt.Fprintf(a.Stdout, "Creating %s\n", p.Summary())
+	fmt.Fprintln(a.Stdout, a.say().T("Creating %s", planSummary(a.say(), p)))
 	for _, n := range p.Notes {
-		fmt.Fprintf(a.Stdout, "  · %s\n", n)
+		fmt.Fprintf(a.Stdout, "  · %s\n", noteText(a.say(), n))
 	}
+}
+
+// noteText is a plan's note in s's language (its English text when it was
+// not made from a format).
+func noteText(s speech, n ramdisk.Note) string {
+	if s.english() || n.Format == "" {
+		return n.String()
+	}
+	text := s.T(n.Format, n.Args...)
+	switch n.Severity {
+	case ramdisk.Advice:
+		return s.T("Tip: %s", text)
+	case ramdisk.Warning:
+		return s.T("Warning: %s", text)
+	}
+	return text
 }

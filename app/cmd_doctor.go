@@ -7,16 +7,16 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "doctor", Summary: "check this machine: OS, tools, attach method, memory, disks",
-		Flags: []flagSpec{flagString("capture", "DIR", "save what a first Mac run must tell (tool output, memory of test disks) in DIR (macOS)")},
+	register(&command{Name: "doctor", Summary: i18n.N("check this machine: OS, tools, attach method, memory, disks"),
+		Flags: []flagSpec{flagString("capture", "DIR", i18n.N("save what a first Mac run must tell (tool output, memory of test disks) in DIR (macOS)"))},
 		JSON:  true, Example: "doctor\ndoctor --capture ~/rambar-fixtures", Order: 90, Run: runDoctor})
 }
 
@@ -155,9 +155,10 @@ func runDoctor(ctx context.Context, a *App, in *input) error {
 
 func printDoctor(a *App, r doctorReport) {
 	disks := r.Disks
-	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
-	row := func(k, f string, args ...any) { fmt.Fprintf(tw, "%s:\t"+f+"\n", append([]any{k}, args...)...) }
-	row("OS", "%s/%s (engine: %s)", r.OS, r.Arch, r.Caps.OS)
+	// As info's rows: each label and text is a message of the catalog.
+	say, tw := a.say(), newColumns(a.Stdout)
+	field := func(k, f string, args ...any) { fmt.Fprintf(tw, "%s:\t%s\n", say.Text(k), say.T(f, args...)) }
+	field("OS", "%s/%s (engine: %s)", r.OS, r.Arch, r.Caps.OS)
 	var fss, admin []string
 	for _, f := range r.Caps.FileSystems {
 		fss = append(fss, f.Label())
@@ -165,25 +166,24 @@ func printDoctor(a *App, r doctorReport) {
 	for _, f := range r.Caps.NeedsAdmin {
 		admin = append(admin, f.Label())
 	}
-	row("File systems", "%s", orNone(fss))
-	if len(admin) > 0 {
-		how := "an administrator's password at each mount and eject (pkexec)"
-		if a.isRoot() {
-			how = "running as root: no prompt"
-		}
-		row("Needs admin", "%s (%s)", strings.Join(admin, ", "), how)
+	field("File systems", "%s", orNone(say, fss))
+	switch {
+	case len(admin) > 0 && a.isRoot():
+		field("Needs admin", "%s (running as root: no prompt)", strings.Join(admin, ", "))
+	case len(admin) > 0:
+		field("Needs admin", "%s (an administrator's password at each mount and eject (pkexec))", strings.Join(admin, ", "))
 	}
-	row("Mount root", "%s", r.Caps.MountRoot)
+	field("Mount root", "%s", r.Caps.MountRoot)
 	switch {
 	case r.AttachTool != nil && *r.AttachTool == "diskutil":
-		row("Attach", "diskutil image attach --noMount ram://N (macOS 27 and later, where hdiutil attach is deprecated; eject: diskutil eject)")
+		field("Attach", "diskutil image attach --noMount ram://N (macOS 27 and later, where hdiutil attach is deprecated; eject: diskutil eject)")
 	case r.AttachTool != nil:
-		row("Attach", "%s attach -nomount ram://N (through macOS 26: the tool RAMBar's memory findings were measured with)", *r.AttachTool)
+		field("Attach", "%s attach -nomount ram://N (through macOS 26: the tool RAMBar's memory findings were measured with)", *r.AttachTool)
 	}
 	if r.Caps.LazyThreshold > 0 {
-		row("Lazy from", "%s (smaller disks take all their memory at once)", r.Caps.LazyThreshold)
+		field("Lazy from", "%s (smaller disks take all their memory at once)", say.Number(r.Caps.LazyThreshold.String()))
 	} else {
-		row("Memory taken", "as files are written, for every size")
+		field("Memory taken", "as files are written, for every size")
 	}
 	var have, missing []string
 	for _, t := range r.Tools {
@@ -193,29 +193,29 @@ func printDoctor(a *App, r doctorReport) {
 			missing = append(missing, t.Name)
 		}
 	}
-	row("Tools found", "%s", orNone(have))
-	row("Tools missing", "%s", orNone(missing))
+	field("Tools found", "%s", orNone(say, have))
+	field("Tools missing", "%s", orNone(say, missing))
 	if r.Memory != nil {
 		m := r.Memory
-		row("Memory", "%s physical, %s free, %s compressed", m.Physical.Short(), m.Free.Short(), m.Compressed.Short())
+		field("Memory", "%s physical, %s free, %s compressed", say.Size(m.Physical), say.Size(m.Free), say.Size(m.Compressed))
 		if m.NoSwap() {
-			row("Swap", "none (filling memory wakes the out-of-memory killer, not swap)")
+			field("Swap", "none (filling memory wakes the out-of-memory killer, not swap)")
 		} else {
-			row("Swap", "%s of %s used", m.SwapUsed.Short(), m.SwapTotal.Short())
+			field("Swap", "%s of %s used", say.Size(m.SwapUsed), say.Size(m.SwapTotal))
 		}
 		if m.Pressure != "" {
-			row("Pressure", "%s", m.Pressure)
+			field("Pressure", "%s", m.Pressure)
 		}
 	} else {
-		row("Memory", "unknown: %s", r.MemoryError)
+		field("Memory", "unknown: %s", r.MemoryError)
 	}
 	if r.FreePercent != nil {
-		row("Free (memory_pressure)", "%d%%", *r.FreePercent)
+		field("Free (memory_pressure)", "%d%%", *r.FreePercent)
 	}
 	if r.DisksError != "" {
-		row("Disks", "unknown: %s", r.DisksError)
+		field("Disks", "unknown: %s", r.DisksError)
 	} else if len(disks) == 0 {
-		row("Disks", "none mounted")
+		field("Disks", "none mounted")
 	}
 	tw.Flush()
 	printDoctorLists(a, r)
@@ -224,14 +224,14 @@ func printDoctor(a *App, r doctorReport) {
 // printDoctorLists prints doctor's disks, leftovers and captured files.
 func printDoctorLists(a *App, r doctorReport) {
 	if disks := r.Disks; len(disks) > 0 {
-		fmt.Fprintln(a.Stdout, "Disks:")
+		fmt.Fprintln(a.Stdout, a.say().T("Disks:"))
 		tw := newColumns(a.Stdout)
 		for _, d := range disks {
 			held := "?"
 			if d.Held != nil {
-				held = d.Held.Short()
+				held = a.say().Size(*d.Held)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s held\n", d.Name, d.MountPoint, d.Device, d.FS.Label(), held)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", d.Name, d.MountPoint, d.Device, d.FS.Label(), a.say().T("%s held", held))
 		}
 		tw.Flush()
 	}
@@ -239,10 +239,11 @@ func printDoctorLists(a *App, r doctorReport) {
 	printFeeds(a, r.Feeds)
 	printLeftovers(a, r.Leftovers)
 	if r.DataReadable != "" {
-		fmt.Fprintf(a.Stdout, "warning: %s\n", r.DataReadable)
+		fmt.Fprintln(a.Stdout, a.say().T("warning: %s", r.DataReadable))
 	}
 	if len(r.Captured) > 0 {
-		fmt.Fprintf(a.Stdout, "Captured %s (send the folder with an issue: it holds tool output, with disk and mount names, and no file contents):\n", ramdisk.Plural(len(r.Captured), "file"))
+		fmt.Fprintln(a.Stdout, a.say().T("Captured %d files (send the folder with an issue: it holds tool output, with disk and mount names, and no file contents):",
+			len(r.Captured)))
 		for _, f := range r.Captured {
 			fmt.Fprintf(a.Stdout, "  %s\n", f)
 		}
@@ -255,12 +256,16 @@ func printDesktop(a *App, cs []desktopCheck) {
 	if len(cs) == 0 {
 		return
 	}
-	fmt.Fprintln(a.Stdout, "Desktop:")
+	say := a.say()
+	fmt.Fprintln(a.Stdout, say.T("Desktop:"))
+	ok, missing := say.T("ok"), say.T("MISSING")
+	w := max(displayWidth(ok), displayWidth(missing)) + 2
+	pad := func(s string) string { return s + strings.Repeat(" ", w-displayWidth(s)) }
 	for _, c := range cs {
 		if c.OK {
-			fmt.Fprintf(a.Stdout, "  ok       %s: %s\n", c.Name, c.Found)
+			fmt.Fprintf(a.Stdout, "  %s%s: %s\n", pad(ok), c.Name, c.Found)
 		} else {
-			fmt.Fprintf(a.Stdout, "  MISSING  %s: %s\n           without it: %s\n", c.Name, c.Found, c.Breaks)
+			fmt.Fprintf(a.Stdout, "  %s%s: %s\n  %s%s\n", pad(missing), c.Name, c.Found, pad(""), say.T("without it: %s", c.Breaks))
 		}
 	}
 }
@@ -268,16 +273,16 @@ func printDesktop(a *App, cs []desktopCheck) {
 // printLeftovers lists what stopped RAMBars left behind, and what to do.
 func printLeftovers(a *App, ls []disks.Leftover) {
 	if len(ls) > 0 {
-		fmt.Fprintln(a.Stdout, "Left behind by a RAMBar that was stopped:")
+		fmt.Fprintln(a.Stdout, a.say().T("Left behind by a RAMBar that was stopped:"))
 	}
 	for _, l := range ls {
 		fmt.Fprintf(a.Stdout, "  %s (%s): %s\n", l.Path, l.Kind, l.Advice)
 	}
 }
 
-func orNone(s []string) string {
+func orNone(say speech, s []string) string {
 	if len(s) == 0 {
-		return "none"
+		return say.T("none")
 	}
 	return strings.Join(s, ", ")
 }

@@ -6,19 +6,20 @@ import (
 	"fmt"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "eject", Summary: "eject RAM disks and free their memory (kept and mirrored disks are saved first)",
-		Doc: "Name the disks, or give --all. A busy disk names the processes that hold it. " +
-			"A disk another RAMBar made (another user's, or another data folder's) is refused and named; --force ejects it unsaved.",
+	register(&command{Name: "eject", Summary: i18n.N("eject RAM disks and free their memory (kept and mirrored disks are saved first)"),
+		Doc: i18n.N("Name the disks, or give --all. A busy disk names the processes that hold it. " +
+			"A disk another RAMBar made (another user's, or another data folder's) is refused and named; --force ejects it unsaved."),
 		Args: []arg{{Name: "NAME", Optional: true, Repeat: true}}, Usage: "NAME... | --all",
 		Flags: []flagSpec{
-			flagBool("all", "eject every RAM disk this RAMBar made (others are listed and left alone)"),
-			flagBool("force", "eject even if files are open on it, or it is another RAMBar's disk (unsaved)"),
-			flagBool("no-save", "do not save kept or mirrored disks first: their unsaved changes are lost"),
+			flagBool("all", i18n.N("eject every RAM disk this RAMBar made (others are listed and left alone)")),
+			flagBool("force", i18n.N("eject even if files are open on it, or it is another RAMBar's disk (unsaved)")),
+			flagBool("no-save", i18n.N("do not save kept or mirrored disks first: their unsaved changes are lost")),
 		},
 		Example: "eject Scratch\neject --all", Order: 30, Run: runEject})
 }
@@ -28,7 +29,7 @@ func runEject(ctx context.Context, a *App, in *input) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	if *all == (len(pos) > 0) {
-		return in.usageErr("name the disks, or give --all")
+		return in.usageErr(msg("name the disks, or give --all"))
 	}
 	svc, err := a.service()
 	if err != nil {
@@ -40,7 +41,7 @@ func runEject(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 		if len(vs) == 0 {
-			fmt.Fprintln(a.Stdout, "No RAM disks mounted.")
+			fmt.Fprintln(a.Stdout, a.say().T("No RAM disks mounted."))
 			return nil
 		}
 		var others []disks.Foreign
@@ -64,12 +65,7 @@ func runEject(ctx context.Context, a *App, in *input) error {
 			errs = append(errs, contentsErr(fmt.Errorf("eject %s: %w", v.Name, err)))
 			continue
 		}
-		if d := ej.Detached; d != nil {
-			fmt.Fprintf(a.Stdout, "Ejected %s, lazily: it is out of the file tree, but %s stays held until these processes exit "+
-				"or close its files: %s ('rambar list' shows it until then)\n", v.Name, heldPhrase(d.Held), d.PIDs())
-		} else {
-			fmt.Fprintf(a.Stdout, "Ejected %s\n", v.Name)
-		}
+		fmt.Fprintln(a.Stdout, ejectedLine(a.say(), v.Name, ej.Detached))
 		if err != nil {
 			errs = append(errs, err) // said on stderr already; the exit says refused
 		}
@@ -108,13 +104,13 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 	ej, err := svc.Eject(ctx, v, o)
 	done()
 	if ej.NotSaved != nil {
-		fmt.Fprintf(a.Stderr, "rambar: %s: not saved before eject: %v\n", v.Name, ej.NotSaved)
+		fmt.Fprintln(a.Stderr, a.say().T("rambar: %s: not saved before eject: %v", v.Name, ej.NotSaved))
 	}
 	if ej.KeptIn != "" && err == nil {
-		fmt.Fprintf(a.Stderr, "rambar: %s: ejected anyway (--force); its last saved state is %s\n", v.Name, ej.KeptIn)
+		fmt.Fprintln(a.Stderr, a.say().T("rambar: %s: ejected anyway (--force); its last saved state is %s", v.Name, ej.KeptIn))
 	}
 	if ej.Saved != nil {
-		fmt.Fprintln(a.Stdout, describeSave(v.Name, *ej.Saved))
+		fmt.Fprintln(a.Stdout, describeSave(a.say(), v.Name, *ej.Saved))
 	}
 	if errors.Is(err, keeper.ErrIncomplete) {
 		return ej, refusedError{err}
@@ -125,12 +121,18 @@ func (a *App) eject(ctx context.Context, svc *disks.Service, v ramdisk.Volume, o
 	return ej, err
 }
 
-// heldPhrase is "its memory (12 MiB)", or "its memory" when not measured.
-func heldPhrase(held ramdisk.Size) string {
-	if held <= 0 {
-		return "its memory"
+// ejectedLine says a disk was ejected; one detached lazily names the
+// processes that still hold its memory (and how much, when measured).
+func ejectedLine(s speech, name string, d *disks.Detached) string {
+	switch {
+	case d == nil:
+		return s.T("Ejected %s", name)
+	case d.Held <= 0:
+		return s.T("Ejected %s, lazily: it is out of the file tree, but its memory stays held until these processes exit "+
+			"or close its files: %s ('rambar list' shows it until then)", name, d.PIDs())
 	}
-	return "its memory (" + held.Short() + ")"
+	return s.T("Ejected %s, lazily: it is out of the file tree, but its memory (%s) stays held until these processes exit "+
+		"or close its files: %s ('rambar list' shows it until then)", name, s.Size(d.Held), d.PIDs())
 }
 
 // findSettling finds the named disks (disks.Service.FindAll); a name not
@@ -153,7 +155,7 @@ func (a *App) findSettling(ctx context.Context, svc *disks.Service, names []stri
 			return nil, err
 		}
 		if _, err := svc.Find(ctx, n); settled && errors.Is(err, ramdisk.ErrNotFound) {
-			fmt.Fprintf(a.Stderr, "rambar: note: nothing of %s is mounted now: what an earlier eject left of it was removed\n", n)
+			fmt.Fprintln(a.Stderr, a.say().T("rambar: note: nothing of %s is mounted now: what an earlier eject left of it was removed", n))
 			continue
 		}
 		left = append(left, n)

@@ -9,16 +9,17 @@ import (
 	"strings"
 
 	"rambar/disks"
+	"rambar/i18n"
 
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "forget", Summary: "delete the saved contents of a disk name (every snapshot)",
-		Doc: "Asks first on a terminal; --yes skips the question (needed when not on a terminal). " +
-			"Refused while a disk of that name is mounted and kept: eject it first.",
-		Args:    []arg{{Name: "NAME", Doc: "a name whose contents were kept or mirrored"}},
-		Flags:   []flagSpec{flagBool("yes", "do not ask")},
+	register(&command{Name: "forget", Summary: i18n.N("delete the saved contents of a disk name (every snapshot)"),
+		Doc: i18n.N("Asks first on a terminal; --yes skips the question (needed when not on a terminal). " +
+			"Refused while a disk of that name is mounted and kept: eject it first."),
+		Args:    []arg{{Name: "NAME", Doc: i18n.N("a name whose contents were kept or mirrored")}},
+		Flags:   []flagSpec{flagBool("yes", i18n.N("do not ask"))},
 		Example: "forget Work\nforget Work --yes", Order: 43, Run: runForget})
 }
 
@@ -40,11 +41,12 @@ func runForget(ctx context.Context, a *App, in *input) error {
 	}
 	if !*yes {
 		if !a.AskOK {
-			return usagef("forget %s deletes %s of saved contents in %s: add --yes to do it when not on a terminal",
-				name, ramdisk.Plural(sv.Snapshots, "snapshot"), sv.Dir)
+			return usagef("forget %s deletes %d snapshots of saved contents in %s: add --yes to do it when not on a terminal",
+				name, sv.Snapshots, sv.Dir)
 		}
-		q := fmt.Sprintf("Forget the saved contents of %s (%s, %s in %s)? [y/N] ", sv.Name,
-			ramdisk.Plural(sv.Snapshots, "snapshot"), ramdisk.Size(sv.Bytes).Short(), sv.Dir)
+		say := a.say()
+		q := say.T("Forget the saved contents of %s (%d snapshots, %s in %s)? [y/N]", sv.Name,
+			sv.Snapshots, say.Size(ramdisk.Size(sv.Bytes)), sv.Dir) + " "
 		if !ask(a.Stderr, a.Stdin, q) {
 			return fmt.Errorf("forget %s: nothing deleted: %w", name, ramdisk.ErrCancelled)
 		}
@@ -53,7 +55,7 @@ func runForget(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return contentsErr(err)
 	}
-	fmt.Fprintf(a.Stdout, "Forgot the saved contents of %s (%s, %s)\n", sv.Name, ramdisk.Plural(sv.Snapshots, "snapshot"), ramdisk.Size(sv.Bytes).Short())
+	fmt.Fprintln(a.Stdout, a.say().T("Forgot the saved contents of %s (%d snapshots, %s)", sv.Name, sv.Snapshots, a.say().Size(ramdisk.Size(sv.Bytes))))
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"rambar/i18n"
 	"runtime"
 )
 
@@ -10,15 +11,15 @@ import (
 var version = "dev"
 
 func init() {
-	register(&command{Name: "help", Summary: "show this help, or one command's flags and an example",
+	register(&command{Name: "help", Summary: i18n.N("show this help, or one command's flags and an example"),
 		Args:    []arg{{Name: "COMMAND", Optional: true}, {Name: "SUBCOMMAND", Optional: true}},
 		Example: "help create\nhelp preset add", Order: 90, Run: runHelp})
-	register(&command{Name: "version", Summary: "print RAMBar's version", Example: "version", Order: 91, Run: runVersion})
+	register(&command{Name: "version", Summary: i18n.N("print RAMBar's version"), Example: "version", Order: 91, Run: runVersion})
 }
 
 func runHelp(ctx context.Context, a *App, in *input) error {
 	if len(in.Args) == 0 {
-		printHelp(a.Stdout)
+		printHelp(a.Stdout, a.say())
 		return nil
 	}
 	c := commands[in.Args[0]]
@@ -35,7 +36,7 @@ func runHelp(ctx context.Context, a *App, in *input) error {
 		}
 		c = s
 	}
-	printUsage(a.Stdout, c)
+	printUsage(a.Stdout, a.say(), c)
 	return nil
 }
 

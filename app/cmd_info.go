@@ -3,17 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "info", Summary: "show one RAM disk in detail",
-		Doc:  "Its size, use, the memory it holds, and how its contents are kept.",
-		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk, or its mount point"}},
+	register(&command{Name: "info", Summary: i18n.N("show one RAM disk in detail"),
+		Doc:  i18n.N("Its size, use, the memory it holds, and how its contents are kept."),
+		Args: []arg{{Name: "NAME", Doc: i18n.N("a mounted RAM disk, or its mount point")}},
 		JSON: true, Example: "info Scratch\ninfo Work --json", Order: 21, Run: runInfo})
 }
 
@@ -36,138 +36,142 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 			diskJSON
 		}{jsonVersion, dj})
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
-	row := func(k, f string, args ...any) { fmt.Fprintf(tw, "%s:\t"+f+"\n", append([]any{k}, args...)...) }
-	row("Name", "%s", d.Name)
+	// Each row's label and text are messages of the catalog, said in the
+	// user's language (the catalog's test finds the literals given to field).
+	say, tw := a.say(), newColumns(a.Stdout)
+	field := func(k, f string, args ...any) { fmt.Fprintf(tw, "%s:\t%s\n", say.Text(k), say.T(f, args...)) }
+	field("Name", "%s", d.Name)
 	switch {
 	case inPlace == d.MountPoint:
-		row("Mount point", "in place at %s (the folder's own path serves the disk; save and eject write it back there)", inPlace)
+		field("Mount point", "in place at %s (the folder's own path serves the disk; save and eject write it back there)", inPlace)
 	case inPlace != "":
-		row("Mount point", "%s, in place at %s (the folder's own path serves the disk; save and eject write it back there)", d.MountPoint, inPlace)
+		field("Mount point", "%s, in place at %s (the folder's own path serves the disk; save and eject write it back there)", d.MountPoint, inPlace)
 	default:
-		row("Mount point", "%s", d.MountPoint)
+		field("Mount point", "%s", d.MountPoint)
 	}
-	row("Device", "%s", d.Device)
-	row("File system", "%s", d.FS.Label())
-	row("Size", "%s", d.Size)
-	row("Allocation", "%s", d.Allocation.Phrase())
+	field("Device", "%s", d.Device)
+	field("File system", "%s", d.FS.Label())
+	field("Size", "%s", say.Number(d.Size.String()))
+	field("Allocation", "%s", say.allocation(d.Allocation))
 	if d.HelperPID > 0 {
-		row("Helper", "diskimages-helper pid %d", d.HelperPID)
+		field("Helper", "diskimages-helper pid %d", d.HelperPID)
 	}
 	if d.UsageErr != nil {
-		row("Usage", "unknown: %v", d.UsageErr)
+		field("Usage", "unknown: %v", d.UsageErr)
 	} else {
 		u := d.Usage
-		row("Used", "%s (%.0f%%), %s free", u.Used.Short(), 100*u.Fill(), u.Free.Short())
+		field("Used", "%s (%.0f%%), %s free", say.Size(u.Used), 100*u.Fill(), say.Size(u.Free))
 		if u.HeldKnown {
-			row("Memory held", "%s", u.Held.Short())
+			field("Memory held", "%s", say.Size(u.Held))
 			if p := u.Pinned(); p > 0 {
-				row("Pinned by deleted files", "%s", p.Short())
+				field("Pinned by deleted files", "%s", say.Size(p))
 			}
 			if r := u.CompressionRatio(); r > 0 {
-				row("Compression", "%.1fx (%s stored in %s)", r, u.Stored.Short(), u.Held.Short())
+				field("Compression", "%.1fx (%s stored in %s)", r, say.Size(u.Stored), say.Size(u.Held))
 			}
 		} else {
-			row("Memory held", "unknown")
+			field("Memory held", "unknown")
 		}
 		if u.NearlyFull() {
-			row("Warning", "over 90%% full")
+			field("Warning", "over 90%% full")
 		}
 		if u.ReclaimWorthwhile() {
-			row("Tip", "rambar reclaim %s would give back about %s", d.Name, u.Pinned().Short())
+			field("Tip", "rambar reclaim %s would give back about %s", d.Name, say.Size(u.Pinned()))
 		}
 	}
 	if sv, ok := a.files().NotKept(v); ok {
-		row("Contents", "%s", savedHint(sv, false))
+		field("Contents", "%s", savedHint(sv, false))
 	} else {
-		contentsRows(row, d.Name, contents)
+		contentsRows(say, field, d.Name, contents)
 	}
-	a.extrasRows(ctx, row, v)
+	a.extrasRows(ctx, field, v)
 	for _, l := range a.files().StoppedReclaims() {
 		if l.Name == d.Name {
-			row("Reclaim", "stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it", l.Path, quoteName(l.Name))
+			field("Reclaim", "stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it", l.Path, quoteName(l.Name))
 		}
 	}
 	for _, n := range d.Notes {
-		row("Note", "%s", n)
+		field("Note", "%s", n)
 	}
 	return tw.Flush()
 }
 
 // contentsRows adds how the contents are kept to `info`.
-func contentsRows(row func(k, f string, args ...any), name string, c *contentsJSON) {
+func contentsRows(say speech, field func(k, f string, args ...any), name string, c *contentsJSON) {
 	if c == nil {
-		row("Contents", "discarded on eject ('rambar keep %s' keeps them from now on)", quoteName(name))
+		field("Contents", "discarded on eject ('rambar keep %s' keeps them from now on)", quoteName(name))
 		return
 	}
 	switch c.Mode {
 	case "keep":
-		row("Contents", "kept (saved on eject, restored at create)")
+		field("Contents", "kept (saved on eject, restored at create)")
 	case "mirror":
-		row("Contents", "mirror of %s", c.MirrorPath)
+		field("Contents", "mirror of %s", c.MirrorPath)
 	}
-	row("Backing folder", "%s", c.Backing)
+	field("Backing folder", "%s", c.Backing)
 	if c.LastSave != nil && c.LastSnapshot != nil {
-		row("Last save", "%s (%s), %s", snapshotTime(*c.LastSave, time.Local), *c.LastSnapshot, ramdisk.Ago(time.Since(*c.LastSave)))
+		field("Last save", "%s (%s), %s", snapshotTime(*c.LastSave, time.Local), *c.LastSnapshot, say.ago(time.Since(*c.LastSave)))
 	} else {
-		row("Last save", "never")
+		field("Last save", "never")
 	}
 	n := quoteName(name)
 	switch {
 	case c.RestoreIncomplete:
-		row("Restore", "incomplete: it holds only part of its saved state, which is kept and not saved over; "+
+		field("Restore", "incomplete: it holds only part of its saved state, which is kept and not saved over; "+
 			"finish with 'rambar restore %s --force', or drop it with 'rambar eject %s --force'", n, n)
 	case c.Unsaved == nil:
-		row("Unsaved changes", "unknown")
+		field("Unsaved changes", "unknown")
 	case c.UnsavedPaths != nil && *c.UnsavedPaths > 0:
-		row("Unsaved changes", "%s changed (the menu-bar app's change feed counts them)", ramdisk.Plural(*c.UnsavedPaths, "path"))
+		field("Unsaved changes", "%d paths changed (the menu-bar app's change feed counts them)", *c.UnsavedPaths)
 	case *c.Unsaved:
-		row("Unsaved changes", "yes")
+		field("Unsaved changes", "yes")
 	default:
-		row("Unsaved changes", "no")
+		field("Unsaved changes", "no")
 	}
 	if c.Feed != nil {
-		row("Change feed", "%s", feedPhrase(c.Feed.Status))
+		field("Change feed", "%s", feedPhrase(c.Feed.Status))
 	}
 	switch {
 	case c.KeptInFolder == nil:
 	case *c.KeptInFolder == 0:
-		row("Folder", "no changes kept in the folder that the disk lacks")
+		field("Folder", "no changes kept in the folder that the disk lacks")
 	default:
-		row("Folder", "%s kept in the folder, not on the disk ('rambar refresh %s' takes them)", ramdisk.Plural(*c.KeptInFolder, "change"), n)
+		field("Folder", "%d changes kept in the folder, not on the disk ('rambar refresh %s' takes them)", *c.KeptInFolder, n)
 	}
 	switch {
 	case c.SaveEvery > 0 && c.RestoreIncomplete:
-		row("Autosave", "every %s, paused: nothing is saved over its saved state until its restore is finished", ramdisk.ShortDuration(time.Duration(c.SaveEvery*float64(time.Second))))
+		field("Autosave", "every %s, paused: nothing is saved over its saved state until its restore is finished",
+			say.Number(ramdisk.ShortDuration(time.Duration(c.SaveEvery*float64(time.Second)))))
 	case c.SaveEvery > 0:
-		row("Autosave", "%s", autosavePhrase(time.Duration(c.SaveEvery*float64(time.Second)), c.AutosaveActive))
+		field("Autosave", "%s", autosavePhrase(say, time.Duration(c.SaveEvery*float64(time.Second)), c.AutosaveActive))
 	case c.SaveContinuously && c.RestoreIncomplete:
-		row("Autosave", "continuously, paused: nothing is saved over its saved state until its restore is finished")
+		field("Autosave", "continuously, paused: nothing is saved over its saved state until its restore is finished")
 	case c.SaveContinuously:
-		row("Autosave", "%s", continuousPhrase(c.AutosaveActive))
+		field("Autosave", "%s", continuousPhrase(say, c.AutosaveActive))
 	}
 	if c.Error != "" {
-		row("Contents error", "%s", c.Error)
+		field("Contents error", "%s", c.Error)
 	}
 }
 
 // continuousPhrase says that a disk is saved as it changes, and whether
 // that happens now.
-func continuousPhrase(running bool) string {
-	s := fmt.Sprintf("continuously, about %s after the changes stop and every %s under steady writing, while the menu-bar app runs",
-		ramdisk.ShortDuration(keeper.ContinuousQuiet), ramdisk.ShortDuration(keeper.ContinuousBusy))
+func continuousPhrase(say speech, running bool) string {
+	quiet, busy := say.Number(ramdisk.ShortDuration(keeper.ContinuousQuiet)), say.Number(ramdisk.ShortDuration(keeper.ContinuousBusy))
 	if running {
-		return s + " (it is running)"
+		return say.T("continuously, about %s after the changes stop and every %s under steady writing, "+
+			"while the menu-bar app runs (it is running)", quiet, busy)
 	}
-	return s + "; it is not running now, so nothing is saved until it starts"
+	return say.T("continuously, about %s after the changes stop and every %s under steady writing, "+
+		"while the menu-bar app runs; it is not running now, so nothing is saved until it starts", quiet, busy)
 }
 
 // autosavePhrase says how often a disk is saved and whether that happens
 // now: only the menu-bar app autosaves.
-func autosavePhrase(every time.Duration, running bool) string {
-	s := "every " + ramdisk.ShortDuration(every) + " while the menu-bar app runs"
+func autosavePhrase(say speech, every time.Duration, running bool) string {
+	e := say.Number(ramdisk.ShortDuration(every))
 	if running {
-		return s + " (it is running)"
+		return say.T("every %s while the menu-bar app runs (it is running)", e)
 	}
-	return s + "; it is not running now, so nothing is saved until it starts"
+	return say.T("every %s while the menu-bar app runs; it is not running now, so nothing is saved until it starts", e)
 }

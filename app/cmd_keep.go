@@ -5,27 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
 	flags := []flagSpec{
-		flagString("mirror", "FOLDER", "write the disk into this empty folder now and on every save (else: keep it in RAMBar's store)"),
-		flagBool("create-folder", "with --mirror: make the folder if it does not exist"),
-		flagInt("snapshots", "N", 0, "how many saves to keep (default 5)"),
-		flagString("save-every", "10m|auto", "autosave interval while the menu-bar app runs (0: off; auto: seconds after each change)"),
-		flagBool("force", "keep it although its name has saved contents of an earlier disk (they stay as older snapshots), or another data folder made it"),
+		flagString("mirror", "FOLDER", i18n.N("write the disk into this empty folder now and on every save (else: keep it in RAMBar's store)")),
+		flagBool("create-folder", i18n.N("with --mirror: make the folder if it does not exist")),
+		flagInt("snapshots", "N", 0, i18n.N("how many saves to keep (default 5)")),
+		flagString("save-every", "10m|auto", i18n.N("autosave interval while the menu-bar app runs (0: off; auto: seconds after each change)")),
+		flagBool("force", i18n.N("keep it although its name has saved contents of an earlier disk (they stay as older snapshots), or another data folder made it")),
 	}
-	register(&command{Name: "keep", Summary: "keep a mounted disk's contents from now on, or change how a kept disk is saved",
-		Doc: "For a disk made without --keep or --mirror. Without --mirror its contents are saved now and on every eject, " +
+	register(&command{Name: "keep", Summary: i18n.N("keep a mounted disk's contents from now on, or change how a kept disk is saved"),
+		Doc: i18n.N("For a disk made without --keep or --mirror. Without --mirror its contents are saved now and on every eject, " +
 			"and restored when it is made again, as with create --keep. With --mirror FOLDER (an empty folder) the disk is " +
 			"written into the folder now and on every save and eject, as with create --mirror. " +
 			"On a disk kept or mirrored already, --save-every and --snapshots change how it is saved from now on " +
-			"(nothing is saved then; a preset of the same name keeps its own settings: 'rambar preset edit' changes those).",
-		Args:  []arg{{Name: "NAME", Doc: "a mounted disk (its name or mount point)"}},
+			"(nothing is saved then; a preset of the same name keeps its own settings: 'rambar preset edit' changes those)."),
+		Args:  []arg{{Name: "NAME", Doc: i18n.N("a mounted disk (its name or mount point)")}},
 		Flags: flags, Refuses: clashLines(flags),
 		JSON: true, Example: "keep Scratch\nkeep Site --mirror ~/Sites/site --create-folder\nkeep Work --save-every auto --snapshots 10", Order: 39, Run: runKeep})
 }
@@ -83,12 +85,12 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 		}{jsonVersion, v.Name, a.contentsOf(v, false), toResultJSON(r)})
 	}
 	if contents.Mode == ramdisk.Mirror {
-		fmt.Fprintf(a.Stdout, "%s now mirrors %s: written there now, and again on every save and eject\n", v.Name, contents.MirrorPath)
+		fmt.Fprintln(a.Stdout, a.say().T("%s now mirrors %s: written there now, and again on every save and eject", v.Name, contents.MirrorPath))
 	} else {
-		fmt.Fprintf(a.Stdout, "%s is kept now: saved on every eject, and restored when it is made again ('rambar create %s SIZE --keep')\n",
-			v.Name, quoteName(v.Name))
+		fmt.Fprintln(a.Stdout, a.say().T("%s is kept now: saved on every eject, and restored when it is made again ('rambar create %s SIZE --keep')",
+			v.Name, quoteName(v.Name)))
 	}
-	fmt.Fprintln(a.Stdout, describeSave(v.Name, r))
+	fmt.Fprintln(a.Stdout, describeSave(a.say(), v.Name, r))
 	return nil
 }
 
@@ -107,20 +109,22 @@ func (a *App) printAdjusted(ctx context.Context, svc *disks.Service, name string
 			Saved    *resultJSON   `json:"saved"`
 		}{jsonVersion, v.Name, a.contentsOf(v, false), nil})
 	}
-	how := "kept"
-	if adj.After.Mode == ramdisk.Mirror {
-		how = "mirrored to " + adj.After.MirrorPath
-	}
-	was := keeper.SavingWords(adj.Before)
-	now := keeper.SavingWords(adj.After)
-	if was == now {
-		fmt.Fprintf(a.Stdout, "%s is %s and %s already: nothing changed\n", v.Name, how, now)
-	} else {
-		fmt.Fprintf(a.Stdout, "%s is %s; from now on %s (was: %s)\n", v.Name, how, now, was)
+	say := a.say()
+	was, now := savingWords(say, adj.Before), savingWords(say, adj.After)
+	mirror := adj.After.Mode == ramdisk.Mirror
+	switch {
+	case was == now && mirror:
+		fmt.Fprintln(a.Stdout, say.T("%s is mirrored to %s and %s already: nothing changed", v.Name, adj.After.MirrorPath, now))
+	case was == now:
+		fmt.Fprintln(a.Stdout, say.T("%s is kept and %s already: nothing changed", v.Name, now))
+	case mirror:
+		fmt.Fprintln(a.Stdout, say.T("%s is mirrored to %s; from now on %s (was: %s)", v.Name, adj.After.MirrorPath, now, was))
+	default:
+		fmt.Fprintln(a.Stdout, say.T("%s is kept; from now on %s (was: %s)", v.Name, now, was))
 	}
 	if len(adj.Pruned) > 0 {
-		fmt.Fprintf(a.Stderr, "rambar: warning: its next save deletes the %s (%s)\n",
-			ramdisk.Plural(len(adj.Pruned), "oldest snapshot"), strings.Join(adj.Pruned, ", "))
+		fmt.Fprintln(a.Stderr, a.say().T("rambar: warning: its next save deletes the %d oldest snapshots (%s)",
+			len(adj.Pruned), strings.Join(adj.Pruned, ", ")))
 	}
 	if p := svc.PresetDiffers(v.Name, adj.After); p != "" {
 		fmt.Fprintf(a.Stderr, "rambar: note: the preset %s sets its own at its next mount (%s); 'rambar preset edit %s' with the same flags changes that\n",
@@ -144,4 +148,18 @@ func keepErr(err error) error {
 		return usagef("%v", withCreateFolder(err))
 	}
 	return contentsErr(err)
+}
+
+// savingWords is keeper.SavingWords in s's language: how a kept disk is
+// saved and how many snapshots it keeps.
+func savingWords(s speech, st keeper.State) string {
+	switch {
+	case s.english():
+		return keeper.SavingWords(st)
+	case st.Continuous:
+		return s.T("saved continuously (seconds after each change), %d snapshots kept", st.Snapshots)
+	case st.SaveEvery > 0:
+		return s.T("saved every %s, %d snapshots kept", s.Number(ramdisk.ShortDuration(time.Duration(st.SaveEvery)*time.Second)), st.Snapshots)
+	}
+	return s.T("saved at eject and by 'rambar save', %d snapshots kept", st.Snapshots)
 }

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/ramdisk"
+	"rambar/tray"
 )
 
 func init() {
-	register(&command{Name: "list", Summary: "list mounted RAM disks with the memory each really holds",
-		Doc:  "It also says what the machine has free and in swap, and which disks are nearly full or worth a reclaim.",
+	register(&command{Name: "list", Summary: i18n.N("list mounted RAM disks with the memory each really holds"),
+		Doc:  i18n.N("It also says what the machine has free and in swap, and which disks are nearly full or worth a reclaim."),
 		JSON: true, Example: "list\nlist --json", Order: 20, Run: runList})
 }
 
@@ -57,53 +59,60 @@ func runList(ctx context.Context, a *App, in *input) error {
 	defer printOthers(a, others)
 	ds = mine
 	if len(ds) == 0 && len(detached) == 0 {
-		fmt.Fprintln(a.Stdout, "No RAM disks of yours mounted. Make one with: rambar create Scratch 4G")
+		fmt.Fprintln(a.Stdout, a.say().T("No RAM disks of yours mounted. Make one with: rambar create Scratch 4G"))
 		return nil
 	}
+	say := a.say()
 	tw := newColumns(a.Stdout)
-	fmt.Fprintln(tw, "NAME\tMOUNT POINT\tFS\tSIZE\tUSED\tHELD\tALLOCATION\tCONTENTS")
+	fmt.Fprintln(tw, say.T("NAME\tMOUNT POINT\tFS\tSIZE\tUSED\tHELD\tALLOCATION\tCONTENTS"))
 	var held ramdisk.Size
 	for _, d := range ds {
 		used, heldS := "?", "?"
 		if d.UsageErr == nil {
-			used = d.Usage.Used.Short()
+			used = say.Size(d.Usage.Used)
 			if d.Usage.HeldKnown {
-				heldS = d.Usage.Held.Short()
+				heldS = say.Size(d.Usage.Held)
 			}
 		}
 		held += d.Held()
 		mp := d.MountPoint
 		if f := a.inPlaceAt(ctx, d.Volume); f != "" && f != mp {
-			mp += ", in place at " + f
+			mp = say.T("%s, in place at %s", mp, f)
 		} else if f != "" {
-			mp = "in place at " + f
+			mp = say.T("in place at %s", f)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, mp, d.FS.Label(), d.Size.Short(), used, heldS, d.Allocation.Phrase(), a.contentsWord(d.Volume))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, mp, d.FS.Label(), say.Size(d.Size), used, heldS, say.allocation(d.Allocation), say.Text(a.contentsWord(d.Volume)))
 	}
 	for _, d := range detached {
 		// Out of the file tree and no longer mounted, but not out of memory.
-		fmt.Fprintf(tw, "%s\t(ejected)\t%s\t-\t-\t%s\t%s\t-\n", d.Name, d.FS.Label(), d.Held.Short(), d.Status())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t%s\t%s\t-\n", d.Name, say.T("(ejected)"), d.FS.Label(), say.Size(d.Held), d.Status())
 		held += d.Held
 	}
 	tw.Flush()
 	if memErr == nil && mem.Physical > 0 {
 		growTo := ramdisk.GrowTo(volumesOf(ds), held-detachedHeld(detached)) + detachedHeld(detached)
-		fmt.Fprintf(a.Stdout, "\n%s\n%s\n", ramdisk.MemoryLine(held, mem), capitalize(ramdisk.GrowLine(growTo, mem)))
+		if say.english() {
+			fmt.Fprintf(a.Stdout, "\n%s\n%s\n", ramdisk.MemoryLine(held, mem), capitalize(ramdisk.GrowLine(growTo, mem)))
+		} else { // the menu's words for them
+			fmt.Fprintf(a.Stdout, "\n%s\n%s\n", tray.MemoryLine(say.p, held, mem, nil), tray.GrowLine(say.p, growTo, mem))
+		}
 		if mem.Swapping() && held > 0 {
-			fmt.Fprintf(a.Stdout, "warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway\n", mem.SwapUsed.Short(), held.Short())
+			fmt.Fprintln(a.Stdout, say.T("warning: the machine is swapping (%s) while RAM disks hold %s: their memory may be on the SSD anyway",
+				say.Size(mem.SwapUsed), say.Size(held)))
 		}
 	}
 	for _, d := range ds {
 		if d.UsageErr == nil && d.Usage.NearlyFull() {
-			fmt.Fprintf(a.Stdout, "warning: %s is %.0f%% full\n", d.Name, 100*d.Usage.Fill())
+			fmt.Fprintln(a.Stdout, say.T("warning: %s is %.0f%% full", d.Name, 100*d.Usage.Fill()))
 		}
 		if a.files().Incomplete(d.Volume) {
-			fmt.Fprintf(a.Stdout, "warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)\n", d.Name, quoteName(d.Name))
+			fmt.Fprintln(a.Stdout, say.T("warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)",
+				d.Name, quoteName(d.Name)))
 		} else if whose := a.files().Whose(d.Volume); whose != "" {
 			fmt.Fprintf(a.Stdout, "note: %s %s; eject --all and the menu's Eject All leave it alone\n", d.Name, whose)
 		}
 		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
-			fmt.Fprintf(a.Stdout, "tip: deleted files on %s still pin %s; rambar reclaim %s gives it back\n", d.Name, d.Usage.Pinned().Short(), d.Name)
+			fmt.Fprintln(a.Stdout, say.T("tip: deleted files on %s still pin %s; rambar reclaim %s gives it back", d.Name, say.Size(d.Usage.Pinned()), d.Name))
 		}
 	}
 	return nil
@@ -122,12 +131,12 @@ func (a *App) contentsWord(v ramdisk.Volume) string {
 	case a.files().Whose(v) != "":
 		return "-" // not this RAMBar's to say
 	default:
-		return "discarded"
+		return i18n.N("discarded")
 	}
 	if st.Mode == ramdisk.Mirror {
-		return "mirrored"
+		return i18n.N("mirrored")
 	}
-	return "kept"
+	return i18n.N("kept")
 }
 
 // printOthers says how many of the mounted disks are other users'.
@@ -143,8 +152,8 @@ func printOthers(a *App, users []string) {
 			names = append(names, u)
 		}
 	}
-	fmt.Fprintf(a.Stdout, "Not listed: %s of other users (%s), theirs to open, save and eject\n",
-		ramdisk.Plural(len(users), "RAM disk"), strings.Join(names, ", "))
+	fmt.Fprintln(a.Stdout, a.say().T("Not listed: %d RAM disks of other users (%s), theirs to open, save and eject",
+		len(users), strings.Join(names, ", ")))
 }
 
 // listJSON is list --json.
@@ -197,8 +206,8 @@ func volumesOf(ds []disk) []ramdisk.Volume {
 // copies hold a disk's contents until resumed.
 func (a *App) printStoppedReclaims() {
 	for _, l := range a.files().StoppedReclaims() {
-		fmt.Fprintf(a.Stdout, "warning: a reclaim of %s was stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it\n",
-			l.Name, l.Path, quoteName(l.Name))
+		fmt.Fprintln(a.Stdout, a.say().T("warning: a reclaim of %s was stopped; its contents are safe in %s; rambar reclaim %s --resume finishes or undoes it",
+			l.Name, l.Path, quoteName(l.Name)))
 	}
 }
 

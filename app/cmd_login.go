@@ -11,18 +11,19 @@ import (
 	"strings"
 
 	"rambar/darwin/cocoa"
+	"rambar/i18n"
 	"rambar/internal/atomicfile"
 	"rambar/internal/run"
 	"rambar/login"
 )
 
 func init() {
-	register(&command{Name: "login", Summary: "start RAMBar at login (a LaunchAgent on macOS, XDG autostart on Linux)",
-		Doc: "At each login RAMBar starts and mounts the presets marked --auto-mount.",
+	register(&command{Name: "login", Summary: i18n.N("start RAMBar at login (a LaunchAgent on macOS, XDG autostart on Linux)"),
+		Doc: i18n.N("At each login RAMBar starts and mounts the presets marked --auto-mount."),
 		Subs: []*command{
-			{Name: "on", Summary: "start RAMBar at each login", Flags: []flagSpec{headlessFlag}, Example: "login on\nlogin on --headless", Run: runLoginOn},
-			{Name: "off", Summary: "no longer start RAMBar at login", Example: "login off", Run: runLoginOff},
-			{Name: "status", Summary: "say whether RAMBar starts at login, what it starts, and whether that is this copy",
+			{Name: "on", Summary: i18n.N("start RAMBar at each login"), Flags: []flagSpec{headlessFlag}, Example: "login on\nlogin on --headless", Run: runLoginOn},
+			{Name: "off", Summary: i18n.N("no longer start RAMBar at login"), Example: "login off", Run: runLoginOff},
+			{Name: "status", Summary: i18n.N("say whether RAMBar starts at login, what it starts, and whether that is this copy"),
 				JSON: true, Example: "login status --json", Run: runLoginStatus},
 		},
 		Example: "login on\nlogin status", Order: 50})
@@ -44,7 +45,7 @@ func runLoginOn(ctx context.Context, a *App, in *input) error {
 	if *in.Bool("headless") {
 		return runHeadlessOn(ctx, a)
 	}
-	if err := a.headlessOff(ctx, "the menu-bar app starts at login instead"); err != nil {
+	if err := a.headlessOff(ctx, true); err != nil {
 		return err
 	}
 	t, err := a.loginToggle()
@@ -57,18 +58,19 @@ func runLoginOn(ctx context.Context, a *App, in *input) error {
 	err = t.Set(ctx, true) // through the toggle: its refusals hold here too
 	it := agentItem(t)
 	if errors.Is(err, login.ErrNoSession) {
-		fmt.Fprintf(a.Stdout, "RAMBar will start at your next login (%s).\n  note: %v\n", it.Path(), login.ErrNoSession)
+		fmt.Fprintln(a.Stdout, a.say().T("RAMBar will start at your next login (%s).", it.Path()))
+		fmt.Fprintf(a.Stdout, "  %s\n", a.say().T("note: %v", login.ErrNoSession))
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stdout, "RAMBar starts at login (%s) and mounts the presets marked --auto-mount.\n", it.Path())
+	fmt.Fprintln(a.Stdout, a.say().T("RAMBar starts at login (%s) and mounts the presets marked --auto-mount.", it.Path()))
 	return nil
 }
 
 func runLoginOff(ctx context.Context, a *App, in *input) error {
-	if err := a.headlessOff(ctx, ""); err != nil {
+	if err := a.headlessOff(ctx, false); err != nil {
 		return err
 	}
 	t, err := a.loginToggle()
@@ -81,7 +83,7 @@ func runLoginOff(ctx context.Context, a *App, in *input) error {
 	if err := t.Set(ctx, false); err != nil {
 		return err
 	}
-	fmt.Fprintln(a.Stdout, "RAMBar no longer starts at login.")
+	fmt.Fprintln(a.Stdout, a.say().T("RAMBar no longer starts at login."))
 	return nil
 }
 
@@ -112,16 +114,17 @@ func runLoginStatus(ctx context.Context, a *App, in *input) error {
 			login.Status
 		}{jsonVersion, st})
 	}
+	say := a.say()
 	if !st.Enabled {
-		fmt.Fprintln(a.Stdout, "off: RAMBar does not start at login. Turn it on with: rambar login on")
+		fmt.Fprintln(a.Stdout, say.T("off: RAMBar does not start at login. Turn it on with: rambar login on"))
 	} else {
-		fmt.Fprintf(a.Stdout, "on: %s starts %s\n", st.Path, st.Program)
+		fmt.Fprintln(a.Stdout, say.T("on: %s starts %s", st.Path, st.Program))
 	}
 	if st.Enabled && st.Stale {
-		fmt.Fprintf(a.Stdout, "  note: that is not this copy of RAMBar (%s); run 'rambar login on' to point it here\n", it.Executable)
+		fmt.Fprintln(a.Stdout, "  "+say.T("note: that is not this copy of RAMBar (%s); run 'rambar login on' to point it here", it.Executable))
 	}
 	if st.Enabled && st.Loaded != nil && !*st.Loaded {
-		fmt.Fprintln(a.Stdout, "  note: launchd has not loaded it in this session; it loads at the next login")
+		fmt.Fprintln(a.Stdout, "  "+say.T("note: launchd has not loaded it in this session; it loads at the next login"))
 	}
 	if l != nil && l.NoService != nil {
 		fmt.Fprintf(a.Stdout, "  why not SMAppService: %v\n", l.NoService)
@@ -229,17 +232,18 @@ func (a *App) SetLogin(ctx context.Context, on bool) error {
 // runLoginService is `rambar login` on macOS (cocoa.Login): SMAppService,
 // or the LaunchAgent and why.
 func runLoginService(ctx context.Context, a *App, l *cocoa.Login, verb string, asJSON bool) error {
+	say := a.say()
 	switch verb {
 	case "on", "off":
 		err := l.Set(ctx, verb == "on")
 		switch {
 		case errors.Is(err, cocoa.ErrNeedsApproval):
-			fmt.Fprintf(a.Stdout, "RAMBar is a login item now, waiting for you: %v.\n", err)
+			fmt.Fprintln(a.Stdout, say.T("RAMBar is a login item now, waiting for you: %v.", err))
 			return nil
 		case err != nil:
 			return err
 		case verb == "off":
-			fmt.Fprintln(a.Stdout, "RAMBar no longer starts at login.")
+			fmt.Fprintln(a.Stdout, say.T("RAMBar no longer starts at login."))
 			return nil
 		}
 		st, err := l.State(ctx)
@@ -247,10 +251,11 @@ func runLoginService(ctx context.Context, a *App, l *cocoa.Login, verb string, a
 			return err
 		}
 		if st.Way == "LaunchAgent" {
-			fmt.Fprintf(a.Stdout, "RAMBar starts at login (a LaunchAgent) and mounts the presets marked --auto-mount.\n  note: %s\n", st.Why)
+			fmt.Fprintln(a.Stdout, say.T("RAMBar starts at login (a LaunchAgent) and mounts the presets marked --auto-mount."))
+			fmt.Fprintln(a.Stdout, "  "+say.T("note: %v", st.Why))
 			return nil
 		}
-		fmt.Fprintln(a.Stdout, "RAMBar starts at login (System Settings › General › Login Items) and mounts the presets marked --auto-mount.")
+		fmt.Fprintln(a.Stdout, say.T("RAMBar starts at login (System Settings › General › Login Items) and mounts the presets marked --auto-mount."))
 		return nil
 	}
 	st, err := l.State(ctx)
@@ -265,17 +270,17 @@ func runLoginService(ctx context.Context, a *App, l *cocoa.Login, verb string, a
 	}
 	switch {
 	case st.Way == "SMAppService":
-		fmt.Fprintf(a.Stdout, "on: RAMBar starts at login (SMAppService: %s)\n", st.Service)
+		fmt.Fprintln(a.Stdout, say.T("on: RAMBar starts at login (SMAppService: %s)", st.Service))
 	case st.Way == "LaunchAgent":
-		fmt.Fprintf(a.Stdout, "on: RAMBar starts at login through a LaunchAgent (SMAppService: %s)\n", st.Service)
+		fmt.Fprintln(a.Stdout, say.T("on: RAMBar starts at login through a LaunchAgent (SMAppService: %s)", st.Service))
 	default:
-		fmt.Fprintf(a.Stdout, "off: RAMBar does not start at login (SMAppService: %s). Turn it on with: rambar login on\n", st.Service)
+		fmt.Fprintln(a.Stdout, say.T("off: RAMBar does not start at login (SMAppService: %s). Turn it on with: rambar login on", st.Service))
 	}
 	if st.Why != "" {
-		fmt.Fprintf(a.Stdout, "  why not SMAppService: %s\n", st.Why)
+		fmt.Fprintln(a.Stdout, "  "+say.T("why not SMAppService: %s", st.Why))
 	}
 	if l.Refused != nil {
-		fmt.Fprintf(a.Stdout, "  note: this copy can't be the login item: %v\n", l.Refused)
+		fmt.Fprintln(a.Stdout, "  "+say.T("note: this copy can't be the login item: %v", l.Refused))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"rambar/i18n"
 	"rambar/internal/run"
 	"rambar/login"
 )
@@ -19,7 +20,7 @@ import (
 // the menu bar. One RAMBar runs per user and data folder, so turning one
 // kind on turns the other off; `login off` turns off both.
 
-var headlessFlag = flagBool("headless", "start 'rambar agent' instead of the menu-bar app: a systemd user service on Linux, a LaunchAgent on macOS (for machines without a desktop)")
+var headlessFlag = flagBool("headless", i18n.N("start 'rambar agent' instead of the menu-bar app: a systemd user service on Linux, a LaunchAgent on macOS (for machines without a desktop)"))
 
 // headlessEnv are the variables that choose the data folder and the
 // disks' place: the service is started with them as this command has
@@ -62,21 +63,23 @@ func runHeadlessOn(ctx context.Context, a *App) error {
 			if err := t.Set(ctx, false); err != nil {
 				return fmt.Errorf("the agent is on, but turning off the menu-bar app's login item failed: %w", err)
 			}
-			fmt.Fprintln(a.Stdout, "The menu-bar app no longer starts at login: the agent does its work.")
+			fmt.Fprintln(a.Stdout, a.say().T("The menu-bar app no longer starts at login: the agent does its work."))
 		}
 	}
-	what := "a systemd user service"
+	say := a.say()
+	what := say.T("a systemd user service")
 	if runtime.GOOS == "darwin" {
-		what = "a LaunchAgent"
+		what = say.T("a LaunchAgent")
 	}
 	if later {
-		fmt.Fprintf(a.Stdout, "The RAMBar agent is %s (%s) and starts later.\n  note: %v\n", what, it.Path(), err)
+		fmt.Fprintln(a.Stdout, say.T("The RAMBar agent is %s (%s) and starts later.", what, it.Path()))
+		fmt.Fprintln(a.Stdout, "  "+say.T("note: %v", err))
 		return nil
 	}
-	fmt.Fprintf(a.Stdout, "The RAMBar agent runs now, as %s (%s): it mounts the presets marked --auto-mount "+
-		"and keeps kept and mirrored disks saved; the CLI asks it.\n", what, it.Path())
+	fmt.Fprintln(a.Stdout, say.T("The RAMBar agent runs now, as %s (%s): it mounts the presets marked --auto-mount "+
+		"and keeps kept and mirrored disks saved; the CLI asks it.", what, it.Path()))
 	if runtime.GOOS == "linux" && !lingering() {
-		fmt.Fprintln(a.Stdout, "  note: it runs while you are logged in; 'loginctl enable-linger' runs it from boot, without a login")
+		fmt.Fprintln(a.Stdout, "  "+say.T("note: it runs while you are logged in; 'loginctl enable-linger' runs it from boot, without a login"))
 	}
 	return nil
 }
@@ -92,9 +95,10 @@ func lingering() bool {
 	return err == nil
 }
 
-// headlessOff turns the headless agent off if it is on, saying so (why,
-// when the menu-bar app takes over); nothing is said when it was off.
-func (a *App) headlessOff(ctx context.Context, why string) error {
+// headlessOff turns the headless agent off if it is on, saying so (and
+// that the menu-bar app takes over, forMenuBar); nothing is said when it
+// was off.
+func (a *App) headlessOff(ctx context.Context, forMenuBar bool) error {
 	it, err := a.headlessItem()
 	if err != nil {
 		return nil // no place for one, so none is on
@@ -105,10 +109,11 @@ func (a *App) headlessOff(ctx context.Context, why string) error {
 	if err := it.Set(ctx, false); err != nil && !errors.Is(err, login.ErrNoManager) {
 		return err
 	}
-	if why != "" {
-		why = ": " + why
+	if forMenuBar {
+		fmt.Fprintln(a.Stdout, a.say().T("The RAMBar agent no longer starts (%s removed): the menu-bar app starts at login instead.", it.Path()))
+		return nil
 	}
-	fmt.Fprintf(a.Stdout, "The RAMBar agent no longer starts (%s removed)%s.\n", it.Path(), why)
+	fmt.Fprintln(a.Stdout, a.say().T("The RAMBar agent no longer starts (%s removed).", it.Path()))
 	return nil
 }
 
@@ -129,19 +134,20 @@ func (a *App) headlessStatus(ctx context.Context, asJSON bool) (done bool, err e
 			login.Status
 		}{jsonVersion, st})
 	}
-	fmt.Fprintf(a.Stdout, "on, headless: %s starts %s agent", st.Path, st.Program)
+	say := a.say()
 	switch {
 	case st.Active != nil && *st.Active:
-		fmt.Fprint(a.Stdout, "; it runs now")
+		fmt.Fprintln(a.Stdout, say.T("on, headless: %s starts %s agent; it runs now", st.Path, st.Program))
 	case st.Active != nil:
-		fmt.Fprint(a.Stdout, "; it does not run now ('systemctl --user status rambar' says why)")
+		fmt.Fprintln(a.Stdout, say.T("on, headless: %s starts %s agent; it does not run now ('systemctl --user status rambar' says why)", st.Path, st.Program))
+	default:
+		fmt.Fprintln(a.Stdout, say.T("on, headless: %s starts %s agent", st.Path, st.Program))
 	}
-	fmt.Fprintln(a.Stdout)
 	if st.Stale {
-		fmt.Fprintf(a.Stdout, "  note: that is not this copy of RAMBar (%s); run 'rambar login on --headless' to point it here\n", it.Executable)
+		fmt.Fprintln(a.Stdout, "  "+say.T("note: that is not this copy of RAMBar (%s); run 'rambar login on --headless' to point it here", it.Executable))
 	}
 	if st.Loaded != nil && !*st.Loaded {
-		fmt.Fprintln(a.Stdout, "  note: launchd has not loaded it in this session; it loads at the next login")
+		fmt.Fprintln(a.Stdout, "  "+say.T("note: launchd has not loaded it in this session; it loads at the next login"))
 	}
 	return true, nil
 }

@@ -6,25 +6,26 @@ import (
 	"fmt"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "preset", Summary: "disks to make in one click, or at login ('rambar up')",
-		Doc: "Presets live in the settings file; the menu lists them too.",
+	register(&command{Name: "preset", Summary: i18n.N("disks to make in one click, or at login ('rambar up')"),
+		Doc: i18n.N("Presets live in the settings file; the menu lists them too."),
 		Subs: []*command{
-			{Name: "add", Summary: "add a preset", Args: []arg{nameArg, sizeArg}, Flags: presetFlagSpecs(false),
+			{Name: "add", Summary: i18n.N("add a preset"), Args: []arg{nameArg, sizeArg}, Flags: presetFlagSpecs(false),
 				Refuses: clashLines(presetFlagSpecs(false)),
 				Example: "preset add Scratch 4G --auto-mount\npreset add Cache 25% --keep --save-every 10m --snapshots 3",
 				Run:     runPresetAdd},
-			{Name: "edit", Summary: "change a preset: only what is given changes",
-				Args:  []arg{{Name: "NAME", Doc: "the preset (any letter case)"}, {Name: "SIZE", Optional: true, Doc: sizeArg.Doc}},
+			{Name: "edit", Summary: i18n.N("change a preset: only what is given changes"),
+				Args:  []arg{{Name: "NAME", Doc: i18n.N("the preset (any letter case)")}, {Name: "SIZE", Optional: true, Doc: sizeArg.Doc}},
 				Flags: presetFlagSpecs(true), Refuses: clashLines(presetFlagSpecs(true)), Example: "preset edit Scratch 8G --no-auto-mount", Run: runPresetEdit},
-			{Name: "rm", Aliases: []string{"remove"}, Summary: "remove a preset (a mounted disk of that name stays mounted)",
+			{Name: "rm", Aliases: []string{"remove"}, Summary: i18n.N("remove a preset (a mounted disk of that name stays mounted)"),
 				Args: []arg{{Name: "NAME"}}, Example: "preset rm Cache", Run: runPresetRm},
-			{Name: "list", Aliases: []string{"ls"}, Summary: "list the presets", JSON: true,
+			{Name: "list", Aliases: []string{"ls"}, Summary: i18n.N("list the presets"), JSON: true,
 				Example: "preset list", Run: runPresetList},
-			{Name: "mount", Summary: "make a preset's disk now, as 'rambar create' would",
+			{Name: "mount", Summary: i18n.N("make a preset's disk now, as 'rambar create' would"),
 				Args: []arg{{Name: "NAME"}}, Example: "preset mount Scratch", Run: runPresetMount},
 		},
 		Example: "preset add Scratch 4G --auto-mount\npreset list", Order: 40})
@@ -105,7 +106,7 @@ func runPresetAdd(ctx context.Context, a *App, in *input) error {
 	if err := makeMirrorFolder(in, p); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stdout, "Added preset %s: %s\n", p.Name, describePreset(p))
+	fmt.Fprintln(a.Stdout, a.say().T("Added preset %s: %s", p.Name, presetLine(a.say(), p)))
 	a.noteAutosave(p.Name, presetAutosave(p))
 	return nil
 }
@@ -161,7 +162,7 @@ func runPresetEdit(ctx context.Context, a *App, in *input) error {
 	if err := makeMirrorFolder(in, got); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stdout, "Changed preset %s: %s\n", got.Name, describePreset(got))
+	fmt.Fprintln(a.Stdout, a.say().T("Changed preset %s: %s", got.Name, presetLine(a.say(), got)))
 	if c.SaveEvery != nil || c.SaveAuto != nil {
 		a.noteAutosave(got.Name, presetAutosave(got))
 	}
@@ -183,10 +184,10 @@ func runPresetRm(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	if v, err := a.findDisk(ctx, gone.Name); err == nil {
-		fmt.Fprintf(a.Stdout, "Removed preset %s (its disk stays mounted at %s)\n", gone.Name, v.MountPoint)
+		fmt.Fprintln(a.Stdout, a.say().T("Removed preset %s (its disk stays mounted at %s)", gone.Name, v.MountPoint))
 		return nil
 	}
-	fmt.Fprintf(a.Stdout, "Removed preset %s\n", gone.Name)
+	fmt.Fprintln(a.Stdout, a.say().T("Removed preset %s", gone.Name))
 	return nil
 }
 
@@ -250,28 +251,28 @@ func runPresetList(ctx context.Context, a *App, in *input) error {
 		return writeJSON(a.Stdout, out)
 	}
 	if len(s.Presets) == 0 {
-		fmt.Fprintln(a.Stdout, "No presets. Add one with: rambar preset add Scratch 4G --auto-mount")
+		fmt.Fprintln(a.Stdout, a.say().T("No presets. Add one with: rambar preset add Scratch 4G --auto-mount"))
 		return nil
 	}
-	tw := newColumns(a.Stdout)
-	fmt.Fprintln(tw, "NAME\tSIZE\tFS\tAT LOGIN\tCONTENTS")
+	say, tw := a.say(), newColumns(a.Stdout)
+	fmt.Fprintln(tw, say.T("NAME\tSIZE\tFS\tAT LOGIN\tCONTENTS"))
 	for _, p := range s.Presets {
 		size := p.Size
 		if z, err := ramdisk.ParseSize(p.Size, phys); err == nil && strings.HasSuffix(p.Size, "%") {
-			size += " (" + z.Short() + ")"
+			size += " (" + say.Size(z) + ")"
 		}
-		fs := "default"
+		fs := say.T("default")
 		if p.FS != "" {
 			fs = p.FS.Label()
 		}
 		if p.Hidden {
-			fs += ", hidden"
+			fs = say.T("%s, hidden", fs)
 		}
-		login := "no"
+		login := say.T("no")
 		if p.AutoMount {
-			login = "yes"
+			login = say.T("yes")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, size, fs, login, ramdisk.ContentsPhrase(p))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, size, fs, login, presetContents(say, p))
 	}
 	return tw.Flush()
 }
@@ -302,7 +303,7 @@ func runPresetMount(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	printPlan(a, plan)
-	fmt.Fprintf(a.Stdout, "Created %s at %s (%s)\n", v.Name, v.MountPoint, v.Device)
+	fmt.Fprintln(a.Stdout, a.say().T("Created %s at %s (%s)", v.Name, v.MountPoint, v.Device))
 	return nil
 }
 

@@ -6,16 +6,17 @@ import (
 	"fmt"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "reclaim", Summary: "give back memory pinned by deleted files",
-		Doc:  "It moves the contents out, makes the disk again, moves them back and verifies them by content hash.",
-		Args: []arg{{Name: "NAME", Doc: "a mounted RAM disk"}},
-		Flags: []flagSpec{flagBool("force", "reclaim even when little memory is pinned"),
-			flagBool("resume", "finish or undo a reclaim of NAME that was stopped (its contents wait in the data folder)")},
+	register(&command{Name: "reclaim", Summary: i18n.N("give back memory pinned by deleted files"),
+		Doc:  i18n.N("It moves the contents out, makes the disk again, moves them back and verifies them by content hash."),
+		Args: []arg{{Name: "NAME", Doc: i18n.N("a mounted RAM disk")}},
+		Flags: []flagSpec{flagBool("force", i18n.N("reclaim even when little memory is pinned")),
+			flagBool("resume", i18n.N("finish or undo a reclaim of NAME that was stopped (its contents wait in the data folder)"))},
 		JSON: true, Example: "reclaim Work", Order: 35, Run: runReclaim})
 }
 
@@ -47,12 +48,15 @@ func runReclaim(ctx context.Context, a *App, in *input) error {
 		return writeJSON(a.Stdout, toReclaimJSON(res))
 	}
 	gave := res.Before.Held - res.After.Held
-	fmt.Fprintf(a.Stdout, "Reclaimed %s: %s (%s) moved out and back, verified; memory held %s → %s",
-		v.Name, ramdisk.Plural(res.Files, "file"), ramdisk.Size(res.Bytes).Short(), res.Before.Held.Short(), res.After.Held.Short())
+	say := a.say()
+	bytes, before, after := say.Size(ramdisk.Size(res.Bytes)), say.Size(res.Before.Held), say.Size(res.After.Held)
 	if gave > 0 {
-		fmt.Fprintf(a.Stdout, " (%s given back)", gave.Short())
+		fmt.Fprintln(a.Stdout, say.T("Reclaimed %s: %d files (%s) moved out and back, verified; memory held %s → %s (%s given back)",
+			v.Name, res.Files, bytes, before, after, say.Size(gave)))
+		return nil
 	}
-	fmt.Fprintln(a.Stdout)
+	fmt.Fprintln(a.Stdout, say.T("Reclaimed %s: %d files (%s) moved out and back, verified; memory held %s → %s",
+		v.Name, res.Files, bytes, before, after))
 	return nil
 }
 
@@ -70,11 +74,13 @@ func (a *App) resumeReclaim(ctx context.Context, svc *disks.Service, name string
 	}
 	switch how {
 	case keeper.ResumeUndone:
-		fmt.Fprintf(a.Stdout, "Undid the stopped reclaim of %s: it was never ejected and holds its contents; the partial copy was removed\n", v.Name)
+		fmt.Fprintln(a.Stdout, a.say().T("Undid the stopped reclaim of %s: it was never ejected and holds its contents; the partial copy was removed", v.Name))
 	case keeper.ResumeCleaned:
-		fmt.Fprintf(a.Stdout, "The stopped reclaim of %s had put its contents back, verified, before it was stopped; the disk has been ejected since; what was left of the staging copy was removed\n", name)
+		fmt.Fprintln(a.Stdout, a.say().T("The stopped reclaim of %s had put its contents back, verified, before it was stopped; "+
+			"the disk has been ejected since; what was left of the staging copy was removed", name))
 	default:
-		fmt.Fprintf(a.Stdout, "Finished the stopped reclaim of %s at %s: its contents are back, verified; the staging copy was removed\n", v.Name, v.MountPoint)
+		fmt.Fprintln(a.Stdout, a.say().T("Finished the stopped reclaim of %s at %s: its contents are back, verified; the staging copy was removed",
+			v.Name, v.MountPoint))
 	}
 	return nil
 }

@@ -6,20 +6,21 @@ import (
 	"fmt"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "refresh", Summary: "bring the changes made in a Mirror disk's folder onto the disk",
-		Doc: "A Mirror disk is written into its folder on every save; what changes in the folder meanwhile is kept there " +
+	register(&command{Name: "refresh", Summary: i18n.N("bring the changes made in a Mirror disk's folder onto the disk"),
+		Doc: i18n.N("A Mirror disk is written into its folder on every save; what changes in the folder meanwhile is kept there " +
 			"but does not reach the disk ('info' counts it: changes kept in the folder). refresh brings it over: the disk " +
 			"is saved first (its own changes go into the folder), then every path the folder changed since they were " +
 			"last brought together is put on the disk where the disk still has what the folder had, each one at once " +
 			"(never half written), and the disk is saved again. A path changed on both sides keeps both versions, as a " +
 			"save does, under a conflict name beside it. Inside a .git folder the folder's version wins instead and " +
-			"git's lock files are never copied.",
-		Args: []arg{{Name: "NAME", Doc: "a mounted Mirror disk (its name or mount point)"}},
+			"git's lock files are never copied."),
+		Args: []arg{{Name: "NAME", Doc: i18n.N("a mounted Mirror disk (its name or mount point)")}},
 		JSON: true, Example: "refresh Site", Order: 41, Run: runRefresh})
 }
 
@@ -70,27 +71,27 @@ func runRefresh(ctx context.Context, a *App, in *input) error {
 		}
 		return writeJSON(a.Stdout, j)
 	}
-	fmt.Fprintln(a.Stdout, describeRefresh(v.Name, r))
+	fmt.Fprintln(a.Stdout, describeRefresh(a.say(), v.Name, r))
 	return nil
 }
 
 // describeRefresh is refresh's report: what came over, what the saves
 // around it kept of both sides.
-func describeRefresh(name string, r keeper.Refreshed) string {
+func describeRefresh(s speech, name string, r keeper.Refreshed) string {
 	var b strings.Builder
 	if r.Taken+r.Removed == 0 && len(r.Left) == 0 {
-		fmt.Fprintf(&b, "%s has every change of %s already", name, r.Folder)
+		b.WriteString(s.T("%s has every change of %s already", name, r.Folder))
 	} else {
-		fmt.Fprintf(&b, "Took %s from %s onto %s (%d added or changed, %d removed) in %s", ramdisk.Plural(r.Taken+r.Removed, "change"),
-			r.Folder, name, r.Taken, r.Removed, ramdisk.ShortDuration(r.Took))
+		b.WriteString(s.T("Took %d changes from %s onto %s (%d added or changed, %d removed) in %s", r.Taken+r.Removed,
+			r.Folder, name, r.Taken, r.Removed, s.Number(ramdisk.ShortDuration(r.Took))))
 	}
 	if n := len(r.Left); n > 0 {
-		fmt.Fprintf(&b, "\n%s changed on the disk too while it ran: the disk's version is under the name, the folder's beside it:", ramdisk.Plural(n, "path"))
+		b.WriteString("\n" + s.T("%d paths changed on the disk too while it ran: the disk's version is under the name, the folder's beside it:", n))
 		for _, p := range r.Left {
 			b.WriteString("\n  " + p)
 		}
 	}
-	b.WriteString(describeNotKept(r.NotKept))
+	b.WriteString(describeNotKept(s, r.NotKept))
 	wb := &keeper.WriteBack{Folder: r.Folder, Conflicts: r.Conflicts()}
 	for _, res := range []keeper.Result{r.Before, r.After} {
 		if res.Folder != nil {
@@ -98,7 +99,7 @@ func describeRefresh(name string, r keeper.Refreshed) string {
 			wb.DeletedOutside = append(wb.DeletedOutside, res.Folder.DeletedOutside...)
 		}
 	}
-	b.WriteString(describeWriteBack(wb))
+	b.WriteString(describeWriteBack(s, wb))
 	return b.String()
 }
 

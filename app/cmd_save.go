@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "save", Summary: "save kept and mirrored disks now",
-		Doc:  "Name the disks, or give --all. Each save is a new snapshot; unchanged files are shared with the last one.",
+	register(&command{Name: "save", Summary: i18n.N("save kept and mirrored disks now"),
+		Doc:  i18n.N("Name the disks, or give --all. Each save is a new snapshot; unchanged files are shared with the last one."),
 		Args: []arg{{Name: "NAME", Optional: true, Repeat: true}}, Usage: "NAME... | --all",
 		Flags: []flagSpec{
-			flagBool("all", "save every kept or mirrored disk"),
-			flagBool("force", "save even an empty, unmounted or different disk over the saved copy"),
+			flagBool("all", i18n.N("save every kept or mirrored disk")),
+			flagBool("force", i18n.N("save even an empty, unmounted or different disk over the saved copy")),
 		},
 		JSON: true, Example: "save Work\nsave --all", Order: 40, Run: runSave})
 }
@@ -69,7 +70,7 @@ func contentsErr(err error) error {
 	case errors.Is(err, keeper.ErrNotKept):
 		// A disk named that is not kept: a bad argument (exit 2), as the
 		// README's table has it.
-		return &usageError{fmt.Sprintf("%v; 'rambar keep NAME' keeps a mounted disk from now on, as 'rambar create NAME SIZE --keep' (or --mirror FOLDER) makes one", err)}
+		return usagef("%v; 'rambar keep NAME' keeps a mounted disk from now on, as 'rambar create NAME SIZE --keep' (or --mirror FOLDER) makes one", err)
 	}
 	return err
 }
@@ -79,7 +80,7 @@ func runSave(ctx context.Context, a *App, in *input) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	if *all == (len(pos) > 0) {
-		return in.usageErr("name the disks, or give --all")
+		return in.usageErr(msg("name the disks, or give --all"))
 	}
 	k, err := a.keeper()
 	if err != nil {
@@ -127,7 +128,7 @@ func runSave(ctx context.Context, a *App, in *input) error {
 		} else if rj := toResultJSON(r); *asJSON {
 			s.resultJSON = &rj
 		} else {
-			fmt.Fprintln(a.Stdout, describeSave(v.Name, r))
+			fmt.Fprintln(a.Stdout, describeSave(a.say(), v.Name, r))
 		}
 		out = append(out, s)
 	}
@@ -139,7 +140,7 @@ func runSave(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	} else if len(vs) == 0 {
-		fmt.Fprintln(a.Stdout, "No kept or mirrored disks mounted.")
+		fmt.Fprintln(a.Stdout, a.say().T("No kept or mirrored disks mounted."))
 	}
 	return interrupted(ctx, errors.Join(errs...))
 }
@@ -158,52 +159,53 @@ func saveHint(name string, err error) error {
 	return err
 }
 
-func describeSave(name string, r keeper.Result) string {
+// describeSave says what a save did, in s's language.
+func describeSave(s speech, name string, r keeper.Result) string {
 	if r.Unchanged && r.InUse != nil {
-		return fmt.Sprintf("Not saved %s: it never held still during the save, so %s still holds its last saved state; "+
-			"save again once it is idle", name, r.Snapshot) + describeInUse(r.InUse)
+		return s.T("Not saved %s: it never held still during the save, so %s still holds its last saved state; "+
+			"save again once it is idle", name, r.Snapshot) + describeInUse(s, r.InUse)
 	}
 	if r.Unchanged {
-		return fmt.Sprintf("Saved %s: nothing changed since %s", name, r.Snapshot) + describeRemarked(name, r)
+		return s.T("Saved %s: nothing changed since %s", name, r.Snapshot) + describeRemarked(s, name, r)
 	}
-	s := fmt.Sprintf("Saved %s as %s: %s (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
-		ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.CopiedFiles, ramdisk.Size(r.CopiedBytes).Short(), r.Removed,
-		ramdisk.ShortDuration(r.Took))
+	out := s.T("Saved %s as %s: %d files (%s), %d copied (%s), %d removed, in %s", name, r.Snapshot,
+		r.Files, s.Size(ramdisk.Size(r.Bytes)), r.CopiedFiles, s.Size(ramdisk.Size(r.CopiedBytes)), r.Removed,
+		s.Number(ramdisk.ShortDuration(r.Took)))
 	if r.InUse != nil {
-		s += "\nTaken while in use: the disk never held still during the save; each file is a version that existed, " +
-			"but together they may not be one moment's state (the next save made while it is idle is)" + describeInUse(r.InUse)
+		out += "\n" + s.T("Taken while in use: the disk never held still during the save; each file is a version that existed, "+
+			"but together they may not be one moment's state (the next save made while it is idle is)") + describeInUse(s, r.InUse)
 	}
-	return s + describeNotKept(r.NotKept) + describeWriteBack(r.Folder) + describeRemarked(name, r)
+	return out + describeNotKept(s, r.NotKept) + describeWriteBack(s, r.Folder) + describeRemarked(s, name, r)
 }
 
 // describeRemarked tells that the disk's mark was gone and was put back.
-func describeRemarked(name string, r keeper.Result) string {
+func describeRemarked(s speech, name string, r keeper.Result) string {
 	if !r.Remarked {
 		return ""
 	}
-	return "\n  " + name + "'s RAMBar mark (an attribute of its top folder) was removed and has been put back; RAMBar's own record knew the disk"
+	return "\n  " + s.T("%s's RAMBar mark (an attribute of its top folder) was removed and has been put back; RAMBar's own record knew the disk", name)
 }
 
 // describeInUse names the paths that kept changing during a save.
-func describeInUse(u *keeper.InUse) string {
+func describeInUse(s speech, u *keeper.InUse) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n  %s changed during the save:", ramdisk.Plural(u.Count, "path"))
+	b.WriteString("\n  " + s.T("%d paths changed during the save:", u.Count))
 	for i, p := range u.Paths {
 		if i == 10 {
-			fmt.Fprintf(&b, "\n  and %d more", u.Count-10)
+			b.WriteString("\n  " + s.T("and %d more", u.Count-10))
 			break
 		}
-		b.WriteString("\n  changing: " + p)
+		b.WriteString("\n  " + s.T("changing: %s", p))
 	}
 	return b.String()
 }
 
 // describeNotKept names what a save could not keep (sockets, device nodes):
 // nothing is dropped silently.
-func describeNotKept(nk []keeper.NotKept) string {
+func describeNotKept(s speech, nk []keeper.NotKept) string {
 	var b strings.Builder
 	for _, n := range nk {
-		b.WriteString("\n  not kept: " + n.Path + " (" + n.Why + ")")
+		b.WriteString("\n  " + s.T("not kept: %s (%s)", n.Path, n.Why))
 	}
 	return b.String()
 }
@@ -211,29 +213,29 @@ func describeNotKept(nk []keeper.NotKept) string {
 // describeWriteBack lists what a Mirror write-back kept of the folder's own
 // changes: one line per conflict, per path deleted outside, per metadata
 // not kept.
-func describeWriteBack(wb *keeper.WriteBack) string {
+func describeWriteBack(s speech, wb *keeper.WriteBack) string {
 	if wb == nil {
 		return ""
 	}
 	var b strings.Builder
 	if n := len(wb.Conflicts); n > 0 {
-		fmt.Fprintf(&b, "\n%s in %s (both versions kept):", ramdisk.Plural(n, "conflict"), wb.Folder)
+		b.WriteString("\n" + s.T("%d conflicts in %s (both versions kept):", n, wb.Folder))
 		for _, c := range wb.Conflicts {
 			b.WriteString("\n  " + c.String())
 		}
 	}
 	if wb.KeptOutside > 0 {
-		fmt.Fprintf(&b, "\nKept %s made in %s outside RAMBar", ramdisk.Plural(wb.KeptOutside, "change"), wb.Folder)
+		b.WriteString("\n" + s.T("Kept %d changes made in %s outside RAMBar", wb.KeptOutside, wb.Folder))
 	}
 	for _, p := range wb.DeletedOutside {
-		b.WriteString("\n  deleted in the folder, kept deleted (the disk still has it): " + p)
+		b.WriteString("\n  " + s.T("deleted in the folder, kept deleted (the disk still has it): %s", p))
 	}
 	for _, p := range wb.NotKept {
-		b.WriteString("\n  not kept: " + p)
+		b.WriteString("\n  " + s.T("not kept: %s", p))
 	}
 	if wb.Postponed > 0 {
-		fmt.Fprintf(&b, "\n%s in %s wait for a save of the disk at rest (it changed while it was saved); the folder keeps them meanwhile",
-			ramdisk.Plural(wb.Postponed, "deletion"), wb.Folder)
+		b.WriteString("\n" + s.T("%d deletions in %s wait for a save of the disk at rest (it changed while it was saved); "+
+			"the folder keeps them meanwhile", wb.Postponed, wb.Folder))
 	}
 	return b.String()
 }

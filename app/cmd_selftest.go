@@ -11,18 +11,19 @@ import (
 	"syscall"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/ramdisk"
 	"rambar/selftest"
 )
 
 func init() {
-	register(&command{Name: "selftest", Summary: "check this machine end to end: disks and their memory, saving, eject, the menu bar, notifications, the login item",
-		Doc: "Runs each part of RAMBar for real and writes report.json, summary.txt and the doctor's output into a new folder, " +
+	register(&command{Name: "selftest", Summary: i18n.N("check this machine end to end: disks and their memory, saving, eject, the menu bar, notifications, the login item"),
+		Doc: i18n.N("Runs each part of RAMBar for real and writes report.json, summary.txt and the doctor's output into a new folder, " +
 			"then prints the summary; exits 1 if any check failed. It makes and removes its own hidden disks (64 MiB, 4 GiB and a kept one " +
 			"in a private store), briefly shows the menu-bar icon and a dialog that closes by itself, and may post one notification. " +
-			"Nothing of your own disks or saved contents is touched. The app started with --selftest does the same.",
-		Flags: []flagSpec{flagString("out", "DIR", "write the report into DIR (default: a new folder beside RAMBar's data)"),
-			flagBool("notify", "also tell the outcome in a notification (the app started with --selftest does)")},
+			"Nothing of your own disks or saved contents is touched. The app started with --selftest does the same."),
+		Flags: []flagSpec{flagString("out", "DIR", i18n.N("write the report into DIR (default: a new folder beside RAMBar's data)")),
+			flagBool("notify", i18n.N("also tell the outcome in a notification (the app started with --selftest does)"))},
 		Example: "selftest\nselftest --out ~/rambar-selftest", Order: 92, Run: runSelftest})
 }
 

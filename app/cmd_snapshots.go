@@ -5,17 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "snapshots", Summary: "list the saved states of a kept or mirrored disk",
-		Doc:  "The disk need not be mounted.",
-		Args: []arg{{Name: "NAME", Doc: "a kept or mirrored disk"}},
+	register(&command{Name: "snapshots", Summary: i18n.N("list the saved states of a kept or mirrored disk"),
+		Doc:  i18n.N("The disk need not be mounted."),
+		Args: []arg{{Name: "NAME", Doc: i18n.N("a kept or mirrored disk")}},
 		JSON: true, Example: "snapshots Work", Order: 42, Run: runSnapshots})
 }
 
@@ -55,30 +55,31 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 		}{jsonVersion, st.Name, st.Backing, out})
 	}
 	if len(snaps) == 0 {
-		fmt.Fprintf(a.Stdout, "%s has not been saved yet (%s).\n", st.Name, st.Backing)
+		fmt.Fprintln(a.Stdout, a.say().T("%s has not been saved yet (%s).", st.Name, st.Backing))
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSAVED\tFILES\tSIZE\t")
+	say := a.say()
+	tw := newColumns(a.Stdout)
+	fmt.Fprintln(tw, say.T("ID\tSAVED\tFILES\tSIZE\t"))
 	for _, s := range snaps {
 		var marks []string
 		if s.Current {
-			marks = append(marks, "latest")
+			marks = append(marks, say.T("latest"))
 		}
 		if s.ID == onDisk {
-			marks = append(marks, "on the disk now")
+			marks = append(marks, say.T("on the disk now"))
 		}
 		if s.SetAside {
-			marks = append(marks, "kept work set aside (never pruned)")
+			marks = append(marks, say.T("kept work set aside (never pruned)"))
 		}
 		if m := safetyMark(s.Safety); m != "" {
 			marks = append(marks, m)
 		}
 		if s.InUse != nil {
-			marks = append(marks, fmt.Sprintf("taken while in use (%s changing)", ramdisk.Plural(s.InUse.Count, "path")))
+			marks = append(marks, say.T("taken while in use (%d paths changing)", s.InUse.Count))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, snapshotTime(s.Time, time.Local), s.Files,
-			ramdisk.Size(s.Bytes).Short(), strings.Join(marks, ", "))
+			say.Size(ramdisk.Size(s.Bytes)), strings.Join(marks, say.listSep()))
 	}
 	return tw.Flush()
 }

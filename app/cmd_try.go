@@ -12,18 +12,19 @@ import (
 
 	"rambar/bench"
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/internal/signals"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "try", Summary: "find out whether a RAM disk makes a command faster",
-		Doc: "It runs the command on a RAM disk copy of this folder and in place, alternating, after a warm-up; " +
-			"a gain is reported only when it is beyond the noise.",
+	register(&command{Name: "try", Summary: i18n.N("find out whether a RAM disk makes a command faster"),
+		Doc: i18n.N("It runs the command on a RAM disk copy of this folder and in place, alternating, after a warm-up; " +
+			"a gain is reported only when it is beyond the noise."),
 		Flags: []flagSpec{
-			flagString("disk", "NAME|PATH", "an existing RAM disk (name or mount point); default: a temporary one, ejected afterwards"),
-			flagInt("runs", "N", 5, "timed runs in each place, at least 3"),
-			flagBool("keep-log", "keep the log of the timed runs' output (removed otherwise)"),
+			flagString("disk", "NAME|PATH", i18n.N("an existing RAM disk (name or mount point); default: a temporary one, ejected afterwards")),
+			flagInt("runs", "N", 5, i18n.N("timed runs in each place, at least 3")),
+			flagBool("keep-log", i18n.N("keep the log of the timed runs' output (removed otherwise)")),
 		},
 		JSON: true, Command: true, Example: "try -- make test\ntry --disk Scratch --runs 7 -- go build ./...", Order: 61, Run: runTry})
 }
@@ -55,15 +56,15 @@ func runTry(ctx context.Context, a *App, in *input) error {
 		return err
 	}
 	defer closeLog()
-	logName := "a log that is removed afterwards (--keep-log keeps it)"
-	if keepLog {
-		logName = keptLog
-	}
 	p, done := a.progressLine(0)
-	if !*asJSON {
-		fmt.Fprintf(a.Stdout, "Trying %q: a copy of %s on %s, and in place; %d timed runs each after a warm-up.\n",
-			strings.Join(argv, " "), src, diskLabel, *runs)
-		fmt.Fprintf(a.Stdout, "The warm-up run's output is shown; the others go to %s\n", logName)
+	if say := a.say(); !*asJSON {
+		fmt.Fprintln(a.Stdout, say.T("Trying %q: a copy of %s on %s, and in place; %d timed runs each after a warm-up.",
+			strings.Join(argv, " "), src, diskLabel, *runs))
+		if keepLog {
+			fmt.Fprintln(a.Stdout, say.T("The warm-up run's output is shown; the others go to %s", keptLog))
+		} else {
+			fmt.Fprintln(a.Stdout, say.T("The warm-up run's output is shown; the others go to a log that is removed afterwards (--keep-log keeps it)"))
+		}
 	}
 	stdout := a.Stdout
 	if *asJSON {
@@ -92,7 +93,7 @@ func runTry(ctx context.Context, a *App, in *input) error {
 	if *asJSON {
 		return writeJSON(a.Stdout, toTryJSON(res, keptLog))
 	}
-	fmt.Fprintf(a.Stdout, "  RAM disk: %s\n  in place: %s\n", res.RAM.Cell(), res.Disk.Cell())
+	fmt.Fprintf(a.Stdout, "  %s\n  %s\n", a.say().T("RAM disk: %s", res.RAM.Cell()), a.say().T("in place: %s", res.Disk.Cell()))
 	fmt.Fprintf(a.Stdout, "%s\n", capitalize(res.Summary()))
 	if w := res.Sureness(); w != "" {
 		fmt.Fprintf(a.Stdout, "(%s", w)
@@ -146,7 +147,7 @@ func (a *App) tempDisk(ctx context.Context, src string) (ramdisk.Volume, func() 
 	if err != nil {
 		return ramdisk.Volume{}, nil, fmt.Errorf("try: %w", err)
 	}
-	fmt.Fprintf(a.Stderr, "Made a temporary RAM disk %s at %s; it is ejected afterwards.\n", v.Name, v.MountPoint)
+	fmt.Fprintln(a.Stderr, a.say().T("Made a temporary RAM disk %s at %s; it is ejected afterwards.", v.Name, v.MountPoint))
 	return v, eject, nil
 }
 
@@ -166,10 +167,10 @@ func (a *App) tryPlace(ctx context.Context, diskName, src string) (dir, label st
 	}
 	release = func() {
 		if eerr := eject(); eerr != nil {
-			fmt.Fprintf(a.Stderr, "rambar: try: eject the temporary RAM disk %s: %v\n", v.Name, eerr)
+			fmt.Fprintln(a.Stderr, a.say().T("rambar: try: eject the temporary RAM disk %s: %v", v.Name, eerr))
 		}
 	}
-	return v.MountPoint, v.Name + " (temporary)", release, nil
+	return v.MountPoint, a.say().T("%s (temporary)", v.Name), release, nil
 }
 
 // tryLog makes the log of the timed runs' output. Unless keep, it is
@@ -205,7 +206,7 @@ func (a *App) cleanTryLeftovers(ctx context.Context) {
 	disks.CleanTryLogs(os.TempDir())
 	gone, err := svc.CleanTryDisks(ctx)
 	for _, n := range gone {
-		fmt.Fprintf(a.Stderr, "Ejected %s, left by a try that was stopped.\n", n)
+		fmt.Fprintln(a.Stderr, a.say().T("Ejected %s, left by a try that was stopped.", n))
 	}
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "rambar: try: %v\n", err)
@@ -222,7 +223,7 @@ func showTail(a *App, path string) {
 	if len(lines) > 20 {
 		lines = lines[len(lines)-20:]
 	}
-	fmt.Fprintf(a.Stderr, "--- the failed run's last output ---\n%s\n---\n", strings.Join(lines, "\n"))
+	fmt.Fprintf(a.Stderr, "%s\n%s\n---\n", a.say().T("--- the failed run's last output ---"), strings.Join(lines, "\n"))
 }
 
 func capitalize(s string) string {

@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"rambar/disks"
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
 func init() {
-	register(&command{Name: "up", Summary: "mount every preset marked --auto-mount that is not mounted",
-		Doc:   "This is what happens at login. It reports each preset and exits non-zero if any failed.",
-		Flags: []flagSpec{flagBool("force", "make disks even when the memory check refuses them")},
+	register(&command{Name: "up", Summary: i18n.N("mount every preset marked --auto-mount that is not mounted"),
+		Doc:   i18n.N("This is what happens at login. It reports each preset and exits non-zero if any failed."),
+		Flags: []flagSpec{flagBool("force", i18n.N("make disks even when the memory check refuses them"))},
 		JSON:  true, Example: "up\nup --force", Order: 45, Run: runUp})
 }
 
@@ -62,22 +63,23 @@ func runUp(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	} else {
+		say := a.say()
 		if len(rs) == 0 {
-			fmt.Fprintln(a.Stdout, "No preset mounts at login. Mark one with: rambar preset edit NAME --auto-mount")
+			fmt.Fprintln(a.Stdout, say.T("No preset mounts at login. Mark one with: rambar preset edit NAME --auto-mount"))
 		}
 		for _, r := range rs {
 			switch r.Outcome {
 			case disks.UpMounted:
-				fmt.Fprintf(a.Stdout, "Mounted %s at %s (%s)\n", r.Preset.Name, r.Volume.MountPoint, r.Plan.Summary())
+				fmt.Fprintln(a.Stdout, say.T("Mounted %s at %s (%s)", r.Preset.Name, r.Volume.MountPoint, planSummary(say, r.Plan)))
 				for _, n := range r.Plan.Notes {
 					if n.Severity == ramdisk.Warning {
-						fmt.Fprintf(a.Stdout, "  warning: %s\n", n.Text)
+						fmt.Fprintln(a.Stdout, "  "+say.T("warning: %s", n.Text))
 					}
 				}
 			case disks.UpSkipped:
-				fmt.Fprintf(a.Stdout, "Skipped %s: already mounted at %s\n", r.Preset.Name, r.Volume.MountPoint)
+				fmt.Fprintln(a.Stdout, say.T("Skipped %s: already mounted at %s", r.Preset.Name, r.Volume.MountPoint))
 			case disks.UpFailed:
-				fmt.Fprintf(a.Stdout, "Failed %s: %v\n", r.Preset.Name, r.Err)
+				fmt.Fprintln(a.Stdout, say.T("Failed %s: %v", r.Preset.Name, r.Err))
 			}
 		}
 	}

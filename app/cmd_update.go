@@ -7,17 +7,18 @@ import (
 	"runtime"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/internal/run"
 	upd "rambar/update"
 )
 
 func init() {
-	register(&command{Name: "update", Summary: "say whether a newer RAMBar is out; on a Mac, download and open it",
-		Doc: "RAMBar.app from the release's disk image reads the signed appcast, shows the newest release's notes, " +
+	register(&command{Name: "update", Summary: i18n.N("say whether a newer RAMBar is out; on a Mac, download and open it"),
+		Doc: i18n.N("RAMBar.app from the release's disk image reads the signed appcast, shows the newest release's notes, " +
 			"and (without --check) downloads its disk image to Downloads, checks its signature, Developer ID and " +
 			"notarization, and opens it: quit RAMBar, then drag the new one onto Applications. It never replaces " +
-			"the running app. A copy installed with Homebrew, or on Linux, is told how it was installed and how to update it.",
-		Flags:   []flagSpec{flagBool("check", "only say whether a newer release is out; download nothing")},
+			"the running app. A copy installed with Homebrew, or on Linux, is told how it was installed and how to update it."),
+		Flags:   []flagSpec{flagBool("check", i18n.N("only say whether a newer release is out; download nothing"))},
 		Example: "update --check\nupdate", Order: 89, Run: runUpdate})
 }
 
@@ -45,38 +46,43 @@ func runUpdate(ctx context.Context, a *App, in *input) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(a.Stdout, o.Line())
+	say := a.say()
+	if say.english() {
+		fmt.Fprintln(a.Stdout, o.Line())
+	} else {
+		fmt.Fprintln(a.Stdout, o.Say(say.p))
+	}
 	if o.Status != upd.Available {
 		return nil
 	}
 	if notes := strings.TrimSpace(o.Release.Notes); notes != "" {
-		fmt.Fprintf(a.Stdout, "\nWhat's new in %s:\n", o.Release.Version)
+		fmt.Fprintf(a.Stdout, "\n%s\n", say.T("What's new in %s:", o.Release.Version))
 		for _, l := range strings.Split(notes, "\n") {
 			fmt.Fprintf(a.Stdout, "  %s\n", l)
 		}
 		fmt.Fprintln(a.Stdout)
 	}
 	if *in.Bool("check") {
-		fmt.Fprintln(a.Stdout, "rambar update (or Check for Updates… in the menu) downloads it.")
+		fmt.Fprintln(a.Stdout, say.T("rambar update (or Check for Updates… in the menu) downloads it."))
 		return nil
 	}
 	show, done := a.progressLine(contentsEvery)
 	path, err := s.Download(ctx, o.Release, func(n, total int64) {
 		if total > 0 {
-			show(fmt.Sprintf("Downloading RAMBar %s… %d%%", o.Release.Version, n*100/total))
+			show(say.T("Downloading RAMBar %s… %d%%", o.Release.Version, int(n*100/total)))
 		}
 	})
 	done()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stdout, "Saved %s: its signature, Developer ID and notarization checked.\n", path)
+	fmt.Fprintln(a.Stdout, say.T("Saved %s: its signature, Developer ID and notarization checked.", path))
 	if s.Open != nil {
 		if err := s.Open(path); err != nil {
-			fmt.Fprintf(a.Stderr, "rambar: could not open it: %v\n", err)
+			fmt.Fprintln(a.Stderr, say.T("rambar: could not open it: %v", err))
 		}
 	}
-	fmt.Fprintln(a.Stdout, "To install it: quit RAMBar, then drag RAMBar from the disk image onto Applications, replacing this copy.")
+	fmt.Fprintln(a.Stdout, say.T("To install it: quit RAMBar, then drag RAMBar from the disk image onto Applications, replacing this copy."))
 	return nil
 }
 

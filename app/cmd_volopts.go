@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"rambar/cache"
+	"rambar/i18n"
 	"rambar/ramdisk"
 	"rambar/volicon"
 )
@@ -15,11 +16,11 @@ import (
 // add and edit (edit: --noexec=false, --folders "" and so on turn one off).
 func volumeFlagSpecs() []flagSpec {
 	return []flagSpec{
-		flagBool("noexec", "mount it noexec, nosuid, nodev: nothing on it can run (a downloads disk)"),
-		flagString("folders", "A,B/C", "folders to make on it at every mount and after every restore"),
-		flagString("mount-point", "FOLDER", "mount it at this empty or absent folder of yours instead of the usual place"),
-		flagString("icon", "FILE", "the volume's icon, a .icns or .png file (Finder; on Linux the file is only copied)"),
-		flagBool("spotlight", "let Spotlight index it (macOS; off by default)"),
+		flagBool("noexec", i18n.N("mount it noexec, nosuid, nodev: nothing on it can run (a downloads disk)")),
+		flagString("folders", "A,B/C", i18n.N("folders to make on it at every mount and after every restore")),
+		flagString("mount-point", "FOLDER", i18n.N("mount it at this empty or absent folder of yours instead of the usual place")),
+		flagString("icon", "FILE", i18n.N("the volume's icon, a .icns or .png file (Finder; on Linux the file is only copied)")),
+		flagBool("spotlight", i18n.N("let Spotlight index it (macOS; off by default)")),
 	}
 }
 
@@ -112,13 +113,13 @@ func printVolumeNotes(a *App, v ramdisk.Volume) {
 }
 
 // extrasRows adds the disk's extras and the caches on it to `info`.
-func (a *App) extrasRows(ctx context.Context, row func(k, f string, args ...any), v ramdisk.Volume) {
+func (a *App) extrasRows(ctx context.Context, field func(k, f string, args ...any), v ramdisk.Volume) {
 	svc, err := a.service()
 	if err != nil {
 		return
 	}
 	if o, ok := svc.VolumeOptionsOf(v); ok && o.Phrase() != "" {
-		row("Options", "%s", o.Phrase())
+		field("Options", "%s", o.Phrase())
 	}
 	for _, c := range svc.Caches().List(ctx) {
 		if svc.SameName(c.Disk, v.Name) {
@@ -126,7 +127,7 @@ func (a *App) extrasRows(ctx context.Context, row func(k, f string, args ...any)
 			if t == cache.TMPDIRKey {
 				t = "TMPDIR=" + c.Link
 			}
-			row("Cache", "%s", t)
+			field("Cache", "%s", t)
 		}
 	}
 }

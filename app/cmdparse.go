@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -54,18 +53,18 @@ func parse(c *command, args []string) (in *input, help bool, err error) {
 	}
 	if c.Command {
 		if !dashdash {
-			return nil, false, c.usageErr("put the command after --")
+			return nil, false, c.usageErr(msg("put the command after --"))
 		}
 		if len(in.Rest) == 0 || in.Rest[0] == "" {
-			return nil, false, c.usageErr("no command after --")
+			return nil, false, c.usageErr(msg("no command after --"))
 		}
 	}
 	min, max := c.argRange()
 	switch {
 	case len(in.Args) < min:
-		return nil, false, c.usageErr("missing " + c.Args[len(in.Args)].Name)
+		return nil, false, c.usageErr(msg("missing %s", c.Args[len(in.Args)].Name))
 	case max >= 0 && len(in.Args) > max:
-		return nil, false, c.usageErr(fmt.Sprintf("unexpected %q", in.Args[max]))
+		return nil, false, c.usageErr(msg("unexpected %q", in.Args[max]))
 	}
 	return in, false, nil
 }
@@ -142,7 +141,7 @@ func resolve(args []string) (*command, []string, error) {
 		return c, rest, nil
 	}
 	if len(rest) == 0 {
-		return nil, nil, c.usageErr("")
+		return nil, nil, c.usageErr(text{})
 	}
 	if strings.HasPrefix(rest[0], "-") {
 		return c, rest, nil // --help, or a flag the group does not take

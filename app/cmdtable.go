@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"rambar/i18n"
 	"slices"
 	"sort"
 	"strings"
@@ -67,7 +68,8 @@ type flagSpec struct {
 	Kind    flagKind
 	Value   string // what the value is, in help (FS, FOLDER, N)
 	Default any    // nil: the zero value of its kind
-	Doc     string
+	Doc     string // the English text, translated when help is printed
+	DocArg  string // fills Doc's %s: words help does not translate (bench's row names)
 }
 
 func flagBool(name, doc string) flagSpec { return flagSpec{Name: name, Kind: boolFlag, Doc: doc} }
@@ -79,10 +81,10 @@ func flagInt(name, value string, def int, doc string) flagSpec {
 }
 
 // jsonFlag is the one --json; commands with JSON set offer it.
-var jsonFlag = flagBool("json", "print the result as JSON (a versioned document)")
+var jsonFlag = flagBool("json", i18n.N("print the result as JSON (a versioned document)"))
 
 // helpFlag is understood by every command; it is listed last in help.
-var helpFlag = flagSpec{Name: "help", Kind: boolFlag, Doc: "show this help"}
+var helpFlag = flagSpec{Name: "help", Kind: boolFlag, Doc: i18n.N("show this help")}
 
 var commands = map[string]*command{}
 
@@ -192,12 +194,13 @@ func (c *command) synopsis() string {
 	return strings.Join(parts, " ")
 }
 
-// usageErr is a usage error naming the command's synopsis and why.
-func (c *command) usageErr(why string) error {
-	if why != "" {
-		why = " (" + why + ")"
+// usageErr is a usage error naming the command's synopsis and why (a
+// zero text: no reason).
+func (c *command) usageErr(why text) error {
+	if why.format == "" {
+		return usagef("usage: rambar %s; see 'rambar %s --help'", c.synopsis(), c.path())
 	}
-	return usagef("usage: rambar %s%s; see 'rambar %s --help'", c.synopsis(), why, c.path())
+	return usagef("usage: rambar %s (%s); see 'rambar %s --help'", c.synopsis(), why, c.path())
 }
 
 // input is one parsed command line: positional arguments and flag values.
@@ -221,7 +224,7 @@ func (in *input) Duration(name string) *time.Duration { return flagValue[time.Du
 func (in *input) Set(name string) bool { return in.set[name] }
 
 // usageErr is the command's usage error.
-func (in *input) usageErr(why string) error { return in.cmd.usageErr(why) }
+func (in *input) usageErr(why text) error { return in.cmd.usageErr(why) }
 
 func flagValue[T any](in *input, name string) *T {
 	p, ok := in.vals[name].(*T)

@@ -48,7 +48,7 @@ func TestHelpPages(t *testing.T) {
 		checkWidth(t, c.path(), out)
 		flat := strings.Join(strings.Fields(out), " ")
 		for _, f := range c.flags() {
-			if !strings.Contains(out, "  "+f.label()) || !strings.Contains(flat, strings.Join(strings.Fields(f.doc()), " ")) {
+			if !strings.Contains(out, "  "+f.label()) || !strings.Contains(flat, strings.Join(strings.Fields(f.doc(english())), " ")) {
 				t.Errorf("%s --help lacks --%s or its description %q", c.path(), f.Name, f.Doc)
 			}
 		}

@@ -7,76 +7,95 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"rambar/i18n"
 )
 
 // helpWidth is the width every help page fits in.
 const helpWidth = 80
 
+// Help is made from the command table in the user's language: the table
+// keeps each text in English (the catalog's key, marked with i18n.N where
+// it is declared) and the pages translate it here. Command and flag names,
+// placeholders and example command lines stay as they are.
+
 // printUsage writes c's help page: usage, what it does, its arguments,
 // sub-verbs and flags with their descriptions, and an example.
-func printUsage(w io.Writer, c *command) {
-	fmt.Fprintf(w, "usage: rambar %s\n\n", c.synopsis())
-	about := sentence(c.Summary)
+func printUsage(w io.Writer, p speech, c *command) {
+	fmt.Fprintf(w, "%s\n\n", p.T("usage: rambar %s", c.synopsis()))
+	about := []string{sentence(p, p.Text(c.Summary))}
 	if c.Doc != "" {
-		about += " " + c.Doc
+		about = append(about, p.Text(c.Doc))
 	}
 	if len(c.Aliases) > 0 {
-		about += fmt.Sprintf(" Also spelled: %s.", strings.Join(c.Aliases, ", "))
+		about = append(about, p.T("Also spelled: %s.", strings.Join(c.Aliases, ", ")))
 	}
-	writeWrapped(w, about, "", "")
+	writeWrapped(w, strings.Join(about, p.sentenceGap()), "", "")
 	if len(c.Subs) > 0 {
-		fmt.Fprint(w, "\ncommands:\n")
+		fmt.Fprintf(w, "\n%s\n", p.T("commands:"))
 		for _, s := range c.Subs {
-			writeEntry(w, s.synopsis(), s.Summary)
+			writeEntry(w, s.synopsis(), p.Text(s.Summary))
 		}
-		fmt.Fprintf(w, "Run 'rambar %s COMMAND --help' for its flags.\n", c.Name)
+		fmt.Fprintln(w, p.T("Run 'rambar %s COMMAND --help' for its flags.", c.Name))
 	}
 	if hasArgDocs(c) {
-		fmt.Fprint(w, "\narguments:\n")
+		fmt.Fprintf(w, "\n%s\n", p.T("arguments:"))
 		for _, a := range c.Args {
 			if a.Doc != "" {
-				writeTwoColumns(w, "  "+a.Name, a.Doc)
+				writeTwoColumns(w, "  "+a.Name, p.Text(a.Doc))
 			}
 		}
 	}
 	if len(c.Subs) == 0 {
-		fmt.Fprint(w, "\nflags:\n")
+		fmt.Fprintf(w, "\n%s\n", p.T("flags:"))
 		for _, f := range append(c.flags(), helpFlag) {
-			writeTwoColumns(w, "  "+f.label(), f.doc())
+			writeTwoColumns(w, "  "+f.label(), f.doc(p))
 		}
 	}
 	if len(c.Refuses) > 0 {
-		fmt.Fprint(w, "\nrefused together (before anything is made):\n")
+		fmt.Fprintf(w, "\n%s\n", p.T("refused together (before anything is made):"))
 		for _, r := range c.Refuses {
-			writeWrapped(w, r, "  ", "    ")
+			writeWrapped(w, p.Text(r), "  ", "    ")
 		}
 	}
 	if c.Example != "" {
-		fmt.Fprint(w, "\nexample:\n")
+		fmt.Fprintf(w, "\n%s\n", p.T("example:"))
 		for _, l := range strings.Split(strings.TrimSpace(c.Example), "\n") {
 			fmt.Fprintf(w, "  rambar %s\n", strings.TrimSpace(l))
 		}
 	}
 }
 
-// printHelp writes the top-level help: every verb with its summary.
-func printHelp(w io.Writer) {
-	writeWrapped(w, "RAMBar makes RAM disks, shows what they really cost in memory, and keeps their contents safe.", "", "")
-	fmt.Fprint(w, `
-usage: rambar                 start the menu-bar app
-       rambar COMMAND [ARGS]  run one command
-       rambar help COMMAND    its flags, with an example (or: rambar COMMAND -h)
+// namesLine is the rule for letter case in names, as help says it.
+var namesLine = i18n.N("names: letter case counts on Linux (Work and work are two disks, as their folders are); " +
+	"on macOS, whose volumes ignore it, they are one disk.")
 
-commands:
-`)
+// printHelp writes the top-level help: every verb with its summary.
+func printHelp(w io.Writer, p speech) {
+	writeWrapped(w, p.T("RAMBar makes RAM disks, shows what they really cost in memory, and keeps their contents safe."), "", "")
+	label := p.T("usage:")
+	indent := strings.Repeat(" ", displayWidth(label))
+	fmt.Fprintln(w)
+	for i, l := range [][2]string{
+		{"rambar", p.T("start the menu-bar app")},
+		{"rambar COMMAND [ARGS]", p.T("run one command")},
+		{"rambar help COMMAND", p.T("its flags, with an example (or: rambar COMMAND -h)")},
+	} {
+		head := indent
+		if i == 0 {
+			head = label
+		}
+		writeWrapped(w, l[1], fmt.Sprintf("%s %-23s", head, l[0]), strings.Repeat(" ", displayWidth(indent)+24))
+	}
+	fmt.Fprintf(w, "\n%s\n", p.T("commands:"))
 	for _, c := range topLevel() {
 		if !c.Hidden {
-			writeEntry(w, c.synopsis(), c.Summary)
+			writeEntry(w, c.synopsis(), p.Text(c.Summary))
 		}
 	}
 	fmt.Fprint(w, "\n")
-	writeWrapped(w, "sizes: 512M, 4G, 1.5GiB, 4096MiB, 25% (of memory); a bare number is MiB; units are binary.", "", "")
-	writeWrapped(w, "names: "+nameCase+".", "", "")
+	writeWrapped(w, p.T("sizes: 512M, 4G, 1.5GiB, 4096MiB, 25%% (of memory); a bare number is MiB; units are binary."), "", "")
+	writeWrapped(w, p.Text(namesLine), "", "")
 }
 
 func hasArgDocs(c *command) bool {
@@ -100,23 +119,28 @@ func (f flagSpec) label() string {
 	return s
 }
 
-// doc is the flag's description with its default when that is not zero.
-func (f flagSpec) doc() string {
+// doc is the flag's description in p's language, with its default when
+// that is not zero.
+func (f flagSpec) doc(p speech) string {
+	text := p.Text(f.Doc)
+	if f.DocArg != "" {
+		text = p.T(f.Doc, f.DocArg)
+	}
 	switch d := f.Default.(type) {
 	case int:
 		if d != 0 {
-			return fmt.Sprintf("%s (default %d)", f.Doc, d)
+			return p.T("%s (default %d)", text, d)
 		}
 	case string:
 		if d != "" {
-			return fmt.Sprintf("%s (default %s)", f.Doc, d)
+			return p.T("%s (default %s)", text, d)
 		}
 	case time.Duration:
 		if d != 0 {
-			return fmt.Sprintf("%s (default %s)", f.Doc, d)
+			return p.T("%s (default %s)", text, d.String())
 		}
 	}
-	return f.Doc
+	return text
 }
 
 // writeEntry is one line of a command list: the synopsis, then the summary
@@ -152,96 +176,81 @@ func writeWrapped(w io.Writer, text, first, rest string) {
 func wrap(text, first, rest string, width int) []string {
 	var lines []string
 	line, empty := first, true
-	for _, word := range strings.Fields(text) {
-		if !empty && displayWidth(line)+1+displayWidth(word) > width {
+	for _, pc := range breakable(text) {
+		gap := 0
+		if pc.space {
+			gap = 1
+		}
+		if !empty && displayWidth(line)+gap+displayWidth(pc.text) > width {
 			lines = append(lines, line)
 			line, empty = rest, true
 		}
-		if !empty {
+		if !empty && pc.space {
 			line += " "
 		}
-		line += word
+		line += pc.text
 		empty = false
 	}
 	return append(lines, line)
 }
 
-// sentence makes a summary phrase a sentence: capital first, full stop last.
-func sentence(s string) string {
+// piece is a run of text no line breaks inside; space tells whether a space
+// came before it (a line broken there loses the space).
+type piece struct {
+	text  string
+	space bool
+}
+
+// breakable cuts text where a line may break: at spaces, and beside a wide
+// (Chinese or Japanese) character, whose text breaks without spaces, but
+// never before closing punctuation nor after opening punctuation (and in
+// the pseudo-locale's padding).
+func breakable(text string) []piece {
+	var out []piece
+	for _, word := range strings.Fields(text) {
+		start, space := 0, true
+		var prev rune
+		for i, r := range word {
+			if i > start && breaksBetween(prev, r) {
+				out = append(out, piece{word[start:i], space})
+				start, space = i, false
+			}
+			prev = r
+		}
+		out = append(out, piece{word[start:], space})
+	}
+	return out
+}
+
+// noLineStart are the characters a Chinese or Japanese line never starts
+// with: closing punctuation, small kana, the prolonged sound mark.
+const noLineStart = "、。，．）」』】！？：；・ー％ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ々"
+
+func breaksBetween(a, b rune) bool {
+	if a == '·' && b == '·' { // the pseudo-locale's padding
+		return true
+	}
+	if runeWidth(a) < 2 && runeWidth(b) < 2 {
+		return false
+	}
+	return !strings.ContainsRune(noLineStart, b) && !strings.ContainsRune("（「『【", a) &&
+		!strings.ContainsRune(",.;:)!?%", b)
+}
+
+// sentence makes a summary phrase a sentence: capital first, full stop last
+// (a Chinese or Japanese one: 。).
+func sentence(p speech, s string) string {
 	if s == "" {
 		return s
 	}
 	r, n := utf8.DecodeRuneInString(s)
 	s = string(unicode.ToUpper(r)) + s[n:]
-	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") {
-		s += "."
+	stop := "."
+	if p.cjk() {
+		stop = "。"
+	}
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "。") && !strings.HasSuffix(s, "？") {
+		s += stop
 	}
 	return s
-}
-
-// nearest is the candidate closest to word by edit distance, when close
-// enough to be a slip ("craete" → "create"), one the word begins
-// uniquely, or the one the word starts with ("gooo" → "go"); "" when none is.
-func nearest(word string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := editDistance(strings.ToLower(word), c)
-		if bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	limit := 1 // two slips in a word of four or fewer letters is another word ("ntfs", "apfs")
-	if utf8.RuneCountInString(word) >= 5 {
-		limit = 2
-	}
-	if bestD >= 0 && bestD <= limit {
-		return best
-	}
-	var prefixed []string
-	for _, c := range candidates {
-		if len(word) >= 2 && strings.HasPrefix(c, strings.ToLower(word)) {
-			prefixed = append(prefixed, c)
-		}
-	}
-	if len(prefixed) == 1 {
-		return prefixed[0]
-	}
-	// A word that starts with one candidate and goes on ("gooo" for go).
-	var longer []string
-	for _, c := range candidates {
-		if len(c) >= 2 && strings.HasPrefix(strings.ToLower(word), c) {
-			longer = append(longer, c)
-		}
-	}
-	if len(longer) == 1 {
-		return longer[0]
-	}
-	return ""
-}
-
-// editDistance is the optimal string alignment distance: insertions,
-// deletions, substitutions and swaps of neighbours each cost one.
-func editDistance(a, b string) int {
-	x, y := []rune(a), []rune(b)
-	d := make([][]int, len(x)+1)
-	for i := range d {
-		d[i] = make([]int, len(y)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(x); i++ {
-		for j := 1; j <= len(y); j++ {
-			cost := 1
-			if x[i-1] == y[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(x)][len(y)]
 }

@@ -46,7 +46,7 @@ func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOp
 	switch {
 	case opts.Quiet:
 	case c.Reclaimed != "":
-		fmt.Fprintf(a.Stdout, "Put back the contents of a reclaim of %s that was stopped (from %s), verified\n", c.Volume.Name, c.Reclaimed)
+		fmt.Fprintln(a.Stdout, a.say().T("Put back the contents of a reclaim of %s that was stopped (from %s), verified", c.Volume.Name, c.Reclaimed))
 	case c.Contents.Mode != ramdisk.Discard:
 		printLoaded(a, c)
 	}
@@ -75,22 +75,22 @@ func createErr(err error) error {
 
 // printLoaded says what filling a kept or mirrored disk put on it.
 func printLoaded(a *App, c disks.Created) {
-	r := c.Loaded
+	r, s := c.Loaded, a.say()
 	switch {
 	case c.Contents.Mode == ramdisk.Mirror:
-		fmt.Fprintf(a.Stdout, "Loaded %s: %s (%s); changes are written back on save and eject\n", c.Contents.MirrorPath, ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short())
+		fmt.Fprintln(a.Stdout, s.T("Loaded %s: %d files (%s); changes are written back on save and eject", c.Contents.MirrorPath, r.Files, s.Size(ramdisk.Size(r.Bytes))))
 		if c.Contents.InPlace {
-			fmt.Fprintf(a.Stdout, "In place at %s: the folder's own path now runs from memory; eject writes it back and shows the folder again\n", c.Contents.MirrorPath)
+			fmt.Fprintln(a.Stdout, s.T("In place at %s: the folder's own path now runs from memory; eject writes it back and shows the folder again", c.Contents.MirrorPath))
 		}
 		if r.Safety != nil { // a last save the folder never got
-			fmt.Fprintln(a.Stdout, "Warning: "+r.Safety.Describe(c.Volume.Name, c.Contents.MirrorPath))
+			fmt.Fprintln(a.Stdout, s.T("Warning: %s", r.Safety.Describe(c.Volume.Name, c.Contents.MirrorPath)))
 		}
 	case r.Snapshot != "":
-		fmt.Fprintf(a.Stdout, "Restored %s (%s) saved %s\n", ramdisk.Plural(r.Files, "file"), ramdisk.Size(r.Bytes).Short(), r.Snapshot)
+		fmt.Fprintln(a.Stdout, s.T("Restored %d files (%s) saved %s", r.Files, s.Size(ramdisk.Size(r.Bytes)), r.Snapshot))
 		if r.InUse != nil {
-			fmt.Fprintln(a.Stdout, "That snapshot was taken while in use: its files may not be one moment's state"+describeInUse(r.InUse))
+			fmt.Fprintln(a.Stdout, s.T("That snapshot was taken while in use: its files may not be one moment's state")+describeInUse(s, r.InUse))
 		}
 	default:
-		fmt.Fprintf(a.Stdout, "Contents are kept in %s (nothing saved yet)\n", c.Contents.Backing)
+		fmt.Fprintln(a.Stdout, s.T("Contents are kept in %s (nothing saved yet)", c.Contents.Backing))
 	}
 }

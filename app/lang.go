@@ -2,11 +2,17 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"runtime"
+	"strings"
 	"time"
+
+	"golang.org/x/text/language"
 
 	"rambar/i18n"
 	"rambar/internal/run"
+	"rambar/ramdisk"
+	"rambar/tray"
 )
 
 // lang is the Printer of the user's language for the menu and its windows:
@@ -27,7 +33,9 @@ func (a *App) resolveLang() *i18n.Printer {
 			prefs = appleLanguages(run.System())
 		}
 	}
-	prefs = append(prefs, i18n.FromEnv(a.Getenv)...)
+	if a.Getenv != nil { // an App made without one (a test's) speaks English
+		prefs = append(prefs, i18n.FromEnv(a.Getenv)...)
+	}
 	return i18n.For(i18n.Match(prefs))
 }
 
@@ -43,4 +51,92 @@ func appleLanguages(r run.Runner) []string {
 		}
 	}
 	return nil
+}
+
+// speech is how the CLI says things: its help, messages and errors in the
+// user's language through the catalog, and in English the English text
+// itself through fmt, so English output stays byte for byte what scripts
+// and tests read (the catalog's printer would group digits: 1,234).
+type speech struct{ p *i18n.Printer }
+
+// say is the CLI's speech in the user's language.
+func (a *App) say() speech { return speech{a.lang()} }
+
+// english is speech in English, for what is never translated.
+func english() speech { return speech{i18n.English()} }
+
+// T says a message: format is its English text, the catalog's key.
+func (s speech) T(format string, args ...any) string {
+	if s.english() {
+		return fmt.Sprintf(i18n.SourceFormat(format, args...), args...)
+	}
+	return s.p.T(format, args...)
+}
+
+// Text says a message without arguments that comes through a variable
+// (marked with i18n.N where it is written): help's texts from the table.
+func (s speech) Text(id string) string {
+	if s.english() {
+		return strings.ReplaceAll(id, "%%", "%")
+	}
+	return s.p.T(id)
+}
+
+// Size writes a size as the language writes numbers ("1,5 GiB").
+func (s speech) Size(z interface{ Short() string }) string { return s.Number(z.Short()) }
+
+// Number writes the decimal point of a figure made in English as the
+// language does.
+func (s speech) Number(n string) string {
+	if s.english() {
+		return n
+	}
+	return s.p.Number(n)
+}
+
+func (s speech) english() bool { return s.p == nil || s.p.Tag == language.English }
+
+// cjk tells a language that writes without spaces between words (Chinese,
+// Japanese): its sentences join without one, and end with 。.
+func (s speech) cjk() bool {
+	if s.p == nil {
+		return false
+	}
+	base, _ := s.p.Tag.Base()
+	return base.String() == "ja" || base.String() == "zh"
+}
+
+// allocation is how a disk takes memory, as list and info say it.
+func (s speech) allocation(a ramdisk.Allocation) string {
+	switch a {
+	case ramdisk.AllocUpfront:
+		return s.T("committed now")
+	case ramdisk.AllocOnWrite:
+		return s.T("grows as written")
+	}
+	return s.T("allocation unknown")
+}
+
+// ago says how long ago something was ("3 s ago"), as the menu says it.
+func (s speech) ago(d time.Duration) string {
+	if s.english() {
+		return ramdisk.Ago(d)
+	}
+	return tray.Ago(s.p, d)
+}
+
+// listSep is what goes between the items of a list: ", " or "、".
+func (s speech) listSep() string {
+	if s.cjk() {
+		return "、"
+	}
+	return ", "
+}
+
+// sentenceGap is what goes between two sentences.
+func (s speech) sentenceGap() string {
+	if s.cjk() {
+		return ""
+	}
+	return " "
 }

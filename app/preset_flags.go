@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -23,21 +24,21 @@ type presetFlags struct {
 func presetFlagSpecs(edit bool) []flagSpec {
 	fs := []flagSpec{
 		fsFlag, hiddenFlag,
-		flagBool("auto-mount", "mount at login ('rambar up')"),
-		flagBool("keep", "save the contents and restore them when the disk is made"),
+		flagBool("auto-mount", i18n.N("mount at login ('rambar up')")),
+		flagBool("keep", i18n.N("save the contents and restore them when the disk is made")),
 		mirrorFlag, createFolderFlag, inPlaceFlag,
-		flagString("save-every", "10m", "autosave interval while the menu-bar app runs (10m, 1h, off; auto: seconds after each change)"),
-		flagInt("snapshots", "K", 0, "how many past saves to keep"),
+		flagString("save-every", "10m", i18n.N("autosave interval while the menu-bar app runs (10m, 1h, off; auto: seconds after each change)")),
+		flagInt("snapshots", "K", 0, i18n.N("how many past saves to keep")),
 	}
 	fs = append(fs, volumeFlagSpecs()...)
-	fs = append(fs, flagString("caches", "T1,T2", "cache folders to switch onto the disk when it is mounted (see 'rambar cache list')"))
+	fs = append(fs, flagString("caches", "T1,T2", i18n.N("cache folders to switch onto the disk when it is mounted (see 'rambar cache list')")))
 	if edit {
 		fs = append(fs,
-			flagString("size", "SIZE", "the new size (or give it after the name)"),
-			flagBool("no-hidden", "show it in Finder's sidebar"),
-			flagBool("no-auto-mount", "do not mount at login"),
-			flagBool("no-in-place", "mount the Mirror disk at its own mount point, not over its folder"),
-			flagBool("discard", "contents die with the disk"))
+			flagString("size", "SIZE", i18n.N("the new size (or give it after the name)")),
+			flagBool("no-hidden", i18n.N("show it in Finder's sidebar")),
+			flagBool("no-auto-mount", i18n.N("do not mount at login")),
+			flagBool("no-in-place", i18n.N("mount the Mirror disk at its own mount point, not over its folder")),
+			flagBool("discard", i18n.N("contents die with the disk")))
 	}
 	return fs
 }

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"rambar/i18n"
 	"rambar/internal/signals"
 	"rambar/ramdisk"
 )
@@ -63,8 +64,29 @@ func (a *App) contentsProgress(quiet bool) (fn ramdisk.ProgressFunc, done func()
 		if p.FilesTotal == 0 && p.BytesTotal == 0 {
 			return
 		}
-		show(p.Disk + ": " + p.String())
+		show(p.Disk + ": " + progressText(a.say(), p))
 	}, done
+}
+
+// progressFormats are the progress line of each phase, each a whole
+// message: "Saving… 45% (1.2 GiB of 2.6 GiB, 4010 of 9000 files)".
+var progressFormats = map[string]string{
+	"saving":       i18n.N("Saving… %d%% (%s of %s, %d of %d files)"),
+	"restoring":    i18n.N("Restoring… %d%% (%s of %s, %d of %d files)"),
+	"loading":      i18n.N("Loading… %d%% (%s of %s, %d of %d files)"),
+	"refreshing":   i18n.N("Refreshing… %d%% (%s of %s, %d of %d files)"),
+	"copying out":  i18n.N("Copying out… %d%% (%s of %s, %d of %d files)"),
+	"copying back": i18n.N("Copying back… %d%% (%s of %s, %d of %d files)"),
+}
+
+// progressText is a progress line in s's language (ramdisk.Progress.String
+// in English, and for a phase it does not know).
+func progressText(s speech, p ramdisk.Progress) string {
+	f, ok := progressFormats[p.Phase]
+	if !ok || s.english() {
+		return p.String()
+	}
+	return s.T(f, p.Percent(), s.Size(ramdisk.Size(p.BytesDone)), s.Size(ramdisk.Size(p.BytesTotal)), p.FilesDone, p.FilesTotal)
 }
 
 // interruptible returns ctx cancelled by SIGINT, SIGTERM, SIGHUP (unless

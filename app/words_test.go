@@ -14,7 +14,7 @@ func TestSaveWordsSingular(t *testing.T) {
 		files int
 		want  string
 	}{{1, ": 1 file ("}, {0, ": 0 files ("}, {2, ": 2 files ("}} {
-		got := describeSave("Work", savedResult(c.files, "20261129T120000Z", 0))
+		got := describeSave(english(), "Work", savedResult(c.files, "20261129T120000Z", 0))
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%d files: %q lacks %q", c.files, got, c.want)
 		}
@@ -23,7 +23,7 @@ func TestSaveWordsSingular(t *testing.T) {
 
 // TestSaveTookReadsAsWritten: "in 0.84 s", not Go's "841ms".
 func TestSaveTookReadsAsWritten(t *testing.T) {
-	got := describeSave("Work", savedResult(2, "20261129T120000Z", 841*time.Millisecond))
+	got := describeSave(english(), "Work", savedResult(2, "20261129T120000Z", 841*time.Millisecond))
 	if !strings.HasSuffix(got, ", in 0.84 s") {
 		t.Errorf("%q", got)
 	}

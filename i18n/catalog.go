@@ -256,3 +256,37 @@ func DesktopLocale(t language.Tag) string {
 	}
 	return t.String()
 }
+
+var (
+	sourceOnce sync.Once
+	source     locale
+)
+
+// SourceFormat is the English format of message id for args, for text
+// that must read in English exactly as fmt writes it (the CLI's, which
+// scripts and tests read: T would group digits, 1,234): a counting
+// message's form for its count ("one" for 1, else "other"), or id itself.
+func SourceFormat(id string, args ...any) string {
+	sourceOnce.Do(func() { source, _ = loadLocale("en") })
+	e, ok := source[id]
+	if !ok || e.Plural == nil || e.Arg < 1 || e.Arg > len(args) {
+		return id
+	}
+	form := e.Plural["other"]
+	if isOne(args[e.Arg-1]) && e.Plural["one"] != "" {
+		form = e.Plural["one"]
+	}
+	return form
+}
+
+func isOne(n any) bool {
+	switch n := n.(type) {
+	case int:
+		return n == 1
+	case int64:
+		return n == 1
+	case uint64:
+		return n == 1
+	}
+	return false
+}

@@ -20,7 +20,29 @@
 // per-app choice in System Settings), or AppleLanguages as `defaults`
 // reads it (ParseAppleLanguages). Match picks the first supported one.
 //
-// What is not yet through the catalog: the CLI's messages, help and errors
-// (and the shared ramdisk words they print: plans, ages, sizes in tables);
-// --json output, file formats and logs stay English by design.
+// The CLI speaks the same language (app/lang.go's speech). Its help is
+// made from the command table, whose texts are the catalog's keys (marked
+// with N where they are declared) and are translated when a page is
+// printed; usage errors keep their format and arguments and are said when
+// printed; every other error is its English detail led, in another
+// language, by a translated sentence naming its class (app/errlead.go).
+// In English the CLI prints exactly what it printed before the catalog
+// (SourceFormat: fmt's output, no digit grouping), since scripts and tests
+// read it. Through the catalog now: the help pages, usage errors and error
+// lines; the messages of create, save, restore, refresh, keep (taking a
+// disk on), eject, snapshots, info, list, up, forget, reclaim, cache,
+// update, try, doctor (its table and headings), login and preset, with
+// their table headers, preset descriptions, plan line and notes (ramdisk
+// keeps each note's format and arguments), memory lines, ages, cache names
+// and progress lines; what the CLI says of the agent (the agent answers in
+// the client's language).
+//
+// What is not yet through the catalog: the domain packages' words inside
+// messages (an error's English detail, a forced plan's note, a disk's
+// notes, how a preset saves a disk in keep's note about it, a disk's
+// volume options, snapshots' safety marks, what a cache gains, try's and
+// bench's verdicts, the doctor's desktop checks and leftovers, the change
+// feeds' description), and bench's and selftest's reports. --json output,
+// completion scripts, file formats and logs (the agent's own stderr is its
+// log) stay English by design.
 package i18n

@@ -13,12 +13,20 @@ import (
 )
 
 // translatedDirs are the packages whose words go through the catalog.
-var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa"}
+var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa", "../ramdisk"}
+
+// translating are the functions and methods whose arguments (by index)
+// are messages of the catalog: the first; for the rows of the CLI's info,
+// the label and the text; for a plan's notes (ramdisk), the format.
+var translating = map[string][]int{"T": {0}, "t": {0}, "N": {0}, "usagef": {0}, "msg": {0}, "field": {0, 1},
+	"note": {1}, "newNote": {1}}
 
 // codeMessages are the messages the code asks for: the first argument of
 // every call of a method named T or t that is a string literal, a
-// concatenation of literals, or a package constant made of them; and the
-// texts the code marks with i18n.N.
+// concatenation of literals, or a package constant made of them; the
+// texts the code marks with i18n.N; and, in the CLI, the formats of its
+// usage errors (usagef), of the texts it says later (msg) and of info's
+// rows (field), which it translates when it prints them.
 func codeMessages(t *testing.T) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
@@ -88,11 +96,13 @@ func codeMessages(t *testing.T) map[string][]string {
 				case *ast.Ident:
 					name = f.Name
 				}
-				if name != "T" && name != "t" && name != "N" {
-					return true
-				}
-				if s, ok := eval(call.Args[0]); ok {
-					out[s] = append(out[s], fset.Position(call.Pos()).String())
+				for _, i := range translating[name] {
+					if i >= len(call.Args) {
+						continue
+					}
+					if s, ok := eval(call.Args[i]); ok {
+						out[s] = append(out[s], fset.Position(call.Pos()).String())
+					}
 				}
 				return true
 			})

@@ -37,6 +37,9 @@ type Request struct {
 	Args []string `json:"args"`
 	// Interactive: the client's stderr is a terminal (progress redraws).
 	Interactive bool `json:"interactive,omitempty"`
+	// Lang is the client's language (a BCP 47 tag): the agent says the
+	// command's messages and errors in it.
+	Lang string `json:"lang,omitempty"`
 }
 
 // Hello is the agent's first frame.

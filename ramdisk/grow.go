@@ -63,6 +63,6 @@ func (p *Plan) memoryCheck(r Request, f Facts) error {
 	if !r.Force {
 		return fmt.Errorf("%w: %s; use --force to make it anyway", ErrTooLarge, msg)
 	}
-	p.note(Warning, "forced: "+msg+"; filling them "+f.Memory.Overflow())
+	p.Notes = append(p.Notes, Note{Severity: Warning, Text: "forced: " + msg + "; filling them " + f.Memory.Overflow()})
 	return nil
 }

@@ -39,13 +39,13 @@ func (p *Plan) applyOptions(o VolumeOptions, f Facts) error {
 			return err
 		}
 		p.MountPoint, p.Options.MountPoint = mp, mp
-		p.note(Info, "mounted at "+mp+" instead of "+f.Caps.MountRoot)
+		p.note(Info, "mounted at %s instead of %s", mp, f.Caps.MountRoot)
 	}
 	if o.NoExec {
 		p.note(Info, "mounted noexec, nosuid, nodev: nothing on it can be run as a program")
 	}
 	if o.Spotlight && f.Caps.OS != "darwin" {
-		p.note(Warning, "--spotlight has no effect on "+osLabel(f.Caps.OS)+": Spotlight is macOS's indexer")
+		p.note(Warning, "--spotlight has no effect on %s: Spotlight is macOS's indexer", osLabel(f.Caps.OS))
 	}
 	if o.Spotlight && f.Caps.OS == "darwin" {
 		p.note(Info, "Spotlight indexes it (mdutil -i on); indexing costs memory and CPU as files are written")

@@ -79,10 +79,19 @@ const (
 	Warning Severity = "warning"
 )
 
-// Note is one thing the user must be told before the disk is made.
+// Note is one thing the user must be told before the disk is made. Text is
+// English; Format and Args are what it was made from, so a front end can
+// say it in the user's language (the format is the catalog's key).
 type Note struct {
 	Severity Severity `json:"severity"`
 	Text     string   `json:"text"`
+	Format   string   `json:"-"`
+	Args     []any    `json:"-"`
+}
+
+// newNote is a note made from a format and its arguments.
+func newNote(s Severity, format string, args ...any) Note {
+	return Note{Severity: s, Text: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // String is the note as the CLI and the menu show it: "Tip: …" for advice,
@@ -178,37 +187,38 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 		p.MountPoint = strings.TrimSuffix(f.Caps.MountRoot, "/") + "/" + r.Name
 	}
 	if limit := f.Memory.Physical * Size(f.Caps.TmpFSShare) / 100 / MiB * MiB; fs == TmpFS && limit > 0 && p.Size > limit {
-		p.note(Warning, fmt.Sprintf("a tmpfs can be at most %d%% of memory here: it will be %s, not %s", f.Caps.TmpFSShare, limit, r.Size))
+		p.note(Warning, "a tmpfs can be at most %d%% of memory here: it will be %s, not %s", f.Caps.TmpFSShare, limit, r.Size)
 		p.Size = limit
 	}
 	if err := f.Caps.CheckHidden(r.Hidden); err != nil {
 		// As --spotlight: the disk is made, and the plan says the flag
 		// changes nothing here.
 		p.Hidden = false
-		p.note(Warning, "--hidden has no effect on "+osLabel(f.Caps.OS)+": only macOS's Finder hides a disk (file managers do not list disks mounted under "+f.Caps.MountRoot+" anyway)")
+		p.note(Warning, "--hidden has no effect on %s: only macOS's Finder hides a disk (file managers do not list disks mounted under %s anyway)",
+			osLabel(f.Caps.OS), f.Caps.MountRoot)
 	}
 	if err := p.applyOptions(r.Options, f); err != nil {
 		return Plan{}, err
 	}
 	if p.Allocation == AllocUpfront {
 		p.CommitNow = r.Size
-		p.note(Info, fmt.Sprintf("takes all %s of memory as soon as it is made", r.Size))
+		p.note(Info, "takes all %s of memory as soon as it is made", r.Size)
 		if r.Size >= 3*GiB {
-			p.note(Advice, fmt.Sprintf("a 4 GiB disk costs less until it is filled: under 4 GiB macOS commits the whole %s now, from 4 GiB it takes memory only as you write", r.Size))
+			p.note(Advice, "a 4 GiB disk costs less until it is filled: under 4 GiB macOS commits the whole %s now, from 4 GiB it takes memory only as you write", r.Size)
 		}
 	} else {
-		p.note(Info, "takes memory only as files are written, up to "+p.Size.String())
+		p.note(Info, "takes memory only as files are written, up to %s", p.Size)
 	}
 	if fs.IsDiskImage() {
 		p.note(Info, "deleting files does not give memory back; eject (or Reclaim) does")
 	}
 	for _, x := range f.Caps.NeedsAdmin {
 		if x == fs {
-			p.note(Info, fs.Label()+" needs administrator rights; you will be asked for your password")
+			p.note(Info, "%s needs administrator rights; you will be asked for your password", fs.Label())
 		}
 	}
 	if f.Memory.Swapping() {
-		p.note(Warning, fmt.Sprintf("this machine is already using %s of swap: a RAM disk adds to memory pressure and may end up on the SSD anyway", f.Memory.SwapUsed.Short()))
+		p.note(Warning, "this machine is already using %s of swap: a RAM disk adds to memory pressure and may end up on the SSD anyway", f.Memory.SwapUsed.Short())
 	}
 	if err := p.memoryCheck(r, f); err != nil {
 		return Plan{}, err
@@ -216,7 +226,11 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	return p, nil
 }
 
-func (p *Plan) note(s Severity, text string) { p.Notes = append(p.Notes, Note{s, text}) }
+// note adds a note made from a format (English, the catalog's key) and its
+// arguments.
+func (p *Plan) note(s Severity, format string, args ...any) {
+	p.Notes = append(p.Notes, newNote(s, format, args...))
+}
 
 // CheckFS refuses a file system this engine cannot make, naming the ones
 // it can; the error wraps ErrUnsupported.

@@ -83,11 +83,11 @@ func PlanInput(in Input, f Facts) (Plan, error) {
 		return Plan{}, err
 	}
 	p, err := NewPlan(Request{Name: in.Name, Size: size, FS: in.FS, Hidden: in.Hidden, Force: in.Force, Options: in.Options}, f)
-	if n := roundingNote(in.Size, size, p.FS); err == nil && n != "" {
-		p.Notes = append([]Note{{Info, n}}, p.Notes...)
+	if n := roundingNote(in.Size, size, p.FS); err == nil && n.Text != "" {
+		p.Notes = append([]Note{n}, p.Notes...)
 	}
-	if n := unitNote(in.Size, size); err == nil && n != "" {
-		p.Notes = append([]Note{{Warning, n}}, p.Notes...)
+	if n := unitNote(in.Size, size); err == nil && n.Text != "" {
+		p.Notes = append([]Note{n}, p.Notes...)
 	}
 	return p, err
 }

@@ -62,39 +62,40 @@ func ParseSize(s string, physical Size) (Size, error) {
 
 // roundingNote says that a size typed in bytes that are not a whole number
 // of MiB was rounded up, and why: "512K → 1 MiB: tmpfs sizes are whole
-// MiB". "" when nothing was rounded, or for a percentage (never exact).
-func roundingNote(typed string, z Size, fs FileSystem) string {
+// MiB". None (a zero Note) when nothing was rounded, or for a percentage
+// (never exact).
+func roundingNote(typed string, z Size, fs FileSystem) Note {
 	if strings.HasSuffix(strings.TrimSpace(typed), "%") {
-		return ""
+		return Note{}
 	}
 	b, err := parseBytes(typed, 0)
 	if err != nil || b == float64(z) {
-		return ""
+		return Note{}
 	}
-	what := "RAM disk"
-	if fs != "" {
-		what = fs.Label()
+	if fs == "" {
+		return newNote(Info, "%s → %s: RAM disk sizes are whole MiB", strings.TrimSpace(typed), z)
 	}
-	return fmt.Sprintf("%s → %s: %s sizes are whole MiB", strings.TrimSpace(typed), z, what)
+	return newNote(Info, "%s → %s: %s sizes are whole MiB", strings.TrimSpace(typed), z, fs.Label())
 }
 
 // unitNote says how a typed size was read when that may not be what was
 // meant: a decimal-looking unit (4GB is 4 GiB: RAMBar's units are binary),
-// or a small bare number (4 is 4 MiB). "" otherwise.
-func unitNote(typed string, z Size) string {
+// or a small bare number (4 is 4 MiB). None (a zero Note) otherwise.
+func unitNote(typed string, z Size) Note {
 	in := strings.TrimSpace(typed)
 	i := strings.IndexFunc(in, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
 	if i < 0 {
 		if n, err := strconv.Atoi(in); err == nil && n < 64 {
-			return fmt.Sprintf("%s with no unit is %s (a bare number is MiB); %sG would be %s", in, z, in, Size(n)*GiB)
+			return newNote(Warning, "%s with no unit is %s (a bare number is MiB); %sG would be %s", in, z, in, Size(n)*GiB)
 		}
-		return ""
+		return Note{}
 	}
 	switch u := strings.ToLower(strings.TrimSpace(in[i:])); u {
 	case "kb", "mb", "gb", "tb":
-		return fmt.Sprintf("%s is read as %s (%s bytes): RAMBar's units are binary, %s means %siB", in, z, groupDigits(int64(z)), strings.ToUpper(u), strings.ToUpper(u[:1]))
+		return newNote(Warning, "%s is read as %s (%s bytes): RAMBar's units are binary, %s means %siB",
+			in, z, groupDigits(int64(z)), strings.ToUpper(u), strings.ToUpper(u[:1]))
 	}
-	return ""
+	return Note{}
 }
 
 // groupDigits writes n with thousands separators: 4,294,967,296.

@@ -218,54 +218,10 @@ func presetsItem(s menuState) (Item, bool) {
 	return Item{Key: "presets", Title: s.P.T("Presets"), Children: sub}, true
 }
 
-// memoryLine is ramdisk.MemoryLine for the menu: "RAM disks hold 4.1 GiB of
-// 16.0 GiB memory; 8.2 GiB free, 1.2 GiB of swap in use".
-func memoryLine(s menuState) string {
-	p, m := s.P, s.Memory
-	held := p.Size(s.Held())
-	if s.MemoryErr != nil {
-		return p.T("RAM disks hold %s; memory unknown", held)
-	}
-	phys, free, comp, swap := p.Size(m.Physical), p.Size(m.Free), p.Size(m.Compressed), p.Size(m.SwapUsed)
-	switch {
-	case m.Compressed > 0 && m.Swapping():
-		return p.T("RAM disks hold %s of %s memory; %s free, %s compressed, %s of swap in use", held, phys, free, comp, swap)
-	case m.Compressed > 0 && m.NoSwap():
-		return p.T("RAM disks hold %s of %s memory; %s free, %s compressed", held, phys, free, comp)
-	case m.Compressed > 0:
-		return p.T("RAM disks hold %s of %s memory; %s free, %s compressed, no swap in use", held, phys, free, comp)
-	case m.Swapping():
-		return p.T("RAM disks hold %s of %s memory; %s free, %s of swap in use", held, phys, free, swap)
-	case m.NoSwap():
-		return p.T("RAM disks hold %s of %s memory; %s free", held, phys, free)
-	}
-	return p.T("RAM disks hold %s of %s memory; %s free, no swap in use", held, phys, free)
-}
-
-// growLine is ramdisk.GrowLine for the menu, a sentence in the user's
-// language: "If every RAM disk fills up they hold 8 GiB, 50% of memory".
-func growLine(s menuState, growTo ramdisk.Size) string {
-	p, m := s.P, s.Memory
-	g := p.Size(growTo)
-	if m.Physical <= 0 {
-		return p.T("If every RAM disk fills up they hold %s", g)
-	}
-	pct := 100 * float64(growTo) / float64(m.Physical)
-	switch {
-	case growTo > m.Physical:
-		return p.T("If every RAM disk fills up they hold %s, %.0f%% of memory: more than the machine has", g, pct)
-	case growTo > m.Physical-ramdisk.Headroom:
-		return p.T("If every RAM disk fills up they hold %s, %.0f%% of memory: less than %s would be left for the system", g, pct, p.Number(ramdisk.Headroom.String()))
-	case pct < 1:
-		return p.T("If every RAM disk fills up they hold %s, under 1%% of memory", g)
-	}
-	return p.T("If every RAM disk fills up they hold %s, %.0f%% of memory", g, pct)
-}
-
 func memoryItems(s menuState) []Item {
 	// Information, not a disabled command: shown in full colour, and a click
 	// says what the figures mean.
-	items := []Item{{Key: "memory", Title: memoryLine(s), Tooltip: s.P.T(memoryHelp),
+	items := []Item{{Key: "memory", Title: MemoryLine(s.P, s.Held(), s.Memory, s.MemoryErr), Tooltip: s.P.T(memoryHelp),
 		action: action{Kind: actExplain, Text: s.P.T(memoryHelp)}}}
 	if len(s.Disks) > 0 && s.MemoryErr == nil {
 		// What the memory check counts: every disk filled up.
@@ -273,7 +229,7 @@ func memoryItems(s menuState) []Item {
 		for i, d := range s.Disks {
 			vols[i] = d.Volume
 		}
-		items = append(items, Item{Key: "memory/grow", Title: growLine(s, ramdisk.GrowTo(vols, s.Held())), Tooltip: s.P.T(growHelp),
+		items = append(items, Item{Key: "memory/grow", Title: GrowLine(s.P, ramdisk.GrowTo(vols, s.Held()), s.Memory), Tooltip: s.P.T(growHelp),
 			action: action{Kind: actExplain, Text: s.P.T(growHelp)}})
 	}
 	items = append(items, warnings(s)...)
@@ -383,7 +339,7 @@ func savedItem(p *i18n.Printer, d diskState, key string, now time.Time) (Item, b
 	if !d.Kept || d.Saved.IsZero() || d.Op != opNone {
 		return Item{}, false
 	}
-	ago := agoText(p, now.Sub(d.Saved))
+	ago := Ago(p, now.Sub(d.Saved))
 	title := p.T("Saved %s", ago)
 	switch {
 	case d.Changed > 0:
@@ -395,20 +351,4 @@ func savedItem(p *i18n.Printer, d diskState, key string, now time.Time) (Item, b
 	}
 	return Item{Key: key + "/saved", Title: title, Disabled: true,
 		Tooltip: p.T("Save Now, autosave or a continuous save keeps the changes")}, true
-}
-
-// agoText is ramdisk.Ago in the user's language: "just now", "3 s ago",
-// "5 min ago", "2 h ago", "3 days ago".
-func agoText(p *i18n.Printer, d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return p.T("just now")
-	case d < time.Minute:
-		return p.T("%d s ago", int(d/time.Second))
-	case d < time.Hour:
-		return p.T("%d min ago", int(d/time.Minute))
-	case d < 48*time.Hour:
-		return p.T("%d h ago", int(d/time.Hour))
-	}
-	return p.T("%d days ago", int(d/(24*time.Hour)))
 }

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"strings"
+
+	"rambar/ramdisk"
+)
+
+// A preset's description in the user's language: a list of its settings,
+// each one a message of the catalog. In English it is describePreset and
+// ramdisk.ContentsPhrase, as they were.
+
+// presetContents is how a preset keeps its contents, for `preset list`.
+func presetContents(s speech, p ramdisk.Preset) string {
+	if s.english() {
+		return ramdisk.ContentsPhrase(p)
+	}
+	var items []string
+	switch {
+	case p.Contents == ramdisk.Keep:
+		items = append(items, s.T("kept"))
+	case p.Contents == ramdisk.Mirror && p.InPlace:
+		items = append(items, s.T("mirrors %s in place", p.MirrorPath))
+	case p.Contents == ramdisk.Mirror:
+		items = append(items, s.T("mirrors %s", p.MirrorPath))
+	default:
+		return s.T("discarded")
+	}
+	switch {
+	case p.SaveAuto:
+		items = append(items, s.T("saved continuously"))
+	case p.SaveEvery > 0:
+		items = append(items, s.T("saved every %s", s.Number(ramdisk.ShortDuration(p.SaveInterval()))))
+	}
+	if p.Snapshots > 0 {
+		items = append(items, s.T("%d snapshots", p.Snapshots))
+	}
+	return strings.Join(items, s.listSep())
+}
+
+// presetLine is the one-line summary add and edit print.
+func presetLine(s speech, p ramdisk.Preset) string {
+	if s.english() {
+		return describePreset(p)
+	}
+	items := []string{s.Number(p.Size)}
+	if p.FS != "" {
+		items = append(items, p.FS.Label())
+	}
+	if p.Hidden {
+		items = append(items, s.T("hidden"))
+	}
+	if p.AutoMount {
+		items = append(items, s.T("mounts at login"))
+	}
+	items = append(items, s.T("contents: %s", presetContents(s, p)))
+	if o := p.VolumeOptions().Phrase(); o != "" {
+		items = append(items, o)
+	}
+	if len(p.Caches) > 0 {
+		items = append(items, s.T("caches %s", strings.Join(p.Caches, ", ")))
+	}
+	return strings.Join(items, s.listSep())
+}
