@@ -82,7 +82,7 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 			Name     string        `json:"name"`
 			Contents *contentsJSON `json:"contents"`
 			Saved    resultJSON    `json:"saved"`
-		}{jsonVersion, v.Name, a.contentsOf(v, false), toResultJSON(r)})
+		}{jsonVersion, v.Name, keptContents(a.contentsOf(v, false)), toResultJSON(r)})
 	}
 	if contents.Mode == ramdisk.Mirror {
 		fmt.Fprintln(a.Stdout, a.say().T("%s now mirrors %s: written there now, and again on every save and eject", v.Name, contents.MirrorPath))
@@ -92,6 +92,17 @@ func runKeep(ctx context.Context, a *App, in *input) error {
 	}
 	fmt.Fprintln(a.Stdout, describeSave(a.say(), v.Name, r))
 	return nil
+}
+
+// keptContents is keep's report of the disk's contents: how it is kept,
+// not how it is followed. The agent that ran the keep follows the disk at
+// once; an agent beside a keep made directly, a moment later: what
+// follows it is info's and doctor's to say.
+func keptContents(c *contentsJSON) *contentsJSON {
+	if c != nil {
+		c.Feed = nil
+	}
+	return c
 }
 
 // printAdjusted tells what keep changed on a disk kept already.
@@ -107,7 +118,7 @@ func (a *App) printAdjusted(ctx context.Context, svc *disks.Service, name string
 			Name     string        `json:"name"`
 			Contents *contentsJSON `json:"contents"`
 			Saved    *resultJSON   `json:"saved"`
-		}{jsonVersion, v.Name, a.contentsOf(v, false), nil})
+		}{jsonVersion, v.Name, keptContents(a.contentsOf(v, false)), nil})
 	}
 	say := a.say()
 	was, now := savingWords(say, adj.Before), savingWords(say, adj.After)
