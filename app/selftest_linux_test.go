@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"rambar/internal/testbus"
 	"rambar/selftest"
 )
 
@@ -33,7 +34,7 @@ func newSelftestEnv(t *testing.T) *selftestEnv {
 	if os.Geteuid() != 0 {
 		t.Fatal("the self-test mounts tmpfs and must run as root (as CI does)")
 	}
-	addr := startBus(t)
+	addr := testbus.Private(t)
 	hostWatcher(t, addr)
 	s := &selftestEnv{t: t, bin: buildRambar(t), root: t.TempDir(), home: t.TempDir()}
 	s.env = append(envWithout("DBUS_SESSION_BUS_ADDRESS", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "RAMBAR_DEBUG"),

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"rambar/internal/testbus"
 )
 
 // bareSetup is a data folder with a kept disk and a mirrored disk, each
@@ -126,7 +128,7 @@ func waitExit(t *testing.T, done chan error, out *trayApp) int {
 func TestBareRambarTouchesNothing(t *testing.T) {
 	s := newBareSetup(t)
 	before := s.state()
-	bus := startBus(t)
+	bus := testbus.Private(t)
 	for _, c := range []struct {
 		name  string
 		env   []string

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"rambar/internal/testbus"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -120,28 +121,6 @@ func (a *trayApp) Write(p []byte) (int, error) {
 
 func (a *trayApp) log() string { a.mu.Lock(); defer a.mu.Unlock(); return a.stderr.String() }
 
-// startBus runs a private session bus for the test and returns its address.
-func startBus(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("dbus-daemon"); err != nil {
-		t.Fatalf("dbus-daemon is needed for the tray test (apt-get install dbus-daemon): %v", err)
-	}
-	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon: %v", err)
-	}
-	return strings.TrimSpace(line)
-}
-
 func buildRambar(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "rambar")
@@ -161,7 +140,7 @@ func startTray(t *testing.T) *trayApp {
 // startTrayEnv is startTray with more environment (a language).
 func startTrayEnv(t *testing.T, extra ...string) *trayApp {
 	t.Helper()
-	addr := startBus(t)
+	addr := testbus.Private(t)
 	hostWatcher(t, addr)
 	a := &trayApp{t: t, bin: buildRambar(t), root: t.TempDir(), home: t.TempDir()}
 	a.env = append(os.Environ(),

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"rambar/internal/testbus"
+
 	"github.com/godbus/dbus/v5"
 )
 
@@ -89,7 +91,7 @@ func envWithout(names ...string) []string {
 func TestTrayNoHost(t *testing.T) {
 	bin := buildRambar(t)
 	path, mark := fakeDBusLaunch(t)
-	busAddr := startBus(t)
+	busAddr := testbus.Private(t)
 	for _, c := range []struct {
 		name, bus, want string
 	}{
@@ -136,7 +138,7 @@ func TestTrayNoHost(t *testing.T) {
 // A panel that starts after the app: the app waits, then registers with it.
 func TestTrayHostLater(t *testing.T) {
 	bin := buildRambar(t)
-	addr := startBus(t)
+	addr := testbus.Private(t)
 	a := &trayApp{t: t}
 	cmd := exec.Command(bin)
 	cmd.Env = append(envWithout("DBUS_SESSION_BUS_ADDRESS"), "DBUS_SESSION_BUS_ADDRESS="+addr,

@@ -54,21 +54,7 @@ func TestDiskSetToSaveContinuouslyIsSavedAsItChanges(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(v.MountPoint, "src", "pkg"), 0o700); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			saved, done := make(chan keeper.Result, 64), make(chan struct{})
-			go func() {
-				defer close(done)
-				app.Autosave(ctx, time.Hour, func(name string, r keeper.Result, err error) {
-					if err != nil {
-						t.Errorf("save %s: %v", name, err)
-					}
-					select {
-					case saved <- r:
-					default:
-					}
-				})
-			}()
-			defer func() { cancel(); <-done }()
+			saved := autosaving(t, app)
 			waitFollowed(t, app, v)
 			if fs := app.following(v).Feed(); fs.Kind != changefeed.KindInotify {
 				t.Fatalf("followed by %s, want inotify", fs.Kind)

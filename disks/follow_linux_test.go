@@ -36,22 +36,9 @@ func TestFollowedDiskMadeAgainIsFollowedAgain(t *testing.T) {
 			eng := linux.New(run.System(), linux.WithMountRoot(root))
 			paths := ramdiskPaths(t)
 			app, cli := &Service{Engine: eng, Paths: paths}, &Service{Engine: eng, Paths: paths}
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx := context.Background()
 			v := listed(t, cli, keptDisk(t, cli, "Live", keeper.AutosaveAuto))
-			saved, done := make(chan keeper.Result, 64), make(chan struct{})
-			go func() {
-				defer close(done)
-				app.Autosave(ctx, time.Hour, func(name string, r keeper.Result, err error) {
-					if err != nil {
-						t.Errorf("save %s: %v", name, err)
-					}
-					select {
-					case saved <- r:
-					default:
-					}
-				})
-			}()
-			defer func() { cancel(); <-done }()
+			saved := autosaving(t, app)
 			waitFollowed(t, app, v)
 			waitSaved(t, saved, "the first save", func(keeper.Result) bool { return true })
 

@@ -11,13 +11,13 @@ import (
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
 	"rambar/changefeed"
 	"rambar/internal/run"
 	"rambar/keeper"
 	"rambar/linux"
 	"rambar/ramdisk"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestEjectSavesWithOneWalk: the app (its Autosave) follows a kept disk
@@ -165,18 +165,8 @@ func TestKeepIsItsFeedsFirstWalk(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	saved, done := make(chan keeper.Result, 16), make(chan struct{})
-	go func() {
-		defer close(done)
-		app.Autosave(ctx, time.Hour, func(name string, r keeper.Result, err error) {
-			if err != nil {
-				t.Errorf("save %s: %v", name, err)
-			}
-			saved <- r
-		})
-	}()
-	defer func() { cancel(); <-done }()
+	ctx := context.Background()
+	saved := autosaving(t, app)
 
 	count := dirOpens(t, v.MountPoint)
 	if _, err := app.Keep(ctx, KeepRequest{Name: "Plain", Contents: keeper.Options{Mode: ramdisk.Keep, SaveEvery: keeper.AutosaveAuto}}); err != nil {

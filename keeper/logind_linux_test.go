@@ -3,15 +3,14 @@
 package keeper
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"os"
-	"os/exec"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"rambar/internal/testbus"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -50,24 +49,6 @@ func (f *fakeLogind) Inhibit(what, who, why, mode string) (dbus.UnixFD, *dbus.Er
 	return fd, nil
 }
 
-func privateBus(t *testing.T) string {
-	t.Helper()
-	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("dbus-daemon: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(addr)
-}
-
 func connect(t *testing.T, addr string) *dbus.Conn {
 	t.Helper()
 	c, err := dbus.Connect(addr)
@@ -92,7 +73,7 @@ func TestLogindDelaySavesUnderADelayLock(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.what, func(t *testing.T) {
-			addr := privateBus(t)
+			addr := testbus.Private(t)
 			server := connect(t, addr)
 			var saved atomic.Bool
 			fake := &fakeLogind{what: tt.what, released: make(chan struct{}, 4), saved: &saved}

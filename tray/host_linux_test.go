@@ -1,41 +1,20 @@
 package tray
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/godbus/dbus/v5"
-
+	"rambar/internal/testbus"
 	"rambar/ramdisk"
-)
 
-// privateBus runs a dbus-daemon for one test and returns its address; the
-// daemon is killed (by its pid) when the test ends.
-func privateBus(t *testing.T) string {
-	t.Helper()
-	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("dbus-daemon (apt-get install dbus-daemon): %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon: %v", err)
-	}
-	return strings.TrimSpace(line)
-}
+	"github.com/godbus/dbus/v5"
+)
 
 // noLaunch puts a dbus-launch on PATH that only records that it ran, and
 // returns the file it would write.
@@ -69,7 +48,7 @@ func TestCheckHostNeverAutolaunches(t *testing.T) {
 }
 
 func TestCheckHostNoWatcher(t *testing.T) {
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", privateBus(t))
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", testbus.Private(t))
 	err := checkHost(context.Background(), 200*time.Millisecond, t.Logf)
 	if !errors.Is(err, ramdisk.ErrUnsupported) || !strings.Contains(err.Error(), "org.kde.StatusNotifierWatcher") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %v, want one line naming org.kde.StatusNotifierWatcher", err)
@@ -77,7 +56,7 @@ func TestCheckHostNoWatcher(t *testing.T) {
 }
 
 func TestCheckHostWatcherPresentOrLater(t *testing.T) {
-	addr := privateBus(t)
+	addr := testbus.Private(t)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 	waiting := make(chan struct{}, 1)
 	logf := func(format string, args ...any) {
@@ -106,7 +85,7 @@ func TestCheckHostWatcherPresentOrLater(t *testing.T) {
 }
 
 func TestCheckHostCancelled(t *testing.T) {
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", privateBus(t))
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", testbus.Private(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := checkHost(ctx, time.Minute, t.Logf); !errors.Is(err, ramdisk.ErrCancelled) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"rambar/internal/testbus"
+
 	"github.com/godbus/dbus/v5"
 )
 
@@ -23,7 +25,7 @@ func (s notificationServer) Notify(app string, replaces uint32, icon, summary, b
 // as the application, the title as its summary and the text as its body;
 // with no server it fails, naming what is missing.
 func TestDesktopNotify(t *testing.T) {
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", privateBus(t))
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", testbus.Private(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := DesktopNotify(ctx, "Can't eject Work", "In use by vim"); err == nil || !strings.Contains(err.Error(), "no notification server") {
