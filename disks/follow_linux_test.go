@@ -123,3 +123,26 @@ func drain(saved <-chan keeper.Result) {
 		}
 	}
 }
+
+// autosaving runs s.Autosave (an hour's interval: the feed's saves only)
+// until the test ends, failing the test on a save's error; the saves'
+// results come on the channel returned (dropped when it is full).
+func autosaving(t *testing.T, s *Service) <-chan keeper.Result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	saved, done := make(chan keeper.Result, 64), make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Autosave(ctx, time.Hour, func(name string, r keeper.Result, err error) {
+			if err != nil {
+				t.Errorf("save %s: %v", name, err)
+			}
+			select {
+			case saved <- r:
+			default:
+			}
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return saved
+}
