@@ -126,7 +126,8 @@ func drain(saved <-chan keeper.Result) {
 
 // autosaving runs s.Autosave (an hour's interval: the feed's saves only)
 // until the test ends, failing the test on a save's error; the saves'
-// results come on the channel returned (dropped when it is full).
+// results come on the channel returned (dropped when it is full). It
+// returns once Autosave runs, as the agent's does before a request.
 func autosaving(t *testing.T, s *Service) <-chan keeper.Result {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -144,5 +145,15 @@ func autosaving(t *testing.T, s *Service) <-chan keeper.Result {
 		})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	return saved
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // as in the agent: running before a keep comes
+		s.follow.mu.Lock()
+		running := s.follow.start != nil
+		s.follow.mu.Unlock()
+		if running {
+			return saved
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Autosave did not start")
+		}
+	}
 }
