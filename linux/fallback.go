@@ -71,19 +71,24 @@ func (e *Engine) DropMountPoint(ctx context.Context, name string) {
 // disk any more) is removed with the folder; a folder holding anything else
 // is left as it is.
 func (e *Engine) dropMountPoint(ctx context.Context, mp string) {
-	link := filepath.Join(mp, ramdisk.FallbackLink)
-	if target, err := os.Readlink(link); err == nil {
+	// Through the folder's descriptor, never a link at its place: the
+	// mount root may be a user's own folder (RAMBAR_MOUNT_ROOT) under sudo.
+	fd, err := unix.Open(mp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	d := os.NewFile(uintptr(fd), mp)
+	defer d.Close()
+	buf := make([]byte, 4096)
+	if n, err := unix.Readlinkat(fd, ramdisk.FallbackLink, buf); err == nil {
+		target := string(buf[:n])
 		if st, err := os.Stat(target); err == nil && st.IsDir() && filepath.IsAbs(target) {
 			return
 		}
-		os.Remove(link)
+		unix.Unlinkat(fd, ramdisk.FallbackLink, 0)
 	}
-	if d, err := os.Open(mp); err == nil {
-		names, _ := d.Readdirnames(1)
-		d.Close()
-		if len(names) > 0 {
-			return
-		}
+	if names, _ := d.Readdirnames(1); len(names) > 0 {
+		return
 	}
 	e.admin.rmdir(ctx, mp)
 }

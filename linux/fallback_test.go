@@ -203,3 +203,62 @@ func TestPkexecFallbackArgv(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDropMountPoint: an ejected disk's mount point goes when it is empty
+// or holds only a link that leads nowhere; a folder holding anything else,
+// or a link a cache still leads through, stays; and a link planted at the
+// mount point's place (a user's own mount root under sudo) is never
+// followed: the dangling link in the folder it names is left alone.
+func TestDropMountPoint(t *testing.T) {
+	elsewhere := t.TempDir()
+	tests := []struct {
+		name  string
+		make  func(t *testing.T, mp string)
+		gone  bool
+		check func(t *testing.T)
+	}{
+		{"empty", func(t *testing.T, mp string) { os.Mkdir(mp, 0o755) }, true, nil},
+		{"a dangling fallback link", func(t *testing.T, mp string) {
+			os.Mkdir(mp, 0o755)
+			os.Symlink("/nonexistent/rambar-cache", filepath.Join(mp, ramdisk.FallbackLink))
+		}, true, nil},
+		{"a fallback a cache leads through", func(t *testing.T, mp string) {
+			os.Mkdir(mp, 0o755)
+			os.Symlink(t.TempDir(), filepath.Join(mp, ramdisk.FallbackLink))
+		}, false, nil},
+		{"a file of the user's", func(t *testing.T, mp string) {
+			os.Mkdir(mp, 0o755)
+			os.WriteFile(filepath.Join(mp, "notes.txt"), []byte("mine"), 0o644)
+		}, false, nil},
+		{"a planted link", func(t *testing.T, mp string) {
+			os.Symlink("/nonexistent/rambar-cache", filepath.Join(elsewhere, ramdisk.FallbackLink))
+			os.Symlink(elsewhere, mp)
+		}, false, func(t *testing.T) {
+			if _, err := os.Lstat(filepath.Join(elsewhere, ramdisk.FallbackLink)); err != nil {
+				t.Errorf("the link in the folder the planted link names was removed: %v", err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := testRoot(t)
+			e := New(run.System(), WithMountRoot(root))
+			mp := filepath.Join(root, "Build")
+			if err := os.MkdirAll(root, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tt.make(t, mp)
+			if _, err := os.Lstat(mp); err != nil {
+				t.Fatal(err)
+			}
+			e.DropMountPoint(t.Context(), "Build")
+			_, err := os.Lstat(mp)
+			if gone := errors.Is(err, os.ErrNotExist); gone != tt.gone {
+				t.Errorf("mount point gone: %v, want %v (%v)", gone, tt.gone, err)
+			}
+			if tt.check != nil {
+				tt.check(t)
+			}
+		})
+	}
+}
