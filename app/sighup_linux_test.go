@@ -55,7 +55,7 @@ func TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole(t *testing.T) {
 	store := filepath.Join(c.home, "data", "disks", "Work")
 	for try := 1; ; try++ {
 		fill() // all new: the save has 240 MiB to write
-		writing := firstObjectWritten(t, filepath.Join(store, "objects"))
+		writing := snapshotStarted(t, filepath.Join(store, "objects"))
 		cmd := exec.Command(c.bin, "save", "Work")
 		cmd.Env = append(os.Environ(), "RAMBAR_MOUNT_ROOT="+c.root, "RAMBAR_HOME="+c.home)
 		var out bytes.Buffer
@@ -106,39 +106,37 @@ func TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole(t *testing.T) {
 	}
 }
 
-// firstObjectWritten watches the store's objects folder; the func it
-// returns waits (at most d) until a save makes its snapshot's folder
-// there and writes the first object in it.
-func firstObjectWritten(t *testing.T, objects string) (wait func(d time.Duration)) {
+// snapshotStarted watches the store's objects folder; the func it returns
+// waits (at most d) until a save makes its new snapshot's folder there: it
+// is about to write its objects (240 MiB, a fifth of a second).
+func snapshotStarted(t *testing.T, objects string) (wait func(d time.Duration)) {
 	t.Helper()
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := unix.InotifyAddWatch(fd, objects, unix.IN_CREATE|unix.IN_ONLYDIR); err != nil {
+	if _, err := unix.InotifyAddWatch(fd, objects, unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ONLYDIR); err != nil {
 		unix.Close(fd)
 		t.Fatal(err)
 	}
 	return func(d time.Duration) {
 		defer unix.Close(fd)
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		buf := make([]byte, 64<<10)
 		for deadline := time.Now().Add(d); time.Now().Before(deadline); {
+			unix.Poll(pfd, 100)
 			n, err := unix.Read(fd, buf)
 			if err != nil {
-				time.Sleep(200 * time.Microsecond)
 				continue
 			}
 			for off := 0; off+unix.SizeofInotifyEvent <= n; {
 				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-				name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
 				off += unix.SizeofInotifyEvent + int(ev.Len)
 				if ev.Mask&unix.IN_ISDIR != 0 {
-					unix.InotifyAddWatch(fd, filepath.Join(objects, name), unix.IN_CREATE)
-				} else if ev.Wd != 1 {
-					return // a file in a new snapshot's folder: the save is writing
+					return
 				}
 			}
 		}
-		t.Log("no object written in time; SIGHUP all the same")
+		t.Log("no snapshot folder made in time; SIGHUP all the same")
 	}
 }
