@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -25,6 +26,13 @@ import (
 // restores to exactly what was saved before. Before SIGHUP was handled the
 // process died where it stood, as with kill -9.
 func TestSIGHUPDuringSaveLeavesLockFreeAndStoreWhole(t *testing.T) {
+	// The save is a terminal's child: SIGHUP not ignored. Under nohup (a
+	// run of the tests in the background) the children would inherit the
+	// ignored SIGHUP, and rambar rightly leaves an ignored SIGHUP alone:
+	// a handler here makes the children's SIGHUP the default again.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	c := newCLI(t)
 	if out, errOut, code := c.run("create", "Work", "1G", "--keep"); code != 0 {
 		t.Fatalf("create --keep: exit %d\n%s%s", code, out, errOut)
