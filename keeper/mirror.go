@@ -169,8 +169,6 @@ func (k *Keeper) writeBack(ctx context.Context, st State, s *snapshot.Store, id,
 	return &wb, nil
 }
 
-// behind reports whether a Mirror disk's folder lacks the current snapshot
-// (a write-back failed or never ran) or a write-back was cut short.
 // WriteBackDue reports whether disk name is a Mirror disk whose folder
 // lacks its last save (a write-back failed or was cut short): a save is
 // due although nothing on the disk changed (Dirty says so too; a change
@@ -184,6 +182,8 @@ func (k *Keeper) WriteBackDue(name string) bool {
 	return err == nil && cur != "" && k.behind(st, cur)
 }
 
+// behind reports whether a Mirror disk's folder lacks the current snapshot
+// (a write-back failed or never ran) or a write-back was cut short.
 func (k *Keeper) behind(st State, cur string) bool {
 	h, ok := foldersync.ReadSyncHead(st.Backing)
 	return !ok || !h.Complete || h.Snapshot != cur || h.DiskID != st.ID || h.Folder != st.MirrorPath || foldersync.HasJournal(st.Backing)
