@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -53,27 +54,14 @@ const agentTimeout = 5 * time.Second
 // viaAgent runs c with args through the agent that serves this data
 // folder, if one does; ok is false when the work is to be done here.
 func (a *App) viaAgent(ctx context.Context, c *command, args []string, in *input) (code int, ok bool) {
-	if a.agentState.shared != nil || !delegated(c) || *in.Bool("direct") {
+	if !delegated(c) || *in.Bool("direct") {
 		return 0, false
 	}
-	place, err := localapi.PlaceFor(runtime.GOOS, a.Getenv, a.Paths.Data)
-	if err != nil {
-		return 0, false
-	}
-	timeout := agentTimeout
-	if d, err := time.ParseDuration(a.Getenv("RAMBAR_AGENT_TIMEOUT")); err == nil && d > 0 {
-		timeout = d
-	}
-	conn, err := localapi.Dial(place, timeout)
-	if err != nil {
-		a.agentMiss(err)
+	conn := a.dialAgent()
+	if conn == nil {
 		return 0, false
 	}
 	defer conn.Close()
-	if conn.Hello.Version != version {
-		a.debugf("the agent (pid %d) is version %s, this rambar %s: working directly", conn.PID, conn.Hello.Version, version)
-		return 0, false
-	}
 	sent := append(strings.Fields(c.path()), a.absArgs(c, args)...)
 	sctx, stop := signal.NotifyContext(ctx, signals.Stop(syscall.SIGPIPE)...)
 	defer stop()
@@ -86,7 +74,7 @@ func (a *App) viaAgent(ctx context.Context, c *command, args []string, in *input
 		case <-finished:
 		}
 	}()
-	code, err = conn.Run(localapi.Request{Args: sent, Interactive: a.Interactive, Lang: a.lang().Tag.String()}, a.Stdout, a.Stderr)
+	code, err := conn.Run(localapi.Request{Args: sent, Interactive: a.Interactive, Lang: a.lang().Tag.String()}, a.Stdout, a.Stderr)
 	if err == nil {
 		return code, true
 	}
@@ -97,6 +85,52 @@ func (a *App) viaAgent(ctx context.Context, c *command, args []string, in *input
 	}
 	a.agentMiss(err)
 	return 0, false
+}
+
+// handToAgent asks the agent that serves this data folder, if one does,
+// to save the kept or mirrored disks (names) this process just made: the
+// agent follows each before that save's walk, so the walk is its change
+// feed's first and the user's next save (through the agent) reads only
+// what changed. Without it that next save would walk the whole disk. Its
+// output and any failure are the agent's to log: the disk was made.
+func (a *App) handToAgent(names ...string) {
+	for _, name := range names {
+		conn := a.dialAgent()
+		if conn == nil {
+			return
+		}
+		if code, err := conn.Run(localapi.Request{Args: []string{"save", name, "--json"}}, io.Discard, io.Discard); err != nil || code != 0 {
+			a.debugf("the agent did not take %s on (exit %d): %v", name, code, err)
+		}
+		conn.Close()
+	}
+}
+
+// dialAgent connects to the agent of this data folder (nil: none, this
+// process is it, or it runs another version).
+func (a *App) dialAgent() *localapi.Conn {
+	if a.agentState.shared != nil {
+		return nil
+	}
+	place, err := localapi.PlaceFor(runtime.GOOS, a.Getenv, a.Paths.Data)
+	if err != nil {
+		return nil
+	}
+	timeout := agentTimeout
+	if d, err := time.ParseDuration(a.Getenv("RAMBAR_AGENT_TIMEOUT")); err == nil && d > 0 {
+		timeout = d
+	}
+	conn, err := localapi.Dial(place, timeout)
+	if err != nil {
+		a.agentMiss(err)
+		return nil
+	}
+	if conn.Hello.Version != version {
+		a.debugf("the agent (pid %d) is version %s, this rambar %s: working directly", conn.PID, conn.Hello.Version, version)
+		conn.Close()
+		return nil
+	}
+	return conn
 }
 
 // agentMiss says why the agent was not asked when the user should know

@@ -155,3 +155,41 @@ func TestAgentHung(t *testing.T) {
 	r.signal(syscall.SIGCONT)
 	r.must("eject", "Work")
 }
+
+// TestCreateHandsTheDiskToTheAgent: `rambar create --mirror` from a
+// terminal while the agent runs hands the loaded disk to the agent (a save
+// through it: handToAgent), so the agent follows it at once and the walk
+// its feed needs is done before the user's first save, which then reads
+// only what changed. Before, the agent followed a CLI's disk only at its
+// next look, and the first save after the load walked the whole disk.
+func TestCreateHandsTheDiskToTheAgent(t *testing.T) {
+	r := newAgentRig(t)
+	folder := filepath.Join(t.TempDir(), "site")
+	for i := range 20 {
+		d := filepath.Join(folder, fmt.Sprintf("d%02d", i))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "f"), []byte("ab"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.start()
+	r.must("create", "Site", "64M", "--mirror", folder)
+	if !r.ran("save", "Site", "--json") {
+		t.Fatalf("the create did not hand the disk to the agent:\n%s", r.log.String())
+	}
+	if c := r.contents("Site"); c.Feed == nil || c.UnsavedPaths == nil || *c.UnsavedPaths != 0 {
+		t.Errorf("info right after the create: %+v, want the disk followed with nothing unsaved", c)
+	}
+	if err := os.WriteFile(filepath.Join(r.root, "Site", "d07", "f"), []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.contents("Site"); c.UnsavedPaths == nil || *c.UnsavedPaths != 1 {
+		t.Errorf("info after one change: %+v, want 1 unsaved path by the feed", c)
+	}
+	r.must("save", "Site")
+	if got, err := os.ReadFile(filepath.Join(folder, "d07", "f")); err != nil || string(got) != "abc" {
+		t.Errorf("the folder holds %q (%v) after the save, want the change", got, err)
+	}
+}

@@ -187,7 +187,7 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 			return c, err
 		}
 	}
-	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, progress); err != nil {
+	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, !contents.InPlace, progress); err != nil {
 		s.unplace(ctx, contents, place)
 		return c, err
 	}
@@ -300,12 +300,20 @@ func (s *Service) setupContents(name string, o keeper.Options) (undo func(), err
 
 // load fills a new kept or mirrored disk. If that fails the disk is ejected
 // again (it is empty; the saved copy is untouched) and the error says so.
-func (s *Service) load(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (keeper.State, keeper.Result, error) {
+// Where Autosave runs (the agent, the menu-bar app) and follow is set (a
+// disk that stays where it is made), a Mirror disk is followed before its
+// first snapshot's walk, which is then its feed's first: the next save
+// reads only what changed.
+func (s *Service) load(ctx context.Context, v ramdisk.Volume, follow bool, progress ramdisk.ProgressFunc) (keeper.State, keeper.Result, error) {
 	k, err := s.Keeper()
 	if err != nil {
 		return keeper.State{}, keeper.Result{}, err
 	}
-	r, err := k.Load(ctx, v, mirrorProgress(v.Name, progress))
+	var fw func() *keeper.Following
+	if follow {
+		fw = func() *keeper.Following { return s.followNow(k, v) }
+	}
+	r, err := k.LoadFollowed(ctx, v, mirrorProgress(v.Name, progress), fw)
 	if err != nil {
 		// Even when ctx was cancelled (Ctrl-C): the half-filled disk goes.
 		if ejErr := s.Engine.Eject(context.WithoutCancel(ctx), v, false); ejErr != nil {

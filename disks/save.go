@@ -132,7 +132,14 @@ func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (ke
 	if incomplete && !o.Force {
 		return keeper.Result{}, s.incompleteErr("save", v)
 	}
-	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress), Follow: s.following(v)})
+	// Where Autosave runs (the agent), a disk not followed yet (made by the
+	// CLI moments ago) is followed first: this save's walk is its feed's
+	// first, and the saves after it read only what changed.
+	fw := s.following(v)
+	if fw == nil && !incomplete {
+		fw = s.followNow(k, v)
+	}
+	r, err := s.saveKept(ctx, k, v, keeper.SaveOptions{Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress), Follow: fw})
 	if err == nil && incomplete {
 		s.restored(v.Name) // saved as it is, by request: it is the saved state now
 	}

@@ -17,6 +17,16 @@ import (
 // store's first (internal/diskid). A disk too
 // small is refused before anything is written.
 func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.ProgressFunc) (Result, error) {
+	return k.LoadFollowed(ctx, v, progress, nil)
+}
+
+// LoadFollowed is Load where a change feed can follow the disk (the agent,
+// the menu-bar app): follow, when set, is called once a Mirror disk holds
+// the folder's files and before its first snapshot's walk, and gives the
+// disk's Following (nil: none). That walk is then the feed's first, so the
+// next save reads only what changed since the load: its index is the
+// load's by-product.
+func (k *Keeper) LoadFollowed(ctx context.Context, v ramdisk.Volume, progress tree.ProgressFunc, follow func() *Following) (Result, error) {
 	st, err := k.State(v.Name)
 	if err != nil {
 		return Result{}, err
@@ -51,7 +61,7 @@ func (k *Keeper) Load(ctx context.Context, v ramdisk.Volume, progress tree.Progr
 			return res, fmt.Errorf("restore %s from %s: %w", v.Name, st.Backing, err)
 		}
 	case ramdisk.Mirror:
-		if res, err = k.loadMirror(ctx, st, v, progress); err != nil {
+		if res, err = k.loadMirror(ctx, st, v, progress, follow); err != nil {
 			return res, err
 		}
 		res.Safety = k.settleUnwritten(st, res.Snapshot)

@@ -66,7 +66,7 @@ func (k *Keeper) setupFolder(name string, o Options) error {
 // loadMirror fills a fresh disk from its folder. The record of a finished
 // load is written last: until then the disk is incomplete, and is never
 // written back.
-func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, progress tree.ProgressFunc) (Result, error) {
+func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, progress tree.ProgressFunc, follow func() *Following) (Result, error) {
 	if err := foldersync.CheckFolder(st.MirrorPath, k.folderRules(false, v.MountPoint)); err != nil {
 		return Result{}, err
 	}
@@ -83,8 +83,17 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	}
 	// The folder's state becomes the first snapshot: from now on the
 	// store knows it and saves are incremental.
+	var fw *Following
+	if follow != nil {
+		fw = follow()
+	}
 	s := k.store(st)
-	sr, err := s.Save(ctx, v.MountPoint, st.ID, st.Snapshots, nil)
+	unlock, err := s.Lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	sr, err := s.SaveFollowing(ctx, v.MountPoint, st.ID, st.Snapshots, nil, fw.follow())
+	unlock()
 	res := Result{Result: sr}
 	if err != nil {
 		return res, err
@@ -99,6 +108,7 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	}
 	res.Files, res.Bytes = l.Files, l.Bytes
 	res.NotKept = append(l.NotKept, res.NotKept...)
+	fw.publish(true)
 	return res, nil
 }
 
