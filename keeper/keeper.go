@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -263,7 +262,7 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if cur == "" && k.Holds(v, st) && emptyDisk(v.MountPoint) {
+	if has, err := tree.HasContents(v.MountPoint); cur == "" && k.Holds(v, st) && err == nil && !has {
 		return false, nil // a new disk never saved and still empty: nothing to lose
 	}
 	if idx == nil || idx.DiskID != st.ID || idx.Snapshot != cur || !k.Holds(v, st) {
@@ -273,24 +272,4 @@ func (k *Keeper) Dirty(v ramdisk.Volume) (bool, error) {
 		return true, nil // the folder lacks the last save (a write-back failed)
 	}
 	return snapshot.ChangedSince(v.MountPoint, idx, s.Caches)
-}
-
-// emptyDisk reports whether a disk's top folder holds nothing (a zram
-// disk's lost+found aside).
-func emptyDisk(mp string) bool {
-	f, err := os.Open(mp)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(3)
-	if err != nil && err != io.EOF {
-		return false
-	}
-	for _, n := range names {
-		if n != "lost+found" {
-			return false
-		}
-	}
-	return true
 }

@@ -443,3 +443,32 @@ func TestCopyFileHook(t *testing.T) {
 		t.Errorf("a failing CopyFile: Load gave %v", err)
 	}
 }
+
+// TestDirtyOfANeverSavedDisk: a kept disk never saved has nothing to lose
+// while it holds no contents (tree.HasContents: the marker, RAMBar's own
+// names and an ext4 disk's own empty lost+found are not contents), and is
+// dirty once it holds anything of the user's, a lost+found the user made
+// on tmpfs too (the old twin of HasContents passed over any name
+// lost+found, and called such a disk clean).
+func TestDirtyOfANeverSavedDisk(t *testing.T) {
+	tests := []struct {
+		name  string
+		make  func(root string)
+		dirty bool
+	}{
+		{"empty", func(string) {}, false},
+		{"a lost+found the user made", func(r string) { os.Mkdir(filepath.Join(r, "lost+found"), 0o700) }, true},
+		{"a file", func(r string) { write(t, r, "notes.txt", "x") }, true},
+		{"an empty folder of the user's", func(r string) { os.Mkdir(filepath.Join(r, "build"), 0o755) }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			_, v := f.kept("New")
+			tt.make(v.MountPoint)
+			if dirty, err := f.k.Dirty(v); err != nil || dirty != tt.dirty {
+				t.Errorf("Dirty = %v, %v; want %v", dirty, err, tt.dirty)
+			}
+		})
+	}
+}
