@@ -72,11 +72,13 @@ func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progres
 	}
 	// The last save of what the disk holds walks it whole, feed or not: a
 	// change no feed heard (a bug, a kernel's blind spot) is still saved
-	// before the memory goes. One walk: a followed disk's save walks and
-	// finds by itself whether anything changed; otherwise a walk looks
-	// first (an incomplete disk is not saved when nothing changed).
+	// before the memory goes. One walk: the save walks and finds by
+	// itself whether anything changed. A walk looks first only where the
+	// save would do something else with no change: an incomplete disk is
+	// never saved over its saved copy, and a disk never saved would be
+	// saved empty.
 	fw := s.following(v)
-	if fw == nil || s.Incomplete(v) {
+	if s.Incomplete(v) || st.LastSnapshot == "" {
 		if dirty, err := k.Dirty(v); err == nil && !dirty {
 			return Ejected{}, nil
 		}
