@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"time"
 
 	"rambar/keeper"
 	"rambar/ramdisk"
@@ -72,7 +74,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	if dt, ok := s.Engine.(ramdisk.Detacher); ok && o.Force {
 		device = dt.DeviceID(v)
 	}
-	if err := s.Engine.Eject(ctx, v, o.Force); err != nil {
+	if err := s.unmount(ctx, v, o.Force); err != nil {
 		s.Caches().ToDisk(v, nil) // still mounted: the caches go back to it
 		s.recover(ctx, v, place, inPlace)
 		return ej, busyWithMounts(err, v)
@@ -116,4 +118,34 @@ func (s *Service) leaveFolder(ctx context.Context, v ramdisk.Volume, place inPla
 		ej.Saved = again.Saved
 	}
 	return v, nil
+}
+
+// unmount has the engine eject v. A disk held by this process alone (or by
+// no process found) is held for moments (its change feed reading a burst of events, a save's
+// hold being let go, under load): it is tried again, for at most 0.75 s,
+// before it is called busy. A disk any other process holds is busy at once.
+func (s *Service) unmount(ctx context.Context, v ramdisk.Volume, force bool) error {
+	for try := 0; ; try++ {
+		err := s.Engine.Eject(ctx, v, force)
+		var busy *ramdisk.BusyError
+		if err == nil || try == 4 || !errors.As(err, &busy) || !heldByUsAlone(busy.Holders) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(50<<try) * time.Millisecond):
+		}
+	}
+}
+
+// heldByUsAlone reports whether every holder named is this process (none
+// named: the holder let go before it was looked for).
+func heldByUsAlone(hs []ramdisk.Holder) bool {
+	for _, h := range hs {
+		if h.PID != os.Getpid() {
+			return false
+		}
+	}
+	return true
 }
