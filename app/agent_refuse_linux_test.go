@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"rambar/internal/testuser"
 )
 
 // envAgentPeer makes the test binary a client of the agent at that path,
@@ -72,14 +73,8 @@ func TestAgentRefusesAndServes(t *testing.T) {
 
 	// Another user: the folder keeps it out; opened to it, the agent
 	// refuses it by its uid and does nothing.
-	bin := copyForNobody(t)
-	nobody := func() string {
-		cmd := exec.Command(bin, "-test.run=^TestAgentPeerChild$")
-		cmd.Env = append(os.Environ(), envAgentPeer+"="+p.Path())
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		out, _ := cmd.CombinedOutput()
-		return string(out)
-	}
+	asNobody := testuser.Runner(t, "^TestAgentPeerChild$")
+	nobody := func() string { return asNobody(envAgentPeer + "=" + p.Path()) }
 	if out := nobody(); !strings.Contains(out, "permission denied") {
 		t.Errorf("uid 65534 through the 0700 folders: %s", out)
 	}
@@ -144,23 +139,4 @@ func (r *agentRig) mountedDisks() []string {
 		}
 	}
 	return out
-}
-
-// copyForNobody copies this test binary where uid 65534 may run it.
-func copyForNobody(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "nobody")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
-	b, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "app.test")
-	if err := os.WriteFile(p, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

@@ -7,12 +7,12 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"rambar/internal/testuser"
 )
 
 // A request of 100 MB and one that never ends are refused, each within
@@ -129,14 +129,8 @@ func TestOtherUser(t *testing.T) {
 	defer cancel()
 	go s.Serve(ctx)
 	os.Chmod(filepath.Dir(p.Dir), 0o755)
-	bin := copyTestBinary(t)
-	other := func() string {
-		cmd := exec.Command(bin, "-test.run=^TestPeerChild$")
-		cmd.Env = append(os.Environ(), envPeer+"="+p.Path())
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		out, _ := cmd.CombinedOutput()
-		return string(out)
-	}
+	asNobody := testuser.Runner(t, "^TestPeerChild$")
+	other := func() string { return asNobody(envPeer + "=" + p.Path()) }
 	if out := other(); !strings.Contains(out, "permission denied") {
 		t.Errorf("through the 0700 folder: %s", out)
 	}
@@ -155,19 +149,4 @@ func TestOtherUser(t *testing.T) {
 	if r := <-ran; r != "list" || out != "" {
 		t.Errorf("after: ran %q", r)
 	}
-}
-
-// copyTestBinary copies this test binary where uid 65534 may run it.
-func copyTestBinary(t *testing.T) string {
-	dir := shortDir(t)
-	os.Chmod(dir, 0o755)
-	b, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "localapi.test")
-	if err := os.WriteFile(p, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
