@@ -58,7 +58,9 @@ func runBench(ctx context.Context, a *App, in *input) error {
 	ctx, stop := signal.NotifyContext(ctx, signals.Stop(syscall.SIGPIPE)...) // SIGPIPE: `| head` must not skip the cleanup
 	defer stop()
 	p, done := a.progressLine(0)
-	rep, err := bench.Run(ctx, targets, opts, func(pr bench.Progress) { p(pr.String()) })
+	sp := a.say().speaker()
+	opts.Speaker = sp
+	rep, err := bench.Run(ctx, targets, opts, func(pr bench.Progress) { p(pr.In(sp)) })
 	done()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -91,14 +93,14 @@ func runBench(ctx context.Context, a *App, in *input) error {
 			return err
 		}
 	} else {
-		fmt.Fprint(a.Stdout, rep.Table())
-		fmt.Fprintf(a.Stdout, "In short: %s\n", rep.Headline())
+		fmt.Fprint(a.Stdout, rep.TableIn(sp))
+		fmt.Fprintln(a.Stdout, a.say().T("In short: %s", rep.HeadlineIn(sp)))
 		if len(cmp) > 0 {
 			fmt.Fprintln(a.Stdout)
-			fmt.Fprint(a.Stdout, bench.ComparisonTable(cmp))
+			fmt.Fprint(a.Stdout, bench.ComparisonTableIn(cmp, sp))
 		}
 		if *svg != "" {
-			fmt.Fprintf(a.Stdout, "Chart written to %s\n", *svg)
+			fmt.Fprintln(a.Stdout, a.say().T("Chart written to %s", *svg))
 		}
 	}
 	if probs := rep.Problems(); len(probs) > 0 {

@@ -262,12 +262,22 @@ func printDesktop(a *App, cs []desktopCheck) {
 	w := max(displayWidth(ok), displayWidth(missing)) + 2
 	pad := func(s string) string { return s + strings.Repeat(" ", w-displayWidth(s)) }
 	for _, c := range cs {
+		found := say.T("%s: %s", said(say, c.name, c.Name), said(say, c.found, c.Found))
 		if c.OK {
-			fmt.Fprintf(a.Stdout, "  %s%s: %s\n", pad(ok), c.Name, c.Found)
+			fmt.Fprintf(a.Stdout, "  %s%s\n", pad(ok), found)
 		} else {
-			fmt.Fprintf(a.Stdout, "  %s%s: %s\n  %s%s\n", pad(missing), c.Name, c.Found, pad(""), say.T("without it: %s", c.Breaks))
+			fmt.Fprintf(a.Stdout, "  %s%s\n  %s%s\n", pad(missing), found, pad(""), say.T("without it: %s", said(say, c.breaks, c.Breaks)))
 		}
 	}
+}
+
+// said is t in s's language, or english when t was not made (a check
+// read back from --json).
+func said(s speech, t text, english string) string {
+	if t.format == "" {
+		return english
+	}
+	return t.say(s)
 }
 
 // printLeftovers lists what stopped RAMBars left behind, and what to do.
@@ -276,7 +286,11 @@ func printLeftovers(a *App, ls []disks.Leftover) {
 		fmt.Fprintln(a.Stdout, a.say().T("Left behind by a RAMBar that was stopped:"))
 	}
 	for _, l := range ls {
-		fmt.Fprintf(a.Stdout, "  %s (%s): %s\n", l.Path, l.Kind, l.Advice)
+		advice := l.Advice
+		if l.Format != "" {
+			advice = a.say().T(l.Format, l.Args...)
+		}
+		fmt.Fprintf(a.Stdout, "  %s (%s): %s\n", l.Path, l.Kind, advice)
 	}
 }
 

@@ -76,10 +76,11 @@ func runSelftest(ctx context.Context, a *App, in *input) error {
 	rep.Add(r.Cleanup(ctx))
 	cleaned = true
 	werr := rep.Write()
-	fmt.Fprint(a.Stdout, rep.Summary())
+	say := a.say()
+	fmt.Fprint(a.Stdout, rep.SummaryIn(say.speaker()))
 	if *in.Bool("notify") {
-		text := fmt.Sprintf("%d passed, %d failed, %d skipped. The report is in %s.", rep.Passed, rep.Failed, rep.Skipped, out)
-		a.notices().Notify("RAMBar self-test", text)
+		a.notices().Notify(say.T("RAMBar self-test"),
+			say.T("%d passed, %d failed, %d skipped. The report is in %s.", rep.Passed, rep.Failed, rep.Skipped, out))
 	}
 	switch {
 	case werr != nil:
@@ -88,6 +89,13 @@ func runSelftest(ctx context.Context, a *App, in *input) error {
 		return fmt.Errorf("selftest: %s failed; see %s", ramdisk.Plural(rep.Failed, "check"), filepath.Join(out, "report.json"))
 	}
 	return nil
+}
+
+// In is t in sp's language (English when sp is nil or not the catalog's
+// Printer): a message of the app's inside a self-test check's detail.
+func (t text) In(sp i18n.Speaker) string {
+	p, _ := sp.(*i18n.Printer)
+	return t.say(speech{p})
 }
 
 // errNoDataFolder: there is no data folder for the self-test's own files.
@@ -136,12 +144,12 @@ func (a *App) selftestLeftovers(ctx context.Context, e ramdisk.Engine) []disks.L
 	vols, folders, _ := selftest.Leftovers(ctx, e, filepath.Join(a.Paths.Data, "selftest"))
 	var out []disks.Leftover
 	for _, v := range vols {
-		out = append(out, disks.Leftover{Kind: leftSelftestDisk, Name: v.Name, Path: v.MountPoint,
-			Advice: "a disk of a 'rambar selftest' that was stopped; the next selftest ejects it"})
+		out = append(out, disks.Leftover{Kind: leftSelftestDisk, Name: v.Name, Path: v.MountPoint}.
+			Advised("a disk of a 'rambar selftest' that was stopped; the next selftest ejects it"))
 	}
 	for _, f := range folders {
-		out = append(out, disks.Leftover{Kind: leftSelftestFolder, Path: f,
-			Advice: "the folder of a 'rambar selftest' that was stopped; the next selftest removes it"})
+		out = append(out, disks.Leftover{Kind: leftSelftestFolder, Path: f}.
+			Advised("the folder of a 'rambar selftest' that was stopped; the next selftest removes it"))
 	}
 	return out
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 
 	"rambar/bench"
 	"rambar/disks"
@@ -73,7 +76,7 @@ func runTry(ctx context.Context, a *App, in *input) error {
 	res, err := bench.Trial(ctx, bench.TrialOptions{
 		Src: src, RAMDir: ramDir, Argv: argv, Runs: *runs,
 		Stdout: stdout, Stderr: a.Stderr, Log: logFile,
-		Progress: p,
+		Progress: p, Speaker: a.say().speaker(),
 	})
 	done()
 	if err != nil {
@@ -93,16 +96,22 @@ func runTry(ctx context.Context, a *App, in *input) error {
 	if *asJSON {
 		return writeJSON(a.Stdout, toTryJSON(res, keptLog))
 	}
-	fmt.Fprintf(a.Stdout, "  %s\n  %s\n", a.say().T("RAM disk: %s", res.RAM.Cell()), a.say().T("in place: %s", res.Disk.Cell()))
-	fmt.Fprintf(a.Stdout, "%s\n", capitalize(res.Summary()))
-	if w := res.Sureness(); w != "" {
-		fmt.Fprintf(a.Stdout, "(%s", w)
-		if res.Verdict == bench.NoGain && (res.Speedup >= bench.MinGain || res.Speedup > 0 && res.Speedup <= 1/bench.MinGain) {
-			fmt.Fprintf(a.Stdout, "; more runs can tell: --runs %d", 2*max(len(res.RAM.Samples), 5))
-		}
-		fmt.Fprintln(a.Stdout, ")")
-	}
+	printTrial(a.say(), a.Stdout, res)
 	return nil
+}
+
+// printTrial prints a trial's figures and its verdict, with what the
+// verdict rests on.
+func printTrial(say speech, w io.Writer, res bench.TrialResult) {
+	sp := say.speaker()
+	fmt.Fprintf(w, "  %s\n  %s\n", say.T("RAM disk: %s", res.RAM.CellIn(sp)), say.T("in place: %s", res.Disk.CellIn(sp)))
+	fmt.Fprintf(w, "%s\n", capitalize(res.SummaryIn(sp)))
+	switch sure, more := res.SurenessIn(sp), res.MoreRuns(); {
+	case sure != "" && more > 0:
+		fmt.Fprintln(w, say.T("(%s; more runs can tell: --runs %d)", sure, more))
+	case sure != "":
+		fmt.Fprintln(w, say.T("(%s)", sure))
+	}
 }
 
 // findRAMDir resolves --disk: a mounted RAM disk's name, or the path of a
@@ -226,9 +235,12 @@ func showTail(a *App, path string) {
 	fmt.Fprintf(a.Stderr, "%s\n%s\n---\n", a.say().T("--- the failed run's last output ---"), strings.Join(lines, "\n"))
 }
 
+// capitalize starts s with a capital letter (a verdict at the start of a
+// line).
 func capitalize(s string) string {
-	if s == "" {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
 		return s
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return string(unicode.ToUpper(r)) + s[n:]
 }

@@ -1,91 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"io"
-	"strings"
-	"unicode"
+
+	"rambar/internal/textwidth"
 )
 
-// columns is a tabwriter for tables that show names: cells end with a tab,
-// lines with a newline, and each column is as wide as its widest cell in
-// display width plus two spaces. text/tabwriter counts runes, so one name in
-// Chinese or with an emoji shifted every column after it.
-type columns struct {
-	w   io.Writer
-	buf bytes.Buffer
-}
+// columns is a tabwriter for tables that show names (textwidth.Columns):
+// each column is as wide as its widest cell in display width plus two
+// spaces.
+type columns = textwidth.Columns
 
-func newColumns(w io.Writer) *columns { return &columns{w: w} }
+func newColumns(w io.Writer) *columns { return textwidth.NewColumns(w) }
 
-// Write buffers p until Flush.
-func (c *columns) Write(p []byte) (int, error) { return c.buf.Write(p) }
+// displayWidth is how many terminal columns s takes (textwidth.Width).
+func displayWidth(s string) int { return textwidth.Width(s) }
 
-// Flush writes the table, aligned.
-func (c *columns) Flush() error {
-	text := strings.TrimSuffix(c.buf.String(), "\n")
-	c.buf.Reset()
-	if text == "" {
-		return nil
-	}
-	lines := strings.Split(text, "\n")
-	var widths []int
-	cells := make([][]string, len(lines))
-	for i, l := range lines {
-		cells[i] = strings.Split(l, "\t")
-		for j, cell := range cells[i][:len(cells[i])-1] { // the last cell is not a column
-			if j == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[j] = max(widths[j], displayWidth(cell))
-		}
-	}
-	var out strings.Builder
-	for _, row := range cells {
-		for j, cell := range row {
-			out.WriteString(cell)
-			if j < len(row)-1 {
-				out.WriteString(strings.Repeat(" ", widths[j]-displayWidth(cell)+2))
-			}
-		}
-		out.WriteByte('\n')
-	}
-	_, err := io.WriteString(c.w, out.String())
-	return err
-}
-
-// displayWidth is how many terminal columns s takes: East Asian wide and
-// full-width characters and most emoji take two, combining marks and
-// zero-width characters none (a small rule, enough for names in tables).
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n
-}
-
-// wideRanges are the East Asian Wide and Fullwidth blocks, and the emoji
-// blocks terminals draw two columns wide.
-var wideRanges = [][2]rune{
-	{0x1100, 0x115F}, {0x231A, 0x231B}, {0x2329, 0x232A}, {0x23E9, 0x23EC}, {0x2E80, 0x303E},
-	{0x3041, 0x33FF}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xA000, 0xA4CF}, {0xA960, 0xA97F},
-	{0xAC00, 0xD7A3}, {0xF900, 0xFAFF}, {0xFE10, 0xFE19}, {0xFE30, 0xFE6F}, {0xFF00, 0xFF60},
-	{0xFFE0, 0xFFE6}, {0x1F300, 0x1F64F}, {0x1F680, 0x1F6FF}, {0x1F900, 0x1F9FF}, {0x20000, 0x2FFFD},
-	{0x30000, 0x3FFFD},
-}
-
-func runeWidth(r rune) int {
-	switch {
-	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf), r >= 0xFE00 && r <= 0xFE0F:
-		return 0
-	case r < 0x1100:
-		return 1
-	}
-	for _, w := range wideRanges {
-		if r >= w[0] && r <= w[1] {
-			return 2
-		}
-	}
-	return 1
-}
+// runeWidth is how many terminal columns r takes: 0, 1 or 2.
+func runeWidth(r rune) int { return textwidth.RuneWidth(r) }

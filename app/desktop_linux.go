@@ -13,12 +13,25 @@ import (
 
 // desktopCheck is one piece of the Linux desktop RAMBar uses, whether this
 // session has it, and what stops working without it (doctor, selftest).
+// Name, Found and Breaks are English (--json, selftest's report); name,
+// found and breaks are what they were made from, said in the user's
+// language when doctor prints them.
 type desktopCheck struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Found  string `json:"found"`
 	Breaks string `json:"without_it"`
+
+	name, found, breaks text
 }
+
+// newDesktopCheck is a piece of the desktop and what breaks without it.
+func newDesktopCheck(name, breaks text) desktopCheck {
+	return desktopCheck{Name: name.String(), Breaks: breaks.String(), name: name, breaks: breaks}
+}
+
+// find records whether the piece is there, and what was found.
+func (c *desktopCheck) find(ok bool, found text) { c.OK, c.Found, c.found = ok, found.String(), found }
 
 // polkitPolicy is where `make install` puts RAMBar's polkit actions.
 const polkitPolicy = "/usr/share/polkit-1/actions/app.rambar.policy"
@@ -28,75 +41,74 @@ const polkitPolicy = "/usr/share/polkit-1/actions/app.rambar.policy"
 // action), the session bus, a tray host on it, zenity, a notification
 // server, xdg-open.
 func desktopChecks(ctx context.Context) []desktopCheck {
-	var out []desktopCheck
-	admin := desktopCheck{Name: "administrator rights", Breaks: "making and ejecting disks: no disk can be made or ejected (run RAMBar with sudo, or install polkit's pkexec)"}
-	switch {
-	case os.Geteuid() == 0:
-		admin.OK, admin.Found = true, "running as root: mounts directly"
-	case run.Has("pkexec"):
-		admin.OK, admin.Found = true, "pkexec: each mount and eject asks for an administrator's password"
-		if _, err := os.Stat(polkitPolicy); err == nil {
-			admin.Found += " (RAMBar's polkit action is installed: the prompt names RAMBar, and one answer holds for a few minutes)"
-		} else {
-			admin.Found += " (no " + polkitPolicy + ": each step may ask again; 'sudo make install' installs it)"
-		}
-	default:
-		admin.Found = "not root, and pkexec is not installed (Debian and Ubuntu: apt install pkexec, or policykit-1 on older ones)"
-	}
-	out = append(out, admin)
-	bus := desktopCheck{Name: "session bus", Breaks: "the menu-bar app: 'rambar' with no command cannot start (the CLI works without it)"}
+	out := []desktopCheck{adminCheck()}
+	bus := newDesktopCheck(msg("session bus"), msg("the menu-bar app: 'rambar' with no command cannot start (the CLI works without it)"))
 	conn, err := sessionBus()
 	if err != nil {
-		bus.Found = "none: " + err.Error()
+		bus.find(false, msg("none: %v", err))
 	} else {
 		defer conn.Close()
-		bus.OK, bus.Found = true, os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+		bus.find(true, msg("%s", os.Getenv("DBUS_SESSION_BUS_ADDRESS")))
 	}
 	out = append(out, bus)
-	owner := func(name string) (bool, string) {
+	owner := func(name string) (bool, text) {
 		if conn == nil {
-			return false, "no session bus to look on"
+			return false, msg("no session bus to look on")
 		}
 		c, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		var has bool
 		if err := conn.BusObject().CallWithContext(c, "org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has); err != nil {
-			return false, "could not ask the bus: " + err.Error()
+			return false, msg("could not ask the bus: %v", err)
 		}
 		if !has {
-			return false, "nothing owns " + name + " on the session bus"
+			return false, msg("nothing owns %s on the session bus", name)
 		}
-		return true, name
+		return true, msg("%s", name)
 	}
-	host := desktopCheck{Name: "tray host", Breaks: "the menu-bar icon: 'rambar' waits 15 s for a panel with a system tray, then exits 7 (KDE, XFCE and LXQt have one; GNOME needs the AppIndicator extension)"}
-	host.OK, host.Found = owner("org.kde.StatusNotifierWatcher")
+	host := newDesktopCheck(msg("tray host"), msg("the menu-bar icon: 'rambar' waits 15 s for a panel with a system tray, then exits 7 (KDE, XFCE and LXQt have one; GNOME needs the AppIndicator extension)"))
+	host.find(owner("org.kde.StatusNotifierWatcher"))
 	out = append(out, host)
-	zen := desktopCheck{Name: "zenity", Breaks: "the menu's windows: Custom… and Edit Presets… are hidden, results come as notifications only, and Quit leaves the disks mounted without asking (Debian and Ubuntu: apt install zenity)"}
-	if p, err := run.Resolve("zenity"); err == nil {
-		zen.OK, zen.Found = true, p
-	} else {
-		zen.Found = "not installed"
-	}
-	out = append(out, zen)
-	notes := desktopCheck{Name: "notification server", Breaks: "the menu's notifications (a failed action, a save that failed, a folder's conflicts): shown in a zenity window instead, or only in RAMBar's log (a desktop runs one; else dunst, mako or xfce4-notifyd)"}
-	notes.OK, notes.Found = owner(tray.NotificationsName)
+	out = append(out, toolCheck("zenity", msg("%s", "zenity"), msg("the menu's windows: Custom… and Edit Presets… are hidden, results come as notifications only, and Quit leaves the disks mounted without asking (Debian and Ubuntu: apt install zenity)")))
+	notes := newDesktopCheck(msg("notification server"), msg("the menu's notifications (a failed action, a save that failed, a folder's conflicts): shown in a zenity window instead, or only in RAMBar's log (a desktop runs one; else dunst, mako or xfce4-notifyd)"))
+	notes.find(owner(tray.NotificationsName))
 	out = append(out, notes)
-	open := desktopCheck{Name: "xdg-open", Breaks: "Open and Open Chart in the menu, which then say it is missing (Debian and Ubuntu: apt install xdg-utils)"}
-	if p, err := run.Resolve("xdg-open"); err == nil {
-		open.OK, open.Found = true, p
+	out = append(out, toolCheck("xdg-open", msg("%s", "xdg-open"), msg("Open and Open Chart in the menu, which then say it is missing (Debian and Ubuntu: apt install xdg-utils)")))
+	zram := newDesktopCheck(msg("%s", "zramctl, mkfs.ext4"), msg("--fs zram (compressed) disks; tmpfs disks need neither (Debian and Ubuntu: util-linux, e2fsprogs)"))
+	if run.Has("zramctl") && run.Has("mkfs.ext4") {
+		zram.find(true, msg("both installed"))
 	} else {
-		open.Found = "not installed"
+		zram.find(false, msg("missing"))
 	}
-	out = append(out, open)
-	zram := desktopCheck{Name: "zramctl, mkfs.ext4", Breaks: "--fs zram (compressed) disks; tmpfs disks need neither (Debian and Ubuntu: util-linux, e2fsprogs)"}
-	zram.OK = run.Has("zramctl") && run.Has("mkfs.ext4")
-	if zram.OK {
-		zram.Found = "both installed"
+	return append(out, zram)
+}
+
+// adminCheck is how disks are mounted: as root, or through pkexec (with
+// RAMBar's polkit action or without).
+func adminCheck() desktopCheck {
+	admin := newDesktopCheck(msg("administrator rights"), msg("making and ejecting disks: no disk can be made or ejected (run RAMBar with sudo, or install polkit's pkexec)"))
+	switch _, polErr := os.Stat(polkitPolicy); {
+	case os.Geteuid() == 0:
+		admin.find(true, msg("running as root: mounts directly"))
+	case run.Has("pkexec") && polErr == nil:
+		admin.find(true, msg("pkexec: each mount and eject asks for an administrator's password (RAMBar's polkit action is installed: the prompt names RAMBar, and one answer holds for a few minutes)"))
+	case run.Has("pkexec"):
+		admin.find(true, msg("pkexec: each mount and eject asks for an administrator's password (no %s: each step may ask again; 'sudo make install' installs it)", polkitPolicy))
+	default:
+		admin.find(false, msg("not root, and pkexec is not installed (Debian and Ubuntu: apt install pkexec, or policykit-1 on older ones)"))
+	}
+	return admin
+}
+
+// toolCheck is a program the menu uses: its path when installed.
+func toolCheck(tool string, name, breaks text) desktopCheck {
+	c := newDesktopCheck(name, breaks)
+	if p, err := run.Resolve(tool); err == nil {
+		c.find(true, msg("%s", p))
 	} else {
-		zram.Found = "missing"
+		c.find(false, msg("not installed"))
 	}
-	out = append(out, zram)
-	return out
+	return c
 }
 
 // sessionBus connects to the running session bus, never starting one.

@@ -10,6 +10,8 @@ type desktopCheck struct {
 	OK     bool   `json:"ok"`
 	Found  string `json:"found"`
 	Breaks string `json:"without_it"`
+
+	name, found, breaks text
 }
 
 // desktopChecks: the Linux desktop's pieces; macOS has its own.

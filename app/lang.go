@@ -96,6 +96,16 @@ func (s speech) Number(n string) string {
 
 func (s speech) english() bool { return s.p == nil || s.p.Tag == language.English }
 
+// speaker is s for a domain package that words a report itself (bench,
+// selftest): nil in English, which the package then writes as it always
+// has, its figures as its own tables write them.
+func (s speech) speaker() i18n.Speaker {
+	if s.english() {
+		return nil
+	}
+	return s.p
+}
+
 // cjk tells a language that writes without spaces between words (Chinese,
 // Japanese): its sentences join without one, and end with 。.
 func (s speech) cjk() bool {

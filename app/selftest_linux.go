@@ -97,9 +97,9 @@ func (a *App) nativeChecks(ctx context.Context) []selftest.Check {
 	// with what stops working without it.
 	for _, d := range desktopChecks(ctx) {
 		name := "desktop." + strings.NewReplacer(" ", "-", ",", "").Replace(d.Name)
-		c := selftest.Passf(name, "%s", d.Found)
+		c := selftest.Passf(name, "%s", d.found)
 		if !d.OK {
-			c = selftest.Skipf(name, "missing (%s); without it: %s", d.Found, d.Breaks)
+			c = selftest.Skipf(name, "missing (%s); without it: %s", d.found, d.breaks)
 		}
 		cs = append(cs, withRule(c, "Linux desktop: "+d.Name+" is there (doctor lists the same)"))
 	}

@@ -145,7 +145,7 @@ func (a *App) checkTrayItem(ctx context.Context, d *tray.Deps) selftest.Check {
 	case !slices.Contains(items, "Quit RAMBar"):
 		c = withData(selftest.Failf(checkTrayItem, "the status item shows %q, but its menu lacks Quit RAMBar: %q", title, items), c)
 	default:
-		c.Detail += fmt.Sprintf("; its menu holds %d entries, Quit RAMBar last", len(items))
+		c = withData(selftest.Passf(checkTrayItem, "the status item shows %q; its menu holds %d entries, Quit RAMBar last", title, len(items)), c)
 	}
 	return c
 }

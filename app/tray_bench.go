@@ -24,7 +24,8 @@ func (a *App) trayBenchmark(opts bench.Options) tray.BenchmarkFunc {
 		if err != nil {
 			return tray.BenchmarkResult{}, err
 		}
-		res := tray.BenchmarkResult{Table: rep.Compact(), Headline: rep.Headline()}
+		sp := a.say().speaker() // the menu's language
+		res := tray.BenchmarkResult{Table: rep.CompactIn(sp), Headline: rep.HeadlineIn(sp)}
 		if a.Paths.Data != "" {
 			path := chartPath(a.Paths.Data, v.Name)
 			if err := writePrivate(path, []byte(rep.SVG())); err != nil {

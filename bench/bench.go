@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -93,6 +95,9 @@ type Options struct {
 	// NoDirect opens the sequential files without bypassing the cache, as
 	// if the file system refused to; tests use it to check the fallback.
 	NoDirect bool
+	// Speaker says Compare's progress lines in a person's language (nil:
+	// English); Run's are Progress values, said by their In.
+	Speaker i18n.Speaker
 }
 
 // Progress is reported before each run of each row.
@@ -104,11 +109,19 @@ type Progress struct {
 	Runs   int    `json:"runs"`
 	Step   int    `json:"step"` // 1-based over the whole benchmark
 	Steps  int    `json:"steps"`
+	sizes  sizes  // the label's sizes
 }
 
 // String is the progress line: "[3/27] Home disk: 1 GiB write, uncached (run 2 of 3)".
-func (p Progress) String() string {
-	return fmt.Sprintf("[%d/%d] %s: %s (run %d of %d)", p.Step, p.Steps, p.Target, p.Label, p.Run, p.Runs)
+func (p Progress) String() string { return p.In(nil) }
+
+// In is the progress line in sp's language (nil: English, as String).
+func (p Progress) In(sp i18n.Speaker) string {
+	t, label := tongue{sp}, p.Label
+	if w := labelWords(p.Row, p.sizes); sp != nil && w.String() == label {
+		label = w.in(t)
+	}
+	return t.T("[%d/%d] %s: %s (run %d of %d)", p.Step, p.Steps, t.name(p.Target), label, p.Run, p.Runs)
 }
 
 // Result is one row measured on one target.
@@ -131,6 +144,10 @@ type Result struct {
 	Skipped string `json:"skipped,omitempty"`
 	// Err is a failure while measuring.
 	Err string `json:"error,omitempty"`
+	// skipped and notes are what Skipped and Note were made from, to be
+	// said in a person's language (table.go).
+	skipped *words
+	notes   []*words
 }
 
 // OK reports whether the result holds a measurement.
@@ -226,33 +243,14 @@ func (o Options) runs() int {
 // Labels returns the row labels for these options, as the table shows them.
 func (o Options) Labels() []RowInfo {
 	sz := o.sizes()
-	seq := ramdisk.Size(sz.seq).String()
-	full := "SQLite insert, PRAGMA synchronous=FULL"
-	if runtime.GOOS == "darwin" {
-		full = "SQLite insert, PRAGMA synchronous=FULL + fullfsync=ON"
-	}
-	all := []RowInfo{
-		{rowSeqWrite, seq + " write, uncached", MiBps},
-		{rowSeqRead, seq + " read, uncached", MiBps},
-		{rowFsync, "4 KiB write + fsync", Micros},
-		{rowFullFsync, "4 KiB write + F_FULLFSYNC", Micros},
-		{rowSQLiteDefault, "SQLite insert, no PRAGMA (sqlite3's defaults)", Micros},
-		{rowSQLiteFull, full, Micros},
-		{rowUntar, fmt.Sprintf("untar %s files (%d MiB)", thousands(float64(sz.archiveFiles)), (sz.archiveBytes+1<<19)>>20), Secs},
-		{rowCreateFiles, fmt.Sprintf("create %s files of 1 KiB", thousands(float64(sz.smallFiles))), Secs},
-		{rowDeleteFiles, fmt.Sprintf("delete those %s files", thousands(float64(sz.smallFiles))), Secs},
-	}
 	want := o.Rows
 	if len(want) == 0 {
 		want = AllRows()
 	}
 	var out []RowInfo
-	for _, r := range all {
-		for _, w := range want {
-			if r.ID == w {
-				out = append(out, r)
-				break
-			}
+	for _, r := range allRows {
+		if slices.Contains(want, r) {
+			out = append(out, RowInfo{r, labelWords(r, sz).String(), unitOf[r]})
 		}
 	}
 	return out
@@ -317,7 +315,7 @@ func Run(ctx context.Context, targets []Target, opts Options, progress func(Prog
 		for _, j := range jobs {
 			res, err := env.runJob(ctx, j, t, work, fsName, func(run int) {
 				step++
-				progress(Progress{Target: t.Name, Row: j.rows[0].ID, Label: j.label(), Run: run, Runs: rep.Runs, Step: step, Steps: steps})
+				progress(Progress{Target: t.Name, Row: j.rows[0].ID, Label: j.label(), Run: run, Runs: rep.Runs, Step: step, Steps: steps, sizes: env.sz})
 			})
 			tr.Results = append(tr.Results, res...)
 			if err != nil {

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"rambar/ramdisk"
+	"rambar/i18n"
+	"rambar/internal/textwidth"
 )
 
 // CompactWidth is the most columns Compact's table takes: it fits a dialog
@@ -28,8 +29,12 @@ var noteMarks = []string{"¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "�
 // the same speed-ups. A row no target could run says why once; a row one
 // side could not run says why under the table. Without both kinds of
 // target it is each target's medians.
-func (r Report) Compact() string {
-	c := newCompact(r)
+func (r Report) Compact() string { return r.CompactIn(nil) }
+
+// CompactIn is Compact in sp's language (nil: English, as Compact); a
+// Chinese or Japanese character takes two columns of the width.
+func (r Report) CompactIn(sp i18n.Speaker) string {
+	c := newCompact(r, tongue{sp})
 	var b strings.Builder
 	for _, l := range wrap(c.heading(), CompactWidth) {
 		b.WriteString(l + "\n")
@@ -42,18 +47,20 @@ func (r Report) Compact() string {
 // compact is a Compact table being laid out.
 type compact struct {
 	r       Report
+	t       tongue
 	shown   []*TargetReport
 	ram     *TargetReport // with disk: the pair compared
 	disk    *TargetReport
 	rows    [][]string // per report row: a cell per shown target, then the speed-up
 	span    []string   // per report row: the reason every target skipped it, or ""
-	notes   []string   // footnotes, in mark order
+	notes   []string   // footnotes, in mark order (as the results hold them)
+	said    []string   // the footnotes in t's language
 	missing []string   // rows one side could not run, and why
 	noise   bool       // some speed-up is within the noise
 }
 
-func newCompact(r Report) *compact {
-	c := &compact{r: r}
+func newCompact(r Report, t tongue) *compact {
+	c := &compact{r: r, t: t}
 	c.ram, c.disk = r.ramAndDisk()
 	if c.ram != nil && c.disk != nil {
 		c.shown = []*TargetReport{c.ram, c.disk}
@@ -63,12 +70,11 @@ func newCompact(r Report) *compact {
 		}
 	}
 	for _, row := range r.Rows {
-		why, same := "", false
+		why := "" // why every shown target skipped the row, said in c.t
 		if len(c.shown) > 0 {
-			why, same = sameSkip(c.shown[1:], c.shown[0], row.ID)
-		}
-		if !same {
-			why = ""
+			if _, same := sameSkip(c.shown[1:], c.shown[0], row.ID); same {
+				why = c.reason(row.ID)
+			}
 		}
 		c.span = append(c.span, why)
 		if why == "" {
@@ -87,15 +93,16 @@ func (c *compact) cells(row RowInfo) []string {
 		res, _ := t.Result(row.ID)
 		if !res.OK() {
 			cells = append(cells, "–")
-			c.missing = append(c.missing, fmt.Sprintf("%s on %s: %s", row.Label, t.Name, res.Cell()))
+			c.missing = append(c.missing, c.t.T("%s on %s: %s", c.r.labelIn(c.t, row), c.t.name(t.Name), res.cellIn(c.t)))
 			continue
 		}
-		cell := Format(res.Median, res.Unit)
+		cell := formatIn(c.t, res.Median, res.Unit)
 		if res.Note != "" {
 			i := slices.Index(c.notes, res.Note)
 			if i < 0 {
 				i = len(c.notes)
 				c.notes = append(c.notes, res.Note)
+				c.said = append(c.said, res.noteIn(c.t))
 			}
 			cell += noteMarks[min(i, len(noteMarks)-1)]
 		}
@@ -105,7 +112,7 @@ func (c *compact) cells(row RowInfo) []string {
 		s := compare(c.ram, c.disk, row.ID)
 		switch {
 		case s.ok:
-			cells = append(cells, speedupWords(s))
+			cells = append(cells, speedupWords(c.t, s))
 			c.noise = c.noise || !s.apart
 		default:
 			cells = append(cells, "")
@@ -114,24 +121,30 @@ func (c *compact) cells(row RowInfo) []string {
 	return cells
 }
 
+// reason is why every shown target skipped a row, in t's language.
+func (c *compact) reason(id RowID) string {
+	res, _ := c.shown[0].Result(id)
+	return res.skippedIn(c.t)
+}
+
 // heading is the line above the table: what was measured against what.
 func (c *compact) heading() string {
-	mode := "full"
+	t := c.t
+	how := t.T("median of %d runs, full sizes", c.r.Runs)
 	if c.r.Quick {
-		mode = "quick"
+		how = t.T("median of %d runs, quick sizes", c.r.Runs)
 	}
-	how := fmt.Sprintf("median of %s, %s sizes", ramdisk.Plural(c.r.Runs, "run"), mode)
 	switch {
 	case c.ram != nil && c.disk != nil:
-		return fmt.Sprintf("%s (%s) vs %s (%s), %s.", c.ram.Name, c.ram.FS, c.disk.Name, c.disk.FS, how)
+		return t.T("%s (%s) vs %s (%s), %s.", t.name(c.ram.Name), c.ram.FS, t.name(c.disk.Name), c.disk.FS, how)
 	case len(c.shown) == 0:
-		return "Nothing measured."
+		return t.T("Nothing measured.")
 	}
 	names := make([]string, len(c.shown))
-	for i, t := range c.shown {
-		names[i] = fmt.Sprintf("%s (%s)", t.Name, t.FS)
+	for i, x := range c.shown {
+		names[i] = fmt.Sprintf("%s (%s)", t.name(x.Name), x.FS)
 	}
-	return fmt.Sprintf("%s, %s; no RAM disk and ordinary disk to compare.", strings.Join(names, ", "), how)
+	return t.T("%s, %s; no RAM disk and ordinary disk to compare.", strings.Join(names, ", "), how)
 }
 
 // render writes the header, the rows and the notes.
@@ -139,21 +152,23 @@ func (c *compact) render(b *strings.Builder) {
 	if len(c.shown) == 0 {
 		return
 	}
-	head := []string{"Test"}
+	head := []string{c.t.T("Test")}
 	for _, t := range c.shown {
-		head = append(head, clip(t.Name, compactNameW))
+		head = append(head, clip(c.t.name(t.Name), compactNameW))
 	}
 	if c.disk != nil && c.ram != nil {
-		head = append(head, "RAM disk is")
+		head = append(head, c.t.T("RAM disk is"))
 	}
 	c.alignMarks()
 	widths := make([]int, len(head))
 	for i, h := range head {
 		widths[i] = width(h)
 	}
+	labels := make([]string, len(c.r.Rows))
 	longest := 0
 	for i, row := range c.r.Rows {
-		longest = max(longest, width(row.Label))
+		labels[i] = c.r.labelIn(c.t, row)
+		longest = max(longest, width(labels[i]))
 		for j, cell := range c.rows[i] {
 			widths[j+1] = max(widths[j+1], width(cell))
 		}
@@ -173,8 +188,8 @@ func (c *compact) render(b *strings.Builder) {
 		b.WriteString(strings.TrimRight(l, " ") + "\n")
 	}
 	line(head[0], head[1:]...)
-	for i, row := range c.r.Rows {
-		label := wrap(row.Label, widths[0])
+	for i := range c.r.Rows {
+		label := wrap(labels[i], widths[0])
 		if c.span[i] == "" {
 			line(label[0], c.rows[i]...)
 			for _, more := range label[1:] {
@@ -214,14 +229,14 @@ func (c *compact) alignMarks() {
 // footer explains the marks and names the rows one side could not run.
 func (c *compact) footer(b *strings.Builder) {
 	var lines []string
-	for i, n := range c.notes {
+	for i, n := range c.said {
 		lines = append(lines, noteMarks[min(i, len(noteMarks)-1)]+" "+n)
 	}
 	if c.noise {
-		lines = append(lines, "~ the runs' ranges overlap: a difference within the run-to-run noise.")
+		lines = append(lines, c.t.T("~ the runs' ranges overlap: a difference within the run-to-run noise."))
 	}
 	for _, m := range c.missing {
-		lines = append(lines, "Not measured: "+m)
+		lines = append(lines, c.t.T("Not measured: %s", m))
 	}
 	if len(lines) == 0 {
 		return
@@ -234,17 +249,25 @@ func (c *compact) footer(b *strings.Builder) {
 	}
 }
 
-// width is how many columns s takes in a monospace font (every rune the
-// table prints is one column wide).
-func width(s string) int { return utf8.RuneCountInString(s) }
-
 // clip shortens s to at most w columns, ending it with "…" when cut.
 func clip(s string, w int) string {
 	if width(s) <= w {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:w-1]) + "…"
+	head, _ := cut(s, w-1)
+	return head + "…"
+}
+
+// cut splits s after as many runes as fit in w columns (at least one).
+func cut(s string, w int) (head, rest string) {
+	n := 0
+	for i, r := range s {
+		n += textwidth.RuneWidth(r)
+		if n > w && i > 0 {
+			return s[:i], s[i:]
+		}
+	}
+	return s, ""
 }
 
 // at is lines[k], or "" past the end.
@@ -256,7 +279,8 @@ func at(lines []string, k int) string {
 }
 
 // wrap breaks s into lines of at most w columns at spaces (a word longer
-// than w is cut); lines after the first are indented by one space.
+// than w is cut, as is text written without spaces, Chinese or Japanese);
+// lines after the first are indented by one space.
 func wrap(s string, w int) []string {
 	var lines []string
 	cur := ""
@@ -265,8 +289,9 @@ func wrap(s string, w int) []string {
 			if cur != "" {
 				lines, cur = append(lines, cur), ""
 			}
-			r := []rune(word)
-			lines, word = append(lines, string(r[:w-1])), string(r[w-1:])
+			var head string
+			head, word = cut(word, w-1)
+			lines = append(lines, head)
 		}
 		switch {
 		case cur == "" && len(lines) == 0:

@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"rambar/i18n"
 	"rambar/internal/diskspace"
+	"rambar/internal/textwidth"
 	"rambar/ramdisk"
 )
 
@@ -81,6 +82,7 @@ func Compare(ctx context.Context, t Target, opts Options, progress func(string))
 // comparer holds one Compare's rows and tools.
 type comparer struct {
 	t                         Target
+	say                       tongue // the progress lines' language
 	opts                      Options
 	fsName, work, tarFile     string
 	e                         *runEnv
@@ -93,7 +95,7 @@ type comparer struct {
 func newComparer(t Target, opts Options, fsName, work string, progress func(string)) *comparer {
 	e := &runEnv{opts: opts, sz: opts.sizes(), runs: opts.runs()}
 	sz := e.sz
-	c := &comparer{t: t, opts: opts, fsName: fsName, work: work, tarFile: filepath.Join(work, "archive.tar"), e: e, progress: progress,
+	c := &comparer{t: t, say: tongue{opts.Speaker}, opts: opts, fsName: fsName, work: work, tarFile: filepath.Join(work, "archive.tar"), e: e, progress: progress,
 		dd: lookTool("dd"), fio: lookTool("fio"), tar: lookTool("tar"), direct: true}
 	mk := func(row RowID, unit Unit, tool string) *Comparison {
 		return &Comparison{Target: t.Name, Row: row, Tool: tool, Ours: Result{Row: row, Unit: unit}, Theirs: Result{Row: row, Unit: unit}}
@@ -133,15 +135,15 @@ func (c *comparer) run(ctx context.Context, run int) error {
 	}
 	st := &jobState{}
 	if c.want(rowSeqWrite, rowSeqRead) {
-		c.progress(fmt.Sprintf("%s: sequential, RAMBar then %s (run %d of %d)", c.t.Name, strings.Fields(c.seqW.Tool)[0], run, c.e.runs))
+		c.progress(c.say.T("%s: sequential, RAMBar then %s (run %d of %d)", c.say.name(c.t.Name), strings.Fields(c.seqW.Tool)[0], run, c.e.runs))
 		c.sequential(ctx, dir, st)
 	}
 	if c.want(rowFsync) {
-		c.progress(fmt.Sprintf("%s: 4 KiB write + fsync, RAMBar then %s (run %d of %d)", c.t.Name, strings.Fields(c.syncC.Tool)[0], run, c.e.runs))
+		c.progress(c.say.T("%s: 4 KiB write + fsync, RAMBar then %s (run %d of %d)", c.say.name(c.t.Name), strings.Fields(c.syncC.Tool)[0], run, c.e.runs))
 		c.syncWrites(ctx, dir, st)
 	}
 	if c.want(rowUntar) {
-		c.progress(fmt.Sprintf("%s: untar, RAMBar then tar (run %d of %d)", c.t.Name, run, c.e.runs))
+		c.progress(c.say.T("%s: untar, RAMBar then tar (run %d of %d)", c.say.name(c.t.Name), run, c.e.runs))
 		c.untar(ctx, dir, st)
 	}
 	return os.RemoveAll(dir)
@@ -153,7 +155,7 @@ func (c *comparer) sequential(ctx context.Context, dir string, st *jobState) {
 	if s, err := runSequential(ctx, c.e, dir, c.fsName, st); err == nil {
 		c.seqW.Ours.Samples = append(c.seqW.Ours.Samples, s[0])
 		c.seqR.Ours.Samples = append(c.seqR.Ours.Samples, s[1])
-		c.seqW.Ours.Note = st.note
+		c.seqW.Ours.Note, c.seqW.Ours.notes = sayAll(tongue{}, st.notes), st.notes
 	} else {
 		c.seqW.Ours.Err, c.seqR.Ours.Err = err.Error(), err.Error()
 	}
@@ -161,7 +163,8 @@ func (c *comparer) sequential(ctx context.Context, dir string, st *jobState) {
 	// sequential file, not two.
 	os.Remove(filepath.Join(dir, seqFile))
 	if c.fio == "" && c.dd == "" {
-		c.seqW.Theirs.Skipped, c.seqR.Theirs.Skipped = "neither fio nor dd installed", "dd not installed"
+		c.seqW.Theirs.skip(wordsOf("neither fio nor dd installed"))
+		c.seqR.Theirs.skip(wordsOf("dd not installed"))
 		return
 	}
 	f := filepath.Join(dir, "tool.bin")
@@ -175,7 +178,7 @@ func (c *comparer) sequential(ctx context.Context, dir string, st *jobState) {
 	}
 	record(&c.seqW.Theirs, w, err)
 	if c.dd == "" {
-		c.seqR.Theirs.Skipped = "dd not installed"
+		c.seqR.Theirs.skip(wordsOf("dd not installed"))
 		return
 	}
 	if !c.direct {
@@ -214,7 +217,7 @@ func (c *comparer) syncWrites(ctx context.Context, dir string, st *jobState) {
 		_, err := ddRate(ctx, c.dd, "if=/dev/zero", "of="+f, "bs=4096", fmt.Sprintf("count=%d", n), "oflag=dsync")
 		record(&c.syncC.Theirs, float64(time.Since(t0).Microseconds())/float64(n), err)
 	default:
-		c.syncC.Theirs.Skipped = "neither fio nor dd installed"
+		c.syncC.Theirs.skip(wordsOf("neither fio nor dd installed"))
 	}
 }
 
@@ -225,7 +228,7 @@ func (c *comparer) untar(ctx context.Context, dir string, st *jobState) {
 		c.untarC.Ours.Err = err.Error()
 	}
 	if c.tar == "" {
-		c.untarC.Theirs.Skipped = "tar not installed"
+		c.untarC.Theirs.skip(wordsOf("tar not installed"))
 		return
 	}
 	out := filepath.Join(dir, "tar-out")
@@ -274,16 +277,21 @@ func record(r *Result, v float64, err error) {
 
 // ComparisonTable prints comparisons with the ratio of our median to the
 // tool's.
-func ComparisonTable(cs []Comparison) string {
+func ComparisonTable(cs []Comparison) string { return ComparisonTableIn(cs, nil) }
+
+// ComparisonTableIn is ComparisonTable in sp's language (nil: English, as
+// ComparisonTable); the tools' command lines are as they are typed.
+func ComparisonTableIn(cs []Comparison, sp i18n.Speaker) string {
+	t := tongue{sp}
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "Target\tRow\tRAMBar\tTool\tTool's figure\tRAMBar/tool")
+	tw := textwidth.NewColumns(&b)
+	fmt.Fprintln(tw, strings.Join([]string{t.T("Target"), t.T("Row"), "RAMBar", t.T("Tool"), t.T("Tool's figure"), t.T("RAMBar/tool")}, "\t"))
 	for _, c := range cs {
 		ratio := "-"
 		if c.Ratio > 0 {
-			ratio = fmt.Sprintf("%.2f", c.Ratio)
+			ratio = t.T("%.2f", c.Ratio)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Target, c.Row, c.Ours.Cell(), c.Tool, c.Theirs.Cell(), ratio)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.name(c.Target), c.Row, c.Ours.cellIn(t), c.Tool, c.Theirs.cellIn(t), ratio)
 	}
 	tw.Flush()
 	return b.String()

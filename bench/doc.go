@@ -13,5 +13,7 @@
 // difference.
 //
 // External programs (sqlite3, fio, dd, tar) are started with argv only, never
-// a shell string. The package imports only ramdisk.
+// a shell string. Of the project the package imports only ramdisk, i18n
+// (a report is worded through an i18n.Speaker, English when it is nil) and
+// internal/textwidth.
 package bench

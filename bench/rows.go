@@ -19,15 +19,15 @@ type job struct {
 	// need is the free space one run takes on the target.
 	need func(sizes) int64
 	ops  func(sizes) int
-	// skip says why the job cannot run here ("" when it can).
-	skip func(e *runEnv, fsName string) string
+	// skip says why the job cannot run here (nil when it can).
+	skip func(e *runEnv, fsName string) *words
 	// run does one run in dir and returns one sample per id.
 	run func(ctx context.Context, e *runEnv, dir, fsName string, st *jobState) ([]float64, error)
 }
 
 // jobState carries a job's notes and counts across its runs.
 type jobState struct {
-	note  string
+	notes []*words
 	syncs int64
 }
 
@@ -55,11 +55,11 @@ var allJobs = []job{
 	{ids: []RowID{rowFullFsync},
 		need: func(s sizes) int64 { return int64(s.fsyncs)*4096 + 1<<20 },
 		ops:  func(s sizes) int { return s.fsyncs },
-		skip: func(*runEnv, string) string {
+		skip: func(*runEnv, string) *words {
 			if !haveFullFsync {
-				return "n/a (F_FULLFSYNC is macOS only)"
+				return wordsOf("n/a (F_FULLFSYNC is macOS only)")
 			}
-			return ""
+			return nil
 		},
 		run: func(ctx context.Context, e *runEnv, dir, _ string, st *jobState) ([]float64, error) {
 			return runSyncWrites(ctx, e, dir, st, fullFsync)
@@ -121,8 +121,8 @@ func (e *runEnv) runJob(ctx context.Context, j job, t Target, work, fsName strin
 		}
 	}
 	if j.skip != nil {
-		if why := j.skip(e, fsName); why != "" {
-			setAll(func(r *Result) { r.Skipped = why })
+		if why := j.skip(e, fsName); why != nil {
+			setAll(func(r *Result) { r.skip(why) })
 			for run := 1; run <= e.runs; run++ {
 				onRun(run)
 			}
@@ -142,8 +142,8 @@ func (e *runEnv) runJob(ctx context.Context, j job, t Target, work, fsName strin
 			return res, nil
 		}
 		if free < need {
-			why := fmt.Sprintf("no room: needs %s, %s free on %s", bytesText(need), bytesText(free), t.Dir)
-			setAll(func(r *Result) { r.Skipped = why; r.Samples = nil })
+			why := wordsOf("no room: needs %s, %s free on %s", bytesText(need), bytesText(free), t.Dir)
+			setAll(func(r *Result) { r.skip(why); r.Samples = nil })
 			return res, nil
 		}
 		dir, err := os.MkdirTemp(work, "run-")
@@ -172,7 +172,7 @@ func (e *runEnv) runJob(ctx context.Context, j job, t Target, work, fsName strin
 		}
 	}
 	setAll(func(r *Result) {
-		r.Note = st.note
+		r.Note, r.notes = sayAll(tongue{}, st.notes), st.notes
 		summarize(r)
 	})
 	// Only the sync rows count their syncs; the sequential job's one sync per

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -50,7 +49,7 @@ func writeSequential(ctx context.Context, e *runEnv, path string, buf []byte, fs
 	if err != nil {
 		return 0, false, err
 	}
-	st.note = sequentialNote(direct, laid, fsName)
+	st.notes = sequentialNotes(direct, laid, fsName)
 	n := e.sz.seq / int64(e.sz.block)
 	t0 := time.Now()
 	for i := int64(0); i < n; i++ {
@@ -101,16 +100,16 @@ func readSequential(ctx context.Context, e *runEnv, path string, buf []byte, dir
 	return r, nil
 }
 
-// sequentialNote says how the sequential rows differ from their usual
+// sequentialNotes say how the sequential rows differ from their usual
 // work here: cached where the file system refuses to bypass the cache, and
 // not laid out first where it cannot preallocate.
-func sequentialNote(direct, laid bool, fsName string) string {
-	var notes []string
+func sequentialNotes(direct, laid bool, fsName string) []*words {
+	var notes []*words
 	if !direct {
-		notes = append(notes, fmt.Sprintf("cached (%s unsupported on %s)", uncachedHow, fsName))
+		notes = append(notes, wordsOf("cached (%s unsupported on %s)", uncachedHow, fsName))
 	}
 	if canLayOut && !laid {
-		notes = append(notes, fmt.Sprintf("not laid out first (fallocate unsupported on %s)", fsName))
+		notes = append(notes, wordsOf("not laid out first (fallocate unsupported on %s)", fsName))
 	}
-	return strings.Join(notes, "; ")
+	return notes
 }

@@ -31,11 +31,11 @@ func lookTool(name string) string {
 // with LC_ALL=C so output can be parsed.
 func toolEnv() []string { return append(os.Environ(), "LC_ALL=C") }
 
-func skipSQLite(*runEnv, string) string {
+func skipSQLite(*runEnv, string) *words {
 	if lookTool("sqlite3") == "" {
-		return "sqlite3 not installed"
+		return wordsOf("sqlite3 not installed")
 	}
-	return ""
+	return nil
 }
 
 // sqliteFullPragmas are the statements that turn full sync on.
@@ -129,7 +129,7 @@ func runSQLite(ctx context.Context, e *runEnv, dir string, st *jobState, full bo
 	// The full row's label says what it sets; the default row's note says
 	// what this sqlite3 does when nothing is set (Debian's: FULL).
 	if n, ok := syncNames[syncMode]; ok && !full {
-		st.note = "sets no PRAGMA; this sqlite3's default is synchronous=" + n
+		st.notes = []*words{wordsOf("sets no PRAGMA; this sqlite3's default is synchronous=%s", n)}
 	}
 	return []float64{float64(d.Microseconds()) / float64(e.sz.inserts)}, nil
 }

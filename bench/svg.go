@@ -163,7 +163,7 @@ func (c *chart) row(row RowInfo, y int) {
 		}
 		x0, x1 := c.pos(min(1, s.x)), c.pos(max(1, s.x))
 		fmt.Fprintf(&c.b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", x0, by, max(x1-x0, 1), svgBarH, svgColors[i%len(svgColors)])
-		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d">%s</text>`+"\n", x1+6, by+svgBarH-3, html.EscapeString(speedupWords(s)))
+		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d">%s</text>`+"\n", x1+6, by+svgBarH-3, html.EscapeString(speedupWords(tongue{}, s)))
 	}
 }
 
@@ -185,22 +185,24 @@ func compare(t, disk *TargetReport, id RowID) speedup {
 	return speedup{x, apart, ok}
 }
 
-// speedupWords reads a speed-up: "9.7× faster", "~1.1× (noise)", "2.0× slower".
-func speedupWords(s speedup) string {
+// speedupWords reads a speed-up in t's language: "9.7× faster", "~1.1×
+// (noise)", "2.0× slower".
+func speedupWords(t tongue, s speedup) string {
 	switch {
 	case !s.apart:
-		return fmt.Sprintf("~%.1f× (noise)", s.x)
+		return t.T("~%s× (noise)", t.num(s.x, 1))
 	case s.x >= 1:
-		return fmt.Sprintf("%s× faster", speedupNum(s.x))
+		return t.T("%s× faster", speedupNum(t, s.x))
 	}
-	return fmt.Sprintf("%s× slower", speedupNum(1/s.x))
+	return t.T("%s× slower", speedupNum(t, 1/s.x))
 }
 
-func speedupNum(x float64) string {
+// speedupNum is a speed-up's figure: 569, 5.8.
+func speedupNum(t tongue, x float64) string {
 	if x >= 100 {
-		return thousands(x)
+		return t.num(x, 0)
 	}
-	return fmt.Sprintf("%.1f", x)
+	return t.num(x, 1)
 }
 
 // medians is a row's figures on every target that has one:

@@ -5,9 +5,9 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
-	"rambar/ramdisk"
+	"rambar/i18n"
+	"rambar/internal/textwidth"
 )
 
 // thousands formats f rounded to a whole number with comma separators: 4,722.
@@ -30,41 +30,71 @@ func thousands(f float64) string {
 
 // Format prints a figure in u the way the seed's table does: "4,722 MiB/s",
 // "45 µs", "3.1 µs", "0.750 s".
-func Format(v float64, u Unit) string {
-	return formatNum(v, u) + " " + string(u)
+func Format(v float64, u Unit) string { return formatIn(tongue{}, v, u) }
+
+// formatIn is Format in t's language: the figure as it writes numbers, the
+// unit the same everywhere.
+func formatIn(t tongue, v float64, u Unit) string {
+	return formatNum(t, v, u) + " " + string(u)
 }
 
-func formatNum(v float64, u Unit) string {
+func formatNum(t tongue, v float64, u Unit) string {
 	switch u {
 	case Secs:
-		return fmt.Sprintf("%.3f", v)
+		return t.num(v, 3)
 	case Micros:
 		if v < 10 {
-			return fmt.Sprintf("%.1f", v)
+			return t.num(v, 1)
 		}
 	}
-	return thousands(v)
+	return t.num(v, 0)
 }
 
 // Cell is a result as one table cell: "4,722 MiB/s [4,600–4,800]", or why it
 // was not measured.
-func (r Result) Cell() string {
+func (r Result) Cell() string { return r.cellIn(tongue{}) }
+
+// CellIn is Cell in sp's language (nil: English, as Cell).
+func (r Result) CellIn(sp i18n.Speaker) string { return r.cellIn(tongue{sp}) }
+
+// cellIn is Cell in t's language.
+func (r Result) cellIn(t tongue) string {
 	switch {
 	case r.Err != "":
-		return "failed: " + r.Err
+		return t.T("failed: %s", r.Err)
 	case r.Skipped != "":
-		return r.Skipped
+		return r.skippedIn(t)
 	case len(r.Samples) == 0:
 		return "-"
 	}
-	s := Format(r.Median, r.Unit)
+	s := formatIn(t, r.Median, r.Unit)
 	if len(r.Samples) > 1 {
-		s += fmt.Sprintf(" [%s–%s]", formatNum(r.Min, r.Unit), formatNum(r.Max, r.Unit))
+		s += fmt.Sprintf(" [%s–%s]", formatNum(t, r.Min, r.Unit), formatNum(t, r.Max, r.Unit))
 	}
 	if r.Note != "" && r.Unit == MiBps {
-		s += " " + r.Note
+		s += " " + r.noteIn(t)
 	}
 	return s
+}
+
+// skip records why the row was not measured.
+func (r *Result) skip(why *words) { r.Skipped, r.skipped = why.String(), why }
+
+// skippedIn is why the row was not measured, in t's language (as it was
+// written when it was not made from a message: a report read back).
+func (r Result) skippedIn(t tongue) string {
+	if r.skipped == nil || r.skipped.String() != r.Skipped {
+		return r.Skipped
+	}
+	return r.skipped.in(t)
+}
+
+// noteIn is the note on the figure, in t's language.
+func (r Result) noteIn(t tongue) string {
+	if len(r.notes) == 0 || sayAll(tongue{}, r.notes) != r.Note {
+		return r.Note
+	}
+	return sayAll(t, r.notes)
 }
 
 // speedupOf is how many times better a is than b on one row (for MiB/s a/b,
@@ -101,63 +131,95 @@ func (r Report) ramAndDisk() (ram, disk *TargetReport) {
 // per target (median, with [min–max] of the runs), and, when there is a RAM
 // disk and an ordinary disk, how many times faster the RAM disk was ("~"
 // marks a difference within the run-to-run noise).
-func (r Report) Table() string {
+func (r Report) Table() string { return r.TableIn(nil) }
+
+// TableIn is Table in sp's language (nil: English, as Table).
+func (r Report) TableIn(sp i18n.Speaker) string {
+	t := tongue{sp}
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', 0)
+	tw := textwidth.NewColumns(&b)
 	ram, disk := r.ramAndDisk()
-	head := []string{"Test"}
-	for _, t := range r.Targets {
-		head = append(head, fmt.Sprintf("%s (%s)", t.Name, t.FS))
+	head := []string{t.T("Test")}
+	for _, x := range r.Targets {
+		head = append(head, fmt.Sprintf("%s (%s)", t.name(x.Name), x.FS))
 	}
 	if ram != nil && disk != nil {
-		head = append(head, "RAM vs disk")
+		head = append(head, t.T("RAM vs disk"))
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	var notes []string
 	for _, row := range r.Rows {
-		cells := []string{row.Label}
+		label := r.labelIn(t, row)
+		cells := []string{label}
 		var seen []string
-		for _, t := range r.Targets {
-			res, _ := t.Result(row.ID)
-			cells = append(cells, res.Cell())
+		for _, x := range r.Targets {
+			res, _ := x.Result(row.ID)
+			cells = append(cells, res.cellIn(t))
 			if res.Note != "" && res.Unit != MiBps && res.OK() && !slices.Contains(seen, res.Note) {
 				seen = append(seen, res.Note)
-				notes = append(notes, fmt.Sprintf("%s: %s", row.Label, res.Note))
+				notes = append(notes, t.T("%s: %s", label, res.noteIn(t)))
 			}
 		}
 		if ram != nil && disk != nil {
-			a, _ := ram.Result(row.ID)
-			d, _ := disk.Result(row.ID)
-			if x, apart, ok := speedupOf(a, d); ok {
-				c := speedupNum(x) + "×" // the chart's and the menu's figure
-				if !apart {
-					c = "~" + c
-				}
-				cells = append(cells, c)
-			} else {
-				cells = append(cells, "")
-			}
+			cells = append(cells, speedupCell(t, ram, disk, row.ID))
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
-	mode := "full"
-	if r.Quick {
-		mode = "quick"
-	}
-	fmt.Fprintf(&b, "\nMedian of %s [min–max], %s sizes, %s.", ramdisk.Plural(r.Runs, "run"), mode, osName())
-	if ram != nil && disk != nil {
-		fmt.Fprintf(&b, " RAM vs disk: %s against %s; ~ means the runs overlap (noise).", ram.Name, disk.Name)
-	}
-	fmt.Fprintf(&b, " Uncached rows use %s unless a cell says otherwise", uncachedHow)
-	if canLayOut {
-		b.WriteString("; the write fills a file laid out first (fallocate), as fio's does")
-	}
-	b.WriteString(".\n")
+	b.WriteString("\n" + r.legend(t, ram, disk) + "\n")
 	for _, n := range notes {
 		b.WriteString("  " + n + "\n")
 	}
 	return b.String()
+}
+
+// speedupCell is the table's RAM vs disk figure of a row: "2.6×", "~1.1×"
+// within the noise, "" when either side has no figure.
+func speedupCell(t tongue, ram, disk *TargetReport, id RowID) string {
+	a, _ := ram.Result(id)
+	d, _ := disk.Result(id)
+	x, apart, ok := speedupOf(a, d)
+	if !ok {
+		return ""
+	}
+	c := speedupNum(t, x) + "×" // the chart's and the menu's figure
+	if !apart {
+		c = "~" + c
+	}
+	return c
+}
+
+// legend is what the table's figures are: runs, sizes, the OS, what is
+// compared, how the uncached rows bypass the cache.
+func (r Report) legend(t tongue, ram, disk *TargetReport) string {
+	var parts []string
+	if r.Quick {
+		parts = append(parts, t.T("Median of %d runs [min–max], quick sizes, %s.", r.Runs, osName()))
+	} else {
+		parts = append(parts, t.T("Median of %d runs [min–max], full sizes, %s.", r.Runs, osName()))
+	}
+	if ram != nil && disk != nil {
+		parts = append(parts, t.T("RAM vs disk: %s against %s; ~ means the runs overlap (noise).", t.name(ram.Name), t.name(disk.Name)))
+	}
+	if canLayOut {
+		parts = append(parts, t.T("Uncached rows use %s unless a cell says otherwise; the write fills a file laid out first (fallocate), as fio's does.", uncachedHow))
+	} else {
+		parts = append(parts, t.T("Uncached rows use %s unless a cell says otherwise.", uncachedHow))
+	}
+	return sentences(t, parts...)
+}
+
+// sentences puts whole sentences one after the other: with a space
+// between them, or none in Chinese and Japanese (the message "%s %s").
+func sentences(t tongue, s ...string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	out := s[0]
+	for _, x := range s[1:] {
+		out = t.T("%s %s", out, x)
+	}
+	return out
 }
 
 // bytesText prints a byte count in binary units for messages: "80 MiB",

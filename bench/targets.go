@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"fmt"
-	"strings"
-
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -54,11 +52,15 @@ func WithHomeDisk(ts []Target, home string) []Target {
 // noise), e.g. "Scratch vs Home disk: faster at 1 GiB read, uncached (9.7×),
 // 4 KB write + fsync (569×); no measurable gain at untar 2,900 files (67 MiB)".
 // Without both kinds of target it names the first target's rows measured.
-func (r Report) Headline() string {
+func (r Report) Headline() string { return r.HeadlineIn(nil) }
+
+// HeadlineIn is Headline in sp's language (nil: English, as Headline).
+func (r Report) HeadlineIn(sp i18n.Speaker) string {
+	t := tongue{sp}
 	ram, disk := r.ramAndDisk()
 	if ram == nil || disk == nil {
 		if len(r.Targets) == 0 {
-			return "nothing measured"
+			return t.T("nothing measured")
 		}
 		n := 0
 		for _, x := range r.Targets[0].Results {
@@ -66,35 +68,62 @@ func (r Report) Headline() string {
 				n++
 			}
 		}
-		return fmt.Sprintf("%s: %s measured (no RAM disk and ordinary disk to compare)", r.Targets[0].Name, ramdisk.Plural(n, "row"))
+		return t.T("%s: %d rows measured (no RAM disk and ordinary disk to compare)", t.name(r.Targets[0].Name), n)
 	}
 	var faster, same, slower []string
 	for _, row := range r.Rows {
 		a, _ := ram.Result(row.ID)
 		d, _ := disk.Result(row.ID)
 		x, apart, ok := speedupOf(a, d)
+		label := r.labelIn(t, row)
 		switch {
 		case !ok:
 		case apart && x >= MinGain:
-			faster = append(faster, fmt.Sprintf("%s (%s×)", row.Label, speedupNum(x)))
+			faster = append(faster, t.T("%s (%s×)", label, speedupNum(t, x)))
 		case apart && x <= 1/MinGain:
-			slower = append(slower, fmt.Sprintf("%s (%s×)", row.Label, speedupNum(1/x)))
+			slower = append(slower, t.T("%s (%s×)", label, speedupNum(t, 1/x)))
 		default:
-			same = append(same, row.Label)
+			same = append(same, label)
 		}
 	}
 	parts := []string{}
 	if len(faster) > 0 {
-		parts = append(parts, "faster at "+strings.Join(faster, ", "))
+		parts = append(parts, t.T("faster at %s", list(t, faster)))
 	}
 	if len(same) > 0 {
-		parts = append(parts, "no measurable gain at "+strings.Join(same, ", "))
+		parts = append(parts, t.T("no measurable gain at %s", list(t, same)))
 	}
 	if len(slower) > 0 {
-		parts = append(parts, "slower at "+strings.Join(slower, ", "))
+		parts = append(parts, t.T("slower at %s", list(t, slower)))
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("%s vs %s: nothing could be compared", ram.Name, disk.Name)
+		return t.T("%s vs %s: nothing could be compared", t.name(ram.Name), t.name(disk.Name))
 	}
-	return fmt.Sprintf("%s vs %s: %s", ram.Name, disk.Name, strings.Join(parts, "; "))
+	return t.T("%s vs %s: %s", t.name(ram.Name), t.name(disk.Name), clauses(t, parts))
+}
+
+// clauses are a sentence's clauses one after the other: "a; b" (the
+// message "%s; %s": ； in Chinese and Japanese).
+func clauses(t tongue, parts []string) string {
+	if len(parts) == 0 {
+		return ""
+	}
+	out := parts[0]
+	for _, x := range parts[1:] {
+		out = t.T("%s; %s", out, x)
+	}
+	return out
+}
+
+// list is items one after the other: "a, b, c" (a list's separator is the
+// message "%s, %s": 、 in Chinese and Japanese).
+func list(t tongue, items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	out := items[0]
+	for _, x := range items[1:] {
+		out = t.T("%s, %s", out, x)
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"rambar/i18n"
 	"rambar/internal/diskspace"
 	"rambar/ramdisk"
 )
@@ -36,6 +37,8 @@ type TrialOptions struct {
 	Log io.Writer
 	// Progress gets a line before each run (nil: none).
 	Progress func(string)
+	// Speaker says the progress lines in a person's language (nil: English).
+	Speaker i18n.Speaker
 }
 
 // Place is where a trial run ran.
@@ -47,7 +50,7 @@ const (
 	InSitu Place = "disk"
 )
 
-// Words names the place in a sentence.
+// Words names the place in a sentence (an error's English).
 func (p Place) Words() string {
 	if p == OnRAM {
 		return "on the RAM disk"
@@ -90,43 +93,6 @@ type TrialResult struct {
 	Runs      []TrialRun `json:"runs"`
 	Speedup   float64    `json:"speedup"` // disk median / RAM median
 	Verdict   Verdict    `json:"verdict"`
-}
-
-// Summary says the verdict plainly: "2.3× faster on the RAM disk", "1.2×
-// slower on the RAM disk", "no measurable gain (within the noise)".
-func (r TrialResult) Summary() string {
-	switch r.Verdict {
-	case Faster:
-		return fmt.Sprintf("%.1f× faster on the RAM disk", r.Speedup)
-	case Slower:
-		return fmt.Sprintf("%.1f× slower on the RAM disk", 1/r.Speedup)
-	case NoGain:
-		switch {
-		case r.Speedup >= MinGain:
-			return fmt.Sprintf("perhaps %.1f× faster on the RAM disk, but not surely: the runs overlap", r.Speedup)
-		case r.Speedup > 0 && r.Speedup <= 1/MinGain:
-			return fmt.Sprintf("perhaps %.1f× slower on the RAM disk, but not surely: the runs overlap", 1/r.Speedup)
-		}
-		return "no measurable gain (within the noise)"
-	}
-	return "not enough runs to tell"
-}
-
-// Sureness says what a verdict rests on: the medians, the ranges, and how
-// likely chance alone would give a gain with this many runs (every run on
-// one side beating every run on the other: 1 in C(2n, n)).
-func (r TrialResult) Sureness() string {
-	n := min(len(r.RAM.Samples), len(r.Disk.Samples))
-	if n < 2 {
-		return ""
-	}
-	odds := 1.0
-	for i := 1; i <= n; i++ {
-		odds = odds * float64(n+i) / float64(i)
-	}
-	return fmt.Sprintf("medians %s on the RAM disk vs %s in place, %d timed runs each; a gain is reported only when every RAM run beats every run in place "+
-		"and the medians differ by %.0f%% or more (chance alone does that 1 time in %.0f)",
-		Format(r.RAM.Median, Secs), Format(r.Disk.Median, Secs), n, (MinGain-1)*100, odds)
 }
 
 // decide compares the timed runs on the RAM disk with those in place.
@@ -217,7 +183,7 @@ func Trial(ctx context.Context, o TrialOptions) (res TrialResult, err error) {
 		}
 	}()
 	res.Copy = filepath.Join(holder, filepath.Base(o.Src))
-	o.Progress(fmt.Sprintf("copying %s (%s, %s) to the RAM disk", o.Src, bytesText(bytes), ramdisk.Plural(files, "file")))
+	o.Progress(tongue{o.Speaker}.T("copying %s (%s, %d files) to the RAM disk", o.Src, bytesText(bytes), files))
 	t0 := time.Now()
 	if err := copyTree(ctx, o.Src, res.Copy); err != nil {
 		return res, fmt.Errorf("try: copy to the RAM disk: %w", err)
@@ -291,7 +257,7 @@ func (o TrialOptions) alternate(ctx context.Context, runs int, res *TrialResult)
 			if run == 0 {
 				what = "warm-up"
 			}
-			o.Progress(fmt.Sprintf("%s %s (%s)", strings.Join(o.Argv, " "), p.Words(), what))
+			o.Progress(o.runLine(p, run, runs))
 			stdout, stderr := o.Log, o.Log
 			if run == 0 && p == OnRAM {
 				stdout, stderr = o.Stdout, o.Stderr

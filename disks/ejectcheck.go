@@ -193,18 +193,18 @@ func (s *Service) leftMounts(ctx context.Context, vs []ramdisk.Volume) []Leftove
 			continue
 		}
 		if s.mountedAt(dir) {
-			out = append(out, Leftover{Kind: LeftMounted, Name: e.Name(), Path: dir,
-				Advice: "the hidden copy of a Mirror folder in place (a private bind in RAMBar's data folder) with no readable record; " +
-					"removing it leaves the folder untouched: the next create or eject of that name removes it, or: umount -l " + dir})
+			out = append(out, Leftover{Kind: LeftMounted, Name: e.Name(), Path: dir}.
+				Advised("the hidden copy of a Mirror folder in place (a private bind in RAMBar's data folder) with no readable record; "+
+					"removing it leaves the folder untouched: the next create or eject of that name removes it, or: umount -l %s", dir))
 		}
 	}
 	for _, folder := range s.mirrorFolders() {
 		if recorded[folder] || !s.mountedAt(folder) || coveredByListed(ctx, s, vs, folder) {
 			continue
 		}
-		out = append(out, Leftover{Kind: LeftMounted, Path: folder,
-			Advice: "something is mounted over this Mirror folder and no disk RAMBar lists covers it (a disk in place that lost its own " +
-				"mount point and its record?): what was written there may not be in the folder beneath; copy out what you need, then: umount -l " + folder})
+		out = append(out, Leftover{Kind: LeftMounted, Path: folder}.
+			Advised("something is mounted over this Mirror folder and no disk RAMBar lists covers it (a disk in place that lost its own "+
+				"mount point and its record?): what was written there may not be in the folder beneath; copy out what you need, then: umount -l %s", folder))
 	}
 	return out
 }

@@ -98,8 +98,19 @@ type Leftover struct {
 	Path string       `json:"path"` // the mount point or folder
 	// Step is the step a journal says was cut short, when one does.
 	Step string `json:"step,omitempty"`
-	// What is the next step, in words.
+	// What is the next step, in words (English).
 	Advice string `json:"advice"`
+	// Format and Args are what Advice was made from, so a front end can
+	// say it in the user's language (the format is the catalog's key).
+	Format string `json:"-"`
+	Args   []any  `json:"-"`
+}
+
+// Advised is l with its advice made from format (English, the catalog's
+// key) and its arguments.
+func (l Leftover) Advised(format string, args ...any) Leftover {
+	l.Advice, l.Format, l.Args = fmt.Sprintf(format, args...), format, args
+	return l
 }
 
 // Leftovers finds what RAMBar processes that were killed (kill -9, a crash)
@@ -115,16 +126,16 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	var out []Leftover
 	for _, v := range vs {
 		if s.staleTryDisk(v) {
-			out = append(out, Leftover{Kind: LeftTryDisk, Name: v.Name, Path: v.MountPoint,
-				Advice: fmt.Sprintf("the temporary disk of a 'rambar try' that was stopped; the next try ejects it, or: rambar eject %q", v.Name)})
+			out = append(out, Leftover{Kind: LeftTryDisk, Name: v.Name, Path: v.MountPoint}.
+				Advised("the temporary disk of a 'rambar try' that was stopped; the next try ejects it, or: rambar eject %q", v.Name))
 		}
 		if s.Incomplete(v) {
-			out = append(out, Leftover{Kind: LeftIncomplete, Name: v.Name, Path: v.MountPoint,
-				Advice: fmt.Sprintf("its restore did not finish, its saved copy is kept: rambar restore %q --force finishes it, rambar eject %q --force drops it", v.Name, v.Name)})
+			out = append(out, Leftover{Kind: LeftIncomplete, Name: v.Name, Path: v.MountPoint}.
+				Advised("its restore did not finish, its saved copy is kept: rambar restore %q --force finishes it, rambar eject %q --force drops it", v.Name, v.Name))
 		}
 	}
 	for _, p := range staleTryLogs(os.TempDir()) {
-		out = append(out, Leftover{Kind: LeftTryLog, Path: p, Advice: "the log of a 'rambar try' that was stopped; the next try removes it"})
+		out = append(out, Leftover{Kind: LeftTryLog, Path: p}.Advised("the log of a 'rambar try' that was stopped; the next try removes it"))
 	}
 	out = append(out, s.StoppedReclaims()...)
 	out = append(out, s.unsettled(vs)...)
@@ -133,8 +144,8 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	if ld, ok := s.Engine.(leftoverDevicer); ok {
 		devs, _ := ld.LeftoverDevices(ctx) // unreadable records: nothing to name
 		for _, d := range devs {
-			out = append(out, Leftover{Kind: LeftZRAM, Path: d,
-				Advice: "a zram device of a 'rambar create --fs zram' that was stopped, holding no disk; the next zram create frees it"})
+			out = append(out, Leftover{Kind: LeftZRAM, Path: d}.
+				Advised("a zram device of a 'rambar create --fs zram' that was stopped, holding no disk; the next zram create frees it"))
 		}
 	}
 	return out, nil
@@ -146,21 +157,21 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 func (s *Service) pendingSteps(vs []ramdisk.Volume) []Leftover {
 	var out []Leftover
 	for _, p := range s.Caches().Pending() {
-		out = append(out, Leftover{Kind: LeftCache, Name: p.Key, Path: p.Path, Step: p.Step,
-			Advice: fmt.Sprintf("switching a cache onto or off %s was cut short (%s); 'rambar up', the menu or the next 'rambar cache' command finishes or undoes it", p.Key, p.Step)})
+		out = append(out, Leftover{Kind: LeftCache, Name: p.Key, Path: p.Path, Step: p.Step}.
+			Advised("switching a cache onto or off %s was cut short (%s); 'rambar up', the menu or the next 'rambar cache' command finishes or undoes it", p.Key, p.Step))
 	}
 	k, err := s.Keeper()
 	if err != nil {
 		return out
 	}
 	for _, p := range k.PendingTemps() {
-		out = append(out, Leftover{Kind: LeftTemps, Name: p.Key, Path: p.Path, Step: p.Step,
-			Advice: fmt.Sprintf("a %s of %s was stopped and left temporary names (.rambar-…) it lists here; the next save or refresh of %s removes them", p.Step, p.Key, p.Key)})
+		out = append(out, Leftover{Kind: LeftTemps, Name: p.Key, Path: p.Path, Step: p.Step}.
+			Advised("a %s of %s was stopped and left temporary names (.rambar-…) it lists here; the next save or refresh of %s removes them", p.Step, p.Key, p.Key))
 	}
 	for _, p := range k.PendingFills() {
 		if !slices.ContainsFunc(vs, func(v ramdisk.Volume) bool { return s.SameName(v.Name, p.Key) }) {
-			out = append(out, Leftover{Kind: LeftIncomplete, Name: p.Key, Path: p.Path, Step: p.Step,
-				Advice: fmt.Sprintf("the record of a restore or load of %s that did not finish, whose disk is gone; its saved copy is whole, and the next create of %s replaces the record", p.Key, p.Key)})
+			out = append(out, Leftover{Kind: LeftIncomplete, Name: p.Key, Path: p.Path, Step: p.Step}.
+				Advised("the record of a restore or load of %s that did not finish, whose disk is gone; its saved copy is whole, and the next create of %s replaces the record", p.Key, p.Key))
 		}
 	}
 	return out

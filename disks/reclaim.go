@@ -202,11 +202,13 @@ func (s *Service) StoppedReclaims() []Leftover {
 	}
 	var out []Leftover
 	for _, st := range k.StoppedReclaims() {
-		advice := fmt.Sprintf("a reclaim of %s was stopped; its contents are safe there: rambar reclaim %q --resume finishes or undoes it", st.Name, st.Name)
+		l := Leftover{Kind: LeftReclaim, Name: st.Name, Path: st.Path}
 		if st.Finished {
-			advice = fmt.Sprintf("a reclaim of %s finished, but was stopped before it removed its record: rambar reclaim %q --resume removes it", st.Name, st.Name)
+			l = l.Advised("a reclaim of %s finished, but was stopped before it removed its record: rambar reclaim %q --resume removes it", st.Name, st.Name)
+		} else {
+			l = l.Advised("a reclaim of %s was stopped; its contents are safe there: rambar reclaim %q --resume finishes or undoes it", st.Name, st.Name)
 		}
-		out = append(out, Leftover{Kind: LeftReclaim, Name: st.Name, Path: st.Path, Advice: advice})
+		out = append(out, l)
 	}
 	return out
 }

@@ -13,13 +13,15 @@ import (
 )
 
 // translatedDirs are the packages whose words go through the catalog.
-var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa", "../ramdisk"}
+var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa", "../ramdisk", "../bench", "../selftest", "../disks"}
 
 // translating are the functions and methods whose arguments (by index)
 // are messages of the catalog: the first; for the rows of the CLI's info,
-// the label and the text; for a plan's notes (ramdisk), the format.
+// the label and the text; for a plan's notes (ramdisk), the format; for
+// bench's reasons, notes and labels, a leftover's advice (disks) and a
+// self-test check's detail, the format.
 var translating = map[string][]int{"T": {0}, "t": {0}, "N": {0}, "usagef": {0}, "msg": {0}, "field": {0, 1},
-	"note": {1}, "newNote": {1}}
+	"note": {1}, "newNote": {1}, "wordsOf": {0}, "Advised": {0}, "Passf": {1}, "Failf": {1}, "Skipf": {1}, "failData": {2}, "counted": {1}}
 
 // codeMessages are the messages the code asks for: the first argument of
 // every call of a method named T or t that is a string literal, a

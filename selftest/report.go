@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -30,8 +29,12 @@ type Check struct {
 	// ties each open question to one.
 	Name   string `json:"name"`
 	Status Status `json:"status"`
-	// Detail is what was found, in one line.
+	// Detail is what was found, in one line (English).
 	Detail string `json:"detail"`
+	// Format and Args are what Detail was made from, so a front end can
+	// say it in the user's language (the format is the catalog's key).
+	Format string `json:"-"`
+	Args   []any  `json:"-"`
 	// Rule is what was checked, as it applies on this system.
 	Rule string `json:"rule,omitempty"`
 	// Data holds the measured figures and what was read back.
@@ -40,19 +43,18 @@ type Check struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Passf, Failf and Skipf make a check of that outcome.
-func Passf(name, format string, args ...any) Check {
-	return Check{Name: name, Status: Pass, Detail: fmt.Sprintf(format, args...)}
-}
+// Passf, Failf and Skipf make a check of that outcome; format is English,
+// the catalog's key.
+func Passf(name, format string, args ...any) Check { return newCheck(name, Pass, format, args) }
 
 // Failf is a failed check.
-func Failf(name, format string, args ...any) Check {
-	return Check{Name: name, Status: Fail, Detail: fmt.Sprintf(format, args...)}
-}
+func Failf(name, format string, args ...any) Check { return newCheck(name, Fail, format, args) }
 
 // Skipf is a check that could not be made here.
-func Skipf(name, format string, args ...any) Check {
-	return Check{Name: name, Status: Skip, Detail: fmt.Sprintf(format, args...)}
+func Skipf(name, format string, args ...any) Check { return newCheck(name, Skip, format, args) }
+
+func newCheck(name string, st Status, format string, args []any) Check {
+	return Check{Name: name, Status: st, Detail: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // Timed runs f and records how long it took.
@@ -119,38 +121,11 @@ func (r *Report) OK() bool {
 }
 
 // Line is one check as the summary shows it.
-func Line(c Check) string {
-	st := string(c.Status)
-	if c.Status == Fail {
-		st = "FAIL"
-	}
-	return fmt.Sprintf("  %-4s  %-18s %s", st, c.Name, c.Detail)
-}
+func Line(c Check) string { return lineIn(tongue{}, c) }
 
-// Summary is the report on one screen: a line a check, then the totals.
-func (r *Report) Summary() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var b strings.Builder
-	sys := r.OS + "/" + r.Arch
-	if r.System != "" {
-		sys += " (" + r.System + ")"
-	}
-	fmt.Fprintf(&b, "RAMBar %s self-test on %s\n", r.RAMBar, sys)
-	for _, c := range r.Checks {
-		b.WriteString(Line(c))
-		b.WriteByte('\n')
-	}
-	verdict := "all checks passed"
-	if r.Failed > 0 {
-		verdict = fmt.Sprintf("%d FAILED", r.Failed)
-	}
-	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d skipped in %.0f s\n", verdict, r.Passed, r.Failed, r.Skipped, r.Seconds)
-	if r.Dir != "" {
-		fmt.Fprintf(&b, "Report: %s\n", filepath.Join(r.Dir, "report.json"))
-	}
-	return b.String()
-}
+// Summary is the report on one screen: a line a check, then the totals
+// (summary.txt, in English).
+func (r *Report) Summary() string { return r.SummaryIn(nil) }
 
 // Write ends the report (its total time) and writes report.json and
 // summary.txt into its Dir, each whole or not at all.

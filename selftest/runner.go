@@ -192,7 +192,7 @@ func (r *Runner) CleanLeftovers(ctx context.Context) Check {
 	}
 	c := Passf(name, "nothing left by an earlier self-test")
 	if len(vols)+len(folders) > 0 {
-		c = Passf(name, "cleaned what a stopped self-test left: %s, %s", ramdisk.Plural(len(vols), "disk"), ramdisk.Plural(len(folders), "folder"))
+		c = Passf(name, "cleaned what a stopped self-test left: %s, %s", counted(len(vols), "%d disks"), counted(len(folders), "%d folders"))
 	}
 	if len(errs) > 0 {
 		c = Failf(name, "could not clean what a stopped self-test left: %v", errors.Join(errs...))
@@ -247,7 +247,7 @@ func (r *Runner) Cleanup(ctx context.Context) Check {
 	if len(errs) > 0 {
 		return Failf(name, "left behind: %v", errors.Join(errs...))
 	}
-	c := Passf(name, "ejected %s and removed %s", ramdisk.Plural(ejected, "self-test disk"), r.Work())
+	c := Passf(name, "ejected %s and removed %s", counted(ejected, "%d self-test disks"), r.Work())
 	c.Rule = "every disk this run made is ejected and its folder removed"
 	return c
 }
