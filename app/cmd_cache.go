@@ -127,7 +127,7 @@ func runCacheOn(ctx context.Context, a *App, in *input) error {
 				say.Text(t.Label), t.Path, st.Disk, st.Saved))
 		}
 		if t.Gain != "" {
-			fmt.Fprintln(a.Stdout, "  · "+say.T("expect: %s", t.Gain))
+			fmt.Fprintln(a.Stdout, "  · "+say.T("expect: %s", say.Text(t.Gain)))
 		}
 	}
 	return nil
@@ -222,7 +222,7 @@ func runCacheList(ctx context.Context, a *App, in *input) error {
 		if path == cache.TMPDIRKey {
 			path = "$TMPDIR"
 		}
-		fmt.Fprintf(a.Stdout, "  %s — %s, %s%s\n    %s\n", k.Key, say.Text(k.Label), path, mark, k.Gain)
+		fmt.Fprintf(a.Stdout, "  %s — %s, %s%s\n    %s\n", k.Key, say.Text(k.Label), path, mark, say.Text(k.Gain))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"rambar/disks"
 	"rambar/i18n"
 	"rambar/ramdisk"
+	"rambar/tray"
 )
 
 // Arguments and flags more than one verb declares.
@@ -248,16 +249,12 @@ func (a *App) noteAutosave(name string, as autosave) {
 }
 
 // planSummary is the plan's first line (ramdisk.Plan.Summary) in s's
-// language: "Scratch: 4 GiB APFS, grows as written".
+// language: "Scratch: 4 GiB APFS, grows as written", as the menu says it.
 func planSummary(s speech, p ramdisk.Plan) string {
 	if s.english() {
 		return p.Summary()
 	}
-	size := s.Number(p.Size.String())
-	if p.Allocation == ramdisk.AllocUpfront {
-		return s.T("%s: %s %s, commits %s now", p.Name, size, p.FS.Label(), s.Size(p.CommitNow))
-	}
-	return s.T("%s: %s %s, %s", p.Name, size, p.FS.Label(), s.allocation(p.Allocation))
+	return tray.PlanSummary(s.p, p)
 }
 
 // printPlan prints what is about to happen and what the user must know.
@@ -268,18 +265,21 @@ func printPlan(a *App, p ramdisk.Plan) {
 	}
 }
 
-// noteText is a plan's note in s's language (its English text when it was
-// not made from a format).
+// noteText is a plan's note in s's language, as the menu's New RAM Disk
+// window says it (its English text in English, and when it was not made
+// from a format).
 func noteText(s speech, n ramdisk.Note) string {
-	if s.english() || n.Format == "" {
+	if s.english() {
 		return n.String()
 	}
-	text := s.T(n.Format, n.Args...)
-	switch n.Severity {
-	case ramdisk.Advice:
-		return s.T("Tip: %s", text)
-	case ramdisk.Warning:
-		return s.T("Warning: %s", text)
+	return tray.NoteText(s.p, n)
+}
+
+// noteBody is a plan's note in s's language without its "Tip: " or
+// "Warning: ".
+func noteBody(s speech, n ramdisk.Note) string {
+	if s.english() {
+		return n.Text
 	}
-	return text
+	return tray.NoteBody(s.p, n)
 }

@@ -46,8 +46,9 @@ func runEject(ctx context.Context, a *App, in *input) error {
 		}
 		var others []disks.Foreign
 		vs, others = svc.Split(vs)
+		say := a.say()
 		for _, o := range others {
-			fmt.Fprintf(a.Stdout, "Left alone: %s %s\n", o.Volume.Name, o.Whose)
+			fmt.Fprintln(a.Stdout, say.T("Left alone: %s %s", o.Volume.Name, say.said(o.Whose)))
 		}
 	} else {
 		if vs, err = a.findSettling(ctx, svc, pos); err != nil {

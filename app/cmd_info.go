@@ -91,7 +91,7 @@ func runInfo(ctx context.Context, a *App, in *input) error {
 		}
 	}
 	for _, n := range d.Notes {
-		field("Note", "%s", n)
+		field("Note", "%s", say.said(n))
 	}
 	return tw.Flush()
 }
@@ -129,7 +129,7 @@ func contentsRows(say speech, field func(k, f string, args ...any), name string,
 		field("Unsaved changes", "no")
 	}
 	if c.Feed != nil {
-		field("Change feed", "%s", feedPhrase(c.Feed.Status))
+		field("Change feed", "%s", feedPhrase(say, c.Feed.Status))
 	}
 	switch {
 	case c.KeptInFolder == nil:

@@ -137,9 +137,9 @@ func (a *App) printAdjusted(ctx context.Context, svc *disks.Service, name string
 		fmt.Fprintln(a.Stderr, a.say().T("rambar: warning: its next save deletes the %d oldest snapshots (%s)",
 			len(adj.Pruned), strings.Join(adj.Pruned, ", ")))
 	}
-	if p := svc.PresetDiffers(v.Name, adj.After); p != "" {
-		fmt.Fprintf(a.Stderr, "rambar: note: the preset %s sets its own at its next mount (%s); 'rambar preset edit %s' with the same flags changes that\n",
-			v.Name, p, quoteName(v.Name))
+	if p, ok := svc.PresetDiffers(v.Name, adj.After); ok {
+		fmt.Fprintln(a.Stderr, say.T("rambar: note: the preset %s sets its own at its next mount (%s); 'rambar preset edit %s' with the same flags changes that",
+			v.Name, savingWords(say, p), quoteName(v.Name)))
 	}
 	return nil
 }

@@ -108,8 +108,8 @@ func runList(ctx context.Context, a *App, in *input) error {
 		if a.files().Incomplete(d.Volume) {
 			fmt.Fprintln(a.Stdout, say.T("warning: %s: restore incomplete; its saved state is kept and not saved over (rambar restore %s --force finishes it)",
 				d.Name, quoteName(d.Name)))
-		} else if whose := a.files().Whose(d.Volume); whose != "" {
-			fmt.Fprintf(a.Stdout, "note: %s %s; eject --all and the menu's Eject All leave it alone\n", d.Name, whose)
+		} else if whose := a.files().Whose(d.Volume); whose.Text != "" {
+			fmt.Fprintln(a.Stdout, say.T("note: %s %s; eject --all and the menu's Eject All leave it alone", d.Name, say.said(whose)))
 		}
 		if d.UsageErr == nil && d.Usage.ReclaimWorthwhile() {
 			fmt.Fprintln(a.Stdout, say.T("tip: deleted files on %s still pin %s; rambar reclaim %s gives it back", d.Name, say.Size(d.Usage.Pinned()), d.Name))
@@ -128,7 +128,7 @@ func (a *App) contentsWord(v ramdisk.Volume) string {
 	st, err := k.State(v.Name)
 	switch {
 	case err == nil && k.Holds(v, st):
-	case a.files().Whose(v) != "":
+	case a.files().Whose(v).Text != "":
 		return "-" // not this RAMBar's to say
 	default:
 		return i18n.N("discarded")

@@ -79,7 +79,7 @@ func runRestore(ctx context.Context, a *App, in *input) error {
 		return nil
 	}
 	if r.Safety != nil {
-		fmt.Fprintln(a.Stdout, r.Safety.Describe(v.Name, ""))
+		fmt.Fprintln(a.Stdout, say.said(r.Safety.Describe(v.Name, "")))
 	}
 	fmt.Fprintln(a.Stdout, say.T("Restored %s from %s: %d files (%s)", v.Name, r.Snapshot, r.Files, say.Size(ramdisk.Size(r.Bytes))))
 	if r.InUse != nil {

@@ -72,7 +72,7 @@ func runSnapshots(ctx context.Context, a *App, in *input) error {
 		if s.SetAside {
 			marks = append(marks, say.T("kept work set aside (never pruned)"))
 		}
-		if m := safetyMark(s.Safety); m != "" {
+		if m := safetyMark(say, s.Safety); m != "" {
 			marks = append(marks, m)
 		}
 		if s.InUse != nil {
@@ -107,17 +107,17 @@ func (a *App) snapshotOnDisk(ctx context.Context, k *keeper.Keeper, name string)
 }
 
 // safetyMark is how `snapshots` marks a safety snapshot (l: its label;
-// nil: none).
-func safetyMark(l *keeper.Safety) string {
+// nil: none), in s's language.
+func safetyMark(s speech, l *keeper.Safety) string {
 	switch {
 	case l == nil:
 		return ""
 	case l.Kind == keeper.SafetyUnwritten && l.Count == 0: // marked before a load that did not finish
-		return "safety: never written to its folder (kept until restored or forgotten)"
+		return s.T("safety: never written to its folder (kept until restored or forgotten)")
 	case l.Kind == keeper.SafetyUnwritten:
-		return fmt.Sprintf("safety: %s not in the folder (kept until restored or forgotten)", ramdisk.Plural(l.Count, "path"))
+		return s.T("safety: %d paths not in the folder (kept until restored or forgotten)", l.Count)
 	case l.Of != "":
-		return fmt.Sprintf("safety: saved before restore of %s (%s unsaved; pruned last)", l.Of, ramdisk.Plural(l.Count, "path"))
+		return s.T("safety: saved before restore of %s (%d paths unsaved; pruned last)", l.Of, l.Count)
 	}
-	return fmt.Sprintf("safety: saved before restore (%s unsaved; pruned last)", ramdisk.Plural(l.Count, "path"))
+	return s.T("safety: saved before restore (%d paths unsaved; pruned last)", l.Count)
 }

@@ -73,7 +73,7 @@ func runUp(ctx context.Context, a *App, in *input) error {
 				fmt.Fprintln(a.Stdout, say.T("Mounted %s at %s (%s)", r.Preset.Name, r.Volume.MountPoint, planSummary(say, r.Plan)))
 				for _, n := range r.Plan.Notes {
 					if n.Severity == ramdisk.Warning {
-						fmt.Fprintln(a.Stdout, "  "+say.T("warning: %s", n.Text))
+						fmt.Fprintln(a.Stdout, "  "+say.T("warning: %s", noteBody(say, n)))
 					}
 				}
 			case disks.UpSkipped:

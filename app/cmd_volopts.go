@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"rambar/cache"
@@ -102,12 +103,38 @@ func describeOptions(p ramdisk.Preset) string {
 	return s
 }
 
+// optionsPhrase is a disk's extras that are set (ramdisk.VolumeOptions.
+// Phrase) in s's language: "noexec, folders a, b/c, at /x, icon x.png,
+// Spotlight on".
+func optionsPhrase(s speech, o ramdisk.VolumeOptions) string {
+	if s.english() {
+		return o.Phrase()
+	}
+	var items []string
+	if o.NoExec {
+		items = append(items, s.T("noexec"))
+	}
+	if len(o.Folders) > 0 {
+		items = append(items, s.T("folders %s", strings.Join(o.Folders, ", ")))
+	}
+	if o.MountPoint != "" {
+		items = append(items, s.T("at %s", o.MountPoint))
+	}
+	if o.Icon != "" {
+		items = append(items, s.T("icon %s", filepath.Base(o.Icon)))
+	}
+	if o.Spotlight {
+		items = append(items, s.T("Spotlight on"))
+	}
+	return strings.Join(items, s.listSep())
+}
+
 // printVolumeNotes prints what the new disk's extras left to say (a folder
 // not made, the icon's reach, a cache not switched back onto it).
 func printVolumeNotes(a *App, v ramdisk.Volume) {
 	for _, n := range v.Notes {
-		if strings.HasPrefix(n, "icon: ") || strings.HasPrefix(n, "folder ") || strings.HasPrefix(n, "make folders") || strings.HasPrefix(n, "cache") {
-			fmt.Fprintf(a.Stdout, "  · %s\n", n)
+		if t := n.Text; strings.HasPrefix(t, "icon: ") || strings.HasPrefix(t, "folder ") || strings.HasPrefix(t, "make folders") || strings.HasPrefix(t, "cache") {
+			fmt.Fprintf(a.Stdout, "  · %s\n", a.say().said(n))
 		}
 	}
 }
@@ -119,7 +146,7 @@ func (a *App) extrasRows(ctx context.Context, field func(k, f string, args ...an
 		return
 	}
 	if o, ok := svc.VolumeOptionsOf(v); ok && o.Phrase() != "" {
-		field("Options", "%s", o.Phrase())
+		field("Options", "%s", optionsPhrase(a.say(), o))
 	}
 	for _, c := range svc.Caches().List(ctx) {
 		if svc.SameName(c.Disk, v.Name) {

@@ -83,7 +83,7 @@ func printLoaded(a *App, c disks.Created) {
 			fmt.Fprintln(a.Stdout, s.T("In place at %s: the folder's own path now runs from memory; eject writes it back and shows the folder again", c.Contents.MirrorPath))
 		}
 		if r.Safety != nil { // a last save the folder never got
-			fmt.Fprintln(a.Stdout, s.T("Warning: %s", r.Safety.Describe(c.Volume.Name, c.Contents.MirrorPath)))
+			fmt.Fprintln(a.Stdout, s.T("Warning: %s", s.said(r.Safety.Describe(c.Volume.Name, c.Contents.MirrorPath))))
 		}
 	case r.Snapshot != "":
 		fmt.Fprintln(a.Stdout, s.T("Restored %d files (%s) saved %s", r.Files, s.Size(ramdisk.Size(r.Bytes)), r.Snapshot))

@@ -61,42 +61,37 @@ func (a *App) feedsOf(names []string) *feedsJSON {
 	return r
 }
 
-// feedPhrase says which feed follows a disk and what it holds.
-func feedPhrase(f changefeed.Status) string {
-	var s string
+// feedPhrase says which feed follows a disk and what it holds, in s's
+// language. Why it is not fanotify and why it lost changes are the English
+// details the menu-bar app published (keeper.FeedStatus).
+func feedPhrase(s speech, f changefeed.Status) string {
+	var said string
 	switch f.Kind {
 	case changefeed.KindFanotify:
-		s = "fanotify: one mark on the disk's file system, no inotify watch"
+		said = s.T("fanotify: one mark on the disk's file system, no inotify watch")
 	case changefeed.KindInotify:
-		s = fmt.Sprintf("inotify: %s (all disks together hold at most %d, one eighth of the user's fs.inotify.max_user_watches)",
-			plainPlural(f.Watches, "watch", "watches"), f.Budget)
+		parts := []string{s.T("inotify: %d watches (all disks together hold at most %d, one eighth of the user's fs.inotify.max_user_watches)",
+			f.Watches, f.Budget)}
 		if f.Marks > 0 {
-			s += fmt.Sprintf("; %s past that followed by fanotify marks (which the desktop's inotify programs do not share)", plainPlural(f.Marks, "folder", "folders"))
+			parts = append(parts, s.T("%d folders past that followed by fanotify marks (which the desktop's inotify programs do not share)", f.Marks))
 		}
 		if f.Unwatched > 0 {
-			s += fmt.Sprintf("; %s past that, read again by every save (every few seconds)", plainPlural(f.Unwatched, "folder", "folders"))
+			parts = append(parts, s.T("%d folders past that, read again by every save (every few seconds)", f.Unwatched))
 		}
 		if f.Why != "" {
-			s += "; not fanotify: " + f.Why
+			parts = append(parts, s.T("not fanotify: %s", f.Why))
 		}
+		said = strings.Join(parts, s.clauseSep())
 	default:
-		s = f.Kind + ": one stream for the volume, no watch per folder"
+		said = s.T("%s: one stream for the volume, no watch per folder", f.Kind)
 	}
 	if f.Mode != "" {
-		s += " (test mode: " + f.Mode + ")"
+		said = s.T("%s (test mode: %s)", said, f.Mode)
 	}
 	if f.Lost != "" {
-		s += "; lost: " + strings.TrimSuffix(f.Lost, ".") + " (the next save walks the whole disk)"
+		said += s.clauseSep() + s.T("lost: %s (the next save walks the whole disk)", strings.TrimSuffix(f.Lost, "."))
 	}
-	return s
-}
-
-// plainPlural is n and its noun, singular or plural.
-func plainPlural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return said
 }
 
 // printFeeds prints doctor's change feeds: how this RAMBar would follow a
@@ -105,15 +100,16 @@ func printFeeds(a *App, f *feedsJSON) {
 	if f == nil {
 		return
 	}
+	say := a.say()
 	switch {
 	case f.Fanotify:
-		fmt.Fprintln(a.Stdout, "Change feeds: fanotify (one mark per disk, no inotify watch) where the disk's file system names folders by handle; else inotify")
+		fmt.Fprintln(a.Stdout, say.T("Change feeds: fanotify (one mark per disk, no inotify watch) where the disk's file system names folders by handle; else inotify"))
 	case f.WatchBudget > 0:
-		fmt.Fprintf(a.Stdout, "Change feeds: inotify, at most %d watches for all disks (one eighth of fs.inotify.max_user_watches), "+
+		fmt.Fprintln(a.Stdout, say.T("Change feeds: inotify, at most %d watches for all disks (one eighth of fs.inotify.max_user_watches), "+
 			"fanotify marks on the folders past it where the kernel allows a normal user them (Linux 5.13), else those are read again by every save; "+
-			"no fanotify filesystem mark: %s\n", f.WatchBudget, f.FanotifyDenied)
+			"no fanotify filesystem mark: %s", f.WatchBudget, f.FanotifyDenied))
 	}
 	for _, d := range f.Disks {
-		fmt.Fprintf(a.Stdout, "  %s: %s\n", d.Disk, feedPhrase(d.Status))
+		fmt.Fprintf(a.Stdout, "  %s: %s\n", d.Disk, feedPhrase(say, d.Status))
 	}
 }

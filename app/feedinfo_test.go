@@ -31,7 +31,7 @@ func TestFeedPhrase(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := feedPhrase(tt.st)
+			got := feedPhrase(english(), tt.st)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("%q lacks %q", got, w)

@@ -116,6 +116,16 @@ func (s speech) cjk() bool {
 	return base.String() == "ja" || base.String() == "zh"
 }
 
+// said is a domain package's sentence (a disk's note, what is known of a
+// disk's maker) in s's language, as the menu says it: in English its
+// English text.
+func (s speech) said(x ramdisk.Said) string {
+	if s.english() {
+		return x.Text
+	}
+	return tray.Say(s.p, x)
+}
+
 // allocation is how a disk takes memory, as list and info say it.
 func (s speech) allocation(a ramdisk.Allocation) string {
 	switch a {
@@ -141,6 +151,14 @@ func (s speech) listSep() string {
 		return "、"
 	}
 	return ", "
+}
+
+// clauseSep is what goes between the clauses of a sentence: "; " or "；".
+func (s speech) clauseSep() string {
+	if s.cjk() {
+		return "；"
+	}
+	return "; "
 }
 
 // sentenceGap is what goes between two sentences.

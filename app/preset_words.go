@@ -54,7 +54,7 @@ func presetLine(s speech, p ramdisk.Preset) string {
 		items = append(items, s.T("mounts at login"))
 	}
 	items = append(items, s.T("contents: %s", presetContents(s, p)))
-	if o := p.VolumeOptions().Phrase(); o != "" {
+	if o := optionsPhrase(s, p.VolumeOptions()); o != "" {
 		items = append(items, o)
 	}
 	if len(p.Caches) > 0 {

@@ -47,7 +47,7 @@ type diskJSON struct {
 func toDiskJSON(d disk) diskJSON {
 	j := diskJSON{
 		Name: d.Name, MountPoint: d.MountPoint, Device: d.Device, FS: d.FS, Size: d.Size,
-		Allocation: d.Allocation, Hidden: d.Hidden, Managed: d.Managed, HelperPID: d.HelperPID, Notes: d.Notes,
+		Allocation: d.Allocation, Hidden: d.Hidden, Managed: d.Managed, HelperPID: d.HelperPID, Notes: ramdisk.Texts(d.Notes),
 	}
 	if d.UsageErr != nil {
 		j.Error = d.UsageErr.Error()

@@ -189,11 +189,11 @@ func (c *Caches) SettleCut(name string, v *ramdisk.Volume) {
 // (p, the plan it was mounted from: noted for fallbackReady) or after an
 // eject was refused (p nil), and empties what apps wrote into their
 // fallback folders while it was away. What fails is returned as notes.
-func (c *Caches) ToDisk(v ramdisk.Volume, p *ramdisk.Plan) []string {
-	var notes []string
+func (c *Caches) ToDisk(v ramdisk.Volume, p *ramdisk.Plan) []ramdisk.Said {
+	var notes []ramdisk.Said
 	if p != nil {
 		if err := c.noteMount(v, *p); err != nil {
-			notes = append(notes, err.Error())
+			notes = append(notes, ramdisk.Plain(err.Error()))
 		}
 	}
 	if folder := c.mirrorDiskOf(v); folder != "" {
@@ -202,9 +202,9 @@ func (c *Caches) ToDisk(v ramdisk.Volume, p *ramdisk.Plan) []string {
 			if c.Disks.SameName(r.Disk, v.Name) {
 				r.MountPoint = "" // straight to its fallback: the disk covers the link below
 				if err := c.point(&r, nil); err != nil {
-					notes = append(notes, err.Error())
+					notes = append(notes, ramdisk.Plain(err.Error()))
 				}
-				notes = append(notes, fmt.Sprintf("the cache %s stays on its empty folder: %s mirrors %s now, and caches are kept out of mirrored folders ('rambar cache off %s')",
+				notes = append(notes, ramdisk.Sayf("the cache %s stays on its empty folder: %s mirrors %s now, and caches are kept out of mirrored folders ('rambar cache off %s')",
 					r.Target, v.Name, folder, r.Target))
 			}
 		}
@@ -213,11 +213,11 @@ func (c *Caches) ToDisk(v ramdisk.Volume, p *ramdisk.Plan) []string {
 	for _, r := range c.cacheRecords() {
 		if c.Disks.SameName(r.Disk, v.Name) && (r.State == cacheOn || r.Target == TMPDIRKey) {
 			if err := c.point(&r, &v); err != nil {
-				notes = append(notes, err.Error())
+				notes = append(notes, ramdisk.Plain(err.Error()))
 				continue
 			}
 			if err := c.emptyFallback(r); err != nil {
-				notes = append(notes, err.Error())
+				notes = append(notes, ramdisk.Plain(err.Error()))
 			}
 		}
 	}

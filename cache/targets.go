@@ -231,8 +231,8 @@ func checkCacheTarget(path, home, data string, mountPoints []string, force bool)
 
 // ForPreset switches the preset's cache targets onto its new disk (those
 // not on yet); what fails is returned as notes.
-func (c *Caches) ForPreset(ctx context.Context, p ramdisk.Preset) []string {
-	var notes []string
+func (c *Caches) ForPreset(ctx context.Context, p ramdisk.Preset) []ramdisk.Said {
+	var notes []ramdisk.Said
 	known := KnownTargets(runtime.GOOS, os.Getenv)
 	for _, key := range p.Caches {
 		t, err := ResolveTarget(key, known)
@@ -240,7 +240,7 @@ func (c *Caches) ForPreset(ctx context.Context, p ramdisk.Preset) []string {
 			_, err = c.On(ctx, p.Name, t, false)
 		}
 		if err != nil {
-			notes = append(notes, "cache "+key+": "+err.Error())
+			notes = append(notes, ramdisk.Sayf("cache %s: %v", key, err))
 		}
 	}
 	return notes

@@ -182,7 +182,7 @@ func (c *capture) writeDelete(ctx context.Context) {
 			c.note("written-eject.err", fmt.Errorf("eject %s: %w", v.MountPoint, err))
 		}
 	}()
-	c.write("written-create.txt", []byte(fmt.Sprintf("%s at %s on %s, helper %d\nnotes: %s\n", v.Name, v.MountPoint, v.Device, v.HelperPID, strings.Join(v.Notes, "; "))))
+	c.write("written-create.txt", []byte(fmt.Sprintf("%s at %s on %s, helper %d\nnotes: %s\n", v.Name, v.MountPoint, v.Device, v.HelperPID, strings.Join(ramdisk.Texts(v.Notes), "; "))))
 	c.cmd(ctx, "mdutil-off-nosudo.txt", "mdutil", "-i", "off", v.MountPoint)
 	c.cmd(ctx, "mdutil-s.txt", "mdutil", "-s", v.MountPoint)
 	if v.HelperPID > 0 {

@@ -249,7 +249,7 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 		v.HelperPID = im.HelperPID
 	}
 	if v.HelperPID == 0 {
-		v.Notes = append(v.Notes, noHelperNote)
+		v.Notes = append(v.Notes, ramdisk.Sayf(noHelperNote))
 	}
 	return v, nil
 }
@@ -309,20 +309,20 @@ func (e *Engine) prepare(mp string, p ramdisk.Plan) error {
 
 // spotlightOff runs mdutil -i off; a failure is a note, not an error (the
 // .metadata_never_index file is already there).
-func (e *Engine) spotlightOff(ctx context.Context, mp string) []string {
+func (e *Engine) spotlightOff(ctx context.Context, mp string) []ramdisk.Said {
 	res, err := e.run(ctx, "mdutil", "-i", "off", mp)
 	if err != nil {
-		return []string{fmt.Sprintf("mdutil -i off %s: %v", mp, toolErr(err))}
+		return []ramdisk.Said{ramdisk.Plain(fmt.Sprintf("mdutil -i off %s: %v", mp, toolErr(err)))}
 	}
 	if !parseMdutil(res.Stdout) {
-		return []string{fmt.Sprintf("mdutil -i off %s did not confirm indexing is disabled", mp)}
+		return []ramdisk.Said{ramdisk.Sayf("mdutil -i off %s did not confirm indexing is disabled", mp)}
 	}
 	return nil
 }
 
-func ownershipNotes(d diskInfoPlist) []string {
+func ownershipNotes(d diskInfoPlist) []ramdisk.Said {
 	if d.GlobalPermissionsEnabled != nil && !*d.GlobalPermissionsEnabled {
-		return []string{"ownership is ignored on this volume: other users of this Mac can open its files (sudo diskutil enableOwnership turns it on)"}
+		return []ramdisk.Said{ramdisk.Sayf("ownership is ignored on this volume: other users of this Mac can open its files (sudo diskutil enableOwnership turns it on)")}
 	}
 	return nil
 }

@@ -110,7 +110,7 @@ func TestCreateAPFSOnDiskutil(t *testing.T) {
 	if f.called("mdutil", "-i", "off", v.MountPoint) != 1 {
 		t.Errorf("Spotlight not turned off")
 	}
-	if len(v.Notes) != 1 || !strings.Contains(v.Notes[0], "ownership is ignored") {
+	if len(v.Notes) != 1 || !strings.Contains(v.Notes[0].Text, "ownership is ignored") {
 		t.Errorf("notes %q", v.Notes)
 	}
 	vs, err := e.List(ctx)
@@ -404,7 +404,7 @@ func TestDiskutilImageMissingFromHdiutil(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.HelperPID != 0 || !strings.Contains(strings.Join(v.Notes, ";"), "helper process unknown") {
+	if v.HelperPID != 0 || !strings.Contains(strings.Join(ramdisk.Texts(v.Notes), ";"), "helper process unknown") {
 		t.Errorf("created %+v", v)
 	}
 	vs, err := e.List(ctx)
@@ -527,7 +527,7 @@ func TestAttachedNotMountedListedAndEjected(t *testing.T) {
 			}
 			v := vs[0]
 			if v.Name != "disk4" || v.MountPoint != "" || v.Device != "/dev/disk4" || v.Size != 256*ramdisk.MiB || v.HelperPID != 91006 ||
-				v.FS != fs || v.Managed || !strings.Contains(strings.Join(v.Notes, ";"), "not mounted") {
+				v.FS != fs || v.Managed || !strings.Contains(strings.Join(ramdisk.Texts(v.Notes), ";"), "not mounted") {
 				t.Errorf("listed as %+v", v)
 			}
 			u, err := e.Usage(ctx, v)
@@ -641,7 +641,7 @@ func TestTmpfsCappedAtHalfTheMemory(t *testing.T) {
 		if noMemsize {
 			want = "mount_tmpfs made it 16 GiB, not the 20 GiB asked for"
 		}
-		if v.Size != 16*ramdisk.GiB || !strings.Contains(strings.Join(v.Notes, ";"), want) {
+		if v.Size != 16*ramdisk.GiB || !strings.Contains(strings.Join(ramdisk.Texts(v.Notes), ";"), want) {
 			t.Errorf("memsize unknown %v: created %+v, want 16 GiB and %q", noMemsize, v, want)
 		}
 		if vs, err := e.List(ctx); err != nil || len(vs) != 1 || vs[0].Size != 16*ramdisk.GiB {

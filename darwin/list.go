@@ -131,7 +131,7 @@ func (e *Engine) listImages(ctx context.Context, ims []hdImage, mounts map[strin
 			v.Name = filepath.Base(mp)
 		}
 		if v.HelperPID == 0 {
-			v.Notes = append(v.Notes, noHelperNote)
+			v.Notes = append(v.Notes, ramdisk.Sayf(noHelperNote))
 		}
 		out = append(out, e.finish(v, d, mounts))
 	}
@@ -148,7 +148,7 @@ const unmountedNote = "attached but not mounted: it keeps its memory until it is
 func (e *Engine) unmounted(ctx context.Context, im hdImage) ramdisk.Volume {
 	dev := im.Device()
 	v := ramdisk.Volume{Name: strings.TrimPrefix(dev, "/dev/"), Device: dev, Size: ramdisk.Size(im.Size()),
-		HelperPID: im.HelperPID, Notes: []string{unmountedNote}}
+		HelperPID: im.HelperPID, Notes: []ramdisk.Said{ramdisk.Sayf(unmountedNote)}}
 	target := dev
 	for _, en := range im.Entities {
 		if strings.EqualFold(en.Hint, apfsVolumeHint) {
@@ -160,7 +160,7 @@ func (e *Engine) unmounted(ctx context.Context, im hdImage) ramdisk.Volume {
 	}
 	v.Allocation = ramdisk.AllocationFor(ramdisk.APFS, v.Size) // the disk image rule, whatever is on it
 	if v.HelperPID == 0 {
-		v.Notes = append(v.Notes, noHelperNote)
+		v.Notes = append(v.Notes, ramdisk.Sayf(noHelperNote))
 	}
 	return v
 }
@@ -207,7 +207,7 @@ func (e *Engine) listUnreported(ctx context.Context, ims []hdImage, mounts map[s
 			dev = devPath(st[0])
 		}
 		v := ramdisk.Volume{Name: d.VolumeName, MountPoint: d.MountPoint, Device: dev, FS: fsOf(d),
-			Size: ramdisk.Size(d.Capacity()), Managed: true, Notes: []string{noHelperNote}, Identity: d.Identity()}
+			Size: ramdisk.Size(d.Capacity()), Managed: true, Notes: []ramdisk.Said{ramdisk.Sayf(noHelperNote)}, Identity: d.Identity()}
 		if v.MountPoint == "" {
 			v.MountPoint = mp
 		}

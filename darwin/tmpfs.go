@@ -75,9 +75,9 @@ func adminErr(what string, err error, stderr []byte) error {
 // note, so the size asked of mount_tmpfs, written in the marker and shown is
 // the real one; the size statfs reports after mounting has the last word.
 func (e *Engine) createTmpfs(ctx context.Context, p ramdisk.Plan, mp string) (ramdisk.Volume, error) {
-	var notes []string
+	var notes []ramdisk.Said
 	if limit, ok := e.tmpfsLimit(ctx); ok && p.Size > limit {
-		notes = append(notes, fmt.Sprintf("mount_tmpfs makes a tmpfs of at most half the memory: %s instead of the %s asked for", limit, p.Size))
+		notes = append(notes, ramdisk.Sayf("mount_tmpfs makes a tmpfs of at most half the memory: %s instead of the %s asked for", limit, p.Size))
 		p.Size = limit
 	}
 	owner := fmt.Sprintf("%d:%d", e.uid, e.gid)
@@ -88,7 +88,7 @@ func (e *Engine) createTmpfs(ctx context.Context, p ramdisk.Plan, mp string) (ra
 		return ramdisk.Volume{}, adminErr(what, err, res.Stderr)
 	}
 	if st, err := e.statfs(mp); err == nil && st.Total > 0 && ramdisk.Size(st.Total) < p.Size {
-		notes = append(notes, fmt.Sprintf("mount_tmpfs made it %s, not the %s asked for", ramdisk.Size(st.Total), p.Size))
+		notes = append(notes, ramdisk.Sayf("mount_tmpfs made it %s, not the %s asked for", ramdisk.Size(st.Total), p.Size))
 		p.Size = ramdisk.Size(st.Total)
 	}
 	v := ramdisk.Volume{Name: p.Name, MountPoint: mp, Device: "tmpfs", FS: ramdisk.TmpFS, Size: p.Size,

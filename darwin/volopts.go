@@ -75,19 +75,19 @@ func (e *Engine) remount(ctx context.Context, info diskInfoPlist, p ramdisk.Plan
 // .metadata_never_index file prepare wrote), or on when the plan asks
 // (--spotlight: the file is removed and mdutil -i on runs). A failure is a
 // note, not an error.
-func (e *Engine) spotlight(ctx context.Context, mp string, p ramdisk.Plan) []string {
+func (e *Engine) spotlight(ctx context.Context, mp string, p ramdisk.Plan) []ramdisk.Said {
 	if !p.Options.Spotlight {
 		return e.spotlightOff(ctx, mp)
 	}
 	if err := os.Remove(filepath.Join(mp, ".metadata_never_index")); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return []string{fmt.Sprintf("Spotlight stays off: remove .metadata_never_index: %v", err)}
+		return []ramdisk.Said{ramdisk.Sayf("Spotlight stays off: remove .metadata_never_index: %v", err)}
 	}
 	res, err := e.run(ctx, "mdutil", "-i", "on", mp)
 	if err != nil {
-		return []string{fmt.Sprintf("mdutil -i on %s: %v", mp, toolErr(err))}
+		return []ramdisk.Said{ramdisk.Plain(fmt.Sprintf("mdutil -i on %s: %v", mp, toolErr(err)))}
 	}
 	if !indexingEnabled(res.Stdout) {
-		return []string{fmt.Sprintf("mdutil -i on %s did not confirm indexing is enabled", mp)}
+		return []ramdisk.Said{ramdisk.Sayf("mdutil -i on %s did not confirm indexing is enabled", mp)}
 	}
 	return nil
 }

@@ -228,7 +228,7 @@ func TestSpotlightCommandLines(t *testing.T) {
 			t.Errorf("default: mdutil on %d, off %d, never_index %v", onCalls, offCalls, statErr)
 		}
 		for _, n := range v.Notes {
-			if strings.Contains(n, "mdutil") {
+			if strings.Contains(n.Text, "mdutil") {
 				t.Errorf("note %q", n)
 			}
 		}

@@ -89,7 +89,7 @@ func TestCachesKeptOutOfMirrors(t *testing.T) {
 	}
 	said := false
 	for _, n := range c.Volume.Notes {
-		said = said || strings.Contains(n, "stays on its empty folder")
+		said = said || strings.Contains(n.Text, "stays on its empty folder")
 	}
 	if !said {
 		t.Errorf("notes %q: want the cache said to stay off", c.Volume.Notes)

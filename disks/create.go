@@ -201,7 +201,7 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 	// Work kept only in an old snapshot (keeper/unwritten.go): the menu
 	// notifies it, the CLI prints it (printLoaded).
 	if n := c.Loaded.Safety; n != nil {
-		c.Volume.Notes = append(c.Volume.Notes, ramdisk.WarningNote+n.Describe(name, c.Contents.MirrorPath))
+		c.Volume.Notes = append(c.Volume.Notes, ramdisk.Warn(n.Describe(name, c.Contents.MirrorPath)))
 	}
 	return c, nil
 }
@@ -240,10 +240,10 @@ func (s *Service) placeLoaded(ctx context.Context, v ramdisk.Volume, r inPlaceRe
 // fails is a note on the volume.
 func (s *Service) recordMade(c *Created) {
 	if err := s.noteMade(c.Volume, c.kept, diskid.KindPlain); err != nil {
-		c.Volume.Notes = append(c.Volume.Notes, err.Error())
+		c.Volume.Notes = append(c.Volume.Notes, ramdisk.Plain(err.Error()))
 	}
 	if err := s.recordOptions(c.Plan.Name, c.Volume.MountPoint, c.Plan.Options); err != nil {
-		c.Volume.Notes = append(c.Volume.Notes, err.Error())
+		c.Volume.Notes = append(c.Volume.Notes, ramdisk.Plain(err.Error()))
 	}
 }
 

@@ -47,18 +47,19 @@ func (s *Service) Mine(v ramdisk.Volume) bool {
 	return s.Incomplete(v)
 }
 
-// Whose says, for a disk that is not Mine, what is known of its maker; ""
-// for a disk that is.
-func (s *Service) Whose(v ramdisk.Volume) string {
+// Whose says, for a disk that is not Mine, what is known of its maker,
+// after its name ("is another RAMBar's disk: …"); nothing (no Text) for a
+// disk that is.
+func (s *Service) Whose(v ramdisk.Volume) ramdisk.Said {
 	if s.Mine(v) {
-		return ""
+		return ramdisk.Said{}
 	}
 	if user := otherOwner(v.MountPoint); user != "" {
 		return ramdisk.OtherUserWhose(user)
 	}
 	k, err := s.Keeper()
 	if err != nil {
-		return "is not a disk this RAMBar knows (no data folder)"
+		return ramdisk.Sayf("is not a disk this RAMBar knows (no data folder)")
 	}
 	return k.Whose(v)
 }
@@ -66,7 +67,7 @@ func (s *Service) Whose(v ramdisk.Volume) string {
 // refuseForeign is the refusal to eject a disk that is not Mine.
 func (s *Service) refuseForeign(v ramdisk.Volume) error {
 	whose := s.Whose(v)
-	if whose == "" {
+	if whose.Text == "" {
 		return nil
 	}
 	return notOursError{fmt.Sprintf("%s %s; ejecting it here would not save it first: eject it as its maker, or with --force to eject it anyway (what it holds that is not saved is lost)",
@@ -111,7 +112,7 @@ func (s *Service) forgetMade(v ramdisk.Volume, local string) {
 // known of its maker (Whose).
 type Foreign struct {
 	Volume ramdisk.Volume
-	Whose  string
+	Whose  ramdisk.Said
 }
 
 // Split divides vols into the disks this data folder made, the only ones
@@ -120,7 +121,7 @@ type Foreign struct {
 // the same rule through each disk's Whose.
 func (s *Service) Split(vols []ramdisk.Volume) (mine []ramdisk.Volume, others []Foreign) {
 	for _, v := range vols {
-		if whose := s.Whose(v); whose != "" {
+		if whose := s.Whose(v); whose.Text != "" {
 			others = append(others, Foreign{v, whose})
 			continue
 		}

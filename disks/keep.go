@@ -63,7 +63,7 @@ func (s *Service) Keep(ctx context.Context, r KeepRequest) (keeper.Result, error
 	if rec, ok := k.Known(v); ok && rec.Kind == diskid.KindTry {
 		return keeper.Result{}, fmt.Errorf("keep %s: %w; copy what you need out of it before its command ends", v.Name, ErrTryDisk)
 	}
-	if whose := s.Whose(v); whose != "" && !r.Force {
+	if whose := s.Whose(v); whose.Text != "" && !r.Force {
 		return keeper.Result{}, notOursError{fmt.Sprintf("%s %s; keeping it here would save it into this data folder: keep it as its maker, or add --force to keep it here",
 			v.Name, whose)}
 	}
@@ -116,16 +116,17 @@ func (s *Service) Adjust(ctx context.Context, name string, o keeper.Options) (ke
 }
 
 // PresetDiffers says, when a preset named name would mount the disk with
-// other saving settings than st, what the preset says ("" when none
-// differs or there is no such preset).
-func (s *Service) PresetDiffers(name string, st keeper.State) string {
+// other saving settings than st, how the preset saves it (its snapshots
+// and autosave; keeper.SavingWords says them), and whether one differs
+// (false when none does or there is no such preset).
+func (s *Service) PresetDiffers(name string, st keeper.State) (keeper.State, bool) {
 	store, err := s.Store()
 	if err != nil {
-		return ""
+		return keeper.State{}, false
 	}
 	set, err := store.Load()
 	if err != nil {
-		return ""
+		return keeper.State{}, false
 	}
 	for _, p := range set.Presets {
 		if p.Name != name || p.Contents == ramdisk.Discard {
@@ -137,8 +138,8 @@ func (s *Service) PresetDiffers(name string, st keeper.State) string {
 			ps.SaveEvery = int(o.SaveEvery / time.Second)
 		}
 		if ps.Snapshots != st.Snapshots || ps.Continuous != st.Continuous || ps.SaveEvery != st.SaveEvery {
-			return keeper.SavingWords(ps)
+			return ps, true
 		}
 	}
-	return ""
+	return keeper.State{}, false
 }

@@ -219,8 +219,8 @@ func heldWords(held ramdisk.Size) string {
 // Incomplete reports whether the disk's restore did not finish.
 func (m *Menu) Incomplete(v ramdisk.Volume) bool { return m.S.Incomplete(v) }
 
-// Whose says whose a disk this RAMBar did not make is ("" for its own).
-func (m *Menu) Whose(v ramdisk.Volume) string { return m.S.Whose(v) }
+// Whose says whose a disk this RAMBar did not make is (no Text for its own).
+func (m *Menu) Whose(v ramdisk.Volume) ramdisk.Said { return m.S.Whose(v) }
 
 // InUse is how many paths kept changing during the save that made a kept
 // disk's last snapshot, which was then taken while in use; 0 when it was

@@ -58,12 +58,12 @@ func (s *Service) options(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
 // disk is made and usable.
 func (s *Service) extras(v *ramdisk.Volume, o ramdisk.VolumeOptions, icon bool) {
 	if err := keeper.MakeFolders(v.MountPoint, o.Folders); err != nil {
-		v.Notes = append(v.Notes, err.Error())
+		v.Notes = append(v.Notes, ramdisk.Plain(err.Error()))
 	}
 	if icon && o.Icon != "" {
 		notes, err := volicon.Set(v.MountPoint, o.Icon)
 		if err != nil {
-			notes = append(notes, err.Error())
+			notes = append(notes, ramdisk.Plain(err.Error()))
 		}
 		v.Notes = append(v.Notes, notes...)
 	}

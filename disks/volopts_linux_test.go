@@ -116,7 +116,7 @@ func TestVolumeIconOnDisk(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(got, []byte("icns")) {
 		t.Fatalf("%s: %d bytes, %v", volicon.FileName, len(got), err)
 	}
-	if n := strings.Join(c.Volume.Notes, "; "); !strings.Contains(n, "only macOS's Finder shows it") {
+	if n := strings.Join(ramdisk.Texts(c.Volume.Notes), "; "); !strings.Contains(n, "only macOS's Finder shows it") {
 		t.Errorf("notes %q: want the Linux note", n)
 	}
 }

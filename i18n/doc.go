@@ -45,12 +45,21 @@
 // selftest's summary as printed and its notification (a check keeps its
 // detail's format and arguments; its name is the same everywhere).
 //
+// The domain packages keep what they say to people with its format and
+// arguments beside its English text: a plan's notes (ramdisk.Note), a
+// disk's notes, what is known of a disk's maker and a safety snapshot's
+// note (ramdisk.Said, made with Sayf or SayCount, whose formats the
+// catalog's test finds); the CLI (speech.said, noteText) and the menu
+// (tray.Say, NoteText) say them, in English as their text. What the front
+// ends word from the domain's facts is theirs: how a preset saves a disk,
+// a disk's volume options, snapshots' safety marks, the change feeds'
+// description; a cache's gain is a message of its own. An English detail
+// inside them stays English: an error's, a tool's, and why a change feed
+// is not fanotify or lost changes (the menu-bar app publishes it).
+//
 // What is not yet through the catalog: the domain packages' words inside
-// messages (an error's English detail, a forced plan's note, a disk's
-// notes, how a preset saves a disk in keep's note about it, a disk's
-// volume options, snapshots' safety marks, what a cache gains, the change
-// feeds' description). --json output, completion scripts, file formats
-// (bench's chart, selftest's report.json and summary.txt) and logs (the
-// agent's own stderr is its log, selftest's progress on stderr too) stay
-// English by design.
+// messages (an error's English detail). --json output, completion
+// scripts, file formats (bench's chart, selftest's report.json and
+// summary.txt) and logs (the agent's own stderr is its log, selftest's
+// progress on stderr too) stay English by design.
 package i18n

@@ -12,16 +12,22 @@ import (
 	"testing"
 )
 
-// translatedDirs are the packages whose words go through the catalog.
-var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa", "../ramdisk", "../bench", "../selftest", "../disks"}
+// translatedDirs are the packages whose words go through the catalog:
+// the front ends', and the domain packages' that word a disk's notes and
+// a plan's (ramdisk.Said, ramdisk.Note), reports and verdicts.
+var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa", "../ramdisk", "../bench", "../selftest",
+	"../keeper", "../disks", "../cache", "../linux", "../darwin", "../volicon"}
 
 // translating are the functions and methods whose arguments (by index)
 // are messages of the catalog: the first; for the rows of the CLI's info,
 // the label and the text; for a plan's notes (ramdisk), the format; for
 // bench's reasons, notes and labels, a leftover's advice (disks) and a
-// self-test check's detail, the format.
+// self-test check's detail, the format; for a domain package's sentence
+// (ramdisk.Sayf), its format, and for one that counts (ramdisk.SayCount),
+// its plural form.
 var translating = map[string][]int{"T": {0}, "t": {0}, "N": {0}, "usagef": {0}, "msg": {0}, "field": {0, 1},
-	"note": {1}, "newNote": {1}, "wordsOf": {0}, "Advised": {0}, "Passf": {1}, "Failf": {1}, "Skipf": {1}, "failData": {2}, "counted": {1}}
+	"note": {1}, "newNote": {1}, "wordsOf": {0}, "Advised": {0}, "Passf": {1}, "Failf": {1}, "Skipf": {1}, "failData": {2}, "counted": {1},
+	"Sayf": {0}, "SayCount": {2}}
 
 // codeMessages are the messages the code asks for: the first argument of
 // every call of a method named T or t that is a string literal, a
@@ -32,6 +38,25 @@ var translating = map[string][]int{"T": {0}, "t": {0}, "N": {0}, "usagef": {0}, 
 func codeMessages(t *testing.T) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
+	scanCalls(t, func(name string, call *ast.CallExpr, eval func(ast.Expr) (string, bool), where string) {
+		for _, i := range translating[name] {
+			if i >= len(call.Args) {
+				continue
+			}
+			if s, ok := eval(call.Args[i]); ok {
+				out[s] = append(out[s], where)
+			}
+		}
+	})
+	return out
+}
+
+// scanCalls calls found with every call in translatedDirs' code (not its
+// tests): the name of the function or method called, the call, what
+// evaluates its literal arguments (a string literal, a concatenation of
+// them, a package constant made of them), and where it is.
+func scanCalls(t *testing.T, found func(name string, call *ast.CallExpr, eval func(ast.Expr) (string, bool), where string)) {
+	t.Helper()
 	for _, dir := range translatedDirs {
 		fset := token.NewFileSet()
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -98,19 +123,11 @@ func codeMessages(t *testing.T) map[string][]string {
 				case *ast.Ident:
 					name = f.Name
 				}
-				for _, i := range translating[name] {
-					if i >= len(call.Args) {
-						continue
-					}
-					if s, ok := eval(call.Args[i]); ok {
-						out[s] = append(out[s], fset.Position(call.Pos()).String())
-					}
-				}
+				found(name, call, eval, fset.Position(call.Pos()).String())
 				return true
 			})
 		}
 	}
-	return out
 }
 
 func TestEveryMessageOfTheCodeIsInTheCatalog(t *testing.T) {
@@ -132,5 +149,41 @@ func TestEveryMessageOfTheCodeIsInTheCatalog(t *testing.T) {
 			b.WriteString(strconv.Quote(m) + ": \"\",\n")
 		}
 		os.WriteFile(os.Getenv("I18N_MISSING"), []byte(b.String()), 0o644)
+	}
+}
+
+// TestCountingSentencesHaveTheirEnglishForms: a domain package's sentence
+// that counts (ramdisk.SayCount) says its English itself, singular and
+// plural; en.json's forms of it are those two, so that the catalog's
+// English and the domain's are one text.
+func TestCountingSentencesHaveTheirEnglishForms(t *testing.T) {
+	en, err := loadLocale("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	scanCalls(t, func(name string, call *ast.CallExpr, eval func(ast.Expr) (string, bool), where string) {
+		if name != "SayCount" || len(call.Args) < 3 {
+			return
+		}
+		one, ok1 := eval(call.Args[1])
+		other, ok2 := eval(call.Args[2])
+		if !ok1 || !ok2 {
+			t.Errorf("%s: SayCount's forms are not literals", where)
+			return
+		}
+		n++
+		e, ok := en[other]
+		switch {
+		case !ok:
+			return // TestEveryMessageOfTheCodeIsInTheCatalog says so
+		case e.Plural == nil:
+			t.Errorf("%s: %q counts, but en.json has no plural forms for it", where, other)
+		case e.Plural["one"] != one || e.Plural["other"] != other:
+			t.Errorf("%s: en.json's forms of %q are %q, want %q and %q", where, other, e.Plural, one, other)
+		}
+	})
+	if n == 0 {
+		t.Error("no SayCount found")
 	}
 }

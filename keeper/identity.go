@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"rambar/snapstore"
@@ -195,29 +196,38 @@ func (k *Keeper) notHeldErr(v ramdisk.Volume, st State) error {
 // Whose says, in words, what RAMBar knows of the mounted disk v from this
 // data folder: "is not a disk this RAMBar knows …", "carries the mark of
 // another RAMBar: the data folder … of user … (uid …)", "was made without
-// --keep". It is meant for a disk that is not held (Holds) or not known
+// --keep", after the disk's name, in English and as made for the user's
+// language. It is meant for a disk that is not held (Holds) or not known
 // (Known).
-func (k *Keeper) Whose(v ramdisk.Volume) string {
+func (k *Keeper) Whose(v ramdisk.Volume) ramdisk.Said {
 	m, merr := diskid.ReadMark(v.MountPoint)
 	switch {
 	case merr == nil && m.For(v.MountPoint) && m.Data != k.Data:
-		return "is another RAMBar's disk: it was made with " + m.Owner()
+		return ramdisk.Sayf("is another RAMBar's disk: it was made with %s", owner(m))
 	case merr == nil && m.For(v.MountPoint) && m.Name != v.Name:
-		return fmt.Sprintf("is the disk this RAMBar made as %q", m.Name)
+		return ramdisk.Sayf("is the disk this RAMBar made as %q", m.Name)
 	case merr == nil && m.For(v.MountPoint) && m.ID == "":
-		return "was made without keeping its contents (no --keep or --mirror)"
+		return ramdisk.Sayf("was made without keeping its contents (no --keep or --mirror)")
 	case merr == nil && !m.For(v.MountPoint):
-		return fmt.Sprintf("carries a RAMBar mark copied from another disk (%s), which is not trusted, and is not in this data folder's records (%s)",
-			m.Owner(), k.registry().Dir)
+		return ramdisk.Sayf("carries a RAMBar mark copied from another disk (%s), which is not trusted, and is not in this data folder's records (%s)",
+			owner(m), k.registry().Dir)
 	}
 	if rec, ok := k.registry().Get(v.Name); ok && rec.Matches(v.Identity, v.MountPoint) && rec.ID == "" {
-		return "was made without keeping its contents (no --keep or --mirror)"
+		return ramdisk.Sayf("was made without keeping its contents (no --keep or --mirror)")
 	}
 	if merr != nil && !errors.Is(merr, diskid.ErrNoMark) {
-		return fmt.Sprintf("is not a disk this RAMBar knows (%v)", merr)
+		return ramdisk.Sayf("is not a disk this RAMBar knows (%v)", merr)
 	}
-	return fmt.Sprintf("is not a disk this RAMBar knows: not in this data folder's records (%s), and it carries no RAMBar mark naming its maker",
+	return ramdisk.Sayf("is not a disk this RAMBar knows: not in this data folder's records (%s), and it carries no RAMBar mark naming its maker",
 		k.registry().Dir)
+}
+
+// owner is m.Owner, who made the disk, as said in the user's language.
+func owner(m diskid.Mark) ramdisk.Said {
+	if m.User == "" {
+		return ramdisk.Sayf("the data folder %s of user uid %s", m.Data, strconv.Itoa(m.UID))
+	}
+	return ramdisk.Sayf("the data folder %s of user %s (uid %s)", m.Data, m.User, strconv.Itoa(m.UID))
 }
 
 // legacyMarker is the id in the marker file an older RAMBar wrote at a

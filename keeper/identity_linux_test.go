@@ -196,7 +196,7 @@ func TestAnotherDataFoldersDisk(t *testing.T) {
 	if _, ok := other.Known(v); ok {
 		t.Error("another data folder knows the disk")
 	}
-	if w := other.Whose(v); !strings.Contains(w, "another RAMBar's disk") || !strings.Contains(w, k.Data) || !strings.Contains(w, "uid 0") {
+	if w := other.Whose(v).Text; !strings.Contains(w, "another RAMBar's disk") || !strings.Contains(w, k.Data) || !strings.Contains(w, "uid 0") {
 		t.Errorf("whose: %q, want the owner's data folder and uid", w)
 	}
 	// Its save is refused, even into a store that holds nothing yet, and

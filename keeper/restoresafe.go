@@ -161,19 +161,22 @@ func restoredSafety(s *snapshot.Store, id string) {
 }
 
 // Describe says what the safety snapshot n of disk name keeps and how to
-// bring it back (folder: a Mirror disk's folder, for SafetyUnwritten).
-func (n *SafetyNote) Describe(name, folder string) string {
-	q := quoteName(name)
-	switch n.Kind {
-	case snapstore.SafetyUnwritten:
-		return fmt.Sprintf("%s's snapshot %s holds %s that %s lacks (%s), written on the disk and never written back: "+
+// bring it back (folder: a Mirror disk's folder, for SafetyUnwritten), in
+// English and as made, for the user's language.
+func (n *SafetyNote) Describe(name, folder string) ramdisk.Said {
+	q, paths := quoteName(name), namePaths(snapstore.PathList{Paths: n.Paths, N: n.Count}, 3)
+	switch {
+	case n.Kind == snapstore.SafetyUnwritten:
+		return ramdisk.SayCount(n.Count, "%s's snapshot %s holds %d path that %s lacks (%s), written on the disk and never written back: "+
 			"it is kept, never pruned, until 'rambar restore %s --snapshot %s --force' brings it back (its next save writes them into the folder) or 'rambar forget %s'",
-			name, n.Snapshot, ramdisk.Plural(n.Count, "path"), folder, namePaths(snapstore.PathList{Paths: n.Paths, N: n.Count}, 3), q, n.Snapshot, q)
+			"%s's snapshot %s holds %d paths that %s lacks (%s), written on the disk and never written back: "+
+				"it is kept, never pruned, until 'rambar restore %s --snapshot %s --force' brings it back (its next save writes them into the folder) or 'rambar forget %s'",
+			name, n.Snapshot, n.Count, folder, paths, q, n.Snapshot, q)
+	case n.Count > 0:
+		return ramdisk.SayCount(n.Count, "Saved what %s held as snapshot %s (before restore; %d unsaved path: %s); 'rambar restore %s --snapshot %s --force' brings it back",
+			"Saved what %s held as snapshot %s (before restore; %d unsaved paths: %s); 'rambar restore %s --snapshot %s --force' brings it back",
+			name, n.Snapshot, n.Count, paths, q, n.Snapshot)
 	}
-	what := ""
-	if n.Count > 0 {
-		what = fmt.Sprintf("; %s: %s", ramdisk.Plural(n.Count, "unsaved path"), namePaths(snapstore.PathList{Paths: n.Paths, N: n.Count}, 3))
-	}
-	return fmt.Sprintf("Saved what %s held as snapshot %s (before restore%s); 'rambar restore %s --snapshot %s --force' brings it back",
-		name, n.Snapshot, what, q, n.Snapshot)
+	return ramdisk.Sayf("Saved what %s held as snapshot %s (before restore); 'rambar restore %s --snapshot %s --force' brings it back",
+		name, n.Snapshot, q, n.Snapshot)
 }

@@ -100,7 +100,7 @@ func TestForcedRestoreKeepsUnsavedWork(t *testing.T) {
 			if s == nil || s.Kind != snapstore.SafetyRestore || s.Of != first.Snapshot || s.Count != tc.count {
 				t.Fatalf("safety = %+v, want a before-restore one of %s naming %d paths", s, first.Snapshot, tc.count)
 			}
-			if d := s.Describe("Work", ""); !strings.Contains(d, "as snapshot "+s.Snapshot+" (before restore") ||
+			if d := s.Describe("Work", "").Text; !strings.Contains(d, "as snapshot "+s.Snapshot+" (before restore") ||
 				!strings.Contains(d, "'rambar restore Work --snapshot "+s.Snapshot+" --force' brings it back") {
 				t.Errorf("the restore says %q", d)
 			}
@@ -246,7 +246,7 @@ func TestMirrorLoadNamesTheSnapshotTheFolderLacks(t *testing.T) {
 			if s == nil || s.Snapshot != lost || s.Kind != snapstore.SafetyUnwritten || s.Count != 1 || s.Paths[0] != "draft.md" {
 				t.Fatalf("load says %+v, want snapshot %s lacking draft.md", s, lost)
 			}
-			if d := s.Describe("Site", f.folder); !strings.Contains(d, "snapshot "+lost+" holds 1 path that "+f.folder+" lacks (draft.md)") {
+			if d := s.Describe("Site", f.folder).Text; !strings.Contains(d, "snapshot "+lost+" holds 1 path that "+f.folder+" lacks (draft.md)") {
 				t.Errorf("the load says %q", d)
 			}
 			// Made again (its last save written back), it says so again.

@@ -87,21 +87,25 @@ func (k *Keeper) SetupNotes(name string, o Options) ([]ramdisk.Note, error) {
 		return nil, err
 	}
 	var notes []ramdisk.Note
-	var kept []string
-	if o.Snapshots == 0 && st.Snapshots > 0 && st.Snapshots != DefaultSnapshots {
-		kept = append(kept, fmt.Sprintf("%d snapshots", st.Snapshots))
-	}
-	if o.SaveEvery == 0 && st.SaveEvery > 0 {
-		kept = append(kept, "autosave every "+ramdisk.ShortDuration(time.Duration(st.SaveEvery)*time.Second))
-	}
-	if len(kept) > 0 {
-		notes = append(notes, ramdisk.Note{Severity: ramdisk.Info,
-			Text: fmt.Sprintf("keeps its settings from before: %s (--snapshots and --save-every change them)", strings.Join(kept, ", "))})
+	keptSnaps := o.Snapshots == 0 && st.Snapshots > 0 && st.Snapshots != DefaultSnapshots
+	every := ramdisk.ShortDuration(time.Duration(st.SaveEvery) * time.Second)
+	switch keptEvery := o.SaveEvery == 0 && st.SaveEvery > 0; {
+	case keptSnaps && keptEvery:
+		notes = append(notes, ramdisk.NoteOf(ramdisk.Info, ramdisk.Sayf("keeps its settings from before: %d snapshots, autosave every %s "+
+			"(--snapshots and --save-every change them)", st.Snapshots, every)))
+	case keptSnaps:
+		notes = append(notes, ramdisk.NoteOf(ramdisk.Info, ramdisk.Sayf("keeps its settings from before: %d snapshots "+
+			"(--snapshots and --save-every change them)", st.Snapshots)))
+	case keptEvery:
+		notes = append(notes, ramdisk.NoteOf(ramdisk.Info, ramdisk.Sayf("keeps its settings from before: autosave every %s "+
+			"(--snapshots and --save-every change them)", every)))
 	}
 	if o.Snapshots > 0 {
 		if gone := k.prunedBy(st, o.Snapshots); len(gone) > 0 {
-			notes = append(notes, ramdisk.Note{Severity: ramdisk.Warning, Text: fmt.Sprintf("keeps %d snapshots instead of %d: its next save deletes the %s (%s)",
-				o.Snapshots, st.Snapshots, ramdisk.Plural(len(gone), "oldest snapshot"), describeSnaps(gone))})
+			notes = append(notes, ramdisk.NoteOf(ramdisk.Warning, ramdisk.SayCount(len(gone),
+				"keeps %d snapshots instead of %d: its next save deletes the %d oldest snapshot (%s)",
+				"keeps %d snapshots instead of %d: its next save deletes the %d oldest snapshots (%s)",
+				o.Snapshots, st.Snapshots, len(gone), describeSnaps(gone))))
 		}
 	}
 	return notes, nil
@@ -128,17 +132,21 @@ func (k *Keeper) prunedBy(st State, n int) []snapstore.Snapshot {
 }
 
 // describeSnaps names snapshots by ID and time, a few of them.
-func describeSnaps(snaps []snapstore.Snapshot) string {
-	var b strings.Builder
-	for i, sn := range snaps {
-		if i == 3 {
-			fmt.Fprintf(&b, " and %d more", len(snaps)-3)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s of %s", sn.ID, sn.Time.Local().Format("2006-01-02 15:04"))
+func describeSnaps(snaps []snapstore.Snapshot) ramdisk.Said {
+	var a []any
+	for _, sn := range snaps[:min(len(snaps), 3)] {
+		a = append(a, sn.ID, sn.Time.Local().Format("2006-01-02 15:04"))
 	}
-	return b.String()
+	// Indexed verbs: keys of their own in the catalog, not a size's "%s of %s".
+	switch len(snaps) {
+	case 0:
+		return ramdisk.Said{}
+	case 1:
+		return ramdisk.Sayf("%[1]s of %[2]s", a...)
+	case 2:
+		return ramdisk.Sayf("%[1]s of %[2]s, %[3]s of %[4]s", a...)
+	case 3:
+		return ramdisk.Sayf("%[1]s of %[2]s, %[3]s of %[4]s, %[5]s of %[6]s", a...)
+	}
+	return ramdisk.Sayf("%[1]s of %[2]s, %[3]s of %[4]s, %[5]s of %[6]s and %[7]d more", append(a, len(snaps)-3)...)
 }

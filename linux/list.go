@@ -121,12 +121,12 @@ func (e *Engine) volume(m mountEntry) (ramdisk.Volume, bool) {
 		label, _, err := ext4Super(m.Source)
 		switch {
 		case err != nil:
-			v.Notes = append(v.Notes, "whether RAMBar made it is unknown: "+err.Error())
+			v.Notes = append(v.Notes, ramdisk.Sayf("whether RAMBar made it is unknown: %v", err))
 		case label == zramLabel:
 			v.Managed = true
 		}
 		if !strings.Contains(","+m.SuperOptions+",", ",discard,") {
-			v.Notes = append(v.Notes, "mounted without discard: deleting files does not give memory back until fstrim or eject")
+			v.Notes = append(v.Notes, ramdisk.Sayf("mounted without discard: deleting files does not give memory back until fstrim or eject"))
 		}
 	}
 	return v, true

@@ -126,7 +126,7 @@ func (e *Engine) createZRAM(ctx context.Context, p ramdisk.Plan, target *os.File
 		Allocation: ramdisk.AllocOnWrite, Managed: true,
 	}
 	if !e.discard {
-		v.Notes = append(v.Notes, "mounted without discard: deleting files does not give memory back until fstrim or eject")
+		v.Notes = append(v.Notes, ramdisk.Sayf("mounted without discard: deleting files does not give memory back until fstrim or eject"))
 	}
 	return v, nil
 }

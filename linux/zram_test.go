@@ -193,7 +193,7 @@ func TestZRAMHeldAndDiscard(t *testing.T) {
 			n := zramDevice(v.Device)
 			if !discard {
 				vs, _ := listOwn(t, e)
-				if len(vs) != 1 || len(vs[0].Notes) == 0 || !strings.Contains(vs[0].Notes[0], "without discard") {
+				if len(vs) != 1 || len(vs[0].Notes) == 0 || !strings.Contains(vs[0].Notes[0].Text, "without discard") {
 					t.Errorf("List does not say the disk has no discard: %+v", vs)
 				}
 			}

@@ -143,9 +143,11 @@ type Volume struct {
 	// "" when the engine cannot tell; then diskid.Of(MountPoint) stands in.
 	Identity string `json:"identity,omitempty"`
 	// Notes records what is known and not known about this volume (e.g. "helper
-	// pid unknown: attached with diskutil image").
-	// A note that begins with WarningNote is one the user must see.
-	Notes []string `json:"notes,omitempty"`
+	// pid unknown: attached with diskutil image"), each in English and as
+	// made (Said), for the user's language; their JSON is their texts.
+	// A note made with Warn (its text begins with WarningNote) is one the
+	// user must see.
+	Notes []Said `json:"notes,omitempty"`
 }
 
 // Usage is a volume's measurement at one moment.
@@ -169,11 +171,6 @@ type Usage struct {
 	// whatever its file system's own records hold.
 	FreesDeleted bool `json:"-"`
 }
-
-// WarningNote begins a Volume note the user must see, which the menu shows
-// as a notification: a create that found work kept only in an old
-// snapshot, say.
-const WarningNote = "warning: "
 
 // Pinned is memory held beyond what the files use: what deleted files still
 // pin on a macOS disk image (or a zram disk mounted without discard, where

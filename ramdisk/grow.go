@@ -63,6 +63,41 @@ func (p *Plan) memoryCheck(r Request, f Facts) error {
 	if !r.Force {
 		return fmt.Errorf("%w: %s; use --force to make it anyway", ErrTooLarge, msg)
 	}
-	p.Notes = append(p.Notes, Note{Severity: Warning, Text: "forced: " + msg + "; filling them " + f.Memory.Overflow()})
+	p.forcedNote(now, worst, f.Memory)
 	return nil
+}
+
+// forcedNote is a forced plan's warning: the memory check's words (as its
+// refusal says them), and what filling the disks would do.
+func (p *Plan) forcedNote(now, worst Size, m Memory) {
+	size, to, have, phys := p.Size, worst.Short(), now.Short(), m.Physical.Short()
+	past, swap := worst > m.Physical, !m.NoSwap()
+	switch {
+	case now > 0 && past && swap:
+		p.note(Warning, "forced: %s would let RAM disks grow to %s of memory (the disks mounted now can fill up to %s), "+
+			"more than physical memory (%s); filling them pushes memory to swap", size, to, have, phys)
+	case now > 0 && past:
+		p.note(Warning, "forced: %s would let RAM disks grow to %s of memory (the disks mounted now can fill up to %s), "+
+			"more than physical memory (%s); filling them leaves the system out of memory: its out-of-memory killer ends programs", size, to, have, phys)
+	case now > 0 && swap:
+		p.note(Warning, "forced: %s would let RAM disks grow to %s of memory (the disks mounted now can fill up to %s), "+
+			"more than physical memory (%s) minus %s for the system; filling them pushes memory to swap", size, to, have, phys, Headroom)
+	case now > 0:
+		p.note(Warning, "forced: %s would let RAM disks grow to %s of memory (the disks mounted now can fill up to %s), "+
+			"more than physical memory (%s) minus %s for the system; filling them leaves the system out of memory: "+
+			"its out-of-memory killer ends programs", size, to, have, phys, Headroom)
+	case past && swap:
+		p.note(Warning, "forced: %s would let RAM disks grow to %s of memory, "+
+			"more than physical memory (%s); filling them pushes memory to swap", size, to, phys)
+	case past:
+		p.note(Warning, "forced: %s would let RAM disks grow to %s of memory, "+
+			"more than physical memory (%s); filling them leaves the system out of memory: its out-of-memory killer ends programs", size, to, phys)
+	case swap:
+		p.note(Warning, "forced: %s would let RAM disks grow to %s of memory, "+
+			"more than physical memory (%s) minus %s for the system; filling them pushes memory to swap", size, to, phys, Headroom)
+	default:
+		p.note(Warning, "forced: %s would let RAM disks grow to %s of memory, "+
+			"more than physical memory (%s) minus %s for the system; filling them leaves the system out of memory: "+
+			"its out-of-memory killer ends programs", size, to, phys, Headroom)
+	}
 }

@@ -2,6 +2,7 @@ package ramdisk
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -73,5 +74,32 @@ func TestGrowLine(t *testing.T) {
 	}
 	if got := GrowTo([]Volume{{Size: GiB}, {Size: 2 * GiB}}, 4*GiB); got != 4*GiB {
 		t.Errorf("GrowTo with more held than sizes = %s", got)
+	}
+}
+
+// TestForcedNoteIsTheRefusalsWords: in every case (disks mounted or not,
+// past physical memory or past its headroom, swap or none) a forced plan's
+// note is "forced: ", the refusal's words and what filling them does, as
+// it always read, and it keeps its format for the user's language.
+func TestForcedNoteIsTheRefusalsWords(t *testing.T) {
+	phys := 16 * GiB
+	for _, mounted := range [][]Volume{nil, {{Name: "A", Size: 4 * GiB}}} {
+		for _, worst := range []Size{15 * GiB, 20 * GiB} { // past the headroom only; past physical memory
+			for _, m := range []Memory{{Physical: phys, SwapTotal: GiB}, {Physical: phys}} {
+				f := Facts{Caps: linuxCaps(), Memory: m, Mounted: mounted}
+				size := worst - f.GrowTo()
+				_, refused := NewPlan(Request{Name: "New", Size: size}, f)
+				p, err := NewPlan(Request{Name: "New", Size: size, Force: true}, f)
+				if !errors.Is(refused, ErrTooLarge) || err != nil {
+					t.Fatalf("%s: refused %v, forced %v", size, refused, err)
+				}
+				msg := strings.TrimSuffix(strings.TrimPrefix(refused.Error(), ErrTooLarge.Error()+": "), "; use --force to make it anyway")
+				want := "forced: " + msg + "; filling them " + m.Overflow()
+				n := p.Notes[len(p.Notes)-1]
+				if n.Text != want || n.Severity != Warning || n.Format == "" || fmt.Sprintf(n.Format, n.Args...) != want {
+					t.Errorf("forced note %+v, want %q", n, want)
+				}
+			}
+		}
 	}
 }

@@ -81,7 +81,8 @@ const (
 
 // Note is one thing the user must be told before the disk is made. Text is
 // English; Format and Args are what it was made from, so a front end can
-// say it in the user's language (the format is the catalog's key).
+// say it in the user's language (the format is the catalog's key; an
+// argument that is a Said is said first).
 type Note struct {
 	Severity Severity `json:"severity"`
 	Text     string   `json:"text"`
@@ -92,6 +93,12 @@ type Note struct {
 // newNote is a note made from a format and its arguments.
 func newNote(s Severity, format string, args ...any) Note {
 	return Note{Severity: s, Text: fmt.Sprintf(format, args...), Format: format, Args: args}
+}
+
+// NoteOf is a note of another package's words (keeper's, for a plan that
+// keeps or mirrors a disk): its English text, format and arguments.
+func NoteOf(s Severity, said Said) Note {
+	return Note{Severity: s, Text: said.Text, Format: said.Format, Args: said.Args}
 }
 
 // String is the note as the CLI and the menu show it: "Tip: …" for advice,

@@ -68,14 +68,14 @@ const otherUser = "belongs to another user, "
 
 // OtherUserWhose is what Whose says of a disk the user named owns (its top
 // folder is theirs): it is theirs to use, not this user's.
-func OtherUserWhose(user string) string {
-	return otherUser + user + ": only they can open, save or eject it (its RAMBar mark is theirs to read)"
+func OtherUserWhose(user string) Said {
+	return Sayf(otherUser+"%s: only they can open, save or eject it (its RAMBar mark is theirs to read)", user)
 }
 
 // OtherUser says whose disk a Whose sentence names when it is another
 // user's ("" when it is not).
-func OtherUser(whose string) string {
-	rest, ok := strings.CutPrefix(whose, otherUser)
+func OtherUser(whose Said) string {
+	rest, ok := strings.CutPrefix(whose.Text, otherUser)
 	if !ok {
 		return ""
 	}

@@ -44,13 +44,13 @@ func cacheItem(s menuState, d diskState) (Item, bool) {
 		if name, ok := strings.CutSuffix(t.Label, " cache"); ok && t.Key == t.Path { // an app's cache folder, by its name
 			title = s.P.T("%s cache", name)
 		}
-		it := Item{Key: key + "/" + t.Key, Title: title, Checkbox: true, Tooltip: t.Path + ": " + t.Gain,
+		it := Item{Key: key + "/" + t.Key, Title: title, Checkbox: true, Tooltip: t.Path + ": " + s.P.T(t.Gain),
 			action: action{Kind: actCacheToggle, Disk: name, Text: t.Key}}
 		switch {
 		case s.Caps.SameName(t.OnDisk, name):
 			it.Checked = true
 		case t.OnDisk != "":
-			it.Disabled, it.Tooltip = true, "on "+t.OnDisk+" now"
+			it.Disabled, it.Tooltip = true, s.P.T("on %s now", t.OnDisk)
 		}
 		sub = append(sub, it)
 	}

@@ -255,7 +255,7 @@ func (c *Controller) refresh(forceUsage bool) {
 	gen := c.settingsGen
 	before := make([]ramdisk.Volume, 0, len(c.state.Disks))
 	for _, d := range c.state.Disks {
-		if d.Whose == "" && d.Op != opReclaiming && d.Op != opEjecting {
+		if d.Whose.Text == "" && d.Op != opReclaiming && d.Op != opEjecting {
 			before = append(before, d.Volume)
 		}
 	}
@@ -353,7 +353,7 @@ func (c *Controller) applyRefresh(vs []ramdisk.Volume, lerr error, mem ramdisk.M
 			disks = append(disks, d)
 			continue
 		}
-		if d.Whose != "" {
+		if d.Whose.Text != "" {
 			// Another data folder's disk, or one no RAMBar made: its
 			// maker speaks of it, not this app.
 			continue

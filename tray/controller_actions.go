@@ -35,7 +35,7 @@ func (c *Controller) handle(key string) {
 		c.eject(disk, true)
 	case actEjectAll:
 		for i := range c.state.Disks {
-			if c.state.Disks[i].Op == opNone && c.state.Disks[i].Whose == "" {
+			if c.state.Disks[i].Op == opNone && c.state.Disks[i].Whose.Text == "" {
 				c.eject(&c.state.Disks[i], false)
 			}
 		}
@@ -380,7 +380,7 @@ func (c *Controller) quitQuestion() QuitQuestion {
 	var q QuitQuestion
 	for _, d := range c.state.Disks {
 		switch {
-		case d.Whose != "":
+		case d.Whose.Text != "":
 			q.Others = append(q.Others, d.Volume.Name)
 		case d.Kept:
 			q.Saved = append(q.Saved, d.Volume.Name)
@@ -427,7 +427,7 @@ func (c *Controller) askQuit() {
 // stay, then quits.
 func (c *Controller) ejectAndQuit() {
 	for i := range c.state.Disks {
-		if c.state.Disks[i].Op == opNone && c.state.Disks[i].Whose == "" {
+		if c.state.Disks[i].Op == opNone && c.state.Disks[i].Whose.Text == "" {
 			c.eject(&c.state.Disks[i], false)
 		}
 	}

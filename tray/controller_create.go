@@ -3,7 +3,6 @@ package tray
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync/atomic"
 
 	"rambar/ramdisk"
@@ -89,8 +88,8 @@ func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm
 func (c *Controller) created(v ramdisk.Volume) {
 	c.state.Creating = ""
 	for _, n := range v.Notes {
-		if text, ok := strings.CutPrefix(n, ramdisk.WarningNote); ok {
-			c.notify(v.Name+": work kept in a snapshot", text)
+		if w, ok := n.Warning(); ok {
+			c.notify(c.p.T("%s: work kept in a snapshot", v.Name), Say(c.p, w))
 		}
 	}
 	if _, ok := c.state.Disk(v.Name); !ok {

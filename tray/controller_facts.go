@@ -11,7 +11,7 @@ import (
 type diskFacts struct {
 	known      bool // the use cases were asked
 	incomplete bool
-	whose      string
+	whose      ramdisk.Said
 	inUse      int
 	saved      time.Time
 	changed    int

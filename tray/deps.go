@@ -74,10 +74,10 @@ type Disks interface {
 	Incomplete(v ramdisk.Volume) bool
 	// Whose says, for a disk this RAMBar did not make (another user's,
 	// another data folder's, or one it does not know), whose it is in
-	// words; "" for one it made. The menu marks such a disk, offers only
-	// ejecting it without saving, and Eject All leaves it alone. Called on
-	// every refresh: cheap.
-	Whose(v ramdisk.Volume) string
+	// words, after its name (Say says them); nothing (no Text) for one it
+	// made. The menu marks such a disk, offers only ejecting it without
+	// saving, and Eject All leaves it alone. Called on every refresh: cheap.
+	Whose(v ramdisk.Volume) ramdisk.Said
 	// Notices are things the user must hear about that belong to no
 	// mounted disk (a reclaim that was stopped, with where its contents
 	// wait and how to go on), one line each. Called on every refresh: cheap.

@@ -24,7 +24,7 @@ func pseudoState(p *i18n.Printer) menuState {
 	full.Busy = &ramdisk.BusyError{}
 	full.Usage.Pinned()
 	other := measuredDisk(vol("Other", 2*ramdisk.GiB, ramdisk.TmpFS), 0, 0)
-	other.Whose, other.Incomplete = "belongs to another user", true
+	other.Whose, other.Incomplete = ramdisk.Plain("belongs to another user"), true
 	saving := measuredDisk(vol("Busy", 4*ramdisk.GiB, ramdisk.HFSPlus), ramdisk.GiB, 4*ramdisk.GiB)
 	saving.Op, saving.Progress, saving.Kept = opSaving, ramdisk.Progress{BytesDone: 45, BytesTotal: 100}, true
 	mem := gb16
@@ -85,5 +85,45 @@ func TestMenuInEveryLanguage(t *testing.T) {
 		if !strings.Contains(de, want) {
 			t.Errorf("German menu lacks %q:\n%s", want, de)
 		}
+	}
+}
+
+// TestDomainWordsInTheMenu: the domain packages' words the menu shows
+// (what is known of a disk's maker, what a cache gains, the New RAM Disk
+// window's plan and its notes) come through the printer: in German they
+// are German, in English as the CLI says them.
+func TestDomainWordsInTheMenu(t *testing.T) {
+	de := i18n.For(language.German)
+	other := measuredDisk(vol("Other", 2*ramdisk.GiB, ramdisk.TmpFS), 0, 0)
+	other.Whose = ramdisk.Sayf("is another RAMBar's disk: it was made with %s",
+		ramdisk.Sayf("the data folder %s of user %s (uid %s)", "/d", "ada", "501"))
+	s := menuState{P: de, Disks: []diskState{other}, Caps: darwin, Features: featureSet{Caches: true},
+		Caches: []CacheTarget{{Key: "chrome", Label: "Chrome cache", Path: "/h/chrome", Gain: "less SSD wear; page loads are network-bound, so little speed"},
+			{Key: "npm", Label: "npm cache", Path: "/h/.npm", Gain: "npm install reads and writes many small files: some speed, refilled after every eject", OnDisk: "Work"}}}
+	tips := map[string]string{}
+	buildMenu(s).Walk(func(it Item) { tips[it.Key] = it.Tooltip })
+	for key, want := range map[string]string{
+		"disk/Other/whose":        "Other ist die Disk eines anderen RAMBar: Sie wurde erstellt mit Datenordner /d von Benutzer ada (UID 501)",
+		"disk/Other/cache/chrome": "/h/chrome: weniger SSD-Verschleiß; Seitenaufrufe hängen am Netzwerk, also wenig Tempo",
+		"disk/Other/cache/npm":    "jetzt auf Work",
+	} {
+		if tips[key] != want {
+			t.Errorf("%s: tooltip %q, want %q", key, tips[key], want)
+		}
+	}
+
+	p, err := ramdisk.NewPlan(ramdisk.Request{Name: "Huge", Size: 20 * ramdisk.GiB, Force: true},
+		ramdisk.Facts{Caps: darwin, Memory: ramdisk.Memory{Physical: 16 * ramdisk.GiB, SwapTotal: ramdisk.GiB}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := PlanTextIn(de, p)
+	for _, w := range []string{"Huge: 20 GiB APFS, wächst beim Schreiben erstellen?", "• Warnung: erzwungen: 20 GiB würde RAM-Disks auf 20 GiB Speicher wachsen lassen"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("German plan lacks %q:\n%s", w, got)
+		}
+	}
+	if got, want := PlanText(p), "Create "+p.Summary()+"?\n"; !strings.HasPrefix(got, want) || !strings.Contains(got, "\n• Warning: forced: ") {
+		t.Errorf("English plan %q", got)
 	}
 }

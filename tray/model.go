@@ -142,8 +142,9 @@ type diskState struct {
 	Changed int
 	// Incomplete is true when the disk's restore did not finish.
 	Incomplete bool
-	// Whose is set for a disk this RAMBar did not make (Disks.Whose).
-	Whose string
+	// Whose is set (has Text) for a disk this RAMBar did not make
+	// (Disks.Whose).
+	Whose ramdisk.Said
 	// InUse is how many paths kept changing during the save that made the
 	// disk's last snapshot (taken while in use); 0 when it was consistent.
 	InUse int
@@ -225,7 +226,7 @@ func (s menuState) Held() ramdisk.Size {
 func (s menuState) ownDisks() int {
 	n := 0
 	for _, d := range s.Disks {
-		if d.Whose == "" {
+		if d.Whose.Text == "" {
 			n++
 		}
 	}

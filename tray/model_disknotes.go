@@ -50,9 +50,9 @@ func diskNotes(s menuState, d diskState, key string) []Item {
 		sub = append(sub, Item{Key: key + "/incomplete", Title: p.T("⚠ Restore incomplete: its saved state is kept, not saved over"),
 			Tooltip: p.T("RAMBar was stopped while restoring this disk. Eject it and mount it again to restore the whole saved state."), Disabled: true})
 	}
-	if d.Whose != "" {
+	if d.Whose.Text != "" {
 		sub = append(sub, Item{Key: key + "/whose", Title: p.T("Not made by this RAMBar: Eject All leaves it alone"),
-			Tooltip: d.Volume.Name + " " + d.Whose, Disabled: true})
+			Tooltip: d.Volume.Name + " " + Say(p, d.Whose), Disabled: true})
 	}
 	if d.UsageErr != nil {
 		sub = append(sub, Item{Key: key + "/usageerr", Title: p.T("Can't measure: %s", short(d.UsageErr)), Tooltip: d.UsageErr.Error(), Disabled: true})
@@ -74,7 +74,7 @@ func diskActions(s menuState, d diskState, key string, act func(actionKind) acti
 		}
 		extra = append(extra, Item{Key: key + "/save", Title: t, Disabled: !idle, action: act(actSaveNow)})
 	}
-	if s.Features.SaveNow && (d.Op == opKeeping || !d.Kept && d.Whose == "" && !d.Incomplete) {
+	if s.Features.SaveNow && (d.Op == opKeeping || !d.Kept && d.Whose.Text == "" && !d.Incomplete) {
 		t := p.T("Keep Contents")
 		if d.Op == opKeeping {
 			t = progressText(p, d)

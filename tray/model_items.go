@@ -26,11 +26,11 @@ func diskLine(p *i18n.Printer, d diskState) string {
 		name = "• " + name
 	}
 	switch {
-	case d.Incomplete && d.Whose != "":
+	case d.Incomplete && d.Whose.Text != "":
 		name = p.T("%s (restore incomplete, not made here)", name)
 	case d.Incomplete:
 		name = p.T("%s (restore incomplete)", name)
-	case d.Whose != "":
+	case d.Whose.Text != "":
 		name = p.T("%s (not made here)", name)
 	}
 	size := p.Number(d.Volume.Size.String())
@@ -116,10 +116,10 @@ func ejectItems(p *i18n.Printer, key string, d diskState, act func(actionKind) a
 		ejectTitle = p.T("Ejecting…")
 	}
 	switch {
-	case d.Whose != "":
+	case d.Whose.Text != "":
 		// Eject would be refused (this RAMBar cannot save it): say what it does.
 		sub = append(sub, Item{Key: key + "/eject", Title: p.T("Eject Without Saving (another RAMBar's disk)"), Disabled: !idle,
-			Tooltip: p.T("%s %s; eject it there to save it first", d.Volume.Name, d.Whose), action: act(actForceEject)})
+			Tooltip: p.T("%s %s; eject it there to save it first", d.Volume.Name, Say(p, d.Whose)), action: act(actForceEject)})
 	case d.Incomplete:
 		// Eject would be refused (it would save the partial disk): drop it instead.
 		sub = append(sub, Item{Key: key + "/eject", Title: p.T("Eject Without Saving (the saved copy is kept)"), Disabled: !idle,

@@ -26,7 +26,7 @@ func TestOtherUsersDisksAreOneLine(t *testing.T) {
 	if line == nil || line.Title != "2 RAM disks of other users" || !line.Disabled || len(line.Children) > 0 || !strings.Contains(line.Tooltip, "root") {
 		t.Errorf("the other users' line: %+v", line)
 	}
-	if ramdisk.OtherUser(a.Whose) != "root" || ramdisk.OtherUser("is another RAMBar's disk") != "" {
+	if ramdisk.OtherUser(a.Whose) != "root" || ramdisk.OtherUser(ramdisk.Plain("is another RAMBar's disk")) != "" {
 		t.Error("OtherUser does not read Whose back")
 	}
 }

@@ -128,11 +128,11 @@ func (f *fakeDisks) MirrorConflicts(v ramdisk.Volume) (int, string) {
 
 func (f *fakeDisks) Incomplete(v ramdisk.Volume) bool { return f.incomplete != nil && f.incomplete(v) }
 
-func (f *fakeDisks) Whose(v ramdisk.Volume) string {
+func (f *fakeDisks) Whose(v ramdisk.Volume) ramdisk.Said {
 	if f.whose == nil {
-		return ""
+		return ramdisk.Said{}
 	}
-	return f.whose(v)
+	return ramdisk.Plain(f.whose(v))
 }
 
 func (f *fakeDisks) InUse(v ramdisk.Volume) int {

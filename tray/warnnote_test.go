@@ -18,12 +18,15 @@ import (
 func TestCreateWarningIsNotified(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		notes  []string
+		notes  []ramdisk.Said
 		notify string // "" for none
 	}{
-		{"a warning", []string{"icon: not set", ramdisk.WarningNote + "Site's snapshot 20261206T100000.000000Z holds 1 path that /f lacks (draft.md)"},
+		{"a warning", []ramdisk.Said{ramdisk.Plain("icon: not set"), ramdisk.Warn(ramdisk.Sayf("%s's snapshot %s holds %d paths that %s lacks (%s)",
+			"Site", "20261206T100000.000000Z", 2, "/f", "draft.md, notes.md"))},
+			"Site: work kept in a snapshot: Site's snapshot 20261206T100000.000000Z holds 2 paths"},
+		{"a warning in English only", []ramdisk.Said{ramdisk.Plain(ramdisk.WarningNote + "Site's snapshot 20261206T100000.000000Z holds 1 path that /f lacks (draft.md)")},
 			"Site: work kept in a snapshot: Site's snapshot 20261206T100000.000000Z holds 1 path"},
-		{"no warning", []string{"icon: not set"}, ""},
+		{"no warning", []ramdisk.Said{ramdisk.Plain("icon: not set")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := settingsfile.Store{Path: filepath.Join(t.TempDir(), "settings.plist")}

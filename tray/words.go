@@ -3,6 +3,8 @@ package tray
 import (
 	"time"
 
+	"golang.org/x/text/language"
+
 	"rambar/i18n"
 	"rambar/ramdisk"
 )
@@ -68,3 +70,73 @@ func Ago(p *i18n.Printer, d time.Duration) string {
 	}
 	return p.T("%d days ago", int(d/(24*time.Hour)))
 }
+
+// Say is a domain package's sentence (a disk's note, what is known of a
+// disk's maker) in p's language: in English, and for one made without a
+// format (an error's English detail), its English text as the CLI says
+// it; else its format through the catalog, with its arguments that are
+// sentences said first.
+func Say(p *i18n.Printer, s ramdisk.Said) string {
+	if s.Format == "" || english(p) {
+		return s.Text
+	}
+	return p.T(s.Format, sayArgs(p, s.Args)...)
+}
+
+// sayArgs are args with those that are sentences said in p's language.
+func sayArgs(p *i18n.Printer, args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if s, ok := a.(ramdisk.Said); ok {
+			a = Say(p, s)
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// PlanSummary is a plan's first line (ramdisk.Plan.Summary) in p's
+// language, as the CLI says it: "Scratch: 4 GiB APFS, grows as written".
+func PlanSummary(p *i18n.Printer, plan ramdisk.Plan) string {
+	if english(p) {
+		return plan.Summary()
+	}
+	size, fs := p.Number(plan.Size.String()), plan.FS.Label()
+	switch plan.Allocation {
+	case ramdisk.AllocUpfront:
+		return p.T("%s: %s %s, commits %s now", plan.Name, size, fs, p.Size(plan.CommitNow))
+	case ramdisk.AllocOnWrite:
+		return p.T("%s: %s %s, %s", plan.Name, size, fs, p.T("grows as written"))
+	}
+	return p.T("%s: %s %s, %s", plan.Name, size, fs, p.T("allocation unknown"))
+}
+
+// NoteText is a plan's note in p's language, as the CLI and the New RAM
+// Disk window say it: "Tip: …" for advice, "Warning: …" for a warning
+// (ramdisk.Note.String in English, and for a note made without a format).
+func NoteText(p *i18n.Printer, n ramdisk.Note) string {
+	if n.Format == "" || english(p) {
+		return n.String()
+	}
+	text := NoteBody(p, n)
+	switch n.Severity {
+	case ramdisk.Advice:
+		return p.T("Tip: %s", text)
+	case ramdisk.Warning:
+		return p.T("Warning: %s", text)
+	}
+	return text
+}
+
+// NoteBody is a plan's note in p's language without its "Tip: " or
+// "Warning: " (its Text in English, and for a note made without a
+// format).
+func NoteBody(p *i18n.Printer, n ramdisk.Note) string {
+	if n.Format == "" || english(p) {
+		return n.Text
+	}
+	return p.T(n.Format, sayArgs(p, n.Args)...)
+}
+
+// english reports whether p speaks English (nil does).
+func english(p *i18n.Printer) bool { return p == nil || p.Tag == language.English }

@@ -120,20 +120,19 @@ func reviewPlan(ctx context.Context, p *i18n.Printer, title zenity.Option, form 
 // every note (memory committed now or as written, advice, warnings).
 func PlanText(p ramdisk.Plan) string { return planText(nil, p) }
 
-// PlanTextIn is PlanText in lang's words (the plan's own notes stay
-// English: they are ramdisk's, shared with the CLI).
+// PlanTextIn is PlanText in lang's words.
 func PlanTextIn(lang *i18n.Printer, p ramdisk.Plan) string { return planText(lang, p) }
 
 // PlanRefusalIn is PlanRefusal in lang's words.
 func PlanRefusalIn(lang *i18n.Printer, err error) string { return planRefusal(lang, err) }
 
-// planText is PlanText in the user's language. The plan's own words (its
-// summary and notes) are ramdisk's, shared with the CLI, and still English.
+// planText is PlanText in the user's language: its summary and notes as
+// the CLI says them (PlanSummary, NoteText).
 func planText(lang *i18n.Printer, p ramdisk.Plan) string {
 	var b strings.Builder
-	b.WriteString(lang.T("Create %s?", p.Summary()) + "\n")
+	b.WriteString(lang.T("Create %s?", PlanSummary(lang, p)) + "\n")
 	for _, n := range p.Notes {
-		fmt.Fprintf(&b, "\n• %s", n)
+		fmt.Fprintf(&b, "\n• %s", NoteText(lang, n))
 	}
 	return b.String()
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"rambar/ramdisk"
 )
 
 // finderInfoXattr is the extended attribute that holds a file's or folder's
@@ -15,7 +17,7 @@ const finderInfoXattr = "com.apple.FinderInfo"
 
 // setCustomIconFlag sets kHasCustomIcon in root's FinderInfo, keeping the
 // other bytes, so Finder shows root/.VolumeIcon.icns.
-func setCustomIconFlag(root string) ([]string, error) {
+func setCustomIconFlag(root string) ([]ramdisk.Said, error) {
 	old := make([]byte, 32)
 	n, err := unix.Getxattr(root, finderInfoXattr, old)
 	if err != nil && !errors.Is(err, unix.ENOATTR) {

@@ -36,7 +36,7 @@ const maxIconBytes = 16 << 20
 // needed). Elsewhere the flag is not set and a note says so: Linux file
 // managers do not read .VolumeIcon.icns. The icon file is untrusted input:
 // bounded, and a .png must decode.
-func Set(root, icon string) (notes []string, err error) {
+func Set(root, icon string) (notes []ramdisk.Said, err error) {
 	data, err := iconData(icon)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"rambar/ramdisk"
 )
 
 // TestWithCustomIcon: the custom-icon bit is set in FinderInfo and every
@@ -64,7 +66,7 @@ func TestSet(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(got, []byte("icns")) {
 		t.Fatalf("%s: %d bytes, %v", FileName, len(got), err)
 	}
-	if n := strings.Join(notes, "; "); runtime.GOOS != "darwin" && !strings.Contains(n, "only macOS's Finder shows it") {
+	if n := strings.Join(ramdisk.Texts(notes), "; "); runtime.GOOS != "darwin" && !strings.Contains(n, "only macOS's Finder shows it") {
 		t.Errorf("notes %q: want the Linux note", n)
 	}
 	icnsPath := filepath.Join(dir, "icon.icns")
