@@ -85,7 +85,7 @@ func runList(ctx context.Context, a *App, in *input) error {
 	}
 	for _, d := range detached {
 		// Out of the file tree and no longer mounted, but not out of memory.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t%s\t%s\t-\n", d.Name, say.T("(ejected)"), d.FS.Label(), say.Size(d.Held), d.Status())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t%s\t%s\t-\n", d.Name, say.T("(ejected)"), d.FS.Label(), say.Size(d.Held), say.said(d.Status()))
 		held += d.Held
 	}
 	tw.Flush()

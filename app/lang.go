@@ -146,12 +146,7 @@ func (s speech) ago(d time.Duration) string {
 }
 
 // listSep is what goes between the items of a list: ", " or "、".
-func (s speech) listSep() string {
-	if s.cjk() {
-		return "、"
-	}
-	return ", "
-}
+func (s speech) listSep() string { return tray.ListSep(s.p) }
 
 // clauseSep is what goes between the clauses of a sentence: "; " or "；".
 func (s speech) clauseSep() string {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"rambar/ramdisk"
+	"rambar/tray"
 )
 
 // A preset's description in the user's language: a list of its settings,
@@ -11,32 +12,7 @@ import (
 // ramdisk.ContentsPhrase, as they were.
 
 // presetContents is how a preset keeps its contents, for `preset list`.
-func presetContents(s speech, p ramdisk.Preset) string {
-	if s.english() {
-		return ramdisk.ContentsPhrase(p)
-	}
-	var items []string
-	switch {
-	case p.Contents == ramdisk.Keep:
-		items = append(items, s.T("kept"))
-	case p.Contents == ramdisk.Mirror && p.InPlace:
-		items = append(items, s.T("mirrors %s in place", p.MirrorPath))
-	case p.Contents == ramdisk.Mirror:
-		items = append(items, s.T("mirrors %s", p.MirrorPath))
-	default:
-		return s.T("discarded")
-	}
-	switch {
-	case p.SaveAuto:
-		items = append(items, s.T("saved continuously"))
-	case p.SaveEvery > 0:
-		items = append(items, s.T("saved every %s", s.Number(ramdisk.ShortDuration(p.SaveInterval()))))
-	}
-	if p.Snapshots > 0 {
-		items = append(items, s.T("%d snapshots", p.Snapshots))
-	}
-	return strings.Join(items, s.listSep())
-}
+func presetContents(s speech, p ramdisk.Preset) string { return tray.PresetContents(s.p, p) }
 
 // presetLine is the one-line summary add and edit print.
 func presetLine(s speech, p ramdisk.Preset) string {

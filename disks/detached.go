@@ -53,7 +53,7 @@ func (d Detached) PIDs() string {
 
 // Status is the disk as list and the menu show it: "ejected, memory held
 // by PIDs 4242 (sleep)".
-func (d Detached) Status() string { return "ejected, memory held by " + d.PIDs() }
+func (d Detached) Status() ramdisk.Said { return ramdisk.Sayf("ejected, memory held by %s", d.PIDs()) }
 
 // detachedAfter notes a disk Eject unmounted with force, if it is still
 // held (device is its ramdisk.Detacher DeviceID from before the eject).

@@ -2,7 +2,6 @@ package disks
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -179,16 +178,22 @@ func (m *Menu) SaveStatus(v ramdisk.Volume) (time.Time, int) {
 }
 
 // Notices are the reclaims that were stopped and the disks ejected while
-// busy whose memory is still held, for the menu.
-func (m *Menu) Notices() []string {
-	var out []string
+// busy whose memory is still held, for the menu: each a sentence whose
+// words up to its first colon are its title.
+func (m *Menu) Notices() []ramdisk.Said {
+	var out []ramdisk.Said
 	for _, l := range m.S.StoppedReclaims() {
-		out = append(out, "A reclaim of "+l.Name+" was stopped: its contents are safe in "+l.Path+
-			"; run: rambar reclaim \""+l.Name+"\" --resume")
+		out = append(out, ramdisk.Sayf("A reclaim of %s was stopped: its contents are safe in %s; run: rambar reclaim \"%s\" --resume",
+			l.Name, l.Path, l.Name))
 	}
 	for _, d := range m.detached() {
-		out = append(out, fmt.Sprintf("%s %s: it is out of the file tree, but its %s are freed only when they exit or close its files",
-			d.Name, d.Status(), heldWords(d.Held)))
+		if d.Held > 0 {
+			out = append(out, ramdisk.Sayf("%s %s: it is out of the file tree, but its %s of memory are freed only when they exit or close its files",
+				d.Name, d.Status(), d.Held.Short()))
+			continue
+		}
+		out = append(out, ramdisk.Sayf("%s %s: it is out of the file tree, but its memory is freed only when they exit or close its files",
+			d.Name, d.Status()))
 	}
 	return out
 }
@@ -206,14 +211,6 @@ func (m *Menu) detached() []Detached {
 		m.detachedList, m.detachedAt = m.S.DetachedDisks(context.Background()), time.Now()
 	}
 	return m.detachedList
-}
-
-// heldWords is "12 MiB of memory", or "memory" when not measured.
-func heldWords(held ramdisk.Size) string {
-	if held <= 0 {
-		return "memory"
-	}
-	return held.Short() + " of memory"
 }
 
 // Incomplete reports whether the disk's restore did not finish.

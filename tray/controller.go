@@ -280,7 +280,7 @@ func (c *Controller) refresh(forceUsage bool) {
 			}
 			facts[v.Name] = factsOf(disks, v)
 		}
-		var notices []string
+		var notices []ramdisk.Said
 		if disks != nil {
 			notices = disks.Notices()
 		}

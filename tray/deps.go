@@ -81,7 +81,7 @@ type Disks interface {
 	// Notices are things the user must hear about that belong to no
 	// mounted disk (a reclaim that was stopped, with where its contents
 	// wait and how to go on), one line each. Called on every refresh: cheap.
-	Notices() []string
+	Notices() []ramdisk.Said
 	// MirrorConflicts is what the last Mirror write-back of a disk left as
 	// conflicts (zero when it had none, or when a later save had none).
 	// Called on every refresh: cheap.

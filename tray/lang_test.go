@@ -127,3 +127,44 @@ func TestDomainWordsInTheMenu(t *testing.T) {
 		t.Errorf("English plan %q", got)
 	}
 }
+
+// TestPresetLineInEveryLanguage: the presets' list of Edit Presets… says
+// how each keeps its contents in the menu's language (it was English
+// inside translated lines), with the language's list separator; English
+// as ramdisk.ContentsPhrase says it.
+func TestPresetLineInEveryLanguage(t *testing.T) {
+	p := ramdisk.Preset{Name: "Work", Size: "4G", Contents: ramdisk.Keep, SaveEvery: 300, Snapshots: 3, AutoMount: true}
+	tests := []struct {
+		lang language.Tag
+		want string
+	}{
+		{language.English, "Work: 4G, kept, saved every 5 min, 3 snapshots, at login"},
+		{language.German, "Work: 4G, behalten, alle 5 min gesichert, 3 Schnappschüsse, bei der Anmeldung"},
+		{language.Japanese, "Work：4G、保持、5 min ごとに保存、スナップショット 3 個、ログイン時"},
+	}
+	for _, tt := range tests {
+		if got := presetLine(i18n.For(tt.lang), p); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.lang, got, tt.want)
+		}
+	}
+}
+
+// TestNoticesInTheMenusLanguage: a notice that belongs to no disk (a
+// stopped reclaim) is said in the menu's language, titled by its words up
+// to its colon (a full-width one in Japanese).
+func TestNoticesInTheMenusLanguage(t *testing.T) {
+	n := ramdisk.Sayf("A reclaim of %s was stopped: its contents are safe in %s; run: rambar reclaim \"%s\" --resume", "Work", "/d/reclaim/Work", "Work")
+	for _, tt := range []struct {
+		lang  language.Tag
+		title string
+	}{
+		{language.English, "⚠ A reclaim of Work was stopped"},
+		{language.German, "⚠ Eine Rückgewinnung von Work wurde angehalten"},
+		{language.Japanese, "⚠ Work の回収が中断されました"},
+	} {
+		m := buildMenu(menuState{P: i18n.For(tt.lang), Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(), Notices: []ramdisk.Said{n}})
+		if it, ok := m.Find("warn/notice/0"); !ok || it.Title != tt.title || !strings.Contains(it.Tooltip, "/d/reclaim/Work") {
+			t.Errorf("%s: notice item %+v (found %v), want title %q", tt.lang, it, ok, tt.title)
+		}
+	}
+}

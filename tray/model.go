@@ -196,7 +196,7 @@ type menuState struct {
 	Creating         string
 	CreatingProgress ramdisk.Progress
 	// Notices are warnings that belong to no mounted disk (Disks.Notices).
-	Notices []string
+	Notices []ramdisk.Said
 	// Caches are the cache targets "Use for…" offers (Features.Caches).
 	Caches []CacheTarget
 	// Status is what the app is doing that no click started (Deps.Status:

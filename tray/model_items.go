@@ -252,9 +252,10 @@ func warnings(s menuState) []Item {
 		out = append(out, Item{Key: "warn/swap", Title: s.P.T("⚠ Swapping: RAM disks add to memory pressure"),
 			Tooltip: text, action: action{Kind: actExplain, Text: text}})
 	}
-	for i, n := range s.Notices {
+	for i, said := range s.Notices {
+		n := Say(s.P, said)
 		title := n
-		if i := strings.Index(title, ":"); i > 0 {
+		if i := strings.IndexAny(title, ":："); i > 0 {
 			title = title[:i]
 		}
 		out = append(out, Item{Key: fmt.Sprintf("warn/notice/%d", i), Title: "⚠ " + title, Tooltip: n, action: action{Kind: actExplain, Text: n}})

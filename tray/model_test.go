@@ -345,7 +345,7 @@ func TestSaveTakenInUseIsShown(t *testing.T) {
 
 func TestNoticesAreWarnings(t *testing.T) {
 	n := "A reclaim of Work was stopped: its contents are safe in /data/reclaim/Work-20261201T080000Z; run: rambar reclaim \"Work\" --resume"
-	m := buildMenu(menuState{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(), Notices: []string{n}})
+	m := buildMenu(menuState{Memory: gb16, Caps: linux, Settings: ramdisk.DefaultSettings(), Notices: []ramdisk.Said{ramdisk.Plain(n)}})
 	it, ok := m.Find("warn/notice/0")
 	if !ok || it.Title != "⚠ A reclaim of Work was stopped" || it.action.Text != n || m.Icon != IconWarning {
 		t.Errorf("notice item %+v (found %v), icon %v", it, ok, m.Icon)

@@ -83,7 +83,7 @@ func presetLine(lang *i18n.Printer, p ramdisk.Preset) string {
 		parts[0] += " " + p.FS.Label()
 	}
 	if p.Contents != ramdisk.Discard {
-		parts = append(parts, ramdisk.ContentsPhrase(p))
+		parts = append(parts, PresetContents(lang, p))
 	}
 	if p.Hidden {
 		parts = append(parts, lang.T("hidden"))
@@ -91,7 +91,7 @@ func presetLine(lang *i18n.Printer, p ramdisk.Preset) string {
 	if p.AutoMount {
 		parts = append(parts, lang.T("at login"))
 	}
-	return lang.T("%s: %s", p.Name, strings.Join(parts, ", "))
+	return lang.T("%s: %s", p.Name, strings.Join(parts, ListSep(lang)))
 }
 
 // run is "Edit Presets…": pick a preset (or Add Preset…), then edit, remove

@@ -24,7 +24,7 @@ type fakeDisks struct {
 	// incomplete says which disks' restores did not finish.
 	incomplete func(v ramdisk.Volume) bool
 	whose      func(v ramdisk.Volume) string
-	notices    []string
+	notices    []ramdisk.Said
 	// conflicts is what the last write-back of a disk left.
 	conflicts func(v ramdisk.Volume) (int, string)
 	// inUse is how many paths changed during a disk's last save.
@@ -110,7 +110,7 @@ func (f *fakeDisks) Keep(ctx context.Context, v ramdisk.Volume, folder string, p
 	return f.keep(ctx, v, folder)
 }
 
-func (f *fakeDisks) Notices() []string { return f.notices }
+func (f *fakeDisks) Notices() []ramdisk.Said { return f.notices }
 
 func (f *fakeDisks) InPlace(v ramdisk.Volume) string {
 	if f.inPlace == nil {

@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"strings"
 	"time"
 
 	"golang.org/x/text/language"
@@ -140,3 +141,44 @@ func NoteBody(p *i18n.Printer, n ramdisk.Note) string {
 
 // english reports whether p speaks English (nil does).
 func english(p *i18n.Printer) bool { return p == nil || p.Tag == language.English }
+
+// ListSep is what goes between the items of a list in p's language: ", ",
+// or "、" in Japanese and Chinese.
+func ListSep(p *i18n.Printer) string {
+	if p != nil {
+		if base, _ := p.Tag.Base(); base.String() == "ja" || base.String() == "zh" {
+			return "、"
+		}
+	}
+	return ", "
+}
+
+// PresetContents is how a preset keeps its contents (ramdisk.ContentsPhrase)
+// in p's language, for the CLI's preset list and the menu's presets:
+// "kept, saved every 5 min, 3 snapshots".
+func PresetContents(p *i18n.Printer, preset ramdisk.Preset) string {
+	if english(p) {
+		return ramdisk.ContentsPhrase(preset)
+	}
+	var items []string
+	switch {
+	case preset.Contents == ramdisk.Keep:
+		items = append(items, p.T("kept"))
+	case preset.Contents == ramdisk.Mirror && preset.InPlace:
+		items = append(items, p.T("mirrors %s in place", preset.MirrorPath))
+	case preset.Contents == ramdisk.Mirror:
+		items = append(items, p.T("mirrors %s", preset.MirrorPath))
+	default:
+		return p.T("discarded")
+	}
+	switch {
+	case preset.SaveAuto:
+		items = append(items, p.T("saved continuously"))
+	case preset.SaveEvery > 0:
+		items = append(items, p.T("saved every %s", p.Number(ramdisk.ShortDuration(preset.SaveInterval()))))
+	}
+	if preset.Snapshots > 0 {
+		items = append(items, p.T("%d snapshots", preset.Snapshots))
+	}
+	return strings.Join(items, ListSep(p))
+}
