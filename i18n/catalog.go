@@ -141,11 +141,11 @@ func theCatalog() (*catalog.Builder, error) {
 
 func set(b *catalog.Builder, t language.Tag, id string, e entry) error {
 	if e.Plural == nil {
-		return b.SetString(t, id, e.Text)
+		return b.SetString(t, id, wAsV(e.Text))
 	}
 	var cases []any
 	for _, k := range sortedKeys(e.Plural) {
-		cases = append(cases, k, e.Plural[k])
+		cases = append(cases, k, wAsV(e.Plural[k]))
 	}
 	return b.Set(t, id, plural.Selectf(e.Arg, "%d", cases...))
 }

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,16 +22,63 @@ var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa
 var translating = map[string][]int{"T": {0}, "t": {0}, "N": {0}, "usagef": {0}, "msg": {0}, "field": {0, 1},
 	"note": {1}, "newNote": {1}}
 
+// errorDirs are the packages whose error sentences are translatable: only
+// their calls of i18n.Errorf and i18n.New are scanned.
+var errorDirs = []string{"../disks", "../keeper", "../snapshot", "../snapstore", "../linux", "../darwin", "../cache"}
+
+// translatingErrors are i18n's functions whose first argument is an
+// error's English format, the catalog's key.
+var translatingErrors = map[string]bool{"Errorf": true, "New": true}
+
+// scanCalls adds to out the messages af's calls ask for: every translating
+// call's in a package of translatedDirs (all is true), and the formats of
+// its translatable errors in any package.
+func scanCalls(af *ast.File, fset *token.FileSet, eval func(ast.Expr) (string, bool), all bool, out map[string][]string) {
+	ast.Inspect(af, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		name, pkg := "", ""
+		switch f := call.Fun.(type) {
+		case *ast.SelectorExpr:
+			name = f.Sel.Name
+			if id, ok := f.X.(*ast.Ident); ok {
+				pkg = id.Name
+			}
+		case *ast.Ident:
+			name = f.Name
+		}
+		var args []int
+		switch {
+		case pkg == "i18n" && translatingErrors[name]:
+			args = []int{0}
+		case all:
+			args = translating[name]
+		}
+		for _, i := range args {
+			if i >= len(call.Args) {
+				continue
+			}
+			if s, ok := eval(call.Args[i]); ok {
+				out[s] = append(out[s], fset.Position(call.Pos()).String())
+			}
+		}
+		return true
+	})
+}
+
 // codeMessages are the messages the code asks for: the first argument of
 // every call of a method named T or t that is a string literal, a
 // concatenation of literals, or a package constant made of them; the
 // texts the code marks with i18n.N; and, in the CLI, the formats of its
 // usage errors (usagef), of the texts it says later (msg) and of info's
-// rows (field), which it translates when it prints them.
+// rows (field), which it translates when it prints them; and the formats
+// of translatable errors (i18n.Errorf, i18n.New) in any package.
 func codeMessages(t *testing.T) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
-	for _, dir := range translatedDirs {
+	for _, dir := range append(slices.Clone(translatedDirs), errorDirs...) {
 		fset := token.NewFileSet()
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
@@ -84,28 +132,7 @@ func codeMessages(t *testing.T) map[string][]string {
 			return "", false
 		}
 		for _, af := range parsed {
-			ast.Inspect(af, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok || len(call.Args) == 0 {
-					return true
-				}
-				name := ""
-				switch f := call.Fun.(type) {
-				case *ast.SelectorExpr:
-					name = f.Sel.Name
-				case *ast.Ident:
-					name = f.Name
-				}
-				for _, i := range translating[name] {
-					if i >= len(call.Args) {
-						continue
-					}
-					if s, ok := eval(call.Args[i]); ok {
-						out[s] = append(out[s], fset.Position(call.Pos()).String())
-					}
-				}
-				return true
-			})
+			scanCalls(af, fset, eval, slices.Contains(translatedDirs, dir), out)
 		}
 	}
 	return out
