@@ -134,6 +134,32 @@ func own(err error) (*Error, bool) {
 	return nil, false
 }
 
+// errorArgs are args with each error that holds a sentence of ours said
+// in p's language (args itself when there is none, and in English).
+func (p *Printer) errorArgs(args []any) []any {
+	if p.Tag == language.English {
+		return args
+	}
+	var out []any
+	for i, a := range args {
+		err, ok := a.(error)
+		if !ok {
+			continue
+		}
+		if _, ours := Translatable(err); !ours {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), args...)
+		}
+		out[i] = p.say(err)
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
 // sayError is e said in p's language, its error arguments said by Err.
 func (p *Printer) sayError(e *Error) string {
 	if len(e.Args) == 0 {

@@ -100,6 +100,9 @@ func TestErrorSaidInTheReadersLanguage(t *testing.T) {
 			t.Errorf("%q:\n got %q\nwant %q", c.err, got, c.want)
 		}
 	}
+	if got := de.T("rambar: %s", fmt.Errorf("save Build: %w", bad)); got != `rambar: save Build: ungültiger Name ".x": darf nicht mit '.' beginnen` {
+		t.Errorf("an error argument of T: %q", got)
+	}
 	if got := wAsV("%w: %[2]w, 25%%, %q"); got != "%v: %[2]v, 25%%, %q" {
 		t.Errorf("wAsV: %q", got)
 	}

@@ -66,7 +66,7 @@ func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm
 					return
 				}
 				c.state.Creating = ""
-				c.notify(c.p.T("Can't make %s", r.Name), short(err))
+				c.notify(c.p.T("Can't make %s", r.Name), short(c.p, err))
 			})
 			return
 		}
@@ -81,7 +81,7 @@ func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm
 		}
 		c.post(func() {
 			c.state.Creating = ""
-			c.notify(c.p.T("Can't make %s", r.Name), short(err))
+			c.notify(c.p.T("Can't make %s", r.Name), short(c.p, err))
 		})
 	})
 }
@@ -129,7 +129,7 @@ func (c *Controller) custom() {
 			switch {
 			case errors.Is(err, ramdisk.ErrCancelled):
 			case err != nil:
-				c.notify(c.p.T("Can't make a RAM disk"), short(err))
+				c.notify(c.p.T("Can't make a RAM disk"), short(c.p, err))
 			default:
 				c.createWith(ramdisk.Request{Name: plan.Name, Size: plan.Size, FS: plan.FS, Hidden: plan.Hidden, Force: plan.Forced}, "", answers)
 			}
@@ -146,7 +146,7 @@ func (c *Controller) mountPreset(name string) {
 	if c.d.Disks == nil {
 		size, err := ramdisk.ParseSize(preset.Size, c.state.Memory.Physical)
 		if err != nil {
-			c.notify(c.p.T("Can't make %s", preset.Name), short(err))
+			c.notify(c.p.T("Can't make %s", preset.Name), short(c.p, err))
 			return
 		}
 		c.create(ramdisk.Request{Name: preset.Name, Size: size, FS: preset.FS, Hidden: preset.Hidden}, "")
@@ -180,7 +180,7 @@ func (c *Controller) mountPreset(name string) {
 			c.state.CreatingProgress = ramdisk.Progress{}
 			if err != nil {
 				c.state.Creating = ""
-				c.notify(c.p.T("Can't make %s", preset.Name), short(err))
+				c.notify(c.p.T("Can't make %s", preset.Name), short(c.p, err))
 				return
 			}
 			c.created(v)
@@ -207,8 +207,8 @@ func (c *Controller) editPresets(f func(presetEditor, context.Context) (string, 
 	c.goJob(func(ctx context.Context) {
 		mount, err := f(e, ctx)
 		if err != nil && !errors.Is(err, ramdisk.ErrCancelled) {
-			if perr := e.dlg.Problem(ctx, c.p.T("Presets not changed"), err.Error()); perr != nil && !errors.Is(perr, ramdisk.ErrCancelled) {
-				c.post(func() { c.notify(c.p.T("Presets not changed"), short(err)) })
+			if perr := e.dlg.Problem(ctx, c.p.T("Presets not changed"), c.p.Err(err)); perr != nil && !errors.Is(perr, ramdisk.ErrCancelled) {
+				c.post(func() { c.notify(c.p.T("Presets not changed"), short(c.p, err)) })
 			}
 		}
 		c.post(func() {
