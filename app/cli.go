@@ -255,7 +255,7 @@ func (e shownError) Unwrap() error { return e.error }
 
 // errRefused marks a refusal for safety reasons (not memory), e.g. saving an
 // empty disk over a non-empty backing copy; --force overrides.
-var errRefused = errors.New("refused")
+var errRefused = i18n.New("refused")
 
 func isTerminal(f *os.File) bool {
 	// A character device is not enough (/dev/null is one): ask for the

@@ -138,7 +138,7 @@ func (a *App) benchTargets(ctx context.Context, pos []string) ([]bench.Target, e
 		}
 		st, err := os.Stat(abs)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %q is neither a mounted RAM disk nor a folder", ramdisk.ErrNotFound, p)
+			return nil, i18n.Errorf("%w: %q is neither a mounted RAM disk nor a folder", ramdisk.ErrNotFound, p)
 		}
 		if !st.IsDir() {
 			return nil, fmt.Errorf("%w: %s is not a folder", errUsage, p)

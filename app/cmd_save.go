@@ -40,7 +40,7 @@ func (a *App) files() *disks.Service {
 // written compressed (macOS only).
 func (a *App) setCompress(on bool) error {
 	if on && compressedCopy() == nil {
-		return fmt.Errorf("--compress: %w: it writes files with ditto --hfsCompression, which only macOS has (on Linux, make a compressed disk with --fs zram)", ramdisk.ErrUnsupported)
+		return i18n.Errorf("--compress: %w: it writes files with ditto --hfsCompression, which only macOS has (on Linux, make a compressed disk with --fs zram)", ramdisk.ErrUnsupported)
 	}
 	a.Compress = on
 	return nil
@@ -152,9 +152,9 @@ func saveHint(name string, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, keeper.ErrFolderMissing):
-		return fmt.Errorf("%w; make the folder again to have the disk written back into it", err)
+		return i18n.Errorf("%w; make the folder again to have the disk written back into it", err)
 	case errors.Is(err, keeper.ErrRefused) && !errors.Is(err, keeper.ErrIncomplete):
-		return fmt.Errorf("%w; 'rambar save %s --force' saves it anyway", err, quoteName(name))
+		return i18n.Errorf("%w; 'rambar save %s --force' saves it anyway", err, quoteName(name))
 	}
 	return err
 }

@@ -137,7 +137,7 @@ func (a *App) findRAMDir(ctx context.Context, s string) (bench.Target, error) {
 			}
 		}
 	}
-	return bench.Target{}, fmt.Errorf("--disk %q: %w (give a mounted RAM disk's name or mount point)", s, ramdisk.ErrNotFound)
+	return bench.Target{}, i18n.Errorf("--disk %q: %w (give a mounted RAM disk's name or mount point)", s, ramdisk.ErrNotFound)
 }
 
 // tempDisk makes the trial's temporary RAM disk (disks.Service.MakeTryDisk,

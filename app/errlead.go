@@ -10,13 +10,20 @@ import (
 	"rambar/ramdisk"
 )
 
-// Errors in the user's language. An error's detail is English: the domain
-// packages word it, often with a tool's own words inside, and --json, logs
-// and scripts read it as it is. In another language the CLI says first, in
-// that language, what kind of failure it is (one sentence per known class,
-// the classes the exit codes map), then the English detail:
+// Errors in the user's language. The sentences RAMBar words itself are
+// translatable errors (i18n.Errorf: the English format and its arguments,
+// Error() as fmt.Errorf's), and are said whole in the user's language:
+// the outermost one in the error's chain, with its arguments, the error
+// classes it wraps (translatable too) and any other error inside as it is
+// (an OS error, a tool's output). Plain wrappers around it ("save Build:
+// …": a verb's and a disk's name, as typed) stay around it as they are
+// (i18n's Printer.Err). --json, logs and scripts read the English text.
 //
-//	rambar: Fehler: Der Name ist bereits vergeben: a disk with that name is already mounted
+// An error with no translatable sentence in its chain is its English
+// detail led, in another language, by a sentence naming its class (the
+// classes the exit codes map):
+//
+//	rambar: Fehler: Der Einhängepunkt kann nicht benutzt werden: …
 //
 // Usage errors and refused combinations of options are ours and said whole.
 
@@ -72,6 +79,9 @@ func sayError(s speech, err error) string {
 	var clash *ramdisk.ClashError
 	if errors.As(err, &clash) && clash.Error() == err.Error() {
 		return s.T("rambar: %s", s.Text(clash.Clash.Why))
+	}
+	if _, ok := i18n.Translatable(err); ok {
+		return s.T("rambar: %s", strings.ReplaceAll(s.p.Err(err), "\n", "; "))
 	}
 	for _, l := range errorLeads {
 		if errors.Is(err, l.class) {

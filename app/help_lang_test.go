@@ -130,10 +130,9 @@ func TestHelpThroughTheCatalog(t *testing.T) {
 	}
 }
 
-// TestErrorsInTheUsersLanguage: usage errors and refused combinations are
-// said whole in the user's language; other errors get the sentence of
-// their class in it before the English detail; the exit code is the same,
-// and --json's error document stays English.
+// TestErrorsInTheUsersLanguage: usage errors, refused combinations and the
+// errors RAMBar words itself are said whole in the user's language; the
+// exit code is the same, and --json's error document stays English.
 func TestErrorsInTheUsersLanguage(t *testing.T) {
 	eng, home := helpEngine(t), t.TempDir()
 	for _, c := range []struct {
@@ -144,13 +143,13 @@ func TestErrorsInTheUsersLanguage(t *testing.T) {
 	}{
 		{"de_DE.UTF-8", []string{"craete", "X", "1G"}, "rambar: unbekannter Befehl \"craete\"; meintest du create?\n", exitUsage},
 		{"de_DE.UTF-8", []string{"create", "X"}, "rambar: Aufruf: rambar create NAME SIZE [flags] (SIZE fehlt); siehe 'rambar create --help'\n", exitUsage},
-		{"de_DE.UTF-8", []string{"info", "Nope"}, "rambar: Fehler: Diese RAM-Disk gibt es nicht: \"Nope\": no such RAM disk", exitNotFound},
-		{"de_DE.UTF-8", []string{"create", "a/b", "1G"}, "rambar: Fehler: Der Name ist ungültig: invalid name \"a/b\"", exitUsage},
+		{"de_DE.UTF-8", []string{"info", "Nope"}, "rambar: \"Nope\": keine solche RAM-Disk (keine ist eingehängt)\n", exitNotFound},
+		{"de_DE.UTF-8", []string{"create", "a/b", "1G"}, "rambar: ungültiger Name \"a/b\": darf weder '/' noch ':' enthalten\n", exitUsage},
 		{"de_DE.UTF-8", []string{"create", "X", "1G", "--keep", "--mirror", home}, "rambar: --keep und --mirror schließen einander aus: ", exitUsage},
 		{"es_ES.UTF-8", []string{"create", "X", "1G", "--forse"}, "rambar: create: opción desconocida --forse; ¿querías decir --force?\n", exitUsage},
 		{"ja_JP.UTF-8", []string{"create", "X"}, "rambar: 使い方: rambar create NAME SIZE [flags]（SIZE がありません）。", exitUsage},
-		{"zh_CN.UTF-8", []string{"info", "Nope"}, "rambar: 错误：没有这个 RAM 磁盘：\"Nope\": no such RAM disk", exitNotFound},
-		{"fr_FR.UTF-8", []string{"create", "X", "1T"}, "rambar : erreur : La mémoire ne suffit pas : ", exitRefused},
+		{"zh_CN.UTF-8", []string{"info", "Nope"}, "rambar: \"Nope\"：没有这个 RAM 磁盘（没有装载任何磁盘）\n", exitNotFound},
+		{"fr_FR.UTF-8", []string{"create", "X", "1T"}, "rambar : trop grand pour la mémoire de cette machine : 1 TiB laisserait les disques RAM grandir jusqu’à 1 TiB de mémoire", exitRefused},
 		{"", []string{"info", "Nope"}, "rambar: \"Nope\": no such RAM disk", exitNotFound},
 	} {
 		_, errOut, code := cliRunLang(t, eng, home, c.lang, c.args...)

@@ -69,7 +69,7 @@ func (a *App) endSession(g *cocoa.Guard, notes *notifier) {
 		fmt.Fprintf(a.Stderr, "rambar: %v\n", err)
 	}
 	select {
-	case <-notes.Go(a.lang().T("RAMBar could not save before quitting"), a.lang().T("%s. What was written since the last save may be lost.", err.Error())):
+	case <-notes.Go(a.lang().T("RAMBar could not save before quitting"), a.lang().T("%s. What was written since the last save may be lost.", err)):
 	case <-time.After(cocoa.NoticeReserve):
 	}
 }

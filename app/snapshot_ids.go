@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"rambar/i18n"
 	"rambar/keeper"
 )
 
@@ -81,9 +82,9 @@ func resolveSnapshot(name, typed string, snaps []keeper.Snapshot, loc *time.Loca
 	case len(hits) > 1:
 		return "", "", usagef("--snapshot %q: %d snapshots of %s match: %s; give more of the ID", typed, len(hits), name, snapshotList(hits, loc))
 	case len(snaps) == 0:
-		return "", "", notFoundError{fmt.Errorf("--snapshot %q: %w: %s has not been saved yet", typed, keeper.ErrNoSnapshot, name)}
+		return "", "", notFoundError{i18n.Errorf("--snapshot %q: %w: %s has not been saved yet", typed, keeper.ErrNoSnapshot, name)}
 	}
-	return "", "", notFoundError{fmt.Errorf("--snapshot %q: %w of %s; saved: %s", typed, keeper.ErrNoSnapshot, name, snapshotList(snaps, loc))}
+	return "", "", notFoundError{i18n.Errorf("--snapshot %q: %w of %s; saved: %s", typed, keeper.ErrNoSnapshot, name, snapshotList(snaps, loc))}
 }
 
 // sameTime says why several snapshots match one time.

@@ -43,7 +43,7 @@ func (c *contents) report(notify func(title, text string) error) func(string, ke
 	return func(name string, r keeper.Result, err error) {
 		c.menu.Forget(name)
 		if err != nil {
-			notify(c.a.lang().T("Could not save %s", name), err.Error())
+			notify(c.a.lang().T("Could not save %s", name), c.a.lang().Err(err))
 		}
 		c.menu.Saved(name, r)
 	}

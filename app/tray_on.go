@@ -86,12 +86,12 @@ func upPresets(ctx context.Context, p *i18n.Printer, menu *disks.Menu, notify fu
 	}
 	res, err := menu.S.Up(ctx, nil)
 	if err != nil {
-		notify(p.T("Presets"), err.Error())
+		notify(p.T("Presets"), p.Err(err))
 		return
 	}
 	for _, r := range res {
 		if r.Err != nil {
-			notify(p.T("Could not mount %s", r.Preset.Name), r.Err.Error())
+			notify(p.T("Could not mount %s", r.Preset.Name), p.Err(r.Err))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"rambar/i18n"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
@@ -92,7 +93,7 @@ func (e *Engine) resolve(ctx context.Context, v ramdisk.Volume) (string, error) 
 		if mounted && en.MountPoint != v.MountPoint {
 			// The device number now serves another volume (or, for an
 			// image listed unmounted, it was mounted since).
-			return "", fmt.Errorf("%s: %w (%s now serves %s)", v.Name, ramdisk.ErrNotFound, im.Device(), en.MountPoint)
+			return "", i18n.Errorf("%s: %w (%s now serves %s)", v.Name, ramdisk.ErrNotFound, im.Device(), en.MountPoint)
 		}
 		return im.Device(), nil
 	}

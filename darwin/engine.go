@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"rambar/i18n"
 	"rambar/internal/diskspace"
 	"rambar/internal/record"
 	"rambar/internal/run"
@@ -181,13 +182,13 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 		return ramdisk.Volume{}, err
 	}
 	if strings.HasPrefix(p.Name, "-") {
-		return ramdisk.Volume{}, fmt.Errorf("%w %q: may not start with '-' on macOS (diskutil could read it as an option)", ramdisk.ErrName, p.Name)
+		return ramdisk.Volume{}, i18n.Errorf("%w %q: may not start with '-' on macOS (diskutil could read it as an option)", ramdisk.ErrName, p.Name)
 	}
 	if !e.Caps().Supports(p.FS) {
-		return ramdisk.Volume{}, fmt.Errorf("%w: %s on macOS", ramdisk.ErrUnsupported, p.FS.Label())
+		return ramdisk.Volume{}, i18n.Errorf("%w: %s on macOS", ramdisk.ErrUnsupported, p.FS.Label())
 	}
 	if p.Size < ramdisk.MinSize {
-		return ramdisk.Volume{}, fmt.Errorf("%w: %s is below the minimum of %s", ramdisk.ErrSize, p.Size, ramdisk.MinSize)
+		return ramdisk.Volume{}, i18n.Errorf("%w: %s is below the minimum of %s", ramdisk.ErrSize, p.Size, ramdisk.MinSize)
 	}
 	if err := checkOptions(p); err != nil {
 		return ramdisk.Volume{}, err
@@ -265,11 +266,11 @@ func (e *Engine) refuseExisting(ctx context.Context, name, mp string) error {
 	}
 	for _, v := range vs {
 		if strings.EqualFold(v.Name, name) || v.MountPoint == mp {
-			return fmt.Errorf("%w: %q at %s", ramdisk.ErrExists, name, v.MountPoint)
+			return i18n.Errorf("%w: %q at %s", ramdisk.ErrExists, name, v.MountPoint)
 		}
 	}
 	if d, err := e.diskInfo(ctx, mp); err == nil && d.MountPoint == mp {
-		return fmt.Errorf("%w: a volume is mounted at %s", ramdisk.ErrExists, mp)
+		return i18n.Errorf("%w: a volume is mounted at %s", ramdisk.ErrExists, mp)
 	}
 	return nil
 }

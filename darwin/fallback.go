@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -23,7 +24,7 @@ import (
 func (e *Engine) leaveFallback(p ramdisk.Plan) error {
 	dir, target := p.Options.MountPoint, p.CacheFallback
 	if dir == "" {
-		return fmt.Errorf("%w: caches on %s need a mount point that stays when the disk is gone (macOS removes /Volumes/%s with the disk): give --mount-point", ramdisk.ErrUnsupported, p.Name, p.Name)
+		return i18n.Errorf("%w: caches on %s need a mount point that stays when the disk is gone (macOS removes /Volumes/%s with the disk): give --mount-point", ramdisk.ErrUnsupported, p.Name, p.Name)
 	}
 	if !filepath.IsAbs(target) {
 		return fmt.Errorf("cache fallback %q is not an absolute path", target)
@@ -38,7 +39,7 @@ func (e *Engine) leaveFallback(p ramdisk.Plan) error {
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil || int(st.Uid) != e.uid {
-		return fmt.Errorf("%w: mount point %s belongs to someone else", ramdisk.ErrOption, dir)
+		return i18n.Errorf("%w: mount point %s belongs to someone else", ramdisk.ErrOption, dir)
 	}
 	if err := ramdisk.CheckEmptyMountPoint(dir, e.uid); err != nil {
 		return fmt.Errorf("%w: mount point %s: %v", ramdisk.ErrOption, dir, err)

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -20,7 +21,7 @@ var _ ramdisk.InPlacer = (*Engine)(nil)
 // no hidden copy: a Mirror disk in place is written back by uncovering its
 // folder, writing back, and covering it again (disks does that).
 func (e *Engine) HideFolder(context.Context, string, string) error {
-	return fmt.Errorf("%w: a hidden copy of a folder on macOS", ramdisk.ErrUnsupported)
+	return i18n.Errorf("%w: a hidden copy of a folder on macOS", ramdisk.ErrUnsupported)
 }
 
 // FolderHidden implements ramdisk.InPlacer: never on macOS.
@@ -39,7 +40,7 @@ func (e *Engine) UnhideFolder(context.Context, string) error { return nil }
 // back where it was. tmpfs disks (mount_tmpfs) cannot be moved.
 func (e *Engine) Cover(ctx context.Context, v ramdisk.Volume, folder string) (ramdisk.Volume, error) {
 	if v.FS == ramdisk.TmpFS {
-		return v, fmt.Errorf("%w: in place with tmpfs on macOS (use APFS or HFS+)", ramdisk.ErrUnsupported)
+		return v, i18n.Errorf("%w: in place with tmpfs on macOS (use APFS or HFS+)", ramdisk.ErrUnsupported)
 	}
 	if e.Covers(ctx, v, folder) {
 		v.MountPoint = folder
@@ -111,7 +112,7 @@ func (e *Engine) volumeNode(ctx context.Context, v ramdisk.Volume) (string, stri
 		return "", "", err
 	}
 	if !e.samePlace(d.MountPoint, v.MountPoint) {
-		return "", "", fmt.Errorf("%s: %w (nothing is mounted at %s)", v.Name, ramdisk.ErrNotFound, v.MountPoint)
+		return "", "", i18n.Errorf("%s: %w (nothing is mounted at %s)", v.Name, ramdisk.ErrNotFound, v.MountPoint)
 	}
 	dev := d.DeviceNode
 	if dev == "" {

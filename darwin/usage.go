@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -41,7 +42,7 @@ func (e *Engine) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, er
 		return u, err
 	}
 	if d.MountPoint != v.MountPoint {
-		return u, fmt.Errorf("%s: %w (nothing mounted at %s)", v.Name, ramdisk.ErrNotFound, v.MountPoint)
+		return u, i18n.Errorf("%s: %w (nothing mounted at %s)", v.Name, ramdisk.ErrNotFound, v.MountPoint)
 	}
 	u.Size = ramdisk.Size(d.Capacity())
 	u.Free = ramdisk.Size(d.Free())
@@ -71,7 +72,7 @@ func (e *Engine) unmountedUsage(ctx context.Context, v ramdisk.Volume, u ramdisk
 		return u, fmt.Errorf("%s: %w", v.Name, ramdisk.ErrNotFound)
 	}
 	if _, mounted := im.Mounted(); mounted {
-		return u, fmt.Errorf("%s: %w (%s is mounted again)", v.Name, ramdisk.ErrNotFound, v.Device)
+		return u, i18n.Errorf("%s: %w (%s is mounted again)", v.Name, ramdisk.ErrNotFound, v.Device)
 	}
 	u.Size = ramdisk.Size(im.Size())
 	if im.HelperPID > 0 {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -95,7 +96,7 @@ func (e *Engine) spotlight(ctx context.Context, mp string, p ramdisk.Plan) []ram
 // checkOptions refuses what this engine cannot do with the options.
 func checkOptions(p ramdisk.Plan) error {
 	if p.FS == ramdisk.TmpFS && p.Options.NoExec {
-		return fmt.Errorf("%w: --noexec with tmpfs on macOS (use APFS or HFS+, which RAMBar mounts noexec without a password)", ramdisk.ErrUnsupported)
+		return i18n.Errorf("%w: --noexec with tmpfs on macOS (use APFS or HFS+, which RAMBar mounts noexec without a password)", ramdisk.ErrUnsupported)
 	}
 	return nil
 }

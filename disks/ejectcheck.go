@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/internal/record"
 	"rambar/keeper"
 	"rambar/ramdisk"
@@ -17,7 +18,7 @@ import (
 // ErrStillMounted marks an eject the mount table does not agree with: a
 // mount of the disk (its mount point, a cover over its Mirror folder, a
 // bind of it) or its folder's hidden copy is still there.
-var ErrStillMounted = errors.New("still mounted")
+var ErrStillMounted = i18n.New("still mounted")
 
 // LeftMount is one mount an eject left behind, and what it is.
 type LeftMount struct {

@@ -1,13 +1,13 @@
 package disks
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/user"
 	"strconv"
 	"syscall"
 
+	"rambar/i18n"
 	"rambar/internal/diskid"
 	"rambar/keeper"
 	"rambar/ramdisk"
@@ -25,7 +25,7 @@ import (
 // ErrNotOurs marks a disk this data folder did not make: another RAMBar's
 // (the message names its data folder and user) or one it does not know.
 // It is also keeper.ErrRefused: Force overrides.
-var ErrNotOurs = errors.New("not this RAMBar's disk")
+var ErrNotOurs = i18n.New("not this RAMBar's disk")
 
 type notOursError struct{ msg string }
 

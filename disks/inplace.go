@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"rambar/i18n"
 	"rambar/internal/record"
 	"rambar/keeper"
 	"rambar/ramdisk"
@@ -100,7 +101,7 @@ func (s *Service) inPlacer() (ramdisk.InPlacer, error) {
 	if ip, ok := s.Engine.(ramdisk.InPlacer); ok {
 		return ip, nil
 	}
-	return nil, fmt.Errorf("%w: mirroring in place with this engine", ramdisk.ErrUnsupported)
+	return nil, i18n.Errorf("%w: mirroring in place with this engine", ramdisk.ErrUnsupported)
 }
 
 // InPlace is the folder a mounted disk covers (Mirror in place), "" for

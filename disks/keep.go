@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"rambar/i18n"
 	"rambar/internal/diskid"
 	"rambar/keeper"
 	"rambar/ramdisk"
@@ -28,7 +29,7 @@ type KeepRequest struct {
 
 // ErrTryDisk: a `rambar try` disk is thrown away with its command by
 // design; it is never kept.
-var ErrTryDisk = errors.New("it is a try disk, thrown away when its command ends")
+var ErrTryDisk = i18n.New("it is a try disk, thrown away when its command ends")
 
 // Keep is the one place a mounted disk made without --keep or --mirror
 // starts being kept (`rambar keep`, the menu's Keep Contents and Mirror to
@@ -61,7 +62,7 @@ func (s *Service) Keep(ctx context.Context, r KeepRequest) (keeper.Result, error
 		return keeper.Result{}, s.incompleteErr("keep", v)
 	}
 	if rec, ok := k.Known(v); ok && rec.Kind == diskid.KindTry {
-		return keeper.Result{}, fmt.Errorf("keep %s: %w; copy what you need out of it before its command ends", v.Name, ErrTryDisk)
+		return keeper.Result{}, i18n.Errorf("keep %s: %w; copy what you need out of it before its command ends", v.Name, ErrTryDisk)
 	}
 	if whose := s.Whose(v); whose.Text != "" && !r.Force {
 		return keeper.Result{}, notOursError{fmt.Sprintf("%s %s; keeping it here would save it into this data folder: keep it as its maker, or add --force to keep it here",
@@ -106,7 +107,7 @@ func (s *Service) Adjust(ctx context.Context, name string, o keeper.Options) (ke
 	defer release()
 	st, err := k.State(v.Name)
 	if err != nil || !k.Holds(v, st) {
-		return keeper.Adjusted{}, fmt.Errorf("%s: %w: 'rambar keep %s' keeps it first", v.Name, keeper.ErrNotKept, quoteArg(v.Name))
+		return keeper.Adjusted{}, i18n.Errorf("%s: %w: 'rambar keep %s' keeps it first", v.Name, keeper.ErrNotKept, quoteArg(v.Name))
 	}
 	adj, err := k.Adjust(v.Name, o)
 	if err == nil {

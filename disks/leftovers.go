@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/internal/diskid"
 	"rambar/internal/record"
 	"rambar/ramdisk"
@@ -38,7 +39,7 @@ func checkNotTryName(name string) error {
 		if rest := name[len(prefix):]; strings.Trim(rest, "0123456789") != "" {
 			continue
 		}
-		return fmt.Errorf("%w %q: names of the form %q are reserved for the temporary disks of 'rambar try'", ramdisk.ErrName, name, tryPrefix+"N")
+		return i18n.Errorf("%w %q: names of the form %q are reserved for the temporary disks of 'rambar try'", ramdisk.ErrName, name, tryPrefix+"N")
 	}
 	return nil
 }

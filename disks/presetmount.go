@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -26,7 +27,7 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 			return Created{Volume: v}, fmt.Errorf("preset %s: %w at %s, but its restore did not finish: eject it with 'rambar eject %s --force' (its saved copy is kept) and mount it again",
 				p.Name, ramdisk.ErrExists, v.MountPoint, v.Name)
 		}
-		return Created{Volume: v}, fmt.Errorf("preset %s: %w at %s", p.Name, ramdisk.ErrExists, v.MountPoint)
+		return Created{Volume: v}, i18n.Errorf("preset %s: %w at %s", p.Name, ramdisk.ErrExists, v.MountPoint)
 	} else if !errors.Is(err, ramdisk.ErrNotFound) {
 		return Created{}, err
 	}

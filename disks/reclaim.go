@@ -2,17 +2,17 @@ package disks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
 // ErrNotWorthwhile marks a reclaim refused because little memory is pinned;
 // ReclaimOptions.Force overrides.
-var ErrNotWorthwhile = errors.New("reclaim not worthwhile")
+var ErrNotWorthwhile = i18n.New("reclaim not worthwhile")
 
 type notWorthwhile struct{ msg string }
 
@@ -43,7 +43,7 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 	}
 	defer release()
 	if r, ok := s.readInPlace(v.Name); ok {
-		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: it is in place at %s, which would be left uncovered while it is made again; "+
+		return keeper.ReclaimResult{}, i18n.Errorf("reclaim %s: %w: it is in place at %s, which would be left uncovered while it is made again; "+
 			"eject it and create it again to give its memory back", v.Name, keeper.ErrRefused, r.Folder)
 	}
 	if err := keeper.RefuseMounts("reclaim", v.Name, v.MountPoint); err != nil {

@@ -3,9 +3,9 @@ package disks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -40,14 +40,14 @@ func (s *Service) Refresh(ctx context.Context, v ramdisk.Volume, progress ramdis
 	st, err := k.State(v.Name)
 	switch {
 	case errors.Is(err, keeper.ErrNotKept):
-		return keeper.Refreshed{}, fmt.Errorf("refresh %s: %w: its contents are not kept ('rambar keep %s --mirror FOLDER' mirrors it to a folder)",
+		return keeper.Refreshed{}, i18n.Errorf("refresh %s: %w: its contents are not kept ('rambar keep %s --mirror FOLDER' mirrors it to a folder)",
 			v.Name, keeper.ErrNotMirror, quoteArg(v.Name))
 	case err != nil:
 		return keeper.Refreshed{}, err
 	case st.Mode != ramdisk.Mirror:
-		return keeper.Refreshed{}, fmt.Errorf("refresh %s: %w: its contents are kept in RAMBar's store, not in a folder", v.Name, keeper.ErrNotMirror)
+		return keeper.Refreshed{}, i18n.Errorf("refresh %s: %w: its contents are kept in RAMBar's store, not in a folder", v.Name, keeper.ErrNotMirror)
 	case !k.Holds(v, st):
-		return keeper.Refreshed{}, fmt.Errorf("refresh %s: %w: it was made without --mirror, so %s is not its folder", v.Name, keeper.ErrNotMirror, st.MirrorPath)
+		return keeper.Refreshed{}, i18n.Errorf("refresh %s: %w: it was made without --mirror, so %s is not its folder", v.Name, keeper.ErrNotMirror, st.MirrorPath)
 	}
 	p, err := pin(v)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -179,7 +180,7 @@ func (s *Service) stillMounted(ctx context.Context, v ramdisk.Volume) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("save %s: %w: it was ejected or replaced meanwhile", v.Name, ramdisk.ErrNotFound)
+	return i18n.Errorf("save %s: %w: it was ejected or replaced meanwhile", v.Name, ramdisk.ErrNotFound)
 }
 
 // Kept lists the mounted disks whose contents are kept or mirrored.

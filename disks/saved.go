@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -106,7 +107,7 @@ func (s *Service) CanForget(ctx context.Context, name string) (Saved, error) {
 }
 
 // ErrNothingSaved: no contents are kept under that name.
-var ErrNothingSaved = errors.New("nothing is saved under that name")
+var ErrNothingSaved = i18n.New("nothing is saved under that name")
 
 // ErrStillKept: the saved contents of a disk that is mounted and kept
 // cannot be forgotten (eject it first, or it would be saved again).

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rambar/cache"
+	"rambar/i18n"
 	"rambar/internal/record"
 	"rambar/settingsfile"
 
@@ -163,7 +164,7 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 				return v, nil
 			}
 		}
-		return ramdisk.Volume{}, fmt.Errorf("%s: %w (no RAM disk is mounted there)", name, ramdisk.ErrNotFound)
+		return ramdisk.Volume{}, i18n.Errorf("%s: %w (no RAM disk is mounted there)", name, ramdisk.ErrNotFound)
 	}
 	caps := s.Engine.Caps()
 	for _, v := range vs {
@@ -176,13 +177,13 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 			name, ramdisk.ErrNotFound, st, quoteArg(name))
 	}
 	if len(vs) == 0 {
-		return ramdisk.Volume{}, fmt.Errorf("%q: %w (none is mounted)", name, ramdisk.ErrNotFound)
+		return ramdisk.Volume{}, i18n.Errorf("%q: %w (none is mounted)", name, ramdisk.ErrNotFound)
 	}
 	names := make([]string, len(vs))
 	for i, v := range vs {
 		names[i] = v.Name
 	}
-	return ramdisk.Volume{}, fmt.Errorf("%q: %w (mounted: %s)", name, ramdisk.ErrNotFound, strings.Join(names, ", "))
+	return ramdisk.Volume{}, i18n.Errorf("%q: %w (mounted: %s)", name, ramdisk.ErrNotFound, strings.Join(names, ", "))
 }
 
 // Facts gathers what a plan needs now: memory, the mounted disks, the memory

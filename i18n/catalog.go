@@ -141,11 +141,11 @@ func theCatalog() (*catalog.Builder, error) {
 
 func set(b *catalog.Builder, t language.Tag, id string, e entry) error {
 	if e.Plural == nil {
-		return b.SetString(t, id, e.Text)
+		return b.SetString(t, id, wAsV(e.Text))
 	}
 	var cases []any
 	for _, k := range sortedKeys(e.Plural) {
-		cases = append(cases, k, e.Plural[k])
+		cases = append(cases, k, wAsV(e.Plural[k]))
 	}
 	return b.Set(t, id, plural.Selectf(e.Arg, "%d", cases...))
 }
@@ -192,12 +192,13 @@ func English() *Printer { return For(language.English) }
 
 // T says a message: format is the English text (the catalog's key) and
 // args its arguments, with numbers written as the language writes them
-// (%d of 1234 is "1.234" in German). A nil Printer speaks English.
+// (%d of 1234 is "1.234" in German), and an error of ours among them
+// said in it too (Err). A nil Printer speaks English.
 func (p *Printer) T(format string, args ...any) string {
 	if p == nil {
 		p = English()
 	}
-	return p.p.Sprintf(format, args...)
+	return p.p.Sprintf(format, p.errorArgs(args)...)
 }
 
 // Size writes a size as the language writes numbers: "1,5 GiB" in German

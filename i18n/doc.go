@@ -26,7 +26,8 @@
 // made from the command table, whose texts are the catalog's keys (marked
 // with N where they are declared) and are translated when a page is
 // printed; usage errors keep their format and arguments and are said when
-// printed; every other error is its English detail led, in another
+// printed; so are the errors RAMBar words itself (below); an error with no
+// sentence of ours in its chain is its English detail led, in another
 // language, by a translated sentence naming its class (app/errlead.go).
 // In English the CLI prints exactly what it printed before the catalog
 // (SourceFormat: fmt's output, no digit grouping), since scripts and tests
@@ -57,9 +58,29 @@
 // inside them stays English: an error's, a tool's, and why a change feed
 // is not fanotify or lost changes (the menu-bar app publishes it).
 //
+// Errors: the domain packages make the sentences they word with Errorf
+// (and their error classes, ramdisk.ErrName and the like, with New). Such
+// an error keeps its English format and arguments; its Error() is
+// fmt.Errorf's text, so English output, --json and logs read as before,
+// and it unwraps as fmt.Errorf's does (%w, one or several), so errors.Is
+// finds its classes. Printer.Err says an error in the reader's language:
+// the outermost sentence of ours in its chain whole, with its arguments;
+// an argument that is an error of ours is said too (a class, a nested
+// sentence), any other error (an OS error, a tool's output) stays as it
+// is, like strerror. A plain wrapper's words ("save Build: …", a verb's
+// and a disk's name as typed) stay around the sentence as they are: they
+// are the command line's words, and dropping them would lose what failed.
+// A translation keeps its source's verbs, %w too (said as text). The CLI's
+// error line, the menu's failure notifications and dialogs speak through
+// it; the tests find every format passed to Errorf and New (scan_test.go
+// lists the packages that make them).
+//
 // What is not yet through the catalog: the domain packages' words inside
-// messages (an error's English detail). --json output, completion
-// scripts, file formats (bench's chart, selftest's report.json and
-// summary.txt) and logs (the agent's own stderr is its log, selftest's
-// progress on stderr too) stay English by design.
+// messages (the errors not yet made with Errorf, which say their class in
+// the reader's language and their detail in English: a busy lock's
+// holder, the cache package's own refusals, a damaged settings file's
+// detail). --json output, completion scripts, file formats (bench's
+// chart, selftest's report.json and summary.txt) and logs (the agent's own
+// stderr is its log, selftest's progress on stderr too) stay English by
+// design.
 package i18n

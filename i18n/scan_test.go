@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,17 +30,30 @@ var translating = map[string][]int{"T": {0}, "t": {0}, "N": {0}, "usagef": {0}, 
 	"note": {1}, "newNote": {1}, "wordsOf": {0}, "Advised": {0}, "Passf": {1}, "Failf": {1}, "Skipf": {1}, "failData": {2}, "counted": {1},
 	"Sayf": {0}, "SayCount": {2}}
 
+// errorDirs are more packages whose error sentences are translatable:
+// only their calls of i18n.Errorf and i18n.New are scanned.
+var errorDirs = []string{"../snapshot", "../snapstore"}
+
+// translatingErrors are i18n's functions whose first argument is an
+// error's English format, the catalog's key.
+var translatingErrors = map[string]bool{"Errorf": true, "New": true}
+
 // codeMessages are the messages the code asks for: the first argument of
 // every call of a method named T or t that is a string literal, a
 // concatenation of literals, or a package constant made of them; the
 // texts the code marks with i18n.N; and, in the CLI, the formats of its
 // usage errors (usagef), of the texts it says later (msg) and of info's
-// rows (field), which it translates when it prints them.
+// rows (field), which it translates when it prints them; and the formats
+// of translatable errors (i18n.Errorf, i18n.New).
 func codeMessages(t *testing.T) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	scanCalls(t, func(name string, call *ast.CallExpr, eval func(ast.Expr) (string, bool), where string) {
-		for _, i := range translating[name] {
+		args := translating[name]
+		if translatingErrors[name] && isI18n(call) {
+			args = []int{0}
+		}
+		for _, i := range args {
 			if i >= len(call.Args) {
 				continue
 			}
@@ -51,13 +65,25 @@ func codeMessages(t *testing.T) map[string][]string {
 	return out
 }
 
+// isI18n reports whether call is of a function of package i18n.
+func isI18n(call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	id, ok := sel.X.(*ast.Ident)
+	return ok && id.Name == "i18n"
+}
+
 // scanCalls calls found with every call in translatedDirs' code (not its
-// tests): the name of the function or method called, the call, what
-// evaluates its literal arguments (a string literal, a concatenation of
-// them, a package constant made of them), and where it is.
+// tests), and with the translatable errors' calls in errorDirs': the name
+// of the function or method called, the call, what evaluates its literal
+// arguments (a string literal, a concatenation of them, a package constant
+// made of them), and where it is.
 func scanCalls(t *testing.T, found func(name string, call *ast.CallExpr, eval func(ast.Expr) (string, bool), where string)) {
 	t.Helper()
-	for _, dir := range translatedDirs {
+	for _, dir := range append(slices.Clone(translatedDirs), errorDirs...) {
+		errorsOnly := !slices.Contains(translatedDirs, dir)
 		fset := token.NewFileSet()
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
@@ -123,7 +149,9 @@ func scanCalls(t *testing.T, found func(name string, call *ast.CallExpr, eval fu
 				case *ast.Ident:
 					name = f.Name
 				}
-				found(name, call, eval, fset.Position(call.Pos()).String())
+				if !errorsOnly || translatingErrors[name] && isI18n(call) {
+					found(name, call, eval, fset.Position(call.Pos()).String())
+				}
 				return true
 			})
 		}

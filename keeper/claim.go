@@ -5,13 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"rambar/foldersync"
+	"rambar/i18n"
 	"rambar/internal/record"
 	"rambar/tree"
 
@@ -21,7 +21,7 @@ import (
 )
 
 // ErrClaimed: the folder is already mirrored by another mounted disk.
-var ErrClaimed = errors.New("folder already mirrored")
+var ErrClaimed = i18n.New("folder already mirrored")
 
 // A claim says which disk mirrors a folder: one file per folder in
 // DATA/claims, named after the folder's real path, device and inode. It is

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"rambar/i18n"
 	"rambar/internal/record"
 	"rambar/ramdisk"
 )
@@ -14,7 +15,7 @@ import (
 // writing it back would replace the whole saved copy with a part. It is an
 // ErrRefused; the one error for both (a Mirror disk's sync record, a kept
 // disk's fill record below).
-var ErrIncomplete = fmt.Errorf("%w: restore incomplete", ErrRefused)
+var ErrIncomplete = i18n.Errorf("%w: restore incomplete", ErrRefused)
 
 // A disk being filled (a create loading a kept or Mirror disk, a restore)
 // has a fill record in DATA/restoring/KEY.json (the step journal of the

@@ -9,6 +9,7 @@ import (
 
 	"rambar/changefeed"
 	"rambar/foldersync"
+	"rambar/i18n"
 	"rambar/snapshot"
 	"rambar/snapstore"
 	"rambar/tree"
@@ -21,9 +22,9 @@ var (
 	// ErrRefused: a save or restore could destroy data (an empty, unmounted
 	// or different disk over a non-empty copy; unsaved changes on the disk);
 	// Force overrides.
-	ErrRefused = errors.New("refused to protect saved contents")
+	ErrRefused = i18n.New("refused to protect saved contents")
 	// ErrNotKept: the disk is neither kept nor mirrored.
-	ErrNotKept = errors.New("contents of this disk are not kept")
+	ErrNotKept = i18n.New("contents of this disk are not kept")
 )
 
 // DefaultSnapshots is how many saves are kept when a preset says 0.
@@ -225,7 +226,7 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 // eject cannot (the disk is gone after it), so the callers say that.
 func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 	if k.IsMounted != nil && !k.IsMounted(v.MountPoint) {
-		return fmt.Errorf("%w: %s is not mounted at %s; saving it would replace the saved copy in %s",
+		return i18n.Errorf("%w: %s is not mounted at %s; saving it would replace the saved copy in %s",
 			ErrRefused, v.Name, v.MountPoint, st.Backing)
 	}
 	if !k.Holds(v, st) {
@@ -234,7 +235,7 @@ func (k *Keeper) guard(v ramdisk.Volume, st State) error {
 	if has, err := tree.HasContents(v.MountPoint); err != nil || has {
 		return err
 	}
-	return fmt.Errorf("%w: %s is empty; saving it would empty the saved copy in %s",
+	return i18n.Errorf("%w: %s is empty; saving it would empty the saved copy in %s",
 		ErrRefused, v.Name, st.Backing)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"rambar/i18n"
 	"rambar/snapshot"
 	"rambar/tree"
 
@@ -81,7 +82,7 @@ func (k *Keeper) checkEmpty(v ramdisk.Volume) error {
 	reserved := tree.ReservedIn(v.MountPoint)
 	for _, e := range ents {
 		if !reserved(e.Name()) {
-			return fmt.Errorf("%w: %s already holds files (%s); restoring would overwrite them", ErrRefused, v.Name, e.Name())
+			return i18n.Errorf("%w: %s already holds files (%s); restoring would overwrite them", ErrRefused, v.Name, e.Name())
 		}
 	}
 	return nil
@@ -132,7 +133,7 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 			}
 		}
 		if n := snapshot.Need(m.Entries, v.MountPoint); n > free+held {
-			return Result{}, snapshot.WroteNothing(fmt.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
+			return Result{}, snapshot.WroteNothing(i18n.Errorf("restore %s: %w: needs %s, the disk has %s; nothing was changed",
 				v.Name, ramdisk.ErrNoSpace, ramdisk.Size(n).Short(), ramdisk.Size(free+held).Short()))
 		}
 		if safety, err = k.saveBeforeRestore(ctx, v, st, m.ID, u); err != nil {

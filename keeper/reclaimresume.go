@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 	"rambar/tree"
 )
@@ -29,7 +30,7 @@ const (
 
 // ErrReclaimStopped means a stopped reclaim could not be resumed without a
 // guess (its record is gone and the disk differs from the staged copy).
-var ErrReclaimStopped = errors.New("reclaim not finished")
+var ErrReclaimStopped = i18n.New("reclaim not finished")
 
 // Remade is a disk as a reclaim's journal says it was, to be made again.
 type Remade struct {
@@ -70,7 +71,7 @@ func (k *Keeper) ResumeReclaim(ctx context.Context, name string, r Resume) (Resu
 		if hasRec && rec.Step == ReclaimCopiedBack { // stopped between removing the copy and the journal
 			return cleanedOr(found), v, nil
 		}
-		return "", ramdisk.Volume{}, fmt.Errorf("reclaim %s: %w: no stopped reclaim to resume", name, ramdisk.ErrNotFound)
+		return "", ramdisk.Volume{}, i18n.Errorf("reclaim %s: %w: no stopped reclaim to resume", name, ramdisk.ErrNotFound)
 	}
 	if !hasRec {
 		return k.resumeUnrecorded(ctx, name, v, found, staging, r.Progress)

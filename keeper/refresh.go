@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"rambar/foldersync"
+	"rambar/i18n"
 	"rambar/tree"
 
 	"rambar/ramdisk"
 )
 
 // ErrNotMirror: the disk has no folder to take changes from.
-var ErrNotMirror = errors.New("it is not a Mirror disk")
+var ErrNotMirror = i18n.New("it is not a Mirror disk")
 
 // Refreshed says what a refresh of a Mirror disk did.
 type Refreshed struct {
@@ -59,10 +60,10 @@ func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress tree.Pr
 		return Refreshed{}, err
 	}
 	if st.Mode != ramdisk.Mirror {
-		return Refreshed{}, fmt.Errorf("refresh %s: %w: its contents are kept in RAMBar's store, not in a folder", v.Name, ErrNotMirror)
+		return Refreshed{}, i18n.Errorf("refresh %s: %w: its contents are kept in RAMBar's store, not in a folder", v.Name, ErrNotMirror)
 	}
 	if st.InPlace {
-		return Refreshed{}, fmt.Errorf("refresh %s: %w: it is in place, so %s is the disk itself and holds no changes of its own", v.Name, ErrNotMirror, st.MirrorPath)
+		return Refreshed{}, i18n.Errorf("refresh %s: %w: it is in place, so %s is the disk itself and holds no changes of its own", v.Name, ErrNotMirror, st.MirrorPath)
 	}
 	out.Folder = st.MirrorPath
 	defer func() { out.Took = time.Since(start) }()

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"rambar/i18n"
 	"rambar/snapshot"
 	"rambar/snapstore"
 
@@ -63,7 +64,7 @@ func (k *Keeper) unsavedOn(v ramdisk.Volume, st State, s *snapshot.Store, o Rest
 // saying that all of it is saved (or only part of a restore).
 func unsavedRefusal(v ramdisk.Volume, st State, u snapshot.Unsaved, o RestoreOptions) error {
 	if o.Incomplete {
-		return fmt.Errorf("%w: %s holds part of a restore that did not finish: restore --force replaces it", ErrRefused, v.Name)
+		return i18n.Errorf("%w: %s holds part of a restore that did not finish: restore --force replaces it", ErrRefused, v.Name)
 	}
 	since := "never saved"
 	if !st.LastSave.IsZero() {
@@ -79,7 +80,7 @@ func unsavedRefusal(v ramdisk.Volume, st State, u snapshot.Unsaved, o RestoreOpt
 	case u.Any:
 		return fmt.Errorf("%w: %s holds changes to its top folder, %s: restore --force saves them as a snapshot first", ErrRefused, v.Name, since)
 	}
-	return fmt.Errorf("%w: %s already holds files, all of them saved: restore --force replaces them", ErrRefused, v.Name)
+	return i18n.Errorf("%w: %s already holds files, all of them saved: restore --force replaces them", ErrRefused, v.Name)
 }
 
 // clockOf is t as a refusal says it: the time of day when t is today, else

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rambar/foldersync"
+	"rambar/i18n"
 	"rambar/snapstore"
 
 	"rambar/ramdisk"
@@ -16,7 +17,7 @@ import (
 // that is in no folder, and mirroring a folder under that name now would
 // bury it (the disk would load the folder, and prune drop that work). It is
 // also ErrRefused.
-var ErrKeptWork = errors.New("kept work would be buried")
+var ErrKeptWork = i18n.New("kept work would be buried")
 
 type keptWorkError struct{ msg string }
 

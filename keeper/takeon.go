@@ -9,12 +9,13 @@ import (
 	"syscall"
 
 	"rambar/foldersync"
+	"rambar/i18n"
 
 	"rambar/ramdisk"
 )
 
 // ErrAlreadyKept: the disk's contents are kept or mirrored already.
-var ErrAlreadyKept = errors.New("its contents are kept already")
+var ErrAlreadyKept = i18n.New("its contents are kept already")
 
 // ErrFolderNotEmpty: a disk becomes the mirror of an empty folder only (its
 // first write-back would otherwise mix the disk's files into the folder's).
@@ -40,7 +41,7 @@ func (k *Keeper) TakeOn(v ramdisk.Volume, o Options, force bool) (State, error) 
 		}
 		return State{}, fmt.Errorf("%s: %w (%s)", v.Name, ErrAlreadyKept, how)
 	case err == nil && !force && k.hasSnapshots(before):
-		return State{}, fmt.Errorf("%w: the name %s has saved contents of an earlier disk (%s); keeping this disk makes "+
+		return State{}, i18n.Errorf("%w: the name %s has saved contents of an earlier disk (%s); keeping this disk makes "+
 			"its contents their newest snapshot: add --force to do that (the older snapshots stay restorable), or delete "+
 			"them first with 'rambar forget %s'", ErrRefused, v.Name, lastWords(before), v.Name)
 	case err != nil && !errors.Is(err, ErrNotKept):

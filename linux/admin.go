@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/i18n"
 	"rambar/internal/run"
 	"rambar/ramdisk"
 )
@@ -272,13 +273,13 @@ func pkexecError(err error) error {
 		return nil
 	}
 	if errors.Is(err, run.ErrToolMissing) {
-		return fmt.Errorf("%w: not running as root and pkexec is not installed; run with sudo or install polkit (pkexec): %v", ramdisk.ErrNeedsAdmin, err)
+		return i18n.Errorf("%w: not running as root and pkexec is not installed; run with sudo or install polkit (pkexec): %v", ramdisk.ErrNeedsAdmin, err)
 	}
 	switch run.ExitCode(err) {
 	case pkexecDismissed:
 		return fmt.Errorf("%w: the password dialog was dismissed: %w", ramdisk.ErrCancelled, err)
 	case pkexecNotAuthorized:
-		return fmt.Errorf("%w: pkexec refused (not authorized, or no polkit agent; run with sudo instead): %w", ramdisk.ErrNeedsAdmin, err)
+		return i18n.Errorf("%w: pkexec refused (not authorized, or no polkit agent; run with sudo instead): %w", ramdisk.ErrNeedsAdmin, err)
 	}
 	return err
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"rambar/i18n"
 	"rambar/internal/holders"
 	"rambar/internal/record"
 	"rambar/internal/run"
@@ -137,14 +138,14 @@ func (e *Engine) Create(ctx context.Context, p ramdisk.Plan) (ramdisk.Volume, er
 		return ramdisk.Volume{}, err
 	}
 	if p.Size < ramdisk.MinSize || p.Size > ramdisk.MaxSize {
-		return ramdisk.Volume{}, fmt.Errorf("%w: %s is outside %s..%s", ramdisk.ErrSize, p.Size, ramdisk.MinSize, ramdisk.MaxSize)
+		return ramdisk.Volume{}, i18n.Errorf("%w: %s is outside %s..%s", ramdisk.ErrSize, p.Size, ramdisk.MinSize, ramdisk.MaxSize)
 	}
 	fs := p.FS
 	if fs == "" {
 		fs = ramdisk.TmpFS
 	}
 	if !e.Caps().Supports(fs) {
-		return ramdisk.Volume{}, fmt.Errorf("%w: %s on this Linux machine", ramdisk.ErrUnsupported, fs.Label())
+		return ramdisk.Volume{}, i18n.Errorf("%w: %s on this Linux machine", ramdisk.ErrUnsupported, fs.Label())
 	}
 	mp := filepath.Join(e.root, p.Name)
 	custom := customMountPoint(p, e.root)
@@ -272,11 +273,11 @@ func (e *Engine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error 
 		if done, err := e.finishZRAM(ctx, ms, v); done {
 			return err
 		}
-		return fmt.Errorf("%s: %w (nothing is mounted at %s)", v.Name, ramdisk.ErrNotFound, mp)
+		return i18n.Errorf("%s: %w (nothing is mounted at %s)", v.Name, ramdisk.ErrNotFound, mp)
 	}
 	fs, ok := kind(m)
 	if !ok {
-		return fmt.Errorf("%s: %w (%s is %s from %s, not a RAM disk)", v.Name, ramdisk.ErrNotFound, mp, m.FSType, m.Source)
+		return i18n.Errorf("%s: %w (%s is %s from %s, not a RAM disk)", v.Name, ramdisk.ErrNotFound, mp, m.FSType, m.Source)
 	}
 	if err := e.admin.unmount(ctx, mp, force); err != nil {
 		if errors.Is(err, syscall.EBUSY) {

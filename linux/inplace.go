@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"rambar/i18n"
 	"rambar/internal/holders"
 	"rambar/ramdisk"
 )
@@ -30,7 +31,7 @@ func (e *Engine) HideFolder(ctx context.Context, folder, hidden string) error {
 		return err
 	}
 	if _, ok := mountAt(ms, hidden); ok {
-		return fmt.Errorf("hide %s: %w: something is mounted at %s already", folder, ramdisk.ErrExists, hidden)
+		return i18n.Errorf("hide %s: %w: something is mounted at %s already", folder, ramdisk.ErrExists, hidden)
 	}
 	if err := e.admin.mkdir(ctx, hidden, rootMode); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("hide %s: mkdir %s: %w", folder, hidden, err)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/internal/diskid"
 	"rambar/internal/diskspace"
 	"rambar/ramdisk"
@@ -165,11 +166,11 @@ func (e *Engine) Usage(ctx context.Context, v ramdisk.Volume) (ramdisk.Usage, er
 	mp := filepath.Clean(v.MountPoint)
 	m, ok := mountAt(ms, mp)
 	if !ok {
-		return ramdisk.Usage{}, fmt.Errorf("%s: %w (nothing is mounted at %s)", v.Name, ramdisk.ErrNotFound, mp)
+		return ramdisk.Usage{}, i18n.Errorf("%s: %w (nothing is mounted at %s)", v.Name, ramdisk.ErrNotFound, mp)
 	}
 	fs, ok := kind(m)
 	if !ok {
-		return ramdisk.Usage{}, fmt.Errorf("%s: %w (%s is %s, not a RAM disk)", v.Name, ramdisk.ErrNotFound, mp, m.FSType)
+		return ramdisk.Usage{}, i18n.Errorf("%s: %w (%s is %s, not a RAM disk)", v.Name, ramdisk.ErrNotFound, mp, m.FSType)
 	}
 	st, err := diskspace.Of(mp)
 	if err != nil {

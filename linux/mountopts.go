@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -41,7 +42,7 @@ func customMountPoint(p ramdisk.Plan, root string) string {
 // theirs after the disk is ejected.
 func checkCustom(p ramdisk.Plan, fs ramdisk.FileSystem, dir string) error {
 	if fs == ramdisk.ZRAM {
-		return fmt.Errorf("%w: --mount-point with zram (RAMBar finds zram disks under its mount root only); use tmpfs", ramdisk.ErrUnsupported)
+		return i18n.Errorf("%w: --mount-point with zram (RAMBar finds zram disks under its mount root only); use tmpfs", ramdisk.ErrUnsupported)
 	}
 	if err := os.Mkdir(dir, rootMode); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("mkdir %s: %w", dir, err)

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -105,7 +106,7 @@ func openMountTarget(mp string, uid int) (*os.File, error) {
 	}
 	if err := ramdisk.CheckEmptyDir(f, uid); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%w: %s is there and is not empty: %v", ramdisk.ErrExists, mp, err)
+		return nil, i18n.Errorf("%w: %s is there and is not empty: %v", ramdisk.ErrExists, mp, err)
 	}
 	return f, nil
 }

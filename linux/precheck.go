@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -26,7 +27,7 @@ func (e *Engine) Precheck(ctx context.Context, p ramdisk.Plan) error {
 	mp := filepath.Join(e.realRoot(), p.Name)
 	if custom := customMountPoint(p, e.root); custom != "" {
 		if p.FS == ramdisk.ZRAM {
-			return fmt.Errorf("%w: --mount-point with zram (RAMBar finds zram disks under its mount root only); use tmpfs", ramdisk.ErrUnsupported)
+			return i18n.Errorf("%w: --mount-point with zram (RAMBar finds zram disks under its mount root only); use tmpfs", ramdisk.ErrUnsupported)
 		}
 		mp = custom
 	}

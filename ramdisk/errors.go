@@ -1,9 +1,10 @@
 package ramdisk
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"rambar/i18n"
 )
 
 // Sentinel errors. Engines wrap them, keeping the tool's own words:
@@ -13,21 +14,21 @@ import (
 // so callers test with errors.Is and users still read what the tool said.
 var (
 	// ErrBusy: the volume is in use; a BusyError names who holds it.
-	ErrBusy = errors.New("disk is busy")
+	ErrBusy = i18n.New("disk is busy")
 	// ErrNotFound: no such RAM disk (never made, or already gone).
-	ErrNotFound = errors.New("no such RAM disk")
+	ErrNotFound = i18n.New("no such RAM disk")
 	// ErrExists: a volume with that name is already mounted.
-	ErrExists = errors.New("a disk with that name is already mounted")
+	ErrExists = i18n.New("a disk with that name is already mounted")
 	// ErrUnsupported: this engine or machine cannot do it.
-	ErrUnsupported = errors.New("not supported here")
+	ErrUnsupported = i18n.New("not supported here")
 	// ErrNeedsAdmin: the operation needs administrator rights that were not available.
-	ErrNeedsAdmin = errors.New("needs administrator rights")
+	ErrNeedsAdmin = i18n.New("needs administrator rights")
 	// ErrCancelled: the user cancelled a prompt (osascript -128, pkexec dismissed).
-	ErrCancelled = errors.New("cancelled")
+	ErrCancelled = i18n.New("cancelled")
 	// ErrTooLarge: the plan was refused for memory reasons; --force overrides.
-	ErrTooLarge = errors.New("too large for this machine's memory")
+	ErrTooLarge = i18n.New("too large for this machine's memory")
 	// ErrNoSpace: the destination has no room for what must be written.
-	ErrNoSpace = errors.New("not enough space")
+	ErrNoSpace = i18n.New("not enough space")
 	// ErrMountPointTaken: the disk's mount point is there and cannot be
 	// used (a file, a folder that is not empty, another user's folder). It
 	// matches ErrExists (the name's place is taken, exit 8) but says what.
@@ -55,21 +56,38 @@ type BusyError struct {
 	Err     error    // the tool's own failure
 }
 
-func (e *BusyError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s is busy", e.Volume)
-	if len(e.Holders) > 0 {
-		names := make([]string, len(e.Holders))
-		for i, h := range e.Holders {
-			names[i] = h.String()
-		}
-		fmt.Fprintf(&b, ", held by %s", strings.Join(names, ", "))
+func (e *BusyError) Error() string { return e.said().Error() }
+
+// said is the error's sentence, translatable: who holds the volume and the
+// tool's failure, when known.
+func (e *BusyError) said() *i18n.Error {
+	names := make([]string, len(e.Holders))
+	for i, h := range e.Holders {
+		names[i] = h.String()
 	}
-	b.WriteString("; close them or eject with --force")
-	if e.Err != nil {
-		fmt.Fprintf(&b, " (%v)", e.Err)
+	held := strings.Join(names, ", ")
+	var err error
+	switch {
+	case held != "" && e.Err != nil:
+		err = i18n.Errorf("%s is busy, held by %s; close them or eject with --force (%v)", e.Volume, held, e.Err)
+	case held != "":
+		err = i18n.Errorf("%s is busy, held by %s; close them or eject with --force", e.Volume, held)
+	case e.Err != nil:
+		err = i18n.Errorf("%s is busy; close them or eject with --force (%v)", e.Volume, e.Err)
+	default:
+		err = i18n.Errorf("%s is busy; close them or eject with --force", e.Volume)
 	}
-	return b.String()
+	te, _ := i18n.Translatable(err)
+	return te
+}
+
+// As lets errors.As find the error's translatable sentence (i18n.Error).
+func (e *BusyError) As(target any) bool {
+	if t, ok := target.(**i18n.Error); ok {
+		*t = e.said()
+		return true
+	}
+	return false
 }
 
 // Is makes errors.Is(err, ErrBusy) true.

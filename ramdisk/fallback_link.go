@@ -2,11 +2,12 @@ package ramdisk
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"rambar/i18n"
 )
 
 // PlaceFallbackLink makes FallbackLink in the folder open as fd (dir, for
@@ -24,13 +25,13 @@ func PlaceFallbackLink(fd int, dir, target string, uid, gid int) error {
 	case err == nil:
 		var st unix.Stat_t
 		if err := unix.Fstatat(fd, FallbackLink, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || int(st.Uid) != uid {
-			return fmt.Errorf("%w: %s is a link of another user's", ErrExists, link)
+			return i18n.Errorf("%w: %s is a link of another user's", ErrExists, link)
 		}
 		if err := unix.Unlinkat(fd, FallbackLink, 0); err != nil {
 			return &os.PathError{Op: "unlink", Path: link, Err: err}
 		}
 	case !errors.Is(err, unix.ENOENT):
-		return fmt.Errorf("%w: %s is there and is not RAMBar's link", ErrExists, link)
+		return i18n.Errorf("%w: %s is there and is not RAMBar's link", ErrExists, link)
 	}
 	if err := unix.Symlinkat(target, fd, FallbackLink); err != nil {
 		return &os.PathError{Op: "symlink", Path: link, Err: err}

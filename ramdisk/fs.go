@@ -1,8 +1,7 @@
 package ramdisk
 
 import (
-	"errors"
-	"fmt"
+	"rambar/i18n"
 	"strings"
 )
 
@@ -25,7 +24,7 @@ const (
 var AllFileSystems = []FileSystem{APFS, APFSCase, HFSPlus, HFSPlusCase, JHFSPlus, TmpFS, ZRAM}
 
 // ErrFileSystem is wrapped when a file system name is not known.
-var ErrFileSystem = errors.New("unknown file system")
+var ErrFileSystem = i18n.New("unknown file system")
 
 var fsAliases = map[string]FileSystem{
 	"apfs": APFS, "apfs-case": APFSCase, "apfsx": APFSCase, "case-sensitive apfs": APFSCase,
@@ -44,7 +43,7 @@ func ParseFileSystem(s string) (FileSystem, error) {
 	for i, f := range AllFileSystems {
 		names[i] = string(f)
 	}
-	return "", fmt.Errorf("%w %q: use one of %s", ErrFileSystem, s, strings.Join(names, ", "))
+	return "", i18n.Errorf("%w %q: use one of %s", ErrFileSystem, s, strings.Join(names, ", "))
 }
 
 // Label is the name people read in menus and tables.

@@ -1,6 +1,10 @@
 package ramdisk
 
-import "fmt"
+import (
+	"fmt"
+
+	"rambar/i18n"
+)
 
 // GrowTo is the memory mounted RAM disks could come to hold: each can fill
 // up to its size (one that takes memory as written can still reach it), or
@@ -51,17 +55,8 @@ func (p *Plan) memoryCheck(r Request, f Facts) error {
 	if worst <= phys-Headroom {
 		return nil
 	}
-	msg := fmt.Sprintf("%s would let RAM disks grow to %s of memory", p.Size, worst.Short())
-	if now > 0 {
-		msg += fmt.Sprintf(" (the disks mounted now can fill up to %s)", now.Short())
-	}
-	if worst > phys {
-		msg += fmt.Sprintf(", more than physical memory (%s)", phys.Short())
-	} else {
-		msg += fmt.Sprintf(", more than physical memory (%s) minus %s for the system", phys.Short(), Headroom)
-	}
 	if !r.Force {
-		return fmt.Errorf("%w: %s; use --force to make it anyway", ErrTooLarge, msg)
+		return i18n.Errorf("%w: %v; use --force to make it anyway", ErrTooLarge, growth(p.Size, worst, now, phys))
 	}
 	p.forcedNote(now, worst, f.Memory)
 	return nil
@@ -100,4 +95,22 @@ func (p *Plan) forcedNote(now, worst Size, m Memory) {
 			"more than physical memory (%s) minus %s for the system; filling them leaves the system out of memory: "+
 			"its out-of-memory killer ends programs", size, to, phys, Headroom)
 	}
+}
+
+// growth says how far a disk of size z would let RAM disks grow (worst),
+// those mounted now being able to fill now, against physical memory: one
+// sentence, translatable.
+func growth(z, worst, now, phys Size) error {
+	switch {
+	case now > 0 && worst > phys:
+		return i18n.Errorf("%s would let RAM disks grow to %s of memory (the disks mounted now can fill up to %s), more than physical memory (%s)",
+			z, worst.Short(), now.Short(), phys.Short())
+	case now > 0:
+		return i18n.Errorf("%s would let RAM disks grow to %s of memory (the disks mounted now can fill up to %s), more than physical memory (%s) minus %s for the system",
+			z, worst.Short(), now.Short(), phys.Short(), Headroom)
+	case worst > phys:
+		return i18n.Errorf("%s would let RAM disks grow to %s of memory, more than physical memory (%s)", z, worst.Short(), phys.Short())
+	}
+	return i18n.Errorf("%s would let RAM disks grow to %s of memory, more than physical memory (%s) minus %s for the system",
+		z, worst.Short(), phys.Short(), Headroom)
 }

@@ -1,8 +1,7 @@
 package ramdisk
 
 import (
-	"errors"
-	"fmt"
+	"rambar/i18n"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -13,7 +12,7 @@ import (
 const MaxNameBytes = 255
 
 // ErrName is wrapped by every name validation error.
-var ErrName = errors.New("invalid name")
+var ErrName = i18n.New("invalid name")
 
 // ValidateName checks a volume name: what Finder and diskutil accept, Unicode
 // included. It refuses empty names, "/" and ":" (path separators on macOS's two
@@ -23,23 +22,23 @@ var ErrName = errors.New("invalid name")
 func ValidateName(name string) error {
 	switch {
 	case name == "":
-		return fmt.Errorf("%w: empty; give the disk a name like Scratch", ErrName)
+		return i18n.Errorf("%w: empty; give the disk a name like Scratch", ErrName)
 	case !utf8.ValidString(name):
-		return fmt.Errorf("%w %q: not valid UTF-8", ErrName, name)
+		return i18n.Errorf("%w %q: not valid UTF-8", ErrName, name)
 	case len(name) > MaxNameBytes:
-		return fmt.Errorf("%w: %d bytes long, at most %d allowed", ErrName, len(name), MaxNameBytes)
+		return i18n.Errorf("%w: %d bytes long, at most %d allowed", ErrName, len(name), MaxNameBytes)
 	case strings.HasPrefix(name, "."):
-		return fmt.Errorf("%w %q: may not start with '.'", ErrName, name)
+		return i18n.Errorf("%w %q: may not start with '.'", ErrName, name)
 	case strings.ContainsAny(name, "/:"):
-		return fmt.Errorf("%w %q: may not contain '/' or ':'", ErrName, name)
+		return i18n.Errorf("%w %q: may not contain '/' or ':'", ErrName, name)
 	}
 	for _, r := range name {
 		if unicode.IsControl(r) || r == utf8.RuneError {
-			return fmt.Errorf("%w %q: may not contain control characters", ErrName, name)
+			return i18n.Errorf("%w %q: may not contain control characters", ErrName, name)
 		}
 	}
 	if strings.TrimSpace(name) != name {
-		return fmt.Errorf("%w %q: leading or trailing spaces", ErrName, name)
+		return i18n.Errorf("%w %q: leading or trailing spaces", ErrName, name)
 	}
 	return nil
 }

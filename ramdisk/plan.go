@@ -3,6 +3,8 @@ package ramdisk
 import (
 	"fmt"
 	"strings"
+
+	"rambar/i18n"
 )
 
 // Allocation is when a RAM disk takes its memory.
@@ -159,9 +161,9 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 	for _, v := range f.Mounted {
 		if f.Caps.SameName(v.Name, r.Name) {
 			if v.Name != r.Name {
-				return Plan{}, fmt.Errorf("%w: %q at %s (names differ only in letter case here, which makes them one)", ErrExists, v.Name, v.MountPoint)
+				return Plan{}, i18n.Errorf("%w: %q at %s (names differ only in letter case here, which makes them one)", ErrExists, v.Name, v.MountPoint)
 			}
-			return Plan{}, fmt.Errorf("%w: %q at %s", ErrExists, r.Name, v.MountPoint)
+			return Plan{}, i18n.Errorf("%w: %q at %s", ErrExists, r.Name, v.MountPoint)
 		}
 	}
 	for _, t := range f.Taken {
@@ -170,10 +172,10 @@ func NewPlan(r Request, f Facts) (Plan, error) {
 		}
 	}
 	if r.Size < MinSize {
-		return Plan{}, fmt.Errorf("%w: %s is below the minimum of %s", ErrSize, r.Size, MinSize)
+		return Plan{}, i18n.Errorf("%w: %s is below the minimum of %s", ErrSize, r.Size, MinSize)
 	}
 	if r.Size > MaxSize {
-		return Plan{}, fmt.Errorf("%w: %s is above the limit of %s", ErrSize, r.Size, MaxSize)
+		return Plan{}, i18n.Errorf("%w: %s is above the limit of %s", ErrSize, r.Size, MaxSize)
 	}
 	fs := r.FS
 	if fs == "" && len(f.Caps.FileSystems) > 0 {
@@ -249,14 +251,14 @@ func (c Caps) CheckFS(fs FileSystem) error {
 	for i, x := range c.FileSystems {
 		names[i] = string(x)
 	}
-	return fmt.Errorf("file system %q is %w (%s): use one of %s", fs, ErrUnsupported, osLabel(c.OS), strings.Join(names, ", "))
+	return i18n.Errorf("file system %q is %w (%s): use one of %s", fs, ErrUnsupported, osLabel(c.OS), strings.Join(names, ", "))
 }
 
 // CheckHidden refuses hiding a disk where there is no Finder sidebar to hide
 // it from (Linux); the error wraps ErrUnsupported.
 func (c Caps) CheckHidden(hidden bool) error {
 	if hidden && c.OS == "linux" {
-		return fmt.Errorf("hiding a disk (--hidden) is %w (%s): only macOS's Finder hides one", ErrUnsupported, osLabel(c.OS))
+		return i18n.Errorf("hiding a disk (--hidden) is %w (%s): only macOS's Finder hides one", ErrUnsupported, osLabel(c.OS))
 	}
 	return nil
 }
@@ -266,13 +268,13 @@ func (c Caps) CheckHidden(hidden bool) error {
 // taken is the name as it is mounted (the letter case may differ on macOS).
 func takenError(name, taken string, c Caps) error {
 	if c.OS == "darwin" {
-		return fmt.Errorf("%w: %q (%s is mounted; macOS would silently mount it as %q)", ErrExists, name,
+		return i18n.Errorf("%w: %q (%s is mounted; macOS would silently mount it as %q)", ErrExists, name,
 			strings.TrimSuffix(c.MountRoot, "/")+"/"+taken, name+" 1")
 	}
 	if c.MountRoot != "" {
-		return fmt.Errorf("%w: %q (another volume is mounted at %s)", ErrExists, name, strings.TrimSuffix(c.MountRoot, "/")+"/"+taken)
+		return i18n.Errorf("%w: %q (another volume is mounted at %s)", ErrExists, name, strings.TrimSuffix(c.MountRoot, "/")+"/"+taken)
 	}
-	return fmt.Errorf("%w: %q (another volume has that name)", ErrExists, name)
+	return i18n.Errorf("%w: %q (another volume has that name)", ErrExists, name)
 }
 
 func osLabel(goos string) string {

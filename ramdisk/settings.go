@@ -2,13 +2,14 @@ package ramdisk
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"howett.net/plist"
+
+	"rambar/i18n"
 )
 
 // SettingsVersion is the schema version this build writes. Files of every
@@ -18,9 +19,9 @@ const SettingsVersion = 3
 // Errors about the settings file.
 var (
 	// ErrSettingsCorrupt: the file is not a settings plist.
-	ErrSettingsCorrupt = errors.New("settings file is corrupt")
+	ErrSettingsCorrupt = i18n.New("settings file is corrupt")
 	// ErrSettingsNewer: written by a newer RAMBar; this one will not touch it.
-	ErrSettingsNewer = errors.New("settings file is from a newer RAMBar")
+	ErrSettingsNewer = i18n.New("settings file is from a newer RAMBar")
 )
 
 // ContentMode says what happens to a disk's contents.

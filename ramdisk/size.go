@@ -1,11 +1,12 @@
 package ramdisk
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"rambar/i18n"
 )
 
 // Size is a byte count. RAMBar uses binary units everywhere: "4G" is 4 GiB,
@@ -34,10 +35,11 @@ const MinSize = 1 * MiB
 const MaxSize = 64 * TiB
 
 // ErrSize is wrapped by every size parsing error.
-var ErrSize = errors.New("invalid size")
+var ErrSize = i18n.New("invalid size")
 
-// sizeHelp is appended to size errors so users see what is accepted.
-const sizeHelp = "use a number with a unit like 512M, 4G, 1.5GiB, 4096MiB, or a percentage of memory like 25%"
+// sizeHelp ends size errors' formats so users see what is accepted (%% is
+// a format's percent sign).
+const sizeHelp = "use a number with a unit like 512M, 4G, 1.5GiB, 4096MiB, or a percentage of memory like 25%%"
 
 var units = map[string]Size{
 	"":  MiB, // a bare number is MiB, as in TmpDisk and the hdiutil recipe
@@ -111,21 +113,21 @@ func groupDigits(n int64) string {
 func parseBytes(s string, physical Size) (float64, error) {
 	in := strings.TrimSpace(s)
 	if in == "" {
-		return 0, fmt.Errorf("%w: empty; %s", ErrSize, sizeHelp)
+		return 0, i18n.Errorf("%w: empty; "+sizeHelp, ErrSize)
 	}
 	if strings.HasPrefix(in, "-") {
-		return 0, fmt.Errorf("%w %q: must be positive; %s", ErrSize, s, sizeHelp)
+		return 0, i18n.Errorf("%w %q: must be positive; "+sizeHelp, ErrSize, s)
 	}
 	if strings.HasSuffix(in, "%") {
 		p, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(in, "%")), 64)
 		if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
-			return 0, fmt.Errorf("%w %q: %s", ErrSize, s, sizeHelp)
+			return 0, i18n.Errorf("%w %q: "+sizeHelp, ErrSize, s)
 		}
 		if p <= 0 || p > 100 {
-			return 0, fmt.Errorf("%w %q: a percentage must be above 0 and at most 100", ErrSize, s)
+			return 0, i18n.Errorf("%w %q: a percentage must be above 0 and at most 100", ErrSize, s)
 		}
 		if physical <= 0 {
-			return 0, fmt.Errorf("%w %q: physical memory is unknown, so a percentage cannot be used", ErrSize, s)
+			return 0, i18n.Errorf("%w %q: physical memory is unknown, so a percentage cannot be used", ErrSize, s)
 		}
 		return float64(physical) * p / 100, nil
 	}
@@ -136,28 +138,28 @@ func parseBytes(s string, physical Size) (float64, error) {
 	}
 	mult, ok := units[unit]
 	if !ok {
-		return 0, fmt.Errorf("%w %q: unknown unit %q; %s", ErrSize, s, in[i:], sizeHelp)
+		return 0, i18n.Errorf("%w %q: unknown unit %q; "+sizeHelp, ErrSize, s, in[i:])
 	}
 	if num == "" {
-		return 0, fmt.Errorf("%w %q: no number; %s", ErrSize, s, sizeHelp)
+		return 0, i18n.Errorf("%w %q: no number; "+sizeHelp, ErrSize, s)
 	}
 	if unit == "" && strings.Contains(num, ".") {
 		// 1.5 with no unit would be 1.5 MiB: almost surely 1.5G was meant.
-		return 0, fmt.Errorf("%w %q: a number with no unit is MiB, and %s MiB is not a size anyone means; say %sG (GiB) or %sM (MiB)", ErrSize, s, num, num, num)
+		return 0, i18n.Errorf("%w %q: a number with no unit is MiB, and %s MiB is not a size anyone means; say %sG (GiB) or %sM (MiB)", ErrSize, s, num, num, num)
 	}
 	f, err := strconv.ParseFloat(num, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%w %q: %s", ErrSize, s, sizeHelp)
+		return 0, i18n.Errorf("%w %q: "+sizeHelp, ErrSize, s)
 	}
 	return f * float64(mult), nil
 }
 
 func finish(s string, bytes float64) (Size, error) {
 	if bytes <= 0 {
-		return 0, fmt.Errorf("%w %q: must be more than zero; %s", ErrSize, s, sizeHelp)
+		return 0, i18n.Errorf("%w %q: must be more than zero; "+sizeHelp, ErrSize, s)
 	}
 	if bytes > float64(MaxSize) {
-		return 0, fmt.Errorf("%w %q: larger than any machine's memory (limit %s)", ErrSize, s, MaxSize)
+		return 0, i18n.Errorf("%w %q: larger than any machine's memory (limit %s)", ErrSize, s, MaxSize)
 	}
 	z := Size(math.Ceil(bytes/float64(MiB))) * MiB
 	if z < MinSize {

@@ -1,11 +1,11 @@
 package ramdisk
 
 import (
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"rambar/i18n"
 )
 
 // VolumeOptions are a disk's extras beyond its name, size and file system:
@@ -28,7 +28,7 @@ type VolumeOptions struct {
 }
 
 // ErrOption is wrapped by every refused volume option: bad input.
-var ErrOption = errors.New("invalid option")
+var ErrOption = i18n.New("invalid option")
 
 // MaxFolders is how many pre-made folders a disk may have.
 const MaxFolders = 100
@@ -49,7 +49,7 @@ func ParseFolders(s string) ([]string, error) {
 // CheckFolders checks every folder and their number.
 func CheckFolders(fs []string) error {
 	if len(fs) > MaxFolders {
-		return fmt.Errorf("%w: %d folders, at most %d", ErrOption, len(fs), MaxFolders)
+		return i18n.Errorf("%w: %d folders, at most %d", ErrOption, len(fs), MaxFolders)
 	}
 	for _, f := range fs {
 		if err := CheckFolder(f); err != nil {
@@ -65,25 +65,25 @@ func CheckFolders(fs []string) error {
 func CheckFolder(f string) error {
 	switch {
 	case f == "":
-		return fmt.Errorf("%w: an empty folder name (in --folders a,b/c)", ErrOption)
+		return i18n.Errorf("%w: an empty folder name (in --folders a,b/c)", ErrOption)
 	case filepath.IsAbs(f) || strings.HasPrefix(f, "/"):
-		return fmt.Errorf("%w: folder %q must be relative to the disk, like b/c", ErrOption, f)
+		return i18n.Errorf("%w: folder %q must be relative to the disk, like b/c", ErrOption, f)
 	case filepath.Clean(f) != f:
-		return fmt.Errorf("%w: folder %q is not a clean path (no '.', '..', '//' or trailing '/')", ErrOption, f)
+		return i18n.Errorf("%w: folder %q is not a clean path (no '.', '..', '//' or trailing '/')", ErrOption, f)
 	case len(f) > 1024:
-		return fmt.Errorf("%w: folder %q is longer than 1024 bytes", ErrOption, f)
+		return i18n.Errorf("%w: folder %q is longer than 1024 bytes", ErrOption, f)
 	}
 	for _, part := range strings.Split(f, "/") {
 		if part == ".." || part == "." {
-			return fmt.Errorf("%w: folder %q may not go up or use '.'", ErrOption, f)
+			return i18n.Errorf("%w: folder %q may not go up or use '.'", ErrOption, f)
 		}
 		for _, r := range part {
 			if unicode.IsControl(r) || r == ':' {
-				return fmt.Errorf("%w: folder %q may not contain control characters or ':'", ErrOption, f)
+				return i18n.Errorf("%w: folder %q may not contain control characters or ':'", ErrOption, f)
 			}
 		}
 		if len(part) > MaxNameBytes {
-			return fmt.Errorf("%w: folder %q has a part over %d bytes", ErrOption, f, MaxNameBytes)
+			return i18n.Errorf("%w: folder %q has a part over %d bytes", ErrOption, f, MaxNameBytes)
 		}
 	}
 	return nil
@@ -96,13 +96,13 @@ func CheckIcon(path string) error {
 		return nil
 	}
 	if !filepath.IsAbs(path) {
-		return fmt.Errorf("%w: icon %q must be an absolute path", ErrOption, path)
+		return i18n.Errorf("%w: icon %q must be an absolute path", ErrOption, path)
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".icns", ".png":
 		return nil
 	}
-	return fmt.Errorf("%w: icon %q: give a .icns or .png file", ErrOption, path)
+	return i18n.Errorf("%w: icon %q: give a .icns or .png file", ErrOption, path)
 }
 
 // Check checks the options that can be checked without the machine: the
@@ -115,7 +115,7 @@ func (o VolumeOptions) Check() error {
 		return err
 	}
 	if o.MountPoint != "" && !filepath.IsAbs(o.MountPoint) {
-		return fmt.Errorf("%w: mount point %q must be an absolute path", ErrOption, o.MountPoint)
+		return i18n.Errorf("%w: mount point %q must be an absolute path", ErrOption, o.MountPoint)
 	}
 	return nil
 }
@@ -182,7 +182,7 @@ func (p Preset) checkExtras() error {
 	}
 	for _, c := range p.Caches {
 		if c != "tmpdir" && (!filepath.IsAbs(c) || filepath.Clean(c) != c) {
-			return fmt.Errorf("%w: cache target %q must be a clean absolute path", ErrOption, c)
+			return i18n.Errorf("%w: cache target %q must be a clean absolute path", ErrOption, c)
 		}
 	}
 	return nil

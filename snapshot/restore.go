@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"rambar/i18n"
 	"rambar/snapstore"
 	"rambar/tree"
 
@@ -89,7 +90,7 @@ func (s *Store) Resolve(id string) (*snapstore.Manifest, error) {
 			return nil, err
 		}
 		if cur == "" {
-			return nil, fmt.Errorf("restore: nothing saved yet: %w", snapstore.ErrNoSnapshot)
+			return nil, i18n.Errorf("restore: nothing saved yet: %w", snapstore.ErrNoSnapshot)
 		}
 		id = cur
 	}
@@ -271,11 +272,11 @@ func checkRoom(entries []tree.Entry, dst string, check bool) error {
 		return err
 	}
 	if check && need > free {
-		return fmt.Errorf("restore into %s: %w: needs %s, %s free; nothing was written",
+		return i18n.Errorf("restore into %s: %w: needs %s, %s free; nothing was written",
 			dst, ramdisk.ErrNoSpace, ramdisk.Size(need).Short(), ramdisk.Size(free).Short())
 	}
 	if n, ok := inodesFree(dst); check && ok && inodesNeeded(entries) > n {
-		return fmt.Errorf("restore into %s: %w: needs %d files and folders, room for %d; nothing was written",
+		return i18n.Errorf("restore into %s: %w: needs %d files and folders, room for %d; nothing was written",
 			dst, ramdisk.ErrNoSpace, inodesNeeded(entries), n)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"rambar/i18n"
 	"rambar/tree"
 
 	"rambar/internal/atomicfile"
@@ -48,7 +49,7 @@ type Snapshot struct {
 }
 
 // ErrNoSnapshot: nothing was saved yet, or no snapshot has that ID.
-var ErrNoSnapshot = errors.New("no such snapshot")
+var ErrNoSnapshot = i18n.New("no such snapshot")
 
 // Path is the path of parts inside the store's folder.
 func (s *Store) Path(parts ...string) string {

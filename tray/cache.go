@@ -85,7 +85,7 @@ func (c *Controller) toggleCache(d *diskState, key string) {
 		c.post(func() {
 			switch {
 			case err != nil:
-				c.notify(c.p.T("Can't switch %s", key), short(err))
+				c.notify(c.p.T("Can't switch %s", key), short(c.p, err))
 			case on:
 				c.notify(c.p.T("%s is back", key), c.p.T("Its folder has its old contents again."))
 			default:

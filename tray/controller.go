@@ -213,7 +213,7 @@ func (c *Controller) notify(title, text string) {
 			// No notification server: a window says it instead, so a
 			// failed action is never silent.
 			if c.d.Dialogs != nil {
-				c.d.Dialogs.Message(ctx, title, text+"\n\n(Shown here because the notification could not be: "+short(err)+")")
+				c.d.Dialogs.Message(ctx, title, text+"\n\n(Shown here because the notification could not be: "+short(c.p, err)+")")
 			}
 		}
 	})
@@ -224,7 +224,7 @@ func (c *Controller) loadSettings(ctx context.Context) {
 	c.post(func() {
 		if err != nil {
 			if !c.state.Settings.ShowMemoryInTitle && len(c.state.Settings.Presets) == 0 {
-				c.notify(c.p.T("RAMBar settings not read"), short(err))
+				c.notify(c.p.T("RAMBar settings not read"), short(c.p, err))
 			}
 			return
 		}

@@ -121,7 +121,7 @@ func (c *Controller) open(what, path string) {
 	}
 	c.goJob(func(context.Context) {
 		if err := c.d.Open(path); err != nil {
-			c.post(func() { c.notify(c.p.T("Can't open %s", what), short(err)) })
+			c.post(func() { c.notify(c.p.T("Can't open %s", what), short(c.p, err)) })
 		}
 	})
 }
@@ -175,7 +175,7 @@ func (c *Controller) ejected(name string, err error) {
 		}
 		c.notify(c.p.T("Can't eject %s", name), text)
 	default:
-		c.notify(c.p.T("Can't eject %s", name), short(err))
+		c.notify(c.p.T("Can't eject %s", name), short(c.p, err))
 	}
 }
 
@@ -217,7 +217,7 @@ func (c *Controller) runHook(d *diskState, op opKind, hook func(context.Context,
 				d.Op, d.Progress = opNone, ramdisk.Progress{}
 			}
 			if err != nil {
-				c.notify(opFailed(c.p, op, v.Name), short(err))
+				c.notify(opFailed(c.p, op, v.Name), short(c.p, err))
 				return
 			}
 			if found {
@@ -256,7 +256,7 @@ func (c *Controller) mirrorTo(disk *diskState) {
 			switch {
 			case errors.Is(err, ramdisk.ErrCancelled):
 			case err != nil:
-				c.notify(c.p.T("Can't mirror %s", name), short(err))
+				c.notify(c.p.T("Can't mirror %s", name), short(c.p, err))
 			default:
 				if d, ok := c.state.Disk(name); ok {
 					c.keep(d, folder)
@@ -314,7 +314,7 @@ func (c *Controller) changeSetting(set, undo func(*ramdisk.Settings)) {
 		if err != nil {
 			c.post(func() {
 				undo(&c.state.Settings)
-				c.notify(c.p.T("Setting not saved"), short(err))
+				c.notify(c.p.T("Setting not saved"), short(c.p, err))
 			})
 		}
 	})
@@ -368,7 +368,7 @@ func (c *Controller) toggleLogin() {
 				c.state.LaunchAtLogin = !want
 			}
 			if err != nil {
-				c.notify(c.p.T("Launch at Login not changed"), short(err))
+				c.notify(c.p.T("Launch at Login not changed"), short(c.p, err))
 			}
 		})
 	})
@@ -410,7 +410,7 @@ func (c *Controller) askQuit() {
 			c.post(func() {
 				c.dialogOpen = false
 				if err != nil && !errors.Is(err, ramdisk.ErrCancelled) {
-					c.notify(c.p.T("RAMBar"), short(err))
+					c.notify(c.p.T("RAMBar"), short(c.p, err))
 				}
 				switch choice {
 				case QuitEjectAll:

@@ -39,7 +39,7 @@ func (c *Controller) showBenchmark(name string, res BenchmarkResult) {
 		c.post(func() {
 			switch {
 			case err != nil && !errors.Is(err, ramdisk.ErrCancelled):
-				c.notify(c.p.T("Can't show the benchmark of %s", name), short(err))
+				c.notify(c.p.T("Can't show the benchmark of %s", name), short(c.p, err))
 			case acted:
 				c.open(c.p.T("the chart"), res.Chart)
 			}

@@ -65,7 +65,7 @@ func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm
 					return
 				}
 				c.state.Creating = ""
-				c.notify(c.p.T("Can't make %s", r.Name), short(err))
+				c.notify(c.p.T("Can't make %s", r.Name), short(c.p, err))
 			})
 			return
 		}
@@ -80,7 +80,7 @@ func (c *Controller) createWith(r ramdisk.Request, base string, form NewDiskForm
 		}
 		c.post(func() {
 			c.state.Creating = ""
-			c.notify(c.p.T("Can't make %s", r.Name), short(err))
+			c.notify(c.p.T("Can't make %s", r.Name), short(c.p, err))
 		})
 	})
 }
@@ -128,7 +128,7 @@ func (c *Controller) custom() {
 			switch {
 			case errors.Is(err, ramdisk.ErrCancelled):
 			case err != nil:
-				c.notify(c.p.T("Can't make a RAM disk"), short(err))
+				c.notify(c.p.T("Can't make a RAM disk"), short(c.p, err))
 			default:
 				c.createWith(ramdisk.Request{Name: plan.Name, Size: plan.Size, FS: plan.FS, Hidden: plan.Hidden, Force: plan.Forced}, "", answers)
 			}
@@ -145,7 +145,7 @@ func (c *Controller) mountPreset(name string) {
 	if c.d.Disks == nil {
 		size, err := ramdisk.ParseSize(preset.Size, c.state.Memory.Physical)
 		if err != nil {
-			c.notify(c.p.T("Can't make %s", preset.Name), short(err))
+			c.notify(c.p.T("Can't make %s", preset.Name), short(c.p, err))
 			return
 		}
 		c.create(ramdisk.Request{Name: preset.Name, Size: size, FS: preset.FS, Hidden: preset.Hidden}, "")
@@ -179,7 +179,7 @@ func (c *Controller) mountPreset(name string) {
 			c.state.CreatingProgress = ramdisk.Progress{}
 			if err != nil {
 				c.state.Creating = ""
-				c.notify(c.p.T("Can't make %s", preset.Name), short(err))
+				c.notify(c.p.T("Can't make %s", preset.Name), short(c.p, err))
 				return
 			}
 			c.created(v)
@@ -206,8 +206,8 @@ func (c *Controller) editPresets(f func(presetEditor, context.Context) (string, 
 	c.goJob(func(ctx context.Context) {
 		mount, err := f(e, ctx)
 		if err != nil && !errors.Is(err, ramdisk.ErrCancelled) {
-			if perr := e.dlg.Problem(ctx, c.p.T("Presets not changed"), err.Error()); perr != nil && !errors.Is(perr, ramdisk.ErrCancelled) {
-				c.post(func() { c.notify(c.p.T("Presets not changed"), short(err)) })
+			if perr := e.dlg.Problem(ctx, c.p.T("Presets not changed"), c.p.Err(err)); perr != nil && !errors.Is(perr, ramdisk.ErrCancelled) {
+				c.post(func() { c.notify(c.p.T("Presets not changed"), short(c.p, err)) })
 			}
 		}
 		c.post(func() {

@@ -276,8 +276,8 @@ func buildMenu(s menuState) Menu {
 		add(Item{Key: "creating", Title: t, Disabled: true})
 	}
 	if s.ListErr != nil {
-		add(Item{Key: "listerr", Title: s.P.T("Can't read RAM disks: %s", short(s.ListErr)), Tooltip: s.ListErr.Error(),
-			action: action{Kind: actExplain, Text: s.ListErr.Error()}})
+		add(Item{Key: "listerr", Title: s.P.T("Can't read RAM disks: %s", short(s.P, s.ListErr)), Tooltip: s.P.Err(s.ListErr),
+			action: action{Kind: actExplain, Text: s.P.Err(s.ListErr)}})
 	}
 	add(sep("disks"), newDiskItem(s))
 	if pi, ok := presetsItem(s); ok {

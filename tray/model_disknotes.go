@@ -55,7 +55,7 @@ func diskNotes(s menuState, d diskState, key string) []Item {
 			Tooltip: d.Volume.Name + " " + Say(p, d.Whose), Disabled: true})
 	}
 	if d.UsageErr != nil {
-		sub = append(sub, Item{Key: key + "/usageerr", Title: p.T("Can't measure: %s", short(d.UsageErr)), Tooltip: d.UsageErr.Error(), Disabled: true})
+		sub = append(sub, Item{Key: key + "/usageerr", Title: p.T("Can't measure: %s", short(p, d.UsageErr)), Tooltip: p.Err(d.UsageErr), Disabled: true})
 	}
 	return sub
 }

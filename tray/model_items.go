@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"rambar/i18n"
 	"rambar/ramdisk"
@@ -279,14 +280,19 @@ func tooltip(s menuState) string {
 	return s.P.T("RAMBar: %d RAM disks, %s held", len(s.Disks), s.P.Size(s.Held()))
 }
 
-// short is an error's first clause, for a menu line.
-func short(err error) string {
-	msg := err.Error()
-	if i := strings.IndexAny(msg, "\n;"); i > 0 {
+// short is an error's first clause in p's language, for a menu line or a
+// notification.
+func short(p *i18n.Printer, err error) string {
+	msg := p.Err(err)
+	if i := strings.IndexAny(msg, "\n;；"); i > 0 {
 		msg = msg[:i]
 	}
 	if len(msg) > 80 {
-		msg = msg[:77] + "…"
+		cut := 77
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut-- // not inside a letter of a translation
+		}
+		msg = msg[:cut] + "…"
 	}
 	return msg
 }

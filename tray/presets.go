@@ -198,7 +198,7 @@ func (e presetEditor) formLoop(ctx context.Context, title string, p ramdisk.Pres
 		if !errors.As(err, &r) {
 			return err
 		}
-		if err := e.dlg.Problem(ctx, title, e.t("Not saved: %s", r.Error())); err != nil {
+		if err := e.dlg.Problem(ctx, title, e.t("Not saved: %s", e.lang.Err(r))); err != nil {
 			return err
 		}
 	}
@@ -230,7 +230,7 @@ func (e presetEditor) form(ctx context.Context, title string, p ramdisk.Preset) 
 		if err = ramdisk.ValidateName(p.Name); err == nil {
 			break
 		}
-		if err = e.dlg.Problem(ctx, title, err.Error()); err != nil {
+		if err = e.dlg.Problem(ctx, title, e.lang.Err(err)); err != nil {
 			return p, err
 		}
 	}
@@ -241,7 +241,7 @@ func (e presetEditor) form(ctx context.Context, title string, p ramdisk.Preset) 
 		if _, err = ramdisk.ParseSize(p.Size, e.physical); err == nil {
 			break
 		}
-		if err = e.dlg.Problem(ctx, title, err.Error()); err != nil {
+		if err = e.dlg.Problem(ctx, title, e.lang.Err(err)); err != nil {
 			return p, err
 		}
 	}

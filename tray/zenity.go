@@ -141,7 +141,7 @@ func planText(lang *i18n.Printer, p ramdisk.Plan) string {
 func PlanRefusal(err error) string { return planRefusal(nil, err) }
 
 func planRefusal(p *i18n.Printer, err error) string {
-	msg := err.Error()
+	msg := p.Err(err)
 	if errors.Is(err, ramdisk.ErrTooLarge) {
 		msg = strings.TrimSuffix(msg, "; use --force to make it anyway")
 		return p.T("This machine can't hold that disk: %s.\n\nChoose a smaller size.", msg)
