@@ -88,7 +88,8 @@ func (a *App) viaAgent(ctx context.Context, c *command, args []string, in *input
 }
 
 // handToAgent asks the agent that serves this data folder, if one does,
-// to save the kept or mirrored disks (names) this process just made: the
+// to save the kept or mirrored disks (names) this process just filled (a
+// Mirror load, a kept disk's restore; an empty new disk needs no walk): the
 // agent follows each before that save's walk, so the walk is its change
 // feed's first and the user's next save (through the agent) reads only
 // what changed. Without it that next save would walk the whole disk. Its

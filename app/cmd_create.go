@@ -108,9 +108,6 @@ func runCreate(ctx context.Context, a *App, in *input) error {
 		return a.takenByOther(ctx, req.Name, err)
 	}
 	a.noteAutosave(v.Name, a.autosaveOf(v.Name))
-	if contents.Mode != ramdisk.Discard && !contents.InPlace {
-		a.handToAgent(v.Name)
-	}
 	if *asJSON {
 		dj := a.measuredDiskJSON(ctx, v)
 		dj.Contents, dj.InPlace = a.contentsOf(v, false), a.inPlaceAt(ctx, v)

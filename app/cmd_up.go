@@ -83,11 +83,6 @@ func runUp(ctx context.Context, a *App, in *input) error {
 			}
 		}
 	}
-	for _, r := range rs {
-		if r.Outcome == disks.UpMounted && r.Preset.Contents != ramdisk.Discard && !r.Preset.InPlace {
-			a.handToAgent(r.Volume.Name)
-		}
-	}
 	if failed > 0 {
 		return fmt.Errorf("up: %d of %d auto-mount presets failed", failed, len(rs))
 	}

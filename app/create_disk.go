@@ -50,6 +50,9 @@ func (a *App) createDisk(ctx context.Context, req ramdisk.Request, opts createOp
 	case c.Contents.Mode != ramdisk.Discard:
 		printLoaded(a, c)
 	}
+	if c.Loaded.Snapshot != "" && !c.Contents.InPlace { // filled: a kept disk restored, a Mirror disk loaded
+		a.handToAgent(c.Volume.Name)
+	}
 	return c.Plan, c.Volume, nil
 }
 
