@@ -15,12 +15,7 @@ import (
 type tongue struct{ sp i18n.Speaker }
 
 // T says a message: format is its English text, the catalog's key.
-func (t tongue) T(format string, args ...any) string {
-	if t.sp == nil {
-		return i18n.Source(format, args...)
-	}
-	return t.sp.T(format, args...)
-}
+func (t tongue) T(format string, args ...any) string { return i18n.Say(t.sp, format, args...) }
 
 // num writes a figure with prec decimals: in English 4,722 (thousands
 // grouped when prec is 0), 3.1, 0.750; in another language as it writes

@@ -211,13 +211,18 @@ func (r Report) legend(t tongue, ram, disk *TargetReport) string {
 
 // sentences puts whole sentences one after the other: with a space
 // between them, or none in Chinese and Japanese (the message "%s %s").
-func sentences(t tongue, s ...string) string {
-	if len(s) == 0 {
+func sentences(t tongue, s ...string) string { return joined(t, "%s %s", s) }
+
+// joined is items one after the other, each joined to the next by the
+// message sep ("%s %s", "%s; %s", "%s, %s"), which says the language's
+// separator.
+func joined(t tongue, sep string, items []string) string {
+	if len(items) == 0 {
 		return ""
 	}
-	out := s[0]
-	for _, x := range s[1:] {
-		out = t.T("%s %s", out, x)
+	out := items[0]
+	for _, x := range items[1:] {
+		out = t.T(sep, out, x)
 	}
 	return out
 }

@@ -104,26 +104,8 @@ func (r Report) HeadlineIn(sp i18n.Speaker) string {
 
 // clauses are a sentence's clauses one after the other: "a; b" (the
 // message "%s; %s": ； in Chinese and Japanese).
-func clauses(t tongue, parts []string) string {
-	if len(parts) == 0 {
-		return ""
-	}
-	out := parts[0]
-	for _, x := range parts[1:] {
-		out = t.T("%s; %s", out, x)
-	}
-	return out
-}
+func clauses(t tongue, parts []string) string { return joined(t, "%s; %s", parts) }
 
 // list is items one after the other: "a, b, c" (a list's separator is the
 // message "%s, %s": 、 in Chinese and Japanese).
-func list(t tongue, items []string) string {
-	if len(items) == 0 {
-		return ""
-	}
-	out := items[0]
-	for _, x := range items[1:] {
-		out = t.T("%s, %s", out, x)
-	}
-	return out
-}
+func list(t tongue, items []string) string { return joined(t, "%s, %s", items) }

@@ -28,7 +28,7 @@ var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa
 // its plural form.
 var translating = map[string][]int{"T": {0}, "t": {0}, "N": {0}, "usagef": {0}, "msg": {0}, "field": {0, 1},
 	"note": {1}, "newNote": {1}, "wordsOf": {0}, "Advised": {0}, "Passf": {1}, "Failf": {1}, "Skipf": {1}, "failData": {2}, "counted": {1},
-	"Sayf": {0}, "SayCount": {2}}
+	"Sayf": {0}, "SayCount": {2}, "joined": {1}}
 
 // errorDirs are more packages whose error sentences are translatable:
 // only their calls of i18n.Errorf and i18n.New are scanned.

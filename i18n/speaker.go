@@ -17,3 +17,12 @@ type Speaker interface {
 func Source(format string, args ...any) string {
 	return fmt.Sprintf(SourceFormat(format, args...), args...)
 }
+
+// Say says a message through sp, or in English as fmt writes it (Source)
+// when sp is nil: how a domain package that words a report itself speaks.
+func Say(sp Speaker, format string, args ...any) string {
+	if sp == nil {
+		return Source(format, args...)
+	}
+	return sp.T(format, args...)
+}

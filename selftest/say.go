@@ -15,12 +15,7 @@ import (
 type tongue struct{ sp i18n.Speaker }
 
 // T says a message: format is its English text, the catalog's key.
-func (t tongue) T(format string, args ...any) string {
-	if t.sp == nil {
-		return i18n.Source(format, args...)
-	}
-	return t.sp.T(format, args...)
-}
+func (t tongue) T(format string, args ...any) string { return i18n.Say(t.sp, format, args...) }
 
 // Phrase is an argument of a check's detail that is said in the detail's
 // language (a front end's own message inside one of the self-test's).
