@@ -24,8 +24,8 @@ var translatedDirs = []string{"../tray", "../app", "../update", "../darwin/cocoa
 // the label and the text; for a plan's notes (ramdisk), the format; for
 // bench's reasons, notes and labels, a leftover's advice (disks) and a
 // self-test check's detail, the format; for a domain package's sentence
-// (ramdisk.Sayf), its format, and for one that counts (ramdisk.SayCount),
-// its plural form.
+// (ramdisk.Sayf), its format, for one that counts (ramdisk.SayCount),
+// its plural form, and for bench's joined, its separator.
 var translating = map[string][]int{"T": {0}, "t": {0}, "N": {0}, "usagef": {0}, "msg": {0}, "field": {0, 1},
 	"note": {1}, "newNote": {1}, "wordsOf": {0}, "Advised": {0}, "Passf": {1}, "Failf": {1}, "Skipf": {1}, "failData": {2}, "counted": {1},
 	"Sayf": {0}, "SayCount": {2}, "joined": {1}}
