@@ -1,10 +1,10 @@
 package cache
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -28,7 +28,7 @@ func (c *Caches) refuseMirrorDisk(v ramdisk.Volume, target string) error {
 	if folder == "" {
 		return nil
 	}
-	return fmt.Errorf("%w: %s: %s mirrors %s, whose contents it writes back, and a cache is kept out of the user's folders; use a plain or kept disk for caches",
+	return i18n.Errorf("%w: %s: %s mirrors %s, whose contents it writes back, and a cache is kept out of the user's folders; use a plain or kept disk for caches",
 		ErrRefused, target, v.Name, folder)
 }
 
@@ -40,7 +40,7 @@ func (c *Caches) refuseMirrored(target string) error {
 		for _, t := range []string{target, real} {
 			for _, m := range []string{f, realPath(f)} {
 				if t == m || strings.HasPrefix(t, m+"/") || strings.HasPrefix(m, t+"/") {
-					return fmt.Errorf("%w: %s: it is inside a folder RAMBar mirrors (%s), or holds one, and the mirror's write-back would set RAMBar's link aside as a change of the folder's; "+
+					return i18n.Errorf("%w: %s: it is inside a folder RAMBar mirrors (%s), or holds one, and the mirror's write-back would set RAMBar's link aside as a change of the folder's; "+
 						"pick a folder outside it", ErrRefused, target, f)
 				}
 			}

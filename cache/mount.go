@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/internal/record"
 	"rambar/ramdisk"
 
@@ -99,13 +100,14 @@ func (c *Caches) fallbackReady(v ramdisk.Volume) bool {
 // cacheFallbackFix is the refusal of a target onto a disk mounted without
 // the fallback link, with the way to mount it with one.
 func (c *Caches) cacheFallbackFix(v ramdisk.Volume, target string, caps ramdisk.Caps) error {
-	fix := fmt.Sprintf("eject it and make it again with RAMBar (rambar eject %s, then rambar create %s SIZE)", v.Name, v.Name)
 	if !caps.KeepsMountPoints && !strings.HasPrefix(v.MountPoint, c.cacheDir("Volumes")+"/") {
-		fix = fmt.Sprintf("%s goes with the disk: eject it and make it again at a folder that stays (rambar create %s SIZE --mount-point %q)",
-			v.MountPoint, v.Name, filepath.Join(c.cacheDir("Volumes"), v.Name))
+		return i18n.Errorf("%w: %s: %s was not mounted by this RAMBar with a fallback below its mount point, so a crash or an eject outside RAMBar "+
+			"would leave the target a dangling link; %s goes with the disk: eject it and make it again at a folder that stays (rambar create %s SIZE --mount-point %q)",
+			ErrRefused, target, v.Name, v.MountPoint, v.Name, filepath.Join(c.cacheDir("Volumes"), v.Name))
 	}
-	return fmt.Errorf("%w: %s: %s was not mounted by this RAMBar with a fallback below its mount point, so a crash or an eject outside RAMBar would leave the target a dangling link; %s",
-		ErrRefused, target, v.Name, fix)
+	return i18n.Errorf("%w: %s: %s was not mounted by this RAMBar with a fallback below its mount point, so a crash or an eject outside RAMBar "+
+		"would leave the target a dangling link; eject it and make it again with RAMBar (rambar eject %s, then rambar create %s SIZE)",
+		ErrRefused, target, v.Name, v.Name, v.Name)
 }
 
 // ToFallback, before v is ejected or reclaimed, points the caches on

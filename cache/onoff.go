@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"rambar/i18n"
 	"rambar/keeper"
 	"rambar/ramdisk"
 )
@@ -66,7 +67,7 @@ func (c *Caches) On(ctx context.Context, name string, t Target, force bool) (Sta
 	defer release()
 	if r, ok := c.cacheRecordFor(t.Path); ok {
 		if !c.Disks.SameName(r.Disk, v.Name) {
-			return State{}, fmt.Errorf("%w: %s is on the RAM disk %s already; 'rambar cache off %s %s' first", ErrRefused, t.Path, r.Disk, r.Disk, t.Key)
+			return State{}, i18n.Errorf("%w: %s is on the RAM disk %s already; 'rambar cache off %s %s' first", ErrRefused, t.Path, r.Disk, r.Disk, t.Key)
 		}
 		if err := c.settle(&r, &v); err != nil {
 			return State{}, err
@@ -113,7 +114,7 @@ func (c *Caches) On(ctx context.Context, name string, t Target, force bool) (Sta
 func (c *Caches) switchTarget(r cacheRecord) error {
 	pending := pendingPath(r.Target, r.ID)
 	if st, err := os.Lstat(pending); err == nil && st.Mode()&os.ModeSymlink == 0 {
-		return fmt.Errorf("%w: %s is in the way (move it away first)", ErrRefused, pending)
+		return i18n.Errorf("%w: %s is in the way (move it away first)", ErrRefused, pending)
 	}
 	os.Remove(pending)
 	if err := os.Symlink(c.cacheLink(r.ID), pending); err != nil {
@@ -153,7 +154,7 @@ func (c *Caches) settle(r *cacheRecord, v *ramdisk.Volume) error {
 	case r.State == cacheSwitchingOn && !c.isOurLink(r.Target, r.ID):
 		// Cut short before the target was switched: undo.
 		c.undoOn(*r)
-		return fmt.Errorf("cache %s: switching it on was interrupted and has been undone; run it again", r.Target)
+		return i18n.Errorf("cache %s: switching it on was interrupted and has been undone; run it again", r.Target)
 	case r.State == cacheSwitchingOn:
 		// The target is the link: move the old folder beside it to the saved place.
 		saved := c.cacheSaved(r.ID)
@@ -197,7 +198,7 @@ func (c *Caches) Off(ctx context.Context, target string) error {
 func (c *Caches) OffTold(ctx context.Context, target string) (string, error) {
 	r, ok := c.cacheRecordFor(target)
 	if !ok {
-		return "", fmt.Errorf("cache %s: %w (not on a RAM disk)", target, ramdisk.ErrNotFound)
+		return "", i18n.Errorf("cache %s: %w (not on a RAM disk)", target, ramdisk.ErrNotFound)
 	}
 	release, err := c.Disks.Lock(ctx, r.Disk, "switching a cache")
 	if err != nil {
@@ -220,7 +221,7 @@ func (c *Caches) OffTold(ctx context.Context, target string) (string, error) {
 	if r.State != cacheGoingOff && !c.isOurLink(r.Target, r.ID) {
 		aside := c.linkSetAside(r)
 		if aside == "" {
-			return "", fmt.Errorf("%w: %s is no longer RAMBar's link (something replaced it: by hand, or another tool); left as it is", ErrRefused, r.Target)
+			return "", i18n.Errorf("%w: %s is no longer RAMBar's link (something replaced it: by hand, or another tool); left as it is", ErrRefused, r.Target)
 		}
 		if told, err = c.linkBack(r, aside); err != nil {
 			return "", err
@@ -305,7 +306,7 @@ func (c *Caches) finishOff(r cacheRecord) error {
 			os.Remove(pending)
 		}
 		if c.isOurLink(r.Target, r.ID) {
-			return fmt.Errorf("cache %s: could not put a folder back in place of the link", r.Target)
+			return i18n.Errorf("cache %s: could not put a folder back in place of the link", r.Target)
 		}
 		r.Saved = "missing"
 	}
@@ -319,7 +320,7 @@ func (c *Caches) finishOff(r cacheRecord) error {
 		return fmt.Errorf("cache %s: %w", r.Target, err)
 	}
 	if r.Saved == "missing" {
-		return fmt.Errorf("cache %s: its saved contents were gone, so it is an empty folder now", r.Target)
+		return i18n.Errorf("cache %s: its saved contents were gone, so it is an empty folder now", r.Target)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"rambar/i18n"
 	"rambar/ramdisk"
 )
 
@@ -31,7 +32,7 @@ const TMPDIRKey = "tmpdir"
 // ErrRefused: a target that must not be moved (a folder the system
 // needs to log in, without force), or that is not a plain folder of the
 // user's. Bad input.
-var ErrRefused = errors.New("cache target refused")
+var ErrRefused = i18n.New("cache target refused")
 
 const measureGain = "measure it first: rambar try -- <the command that fills it>"
 
