@@ -112,6 +112,9 @@ func (w *StillWatch) add(dir int, root, rel string) {
 				w.broken.Store(true)
 				return
 			}
+			if w.fan.Load() { // the top opened again (a rescan): its earlier mark and hold go
+				unix.Close(w.pin)
+			}
 			unix.Close(w.fd)
 			w.fd, w.pin = fd, pin
 			w.fan.Store(true)
