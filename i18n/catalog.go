@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -102,41 +103,36 @@ func loadLocale(name string) (locale, error) {
 // fileName is a language's file in locales/: its BCP 47 tag.
 func fileName(t language.Tag) string { return t.String() }
 
-var (
-	buildOnce sync.Once
-	built     *catalog.Builder
-	buildErr  error
-)
-
-// theCatalog is every locale file, and the pseudo-locale made from English.
-func theCatalog() (*catalog.Builder, error) {
-	buildOnce.Do(func() {
-		b := catalog.NewBuilder(catalog.Fallback(language.English))
-		for _, t := range Languages {
-			l, err := loadLocale(fileName(t))
-			if err != nil {
-				buildErr = err
-				return
+// catalogOf is the catalog t's Printer reads: t's messages and, as the
+// fallback, English's (the pseudo-locale's made from English when t is
+// it). Only those: reading and setting every language's messages cost a
+// CLI in English some 30 ms at each start, before its first word.
+func catalogOf(t language.Tag) (*catalog.Builder, error) {
+	b := catalog.NewBuilder(catalog.Fallback(language.English))
+	langs := []language.Tag{language.English}
+	if t != language.English && slices.Contains(Languages, t) {
+		langs = append(langs, t)
+	}
+	for _, lt := range langs {
+		l, err := loadLocale(fileName(lt))
+		if err != nil {
+			return nil, err
+		}
+		for id, e := range l {
+			if lt == language.English && e.Plural == nil && e.Text == "" {
+				e.Text = id // the source says it as it is
 			}
-			for id, e := range l {
-				if t == language.English && e.Plural == nil && e.Text == "" {
-					e.Text = id // the source says it as it is
-				}
-				if err := set(b, t, id, e); err != nil {
-					buildErr = fmt.Errorf("%s: %q: %v", t, id, err)
-					return
-				}
-				if t == language.English {
-					if err := set(b, Pseudo, id, pseudoEntry(e)); err != nil {
-						buildErr = fmt.Errorf("pseudo: %q: %v", id, err)
-						return
-					}
+			if err := set(b, lt, id, e); err != nil {
+				return nil, fmt.Errorf("%s: %q: %v", lt, id, err)
+			}
+			if lt == language.English && t == Pseudo {
+				if err := set(b, Pseudo, id, pseudoEntry(e)); err != nil {
+					return nil, fmt.Errorf("pseudo: %q: %v", id, err)
 				}
 			}
 		}
-		built = b
-	})
-	return built, buildErr
+	}
+	return b, nil
 }
 
 func set(b *catalog.Builder, t language.Tag, id string, e entry) error {
@@ -154,11 +150,14 @@ func set(b *catalog.Builder, t language.Tag, id string, e entry) error {
 // to T): the catalog's tests find it, as gotext finds what it extracts.
 func N(s string) string { return s }
 
-// Printer says messages in one language.
+// Printer says messages in one language. Its catalog is built at its
+// first message, not when it is made: a CLI in English resolves its
+// Printer and then writes with fmt, so it never builds one.
 type Printer struct {
-	Tag language.Tag
-	p   *message.Printer
-	dec string // the decimal separator
+	Tag  language.Tag
+	once sync.Once
+	p    *message.Printer
+	dec  string // the decimal separator
 }
 
 var (
@@ -173,18 +172,25 @@ func For(t language.Tag) *Printer {
 	if p, ok := printers[t]; ok {
 		return p
 	}
-	b, err := theCatalog()
-	if err != nil {
-		panic("i18n: " + err.Error()) // the tests load every file
-	}
-	mp := message.NewPrinter(t, message.Catalog(b))
-	dec := "."
-	if s := mp.Sprintf("%.1f", 1.5); len(s) > 1 && strings.HasPrefix(s, "1") {
-		dec = strings.TrimSuffix(strings.TrimPrefix(s, "1"), "5")
-	}
-	p := &Printer{Tag: t, p: mp, dec: dec}
+	p := &Printer{Tag: t}
 	printers[t] = p
 	return p
+}
+
+// printer is p's message printer, its catalog built at the first call.
+func (p *Printer) printer() *message.Printer {
+	p.once.Do(func() {
+		b, err := catalogOf(p.Tag)
+		if err != nil {
+			panic("i18n: " + err.Error()) // the tests load every file
+		}
+		p.p = message.NewPrinter(p.Tag, message.Catalog(b))
+		p.dec = "."
+		if s := p.p.Sprintf("%.1f", 1.5); len(s) > 1 && strings.HasPrefix(s, "1") {
+			p.dec = strings.TrimSuffix(strings.TrimPrefix(s, "1"), "5")
+		}
+	})
+	return p.p
 }
 
 // English is the source language's Printer.
@@ -198,7 +204,7 @@ func (p *Printer) T(format string, args ...any) string {
 	if p == nil {
 		p = English()
 	}
-	return p.p.Sprintf(format, p.errorArgs(args)...)
+	return p.printer().Sprintf(format, p.errorArgs(args)...)
 }
 
 // Size writes a size as the language writes numbers: "1,5 GiB" in German
@@ -210,7 +216,10 @@ func (p *Printer) Size(z interface{ Short() string }) string {
 // Number writes the decimal point of a figure made in English ("1.5 GiB",
 // "2.5×") as the language does.
 func (p *Printer) Number(s string) string {
-	if p == nil || p.dec == "." {
+	if p == nil {
+		return s
+	}
+	if p.printer(); p.dec == "." {
 		return s
 	}
 	b := []byte(s)

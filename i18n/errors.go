@@ -172,7 +172,7 @@ func (p *Printer) sayError(e *Error) string {
 		}
 		args[i] = a
 	}
-	return p.p.Sprintf(e.Format, args...)
+	return p.printer().Sprintf(e.Format, args...)
 }
 
 // wAsV is a format with each %w written %v: the catalog's printer, like
