@@ -203,9 +203,12 @@ func (s *Service) StoppedReclaims() []Leftover {
 	var out []Leftover
 	for _, st := range k.StoppedReclaims() {
 		l := Leftover{Kind: LeftReclaim, Name: st.Name, Path: st.Path}
-		if st.Finished {
+		switch {
+		case st.Finished:
 			l = l.Advised("a reclaim of %s finished, but was stopped before it removed its record: rambar reclaim %q --resume removes it", st.Name, st.Name)
-		} else {
+		case st.Untouched:
+			l = l.Advised("a reclaim of %s was stopped before it copied anything; the disk is as it was: rambar reclaim %q --resume removes its record", st.Name, st.Name)
+		default:
 			l = l.Advised("a reclaim of %s was stopped; its contents are safe there: rambar reclaim %q --resume finishes or undoes it", st.Name, st.Name)
 		}
 		out = append(out, l)

@@ -134,12 +134,16 @@ type Stopped struct {
 	Name     string
 	Path     string
 	Finished bool
+	// Untouched: it was stopped after its journal was written and before
+	// its staging folder was made; the disk is as it was.
+	Untouched bool
 }
 
 // StoppedReclaims lists the stopped reclaims, from the data folder alone
 // (cheap: the menu asks on every refresh): the staging folders
-// DATA/reclaim/NAME-TIME, and the journals of reclaims that finished but
-// for removing them.
+// DATA/reclaim/NAME-TIME, the journals of reclaims that finished but for
+// removing them, and those of reclaims stopped before they made their
+// staging folder.
 func (k *Keeper) StoppedReclaims() []Stopped {
 	if k.Data == "" {
 		return nil
@@ -152,11 +156,11 @@ func (k *Keeper) StoppedReclaims() []Stopped {
 			out = append(out, Stopped{Name: name, Path: filepath.Join(dir, e.Name())})
 		}
 	}
-	for _, p := range k.reclaims().Pending(func(r *reclaimRecord) bool { return r.Step == ReclaimCopiedBack }) {
+	for _, p := range k.reclaims().Pending(func(r *reclaimRecord) bool { return r.Step == ReclaimCopiedBack || r.Step == ReclaimCopyingOut }) {
 		rec, ok := k.readReclaim(p.Key)
 		if ok && ramdisk.ValidateName(rec.Name) == nil && k.stagingOf(rec.Name, rec, true) == "" &&
 			!k.stoppedHas(out, rec.Name) {
-			out = append(out, Stopped{Name: rec.Name, Path: p.Path, Finished: true})
+			out = append(out, Stopped{Name: rec.Name, Path: p.Path, Finished: rec.Step == ReclaimCopiedBack, Untouched: rec.Step == ReclaimCopyingOut})
 		}
 	}
 	return out
@@ -186,7 +190,7 @@ func stagingDisk(folder string) (string, bool) {
 func (k *Keeper) StagingFor(name string) string {
 	var found []string
 	for _, s := range k.StoppedReclaims() {
-		if s.Name == name && !s.Finished {
+		if s.Name == name && !s.Finished && !s.Untouched {
 			found = append(found, s.Path)
 		}
 	}

@@ -68,8 +68,11 @@ func (k *Keeper) ResumeReclaim(ctx context.Context, name string, r Resume) (Resu
 	}
 	if staging == "" {
 		k.reclaims().Done(name)
-		if hasRec && rec.Step == ReclaimCopiedBack { // stopped between removing the copy and the journal
+		switch {
+		case hasRec && rec.Step == ReclaimCopiedBack: // stopped between removing the copy and the journal
 			return cleanedOr(found), v, nil
+		case hasRec && rec.Step == ReclaimCopyingOut && found && isOriginal(rec, v):
+			return ResumeUndone, v, nil // stopped before its staging folder was made: the disk was never touched
 		}
 		return "", ramdisk.Volume{}, i18n.Errorf("reclaim %s: %w: no stopped reclaim to resume", name, ramdisk.ErrNotFound)
 	}
