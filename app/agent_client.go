@@ -88,22 +88,20 @@ func (a *App) viaAgent(ctx context.Context, c *command, args []string, in *input
 }
 
 // handToAgent asks the agent that serves this data folder, if one does,
-// to save the kept or mirrored disks (names) this process just filled (a
+// to save the kept or mirrored disk (name) this process just filled (a
 // Mirror load, a kept disk's restore; an empty new disk needs no walk): the
-// agent follows each before that save's walk, so the walk is its change
+// agent follows it before that save's walk, so the walk is its change
 // feed's first and the user's next save (through the agent) reads only
 // what changed. Without it that next save would walk the whole disk. Its
 // output and any failure are the agent's to log: the disk was made.
-func (a *App) handToAgent(names ...string) {
-	for _, name := range names {
-		conn := a.dialAgent()
-		if conn == nil {
-			return
-		}
-		if code, err := conn.Run(localapi.Request{Args: []string{"save", name, "--json"}}, io.Discard, io.Discard); err != nil || code != 0 {
-			a.debugf("the agent did not take %s on (exit %d): %v", name, code, err)
-		}
-		conn.Close()
+func (a *App) handToAgent(name string) {
+	conn := a.dialAgent()
+	if conn == nil {
+		return
+	}
+	defer conn.Close()
+	if code, err := conn.Run(localapi.Request{Args: []string{"save", name, "--json"}}, io.Discard, io.Discard); err != nil || code != 0 {
+		a.debugf("the agent did not take %s on (exit %d): %v", name, code, err)
 	}
 }
 

@@ -23,14 +23,7 @@ import (
 // not the disk's 201. Before, the agent followed a disk only at its next
 // look and its first save walked the whole disk again.
 func TestFirstSaveAfterALoadReadsTheFeed(t *testing.T) {
-	modes := []struct {
-		name string
-		mode changefeed.Mode
-	}{
-		{"fanotify (root)", changefeed.ModeNative},
-		{"inotify, the Mac's semantics (the FSEvents test mode)", changefeed.ModeFSEvents},
-	}
-	for _, m := range modes {
+	for _, m := range feedModes {
 		for _, byCLI := range []bool{false, true} {
 			name := m.name + ", made in the agent"
 			if byCLI {

@@ -47,7 +47,7 @@ func newSync(t *testing.T, fill func(folder string)) *pair {
 	if err := l.Run(f.ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err := f.s.Save(f.ctx, f.disk, syncDisk, 20, nil)
+	res, err := f.s.Save(f.ctx, f.disk, syncDisk, 20, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func (f *pair) save() WriteBack {
 	CleanDiskTemps(f.store, f.disk)
 	rec := f.record()
 	defer rec.Close()
-	res, err := f.s.Save(f.ctx, f.disk, syncDisk, 20, nil)
+	res, err := f.s.Save(f.ctx, f.disk, syncDisk, 20, nil, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func killAt(t *testing.T, direction string, kill int) {
 		}
 		rec := f.record()
 		defer rec.Close()
-		res, err := f.s.Save(f.ctx, f.disk, syncDisk, 20, nil)
+		res, err := f.s.Save(f.ctx, f.disk, syncDisk, 20, nil, nil)
 		if err != nil {
 			t.Error(err)
 			return

@@ -216,7 +216,7 @@ func (p *Printer) Size(z interface{ Short() string }) string {
 // Number writes the decimal point of a figure made in English ("1.5 GiB",
 // "2.5×") as the language does.
 func (p *Printer) Number(s string) string {
-	if p == nil {
+	if p == nil || p.Tag == language.English { // "." without building a catalog
 		return s
 	}
 	if p.printer(); p.dec == "." {

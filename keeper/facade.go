@@ -28,10 +28,6 @@ type TreeSum = tree.TreeSum
 // DigestOf is the digest of the tree at root (with its times or without).
 func DigestOf(root string, withTimes bool) (Digest, error) { return tree.DigestOf(root, withTimes) }
 
-// KeepRootTimes gives the folder to the access and modification times of
-// the folder from (a disk made again keeps its root folder's times).
-func KeepRootTimes(from, to string) error { return tree.KeepRootTimes(from, to) }
-
 // NotKept is a path a save could not keep, or an attribute a restore could
 // not set, and why.
 type NotKept = tree.NotKept
@@ -59,10 +55,6 @@ func RemoveAll(path string) error { return tree.RemoveAll(path) }
 // ClearDisk removes everything on the disk mounted at root but what is
 // never contents (tree.ClearDisk), never anything outside the disk.
 func ClearDisk(root string) error { return tree.ClearDisk(root) }
-
-// HasContents reports whether the disk mounted at root holds anything
-// that is contents (tree.HasContents): the one empty-disk check.
-func HasContents(root string) (bool, error) { return tree.HasContents(root) }
 
 // MakeFolders makes each folder (clean relative paths) under root through
 // descriptors, never following a symlink out of it (tree.MakeFolders).

@@ -191,7 +191,7 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 			return Result{}, fmt.Errorf("save %s: %w", v.Name, err)
 		}
 	}
-	sr, err := s.SaveFollowing(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress, o.Follow.follow())
+	sr, err := s.SaveLocked(ctx, v.MountPoint, st.ID, st.Snapshots, o.Progress, o.Follow.follow())
 	res := Result{Result: sr, Remarked: remarked}
 	if err != nil {
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)

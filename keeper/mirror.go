@@ -88,12 +88,7 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 		fw = follow()
 	}
 	s := k.store(st)
-	unlock, err := s.Lock(ctx)
-	if err != nil {
-		return Result{}, err
-	}
-	sr, err := s.SaveFollowing(ctx, v.MountPoint, st.ID, st.Snapshots, nil, fw.follow())
-	unlock()
+	sr, err := s.Save(ctx, v.MountPoint, st.ID, st.Snapshots, nil, fw.follow())
 	res := Result{Result: sr}
 	if err != nil {
 		return res, err

@@ -167,7 +167,7 @@ func TestMirrorWriteBackSurvivesKill9(t *testing.T) {
 	st, _ := k.State("Site")
 	// The snapshot is made; the folder is behind: what a child's save does
 	// is the write-back alone.
-	if _, err := k.store(st).Save(context.Background(), disk, st.ID, st.Snapshots, nil); err != nil {
+	if _, err := k.store(st).Save(context.Background(), disk, st.ID, st.Snapshots, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	newTree := digest(t, disk)

@@ -134,7 +134,7 @@ func (k *Keeper) saveBeforeRestore(ctx context.Context, v ramdisk.Volume, st Sta
 	for _, sn := range snaps {
 		s.Pinned[sn.ID] = true
 	}
-	sr, err := s.Save(ctx, v.MountPoint, st.ID, max(st.Snapshots, 1), nil)
+	sr, err := s.Save(ctx, v.MountPoint, st.ID, max(st.Snapshots, 1), nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("restore %s: saving what it holds first failed, so nothing was changed: %w", v.Name, err)
 	}

@@ -222,7 +222,7 @@ func TestMirrorLoadNamesTheSnapshotTheFolderLacks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := f.k.store(st).Save(f.ctx, f.v.MountPoint, st.ID, st.Snapshots, nil) // the store's save: no write-back
+				r, err := f.k.store(st).Save(f.ctx, f.v.MountPoint, st.ID, st.Snapshots, nil, nil) // the store's save: no write-back
 				if err != nil {
 					t.Fatal(err)
 				}

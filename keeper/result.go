@@ -1,12 +1,9 @@
 package keeper
 
 import (
-	"context"
-
 	"rambar/foldersync"
 	"rambar/snapshot"
 	"rambar/snapstore"
-	"rambar/tree"
 )
 
 // Result says what a save or restore did and, for a Mirror disk, what its
@@ -51,10 +48,3 @@ var ErrFolderMissing = foldersync.ErrFolderMissing
 // ErrNothingWritten: a restore failed before it wrote or removed anything
 // on the disk (see snapshot.ErrNothingWritten).
 var ErrNothingWritten = snapshot.ErrNothingWritten
-
-// CopyTree copies the tree at src into the existing folder dst the way
-// Reclaim copies a disk back (snapshot.CopyTree), for finishing a reclaim
-// that was stopped (disks.Service.ResumeReclaim).
-func CopyTree(ctx context.Context, src, dst string, progress tree.ProgressFunc, copyFile tree.CopyFunc) ([]tree.NotKept, error) {
-	return snapshot.CopyTree(ctx, src, dst, progress, copyFile)
-}

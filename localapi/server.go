@@ -91,9 +91,6 @@ func Listen(p Place, hello Hello, h Handler) (*Server, error) {
 	return s, nil
 }
 
-// Path is the socket's path.
-func (s *Server) Path() string { return s.place.Path() }
-
 // Serve answers connections until ctx ends, then stops listening, removes
 // the socket and waits for the requests under way (their ctx ended too).
 func (s *Server) Serve(ctx context.Context) error {

@@ -88,9 +88,6 @@ func unitFile(exe string, env []string) []byte {
 	return b.Bytes()
 }
 
-// UnitFile is the service file `login on --headless` writes for exe.
-func UnitFile(exe string, env []string) []byte { return unitFile(exe, env) }
-
 // unitProgram reads the program a unit file starts (ExecStart's first
 // word, unquoted).
 func unitProgram(data []byte) string {

@@ -37,7 +37,7 @@ func TestSaveWaitsOutAChurn(t *testing.T) {
 	}
 	s := &Store{Store: &snapstore.Store{Dir: t.TempDir()}}
 	_, f := following(t, root)
-	if _, err := s.SaveFollowing(ctx, root, "disk", 3, nil, f); err != nil {
+	if _, err := s.SaveLocked(ctx, root, "disk", 3, nil, f); err != nil {
 		t.Fatal(err)
 	}
 	var planned atomic.Int32
@@ -64,7 +64,7 @@ func TestSaveWaitsOutAChurn(t *testing.T) {
 		churned <- err
 	}()
 	time.Sleep(300 * time.Millisecond) // the churn is under way
-	res, err := s.SaveFollowing(ctx, root, "disk", 3, nil, f)
+	res, err := s.SaveLocked(ctx, root, "disk", 3, nil, f)
 	stop := <-stopped
 	if err := <-churned; err != nil {
 		t.Fatal(err)

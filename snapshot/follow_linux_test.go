@@ -49,14 +49,14 @@ func TestSavesByTheFeedAreFullSaves(t *testing.T) {
 			did = append(did, c.Change())
 			changes++
 		}
-		r1, err := fed.SaveFollowing(ctx, root, "disk", 3, nil, f)
+		r1, err := fed.SaveLocked(ctx, root, "disk", 3, nil, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r1.ByFeed {
 			byFeed++
 		}
-		r2, err := walked.SaveLocked(ctx, root, "disk", 3, nil)
+		r2, err := walked.SaveLocked(ctx, root, "disk", 3, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -198,7 +198,7 @@ func TestSameBytesAreNotStoredAgain(t *testing.T) {
 			root := sameTmpfs(t)
 			s := &Store{Store: &snapstore.Store{Dir: t.TempDir()}}
 			p := newPnpmLike(t, root)
-			first, err := s.SaveLocked(ctx, root, "disk", 5, nil)
+			first, err := s.SaveLocked(ctx, root, "disk", 5, nil, nil)
 			if err != nil || first.CopiedFiles != len(p.store) {
 				t.Fatalf("first save = %+v, %v; want %d files copied", first, err, len(p.store))
 			}
@@ -218,7 +218,7 @@ func TestSameBytesAreNotStoredAgain(t *testing.T) {
 					}
 					mu.Unlock()
 				}
-				if res, err = s.SaveLocked(ctx, root, "disk", 5, progress); err != nil || res.Unchanged || res.InUse != nil {
+				if res, err = s.SaveLocked(ctx, root, "disk", 5, progress, nil); err != nil || res.Unchanged || res.InUse != nil {
 					t.Fatalf("save %d = %+v, %v; want a snapshot", k+2, res, err)
 				}
 			}
@@ -269,7 +269,7 @@ func TestSameBytesWrittenDuringTheCompare(t *testing.T) {
 			root := sameTmpfs(t)
 			s := &Store{Store: &snapstore.Store{Dir: t.TempDir()}}
 			p := newPnpmLike(t, root)
-			if _, err := s.SaveLocked(context.Background(), root, "disk", 5, nil); err != nil {
+			if _, err := s.SaveLocked(context.Background(), root, "disk", 5, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			p.unlink(t)

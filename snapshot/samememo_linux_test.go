@@ -21,7 +21,7 @@ func TestSameBytesRememberedForLaterRounds(t *testing.T) {
 	root := sameTmpfs(t)
 	s := &Store{Store: &snapstore.Store{Dir: t.TempDir()}}
 	p := newPnpmLike(t, root)
-	if _, err := s.SaveLocked(t.Context(), root, "disk", 5, nil); err != nil {
+	if _, err := s.SaveLocked(t.Context(), root, "disk", 5, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	p.unlink(t)

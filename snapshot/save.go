@@ -23,26 +23,23 @@ import (
 // so neither the old tree is read nor the whole new one written. The delta
 // on a delta is built by merging the previous delta's changes with the new
 // ones, so every delta is one step from its full base.
-func (s *Store) Save(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
+//
+// A save by the disk's change feed (f; nil: none) reads, when f can vouch
+// for the disk since its last save, only the folders the feed names
+// (tree.Rescan) and compares them with that save's scan, not the whole
+// disk with the index; else the disk is walked whole, every folder given
+// to the feed, and f follows it from this save on.
+func (s *Store) Save(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc, f *Follow) (Result, error) {
 	unlock, err := s.Lock(ctx)
 	if err != nil {
 		return Result{}, err
 	}
 	defer unlock()
-	return s.SaveLocked(ctx, root, diskID, keepN, progress)
+	return s.SaveLocked(ctx, root, diskID, keepN, progress, f)
 }
 
-// SaveLocked is save with the store's lock already held.
-func (s *Store) SaveLocked(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc) (Result, error) {
-	return s.SaveFollowing(ctx, root, diskID, keepN, progress, nil)
-}
-
-// SaveFollowing is SaveLocked by the disk's change feed (f; nil: none):
-// when f can vouch for the disk since its last save, only the folders the
-// feed names are read (tree.Rescan) and compared with that save's scan,
-// not the whole disk with the index; else the disk is walked whole, every
-// folder given to the feed, and f follows it from this save on.
-func (s *Store) SaveFollowing(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc, f *Follow) (Result, error) {
+// SaveLocked is Save with the store's lock already held.
+func (s *Store) SaveLocked(ctx context.Context, root, diskID string, keepN int, progress tree.ProgressFunc, f *Follow) (Result, error) {
 	start, before, clock := time.Now(), inUse(), tree.ChangeClock()
 	if err := s.Cleanup(); err != nil {
 		return Result{}, err

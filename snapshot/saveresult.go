@@ -25,7 +25,7 @@ type Result struct {
 	// Unchanged, that nothing could be saved beyond the last snapshot.
 	InUse *snapstore.InUse `json:"in_use,omitempty"`
 	// ByFeed: the save read only the folders the disk's change feed named
-	// (SaveFollowing), not the whole disk.
+	// (Save by its feed), not the whole disk.
 	ByFeed bool `json:"by_feed,omitempty"`
 	// AsOf: every change made to the disk before it is in the snapshot
 	// (the scan or steady take it holds began then; zero for a restore).

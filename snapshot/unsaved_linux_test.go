@@ -41,7 +41,7 @@ func TestUnsavedSinceNamesWhatTheLastSaveLacks(t *testing.T) {
 			put(t, root, "notes.txt", "saved")
 			put(t, root, "src/main.go", "package main")
 			s := &Store{Store: &snapstore.Store{Dir: t.TempDir()}}
-			if _, err := s.Save(t.Context(), root, "disk", 3, nil); err != nil {
+			if _, err := s.Save(t.Context(), root, "disk", 3, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			tc.change(t, root)

@@ -55,12 +55,6 @@ func RemoveAt(dirfd int, name string) error {
 	return removeTree(dirfd, "", name, nil)
 }
 
-// EmptyAt removes everything in the folder dirfd but the names keep holds
-// (keep nil: none), as RemoveAt removes each.
-func EmptyAt(dirfd int, keep func(name string) bool) error {
-	return removeTree(dirfd, "", "", keep)
-}
-
 // RemoveAll removes path and everything beneath it as RemoveAt does; the
 // folder holding it is opened by its path, as the system resolves it (it
 // is RAMBar's: the data folder, a disk's mount point), and the last
@@ -83,7 +77,7 @@ func RemoveAll(path string) error {
 }
 
 // Empty removes everything in the folder root but the names keep holds
-// (nil: none), as EmptyAt does; root itself is not followed if it is a
+// (nil: none), as RemoveAt removes each; root itself is not followed if it is a
 // symlink.
 func Empty(root string, keep func(name string) bool) error {
 	root = filepath.Clean(root)

@@ -41,12 +41,3 @@ func ChangeClock() int64 {
 	}
 	return TsNano(ts)
 }
-
-// ClockTick is how often the change clock ticks (4 ms on most kernels).
-func ClockTick() time.Duration {
-	var ts unix.Timespec
-	if unix.ClockGetres(unix.CLOCK_REALTIME_COARSE, &ts) != nil || TsNano(ts) <= 0 {
-		return 4 * time.Millisecond
-	}
-	return time.Duration(TsNano(ts))
-}

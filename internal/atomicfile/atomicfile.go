@@ -13,6 +13,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // WriteFile replaces path with data atomically and durably, with
@@ -46,7 +48,7 @@ func writeWith(path string, perm os.FileMode, durable bool, fill func(w io.Write
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := os.CreateTemp(dir, "."+base+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return fmt.Errorf("atomicfile: create temp for %s: %w", path, err)
 	}
@@ -78,6 +80,18 @@ func writeWith(path string, perm os.FileMode, durable bool, fill func(w io.Write
 		return nil
 	}
 	return SyncDir(dir)
+}
+
+// TempWriter reads a temporary file's name as this package makes it
+// (".BASE.tmp-PID-RANDOM"): the id of the process that wrote it, so that a
+// folder's owner can remove what a writer killed between its write and its
+// rename left, and never a write under way. ok is false for any other
+// name.
+func TempWriter(name string) (pid int, ok bool) {
+	_, rest, found := strings.Cut(name, ".tmp-")
+	pidText, _, cut := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	return pid, strings.HasPrefix(name, ".") && found && cut && err == nil && pid > 0
 }
 
 // SyncDir fsyncs a folder so that renames and creations inside it survive a

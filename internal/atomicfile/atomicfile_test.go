@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"bytes"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -88,5 +89,38 @@ func TestWriteFastReplacesWithoutLeftovers(t *testing.T) {
 	}
 	if err := WriteFast(filepath.Join(p, "sub"), []byte("x"), 0o600); err == nil {
 		t.Error("WriteFast under a file succeeded")
+	}
+}
+
+// TestTempWriter: a temporary file's name tells its writer, and nothing
+// else is taken for one.
+func TestTempWriter(t *testing.T) {
+	dir := t.TempDir()
+	var seen string
+	WriteFrom(filepath.Join(dir, "r.json"), 0o600, false, func(w io.Writer) error {
+		ents, _ := os.ReadDir(dir)
+		seen = ents[0].Name()
+		return nil
+	})
+	if pid, ok := TempWriter(seen); !ok || pid != os.Getpid() {
+		t.Errorf("TempWriter(%q) = %d, %v; want this process", seen, pid, ok)
+	}
+	for _, tc := range []struct {
+		name string
+		pid  int
+		ok   bool
+	}{
+		{".r.json.tmp-4242-123", 4242, true},
+		{".a.b.tmp-7-x", 7, true},
+		{"r.json.tmp-4242-123", 0, false}, // not hidden
+		{".r.json.tmp-123", 0, false},     // an older RAMBar's: no writer
+		{".r.json.tmp--1-2", 0, false},
+		{".r.json.tmp-0-2", 0, false},
+		{".r.json", 0, false},
+	} {
+		pid, ok := TempWriter(tc.name)
+		if ok != tc.ok || ok && pid != tc.pid {
+			t.Errorf("TempWriter(%q) = %d, %v; want %d, %v", tc.name, pid, ok, tc.pid, tc.ok)
+		}
 	}
 }

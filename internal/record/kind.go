@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"rambar/internal/atomicfile"
 )
 
 // Kind is one kind of record kept per disk (or per id of RAMBar's making)
@@ -144,7 +146,10 @@ func (k Kind) removeOlder(name string) {
 }
 
 // Each calls fn with every record in the folder (regular *.json files,
-// bounded; those that cannot be read are left out), in name order.
+// bounded; those that cannot be read are left out), in name order. A
+// temporary file whose writer is gone (killed between its write and its
+// rename) is removed on the way: the record it was to replace, if any, is
+// whole.
 func (k Kind) Each(fn func(path string, b []byte)) {
 	if k.Dir == "" {
 		return
@@ -154,6 +159,9 @@ func (k Kind) Each(fn func(path string, b []byte)) {
 		return
 	}
 	for _, e := range ents {
+		if pid, temp := atomicfile.TempWriter(e.Name()); temp && e.Type().IsRegular() && !Alive(pid) {
+			os.Remove(filepath.Join(k.Dir, e.Name()))
+		}
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}

@@ -3,8 +3,11 @@ package record
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +182,41 @@ func TestProcAlive(t *testing.T) {
 	}
 	if (Proc{PID: -1}).Alive() {
 		t.Error("pid -1 is alive")
+	}
+}
+
+// TestEachRemovesWhatAKilledWriterLeft: a record's temporary file whose
+// writer is gone (kill -9 between write and rename) is removed when the
+// folder is listed; one being written by a live process, and the records,
+// stay.
+func TestEachRemovesWhatAKilledWriterLeft(t *testing.T) {
+	k := Kind{Dir: t.TempDir(), Names: Platform}
+	if err := k.Write("a", map[string]string{"name": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf(".a.json.tmp-%d-1", gone.Process.Pid)
+	live := fmt.Sprintf(".a.json.tmp-%d-2", os.Getpid())
+	older := ".a.json.tmp-3" // an older RAMBar's, whose writer is unknown
+	for _, n := range []string{dead, live, older} {
+		os.WriteFile(filepath.Join(k.Dir, n), []byte("{"), 0o600)
+	}
+	var listed []string
+	k.Each(func(p string, _ []byte) { listed = append(listed, filepath.Base(p)) })
+	if !slices.Equal(listed, []string{k.Names.Key("a") + ".json"}) {
+		t.Errorf("listed %v", listed)
+	}
+	var left []string
+	ents, _ := os.ReadDir(k.Dir)
+	for _, e := range ents {
+		left = append(left, e.Name())
+	}
+	want := []string{live, older, k.Names.Key("a") + ".json"}
+	slices.Sort(want)
+	if !slices.Equal(left, want) {
+		t.Errorf("left %v, want %v", left, want)
 	}
 }
