@@ -14,6 +14,7 @@ import (
 	"rambar/internal/record"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // errAlreadyRunning: another menu-bar RAMBar holds the lock. Starting a
@@ -31,7 +32,9 @@ func (a *App) singleInstance() (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	f, err := os.OpenFile(a.lockPath(), os.O_CREATE|os.O_RDWR, 0o600)
+	// Never through a link planted in its place: the pid written below
+	// would truncate whatever it names (as root, in another user's folder).
+	f, err := os.OpenFile(a.lockPath(), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}

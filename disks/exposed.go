@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+
+	"rambar/internal/record"
 )
 
 // exposedNote is the file in the data folder that remembers the last
@@ -65,11 +68,13 @@ func (s *Service) warnExposed() {
 		}
 		return
 	}
-	if b, err := os.ReadFile(note); err == nil && strings.TrimSpace(string(b)) == why {
+	// Read and written as a record: bounded, never through a link planted
+	// in its place (as root, the data folder may be another user's).
+	if b, err := record.ReadFile(note, 64<<10); err == nil && strings.TrimSpace(string(b)) == why {
 		return
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ELOOP) {
 		return // cannot tell whether it was given: say nothing rather than every time
-	}
+	} // a link (ELOOP) is no note: the write replaces it
 	s.Warn(why)
-	os.WriteFile(note, []byte(why+"\n"), 0o600)
+	record.Write(note, []byte(why+"\n"), false)
 }

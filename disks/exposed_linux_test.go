@@ -90,3 +90,31 @@ func TestDataOnExFATWarnsOnce(t *testing.T) {
 		t.Errorf("a 0700 data folder: %q", why)
 	}
 }
+
+// TestExposedNoteNeverFollowsALink: the note of a warning given lives in
+// the data folder, which, as root, may be another user's; a link planted
+// at its name is replaced, never written through (it truncated the file
+// it named: root's, with the warning's words).
+func TestExposedNoteNeverFollowsALink(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	os.Mkdir(data, 0o755)
+	os.Chmod(data, 0o755)
+	victim := filepath.Join(t.TempDir(), "precious")
+	os.WriteFile(victim, []byte("root's own\n"), 0o600)
+	note := filepath.Join(data, exposedNote)
+	if err := os.Symlink(victim, note); err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	s := &Service{Paths: ramdisk.Paths{Data: data}, Warn: func(msg string) { warned = append(warned, msg) }}
+	s.warnExposed()
+	if b, _ := os.ReadFile(victim); string(b) != "root's own\n" {
+		t.Errorf("the file the link named now holds %q", b)
+	}
+	if len(warned) != 1 {
+		t.Errorf("warnings %q, want one", warned)
+	}
+	if st, err := os.Lstat(note); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("the note: %v, %v; want a file of its own", st, err)
+	}
+}

@@ -2,7 +2,6 @@ package disks
 
 import (
 	"fmt"
-	"os"
 	"os/user"
 	"strconv"
 	"syscall"
@@ -138,13 +137,7 @@ func otherOwner(mp string) string {
 	if mp == "" || syscall.Lstat(mp, &st) != nil {
 		return ""
 	}
-	me := os.Getuid()
-	if os.Geteuid() == 0 {
-		if u, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && u >= 0 {
-			me = u
-		}
-	}
-	if int(st.Uid) == me {
+	if int(st.Uid) == ramdisk.Invoking().UID { // the one rule: under sudo or pkexec, that user
 		return ""
 	}
 	if u, err := user.LookupId(strconv.FormatUint(uint64(st.Uid), 10)); err == nil && u.Username != "" {

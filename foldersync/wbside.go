@@ -2,8 +2,8 @@ package foldersync
 
 import (
 	"os"
-	"strconv"
 
+	"rambar/ramdisk"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -14,7 +14,8 @@ import (
 // and the record's folder side of each path after.
 
 // owner is the ownership given to paths the folder did not have: the
-// invoking user under sudo, the folder's owner as root, unset otherwise.
+// invoking user under sudo or pkexec (ramdisk.Invoking), the folder's
+// owner as root, unset otherwise.
 type owner struct{ uid, gid int }
 
 // newOwner decides the owner for new paths of a folder owned by uid:gid.
@@ -22,12 +23,8 @@ func newOwner(uid, gid uint32) owner {
 	if os.Geteuid() != 0 {
 		return owner{-1, -1}
 	}
-	if u, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && u > 0 {
-		g, err := strconv.Atoi(os.Getenv("SUDO_GID"))
-		if err != nil {
-			g = -1
-		}
-		return owner{u, g}
+	if inv := ramdisk.Invoking(); inv.Behind { // the one rule: sudo, pkexec
+		return owner{inv.UID, inv.GID}
 	}
 	return owner{int(uid), int(gid)}
 }

@@ -178,8 +178,10 @@ func (a rootAdmin) mkdirOwned(ctx context.Context, dir string, mode os.FileMode,
 
 func (a rootAdmin) rmdir(_ context.Context, dir string) error { return syscall.Rmdir(dir) }
 
+// chown never follows a link at path: one swapped in after a check (in a
+// mount root the user owns) would hand the user what it names.
 func (a rootAdmin) chown(_ context.Context, path string, uid, gid int) error {
-	return os.Chown(path, uid, gid)
+	return os.Lchown(path, uid, gid)
 }
 
 func (a rootAdmin) chmod(_ context.Context, path string, mode os.FileMode) error {
@@ -357,7 +359,7 @@ func (a pkexecAdmin) rmdir(ctx context.Context, dir string) error {
 }
 
 func (a pkexecAdmin) chown(ctx context.Context, path string, uid, gid int) error {
-	_, err := a.do(ctx, nil, "chown", fmt.Sprintf("%d:%d", uid, gid), "--", path)
+	_, err := a.do(ctx, nil, "chown", "-h", fmt.Sprintf("%d:%d", uid, gid), "--", path) // -h: as rootAdmin's, never through a link
 	return err
 }
 

@@ -136,11 +136,11 @@ func TestPkexecFallbackArgv(t *testing.T) {
 				os.Chmod(args, os.FileMode(m))
 				err = os.Chown(args, u, g)
 			}
-		case "chown":
-			ids := strings.Split(argv[2], ":")
+		case "chown": // chown -h UID:GID -- PATH
+			ids := strings.Split(argv[3], ":")
 			u, _ := strconv.Atoi(ids[0])
 			g, _ := strconv.Atoi(ids[1])
-			err = os.Chown(args, u, g)
+			err = os.Lchown(args, u, g)
 		case "mount": // mount ... SOURCE /proc/self/fd/0, the folder its standard input
 			if f, ok := c.Stdin.(*os.File); ok && args == "/proc/self/fd/0" {
 				err = syscall.Mount(argv[len(argv)-2], "/proc/self/fd/"+strconv.Itoa(int(f.Fd())), "tmpfs", 0, "size=16m,mode=0700")

@@ -272,7 +272,7 @@ func TestPkexecCreateZRAMArgv(t *testing.T) {
 					runtest.Call{Argv: pk("rmdir", "--", mp)})
 			} else {
 				calls = append(calls,
-					runtest.Call{Argv: pk("chown", "1000:1000", "--", mp)},
+					runtest.Call{Argv: pk("chown", "-h", "1000:1000", "--", mp)},
 					runtest.Call{Argv: pk("chmod", "700", "--", mp)})
 			}
 			var stdin []string

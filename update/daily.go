@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -87,11 +88,10 @@ func (d *Daily) touch(now time.Time) {
 	if d.Stamp == "" {
 		return
 	}
-	if err := os.Chtimes(d.Stamp, now, now); err == nil {
-		return
-	}
 	_ = os.MkdirAll(filepath.Dir(d.Stamp), 0o700)
-	if f, err := os.OpenFile(d.Stamp, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+	// Made or touched only as a file of its own: a link planted in its
+	// place (another user's folder, as root) is never followed.
+	if f, err := os.OpenFile(d.Stamp, os.O_CREATE|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600); err == nil {
 		f.Close()
 		_ = os.Chtimes(d.Stamp, now, now)
 	}

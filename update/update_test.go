@@ -445,3 +445,19 @@ func TestBuiltInKeyAndKeys(t *testing.T) {
 		t.Error("a short key was read")
 	}
 }
+
+// TestDailyStampNeverFollowsALink: the stamp is made or touched only as a
+// file of its own; a link planted at its name (another user's folder, run
+// as root) never makes or touches the file it names.
+func TestDailyStampNeverFollowsALink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "nologin") // a file whose mere being does harm
+	stamp := filepath.Join(dir, "update-check")
+	if err := os.Symlink(victim, stamp); err != nil {
+		t.Fatal(err)
+	}
+	(&Daily{Stamp: stamp}).touch(time.Now())
+	if _, err := os.Lstat(victim); err == nil {
+		t.Error("the file the link named was made")
+	}
+}
