@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -237,4 +238,33 @@ func FuzzDecodeSync(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAKilledBaseWriteIsRemoved: a base file a save killed mid-write left
+// under its temporary name (as large as the record) is removed by the next
+// commit of the record; one a live process is writing is left.
+func TestAKilledBaseWriteIsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(recordDir(dir), 0o700)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf(".base-0123456789abcdef.tmp-%d-1", gone.Process.Pid)
+	live := fmt.Sprintf(".base-fedcba9876543210.tmp-%d-2", os.Getpid())
+	for _, n := range []string{dead, live} {
+		os.WriteFile(filepath.Join(recordDir(dir), n), make([]byte, 4096), 0o600)
+	}
+	h := SyncHead{DiskID: "disk", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true}
+	if err := WriteRecord(dir, h, nil, func(add func(*SyncPath) error) error {
+		return add(&SyncPath{Path: ".", F: &Side{Kind: tree.KindDir}, D: &Side{Kind: tree.KindDir}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(recordDir(dir), dead)); err == nil {
+		t.Error("the killed save's base is left")
+	}
+	if _, err := os.Lstat(filepath.Join(recordDir(dir), live)); err != nil {
+		t.Errorf("a base being written was removed: %v", err)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"rambar/tree"
 
 	"rambar/internal/atomicfile"
+	"rambar/internal/record"
 )
 
 // Record is an open sync record: its header, its base (read block by block
@@ -187,7 +188,8 @@ func WriteRecord(storeDir string, h SyncHead, delta []SyncPath, fill func(add fu
 }
 
 // CommitSync writes the sync file (durably), then removes the base files
-// it does not name and a version 1 record.
+// it does not name, those a killed writer left half written, and a
+// version 1 record.
 func CommitSync(storeDir string, h SyncHead, delta []SyncPath) error {
 	dir := recordDir(storeDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -201,6 +203,7 @@ func CommitSync(storeDir string, h SyncHead, delta []SyncPath) error {
 		if strings.HasPrefix(e.Name(), "base-") && e.Name() != h.Base {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
+		record.RemoveDeadTemp(dir, e) // a base a killed save was writing (as large as the record)
 	}
 	removeLegacy(storeDir)
 	return nil

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"rambar/ramdisk"
+	"strings"
 
 	"rambar/internal/atomicfile"
+	"rambar/internal/record"
 )
 
 // Store is the settings file on disk.
@@ -104,7 +106,17 @@ func (st Store) write(s ramdisk.Settings, old []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
-	return atomicfile.WriteFile(path, data, 0o600)
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
+		return err
+	}
+	// What a writer killed between its write and its rename left.
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "."+filepath.Base(path)+".tmp-") {
+			record.RemoveDeadTemp(filepath.Dir(path), e)
+		}
+	}
+	return nil
 }
 
 // target is the file to replace: Path, or where the symbolic link Path

@@ -2,12 +2,15 @@ package settingsfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"rambar/ramdisk"
 	"strings"
 	"sync"
 	"testing"
+
+	"rambar/ramdisk"
 )
 
 const v2WithUnknown = `<?xml version="1.0" encoding="UTF-8"?>
@@ -147,5 +150,31 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 	wg.Wait()
 	if s, err := st.Load(); err != nil || len(s.Presets) != 40 {
 		t.Errorf("%d presets after 40 concurrent adds (%v)", len(s.Presets), err)
+	}
+}
+
+// TestAKilledWriteIsSweptByTheNext: a settings file's temporary copy that
+// a writer killed between its write and its rename left is removed by the
+// next write; a write under way (a live writer's) and other files stay.
+func TestAKilledWriteIsSweptByTheNext(t *testing.T) {
+	dir := t.TempDir()
+	st := Store{Path: filepath.Join(dir, "settings.plist")}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf(".settings.plist.tmp-%d-1", gone.Process.Pid)
+	live := fmt.Sprintf(".settings.plist.tmp-%d-2", os.Getpid())
+	other := fmt.Sprintf(".other.plist.tmp-%d-3", gone.Process.Pid)
+	for _, n := range []string{dead, live, other} {
+		os.WriteFile(filepath.Join(dir, n), []byte("<plist"), 0o600)
+	}
+	if _, err := st.Update(16*ramdisk.GiB, func(s *ramdisk.Settings) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[string]bool{dead: false, live: true, other: true} {
+		if _, err := os.Lstat(filepath.Join(dir, n)); (err == nil) != want {
+			t.Errorf("%s: there %v, want %v", n, err == nil, want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -159,9 +160,7 @@ func (k Kind) Each(fn func(path string, b []byte)) {
 		return
 	}
 	for _, e := range ents {
-		if pid, temp := atomicfile.TempWriter(e.Name()); temp && e.Type().IsRegular() && !Alive(pid) {
-			os.Remove(filepath.Join(k.Dir, e.Name()))
-		}
+		RemoveDeadTemp(k.Dir, e)
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
@@ -170,4 +169,13 @@ func (k Kind) Each(fn func(path string, b []byte)) {
 			fn(p, b)
 		}
 	}
+}
+
+// RemoveDeadTemp removes e, in dir, when it is a temporary file of
+// atomicfile's whose writer is gone (killed between its write and its
+// rename: the file it was to replace, if any, is whole), and reports
+// whether it did. A write under way, by any live process, is left.
+func RemoveDeadTemp(dir string, e fs.DirEntry) bool {
+	pid, temp := atomicfile.TempWriter(e.Name())
+	return temp && e.Type().IsRegular() && !Alive(pid) && os.Remove(filepath.Join(dir, e.Name())) == nil
 }
