@@ -43,7 +43,8 @@
 //	                               the folder's real path, device, inode)
 //	made/KEY.json                  the disks this data folder made, by name,
 //	                               with their volume's identity and store id
-//	                               (internal/diskid; KEY: a hash of the name)
+//	                               (internal/diskid; KEY: the name by the one
+//	                               rule of internal/record)
 //	reclaim/NAME-TIME/             Reclaim's staging copy while it runs
 //	reclaiming/KEY.json            a reclaim's step journal (reclaimlog.go;
 //	                               KEY: the name by the one rule of

@@ -7,9 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"rambar/ramdisk"
-	"strings"
 
-	"rambar/internal/atomicfile"
 	"rambar/internal/record"
 )
 
@@ -103,18 +101,10 @@ func (st Store) write(s ramdisk.Settings, old []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	// Whole (a temporary copy renamed over it), durably, its folder made
+	// 0700 first; a copy a killed writer left is removed (record.Write).
+	if err := record.Write(path, data, true); err != nil {
 		return fmt.Errorf("save settings: %w", err)
-	}
-	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
-		return err
-	}
-	// What a writer killed between its write and its rename left.
-	ents, _ := os.ReadDir(filepath.Dir(path))
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "."+filepath.Base(path)+".tmp-") {
-			record.RemoveDeadTemp(filepath.Dir(path), e)
-		}
 	}
 	return nil
 }

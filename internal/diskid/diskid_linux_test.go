@@ -207,15 +207,49 @@ func TestRegistry(t *testing.T) {
 	if _, ok := g.Get("Work"); !ok {
 		t.Error("dropped while it was the record of another disk")
 	}
-	os.WriteFile(filepath.Join(g.Dir, "0000.json"), []byte(`{"name":"X","local":"l","mount_point":"/x"}`), 0o600)
-	os.WriteFile(g.path("Bad"), []byte("{"), 0o600)
-	if all := g.All(); len(all) != 1 || all[0].Name != "Work" {
-		t.Errorf("All: %+v, want only Work (a misplaced and a damaged record are not records)", all)
+	os.WriteFile(g.kind().Path("X"), []byte(`{"name":"Y","local":"l","mount_point":"/x"}`), 0o600)
+	os.WriteFile(g.kind().Path("Bad"), []byte("{"), 0o600)
+	for _, name := range []string{"X", "Y", "Bad"} {
+		if r, ok := g.Get(name); ok {
+			t.Errorf("Get(%q) = %+v: a misplaced or a damaged record is no record", name, r)
+		}
 	}
 	if err := g.Drop("Work", local); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := g.Get("Work"); ok {
 		t.Error("not dropped")
+	}
+}
+
+// TestRegistryReadsAnOlderRAMBarsRecords: a record kept under a hash of
+// the name (as RAMBar kept them before the one rule of internal/record) is
+// read, moved under the rule's key at its next write, and dropped wherever
+// it is.
+func TestRegistryReadsAnOlderRAMBarsRecords(t *testing.T) {
+	g := NewRegistry(t.TempDir())
+	os.MkdirAll(g.Dir, 0o700)
+	old := filepath.Join(g.Dir, hashKey("Work")+".json")
+	os.WriteFile(old, []byte(`{"name":"Work","local":"l1","mount_point":"/m/Work","kind":"kept","id":"ab"}`), 0o600)
+	r, ok := g.Get("Work")
+	if !ok || r.Local != "l1" || r.ID != "ab" {
+		t.Fatalf("the older record: %+v %v", r, ok)
+	}
+	r.Local = "l2"
+	if err := g.Put(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(old); err == nil {
+		t.Error("the older copy is left beside the new record")
+	}
+	if r, ok := g.Get("Work"); !ok || r.Local != "l2" {
+		t.Errorf("after the write: %+v %v", r, ok)
+	}
+	os.WriteFile(old, []byte(`{"name":"Work","local":"l2","mount_point":"/m/Work"}`), 0o600)
+	if err := g.Drop("Work", "l2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := g.Get("Work"); ok {
+		t.Error("dropped, still found (under the older key)")
 	}
 }

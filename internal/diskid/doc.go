@@ -30,6 +30,7 @@
 //     and puts the record back if the data folder lost it.
 //
 // Files the registry keeps, under DATA/made/: KEY.json per disk name (KEY:
-// a hash of the name), written whole (temp file and rename), read as
-// untrusted input (bounded, checked).
+// the name by the one rule of internal/record; an older RAMBar's key, a
+// hash of the name, is still read), written whole (temp file and rename),
+// read as untrusted input (bounded, checked).
 package diskid

@@ -5,12 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"rambar/internal/record"
-	"sort"
-	"strings"
 	"time"
 )
 
@@ -43,7 +39,10 @@ func (r Record) Matches(identity, mountPoint string) bool {
 // Live reports whether the recorded disk is still mounted where it was.
 func (r Record) Live() bool { return r.Matches("", r.MountPoint) }
 
-// Registry is a data folder's records of the disks it made: DATA/made/.
+// Registry is a data folder's records of the disks it made: DATA/made/,
+// one per name by the one rule of internal/record (exact on Linux, folded
+// on macOS). A record an older RAMBar kept under a hash of the exact name
+// is still read, and moved at its next write.
 type Registry struct{ Dir string }
 
 // NewRegistry is the registry of the data folder data.
@@ -52,33 +51,27 @@ func NewRegistry(data string) Registry { return Registry{Dir: filepath.Join(data
 // maxRecord bounds a record file.
 const maxRecord = 16 << 10
 
-func (g Registry) path(name string) string {
+// kind is the registry as a kind of record: written atomically but not
+// flushed (a record is of a mounted RAM disk, which a power cut takes
+// with it, and the boot's id in its identity makes it stale).
+func (g Registry) kind() record.Kind {
+	return record.Kind{Dir: g.Dir, Names: record.Platform, Legacy: hashKey, Limit: maxRecord, Fast: true}
+}
+
+// hashKey is the key an older RAMBar kept a name's record under.
+func hashKey(name string) string {
 	sum := sha256.Sum256([]byte(name))
-	return filepath.Join(g.Dir, hex.EncodeToString(sum[:16])+".json")
+	return hex.EncodeToString(sum[:16])
 }
 
 // Get returns the record of the disk named name; ok is false when there is
 // none (or it is damaged: a damaged record knows nothing).
 func (g Registry) Get(name string) (Record, bool) {
-	if g.Dir == "" {
-		return Record{}, false
-	}
-	r, err := readRecord(g.path(name))
-	if err != nil || r.Name != name {
+	var r Record
+	if found, ok := g.kind().Load(name, &r); !found || !ok || r.Name == "" || r.Local == "" || r.MountPoint == "" {
 		return Record{}, false
 	}
 	return r, true
-}
-
-func readRecord(p string) (Record, error) {
-	var r Record
-	if err := record.ReadJSON(p, maxRecord, &r); err != nil {
-		return Record{}, err
-	}
-	if r.Name == "" || r.Local == "" || r.MountPoint == "" {
-		return Record{}, errors.New("incomplete")
-	}
-	return r, nil
 }
 
 // Put records r (replacing the record of its name).
@@ -89,9 +82,7 @@ func (g Registry) Put(r Record) error {
 	if r.Made.IsZero() {
 		r.Made = time.Now().UTC()
 	}
-	// Atomic, not flushed: a record is of a mounted RAM disk, which a power
-	// cut takes with it (and the boot's id in its identity makes it stale).
-	if err := record.WriteJSONFast(g.path(r.Name), r); err != nil {
+	if err := g.kind().Write(r.Name, r); err != nil {
 		return fmt.Errorf("record disk %s: %w", r.Name, err)
 	}
 	return nil
@@ -108,28 +99,9 @@ func (g Registry) Drop(name, local string) error {
 			return nil
 		}
 	}
-	if err := os.Remove(g.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("forget disk record %s: %w", name, err)
+	g.kind().Remove(name)
+	if _, still := g.Get(name); still {
+		return fmt.Errorf("forget disk record %s: it could not be removed", name)
 	}
 	return nil
-}
-
-// All lists the records, by name (damaged ones are left out).
-func (g Registry) All() []Record {
-	ents, err := os.ReadDir(g.Dir)
-	if err != nil {
-		return nil
-	}
-	var out []Record
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
-			continue
-		}
-		p := filepath.Join(g.Dir, e.Name())
-		if r, err := readRecord(p); err == nil && g.path(r.Name) == p {
-			out = append(out, r)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }

@@ -25,6 +25,9 @@ type Kind struct {
 	Legacy func(name string) string
 	// Limit bounds a record's size; 0 is MaxSize.
 	Limit int64
+	// Fast writes without waiting for stable storage: a record a power
+	// cut makes stale anyway (one of a mounted RAM disk).
+	Fast bool
 }
 
 func (k Kind) limit() int64 {
@@ -109,13 +112,13 @@ func (k Kind) Load(name string, v any) (found, ok bool) {
 	return true, b != nil && json.Unmarshal(b, v) == nil
 }
 
-// Write writes the record of name (durably), then removes a copy an older
-// RAMBar kept under another key.
+// Write writes the record of name (durably unless Fast), then removes a
+// copy an older RAMBar kept under another key.
 func (k Kind) Write(name string, v any) error {
 	if k.Dir == "" {
 		return nil
 	}
-	if err := WriteJSON(k.Path(name), v); err != nil {
+	if err := writeJSON(k.Path(name), v, !k.Fast); err != nil {
 		return err
 	}
 	k.removeOlder(name)

@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"rambar/internal/atomicfile"
 )
@@ -82,13 +83,27 @@ func writeJSON(path string, v any, durable bool) error {
 }
 
 // Write writes data to path whole (durably when durable), making its
-// folder (0700) first; the file is 0600.
+// folder (0700) first; the file is 0600. A copy of it a killed writer left
+// is removed.
 func Write(path string, data []byte, durable bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("record %s: %w", path, err)
 	}
+	write := atomicfile.WriteFast
 	if durable {
-		return atomicfile.WriteFile(path, data, 0o600)
+		write = atomicfile.WriteFile
 	}
-	return atomicfile.WriteFast(path, data, 0o600)
+	if err := write(path, data, 0o600); err != nil {
+		return err
+	}
+	// What a writer of this file killed between its write and its rename
+	// left (RemoveDeadTemp): never a write under way.
+	dir, base := filepath.Split(path)
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "."+base+".tmp-") {
+			RemoveDeadTemp(dir, e)
+		}
+	}
+	return nil
 }

@@ -220,3 +220,29 @@ func TestEachRemovesWhatAKilledWriterLeft(t *testing.T) {
 		t.Errorf("left %v, want %v", left, want)
 	}
 }
+
+// TestWriteSweepsWhatAKilledWriterOfItLeft: a write of a record removes
+// the copies of that file writers killed before their rename left (a
+// folder no one lists is swept too); another file's, and a live writer's,
+// stay.
+func TestWriteSweepsWhatAKilledWriterOfItLeft(t *testing.T) {
+	dir := t.TempDir()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf(".r.json.tmp-%d-1", gone.Process.Pid)
+	live := fmt.Sprintf(".r.json.tmp-%d-2", os.Getpid())
+	other := fmt.Sprintf(".s.json.tmp-%d-3", gone.Process.Pid)
+	for _, n := range []string{dead, live, other} {
+		os.WriteFile(filepath.Join(dir, n), []byte("{"), 0o600)
+	}
+	if err := Write(filepath.Join(dir, "r.json"), []byte("{}"), false); err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[string]bool{dead: false, live: true, other: true, "r.json": true} {
+		if _, err := os.Lstat(filepath.Join(dir, n)); (err == nil) != want {
+			t.Errorf("%s: there %v, want %v", n, err == nil, want)
+		}
+	}
+}
