@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"rambar/tree"
 
@@ -213,13 +214,8 @@ func (a *applier) assign() {
 // folder (never followed or crossed), a folder gone meanwhile (ENOENT: a
 // git clean), its source changed meanwhile, a kind the system cannot make.
 func givenUp(err error) bool {
-	for _, e := range []error{unix.EPERM, unix.EACCES, unix.ELOOP, unix.ENOTDIR, unix.EXDEV, unix.ENOENT,
-		errSourceMoved, errors.ErrUnsupported, tree.ErrReplaced} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]error{unix.EPERM, unix.EACCES, unix.ELOOP, unix.ENOTDIR, unix.EXDEV, unix.ENOENT,
+		errSourceMoved, errors.ErrUnsupported, tree.ErrReplaced}, func(e error) bool { return errors.Is(err, e) })
 }
 
 // fail gives it up: the target keeps its entry.

@@ -3,6 +3,7 @@ package foldersync
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"rambar/snapstore"
@@ -69,10 +70,7 @@ func fastChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, bool,
 			}
 		}
 	}
-	paths := make([]string, 0, len(changed))
-	for p := range changed {
-		paths = append(paths, p)
-	}
+	paths := slices.Collect(maps.Keys(changed))
 	for _, p := range rec.pending() {
 		if _, ok := changed[p]; !ok {
 			r, err := rec.Get(p)

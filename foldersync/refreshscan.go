@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"rambar/tree"
@@ -91,10 +92,8 @@ func (r *Refresh) scan(ctx context.Context) ([]*change, error) {
 	}
 	disk, err := tree.ReadNames(r.a.tgt.root)
 	reserved := tree.ReservedIn(r.Disk)
-	for _, n := range disk {
-		if !reserved(n) {
-			return nil, ErrEmptyFolder
-		}
+	if slices.ContainsFunc(disk, func(n string) bool { return !reserved(n) }) {
+		return nil, ErrEmptyFolder
 	}
 	return changes, err
 }

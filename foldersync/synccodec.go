@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"strings"
 
 	"rambar/snapstore"
 	"rambar/tree"
@@ -351,13 +352,6 @@ func decodeSync(b []byte) (SyncHead, []SyncPath, error) {
 
 // validBaseName: "base-" and 16 hex digits.
 func validBaseName(s string) bool {
-	if len(s) != 21 || s[:5] != "base-" {
-		return false
-	}
-	for _, c := range []byte(s[5:]) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	hex, ok := strings.CutPrefix(s, "base-")
+	return ok && isHex16(hex)
 }

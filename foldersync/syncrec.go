@@ -281,13 +281,5 @@ func specialHash(mode uint32) tree.FileSum {
 // findPath finds path p in ps (in pathLess order): its place, and whether
 // it is there.
 func findPath(ps []SyncPath, p string) (int, bool) {
-	return slices.BinarySearchFunc(ps, p, func(a SyncPath, p string) int {
-		switch {
-		case a.Path == p:
-			return 0
-		case tree.PathLess(a.Path, p):
-			return -1
-		}
-		return 1
-	})
+	return slices.BinarySearchFunc(ps, p, func(a SyncPath, p string) int { return tree.CmpPath(a.Path, p) })
 }

@@ -1,6 +1,7 @@
 package foldersync
 
 import (
+	"maps"
 	"os"
 
 	"rambar/ramdisk"
@@ -73,9 +74,7 @@ func (w *PathWrite) newXattrs(it *planItem, pfd int) map[string][]byte {
 			delete(vals, x.Name)
 		}
 	}
-	for k, v := range it.D.Xattr {
-		vals[k] = v
-	}
+	maps.Copy(vals, it.D.Xattr)
 	return vals
 }
 
