@@ -180,9 +180,8 @@ func (a *applier) still(was, now *unix.Stat_t) bool {
 	return ok && now.Ino == was.Ino && sameFile(&set, now)
 }
 
-func sameFile(a, b *unix.Stat_t) bool {
-	return a.Ino == b.Ino && a.Size == b.Size && a.Mode == b.Mode && tree.TsNano(tree.StatMtime(a)) == tree.TsNano(tree.StatMtime(b))
-}
+// sameFile is sameBytes (links.go) of two lstats.
+func sameFile(a, b *unix.Stat_t) bool { return sameBytes(tree.IdentOf(a), tree.IdentOf(b)) }
 
 // deletions removes, deepest first, what the decisions deleted, where a
 // second look finds the path still gone from the source.

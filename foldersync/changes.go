@@ -160,17 +160,14 @@ func (c *candidate) differs(r *SyncPath) bool {
 		}
 		d = diskSide(c.d, obj)
 	}
-	var rd *Side
-	if r != nil {
-		rd = r.D
+	if r == nil {
+		return true
 	}
-	if r != nil && !r.Pending && rd.sameDisk(d) {
+	if !r.Pending && r.D.sameDisk(d) {
 		return false
 	}
-	if r != nil {
-		cp := *r
-		c.rec = &cp
-	}
+	cp := *r
+	c.rec = &cp
 	return true
 }
 

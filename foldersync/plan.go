@@ -58,14 +58,6 @@ func (f *fstate) Side() *Side {
 
 func (f *fstate) isDir() bool { return f != nil && f.E.IsDir() }
 
-// protection names the flag that keeps the write-back off f ("" none).
-func (f *fstate) protection() string {
-	if f == nil {
-		return ""
-	}
-	return f.flags.Protection()
-}
-
 // planItem is one path the write-back looks at, and what it does there
 // (the applier's Item: its op, temporary name, what became of it): the
 // folder's version stays (opNone), the disk's metadata is set on it in
@@ -110,9 +102,8 @@ func (it *planItem) decide() {
 		if ds != nil && f != nil && !fDiff && metaChanged(base, ds) {
 			it.op = opMeta
 		}
-		it.Outside = f != nil && fDiff
 		it.DeletedOutside = f == nil && it.LastF != nil && ds != nil
-		it.Outside = it.Outside || it.DeletedOutside
+		it.Outside = f != nil && fDiff || it.DeletedOutside
 	case !fDiff:
 		if ds != nil {
 			it.op = opPut
@@ -154,7 +145,10 @@ func (it *planItem) decide() {
 
 // protect keeps an immutable or append-only folder entry as it is.
 func (it *planItem) protect() {
-	flag := it.F.protection()
+	if it.F == nil {
+		return
+	}
+	flag := it.F.flags.Protection()
 	if flag == "" {
 		return
 	}

@@ -294,10 +294,7 @@ func (r *Refresh) Settle(storeDir string, rec *Record) error {
 // holds the version the refresh looked at and the disk's side d holds the
 // same bytes and mode; nil otherwise.
 func settled(rootfd int, it *ritem, d *Side) *Side {
-	if it.e == nil || it.fs == nil || d == nil || !it.fs.SameContent(d) {
-		return nil
-	}
-	if it.fs.Kind != tree.KindSymlink && it.fs.Kind != tree.KindDir && it.fs.Mode != d.Mode {
+	if it.e == nil || it.fs == nil || d == nil || it.fs.differs(d) {
 		return nil
 	}
 	st, _, err := lookBeneath(rootfd, it.Path)

@@ -89,6 +89,12 @@ func (a *Side) SameContent(b *Side) bool {
 	return a.Kind == b.Kind && (a.Kind == tree.KindDir || a.Kind == tree.KindFIFO || a.Hash == b.Hash)
 }
 
+// differs: the folder's side f holds other content than the disk's side d,
+// or (but for a symlink or a folder) another mode.
+func (f *Side) differs(d *Side) bool {
+	return !f.SameContent(d) || f != nil && f.Kind != tree.KindSymlink && f.Kind != tree.KindDir && f.Mode != d.Mode
+}
+
 // sameDisk: the disk's side b is the one the record has (a): the same
 // object, link, mode and, where both know it, metadata. A record side
 // without metadata never matches one with it, so it is brought up to date.

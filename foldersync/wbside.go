@@ -148,11 +148,10 @@ func keptSide(f *fstate) *Side {
 // entry is the record's new entry for it.
 func (it *planItem) entry() SyncPath {
 	if it.failed {
-		sp := SyncPath{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
-		return sp
+		return SyncPath{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
 	}
 	f := it.after
-	if it.op == opNone && it.F != nil && it.F.differs(it.DS) {
+	if it.op == opNone && it.F != nil && it.F.Side().differs(it.DS) {
 		// The folder keeps a version the disk lacks: the record keeps its
 		// folder side as it was, so the change still counts as one kept in
 		// the folder (FolderChanges) and a refresh takes it. (A path the
@@ -160,14 +159,4 @@ func (it *planItem) entry() SyncPath {
 		f = it.LastF
 	}
 	return SyncPath{Path: it.Path, F: f, D: it.DS}
-}
-
-// differs: the folder's entry f holds other content, or another mode, than
-// the disk's side d.
-func (f *fstate) differs(d *Side) bool {
-	fs := f.Side()
-	if !fs.SameContent(d) {
-		return true
-	}
-	return fs != nil && fs.Kind != tree.KindSymlink && fs.Kind != tree.KindDir && fs.Mode != d.Mode
 }
