@@ -71,17 +71,14 @@ func fastChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, bool,
 		}
 	}
 	paths := slices.Collect(maps.Keys(changed))
-	for _, p := range rec.pending() {
-		if _, ok := changed[p]; !ok {
-			r, err := rec.Get(p)
-			if err != nil {
-				return nil, false, err
-			}
-			if r == nil || !r.Gone {
-				return nil, false, nil // its disk version is in the base: not read here
-			}
-			paths = append(paths, p) // still gone: the lacking snapshot's
+	for _, r := range rec.Delta { // the postponed deletions
+		if _, ok := changed[r.Path]; ok || !r.Pending {
+			continue
 		}
+		if !r.Gone {
+			return nil, false, nil // its disk version is in the base: not read here
+		}
+		paths = append(paths, r.Path) // still gone: the lacking snapshot's
 	}
 	slices.SortFunc(paths, tree.CmpPath)
 	out := make([]candidate, 0, len(paths))
@@ -123,11 +120,7 @@ func fullChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error
 			out = append(out, c)
 		}
 	}
-	each := func(fn func(*SyncPath) error) error { return nil }
-	if rec != nil {
-		each = rec.Each
-	}
-	err = each(func(r *SyncPath) error {
+	err = rec.Each(func(r *SyncPath) error {
 		for i < len(entries) && tree.PathLess(entries[i].Path, r.Path) {
 			add(&entries[i], nil)
 			i++

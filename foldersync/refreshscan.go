@@ -193,9 +193,6 @@ func scanFolder(rootfd int, rec *Record, skip func(string) bool, fn func(*change
 // recordSeq yields rec's paths in order (copies: a block is reused).
 func recordSeq(rec *Record) iter.Seq[SyncPath] {
 	return func(yield func(SyncPath) bool) {
-		if rec == nil {
-			return
-		}
 		errStop := errors.New("stop")
 		rec.Each(func(p *SyncPath) error {
 			if !yield(*p) {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"rambar/snapstore"
@@ -73,8 +74,11 @@ func (r *Record) Get(p string) (*SyncPath, error) {
 }
 
 // Each calls fn with every path of the record, in order (valid only
-// during the call).
+// during the call); a nil record has none.
 func (r *Record) Each(fn func(*SyncPath) error) error {
+	if r == nil {
+		return nil
+	}
 	return mergeEach(r.baseEach, r.Delta, fn)
 }
 
@@ -88,17 +92,6 @@ func (r *Record) baseEach(fn func(*SyncPath) error) error {
 		}
 	}
 	return nil
-}
-
-// pending lists the paths whose deletion a write-back postponed.
-func (r *Record) pending() []string {
-	var out []string
-	for _, p := range r.Delta {
-		if p.Pending {
-			out = append(out, p.Path)
-		}
-	}
-	return out
 }
 
 // mergeEach calls fn with the paths of each (in order) merged with over
@@ -220,12 +213,7 @@ func UpdateRecord(storeDir string, r *Record, h SyncHead, changes []SyncPath) er
 		h.Base = r.Base
 		return CommitSync(storeDir, h, delta)
 	}
-	var pending []SyncPath
-	for _, p := range delta {
-		if p.Pending {
-			pending = append(pending, p)
-		}
-	}
+	pending := slices.DeleteFunc(slices.Clone(delta), func(p SyncPath) bool { return !p.Pending })
 	each := func(func(*SyncPath) error) error { return nil }
 	if r != nil {
 		each = r.baseEach
