@@ -82,8 +82,8 @@ type direction interface {
 	// given up (the direction said why).
 	version(it *Item, pfd int) (*version, error)
 	// meta is the metadata to set in place on it's entry (open as fd, -1
-	// for a symlink; st) or on the folder it makes (made).
-	meta(it *Item, fd int, st *unix.Stat_t, made bool) meta
+	// for a symlink) or on the folder it makes (made).
+	meta(it *Item, fd int, made bool) meta
 	// gone: a second look finds it's path still absent from the source.
 	gone(it *Item) bool
 	// before runs right before it's last look and rename.

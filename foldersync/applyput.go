@@ -301,7 +301,7 @@ func (a *applier) inPlace(it *Item) {
 		a.raced(it, false)
 		return
 	}
-	m := a.d.meta(it, fd, &st, false)
+	m := a.d.meta(it, fd, false)
 	if it.changed, err = m.set(pfd, name, fd, &st, func(why string) { a.d.note(it.Path, why) }); err != nil {
 		a.fail(it, err)
 		return
@@ -340,7 +340,7 @@ func (a *applier) dirMeta(it *Item) {
 		a.raced(it, false)
 		return
 	}
-	m := a.d.meta(it, fd, &st, it.op == opPut)
+	m := a.d.meta(it, fd, it.op == opPut)
 	note := func(why string) { a.d.note(it.Path, why) }
 	changed, err := m.set(fd, ".", fd, &st, note)
 	if err != nil {

@@ -98,10 +98,7 @@ func (l *FolderLoad) Run(ctx context.Context, progress tree.ProgressFunc) error 
 // then.
 func (l *FolderLoad) visit(e *tree.FsEntry) error {
 	if l.skip(e.Rel) {
-		if e.IsDir() {
-			return tree.ErrSkipDir
-		}
-		return nil
+		return skipped(e)
 	}
 	if why := unloadable(e); e.Vanished || why != "" {
 		if why != "" {
@@ -211,10 +208,7 @@ func (l *FolderLoad) room(src int) (need int64, files int, err error) {
 	seen := map[[2]uint64]bool{}
 	err = tree.WalkFolder(src, func(_ int, _ string, e *tree.FsEntry) error {
 		if l.skip(e.Rel) {
-			if e.IsDir() {
-				return tree.ErrSkipDir
-			}
-			return nil
+			return skipped(e)
 		}
 		need += 4096
 		if e.IsReg() && !seen[inodeOf(e)] {

@@ -324,7 +324,7 @@ func (r *Refresh) linksOf(it *ritem) []linkFrom {
 
 // meta is the folder's metadata of it: its owner (as root), mode, xattrs
 // (those that are contents: the disk's others are removed) and times.
-func (r *Refresh) meta(item *Item, fd int, _ *unix.Stat_t, _ bool) meta {
+func (r *Refresh) meta(item *Item, fd int, _ bool) meta {
 	it := item.rf
 	src, release, err := r.source(it)
 	defer release()

@@ -14,11 +14,11 @@ import (
 )
 
 // The folder's side of a refresh: a walk of the mirror folder through
-// descriptors (fdwalk.go), merged in path order with the sync record, that
-// finds each path the folder changed since the record by comparing its
-// identity (inode, ctime, mtime, size, mode) with the record's folder
-// side. Files are not read here; a refresh hashes those whose identity
-// changed, and FolderChanges only counts them.
+// descriptors (tree.WalkFolder), merged in path order with the sync
+// record, that finds each path the folder changed since the record by
+// comparing its identity (inode, ctime, mtime, size, mode) with the
+// record's folder side. Files are not read here; a refresh hashes those
+// whose identity changed, and FolderChanges only counts them.
 
 // change is a path the folder changed since the record.
 type change struct {
@@ -57,6 +57,14 @@ func skips(reserved func(string) bool) func(rel string) bool {
 		}
 		return false
 	}
+}
+
+// skipped is what a walk returns for an entry it leaves out (not entered).
+func skipped(e *tree.FsEntry) error {
+	if e.IsDir() {
+		return tree.ErrSkipDir
+	}
+	return nil
 }
 
 // scan lists the folder's changes since the record (and notes the
@@ -153,10 +161,9 @@ func scanFolder(rootfd int, rec *Record, skip func(string) bool, fn func(*change
 		if err := flush(e.Rel); err != nil {
 			return err
 		}
-		var f, d *Side
-		pending := false
+		c := &change{path: e.Rel, e: e}
 		if more && r.Path == e.Rel {
-			f, d, pending = r.F, r.D, r.Pending
+			c.f, c.d, c.pending = r.F, r.D, r.Pending
 			r, more = next()
 		}
 		if e.Vanished {
@@ -168,21 +175,19 @@ func scanFolder(rootfd int, rec *Record, skip func(string) bool, fn func(*change
 			if skip(e.Rel) {
 				return nil
 			}
-			return fn(&change{path: e.Rel, e: e, f: f, d: d, pending: pending, vanished: true})
+			c.vanished = true
+			return fn(c)
 		}
 		if skip(e.Rel) || unloadable(e) != "" {
-			if e.IsDir() {
-				return tree.ErrSkipDir
-			}
-			return nil
+			return skipped(e)
 		}
-		if !folderChanged(e, f) {
-			if e.IsReg() && e.St.Nlink > 1 {
-				return fn(&change{path: e.Rel, e: e, f: f, d: d, pending: pending, same: true})
+		if !folderChanged(e, c.f) {
+			if !e.IsReg() || e.St.Nlink < 2 {
+				return nil
 			}
-			return nil
+			c.same = true
 		}
-		return fn(&change{path: e.Rel, e: e, f: f, d: d, pending: pending})
+		return fn(c)
 	})
 	if err != nil {
 		return err

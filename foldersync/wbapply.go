@@ -127,7 +127,7 @@ func (w *PathWrite) writeObj(it *planItem, out int) error {
 
 // meta is the disk's metadata of it, set on the folder's entry in place
 // (open as fd) where the disk changed it, or on a folder made for it.
-func (w *PathWrite) meta(item *Item, fd int, _ *unix.Stat_t, made bool) meta {
+func (w *PathWrite) meta(item *Item, fd int, made bool) meta {
 	it := item.pl
 	m := meta{times: &[2]unix.Timespec{it.D.ATime, it.D.MTime}}
 	if made || it.Base == nil || it.DS.Mode != it.Base.Mode {
