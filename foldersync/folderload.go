@@ -132,13 +132,11 @@ func (l *FolderLoad) visit(e *tree.FsEntry) error {
 		f.Hash = linkHash(e.Link)
 	case e.IsReg() && e.St.Nlink > 1 && it.sum.None():
 		f.Hash = l.links[inodeOf(e)] // a link to its first name
-		id := tree.IdentOf(&e.St)
-		f.Ident = &id
+		f.Ident = new(tree.IdentOf(&e.St))
 	case e.IsReg():
 		f.Hash = it.sum
 		if it.steady { // changed while read: none, so the next write-back reads it again
-			id := tree.IdentOf(&e.St)
-			f.Ident = &id
+			f.Ident = new(tree.IdentOf(&e.St))
 		}
 		if e.St.Nlink > 1 {
 			l.links[inodeOf(e)] = it.sum

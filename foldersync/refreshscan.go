@@ -306,8 +306,7 @@ func settled(rootfd int, it *ritem, d *Side) *Side {
 	f := *it.fs
 	f.Ident = nil
 	if it.e.IsReg() && !f.Hash.None() {
-		id := tree.IdentOf(&st)
-		f.Ident = &id
+		f.Ident = new(tree.IdentOf(&st))
 	}
 	return &f
 }

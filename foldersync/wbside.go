@@ -129,8 +129,7 @@ func (w *PathWrite) newSide(it *planItem) *Side {
 	}
 	var st unix.Stat_t
 	if unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(st.Ino) == it.ino && st.Mode&unix.S_IFMT == unix.S_IFREG {
-		id := tree.IdentOf(&st)
-		s.Ident = &id
+		s.Ident = new(tree.IdentOf(&st))
 	}
 	return s
 }
@@ -139,8 +138,7 @@ func (w *PathWrite) newSide(it *planItem) *Side {
 func keptSide(f *fstate) *Side {
 	s := f.Side()
 	if s != nil && f.E.IsReg() && !f.hash.None() && f.hash != unknownHash {
-		id := tree.IdentOf(&f.E.St)
-		s.Ident = &id
+		s.Ident = new(tree.IdentOf(&f.E.St))
 	}
 	return s
 }
