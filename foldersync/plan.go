@@ -83,7 +83,8 @@ type planItem struct {
 	Outside, DeletedOutside bool
 
 	// postponed: a deletion while the disk was in use (failed too: the
-	// record keeps the path pending); after: the folder's version after.
+	// record keeps the path pending); after: the folder's version after
+	// (nil: unknown, read again next time).
 	postponed bool
 	after     *Side
 }

@@ -202,7 +202,6 @@ func (w *PathWrite) raced(item *Item, held bool) {
 			_, cname := tree.SplitRel(c)
 			w.a.tgt.moved(it.Path, dir, cname) // what it holds is part of the copy
 		}
-		it.after = nil // read again next time
 	case item.op == opOverDir && held:
 		w.toCopy(it, "a file on the disk, a folder holding files in the folder: the folder keeps the name, the disk's version is the copy")
 		it.after = keptSide(it.F)
@@ -213,8 +212,6 @@ func (w *PathWrite) raced(item *Item, held bool) {
 		w.wb.KeptOutside++
 	case item.op == opRemove && !it.F.isDir():
 		w.conflict(it.Path, "", "deleted on the disk, changed in the folder while it was written back: the folder's version is kept")
-	default:
-		it.after = nil
 	}
 }
 

@@ -69,10 +69,8 @@ func (w *PathWrite) newXattrs(it *planItem, pfd int) map[string][]byte {
 			unix.Close(old)
 		}
 	}
-	for _, x := range xattrsRemoved(it) {
-		if v, ok := vals[x.Name]; ok && valueSum(v) == x.Sum {
-			delete(vals, x.Name)
-		}
+	for _, k := range xattrsRemoved(it, vals) {
+		delete(vals, k)
 	}
 	maps.Copy(vals, it.D.Xattr)
 	return vals
@@ -84,11 +82,7 @@ func (w *PathWrite) newXattrs(it *planItem, pfd int) map[string][]byte {
 // the record's value. The folder's other xattrs stay.
 func xattrsInPlace(it *planItem, fd int) (set map[string][]byte, drop []string) {
 	folder, _ := tree.FdXattrs(fd)
-	for _, x := range xattrsRemoved(it) {
-		if v, ok := folder[x.Name]; ok && valueSum(v) == x.Sum {
-			drop = append(drop, x.Name)
-		}
-	}
+	drop = xattrsRemoved(it, folder)
 	base := map[string]uint64{}
 	if it.Base != nil {
 		for _, x := range it.Base.Xattrs {
@@ -104,15 +98,18 @@ func xattrsInPlace(it *planItem, fd int) (set map[string][]byte, drop []string) 
 	return set, drop
 }
 
-// xattrsRemoved are the xattrs the disk had at the record and has no more.
-func xattrsRemoved(it *planItem) []xattrSum {
+// xattrsRemoved are the content xattrs the disk had at the record and has
+// no more, of those have (a folder entry's) still holds with the record's
+// value.
+func xattrsRemoved(it *planItem, have map[string][]byte) []string {
 	if it.Base == nil || !it.Base.Meta {
 		return nil
 	}
-	var out []xattrSum
+	var out []string
 	for _, x := range it.Base.Xattrs {
-		if _, still := it.D.Xattr[x.Name]; !still && tree.XattrIsContent(x.Name) {
-			out = append(out, x)
+		_, still := it.D.Xattr[x.Name]
+		if v, ok := have[x.Name]; ok && !still && valueSum(v) == x.Sum && tree.XattrIsContent(x.Name) {
+			out = append(out, x.Name)
 		}
 	}
 	return out
