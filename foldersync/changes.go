@@ -147,11 +147,7 @@ func fullChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error
 func (c *candidate) differs(r *SyncPath) bool {
 	var d *Side
 	if c.d != nil {
-		var obj tree.ObjName
-		if c.src != nil {
-			obj = c.src.Obj
-		}
-		d = diskSide(c.d, obj)
+		d = diskSide(c.d, c.src)
 	}
 	if r == nil {
 		return true

@@ -160,43 +160,37 @@ func (l *FolderLoad) pop() {
 // side as loaded and disk side as the load was saved (entries: the same
 // bytes, the hash of what was just copied), in order.
 func (l *FolderLoad) Record(entries []tree.Entry) func(add func(*SyncPath) error) error {
-	return func(add func(*SyncPath) error) error { return l.record(entries, add) }
-}
-
-func (l *FolderLoad) record(entries []tree.Entry, add func(*SyncPath) error) error {
-	loaded := l.loaded
-	i := 0
-	for j := range entries {
-		e := &entries[j]
-		for i < len(loaded) && tree.PathLess(loaded[i].Path, e.Path) {
+	return func(add func(*SyncPath) error) error {
+		loaded := l.loaded
+		i := 0
+		for j := range entries {
+			e := &entries[j]
+			for i < len(loaded) && tree.PathLess(loaded[i].Path, e.Path) {
+				if err := add(&SyncPath{Path: loaded[i].Path, F: loaded[i].F}); err != nil {
+					return err
+				}
+				i++
+			}
+			sp := SyncPath{Path: e.Path}
+			if i < len(loaded) && loaded[i].Path == e.Path {
+				sp.F = loaded[i].F
+				i++
+			}
+			sp.D = diskSide(e, sourceIn(entries, e))
+			if e.Kind == tree.KindFile && sp.F != nil && sp.F.Kind == tree.KindFile {
+				sp.D.Hash = sp.F.Hash // the bytes just copied
+			}
+			if err := add(&sp); err != nil {
+				return err
+			}
+		}
+		for ; i < len(loaded); i++ {
 			if err := add(&SyncPath{Path: loaded[i].Path, F: loaded[i].F}); err != nil {
 				return err
 			}
-			i++
 		}
-		sp := SyncPath{Path: e.Path}
-		if i < len(loaded) && loaded[i].Path == e.Path {
-			sp.F = loaded[i].F
-			i++
-		}
-		var obj tree.ObjName
-		if src := sourceIn(entries, e); src != nil {
-			obj = src.Obj
-		}
-		sp.D = diskSide(e, obj)
-		if e.Kind == tree.KindFile && sp.F != nil && sp.F.Kind == tree.KindFile {
-			sp.D.Hash = sp.F.Hash // the bytes just copied
-		}
-		if err := add(&sp); err != nil {
-			return err
-		}
+		return nil
 	}
-	for ; i < len(loaded); i++ {
-		if err := add(&SyncPath{Path: loaded[i].Path, F: loaded[i].F}); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // room walks the folder once (no file read) and refuses a disk too small

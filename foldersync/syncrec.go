@@ -137,11 +137,14 @@ func valueSum(v []byte) uint64 {
 	return h.Sum64()
 }
 
-// diskSide is the record's side of disk entry e, whose content (for a hard
-// link: its first name's) is in object obj.
-func diskSide(e *tree.Entry, obj tree.ObjName) *Side {
-	s := &Side{Kind: e.Kind, Mode: e.Mode, Obj: obj, Link: e.HardLink, Size: e.Size,
+// diskSide is the record's side of disk entry e, whose content is src's
+// object (e itself, or a hard link's first name; nil: none).
+func diskSide(e, src *tree.Entry) *Side {
+	s := &Side{Kind: e.Kind, Mode: e.Mode, Link: e.HardLink, Size: e.Size,
 		Meta: true, MTime: tree.TsNano(e.MTime), Xattrs: xattrSums(e.Xattr)}
+	if src != nil {
+		s.Obj = src.Obj
+	}
 	if e.Kind == tree.KindSymlink {
 		s.Hash = linkHash(e.Link)
 	}
