@@ -106,38 +106,21 @@ func fullChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error
 	if err != nil {
 		return nil, err
 	}
-	entries := m.Entries
 	var out []candidate
-	i := 0
-	add := func(e *tree.Entry, r *SyncPath) {
+	err = joinEach(rec.Each, m.Entries, func(e *tree.Entry) string { return e.Path }, func(e *tree.Entry, r *SyncPath) error {
 		c := candidate{d: e}
 		if e != nil {
-			c.path, c.src = e.Path, sourceIn(entries, e)
+			c.path, c.src = e.Path, sourceIn(m.Entries, e)
 		} else {
 			c.path = r.Path
 		}
 		if c.differs(r) {
 			out = append(out, c)
 		}
-	}
-	err = rec.Each(func(r *SyncPath) error {
-		for i < len(entries) && tree.PathLess(entries[i].Path, r.Path) {
-			add(&entries[i], nil)
-			i++
-		}
-		var e *tree.Entry
-		if i < len(entries) && entries[i].Path == r.Path {
-			e = &entries[i]
-			i++
-		}
-		add(e, r)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the mirror record: %w", err)
-	}
-	for ; i < len(entries); i++ {
-		add(&entries[i], nil)
 	}
 	return out, nil
 }

@@ -98,28 +98,35 @@ func (r *Record) baseEach(fn func(*SyncPath) error) error {
 // (in order; a path there replaces each's, and one with neither side that
 // is not pending is removed).
 func mergeEach(each func(func(*SyncPath) error) error, over []SyncPath, fn func(*SyncPath) error) error {
-	j := 0
-	emit := func(p *SyncPath) error {
+	return joinEach(each, over, func(o *SyncPath) string { return o.Path }, func(o, p *SyncPath) error {
+		if o != nil {
+			p = o
+		}
 		if p.F == nil && p.D == nil && !p.Pending {
 			return nil // removed
 		}
 		return fn(p)
-	}
+	})
+}
+
+// joinEach calls fn, in path order, with each path of each (p) and of
+// ps (in order; o), each nil where its side lacks the path.
+func joinEach[T any](each func(func(*SyncPath) error) error, ps []T, path func(*T) string, fn func(o *T, p *SyncPath) error) error {
+	j := 0
 	err := each(func(p *SyncPath) error {
-		for j < len(over) && tree.PathLess(over[j].Path, p.Path) {
-			if err := emit(&over[j]); err != nil {
+		for ; j < len(ps) && tree.PathLess(path(&ps[j]), p.Path); j++ {
+			if err := fn(&ps[j], nil); err != nil {
 				return err
 			}
-			j++
 		}
-		if j < len(over) && over[j].Path == p.Path {
+		if j < len(ps) && path(&ps[j]) == p.Path {
 			j++
-			return emit(&over[j-1])
+			return fn(&ps[j-1], p)
 		}
-		return emit(p)
+		return fn(nil, p)
 	})
-	for ; err == nil && j < len(over); j++ {
-		err = emit(&over[j])
+	for ; err == nil && j < len(ps); j++ {
+		err = fn(&ps[j], nil)
 	}
 	return err
 }
