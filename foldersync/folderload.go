@@ -29,7 +29,7 @@ type FolderLoad struct {
 	Bound        bool // folder is a hidden copy (Keeper.Through), a mount point by design
 	CopyFile     tree.CopyFunc
 	Store        string         // the store's folder: where a copy hook's temporary name is listed
-	loaded       []loadedPath   // in walk (pathLess) order
+	loaded       []SyncPath     // in walk (pathLess) order: each path's folder side
 	NotKept      []tree.NotKept // what cannot be loaded (sockets, devices)
 	Files        int
 	Bytes        int64
@@ -38,12 +38,6 @@ type FolderLoad struct {
 	skip  func(string) bool
 	links map[[2]uint64]tree.FileSum // a file with other names: the hash of its first name loaded
 	stack []*ritem                   // the folders being loaded, the top first
-}
-
-// loadedPath is a path as loaded, and the record's folder side of it.
-type loadedPath struct {
-	Path string
-	F    *Side
 }
 
 // Run loads the folder; a disk too small is refused before anything is written.
@@ -144,7 +138,7 @@ func (l *FolderLoad) visit(e *tree.FsEntry) error {
 		l.Files++
 		l.Bytes += e.St.Size
 	}
-	l.loaded = append(l.loaded, loadedPath{Path: e.Rel, F: f})
+	l.loaded = append(l.loaded, SyncPath{Path: e.Rel, F: f})
 	return nil
 }
 
@@ -161,35 +155,19 @@ func (l *FolderLoad) pop() {
 // bytes, the hash of what was just copied), in order.
 func (l *FolderLoad) Record(entries []tree.Entry) func(add func(*SyncPath) error) error {
 	return func(add func(*SyncPath) error) error {
-		loaded := l.loaded
-		i := 0
-		for j := range entries {
-			e := &entries[j]
-			for i < len(loaded) && tree.PathLess(loaded[i].Path, e.Path) {
-				if err := add(&SyncPath{Path: loaded[i].Path, F: loaded[i].F}); err != nil {
-					return err
-				}
-				i++
+		return joinEach(eachOf(l.loaded), entries, func(e *tree.Entry) string { return e.Path }, func(e *tree.Entry, p *SyncPath) error {
+			if e == nil {
+				return add(p)
 			}
-			sp := SyncPath{Path: e.Path}
-			if i < len(loaded) && loaded[i].Path == e.Path {
-				sp.F = loaded[i].F
-				i++
+			sp := SyncPath{Path: e.Path, D: diskSide(e, sourceIn(entries, e))}
+			if p != nil {
+				sp.F = p.F
 			}
-			sp.D = diskSide(e, sourceIn(entries, e))
 			if e.Kind == tree.KindFile && sp.F != nil && sp.F.Kind == tree.KindFile {
 				sp.D.Hash = sp.F.Hash // the bytes just copied
 			}
-			if err := add(&sp); err != nil {
-				return err
-			}
-		}
-		for ; i < len(loaded); i++ {
-			if err := add(&SyncPath{Path: loaded[i].Path, F: loaded[i].F}); err != nil {
-				return err
-			}
-		}
-		return nil
+			return add(&sp)
+		})
 	}
 }
 

@@ -86,12 +86,19 @@ func (r *Record) baseEach(fn func(*SyncPath) error) error {
 	if r.base != nil {
 		return r.base.each(fn)
 	}
-	for i := range r.legacy {
-		if err := fn(&r.legacy[i]); err != nil {
-			return err
+	return eachOf(r.legacy)(fn)
+}
+
+// eachOf walks ps as a record's paths are walked (Each).
+func eachOf(ps []SyncPath) func(func(*SyncPath) error) error {
+	return func(fn func(*SyncPath) error) error {
+		for i := range ps {
+			if err := fn(&ps[i]); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	return nil
 }
 
 // mergeEach calls fn with the paths of each (in order) merged with over
