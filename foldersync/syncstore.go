@@ -142,20 +142,14 @@ func joinEach[T any](each func(func(*SyncPath) error) error, ps []T, path func(*
 // added or replacing its entry.
 func mergePaths(old, changes []SyncPath) []SyncPath {
 	out := make([]SyncPath, 0, len(old)+len(changes))
-	j := 0
-	for _, p := range old {
-		for j < len(changes) && tree.PathLess(changes[j].Path, p.Path) {
-			out = append(out, changes[j])
-			j++
+	joinEach(eachOf(old), changes, func(c *SyncPath) string { return c.Path }, func(c, p *SyncPath) error {
+		if c == nil {
+			c = p
 		}
-		if j < len(changes) && changes[j].Path == p.Path {
-			out = append(out, changes[j])
-			j++
-			continue
-		}
-		out = append(out, p)
-	}
-	return append(out, changes[j:]...)
+		out = append(out, *c)
+		return nil
+	})
+	return out
 }
 
 // deltaLimit is how many changed paths the sync file holds before the
