@@ -93,7 +93,7 @@ type planItem struct {
 func (it *planItem) decide() {
 	base, f, ds := it.Base, it.F, it.DS
 	fs := f.Side()
-	fDiff, dDiff := !fs.SameContent(base), !ds.SameContent(base)
+	fDiff, dDiff := !fs.sameContent(base), !ds.sameContent(base)
 	switch {
 	case it.Path == ".":
 		if f.isDir() && ds != nil && ds.Kind == tree.KindDir {
@@ -111,7 +111,7 @@ func (it *planItem) decide() {
 		} else if f != nil {
 			it.op = opRemove
 		}
-	case ds.SameContent(fs):
+	case ds.sameContent(fs):
 		if ds != nil && ds.Kind == tree.KindDir {
 			it.op = opMeta // both made the folder
 		}

@@ -189,7 +189,7 @@ func (r *Refresh) decideAt(it *ritem, dir, name string) {
 	case !r.hash(it):
 	case dhas && dst.Mode&unix.S_IFMT == unix.S_IFDIR:
 		it.op = opOverDir
-	case dhas && it.d != nil && it.fs.SameContent(it.d) && tree.KindOf(uint32(dst.Mode)) == it.fs.Kind:
+	case dhas && it.d != nil && it.fs.sameContent(it.d) && tree.KindOf(uint32(dst.Mode)) == it.fs.Kind:
 		it.op = opMeta
 		if k := inodeOf(it.e); it.e.St.Nlink > 1 && r.links[k].name == "" {
 			r.links[k] = linkFrom{dir, name, func(st *unix.Stat_t) bool { return sameFile(&dst, st) }}

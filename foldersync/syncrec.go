@@ -80,9 +80,9 @@ type SyncPath struct {
 	Pending, Gone bool
 }
 
-// SameContent: the same kind holding the same bytes (folders and FIFOs
+// sameContent: the same kind holding the same bytes (folders and FIFOs
 // always match).
-func (a *Side) SameContent(b *Side) bool {
+func (a *Side) sameContent(b *Side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -92,7 +92,7 @@ func (a *Side) SameContent(b *Side) bool {
 // differs: the folder's side f holds other content than the disk's side d,
 // or (but for a symlink or a folder) another mode.
 func (f *Side) differs(d *Side) bool {
-	return !f.SameContent(d) || f != nil && f.Kind != tree.KindSymlink && f.Kind != tree.KindDir && f.Mode != d.Mode
+	return !f.sameContent(d) || f != nil && f.Kind != tree.KindSymlink && f.Kind != tree.KindDir && f.Mode != d.Mode
 }
 
 // sameDisk: the disk's side b is the one the record has (a): the same
