@@ -82,11 +82,7 @@ type planItem struct {
 	// DeletedOutside: the folder deleted it while the disk kept it.
 	Outside, DeletedOutside bool
 
-	// postponed: a deletion while the disk was in use (failed too: the
-	// record keeps the path pending); after: the folder's version after
-	// (nil: unknown, read again next time).
-	postponed bool
-	after     *Side
+	after *Side // the folder's version after (nil: unknown, read again next time)
 }
 
 // decide sets it's action from its three versions.

@@ -154,7 +154,7 @@ func (w *PathWrite) gone(item *Item) bool {
 	if w.still && absent(w.diskfd, item.Path) {
 		return true
 	}
-	item.failed, item.pl.postponed = true, true
+	item.failed = true // the record keeps the path pending
 	w.wb.Postponed++
 	return false
 }
