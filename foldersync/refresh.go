@@ -266,9 +266,8 @@ func (r *Refresh) parent(dir string) (int, error) { return r.a.tgt.at(dir) }
 // linked to the disk's copy of another of its names.
 func (r *Refresh) version(item *Item, _ int) (*version, error) {
 	it := item.rf
-	m := folderMeta(it.e, -1, r.root)
 	if !it.e.IsReg() {
-		return &version{kind: item.kind, link: it.e.Link, meta: m}, nil
+		return &version{kind: item.kind, link: it.e.Link, meta: folderMeta(it.e, -1, r.root)}, nil
 	}
 	in, release, err := r.source(it)
 	if err != nil {
