@@ -71,7 +71,7 @@ func fastChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, bool,
 		}
 	}
 	paths := slices.Collect(maps.Keys(changed))
-	for _, r := range rec.Delta { // the postponed deletions
+	for _, r := range rec.Delta { // the paths the record keeps pending
 		if _, ok := changed[r.Path]; ok || !r.Pending {
 			continue
 		}

@@ -116,8 +116,9 @@ func mergeEach(each func(func(*SyncPath) error) error, over []SyncPath, fn func(
 	})
 }
 
-// joinEach calls fn, in path order, with each path of each (p) and of
-// ps (in order; o), each nil where its side lacks the path.
+// joinEach calls fn, in path order, once per path of each (p) or of ps
+// (o; in order): a path both hold is one call with both, and the side
+// that lacks a path gives nil.
 func joinEach[T any](each func(func(*SyncPath) error) error, ps []T, path func(*T) string, fn func(o *T, p *SyncPath) error) error {
 	j := 0
 	err := each(func(p *SyncPath) error {
