@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"rambar/tree"
 
@@ -81,8 +82,8 @@ type direction interface {
 	// given up (the direction said why).
 	version(it *Item, pfd int) (*version, error)
 	// meta is the metadata to set in place on it's entry (open as fd, -1
-	// for a symlink; st) or on the folder it makes (made).
-	meta(it *Item, fd int, st *unix.Stat_t, made bool) meta
+	// for a symlink) or on the folder it makes (made).
+	meta(it *Item, fd int, made bool) meta
 	// gone: a second look finds it's path still absent from the source.
 	gone(it *Item) bool
 	// before runs right before it's last look and rename.
@@ -213,13 +214,8 @@ func (a *applier) assign() {
 // folder (never followed or crossed), a folder gone meanwhile (ENOENT: a
 // git clean), its source changed meanwhile, a kind the system cannot make.
 func givenUp(err error) bool {
-	for _, e := range []error{unix.EPERM, unix.EACCES, unix.ELOOP, unix.ENOTDIR, unix.EXDEV, unix.ENOENT,
-		errSourceMoved, errors.ErrUnsupported, tree.ErrReplaced} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]error{unix.EPERM, unix.EACCES, unix.ELOOP, unix.ENOTDIR, unix.EXDEV, unix.ENOENT,
+		errSourceMoved, errors.ErrUnsupported, tree.ErrReplaced}, func(e error) bool { return errors.Is(err, e) })
 }
 
 // fail gives it up: the target keeps its entry.

@@ -180,9 +180,8 @@ func (a *applier) still(was, now *unix.Stat_t) bool {
 	return ok && now.Ino == was.Ino && sameFile(&set, now)
 }
 
-func sameFile(a, b *unix.Stat_t) bool {
-	return a.Ino == b.Ino && a.Size == b.Size && a.Mode == b.Mode && tree.TsNano(tree.StatMtime(a)) == tree.TsNano(tree.StatMtime(b))
-}
+// sameFile is sameBytes (links.go) of two lstats.
+func sameFile(a, b *unix.Stat_t) bool { return sameBytes(tree.IdentOf(a), tree.IdentOf(b)) }
 
 // deletions removes, deepest first, what the decisions deleted, where a
 // second look finds the path still gone from the source.
@@ -302,7 +301,7 @@ func (a *applier) inPlace(it *Item) {
 		a.raced(it, false)
 		return
 	}
-	m := a.d.meta(it, fd, &st, false)
+	m := a.d.meta(it, fd, false)
 	if it.changed, err = m.set(pfd, name, fd, &st, func(why string) { a.d.note(it.Path, why) }); err != nil {
 		a.fail(it, err)
 		return
@@ -341,7 +340,7 @@ func (a *applier) dirMeta(it *Item) {
 		a.raced(it, false)
 		return
 	}
-	m := a.d.meta(it, fd, &st, it.op == opPut)
+	m := a.d.meta(it, fd, it.op == opPut)
 	note := func(why string) { a.d.note(it.Path, why) }
 	changed, err := m.set(fd, ".", fd, &st, note)
 	if err != nil {

@@ -3,6 +3,7 @@ package foldersync
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"rambar/snapstore"
@@ -69,21 +70,15 @@ func fastChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, bool,
 			}
 		}
 	}
-	paths := make([]string, 0, len(changed))
-	for p := range changed {
-		paths = append(paths, p)
-	}
-	for _, p := range rec.pending() {
-		if _, ok := changed[p]; !ok {
-			r, err := rec.Get(p)
-			if err != nil {
-				return nil, false, err
-			}
-			if r == nil || !r.Gone {
-				return nil, false, nil // its disk version is in the base: not read here
-			}
-			paths = append(paths, p) // still gone: the lacking snapshot's
+	paths := slices.Collect(maps.Keys(changed))
+	for _, r := range rec.Delta { // the paths the record keeps pending
+		if _, ok := changed[r.Path]; ok || !r.Pending {
+			continue
 		}
+		if !r.Gone {
+			return nil, false, nil // its disk version is in the base: not read here
+		}
+		paths = append(paths, r.Path) // still gone: the lacking snapshot's
 	}
 	slices.SortFunc(paths, tree.CmpPath)
 	out := make([]candidate, 0, len(paths))
@@ -111,42 +106,21 @@ func fullChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error
 	if err != nil {
 		return nil, err
 	}
-	entries := m.Entries
 	var out []candidate
-	i := 0
-	add := func(e *tree.Entry, r *SyncPath) {
+	err = joinEach(rec.Each, m.Entries, func(e *tree.Entry) string { return e.Path }, func(e *tree.Entry, r *SyncPath) error {
 		c := candidate{d: e}
 		if e != nil {
-			c.path, c.src = e.Path, sourceIn(entries, e)
+			c.path, c.src = e.Path, sourceIn(m.Entries, e)
 		} else {
 			c.path = r.Path
 		}
 		if c.differs(r) {
 			out = append(out, c)
 		}
-	}
-	each := func(fn func(*SyncPath) error) error { return nil }
-	if rec != nil {
-		each = rec.Each
-	}
-	err = each(func(r *SyncPath) error {
-		for i < len(entries) && tree.PathLess(entries[i].Path, r.Path) {
-			add(&entries[i], nil)
-			i++
-		}
-		var e *tree.Entry
-		if i < len(entries) && entries[i].Path == r.Path {
-			e = &entries[i]
-			i++
-		}
-		add(e, r)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the mirror record: %w", err)
-	}
-	for ; i < len(entries); i++ {
-		add(&entries[i], nil)
 	}
 	return out, nil
 }
@@ -156,23 +130,16 @@ func fullChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error
 func (c *candidate) differs(r *SyncPath) bool {
 	var d *Side
 	if c.d != nil {
-		var obj tree.ObjName
-		if c.src != nil {
-			obj = c.src.Obj
-		}
-		d = diskSide(c.d, obj)
+		d = diskSide(c.d, c.src)
 	}
-	var rd *Side
-	if r != nil {
-		rd = r.D
+	if r == nil {
+		return true
 	}
-	if r != nil && !r.Pending && rd.sameDisk(d) {
+	if !r.Pending && r.D.sameDisk(d) {
 		return false
 	}
-	if r != nil {
-		cp := *r
-		c.rec = &cp
-	}
+	cp := *r
+	c.rec = &cp
 	return true
 }
 

@@ -29,7 +29,7 @@ type FolderLoad struct {
 	Bound        bool // folder is a hidden copy (Keeper.Through), a mount point by design
 	CopyFile     tree.CopyFunc
 	Store        string         // the store's folder: where a copy hook's temporary name is listed
-	loaded       []loadedPath   // in walk (pathLess) order
+	loaded       []SyncPath     // in walk (pathLess) order: each path's folder side
 	NotKept      []tree.NotKept // what cannot be loaded (sockets, devices)
 	Files        int
 	Bytes        int64
@@ -38,12 +38,6 @@ type FolderLoad struct {
 	skip  func(string) bool
 	links map[[2]uint64]tree.FileSum // a file with other names: the hash of its first name loaded
 	stack []*ritem                   // the folders being loaded, the top first
-}
-
-// loadedPath is a path as loaded, and the record's folder side of it.
-type loadedPath struct {
-	Path string
-	F    *Side
 }
 
 // Run loads the folder; a disk too small is refused before anything is written.
@@ -98,10 +92,7 @@ func (l *FolderLoad) Run(ctx context.Context, progress tree.ProgressFunc) error 
 // then.
 func (l *FolderLoad) visit(e *tree.FsEntry) error {
 	if l.skip(e.Rel) {
-		if e.IsDir() {
-			return tree.ErrSkipDir
-		}
-		return nil
+		return skipped(e)
 	}
 	if why := unloadable(e); e.Vanished || why != "" {
 		if why != "" {
@@ -135,13 +126,11 @@ func (l *FolderLoad) visit(e *tree.FsEntry) error {
 		f.Hash = linkHash(e.Link)
 	case e.IsReg() && e.St.Nlink > 1 && it.sum.None():
 		f.Hash = l.links[inodeOf(e)] // a link to its first name
-		id := tree.IdentOf(&e.St)
-		f.Ident = &id
+		f.Ident = new(tree.IdentOf(&e.St))
 	case e.IsReg():
 		f.Hash = it.sum
 		if it.steady { // changed while read: none, so the next write-back reads it again
-			id := tree.IdentOf(&e.St)
-			f.Ident = &id
+			f.Ident = new(tree.IdentOf(&e.St))
 		}
 		if e.St.Nlink > 1 {
 			l.links[inodeOf(e)] = it.sum
@@ -149,7 +138,7 @@ func (l *FolderLoad) visit(e *tree.FsEntry) error {
 		l.Files++
 		l.Bytes += e.St.Size
 	}
-	l.loaded = append(l.loaded, loadedPath{Path: e.Rel, F: f})
+	l.loaded = append(l.loaded, SyncPath{Path: e.Rel, F: f})
 	return nil
 }
 
@@ -165,43 +154,21 @@ func (l *FolderLoad) pop() {
 // side as loaded and disk side as the load was saved (entries: the same
 // bytes, the hash of what was just copied), in order.
 func (l *FolderLoad) Record(entries []tree.Entry) func(add func(*SyncPath) error) error {
-	return func(add func(*SyncPath) error) error { return l.record(entries, add) }
-}
-
-func (l *FolderLoad) record(entries []tree.Entry, add func(*SyncPath) error) error {
-	loaded := l.loaded
-	i := 0
-	for j := range entries {
-		e := &entries[j]
-		for i < len(loaded) && tree.PathLess(loaded[i].Path, e.Path) {
-			if err := add(&SyncPath{Path: loaded[i].Path, F: loaded[i].F}); err != nil {
-				return err
+	return func(add func(*SyncPath) error) error {
+		return joinEach(eachOf(l.loaded), entries, func(e *tree.Entry) string { return e.Path }, func(e *tree.Entry, p *SyncPath) error {
+			if e == nil {
+				return add(p)
 			}
-			i++
-		}
-		sp := SyncPath{Path: e.Path}
-		if i < len(loaded) && loaded[i].Path == e.Path {
-			sp.F = loaded[i].F
-			i++
-		}
-		var obj tree.ObjName
-		if src := sourceIn(entries, e); src != nil {
-			obj = src.Obj
-		}
-		sp.D = diskSide(e, obj)
-		if e.Kind == tree.KindFile && sp.F != nil && sp.F.Kind == tree.KindFile {
-			sp.D.Hash = sp.F.Hash // the bytes just copied
-		}
-		if err := add(&sp); err != nil {
-			return err
-		}
+			sp := SyncPath{Path: e.Path, D: diskSide(e, sourceIn(entries, e))}
+			if p != nil {
+				sp.F = p.F
+			}
+			if e.Kind == tree.KindFile && sp.F != nil && sp.F.Kind == tree.KindFile {
+				sp.D.Hash = sp.F.Hash // the bytes just copied
+			}
+			return add(&sp)
+		})
 	}
-	for ; i < len(loaded); i++ {
-		if err := add(&SyncPath{Path: loaded[i].Path, F: loaded[i].F}); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // room walks the folder once (no file read) and refuses a disk too small
@@ -211,10 +178,7 @@ func (l *FolderLoad) room(src int) (need int64, files int, err error) {
 	seen := map[[2]uint64]bool{}
 	err = tree.WalkFolder(src, func(_ int, _ string, e *tree.FsEntry) error {
 		if l.skip(e.Rel) {
-			if e.IsDir() {
-				return tree.ErrSkipDir
-			}
-			return nil
+			return skipped(e)
 		}
 		need += 4096
 		if e.IsReg() && !seen[inodeOf(e)] {

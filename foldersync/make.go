@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 
 	"rambar/tree"
@@ -212,11 +213,7 @@ func timesOf(st *unix.Stat_t) *[2]unix.Timespec {
 func contentXattrs(fd int) map[string][]byte {
 	x, _ := tree.FdXattrs(fd)
 	tree.DropMarkAttrs(x)
-	for k := range x {
-		if !tree.XattrIsContent(k) {
-			delete(x, k)
-		}
-	}
+	maps.DeleteFunc(x, func(k string, _ []byte) bool { return !tree.XattrIsContent(k) })
 	return x
 }
 

@@ -5,6 +5,7 @@ package foldersync
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"rambar/tree"
@@ -62,13 +63,7 @@ func netFUSEType(mountinfo, path string) string {
 	best, fstype := "", ""
 	for _, line := range strings.Split(mountinfo, "\n") {
 		f := strings.Fields(line)
-		sep := -1
-		for i, w := range f {
-			if w == "-" {
-				sep = i
-				break
-			}
-		}
+		sep := slices.Index(f, "-")
 		if len(f) < 5 || sep < 0 || sep+1 >= len(f) {
 			continue
 		}

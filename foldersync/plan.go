@@ -58,14 +58,6 @@ func (f *fstate) Side() *Side {
 
 func (f *fstate) isDir() bool { return f != nil && f.E.IsDir() }
 
-// protection names the flag that keeps the write-back off f ("" none).
-func (f *fstate) protection() string {
-	if f == nil {
-		return ""
-	}
-	return f.flags.Protection()
-}
-
 // planItem is one path the write-back looks at, and what it does there
 // (the applier's Item: its op, temporary name, what became of it): the
 // folder's version stays (opNone), the disk's metadata is set on it in
@@ -90,17 +82,14 @@ type planItem struct {
 	// DeletedOutside: the folder deleted it while the disk kept it.
 	Outside, DeletedOutside bool
 
-	// postponed: a deletion while the disk was in use (failed too: the
-	// record keeps the path pending); after: the folder's version after.
-	postponed bool
-	after     *Side
+	after *Side // the folder's version after (nil: unknown, read again next time)
 }
 
 // decide sets it's action from its three versions.
 func (it *planItem) decide() {
 	base, f, ds := it.Base, it.F, it.DS
 	fs := f.Side()
-	fDiff, dDiff := !fs.SameContent(base), !ds.SameContent(base)
+	fDiff, dDiff := !fs.sameContent(base), !ds.sameContent(base)
 	switch {
 	case it.Path == ".":
 		if f.isDir() && ds != nil && ds.Kind == tree.KindDir {
@@ -110,16 +99,15 @@ func (it *planItem) decide() {
 		if ds != nil && f != nil && !fDiff && metaChanged(base, ds) {
 			it.op = opMeta
 		}
-		it.Outside = f != nil && fDiff
 		it.DeletedOutside = f == nil && it.LastF != nil && ds != nil
-		it.Outside = it.Outside || it.DeletedOutside
+		it.Outside = f != nil && fDiff || it.DeletedOutside
 	case !fDiff:
 		if ds != nil {
 			it.op = opPut
 		} else if f != nil {
 			it.op = opRemove
 		}
-	case ds.SameContent(fs):
+	case ds.sameContent(fs):
 		if ds != nil && ds.Kind == tree.KindDir {
 			it.op = opMeta // both made the folder
 		}
@@ -154,7 +142,10 @@ func (it *planItem) decide() {
 
 // protect keeps an immutable or append-only folder entry as it is.
 func (it *planItem) protect() {
-	flag := it.F.protection()
+	if it.F == nil {
+		return
+	}
+	flag := it.F.flags.Protection()
 	if flag == "" {
 		return
 	}

@@ -189,7 +189,7 @@ func (r *Refresh) decideAt(it *ritem, dir, name string) {
 	case !r.hash(it):
 	case dhas && dst.Mode&unix.S_IFMT == unix.S_IFDIR:
 		it.op = opOverDir
-	case dhas && it.d != nil && it.fs.SameContent(it.d) && tree.KindOf(uint32(dst.Mode)) == it.fs.Kind:
+	case dhas && it.d != nil && it.fs.sameContent(it.d) && tree.KindOf(uint32(dst.Mode)) == it.fs.Kind:
 		it.op = opMeta
 		if k := inodeOf(it.e); it.e.St.Nlink > 1 && r.links[k].name == "" {
 			r.links[k] = linkFrom{dir, name, func(st *unix.Stat_t) bool { return sameFile(&dst, st) }}
@@ -266,9 +266,8 @@ func (r *Refresh) parent(dir string) (int, error) { return r.a.tgt.at(dir) }
 // linked to the disk's copy of another of its names.
 func (r *Refresh) version(item *Item, _ int) (*version, error) {
 	it := item.rf
-	m := folderMeta(it.e, -1, r.root)
 	if !it.e.IsReg() {
-		return &version{kind: item.kind, link: it.e.Link, meta: m}, nil
+		return &version{kind: item.kind, link: it.e.Link, meta: folderMeta(it.e, -1, r.root)}, nil
 	}
 	in, release, err := r.source(it)
 	if err != nil {
@@ -324,7 +323,7 @@ func (r *Refresh) linksOf(it *ritem) []linkFrom {
 
 // meta is the folder's metadata of it: its owner (as root), mode, xattrs
 // (those that are contents: the disk's others are removed) and times.
-func (r *Refresh) meta(item *Item, fd int, _ *unix.Stat_t, _ bool) meta {
+func (r *Refresh) meta(item *Item, fd int, _ bool) meta {
 	it := item.rf
 	src, release, err := r.source(it)
 	defer release()

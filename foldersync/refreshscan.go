@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"rambar/tree"
@@ -13,11 +14,11 @@ import (
 )
 
 // The folder's side of a refresh: a walk of the mirror folder through
-// descriptors (fdwalk.go), merged in path order with the sync record, that
-// finds each path the folder changed since the record by comparing its
-// identity (inode, ctime, mtime, size, mode) with the record's folder
-// side. Files are not read here; a refresh hashes those whose identity
-// changed, and FolderChanges only counts them.
+// descriptors (tree.WalkFolder), merged in path order with the sync
+// record, that finds each path the folder changed since the record by
+// comparing its identity (inode, ctime, mtime, size, mode) with the
+// record's folder side. Files are not read here; a refresh hashes those
+// whose identity changed, and FolderChanges only counts them.
 
 // change is a path the folder changed since the record.
 type change struct {
@@ -58,6 +59,14 @@ func skips(reserved func(string) bool) func(rel string) bool {
 	}
 }
 
+// skipped is what a walk returns for an entry it leaves out (not entered).
+func skipped(e *tree.FsEntry) error {
+	if e.IsDir() {
+		return tree.ErrSkipDir
+	}
+	return nil
+}
+
 // scan lists the folder's changes since the record (and notes the
 // unchanged first names of files of several names); a folder gone while
 // the walk read it is looked at again by the next refresh. A folder that
@@ -91,10 +100,8 @@ func (r *Refresh) scan(ctx context.Context) ([]*change, error) {
 	}
 	disk, err := tree.ReadNames(r.a.tgt.root)
 	reserved := tree.ReservedIn(r.Disk)
-	for _, n := range disk {
-		if !reserved(n) {
-			return nil, ErrEmptyFolder
-		}
+	if slices.ContainsFunc(disk, func(n string) bool { return !reserved(n) }) {
+		return nil, ErrEmptyFolder
 	}
 	return changes, err
 }
@@ -154,10 +161,9 @@ func scanFolder(rootfd int, rec *Record, skip func(string) bool, fn func(*change
 		if err := flush(e.Rel); err != nil {
 			return err
 		}
-		var f, d *Side
-		pending := false
+		c := &change{path: e.Rel, e: e}
 		if more && r.Path == e.Rel {
-			f, d, pending = r.F, r.D, r.Pending
+			c.f, c.d, c.pending = r.F, r.D, r.Pending
 			r, more = next()
 		}
 		if e.Vanished {
@@ -169,21 +175,19 @@ func scanFolder(rootfd int, rec *Record, skip func(string) bool, fn func(*change
 			if skip(e.Rel) {
 				return nil
 			}
-			return fn(&change{path: e.Rel, e: e, f: f, d: d, pending: pending, vanished: true})
+			c.vanished = true
+			return fn(c)
 		}
 		if skip(e.Rel) || unloadable(e) != "" {
-			if e.IsDir() {
-				return tree.ErrSkipDir
-			}
-			return nil
+			return skipped(e)
 		}
-		if !folderChanged(e, f) {
-			if e.IsReg() && e.St.Nlink > 1 {
-				return fn(&change{path: e.Rel, e: e, f: f, d: d, pending: pending, same: true})
+		if !folderChanged(e, c.f) {
+			if !e.IsReg() || e.St.Nlink < 2 {
+				return nil
 			}
-			return nil
+			c.same = true
 		}
-		return fn(&change{path: e.Rel, e: e, f: f, d: d, pending: pending})
+		return fn(c)
 	})
 	if err != nil {
 		return err
@@ -194,9 +198,6 @@ func scanFolder(rootfd int, rec *Record, skip func(string) bool, fn func(*change
 // recordSeq yields rec's paths in order (copies: a block is reused).
 func recordSeq(rec *Record) iter.Seq[SyncPath] {
 	return func(yield func(SyncPath) bool) {
-		if rec == nil {
-			return
-		}
 		errStop := errors.New("stop")
 		rec.Each(func(p *SyncPath) error {
 			if !yield(*p) {
@@ -295,10 +296,7 @@ func (r *Refresh) Settle(storeDir string, rec *Record) error {
 // holds the version the refresh looked at and the disk's side d holds the
 // same bytes and mode; nil otherwise.
 func settled(rootfd int, it *ritem, d *Side) *Side {
-	if it.e == nil || it.fs == nil || d == nil || !it.fs.SameContent(d) {
-		return nil
-	}
-	if it.fs.Kind != tree.KindSymlink && it.fs.Kind != tree.KindDir && it.fs.Mode != d.Mode {
+	if it.e == nil || it.fs == nil || d == nil || it.fs.differs(d) {
 		return nil
 	}
 	st, _, err := lookBeneath(rootfd, it.Path)
@@ -308,8 +306,7 @@ func settled(rootfd int, it *ritem, d *Side) *Side {
 	f := *it.fs
 	f.Ident = nil
 	if it.e.IsReg() && !f.Hash.None() {
-		id := tree.IdentOf(&st)
-		f.Ident = &id
+		f.Ident = new(tree.IdentOf(&st))
 	}
 	return &f
 }

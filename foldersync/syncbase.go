@@ -6,7 +6,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"slices"
+	"sort"
 	"syscall"
 
 	"rambar/snapstore"
@@ -202,13 +202,9 @@ func (b *baseFile) block(i int) ([]SyncPath, error) {
 
 // find returns path p's entry, nil when the base has none.
 func (b *baseFile) find(p string) (*SyncPath, error) {
-	// The last block whose first path is not after p.
-	i, _ := slices.BinarySearchFunc(b.blocks, p, func(k baseBlock, p string) int {
-		if k.first == p || tree.PathLess(k.first, p) {
-			return -1
-		}
-		return 1
-	})
+	// The last block whose first path is not after p: the one before the
+	// first whose first path is.
+	i := sort.Search(len(b.blocks), func(i int) bool { return tree.PathLess(p, b.blocks[i].first) })
 	if i == 0 {
 		return nil, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"strings"
 
 	"rambar/snapstore"
 	"rambar/tree"
@@ -73,6 +74,14 @@ const (
 	diskLink                 // a hard link's first name follows
 )
 
+// flagIf is f where b holds, else 0.
+func flagIf(b bool, f uint64) uint64 {
+	if b {
+		return f
+	}
+	return 0
+}
+
 // putSyncPath appends p.
 func putSyncPath(e *snapstore.Encoder, st *recState, p *SyncPath) {
 	shared := 0
@@ -82,20 +91,8 @@ func putSyncPath(e *snapstore.Encoder, st *recState, p *SyncPath) {
 	e.Uv(uint64(shared))
 	e.Str(p.Path[shared:])
 	st.path = p.Path
-	fl := 0
-	if p.F != nil {
-		fl |= pathF
-	}
-	if p.D != nil {
-		fl |= pathD
-	}
-	if p.Pending {
-		fl |= pathPending
-	}
-	if p.Gone {
-		fl |= pathGone
-	}
-	e.Uv(uint64(fl))
+	fl := flagIf(p.F != nil, pathF) | flagIf(p.D != nil, pathD) | flagIf(p.Pending, pathPending) | flagIf(p.Gone, pathGone)
+	e.Uv(fl)
 	if p.F != nil {
 		putFolderSide(e, st, p.F)
 	}
@@ -107,14 +104,8 @@ func putSyncPath(e *snapstore.Encoder, st *recState, p *SyncPath) {
 func putFolderSide(e *snapstore.Encoder, st *recState, s *Side) {
 	e.Uv(uint64(s.Kind))
 	e.Uv(uint64(s.Mode))
-	fl := 0
-	if !s.Hash.None() {
-		fl |= sideHash
-	}
-	if s.Ident != nil {
-		fl |= sideIdent
-	}
-	e.Uv(uint64(fl))
+	fl := flagIf(!s.Hash.None(), sideHash) | flagIf(s.Ident != nil, sideIdent)
+	e.Uv(fl)
 	if fl&sideHash != 0 {
 		e.B = append(e.B, s.Hash[:]...)
 	}
@@ -131,7 +122,7 @@ func putFolderSide(e *snapstore.Encoder, st *recState, s *Side) {
 func putDiskSide(e *snapstore.Encoder, st *recState, s, f *Side) {
 	e.Uv(uint64(s.Kind))
 	e.Uv(uint64(s.Mode))
-	fl := 0
+	fl := flagIf(s.Meta, diskMeta) | flagIf(s.Link != "", diskLink)
 	switch {
 	case s.Hash.None():
 	case f != nil && f.Hash == s.Hash:
@@ -139,22 +130,10 @@ func putDiskSide(e *snapstore.Encoder, st *recState, s, f *Side) {
 	default:
 		fl |= diskHash
 	}
-	if s.Meta {
-		fl |= diskMeta
-	}
 	if !s.Obj.None() {
-		fl |= diskObj
-		if s.Obj.Save != st.save {
-			fl |= diskNewSave
-		}
-		if s.Obj.Packed {
-			fl |= diskPacked
-		}
+		fl |= diskObj | flagIf(s.Obj.Save != st.save, diskNewSave) | flagIf(s.Obj.Packed, diskPacked)
 	}
-	if s.Link != "" {
-		fl |= diskLink
-	}
-	e.Uv(uint64(fl))
+	e.Uv(fl)
 	if fl&diskHash != 0 {
 		e.B = append(e.B, s.Hash[:]...)
 	}
@@ -293,11 +272,7 @@ func encodeSync(h SyncHead, delta []SyncPath) []byte {
 	e.Str(h.DiskID)
 	e.Str(h.Folder)
 	e.Str(h.Snapshot)
-	complete := uint64(0)
-	if h.Complete {
-		complete = 1
-	}
-	e.Uv(complete)
+	e.Uv(flagIf(h.Complete, 1))
 	e.Str(h.Base)
 	putFixed32(e, crc32.ChecksumIEEE(e.B))
 	start := len(e.B)
@@ -351,13 +326,6 @@ func decodeSync(b []byte) (SyncHead, []SyncPath, error) {
 
 // validBaseName: "base-" and 16 hex digits.
 func validBaseName(s string) bool {
-	if len(s) != 21 || s[:5] != "base-" {
-		return false
-	}
-	for _, c := range []byte(s[5:]) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	hex, ok := strings.CutPrefix(s, "base-")
+	return ok && isHex16(hex)
 }

@@ -80,13 +80,19 @@ type SyncPath struct {
 	Pending, Gone bool
 }
 
-// SameContent: the same kind holding the same bytes (folders and FIFOs
+// sameContent: the same kind holding the same bytes (folders and FIFOs
 // always match).
-func (a *Side) SameContent(b *Side) bool {
+func (a *Side) sameContent(b *Side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	return a.Kind == b.Kind && (a.Kind == tree.KindDir || a.Kind == tree.KindFIFO || a.Hash == b.Hash)
+}
+
+// differs: the folder's side f holds other content than the disk's side d,
+// or (but for a symlink or a folder) another mode.
+func (f *Side) differs(d *Side) bool {
+	return !f.sameContent(d) || f != nil && f.Kind != tree.KindSymlink && f.Kind != tree.KindDir && f.Mode != d.Mode
 }
 
 // sameDisk: the disk's side b is the one the record has (a): the same
@@ -131,11 +137,14 @@ func valueSum(v []byte) uint64 {
 	return h.Sum64()
 }
 
-// diskSide is the record's side of disk entry e, whose content (for a hard
-// link: its first name's) is in object obj.
-func diskSide(e *tree.Entry, obj tree.ObjName) *Side {
-	s := &Side{Kind: e.Kind, Mode: e.Mode, Obj: obj, Link: e.HardLink, Size: e.Size,
+// diskSide is the record's side of disk entry e, whose content is src's
+// object (e itself, or a hard link's first name; nil: none).
+func diskSide(e, src *tree.Entry) *Side {
+	s := &Side{Kind: e.Kind, Mode: e.Mode, Link: e.HardLink, Size: e.Size,
 		Meta: true, MTime: tree.TsNano(e.MTime), Xattrs: xattrSums(e.Xattr)}
+	if src != nil {
+		s.Obj = src.Obj
+	}
 	if e.Kind == tree.KindSymlink {
 		s.Hash = linkHash(e.Link)
 	}
@@ -281,13 +290,5 @@ func specialHash(mode uint32) tree.FileSum {
 // findPath finds path p in ps (in pathLess order): its place, and whether
 // it is there.
 func findPath(ps []SyncPath, p string) (int, bool) {
-	return slices.BinarySearchFunc(ps, p, func(a SyncPath, p string) int {
-		switch {
-		case a.Path == p:
-			return 0
-		case tree.PathLess(a.Path, p):
-			return -1
-		}
-		return 1
-	})
+	return slices.BinarySearchFunc(ps, p, func(a SyncPath, p string) int { return tree.CmpPath(a.Path, p) })
 }

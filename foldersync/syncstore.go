@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"rambar/snapstore"
@@ -74,8 +75,11 @@ func (r *Record) Get(p string) (*SyncPath, error) {
 }
 
 // Each calls fn with every path of the record, in order (valid only
-// during the call).
+// during the call); a nil record has none.
 func (r *Record) Each(fn func(*SyncPath) error) error {
+	if r == nil {
+		return nil
+	}
 	return mergeEach(r.baseEach, r.Delta, fn)
 }
 
@@ -83,51 +87,55 @@ func (r *Record) baseEach(fn func(*SyncPath) error) error {
 	if r.base != nil {
 		return r.base.each(fn)
 	}
-	for i := range r.legacy {
-		if err := fn(&r.legacy[i]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachOf(r.legacy)(fn)
 }
 
-// pending lists the paths whose deletion a write-back postponed.
-func (r *Record) pending() []string {
-	var out []string
-	for _, p := range r.Delta {
-		if p.Pending {
-			out = append(out, p.Path)
+// eachOf walks ps as a record's paths are walked (Each).
+func eachOf(ps []SyncPath) func(func(*SyncPath) error) error {
+	return func(fn func(*SyncPath) error) error {
+		for i := range ps {
+			if err := fn(&ps[i]); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	return out
 }
 
 // mergeEach calls fn with the paths of each (in order) merged with over
 // (in order; a path there replaces each's, and one with neither side that
 // is not pending is removed).
 func mergeEach(each func(func(*SyncPath) error) error, over []SyncPath, fn func(*SyncPath) error) error {
-	j := 0
-	emit := func(p *SyncPath) error {
+	return joinEach(each, over, func(o *SyncPath) string { return o.Path }, func(o, p *SyncPath) error {
+		if o != nil {
+			p = o
+		}
 		if p.F == nil && p.D == nil && !p.Pending {
 			return nil // removed
 		}
 		return fn(p)
-	}
+	})
+}
+
+// joinEach calls fn, in path order, once per path of each (p) or of ps
+// (o; in order): a path both hold is one call with both, and the side
+// that lacks a path gives nil.
+func joinEach[T any](each func(func(*SyncPath) error) error, ps []T, path func(*T) string, fn func(o *T, p *SyncPath) error) error {
+	j := 0
 	err := each(func(p *SyncPath) error {
-		for j < len(over) && tree.PathLess(over[j].Path, p.Path) {
-			if err := emit(&over[j]); err != nil {
+		for ; j < len(ps) && tree.PathLess(path(&ps[j]), p.Path); j++ {
+			if err := fn(&ps[j], nil); err != nil {
 				return err
 			}
-			j++
 		}
-		if j < len(over) && over[j].Path == p.Path {
+		if j < len(ps) && path(&ps[j]) == p.Path {
 			j++
-			return emit(&over[j-1])
+			return fn(&ps[j-1], p)
 		}
-		return emit(p)
+		return fn(nil, p)
 	})
-	for ; err == nil && j < len(over); j++ {
-		err = emit(&over[j])
+	for ; err == nil && j < len(ps); j++ {
+		err = fn(&ps[j], nil)
 	}
 	return err
 }
@@ -136,20 +144,14 @@ func mergeEach(each func(func(*SyncPath) error) error, over []SyncPath, fn func(
 // added or replacing its entry.
 func mergePaths(old, changes []SyncPath) []SyncPath {
 	out := make([]SyncPath, 0, len(old)+len(changes))
-	j := 0
-	for _, p := range old {
-		for j < len(changes) && tree.PathLess(changes[j].Path, p.Path) {
-			out = append(out, changes[j])
-			j++
+	joinEach(eachOf(old), changes, func(c *SyncPath) string { return c.Path }, func(c, p *SyncPath) error {
+		if c == nil {
+			c = p
 		}
-		if j < len(changes) && changes[j].Path == p.Path {
-			out = append(out, changes[j])
-			j++
-			continue
-		}
-		out = append(out, p)
-	}
-	return append(out, changes[j:]...)
+		out = append(out, *c)
+		return nil
+	})
+	return out
 }
 
 // deltaLimit is how many changed paths the sync file holds before the
@@ -223,12 +225,7 @@ func UpdateRecord(storeDir string, r *Record, h SyncHead, changes []SyncPath) er
 		h.Base = r.Base
 		return CommitSync(storeDir, h, delta)
 	}
-	var pending []SyncPath
-	for _, p := range delta {
-		if p.Pending {
-			pending = append(pending, p)
-		}
-	}
+	pending := slices.DeleteFunc(slices.Clone(delta), func(p SyncPath) bool { return !p.Pending })
 	each := func(func(*SyncPath) error) error { return nil }
 	if r != nil {
 		each = r.baseEach

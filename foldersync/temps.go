@@ -41,11 +41,14 @@ func tempName() string { return TempPrefix + tree.RandomID()[:16] }
 func isTempName(name string) bool {
 	for _, p := range tempPrefixes {
 		if hex, ok := strings.CutPrefix(name, p); ok {
-			return len(hex) == 16 && strings.Trim(hex, "0123456789abcdef") == ""
+			return isHex16(hex)
 		}
 	}
 	return false
 }
+
+// isHex16: s is 16 lowercase hex digits (a random ID's first 16).
+func isHex16(s string) bool { return len(s) == 16 && strings.Trim(s, "0123456789abcdef") == "" }
 
 // TempAt is a temporary name in a folder (relative to the side's top).
 type TempAt struct{ Dir, Name string }

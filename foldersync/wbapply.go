@@ -127,7 +127,7 @@ func (w *PathWrite) writeObj(it *planItem, out int) error {
 
 // meta is the disk's metadata of it, set on the folder's entry in place
 // (open as fd) where the disk changed it, or on a folder made for it.
-func (w *PathWrite) meta(item *Item, fd int, _ *unix.Stat_t, made bool) meta {
+func (w *PathWrite) meta(item *Item, fd int, made bool) meta {
 	it := item.pl
 	m := meta{times: &[2]unix.Timespec{it.D.ATime, it.D.MTime}}
 	if made || it.Base == nil || it.DS.Mode != it.Base.Mode {
@@ -154,7 +154,7 @@ func (w *PathWrite) gone(item *Item) bool {
 	if w.still && absent(w.diskfd, item.Path) {
 		return true
 	}
-	item.failed, item.pl.postponed = true, true
+	item.failed = true // the record keeps the path pending
 	w.wb.Postponed++
 	return false
 }
@@ -202,7 +202,6 @@ func (w *PathWrite) raced(item *Item, held bool) {
 			_, cname := tree.SplitRel(c)
 			w.a.tgt.moved(it.Path, dir, cname) // what it holds is part of the copy
 		}
-		it.after = nil // read again next time
 	case item.op == opOverDir && held:
 		w.toCopy(it, "a file on the disk, a folder holding files in the folder: the folder keeps the name, the disk's version is the copy")
 		it.after = keptSide(it.F)
@@ -213,8 +212,6 @@ func (w *PathWrite) raced(item *Item, held bool) {
 		w.wb.KeptOutside++
 	case item.op == opRemove && !it.F.isDir():
 		w.conflict(it.Path, "", "deleted on the disk, changed in the folder while it was written back: the folder's version is kept")
-	default:
-		it.after = nil
 	}
 }
 

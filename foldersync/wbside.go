@@ -1,6 +1,7 @@
 package foldersync
 
 import (
+	"maps"
 	"os"
 
 	"rambar/ramdisk"
@@ -68,14 +69,10 @@ func (w *PathWrite) newXattrs(it *planItem, pfd int) map[string][]byte {
 			unix.Close(old)
 		}
 	}
-	for _, x := range xattrsRemoved(it) {
-		if v, ok := vals[x.Name]; ok && valueSum(v) == x.Sum {
-			delete(vals, x.Name)
-		}
+	for _, k := range xattrsRemoved(it, vals) {
+		delete(vals, k)
 	}
-	for k, v := range it.D.Xattr {
-		vals[k] = v
-	}
+	maps.Copy(vals, it.D.Xattr)
 	return vals
 }
 
@@ -85,11 +82,7 @@ func (w *PathWrite) newXattrs(it *planItem, pfd int) map[string][]byte {
 // the record's value. The folder's other xattrs stay.
 func xattrsInPlace(it *planItem, fd int) (set map[string][]byte, drop []string) {
 	folder, _ := tree.FdXattrs(fd)
-	for _, x := range xattrsRemoved(it) {
-		if v, ok := folder[x.Name]; ok && valueSum(v) == x.Sum {
-			drop = append(drop, x.Name)
-		}
-	}
+	drop = xattrsRemoved(it, folder)
 	base := map[string]uint64{}
 	if it.Base != nil {
 		for _, x := range it.Base.Xattrs {
@@ -105,15 +98,18 @@ func xattrsInPlace(it *planItem, fd int) (set map[string][]byte, drop []string) 
 	return set, drop
 }
 
-// xattrsRemoved are the xattrs the disk had at the record and has no more.
-func xattrsRemoved(it *planItem) []xattrSum {
+// xattrsRemoved are the content xattrs the disk had at the record and has
+// no more, of those have (a folder entry's) still holds with the record's
+// value.
+func xattrsRemoved(it *planItem, have map[string][]byte) []string {
 	if it.Base == nil || !it.Base.Meta {
 		return nil
 	}
-	var out []xattrSum
+	var out []string
 	for _, x := range it.Base.Xattrs {
-		if _, still := it.D.Xattr[x.Name]; !still && tree.XattrIsContent(x.Name) {
-			out = append(out, x)
+		_, still := it.D.Xattr[x.Name]
+		if v, ok := have[x.Name]; ok && !still && valueSum(v) == x.Sum && tree.XattrIsContent(x.Name) {
+			out = append(out, x.Name)
 		}
 	}
 	return out
@@ -130,8 +126,7 @@ func (w *PathWrite) newSide(it *planItem) *Side {
 	}
 	var st unix.Stat_t
 	if unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(st.Ino) == it.ino && st.Mode&unix.S_IFMT == unix.S_IFREG {
-		id := tree.IdentOf(&st)
-		s.Ident = &id
+		s.Ident = new(tree.IdentOf(&st))
 	}
 	return s
 }
@@ -140,8 +135,7 @@ func (w *PathWrite) newSide(it *planItem) *Side {
 func keptSide(f *fstate) *Side {
 	s := f.Side()
 	if s != nil && f.E.IsReg() && !f.hash.None() && f.hash != unknownHash {
-		id := tree.IdentOf(&f.E.St)
-		s.Ident = &id
+		s.Ident = new(tree.IdentOf(&f.E.St))
 	}
 	return s
 }
@@ -149,11 +143,10 @@ func keptSide(f *fstate) *Side {
 // entry is the record's new entry for it.
 func (it *planItem) entry() SyncPath {
 	if it.failed {
-		sp := SyncPath{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
-		return sp
+		return SyncPath{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
 	}
 	f := it.after
-	if it.op == opNone && it.F != nil && it.F.differs(it.DS) {
+	if it.op == opNone && it.F != nil && it.F.Side().differs(it.DS) {
 		// The folder keeps a version the disk lacks: the record keeps its
 		// folder side as it was, so the change still counts as one kept in
 		// the folder (FolderChanges) and a refresh takes it. (A path the
@@ -161,14 +154,4 @@ func (it *planItem) entry() SyncPath {
 		f = it.LastF
 	}
 	return SyncPath{Path: it.Path, F: f, D: it.DS}
-}
-
-// differs: the folder's entry f holds other content, or another mode, than
-// the disk's side d.
-func (f *fstate) differs(d *Side) bool {
-	fs := f.Side()
-	if !fs.SameContent(d) {
-		return true
-	}
-	return fs != nil && fs.Kind != tree.KindSymlink && fs.Kind != tree.KindDir && fs.Mode != d.Mode
 }

@@ -206,7 +206,7 @@ var unknownHash = sha256.Sum256([]byte("rambar: a file that could not be read"))
 // record's when the object is the record's (objects never change), else
 // read from the store.
 func (w *PathWrite) diskSideOf(d, src *tree.Entry, base *Side) (*Side, error) {
-	s := diskSide(d, src.Obj)
+	s := diskSide(d, src)
 	if d.Kind != tree.KindFile {
 		return s, nil
 	}
