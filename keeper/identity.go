@@ -107,12 +107,6 @@ func (k *Keeper) Unnote(v ramdisk.Volume, local string) error {
 	return k.registry().Drop(v.Name, local)
 }
 
-// Carry records the disk nv, made again from v (a reclaim), as what v was:
-// same kind and store; a disk this data folder did not know stays unknown.
-func (k *Keeper) Carry(rec diskid.Record, nv ramdisk.Volume) error {
-	return k.note(nv, rec.Kind, rec.ID)
-}
-
 // Adopt records and marks the mounted disk v as the one name's store
 // keeps (a disk filled again from a reclaim's staging copy).
 func (k *Keeper) Adopt(v ramdisk.Volume) error {

@@ -182,9 +182,9 @@ func (k *Keeper) reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	if err := k.noteStep(rec, heard); err != nil {
 		return &ReclaimError{Staging: staging, Err: err}
 	}
-	carry := func() error {
+	carry := func() error { // same kind and store; a disk this data folder did not know stays unknown
 		if isKnown {
-			return k.Carry(known, nv)
+			return k.note(nv, known.Kind, known.ID)
 		}
 		return nil
 	}

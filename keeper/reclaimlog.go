@@ -48,12 +48,12 @@ type reclaimRecord struct {
 	Dev        uint64             `json:"dev"`
 	// Volume is the disk's identity when the reclaim began (volumeStamp);
 	// Made the identity of the disk the reclaim made again.
-	Volume  string   `json:"volume,omitempty"`
-	Made    string   `json:"made_volume,omitempty"`
-	Marker  string   `json:"marker,omitempty"`
-	Step    string   `json:"step"`
-	Staging string   `json:"staging,omitempty"`
-	Tree    *TreeSum `json:"tree,omitempty"`
+	Volume  string        `json:"volume,omitempty"`
+	Made    string        `json:"made_volume,omitempty"`
+	Marker  string        `json:"marker,omitempty"`
+	Step    string        `json:"step"`
+	Staging string        `json:"staging,omitempty"`
+	Tree    *tree.TreeSum `json:"tree,omitempty"`
 }
 
 // reclaims is the journal of reclaims.

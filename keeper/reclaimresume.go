@@ -138,7 +138,7 @@ func (k *Keeper) readyForRefill(name string, v ramdisk.Volume, rec reclaimRecord
 	if err := RefuseMounts("reclaim", name, v.MountPoint); err != nil {
 		return false, fmt.Errorf("%w; its contents are safe in %s", err, staging)
 	}
-	if err := ClearDisk(v.MountPoint); err != nil {
+	if err := tree.ClearDisk(v.MountPoint); err != nil {
 		return false, safe(err)
 	}
 	return false, nil
@@ -163,7 +163,7 @@ func isOriginal(rec reclaimRecord, v ramdisk.Volume) bool {
 }
 
 // checkStaging digests the staging copy and checks it is what the disk held.
-func checkStaging(name, staging string, sum TreeSum) (tree.Digest, error) {
+func checkStaging(name, staging string, sum tree.TreeSum) (tree.Digest, error) {
 	want, err := tree.DigestOf(staging, true)
 	if err != nil {
 		return nil, fmt.Errorf("reclaim %s: read %s: %w", name, staging, err)
