@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"rambar/i18n"
@@ -183,11 +183,8 @@ func onlyIn(got, want tree.Digest) []string {
 			out = append(out, p)
 		}
 	}
-	sort.Strings(out)
-	if len(out) > 5 {
-		out = out[:5]
-	}
-	return out
+	slices.Sort(out)
+	return out[:min(len(out), 5)]
 }
 
 // resumeUnrecorded resumes from a staging copy whose journal is gone: only
