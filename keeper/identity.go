@@ -114,8 +114,7 @@ func (k *Keeper) Adopt(v ramdisk.Volume) error {
 	if err != nil {
 		return err
 	}
-	_, err = k.adopt(v, st)
-	return err
+	return k.Mark(v, st)
 }
 
 // adopt records and marks v as st's disk. remarked is set when the disk
@@ -159,8 +158,7 @@ func (k *Keeper) note(v ramdisk.Volume, kind, id string) error {
 		return err
 	}
 	cur, err := diskid.ReadMark(v.MountPoint)
-	_, foreign := k.foreign(v) // never taken from its maker
-	if !foreign && (err != nil || cur != mk) {
+	if !k.foreign(v) && (err != nil || cur != mk) { // never taken from its maker
 		// Best effort: where the mark cannot be written (no attributes on
 		// this file system, a top folder not this user's, a disk too full
 		// for one more attribute) the record knows the disk, and other
@@ -171,14 +169,11 @@ func (k *Keeper) note(v ramdisk.Volume, kind, id string) error {
 	return nil
 }
 
-// foreign returns the mark of another data folder that v carries, written
-// for v (not a copy): the disk is that RAMBar's.
-func (k *Keeper) foreign(v ramdisk.Volume) (diskid.Mark, bool) {
+// foreign reports whether v carries the mark of another data folder,
+// written for v (not a copy): the disk is that RAMBar's.
+func (k *Keeper) foreign(v ramdisk.Volume) bool {
 	m, err := diskid.ReadMark(v.MountPoint)
-	if err != nil || !m.For(v.MountPoint) || m.Data == k.Data {
-		return diskid.Mark{}, false
-	}
-	return m, true
+	return err == nil && m.For(v.MountPoint) && m.Data != k.Data
 }
 
 // notHeldErr says why v is not the disk st keeps, and whose it is.

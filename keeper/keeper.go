@@ -174,7 +174,7 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 	if err != nil {
 		return Result{}, err
 	}
-	_, foreign := k.foreign(v)
+	foreign := k.foreign(v)
 	if !o.Force && (backed || foreign) {
 		if err := k.guard(v, st); err != nil {
 			return Result{}, err
