@@ -31,7 +31,11 @@ func (k *Keeper) Follow(v ramdisk.Volume) (*Following, error) {
 	if err != nil {
 		return nil, err
 	}
-	feed, err := changefeed.OpenWith(v.MountPoint, changefeed.Options{Ignored: ownFile, Mode: k.feedMode()})
+	mode := k.FeedMode
+	if mode == changefeed.ModeNative {
+		mode = changefeed.ModeFromEnv() // the app run by a test or the self-test: the Mac's semantics
+	}
+	feed, err := changefeed.OpenWith(v.MountPoint, changefeed.Options{Ignored: ownFile, Mode: mode})
 	if err != nil {
 		return nil, fmt.Errorf("follow %s: %w", v.Name, err)
 	}
