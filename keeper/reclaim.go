@@ -200,12 +200,6 @@ func (k *Keeper) reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	return k.dropStaging(v.Name, staging)
 }
 
-// copyBack copies the staged tree's entries from staging onto the disk at dst.
-func copyBack(ctx context.Context, entries []tree.Entry, staging, dst string, progress tree.ProgressFunc, copyFile tree.CopyFunc) ([]tree.NotKept, error) {
-	return snapshot.BuildTree(ctx, entries, dst,
-		snapshot.Build{From: staging, Src: tree.SamePath, Progress: tree.Phase(progress, "copying back"), CheckSpace: true, CopyFile: copyFile})
-}
-
 // StagingFolder is where a reclaim of disk name begun at t keeps the
 // disk's contents while it is made again: DATA/reclaim/NAME-TIME.
 func StagingFolder(data, name string, t time.Time) string {

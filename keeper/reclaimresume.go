@@ -9,6 +9,7 @@ import (
 
 	"rambar/i18n"
 	"rambar/ramdisk"
+	"rambar/snapshot"
 	"rambar/tree"
 )
 
@@ -297,7 +298,8 @@ func (k *Keeper) putBack(ctx context.Context, v ramdisk.Volume, staging string, 
 			return nil, err
 		}
 	}
-	notes, err := copyBack(ctx, entries, staging, v.MountPoint, progress, k.CopyFile)
+	notes, err := snapshot.BuildTree(ctx, entries, v.MountPoint,
+		snapshot.Build{From: staging, Src: tree.SamePath, Progress: tree.Phase(progress, "copying back"), CheckSpace: true, CopyFile: k.CopyFile})
 	if err != nil {
 		return notes, fmt.Errorf("copy back: %w", err)
 	}
