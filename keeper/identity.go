@@ -58,7 +58,7 @@ func (k *Keeper) Holds(v ramdisk.Volume, st State) bool {
 		_, err := k.adopt(v, st) // the record was lost: the mark puts it back
 		return err == nil
 	}
-	if !ok && legacyMarker(v.MountPoint) == st.ID {
+	if !ok && legacyMarker(v.MountPoint, snapstore.MaxSmall) == st.ID {
 		// An older RAMBar's disk: taken on. Only while the name has no
 		// record: this RAMBar records every disk it makes, so a marker file
 		// under a recorded name was copied there.
@@ -220,9 +220,10 @@ func owner(m diskid.Mark) ramdisk.Said {
 }
 
 // legacyMarker is the id in the marker file an older RAMBar wrote at a
-// kept disk's root (MarkerName), "" when there is none.
-func legacyMarker(mp string) string {
-	b, err := snapstore.ReadBounded(filepath.Join(mp, tree.MarkerName), snapstore.MaxSmall)
+// kept disk's root (MarkerName), "" when there is none or it is longer
+// than max bytes.
+func legacyMarker(mp string, max int64) string {
+	b, err := snapstore.ReadBounded(filepath.Join(mp, tree.MarkerName), max)
 	if err != nil {
 		return ""
 	}

@@ -12,7 +12,6 @@ import (
 	"rambar/internal/diskid"
 	"rambar/internal/record"
 	"rambar/ramdisk"
-	"rambar/snapstore"
 	"rambar/tree"
 )
 
@@ -105,11 +104,7 @@ func MarkerOf(dir string) string {
 	if m, err := diskid.ReadMark(dir); err == nil && m.For(dir) {
 		return m.ID
 	}
-	b, err := snapstore.ReadBounded(filepath.Join(dir, MarkerName), 256)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+	return legacyMarker(dir, 256)
 }
 
 // remark notes a disk a reclaim made again (or found) as what it was: the
