@@ -44,14 +44,7 @@ func (k *Keeper) Adjust(name string, o Options) (Adjusted, error) {
 		}
 		st.Snapshots = o.Snapshots
 	}
-	switch {
-	case o.SaveEvery == AutosaveOff:
-		st.SaveEvery, st.Continuous = 0, false
-	case o.SaveEvery == AutosaveAuto:
-		st.SaveEvery, st.Continuous = 0, true
-	case o.SaveEvery > 0:
-		st.SaveEvery, st.Continuous = max(1, int(o.SaveEvery/time.Second)), false
-	}
+	st.setSaveEvery(o.SaveEvery)
 	if err := k.writeState(st); err != nil {
 		return Adjusted{}, fmt.Errorf("change the settings of %s: %w", name, err)
 	}

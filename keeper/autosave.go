@@ -17,10 +17,9 @@ func (k *Keeper) SaveAll(ctx context.Context, vs []ramdisk.Volume, o SaveOptions
 	var errs []error
 	for _, v := range vs {
 		if _, err := k.State(v.Name); err != nil {
-			if errors.Is(err, ErrNotKept) {
-				continue
+			if !errors.Is(err, ErrNotKept) {
+				errs = append(errs, err)
 			}
-			errs = append(errs, err)
 			continue
 		}
 		if dirty, err := k.Dirty(v); err == nil && !dirty {

@@ -13,6 +13,7 @@ import (
 	"rambar/foldersync"
 	"rambar/i18n"
 	"rambar/internal/record"
+	"rambar/snapstore"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -68,7 +69,7 @@ func (k *Keeper) live(c claim) bool {
 	if rec, ok := k.registry().Get(c.Disk); ok && rec.MountPoint == c.MountPoint && rec.Live() {
 		return rec.ID == c.DiskID
 	}
-	return legacyMarker(c.MountPoint) == c.DiskID // an older RAMBar's disk
+	return legacyMarker(c.MountPoint, snapstore.MaxSmall) == c.DiskID // an older RAMBar's disk
 }
 
 // identify returns a folder's identity: real path, device and inode (zero

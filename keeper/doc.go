@@ -191,7 +191,7 @@
 //
 //	keeper.go, state.go, load.go  the Keeper: setup, state, load, save, restore, guards
 //	identity.go, takeon.go        which disk is whose: records, marks, Holds
-//	holds.go                      whether a disk is the store's
+//	holds.go                      which snapshot a disk holds: Holding, Matches
 //	setupcheck.go                 kept work a mirror would bury; settings notes
 //	restoresafe.go                a forced restore's safety snapshot; the refusal's unsaved paths
 //	unwritten.go                  a Mirror save the folder never got: marked, named at load

@@ -21,10 +21,6 @@ type ProgressFunc = tree.ProgressFunc
 // Digest is a tree's content digest: a line per path.
 type Digest = tree.Digest
 
-// TreeSum names a tree's content in a few bytes (its digest's SHA-256,
-// entries and files).
-type TreeSum = tree.TreeSum
-
 // DigestOf is the digest of the tree at root (with its times or without).
 func DigestOf(root string, withTimes bool) (Digest, error) { return tree.DigestOf(root, withTimes) }
 
@@ -51,10 +47,6 @@ type MountError = tree.MountError
 // never following a symlink and never entering, emptying or removing a
 // mount point (tree.RemoveAll): a staging copy, a cache's fallback folder.
 func RemoveAll(path string) error { return tree.RemoveAll(path) }
-
-// ClearDisk removes everything on the disk mounted at root but what is
-// never contents (tree.ClearDisk), never anything outside the disk.
-func ClearDisk(root string) error { return tree.ClearDisk(root) }
 
 // MakeFolders makes each folder (clean relative paths) under root through
 // descriptors, never following a symlink out of it (tree.MakeFolders).

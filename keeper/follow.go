@@ -31,7 +31,11 @@ func (k *Keeper) Follow(v ramdisk.Volume) (*Following, error) {
 	if err != nil {
 		return nil, err
 	}
-	feed, err := changefeed.OpenWith(v.MountPoint, changefeed.Options{Ignored: ownFile, Mode: k.feedMode()})
+	mode := k.FeedMode
+	if mode == changefeed.ModeNative {
+		mode = changefeed.ModeFromEnv() // the app run by a test or the self-test: the Mac's semantics
+	}
+	feed, err := changefeed.OpenWith(v.MountPoint, changefeed.Options{Ignored: ownFile, Mode: mode})
 	if err != nil {
 		return nil, fmt.Errorf("follow %s: %w", v.Name, err)
 	}
@@ -82,8 +86,7 @@ func (f *Following) Next(ctx context.Context) bool {
 			ch := f.feed.Peek()
 			last, woke = ch.Last, !ch.Empty() || !f.saved()
 		case <-idle.C:
-			f.f.Rest()
-			giveBack()
+			f.Rest()
 		}
 	}
 	f.publish(false)
@@ -132,18 +135,16 @@ func quietLeft(last, now time.Time) time.Duration {
 // back the memory its saves left free.
 const idleFree = 5 * time.Second
 
-// giveBack collects the garbage a save of a large tree leaves (a scan of
-// 500,000 paths is about 150 MB, and the runtime collects it only as the
-// heap doubles) and returns the free heap to the system: the menu-bar app
-// at rest holds what it follows, not what its last save used.
-func giveBack() { debug.FreeOSMemory() }
-
 // Rest drops what only the next save would use again and gives the memory
 // back, as Next does when the disk rests: for a disk whose saves Next
 // does not wait for (one saved by its interval).
 func (f *Following) Rest() {
 	f.f.Rest()
-	giveBack()
+	// The garbage a save of a large tree leaves (a scan of 500,000 paths is
+	// about 150 MB, and the runtime collects it only as the heap doubles)
+	// is collected and the free heap returned to the system: the menu-bar
+	// app at rest holds what it follows, not what its last save used.
+	debug.FreeOSMemory()
 }
 
 // WalkNext makes the next save walk the whole disk (an eject's).

@@ -4,6 +4,7 @@ package keeper
 
 import (
 	"os"
+	"slices"
 
 	procholders "rambar/internal/holders"
 	"rambar/ramdisk"
@@ -15,11 +16,5 @@ import (
 // what is about to empty the disk.
 func holders(root string) []ramdisk.Holder {
 	self := os.Getpid()
-	var out []ramdisk.Holder
-	for _, h := range procholders.OnMount("/proc", root) {
-		if h.PID != self {
-			out = append(out, h)
-		}
-	}
-	return out
+	return slices.DeleteFunc(procholders.OnMount("/proc", root), func(h ramdisk.Holder) bool { return h.PID == self })
 }

@@ -58,7 +58,7 @@ func (k *Keeper) Holds(v ramdisk.Volume, st State) bool {
 		_, err := k.adopt(v, st) // the record was lost: the mark puts it back
 		return err == nil
 	}
-	if !ok && legacyMarker(v.MountPoint) == st.ID {
+	if !ok && legacyMarker(v.MountPoint, snapstore.MaxSmall) == st.ID {
 		// An older RAMBar's disk: taken on. Only while the name has no
 		// record: this RAMBar records every disk it makes, so a marker file
 		// under a recorded name was copied there.
@@ -107,12 +107,6 @@ func (k *Keeper) Unnote(v ramdisk.Volume, local string) error {
 	return k.registry().Drop(v.Name, local)
 }
 
-// Carry records the disk nv, made again from v (a reclaim), as what v was:
-// same kind and store; a disk this data folder did not know stays unknown.
-func (k *Keeper) Carry(rec diskid.Record, nv ramdisk.Volume) error {
-	return k.note(nv, rec.Kind, rec.ID)
-}
-
 // Adopt records and marks the mounted disk v as the one name's store
 // keeps (a disk filled again from a reclaim's staging copy).
 func (k *Keeper) Adopt(v ramdisk.Volume) error {
@@ -120,8 +114,7 @@ func (k *Keeper) Adopt(v ramdisk.Volume) error {
 	if err != nil {
 		return err
 	}
-	_, err = k.adopt(v, st)
-	return err
+	return k.Mark(v, st)
 }
 
 // adopt records and marks v as st's disk. remarked is set when the disk
@@ -165,8 +158,7 @@ func (k *Keeper) note(v ramdisk.Volume, kind, id string) error {
 		return err
 	}
 	cur, err := diskid.ReadMark(v.MountPoint)
-	_, foreign := k.foreign(v) // never taken from its maker
-	if !foreign && (err != nil || cur != mk) {
+	if !k.foreign(v) && (err != nil || cur != mk) { // never taken from its maker
 		// Best effort: where the mark cannot be written (no attributes on
 		// this file system, a top folder not this user's, a disk too full
 		// for one more attribute) the record knows the disk, and other
@@ -177,14 +169,11 @@ func (k *Keeper) note(v ramdisk.Volume, kind, id string) error {
 	return nil
 }
 
-// foreign returns the mark of another data folder that v carries, written
-// for v (not a copy): the disk is that RAMBar's.
-func (k *Keeper) foreign(v ramdisk.Volume) (diskid.Mark, bool) {
+// foreign reports whether v carries the mark of another data folder,
+// written for v (not a copy): the disk is that RAMBar's.
+func (k *Keeper) foreign(v ramdisk.Volume) bool {
 	m, err := diskid.ReadMark(v.MountPoint)
-	if err != nil || !m.For(v.MountPoint) || m.Data == k.Data {
-		return diskid.Mark{}, false
-	}
-	return m, true
+	return err == nil && m.For(v.MountPoint) && m.Data != k.Data
 }
 
 // notHeldErr says why v is not the disk st keeps, and whose it is.
@@ -231,9 +220,10 @@ func owner(m diskid.Mark) ramdisk.Said {
 }
 
 // legacyMarker is the id in the marker file an older RAMBar wrote at a
-// kept disk's root (MarkerName), "" when there is none.
-func legacyMarker(mp string) string {
-	b, err := snapstore.ReadBounded(filepath.Join(mp, tree.MarkerName), snapstore.MaxSmall)
+// kept disk's root (MarkerName), "" when there is none or it is longer
+// than max bytes.
+func legacyMarker(mp string, max int64) string {
+	b, err := snapstore.ReadBounded(filepath.Join(mp, tree.MarkerName), max)
 	if err != nil {
 		return ""
 	}

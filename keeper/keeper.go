@@ -121,11 +121,9 @@ func (k *Keeper) diskDir(name string) (string, error) {
 func (k *Keeper) store(st State) *snapshot.Store {
 	s := &snapshot.Store{Store: &snapstore.Store{Dir: st.Backing, DeltaLimit: k.deltaLimit}, CopyFile: k.CopyFile, Caches: st.Mode == ramdisk.Mirror,
 		Spaced: st.Continuous, NoSameBytes: st.Mode == ramdisk.Mirror}
+	s.Pinned = map[string]bool{}
 	for _, id := range st.SetAside {
 		if snapstore.ValidID(id) {
-			if s.Pinned == nil {
-				s.Pinned = map[string]bool{}
-			}
 			s.Pinned[id] = true
 		}
 	}
@@ -176,7 +174,7 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 	if err != nil {
 		return Result{}, err
 	}
-	_, foreign := k.foreign(v)
+	foreign := k.foreign(v)
 	if !o.Force && (backed || foreign) {
 		if err := k.guard(v, st); err != nil {
 			return Result{}, err
@@ -196,25 +194,23 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 	if err != nil {
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)
 	}
-	if st.Mode == ramdisk.Mirror {
-		if !res.Unchanged || k.behind(st, res.Snapshot) {
-			wb, err := k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, rec)
-			if errors.Is(err, foldersync.ErrBadRecord) && rec != nil {
-				if !o.Force {
-					err = damaged(st, err)
-				} else {
-					rec.Close()
-					rec = nil // as if never loaded: every difference kept both ways
-					wb, err = k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, nil)
-				}
+	if st.Mode == ramdisk.Mirror && (!res.Unchanged || k.behind(st, res.Snapshot)) {
+		wb, err := k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, rec)
+		if errors.Is(err, foldersync.ErrBadRecord) && rec != nil {
+			if !o.Force {
+				err = damaged(st, err)
+			} else {
+				rec.Close()
+				rec = nil // as if never loaded: every difference kept both ways
+				wb, err = k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, nil)
 			}
-			res.Folder = wb
-			if err != nil {
-				return res, fmt.Errorf("saved %s as snapshot %s in %s, but writing it back to %s failed: %w",
-					v.Name, res.Snapshot, st.Backing, st.MirrorPath, err)
-			}
-			res.Unchanged = false
 		}
+		res.Folder = wb
+		if err != nil {
+			return res, fmt.Errorf("saved %s as snapshot %s in %s, but writing it back to %s failed: %w",
+				v.Name, res.Snapshot, st.Backing, st.MirrorPath, err)
+		}
+		res.Unchanged = false
 	}
 	err = k.noteSave(st, res.Snapshot)
 	o.Follow.publish(true)

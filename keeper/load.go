@@ -140,8 +140,10 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 			return Result{}, snapshot.WroteNothing(err)
 		}
 		cleared = true
-		if err := clearDisk(v.MountPoint); err != nil {
-			return Result{Safety: safety}, err
+		// All but the reserved names, never entering, emptying or removing a
+		// mount point (tree.Empty).
+		if err := tree.Empty(v.MountPoint, tree.ReservedIn(v.MountPoint)); err != nil {
+			return Result{Safety: safety}, fmt.Errorf("clear %s: %w", v.MountPoint, err)
 		}
 	}
 	if _, err := k.adopt(v, st); err != nil {
@@ -158,13 +160,4 @@ func (k *Keeper) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions
 	restoredSafety(s, m.ID)
 	_, err = k.adopt(v, st) // a restored tree sets the root's attributes: the mark again
 	return res, err
-}
-
-// clearDisk removes what the disk at root holds but its reserved names,
-// never entering, emptying or removing a mount point (tree.Empty).
-func clearDisk(root string) error {
-	if err := tree.Empty(root, tree.ReservedIn(root)); err != nil {
-		return fmt.Errorf("clear %s: %w", root, err)
-	}
-	return nil
 }

@@ -68,8 +68,8 @@ func TestLogindDelaySavesUnderADelayLock(t *testing.T) {
 		what, signal string
 		watch        func(context.Context, *dbus.Conn, func(context.Context)) error
 	}{
-		{"sleep", "PrepareForSleep", watchSleep},
-		{"shutdown", "PrepareForShutdown", watchShutdown},
+		{"sleep", "PrepareForSleep", sleepDelay.watch},
+		{"shutdown", "PrepareForShutdown", shutdownDelay.watch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.what, func(t *testing.T) {

@@ -16,14 +16,10 @@ import (
 	"rambar/ramdisk"
 )
 
-// Rules are the rules a mirror folder is checked against now (create: a
-// missing folder passes).
-func (k *Keeper) Rules(create bool) foldersync.FolderRules { return k.folderRules(create, "") }
-
 // CheckFolder applies the folder rules to a Mirror folder (create: a
 // missing one is allowed), as Setup will (foldersync.CheckFolder).
 func (k *Keeper) CheckFolder(path string, create bool) error {
-	return foldersync.CheckFolder(path, k.Rules(create))
+	return foldersync.CheckFolder(path, k.folderRules(create, ""))
 }
 
 // folderRules are the rules a mirror folder is checked against now.

@@ -182,9 +182,9 @@ func (k *Keeper) reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 	if err := k.noteStep(rec, heard); err != nil {
 		return &ReclaimError{Staging: staging, Err: err}
 	}
-	carry := func() error {
+	carry := func() error { // same kind and store; a disk this data folder did not know stays unknown
 		if isKnown {
-			return k.Carry(known, nv)
+			return k.note(nv, known.Kind, known.ID)
 		}
 		return nil
 	}
@@ -198,12 +198,6 @@ func (k *Keeper) reclaim(ctx context.Context, e ramdisk.Engine, v ramdisk.Volume
 		return &ReclaimError{Staging: staging, Err: err}
 	}
 	return k.dropStaging(v.Name, staging)
-}
-
-// copyBack copies the staged tree's entries from staging onto the disk at dst.
-func copyBack(ctx context.Context, entries []tree.Entry, staging, dst string, progress tree.ProgressFunc, copyFile tree.CopyFunc) ([]tree.NotKept, error) {
-	return snapshot.BuildTree(ctx, entries, dst,
-		snapshot.Build{From: staging, Src: tree.SamePath, Progress: tree.Phase(progress, "copying back"), CheckSpace: true, CopyFile: copyFile})
 }
 
 // StagingFolder is where a reclaim of disk name begun at t keeps the

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -12,7 +12,6 @@ import (
 	"rambar/internal/diskid"
 	"rambar/internal/record"
 	"rambar/ramdisk"
-	"rambar/snapstore"
 	"rambar/tree"
 )
 
@@ -48,12 +47,12 @@ type reclaimRecord struct {
 	Dev        uint64             `json:"dev"`
 	// Volume is the disk's identity when the reclaim began (volumeStamp);
 	// Made the identity of the disk the reclaim made again.
-	Volume  string   `json:"volume,omitempty"`
-	Made    string   `json:"made_volume,omitempty"`
-	Marker  string   `json:"marker,omitempty"`
-	Step    string   `json:"step"`
-	Staging string   `json:"staging,omitempty"`
-	Tree    *TreeSum `json:"tree,omitempty"`
+	Volume  string        `json:"volume,omitempty"`
+	Made    string        `json:"made_volume,omitempty"`
+	Marker  string        `json:"marker,omitempty"`
+	Step    string        `json:"step"`
+	Staging string        `json:"staging,omitempty"`
+	Tree    *tree.TreeSum `json:"tree,omitempty"`
 }
 
 // reclaims is the journal of reclaims.
@@ -105,11 +104,7 @@ func MarkerOf(dir string) string {
 	if m, err := diskid.ReadMark(dir); err == nil && m.For(dir) {
 		return m.ID
 	}
-	b, err := snapstore.ReadBounded(filepath.Join(dir, MarkerName), 256)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+	return legacyMarker(dir, 256)
 }
 
 // remark notes a disk a reclaim made again (or found) as what it was: the
@@ -159,20 +154,11 @@ func (k *Keeper) StoppedReclaims() []Stopped {
 	for _, p := range k.reclaims().Pending(func(r *reclaimRecord) bool { return r.Step == ReclaimCopiedBack || r.Step == ReclaimCopyingOut }) {
 		rec, ok := k.readReclaim(p.Key)
 		if ok && ramdisk.ValidateName(rec.Name) == nil && k.stagingOf(rec.Name, rec, true) == "" &&
-			!k.stoppedHas(out, rec.Name) {
+			!slices.ContainsFunc(out, func(s Stopped) bool { return k.reclaims().Names.Same(s.Name, rec.Name) }) {
 			out = append(out, Stopped{Name: rec.Name, Path: p.Path, Finished: rec.Step == ReclaimCopiedBack, Untouched: rec.Step == ReclaimCopyingOut})
 		}
 	}
 	return out
-}
-
-func (k *Keeper) stoppedHas(ss []Stopped, name string) bool {
-	for _, s := range ss {
-		if k.reclaims().Names.Same(s.Name, name) {
-			return true
-		}
-	}
-	return false
 }
 
 // stagingDisk returns the disk a staging folder's name belongs to:
@@ -188,17 +174,13 @@ func stagingDisk(folder string) (string, bool) {
 
 // StagingFor returns the newest staging folder of a disk, "" if none.
 func (k *Keeper) StagingFor(name string) string {
-	var found []string
+	newest := ""
 	for _, s := range k.StoppedReclaims() {
 		if s.Name == name && !s.Finished && !s.Untouched {
-			found = append(found, s.Path)
+			newest = max(newest, s.Path) // the time stamp sorts
 		}
 	}
-	if len(found) == 0 {
-		return ""
-	}
-	sort.Strings(found) // the time stamp sorts
-	return found[len(found)-1]
+	return newest
 }
 
 // stagingOf is the staging folder of a stopped reclaim: the one its record

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"rambar/i18n"
 	"rambar/ramdisk"
+	"rambar/snapshot"
 	"rambar/tree"
 )
 
@@ -138,7 +139,7 @@ func (k *Keeper) readyForRefill(name string, v ramdisk.Volume, rec reclaimRecord
 	if err := RefuseMounts("reclaim", name, v.MountPoint); err != nil {
 		return false, fmt.Errorf("%w; its contents are safe in %s", err, staging)
 	}
-	if err := ClearDisk(v.MountPoint); err != nil {
+	if err := tree.ClearDisk(v.MountPoint); err != nil {
 		return false, safe(err)
 	}
 	return false, nil
@@ -163,7 +164,7 @@ func isOriginal(rec reclaimRecord, v ramdisk.Volume) bool {
 }
 
 // checkStaging digests the staging copy and checks it is what the disk held.
-func checkStaging(name, staging string, sum TreeSum) (tree.Digest, error) {
+func checkStaging(name, staging string, sum tree.TreeSum) (tree.Digest, error) {
 	want, err := tree.DigestOf(staging, true)
 	if err != nil {
 		return nil, fmt.Errorf("reclaim %s: read %s: %w", name, staging, err)
@@ -183,11 +184,8 @@ func onlyIn(got, want tree.Digest) []string {
 			out = append(out, p)
 		}
 	}
-	sort.Strings(out)
-	if len(out) > 5 {
-		out = out[:5]
-	}
-	return out
+	slices.Sort(out)
+	return out[:min(len(out), 5)]
 }
 
 // resumeUnrecorded resumes from a staging copy whose journal is gone: only
@@ -300,7 +298,8 @@ func (k *Keeper) putBack(ctx context.Context, v ramdisk.Volume, staging string, 
 			return nil, err
 		}
 	}
-	notes, err := copyBack(ctx, entries, staging, v.MountPoint, progress, k.CopyFile)
+	notes, err := snapshot.BuildTree(ctx, entries, v.MountPoint,
+		snapshot.Build{From: staging, Src: tree.SamePath, Progress: tree.Phase(progress, "copying back"), CheckSpace: true, CopyFile: k.CopyFile})
 	if err != nil {
 		return notes, fmt.Errorf("copy back: %w", err)
 	}

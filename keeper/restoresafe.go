@@ -30,10 +30,6 @@ type SafetyNote struct {
 	snapstore.Safety
 }
 
-// unsavedNamed is how many unsaved paths a refusal or a safety label
-// collects (a refusal names the first few of them).
-const unsavedNamed = snapstore.SafetyMax
-
 // unsavedOn is what the mounted disk v holds that no snapshot of st's
 // store does: compared with the store's index when it describes this disk
 // and a snapshot still listed, else everything on it. A disk holding a
@@ -52,7 +48,8 @@ func (k *Keeper) unsavedOn(v ramdisk.Volume, st State, s *snapshot.Store, o Rest
 			idx = nil // the state it describes was pruned or lost
 		}
 	}
-	u, err := snapshot.UnsavedSince(v.MountPoint, idx, s.Caches, unsavedNamed)
+	// As many paths as a safety label holds (a refusal names the first few).
+	u, err := snapshot.UnsavedSince(v.MountPoint, idx, s.Caches, snapstore.SafetyMax)
 	if err != nil {
 		return u, fmt.Errorf("restore %s: %w", v.Name, err)
 	}

@@ -3,6 +3,7 @@ package keeper
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,10 +42,8 @@ func (k *Keeper) keptWork(st State, o Options) (string, error) {
 	if h, ok := foldersync.ReadSyncHead(st.Backing); ok && h.Complete && h.Snapshot == cur {
 		return "", nil // what it holds is in the folder it was written back to
 	}
-	for _, id := range st.SetAside {
-		if id == cur {
-			return "", nil // set aside already
-		}
+	if slices.Contains(st.SetAside, cur) {
+		return "", nil // set aside already
 	}
 	if o.SetAsideKept {
 		return cur, nil
@@ -120,12 +119,9 @@ func (k *Keeper) prunedBy(st State, n int) []snapstore.Snapshot {
 	if err != nil {
 		return nil
 	}
-	var listed []snapstore.Snapshot
-	for _, sn := range snaps {
-		if !sn.SetAside && sn.Safety == nil { // safety snapshots are not counted (snapstore.Prune)
-			listed = append(listed, sn)
-		}
-	}
+	listed := slices.DeleteFunc(snaps, func(sn snapstore.Snapshot) bool {
+		return sn.SetAside || sn.Safety != nil // safety snapshots are not counted (snapstore.Prune)
+	})
 	if len(listed) <= n-1 {
 		return nil
 	}

@@ -23,12 +23,8 @@ func WatchShutdown(ctx context.Context, save func(context.Context)) error {
 		return fmt.Errorf("watch shutdown: system bus: %w", err)
 	}
 	defer conn.Close()
-	return watchShutdown(ctx, conn, save)
+	return shutdownDelay.watch(ctx, conn, save)
 }
 
 // shutdownDelay is the inhibitor WatchShutdown holds.
 var shutdownDelay = logindDelay{what: "shutdown", signal: "PrepareForShutdown", verb: "watch shutdown", calledOff: "after it was called off"}
-
-func watchShutdown(ctx context.Context, conn *dbus.Conn, save func(context.Context)) error {
-	return shutdownDelay.watch(ctx, conn, save)
-}

@@ -25,7 +25,7 @@ func WatchSleep(ctx context.Context, save func(context.Context)) error {
 		return fmt.Errorf("watch sleep: system bus: %w", err)
 	}
 	defer conn.Close()
-	return watchSleep(ctx, conn, save)
+	return sleepDelay.watch(ctx, conn, save)
 }
 
 // sleepDelay is the inhibitor WatchSleep holds; its save is bounded by
@@ -34,7 +34,3 @@ var sleepDelay = logindDelay{what: "sleep", signal: "PrepareForSleep", verb: "wa
 	bound: func(ctx context.Context) (context.Context, context.CancelFunc) {
 		return context.WithTimeout(ctx, SleepSaveTimeout)
 	}}
-
-func watchSleep(ctx context.Context, conn *dbus.Conn, save func(context.Context)) error {
-	return sleepDelay.watch(ctx, conn, save)
-}

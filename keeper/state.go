@@ -205,18 +205,23 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 	case st.Snapshots <= 0:
 		st.Snapshots = DefaultSnapshots
 	}
-	switch {
-	case o.SaveEvery == AutosaveOff:
-		st.SaveEvery, st.Continuous = 0, false
-	case o.SaveEvery == AutosaveAuto:
-		st.SaveEvery, st.Continuous = 0, true
-	case o.SaveEvery > 0:
-		st.SaveEvery, st.Continuous = max(1, int(o.SaveEvery/time.Second)), false
-	}
+	st.setSaveEvery(o.SaveEvery)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return State{}, tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))
 	}
 	return st, k.writeState(st)
+}
+
+// setSaveEvery sets st's autosave as Options.SaveEvery says (0 keeps it).
+func (st *State) setSaveEvery(every time.Duration) {
+	switch {
+	case every == AutosaveOff:
+		st.SaveEvery, st.Continuous = 0, false
+	case every == AutosaveAuto:
+		st.SaveEvery, st.Continuous = 0, true
+	case every > 0:
+		st.SaveEvery, st.Continuous = max(1, int(every/time.Second)), false
+	}
 }
 
 // MirrorFolders lists the folders the data folder's stores mirror (their
