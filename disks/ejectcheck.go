@@ -77,15 +77,12 @@ func (s *Service) forgetEjected(v ramdisk.Volume, local string, incomplete bool)
 // traceMounts lists every mount of v before its eject (an engine that
 // cannot tell gives none: its List is asked afterwards).
 func (s *Service) traceMounts(ctx context.Context, v ramdisk.Volume) []ramdisk.Mount {
-	mt, ok := s.Engine.(ramdisk.MountTracer)
-	if !ok {
-		return nil
+	if mt, ok := s.Engine.(ramdisk.MountTracer); ok {
+		if ms, err := mt.MountsOf(ctx, v); err == nil {
+			return ms
+		}
 	}
-	ms, err := mt.MountsOf(ctx, v)
-	if err != nil {
-		return nil
-	}
-	return ms
+	return nil
 }
 
 // mountsLeft checks the mount table after v was ejected: no mount of it

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"rambar/keeper"
@@ -142,10 +143,5 @@ func (s *Service) unmount(ctx context.Context, v ramdisk.Volume, force bool) err
 // heldByUsAlone reports whether every holder named is this process (none
 // named: the holder let go before it was looked for).
 func heldByUsAlone(hs []ramdisk.Holder) bool {
-	for _, h := range hs {
-		if h.PID != os.Getpid() {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(hs, func(h ramdisk.Holder) bool { return h.PID != os.Getpid() })
 }

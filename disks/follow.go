@@ -3,6 +3,8 @@ package disks
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -57,10 +59,7 @@ func (s *Service) following(v ramdisk.Volume) *keeper.Following {
 // mount point, cheap enough to ask every few seconds.
 func (s *Service) followedMoved() bool {
 	s.follow.mu.Lock()
-	fls := make([]follower, 0, len(s.follow.m))
-	for _, fl := range s.follow.m {
-		fls = append(fls, *fl)
-	}
+	fls := slices.Collect(maps.Values(s.follow.m)) // a follower's place never changes
 	s.follow.mu.Unlock()
 	for _, fl := range fls {
 		if local, err := diskid.Of(fl.place.mount); err != nil || local != fl.place.local {
