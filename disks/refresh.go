@@ -19,11 +19,7 @@ import (
 // (keeper.ErrNotMirror), as are another data folder's disk and one whose
 // load did not finish.
 func (s *Service) Refresh(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (keeper.Refreshed, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return keeper.Refreshed{}, err
-	}
-	release, err := s.lock(ctx, v.Name, "refreshing")
+	k, release, err := s.keeperLocked(ctx, v.Name, "refreshing")
 	if err != nil {
 		return keeper.Refreshed{}, err
 	}

@@ -116,11 +116,7 @@ type SaveOptions struct {
 // ejected while the save waited for the lock gives ErrNotFound, so an
 // empty mount point is never saved.
 func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (keeper.Result, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return keeper.Result{}, err
-	}
-	release, err := s.lock(ctx, v.Name, "saving")
+	k, release, err := s.keeperLocked(ctx, v.Name, "saving")
 	if err != nil {
 		return keeper.Result{}, err
 	}
@@ -265,11 +261,7 @@ type RestoreOptions struct {
 
 // Restore puts a saved state back on a mounted kept disk, under its lock.
 func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions) (keeper.Result, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return keeper.Result{}, err
-	}
-	release, err := s.lock(ctx, v.Name, "restoring")
+	k, release, err := s.keeperLocked(ctx, v.Name, "restoring")
 	if err != nil {
 		return keeper.Result{}, err
 	}
