@@ -266,10 +266,6 @@ func (s *Service) Unsaved(v ramdisk.Volume) keeper.Unsaved {
 // allContinuous reports whether the settings save every kept or mirrored
 // disk continuously (Settings ▸ Save Kept Disks Continuously).
 func (s *Service) allContinuous() bool {
-	st, err := s.Store()
-	if err != nil {
-		return false
-	}
-	set, err := st.Load()
+	set, err := s.settings()
 	return err == nil && set.SaveContinuously
 }

@@ -121,11 +121,7 @@ func (s *Service) Adjust(ctx context.Context, name string, o keeper.Options) (ke
 // and autosave; keeper.SavingWords says them), and whether one differs
 // (false when none does or there is no such preset).
 func (s *Service) PresetDiffers(name string, st keeper.State) (keeper.State, bool) {
-	store, err := s.Store()
-	if err != nil {
-		return keeper.State{}, false
-	}
-	set, err := store.Load()
+	set, err := s.settings()
 	if err != nil {
 		return keeper.State{}, false
 	}

@@ -46,11 +46,7 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 // MountPresetNamed mounts the preset of that name from the settings; an
 // unknown name gives ErrNoPreset (which is also ErrNotFound).
 func (s *Service) MountPresetNamed(ctx context.Context, name string, progress ramdisk.ProgressFunc) (Created, error) {
-	st, err := s.Store()
-	if err != nil {
-		return Created{}, err
-	}
-	set, err := st.Load()
+	set, err := s.settings()
 	if err != nil {
 		return Created{}, err
 	}
@@ -98,11 +94,7 @@ type UpOptions struct {
 
 // UpWith is Up with options.
 func (s *Service) UpWith(ctx context.Context, o UpOptions) ([]UpResult, error) {
-	st, err := s.Store()
-	if err != nil {
-		return nil, err
-	}
-	set, err := st.Load()
+	set, err := s.settings()
 	if err != nil {
 		return nil, err
 	}

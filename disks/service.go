@@ -96,6 +96,15 @@ func (s *Service) Store() (settingsfile.Store, error) {
 	return settingsfile.Store{Path: s.Paths.Settings}, nil
 }
 
+// settings reads the settings file (Store).
+func (s *Service) settings() (ramdisk.Settings, error) {
+	st, err := s.Store()
+	if err != nil {
+		return ramdisk.Settings{}, err
+	}
+	return st.Load()
+}
+
 // mountPointArg reads a disk given by its mount point: an argument with a
 // "/" in it (no name has one), made absolute and clean.
 func mountPointArg(arg string) (string, bool) {
