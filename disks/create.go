@@ -67,9 +67,15 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 			return Created{}, err
 		}
 	}
-	// Options that cannot work together are refused before anything is
-	// made, settled or recorded.
-	if err := ramdisk.CheckChoices(requestChoices(r)); err != nil {
+	// Its contents are kept as asked, else as its preset says. Options that
+	// cannot work together are refused before anything is made, settled or
+	// recorded.
+	contents := r.Contents
+	if contents.Mode == ramdisk.Discard && r.Preset != nil {
+		contents = keeper.OptionsFromPreset(*r.Preset)
+	}
+	choices := ramdisk.Choices{Contents: contents.Mode, MirrorPath: contents.MirrorPath, InPlace: contents.InPlace, MountPoint: r.Options.MountPoint}
+	if err := ramdisk.CheckChoices(choices); err != nil {
 		return Created{}, contentsError{fmt.Errorf("create %s: %w", r.Name, err)}
 	}
 	release, err := s.lock(ctx, r.Name, "creating")
@@ -105,10 +111,6 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 			s.Caches().Away(context.WithoutCancel(ctx), r.Name) // as when Create refuses it
 			return Created{}, fmt.Errorf("create %s: %w", r.Name, err)
 		}
-	}
-	contents := r.Contents
-	if contents.Mode == ramdisk.Discard && r.Preset != nil {
-		contents = keeper.OptionsFromPreset(*r.Preset)
 	}
 	contents.MountPoint = c.Plan.MountPoint // a mirror folder inside the disk is refused
 	c.kept = contents.Mode != ramdisk.Discard

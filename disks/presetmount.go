@@ -115,3 +115,13 @@ func (s *Service) UpWith(ctx context.Context, o UpOptions) ([]UpResult, error) {
 	}
 	return out, nil
 }
+
+// presetClashHint adds to a stored preset's refused combination (one an
+// older RAMBar accepted, or a hand-edited settings file) how to change it.
+func presetClashHint(err error, p ramdisk.Preset) error {
+	var ce *ramdisk.ClashError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	return fmt.Errorf("%w; change the preset: rambar preset edit %s with the options it needs (rambar help preset edit lists them)", err, quoteArg(p.Name))
+}
