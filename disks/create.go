@@ -9,6 +9,7 @@ import (
 	"rambar/internal/diskid"
 	"rambar/keeper"
 	"rambar/ramdisk"
+	"rambar/volicon"
 )
 
 // CreateRequest is a disk to make.
@@ -250,10 +251,21 @@ func (s *Service) recordMade(c *Created) {
 }
 
 // madeExtras does what the new, filled disk's extras ask (its folders, its
-// icon) and points its caches back at it; what fails is a note on the volume.
+// icon) and points its caches back at it. What fails is a note on the
+// volume, not an error: the disk is made and usable.
 func (s *Service) madeExtras(c *Created) {
-	s.extras(&c.Volume, c.Plan.Options, true)
-	c.Volume.Notes = append(c.Volume.Notes, s.Caches().ToDisk(c.Volume, &c.Plan)...)
+	v, o := &c.Volume, c.Plan.Options
+	if err := keeper.MakeFolders(v.MountPoint, o.Folders); err != nil {
+		v.Notes = append(v.Notes, ramdisk.Plain(err.Error()))
+	}
+	if o.Icon != "" {
+		notes, err := volicon.Set(v.MountPoint, o.Icon)
+		if err != nil {
+			notes = append(notes, ramdisk.Plain(err.Error()))
+		}
+		v.Notes = append(v.Notes, notes...)
+	}
+	v.Notes = append(v.Notes, s.Caches().ToDisk(*v, &c.Plan)...)
 }
 
 // existsHint adds to "already mounted" the way on when that disk's restore

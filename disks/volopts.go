@@ -4,9 +4,7 @@ import (
 	"fmt"
 
 	"rambar/internal/record"
-	"rambar/keeper"
 	"rambar/ramdisk"
-	"rambar/volicon"
 )
 
 // A disk's extras (ramdisk.VolumeOptions) are recorded when it is made, in
@@ -51,22 +49,6 @@ func (s *Service) options(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
 		return ramdisk.VolumeOptions{}, false
 	}
 	return r.Options, true
-}
-
-// extras does what the disk's options ask of a new, mounted disk: its
-// folders, its icon. What fails is a note on the volume, not an error: the
-// disk is made and usable.
-func (s *Service) extras(v *ramdisk.Volume, o ramdisk.VolumeOptions, icon bool) {
-	if err := keeper.MakeFolders(v.MountPoint, o.Folders); err != nil {
-		v.Notes = append(v.Notes, ramdisk.Plain(err.Error()))
-	}
-	if icon && o.Icon != "" {
-		notes, err := volicon.Set(v.MountPoint, o.Icon)
-		if err != nil {
-			notes = append(notes, ramdisk.Plain(err.Error()))
-		}
-		v.Notes = append(v.Notes, notes...)
-	}
 }
 
 // VolumeOptionsOf returns the extras the mounted disk v was made with, as
