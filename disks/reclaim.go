@@ -114,7 +114,7 @@ func (s *Service) replan(ctx context.Context, v ramdisk.Volume, u ramdisk.Usage)
 // with (recorded by Create): noexec, at its own folder, and the fallback
 // link below its mount point.
 func (s *Service) asItWas(p *ramdisk.Plan, v ramdisk.Volume) {
-	if o, ok := s.options(v); ok {
+	if o, ok := s.VolumeOptionsOf(v); ok {
 		p.Options = o
 		if o.MountPoint != "" {
 			p.Options.MountPoint = v.MountPoint

@@ -266,33 +266,30 @@ func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOption
 		return keeper.Result{}, err
 	}
 	defer release()
-	if r, done := s.alreadyHolds(k, v, o.Snapshot); done && !o.Force {
-		if opts, ok := s.options(v); ok {
-			if ferr := keeper.MakeFolders(v.MountPoint, opts.Folders); ferr != nil {
-				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
-			}
+	r, done := s.alreadyHolds(k, v, o.Snapshot)
+	if !done || o.Force {
+		before := k.Filling(v.Name)
+		partial := s.Incomplete(v) // what it holds is never saved, not even before the restore
+		if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
+			return keeper.Result{}, err
 		}
-		return r, nil
-	}
-	before := k.Filling(v.Name)
-	partial := s.Incomplete(v) // what it holds is never saved, not even before the restore
-	if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
-		return keeper.Result{}, err
-	}
-	r, err := k.Restore(ctx, v, keeper.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress),
-		Incomplete: partial})
-	switch {
-	case err == nil:
+		r, err = k.Restore(ctx, v, keeper.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress),
+			Incomplete: partial})
+		if err != nil {
+			if !before && untouched(err) {
+				s.restored(v.Name) // refused before anything was written
+			}
+			return r, err
+		}
 		s.restored(v.Name)
-		if opts, ok := s.options(v); ok {
-			if ferr := keeper.MakeFolders(v.MountPoint, opts.Folders); ferr != nil {
-				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
-			}
-		}
-	case !before && untouched(err):
-		s.restored(v.Name) // refused before anything was written
 	}
-	return r, err
+	// Restored, or held already: the folders it was made with are made again.
+	if opts, ok := s.VolumeOptionsOf(v); ok {
+		if err := keeper.MakeFolders(v.MountPoint, opts.Folders); err != nil {
+			return r, fmt.Errorf("restored %s, but: %w", v.Name, err)
+		}
+	}
+	return r, nil
 }
 
 // alreadyHolds reports a restore with nothing to do: the disk holds the
