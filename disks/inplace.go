@@ -13,15 +13,8 @@ import (
 	"rambar/ramdisk"
 )
 
-// A Mirror disk in place (create --in-place) is loaded from its folder,
-// then mounted over it; its record, DATA/inplace/KEY.json, is written
-// before each step, and DATA/inplace/KEY is the folder's hidden copy (a
-// private bind mount on Linux; none on macOS). See doc.go.
-
-// In-place steps, as the record says them. A record is only ever settled
-// one way: while the disk is mounted it ends covering the folder again
-// (finishing a create, undoing an eject); once the disk is gone the hidden
-// copy and the record are removed.
+// In-place steps, as the record says them (doc.go: Mirror in place; each
+// is written before it is taken, and settleInPlace ends a cut-short one).
 const (
 	ipHiding     = "hiding"     // the hidden copy is being made; no disk yet
 	ipLoading    = "loading"    // the disk is being made and loaded
