@@ -181,9 +181,11 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 			return v, nil
 		}
 	}
-	if st := s.stagingFor(name); st != "" {
-		return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped (its staging copy is %s): 'rambar reclaim %s --resume' finishes it",
-			name, ramdisk.ErrNotFound, st, quoteArg(name))
+	if k, err := s.Keeper(); err == nil {
+		if st := k.StagingFor(name); st != "" {
+			return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped (its staging copy is %s): 'rambar reclaim %s --resume' finishes it",
+				name, ramdisk.ErrNotFound, st, quoteArg(name))
+		}
 	}
 	if len(vs) == 0 {
 		return ramdisk.Volume{}, i18n.Errorf("%q: %w (none is mounted)", name, ramdisk.ErrNotFound)
@@ -213,14 +215,6 @@ func (s *Service) Facts(ctx context.Context) (ramdisk.Facts, error) {
 		held += d.Held()
 	}
 	return ramdisk.NewFacts(s.Engine.Caps(), m, vs, held), nil
-}
-
-// stagingFor is the newest staging copy of a stopped reclaim of disk name.
-func (s *Service) stagingFor(name string) string {
-	if k, err := s.Keeper(); err == nil {
-		return k.StagingFor(name)
-	}
-	return ""
 }
 
 // mirrorProgress is the keeper's progress told to the front ends as disk
