@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"rambar/i18n"
 	"rambar/keeper"
@@ -189,13 +190,10 @@ func (s *Service) Kept(ctx context.Context) ([]ramdisk.Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []ramdisk.Volume
-	for _, v := range vs {
-		if _, err := k.State(v.Name); err == nil {
-			out = append(out, v)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(vs, func(v ramdisk.Volume) bool {
+		_, err := k.State(v.Name)
+		return err != nil
+	}), nil
 }
 
 // SaveAll saves every mounted kept or mirrored disk with unsaved changes
