@@ -87,8 +87,6 @@ func (s *Service) readInPlace(name string) (inPlaceRecord, bool) {
 	return r, true
 }
 
-func (s *Service) dropInPlace(name string) { s.places().Done(name) }
-
 // inPlacer is the engine's in-place side, or an error saying it has none.
 func (s *Service) inPlacer() (ramdisk.InPlacer, error) {
 	if ip, ok := s.Engine.(ramdisk.InPlacer); ok {
@@ -145,7 +143,7 @@ func (s *Service) hideFolder(ctx context.Context, name, folder string) (inPlaceR
 	if err := ip.HideFolder(ctx, folder, r.Hidden); errors.Is(err, ramdisk.ErrUnsupported) {
 		r.Hidden = ""
 	} else if err != nil {
-		s.dropInPlace(name)
+		s.places().Done(name)
 		return r, err
 	}
 	r.Step = ipLoading
@@ -166,7 +164,7 @@ func (s *Service) unhide(ctx context.Context, r inPlaceRecord) error {
 			}
 		}
 	}
-	s.dropInPlace(r.Name)
+	s.places().Done(r.Name)
 	return nil
 }
 
