@@ -28,10 +28,9 @@ type followers struct {
 	start func(k *keeper.Keeper, v ramdisk.Volume) *keeper.Following
 }
 
-// follower is one followed disk: the volume mounted at mount whose
-// identity is id (diskid.For) and, read at once with no engine, local
-// (diskid.Of). A disk ejected and made again at the same place under the
-// same name is another volume: it gets a follower of its own.
+// follower is one followed disk, at its place (followPlace). A disk
+// ejected and made again at the same place under the same name is another
+// volume: it gets a follower of its own.
 type follower struct {
 	f     *keeper.Following
 	place followPlace
@@ -79,15 +78,7 @@ func (s *Service) followDisks(ctx context.Context, k *keeper.Keeper, vs []ramdis
 			mounted[v.Name] = here
 		}
 	}
-	s.follow.mu.Lock()
-	for name, fl := range s.follow.m {
-		if mounted[name] != fl.place {
-			fl.stop()
-			fl.f.Close()
-			delete(s.follow.m, name)
-		}
-	}
-	s.follow.mu.Unlock()
+	s.stopFollowing(mounted)
 }
 
 // followPlace is the volume a follower follows: mounted at mount, its
@@ -143,14 +134,17 @@ func (s *Service) followOne(ctx context.Context, k *keeper.Keeper, v ramdisk.Vol
 	return here, true
 }
 
-// stopFollowing stops following every disk.
-func (s *Service) stopFollowing() {
+// stopFollowing stops following every disk that is not followed where
+// mounted says (nil: every disk).
+func (s *Service) stopFollowing(mounted map[string]followPlace) {
 	s.follow.mu.Lock()
 	defer s.follow.mu.Unlock()
 	for name, fl := range s.follow.m {
-		fl.stop()
-		fl.f.Close()
-		delete(s.follow.m, name)
+		if here, ok := mounted[name]; !ok || here != fl.place {
+			fl.stop()
+			fl.f.Close()
+			delete(s.follow.m, name)
+		}
 	}
 }
 
