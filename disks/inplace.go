@@ -335,12 +335,8 @@ func (s *Service) unsettled(vs []ramdisk.Volume) []Leftover {
 // folder's path, its record lost), so it is still saved and written back:
 // the in-place record, RAMBar's own, says whose it is.
 func (s *Service) remarkInPlace(v ramdisk.Volume) {
-	k, err := s.Keeper()
-	if err != nil || s.Incomplete(v) {
-		return
-	}
-	st, err := k.State(v.Name)
-	if err != nil || !st.InPlace {
+	k, st, err := s.keptState(v.Name)
+	if err != nil || !st.InPlace || s.Incomplete(v) {
 		return
 	}
 	if !k.Holds(v, st) {
@@ -356,11 +352,7 @@ func (s *Service) noteLostRecord(ctx context.Context, name string) error {
 	if err != nil {
 		return nil
 	}
-	k, err := s.Keeper()
-	if err != nil {
-		return nil
-	}
-	st, err := k.State(name)
+	_, st, err := s.keptState(name)
 	if err != nil || !st.InPlace {
 		return nil
 	}

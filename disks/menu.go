@@ -151,11 +151,7 @@ func (m *Menu) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramdisk.P
 
 // Kept tells kept and mirrored disks (Save Now applies) from plain ones.
 func (m *Menu) Kept(v ramdisk.Volume) bool {
-	k, err := m.S.Keeper()
-	if err != nil {
-		return false
-	}
-	st, err := k.State(v.Name)
+	k, st, err := m.S.keptState(v.Name)
 	return err == nil && (k.Holds(v, st) || m.S.Incomplete(v) || st.InPlace && m.InPlace(v) != "")
 }
 
@@ -163,11 +159,7 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 // kept) and how many paths changed since, as its change feed counts them
 // (-1: not followed, or the feed cannot tell): no scan.
 func (m *Menu) SaveStatus(v ramdisk.Volume) (time.Time, int) {
-	k, err := m.S.Keeper()
-	if err != nil {
-		return time.Time{}, -1
-	}
-	st, err := k.State(v.Name)
+	k, st, err := m.S.keptState(v.Name)
 	if err != nil || !k.Holds(v, st) {
 		return time.Time{}, -1
 	}

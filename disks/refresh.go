@@ -62,11 +62,7 @@ func (s *Service) Refresh(ctx context.Context, v ramdisk.Volume, progress ramdis
 // disk that is not one of this data folder's Mirror disks, or when the
 // folder could not be read.
 func (s *Service) FolderChanges(v ramdisk.Volume) (n int, ok bool) {
-	k, err := s.Keeper()
-	if err != nil {
-		return 0, false
-	}
-	st, err := k.State(v.Name)
+	k, st, err := s.keptState(v.Name)
 	if err != nil || st.Mode != ramdisk.Mirror || !k.Holds(v, st) || s.Incomplete(v) {
 		return 0, false
 	}

@@ -40,11 +40,7 @@ type Ejected struct {
 
 // keptIn says where a disk's last saved state is.
 func (s *Service) keptIn(name string) string {
-	k, err := s.Keeper()
-	if err != nil {
-		return ""
-	}
-	st, err := k.State(name)
+	k, st, err := s.keptState(name)
 	if err != nil {
 		return ""
 	}

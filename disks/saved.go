@@ -62,11 +62,7 @@ func (s *Service) SavedContents(name string) (sv Saved, ok bool, err error) {
 // contents although saved contents exist under its name (a kept name
 // without --keep): it is not saved, and they wait to be restored.
 func (s *Service) NotKept(v ramdisk.Volume) (Saved, bool) {
-	k, err := s.Keeper()
-	if err != nil {
-		return Saved{}, false
-	}
-	st, err := k.State(v.Name)
+	k, st, err := s.keptState(v.Name)
 	if err != nil || k.Holds(v, st) || s.Incomplete(v) {
 		return Saved{}, false
 	}

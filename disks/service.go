@@ -88,6 +88,17 @@ func (s *Service) Keeper() (*keeper.Keeper, error) {
 	return k, nil
 }
 
+// keptState is the keeper and what it keeps of disk name (keeper.State):
+// ErrNoData, keeper.ErrNotKept or why it cannot be read.
+func (s *Service) keptState(name string) (*keeper.Keeper, keeper.State, error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return nil, keeper.State{}, err
+	}
+	st, err := k.State(name)
+	return k, st, err
+}
+
 // Store is the settings file, or an error when there is no place for it.
 func (s *Service) Store() (settingsfile.Store, error) {
 	if s.Paths.Settings == "" {
