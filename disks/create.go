@@ -168,7 +168,7 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 	}
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
 		s.Caches().Away(context.WithoutCancel(ctx), name)
-		s.unplace(ctx, contents, place)
+		s.unplace(ctx, place)
 		undo()
 		if kept {
 			s.restored(name)
@@ -184,14 +184,14 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 		if err := s.markRestoring(name, c.Volume.MountPoint); err != nil {
 			// Never fill a disk that could not be noted as being filled.
 			s.Engine.Eject(context.WithoutCancel(ctx), c.Volume, false)
-			s.unplace(ctx, contents, place)
+			s.unplace(ctx, place)
 			undo()
 			s.restored(name)
 			return c, err
 		}
 	}
 	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, !contents.InPlace, progress); err != nil {
-		s.unplace(ctx, contents, place)
+		s.unplace(ctx, place)
 		return c, err
 	}
 	s.restored(name)
@@ -209,9 +209,10 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 	return c, nil
 }
 
-// unplace removes the hidden copy of a disk in place that was not made.
-func (s *Service) unplace(ctx context.Context, o keeper.Options, r inPlaceRecord) {
-	if o.InPlace && r.Name != "" {
+// unplace removes the hidden copy of a disk in place that was not made (r
+// is its record, zero for a disk not in place: place is set only then).
+func (s *Service) unplace(ctx context.Context, r inPlaceRecord) {
+	if r.Name != "" {
 		s.unhide(context.WithoutCancel(ctx), r)
 	}
 }

@@ -203,8 +203,7 @@ func (s *Service) settleInPlace(ctx context.Context, name string) error {
 		if err := s.noteLostRecord(ctx, name); err != nil {
 			return err
 		}
-		_, err := s.unhideLost(ctx, name)
-		return err
+		return s.unhideLost(ctx, name)
 	}
 	ip, err := s.inPlacer()
 	if err != nil {
