@@ -54,15 +54,11 @@ func (s *Service) keptIn(name string) string {
 }
 
 func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (Ejected, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return Ejected{}, nil // no data folder: nothing can be kept
-	}
-	st, err := k.State(v.Name)
-	if err != nil {
-		if errors.Is(err, keeper.ErrNotKept) {
-			return Ejected{}, nil
-		}
+	k, st, err := s.keptState(v.Name)
+	switch {
+	case errors.Is(err, ErrNoData) || errors.Is(err, keeper.ErrNotKept):
+		return Ejected{}, nil // no data folder, or not kept: nothing to save
+	case err != nil:
 		return Ejected{}, fmt.Errorf("not ejected, its contents could not be saved: %w", err)
 	}
 	if !k.Holds(v, st) {
