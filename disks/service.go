@@ -116,19 +116,6 @@ func (s *Service) settings() (ramdisk.Settings, error) {
 	return st.Load()
 }
 
-// mountPointArg reads a disk given by its mount point: an argument with a
-// "/" in it (no name has one), made absolute and clean.
-func mountPointArg(arg string) (string, bool) {
-	if !strings.Contains(arg, "/") {
-		return "", false
-	}
-	abs, err := filepath.Abs(arg)
-	if err != nil {
-		return "", false
-	}
-	return abs, true
-}
-
 // SameName is the engine's rule for names (ramdisk.Caps.SameName: the
 // engines take it from internal/record's one rule); without an engine,
 // this system's (record.Platform).
@@ -177,14 +164,17 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 			return v, nil
 		}
 	}
-	if mp, ok := mountPointArg(name); ok {
-		// A name never holds "/": this is a mount point (info /mnt/rambar/X).
-		for _, v := range vs {
-			if abs, err := filepath.Abs(v.MountPoint); err == nil && abs == mp {
-				return v, nil
+	if strings.Contains(name, "/") {
+		// A name never holds "/": this is a mount point (info /mnt/rambar/X),
+		// made absolute and clean.
+		if mp, err := filepath.Abs(name); err == nil {
+			for _, v := range vs {
+				if abs, err := filepath.Abs(v.MountPoint); err == nil && abs == mp {
+					return v, nil
+				}
 			}
+			return ramdisk.Volume{}, i18n.Errorf("%s: %w (no RAM disk is mounted there)", name, ramdisk.ErrNotFound)
 		}
-		return ramdisk.Volume{}, i18n.Errorf("%s: %w (no RAM disk is mounted there)", name, ramdisk.ErrNotFound)
 	}
 	caps := s.Engine.Caps()
 	for _, v := range vs {
