@@ -100,9 +100,8 @@ func (s *Service) UpWith(ctx context.Context, o UpOptions) ([]UpResult, error) {
 	}
 	var out []UpResult
 	for _, p := range set.AutoMountPresets() {
-		r := UpResult{Preset: p}
 		c, err := s.mountPreset(ctx, p, o.Force, o.Progress)
-		r.Plan, r.Volume, r.Err = c.Plan, c.Volume, err
+		r := UpResult{Preset: p, Plan: c.Plan, Volume: c.Volume, Err: err}
 		switch {
 		case r.Err == nil:
 			r.Outcome = UpMounted
