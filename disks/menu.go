@@ -70,18 +70,16 @@ func (m *Menu) MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdi
 func (m *Menu) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
 	ej, err := m.S.Eject(ctx, v, EjectOptions{Force: force})
 	m.Forget(v.Name)
-	if ej.Detached != nil {
-		m.mu.Lock()
-		m.detachedAt = time.Time{} // shown at the next refresh
-		m.mu.Unlock()
-	}
 	if ej.Saved != nil {
 		m.Saved(v.Name, *ej.Saved)
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ej.Detached != nil {
+		m.detachedAt = time.Time{} // shown at the next refresh
+	}
 	if err == nil { // a disk of that name made later starts with none
-		m.mu.Lock()
 		delete(m.conflicts, v.Name)
-		m.mu.Unlock()
 	}
 	return err
 }
