@@ -33,13 +33,9 @@ func TryDiskName(pid int) string { return tryPrefix + strconv.Itoa(pid) }
 // temporary disks, which a later try cleans up.
 func checkNotTryName(name string) error {
 	for _, prefix := range []string{tryPrefix, oldTryPrefix} {
-		if len(name) <= len(prefix) || !strings.EqualFold(name[:len(prefix)], prefix) {
-			continue
+		if len(name) > len(prefix) && strings.EqualFold(name[:len(prefix)], prefix) && strings.Trim(name[len(prefix):], "0123456789") == "" {
+			return i18n.Errorf("%w %q: names of the form %q are reserved for the temporary disks of 'rambar try'", ramdisk.ErrName, name, tryPrefix+"N")
 		}
-		if rest := name[len(prefix):]; strings.Trim(rest, "0123456789") != "" {
-			continue
-		}
-		return i18n.Errorf("%w %q: names of the form %q are reserved for the temporary disks of 'rambar try'", ramdisk.ErrName, name, tryPrefix+"N")
 	}
 	return nil
 }
