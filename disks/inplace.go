@@ -314,16 +314,14 @@ func (s *Service) unsettled(vs []ramdisk.Volume) []Leftover {
 		if !ok {
 			continue
 		}
-		mounted := slices.ContainsFunc(vs, func(v ramdisk.Volume) bool { return s.places().Names.Same(v.Name, r.Name) })
+		l := Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder, Step: r.Step}
 		switch {
-		case !mounted:
-			out = append(out, Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder, Step: r.Step}.
-				Advised("the record of a disk in place that is gone; the folder shows its last write-back. "+
-					"The next create of %s removes it", r.Name))
+		case !slices.ContainsFunc(vs, func(v ramdisk.Volume) bool { return s.places().Names.Same(v.Name, r.Name) }):
+			out = append(out, l.Advised("the record of a disk in place that is gone; the folder shows its last write-back. "+
+				"The next create of %s removes it", r.Name))
 		case r.Step != ipInPlace:
-			out = append(out, Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder, Step: r.Step}.
-				Advised("a disk in place whose %q step was cut short; the folder shows the disk or its last write-back. "+
-					"rambar save %q or rambar eject %q finishes or undoes it", r.Step, r.Name, r.Name))
+			out = append(out, l.Advised("a disk in place whose %q step was cut short; the folder shows the disk or its last write-back. "+
+				"rambar save %q or rambar eject %q finishes or undoes it", r.Step, r.Name, r.Name))
 		}
 	}
 	return out
