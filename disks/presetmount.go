@@ -40,7 +40,12 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 	if errors.Is(err, keeper.ErrFolderMissing) {
 		err = fmt.Errorf("%w; make it, or have the preset make it: rambar preset edit %s --mirror %s --create-folder", err, p.Name, p.MirrorPath)
 	}
-	return c, presetClashHint(err, p)
+	// A stored preset's refused combination (one an older RAMBar accepted,
+	// or a hand-edited settings file) says how to change it.
+	if ce := (*ramdisk.ClashError)(nil); errors.As(err, &ce) {
+		err = fmt.Errorf("%w; change the preset: rambar preset edit %s with the options it needs (rambar help preset edit lists them)", err, quoteArg(p.Name))
+	}
+	return c, err
 }
 
 // MountPresetNamed mounts the preset of that name from the settings; an
@@ -113,14 +118,4 @@ func (s *Service) UpWith(ctx context.Context, o UpOptions) ([]UpResult, error) {
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// presetClashHint adds to a stored preset's refused combination (one an
-// older RAMBar accepted, or a hand-edited settings file) how to change it.
-func presetClashHint(err error, p ramdisk.Preset) error {
-	var ce *ramdisk.ClashError
-	if !errors.As(err, &ce) {
-		return err
-	}
-	return fmt.Errorf("%w; change the preset: rambar preset edit %s with the options it needs (rambar help preset edit lists them)", err, quoteArg(p.Name))
 }
