@@ -98,12 +98,10 @@ func (s *Service) inPlacer() (ramdisk.InPlacer, error) {
 // InPlace is the folder a mounted disk covers (Mirror in place), "" for
 // none: list, info and the menu say "in place at FOLDER".
 func (s *Service) InPlace(ctx context.Context, v ramdisk.Volume) string {
-	r, ok := s.readInPlace(v.Name)
-	if !ok {
-		return ""
-	}
-	if ip, err := s.inPlacer(); err == nil && ip.Covers(ctx, v, r.Folder) {
-		return r.Folder
+	if r, ok := s.readInPlace(v.Name); ok {
+		if ip, err := s.inPlacer(); err == nil && ip.Covers(ctx, v, r.Folder) {
+			return r.Folder
+		}
 	}
 	return ""
 }
