@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -159,10 +160,8 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 	if err != nil {
 		return ramdisk.Volume{}, err
 	}
-	for _, v := range vs {
-		if v.Name == name {
-			return v, nil
-		}
+	if i := slices.IndexFunc(vs, func(v ramdisk.Volume) bool { return v.Name == name }); i >= 0 {
+		return vs[i], nil
 	}
 	if strings.Contains(name, "/") {
 		// A name never holds "/": this is a mount point (info /mnt/rambar/X),
@@ -177,10 +176,8 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 		}
 	}
 	caps := s.Engine.Caps()
-	for _, v := range vs {
-		if caps.SameName(v.Name, name) {
-			return v, nil
-		}
+	if i := slices.IndexFunc(vs, func(v ramdisk.Volume) bool { return caps.SameName(v.Name, name) }); i >= 0 {
+		return vs[i], nil
 	}
 	if k, err := s.Keeper(); err == nil {
 		if st := k.StagingFor(name); st != "" {
