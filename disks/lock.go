@@ -83,6 +83,21 @@ func (s *Service) keeperLocked(ctx context.Context, name, doing string) (*keeper
 	return k, release, err
 }
 
+// findLocked is keeperLocked of the mounted disk name (a name or its
+// mount point: Find), found before its lock is taken.
+func (s *Service) findLocked(ctx context.Context, name, doing string) (*keeper.Keeper, ramdisk.Volume, func(), error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return nil, ramdisk.Volume{}, nil, err
+	}
+	v, err := s.Find(ctx, name)
+	if err != nil {
+		return nil, v, nil, err
+	}
+	release, err := s.lock(ctx, v.Name, doing)
+	return k, v, release, err
+}
+
 // holderOf says who holds a lock: "another RAMBar (pid 41) is saving Work".
 func holderOf(path, name string) string {
 	b, _ := record.ReadFile(path, 256)
