@@ -174,11 +174,7 @@ func (s *Service) stillMounted(ctx context.Context, v ramdisk.Volume) error {
 
 // Kept lists the mounted disks whose contents are kept or mirrored.
 func (s *Service) Kept(ctx context.Context) ([]ramdisk.Volume, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return nil, err
-	}
-	vs, err := s.Engine.List(ctx)
+	k, vs, err := s.mountedKeeper(ctx)
 	if err != nil {
 		return nil, err
 	}
