@@ -210,24 +210,24 @@ func (s *Service) saveAllOf(ctx context.Context, k *keeper.Keeper, vs []ramdisk.
 	var errs []error
 	for _, v := range vs {
 		st, err := k.State(v.Name)
-		if errors.Is(err, keeper.ErrNotKept) || err == nil && (!k.Holds(v, st) && s.InPlace(ctx, v) == "" || due != nil && !due(st)) {
+		switch {
+		case errors.Is(err, keeper.ErrNotKept) || err == nil && (!k.Holds(v, st) && s.InPlace(ctx, v) == "" || due != nil && !due(st)):
 			continue // not kept, made without keeping, or not due
+		case err != nil:
+			errs = append(errs, err)
+			continue
+		case s.Incomplete(v):
+			continue // never saved over its whole saved copy; the menu says so
 		}
-		if err == nil {
-			if s.Incomplete(v) {
-				continue // never saved over its whole saved copy; the menu says so
-			}
-			if dirty, _, derr := s.dirty(k, v); derr == nil && !dirty {
-				continue
-			}
-			var r keeper.Result
-			r, err = s.Save(ctx, v, SaveOptions{})
-			if errors.Is(err, ramdisk.ErrNotFound) {
-				continue // ejected meanwhile: nothing to save
-			}
-			if report != nil {
-				report(v.Name, r, err)
-			}
+		if dirty, _, derr := s.dirty(k, v); derr == nil && !dirty {
+			continue
+		}
+		r, err := s.Save(ctx, v, SaveOptions{})
+		if errors.Is(err, ramdisk.ErrNotFound) {
+			continue // ejected meanwhile: nothing to save
+		}
+		if report != nil {
+			report(v.Name, r, err)
 		}
 		if err != nil {
 			errs = append(errs, err)
