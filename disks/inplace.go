@@ -223,20 +223,18 @@ func (s *Service) settleInPlace(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	covered := ip.Covers(ctx, v, r.Folder)
-	if !covered && s.Incomplete(v) {
-		return s.unhide(ctx, r)
-	}
-	if covered {
+	switch {
+	case ip.Covers(ctx, v, r.Folder):
 		s.remarkInPlace(v)
-	}
-	if !covered && r.Hidden != "" && !ip.FolderHidden(r.Hidden) {
+		if r.Step == ipInPlace {
+			return nil
+		}
+	case s.Incomplete(v):
+		return s.unhide(ctx, r)
+	case r.Hidden != "" && !ip.FolderHidden(r.Hidden):
 		if err := ip.HideFolder(ctx, r.Folder, r.Hidden); err != nil {
 			return fmt.Errorf("%s in place at %s: %w", name, r.Folder, err)
 		}
-	}
-	if covered && r.Step == ipInPlace {
-		return nil
 	}
 	_, err = s.cover(ctx, v, r)
 	return err
