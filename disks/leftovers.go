@@ -134,10 +134,7 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	for _, p := range staleTryLogs(os.TempDir()) {
 		out = append(out, Leftover{Kind: LeftTryLog, Path: p}.Advised("the log of a 'rambar try' that was stopped; the next try removes it"))
 	}
-	out = append(out, s.StoppedReclaims()...)
-	out = append(out, s.unsettled(vs)...)
-	out = append(out, s.pendingSteps(vs)...)
-	out = append(out, s.leftMounts(ctx, vs)...)
+	out = slices.Concat(out, s.StoppedReclaims(), s.unsettled(vs), s.pendingSteps(vs), s.leftMounts(ctx, vs))
 	if ld, ok := s.Engine.(leftoverDevicer); ok {
 		devs, _ := ld.LeftoverDevices(ctx) // unreadable records: nothing to name
 		for _, d := range devs {
