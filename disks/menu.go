@@ -40,7 +40,7 @@ type dirtyMark struct {
 
 // NewMenu returns the menu's view of s.
 func NewMenu(s *Service) *Menu {
-	return &Menu{S: s, dirty: map[string]dirtyMark{}, conflicts: map[string]keeper.WriteBack{}}
+	return &Menu{S: s, dirty: map[string]dirtyMark{}, conflicts: map[string]keeper.WriteBack{}, kept: map[string]keptMark{}}
 }
 
 // Create makes a disk (New RAM Disk, Custom…), its contents kept or

@@ -92,9 +92,6 @@ type keptMark struct {
 // saved or refreshed, so a large folder is never walked on every refresh.
 func (m *Menu) KeptInFolder(v ramdisk.Volume) int {
 	m.mu.Lock()
-	if m.kept == nil {
-		m.kept = map[string]keptMark{}
-	}
 	k, ok := m.kept[v.Name]
 	if ok && (k.busy || time.Since(k.at) < k.ttl) {
 		m.mu.Unlock()
