@@ -21,10 +21,8 @@ import (
 type followers struct {
 	mu sync.Mutex
 	m  map[string]*follower
-	// start, while Autosave runs in this process (the menu-bar app, the
-	// agent), follows disk v at once (followOne, with Autosave's context
-	// and report): the agent's keep follows the disk it takes on before
-	// its first save, so that save is the walk the feed needs.
+	// start follows disk v at once while Autosave runs in this process
+	// (startFollowing sets it, followNow asks it; Keep says why).
 	start func(k *keeper.Keeper, v ramdisk.Volume) *keeper.Following
 }
 
