@@ -1,6 +1,7 @@
 package disks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -174,9 +175,7 @@ func (s *Service) cover(ctx context.Context, v ramdisk.Volume, r inPlaceRecord) 
 		return v, err
 	}
 	r.Step = ipCovering
-	if r.Disk == "" {
-		r.Disk = v.MountPoint
-	}
+	r.Disk = cmp.Or(r.Disk, v.MountPoint)
 	if err := s.writeInPlace(r); err != nil {
 		return v, err
 	}
