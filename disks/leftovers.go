@@ -273,11 +273,7 @@ func (s *Service) MakeTryDisk(ctx context.Context, bytes int64, files int) (v ra
 	if err != nil {
 		return v, nil, err
 	}
-	size := ramdisk.Size(2*bytes+int64(files)*4096) + 256*ramdisk.MiB
-	size = max(size, 512*ramdisk.MiB)
-	if lazy := f.Caps.LazyThreshold; lazy > 0 && size < lazy {
-		size = lazy
-	}
+	size := max(ramdisk.Size(2*bytes+int64(files)*4096)+256*ramdisk.MiB, 512*ramdisk.MiB, f.Caps.LazyThreshold)
 	size = ramdisk.Size(size.MiBs()) * ramdisk.MiB // whole MiB, as ram:// and tmpfs sizes are
 	plan, err := ramdisk.NewPlan(ramdisk.Request{Name: TryDiskName(os.Getpid()), Size: size, Hidden: true}, f)
 	if err != nil {
