@@ -31,7 +31,7 @@ func (s *Service) Autosave(ctx context.Context, tick time.Duration, report func(
 	defer t.Stop()
 	look := time.NewTicker(min(FollowCheck, tick))
 	defer look.Stop()
-	defer s.stopFollowing()
+	defer s.stopFollowing(nil)
 	made := s.madeStamp()
 	defer s.startFollowing(ctx, report)()
 	if k, vs, err := s.mountedKeeper(ctx); err == nil {

@@ -36,11 +36,7 @@ func (d cacheDisks) DropMountPoint(ctx context.Context, name string) {
 // a Mirror disk of this data folder's (a Mirror disk's top folder is the
 // folder's: no cache goes there).
 func (d cacheDisks) MirrorOf(v ramdisk.Volume) string {
-	k, err := d.s.Keeper()
-	if err != nil {
-		return ""
-	}
-	st, err := k.State(v.Name)
+	k, st, err := d.s.keptState(v.Name)
 	if err != nil || st.Mode != ramdisk.Mirror || !k.Holds(v, st) && !k.Incomplete(v) {
 		return ""
 	}

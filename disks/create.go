@@ -9,6 +9,7 @@ import (
 	"rambar/internal/diskid"
 	"rambar/keeper"
 	"rambar/ramdisk"
+	"rambar/volicon"
 )
 
 // CreateRequest is a disk to make.
@@ -67,9 +68,15 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 			return Created{}, err
 		}
 	}
-	// Options that cannot work together are refused before anything is
-	// made, settled or recorded.
-	if err := ramdisk.CheckChoices(requestChoices(r)); err != nil {
+	// Its contents are kept as asked, else as its preset says. Options that
+	// cannot work together are refused before anything is made, settled or
+	// recorded.
+	contents := r.Contents
+	if contents.Mode == ramdisk.Discard && r.Preset != nil {
+		contents = keeper.OptionsFromPreset(*r.Preset)
+	}
+	choices := ramdisk.Choices{Contents: contents.Mode, MirrorPath: contents.MirrorPath, InPlace: contents.InPlace, MountPoint: r.Options.MountPoint}
+	if err := ramdisk.CheckChoices(choices); err != nil {
 		return Created{}, contentsError{fmt.Errorf("create %s: %w", r.Name, err)}
 	}
 	release, err := s.lock(ctx, r.Name, "creating")
@@ -105,10 +112,6 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 			s.Caches().Away(context.WithoutCancel(ctx), r.Name) // as when Create refuses it
 			return Created{}, fmt.Errorf("create %s: %w", r.Name, err)
 		}
-	}
-	contents := r.Contents
-	if contents.Mode == ramdisk.Discard && r.Preset != nil {
-		contents = keeper.OptionsFromPreset(*r.Preset)
 	}
 	contents.MountPoint = c.Plan.MountPoint // a mirror folder inside the disk is refused
 	c.kept = contents.Mode != ramdisk.Discard
@@ -165,7 +168,7 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 	}
 	if c.Volume, err = s.Engine.Create(ctx, c.Plan); err != nil {
 		s.Caches().Away(context.WithoutCancel(ctx), name)
-		s.unplace(ctx, contents, place)
+		s.unplace(ctx, place)
 		undo()
 		if kept {
 			s.restored(name)
@@ -181,14 +184,14 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 		if err := s.markRestoring(name, c.Volume.MountPoint); err != nil {
 			// Never fill a disk that could not be noted as being filled.
 			s.Engine.Eject(context.WithoutCancel(ctx), c.Volume, false)
-			s.unplace(ctx, contents, place)
+			s.unplace(ctx, place)
 			undo()
 			s.restored(name)
 			return c, err
 		}
 	}
 	if c.Contents, c.Loaded, err = s.load(ctx, c.Volume, !contents.InPlace, progress); err != nil {
-		s.unplace(ctx, contents, place)
+		s.unplace(ctx, place)
 		return c, err
 	}
 	s.restored(name)
@@ -206,9 +209,10 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 	return c, nil
 }
 
-// unplace removes the hidden copy of a disk in place that was not made.
-func (s *Service) unplace(ctx context.Context, o keeper.Options, r inPlaceRecord) {
-	if o.InPlace && r.Name != "" {
+// unplace removes the hidden copy of a disk in place that was not made (r
+// is its record, zero for a disk not in place: place is set only then).
+func (s *Service) unplace(ctx context.Context, r inPlaceRecord) {
+	if r.Name != "" {
 		s.unhide(context.WithoutCancel(ctx), r)
 	}
 }
@@ -248,10 +252,21 @@ func (s *Service) recordMade(c *Created) {
 }
 
 // madeExtras does what the new, filled disk's extras ask (its folders, its
-// icon) and points its caches back at it; what fails is a note on the volume.
+// icon) and points its caches back at it. What fails is a note on the
+// volume, not an error: the disk is made and usable.
 func (s *Service) madeExtras(c *Created) {
-	s.extras(&c.Volume, c.Plan.Options, true)
-	c.Volume.Notes = append(c.Volume.Notes, s.Caches().ToDisk(c.Volume, &c.Plan)...)
+	v, o := &c.Volume, c.Plan.Options
+	if err := keeper.MakeFolders(v.MountPoint, o.Folders); err != nil {
+		v.Notes = append(v.Notes, ramdisk.Plain(err.Error()))
+	}
+	if o.Icon != "" {
+		notes, err := volicon.Set(v.MountPoint, o.Icon)
+		if err != nil {
+			notes = append(notes, ramdisk.Plain(err.Error()))
+		}
+		v.Notes = append(v.Notes, notes...)
+	}
+	v.Notes = append(v.Notes, s.Caches().ToDisk(*v, &c.Plan)...)
 }
 
 // existsHint adds to "already mounted" the way on when that disk's restore

@@ -77,15 +77,12 @@ func (s *Service) forgetEjected(v ramdisk.Volume, local string, incomplete bool)
 // traceMounts lists every mount of v before its eject (an engine that
 // cannot tell gives none: its List is asked afterwards).
 func (s *Service) traceMounts(ctx context.Context, v ramdisk.Volume) []ramdisk.Mount {
-	mt, ok := s.Engine.(ramdisk.MountTracer)
-	if !ok {
-		return nil
+	if mt, ok := s.Engine.(ramdisk.MountTracer); ok {
+		if ms, err := mt.MountsOf(ctx, v); err == nil {
+			return ms
+		}
 	}
-	ms, err := mt.MountsOf(ctx, v)
-	if err != nil {
-		return nil
-	}
-	return ms
+	return nil
 }
 
 // mountsLeft checks the mount table after v was ejected: no mount of it
@@ -255,23 +252,23 @@ func coveredByListed(ctx context.Context, s *Service, vs []ramdisk.Volume, folde
 // unhideLost removes the hidden copy of name's folder when no record
 // names it and no disk of that name is listed: it is a bind of the
 // folder in RAMBar's data folder, and removing it leaves the folder as it
-// is. It reports whether there was one.
-func (s *Service) unhideLost(ctx context.Context, name string) (bool, error) {
+// is.
+func (s *Service) unhideLost(ctx context.Context, name string) error {
 	ip, err := s.inPlacer()
 	if err != nil || s.Paths.Data == "" {
-		return false, nil
+		return nil
 	}
 	hidden := s.hiddenLeft(ip, name)
 	if _, ok := s.readInPlace(name); ok || hidden == "" {
-		return false, nil
+		return nil
 	}
 	if _, err := s.Find(ctx, name); !errors.Is(err, ramdisk.ErrNotFound) {
-		return false, nil
+		return nil
 	}
 	if err := ip.UnhideFolder(ctx, hidden); err != nil {
-		return true, fmt.Errorf("remove the hidden copy %s left of %s: %w", hidden, name, err)
+		return fmt.Errorf("remove the hidden copy %s left of %s: %w", hidden, name, err)
 	}
-	return true, nil
+	return nil
 }
 
 // busyWithMounts names what keeps disk v busy when something is mounted

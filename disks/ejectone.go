@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"rambar/keeper"
@@ -15,10 +16,9 @@ import (
 // so what must happen first hooks in here: a disk this data folder did not
 // make (another data folder's or user's, or one it does not know) is
 // refused with ErrNotOurs, naming whose it is, unless o.Force; a kept or
-// mirrored disk with
-// unsaved changes is saved, and a failed save or write-back stops the eject
-// so nothing is lost (o.Force ejects anyway and says where the last saved
-// state is kept). A Mirror disk whose load did not finish is not written
+// mirrored disk with unsaved changes is saved, and a failed save or
+// write-back stops the eject so nothing is lost (o.Force ejects anyway and
+// says where the last saved state is kept). A Mirror disk whose load did not finish is not written
 // back and not ejected (keeper.ErrIncomplete) unless o.Force or o.NoSave.
 // A Mirror disk's claim on its folder is released once it is ejected.
 func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (Ejected, error) {
@@ -142,10 +142,5 @@ func (s *Service) unmount(ctx context.Context, v ramdisk.Volume, force bool) err
 // heldByUsAlone reports whether every holder named is this process (none
 // named: the holder let go before it was looked for).
 func heldByUsAlone(hs []ramdisk.Holder) bool {
-	for _, h := range hs {
-		if h.PID != os.Getpid() {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(hs, func(h ramdisk.Holder) bool { return h.PID != os.Getpid() })
 }

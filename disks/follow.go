@@ -3,6 +3,8 @@ package disks
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,17 +21,14 @@ import (
 type followers struct {
 	mu sync.Mutex
 	m  map[string]*follower
-	// start, while Autosave runs in this process (the menu-bar app, the
-	// agent), follows disk v at once (followOne, with Autosave's context
-	// and report): the agent's keep follows the disk it takes on before
-	// its first save, so that save is the walk the feed needs.
+	// start follows disk v at once while Autosave runs in this process
+	// (startFollowing sets it, followNow asks it; Keep says why).
 	start func(k *keeper.Keeper, v ramdisk.Volume) *keeper.Following
 }
 
-// follower is one followed disk: the volume mounted at mount whose
-// identity is id (diskid.For) and, read at once with no engine, local
-// (diskid.Of). A disk ejected and made again at the same place under the
-// same name is another volume: it gets a follower of its own.
+// follower is one followed disk, at its place (followPlace). A disk
+// ejected and made again at the same place under the same name is another
+// volume: it gets a follower of its own.
 type follower struct {
 	f     *keeper.Following
 	place followPlace
@@ -57,10 +56,7 @@ func (s *Service) following(v ramdisk.Volume) *keeper.Following {
 // mount point, cheap enough to ask every few seconds.
 func (s *Service) followedMoved() bool {
 	s.follow.mu.Lock()
-	fls := make([]follower, 0, len(s.follow.m))
-	for _, fl := range s.follow.m {
-		fls = append(fls, *fl)
-	}
+	fls := slices.Collect(maps.Values(s.follow.m)) // a follower's place never changes
 	s.follow.mu.Unlock()
 	for _, fl := range fls {
 		if local, err := diskid.Of(fl.place.mount); err != nil || local != fl.place.local {
@@ -80,15 +76,7 @@ func (s *Service) followDisks(ctx context.Context, k *keeper.Keeper, vs []ramdis
 			mounted[v.Name] = here
 		}
 	}
-	s.follow.mu.Lock()
-	for name, fl := range s.follow.m {
-		if mounted[name] != fl.place {
-			fl.stop()
-			fl.f.Close()
-			delete(s.follow.m, name)
-		}
-	}
-	s.follow.mu.Unlock()
+	s.stopFollowing(mounted)
 }
 
 // followPlace is the volume a follower follows: mounted at mount, its
@@ -144,14 +132,17 @@ func (s *Service) followOne(ctx context.Context, k *keeper.Keeper, v ramdisk.Vol
 	return here, true
 }
 
-// stopFollowing stops following every disk.
-func (s *Service) stopFollowing() {
+// stopFollowing stops following every disk that is not followed where
+// mounted says (nil: every disk).
+func (s *Service) stopFollowing(mounted map[string]followPlace) {
 	s.follow.mu.Lock()
 	defer s.follow.mu.Unlock()
 	for name, fl := range s.follow.m {
-		fl.stop()
-		fl.f.Close()
-		delete(s.follow.m, name)
+		if here, ok := mounted[name]; !ok || here != fl.place {
+			fl.stop()
+			fl.f.Close()
+			delete(s.follow.m, name)
+		}
 	}
 }
 
@@ -267,10 +258,6 @@ func (s *Service) Unsaved(v ramdisk.Volume) keeper.Unsaved {
 // allContinuous reports whether the settings save every kept or mirrored
 // disk continuously (Settings ▸ Save Kept Disks Continuously).
 func (s *Service) allContinuous() bool {
-	st, err := s.Store()
-	if err != nil {
-		return false
-	}
-	set, err := st.Load()
+	set, err := s.settings()
 	return err == nil && set.SaveContinuously
 }

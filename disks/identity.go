@@ -40,10 +40,8 @@ func (s *Service) Mine(v ramdisk.Volume) bool {
 	if err != nil {
 		return false
 	}
-	if _, ok := k.Known(v); ok {
-		return true
-	}
-	return s.Incomplete(v)
+	_, known := k.Known(v)
+	return known || s.Incomplete(v)
 }
 
 // Whose says, for a disk that is not Mine, what is known of its maker,

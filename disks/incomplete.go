@@ -41,12 +41,10 @@ func (s *Service) incompleteErr(verb string, v ramdisk.Volume) error {
 	if verb != "" {
 		verb += " " + v.Name + ": "
 	}
-	if k, err := s.Keeper(); err == nil {
-		if st, err := k.State(v.Name); err == nil && st.Mode == ramdisk.Mirror {
-			return fmt.Errorf("%s%w: RAMBar was stopped while loading it from %s, so it holds only part of the folder, "+
-				"and writing it back would cut the folder down; the folder is untouched. Reload it: 'rambar eject %s --no-save', "+
-				"then create it again with --mirror %s", verb, keeper.ErrIncomplete, st.MirrorPath, v.Name, st.MirrorPath)
-		}
+	if _, st, err := s.keptState(v.Name); err == nil && st.Mode == ramdisk.Mirror {
+		return fmt.Errorf("%s%w: RAMBar was stopped while loading it from %s, so it holds only part of the folder, "+
+			"and writing it back would cut the folder down; the folder is untouched. Reload it: 'rambar eject %s --no-save', "+
+			"then create it again with --mirror %s", verb, keeper.ErrIncomplete, st.MirrorPath, v.Name, st.MirrorPath)
 	}
 	return fmt.Errorf("%s%w: RAMBar was stopped while restoring it, so it holds only part of its saved state, "+
 		"and saving it would replace the whole saved copy; finish the restore with 'rambar restore %s --force', "+

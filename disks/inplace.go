@@ -1,6 +1,7 @@
 package disks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,15 +14,8 @@ import (
 	"rambar/ramdisk"
 )
 
-// A Mirror disk in place (create --in-place) is loaded from its folder,
-// then mounted over it; its record, DATA/inplace/KEY.json, is written
-// before each step, and DATA/inplace/KEY is the folder's hidden copy (a
-// private bind mount on Linux; none on macOS). See doc.go.
-
-// In-place steps, as the record says them. A record is only ever settled
-// one way: while the disk is mounted it ends covering the folder again
-// (finishing a create, undoing an eject); once the disk is gone the hidden
-// copy and the record are removed.
+// In-place steps, as the record says them (doc.go: Mirror in place; each
+// is written before it is taken, and settleInPlace ends a cut-short one).
 const (
 	ipHiding     = "hiding"     // the hidden copy is being made; no disk yet
 	ipLoading    = "loading"    // the disk is being made and loaded
@@ -94,8 +88,6 @@ func (s *Service) readInPlace(name string) (inPlaceRecord, bool) {
 	return r, true
 }
 
-func (s *Service) dropInPlace(name string) { s.places().Done(name) }
-
 // inPlacer is the engine's in-place side, or an error saying it has none.
 func (s *Service) inPlacer() (ramdisk.InPlacer, error) {
 	if ip, ok := s.Engine.(ramdisk.InPlacer); ok {
@@ -107,12 +99,10 @@ func (s *Service) inPlacer() (ramdisk.InPlacer, error) {
 // InPlace is the folder a mounted disk covers (Mirror in place), "" for
 // none: list, info and the menu say "in place at FOLDER".
 func (s *Service) InPlace(ctx context.Context, v ramdisk.Volume) string {
-	r, ok := s.readInPlace(v.Name)
-	if !ok {
-		return ""
-	}
-	if ip, err := s.inPlacer(); err == nil && ip.Covers(ctx, v, r.Folder) {
-		return r.Folder
+	if r, ok := s.readInPlace(v.Name); ok {
+		if ip, err := s.inPlacer(); err == nil && ip.Covers(ctx, v, r.Folder) {
+			return r.Folder
+		}
 	}
 	return ""
 }
@@ -152,7 +142,7 @@ func (s *Service) hideFolder(ctx context.Context, name, folder string) (inPlaceR
 	if err := ip.HideFolder(ctx, folder, r.Hidden); errors.Is(err, ramdisk.ErrUnsupported) {
 		r.Hidden = ""
 	} else if err != nil {
-		s.dropInPlace(name)
+		s.places().Done(name)
 		return r, err
 	}
 	r.Step = ipLoading
@@ -173,7 +163,7 @@ func (s *Service) unhide(ctx context.Context, r inPlaceRecord) error {
 			}
 		}
 	}
-	s.dropInPlace(r.Name)
+	s.places().Done(r.Name)
 	return nil
 }
 
@@ -185,9 +175,7 @@ func (s *Service) cover(ctx context.Context, v ramdisk.Volume, r inPlaceRecord) 
 		return v, err
 	}
 	r.Step = ipCovering
-	if r.Disk == "" {
-		r.Disk = v.MountPoint
-	}
+	r.Disk = cmp.Or(r.Disk, v.MountPoint)
 	if err := s.writeInPlace(r); err != nil {
 		return v, err
 	}
@@ -212,8 +200,7 @@ func (s *Service) settleInPlace(ctx context.Context, name string) error {
 		if err := s.noteLostRecord(ctx, name); err != nil {
 			return err
 		}
-		_, err := s.unhideLost(ctx, name)
-		return err
+		return s.unhideLost(ctx, name)
 	}
 	ip, err := s.inPlacer()
 	if err != nil {
@@ -235,20 +222,18 @@ func (s *Service) settleInPlace(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	covered := ip.Covers(ctx, v, r.Folder)
-	if !covered && s.Incomplete(v) {
-		return s.unhide(ctx, r)
-	}
-	if covered {
+	switch {
+	case ip.Covers(ctx, v, r.Folder):
 		s.remarkInPlace(v)
-	}
-	if !covered && r.Hidden != "" && !ip.FolderHidden(r.Hidden) {
+		if r.Step == ipInPlace {
+			return nil
+		}
+	case s.Incomplete(v):
+		return s.unhide(ctx, r)
+	case r.Hidden != "" && !ip.FolderHidden(r.Hidden):
 		if err := ip.HideFolder(ctx, r.Folder, r.Hidden); err != nil {
 			return fmt.Errorf("%s in place at %s: %w", name, r.Folder, err)
 		}
-	}
-	if covered && r.Step == ipInPlace {
-		return nil
 	}
 	_, err = s.cover(ctx, v, r)
 	return err
@@ -324,16 +309,14 @@ func (s *Service) unsettled(vs []ramdisk.Volume) []Leftover {
 		if !ok {
 			continue
 		}
-		mounted := slices.ContainsFunc(vs, func(v ramdisk.Volume) bool { return s.places().Names.Same(v.Name, r.Name) })
+		l := Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder, Step: r.Step}
 		switch {
-		case !mounted:
-			out = append(out, Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder, Step: r.Step}.
-				Advised("the record of a disk in place that is gone; the folder shows its last write-back. "+
-					"The next create of %s removes it", r.Name))
+		case !slices.ContainsFunc(vs, func(v ramdisk.Volume) bool { return s.places().Names.Same(v.Name, r.Name) }):
+			out = append(out, l.Advised("the record of a disk in place that is gone; the folder shows its last write-back. "+
+				"The next create of %s removes it", r.Name))
 		case r.Step != ipInPlace:
-			out = append(out, Leftover{Kind: LeftInPlace, Name: r.Name, Path: r.Folder, Step: r.Step}.
-				Advised("a disk in place whose %q step was cut short; the folder shows the disk or its last write-back. "+
-					"rambar save %q or rambar eject %q finishes or undoes it", r.Step, r.Name, r.Name))
+			out = append(out, l.Advised("a disk in place whose %q step was cut short; the folder shows the disk or its last write-back. "+
+				"rambar save %q or rambar eject %q finishes or undoes it", r.Step, r.Name, r.Name))
 		}
 	}
 	return out
@@ -344,12 +327,8 @@ func (s *Service) unsettled(vs []ramdisk.Volume) []Leftover {
 // folder's path, its record lost), so it is still saved and written back:
 // the in-place record, RAMBar's own, says whose it is.
 func (s *Service) remarkInPlace(v ramdisk.Volume) {
-	k, err := s.Keeper()
-	if err != nil || s.Incomplete(v) {
-		return
-	}
-	st, err := k.State(v.Name)
-	if err != nil || !st.InPlace {
+	k, st, err := s.keptState(v.Name)
+	if err != nil || !st.InPlace || s.Incomplete(v) {
 		return
 	}
 	if !k.Holds(v, st) {
@@ -365,11 +344,7 @@ func (s *Service) noteLostRecord(ctx context.Context, name string) error {
 	if err != nil {
 		return nil
 	}
-	k, err := s.Keeper()
-	if err != nil {
-		return nil
-	}
-	st, err := k.State(name)
+	_, st, err := s.keptState(name)
 	if err != nil || !st.InPlace {
 		return nil
 	}

@@ -42,15 +42,7 @@ func (s *Service) Keep(ctx context.Context, r KeepRequest) (keeper.Result, error
 	if r.Contents.Mode != ramdisk.Keep && r.Contents.Mode != ramdisk.Mirror {
 		return keeper.Result{}, contentsError{fmt.Errorf("keep %s: say how its contents are kept (keep or mirror)", r.Name)}
 	}
-	k, err := s.Keeper()
-	if err != nil {
-		return keeper.Result{}, err
-	}
-	v, err := s.Find(ctx, r.Name)
-	if err != nil {
-		return keeper.Result{}, err
-	}
-	release, err := s.lock(ctx, v.Name, "keeping")
+	k, v, release, err := s.findLocked(ctx, r.Name, "keeping")
 	if err != nil {
 		return keeper.Result{}, err
 	}
@@ -92,15 +84,7 @@ func (s *Service) Keep(ctx context.Context, r KeepRequest) (keeper.Result, error
 // same name keeps its own settings for its next mount (PresetDiffers says
 // so).
 func (s *Service) Adjust(ctx context.Context, name string, o keeper.Options) (keeper.Adjusted, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return keeper.Adjusted{}, err
-	}
-	v, err := s.Find(ctx, name)
-	if err != nil {
-		return keeper.Adjusted{}, err
-	}
-	release, err := s.lock(ctx, v.Name, "changing its settings")
+	k, v, release, err := s.findLocked(ctx, name, "changing its settings")
 	if err != nil {
 		return keeper.Adjusted{}, err
 	}
@@ -121,11 +105,7 @@ func (s *Service) Adjust(ctx context.Context, name string, o keeper.Options) (ke
 // and autosave; keeper.SavingWords says them), and whether one differs
 // (false when none does or there is no such preset).
 func (s *Service) PresetDiffers(name string, st keeper.State) (keeper.State, bool) {
-	store, err := s.Store()
-	if err != nil {
-		return keeper.State{}, false
-	}
-	set, err := store.Load()
+	set, err := s.settings()
 	if err != nil {
 		return keeper.State{}, false
 	}

@@ -33,13 +33,9 @@ func TryDiskName(pid int) string { return tryPrefix + strconv.Itoa(pid) }
 // temporary disks, which a later try cleans up.
 func checkNotTryName(name string) error {
 	for _, prefix := range []string{tryPrefix, oldTryPrefix} {
-		if len(name) <= len(prefix) || !strings.EqualFold(name[:len(prefix)], prefix) {
-			continue
+		if len(name) > len(prefix) && strings.EqualFold(name[:len(prefix)], prefix) && strings.Trim(name[len(prefix):], "0123456789") == "" {
+			return i18n.Errorf("%w %q: names of the form %q are reserved for the temporary disks of 'rambar try'", ramdisk.ErrName, name, tryPrefix+"N")
 		}
-		if rest := name[len(prefix):]; strings.Trim(rest, "0123456789") != "" {
-			continue
-		}
-		return i18n.Errorf("%w %q: names of the form %q are reserved for the temporary disks of 'rambar try'", ramdisk.ErrName, name, tryPrefix+"N")
 	}
 	return nil
 }
@@ -138,10 +134,7 @@ func (s *Service) Leftovers(ctx context.Context) ([]Leftover, error) {
 	for _, p := range staleTryLogs(os.TempDir()) {
 		out = append(out, Leftover{Kind: LeftTryLog, Path: p}.Advised("the log of a 'rambar try' that was stopped; the next try removes it"))
 	}
-	out = append(out, s.StoppedReclaims()...)
-	out = append(out, s.unsettled(vs)...)
-	out = append(out, s.pendingSteps(vs)...)
-	out = append(out, s.leftMounts(ctx, vs)...)
+	out = slices.Concat(out, s.StoppedReclaims(), s.unsettled(vs), s.pendingSteps(vs), s.leftMounts(ctx, vs))
 	if ld, ok := s.Engine.(leftoverDevicer); ok {
 		devs, _ := ld.LeftoverDevices(ctx) // unreadable records: nothing to name
 		for _, d := range devs {
@@ -280,11 +273,7 @@ func (s *Service) MakeTryDisk(ctx context.Context, bytes int64, files int) (v ra
 	if err != nil {
 		return v, nil, err
 	}
-	size := ramdisk.Size(2*bytes+int64(files)*4096) + 256*ramdisk.MiB
-	size = max(size, 512*ramdisk.MiB)
-	if lazy := f.Caps.LazyThreshold; lazy > 0 && size < lazy {
-		size = lazy
-	}
+	size := max(ramdisk.Size(2*bytes+int64(files)*4096)+256*ramdisk.MiB, 512*ramdisk.MiB, f.Caps.LazyThreshold)
 	size = ramdisk.Size(size.MiBs()) * ramdisk.MiB // whole MiB, as ram:// and tmpfs sizes are
 	plan, err := ramdisk.NewPlan(ramdisk.Request{Name: TryDiskName(os.Getpid()), Size: size, Hidden: true}, f)
 	if err != nil {

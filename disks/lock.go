@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rambar/internal/record"
+	"rambar/keeper"
 	"rambar/ramdisk"
 )
 
@@ -69,6 +70,32 @@ func (s *Service) lock(ctx context.Context, name, doing string) (release func(),
 		f.Truncate(0)
 		unlock()
 	}, nil
+}
+
+// keeperLocked is the keeper and the lock of disk name for doing, the
+// keeper first: without a data folder it is ErrNoData, with no wait.
+func (s *Service) keeperLocked(ctx context.Context, name, doing string) (*keeper.Keeper, func(), error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return nil, nil, err
+	}
+	release, err := s.lock(ctx, name, doing)
+	return k, release, err
+}
+
+// findLocked is keeperLocked of the mounted disk name (a name or its
+// mount point: Find), found before its lock is taken.
+func (s *Service) findLocked(ctx context.Context, name, doing string) (*keeper.Keeper, ramdisk.Volume, func(), error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return nil, ramdisk.Volume{}, nil, err
+	}
+	v, err := s.Find(ctx, name)
+	if err != nil {
+		return nil, v, nil, err
+	}
+	release, err := s.lock(ctx, v.Name, doing)
+	return k, v, release, err
 }
 
 // holderOf says who holds a lock: "another RAMBar (pid 41) is saving Work".

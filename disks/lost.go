@@ -34,10 +34,7 @@ func (s *Service) Lost(ctx context.Context, v ramdisk.Volume) bool {
 		}
 	}
 	rec, ok := diskid.NewRegistry(s.Paths.Data).Get(v.Name)
-	if !ok {
-		return false
-	}
-	return rec.MountPoint == v.MountPoint && !rec.Live()
+	return ok && rec.MountPoint == v.MountPoint && !rec.Live()
 }
 
 // Lost is Service.Lost, for the menu's "is gone" notice.

@@ -40,7 +40,7 @@ type dirtyMark struct {
 
 // NewMenu returns the menu's view of s.
 func NewMenu(s *Service) *Menu {
-	return &Menu{S: s, dirty: map[string]dirtyMark{}, conflicts: map[string]keeper.WriteBack{}}
+	return &Menu{S: s, dirty: map[string]dirtyMark{}, conflicts: map[string]keeper.WriteBack{}, kept: map[string]keptMark{}}
 }
 
 // Create makes a disk (New RAM Disk, Custom…), its contents kept or
@@ -70,18 +70,16 @@ func (m *Menu) MountPreset(ctx context.Context, p ramdisk.Preset, progress ramdi
 func (m *Menu) Eject(ctx context.Context, v ramdisk.Volume, force bool) error {
 	ej, err := m.S.Eject(ctx, v, EjectOptions{Force: force})
 	m.Forget(v.Name)
-	if ej.Detached != nil {
-		m.mu.Lock()
-		m.detachedAt = time.Time{} // shown at the next refresh
-		m.mu.Unlock()
-	}
 	if ej.Saved != nil {
 		m.Saved(v.Name, *ej.Saved)
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ej.Detached != nil {
+		m.detachedAt = time.Time{} // shown at the next refresh
+	}
 	if err == nil { // a disk of that name made later starts with none
-		m.mu.Lock()
 		delete(m.conflicts, v.Name)
-		m.mu.Unlock()
 	}
 	return err
 }
@@ -151,11 +149,7 @@ func (m *Menu) Reclaim(ctx context.Context, v ramdisk.Volume, progress ramdisk.P
 
 // Kept tells kept and mirrored disks (Save Now applies) from plain ones.
 func (m *Menu) Kept(v ramdisk.Volume) bool {
-	k, err := m.S.Keeper()
-	if err != nil {
-		return false
-	}
-	st, err := k.State(v.Name)
+	k, st, err := m.S.keptState(v.Name)
 	return err == nil && (k.Holds(v, st) || m.S.Incomplete(v) || st.InPlace && m.InPlace(v) != "")
 }
 
@@ -163,11 +157,7 @@ func (m *Menu) Kept(v ramdisk.Volume) bool {
 // kept) and how many paths changed since, as its change feed counts them
 // (-1: not followed, or the feed cannot tell): no scan.
 func (m *Menu) SaveStatus(v ramdisk.Volume) (time.Time, int) {
-	k, err := m.S.Keeper()
-	if err != nil {
-		return time.Time{}, -1
-	}
-	st, err := k.State(v.Name)
+	k, st, err := m.S.keptState(v.Name)
 	if err != nil || !k.Holds(v, st) {
 		return time.Time{}, -1
 	}

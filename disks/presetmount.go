@@ -40,17 +40,18 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 	if errors.Is(err, keeper.ErrFolderMissing) {
 		err = fmt.Errorf("%w; make it, or have the preset make it: rambar preset edit %s --mirror %s --create-folder", err, p.Name, p.MirrorPath)
 	}
-	return c, presetClashHint(err, p)
+	// A stored preset's refused combination (one an older RAMBar accepted,
+	// or a hand-edited settings file) says how to change it.
+	if ce := (*ramdisk.ClashError)(nil); errors.As(err, &ce) {
+		err = fmt.Errorf("%w; change the preset: rambar preset edit %s with the options it needs (rambar help preset edit lists them)", err, quoteArg(p.Name))
+	}
+	return c, err
 }
 
 // MountPresetNamed mounts the preset of that name from the settings; an
 // unknown name gives ErrNoPreset (which is also ErrNotFound).
 func (s *Service) MountPresetNamed(ctx context.Context, name string, progress ramdisk.ProgressFunc) (Created, error) {
-	st, err := s.Store()
-	if err != nil {
-		return Created{}, err
-	}
-	set, err := st.Load()
+	set, err := s.settings()
 	if err != nil {
 		return Created{}, err
 	}
@@ -98,19 +99,14 @@ type UpOptions struct {
 
 // UpWith is Up with options.
 func (s *Service) UpWith(ctx context.Context, o UpOptions) ([]UpResult, error) {
-	st, err := s.Store()
-	if err != nil {
-		return nil, err
-	}
-	set, err := st.Load()
+	set, err := s.settings()
 	if err != nil {
 		return nil, err
 	}
 	var out []UpResult
 	for _, p := range set.AutoMountPresets() {
-		r := UpResult{Preset: p}
 		c, err := s.mountPreset(ctx, p, o.Force, o.Progress)
-		r.Plan, r.Volume, r.Err = c.Plan, c.Volume, err
+		r := UpResult{Preset: p, Plan: c.Plan, Volume: c.Volume, Err: err}
 		switch {
 		case r.Err == nil:
 			r.Outcome = UpMounted

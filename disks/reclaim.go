@@ -33,11 +33,7 @@ type ReclaimOptions struct {
 // with ErrNotWorthwhile; a disk with something mounted inside is refused
 // before anything changes (keeper.RefuseMounts).
 func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOptions) (keeper.ReclaimResult, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return keeper.ReclaimResult{}, err
-	}
-	release, err := s.lock(ctx, v.Name, "reclaiming")
+	k, release, err := s.keeperLocked(ctx, v.Name, "reclaiming")
 	if err != nil {
 		return keeper.ReclaimResult{}, err
 	}
@@ -118,7 +114,7 @@ func (s *Service) replan(ctx context.Context, v ramdisk.Volume, u ramdisk.Usage)
 // with (recorded by Create): noexec, at its own folder, and the fallback
 // link below its mount point.
 func (s *Service) asItWas(p *ramdisk.Plan, v ramdisk.Volume) {
-	if o, ok := s.options(v); ok {
+	if o, ok := s.VolumeOptionsOf(v); ok {
 		p.Options = o
 		if o.MountPoint != "" {
 			p.Options.MountPoint = v.MountPoint
@@ -155,11 +151,7 @@ func (s *Service) finishFromStaging(ctx context.Context, k *keeper.Keeper, c Cre
 // was when it is gone, and its caches, on their empty folders since the
 // reclaim began, point at it again once it is finished or undone.
 func (s *Service) ResumeReclaim(ctx context.Context, name string, progress ramdisk.ProgressFunc) (keeper.Resumed, ramdisk.Volume, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return "", ramdisk.Volume{}, err
-	}
-	release, err := s.lock(ctx, name, "reclaiming")
+	k, release, err := s.keeperLocked(ctx, name, "reclaiming")
 	if err != nil {
 		return "", ramdisk.Volume{}, err
 	}

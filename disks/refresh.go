@@ -19,11 +19,7 @@ import (
 // (keeper.ErrNotMirror), as are another data folder's disk and one whose
 // load did not finish.
 func (s *Service) Refresh(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (keeper.Refreshed, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return keeper.Refreshed{}, err
-	}
-	release, err := s.lock(ctx, v.Name, "refreshing")
+	k, release, err := s.keeperLocked(ctx, v.Name, "refreshing")
 	if err != nil {
 		return keeper.Refreshed{}, err
 	}
@@ -66,11 +62,7 @@ func (s *Service) Refresh(ctx context.Context, v ramdisk.Volume, progress ramdis
 // disk that is not one of this data folder's Mirror disks, or when the
 // folder could not be read.
 func (s *Service) FolderChanges(v ramdisk.Volume) (n int, ok bool) {
-	k, err := s.Keeper()
-	if err != nil {
-		return 0, false
-	}
-	st, err := k.State(v.Name)
+	k, st, err := s.keptState(v.Name)
 	if err != nil || st.Mode != ramdisk.Mirror || !k.Holds(v, st) || s.Incomplete(v) {
 		return 0, false
 	}
@@ -100,9 +92,6 @@ type keptMark struct {
 // saved or refreshed, so a large folder is never walked on every refresh.
 func (m *Menu) KeptInFolder(v ramdisk.Volume) int {
 	m.mu.Lock()
-	if m.kept == nil {
-		m.kept = map[string]keptMark{}
-	}
 	k, ok := m.kept[v.Name]
 	if ok && (k.busy || time.Since(k.at) < k.ttl) {
 		m.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"rambar/i18n"
 	"rambar/keeper"
@@ -39,11 +40,7 @@ type Ejected struct {
 
 // keptIn says where a disk's last saved state is.
 func (s *Service) keptIn(name string) string {
-	k, err := s.Keeper()
-	if err != nil {
-		return ""
-	}
-	st, err := k.State(name)
+	k, st, err := s.keptState(name)
 	if err != nil {
 		return ""
 	}
@@ -57,15 +54,11 @@ func (s *Service) keptIn(name string) string {
 }
 
 func (s *Service) saveBeforeEject(ctx context.Context, v ramdisk.Volume, progress ramdisk.ProgressFunc) (Ejected, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return Ejected{}, nil // no data folder: nothing can be kept
-	}
-	st, err := k.State(v.Name)
-	if err != nil {
-		if errors.Is(err, keeper.ErrNotKept) {
-			return Ejected{}, nil
-		}
+	k, st, err := s.keptState(v.Name)
+	switch {
+	case errors.Is(err, ErrNoData) || errors.Is(err, keeper.ErrNotKept):
+		return Ejected{}, nil // no data folder, or not kept: nothing to save
+	case err != nil:
 		return Ejected{}, fmt.Errorf("not ejected, its contents could not be saved: %w", err)
 	}
 	if !k.Holds(v, st) {
@@ -116,11 +109,7 @@ type SaveOptions struct {
 // ejected while the save waited for the lock gives ErrNotFound, so an
 // empty mount point is never saved.
 func (s *Service) Save(ctx context.Context, v ramdisk.Volume, o SaveOptions) (keeper.Result, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return keeper.Result{}, err
-	}
-	release, err := s.lock(ctx, v.Name, "saving")
+	k, release, err := s.keeperLocked(ctx, v.Name, "saving")
 	if err != nil {
 		return keeper.Result{}, err
 	}
@@ -185,21 +174,14 @@ func (s *Service) stillMounted(ctx context.Context, v ramdisk.Volume) error {
 
 // Kept lists the mounted disks whose contents are kept or mirrored.
 func (s *Service) Kept(ctx context.Context) ([]ramdisk.Volume, error) {
-	k, err := s.Keeper()
+	k, vs, err := s.mountedKeeper(ctx)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := s.Engine.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []ramdisk.Volume
-	for _, v := range vs {
-		if _, err := k.State(v.Name); err == nil {
-			out = append(out, v)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(vs, func(v ramdisk.Volume) bool {
+		_, err := k.State(v.Name)
+		return err != nil
+	}), nil
 }
 
 // SaveAll saves every mounted kept or mirrored disk with unsaved changes
@@ -228,24 +210,24 @@ func (s *Service) saveAllOf(ctx context.Context, k *keeper.Keeper, vs []ramdisk.
 	var errs []error
 	for _, v := range vs {
 		st, err := k.State(v.Name)
-		if errors.Is(err, keeper.ErrNotKept) || err == nil && (!k.Holds(v, st) && s.InPlace(ctx, v) == "" || due != nil && !due(st)) {
+		switch {
+		case errors.Is(err, keeper.ErrNotKept) || err == nil && (!k.Holds(v, st) && s.InPlace(ctx, v) == "" || due != nil && !due(st)):
 			continue // not kept, made without keeping, or not due
+		case err != nil:
+			errs = append(errs, err)
+			continue
+		case s.Incomplete(v):
+			continue // never saved over its whole saved copy; the menu says so
 		}
-		if err == nil {
-			if s.Incomplete(v) {
-				continue // never saved over its whole saved copy; the menu says so
-			}
-			if dirty, _, derr := s.dirty(k, v); derr == nil && !dirty {
-				continue
-			}
-			var r keeper.Result
-			r, err = s.Save(ctx, v, SaveOptions{})
-			if errors.Is(err, ramdisk.ErrNotFound) {
-				continue // ejected meanwhile: nothing to save
-			}
-			if report != nil {
-				report(v.Name, r, err)
-			}
+		if dirty, _, derr := s.dirty(k, v); derr == nil && !dirty {
+			continue
+		}
+		r, err := s.Save(ctx, v, SaveOptions{})
+		if errors.Is(err, ramdisk.ErrNotFound) {
+			continue // ejected meanwhile: nothing to save
+		}
+		if report != nil {
+			report(v.Name, r, err)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -265,42 +247,35 @@ type RestoreOptions struct {
 
 // Restore puts a saved state back on a mounted kept disk, under its lock.
 func (s *Service) Restore(ctx context.Context, v ramdisk.Volume, o RestoreOptions) (keeper.Result, error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return keeper.Result{}, err
-	}
-	release, err := s.lock(ctx, v.Name, "restoring")
+	k, release, err := s.keeperLocked(ctx, v.Name, "restoring")
 	if err != nil {
 		return keeper.Result{}, err
 	}
 	defer release()
-	if r, done := s.alreadyHolds(k, v, o.Snapshot); done && !o.Force {
-		if opts, ok := s.options(v); ok {
-			if ferr := keeper.MakeFolders(v.MountPoint, opts.Folders); ferr != nil {
-				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
-			}
+	r, done := s.alreadyHolds(k, v, o.Snapshot)
+	if !done || o.Force {
+		before := k.Filling(v.Name)
+		partial := s.Incomplete(v) // what it holds is never saved, not even before the restore
+		if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
+			return keeper.Result{}, err
 		}
-		return r, nil
-	}
-	before := k.Filling(v.Name)
-	partial := s.Incomplete(v) // what it holds is never saved, not even before the restore
-	if err := s.markRestoring(v.Name, v.MountPoint); err != nil {
-		return keeper.Result{}, err
-	}
-	r, err := k.Restore(ctx, v, keeper.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress),
-		Incomplete: partial})
-	switch {
-	case err == nil:
+		r, err = k.Restore(ctx, v, keeper.RestoreOptions{Snapshot: o.Snapshot, Force: o.Force, Progress: mirrorProgress(v.Name, o.Progress),
+			Incomplete: partial})
+		if err != nil {
+			if !before && untouched(err) {
+				s.restored(v.Name) // refused before anything was written
+			}
+			return r, err
+		}
 		s.restored(v.Name)
-		if opts, ok := s.options(v); ok {
-			if ferr := keeper.MakeFolders(v.MountPoint, opts.Folders); ferr != nil {
-				return r, fmt.Errorf("restored %s, but: %w", v.Name, ferr)
-			}
-		}
-	case !before && untouched(err):
-		s.restored(v.Name) // refused before anything was written
 	}
-	return r, err
+	// Restored, or held already: the folders it was made with are made again.
+	if opts, ok := s.VolumeOptionsOf(v); ok {
+		if err := keeper.MakeFolders(v.MountPoint, opts.Folders); err != nil {
+			return r, fmt.Errorf("restored %s, but: %w", v.Name, err)
+		}
+	}
+	return r, nil
 }
 
 // alreadyHolds reports a restore with nothing to do: the disk holds the

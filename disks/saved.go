@@ -1,6 +1,7 @@
 package disks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,21 +29,14 @@ type Saved struct {
 
 // SavedContents says what is kept for name; ok is false when nothing is.
 func (s *Service) SavedContents(name string) (sv Saved, ok bool, err error) {
-	k, err := s.Keeper()
-	if err != nil {
-		return Saved{}, false, nil // no data folder: nothing can be kept
-	}
-	st, err := k.State(name)
-	if errors.Is(err, keeper.ErrNotKept) {
-		return Saved{}, false, nil
-	}
-	if err != nil {
+	k, st, err := s.keptState(name)
+	switch {
+	case errors.Is(err, ErrNoData) || errors.Is(err, keeper.ErrNotKept):
+		return Saved{}, false, nil // no data folder, or nothing kept
+	case err != nil:
 		return Saved{}, false, err
 	}
-	sv = Saved{Name: st.Name, Mode: st.Mode, Dir: st.Backing, LastSave: st.LastSave}
-	if sv.Name == "" {
-		sv.Name = name
-	}
+	sv = Saved{Name: cmp.Or(st.Name, name), Mode: st.Mode, Dir: st.Backing, LastSave: st.LastSave}
 	if snaps, err := k.Snapshots(name); err == nil {
 		sv.Snapshots = len(snaps)
 	}
@@ -62,11 +56,7 @@ func (s *Service) SavedContents(name string) (sv Saved, ok bool, err error) {
 // contents although saved contents exist under its name (a kept name
 // without --keep): it is not saved, and they wait to be restored.
 func (s *Service) NotKept(v ramdisk.Volume) (Saved, bool) {
-	k, err := s.Keeper()
-	if err != nil {
-		return Saved{}, false
-	}
-	st, err := k.State(v.Name)
+	k, st, err := s.keptState(v.Name)
 	if err != nil || k.Holds(v, st) || s.Incomplete(v) {
 		return Saved{}, false
 	}
@@ -89,10 +79,6 @@ func (s *Service) CanForget(ctx context.Context, name string) (Saved, error) {
 	if !ok {
 		return Saved{}, fmt.Errorf("forget %s: %w", name, ErrNothingSaved)
 	}
-	k, err := s.Keeper()
-	if err != nil {
-		return sv, err
-	}
 	v, err := s.Find(ctx, name)
 	switch {
 	case errors.Is(err, ramdisk.ErrNotFound):
@@ -100,7 +86,7 @@ func (s *Service) CanForget(ctx context.Context, name string) (Saved, error) {
 	case err != nil:
 		return sv, err
 	}
-	if st, err := k.State(name); err == nil && (k.Holds(v, st) || s.Incomplete(v)) {
+	if k, st, err := s.keptState(name); err == nil && (k.Holds(v, st) || s.Incomplete(v)) {
 		return sv, fmt.Errorf("forget %s: %w: the disk of that name %w; eject it first", name, keeper.ErrRefused, ErrStillKept)
 	}
 	return sv, nil

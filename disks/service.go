@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -88,6 +89,17 @@ func (s *Service) Keeper() (*keeper.Keeper, error) {
 	return k, nil
 }
 
+// keptState is the keeper and what it keeps of disk name (keeper.State):
+// ErrNoData, keeper.ErrNotKept or why it cannot be read.
+func (s *Service) keptState(name string) (*keeper.Keeper, keeper.State, error) {
+	k, err := s.Keeper()
+	if err != nil {
+		return nil, keeper.State{}, err
+	}
+	st, err := k.State(name)
+	return k, st, err
+}
+
 // Store is the settings file, or an error when there is no place for it.
 func (s *Service) Store() (settingsfile.Store, error) {
 	if s.Paths.Settings == "" {
@@ -96,17 +108,13 @@ func (s *Service) Store() (settingsfile.Store, error) {
 	return settingsfile.Store{Path: s.Paths.Settings}, nil
 }
 
-// mountPointArg reads a disk given by its mount point: an argument with a
-// "/" in it (no name has one), made absolute and clean.
-func mountPointArg(arg string) (string, bool) {
-	if !strings.Contains(arg, "/") {
-		return "", false
-	}
-	abs, err := filepath.Abs(arg)
+// settings reads the settings file (Store).
+func (s *Service) settings() (ramdisk.Settings, error) {
+	st, err := s.Store()
 	if err != nil {
-		return "", false
+		return ramdisk.Settings{}, err
 	}
-	return abs, true
+	return st.Load()
 }
 
 // SameName is the engine's rule for names (ramdisk.Caps.SameName: the
@@ -152,29 +160,30 @@ func (s *Service) Find(ctx context.Context, name string) (ramdisk.Volume, error)
 	if err != nil {
 		return ramdisk.Volume{}, err
 	}
-	for _, v := range vs {
-		if v.Name == name {
-			return v, nil
-		}
+	if i := slices.IndexFunc(vs, func(v ramdisk.Volume) bool { return v.Name == name }); i >= 0 {
+		return vs[i], nil
 	}
-	if mp, ok := mountPointArg(name); ok {
-		// A name never holds "/": this is a mount point (info /mnt/rambar/X).
-		for _, v := range vs {
-			if abs, err := filepath.Abs(v.MountPoint); err == nil && abs == mp {
-				return v, nil
+	if strings.Contains(name, "/") {
+		// A name never holds "/": this is a mount point (info /mnt/rambar/X),
+		// made absolute and clean.
+		if mp, err := filepath.Abs(name); err == nil {
+			for _, v := range vs {
+				if abs, err := filepath.Abs(v.MountPoint); err == nil && abs == mp {
+					return v, nil
+				}
 			}
+			return ramdisk.Volume{}, i18n.Errorf("%s: %w (no RAM disk is mounted there)", name, ramdisk.ErrNotFound)
 		}
-		return ramdisk.Volume{}, i18n.Errorf("%s: %w (no RAM disk is mounted there)", name, ramdisk.ErrNotFound)
 	}
 	caps := s.Engine.Caps()
-	for _, v := range vs {
-		if caps.SameName(v.Name, name) {
-			return v, nil
-		}
+	if i := slices.IndexFunc(vs, func(v ramdisk.Volume) bool { return caps.SameName(v.Name, name) }); i >= 0 {
+		return vs[i], nil
 	}
-	if st := s.stagingFor(name); st != "" {
-		return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped (its staging copy is %s): 'rambar reclaim %s --resume' finishes it",
-			name, ramdisk.ErrNotFound, st, quoteArg(name))
+	if k, err := s.Keeper(); err == nil {
+		if st := k.StagingFor(name); st != "" {
+			return ramdisk.Volume{}, fmt.Errorf("%q: %w; a reclaim of it was stopped (its staging copy is %s): 'rambar reclaim %s --resume' finishes it",
+				name, ramdisk.ErrNotFound, st, quoteArg(name))
+		}
 	}
 	if len(vs) == 0 {
 		return ramdisk.Volume{}, i18n.Errorf("%q: %w (none is mounted)", name, ramdisk.ErrNotFound)
@@ -204,14 +213,6 @@ func (s *Service) Facts(ctx context.Context) (ramdisk.Facts, error) {
 		held += d.Held()
 	}
 	return ramdisk.NewFacts(s.Engine.Caps(), m, vs, held), nil
-}
-
-// stagingFor is the newest staging copy of a stopped reclaim of disk name.
-func (s *Service) stagingFor(name string) string {
-	if k, err := s.Keeper(); err == nil {
-		return k.StagingFor(name)
-	}
-	return ""
 }
 
 // mirrorProgress is the keeper's progress told to the front ends as disk

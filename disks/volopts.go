@@ -4,13 +4,11 @@ import (
 	"fmt"
 
 	"rambar/internal/record"
-	"rambar/keeper"
 	"rambar/ramdisk"
-	"rambar/volicon"
 )
 
 // A disk's extras (ramdisk.VolumeOptions) are recorded when it is made, in
-// DATA/options/KEY.json (KEY as for the lock), so what must happen again
+// DATA/options/KEY.json (KEY as in doc.go), so what must happen again
 // later (its folders after a restore, its noexec and mount point when
 // Reclaim makes it anew) does not depend on a preset still saying so. The
 // record is RAMBar's, but read as untrusted: bounded and checked again.
@@ -22,7 +20,7 @@ type optionsRecord struct {
 	Options    ramdisk.VolumeOptions `json:"options"`
 }
 
-// options is the kind of those records (kinds.go); a record is read up to
+// optionsKind is the kind of those records (kinds.go); a record is read up to
 // 256 KiB (its folders and icon path).
 func (s *Service) optionsKind() record.Kind {
 	k := s.kind("options")
@@ -43,35 +41,13 @@ func (s *Service) recordOptions(name, mountPoint string, o ramdisk.VolumeOptions
 	return nil
 }
 
-// options returns the recorded extras of the disk v, when the record is of
-// that disk at that mount point and its folders and icon still check out.
-func (s *Service) options(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
+// VolumeOptionsOf returns the extras the mounted disk v was made with, as
+// recorded when it was made; false when it has none or the record is not of
+// this disk (at that mount point), or its folders and icon no longer check out.
+func (s *Service) VolumeOptionsOf(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
 	var r optionsRecord
 	if _, ok := s.optionsKind().Load(v.Name, &r); !ok || r.Name != v.Name || r.MountPoint != v.MountPoint || r.Options.Check() != nil {
 		return ramdisk.VolumeOptions{}, false
 	}
 	return r.Options, true
-}
-
-// extras does what the disk's options ask of a new, mounted disk: its
-// folders, its icon. What fails is a note on the volume, not an error: the
-// disk is made and usable.
-func (s *Service) extras(v *ramdisk.Volume, o ramdisk.VolumeOptions, icon bool) {
-	if err := keeper.MakeFolders(v.MountPoint, o.Folders); err != nil {
-		v.Notes = append(v.Notes, ramdisk.Plain(err.Error()))
-	}
-	if icon && o.Icon != "" {
-		notes, err := volicon.Set(v.MountPoint, o.Icon)
-		if err != nil {
-			notes = append(notes, ramdisk.Plain(err.Error()))
-		}
-		v.Notes = append(v.Notes, notes...)
-	}
-}
-
-// VolumeOptionsOf returns the extras the mounted disk v was made with, as
-// recorded when it was made; false when it has none or the record is not of
-// this disk.
-func (s *Service) VolumeOptionsOf(v ramdisk.Volume) (ramdisk.VolumeOptions, bool) {
-	return s.options(v)
 }
