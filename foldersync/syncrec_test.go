@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
 
+	"rambar/internal/testproc"
 	"rambar/snapstore"
 	"rambar/tree"
 )
@@ -252,11 +252,8 @@ func FuzzDecodeSync(f *testing.F) {
 func TestAKilledBaseWriteIsRemoved(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(recordDir(dir), 0o700)
-	gone := exec.Command("true")
-	if err := gone.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := fmt.Sprintf(".base-0123456789abcdef.tmp-%d-1", gone.Process.Pid)
+	gone := testproc.Gone(t)
+	dead := fmt.Sprintf(".base-0123456789abcdef.tmp-%d-1", gone)
 	live := fmt.Sprintf(".base-fedcba9876543210.tmp-%d-2", os.Getpid())
 	for _, n := range []string{dead, live} {
 		os.WriteFile(filepath.Join(recordDir(dir), n), make([]byte, 4096), 0o600)

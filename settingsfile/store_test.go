@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"rambar/internal/testproc"
 	"rambar/ramdisk"
 )
 
@@ -159,13 +159,10 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 func TestAKilledWriteIsSweptByTheNext(t *testing.T) {
 	dir := t.TempDir()
 	st := Store{Path: filepath.Join(dir, "settings.plist")}
-	gone := exec.Command("true")
-	if err := gone.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := fmt.Sprintf(".settings.plist.tmp-%d-1", gone.Process.Pid)
+	gone := testproc.Gone(t)
+	dead := fmt.Sprintf(".settings.plist.tmp-%d-1", gone)
 	live := fmt.Sprintf(".settings.plist.tmp-%d-2", os.Getpid())
-	other := fmt.Sprintf(".other.plist.tmp-%d-3", gone.Process.Pid)
+	other := fmt.Sprintf(".other.plist.tmp-%d-3", gone)
 	for _, n := range []string{dead, live, other} {
 		os.WriteFile(filepath.Join(dir, n), []byte("<plist"), 0o600)
 	}

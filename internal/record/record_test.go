@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"rambar/internal/testproc"
 )
 
 // TestNamesOnBothSystems: on Linux "Work" and "work" are two disks with
@@ -194,11 +195,8 @@ func TestEachRemovesWhatAKilledWriterLeft(t *testing.T) {
 	if err := k.Write("a", map[string]string{"name": "a"}); err != nil {
 		t.Fatal(err)
 	}
-	gone := exec.Command("true")
-	if err := gone.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := fmt.Sprintf(".a.json.tmp-%d-1", gone.Process.Pid)
+	gone := testproc.Gone(t)
+	dead := fmt.Sprintf(".a.json.tmp-%d-1", gone)
 	live := fmt.Sprintf(".a.json.tmp-%d-2", os.Getpid())
 	older := ".a.json.tmp-3" // an older RAMBar's, whose writer is unknown
 	for _, n := range []string{dead, live, older} {
@@ -227,13 +225,10 @@ func TestEachRemovesWhatAKilledWriterLeft(t *testing.T) {
 // stay.
 func TestWriteSweepsWhatAKilledWriterOfItLeft(t *testing.T) {
 	dir := t.TempDir()
-	gone := exec.Command("true")
-	if err := gone.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := fmt.Sprintf(".r.json.tmp-%d-1", gone.Process.Pid)
+	gone := testproc.Gone(t)
+	dead := fmt.Sprintf(".r.json.tmp-%d-1", gone)
 	live := fmt.Sprintf(".r.json.tmp-%d-2", os.Getpid())
-	other := fmt.Sprintf(".s.json.tmp-%d-3", gone.Process.Pid)
+	other := fmt.Sprintf(".s.json.tmp-%d-3", gone)
 	for _, n := range []string{dead, live, other} {
 		os.WriteFile(filepath.Join(dir, n), []byte("{"), 0o600)
 	}
