@@ -88,10 +88,15 @@ func writeWith(path string, perm os.FileMode, durable bool, fill func(w io.Write
 // rename left, and never a write under way. ok is false for any other
 // name.
 func TempWriter(name string) (pid int, ok bool) {
-	_, rest, found := strings.Cut(name, ".tmp-")
-	pidText, _, cut := strings.Cut(rest, "-")
+	// The last ".tmp-": the base may hold one (a settings file's link
+	// target is the user's to name); the random part is digits.
+	i := strings.LastIndex(name, ".tmp-")
+	if i < 0 || !strings.HasPrefix(name, ".") {
+		return 0, false
+	}
+	pidText, _, cut := strings.Cut(name[i+len(".tmp-"):], "-")
 	pid, err := strconv.Atoi(pidText)
-	return pid, strings.HasPrefix(name, ".") && found && cut && err == nil && pid > 0
+	return pid, cut && err == nil && pid > 0
 }
 
 // SyncDir fsyncs a folder so that renames and creations inside it survive a

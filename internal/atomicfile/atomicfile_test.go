@@ -112,8 +112,9 @@ func TestTempWriter(t *testing.T) {
 	}{
 		{".r.json.tmp-4242-123", 4242, true},
 		{".a.b.tmp-7-x", 7, true},
-		{"r.json.tmp-4242-123", 0, false}, // not hidden
-		{".r.json.tmp-123", 0, false},     // an older RAMBar's: no writer
+		{".my.tmp-5-settings.plist.tmp-4242-123", 4242, true}, // a base with ".tmp-" of its own
+		{"r.json.tmp-4242-123", 0, false},                     // not hidden
+		{".r.json.tmp-123", 0, false},                         // an older RAMBar's: no writer
 		{".r.json.tmp--1-2", 0, false},
 		{".r.json.tmp-0-2", 0, false},
 		{".r.json", 0, false},
