@@ -281,7 +281,7 @@ func (e *Engine) Eject(ctx context.Context, v ramdisk.Volume, force bool) error 
 	}
 	if err := e.admin.unmount(ctx, mp, force); err != nil {
 		if errors.Is(err, syscall.EBUSY) {
-			return &ramdisk.BusyError{Volume: v.Name, Holders: holders.Find(e.proc, m.Major, m.Minor), Err: err}
+			return &ramdisk.BusyError{Volume: v.Name, Holders: holders.Find(e.proc, m.Major, m.Minor, ""), Err: err}
 		}
 		if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOENT) {
 			return fmt.Errorf("%s: %w: %w", v.Name, ramdisk.ErrNotFound, err)

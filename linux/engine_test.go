@@ -306,7 +306,7 @@ func TestHoldersByMap(t *testing.T) {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	ms, _ := e.mounts()
 	m, _ := mountAt(ms, v.MountPoint)
-	hs := holders.Find("/proc", m.Major, m.Minor)
+	hs := holders.Find("/proc", m.Major, m.Minor, "")
 	if len(hs) != 1 || hs[0].PID != cmd.Process.Pid || hs[0].Command != "mapsleep" {
 		t.Errorf("holders %+v, want only mapsleep pid %d", hs, cmd.Process.Pid)
 	}

@@ -98,7 +98,7 @@ func (e *Engine) Uncover(ctx context.Context, v ramdisk.Volume, folder string, f
 	}
 	if err := e.admin.unmount(ctx, folder, force); err != nil {
 		if errors.Is(err, syscall.EBUSY) {
-			return v, &ramdisk.BusyError{Volume: v.Name, Holders: holders.Find(e.proc, top.Major, top.Minor), Err: err}
+			return v, &ramdisk.BusyError{Volume: v.Name, Holders: holders.Find(e.proc, top.Major, top.Minor, ""), Err: err}
 		}
 		return v, fmt.Errorf("unmount %s from %s: %w", v.Name, folder, err)
 	}

@@ -269,7 +269,7 @@ func (e *Engine) finishZRAM(ctx context.Context, ms []mountEntry, v ramdisk.Volu
 	if err := e.removeZRAM(ctx, n); err != nil {
 		if errors.Is(err, syscall.EBUSY) {
 			maj, min := e.zramDevNumber(n)
-			return true, &ramdisk.BusyError{Volume: v.Name, Holders: holders.Find(e.proc, maj, min), Err: err}
+			return true, &ramdisk.BusyError{Volume: v.Name, Holders: holders.Find(e.proc, maj, min, ""), Err: err}
 		}
 		return true, err
 	}

@@ -4,6 +4,7 @@ package holders
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,14 +33,14 @@ func OnMount(procDir, dir string) []ramdisk.Holder {
 	dir = filepath.Clean(dir)
 	if err := syscall.Stat(filepath.Join(dir, ".."), &up); err != nil || up.Dev != st.Dev || dir == "/" {
 		d := uint64(st.Dev)
-		return Find(procDir, devMajor(d), devMinor(d))
+		return Find(procDir, devMajor(d), devMinor(d), "")
 	}
 	under := func(p string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
 	onPath := func(link string) bool {
 		t, err := os.Readlink(link)
 		return err == nil && under(t)
 	}
-	mapped := func(fields []string) bool { return len(fields) >= 6 && under(fields[5]) }
+	mapped := func(_ string, fields []string) bool { return len(fields) >= 6 && under(fields[5]) }
 	return scan(procDir, onPath, mapped)
 }
 
@@ -48,22 +49,44 @@ func OnMount(procDir, dir string) []ramdisk.Holder {
 // a root (chroot), a program (exe) or a mapped file (maps) on it. procDir is
 // /proc. Processes that vanish or cannot be read (another user's, without
 // root) are skipped, so the list may be short but never wrong. Sorted by PID.
-func Find(procDir string, major, minor uint32) []ramdisk.Holder {
+//
+// fsid, when not "", is the file system's own id (FSID) as well: a device
+// number is given again once its file system is freed, maybe to one in
+// another mount namespace or to another detached one, so a path whose
+// number matches but whose id is known and differs is another file
+// system's. Where the id cannot be read (a mapping, without root), the
+// number decides, as it does when fsid is "".
+func Find(procDir string, major, minor uint32, fsid string) []ramdisk.Holder {
 	onDev := func(link string) bool {
 		var st syscall.Stat_t
 		if err := syscall.Stat(link, &st); err != nil {
 			return false
 		}
 		d := uint64(st.Dev)
-		return devMajor(d) == major && devMinor(d) == minor
+		return devMajor(d) == major && devMinor(d) == minor && SameFS(link, fsid)
 	}
-	return scan(procDir, onDev, func(fields []string) bool { return mapsDev(fields, major, minor) })
+	mapped := func(dir string, fields []string) bool {
+		return mapsDev(fields, major, minor) && SameFS(filepath.Join(dir, "map_files", mapFile(fields[0])), fsid)
+	}
+	return scan(procDir, onDev, mapped)
+}
+
+// FSID is the id statfs(2) gives the file system path is on, in hex; ""
+// when it cannot be read or is zero. A tmpfs's is random at each mount
+// (Linux 6.7 and later), an ext4's comes from its UUID: unlike a device
+// number, it is not given again to the next file system.
+func FSID(path string) string {
+	var fs syscall.Statfs_t
+	if syscall.Statfs(path, &fs) != nil || fs.Fsid.X__val == [2]int32{} {
+		return ""
+	}
+	return fmt.Sprintf("%08x%08x", uint32(fs.Fsid.X__val[0]), uint32(fs.Fsid.X__val[1]))
 }
 
 // scan walks /proc: a process holds the disk when on is true for one of its
 // cwd, root, exe or fd links, or mapped for one of its maps lines (split
-// into fields).
-func scan(procDir string, on func(link string) bool, mapped func(fields []string) bool) []ramdisk.Holder {
+// into fields; dir is the process's folder in procDir).
+func scan(procDir string, on func(link string) bool, mapped func(dir string, fields []string) bool) []ramdisk.Holder {
 	ents, err := os.ReadDir(procDir)
 	if err != nil {
 		return nil
@@ -83,7 +106,7 @@ func scan(procDir string, on func(link string) bool, mapped func(fields []string
 	return out
 }
 
-func holds(dir string, on func(string) bool, mapped func([]string) bool) bool {
+func holds(dir string, on func(string) bool, mapped func(string, []string) bool) bool {
 	for _, l := range []string{"cwd", "root", "exe"} {
 		if on(filepath.Join(dir, l)) {
 			return true
@@ -96,7 +119,7 @@ func holds(dir string, on func(string) bool, mapped func([]string) bool) bool {
 			}
 		}
 	}
-	return mapsAny(filepath.Join(dir, "maps"), mapped)
+	return mapsAny(filepath.Join(dir, "maps"), func(fields []string) bool { return mapped(dir, fields) })
 }
 
 // mapsAny reports whether a line of a /proc/PID/maps file is mapped.
@@ -129,6 +152,28 @@ func mapsDev(fl []string, major, minor uint32) bool {
 	a, err1 := strconv.ParseUint(ma, 16, 32)
 	b, err2 := strconv.ParseUint(mi, 16, 32)
 	return err1 == nil && err2 == nil && uint32(a) == major && uint32(b) == minor
+}
+
+// mapFile is the name in /proc/PID/map_files of a maps line's range: maps
+// pads its addresses to 8 digits, map_files does not.
+func mapFile(span string) string {
+	a, b, _ := strings.Cut(span, "-")
+	x, err1 := strconv.ParseUint(a, 16, 64)
+	y, err2 := strconv.ParseUint(b, 16, 64)
+	if err1 != nil || err2 != nil {
+		return span
+	}
+	return fmt.Sprintf("%x-%x", x, y)
+}
+
+// SameFS reports whether path may be on the file system whose id is fsid:
+// false only when fsid is not "" and path's id is known and differs.
+func SameFS(path, fsid string) bool {
+	if fsid == "" {
+		return true
+	}
+	id := FSID(path)
+	return id == "" || id == fsid
 }
 
 // command is a process's name: its comm, or argv[0] when comm is unreadable.

@@ -105,7 +105,7 @@ func TestEveryKindOfHold(t *testing.T) {
 	if err := syscall.Stat(mp, &st); err != nil {
 		t.Fatal(err)
 	}
-	if byDev := Find("/proc", devMajor(uint64(st.Dev)), devMinor(uint64(st.Dev))); fmt.Sprint(byDev) != fmt.Sprint(hs) {
+	if byDev := Find("/proc", devMajor(uint64(st.Dev)), devMinor(uint64(st.Dev)), ""); fmt.Sprint(byDev) != fmt.Sprint(hs) {
 		t.Errorf("Find by device %+v, OnMount %+v", byDev, hs)
 	}
 	if !mapsAny(fmt.Sprintf("/proc/%d/maps", mapped.Process.Pid), func(f []string) bool { return mapsDev(f, devMajor(uint64(st.Dev)), devMinor(uint64(st.Dev))) }) {
@@ -139,5 +139,71 @@ func TestNothingToFind(t *testing.T) {
 	}
 	if hs := OnMount(filepath.Join(t.TempDir(), "noproc"), "/"); hs != nil {
 		t.Errorf("missing /proc: %+v", hs)
+	}
+}
+
+// TestFindTellsFileSystemsApartByID: with the file system's own id, Find
+// still finds every kind of hold on it (a working directory, an open file,
+// a mapped program), and none when the id is another file system's, as it
+// is once a freed device number has been given to the next one.
+func TestFindTellsFileSystemsApartByID(t *testing.T) {
+	mp := mountTmpfs(t)
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mp, "mapsleep"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mp, "held.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cwd := exec.Command(sleep, "300")
+	cwd.Dir = mp
+	fd := exec.Command("/bin/sh", "-c", "exec 3<\"$1\"; exec sleep 300", "sh", filepath.Join(mp, "held.txt"))
+	fd.Dir = "/"
+	mapped := exec.Command(filepath.Join(mp, "mapsleep"), "300")
+	mapped.Dir = "/"
+	pids := []int{start(t, cwd), start(t, fd), start(t, mapped)}
+	waitForFD(t, pids[1], 3)
+
+	id := FSID(mp)
+	if id == "" || id == FSID("/proc") {
+		t.Fatalf("FSID of a tmpfs %q, of /proc %q: want its own", id, FSID("/proc"))
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(mp, &st); err != nil {
+		t.Fatal(err)
+	}
+	major, minor := devMajor(uint64(st.Dev)), devMinor(uint64(st.Dev))
+	for _, tc := range []struct {
+		name, fsid string
+		want       int
+	}{
+		{"its own id", id, 3},
+		{"no id (a record from before ids)", "", 3},
+		{"another file system's id", "0123456789abcdef", 0},
+	} {
+		hs := Find("/proc", major, minor, tc.fsid)
+		if len(hs) != tc.want {
+			t.Errorf("%s: %d holders %+v, want %d (pids %v)", tc.name, len(hs), hs, tc.want, pids)
+		}
+	}
+}
+
+// TestMapFile: the map_files name of a maps range drops maps' padding.
+func TestMapFile(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"00400000-0040b000", "400000-40b000"},
+		{"7f12a4c00000-7f12a4c21000", "7f12a4c00000-7f12a4c21000"},
+		{"junk", "junk"},
+	} {
+		if got := mapFile(tc.in); got != tc.want {
+			t.Errorf("mapFile(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
