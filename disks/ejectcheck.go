@@ -241,12 +241,9 @@ func coveredByListed(ctx context.Context, s *Service, vs []ramdisk.Volume, folde
 	if err != nil {
 		return true // an engine that cannot tell: nothing to say
 	}
-	for _, v := range vs {
-		if filepath.Clean(v.MountPoint) == folder || ip.Covers(ctx, v, folder) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(vs, func(v ramdisk.Volume) bool {
+		return filepath.Clean(v.MountPoint) == folder || ip.Covers(ctx, v, folder)
+	})
 }
 
 // unhideLost removes the hidden copy of name's folder when no record

@@ -288,20 +288,16 @@ func (s *Service) alreadyHolds(k *keeper.Keeper, v ramdisk.Volume, snapshot stri
 		return keeper.Result{}, false
 	}
 	snaps, err := k.Snapshots(v.Name)
-	if err != nil {
+	i := slices.IndexFunc(snaps, func(sn keeper.Snapshot) bool { return sn.ID == snapshot || snapshot == "" && sn.Current })
+	if err != nil || i < 0 {
 		return keeper.Result{}, false
 	}
-	for _, sn := range snaps {
-		if sn.ID == snapshot || snapshot == "" && sn.Current {
-			if same, err := k.Matches(v, sn.ID); err == nil && same {
-				var r keeper.Result
-				r.Snapshot, r.Unchanged, r.Files, r.Bytes = sn.ID, true, sn.Files, sn.Bytes
-				return r, true
-			}
-			return keeper.Result{}, false
-		}
+	if same, err := k.Matches(v, snaps[i].ID); err != nil || !same {
+		return keeper.Result{}, false
 	}
-	return keeper.Result{}, false
+	var r keeper.Result
+	r.Snapshot, r.Unchanged, r.Files, r.Bytes = snaps[i].ID, true, snaps[i].Files, snaps[i].Bytes
+	return r, true
 }
 
 // untouched reports whether a failed restore changed nothing on the disk:
