@@ -128,7 +128,7 @@ func (s *Service) unmount(ctx context.Context, v ramdisk.Volume, force bool) err
 	for try := 0; ; try++ {
 		err := s.Engine.Eject(ctx, v, force)
 		var busy *ramdisk.BusyError
-		if err == nil || try == 4 || !errors.As(err, &busy) || !heldByUsAlone(busy.Holders) {
+		if err == nil || try == 4 || !errors.As(err, &busy) || slices.ContainsFunc(busy.Holders, func(h ramdisk.Holder) bool { return h.PID != os.Getpid() }) {
 			return err
 		}
 		select {
@@ -137,10 +137,4 @@ func (s *Service) unmount(ctx context.Context, v ramdisk.Volume, force bool) err
 		case <-time.After(time.Duration(50<<try) * time.Millisecond):
 		}
 	}
-}
-
-// heldByUsAlone reports whether every holder named is this process (none
-// named: the holder let go before it was looked for).
-func heldByUsAlone(hs []ramdisk.Holder) bool {
-	return !slices.ContainsFunc(hs, func(h ramdisk.Holder) bool { return h.PID != os.Getpid() })
 }
