@@ -87,9 +87,7 @@ func (s *Service) DetachedDisks(ctx context.Context) []Detached {
 		return nil
 	}
 	var out []Detached
-	kind := s.kind(detachedRecords)
-	kind.Limit = 16 << 10
-	kind.Each(func(p string, b []byte) {
+	s.kind(detachedRecords, 16<<10).Each(func(p string, b []byte) {
 		var d Detached
 		if json.Unmarshal(b, &d) != nil || ramdisk.ValidateName(d.Name) != nil || p != s.detachedPath(d.Name, d.Device) {
 			return // not a record of ours: left alone

@@ -39,7 +39,7 @@ type inPlaceRecord struct {
 
 // places is the journal of disks in place (internal/record).
 func (s *Service) places() record.Log[inPlaceRecord] {
-	return record.Log[inPlaceRecord]{Kind: s.kind("inplace"), Op: "in place",
+	return record.Log[inPlaceRecord]{Kind: s.kind("inplace", 0), Op: "in place",
 		Key:   func(r *inPlaceRecord) string { return r.Name },
 		Step:  func(r *inPlaceRecord) string { return r.Step },
 		Heard: s.inPlaceStep}
