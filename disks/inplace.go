@@ -352,7 +352,5 @@ func (s *Service) noteLostRecord(ctx context.Context, name string) error {
 	if err != nil || !ip.Covers(ctx, v, st.MirrorPath) {
 		return nil
 	}
-	r := inPlaceRecord{Name: v.Name, Folder: st.MirrorPath, Disk: v.MountPoint, Step: ipInPlace}
-	r.Hidden = s.hiddenLeft(ip, v.Name)
-	return s.writeInPlace(r)
+	return s.writeInPlace(inPlaceRecord{Name: v.Name, Folder: st.MirrorPath, Hidden: s.hiddenLeft(ip, v.Name), Disk: v.MountPoint, Step: ipInPlace})
 }
