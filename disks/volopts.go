@@ -20,7 +20,7 @@ type optionsRecord struct {
 	Options    ramdisk.VolumeOptions `json:"options"`
 }
 
-// optionsKind is the kind of those records (kinds.go); a record is read up to
+// optionsKind is the kind of those records (kind); a record is read up to
 // 256 KiB (its folders and icon path).
 func (s *Service) optionsKind() record.Kind { return s.kind("options", 256<<10) }
 
