@@ -87,7 +87,7 @@ func (s *Service) traceMounts(ctx context.Context, v ramdisk.Volume) []ramdisk.M
 
 // mountsLeft checks the mount table after v was ejected: no mount of it
 // (before: what traceMounts found), and no hidden copy of its Mirror folder
-// in place. place is its in-place record (ok: it had one). It returns a
+// in place. place is its in-place record (inPlace: it had one). It returns a
 // *StillMountedError naming what is left, or nil when the table agrees.
 func (s *Service) mountsLeft(ctx context.Context, v ramdisk.Volume, before []ramdisk.Mount, place inPlaceRecord, inPlace bool) error {
 	ctx = context.WithoutCancel(ctx)

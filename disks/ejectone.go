@@ -18,9 +18,10 @@ import (
 // refused with ErrNotOurs, naming whose it is, unless o.Force; a kept or
 // mirrored disk with unsaved changes is saved, and a failed save or
 // write-back stops the eject so nothing is lost (o.Force ejects anyway and
-// says where the last saved state is kept). A Mirror disk whose load did not finish is not written
-// back and not ejected (keeper.ErrIncomplete) unless o.Force or o.NoSave.
-// A Mirror disk's claim on its folder is released once it is ejected.
+// says where the last saved state is kept). A disk whose restore or load
+// did not finish is never saved, and not ejected (keeper.ErrIncomplete)
+// unless o.Force or o.NoSave. A Mirror disk's claim on its folder is
+// released once it is ejected.
 func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (Ejected, error) {
 	release, err := s.lock(ctx, v.Name, "ejecting")
 	if err != nil {
