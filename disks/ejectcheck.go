@@ -276,8 +276,7 @@ func busyWithMounts(err error, v ramdisk.Volume) error {
 	if !errors.Is(err, ramdisk.ErrBusy) {
 		return err
 	}
-	var me *keeper.MountError
-	if m := keeper.RefuseMounts("eject", v.Name, v.MountPoint); errors.As(m, &me) {
+	if me, ok := errors.AsType[*keeper.MountError](keeper.RefuseMounts("eject", v.Name, v.MountPoint)); ok {
 		return &mountedInside{mount: me, busy: err}
 	}
 	return err

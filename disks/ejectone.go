@@ -88,7 +88,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	// "Ejected" only when the mount table agrees: a mount of the disk left
 	// (a bind of it, a cover the record did not name) keeps its records.
 	if err := s.mountsLeft(ctx, v, mounts, place, inPlace); err != nil {
-		if sm := (*StillMountedError)(nil); !errors.As(err, &sm) || !sm.DiskLeft {
+		if sm, ok := errors.AsType[*StillMountedError](err); !ok || !sm.DiskLeft {
 			s.forgetEjected(v, local, incomplete)
 		}
 		return ej, err
@@ -128,8 +128,8 @@ func (s *Service) leaveFolder(ctx context.Context, v ramdisk.Volume, place inPla
 func (s *Service) unmount(ctx context.Context, v ramdisk.Volume, force bool) error {
 	for try := 0; ; try++ {
 		err := s.Engine.Eject(ctx, v, force)
-		var busy *ramdisk.BusyError
-		if err == nil || try == 4 || !errors.As(err, &busy) || slices.ContainsFunc(busy.Holders, func(h ramdisk.Holder) bool { return h.PID != os.Getpid() }) {
+		busy, ok := errors.AsType[*ramdisk.BusyError](err)
+		if err == nil || try == 4 || !ok || slices.ContainsFunc(busy.Holders, func(h ramdisk.Holder) bool { return h.PID != os.Getpid() }) {
 			return err
 		}
 		select {

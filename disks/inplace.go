@@ -283,8 +283,7 @@ func (s *Service) uncoverForEject(ctx context.Context, v ramdisk.Volume, r inPla
 	if err != nil {
 		r.Step = ipInPlace
 		s.writeInPlace(r)
-		var be *ramdisk.BusyError
-		if errors.As(err, &be) {
+		if _, ok := errors.AsType[*ramdisk.BusyError](err); ok {
 			return v, fmt.Errorf("%w; it is in place at %s: 'rambar save %s' writes it back now", err, r.Folder, v.Name)
 		}
 		return v, fmt.Errorf("not ejected: %w", err)

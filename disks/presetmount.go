@@ -42,7 +42,7 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 	}
 	// A stored preset's refused combination (one an older RAMBar accepted,
 	// or a hand-edited settings file) says how to change it.
-	if ce := (*ramdisk.ClashError)(nil); errors.As(err, &ce) {
+	if _, ok := errors.AsType[*ramdisk.ClashError](err); ok {
 		err = fmt.Errorf("%w; change the preset: rambar preset edit %s with the options it needs (rambar help preset edit lists them)", err, quoteArg(p.Name))
 	}
 	return c, err
