@@ -34,7 +34,7 @@ func runUp(ctx context.Context, a *App, in *input) error {
 	for _, e := range svc.Caches().Repair(ctx) { // before any disk is mounted: no cache points at a missing disk
 		fmt.Fprintf(a.Stderr, "rambar: warning: %v\n", e)
 	}
-	rs, err := svc.UpWith(ctx, disks.UpOptions{Force: *force})
+	rs, err := svc.Up(ctx, disks.UpOptions{Force: *force})
 	if err != nil {
 		return interrupted(ctx, err)
 	}

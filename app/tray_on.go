@@ -84,7 +84,7 @@ func upPresets(ctx context.Context, p *i18n.Printer, menu *disks.Menu, notify fu
 	if menu == nil {
 		return
 	}
-	res, err := menu.S.Up(ctx, nil)
+	res, err := menu.S.Up(ctx, disks.UpOptions{})
 	if err != nil {
 		notify(p.T("Presets"), p.Err(err))
 		return

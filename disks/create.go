@@ -148,8 +148,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Options, undo func(), progress ramdisk.ProgressFunc) (Created, error) {
 	name := c.Plan.Name
 	var err error
-	kept := contents.Mode != ramdisk.Discard
-	if kept {
+	if c.kept {
 		// From here until the load has finished, the disk is incomplete.
 		if err := s.markRestoring(name, c.Plan.MountPoint); err != nil {
 			undo()
@@ -170,13 +169,13 @@ func (s *Service) makeAndFill(ctx context.Context, c Created, contents keeper.Op
 		s.Caches().Away(context.WithoutCancel(ctx), name)
 		s.unplace(ctx, place)
 		undo()
-		if kept {
+		if c.kept {
 			s.restored(name)
 		}
 		return c, fmt.Errorf("create %s: %w", name, err)
 	}
 	s.recordMade(&c)
-	if !kept {
+	if !c.kept {
 		s.madeExtras(&c)
 		return c, nil
 	}

@@ -18,10 +18,10 @@ import (
 // that (ramdisk.Detacher: Linux): it leaves the file tree at once, but its
 // memory stays held until the processes that hold it exit or let go. Eject
 // says so (Ejected.Detached), and keeps a record of it in
-// DATA/detached/NAME-DEVICE.json, so that `list` and the menu show it as
-// "ejected, memory held by PIDs …" until it is gone; the record of a disk
-// that is gone is removed when it is next read. Records are read as
-// untrusted: bounded, and checked.
+// DATA/detached/KEY-DEVICE.json (KEY as in doc.go), so that `list` and the
+// menu show it as "ejected, memory held by PIDs …" until it is gone; the
+// record of a disk that is gone is removed when it is next read. Records
+// are read as untrusted: bounded, and checked.
 
 // detachedRecords is the folder of those records in the data folder.
 const detachedRecords = "detached"
@@ -87,9 +87,7 @@ func (s *Service) DetachedDisks(ctx context.Context) []Detached {
 		return nil
 	}
 	var out []Detached
-	kind := s.kind(detachedRecords)
-	kind.Limit = 16 << 10
-	kind.Each(func(p string, b []byte) {
+	s.kind(detachedRecords, 16<<10).Each(func(p string, b []byte) {
 		var d Detached
 		if json.Unmarshal(b, &d) != nil || ramdisk.ValidateName(d.Name) != nil || p != s.detachedPath(d.Name, d.Device) {
 			return // not a record of ours: left alone

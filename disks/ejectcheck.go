@@ -87,7 +87,7 @@ func (s *Service) traceMounts(ctx context.Context, v ramdisk.Volume) []ramdisk.M
 
 // mountsLeft checks the mount table after v was ejected: no mount of it
 // (before: what traceMounts found), and no hidden copy of its Mirror folder
-// in place. place is its in-place record (ok: it had one). It returns a
+// in place. place is its in-place record (inPlace: it had one). It returns a
 // *StillMountedError naming what is left, or nil when the table agrees.
 func (s *Service) mountsLeft(ctx context.Context, v ramdisk.Volume, before []ramdisk.Mount, place inPlaceRecord, inPlace bool) error {
 	ctx = context.WithoutCancel(ctx)
@@ -241,12 +241,9 @@ func coveredByListed(ctx context.Context, s *Service, vs []ramdisk.Volume, folde
 	if err != nil {
 		return true // an engine that cannot tell: nothing to say
 	}
-	for _, v := range vs {
-		if filepath.Clean(v.MountPoint) == folder || ip.Covers(ctx, v, folder) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(vs, func(v ramdisk.Volume) bool {
+		return filepath.Clean(v.MountPoint) == folder || ip.Covers(ctx, v, folder)
+	})
 }
 
 // unhideLost removes the hidden copy of name's folder when no record
@@ -279,8 +276,7 @@ func busyWithMounts(err error, v ramdisk.Volume) error {
 	if !errors.Is(err, ramdisk.ErrBusy) {
 		return err
 	}
-	var me *keeper.MountError
-	if m := keeper.RefuseMounts("eject", v.Name, v.MountPoint); errors.As(m, &me) {
+	if me, ok := errors.AsType[*keeper.MountError](keeper.RefuseMounts("eject", v.Name, v.MountPoint)); ok {
 		return &mountedInside{mount: me, busy: err}
 	}
 	return err

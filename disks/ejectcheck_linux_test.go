@@ -249,7 +249,7 @@ func TestUpRefusesAStoredClash(t *testing.T) {
 		t.Fatal(err)
 	}
 	mounts := mountsUnder(t, base)
-	rs, err := f.s.Up(context.Background(), nil)
+	rs, err := f.s.Up(context.Background(), UpOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,10 @@ import (
 // refused with ErrNotOurs, naming whose it is, unless o.Force; a kept or
 // mirrored disk with unsaved changes is saved, and a failed save or
 // write-back stops the eject so nothing is lost (o.Force ejects anyway and
-// says where the last saved state is kept). A Mirror disk whose load did not finish is not written
-// back and not ejected (keeper.ErrIncomplete) unless o.Force or o.NoSave.
-// A Mirror disk's claim on its folder is released once it is ejected.
+// says where the last saved state is kept). A disk whose restore or load
+// did not finish is never saved, and not ejected (keeper.ErrIncomplete)
+// unless o.Force or o.NoSave. A Mirror disk's claim on its folder is
+// released once it is ejected.
 func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (Ejected, error) {
 	release, err := s.lock(ctx, v.Name, "ejecting")
 	if err != nil {
@@ -87,7 +88,7 @@ func (s *Service) Eject(ctx context.Context, v ramdisk.Volume, o EjectOptions) (
 	// "Ejected" only when the mount table agrees: a mount of the disk left
 	// (a bind of it, a cover the record did not name) keeps its records.
 	if err := s.mountsLeft(ctx, v, mounts, place, inPlace); err != nil {
-		if sm := (*StillMountedError)(nil); !errors.As(err, &sm) || !sm.DiskLeft {
+		if sm, ok := errors.AsType[*StillMountedError](err); !ok || !sm.DiskLeft {
 			s.forgetEjected(v, local, incomplete)
 		}
 		return ej, err
@@ -127,8 +128,8 @@ func (s *Service) leaveFolder(ctx context.Context, v ramdisk.Volume, place inPla
 func (s *Service) unmount(ctx context.Context, v ramdisk.Volume, force bool) error {
 	for try := 0; ; try++ {
 		err := s.Engine.Eject(ctx, v, force)
-		var busy *ramdisk.BusyError
-		if err == nil || try == 4 || !errors.As(err, &busy) || !heldByUsAlone(busy.Holders) {
+		busy, ok := errors.AsType[*ramdisk.BusyError](err)
+		if err == nil || try == 4 || !ok || slices.ContainsFunc(busy.Holders, func(h ramdisk.Holder) bool { return h.PID != os.Getpid() }) {
 			return err
 		}
 		select {
@@ -137,10 +138,4 @@ func (s *Service) unmount(ctx context.Context, v ramdisk.Volume, force bool) err
 		case <-time.After(time.Duration(50<<try) * time.Millisecond):
 		}
 	}
-}
-
-// heldByUsAlone reports whether every holder named is this process (none
-// named: the holder let go before it was looked for).
-func heldByUsAlone(hs []ramdisk.Holder) bool {
-	return !slices.ContainsFunc(hs, func(h ramdisk.Holder) bool { return h.PID != os.Getpid() })
 }

@@ -63,9 +63,7 @@ func (s *Service) warnExposed() {
 	why := ExposedData(s.Paths.Data)
 	note := filepath.Join(s.Paths.Data, exposedNote)
 	if why == "" {
-		if _, err := os.Lstat(note); err == nil {
-			os.Remove(note) // put right: warn again if it comes back
-		}
+		os.Remove(note) // put right, if it was given: warn again if it comes back
 		return
 	}
 	// Read and written as a record: bounded, never through a link planted

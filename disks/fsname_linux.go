@@ -3,9 +3,9 @@
 package disks
 
 import (
-	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -38,28 +38,19 @@ func fsName(dir string) string {
 }
 
 // mountOf is the type and source of the mount dir is on, from
-// /proc/self/mountinfo ("" when not found).
+// /proc/self/mountinfo ("" when not found): on the last line of dir's
+// device, the two fields after the "-" that ends the optional fields.
 func mountOf(dir string) (fstype, source string) {
 	var st unix.Stat_t
-	if unix.Stat(dir, &st) != nil {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil || unix.Stat(dir, &st) != nil {
 		return "", ""
 	}
 	dev := fmt.Sprintf("%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return "", ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 3 || fields[2] != dev {
-			continue
-		}
-		for i, w := range fields {
-			if w == "-" && i+2 < len(fields) {
-				fstype, source = fields[i+1], fields[i+2]
-			}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if sep := slices.Index(f, "-"); len(f) > 2 && f[2] == dev && sep >= 0 && sep+2 < len(f) {
+			fstype, source = f[sep+1], f[sep+2]
 		}
 	}
 	return fstype, source

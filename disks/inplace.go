@@ -39,7 +39,7 @@ type inPlaceRecord struct {
 
 // places is the journal of disks in place (internal/record).
 func (s *Service) places() record.Log[inPlaceRecord] {
-	return record.Log[inPlaceRecord]{Kind: s.kind("inplace"), Op: "in place",
+	return record.Log[inPlaceRecord]{Kind: s.kind("inplace", 0), Op: "in place",
 		Key:   func(r *inPlaceRecord) string { return r.Name },
 		Step:  func(r *inPlaceRecord) string { return r.Step },
 		Heard: s.inPlaceStep}
@@ -283,8 +283,7 @@ func (s *Service) uncoverForEject(ctx context.Context, v ramdisk.Volume, r inPla
 	if err != nil {
 		r.Step = ipInPlace
 		s.writeInPlace(r)
-		var be *ramdisk.BusyError
-		if errors.As(err, &be) {
+		if _, ok := errors.AsType[*ramdisk.BusyError](err); ok {
 			return v, fmt.Errorf("%w; it is in place at %s: 'rambar save %s' writes it back now", err, r.Folder, v.Name)
 		}
 		return v, fmt.Errorf("not ejected: %w", err)
@@ -352,7 +351,5 @@ func (s *Service) noteLostRecord(ctx context.Context, name string) error {
 	if err != nil || !ip.Covers(ctx, v, st.MirrorPath) {
 		return nil
 	}
-	r := inPlaceRecord{Name: v.Name, Folder: st.MirrorPath, Disk: v.MountPoint, Step: ipInPlace}
-	r.Hidden = s.hiddenLeft(ip, v.Name)
-	return s.writeInPlace(r)
+	return s.writeInPlace(inPlaceRecord{Name: v.Name, Folder: st.MirrorPath, Hidden: s.hiddenLeft(ip, v.Name), Disk: v.MountPoint, Step: ipInPlace})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"rambar/i18n"
 	"rambar/internal/diskid"
@@ -114,10 +113,8 @@ func (s *Service) PresetDiffers(name string, st keeper.State) (keeper.State, boo
 			continue
 		}
 		o := keeper.OptionsFromPreset(p)
-		ps := keeper.State{Snapshots: o.Snapshots, Continuous: o.SaveEvery == keeper.AutosaveAuto}
-		if o.SaveEvery > 0 {
-			ps.SaveEvery = int(o.SaveEvery / time.Second)
-		}
+		ps := keeper.State{Snapshots: o.Snapshots}
+		ps.SetSaveEvery(o.SaveEvery) // the keeper's rule, as a mount of the preset sets it
 		if ps.Snapshots != st.Snapshots || ps.Continuous != st.Continuous || ps.SaveEvery != st.SaveEvery {
 			return ps, true
 		}

@@ -209,6 +209,9 @@ func (m *Menu) Incomplete(v ramdisk.Volume) bool { return m.S.Incomplete(v) }
 // Whose says whose a disk this RAMBar did not make is (no Text for its own).
 func (m *Menu) Whose(v ramdisk.Volume) ramdisk.Said { return m.S.Whose(v) }
 
+// Lost is Service.Lost, for the menu's "is gone" notice.
+func (m *Menu) Lost(ctx context.Context, v ramdisk.Volume) bool { return m.S.Lost(ctx, v) }
+
 // InUse is how many paths kept changing during the save that made a kept
 // disk's last snapshot, which was then taken while in use; 0 when it was
 // consistent (or the disk is not kept).

@@ -42,7 +42,7 @@ func (s *Service) mountPreset(ctx context.Context, p ramdisk.Preset, force bool,
 	}
 	// A stored preset's refused combination (one an older RAMBar accepted,
 	// or a hand-edited settings file) says how to change it.
-	if ce := (*ramdisk.ClashError)(nil); errors.As(err, &ce) {
+	if _, ok := errors.AsType[*ramdisk.ClashError](err); ok {
 		err = fmt.Errorf("%w; change the preset: rambar preset edit %s with the options it needs (rambar help preset edit lists them)", err, quoteArg(p.Name))
 	}
 	return c, err
@@ -72,6 +72,12 @@ const (
 	UpFailed  UpOutcome = "failed"  // making it failed; Err says why
 )
 
+// UpOptions are `rambar up`'s: Force makes disks the memory check refuses.
+type UpOptions struct {
+	Force    bool
+	Progress ramdisk.ProgressFunc
+}
+
 // UpResult is one auto-mount preset and what Up did with it.
 type UpResult struct {
 	Preset  ramdisk.Preset
@@ -87,18 +93,7 @@ type UpResult struct {
 // the others. The error is only for settings that cannot be read;
 // per-preset failures are in the results. `rambar up` and the menu at login
 // run it.
-func (s *Service) Up(ctx context.Context, progress ramdisk.ProgressFunc) ([]UpResult, error) {
-	return s.UpWith(ctx, UpOptions{Progress: progress})
-}
-
-// UpOptions are `rambar up`'s: Force makes disks the memory check refuses.
-type UpOptions struct {
-	Force    bool
-	Progress ramdisk.ProgressFunc
-}
-
-// UpWith is Up with options.
-func (s *Service) UpWith(ctx context.Context, o UpOptions) ([]UpResult, error) {
+func (s *Service) Up(ctx context.Context, o UpOptions) ([]UpResult, error) {
 	set, err := s.settings()
 	if err != nil {
 		return nil, err

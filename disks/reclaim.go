@@ -53,9 +53,17 @@ func (s *Service) Reclaim(ctx context.Context, v ramdisk.Volume, o ReclaimOption
 		return keeper.ReclaimResult{}, notWorthwhile{fmt.Sprintf("reclaim %s: only %s is pinned (worth it from %s and %.0f%% of the size); use --force to do it anyway",
 			v.Name, u.Pinned().Short(), ramdisk.ReclaimThreshold.Short(), 100*ramdisk.ReclaimFraction)}
 	}
-	plan, err := s.replan(ctx, v, u)
+	f, err := s.Facts(ctx)
 	if err != nil {
 		return keeper.ReclaimResult{}, err
+	}
+	held := ramdisk.Size(0)
+	if u.HeldKnown {
+		held = u.Held
+	}
+	plan, err := s.replan(v, f.Without(v.Name, held)) // as if v were not mounted
+	if err != nil {
+		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w", v.Name, err)
 	}
 	if st := k.StagingFor(v.Name); st != "" {
 		return keeper.ReclaimResult{}, fmt.Errorf("reclaim %s: %w: an earlier reclaim of it was stopped (its copy is in %s); 'rambar reclaim %s --resume' finishes or undoes it first",
@@ -86,22 +94,14 @@ func quoteArg(name string) string {
 	return name
 }
 
-// replan plans the same disk again (name, size, file system, hidden) as if
-// v were not mounted, so Reclaim can make it anew.
-func (s *Service) replan(ctx context.Context, v ramdisk.Volume, u ramdisk.Usage) (ramdisk.Plan, error) {
-	f, err := s.Facts(ctx)
-	if err != nil {
-		return ramdisk.Plan{}, err
-	}
-	held := ramdisk.Size(0)
-	if u.HeldKnown {
-		held = u.Held
-	}
-	f = f.Without(v.Name, held)
-	// The disk exists already: memory checks were passed when it was made.
+// replan plans disk v again as it was made (name, size, file system,
+// hidden, mount point, extras: asItWas) with the facts f, so a reclaim or
+// its resume can make it anew. The disk was made already: memory checks
+// were passed then.
+func (s *Service) replan(v ramdisk.Volume, f ramdisk.Facts) (ramdisk.Plan, error) {
 	p, err := ramdisk.NewPlan(ramdisk.Request{Name: v.Name, Size: v.Size, FS: v.FS, Hidden: v.Hidden, Force: true}, f)
 	if err != nil {
-		return p, fmt.Errorf("reclaim %s: %w", v.Name, err)
+		return p, err
 	}
 	if v.MountPoint != "" {
 		p.MountPoint = v.MountPoint
@@ -174,14 +174,10 @@ func (s *Service) remake(ctx context.Context, r keeper.Remade) (ramdisk.Volume, 
 	if err != nil {
 		return ramdisk.Volume{}, err
 	}
-	p, err := ramdisk.NewPlan(ramdisk.Request{Name: r.Name, Size: r.Size, FS: r.FS, Hidden: r.Hidden, Force: true}, f)
+	p, err := s.replan(ramdisk.Volume{Name: r.Name, Size: r.Size, FS: r.FS, Hidden: r.Hidden, MountPoint: r.MountPoint}, f)
 	if err != nil {
 		return ramdisk.Volume{}, err
 	}
-	if r.MountPoint != "" {
-		p.MountPoint = r.MountPoint
-	}
-	s.asItWas(&p, ramdisk.Volume{Name: r.Name, MountPoint: r.MountPoint})
 	return s.Engine.Create(ctx, p)
 }
 

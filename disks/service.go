@@ -14,10 +14,9 @@ import (
 	"rambar/cache"
 	"rambar/i18n"
 	"rambar/internal/record"
-	"rambar/settingsfile"
-
 	"rambar/keeper"
 	"rambar/ramdisk"
+	"rambar/settingsfile"
 )
 
 // Service runs the use cases against one engine and RAMBar's files.
@@ -115,6 +114,17 @@ func (s *Service) settings() (ramdisk.Settings, error) {
 		return ramdisk.Settings{}, err
 	}
 	return st.Load()
+}
+
+// kind is the record kind kept in the data folder's folder dir, each
+// record read up to limit bytes (0: record.MaxSize); with no data folder
+// it keeps nothing.
+func (s *Service) kind(dir string, limit int64) record.Kind {
+	k := record.Kind{Names: record.Platform, Limit: limit}
+	if s.Paths.Data != "" {
+		k.Dir = filepath.Join(s.Paths.Data, dir)
+	}
+	return k
 }
 
 // SameName is the engine's rule for names (ramdisk.Caps.SameName: the

@@ -20,13 +20,9 @@ type optionsRecord struct {
 	Options    ramdisk.VolumeOptions `json:"options"`
 }
 
-// optionsKind is the kind of those records (kinds.go); a record is read up to
+// optionsKind is the kind of those records (kind); a record is read up to
 // 256 KiB (its folders and icon path).
-func (s *Service) optionsKind() record.Kind {
-	k := s.kind("options")
-	k.Limit = 256 << 10
-	return k
-}
+func (s *Service) optionsKind() record.Kind { return s.kind("options", 256<<10) }
 
 // recordOptions keeps the extras of the disk just made at mountPoint; a disk
 // without any has its old record removed.

@@ -44,7 +44,7 @@ func (k *Keeper) Adjust(name string, o Options) (Adjusted, error) {
 		}
 		st.Snapshots = o.Snapshots
 	}
-	st.setSaveEvery(o.SaveEvery)
+	st.SetSaveEvery(o.SaveEvery)
 	if err := k.writeState(st); err != nil {
 		return Adjusted{}, fmt.Errorf("change the settings of %s: %w", name, err)
 	}

@@ -205,15 +205,15 @@ func (k *Keeper) Setup(name string, o Options) (State, error) {
 	case st.Snapshots <= 0:
 		st.Snapshots = DefaultSnapshots
 	}
-	st.setSaveEvery(o.SaveEvery)
+	st.SetSaveEvery(o.SaveEvery)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return State{}, tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))
 	}
 	return st, k.writeState(st)
 }
 
-// setSaveEvery sets st's autosave as Options.SaveEvery says (0 keeps it).
-func (st *State) setSaveEvery(every time.Duration) {
+// SetSaveEvery sets st's autosave as Options.SaveEvery says (0 keeps it).
+func (st *State) SetSaveEvery(every time.Duration) {
 	switch {
 	case every == AutosaveOff:
 		st.SaveEvery, st.Continuous = 0, false
