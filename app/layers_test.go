@@ -12,8 +12,9 @@ import (
 // settings; tray, keeper and bench import ramdisk; the contents packages
 // stand in layers: tree (reading and making trees) below snapstore (the
 // store of snapshots), below snapshot (saves and restores) and foldersync
-// (Mirror folders), which know nothing of each other, below keeper (the
-// Keeper), and the change feed (changefeed) below them all, knowing none;
+// (Mirror folders' sync; mirrorfolder, which folders may be mirrored and
+// by which disk, below it), which know nothing of each other, below keeper
+// (the Keeper), and the change feed (changefeed) below them all, knowing none;
 // darwin and linux import ramdisk and internal/run; disks (the use cases)
 // imports the domain packages (ramdisk, keeper, of the contents
 // packages the Keeper only) but no engine, front end or unrelated feature,
@@ -51,6 +52,9 @@ func TestImportLayers(t *testing.T) {
 		"rambar/keeper":     notContents,
 		"rambar/login":      {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "fyne.io/systray"},
 		"rambar/bench":      {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/disks", "fyne.io/systray"},
+		// Which folders may be mirrored, and by which disk: a contents package
+		// below foldersync and keeper.
+		"rambar/mirrorfolder": append([]string{"rambar/foldersync", "rambar/snapshot", "rambar/keeper"}, notContents...),
 		// The local API carries command lines and output: it knows no verb,
 		// no disk, nothing of the project.
 		"rambar/localapi": {"rambar/ramdisk", "rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "rambar/login", "rambar/settingsfile", "rambar/internal/run", "rambar/internal/atomicfile", "fyne.io/systray"},
@@ -84,9 +88,9 @@ func TestImportLayers(t *testing.T) {
 // TestUseCasesTalkToTheKeeperOnly: of the contents packages, disks, the
 // self-test, the CLI and the contents' benchmark import the Keeper's
 // package only, never what it is built on (tree, snapstore, snapshot,
-// foldersync); tests may reach below.
+// foldersync, mirrorfolder); tests may reach below.
 func TestUseCasesTalkToTheKeeperOnly(t *testing.T) {
-	below := []string{"rambar/tree", "rambar/snapstore", "rambar/snapshot", "rambar/foldersync"}
+	below := []string{"rambar/tree", "rambar/snapstore", "rambar/snapshot", "rambar/foldersync", "rambar/mirrorfolder"}
 	for _, pkg := range []string{"rambar/disks", "rambar/cache", "rambar/selftest", "rambar/app", "rambar/cmd/benchmirror"} {
 		for _, goos := range []string{"linux", "darwin"} {
 			cmd := exec.Command("go", "list", "-e", "-f", `{{join .Imports " "}}`, pkg) // -e: a package of one system only

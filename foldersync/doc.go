@@ -1,10 +1,8 @@
-// Package foldersync is a Mirror disk's folder sync: which folders may be
-// mirrored (CheckFolder: never a system folder, another file system, a
-// network volume or RAMBar's own data), the record of the last time the
-// disk and the folder were brought together (a base in blocks and a
-// delta), and the three ways they are: the load of a folder onto a fresh
-// disk, the write-back of a disk's snapshot into the folder after each
-// save, and the refresh of the disk from the folder.
+// Package foldersync is a Mirror disk's folder sync: the record of the
+// last time the disk and the folder were brought together (a base in
+// blocks and a delta), and the three ways they are: the load of a folder
+// onto a fresh disk, the write-back of a disk's snapshot into the folder
+// after each save, and the refresh of the disk from the folder.
 //
 // A write-back looks in the folder only at the paths whose disk version
 // differs from the record and compares each with it, by content (plan.go):
@@ -28,12 +26,12 @@
 //
 // It reads the disk's snapshots through package snapstore and the trees
 // through package tree. It never saves or restores a disk, never takes the
-// store's lock (the Keeper, package keeper, holds it around each sync) and
-// never decides when to sync.
+// store's lock (the Keeper, package keeper, holds it around each sync),
+// never decides when to sync, and never judges which folder may be
+// mirrored (package mirrorfolder's rules, which the Keeper applies).
 //
 // # Files
 //
-//	folderpath.go, netfs_*.go     which folders may be mirrored (CheckFolder)
 //	syncrec.go, synccodec.go,     the record: sides, binary files (sync, base
 //	syncbase.go, syncstore.go     in blocks), delta
 //	changes.go                    the paths the disk changed since the record;

@@ -32,7 +32,7 @@ var translating = map[string][]int{"T": {0}, "t": {0}, "N": {0}, "usagef": {0}, 
 
 // errorDirs are more packages whose error sentences are translatable:
 // only their calls of i18n.Errorf and i18n.New are scanned.
-var errorDirs = []string{"../snapshot", "../snapstore"}
+var errorDirs = []string{"../snapshot", "../snapstore", "../mirrorfolder"}
 
 // translatingErrors are i18n's functions whose first argument is an
 // error's English format, the catalog's key.

@@ -40,7 +40,8 @@
 //	                               temporary names a write-back (pending)
 //	                               or a refresh (refresh-pending) is making
 //	claims/KEY.json                which mounted disk mirrors a folder (KEY:
-//	                               the folder's real path, device, inode)
+//	                               the folder's real path, device, inode;
+//	                               mirrorfolder/claim.go)
 //	made/KEY.json                  the disks this data folder made, by name,
 //	                               with their volume's identity and store id
 //	                               (internal/diskid; KEY: the name by the one
@@ -169,7 +170,7 @@
 //
 // # Packages
 //
-// The contents are five packages, each importing only those above it in
+// The contents are six packages, each importing only those above it in
 // this list (app/layers_test.go keeps it so):
 //
 //	tree        reading and making trees through descriptors: the scan,
@@ -178,10 +179,12 @@
 //	            in-use labels, validation, the commit, prune
 //	snapshot    saves and restores of a disk: the plan, copies held still,
 //	            the rounds of a disk in use, tree builds and their room
-//	foldersync  Mirror folders: which may be mirrored, the sync record, the
-//	            write-back's plan and conflict rule, the refresh's
-//	            decision, and the one applier of both, the load too
-//	keeper      this package: the Keeper, which uses the four for each disk
+//	mirrorfolder  which folders may be mirrored (the folder rules, network
+//	            file systems) and which disk mirrors each (the claims)
+//	foldersync  Mirror folders: the sync record, the write-back's plan and
+//	            conflict rule, the refresh's decision, and the one applier
+//	            of both, the load too
+//	keeper      this package: the Keeper, which uses the five for each disk
 //
 // This package owns the Keeper: a disk's state and settings, which disk is
 // whose, when to save, restore, load, write back, refresh and reclaim,
@@ -201,7 +204,7 @@
 //	incomplete.go, pending.go     the fill record (ErrIncomplete); pending temporary names
 //	mirror.go                     a Mirror disk's load and write-back, wired to the Keeper
 //	inplace.go                    in place: the folder opened, CheckInPlace
-//	claim.go                      one disk per folder (claims/)
+//	claim.go                      one disk per folder: mirrorfolder's claims, live while their disk is
 //	refresh.go                    the refresh: saves around foldersync's Refresh; FolderChanges
 //	result.go, facade.go          what the Keeper returns; what disks needs of tree
 //

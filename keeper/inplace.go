@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"rambar/foldersync"
+	"rambar/mirrorfolder"
 	"rambar/ramdisk"
 )
 
@@ -39,7 +39,7 @@ func (k *Keeper) folderDir(st State) (dir string, through bool, err error) {
 // A missing folder passes (it is made, the invoking user's).
 func CheckInPlace(path, home string) error {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("mirror folder %s in place: %s: %w", path, fmt.Sprintf(format, a...), foldersync.ErrBadFolder)
+		return fmt.Errorf("mirror folder %s in place: %s: %w", path, fmt.Sprintf(format, a...), mirrorfolder.ErrBadFolder)
 	}
 	clean := filepath.Clean(path)
 	for _, h := range append([]string{home}, sudoHome()...) {
@@ -54,7 +54,7 @@ func CheckInPlace(path, home string) error {
 	if err != nil {
 		return bad("%v", err)
 	}
-	if fs := foldersync.NetworkFS(clean); fs != "" {
+	if fs := mirrorfolder.NetworkFS(clean); fs != "" {
 		return bad("it is on a network file system (%s)", fs)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"rambar/foldersync"
+	"rambar/mirrorfolder"
 	"rambar/snapshot"
 	"rambar/tree"
 
@@ -17,14 +18,14 @@ import (
 )
 
 // CheckFolder applies the folder rules to a Mirror folder (create: a
-// missing one is allowed), as Setup will (foldersync.CheckFolder).
+// missing one is allowed), as Setup will (mirrorfolder.Check).
 func (k *Keeper) CheckFolder(path string, create bool) error {
-	return foldersync.CheckFolder(path, k.folderRules(create, ""))
+	return mirrorfolder.Check(path, k.folderRules(create, ""))
 }
 
 // folderRules are the rules a mirror folder is checked against now.
-func (k *Keeper) folderRules(create bool, mountPoint string) foldersync.FolderRules {
-	r := foldersync.FolderRules{Data: k.Data, Home: k.Home, Homes: sudoHome(), Create: create}
+func (k *Keeper) folderRules(create bool, mountPoint string) mirrorfolder.Rules {
+	r := mirrorfolder.Rules{Data: k.Data, Home: k.Home, Homes: sudoHome(), Create: create}
 	if k.RAMDisks != nil {
 		r.RAMDisks = k.RAMDisks()
 	}
@@ -37,7 +38,7 @@ func (k *Keeper) folderRules(create bool, mountPoint string) foldersync.FolderRu
 // setupFolder checks a mirror folder for Setup, makes it when asked (owned
 // by the invoking user under sudo), and refuses one another disk mirrors.
 func (k *Keeper) setupFolder(name string, o Options) error {
-	if err := foldersync.CheckFolder(o.MirrorPath, k.folderRules(o.CreateFolder, o.MountPoint)); err != nil {
+	if err := mirrorfolder.Check(o.MirrorPath, k.folderRules(o.CreateFolder, o.MountPoint)); err != nil {
 		return err
 	}
 	if err := k.CheckClaim(name, o.MirrorPath); err != nil {
@@ -63,7 +64,7 @@ func (k *Keeper) setupFolder(name string, o Options) error {
 // load is written last: until then the disk is incomplete, and is never
 // written back.
 func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, progress tree.ProgressFunc, follow func() *Following) (Result, error) {
-	if err := foldersync.CheckFolder(st.MirrorPath, k.folderRules(false, v.MountPoint)); err != nil {
+	if err := mirrorfolder.Check(st.MirrorPath, k.folderRules(false, v.MountPoint)); err != nil {
 		return Result{}, err
 	}
 	if err := k.claim(st, v); err != nil {
@@ -151,7 +152,7 @@ func (k *Keeper) writeBack(ctx context.Context, st State, s *snapshot.Store, id,
 	start := time.Now()
 	dir, through, err := k.folderDir(st)
 	if err == nil && !through {
-		err = foldersync.CheckFolder(st.MirrorPath, k.folderRules(false, ""))
+		err = mirrorfolder.Check(st.MirrorPath, k.folderRules(false, ""))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w (the disk's state is kept in snapshot %s in %s)", err, id, st.Backing)

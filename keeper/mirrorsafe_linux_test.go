@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"rambar/foldersync"
+	"rambar/mirrorfolder"
 
 	"golang.org/x/sys/unix"
 
@@ -316,10 +317,10 @@ func TestMirrorRefusesFolders(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line saying %q", c.path, err, c.want)
 		}
-		if c.path[0] == '/' && c.path != "/" && !errors.Is(err, foldersync.ErrBadFolder) {
+		if c.path[0] == '/' && c.path != "/" && !errors.Is(err, mirrorfolder.ErrBadFolder) {
 			t.Errorf("%s: %v is not ErrBadFolder", c.path, err)
 		}
-		if missing := strings.HasSuffix(c.path, "missing"); missing != errors.Is(err, foldersync.ErrFolderMissing) {
+		if missing := strings.HasSuffix(c.path, "missing"); missing != errors.Is(err, mirrorfolder.ErrFolderMissing) {
 			t.Errorf("%s: %v: ErrFolderMissing %v, want %v", c.path, err, !missing, missing)
 		}
 	}
@@ -478,7 +479,7 @@ func TestMirrorClaimAfterWriteBack(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("claims: %v", files)
 	}
-	var c claim
+	var c mirrorfolder.Claim
 	b, _ := os.ReadFile(files[0])
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)

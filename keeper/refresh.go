@@ -8,6 +8,7 @@ import (
 
 	"rambar/foldersync"
 	"rambar/i18n"
+	"rambar/mirrorfolder"
 	"rambar/tree"
 
 	"rambar/ramdisk"
@@ -79,7 +80,7 @@ func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress tree.Pr
 	if left := foldersync.CleanDiskTemps(st.Backing, v.MountPoint); len(left) > 0 {
 		return out, fmt.Errorf("refresh %s: what an interrupted refresh left on the disk could not be removed: %v", v.Name, left)
 	}
-	if err := foldersync.CheckFolder(st.MirrorPath, k.folderRules(false, "")); err != nil {
+	if err := mirrorfolder.Check(st.MirrorPath, k.folderRules(false, "")); err != nil {
 		return out, fmt.Errorf("refresh %s: %w; nothing was taken", v.Name, err)
 	}
 	rec, err := k.loadedRecord(st)

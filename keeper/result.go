@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"rambar/foldersync"
+	"rambar/mirrorfolder"
 	"rambar/snapshot"
 	"rambar/snapstore"
 )
@@ -42,8 +43,8 @@ type WriteBack = foldersync.WriteBack
 type Conflict = foldersync.Conflict
 
 // ErrFolderMissing: a Mirror disk's folder is gone (see
-// foldersync.ErrFolderMissing).
-var ErrFolderMissing = foldersync.ErrFolderMissing
+// mirrorfolder.ErrFolderMissing).
+var ErrFolderMissing = mirrorfolder.ErrFolderMissing
 
 // ErrNothingWritten: a restore failed before it wrote or removed anything
 // on the disk (see snapshot.ErrNothingWritten).

@@ -8,8 +8,8 @@ import (
 	"os"
 	"syscall"
 
-	"rambar/foldersync"
 	"rambar/i18n"
+	"rambar/mirrorfolder"
 
 	"rambar/ramdisk"
 )
@@ -20,7 +20,7 @@ var ErrAlreadyKept = i18n.New("its contents are kept already")
 // ErrFolderNotEmpty: a disk becomes the mirror of an empty folder only (its
 // first write-back would otherwise mix the disk's files into the folder's).
 // It is an ErrBadFolder.
-var ErrFolderNotEmpty = fmt.Errorf("%w: it is not empty", foldersync.ErrBadFolder)
+var ErrFolderNotEmpty = fmt.Errorf("%w: it is not empty", mirrorfolder.ErrBadFolder)
 
 // TakeOn starts keeping the mounted disk v, made without --keep or
 // --mirror, as o says, without ejecting it: the store is set up, a Mirror
@@ -50,7 +50,7 @@ func (k *Keeper) TakeOn(v ramdisk.Volume, o Options, force bool) (State, error) 
 	existed := err == nil
 	if o.Mode == ramdisk.Mirror {
 		o.MountPoint = v.MountPoint
-		if err := foldersync.CheckFolder(o.MirrorPath, k.folderRules(o.CreateFolder, v.MountPoint)); err != nil {
+		if err := mirrorfolder.Check(o.MirrorPath, k.folderRules(o.CreateFolder, v.MountPoint)); err != nil {
 			return State{}, err
 		}
 		if err := folderEmpty(o.MirrorPath); err != nil {

@@ -23,8 +23,8 @@ var _ ramdisk.InPlacer = (*Engine)(nil)
 // --make-private HIDDEN, so the disk mounted over FOLDER later does not
 // propagate to it. Unlike a descriptor, a bind mount outlives RAMBar: a
 // RAMBar started after a crash still reaches the folder beneath the disk.
-// A folder that is a mount point, or holds one, is refused before (mirror.
-// CheckFolder): the bind is not recursive.
+// A folder that is a mount point, or holds one, is refused before
+// (mirrorfolder.Check): the bind is not recursive.
 func (e *Engine) HideFolder(ctx context.Context, folder, hidden string) error {
 	ms, err := e.mounts()
 	if err != nil {

@@ -1,4 +1,4 @@
-package foldersync
+package mirrorfolder
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build darwin
 
-package foldersync
+package mirrorfolder
 
 import "golang.org/x/sys/unix"
 

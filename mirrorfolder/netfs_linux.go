@@ -1,6 +1,6 @@
 //go:build linux
 
-package foldersync
+package mirrorfolder
 
 import (
 	"os"

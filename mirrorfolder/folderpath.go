@@ -1,4 +1,4 @@
-package foldersync
+package mirrorfolder
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 // ErrBadFolder: a folder that cannot be mirrored (the error says why).
 var ErrBadFolder = errors.New("cannot be mirrored")
 
-// ErrFolderMissing: the folder does not exist (and FolderRules.Create was
+// ErrFolderMissing: the folder does not exist (and Rules.Create was
 // not given); it is also an ErrBadFolder. Callers add how to go on where
 // they can be followed (create's --create-folder, an eject's --force).
 var ErrFolderMissing error = folderMissing{}
@@ -24,8 +24,8 @@ type folderMissing struct{}
 func (folderMissing) Error() string        { return "it does not exist" }
 func (folderMissing) Is(target error) bool { return target == ErrBadFolder }
 
-// FolderRules are what a mirror folder is checked against.
-type FolderRules struct {
+// Rules are what a mirror folder is checked against.
+type Rules struct {
 	// Data is RAMBar's data folder; Home the user's home.
 	Data, Home string
 	// Homes are more homes held as a whole to refuse (under sudo: the
@@ -38,14 +38,14 @@ type FolderRules struct {
 	Create bool
 }
 
-// CheckFolder checks that path can be a Mirror folder: an absolute, real
+// Check checks that path can be a Mirror folder: an absolute, real
 // (no symlink in it) path of a folder, not "/", not holding RAMBar's data
 // folder or the home as a whole, not inside a RAM disk or RAMBar's data
 // folder, not holding a RAM disk's mount point (RAMDisks, the one about to
 // be made included), neither a mount point nor holding one. A missing folder passes
 // only with r.Create. Each refusal is one line saying why, wrapping
 // ErrBadFolder.
-func CheckFolder(path string, r FolderRules) error {
+func Check(path string, r Rules) error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("mirror folder %s: %s: %w", path, fmt.Sprintf(format, a...), ErrBadFolder)
 	}
@@ -67,7 +67,7 @@ func CheckFolder(path string, r FolderRules) error {
 				if existing != clean {
 					what = existing + " in it is a symlink"
 				}
-				return bad("%s to %s; give the real path (%s)", what, to, RealOf(clean))
+				return bad("%s to %s; give the real path (%s)", what, to, realOf(clean))
 			}
 			if existing == clean && !fi.IsDir() {
 				return bad("it is a file, not a folder")
@@ -81,7 +81,7 @@ func CheckFolder(path string, r FolderRules) error {
 		existing = filepath.Dir(existing)
 	}
 	if real, err := filepath.EvalSymlinks(existing); err == nil && real != existing {
-		return bad("a folder in its path is a symlink; give the real path (%s)", RealOf(clean))
+		return bad("a folder in its path is a symlink; give the real path (%s)", realOf(clean))
 	}
 	within := func(p, dir string) bool {
 		dir = filepath.Clean(dir)
@@ -126,8 +126,8 @@ func CheckFolder(path string, r FolderRules) error {
 	return nil
 }
 
-// RealOf is path with its symlinks resolved, as far as it exists.
-func RealOf(path string) string {
+// realOf is path with its symlinks resolved, as far as it exists.
+func realOf(path string) string {
 	rest := ""
 	for p := path; ; p = filepath.Dir(p) {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
