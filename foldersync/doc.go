@@ -1,10 +1,11 @@
 // Package foldersync is a Mirror disk's folder sync: which folders may be
 // mirrored (CheckFolder: never a system folder, another file system, a
-// network volume or RAMBar's own data), the record of the last time the
-// disk and the folder were brought together (a base in blocks and a
-// delta), and the three ways they are: the load of a folder onto a fresh
-// disk, the write-back of a disk's snapshot into the folder after each
-// save, and the refresh of the disk from the folder.
+// network volume or RAMBar's own data) and the three ways a disk and its
+// folder are brought together: the load of a folder onto a fresh disk,
+// the write-back of a disk's snapshot into the folder after each save,
+// and the refresh of the disk from the folder. The record of the last
+// time they were (its format and its files: a base in blocks and a delta)
+// is package syncrec's; this package reads it and says what goes in it.
 //
 // A write-back looks in the folder only at the paths whose disk version
 // differs from the record and compares each with it, by content (plan.go):
@@ -26,16 +27,15 @@
 // inode; a kill at any point leaves at worst temporary names (temps.go),
 // which the next run on that side removes.
 //
-// It reads the disk's snapshots through package snapstore and the trees
-// through package tree. It never saves or restores a disk, never takes the
-// store's lock (the Keeper, package keeper, holds it around each sync) and
-// never decides when to sync.
+// It reads the disk's snapshots through package snapstore, the trees
+// through package tree and the record through package syncrec. It never
+// saves or restores a disk, never takes the store's lock (the Keeper,
+// package keeper, holds it around each sync) and never decides when to
+// sync.
 //
 // # Files
 //
 //	folderpath.go, netfs_*.go     which folders may be mirrored (CheckFolder)
-//	syncrec.go, synccodec.go,     the record: sides, binary files (sync, base
-//	syncbase.go, syncstore.go     in blocks), delta
 //	changes.go                    the paths the disk changed since the record;
 //	                              the second look at a side before a deletion
 //	plan.go, conflict.go,         the write-back's plan and conflict rule; .git
