@@ -80,7 +80,7 @@ func (l tempList) write(storeDir string, temps []TempAt) error {
 		e.Str(t.Dir)
 		e.Str(t.Name)
 	}
-	e.B = binary.LittleEndian.AppendUint32(e.B, crc32.ChecksumIEEE(e.B))
+	e.B = binary.LittleEndian.AppendUint32(e.B, crc32.ChecksumIEEE(e.B)) // the CRC-32 of all before it
 	if err := record.Write(l.path(storeDir), e.B, true); err != nil {
 		return tree.NoSpace(fmt.Errorf("note the temporary names: %w", err))
 	}
