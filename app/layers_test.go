@@ -11,10 +11,12 @@ import (
 // ramdisk imports nothing of the project; settingsfile stores its
 // settings; tray, keeper and bench import ramdisk; the contents packages
 // stand in layers: tree (reading and making trees) below snapstore (the
-// store of snapshots), below snapshot (saves and restores) and foldersync
-// (Mirror folders' sync; mirrorfolder, which folders may be mirrored and
-// by which disk, below it), which know nothing of each other, below keeper
-// (the Keeper), and the change feed (changefeed) below them all, knowing none;
+// store of snapshots), below snapshot (saves and restores) and syncrec (a
+// Mirror disk's sync record), which know nothing of each other; syncrec
+// below foldersync (Mirror folders' sync), which knows nothing of snapshot;
+// mirrorfolder (which folders may be mirrored and by which disk) over tree
+// alone; all below keeper (the Keeper), and the change
+// feed (changefeed) below them all, knowing none;
 // darwin and linux import ramdisk and internal/run; disks (the use cases)
 // imports the domain packages (ramdisk, keeper, of the contents
 // packages the Keeper only) but no engine, front end or unrelated feature,
@@ -44,17 +46,18 @@ func TestImportLayers(t *testing.T) {
 		"rambar/tray":     {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/bench", "rambar/keeper", "rambar/login", "rambar/disks", "rambar/internal/run"},
 		// The contents packages, each knowing only those below it; the
 		// change feed, below them all, knows none.
-		"rambar/changefeed": append([]string{"rambar/ramdisk", "rambar/tree", "rambar/snapstore", "rambar/snapshot", "rambar/foldersync", "rambar/keeper", "rambar/internal/run", "rambar/internal/atomicfile"}, notContents...),
-		"rambar/tree":       append([]string{"rambar/snapstore", "rambar/snapshot", "rambar/foldersync", "rambar/keeper"}, notContents...),
-		"rambar/snapstore":  append([]string{"rambar/snapshot", "rambar/foldersync", "rambar/keeper"}, notContents...),
-		"rambar/snapshot":   append([]string{"rambar/foldersync", "rambar/keeper"}, notContents...),
-		"rambar/foldersync": append([]string{"rambar/snapshot", "rambar/keeper"}, notContents...),
+		"rambar/changefeed": append([]string{"rambar/ramdisk", "rambar/tree", "rambar/snapstore", "rambar/syncrec", "rambar/snapshot", "rambar/foldersync", "rambar/mirrorfolder", "rambar/keeper", "rambar/internal/run", "rambar/internal/atomicfile"}, notContents...),
+		"rambar/tree":       append([]string{"rambar/snapstore", "rambar/syncrec", "rambar/snapshot", "rambar/foldersync", "rambar/mirrorfolder", "rambar/keeper"}, notContents...),
+		"rambar/snapstore":  append([]string{"rambar/syncrec", "rambar/snapshot", "rambar/foldersync", "rambar/mirrorfolder", "rambar/keeper"}, notContents...),
+		"rambar/syncrec":    append([]string{"rambar/snapshot", "rambar/foldersync", "rambar/mirrorfolder", "rambar/keeper"}, notContents...),
+		"rambar/snapshot":   append([]string{"rambar/syncrec", "rambar/foldersync", "rambar/mirrorfolder", "rambar/keeper"}, notContents...),
+		"rambar/foldersync": append([]string{"rambar/snapshot", "rambar/mirrorfolder", "rambar/keeper"}, notContents...),
 		"rambar/keeper":     notContents,
 		"rambar/login":      {"rambar/darwin", "rambar/darwin/cocoa", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "fyne.io/systray"},
 		"rambar/bench":      {"rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/disks", "fyne.io/systray"},
-		// Which folders may be mirrored, and by which disk: a contents package
-		// below foldersync and keeper.
-		"rambar/mirrorfolder": append([]string{"rambar/foldersync", "rambar/snapshot", "rambar/keeper"}, notContents...),
+		// Which folders may be mirrored, and by which disk: over tree alone,
+		// below keeper, known to no other contents package.
+		"rambar/mirrorfolder": append([]string{"rambar/snapstore", "rambar/syncrec", "rambar/snapshot", "rambar/foldersync", "rambar/keeper"}, notContents...),
 		// The local API carries command lines and output: it knows no verb,
 		// no disk, nothing of the project.
 		"rambar/localapi": {"rambar/ramdisk", "rambar/darwin", "rambar/linux", "rambar/tray", "rambar/keeper", "rambar/bench", "rambar/disks", "rambar/login", "rambar/settingsfile", "rambar/internal/run", "rambar/internal/atomicfile", "fyne.io/systray"},
@@ -87,10 +90,10 @@ func TestImportLayers(t *testing.T) {
 
 // TestUseCasesTalkToTheKeeperOnly: of the contents packages, disks, the
 // self-test, the CLI and the contents' benchmark import the Keeper's
-// package only, never what it is built on (tree, snapstore, snapshot,
-// foldersync, mirrorfolder); tests may reach below.
+// package only, never what it is built on (tree, snapstore, syncrec,
+// snapshot, foldersync, mirrorfolder); tests may reach below.
 func TestUseCasesTalkToTheKeeperOnly(t *testing.T) {
-	below := []string{"rambar/tree", "rambar/snapstore", "rambar/snapshot", "rambar/foldersync", "rambar/mirrorfolder"}
+	below := []string{"rambar/tree", "rambar/snapstore", "rambar/syncrec", "rambar/snapshot", "rambar/foldersync", "rambar/mirrorfolder"}
 	for _, pkg := range []string{"rambar/disks", "rambar/cache", "rambar/selftest", "rambar/app", "rambar/cmd/benchmirror"} {
 		for _, goos := range []string{"linux", "darwin"} {
 			cmd := exec.Command("go", "list", "-e", "-f", `{{join .Imports " "}}`, pkg) // -e: a package of one system only

@@ -16,6 +16,7 @@ import (
 	"rambar/internal/testtree"
 	"rambar/snapshot"
 	"rambar/snapstore"
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -55,20 +56,20 @@ func newSync(t *testing.T, fill func(folder string)) *pair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteRecord(f.store, f.head(res.Snapshot), nil, l.Record(m.Entries)); err != nil {
+	if err := syncrec.Write(f.store, f.head(res.Snapshot), nil, l.Record(m.Entries)); err != nil {
 		t.Fatal(err)
 	}
 	f.same("the load")
 	return f
 }
 
-func (f *pair) head(id string) SyncHead {
-	return SyncHead{DiskID: syncDisk, Folder: f.folder, Snapshot: id, Complete: true}
+func (f *pair) head(id string) syncrec.Head {
+	return syncrec.Head{DiskID: syncDisk, Folder: f.folder, Snapshot: id, Complete: true}
 }
 
-func (f *pair) record() *Record {
+func (f *pair) record() *syncrec.Record {
 	f.t.Helper()
-	rec, err := OpenRecord(f.store)
+	rec, err := syncrec.Open(f.store)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func (f *pair) save() WriteBack {
 	if err != nil {
 		f.t.Fatalf("write-back: %v", err)
 	}
-	if err := UpdateRecord(f.store, rec, f.head(res.Snapshot), w.Changes); err != nil {
+	if err := syncrec.Update(f.store, rec, f.head(res.Snapshot), w.Changes); err != nil {
 		f.t.Fatal(err)
 	}
 	RemoveJournal(f.store)

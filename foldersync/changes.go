@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"rambar/snapstore"
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -17,9 +18,9 @@ import (
 // the folder has it, unread.
 type candidate struct {
 	path string
-	d    *tree.Entry // the disk's entry in the snapshot; nil: it lacks the path
-	src  *tree.Entry // the entry whose object holds d's content (a hard link's first name)
-	rec  *SyncPath   // the record's entry; nil: none
+	d    *tree.Entry   // the disk's entry in the snapshot; nil: it lacks the path
+	src  *tree.Entry   // the entry whose object holds d's content (a hard link's first name)
+	rec  *syncrec.Path // the record's entry; nil: none
 }
 
 // diskChanges lists, in order, the paths of snapshot id whose disk
@@ -28,7 +29,7 @@ type candidate struct {
 // deltas on one full manifest (or the record's is that manifest): a path
 // neither changed has one version in both. Otherwise (a compaction, no
 // record) it compares the whole tree with the whole record.
-func diskChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error) {
+func diskChanges(s *snapstore.Store, rec *syncrec.Record, id string) ([]candidate, error) {
 	if c, ok, err := fastChanges(s, rec, id); ok || err != nil {
 		return c, err
 	}
@@ -37,8 +38,8 @@ func diskChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error
 
 // fastChanges is diskChanges from the deltas; ok is false when they
 // cannot tell.
-func fastChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, bool, error) {
-	if rec == nil || rec.base == nil || rec.Snapshot == "" {
+func fastChanges(s *snapstore.Store, rec *syncrec.Record, id string) ([]candidate, bool, error) {
+	if rec == nil || rec.Base == "" || rec.Snapshot == "" {
 		return nil, false, nil
 	}
 	nm, err := s.ReadFile(id, true, true)
@@ -101,13 +102,13 @@ func fastChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, bool,
 }
 
 // fullChanges is diskChanges from the whole tree and record.
-func fullChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error) {
+func fullChanges(s *snapstore.Store, rec *syncrec.Record, id string) ([]candidate, error) {
 	m, err := s.Manifest(id)
 	if err != nil {
 		return nil, err
 	}
 	var out []candidate
-	err = joinEach(rec.Each, m.Entries, func(e *tree.Entry) string { return e.Path }, func(e *tree.Entry, r *SyncPath) error {
+	err = syncrec.JoinEach(rec.Each, m.Entries, func(e *tree.Entry) string { return e.Path }, func(e *tree.Entry, r *syncrec.Path) error {
 		c := candidate{d: e}
 		if e != nil {
 			c.path, c.src = e.Path, sourceIn(m.Entries, e)
@@ -127,15 +128,15 @@ func fullChanges(s *snapstore.Store, rec *Record, id string) ([]candidate, error
 
 // differs reports whether c's disk version differs from the record's r (or
 // r is pending), and keeps a copy of r in c when it does.
-func (c *candidate) differs(r *SyncPath) bool {
-	var d *Side
+func (c *candidate) differs(r *syncrec.Path) bool {
+	var d *syncrec.Side
 	if c.d != nil {
-		d = diskSide(c.d, c.src)
+		d = syncrec.DiskSide(c.d, c.src)
 	}
 	if r == nil {
 		return true
 	}
-	if !r.Pending && r.D.sameDisk(d) {
+	if !r.Pending && r.D.SameDisk(d) {
 		return false
 	}
 	cp := *r

@@ -1,8 +1,9 @@
-// Package foldersync is a Mirror disk's folder sync: the record of the
-// last time the disk and the folder were brought together (a base in
-// blocks and a delta), and the three ways they are: the load of a folder
-// onto a fresh disk, the write-back of a disk's snapshot into the folder
-// after each save, and the refresh of the disk from the folder.
+// Package foldersync is a Mirror disk's folder sync: the three ways a disk
+// and its folder are brought together: the load of a folder onto a fresh
+// disk, the write-back of a disk's snapshot into the folder after each
+// save, and the refresh of the disk from the folder. The record of the last
+// time they were (its format and its files: a base in blocks and a delta)
+// is package syncrec's; this package reads it and says what goes in it.
 //
 // A write-back looks in the folder only at the paths whose disk version
 // differs from the record and compares each with it, by content (plan.go):
@@ -24,16 +25,15 @@
 // inode; a kill at any point leaves at worst temporary names (temps.go),
 // which the next run on that side removes.
 //
-// It reads the disk's snapshots through package snapstore and the trees
-// through package tree. It never saves or restores a disk, never takes the
-// store's lock (the Keeper, package keeper, holds it around each sync),
-// never decides when to sync, and never judges which folder may be
-// mirrored (package mirrorfolder's rules, which the Keeper applies).
+// It reads the disk's snapshots through package snapstore, the trees
+// through package tree and the record through package syncrec. It never
+// saves or restores a disk, never takes the store's lock (the Keeper,
+// package keeper, holds it around each sync), never decides when to sync,
+// and never judges which folder may be mirrored (package mirrorfolder's
+// rules, which the Keeper applies).
 //
 // # Files
 //
-//	syncrec.go, synccodec.go,     the record: sides, binary files (sync, base
-//	syncbase.go, syncstore.go     in blocks), delta
 //	changes.go                    the paths the disk changed since the record;
 //	                              the second look at a side before a deletion
 //	plan.go, conflict.go,         the write-back's plan and conflict rule; .git

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -29,7 +30,7 @@ type FolderLoad struct {
 	Bound        bool // folder is a hidden copy (Keeper.Through), a mount point by design
 	CopyFile     tree.CopyFunc
 	Store        string         // the store's folder: where a copy hook's temporary name is listed
-	loaded       []SyncPath     // in walk (pathLess) order: each path's folder side
+	loaded       []syncrec.Path // in walk (pathLess) order: each path's folder side
 	NotKept      []tree.NotKept // what cannot be loaded (sockets, devices)
 	Files        int
 	Bytes        int64
@@ -118,12 +119,12 @@ func (l *FolderLoad) visit(e *tree.FsEntry) error {
 	if it.failed {
 		return nil
 	}
-	f := &Side{Kind: it.kind, Mode: uint32(e.St.Mode) & 0o7777}
+	f := &syncrec.Side{Kind: it.kind, Mode: uint32(e.St.Mode) & 0o7777}
 	switch {
 	case e.IsDir():
 		l.stack = append(l.stack, it)
 	case e.IsLink():
-		f.Hash = linkHash(e.Link)
+		f.Hash = syncrec.LinkHash(e.Link)
 	case e.IsReg() && e.St.Nlink > 1 && it.sum.None():
 		f.Hash = l.links[inodeOf(e)] // a link to its first name
 		f.Ident = new(tree.IdentOf(&e.St))
@@ -138,7 +139,7 @@ func (l *FolderLoad) visit(e *tree.FsEntry) error {
 		l.Files++
 		l.Bytes += e.St.Size
 	}
-	l.loaded = append(l.loaded, SyncPath{Path: e.Rel, F: f})
+	l.loaded = append(l.loaded, syncrec.Path{Path: e.Rel, F: f})
 	return nil
 }
 
@@ -150,16 +151,16 @@ func (l *FolderLoad) pop() {
 	l.r.a.dirMeta(&it.Item)
 }
 
-// Record fills the record of the load (WriteRecord): each path's folder
+// Record fills the record of the load (syncrec.Write): each path's folder
 // side as loaded and disk side as the load was saved (entries: the same
 // bytes, the hash of what was just copied), in order.
-func (l *FolderLoad) Record(entries []tree.Entry) func(add func(*SyncPath) error) error {
-	return func(add func(*SyncPath) error) error {
-		return joinEach(eachOf(l.loaded), entries, func(e *tree.Entry) string { return e.Path }, func(e *tree.Entry, p *SyncPath) error {
+func (l *FolderLoad) Record(entries []tree.Entry) func(add func(*syncrec.Path) error) error {
+	return func(add func(*syncrec.Path) error) error {
+		return syncrec.JoinEach(syncrec.EachOf(l.loaded), entries, func(e *tree.Entry) string { return e.Path }, func(e *tree.Entry, p *syncrec.Path) error {
 			if e == nil {
 				return add(p)
 			}
-			sp := SyncPath{Path: e.Path, D: diskSide(e, sourceIn(entries, e))}
+			sp := syncrec.Path{Path: e.Path, D: syncrec.DiskSide(e, sourceIn(entries, e))}
 			if p != nil {
 				sp.F = p.F
 			}

@@ -1,6 +1,7 @@
 package foldersync
 
 import (
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -42,16 +43,16 @@ type fstate struct {
 }
 
 // Side is what the record would keep of the folder's path (nil: none).
-func (f *fstate) Side() *Side {
+func (f *fstate) Side() *syncrec.Side {
 	if f == nil {
 		return nil
 	}
-	s := &Side{Kind: f.E.Kind(), Mode: uint32(f.E.St.Mode) & 0o7777, Hash: f.hash}
+	s := &syncrec.Side{Kind: f.E.Kind(), Mode: uint32(f.E.St.Mode) & 0o7777, Hash: f.hash}
 	switch {
 	case f.E.St.Mode&unix.S_IFMT == unix.S_IFIFO:
 		s.Kind, s.Hash = tree.KindFIFO, tree.FileSum{}
 	case !f.E.IsReg() && !f.E.IsDir() && !f.E.IsLink():
-		s.Kind, s.Hash = 0, specialHash(uint32(f.E.St.Mode)) // sockets, devices: never the disk's
+		s.Kind, s.Hash = 0, syncrec.SpecialHash(uint32(f.E.St.Mode)) // sockets, devices: never the disk's
 	}
 	return s
 }
@@ -67,12 +68,12 @@ func (f *fstate) isDir() bool { return f != nil && f.E.IsDir() }
 // the name (opCopy).
 type planItem struct {
 	Item
-	D     *tree.Entry // the disk's entry; nil: the disk lacks the path
-	Src   *tree.Entry // the entry whose object holds D's bytes (a hard link's first name)
-	DS    *Side       // its side, with its content hash
+	D     *tree.Entry   // the disk's entry; nil: the disk lacks the path
+	Src   *tree.Entry   // the entry whose object holds D's bytes (a hard link's first name)
+	DS    *syncrec.Side // its side, with its content hash
 	F     *fstate
-	Base  *Side // the record's disk side: what both started from
-	LastF *Side // the record's folder side
+	Base  *syncrec.Side // the record's disk side: what both started from
+	LastF *syncrec.Side // the record's folder side
 	// Aside: before the disk's version is written, the folder's entry
 	// moves to a conflict copy (keeping its inode and metadata).
 	Aside bool
@@ -82,21 +83,21 @@ type planItem struct {
 	// DeletedOutside: the folder deleted it while the disk kept it.
 	Outside, DeletedOutside bool
 
-	after *Side // the folder's version after (nil: unknown, read again next time)
+	after *syncrec.Side // the folder's version after (nil: unknown, read again next time)
 }
 
 // decide sets it's action from its three versions.
 func (it *planItem) decide() {
 	base, f, ds := it.Base, it.F, it.DS
 	fs := f.Side()
-	fDiff, dDiff := !fs.sameContent(base), !ds.sameContent(base)
+	fDiff, dDiff := !fs.SameContent(base), !ds.SameContent(base)
 	switch {
 	case it.Path == ".":
 		if f.isDir() && ds != nil && ds.Kind == tree.KindDir {
 			it.op = opMeta // the top folder is never replaced; its metadata follows the disk's
 		}
 	case !dDiff:
-		if ds != nil && f != nil && !fDiff && metaChanged(base, ds) {
+		if ds != nil && f != nil && !fDiff && syncrec.MetaChanged(base, ds) {
 			it.op = opMeta
 		}
 		it.DeletedOutside = f == nil && it.LastF != nil && ds != nil
@@ -107,7 +108,7 @@ func (it *planItem) decide() {
 		} else if f != nil {
 			it.op = opRemove
 		}
-	case ds.sameContent(fs):
+	case ds.SameContent(fs):
 		if ds != nil && ds.Kind == tree.KindDir {
 			it.op = opMeta // both made the folder
 		}

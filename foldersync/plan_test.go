@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -13,7 +14,7 @@ import (
 // T, anything else a file with those contents; a trailing "!" on the
 // folder's version makes it immutable, "+" append-only; "@M" on the disk's
 // version gives it mode M (metadata).
-func planSide(v string, disk bool) (*Side, *fstate) {
+func planSide(v string, disk bool) (*syncrec.Side, *fstate) {
 	if v == "" {
 		return nil, nil
 	}
@@ -32,15 +33,15 @@ func planSide(v string, disk bool) (*Side, *fstate) {
 			mode = 0o755
 		}
 	}
-	s := &Side{Kind: tree.KindFile, Mode: mode, Hash: linkHash("file " + v), Meta: disk}
+	s := &syncrec.Side{Kind: tree.KindFile, Mode: mode, Hash: syncrec.LinkHash("file " + v), Meta: disk}
 	var st unix.Stat_t
 	setMode(&st.Mode, unix.S_IFREG|mode)
 	switch {
 	case v == "d":
-		s = &Side{Kind: tree.KindDir, Mode: 0o755, Meta: disk}
+		s = &syncrec.Side{Kind: tree.KindDir, Mode: 0o755, Meta: disk}
 		setMode(&st.Mode, unix.S_IFDIR|0o755)
 	case strings.HasPrefix(v, "l:"):
-		s.Kind, s.Hash = tree.KindSymlink, linkHash(v[2:])
+		s.Kind, s.Hash = tree.KindSymlink, syncrec.LinkHash(v[2:])
 		setMode(&st.Mode, unix.S_IFLNK|0o777)
 	}
 	return s, &fstate{E: tree.FsEntry{St: st}, hash: s.Hash, flags: flags}
@@ -103,7 +104,7 @@ func TestDecide(t *testing.T) {
 
 func TestDecideTopFolderKeepsItsNameAndTakesTheDisksMetadata(t *testing.T) {
 	d, f := planSide("d", true)
-	it := &planItem{Item: Item{Path: "."}, Base: d, F: f, DS: &Side{Kind: tree.KindDir, Mode: 0o700, Meta: true}}
+	it := &planItem{Item: Item{Path: "."}, Base: d, F: f, DS: &syncrec.Side{Kind: tree.KindDir, Mode: 0o700, Meta: true}}
 	it.decide()
 	if it.op != opMeta {
 		t.Errorf("the top folder: act %d, want opMeta", it.op)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"rambar/snapstore"
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -28,7 +29,7 @@ import (
 type Refresh struct {
 	Folder, Disk string
 	S            *snapstore.Store
-	Rec          *Record
+	Rec          *syncrec.Record
 	// CopyFile, when set, writes each file's bytes (Keeper.CopyFile).
 	CopyFile tree.CopyFunc
 	Progress tree.ProgressFunc
@@ -74,9 +75,9 @@ var ErrEmptyFolder = errors.New("the folder is empty while the disk holds files 
 type ritem struct {
 	Item
 	change
-	fs     *Side        // the folder's version, with its content hash (a load: none)
-	sum    tree.FileSum // the hash of the bytes copied
-	steady bool         // the folder's file did not change while it was copied
+	fs     *syncrec.Side // the folder's version, with its content hash (a load: none)
+	sum    tree.FileSum  // the hash of the bytes copied
+	steady bool          // the folder's file did not change while it was copied
 }
 
 // Run takes the folder's changes onto the disk.
@@ -189,7 +190,7 @@ func (r *Refresh) decideAt(it *ritem, dir, name string) {
 	case !r.hash(it):
 	case dhas && dst.Mode&unix.S_IFMT == unix.S_IFDIR:
 		it.op = opOverDir
-	case dhas && it.d != nil && it.fs.sameContent(it.d) && tree.KindOf(uint32(dst.Mode)) == it.fs.Kind:
+	case dhas && it.d != nil && it.fs.SameContent(it.d) && tree.KindOf(uint32(dst.Mode)) == it.fs.Kind:
 		it.op = opMeta
 		if k := inodeOf(it.e); it.e.St.Nlink > 1 && r.links[k].name == "" {
 			r.links[k] = linkFrom{dir, name, func(st *unix.Stat_t) bool { return sameFile(&dst, st) }}
@@ -216,7 +217,7 @@ func stillIndexed(rel string, st *unix.Stat_t, id tree.Ident) bool {
 func (r *Refresh) hash(it *ritem) bool {
 	if it.e == nil || !it.e.IsReg() {
 		if it.e != nil && it.e.IsLink() {
-			it.fs.Hash = linkHash(it.e.Link)
+			it.fs.Hash = syncrec.LinkHash(it.e.Link)
 		}
 		return true
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -24,7 +25,7 @@ import (
 type change struct {
 	path string
 	e    *tree.FsEntry // the folder's entry now; nil: deleted in the folder
-	f, d *Side         // the record's folder and disk sides (nil: none)
+	f, d *syncrec.Side // the record's folder and disk sides (nil: none)
 	// pending: the record says the folder lacks the disk's version.
 	pending bool
 	// same: not a change; a file with several names the folder did not
@@ -138,7 +139,7 @@ func (r *Refresh) index(changes []*change) error {
 // unchanged file that has several names (same). A folder that vanished
 // while the walk read it is one change (vanished), with nothing reported
 // of what the record has in it.
-func scanFolder(rootfd int, rec *Record, skip func(string) bool, fn func(*change) error) error {
+func scanFolder(rootfd int, rec *syncrec.Record, skip func(string) bool, fn func(*change) error) error {
 	next, stop := iter.Pull(recordSeq(rec))
 	defer stop()
 	r, more := next()
@@ -196,10 +197,10 @@ func scanFolder(rootfd int, rec *Record, skip func(string) bool, fn func(*change
 }
 
 // recordSeq yields rec's paths in order (copies: a block is reused).
-func recordSeq(rec *Record) iter.Seq[SyncPath] {
-	return func(yield func(SyncPath) bool) {
+func recordSeq(rec *syncrec.Record) iter.Seq[syncrec.Path] {
+	return func(yield func(syncrec.Path) bool) {
 		errStop := errors.New("stop")
-		rec.Each(func(p *SyncPath) error {
+		rec.Each(func(p *syncrec.Path) error {
 			if !yield(*p) {
 				return errStop
 			}
@@ -211,7 +212,7 @@ func recordSeq(rec *Record) iter.Seq[SyncPath] {
 // folderChanged: the folder's entry e is not the version the record's
 // folder side f describes, as far as its identity tells (a file whose
 // identity changed may still hold the same bytes).
-func folderChanged(e *tree.FsEntry, f *Side) bool {
+func folderChanged(e *tree.FsEntry, f *syncrec.Side) bool {
 	if f == nil {
 		return true
 	}
@@ -223,7 +224,7 @@ func folderChanged(e *tree.FsEntry, f *Side) bool {
 	case e.IsReg():
 		return f.Ident == nil || *f.Ident != tree.IdentOf(&e.St)
 	case e.IsLink():
-		return linkHash(e.Link) != f.Hash
+		return syncrec.LinkHash(e.Link) != f.Hash
 	}
 	return fs.Mode != f.Mode // a folder, a FIFO
 }
@@ -233,7 +234,7 @@ func folderChanged(e *tree.FsEntry, f *Side) bool {
 // folder that a refresh takes. It walks the folder's metadata and reads
 // the record, no file; a file whose identity alone changed (touch, a new
 // hard link) counts until a refresh finds its bytes unchanged.
-func FolderChanges(folder, disk string, rec *Record) (int, error) {
+func FolderChanges(folder, disk string, rec *syncrec.Record) (int, error) {
 	rootfd, err := tree.OpenDirPath(folder)
 	if err != nil {
 		return 0, fmt.Errorf("read %s: %w", folder, err)
@@ -258,7 +259,7 @@ func FolderChanges(folder, disk string, rec *Record) (int, error) {
 // the folder's identity as its folder side: it no longer counts as a
 // change kept in the folder, and is not read again. A path deleted on
 // both sides leaves the record.
-func (r *Refresh) Settle(storeDir string, rec *Record) error {
+func (r *Refresh) Settle(storeDir string, rec *syncrec.Record) error {
 	if len(r.items) == 0 {
 		return nil
 	}
@@ -267,7 +268,7 @@ func (r *Refresh) Settle(storeDir string, rec *Record) error {
 		return err
 	}
 	defer unix.Close(rootfd)
-	var changes []SyncPath
+	var changes []syncrec.Path
 	for _, it := range r.items {
 		if it.failed {
 			continue
@@ -283,20 +284,20 @@ func (r *Refresh) Settle(storeDir string, rec *Record) error {
 			if it.e != nil && sameFolderSide(f, sp.F) {
 				continue // recorded so already (the save's write-back)
 			}
-			changes = append(changes, SyncPath{Path: it.Path, F: f, D: sp.D})
+			changes = append(changes, syncrec.Path{Path: it.Path, F: f, D: sp.D})
 		}
 	}
 	if len(changes) == 0 {
 		return nil
 	}
-	return UpdateRecord(storeDir, rec, rec.SyncHead, changes)
+	return syncrec.Update(storeDir, rec, rec.Head, changes)
 }
 
 // settled is the record's new folder side of it, when the folder still
 // holds the version the refresh looked at and the disk's side d holds the
 // same bytes and mode; nil otherwise.
-func settled(rootfd int, it *ritem, d *Side) *Side {
-	if it.e == nil || it.fs == nil || d == nil || it.fs.differs(d) {
+func settled(rootfd int, it *ritem, d *syncrec.Side) *syncrec.Side {
+	if it.e == nil || it.fs == nil || d == nil || it.fs.Differs(d) {
 		return nil
 	}
 	st, _, err := lookBeneath(rootfd, it.Path)
@@ -313,7 +314,7 @@ func settled(rootfd int, it *ritem, d *Side) *Side {
 
 // sameFolderSide: a and b are the same folder side (kind, mode, content,
 // identity).
-func sameFolderSide(a, b *Side) bool {
+func sameFolderSide(a, b *syncrec.Side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}

@@ -1,6 +1,7 @@
 package foldersync
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"rambar/snapstore"
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -62,7 +64,7 @@ var (
 	diskTemps   = tempList{"refresh-pending", "RAMBAR-REFRESH-PENDING-1\n"}
 )
 
-func (l tempList) path(storeDir string) string { return filepath.Join(recordDir(storeDir), l.file) }
+func (l tempList) path(storeDir string) string { return filepath.Join(syncrec.Dir(storeDir), l.file) }
 
 // TempLists are where the stores' lists of temporary names are (the
 // folder's, then the disk's) in the store storeDir, for Leftovers and
@@ -78,7 +80,7 @@ func (l tempList) write(storeDir string, temps []TempAt) error {
 		e.Str(t.Dir)
 		e.Str(t.Name)
 	}
-	putFixed32(e, crc32.ChecksumIEEE(e.B))
+	e.B = binary.LittleEndian.AppendUint32(e.B, crc32.ChecksumIEEE(e.B)) // the CRC-32 of all before it
 	if err := record.Write(l.path(storeDir), e.B, true); err != nil {
 		return tree.NoSpace(fmt.Errorf("note the temporary names: %w", err))
 	}
@@ -96,7 +98,7 @@ func (l tempList) read(storeDir string) ([]TempAt, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !crcOK(b) {
+	if len(b) < 4 || crc32.ChecksumIEEE(b[:len(b)-4]) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, fmt.Errorf("%s is damaged", name)
 	}
 	d := &snapstore.Decoder{B: b[:len(b)-4]}

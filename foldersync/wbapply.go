@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"rambar/snapstore"
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -182,7 +183,7 @@ func (w *PathWrite) done(item *Item) {
 	case item.op == opPut, item.op == opOverDir:
 		it.after = w.newSide(it)
 	case item.kind == tree.KindDir && item.op == opMeta:
-		it.after = &Side{Kind: tree.KindDir, Mode: it.DS.Mode}
+		it.after = &syncrec.Side{Kind: tree.KindDir, Mode: it.DS.Mode}
 	case item.op == opMeta && item.now != nil:
 		f := *it.F
 		f.E.St = *item.now

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"rambar/ramdisk"
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -91,7 +92,7 @@ func xattrsInPlace(it *planItem, fd int) (set map[string][]byte, drop []string) 
 	}
 	set = map[string][]byte{}
 	for k, v := range it.D.Xattr {
-		if s, ok := base[k]; !ok || s != valueSum(v) || !it.Base.Meta {
+		if s, ok := base[k]; !ok || s != syncrec.ValueSum(v) || !it.Base.Meta {
 			set[k] = v // changed on the disk (an unchanged one: the folder's value stays)
 		}
 	}
@@ -108,7 +109,7 @@ func xattrsRemoved(it *planItem, have map[string][]byte) []string {
 	var out []string
 	for _, x := range it.Base.Xattrs {
 		_, still := it.D.Xattr[x.Name]
-		if v, ok := have[x.Name]; ok && !still && valueSum(v) == x.Sum && tree.XattrIsContent(x.Name) {
+		if v, ok := have[x.Name]; ok && !still && syncrec.ValueSum(v) == x.Sum && tree.XattrIsContent(x.Name) {
 			out = append(out, x.Name)
 		}
 	}
@@ -117,8 +118,8 @@ func xattrsRemoved(it *planItem, have map[string][]byte) []string {
 
 // newSide is the record's folder side of the new version of it:
 // its identity now, if it is still the inode the write-back made.
-func (w *PathWrite) newSide(it *planItem) *Side {
-	s := &Side{Kind: it.DS.Kind, Mode: modeOf(it), Hash: it.DS.Hash}
+func (w *PathWrite) newSide(it *planItem) *syncrec.Side {
+	s := &syncrec.Side{Kind: it.DS.Kind, Mode: modeOf(it), Hash: it.DS.Hash}
 	dir, name := tree.SplitRel(it.Path)
 	pfd, err := w.a.tgt.at(dir)
 	if err != nil || it.DS.Kind == tree.KindDir {
@@ -132,7 +133,7 @@ func (w *PathWrite) newSide(it *planItem) *Side {
 }
 
 // keptSide is the record's folder side of an entry the folder keeps.
-func keptSide(f *fstate) *Side {
+func keptSide(f *fstate) *syncrec.Side {
 	s := f.Side()
 	if s != nil && f.E.IsReg() && !f.hash.None() && f.hash != unknownHash {
 		s.Ident = new(tree.IdentOf(&f.E.St))
@@ -141,17 +142,17 @@ func keptSide(f *fstate) *Side {
 }
 
 // entry is the record's new entry for it.
-func (it *planItem) entry() SyncPath {
+func (it *planItem) entry() syncrec.Path {
 	if it.failed {
-		return SyncPath{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
+		return syncrec.Path{Path: it.Path, F: it.LastF, D: it.Base, Pending: true, Gone: it.D == nil}
 	}
 	f := it.after
-	if it.op == opNone && it.F != nil && it.F.Side().differs(it.DS) {
+	if it.op == opNone && it.F != nil && it.F.Side().Differs(it.DS) {
 		// The folder keeps a version the disk lacks: the record keeps its
 		// folder side as it was, so the change still counts as one kept in
 		// the folder (FolderChanges) and a refresh takes it. (A path the
 		// folder deleted has no folder side: a refresh knows it by that.)
 		f = it.LastF
 	}
-	return SyncPath{Path: it.Path, F: f, D: it.DS}
+	return syncrec.Path{Path: it.Path, F: f, D: it.DS}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rambar/snapstore"
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"golang.org/x/sys/unix"
@@ -26,8 +27,8 @@ type PathWrite struct {
 	Bound  bool   // folder is a hidden copy (Keeper.Through), a mount point by design
 	Disk   string // the disk's mount point (second looks before deletions)
 	S      *snapstore.Store
-	Id     string  // the snapshot written back
-	Rec    *Record // the last sync; nil: none (every difference is a conflict)
+	Id     string          // the snapshot written back
+	Rec    *syncrec.Record // the last sync; nil: none (every difference is a conflict)
 	At     time.Time
 	// Placing, when set, runs once the new files are written and flushed,
 	// before the first rename (tests race it and count the flushes).
@@ -47,9 +48,9 @@ type PathWrite struct {
 	still, asked bool // the disk is as its scan saw it (deletions)
 
 	wb      WriteBack
-	Files   int        // files written
-	Flushes int        // flushes
-	Changes []SyncPath // the record's new entries
+	Files   int            // files written
+	Flushes int            // flushes
+	Changes []syncrec.Path // the record's new entries
 }
 
 // Run does the write-back; w.Changes is then what the record gets.
@@ -90,7 +91,7 @@ func (w *PathWrite) Run(ctx context.Context) (WriteBack, error) {
 	if err := w.a.run(ctx); err != nil {
 		return w.wb, err
 	}
-	w.Changes = make([]SyncPath, 0, len(w.Items))
+	w.Changes = make([]syncrec.Path, 0, len(w.Items))
 	for _, it := range w.Items { // the record's entries; what the folder kept in its favour
 		w.Changes = append(w.Changes, it.entry())
 		if it.Outside {
@@ -150,7 +151,7 @@ func (w *PathWrite) plan(ctx context.Context, cands []candidate) error {
 
 // look finds path rel in the folder, with its content hash: the record's
 // when the file's identity is the one recorded (last), else read.
-func (w *PathWrite) look(rel string, last *Side) (*fstate, error) {
+func (w *PathWrite) look(rel string, last *syncrec.Side) (*fstate, error) {
 	dir, name := tree.SplitRel(rel)
 	pfd := w.a.tgt.root
 	if rel == "." {
@@ -175,7 +176,7 @@ func (w *PathWrite) look(rel string, last *Side) (*fstate, error) {
 		if f.E.Link, err = tree.ReadlinkAt(pfd, name); err != nil {
 			return nil, err
 		}
-		f.hash = linkHash(f.E.Link)
+		f.hash = syncrec.LinkHash(f.E.Link)
 	case f.E.IsReg():
 		if id := tree.IdentOf(&st); last != nil && last.Ident != nil && *last.Ident == id && !last.Hash.None() {
 			f.hash = last.Hash
@@ -205,8 +206,8 @@ var unknownHash = sha256.Sum256([]byte("rambar: a file that could not be read"))
 // diskSideOf is d's side with its content hash (src's bytes): the
 // record's when the object is the record's (objects never change), else
 // read from the store.
-func (w *PathWrite) diskSideOf(d, src *tree.Entry, base *Side) (*Side, error) {
-	s := diskSide(d, src)
+func (w *PathWrite) diskSideOf(d, src *tree.Entry, base *syncrec.Side) (*syncrec.Side, error) {
+	s := syncrec.DiskSide(d, src)
 	if d.Kind != tree.KindFile {
 		return s, nil
 	}

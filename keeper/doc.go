@@ -36,7 +36,7 @@
 //	                               mappings
 //	disks/NAME/mirror/             a Mirror disk's record of its last load,
 //	                               write-back or refresh (sync, base-ID:
-//	                               foldersync/syncrec.go) and the lists of
+//	                               package syncrec) and the lists of
 //	                               temporary names a write-back (pending)
 //	                               or a refresh (refresh-pending) is making
 //	claims/KEY.json                which mounted disk mirrors a folder (KEY:
@@ -170,21 +170,23 @@
 //
 // # Packages
 //
-// The contents are six packages, each importing only those above it in
+// The contents are seven packages, each importing only those above it in
 // this list (app/layers_test.go keeps it so):
 //
 //	tree        reading and making trees through descriptors: the scan,
 //	            entries and their metadata, copies, flushes, flags, owners
 //	snapstore   the store's folder: manifests and their formats, the index,
 //	            in-use labels, validation, the commit, prune
+//	syncrec     a Mirror disk's sync record: its format, its base in
+//	            blocks and delta, open, commit and compaction
 //	snapshot    saves and restores of a disk: the plan, copies held still,
 //	            the rounds of a disk in use, tree builds and their room
 //	mirrorfolder  which folders may be mirrored (the folder rules, network
 //	            file systems) and which disk mirrors each (the claims)
-//	foldersync  Mirror folders: the sync record, the write-back's plan and
-//	            conflict rule, the refresh's decision, and the one applier
-//	            of both, the load too
-//	keeper      this package: the Keeper, which uses the five for each disk
+//	foldersync  Mirror folders: the write-back's plan and conflict rule,
+//	            the refresh's decision, and the one applier of both, the
+//	            load too
+//	keeper      this package: the Keeper, which uses the six for each disk
 //
 // This package owns the Keeper: a disk's state and settings, which disk is
 // whose, when to save, restore, load, write back, refresh and reclaim,

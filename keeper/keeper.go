@@ -12,6 +12,7 @@ import (
 	"rambar/i18n"
 	"rambar/snapshot"
 	"rambar/snapstore"
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"rambar/ramdisk"
@@ -162,10 +163,10 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 		foldersync.CleanDiskTemps(st.Backing, v.MountPoint)
 	}
 	// A Mirror disk whose load did not finish is never written back.
-	var rec *foldersync.Record
+	var rec *syncrec.Record
 	var err error
 	if st.Mode == ramdisk.Mirror {
-		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && (errors.Is(err, ErrIncomplete) || errors.Is(err, foldersync.ErrBadRecord))) {
+		if rec, err = k.loadedRecord(st); err != nil && !(o.Force && (errors.Is(err, ErrIncomplete) || errors.Is(err, syncrec.ErrDamaged))) {
 			return Result{}, err
 		}
 		defer func() { rec.Close() }()
@@ -196,7 +197,7 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 	}
 	if st.Mode == ramdisk.Mirror && (!res.Unchanged || k.behind(st, res.Snapshot)) {
 		wb, err := k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, rec)
-		if errors.Is(err, foldersync.ErrBadRecord) && rec != nil {
+		if errors.Is(err, syncrec.ErrDamaged) && rec != nil {
 			if !o.Force {
 				err = damaged(st, err)
 			} else {

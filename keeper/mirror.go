@@ -12,6 +12,7 @@ import (
 	"rambar/foldersync"
 	"rambar/mirrorfolder"
 	"rambar/snapshot"
+	"rambar/syncrec"
 	"rambar/tree"
 
 	"rambar/ramdisk"
@@ -94,8 +95,8 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 	if err != nil {
 		return res, err
 	}
-	h := foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: res.Snapshot, Complete: true}
-	if err := foldersync.WriteRecord(st.Backing, h, nil, l.Record(m.Entries)); err != nil {
+	h := syncrec.Head{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: res.Snapshot, Complete: true}
+	if err := syncrec.Write(st.Backing, h, nil, l.Record(m.Entries)); err != nil {
 		return res, fmt.Errorf("load %s: %w", st.MirrorPath, err)
 	}
 	res.Files, res.Bytes = l.Files, l.Bytes
@@ -106,21 +107,21 @@ func (k *Keeper) loadMirror(ctx context.Context, st State, v ramdisk.Volume, pro
 
 // startLoad marks a Mirror disk incomplete before anything is loaded.
 func (k *Keeper) startLoad(st State) error {
-	return foldersync.CommitSync(st.Backing, foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath}, nil)
+	return syncrec.Commit(st.Backing, syncrec.Head{DiskID: st.ID, Folder: st.MirrorPath}, nil)
 }
 
 // emptyLoadRecord records a Mirror disk as loaded from an empty folder:
 // its first write-back writes the whole disk into the folder (a disk that
 // began without --mirror: rambar keep --mirror).
 func emptyLoadRecord(st State) error {
-	return foldersync.CommitSync(st.Backing, foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath, Complete: true}, nil)
+	return syncrec.Commit(st.Backing, syncrec.Head{DiskID: st.ID, Folder: st.MirrorPath, Complete: true}, nil)
 }
 
 // loadedRecord is the record of a finished load of this disk (the caller
 // closes it), or ErrIncomplete saying how to reload.
-func (k *Keeper) loadedRecord(st State) (*foldersync.Record, error) {
-	rec, err := foldersync.OpenRecord(st.Backing)
-	if errors.Is(err, foldersync.ErrBadRecord) {
+func (k *Keeper) loadedRecord(st State) (*syncrec.Record, error) {
+	rec, err := syncrec.Open(st.Backing)
+	if errors.Is(err, syncrec.ErrDamaged) {
 		return nil, damaged(st, err)
 	}
 	if err != nil {
@@ -148,7 +149,7 @@ func damaged(st State, err error) error {
 // save of an incomplete load) takes nothing in the folder for unchanged,
 // so nothing of it is replaced or deleted (every difference is a conflict
 // with both versions kept).
-func (k *Keeper) writeBack(ctx context.Context, st State, s *snapshot.Store, id, disk string, rec *foldersync.Record) (*foldersync.WriteBack, error) {
+func (k *Keeper) writeBack(ctx context.Context, st State, s *snapshot.Store, id, disk string, rec *syncrec.Record) (*foldersync.WriteBack, error) {
 	start := time.Now()
 	dir, through, err := k.folderDir(st)
 	if err == nil && !through {
@@ -163,8 +164,8 @@ func (k *Keeper) writeBack(ctx context.Context, st State, s *snapshot.Store, id,
 	if err != nil {
 		return &wb, err
 	}
-	h := foldersync.SyncHead{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: id, Complete: true}
-	if err := foldersync.UpdateRecord(st.Backing, rec, h, w.Changes); err != nil {
+	h := syncrec.Head{DiskID: st.ID, Folder: st.MirrorPath, Snapshot: id, Complete: true}
+	if err := syncrec.Update(st.Backing, rec, h, w.Changes); err != nil {
 		return &wb, fmt.Errorf("wrote %s back, but recording it failed: %w", st.MirrorPath, err)
 	}
 	foldersync.RemoveJournal(st.Backing)
@@ -187,7 +188,7 @@ func (k *Keeper) WriteBackDue(name string) bool {
 // behind reports whether a Mirror disk's folder lacks the current snapshot
 // (a write-back failed or never ran) or a write-back was cut short.
 func (k *Keeper) behind(st State, cur string) bool {
-	h, ok := foldersync.ReadSyncHead(st.Backing)
+	h, ok := syncrec.ReadHead(st.Backing)
 	return !ok || !h.Complete || h.Snapshot != cur || h.DiskID != st.ID || h.Folder != st.MirrorPath || foldersync.HasJournal(st.Backing)
 }
 

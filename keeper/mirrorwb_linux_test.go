@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"rambar/foldersync"
+	"rambar/syncrec"
 )
 
 // The temporary names an interrupted write-back listed are removed by the
@@ -88,7 +89,7 @@ func TestMirrorWhatAppearsDuringAWriteBackIsKept(t *testing.T) {
 func TestMirrorWriteBackLooksOnlyAtChanges(t *testing.T) {
 	f := newMirrorFill(t, func(folder string) { crashTree(t, folder, 9, 2000) })
 	st := mustState(t, f.k, "Site")
-	rec, err := foldersync.OpenRecord(st.Backing)
+	rec, err := syncrec.Open(st.Backing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestMirrorWriteBackLooksOnlyAtChanges(t *testing.T) {
 	if len(looked) != 1 || looked[0] != "dir3/sub3/file3" {
 		t.Errorf("the write-back looked at %v", looked)
 	}
-	if rec, err = foldersync.OpenRecord(st.Backing); err != nil || rec.Base != base || len(rec.Delta) != 1 {
+	if rec, err = syncrec.Open(st.Backing); err != nil || rec.Base != base || len(rec.Delta) != 1 {
 		t.Errorf("the record: base %s (was %s), %d changed paths, %v", rec.Base, base, len(rec.Delta), err)
 	}
 	rec.Close()
@@ -117,7 +118,7 @@ func TestMirrorWriteBackLooksOnlyAtChanges(t *testing.T) {
 func TestMirrorDamagedRecord(t *testing.T) {
 	f := newMirror(t, map[string]string{"a.txt": "a", "b.txt": "b"})
 	st := mustState(t, f.k, "Site")
-	rec, err := foldersync.OpenRecord(st.Backing)
+	rec, err := syncrec.Open(st.Backing)
 	if err != nil {
 		t.Fatal(err)
 	}

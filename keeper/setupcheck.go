@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"rambar/foldersync"
 	"rambar/i18n"
 	"rambar/snapstore"
+	"rambar/syncrec"
 
 	"rambar/ramdisk"
 )
@@ -39,7 +39,7 @@ func (k *Keeper) keptWork(st State, o Options) (string, error) {
 	if err != nil || cur == "" {
 		return "", err
 	}
-	if h, ok := foldersync.ReadSyncHead(st.Backing); ok && h.Complete && h.Snapshot == cur {
+	if h, ok := syncrec.ReadHead(st.Backing); ok && h.Complete && h.Snapshot == cur {
 		return "", nil // what it holds is in the folder it was written back to
 	}
 	if slices.Contains(st.SetAside, cur) {

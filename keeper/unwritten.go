@@ -3,8 +3,8 @@ package keeper
 import (
 	"slices"
 
-	"rambar/foldersync"
 	"rambar/snapstore"
+	"rambar/syncrec"
 
 	"rambar/ramdisk"
 )
@@ -41,7 +41,7 @@ func (k *Keeper) markUnwritten(st State) error {
 	if err != nil || cur == "" {
 		return err
 	}
-	if h, ok := foldersync.ReadSyncHead(st.Backing); ok && h.Complete && h.Snapshot == cur {
+	if h, ok := syncrec.ReadHead(st.Backing); ok && h.Complete && h.Snapshot == cur {
 		return nil // written back whole: the folder had all of it
 	}
 	if slices.Contains(st.SetAside, cur) {

@@ -16,10 +16,11 @@
 // disk that never holds still gets a snapshot labelled taken while in use
 // (splice.go, inuse.go).
 //
-// It knows nothing of Mirror folders (package foldersync), of which disk
-// is whose or of the settings a disk is kept with (package keeper, the
-// Keeper, decides when to save and what to restore). Store is one disk's
-// store as a save and a restore use it.
+// It knows nothing of Mirror folders (package foldersync) or their sync
+// record (package syncrec), of which disk is whose or of the settings a
+// disk is kept with (package keeper, the Keeper, decides when to save and
+// what to restore). Store is one disk's store as a save and a restore use
+// it.
 //
 // # Files
 //

@@ -1,4 +1,4 @@
-package foldersync
+package syncrec
 
 import (
 	"bufio"
@@ -21,15 +21,15 @@ import (
 // Record is an open sync record: its header, its base (read block by block
 // as paths are asked for) and the paths changed since the base.
 type Record struct {
-	SyncHead
-	base   *baseFile  // nil: none
-	Delta  []SyncPath // in order; a path with neither side was removed
-	legacy []SyncPath // a version 1 record, whole (then no base or delta)
+	Head
+	base   *baseFile // nil: none
+	Delta  []Path    // in order; a path with neither side was removed
+	legacy []Path    // a version 1 record, whole (then no base or delta)
 }
 
-// OpenRecord reads the store's record; nil when there is none.
-func OpenRecord(storeDir string) (*Record, error) {
-	dir := recordDir(storeDir)
+// Open reads the store's record; nil when there is none.
+func Open(storeDir string) (*Record, error) {
+	dir := Dir(storeDir)
 	b, err := snapstore.ReadBounded(filepath.Join(dir, recordName), snapstore.MaxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return readLegacyRecord(storeDir)
@@ -41,7 +41,7 @@ func OpenRecord(storeDir string) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror record %s: %w", filepath.Join(dir, recordName), err)
 	}
-	r := &Record{SyncHead: h, Delta: delta}
+	r := &Record{Head: h, Delta: delta}
 	if h.Base != "" {
 		if r.base, err = openBase(filepath.Join(dir, h.Base)); err != nil {
 			return nil, err
@@ -58,7 +58,7 @@ func (r *Record) Close() {
 }
 
 // Get returns path p's entry; nil when the record has none.
-func (r *Record) Get(p string) (*SyncPath, error) {
+func (r *Record) Get(p string) (*Path, error) {
 	if i, ok := findPath(r.Delta, p); ok {
 		if sp := &r.Delta[i]; sp.F != nil || sp.D != nil || sp.Pending {
 			return sp, nil
@@ -76,23 +76,23 @@ func (r *Record) Get(p string) (*SyncPath, error) {
 
 // Each calls fn with every path of the record, in order (valid only
 // during the call); a nil record has none.
-func (r *Record) Each(fn func(*SyncPath) error) error {
+func (r *Record) Each(fn func(*Path) error) error {
 	if r == nil {
 		return nil
 	}
 	return mergeEach(r.baseEach, r.Delta, fn)
 }
 
-func (r *Record) baseEach(fn func(*SyncPath) error) error {
+func (r *Record) baseEach(fn func(*Path) error) error {
 	if r.base != nil {
 		return r.base.each(fn)
 	}
-	return eachOf(r.legacy)(fn)
+	return EachOf(r.legacy)(fn)
 }
 
-// eachOf walks ps as a record's paths are walked (Each).
-func eachOf(ps []SyncPath) func(func(*SyncPath) error) error {
-	return func(fn func(*SyncPath) error) error {
+// EachOf walks ps as a record's paths are walked (Each).
+func EachOf(ps []Path) func(func(*Path) error) error {
+	return func(fn func(*Path) error) error {
 		for i := range ps {
 			if err := fn(&ps[i]); err != nil {
 				return err
@@ -105,8 +105,8 @@ func eachOf(ps []SyncPath) func(func(*SyncPath) error) error {
 // mergeEach calls fn with the paths of each (in order) merged with over
 // (in order; a path there replaces each's, and one with neither side that
 // is not pending is removed).
-func mergeEach(each func(func(*SyncPath) error) error, over []SyncPath, fn func(*SyncPath) error) error {
-	return joinEach(each, over, func(o *SyncPath) string { return o.Path }, func(o, p *SyncPath) error {
+func mergeEach(each func(func(*Path) error) error, over []Path, fn func(*Path) error) error {
+	return JoinEach(each, over, func(o *Path) string { return o.Path }, func(o, p *Path) error {
 		if o != nil {
 			p = o
 		}
@@ -117,12 +117,12 @@ func mergeEach(each func(func(*SyncPath) error) error, over []SyncPath, fn func(
 	})
 }
 
-// joinEach calls fn, in path order, once per path of each (p) or of ps
+// JoinEach calls fn, in path order, once per path of each (p) or of ps
 // (o; in order): a path both hold is one call with both, and the side
 // that lacks a path gives nil.
-func joinEach[T any](each func(func(*SyncPath) error) error, ps []T, path func(*T) string, fn func(o *T, p *SyncPath) error) error {
+func JoinEach[T any](each func(func(*Path) error) error, ps []T, path func(*T) string, fn func(o *T, p *Path) error) error {
 	j := 0
-	err := each(func(p *SyncPath) error {
+	err := each(func(p *Path) error {
 		for ; j < len(ps) && tree.PathLess(path(&ps[j]), p.Path); j++ {
 			if err := fn(&ps[j], nil); err != nil {
 				return err
@@ -142,9 +142,9 @@ func joinEach[T any](each func(func(*SyncPath) error) error, ps []T, path func(*
 
 // mergePaths is old (in order) with each path of changes (in order)
 // added or replacing its entry.
-func mergePaths(old, changes []SyncPath) []SyncPath {
-	out := make([]SyncPath, 0, len(old)+len(changes))
-	joinEach(eachOf(old), changes, func(c *SyncPath) string { return c.Path }, func(c, p *SyncPath) error {
+func mergePaths(old, changes []Path) []Path {
+	out := make([]Path, 0, len(old)+len(changes))
+	JoinEach(EachOf(old), changes, func(c *Path) string { return c.Path }, func(c, p *Path) error {
 		if c == nil {
 			c = p
 		}
@@ -158,12 +158,12 @@ func mergePaths(old, changes []SyncPath) []SyncPath {
 // record is compacted into a new base.
 func deltaLimit(basePaths int) int { return 4096 + basePaths/8 }
 
-// WriteRecord replaces the store's record with a new base holding the
+// Write replaces the store's record with a new base holding the
 // paths fill gives (in order) and the sync file of h naming it, with the
 // changed paths delta (pending deletions). The sync file is the commit
 // point: until it is written, the old record stands.
-func WriteRecord(storeDir string, h SyncHead, delta []SyncPath, fill func(add func(*SyncPath) error) error) error {
-	dir := recordDir(storeDir)
+func Write(storeDir string, h Head, delta []Path, fill func(add func(*Path) error) error) error {
+	dir := Dir(storeDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))
 	}
@@ -186,14 +186,14 @@ func WriteRecord(storeDir string, h SyncHead, delta []SyncPath, fill func(add fu
 		os.Remove(filepath.Join(dir, h.Base))
 		return tree.NoSpace(fmt.Errorf("write mirror record: %w", err))
 	}
-	return CommitSync(storeDir, h, delta)
+	return Commit(storeDir, h, delta)
 }
 
-// CommitSync writes the sync file (durably), then removes the base files
+// Commit writes the sync file (durably), then removes the base files
 // it does not name, those a killed writer left half written, and a
 // version 1 record.
-func CommitSync(storeDir string, h SyncHead, delta []SyncPath) error {
-	dir := recordDir(storeDir)
+func Commit(storeDir string, h Head, delta []Path) error {
+	dir := Dir(storeDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return tree.NoSpace(fmt.Errorf("make %s: %w", dir, err))
 	}
@@ -211,27 +211,27 @@ func CommitSync(storeDir string, h SyncHead, delta []SyncPath) error {
 	return nil
 }
 
-// UpdateRecord writes the record of h: r's paths with changes (in order;
+// Update writes the record of h: r's paths with changes (in order;
 // a path with neither side is removed) over them. It writes only the sync
 // file with the merged changes, unless they pass deltaLimit (or r has no
 // base): then a new base, with the postponed deletions left in the delta.
-func UpdateRecord(storeDir string, r *Record, h SyncHead, changes []SyncPath) error {
-	var delta []SyncPath
+func Update(storeDir string, r *Record, h Head, changes []Path) error {
+	var delta []Path
 	if r != nil {
 		delta = r.Delta
 	}
 	delta = mergePaths(delta, changes)
 	if r != nil && r.base != nil && len(delta) <= deltaLimit(r.base.n) {
 		h.Base = r.Base
-		return CommitSync(storeDir, h, delta)
+		return Commit(storeDir, h, delta)
 	}
-	pending := slices.DeleteFunc(slices.Clone(delta), func(p SyncPath) bool { return !p.Pending })
-	each := func(func(*SyncPath) error) error { return nil }
+	pending := slices.DeleteFunc(slices.Clone(delta), func(p Path) bool { return !p.Pending })
+	each := func(func(*Path) error) error { return nil }
 	if r != nil {
 		each = r.baseEach
 	}
-	return WriteRecord(storeDir, h, pending, func(add func(*SyncPath) error) error {
-		return mergeEach(each, delta, func(p *SyncPath) error {
+	return Write(storeDir, h, pending, func(add func(*Path) error) error {
+		return mergeEach(each, delta, func(p *Path) error {
 			if p.Pending {
 				return nil
 			}

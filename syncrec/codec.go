@@ -1,4 +1,4 @@
-package foldersync
+package syncrec
 
 import (
 	"encoding/binary"
@@ -12,14 +12,14 @@ import (
 	"rambar/tree"
 )
 
-// The sync record's files (syncrec.go) in the store's binary codec
+// The sync record's files (doc.go) in the store's binary codec
 // (encoder, decoder): every number a varint, every string its length and
 // bytes, each path as the bytes it shares with the one before and the
 // rest, each part checked by a CRC-32.
 //
 //	sync:   magic, disk ID, folder, snapshot, complete, base file, CRC of
 //	        all that; then the number of changed paths, the paths, CRC
-//	base:   see syncbase.go
+//	base:   see base.go
 //
 // A path: shared bytes, the rest, flags (folder side, disk side,
 // pending, gone), then the folder's side: kind, mode, flags, hash, the
@@ -47,8 +47,8 @@ const (
 	sideIdent
 )
 
-// ErrBadRecord: a Mirror disk's sync record is damaged.
-var ErrBadRecord = errors.New("damaged mirror record")
+// ErrDamaged: a Mirror disk's sync record is damaged.
+var ErrDamaged = errors.New("damaged mirror record")
 
 // putFixed32 appends v in four bytes (a CRC).
 func putFixed32(e *snapstore.Encoder, v uint32) { e.B = binary.LittleEndian.AppendUint32(e.B, v) }
@@ -83,7 +83,7 @@ func flagIf(b bool, f uint64) uint64 {
 }
 
 // putSyncPath appends p.
-func putSyncPath(e *snapstore.Encoder, st *recState, p *SyncPath) {
+func putSyncPath(e *snapstore.Encoder, st *recState, p *Path) {
 	shared := 0
 	for shared < len(p.Path) && shared < len(st.path) && p.Path[shared] == st.path[shared] {
 		shared++
@@ -163,16 +163,16 @@ func putDiskSide(e *snapstore.Encoder, st *recState, s, f *Side) {
 
 // getSyncPath reads the next path, checking it is clean and comes after the
 // one before.
-func getSyncPath(d *snapstore.Decoder, st *recState) SyncPath {
+func getSyncPath(d *snapstore.Decoder, st *recState) Path {
 	n := d.Uv()
 	if n > uint64(len(st.path)) {
 		d.Fail(fmt.Errorf("path shares %d bytes with one of %d", n, len(st.path)))
-		return SyncPath{}
+		return Path{}
 	}
-	p := SyncPath{Path: st.path[:n] + string(d.Raw())}
+	p := Path{Path: st.path[:n] + string(d.Raw())}
 	if d.Bad || snapstore.CheckPath(p.Path) != nil || (st.path != "" && !tree.PathLess(st.path, p.Path)) {
 		d.Fail(fmt.Errorf("path %q bad or out of order", p.Path))
-		return SyncPath{}
+		return Path{}
 	}
 	st.path = p.Path
 	fl := d.Uv()
@@ -267,7 +267,7 @@ func crcOK(b []byte) bool {
 }
 
 // encodeSync is the sync file of h with the changed paths delta (sorted).
-func encodeSync(h SyncHead, delta []SyncPath) []byte {
+func encodeSync(h Head, delta []Path) []byte {
 	e := &snapstore.Encoder{B: append(make([]byte, 0, 256+128*len(delta)), syncMagic...)}
 	e.Str(h.DiskID)
 	e.Str(h.Folder)
@@ -287,39 +287,39 @@ func encodeSync(h SyncHead, delta []SyncPath) []byte {
 
 // decodeSyncHeader reads a sync file's header and returns it with the
 // bytes that follow it.
-func decodeSyncHeader(b []byte) (SyncHead, []byte, error) {
+func decodeSyncHeader(b []byte) (Head, []byte, error) {
 	d := &snapstore.Decoder{B: b}
 	d.Magic(syncMagic)
-	h := SyncHead{DiskID: d.Str(), Folder: d.Str(), Snapshot: d.Str()}
+	h := Head{DiskID: d.Str(), Folder: d.Str(), Snapshot: d.Str()}
 	c := d.Uv()
 	h.Complete = c == 1
 	h.Base = d.Str()
 	n := len(b) - len(d.B)
 	if d.Bad || c > 1 || len(d.B) < 4 || crc32.ChecksumIEEE(b[:n]) != binary.LittleEndian.Uint32(d.B) ||
 		(h.Snapshot != "" && !snapstore.ValidID(h.Snapshot)) || (h.Base != "" && !validBaseName(h.Base)) {
-		return SyncHead{}, nil, ErrBadRecord
+		return Head{}, nil, ErrDamaged
 	}
 	return h, d.B[4:], nil
 }
 
 // decodeSync reads a whole sync file.
-func decodeSync(b []byte) (SyncHead, []SyncPath, error) {
+func decodeSync(b []byte) (Head, []Path, error) {
 	h, rest, err := decodeSyncHeader(b)
 	if err != nil {
 		return h, nil, err
 	}
 	if !crcOK(rest) {
-		return h, nil, ErrBadRecord
+		return h, nil, ErrDamaged
 	}
 	d := &snapstore.Decoder{B: rest[:len(rest)-4]}
 	n := d.Count(3)
-	out := make([]SyncPath, 0, n)
+	out := make([]Path, 0, n)
 	var st recState
 	for i := 0; i < n && !d.Bad; i++ {
 		out = append(out, getSyncPath(d, &st))
 	}
 	if !d.End() {
-		return h, nil, fmt.Errorf("%w: %v", ErrBadRecord, d.Why)
+		return h, nil, fmt.Errorf("%w: %v", ErrDamaged, d.Why)
 	}
 	return h, out, nil
 }
@@ -327,5 +327,5 @@ func decodeSync(b []byte) (SyncHead, []SyncPath, error) {
 // validBaseName: "base-" and 16 hex digits.
 func validBaseName(s string) bool {
 	hex, ok := strings.CutPrefix(s, "base-")
-	return ok && isHex16(hex)
+	return ok && len(hex) == 16 && strings.Trim(hex, "0123456789abcdef") == ""
 }

@@ -1,4 +1,4 @@
-package foldersync
+package syncrec
 
 import (
 	"encoding/json"
@@ -15,31 +15,31 @@ import (
 )
 
 // recordPaths makes n record paths, some of them not UTF-8.
-func recordPaths(n int) []SyncPath {
+func recordPaths(n int) []Path {
 	saves := []string{"20261201T101500.123456Z", "20261202T101500.123456Z"}
-	var out []SyncPath
-	out = append(out, SyncPath{Path: ".", F: &Side{Kind: tree.KindDir, Mode: 0o755}, D: &Side{Kind: tree.KindDir, Mode: 0o755, Meta: true}})
+	var out []Path
+	out = append(out, Path{Path: ".", F: &Side{Kind: tree.KindDir, Mode: 0o755}, D: &Side{Kind: tree.KindDir, Mode: 0o755, Meta: true}})
 	for i := 0; i < n; i++ {
 		p := fmt.Sprintf("d%d/caf\xe9-%d", i%7, i)
 		if i%3 == 0 {
 			p = fmt.Sprintf("d%d/caf\xe8-%d", i%7, i)
 		}
 		id := tree.Ident{Ino: uint64(i + 10), CTime: int64(i) * 7, MTime: int64(i) * 5, Size: int64(i), Mode: 0o100644}
-		h := linkHash(p)
-		out = append(out, SyncPath{Path: p,
+		h := LinkHash(p)
+		out = append(out, Path{Path: p,
 			F: &Side{Kind: tree.KindFile, Mode: 0o644, Hash: h, Ident: &id},
 			D: &Side{Kind: tree.KindFile, Mode: 0o644, Hash: h, Obj: tree.ObjName{Save: saves[i%2], Num: 3, Off: int64(i % 5 * i), Packed: i%5 != 0}, Size: int64(i), Meta: true,
 				MTime: int64(i), Xattrs: []xattrSum{{"user.a", 1}, {"user.b", uint64(i)}}}})
 	}
 	for i := 0; i < 7; i++ {
-		out = append(out, SyncPath{Path: fmt.Sprintf("d%d", i), F: &Side{Kind: tree.KindDir, Mode: 0o755}})
+		out = append(out, Path{Path: fmt.Sprintf("d%d", i), F: &Side{Kind: tree.KindDir, Mode: 0o755}})
 	}
 	sort.Slice(out, func(i, j int) bool { return tree.PathLess(out[i].Path, out[j].Path) })
 	return out
 }
 
-func fillWith(ps []SyncPath) func(add func(*SyncPath) error) error {
-	return func(add func(*SyncPath) error) error {
+func fillWith(ps []Path) func(add func(*Path) error) error {
+	return func(add func(*Path) error) error {
 		for i := range ps {
 			if err := add(&ps[i]); err != nil {
 				return err
@@ -49,10 +49,10 @@ func fillWith(ps []SyncPath) func(add func(*SyncPath) error) error {
 	}
 }
 
-func recordEqual(t *testing.T, r *Record, want []SyncPath) {
+func recordEqual(t *testing.T, r *Record, want []Path) {
 	t.Helper()
-	var got []SyncPath
-	if err := r.Each(func(p *SyncPath) error { got = append(got, *p); return nil }); err != nil {
+	var got []Path
+	if err := r.Each(func(p *Path) error { got = append(got, *p); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != len(want) {
@@ -74,7 +74,7 @@ func sameSides(a, b *Side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.sameDisk(b) && a.Hash == b.Hash && (a.Ident == nil) == (b.Ident == nil) && (a.Ident == nil || *a.Ident == *b.Ident)
+	return a.SameDisk(b) && a.Hash == b.Hash && (a.Ident == nil) == (b.Ident == nil) && (a.Ident == nil || *a.Ident == *b.Ident)
 }
 
 // The record keeps paths as bytes (two Latin-1 names that read the same
@@ -84,16 +84,16 @@ func sameSides(a, b *Side) bool {
 func TestSyncRecordRoundTripAndDelta(t *testing.T) {
 	dir := t.TempDir()
 	want := recordPaths(1000)
-	h := SyncHead{DiskID: "disk", Folder: "/f\xfcr", Snapshot: "20261201T101500.123456Z", Complete: true}
-	if err := WriteRecord(dir, h, nil, fillWith(want)); err != nil {
+	h := Head{DiskID: "disk", Folder: "/f\xfcr", Snapshot: "20261201T101500.123456Z", Complete: true}
+	if err := Write(dir, h, nil, fillWith(want)); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenRecord(dir)
+	r, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.SyncHead.Folder != h.Folder || !r.Complete || r.base == nil || r.base.n != len(want) || len(r.base.blocks) < 8 {
-		t.Fatalf("head %+v, base %+v", r.SyncHead, r.base)
+	if r.Head.Folder != h.Folder || !r.Complete || r.base == nil || r.base.n != len(want) || len(r.base.blocks) < 8 {
+		t.Fatalf("head %+v, base %+v", r.Head, r.base)
 	}
 	recordEqual(t, r, want)
 	if sp, _ := r.Get("d0/caf\xe9-7"); sp == nil {
@@ -101,18 +101,18 @@ func TestSyncRecordRoundTripAndDelta(t *testing.T) {
 	}
 	// A few changes: a path changed, one removed, one added, one pending.
 	base := r.Base
-	changes := []SyncPath{
-		{Path: want[5].Path, F: &Side{Kind: tree.KindFile, Mode: 0o600, Hash: linkHash("x")}, D: want[5].D},
+	changes := []Path{
+		{Path: want[5].Path, F: &Side{Kind: tree.KindFile, Mode: 0o600, Hash: LinkHash("x")}, D: want[5].D},
 		{Path: want[9].Path},
-		{Path: "zz-new", F: &Side{Kind: tree.KindSymlink, Hash: linkHash("t")}, D: &Side{Kind: tree.KindSymlink, Hash: linkHash("t"), Meta: true}},
+		{Path: "zz-new", F: &Side{Kind: tree.KindSymlink, Hash: LinkHash("t")}, D: &Side{Kind: tree.KindSymlink, Hash: LinkHash("t"), Meta: true}},
 		{Path: want[11].Path, F: want[11].F, D: want[11].D, Pending: true, Gone: true},
 	}
 	sort.Slice(changes, func(i, j int) bool { return tree.PathLess(changes[i].Path, changes[j].Path) })
-	if err := UpdateRecord(dir, r, h, changes); err != nil {
+	if err := Update(dir, r, h, changes); err != nil {
 		t.Fatal(err)
 	}
 	r.Close()
-	r, err = OpenRecord(dir)
+	r, err = Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,18 +126,18 @@ func TestSyncRecordRoundTripAndDelta(t *testing.T) {
 		t.Fatalf("a small change rewrote the base or lost the delta: base %s (was %s), delta %d, pending %v", r.Base, base, len(r.Delta), pending)
 	}
 	exp := mergePaths(want, changes)
-	exp = slices.DeleteFunc(exp, func(p SyncPath) bool { return p.F == nil && p.D == nil && !p.Pending })
+	exp = slices.DeleteFunc(exp, func(p Path) bool { return p.F == nil && p.D == nil && !p.Pending })
 	recordEqual(t, r, exp)
 	// Past the limit: a new base, the pending path kept in the delta.
-	many := make([]SyncPath, 0, deltaLimit(len(want))+1)
+	many := make([]Path, 0, deltaLimit(len(want))+1)
 	for i := 0; i <= deltaLimit(len(want)); i++ {
-		many = append(many, SyncPath{Path: fmt.Sprintf("zz/%06d", i), F: &Side{Kind: tree.KindDir}})
+		many = append(many, Path{Path: fmt.Sprintf("zz/%06d", i), F: &Side{Kind: tree.KindDir}})
 	}
-	if err := UpdateRecord(dir, r, h, many); err != nil {
+	if err := Update(dir, r, h, many); err != nil {
 		t.Fatal(err)
 	}
 	r.Close()
-	r, err = OpenRecord(dir)
+	r, err = Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestSyncRecordRoundTripAndDelta(t *testing.T) {
 	}
 	exp = mergePaths(exp, many)
 	recordEqual(t, r, exp)
-	if ents, _ := os.ReadDir(recordDir(dir)); len(ents) != 2 {
+	if ents, _ := os.ReadDir(Dir(dir)); len(ents) != 2 {
 		t.Errorf("the old base is left: %v", ents)
 	}
 }
@@ -155,21 +155,21 @@ func TestSyncRecordRoundTripAndDelta(t *testing.T) {
 // A damaged record is refused (a clear error), never half read.
 func TestSyncRecordDamageIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	h := SyncHead{DiskID: "disk", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true}
-	if err := WriteRecord(dir, h, nil, fillWith(recordPaths(300))); err != nil {
+	h := Head{DiskID: "disk", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true}
+	if err := Write(dir, h, nil, fillWith(recordPaths(300))); err != nil {
 		t.Fatal(err)
 	}
-	r, _ := OpenRecord(dir)
-	basePath := filepath.Join(recordDir(dir), r.Base)
+	r, _ := Open(dir)
+	basePath := filepath.Join(Dir(dir), r.Base)
 	r.Close()
 	b, _ := os.ReadFile(basePath)
 	for _, at := range []int{len(baseMagic) + 3, len(b) / 2, len(b) - 20, len(b) - 2} {
 		bad := slices.Clone(b)
 		bad[at] ^= 0x55
 		os.WriteFile(basePath, bad, 0o600)
-		r, err := OpenRecord(dir)
+		r, err := Open(dir)
 		if err == nil {
-			err = r.Each(func(*SyncPath) error { return nil })
+			err = r.Each(func(*Path) error { return nil })
 			r.Close()
 		}
 		if err == nil {
@@ -177,10 +177,10 @@ func TestSyncRecordDamageIsRefused(t *testing.T) {
 		}
 	}
 	os.WriteFile(basePath, b, 0o600)
-	s, _ := os.ReadFile(filepath.Join(recordDir(dir), recordName))
+	s, _ := os.ReadFile(filepath.Join(Dir(dir), recordName))
 	s[len(s)-1] ^= 1
-	os.WriteFile(filepath.Join(recordDir(dir), recordName), s, 0o600)
-	if _, err := OpenRecord(dir); err == nil {
+	os.WriteFile(filepath.Join(Dir(dir), recordName), s, 0o600)
+	if _, err := Open(dir); err == nil {
 		t.Error("a damaged sync file was read")
 	}
 }
@@ -192,35 +192,35 @@ func TestSyncRecordOfVersion1Loads(t *testing.T) {
 	legacy := map[string]any{"version": 1, "disk_id": "disk", "folder": "/f", "snapshot": "20261201T101500.123456Z", "complete": true,
 		"paths": []map[string]any{
 			{"p": ".", "f": map[string]any{"k": 2, "m": 493}, "d": map[string]any{"k": 2, "m": 493}},
-			{"p": "a.txt", "f": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", linkHash("a")),
+			{"p": "a.txt", "f": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", LinkHash("a")),
 				"i": map[string]any{"Ino": 5, "CTime": 1, "MTime": 2, "Size": 3, "Mode": 33188}},
-				"d": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", linkHash("a")), "o": "20261201T101500.123456Z/0@0"}},
+				"d": map[string]any{"k": 1, "m": 420, "h": fmt.Sprintf("%x", LinkHash("a")), "o": "20261201T101500.123456Z/0@0"}},
 			{"p": "sock", "f": map[string]any{"k": 0, "m": 493, "h": "special 140755"}},
 		}}
 	b, _ := json.Marshal(legacy)
 	os.WriteFile(filepath.Join(dir, legacyName), b, 0o600)
 	os.WriteFile(filepath.Join(dir, legacyHead), []byte(`{"disk_id":"disk","folder":"/f","snapshot":"20261201T101500.123456Z","complete":true}`), 0o600)
-	if h, ok := ReadSyncHead(dir); !ok || h.Snapshot != "20261201T101500.123456Z" || !h.Complete {
+	if h, ok := ReadHead(dir); !ok || h.Snapshot != "20261201T101500.123456Z" || !h.Complete {
 		t.Fatalf("head %+v %v", h, ok)
 	}
-	r, err := OpenRecord(dir)
+	r, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, _ := r.Get("a.txt")
-	if a == nil || a.F.Hash != linkHash("a") || a.F.Ident.Ino != 5 || a.D.Obj != (tree.ObjName{Save: "20261201T101500.123456Z", Packed: true}) || a.D.Meta {
+	if a == nil || a.F.Hash != LinkHash("a") || a.F.Ident.Ino != 5 || a.D.Obj != (tree.ObjName{Save: "20261201T101500.123456Z", Packed: true}) || a.D.Meta {
 		t.Fatalf("a.txt: %+v", a)
 	}
-	if s, _ := r.Get("sock"); s == nil || s.F.Hash != specialHash(0o140755) {
+	if s, _ := r.Get("sock"); s == nil || s.F.Hash != SpecialHash(0o140755) {
 		t.Fatalf("sock: %+v", s)
 	}
-	if err := UpdateRecord(dir, r, r.SyncHead, nil); err != nil {
+	if err := Update(dir, r, r.Head, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, legacyName)); err == nil {
 		t.Error("the version 1 record is left")
 	}
-	r, err = OpenRecord(dir)
+	r, err = Open(dir)
 	if err != nil || r.legacy != nil || r.base == nil || r.base.n != 3 {
 		t.Fatalf("rewritten: %+v %v", r, err)
 	}
@@ -231,8 +231,8 @@ func TestSyncRecordOfVersion1Loads(t *testing.T) {
 // never panic, and what it accepts is clean and in order.
 func FuzzDecodeSync(f *testing.F) {
 	ps := recordPaths(20)
-	f.Add(encodeSync(SyncHead{DiskID: "d", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true, Base: "base-0123456789abcdef"}, ps))
-	f.Add(encodeSync(SyncHead{}, nil))
+	f.Add(encodeSync(Head{DiskID: "d", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true, Base: "base-0123456789abcdef"}, ps))
+	f.Add(encodeSync(Head{}, nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, got, err := decodeSync(b)
 		if err != nil {
@@ -251,23 +251,23 @@ func FuzzDecodeSync(f *testing.F) {
 // commit of the record; one a live process is writing is left.
 func TestAKilledBaseWriteIsRemoved(t *testing.T) {
 	dir := t.TempDir()
-	os.MkdirAll(recordDir(dir), 0o700)
+	os.MkdirAll(Dir(dir), 0o700)
 	gone := testproc.Gone(t)
 	dead := fmt.Sprintf(".base-0123456789abcdef.tmp-%d-1", gone)
 	live := fmt.Sprintf(".base-fedcba9876543210.tmp-%d-2", os.Getpid())
 	for _, n := range []string{dead, live} {
-		os.WriteFile(filepath.Join(recordDir(dir), n), make([]byte, 4096), 0o600)
+		os.WriteFile(filepath.Join(Dir(dir), n), make([]byte, 4096), 0o600)
 	}
-	h := SyncHead{DiskID: "disk", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true}
-	if err := WriteRecord(dir, h, nil, func(add func(*SyncPath) error) error {
-		return add(&SyncPath{Path: ".", F: &Side{Kind: tree.KindDir}, D: &Side{Kind: tree.KindDir}})
+	h := Head{DiskID: "disk", Folder: "/f", Snapshot: "20261201T101500.123456Z", Complete: true}
+	if err := Write(dir, h, nil, func(add func(*Path) error) error {
+		return add(&Path{Path: ".", F: &Side{Kind: tree.KindDir}, D: &Side{Kind: tree.KindDir}})
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(filepath.Join(recordDir(dir), dead)); err == nil {
+	if _, err := os.Lstat(filepath.Join(Dir(dir), dead)); err == nil {
 		t.Error("the killed save's base is left")
 	}
-	if _, err := os.Lstat(filepath.Join(recordDir(dir), live)); err != nil {
+	if _, err := os.Lstat(filepath.Join(Dir(dir), live)); err != nil {
 		t.Errorf("a base being written was removed: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package foldersync
+package syncrec
 
 import (
 	"crypto/sha256"
@@ -15,33 +15,6 @@ import (
 	"rambar/snapstore"
 	"rambar/tree"
 )
-
-// The sync record is what a Mirror disk and its folder held the last time
-// they were brought together (the load, then each write-back): per path
-// the folder's version (its identity, so an unchanged file is known
-// without reading it, and its content hash) and the disk's (its store
-// object, content hash and metadata). A write-back compares the folder and
-// the disk with it to tell who changed what (plan.go). Complete is set
-// only once a load finished, so a disk whose load was cut short is never
-// written back.
-//
-// It lives in the store's mirror/ folder, in the store's binary codec, so
-// paths are kept as the bytes they are (names that are not UTF-8 too):
-//
-//	mirror/sync      the header (disk, folder, snapshot, complete, base)
-//	                 and the paths changed since the base (a delta), with
-//	                 checksums; replaced atomically and durably by each
-//	                 write-back: the record's commit point
-//	mirror/base-ID   every path, sorted, in blocks of blockPaths with an
-//	                 index of the blocks at its end, so a write-back reads
-//	                 only the blocks of the paths it looks at; immutable,
-//	                 rewritten (compaction) once the delta passes an eighth
-//	                 of it
-//	mirror/pending   the temporary names a write-back is making (temps.go);
-//	                 mirror/refresh-pending, a refresh's
-//
-// Records written before (mirror-sync.json, with mirror-sync.head) still
-// load; the next write-back replaces them.
 
 // Side is one version of a path: its kind, permission bits and content;
 // for the folder its identity when known, for the disk its object, hard
@@ -67,9 +40,9 @@ type xattrSum struct {
 	Sum  uint64
 }
 
-// SyncPath is one path of the record; a path only one side had has the
+// Path is one path of the record; a path only one side had has the
 // other nil.
-type SyncPath struct {
+type Path struct {
 	Path string
 	F, D *Side
 	// Pending: the folder did not get the disk's version at the last
@@ -80,25 +53,25 @@ type SyncPath struct {
 	Pending, Gone bool
 }
 
-// sameContent: the same kind holding the same bytes (folders and FIFOs
+// SameContent: the same kind holding the same bytes (folders and FIFOs
 // always match).
-func (a *Side) sameContent(b *Side) bool {
+func (a *Side) SameContent(b *Side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	return a.Kind == b.Kind && (a.Kind == tree.KindDir || a.Kind == tree.KindFIFO || a.Hash == b.Hash)
 }
 
-// differs: the folder's side f holds other content than the disk's side d,
+// Differs: the folder's side f holds other content than the disk's side d,
 // or (but for a symlink or a folder) another mode.
-func (f *Side) differs(d *Side) bool {
-	return !f.sameContent(d) || f != nil && f.Kind != tree.KindSymlink && f.Kind != tree.KindDir && f.Mode != d.Mode
+func (f *Side) Differs(d *Side) bool {
+	return !f.SameContent(d) || f != nil && f.Kind != tree.KindSymlink && f.Kind != tree.KindDir && f.Mode != d.Mode
 }
 
-// sameDisk: the disk's side b is the one the record has (a): the same
+// SameDisk: the disk's side b is the one the record has (a): the same
 // object, link, mode and, where both know it, metadata. A record side
 // without metadata never matches one with it, so it is brought up to date.
-func (a *Side) sameDisk(b *Side) bool {
+func (a *Side) SameDisk(b *Side) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -106,9 +79,9 @@ func (a *Side) sameDisk(b *Side) bool {
 		a.Meta == b.Meta && a.MTime == b.MTime && slices.Equal(a.Xattrs, b.Xattrs)
 }
 
-// metaChanged: the disk changed the metadata the folder gets (mode,
+// MetaChanged: the disk changed the metadata the folder gets (mode,
 // modification time, xattrs) of a path whose content base describes.
-func metaChanged(base, d *Side) bool {
+func MetaChanged(base, d *Side) bool {
 	if base == nil || d == nil || base.Kind != d.Kind {
 		return false
 	}
@@ -125,35 +98,35 @@ func xattrSums(x map[string][]byte) []xattrSum {
 	}
 	out := make([]xattrSum, 0, len(x))
 	for _, k := range tree.SortedKeys(x) {
-		out = append(out, xattrSum{Name: k, Sum: valueSum(x[k])})
+		out = append(out, xattrSum{Name: k, Sum: ValueSum(x[k])})
 	}
 	return out
 }
 
-// valueSum is an xattr value's digest (FNV-1a, 64 bits).
-func valueSum(v []byte) uint64 {
+// ValueSum is an xattr value's digest (FNV-1a, 64 bits).
+func ValueSum(v []byte) uint64 {
 	h := fnv.New64a()
 	h.Write(v)
 	return h.Sum64()
 }
 
-// diskSide is the record's side of disk entry e, whose content is src's
+// DiskSide is the record's side of disk entry e, whose content is src's
 // object (e itself, or a hard link's first name; nil: none).
-func diskSide(e, src *tree.Entry) *Side {
+func DiskSide(e, src *tree.Entry) *Side {
 	s := &Side{Kind: e.Kind, Mode: e.Mode, Link: e.HardLink, Size: e.Size,
 		Meta: true, MTime: tree.TsNano(e.MTime), Xattrs: xattrSums(e.Xattr)}
 	if src != nil {
 		s.Obj = src.Obj
 	}
 	if e.Kind == tree.KindSymlink {
-		s.Hash = linkHash(e.Link)
+		s.Hash = LinkHash(e.Link)
 	}
 	return s
 }
 
-// SyncHead is the record's header: whose record it is and of which
+// Head is the record's header: whose record it is and of which
 // snapshot, whether a load finished, and its base file.
-type SyncHead struct {
+type Head struct {
 	DiskID, Folder, Snapshot string
 	Complete                 bool
 	Base                     string // the base file's name in mirror/; "" none
@@ -166,17 +139,19 @@ const (
 	legacyHead    = "mirror-sync.head"
 )
 
-func recordDir(storeDir string) string { return filepath.Join(storeDir, recordDirName) }
+// Dir is the record's folder in the store storeDir (mirror/), which
+// package foldersync's lists of temporary names share.
+func Dir(storeDir string) string { return filepath.Join(storeDir, recordDirName) }
 
-// ReadSyncHead reads the record's header only (Dirty asks every few
-// seconds); ok is false when there is none or it is damaged.
-func ReadSyncHead(storeDir string) (SyncHead, bool) {
-	b, _, err := snapstore.ReadPrefix(filepath.Join(recordDir(storeDir), recordName), snapstore.MaxFile, 64<<10)
+// ReadHead reads the record's header only (the Keeper's Dirty asks every
+// few seconds); ok is false when there is none or it is damaged.
+func ReadHead(storeDir string) (Head, bool) {
+	b, _, err := snapstore.ReadPrefix(filepath.Join(Dir(storeDir), recordName), snapstore.MaxFile, 64<<10)
 	if errors.Is(err, fs.ErrNotExist) {
 		return readLegacyHead(storeDir)
 	}
 	if err != nil {
-		return SyncHead{}, false
+		return Head{}, false
 	}
 	h, _, err := decodeSyncHeader(b)
 	return h, err == nil
@@ -204,7 +179,7 @@ type legacySide struct {
 	O string      `json:"o"`
 }
 
-func readLegacyHead(storeDir string) (SyncHead, bool) {
+func readLegacyHead(storeDir string) (Head, bool) {
 	var h struct {
 		DiskID   string `json:"disk_id"`
 		Folder   string `json:"folder"`
@@ -213,7 +188,7 @@ func readLegacyHead(storeDir string) (SyncHead, bool) {
 	}
 	b, err := os.ReadFile(filepath.Join(storeDir, legacyHead))
 	ok := err == nil && len(b) < 64<<10 && json.Unmarshal(b, &h) == nil
-	return SyncHead{DiskID: h.DiskID, Folder: h.Folder, Snapshot: h.Snapshot, Complete: h.Complete}, ok
+	return Head{DiskID: h.DiskID, Folder: h.Folder, Snapshot: h.Snapshot, Complete: h.Complete}, ok
 }
 
 // readLegacyRecord reads a version 1 record; nil when there is none. Its
@@ -229,19 +204,19 @@ func readLegacyRecord(storeDir string) (*Record, error) {
 	}
 	var r legacyRecord
 	if err := json.Unmarshal(b, &r); err != nil || r.Version != 1 {
-		return nil, fmt.Errorf("mirror record %s (version %d): %w: %v", name, r.Version, ErrBadRecord, err)
+		return nil, fmt.Errorf("mirror record %s (version %d): %w: %v", name, r.Version, ErrDamaged, err)
 	}
-	rec := &Record{SyncHead: SyncHead{DiskID: r.DiskID, Folder: r.Folder, Snapshot: r.Snapshot, Complete: r.Complete}}
+	rec := &Record{Head: Head{DiskID: r.DiskID, Folder: r.Folder, Snapshot: r.Snapshot, Complete: r.Complete}}
 	for i, p := range r.Paths {
 		if snapstore.CheckPath(p.P) != nil || (i > 0 && !tree.PathLess(r.Paths[i-1].P, p.P)) {
-			return nil, fmt.Errorf("mirror record %s: bad path %q: %w", name, p.P, ErrBadRecord)
+			return nil, fmt.Errorf("mirror record %s: bad path %q: %w", name, p.P, ErrDamaged)
 		}
 		f, ferr := p.F.side()
 		d, derr := p.D.side()
 		if ferr != nil || derr != nil {
-			return nil, fmt.Errorf("mirror record %s at %q: %w", name, p.P, ErrBadRecord)
+			return nil, fmt.Errorf("mirror record %s at %q: %w", name, p.P, ErrDamaged)
 		}
-		rec.legacy = append(rec.legacy, SyncPath{Path: p.P, F: f, D: d})
+		rec.legacy = append(rec.legacy, Path{Path: p.P, F: f, D: d})
 	}
 	return rec, nil
 }
@@ -278,17 +253,17 @@ func removeLegacy(storeDir string) {
 	os.Remove(filepath.Join(storeDir, legacyHead))
 }
 
-// linkHash is a symlink's content: the hash of its target.
-func linkHash(target string) tree.FileSum { return sha256.Sum256([]byte(target)) }
+// LinkHash is a symlink's content: the hash of its target.
+func LinkHash(target string) tree.FileSum { return sha256.Sum256([]byte(target)) }
 
-// specialHash stands for the content of a socket or device node: never
+// SpecialHash stands for the content of a socket or device node: never
 // the disk's.
-func specialHash(mode uint32) tree.FileSum {
+func SpecialHash(mode uint32) tree.FileSum {
 	return sha256.Sum256(fmt.Appendf(nil, "special %o", mode))
 }
 
 // findPath finds path p in ps (in pathLess order): its place, and whether
 // it is there.
-func findPath(ps []SyncPath, p string) (int, bool) {
-	return slices.BinarySearchFunc(ps, p, func(a SyncPath, p string) int { return tree.CmpPath(a.Path, p) })
+func findPath(ps []Path, p string) (int, bool) {
+	return slices.BinarySearchFunc(ps, p, func(a Path, p string) int { return tree.CmpPath(a.Path, p) })
 }

@@ -1,4 +1,4 @@
-package foldersync
+package syncrec
 
 import (
 	"encoding/binary"
@@ -38,7 +38,7 @@ func newBaseWriter(w io.Writer) (*baseWriter, error) {
 }
 
 // add appends p, which must come after the last path added.
-func (b *baseWriter) add(p *SyncPath) error {
+func (b *baseWriter) add(p *Path) error {
 	if b.n > 0 && !tree.PathLess(b.last, p.Path) {
 		return fmt.Errorf("mirror record: %q after %q", p.Path, b.last)
 	}
@@ -94,7 +94,7 @@ type baseFile struct {
 	blocks []baseBlock
 	n      int
 	cached int // the block in cache, -1 none
-	cache  []SyncPath
+	cache  []Path
 }
 
 type baseBlock struct {
@@ -126,26 +126,26 @@ func readBaseIndex(f *os.File) (*baseFile, error) {
 	}
 	size := fi.Size()
 	if !fi.Mode().IsRegular() || size < int64(len(baseMagic))+trailerLen || size > 4*snapstore.MaxFile {
-		return nil, ErrBadRecord
+		return nil, ErrDamaged
 	}
 	head := make([]byte, len(baseMagic))
 	tail := make([]byte, trailerLen)
 	if _, err := f.ReadAt(head, 0); err != nil || string(head) != baseMagic {
-		return nil, ErrBadRecord
+		return nil, ErrDamaged
 	}
 	if _, err := f.ReadAt(tail, size-trailerLen); err != nil {
 		return nil, err
 	}
 	at := int64(binary.LittleEndian.Uint64(tail))
 	if at < int64(len(baseMagic)) || at > size-trailerLen {
-		return nil, ErrBadRecord
+		return nil, ErrDamaged
 	}
 	idx := make([]byte, size-at)
 	if _, err := f.ReadAt(idx, at); err != nil {
 		return nil, err
 	}
 	if crc32.ChecksumIEEE(idx[:len(idx)-trailerLen]) != binary.LittleEndian.Uint32(idx[len(idx)-4:]) {
-		return nil, ErrBadRecord
+		return nil, ErrDamaged
 	}
 	d := &snapstore.Decoder{B: idx[:len(idx)-trailerLen]}
 	nb := d.Count(5)
@@ -154,20 +154,20 @@ func readBaseIndex(f *os.File) (*baseFile, error) {
 	for i := 0; i < nb && !d.Bad; i++ {
 		k := baseBlock{off: int64(d.Uv()), len: int64(d.Uv()), count: int(d.Uv())}
 		if len(d.B) < 4 {
-			return nil, ErrBadRecord
+			return nil, ErrDamaged
 		}
 		k.crc = binary.LittleEndian.Uint32(d.B)
 		d.B = d.B[4:]
 		k.first = d.Str()
 		if k.off != next || k.len <= 0 || k.off+k.len > at || k.count <= 0 || k.count > blockPaths ||
 			snapstore.CheckPath(k.first) != nil || (i > 0 && !tree.PathLess(b.blocks[i-1].first, k.first)) {
-			return nil, ErrBadRecord
+			return nil, ErrDamaged
 		}
 		next, total = k.off+k.len, total+k.count
 		b.blocks = append(b.blocks, k)
 	}
 	if !d.End() || next != at || total != b.n {
-		return nil, ErrBadRecord
+		return nil, ErrDamaged
 	}
 	return b, nil
 }
@@ -175,7 +175,7 @@ func readBaseIndex(f *os.File) (*baseFile, error) {
 func (b *baseFile) close() { b.f.Close() }
 
 // block reads and checks block i (the last one read is kept).
-func (b *baseFile) block(i int) ([]SyncPath, error) {
+func (b *baseFile) block(i int) ([]Path, error) {
 	if i == b.cached {
 		return b.cache, nil
 	}
@@ -185,23 +185,23 @@ func (b *baseFile) block(i int) ([]SyncPath, error) {
 		return nil, fmt.Errorf("read mirror record: %w", err)
 	}
 	if crc32.ChecksumIEEE(buf) != k.crc {
-		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, ErrBadRecord)
+		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, ErrDamaged)
 	}
 	d := &snapstore.Decoder{B: buf}
-	out := make([]SyncPath, 0, k.count)
+	out := make([]Path, 0, k.count)
 	var st recState
 	for j := 0; j < k.count && !d.Bad; j++ {
 		out = append(out, getSyncPath(d, &st))
 	}
 	if !d.End() || out[0].Path != k.first {
-		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, ErrBadRecord)
+		return nil, fmt.Errorf("mirror record %s: block %d: %w", b.path, i, ErrDamaged)
 	}
 	b.cached, b.cache = i, out
 	return out, nil
 }
 
 // find returns path p's entry, nil when the base has none.
-func (b *baseFile) find(p string) (*SyncPath, error) {
+func (b *baseFile) find(p string) (*Path, error) {
 	// The last block whose first path is not after p: the one before the
 	// first whose first path is.
 	i := sort.Search(len(b.blocks), func(i int) bool { return tree.PathLess(p, b.blocks[i].first) })
@@ -219,7 +219,7 @@ func (b *baseFile) find(p string) (*SyncPath, error) {
 }
 
 // each calls fn with every path in order (valid only during the call).
-func (b *baseFile) each(fn func(*SyncPath) error) error {
+func (b *baseFile) each(fn func(*Path) error) error {
 	last := ""
 	for i := range b.blocks {
 		ps, err := b.block(i)
@@ -227,7 +227,7 @@ func (b *baseFile) each(fn func(*SyncPath) error) error {
 			return err
 		}
 		if i > 0 && !tree.PathLess(last, ps[0].Path) {
-			return fmt.Errorf("mirror record %s: block %d out of order: %w", b.path, i, ErrBadRecord)
+			return fmt.Errorf("mirror record %s: block %d out of order: %w", b.path, i, ErrDamaged)
 		}
 		for j := range ps {
 			if err := fn(&ps[j]); err != nil {
