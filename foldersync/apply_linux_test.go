@@ -79,6 +79,12 @@ func (f *pair) record() *syncrec.Record {
 // save saves the disk and writes it back into the folder (Keeper.Save).
 func (f *pair) save() WriteBack {
 	f.t.Helper()
+	return f.saveFrom(nil)
+}
+
+// saveFrom is save after a refresh, whose write-back starts from bases.
+func (f *pair) saveFrom(bases map[string]syncrec.Path) WriteBack {
+	f.t.Helper()
 	CleanDiskTemps(f.store, f.disk)
 	rec := f.record()
 	defer rec.Close()
@@ -86,7 +92,7 @@ func (f *pair) save() WriteBack {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	w := &PathWrite{Folder: f.folder, Disk: f.disk, S: f.s.Store, Id: res.Snapshot, Rec: rec, At: time.Now()}
+	w := &PathWrite{Folder: f.folder, Disk: f.disk, S: f.s.Store, Id: res.Snapshot, Rec: rec, Bases: bases, At: time.Now()}
 	wb, err := w.Run(f.ctx)
 	if err != nil {
 		f.t.Fatalf("write-back: %v", err)
@@ -114,7 +120,7 @@ func (f *pair) refresh(r *Refresh) Applied {
 		f.t.Fatalf("refresh: %v", err)
 	}
 	if r.Taken+r.Removed > 0 || len(r.Left) > 0 {
-		f.save()
+		f.saveFrom(r.Bases())
 	}
 	rec = f.record()
 	defer rec.Close()

@@ -15,7 +15,9 @@
 // comparing identities with the record and takes each path the folder
 // changed onto the disk where the disk still holds the record's version
 // (refresh.go); what the disk changed meanwhile is left to the save after
-// it, whose write-back keeps both.
+// it, whose write-back keeps both. That write-back starts from what the
+// refresh left (Refresh.Bases): what the folder changed again meanwhile is
+// the folder's, for the next refresh, never undone.
 //
 // Both directions, and the load, make their versions by one applier
 // (apply.go: its phases), through directory descriptors on both sides,

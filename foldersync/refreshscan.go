@@ -253,6 +253,41 @@ func FolderChanges(folder, disk string, rec *syncrec.Record) (int, error) {
 	return n, nil
 }
 
+// Bases are, by path, the versions both sides hold of what the refresh
+// took, for the write-back of the save that follows it (PathWrite.Bases):
+// the folder's version it looked at (with that file's identity) on both
+// sides; none for a path it removed. That write-back then starts from
+// what the refresh left, not from the record before it, so what the
+// folder changed again meanwhile (a folder removed and made again by an
+// install, a file rewritten) is a change kept in the folder, which the
+// next refresh takes, never one the write-back undoes or keeps twice. The
+// disk's side is the bytes it got: a folder file that changed while it
+// was copied may have given others than it held at the look, and its
+// identity then differs from the folder's side, so the next refresh
+// takes it again; the disk's bytes are never written back over it.
+func (r *Refresh) Bases() map[string]syncrec.Path {
+	out := map[string]syncrec.Path{}
+	for _, it := range r.items {
+		switch {
+		case it.failed || it.op == opNone:
+		case it.op == opRemove:
+			out[it.Path] = syncrec.Path{Path: it.Path}
+		case it.fs != nil:
+			f := *it.fs
+			f.Ident = nil
+			d := &syncrec.Side{Kind: f.Kind, Mode: f.Mode, Hash: f.Hash}
+			if it.e.IsReg() {
+				f.Ident = new(tree.IdentOf(&it.e.St))
+				if it.sum != (tree.FileSum{}) {
+					d.Hash = it.sum // the bytes copied
+				}
+			}
+			out[it.Path] = syncrec.Path{Path: it.Path, F: &f, D: d}
+		}
+	}
+	return out
+}
+
 // Settle records, for each path the refresh looked at whose folder
 // version the disk now holds (taken, or the same bytes and mode found on
 // both sides) by rec (the record after the save that follows a refresh),

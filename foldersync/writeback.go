@@ -29,7 +29,10 @@ type PathWrite struct {
 	S      *snapstore.Store
 	Id     string          // the snapshot written back
 	Rec    *syncrec.Record // the last sync; nil: none (every difference is a conflict)
-	At     time.Time
+	// Bases, after a refresh, stand in for the record's versions of the
+	// paths it took (Refresh.Bases).
+	Bases map[string]syncrec.Path
+	At    time.Time
 	// Placing, when set, runs once the new files are written and flushed,
 	// before the first rename (tests race it and count the flushes).
 	Placing func(w *PathWrite)
@@ -124,7 +127,9 @@ func (w *PathWrite) plan(ctx context.Context, cands []candidate) error {
 		w.a.tgt.trim(maxOpenDirs)
 		c := &cands[i]
 		it := &planItem{Item: Item{Path: c.path}, D: c.d}
-		if c.rec != nil {
+		if b, ok := w.Bases[c.path]; ok {
+			it.Base, it.LastF = b.D, b.F
+		} else if c.rec != nil {
 			it.Base, it.LastF = c.rec.D, c.rec.F
 		}
 		f, err := w.look(c.path, it.LastF)

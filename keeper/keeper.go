@@ -40,6 +40,8 @@ type SaveOptions struct {
 	// Follow, when set, is the disk followed by its change feed: the save
 	// reads only what changed, when the feed can vouch for the rest.
 	Follow *Following
+	// bases: the save follows a refresh (foldersync.Refresh.Bases).
+	bases map[string]syncrec.Path
 }
 
 // RestoreOptions tune one restore.
@@ -196,14 +198,14 @@ func (k *Keeper) saveHeld(ctx context.Context, v ramdisk.Volume, st State, s *sn
 		return res, fmt.Errorf("save %s to %s: %w", v.Name, st.Backing, err)
 	}
 	if st.Mode == ramdisk.Mirror && (!res.Unchanged || k.behind(st, res.Snapshot)) {
-		wb, err := k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, rec)
+		wb, err := k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, rec, o.bases)
 		if errors.Is(err, syncrec.ErrDamaged) && rec != nil {
 			if !o.Force {
 				err = damaged(st, err)
 			} else {
 				rec.Close()
 				rec = nil // as if never loaded: every difference kept both ways
-				wb, err = k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, nil)
+				wb, err = k.writeBack(ctx, st, s, res.Snapshot, v.MountPoint, nil, nil)
 			}
 		}
 		res.Folder = wb

@@ -148,8 +148,9 @@ func damaged(st State, err error) error {
 // rec, the last sync's record. The store lock is held. A nil rec (a forced
 // save of an incomplete load) takes nothing in the folder for unchanged,
 // so nothing of it is replaced or deleted (every difference is a conflict
-// with both versions kept).
-func (k *Keeper) writeBack(ctx context.Context, st State, s *snapshot.Store, id, disk string, rec *syncrec.Record) (*foldersync.WriteBack, error) {
+// with both versions kept). bases, after a refresh, stand in for rec's
+// versions of what it took.
+func (k *Keeper) writeBack(ctx context.Context, st State, s *snapshot.Store, id, disk string, rec *syncrec.Record, bases map[string]syncrec.Path) (*foldersync.WriteBack, error) {
 	start := time.Now()
 	dir, through, err := k.folderDir(st)
 	if err == nil && !through {
@@ -158,7 +159,7 @@ func (k *Keeper) writeBack(ctx context.Context, st State, s *snapshot.Store, id,
 	if err != nil {
 		return nil, fmt.Errorf("%w (the disk's state is kept in snapshot %s in %s)", err, id, st.Backing)
 	}
-	w := &foldersync.PathWrite{Folder: dir, Bound: through, Disk: disk, S: s.Store, Id: id, Rec: rec, At: start, Placing: k.placing}
+	w := &foldersync.PathWrite{Folder: dir, Bound: through, Disk: disk, S: s.Store, Id: id, Rec: rec, Bases: bases, At: start, Placing: k.placing}
 	wb, err := w.Run(ctx)
 	defer func() { wb.Took = time.Since(start) }()
 	if err != nil {

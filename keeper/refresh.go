@@ -51,9 +51,11 @@ func (r Refreshed) Conflicts() []foldersync.Conflict {
 // disk side is the snapshot just made), then foldersync's Refresh (each
 // path the folder changed put on the disk where the disk still holds the
 // record's version; what a killed refresh left removed first), a save of
-// the refreshed disk (its write-back finds both sides changed alike, and
-// writes nothing for them), and the record told the folder's identities
-// of what was taken.
+// the refreshed disk (its write-back starts from what the refresh left,
+// Refresh.Bases: both sides changed alike, nothing is written for them,
+// and what the folder changed again meanwhile stays the folder's, for the
+// next refresh), and the record told the folder's identities of what was
+// taken.
 func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress tree.ProgressFunc) (out Refreshed, err error) {
 	start := time.Now()
 	st, err := k.State(v.Name)
@@ -99,7 +101,7 @@ func (k *Keeper) Refresh(ctx context.Context, v ramdisk.Volume, progress tree.Pr
 	}
 	out.Applied = r.Applied
 	if out.Taken+out.Removed > 0 || len(out.Left) > 0 {
-		if out.After, err = k.saveHeld(ctx, v, st, s, SaveOptions{Progress: progress}); err != nil {
+		if out.After, err = k.saveHeld(ctx, v, st, s, SaveOptions{Progress: progress, bases: r.Bases()}); err != nil {
 			return out, fmt.Errorf("refresh %s: took %d changes from %s, but the save after it failed (the next save finishes it): %w",
 				v.Name, out.Taken+out.Removed, st.MirrorPath, err)
 		}
