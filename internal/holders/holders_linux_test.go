@@ -56,8 +56,11 @@ func waitForFD(t *testing.T, pid, fd int) {
 // TestEveryKindOfHold: a working directory, an open file and a program run
 // from the disk (its text mapped) each hold it; a process elsewhere does not.
 // OnMount and Find agree, and the list is sorted by PID.
-func TestEveryKindOfHold(t *testing.T) {
-	mp := mountTmpfs(t)
+// holdEveryWay starts three processes that hold the disk at mp, each its
+// own way: a working directory, an open file and a program run from it
+// (its text mapped); it returns their PIDs and names.
+func holdEveryWay(t *testing.T, mp string) map[int]string {
+	t.Helper()
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
 		t.Fatal(err)
@@ -78,12 +81,18 @@ func TestEveryKindOfHold(t *testing.T) {
 	fd.Dir = "/"
 	mapped := exec.Command(filepath.Join(mp, "mapsleep"), "300")
 	mapped.Dir = "/"
-	other := exec.Command(sleep, "300")
-	other.Dir = "/"
 	fdPID := start(t, fd)
-	want := map[int]string{start(t, cwd): "sleep", fdPID: "sleep", start(t, mapped): "mapsleep"}
-	otherPID := start(t, other)
+	out := map[int]string{start(t, cwd): "sleep", fdPID: "sleep", start(t, mapped): "mapsleep"}
 	waitForFD(t, fdPID, 3)
+	return out
+}
+
+func TestEveryKindOfHold(t *testing.T) {
+	mp := mountTmpfs(t)
+	want := holdEveryWay(t, mp)
+	other := exec.Command("sleep", "300")
+	other.Dir = "/"
+	otherPID := start(t, other)
 
 	hs := OnMount("/proc", mp)
 	got := map[int]string{}
@@ -108,8 +117,10 @@ func TestEveryKindOfHold(t *testing.T) {
 	if byDev := Find("/proc", devMajor(uint64(st.Dev)), devMinor(uint64(st.Dev)), ""); fmt.Sprint(byDev) != fmt.Sprint(hs) {
 		t.Errorf("Find by device %+v, OnMount %+v", byDev, hs)
 	}
-	if !mapsAny(fmt.Sprintf("/proc/%d/maps", mapped.Process.Pid), func(f []string) bool { return mapsDev(f, devMajor(uint64(st.Dev)), devMinor(uint64(st.Dev))) }) {
-		t.Errorf("maps of pid %d does not show the disk", mapped.Process.Pid)
+	for pid, comm := range want {
+		if comm == "mapsleep" && !mapsAny(fmt.Sprintf("/proc/%d/maps", pid), func(f []string) bool { return mapsDev(f, devMajor(uint64(st.Dev)), devMinor(uint64(st.Dev))) }) {
+			t.Errorf("maps of pid %d does not show the disk", pid)
+		}
 	}
 }
 
@@ -148,28 +159,7 @@ func TestNothingToFind(t *testing.T) {
 // is once a freed device number has been given to the next one.
 func TestFindTellsFileSystemsApartByID(t *testing.T) {
 	mp := mountTmpfs(t)
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(mp, "mapsleep"), data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(mp, "held.txt"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cwd := exec.Command(sleep, "300")
-	cwd.Dir = mp
-	fd := exec.Command("/bin/sh", "-c", "exec 3<\"$1\"; exec sleep 300", "sh", filepath.Join(mp, "held.txt"))
-	fd.Dir = "/"
-	mapped := exec.Command(filepath.Join(mp, "mapsleep"), "300")
-	mapped.Dir = "/"
-	pids := []int{start(t, cwd), start(t, fd), start(t, mapped)}
-	waitForFD(t, pids[1], 3)
+	pids := holdEveryWay(t, mp)
 
 	id := FSID(mp)
 	if id == "" || id == FSID("/proc") {
