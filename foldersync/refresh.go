@@ -78,6 +78,7 @@ type ritem struct {
 	fs     *syncrec.Side // the folder's version, with its content hash (a load: none)
 	sum    tree.FileSum  // the hash of the bytes copied
 	steady bool          // the folder's file did not change while it was copied
+	took   bool          // the applier made it (done)
 }
 
 // Run takes the folder's changes onto the disk.
@@ -348,6 +349,7 @@ func (r *Refresh) gone(item *Item) bool { return absent(r.src.root, item.Path) }
 func (r *Refresh) before(*Item, int, string) error { return nil }
 
 func (r *Refresh) done(item *Item) {
+	item.rf.took = true
 	switch {
 	case item.op == opRemove:
 		r.Removed++

@@ -75,3 +75,48 @@ func readOr(root, rel string) string {
 	b, _ := os.ReadFile(filepath.Join(root, rel))
 	return string(b)
 }
+
+// A removal the refresh's second look puts off (the folder has the path
+// again by the time of the deletions) leaves the disk's version: the save
+// after it starts from the record for that path, not from a removal that
+// never happened. Here the folder is deleted again before that save: the
+// save keeps the folder's deletion (it never makes the folder again from
+// the disk), and the next refresh takes it.
+func TestRemovalPutOffByTheSecondLook(t *testing.T) {
+	f := newSync(t, func(folder string) {
+		write(t, folder, "pkg/a.js", "x")
+		write(t, folder, "pkg/b.js", "y")
+		write(t, folder, "README", "kept")
+	})
+	pkg := filepath.Join(f.folder, "pkg")
+	if err := os.RemoveAll(pkg); err != nil {
+		t.Fatal(err)
+	}
+	f.save()
+	rec := f.record()
+	r := &Refresh{Folder: f.folder, Disk: f.disk, S: f.s.Store, Rec: rec,
+		Decided: func() { write(t, f.folder, "pkg/a.js", "x") }}
+	err := r.Run(f.ctx)
+	rec.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readOr(f.disk, "pkg/a.js"); got != "x" {
+		t.Fatalf("the disk after the refresh: %q, want %q (its removal put off)", got, "x")
+	}
+	if err := os.RemoveAll(pkg); err != nil {
+		t.Fatal(err)
+	}
+	wb := f.saveFrom(r.Bases())
+	if len(wb.Conflicts) > 0 {
+		t.Errorf("conflicts: %+v", wb.Conflicts)
+	}
+	if _, err := os.Lstat(pkg); !os.IsNotExist(err) {
+		t.Errorf("the folder's pkg after the save: %v, want it still deleted", err)
+	}
+	f.refresh(&Refresh{})
+	if _, err := os.Lstat(filepath.Join(f.disk, "pkg")); !os.IsNotExist(err) {
+		t.Errorf("the disk's pkg after the next refresh: %v, want it deleted", err)
+	}
+	f.same("the next refresh")
+}

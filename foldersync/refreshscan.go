@@ -254,7 +254,7 @@ func FolderChanges(folder, disk string, rec *syncrec.Record) (int, error) {
 }
 
 // Bases are, by path, the versions both sides hold of what the refresh
-// took, for the write-back of the save that follows it (PathWrite.Bases):
+// made, for the write-back of the save that follows it (PathWrite.Bases):
 // the folder's version it looked at (with that file's identity) on both
 // sides; none for a path it removed. That write-back then starts from
 // what the refresh left, not from the record before it, so what the
@@ -266,13 +266,23 @@ func FolderChanges(folder, disk string, rec *syncrec.Record) (int, error) {
 // identity then differs from the folder's side, so the next refresh
 // takes it again; the disk's bytes are never written back over it.
 func (r *Refresh) Bases() map[string]syncrec.Path {
+	diskfd, err := tree.OpenDirPath(r.Disk)
+	if err != nil {
+		return nil // the record's versions stand
+	}
+	defer unix.Close(diskfd)
 	out := map[string]syncrec.Path{}
 	for _, it := range r.items {
 		switch {
 		case it.failed || it.op == opNone:
 		case it.op == opRemove:
-			out[it.Path] = syncrec.Path{Path: it.Path}
-		case it.fs != nil:
+			// Gone from the disk: removed, or its folder was. A removal
+			// the second look put off (the folder has the path again)
+			// left the disk's version, and the record's stands for it.
+			if _, _, err := lookBeneath(diskfd, it.Path); errors.Is(err, unix.ENOENT) {
+				out[it.Path] = syncrec.Path{Path: it.Path}
+			}
+		case it.took && it.fs != nil:
 			f := *it.fs
 			f.Ident = nil
 			d := &syncrec.Side{Kind: f.Kind, Mode: f.Mode, Hash: f.Hash}
