@@ -1,10 +1,8 @@
 package foldersync
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -80,7 +78,7 @@ func (l tempList) write(storeDir string, temps []TempAt) error {
 		e.Str(t.Dir)
 		e.Str(t.Name)
 	}
-	e.B = binary.LittleEndian.AppendUint32(e.B, crc32.ChecksumIEEE(e.B)) // the CRC-32 of all before it
+	e.PutCRC(0)
 	if err := record.Write(l.path(storeDir), e.B, true); err != nil {
 		return tree.NoSpace(fmt.Errorf("note the temporary names: %w", err))
 	}
@@ -98,7 +96,7 @@ func (l tempList) read(storeDir string) ([]TempAt, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) < 4 || crc32.ChecksumIEEE(b[:len(b)-4]) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+	if !snapstore.CRCOK(b) {
 		return nil, fmt.Errorf("%s is damaged", name)
 	}
 	d := &snapstore.Decoder{B: b[:len(b)-4]}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"time"
@@ -92,6 +93,19 @@ func (e *Encoder) Sv(v int64) { e.B = binary.AppendVarint(e.B, v) }
 // Str appends s with its length first.
 func (e *Encoder) Str(s string)   { e.Uv(uint64(len(s))); e.B = append(e.B, s...) }
 func (e *Encoder) bytes(p []byte) { e.Uv(uint64(len(p))); e.B = append(e.B, p...) }
+
+// PutCRC appends the CRC-32 (IEEE, in four bytes, little-endian) of what
+// was written from start on: the check of a part of a file, or of all of
+// it (0), which CRCOK reads.
+func (e *Encoder) PutCRC(start int) {
+	e.B = binary.LittleEndian.AppendUint32(e.B, crc32.ChecksumIEEE(e.B[start:]))
+}
+
+// CRCOK reports whether b ends with the CRC-32 of all that comes before it
+// (Encoder.PutCRC from 0).
+func CRCOK(b []byte) bool {
+	return len(b) >= 4 && crc32.ChecksumIEEE(b[:len(b)-4]) == binary.LittleEndian.Uint32(b[len(b)-4:])
+}
 
 // Decoder reads what encoder wrote; the first malformed field sets bad,
 // and every later read then returns zero values.

@@ -63,7 +63,7 @@ func (b *baseWriter) flush() error {
 	b.index.Uv(uint64(b.off))
 	b.index.Uv(uint64(len(b.blk.B)))
 	b.index.Uv(uint64(b.inBlock))
-	putFixed32(&b.index, crc32.ChecksumIEEE(b.blk.B))
+	b.index.B = binary.LittleEndian.AppendUint32(b.index.B, crc32.ChecksumIEEE(b.blk.B)) // the block's CRC-32
 	b.index.Str(b.first)
 	if _, err := b.w.Write(b.blk.B); err != nil {
 		return err

@@ -50,9 +50,6 @@ const (
 // ErrDamaged: a Mirror disk's sync record is damaged.
 var ErrDamaged = errors.New("damaged mirror record")
 
-// putFixed32 appends v in four bytes (a CRC).
-func putFixed32(e *snapstore.Encoder, v uint32) { e.B = binary.LittleEndian.AppendUint32(e.B, v) }
-
 // recState is what a path's fields are written against: the path, the
 // folder identity and the object's save before it (each block and each
 // sync file starts afresh).
@@ -261,11 +258,6 @@ func getDiskSide(d *snapstore.Decoder, st *recState, f *Side) *Side {
 	return s
 }
 
-// crcOK checks that b ends with the CRC-32 of what comes before.
-func crcOK(b []byte) bool {
-	return len(b) >= 4 && crc32.ChecksumIEEE(b[:len(b)-4]) == binary.LittleEndian.Uint32(b[len(b)-4:])
-}
-
 // encodeSync is the sync file of h with the changed paths delta (sorted).
 func encodeSync(h Head, delta []Path) []byte {
 	e := &snapstore.Encoder{B: append(make([]byte, 0, 256+128*len(delta)), syncMagic...)}
@@ -274,14 +266,14 @@ func encodeSync(h Head, delta []Path) []byte {
 	e.Str(h.Snapshot)
 	e.Uv(flagIf(h.Complete, 1))
 	e.Str(h.Base)
-	putFixed32(e, crc32.ChecksumIEEE(e.B))
+	e.PutCRC(0)
 	start := len(e.B)
 	e.Uv(uint64(len(delta)))
 	var st recState
 	for i := range delta {
 		putSyncPath(e, &st, &delta[i])
 	}
-	putFixed32(e, crc32.ChecksumIEEE(e.B[start:]))
+	e.PutCRC(start)
 	return e.B
 }
 
@@ -308,7 +300,7 @@ func decodeSync(b []byte) (Head, []Path, error) {
 	if err != nil {
 		return h, nil, err
 	}
-	if !crcOK(rest) {
+	if !snapstore.CRCOK(rest) {
 		return h, nil, ErrDamaged
 	}
 	d := &snapstore.Decoder{B: rest[:len(rest)-4]}
