@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"rambar/internal/diskid"
 	"rambar/internal/holders"
 	"rambar/ramdisk"
 )
@@ -20,7 +21,7 @@ var _ ramdisk.Detacher = (*Engine)(nil)
 
 // DeviceID implements ramdisk.Detacher: the device (major:minor) of the
 // file system mounted at v's mount point, from the mount table, which names
-// it until the kernel frees it, and its own id (holders.FSID:
+// it until the kernel frees it, and its own id (diskid.FSID:
 // "major:minor:fsid"), which tells it from a file system given the number
 // after it; "" when nothing is mounted there.
 func (e *Engine) DeviceID(v ramdisk.Volume) string {
@@ -33,7 +34,7 @@ func (e *Engine) DeviceID(v ramdisk.Volume) string {
 		return ""
 	}
 	id := fmt.Sprintf("%d:%d", m.Major, m.Minor)
-	if fsid := holders.FSID(v.MountPoint); fsid != "" {
+	if fsid := diskid.FSID(v.MountPoint); fsid != "" {
 		id += ":" + fsid
 	}
 	return id
@@ -80,11 +81,7 @@ func (e *Engine) heldVia(hs []ramdisk.Holder, major, minor uint32, fsid string) 
 			}
 		}
 		for _, l := range links {
-			var st unix.Stat_t
-			if unix.Stat(l, &st) != nil || unix.Major(st.Dev) != major || unix.Minor(st.Dev) != minor {
-				continue
-			}
-			if !holders.SameFS(l, fsid) {
+			if !holders.On(l, major, minor, fsid) {
 				continue
 			}
 			var fs unix.Statfs_t

@@ -39,9 +39,8 @@ func of(dir string) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "linux:%s:%d.%d:%d", bootID(), sx.Dev_major, sx.Dev_minor, sx.Ino)
-	var fs unix.Statfs_t
-	if unix.Statfs(dir, &fs) == nil && (fs.Fsid.Val[0] != 0 || fs.Fsid.Val[1] != 0) {
-		fmt.Fprintf(&b, ":fsid=%08x%08x", uint32(fs.Fsid.Val[0]), uint32(fs.Fsid.Val[1]))
+	if id := FSID(dir); id != "" {
+		b.WriteString(":fsid=" + id)
 	}
 	handle := false
 	if h, _, err := unix.NameToHandleAt(unix.AT_FDCWD, dir, 0); err == nil {
@@ -60,4 +59,16 @@ func of(dir string) (string, error) {
 		return "", fmt.Errorf("no birth time, file handle or mount id")
 	}
 	return b.String(), nil
+}
+
+// FSID is the id statfs(2) gives the file system path is on, in hex; ""
+// when it cannot be read or is zero. A tmpfs's is random at each mount
+// (Linux 6.7 and later), an ext4's comes from its UUID: unlike a device
+// number, it is not given again to the next file system.
+func FSID(path string) string {
+	var fs unix.Statfs_t
+	if unix.Statfs(path, &fs) != nil || fs.Fsid.Val == [2]int32{} {
+		return ""
+	}
+	return fmt.Sprintf("%08x%08x", uint32(fs.Fsid.Val[0]), uint32(fs.Fsid.Val[1]))
 }

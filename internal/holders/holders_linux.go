@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"rambar/internal/diskid"
 	"rambar/ramdisk"
 )
 
@@ -50,37 +51,30 @@ func OnMount(procDir, dir string) []ramdisk.Holder {
 // /proc. Processes that vanish or cannot be read (another user's, without
 // root) are skipped, so the list may be short but never wrong. Sorted by PID.
 //
-// fsid, when not "", is the file system's own id (FSID) as well: a device
-// number is given again once its file system is freed, maybe to one in
-// another mount namespace or to another detached one, so a path whose
-// number matches but whose id is known and differs is another file
+// fsid, when not "", is the file system's own id (diskid.FSID) as well:
+// a device number is given again once its file system is freed, maybe to
+// one in another mount namespace or to another detached one, so a path
+// whose number matches but whose id is known and differs is another file
 // system's. Where the id cannot be read (a mapping, without root), the
 // number decides, as it does when fsid is "".
 func Find(procDir string, major, minor uint32, fsid string) []ramdisk.Holder {
-	onDev := func(link string) bool {
-		var st syscall.Stat_t
-		if err := syscall.Stat(link, &st); err != nil {
-			return false
-		}
-		d := uint64(st.Dev)
-		return devMajor(d) == major && devMinor(d) == minor && SameFS(link, fsid)
-	}
+	onDev := func(link string) bool { return On(link, major, minor, fsid) }
 	mapped := func(dir string, fields []string) bool {
-		return mapsDev(fields, major, minor) && SameFS(filepath.Join(dir, "map_files", mapFile(fields[0])), fsid)
+		return mapsDev(fields, major, minor) && sameFS(filepath.Join(dir, "map_files", mapFile(fields[0])), fsid)
 	}
 	return scan(procDir, onDev, mapped)
 }
 
-// FSID is the id statfs(2) gives the file system path is on, in hex; ""
-// when it cannot be read or is zero. A tmpfs's is random at each mount
-// (Linux 6.7 and later), an ext4's comes from its UUID: unlike a device
-// number, it is not given again to the next file system.
-func FSID(path string) string {
-	var fs syscall.Statfs_t
-	if syscall.Statfs(path, &fs) != nil || fs.Fsid.X__val == [2]int32{} {
-		return ""
+// On reports whether path (a process's link in /proc: a working folder,
+// an open file) is on the file system Find looks for: device major:minor,
+// and, where fsid is not "", that id (sameFS).
+func On(path string, major, minor uint32, fsid string) bool {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return false
 	}
-	return fmt.Sprintf("%08x%08x", uint32(fs.Fsid.X__val[0]), uint32(fs.Fsid.X__val[1]))
+	d := uint64(st.Dev)
+	return devMajor(d) == major && devMinor(d) == minor && sameFS(path, fsid)
 }
 
 // scan walks /proc: a process holds the disk when on is true for one of its
@@ -166,13 +160,14 @@ func mapFile(span string) string {
 	return fmt.Sprintf("%x-%x", x, y)
 }
 
-// SameFS reports whether path may be on the file system whose id is fsid:
-// false only when fsid is not "" and path's id is known and differs.
-func SameFS(path, fsid string) bool {
+// sameFS reports whether path may be on the file system whose id is fsid
+// (diskid.FSID): false only when fsid is not "" and path's id is known and
+// differs.
+func sameFS(path, fsid string) bool {
 	if fsid == "" {
 		return true
 	}
-	id := FSID(path)
+	id := diskid.FSID(path)
 	return id == "" || id == fsid
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rambar/internal/diskid"
 	"strings"
 	"syscall"
 	"testing"
@@ -161,9 +162,9 @@ func TestFindTellsFileSystemsApartByID(t *testing.T) {
 	mp := mountTmpfs(t)
 	pids := holdEveryWay(t, mp)
 
-	id := FSID(mp)
-	if id == "" || id == FSID("/proc") {
-		t.Fatalf("FSID of a tmpfs %q, of /proc %q: want its own", id, FSID("/proc"))
+	id := diskid.FSID(mp)
+	if id == "" || id == diskid.FSID("/proc") {
+		t.Fatalf("FSID of a tmpfs %q, of /proc %q: want its own", id, diskid.FSID("/proc"))
 	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(mp, &st); err != nil {
