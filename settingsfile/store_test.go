@@ -2,7 +2,6 @@ package settingsfile
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,19 +158,9 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 func TestAKilledWriteIsSweptByTheNext(t *testing.T) {
 	dir := t.TempDir()
 	st := Store{Path: filepath.Join(dir, "settings.plist")}
-	gone := testproc.Gone(t)
-	dead := fmt.Sprintf(".settings.plist.tmp-%d-1", gone)
-	live := fmt.Sprintf(".settings.plist.tmp-%d-2", os.Getpid())
-	other := fmt.Sprintf(".other.plist.tmp-%d-3", gone)
-	for _, n := range []string{dead, live, other} {
-		os.WriteFile(filepath.Join(dir, n), []byte("<plist"), 0o600)
-	}
+	check := testproc.KilledWrites(t, dir, "settings.plist", "other.plist")
 	if _, err := st.Update(16*ramdisk.GiB, func(s *ramdisk.Settings) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	for n, want := range map[string]bool{dead: false, live: true, other: true} {
-		if _, err := os.Lstat(filepath.Join(dir, n)); (err == nil) != want {
-			t.Errorf("%s: there %v, want %v", n, err == nil, want)
-		}
-	}
+	check()
 }
